@@ -1,0 +1,4 @@
+from h2dlint.cli import main
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Cheap, shared program analyses that rules build on (imports, bindings, tensor provenance)."""

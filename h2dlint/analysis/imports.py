@@ -1,0 +1,98 @@
+"""A light import table: which local names stand for which modules and functions.
+
+libcst's full qualified-name metadata costs many times the parse; rules that only need to know
+that ``T.cat`` or a bare ``cat`` is ``torch.cat`` use this table instead. It reads import
+statements anywhere in the file (module level, in functions, under ``if``/``try``) and ignores
+relative imports, which cannot name torch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+
+def dotted_name(node: cst.BaseExpression) -> str | None:
+    """``a.b.c`` for a chain of names and attributes, else None."""
+    parts: list[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+def _statements(root: cst.CSTNode) -> Iterator[cst.BaseSmallStatement]:
+    """Every small statement under ``root``, recursing into compound statements (and their
+    ``else``/``except``/``finally``/``case`` parts), never into expressions."""
+    stack: list[cst.CSTNode] = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            yield from node.body
+            continue
+        if isinstance(node, (cst.Module, cst.IndentedBlock)):
+            stack.extend(node.body)
+            continue
+        for part_name in ("body", "orelse", "finalbody"):
+            part = getattr(node, part_name, None)
+            if isinstance(part, cst.CSTNode):
+                stack.append(part)
+        stack.extend(getattr(node, "handlers", ()))
+        stack.extend(getattr(node, "cases", ()))
+
+
+@dataclass
+class ImportTable:
+    """Local name -> fully qualified name, e.g. ``{"T": "torch", "cat": "torch.cat"}``."""
+
+    names: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_module(cls, module: cst.Module) -> ImportTable:
+        table = cls()
+        for stmt in _statements(module):
+            if isinstance(stmt, cst.Import):
+                for alias in stmt.names:
+                    full = dotted_name(alias.name)
+                    if full is None:
+                        continue
+                    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                        table.names[alias.asname.name.value] = full
+                    else:
+                        top = full.split(".", 1)[0]
+                        table.names[top] = top
+            elif isinstance(stmt, cst.ImportFrom) and not stmt.relative:
+                if stmt.module is None or isinstance(stmt.names, cst.ImportStar):
+                    continue
+                base = dotted_name(stmt.module)
+                if base is None:
+                    continue
+                for alias in stmt.names:
+                    if not isinstance(alias.name, cst.Name):
+                        continue
+                    local = alias.name.value
+                    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                        local = alias.asname.name.value
+                    table.names[local] = f"{base}.{alias.name.value}"
+        return table
+
+    def qualify(self, node: cst.BaseExpression) -> str | None:
+        """The qualified name ``node`` refers to through imports, or None when its root name was
+        not imported (a local variable, a parameter, a builtin)."""
+        dotted = dotted_name(node)
+        if dotted is None:
+            return None
+        root, _, rest = dotted.partition(".")
+        full = self.names.get(root)
+        if full is None:
+            return None
+        return f"{full}.{rest}" if rest else full
+
+    def imports_module(self, module: str) -> bool:
+        prefix = module + "."
+        return any(v == module or v.startswith(prefix) for v in self.names.values())

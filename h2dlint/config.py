@@ -1,0 +1,359 @@
+"""Configuration: ``[tool.h2dlint]`` in ``pyproject.toml``, or the top level of ``h2dlint.toml``.
+
+Each checked file uses the nearest configuration at or above its directory (``h2dlint.toml`` wins
+over ``pyproject.toml`` in the same directory; a ``pyproject.toml`` without ``[tool.h2dlint]`` is
+passed over), unless ``--config`` names one file for the whole run. Every key is validated: an
+unknown key or a value of the wrong type is a :class:`ConfigError` naming the file and the key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from h2dlint import __version__
+from h2dlint.engine import EnabledRule
+from h2dlint.globs import Glob
+from h2dlint.registry import all_rules
+from h2dlint.rule import Rule
+from h2dlint.selection import Layer, SelectionError, resolve, validate
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+CONFIG_FILES = ("h2dlint.toml", "pyproject.toml")
+
+DEFAULT_EXCLUDE = (
+    ".bzr",
+    ".direnv",
+    ".eggs",
+    ".git",
+    ".h2dlint_cache",
+    ".hg",
+    ".ipynb_checkpoints",
+    ".mypy_cache",
+    ".nox",
+    ".pants.d",
+    ".pytype",
+    ".ruff_cache",
+    ".pytest_cache",
+    ".svn",
+    ".tox",
+    ".venv",
+    "__pycache__",
+    "__pypackages__",
+    "_build",
+    "buck-out",
+    "build",
+    "dist",
+    "node_modules",
+    "site-packages",
+    "venv",
+)
+
+LIST_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude")
+KNOWN_KEYS = (*LIST_KEYS, "per-file-ignores", "unsafe-fixes", "rules")
+
+
+class ConfigError(Exception):
+    """A configuration problem; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class FileConfig:
+    """What one configuration file says, validated."""
+
+    path: Path | None
+    root: Path
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    exclude: tuple[str, ...] | None = None
+    extend_exclude: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    unsafe_fixes: bool | None = None
+    rule_options: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """What the command line says, applied on top of every configuration file."""
+
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    unsafe_fixes: bool | None = None
+    extend_exclude: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything that decides how the files under one configuration are checked."""
+
+    root: Path
+    config_path: Path | None
+    rules: tuple[EnabledRule, ...]
+    exclude: tuple[Glob, ...]
+    per_file_ignores: tuple[tuple[Glob, frozenset[str]], ...]
+    unsafe_fixes: bool
+
+    def rules_for(self, rel_path: str) -> tuple[EnabledRule, ...]:
+        """The enabled rules, less those that ``per-file-ignores`` turn off for ``rel_path``."""
+        off: set[str] = set()
+        for glob, codes in self.per_file_ignores:
+            if glob.matches(rel_path):
+                off |= codes
+        if not off:
+            return self.rules
+        return tuple(rule for rule in self.rules if rule.code not in off)
+
+    def is_excluded(self, rel_path: str) -> bool:
+        return any(glob.matches(rel_path) for glob in self.exclude)
+
+
+def _where(path: Path | None, key: str) -> str:
+    return f"{path or '<command line>'}: [tool.h2dlint] {key}"
+
+
+def _string_list(value: Any, path: Path | None, key: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{_where(path, key)}: expected a list of strings, got {value!r}")
+    return tuple(value)
+
+
+def _known_codes() -> dict[str, str]:
+    return {code: rule.name for code, rule in all_rules().items()}
+
+
+def _rule_options(
+    value: Any, path: Path | None
+) -> tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{_where(path, 'rules')}: expected a table of rule tables")
+    rules = all_rules()
+    out = []
+    for code, options in sorted(value.items()):
+        rule = rules.get(code.upper()) or next((r for r in rules.values() if r.name == code), None)
+        if rule is None:
+            raise ConfigError(f"{_where(path, f'rules.{code}')}: unknown rule {code!r}")
+        if not isinstance(options, dict):
+            raise ConfigError(f"{_where(path, f'rules.{code}')}: expected a table of options")
+        declared = {option.name: option for option in rule.options}
+        checked = []
+        for name, option_value in sorted(options.items()):
+            key = f"rules.{code}.{name}"
+            if name not in declared:
+                known = ", ".join(sorted(declared)) or "none"
+                raise ConfigError(
+                    f"{_where(path, key)}: unknown option for {rule.code} (known: {known})"
+                )
+            problem = declared[name].validate(option_value)
+            if problem:
+                raise ConfigError(f"{_where(path, key)}: {problem}")
+            checked.append((name, _freeze(option_value)))
+        out.append((rule.code, tuple(checked)))
+    return tuple(out)
+
+
+def _freeze(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
+
+
+def parse_config(data: Mapping[str, Any], path: Path | None, root: Path) -> FileConfig:
+    """Validate the ``[tool.h2dlint]`` table ``data`` read from ``path``."""
+    unknown = sorted(set(data) - set(KNOWN_KEYS))
+    if unknown:
+        raise ConfigError(
+            f"{_where(path, unknown[0])}: unknown key (known keys: {', '.join(KNOWN_KEYS)})"
+        )
+    known = _known_codes()
+    kwargs: dict[str, Any] = {}
+    try:
+        for key in ("select", "extend-select", "ignore"):
+            if key in data:
+                selectors = _string_list(data[key], path, key)
+                kwargs[key.replace("-", "_")] = validate(selectors, known, _where(path, key))
+    except SelectionError as exc:
+        raise ConfigError(str(exc)) from exc
+    for key in ("exclude", "extend-exclude"):
+        if key in data:
+            patterns = _string_list(data[key], path, key)
+            for pattern in patterns:
+                _glob(pattern, path, key)
+            kwargs[key.replace("-", "_")] = patterns
+    if "per-file-ignores" in data:
+        kwargs["per_file_ignores"] = _per_file_ignores(data["per-file-ignores"], path, known)
+    if "unsafe-fixes" in data:
+        if not isinstance(data["unsafe-fixes"], bool):
+            raise ConfigError(f"{_where(path, 'unsafe-fixes')}: expected true or false")
+        kwargs["unsafe_fixes"] = data["unsafe-fixes"]
+    if "rules" in data:
+        kwargs["rule_options"] = _rule_options(data["rules"], path)
+    return FileConfig(path=path, root=root, **kwargs)
+
+
+def _glob(pattern: str, path: Path | None, key: str) -> Glob:
+    try:
+        return Glob.compile(pattern)
+    except ValueError as exc:
+        raise ConfigError(f"{_where(path, key)}: {exc}") from exc
+
+
+def _per_file_ignores(
+    value: Any, path: Path | None, known: Mapping[str, str]
+) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    key = "per-file-ignores"
+    if not isinstance(value, dict):
+        raise ConfigError(f"{_where(path, key)}: expected a table of glob = [codes]")
+    out = []
+    for pattern, codes in value.items():
+        _glob(pattern, path, f"{key}.{pattern!r}")
+        selectors = _string_list(codes, path, f"{key}.{pattern!r}")
+        try:
+            out.append((pattern, validate(selectors, known, _where(path, f"{key}.{pattern!r}"))))
+        except SelectionError as exc:
+            raise ConfigError(str(exc)) from exc
+    return tuple(out)
+
+
+def read_config_file(path: Path) -> FileConfig | None:
+    """The configuration in ``path``, or None for a ``pyproject.toml`` without h2dlint's table."""
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not valid UTF-8: {exc}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+    if path.name == "pyproject.toml":
+        tool = raw.get("tool", {})
+        if not isinstance(tool, dict) or "h2dlint" not in tool:
+            return None
+        table = tool["h2dlint"]
+    else:
+        table = raw.get("tool", {}).get("h2dlint", raw) if "tool" in raw else raw
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.h2dlint] must be a table")
+    return parse_config(table, path, path.parent.resolve())
+
+
+def find_config_file(directory: Path) -> Path | None:
+    """The nearest configuration file at or above ``directory``."""
+    for folder in (directory, *directory.parents):
+        for name in CONFIG_FILES:
+            candidate = folder / name
+            if candidate.is_file() and (name != "pyproject.toml" or _mentions_h2dlint(candidate)):
+                return candidate
+    return None
+
+
+def _mentions_h2dlint(pyproject: Path) -> bool:
+    try:
+        return b"tool.h2dlint" in pyproject.read_bytes()
+    except OSError:
+        return False
+
+
+class SettingsResolver:
+    """Settings per directory, from the nearest configuration file, cached."""
+
+    def __init__(self, overrides: Overrides, config_file: Path | None, cwd: Path) -> None:
+        self.overrides = overrides
+        self.cwd = cwd
+        self._by_dir: dict[Path, Settings] = {}
+        self._by_config: dict[Path | None, Settings] = {}
+        self._fixed: Settings | None = None
+        if config_file is not None:
+            loaded = read_config_file(config_file)
+            if loaded is None:
+                raise ConfigError(f"{config_file}: no [tool.h2dlint] table")
+            self._fixed = build_settings(loaded, overrides)
+
+    def for_directory(self, directory: Path) -> Settings:
+        if self._fixed is not None:
+            return self._fixed
+        directory = directory.resolve()
+        cached = self._by_dir.get(directory)
+        if cached is not None:
+            return cached
+        config_path = find_config_file(directory)
+        settings = self._by_config.get(config_path)
+        if settings is None:
+            if config_path is None:
+                loaded = FileConfig(path=None, root=self.cwd.resolve())
+            else:
+                loaded = read_config_file(config_path) or FileConfig(
+                    path=None, root=config_path.parent.resolve()
+                )
+            settings = build_settings(loaded, self.overrides)
+            self._by_config[config_path] = settings
+        self._by_dir[directory] = settings
+        return settings
+
+
+def build_settings(config: FileConfig, overrides: Overrides) -> Settings:
+    rules = all_rules()
+    known = {code: rule.name for code, rule in rules.items()}
+    try:
+        cli_select = validate(overrides.select, known, "--select") if overrides.select else None
+        layers = [
+            Layer(select=("ALL",)),
+            Layer(config.select, config.extend_select, config.ignore),
+            Layer(
+                cli_select,
+                validate(overrides.extend_select, known, "--extend-select"),
+                validate(overrides.ignore, known, "--ignore"),
+            ),
+        ]
+    except SelectionError as exc:
+        raise ConfigError(str(exc)) from exc
+    enabled = resolve(layers, known)
+    options = dict(config.rule_options)
+    enabled_rules = tuple(
+        EnabledRule(rules[code], _settings_for(rules[code], dict(options.get(code, ()))))
+        for code in sorted(enabled)
+    )
+    exclude_patterns = (
+        *(config.exclude if config.exclude is not None else DEFAULT_EXCLUDE),
+        *config.extend_exclude,
+        *overrides.extend_exclude,
+    )
+    per_file = tuple(
+        (Glob.compile(pattern), frozenset(_expand(codes, known)))
+        for pattern, codes in config.per_file_ignores
+    )
+    unsafe = overrides.unsafe_fixes if overrides.unsafe_fixes is not None else config.unsafe_fixes
+    return Settings(
+        root=config.root,
+        config_path=config.path,
+        rules=enabled_rules,
+        exclude=tuple(Glob.compile(p) for p in exclude_patterns),
+        per_file_ignores=per_file,
+        unsafe_fixes=bool(unsafe),
+    )
+
+
+def _settings_for(rule: type[Rule], given: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
+    merged = {**rule.default_settings(), **given}
+    return tuple(sorted((k, _freeze(v)) for k, v in merged.items()))
+
+
+def _expand(selectors: Sequence[str], known: Mapping[str, str]) -> set[str]:
+    """The codes a list of selectors names (for per-file-ignores)."""
+    return set(resolve([Layer(select=tuple(selectors))], known))
+
+
+def fingerprint(rules: Sequence[EnabledRule]) -> str:
+    """Identifies what a check of one file's content depends on, for the cache."""
+    payload = json.dumps([__version__, [(r.code, repr(r.settings)) for r in rules]], sort_keys=True)
+    return hashlib.blake2b(payload.encode(), digest_size=16).hexdigest()

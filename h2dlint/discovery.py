@@ -1,0 +1,163 @@
+"""Which files a run checks.
+
+Directories are walked for ``*.py`` and ``*.pyi`` files, skipping what the settings exclude (the
+default list: ``.git``, virtual environments, ``build``, caches, ...) and what ``.gitignore`` files
+ignore. Symlinked directories are not followed, so a symlink loop cannot trap the walk. A file
+named on the command line is always checked, unless ``--force-exclude`` is given and the settings
+exclude it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from h2dlint.config import Settings, SettingsResolver
+from h2dlint.gitignore import GitIgnore, IgnoreStack, load_repo_ignores
+
+PYTHON_SUFFIXES = (".py", ".pyi")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    path: Path
+    display: str
+    settings: Settings
+    # Why the file cannot be checked (a dangling symlink, a missing path), if it cannot.
+    error: str | None = None
+
+
+def display_path(path: Path, cwd: Path) -> str:
+    """``path`` relative to ``cwd`` when it lies below it, else as absolute."""
+    absolute = Path(os.path.abspath(path))
+    try:
+        return absolute.relative_to(cwd).as_posix()
+    except ValueError:
+        return str(absolute)
+
+
+def relative_to_root(path: Path, settings: Settings) -> str:
+    absolute = Path(os.path.abspath(path))
+    try:
+        return absolute.relative_to(settings.root).as_posix()
+    except ValueError:
+        return absolute.name
+
+
+class Discovery:
+    def __init__(
+        self,
+        resolver: SettingsResolver,
+        cwd: Path,
+        *,
+        force_exclude: bool = False,
+        respect_gitignore: bool = True,
+    ) -> None:
+        self.resolver = resolver
+        self.cwd = Path(os.path.abspath(cwd))
+        self.force_exclude = force_exclude
+        self.respect_gitignore = respect_gitignore
+        self.warnings: list[str] = []
+
+    def candidates(self, paths: Sequence[Path]) -> list[Candidate]:
+        seen: set[str] = set()
+        out: list[Candidate] = []
+        for candidate in self._all(paths):
+            key = os.path.realpath(candidate.path) if candidate.error is None else candidate.display
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(candidate)
+        return out
+
+    def _all(self, paths: Sequence[Path]) -> Iterator[Candidate]:
+        for given in paths:
+            path = Path(os.path.abspath(given))
+            if path.is_dir():
+                yield from self._walk(path)
+                continue
+            settings = self.resolver.for_directory(path.parent)
+            display = display_path(path, self.cwd)
+            if not path.exists():
+                reason = "dangling symlink" if path.is_symlink() else "no such file or directory"
+                yield Candidate(path, display, settings, error=reason)
+                continue
+            if self.force_exclude and self._excluded(path, settings):
+                continue
+            yield Candidate(path, display, settings)
+
+    def _excluded(self, path: Path, settings: Settings) -> bool:
+        return settings.is_excluded(relative_to_root(path, settings))
+
+    def _walk(self, top: Path) -> Iterator[Candidate]:
+        settings = self.resolver.for_directory(top)
+        if self.force_exclude and self._excluded(top, settings):
+            return
+        repo_root, ignores = (None, [])
+        if self.respect_gitignore:
+            repo_root, ignores = load_repo_ignores(top)
+        base_dir = repo_root or top
+        stack: list[tuple[Path, IgnoreStack]] = [(top, IgnoreStack(list(ignores)))]
+        while stack:
+            directory, ignore_stack = stack.pop()
+            try:
+                entries = sorted(os.scandir(directory), key=lambda e: e.name)
+            except OSError as exc:
+                self.warnings.append(f"{display_path(directory, self.cwd)}: {exc.strerror}")
+                continue
+            rel_dir = _rel(directory, base_dir)
+            # The repository's ignores were loaded down to ``top``; below it, or outside any
+            # repository, each directory's own .gitignore joins as the walk reaches it.
+            if self.respect_gitignore and (directory != top or repo_root is None):
+                local = directory / ".gitignore"
+                if local.is_file():
+                    ignore_stack = IgnoreStack(
+                        [*ignore_stack.ignores, GitIgnore.from_file(local, rel_dir)]
+                    )
+            settings = self.resolver.for_directory(directory)
+            subdirs: list[Path] = []
+            for entry in entries:
+                yield from self._entry(entry, rel_dir, ignore_stack, settings, subdirs)
+            stack.extend((sub, ignore_stack) for sub in reversed(subdirs))
+
+    def _entry(
+        self,
+        entry: os.DirEntry[str],
+        rel_dir: str,
+        ignore_stack: IgnoreStack,
+        settings: Settings,
+        subdirs: list[Path],
+    ) -> Iterator[Candidate]:
+        path = Path(entry.path)
+        rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+        try:
+            is_link = entry.is_symlink()
+            is_dir = entry.is_dir(follow_symlinks=False)
+        except OSError:
+            return
+        if settings.is_excluded(relative_to_root(path, settings)):
+            return
+        if self.respect_gitignore and ignore_stack.is_ignored(rel, is_dir):
+            return
+        if is_dir:
+            subdirs.append(path)
+            return
+        if not entry.name.endswith(PYTHON_SUFFIXES):
+            return
+        display = display_path(path, self.cwd)
+        if is_link and not path.exists():
+            yield Candidate(path, display, settings, error="dangling symlink")
+            return
+        if is_link and path.is_dir():
+            return  # a symlink to a directory named *.py: never followed
+        yield Candidate(path, display, settings)
+
+
+def _rel(path: Path, base: Path) -> str:
+    try:
+        rel = path.relative_to(base).as_posix()
+    except ValueError:
+        return ""
+    return "" if rel == "." else rel

@@ -1,0 +1,57 @@
+"""Reading files and writing fixes back atomically.
+
+A fix is written to a temporary file beside the original, flushed to disk, given the original's
+permission bits, and renamed over it: a reader (or a crash, or Ctrl-C) sees either the old file
+or the new one, never half of one. A file that changed since it was read is not overwritten.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+
+class WriteError(Exception):
+    """The fix could not be written; the original file is untouched."""
+
+
+def read_bytes(path: Path) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def write_atomically(path: Path, data: bytes, expected: bytes) -> None:
+    """Replace ``path``'s content with ``data`` if it still holds ``expected``."""
+    target = Path(os.path.realpath(path))  # write through a symlink, keep the link
+    try:
+        info = target.stat()
+        current = read_bytes(target)
+    except FileNotFoundError as exc:
+        raise WriteError("file was deleted before the fix could be written") from exc
+    except OSError as exc:
+        raise WriteError(f"cannot read it back before writing: {exc.strerror}") from exc
+    if current != expected:
+        raise WriteError("file changed on disk while it was being checked; not overwritten")
+    if not info.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+        raise WriteError("file is read-only; not fixed")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".h2dtmp")
+    except OSError as exc:
+        raise WriteError(f"cannot create a temporary file beside it: {exc.strerror}") from exc
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, stat.S_IMODE(info.st_mode))
+        with contextlib.suppress(OSError, AttributeError):
+            os.chown(tmp, info.st_uid, info.st_gid)
+        os.replace(tmp, target)
+    except BaseException as exc:
+        Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise WriteError(f"cannot write: {exc.strerror}") from exc
+        raise

@@ -1,0 +1,147 @@
+"""Applying fixes: node replacements, in passes, until nothing more applies.
+
+Each pass checks the current text, takes every applicable fix whose nodes do not overlap an
+already chosen fix, replaces those nodes in one transform, and re-parses the result. Fixes that
+overlapped are offered again on the next pass, against the new tree. A pass whose output does not
+parse is thrown away and the rule behind it is reported (E900) and barred from fixing this file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from h2dlint.diagnostics import INTERNAL_ERROR_CODE, Finding, FixSafety, Location, file_finding
+from h2dlint.engine import (
+    CheckedReport,
+    EnabledRule,
+    ParseFailure,
+    check_module,
+    parse,
+    physical_lines,
+    to_finding,
+)
+
+MAX_PASSES = 10
+
+
+@dataclass
+class FixOutcome:
+    text: str
+    findings: list[Finding]
+    applied: int = 0
+    applied_by_code: dict[str, int] = field(default_factory=dict)
+
+
+class _ReplaceNodes(cst.CSTTransformer):
+    def __init__(self, replacements: dict[cst.CSTNode, cst.CSTNode]) -> None:
+        super().__init__()
+        self.replacements = replacements
+
+    def on_leave(
+        self, original_node: cst.CSTNode, updated_node: cst.CSTNode
+    ) -> cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel[cst.CSTNode]:
+        return self.replacements.get(original_node, updated_node)
+
+
+def _span(item: CheckedReport) -> tuple[Location, Location]:
+    starts = [edit.start for edit in item.edits]
+    ends = [edit.end for edit in item.edits]
+    return min(starts), max(ends)
+
+
+def _applicable(item: CheckedReport, unsafe: bool, barred: set[str]) -> bool:
+    rule = item.report.rule
+    if not item.replacements or rule.code in barred:
+        return False
+    return rule.fix_safety is FixSafety.SAFE or (unsafe and rule.fix_safety is FixSafety.UNSAFE)
+
+
+def _choose(items: Sequence[CheckedReport]) -> list[CheckedReport]:
+    """A maximal set of fixes, in source order, whose edited spans do not overlap."""
+    chosen: list[CheckedReport] = []
+    last_end: Location | None = None
+    for item in sorted(items, key=lambda it: (_span(it), it.report.rule.code)):
+        start, end = _span(item)
+        if last_end is None or start >= last_end:
+            chosen.append(item)
+            last_end = end
+    return chosen
+
+
+def fix_text(
+    text: str, path: str, rules: Sequence[EnabledRule], *, unsafe: bool = False
+) -> FixOutcome:
+    """Apply every applicable fix to ``text``; return the new text and what is left to report."""
+    try:
+        module = parse(text, path)
+    except ParseFailure as failure:
+        return FixOutcome(text, [failure.finding])
+    if module.code != text:
+        # libcst cannot reproduce this file byte for byte (e.g. old Mac line endings); a fix
+        # would rewrite more than it should, so check it but leave it alone.
+        outcome = _final(module, text, path, rules)
+        outcome.findings.append(
+            file_finding(
+                path,
+                INTERNAL_ERROR_CODE,
+                "file not fixed: the parser does not round-trip it exactly (unusual line endings?)",
+            )
+        )
+        return outcome
+    applied_by_code: dict[str, int] = {}
+    barred: set[str] = set()
+    errors: list[Finding] = []
+    for _ in range(MAX_PASSES):
+        result = check_module(module, text, path, rules)
+        candidates = [item for item in result.reports if _applicable(item, unsafe, barred)]
+        if not candidates:
+            return _outcome(result.reports, result.errors + errors, text, path, applied_by_code)
+        chosen = _choose(candidates)
+        replacements = {old: new for item in chosen for old, new in item.replacements}
+        new_text = module.visit(_ReplaceNodes(replacements)).code
+        try:
+            new_module = parse(new_text, path)
+        except ParseFailure:
+            codes = sorted({item.report.rule.code for item in chosen})
+            barred.update(codes)
+            errors.append(
+                file_finding(
+                    path,
+                    INTERNAL_ERROR_CODE,
+                    f"fix by {', '.join(codes)} produced code that does not parse; "
+                    "the file was left without it, please report it",
+                )
+            )
+            continue
+        if new_text == text:
+            barred.update(item.report.rule.code for item in chosen)
+            continue
+        for item in chosen:
+            code = item.report.rule.code
+            applied_by_code[code] = applied_by_code.get(code, 0) + 1
+        module, text = new_module, new_text
+    outcome = _final(module, text, path, rules)
+    outcome.applied_by_code = applied_by_code
+    outcome.applied = sum(applied_by_code.values())
+    outcome.findings.extend(errors)
+    return outcome
+
+
+def _outcome(
+    reports: Sequence[CheckedReport],
+    errors: list[Finding],
+    text: str,
+    path: str,
+    applied_by_code: dict[str, int],
+) -> FixOutcome:
+    lines = physical_lines(text)
+    findings = [to_finding(item, path, lines) for item in reports] + errors
+    return FixOutcome(text, findings, sum(applied_by_code.values()), applied_by_code)
+
+
+def _final(module: cst.Module, text: str, path: str, rules: Sequence[EnabledRule]) -> FixOutcome:
+    result = check_module(module, text, path, rules)
+    return _outcome(result.reports, result.errors, text, path, {})

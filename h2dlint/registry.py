@@ -1,0 +1,66 @@
+"""Finding the rules: every :class:`Rule` subclass defined in a module of ``h2dlint.rules``.
+
+The engine and the CLI learn of rules only through this registry; adding a rule is adding a
+module under ``rules/``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+from functools import cache
+
+from h2dlint.rule import CODE_PATTERN, NAME_PATTERN, Rule
+
+RULES_PACKAGE = "h2dlint.rules"
+
+
+class RegistryError(Exception):
+    pass
+
+
+@cache
+def all_rules() -> dict[str, type[Rule]]:
+    """Code -> rule class, sorted by code."""
+    package = importlib.import_module(RULES_PACKAGE)
+    found: dict[str, type[Rule]] = {}
+    names: dict[str, str] = {}
+    for info in pkgutil.iter_modules(package.__path__):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{RULES_PACKAGE}.{info.name}")
+        for _, obj in inspect.getmembers(module, inspect.isclass):
+            if not issubclass(obj, Rule) or obj is Rule or obj.__module__ != module.__name__:
+                continue
+            _validate(obj)
+            if obj.code in found:
+                raise RegistryError(f"rule code {obj.code} is defined twice")
+            if obj.name in names:
+                raise RegistryError(f"rule name {obj.name} is used by {names[obj.name]} too")
+            found[obj.code] = obj
+            names[obj.name] = obj.code
+    return dict(sorted(found.items()))
+
+
+def _validate(rule: type[Rule]) -> None:
+    where = f"{rule.__module__}.{rule.__qualname__}"
+    for attr in ("code", "name", "message"):
+        if not isinstance(getattr(rule, attr, None), str):
+            raise RegistryError(f"{where} must set {attr}")
+    if not CODE_PATTERN.match(rule.code):
+        raise RegistryError(f"{where}: code {rule.code!r} is not of the form H2D###")
+    if not NAME_PATTERN.match(rule.name):
+        raise RegistryError(f"{where}: name {rule.name!r} is not kebab-case")
+    if not (rule.__dict__.get("__doc__") or "").strip():
+        raise RegistryError(f"{where} has no documentation")
+
+
+def get_rule(code: str) -> type[Rule] | None:
+    rules = all_rules()
+    if code.upper() in rules:
+        return rules[code.upper()]
+    for rule in rules.values():
+        if rule.name == code:
+            return rule
+    return None

@@ -1,0 +1,67 @@
+"""Ruff-compatible JSON: an array of objects, one per finding, for tools and editors."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from h2dlint.diagnostics import Finding, FixInfo, Location
+from h2dlint.reporters import ReportOptions, RunSummary
+
+# Names that stand for standard input rather than a file; reporters keep them as given.
+STDIN_NAMES = frozenset({"-", "<stdin>"})
+
+
+def is_pseudo_path(path: str) -> bool:
+    return path in STDIN_NAMES
+
+
+def absolute_path(path: str, cwd: Path) -> str:
+    """``path`` made absolute against ``cwd`` (symbolic links resolved); absolute paths and
+    standard-input names stay as given."""
+    if is_pseudo_path(path) or os.path.isabs(path):
+        return path
+    return str((cwd / path).resolve())
+
+
+def render_json(findings: Sequence[Finding], summary: RunSummary, options: ReportOptions) -> str:
+    records = [_record(finding, options) for finding in findings]
+    return json.dumps(records, indent=2, sort_keys=True) + "\n"
+
+
+def _record(finding: Finding, options: ReportOptions) -> dict[str, Any]:
+    return {
+        "cell": None,
+        "code": finding.code,
+        "end_location": _location(finding.end),
+        "filename": absolute_path(finding.path, options.cwd),
+        "fix": _fix(finding.fix),
+        "location": _location(finding.start),
+        "message": finding.message,
+        "noqa_row": finding.noqa_row,
+        "url": finding.url,
+    }
+
+
+def _location(location: Location) -> dict[str, int]:
+    return {"column": location.column, "row": location.row}
+
+
+def _fix(fix: FixInfo | None) -> dict[str, Any] | None:
+    if fix is None:
+        return None
+    return {
+        "applicability": fix.safety.value,
+        "message": fix.message,
+        "edits": [
+            {
+                "content": edit.content,
+                "location": _location(edit.start),
+                "end_location": _location(edit.end),
+            }
+            for edit in fix.edits
+        ],
+    }

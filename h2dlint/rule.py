@@ -1,0 +1,176 @@
+"""What a rule is: its identity, documentation, examples, options, and how it reports.
+
+A rule is one class in one module under ``rules/``. It subclasses :class:`Rule`, sets the class
+attributes below, and implements libcst-style ``visit_<Node>`` / ``leave_<Node>`` methods. The
+engine runs every enabled rule in one traversal of the tree, so a visit method must not rely on
+pruning children (its return value is ignored).
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from h2dlint.diagnostics import FixSafety
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from h2dlint.context import FileContext
+
+DOCS_BASE_URL = "https://github.com/h2dlint/h2dlint/blob/main/docs/rules/"
+
+CODE_PATTERN = re.compile(r"^H2D\d{3}$")
+NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+
+
+@dataclass(frozen=True)
+class Valid:
+    """Code the rule must leave alone."""
+
+    code: str
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """Code the rule must flag, at ``line``:``column`` (1-based), with ``expected_fix`` the whole
+    file after the rule's fix (``None`` when the rule offers none here)."""
+
+    code: str
+    line: int
+    column: int
+    expected_fix: str | None = None
+    message_contains: str | None = None
+
+
+@dataclass(frozen=True)
+class RuleOption:
+    """A setting a rule reads from ``[tool.h2dlint.rules.<CODE>]``."""
+
+    name: str
+    kind: type
+    default: Any
+    help: str
+    # For kind=list: the type of each item.
+    item_kind: type | None = None
+
+    def validate(self, value: Any) -> str | None:
+        """Return an error message, or None when ``value`` is acceptable."""
+        if self.kind is bool and not isinstance(value, bool):
+            return f"expected true or false, got {value!r}"
+        if self.kind is int and (isinstance(value, bool) or not isinstance(value, int)):
+            return f"expected an integer, got {value!r}"
+        if self.kind is str and not isinstance(value, str):
+            return f"expected a string, got {value!r}"
+        if self.kind is list:
+            if not isinstance(value, list):
+                return f"expected a list, got {value!r}"
+            if self.item_kind is not None:
+                bad = [item for item in value if not isinstance(item, self.item_kind)]
+                if bad:
+                    return f"expected a list of {self.item_kind.__name__}, got {bad[0]!r}"
+        return None
+
+
+@dataclass
+class Report:
+    """What a rule reported, before the engine turns it into a :class:`Finding`."""
+
+    rule: type[Rule]
+    node: cst.CSTNode
+    message: str
+    replacements: tuple[tuple[cst.CSTNode, cst.CSTNode], ...] = ()
+    fix_message: str = ""
+    # The innermost statement around the node, for multi-line suppression comments.
+    statement: cst.CSTNode | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Rule:
+    """Base class of every h2dlint rule."""
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    message: ClassVar[str]
+    fix_safety: ClassVar[FixSafety] = FixSafety.NONE
+    fix_message: ClassVar[str] = ""
+    # Byte strings of which at least one must occur in a file for this rule to possibly flag it.
+    # None means the rule must see every file.
+    prefilter: ClassVar[tuple[bytes, ...] | None] = None
+    options: ClassVar[tuple[RuleOption, ...]] = ()
+    valid: ClassVar[Sequence[Valid]] = ()
+    invalid: ClassVar[Sequence[Invalid]] = ()
+
+    def __init__(self, context: FileContext, settings: dict[str, Any]) -> None:
+        self.context = context
+        self.settings = settings
+        self._reports: list[Report] = []
+
+    # -- what the engine reads ------------------------------------------------------------
+    @classmethod
+    def url(cls) -> str:
+        return f"{DOCS_BASE_URL}{cls.code}.md"
+
+    @classmethod
+    def documentation(cls) -> str:
+        """The rule's documentation in Markdown: the page ``docs/rules/CODE.md`` holds and
+        ``h2dlint rule CODE`` prints."""
+        body = inspect.cleandoc(cls.__dict__.get("__doc__") or "")
+        fix = {
+            FixSafety.NONE: "No automatic fix.",
+            FixSafety.SAFE: "Fix is always available and safe (applied by `--fix`).",
+            FixSafety.UNSAFE: "Fix is sometimes available and unsafe "
+            "(applied by `--fix --unsafe-fixes`).",
+        }[cls.fix_safety]
+        parts = [f"# {cls.name} ({cls.code})", "", f"{fix}", "", body]
+        if cls.options:
+            parts += ["", "## Options", ""]
+            for option in cls.options:
+                parts.append(
+                    f"- `{option.name}` (default `{option.default!r}`): {option.help} "
+                    f"Set it under `[tool.h2dlint.rules.{cls.code}]`."
+                )
+        return "\n".join(parts).rstrip() + "\n"
+
+    @classmethod
+    def summary(cls) -> str:
+        """The first paragraph of the "What it does" section, on one line."""
+        doc = inspect.cleandoc(cls.__dict__.get("__doc__") or "")
+        match = re.search(r"## What it does\s*\n(.*?)(\n\s*\n|\Z)", doc, re.S)
+        text = match.group(1) if match else cls.message
+        return " ".join(text.split())
+
+    @classmethod
+    def default_settings(cls) -> dict[str, Any]:
+        return {option.name: option.default for option in cls.options}
+
+    # -- what a rule calls ----------------------------------------------------------------
+    def report(
+        self,
+        node: cst.CSTNode,
+        message: str | None = None,
+        *,
+        replacements: Sequence[tuple[cst.CSTNode, cst.CSTNode]] = (),
+        fix_message: str | None = None,
+    ) -> None:
+        """Report ``node``. ``replacements`` are (old node, new node) pairs that fix it; they
+        are offered only when the rule declares a fix safety other than NONE."""
+        if replacements and self.fix_safety is FixSafety.NONE:
+            raise TypeError(f"{self.code} offers a fix but declares fix_safety NONE")
+        self._reports.append(
+            Report(
+                rule=type(self),
+                node=node,
+                message=message or self.message,
+                replacements=tuple(replacements),
+                fix_message=fix_message or self.fix_message,
+                statement=self.context.current_statement(),
+            )
+        )
+
+    def drain_reports(self) -> list[Report]:
+        reports, self._reports = self._reports, []
+        return reports

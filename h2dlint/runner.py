@@ -1,0 +1,151 @@
+"""A whole run: read every candidate, answer what the cache can, check the rest in parallel.
+
+The main process reads each file once (to key the cache and to hand the exact bytes to the worker
+that checks or fixes it), so a fix is only ever written over the bytes it was computed from.
+Results come back in any order and are sorted by path, line, column and code.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from h2dlint.cache import ResultCache, entry_key
+from h2dlint.config import Settings, fingerprint
+from h2dlint.diagnostics import INTERNAL_ERROR_CODE, IO_ERROR_CODE, Finding, file_finding
+from h2dlint.discovery import Candidate, relative_to_root
+from h2dlint.engine import EnabledRule
+from h2dlint.fileio import read_bytes
+from h2dlint.pipeline import FileJob, FileResult, Mode, process
+
+# Below this many files to check, worker start-up costs more than it saves.
+PARALLEL_THRESHOLD = 4
+
+
+@dataclass
+class RunOptions:
+    mode: Mode = Mode.CHECK
+    unsafe_fixes: bool | None = None  # None: each file's settings decide
+    jobs: int = 0  # 0: all cores
+    cache_dir: Path | None = None  # None: no cache
+    prefilter: bool = True
+
+
+@dataclass
+class RunResult:
+    findings: list[Finding] = field(default_factory=list)
+    files_checked: int = 0
+    fixed_by_code: dict[str, int] = field(default_factory=dict)
+    diffs: list[str] = field(default_factory=list)
+    outputs: list[bytes] = field(default_factory=list)
+
+
+def available_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
+@lru_cache(maxsize=256)
+def _rules_fingerprint(rules: tuple[EnabledRule, ...]) -> str:
+    return fingerprint(rules)
+
+
+def _job(candidate: Candidate, data: bytes, options: RunOptions) -> FileJob:
+    settings: Settings = candidate.settings
+    unsafe = settings.unsafe_fixes if options.unsafe_fixes is None else options.unsafe_fixes
+    return FileJob(
+        path=str(candidate.path),
+        display=candidate.display,
+        data=data,
+        rules=settings.rules_for(relative_to_root(candidate.path, settings)),
+        mode=options.mode,
+        unsafe=unsafe,
+        prefilter=options.prefilter,
+    )
+
+
+def _cacheable(job: FileJob) -> bool:
+    return job.mode is Mode.CHECK or job.mode is Mode.FIX
+
+
+def run(
+    candidates: Sequence[Candidate],
+    options: RunOptions,
+    warn: Callable[[str], None],
+    stdin_job: FileJob | None = None,
+) -> RunResult:
+    result = RunResult()
+    cache = ResultCache(options.cache_dir, warn) if options.cache_dir else None
+    pending: list[tuple[FileJob, str | None]] = []
+    if stdin_job is not None:
+        pending.append((stdin_job, None))
+    for candidate in candidates:
+        if candidate.error is not None:
+            result.findings.append(file_finding(candidate.display, IO_ERROR_CODE, candidate.error))
+            continue
+        try:
+            data = read_bytes(candidate.path)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            result.findings.append(
+                file_finding(candidate.display, IO_ERROR_CODE, f"cannot read file: {reason}")
+            )
+            continue
+        job = _job(candidate, data, options)
+        key = None
+        if cache is not None and _cacheable(job):
+            key = entry_key(data, _rules_fingerprint(job.rules))
+            hit = cache.get(key, job.display)
+            if hit is not None and (job.mode is Mode.CHECK or not _has_fix(hit, job.unsafe)):
+                result.findings.extend(hit)
+                result.files_checked += 1
+                continue
+        pending.append((job, key))
+
+    for (job, key), outcome in zip(
+        pending, _execute([j for j, _ in pending], options.jobs), strict=True
+    ):
+        result.files_checked += 1
+        result.findings.extend(outcome.findings)
+        for code, count in outcome.fixed_by_code.items():
+            result.fixed_by_code[code] = result.fixed_by_code.get(code, 0) + count
+        if outcome.diff:
+            result.diffs.append(outcome.diff)
+        if outcome.output is not None:
+            result.outputs.append(outcome.output)
+        cacheable = all(f.code != INTERNAL_ERROR_CODE for f in outcome.findings)
+        if cache is not None and key is not None and outcome.final_data is not None and cacheable:
+            final_key = key
+            if outcome.final_data is not job.data:
+                final_key = entry_key(outcome.final_data, _rules_fingerprint(job.rules))
+            cache.put(final_key, outcome.findings)
+    if cache is not None:
+        cache.save()
+    result.findings.sort(key=lambda f: f.sort_key)
+    result.diffs.sort()
+    return result
+
+
+def _has_fix(findings: Iterable[Finding], unsafe: bool) -> bool:
+    for finding in findings:
+        if finding.fix is not None and (unsafe or finding.fix.safety.value == "safe"):
+            return True
+    return False
+
+
+def _execute(jobs: list[FileJob], requested: int) -> Iterable[FileResult]:
+    workers = min(requested or available_cores(), len(jobs))
+    if workers <= 1 or len(jobs) < PARALLEL_THRESHOLD:
+        return [process(job) for job in jobs]
+    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+    chunksize = max(1, len(jobs) // (workers * 8))
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        return list(pool.map(process, jobs, chunksize=chunksize))
