@@ -117,6 +117,9 @@ class Settings:
     def is_excluded(self, rel_path: str) -> bool:
         return any(glob.matches(rel_path) for glob in self.exclude)
 
+    def is_excluded_entry(self, rel_path: str, name: str) -> bool:
+        return any(glob.matches_entry(rel_path, name) for glob in self.exclude)
+
 
 def _where(path: Path | None, key: str) -> str:
     return f"{path or '<command line>'}: [tool.h2dlint] {key}"

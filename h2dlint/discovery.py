@@ -137,7 +137,7 @@ class Discovery:
             is_dir = entry.is_dir(follow_symlinks=False)
         except OSError:
             return
-        if settings.is_excluded(relative_to_root(path, settings)):
+        if settings.is_excluded_entry(relative_to_root(path, settings), entry.name):
             return
         if self.respect_gitignore and ignore_stack.is_ignored(rel, is_dir):
             return
