@@ -29,8 +29,9 @@ MAX_ENTRIES = 200_000
 
 @cache
 def build_fingerprint() -> str:
-    """Identifies this h2dlint build: its version and the size and mtime of every module file,
-    so that an edited rule in a development checkout never serves stale results."""
+    """Identifies this h2dlint build by its version and the content of its modules: an edited
+    rule in a development checkout never serves stale results, and two installs of the same
+    release share entries."""
     digest = hashlib.blake2b(h2dlint.__version__.encode(), digest_size=16)
     roots = [Path(h2dlint.__file__).parent]
     try:
@@ -39,13 +40,12 @@ def build_fingerprint() -> str:
         roots += [Path(p) for p in rules_package.__path__]
     except ImportError:  # pragma: no cover
         pass
-    for root in roots:
-        for path in sorted(root.rglob("*.py")):
-            try:
-                stat = path.stat()
-            except OSError:
-                continue
-            digest.update(f"{path}:{stat.st_size}:{stat.st_mtime_ns}".encode())
+    files = sorted({path.resolve() for root in roots for path in root.rglob("*.py")})
+    for path in files:
+        try:
+            digest.update(path.read_bytes())
+        except OSError:
+            continue
     return digest.hexdigest()
 
 

@@ -202,7 +202,8 @@ def _report(
             click.echo(f"h2dlint: error: cannot write {output_file}: {exc.strerror}", err=True)
             return EXIT_ERROR
     elif text:
-        click.echo(text, nl=False, err=stream_to_stderr)
+        # click strips ANSI codes off a TTY unless told the colour was asked for.
+        click.echo(text, nl=False, err=stream_to_stderr, color=options.color)
     if internal_error:
         return EXIT_ERROR
     return EXIT_FINDINGS if result.findings and not exit_zero else EXIT_OK

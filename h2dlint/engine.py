@@ -65,24 +65,43 @@ class ParseFailure(Exception):
         self.finding = finding
 
 
+def _cpython_syntax_error(text: str) -> SyntaxError | None:
+    try:
+        ast.parse(text)
+    except SyntaxError as exc:
+        return exc
+    except (ValueError, RecursionError, MemoryError):
+        return None
+    return None
+
+
+def _syntax_finding(text: str, path: str, exc: cst.ParserSyntaxError) -> Finding:
+    """Locate a syntax error as CPython does (its messages and columns are the ones users
+    know), falling back to libcst's own when CPython accepts the file (newer syntax)."""
+    cpython = _cpython_syntax_error(text)
+    if cpython is not None and cpython.lineno:
+        return file_finding(
+            path,
+            SYNTAX_ERROR_CODE,
+            f"SyntaxError: {cpython.msg}",
+            cpython.lineno,
+            max(cpython.offset or 1, 1),
+        )
+    message = " ".join(exc.message.split()) or "invalid syntax"
+    return file_finding(
+        path, SYNTAX_ERROR_CODE, f"SyntaxError: {message}", exc.editor_line, exc.editor_column
+    )
+
+
 def parse(text: str, path: str) -> cst.Module:
     """Parse ``text`` with libcst, or raise :class:`ParseFailure` with a located E999 finding."""
     try:
         return cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
-        message = " ".join(exc.message.split()) or "invalid syntax"
-        raise ParseFailure(
-            file_finding(
-                path,
-                SYNTAX_ERROR_CODE,
-                f"SyntaxError: {message}",
-                exc.editor_line,
-                exc.editor_column,
-            )
-        ) from exc
+        raise ParseFailure(_syntax_finding(text, path, exc)) from exc
     except (RecursionError, MemoryError) as exc:
         raise ParseFailure(
-            file_finding(path, SYNTAX_ERROR_CODE, f"file is too deeply nested to parse ({exc!r})")
+            file_finding(path, SYNTAX_ERROR_CODE, "file is too deeply nested to parse")
         ) from exc
 
 
@@ -90,11 +109,8 @@ def syntax_check(text: str, path: str) -> Finding | None:
     """A syntax error finding for a file no rule needs to parse, at a fraction of libcst's cost:
     stdlib ``ast`` first; libcst confirms, so that a file only this interpreter cannot read
     (newer syntax) is not reported."""
-    try:
-        ast.parse(text)
+    if _cpython_syntax_error(text) is None:
         return None
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        pass
     try:
         parse(text, path)
     except ParseFailure as failure:

@@ -56,10 +56,7 @@ class NonBlockingPageableCopy(Rule):
 
     code = "H2D002"
     name = "non-blocking-pageable-copy"
-    message = (
-        "non_blocking=True copy from pageable memory: the copy is staged through pageable "
-        "memory, so it is not asynchronous"
-    )
+    message = "`non_blocking=True` copy from pageable memory is not asynchronous"
     prefilter = (b"non_blocking",)
 
     valid = (
@@ -201,4 +198,10 @@ class NonBlockingPageableCopy(Rule):
             if method == "to" and provenance.to_target(node) is not Target.DEVICE:
                 return
         if provenance.where(source, scope) is Where.PAGEABLE:
-            self.report(node)
+            code = self.context.module.code_for_node(source)
+            shown = "the source" if len(code) > 40 or "\n" in code else f"`{code}`"
+            self.report(
+                node,
+                f"`non_blocking=True` copy from pageable memory: {shown} is not pinned, so the "
+                "copy is staged by the driver and, from a few MiB up, blocks the host",
+            )
