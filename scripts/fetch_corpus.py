@@ -1,0 +1,161 @@
+"""Download real PyTorch code from PyPI for tests, precision triage and benchmarks.
+
+Pinned versions of public packages are fetched with pip (wheel or sdist, no dependencies) into a
+cache outside the repository, and only their ``.py`` files are unpacked, one folder per package:
+
+    python scripts/fetch_corpus.py                  # every package below
+    python scripts/fetch_corpus.py timm accelerate  # some of them
+    python scripts/fetch_corpus.py --list           # names, versions, where they go
+
+The cache is ``$H2DLINT_CORPUS_DIR`` or ``~/.cache/h2dlint/corpus``. Nothing is committed.
+vllm, vllm-omni and sglang are deliberately absent: they are reserved for an independent
+evaluation of precision and recall, and must never be used for tests, tuning or benchmarks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import zipfile
+from pathlib import Path
+
+PACKAGES: dict[str, str] = {
+    "accelerate": "1.15.0",
+    "timm": "1.0.31",
+    "peft": "0.21.2",
+    "diffusers": "0.42.1",
+    "transformers": "5.24.0",
+    "lightning": "2.6.6",
+    "torchrec": "1.9.2",
+    "deepspeed": "0.19.8",
+    "megatron-core": "0.16.1",
+    "lmdeploy": "0.18.0",
+    "torchao": "0.18.0",
+    "bitsandbytes": "0.50.2",
+}
+RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
+
+
+def corpus_dir() -> Path:
+    env = os.environ.get("H2DLINT_CORPUS_DIR")
+    return Path(env) if env else Path.home() / ".cache" / "h2dlint" / "corpus"
+
+
+def package_dir(name: str, version: str | None = None) -> Path:
+    return corpus_dir() / f"{name}-{version or PACKAGES[name]}"
+
+
+def _download(name: str, version: str, into: Path) -> Path:
+    for extra in (["--only-binary", ":all:"], ["--no-binary", ":all:"]):
+        cmd = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--quiet",
+            "--python-version",
+            "3.11",
+            "-d",
+            str(into),
+            *extra,
+            f"{name}=={version}",
+        ]
+        if extra[0] == "--no-binary":
+            cmd.remove("--python-version")
+            cmd.remove("3.11")
+        if subprocess.run(cmd, capture_output=True).returncode == 0:
+            files = sorted(into.iterdir())
+            if files:
+                return files[0]
+    raise RuntimeError(f"could not download {name}=={version} from PyPI")
+
+
+def _unpack_py(archive: Path, dest: Path) -> int:
+    count = 0
+    if archive.suffix in (".whl", ".zip"):
+        with zipfile.ZipFile(archive) as zf:
+            for info in zf.infolist():
+                if (
+                    info.filename.endswith(".py")
+                    and not info.filename.startswith("/")
+                    and ".." not in info.filename
+                ):
+                    target = dest / info.filename
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(zf.read(info))
+                    count += 1
+    else:
+        with tarfile.open(archive) as tf:
+            for member in tf.getmembers():
+                if member.isfile() and member.name.endswith(".py") and ".." not in member.name:
+                    extracted = tf.extractfile(member)
+                    if extracted is None:
+                        continue
+                    target = dest / member.name.lstrip("/")
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(extracted.read())
+                    count += 1
+    return count
+
+
+def fetch(name: str, version: str | None = None) -> Path:
+    """The folder holding ``name``'s ``.py`` files, downloading them on first use."""
+    if name.lower() in RESERVED:
+        raise ValueError(f"{name} is reserved for independent evaluation and must not be used")
+    version = version or PACKAGES[name]
+    dest = package_dir(name, version)
+    if (dest / ".complete").exists():
+        return dest
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = _download(name, version, Path(tmp))
+        staging = Path(
+            tempfile.mkdtemp(dir=corpus_dir().parent if corpus_dir().parent.exists() else None)
+        )
+        try:
+            _unpack_py(archive, staging)
+            (staging / ".complete").write_text(archive.name)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            if dest.exists():
+                shutil.rmtree(dest)
+            staging.rename(dest)
+        finally:
+            if staging.exists():
+                shutil.rmtree(staging)
+    return dest
+
+
+def count(dest: Path) -> tuple[int, int]:
+    files = list(dest.rglob("*.py"))
+    lines = sum(p.read_bytes().count(b"\n") for p in files)
+    return len(files), lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("names", nargs="*", help="packages to fetch (default: all)")
+    parser.add_argument("--list", action="store_true", help="list packages and exit")
+    args = parser.parse_args(argv)
+    names = args.names or list(PACKAGES)
+    for name in names:
+        if name.lower() in RESERVED:
+            parser.error(f"{name} is reserved for independent evaluation")
+        if name not in PACKAGES:
+            parser.error(f"unknown package {name}; known: {', '.join(PACKAGES)}")
+    for name in names:
+        if args.list:
+            print(f"{name}=={PACKAGES[name]}  {package_dir(name)}")
+            continue
+        dest = fetch(name)
+        files, lines = count(dest)
+        print(f"{name}=={PACKAGES[name]}: {files} files, {lines} lines in {dest}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,155 @@
+"""Configuration files, file discovery and exclusion, as a user's project would set them up."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from h2dlint.cli import main
+
+FLAGGED = "import torch\nx = torch.tensor([1]).to('cuda', non_blocking=True)\n"
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(main, ["--no-cache", *args])
+
+
+def flagged_files(result: Result) -> list[str]:
+    assert result.exit_code in (0, 1), result.output
+    return sorted({Path(d["filename"]).name for d in json.loads(result.output)})
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "pkg" / "a.py", FLAGGED)
+    write(tmp_path / "pkg" / "sub" / "b.py", FLAGGED)
+    return tmp_path
+
+
+def test_nearest_pyproject_applies_per_directory(project: Path) -> None:
+    write(project / "pyproject.toml", "[tool.h2dlint]\nselect = ['H2D002']\n")
+    write(project / "pkg" / "sub" / "pyproject.toml", "[tool.h2dlint]\nignore = ['H2D002']\n")
+    result = run("--output-format", "json", ".")
+    assert flagged_files(result) == ["a.py"]
+
+
+def test_pyproject_without_table_is_passed_over(project: Path) -> None:
+    write(project / "pyproject.toml", "[tool.h2dlint]\nignore = ['H2D']\n")
+    write(project / "pkg" / "pyproject.toml", "[project]\nname = 'x'\n")
+    assert flagged_files(run("--output-format", "json", ".")) == []
+
+
+def test_h2dlint_toml_wins_over_pyproject_in_same_directory(project: Path) -> None:
+    write(project / "pyproject.toml", "[tool.h2dlint]\nignore = ['H2D']\n")
+    write(project / "h2dlint.toml", "select = ['H2D002']\n")
+    assert flagged_files(run("--output-format", "json", ".")) == ["a.py", "b.py"]
+
+
+def test_explicit_config_file(project: Path) -> None:
+    write(project / "pkg" / "sub" / "pyproject.toml", "[tool.h2dlint]\nselect = ['H2D002']\n")
+    write(project / "strict.toml", "ignore = ['H2D002']\n")
+    assert flagged_files(run("--output-format", "json", "--config", "strict.toml", ".")) == []
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        ("[tool.h2dlint]\nselct = ['H2D']\n", "[tool.h2dlint] selct: unknown key"),
+        ("[tool.h2dlint]\nselect = 'H2D9'\n", "unknown rule selector 'H2D9'"),
+        ("[tool.h2dlint]\nselect = [1]\n", "select: expected a list of strings"),
+        ("[tool.h2dlint]\nunsafe-fixes = 'yes'\n", "unsafe-fixes: expected true or false"),
+        ("[tool.h2dlint]\nexclude = ['[bad']\n", "exclude"),
+        ("[tool.h2dlint]\nper-file-ignores = ['x']\n", "per-file-ignores: expected a table"),
+        ("[tool.h2dlint.per-file-ignores]\n'x.py' = ['NOPE']\n", "unknown rule selector"),
+        ("[tool.h2dlint.rules.H2D777]\nx = 1\n", "rules.H2D777: unknown rule"),
+        ("[tool.h2dlint.rules.H2D002]\nx = 1\n", "rules.H2D002.x: unknown option"),
+        ("[tool.h2dlint\nselect = []\n", "invalid TOML"),
+    ],
+)
+def test_bad_config_is_a_clear_error(project: Path, toml: str, message: str) -> None:
+    write(project / "pyproject.toml", toml)
+    result = run(".")
+    assert result.exit_code == 2
+    assert str(project / "pyproject.toml") in result.output
+    assert message in result.output
+    assert "Traceback" not in result.output
+
+
+def test_per_file_ignores(project: Path) -> None:
+    write(
+        project / "pyproject.toml",
+        "[tool.h2dlint.per-file-ignores]\n'pkg/sub/*.py' = ['H2D002']\n",
+    )
+    assert flagged_files(run("--output-format", "json", ".")) == ["a.py"]
+
+
+def test_exclude_and_extend_exclude(project: Path) -> None:
+    write(project / "pyproject.toml", "[tool.h2dlint]\nextend-exclude = ['sub']\n")
+    assert flagged_files(run("--output-format", "json", ".")) == ["a.py"]
+    assert flagged_files(run("--output-format", "json", "--extend-exclude", "a.py", ".")) == []
+
+
+def test_default_excludes(project: Path) -> None:
+    for folder in (".venv", "build", ".git", "__pycache__", "node_modules", ".tox"):
+        write(project / folder / "c.py", FLAGGED)
+    assert flagged_files(run("--output-format", "json", ".")) == ["a.py", "b.py"]
+
+
+def test_replacing_exclude_drops_defaults(project: Path) -> None:
+    write(project / "build" / "c.py", FLAGGED)
+    write(project / "pyproject.toml", "[tool.h2dlint]\nexclude = ['sub']\n")
+    assert flagged_files(run("--output-format", "json", ".")) == ["a.py", "c.py"]
+
+
+def test_gitignore_is_respected(project: Path) -> None:
+    (project / ".git").mkdir()
+    write(project / ".gitignore", "pkg/sub/\n")
+    write(project / "pkg" / ".gitignore", "a.py\n!keep.py\n")
+    write(project / "pkg" / "keep.py", FLAGGED)
+    assert flagged_files(run("--output-format", "json", ".")) == ["keep.py"]
+    assert flagged_files(run("--output-format", "json", "--no-respect-gitignore", ".")) == [
+        "a.py",
+        "b.py",
+        "keep.py",
+    ]
+
+
+def test_gitignore_above_the_walked_directory_applies(project: Path) -> None:
+    (project / ".git").mkdir()
+    write(project / ".gitignore", "sub/\n")
+    assert flagged_files(run("--output-format", "json", "pkg")) == ["a.py"]
+
+
+def test_explicit_file_is_always_checked_unless_force_exclude(project: Path) -> None:
+    write(project / "pyproject.toml", "[tool.h2dlint]\nextend-exclude = ['a.py']\n")
+    assert flagged_files(run("--output-format", "json", "pkg/a.py")) == ["a.py"]
+    assert flagged_files(run("--output-format", "json", "--force-exclude", "pkg/a.py")) == []
+
+
+def test_explicit_file_with_any_suffix_is_checked(project: Path) -> None:
+    write(project / "script", FLAGGED)
+    assert flagged_files(run("--output-format", "json", "script")) == ["script"]
+    write(project / "stub.pyi", FLAGGED)
+    assert "stub.pyi" in flagged_files(run("--output-format", "json", "."))
+
+
+def test_unsafe_fixes_setting_is_read(project: Path) -> None:
+    write(project / "pyproject.toml", "[tool.h2dlint]\nunsafe-fixes = true\n")
+    assert run(".").exit_code == 1
+
+
+def test_walk_below_an_excluded_folder_named_explicitly(project: Path) -> None:
+    write(project / ".venv" / "lib" / "pkg" / "m.py", FLAGGED)
+    assert flagged_files(run("--output-format", "json", ".venv/lib/pkg")) == ["m.py"]
+    assert flagged_files(run("--output-format", "json", ".")) == ["a.py", "b.py"]
+    assert flagged_files(run("--output-format", "json", "--force-exclude", ".venv/lib/pkg")) == []

@@ -1,0 +1,145 @@
+"""The engine with rules of the tests' own: one traversal, lazy metadata, crash isolation, and the
+fix loop (overlapping fixes, bounded passes)."""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+from libcst.metadata import MetadataWrapper
+
+from h2dlint import engine
+from h2dlint.diagnostics import FixSafety
+from h2dlint.engine import EnabledRule, check_text
+from h2dlint.fixer import MAX_PASSES, fix_text
+from h2dlint.rule import Rule
+
+
+class RenameCall(Rule):
+    """## What it does
+    Test rule: calls of `old` become calls of `new`."""
+
+    code = "H2D991"
+    name = "rename-call"
+    message = "call of old"
+    fix_safety = FixSafety.SAFE
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Name) and node.func.value == "old":
+            self.report(node, replacements=[(node, node.with_changes(func=cst.Name("new")))])
+
+
+class RenameArg(Rule):
+    """## What it does
+    Test rule: the name `x` becomes `y` (nested inside RenameCall's node)."""
+
+    code = "H2D992"
+    name = "rename-arg"
+    message = "x"
+    fix_safety = FixSafety.UNSAFE
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value == "x":
+            self.report(node, replacements=[(node, node.with_changes(value="y"))])
+
+
+class Crashes(Rule):
+    """## What it does
+    Test rule that fails on every call."""
+
+    code = "H2D993"
+    name = "crashes"
+    message = "never"
+
+    def visit_Call(self, node: cst.Call) -> None:
+        raise ZeroDivisionError("boom")
+
+
+class GrowsForever(Rule):
+    """## What it does
+    Test rule whose fix never converges."""
+
+    code = "H2D994"
+    name = "grows-forever"
+    message = "grow"
+    fix_safety = FixSafety.SAFE
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value.startswith("a"):
+            self.report(node, replacements=[(node, node.with_changes(value=node.value + "a"))])
+
+
+class CountsTraversals(Rule):
+    """## What it does
+    Test rule that counts how often the module is entered."""
+
+    code = "H2D995"
+    name = "counts"
+    message = "count"
+    seen = 0
+
+    def visit_Module(self, node: cst.Module) -> None:
+        type(self).seen += 1
+
+
+def rules(*classes: type[Rule]) -> tuple[EnabledRule, ...]:
+    return tuple(EnabledRule(c) for c in classes)
+
+
+def test_all_rules_share_one_parse_and_one_traversal(monkeypatch: pytest.MonkeyPatch) -> None:
+    parses = []
+    real_parse = cst.parse_module
+    monkeypatch.setattr(engine.cst, "parse_module", lambda t: parses.append(1) or real_parse(t))
+    CountsTraversals.seen = 0
+    findings = check_text("old(x)\n", "m.py", rules(RenameCall, RenameArg, CountsTraversals))
+    assert sorted(f.code for f in findings) == ["H2D991", "H2D992"]
+    assert len(parses) == 1
+    assert CountsTraversals.seen == 1
+
+
+def test_metadata_is_not_resolved_when_nothing_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    resolved = []
+    real = MetadataWrapper.resolve
+    monkeypatch.setattr(MetadataWrapper, "resolve", lambda s, p: resolved.append(p) or real(s, p))
+    assert check_text("print(1)\n", "m.py", rules(RenameCall)) == []
+    assert resolved == []
+    check_text("old(1)\n", "m.py", rules(RenameCall))
+    assert resolved  # positions were needed to report
+
+
+def test_a_crashing_rule_is_reported_and_others_still_run() -> None:
+    findings = check_text("old(1)\nold(2)\n", "m.py", rules(Crashes, RenameCall))
+    codes = [f.code for f in findings]
+    assert codes.count("H2D991") == 2
+    assert codes.count("E900") == 1
+    (error,) = [f for f in findings if f.code == "E900"]
+    assert "H2D993" in error.message and "ZeroDivisionError" in error.message
+
+
+def test_overlapping_fixes_all_apply_over_passes() -> None:
+    outcome = fix_text("old(x)\nold(1)\n", "m.py", rules(RenameCall, RenameArg), unsafe=True)
+    assert outcome.text == "new(y)\nnew(1)\n"
+    assert outcome.applied_by_code == {"H2D991": 2, "H2D992": 1}
+    assert outcome.findings == []
+
+
+def test_unsafe_fixes_need_the_flag() -> None:
+    outcome = fix_text("old(x)\n", "m.py", rules(RenameCall, RenameArg), unsafe=False)
+    assert outcome.text == "new(x)\n"
+    assert [f.code for f in outcome.findings] == ["H2D992"]
+    assert outcome.findings[0].fix is not None
+    assert outcome.findings[0].fix.safety is FixSafety.UNSAFE
+
+
+def test_fix_loop_is_bounded() -> None:
+    outcome = fix_text("a = 1\n", "m.py", rules(GrowsForever))
+    assert outcome.text == "a" * (MAX_PASSES + 1) + " = 1\n"
+    cst.parse_module(outcome.text)
+
+
+def test_findings_carry_edits_for_reporters() -> None:
+    (finding,) = check_text("z = old(1)\n", "m.py", rules(RenameCall))
+    assert finding.fix is not None
+    (edit,) = finding.fix.edits
+    assert edit.content == "new(1)"
+    assert (edit.start.row, edit.start.column, edit.end.column) == (1, 5, 11)
+    assert finding.source_line == "z = old(1)"
