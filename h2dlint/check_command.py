@@ -11,7 +11,7 @@ import click
 from h2dlint.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, _split, _warn, color_default
 from h2dlint.config import ConfigError, Overrides, SettingsResolver, find_config_file
 from h2dlint.diagnostics import INTERNAL_ERROR_CODE, FixSafety
-from h2dlint.discovery import Discovery, display_path
+from h2dlint.discovery import Discovery, display_path, relative_to_root
 from h2dlint.pipeline import FileJob, Mode
 from h2dlint.reporters import ReportOptions, RunSummary, render
 from h2dlint.runner import RunOptions, RunResult, run
@@ -83,7 +83,11 @@ def run_check(
             resolver, cwd, force_exclude=force_exclude, respect_gitignore=respect_gitignore
         )
         candidates = discovery.candidates(file_paths)
-        stdin_job = _stdin_job(resolver, stdin_filename, mode, unsafe_fixes, cwd, no_prefilter)
+        stdin_job = (
+            _stdin_job(resolver, stdin_filename, mode, unsafe_fixes, cwd, no_prefilter)
+            if read_stdin
+            else None
+        )
     except ConfigError as exc:
         click.echo(f"h2dlint: error: {exc}", err=True)
         return EXIT_ERROR
@@ -96,7 +100,7 @@ def run_check(
         cache_dir=None if read_stdin else _cache_dir(no_cache, cache_dir, cwd),
         prefilter=not no_prefilter,
     )
-    result = run(candidates, options, _warn, stdin_job if read_stdin else None)
+    result = run(candidates, options, _warn, stdin_job)
     return _report(
         result,
         mode,
@@ -122,9 +126,7 @@ def _stdin_job(
     name = stdin_filename or Path("-")
     settings = resolver.for_directory((cwd / name).parent)
     display = display_path(name, cwd) if stdin_filename else "-"
-    from h2dlint.discovery import relative_to_root
-
-    data = sys.stdin.buffer.read() if mode is not None else b""
+    data = sys.stdin.buffer.read()
     return FileJob(
         path=str(name),
         display=display,
@@ -190,10 +192,9 @@ def _report(
         cwd=cwd,
         statistics=statistics,
         unsafe_fixes=bool(unsafe_fixes),
+        quiet=quiet,
     )
     text = render(output_format, result.findings, summary, options)
-    if quiet and output_format == "text":
-        text = _strip_summary(text)
     if output_file is not None:
         try:
             output_file.parent.mkdir(parents=True, exist_ok=True)
@@ -207,16 +208,3 @@ def _report(
     if internal_error:
         return EXIT_ERROR
     return EXIT_FINDINGS if result.findings and not exit_zero else EXIT_OK
-
-
-def _strip_summary(text: str) -> str:
-    """Drop the summary lines that follow the last finding block."""
-    lines = text.splitlines(keepends=True)
-    summary_starts = ("Found ", "All checks passed", "Fixed ", "No fixes")
-    while lines and (
-        lines[-1].strip() == ""
-        or lines[-1].lstrip().startswith(summary_starts)
-        or "hidden fix" in lines[-1]
-    ):
-        lines.pop()
-    return "".join(lines)

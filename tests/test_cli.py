@@ -260,3 +260,18 @@ def test_python_dash_m_entry_point(tree: Path) -> None:
     )
     assert proc.returncode == 1
     assert "flagged.py:4:12: H2D002" in proc.stdout
+
+
+def test_stdin_is_not_read_unless_asked(tree: Path) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "h2dlint", "--no-cache", "clean.py"],
+        cwd=tree,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        assert proc.wait(timeout=30) == 0  # stdin left open: reading it would hang
+    finally:
+        proc.kill()
+        assert proc.stdin is not None
+        proc.stdin.close()

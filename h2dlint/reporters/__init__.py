@@ -34,6 +34,8 @@ class ReportOptions:
     cwd: Path = field(default_factory=Path.cwd)
     statistics: bool = False
     unsafe_fixes: bool = False
+    # Text output: the findings only, no summary.
+    quiet: bool = False
     # The directory SARIF paths are made relative to (the repository root).
     root: Path | None = None
 

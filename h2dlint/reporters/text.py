@@ -79,6 +79,8 @@ def render_text(findings: Sequence[Finding], summary: RunSummary, options: Repor
         body = _statistics(findings, options, paint)
     else:
         body = [line for f in findings for line in [*_finding_block(f, options, paint), ""]]
+    if options.quiet:
+        return "\n".join(body) + "\n" if body else ""
     return "\n".join([*body, *_summary_lines(findings, summary, options)]) + "\n"
 
 
