@@ -69,7 +69,7 @@ class ResultCache:
 
     def _load(self) -> None:
         try:
-            raw = self.file.read_text(encoding="utf-8")
+            raw = self.file.read_bytes()
         except FileNotFoundError:
             return
         except OSError as exc:
@@ -79,8 +79,14 @@ class ResultCache:
             data = json.loads(raw)
             if data.get("format") != CACHE_FORMAT or not isinstance(data.get("entries"), dict):
                 raise ValueError("unexpected layout")
-            self.entries = data["entries"]
-        except (ValueError, AttributeError) as exc:
+            # An entry of the wrong shape is dropped, so that no later step trips over it.
+            self.entries = {
+                key: entry
+                for key, entry in data["entries"].items()
+                if isinstance(entry, dict) and isinstance(entry.get("used", 0), int)
+            }
+            self.dirty = len(self.entries) != len(data["entries"])
+        except (ValueError, AttributeError) as exc:  # UnicodeDecodeError is a ValueError
             self.warn(f"cache {self.file} is corrupt ({exc}); it will be rebuilt")
             self.entries = {}
             self.dirty = True
@@ -91,7 +97,7 @@ class ResultCache:
             return None
         try:
             findings = [Finding.from_dict(path, item) for item in entry["findings"]]
-        except (KeyError, TypeError, ValueError):
+        except (KeyError, TypeError, ValueError, AttributeError):
             del self.entries[key]
             self.dirty = True
             return None

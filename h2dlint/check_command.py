@@ -135,6 +135,7 @@ def _stdin_job(
         mode=mode,
         unsafe=settings.unsafe_fixes if unsafe_fixes is None else unsafe_fixes,
         prefilter=not no_prefilter,
+        analysis=settings.analysis,
     )
 
 

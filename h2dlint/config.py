@@ -59,7 +59,14 @@ DEFAULT_EXCLUDE = (
 )
 
 LIST_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude")
-KNOWN_KEYS = (*LIST_KEYS, "per-file-ignores", "unsafe-fixes", "rules")
+KNOWN_KEYS = (*LIST_KEYS, "per-file-ignores", "unsafe-fixes", "rules", "analysis")
+# [tool.h2dlint.analysis]: facts about the project that the provenance analysis cannot see.
+ANALYSIS_KEYS = {
+    # Functions (bare or dotted names, as called) that return pinned host memory.
+    "pinned-helpers": "a list of function names",
+    # Attributes (``name`` or ``self.name``) that hold pinned host memory.
+    "pinned-attributes": "a list of attribute names",
+}
 
 
 class ConfigError(Exception):
@@ -80,6 +87,7 @@ class FileConfig:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     unsafe_fixes: bool | None = None
     rule_options: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()
+    analysis: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -103,6 +111,7 @@ class Settings:
     exclude: tuple[Glob, ...]
     per_file_ignores: tuple[tuple[Glob, frozenset[str]], ...]
     unsafe_fixes: bool
+    analysis: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def rules_for(self, rel_path: str) -> tuple[EnabledRule, ...]:
         """The enabled rules, less those that ``per-file-ignores`` turn off for ``rel_path``."""
@@ -201,7 +210,21 @@ def parse_config(data: Mapping[str, Any], path: Path | None, root: Path) -> File
         kwargs["unsafe_fixes"] = data["unsafe-fixes"]
     if "rules" in data:
         kwargs["rule_options"] = _rule_options(data["rules"], path)
+    if "analysis" in data:
+        kwargs["analysis"] = _analysis_options(data["analysis"], path)
     return FileConfig(path=path, root=root, **kwargs)
+
+
+def _analysis_options(value: Any, path: Path | None) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{_where(path, 'analysis')}: expected a table")
+    out = []
+    for key, item in sorted(value.items()):
+        if key not in ANALYSIS_KEYS:
+            known = ", ".join(ANALYSIS_KEYS)
+            raise ConfigError(f"{_where(path, f'analysis.{key}')}: unknown key (known: {known})")
+        out.append((key, _string_list(item, path, f"analysis.{key}")))
+    return tuple(out)
 
 
 def _glob(pattern: str, path: Path | None, key: str) -> Glob:
@@ -343,6 +366,7 @@ def build_settings(config: FileConfig, overrides: Overrides) -> Settings:
         exclude=tuple(Glob.compile(p) for p in exclude_patterns),
         per_file_ignores=per_file,
         unsafe_fixes=bool(unsafe),
+        analysis=config.analysis,
     )
 
 
@@ -356,7 +380,10 @@ def _expand(selectors: Sequence[str], known: Mapping[str, str]) -> set[str]:
     return set(resolve([Layer(select=tuple(selectors))], known))
 
 
-def fingerprint(rules: Sequence[EnabledRule]) -> str:
+def fingerprint(rules: Sequence[EnabledRule], analysis: Any = ()) -> str:
     """Identifies what a check of one file's content depends on, for the cache."""
-    payload = json.dumps([__version__, [(r.code, repr(r.settings)) for r in rules]], sort_keys=True)
+    payload = json.dumps(
+        [__version__, [(r.code, repr(r.settings)) for r in rules], repr(analysis)],
+        sort_keys=True,
+    )
     return hashlib.blake2b(payload.encode(), digest_size=16).hexdigest()

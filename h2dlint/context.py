@@ -30,10 +30,18 @@ T = TypeVar("T")
 class FileContext:
     """One file under check: its path, source, tree, and lazily resolved metadata."""
 
-    def __init__(self, path: str, source: str, module: cst.Module) -> None:
+    def __init__(
+        self,
+        path: str,
+        source: str,
+        module: cst.Module,
+        options: Mapping[str, Any] | None = None,
+    ) -> None:
         self.path = path
         self.source = source
         self.module = module
+        # Analysis options from configuration ([tool.h2dlint.analysis]).
+        self.options: Mapping[str, Any] = options or {}
         self._wrapper: MetadataWrapper | None = None
         self._resolved: dict[type, Mapping[cst.CSTNode, Any]] = {}
         self._shared: dict[str, Any] = {}

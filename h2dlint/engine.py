@@ -179,11 +179,18 @@ class CheckResult:
     context: FileContext
 
 
+AnalysisOptions = tuple[tuple[str, Any], ...]
+
+
 def check_module(
-    module: cst.Module, text: str, path: str, rules: Sequence[EnabledRule]
+    module: cst.Module,
+    text: str,
+    path: str,
+    rules: Sequence[EnabledRule],
+    options: AnalysisOptions = (),
 ) -> CheckResult:
     """Run ``rules`` over ``module`` in one traversal."""
-    context = FileContext(path, text, module)
+    context = FileContext(path, text, module, dict(options))
     instances = [enabled.rule(context, dict(enabled.settings)) for enabled in rules]
     errors: list[Finding] = []
     if instances:
@@ -254,12 +261,14 @@ def physical_lines(text: str) -> list[str]:
     return _NEWLINE.split(text)
 
 
-def check_text(text: str, path: str, rules: Sequence[EnabledRule]) -> list[Finding]:
+def check_text(
+    text: str, path: str, rules: Sequence[EnabledRule], options: AnalysisOptions = ()
+) -> list[Finding]:
     """Parse ``text`` and check it: the findings, a syntax error, or internal errors."""
     try:
         module = parse(text, path)
     except ParseFailure as failure:
         return [failure.finding]
-    result = check_module(module, text, path, rules)
+    result = check_module(module, text, path, rules, options)
     lines = physical_lines(text)
     return [to_finding(item, path, lines) for item in result.reports] + result.errors

@@ -15,6 +15,7 @@ import libcst as cst
 
 from h2dlint.diagnostics import INTERNAL_ERROR_CODE, Finding, FixSafety, Location, file_finding
 from h2dlint.engine import (
+    AnalysisOptions,
     CheckedReport,
     EnabledRule,
     ParseFailure,
@@ -72,7 +73,12 @@ def _choose(items: Sequence[CheckedReport]) -> list[CheckedReport]:
 
 
 def fix_text(
-    text: str, path: str, rules: Sequence[EnabledRule], *, unsafe: bool = False
+    text: str,
+    path: str,
+    rules: Sequence[EnabledRule],
+    *,
+    unsafe: bool = False,
+    options: AnalysisOptions = (),
 ) -> FixOutcome:
     """Apply every applicable fix to ``text``; return the new text and what is left to report."""
     try:
@@ -82,7 +88,7 @@ def fix_text(
     if module.code != text:
         # libcst cannot reproduce this file byte for byte (e.g. old Mac line endings); a fix
         # would rewrite more than it should, so check it but leave it alone.
-        outcome = _final(module, text, path, rules)
+        outcome = _final(module, text, path, rules, options)
         outcome.findings.append(
             file_finding(
                 path,
@@ -95,7 +101,7 @@ def fix_text(
     barred: set[str] = set()
     errors: list[Finding] = []
     for _ in range(MAX_PASSES):
-        result = check_module(module, text, path, rules)
+        result = check_module(module, text, path, rules, options)
         candidates = [item for item in result.reports if _applicable(item, unsafe, barred)]
         if not candidates:
             return _outcome(result.reports, result.errors + errors, text, path, applied_by_code)
@@ -123,7 +129,7 @@ def fix_text(
             code = item.report.rule.code
             applied_by_code[code] = applied_by_code.get(code, 0) + 1
         module, text = new_module, new_text
-    outcome = _final(module, text, path, rules)
+    outcome = _final(module, text, path, rules, options)
     outcome.applied_by_code = applied_by_code
     outcome.applied = sum(applied_by_code.values())
     outcome.findings.extend(errors)
@@ -142,6 +148,12 @@ def _outcome(
     return FixOutcome(text, findings, sum(applied_by_code.values()), applied_by_code)
 
 
-def _final(module: cst.Module, text: str, path: str, rules: Sequence[EnabledRule]) -> FixOutcome:
-    result = check_module(module, text, path, rules)
+def _final(
+    module: cst.Module,
+    text: str,
+    path: str,
+    rules: Sequence[EnabledRule],
+    options: AnalysisOptions,
+) -> FixOutcome:
+    result = check_module(module, text, path, rules, options)
     return _outcome(result.reports, result.errors, text, path, {})

@@ -6,14 +6,22 @@ of one file ends as a located finding for that file; nothing here may end the ru
 
 from __future__ import annotations
 
+import ast
 import difflib
 import enum
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from h2dlint.diagnostics import INTERNAL_ERROR_CODE, IO_ERROR_CODE, Finding, file_finding
-from h2dlint.engine import EnabledRule, check_text, syntax_check
+from h2dlint.diagnostics import (
+    INTERNAL_ERROR_CODE,
+    IO_ERROR_CODE,
+    SYNTAX_ERROR_CODE,
+    Finding,
+    file_finding,
+)
+from h2dlint.engine import AnalysisOptions, EnabledRule, check_text, syntax_check
 from h2dlint.fileio import WriteError, write_atomically
 from h2dlint.fixer import fix_text
 from h2dlint.source import SourceError, decode
@@ -36,6 +44,7 @@ class FileJob:
     mode: Mode = Mode.CHECK
     unsafe: bool = False
     prefilter: bool = True
+    analysis: AnalysisOptions = ()
 
 
 @dataclass
@@ -56,6 +65,43 @@ def needs_parse(data: bytes, rules: Sequence[EnabledRule]) -> bool:
         if markers is None or any(marker in data for marker in markers):
             return True
     return False
+
+
+# A line as patch and git count them: only LF ends one (a CR stays part of its line).
+# str.splitlines would also split at CR, form feeds, U+2028 and other characters.
+_DIFF_LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
+NO_NEWLINE = "\\ No newline at end of file\n"
+
+
+def unified_diff(old: str, new: str, name: str) -> str:
+    """A unified diff that ``patch`` and ``git apply`` take: every line of it ends in LF, and a
+    last line without one is marked as such."""
+    out = []
+    for line in difflib.unified_diff(
+        _DIFF_LINE.findall(old), _DIFF_LINE.findall(new), fromfile=name, tofile=name
+    ):
+        out.append(line)
+        if not line.endswith("\n"):
+            out.append("\n" + NO_NEWLINE)
+    return "".join(out)
+
+
+def cpython_parse(text: str, path: str) -> tuple[bool, Finding | None]:
+    """Whether CPython parses ``text``, and an E999 finding when it refuses it for nesting too
+    deeply. Such a file must never reach libcst: its native parser overflows the C stack on deep
+    nesting (``x = ((((...))))`` a few thousand deep), a segfault that would end the whole run."""
+    try:
+        ast.parse(text)
+    except SyntaxError as exc:
+        if exc.msg != "too many nested parentheses":
+            return False, None
+        row, column = exc.lineno or 1, max(exc.offset or 1, 1)
+        return False, file_finding(path, SYNTAX_ERROR_CODE, f"SyntaxError: {exc.msg}", row, column)
+    except (RecursionError, MemoryError):
+        return False, file_finding(path, SYNTAX_ERROR_CODE, "file is too deeply nested to parse")
+    except ValueError:
+        return False, None
+    return True, None
 
 
 def process(job: FileJob) -> FileResult:
@@ -91,38 +137,43 @@ def _process(job: FileJob) -> FileResult:
     text = source.text
     if has_skip_file(text) or not job.rules:
         return FileResult(job.display, [], final_data=job.data)
+    parses, too_deep = cpython_parse(text, job.display)
+    if too_deep is not None:
+        return FileResult(job.display, [too_deep], final_data=job.data)
     if job.prefilter and not needs_parse(job.data, job.rules):
-        error = syntax_check(text, job.display)
+        error = None if parses else syntax_check(text, job.display)
         return FileResult(job.display, [error] if error else [], final_data=job.data)
     if job.mode is Mode.CHECK:
-        return FileResult(job.display, check_text(text, job.display, job.rules), job.data)
+        findings = check_text(text, job.display, job.rules, job.analysis)
+        return FileResult(job.display, findings, job.data)
 
-    outcome = fix_text(text, job.display, job.rules, unsafe=job.unsafe)
+    outcome = fix_text(text, job.display, job.rules, unsafe=job.unsafe, options=job.analysis)
     result = FileResult(job.display, outcome.findings, fixed_by_code=outcome.applied_by_code)
     if outcome.text == text:
         result.final_data = job.data
         if job.mode is Mode.STDOUT:
             result.output = job.data
         return result
-    new_data = source.encode(outcome.text)
+    try:
+        new_data = source.encode(outcome.text)
+    except UnicodeEncodeError as exc:
+        bad = exc.object[exc.start : exc.end]
+        return _unfixed(job, text, f"fix not applied: {source.encoding} cannot encode {bad!r}")
     if job.mode is Mode.DIFF:
-        result.diff = "".join(
-            difflib.unified_diff(
-                text.splitlines(keepends=True),
-                outcome.text.splitlines(keepends=True),
-                fromfile=job.display,
-                tofile=job.display,
-            )
-        )
+        result.diff = unified_diff(text, outcome.text, job.display)
     elif job.mode is Mode.STDOUT:
         result.output = new_data
     else:
         try:
             write_atomically(Path(job.path), new_data, job.data)
         except WriteError as exc:
-            # Nothing was written: report the findings of the file as it is.
-            findings = check_text(text, job.display, job.rules)
-            findings.append(file_finding(job.display, IO_ERROR_CODE, f"fix not written: {exc}"))
-            return FileResult(job.display, findings)
+            return _unfixed(job, text, f"fix not written: {exc}")
         result.final_data = new_data
     return result
+
+
+def _unfixed(job: FileJob, text: str, reason: str) -> FileResult:
+    """Nothing was written: the findings of the file as it is, and why it was not fixed."""
+    findings = check_text(text, job.display, job.rules, job.analysis)
+    findings.append(file_finding(job.display, IO_ERROR_CODE, reason))
+    return FileResult(job.display, findings)

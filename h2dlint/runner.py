@@ -20,7 +20,7 @@ from h2dlint.cache import ResultCache, entry_key
 from h2dlint.config import Settings, fingerprint
 from h2dlint.diagnostics import INTERNAL_ERROR_CODE, IO_ERROR_CODE, Finding, file_finding
 from h2dlint.discovery import Candidate, relative_to_root
-from h2dlint.engine import EnabledRule
+from h2dlint.engine import AnalysisOptions, EnabledRule
 from h2dlint.fileio import read_bytes
 from h2dlint.pipeline import FileJob, FileResult, Mode, process
 
@@ -54,8 +54,8 @@ def available_cores() -> int:
 
 
 @lru_cache(maxsize=256)
-def _rules_fingerprint(rules: tuple[EnabledRule, ...]) -> str:
-    return fingerprint(rules)
+def _job_fingerprint(rules: tuple[EnabledRule, ...], analysis: AnalysisOptions) -> str:
+    return fingerprint(rules, analysis)
 
 
 def _job(candidate: Candidate, data: bytes, options: RunOptions) -> FileJob:
@@ -69,6 +69,7 @@ def _job(candidate: Candidate, data: bytes, options: RunOptions) -> FileJob:
         mode=options.mode,
         unsafe=unsafe,
         prefilter=options.prefilter,
+        analysis=settings.analysis,
     )
 
 
@@ -102,7 +103,7 @@ def run(
         job = _job(candidate, data, options)
         key = None
         if cache is not None and _cacheable(job):
-            key = entry_key(data, _rules_fingerprint(job.rules))
+            key = entry_key(data, _job_fingerprint(job.rules, job.analysis))
             hit = cache.get(key, job.display)
             if hit is not None and (job.mode is Mode.CHECK or not _has_fix(hit, job.unsafe)):
                 result.findings.extend(hit)
@@ -125,7 +126,7 @@ def run(
         if cache is not None and key is not None and outcome.final_data is not None and cacheable:
             final_key = key
             if outcome.final_data is not job.data:
-                final_key = entry_key(outcome.final_data, _rules_fingerprint(job.rules))
+                final_key = entry_key(outcome.final_data, _job_fingerprint(job.rules, job.analysis))
             cache.put(final_key, outcome.findings)
     if cache is not None:
         cache.save()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import codecs
 import io
+import re
 import tokenize
 from dataclasses import dataclass
 
@@ -34,10 +35,17 @@ class SourceText:
         return codecs.BOM_UTF8 + data if self.bom else data
 
 
-def _row_column(data: bytes, offset: int) -> tuple[int, int]:
-    row = data.count(b"\n", 0, offset) + 1
-    line_start = data.rfind(b"\n", 0, offset) + 1
-    return row, offset - line_start + 1
+_NEWLINE = re.compile(rb"\r\n|\r|\n")
+
+
+def _row_column(data: bytes, offset: int, encoding: str = "utf-8") -> tuple[int, int]:
+    """Where byte ``offset`` is, as every finding counts: rows end at CR, LF or CRLF, and the
+    column counts the characters before it on its row (a BOM is not one)."""
+    lines = _NEWLINE.split(data[:offset])
+    prefix = lines[-1]
+    if len(lines) == 1 and prefix.startswith(codecs.BOM_UTF8):
+        prefix = prefix[len(codecs.BOM_UTF8) :]
+    return len(lines), len(prefix.decode(encoding, errors="replace")) + 1
 
 
 def decode(data: bytes) -> SourceText:
@@ -50,7 +58,13 @@ def decode(data: bytes) -> SourceText:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:
-        raise SourceError(f"bad source encoding declaration: {exc.msg}", exc.lineno or 1) from exc
+        if not exc.msg.startswith("invalid or missing encoding declaration"):
+            raise SourceError(
+                f"bad source encoding declaration: {exc.msg}", exc.lineno or 1
+            ) from exc
+        # A byte that is not UTF-8 in the first two lines, with no cookie: decode as UTF-8
+        # below, which names the byte and where it is.
+        encoding = "utf-8"
     if encoding == "utf-8-sig":
         encoding = "utf-8"
     body = data[len(codecs.BOM_UTF8) :] if bom else data
@@ -58,7 +72,7 @@ def decode(data: bytes) -> SourceText:
         text = body.decode(encoding)
     except UnicodeDecodeError as exc:
         offset = exc.start + (len(codecs.BOM_UTF8) if bom else 0)
-        row, column = _row_column(data, offset)
+        row, column = _row_column(data, offset, encoding)
         raise SourceError(
             f"file is not valid {encoding}: byte 0x{data[offset]:02x} cannot be decoded "
             "(declare the encoding with a PEP 263 coding comment or save the file as UTF-8)",

@@ -2,15 +2,15 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.facts import Where
 from h2dlint.analysis.provenance import (
     Provenance,
-    Target,
-    Where,
     first_positional,
     host_named,
     is_true,
     keyword,
 )
+from h2dlint.analysis.targets import Target
 from h2dlint.rule import Invalid, Rule, Valid
 
 
@@ -165,6 +165,15 @@ class NonBlockingPageableCopy(Rule):
         ),
         Invalid(
             "import torch\n"
+            "def f(n, image_ids, counts, device):\n"
+            "    index = torch.arange(n) + torch.repeat_interleave(image_ids, counts)\n"
+            "    index = index.to(device, non_blocking=True)\n"
+            "    return index\n",
+            4,
+            13,
+        ),
+        Invalid(
+            "import torch\n"
             "def f(xs, dev):\n"
             "    return torch.stack(xs).to(\n"
             "        dev,\n"
@@ -186,18 +195,18 @@ class NonBlockingPageableCopy(Rule):
         if non_blocking is None or not is_true(non_blocking.value):
             return
         provenance = Provenance.of(self.context)
-        scope = provenance.current_scope()
+        frame = provenance.current_frame()
         if method == "copy_":
             source = first_positional(node)
             if source is None or host_named(func.value):
                 return
-            if provenance.where(func.value, scope) not in (Where.DEVICE, Where.UNKNOWN):
+            if provenance.where(func.value, frame) not in (Where.DEVICE, Where.UNKNOWN):
                 return  # the destination is host memory: not a host-to-device copy
         else:
             source = func.value
-            if method == "to" and provenance.to_target(node) is not Target.DEVICE:
+            if method == "to" and provenance.to_target(node, frame) is not Target.DEVICE:
                 return
-        if provenance.where(source, scope) is Where.PAGEABLE:
+        if provenance.where(source, frame) is Where.PAGEABLE:
             code = self.context.module.code_for_node(source)
             shown = "the source" if len(code) > 40 or "\n" in code else f"`{code}`"
             self.report(

@@ -1,48 +1,106 @@
-"""Where a tensor expression lives: pageable host memory, pinned host memory, a device, or unknown.
+"""Tensor provenance: where a tensor expression's memory is, whether it is fresh or a view, and
+whether it is contiguous.
 
-Only what the code proves counts. A fresh tensor from a torch factory without ``pin_memory`` or
-``device=`` is pageable; ``.pin_memory()`` is pinned; a local name has the provenance its bindings
-agree on. Anything else is :attr:`Where.UNKNOWN`, and rules stay silent on unknowns.
+Intraprocedural and conservative, with a little help across the module:
+
+- local names have the fact all their bindings agree on (``analysis.bindings``);
+- ``self.<attr>`` has the fact all assignments to it in the class's methods agree on;
+- a call of a function or method of the same module has the fact its ``return`` statements
+  agree on (a helper that returns a pinned buffer makes its call sites pinned);
+- projects may name their own pinned-returning helpers and pinned attributes in configuration.
+
+Only what the code proves counts; everything else is :data:`UNKNOWN_FACT`, and rules stay silent
+on unknowns.
 """
 
 from __future__ import annotations
 
-import enum
-from collections.abc import Sequence
+from collections.abc import Iterable
 
 import libcst as cst
 
-from h2dlint.analysis.bindings import Bindings, Scope, collect_bindings
-from h2dlint.analysis.imports import ImportTable
+from h2dlint.analysis.bindings import Bindings, collect_bindings
+from h2dlint.analysis.facts import (
+    DEVICE_FRESH,
+    PAGEABLE_FRESH,
+    PINNED_FRESH,
+    UNKNOWN_FACT,
+    Fact,
+    Where,
+    join,
+)
+from h2dlint.analysis.frames import Frame, ModuleIndex, method_frame
+from h2dlint.analysis.imports import ImportTable, dotted_name
+from h2dlint.analysis.targets import Target, device_target, to_target
 from h2dlint.analysis.torch_api import (
     CONVERTERS,
-    DTYPE_NAMES,
     FRESH_FACTORIES,
-    HOST_DEVICE_PREFIXES,
     HOST_WRAPPERS,
     JOINS,
+    LIKE_FACTORIES,
     NUMPY_PREFIXES,
+    SAME_DEVICE_FUNCTIONS,
 )
+from h2dlint.analysis.views import subscript_fact, view_method_fact
 from h2dlint.context import FileContext
 
-MAX_DEPTH = 8
+MAX_DEPTH = 12
 
-
-class Where(enum.Enum):
-    PAGEABLE = "pageable host memory"
-    PINNED = "pinned host memory"
-    MAYBE_PINNED = "host memory pinned when enabled"
-    DEVICE = "an accelerator"
-    UNKNOWN = "unknown"
-
-
-class Target(enum.Enum):
-    """Where a ``.to(...)``-style argument sends a tensor."""
-
-    DEVICE = "device"
-    HOST = "host"
-    DTYPE = "dtype"
-    UNKNOWN = "unknown"
+# Methods that make a fresh tensor on the input's device (on the host: pageable).
+DERIVING_METHODS = frozenset(
+    {
+        "clone",
+        "repeat",
+        "repeat_interleave",
+        "index_select",
+        "masked_select",
+        "gather",
+        "take",
+        "sum",
+        "prod",
+        "mean",
+        "cumsum",
+        "cumprod",
+        "add",
+        "sub",
+        "mul",
+        "div",
+        "abs",
+        "neg",
+        "sort",
+        "argsort",
+        "flip",
+        "roll",
+        "tril",
+        "triu",
+        "where",
+        "masked_fill",
+        "new_tensor",
+    }
+)
+# Methods that keep the host/device placement but may or may not copy (a no-op conversion
+# returns the tensor itself): on the host, pinning becomes unknown.
+CONVERTING_METHODS = frozenset(
+    {
+        "float",
+        "double",
+        "half",
+        "bfloat16",
+        "int",
+        "long",
+        "short",
+        "bool",
+        "byte",
+        "char",
+        "type",
+        "type_as",
+        "contiguous",
+        "flatten",
+        "reshape",
+        "ravel",
+    }
+)
+NEW_FACTORIES = frozenset({"new_empty", "new_zeros", "new_ones", "new_full", "new_tensor"})
 
 
 def keyword(call: cst.Call, name: str) -> cst.Arg | None:
@@ -56,6 +114,11 @@ def positional(call: cst.Call) -> list[cst.Arg]:
     return [arg for arg in call.args if arg.keyword is None and not arg.star]
 
 
+def first_positional(call: cst.Call) -> cst.BaseExpression | None:
+    args = positional(call)
+    return args[0].value if args else None
+
+
 def is_true(node: cst.BaseExpression | None) -> bool:
     return isinstance(node, cst.Name) and node.value == "True"
 
@@ -64,170 +127,9 @@ def is_false(node: cst.BaseExpression | None) -> bool:
     return isinstance(node, cst.Name) and node.value in ("False", "None")
 
 
-def string_value(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.SimpleString):
-        value = node.evaluated_value
-        return value if isinstance(value, str) else None
-    return None
-
-
-class Provenance:
-    """Answers provenance questions for one file; bindings are computed per scope on demand."""
-
-    def __init__(self, context: FileContext) -> None:
-        self.context = context
-        self.imports: ImportTable = context.imports
-        self._bindings: dict[int, Bindings] = {}
-
-    @classmethod
-    def of(cls, context: FileContext) -> Provenance:
-        return context.shared("provenance", lambda: cls(context))
-
-    # -- names ---------------------------------------------------------------------------
-    def qualify(self, node: cst.BaseExpression) -> str | None:
-        return self.imports.qualify(node)
-
-    def bindings(self, scope: Scope) -> Bindings:
-        key = id(scope)
-        if key not in self._bindings:
-            self._bindings[key] = collect_bindings(scope)
-        return self._bindings[key]
-
-    def current_scope(self) -> Scope:
-        scope = self.context.enclosing(cst.FunctionDef)
-        return scope if isinstance(scope, cst.FunctionDef) else self.context.module
-
-    # -- tensors -------------------------------------------------------------------------
-    def where(self, node: cst.BaseExpression, scope: Scope, depth: int = 0) -> Where:
-        if depth > MAX_DEPTH:
-            return Where.UNKNOWN
-        if isinstance(node, cst.Name):
-            return self._name(node.value, scope, depth)
-        if isinstance(node, cst.Call):
-            return self._call(node, scope, depth)
-        return Where.UNKNOWN
-
-    def _name(self, name: str, scope: Scope, depth: int) -> Where:
-        values = self.bindings(scope).of(name)
-        if not values:
-            return Where.UNKNOWN
-        found = {
-            self.where(v, scope, depth + 1) if v is not None else Where.UNKNOWN for v in values
-        }
-        return found.pop() if len(found) == 1 else Where.UNKNOWN
-
-    def _call(self, call: cst.Call, scope: Scope, depth: int) -> Where:
-        func = call.func
-        if isinstance(func, cst.Attribute) and self.qualify(func) is None:
-            method = func.attr.value
-            if method == "pin_memory":
-                return Where.PINNED
-            if method == "cuda":
-                return Where.DEVICE
-            if method == "to" and self.to_target(call) is Target.DEVICE:
-                return Where.DEVICE
-            return Where.UNKNOWN
-        qualified = self.qualify(func)
-        if qualified is None:
-            return Where.UNKNOWN
-        if qualified in HOST_WRAPPERS:
-            return Where.PAGEABLE
-        if qualified in FRESH_FACTORIES:
-            return self._allocated(call)
-        if qualified in CONVERTERS:
-            args = positional(call)
-            if args and self.is_host_data(args[0].value, scope, depth):
-                return self._allocated(call)
-            return Where.UNKNOWN
-        if qualified in JOINS:
-            out = keyword(call, "out")
-            if out is not None:
-                return self.where(out.value, scope, depth + 1)
-            args = positional(call)
-            if args and self._any_on_device(args[0].value, scope, depth):
-                return Where.DEVICE
-            return Where.PAGEABLE
-        return Where.UNKNOWN
-
-    def _allocated(self, call: cst.Call) -> Where:
-        """A fresh tensor: where ``device=`` and ``pin_memory=`` put it."""
-        device = keyword(call, "device")
-        if device is not None:
-            target = self.device_target(device.value)
-            if target is Target.DEVICE:
-                return Where.DEVICE
-            if target is not Target.HOST:
-                return Where.UNKNOWN
-        pin = keyword(call, "pin_memory")
-        if pin is not None and not is_false(pin.value):
-            return Where.PINNED if is_true(pin.value) else Where.MAYBE_PINNED
-        return Where.PAGEABLE
-
-    def _any_on_device(self, seq: cst.BaseExpression, scope: Scope, depth: int) -> bool:
-        if isinstance(seq, (cst.List, cst.Tuple)):
-            return any(
-                self.where(el.value, scope, depth + 1) is Where.DEVICE for el in seq.elements
-            )
-        if isinstance(seq, (cst.ListComp, cst.GeneratorExp)):
-            return self.where(seq.elt, scope, depth + 1) is Where.DEVICE
-        return False
-
-    def is_host_data(self, node: cst.BaseExpression, scope: Scope, depth: int = 0) -> bool:
-        """Python or numpy data (never a tensor): lists, tuples, comprehensions, numbers,
-        numpy calls."""
-        if isinstance(node, (cst.List, cst.Tuple, cst.ListComp, cst.Integer, cst.Float)):
-            return True
-        if isinstance(node, cst.Call):
-            qualified = self.qualify(node.func)
-            if qualified is not None and qualified.startswith(NUMPY_PREFIXES):
-                return True
-            return isinstance(node.func, cst.Name) and node.func.value in ("list", "tuple")
-        if isinstance(node, cst.Name) and depth <= MAX_DEPTH:
-            values = self.bindings(scope).of(node.value)
-            return bool(values) and all(
-                v is not None and self.is_host_data(v, scope, depth + 1) for v in values
-            )
-        return False
-
-    # -- copy targets ----------------------------------------------------------------------
-    def device_target(self, node: cst.BaseExpression) -> Target:
-        """What a device-or-dtype argument names."""
-        text = string_value(node)
-        if text is not None:
-            return Target.HOST if text.startswith(HOST_DEVICE_PREFIXES) else Target.DEVICE
-        qualified = self.qualify(node)
-        if qualified in DTYPE_NAMES:
-            return Target.DTYPE
-        if isinstance(node, cst.Call) and self.qualify(node.func) == "torch.device":
-            args = positional(node)
-            first = string_value(args[0].value) if args else None
-            if first is None:
-                return Target.DEVICE if len(args) > 1 else Target.UNKNOWN
-            return Target.HOST if first.startswith(HOST_DEVICE_PREFIXES) else Target.DEVICE
-        if isinstance(node, (cst.Name, cst.Attribute)):
-            last = node.value if isinstance(node, cst.Name) else node.attr.value
-            lowered = last.lower()
-            if "dtype" in lowered:
-                return Target.DTYPE
-            if "cpu" in lowered or "host" in lowered:
-                return Target.HOST
-            return Target.DEVICE
-        return Target.UNKNOWN
-
-    def to_target(self, call: cst.Call) -> Target:
-        """Where ``x.to(...)`` sends ``x``."""
-        device = keyword(call, "device")
-        if device is not None:
-            return self.device_target(device.value)
-        args = positional(call)
-        if not args:
-            return Target.DTYPE if keyword(call, "dtype") is not None else Target.UNKNOWN
-        return self.device_target(args[0].value)
-
-
 def host_named(node: cst.BaseExpression) -> bool:
-    """Whether a destination's name says it lives on the host (``cpu_buf``, ``host_ids``)."""
-    while isinstance(node, (cst.Subscript, cst.Attribute)) and not isinstance(node, cst.Name):
+    """Whether a tensor's name says it lives on the host (``cpu_buf``, ``host_ids``)."""
+    while isinstance(node, (cst.Subscript, cst.Attribute)):
         if isinstance(node, cst.Attribute) and _hosty(node.attr.value):
             return True
         node = node.value
@@ -239,6 +141,347 @@ def _hosty(name: str) -> bool:
     return any(word in lowered for word in ("cpu", "host", "pinned", "numpy", "_np"))
 
 
-def first_positional(call: cst.Call) -> cst.BaseExpression | None:
-    args: Sequence[cst.Arg] = positional(call)
-    return args[0].value if args else None
+class Provenance:
+    """Answers provenance questions for one file. Bindings, the module index and facts are
+    computed on demand and memoised."""
+
+    def __init__(
+        self,
+        context: FileContext,
+        pinned_helpers: Iterable[str] = (),
+        pinned_attributes: Iterable[str] = (),
+    ) -> None:
+        self.context = context
+        self.imports: ImportTable = context.imports
+        self._bindings: dict[cst.CSTNode, Bindings] = {}
+        self._index: ModuleIndex | None = None
+        self._returns: dict[cst.FunctionDef, Fact] = {}
+        self._attributes: dict[tuple[cst.ClassDef, str], Fact] = {}
+        self._in_progress: set[object] = set()
+        self.pinned_helpers = frozenset(pinned_helpers)
+        self.pinned_attributes = frozenset(pinned_attributes)
+
+    @classmethod
+    def of(cls, context: FileContext) -> Provenance:
+        options = context.options
+        return context.shared(
+            "provenance",
+            lambda: cls(
+                context,
+                options.get("pinned-helpers", ()),
+                options.get("pinned-attributes", ()),
+            ),
+        )
+
+    # -- structure ---------------------------------------------------------------------------
+    @property
+    def index(self) -> ModuleIndex:
+        if self._index is None:
+            self._index = ModuleIndex.build(self.context.module)
+        return self._index
+
+    def bindings(self, frame: Frame) -> Bindings:
+        key = frame.function
+        if key not in self._bindings:
+            self._bindings[key] = collect_bindings(frame.function)
+        return self._bindings[key]
+
+    def current_frame(self) -> Frame:
+        """The frame of the node being visited."""
+        ancestors = self.context.ancestors
+        for i in range(len(ancestors) - 1, -1, -1):
+            node = ancestors[i]
+            if isinstance(node, cst.FunctionDef):
+                owner = ancestors[i - 2] if i >= 2 else None
+                cls = owner if isinstance(owner, cst.ClassDef) else None
+                return method_frame(node, cls)
+        return Frame(self.context.module)
+
+    def qualify(self, node: cst.BaseExpression) -> str | None:
+        return self.imports.qualify(node)
+
+    # -- facts -------------------------------------------------------------------------------
+    def fact(self, node: cst.BaseExpression, frame: Frame, depth: int = 0) -> Fact:
+        if depth > MAX_DEPTH:
+            return UNKNOWN_FACT
+        if isinstance(node, cst.Name):
+            return self._name(node, frame, depth)
+        if isinstance(node, cst.Attribute):
+            return self._attribute(node, frame, depth)
+        if isinstance(node, cst.Subscript):
+            return subscript_fact(self, node, frame, depth)
+        if isinstance(node, cst.Call):
+            return self._call(node, frame, depth)
+        if isinstance(node, cst.BinaryOperation):
+            return self._binary(node, frame, depth)
+        if isinstance(node, cst.IfExp):
+            return join(
+                [self.fact(node.body, frame, depth + 1), self.fact(node.orelse, frame, depth + 1)]
+            )
+        return UNKNOWN_FACT
+
+    def where(self, node: cst.BaseExpression, frame: Frame | None = None) -> Where:
+        return self.fact(node, frame or self.current_frame()).where
+
+    def _name(self, name: cst.Name, frame: Frame, depth: int) -> Fact:
+        values = self.bindings(frame).reaching(name)
+        if not values:
+            return UNKNOWN_FACT
+        return join(
+            [self.fact(v, frame, depth + 1) if v is not None else UNKNOWN_FACT for v in values]
+        )
+
+    def _attribute(self, node: cst.Attribute, frame: Frame, depth: int) -> Fact:
+        attr = node.attr.value
+        base = node.value
+        if attr in ("T", "mT", "H", "mH"):
+            return self.fact(base, frame, depth + 1).view(contiguous=False)
+        if attr in ("data",):
+            return self.fact(base, frame, depth + 1)
+        if self._configured_pinned_attribute(node):
+            return PINNED_FRESH
+        if isinstance(base, cst.Name) and frame.cls is not None and base.value == frame.self_name:
+            return self.attribute_fact(frame.cls, attr, depth)
+        return UNKNOWN_FACT
+
+    def _configured_pinned_attribute(self, node: cst.Attribute) -> bool:
+        if not self.pinned_attributes:
+            return False
+        dotted = dotted_name(node) or ""
+        return node.attr.value in self.pinned_attributes or dotted in self.pinned_attributes
+
+    def attribute_fact(self, cls: cst.ClassDef, attr: str, depth: int = 0) -> Fact:
+        key = (cls, attr)
+        if key in self._attributes:
+            return self._attributes[key]
+        if key in self._in_progress:
+            return UNKNOWN_FACT
+        self._in_progress.add(key)
+        try:
+            assigned = self.index.attributes.get(cls, {}).get(attr, [])
+            facts = [
+                self.fact(value, frame, depth + 1) if value is not None else UNKNOWN_FACT
+                for value, frame in assigned
+            ]
+            result = join(facts)
+        finally:
+            self._in_progress.discard(key)
+        self._attributes[key] = result
+        return result
+
+    def _binary(self, node: cst.BinaryOperation, frame: Frame, depth: int) -> Fact:
+        if isinstance(node.operator, (cst.MatrixMultiply,)):
+            return UNKNOWN_FACT
+        left = self.fact(node.left, frame, depth + 1)
+        right = self.fact(node.right, frame, depth + 1)
+        known = [f for f in (left, right) if f.known]
+        if not known:
+            return UNKNOWN_FACT
+        if any(f.where is Where.DEVICE for f in known):
+            return DEVICE_FRESH
+        return known[0].derived()
+
+    def _call(self, call: cst.Call, frame: Frame, depth: int) -> Fact:
+        func = call.func
+        qualified = self.qualify(func)
+        if qualified is not None:
+            return self._torch_call(qualified, call, frame, depth)
+        if isinstance(func, cst.Name):
+            return self._helper_call(func.value, call, frame, depth)
+        if isinstance(func, cst.Attribute):
+            base = func.value
+            if (
+                isinstance(base, cst.Name)
+                and frame.cls is not None
+                and base.value == frame.self_name
+                and func.attr.value in self.index.methods.get(frame.cls, {})
+            ):
+                return self.return_fact(self.index.methods[frame.cls][func.attr.value], depth)
+            return self._method_call(func.attr.value, base, call, frame, depth)
+        return UNKNOWN_FACT
+
+    def _helper_call(self, name: str, call: cst.Call, frame: Frame, depth: int) -> Fact:
+        if name in self.pinned_helpers:
+            return PINNED_FRESH
+        local = self.bindings(frame).of(name)
+        function = self.index.functions.get(name)
+        if function is None or local:
+            return UNKNOWN_FACT
+        return self.return_fact(function, depth)
+
+    def return_fact(self, function: cst.FunctionDef, depth: int = 0) -> Fact:
+        """What every ``return`` of ``function`` agrees on."""
+        if function in self._returns:
+            return self._returns[function]
+        if function in self._in_progress or depth > MAX_DEPTH:
+            return UNKNOWN_FACT
+        self._in_progress.add(function)
+        try:
+            frame = self.index.frame_of(function)
+            collector = _Returns()
+            function.body.visit(collector)
+            if not collector.values or collector.bare or collector.yields:
+                result = UNKNOWN_FACT
+            else:
+                result = join([self.fact(v, frame, depth + 1) for v in collector.values])
+        finally:
+            self._in_progress.discard(function)
+        self._returns[function] = result
+        return result
+
+    def _method_call(
+        self, method: str, base: cst.BaseExpression, call: cst.Call, frame: Frame, depth: int
+    ) -> Fact:
+        if method == "pin_memory":
+            return PINNED_FRESH
+        if method == "cuda":
+            return DEVICE_FRESH
+        if method in ("cpu",):
+            inner = self.fact(base, frame, depth + 1)
+            if inner.where is Where.DEVICE:
+                return PAGEABLE_FRESH
+            return inner if inner.where.on_host else Fact(Where.HOST)
+        if method == "to":
+            target = to_target(self, call, frame)
+            if target is Target.DEVICE:
+                return DEVICE_FRESH
+            inner = self.fact(base, frame, depth + 1)
+            if target is Target.HOST:
+                return PAGEABLE_FRESH if inner.where is Where.DEVICE else Fact(Where.HOST)
+            if target is Target.DTYPE and inner.known:
+                return Fact(Where.DEVICE) if inner.where is Where.DEVICE else Fact(Where.HOST)
+            return UNKNOWN_FACT
+        if method in NEW_FACTORIES:
+            allocated = self._allocated(call, frame)
+            if allocated.known:
+                return (
+                    allocated
+                    if keyword(call, "device") or keyword(call, "pin_memory")
+                    else (self.fact(base, frame, depth + 1).derived())
+                )
+            return UNKNOWN_FACT
+        view = view_method_fact(self, method, base, call, frame, depth)
+        if view is not None:
+            return view
+        if method in DERIVING_METHODS:
+            return self.fact(base, frame, depth + 1).derived()
+        if method in CONVERTING_METHODS:
+            inner = self.fact(base, frame, depth + 1)
+            if method == "contiguous" and inner.contiguous is True:
+                return inner
+            if inner.where is Where.DEVICE:
+                return Fact(Where.DEVICE)
+            if inner.where.on_host:
+                if inner.contiguous is False and method == "contiguous":
+                    return PAGEABLE_FRESH
+                return Fact(Where.HOST)
+        return UNKNOWN_FACT
+
+    def _torch_call(self, qualified: str, call: cst.Call, frame: Frame, depth: int) -> Fact:
+        if qualified in self.pinned_helpers:
+            return PINNED_FRESH
+        if qualified in HOST_WRAPPERS:
+            return PAGEABLE_FRESH
+        if qualified in FRESH_FACTORIES:
+            return self._allocated(call, frame)
+        if qualified in LIKE_FACTORIES:
+            allocated = self._allocated(call, frame)
+            if keyword(call, "device") or keyword(call, "pin_memory"):
+                return allocated
+            source = first_positional(call)
+            return self.fact(source, frame, depth + 1).derived() if source else UNKNOWN_FACT
+        if qualified in CONVERTERS:
+            data = first_positional(call)
+            if data is None:
+                return UNKNOWN_FACT
+            if self.is_host_data(data, frame, depth):
+                return self._allocated(call, frame)
+            if keyword(call, "device") is None and keyword(call, "dtype") is None:
+                return self.fact(data, frame, depth + 1)
+            return UNKNOWN_FACT
+        if qualified in JOINS:
+            out = keyword(call, "out")
+            if out is not None:
+                return self.fact(out.value, frame, depth + 1)
+            seq = first_positional(call)
+            if seq is not None and self._any_on_device(seq, frame, depth):
+                return DEVICE_FRESH
+            return PAGEABLE_FRESH
+        if qualified in SAME_DEVICE_FUNCTIONS:
+            source = first_positional(call)
+            return self.fact(source, frame, depth + 1).derived() if source else UNKNOWN_FACT
+        return UNKNOWN_FACT
+
+    def _allocated(self, call: cst.Call, frame: Frame) -> Fact:
+        """A fresh tensor: where ``device=`` and ``pin_memory=`` put it."""
+        device = keyword(call, "device")
+        if device is not None and not is_false(device.value):
+            target = device_target(self, device.value, frame)
+            if target is Target.DEVICE:
+                return DEVICE_FRESH
+            if target is not Target.HOST:
+                return UNKNOWN_FACT
+        pin = keyword(call, "pin_memory")
+        if pin is not None and not is_false(pin.value):
+            return PINNED_FRESH if is_true(pin.value) else Fact(Where.MAYBE_PINNED, True, True)
+        return PAGEABLE_FRESH
+
+    def _any_on_device(self, seq: cst.BaseExpression, frame: Frame, depth: int) -> bool:
+        if isinstance(seq, (cst.List, cst.Tuple)):
+            return any(
+                self.fact(el.value, frame, depth + 1).where is Where.DEVICE for el in seq.elements
+            )
+        if isinstance(seq, (cst.ListComp, cst.GeneratorExp)):
+            return self.fact(seq.elt, frame, depth + 1).where is Where.DEVICE
+        return False
+
+    def is_host_data(self, node: cst.BaseExpression, frame: Frame, depth: int = 0) -> bool:
+        """Python or numpy data (never a tensor): displays, comprehensions, numbers, numpy
+        calls, ``list(...)``."""
+        if isinstance(node, (cst.List, cst.Tuple, cst.ListComp, cst.Integer, cst.Float)):
+            return True
+        if isinstance(node, cst.Call):
+            qualified = self.qualify(node.func)
+            if qualified is not None and qualified.startswith(NUMPY_PREFIXES):
+                return True
+            return isinstance(node.func, cst.Name) and node.func.value in ("list", "tuple")
+        if isinstance(node, cst.Name) and depth <= MAX_DEPTH:
+            values = self.bindings(frame).of(node.value)
+            return bool(values) and all(
+                v is not None and self.is_host_data(v, frame, depth + 1) for v in values
+            )
+        return False
+
+    # -- copy targets ------------------------------------------------------------------------
+    def to_target(self, call: cst.Call, frame: Frame | None = None) -> Target:
+        return to_target(self, call, frame or self.current_frame())
+
+    def device_target(self, node: cst.BaseExpression, frame: Frame | None = None) -> Target:
+        return device_target(self, node, frame or self.current_frame())
+
+
+class _Returns(cst.CSTVisitor):
+    """The values a function returns (not those of nested functions)."""
+
+    def __init__(self) -> None:
+        self.values: list[cst.BaseExpression] = []
+        self.bare = False
+        self.yields = False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if node.value is None:
+            self.bare = True
+        else:
+            self.values.append(node.value)
+
+    def visit_Yield(self, node: cst.Yield) -> None:
+        self.yields = True

@@ -54,6 +54,31 @@ JOINS = frozenset(
         "row_stack",
     )
 )
+# ``torch.<name>_like(x)``: a fresh tensor where ``x`` is, unless ``device=``/``pin_memory=``.
+LIKE_FACTORIES = frozenset(
+    f"torch.{name}_like" for name in ("empty", "zeros", "ones", "full", "rand", "randn", "randint")
+)
+# Functions computing a fresh tensor on their first argument's device.
+SAME_DEVICE_FUNCTIONS = frozenset(
+    f"torch.{name}"
+    for name in (
+        "index_select",
+        "repeat_interleave",
+        "prod",
+        "sum",
+        "cumsum",
+        "add",
+        "sub",
+        "mul",
+        "div",
+        "flip",
+        "roll",
+        "clone",
+        "gather",
+        "masked_select",
+        "take",
+    )
+)
 HOST_DEVICE_PREFIXES = ("cpu", "meta")
 DTYPE_NAMES = frozenset(
     f"torch.{name}"

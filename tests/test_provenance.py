@@ -1,0 +1,304 @@
+"""The provenance analysis, probed expression by expression.
+
+Each case is a module in which ``probe(EXPR)`` marks the expression whose fact is asked for.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import libcst as cst
+import pytest
+
+from h2dlint.analysis.facts import Fact, Where
+from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.targets import Target
+from h2dlint.engine import EnabledRule, check_text
+from h2dlint.rule import Rule
+
+P, PIN, MAYBE, HOST, DEV, UNK = (
+    Where.PAGEABLE,
+    Where.PINNED,
+    Where.MAYBE_PINNED,
+    Where.HOST,
+    Where.DEVICE,
+    Where.UNKNOWN,
+)
+
+
+class Probe(Rule):
+    """## What it does
+    Test rule recording the provenance of `probe(...)` arguments."""
+
+    code = "H2D980"
+    name = "probe"
+    message = "probe"
+    facts: ClassVar[list[Fact]] = []
+    targets: ClassVar[list[Target]] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Name) and node.func.value in ("probe", "target"):
+            provenance = Provenance.of(self.context)
+            frame = provenance.current_frame()
+            if node.func.value == "probe":
+                type(self).facts.append(provenance.fact(node.args[0].value, frame))
+            else:
+                type(self).targets.append(provenance.device_target(node.args[0].value, frame))
+
+
+def fact_of(code: str, options: tuple[tuple[str, tuple[str, ...]], ...] = ()) -> Fact:
+    Probe.facts = []
+    findings = check_text(
+        "import torch\nimport numpy as np\n" + code, "m.py", (EnabledRule(Probe),), options
+    )
+    assert findings == [], findings
+    assert Probe.facts, "no probe(...) in the case"
+    return Probe.facts[-1]
+
+
+def target_of(code: str) -> Target:
+    Probe.targets = []
+    check_text("import torch\n" + code, "m.py", (EnabledRule(Probe),))
+    return Probe.targets[-1]
+
+
+@pytest.mark.parametrize(
+    ("code", "where"),
+    [
+        # factories and their keywords
+        ("probe(torch.tensor([1, 2]))", P),
+        ("probe(torch.zeros(4, dtype=torch.int64))", P),
+        ("probe(torch.empty(4, pin_memory=True))", PIN),
+        ("probe(torch.empty(4, pin_memory=False))", P),
+        ("def f(pin):\n    probe(torch.empty(4, pin_memory=pin))", MAYBE),
+        (
+            "class A:\n    def f(self):\n        probe(torch.empty(4, pin_memory=self.pin_memory))",
+            MAYBE,
+        ),
+        ("probe(torch.zeros(4, device='cuda'))", DEV),
+        ("probe(torch.zeros(4, device='cpu'))", P),
+        ("probe(torch.zeros(4, device=torch.device('cuda', 1)))", DEV),
+        ("def f(device):\n    probe(torch.zeros(4, device=device))", DEV),
+        ("def f(d):\n    probe(torch.zeros(4, device=d))", UNK),
+        ("probe(torch.from_numpy(np.zeros(3)))", P),
+        ("probe(torch.as_tensor([1, 2]))", P),
+        ("def f(x):\n    probe(torch.as_tensor(x))", UNK),
+        ("def f(rows):\n    data = [r for r in rows]\n    probe(torch.as_tensor(data))", P),
+        ("probe(torch.as_tensor(np.arange(3)))", P),
+        # aliases and from-imports
+        ("import torch as T\nprobe(T.cat([a, b]))", P),
+        ("from torch import concat\nprobe(concat([a, b]))", P),
+        ("probe(torch.concatenate([a, b]))", P),
+        ("probe(torch.stack([a, torch.ones(2, device='cuda')]))", DEV),
+        (
+            "def f(xs, buf):\n"
+            "    b = torch.empty(8, pin_memory=True)\n"
+            "    probe(torch.cat(xs, out=b))",
+            PIN,
+        ),
+        ("def f(xs, buf):\n    probe(torch.cat(xs, out=buf))", UNK),
+        ("def cat(x): ...\nprobe(cat([a]))", UNK),
+        # methods
+        ("probe(torch.tensor([1]).pin_memory())", PIN),
+        ("def f(x):\n    probe(x.pin_memory())", PIN),
+        ("def f(x):\n    probe(x.cuda())", DEV),
+        ("def f(x):\n    probe(x.to('cuda:0'))", DEV),
+        ("def f(x, device):\n    probe(x.to(device))", DEV),
+        ("probe(torch.zeros(2, device='cuda').cpu())", P),
+        ("probe(torch.zeros(2, pin_memory=True).cpu())", PIN),
+        ("def f(x):\n    probe(x.cpu())", HOST),
+        ("probe(torch.zeros(2, pin_memory=True).clone())", P),
+        ("probe(torch.zeros(2, pin_memory=True).repeat_interleave(2))", P),
+        ("probe(torch.zeros(2, pin_memory=True) + 1)", P),
+        ("probe(torch.zeros(2, pin_memory=True).new_empty(3, pin_memory=True))", PIN),
+        ("probe(torch.zeros(2, pin_memory=True).new_empty(3))", P),
+        ("probe(torch.zeros(2, device='cuda').new_zeros(3))", DEV),
+        ("probe(torch.empty_like(torch.zeros(2), pin_memory=True))", PIN),
+        ("probe(torch.zeros_like(torch.zeros(2, device='cuda')))", DEV),
+        ("probe(torch.zeros(2, pin_memory=True).long())", HOST),
+        # local names, conservatively
+        ("def f():\n    x = torch.zeros(2)\n    probe(x)", P),
+        (
+            "def f(c):\n"
+            "    x = torch.zeros(2)\n"
+            "    if c:\n"
+            "        x = x.pin_memory()\n"
+            "    probe(x)",
+            HOST,
+        ),
+        # flow: the binding that reaches the use, line by line
+        ("def f(c):\n    x = torch.zeros(2)\n    x = x.cuda()\n    probe(x)", DEV),
+        ("def f(d):\n    x = torch.zeros(2)\n    x = probe(x).to(d)", P),
+        ("def f(c):\n    x = torch.zeros(2)\n    if c:\n        x = x.cuda()\n    probe(x)", UNK),
+        (
+            "def f(c):\n"
+            "    if c:\n"
+            "        x = torch.zeros(2)\n"
+            "    else:\n"
+            "        x = torch.ones(2)\n"
+            "    probe(x)",
+            P,
+        ),
+        (
+            "def f(xs):\n"
+            "    x = torch.zeros(2)\n"
+            "    for _ in xs:\n"
+            "        probe(x)\n"
+            "        x = x.cuda()",
+            UNK,
+        ),
+        (
+            "def f(xs):\n"
+            "    for _ in xs:\n"
+            "        x = torch.zeros(2)\n"
+            "        probe(x)\n"
+            "    x = x.cuda()",
+            P,
+        ),
+        ("def f(x):\n    probe(x)", UNK),
+        ("def f(xs):\n    for x in xs:\n        probe(x)", UNK),
+        ("def f():\n    x = torch.zeros(2)\n    x += 1\n    probe(x)", UNK),
+        ("def f():\n    a, b = torch.zeros(2), torch.ones(2, pin_memory=True)\n    probe(b)", PIN),
+        ("def f():\n    a, b = g()\n    probe(b)", UNK),
+        ("x = torch.zeros(2)\ndef f():\n    probe(x)", UNK),
+        ("def f():\n    x = torch.zeros(2)\n    def g():\n        probe(x)", UNK),
+        # class attributes
+        (
+            "class B:\n"
+            "    def __init__(self, n):\n"
+            "        self.buf = torch.zeros(n, dtype=torch.int64, pin_memory=True)\n"
+            "    def step(self, n):\n"
+            "        probe(self.buf[:n])",
+            PIN,
+        ),
+        (
+            "class B:\n"
+            "    def __init__(self, n):\n"
+            "        self.buf = torch.zeros(n, pin_memory=True)\n"
+            "    def grow(self, n):\n"
+            "        self.buf = torch.zeros(n)\n"
+            "    def step(self):\n"
+            "        probe(self.buf)",
+            HOST,
+        ),
+        (
+            "class B:\n"
+            "    def __init__(self, pin):\n"
+            "        self.buf = torch.zeros(8, pin_memory=pin)\n"
+            "    def step(self):\n"
+            "        probe(self.buf)",
+            MAYBE,
+        ),
+        (
+            "class B:\n    def step(self, other):\n        probe(other.buf)",
+            UNK,
+        ),
+        # helpers of the same module
+        (
+            "def staged(buf, xs):\n"
+            "    return torch.cat(xs, out=buf)\n"
+            "def make(n):\n"
+            "    return torch.empty(n, pin_memory=True)\n"
+            "def f(n):\n"
+            "    probe(make(n))",
+            PIN,
+        ),
+        (
+            "class B:\n"
+            "    def _pinned(self, n):\n"
+            "        return torch.empty(n, pin_memory=True)[:n]\n"
+            "    def step(self, n):\n"
+            "        probe(self._pinned(n))",
+            PIN,
+        ),
+        # falling off the end returns None, not a tensor: when it is a tensor, it is pageable
+        ("def make(n):\n    if n:\n        return torch.empty(n)\ndef f():\n    probe(make(1))", P),
+        (
+            "def make(n):\n    if n:\n        return torch.empty(n)\n    return n\nprobe(make(1))",
+            UNK,
+        ),
+        ("def rec(n):\n    return rec(n - 1)\nprobe(rec(3))", UNK),
+        # views of pinned memory keep it pinned; advanced indexing makes a pageable copy
+        ("def f(n):\n    b = torch.zeros(4, 8, pin_memory=True)\n    probe(b[:, :n])", PIN),
+        (
+            "def f(idx):\n    b = torch.zeros(8, pin_memory=True)\n    probe(b[torch.tensor(idx)])",
+            P,
+        ),
+        ("b = torch.zeros(8, pin_memory=True)\nprobe(b[[0, 2]])", P),
+        ("def f(i):\n    b = torch.zeros(8, pin_memory=True)\n    probe(b[i])", HOST),
+    ],
+)
+def test_where(code: str, where: Where) -> None:
+    assert fact_of(code).where is where
+
+
+@pytest.mark.parametrize(
+    ("index", "contiguous"),
+    [
+        ("b[:n]", True),
+        ("b[0]", True),
+        ("b[2, :n]", True),
+        ("b[:n, :]", True),
+        ("b[:]", True),
+        ("b[:, :n]", False),
+        ("b[..., 1:3]", False),
+        ("b[::2]", False),
+        ("b[:, 0]", False),
+        ("b.T", False),
+        ("b.mT", False),
+        ("b.t()", False),
+        ("b.transpose(0, 1)", False),
+        ("b.permute(1, 0)", False),
+        ("b.narrow(0, 0, n)", True),
+        ("b.narrow(1, 0, n)", False),
+        ("b.view(-1)", True),
+        ("b[:, :n].contiguous()", True),
+    ],
+)
+def test_views_of_a_pinned_buffer(index: str, contiguous: bool) -> None:
+    fact = fact_of(f"def f(n):\n    b = torch.zeros(4, 8, pin_memory=True)\n    probe({index})")
+    assert fact.contiguous is contiguous
+    if index.endswith(".contiguous()"):
+        assert fact.where is P and fact.fresh  # a copy of a strided view is a fresh tensor
+    else:
+        assert fact.where is PIN and fact.fresh is False
+
+
+def test_configured_pinned_helpers_and_attributes() -> None:
+    options = (("pinned-attributes", ("staging",)), ("pinned-helpers", ("get_pinned",)))
+    assert fact_of("def f(s):\n    probe(s.staging)", options).where is PIN
+    assert fact_of("def f(n):\n    probe(get_pinned(n))", options).where is PIN
+    assert fact_of("def f(s):\n    probe(s.staging)").where is UNK
+
+
+@pytest.mark.parametrize(
+    ("code", "target"),
+    [
+        ("target('cuda')", Target.DEVICE),
+        ("target('cuda:1')", Target.DEVICE),
+        ("target('cpu')", Target.HOST),
+        ("target('meta')", Target.HOST),
+        ("target(0)", Target.DEVICE),
+        ("target(torch.device('cuda', 0))", Target.DEVICE),
+        ("target(torch.device('cpu'))", Target.HOST),
+        ("target(torch.float16)", Target.DTYPE),
+        ("def f(device):\n    target(device)", Target.DEVICE),
+        ("def f(dtype):\n    target(dtype)", Target.DTYPE),
+        ("def f(cpu_device):\n    target(cpu_device)", Target.HOST),
+        ("def f(x):\n    target(x)", Target.UNKNOWN),
+        ("def f():\n    d = 'cpu'\n    target(d)", Target.HOST),
+        ("def f(rank):\n    d = torch.device('cuda', rank)\n    target(d)", Target.DEVICE),
+        ("def f(i):\n    target(f'cuda:{i}')", Target.DEVICE),
+        (
+            "class M:\n"
+            "    def __init__(self):\n"
+            "        self.device = torch.device('cpu')\n"
+            "    def f(self):\n"
+            "        target(self.device)",
+            Target.HOST,
+        ),
+        ("def f(x):\n    target(x.device)", Target.DEVICE),
+    ],
+)
+def test_device_targets(code: str, target: Target) -> None:
+    assert target_of(code) is target
