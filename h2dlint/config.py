@@ -131,7 +131,9 @@ class Settings:
 
 
 def _where(path: Path | None, key: str) -> str:
-    return f"{path or '<command line>'}: [tool.h2dlint] {key}"
+    if path is not None and path.name == "pyproject.toml":
+        return f"{path}: [tool.h2dlint] {key}"
+    return f"{path or '<command line>'}: {key}"
 
 
 def _string_list(value: Any, path: Path | None, key: str) -> tuple[str, ...]:

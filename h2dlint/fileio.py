@@ -8,6 +8,7 @@ or the new one, never half of one. A file that changed since it was read is not 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 import tempfile
@@ -19,7 +20,13 @@ class WriteError(Exception):
 
 
 def read_bytes(path: Path) -> bytes:
-    with open(path, "rb") as handle:
+    """The content of the regular file at ``path`` (through symlinks). Anything else raises
+    OSError: reading a FIFO blocks forever, and a device such as /dev/zero never ends."""
+    # O_NONBLOCK: opening a FIFO must not wait for a writer. It changes nothing for a file.
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with open(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
         return handle.read()
 
 
@@ -35,7 +42,9 @@ def write_atomically(path: Path, data: bytes, expected: bytes) -> None:
         raise WriteError(f"cannot read it back before writing: {exc.strerror}") from exc
     if current != expected:
         raise WriteError("file changed on disk while it was being checked; not overwritten")
-    if not info.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+    writable = info.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)
+    # Renaming over the file would replace it even where the user may not write to it.
+    if not writable or not os.access(target, os.W_OK):
         raise WriteError("file is read-only; not fixed")
     try:
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".h2dtmp")

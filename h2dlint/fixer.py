@@ -13,7 +13,14 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from h2dlint.diagnostics import INTERNAL_ERROR_CODE, Finding, FixSafety, Location, file_finding
+from h2dlint.diagnostics import (
+    INTERNAL_ERROR_CODE,
+    IO_ERROR_CODE,
+    Finding,
+    FixSafety,
+    Location,
+    file_finding,
+)
 from h2dlint.engine import (
     AnalysisOptions,
     CheckedReport,
@@ -72,6 +79,26 @@ def _choose(items: Sequence[CheckedReport]) -> list[CheckedReport]:
     return chosen
 
 
+def _apply(module: cst.Module, items: Sequence[CheckedReport]) -> str:
+    replacements = {old: new for item in items for old, new in item.replacements}
+    return module.visit(_ReplaceNodes(replacements)).code
+
+
+def _parses(text: str, path: str) -> cst.Module | None:
+    try:
+        return parse(text, path)
+    except ParseFailure:
+        return None
+
+
+def _culprits(module: cst.Module, chosen: Sequence[CheckedReport], path: str) -> set[str]:
+    """The rules whose fix, applied alone, breaks the code; all of them if none does alone."""
+    bad = {
+        item.report.rule.code for item in chosen if _parses(_apply(module, [item]), path) is None
+    }
+    return bad or {item.report.rule.code for item in chosen}
+
+
 def fix_text(
     text: str,
     path: str,
@@ -85,33 +112,32 @@ def fix_text(
         module = parse(text, path)
     except ParseFailure as failure:
         return FixOutcome(text, [failure.finding])
-    if module.code != text:
-        # libcst cannot reproduce this file byte for byte (e.g. old Mac line endings); a fix
-        # would rewrite more than it should, so check it but leave it alone.
-        outcome = _final(module, text, path, rules, options)
-        outcome.findings.append(
-            file_finding(
-                path,
-                INTERNAL_ERROR_CODE,
-                "file not fixed: the parser does not round-trip it exactly (unusual line endings?)",
-            )
-        )
-        return outcome
+    # libcst cannot reproduce some files byte for byte (a lone CR, say); a fix there would
+    # rewrite more than it should, so such a file is checked but never fixed.
+    round_trips = module.code == text
     applied_by_code: dict[str, int] = {}
     barred: set[str] = set()
     errors: list[Finding] = []
     for _ in range(MAX_PASSES):
         result = check_module(module, text, path, rules, options)
         candidates = [item for item in result.reports if _applicable(item, unsafe, barred)]
+        if candidates and not round_trips:
+            errors.append(
+                file_finding(
+                    path,
+                    IO_ERROR_CODE,
+                    "fix not applied: the parser cannot reproduce this file exactly "
+                    "(unusual line endings?), so it is left as it is",
+                )
+            )
+            candidates = []
         if not candidates:
             return _outcome(result.reports, result.errors + errors, text, path, applied_by_code)
         chosen = _choose(candidates)
-        replacements = {old: new for item in chosen for old, new in item.replacements}
-        new_text = module.visit(_ReplaceNodes(replacements)).code
-        try:
-            new_module = parse(new_text, path)
-        except ParseFailure:
-            codes = sorted({item.report.rule.code for item in chosen})
+        new_text = _apply(module, chosen)
+        new_module = _parses(new_text, path)
+        if new_module is None:
+            codes = sorted(_culprits(module, chosen, path))
             barred.update(codes)
             errors.append(
                 file_finding(

@@ -135,8 +135,9 @@ def _process(job: FileJob) -> FileResult:
             final_data=job.data,
         )
     text = source.text
-    if has_skip_file(text) or not job.rules:
+    if has_skip_file(text):
         return FileResult(job.display, [], final_data=job.data)
+    # With no rule enabled the file is still syntax-checked: E999 cannot be deselected.
     parses, too_deep = cpython_parse(text, job.display)
     if too_deep is not None:
         return FileResult(job.display, [too_deep], final_data=job.data)

@@ -12,8 +12,10 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from functools import lru_cache
+from multiprocessing.context import BaseContext
 from pathlib import Path
 
 from h2dlint.cache import ResultCache, entry_key
@@ -147,6 +149,41 @@ def _execute(jobs: list[FileJob], requested: int) -> Iterable[FileResult]:
     if workers <= 1 or len(jobs) < PARALLEL_THRESHOLD:
         return [process(job) for job in jobs]
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+    return _in_pool(jobs, workers, context)
+
+
+def _in_pool(jobs: list[FileJob], workers: int, context: BaseContext) -> list[FileResult]:
     chunksize = max(1, len(jobs) // (workers * 8))
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        return list(pool.map(process, jobs, chunksize=chunksize))
+    results: list[FileResult] = []
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            for outcome in pool.map(process, jobs, chunksize=chunksize):
+                results.append(outcome)
+        return results
+    except BrokenProcessPool:
+        pass
+    # A worker died (a crash in native code, the out-of-memory killer). The chunks after the
+    # last result were the ones in flight: check their files each in a process of its own, so
+    # that the crash costs its own file only, and the rest in a new pool (which does the same
+    # again if the crash was further on).
+    done = len(results)
+    suspects = jobs[done : done + (workers + 1) * chunksize]
+    results.extend(_alone(job, context) for job in suspects)
+    rest = jobs[done + len(suspects) :]
+    if rest:
+        results.extend(_in_pool(rest, workers, context))
+    return results
+
+
+def _alone(job: FileJob, context: BaseContext) -> FileResult:
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+        try:
+            return pool.submit(process, job).result()
+        except BrokenProcessPool:
+            message = (
+                "the process checking this file died (a crash in native code, or out of "
+                "memory); please report it"
+            )
+            return FileResult(
+                job.display, [file_finding(job.display, INTERNAL_ERROR_CODE, message)]
+            )

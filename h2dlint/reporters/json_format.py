@@ -20,11 +20,11 @@ def is_pseudo_path(path: str) -> bool:
 
 
 def absolute_path(path: str, cwd: Path) -> str:
-    """``path`` made absolute against ``cwd`` (symbolic links resolved); absolute paths and
-    standard-input names stay as given."""
+    """``path`` made absolute against ``cwd`` (symbolic links kept: a finding names the file
+    the user named); absolute paths and standard-input names stay as given."""
     if is_pseudo_path(path) or os.path.isabs(path):
         return path
-    return str((cwd / path).resolve())
+    return os.path.normpath(cwd / path)
 
 
 def render_json(findings: Sequence[Finding], summary: RunSummary, options: ReportOptions) -> str:

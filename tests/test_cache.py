@@ -1,0 +1,335 @@
+"""The result cache: a warm run says exactly what a cold one did without checking anything again,
+anything that changes the answer invalidates it, and a broken cache never fails a run."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+import h2dlint.runner
+from h2dlint.cli import main
+from h2dlint.pipeline import FileJob, FileResult
+
+FILES = {
+    "flagged.py": "import torch\ny = torch.tensor([1, 2]).to('cuda', non_blocking=True)\n",
+    "clean.py": "import os\nprint(os.sep)\n",
+    "clean_parsed.py": "def f(x, dev):\n    return x.to(dev, non_blocking=True)\n",
+    "broken.py": "def f(:\n    pass\n",
+    "suppressed.py": (
+        "import torch\ny = torch.tensor([1]).to('cuda', non_blocking=True)  # noqa: H2D002\n"
+    ),
+}
+BAD_BYTES = {"latin.py": b"x = '\xe9'\n"}
+ALL_FILES = sorted([*FILES, *BAD_BYTES])
+
+
+class Checked:
+    """Which files the runner handed to the pipeline, i.e. did not answer from the cache."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def clear(self) -> None:
+        self.names.clear()
+
+
+@pytest.fixture
+def checked(monkeypatch: pytest.MonkeyPatch) -> Checked:
+    record = Checked()
+    real_process = h2dlint.runner.process
+
+    def process(job: FileJob) -> FileResult:
+        record.names.append(job.display)
+        return real_process(job)
+
+    monkeypatch.setattr(h2dlint.runner, "process", process)
+    return record
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    src = tmp_path / "src"
+    src.mkdir()
+    for name, text in FILES.items():
+        (src / name).write_text(text)
+    for name, data in BAD_BYTES.items():
+        (src / name).write_bytes(data)
+    return tmp_path
+
+
+def lint(*args: str) -> Result:
+    """One in-process run, on one process so that ``checked`` sees every check."""
+    return CliRunner().invoke(main, ["-j1", "--no-color", *args], catch_exceptions=False)
+
+
+def cached(cache: Path, *args: str) -> Result:
+    return lint("--cache-dir", str(cache), *args)
+
+
+def findings(result: Result) -> list[tuple[str, str, int, int]]:
+    return [
+        (Path(f["filename"]).name, f["code"], f["location"]["row"], f["location"]["column"])
+        for f in json.loads(result.stdout)
+    ]
+
+
+def tree(root: Path) -> Iterator[str]:
+    for directory, dirs, files in os.walk(root):
+        for name in dirs + files:
+            yield os.path.relpath(os.path.join(directory, name), root)
+
+
+def cache_file(cache: Path) -> Path:
+    files = list(cache.glob("*.json"))
+    assert len(files) == 1, files
+    return files[0]
+
+
+# -- a warm run ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("output_format", ["json", "text", "sarif", "github"])
+def test_warm_run_prints_the_same_and_checks_nothing(
+    project: Path, checked: Checked, output_format: str
+) -> None:
+    cache = project / "cache"
+    cold = cached(cache, "--output-format", output_format, "src")
+    assert sorted(checked.names) == [f"src/{name}" for name in ALL_FILES]
+    checked.clear()
+    warm = cached(cache, "--output-format", output_format, "src")
+    assert checked.names == []
+    assert warm.stdout == cold.stdout
+    assert warm.stderr == cold.stderr == ""
+    assert warm.exit_code == cold.exit_code == 1
+    uncached = lint("--no-cache", "--output-format", output_format, "src")
+    assert uncached.stdout == cold.stdout
+
+
+def test_cached_findings_are_reported_under_the_path_they_are_found_at(
+    project: Path, checked: Checked
+) -> None:
+    cache = project / "cache"
+    cached(cache, "src")
+    shutil.copy(project / "src" / "flagged.py", project / "copy.py")
+    checked.clear()
+    result = cached(cache, "--output-format", "json", "copy.py")
+    assert checked.names == []  # same content, same settings: the entry is shared
+    assert findings(result) == [("copy.py", "H2D002", 2, 5)]
+    assert json.loads(result.stdout)[0]["filename"] == str((project / "copy.py").resolve())
+
+
+# -- invalidation -------------------------------------------------------------------------------
+
+
+def test_changed_content_is_checked_again(project: Path, checked: Checked) -> None:
+    cache = project / "cache"
+    cached(cache, "src")
+    flagged = project / "src" / "flagged.py"
+    flagged.write_text("import torch\n\n\n" + FILES["flagged.py"].split("\n", 1)[1])
+    checked.clear()
+    result = cached(cache, "--output-format", "json", "src")
+    assert checked.names == ["src/flagged.py"]
+    assert ("flagged.py", "H2D002", 4, 5) in findings(result)
+    assert ("flagged.py", "H2D002", 2, 5) not in findings(result)
+
+
+def test_timestamp_alone_does_not_invalidate(project: Path, checked: Checked) -> None:
+    cache = project / "cache"
+    cached(cache, "src")
+    os.utime(project / "src" / "flagged.py", (1_000_000, 1_000_000))
+    checked.clear()
+    cached(cache, "src")
+    assert checked.names == []
+
+
+@pytest.mark.parametrize(
+    ("args", "config"),
+    [
+        (["--ignore", "H2D002"], ""),
+        (["--select", "H2D002", "--ignore", "non-blocking-pageable-copy"], ""),
+        ([], '[tool.h2dlint]\nignore = ["H2D002"]\n'),
+    ],
+    ids=["ignore-flag", "select-and-ignore", "config"],
+)
+def test_rule_selection_invalidates(
+    project: Path, checked: Checked, args: list[str], config: str
+) -> None:
+    cache = project / "cache"
+    before = cached(cache, "--output-format", "json", "src")
+    assert ("flagged.py", "H2D002", 2, 5) in findings(before)
+    checked.clear()
+    if config:
+        (project / "pyproject.toml").write_text(config)
+    changed = cached(cache, "--output-format", "json", *args, "src")
+    assert sorted(checked.names) == [f"src/{name}" for name in ALL_FILES]
+    assert [f for f in findings(changed) if f[1] == "H2D002"] == []
+    assert ("broken.py", "E999", 1, 7) in findings(changed)  # not a rule: still reported
+    # Back to the first settings: their entries are still there.
+    (project / "pyproject.toml").unlink(missing_ok=True)
+    checked.clear()
+    again = cached(cache, "--output-format", "json", "src")
+    assert checked.names == []
+    assert again.stdout == before.stdout
+
+
+def test_selecting_the_same_rules_differently_shares_entries(
+    project: Path, checked: Checked
+) -> None:
+    cache = project / "cache"
+    cached(cache, "src")
+    checked.clear()
+    cached(cache, "--select", "H2D", "src")
+    assert checked.names == []
+
+
+# -- a broken cache -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "warns"),
+    [
+        (b"\x00\xff\xfe\x89garbage\x00", True),
+        (b"\xef\xbb\xbf{not json", True),
+        (b"", True),
+        (b"[1, 2, 3]", True),
+        (b'{"format": 1, "entries": []}', True),
+        (b'{"format": 99, "entries": {}}', True),
+        (b'{"format": 1, "entries": {"k": 5, "j": {"used": "today", "findings": []}}}', False),
+    ],
+    ids=["binary", "bad-json", "empty", "list", "bad-entries", "other-format", "bad-entry"],
+)
+def test_corrupt_cache_warns_gives_correct_results_and_is_rewritten(
+    project: Path, checked: Checked, content: bytes, warns: bool
+) -> None:
+    expected = lint("--no-cache", "--output-format", "json", "src")
+    cache = project / "cache"
+    cached(cache, "src")
+    cache_file(cache).write_bytes(content)
+    checked.clear()
+    result = cached(cache, "--output-format", "json", "src")
+    assert result.exit_code == expected.exit_code == 1
+    assert result.stdout == expected.stdout
+    assert len(checked.names) == len(ALL_FILES)
+    if warns:
+        assert result.stderr.startswith("h2dlint: warning: cache ")
+        assert "corrupt" in result.stderr
+    rewritten = json.loads(cache_file(cache).read_bytes())
+    assert rewritten["format"] == 1
+    assert len(rewritten["entries"]) == len(ALL_FILES)
+    assert all(isinstance(entry, dict) for entry in rewritten["entries"].values())
+    checked.clear()
+    healed = cached(cache, "--output-format", "json", "src")
+    assert checked.names == []
+    assert healed.stderr == ""
+    assert healed.stdout == expected.stdout
+
+
+def test_corrupt_entries_are_checked_again(project: Path, checked: Checked) -> None:
+    expected = lint("--no-cache", "--output-format", "json", "src")
+    cache = project / "cache"
+    cached(cache, "src")
+    data = json.loads(cache_file(cache).read_bytes())
+    broken = [
+        {"findings": "garbage"},
+        {"findings": [{"code": "H2D002"}]},
+        {"findings": [["not", "a", "finding"]]},
+        {"findings": [{"code": "X", "message": "m", "start": 1, "end": 2}]},
+        {"findings": None, "used": 0},
+        {"used": "yesterday", "findings": []},
+    ]
+    for entry, bad in zip(data["entries"].values(), broken, strict=False):
+        entry.clear()
+        entry.update(bad)
+    cache_file(cache).write_text(json.dumps(data))
+    checked.clear()
+    result = cached(cache, "--output-format", "json", "src")
+    assert result.stdout == expected.stdout
+    assert result.exit_code == 1
+    assert len(checked.names) == len(broken)
+
+
+@pytest.mark.parametrize("blocked", ["under-a-file", "is-a-file"])
+def test_unwritable_cache_dir_warns_and_gives_correct_results(project: Path, blocked: str) -> None:
+    expected = lint("--no-cache", "--output-format", "json", "src")
+    blocker = project / "blocker"
+    blocker.write_text("a regular file\n")
+    cache = blocker / "cache" if blocked == "under-a-file" else blocker
+    for _ in range(2):
+        result = cached(cache, "--output-format", "json", "src")
+        assert result.exit_code == expected.exit_code == 1
+        assert result.stdout == expected.stdout
+        assert "h2dlint: warning: cache " in result.stderr
+        assert "cannot be written" in result.stderr
+        assert "Traceback" not in result.stderr
+    assert blocker.read_text() == "a regular file\n"
+
+
+def test_unreadable_cache_file_warns(project: Path) -> None:
+    expected = lint("--no-cache", "--output-format", "json", "src")
+    cache = project / "cache"
+    (cache / "results-v1.json").mkdir(parents=True)  # a directory where the file should be
+    result = cached(cache, "--output-format", "json", "src")
+    assert result.stdout == expected.stdout
+    assert result.exit_code == 1
+    assert "cannot be read" in result.stderr
+
+
+# -- where the cache is, and is not -------------------------------------------------------------
+
+
+def test_no_cache_writes_nothing(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("H2DLINT_CACHE_DIR", str(project / "env-cache"))
+    before = sorted(tree(project))
+    for args in (["src"], ["--fix", "src"], ["--cache-dir", "cache", "src"]):
+        result = lint("--no-cache", *args)
+        assert result.exit_code == 1
+    assert sorted(tree(project)) == before
+
+
+def test_default_cache_lives_beside_the_config_or_in_cwd(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A config here pins the default cache here, whatever lies above the temporary directory.
+    (project / "h2dlint.toml").write_text("")
+    lint("src")
+    assert (project / ".h2dlint_cache" / ".gitignore").is_file()
+    monkeypatch.setenv("H2DLINT_CACHE_DIR", str(project / "env-cache"))
+    lint("src")
+    assert (project / "env-cache" / ".gitignore").is_file()
+
+
+def test_cache_dir_ignores_itself_for_git(project: Path) -> None:
+    cache = project / "cache"
+    cached(cache, "src")
+    ignore = (cache / ".gitignore").read_text().splitlines()
+    assert "*" in ignore
+    git = shutil.which("git")
+    if git is None:
+        return
+    subprocess.run([git, "init", "-q", str(project)], check=True, timeout=30)
+    status = subprocess.run(
+        [git, "status", "--porcelain", "--untracked-files=all"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=30,
+    ).stdout
+    assert "src/flagged.py" in status
+    assert "cache/" not in status
+
+
+def test_existing_gitignore_in_cache_dir_is_kept(project: Path) -> None:
+    cache = project / "cache"
+    cache.mkdir()
+    (cache / ".gitignore").write_text("# mine\n*\n")
+    cached(cache, "src")
+    assert (cache / ".gitignore").read_text() == "# mine\n*\n"
