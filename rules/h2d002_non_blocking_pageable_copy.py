@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.facts import Where
+from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import (
     Provenance,
     first_positional,
@@ -11,6 +12,7 @@ from h2dlint.analysis.provenance import (
     keyword,
 )
 from h2dlint.analysis.targets import Target
+from h2dlint.analysis.torch_api import JOINS
 from h2dlint.rule import Invalid, Rule, Valid
 
 
@@ -18,9 +20,12 @@ class NonBlockingPageableCopy(Rule):
     """## What it does
     Flags a host-to-device copy with `non_blocking=True` (`x.to(device, non_blocking=True)`,
     `x.cuda(non_blocking=True)`, `dst.copy_(x, non_blocking=True)`) whose source `x` is a freshly
-    made CPU tensor that is not pinned: the direct result of a torch factory or conversion
-    (`torch.tensor`, `as_tensor` of Python data, `from_numpy`, `cat`/`stack`, `zeros`, `arange`,
-    ...) without `pin_memory=True`, or a local name bound only to one.
+    made CPU tensor that is not pinned: the result of a torch factory or conversion
+    (`torch.tensor`, `as_tensor` of Python data, `from_numpy`, `zeros`, `arange`, ...) without
+    `pin_memory=True`, a tensor computed on the host from others (arithmetic, `clone()`,
+    advanced indexing — even of a pinned buffer, whose result is a fresh pageable tensor), or a
+    name, `self` attribute or same-module helper whose value is provably one of those.
+    `torch.cat`/`torch.stack` results are reported by H2D005 instead, with a fix.
 
     ## Why is this bad?
     CUDA can only copy asynchronously from page-locked (pinned) memory. From pageable memory the
@@ -72,6 +77,16 @@ class NonBlockingPageableCopy(Rule):
         Valid("import torch\ny = torch.tensor([1, 2]).to(device)\n"),
         Valid("import torch\ny = torch.tensor([1, 2]).to(torch.float16, non_blocking=True)\n"),
         Valid("import torch\ny = torch.zeros(4, device='cuda').to(dev, non_blocking=True)\n"),
+        # torch.cat/stack then copy is H2D005's, which offers a fix
+        Valid(
+            "import torch\ndef f(xs, dev):\n    return torch.cat(xs).to(dev, non_blocking=True)\n"
+        ),
+        Valid(
+            "import torch\n"
+            "def f(xs, dev):\n"
+            "    x = torch.stack(xs)\n"
+            "    return x.to(dev, non_blocking=True)\n"
+        ),
         Valid(
             "import torch\n"
             "def f(xs, buf):\n"
@@ -105,8 +120,30 @@ class NonBlockingPageableCopy(Rule):
             "    x = x.pin_memory()\n"
             "    return x.to('cuda', non_blocking=True)\n"
         ),
-        Valid("def cat(xs): ...\ny = cat([a, b]).to('cuda', non_blocking=True)\n"),
+        Valid(
+            "import torch\n"
+            "def f(data, c):\n"
+            "    x = torch.tensor(data)\n"
+            "    if c:\n"
+            "        x = x.pin_memory()\n"
+            "    return x.to('cuda', non_blocking=True)\n"
+        ),
+        Valid(
+            "import torch\n"
+            "class Batch:\n"
+            "    def __init__(self, n):\n"
+            "        self.ids = torch.zeros(n, dtype=torch.int64, pin_memory=True)\n"
+            "    def upload(self, n):\n"
+            "        return self.ids[:n].to('cuda', non_blocking=True)\n"
+        ),
+        Valid("def tensor(xs): ...\ny = tensor([a, b]).to('cuda', non_blocking=True)\n"),
         Valid("import torch\ny = torch.tensor([1]).to('cuda', non_blocking=False)\n"),
+        Valid(
+            "import torch\n"
+            "def f(x, dev):\n"
+            "    host = torch.zeros(4)\n"
+            "    host.copy_(x.to(dev), non_blocking=True)\n"
+        ),
     )
     invalid = (
         Invalid("import torch\ny = torch.tensor([1, 2]).to('cuda', non_blocking=True)\n", 2, 5),
@@ -117,18 +154,17 @@ class NonBlockingPageableCopy(Rule):
             "    return t.to(device, non_blocking=True)\n",
             4,
             12,
+            message_contains="`t` is not pinned",
         ),
         Invalid(
             "import torch as T\n"
-            "def f(xs, device):\n"
-            "    return T.cat(xs).to(device, non_blocking=True)\n",
+            "def f(n, device):\n"
+            "    return T.arange(n).to(device, non_blocking=True)\n",
             3,
             12,
         ),
         Invalid(
-            "from torch import cat\n"
-            "def f(xs):\n"
-            "    return cat(xs, dim=0).cuda(non_blocking=True)\n",
+            "from torch import zeros\ndef f(n):\n    return zeros(n, 4).cuda(non_blocking=True)\n",
             3,
             12,
         ),
@@ -172,14 +208,28 @@ class NonBlockingPageableCopy(Rule):
             4,
             13,
         ),
+        # advanced indexing of a pinned buffer makes a fresh, pageable tensor
         Invalid(
             "import torch\n"
-            "def f(xs, dev):\n"
-            "    return torch.stack(xs).to(\n"
+            "class Batch:\n"
+            "    def __init__(self, n):\n"
+            "        self.ids = torch.zeros(n, dtype=torch.int64, pin_memory=True)\n"
+            "    def gather(self, order):\n"
+            "        picked = self.ids[torch.tensor(order)]\n"
+            "        return picked.to('cuda', non_blocking=True)\n",
+            7,
+            16,
+        ),
+        Invalid(
+            "import torch\n"
+            "def host_ids(ids):\n"
+            "    return torch.tensor(ids)\n"
+            "def f(ids, dev):\n"
+            "    return host_ids(ids).to(\n"
             "        dev,\n"
             "        non_blocking=True,\n"
             "    )\n",
-            3,
+            5,
             12,
         ),
     )
@@ -206,6 +256,8 @@ class NonBlockingPageableCopy(Rule):
             source = func.value
             if method == "to" and provenance.to_target(node, frame) is not Target.DEVICE:
                 return
+        if _made_by_join(provenance, source, frame):
+            return  # torch.cat/stack then copy: H2D005 reports it, with its fix
         if provenance.where(source, frame) is Where.PAGEABLE:
             code = self.context.module.code_for_node(source)
             shown = "the source" if len(code) > 40 or "\n" in code else f"`{code}`"
@@ -214,3 +266,15 @@ class NonBlockingPageableCopy(Rule):
                 f"`non_blocking=True` copy from pageable memory: {shown} is not pinned, so the "
                 "copy is staged by the driver and, from a few MiB up, blocks the host",
             )
+
+
+def _made_by_join(provenance: Provenance, source: cst.BaseExpression, frame: Frame) -> bool:
+    """Whether ``source`` is a ``torch.cat``/``stack``-family call, or a name only bound to one."""
+    if isinstance(source, cst.Call):
+        return provenance.qualify(source.func) in JOINS
+    if isinstance(source, cst.Name):
+        values = provenance.bindings(frame).reaching(source)
+        return bool(values) and all(
+            v is not None and _made_by_join(provenance, v, frame) for v in values
+        )
+    return False
