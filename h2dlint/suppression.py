@@ -54,7 +54,7 @@ def _comments(text: str) -> list[tuple[int, str]]:
         ]
 
 
-def _split_codes(codes: str) -> set[str]:
+def split_codes(codes: str) -> set[str]:
     return {c.upper() for c in re.split(r"[\s,]+", codes.strip()) if c}
 
 
@@ -64,10 +64,10 @@ def parse_suppressions(text: str) -> Suppressions:
         codes: set[str] = set()
         for match in IGNORE.finditer(comment):
             named = match.group("codes")
-            codes |= _split_codes(named) if named and named.strip() else {ALL}
+            codes |= split_codes(named) if named and named.strip() else {ALL}
         for match in NOQA.finditer(comment):
             named = match.group("codes")
-            codes |= _split_codes(named) if named else {ALL}
+            codes |= split_codes(named) if named else {ALL}
         if codes:
             result.by_row.setdefault(row, set()).update(codes)
             result.named.extend((row, code) for code in sorted(codes) if code != ALL)
