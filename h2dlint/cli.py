@@ -107,6 +107,41 @@ def check_command(**kwargs: Any) -> None:
     sys.exit(code)
 
 
+@main.command("verify")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--output-format",
+    type=click.Choice(("text", "json")),
+    default="text",
+    show_default=True,
+    help="How to print the report.",
+)
+@click.option(
+    "--repeats",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Timed runs per side (default: the fixture's REPEATS, else 30).",
+)
+@click.option("--device", default="cuda", show_default=True, help="The CUDA device to measure on.")
+def verify_command(
+    paths: tuple[Path, ...], output_format: str, repeats: int | None, device: str
+) -> None:
+    """Run before/after fixtures on a CUDA GPU and check, measured, that the fix works.
+
+    PATHS: two fixture files (before, after), or directories holding before.py and after.py (or
+    subdirectories that do, like fixtures/). Needs torch: pip install 'h2dlint[verify]'.
+    Exit 0: every pair passes; 1: a pair fails; 2: usage or fixture error; 3: no CUDA device.
+    """
+    from h2dlint.verify.command import run_verify
+
+    try:
+        code = run_verify(paths, output_format=output_format, repeats=repeats, device=device)
+    except KeyboardInterrupt:
+        click.echo("h2dlint: interrupted", err=True)
+        code = EXIT_INTERRUPTED
+    sys.exit(code)
+
+
 @main.command("rule")
 @click.argument("code", required=False)
 @click.option("--all", "show_all", is_flag=True, help="List every rule.")

@@ -101,6 +101,9 @@ class Rule:
     # None means the rule must see every file.
     prefilter: ClassVar[tuple[bytes, ...] | None] = None
     options: ClassVar[tuple[RuleOption, ...]] = ()
+    # Whether the rule is about code that runs on a GPU, so that fixtures/<CODE>/ must show it
+    # (False only for rules about the linter itself, such as suppression comments).
+    has_fixture: ClassVar[bool] = True
     valid: ClassVar[Sequence[Valid]] = ()
     invalid: ClassVar[Sequence[Invalid]] = ()
 

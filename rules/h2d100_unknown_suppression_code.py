@@ -36,6 +36,7 @@ class UnknownSuppressionCode(Rule):
     name = "unknown-suppression-code"
     message = "suppression comment names an h2dlint rule that does not exist"
     prefilter = (b"noqa", b"NOQA", b"h2dlint:")
+    has_fixture = False  # about comments, not about code that runs
 
     valid = (
         Valid("x = 1  # noqa: H2D002\n"),

@@ -158,3 +158,19 @@ def test_installed_h2dlint_prints_rule_docs(installed: Installed) -> None:
     assert result.stdout == rule.documentation()
     listing = checked(installed.bin("h2dlint"), "rule", "--all", cwd=installed.workdir)
     assert "H2D002" in listing.stdout
+
+
+def test_installed_verify_is_shipped_and_needs_torch(installed: Installed) -> None:
+    with zipfile.ZipFile(installed.wheel) as wheel:
+        assert "h2dlint/verify/measure.py" in set(wheel.namelist())
+    (installed.workdir / "before.py").write_text(
+        "def setup(d):\n    return d\ndef run(s):\n    return s\n"
+    )
+    (installed.workdir / "after.py").write_text(
+        "def setup(d):\n    return d\ndef run(s):\n    return s\n"
+    )
+    result = run(installed.bin("h2dlint"), "verify", "before.py", "after.py", cwd=installed.workdir)
+    # torch is an optional extra: without it, verify says how to get it and exits 3.
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "h2dlint[verify]" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -1,0 +1,64 @@
+"""Every rule's fixture pair: before is flagged, after is what --fix writes (or the hand-written
+recommended form for rules without a fix), and both compute the same outputs on the CPU."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from h2dlint.diagnostics import FixSafety
+from h2dlint.engine import EnabledRule, check_text
+from h2dlint.fixer import fix_text
+from h2dlint.registry import all_rules
+from h2dlint.rule import Rule
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+RULES = {code: rule for code, rule in all_rules().items() if rule.has_fixture}
+
+
+def _pair(code: str) -> tuple[Path, Path]:
+    return FIXTURES / code / "before.py", FIXTURES / code / "after.py"
+
+
+def _enabled(rule: type[Rule]) -> tuple[EnabledRule, ...]:
+    return (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
+
+
+@pytest.mark.parametrize("code", sorted(RULES))
+def test_every_rule_has_a_fixture_pair(code: str) -> None:
+    before, after = _pair(code)
+    assert before.is_file() and after.is_file(), f"fixtures/{code}/before.py and after.py"
+
+
+@pytest.mark.parametrize("code", sorted(RULES))
+def test_before_is_flagged_and_after_is_not(code: str) -> None:
+    before, after = _pair(code)
+    rule = _enabled(RULES[code])
+    flagged = [f.code for f in check_text(before.read_text(encoding="utf-8"), str(before), rule)]
+    assert code in flagged, f"{before} does not show {code}"
+    remaining = [f.code for f in check_text(after.read_text(encoding="utf-8"), str(after), rule)]
+    assert remaining == [], f"{after} still has {remaining}"
+
+
+@pytest.mark.parametrize(
+    "code", sorted(c for c, r in RULES.items() if r.fix_safety is not FixSafety.NONE)
+)
+def test_after_is_exactly_what_fix_writes(code: str) -> None:
+    before, after = _pair(code)
+    text = before.read_text(encoding="utf-8")
+    outcome = fix_text(text, str(before), _enabled(RULES[code]), unsafe=True)
+    assert outcome.text == after.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("code", sorted(RULES))
+def test_before_and_after_compute_the_same_on_the_cpu(code: str) -> None:
+    pytest.importorskip("torch", reason="the fixtures need torch (pip install torch)")
+    from h2dlint.verify.compare import compare_outputs
+    from h2dlint.verify.fixtures import run_fixture_on_cpu
+
+    before, after = _pair(code)
+    if "\nREQUIRES_CUDA = True" in after.read_text(encoding="utf-8"):
+        pytest.skip(f"fixtures/{code}/after.py needs CUDA (pinned memory written by the fix)")
+    difference = compare_outputs(run_fixture_on_cpu(before), run_fixture_on_cpu(after))
+    assert difference is None, difference
