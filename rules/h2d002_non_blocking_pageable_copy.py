@@ -43,20 +43,33 @@ class NonBlockingPageableCopy(Rule):
     ```
 
     ## Use instead
-    Produce the data straight into pinned memory, or into a pinned buffer allocated once and
-    reused:
+    Make the data in pinned memory from the start, or copy it into a pinned staging buffer
+    allocated once and reused:
     ```python
-    ids = torch.tensor(token_ids, dtype=torch.int64, pin_memory=True)
-    ids_gpu = ids.to(device, non_blocking=True)
+    # allocated once (e.g. in __init__), sized for the largest batch
+    self.ids_pinned = torch.empty(max_tokens, dtype=torch.int64, pin_memory=True)
+
+    n = len(token_ids)
+    staged = self.ids_pinned[:n]
+    staged.copy_(torch.as_tensor(token_ids, dtype=torch.int64))
+    ids_gpu = staged.to(device, non_blocking=True)
     ```
-    For concatenations, `torch.cat(xs, out=pinned_buffer[:n])` writes into pinned memory
-    directly. Do not add `.pin_memory()` to each call in a hot path: pinning a fresh tensor costs
-    more than it saves (1 MiB: 2.0 ms with `.pin_memory()` against 0.6 ms for the flagged code;
-    `cat(out=pinned)` then copy: 0.3 ms).
+    Tensors computed on the host can be written straight into pinned memory with `out=`
+    (`torch.arange(n, out=pinned[:n])`), and factories that allocate take
+    `pin_memory=True` (`torch.empty(n, pin_memory=True)`: PyTorch's caching host allocator
+    reuses pinned blocks, measured as fast as a reused buffer). Measured on an H200: 1 MiB
+    through a reused pinned buffer was done in 0.36 ms against 0.59 ms for the flagged code;
+    16 MiB in 0.79 ms against 2.48 ms, and the call took 0.97 ms against 22.5 ms behind a busy
+    stream. Do not add `.pin_memory()` on every call of a hot path: pinning a fresh tensor
+    copies it again and costs more than it saves (1 MiB: 2.0 ms against 0.6 ms for the
+    flagged code). A reused buffer must not be overwritten before the
+    copy out of it has finished: record a CUDA event after the copy and wait on it before
+    the next write.
 
     ## Fix safety
-    No automatic fix: where the pinned memory should come from (allocation, a reused buffer) is a
-    design decision, and a buffer reused too early corrupts the copy.
+    No automatic fix: where the pinned memory should come from (a buffer owned by an object, its
+    size, when it may be reused) is a design decision, and a buffer reused too early corrupts
+    the copy.
     """
 
     code = "H2D002"
