@@ -8,6 +8,7 @@ located, suppression-filtered findings.
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 import traceback
 from collections.abc import Callable, Sequence
@@ -53,6 +54,8 @@ class CheckedReport:
     end: Location
     statement_row: int
     edits: tuple[Edit, ...]
+    # Where the replaced nodes are: fixes whose nodes overlap are never applied together.
+    node_span: tuple[Location, Location] | None = None
 
     @property
     def replacements(self) -> tuple[tuple[cst.CSTNode, cst.CSTNode], ...]:
@@ -212,25 +215,70 @@ def check_module(
     return CheckResult(kept, suppressed, errors, context)
 
 
+class ReplaceNodes(cst.CSTTransformer):
+    """Replaces nodes by identity: the one way fixes are applied."""
+
+    def __init__(self, replacements: dict[cst.CSTNode, cst.CSTNode]) -> None:
+        super().__init__()
+        self.replacements = replacements
+
+    def on_leave(
+        self, original_node: cst.CSTNode, updated_node: cst.CSTNode
+    ) -> cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel[cst.CSTNode]:
+        return self.replacements.get(original_node, updated_node)
+
+
+def _offset_location(line_starts: Sequence[int], offset: int) -> Location:
+    row = bisect.bisect_right(line_starts, offset)
+    return Location(row, offset - line_starts[row - 1] + 1)
+
+
+def _text_edit(module: cst.Module, report: Report) -> tuple[Edit, ...]:
+    """The fix as one text edit, exactly as applying it rewrites the file (indentation,
+    comments and all): the region where the file before and after the fix differ."""
+    if not report.replacements:
+        return ()
+    before = module.code
+    after = module.visit(ReplaceNodes(dict(report.replacements))).code
+    if after == before:
+        return ()
+    limit = min(len(before), len(after))
+    prefix = 0
+    while prefix < limit and before[prefix] == after[prefix]:
+        prefix += 1
+    limit -= prefix
+    suffix = 0
+    while suffix < limit and before[-1 - suffix] == after[-1 - suffix]:
+        suffix += 1
+    starts = [0] + [m.end() for m in _NEWLINE.finditer(before)]
+    return (
+        Edit(
+            after[prefix : len(after) - suffix],
+            _offset_location(starts, prefix),
+            _offset_location(starts, len(before) - suffix),
+        ),
+    )
+
+
 def _locate(context: FileContext, report: Report) -> CheckedReport:
     span = context.position(report.node)
     statement_row = span.start.line
     if report.statement is not None:
         statement_row = context.position(report.statement).start.line
-    edits = tuple(
-        Edit(
-            context.module.code_for_node(new),
-            Location(context.position(old).start.line, context.position(old).start.column + 1),
-            Location(context.position(old).end.line, context.position(old).end.column + 1),
+    node_span = None
+    if report.replacements:
+        spans = [context.position(old) for old, _ in report.replacements]
+        node_span = (
+            min(Location(s.start.line, s.start.column + 1) for s in spans),
+            max(Location(s.end.line, s.end.column + 1) for s in spans),
         )
-        for old, new in report.replacements
-    )
     return CheckedReport(
         report,
         Location(span.start.line, span.start.column + 1),
         Location(span.end.line, span.end.column + 1),
         statement_row,
-        edits,
+        _text_edit(context.module, report),
+        node_span,
     )
 
 

@@ -26,6 +26,7 @@ from h2dlint.engine import (
     CheckedReport,
     EnabledRule,
     ParseFailure,
+    ReplaceNodes,
     check_module,
     parse,
     physical_lines,
@@ -43,21 +44,9 @@ class FixOutcome:
     applied_by_code: dict[str, int] = field(default_factory=dict)
 
 
-class _ReplaceNodes(cst.CSTTransformer):
-    def __init__(self, replacements: dict[cst.CSTNode, cst.CSTNode]) -> None:
-        super().__init__()
-        self.replacements = replacements
-
-    def on_leave(
-        self, original_node: cst.CSTNode, updated_node: cst.CSTNode
-    ) -> cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel[cst.CSTNode]:
-        return self.replacements.get(original_node, updated_node)
-
-
 def _span(item: CheckedReport) -> tuple[Location, Location]:
-    starts = [edit.start for edit in item.edits]
-    ends = [edit.end for edit in item.edits]
-    return min(starts), max(ends)
+    assert item.node_span is not None, "only reports with replacements are fixes"
+    return item.node_span
 
 
 def _applicable(item: CheckedReport, unsafe: bool, barred: set[str]) -> bool:
@@ -81,7 +70,7 @@ def _choose(items: Sequence[CheckedReport]) -> list[CheckedReport]:
 
 def _apply(module: cst.Module, items: Sequence[CheckedReport]) -> str:
     replacements = {old: new for item in items for old, new in item.replacements}
-    return module.visit(_ReplaceNodes(replacements)).code
+    return module.visit(ReplaceNodes(replacements)).code
 
 
 def _parses(text: str, path: str) -> cst.Module | None:

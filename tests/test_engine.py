@@ -140,6 +140,44 @@ def test_findings_carry_edits_for_reporters() -> None:
     (finding,) = check_text("z = old(1)\n", "m.py", rules(RenameCall))
     assert finding.fix is not None
     (edit,) = finding.fix.edits
-    assert edit.content == "new(1)"
-    assert (edit.start.row, edit.start.column, edit.end.column) == (1, 5, 11)
+    # The smallest region the fix changes, as applying it writes it.
+    assert edit.content == "new"
+    assert (edit.start.row, edit.start.column, edit.end.column) == (1, 5, 8)
     assert finding.source_line == "z = old(1)"
+
+
+class IndentedRewrite(Rule):
+    """## What it does
+    Test rule replacing a whole statement with a multi-line one."""
+
+    code = "H2D996"
+    name = "indented-rewrite"
+    message = "rewrite"
+    fix_safety = FixSafety.SAFE
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        if "old" in cst.Module(body=[node]).code:
+            loop = cst.parse_statement("for _i in range(2):\n    new(_i)\n")
+            self.report(node, replacements=[(node, loop)])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "def f():\n    if x:\n        # comment\n        old(1)  # trailing\n    return 2\n",
+        "z = 1\nold(1)\n",
+        "class A:\n    def f(self):\n        old(\n            1,\n        )\n",
+    ],
+)
+def test_reported_edit_reproduces_the_fix_exactly(text: str) -> None:
+    (finding,) = check_text(text, "m.py", rules(IndentedRewrite))
+    assert finding.fix is not None
+    (edit,) = finding.fix.edits
+    lines = text.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    begin = starts[edit.start.row - 1] + edit.start.column - 1
+    end = starts[edit.end.row - 1] + edit.end.column - 1
+    edited = text[:begin] + edit.content + text[end:]
+    assert edited == fix_text(text, "m.py", rules(IndentedRewrite)).text

@@ -302,3 +302,40 @@ def test_configured_pinned_helpers_and_attributes() -> None:
 )
 def test_device_targets(code: str, target: Target) -> None:
     assert target_of(code) is target
+
+
+@pytest.mark.parametrize(
+    ("code", "where", "contiguous"),
+    [
+        (
+            "def f(n):\n    b = torch.zeros(4, 8, pin_memory=True)\n    probe(torch.narrow(b, 1, 0, n))",
+            PIN,
+            False,
+        ),
+        (
+            "def f(n):\n    b = torch.zeros(4, 8, pin_memory=True)\n    probe(torch.narrow(b, 0, 0, n))",
+            PIN,
+            True,
+        ),
+        (
+            "def f():\n    b = torch.zeros(4, 8, pin_memory=True)\n    probe(torch.transpose(b, 0, 1))",
+            PIN,
+            False,
+        ),
+        (
+            "class B:\n"
+            "    def __init__(self):\n"
+            "        self.host = None\n"
+            "    def offload(self, x):\n"
+            "        self.host = x.cpu().pin_memory()\n"
+            "    def reload(self):\n"
+            "        probe(self.host)",
+            PIN,
+            True,
+        ),
+        ("def f(c):\n    x = None\n    if c:\n        x = torch.zeros(2)\n    probe(x)", P, True),
+    ],
+)
+def test_function_views_and_none(code: str, where: Where, contiguous: bool) -> None:
+    fact = fact_of(code)
+    assert (fact.where, fact.contiguous) == (where, contiguous)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from h2dlint.analysis.bindings import pairwise
-from h2dlint.analysis.imports import dotted_name
+from h2dlint.analysis.imports import dotted_name, statements
 
 
 @dataclass(frozen=True)
@@ -54,50 +54,68 @@ def _body(node: cst.ClassDef | cst.Module) -> list[cst.CSTNode]:
     )
 
 
+Assignments = dict[str, list[tuple[cst.BaseExpression | None, Frame]]]
+
+
+class ClassAttributes:
+    """class -> attribute -> [(value or None when unknown, frame it is evaluated in)], computed
+    for a class the first time one of its attributes is asked about."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self.module = module
+        self._by_class: dict[cst.ClassDef, Assignments] = {}
+
+    def get(self, klass: cst.ClassDef, default: Assignments | None = None) -> Assignments:
+        if klass not in self._by_class:
+            self._by_class[klass] = _collect_attributes(klass, self.module)
+        return self._by_class[klass]
+
+
+def _collect_attributes(klass: cst.ClassDef, module: cst.Module) -> Assignments:
+    attributes: Assignments = {}
+    class_frame = Frame(module, klass, None)
+    for stmt in _body(klass):
+        if isinstance(stmt, cst.FunctionDef):
+            frame = method_frame(stmt, klass)
+            if frame.self_name:
+                for attr, value in _self_assignments(stmt, frame.self_name):
+                    attributes.setdefault(attr, []).append((value, frame))
+        elif isinstance(stmt, cst.SimpleStatementLine):
+            for name, value in _class_level_assignments(stmt):
+                attributes.setdefault(name, []).append((value, class_frame))
+    return attributes
+
+
 @dataclass
 class ModuleIndex:
-    """Top-level functions and classes of a module, and each class's methods and the values
-    its methods assign to ``self.<attr>``."""
+    """Top-level functions and classes of a module, each class's methods, and (on demand) the
+    values its methods assign to ``self.<attr>``."""
 
+    module: cst.Module
     functions: dict[str, cst.FunctionDef] = field(default_factory=dict)
     classes: dict[str, cst.ClassDef] = field(default_factory=dict)
     methods: dict[cst.ClassDef, dict[str, cst.FunctionDef]] = field(default_factory=dict)
     owner: dict[cst.FunctionDef, cst.ClassDef] = field(default_factory=dict)
-    # class -> attribute -> [(value or None when unknown, frame it is evaluated in)]
-    attributes: dict[cst.ClassDef, dict[str, list[tuple[cst.BaseExpression | None, Frame]]]] = (
-        field(default_factory=dict)
-    )
+    attributes: ClassAttributes = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.attributes = ClassAttributes(self.module)
 
     @classmethod
     def build(cls, module: cst.Module) -> ModuleIndex:
-        index = cls()
+        index = cls(module)
         for stmt in _compound_statements(module):
             if isinstance(stmt, cst.FunctionDef):
                 index.functions.setdefault(stmt.name.value, stmt)
             elif isinstance(stmt, cst.ClassDef):
                 index.classes.setdefault(stmt.name.value, stmt)
-                index._add_class(stmt, module)
+                methods: dict[str, cst.FunctionDef] = {}
+                for member in _body(stmt):
+                    if isinstance(member, cst.FunctionDef):
+                        methods.setdefault(member.name.value, member)
+                        index.owner[member] = stmt
+                index.methods[stmt] = methods
         return index
-
-    def _add_class(self, klass: cst.ClassDef, module: cst.Module) -> None:
-        methods: dict[str, cst.FunctionDef] = {}
-        attributes: dict[str, list[tuple[cst.BaseExpression | None, Frame]]] = {}
-        class_frame = Frame(module, klass, None)
-        for stmt in _body(klass):
-            if isinstance(stmt, cst.FunctionDef):
-                methods.setdefault(stmt.name.value, stmt)
-                self.owner[stmt] = klass
-                frame = method_frame(stmt, klass)
-                if frame.self_name:
-                    collector = _SelfAssignments(frame.self_name)
-                    stmt.body.visit(collector)
-                    for attr, value in collector.found:
-                        attributes.setdefault(attr, []).append((value, frame))
-            elif isinstance(stmt, cst.SimpleStatementLine):
-                for name, value in _class_level_assignments(stmt):
-                    attributes.setdefault(name, []).append((value, class_frame))
-        self.methods[klass] = methods
-        self.attributes[klass] = attributes
 
     def frame_of(self, func: cst.FunctionDef) -> Frame:
         return method_frame(func, self.owner.get(func))
@@ -138,57 +156,33 @@ def _compound_statements(module: cst.Module) -> Iterator[cst.BaseCompoundStateme
                 stack.extend(orelse.body.body)
 
 
-class _SelfAssignments(cst.CSTVisitor):
-    """``self.<attr> = value`` in one method (not in nested functions or classes)."""
+def _self_assignments(
+    method: cst.FunctionDef, self_name: str
+) -> Iterator[tuple[str, cst.BaseExpression | None]]:
+    """``self.<attr> = value`` (and ``+=``, unpacking) anywhere in a method's statements. Only
+    statements are walked, never expressions, which keeps this cheap on large classes."""
+    for small in statements(method.body):
+        if isinstance(small, cst.Assign):
+            for target in small.targets:
+                yield from _targets(target.target, small.value, self_name)
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            yield from _targets(small.target, small.value, self_name)
+        elif isinstance(small, cst.AugAssign):
+            yield from _targets(small.target, None, self_name)
 
-    def __init__(self, self_name: str) -> None:
-        self.self_name = self_name
-        self.found: list[tuple[str, cst.BaseExpression | None]] = []
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def _attr(self, target: cst.BaseExpression) -> str | None:
-        if (
-            isinstance(target, cst.Attribute)
-            and isinstance(target.value, cst.Name)
-            and target.value.value == self.self_name
-        ):
-            return target.attr.value
-        return None
-
-    def _targets(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
-        attr = self._attr(target)
-        if attr is not None:
-            self.found.append((attr, value))
-            return
-        if isinstance(target, (cst.Tuple, cst.List)):
-            values = pairwise(target, value)
-            for element, element_value in zip(target.elements, values, strict=True):
-                self._targets(element.value, element_value)
-        elif isinstance(target, cst.StarredElement):
-            self._targets(target.value, None)
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            self._targets(target.target, node.value)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if node.value is not None:
-            self._targets(node.target, node.value)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._targets(node.target, None)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._targets(node.target, None)
-
-    def visit_WithItem(self, node: cst.WithItem) -> None:
-        if node.asname is not None:
-            self._targets(node.asname.name, None)
+def _targets(
+    target: cst.BaseExpression, value: cst.BaseExpression | None, self_name: str
+) -> Iterator[tuple[str, cst.BaseExpression | None]]:
+    if (
+        isinstance(target, cst.Attribute)
+        and isinstance(target.value, cst.Name)
+        and target.value.value == self_name
+    ):
+        yield target.attr.value, value
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        values = pairwise(target, value)
+        for element, element_value in zip(target.elements, values, strict=True):
+            yield from _targets(element.value, element_value, self_name)
+    elif isinstance(target, cst.StarredElement):
+        yield from _targets(target.value, None, self_name)

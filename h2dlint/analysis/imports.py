@@ -26,7 +26,7 @@ def dotted_name(node: cst.BaseExpression) -> str | None:
     return ".".join(reversed(parts))
 
 
-def _statements(root: cst.CSTNode) -> Iterator[cst.BaseSmallStatement]:
+def statements(root: cst.CSTNode) -> Iterator[cst.BaseSmallStatement]:
     """Every small statement under ``root``, recursing into compound statements (and their
     ``else``/``except``/``finally``/``case`` parts), never into expressions."""
     stack: list[cst.CSTNode] = [root]
@@ -55,7 +55,7 @@ class ImportTable:
     @classmethod
     def from_module(cls, module: cst.Module) -> ImportTable:
         table = cls()
-        for stmt in _statements(module):
+        for stmt in statements(module):
             if isinstance(stmt, cst.Import):
                 for alias in stmt.names:
                     full = dotted_name(alias.name)

@@ -101,6 +101,27 @@ CONVERTING_METHODS = frozenset(
     }
 )
 NEW_FACTORIES = frozenset({"new_empty", "new_zeros", "new_ones", "new_full", "new_tensor"})
+# torch.<fn>(tensor, ...) forms of view methods.
+FUNCTION_VIEWS = frozenset(
+    f"torch.{name}"
+    for name in (
+        "narrow",
+        "select",
+        "transpose",
+        "permute",
+        "t",
+        "swapaxes",
+        "swapdims",
+        "movedim",
+        "squeeze",
+        "unsqueeze",
+        "diagonal",
+    )
+)
+
+
+def _is_none(node: cst.BaseExpression | None) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
 
 
 def keyword(call: cst.Call, name: str) -> cst.Arg | None:
@@ -224,7 +245,8 @@ class Provenance:
         return self.fact(node, frame or self.current_frame()).where
 
     def _name(self, name: cst.Name, frame: Frame, depth: int) -> Fact:
-        values = self.bindings(frame).reaching(name)
+        # A None never reaches a tensor operation, so it does not spoil the other bindings.
+        values = [v for v in self.bindings(frame).reaching(name) if not _is_none(v)]
         if not values:
             return UNKNOWN_FACT
         return join(
@@ -262,6 +284,7 @@ class Provenance:
             facts = [
                 self.fact(value, frame, depth + 1) if value is not None else UNKNOWN_FACT
                 for value, frame in assigned
+                if not _is_none(value)
             ]
             result = join(facts)
         finally:
@@ -380,6 +403,13 @@ class Provenance:
     def _torch_call(self, qualified: str, call: cst.Call, frame: Frame, depth: int) -> Fact:
         if qualified in self.pinned_helpers:
             return PINNED_FRESH
+        if qualified in FUNCTION_VIEWS and call.args:
+            # torch.narrow(t, 1, 0, n) is t.narrow(1, 0, n)
+            method = qualified.rsplit(".", 1)[1]
+            rest = call.with_changes(args=call.args[1:])
+            view = view_method_fact(self, method, call.args[0].value, rest, frame, depth)
+            if view is not None:
+                return view
         if qualified in HOST_WRAPPERS:
             return PAGEABLE_FRESH
         if qualified in FRESH_FACTORIES:
