@@ -105,6 +105,15 @@ def cpython_parse(text: str, path: str) -> tuple[bool, Finding | None]:
 
 
 def process(job: FileJob) -> FileResult:
+    result = _process_guarded(job)
+    if job.mode is Mode.STDOUT and result.output is None:
+        # `--fix -` must always give the source back: an editor or a pipe replaces the file
+        # with what it prints, so printing nothing would empty it.
+        result.output = job.data
+    return result
+
+
+def _process_guarded(job: FileJob) -> FileResult:
     try:
         return _process(job)
     except RecursionError:
