@@ -1,0 +1,670 @@
+"""Loops and comprehensions whose only job is to move the items of a collection to a device, one
+copy per item (H2D001).
+
+A *transfer* is ``x.to(<device>)``, ``x.cuda()`` or ``dst.copy_(x)`` into device memory. A
+*per-item transfer* moves an item of the loop: its tensor is the loop variable (or an element or
+attribute of it, or a container indexed by it), possibly with trivial wrapping (``.float()``,
+``.contiguous()``, ``.unsqueeze(0)``, ``.data``, ``.to(dtype)``). A loop or comprehension is a
+*gathering loop* when all it does per iteration is such a transfer whose result is collected:
+the element of a comprehension, or in a ``for`` body only statements that store the moved item
+(``out.append(...)``, ``xs[i] = ...``, ``batch[k] = ...``, ``item.attr = ...``, a ``copy_`` into
+a device buffer).
+
+Conservative by design (a false positive is as bad as a miss). Not gathering loops:
+
+- loops that do anything else per iteration (model calls, arithmetic, I/O, branches);
+- loops whose copy target depends on the loop variable (``x.to(devices[i])``: a multi-GPU
+  scatter) or is the device of another tensor (``h.to(other.device)``: usually aligning tensors
+  that already live on accelerators, not a host-to-device copy);
+- loops over a literal tuple or list or ``range(<small literal>)``: the item count is tiny;
+- loops over a model's parameters, buffers, modules or state dict, or over names that say so
+  (``params``, ``layers``, ``model``...): one-time setup moves of things that cannot be batched;
+- type-dispatching loops (``isinstance`` in a guard or the element): generic movers of mixed
+  containers, which one batched copy cannot replace;
+- items the analysis proves already on a device.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import libcst as cst
+
+from h2dlint.analysis.facts import Where
+from h2dlint.analysis.frames import Frame, method_frame
+from h2dlint.analysis.imports import dotted_name
+from h2dlint.analysis.provenance import Provenance, first_positional, host_named, keyword
+from h2dlint.analysis.targets import Target, by_name
+
+COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+Comprehension = cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp
+
+# Methods that only convert or reshape an item on the way to (or from) the device.
+TRIVIAL_METHODS = frozenset(
+    {
+        "float",
+        "half",
+        "double",
+        "bfloat16",
+        "long",
+        "int",
+        "short",
+        "bool",
+        "byte",
+        "contiguous",
+        "detach",
+        "squeeze",
+        "unsqueeze",
+        "view",
+        "reshape",
+        "flatten",
+        "type",
+    }
+)
+# Methods listing a model's state: loops over them are one-time setup moves.
+MODEL_STATE_METHODS = frozenset(
+    {
+        "parameters",
+        "named_parameters",
+        "buffers",
+        "named_buffers",
+        "modules",
+        "named_modules",
+        "children",
+        "named_children",
+        "state_dict",
+        "optimizer_state",
+    }
+)
+# Words in an iterable's or a loop variable's name that say the items are model state or
+# modules, not data tensors.
+MODEL_WORDS = (
+    "param",
+    "module",
+    "model",
+    "layer",
+    "state_dict",
+    "statedict",
+    "weight",
+    "buffer",
+    "optim",
+    "ckpt",
+    "checkpoint",
+    "network",
+    "expert",
+    "submod",
+)
+# Words in a collection's name that say its items are model activations, made on the device
+# (``.to(device)`` of them aligns devices in model-parallel code; it copies nothing from the host).
+ACTIVATION_WORDS = ("latent", "hidden", "logit", "activation", "grad")
+# Methods that iterate a mapping: its values are named fields of different dtypes and shapes.
+MAPPING_METHODS = frozenset({"items", "values", "keys"})
+# Methods that put an item into a collection.
+STORE_METHODS = frozenset({"append", "appendleft", "add", "insert", "put", "put_nowait"})
+# Literal ``range(n)`` bounds at or below this count as a provably tiny loop.
+TINY = 8
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """One host-to-device copy: the call doing it and the tensor it moves."""
+
+    call: cst.Call
+    moved: cst.BaseExpression
+
+
+@dataclass(frozen=True)
+class GatheringLoop:
+    """A loop or comprehension that moves each item to the device in its own copy."""
+
+    node: cst.For | Comprehension
+    transfer: Transfer
+    iterable: cst.BaseExpression
+
+
+# -- names ------------------------------------------------------------------------------------
+def target_names(target: cst.BaseExpression) -> set[str]:
+    """The names a ``for`` target binds."""
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return {n for element in target.elements for n in target_names(element.value)}
+    if isinstance(target, cst.StarredElement):
+        return target_names(target.value)
+    return set()
+
+
+class _Names(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+        self.calls: list[cst.Call] = []
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)  # an attribute's own name is not a variable
+        return False
+
+
+def names_in(node: cst.CSTNode) -> set[str]:
+    collector = _Names()
+    node.visit(collector)
+    return collector.names
+
+
+def calls_in(node: cst.CSTNode) -> list[cst.Call]:
+    collector = _Names()
+    node.visit(collector)
+    return collector.calls
+
+
+def mentions_isinstance(node: cst.CSTNode) -> bool:
+    return any(
+        (isinstance(call.func, cst.Name) and call.func.value in ("isinstance", "is_tensor"))
+        or (isinstance(call.func, cst.Attribute) and call.func.attr.value == "is_tensor")
+        for call in calls_in(node)
+    )
+
+
+# -- transfers --------------------------------------------------------------------------------
+def _method(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        return node.func.attr.value
+    return None
+
+
+def strip_trivial(
+    node: cst.BaseExpression, provenance: Provenance, frame: Frame
+) -> cst.BaseExpression:
+    """``node`` without trivial conversions around it (``.float()``, ``.to(torch.half)``)."""
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        method = node.func.attr.value
+        if method not in TRIVIAL_METHODS and not (
+            method == "to" and provenance.to_target(node, frame) is Target.DTYPE
+        ):
+            break
+        node = node.func.value
+    return node
+
+
+def _device_argument(call: cst.Call) -> cst.BaseExpression | None:
+    device = keyword(call, "device")
+    if device is not None:
+        return device.value
+    return first_positional(call)
+
+
+def _aligns_to_tensor(device: cst.BaseExpression) -> bool:
+    """``<tensor>.device``: the device of some other tensor (not ``self.device``)."""
+    if not (isinstance(device, cst.Attribute) and device.attr.value == "device"):
+        return False
+    base = device.value
+    return not (isinstance(base, cst.Name) and base.value in ("self", "cls"))
+
+
+def _offload_device(device: cst.BaseExpression) -> bool:
+    """``offload_device``: where state is offloaded to, the host as a rule."""
+    name = dotted_name(device) or ""
+    return "offload" in name.lower()
+
+
+def rooted_in(node: cst.BaseExpression, loop_names: set[str]) -> bool:
+    """Whether ``node`` is an item of the loop: a loop variable, an element or attribute of one,
+    or a container indexed by one (``batch[k]``)."""
+    while True:
+        if isinstance(node, cst.Name):
+            return node.value in loop_names
+        if isinstance(node, cst.Attribute):
+            node = node.value
+        elif isinstance(node, cst.Subscript):
+            if any(
+                names_in(element.slice) & loop_names
+                for element in node.slice
+                if isinstance(element.slice, cst.Index)
+            ):
+                base = node.value
+                # container[k] (or self.container[k]) with k a loop variable
+                return not calls_in(base)
+            node = node.value
+        else:
+            return False
+
+
+def item_transfer(
+    node: cst.BaseExpression, loop_names: set[str], provenance: Provenance, frame: Frame
+) -> Transfer | None:
+    """The host-to-device copy of a loop item that ``node`` is, trivial wrapping aside."""
+    node = strip_trivial(node, provenance, frame)
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
+        return None
+    method = node.func.attr.value
+    if method == "to":
+        if provenance.to_target(node, frame) is not Target.DEVICE:
+            return None
+        device = _device_argument(node)
+        if (
+            device is None
+            or names_in(device) & loop_names
+            or _aligns_to_tensor(device)
+            or _offload_device(device)
+        ):
+            return None
+        moved = node.func.value
+    elif method == "cuda":
+        if any(names_in(arg.value) & loop_names for arg in node.args):
+            return None  # .cuda(i): a different device per item
+        moved = node.func.value
+    elif method == "copy_":
+        source = first_positional(node)
+        destination = node.func.value
+        if source is None or host_named(destination):
+            return None
+        if _root(destination) in loop_names:
+            return None  # into distinct existing tensors: one batched copy cannot replace it
+        if provenance.where(destination, frame) is not Where.DEVICE and not _device_named(
+            destination
+        ):
+            return None
+        moved = source
+    else:
+        return None
+    moved = strip_trivial(moved, provenance, frame)
+    if isinstance(moved, cst.Attribute) and moved.attr.value == "data":
+        moved = moved.value
+    if not rooted_in(moved, loop_names):
+        return None
+    if provenance.where(moved, frame) is Where.DEVICE:
+        return None
+    return Transfer(node, moved)
+
+
+def _device_named(node: cst.BaseExpression) -> bool:
+    while isinstance(node, (cst.Subscript, cst.Attribute)):
+        if isinstance(node, cst.Attribute) and by_name(node.attr.value) is Target.DEVICE:
+            return True
+        node = node.value
+    return isinstance(node, cst.Name) and by_name(node.value) is Target.DEVICE
+
+
+# -- iterables --------------------------------------------------------------------------------
+def _small_literal(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Integer) and int(node.value, 0) <= TINY
+
+
+def tiny_iterable(node: cst.BaseExpression) -> bool:
+    """A collection whose item count the code shows to be small: a display, ``range(<= 8)``,
+    or ``enumerate``/``zip``/``reversed`` of those."""
+    if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+        return not any(isinstance(e, cst.StarredElement) for e in node.elements)
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+        name = node.func.value
+        args = [a.value for a in node.args if a.keyword is None and not a.star]
+        if name == "range":
+            return bool(args) and _small_literal(args[-1] if len(args) < 3 else args[1])
+        if name in ("enumerate", "reversed", "sorted", "list", "tuple") and args:
+            return tiny_iterable(args[0])
+        if name == "zip" and args:
+            return any(tiny_iterable(a) for a in args)
+    return False
+
+
+def _model_named(name: str) -> bool:
+    lowered = name.lower()
+    return any(word in lowered for word in MODEL_WORDS)
+
+
+def model_state_iterable(node: cst.BaseExpression, loop_names: set[str]) -> bool:
+    """A loop over a model's parameters, modules or state dict (or named so)."""
+    for call in calls_in(node):
+        if _method(call) in MODEL_STATE_METHODS:
+            return True
+    if any(_model_named(n) for n in loop_names):
+        return True
+    return _model_named(_last_name(node) or "")
+
+
+def _last_name(node: cst.BaseExpression) -> str | None:
+    """The name an iterable goes by: ``xs``, ``self.items`` -> ``items``, ``d.items()`` -> ``d``,
+    ``enumerate(xs)`` -> ``xs``."""
+    while True:
+        if isinstance(node, cst.Name):
+            return node.value
+        if isinstance(node, cst.Attribute):
+            return node.attr.value
+        if isinstance(node, cst.Subscript):
+            node = node.value
+        elif isinstance(node, cst.Call):
+            if isinstance(node.func, cst.Attribute) and node.func.attr.value in (
+                "items",
+                "values",
+                "keys",
+            ):
+                node = node.func.value
+            elif isinstance(node.func, cst.Name) and node.args:
+                node = node.args[0].value
+            else:
+                return None
+        else:
+            return None
+
+
+def mapping_iterable(node: cst.BaseExpression) -> bool:
+    """``d.items()``, ``d.values()``, ``d.keys()`` (also under ``enumerate``/``zip``)."""
+    return any(_method(call) in MAPPING_METHODS and not call.args for call in calls_in(node))
+
+
+def activation_iterable(node: cst.BaseExpression) -> bool:
+    name = (_last_name(node) or "").lower()
+    return any(word in name for word in ACTIVATION_WORDS)
+
+
+def keyed_by_own_keys(moved: cst.BaseExpression, iterable: cst.BaseExpression) -> bool:
+    """``for k in batch: batch[k]...``: a mapping iterated by its keys."""
+    return isinstance(moved, cst.Subscript) and moved.value.deep_equals(iterable)
+
+
+def iterable_excluded(
+    iterable: cst.BaseExpression, loop_names: set[str], provenance: Provenance, frame: Frame
+) -> bool:
+    if (
+        tiny_iterable(iterable)
+        or model_state_iterable(iterable, loop_names)
+        or mapping_iterable(iterable)
+        or activation_iterable(iterable)
+    ):
+        return True
+    # Rows of a tensor already on the device.
+    return provenance.where(iterable, frame) is Where.DEVICE
+
+
+# -- comprehensions ---------------------------------------------------------------------------
+def _for_clauses(node: Comprehension) -> Iterator[cst.CompFor]:
+    clause: cst.CompFor | None = node.for_in
+    while clause is not None:
+        yield clause
+        clause = clause.inner_for_in
+
+
+def gathering_comprehension(
+    node: Comprehension, provenance: Provenance, frame: Frame
+) -> GatheringLoop | None:
+    """``[x.to(dev) for x in xs]``, ``{k: v.cuda() for k, v in d.items()}``: ``None`` unless the
+    element is just a per-item copy to the device."""
+    element = node.value if isinstance(node, cst.DictComp) else node.elt
+    if not isinstance(element, cst.Call):
+        return None  # cheap exit: the element is no call at all
+    clauses = list(_for_clauses(node))
+    loop_names: set[str] = set()
+    for clause in clauses:
+        loop_names |= target_names(clause.target)
+    for clause in clauses:
+        if any(mentions_isinstance(condition.test) for condition in clause.ifs):
+            return None
+        if clause.asynchronous is not None:
+            return None
+    transfer = item_transfer(element, loop_names, provenance, frame)
+    if transfer is None:
+        return None
+    outer = clauses[0]
+    if any(keyed_by_own_keys(transfer.moved, c.iter) for c in clauses):
+        return None
+    if any(iterable_excluded(c.iter, loop_names, provenance, frame) for c in clauses):
+        return None
+    return GatheringLoop(node, transfer, outer.iter)
+
+
+# -- for loops --------------------------------------------------------------------------------
+def _small_statements(body: cst.BaseSuite) -> list[cst.BaseSmallStatement] | None:
+    """The body's statements, all simple; ``None`` when it holds a compound statement."""
+    out: list[cst.BaseSmallStatement] = []
+    if isinstance(body, cst.SimpleStatementSuite):
+        return list(body.body)
+    assert isinstance(body, cst.IndentedBlock)
+    for statement in body.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            return None
+        out.extend(statement.body)
+    return out
+
+
+def _stored_value(small: cst.BaseSmallStatement) -> cst.BaseExpression | None:
+    """What a statement puts into a container or an item: ``out.append(v)``, ``xs[i] = v``,
+    ``item.attr = v``."""
+    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+        call = small.value
+        if _method(call) in STORE_METHODS and call.args:
+            return call.args[-1].value
+        return None
+    if isinstance(small, cst.Assign) and len(small.targets) == 1:
+        target = small.targets[0].target
+        if isinstance(target, (cst.Subscript, cst.Attribute)):
+            return small.value
+    return None
+
+
+def _swaps_storage(small: cst.BaseSmallStatement) -> bool:
+    """``item.data = ...``: swapping a parameter's or buffer's storage, a state move."""
+    return (
+        isinstance(small, cst.Assign)
+        and isinstance(small.targets[0].target, cst.Attribute)
+        and small.targets[0].target.attr.value == "data"
+    )
+
+
+def _root(node: cst.BaseExpression) -> str | None:
+    while isinstance(node, (cst.Attribute, cst.Subscript, cst.Call)):
+        node = node.func if isinstance(node, cst.Call) else node.value
+    return node.value if isinstance(node, cst.Name) else None
+
+
+def moves_state_in_place(target: cst.BaseExpression, collection: cst.BaseExpression) -> bool:
+    """``self.freqs = [f.to(device) for f in self.freqs]``: an object's stored tensors moved in
+    place. After the first call they are on the device and the copies are no-ops; a one-time
+    relocation of state, like moving a module."""
+    return _root(target) in ("self", "cls") and target.deep_equals(collection)
+
+
+def gathering_for(node: cst.For, provenance: Provenance, frame: Frame) -> GatheringLoop | None:
+    """A ``for`` loop whose body only copies items to the device and stores them."""
+    if node.orelse is not None or node.asynchronous is not None:
+        return None
+    statements = _small_statements(node.body)
+    if not statements:
+        return None
+    loop_names = target_names(node.target)
+    temporaries: dict[str, Transfer] = {}
+    stored: set[str] = set()
+    transfers: list[Transfer] = []
+    for small in statements:
+        if isinstance(small, cst.Pass) or (
+            isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString)
+        ):
+            continue
+        if isinstance(small, cst.Expr) and _method(small.value) == "copy_":
+            transfer = item_transfer(small.value, loop_names, provenance, frame)
+            if transfer is None:
+                return None
+            transfers.append(transfer)
+            continue
+        if (
+            isinstance(small, cst.Assign)
+            and len(small.targets) == 1
+            and isinstance(small.targets[0].target, cst.Name)
+        ):
+            # ``y = x.to(dev)``, stored by a later statement
+            name = small.targets[0].target.value
+            transfer = item_transfer(small.value, loop_names, provenance, frame)
+            if transfer is None or name in loop_names:
+                return None
+            temporaries[name] = transfer
+            continue
+        value = _stored_value(small)
+        if value is None or _swaps_storage(small):
+            return None
+        value = strip_trivial(value, provenance, frame)
+        if isinstance(value, cst.Name) and value.value in temporaries:
+            stored.add(value.value)
+            transfers.append(temporaries[value.value])
+            continue
+        transfer = item_transfer(value, loop_names, provenance, frame)
+        if transfer is None:
+            return None
+        if isinstance(small, cst.Assign) and moves_state_in_place(
+            small.targets[0].target, transfer.moved
+        ):
+            return None
+        transfers.append(transfer)
+    if not transfers or set(temporaries) - stored:
+        return None
+    if any(keyed_by_own_keys(t.moved, node.iter) for t in transfers):
+        return None
+    if iterable_excluded(node.iter, loop_names, provenance, frame):
+        return None
+    return GatheringLoop(node, transfers[0], node.iter)
+
+
+# -- helpers whose body is a gathering loop ---------------------------------------------------
+def _is_empty_container(node: cst.BaseExpression) -> bool:
+    if isinstance(node, (cst.List, cst.Dict, cst.Tuple)):
+        return not node.elements
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value in ("list", "dict", "OrderedDict")
+        and not node.args
+    )
+
+
+def mover_body(
+    function: cst.FunctionDef, provenance: Provenance, frame: Frame
+) -> GatheringLoop | None:
+    """The gathering loop that is all of ``function``'s work: besides it, only a docstring,
+    empty containers and a ``return``."""
+    body = function.body
+    if not isinstance(body, cst.IndentedBlock):
+        statements: list[cst.CSTNode] = list(body.body)
+    else:
+        statements = list(body.body)
+    found: GatheringLoop | None = None
+    for statement in statements:
+        if isinstance(statement, cst.For):
+            if found is not None:
+                return None
+            found = gathering_for(statement, provenance, frame)
+            if found is None:
+                return None
+            continue
+        smalls = (
+            statement.body
+            if isinstance(statement, cst.SimpleStatementLine)
+            else [statement]
+            if isinstance(statement, cst.BaseSmallStatement)
+            else None
+        )
+        if smalls is None:
+            return None
+        for small in smalls:
+            value: cst.BaseExpression | None
+            if isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString):
+                continue
+            if isinstance(small, cst.Return):
+                value = small.value
+            elif isinstance(small, cst.Assign) and len(small.targets) == 1:
+                value = small.value
+                if _is_empty_container(value):
+                    continue
+            else:
+                return None
+            if value is None or isinstance(value, cst.Name):
+                continue
+            comprehension = _comprehension_in(value)
+            if comprehension is None or found is not None:
+                return None
+            found = gathering_comprehension(comprehension, provenance, frame)
+            if found is None:
+                return None
+            if isinstance(small, cst.Assign) and any(
+                moves_state_in_place(t.target, found.iterable) for t in small.targets
+            ):
+                return None
+    return found
+
+
+def _comprehension_in(node: cst.BaseExpression) -> Comprehension | None:
+    """A comprehension, or one passed to ``list``/``tuple``/``dict``."""
+    if isinstance(node, COMPREHENSIONS):
+        return node
+    if (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value in ("list", "tuple", "dict", "set")
+        and len(node.args) == 1
+        and isinstance(node.args[0].value, COMPREHENSIONS)
+    ):
+        return node.args[0].value
+    return None
+
+
+@dataclass
+class Movers:
+    """Functions and methods of a module whose body is a gathering loop."""
+
+    functions: dict[str, GatheringLoop]
+    methods: dict[cst.ClassDef, dict[str, GatheringLoop]]
+
+
+def _short(function: cst.FunctionDef) -> bool:
+    body = function.body
+    return isinstance(body, cst.IndentedBlock) and len(body.body) <= 6
+
+
+def find_movers(provenance: Provenance, module: cst.Module) -> Movers:
+    """The module's top-level functions and methods whose body is a gathering loop. A cheap
+    scan of short definitions only: most files have none, and pay next to nothing."""
+    functions: dict[str, GatheringLoop] = {}
+    methods: dict[cst.ClassDef, dict[str, GatheringLoop]] = {}
+    for statement in module.body:
+        if isinstance(statement, cst.FunctionDef):
+            if _short(statement) and statement.name.value not in functions:
+                found = mover_body(statement, provenance, Frame(statement))
+                if found is not None:
+                    functions[statement.name.value] = found
+        elif isinstance(statement, cst.ClassDef) and isinstance(statement.body, cst.IndentedBlock):
+            for member in statement.body.body:
+                if isinstance(member, cst.FunctionDef) and _short(member):
+                    found = mover_body(member, provenance, method_frame(member, statement))
+                    if found is not None:
+                        methods.setdefault(statement, {})[member.name.value] = found
+    return Movers(functions, methods)
+
+
+def under_type_dispatch(ancestors: list[cst.CSTNode]) -> bool:
+    """Whether a branch on a value's type (``isinstance``) encloses the innermost node of
+    ``ancestors`` in its function: a generic mover of mixed containers."""
+    for node in reversed(ancestors):
+        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            return False
+        if isinstance(node, (cst.If, cst.IfExp, cst.While)) and mentions_isinstance(node.test):
+            return True
+    return False
+
+
+def assigned_in_place(
+    ancestors: list[cst.CSTNode], node: cst.CSTNode, collection: cst.BaseExpression
+) -> bool:
+    """Whether ``node`` (a comprehension) is the value of an assignment that stores it back
+    into ``self``'s collection it iterates (see :func:`moves_state_in_place`)."""
+    for parent in reversed(ancestors):
+        if isinstance(parent, cst.Assign):
+            value = parent.value
+            if value is node or _comprehension_in(value) is node:
+                return any(moves_state_in_place(t.target, collection) for t in parent.targets)
+            return False
+        if isinstance(parent, (cst.BaseStatement, cst.BaseSmallStatement)):
+            return False
+    return False

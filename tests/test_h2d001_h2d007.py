@@ -1,0 +1,302 @@
+"""H2D001 and H2D007 beyond their examples: the loop analysis (``h2dlint.analysis.loops``) case by
+case, the helpers H2D007 decides with, and the messages."""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+from h2dlint.rules.h2d007_tensor_from_host_data_on_device import host_sequence, memo_guard
+
+from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.loops import (
+    find_movers,
+    gathering_comprehension,
+    gathering_for,
+    target_names,
+    tiny_iterable,
+)
+from h2dlint.analysis.provenance import Provenance
+from h2dlint.context import FileContext
+from h2dlint.engine import EnabledRule, check_text
+from h2dlint.registry import get_rule
+
+
+def _provenance(code: str) -> tuple[Provenance, cst.Module]:
+    module = cst.parse_module(code)
+    return Provenance(FileContext("m.py", code, module)), module
+
+
+def _first(module: cst.Module, kind: type[cst.CSTNode]) -> tuple[cst.CSTNode, Frame]:
+    """The first ``kind`` node in the module's first function, with that function's frame."""
+    function = next(s for s in module.body if isinstance(s, cst.FunctionDef))
+    found: list[cst.CSTNode] = []
+
+    class Finder(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if isinstance(node, kind):
+                found.append(node)
+            return True
+
+    function.visit(Finder())
+    return found[0], Frame(function)
+
+
+def _findings(code: str, rule: str) -> list[tuple[int, int]]:
+    enabled = (EnabledRule(get_rule(rule)),)  # type: ignore[arg-type]
+    return [
+        (f.start.row, f.start.column) for f in check_text(code, "m.py", enabled) if f.code == rule
+    ]
+
+
+# -- the loop analysis ------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("target", "names"),
+    [("x", {"x"}), ("(i, (k, v))", {"i", "k", "v"}), ("[a, *rest]", {"a", "rest"})],
+)
+def test_target_names(target: str, names: set[str]) -> None:
+    assert target_names(cst.parse_expression(target)) == names
+
+
+@pytest.mark.parametrize(
+    ("iterable", "tiny"),
+    [
+        ("(q, k, v)", True),
+        ("[a, b]", True),
+        ("[*xs, y]", False),
+        ("range(2)", True),
+        ("range(1, 8)", True),
+        ("range(9)", False),
+        ("range(n)", False),
+        ("enumerate((a, b))", True),
+        ("zip(xs, (a, b))", True),
+        ("xs", False),
+        ("enumerate(xs)", False),
+    ],
+)
+def test_tiny_iterables(iterable: str, tiny: bool) -> None:
+    assert tiny_iterable(cst.parse_expression(iterable)) is tiny
+
+
+@pytest.mark.parametrize(
+    ("element", "gathering"),
+    [
+        ("x.to(device)", True),
+        ("x.cuda()", True),
+        ("x.float().to(device)", True),
+        ("x.to(device).float()", True),
+        ("x.to(device, non_blocking=True).to(torch.float16)", True),
+        ("x['ids'].to(device)", True),
+        ("x.data.to(device)", True),
+        ("x.unsqueeze(0).to(device=device)", True),
+        ("x.to(torch.float16)", False),
+        ("x.cpu()", False),
+        ("x.to('cpu')", False),
+        ("x.to(d)", False),  # unknown device
+        ("x.to(x.device)", False),
+        ("x.to(other.device)", False),
+        ("(x * 2).to(device)", False),
+        ("torch.cat(x).to(device)", False),
+        ("y.to(device)", False),  # not the item
+        ("model(x.to(device))", False),
+        ("x.to(device) if x is not None else None", False),
+    ],
+)
+def test_gathering_comprehension_elements(element: str, gathering: bool) -> None:
+    code = f"import torch\ndef f(xs, y, other, device, d):\n    return [{element} for x in xs]\n"
+    provenance, module = _provenance(code)
+    node, frame = _first(module, cst.ListComp)
+    assert (gathering_comprehension(node, provenance, frame) is not None) is gathering
+
+
+@pytest.mark.parametrize(
+    ("body", "gathering"),
+    [
+        ("out.append(x.to(device))", True),
+        ("out.append(x.to(device).float())", True),
+        ("y = x.to(device)\n        out.append(y)", True),
+        ("out[i] = x.cuda(non_blocking=True)", True),
+        ("x.attr = x.attr.to(device)", True),
+        ("y = x.to(device)", False),  # nothing stored
+        ("x = x.to(device)", False),  # rebinds the loop variable
+        ("out.append(x.to(device))\n        total += 1", False),
+        ("out.append(model(x.to(device)))", False),
+        ("out.append(x.to(device))\n        print(x)", False),
+        ("x.data = x.data.to(device)", False),  # a storage swap
+        ("pass", False),
+    ],
+)
+def test_gathering_for_bodies(body: str, gathering: bool) -> None:
+    code = (
+        f"def f(xs, out, model, device, total):\n    for i, x in enumerate(xs):\n        {body}\n"
+    )
+    provenance, module = _provenance(code)
+    node, frame = _first(module, cst.For)
+    assert (gathering_for(node, provenance, frame) is not None) is gathering
+
+
+def test_movers_are_short_functions_and_methods_whose_body_is_the_loop() -> None:
+    code = (
+        "def to_device(xs, device):\n"
+        '    """Move."""\n'
+        "    out = []\n"
+        "    for x in xs:\n"
+        "        out.append(x.to(device))\n"
+        "    return out\n"
+        "def more(xs, device):\n"
+        "    ys = [x.to(device) for x in xs]\n"
+        "    log(ys)\n"
+        "    return ys\n"
+        "class R:\n"
+        "    def _move(self, xs):\n"
+        "        return tuple(x.cuda() for x in xs)\n"
+    )
+    provenance, module = _provenance(code)
+    movers = find_movers(provenance, module)
+    assert set(movers.functions) == {"to_device"}
+    assert [set(m) for m in movers.methods.values()] == [{"_move"}]
+
+
+def test_call_sites_of_a_local_of_the_same_name_are_left_alone() -> None:
+    code = (
+        "def move(xs, device):\n"
+        "    return [x.to(device) for x in xs]\n"
+        "def step(xs, device, other):\n"
+        "    move = other\n"
+        "    return move(xs, device)\n"
+    )
+    assert _findings(code, "H2D001") == [(2, 13)]
+
+
+def test_a_for_loop_and_its_helper_call_are_both_reported() -> None:
+    code = (
+        "def gather(xs, device):\n"
+        "    out = []\n"
+        "    for x in xs:\n"
+        "        out.append(x.to(device))\n"
+        "    return out\n"
+        "def train(model, xs, device):\n"
+        "    for _ in range(10):\n"
+        "        model(gather(xs, device))\n"
+    )
+    assert _findings(code, "H2D001") == [(4, 20), (8, 15)]
+
+
+def test_the_loop_message_names_the_collection() -> None:
+    enabled = (EnabledRule(get_rule("H2D001")),)  # type: ignore[arg-type]
+    code = "def f(crops, device):\n    return [c.to(device) for c in crops]\n"
+    (finding,) = check_text(code, "m.py", enabled)
+    assert "`crops`" in finding.message and "pinned" in finding.message
+
+
+# -- H2D007's helpers -------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("data", "sequence"),
+    [
+        ("[r.n for r in rs]", True),
+        ("list(rs)", True),
+        ("tuple(rs)", True),
+        ("sorted(rs)", True),
+        ("x.tolist()", True),
+        ("[v] * n", True),
+        ("[[]] * n", False),
+        ("[*a, b]", True),
+        ("[0] + list(rs)", True),
+        ("[[a, b] for a, b in rs]", True),
+        ("[list(rs)]", True),
+        ("np.arange(n)", True),
+        ("np.float32(1.0)", False),
+        ("[a, b]", False),
+        ("[[1, 2], [3, 4]]", False),
+        ("[]", False),
+        ("0.5", False),
+        ("x", False),
+        ("x[0]", False),
+        ("self.ids", False),
+    ],
+)
+def test_host_sequences(data: str, sequence: bool) -> None:
+    code = f"import numpy as np\ndef f(rs, x, n, a, b, v):\n    return g({data})\n"
+    provenance, module = _provenance(code)
+    node, frame = _first(module, cst.Call)
+    assert isinstance(node, cst.Call)
+    assert host_sequence(provenance, node.args[0].value, frame) is sequence
+
+
+@pytest.mark.parametrize(
+    ("guard", "memo"),
+    [
+        ("if key not in cache:\n    cache[key] = 1\n", True),
+        ("if not hasattr(self, 'table'):\n    pass\n", True),
+        ("if self.table is None:\n    self.table = 1\n", True),
+        ("if self.table.numel() == 0:\n    self.table = 1\n", True),
+        ("if key not in allowed:\n    raise KeyError(key)\n", False),
+        ("if flag and key not in cache:\n    cache[key] = 1\n", False),
+        ("if self.table is None:\n    other = 1\n", False),
+        ("if x is None:\n    x = 1\n", False),
+        ("if n > 0:\n    pass\n", False),
+    ],
+)
+def test_memoization_guards(guard: str, memo: bool) -> None:
+    node = cst.parse_statement(guard)
+    assert isinstance(node, cst.If)
+    assert memo_guard(node) is memo
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # a device parameter that defaults to the host
+        "def f(ids, device='cpu'):\n    return torch.tensor(list(ids), device=device)\n",
+        "def f(ids, device=None):\n    return torch.tensor(list(ids), device=device)\n",
+        # lazily built once and kept
+        "def f(self, ids):\n"
+        "    if self.table is None:\n"
+        "        self.table = torch.tensor(list(ids), device=self.device)\n"
+        "    return self.table\n",
+        # empty on that branch
+        "def f(b, device):\n"
+        "    b = [x for x in b]\n"
+        "    return torch.stack(b) if len(b) > 0 else torch.tensor(b, device=device)\n",
+        # an initializer
+        "def _init_buffers(self, ids, device):\n"
+        "    self.idx = torch.tensor(list(ids), device=device)\n",
+        # a preprocessing class
+        "class DetrImageProcessor:\n"
+        "    def prepare(self, image, boxes):\n"
+        "        return torch.as_tensor(list(boxes), device=image.device)\n",
+    ],
+)
+def test_h2d007_look_alikes(code: str) -> None:
+    assert _findings("import torch\n" + code, "H2D007") == []
+
+
+def test_h2d007_flags_post_processing_and_logits_processors() -> None:
+    code = (
+        "import torch\n"
+        "class DetrImageProcessor:\n"
+        "    def post_process(self, boxes, sizes):\n"
+        "        return torch.tensor([s[0] for s in sizes], device=boxes.device)\n"
+        "class TimestampLogitsProcessor:\n"
+        "    def __call__(self, scores, last):\n"
+        "        return torch.tensor(list(last), device=scores.device)\n"
+    )
+    assert _findings(code, "H2D007") == [(4, 16), (7, 16)]
+
+
+def test_h2d007_skips_preprocessing_modules_by_name() -> None:
+    code = "import torch\ndef f(ids, device):\n    return torch.tensor(list(ids), device=device)\n"
+    enabled = (EnabledRule(get_rule("H2D007")),)  # type: ignore[arg-type]
+    assert check_text(code, "models/detr/image_processing_detr.py", enabled) == []
+    assert [f.code for f in check_text(code, "models/detr/modeling_detr.py", enabled)] == ["H2D007"]
+
+
+def test_a_method_moving_its_own_state_in_place_is_no_mover() -> None:
+    code = (
+        "class Rope:\n"
+        "    def _to(self, device):\n"
+        "        self.freqs = [f.to(device) for f in self.freqs]\n"
+        "    def forward(self, x, device):\n"
+        "        self._to(device)\n"
+        "        return x\n"
+    )
+    assert _findings(code, "H2D001") == []
