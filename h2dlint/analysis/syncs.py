@@ -1,0 +1,609 @@
+"""Loops and comprehensions that walk a tensor row by row, and the host reads (syncs) in them
+(H2D004).
+
+A *row walk* is a ``for`` loop or a comprehension whose iteration goes over a tensor one row at a
+time:
+
+- ``for r in t`` / ``enumerate(t)`` / ``t.unbind()``: each row is a tensor (0-d for a 1-D ``t``),
+  on ``t``'s device;
+- ``for i in range(...)`` with ``t[i]`` read in the body;
+- ``for r in t.tolist()`` (also after ``.cpu()``): one transfer, then Python rows.
+
+A *row sync* reads a row's value on the host: ``.item()``, ``.tolist()``, ``int()``, ``float()``,
+``bool()`` of an expression of the row. On a CUDA tensor each of them synchronises (measured on
+an H200: 64 rows with ``.item()`` each 1.73 ms, one vectorised ``.tolist()`` 0.05 ms). Reading
+only the row's metadata (``.shape``, ``.size()``, ``len()``, ``.dtype``) is not a sync.
+
+*Row reductions*: comprehensions whose element is the product or sum of the whole row
+(``torch.prod(r).item()``, ``r.sum().item()``, ``math.prod(r)`` over ``t.tolist()``,
+``t * h * w for t, h, w in grid.tolist()``), which one ``t.prod(dim=-1).tolist()`` replaces.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+import libcst as cst
+
+from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.provenance import Provenance, host_named, positional
+
+SYNC_METHODS = frozenset({"item", "tolist"})
+SYNC_BUILTINS = frozenset({"int", "float", "bool", "complex"})
+# Reading these of a tensor does not copy its data to the host.
+METADATA_ATTRIBUTES = frozenset(
+    {
+        "shape",
+        "ndim",
+        "dtype",
+        "device",
+        "is_cuda",
+        "layout",
+        "requires_grad",
+        "is_sparse",
+        "is_quantized",
+        "is_meta",
+        "names",
+        "grad_fn",
+        "is_leaf",
+    }
+)
+METADATA_METHODS = frozenset(
+    {
+        "size",
+        "dim",
+        "numel",
+        "nelement",
+        "ndimension",
+        "stride",
+        "element_size",
+        "is_contiguous",
+        "is_floating_point",
+        "is_complex",
+        "get_device",
+        "data_ptr",
+        "storage_offset",
+    }
+)
+METADATA_FUNCTIONS = frozenset({"len", "isinstance", "type", "id", "repr", "str"})
+# Methods between a tensor and ``.tolist()`` that only move it to the host.
+TO_HOST_METHODS = frozenset({"cpu", "detach", "numpy"})
+COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+NESTED_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+
+
+class Walk(enum.Enum):
+    ROWS = "rows of a tensor"
+    INDEX = "indices into tensors"
+    LIST = "rows of a tensor's .tolist()"
+
+
+@dataclass(frozen=True)
+class RowLoop:
+    """How a loop walks a tensor. ``tensor`` is the walked tensor (None for an index loop, where
+    the tensors are the ones indexed in the body); ``names`` are the loop's names bound to a row
+    (to the index, for an index loop); ``target`` is the target the rows are bound to."""
+
+    walk: Walk
+    tensor: cst.BaseExpression | None
+    names: frozenset[str]
+    target: cst.BaseExpression
+    # The arguments of ``range(...)`` of an index loop.
+    bounds: tuple[cst.BaseExpression, ...] = ()
+    # For a ``.tolist()`` walk: the tensor went through ``.cpu()``/``.detach()``/``.numpy()``
+    # first, tensor methods that prove it is a tensor (not a numpy array).
+    via_tensor_method: bool = False
+
+
+@dataclass(frozen=True)
+class RowSync:
+    """A host read of a row: ``call`` (``.item()``, ``int(...)``, ...) reads ``tensor``."""
+
+    call: cst.Call
+    tensor: cst.BaseExpression
+    what: str
+
+
+def target_names(target: cst.BaseExpression) -> frozenset[str]:
+    if isinstance(target, cst.Name):
+        return frozenset({target.value})
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return frozenset(n for element in target.elements for n in target_names(element.value))
+    if isinstance(target, cst.StarredElement):
+        return target_names(target.value)
+    return frozenset()
+
+
+def strip_to_host(node: cst.BaseExpression) -> cst.BaseExpression:
+    """``t`` for ``t.cpu()``, ``t.detach().cpu()``, ``t.cpu().numpy()``."""
+    while (
+        isinstance(node, cst.Call)
+        and not node.args
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in TO_HOST_METHODS
+    ):
+        node = node.func.value
+    return node
+
+
+def row_loop(iterable: cst.BaseExpression, target: cst.BaseExpression) -> RowLoop | None:
+    """How ``for target in iterable`` walks a tensor, if it may."""
+    if isinstance(iterable, cst.Call):
+        func = iterable.func
+        args = positional(iterable)
+        if isinstance(func, cst.Name):
+            if func.value == "enumerate" and args and len(iterable.args) <= 2:
+                if isinstance(target, cst.Tuple) and len(target.elements) == 2:
+                    return row_loop(args[0].value, target.elements[1].value)
+                return None
+            if func.value == "range" and isinstance(target, cst.Name):
+                bounds = tuple(a.value for a in args)
+                return RowLoop(Walk.INDEX, None, frozenset({target.value}), target, bounds)
+            return None
+        if isinstance(func, cst.Attribute):
+            if func.attr.value == "tolist" and not iterable.args:
+                tensor = strip_to_host(func.value)
+                names = target_names(target)
+                stripped = tensor is not func.value
+                return RowLoop(Walk.LIST, tensor, names, target, via_tensor_method=stripped)
+            if func.attr.value == "unbind" and _dim_zero(iterable):
+                return RowLoop(Walk.ROWS, func.value, target_names(target), target)
+        return None
+    if isinstance(iterable, (cst.Name, cst.Attribute, cst.Subscript)):
+        return RowLoop(Walk.ROWS, iterable, target_names(target), target)
+    return None
+
+
+def _dim_zero(call: cst.Call) -> bool:
+    if not call.args:
+        return True
+    if len(call.args) != 1:
+        return False
+    value = call.args[0].value
+    keyword_ok = call.args[0].keyword is None or call.args[0].keyword.value == "dim"
+    return keyword_ok and isinstance(value, cst.Integer) and value.value == "0"
+
+
+# -- which expressions read a row ----------------------------------------------------------------
+
+
+def _is_metadata(node: cst.CSTNode, parent: cst.CSTNode | None) -> bool:
+    """Whether ``node`` (a child of ``parent``) is only looked at for its metadata, or is no
+    reference at all (the name of an attribute or of a keyword argument)."""
+    if isinstance(parent, cst.Attribute):
+        if parent.attr is node:
+            return True
+        if parent.value is node:
+            return parent.attr.value in METADATA_ATTRIBUTES or parent.attr.value in METADATA_METHODS
+    return isinstance(parent, cst.Arg) and parent.keyword is node
+
+
+class _RowReads(cst.CSTVisitor):
+    """Finds whether an expression reads a row's value: a row name (row walks), or a subscript
+    by the index (index loops), not under a metadata access."""
+
+    def __init__(self, loop: RowLoop) -> None:
+        self.loop = loop
+        self.stack: list[cst.CSTNode] = []
+        self.bases: list[cst.BaseExpression] = []
+        self.reads = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        parent = self.stack[-1] if self.stack else None
+        if _is_metadata(node, parent):
+            return False
+        if (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Name)
+            and node.func.value in METADATA_FUNCTIONS
+        ):
+            return False
+        if isinstance(node, NESTED_SCOPES):
+            return False
+        if self.loop.walk is Walk.INDEX:
+            if isinstance(node, cst.Subscript) and _mentions(node.slice, self.loop.names):
+                self.reads = True
+                self.bases.append(_innermost_base(node))
+                return False
+        elif isinstance(node, cst.Name) and node.value in self.loop.names:
+            self.reads = True
+        self.stack.append(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if self.stack and self.stack[-1] is original_node:
+            self.stack.pop()
+
+
+def _innermost_base(node: cst.Subscript) -> cst.BaseExpression:
+    base = node.value
+    while isinstance(base, cst.Subscript):
+        base = base.value
+    return base
+
+
+class _Names(cst.CSTVisitor):
+    """The names an expression refers to (not attribute or keyword names)."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+
+def _mentions(node: cst.CSTNode | tuple[cst.CSTNode, ...], names: frozenset[str]) -> bool:
+    collector = _Names()
+    for part in node if isinstance(node, tuple) else (node,):
+        part.visit(collector)
+    return bool(collector.names & names)
+
+
+def reads_row(expr: cst.BaseExpression, loop: RowLoop) -> list[cst.BaseExpression] | None:
+    """The tensors whose row ``expr`` reads (the walked tensor, or the tensors indexed by the
+    index), or None when it reads none."""
+    finder = _RowReads(loop)
+    expr.visit(finder)
+    if not finder.reads:
+        return None
+    if loop.walk is Walk.INDEX:
+        return finder.bases
+    return [loop.tensor] if loop.tensor is not None else None
+
+
+def sync_of(call: cst.Call, loop: RowLoop) -> RowSync | None:
+    """``call`` as a host read of one of ``loop``'s rows."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value in SYNC_METHODS and not call.args:
+        tensors = reads_row(func.value, loop)
+        if tensors:
+            return RowSync(call, tensors[0], f"`.{func.attr.value}()`")
+        return None
+    if isinstance(func, cst.Name) and func.value in SYNC_BUILTINS:
+        args = positional(call)
+        if len(call.args) == 1 and args:
+            tensors = reads_row(args[0].value, loop)
+            if tensors:
+                return RowSync(call, tensors[0], f"`{func.value}()`")
+    return None
+
+
+class _SyncFinder(cst.CSTVisitor):
+    """Row syncs in a loop body. Nested function bodies are not the loop's; a sync that reads a
+    nested loop's own rows is that loop's; a branch taken once every N iterations
+    (``if step % 100 == 0``) is not per row."""
+
+    def __init__(self, loop: RowLoop) -> None:
+        self.loop = loop
+        self.found: list[RowSync] = []
+        self.inner: list[frozenset[str]] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_If(self, node: cst.If) -> bool:
+        if _has_modulo(node.test):
+            if node.orelse is not None:
+                node.orelse.visit(self)
+            return False
+        return True
+
+    def visit_For(self, node: cst.For) -> None:
+        self.inner.append(target_names(node.target))
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self.inner.pop()
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self.inner.append(target_names(node.target))
+
+    def leave_CompFor(self, original_node: cst.CompFor) -> None:
+        self.inner.pop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        sync = sync_of(node, self.loop)
+        if sync is None:
+            return
+        if self.inner:
+            shadowed = frozenset().union(*self.inner)
+            if _mentions(node, shadowed):
+                return  # reads a nested loop's rows (or a shadowing name): not ours
+        self.found.append(sync)
+
+
+def _has_modulo(node: cst.BaseExpression) -> bool:
+    class _Modulo(cst.CSTVisitor):
+        found = False
+
+        def visit_Modulo(self, node: cst.Modulo) -> None:
+            self.found = True
+
+    finder = _Modulo()
+    node.visit(finder)
+    return finder.found
+
+
+def row_syncs(body: list[cst.CSTNode], loop: RowLoop) -> list[RowSync]:
+    """The row syncs in ``body`` (statements of a ``for``, or the parts of a comprehension)."""
+    finder = _SyncFinder(loop)
+    for node in body:
+        node.visit(finder)
+    return finder.found
+
+
+# -- whether an expression is a tensor -----------------------------------------------------------
+
+
+def _tensor_type(provenance: Provenance, node: cst.BaseExpression) -> bool:
+    qualified = provenance.qualify(node) or ""
+    return qualified.startswith("torch.") and qualified.endswith("Tensor")
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+def tensor_annotation(provenance: Provenance, annotation: cst.BaseExpression) -> bool:
+    """Whether an annotation says: a torch tensor (``torch.Tensor``, ``torch.LongTensor``,
+    ``Tensor``), optionally or-None (``Optional[...]``, ``... | None``). A container of
+    tensors, or a union with anything else, is not one tensor."""
+    if _tensor_type(provenance, annotation):
+        return True
+    if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
+        sides = (annotation.left, annotation.right)
+        return any(_is_none(s) for s in sides) and all(
+            _is_none(s) or tensor_annotation(provenance, s) for s in sides
+        )
+    if isinstance(annotation, cst.Subscript):
+        head = (provenance.qualify(annotation.value) or "").rsplit(".", 1)[-1]
+        items = [e.slice.value for e in annotation.slice if isinstance(e.slice, cst.Index)]
+        if head == "Optional" and len(items) == 1:
+            return tensor_annotation(provenance, items[0])
+        if head == "Union" and items:
+            return all(_is_none(i) or tensor_annotation(provenance, i) for i in items) and any(
+                not _is_none(i) for i in items
+            )
+    return False
+
+
+def annotated_tensor_parameter(provenance: Provenance, name: cst.Name, frame: Frame) -> bool:
+    """Whether ``name`` is a parameter annotated as one tensor, and the parameter's value is
+    the one that reaches ``name`` (any other binding of it is a known value, not a parameter)."""
+    function = frame.function
+    if not isinstance(function, cst.FunctionDef):
+        return False
+    bindings = provenance.bindings(frame)
+    if bindings.reaching(name) != [None] or bindings.of(name.value).count(None) != 1:
+        return False
+    annotation = _parameter_annotation(name, frame)
+    return annotation is not None and tensor_annotation(provenance, annotation)
+
+
+def on_host_by_name(node: cst.BaseExpression, frame: Frame) -> bool:
+    """Whether names say the tensor is on the host: the tensor's (``cpu_lengths``) or the
+    function's (``fill_indices_cpu``, a CPU reference implementation)."""
+    if host_named(node):
+        return True
+    function = frame.function
+    return isinstance(function, cst.FunctionDef) and any(
+        word in function.name.value.lower() for word in ("cpu", "host")
+    )
+
+
+def is_tensor(provenance: Provenance, node: cst.BaseExpression, frame: Frame) -> bool:
+    """Whether ``node`` is proven to be one tensor (not a list, not a numpy array), wherever it
+    is: the analysis knows where it is, or it is a parameter annotated as a tensor."""
+    if provenance.fact(node, frame).known:
+        return True
+    return isinstance(node, cst.Name) and annotated_tensor_parameter(provenance, node, frame)
+
+
+def host_data(
+    provenance: Provenance, node: cst.BaseExpression, frame: Frame, depth: int = 0
+) -> bool:
+    """Whether ``node`` is numpy or Python data (never a device tensor): what the analysis
+    calls host data, ``t.numpy()``, a parameter annotated as a numpy array, an element or slice
+    of one, a name bound only to one."""
+    if depth > 6:
+        return False
+    if provenance.is_host_data(node, frame):
+        return True
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        return node.func.attr.value in ("numpy", "tolist")
+    if isinstance(node, cst.Subscript):
+        return host_data(provenance, node.value, frame, depth + 1)
+    if isinstance(node, cst.Name):
+        annotation = _parameter_annotation(node, frame)
+        if annotation is not None and (provenance.qualify(annotation) or "").startswith("numpy."):
+            return True
+        values = provenance.bindings(frame).reaching(node)
+        return bool(values) and all(
+            v is not None and host_data(provenance, v, frame, depth + 1) for v in values
+        )
+    return False
+
+
+def _parameter_annotation(name: cst.Name, frame: Frame) -> cst.BaseExpression | None:
+    function = frame.function
+    if not isinstance(function, cst.FunctionDef):
+        return None
+    params = function.params
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        if param.name.value == name.value:
+            return param.annotation.annotation if param.annotation is not None else None
+    return None
+
+
+class _ShapeReads(cst.CSTVisitor):
+    """The expressions whose ``.shape`` or ``.size(...)`` an expression reads."""
+
+    def __init__(self) -> None:
+        self.bases: list[cst.BaseExpression] = []
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value == "shape":
+            self.bases.append(node.value)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "size" and node.args:
+            self.bases.append(func.value)
+
+
+def walks_its_rows(module: cst.Module, tensor: cst.BaseExpression, loop: RowLoop) -> bool:
+    """Whether an index loop counts up to ``tensor``'s own length: ``range(t.shape[0])``,
+    ``range(t.size(0))``. Then ``t`` is an array (a tensor, or a numpy array in a torch file)
+    walked row by row."""
+    if loop.walk is not Walk.INDEX:
+        return False
+    finder = _ShapeReads()
+    for bound in loop.bounds:
+        bound.visit(finder)
+    code = module.code_for_node(tensor)
+    return any(module.code_for_node(base) == code for base in finder.bases)
+
+
+# -- row reductions: the product or sum of each row ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class RowReduction:
+    """A comprehension element that reduces a whole row: ``op`` is ``prod`` or ``sum``;
+    ``torch_func`` is the ``torch.prod``/``torch.sum`` node when the element called it (the fix
+    then keeps that spelling)."""
+
+    op: str
+    torch_func: cst.BaseExpression | None = None
+    numpy: bool = False
+
+
+def _unwrap_int(node: cst.BaseExpression) -> tuple[cst.BaseExpression, bool]:
+    if (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value == "int"
+        and len(node.args) == 1
+        and node.args[0].keyword is None
+        and not node.args[0].star
+    ):
+        return node.args[0].value, True
+    return node, False
+
+
+def _is_name(node: cst.BaseExpression | None, name: str) -> bool:
+    return isinstance(node, cst.Name) and node.value == name
+
+
+def tensor_row_reduction(
+    provenance: Provenance, elt: cst.BaseExpression, row: str
+) -> RowReduction | None:
+    """``elt`` reduces the whole tensor row ``row`` to a number: ``torch.prod(r).item()``,
+    ``r.sum().item()``, ``int(torch.prod(r))``, ``int(r.prod())``."""
+    inner, wrapped = _unwrap_int(elt)
+    if (
+        isinstance(inner, cst.Call)
+        and isinstance(inner.func, cst.Attribute)
+        and inner.func.attr.value == "item"
+        and not inner.args
+    ):
+        inner = inner.func.value
+    elif not wrapped:
+        return None
+    if not isinstance(inner, cst.Call) or (inner.args and len(inner.args) != 1):
+        return None
+    func = inner.func
+    if isinstance(func, cst.Attribute) and func.attr.value in ("prod", "sum"):
+        if not inner.args and _is_name(func.value, row):
+            return RowReduction(func.attr.value)
+        qualified = provenance.qualify(func)
+        if (
+            qualified in ("torch.prod", "torch.sum")
+            and len(inner.args) == 1
+            and inner.args[0].keyword is None
+            and _is_name(inner.args[0].value, row)
+        ):
+            return RowReduction(func.attr.value, func)
+    return None
+
+
+def list_row_reduction(
+    provenance: Provenance, elt: cst.BaseExpression, target: cst.BaseExpression, frame: Frame
+) -> RowReduction | None:
+    """``elt`` reduces a whole row of a ``.tolist()``: ``math.prod(r)``, ``sum(r)``,
+    ``functools.reduce(operator.mul, r)``, or ``t * h * w`` over ``for t, h, w in ...``."""
+    inner, _ = _unwrap_int(elt)
+    if isinstance(target, cst.Name) and isinstance(inner, cst.Call):
+        args = positional(inner)
+        if len(inner.args) != len(args):
+            return None
+        qualified = provenance.qualify(inner.func)
+        row = target.value
+        if len(args) == 1 and _is_name(args[0].value, row):
+            if qualified == "math.prod":
+                return RowReduction("prod")
+            if qualified in ("numpy.prod", "numpy.sum"):
+                return RowReduction(qualified.split(".")[1], numpy=True)
+            if _is_name(inner.func, "sum") and not provenance.bindings(frame).of("sum"):
+                return RowReduction("sum")
+        if (
+            len(args) == 2
+            and qualified == "functools.reduce"
+            and _is_name(args[1].value, row)
+            and _is_product(provenance, args[0].value)
+        ):
+            return RowReduction("prod")
+        return None
+    if isinstance(target, (cst.Tuple, cst.List)):
+        names = [e.value for e in target.elements]
+        if len(names) < 2 or not all(isinstance(n, cst.Name) for n in names):
+            return None
+        wanted = sorted(n.value for n in names if isinstance(n, cst.Name))
+        for op, operator in (("prod", cst.Multiply), ("sum", cst.Add)):
+            operands = _chain(inner, operator)
+            if operands is not None and sorted(operands) == wanted:
+                return RowReduction(op)
+    return None
+
+
+def _chain(node: cst.BaseExpression, operator: type[cst.BaseBinaryOp]) -> list[str] | None:
+    """The names of ``a * b * c`` (for ``operator`` Multiply), or None when it is not such a
+    chain of plain names."""
+    if isinstance(node, cst.Name):
+        return [node.value]
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, operator):
+        left = _chain(node.left, operator)
+        right = _chain(node.right, operator)
+        if left is not None and right is not None:
+            return left + right
+    return None
+
+
+def _is_product(provenance: Provenance, func: cst.BaseExpression) -> bool:
+    """``operator.mul`` or ``lambda a, b: a * b``."""
+    if provenance.qualify(func) == "operator.mul":
+        return True
+    if isinstance(func, cst.Lambda):
+        params = [p.name.value for p in func.params.params]
+        body = func.body
+        return (
+            len(params) == 2
+            and isinstance(body, cst.BinaryOperation)
+            and isinstance(body.operator, cst.Multiply)
+            and _chain(body, cst.Multiply) in (params, params[::-1])
+        )
+    return False
