@@ -92,16 +92,27 @@ def main() -> None:
                 fn()
             idle_ret, idle_done = timed(fn)
             busy_ret, _ = timed(fn, busy)
-            row = dict(kib=kib, variant=name, idle_return_ms=round(idle_ret, 3),
-                       idle_done_ms=round(idle_done, 3), busy_return_ms=round(busy_ret, 3))
+            row = dict(
+                kib=kib,
+                variant=name,
+                idle_return_ms=round(idle_ret, 3),
+                idle_done_ms=round(idle_done, 3),
+                busy_return_ms=round(busy_ret, 3),
+            )
             rows.append(row)
-            print(f"{kib:>6} KiB {name:<16} idle done {idle_done:8.3f} ms | "
-                  f"behind 20 ms kernel returns {busy_ret:8.3f} ms", flush=True)
+            print(
+                f"{kib:>6} KiB {name:<16} idle done {idle_done:8.3f} ms | "
+                f"behind 20 ms kernel returns {busy_ret:8.3f} ms",
+                flush=True,
+            )
     out = os.environ.get("OUT")
     if out:
         with open(os.path.join(out, "fix_designs.json"), "w") as fh:
-            json.dump(dict(torch=torch.__version__, gpu=torch.cuda.get_device_name(), rows=rows),
-                      fh, indent=1)
+            json.dump(
+                dict(torch=torch.__version__, gpu=torch.cuda.get_device_name(), rows=rows),
+                fh,
+                indent=1,
+            )
 
 
 if __name__ == "__main__":

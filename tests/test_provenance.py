@@ -304,21 +304,24 @@ def test_device_targets(code: str, target: Target) -> None:
     assert target_of(code) is target
 
 
+PINNED_B = "def f(n):\n    b = torch.zeros(4, 8, pin_memory=True)\n"
+
+
 @pytest.mark.parametrize(
     ("code", "where", "contiguous"),
     [
         (
-            "def f(n):\n    b = torch.zeros(4, 8, pin_memory=True)\n    probe(torch.narrow(b, 1, 0, n))",
+            PINNED_B + "    probe(torch.narrow(b, 1, 0, n))",
             PIN,
             False,
         ),
         (
-            "def f(n):\n    b = torch.zeros(4, 8, pin_memory=True)\n    probe(torch.narrow(b, 0, 0, n))",
+            PINNED_B + "    probe(torch.narrow(b, 0, 0, n))",
             PIN,
             True,
         ),
         (
-            "def f():\n    b = torch.zeros(4, 8, pin_memory=True)\n    probe(torch.transpose(b, 0, 1))",
+            PINNED_B + "    probe(torch.transpose(b, 0, 1))",
             PIN,
             False,
         ),
