@@ -44,6 +44,9 @@ class PerItemTransfer(Rule):
     - copies to a different device per item (a multi-GPU scatter), to another tensor's device
       (`h.to(x.device)`), or to an offload device; activations (`hidden_states`, `latents`,
       `logits`) already live on an accelerator, so their moves are not host-to-device copies;
+    - row segments of one buffer (`gpu[i, :n].copy_(cpu[i, :n])`): together they are a
+      strided region, which one copy would stage as pageable memory, so copying row by row is
+      the fix for that (H2D003), not a mistake;
     - copies to the host, dtype conversions, and loops over a literal tuple or a `range` of at
       most 8: the count is provably tiny.
 
@@ -143,6 +146,13 @@ class PerItemTransfer(Rule):
         # work in the element, not just a move
         Valid(
             "import torch\ndef f(xs, device):\n    return [torch.cat(x).to(device) for x in xs]\n"
+        ),
+        # row segments of one pinned buffer: the fix for a strided copy (H2D003), not batchable
+        Valid(
+            "import torch\n"
+            "def f(cpu, gpu, n):\n"
+            "    for row in range(gpu.shape[0]):\n"
+            "        gpu[row, :n].copy_(cpu[row, :n], non_blocking=True)\n"
         ),
         # copy_ into host memory
         Valid(

@@ -475,10 +475,9 @@ def located(findings: list[Finding], text: str) -> None:
             assert finding.message, finding
 
 
-# (rule whose fix was applied, rule that flags the fixed code): known bugs, each with its strict
-# xfail in test_a_fix_brings_no_finding_of_another_rule, exempted here so that the generated
-# programs still test every other pair.
-KNOWN_INTRODUCED = frozenset({("H2D003", "H2D001")})
+# (rule whose fix was applied, rule that flags the fixed code): known bugs, exempted here so that
+# the generated programs still test every other pair. None left.
+KNOWN_INTRODUCED: frozenset[tuple[str, str]] = frozenset()
 
 
 def check_program(text: str) -> None:
@@ -573,32 +572,8 @@ def test_every_fixture_and_rule_example_checks_and_fixes_safely(label: str) -> N
     check_program(LABELLED_SEEDS[label])
 
 
-def _brings_h2d001(label: str) -> bool:
-    """The seeds whose H2D003 fix writes the per-row copy loop that H2D001 flags."""
-    if not {"H2D001", "H2D003"} <= set(RULES):
-        return False
-    if label == "fixtures/H2D003/before.py":
-        return True
-    code, kind, index = [*label.split("-"), "", ""][:3]
-    if code != "H2D003" or kind != "invalid":
-        return False
-    return RULES["H2D003"].invalid[int(index)].expected_fix is not None
-
-
 FIXING_SEEDS = [
-    pytest.param(
-        label,
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="rules/h2d001_per_item_transfer.py flags the loop H2D003's fix writes "
-            "(`for _row in range(gpu.shape[0]): gpu[_row, :n].copy_(cpu[_row, :n], "
-            "non_blocking=True)`, also fixtures/H2D003/after.py:33): each row is a "
-            "contiguous block of pinned memory copied asynchronously, not a per-item "
-            "pageable transfer",
-        ),
-    )
-    if _brings_h2d001(label)
-    else label
+    label
     for label in LABELLED_SEEDS
     if label.split("-")[0] not in RULES
     or (

@@ -19,8 +19,16 @@ Conservative by design (a false positive is as bad as a miss). Not gathering loo
 - loops over a literal tuple or list or ``range(<small literal>)``: the item count is tiny;
 - loops over a model's parameters, buffers, modules or state dict, or over names that say so
   (``params``, ``layers``, ``model``...): one-time setup moves of things that cannot be batched;
-- type-dispatching loops (``isinstance`` in a guard or the element): generic movers of mixed
-  containers, which one batched copy cannot replace;
+- type-dispatching loops (``isinstance`` in a guard or the element, or around the loop):
+  generic movers of mixed containers, which one batched copy cannot replace;
+- a mapping's values (``d.items()``, ``d.values()``, ``for k in d: d[k]``): named fields of
+  different dtypes and shapes;
+- storage swaps (``p.data = ...``) and ``self``'s collection moved in place
+  (``self.freqs = [f.to(d) for f in self.freqs]``): one-time relocations of state;
+- copies to an offload device, and collections named as activations (``hidden_states``,
+  ``latents``, ``logits``), which already live on an accelerator;
+- ``copy_`` into the loop's own items (distinct existing tensors) and row segments of one
+  buffer (``gpu[i, :n].copy_(cpu[i, :n])``, the fix for a strided copy);
 - items the analysis proves already on a device.
 """
 
@@ -235,6 +243,23 @@ def rooted_in(node: cst.BaseExpression, loop_names: set[str]) -> bool:
             return False
 
 
+def row_segment(node: cst.BaseExpression, loop_names: set[str]) -> bool:
+    """``buf[i, :n]``: part of row ``i`` of one tensor. The rows together are a strided region,
+    which one copy would stage as pageable memory: copying row by row is the fix for that (see
+    H2D003), not a per-item transfer."""
+    if not isinstance(node, cst.Subscript) or len(node.slice) < 2:
+        return False
+    indexed = any(
+        isinstance(e.slice, cst.Index) and names_in(e.slice) & loop_names for e in node.slice
+    )
+    partial = any(
+        isinstance(e.slice, cst.Slice)
+        and not (e.slice.lower is None and e.slice.upper is None and e.slice.step is None)
+        for e in node.slice
+    )
+    return indexed and partial
+
+
 def item_transfer(
     node: cst.BaseExpression, loop_names: set[str], provenance: Provenance, frame: Frame
 ) -> Transfer | None:
@@ -276,7 +301,7 @@ def item_transfer(
     moved = strip_trivial(moved, provenance, frame)
     if isinstance(moved, cst.Attribute) and moved.attr.value == "data":
         moved = moved.value
-    if not rooted_in(moved, loop_names):
+    if not rooted_in(moved, loop_names) or row_segment(moved, loop_names):
         return None
     if provenance.where(moved, frame) is Where.DEVICE:
         return None
