@@ -48,6 +48,9 @@ EXCLUDED_TREE_PACKAGES = ("transformers", "diffusers")
 DEFAULT_TREES = ("transformers", "diffusers", "lightning", "mixed")
 PRECOMMIT_FILES = 10
 PEER_TIMEOUT_S = 3600.0
+# The environment of every measured process: PYTHONPATH points at the snapshot of the checkout
+# (see snapshot_checkout) unless --no-snapshot.
+CHILD_ENV: dict[str, str] | None = None
 
 # Peers, pinned, each installed into a venv of its own: TorchFix pins libcst<1.6 and Fixit pins
 # click<8.2, so they cannot share one environment with each other or with h2dlint.
@@ -284,6 +287,7 @@ def run_measured(
         proc = subprocess.Popen(
             [sys.executable, "-S", "-c", LAUNCHER, str(result_file), *cmd],
             cwd=cwd,
+            env=CHILD_ENV,
             stdin=subprocess.DEVNULL,
             stdout=stdout,
             stderr=stderr,
@@ -380,6 +384,7 @@ class Variant:
     timeout_s: float | None = None
     ok_codes: tuple[int, ...] = (0,)
     prepare: Callable[[], None] | None = None
+    check: Callable[[], str] | None = None  # after a run: why its sample is invalid, or ""
     stdout_path: Path | None = None
     samples: list[Sample] = field(default_factory=list)
     failure: str = ""
@@ -470,11 +475,25 @@ def build_variants(
 
     extra: dict[str, Any] = {}
 
+    cache_file = warm_dir / "results-v1.json"
+    primed: list[int] = []
+
     def prime() -> None:
-        if not (warm_dir / "results-v1.json").exists():
+        if not cache_file.exists():
             shutil.rmtree(warm_dir, ignore_errors=True)
             sample = run_measured(warm_cmd, cwd=work)
             extra["warm_priming_run"] = asdict(sample)
+        primed[:] = [cache_file.stat().st_mtime_ns] if cache_file.exists() else []
+
+    def still_warm() -> str:
+        # A run that found every file in the cache does not write it: a rewritten cache means
+        # the run was (partly) cold, e.g. h2dlint's code changed after the priming run and so
+        # did its build fingerprint. Such a sample is dropped and the cache primed again.
+        now = cache_file.stat().st_mtime_ns if cache_file.exists() else None
+        if not primed or now != primed[0]:
+            shutil.rmtree(warm_dir, ignore_errors=True)
+            return "the run rewrote the cache, so it was not warm"
+        return ""
 
     variants.append(
         Variant(
@@ -485,6 +504,7 @@ def build_variants(
             runs,
             sample_memory=True,
             prepare=prime,
+            check=still_warm,
         )
     )
     few = precommit_files(tree)
@@ -539,15 +559,23 @@ def run_rounds(variants: list[Variant], cwd: Path, log: Callable[[str], None]) -
         todo = [v for v in variants if index < v.rounds and not v.failure]
         shift = index % len(todo) if todo else 0
         for variant in todo[shift:] + todo[:shift]:
-            if variant.prepare is not None:
-                variant.prepare()
-            sample = run_measured(
-                variant.command,
-                cwd=cwd,
-                timeout_s=variant.timeout_s,
-                sample_memory=variant.sample_memory,
-                stdout_path=variant.stdout_path,
-            )
+            for attempt in range(2):
+                if variant.prepare is not None:
+                    variant.prepare()
+                sample = run_measured(
+                    variant.command,
+                    cwd=cwd,
+                    timeout_s=variant.timeout_s,
+                    sample_memory=variant.sample_memory,
+                    stdout_path=variant.stdout_path,
+                )
+                problem = variant.check() if variant.check is not None else ""
+                if not problem:
+                    break
+                log(f"  {variant.label}: sample dropped ({problem}){', retrying' * (1 - attempt)}")
+            if problem:
+                variant.failure = problem
+                continue
             if sample.returncode not in variant.ok_codes:
                 first = sample.error.strip().splitlines()[-1:] or [""]
                 variant.failure = f"exit {sample.returncode}: {first[0][:200]}"
@@ -561,6 +589,41 @@ def run_rounds(variants: list[Variant], cwd: Path, log: Callable[[str], None]) -
             )
 
 
+# -- the checkout under test ----------------------------------------------------------------
+
+
+def snapshot_checkout(work: Path) -> tuple[Path | None, str]:
+    """Copy the h2dlint that this interpreter imports (with its rules) into ``work`` and
+    byte-compile it, so that every measured process runs the same code even while the checkout
+    is being edited (an edit between the priming run and a warm run would also change h2dlint's
+    build fingerprint and empty the cache). Returns the directory to put first on PYTHONPATH,
+    and what it holds; None when the copy is not the code a child would import."""
+    import compileall
+
+    import h2dlint.rules
+
+    source = Path(h2dlint.__file__).resolve().parent
+    dest = work / "snapshot"
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    shutil.copytree(source, dest / "h2dlint", ignore=ignore)
+    rules = Path(next(iter(h2dlint.rules.__path__))).resolve()
+    if not (dest / "h2dlint" / "rules").exists():
+        shutil.copytree(rules, dest / "h2dlint" / "rules", ignore=ignore)
+    compileall.compile_dir(dest, quiet=2)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(dest), os.environ.get("PYTHONPATH", "")]),
+    }
+    probe = "import h2dlint, h2dlint.rules; print(h2dlint.__file__); print(*h2dlint.rules.__path__)"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=work
+    )
+    seen = done.stdout.split()
+    if done.returncode != 0 or not seen or not all(p.startswith(str(dest)) for p in seen):
+        return None, f"h2dlint from {source.parent} (no snapshot: {done.stderr.strip()[-200:]})"
+    return dest, f"h2dlint from a snapshot of {source.parent} ({source.name}/, rules from {rules})"
+
+
 # -- the version check and the profile -------------------------------------------------------
 
 
@@ -570,6 +633,7 @@ def version_imports() -> dict[str, Any]:
         [sys.executable, "-X", "importtime", "-m", "h2dlint", "--version"],
         capture_output=True,
         text=True,
+        env=CHILD_ENV,
     )
     modules = {
         line.rsplit("|", 1)[-1].strip().split(".")[0]
@@ -1037,6 +1101,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="where peers are installed (default ~/.cache/h2dlint/bench-venv)",
     )
     parser.add_argument("--json", type=Path, help="write every sample and summary here")
+    parser.add_argument(
+        "--no-snapshot",
+        action="store_true",
+        help="run the checkout's files as they are, instead of a copy taken at the start",
+    )
     args = parser.parse_args(argv)
     if args.quick:
         args.runs = 1
@@ -1070,12 +1139,27 @@ def main(argv: list[str] | None = None) -> int:
                 raise SystemExit(f"bench_lint: unknown peer {name!r}; known: {', '.join(PEERS)}")
             args.peer_venvs.mkdir(parents=True, exist_ok=True)
             peers.append(install_peer(name, args.peer_venvs, log))
+    global CHILD_ENV
     header = machine_line() + "; rules: " + ",".join(rule_codes())
-    version = version_imports()
-    report: dict[str, Any] = {"machine": header, "version": version, "trees": []}
+    report: dict[str, Any] = {"machine": header, "version": {}, "trees": []}
     sections = [f"# h2dlint benchmark\n\n{header}"]
     with tempfile.TemporaryDirectory(prefix="h2dlint-bench-") as tmp:
         work = Path(tmp)
+        if not args.no_snapshot:
+            snapshot, what = snapshot_checkout(work)
+            if snapshot is not None:
+                CHILD_ENV = {
+                    **os.environ,
+                    "PYTHONPATH": os.pathsep.join(
+                        p for p in (str(snapshot), os.environ.get("PYTHONPATH", "")) if p
+                    ),
+                }
+            header += f"\n{what}"
+            sections[0] = f"# h2dlint benchmark\n\n{header}"
+            report["machine"] = header
+        print(sections[0] + "\n", flush=True)
+        version = version_imports()
+        report["version"] = version
         for tree in trees:
             log(f"{tree.name}: {len(tree.files):,} files, {tree.lines:,} lines")
             tree_work = work / tree.name
