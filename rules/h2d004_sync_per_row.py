@@ -23,6 +23,13 @@ from h2dlint.diagnostics import FixSafety
 from h2dlint.rule import Invalid, Rule, Valid
 
 ATOMS = (cst.Name, cst.Attribute, cst.Subscript, cst.Call)
+# `int(`, `float(`, `bool(` as calls of the builtins: after a character that can precede an
+# expression, so that `print(` or `hint(` alone do not make a file worth parsing.
+SYNC_BUILTIN_MARKERS = tuple(
+    f"{before}{name}(".encode()
+    for name in ("int", "float", "bool")
+    for before in " \t\n([{,=:;+-*/%<>!&|^~@"
+)
 
 
 class SyncPerRow(Rule):
@@ -92,7 +99,7 @@ class SyncPerRow(Rule):
     message = "a tensor is read on the host once per row (a device sync each) in a Python loop"
     fix_safety = FixSafety.UNSAFE
     fix_message = "reduce all rows in one vectorised op and transfer once"
-    prefilter = (b".item(", b".tolist(", b"int(", b"float(", b"bool(")
+    prefilter = (b".item(", b".tolist(", *SYNC_BUILTIN_MARKERS)
 
     valid = (
         # The tensor is proven to be on the host: no sync.
