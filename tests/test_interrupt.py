@@ -64,6 +64,10 @@ def fixable() -> tuple[str, str]:
     return found
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start(root: Path) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [
@@ -84,6 +88,9 @@ def _start(root: Path) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,  # its own process group, as a shell gives a foreground job
+        # A job started in the background of a non-interactive shell (some CI runners) inherits
+        # SIGINT ignored, and Python then never raises KeyboardInterrupt: give it the default.
+        preexec_fn=_default_sigint,
     )
 
 
