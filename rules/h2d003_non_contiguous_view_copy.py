@@ -2,16 +2,13 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.copies import non_blocking_h2d_source
 from h2dlint.analysis.facts import Fact, Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import (
     Provenance,
-    first_positional,
-    host_named,
-    is_true,
     keyword,
 )
-from h2dlint.analysis.targets import Target
 from h2dlint.analysis.views import (
     PERMUTING_ATTRIBUTES,
     PERMUTING_VIEW_METHODS,
@@ -387,27 +384,11 @@ class NonContiguousViewCopy(Rule):
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        if not isinstance(func, cst.Attribute):
-            return
-        method = func.attr.value
-        if method not in ("to", "cuda", "copy_"):
-            return
-        non_blocking = keyword(node, "non_blocking")
-        if non_blocking is None or not is_true(non_blocking.value):
-            return
         provenance = Provenance.of(self.context)
         frame = provenance.current_frame()
-        if method == "copy_":
-            source = first_positional(node)
-            if source is None or host_named(func.value):
-                return
-            if provenance.where(func.value, frame) not in (Where.DEVICE, Where.UNKNOWN):
-                return  # the destination is host memory: not a host-to-device copy
-        else:
-            source = func.value
-            if method == "to" and provenance.to_target(node, frame) is not Target.DEVICE:
-                return
+        source = non_blocking_h2d_source(provenance, node, frame)
+        if source is None:
+            return
         fact = provenance.fact(source, frame)
         if not fact.where.pinned or fact.contiguous is not False:
             return

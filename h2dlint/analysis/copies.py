@@ -1,0 +1,40 @@
+"""Recognising host-to-device copies: ``x.to(dev, ...)``, ``x.cuda(...)``, ``dst.copy_(x, ...)``."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from h2dlint.analysis.facts import Where
+from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.provenance import (
+    Provenance,
+    first_positional,
+    host_named,
+    is_true,
+    keyword,
+)
+from h2dlint.analysis.targets import Target
+
+
+def non_blocking_h2d_source(
+    provenance: Provenance, node: cst.Call, frame: Frame
+) -> cst.BaseExpression | None:
+    """The source of ``node`` when it is a ``non_blocking=True`` copy that may go host to
+    device (its destination is not provably host memory), else None."""
+    func = node.func
+    if not isinstance(func, cst.Attribute) or func.attr.value not in ("to", "cuda", "copy_"):
+        return None
+    non_blocking = keyword(node, "non_blocking")
+    if non_blocking is None or not is_true(non_blocking.value):
+        return None
+    method = func.attr.value
+    if method == "copy_":
+        source = first_positional(node)
+        if source is None or host_named(func.value):
+            return None
+        if provenance.where(func.value, frame) not in (Where.DEVICE, Where.UNKNOWN):
+            return None  # the destination is host memory: not a host-to-device copy
+        return source
+    if method == "to" and provenance.to_target(node, frame) is not Target.DEVICE:
+        return None
+    return func.value
