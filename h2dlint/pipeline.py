@@ -11,7 +11,7 @@ import difflib
 import enum
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from h2dlint.diagnostics import (
@@ -24,6 +24,7 @@ from h2dlint.diagnostics import (
 from h2dlint.engine import AnalysisOptions, EnabledRule, check_text, syntax_check
 from h2dlint.fileio import WriteError, write_atomically
 from h2dlint.fixer import fix_text
+from h2dlint.large_files import LARGE_FILE_CHARS, MAX_KEPT_CHARS, is_large, reduce_source
 from h2dlint.source import SourceError, decode
 from h2dlint.suppression import has_skip_file
 
@@ -86,22 +87,34 @@ def unified_diff(old: str, new: str, name: str) -> str:
     return "".join(out)
 
 
-def cpython_parse(text: str, path: str) -> tuple[bool, Finding | None]:
-    """Whether CPython parses ``text``, and an E999 finding when it refuses it for nesting too
-    deeply. Such a file must never reach libcst: its native parser overflows the C stack on deep
+@dataclass
+class CPythonParse:
+    """What CPython makes of a file: its tree, or the syntax error it raised."""
+
+    tree: ast.Module | None = None
+    error: SyntaxError | None = None
+    # A finding that ends the file's check: nesting libcst must never see.
+    fatal: Finding | None = None
+
+
+def cpython_parse(text: str, path: str) -> CPythonParse:
+    """Parse ``text`` with CPython. A file it refuses for nesting too deeply gets a fatal E999
+    finding: it must never reach libcst, whose native parser overflows the C stack on deep
     nesting (``x = ((((...))))`` a few thousand deep), a segfault that would end the whole run."""
     try:
-        ast.parse(text)
+        return CPythonParse(tree=ast.parse(text))
     except SyntaxError as exc:
         if exc.msg != "too many nested parentheses":
-            return False, None
+            return CPythonParse(error=exc)
         row, column = exc.lineno or 1, max(exc.offset or 1, 1)
-        return False, file_finding(path, SYNTAX_ERROR_CODE, f"SyntaxError: {exc.msg}", row, column)
+        fatal = file_finding(path, SYNTAX_ERROR_CODE, f"SyntaxError: {exc.msg}", row, column)
+        return CPythonParse(error=exc, fatal=fatal)
     except (RecursionError, MemoryError):
-        return False, file_finding(path, SYNTAX_ERROR_CODE, "file is too deeply nested to parse")
+        return CPythonParse(
+            fatal=file_finding(path, SYNTAX_ERROR_CODE, "file is too deeply nested to parse")
+        )
     except ValueError:
-        return False, None
-    return True, None
+        return CPythonParse()
 
 
 def process(job: FileJob) -> FileResult:
@@ -147,12 +160,14 @@ def _process(job: FileJob) -> FileResult:
     if has_skip_file(text):
         return FileResult(job.display, [], final_data=job.data)
     # With no rule enabled the file is still syntax-checked: E999 cannot be deselected.
-    parses, too_deep = cpython_parse(text, job.display)
-    if too_deep is not None:
-        return FileResult(job.display, [too_deep], final_data=job.data)
+    parsed = cpython_parse(text, job.display)
+    if parsed.fatal is not None:
+        return FileResult(job.display, [parsed.fatal], final_data=job.data)
     if job.prefilter and not needs_parse(job.data, job.rules):
-        error = None if parses else syntax_check(text, job.display)
+        error = None if parsed.tree is not None else syntax_check(text, job.display)
         return FileResult(job.display, [error] if error else [], final_data=job.data)
+    if is_large(text):
+        return _process_large(job, text, parsed)
     if job.mode is Mode.CHECK:
         findings = check_text(text, job.display, job.rules, job.analysis)
         return FileResult(job.display, findings, job.data)
@@ -180,6 +195,43 @@ def _process(job: FileJob) -> FileResult:
             return _unfixed(job, text, f"fix not written: {exc}")
         result.final_data = new_data
     return result
+
+
+def _process_large(job: FileJob, text: str, parsed: CPythonParse) -> FileResult:
+    """A file too large for libcst to parse whole: checked statement by statement, never fixed."""
+    if parsed.tree is None:
+        error = parsed.error
+        if error is None:
+            return FileResult(job.display, [], final_data=job.data)
+        message = f"SyntaxError: {error.msg}"
+        row, column = error.lineno or 1, max(error.offset or 1, 1)
+        finding = file_finding(job.display, SYNTAX_ERROR_CODE, message, row, column)
+        return FileResult(job.display, [finding], final_data=job.data)
+    markers = [enabled.rule.prefilter for enabled in job.rules]
+    kept = len(text)
+    if all(marker is not None for marker in markers):
+        needles = [m for group in markers if group for m in group]
+        text, kept = reduce_source(text, parsed.tree, needles)
+    if kept > MAX_KEPT_CHARS:
+        message = (
+            f"file not checked: {kept / 2**20:.1f} MiB of its top-level statements hold code "
+            f"that rules look for, more than the {MAX_KEPT_CHARS // 2**20} MiB h2dlint parses in "
+            "one file; split the file or exclude it"
+        )
+        finding = file_finding(job.display, IO_ERROR_CODE, message)
+        return FileResult(job.display, [finding], final_data=job.data)
+    checked = check_text(text, job.display, job.rules, job.analysis)
+    findings = [replace(finding, fix=None) for finding in checked]
+    if job.mode is not Mode.CHECK and any(finding.fix is not None for finding in checked):
+        findings.append(
+            file_finding(
+                job.display,
+                IO_ERROR_CODE,
+                f"fixes not applied: the file is larger than {LARGE_FILE_CHARS // 1024 // 1024} "
+                "MiB of text, so it was checked statement by statement; fix it by hand",
+            )
+        )
+    return FileResult(job.display, findings, final_data=job.data)
 
 
 def _unfixed(job: FileJob, text: str, reason: str) -> FileResult:
