@@ -44,8 +44,7 @@ def test_kept_statements_stay_on_their_rows_and_columns() -> None:
         "TABLE = [\n    1,\n    2,\n]\n"
         "\n# a comment\n"
         "@decorator\ndef helper(x):\n    return x + 1\n"
-        "class Config:\n    size = 4\n"
-        + FLAGGED
+        "class Config:\n    size = 4\n" + FLAGGED
     )
     reduced, kept = _reduce(text)
     old, new = text.splitlines(), reduced.splitlines()
@@ -97,15 +96,15 @@ def test_large_file_findings_are_located_and_carry_no_fix() -> None:
 
 @pytest.mark.usefixtures("small_threshold")
 def test_large_file_is_never_fixed(tmp_path: Path) -> None:
-    text = "import torch\n" + "".join(f"V{i} = [{i}]\n" for i in range(50)) + (
-        "def f(xs):\n    return torch.cat(xs).to('cuda', non_blocking=True)\n"
+    text = (
+        "import torch\n"
+        + "".join(f"V{i} = [{i}]\n" for i in range(50))
+        + ("def f(xs):\n    return torch.cat(xs).to('cuda', non_blocking=True)\n")
     )
     path = tmp_path / "big.py"
     path.write_text(text)
     rules = (EnabledRule(all_rules()["H2D005"]),)
-    result = process(
-        FileJob(str(path), "big.py", text.encode(), rules, mode=Mode.FIX, unsafe=True)
-    )
+    result = process(FileJob(str(path), "big.py", text.encode(), rules, mode=Mode.FIX, unsafe=True))
     assert path.read_text() == text
     codes = [f.code for f in result.findings]
     assert codes == ["H2D005", IO_ERROR_CODE]
