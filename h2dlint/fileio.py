@@ -10,8 +10,10 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import signal
 import stat
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -46,6 +48,26 @@ def write_atomically(path: Path, data: bytes, expected: bytes) -> None:
     # Renaming over the file would replace it even where the user may not write to it.
     if not writable or not os.access(target, os.W_OK):
         raise WriteError("file is read-only; not fixed")
+    with _interrupts_deferred():
+        _replace(target, data, info)
+
+
+@contextlib.contextmanager
+def _interrupts_deferred() -> Iterator[None]:
+    """Hold SIGINT back while a fix is written: Ctrl-C between creating the temporary file and
+    the ``try`` that removes it would leave it behind. The signal is delivered right after."""
+    mask = getattr(signal, "pthread_sigmask", None)
+    if mask is None:  # Windows: no signal masks
+        yield
+        return
+    blocked = mask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        mask(signal.SIG_SETMASK, blocked)
+
+
+def _replace(target: Path, data: bytes, info: os.stat_result) -> None:
     try:
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".h2dtmp")
     except OSError as exc:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -152,16 +153,29 @@ def _execute(jobs: list[FileJob], requested: int) -> Iterable[FileResult]:
     return _in_pool(jobs, workers, context)
 
 
+def _ignore_interrupts() -> None:
+    """Workers leave Ctrl-C to the main process, which cancels the files not yet started and
+    waits for those in flight: each ends checked, or fixed and written whole."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _in_pool(jobs: list[FileJob], workers: int, context: BaseContext) -> list[FileResult]:
     chunksize = max(1, len(jobs) // (workers * 8))
     results: list[FileResult] = []
+    pool = ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=_ignore_interrupts
+    )
     try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            for outcome in pool.map(process, jobs, chunksize=chunksize):
-                results.append(outcome)
+        for outcome in pool.map(process, jobs, chunksize=chunksize):
+            results.append(outcome)
         return results
+    except KeyboardInterrupt:
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
     except BrokenProcessPool:
         pass
+    finally:
+        pool.shutdown(wait=True)
     # A worker died (a crash in native code, the out-of-memory killer). The chunks after the
     # last result were the ones in flight: check their files each in a process of its own, so
     # that the crash costs its own file only, and the rest in a new pool (which does the same
@@ -176,7 +190,9 @@ def _in_pool(jobs: list[FileJob], workers: int, context: BaseContext) -> list[Fi
 
 
 def _alone(job: FileJob, context: BaseContext) -> FileResult:
-    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+    with ProcessPoolExecutor(
+        max_workers=1, mp_context=context, initializer=_ignore_interrupts
+    ) as pool:
         try:
             return pool.submit(process, job).result()
         except BrokenProcessPool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import os
 import shutil
+import signal
 import stat
 import subprocess
 from collections.abc import Sequence
@@ -540,3 +541,23 @@ def test_cli_fix_without_fixable_findings_leaves_the_file_byte_identical(
     after = path.stat()
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
     assert leftovers(tmp_path, "flagged.py") == []
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="no signal masks here")
+def test_ctrl_c_while_writing_lands_after_the_file_is_replaced(tmp_path: Path) -> None:
+    """SIGINT between creating the temporary file and renaming it would leave the temporary
+    file behind: it is held back until the write is done."""
+    path = tmp_path / "m.py"
+    path.write_bytes(b"old\n")
+    real_replace = os.replace
+
+    def replace_interrupted(src: str, dst: Path) -> None:
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C in the middle of the write
+        real_replace(src, dst)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(h2dlint.fileio.os, "replace", replace_interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            h2dlint.fileio.write_atomically(path, b"new\n", b"old\n")
+    assert path.read_bytes() == b"new\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["m.py"]
