@@ -82,6 +82,16 @@ def good_file_reported(found: list[Hit], path: str = "good.py") -> bool:
     return (path, "H2D002", *FLAGGED_AT) in [hit.where for hit in found]
 
 
+def assert_one_io_error(result: Result, path: str, message_part: str) -> None:
+    """``path`` got one E902 saying ``message_part``; good.py was still checked; exit 1."""
+    found = hits(result.stdout)
+    errors = [hit for hit in found if hit.path == path]
+    assert [hit.code for hit in errors] == ["E902"]
+    assert message_part in errors[0].message
+    assert good_file_reported(found)
+    assert result.exit_code == 1
+
+
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(tmp_path)
@@ -352,12 +362,7 @@ def test_unreadable_file_is_an_io_error(project: Path) -> None:
         result = lint("secret.py", "good.py")
     finally:
         bad.chmod(0o644)
-    found = hits(result.stdout)
-    errors = [hit for hit in found if hit.path == "secret.py"]
-    assert [hit.code for hit in errors] == ["E902"]
-    assert "Permission denied" in errors[0].message
-    assert good_file_reported(found)
-    assert result.exit_code == 1
+    assert_one_io_error(result, "secret.py", "Permission denied")
 
 
 def test_permission_error_on_read_is_an_io_error(
@@ -385,12 +390,7 @@ def test_permission_error_on_read_is_an_io_error(
 
 def test_missing_path_on_command_line_is_an_io_error(project: Path) -> None:
     result = lint("missing.py", "good.py")
-    found = hits(result.stdout)
-    errors = [hit for hit in found if hit.path == "missing.py"]
-    assert [hit.code for hit in errors] == ["E902"]
-    assert "no such file" in errors[0].message
-    assert good_file_reported(found)
-    assert result.exit_code == 1
+    assert_one_io_error(result, "missing.py", "no such file")
 
 
 def test_file_deleted_between_discovery_and_read(
@@ -406,12 +406,7 @@ def test_file_deleted_between_discovery_and_read(
 
     monkeypatch.setattr(h2dlint.runner, "read_bytes", read_bytes)
     result = lint("-j1", ".")
-    found = hits(result.stdout)
-    errors = [hit for hit in found if hit.path == "gone.py"]
-    assert [hit.code for hit in errors] == ["E902"]
-    assert "No such file" in errors[0].message
-    assert good_file_reported(found)
-    assert result.exit_code == 1
+    assert_one_io_error(result, "gone.py", "No such file")
 
 
 # -- configuration ------------------------------------------------------------------------------
