@@ -6,15 +6,19 @@ rules never ask for positions, parents, scopes or qualified names never pays for
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import bisect
+import re
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import libcst as cst
+from libcst._nodes.internal import CodegenState
 from libcst.metadata import (
+    CodePosition,
     CodeRange,
     MetadataWrapper,
     ParentNodeProvider,
-    PositionProvider,
     QualifiedName,
     QualifiedNameProvider,
     Scope,
@@ -43,6 +47,7 @@ class FileContext:
         # Analysis options from configuration ([tool.h2dlint.analysis]).
         self.options: Mapping[str, Any] = options or {}
         self._wrapper: MetadataWrapper | None = None
+        self._positions: Positions | None = None
         self._resolved: dict[type, Mapping[cst.CSTNode, Any]] = {}
         self._shared: dict[str, Any] = {}
         # Maintained by the engine during the traversal, outermost first.
@@ -74,8 +79,15 @@ class FileContext:
             self._resolved[provider] = self.wrapper.resolve(provider)
         return self._resolved[provider]
 
+    @property
+    def positions(self) -> Positions:
+        if self._positions is None:
+            self._positions = Positions.of(self.module, self.source)
+        return self._positions
+
     def position(self, node: cst.CSTNode) -> CodeRange:
-        return self._metadata(PositionProvider)[node]
+        """Where ``node`` is in the source: 1-based line, 0-based column."""
+        return self.positions.range(node)
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self._metadata(ParentNodeProvider).get(node)
@@ -98,3 +110,160 @@ class FileContext:
         from h2dlint.analysis.imports import ImportTable
 
         return self.shared("imports", lambda: ImportTable.from_module(self.module))
+
+
+# -- positions -----------------------------------------------------------------------------------
+# libcst's PositionProvider tracks line and column through every token of a codegen pass
+# (a regex split per token) and then runs a batched traversal of the whole module; it costs more
+# than the parse. The same positions come from one codegen pass that only counts characters:
+# each node's start and end offsets in the generated code, turned into line and column by
+# bisecting the line starts, for the few nodes that are reported.
+
+_NEWLINE = re.compile(r"\r\n?|\n")  # as libcst's position provider splits tokens
+
+
+class _SyntacticPosition:
+    """``record_syntactic_position`` as a plain context manager (libcst's is a generator)."""
+
+    __slots__ = ("end_node", "node", "start", "start_node", "state")
+
+    def __init__(
+        self,
+        state: _OffsetState,
+        node: cst.CSTNode,
+        start_node: cst.CSTNode | None,
+        end_node: cst.CSTNode | None,
+    ) -> None:
+        self.state = state
+        self.node = node
+        self.start_node = start_node
+        self.end_node = end_node
+        self.start = state.offset
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        spans = self.state.spans
+        start = spans[self.start_node][0] if self.start_node is not None else self.start
+        end = spans[self.end_node][1] if self.end_node is not None else self.state.offset
+        spans[self.node] = (start, end)
+
+
+@dataclass
+class _OffsetState(CodegenState):
+    """A codegen state recording each node's syntactic span as character offsets, as libcst's
+    ``PositionProvidingCodegenState`` records it as lines and columns."""
+
+    offset: int = 0
+    line_starts: list[int] = field(default_factory=lambda: [0])
+    spans: dict[cst.CSTNode, tuple[int, int]] = field(default_factory=dict)
+    stack: list[int] = field(default_factory=list)
+
+    def add_indent_tokens(self) -> None:
+        for token in self.indent_tokens:
+            self.tokens.append(token)
+            self.offset += len(token)
+
+    def add_token(self, value: str) -> None:
+        self.tokens.append(value)
+        if "\n" in value or "\r" in value:
+            # Per token, as libcst counts: its positions are what findings have always used.
+            base = self.offset
+            self.line_starts.extend(base + m.end() for m in _NEWLINE.finditer(value))
+        self.offset += len(value)
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        self.stack.append(self.offset)
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        start = self.stack.pop()
+        if node not in self.spans:  # a syntactic span recorded inside wins
+            self.spans[node] = (start, self.offset)
+
+    def record_syntactic_position(  # type: ignore[override]
+        self,
+        node: cst.CSTNode,
+        *,
+        start_node: cst.CSTNode | None = None,
+        end_node: cst.CSTNode | None = None,
+    ) -> Iterator[None]:
+        return _SyntacticPosition(self, node, start_node, end_node)  # type: ignore[return-value]
+
+
+class Positions:
+    """Every node's position, from one codegen pass of the module.
+
+    Lines and columns are libcst's (``PositionProvider``), except where libcst does not give the
+    source back character for character: it drops a form feed at the start of a line, which
+    CPython and editors count as a column. There the positions are moved back onto the source,
+    so that a finding's column is the one an editor shows.
+    """
+
+    def __init__(
+        self,
+        spans: dict[cst.CSTNode, tuple[int, int]],
+        line_starts: list[int],
+        skipped: list[int] | None = None,
+    ) -> None:
+        self.spans = spans
+        self.line_starts = line_starts
+        # Offsets in the generated code before which the source has one more character.
+        self.skipped = skipped
+
+    @classmethod
+    def of(cls, module: cst.Module, source: str | None = None) -> Positions:
+        state = _OffsetState(
+            default_indent=module.default_indent, default_newline=module.default_newline
+        )
+        module._codegen(state)
+        if source is None:
+            return cls(state.spans, state.line_starts)
+        code = "".join(state.tokens)
+        if code == source:
+            return cls(state.spans, state.line_starts)
+        skipped = _dropped_form_feeds(code, source)
+        if skipped is None:
+            return cls(state.spans, state.line_starts)  # libcst's own positions
+        starts = [0] + [m.end() for m in _NEWLINE.finditer(source)]
+        return cls(state.spans, starts, skipped)
+
+    def offsets(self, node: cst.CSTNode) -> tuple[int, int]:
+        """``node``'s span as offsets in the generated code (``module.code``)."""
+        return self.spans[node]
+
+    def location(self, offset: int, *, end: bool = False) -> CodePosition:
+        """The line (1-based) and column (0-based) of an offset in the generated code."""
+        if self.skipped:
+            # A dropped character at the boundary belongs before a start, after an end.
+            find = bisect.bisect_left if end else bisect.bisect_right
+            offset += find(self.skipped, offset)
+        row = bisect.bisect_right(self.line_starts, offset)
+        return CodePosition(row, offset - self.line_starts[row - 1])
+
+    def range(self, node: cst.CSTNode) -> CodeRange:
+        start, end = self.spans[node]
+        return CodeRange(self.location(start), self.location(end, end=True))
+
+
+def _dropped_form_feeds(code: str, source: str) -> list[int] | None:
+    """Where ``source`` has a form feed that ``code`` (libcst's codegen of it) lacks, as offsets
+    in ``code``; None when the two differ otherwise."""
+    skipped: list[int] = []
+    i = j = 0
+    n, m = len(source), len(code)
+    while i < n:
+        k = source.find("\x0c", i)
+        stop = n if k < 0 else k
+        length = stop - i
+        if code[j : j + length] != source[i:stop]:
+            return None
+        i, j = stop, j + length
+        if k < 0:
+            break
+        if j < m and code[j] == "\x0c":
+            i, j = i + 1, j + 1
+        else:
+            skipped.append(j)
+            i += 1
+    return skipped if j == m and skipped else None

@@ -8,7 +8,8 @@ located, suppression-filtered findings.
 from __future__ import annotations
 
 import ast
-import bisect
+import dataclasses
+import functools
 import re
 import traceback
 from collections.abc import Callable, Sequence
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import libcst as cst
+from libcst import MaybeSentinel
 
 from h2dlint.context import FileContext
 from h2dlint.diagnostics import (
@@ -121,14 +123,43 @@ def syntax_check(text: str, path: str) -> Finding | None:
     return None
 
 
-class _Dispatcher(cst.CSTVisitor):
-    """Sends each node to the rules that handle its type, keeping the ancestor stack."""
+def _child_fields(kind: type[cst.CSTNode]) -> tuple[str, ...]:
+    """The fields of a node class that libcst's visitor descends into, in its order.
+
+    ``_visit_and_replace_children`` visits them one call at a time, ``visit_*(self, "field",
+    ...)``, in the order the new node's fields are listed; the compiler keeps a function's
+    constants in the order of their first use, so the field names among its constants are that
+    order. ``tests/test_walk.py`` checks it against libcst's own traversal on real code.
+    """
+    names = {f.name for f in dataclasses.fields(kind)}
+    constants = kind._visit_and_replace_children.__code__.co_consts
+    return tuple(dict.fromkeys(c for c in constants if type(c) is str and c in names))
+
+
+@functools.cache
+def _is_statement(kind: type[cst.CSTNode]) -> bool:
+    return issubclass(kind, STATEMENT_TYPES)
+
+
+Handlers = list[tuple[Rule, Callable[[Any], Any]]]
+# Per node class: its visit handlers, leave handlers, whether it is a statement, child fields.
+_Plan = tuple[Handlers, Handlers, bool, tuple[str, ...]]
+_FIELDS: dict[type[cst.CSTNode], tuple[str, ...]] = {}
+
+
+class _Dispatcher:
+    """Sends each node to the rules that handle its type, keeping the ancestor and statement
+    stacks of the context.
+
+    A read-only walk in libcst's visiting order: libcst's own ``module.visit`` rebuilds and
+    validates every node it leaves (and calls two attribute hooks per field), which cost more
+    than twice the walk itself."""
 
     def __init__(self, context: FileContext, rules: Sequence[Rule], errors: list[Finding]) -> None:
         self.context = context
         self.errors = errors
-        self.visits: dict[str, list[tuple[Rule, Callable[[Any], Any]]]] = {}
-        self.leaves: dict[str, list[tuple[Rule, Callable[[Any], Any]]]] = {}
+        self.visits: dict[str, Handlers] = {}
+        self.leaves: dict[str, Handlers] = {}
         for rule in rules:
             for attr in dir(type(rule)):
                 if attr.startswith("visit_"):
@@ -136,8 +167,9 @@ class _Dispatcher(cst.CSTVisitor):
                 elif attr.startswith("leave_"):
                     self.leaves.setdefault(attr[6:], []).append((rule, getattr(rule, attr)))
         self.broken: set[int] = set()
+        self.plans: dict[type[cst.CSTNode], _Plan] = {}
 
-    def _call(self, handlers: list[tuple[Rule, Callable[[Any], Any]]], node: cst.CSTNode) -> None:
+    def _call(self, handlers: Handlers, node: cst.CSTNode) -> None:
         for rule, handler in handlers:
             if id(rule) in self.broken:
                 continue
@@ -156,22 +188,46 @@ class _Dispatcher(cst.CSTVisitor):
                     )
                 )
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        handlers = self.visits.get(type(node).__name__)
-        if handlers:
-            self._call(handlers, node)
-        self.context.ancestors.append(node)
-        if isinstance(node, STATEMENT_TYPES):
-            self.context.statements.append(node)
-        return True
+    def _plan(self, kind: type[cst.CSTNode]) -> _Plan:
+        fields = _FIELDS.get(kind)
+        if fields is None:
+            fields = _FIELDS[kind] = _child_fields(kind)
+        name = kind.__name__
+        plan = (self.visits.get(name, []), self.leaves.get(name, []), _is_statement(kind), fields)
+        self.plans[kind] = plan
+        return plan
 
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        self.context.ancestors.pop()
-        if isinstance(original_node, STATEMENT_TYPES):
-            self.context.statements.pop()
-        handlers = self.leaves.get(type(original_node).__name__)
-        if handlers:
-            self._call(handlers, original_node)
+    def walk(self, root: cst.CSTNode) -> None:
+        plans, make_plan, call = self.plans, self._plan, self._call
+        ancestors, statements = self.context.ancestors, self.context.statements
+        sentinel = MaybeSentinel
+
+        def visit(node: cst.CSTNode) -> None:
+            kind = node.__class__
+            plan = plans.get(kind)
+            if plan is None:
+                plan = make_plan(kind)
+            visits, leaves, statement, fields = plan
+            if visits:
+                call(visits, node)
+            ancestors.append(node)
+            if statement:
+                statements.append(node)
+            for name in fields:
+                value = getattr(node, name)
+                value_kind = value.__class__
+                if value_kind is tuple or value_kind is list:
+                    for child in value:
+                        visit(child)
+                elif value is not None and value_kind is not sentinel:
+                    visit(value)
+            ancestors.pop()
+            if statement:
+                statements.pop()
+            if leaves:
+                call(leaves, node)
+
+        visit(root)
 
 
 @dataclass
@@ -198,7 +254,7 @@ def check_module(
     errors: list[Finding] = []
     if instances:
         try:
-            module.visit(_Dispatcher(context, instances, errors))
+            _Dispatcher(context, instances, errors).walk(module)
         except RecursionError:
             errors.append(
                 file_finding(path, INTERNAL_ERROR_CODE, "file is too deeply nested to check")
@@ -228,16 +284,12 @@ class ReplaceNodes(cst.CSTTransformer):
         return self.replacements.get(original_node, updated_node)
 
 
-def _offset_location(line_starts: Sequence[int], offset: int) -> Location:
-    row = bisect.bisect_right(line_starts, offset)
-    return Location(row, offset - line_starts[row - 1] + 1)
-
-
-def _text_edit(module: cst.Module, report: Report) -> tuple[Edit, ...]:
+def _text_edit(context: FileContext, report: Report) -> tuple[Edit, ...]:
     """The fix as one text edit, exactly as applying it rewrites the file (indentation,
     comments and all): the region where the file before and after the fix differ."""
     if not report.replacements:
         return ()
+    module = context.module
     before = module.code
     after = module.visit(ReplaceNodes(dict(report.replacements))).code
     if after == before:
@@ -250,12 +302,14 @@ def _text_edit(module: cst.Module, report: Report) -> tuple[Edit, ...]:
     suffix = 0
     while suffix < limit and before[-1 - suffix] == after[-1 - suffix]:
         suffix += 1
-    starts = [0] + [m.end() for m in _NEWLINE.finditer(before)]
+    positions = context.positions
+    start = positions.location(prefix)
+    end = positions.location(len(before) - suffix, end=True)
     return (
         Edit(
             after[prefix : len(after) - suffix],
-            _offset_location(starts, prefix),
-            _offset_location(starts, len(before) - suffix),
+            Location(start.line, start.column + 1),
+            Location(end.line, end.column + 1),
         ),
     )
 
@@ -277,7 +331,7 @@ def _locate(context: FileContext, report: Report) -> CheckedReport:
         Location(span.start.line, span.start.column + 1),
         Location(span.end.line, span.end.column + 1),
         statement_row,
-        _text_edit(context.module, report),
+        _text_edit(context, report),
         node_span,
     )
 

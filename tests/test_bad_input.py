@@ -267,11 +267,6 @@ def test_form_feed_and_unicode_line_breaks_do_not_shift_rows(project: Path) -> N
     assert [hit.where for hit in hits(result.stdout)] == [("ff.py", "H2D002", 4, 5)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine.py takes columns from libcst's PositionProvider, which does not count a form "
-    "feed at the start of a line; CPython (col_offset 5) and editors count it",
-)
 def test_form_feed_at_line_start_counts_as_a_column(project: Path) -> None:
     (project / "ff.py").write_text(
         "import torch\n\x0cy = torch.tensor([1, 2]).to('cuda', non_blocking=True)\n"

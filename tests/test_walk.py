@@ -1,0 +1,148 @@
+"""The engine's read-only walk and its positions are libcst's: the same nodes in the same order
+with the same ancestors, and the same line and column for every node, on real code."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import libcst as cst
+import pytest
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from h2dlint.context import FileContext, Positions
+from h2dlint.engine import _child_fields, _Dispatcher
+from h2dlint.rule import Rule
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def sample_files() -> list[Path]:
+    """Fixtures, rules and h2dlint's own sources: every construct they use, comments too."""
+    files = sorted(ROOT.glob("fixtures/*/*.py"))
+    files += sorted(ROOT.glob("rules/*.py"))
+    files += sorted((ROOT / "h2dlint").rglob("*.py"))
+    return files
+
+
+SOURCES = [
+    pytest.param(path.read_text(encoding="utf-8"), id=str(path.relative_to(ROOT)))
+    for path in sample_files()
+]
+SNIPPETS = [
+    "from . import (a as b,)\nfrom x import *\n",
+    "async def f():\n    async with a as b, c:\n        async for x in y:\n            await z\n",
+    "x = f'{a!r:>{w}} {b=}'\n",
+    "match p:\n    case [1, *rest] | {'k': v, **kw} if rest:\n        pass\n"
+    "    case Point(x=0) as pt:\n        pass\n",
+    "@d1\n@d2(x)\nclass C(B, metaclass=M):\n    '''doc'''\n"
+    "    def f(self, /, a: int = 1, *a2, b, **k) -> None: ...\n",
+    "try:\n    pass\nexcept* E as e:\n    raise X from e\n"
+    "else:\n    pass\nfinally:\n    del a, b[1]\n",
+    "lambda *, k=1: (yield)\nx = [i async for i in y if i if not i]\nglobal g\n",
+    "with (a as b, c):\n    x: list[int] = y if z else w\n    x @= ~y ** -z\n",
+    "print(1)  # trailing\n\n# leading\n\\\n\nx = (  # in parens\n    1,\n)\n",
+    "type T[U: int, *V, **W] = list[U]\ndef f[T](x: T) -> T: ...\n",
+    "if a:\n    pass\nelif b:\n    pass\nelse:\n    pass\n"
+    "while c:\n    break\nelse:\n    continue\n",
+]
+
+
+class _Recording(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.events: list[tuple[str, int, int]] = []
+        self.stack: list[cst.CSTNode] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.events.append(("visit", id(node), len(self.stack)))
+        self.stack.append(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self.stack.pop()
+        self.events.append(("leave", id(original_node), len(self.stack)))
+
+
+def _node_classes() -> list[type[cst.CSTNode]]:
+    found: list[type[cst.CSTNode]] = []
+    stack: list[type[Any]] = [cst.CSTNode]
+    while stack:
+        for sub in stack.pop().__subclasses__():
+            if sub not in found:
+                found.append(sub)
+                stack.append(sub)
+    return found
+
+
+def _recorder() -> type[Rule]:
+    """A rule with a visit_ and leave_ method for every node class, recording the order and the
+    depth of the context's ancestor stack."""
+    events: list[tuple[str, int, int]] = []
+
+    def visit(self: Rule, node: cst.CSTNode) -> None:
+        events.append(("visit", id(node), len(self.context.ancestors)))
+
+    def leave(self: Rule, node: cst.CSTNode) -> None:
+        events.append(("leave", id(node), len(self.context.ancestors)))
+
+    namespace: dict[str, Any] = {
+        "__doc__": "## What it does\nRecords the walk.",
+        "code": "H2D990",
+        "name": "records",
+        "message": "never",
+        "events": events,
+    }
+    for kind in _node_classes():
+        namespace[f"visit_{kind.__name__}"] = visit
+        namespace[f"leave_{kind.__name__}"] = leave
+    return type("Records", (Rule,), namespace)
+
+
+def _walk_events(module: cst.Module, text: str) -> list[tuple[str, int, int]]:
+    recorder = _recorder()
+    context = FileContext("m.py", text, module)
+    _Dispatcher(context, [recorder(context, {})], []).walk(module)
+    assert context.ancestors == [] and context.statements == []
+    return recorder.events  # type: ignore[attr-defined, no-any-return]
+
+
+@pytest.mark.parametrize("text", SOURCES + SNIPPETS)
+def test_walk_visits_what_libcst_visits_in_its_order(text: str) -> None:
+    module = cst.parse_module(text)
+    expected = _Recording()
+    module.visit(expected)
+    assert _walk_events(module, text) == expected.events
+
+
+@pytest.mark.parametrize("text", SOURCES + SNIPPETS)
+def test_positions_are_libcsts(text: str) -> None:
+    module = cst.parse_module(text)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    positions = Positions.of(module, text)
+    assert module.code == text
+    for node, span in expected.items():
+        assert positions.range(node) == span, node
+
+
+def test_child_fields_cover_every_node_field() -> None:
+    """Every field a node class declares that can hold a node is one the walk descends into."""
+    for kind in _node_classes():
+        if not dataclasses.is_dataclass(kind) or "_visit_and_replace_children" not in dir(kind):
+            continue
+        if getattr(kind._visit_and_replace_children, "__isabstractmethod__", False):
+            continue
+        fields = _child_fields(kind)
+        assert len(set(fields)) == len(fields), kind
+
+
+def test_form_feed_at_line_start_is_counted() -> None:
+    text = "x = 1\n\x0cy = f(a)\n\x0c\x0cz = g(b)\n"
+    module = cst.parse_module(text)
+    assert module.code != text  # libcst drops them
+    positions = Positions.of(module, text)
+    call = module.body[1].body[0].value  # type: ignore[attr-defined]
+    assert positions.range(call).start == cst.metadata.CodePosition(2, 5)
+    assert positions.range(call).end == cst.metadata.CodePosition(2, 9)
+    call = module.body[2].body[0].value  # type: ignore[attr-defined]
+    assert positions.range(call).start == cst.metadata.CodePosition(3, 6)
