@@ -161,6 +161,29 @@ def target_of(code: str) -> Target:
         ("def f():\n    a, b = torch.zeros(2), torch.ones(2, pin_memory=True)\n    probe(b)", PIN),
         ("def f():\n    a, b = g()\n    probe(b)", UNK),
         ("x = torch.zeros(2)\ndef f():\n    probe(x)", UNK),
+        # comprehension targets and lambda parameters shadow the function's names
+        ("def f(xs):\n    x = torch.zeros(2)\n    return [probe(x) for x in xs]", UNK),
+        (
+            "def f(xs):\n    x = torch.zeros(2, device='cuda')\n    return [probe(x) for x in xs]",
+            UNK,
+        ),
+        ("def f(d):\n    v = torch.zeros(2)\n    return {k: probe(v) for k, v in d.items()}", UNK),
+        ("def f(xs):\n    x = torch.zeros(2)\n    return {probe(x) for x in xs}", UNK),
+        ("def f(xs):\n    x = torch.zeros(2)\n    return list(probe(x) for _, x in xs)", UNK),
+        ("def f(xss):\n    y = torch.zeros(2)\n    return [probe(y) for x in xss for y in x]", UNK),
+        ("def f(xs):\n    x = torch.zeros(2)\n    g = lambda x: probe(x)", UNK),
+        # ... but not where the comprehension does not bind the name
+        ("def f(xs):\n    x = torch.zeros(2)\n    return [probe(x) for _ in xs]", P),
+        ("def f(xs):\n    x = torch.zeros(2)\n    return [y for y in probe(x)]", P),
+        ("def f(xs):\n    x = torch.zeros(2)\n    return [x for x in probe(x)]", P),
+        ("def f():\n    x = torch.zeros(2)\n    g = lambda y=probe(x): y", P),
+        ("def f(xs):\n    x = torch.zeros(2)\n    return [[probe(x) for _ in y] for y in xs]", P),
+        # a comprehension over a display binds each of its elements
+        ("def f(a):\n    return [probe(t) for t in (torch.zeros(2), a.cpu())]", HOST),
+        ("def f(a, b):\n    return [probe(t) for t in (a.cuda(), b.cuda())]", DEV),
+        ("def f(a, b):\n    return [probe(t) for t in (a.cuda(), b)]", UNK),
+        # a walrus in a comprehension binds in the function
+        ("def f(xs):\n    ys = [(y := torch.zeros(2)) for _ in xs]\n    probe(y)", P),
         ("def f():\n    x = torch.zeros(2)\n    def g():\n        probe(x)", UNK),
         # class attributes
         (

@@ -8,8 +8,15 @@ For a use, the bindings that may reach it are found flow-sensitively but cheaply
 before the use's statement in source order; of those, only the last one when it runs
 unconditionally before the use (its block encloses the use), else all of them; plus any binding
 later in a loop that encloses the use (it reaches the next iteration). So ``x = torch.tensor(d)``
-followed by ``x = x.to(dev)`` is understood line by line. Nested functions, classes, lambdas and
-comprehensions are scopes of their own and are not entered.
+followed by ``x = x.to(dev)`` is understood line by line. Nested functions and classes are scopes
+of their own and are not entered.
+
+Comprehensions and lambdas are scopes of their own too, but they are entered (a walrus in a
+comprehension binds in the function): the names their ``for`` targets and parameters bind shadow
+the function's, so in ``[x.to(dev) for x in xs]`` the ``x`` of the element is an item of ``xs``
+(:data:`UNKNOWN`, or each element of a display it iterates), never an ``x`` bound earlier in the
+function. The first iterable of a comprehension and the defaults of a lambda are evaluated
+outside it, in the function.
 """
 
 from __future__ import annotations
@@ -23,6 +30,8 @@ UNKNOWN: Final = None
 Scope = cst.FunctionDef | cst.Module
 STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
 LOOPS = (cst.For, cst.While)
+COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+INNER_SCOPES = (*COMPREHENSIONS, cst.Lambda)
 
 
 @dataclass(frozen=True)
@@ -37,23 +46,79 @@ class Bindings:
     values: dict[str, list[Binding]] = field(default_factory=dict)
     parents: dict[cst.CSTNode, cst.CSTNode] = field(default_factory=dict)
     order: dict[cst.CSTNode, int] = field(default_factory=dict)
+    # The scope's own node (its parameters are bound at it).
+    root: cst.CSTNode | None = None
+    # Memoised per node: its ancestors (innermost first), the loops around it, what reaches it.
+    _ancestor_cache: dict[cst.CSTNode, tuple[cst.CSTNode, ...]] = field(
+        default_factory=dict, repr=False
+    )
+    _loop_cache: dict[cst.CSTNode, frozenset[cst.CSTNode]] = field(default_factory=dict, repr=False)
+    _reaching_cache: dict[cst.CSTNode, tuple[Binding, ...]] = field(
+        default_factory=dict, repr=False
+    )
 
     def of(self, name: str) -> list[cst.BaseExpression | None]:
-        """Every value ``name`` is bound to anywhere in the scope."""
+        """Every value ``name`` is bound to anywhere in the scope (not in its comprehensions
+        and lambdas)."""
         return [b.value for b in self.values.get(name, [])]
 
     def reaching(self, use: cst.Name) -> list[cst.BaseExpression | None]:
         """The values of ``use``'s name that may reach ``use``."""
+        return [b.value for b in self.reaching_bindings(use)]
+
+    def reaching_bindings(self, use: cst.Name) -> tuple[Binding, ...]:
+        """The bindings of ``use``'s name that may reach ``use``."""
+        cached = self._reaching_cache.get(use)
+        if cached is None:
+            cached = self._reaching_cache[use] = self._compute_reaching(use)
+        return cached
+
+    def is_parameter(self, use: cst.Name) -> bool:
+        """Whether the only binding that may reach ``use`` is a parameter of the scope."""
+        bindings = self.reaching_bindings(use)
+        return (
+            len(bindings) == 1
+            and bindings[0].statement is self.root
+            and isinstance(self.root, cst.FunctionDef)
+        )
+
+    def _compute_reaching(self, use: cst.Name) -> tuple[Binding, ...]:
+        shadowing = self._shadowing(use)
+        if shadowing is not None:
+            return shadowing
         bindings = self.values.get(use.value, [])
         statement = self._statement(use)
         if statement is None:
-            return [b.value for b in bindings]
+            return tuple(bindings)
         here = self.order[statement]
         before = [b for b in bindings if b.order < here]
         carried = [b for b in bindings if b.order >= here and self._loop_carried(b, use)]
         if before and self._dominates(before[-1].statement, statement):
             before = before[-1:]
-        return [b.value for b in (*before, *carried)]
+        return (*before, *carried)
+
+    def _shadowing(self, use: cst.Name) -> tuple[Binding, ...] | None:
+        """The bindings of ``use``'s name by the innermost comprehension or lambda around it
+        that binds the name, or None when none does."""
+        child: cst.CSTNode = use
+        grandchild: cst.CSTNode | None = None
+        for node in self._ancestors(use):
+            if isinstance(node, STATEMENTS):
+                return None
+            if isinstance(node, COMPREHENSIONS):
+                first = node.for_in
+                outside = child is first and grandchild is first.iter
+                values = None if outside else _comprehension_values(node, use.value)
+                if values is not None:
+                    return tuple(Binding(v, node, -1) for v in values)
+            elif (
+                isinstance(node, cst.Lambda)
+                and child is node.body
+                and use.value in _params(node.params)
+            ):
+                return (Binding(UNKNOWN, node, -1),)
+            grandchild, child = child, node
+        return None
 
     def _statement(self, node: cst.CSTNode) -> cst.CSTNode | None:
         current: cst.CSTNode | None = node
@@ -61,13 +126,33 @@ class Bindings:
             current = self.parents.get(current)
         return current
 
-    def _ancestors(self, node: cst.CSTNode) -> list[cst.CSTNode]:
-        chain = []
-        current = self.parents.get(node)
+    def _ancestors(self, node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
+        """``node``'s ancestors, innermost first (memoised along the chain)."""
+        cached = self._ancestor_cache.get(node)
+        if cached is not None:
+            return cached
+        pending = []
+        current: cst.CSTNode | None = node
+        chain: tuple[cst.CSTNode, ...] = ()
         while current is not None:
-            chain.append(current)
+            found = self._ancestor_cache.get(current)
+            if found is not None:
+                chain = found
+                break
+            pending.append(current)
             current = self.parents.get(current)
-        return chain
+        for item in reversed(pending):
+            parent = self.parents.get(item)
+            chain = (parent, *chain) if parent is not None else ()
+            self._ancestor_cache[item] = chain
+        return self._ancestor_cache[node]
+
+    def _loops(self, node: cst.CSTNode) -> frozenset[cst.CSTNode]:
+        cached = self._loop_cache.get(node)
+        if cached is None:
+            cached = frozenset(n for n in self._ancestors(node) if isinstance(n, LOOPS))
+            self._loop_cache[node] = cached
+        return cached
 
     def _dominates(self, binding: cst.CSTNode, use_statement: cst.CSTNode) -> bool:
         """Whether ``binding`` runs whenever ``use_statement`` runs after it: its block is one
@@ -76,8 +161,31 @@ class Bindings:
         return block is not None and block in self._ancestors(use_statement)
 
     def _loop_carried(self, binding: Binding, use: cst.CSTNode) -> bool:
-        loops = {n for n in self._ancestors(use) if isinstance(n, LOOPS)}
-        return any(n in loops for n in self._ancestors(binding.statement))
+        loops = self._loops(use)
+        return bool(loops) and not loops.isdisjoint(self._loops(binding.statement))
+
+
+def _comprehension_values(
+    node: cst.ListComp | cst.SetComp | cst.DictComp | cst.GeneratorExp, name: str
+) -> list[cst.BaseExpression | None] | None:
+    """What a comprehension binds ``name`` to: each element of a display it iterates
+    (``for t in (a, b)``), else :data:`UNKNOWN`; None when it does not bind ``name``."""
+    clause: cst.CompFor | None = node.for_in
+    found: list[cst.BaseExpression | None] | None = None
+    while clause is not None:
+        if name in _target_names(clause.target):
+            iterable = clause.iter
+            if (
+                isinstance(clause.target, cst.Name)
+                and isinstance(iterable, (cst.List, cst.Tuple))
+                and iterable.elements
+                and not any(isinstance(e, cst.StarredElement) for e in iterable.elements)
+            ):
+                found = [e.value for e in iterable.elements]
+            else:
+                found = [UNKNOWN]
+        clause = clause.inner_for_in
+    return found
 
 
 def _target_names(target: cst.BaseExpression) -> list[str]:
@@ -114,6 +222,8 @@ class _Collector(cst.CSTVisitor):
         self.statement: cst.CSTNode = root
         self.statements: list[cst.CSTNode] = [root]
         self.bindings.order[root] = -1
+        self.bindings.root = root
+        self.lambdas = 0
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if self.stack:
@@ -164,20 +274,14 @@ class _Collector(cst.CSTVisitor):
         self.add(node.name.value, UNKNOWN)
         return False
 
+    # Comprehensions and lambdas are entered (for the parents of their nodes); the names they
+    # bind are theirs (see Bindings._shadowing), but a walrus in a comprehension binds here.
     def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
+        self.lambdas += 1
+        return True
 
-    def visit_ListComp(self, node: cst.ListComp) -> bool:
-        return False
-
-    def visit_SetComp(self, node: cst.SetComp) -> bool:
-        return False
-
-    def visit_DictComp(self, node: cst.DictComp) -> bool:
-        return False
-
-    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> bool:
-        return False
+    def leave_Lambda(self, original_node: cst.Lambda) -> None:
+        self.lambdas -= 1
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -191,7 +295,8 @@ class _Collector(cst.CSTVisitor):
         self._unknown(node.target)
 
     def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._bind(node.target, node.value)
+        if not self.lambdas:
+            self._bind(node.target, node.value)
 
     def visit_For(self, node: cst.For) -> None:
         self._unknown(node.target)
