@@ -205,6 +205,9 @@ class PerItemTransfer(Rule):
         Valid("def f(hidden_states, device):\n    return [h.to(device) for h in hidden_states]\n"),
         # the offload device is the host
         Valid("def f(self, xs):\n    return [x.to(self.offload_device) for x in xs]\n"),
+        Valid(
+            "def f(xs, cpu_offload_device):\n    return [x.to(cpu_offload_device) for x in xs]\n"
+        ),
         # modules are moved one by one, and cannot be batched
         Valid("def f(models, device):\n    return [m.to(device) for m in models]\n"),
         # items already on the device
@@ -306,6 +309,15 @@ class PerItemTransfer(Rule):
         Invalid(
             "def f(samples, device):\n    return [s['pixel_values'].to(device) for s in samples]\n",
             2,
+            13,
+        ),
+        # the comprehension's `x` is an item of `xs`, not the device tensor bound before
+        Invalid(
+            "import torch\n"
+            "def f(xs, device):\n"
+            "    x = torch.zeros(4, device='cuda')\n"
+            "    return [x.to(device) for x in xs]\n",
+            4,
             13,
         ),
     )

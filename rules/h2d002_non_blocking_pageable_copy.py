@@ -2,13 +2,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from h2dlint.analysis.copies import non_blocking_h2d_source
+from h2dlint.analysis.copies import fresh_joins, non_blocking_h2d_source
 from h2dlint.analysis.facts import Where
-from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.provenance import (
-    Provenance,
-)
-from h2dlint.analysis.torch_api import JOINS
+from h2dlint.analysis.provenance import Provenance
 from h2dlint.rule import Invalid, Rule, Valid
 
 
@@ -21,7 +17,8 @@ class NonBlockingPageableCopy(Rule):
     `pin_memory=True`, a tensor computed on the host from others (arithmetic, `clone()`,
     advanced indexing — even of a pinned buffer, whose result is a fresh pageable tensor), or a
     name, `self` attribute or same-module helper whose value is provably one of those.
-    `torch.cat`/`torch.stack` results are reported by H2D005 instead, with a fix.
+    `torch.cat`/`torch.stack` results are reported by H2D005 instead, with a fix; a join written
+    into a buffer with `out=` is judged by its buffer, here.
 
     ## Why is this bad?
     CUDA can only copy asynchronously from page-locked (pinned) memory. From pageable memory the
@@ -102,6 +99,32 @@ class NonBlockingPageableCopy(Rule):
             "    out = torch.cat(xs, out=buf)\n"
             "    return out.to('cuda', non_blocking=True)\n"
         ),
+        # a join into a pinned buffer
+        Valid(
+            "import torch\n"
+            "def f(xs):\n"
+            "    buf = torch.empty(1024, pin_memory=True)\n"
+            "    return torch.cat(xs, out=buf).to('cuda', non_blocking=True)\n"
+        ),
+        # an offload device is the host
+        Valid(
+            "import torch\n"
+            "def f(n, offload_device):\n"
+            "    return torch.arange(n).to(offload_device, non_blocking=True)\n"
+        ),
+        # the comprehension's `x` is an item of `xs`, not the pageable tensor bound before
+        Valid(
+            "import torch\n"
+            "def f(xs, dev):\n"
+            "    x = torch.tensor([1, 2])\n"
+            "    return [x.to(dev, non_blocking=True) for x in xs]\n"
+        ),
+        # numpy data that may be a view of a (pinned) tensor's memory
+        Valid(
+            "import torch\n"
+            "def f(t):\n"
+            "    return torch.as_tensor(t.numpy()).to('cuda', non_blocking=True)\n"
+        ),
         Valid(
             "import torch\ndef f(batch, device):\n    return batch.to(device, non_blocking=True)\n"
         ),
@@ -156,6 +179,33 @@ class NonBlockingPageableCopy(Rule):
     )
     invalid = (
         Invalid("import torch\ny = torch.tensor([1, 2]).to('cuda', non_blocking=True)\n", 2, 5),
+        # a join written into a pageable buffer with out=: H2D005 leaves joins with out= alone
+        Invalid(
+            "import torch\n"
+            "def f(xs):\n"
+            "    buf = torch.empty(1024)\n"
+            "    out = torch.cat(xs, out=buf)\n"
+            "    return out.to('cuda', non_blocking=True)\n",
+            5,
+            12,
+            message_contains="`out` is not pinned",
+        ),
+        Invalid(
+            "import torch\n"
+            "def f(xs):\n"
+            "    return torch.stack(xs, out=torch.zeros(4, 8)).cuda(non_blocking=True)\n",
+            3,
+            12,
+        ),
+        # a numpy array, converted without a copy: pageable
+        Invalid(
+            "import numpy as np\n"
+            "import torch\n"
+            "def f(a: np.ndarray):\n"
+            "    return torch.as_tensor(a).to('cuda', non_blocking=True)\n",
+            4,
+            12,
+        ),
         Invalid(
             "import torch\n"
             "def f(ids, device):\n"
@@ -249,8 +299,8 @@ class NonBlockingPageableCopy(Rule):
         source = non_blocking_h2d_source(provenance, node, frame)
         if source is None:
             return
-        if _made_by_join(provenance, source, frame):
-            return  # torch.cat/stack then copy: H2D005 reports it, with its fix
+        if fresh_joins(provenance, source, frame):
+            return  # torch.cat/stack without out=, then copy: H2D005 reports it, with its fix
         if provenance.where(source, frame) is Where.PAGEABLE:
             code = self.context.module.code_for_node(source)
             shown = "the source" if len(code) > 40 or "\n" in code else f"`{code}`"
@@ -259,15 +309,3 @@ class NonBlockingPageableCopy(Rule):
                 f"`non_blocking=True` copy from pageable memory: {shown} is not pinned, so the "
                 "copy is staged by the driver and, from a few MiB up, blocks the host",
             )
-
-
-def _made_by_join(provenance: Provenance, source: cst.BaseExpression, frame: Frame) -> bool:
-    """Whether ``source`` is a ``torch.cat``/``stack``-family call, or a name only bound to one."""
-    if isinstance(source, cst.Call):
-        return provenance.qualify(source.func) in JOINS
-    if isinstance(source, cst.Name):
-        values = provenance.bindings(frame).reaching(source)
-        return bool(values) and all(
-            v is not None and _made_by_join(provenance, v, frame) for v in values
-        )
-    return False

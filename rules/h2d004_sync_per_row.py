@@ -10,7 +10,6 @@ from h2dlint.analysis.syncs import (
     RowLoop,
     RowReduction,
     Walk,
-    host_data,
     is_tensor,
     list_row_reduction,
     on_host_by_name,
@@ -208,6 +207,21 @@ class SyncPerRow(Rule):
             "    return [doc_ids[i].tolist() for i in range(doc_ids.shape[0])]\n"
         ),
         Valid(
+            "import numpy as np\n"
+            "import numpy.typing as npt\n"
+            "import torch\n"
+            "def f(a: npt.NDArray[np.int64]):\n"
+            "    return [int(a[i]) for i in range(a.shape[0])]\n"
+        ),
+        # A join of host tensors is on the host.
+        Valid(
+            "import torch\n"
+            "def f(xs):\n"
+            "    parts = [torch.tensor(x) for x in xs]\n"
+            "    t = torch.cat(parts)\n"
+            "    return [r.item() for r in t]\n"
+        ),
+        Valid(
             "import torch\n"
             "def f(features):\n"
             "    atom_to_token = features['atom_to_token'].cpu().numpy()\n"
@@ -224,6 +238,17 @@ class SyncPerRow(Rule):
         ),
     )
     invalid = (
+        # A join of device tensors (through the name of their list) is on the device.
+        Invalid(
+            "import torch\n"
+            "def f(xs):\n"
+            "    parts = [x.cuda() for x in xs]\n"
+            "    t = torch.cat(parts)\n"
+            "    return [r.item() for r in t]\n",
+            5,
+            12,
+            message_contains="which is on the device",
+        ),
         Invalid(
             "import torch\n"
             "def f(rows, device):\n"
@@ -440,7 +465,7 @@ class SyncPerRow(Rule):
     ) -> bool:
         if is_tensor(provenance, tensor, frame):
             return True
-        if host_data(provenance, tensor, frame):
+        if provenance.is_host_data(tensor, frame):
             return False  # numpy or Python data
         return walks_its_rows(self.context.module, tensor, loop)
 

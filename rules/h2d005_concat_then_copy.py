@@ -4,6 +4,7 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
+from h2dlint.analysis.copies import fresh_joins
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import (
@@ -15,7 +16,6 @@ from h2dlint.analysis.provenance import (
     positional,
 )
 from h2dlint.analysis.targets import Target
-from h2dlint.analysis.torch_api import JOINS
 from h2dlint.diagnostics import FixSafety
 from h2dlint.rule import Invalid, Rule, Valid
 
@@ -29,7 +29,6 @@ FIXABLE = {
     "torch.concatenate": "cat",
     "torch.stack": "stack",
 }
-MAX_DEPTH = 4
 
 
 class ConcatThenCopy(Rule):
@@ -127,6 +126,12 @@ class ConcatThenCopy(Rule):
         ),
         Valid(
             "import torch\n"
+            "def f(xs, dev):\n"
+            "    parts = [x.cuda() for x in xs]\n"
+            "    return torch.cat(parts).to(dev, non_blocking=True)\n"
+        ),
+        Valid(
+            "import torch\n"
             "def f(n):\n"
             "    parts = [torch.arange(n).cuda() for _ in range(4)]\n"
             "    return torch.stack(parts).cuda()\n"
@@ -176,8 +181,7 @@ class ConcatThenCopy(Rule):
             "for u in hidden])\n"
             "    return embeds.to(device)\n"
         ),
-        # A helper's result: the analysis may take a join of unknown tensors inside it for a
-        # host tensor, which proves nothing.
+        # A helper's result, a join of unknown tensors: unknown.
         Valid(
             "import torch\n"
             "def mask(x):\n"
@@ -263,6 +267,14 @@ class ConcatThenCopy(Rule):
             3,
             12,
         ),
+        # a join of a join of host tensors
+        Invalid(
+            "import torch\n"
+            "def f(a, b, c, dev):\n"
+            "    return torch.cat([torch.cat([a.cpu(), b]), c]).to(dev)\n",
+            3,
+            12,
+        ),
         Invalid(
             "import torch\n"
             "def f(xs):\n"
@@ -333,13 +345,13 @@ class ConcatThenCopy(Rule):
                 return
             if method == "to" and provenance.to_target(node, frame) is not Target.DEVICE:
                 return
-        for join in _joins_of(provenance, source, frame):
+        for join in fresh_joins(provenance, source, frame):
             if id(join) in self._reported:
                 continue
             seq = first_positional(join)
             if seq is None or provenance.where(join, frame) is Where.DEVICE:
                 continue
-            where = _sequence_where(provenance, seq, frame)
+            where = provenance.sequence_where(seq, frame)
             if where is Where.DEVICE:
                 continue  # the inputs are on a device: the join is too
             if where is not Where.HOST and not _implies_host(node, method):
@@ -384,130 +396,6 @@ def _implies_host(copy: cst.Call, method: str) -> bool:
         return True
     non_blocking = keyword(copy, "non_blocking")
     return non_blocking is not None and is_true(non_blocking.value)
-
-
-def _is_join(provenance: Provenance, call: cst.Call) -> bool:
-    return provenance.qualify(call.func) in JOINS and keyword(call, "out") is None
-
-
-def _sequence_where(
-    provenance: Provenance, seq: cst.BaseExpression, frame: Frame, depth: int = 0
-) -> Where:
-    """HOST when some tensor of the sequence is proven to be on the host, DEVICE when some is on
-    a device, else UNKNOWN."""
-    found = [
-        _element_where(provenance, e, frame, depth)
-        for e in _elements(provenance, seq, frame, depth)
-    ]
-    if any(w is Where.DEVICE for w in found):
-        return Where.DEVICE
-    if any(w.on_host for w in found):
-        return Where.HOST
-    return Where.UNKNOWN
-
-
-def _element_where(
-    provenance: Provenance, element: cst.BaseExpression, frame: Frame, depth: int
-) -> Where:
-    """Where one joined tensor is. A nested join is judged by its own inputs: the analysis
-    takes a join of unknown tensors for a host one, which proves nothing here."""
-    if depth > MAX_DEPTH:
-        return Where.UNKNOWN
-    joins = _joins_of(provenance, element, frame)
-    if joins:
-        seqs = [first_positional(j) for j in joins]
-        wheres = [
-            _sequence_where(provenance, s, frame, depth + 1) if s is not None else Where.UNKNOWN
-            for s in seqs
-        ]
-        return wheres[0] if all(w is wheres[0] for w in wheres) else Where.UNKNOWN
-    if _helper_result(provenance, element, frame):
-        return Where.UNKNOWN
-    return provenance.fact(element, frame).where
-
-
-def _helper_result(provenance: Provenance, node: cst.BaseExpression, frame: Frame) -> bool:
-    """Whether ``node`` is (a name bound to) the result of a function of this module. Such a
-    result's fact may rest on a join of unknown tensors inside the helper, which the analysis
-    takes for a host tensor: not proof enough here."""
-    values: list[cst.BaseExpression | None] = [node]
-    if isinstance(node, cst.Name):
-        values = provenance.bindings(frame).reaching(node)
-    for value in values:
-        if not isinstance(value, cst.Call):
-            continue
-        func = value.func
-        if isinstance(func, cst.Name) and func.value in provenance.index.functions:
-            return True
-        if (
-            isinstance(func, cst.Attribute)
-            and isinstance(func.value, cst.Name)
-            and frame.cls is not None
-            and func.value.value == frame.self_name
-            and func.attr.value in provenance.index.methods.get(frame.cls, {})
-        ):
-            return True
-    return False
-
-
-def _joins_of(provenance: Provenance, source: cst.BaseExpression, frame: Frame) -> list[cst.Call]:
-    """The join calls ``source`` is: itself, or the joins every binding reaching it is."""
-    if isinstance(source, cst.Call):
-        return [source] if _is_join(provenance, source) else []
-    if isinstance(source, cst.Name):
-        values = provenance.bindings(frame).reaching(source)
-        if values and all(isinstance(v, cst.Call) and _is_join(provenance, v) for v in values):
-            return [v for v in values if isinstance(v, cst.Call)]
-    return []
-
-
-def _elements(
-    provenance: Provenance, seq: cst.BaseExpression, frame: Frame, depth: int
-) -> list[cst.BaseExpression]:
-    """The tensor expressions a sequence is made of, where the code shows them."""
-    if depth > MAX_DEPTH:
-        return []
-    if isinstance(seq, (cst.List, cst.Tuple)):
-        return [e.value for e in seq.elements if isinstance(e, cst.Element)]
-    if isinstance(seq, (cst.ListComp, cst.GeneratorExp)):
-        return [seq.elt]
-    if isinstance(seq, cst.Name):
-        out: list[cst.BaseExpression] = []
-        for value in provenance.bindings(frame).reaching(seq):
-            if value is None:
-                continue
-            if isinstance(value, (cst.List, cst.Tuple)) and not value.elements:
-                out += _appended(provenance, frame, seq.value)
-            else:
-                out += _elements(provenance, value, frame, depth + 1)
-        return out
-    return []
-
-
-def _appended(provenance: Provenance, frame: Frame, name: str) -> list[cst.BaseExpression]:
-    """What ``name.append(...)`` adds anywhere in the frame's function."""
-    table = provenance.context.shared("h2d005-appends", dict)
-    key = id(frame.function)
-    if key not in table:
-        collector = _Appends()
-        frame.function.visit(collector)
-        table[key] = collector.found
-    return table[key].get(name, [])
-
-
-class _Appends(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.found: dict[str, list[cst.BaseExpression]] = {}
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        if (
-            isinstance(func, cst.Attribute)
-            and func.attr.value == "append"
-            and isinstance(func.value, cst.Name)
-            and len(node.args) == 1
-        ):
-            self.found.setdefault(func.value.value, []).append(node.args[0].value)
 
 
 def _is_zero(node: cst.BaseExpression) -> bool:

@@ -46,11 +46,12 @@ class Probe(Rule):
                 type(self).targets.append(provenance.device_target(node.args[0].value, frame))
 
 
+HEADER = "import torch\nimport numpy as np\nimport numpy\nfrom typing import Optional\n"
+
+
 def fact_of(code: str, options: tuple[tuple[str, tuple[str, ...]], ...] = ()) -> Fact:
     Probe.facts = []
-    findings = check_text(
-        "import torch\nimport numpy as np\n" + code, "m.py", (EnabledRule(Probe),), options
-    )
+    findings = check_text(HEADER + code, "m.py", (EnabledRule(Probe),), options)
     assert findings == [], findings
     assert Probe.facts, "no probe(...) in the case"
     return Probe.facts[-1]
@@ -85,11 +86,58 @@ def target_of(code: str) -> Target:
         ("def f(x):\n    probe(torch.as_tensor(x))", UNK),
         ("def f(rows):\n    data = [r for r in rows]\n    probe(torch.as_tensor(data))", P),
         ("probe(torch.as_tensor(np.arange(3)))", P),
-        # aliases and from-imports
-        ("import torch as T\nprobe(T.cat([a, b]))", P),
-        ("from torch import concat\nprobe(concat([a, b]))", P),
-        ("probe(torch.concatenate([a, b]))", P),
+        # joins: where their inputs are (they share a device); unknown inputs, unknown join
+        ("import torch as T\nprobe(T.cat([a, b]))", UNK),
+        ("from torch import concat\nprobe(concat([a, b]))", UNK),
+        ("probe(torch.concatenate([a, b]))", UNK),
+        ("import torch as T\nprobe(T.cat([a, T.zeros(2)]))", P),
+        ("from torch import concat\nprobe(concat([torch.tensor([1]), b]))", P),
         ("probe(torch.stack([a, torch.ones(2, device='cuda')]))", DEV),
+        ("def f(rows):\n    probe(torch.stack([torch.tensor(r) for r in rows]))", P),
+        ("def f(xs):\n    probe(torch.stack([x.cuda() for x in xs]))", DEV),
+        ("def f(xs):\n    probe(torch.stack([x for x in xs]))", UNK),
+        ("def f(xs):\n    probe(torch.cat(xs))", UNK),
+        ("def f(n):\n    probe(torch.cat(torch.zeros(n).split(2)))", P),
+        ("def f(t):\n    probe(torch.cat(t.chunk(2)))", UNK),
+        ("def f(a, b):\n    probe(torch.cat([torch.cat([a, b]), b]))", UNK),
+        ("def f(a, b):\n    probe(torch.cat([torch.cat([a.cpu(), b]), b]))", P),
+        # ... through names, and lists built with append
+        (
+            "def f(rows):\n"
+            "    parts = [torch.tensor(r) for r in rows]\n"
+            "    probe(torch.cat(parts))",
+            P,
+        ),
+        ("def f(xs):\n    parts = [x.cuda() for x in xs]\n    probe(torch.cat(parts))", DEV),
+        ("def f(a, b):\n    parts = (a.cuda(), b)\n    probe(torch.stack(parts))", DEV),
+        ("def f(a, b):\n    parts = [a, b]\n    probe(torch.stack(parts))", UNK),
+        (
+            "def f(rows):\n"
+            "    parts = []\n"
+            "    for r in rows:\n"
+            "        parts.append(torch.tensor(r))\n"
+            "    probe(torch.cat(parts))",
+            P,
+        ),
+        (
+            "def f(rows):\n"
+            "    parts = []\n"
+            "    for r in rows:\n"
+            "        parts.append(r)\n"
+            "    probe(torch.cat(parts))",
+            UNK,
+        ),
+        (
+            "def f(rows, xs, c):\n"
+            "    parts = [torch.tensor(r) for r in rows]\n"
+            "    if c:\n"
+            "        parts = xs\n"
+            "    probe(torch.cat(parts))",
+            UNK,
+        ),
+        # ... and with out=: the buffer
+        ("def f(xs):\n    b = torch.empty(8)\n    probe(torch.cat(xs, out=b))", P),
+        ("def f(xs):\n    probe(torch.cat(xs, out=torch.empty(8, device='cuda')))", DEV),
         (
             "def f(xs, buf):\n"
             "    b = torch.empty(8, pin_memory=True)\n"
@@ -184,6 +232,22 @@ def target_of(code: str) -> Target:
         ("def f(a, b):\n    return [probe(t) for t in (a.cuda(), b)]", UNK),
         # a walrus in a comprehension binds in the function
         ("def f(xs):\n    ys = [(y := torch.zeros(2)) for _ in xs]\n    probe(y)", P),
+        # numpy data converted: a fresh pageable tensor, or a view of a tensor's memory
+        ("def f(a: np.ndarray):\n    probe(torch.as_tensor(a))", P),
+        ("def f(a: numpy.ndarray):\n    probe(torch.as_tensor(a[1:]))", P),
+        ("def f(a: Optional[np.ndarray]):\n    probe(torch.as_tensor(a))", P),
+        ("def f(a: np.ndarray | None):\n    probe(torch.asarray(a))", P),
+        ("def f(a):\n    probe(torch.as_tensor(a))", UNK),
+        (
+            "def f(a: np.ndarray):\n"
+            "    a = torch.from_numpy(a).cuda()\n"
+            "    probe(torch.as_tensor(a))",
+            DEV,
+        ),
+        ("def f(t):\n    probe(torch.as_tensor(t.tolist()))", P),
+        ("def f(t):\n    probe(torch.as_tensor(t.numpy()))", HOST),
+        ("def f(t):\n    a = t.numpy()\n    probe(torch.as_tensor(a[:2]))", HOST),
+        ("def f(t):\n    probe(torch.as_tensor(t.numpy(), device='cuda'))", DEV),
         ("def f():\n    x = torch.zeros(2)\n    def g():\n        probe(x)", UNK),
         # class attributes
         (
@@ -321,10 +385,73 @@ def test_configured_pinned_helpers_and_attributes() -> None:
             Target.HOST,
         ),
         ("def f(x):\n    target(x.device)", Target.DEVICE),
+        # an offload device is the host
+        ("def f(offload_device):\n    target(offload_device)", Target.HOST),
+        ("def f(cpu_offload_device):\n    target(cpu_offload_device)", Target.HOST),
+        ("class M:\n    def f(self):\n        target(self.offload_device)", Target.HOST),
+        ("class M:\n    def f(self):\n        target(self.offload_device_map)", Target.HOST),
+        ("class M:\n    def f(self):\n        target(self.onload_device)", Target.DEVICE),
+        (
+            "class M:\n"
+            "    def __init__(self):\n"
+            "        self.offload_device = torch.device('cuda', 1)\n"
+            "    def f(self):\n"
+            "        target(self.offload_device)",
+            Target.DEVICE,
+        ),
+        # a parameter's default: one that contradicts the name leaves it unproven (None does
+        # not, for a copy: x.to(None) copies nothing; see test_allocation_defaults)
+        ("def f(x, device=None):\n    target(device)", Target.DEVICE),
+        ("def f(x, d=None):\n    target(d)", Target.UNKNOWN),
+        ("def f(x, device='cpu'):\n    target(device)", Target.UNKNOWN),
+        ("def f(x, *, device: str = 'cpu'):\n    target(device)", Target.UNKNOWN),
+        ("def f(x, device=torch.device('cpu')):\n    target(device)", Target.UNKNOWN),
+        ("def f(x, device='cuda'):\n    target(device)", Target.DEVICE),
+        ("def f(x, device=0):\n    target(device)", Target.DEVICE),
+        ("def f(x, device=DEFAULT_DEVICE):\n    target(device)", Target.DEVICE),
+        ("def f(x, d='cuda'):\n    target(d)", Target.UNKNOWN),
+        ("def f(x, cpu_device='cpu'):\n    target(cpu_device)", Target.HOST),
+        ("def f(x, dtype=None):\n    target(dtype)", Target.DTYPE),
+        # ... only while the parameter is what reaches the use
+        (
+            "def f(x, device=None):\n    device = device or 'cuda'\n    target(device)",
+            Target.DEVICE,
+        ),
+        ("def f(x, device=None):\n    device = 'cpu'\n    target(device)", Target.HOST),
+        # a comprehension's own name, not the function's
+        ("def f(xs, ds):\n    d = 'cpu'\n    return [target(d) for d in ds]", Target.UNKNOWN),
+        (
+            "def f(xs, ds):\n    device = 'cpu'\n    return [target(device) for device in ds]",
+            Target.DEVICE,
+        ),
+        ("def f(xs):\n    return [target(d) for d in ('cuda:0', 'cuda:1')]", Target.DEVICE),
     ],
 )
 def test_device_targets(code: str, target: Target) -> None:
     assert target_of(code) is target
+
+
+@pytest.mark.parametrize(
+    ("code", "where"),
+    [
+        # a factory given device=None allocates on the CPU: a None default proves nothing
+        ("def f(n, device=None):\n    probe(torch.zeros(n, device=device))", UNK),
+        ("def f(n, device='cpu'):\n    probe(torch.zeros(n, device=device))", UNK),
+        ("def f(n, device='cuda'):\n    probe(torch.zeros(n, device=device))", DEV),
+        ("def f(n, device):\n    probe(torch.zeros(n, device=device))", DEV),
+        (
+            "def f(n, device=None):\n"
+            "    device = device or 'cuda'\n"
+            "    probe(torch.zeros(n, device=device))",
+            DEV,
+        ),
+        # x.to(None) is x: a copy to a None-defaulting device parameter is to the device
+        ("def f(x, device=None):\n    probe(x.to(device))", DEV),
+        ("def f(x, device='cpu'):\n    probe(x.to(device))", UNK),
+    ],
+)
+def test_allocation_defaults(code: str, where: Where) -> None:
+    assert fact_of(code).where is where
 
 
 PINNED_B = "def f(n):\n    b = torch.zeros(4, 8, pin_memory=True)\n"

@@ -1,4 +1,5 @@
-"""Recognising host-to-device copies: ``x.to(dev, ...)``, ``x.cuda(...)``, ``dst.copy_(x, ...)``."""
+"""Recognising host-to-device copies (``x.to(dev, ...)``, ``x.cuda(...)``, ``dst.copy_(x, ...)``)
+and the joins whose fresh result they copy."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from h2dlint.analysis.provenance import (
     keyword,
 )
 from h2dlint.analysis.targets import Target
+from h2dlint.analysis.torch_api import JOINS
 
 
 def non_blocking_h2d_source(
@@ -38,3 +40,21 @@ def non_blocking_h2d_source(
     if method == "to" and provenance.to_target(node, frame) is not Target.DEVICE:
         return None
     return func.value
+
+
+def fresh_join(provenance: Provenance, call: cst.Call) -> bool:
+    """``torch.cat``/``stack``-family call without ``out=``: it makes a fresh tensor."""
+    return provenance.qualify(call.func) in JOINS and keyword(call, "out") is None
+
+
+def fresh_joins(provenance: Provenance, source: cst.BaseExpression, frame: Frame) -> list[cst.Call]:
+    """The fresh joins (:func:`fresh_join`) ``source`` is: itself, or the ones every binding
+    that may reach it is. H2D005 judges copies of these; a join with ``out=`` is judged by
+    its buffer, as any other tensor."""
+    if isinstance(source, cst.Call):
+        return [source] if fresh_join(provenance, source) else []
+    if isinstance(source, cst.Name):
+        values = provenance.bindings(frame).reaching(source)
+        if values and all(isinstance(v, cst.Call) and fresh_join(provenance, v) for v in values):
+            return [v for v in values if isinstance(v, cst.Call)]
+    return []

@@ -22,6 +22,34 @@ class Frame:
     self_name: str | None = None
 
 
+def _parameter(function: cst.FunctionDef, name: str) -> cst.Param | None:
+    params = function.params
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        if param.name.value == name:
+            return param
+    return None
+
+
+def parameter_annotation(name: cst.Name, frame: Frame) -> cst.BaseExpression | None:
+    """The annotation of the parameter of ``frame``'s function named like ``name``."""
+    function = frame.function
+    if not isinstance(function, cst.FunctionDef):
+        return None
+    param = _parameter(function, name.value)
+    if param is None or param.annotation is None:
+        return None
+    return param.annotation.annotation
+
+
+def parameter_default(name: cst.Name, frame: Frame) -> cst.BaseExpression | None:
+    """The default of the parameter of ``frame``'s function named like ``name``."""
+    function = frame.function
+    if not isinstance(function, cst.FunctionDef):
+        return None
+    param = _parameter(function, name.value)
+    return param.default if param is not None else None
+
+
 def _decorator_names(func: cst.FunctionDef) -> set[str]:
     names = set()
     for decorator in func.decorators:

@@ -25,8 +25,8 @@ Conservative by design (a false positive is as bad as a miss). Not gathering loo
   different dtypes and shapes;
 - storage swaps (``p.data = ...``) and ``self``'s collection moved in place
   (``self.freqs = [f.to(d) for f in self.freqs]``): one-time relocations of state;
-- copies to an offload device, and collections named as activations (``hidden_states``,
-  ``latents``, ``logits``), which already live on an accelerator;
+- copies to an offload device (the host, see ``targets.by_name``), and collections named as
+  activations (``hidden_states``, ``latents``, ``logits``), which already live on an accelerator;
 - ``copy_`` into the loop's own items (distinct existing tensors) and row segments of one
   buffer (``gpu[i, :n].copy_(cpu[i, :n])``, the fix for a strided copy);
 - items the analysis proves already on a device.
@@ -41,7 +41,6 @@ import libcst as cst
 
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame, method_frame
-from h2dlint.analysis.imports import dotted_name
 from h2dlint.analysis.provenance import Provenance, first_positional, host_named, keyword
 from h2dlint.analysis.targets import Target, by_name
 
@@ -215,12 +214,6 @@ def _aligns_to_tensor(device: cst.BaseExpression) -> bool:
     return not (isinstance(base, cst.Name) and base.value in ("self", "cls"))
 
 
-def _offload_device(device: cst.BaseExpression) -> bool:
-    """``offload_device``: where state is offloaded to, the host as a rule."""
-    name = dotted_name(device) or ""
-    return "offload" in name.lower()
-
-
 def rooted_in(node: cst.BaseExpression, loop_names: set[str]) -> bool:
     """Whether ``node`` is an item of the loop: a loop variable, an element or attribute of one,
     or a container indexed by one (``batch[k]``)."""
@@ -272,12 +265,7 @@ def item_transfer(
         if provenance.to_target(node, frame) is not Target.DEVICE:
             return None
         device = _device_argument(node)
-        if (
-            device is None
-            or names_in(device) & loop_names
-            or _aligns_to_tensor(device)
-            or _offload_device(device)
-        ):
+        if device is None or names_in(device) & loop_names or _aligns_to_tensor(device):
             return None
         moved = node.func.value
     elif method == "cuda":

@@ -15,7 +15,7 @@ on unknowns.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import libcst as cst
 
@@ -29,7 +29,7 @@ from h2dlint.analysis.facts import (
     Where,
     join,
 )
-from h2dlint.analysis.frames import Frame, ModuleIndex, method_frame
+from h2dlint.analysis.frames import Frame, ModuleIndex, method_frame, parameter_annotation
 from h2dlint.analysis.imports import ImportTable, dotted_name
 from h2dlint.analysis.targets import Target, device_target, to_target
 from h2dlint.analysis.torch_api import (
@@ -45,6 +45,10 @@ from h2dlint.analysis.views import subscript_fact, view_method_fact
 from h2dlint.context import FileContext
 
 MAX_DEPTH = 12
+# Annotations that say: a numpy array.
+NUMPY_ARRAY_TYPES = frozenset(
+    {"numpy.ndarray", "numpy.typing.NDArray", "numpy.typing.ArrayLike", "numpy.array"}
+)
 
 # Methods that make a fresh tensor on the input's device (on the host: pageable).
 DERIVING_METHODS = frozenset(
@@ -162,6 +166,10 @@ def _hosty(name: str) -> bool:
     return any(word in lowered for word in ("cpu", "host", "pinned", "numpy", "_np"))
 
 
+# Methods of a tensor that return a sequence of tensors on its device.
+SPLITTING_METHODS = frozenset({"split", "chunk", "unbind", "tensor_split", "split_with_sizes"})
+
+
 class Provenance:
     """Answers provenance questions for one file. Bindings, the module index and facts are
     computed on demand and memoised."""
@@ -179,6 +187,7 @@ class Provenance:
         self._returns: dict[cst.FunctionDef, Fact] = {}
         self._attributes: dict[tuple[cst.ClassDef, str], Fact] = {}
         self._in_progress: set[object] = set()
+        self._appends: dict[cst.CSTNode, dict[str, list[cst.BaseExpression]]] = {}
         self.pinned_helpers = frozenset(pinned_helpers)
         self.pinned_attributes = frozenset(pinned_attributes)
 
@@ -225,6 +234,9 @@ class Provenance:
     def fact(self, node: cst.BaseExpression, frame: Frame, depth: int = 0) -> Fact:
         if depth > MAX_DEPTH:
             return UNKNOWN_FACT
+        return self._compute(node, frame, depth)
+
+    def _compute(self, node: cst.BaseExpression, frame: Frame, depth: int) -> Fact:
         if isinstance(node, cst.Name):
             return self._name(node, frame, depth)
         if isinstance(node, cst.Attribute):
@@ -336,7 +348,9 @@ class Provenance:
         """What every ``return`` of ``function`` agrees on."""
         if function in self._returns:
             return self._returns[function]
-        if function in self._in_progress or depth > MAX_DEPTH:
+        if function in self._in_progress:
+            return UNKNOWN_FACT
+        if depth > MAX_DEPTH:
             return UNKNOWN_FACT
         self._in_progress.add(function)
         try:
@@ -425,6 +439,8 @@ class Provenance:
             if data is None:
                 return UNKNOWN_FACT
             if self.is_host_data(data, frame, depth):
+                if keyword(call, "device") is None and self._tensor_memory(data, frame, depth):
+                    return Fact(Where.HOST)  # a view of a tensor's memory, pinned or not
                 return self._allocated(call, frame)
             if keyword(call, "device") is None and keyword(call, "dtype") is None:
                 return self.fact(data, frame, depth + 1)
@@ -434,9 +450,12 @@ class Provenance:
             if out is not None:
                 return self.fact(out.value, frame, depth + 1)
             seq = first_positional(call)
-            if seq is not None and self._any_on_device(seq, frame, depth):
+            where = self.sequence_where(seq, frame, depth + 1) if seq is not None else None
+            if where is Where.DEVICE:
                 return DEVICE_FRESH
-            return PAGEABLE_FRESH
+            if where is not None and where.on_host:
+                return PAGEABLE_FRESH
+            return UNKNOWN_FACT  # tensors of unknown placement: so is their join
         if qualified in SAME_DEVICE_FUNCTIONS:
             source = first_positional(call)
             return self.fact(source, frame, depth + 1).derived() if source else UNKNOWN_FACT
@@ -446,7 +465,7 @@ class Provenance:
         """A fresh tensor: where ``device=`` and ``pin_memory=`` put it."""
         device = keyword(call, "device")
         if device is not None and not is_false(device.value):
-            target = device_target(self, device.value, frame)
+            target = device_target(self, device.value, frame, allocation=True)
             if target is Target.DEVICE:
                 return DEVICE_FRESH
             if target is not Target.HOST:
@@ -456,38 +475,198 @@ class Provenance:
             return PINNED_FRESH if is_true(pin.value) else Fact(Where.MAYBE_PINNED, True, True)
         return PAGEABLE_FRESH
 
-    def _any_on_device(self, seq: cst.BaseExpression, frame: Frame, depth: int) -> bool:
+    # -- sequences of tensors ----------------------------------------------------------------
+    def sequence_where(self, seq: cst.BaseExpression, frame: Frame, depth: int = 0) -> Where:
+        """Where the tensors of a sequence passed to a join are: DEVICE when one of them is
+        proven on a device, HOST when one is proven on the host (the tensors of one join share
+        a device), else UNKNOWN. A name is judged binding by binding; a list bound empty by
+        what ``.append`` adds to it."""
+        if depth > MAX_DEPTH:
+            return Where.UNKNOWN
         if isinstance(seq, (cst.List, cst.Tuple)):
-            return any(
-                self.fact(el.value, frame, depth + 1).where is Where.DEVICE for el in seq.elements
-            )
+            facts = [
+                self.fact(e.value, frame, depth + 1)
+                for e in seq.elements
+                if isinstance(e, cst.Element)
+            ]
+            return _any_where([f.where for f in facts])
         if isinstance(seq, (cst.ListComp, cst.GeneratorExp)):
-            return self.fact(seq.elt, frame, depth + 1).where is Where.DEVICE
-        return False
+            where = self.fact(seq.elt, frame, depth + 1).where
+            return Where.HOST if where.on_host else where
+        if (
+            isinstance(seq, cst.Call)
+            and isinstance(seq.func, cst.Attribute)
+            and seq.func.attr.value in SPLITTING_METHODS
+        ):
+            where = self.fact(seq.func.value, frame, depth + 1).where
+            return Where.HOST if where.on_host else where
+        if isinstance(seq, cst.Name):
+            wheres = []
+            for value in self.bindings(frame).reaching(seq):
+                if value is None:
+                    return Where.UNKNOWN
+                if isinstance(value, cst.List) and not value.elements:
+                    appended = self.appended(frame, seq.value)
+                    facts = [self.fact(v, frame, depth + 1) for v in appended]
+                    wheres.append(_any_where([f.where for f in facts]))
+                else:
+                    wheres.append(self.sequence_where(value, frame, depth + 1))
+            if wheres and all(w is Where.DEVICE for w in wheres):
+                return Where.DEVICE
+            if wheres and all(w.on_host for w in wheres):
+                return Where.HOST
+        return Where.UNKNOWN
 
+    def appended(self, frame: Frame, name: str) -> list[cst.BaseExpression]:
+        """What ``name.append(...)`` adds anywhere in the frame's function."""
+        function = frame.function
+        if function not in self._appends:
+            collector = _Appends()
+            function.visit(collector)
+            self._appends[function] = collector.found
+        return self._appends[function].get(name, [])
+
+    # -- host data: Python and numpy values, never a tensor -----------------------------------
     def is_host_data(self, node: cst.BaseExpression, frame: Frame, depth: int = 0) -> bool:
         """Python or numpy data (never a tensor): displays, comprehensions, numbers, numpy
-        calls, ``list(...)``."""
+        calls, ``list(...)``, ``x.tolist()``, numpy arrays (:meth:`is_numpy_array`), a name
+        bound only to such values."""
         if isinstance(node, (cst.List, cst.Tuple, cst.ListComp, cst.Integer, cst.Float)):
             return True
         if isinstance(node, cst.Call):
-            qualified = self.qualify(node.func)
-            if qualified is not None and qualified.startswith(NUMPY_PREFIXES):
+            if isinstance(node.func, cst.Attribute) and node.func.attr.value == "tolist":
+                return not node.args
+            if isinstance(node.func, cst.Name) and node.func.value in ("list", "tuple"):
                 return True
-            return isinstance(node.func, cst.Name) and node.func.value in ("list", "tuple")
-        if isinstance(node, cst.Name) and depth <= MAX_DEPTH:
-            values = self.bindings(frame).of(node.value)
-            return bool(values) and all(
-                v is not None and self.is_host_data(v, frame, depth + 1) for v in values
+            return self.is_numpy_array(node, frame, depth)
+        if isinstance(node, cst.Subscript):
+            return _tolist_part(node) or self.is_numpy_array(node, frame, depth)
+        if isinstance(node, cst.Name):
+            if depth > MAX_DEPTH:
+                return False
+            return self._bound_only_to(node, frame, depth, self.is_host_data)
+        return False
+
+    def is_numpy_array(self, node: cst.BaseExpression, frame: Frame, depth: int = 0) -> bool:
+        """A numpy array (or an element or slice of one), never a tensor: a ``numpy.*`` call,
+        ``t.numpy()``, a parameter annotated ``np.ndarray``/``npt.NDArray[...]`` (or optional),
+        a name bound only to one."""
+        if depth > MAX_DEPTH:
+            return False
+        if isinstance(node, cst.Call):
+            func = node.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "numpy":
+                return True
+            qualified = self.qualify(func)
+            return qualified is not None and qualified.startswith(NUMPY_PREFIXES)
+        if isinstance(node, cst.Subscript):
+            return self.is_numpy_array(node.value, frame, depth + 1)
+        if isinstance(node, cst.Name):
+            return self._bound_only_to(node, frame, depth, self.is_numpy_array)
+        return False
+
+    def _bound_only_to(self, name: cst.Name, frame: Frame, depth: int, test: _Test) -> bool:
+        """Whether every binding that may reach ``name`` passes ``test``; a parameter passes
+        when its annotation says it is a numpy array."""
+        bindings = self.bindings(frame)
+        reaching = bindings.reaching_bindings(name)
+        if not reaching:
+            return False
+        for binding in reaching:
+            if binding.value is not None:
+                if not test(binding.value, frame, depth + 1):
+                    return False
+            elif not (binding.statement is bindings.root and self.numpy_annotated(name, frame)):
+                return False
+        return True
+
+    def _tensor_memory(self, node: cst.BaseExpression, frame: Frame, depth: int) -> bool:
+        """Whether numpy data may be a view of a tensor's memory (``t.numpy()``, a slice of
+        it, a name bound to one): converting it back shares that memory."""
+        if depth > MAX_DEPTH:
+            return True
+        if isinstance(node, cst.Call):
+            return isinstance(node.func, cst.Attribute) and node.func.attr.value == "numpy"
+        if isinstance(node, cst.Subscript):
+            return self._tensor_memory(node.value, frame, depth + 1)
+        if isinstance(node, cst.Name):
+            return any(
+                v is not None and self._tensor_memory(v, frame, depth + 1)
+                for v in self.bindings(frame).reaching(node)
             )
         return False
+
+    def numpy_annotated(self, name: cst.Name, frame: Frame) -> bool:
+        """Whether the parameter named like ``name`` is annotated as a numpy array."""
+        annotation = parameter_annotation(name, frame)
+        return annotation is not None and self._numpy_annotation(annotation)
+
+    def _numpy_annotation(self, annotation: cst.BaseExpression) -> bool:
+        if isinstance(annotation, cst.Subscript):
+            head = self.qualify(annotation.value) or ""
+            items = [e.slice.value for e in annotation.slice if isinstance(e.slice, cst.Index)]
+            if head.rsplit(".", 1)[-1] == "Optional" and len(items) == 1:
+                return self._numpy_annotation(items[0])
+            return head in NUMPY_ARRAY_TYPES
+        if isinstance(annotation, cst.BinaryOperation) and isinstance(
+            annotation.operator, cst.BitOr
+        ):
+            sides = (annotation.left, annotation.right)
+            return any(_is_none(s) for s in sides) and all(
+                _is_none(s) or self._numpy_annotation(s) for s in sides
+            )
+        return (self.qualify(annotation) or "") in NUMPY_ARRAY_TYPES
 
     # -- copy targets ------------------------------------------------------------------------
     def to_target(self, call: cst.Call, frame: Frame | None = None) -> Target:
         return to_target(self, call, frame or self.current_frame())
 
-    def device_target(self, node: cst.BaseExpression, frame: Frame | None = None) -> Target:
-        return device_target(self, node, frame or self.current_frame())
+    def device_target(
+        self, node: cst.BaseExpression, frame: Frame | None = None, allocation: bool = False
+    ) -> Target:
+        return device_target(self, node, frame or self.current_frame(), allocation=allocation)
+
+
+def _tolist_part(node: cst.Subscript) -> bool:
+    """An element or slice of ``x.tolist()``: Python numbers or lists of them."""
+    base: cst.BaseExpression = node
+    while isinstance(base, cst.Subscript):
+        base = base.value
+    return (
+        isinstance(base, cst.Call)
+        and isinstance(base.func, cst.Attribute)
+        and base.func.attr.value == "tolist"
+        and not base.args
+    )
+
+
+def _any_where(wheres: list[Where]) -> Where:
+    """Where tensors that share a device are, from what is known of some of them."""
+    if any(w is Where.DEVICE for w in wheres):
+        return Where.DEVICE
+    if any(w.on_host for w in wheres):
+        return Where.HOST
+    return Where.UNKNOWN
+
+
+_Test = Callable[[cst.BaseExpression, Frame, int], bool]
+
+
+class _Appends(cst.CSTVisitor):
+    """``name.append(value)`` calls of a function: name -> values."""
+
+    def __init__(self) -> None:
+        self.found: dict[str, list[cst.BaseExpression]] = {}
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if (
+            isinstance(func, cst.Attribute)
+            and func.attr.value == "append"
+            and isinstance(func.value, cst.Name)
+            and len(node.args) == 1
+        ):
+            self.found.setdefault(func.value.value, []).append(node.args[0].value)
 
 
 class _Returns(cst.CSTVisitor):

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.frames import Frame, parameter_annotation
 from h2dlint.analysis.provenance import Provenance, host_named, positional
 
 SYNC_METHODS = frozenset({"item", "tolist"})
@@ -388,9 +388,9 @@ def annotated_tensor_parameter(provenance: Provenance, name: cst.Name, frame: Fr
     if not isinstance(function, cst.FunctionDef):
         return False
     bindings = provenance.bindings(frame)
-    if bindings.reaching(name) != [None] or bindings.of(name.value).count(None) != 1:
+    if not bindings.is_parameter(name) or bindings.of(name.value).count(None) != 1:
         return False
-    annotation = _parameter_annotation(name, frame)
+    annotation = parameter_annotation(name, frame)
     return annotation is not None and tensor_annotation(provenance, annotation)
 
 
@@ -411,42 +411,6 @@ def is_tensor(provenance: Provenance, node: cst.BaseExpression, frame: Frame) ->
     if provenance.fact(node, frame).known:
         return True
     return isinstance(node, cst.Name) and annotated_tensor_parameter(provenance, node, frame)
-
-
-def host_data(
-    provenance: Provenance, node: cst.BaseExpression, frame: Frame, depth: int = 0
-) -> bool:
-    """Whether ``node`` is numpy or Python data (never a device tensor): what the analysis
-    calls host data, ``t.numpy()``, a parameter annotated as a numpy array, an element or slice
-    of one, a name bound only to one."""
-    if depth > 6:
-        return False
-    if provenance.is_host_data(node, frame):
-        return True
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-        return node.func.attr.value in ("numpy", "tolist")
-    if isinstance(node, cst.Subscript):
-        return host_data(provenance, node.value, frame, depth + 1)
-    if isinstance(node, cst.Name):
-        annotation = _parameter_annotation(node, frame)
-        if annotation is not None and (provenance.qualify(annotation) or "").startswith("numpy."):
-            return True
-        values = provenance.bindings(frame).reaching(node)
-        return bool(values) and all(
-            v is not None and host_data(provenance, v, frame, depth + 1) for v in values
-        )
-    return False
-
-
-def _parameter_annotation(name: cst.Name, frame: Frame) -> cst.BaseExpression | None:
-    function = frame.function
-    if not isinstance(function, cst.FunctionDef):
-        return None
-    params = function.params
-    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-        if param.name.value == name.value:
-            return param.annotation.annotation if param.annotation is not None else None
-    return None
 
 
 class _ShapeReads(cst.CSTVisitor):

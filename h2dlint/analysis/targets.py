@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from h2dlint.analysis.frames import Frame, parameter_default
 from h2dlint.analysis.torch_api import DTYPE_NAMES, HOST_DEVICE_PREFIXES
 
 if TYPE_CHECKING:
-    from h2dlint.analysis.frames import Frame
     from h2dlint.analysis.provenance import Provenance
 
 MAX_DEPTH = 6
@@ -41,11 +41,12 @@ def _by_string(text: str) -> Target:
 
 def by_name(name: str) -> Target:
     """What a device argument's name suggests, used only when its value is not in the file
-    (a parameter, an attribute set elsewhere)."""
+    (a parameter, an attribute set elsewhere). An offload device (``offload_device``,
+    ``cpu_offload_device``) is where state is offloaded to: the host."""
     lowered = name.lower()
     if "dtype" in lowered:
         return Target.DTYPE
-    if "cpu" in lowered or "host" in lowered:
+    if "cpu" in lowered or "host" in lowered or "offload" in lowered:
         return Target.HOST
     if any(word in lowered for word in DEVICE_WORDS):
         return Target.DEVICE
@@ -57,9 +58,15 @@ def _agree(targets: list[Target]) -> Target:
 
 
 def device_target(
-    provenance: Provenance, node: cst.BaseExpression, frame: Frame, depth: int = 0
+    provenance: Provenance,
+    node: cst.BaseExpression,
+    frame: Frame,
+    depth: int = 0,
+    allocation: bool = False,
 ) -> Target:
-    """What a device-or-dtype argument names."""
+    """What a device-or-dtype argument names: of a copy (``x.to(d)``), or of an allocation
+    (``device=d`` of a factory, ``allocation``), which differ for ``None`` (see
+    :func:`_parameter_target`)."""
     if depth > MAX_DEPTH:
         return Target.UNKNOWN
     text = _string(node)
@@ -78,19 +85,26 @@ def device_target(
             if first is not None:
                 return _by_string(first)
             if args:
-                return device_target(provenance, args[0].value, frame, depth + 1)
+                return device_target(provenance, args[0].value, frame, depth + 1, allocation)
             return Target.UNKNOWN
         if called in ("torch.cuda.current_device",):
             return Target.DEVICE
         return Target.UNKNOWN
     if isinstance(node, cst.Name):
-        values = provenance.bindings(frame).of(node.value)
+        bindings = provenance.bindings(frame)
+        values = bindings.reaching(node)
         if values and all(v is not None for v in values):
             resolved = _agree(
-                [device_target(provenance, v, frame, depth + 1) for v in values if v is not None]
+                [
+                    device_target(provenance, v, frame, depth + 1, allocation)
+                    for v in values
+                    if v is not None
+                ]
             )
             if resolved is not Target.UNKNOWN:
                 return resolved
+        if len(values) == 1 and bindings.is_parameter(node):
+            return _parameter_target(provenance, node, frame, depth, allocation)
         return by_name(node.value)
     if isinstance(node, cst.Attribute):
         base = node.value
@@ -99,7 +113,7 @@ def device_target(
             if assigned and all(v is not None for v, _ in assigned):
                 resolved = _agree(
                     [
-                        device_target(provenance, v, f, depth + 1)
+                        device_target(provenance, v, f, depth + 1, allocation)
                         for v, f in assigned
                         if v is not None
                     ]
@@ -107,6 +121,28 @@ def device_target(
                 if resolved is not Target.UNKNOWN:
                     return resolved
         return by_name(node.attr.value)
+    return Target.UNKNOWN
+
+
+def _parameter_target(
+    provenance: Provenance, node: cst.Name, frame: Frame, depth: int, allocation: bool
+) -> Target:
+    """What a parameter (the only binding that reaches the use) names: what its name says,
+    unless its default contradicts that. A caller may pass anything, so a default proves
+    nothing by itself, but ``device="cpu"`` leaves ``device`` unproven; so does
+    ``device=None`` for an allocation (a factory given ``device=None`` allocates on the CPU),
+    not for a copy (``x.to(None)`` copies nothing: when it copies, it copies to the device the
+    name says). A dtype-named parameter stays a dtype."""
+    named = by_name(node.value)
+    default = parameter_default(node, frame)
+    if default is None or named is Target.DTYPE:
+        return named
+    if isinstance(default, cst.Name) and default.value == "None":
+        return Target.UNKNOWN if allocation else named
+    module = Frame(provenance.context.module)
+    by_default = device_target(provenance, default, module, depth + 1, allocation)
+    if by_default is Target.UNKNOWN or by_default is named:
+        return named
     return Target.UNKNOWN
 
 
