@@ -5,14 +5,17 @@ Each case is a module in which ``probe(EXPR)`` marks the expression whose fact i
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import ClassVar
 
 import libcst as cst
 import pytest
 
 from h2dlint.analysis.facts import Fact, Where
+from h2dlint.analysis.frames import Frame, method_frame
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target
+from h2dlint.context import FileContext
 from h2dlint.engine import EnabledRule, check_text
 from h2dlint.rule import Rule
 
@@ -492,3 +495,103 @@ PINNED_B = "def f(n):\n    b = torch.zeros(4, 8, pin_memory=True)\n"
 def test_function_views_and_none(code: str, where: Where, contiguous: bool) -> None:
     fact = fact_of(code)
     assert (fact.where, fact.contiguous) == (where, contiguous)
+
+
+# -- memoisation: the same answers, in any order ----------------------------------------------
+CHAIN = "".join(f"    x{i + 1} = x{i}\n" for i in range(16))
+MEMO_CASES = [
+    # a chain of names deeper than the depth limit
+    "def f():\n    x0 = torch.zeros(2, pin_memory=True)\n" + CHAIN + "    y = x16.cuda()\n",
+    # cycles between attributes, and between helpers
+    "class A:\n"
+    "    def __init__(self):\n"
+    "        self.a = self.b[:2]\n"
+    "        self.b = self.a.pin_memory() if c else torch.zeros(2)\n"
+    "        self.c = torch.cat([self.a, self.b])\n"
+    "    def f(self):\n"
+    "        return self.c.to('cuda', non_blocking=True), self.helper()\n"
+    "    def helper(self):\n"
+    "        return self.f()[0].cpu()\n",
+    # a fact computed inside a cycle differs from the same fact asked afterwards
+    "class B:\n"
+    "    def __init__(self):\n"
+    "        self.a = torch.zeros(2)\n"
+    "    def m(self):\n"
+    "        self.b = self.a + torch.ones(2)\n"
+    "    def n(self):\n"
+    "        self.a = self.b\n",
+    "def f(n):\n    return g(n).cuda() if n else torch.zeros(n)\n"
+    "def g(n):\n    return f(n - 1)[1:]\n"
+    "def h(n):\n    a = f(n)\n    b = g(n)\n    return torch.stack([a, b, torch.ones(2)])\n",
+]
+
+
+def _expressions(module: cst.Module) -> list[tuple[cst.BaseExpression, Frame]]:
+    found: list[tuple[cst.BaseExpression, Frame]] = []
+    frames = [Frame(module)]
+    classes: list[cst.ClassDef | None] = [None]
+
+    class Walk(cst.CSTVisitor):
+        def visit_ClassDef(self, node: cst.ClassDef) -> None:
+            classes.append(node)
+
+        def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+            classes.pop()
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            frames.append(method_frame(node, classes[-1]))
+            classes.append(None)
+
+        def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+            frames.pop()
+            classes.pop()
+
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if isinstance(node, cst.BaseExpression):
+                found.append((node, frames[-1]))
+            return super().on_visit(node)
+
+    module.visit(Walk())
+    return found
+
+
+def _memo_sources() -> list[str]:
+    root = Path(__file__).resolve().parents[1]
+    files = sorted((root / "fixtures").glob("*/*.py")) + sorted((root / "examples").glob("*.py"))
+    return [HEADER + code for code in MEMO_CASES] + [f.read_text() for f in files]
+
+
+@pytest.mark.parametrize("order", ["forward", "backward"])
+def test_memoised_facts_are_the_facts(order: str) -> None:
+    """Every expression of the cases, fixtures and examples has the same fact whether facts are
+    memoised or not, asked in source order or backwards."""
+    for code in _memo_sources():
+        module = cst.parse_module(code)
+        context = FileContext("m.py", code, module)
+        plain = Provenance(context, memoise=False)
+        memo = Provenance(FileContext("m.py", code, module))
+        nodes = _expressions(module)
+        if order == "backward":
+            nodes.reverse()
+        for node, frame in nodes:
+            assert memo.fact(node, frame) == plain.fact(node, frame), module.code_for_node(node)
+
+
+def test_facts_are_memoised() -> None:
+    code = HEADER + "def f(xs):\n    a = torch.zeros(2)\n    b = a + a\n    c = b * b\n    y = c\n"
+    module = cst.parse_module(code)
+    provenance = Provenance(FileContext("m.py", code, module))
+    y = _expressions(module)[-1]
+    calls = 0
+    compute = provenance._compute
+
+    def counting(*args: object) -> Fact:
+        nonlocal calls
+        calls += 1
+        return compute(*args)  # type: ignore[arg-type]
+
+    provenance._compute = counting  # type: ignore[method-assign]
+    first = provenance.fact(*y)
+    once = calls
+    assert provenance.fact(*y) == first == Fact(P, True, True)
+    assert calls == once  # the second answer is the memoised one

@@ -16,6 +16,7 @@ on unknowns.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 import libcst as cst
 
@@ -170,6 +171,17 @@ def _hosty(name: str) -> bool:
 SPLITTING_METHODS = frozenset({"split", "chunk", "unbind", "tensor_split", "split_with_sizes"})
 
 
+@dataclass(frozen=True)
+class _Memo:
+    """A memoised fact, valid for the depths ``low..high`` it is asked at; ``span`` is how
+    much deeper than its own depth its computation went."""
+
+    fact: Fact
+    low: int
+    high: int
+    span: int
+
+
 class Provenance:
     """Answers provenance questions for one file. Bindings, the module index and facts are
     computed on demand and memoised."""
@@ -179,14 +191,21 @@ class Provenance:
         context: FileContext,
         pinned_helpers: Iterable[str] = (),
         pinned_attributes: Iterable[str] = (),
+        memoise: bool = True,
     ) -> None:
         self.context = context
+        self.memoise = memoise
         self.imports: ImportTable = context.imports
         self._bindings: dict[cst.CSTNode, Bindings] = {}
         self._index: ModuleIndex | None = None
         self._returns: dict[cst.FunctionDef, Fact] = {}
         self._attributes: dict[tuple[cst.ClassDef, str], Fact] = {}
         self._in_progress: set[object] = set()
+        # Memoised facts, per (node, frame): see ``fact``.
+        self._memo: dict[tuple[cst.CSTNode, Frame], _Memo] = {}
+        self._memo_at_depth: dict[tuple[cst.CSTNode, Frame, int], _Memo] = {}
+        self._deepest = 0
+        self._cycles = 0
         self._appends: dict[cst.CSTNode, dict[str, list[cst.BaseExpression]]] = {}
         self.pinned_helpers = frozenset(pinned_helpers)
         self.pinned_attributes = frozenset(pinned_attributes)
@@ -232,9 +251,44 @@ class Provenance:
 
     # -- facts -------------------------------------------------------------------------------
     def fact(self, node: cst.BaseExpression, frame: Frame, depth: int = 0) -> Fact:
+        """What is proven about ``node`` evaluated in ``frame``.
+
+        Memoised per (node, frame) for the file. A result depends on the depth it is asked at
+        only through the depth limit, and on the facts being computed around it only through
+        the cycle guards of attributes and helpers; so a result is kept only when no cycle
+        guard answered during its computation, and is reused only at depths where the same
+        computation would stay within the limit (or at its own depth when it did not)."""
+        self._note(depth)
         if depth > MAX_DEPTH:
             return UNKNOWN_FACT
-        return self._compute(node, frame, depth)
+        if not self.memoise:
+            return self._compute(node, frame, depth)
+        key = (node, frame)
+        memo = self._memo.get(key)
+        if memo is None or not memo.low <= depth <= memo.high:
+            memo = self._memo_at_depth.get((node, frame, depth))
+        if memo is not None:
+            self._note(depth + memo.span)
+            return memo.fact
+        outer, cycles = self._deepest, self._cycles
+        self._deepest = depth
+        try:
+            result = self._compute(node, frame, depth)
+        finally:
+            deepest = self._deepest
+            self._deepest = max(outer, deepest)
+        if self._cycles == cycles:
+            span = deepest - depth
+            if deepest <= MAX_DEPTH:
+                self._memo[key] = _Memo(result, 0, MAX_DEPTH - span, span)
+            else:
+                self._memo_at_depth[(node, frame, depth)] = _Memo(result, depth, depth, span)
+        return result
+
+    def _note(self, depth: int) -> None:
+        """Record that the computation under way reached ``depth``."""
+        if depth > self._deepest:
+            self._deepest = depth
 
     def _compute(self, node: cst.BaseExpression, frame: Frame, depth: int) -> Fact:
         if isinstance(node, cst.Name):
@@ -289,6 +343,7 @@ class Provenance:
         if key in self._attributes:
             return self._attributes[key]
         if key in self._in_progress:
+            self._cycles += 1
             return UNKNOWN_FACT
         self._in_progress.add(key)
         try:
@@ -348,7 +403,9 @@ class Provenance:
         """What every ``return`` of ``function`` agrees on."""
         if function in self._returns:
             return self._returns[function]
+        self._note(depth)
         if function in self._in_progress:
+            self._cycles += 1
             return UNKNOWN_FACT
         if depth > MAX_DEPTH:
             return UNKNOWN_FACT
@@ -481,6 +538,7 @@ class Provenance:
         proven on a device, HOST when one is proven on the host (the tensors of one join share
         a device), else UNKNOWN. A name is judged binding by binding; a list bound empty by
         what ``.append`` adds to it."""
+        self._note(depth)
         if depth > MAX_DEPTH:
             return Where.UNKNOWN
         if isinstance(seq, (cst.List, cst.Tuple)):
@@ -542,6 +600,7 @@ class Provenance:
         if isinstance(node, cst.Subscript):
             return _tolist_part(node) or self.is_numpy_array(node, frame, depth)
         if isinstance(node, cst.Name):
+            self._note(depth)
             if depth > MAX_DEPTH:
                 return False
             return self._bound_only_to(node, frame, depth, self.is_host_data)
@@ -551,6 +610,7 @@ class Provenance:
         """A numpy array (or an element or slice of one), never a tensor: a ``numpy.*`` call,
         ``t.numpy()``, a parameter annotated ``np.ndarray``/``npt.NDArray[...]`` (or optional),
         a name bound only to one."""
+        self._note(depth)
         if depth > MAX_DEPTH:
             return False
         if isinstance(node, cst.Call):
@@ -583,6 +643,7 @@ class Provenance:
     def _tensor_memory(self, node: cst.BaseExpression, frame: Frame, depth: int) -> bool:
         """Whether numpy data may be a view of a tensor's memory (``t.numpy()``, a slice of
         it, a name bound to one): converting it back shares that memory."""
+        self._note(depth)
         if depth > MAX_DEPTH:
             return True
         if isinstance(node, cst.Call):
