@@ -4,6 +4,7 @@ import libcst as cst
 
 from h2dlint.analysis.bindings import UNKNOWN
 from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import MAX_DEPTH, Provenance, first_positional, keyword
 from h2dlint.analysis.targets import Target
 from h2dlint.rule import Invalid, Rule, Valid
@@ -40,11 +41,6 @@ NUMPY_SCALARS = frozenset(
         "count_nonzero",
     )
 )
-# Functions that run once per object or per model: initializers.
-ONE_TIME_FUNCTIONS = frozenset(
-    {"__init__", "__post_init__", "__new__", "reset_parameters", "_reset_parameters"}
-)
-ONE_TIME_PREFIXES = ("_init", "init_", "initialize", "_initialize")
 # Data preprocessing: modules (Hugging Face naming) and classes that run on the host by default.
 PREPROCESSING_MODULES = (
     "image_processing_",
@@ -71,9 +67,10 @@ class TensorFromHostDataOnDevice(Rule):
     Flags `torch.tensor(data, device=<accelerator>)`, `torch.as_tensor(data, device=...)` and
     `torch.asarray(data, device=...)` where `data` is provably a Python sequence or a numpy array
     of unknown length: a list comprehension, `list(...)`, `sorted(...)`, `x.tolist()`, `[v] * n`,
-    a display with a starred or nested sequence, a numpy array, or a local name bound only to such
-    values (or to a list built up by `append`). The device counts when the analysis resolves it
-    to an accelerator, by value or by name (`device`, `self.device`, `x.device`).
+    a display with a starred or nested sequence, a numpy array (a `numpy` call, `x.numpy()`, a
+    parameter annotated `np.ndarray`), or a local name bound only to such values (or to a list
+    built up by `append`). The device counts when the analysis resolves it to an accelerator, by
+    value or by name (`device`, `self.device`, `x.device`).
 
     Left alone, and why:
 
@@ -85,9 +82,12 @@ class TensorFromHostDataOnDevice(Rule):
       copy, but it moves a handful of bytes, and flagging every one of them (there are hundreds
       in the corpus, mostly constants and collective-communication scalars) would bury the
       findings that copy real data;
-    - code that runs once: module level, `__init__`, initializers (`_init_*`,
-      `reset_parameters`), and values built under a memoization guard (`if key not in cache:`,
-      `if self.table is None:`);
+    - code that runs once: module level, `__init__`, `setup`, `build`, `from_pretrained`,
+      initializers (`_init_*`, `reset_parameters`), weight loaders (`load_state_dict`,
+      `load_weights`), tests, private helpers called only from such code, closure factories
+      (the closure they return is what runs per call), and values built under a guard that
+      runs once (`if key not in cache:`, `if self.table is None:`, a flag such as
+      `if not self.prepared:` that the guarded code sets);
     - data preprocessing, which runs on the host unless the user asks otherwise: Hugging Face
       processor, feature extractor and tokenizer modules and classes, and dataset annotation
       converters (post-processing of model outputs is still checked);
@@ -153,6 +153,53 @@ class TensorFromHostDataOnDevice(Rule):
             "    def __init__(self, sizes, device):\n"
             "        self.sizes = torch.tensor(list(sizes), device=device)\n"
         ),
+        # a device parameter that defaults to the host
+        Valid(
+            "import torch\n"
+            "def f(ids, device='cpu'):\n"
+            "    return torch.tensor(list(ids), device=device)\n"
+        ),
+        Valid(
+            "import torch\n"
+            "def f(ids, device=None):\n"
+            "    return torch.tensor(list(ids), device=device)\n"
+        ),
+        # set up once: a private helper only __init__ calls, a static factory, a test
+        Valid(
+            "import torch\n"
+            "class M:\n"
+            "    def __init__(self, ids, device):\n"
+            "        self.idx = self._table(ids, device)\n"
+            "    @staticmethod\n"
+            "    def _table(ids, device):\n"
+            "        return torch.tensor(list(ids), device=device)\n"
+        ),
+        Valid(
+            "import torch\n"
+            "def test_gather(device):\n"
+            "    idx = torch.tensor([i * 2 for i in range(8)], device=device)\n"
+        ),
+        # a flag that the guarded call sets: prepared on the first call only
+        Valid(
+            "import torch\n"
+            "class Bias:\n"
+            "    def __call__(self, scores, ids):\n"
+            "        if not self.prepared:\n"
+            "            self._prepare(scores, ids)\n"
+            "        return scores + self.table\n"
+            "    def _prepare(self, scores, ids):\n"
+            "        self.table = torch.tensor([i for i in ids], device=scores.device)\n"
+            "        self.prepared = True\n"
+        ),
+        # a closure factory: the closure is what runs per call
+        Valid(
+            "import torch\n"
+            "def make_permute(order, device):\n"
+            "    idx = torch.tensor(list(order), device=device)\n"
+            "    def permute(x):\n"
+            "        return x[idx]\n"
+            "    return permute\n"
+        ),
         # an unknown device
         Valid("import torch\ndef f(ids, d):\n    return torch.tensor(list(ids), device=d)\n"),
         # pinned on the host
@@ -176,6 +223,55 @@ class TensorFromHostDataOnDevice(Rule):
         ),
     )
     invalid = (
+        # a private helper called per call as well as from __init__
+        Invalid(
+            "import torch\n"
+            "class M:\n"
+            "    def __init__(self, ids, device):\n"
+            "        self.idx = self._table(ids, device)\n"
+            "    def _table(self, ids, device):\n"
+            "        return torch.tensor(list(ids), device=device)\n"
+            "    def forward(self, ids, device):\n"
+            "        return self._table(ids, device)\n",
+            6,
+            16,
+        ),
+        # a flag that nothing sets, and a tensor built in the closure itself
+        Invalid(
+            "import torch\n"
+            "class Bias:\n"
+            "    def __call__(self, scores, ids):\n"
+            "        if not self.frozen:\n"
+            "            self.table = torch.tensor([i for i in ids], device=scores.device)\n"
+            "        return scores\n",
+            5,
+            26,
+        ),
+        Invalid(
+            "import torch\n"
+            "def make_lookup(device):\n"
+            "    def lookup(ids):\n"
+            "        return torch.tensor(list(ids), device=device)\n"
+            "    return lookup\n",
+            4,
+            16,
+        ),
+        # numpy arrays: a parameter annotated as one, `.numpy()`
+        Invalid(
+            "import numpy as np\n"
+            "import torch\n"
+            "def f(arr: np.ndarray, device):\n"
+            "    return torch.tensor(arr, device=device)\n",
+            4,
+            12,
+        ),
+        Invalid(
+            "import torch\n"
+            "def f(t, device):\n"
+            "    return torch.as_tensor(t.numpy(), device=device)\n",
+            3,
+            12,
+        ),
         Invalid(
             "import torch\n"
             "def f(requests, device):\n"
@@ -278,17 +374,16 @@ class TensorFromHostDataOnDevice(Rule):
         if provenance.qualify(func) not in CONSTRUCTORS:
             return
         frame = provenance.current_frame()
-        function = frame.function
-        if not isinstance(function, cst.FunctionDef) or runs_once(function.name.value):
-            return  # module level, a constructor, an initializer: runs once
-        if provenance.device_target(device.value, frame) is not Target.DEVICE:
-            return
-        if host_default(function, device.value, provenance, frame):
+        if not isinstance(frame.function, cst.FunctionDef):
+            return  # module level: runs once
+        if provenance.device_target(device.value, frame, allocation=True) is not Target.DEVICE:
             return
         if not host_sequence(provenance, data, frame):
             return
-        if self._host_side() or self._lazy_or_empty(node, data):
+        if self._host_side() or self._empty(node, data):
             return
+        if RunOnce.of(self.context).code(self.context.ancestors):
+            return  # setup, an initializer, a memoised value: runs once
         code = self.context.module.code_for_node(data)
         shown = "Python data" if len(code) > 30 or "\n" in code else f"`{code}`"
         self.report(
@@ -314,83 +409,21 @@ class TensorFromHostDataOnDevice(Rule):
                 return True
         return False
 
-    def _lazy_or_empty(self, call: cst.Call, data: cst.BaseExpression) -> bool:
-        """Under a memoization guard (``if key not in cache:``, ``if self.x is None:``), which
-        runs once; or in the ``else`` of a test of the data's length, where it is empty."""
+    def _empty(self, call: cst.Call, data: cst.BaseExpression) -> bool:
+        """In the ``else`` of a test of the data's length, where it is empty."""
         child: cst.CSTNode = call
         for node in reversed(self.context.ancestors):
             if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
                 return False
-            if isinstance(node, (cst.If, cst.IfExp)):
-                if memo_guard(node):
-                    return True
-                if (
-                    child is node.orelse
-                    and isinstance(data, cst.Name)
-                    and tests_size(node.test, data.value)
-                ):
-                    return True
+            if (
+                isinstance(node, (cst.If, cst.IfExp))
+                and child is node.orelse
+                and isinstance(data, cst.Name)
+                and tests_size(node.test, data.value)
+            ):
+                return True
             child = node
         return False
-
-
-def runs_once(function: str) -> bool:
-    return function in ONE_TIME_FUNCTIONS or function.startswith(ONE_TIME_PREFIXES)
-
-
-def memo_guard(node: cst.If | cst.IfExp) -> bool:
-    """``if key not in cache: cache[key] = ...``, ``if self.x is None: self.x = ...``,
-    ``if not hasattr(self, "x"): ...``, ``if self.x.numel() == 0: ...``: a value computed once
-    and kept."""
-    if not isinstance(node, cst.If):
-        return False
-    test = node.test
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = test.expression
-        return (
-            isinstance(inner, cst.Call)
-            and isinstance(inner.func, cst.Name)
-            and inner.func.value == "hasattr"
-        )
-    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
-        return False
-    comparison = test.comparisons[0]
-    if isinstance(comparison.operator, cst.NotIn):
-        cache = comparison.comparator
-        return any(
-            isinstance(target, cst.Subscript) and target.value.deep_equals(cache)
-            for target in _assigned(node.body)
-        )
-    left = test.left
-    if (
-        isinstance(left, cst.Call)
-        and isinstance(left.func, cst.Attribute)
-        and left.func.attr.value == "numel"
-    ):
-        left = left.func.value
-    return (
-        isinstance(left, cst.Attribute)
-        and isinstance(left.value, cst.Name)
-        and left.value.value == "self"
-        and isinstance(comparison.operator, (cst.Is, cst.Equal))
-        and any(target.deep_equals(left) for target in _assigned(node.body))
-    )
-
-
-def _assigned(body: cst.BaseSuite) -> list[cst.BaseExpression]:
-    """The targets of the simple assignments directly in ``body``."""
-    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
-    targets: list[cst.BaseExpression] = []
-    for statement in statements:
-        smalls = statement.body if isinstance(statement, cst.SimpleStatementLine) else []
-        if isinstance(statement, cst.SimpleStatementSuite):
-            smalls = statement.body
-        for small in smalls:
-            if isinstance(small, cst.Assign):
-                targets.extend(t.target for t in small.targets)
-            elif isinstance(small, cst.AnnAssign):
-                targets.append(small.target)
-    return targets
 
 
 def tests_size(test: cst.BaseExpression, name: str) -> bool:
@@ -407,26 +440,6 @@ def tests_size(test: cst.BaseExpression, name: str) -> bool:
         and isinstance(test.args[0].value, cst.Name)
         and test.args[0].value.value == name
     )
-
-
-def host_default(
-    function: cst.FunctionDef, device: cst.BaseExpression, provenance: Provenance, frame: Frame
-) -> bool:
-    """``device`` is a parameter, never rebound, that defaults to the host (``None``: the CPU
-    in a factory call; ``"cpu"``): the naming fallback proves nothing there."""
-    if not isinstance(device, cst.Name):
-        return False
-    params = function.params
-    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-        if param.name.value != device.value:
-            continue
-        if len(provenance.bindings(frame).of(device.value)) != 1 or param.default is None:
-            return False
-        default = param.default
-        if isinstance(default, cst.Name) and default.value == "None":
-            return True
-        return provenance.device_target(default, frame) is Target.HOST
-    return False
 
 
 def host_sequence(
@@ -458,8 +471,8 @@ def host_sequence(
         return False
     if isinstance(node, cst.Call):
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "tolist" and not node.args:
-            return True
+        if isinstance(func, cst.Attribute) and func.attr.value in ("tolist", "numpy"):
+            return not node.args
         qualified = provenance.qualify(func)
         if qualified is not None:
             return qualified.startswith("numpy.") and qualified not in NUMPY_SCALARS
@@ -469,7 +482,8 @@ def host_sequence(
     if isinstance(node, cst.Name):
         values = provenance.bindings(frame).reaching(node)
         if not values or any(v is UNKNOWN for v in values):
-            return False
+            # a parameter annotated as a numpy array
+            return provenance.is_numpy_array(node, frame) and not _subscripted(values)
         # ``ids = []`` grown by ``append``/``extend``: a list of unknown length
         return all(
             (isinstance(v, cst.List) and not v.elements)
@@ -478,6 +492,10 @@ def host_sequence(
             if v is not None
         )
     return False
+
+
+def _subscripted(values: list[cst.BaseExpression | None]) -> bool:
+    return any(isinstance(v, cst.Subscript) for v in values)
 
 
 def _holds_nothing(node: cst.List | cst.Tuple) -> bool:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import libcst as cst
 import pytest
-from h2dlint.rules.h2d007_tensor_from_host_data_on_device import host_sequence, memo_guard
+from h2dlint.rules.h2d007_tensor_from_host_data_on_device import host_sequence
 
-from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.frames import Frame, ModuleIndex
 from h2dlint.analysis.loops import (
     find_movers,
     gathering_comprehension,
@@ -15,6 +15,7 @@ from h2dlint.analysis.loops import (
     target_names,
     tiny_iterable,
 )
+from h2dlint.analysis.once import RunOnce, memo_guard
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.context import FileContext
 from h2dlint.engine import EnabledRule, check_text
@@ -300,3 +301,184 @@ def test_a_method_moving_its_own_state_in_place_is_no_mover() -> None:
         "        return x\n"
     )
     assert _findings(code, "H2D001") == []
+
+
+# -- code that runs once (h2dlint.analysis.once) ------------------------------------------------
+def _run_once(code: str, name: str) -> bool:
+    module = cst.parse_module(code)
+    found: list[cst.FunctionDef] = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            if node.name.value == name:
+                found.append(node)
+
+    module.visit(Finder())
+    return RunOnce(module, ModuleIndex.build(module)).function(found[0])
+
+
+@pytest.mark.parametrize(
+    ("code", "name", "once"),
+    [
+        # by name and decorator
+        ("class M:\n    def __init__(self): ...\n", "__init__", True),
+        ("class M:\n    def setup(self): ...\n", "setup", True),
+        ("class M:\n    def build(self, shape): ...\n", "build", True),
+        (
+            "class M:\n    @classmethod\n    def from_pretrained(cls, p): ...\n",
+            "from_pretrained",
+            True,
+        ),
+        ("class M:\n    def reset_parameters(self): ...\n", "reset_parameters", True),
+        ("class M:\n    def _init_weights(self, m): ...\n", "_init_weights", True),
+        ("class M:\n    def load_state_dict(self, sd): ...\n", "load_state_dict", True),
+        ("def load_weights(model, path): ...\n", "load_weights", True),
+        ("def test_gather(): ...\n", "test_gather", True),
+        ("import unittest\nclass G(unittest.TestCase):\n    def check(self): ...\n", "check", True),
+        ("class TestTimePool:\n    def forward(self, x): ...\n", "forward", False),
+        ("import functools\n@functools.lru_cache\ndef table(n): ...\n", "table", True),
+        (
+            "from functools import cached_property\nclass M:\n    @cached_property\n"
+            "    def table(self): ...\n",
+            "table",
+            True,
+        ),
+        # names that are per call as often as not
+        ("def build_attention_mask(x): ...\n", "build_attention_mask", False),
+        ("def load_image(path): ...\n", "load_image", False),
+        ("def load_balancing_loss_func(logits): ...\n", "load_balancing_loss_func", False),
+        ("class K:\n    @staticmethod\n    def from_dense(x): ...\n", "from_dense", False),
+        ("class M:\n    def forward(self, x): ...\n", "forward", False),
+        # private helpers, by their callers
+        (
+            "class M:\n"
+            "    def __init__(self):\n"
+            "        self.t = self._table()\n"
+            "    @staticmethod\n"
+            "    def _table(): ...\n",
+            "_table",
+            True,
+        ),
+        (
+            "def _table(): ...\n"
+            "class M:\n"
+            "    def __init__(self):\n"
+            "        self.t = _table()\n"
+            "T = _table()\n",
+            "_table",
+            True,
+        ),
+        (
+            "class M:\n"
+            "    def __init__(self):\n"
+            "        self._build_all()\n"
+            "    def _build_all(self):\n"
+            "        self._one()\n"
+            "    def _one(self): ...\n",
+            "_one",
+            True,
+        ),
+        (
+            "class M:\n"
+            "    def __init__(self):\n"
+            "        self.t = self._table()\n"
+            "    def forward(self):\n"
+            "        return self._table()\n"
+            "    def _table(self): ...\n",
+            "_table",
+            False,
+        ),
+        (
+            "class M:\n"
+            "    def __init__(self, m):\n"
+            "        m.register_forward_hook(self._hook)\n"
+            "    def _hook(self, *args): ...\n",
+            "_hook",
+            False,
+        ),
+        ("def _rec(n):\n    return _rec(n - 1)\n", "_rec", False),
+        (
+            "class M:\n    def __init__(self):\n        self.t = table()\ndef table(): ...\n",
+            "table",
+            False,
+        ),
+        # another class's method of the same name does not count, another object's may
+        (
+            "class A:\n"
+            "    def __init__(self):\n"
+            "        self._t()\n"
+            "    def _t(self): ...\n"
+            "class B:\n"
+            "    def forward(self):\n"
+            "        self._t()\n"
+            "    def _t(self): ...\n",
+            "_t",
+            True,
+        ),
+        (
+            "class A:\n"
+            "    def __init__(self):\n"
+            "        self._t()\n"
+            "    def _t(self): ...\n"
+            "def step(a):\n"
+            "    a._t()\n",
+            "_t",
+            False,
+        ),
+        # guards that run their body once
+        (
+            "class P:\n"
+            "    def __call__(self, x):\n"
+            "        if not self.ready:\n"
+            "            self._prepare(x)\n"
+            "        return x\n"
+            "    def _prepare(self, x):\n"
+            "        self.ready = True\n",
+            "_prepare",
+            True,
+        ),
+        (
+            "class P:\n"
+            "    def __call__(self, x):\n"
+            "        if self.pending:\n"
+            "            self._prepare(x)\n"
+            "            self.pending = False\n"
+            "        return x\n"
+            "    def _prepare(self, x): ...\n",
+            "_prepare",
+            True,
+        ),
+        (
+            "class P:\n"
+            "    def __call__(self, x):\n"
+            "        if not self.ready:\n"
+            "            self._prepare(x)\n"
+            "        return x\n"
+            "    def _prepare(self, x): ...\n",
+            "_prepare",
+            False,
+        ),
+        (
+            "class P:\n"
+            "    def __call__(self, x):\n"
+            "        if not self.ready:\n"
+            "            pass\n"
+            "        else:\n"
+            "            self._prepare(x)\n"
+            "    def _prepare(self, x):\n"
+            "        self.ready = True\n",
+            "_prepare",
+            False,
+        ),
+        # closure factories
+        (
+            "def make(n):\n    t = n\n    def f(x):\n        return x + t\n    return f\n",
+            "make",
+            True,
+        ),
+        ("def make(n):\n    return lambda x: x + n\n", "make", True),
+        ("def make(n):\n    def f(x):\n        return x\n    return f(n)\n", "make", False),
+    ],
+)
+def test_run_once_functions(code: str, name: str, once: bool) -> None:
+    assert _run_once(code, name) is once

@@ -1,0 +1,428 @@
+"""Code that runs once per object or per program, not on a hot path.
+
+A blocking copy there costs once, at setup; rules about per-call costs (H2D007) leave it alone.
+Code runs once when it is:
+
+- at module level or in a class body;
+- in a function named as a constructor or initializer (``__init__``, ``__post_init__``,
+  ``setup``, ``build``, ``from_pretrained``, ``reset_parameters``, ``_init_weights``,
+  ``init_*``/``_init*``/``initialize*``, ``load_state_dict``, ``load_weights``-style loaders),
+  a test (``test_*``, a method of a ``unittest.TestCase``, ``setUp``), or one memoised by a
+  decorator (``functools.cache``/``lru_cache``, ``cached_property``);
+- in a private helper of the module (``_name``, a function or a method) whose every reference
+  in the module is a call from code that runs once: the ``@staticmethod`` factory that
+  ``__init__`` calls, the ``_prepare_*`` method a call guarded by a flag runs;
+- under a guard that makes it run once: ``if key not in cache: cache[key] = ...``,
+  ``if self.x is None: self.x = ...``, ``if not hasattr(self, "x")``,
+  ``if self.x.numel() == 0: self.x = ...``, and flags: ``if not self.ready: ...`` (or
+  ``if self.pending: ...``) where the body, or a method of the class it calls, assigns the flag;
+- in a closure factory: a function that returns a nested function or lambda, whose tensors are
+  precomputed constants of the closure (the closure is what runs per call).
+
+Names alone are never trusted beyond that list: ``build_*``, ``load_*`` and ``from_*`` are
+often per-call (``build_attention_mask``, ``load_image``, ``from_dense``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from h2dlint.analysis.frames import ModuleIndex
+from h2dlint.analysis.imports import dotted_name, statements
+from h2dlint.analysis.provenance import Provenance
+
+if TYPE_CHECKING:
+    from h2dlint.context import FileContext
+
+ONCE_NAMES = frozenset(
+    {
+        "__init__",
+        "__post_init__",
+        "__new__",
+        "__init_subclass__",
+        "__set_name__",
+        "__setstate__",
+        "setup",
+        "_setup",
+        "setUp",
+        "setUpClass",
+        "setup_method",
+        "setup_class",
+        "build",
+        "_build",
+        "from_pretrained",
+        "from_config",
+        "from_single_file",
+        "post_init",
+        "reset_parameters",
+        "_reset_parameters",
+        "tie_weights",
+        "_tie_weights",
+        "load_state_dict",
+        "_load_from_state_dict",
+    }
+)
+ONCE_PREFIXES = (
+    "_init",
+    "init_",
+    "initialize",
+    "_initialize",
+    "setup_",
+    "_setup_",
+    "test_",
+)
+# ``load_*``/``_load_*`` runs once when it loads state, not data: ``load_weights``,
+# ``load_checkpoint`` (not ``load_image``, ``load_balancing_loss_func``).
+LOAD_PREFIXES = ("load_", "_load_")
+LOAD_WORDS = ("weight", "state_dict", "checkpoint", "pretrained", "model", "lora", "adapter")
+MEMOISING_DECORATORS = frozenset({"cache", "lru_cache", "cached_property"})
+
+
+def _decorators(function: cst.FunctionDef) -> set[str]:
+    names = set()
+    for decorator in function.decorators:
+        node = decorator.decorator
+        name = dotted_name(node.func if isinstance(node, cst.Call) else node)
+        if name:
+            names.add(name.rsplit(".", 1)[-1])
+    return names
+
+
+def once_by_name(function: cst.FunctionDef, cls: cst.ClassDef | None = None) -> bool:
+    """Whether ``function``'s name or decorators say it runs once (see the module docs)."""
+    name = function.name.value
+    if name in ONCE_NAMES or name.startswith(ONCE_PREFIXES):
+        return True
+    if name.startswith(LOAD_PREFIXES) and any(word in name for word in LOAD_WORDS):
+        return True
+    if cls is not None and any(
+        (dotted_name(base.value) or "").endswith("TestCase") for base in cls.bases
+    ):
+        return True  # a method of a unittest test case (setUp, helpers)
+    return bool(_decorators(function) & MEMOISING_DECORATORS)
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def closure_factory(function: cst.FunctionDef) -> bool:
+    """Whether ``function`` returns a nested function or a lambda (it builds a closure)."""
+    nested = {
+        s.name.value for s in _body(function) if isinstance(s, cst.FunctionDef)
+    }  # defined directly in its body
+    returns = _returns(function.body)
+    return bool(returns) and all(
+        isinstance(r.value, cst.Lambda)
+        or (isinstance(r.value, cst.Name) and r.value.value in nested)
+        for r in returns
+    )
+
+
+def _returns(root: cst.CSTNode) -> list[cst.Return]:
+    """The ``return`` statements of a function's body, not of functions or classes in it."""
+    found: list[cst.Return] = []
+    stack: list[cst.CSTNode] = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            found.extend(s for s in node.body if isinstance(s, cst.Return))
+        elif isinstance(node, (cst.IndentedBlock, cst.Module)):
+            stack.extend(node.body)
+        elif not isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            for part in ("body", "orelse", "finalbody"):
+                child = getattr(node, part, None)
+                if isinstance(child, cst.CSTNode):
+                    stack.append(child)
+            stack.extend(getattr(node, "handlers", ()))
+            stack.extend(getattr(node, "cases", ()))
+    return found
+
+
+def _body(function: cst.FunctionDef) -> list[cst.CSTNode]:
+    body = function.body
+    return list(body.body) if isinstance(body, cst.IndentedBlock) else []
+
+
+# -- guards -------------------------------------------------------------------------------------
+def _assigned(body: cst.BaseSuite) -> list[cst.BaseExpression]:
+    """The targets of the simple assignments directly in ``body``."""
+    lines = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    targets: list[cst.BaseExpression] = []
+    for line in lines:
+        smalls: list[cst.BaseSmallStatement] | tuple[cst.BaseSmallStatement, ...] = []
+        if isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            smalls = line.body
+        for small in smalls:
+            if isinstance(small, cst.Assign):
+                targets.extend(t.target for t in small.targets)
+            elif isinstance(small, cst.AnnAssign):
+                targets.append(small.target)
+    return targets
+
+
+def _self_attribute(node: cst.BaseExpression) -> bool:
+    return (
+        isinstance(node, cst.Attribute)
+        and isinstance(node.value, cst.Name)
+        and node.value.value == "self"
+    )
+
+
+def memo_guard(node: cst.If | cst.IfExp) -> bool:
+    """``if key not in cache: cache[key] = ...``, ``if self.x is None: self.x = ...``,
+    ``if not hasattr(self, "x"): ...``, ``if self.x.numel() == 0: self.x = ...``: a value
+    computed once and kept."""
+    if not isinstance(node, cst.If):
+        return False
+    test = node.test
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = test.expression
+        return (
+            isinstance(inner, cst.Call)
+            and isinstance(inner.func, cst.Name)
+            and inner.func.value == "hasattr"
+        )
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return False
+    comparison = test.comparisons[0]
+    if isinstance(comparison.operator, cst.NotIn):
+        cache = comparison.comparator
+        return any(
+            isinstance(target, cst.Subscript) and target.value.deep_equals(cache)
+            for target in _assigned(node.body)
+        )
+    left = _guarded_attribute(test)
+    return left is not None and any(target.deep_equals(left) for target in _assigned(node.body))
+
+
+def _guarded_attribute(test: cst.BaseExpression) -> cst.Attribute | None:
+    """``self.x`` of ``self.x is None``, ``self.x == ...``, ``self.x.numel() == 0``, ``self.x``,
+    ``not self.x``."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test = test.expression
+    if _self_attribute(test):
+        return test  # type: ignore[return-value]
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return None
+    if not isinstance(test.comparisons[0].operator, (cst.Is, cst.Equal)):
+        return None
+    left = test.left
+    if (
+        isinstance(left, cst.Call)
+        and isinstance(left.func, cst.Attribute)
+        and left.func.attr.value == "numel"
+    ):
+        left = left.func.value
+    return left if _self_attribute(left) else None  # type: ignore[return-value]
+
+
+# -- the module's run-once code -----------------------------------------------------------------
+@dataclass(frozen=True)
+class _Reference:
+    """A reference to a private function or method: where it is, and whether it is a call."""
+
+    function: cst.FunctionDef | None  # the innermost function around it; None: module or class
+    guards: tuple[cst.If, ...]  # the ``if`` statements around it in that function, in order
+    called: bool
+    # ``self`` of ``self._m``; None for a plain name, "" for an attribute of an expression
+    base: str | None = None
+
+
+class _References(cst.CSTVisitor):
+    """Every reference to a private name (``_f``, ``self._m``, ``cls._m``, ``C._m``), keyed
+    by that name; an attribute of anything but a name (``self.x._m``) counts as no call."""
+
+    def __init__(self) -> None:
+        self.found: dict[str, list[_Reference]] = {}
+        self.functions: list[cst.FunctionDef] = []
+        self.guards: list[list[cst.If]] = [[]]
+        self.calls: set[cst.CSTNode] = set()
+        self.definitions: set[cst.Name] = set()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.definitions.add(node.name)
+        self.functions.append(node)
+        self.guards.append([])
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.functions.pop()
+        self.guards.pop()
+
+    def visit_If(self, node: cst.If) -> bool:
+        node.test.visit(self)
+        self.guards[-1].append(node)
+        node.body.visit(self)
+        self.guards[-1].pop()
+        if node.orelse is not None:
+            node.orelse.visit(self)
+        return False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.add(node.func)
+
+    def _add(self, name: str, node: cst.CSTNode, base: str | None) -> None:
+        function = self.functions[-1] if self.functions else None
+        reference = _Reference(function, tuple(self.guards[-1]), node in self.calls, base)
+        self.found.setdefault(name, []).append(reference)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if _private(node.value) and node not in self.definitions:
+            self._add(node.value, node, None)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        name = node.attr.value
+        if _private(name):
+            base = node.value.value if isinstance(node.value, cst.Name) else ""
+            self._add(name, node, base)
+        return False
+
+    def visit_Param(self, node: cst.Param) -> bool:
+        # a parameter's name is no reference (its annotation and default are visited)
+        if node.annotation is not None:
+            node.annotation.visit(self)
+        if node.default is not None:
+            node.default.visit(self)
+        return False
+
+
+class RunOnce:
+    """Which functions and code of one module run once (see the module docs). Built lazily;
+    each answer is memoised."""
+
+    @classmethod
+    def of(cls, context: FileContext) -> RunOnce:
+        return context.shared("run-once", lambda: cls(context.module, Provenance.of(context).index))
+
+    def __init__(self, module: cst.Module, index: ModuleIndex) -> None:
+        self.module = module
+        self.index = index
+        self._references: dict[str, list[_Reference]] | None = None
+        self._functions: dict[cst.FunctionDef, bool] = {}
+        self._in_progress: set[cst.FunctionDef] = set()
+
+    @property
+    def references(self) -> dict[str, list[_Reference]]:
+        if self._references is None:
+            collector = _References()
+            self.module.visit(collector)
+            self._references = collector.found
+        return self._references
+
+    def function(self, function: cst.FunctionDef) -> bool:
+        """Whether ``function`` runs once per object or program."""
+        if function in self._functions:
+            return self._functions[function]
+        if function in self._in_progress:
+            return False  # a recursive helper: not proven
+        self._in_progress.add(function)
+        try:
+            result = self._function(function)
+        finally:
+            self._in_progress.discard(function)
+        self._functions[function] = result
+        return result
+
+    def _function(self, function: cst.FunctionDef) -> bool:
+        cls = self.index.owner.get(function)
+        if once_by_name(function, cls) or closure_factory(function):
+            return True
+        name = function.name.value
+        top_level = self.index.functions.get(name) is function
+        if not _private(name) or not (top_level or cls is not None):
+            return False
+        references = [
+            r
+            for r in self.references.get(name, [])
+            if r.function is not function and self._refers_to(r, name, cls)
+        ]
+        return bool(references) and all(
+            r.called and self._reference_once(r, cls) for r in references
+        )
+
+    def _refers_to(self, reference: _Reference, name: str, cls: cst.ClassDef | None) -> bool:
+        """Whether ``reference`` may be to the function ``name`` (a method of ``cls``, or a
+        top-level function when ``cls`` is None). ``self._m`` in another class that defines
+        its own ``_m`` is not; any other object's ``._m`` may be."""
+        if cls is None:
+            return reference.base is None
+        if reference.base is None:
+            return False
+        if reference.base not in ("self", "cls") or reference.function is None:
+            return True
+        owner = self.index.owner.get(reference.function)
+        return owner is None or owner is cls or name not in self.index.methods.get(owner, {})
+
+    def _reference_once(self, reference: _Reference, cls: cst.ClassDef | None) -> bool:
+        if reference.function is None:
+            return True  # module level or a class body
+        if any(self.guard(g, cls) for g in reference.guards):
+            return True
+        return self.function(reference.function)
+
+    def guard(self, node: cst.If, cls: cst.ClassDef | None = None) -> bool:
+        """Whether ``node`` runs its body once: a memoisation guard (:func:`memo_guard`), or
+        a flag of ``self`` that the body, or a method of ``cls`` the body calls, assigns."""
+        if memo_guard(node):
+            return True
+        flag = _guarded_attribute(node.test)
+        if flag is None:
+            return False
+        bodies: list[cst.BaseSuite] = [node.body]
+        methods = self.index.methods.get(cls, {}) if cls is not None else {}
+        for small in statements(node.body):
+            if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)):
+                continue
+            func = small.value.func
+            if (
+                _self_attribute(func)
+                and isinstance(func, cst.Attribute)
+                and func.attr.value in methods
+            ):
+                bodies.append(methods[func.attr.value].body)
+        return any(
+            _self_attribute(target) and target.deep_equals(flag)
+            for body in bodies
+            for target in _assigned_anywhere(body)
+        )
+
+    def code(self, ancestors: list[cst.CSTNode]) -> bool:
+        """Whether the innermost node of ``ancestors`` (root first) is in code that runs
+        once: at module level or in a class body, in a function that runs once, or under a
+        guard in its function that runs its body once."""
+        for i in range(len(ancestors) - 1, -1, -1):
+            node = ancestors[i]
+            if isinstance(node, cst.Lambda):
+                return False  # runs when called
+            if (
+                isinstance(node, cst.If)
+                and i + 1 < len(ancestors)
+                and ancestors[i + 1] is node.body
+                and self.guard(node, self._class_of(ancestors, i))
+            ):
+                return True
+            if isinstance(node, cst.FunctionDef):
+                return self.function(node)
+        return True
+
+    def _class_of(self, ancestors: list[cst.CSTNode], i: int) -> cst.ClassDef | None:
+        for j in range(i, -1, -1):
+            node = ancestors[j]
+            if isinstance(node, cst.FunctionDef):
+                return self.index.owner.get(node)
+        return None
+
+
+def _assigned_anywhere(body: cst.BaseSuite) -> list[cst.BaseExpression]:
+    """The targets of the simple assignments anywhere in ``body``'s statements."""
+    targets: list[cst.BaseExpression] = []
+    for small in statements(body):
+        if isinstance(small, cst.Assign):
+            targets.extend(t.target for t in small.targets)
+        elif isinstance(small, cst.AnnAssign):
+            targets.append(small.target)
+    return targets
