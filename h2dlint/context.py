@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -54,6 +54,17 @@ class FileContext:
         self.ancestors: list[cst.CSTNode] = []
         self.statements: list[cst.CSTNode] = []
 
+    def release(self) -> None:
+        """Drop what the check computed (analyses, metadata, positions): they refer back to this
+        context, and the reference cycle would keep the whole tree alive until the garbage
+        collector finds it."""
+        self._shared.clear()
+        self._resolved.clear()
+        self._wrapper = None
+        self._positions = None
+        self.ancestors.clear()
+        self.statements.clear()
+
     # -- traversal state ------------------------------------------------------------------
     def current_statement(self) -> cst.CSTNode | None:
         return self.statements[-1] if self.statements else None
@@ -81,13 +92,23 @@ class FileContext:
 
     @property
     def positions(self) -> Positions:
+        """Every node's position (one codegen pass), unless :meth:`locate` said which nodes
+        are wanted."""
         if self._positions is None:
             self._positions = Positions.of(self.module, self.source)
         return self._positions
 
+    def locate(self, nodes: Iterable[cst.CSTNode]) -> None:
+        """Compute positions for ``nodes`` (and the nodes inside them) only: recording every
+        node's span costs as much again as generating the code."""
+        self._positions = Positions.of(self.module, self.source, nodes)
+
     def position(self, node: cst.CSTNode) -> CodeRange:
         """Where ``node`` is in the source: 1-based line, 0-based column."""
-        return self.positions.range(node)
+        positions = self.positions
+        if node not in positions.spans:
+            positions = self._positions = Positions.of(self.module, self.source)
+        return positions.range(node)
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self._metadata(ParentNodeProvider).get(node)
@@ -150,15 +171,39 @@ class _SyntacticPosition:
         spans[self.node] = (start, end)
 
 
+class _NoPosition:
+    """``record_syntactic_position`` outside the nodes whose positions are wanted."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+_NO_POSITION = _NoPosition()
+
+
 @dataclass
 class _OffsetState(CodegenState):
-    """A codegen state recording each node's syntactic span as character offsets, as libcst's
-    ``PositionProvidingCodegenState`` records it as lines and columns."""
+    """A codegen state recording syntactic spans as character offsets, as libcst's
+    ``PositionProvidingCodegenState`` records them as lines and columns.
 
+    Spans are recorded for the ``wanted`` nodes and every node inside one (a node's span can
+    come from its first and last child's), or for all nodes when ``wanted`` is None."""
+
+    wanted: set[cst.CSTNode] | None = None
     offset: int = 0
     line_starts: list[int] = field(default_factory=lambda: [0])
     spans: dict[cst.CSTNode, tuple[int, int]] = field(default_factory=dict)
     stack: list[int] = field(default_factory=list)
+    depth: int = 0  # how many wanted nodes are being generated
+
+    def __post_init__(self) -> None:
+        if self.wanted is None:
+            self.depth = 1  # record everything
 
     def add_indent_tokens(self) -> None:
         for token in self.indent_tokens:
@@ -174,12 +219,21 @@ class _OffsetState(CodegenState):
         self.offset += len(value)
 
     def before_codegen(self, node: cst.CSTNode) -> None:
-        self.stack.append(self.offset)
+        if self.depth:
+            self.stack.append(self.offset)
+            if self.wanted is not None and node in self.wanted:
+                self.depth += 1
+        elif node in self.wanted:  # type: ignore[operator]
+            self.stack.append(self.offset)
+            self.depth = 1
 
     def after_codegen(self, node: cst.CSTNode) -> None:
-        start = self.stack.pop()
-        if node not in self.spans:  # a syntactic span recorded inside wins
-            self.spans[node] = (start, self.offset)
+        if self.depth:
+            start = self.stack.pop()
+            if node not in self.spans:  # a syntactic span recorded inside wins
+                self.spans[node] = (start, self.offset)
+            if self.wanted is not None and node in self.wanted:
+                self.depth -= 1
 
     def record_syntactic_position(  # type: ignore[override]
         self,
@@ -188,6 +242,8 @@ class _OffsetState(CodegenState):
         start_node: cst.CSTNode | None = None,
         end_node: cst.CSTNode | None = None,
     ) -> Iterator[None]:
+        if not self.depth:
+            return _NO_POSITION  # type: ignore[return-value]
         return _SyntacticPosition(self, node, start_node, end_node)  # type: ignore[return-value]
 
 
@@ -212,9 +268,17 @@ class Positions:
         self.skipped = skipped
 
     @classmethod
-    def of(cls, module: cst.Module, source: str | None = None) -> Positions:
+    def of(
+        cls,
+        module: cst.Module,
+        source: str | None = None,
+        wanted: Iterable[cst.CSTNode] | None = None,
+    ) -> Positions:
+        """Positions of ``wanted`` nodes (and the nodes inside them), or of every node."""
         state = _OffsetState(
-            default_indent=module.default_indent, default_newline=module.default_newline
+            default_indent=module.default_indent,
+            default_newline=module.default_newline,
+            wanted=None if wanted is None else set(wanted),
         )
         module._codegen(state)
         if source is None:

@@ -12,7 +12,7 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from h2dlint.context import FileContext, Positions
-from h2dlint.engine import _child_fields, _Dispatcher
+from h2dlint.engine import TOKEN_TYPES, _child_fields, _Dispatcher
 from h2dlint.rule import Rule
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,16 +52,19 @@ SNIPPETS = [
 class _Recording(cst.CSTVisitor):
     def __init__(self) -> None:
         self.events: list[tuple[str, int, int]] = []
+        self.kinds: list[type[cst.CSTNode]] = []
         self.stack: list[cst.CSTNode] = []
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         self.events.append(("visit", id(node), len(self.stack)))
+        self.kinds.append(type(node))
         self.stack.append(node)
         return True
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         self.stack.pop()
         self.events.append(("leave", id(original_node), len(self.stack)))
+        self.kinds.append(type(original_node))
 
 
 def _node_classes() -> list[type[cst.CSTNode]]:
@@ -75,9 +78,9 @@ def _node_classes() -> list[type[cst.CSTNode]]:
     return found
 
 
-def _recorder() -> type[Rule]:
-    """A rule with a visit_ and leave_ method for every node class, recording the order and the
-    depth of the context's ancestor stack."""
+def _recorder(skip: frozenset[type[cst.CSTNode]] = frozenset()) -> type[Rule]:
+    """A rule with a visit_ and leave_ method for every node class (but ``skip``), recording the
+    order and the depth of the context's ancestor stack."""
     events: list[tuple[str, int, int]] = []
 
     def visit(self: Rule, node: cst.CSTNode) -> None:
@@ -93,14 +96,18 @@ def _recorder() -> type[Rule]:
         "message": "never",
         "events": events,
     }
+    skipped = {kind.__name__ for kind in skip}
     for kind in _node_classes():
-        namespace[f"visit_{kind.__name__}"] = visit
-        namespace[f"leave_{kind.__name__}"] = leave
+        if kind.__name__ not in skipped:
+            namespace[f"visit_{kind.__name__}"] = visit
+            namespace[f"leave_{kind.__name__}"] = leave
     return type("Records", (Rule,), namespace)
 
 
-def _walk_events(module: cst.Module, text: str) -> list[tuple[str, int, int]]:
-    recorder = _recorder()
+def _walk_events(
+    module: cst.Module, text: str, skip: frozenset[type[cst.CSTNode]] = frozenset()
+) -> list[tuple[str, int, int]]:
+    recorder = _recorder(skip)
     context = FileContext("m.py", text, module)
     _Dispatcher(context, [recorder(context, {})], []).walk(module)
     assert context.ancestors == [] and context.statements == []
@@ -113,6 +120,22 @@ def test_walk_visits_what_libcst_visits_in_its_order(text: str) -> None:
     expected = _Recording()
     module.visit(expected)
     assert _walk_events(module, text) == expected.events
+
+
+@pytest.mark.parametrize("text", SOURCES[::3] + SNIPPETS)
+def test_walk_without_token_handlers_skips_only_tokens(text: str) -> None:
+    """Rules that handle no whitespace, comment or punctuation node: the walk leaves those out,
+    and every other node is visited as libcst visits it, at the same depth."""
+    module = cst.parse_module(text)
+    expected = _Recording()
+    module.visit(expected)
+    wanted = [
+        e
+        for e, kind in zip(expected.events, expected.kinds, strict=True)
+        if kind not in TOKEN_TYPES
+    ]
+    assert len(wanted) < len(expected.events)
+    assert _walk_events(module, text, TOKEN_TYPES) == wanted
 
 
 @pytest.mark.parametrize("text", SOURCES + SNIPPETS)
@@ -146,3 +169,26 @@ def test_form_feed_at_line_start_is_counted() -> None:
     assert positions.range(call).end == cst.metadata.CodePosition(2, 9)
     call = module.body[2].body[0].value  # type: ignore[attr-defined]
     assert positions.range(call).start == cst.metadata.CodePosition(3, 6)
+
+
+class _Collect(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.nodes: list[cst.CSTNode] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.Call, cst.Comment, cst.For, cst.ListComp, cst.BaseStatement)):
+            self.nodes.append(node)
+        return True
+
+
+@pytest.mark.parametrize("text", SOURCES[::5] + SNIPPETS)
+def test_positions_of_wanted_nodes_only_are_the_same(text: str) -> None:
+    module = cst.parse_module(text)
+    every = Positions.of(module, text)
+    collect = _Collect()
+    module.visit(collect)
+    for node in collect.nodes[::7]:
+        assert Positions.of(module, text, [node]).range(node) == every.range(node)
+    some = Positions.of(module, text, collect.nodes[::3])
+    for node in collect.nodes[::3]:
+        assert some.range(node) == every.range(node)
