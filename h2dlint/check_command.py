@@ -62,6 +62,7 @@ def run_check(
     respect_gitignore: bool,
     extend_exclude: tuple[str, ...],
     no_prefilter: bool,
+    no_candidate_filter: bool = False,
 ) -> int:
     cwd = Path.cwd()
     read_stdin = STDIN in paths
@@ -84,7 +85,9 @@ def run_check(
         )
         candidates = discovery.candidates(file_paths)
         stdin_job = (
-            _stdin_job(resolver, stdin_filename, mode, unsafe_fixes, cwd, no_prefilter)
+            _stdin_job(
+                resolver, stdin_filename, mode, unsafe_fixes, cwd, no_prefilter, no_candidate_filter
+            )
             if read_stdin
             else None
         )
@@ -99,6 +102,7 @@ def run_check(
         jobs=jobs,
         cache_dir=None if read_stdin else _cache_dir(no_cache, cache_dir, cwd),
         prefilter=not no_prefilter,
+        candidates=not no_candidate_filter,
     )
     result = run(candidates, options, _warn, stdin_job)
     return _report(
@@ -122,6 +126,7 @@ def _stdin_job(
     unsafe_fixes: bool | None,
     cwd: Path,
     no_prefilter: bool,
+    no_candidate_filter: bool,
 ) -> FileJob:
     name = stdin_filename or Path("-")
     settings = resolver.for_directory((cwd / name).parent)
@@ -136,6 +141,7 @@ def _stdin_job(
         unsafe=settings.unsafe_fixes if unsafe_fixes is None else unsafe_fixes,
         prefilter=not no_prefilter,
         analysis=settings.analysis,
+        candidates=not no_candidate_filter,
     )
 
 

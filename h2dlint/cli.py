@@ -95,6 +95,12 @@ def main() -> None:
 )
 @click.option("--extend-exclude", multiple=True, help="More exclude patterns.")
 @click.option("--no-prefilter", is_flag=True, hidden=True, help="Parse every file (testing).")
+@click.option(
+    "--no-candidate-filter",
+    is_flag=True,
+    hidden=True,
+    help="Prefilter on bytes only, not on the ast's candidates (testing).",
+)
 def check_command(**kwargs: Any) -> None:
     """Check PATHS (files or directories; `-` reads stdin). With no path, check `.`."""
     from h2dlint.check_command import run_check

@@ -9,11 +9,13 @@ from __future__ import annotations
 import ast
 import difflib
 import enum
+import gc
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from h2dlint.candidates import summarize
 from h2dlint.diagnostics import (
     INTERNAL_ERROR_CODE,
     IO_ERROR_CODE,
@@ -46,6 +48,9 @@ class FileJob:
     unsafe: bool = False
     prefilter: bool = True
     analysis: AnalysisOptions = ()
+    # With the prefilter: also decide on the CPython ast whether a rule has a candidate in the
+    # file (Rule.candidates), so that only files with one are parsed with libcst.
+    candidates: bool = True
 
 
 @dataclass
@@ -57,15 +62,40 @@ class FileResult:
     fixed_by_code: dict[str, int] = field(default_factory=dict)
     diff: str = ""
     output: bytes | None = None
+    # Whether the file was parsed with libcst (to count what the prefilters save).
+    parsed: bool = False
 
 
 def needs_parse(data: bytes, rules: Sequence[EnabledRule]) -> bool:
     """Whether any rule could flag a file with these bytes."""
-    for enabled in rules:
-        markers = enabled.rule.prefilter
-        if markers is None or any(marker in data for marker in markers):
-            return True
-    return False
+    return any(_has_markers(data, enabled) for enabled in rules)
+
+
+def _has_markers(data: bytes, enabled: EnabledRule) -> bool:
+    markers = enabled.rule.prefilter
+    return markers is None or any(marker in data for marker in markers)
+
+
+def candidate_rules(
+    data: bytes, rules: Sequence[EnabledRule], tree: ast.Module | None
+) -> tuple[EnabledRule, ...]:
+    """The rules that could flag this file: its bytes hold one of the rule's markers and, when
+    CPython parsed it (``tree``), it holds a call the rule declares a candidate. A rule that
+    declares no candidates is one whenever its markers occur."""
+    kept = [enabled for enabled in rules if _has_markers(data, enabled)]
+    if tree is None or not kept:
+        return tuple(kept)
+    summary = None
+    out = []
+    for enabled in kept:
+        wanted = getattr(enabled.rule, "candidate_filter", None)
+        if wanted is not None:
+            if summary is None:
+                summary = summarize(tree)
+            if not wanted.matches(summary):
+                continue
+        out.append(enabled)
+    return tuple(out)
 
 
 # A line as patch and git count them: only LF ends one (a CR stays part of its line).
@@ -118,7 +148,18 @@ def cpython_parse(text: str, path: str) -> CPythonParse:
 
 
 def process(job: FileJob) -> FileResult:
-    result = _process_guarded(job)
+    # The cyclic garbage collector would run every few hundred allocations while libcst builds
+    # a tree of a few hundred thousand acyclic nodes, each run walking the young objects: up to
+    # a fifth of a check. It is paused for one file; the few cycles a check makes (a rule and
+    # its context) are all young, and one young-generation collection after the file frees them.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        result = _process_guarded(job)
+    finally:
+        if collecting:
+            gc.enable()
+            gc.collect(0)
     if job.mode is Mode.STDOUT and result.output is None:
         # `--fix -` must always give the source back: an editor or a pipe replaces the file
         # with what it prints, so printing nothing would empty it.
@@ -163,17 +204,26 @@ def _process(job: FileJob) -> FileResult:
     parsed = cpython_parse(text, job.display)
     if parsed.fatal is not None:
         return FileResult(job.display, [parsed.fatal], final_data=job.data)
-    if job.prefilter and not needs_parse(job.data, job.rules):
-        error = None if parsed.tree is not None else syntax_check(text, job.display)
-        return FileResult(job.display, [error] if error else [], final_data=job.data)
+    rules = job.rules
+    if job.prefilter:
+        rules = candidate_rules(job.data, job.rules, parsed.tree if job.candidates else None)
+        if not rules:
+            error = None if parsed.tree is not None else syntax_check(text, job.display)
+            findings = [error] if error else []
+            # Only a file CPython refuses is parsed with libcst, to confirm the error.
+            return FileResult(job.display, findings, final_data=job.data, parsed=not parsed.tree)
     if is_large(text):
         return _process_large(job, text, parsed)
     if job.mode is Mode.CHECK:
-        findings = check_text(text, job.display, job.rules, job.analysis)
-        return FileResult(job.display, findings, job.data)
+        # Only the rules that could flag the file: the others would find nothing.
+        findings = check_text(text, job.display, rules, job.analysis)
+        return FileResult(job.display, findings, job.data, parsed=True)
 
+    # Every rule: a fix can give another rule something to flag in the fixed text.
     outcome = fix_text(text, job.display, job.rules, unsafe=job.unsafe, options=job.analysis)
-    result = FileResult(job.display, outcome.findings, fixed_by_code=outcome.applied_by_code)
+    result = FileResult(
+        job.display, outcome.findings, fixed_by_code=outcome.applied_by_code, parsed=True
+    )
     if outcome.text == text:
         result.final_data = job.data
         if job.mode is Mode.STDOUT:
@@ -231,7 +281,7 @@ def _process_large(job: FileJob, text: str, parsed: CPythonParse) -> FileResult:
                 "MiB of text, so it was checked statement by statement; fix it by hand",
             )
         )
-    return FileResult(job.display, findings, final_data=job.data)
+    return FileResult(job.display, findings, final_data=job.data, parsed=True)
 
 
 def _unfixed(job: FileJob, text: str, reason: str) -> FileResult:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from h2dlint.candidates import Candidates, as_candidates
 from h2dlint.diagnostics import FixSafety
 
 if TYPE_CHECKING:
@@ -100,12 +101,25 @@ class Rule:
     # Byte strings of which at least one must occur in a file for this rule to possibly flag it.
     # None means the rule must see every file.
     prefilter: ClassVar[tuple[bytes, ...] | None] = None
+    # The calls without which the rule cannot flag a file, as patterns decided on the CPython
+    # ``ast`` tree before libcst parses it (see h2dlint/candidates.py), e.g.
+    # ``("loop .to|.cuda",)``. None: every file whose bytes pass ``prefilter`` is a candidate.
+    # Must describe a superset of what the rule can flag.
+    candidates: ClassVar[tuple[str, ...] | Candidates | None] = None
     options: ClassVar[tuple[RuleOption, ...]] = ()
     # Whether the rule is about code that runs on a GPU, so that fixtures/<CODE>/ must show it
     # (False only for rules about the linter itself, such as suppression comments).
     has_fixture: ClassVar[bool] = True
     valid: ClassVar[Sequence[Valid]] = ()
     invalid: ClassVar[Sequence[Invalid]] = ()
+
+    # ``candidates``, parsed once per class.
+    candidate_filter: ClassVar[Candidates | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # A malformed declaration fails when the rule is defined, not on some file.
+        cls.candidate_filter = as_candidates(cls.candidates)
 
     def __init__(self, context: FileContext, settings: dict[str, Any]) -> None:
         self.context = context

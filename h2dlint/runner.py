@@ -38,12 +38,14 @@ class RunOptions:
     jobs: int = 0  # 0: all cores
     cache_dir: Path | None = None  # None: no cache
     prefilter: bool = True
+    candidates: bool = True  # with the prefilter, also the ast candidate filter
 
 
 @dataclass
 class RunResult:
     findings: list[Finding] = field(default_factory=list)
     files_checked: int = 0
+    files_parsed: int = 0  # parsed with libcst (not answered by the cache or the prefilters)
     fixed_by_code: dict[str, int] = field(default_factory=dict)
     diffs: list[str] = field(default_factory=list)
     outputs: list[bytes] = field(default_factory=list)
@@ -73,6 +75,7 @@ def _job(candidate: Candidate, data: bytes, options: RunOptions) -> FileJob:
         unsafe=unsafe,
         prefilter=options.prefilter,
         analysis=settings.analysis,
+        candidates=options.candidates,
     )
 
 
@@ -118,6 +121,7 @@ def run(
         pending, _execute([j for j, _ in pending], options.jobs), strict=True
     ):
         result.files_checked += 1
+        result.files_parsed += outcome.parsed
         result.findings.extend(outcome.findings)
         for code, count in outcome.fixed_by_code.items():
             result.fixed_by_code[code] = result.fixed_by_code.get(code, 0) + count

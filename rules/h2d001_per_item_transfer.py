@@ -86,6 +86,7 @@ class PerItemTransfer(Rule):
     name = "per-item-transfer"
     message = "each item is copied to the device on its own; batch them into one copy"
     prefilter = (b".to(", b".cuda(", b".copy_(")
+    candidates = ("loop .to|.cuda|.copy_ on loop",)  # a copy of a loop item
 
     valid = (
         # a training loop: real work per item

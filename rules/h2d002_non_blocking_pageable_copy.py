@@ -69,6 +69,7 @@ class NonBlockingPageableCopy(Rule):
     name = "non-blocking-pageable-copy"
     message = "`non_blocking=True` copy from pageable memory is not asynchronous"
     prefilter = (b"non_blocking",)
+    candidates = (".to|.cuda|.copy_(non_blocking=True)",)
 
     valid = (
         Valid(

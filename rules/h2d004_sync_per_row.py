@@ -99,6 +99,11 @@ class SyncPerRow(Rule):
     fix_safety = FixSafety.UNSAFE
     fix_message = "reduce all rows in one vectorised op and transfer once"
     prefilter = (b".item(", b".tolist(", *SYNC_BUILTIN_MARKERS)
+    candidates = (  # a sync reading a loop variable (a row), or a loop over `.tolist()`
+        "loop .item|.tolist|int|float|bool|complex"
+        " on loop over Name|Attribute|Subscript|enumerate|range|.tolist|.unbind",
+        "iter .tolist",
+    )
 
     valid = (
         # The tensor is proven to be on the host: no sync.

@@ -111,6 +111,11 @@ class ConcatThenCopy(Rule):
     fix_safety = FixSafety.UNSAFE
     fix_message = "concatenate into a pinned buffer with `out=`"
     prefilter = (b"cat(", b"stack(", b"concatenate(")
+    candidates = (  # a copy of a join (torch_api.JOINS), called as torch.cat or cat
+        ".to|.cuda|.pin_memory|.copy_ on .cat|cat|.concat|concat|.concatenate|concatenate"
+        "|.stack|stack|.hstack|hstack|.vstack|vstack|.dstack|dstack|.column_stack"
+        "|column_stack|.row_stack|row_stack",
+    )
 
     valid = (
         Valid(

@@ -139,6 +139,7 @@ class BlockingCopyFromPinned(Rule):
     fix_message = "Add `non_blocking=True`"
     # The source must be provably pinned: the file says pin_memory somewhere.
     prefilter = (b"pin_memory",)
+    candidates = (".to|.cuda|.copy_",)
 
     valid = (
         Valid(

@@ -135,6 +135,10 @@ class TensorFromHostDataOnDevice(Rule):
     name = "tensor-from-host-data-on-device"
     message = "tensor built from Python data on the device: a blocking copy from pageable memory"
     prefilter = (b"device=",)
+    candidates = (  # torch.tensor(data, device=...) in a function, data not a literal
+        "def .tensor|tensor|.as_tensor|as_tensor|.asarray|asarray(device=)"
+        " arg Name|Call|List|Tuple|ListComp|BinOp",
+    )
 
     valid = (
         Valid("import torch\ndef f(ids):\n    return torch.tensor(list(ids), device='cpu')\n"),

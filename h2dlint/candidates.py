@@ -1,0 +1,523 @@
+"""Which rules could flag a file, decided on the CPython ``ast`` tree before any libcst parse.
+
+``pipeline.cpython_parse`` parses every file with CPython's ``ast`` anyway (syntax errors, and the
+guard against nesting that would crash libcst). One walk of that tree makes a small
+:class:`Summary` of the file's calls; each rule declares as data which calls it needs
+(:attr:`h2dlint.rule.Rule.candidates`). A file with no candidate for any enabled rule is never
+parsed with libcst, and a rule without a candidate in a file is not run on it.
+
+A declaration is a tuple of patterns, of which one must match (a bare string is one pattern)::
+
+    candidates = ("loop .to|.cuda|.copy_ on loop",)
+    candidates = (".to|.cuda|.copy_(non_blocking=True)",)
+    candidates = ("def .tensor|tensor(device=) arg Name|Call|List",)
+    candidates = (".to|.pin_memory on .cat|cat",)
+
+``PATTERN := TERM (" & " TERM)*``: every term must match, each with a call of its own. A term
+describes one call, in this order::
+
+    TERM := [loop] [iter] [def] NAMES ["(" KEYWORD ("|" KEYWORD)* ")"]
+            [on (loop [over NAMES] | NAMES)] [arg KINDS]
+
+- ``NAMES``, ``|``-separated: ``.name`` is a method call (``x.name(...)``, ``torch.name(...)``);
+  ``name`` is a call of a bare name (``name(...)``), also of a name imported as ``name`` under
+  another one (``from torch import cat as c; c(...)``). ``.cat|cat`` is both;
+- ``(kw=)``: with one of these keyword arguments; ``(kw=True)``: with it set to that literal
+  (``True``, ``False`` or ``None``);
+- ``loop``: inside a ``for``/``while`` loop or a comprehension (anywhere in it, its iterables,
+  ``else`` and nested functions included);
+- ``iter``: the call is the iterable of a ``for`` loop or of a comprehension's ``for``;
+- ``def``: inside a function (``def``/``async def``, its decorators and defaults included);
+- ``on loop``: an *operand* of the call (the object of a method call, or the first positional
+  argument) mentions a name that an enclosing ``for`` or comprehension binds; ``over K1|K2``:
+  one whose iterable is of those kinds (``.name``/``name`` for calls as in ``NAMES``, else the
+  ``ast`` kind: ``Name``, ``Attribute``, ``Subscript``...);
+- ``on n1|n2``: an operand is a call named so (as in ``NAMES``), or a name that the file binds
+  (``=``, ``:=``, ``+=``, ``for``, ``with ... as``, a comprehension's ``for``) to an expression
+  holding such a call;
+- ``arg K1|K2``: the first positional argument is an ``ast`` node of one of these kinds
+  (``Name``, ``Call``, ``List``, ...). A display of literals only (``[0.5, -1]``, ``((1, 2),)``)
+  is of kind ``Literal``, as a constant is.
+
+A declaration must describe a superset of what the rule can flag: a pattern that drops a real
+finding is a bug. ``tests/test_candidates.py`` checks every rule's examples and fixtures, and
+``scripts/check_candidates.py`` compares findings with and without this filter on whole trees.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+# A call's shape: (method call, in a loop, is an iterable, in a function, keywords, the kinds of
+# the iterables of the loop variables its operands mention, the calls that operands are, the
+# names that operands are, the kind of the first argument).
+Shape = tuple[
+    bool, bool, bool, bool, frozenset[str], frozenset[str], frozenset[str], frozenset[str], str
+]
+
+COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+_COMPREHENSIONS = frozenset(COMPREHENSIONS)
+_FOR_LOOPS = frozenset({ast.For, ast.AsyncFor})
+_FUNCTIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef})
+_LITERAL_VALUES = (True, False, None)
+_DISPLAYS = (ast.List, ast.Tuple, ast.Set)
+# Fields that never hold a node that can contain a call.
+_LEAF_FIELDS = frozenset(
+    {
+        "ctx",
+        "op",
+        "id",
+        "attr",
+        "arg",
+        "name",
+        "names",
+        "module",
+        "level",
+        "asname",
+        "kind",
+        "conversion",
+        "is_async",
+        "type_comment",
+        "type_ignores",
+    }
+)
+# Nodes that hold no call, loop or binding.
+_LEAF_TYPES = frozenset(
+    {ast.Constant, ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal, ast.alias}
+)
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+_CONSTANT = frozenset({ast.Constant})
+_NAME_OR_CONSTANT = frozenset({ast.Name, ast.Constant})
+
+
+def _child_fields(kind: type) -> tuple[str, ...]:
+    fields = _CHILD_FIELDS.get(kind)
+    if fields is None:
+        if kind in _LEAF_TYPES or kind is ast.Name:
+            fields = ()
+        else:
+            fields = tuple(f for f in kind._fields if f not in _LEAF_FIELDS)  # type: ignore[attr-defined]
+        _CHILD_FIELDS[kind] = fields
+    return fields
+
+
+def _stored_names(target: ast.AST) -> frozenset[str]:
+    """The names a binding target binds (``a``, ``a, (b, *c)``; not ``x.a`` or ``x[a]``)."""
+    stack, names = [target], []
+    while stack:
+        node = stack.pop()
+        if type(node) is ast.Name:
+            names.append(node.id)  # type: ignore[attr-defined]
+        elif isinstance(node, (ast.Tuple, ast.List)):
+            stack.extend(node.elts)
+        elif type(node) is ast.Starred:
+            stack.append(node.value)  # type: ignore[attr-defined]
+    return frozenset(names)
+
+
+def _literal(node: ast.AST) -> bool:
+    kind = type(node)
+    if kind is ast.Constant:
+        return True
+    if kind is ast.UnaryOp:
+        return type(node.operand) is ast.Constant  # type: ignore[attr-defined]
+    if isinstance(node, _DISPLAYS):
+        return all(_literal(e) for e in node.elts)
+    return False
+
+
+def _kind(node: ast.AST | None) -> str:
+    if node is None:
+        return ""
+    if _literal(node):
+        return "Literal"
+    return type(node).__name__
+
+
+class _Call:
+    """What the walk learns about one call before it becomes a :data:`Shape`."""
+
+    __slots__ = ("arg", "in_def", "iter", "keywords", "loop", "method", "of", "reads_loop", "tail")
+
+    reads_loop: set[str]
+
+    def __init__(
+        self, tail: str, method: bool, loop: bool, is_iter: bool, in_def: bool, node: ast.Call
+    ) -> None:
+        self.tail = tail
+        self.method = method
+        self.loop = loop
+        self.iter = is_iter
+        self.in_def = in_def
+        keywords = []
+        for keyword in node.keywords:
+            if keyword.arg:
+                keywords.append(keyword.arg)
+                value = keyword.value
+                if type(value) is ast.Constant and value.value in _LITERAL_VALUES:
+                    keywords.append(f"{keyword.arg}={value.value}")
+        self.keywords = frozenset(keywords)
+        self.reads_loop = set()  # the iterable kinds of the loop variables operands mention
+        # Operands: (True, ".name" or "name") for a call, (False, name) for a name.
+        self.of: list[tuple[bool, str]] = []
+        first = node.args[0] if node.args else None
+        self.arg = "" if first is None or type(first) is ast.Starred else _kind(first)
+
+
+# The context of a node: (in a loop, in a function, the loop variables in scope with the kinds of
+# the iterables they come from, the names that enclosing binding constructs bind, the calls whose
+# operand the node is part of).
+_Context = tuple[bool, bool, dict[str, frozenset[str]], frozenset[str], tuple[_Call, ...]]
+_EMPTY: frozenset[str] = frozenset()
+
+
+def _iterable_kind(node: ast.AST) -> str:
+    """What a loop iterates, as patterns name it: ``.name`` for a method call, ``name`` for a
+    call of a bare name, else the ``ast`` kind (``Name``, ``Attribute``, ``Subscript``...)."""
+    if type(node) is ast.Call:
+        func = node.func  # type: ignore[attr-defined]
+        if type(func) is ast.Attribute:
+            return "." + func.attr
+        if type(func) is ast.Name:
+            return func.id
+    return type(node).__name__
+
+
+def _loop_variables(
+    loopvars: dict[str, frozenset[str]], targets: Iterable[tuple[ast.AST, ast.AST]]
+) -> dict[str, frozenset[str]]:
+    """``loopvars`` with the names each (target, iterable) pair binds."""
+    out = dict(loopvars)
+    for target, iterable in targets:
+        kinds = frozenset({_iterable_kind(iterable)})
+        for name in _stored_names(target):
+            out[name] = out.get(name, _EMPTY) | kinds
+    return out
+
+
+@dataclass
+class Summary:
+    """The calls of one file, by the name each ends in, and what the file binds names to."""
+
+    calls: dict[str, set[Shape]]
+    # Name -> the names of the calls in the expressions the file binds it to.
+    bound: dict[str, set[str]]
+
+
+def summarize(tree: ast.AST) -> Summary:
+    """One walk of ``tree``: every call's :data:`Shape`, and the names bindings hold."""
+    found: list[_Call] = []
+    bound: dict[str, set[str]] = {}
+    aliases: dict[str, set[str]] = {}
+    iterables: set[int] = set()
+    start: _Context = (False, False, {}, _EMPTY, ())
+    stack: list[tuple[Any, _Context]] = [(tree, start)]
+    pop, push = stack.pop, stack.append
+    call_type, attribute_type, name_type, starred_type = (
+        ast.Call,
+        ast.Attribute,
+        ast.Name,
+        ast.Starred,
+    )
+    node_type, fields_of = ast.AST, _CHILD_FIELDS
+    while stack:
+        node, context = pop()
+        kind = type(node)
+        if kind is name_type:
+            watchers = context[4]
+            if watchers:
+                kinds = context[2].get(node.id)
+                if kinds:
+                    for watcher in watchers:
+                        watcher.reads_loop |= kinds
+            continue
+        in_loop, in_def, loopvars, binders, watchers = context
+        if kind is call_type:
+            func = node.func
+            func_kind = type(func)
+            receiver = None
+            if func_kind is attribute_type:
+                record = _Call(func.attr, True, in_loop, id(node) in iterables, in_def, node)
+                receiver = func.value
+            elif func_kind is name_type:
+                record = _Call(func.id, False, in_loop, id(node) in iterables, in_def, node)
+            else:
+                record = None
+            args = node.args
+            first = args[0] if args and type(args[0]) is not starred_type else None
+            if record is not None:
+                found.append(record)
+                for name in binders:
+                    targets = bound.get(name)
+                    if targets is None:
+                        bound[name] = targets = set()
+                    targets.add("." + record.tail if record.method else record.tail)
+                operand_context = (in_loop, in_def, loopvars, binders, (*watchers, record))
+                for operand in (receiver, first):
+                    if operand is None:
+                        continue
+                    operand_kind = type(operand)
+                    if operand_kind is call_type:
+                        callee = operand.func
+                        if type(callee) is attribute_type:
+                            record.of.append((True, "." + callee.attr))
+                        elif type(callee) is name_type:
+                            record.of.append((True, callee.id))
+                    elif operand_kind is name_type:
+                        record.of.append((False, operand.id))
+                    push((operand, operand_context))
+                if receiver is None:
+                    push((func, context))
+            else:
+                push((func, context))
+                first = None  # not an operand: pushed with the other arguments
+            skip = _CONSTANT if watchers else _NAME_OR_CONSTANT
+            for arg in args:
+                if arg is not first and type(arg) not in skip:
+                    push((arg, context))
+            for keyword in node.keywords:
+                if type(keyword.value) not in skip:
+                    push((keyword.value, context))
+            continue
+        if kind is ast.Import or kind is ast.ImportFrom:
+            for alias in node.names:
+                if alias.asname:
+                    aliases.setdefault(alias.asname, set()).add(alias.name.rsplit(".", 1)[-1])
+            continue
+        if kind in _FOR_LOOPS:
+            names = _stored_names(node.target)
+            iterable = node.iter
+            iterables.add(id(iterable))
+            inner = (
+                True,
+                in_def,
+                _loop_variables(loopvars, [(node.target, iterable)]),
+                binders,
+                watchers,
+            )
+            push((node.target, inner))
+            push((iterable, (True, in_def, inner[2], binders | names, watchers)))
+            for statement in (*node.body, *node.orelse):
+                push((statement, inner))
+            continue
+        if kind in _COMPREHENSIONS:
+            pairs = [(g.target, g.iter) for g in node.generators]
+            inner = (True, in_def, _loop_variables(loopvars, pairs), binders, watchers)
+            for generator in node.generators:
+                iterables.add(id(generator.iter))
+                push(
+                    (
+                        generator.iter,
+                        (*inner[:3], binders | _stored_names(generator.target), watchers),
+                    )
+                )
+                push((generator.target, inner))
+                for condition in generator.ifs:
+                    push((condition, inner))
+            for field in ("elt", "key", "value"):
+                part = getattr(node, field, None)
+                if part is not None:
+                    push((part, inner))
+            continue
+        if kind is ast.Assign or kind is ast.AnnAssign or kind is ast.AugAssign:
+            targets = node.targets if kind is ast.Assign else [node.target]
+            names = _EMPTY
+            for target in targets:
+                names = names | _stored_names(target)
+                push((target, context))
+            if kind is ast.AnnAssign:
+                push((node.annotation, context))
+            if node.value is not None:
+                push((node.value, (in_loop, in_def, loopvars, binders | names, watchers)))
+            continue
+        if kind is ast.NamedExpr:
+            names = _stored_names(node.target)
+            push((node.value, (in_loop, in_def, loopvars, binders | names, watchers)))
+            continue
+        if kind is ast.withitem:
+            variables = node.optional_vars
+            names = _stored_names(variables) if variables is not None else _EMPTY
+            if variables is not None:
+                push((variables, context))
+            push((node.context_expr, (in_loop, in_def, loopvars, binders | names, watchers)))
+            continue
+        if kind is ast.While:
+            context = (True, in_def, loopvars, binders, watchers)
+        elif kind in _FUNCTIONS:
+            context = (in_loop, True, loopvars, binders, watchers)
+        fields = fields_of.get(kind)
+        if fields is None:
+            fields = _child_fields(kind)
+        # A name matters only inside an operand; a constant never: neither is pushed otherwise.
+        skip = _CONSTANT if watchers else _NAME_OR_CONSTANT
+        for field in fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                for item in value:
+                    if type(item) not in skip and isinstance(item, node_type):
+                        push((item, context))
+            elif type(value) not in skip and isinstance(value, node_type):
+                push((value, context))
+    return _finish(found, bound, aliases)
+
+
+def _finish(
+    found: list[_Call], bound: dict[str, set[str]], aliases: dict[str, set[str]]
+) -> Summary:
+    def expand(names: Iterable[str]) -> frozenset[str]:
+        out = set(names)
+        for name in names:
+            out |= aliases.get(name, set())
+        return frozenset(out)
+
+    if aliases:
+        bound = {name: set(expand(tails)) for name, tails in bound.items()}
+    calls: dict[str, set[Shape]] = {}
+    for record in found:
+        made = expand(name for is_call, name in record.of if is_call)
+        names = frozenset(name for is_call, name in record.of if not is_call)
+        shape: Shape = (
+            record.method,
+            record.loop,
+            record.iter,
+            record.in_def,
+            record.keywords,
+            frozenset(record.reads_loop),
+            made,
+            names,
+            record.arg,
+        )
+        tails = [record.tail]
+        if not record.method:
+            # ``from torch import cat as c``: a call of ``c`` is a call of ``cat`` too.
+            tails += aliases.get(record.tail, ())
+        for tail in tails:
+            calls.setdefault(tail, set()).add(shape)
+    return Summary(calls, bound)
+
+
+class CandidatesError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class CallName:
+    name: str
+    method: bool  # ``x.name(...)``, else ``name(...)``
+
+
+@dataclass(frozen=True)
+class Term:
+    """One call with these properties (see the module's documentation)."""
+
+    names: tuple[CallName, ...]
+    keywords: frozenset[str] = frozenset()
+    loop: bool = False
+    iter: bool = False
+    in_def: bool = False
+    on_loop: bool = False
+    # With ``on_loop``: the kinds of the loop's iterable (empty: any).
+    over: frozenset[str] = frozenset()
+    on: frozenset[str] = frozenset()
+    kinds: frozenset[str] = frozenset()
+
+    def matches(self, summary: Summary) -> bool:
+        calls = summary.calls
+        for wanted in self.names:
+            shapes = calls.get(wanted.name)
+            if not shapes:
+                continue
+            for shape in shapes:
+                if shape[0] == wanted.method and self._fits(shape, summary):
+                    return True
+        return False
+
+    def _fits(self, shape: Shape, summary: Summary) -> bool:
+        _, in_loop, is_iter, in_def, keywords, reads_loop, made, names, kind = shape
+        if (self.loop and not in_loop) or (self.iter and not is_iter):
+            return False
+        if self.in_def and not in_def:
+            return False
+        if self.keywords and not (keywords & self.keywords):
+            return False
+        if self.on_loop and not (reads_loop & self.over if self.over else reads_loop):
+            return False
+        if self.kinds and kind not in self.kinds:
+            return False
+        if self.on and not (made & self.on):
+            bound = summary.bound
+            if not any(self.on & bound.get(name, _EMPTY) for name in names):
+                return False
+        return True
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """A rule's candidates: any of ``patterns``, each a conjunction of terms."""
+
+    patterns: tuple[tuple[Term, ...], ...]
+    source: tuple[str, ...] = ()
+
+    def matches(self, summary: Summary) -> bool:
+        return any(all(term.matches(summary) for term in pattern) for pattern in self.patterns)
+
+    @classmethod
+    def parse(cls, declaration: str | Iterable[str]) -> Candidates:
+        texts = (declaration,) if isinstance(declaration, str) else tuple(declaration)
+        if not texts:
+            raise CandidatesError("a candidates declaration needs at least one pattern")
+        patterns = []
+        for text in texts:
+            if not isinstance(text, str):
+                raise CandidatesError(f"candidate pattern {text!r} is not a string")
+            patterns.append(tuple(_term(part, text) for part in text.split("&")))
+        return cls(tuple(patterns), texts)
+
+
+_ID = r"[A-Za-z_][A-Za-z0-9_]*"
+_NAMES = rf"\.?{_ID}(?:\|\.?{_ID})*"
+_KEYWORD = rf"{_ID}=(?:True|False|None)?"
+_TERM = re.compile(
+    rf"(?P<loop>loop\s+)?(?P<iter>iter\s+)?(?P<def>def\s+)?(?P<names>{_NAMES})"
+    rf"(?:\((?P<keywords>{_KEYWORD}(?:\|{_KEYWORD})*)\))?"
+    rf"(?:\s+on\s+(?P<on>{_NAMES})(?:\s+over\s+(?P<over>{_NAMES}))?)?"
+    rf"(?:\s+arg\s+(?P<kinds>{_ID}(?:\|{_ID})*))?"
+)
+
+
+def _term(part: str, text: str) -> Term:
+    match = _TERM.fullmatch(part.strip())
+    if match is None:
+        raise CandidatesError(
+            f"candidate pattern {text!r}: cannot read {part.strip()!r} "
+            "(expected e.g. 'loop .to|.cuda(non_blocking=True) on loop' or 'cat|stack')"
+        )
+    names = tuple(
+        CallName(name.lstrip("."), name.startswith(".")) for name in match["names"].split("|")
+    )
+    keywords = frozenset(k.rstrip("=") for k in (match["keywords"] or "").split("|") if k)
+    on = frozenset(n for n in (match["on"] or "").split("|") if n)
+    return Term(
+        names,
+        keywords,
+        loop=bool(match["loop"]),
+        iter=bool(match["iter"]),
+        in_def=bool(match["def"]),
+        on_loop=on == {"loop"},
+        over=frozenset((match["over"] or "").split("|")) - {""},
+        on=frozenset() if on == {"loop"} else on,
+        kinds=frozenset(k for k in (match["kinds"] or "").split("|") if k),
+    )
+
+
+def as_candidates(declaration: object) -> Candidates | None:
+    """A rule's ``candidates`` attribute as parsed patterns (None: no declaration)."""
+    if declaration is None or isinstance(declaration, Candidates):
+        return declaration
+    if isinstance(declaration, (str, tuple, list)):
+        return Candidates.parse(declaration)  # type: ignore[arg-type]
+    raise CandidatesError(f"candidates must be a tuple of pattern strings, not {declaration!r}")
