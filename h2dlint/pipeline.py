@@ -7,7 +7,6 @@ of one file ends as a located finding for that file; nothing here may end the ru
 from __future__ import annotations
 
 import ast
-import difflib
 import enum
 import gc
 import re
@@ -107,6 +106,8 @@ NO_NEWLINE = "\\ No newline at end of file\n"
 def unified_diff(old: str, new: str, name: str) -> str:
     """A unified diff that ``patch`` and ``git apply`` take: every line of it ends in LF, and a
     last line without one is marked as such."""
+    import difflib  # only for --diff
+
     out = []
     for line in difflib.unified_diff(
         _DIFF_LINE.findall(old), _DIFF_LINE.findall(new), fromfile=name, tofile=name

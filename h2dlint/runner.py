@@ -7,17 +7,14 @@ Results come back in any order and are sorted by path, line, column and code.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import signal
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from functools import lru_cache
-from multiprocessing.context import BaseContext
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from h2dlint.cache import ResultCache, entry_key
 from h2dlint.config import Settings, fingerprint
@@ -26,6 +23,9 @@ from h2dlint.discovery import Candidate, relative_to_root
 from h2dlint.engine import AnalysisOptions, EnabledRule
 from h2dlint.fileio import read_bytes
 from h2dlint.pipeline import FileJob, FileResult, Mode, process
+
+if TYPE_CHECKING:
+    from multiprocessing.context import BaseContext
 
 # Below this many files to check, worker start-up costs more than it saves.
 PARALLEL_THRESHOLD = 4
@@ -153,6 +153,8 @@ def _execute(jobs: list[FileJob], requested: int) -> Iterable[FileResult]:
     workers = min(requested or available_cores(), len(jobs))
     if workers <= 1 or len(jobs) < PARALLEL_THRESHOLD:
         return [process(job) for job in jobs]
+    import multiprocessing  # only here: a run the cache answers, or on one core, needs no pool
+
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
     return _in_pool(jobs, workers, context)
 
@@ -164,6 +166,9 @@ def _ignore_interrupts() -> None:
 
 
 def _in_pool(jobs: list[FileJob], workers: int, context: BaseContext) -> list[FileResult]:
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     chunksize = max(1, len(jobs) // (workers * 8))
     results: list[FileResult] = []
     pool = ProcessPoolExecutor(
@@ -194,6 +199,9 @@ def _in_pool(jobs: list[FileJob], workers: int, context: BaseContext) -> list[Fi
 
 
 def _alone(job: FileJob, context: BaseContext) -> FileResult:
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     with ProcessPoolExecutor(
         max_workers=1, mp_context=context, initializer=_ignore_interrupts
     ) as pool:
