@@ -400,26 +400,53 @@ def rule_codes() -> list[str]:
     return list(all_rules())
 
 
-def rule_markers() -> tuple[bytes, ...] | None:
-    """The byte strings of which one must occur for any rule to parse a file (None: every file
-    is parsed)."""
+@dataclass
+class ParseShare:
+    """Which files h2dlint hands to libcst: those a rule has a candidate in."""
+
+    files: int = 0
+    bytes: int = 0
+    parsed_files: list[Path] = field(default_factory=list)
+    parsed_bytes: int = 0
+    marked_files: int = 0  # the byte markers alone (before the ast candidates)
+    marked_bytes: int = 0
+
+
+def parse_share(tree: Tree) -> ParseShare:
+    """The files of ``tree`` that h2dlint parses with libcst with every rule enabled (and with
+    the byte markers alone), by running its prefilters (``h2dlint.pipeline.candidate_rules``)
+    in this process."""
+    import ast as python_ast
+
+    from h2dlint.engine import EnabledRule
+    from h2dlint.pipeline import candidate_rules
     from h2dlint.registry import all_rules
 
-    markers: list[bytes] = []
-    for rule in all_rules().values():
-        if rule.prefilter is None:
-            return None
-        markers.extend(rule.prefilter)
-    return tuple(markers)
+    rules = tuple(EnabledRule(rule) for rule in all_rules().values())
+    share = ParseShare()
+    for path in tree.files:
+        data = path.read_bytes()
+        share.files += 1
+        share.bytes += len(data)
+        try:
+            parsed: python_ast.Module | None = python_ast.parse(data)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            parsed = None
+        if candidate_rules(data, rules, None):
+            share.marked_files += 1
+            share.marked_bytes += len(data)
+        if parsed is None or candidate_rules(data, rules, parsed):
+            share.parsed_files.append(path)
+            share.parsed_bytes += len(data)
+    return share
 
 
-def precommit_files(tree: Tree, count: int = PRECOMMIT_FILES) -> list[Path]:
-    """``count`` files a commit might touch: spread evenly over the files some rule parses (the
-    expensive ones), so that the case is not flattered by the prefilter."""
-    markers = rule_markers()
-    parsed = [
-        p for p in tree.files if markers is None or any(m in p.read_bytes() for m in markers)
-    ] or list(tree.files)
+def precommit_files(
+    tree: Tree, share: ParseShare | None = None, count: int = PRECOMMIT_FILES
+) -> list[Path]:
+    """``count`` files a commit might touch: spread evenly over the files h2dlint parses with
+    libcst (the expensive ones), so that the case is not flattered by the prefilters."""
+    parsed = (share.parsed_files if share else []) or list(tree.files)
     if len(parsed) <= count:
         return parsed
     step = len(parsed) / count
@@ -507,7 +534,16 @@ def build_variants(
             check=still_warm,
         )
     )
-    few = precommit_files(tree)
+    share = parse_share(tree)
+    extra["libcst_parsed"] = {
+        "files": share.files,
+        "bytes": share.bytes,
+        "parsed_files": len(share.parsed_files),
+        "parsed_bytes": share.parsed_bytes,
+        "marked_files": share.marked_files,
+        "marked_bytes": share.marked_bytes,
+    }
+    few = precommit_files(tree, share)
     extra["precommit_files"] = [str(p.relative_to(tree.path)) for p in few]
     extra["precommit_lines"] = sum(p.read_bytes().count(b"\n") for p in few)
     variants.append(
@@ -653,8 +689,9 @@ PROFILE_BUCKETS = (
     ("discovery", "walking the tree, settings, .gitignore"),
     ("read+decode", "reading files (main process), decoding, skip-file check, prefilter"),
     ("parse:ast", "CPython ast.parse pre-check of every file (h2dlint/pipeline.py)"),
+    ("candidates", "byte markers and ast candidates of the rules (h2dlint/candidates.py)"),
     ("parse:libcst", "libcst parse_module"),
-    ("metadata", "libcst MetadataWrapper.resolve (positions, parents, scopes, names)"),
+    ("positions", "positions of reported nodes (h2dlint/context.py), libcst metadata"),
     ("analysis", "shared per-file analyses built on first use (h2dlint/analysis)"),
     ("rules", "visit_*/leave_* handlers of rules/ (minus what they call above)"),
     ("traversal", "libcst's walk of the tree and the engine's dispatch"),
@@ -737,13 +774,15 @@ def _profile_main(argv: list[str]) -> int:
 
     timers.patch("discovery", discovery.Discovery, "candidates")
     timers.patch("read+decode", runner, "read_bytes")
-    for name in ("decode", "has_skip_file", "needs_parse"):
+    for name in ("decode", "has_skip_file"):
         timers.patch("read+decode", pipeline, name)
     timers.patch("parse:ast", pipeline, "cpython_parse")
     timers.patch("parse:ast", engine, "_cpython_syntax_error")
+    timers.patch("candidates", pipeline, "candidate_rules")
     timers.patch("parse:libcst", libcst, "parse_module")
-    timers.patch("metadata", MetadataWrapper, "resolve")
-    timers.patch("metadata", MetadataWrapper, "resolve_many")
+    timers.patch("positions", context.Positions, "of")
+    timers.patch("positions", MetadataWrapper, "resolve")
+    timers.patch("positions", MetadataWrapper, "resolve_many")
     timers.patch("analysis", context.FileContext, "shared")
     timers.patch("rules", engine._Dispatcher, "_call")
     timers.patch("traversal", engine, "check_module")
@@ -991,6 +1030,14 @@ def render_tree(
     load = extra.get("load_average_1min")
     if load:
         out.append(f"(1-minute load average: {load[0]:.2f} before the runs, {load[1]:.2f} after)")
+    parsed = extra.get("libcst_parsed")
+    if parsed and parsed["files"]:
+        out.append(
+            f"(libcst parses {parsed['parsed_files']:,} of {parsed['files']:,} files, "
+            f"{100 * parsed['parsed_bytes'] / max(parsed['bytes'], 1):.0f}% of the bytes; "
+            f"the byte markers alone would parse {parsed['marked_files']:,}, "
+            f"{100 * parsed['marked_bytes'] / max(parsed['bytes'], 1):.0f}%)"
+        )
     out += ["", "ratios (medians):"]
     for name, value in ratios.items():
         if value is not None:
@@ -1014,6 +1061,14 @@ def render_profile(profile: dict[str, Any]) -> str:
         seconds = buckets.get(name, 0.0)
         share = 100 * seconds / total if total else 0.0
         out.append(f"  {name:<13} {seconds:8.2f} s {share:5.1f}%  {what}")
+    calls = profile.get("calls", {})
+    if calls:
+        out.append(
+            f"\n  calls: {calls.get('parse:ast', 0):,} files ast-parsed, "
+            f"{calls.get('parse:libcst', 0):,} libcst-parsed, "
+            f"{calls.get('positions', 0):,} position passes, "
+            f"{calls.get('rules', 0):,} rule handler calls"
+        )
     top = profile.get("cprofile_top")
     if top:
         out += ["", "  top functions by own time (cProfile):"]
