@@ -98,10 +98,11 @@ class FileContext:
             self._positions = Positions.of(self.module, self.source)
         return self._positions
 
-    def locate(self, nodes: Iterable[cst.CSTNode]) -> None:
+    def locate(self, nodes: Iterable[cst.CSTNode], *, whole: bool = True) -> None:
         """Compute positions for ``nodes`` (and the nodes inside them) only: recording every
-        node's span costs as much again as generating the code."""
-        self._positions = Positions.of(self.module, self.source, nodes)
+        node's span costs as much again as generating the code. Unless ``whole``, the pass
+        stops after the last of them (only their positions are asked for)."""
+        self._positions = Positions.of(self.module, self.source, nodes, stop_early=not whole)
 
     def position(self, node: cst.CSTNode) -> CodeRange:
         """Where ``node`` is in the source: 1-based line, 0-based column."""
@@ -171,6 +172,10 @@ class _SyntacticPosition:
         spans[self.node] = (start, end)
 
 
+class _Done(Exception):
+    """Every wanted node's position is known: the rest of the module need not be generated."""
+
+
 class _NoPosition:
     """``record_syntactic_position`` outside the nodes whose positions are wanted."""
 
@@ -195,6 +200,8 @@ class _OffsetState(CodegenState):
     come from its first and last child's), or for all nodes when ``wanted`` is None."""
 
     wanted: set[cst.CSTNode] | None = None
+    # Stop the pass (raise _Done) once every wanted node is recorded.
+    stop_early: bool = False
     offset: int = 0
     line_starts: list[int] = field(default_factory=lambda: [0])
     spans: dict[cst.CSTNode, tuple[int, int]] = field(default_factory=dict)
@@ -204,6 +211,7 @@ class _OffsetState(CodegenState):
     def __post_init__(self) -> None:
         if self.wanted is None:
             self.depth = 1  # record everything
+        self.remaining = len(self.wanted) if self.wanted is not None else -1
 
     def add_indent_tokens(self) -> None:
         for token in self.indent_tokens:
@@ -234,6 +242,9 @@ class _OffsetState(CodegenState):
                 self.spans[node] = (start, self.offset)
             if self.wanted is not None and node in self.wanted:
                 self.depth -= 1
+                self.remaining -= 1
+                if not self.remaining and self.stop_early:
+                    raise _Done
 
     def record_syntactic_position(  # type: ignore[override]
         self,
@@ -273,20 +284,28 @@ class Positions:
         module: cst.Module,
         source: str | None = None,
         wanted: Iterable[cst.CSTNode] | None = None,
+        *,
+        stop_early: bool = False,
     ) -> Positions:
-        """Positions of ``wanted`` nodes (and the nodes inside them), or of every node."""
+        """Positions of ``wanted`` nodes (and the nodes inside them), or of every node. With
+        ``stop_early``, the pass ends after the last wanted node: offsets past it are unknown."""
         state = _OffsetState(
             default_indent=module.default_indent,
             default_newline=module.default_newline,
             wanted=None if wanted is None else set(wanted),
+            stop_early=stop_early and wanted is not None,
         )
-        module._codegen(state)
+        done = True
+        try:
+            module._codegen(state)
+        except _Done:
+            done = False
         if source is None:
             return cls(state.spans, state.line_starts)
         code = "".join(state.tokens)
-        if code == source:
+        if code == source or (not done and source.startswith(code)):
             return cls(state.spans, state.line_starts)
-        skipped = _dropped_form_feeds(code, source)
+        skipped = _dropped_form_feeds(code, source, whole=done)
         if skipped is None:
             return cls(state.spans, state.line_starts)  # libcst's own positions
         starts = [0] + [m.end() for m in _NEWLINE.finditer(source)]
@@ -310,9 +329,9 @@ class Positions:
         return CodeRange(self.location(start), self.location(end, end=True))
 
 
-def _dropped_form_feeds(code: str, source: str) -> list[int] | None:
-    """Where ``source`` has a form feed that ``code`` (libcst's codegen of it) lacks, as offsets
-    in ``code``; None when the two differ otherwise."""
+def _dropped_form_feeds(code: str, source: str, *, whole: bool = True) -> list[int] | None:
+    """Where ``source`` has a form feed that ``code`` (libcst's codegen of it, or its beginning
+    when not ``whole``) lacks, as offsets in ``code``; None when the two differ otherwise."""
     skipped: list[int] = []
     i = j = 0
     n, m = len(source), len(code)
@@ -320,6 +339,9 @@ def _dropped_form_feeds(code: str, source: str) -> list[int] | None:
         k = source.find("\x0c", i)
         stop = n if k < 0 else k
         length = stop - i
+        if not whole and j + length >= m:
+            # The rest of the generated beginning lies before the next form feed.
+            return skipped if source[i : i + m - j] == code[j:] else None
         if code[j : j + length] != source[i:stop]:
             return None
         i, j = stop, j + length

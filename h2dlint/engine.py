@@ -278,6 +278,41 @@ class _Dispatcher:
             visit = None  # type: ignore[assignment]
 
 
+def visit_read_only(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
+    """``node.visit(visitor)`` for a visitor that changes nothing, without libcst's cost.
+
+    libcst's ``visit`` rebuilds and validates every node it leaves even for a ``CSTVisitor``
+    (and throws the copies away), which costs more than the walk itself. This walks the same
+    nodes in the same order and calls ``on_visit`` (whose False skips the children) and
+    ``on_leave``, so every ``visit_<Node>``/``leave_<Node>`` method runs as under ``visit``; the
+    per-field hooks (``visit_<Node>_<field>``) are not called.
+    """
+    fields = _FIELDS
+    sentinel = MaybeSentinel
+    on_visit, on_leave = visitor.on_visit, visitor.on_leave
+
+    def visit(current: cst.CSTNode) -> None:
+        if on_visit(current):
+            kind = current.__class__
+            names = fields.get(kind)
+            if names is None:
+                names = fields[kind] = _child_fields(kind)
+            for name in names:
+                value = getattr(current, name)
+                value_kind = value.__class__
+                if value_kind is tuple or value_kind is list:
+                    for child in value:
+                        visit(child)
+                elif value is not None and value_kind is not sentinel:
+                    visit(value)
+        on_leave(current)
+
+    try:
+        visit(node)
+    finally:
+        visit = None  # type: ignore[assignment]  # the closure's reference cycle
+
+
 @dataclass
 class CheckResult:
     reports: list[CheckedReport]
@@ -309,7 +344,9 @@ def check_module(
             )
     raw = [report for rule in instances for report in rule.drain_reports()]
     if raw:
-        context.locate(_reported_nodes(raw))
+        # A fix's edit is located in the whole generated code; a finding alone needs only
+        # the code up to its node.
+        context.locate(_reported_nodes(raw), whole=any(r.replacements for r in raw))
     located = [_locate(context, report) for report in raw]
     context.release()
     if not located:

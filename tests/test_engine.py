@@ -102,7 +102,7 @@ def test_positions_are_not_computed_when_nothing_is_reported(
 ) -> None:
     built = []
     real = Positions.of
-    monkeypatch.setattr(Positions, "of", lambda *a: built.append(1) or real(*a))
+    monkeypatch.setattr(Positions, "of", lambda *a, **k: built.append(1) or real(*a, **k))
     assert check_text("print(1)\n", "m.py", rules(RenameCall)) == []
     assert built == []
     check_text("old(1)\n", "m.py", rules(RenameCall))

@@ -12,7 +12,7 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from h2dlint.context import FileContext, Positions
-from h2dlint.engine import TOKEN_TYPES, _child_fields, _Dispatcher
+from h2dlint.engine import TOKEN_TYPES, _child_fields, _Dispatcher, visit_read_only
 from h2dlint.rule import Rule
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -169,6 +169,10 @@ def test_form_feed_at_line_start_is_counted() -> None:
     assert positions.range(call).end == cst.metadata.CodePosition(2, 9)
     call = module.body[2].body[0].value  # type: ignore[attr-defined]
     assert positions.range(call).start == cst.metadata.CodePosition(3, 6)
+    for node in (module.body[1].body[0].value, call):  # type: ignore[attr-defined]
+        for wanted in ([node], [module.body[0], node]):
+            early = Positions.of(module, text, wanted, stop_early=True)
+            assert early.range(node) == positions.range(node)
 
 
 class _Collect(cst.CSTVisitor):
@@ -189,6 +193,43 @@ def test_positions_of_wanted_nodes_only_are_the_same(text: str) -> None:
     module.visit(collect)
     for node in collect.nodes[::7]:
         assert Positions.of(module, text, [node]).range(node) == every.range(node)
+        early = Positions.of(module, text, [node], stop_early=True)
+        assert early.range(node) == every.range(node)
     some = Positions.of(module, text, collect.nodes[::3])
     for node in collect.nodes[::3]:
         assert some.range(node) == every.range(node)
+
+
+@pytest.mark.parametrize("text", SOURCES[::4] + SNIPPETS)
+def test_visit_read_only_is_libcsts_visit(text: str) -> None:
+    module = cst.parse_module(text)
+    expected = _Recording()
+    module.visit(expected)
+    got = _Recording()
+    visit_read_only(module, got)
+    assert got.events == expected.events
+
+
+class _SkipsFunctions(_Recording):
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        super().on_visit(node)
+        return cst.CSTVisitor.on_visit(self, node)  # visit_<Node>, whose False skips children
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+
+def test_visit_read_only_skips_children_when_told() -> None:
+    module = cst.parse_module("def f():\n    x = 1\ny = g(2)\n")
+    expected = _SkipsFunctions()
+    module.visit(expected)
+    got = _SkipsFunctions()
+    visit_read_only(module, got)
+    assert got.events == expected.events
+    assert len(got.events) < len(_all_events(module))
+
+
+def _all_events(module: cst.Module) -> list[tuple[str, int, int]]:
+    recording = _Recording()
+    module.visit(recording)
+    return recording.events
