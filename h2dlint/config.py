@@ -13,6 +13,7 @@ import json
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -127,7 +128,17 @@ class Settings:
         return any(glob.matches(rel_path) for glob in self.exclude)
 
     def is_excluded_entry(self, rel_path: str, name: str) -> bool:
-        return any(glob.matches_entry(rel_path, name) for glob in self.exclude)
+        names, globs = self._entry_excludes
+        return name in names or any(glob.matches_entry(rel_path, name) for glob in globs)
+
+    @cached_property
+    def _entry_excludes(self) -> tuple[frozenset[str], tuple[Glob, ...]]:
+        """The exclude patterns that are plain names (``.git``, ``build``: a set lookup, which
+        the walk makes for every entry), and the other globs."""
+        plain = frozenset(
+            glob.pattern for glob in self.exclude if glob.component and glob.is_literal
+        )
+        return plain, tuple(g for g in self.exclude if not (g.component and g.is_literal))
 
 
 def _where(path: Path | None, key: str) -> str:
@@ -278,10 +289,17 @@ def read_config_file(path: Path) -> FileConfig | None:
 def find_config_file(directory: Path) -> Path | None:
     """The nearest configuration file at or above ``directory``."""
     for folder in (directory, *directory.parents):
-        for name in CONFIG_FILES:
-            candidate = folder / name
-            if candidate.is_file() and (name != "pyproject.toml" or _mentions_h2dlint(candidate)):
-                return candidate
+        found = _config_file_in(folder)
+        if found is not None:
+            return found
+    return None
+
+
+def _config_file_in(folder: Path) -> Path | None:
+    for name in CONFIG_FILES:
+        candidate = folder / name
+        if candidate.is_file() and (name != "pyproject.toml" or _mentions_h2dlint(candidate)):
+            return candidate
     return None
 
 
@@ -300,12 +318,24 @@ class SettingsResolver:
         self.cwd = cwd
         self._by_dir: dict[Path, Settings] = {}
         self._by_config: dict[Path | None, Settings] = {}
+        self._config_of: dict[Path, Path | None] = {}
         self._fixed: Settings | None = None
         if config_file is not None:
             loaded = read_config_file(config_file)
             if loaded is None:
                 raise ConfigError(f"{config_file}: no [tool.h2dlint] table")
             self._fixed = build_settings(loaded, overrides)
+
+    def _config_file(self, directory: Path) -> Path | None:
+        """:func:`find_config_file`, remembering each directory's answer for the run: a walk
+        asks for every directory, and siblings share their parents' answers."""
+        if directory in self._config_of:
+            return self._config_of[directory]
+        found = _config_file_in(directory)
+        if found is None and directory.parent != directory:
+            found = self._config_file(directory.parent)
+        self._config_of[directory] = found
+        return found
 
     def for_directory(self, directory: Path) -> Settings:
         if self._fixed is not None:
@@ -314,7 +344,7 @@ class SettingsResolver:
         cached = self._by_dir.get(directory)
         if cached is not None:
             return cached
-        config_path = find_config_file(directory)
+        config_path = self._config_file(directory)
         settings = self._by_config.get(config_path)
         if settings is None:
             if config_path is None:

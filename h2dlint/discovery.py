@@ -27,23 +27,35 @@ class Candidate:
     settings: Settings
     # Why the file cannot be checked (a dangling symlink, a missing path), if it cannot.
     error: str | None = None
+    # The file's real path, when the walk already knows it (saves a realpath per file).
+    real: str | None = None
 
 
-def display_path(path: Path, cwd: Path) -> str:
+def _below(absolute: str, base: Path) -> str | None:
+    """``absolute`` relative to ``base`` in POSIX form, or None when it is not below it. String
+    work only: this runs for every entry of the walk, where pathlib's parsing dominated."""
+    prefix = str(base)
+    if absolute == prefix:
+        return "."
+    if not prefix.endswith(os.sep):
+        prefix += os.sep
+    if not absolute.startswith(prefix):
+        return None
+    rest = absolute[len(prefix) :]
+    return rest if os.sep == "/" else rest.replace(os.sep, "/")
+
+
+def display_path(path: Path | str, cwd: Path) -> str:
     """``path`` relative to ``cwd`` when it lies below it, else as absolute."""
-    absolute = Path(os.path.abspath(path))
-    try:
-        return absolute.relative_to(cwd).as_posix()
-    except ValueError:
-        return str(absolute)
+    absolute = os.path.abspath(path)
+    below = _below(absolute, cwd)
+    return below if below is not None else absolute
 
 
-def relative_to_root(path: Path, settings: Settings) -> str:
-    absolute = Path(os.path.abspath(path))
-    try:
-        return absolute.relative_to(settings.root).as_posix()
-    except ValueError:
-        return absolute.name
+def relative_to_root(path: Path | str, settings: Settings) -> str:
+    absolute = os.path.abspath(path)
+    below = _below(absolute, settings.root)
+    return below if below is not None else os.path.basename(absolute)
 
 
 class Discovery:
@@ -65,7 +77,10 @@ class Discovery:
         seen: set[str] = set()
         out: list[Candidate] = []
         for candidate in self._all(paths):
-            key = os.path.realpath(candidate.path) if candidate.error is None else candidate.display
+            if candidate.error is not None:
+                key = candidate.display
+            else:
+                key = candidate.real or os.path.realpath(candidate.path)
             if key in seen:
                 continue
             seen.add(key)
@@ -117,9 +132,10 @@ class Discovery:
                         [*ignore_stack.ignores, GitIgnore.from_file(local, rel_dir)]
                     )
             settings = self.resolver.for_directory(directory)
+            real_dir = os.path.realpath(directory)
             subdirs: list[Path] = []
             for entry in entries:
-                yield from self._entry(entry, rel_dir, ignore_stack, settings, subdirs)
+                yield from self._entry(entry, rel_dir, ignore_stack, settings, subdirs, real_dir)
             stack.extend((sub, ignore_stack) for sub in reversed(subdirs))
 
     def _entry(
@@ -129,30 +145,32 @@ class Discovery:
         ignore_stack: IgnoreStack,
         settings: Settings,
         subdirs: list[Path],
+        real_dir: str,
     ) -> Iterator[Candidate]:
-        path = Path(entry.path)
         rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
         try:
             is_link = entry.is_symlink()
             is_dir = entry.is_dir(follow_symlinks=False)
         except OSError:
             return
-        if settings.is_excluded_entry(relative_to_root(path, settings), entry.name):
+        if settings.is_excluded_entry(relative_to_root(entry.path, settings), entry.name):
             return
         if self.respect_gitignore and ignore_stack.is_ignored(rel, is_dir):
             return
+        path = Path(entry.path)
         if is_dir:
             subdirs.append(path)
             return
         if not entry.name.endswith(PYTHON_SUFFIXES):
             return
-        display = display_path(path, self.cwd)
+        display = display_path(entry.path, self.cwd)
         if is_link and not path.exists():
             yield Candidate(path, display, settings, error="dangling symlink")
             return
         if is_link and path.is_dir():
             return  # a symlink to a directory named *.py: never followed
-        yield Candidate(path, display, settings)
+        real = None if is_link else os.path.join(real_dir, entry.name)
+        yield Candidate(path, display, settings, real=real)
 
 
 def _rel(path: Path, base: Path) -> str:

@@ -48,6 +48,13 @@ class Glob:
         """Whether ``rel_path`` (POSIX, relative, no leading ``./``) matches this glob."""
         return self.regex.fullmatch(rel_path) is not None
 
+    @property
+    def is_literal(self) -> bool:
+        """Whether the pattern is a plain name, with no wildcard, class, escape or slash."""
+        return not any(char in self.pattern for char in "*?[]\\/") and self.pattern.strip() == (
+            self.pattern
+        )
+
     def matches_entry(self, rel_path: str, name: str) -> bool:
         """Whether a directory walk should skip the entry ``name`` at ``rel_path``. Its parents
         were already walked, so a component pattern is matched against the entry's own name

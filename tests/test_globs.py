@@ -177,3 +177,26 @@ def test_long_paths_match_quickly() -> None:
     path = "/".join(["a" * 30] * 40) + "/aaaaaaaaaaaa.py"
     assert not glob.matches(path)
     assert Glob.compile("*_pb2.py").matches("/".join(["d"] * 200) + "/x_pb2.py")
+
+
+@pytest.mark.parametrize(
+    ("pattern", "literal"),
+    [
+        (".git", True),
+        ("build", True),
+        ("*.py", False),
+        ("a/b", False),
+        ("./build", False),
+        ("x\\y", False),
+        ("[ab]", False),
+        ("a?", False),
+    ],
+)
+def test_plain_names_are_literal(pattern: str, literal: bool) -> None:
+    """Plain names are looked up in a set by the walk; they must match exactly what the regex
+    matches."""
+    glob = Glob.compile(pattern)
+    assert glob.is_literal is literal
+    if literal:
+        assert glob.matches_entry("x/" + pattern, pattern)
+        assert not glob.matches_entry("x/" + pattern + "x", pattern + "x")
