@@ -337,10 +337,12 @@ class SettingsResolver:
         self._config_of[directory] = found
         return found
 
-    def for_directory(self, directory: Path) -> Settings:
+    def for_directory(self, directory: Path, *, resolved: bool = False) -> Settings:
+        """The settings for files in ``directory`` (``resolved``: already a real path)."""
         if self._fixed is not None:
             return self._fixed
-        directory = directory.resolve()
+        if not resolved:
+            directory = directory.resolve()
         cached = self._by_dir.get(directory)
         if cached is not None:
             return cached

@@ -131,8 +131,8 @@ class Discovery:
                     ignore_stack = IgnoreStack(
                         [*ignore_stack.ignores, GitIgnore.from_file(local, rel_dir)]
                     )
-            settings = self.resolver.for_directory(directory)
             real_dir = os.path.realpath(directory)
+            settings = self.resolver.for_directory(Path(real_dir), resolved=True)
             subdirs: list[Path] = []
             for entry in entries:
                 yield from self._entry(entry, rel_dir, ignore_stack, settings, subdirs, real_dir)
