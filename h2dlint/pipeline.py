@@ -63,6 +63,8 @@ class FileResult:
     output: bytes | None = None
     # Whether the file was parsed with libcst (to count what the prefilters save).
     parsed: bool = False
+    # Set by a worker instead of final_data when that is the job's own bytes (runner.py).
+    same_data: bool = False
 
 
 def needs_parse(data: bytes, rules: Sequence[EnabledRule]) -> bool:

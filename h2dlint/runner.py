@@ -156,7 +156,26 @@ def _execute(jobs: list[FileJob], requested: int) -> Iterable[FileResult]:
     import multiprocessing  # only here: a run the cache answers, or on one core, needs no pool
 
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-    return _in_pool(jobs, workers, context)
+    # Largest files first, in small chunks: the few files that libcst parses take most of the
+    # time, and the files of one package directory are alike, so chunks in path order leave
+    # one worker with the expensive ones while the other idles.
+    order = sorted(range(len(jobs)), key=lambda i: len(jobs[i].data), reverse=True)
+    results = _in_pool([jobs[i] for i in order], workers, context)
+    ordered: list[FileResult] = [results[0]] * len(jobs)
+    for index, result in zip(order, results, strict=True):
+        if result.same_data:
+            result.final_data, result.same_data = jobs[index].data, False
+        ordered[index] = result
+    return ordered
+
+
+def _process_in_worker(job: FileJob) -> FileResult:
+    """``process`` in a worker: a result whose bytes are the job's own does not send them back
+    (the main process has them; they would cross the pipe a second time)."""
+    result = process(job)
+    if result.final_data is job.data:
+        result.final_data, result.same_data = None, True
+    return result
 
 
 def _ignore_interrupts() -> None:
@@ -169,13 +188,13 @@ def _in_pool(jobs: list[FileJob], workers: int, context: BaseContext) -> list[Fi
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    chunksize = max(1, len(jobs) // (workers * 8))
+    chunksize = max(1, len(jobs) // (workers * 32))
     results: list[FileResult] = []
     pool = ProcessPoolExecutor(
         max_workers=workers, mp_context=context, initializer=_ignore_interrupts
     )
     try:
-        for outcome in pool.map(process, jobs, chunksize=chunksize):
+        for outcome in pool.map(_process_in_worker, jobs, chunksize=chunksize):
             results.append(outcome)
         return results
     except KeyboardInterrupt:
@@ -206,7 +225,7 @@ def _alone(job: FileJob, context: BaseContext) -> FileResult:
         max_workers=1, mp_context=context, initializer=_ignore_interrupts
     ) as pool:
         try:
-            return pool.submit(process, job).result()
+            return pool.submit(_process_in_worker, job).result()
         except BrokenProcessPool:
             message = (
                 "the process checking this file died (a crash in native code, or out of "
