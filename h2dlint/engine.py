@@ -178,6 +178,21 @@ TOKEN_TYPES = _subclasses(
     cst.Asynchronous,
     cst.ImportStar,
 )
+# Nodes that hold nothing but tokens: skipped with them, unless a rule handles them.
+LEAF_TYPES = frozenset(
+    {
+        cst.Name,
+        cst.Integer,
+        cst.Float,
+        cst.Imaginary,
+        cst.SimpleString,
+        cst.Ellipsis,
+        cst.FormattedStringText,
+        cst.Pass,
+        cst.Break,
+        cst.Continue,
+    }
+)
 Handlers = list[tuple[Rule, Callable[[Any], Any]]]
 # Per node class: its visit handlers, leave handlers, whether it is a statement, child fields.
 _Plan = tuple[Handlers, Handlers, bool, tuple[str, ...]]
@@ -206,9 +221,10 @@ class _Dispatcher:
         self.broken: set[int] = set()
         self.plans: dict[type[cst.CSTNode], _Plan] = {}
         handled = set(self.visits) | set(self.leaves)
-        self.skipped: frozenset[type[cst.CSTNode]] = (
-            frozenset() if any(kind.__name__ in handled for kind in TOKEN_TYPES) else TOKEN_TYPES
-        )
+        self.skipped: frozenset[type[cst.CSTNode]] = frozenset()
+        if not any(kind.__name__ in handled for kind in TOKEN_TYPES):
+            leaves = {kind for kind in LEAF_TYPES if kind.__name__ not in handled}
+            self.skipped = TOKEN_TYPES | leaves
 
     def _call(self, handlers: Handlers, node: cst.CSTNode) -> None:
         for rule, handler in handlers:

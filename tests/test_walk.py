@@ -12,7 +12,7 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from h2dlint.context import FileContext, Positions
-from h2dlint.engine import TOKEN_TYPES, _child_fields, _Dispatcher, visit_read_only
+from h2dlint.engine import LEAF_TYPES, TOKEN_TYPES, _child_fields, _Dispatcher, visit_read_only
 from h2dlint.rule import Rule
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -123,19 +123,20 @@ def test_walk_visits_what_libcst_visits_in_its_order(text: str) -> None:
 
 
 @pytest.mark.parametrize("text", SOURCES[::3] + SNIPPETS)
-def test_walk_without_token_handlers_skips_only_tokens(text: str) -> None:
-    """Rules that handle no whitespace, comment or punctuation node: the walk leaves those out,
-    and every other node is visited as libcst visits it, at the same depth."""
+@pytest.mark.parametrize("leaves", [False, True], ids=["leaves handled", "no leaf handled"])
+def test_walk_without_token_handlers_skips_only_tokens(text: str, leaves: bool) -> None:
+    """Rules that handle no whitespace, comment or punctuation node (nor names, numbers and
+    strings): the walk leaves those out, and every other node is visited as libcst visits it,
+    at the same depth."""
     module = cst.parse_module(text)
     expected = _Recording()
     module.visit(expected)
+    skip = TOKEN_TYPES | LEAF_TYPES if leaves else TOKEN_TYPES
     wanted = [
-        e
-        for e, kind in zip(expected.events, expected.kinds, strict=True)
-        if kind not in TOKEN_TYPES
+        e for e, kind in zip(expected.events, expected.kinds, strict=True) if kind not in skip
     ]
     assert len(wanted) < len(expected.events)
-    assert _walk_events(module, text, TOKEN_TYPES) == wanted
+    assert _walk_events(module, text, skip) == wanted
 
 
 @pytest.mark.parametrize("text", SOURCES + SNIPPETS)
