@@ -687,14 +687,14 @@ def version_imports() -> dict[str, Any]:
 PROFILE_BUCKETS = (
     ("startup", "interpreter start-up excluded; imports of h2dlint, click, libcst, rules"),
     ("discovery", "walking the tree, settings, .gitignore"),
-    ("read+decode", "reading files (main process), decoding, skip-file check, prefilter"),
+    ("read+decode", "reading files (main process), decoding, skip-file check"),
     ("parse:ast", "CPython ast.parse pre-check of every file (h2dlint/pipeline.py)"),
     ("candidates", "byte markers and ast candidates of the rules (h2dlint/candidates.py)"),
     ("parse:libcst", "libcst parse_module"),
-    ("positions", "positions of reported nodes (h2dlint/context.py), libcst metadata"),
+    ("positions", "locating reported nodes (h2dlint/context.py Positions), libcst metadata"),
     ("analysis", "shared per-file analyses built on first use (h2dlint/analysis)"),
     ("rules", "visit_*/leave_* handlers of rules/ (minus what they call above)"),
-    ("traversal", "libcst's walk of the tree and the engine's dispatch"),
+    ("traversal", "the engine's read-only walk of the tree and its dispatch"),
     ("reporting", "locating findings, suppressions, rendering the output"),
     ("other", "everything else: cache keys, result plumbing, garbage collection"),
 )
