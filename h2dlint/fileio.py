@@ -13,6 +13,7 @@ import os
 import signal
 import stat
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -54,17 +55,28 @@ def write_atomically(path: Path, data: bytes, expected: bytes) -> None:
 
 @contextlib.contextmanager
 def _interrupts_deferred() -> Iterator[None]:
-    """Hold SIGINT back while a fix is written: Ctrl-C between creating the temporary file and
-    the ``try`` that removes it would leave it behind. The signal is delivered right after."""
-    mask = getattr(signal, "pthread_sigmask", None)
-    if mask is None:  # Windows: no signal masks
+    """Hold Ctrl-C back while a fix is written: SIGINT between creating the temporary file and
+    the ``try`` that removes it would leave it behind. Python runs signal handlers in the main
+    thread only, so there a handler that notes the signal stands in for the usual one, and the
+    interrupt is raised once the file is replaced. (Workers ignore SIGINT altogether.)"""
+    # getsignal is None for a handler not installed from Python: it could not be put back.
+    if threading.current_thread() is not threading.main_thread() or (
+        signal.getsignal(signal.SIGINT) is None
+    ):
         yield
         return
-    blocked = mask(signal.SIG_BLOCK, {signal.SIGINT})
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
     try:
         yield
     finally:
-        mask(signal.SIG_SETMASK, blocked)
+        signal.signal(signal.SIGINT, previous)
+    if not caught:
+        return
+    if callable(previous):
+        previous(signal.SIGINT, None)  # Python's default: raises KeyboardInterrupt
+    elif previous == signal.SIG_DFL:
+        signal.raise_signal(signal.SIGINT)
 
 
 def _replace(target: Path, data: bytes, info: os.stat_result) -> None:
