@@ -19,6 +19,7 @@ from h2dlint.analysis.views import (
     layout,
 )
 from h2dlint.diagnostics import FixSafety
+from h2dlint.engine import visit_read_only
 from h2dlint.rule import Invalid, Rule, Valid
 
 LOOP_VARIABLE = "_row"
@@ -525,7 +526,7 @@ class NonContiguousViewCopy(Rule):
 
         def collect() -> set[str]:
             names = _Names()
-            function.visit(names)
+            visit_read_only(function, names)
             return names.names
 
         used = self.context.shared(f"names:{id(function)}", collect)

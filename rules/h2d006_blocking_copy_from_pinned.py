@@ -14,6 +14,7 @@ from h2dlint.analysis.provenance import (
 from h2dlint.analysis.targets import Target
 from h2dlint.analysis.views import FunctionWrites, buffer_roots, function_writes
 from h2dlint.diagnostics import FixSafety
+from h2dlint.engine import visit_read_only
 from h2dlint.rule import Invalid, Rule, Valid
 
 # Methods whose result is read on the host: the chain waits for the copy anyway.
@@ -48,7 +49,7 @@ def _syncs(node: cst.CSTNode) -> bool:
     """Whether a simple statement waits for the device: ``torch.cuda.synchronize()``,
     ``stream.synchronize()``, ``x.item()``, ``x.tolist()``."""
     visitor = _Syncs()
-    node.visit(visitor)
+    visit_read_only(node, visitor)
     return visitor.found
 
 

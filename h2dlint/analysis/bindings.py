@@ -26,6 +26,8 @@ from typing import Final
 
 import libcst as cst
 
+from h2dlint.engine import visit_read_only
+
 UNKNOWN: Final = None
 Scope = cst.FunctionDef | cst.Module
 STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
@@ -352,5 +354,5 @@ def _params(params: cst.Parameters) -> list[str]:
 
 def collect_bindings(scope: Scope) -> Bindings:
     collector = _Collector(scope)
-    scope.visit(collector)
+    visit_read_only(scope, collector)
     return collector.bindings

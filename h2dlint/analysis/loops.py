@@ -43,6 +43,7 @@ from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame, method_frame
 from h2dlint.analysis.provenance import Provenance, first_positional, host_named, keyword
 from h2dlint.analysis.targets import Target, by_name
+from h2dlint.engine import visit_read_only
 
 COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 Comprehension = cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp
@@ -154,19 +155,19 @@ class _Names(cst.CSTVisitor):
         self.calls.append(node)
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)  # an attribute's own name is not a variable
+        visit_read_only(node.value, self)  # an attribute's own name is not a variable
         return False
 
 
 def names_in(node: cst.CSTNode) -> set[str]:
     collector = _Names()
-    node.visit(collector)
+    visit_read_only(node, collector)
     return collector.names
 
 
 def calls_in(node: cst.CSTNode) -> list[cst.Call]:
     collector = _Names()
-    node.visit(collector)
+    visit_read_only(node, collector)
     return collector.calls
 
 

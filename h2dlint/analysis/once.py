@@ -33,6 +33,7 @@ import libcst as cst
 from h2dlint.analysis.frames import ModuleIndex
 from h2dlint.analysis.imports import dotted_name, statements
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.engine import visit_read_only
 
 if TYPE_CHECKING:
     from h2dlint.context import FileContext
@@ -253,12 +254,12 @@ class _References(cst.CSTVisitor):
         self.guards.pop()
 
     def visit_If(self, node: cst.If) -> bool:
-        node.test.visit(self)
+        visit_read_only(node.test, self)
         self.guards[-1].append(node)
-        node.body.visit(self)
+        visit_read_only(node.body, self)
         self.guards[-1].pop()
         if node.orelse is not None:
-            node.orelse.visit(self)
+            visit_read_only(node.orelse, self)
         return False
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -274,7 +275,7 @@ class _References(cst.CSTVisitor):
             self._add(node.value, node, None)
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
+        visit_read_only(node.value, self)
         name = node.attr.value
         if _private(name):
             base = node.value.value if isinstance(node.value, cst.Name) else ""
@@ -284,9 +285,9 @@ class _References(cst.CSTVisitor):
     def visit_Param(self, node: cst.Param) -> bool:
         # a parameter's name is no reference (its annotation and default are visited)
         if node.annotation is not None:
-            node.annotation.visit(self)
+            visit_read_only(node.annotation, self)
         if node.default is not None:
-            node.default.visit(self)
+            visit_read_only(node.default, self)
         return False
 
 
@@ -309,7 +310,7 @@ class RunOnce:
     def references(self) -> dict[str, list[_Reference]]:
         if self._references is None:
             collector = _References()
-            self.module.visit(collector)
+            visit_read_only(self.module, collector)
             self._references = collector.found
         return self._references
 

@@ -44,6 +44,7 @@ from h2dlint.analysis.torch_api import (
 )
 from h2dlint.analysis.views import subscript_fact, view_method_fact
 from h2dlint.context import FileContext
+from h2dlint.engine import visit_read_only
 
 MAX_DEPTH = 12
 # Annotations that say: a numpy array.
@@ -413,7 +414,7 @@ class Provenance:
         try:
             frame = self.index.frame_of(function)
             collector = _Returns()
-            function.body.visit(collector)
+            visit_read_only(function.body, collector)
             if not collector.values or collector.bare or collector.yields:
                 result = UNKNOWN_FACT
             else:
@@ -580,7 +581,7 @@ class Provenance:
         function = frame.function
         if function not in self._appends:
             collector = _Appends()
-            function.visit(collector)
+            visit_read_only(function, collector)
             self._appends[function] = collector.found
         return self._appends[function].get(name, [])
 

@@ -28,6 +28,7 @@ import libcst as cst
 
 from h2dlint.analysis.frames import Frame, parameter_annotation
 from h2dlint.analysis.provenance import Provenance, host_named, positional
+from h2dlint.engine import visit_read_only
 
 SYNC_METHODS = frozenset({"item", "tolist"})
 SYNC_BUILTINS = frozenset({"int", "float", "bool", "complex"})
@@ -230,11 +231,11 @@ class _Names(cst.CSTVisitor):
         self.names: set[str] = set()
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
+        visit_read_only(node.value, self)
         return False
 
     def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
+        visit_read_only(node.value, self)
         return False
 
     def visit_Name(self, node: cst.Name) -> None:
@@ -244,7 +245,7 @@ class _Names(cst.CSTVisitor):
 def _mentions(node: cst.CSTNode | tuple[cst.CSTNode, ...], names: frozenset[str]) -> bool:
     collector = _Names()
     for part in node if isinstance(node, tuple) else (node,):
-        part.visit(collector)
+        visit_read_only(part, collector)
     return bool(collector.names & names)
 
 
@@ -252,7 +253,7 @@ def reads_row(expr: cst.BaseExpression, loop: RowLoop) -> list[cst.BaseExpressio
     """The tensors whose row ``expr`` reads (the walked tensor, or the tensors indexed by the
     index), or None when it reads none."""
     finder = _RowReads(loop)
-    expr.visit(finder)
+    visit_read_only(expr, finder)
     if not finder.reads:
         return None
     if loop.walk is Walk.INDEX:
@@ -299,7 +300,7 @@ class _SyncFinder(cst.CSTVisitor):
     def visit_If(self, node: cst.If) -> bool:
         if _has_modulo(node.test):
             if node.orelse is not None:
-                node.orelse.visit(self)
+                visit_read_only(node.orelse, self)
             return False
         return True
 
@@ -334,7 +335,7 @@ def _has_modulo(node: cst.BaseExpression) -> bool:
             self.found = True
 
     finder = _Modulo()
-    node.visit(finder)
+    visit_read_only(node, finder)
     return finder.found
 
 
@@ -342,7 +343,7 @@ def row_syncs(body: list[cst.CSTNode], loop: RowLoop) -> list[RowSync]:
     """The row syncs in ``body`` (statements of a ``for``, or the parts of a comprehension)."""
     finder = _SyncFinder(loop)
     for node in body:
-        node.visit(finder)
+        visit_read_only(node, finder)
     return finder.found
 
 
@@ -437,7 +438,7 @@ def walks_its_rows(module: cst.Module, tensor: cst.BaseExpression, loop: RowLoop
         return False
     finder = _ShapeReads()
     for bound in loop.bounds:
-        bound.visit(finder)
+        visit_read_only(bound, finder)
     code = module.code_for_node(tensor)
     return any(module.code_for_node(base) == code for base in finder.bases)
 

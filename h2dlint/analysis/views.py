@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from h2dlint.analysis.facts import UNKNOWN_FACT, Fact, Where
+from h2dlint.engine import visit_read_only
 
 if TYPE_CHECKING:
     from h2dlint.analysis.frames import Frame
@@ -527,5 +528,5 @@ def function_writes(function: cst.FunctionDef | cst.Module, imports: ImportTable
     subscript assignments, augmented assignments, in-place methods (``copy_``, ``fill_``, ...),
     ``out=`` arguments and ``np.copyto``."""
     collector = _WriteCollector(function, imports)
-    function.visit(collector)
+    visit_read_only(function, collector)
     return collector.result
