@@ -80,18 +80,18 @@ def _cpython_syntax_error(text: str) -> SyntaxError | None:
     return None
 
 
+def cpython_syntax_finding(error: SyntaxError, path: str) -> Finding:
+    """The E999 finding for a syntax error CPython raised: its message, row and column."""
+    row, column = error.lineno or 1, max(error.offset or 1, 1)
+    return file_finding(path, SYNTAX_ERROR_CODE, f"SyntaxError: {error.msg}", row, column)
+
+
 def _syntax_finding(text: str, path: str, exc: cst.ParserSyntaxError) -> Finding:
     """Locate a syntax error as CPython does (its messages and columns are the ones users
     know), falling back to libcst's own when CPython accepts the file (newer syntax)."""
     cpython = _cpython_syntax_error(text)
     if cpython is not None and cpython.lineno:
-        return file_finding(
-            path,
-            SYNTAX_ERROR_CODE,
-            f"SyntaxError: {cpython.msg}",
-            cpython.lineno,
-            max(cpython.offset or 1, 1),
-        )
+        return cpython_syntax_finding(cpython, path)
     message = " ".join(exc.message.split()) or "invalid syntax"
     return file_finding(
         path, SYNTAX_ERROR_CODE, f"SyntaxError: {message}", exc.editor_line, exc.editor_column

@@ -22,7 +22,13 @@ from h2dlint.diagnostics import (
     Finding,
     file_finding,
 )
-from h2dlint.engine import AnalysisOptions, EnabledRule, check_text, syntax_check
+from h2dlint.engine import (
+    AnalysisOptions,
+    EnabledRule,
+    check_text,
+    cpython_syntax_finding,
+    syntax_check,
+)
 from h2dlint.fileio import WriteError, write_atomically
 from h2dlint.fixer import fix_text
 from h2dlint.large_files import LARGE_FILE_CHARS, MAX_KEPT_CHARS, is_large, reduce_source
@@ -139,9 +145,7 @@ def cpython_parse(text: str, path: str) -> CPythonParse:
     except SyntaxError as exc:
         if exc.msg != "too many nested parentheses":
             return CPythonParse(error=exc)
-        row, column = exc.lineno or 1, max(exc.offset or 1, 1)
-        fatal = file_finding(path, SYNTAX_ERROR_CODE, f"SyntaxError: {exc.msg}", row, column)
-        return CPythonParse(error=exc, fatal=fatal)
+        return CPythonParse(error=exc, fatal=cpython_syntax_finding(exc, path))
     except (RecursionError, MemoryError):
         return CPythonParse(
             fatal=file_finding(path, SYNTAX_ERROR_CODE, "file is too deeply nested to parse")
@@ -216,7 +220,7 @@ def _process(job: FileJob) -> FileResult:
             # Only a file CPython refuses is parsed with libcst, to confirm the error.
             return FileResult(job.display, findings, final_data=job.data, parsed=not parsed.tree)
     if is_large(text):
-        return _process_large(job, text, parsed)
+        return _process_large(job, text, parsed, rules)
     if job.mode is Mode.CHECK:
         # Only the rules that could flag the file: the others would find nothing.
         findings = check_text(text, job.display, rules, job.analysis)
@@ -250,17 +254,15 @@ def _process(job: FileJob) -> FileResult:
     return result
 
 
-def _process_large(job: FileJob, text: str, parsed: CPythonParse) -> FileResult:
-    """A file too large for libcst to parse whole: checked statement by statement, never fixed."""
+def _process_large(
+    job: FileJob, text: str, parsed: CPythonParse, rules: tuple[EnabledRule, ...]
+) -> FileResult:
+    """A file too large for libcst to parse whole: checked statement by statement, never fixed.
+    ``rules``: those with a candidate in the file."""
     if parsed.tree is None:
-        error = parsed.error
-        if error is None:
-            return FileResult(job.display, [], final_data=job.data)
-        message = f"SyntaxError: {error.msg}"
-        row, column = error.lineno or 1, max(error.offset or 1, 1)
-        finding = file_finding(job.display, SYNTAX_ERROR_CODE, message, row, column)
-        return FileResult(job.display, [finding], final_data=job.data)
-    markers = [enabled.rule.prefilter for enabled in job.rules]
+        errors = [cpython_syntax_finding(parsed.error, job.display)] if parsed.error else []
+        return FileResult(job.display, errors, final_data=job.data)
+    markers = [enabled.rule.prefilter for enabled in rules]
     kept = len(text)
     if all(marker is not None for marker in markers):
         needles = [m for group in markers if group for m in group]
@@ -273,7 +275,7 @@ def _process_large(job: FileJob, text: str, parsed: CPythonParse) -> FileResult:
         )
         finding = file_finding(job.display, IO_ERROR_CODE, message)
         return FileResult(job.display, [finding], final_data=job.data)
-    checked = check_text(text, job.display, job.rules, job.analysis)
+    checked = check_text(text, job.display, rules, job.analysis)
     findings = [replace(finding, fix=None) for finding in checked]
     if job.mode is not Mode.CHECK and any(finding.fix is not None for finding in checked):
         findings.append(
