@@ -191,3 +191,23 @@ class Rule:
     def drain_reports(self) -> list[Report]:
         reports, self._reports = self._reports, []
         return reports
+
+
+class ComprehensionVisits:
+    """For a rule that judges every comprehension alike: list, set and dict comprehensions and
+    generator expressions all go to :meth:`on_comprehension`."""
+
+    def on_comprehension(self, node: cst.BaseComp | cst.DictComp) -> None:
+        raise NotImplementedError
+
+    def visit_ListComp(self, node: cst.ListComp) -> None:
+        self.on_comprehension(node)
+
+    def visit_SetComp(self, node: cst.SetComp) -> None:
+        self.on_comprehension(node)
+
+    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
+        self.on_comprehension(node)
+
+    def visit_DictComp(self, node: cst.DictComp) -> None:
+        self.on_comprehension(node)

@@ -13,7 +13,7 @@ from h2dlint.analysis.loops import (
     under_type_dispatch,
 )
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.rule import Invalid, Rule, Valid
+from h2dlint.rule import ComprehensionVisits, Invalid, Rule, Valid
 
 ADVICE = (
     "stack or concatenate them into one pinned buffer (`torch.stack(items, out=pinned)`) and "
@@ -21,7 +21,7 @@ ADVICE = (
 )
 
 
-class PerItemTransfer(Rule):
+class PerItemTransfer(ComprehensionVisits, Rule):
     """## What it does
     Flags a `for` loop or a comprehension whose only job is to copy each item of a collection to
     the device, one copy per item: `[t.to(device) for t in patches]`,
@@ -332,7 +332,7 @@ class PerItemTransfer(Rule):
             f"and from pageable memory one sync per item): {ADVICE}",
         )
 
-    def _comprehension(self, node: Comprehension) -> None:
+    def on_comprehension(self, node: Comprehension) -> None:
         element = node.value if isinstance(node, cst.DictComp) else node.elt
         if not isinstance(element, cst.Call):
             return
@@ -343,18 +343,6 @@ class PerItemTransfer(Rule):
         if assigned_in_place(self.context.ancestors, node, loop.iterable):
             return
         self._report(loop, loop.transfer.call)
-
-    def visit_ListComp(self, node: cst.ListComp) -> None:
-        self._comprehension(node)
-
-    def visit_SetComp(self, node: cst.SetComp) -> None:
-        self._comprehension(node)
-
-    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
-        self._comprehension(node)
-
-    def visit_DictComp(self, node: cst.DictComp) -> None:
-        self._comprehension(node)
 
     def visit_For(self, node: cst.For) -> None:
         provenance = Provenance.of(self.context)

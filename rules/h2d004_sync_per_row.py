@@ -19,7 +19,7 @@ from h2dlint.analysis.syncs import (
     walks_its_rows,
 )
 from h2dlint.diagnostics import FixSafety
-from h2dlint.rule import Invalid, Rule, Valid
+from h2dlint.rule import ComprehensionVisits, Invalid, Rule, Valid
 
 ATOMS = (cst.Name, cst.Attribute, cst.Subscript, cst.Call)
 # `int(`, `float(`, `bool(` as calls of the builtins: after a character that can precede an
@@ -31,7 +31,7 @@ SYNC_BUILTIN_MARKERS = tuple(
 )
 
 
-class SyncPerRow(Rule):
+class SyncPerRow(ComprehensionVisits, Rule):
     """## What it does
     Flags a Python loop or comprehension that reads a tensor on the host once per row:
     `.item()`, `.tolist()`, `int()`, `float()` or `bool()` of each row, whether the loop iterates
@@ -392,19 +392,7 @@ class SyncPerRow(Rule):
         self._judge(node, loop, [node.body], None)
 
     # -- comprehensions ---------------------------------------------------------------------------
-    def visit_ListComp(self, node: cst.ListComp) -> None:
-        self._comprehension(node)
-
-    def visit_SetComp(self, node: cst.SetComp) -> None:
-        self._comprehension(node)
-
-    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
-        self._comprehension(node)
-
-    def visit_DictComp(self, node: cst.DictComp) -> None:
-        self._comprehension(node)
-
-    def _comprehension(self, node: cst.BaseComp | cst.DictComp) -> None:
+    def on_comprehension(self, node: cst.BaseComp | cst.DictComp) -> None:
         for_in = node.for_in
         loop = row_loop(for_in.iter, for_in.target)
         if loop is None:
