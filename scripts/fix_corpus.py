@@ -23,7 +23,6 @@ vllm, vllm-omni and sglang are never used (fetch_corpus refuses them).
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import shutil
@@ -35,20 +34,12 @@ import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
+
+import fetch_corpus  # beside this script: run as `python scripts/fix_corpus.py`
 
 ROOT = Path(__file__).resolve().parents[1]
 INTERNAL_ERROR = "E900"
-
-
-def _fetch_corpus() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("fetch_corpus", ROOT / "scripts/fetch_corpus.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["fetch_corpus"] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 @dataclass
@@ -219,7 +210,6 @@ def print_report(report: PackageReport) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    fetch_corpus = _fetch_corpus()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help="corpus packages (default: all)")
     parser.add_argument("-j", "--jobs", type=int, default=0, help="h2dlint -j (0: all cores)")
