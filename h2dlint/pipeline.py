@@ -73,11 +73,6 @@ class FileResult:
     same_data: bool = False
 
 
-def needs_parse(data: bytes, rules: Sequence[EnabledRule]) -> bool:
-    """Whether any rule could flag a file with these bytes."""
-    return any(_has_markers(data, enabled) for enabled in rules)
-
-
 def _has_markers(data: bytes, enabled: EnabledRule) -> bool:
     markers = enabled.rule.prefilter
     return markers is None or any(marker in data for marker in markers)
@@ -95,7 +90,7 @@ def candidate_rules(
     summary = None
     out = []
     for enabled in kept:
-        wanted = getattr(enabled.rule, "candidate_filter", None)
+        wanted = enabled.rule.candidate_filter
         if wanted is not None:
             if summary is None:
                 summary = summarize(tree)
