@@ -29,22 +29,11 @@ from h2dlint.diagnostics import (
     Location,
     file_finding,
 )
+from h2dlint.jobs import AnalysisOptions, EnabledRule
 from h2dlint.rule import Report, Rule
 from h2dlint.suppression import parse_suppressions
 
 STATEMENT_TYPES = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
-
-
-@dataclass(frozen=True)
-class EnabledRule:
-    """A rule class with the option values it runs with in one file."""
-
-    rule: type[Rule]
-    settings: tuple[tuple[str, Any], ...] = ()
-
-    @property
-    def code(self) -> str:
-        return self.rule.code
 
 
 @dataclass
@@ -335,9 +324,6 @@ class CheckResult:
     suppressed: list[CheckedReport]
     errors: list[Finding]
     context: FileContext
-
-
-AnalysisOptions = tuple[tuple[str, Any], ...]
 
 
 def check_module(

@@ -7,11 +7,10 @@ of one file ends as a located finding for that file; nothing here may end the ru
 from __future__ import annotations
 
 import ast
-import enum
 import gc
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from h2dlint.candidates import summarize
@@ -23,54 +22,16 @@ from h2dlint.diagnostics import (
     file_finding,
 )
 from h2dlint.engine import (
-    AnalysisOptions,
-    EnabledRule,
     check_text,
     cpython_syntax_finding,
     syntax_check,
 )
 from h2dlint.fileio import WriteError, write_atomically
 from h2dlint.fixer import fix_text
+from h2dlint.jobs import EnabledRule, FileJob, FileResult, Mode
 from h2dlint.large_files import LARGE_FILE_CHARS, MAX_KEPT_CHARS, is_large, reduce_source
 from h2dlint.source import SourceError, decode
 from h2dlint.suppression import has_skip_file
-
-
-class Mode(str, enum.Enum):
-    CHECK = "check"
-    FIX = "fix"  # write fixes to the file
-    DIFF = "diff"  # compute fixes, write nothing
-    STDOUT = "stdout"  # compute fixes, return the fixed source (stdin input)
-
-
-@dataclass(frozen=True)
-class FileJob:
-    path: str  # where to read and write
-    display: str  # how to name the file in findings
-    data: bytes
-    rules: tuple[EnabledRule, ...]
-    mode: Mode = Mode.CHECK
-    unsafe: bool = False
-    prefilter: bool = True
-    analysis: AnalysisOptions = ()
-    # With the prefilter: also decide on the CPython ast whether a rule has a candidate in the
-    # file (Rule.candidates), so that only files with one are parsed with libcst.
-    candidates: bool = True
-
-
-@dataclass
-class FileResult:
-    display: str
-    findings: list[Finding]
-    # The bytes the findings belong to (after a fix), for the cache; None when not cacheable.
-    final_data: bytes | None = None
-    fixed_by_code: dict[str, int] = field(default_factory=dict)
-    diff: str = ""
-    output: bytes | None = None
-    # Whether the file was parsed with libcst (to count what the prefilters save).
-    parsed: bool = False
-    # Set by a worker instead of final_data when that is the job's own bytes (runner.py).
-    same_data: bool = False
 
 
 def _has_markers(data: bytes, enabled: EnabledRule) -> bool:
