@@ -394,6 +394,12 @@ def h2dlint_command(*extra: str) -> list[str]:
     return [sys.executable, "-m", "h2dlint", "check", "--select", "ALL", "--exit-zero", *extra]
 
 
+def cache_format() -> int:
+    from h2dlint.cache import CACHE_FORMAT
+
+    return CACHE_FORMAT
+
+
 def rule_codes() -> list[str]:
     from h2dlint.registry import all_rules
 
@@ -502,7 +508,7 @@ def build_variants(
 
     extra: dict[str, Any] = {}
 
-    cache_file = warm_dir / "results-v1.json"
+    cache_file = warm_dir / f"results-v{cache_format()}.json"
     primed: list[int] = []
 
     def prime() -> None:

@@ -1,19 +1,22 @@
 """The result cache: findings per file content, h2dlint build and effective settings.
 
 One JSON file holds every entry, keyed by a hash of those three things, so a file's entry is
-found again wherever the file lives and whatever its timestamp. The file is read once at the start
+found again wherever the file lives and whatever its timestamp. Beside the entries it records each
+file's status (size, times, inode) with the digest of its content, so that a warm run reads only
+the files whose status changed. The file is read once at the start
 of a run and written once at the end, atomically. A cache that cannot be read or written is
 warned about and then ignored: it never fails a run.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -21,7 +24,7 @@ from typing import Any
 import h2dlint
 from h2dlint.diagnostics import Finding
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 # Entries not used for this long are dropped when the cache is written.
 MAX_AGE_S = 30 * 24 * 3600
 MAX_ENTRIES = 200_000
@@ -49,22 +52,39 @@ def build_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def entry_key(content: bytes, settings_fingerprint: str) -> str:
-    digest = hashlib.blake2b(digest_size=20)
-    digest.update(build_fingerprint().encode())
-    digest.update(settings_fingerprint.encode())
-    digest.update(content)
-    return digest.hexdigest()
+def content_digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=20).hexdigest()
+
+
+def entry_key(digest: str, settings_fingerprint: str) -> str:
+    """The key of the findings for content ``digest`` under these settings, by this build."""
+    key = hashlib.blake2b(digest_size=20)
+    key.update(build_fingerprint().encode())
+    key.update(settings_fingerprint.encode())
+    key.update(digest.encode())
+    return key.hexdigest()
+
+
+# A file whose status changed this recently is never answered from its status: a write within
+# the same timestamp tick as the one we saw would leave size and times as they were.
+RACY_WINDOW_NS = 2_000_000_000
 
 
 class ResultCache:
-    def __init__(self, directory: Path, warn: Any) -> None:
+    """Findings by content and settings (``entries``), the content digest of each file by its
+    status (``files``: a file whose size, times and inode are unchanged is not read again), and
+    the rule catalogue of the build that wrote it (``rules``, see catalogue.py)."""
+
+    def __init__(self, directory: Path, warn: Callable[[str], None]) -> None:
         self.directory = directory
         self.file = directory / f"results-v{CACHE_FORMAT}.json"
         self.warn = warn
         self.entries: dict[str, dict[str, Any]] = {}
+        self.files: dict[str, list[Any]] = {}
+        self.rules: Any = None
         self.dirty = False
         self.now = int(time.time())
+        self._racy_after = time.time_ns() - RACY_WINDOW_NS
         self._load()
 
     def _load(self) -> None:
@@ -85,10 +105,18 @@ class ResultCache:
                 for key, entry in data["entries"].items()
                 if isinstance(entry, dict) and isinstance(entry.get("used", 0), int)
             }
+            files = data.get("files")
+            if isinstance(files, dict):
+                self.files = {
+                    path: status
+                    for path, status in files.items()
+                    if isinstance(status, list) and len(status) == len(_STATUS_FIELDS) + 2
+                }
+            self.rules = data.get("rules")
             self.dirty = len(self.entries) != len(data["entries"])
         except (ValueError, AttributeError) as exc:  # UnicodeDecodeError is a ValueError
             self.warn(f"cache {self.file} is corrupt ({exc}); it will be rebuilt")
-            self.entries = {}
+            self.entries, self.files, self.rules = {}, {}, None
             self.dirty = True
 
     def get(self, key: str, path: str) -> list[Finding] | None:
@@ -110,30 +138,82 @@ class ResultCache:
         self.entries[key] = {"used": self.now, "findings": [f.to_dict() for f in findings]}
         self.dirty = True
 
+    def known_digest(self, path: str, status: os.stat_result) -> str | None:
+        """The content digest of ``path`` when its status is the one recorded with it."""
+        known = self.files.get(path)
+        if known is None or known[: len(_STATUS_FIELDS)] != _status(status):
+            return None
+        digest = known[-2]
+        if not isinstance(digest, str):
+            return None
+        used = known[-1]
+        if not isinstance(used, int) or self.now - used > 3600:
+            known[-1] = self.now
+            self.dirty = True
+        return digest
+
+    def remember_digest(self, path: str, status: os.stat_result, digest: str) -> None:
+        """Record that ``path``, with ``status`` (taken before it was read), holds ``digest``;
+        not for a file changed within the racy window."""
+        if max(status.st_mtime_ns, status.st_ctime_ns) >= self._racy_after:
+            return
+        record = [*_status(status), digest, self.now]
+        if self.files.get(path) != record:
+            self.files[path] = record
+            self.dirty = True
+
     def save(self) -> None:
         if not self.dirty:
             return
-        fresh = {
-            key: entry
-            for key, entry in self.entries.items()
-            if self.now - entry.get("used", 0) <= MAX_AGE_S
-        }
-        if len(fresh) > MAX_ENTRIES:
-            newest = sorted(fresh.items(), key=lambda kv: kv[1].get("used", 0), reverse=True)
-            fresh = dict(newest[:MAX_ENTRIES])
-        payload = json.dumps({"format": CACHE_FORMAT, "entries": fresh}, separators=(",", ":"))
+        fresh = _recent(self.entries, lambda entry: entry.get("used", 0), self.now)
+        files = _recent(self.files, lambda status: status[-1], self.now)
+        payload = json.dumps(
+            {"format": CACHE_FORMAT, "rules": self.rules, "entries": fresh, "files": files},
+            separators=(",", ":"),
+        )
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            ignore = self.directory / ".gitignore"
-            if not ignore.exists():
-                ignore.write_text("# Created by h2dlint automatically.\n*\n", encoding="utf-8")
-            fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".results-", suffix=".tmp")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    handle.write(payload)
-                os.replace(tmp, self.file)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+            write_in_cache_dir(self.directory, self.file.name, payload)
         except OSError as exc:
             self.warn(f"cache {self.directory} cannot be written ({exc.strerror}); skipped")
+            return
+        for old in range(1, CACHE_FORMAT):  # an earlier format's cache is dead weight
+            with contextlib.suppress(OSError):
+                (self.directory / f"results-v{old}.json").unlink(missing_ok=True)
+
+
+_STATUS_FIELDS = ("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino")
+
+
+def _status(status: os.stat_result) -> list[int]:
+    return [getattr(status, name) for name in _STATUS_FIELDS]
+
+
+def _recent(items: dict[str, Any], used: Callable[[Any], Any], now: int) -> dict[str, Any]:
+    """The items used within MAX_AGE_S, at most MAX_ENTRIES of them, the newest."""
+
+    def age(item: Any) -> int:
+        stamp = used(item)
+        return now - stamp if isinstance(stamp, int) else MAX_AGE_S + 1
+
+    fresh = {key: item for key, item in items.items() if age(item) <= MAX_AGE_S}
+    if len(fresh) > MAX_ENTRIES:
+        newest = sorted(fresh.items(), key=lambda kv: age(kv[1]))
+        fresh = dict(newest[:MAX_ENTRIES])
+    return fresh
+
+
+def write_in_cache_dir(directory: Path, name: str, payload: str) -> None:
+    """Write ``payload`` to ``directory/name`` atomically, creating the directory with a
+    ``.gitignore`` that keeps it out of version control. Raises OSError."""
+    directory.mkdir(parents=True, exist_ok=True)
+    ignore = directory / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# Created by h2dlint automatically.\n*\n", encoding="utf-8")
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{name}-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(payload)
+        os.replace(tmp, directory / name)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -8,11 +8,13 @@ from pathlib import Path
 
 import click
 
+from h2dlint.cache import ResultCache
+from h2dlint.catalogue import known_rules
 from h2dlint.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, _split, _warn, color_default
 from h2dlint.config import ConfigError, Overrides, SettingsResolver, find_config_file
 from h2dlint.diagnostics import INTERNAL_ERROR_CODE, FixSafety
 from h2dlint.discovery import Discovery, display_path, relative_to_root
-from h2dlint.pipeline import FileJob, Mode
+from h2dlint.jobs import FileJob, Mode
 from h2dlint.reporters import ReportOptions, RunSummary, render
 from h2dlint.runner import RunOptions, RunResult, run
 
@@ -78,8 +80,12 @@ def run_check(
     if read_stdin and fix and file_paths:
         click.echo("h2dlint: error: --fix with `-` cannot also take file paths", err=True)
         return EXIT_ERROR
+    cache_path = None if read_stdin else _cache_dir(no_cache, cache_dir, cwd)
+    # Opened first: it holds the rule catalogue, without which the settings would import the
+    # rules (and libcst) to learn their codes.
+    cache = ResultCache(cache_path, _warn) if cache_path is not None else None
     try:
-        resolver = SettingsResolver(overrides, config_file, cwd)
+        resolver = SettingsResolver(overrides, config_file, cwd, known_rules(cache))
         discovery = Discovery(
             resolver, cwd, force_exclude=force_exclude, respect_gitignore=respect_gitignore
         )
@@ -100,11 +106,10 @@ def run_check(
         mode=mode,
         unsafe_fixes=unsafe_fixes,
         jobs=jobs,
-        cache_dir=None if read_stdin else _cache_dir(no_cache, cache_dir, cwd),
         prefilter=not no_prefilter,
         candidates=not no_candidate_filter,
     )
-    result = run(candidates, options, _warn, stdin_job)
+    result = run(candidates, options, _warn, stdin_job, cache)
     return _report(
         result,
         mode,

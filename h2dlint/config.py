@@ -18,10 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from h2dlint import __version__
-from h2dlint.engine import EnabledRule
+from h2dlint.catalogue import RuleSpec, known_rules
 from h2dlint.globs import Glob
-from h2dlint.registry import all_rules
-from h2dlint.rule import Rule
+from h2dlint.jobs import EnabledRule
 from h2dlint.selection import Layer, SelectionError, resolve, validate
 
 if sys.version_info >= (3, 11):
@@ -155,16 +154,15 @@ def _string_list(value: Any, path: Path | None, key: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _known_codes() -> dict[str, str]:
-    return {code: rule.name for code, rule in all_rules().items()}
+def _names(rules: Mapping[str, RuleSpec]) -> dict[str, str]:
+    return {code: rule.name for code, rule in rules.items()}
 
 
 def _rule_options(
-    value: Any, path: Path | None
+    value: Any, path: Path | None, rules: Mapping[str, RuleSpec]
 ) -> tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]:
     if not isinstance(value, dict):
         raise ConfigError(f"{_where(path, 'rules')}: expected a table of rule tables")
-    rules = all_rules()
     out = []
     for code, options in sorted(value.items()):
         rule = rules.get(code.upper()) or next((r for r in rules.values() if r.name == code), None)
@@ -193,14 +191,22 @@ def _freeze(value: Any) -> Any:
     return tuple(value) if isinstance(value, list) else value
 
 
-def parse_config(data: Mapping[str, Any], path: Path | None, root: Path) -> FileConfig:
-    """Validate the ``[tool.h2dlint]`` table ``data`` read from ``path``."""
+def parse_config(
+    data: Mapping[str, Any],
+    path: Path | None,
+    root: Path,
+    rules: Mapping[str, RuleSpec] | None = None,
+) -> FileConfig:
+    """Validate the ``[tool.h2dlint]`` table ``data`` read from ``path`` against ``rules``
+    (default: the registered rules)."""
+    if rules is None:
+        rules = known_rules()
     unknown = sorted(set(data) - set(KNOWN_KEYS))
     if unknown:
         raise ConfigError(
             f"{_where(path, unknown[0])}: unknown key (known keys: {', '.join(KNOWN_KEYS)})"
         )
-    known = _known_codes()
+    known = _names(rules)
     kwargs: dict[str, Any] = {}
     try:
         for key in ("select", "extend-select", "ignore"):
@@ -222,7 +228,7 @@ def parse_config(data: Mapping[str, Any], path: Path | None, root: Path) -> File
             raise ConfigError(f"{_where(path, 'unsafe-fixes')}: expected true or false")
         kwargs["unsafe_fixes"] = data["unsafe-fixes"]
     if "rules" in data:
-        kwargs["rule_options"] = _rule_options(data["rules"], path)
+        kwargs["rule_options"] = _rule_options(data["rules"], path, rules)
     if "analysis" in data:
         kwargs["analysis"] = _analysis_options(data["analysis"], path)
     return FileConfig(path=path, root=root, **kwargs)
@@ -264,7 +270,7 @@ def _per_file_ignores(
     return tuple(out)
 
 
-def read_config_file(path: Path) -> FileConfig | None:
+def read_config_file(path: Path, rules: Mapping[str, RuleSpec] | None = None) -> FileConfig | None:
     """The configuration in ``path``, or None for a ``pyproject.toml`` without h2dlint's table."""
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -283,7 +289,7 @@ def read_config_file(path: Path) -> FileConfig | None:
         table = raw.get("tool", {}).get("h2dlint", raw) if "tool" in raw else raw
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.h2dlint] must be a table")
-    return parse_config(table, path, path.parent.resolve())
+    return parse_config(table, path, path.parent.resolve(), rules)
 
 
 def find_config_file(directory: Path) -> Path | None:
@@ -313,18 +319,26 @@ def _mentions_h2dlint(pyproject: Path) -> bool:
 class SettingsResolver:
     """Settings per directory, from the nearest configuration file, cached."""
 
-    def __init__(self, overrides: Overrides, config_file: Path | None, cwd: Path) -> None:
+    def __init__(
+        self,
+        overrides: Overrides,
+        config_file: Path | None,
+        cwd: Path,
+        rules: Mapping[str, RuleSpec] | None = None,
+    ) -> None:
+        self.rules = known_rules() if rules is None else rules
         self.overrides = overrides
         self.cwd = cwd
         self._by_dir: dict[Path, Settings] = {}
+        self._by_real: dict[str, Settings] = {}
         self._by_config: dict[Path | None, Settings] = {}
         self._config_of: dict[Path, Path | None] = {}
         self._fixed: Settings | None = None
         if config_file is not None:
-            loaded = read_config_file(config_file)
+            loaded = read_config_file(config_file, self.rules)
             if loaded is None:
                 raise ConfigError(f"{config_file}: no [tool.h2dlint] table")
-            self._fixed = build_settings(loaded, overrides)
+            self._fixed = build_settings(loaded, overrides, self.rules)
 
     def _config_file(self, directory: Path) -> Path | None:
         """:func:`find_config_file`, remembering each directory's answer for the run: a walk
@@ -335,6 +349,13 @@ class SettingsResolver:
         if found is None and directory.parent != directory:
             found = self._config_file(directory.parent)
         self._config_of[directory] = found
+        return found
+
+    def for_real_directory(self, real: str) -> Settings:
+        """The settings for files in the directory whose real path is ``real``."""
+        found = self._by_real.get(real)
+        if found is None:
+            found = self._by_real[real] = self.for_directory(Path(real), resolved=True)
         return found
 
     def for_directory(self, directory: Path, *, resolved: bool = False) -> Settings:
@@ -352,17 +373,20 @@ class SettingsResolver:
             if config_path is None:
                 loaded = FileConfig(path=None, root=self.cwd.resolve())
             else:
-                loaded = read_config_file(config_path) or FileConfig(
+                loaded = read_config_file(config_path, self.rules) or FileConfig(
                     path=None, root=config_path.parent.resolve()
                 )
-            settings = build_settings(loaded, self.overrides)
+            settings = build_settings(loaded, self.overrides, self.rules)
             self._by_config[config_path] = settings
         self._by_dir[directory] = settings
         return settings
 
 
-def build_settings(config: FileConfig, overrides: Overrides) -> Settings:
-    rules = all_rules()
+def build_settings(
+    config: FileConfig, overrides: Overrides, rules: Mapping[str, RuleSpec] | None = None
+) -> Settings:
+    if rules is None:
+        rules = known_rules()
     known = {code: rule.name for code, rule in rules.items()}
     try:
         cli_select = validate(overrides.select, known, "--select") if overrides.select else None
@@ -380,7 +404,7 @@ def build_settings(config: FileConfig, overrides: Overrides) -> Settings:
     enabled = resolve(layers, known)
     options = dict(config.rule_options)
     enabled_rules = tuple(
-        EnabledRule(rules[code], _settings_for(rules[code], dict(options.get(code, ()))))
+        EnabledRule(code, _settings_for(rules[code], dict(options.get(code, ()))))
         for code in sorted(enabled)
     )
     exclude_patterns = (
@@ -404,7 +428,7 @@ def build_settings(config: FileConfig, overrides: Overrides) -> Settings:
     )
 
 
-def _settings_for(rule: type[Rule], given: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
+def _settings_for(rule: RuleSpec, given: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
     merged = {**rule.default_settings(), **given}
     return tuple(sorted((k, _freeze(v)) for k, v in merged.items()))
 

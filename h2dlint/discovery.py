@@ -22,7 +22,7 @@ PYTHON_SUFFIXES = (".py", ".pyi")
 
 @dataclass(frozen=True)
 class Candidate:
-    path: Path
+    path: str  # absolute
     display: str
     settings: Settings
     # Why the file cannot be checked (a dangling symlink, a missing path), if it cannot.
@@ -97,24 +97,28 @@ class Discovery:
             display = display_path(path, self.cwd)
             if not path.exists():
                 reason = "dangling symlink" if path.is_symlink() else "no such file or directory"
-                yield Candidate(path, display, settings, error=reason)
+                yield Candidate(str(path), display, settings, error=reason)
                 continue
             if self.force_exclude and self._excluded(path, settings):
                 continue
-            yield Candidate(path, display, settings)
+            yield Candidate(str(path), display, settings)
 
     def _excluded(self, path: Path, settings: Settings) -> bool:
         return settings.is_excluded(relative_to_root(path, settings))
 
     def _walk(self, top: Path) -> Iterator[Candidate]:
+        """Every file below ``top`` that is not excluded or ignored. Paths are strings here:
+        this runs for every entry of the tree, where pathlib's parsing would dominate."""
         settings = self.resolver.for_directory(top)
         if self.force_exclude and self._excluded(top, settings):
             return
         repo_root, ignores = (None, [])
         if self.respect_gitignore:
             repo_root, ignores = load_repo_ignores(top)
-        base_dir = repo_root or top
-        stack: list[tuple[Path, IgnoreStack]] = [(top, IgnoreStack(list(ignores)))]
+        base_dir = str(repo_root or top)
+        start = str(top)
+        cwd = str(self.cwd)
+        stack: list[tuple[str, IgnoreStack]] = [(start, IgnoreStack(list(ignores)))]
         while stack:
             directory, ignore_stack = stack.pop()
             try:
@@ -122,60 +126,45 @@ class Discovery:
             except OSError as exc:
                 self.warnings.append(f"{display_path(directory, self.cwd)}: {exc.strerror}")
                 continue
-            rel_dir = _rel(directory, base_dir)
+            below = _below(directory, base_dir)
+            rel_dir = "" if below is None or below == "." else below
             # The repository's ignores were loaded down to ``top``; below it, or outside any
             # repository, each directory's own .gitignore joins as the walk reaches it.
-            if self.respect_gitignore and (directory != top or repo_root is None):
-                local = directory / ".gitignore"
-                if local.is_file():
-                    ignore_stack = IgnoreStack(
-                        [*ignore_stack.ignores, GitIgnore.from_file(local, rel_dir)]
-                    )
+            if self.respect_gitignore and (directory != start or repo_root is None):
+                local = next((e for e in entries if e.name == ".gitignore"), None)
+                if local is not None and local.is_file():
+                    ignore = GitIgnore.from_file(Path(local.path), rel_dir)
+                    ignore_stack = IgnoreStack([*ignore_stack.ignores, ignore])
             real_dir = os.path.realpath(directory)
-            settings = self.resolver.for_directory(Path(real_dir), resolved=True)
-            subdirs: list[Path] = []
+            settings = self.resolver.for_real_directory(real_dir)
+            root = str(settings.root)
+            subdirs: list[str] = []
             for entry in entries:
-                yield from self._entry(entry, rel_dir, ignore_stack, settings, subdirs, real_dir)
+                name = entry.name
+                try:
+                    is_link = entry.is_symlink()
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                except OSError:
+                    continue
+                # entry.path is absolute and normal: the walk starts from an absolute path.
+                from_root = _below(entry.path, root)
+                if settings.is_excluded_entry(from_root if from_root is not None else name, name):
+                    continue
+                rel = f"{rel_dir}/{name}" if rel_dir else name
+                if self.respect_gitignore and ignore_stack.is_ignored(rel, is_dir):
+                    continue
+                if is_dir:
+                    subdirs.append(entry.path)
+                    continue
+                if not name.endswith(PYTHON_SUFFIXES):
+                    continue
+                shown = _below(entry.path, cwd)
+                display = shown if shown is not None else entry.path
+                if is_link and not os.path.exists(entry.path):
+                    yield Candidate(entry.path, display, settings, error="dangling symlink")
+                    continue
+                if is_link and os.path.isdir(entry.path):
+                    continue  # a symlink to a directory named *.py: never followed
+                real = None if is_link else os.path.join(real_dir, name)
+                yield Candidate(entry.path, display, settings, real=real)
             stack.extend((sub, ignore_stack) for sub in reversed(subdirs))
-
-    def _entry(
-        self,
-        entry: os.DirEntry[str],
-        rel_dir: str,
-        ignore_stack: IgnoreStack,
-        settings: Settings,
-        subdirs: list[Path],
-        real_dir: str,
-    ) -> Iterator[Candidate]:
-        rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
-        try:
-            is_link = entry.is_symlink()
-            is_dir = entry.is_dir(follow_symlinks=False)
-        except OSError:
-            return
-        if settings.is_excluded_entry(relative_to_root(entry.path, settings), entry.name):
-            return
-        if self.respect_gitignore and ignore_stack.is_ignored(rel, is_dir):
-            return
-        path = Path(entry.path)
-        if is_dir:
-            subdirs.append(path)
-            return
-        if not entry.name.endswith(PYTHON_SUFFIXES):
-            return
-        display = display_path(entry.path, self.cwd)
-        if is_link and not path.exists():
-            yield Candidate(path, display, settings, error="dangling symlink")
-            return
-        if is_link and path.is_dir():
-            return  # a symlink to a directory named *.py: never followed
-        real = None if is_link else os.path.join(real_dir, entry.name)
-        yield Candidate(path, display, settings, real=real)
-
-
-def _rel(path: Path, base: Path) -> str:
-    try:
-        rel = path.relative_to(base).as_posix()
-    except ValueError:
-        return ""
-    return "" if rel == "." else rel

@@ -22,7 +22,7 @@ class WriteError(Exception):
     """The fix could not be written; the original file is untouched."""
 
 
-def read_bytes(path: Path) -> bytes:
+def read_bytes(path: str | Path) -> bytes:
     """The content of the regular file at ``path`` (through symlinks). Anything else raises
     OSError: reading a FIFO blocks forever, and a device such as /dev/zero never ends."""
     # O_NONBLOCK: opening a FIFO must not wait for a writer. It changes nothing for a file.

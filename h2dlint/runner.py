@@ -1,8 +1,12 @@
 """A whole run: read every candidate, answer what the cache can, check the rest in parallel.
 
 The main process reads each file once (to key the cache and to hand the exact bytes to the worker
-that checks or fixes it), so a fix is only ever written over the bytes it was computed from.
-Results come back in any order and are sorted by path, line, column and code.
+that checks or fixes it), so a fix is only ever written over the bytes it was computed from; a
+file whose status the cache recorded with its digest is not read at all. Results come back in any
+order and are sorted by path, line, column and code.
+
+This module imports neither libcst nor the rules: a run the cache answers whole never needs them.
+The pipeline is imported when the first file must be checked, before any worker is forked.
 """
 
 from __future__ import annotations
@@ -13,16 +17,14 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from h2dlint.cache import ResultCache, entry_key
+from h2dlint.cache import ResultCache, content_digest, entry_key
 from h2dlint.config import Settings, fingerprint
 from h2dlint.diagnostics import INTERNAL_ERROR_CODE, IO_ERROR_CODE, Finding, file_finding
 from h2dlint.discovery import Candidate, relative_to_root
-from h2dlint.engine import AnalysisOptions, EnabledRule
 from h2dlint.fileio import read_bytes
-from h2dlint.pipeline import FileJob, FileResult, Mode, process
+from h2dlint.jobs import AnalysisOptions, EnabledRule, FileJob, FileResult, Mode
 
 if TYPE_CHECKING:
     from multiprocessing.context import BaseContext
@@ -36,7 +38,6 @@ class RunOptions:
     mode: Mode = Mode.CHECK
     unsafe_fixes: bool | None = None  # None: each file's settings decide
     jobs: int = 0  # 0: all cores
-    cache_dir: Path | None = None  # None: no cache
     prefilter: bool = True
     candidates: bool = True  # with the prefilter, also the ast candidate filter
 
@@ -79,8 +80,23 @@ def _job(candidate: Candidate, data: bytes, options: RunOptions) -> FileJob:
     )
 
 
-def _cacheable(job: FileJob) -> bool:
-    return job.mode is Mode.CHECK or job.mode is Mode.FIX
+def _cacheable(mode: Mode) -> bool:
+    return mode is Mode.CHECK or mode is Mode.FIX
+
+
+def process(job: FileJob) -> FileResult:
+    """Check (or fix) one file: pipeline.process, imported on first use."""
+    from h2dlint.pipeline import process as process_file
+
+    return process_file(job)
+
+
+@dataclass
+class _Pending:
+    job: FileJob
+    key: str | None = None  # the cache key of the job's bytes
+    status: os.stat_result | None = None  # the file's status before it was read
+    digest: str | None = None
 
 
 def run(
@@ -88,16 +104,35 @@ def run(
     options: RunOptions,
     warn: Callable[[str], None],
     stdin_job: FileJob | None = None,
+    cache: ResultCache | None = None,
 ) -> RunResult:
+    """Check ``candidates`` (and ``stdin_job``), answering from ``cache`` what it can and
+    recording there what was checked; the cache is saved at the end."""
     result = RunResult()
-    cache = ResultCache(options.cache_dir, warn) if options.cache_dir else None
-    pending: list[tuple[FileJob, str | None]] = []
+    pending: list[_Pending] = []
     if stdin_job is not None:
-        pending.append((stdin_job, None))
+        pending.append(_Pending(stdin_job))
+    use_cache = cache is not None and _cacheable(options.mode)
     for candidate in candidates:
         if candidate.error is not None:
             result.findings.append(file_finding(candidate.display, IO_ERROR_CODE, candidate.error))
             continue
+        path = str(candidate.path)
+        status = None
+        if use_cache:
+            assert cache is not None
+            settings = candidate.settings
+            rules = settings.rules_for(relative_to_root(path, settings))
+            settings_key = _job_fingerprint(rules, settings.analysis)
+            try:
+                status = os.stat(path)
+            except OSError:
+                status = None  # reading it reports why
+            digest = cache.known_digest(path, status) if status is not None else None
+            if digest is not None and _answer(
+                cache, entry_key(digest, settings_key), candidate, options, result
+            ):
+                continue
         try:
             data = read_bytes(candidate.path)
         except OSError as exc:
@@ -107,19 +142,20 @@ def run(
             )
             continue
         job = _job(candidate, data, options)
-        key = None
-        if cache is not None and _cacheable(job):
-            key = entry_key(data, _job_fingerprint(job.rules, job.analysis))
-            hit = cache.get(key, job.display)
-            if hit is not None and (job.mode is Mode.CHECK or not _has_fix(hit, job.unsafe)):
-                result.findings.extend(hit)
-                result.files_checked += 1
+        item = _Pending(job)
+        if use_cache:
+            assert cache is not None
+            item.status, item.digest = status, content_digest(data)
+            item.key = entry_key(item.digest, _job_fingerprint(job.rules, job.analysis))
+            if _answer(cache, item.key, candidate, options, result):
+                if status is not None:
+                    cache.remember_digest(path, status, item.digest)
                 continue
-        pending.append((job, key))
+        pending.append(item)
 
-    for (job, key), outcome in zip(
-        pending, _execute([j for j, _ in pending], options.jobs), strict=True
-    ):
+    outcomes = _execute([item.job for item in pending], options.jobs)
+    for item, outcome in zip(pending, outcomes, strict=True):
+        job = item.job
         result.files_checked += 1
         result.files_parsed += outcome.parsed
         result.findings.extend(outcome.findings)
@@ -130,16 +166,37 @@ def run(
         if outcome.output is not None:
             result.outputs.append(outcome.output)
         cacheable = all(f.code != INTERNAL_ERROR_CODE for f in outcome.findings)
-        if cache is not None and key is not None and outcome.final_data is not None and cacheable:
-            final_key = key
-            if outcome.final_data is not job.data:
-                final_key = entry_key(outcome.final_data, _job_fingerprint(job.rules, job.analysis))
-            cache.put(final_key, outcome.findings)
+        if cache is None or item.key is None or outcome.final_data is None or not cacheable:
+            continue
+        if outcome.final_data is job.data:
+            cache.put(item.key, outcome.findings)
+            if item.status is not None and item.digest is not None:
+                cache.remember_digest(job.path, item.status, item.digest)
+        else:  # fixed: the findings belong to the new bytes, whose status is not known yet
+            settings_key = _job_fingerprint(job.rules, job.analysis)
+            cache.put(entry_key(content_digest(outcome.final_data), settings_key), outcome.findings)
     if cache is not None:
         cache.save()
     result.findings.sort(key=lambda f: f.sort_key)
     result.diffs.sort()
     return result
+
+
+def _answer(
+    cache: ResultCache, key: str, candidate: Candidate, options: RunOptions, result: RunResult
+) -> bool:
+    """Whether the cache answers for the file: its findings, when nothing is left to fix."""
+    hit = cache.get(key, candidate.display)
+    if hit is None:
+        return False
+    if options.mode is not Mode.CHECK:
+        settings = candidate.settings
+        unsafe = settings.unsafe_fixes if options.unsafe_fixes is None else options.unsafe_fixes
+        if _has_fix(hit, unsafe):
+            return False
+    result.findings.extend(hit)
+    result.files_checked += 1
+    return True
 
 
 def _has_fix(findings: Iterable[Finding], unsafe: bool) -> bool:
@@ -150,6 +207,13 @@ def _has_fix(findings: Iterable[Finding], unsafe: bool) -> bool:
 
 
 def _execute(jobs: list[FileJob], requested: int) -> Iterable[FileResult]:
+    if not jobs:
+        return []
+    # The pipeline and the rules are imported here, once, before any worker is forked.
+    import h2dlint.pipeline  # noqa: F401
+    from h2dlint.registry import all_rules
+
+    all_rules()
     workers = min(requested or available_cores(), len(jobs))
     if workers <= 1 or len(jobs) < PARALLEL_THRESHOLD:
         return [process(job) for job in jobs]

@@ -60,7 +60,7 @@ def lint(tree: Path, *, candidates: bool, jobs: int) -> Outcome:
         resolver = SettingsResolver(Overrides(select=("ALL",)), None, Path(cwd))
         discovery = Discovery(resolver, Path(cwd))
         found = discovery.candidates([tree])
-        options = RunOptions(mode=Mode.CHECK, jobs=jobs, cache_dir=None, candidates=candidates)
+        options = RunOptions(mode=Mode.CHECK, jobs=jobs, candidates=candidates)
         cpu, wall = _cpu(), time.perf_counter()
         result = run(found, options, warn)
         cpu, wall = _cpu() - cpu, time.perf_counter() - wall

@@ -367,8 +367,8 @@ def test_permission_error_on_read_is_an_io_error(
     (project / "secret.py").write_text("x = 1\n")
     real_read = h2dlint.runner.read_bytes
 
-    def read_bytes(path: Path) -> bytes:
-        if path.name == "secret.py":
+    def read_bytes(path: str) -> bytes:
+        if os.path.basename(path) == "secret.py":
             raise PermissionError(13, "Permission denied", str(path))
         return real_read(path)
 
@@ -394,9 +394,9 @@ def test_file_deleted_between_discovery_and_read(
     (project / "gone.py").write_text(FLAGGED)
     real_read = h2dlint.runner.read_bytes
 
-    def read_bytes(path: Path) -> bytes:
-        if path.name == "gone.py":
-            path.unlink()  # discovery saw it; it disappears just before it is read
+    def read_bytes(path: str) -> bytes:
+        if os.path.basename(path) == "gone.py":
+            os.unlink(path)  # discovery saw it; it disappears just before it is read
         return real_read(path)
 
     monkeypatch.setattr(h2dlint.runner, "read_bytes", read_bytes)

@@ -7,13 +7,16 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
 
+import h2dlint.cache
 import h2dlint.runner
+from h2dlint.cache import CACHE_FORMAT
 from h2dlint.cli import main
 from h2dlint.pipeline import FileJob, FileResult
 
@@ -200,9 +203,13 @@ def test_selecting_the_same_rules_differently_shares_entries(
         (b"\xef\xbb\xbf{not json", True),
         (b"", True),
         (b"[1, 2, 3]", True),
-        (b'{"format": 1, "entries": []}', True),
+        (b'{"format": %d, "entries": []}' % CACHE_FORMAT, True),
         (b'{"format": 99, "entries": {}}', True),
-        (b'{"format": 1, "entries": {"k": 5, "j": {"used": "today", "findings": []}}}', False),
+        (
+            b'{"format": %d, "entries": {"k": 5, "j": {"used": "today", "findings": []}}}'
+            % CACHE_FORMAT,
+            False,
+        ),
     ],
     ids=["binary", "bad-json", "empty", "list", "bad-entries", "other-format", "bad-entry"],
 )
@@ -222,7 +229,7 @@ def test_corrupt_cache_warns_gives_correct_results_and_is_rewritten(
         assert result.stderr.startswith("h2dlint: warning: cache ")
         assert "corrupt" in result.stderr
     rewritten = json.loads(cache_file(cache).read_bytes())
-    assert rewritten["format"] == 1
+    assert rewritten["format"] == CACHE_FORMAT
     assert len(rewritten["entries"]) == len(ALL_FILES)
     assert all(isinstance(entry, dict) for entry in rewritten["entries"].values())
     checked.clear()
@@ -275,7 +282,9 @@ def test_unwritable_cache_dir_warns_and_gives_correct_results(project: Path, blo
 def test_unreadable_cache_file_warns(project: Path) -> None:
     expected = lint("--no-cache", "--output-format", "json", "src")
     cache = project / "cache"
-    (cache / "results-v1.json").mkdir(parents=True)  # a directory where the file should be
+    (cache / f"results-v{CACHE_FORMAT}.json").mkdir(
+        parents=True
+    )  # a directory where the file should be
     result = cached(cache, "--output-format", "json", "src")
     assert result.stdout == expected.stdout
     assert result.exit_code == 1
@@ -333,3 +342,166 @@ def test_existing_gitignore_in_cache_dir_is_kept(project: Path) -> None:
     (cache / ".gitignore").write_text("# mine\n*\n")
     cached(cache, "src")
     assert (cache / ".gitignore").read_text() == "# mine\n*\n"
+
+
+# -- what a warm run reads and imports ----------------------------------------------------------
+
+
+class Reads:
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> Reads:
+    record = Reads()
+    real_read = h2dlint.runner.read_bytes
+
+    def read_bytes(path: str) -> bytes:
+        record.names.append(os.path.basename(path))
+        return real_read(path)
+
+    monkeypatch.setattr(h2dlint.runner, "read_bytes", read_bytes)
+    return record
+
+
+@pytest.fixture
+def no_racy_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The files of a test are seconds old: trust their status as if they were older."""
+    monkeypatch.setattr(h2dlint.cache, "RACY_WINDOW_NS", 0)
+
+
+def test_files_whose_status_is_unchanged_are_not_read(
+    project: Path, checked: Checked, reads: Reads, no_racy_window: None
+) -> None:
+    cache = project / "cache"
+    cold = cached(cache, "--output-format", "json", "src")
+    assert sorted(reads.names) == ALL_FILES
+    reads.names.clear()
+    checked.clear()
+    warm = cached(cache, "--output-format", "json", "src")
+    assert reads.names == [] and checked.names == []
+    assert warm.stdout == cold.stdout
+    # An edit changes the size or the times: that file alone is read and checked again.
+    flagged = project / "src" / "flagged.py"
+    flagged.write_text("import torch\n\n\n" + FILES["flagged.py"].split("\n", 1)[1])
+    edited = cached(cache, "--output-format", "json", "src")
+    assert reads.names == ["flagged.py"] and checked.names == ["src/flagged.py"]
+    assert ("flagged.py", "H2D002", 4, 5) in findings(edited)
+
+
+def test_a_touched_file_is_read_but_not_checked_again(
+    project: Path, checked: Checked, reads: Reads, no_racy_window: None
+) -> None:
+    cache = project / "cache"
+    cached(cache, "src")
+    os.utime(project / "src" / "clean.py", (1_000_000, 1_000_000))
+    reads.names.clear()
+    checked.clear()
+    cached(cache, "src")
+    assert reads.names == ["clean.py"] and checked.names == []
+
+
+def test_same_size_same_mtime_edit_is_seen(
+    project: Path, checked: Checked, no_racy_window: None
+) -> None:
+    """An edit that keeps the size and puts the old mtime back (``cp -p``, a restore) still
+    changes the ctime (and here the inode): the file is read and checked again."""
+    cache = project / "cache"
+    flagged = project / "src" / "flagged.py"
+    before = flagged.stat()
+    cached(cache, "src")
+    replacement = project / "replacement.py"
+    replacement.write_text(FILES["flagged.py"].replace("[1, 2]", "[3, 4]"))
+    os.utime(replacement, ns=(before.st_atime_ns, before.st_mtime_ns))
+    os.replace(replacement, flagged)
+    assert flagged.stat().st_size == before.st_size
+    assert flagged.stat().st_mtime_ns == before.st_mtime_ns
+    checked.clear()
+    cached(cache, "src")
+    assert checked.names == ["src/flagged.py"]
+
+
+def test_files_changed_within_the_racy_window_are_always_read(
+    project: Path, checked: Checked, reads: Reads
+) -> None:
+    cache = project / "cache"
+    cached(cache, "src")
+    reads.names.clear()
+    checked.clear()
+    cached(cache, "src")
+    assert sorted(reads.names) == ALL_FILES  # written a moment ago: the status is not trusted
+    assert checked.names == []  # but the content is known
+
+
+def _run_and_list_modules(project: Path, *args: str) -> tuple[str, str]:
+    script = (
+        "import sys\n"
+        "from h2dlint.cli import main\n"
+        "try:\n"
+        "    main(sys.argv[1:])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('MODULES', ' '.join(sorted(sys.modules)), file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, *args],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    modules = done.stderr.rpartition("MODULES ")[2].split()
+    return done.stdout, " ".join(modules)
+
+
+def test_a_run_the_cache_answers_imports_neither_libcst_nor_the_rules(project: Path) -> None:
+    args = ("check", "--cache-dir", "cache", "--output-format", "json", "src")
+    cold_out, cold_modules = _run_and_list_modules(project, *args)
+    assert "libcst" in cold_modules.split()
+    warm_out, warm_modules = _run_and_list_modules(project, *args)
+    assert warm_out == cold_out
+    loaded = warm_modules.split()
+    assert "libcst" not in loaded
+    assert not [m for m in loaded if m.startswith(("h2dlint.rules.", "h2dlint.engine"))]
+    # A selection the catalogue does not know is still refused.
+    bad_out, _ = _run_and_list_modules(
+        project, "check", "--cache-dir", "cache", "--select", "H2D999", "src"
+    )
+    assert bad_out == ""
+
+
+def test_unknown_code_is_refused_with_a_warm_cache(project: Path) -> None:
+    cache = project / "cache"
+    cached(cache, "src")
+    result = CliRunner().invoke(
+        main, ["--cache-dir", str(cache), "--select", "H2D999", "src"], catch_exceptions=False
+    )
+    assert result.exit_code == 2
+    assert "H2D999" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "stored",
+    [{"build": "another build", "rules": []}, {"build": None}, "garbage", [1, 2], None],
+    ids=["other-build", "no-rules", "string", "list", "none"],
+)
+def test_a_stale_or_broken_catalogue_is_replaced(
+    project: Path, checked: Checked, stored: object
+) -> None:
+    from h2dlint.cache import ResultCache
+    from h2dlint.catalogue import from_registry, known_rules
+
+    cache = project / "cache"
+    cached(cache, "src")
+    data = json.loads(cache_file(cache).read_bytes())
+    data["rules"] = stored
+    cache_file(cache).write_text(json.dumps(data))
+    opened = ResultCache(cache, lambda message: None)
+    assert known_rules(opened) == from_registry()
+    assert opened.dirty  # it will be rewritten with this build's catalogue
+    checked.clear()
+    result = cached(cache, "--output-format", "json", "src")
+    assert checked.names == []  # the results themselves were still good
+    assert result.stderr == ""
