@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -351,11 +352,17 @@ class SettingsResolver:
         self._config_of[directory] = found
         return found
 
-    def for_real_directory(self, real: str) -> Settings:
-        """The settings for files in the directory whose real path is ``real``."""
+    def for_real_directory(self, real: str, may_hold_config: bool = True) -> Settings:
+        """The settings for files in the directory whose real path is ``real``. A walk that
+        saw no configuration file's name among its entries says so (``may_hold_config``): it
+        then shares its parent's settings without a look at the disk."""
         found = self._by_real.get(real)
         if found is None:
-            found = self._by_real[real] = self.for_directory(Path(real), resolved=True)
+            if not may_hold_config:
+                found = self._by_real.get(os.path.dirname(real))
+            if found is None:
+                found = self.for_directory(Path(real), resolved=True)
+            self._by_real[real] = found
         return found
 
     def for_directory(self, directory: Path, *, resolved: bool = False) -> Settings:

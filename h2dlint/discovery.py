@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from h2dlint.config import Settings, SettingsResolver
+from h2dlint.config import CONFIG_FILES, Settings, SettingsResolver
 from h2dlint.gitignore import GitIgnore, IgnoreStack, load_repo_ignores
 
 PYTHON_SUFFIXES = (".py", ".pyi")
@@ -118,9 +118,11 @@ class Discovery:
         base_dir = str(repo_root or top)
         start = str(top)
         cwd = str(self.cwd)
-        stack: list[tuple[str, IgnoreStack]] = [(start, IgnoreStack(list(ignores)))]
+        # (directory, its real path, the ignores that apply). Symlinked directories are not
+        # followed, so below ``top`` a directory's real path is its parent's plus its name.
+        stack = [(start, os.path.realpath(start), IgnoreStack(list(ignores)))]
         while stack:
-            directory, ignore_stack = stack.pop()
+            directory, real_dir, ignore_stack = stack.pop()
             try:
                 entries = sorted(os.scandir(directory), key=lambda e: e.name)
             except OSError as exc:
@@ -135,10 +137,10 @@ class Discovery:
                 if local is not None and local.is_file():
                     ignore = GitIgnore.from_file(Path(local.path), rel_dir)
                     ignore_stack = IgnoreStack([*ignore_stack.ignores, ignore])
-            real_dir = os.path.realpath(directory)
-            settings = self.resolver.for_real_directory(real_dir)
+            may_hold_config = any(entry.name in CONFIG_FILES for entry in entries)
+            settings = self.resolver.for_real_directory(real_dir, may_hold_config)
             root = str(settings.root)
-            subdirs: list[str] = []
+            subdirs: list[tuple[str, str]] = []
             for entry in entries:
                 name = entry.name
                 try:
@@ -154,7 +156,7 @@ class Discovery:
                 if self.respect_gitignore and ignore_stack.is_ignored(rel, is_dir):
                     continue
                 if is_dir:
-                    subdirs.append(entry.path)
+                    subdirs.append((entry.path, os.path.join(real_dir, name)))
                     continue
                 if not name.endswith(PYTHON_SUFFIXES):
                     continue
@@ -167,4 +169,4 @@ class Discovery:
                     continue  # a symlink to a directory named *.py: never followed
                 real = None if is_link else os.path.join(real_dir, name)
                 yield Candidate(entry.path, display, settings, real=real)
-            stack.extend((sub, ignore_stack) for sub in reversed(subdirs))
+            stack.extend((sub, real, ignore_stack) for sub, real in reversed(subdirs))

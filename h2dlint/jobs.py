@@ -27,12 +27,13 @@ class EnabledRule:
     when a file is checked. Tests and tools may give the class itself, registered or not.
     """
 
-    __slots__ = ("_rule", "code", "settings")
+    __slots__ = ("_hash", "_rule", "code", "settings")
 
     def __init__(self, rule: type[Rule] | str, settings: RuleSettings = ()) -> None:
         self.code: str = rule if isinstance(rule, str) else rule.code
         self.settings = settings
         self._rule: type[Rule] | None = None if isinstance(rule, str) else rule
+        self._hash = hash((self.code, settings))  # a run keys its caches by tuples of these
 
     @property
     def rule(self) -> type[Rule]:
@@ -51,7 +52,7 @@ class EnabledRule:
         return self.code == other.code and self.settings == other.settings
 
     def __hash__(self) -> int:
-        return hash((self.code, self.settings))
+        return self._hash
 
     def __repr__(self) -> str:
         return f"EnabledRule({self.code!r}, {self.settings!r})"

@@ -43,6 +43,18 @@ def test_nearest_pyproject_applies_per_directory(project: Path) -> None:
     assert flagged_files(result) == ["a.py"]
 
 
+def test_directories_without_a_config_inherit_the_nearest_one(project: Path) -> None:
+    """The walk hands each directory its parent's settings when none of its entries is named
+    like a configuration file: deeper directories and siblings must still get the right one."""
+    write(project / "h2dlint.toml", "select = ['H2D002']\n")
+    write(project / "pkg" / "sub" / "h2dlint.toml", "ignore = ['H2D002']\n")
+    write(project / "pkg" / "sub" / "deeper" / "deepest" / "c.py", FLAGGED)
+    write(project / "pkg" / "sibling" / "deeper" / "d.py", FLAGGED)
+    write(project / "pkg" / "sub" / "deeper" / "pyproject.toml", "[project]\nname = 'x'\n")
+    result = run("--output-format", "json", ".")
+    assert flagged_files(result) == ["a.py", "d.py"]
+
+
 def test_pyproject_without_table_is_passed_over(project: Path) -> None:
     write(project / "pyproject.toml", "[tool.h2dlint]\nignore = ['H2D']\n")
     write(project / "pkg" / "pyproject.toml", "[project]\nname = 'x'\n")
