@@ -11,6 +11,7 @@ The pipeline is imported when the first file must be checked, before any worker 
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import sys
@@ -209,8 +210,11 @@ def _has_fix(findings: Iterable[Finding], unsafe: bool) -> bool:
 def _execute(jobs: list[FileJob], requested: int) -> Iterable[FileResult]:
     if not jobs:
         return []
-    # The pipeline and the rules are imported here, once, before any worker is forked.
-    import h2dlint.pipeline  # noqa: F401
+    # The pipeline, the rules and libcst's native parser are imported here, once, before any
+    # worker is forked.
+    import libcst.native  # noqa: F401
+
+    from h2dlint.pipeline import process as _  # noqa: F401
     from h2dlint.registry import all_rules
 
     all_rules()
@@ -224,7 +228,13 @@ def _execute(jobs: list[FileJob], requested: int) -> Iterable[FileResult]:
     # time, and the files of one package directory are alike, so chunks in path order leave
     # one worker with the expensive ones while the other idles.
     order = sorted(range(len(jobs)), key=lambda i: len(jobs[i].data), reverse=True)
-    results = _in_pool([jobs[i] for i in order], workers, context)
+    # What the main process holds now (libcst, the rules) is never garbage: frozen, the
+    # collector leaves it alone, in the workers too, whose copies of those pages stay shared.
+    gc.freeze()
+    try:
+        results = _in_pool([jobs[i] for i in order], workers, context)
+    finally:
+        gc.unfreeze()
     ordered: list[FileResult] = [results[0]] * len(jobs)
     for index, result in zip(order, results, strict=True):
         if result.same_data:
