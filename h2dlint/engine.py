@@ -7,7 +7,6 @@ located, suppression-filtered findings.
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import functools
 import re
@@ -31,6 +30,7 @@ from h2dlint.diagnostics import (
 )
 from h2dlint.jobs import AnalysisOptions, EnabledRule
 from h2dlint.rule import Report, Rule
+from h2dlint.source import python_ast
 from h2dlint.suppression import parse_suppressions
 
 STATEMENT_TYPES = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
@@ -61,7 +61,7 @@ class ParseFailure(Exception):
 
 def _cpython_syntax_error(text: str) -> SyntaxError | None:
     try:
-        ast.parse(text)
+        python_ast(text)
     except SyntaxError as exc:
         return exc
     except (ValueError, RecursionError, MemoryError):

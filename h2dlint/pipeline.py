@@ -30,7 +30,7 @@ from h2dlint.fileio import WriteError, write_atomically
 from h2dlint.fixer import fix_text
 from h2dlint.jobs import EnabledRule, FileJob, FileResult, Mode
 from h2dlint.large_files import LARGE_FILE_CHARS, MAX_KEPT_CHARS, is_large, reduce_source
-from h2dlint.source import SourceError, decode
+from h2dlint.source import SourceError, decode, python_ast
 from h2dlint.suppression import has_skip_file
 
 
@@ -97,7 +97,7 @@ def cpython_parse(text: str, path: str) -> CPythonParse:
     finding: it must never reach libcst, whose native parser overflows the C stack on deep
     nesting (``x = ((((...))))`` a few thousand deep), a segfault that would end the whole run."""
     try:
-        return CPythonParse(tree=ast.parse(text))
+        return CPythonParse(tree=python_ast(text))
     except SyntaxError as exc:
         if exc.msg != "too many nested parentheses":
             return CPythonParse(error=exc)

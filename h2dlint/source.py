@@ -7,10 +7,12 @@ the BOM and every line ending are kept.
 
 from __future__ import annotations
 
+import ast
 import codecs
 import io
 import re
 import tokenize
+import warnings
 from dataclasses import dataclass
 
 
@@ -82,3 +84,12 @@ def decode(data: bytes) -> SourceText:
     except LookupError as exc:
         raise SourceError(f"unknown source encoding {encoding!r}") from exc
     return SourceText(text, encoding, bom)
+
+
+def python_ast(text: str) -> ast.Module:
+    """``ast.parse(text)`` without the warnings CPython's compiler gives about the code (an
+    invalid escape sequence, ``is`` with a literal): printed, they would name no file, they are
+    not h2dlint's to report, and under ``-W error`` they would turn into syntax errors."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(text)

@@ -152,6 +152,30 @@ def test_syntax_error_is_reported_with_every_rule_turned_off(
 # -- encodings ----------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("warnings", ["always", "error"])
+def test_code_cpython_warns_about_is_checked_silently(project: Path, warnings: str) -> None:
+    """CPython's compiler warns about an invalid escape sequence or ``is`` with a literal
+    (SyntaxWarning from 3.12). Not h2dlint's to report, and printed they would name no file;
+    under ``-W error`` they would even become syntax errors."""
+    (project / "warns.py").write_text(
+        "import torch\n"
+        "pattern = '\\d+\\.'\n"
+        "same = pattern is 'x'\n"
+        "y = torch.tensor([1]).to('cuda', non_blocking=True)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-W", warnings, "-m", "h2dlint", "--no-cache", "-j1", "warns.py"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert "Warning" not in done.stderr
+    assert "E999" not in done.stdout
+    assert "H2D002" in done.stdout and done.returncode == 1
+
+
 @pytest.mark.parametrize(
     ("data", "row", "column"),
     [
