@@ -505,3 +505,30 @@ def test_a_stale_or_broken_catalogue_is_replaced(
     result = cached(cache, "--output-format", "json", "src")
     assert checked.names == []  # the results themselves were still good
     assert result.stderr == ""
+
+
+# -- fixes and the cache ------------------------------------------------------------------------
+
+FIXABLE = (
+    "import torch\n\n\ndef step(xs, dev):\n    return torch.cat(xs).to(dev, non_blocking=True)\n"
+)
+
+
+def test_fix_with_a_warm_cache_fixes_and_the_fixed_file_is_answered_after(
+    project: Path, checked: Checked, no_racy_window: None
+) -> None:
+    (project / "src" / "fixable.py").write_text(FIXABLE)
+    cache = project / "cache"
+    before = cached(cache, "--output-format", "json", "src")
+    assert ("fixable.py", "H2D005", 5, 12) in findings(before)
+    # The entry holds a fix: a --fix run must not take the cache's word for the file.
+    checked.clear()
+    fixed = cached(cache, "--fix", "--unsafe-fixes", "--output-format", "json", "src")
+    assert "src/fixable.py" in checked.names
+    assert (project / "src" / "fixable.py").read_text() != FIXABLE
+    assert [f for f in findings(fixed) if f[0] == "fixable.py"] == []
+    # The fixed content's findings were stored: the next run checks nothing again.
+    checked.clear()
+    after = cached(cache, "--output-format", "json", "src")
+    assert checked.names == []
+    assert after.stdout == lint("--no-cache", "--output-format", "json", "src").stdout
