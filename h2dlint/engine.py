@@ -21,6 +21,7 @@ from libcst import MaybeSentinel
 from h2dlint.context import FileContext
 from h2dlint.diagnostics import (
     INTERNAL_ERROR_CODE,
+    IO_ERROR_CODE,
     SYNTAX_ERROR_CODE,
     Edit,
     Finding,
@@ -76,12 +77,27 @@ def cpython_syntax_finding(error: SyntaxError, path: str) -> Finding:
 
 
 def _syntax_finding(text: str, path: str, exc: cst.ParserSyntaxError) -> Finding:
-    """Locate a syntax error as CPython does (its messages and columns are the ones users
-    know), falling back to libcst's own when CPython accepts the file (newer syntax)."""
-    cpython = _cpython_syntax_error(text)
-    if cpython is not None and cpython.lineno:
-        return cpython_syntax_finding(cpython, path)
+    """The finding for a file libcst cannot parse. Where CPython refuses it too, a syntax error
+    located as CPython does (its messages and columns are the ones users know). Where CPython
+    accepts it (syntax newer than libcst's, or a corner libcst's tokenizer refuses, such as a
+    line continuation at the end of the file), the code is valid: the file was not checked."""
     message = " ".join(exc.message.split()) or "invalid syntax"
+    try:
+        python_ast(text)
+    except SyntaxError as cpython:
+        if cpython.lineno:
+            return cpython_syntax_finding(cpython, path)
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    else:
+        return file_finding(
+            path,
+            IO_ERROR_CODE,
+            f"file not checked: Python accepts it, but h2dlint's parser (libcst) does not: "
+            f"{message}",
+            exc.editor_line,
+            exc.editor_column,
+        )
     return file_finding(
         path, SYNTAX_ERROR_CODE, f"SyntaxError: {message}", exc.editor_line, exc.editor_column
     )

@@ -130,6 +130,25 @@ def test_syntax_error_is_located_and_the_run_goes_on(
     assert result.exit_code == 1
 
 
+def test_valid_python_libcst_cannot_parse_is_not_checked_not_a_syntax_error(
+    project: Path,
+) -> None:
+    """A line continuation before the end of the file: CPython accepts it, libcst's tokenizer
+    does not. The code is valid, so no E999: an E902 says the file was not checked, where a
+    rule needed to look (found by the fuzz tests)."""
+    (project / "needs.py").write_bytes(
+        b"import torch\n\n\ndef f(xs, d):\n"
+        b"    return torch.cat(xs).to(d, non_blocking=True)\n\n\\\r\n"
+    )
+    (project / "skipped.py").write_bytes(b"x = 1\n\\\r\n")
+    found = hits(lint("needs.py", "skipped.py").stdout)
+    assert [(hit.path, hit.code) for hit in found] == [("needs.py", "E902")]
+    assert found[0].message.startswith("file not checked: Python accepts it")
+    # With the prefilter off, the other file is parsed too, and reported the same way.
+    found = hits(lint("--no-prefilter", "skipped.py").stdout)
+    assert [(hit.path, hit.code) for hit in found] == [("skipped.py", "E902")]
+
+
 @pytest.mark.parametrize(
     ("config", "args"),
     [

@@ -56,7 +56,7 @@ from h2dlint.registry import all_rules
 hypothesis = pytest.importorskip("hypothesis", reason="pip install hypothesis")
 hypothesmith = pytest.importorskip("hypothesmith", reason="pip install hypothesmith")
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import HealthCheck, example, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 # hypothesmith compiles what it generates: `1()` and the like warn, by the thousand.
@@ -106,8 +106,8 @@ def _labelled_seeds() -> dict[str, str]:
         seeds[str(path.relative_to(ROOT))] = path.read_text(encoding="utf-8")
     for code, rule in RULES.items():
         for kind in ("invalid", "valid"):
-            for index, example in enumerate(getattr(rule, kind)):
-                seeds[f"{code}-{kind}-{index}"] = example.code
+            for index, item in enumerate(getattr(rule, kind)):
+                seeds[f"{code}-{kind}-{index}"] = item.code
     return seeds
 
 
@@ -480,6 +480,10 @@ def located(findings: list[Finding], text: str) -> None:
 KNOWN_INTRODUCED: frozenset[tuple[str, str]] = frozenset()
 
 
+def not_checked(finding: Finding) -> bool:
+    return finding.code == IO_ERROR_CODE and finding.message.startswith("file not checked")
+
+
 def check_program(text: str) -> None:
     """Every property, for one program."""
     data = encode(text)
@@ -487,11 +491,15 @@ def check_program(text: str) -> None:
     no_internal_error(checked, "check", data)
     located(checked.findings, text)
 
-    # The prefilter only skips files no rule could flag: the findings are the same.
+    # The prefilter only skips files no rule could flag: the findings are the same, except
+    # that a file it skips was not left unchecked (valid Python that libcst cannot parse).
     filtered = run_job(data, prefilter=True)
     no_internal_error(filtered, "check (prefiltered)", data)
+    unfiltered = checked.findings
+    if not any(not_checked(finding) for finding in filtered.findings):
+        unfiltered = [finding for finding in unfiltered if not not_checked(finding)]
     assert sorted(map(key, filtered.findings), key=repr) == sorted(
-        map(key, checked.findings), key=repr
+        map(key, unfiltered), key=repr
     ), f"prefilter changes the findings of\n{text}"
 
     for unsafe in (False, True):
@@ -617,6 +625,9 @@ def test_the_rule_examples_exercise_at_least_one_fix() -> None:
 
 @DEFAULT
 @given(GRAMMAR)
+# Found by the fuzz run: valid Python (a line continuation before the end of the file) that
+# libcst's tokenizer refuses.
+@example(text="\n\\\r\n")
 def test_grammar_generated_programs(text: str) -> None:
     check_program(text)
 
