@@ -65,6 +65,13 @@ def _job_fingerprint(rules: tuple[EnabledRule, ...], analysis: AnalysisOptions) 
     return fingerprint(rules, analysis)
 
 
+def _rules(candidate: Candidate) -> tuple[EnabledRule, ...]:
+    settings = candidate.settings
+    if not settings.per_file_ignores:  # the common case spares a path computation per file
+        return settings.rules
+    return settings.rules_for(relative_to_root(candidate.path, settings))
+
+
 def _job(candidate: Candidate, data: bytes, options: RunOptions) -> FileJob:
     settings: Settings = candidate.settings
     unsafe = settings.unsafe_fixes if options.unsafe_fixes is None else options.unsafe_fixes
@@ -72,7 +79,7 @@ def _job(candidate: Candidate, data: bytes, options: RunOptions) -> FileJob:
         path=str(candidate.path),
         display=candidate.display,
         data=data,
-        rules=settings.rules_for(relative_to_root(candidate.path, settings)),
+        rules=_rules(candidate),
         mode=options.mode,
         unsafe=unsafe,
         prefilter=options.prefilter,
@@ -94,6 +101,8 @@ def process(job: FileJob) -> FileResult:
 
 @dataclass
 class _Pending:
+    """A file to check, with what the cache needs to record its result."""
+
     job: FileJob
     key: str | None = None  # the cache key of the job's bytes
     status: os.stat_result | None = None  # the file's status before it was read
@@ -110,77 +119,85 @@ def run(
     """Check ``candidates`` (and ``stdin_job``), answering from ``cache`` what it can and
     recording there what was checked; the cache is saved at the end."""
     result = RunResult()
-    pending: list[_Pending] = []
-    if stdin_job is not None:
-        pending.append(_Pending(stdin_job))
-    use_cache = cache is not None and _cacheable(options.mode)
+    pending = [_Pending(stdin_job)] if stdin_job is not None else []
+    usable = cache if cache is not None and _cacheable(options.mode) else None
     for candidate in candidates:
-        if candidate.error is not None:
-            result.findings.append(file_finding(candidate.display, IO_ERROR_CODE, candidate.error))
-            continue
-        path = str(candidate.path)
-        status = None
-        if use_cache:
-            assert cache is not None
-            settings = candidate.settings
-            rules = settings.rules_for(relative_to_root(path, settings))
-            settings_key = _job_fingerprint(rules, settings.analysis)
-            try:
-                status = os.stat(path)
-            except OSError:
-                status = None  # reading it reports why
-            digest = cache.known_digest(path, status) if status is not None else None
-            if digest is not None and _answer(
-                cache, entry_key(digest, settings_key), candidate, options, result
-            ):
-                continue
-        try:
-            data = read_bytes(candidate.path)
-        except OSError as exc:
-            reason = exc.strerror or str(exc)
-            result.findings.append(
-                file_finding(candidate.display, IO_ERROR_CODE, f"cannot read file: {reason}")
-            )
-            continue
-        job = _job(candidate, data, options)
-        item = _Pending(job)
-        if use_cache:
-            assert cache is not None
-            item.status, item.digest = status, content_digest(data)
-            item.key = entry_key(item.digest, _job_fingerprint(job.rules, job.analysis))
-            if _answer(cache, item.key, candidate, options, result):
-                if status is not None:
-                    cache.remember_digest(path, status, item.digest)
-                continue
-        pending.append(item)
-
+        item = _prepare(candidate, options, usable, result)
+        if item is not None:
+            pending.append(item)
     outcomes = _execute([item.job for item in pending], options.jobs)
     for item, outcome in zip(pending, outcomes, strict=True):
-        job = item.job
-        result.files_checked += 1
-        result.files_parsed += outcome.parsed
-        result.findings.extend(outcome.findings)
-        for code, count in outcome.fixed_by_code.items():
-            result.fixed_by_code[code] = result.fixed_by_code.get(code, 0) + count
-        if outcome.diff:
-            result.diffs.append(outcome.diff)
-        if outcome.output is not None:
-            result.outputs.append(outcome.output)
-        cacheable = all(f.code != INTERNAL_ERROR_CODE for f in outcome.findings)
-        if cache is None or item.key is None or outcome.final_data is None or not cacheable:
-            continue
-        if outcome.final_data is job.data:
-            cache.put(item.key, outcome.findings)
-            if item.status is not None and item.digest is not None:
-                cache.remember_digest(job.path, item.status, item.digest)
-        else:  # fixed: the findings belong to the new bytes, whose status is not known yet
-            settings_key = _job_fingerprint(job.rules, job.analysis)
-            cache.put(entry_key(content_digest(outcome.final_data), settings_key), outcome.findings)
+        _record(item, outcome, cache, result)
     if cache is not None:
         cache.save()
     result.findings.sort(key=lambda f: f.sort_key)
     result.diffs.sort()
     return result
+
+
+def _prepare(
+    candidate: Candidate, options: RunOptions, cache: ResultCache | None, result: RunResult
+) -> _Pending | None:
+    """The job for ``candidate``; None when the cache answered for it or it cannot be read
+    (its findings are in ``result`` then). A file whose status the cache knows is not read."""
+    if candidate.error is not None:
+        result.findings.append(file_finding(candidate.display, IO_ERROR_CODE, candidate.error))
+        return None
+    path = str(candidate.path)
+    status = None
+    if cache is not None:
+        try:
+            status = os.stat(path)
+        except OSError:
+            status = None  # reading it reports why
+        digest = cache.known_digest(path, status) if status is not None else None
+        if digest is not None:
+            settings_key = _job_fingerprint(_rules(candidate), candidate.settings.analysis)
+            if _answer(cache, entry_key(digest, settings_key), candidate, options, result):
+                return None
+    try:
+        data = read_bytes(path)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        result.findings.append(
+            file_finding(candidate.display, IO_ERROR_CODE, f"cannot read file: {reason}")
+        )
+        return None
+    item = _Pending(_job(candidate, data, options))
+    if cache is not None:
+        item.status, item.digest = status, content_digest(data)
+        item.key = entry_key(item.digest, _job_fingerprint(item.job.rules, item.job.analysis))
+        if _answer(cache, item.key, candidate, options, result):
+            if status is not None:
+                cache.remember_digest(path, status, item.digest)
+            return None
+    return item
+
+
+def _record(
+    item: _Pending, outcome: FileResult, cache: ResultCache | None, result: RunResult
+) -> None:
+    """Add a checked file's outcome to ``result``, and to ``cache`` unless it failed."""
+    job = item.job
+    result.files_checked += 1
+    result.files_parsed += outcome.parsed
+    result.findings.extend(outcome.findings)
+    for code, count in outcome.fixed_by_code.items():
+        result.fixed_by_code[code] = result.fixed_by_code.get(code, 0) + count
+    if outcome.diff:
+        result.diffs.append(outcome.diff)
+    if outcome.output is not None:
+        result.outputs.append(outcome.output)
+    failed = any(f.code == INTERNAL_ERROR_CODE for f in outcome.findings)
+    if cache is None or item.key is None or outcome.final_data is None or failed:
+        return
+    if outcome.final_data is job.data:
+        cache.put(item.key, outcome.findings)
+        if item.status is not None and item.digest is not None:
+            cache.remember_digest(job.path, item.status, item.digest)
+    else:  # fixed: the findings belong to the new bytes, whose status is not known yet
+        settings_key = _job_fingerprint(job.rules, job.analysis)
+        cache.put(entry_key(content_digest(outcome.final_data), settings_key), outcome.findings)
 
 
 def _answer(
