@@ -115,8 +115,11 @@ class Discovery:
         repo_root, ignores = (None, [])
         if self.respect_gitignore:
             repo_root, ignores = load_repo_ignores(top)
-        base_dir = str(repo_root or top)
         start = str(top)
+        # Paths for .gitignore patterns are relative to the repository's root, a real path:
+        # measured from each directory's real path, so that a walk through a symlink to the
+        # repository matches them too. Outside a repository, from ``top`` as given.
+        base_dir = str(repo_root) if repo_root is not None else start
         cwd = str(self.cwd)
         # (directory, its real path, the ignores that apply). Symlinked directories are not
         # followed, so below ``top`` a directory's real path is its parent's plus its name.
@@ -128,7 +131,7 @@ class Discovery:
             except OSError as exc:
                 self.warnings.append(f"{display_path(directory, self.cwd)}: {exc.strerror}")
                 continue
-            below = _below(directory, base_dir)
+            below = _below(real_dir if repo_root is not None else directory, base_dir)
             rel_dir = "" if below is None or below == "." else below
             # The repository's ignores were loaded down to ``top``; below it, or outside any
             # repository, each directory's own .gitignore joins as the walk reaches it.

@@ -142,6 +142,22 @@ def test_gitignore_above_the_walked_directory_applies(project: Path) -> None:
     assert flagged_files(run("--output-format", "json", "pkg")) == ["a.py"]
 
 
+def test_gitignore_applies_when_the_repository_is_walked_through_a_symlink(
+    project: Path,
+) -> None:
+    (project / ".git").mkdir()
+    write(project / ".gitignore", "pkg/sub/\n")
+    write(project / "pkg" / ".gitignore", "a.py\n!keep.py\n")
+    write(project / "pkg" / "keep.py", FLAGGED)
+    link = project.parent / f"{project.name}-link"
+    link.symlink_to(project, target_is_directory=True)
+    try:
+        assert flagged_files(run("--output-format", "json", str(link))) == ["keep.py"]
+        assert flagged_files(run("--output-format", "json", str(link / "pkg"))) == ["keep.py"]
+    finally:
+        link.unlink()
+
+
 def test_explicit_file_is_always_checked_unless_force_exclude(project: Path) -> None:
     write(project / "pyproject.toml", "[tool.h2dlint]\nextend-exclude = ['a.py']\n")
     assert flagged_files(run("--output-format", "json", "pkg/a.py")) == ["a.py"]
