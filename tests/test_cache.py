@@ -532,3 +532,32 @@ def test_fix_with_a_warm_cache_fixes_and_the_fixed_file_is_answered_after(
     after = cached(cache, "--output-format", "json", "src")
     assert checked.names == []
     assert after.stdout == lint("--no-cache", "--output-format", "json", "src").stdout
+
+
+@pytest.mark.parametrize(
+    "files",
+    ["garbage", [1, 2], {"x": "y"}, "wrong-shapes", "wrong-digests"],
+)
+def test_a_broken_status_table_only_costs_reading_the_files(
+    project: Path, checked: Checked, reads: Reads, no_racy_window: None, files: object
+) -> None:
+    expected = lint("--no-cache", "--output-format", "json", "src")
+    cache = project / "cache"
+    cached(cache, "src")
+    data = json.loads(cache_file(cache).read_bytes())
+    if files == "wrong-shapes":
+        files = {path: [1, "two"] for path in data["files"]}
+    elif files == "wrong-digests":  # the status matches; the digest is of nothing stored
+        files = {path: [*row[:-2], "0" * 40, row[-1]] for path, row in data["files"].items()}
+    data["files"] = files
+    cache_file(cache).write_text(json.dumps(data))
+    reads.names.clear()
+    checked.clear()
+    result = cached(cache, "--output-format", "json", "src")
+    assert result.stdout == expected.stdout and result.stderr == ""
+    assert checked.names == []  # the findings by content were still good
+    if files != "wrong-digests":
+        assert sorted(reads.names) == ALL_FILES
+    reads.names.clear()
+    cached(cache, "src")
+    assert reads.names == []  # and the table is whole again
