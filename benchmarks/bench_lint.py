@@ -795,7 +795,7 @@ def _profile_main(argv: list[str]) -> int:
     for name in ("decode", "has_skip_file"):
         timers.patch("read+decode", pipeline, name)
     timers.patch("parse:ast", pipeline, "cpython_parse")
-    timers.patch("parse:ast", engine, "_cpython_syntax_error")
+    timers.patch("parse:ast", engine, "cpython_parse")
     timers.patch("candidates", pipeline, "candidate_rules")
     timers.patch("parse:libcst", libcst, "parse_module")
     timers.patch("positions", context.Positions, "of")

@@ -1,6 +1,6 @@
 """Which rules could flag a file, decided on the CPython ``ast`` tree before any libcst parse.
 
-``pipeline.cpython_parse`` parses every file with CPython's ``ast`` anyway (syntax errors, and the
+``engine.cpython_parse`` parses every file with CPython's ``ast`` anyway (syntax errors, and the
 guard against nesting that would crash libcst). One walk of that tree makes a small
 :class:`Summary` of the file's calls; each rule declares as data which calls it needs
 (:attr:`h2dlint.rule.Rule.candidates`). A file with no candidate for any enabled rule is never

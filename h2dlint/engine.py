@@ -7,6 +7,7 @@ located, suppression-filtered findings.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import functools
 import re
@@ -60,14 +61,32 @@ class ParseFailure(Exception):
         self.finding = finding
 
 
-def _cpython_syntax_error(text: str) -> SyntaxError | None:
+@dataclass
+class CPythonParse:
+    """What CPython makes of a file: its tree, or the syntax error it raised."""
+
+    tree: ast.Module | None = None
+    error: SyntaxError | None = None
+    # A finding that ends the file's check: nesting libcst must never see.
+    fatal: Finding | None = None
+
+
+def cpython_parse(text: str, path: str) -> CPythonParse:
+    """Parse ``text`` with CPython. A file it refuses for nesting too deeply gets a fatal E999
+    finding: it must never reach libcst, whose native parser overflows the C stack on deep
+    nesting (``x = ((((...))))`` a few thousand deep), a segfault that would end the whole run."""
     try:
-        python_ast(text)
+        return CPythonParse(tree=python_ast(text))
     except SyntaxError as exc:
-        return exc
-    except (ValueError, RecursionError, MemoryError):
-        return None
-    return None
+        if exc.msg != "too many nested parentheses":
+            return CPythonParse(error=exc)
+        return CPythonParse(error=exc, fatal=cpython_syntax_finding(exc, path))
+    except (RecursionError, MemoryError):
+        return CPythonParse(
+            fatal=file_finding(path, SYNTAX_ERROR_CODE, "file is too deeply nested to parse")
+        )
+    except ValueError:
+        return CPythonParse()
 
 
 def cpython_syntax_finding(error: SyntaxError, path: str) -> Finding:
@@ -76,20 +95,15 @@ def cpython_syntax_finding(error: SyntaxError, path: str) -> Finding:
     return file_finding(path, SYNTAX_ERROR_CODE, f"SyntaxError: {error.msg}", row, column)
 
 
-def _syntax_finding(text: str, path: str, exc: cst.ParserSyntaxError) -> Finding:
+def _syntax_finding(exc: cst.ParserSyntaxError, path: str, cpython: CPythonParse) -> Finding:
     """The finding for a file libcst cannot parse. Where CPython refuses it too, a syntax error
     located as CPython does (its messages and columns are the ones users know). Where CPython
     accepts it (syntax newer than libcst's, or a corner libcst's tokenizer refuses, such as a
     line continuation at the end of the file), the code is valid: the file was not checked."""
     message = " ".join(exc.message.split()) or "invalid syntax"
-    try:
-        python_ast(text)
-    except SyntaxError as cpython:
-        if cpython.lineno:
-            return cpython_syntax_finding(cpython, path)
-    except (ValueError, RecursionError, MemoryError):
-        pass
-    else:
+    if cpython.error is not None and cpython.error.lineno:
+        return cpython_syntax_finding(cpython.error, path)
+    if cpython.tree is not None:
         return file_finding(
             path,
             IO_ERROR_CODE,
@@ -103,24 +117,29 @@ def _syntax_finding(text: str, path: str, exc: cst.ParserSyntaxError) -> Finding
     )
 
 
-def parse(text: str, path: str) -> cst.Module:
-    """Parse ``text`` with libcst, or raise :class:`ParseFailure` with a located E999 finding."""
+def parse(text: str, path: str, cpython: CPythonParse | None = None) -> cst.Module:
+    """Parse ``text`` with libcst, or raise :class:`ParseFailure` with a located finding.
+    ``cpython``: what CPython made of the same text, when the caller knows (else, on a failure,
+    CPython parses it to tell a syntax error from code libcst cannot read)."""
     try:
         return cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
-        raise ParseFailure(_syntax_finding(text, path, exc)) from exc
+        known = cpython if cpython is not None else cpython_parse(text, path)
+        raise ParseFailure(_syntax_finding(exc, path, known)) from exc
     except (RecursionError, MemoryError) as exc:
         raise ParseFailure(
             file_finding(path, SYNTAX_ERROR_CODE, "file is too deeply nested to parse")
         ) from exc
 
 
-def syntax_check(text: str, path: str) -> Finding | None:
-    """A syntax error finding for a file no rule needs to parse, at a fraction of libcst's cost:
-    stdlib ``ast`` first; libcst confirms, so that a file only this interpreter cannot read
-    (newer syntax) is not reported."""
-    if _cpython_syntax_error(text) is None:
-        return None
+def syntax_check(text: str, path: str, cpython: CPythonParse) -> Finding | None:
+    """The finding for a file CPython refused (``cpython``) and no rule needs to parse: libcst
+    confirms, so that a file only this interpreter cannot read (newer syntax) is not reported."""
+    try:
+        parse(text, path, cpython)
+    except ParseFailure as failure:
+        return failure.finding
+    return None
     try:
         parse(text, path)
     except ParseFailure as failure:
@@ -486,11 +505,16 @@ def physical_lines(text: str) -> list[str]:
 
 
 def check_text(
-    text: str, path: str, rules: Sequence[EnabledRule], options: AnalysisOptions = ()
+    text: str,
+    path: str,
+    rules: Sequence[EnabledRule],
+    options: AnalysisOptions = (),
+    cpython: CPythonParse | None = None,
 ) -> list[Finding]:
-    """Parse ``text`` and check it: the findings, a syntax error, or internal errors."""
+    """Parse ``text`` and check it: the findings, a syntax error, or internal errors.
+    ``cpython``: what CPython made of ``text``, when the caller knows."""
     try:
-        module = parse(text, path)
+        module = parse(text, path, cpython)
     except ParseFailure as failure:
         return [failure.finding]
     result = check_module(module, text, path, rules, options)

@@ -24,6 +24,7 @@ from h2dlint.diagnostics import (
 from h2dlint.engine import (
     AnalysisOptions,
     CheckedReport,
+    CPythonParse,
     EnabledRule,
     ParseFailure,
     ReplaceNodes,
@@ -95,10 +96,12 @@ def fix_text(
     *,
     unsafe: bool = False,
     options: AnalysisOptions = (),
+    cpython: CPythonParse | None = None,
 ) -> FixOutcome:
-    """Apply every applicable fix to ``text``; return the new text and what is left to report."""
+    """Apply every applicable fix to ``text``; return the new text and what is left to report.
+    ``cpython``: what CPython made of ``text``, when the caller knows."""
     try:
-        module = parse(text, path)
+        module = parse(text, path, cpython)
     except ParseFailure as failure:
         return FixOutcome(text, [failure.finding])
     # libcst cannot reproduce some files byte for byte (a lone CR, say); a fix there would

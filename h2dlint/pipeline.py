@@ -10,19 +10,19 @@ import ast
 import gc
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from h2dlint.candidates import summarize
 from h2dlint.diagnostics import (
     INTERNAL_ERROR_CODE,
     IO_ERROR_CODE,
-    SYNTAX_ERROR_CODE,
-    Finding,
     file_finding,
 )
 from h2dlint.engine import (
+    CPythonParse,
     check_text,
+    cpython_parse,
     cpython_syntax_finding,
     syntax_check,
 )
@@ -30,7 +30,7 @@ from h2dlint.fileio import WriteError, write_atomically
 from h2dlint.fixer import fix_text
 from h2dlint.jobs import EnabledRule, FileJob, FileResult, Mode
 from h2dlint.large_files import LARGE_FILE_CHARS, MAX_KEPT_CHARS, is_large, reduce_source
-from h2dlint.source import SourceError, decode, python_ast
+from h2dlint.source import SourceError, decode
 from h2dlint.suppression import has_skip_file
 
 
@@ -80,34 +80,6 @@ def unified_diff(old: str, new: str, name: str) -> str:
         if not line.endswith("\n"):
             out.append("\n" + NO_NEWLINE)
     return "".join(out)
-
-
-@dataclass
-class CPythonParse:
-    """What CPython makes of a file: its tree, or the syntax error it raised."""
-
-    tree: ast.Module | None = None
-    error: SyntaxError | None = None
-    # A finding that ends the file's check: nesting libcst must never see.
-    fatal: Finding | None = None
-
-
-def cpython_parse(text: str, path: str) -> CPythonParse:
-    """Parse ``text`` with CPython. A file it refuses for nesting too deeply gets a fatal E999
-    finding: it must never reach libcst, whose native parser overflows the C stack on deep
-    nesting (``x = ((((...))))`` a few thousand deep), a segfault that would end the whole run."""
-    try:
-        return CPythonParse(tree=python_ast(text))
-    except SyntaxError as exc:
-        if exc.msg != "too many nested parentheses":
-            return CPythonParse(error=exc)
-        return CPythonParse(error=exc, fatal=cpython_syntax_finding(exc, path))
-    except (RecursionError, MemoryError):
-        return CPythonParse(
-            fatal=file_finding(path, SYNTAX_ERROR_CODE, "file is too deeply nested to parse")
-        )
-    except ValueError:
-        return CPythonParse()
 
 
 def process(job: FileJob) -> FileResult:
@@ -171,7 +143,7 @@ def _process(job: FileJob) -> FileResult:
     if job.prefilter:
         rules = candidate_rules(job.data, job.rules, parsed.tree if job.candidates else None)
         if not rules:
-            error = None if parsed.tree is not None else syntax_check(text, job.display)
+            error = None if parsed.tree is not None else syntax_check(text, job.display, parsed)
             findings = [error] if error else []
             # Only a file CPython refuses is parsed with libcst, to confirm the error.
             return FileResult(job.display, findings, final_data=job.data, parsed=not parsed.tree)
@@ -179,11 +151,13 @@ def _process(job: FileJob) -> FileResult:
         return _process_large(job, text, parsed, rules)
     if job.mode is Mode.CHECK:
         # Only the rules that could flag the file: the others would find nothing.
-        findings = check_text(text, job.display, rules, job.analysis)
+        findings = check_text(text, job.display, rules, job.analysis, parsed)
         return FileResult(job.display, findings, job.data, parsed=True)
 
     # Every rule: a fix can give another rule something to flag in the fixed text.
-    outcome = fix_text(text, job.display, job.rules, unsafe=job.unsafe, options=job.analysis)
+    outcome = fix_text(
+        text, job.display, job.rules, unsafe=job.unsafe, options=job.analysis, cpython=parsed
+    )
     result = FileResult(
         job.display, outcome.findings, fixed_by_code=outcome.applied_by_code, parsed=True
     )

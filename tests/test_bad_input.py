@@ -19,7 +19,9 @@ from click.testing import CliRunner, Result
 
 import h2dlint.runner
 from h2dlint.cli import main
-from h2dlint.pipeline import FileJob, FileResult, process
+from h2dlint.jobs import EnabledRule
+from h2dlint.pipeline import FileJob, FileResult, Mode, process
+from h2dlint.registry import all_rules
 
 FLAGGED = "import torch\ny = torch.tensor([1, 2]).to('cuda', non_blocking=True)\n"
 FLAGGED_AT = (2, 5)
@@ -128,6 +130,39 @@ def test_syntax_error_is_located_and_the_run_goes_on(
     assert errors[0].message.startswith("SyntaxError: ")
     assert good_file_reported(found)
     assert result.exit_code == 1
+
+
+@pytest.mark.parametrize("mode", [Mode.CHECK, Mode.FIX])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "import torch\ndef f(xs, dev):\n    return torch.cat(xs).to(dev, non_blocking=True\n",
+        "x = (1,\n",
+        "import torch\ndef f(xs, dev):\n"
+        "    return torch.cat(xs).to(dev, non_blocking=True)\n\n\\\r\n",
+    ],
+    ids=["broken-with-markers", "broken", "valid-for-cpython-only"],
+)
+def test_each_file_is_parsed_once_by_cpython(
+    monkeypatch: pytest.MonkeyPatch, mode: Mode, text: str
+) -> None:
+    """A file libcst refuses is reported from what CPython already made of it, never parsed by
+    CPython a second (or third) time."""
+    import h2dlint.engine
+
+    calls: list[str] = []
+    real = h2dlint.engine.python_ast
+
+    def counting(source: str) -> object:
+        calls.append(source)
+        return real(source)
+
+    monkeypatch.setattr(h2dlint.engine, "python_ast", counting)
+    rules = tuple(EnabledRule(rule) for rule in all_rules().values())
+    job = FileJob(path="x.py", display="x.py", data=text.encode(), rules=rules, mode=mode)
+    result = process(job)
+    assert [f.code for f in result.findings] in (["E999"], ["E902"])
+    assert calls == [text]
 
 
 def test_valid_python_libcst_cannot_parse_is_not_checked_not_a_syntax_error(
