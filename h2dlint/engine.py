@@ -140,11 +140,6 @@ def syntax_check(text: str, path: str, cpython: CPythonParse) -> Finding | None:
     except ParseFailure as failure:
         return failure.finding
     return None
-    try:
-        parse(text, path)
-    except ParseFailure as failure:
-        return failure.finding
-    return None
 
 
 def _child_fields(kind: type[cst.CSTNode]) -> tuple[str, ...]:
@@ -388,19 +383,12 @@ def check_module(
     context.release()
     if not located:
         return CheckResult([], [], errors, context)
-    if not _MAY_SUPPRESS.search(text):
-        # No comment can suppress anything: spare the tokenizer (a tenth of a check).
-        return CheckResult(located, [], errors, context)
     suppressions = parse_suppressions(text)
     kept, suppressed = [], []
     for item in located:
         rows = (item.start.row, item.statement_row)
         (suppressed if suppressions.suppresses(item.report.rule.code, rows) else kept).append(item)
     return CheckResult(kept, suppressed, errors, context)
-
-
-# What every suppression comment holds (suppression.NOQA, suppression.IGNORE).
-_MAY_SUPPRESS = re.compile("noqa|h2dlint", re.IGNORECASE)
 
 
 class ReplaceNodes(cst.CSTTransformer):
