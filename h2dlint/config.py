@@ -193,15 +193,9 @@ def _freeze(value: Any) -> Any:
 
 
 def parse_config(
-    data: Mapping[str, Any],
-    path: Path | None,
-    root: Path,
-    rules: Mapping[str, RuleSpec] | None = None,
+    data: Mapping[str, Any], path: Path | None, root: Path, rules: Mapping[str, RuleSpec]
 ) -> FileConfig:
-    """Validate the ``[tool.h2dlint]`` table ``data`` read from ``path`` against ``rules``
-    (default: the registered rules)."""
-    if rules is None:
-        rules = known_rules()
+    """Validate the ``[tool.h2dlint]`` table ``data`` read from ``path`` against ``rules``."""
     unknown = sorted(set(data) - set(KNOWN_KEYS))
     if unknown:
         raise ConfigError(
@@ -271,7 +265,7 @@ def _per_file_ignores(
     return tuple(out)
 
 
-def read_config_file(path: Path, rules: Mapping[str, RuleSpec] | None = None) -> FileConfig | None:
+def read_config_file(path: Path, rules: Mapping[str, RuleSpec]) -> FileConfig | None:
     """The configuration in ``path``, or None for a ``pyproject.toml`` without h2dlint's table."""
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -330,8 +324,7 @@ class SettingsResolver:
         self.rules = known_rules() if rules is None else rules
         self.overrides = overrides
         self.cwd = cwd
-        self._by_dir: dict[Path, Settings] = {}
-        self._by_real: dict[str, Settings] = {}
+        self._by_dir: dict[str, Settings] = {}  # by real path
         self._by_config: dict[Path | None, Settings] = {}
         self._config_of: dict[Path, Path | None] = {}
         self._fixed: Settings | None = None
@@ -356,24 +349,25 @@ class SettingsResolver:
         """The settings for files in the directory whose real path is ``real``. A walk that
         saw no configuration file's name among its entries says so (``may_hold_config``): it
         then shares its parent's settings without a look at the disk."""
-        found = self._by_real.get(real)
-        if found is None:
-            if not may_hold_config:
-                found = self._by_real.get(os.path.dirname(real))
-            if found is None:
-                found = self.for_directory(Path(real), resolved=True)
-            self._by_real[real] = found
-        return found
-
-    def for_directory(self, directory: Path, *, resolved: bool = False) -> Settings:
-        """The settings for files in ``directory`` (``resolved``: already a real path)."""
         if self._fixed is not None:
             return self._fixed
-        if not resolved:
-            directory = directory.resolve()
-        cached = self._by_dir.get(directory)
-        if cached is not None:
-            return cached
+        found = self._by_dir.get(real)
+        if found is None:
+            if not may_hold_config:
+                found = self._by_dir.get(os.path.dirname(real))
+            if found is None:
+                found = self._settings_at(Path(real))
+            self._by_dir[real] = found
+        return found
+
+    def for_directory(self, directory: Path) -> Settings:
+        """The settings for files in ``directory``."""
+        if self._fixed is not None:
+            return self._fixed
+        return self.for_real_directory(str(directory.resolve()))
+
+    def _settings_at(self, directory: Path) -> Settings:
+        """The settings of the configuration nearest to the real path ``directory``."""
         config_path = self._config_file(directory)
         settings = self._by_config.get(config_path)
         if settings is None:
@@ -385,16 +379,13 @@ class SettingsResolver:
                 )
             settings = build_settings(loaded, self.overrides, self.rules)
             self._by_config[config_path] = settings
-        self._by_dir[directory] = settings
         return settings
 
 
 def build_settings(
-    config: FileConfig, overrides: Overrides, rules: Mapping[str, RuleSpec] | None = None
+    config: FileConfig, overrides: Overrides, rules: Mapping[str, RuleSpec]
 ) -> Settings:
-    if rules is None:
-        rules = known_rules()
-    known = {code: rule.name for code, rule in rules.items()}
+    known = _names(rules)
     try:
         cli_select = validate(overrides.select, known, "--select") if overrides.select else None
         layers = [

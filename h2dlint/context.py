@@ -311,10 +311,6 @@ class Positions:
         starts = [0] + [m.end() for m in _NEWLINE.finditer(source)]
         return cls(state.spans, starts, skipped)
 
-    def offsets(self, node: cst.CSTNode) -> tuple[int, int]:
-        """``node``'s span as offsets in the generated code (``module.code``)."""
-        return self.spans[node]
-
     def location(self, offset: int, *, end: bool = False) -> CodePosition:
         """The line (1-based) and column (0-based) of an offset in the generated code."""
         if self.skipped:

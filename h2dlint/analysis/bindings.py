@@ -33,7 +33,6 @@ Scope = cst.FunctionDef | cst.Module
 STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
 LOOPS = (cst.For, cst.While)
 COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
-INNER_SCOPES = (*COMPREHENSIONS, cst.Lambda)
 
 
 @dataclass(frozen=True)
