@@ -50,7 +50,8 @@ def parameter_default(name: cst.Name, frame: Frame) -> cst.BaseExpression | None
     return param.default if param is not None else None
 
 
-def _decorator_names(func: cst.FunctionDef) -> set[str]:
+def decorator_names(func: cst.FunctionDef) -> set[str]:
+    """The last parts of the names ``func`` is decorated with (``functools.cache()`` -> cache)."""
     names = set()
     for decorator in func.decorators:
         name = (
@@ -66,7 +67,7 @@ def _decorator_names(func: cst.FunctionDef) -> set[str]:
 def method_frame(func: cst.FunctionDef, cls: cst.ClassDef | None) -> Frame:
     if cls is None:
         return Frame(func)
-    decorators = _decorator_names(func)
+    decorators = decorator_names(func)
     params = [*func.params.posonly_params, *func.params.params]
     if "staticmethod" in decorators or "classmethod" in decorators or not params:
         return Frame(func, cls, None)

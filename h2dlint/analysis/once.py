@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from h2dlint.analysis.frames import ModuleIndex
+from h2dlint.analysis.frames import ModuleIndex, decorator_names
 from h2dlint.analysis.imports import dotted_name, statements
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.engine import visit_read_only
@@ -82,16 +82,6 @@ LOAD_WORDS = ("weight", "state_dict", "checkpoint", "pretrained", "model", "lora
 MEMOISING_DECORATORS = frozenset({"cache", "lru_cache", "cached_property"})
 
 
-def _decorators(function: cst.FunctionDef) -> set[str]:
-    names = set()
-    for decorator in function.decorators:
-        node = decorator.decorator
-        name = dotted_name(node.func if isinstance(node, cst.Call) else node)
-        if name:
-            names.add(name.rsplit(".", 1)[-1])
-    return names
-
-
 def once_by_name(function: cst.FunctionDef, cls: cst.ClassDef | None = None) -> bool:
     """Whether ``function``'s name or decorators say it runs once (see the module docs)."""
     name = function.name.value
@@ -103,7 +93,7 @@ def once_by_name(function: cst.FunctionDef, cls: cst.ClassDef | None = None) -> 
         (dotted_name(base.value) or "").endswith("TestCase") for base in cls.bases
     ):
         return True  # a method of a unittest test case (setUp, helpers)
-    return bool(_decorators(function) & MEMOISING_DECORATORS)
+    return bool(decorator_names(function) & MEMOISING_DECORATORS)
 
 
 def _private(name: str) -> bool:
