@@ -514,6 +514,13 @@ def _term(part: str, text: str) -> Term:
     )
 
 
+def called_as(qualified: Iterable[str]) -> str:
+    """``NAMES`` for calls of these qualified names (``torch.cat`` -> ``.cat|cat``), so that a
+    rule's declaration follows the analysis's list of them instead of repeating it."""
+    names = sorted({name.rpartition(".")[2] for name in qualified})
+    return "|".join(f".{name}|{name}" for name in names)
+
+
 def as_candidates(declaration: object) -> Candidates | None:
     """A rule's ``candidates`` attribute as parsed patterns (None: no declaration)."""
     if declaration is None or isinstance(declaration, Candidates):

@@ -7,6 +7,7 @@ from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.syncs import (
     COMPREHENSIONS,
+    SYNC_BUILTINS,
     RowLoop,
     RowReduction,
     Walk,
@@ -22,13 +23,6 @@ from h2dlint.diagnostics import FixSafety
 from h2dlint.rule import ComprehensionVisits, Invalid, Rule, Valid
 
 ATOMS = (cst.Name, cst.Attribute, cst.Subscript, cst.Call)
-# `int(`, `float(`, `bool(` as calls of the builtins: after a character that can precede an
-# expression, so that `print(` or `hint(` alone do not make a file worth parsing.
-SYNC_BUILTIN_MARKERS = tuple(
-    f"{before}{name}(".encode()
-    for name in ("int", "float", "bool")
-    for before in " \t\n([{,=:;+-*/%<>!&|^~@"
-)
 
 
 class SyncPerRow(ComprehensionVisits, Rule):
@@ -98,9 +92,11 @@ class SyncPerRow(ComprehensionVisits, Rule):
     message = "a tensor is read on the host once per row (a device sync each) in a Python loop"
     fix_safety = FixSafety.UNSAFE
     fix_message = "reduce all rows in one vectorised op and transfer once"
-    prefilter = (b".item(", b".tolist(", *SYNC_BUILTIN_MARKERS)
+    # Plain markers: `int(` also occurs in `print(`, but the ast candidates below decide; a
+    # finer byte pattern per builtin cost more to scan than it saved.
+    prefilter = (b".item(", b".tolist(", *(f"{name}(".encode() for name in sorted(SYNC_BUILTINS)))
     candidates = (  # a sync reading a loop variable (a row), or a loop over `.tolist()`
-        "loop .item|.tolist|int|float|bool|complex"
+        f"loop .item|.tolist|{'|'.join(sorted(SYNC_BUILTINS))}"
         " on loop over Name|Attribute|Subscript|enumerate|range|.tolist|.unbind",
         "iter .tolist",
     )

@@ -16,6 +16,8 @@ from h2dlint.analysis.provenance import (
     positional,
 )
 from h2dlint.analysis.targets import Target
+from h2dlint.analysis.torch_api import JOINS
+from h2dlint.candidates import called_as
 from h2dlint.diagnostics import FixSafety
 from h2dlint.rule import Invalid, Rule, Valid
 
@@ -111,11 +113,8 @@ class ConcatThenCopy(Rule):
     fix_safety = FixSafety.UNSAFE
     fix_message = "concatenate into a pinned buffer with `out=`"
     prefilter = (b"cat(", b"stack(", b"concatenate(")
-    candidates = (  # a copy of a join (torch_api.JOINS), called as torch.cat or cat
-        ".to|.cuda|.pin_memory|.copy_ on .cat|cat|.concat|concat|.concatenate|concatenate"
-        "|.stack|stack|.hstack|hstack|.vstack|vstack|.dstack|dstack|.column_stack"
-        "|column_stack|.row_stack|row_stack",
-    )
+    # A copy of a join, called as torch.cat or cat.
+    candidates = (f".to|.cuda|.pin_memory|.copy_ on {called_as(JOINS)}",)
 
     valid = (
         Valid(

@@ -7,6 +7,7 @@ from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import MAX_DEPTH, Provenance, first_positional, keyword
 from h2dlint.analysis.targets import Target
+from h2dlint.candidates import called_as
 from h2dlint.rule import Invalid, Rule, Valid
 
 CONSTRUCTORS = frozenset({"torch.tensor", "torch.as_tensor", "torch.asarray"})
@@ -136,8 +137,7 @@ class TensorFromHostDataOnDevice(Rule):
     message = "tensor built from Python data on the device: a blocking copy from pageable memory"
     prefilter = (b"device=",)
     candidates = (  # torch.tensor(data, device=...) in a function, data not a literal
-        "def .tensor|tensor|.as_tensor|as_tensor|.asarray|asarray(device=)"
-        " arg Name|Call|List|Tuple|ListComp|BinOp",
+        f"def {called_as(CONSTRUCTORS)}(device=) arg Name|Call|List|Tuple|ListComp|BinOp",
     )
 
     valid = (
