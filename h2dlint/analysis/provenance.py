@@ -174,12 +174,10 @@ SPLITTING_METHODS = frozenset({"split", "chunk", "unbind", "tensor_split", "spli
 
 @dataclass(frozen=True)
 class _Memo:
-    """A memoised fact, valid for the depths ``low..high`` it is asked at; ``span`` is how
-    much deeper than its own depth its computation went."""
+    """A memoised fact; ``span`` is how much deeper than its own depth its computation went,
+    so it stays valid wherever ``depth + span`` is within the limit."""
 
     fact: Fact
-    low: int
-    high: int
     span: int
 
 
@@ -266,7 +264,7 @@ class Provenance:
             return self._compute(node, frame, depth)
         key = (node, frame)
         memo = self._memo.get(key)
-        if memo is None or not memo.low <= depth <= memo.high:
+        if memo is None or depth + memo.span > MAX_DEPTH:
             memo = self._memo_at_depth.get((node, frame, depth))
         if memo is not None:
             self._note(depth + memo.span)
@@ -281,9 +279,9 @@ class Provenance:
         if self._cycles == cycles:
             span = deepest - depth
             if deepest <= MAX_DEPTH:
-                self._memo[key] = _Memo(result, 0, MAX_DEPTH - span, span)
+                self._memo[key] = _Memo(result, span)
             else:
-                self._memo_at_depth[(node, frame, depth)] = _Memo(result, depth, depth, span)
+                self._memo_at_depth[(node, frame, depth)] = _Memo(result, span)
         return result
 
     def _note(self, depth: int) -> None:
