@@ -709,7 +709,7 @@ PROFILE_BUCKETS = (
     ("parse:ast", "CPython ast.parse pre-check of every file (h2dlint/pipeline.py)"),
     ("candidates", "byte markers and ast candidates of the rules (h2dlint/candidates.py)"),
     ("parse:libcst", "libcst parse_module"),
-    ("positions", "locating reported nodes (h2dlint/context.py Positions), libcst metadata"),
+    ("positions", "locating reported nodes (h2dlint/context.py Positions)"),
     ("analysis", "shared per-file analyses built on first use (h2dlint/analysis)"),
     ("rules", "visit_*/leave_* handlers of rules/ (minus what they call above)"),
     ("traversal", "the engine's read-only walk of the tree and its dispatch"),
@@ -776,7 +776,6 @@ def _profile_main(argv: list[str]) -> int:
     timers = _Timers()
     start = time.perf_counter()
     import libcst
-    from libcst.metadata import MetadataWrapper
 
     import h2dlint.check_command as check_command
     import h2dlint.context as context
@@ -799,8 +798,6 @@ def _profile_main(argv: list[str]) -> int:
     timers.patch("candidates", pipeline, "candidate_rules")
     timers.patch("parse:libcst", libcst, "parse_module")
     timers.patch("positions", context.Positions, "of")
-    timers.patch("positions", MetadataWrapper, "resolve")
-    timers.patch("positions", MetadataWrapper, "resolve_many")
     timers.patch("analysis", context.FileContext, "shared")
     timers.patch("rules", engine._Dispatcher, "_call")
     timers.patch("traversal", engine, "check_module")

@@ -1,29 +1,21 @@
 """What every rule can ask about the file being checked.
 
 Everything here is computed on first use and shared by all rules of one traversal: a file whose
-rules never ask for positions, parents, scopes or qualified names never pays for them.
+rules report nothing never pays for positions, and one no analysis looks at for its imports.
 """
 
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
-from libcst.metadata import (
-    CodePosition,
-    CodeRange,
-    MetadataWrapper,
-    ParentNodeProvider,
-    QualifiedName,
-    QualifiedNameProvider,
-    Scope,
-    ScopeProvider,
-)
+from libcst.metadata import CodePosition, CodeRange
+
+from h2dlint.source import NEWLINE
 
 if TYPE_CHECKING:
     from h2dlint.analysis.imports import ImportTable
@@ -32,7 +24,7 @@ T = TypeVar("T")
 
 
 class FileContext:
-    """One file under check: its path, source, tree, and lazily resolved metadata."""
+    """One file under check: its path, source, tree, positions and shared analyses."""
 
     def __init__(
         self,
@@ -46,21 +38,17 @@ class FileContext:
         self.module = module
         # Analysis options from configuration ([tool.h2dlint.analysis]).
         self.options: Mapping[str, Any] = options or {}
-        self._wrapper: MetadataWrapper | None = None
         self._positions: Positions | None = None
-        self._resolved: dict[type, Mapping[cst.CSTNode, Any]] = {}
         self._shared: dict[str, Any] = {}
         # Maintained by the engine during the traversal, outermost first.
         self.ancestors: list[cst.CSTNode] = []
         self.statements: list[cst.CSTNode] = []
 
     def release(self) -> None:
-        """Drop what the check computed (analyses, metadata, positions): they refer back to this
-        context, and the reference cycle would keep the whole tree alive until the garbage
-        collector finds it."""
+        """Drop what the check computed (analyses, positions): they refer back to this context,
+        and the reference cycle would keep the whole tree alive until the garbage collector
+        finds it."""
         self._shared.clear()
-        self._resolved.clear()
-        self._wrapper = None
         self._positions = None
         self.ancestors.clear()
         self.statements.clear()
@@ -76,20 +64,7 @@ class FileContext:
                 return node
         return None
 
-    # -- lazily resolved metadata ---------------------------------------------------------
-    @property
-    def wrapper(self) -> MetadataWrapper:
-        if self._wrapper is None:
-            # The tree is never mutated, so skipping libcst's defensive deep copy keeps node
-            # identity between the traversal and the metadata.
-            self._wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
-        return self._wrapper
-
-    def _metadata(self, provider: type) -> Mapping[cst.CSTNode, Any]:
-        if provider not in self._resolved:
-            self._resolved[provider] = self.wrapper.resolve(provider)
-        return self._resolved[provider]
-
+    # -- positions ------------------------------------------------------------------------
     @property
     def positions(self) -> Positions:
         """Every node's position (one codegen pass), unless :meth:`locate` said which nodes
@@ -111,15 +86,6 @@ class FileContext:
             positions = self._positions = Positions.of(self.module, self.source)
         return positions.range(node)
 
-    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
-        return self._metadata(ParentNodeProvider).get(node)
-
-    def scope(self, node: cst.CSTNode) -> Scope | None:
-        return self._metadata(ScopeProvider).get(node)
-
-    def qualified_names(self, node: cst.CSTNode) -> set[QualifiedName]:
-        return set(self._metadata(QualifiedNameProvider).get(node, ()))
-
     # -- shared analyses ------------------------------------------------------------------
     def shared(self, key: str, build: Callable[[], T]) -> T:
         """A per-file value computed once and shared by every rule (import tables, bindings)."""
@@ -140,8 +106,6 @@ class FileContext:
 # than the parse. The same positions come from one codegen pass that only counts characters:
 # each node's start and end offsets in the generated code, turned into line and column by
 # bisecting the line starts, for the few nodes that are reported.
-
-_NEWLINE = re.compile(r"\r\n?|\n")  # as libcst's position provider splits tokens
 
 
 class _SyntacticPosition:
@@ -223,7 +187,7 @@ class _OffsetState(CodegenState):
         if "\n" in value or "\r" in value:
             # Per token, as libcst counts: its positions are what findings have always used.
             base = self.offset
-            self.line_starts.extend(base + m.end() for m in _NEWLINE.finditer(value))
+            self.line_starts.extend(base + m.end() for m in NEWLINE.finditer(value))
         self.offset += len(value)
 
     def before_codegen(self, node: cst.CSTNode) -> None:
@@ -272,17 +236,21 @@ class Positions:
         spans: dict[cst.CSTNode, tuple[int, int]],
         line_starts: list[int],
         skipped: list[int] | None = None,
+        *,
+        code: str | None = None,
     ) -> None:
         self.spans = spans
         self.line_starts = line_starts
         # Offsets in the generated code before which the source has one more character.
         self.skipped = skipped
+        # The module's generated code, when the pass went through the whole module.
+        self.code = code
 
     @classmethod
     def of(
         cls,
         module: cst.Module,
-        source: str | None = None,
+        source: str,
         wanted: Iterable[cst.CSTNode] | None = None,
         *,
         stop_early: bool = False,
@@ -300,16 +268,15 @@ class Positions:
             module._codegen(state)
         except _Done:
             done = False
-        if source is None:
-            return cls(state.spans, state.line_starts)
         code = "".join(state.tokens)
+        whole = code if done else None
         if code == source or (not done and source.startswith(code)):
-            return cls(state.spans, state.line_starts)
+            return cls(state.spans, state.line_starts, code=whole)
         skipped = _dropped_form_feeds(code, source, whole=done)
         if skipped is None:
-            return cls(state.spans, state.line_starts)  # libcst's own positions
-        starts = [0] + [m.end() for m in _NEWLINE.finditer(source)]
-        return cls(state.spans, starts, skipped)
+            return cls(state.spans, state.line_starts, code=whole)  # libcst's own positions
+        starts = [0] + [m.end() for m in NEWLINE.finditer(source)]
+        return cls(state.spans, starts, skipped, code=whole)
 
     def location(self, offset: int, *, end: bool = False) -> CodePosition:
         """The line (1-based) and column (0-based) of an offset in the generated code."""

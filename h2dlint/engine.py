@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import dataclasses
 import functools
-import re
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -32,7 +31,7 @@ from h2dlint.diagnostics import (
 )
 from h2dlint.jobs import AnalysisOptions, EnabledRule
 from h2dlint.rule import Report, Rule
-from h2dlint.source import python_ast
+from h2dlint.source import NEWLINE, python_ast
 from h2dlint.suppression import parse_suppressions
 
 STATEMENT_TYPES = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
@@ -350,10 +349,10 @@ def visit_read_only(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
 
 @dataclass
 class CheckResult:
-    reports: list[CheckedReport]
-    suppressed: list[CheckedReport]
+    reports: list[CheckedReport]  # not suppressed
     errors: list[Finding]
-    context: FileContext
+    # The module's generated code, when locating the reports generated all of it.
+    code: str | None = None
 
 
 def check_module(
@@ -380,15 +379,17 @@ def check_module(
         # the code up to its node.
         context.locate(_reported_nodes(raw), whole=any(r.replacements for r in raw))
     located = [_locate(context, report) for report in raw]
+    code = context.positions.code if raw else None
     context.release()
     if not located:
-        return CheckResult([], [], errors, context)
+        return CheckResult([], errors)
     suppressions = parse_suppressions(text)
-    kept, suppressed = [], []
-    for item in located:
-        rows = (item.start.row, item.statement_row)
-        (suppressed if suppressions.suppresses(item.report.rule.code, rows) else kept).append(item)
-    return CheckResult(kept, suppressed, errors, context)
+    kept = [
+        item
+        for item in located
+        if not suppressions.suppresses(item.report.rule.code, (item.start.row, item.statement_row))
+    ]
+    return CheckResult(kept, errors, code)
 
 
 class ReplaceNodes(cst.CSTTransformer):
@@ -410,7 +411,10 @@ def _text_edit(context: FileContext, report: Report) -> tuple[Edit, ...]:
     if not report.replacements:
         return ()
     module = context.module
-    before = module.code
+    # The position pass generated the whole code when a report carries a fix (check_module).
+    before = context.positions.code
+    if before is None:
+        before = module.code
     after = module.visit(ReplaceNodes(dict(report.replacements))).code
     if after == before:
         return ()
@@ -484,12 +488,9 @@ def to_finding(item: CheckedReport, path: str, lines: Sequence[str]) -> Finding:
     )
 
 
-_NEWLINE = re.compile(r"\r\n|\r|\n")
-
-
 def physical_lines(text: str) -> list[str]:
     """The lines of ``text`` as the tokenizer counts them (only CR, LF and CRLF end a line)."""
-    return _NEWLINE.split(text)
+    return NEWLINE.split(text)
 
 
 def check_text(

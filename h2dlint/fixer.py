@@ -104,16 +104,16 @@ def fix_text(
         module = parse(text, path, cpython)
     except ParseFailure as failure:
         return FixOutcome(text, [failure.finding])
-    # libcst cannot reproduce some files byte for byte (a lone CR, say); a fix there would
-    # rewrite more than it should, so such a file is checked but never fixed.
-    round_trips = module.code == text
     applied_by_code: dict[str, int] = {}
     barred: set[str] = set()
     errors: list[Finding] = []
     for _ in range(MAX_PASSES):
         result = check_module(module, text, path, rules, options)
         candidates = [item for item in result.reports if _applicable(item, unsafe, barred)]
-        if candidates and not round_trips:
+        # libcst cannot reproduce some files byte for byte (a lone CR, say); a fix there would
+        # rewrite more than it should, so such a file is checked but never fixed. A report with
+        # a fix had the whole code generated to be located: result.code.
+        if candidates and (result.code if result.code is not None else module.code) != text:
             errors.append(
                 file_finding(
                     path,

@@ -15,6 +15,9 @@ import tokenize
 import warnings
 from dataclasses import dataclass
 
+# A line ending as Python, libcst and editors count them.
+NEWLINE = re.compile(r"\r\n|\r|\n")
+
 
 class SourceError(Exception):
     """The bytes are not Python source text; ``row``/``column`` locate the problem (1-based)."""
