@@ -422,11 +422,12 @@ def parse_share(tree: Tree) -> ParseShare:
     """The files of ``tree`` that h2dlint parses with libcst with every rule enabled (and with
     the byte markers alone), by running its prefilters (``h2dlint.pipeline.candidate_rules``)
     in this process."""
-    import ast as python_ast
-
-    from h2dlint.engine import EnabledRule
+    from h2dlint.engine import cpython_parse
+    from h2dlint.jobs import EnabledRule
     from h2dlint.pipeline import candidate_rules
     from h2dlint.registry import all_rules
+    from h2dlint.source import SourceError, decode
+    from h2dlint.suppression import has_skip_file
 
     rules = tuple(EnabledRule(rule) for rule in all_rules().values())
     share = ParseShare()
@@ -435,24 +436,26 @@ def parse_share(tree: Tree) -> ParseShare:
         share.files += 1
         share.bytes += len(data)
         try:
-            parsed: python_ast.Module | None = python_ast.parse(data)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            parsed = None
+            text = decode(data).text
+        except SourceError:
+            continue  # reported, never parsed
+        parsed = cpython_parse(text, str(path))
+        if has_skip_file(text) or parsed.fatal is not None:
+            continue
         if candidate_rules(data, rules, None):
             share.marked_files += 1
             share.marked_bytes += len(data)
-        if parsed is None or candidate_rules(data, rules, parsed):
+        if parsed.tree is None or candidate_rules(data, rules, parsed.tree):
             share.parsed_files.append(path)
             share.parsed_bytes += len(data)
     return share
 
 
-def precommit_files(
-    tree: Tree, share: ParseShare | None = None, count: int = PRECOMMIT_FILES
-) -> list[Path]:
+def precommit_files(tree: Tree, share: ParseShare, count: int = PRECOMMIT_FILES) -> list[Path]:
     """``count`` files a commit might touch: spread evenly over the files h2dlint parses with
-    libcst (the expensive ones), so that the case is not flattered by the prefilters."""
-    parsed = (share.parsed_files if share else []) or list(tree.files)
+    libcst (the expensive ones), so that the case is not flattered by the prefilters; over all
+    files when it parses none."""
+    parsed = share.parsed_files or list(tree.files)
     if len(parsed) <= count:
         return parsed
     step = len(parsed) / count

@@ -59,8 +59,7 @@ Shape = tuple[
     bool, bool, bool, bool, frozenset[str], frozenset[str], frozenset[str], frozenset[str], str
 ]
 
-COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
-_COMPREHENSIONS = frozenset(COMPREHENSIONS)
+_COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})
 _FOR_LOOPS = frozenset({ast.For, ast.AsyncFor})
 _FUNCTIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef})
 _LITERAL_VALUES = (True, False, None)
@@ -105,7 +104,7 @@ def _child_fields(kind: type) -> tuple[str, ...]:
     return fields
 
 
-def _stored_names(target: ast.AST) -> frozenset[str]:
+def stored_names(target: ast.AST) -> frozenset[str]:
     """The names a binding target binds (``a``, ``a, (b, *c)``; not ``x.a`` or ``x[a]``)."""
     stack, names = [target], []
     while stack:
@@ -194,7 +193,7 @@ def _loop_variables(
     out = dict(loopvars)
     for target, iterable in targets:
         kinds = frozenset({_iterable_kind(iterable)})
-        for name in _stored_names(target):
+        for name in stored_names(target):
             out[name] = out.get(name, _EMPTY) | kinds
     return out
 
@@ -289,7 +288,7 @@ def summarize(tree: ast.AST) -> Summary:
                     aliases.setdefault(alias.asname, set()).add(alias.name.rsplit(".", 1)[-1])
             continue
         if kind in _FOR_LOOPS:
-            names = _stored_names(node.target)
+            names = stored_names(node.target)
             iterable = node.iter
             iterables.add(id(iterable))
             inner = (
@@ -312,7 +311,7 @@ def summarize(tree: ast.AST) -> Summary:
                 push(
                     (
                         generator.iter,
-                        (*inner[:3], binders | _stored_names(generator.target), watchers),
+                        (*inner[:3], binders | stored_names(generator.target), watchers),
                     )
                 )
                 push((generator.target, inner))
@@ -327,7 +326,7 @@ def summarize(tree: ast.AST) -> Summary:
             targets = node.targets if kind is ast.Assign else [node.target]
             names = _EMPTY
             for target in targets:
-                names = names | _stored_names(target)
+                names = names | stored_names(target)
                 push((target, context))
             if kind is ast.AnnAssign:
                 push((node.annotation, context))
@@ -335,12 +334,12 @@ def summarize(tree: ast.AST) -> Summary:
                 push((node.value, (in_loop, in_def, loopvars, binders | names, watchers)))
             continue
         if kind is ast.NamedExpr:
-            names = _stored_names(node.target)
+            names = stored_names(node.target)
             push((node.value, (in_loop, in_def, loopvars, binders | names, watchers)))
             continue
         if kind is ast.withitem:
             variables = node.optional_vars
-            names = _stored_names(variables) if variables is not None else _EMPTY
+            names = stored_names(variables) if variables is not None else _EMPTY
             if variables is not None:
                 push((variables, context))
             push((node.context_expr, (in_loop, in_def, loopvars, binders | names, watchers)))
@@ -460,7 +459,6 @@ class Candidates:
     """A rule's candidates: any of ``patterns``, each a conjunction of terms."""
 
     patterns: tuple[tuple[Term, ...], ...]
-    source: tuple[str, ...] = ()
 
     def matches(self, summary: Summary) -> bool:
         return any(all(term.matches(summary) for term in pattern) for pattern in self.patterns)
@@ -475,7 +473,7 @@ class Candidates:
             if not isinstance(text, str):
                 raise CandidatesError(f"candidate pattern {text!r} is not a string")
             patterns.append(tuple(_term(part, text) for part in text.split("&")))
-        return cls(tuple(patterns), texts)
+        return cls(tuple(patterns))
 
 
 _ID = r"[A-Za-z_][A-Za-z0-9_]*"

@@ -17,6 +17,8 @@ import ast
 import re
 from collections.abc import Iterable, Sequence
 
+from h2dlint.candidates import stored_names
+
 LARGE_FILE_CHARS = 1024 * 1024
 # What is left after the reduction is parsed whole; beyond this the file is not checked (2.4 MB of
 # small functions that all hold a marker took 50 s and 2 GB).
@@ -31,15 +33,7 @@ def is_large(text: str) -> bool:
 
 
 def _bound_names(targets: Iterable[ast.expr]) -> list[str]:
-    names: list[str] = []
-    for target in targets:
-        if isinstance(target, ast.Name):
-            names.append(target.id)
-        elif isinstance(target, (ast.Tuple, ast.List)):
-            names.extend(_bound_names(target.elts))
-        elif isinstance(target, ast.Starred):
-            names.extend(_bound_names([target.value]))
-    return names
+    return [name for target in targets for name in sorted(stored_names(target))]
 
 
 def _padding(rows: int) -> str:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import sys
 import tempfile
@@ -28,8 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-RESERVED = ("vllm", "sglang")
+import fetch_corpus  # beside this script: run as `python scripts/check_candidates.py`
+
+# Corpus folders are named package-version: a reserved package's own name begins them.
+RESERVED = tuple(sorted(fetch_corpus.RESERVED))
 
 
 @dataclass
@@ -89,7 +90,7 @@ def compare(tree: Path, jobs: int) -> tuple[int, Outcome, Outcome]:
 
 
 def corpus_trees() -> list[Path]:
-    root = Path(os.environ.get("H2DLINT_CORPUS_DIR") or Path.home() / ".cache/h2dlint/corpus")
+    root = fetch_corpus.corpus_dir()
     trees = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
     return [p for p in trees if not p.name.lower().startswith(RESERVED)]
 

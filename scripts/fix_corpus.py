@@ -38,7 +38,6 @@ from typing import Any
 
 import fetch_corpus  # beside this script: run as `python scripts/fix_corpus.py`
 
-ROOT = Path(__file__).resolve().parents[1]
 INTERNAL_ERROR = "E900"
 
 
