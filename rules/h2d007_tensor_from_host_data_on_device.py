@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from h2dlint.analysis.bindings import UNKNOWN
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import MAX_DEPTH, Provenance, first_positional, keyword
@@ -141,6 +140,15 @@ class TensorFromHostDataOnDevice(Rule):
     )
 
     valid = (
+        # The parameter may be rebound to a numpy scalar: not provably a sequence.
+        Valid(
+            "import numpy as np\n"
+            "import torch\n"
+            "def f(arr: np.ndarray, device, scalar):\n"
+            "    if scalar:\n"
+            "        arr = np.float32(3)\n"
+            "    return torch.tensor(arr, device=device)\n"
+        ),
         Valid("import torch\ndef f(ids):\n    return torch.tensor(list(ids), device='cpu')\n"),
         Valid("import torch\ndef f(ids):\n    return torch.tensor(list(ids))\n"),
         # data that may be a tensor: as_tensor of a device tensor is a no-op
@@ -267,6 +275,25 @@ class TensorFromHostDataOnDevice(Rule):
             "def f(arr: np.ndarray, device):\n"
             "    return torch.tensor(arr, device=device)\n",
             4,
+            12,
+        ),
+        Invalid(  # optional, spelt as a union, as the tensor annotations may be
+            "from typing import Union\n"
+            "import numpy as np\n"
+            "import torch\n"
+            "def f(arr: Union[np.ndarray, None], device):\n"
+            "    return torch.tensor(arr, device=device)\n",
+            5,
+            12,
+        ),
+        Invalid(  # a slice of the array is an array
+            "import numpy as np\n"
+            "import torch\n"
+            "def f(arr: np.ndarray, device, skip):\n"
+            "    if skip:\n"
+            "        arr = arr[1:]\n"
+            "    return torch.tensor(arr, device=device)\n",
+            6,
             12,
         ),
         Invalid(
@@ -483,23 +510,21 @@ def host_sequence(
         if isinstance(func, cst.Name) and func.value in SEQUENCE_BUILTINS:
             return not provenance.bindings(frame).of(func.value)
         return False
+    if isinstance(node, cst.Subscript):
+        # A slice of a sequence or array is one; an element may be a scalar.
+        if any(isinstance(element.slice, cst.Slice) for element in node.slice):
+            return host_sequence(provenance, node.value, frame, depth + 1)
+        return False
     if isinstance(node, cst.Name):
-        values = provenance.bindings(frame).reaching(node)
-        if not values or any(v is UNKNOWN for v in values):
-            # a parameter annotated as a numpy array
-            return provenance.is_numpy_array(node, frame) and not _subscripted(values)
-        # ``ids = []`` grown by ``append``/``extend``: a list of unknown length
-        return all(
-            (isinstance(v, cst.List) and not v.elements)
-            or host_sequence(provenance, v, frame, depth + 1)
-            for v in values
-            if v is not None
-        )
+        # Every value that may reach the name is one; a parameter, when annotated as a numpy
+        # array.
+        def bound_to_one(value: cst.BaseExpression, frame: Frame, depth: int) -> bool:
+            # ``ids = []`` grown by ``append``/``extend``: a list of unknown length
+            empty_list = isinstance(value, cst.List) and not value.elements
+            return empty_list or host_sequence(provenance, value, frame, depth)
+
+        return provenance.bound_only_to(node, frame, depth, bound_to_one)
     return False
-
-
-def _subscripted(values: list[cst.BaseExpression | None]) -> bool:
-    return any(isinstance(v, cst.Subscript) for v in values)
 
 
 def _holds_nothing(node: cst.List | cst.Tuple) -> bool:

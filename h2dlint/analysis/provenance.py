@@ -130,6 +130,30 @@ def _is_none(node: cst.BaseExpression | None) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
 
 
+def annotation_is(
+    provenance: Provenance,
+    annotation: cst.BaseExpression,
+    leaf: Callable[[cst.BaseExpression], bool],
+) -> bool:
+    """Whether ``annotation`` says one value of the kind ``leaf`` accepts, optionally or-None
+    (``Optional[X]``, ``X | None``, ``Union[X, None]``). A union with anything else is not."""
+    if leaf(annotation):
+        return True
+    if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
+        parts: list[cst.BaseExpression] = [annotation.left, annotation.right]
+    elif isinstance(annotation, cst.Subscript):
+        head = (provenance.qualify(annotation.value) or "").rsplit(".", 1)[-1]
+        parts = [e.slice.value for e in annotation.slice if isinstance(e.slice, cst.Index)]
+        if not (head == "Union" or (head == "Optional" and len(parts) == 1)):
+            return False
+    else:
+        return False
+    values = [part for part in parts if not _is_none(part)]
+    if len(values) == len(parts) and not isinstance(annotation, cst.Subscript):
+        return False  # ``X | Y``: neither is None
+    return bool(values) and all(annotation_is(provenance, v, leaf) for v in values)
+
+
 def keyword(call: cst.Call, name: str) -> cst.Arg | None:
     for arg in call.args:
         if arg.keyword is not None and arg.keyword.value == name:
@@ -602,7 +626,7 @@ class Provenance:
             self._note(depth)
             if depth > MAX_DEPTH:
                 return False
-            return self._bound_only_to(node, frame, depth, self.is_host_data)
+            return self.bound_only_to(node, frame, depth, self.is_host_data)
         return False
 
     def is_numpy_array(self, node: cst.BaseExpression, frame: Frame, depth: int = 0) -> bool:
@@ -621,10 +645,10 @@ class Provenance:
         if isinstance(node, cst.Subscript):
             return self.is_numpy_array(node.value, frame, depth + 1)
         if isinstance(node, cst.Name):
-            return self._bound_only_to(node, frame, depth, self.is_numpy_array)
+            return self.bound_only_to(node, frame, depth, self.is_numpy_array)
         return False
 
-    def _bound_only_to(self, name: cst.Name, frame: Frame, depth: int, test: _Test) -> bool:
+    def bound_only_to(self, name: cst.Name, frame: Frame, depth: int, test: _Test) -> bool:
         """Whether every binding that may reach ``name`` passes ``test``; a parameter passes
         when its annotation says it is a numpy array."""
         bindings = self.bindings(frame)
@@ -659,23 +683,11 @@ class Provenance:
     def numpy_annotated(self, name: cst.Name, frame: Frame) -> bool:
         """Whether the parameter named like ``name`` is annotated as a numpy array."""
         annotation = parameter_annotation(name, frame)
-        return annotation is not None and self._numpy_annotation(annotation)
+        return annotation is not None and annotation_is(self, annotation, self._numpy_array_type)
 
-    def _numpy_annotation(self, annotation: cst.BaseExpression) -> bool:
-        if isinstance(annotation, cst.Subscript):
-            head = self.qualify(annotation.value) or ""
-            items = [e.slice.value for e in annotation.slice if isinstance(e.slice, cst.Index)]
-            if head.rsplit(".", 1)[-1] == "Optional" and len(items) == 1:
-                return self._numpy_annotation(items[0])
-            return head in NUMPY_ARRAY_TYPES
-        if isinstance(annotation, cst.BinaryOperation) and isinstance(
-            annotation.operator, cst.BitOr
-        ):
-            sides = (annotation.left, annotation.right)
-            return any(_is_none(s) for s in sides) and all(
-                _is_none(s) or self._numpy_annotation(s) for s in sides
-            )
-        return (self.qualify(annotation) or "") in NUMPY_ARRAY_TYPES
+    def _numpy_array_type(self, annotation: cst.BaseExpression) -> bool:
+        head = annotation.value if isinstance(annotation, cst.Subscript) else annotation
+        return (self.qualify(head) or "") in NUMPY_ARRAY_TYPES
 
     # -- copy targets ------------------------------------------------------------------------
     def to_target(self, call: cst.Call, frame: Frame | None = None) -> Target:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from h2dlint.analysis.frames import Frame, parameter_annotation
-from h2dlint.analysis.provenance import Provenance, host_named, positional
+from h2dlint.analysis.provenance import Provenance, annotation_is, host_named, positional
 from h2dlint.engine import visit_read_only
 
 SYNC_METHODS = frozenset({"item", "tolist"})
@@ -355,31 +355,11 @@ def _tensor_type(provenance: Provenance, node: cst.BaseExpression) -> bool:
     return qualified.startswith("torch.") and qualified.endswith("Tensor")
 
 
-def _is_none(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Name) and node.value == "None"
-
-
 def tensor_annotation(provenance: Provenance, annotation: cst.BaseExpression) -> bool:
     """Whether an annotation says: a torch tensor (``torch.Tensor``, ``torch.LongTensor``,
     ``Tensor``), optionally or-None (``Optional[...]``, ``... | None``). A container of
     tensors, or a union with anything else, is not one tensor."""
-    if _tensor_type(provenance, annotation):
-        return True
-    if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
-        sides = (annotation.left, annotation.right)
-        return any(_is_none(s) for s in sides) and all(
-            _is_none(s) or tensor_annotation(provenance, s) for s in sides
-        )
-    if isinstance(annotation, cst.Subscript):
-        head = (provenance.qualify(annotation.value) or "").rsplit(".", 1)[-1]
-        items = [e.slice.value for e in annotation.slice if isinstance(e.slice, cst.Index)]
-        if head == "Optional" and len(items) == 1:
-            return tensor_annotation(provenance, items[0])
-        if head == "Union" and items:
-            return all(_is_none(i) or tensor_annotation(provenance, i) for i in items) and any(
-                not _is_none(i) for i in items
-            )
-    return False
+    return annotation_is(provenance, annotation, lambda node: _tensor_type(provenance, node))
 
 
 def annotated_tensor_parameter(provenance: Provenance, name: cst.Name, frame: Frame) -> bool:
