@@ -26,9 +26,12 @@ def dotted_name(node: cst.BaseExpression) -> str | None:
     return ".".join(reversed(parts))
 
 
-def statements(root: cst.CSTNode) -> Iterator[cst.BaseSmallStatement]:
+def statements(
+    root: cst.CSTNode, *, into_definitions: bool = True
+) -> Iterator[cst.BaseSmallStatement]:
     """Every small statement under ``root``, recursing into compound statements (and their
-    ``else``/``except``/``finally``/``case`` parts), never into expressions."""
+    ``else``/``except``/``finally``/``case`` parts), never into expressions; unless
+    ``into_definitions``, not into the functions and classes defined under ``root`` either."""
     stack: list[cst.CSTNode] = [root]
     while stack:
         node = stack.pop()
@@ -37,6 +40,8 @@ def statements(root: cst.CSTNode) -> Iterator[cst.BaseSmallStatement]:
             continue
         if isinstance(node, (cst.Module, cst.IndentedBlock)):
             stack.extend(node.body)
+            continue
+        if not into_definitions and isinstance(node, (cst.FunctionDef, cst.ClassDef)):
             continue
         for part_name in ("body", "orelse", "finalbody"):
             part = getattr(node, part_name, None)

@@ -115,22 +115,7 @@ def closure_factory(function: cst.FunctionDef) -> bool:
 
 def _returns(root: cst.CSTNode) -> list[cst.Return]:
     """The ``return`` statements of a function's body, not of functions or classes in it."""
-    found: list[cst.Return] = []
-    stack: list[cst.CSTNode] = [root]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-            found.extend(s for s in node.body if isinstance(s, cst.Return))
-        elif isinstance(node, (cst.IndentedBlock, cst.Module)):
-            stack.extend(node.body)
-        elif not isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-            for part in ("body", "orelse", "finalbody"):
-                child = getattr(node, part, None)
-                if isinstance(child, cst.CSTNode):
-                    stack.append(child)
-            stack.extend(getattr(node, "handlers", ()))
-            stack.extend(getattr(node, "cases", ()))
-    return found
+    return [s for s in statements(root, into_definitions=False) if isinstance(s, cst.Return)]
 
 
 def _body(function: cst.FunctionDef) -> list[cst.CSTNode]:
