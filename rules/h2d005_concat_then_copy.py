@@ -4,18 +4,16 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from h2dlint.analysis.copies import fresh_joins
+from h2dlint.analysis.copies import fresh_joins, h2d_copy_source
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import (
     Provenance,
     first_positional,
-    host_named,
     is_true,
     keyword,
     positional,
 )
-from h2dlint.analysis.targets import Target
 from h2dlint.analysis.torch_api import JOINS
 from h2dlint.candidates import called_as
 from h2dlint.diagnostics import FixSafety
@@ -335,20 +333,13 @@ class ConcatThenCopy(Rule):
         method = func.attr.value
         if method not in ("to", "cuda", "pin_memory", "copy_"):
             return
+        if method == "pin_memory" and node.args:
+            return
         provenance = Provenance.of(self.context)
         frame = provenance.current_frame()
-        if method == "copy_":
-            source = first_positional(node)
-            if source is None or host_named(func.value):
-                return
-            if provenance.where(func.value, frame) not in (Where.DEVICE, Where.UNKNOWN):
-                return  # the destination is host memory: not a host-to-device copy
-        else:
-            source = func.value
-            if method == "pin_memory" and node.args:
-                return
-            if method == "to" and provenance.to_target(node, frame) is not Target.DEVICE:
-                return
+        source = func.value if method == "pin_memory" else h2d_copy_source(provenance, node, frame)
+        if source is None:
+            return
         for join in fresh_joins(provenance, source, frame):
             if id(join) in self._reported:
                 continue

@@ -18,16 +18,14 @@ from h2dlint.analysis.targets import Target
 from h2dlint.analysis.torch_api import JOINS
 
 
-def non_blocking_h2d_source(
+def h2d_copy_source(
     provenance: Provenance, node: cst.Call, frame: Frame
 ) -> cst.BaseExpression | None:
-    """The source of ``node`` when it is a ``non_blocking=True`` copy that may go host to
-    device (its destination is not provably host memory), else None."""
+    """The source of ``node`` when it is a copy (``x.to(dev)``, ``x.cuda()``,
+    ``dst.copy_(x)``) that may go host to device (its destination is not provably host
+    memory), else None."""
     func = node.func
     if not isinstance(func, cst.Attribute) or func.attr.value not in ("to", "cuda", "copy_"):
-        return None
-    non_blocking = keyword(node, "non_blocking")
-    if non_blocking is None or not is_true(non_blocking.value):
         return None
     method = func.attr.value
     if method == "copy_":
@@ -40,6 +38,17 @@ def non_blocking_h2d_source(
     if method == "to" and provenance.to_target(node, frame) is not Target.DEVICE:
         return None
     return func.value
+
+
+def non_blocking_h2d_source(
+    provenance: Provenance, node: cst.Call, frame: Frame
+) -> cst.BaseExpression | None:
+    """The source of ``node`` when it is a ``non_blocking=True`` copy that may go host to
+    device (:func:`h2d_copy_source`), else None."""
+    non_blocking = keyword(node, "non_blocking")
+    if non_blocking is None or not is_true(non_blocking.value):
+        return None
+    return h2d_copy_source(provenance, node, frame)
 
 
 def fresh_join(provenance: Provenance, call: cst.Call) -> bool:
