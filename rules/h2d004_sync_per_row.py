@@ -2,11 +2,11 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.bindings import COMPREHENSIONS
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.syncs import (
-    COMPREHENSIONS,
     SYNC_BUILTINS,
     RowLoop,
     RowReduction,

@@ -39,13 +39,13 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from h2dlint.analysis.bindings import COMPREHENSIONS
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame, method_frame
 from h2dlint.analysis.provenance import Provenance, first_positional, host_named, keyword
 from h2dlint.analysis.targets import Target, by_name
 from h2dlint.engine import visit_read_only
 
-COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 Comprehension = cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp
 
 # Methods that only convert or reshape an item on the way to (or from) the device.

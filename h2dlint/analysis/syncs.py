@@ -70,7 +70,6 @@ METADATA_METHODS = frozenset(
 METADATA_FUNCTIONS = frozenset({"len", "isinstance", "type", "id", "repr", "str"})
 # Methods between a tensor and ``.tolist()`` that only move it to the host.
 TO_HOST_METHODS = frozenset({"cpu", "detach", "numpy"})
-COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 NESTED_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 
 
