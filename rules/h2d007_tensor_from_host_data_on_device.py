@@ -136,7 +136,7 @@ class TensorFromHostDataOnDevice(Rule):
     message = "tensor built from Python data on the device: a blocking copy from pageable memory"
     prefilter = (b"device=",)
     candidates = (  # torch.tensor(data, device=...) in a function, data not a literal
-        f"def {called_as(CONSTRUCTORS)}(device=) arg Name|Call|List|Tuple|ListComp|BinOp",
+        f"def {called_as(CONSTRUCTORS)}(device=) arg Name|Call|List|Tuple|ListComp|BinOp|Subscript",
     )
 
     valid = (
@@ -284,6 +284,13 @@ class TensorFromHostDataOnDevice(Rule):
             "def f(arr: Union[np.ndarray, None], device):\n"
             "    return torch.tensor(arr, device=device)\n",
             5,
+            12,
+        ),
+        Invalid(  # a slice of a sequence is one
+            "import torch\n"
+            "def f(n, device):\n"
+            "    return torch.tensor(list(range(n))[::-1], device=device)\n",
+            3,
             12,
         ),
         Invalid(  # a slice of the array is an array
