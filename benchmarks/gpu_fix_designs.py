@@ -6,14 +6,14 @@ Every candidate fix must remove the blocking copy *and* not be slower than the f
 For each size, each variant is timed idle (host ms until the copy is done) and behind a busy
 stream (host ms the call takes while a 20 ms kernel runs: a non-blocking call returns at once).
 
-  cat_pageable     torch.cat(parts).to(dev, non_blocking=True)               (flagged, H2D002/5)
+  cat_pageable     torch.cat(parts).to(dev, non_blocking=True)               (flagged, HTD102/5)
   cat_birth_pin    torch.cat(parts, out=torch.empty(n, pin_memory=True))...   (per-call pinned out)
   cat_reused_pin   torch.cat(parts, out=pinned_buf)...                        (pinned once, reused)
   zeros_pageable   torch.zeros(n).to(dev, non_blocking=True)
   zeros_birth_pin  torch.zeros(n, pin_memory=True).to(dev, non_blocking=True)
-  pin_blocking     pinned.to(dev)                                             (H2D006)
+  pin_blocking     pinned.to(dev)                                             (HTD105)
   pin_nb           pinned.to(dev, non_blocking=True)
-  slice_nb         dst[:, :n].copy_(src[:, :n], non_blocking=True), src pinned (H2D003)
+  slice_nb         dst[:, :n].copy_(src[:, :n], non_blocking=True), src pinned (HTD103)
   rows_nb          for i in range(rows): dst[i, :n].copy_(src[i, :n], non_blocking=True)
 """
 

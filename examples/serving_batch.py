@@ -15,11 +15,11 @@ class InputBatch:
         self.positions = torch.zeros(max_tokens, dtype=torch.int64, device=device)
 
     def prepare(self, token_ids: list[list[int]], seq_lens: list[int]) -> torch.Tensor:
-        # Flagged (H2D002): a fresh pageable tensor; non_blocking=True does not make it async.
+        # Flagged (HTD102): a fresh pageable tensor; non_blocking=True does not make it async.
         flat = torch.tensor([t for seq in token_ids for t in seq], dtype=torch.int64)
         input_ids = flat.to(self.device, non_blocking=True)
 
-        # Flagged (H2D002): torch.cat makes a fresh pageable tensor too.
+        # Flagged (HTD102): torch.cat makes a fresh pageable tensor too.
         lens = torch.cat([torch.tensor(seq_lens), torch.zeros(1, dtype=torch.int64)])
         lens_gpu = lens.to(self.device, non_blocking=True)
 
@@ -31,7 +31,7 @@ class InputBatch:
 
 def load_embeddings(path: str, device: str = "cuda") -> torch.Tensor:
     table = np.load(path)
-    # Flagged (H2D002): from_numpy wraps pageable numpy memory.
+    # Flagged (HTD102): from_numpy wraps pageable numpy memory.
     return torch.from_numpy(table).cuda(non_blocking=True)
 
 

@@ -24,7 +24,7 @@ from typing import Any
 import h2dlint
 from h2dlint.diagnostics import Finding
 
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 # Entries not used for this long are dropped when the cache is written.
 MAX_AGE_S = 30 * 24 * 3600
 MAX_ENTRIES = 200_000

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from h2dlint import legacy_codes
 from h2dlint.cache import ResultCache
 from h2dlint.catalogue import known_rules
 from h2dlint.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, _split, _warn, color_default
@@ -101,6 +102,8 @@ def run_check(
         click.echo(f"h2dlint: error: {exc}", err=True)
         return EXIT_ERROR
     for warning in discovery.warnings:
+        _warn(warning)
+    for warning in legacy_codes.drain_notes():
         _warn(warning)
     options = RunOptions(
         mode=mode,

@@ -18,7 +18,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from h2dlint import __version__
+from h2dlint import __version__, legacy_codes
 from h2dlint.catalogue import RuleSpec, known_rules
 from h2dlint.globs import Glob
 from h2dlint.jobs import EnabledRule
@@ -166,7 +166,12 @@ def _rule_options(
         raise ConfigError(f"{_where(path, 'rules')}: expected a table of rule tables")
     out = []
     for code, options in sorted(value.items()):
-        rule = rules.get(code.upper()) or next((r for r in rules.values() if r.name == code), None)
+        renamed = legacy_codes.new_code(code)
+        if renamed is not None:
+            legacy_codes.note(_where(path, f"rules.{code}"), code.upper(), (renamed,))
+        rule = rules.get(renamed or code.upper()) or next(
+            (r for r in rules.values() if r.name == code), None
+        )
         if rule is None:
             raise ConfigError(f"{_where(path, f'rules.{code}')}: unknown rule {code!r}")
         if not isinstance(options, dict):

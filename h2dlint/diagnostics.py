@@ -26,6 +26,15 @@ class FixSafety(str, Enum):
     UNSAFE = "unsafe"
 
 
+class Confidence(str, Enum):
+    """How sure a finding is. HIGH: every fact it rests on is proven from the code. MEDIUM: one
+    fact is inferred (a name that says "host", a device that is unknown on a hot path); its
+    message says what would make it certain."""
+
+    HIGH = "high"
+    MEDIUM = "medium"
+
+
 @dataclass(frozen=True, order=True)
 class Location:
     row: int
@@ -102,6 +111,7 @@ class Finding:
     noqa_row: int | None = None
     # The text of the first reported line, for reporters that show it.
     source_line: str = field(default="", compare=False)
+    confidence: Confidence = Confidence.HIGH
 
     @property
     def sort_key(self) -> tuple[str, int, int, str]:
@@ -118,6 +128,7 @@ class Finding:
             self.fix,
             self.noqa_row,
             self.source_line,
+            self.confidence,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -130,6 +141,7 @@ class Finding:
             "fix": self.fix.to_dict() if self.fix else None,
             "noqa_row": self.noqa_row,
             "source_line": self.source_line,
+            "confidence": self.confidence.value,
         }
 
     @classmethod
@@ -144,6 +156,7 @@ class Finding:
             fix=FixInfo.from_dict(data["fix"]) if data.get("fix") else None,
             noqa_row=data.get("noqa_row"),
             source_line=data.get("source_line", ""),
+            confidence=Confidence(data.get("confidence", "high")),
         )
 
 

@@ -65,7 +65,7 @@ def _validate(rule: type[Rule]) -> None:
         if not isinstance(getattr(rule, attr, None), str):
             raise RegistryError(f"{where} must set {attr}")
     if not CODE_PATTERN.match(rule.code):
-        raise RegistryError(f"{where}: code {rule.code!r} is not of the form H2D###")
+        raise RegistryError(f"{where}: code {rule.code!r} is not of the form HTD###")
     if not NAME_PATTERN.match(rule.name):
         raise RegistryError(f"{where}: name {rule.name!r} is not kebab-case")
     if not (rule.__dict__.get("__doc__") or "").strip():

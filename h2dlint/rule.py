@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from h2dlint.candidates import Candidates, as_candidates
-from h2dlint.diagnostics import FixSafety
+from h2dlint.diagnostics import Confidence, FixSafety
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 DOCS_BASE_URL = "https://github.com/h2dlint/h2dlint/blob/main/docs/rules/"
 
-CODE_PATTERN = re.compile(r"^H2D\d{3}$")
+CODE_PATTERN = re.compile(r"^HTD\d{3}$")
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 
 
@@ -88,6 +88,7 @@ class Report:
     # The innermost statement around the node, for multi-line suppression comments.
     statement: cst.CSTNode | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    confidence: Confidence = Confidence.HIGH
 
 
 class Rule:
@@ -172,9 +173,12 @@ class Rule:
         *,
         replacements: Sequence[tuple[cst.CSTNode, cst.CSTNode]] = (),
         fix_message: str | None = None,
+        confidence: Confidence = Confidence.HIGH,
     ) -> None:
         """Report ``node``. ``replacements`` are (old node, new node) pairs that fix it; they
-        are offered only when the rule declares a fix safety other than NONE."""
+        are offered only when the rule declares a fix safety other than NONE. A MEDIUM
+        ``confidence`` finding rests on one inferred fact, and its message must say what would
+        make it certain."""
         if replacements and self.fix_safety is FixSafety.NONE:
             raise TypeError(f"{self.code} offers a fix but declares fix_safety NONE")
         self._reports.append(
@@ -185,6 +189,7 @@ class Rule:
                 replacements=tuple(replacements),
                 fix_message=fix_message or self.fix_message,
                 statement=self.context.current_statement(),
+                confidence=confidence,
             )
         )
 

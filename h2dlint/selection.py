@@ -1,6 +1,6 @@
 """Which rules run: ``select``, ``extend-select`` and ``ignore``, in layers, as Ruff resolves them.
 
-A selector is ``ALL``, a rule code (``H2D002``), a code prefix (``H2D``, ``H2D00``) or a rule name
+A selector is ``ALL``, a rule code (``HTD102``), a code prefix (``H2D``, ``HTD00``) or a rule name
 (``non-blocking-pageable-copy``). Layers apply in order (defaults, then the config file, then the
 command line). In a layer, ``select`` (when given) replaces what came before, ``extend-select``
 adds, and ``ignore`` removes; when selectors of one layer disagree about a rule, the more specific
@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+
+from h2dlint import legacy_codes
 
 ALL = "ALL"
 
@@ -37,23 +39,29 @@ def _specificity(selector: str, code: str, name: str) -> int | None:
     return None
 
 
-def normalize(selector: str, known: Mapping[str, str], origin: str) -> str:
-    """Upper-case codes, keep names; reject a selector that matches no rule."""
+def normalize(selector: str, known: Mapping[str, str], origin: str) -> tuple[str, ...]:
+    """Upper-case codes, keep names; reject a selector that matches no rule. An old
+    ``H2Dnnn`` code or prefix becomes the new codes it selected, noted as deprecated."""
     raw = selector.strip()
     if not raw:
         raise SelectionError(f"{origin}: empty rule selector")
     if raw.upper() == ALL:
-        return ALL
+        return (ALL,)
     if raw in known.values():
-        return raw
+        return (raw,)
     upper = raw.upper()
+    if legacy_codes.is_old(upper):
+        translated = legacy_codes.translate(upper)
+        if translated:
+            legacy_codes.note(origin, upper, translated)
+            return translated
     if any(code.startswith(upper) for code in known):
-        return upper
+        return (upper,)
     raise SelectionError(f"{origin}: unknown rule selector {selector!r}")
 
 
 def validate(selectors: Iterable[str], known: Mapping[str, str], origin: str) -> tuple[str, ...]:
-    return tuple(normalize(selector, known, origin) for selector in selectors)
+    return tuple(code for selector in selectors for code in normalize(selector, known, origin))
 
 
 def resolve(layers: Sequence[Layer], known: Mapping[str, str]) -> frozenset[str]:

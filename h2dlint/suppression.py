@@ -1,4 +1,4 @@
-"""Suppression comments: ``# noqa``, ``# noqa: H2D002``, ``# h2dlint: ignore[H2D002]`` and
+"""Suppression comments: ``# noqa``, ``# noqa: HTD102``, ``# h2dlint: ignore[HTD102]`` and
 ``# h2dlint: skip-file``.
 
 Only real comments count (a ``# noqa`` inside a string does not); comments are found with the
@@ -11,6 +11,8 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass, field
+
+from h2dlint import legacy_codes
 
 NOQA = re.compile(
     r"#\s*noqa(?::\s*(?P<codes>[A-Za-z]+\d+(?:\s*,?\s*[A-Za-z]+\d+)*))?(?![\w:])",
@@ -56,8 +58,14 @@ def _comments(text: str) -> list[tuple[int, str]]:
         ]
 
 
-def split_codes(codes: str) -> set[str]:
+def raw_codes(codes: str) -> set[str]:
+    """The codes a comment names, upper-cased, as written."""
     return {c.upper() for c in re.split(r"[\s,]+", codes.strip()) if c}
+
+
+def split_codes(codes: str) -> set[str]:
+    """The codes a comment suppresses: an old ``H2Dnnn`` code suppresses its new code."""
+    return {legacy_codes.new_code(c) or c for c in raw_codes(codes)}
 
 
 def parse_suppressions(text: str) -> Suppressions:

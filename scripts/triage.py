@@ -1,7 +1,7 @@
 """Run h2dlint over the real-code corpus and write every finding with its context, for triage.
 
     python scripts/triage.py                       # all corpus packages, all rules
-    python scripts/triage.py timm peft --select H2D001 --out /tmp/triage.md
+    python scripts/triage.py timm peft --select HTD101 --out /tmp/triage.md
 
 Each finding is printed with a few lines of context so that it can be labelled a true or false
 positive; labelled lines go to tests/data/labels/<CODE>.tsv (see tests/test_labels.py).
@@ -42,7 +42,7 @@ def context(path: Path, row: int, around: int) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("packages", nargs="*", help="corpus packages (default: all)")
-    parser.add_argument("--select", help="rule selector, e.g. H2D001")
+    parser.add_argument("--select", help="rule selector, e.g. HTD101")
     parser.add_argument("--context", type=int, default=6, help="lines of context")
     parser.add_argument("--out", type=Path, help="write the report here (default: stdout)")
     args = parser.parse_args(argv)

@@ -1,6 +1,6 @@
 """Bad input: every broken file gets a clear, located finding, and the run goes on.
 
-Each case pairs the bad file with a good one holding an H2D002 finding, which must still be
+Each case pairs the bad file with a good one holding an HTD102 finding, which must still be
 reported: one bad file never costs the rest of the run.
 """
 
@@ -81,7 +81,7 @@ def lint_process(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def good_file_reported(found: list[Hit], path: str = "good.py") -> bool:
-    return (path, "H2D002", *FLAGGED_AT) in [hit.where for hit in found]
+    return (path, "HTD102", *FLAGGED_AT) in [hit.where for hit in found]
 
 
 def assert_one_io_error(result: Result, path: str, message_part: str) -> None:
@@ -187,7 +187,7 @@ def test_valid_python_libcst_cannot_parse_is_not_checked_not_a_syntax_error(
 @pytest.mark.parametrize(
     ("config", "args"),
     [
-        ("", ["--ignore", "H2D002"]),
+        ("", ["--ignore", "HTD102"]),
         ('[tool.h2dlint]\nper-file-ignores = { "bad.py" = ["ALL"] }\n', []),
     ],
     ids=["ignore-flag", "per-file-ignores"],
@@ -227,7 +227,7 @@ def test_code_cpython_warns_about_is_checked_silently(project: Path, warnings: s
     )
     assert "Warning" not in done.stderr
     assert "E999" not in done.stdout
-    assert "H2D002" in done.stdout and done.returncode == 1
+    assert "HTD102" in done.stdout and done.returncode == 1
 
 
 @pytest.mark.parametrize(
@@ -267,7 +267,7 @@ def test_latin1_file_with_coding_cookie_is_checked_normally(project: Path) -> No
     result = lint("latin.py", "good.py")
     found = hits(result.stdout)
     # Columns count characters: 'caf\xe9' is one byte and one character in latin-1.
-    assert [hit.where for hit in found if hit.path == "latin.py"] == [("latin.py", "H2D002", 3, 17)]
+    assert [hit.where for hit in found if hit.path == "latin.py"] == [("latin.py", "HTD102", 3, 17)]
     assert good_file_reported(found)
     assert result.exit_code == 1
 
@@ -280,7 +280,7 @@ def test_utf8_bom_file_is_checked_normally(project: Path) -> None:
     result = lint("bom.py", "good.py")
     found = hits(result.stdout)
     # Neither the BOM nor the two-byte 'é' shifts the column.
-    assert [hit.where for hit in found if hit.path == "bom.py"] == [("bom.py", "H2D002", 2, 14)]
+    assert [hit.where for hit in found if hit.path == "bom.py"] == [("bom.py", "HTD102", 2, 14)]
     assert good_file_reported(found)
     assert result.exit_code == 1
 
@@ -318,8 +318,8 @@ def test_line_endings_do_not_shift_rows(project: Path, endings: list[str]) -> No
     (project / "eol.py").write_bytes(text.encode())
     result = lint("eol.py")
     assert [hit.where for hit in hits(result.stdout)] == [
-        ("eol.py", "H2D002", 4, 5),
-        ("eol.py", "H2D002", 6, 5),
+        ("eol.py", "HTD102", 4, 5),
+        ("eol.py", "HTD102", 6, 5),
     ]
     assert result.exit_code == 1
 
@@ -332,7 +332,7 @@ def test_tab_indentation_columns_count_characters(project: Path) -> None:
         "\t\treturn torch.tensor([1, 2]).to('cuda', non_blocking=True)\n"
     )
     result = lint("tabs.py")
-    assert [hit.where for hit in hits(result.stdout)] == [("tabs.py", "H2D002", 4, 10)]
+    assert [hit.where for hit in hits(result.stdout)] == [("tabs.py", "HTD102", 4, 10)]
     assert result.exit_code == 1
 
 
@@ -342,7 +342,7 @@ def test_form_feed_and_unicode_line_breaks_do_not_shift_rows(project: Path) -> N
         "import torch\n\x0c\ns = 'a\u2028b\x85c'\n" + FLAGGED.splitlines(keepends=True)[1]
     )
     result = lint("ff.py")
-    assert [hit.where for hit in hits(result.stdout)] == [("ff.py", "H2D002", 4, 5)]
+    assert [hit.where for hit in hits(result.stdout)] == [("ff.py", "HTD102", 4, 5)]
 
 
 def test_form_feed_at_line_start_counts_as_a_column(project: Path) -> None:
@@ -350,7 +350,7 @@ def test_form_feed_at_line_start_counts_as_a_column(project: Path) -> None:
         "import torch\n\x0cy = torch.tensor([1, 2]).to('cuda', non_blocking=True)\n"
     )
     result = lint("ff.py")
-    assert [hit.where for hit in hits(result.stdout)] == [("ff.py", "H2D002", 2, 6)]
+    assert [hit.where for hit in hits(result.stdout)] == [("ff.py", "HTD102", 2, 6)]
 
 
 @pytest.mark.parametrize("data", [b"", b"\n\n", BOM, b"\r\n"], ids=["empty", "lf", "bom", "crlf"])
@@ -384,7 +384,7 @@ def test_directory_symlink_loop_finishes_and_reports_each_file_once(project: Pat
     os.symlink(top, top / "sub" / "back")
     proc = lint_process(project, "d", "d/loop", "d/sub/back/sub")
     assert proc.returncode == 1, proc.stderr
-    assert [hit.where for hit in hits(proc.stdout)] == [("d/sub/a.py", "H2D002", *FLAGGED_AT)]
+    assert [hit.where for hit in hits(proc.stdout)] == [("d/sub/a.py", "HTD102", *FLAGGED_AT)]
     assert "Traceback" not in proc.stderr
 
 
@@ -492,7 +492,7 @@ def test_file_deleted_between_discovery_and_read(
         ("h2dlint.toml", "bogus = 1\n", [], "bogus"),
         ("custom.toml", "bogus = 1\n", ["--config", "custom.toml"], "bogus"),
         ("pyproject.toml", "[tool.h2dlint]\nselect = 5\n", [], "select"),
-        ("pyproject.toml", "[tool.h2dlint.rules.H2D002]\nnope = 1\n", [], "rules.H2D002.nope"),
+        ("pyproject.toml", "[tool.h2dlint.rules.HTD102]\nnope = 1\n", [], "rules.HTD102.nope"),
     ],
     ids=["pyproject", "h2dlint-toml", "config-flag", "wrong-type", "unknown-rule-option"],
 )
@@ -566,6 +566,6 @@ def test_worker_that_dies_costs_its_own_file_only(
     found = hits(result.stdout)
     assert [(hit.path, hit.code) for hit in found if hit.path == "f07.py"] == [("f07.py", "E900")]
     assert "died" in next(hit for hit in found if hit.path == "f07.py").message
-    reported = {hit.path for hit in found if hit.code == "H2D002"}
+    reported = {hit.path for hit in found if hit.code == "HTD102"}
     assert reported == set(names) - {"f07.py"}
     assert result.exit_code == 2  # an internal error, and said so

@@ -26,7 +26,7 @@ FILES = {
     "clean_parsed.py": "def f(x, dev):\n    return x.to(dev, non_blocking=True)\n",
     "broken.py": "def f(:\n    pass\n",
     "suppressed.py": (
-        "import torch\ny = torch.tensor([1]).to('cuda', non_blocking=True)  # noqa: H2D002\n"
+        "import torch\ny = torch.tensor([1]).to('cuda', non_blocking=True)  # noqa: HTD102\n"
     ),
 }
 BAD_BYTES = {"latin.py": b"x = '\xe9'\n"}
@@ -125,7 +125,7 @@ def test_cached_findings_are_reported_under_the_path_they_are_found_at(
     checked.clear()
     result = cached(cache, "--output-format", "json", "copy.py")
     assert checked.names == []  # same content, same settings: the entry is shared
-    assert findings(result) == [("copy.py", "H2D002", 2, 5)]
+    assert findings(result) == [("copy.py", "HTD102", 2, 5)]
     assert json.loads(result.stdout)[0]["filename"] == str((project / "copy.py").resolve())
 
 
@@ -140,8 +140,8 @@ def test_changed_content_is_checked_again(project: Path, checked: Checked) -> No
     checked.clear()
     result = cached(cache, "--output-format", "json", "src")
     assert checked.names == ["src/flagged.py"]
-    assert ("flagged.py", "H2D002", 4, 5) in findings(result)
-    assert ("flagged.py", "H2D002", 2, 5) not in findings(result)
+    assert ("flagged.py", "HTD102", 4, 5) in findings(result)
+    assert ("flagged.py", "HTD102", 2, 5) not in findings(result)
 
 
 def test_timestamp_alone_does_not_invalidate(project: Path, checked: Checked) -> None:
@@ -156,9 +156,9 @@ def test_timestamp_alone_does_not_invalidate(project: Path, checked: Checked) ->
 @pytest.mark.parametrize(
     ("args", "config"),
     [
-        (["--ignore", "H2D002"], ""),
-        (["--select", "H2D002", "--ignore", "non-blocking-pageable-copy"], ""),
-        ([], '[tool.h2dlint]\nignore = ["H2D002"]\n'),
+        (["--ignore", "HTD102"], ""),
+        (["--select", "HTD102", "--ignore", "non-blocking-pageable-copy"], ""),
+        ([], '[tool.h2dlint]\nignore = ["HTD102"]\n'),
     ],
     ids=["ignore-flag", "select-and-ignore", "config"],
 )
@@ -167,13 +167,13 @@ def test_rule_selection_invalidates(
 ) -> None:
     cache = project / "cache"
     before = cached(cache, "--output-format", "json", "src")
-    assert ("flagged.py", "H2D002", 2, 5) in findings(before)
+    assert ("flagged.py", "HTD102", 2, 5) in findings(before)
     checked.clear()
     if config:
         (project / "pyproject.toml").write_text(config)
     changed = cached(cache, "--output-format", "json", *args, "src")
     assert sorted(checked.names) == [f"src/{name}" for name in ALL_FILES]
-    assert [f for f in findings(changed) if f[1] == "H2D002"] == []
+    assert [f for f in findings(changed) if f[1] == "HTD102"] == []
     assert ("broken.py", "E999", 1, 7) in findings(changed)  # not a rule: still reported
     # Back to the first settings: their entries are still there.
     (project / "pyproject.toml").unlink(missing_ok=True)
@@ -189,7 +189,7 @@ def test_selecting_the_same_rules_differently_shares_entries(
     cache = project / "cache"
     cached(cache, "src")
     checked.clear()
-    cached(cache, "--select", "H2D", "src")
+    cached(cache, "--select", "HTD", "src")
     assert checked.names == []
 
 
@@ -246,7 +246,7 @@ def test_corrupt_entries_are_checked_again(project: Path, checked: Checked) -> N
     data = json.loads(cache_file(cache).read_bytes())
     broken = [
         {"findings": "garbage"},
-        {"findings": [{"code": "H2D002"}]},
+        {"findings": [{"code": "HTD102"}]},
         {"findings": [["not", "a", "finding"]]},
         {"findings": [{"code": "X", "message": "m", "start": 1, "end": 2}]},
         {"findings": None, "used": 0},
@@ -387,7 +387,7 @@ def test_files_whose_status_is_unchanged_are_not_read(
     flagged.write_text("import torch\n\n\n" + FILES["flagged.py"].split("\n", 1)[1])
     edited = cached(cache, "--output-format", "json", "src")
     assert reads.names == ["flagged.py"] and checked.names == ["src/flagged.py"]
-    assert ("flagged.py", "H2D002", 4, 5) in findings(edited)
+    assert ("flagged.py", "HTD102", 4, 5) in findings(edited)
 
 
 def test_a_touched_file_is_read_but_not_checked_again(
@@ -467,7 +467,7 @@ def test_a_run_the_cache_answers_imports_neither_libcst_nor_the_rules(project: P
     assert not [m for m in loaded if m.startswith(("h2dlint.rules.", "h2dlint.engine"))]
     # A selection the catalogue does not know is still refused.
     bad_out, _ = _run_and_list_modules(
-        project, "check", "--cache-dir", "cache", "--select", "H2D999", "src"
+        project, "check", "--cache-dir", "cache", "--select", "HTD999", "src"
     )
     assert bad_out == ""
 
@@ -476,10 +476,10 @@ def test_unknown_code_is_refused_with_a_warm_cache(project: Path) -> None:
     cache = project / "cache"
     cached(cache, "src")
     result = CliRunner().invoke(
-        main, ["--cache-dir", str(cache), "--select", "H2D999", "src"], catch_exceptions=False
+        main, ["--cache-dir", str(cache), "--select", "HTD999", "src"], catch_exceptions=False
     )
     assert result.exit_code == 2
-    assert "H2D999" in result.stderr
+    assert "HTD999" in result.stderr
 
 
 @pytest.mark.parametrize(
@@ -520,7 +520,7 @@ def test_fix_with_a_warm_cache_fixes_and_the_fixed_file_is_answered_after(
     (project / "src" / "fixable.py").write_text(FIXABLE)
     cache = project / "cache"
     before = cached(cache, "--output-format", "json", "src")
-    assert ("fixable.py", "H2D005", 5, 12) in findings(before)
+    assert ("fixable.py", "HTD104", 5, 12) in findings(before)
     # The entry holds a fix: a --fix run must not take the cache's word for the file.
     checked.clear()
     fixed = cached(cache, "--fix", "--unsafe-fixes", "--output-format", "json", "src")

@@ -43,7 +43,7 @@ def test_every_invalid_example_is_a_candidate_of_its_rule(rule: type[Rule], code
     assert candidate_rules(code.encode(), enabled, ast.parse(code)) == enabled
 
 
-FIXTURES = sorted(ROOT.glob("fixtures/H2D*/before.py"))
+FIXTURES = sorted(ROOT.glob("fixtures/HTD*/before.py"))
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=[p.parent.name for p in FIXTURES])
@@ -78,8 +78,8 @@ def test_every_finding_comes_from_a_candidate_rule(code: str) -> None:
 
 
 def test_rules_about_comments_declare_no_candidates() -> None:
-    """H2D100 reads comments, which the ast does not hold: every file with its markers."""
-    assert RULES["H2D100"].candidate_filter is None
+    """HTD901 reads comments, which the ast does not hold: every file with its markers."""
+    assert RULES["HTD901"].candidate_filter is None
 
 
 # -- the patterns ----------------------------------------------------------------------------------
@@ -262,7 +262,7 @@ def test_a_malformed_declaration_fails_when_the_rule_is_defined() -> None:
             """## What it does
             Never."""
 
-            code = "H2D989"
+            code = "HTD989"
             name = "bad"
             message = "bad"
             candidates = ("loop loop .to",)
@@ -288,13 +288,13 @@ def test_a_file_with_a_candidate_is_parsed_and_flagged() -> None:
     code = "def f(xs, device):\n    return [x.to(device) for x in xs]\n"
     result = process(_job(code))
     assert result.parsed
-    assert [f.code for f in result.findings] == ["H2D001"]
+    assert [f.code for f in result.findings] == ["HTD101"]
 
 
 def test_suppression_comments_are_still_checked() -> None:
-    result = process(_job("x = 1  # noqa: H2D999\n"))
+    result = process(_job("x = 1  # noqa: HTD999\n"))
     assert result.parsed
-    assert [f.code for f in result.findings] == ["H2D100"]
+    assert [f.code for f in result.findings] == ["HTD901"]
 
 
 def test_a_file_without_candidates_is_left_alone_by_fix() -> None:

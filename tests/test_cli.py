@@ -38,13 +38,13 @@ def test_shorthand_and_check_subcommand_agree(tree: Path) -> None:
     explicit = run(["check", "--no-cache", "flagged.py"])
     assert short.exit_code == explicit.exit_code == 1
     assert short.output == explicit.output
-    assert "flagged.py:4:12: H2D002 " in short.output
+    assert "flagged.py:4:12: HTD102 " in short.output
 
 
 def test_text_output_shows_source_caret_and_summary(tree: Path) -> None:
     result = run(["--no-cache", "flagged.py"])
     lines = result.output.splitlines()
-    assert lines[0].startswith("flagged.py:4:12: H2D002 `non_blocking=True` copy from pageable")
+    assert lines[0].startswith("flagged.py:4:12: HTD102 `non_blocking=True` copy from pageable")
     assert "4 |     return torch.tensor(ids).to(dev, non_blocking=True)" in result.output
     caret = next(line for line in lines if "^" in line)
     assert caret.index("^") == lines[2].index("torch.tensor")
@@ -84,21 +84,21 @@ def test_syntax_error_is_a_located_finding_and_the_run_goes_on(tree: Path) -> No
     result = run(["--no-cache", "."])
     assert result.exit_code == 1
     assert "broken.py:1:7: E999 SyntaxError" in result.output
-    assert "flagged.py:4:12: H2D002" in result.output
+    assert "flagged.py:4:12: HTD102" in result.output
 
 
 @pytest.mark.parametrize(
     ("select", "expected"),
     [
-        (["--select", "H2D002"], 1),
-        (["--select", "H2D"], 1),
+        (["--select", "HTD102"], 1),
+        (["--select", "HTD"], 1),
         (["--select", "ALL"], 1),
         (["--select", "non-blocking-pageable-copy"], 1),
-        (["--ignore", "H2D002"], 0),
-        (["--ignore", "H2D"], 0),
-        (["--select", "H2D", "--ignore", "H2D002"], 0),
-        (["--ignore", "H2D", "--extend-select", "H2D002"], 1),
-        (["--select", "ALL", "--ignore", "H2D00"], 0),
+        (["--ignore", "HTD102"], 0),
+        (["--ignore", "HTD"], 0),
+        (["--select", "HTD", "--ignore", "HTD102"], 0),
+        (["--ignore", "HTD", "--extend-select", "HTD102"], 1),
+        (["--select", "ALL", "--ignore", "HTD1"], 0),
     ],
 )
 def test_select_ignore_extend_select(tree: Path, select: list[str], expected: int) -> None:
@@ -106,35 +106,45 @@ def test_select_ignore_extend_select(tree: Path, select: list[str], expected: in
     assert len(json.loads(result.output)) == expected
 
 
+@pytest.mark.parametrize("old", ["H2D002", "h2d002", "H2D", "H2D00"])
+def test_old_codes_still_select_with_a_deprecation_warning(tree: Path, old: str) -> None:
+    result = CliRunner().invoke(
+        main, ["--no-cache", "--output-format", "json", "--ignore", old, "flagged.py"]
+    )
+    assert json.loads(result.stdout) == []
+    assert "is the old name of" in result.stderr
+    assert "HTD" in result.stderr
+
+
 def test_unknown_selector_is_a_clear_error(tree: Path) -> None:
-    result = CliRunner().invoke(main, ["--no-cache", "--select", "H2D9", "flagged.py"])
+    result = CliRunner().invoke(main, ["--no-cache", "--select", "HTD7", "flagged.py"])
     assert result.exit_code == 2
-    assert "--select: unknown rule selector 'H2D9'" in result.output
+    assert "--select: unknown rule selector 'HTD7'" in result.output
 
 
 def test_json_is_ruff_compatible(tree: Path) -> None:
     data = json.loads(run(["--no-cache", "--output-format", "json", "flagged.py"]).output)
     (item,) = data
-    assert item["code"] == "H2D002"
+    assert item["code"] == "HTD102"
     assert item["location"] == {"row": 4, "column": 12}
     assert item["end_location"] == {"row": 4, "column": 56}
     assert item["filename"] == str(tree / "flagged.py")
     assert item["fix"] is None
     assert item["noqa_row"] == 4
-    assert item["url"].endswith("docs/rules/H2D002.md")
+    assert item["url"].endswith("docs/rules/HTD102.md")
 
 
 def test_github_format(tree: Path) -> None:
     result = run(["--no-cache", "--output-format", "github", "flagged.py"])
     assert result.output.startswith(
-        "::warning title=h2dlint (H2D002),file=flagged.py,line=4,col=12,endLine=4,endColumn=56::"
+        "::warning title=h2dlint (HTD102),file=flagged.py,line=4,col=12,endLine=4,endColumn=56::"
     )
 
 
 def test_sarif_format(tree: Path) -> None:
     log = json.loads(run(["--no-cache", "--output-format", "sarif", "flagged.py"]).output)
     (result,) = log["runs"][0]["results"]
-    assert result["ruleId"] == "H2D002"
+    assert result["ruleId"] == "HTD102"
     region = result["locations"][0]["physicalLocation"]["region"]
     assert (region["startLine"], region["startColumn"]) == (4, 12)
 
@@ -143,7 +153,7 @@ def test_output_file(tree: Path) -> None:
     result = run(["--no-cache", "--output-format", "json", "--output-file", "out/r.json", "."])
     assert result.exit_code == 1
     assert result.output == ""
-    assert json.loads((tree / "out/r.json").read_text())[0]["code"] == "H2D002"
+    assert json.loads((tree / "out/r.json").read_text())[0]["code"] == "HTD102"
 
 
 def test_statistics(tree: Path) -> None:
@@ -151,13 +161,13 @@ def test_statistics(tree: Path) -> None:
     result = run(["--no-cache", "--statistics", "."])
     assert result.exit_code == 1
     first = result.output.splitlines()[0].split()
-    assert first[:2] == ["3", "H2D002"]
+    assert first[:2] == ["3", "HTD102"]
     assert "flagged.py:" not in result.output
 
 
 def test_quiet_prints_findings_without_summary(tree: Path) -> None:
     result = run(["--no-cache", "--quiet", "flagged.py"])
-    assert "H2D002" in result.output
+    assert "HTD102" in result.output
     assert "Found" not in result.output
     assert run(["--no-cache", "--quiet", "clean.py"]).output == ""
 
@@ -165,16 +175,16 @@ def test_quiet_prints_findings_without_summary(tree: Path) -> None:
 def test_stdin_with_filename(tree: Path) -> None:
     result = run(["--no-cache", "-", "--stdin-filename", "pkg/mod.py"], stdin=FLAGGED)
     assert result.exit_code == 1
-    assert "pkg/mod.py:4:12: H2D002" in result.output
+    assert "pkg/mod.py:4:12: HTD102" in result.output
     plain = run(["--no-cache", "-"], stdin=FLAGGED)
-    assert "-:4:12: H2D002" in plain.output
+    assert "-:4:12: HTD102" in plain.output
 
 
 def test_diff_writes_nothing(tree: Path) -> None:
     before = (tree / "flagged.py").read_bytes()
     result = run(["--no-cache", "--diff", "flagged.py"])
     assert (tree / "flagged.py").read_bytes() == before
-    assert result.exit_code == 0  # H2D002 has no fix: nothing would change
+    assert result.exit_code == 0  # HTD102 has no fix: nothing would change
 
 
 def test_fix_without_available_fix_keeps_file_and_reports(tree: Path) -> None:
@@ -182,7 +192,7 @@ def test_fix_without_available_fix_keeps_file_and_reports(tree: Path) -> None:
     result = run(["--no-cache", "--fix", "flagged.py"])
     assert result.exit_code == 1
     assert (tree / "flagged.py").read_bytes() == before
-    assert "H2D002" in result.output
+    assert "HTD102" in result.output
 
 
 def test_path_named_like_a_subcommand(tree: Path) -> None:
@@ -205,19 +215,19 @@ def test_output_is_sorted_and_identical_across_job_counts(tree: Path) -> None:
 
 
 def test_rule_command(tree: Path) -> None:
-    doc = run(["rule", "H2D002"])
+    doc = run(["rule", "HTD102"])
     assert doc.exit_code == 0
-    assert doc.output.startswith("# non-blocking-pageable-copy (H2D002)")
+    assert doc.output.startswith("# non-blocking-pageable-copy (HTD102)")
     by_name = run(["rule", "non-blocking-pageable-copy"])
     assert by_name.output == doc.output
     listing = run(["rule", "--all"]).output.splitlines()
-    assert any(line.split()[:2] == ["H2D002", "non-blocking-pageable-copy"] for line in listing)
-    info = json.loads(run(["rule", "H2D002", "--output-format", "json"]).output)
-    assert info["code"] == "H2D002" and info["name"] == "non-blocking-pageable-copy"
+    assert any(line.split()[:2] == ["HTD102", "non-blocking-pageable-copy"] for line in listing)
+    info = json.loads(run(["rule", "HTD102", "--output-format", "json"]).output)
+    assert info["code"] == "HTD102" and info["name"] == "non-blocking-pageable-copy"
     everything = json.loads(run(["rule", "--all", "--output-format", "json"]).output)
     codes = [r["code"] for r in everything]
     assert codes == sorted(all_rules()) and len(listing) == len(codes)
-    unknown = CliRunner().invoke(main, ["rule", "H2D999"])
+    unknown = CliRunner().invoke(main, ["rule", "HTD999"])
     assert unknown.exit_code == 2 and "unknown rule" in unknown.output
 
 
@@ -261,7 +271,7 @@ def test_python_dash_m_entry_point(tree: Path) -> None:
         cwd=tree,
     )
     assert proc.returncode == 1
-    assert "flagged.py:4:12: H2D002" in proc.stdout
+    assert "flagged.py:4:12: HTD102" in proc.stdout
 
 
 def test_stdin_is_not_read_unless_asked(tree: Path) -> None:

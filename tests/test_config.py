@@ -37,8 +37,8 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_nearest_pyproject_applies_per_directory(project: Path) -> None:
-    write(project / "pyproject.toml", "[tool.h2dlint]\nselect = ['H2D002']\n")
-    write(project / "pkg" / "sub" / "pyproject.toml", "[tool.h2dlint]\nignore = ['H2D002']\n")
+    write(project / "pyproject.toml", "[tool.h2dlint]\nselect = ['HTD102']\n")
+    write(project / "pkg" / "sub" / "pyproject.toml", "[tool.h2dlint]\nignore = ['HTD102']\n")
     result = run("--output-format", "json", ".")
     assert flagged_files(result) == ["a.py"]
 
@@ -46,8 +46,8 @@ def test_nearest_pyproject_applies_per_directory(project: Path) -> None:
 def test_directories_without_a_config_inherit_the_nearest_one(project: Path) -> None:
     """The walk hands each directory its parent's settings when none of its entries is named
     like a configuration file: deeper directories and siblings must still get the right one."""
-    write(project / "h2dlint.toml", "select = ['H2D002']\n")
-    write(project / "pkg" / "sub" / "h2dlint.toml", "ignore = ['H2D002']\n")
+    write(project / "h2dlint.toml", "select = ['HTD102']\n")
+    write(project / "pkg" / "sub" / "h2dlint.toml", "ignore = ['HTD102']\n")
     write(project / "pkg" / "sub" / "deeper" / "deepest" / "c.py", FLAGGED)
     write(project / "pkg" / "sibling" / "deeper" / "d.py", FLAGGED)
     write(project / "pkg" / "sub" / "deeper" / "pyproject.toml", "[project]\nname = 'x'\n")
@@ -56,35 +56,35 @@ def test_directories_without_a_config_inherit_the_nearest_one(project: Path) -> 
 
 
 def test_pyproject_without_table_is_passed_over(project: Path) -> None:
-    write(project / "pyproject.toml", "[tool.h2dlint]\nignore = ['H2D']\n")
+    write(project / "pyproject.toml", "[tool.h2dlint]\nignore = ['HTD']\n")
     write(project / "pkg" / "pyproject.toml", "[project]\nname = 'x'\n")
     assert flagged_files(run("--output-format", "json", ".")) == []
 
 
 def test_h2dlint_toml_wins_over_pyproject_in_same_directory(project: Path) -> None:
-    write(project / "pyproject.toml", "[tool.h2dlint]\nignore = ['H2D']\n")
-    write(project / "h2dlint.toml", "select = ['H2D002']\n")
+    write(project / "pyproject.toml", "[tool.h2dlint]\nignore = ['HTD']\n")
+    write(project / "h2dlint.toml", "select = ['HTD102']\n")
     assert flagged_files(run("--output-format", "json", ".")) == ["a.py", "b.py"]
 
 
 def test_explicit_config_file(project: Path) -> None:
-    write(project / "pkg" / "sub" / "pyproject.toml", "[tool.h2dlint]\nselect = ['H2D002']\n")
-    write(project / "strict.toml", "ignore = ['H2D002']\n")
+    write(project / "pkg" / "sub" / "pyproject.toml", "[tool.h2dlint]\nselect = ['HTD102']\n")
+    write(project / "strict.toml", "ignore = ['HTD102']\n")
     assert flagged_files(run("--output-format", "json", "--config", "strict.toml", ".")) == []
 
 
 @pytest.mark.parametrize(
     ("toml", "message"),
     [
-        ("[tool.h2dlint]\nselct = ['H2D']\n", "[tool.h2dlint] selct: unknown key"),
-        ("[tool.h2dlint]\nselect = 'H2D9'\n", "unknown rule selector 'H2D9'"),
+        ("[tool.h2dlint]\nselct = ['HTD']\n", "[tool.h2dlint] selct: unknown key"),
+        ("[tool.h2dlint]\nselect = 'HTD7'\n", "unknown rule selector 'HTD7'"),
         ("[tool.h2dlint]\nselect = [1]\n", "select: expected a list of strings"),
         ("[tool.h2dlint]\nunsafe-fixes = 'yes'\n", "unsafe-fixes: expected true or false"),
         ("[tool.h2dlint]\nexclude = ['[bad']\n", "exclude"),
         ("[tool.h2dlint]\nper-file-ignores = ['x']\n", "per-file-ignores: expected a table"),
         ("[tool.h2dlint.per-file-ignores]\n'x.py' = ['NOPE']\n", "unknown rule selector"),
-        ("[tool.h2dlint.rules.H2D777]\nx = 1\n", "rules.H2D777: unknown rule"),
-        ("[tool.h2dlint.rules.H2D002]\nx = 1\n", "rules.H2D002.x: unknown option"),
+        ("[tool.h2dlint.rules.HTD777]\nx = 1\n", "rules.HTD777: unknown rule"),
+        ("[tool.h2dlint.rules.HTD102]\nx = 1\n", "rules.HTD102.x: unknown option"),
         ("[tool.h2dlint\nselect = []\n", "invalid TOML"),
     ],
 )
@@ -100,7 +100,7 @@ def test_bad_config_is_a_clear_error(project: Path, toml: str, message: str) -> 
 def test_per_file_ignores(project: Path) -> None:
     write(
         project / "pyproject.toml",
-        "[tool.h2dlint.per-file-ignores]\n'pkg/sub/*.py' = ['H2D002']\n",
+        "[tool.h2dlint.per-file-ignores]\n'pkg/sub/*.py' = ['HTD102']\n",
     )
     assert flagged_files(run("--output-format", "json", ".")) == ["a.py"]
 

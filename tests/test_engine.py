@@ -19,7 +19,7 @@ class RenameCall(Rule):
     """## What it does
     Test rule: calls of `old` become calls of `new`."""
 
-    code = "H2D991"
+    code = "HTD991"
     name = "rename-call"
     message = "call of old"
     fix_safety = FixSafety.SAFE
@@ -33,7 +33,7 @@ class RenameArg(Rule):
     """## What it does
     Test rule: the name `x` becomes `y` (nested inside RenameCall's node)."""
 
-    code = "H2D992"
+    code = "HTD992"
     name = "rename-arg"
     message = "x"
     fix_safety = FixSafety.UNSAFE
@@ -47,7 +47,7 @@ class Crashes(Rule):
     """## What it does
     Test rule that fails on every call."""
 
-    code = "H2D993"
+    code = "HTD993"
     name = "crashes"
     message = "never"
 
@@ -59,7 +59,7 @@ class GrowsForever(Rule):
     """## What it does
     Test rule whose fix never converges."""
 
-    code = "H2D994"
+    code = "HTD994"
     name = "grows-forever"
     message = "grow"
     fix_safety = FixSafety.SAFE
@@ -73,7 +73,7 @@ class CountsTraversals(Rule):
     """## What it does
     Test rule that counts how often the module is entered."""
 
-    code = "H2D995"
+    code = "HTD995"
     name = "counts"
     message = "count"
     seen = 0
@@ -92,7 +92,7 @@ def test_all_rules_share_one_parse_and_one_traversal(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(engine.cst, "parse_module", lambda t: parses.append(1) or real_parse(t))
     CountsTraversals.seen = 0
     findings = check_text("old(x)\n", "m.py", rules(RenameCall, RenameArg, CountsTraversals))
-    assert sorted(f.code for f in findings) == ["H2D991", "H2D992"]
+    assert sorted(f.code for f in findings) == ["HTD991", "HTD992"]
     assert len(parses) == 1
     assert CountsTraversals.seen == 1
 
@@ -113,30 +113,30 @@ def test_libcst_metadata_is_never_resolved(monkeypatch: pytest.MonkeyPatch) -> N
     resolved = []
     real = MetadataWrapper.resolve
     monkeypatch.setattr(MetadataWrapper, "resolve", lambda s, p: resolved.append(p) or real(s, p))
-    assert [f.code for f in check_text("z = old(1)\n", "m.py", rules(RenameCall))] == ["H2D991"]
+    assert [f.code for f in check_text("z = old(1)\n", "m.py", rules(RenameCall))] == ["HTD991"]
     assert resolved == []
 
 
 def test_a_crashing_rule_is_reported_and_others_still_run() -> None:
     findings = check_text("old(1)\nold(2)\n", "m.py", rules(Crashes, RenameCall))
     codes = [f.code for f in findings]
-    assert codes.count("H2D991") == 2
+    assert codes.count("HTD991") == 2
     assert codes.count("E900") == 1
     (error,) = [f for f in findings if f.code == "E900"]
-    assert "H2D993" in error.message and "ZeroDivisionError" in error.message
+    assert "HTD993" in error.message and "ZeroDivisionError" in error.message
 
 
 def test_overlapping_fixes_all_apply_over_passes() -> None:
     outcome = fix_text("old(x)\nold(1)\n", "m.py", rules(RenameCall, RenameArg), unsafe=True)
     assert outcome.text == "new(y)\nnew(1)\n"
-    assert outcome.applied_by_code == {"H2D991": 2, "H2D992": 1}
+    assert outcome.applied_by_code == {"HTD991": 2, "HTD992": 1}
     assert outcome.findings == []
 
 
 def test_unsafe_fixes_need_the_flag() -> None:
     outcome = fix_text("old(x)\n", "m.py", rules(RenameCall, RenameArg), unsafe=False)
     assert outcome.text == "new(x)\n"
-    assert [f.code for f in outcome.findings] == ["H2D992"]
+    assert [f.code for f in outcome.findings] == ["HTD992"]
     assert outcome.findings[0].fix is not None
     assert outcome.findings[0].fix.safety is FixSafety.UNSAFE
 
@@ -161,7 +161,7 @@ class IndentedRewrite(Rule):
     """## What it does
     Test rule replacing a whole statement with a multi-line one."""
 
-    code = "H2D996"
+    code = "HTD996"
     name = "indented-rewrite"
     message = "rewrite"
     fix_safety = FixSafety.SAFE

@@ -39,7 +39,7 @@ class RenameRule(Rule):
     Test only: calls of `old_name` should call `new_name`.
     """
 
-    code = "H2D990"
+    code = "HTD990"
     name = "test-fix"
     message = "call new_name instead of old_name"
     fix_safety = FixSafety.SAFE
@@ -55,7 +55,7 @@ class UnsafeRenameRule(Rule):
     Test only: calls of `risky` should call `careful`, an unsafe fix.
     """
 
-    code = "H2D991"
+    code = "HTD991"
     name = "test-unsafe-fix"
     message = "call careful instead of risky"
     fix_safety = FixSafety.UNSAFE
@@ -72,7 +72,7 @@ class AddArgumentRule(Rule):
     replaces the whole call, around the node RenameRule replaces.
     """
 
-    code = "H2D992"
+    code = "HTD992"
     name = "test-nested-fix"
     message = "pass a second argument"
     fix_safety = FixSafety.SAFE
@@ -89,7 +89,7 @@ class BreakingRule(Rule):
     parse.
     """
 
-    code = "H2D993"
+    code = "HTD993"
     name = "test-breaking-fix"
     message = "a fix that breaks the file"
     fix_safety = FixSafety.SAFE
@@ -105,7 +105,7 @@ class NonLatin1Rule(Rule):
     Test only: renames `old_name` to a name that latin-1 cannot encode.
     """
 
-    code = "H2D994"
+    code = "HTD994"
     name = "test-non-latin1-fix"
     message = "call nouveau_ŋ"
     fix_safety = FixSafety.SAFE
@@ -155,7 +155,7 @@ def test_fix_replaces_the_file_by_rename_and_leaves_no_temporary_file(tmp_path: 
     assert path.stat().st_ino != inode  # a new file renamed over the old one
     assert leftovers(tmp_path, "a.py") == []
     assert result.findings == []
-    assert result.fixed_by_code == {"H2D990": 1}
+    assert result.fixed_by_code == {"HTD990": 1}
     assert result.final_data == b"x = new_name(1)\ny = 2\n"
 
 
@@ -172,7 +172,7 @@ def test_failed_rename_keeps_the_original_and_cleans_up(
     result = process(job(path))
     assert path.read_bytes() == b"x = old_name(1)\n"
     assert leftovers(tmp_path, "a.py") == []
-    assert codes(result) == ["H2D990", "E902"]  # the finding is still reported, unfixed
+    assert codes(result) == ["HTD990", "E902"]  # the finding is still reported, unfixed
     assert "No space left on device" in result.findings[-1].message
 
 
@@ -225,7 +225,7 @@ def test_directory_without_room_for_a_temporary_file_is_an_io_error(
     monkeypatch.setattr(h2dlint.fileio.tempfile, "mkstemp", mkstemp)
     result = process(job(path))
     assert path.read_bytes() == b"x = old_name(1)\n"
-    assert codes(result) == ["H2D990", "E902"]
+    assert codes(result) == ["HTD990", "E902"]
     assert "temporary file" in result.findings[-1].message
     assert "Permission denied" in result.findings[-1].message
 
@@ -272,7 +272,7 @@ def test_fix_the_encoding_cannot_hold_leaves_the_file_and_its_findings(tmp_path:
     path.write_bytes(source)
     result = process(job(path, [NonLatin1Rule]))
     assert path.read_bytes() == source
-    assert codes(result) == ["H2D994", "E902"]  # what was found is still reported
+    assert codes(result) == ["HTD994", "E902"]  # what was found is still reported
     assert "latin-1" in result.findings[-1].message or "8859" in result.findings[-1].message
     assert result.fixed_by_code == {}
 
@@ -281,7 +281,7 @@ def test_second_fix_pass_changes_nothing(tmp_path: Path) -> None:
     path = tmp_path / "a.py"
     path.write_bytes(b"x = old_name(1)\nz = old_name(old_name(2))\n")
     first = process(job(path))
-    assert first.fixed_by_code == {"H2D990": 3}
+    assert first.fixed_by_code == {"HTD990": 3}
     fixed = path.read_bytes()
     before = path.stat()
     second = process(job(path))
@@ -303,7 +303,7 @@ def test_file_the_parser_cannot_reprint_is_left_alone(tmp_path: Path, source: by
     path.write_bytes(source)
     result = process(job(path))
     assert path.read_bytes() == source
-    assert "H2D990" in codes(result)
+    assert "HTD990" in codes(result)
     assert any(code in ("E900", "E902") for code in codes(result))
 
 
@@ -325,7 +325,7 @@ def test_file_changed_since_it_was_read_is_not_overwritten(tmp_path: Path) -> No
     path.write_bytes(b"x = old_name(1)\n# edited meanwhile\n")
     result = process(job(path, data=b"x = old_name(1)\n"))
     assert path.read_bytes() == b"x = old_name(1)\n# edited meanwhile\n"
-    assert codes(result) == ["H2D990", "E902"]
+    assert codes(result) == ["HTD990", "E902"]
     assert "changed on disk" in result.findings[-1].message
     assert result.fixed_by_code == {}  # nothing was fixed on disk, so nothing is counted
     assert result.final_data is None  # nothing to cache: the disk holds other bytes
@@ -339,7 +339,7 @@ def test_file_deleted_since_it_was_read_is_not_recreated(tmp_path: Path) -> None
     path.unlink()
     result = process(the_job)
     assert not path.exists()
-    assert codes(result) == ["H2D990", "E902"]
+    assert codes(result) == ["HTD990", "E902"]
     assert "deleted" in result.findings[-1].message
 
 
@@ -352,7 +352,7 @@ def test_read_only_file_is_not_modified(tmp_path: Path) -> None:
     assert path.read_bytes() == b"x = old_name(1)\n"
     assert path.stat().st_ino == inode
     assert stat.S_IMODE(path.stat().st_mode) == 0o444
-    assert codes(result) == ["H2D990", "E902"]
+    assert codes(result) == ["HTD990", "E902"]
     assert "read-only" in result.findings[-1].message
     assert leftovers(tmp_path, "a.py") == []
 
@@ -377,7 +377,7 @@ def test_file_the_user_may_not_write_is_not_replaced(
     result = process(job(path))
     assert path.read_bytes() == b"x = old_name(1)\n"
     assert path.stat().st_ino == inode
-    assert codes(result) == ["H2D990", "E902"]
+    assert codes(result) == ["HTD990", "E902"]
     assert "read-only" in result.findings[-1].message
 
 
@@ -405,14 +405,14 @@ def test_unsafe_fixes_apply_only_when_asked(tmp_path: Path) -> None:
     path.write_bytes(b"x = risky(1)\ny = old_name(2)\n")
     result = process(job(path, [RenameRule, UnsafeRenameRule]))
     assert path.read_bytes() == b"x = risky(1)\ny = new_name(2)\n"
-    assert codes(result) == ["H2D991"]
+    assert codes(result) == ["HTD991"]
     fix = result.findings[0].fix
     assert fix is not None
     assert fix.safety is FixSafety.UNSAFE
     result = process(job(path, [RenameRule, UnsafeRenameRule], unsafe=True))
     assert path.read_bytes() == b"x = careful(1)\ny = new_name(2)\n"
     assert result.findings == []
-    assert result.fixed_by_code == {"H2D991": 1}
+    assert result.fixed_by_code == {"HTD991": 1}
 
 
 def test_overlapping_fixes_on_nested_nodes_all_apply_over_passes(tmp_path: Path) -> None:
@@ -422,7 +422,7 @@ def test_overlapping_fixes_on_nested_nodes_all_apply_over_passes(tmp_path: Path)
     fixed = path.read_text()
     assert fixed == "x = new_name(1, 2)\ny = new_name(new_name(3, 2), 2)\n"
     ast.parse(fixed)
-    assert result.fixed_by_code == {"H2D990": 3, "H2D992": 3}
+    assert result.fixed_by_code == {"HTD990": 3, "HTD992": 3}
     assert result.findings == []
 
 
@@ -434,9 +434,9 @@ def test_fix_that_does_not_parse_leaves_the_file_unchanged(tmp_path: Path) -> No
     result = process(job(path, [BreakingRule]))
     assert path.read_bytes() == source
     assert path.stat().st_ino == inode
-    assert sorted(codes(result)) == ["E900", "H2D993"]
+    assert sorted(codes(result)) == ["E900", "HTD993"]
     error = next(f for f in result.findings if f.code == "E900")
-    assert "H2D993" in error.message
+    assert "HTD993" in error.message
     assert "does not parse" in error.message
     assert result.fixed_by_code == {}
 
@@ -447,13 +447,13 @@ def test_broken_fix_does_not_cost_the_other_rules_their_fixes(tmp_path: Path) ->
     result = process(job(path, [BreakingRule, RenameRule]))
     assert path.read_bytes() == b"x = broken_target(1)\ny = new_name(2)\n"
     error = next(f for f in result.findings if f.code == "E900")
-    assert "H2D990" not in error.message
+    assert "HTD990" not in error.message
 
 
 def test_fix_text_alone_reports_the_broken_fix() -> None:
     outcome = fix_text("x = broken_target(1)\n", "a.py", [EnabledRule(BreakingRule)])
     assert outcome.text == "x = broken_target(1)\n"
-    assert sorted(f.code for f in outcome.findings) == ["E900", "H2D993"]
+    assert sorted(f.code for f in outcome.findings) == ["E900", "HTD993"]
 
 
 # -- modes that write nothing -------------------------------------------------------------------
@@ -472,7 +472,7 @@ def test_diff_mode_writes_nothing_and_returns_a_unified_diff(tmp_path: Path) -> 
     assert lines[:2] == ["--- a.py", "+++ a.py"]
     assert "-x = old_name(1)" in lines
     assert "+x = new_name(1)" in lines
-    assert result.fixed_by_code == {"H2D990": 1}
+    assert result.fixed_by_code == {"HTD990": 1}
     assert result.output is None
 
 
@@ -536,7 +536,7 @@ def test_cli_fix_without_fixable_findings_leaves_the_file_byte_identical(
         main, ["--no-cache", "--no-color", "--fix", "flagged.py"], catch_exceptions=False
     )
     assert result.exit_code == 1
-    assert "flagged.py:3:5: H2D002 " in result.stdout
+    assert "flagged.py:3:5: HTD102 " in result.stdout
     assert path.read_bytes() == source
     after = path.stat()
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)

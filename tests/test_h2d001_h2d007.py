@@ -1,11 +1,11 @@
-"""H2D001 and H2D007 beyond their examples: the loop analysis (``h2dlint.analysis.loops``) case by
-case, the helpers H2D007 decides with, and the messages."""
+"""HTD101 and HTD106 beyond their examples: the loop analysis (``h2dlint.analysis.loops``) case by
+case, the helpers HTD106 decides with, and the messages."""
 
 from __future__ import annotations
 
 import libcst as cst
 import pytest
-from h2dlint.rules.h2d007_tensor_from_host_data_on_device import host_sequence
+from h2dlint.rules.htd106_tensor_from_host_data_on_device import host_sequence
 
 from h2dlint.analysis.frames import Frame, ModuleIndex
 from h2dlint.analysis.loops import (
@@ -165,7 +165,7 @@ def test_call_sites_of_a_local_of_the_same_name_are_left_alone() -> None:
         "    move = other\n"
         "    return move(xs, device)\n"
     )
-    assert _findings(code, "H2D001") == [(2, 13)]
+    assert _findings(code, "HTD101") == [(2, 13)]
 
 
 def test_a_for_loop_and_its_helper_call_are_both_reported() -> None:
@@ -179,17 +179,17 @@ def test_a_for_loop_and_its_helper_call_are_both_reported() -> None:
         "    for _ in range(10):\n"
         "        model(gather(xs, device))\n"
     )
-    assert _findings(code, "H2D001") == [(4, 20), (8, 15)]
+    assert _findings(code, "HTD101") == [(4, 20), (8, 15)]
 
 
 def test_the_loop_message_names_the_collection() -> None:
-    enabled = (EnabledRule(get_rule("H2D001")),)  # type: ignore[arg-type]
+    enabled = (EnabledRule(get_rule("HTD101")),)  # type: ignore[arg-type]
     code = "def f(crops, device):\n    return [c.to(device) for c in crops]\n"
     (finding,) = check_text(code, "m.py", enabled)
     assert "`crops`" in finding.message and "pinned" in finding.message
 
 
-# -- H2D007's helpers -------------------------------------------------------------------------
+# -- HTD106's helpers -------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("data", "sequence"),
     [
@@ -268,7 +268,7 @@ def test_memoization_guards(guard: str, memo: bool) -> None:
     ],
 )
 def test_h2d007_look_alikes(code: str) -> None:
-    assert _findings("import torch\n" + code, "H2D007") == []
+    assert _findings("import torch\n" + code, "HTD106") == []
 
 
 def test_h2d007_flags_post_processing_and_logits_processors() -> None:
@@ -281,14 +281,14 @@ def test_h2d007_flags_post_processing_and_logits_processors() -> None:
         "    def __call__(self, scores, last):\n"
         "        return torch.tensor(list(last), device=scores.device)\n"
     )
-    assert _findings(code, "H2D007") == [(4, 16), (7, 16)]
+    assert _findings(code, "HTD106") == [(4, 16), (7, 16)]
 
 
 def test_h2d007_skips_preprocessing_modules_by_name() -> None:
     code = "import torch\ndef f(ids, device):\n    return torch.tensor(list(ids), device=device)\n"
-    enabled = (EnabledRule(get_rule("H2D007")),)  # type: ignore[arg-type]
+    enabled = (EnabledRule(get_rule("HTD106")),)  # type: ignore[arg-type]
     assert check_text(code, "models/detr/image_processing_detr.py", enabled) == []
-    assert [f.code for f in check_text(code, "models/detr/modeling_detr.py", enabled)] == ["H2D007"]
+    assert [f.code for f in check_text(code, "models/detr/modeling_detr.py", enabled)] == ["HTD106"]
 
 
 def test_a_method_moving_its_own_state_in_place_is_no_mover() -> None:
@@ -300,7 +300,7 @@ def test_a_method_moving_its_own_state_in_place_is_no_mover() -> None:
         "        self._to(device)\n"
         "        return x\n"
     )
-    assert _findings(code, "H2D001") == []
+    assert _findings(code, "HTD101") == []
 
 
 # -- code that runs once (h2dlint.analysis.once) ------------------------------------------------

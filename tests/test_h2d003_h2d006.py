@@ -1,4 +1,4 @@
-"""H2D003 (non-blocking copy from a non-contiguous view of pinned memory) and H2D006 (blocking
+"""HTD103 (non-blocking copy from a non-contiguous view of pinned memory) and HTD105 (blocking
 copy from pinned memory): the layout and aliasing helpers behind them, and their fixes on varied
 code."""
 
@@ -18,8 +18,8 @@ from h2dlint.fixer import fix_text
 from h2dlint.registry import all_rules
 from h2dlint.rule import Rule
 
-H2D003 = all_rules()["H2D003"]
-H2D006 = all_rules()["H2D006"]
+HTD103 = all_rules()["HTD103"]
+HTD105 = all_rules()["HTD105"]
 
 
 def _enabled(rule: type[Rule]) -> tuple[EnabledRule, ...]:
@@ -48,7 +48,7 @@ class LayoutProbe(Rule):
     """## What it does
     Test rule recording the layout and buffer roots of `probe(...)` arguments."""
 
-    code = "H2D981"
+    code = "HTD981"
     name = "layout-probe"
     message = "probe"
     layouts: ClassVar[list[Layout]] = []
@@ -189,7 +189,7 @@ def test_function_writes() -> None:
     assert not writes.written({"h", "xs", "y"})
 
 
-# -- H2D003 ----------------------------------------------------------------------------------
+# -- HTD103 ----------------------------------------------------------------------------------
 def test_h2d003_fix_keeps_comments_and_layout() -> None:
     code = """\
         import torch
@@ -204,7 +204,7 @@ def test_h2d003_fix_keeps_comments_and_layout() -> None:
                 )  # async
             return gpu
         """
-    assert fixed(H2D003, code) == textwrap.dedent(
+    assert fixed(HTD103, code) == textwrap.dedent(
         """\
         import torch
         def f(n, dev):
@@ -230,7 +230,7 @@ def test_h2d003_fix_at_module_level_picks_a_free_loop_variable() -> None:
         gpu = torch.zeros(3, 64, device="cuda")
         gpu[:,:8].copy_(cpu[:,:8],non_blocking=True)
         """
-    assert fixed(H2D003, code).splitlines()[-2:] == [
+    assert fixed(HTD103, code).splitlines()[-2:] == [
         "for _row2 in range(gpu.shape[0]):",
         "    gpu[_row2,:8].copy_(cpu[_row2,:8],non_blocking=True)",
     ]
@@ -265,8 +265,8 @@ def test_h2d003_reports_other_forms_without_a_fix(line: str) -> None:
         "    gpu = torch.zeros(3, 64, 2, device=dev)\n"
         f"    {line}\n"
     )
-    assert [row for row, _, _ in findings(H2D003, code)] == [code.count("\n")]
-    assert fixed(H2D003, code) == code
+    assert [row for row, _, _ in findings(HTD103, code)] == [code.count("\n")]
+    assert fixed(HTD103, code) == code
 
 
 def test_h2d003_no_fix_when_the_source_is_rewritten_after_the_copy() -> None:
@@ -277,8 +277,8 @@ def test_h2d003_no_fix_when_the_source_is_rewritten_after_the_copy() -> None:
             gpu[:, :n].copy_(cpu[:, :n], non_blocking=True)
             cpu[:, :n] = new
         """
-    assert len(findings(H2D003, code)) == 1
-    assert fixed(H2D003, code) == textwrap.dedent(code)
+    assert len(findings(HTD103, code)) == 1
+    assert fixed(HTD103, code) == textwrap.dedent(code)
 
 
 def test_h2d003_fix_is_offered_when_the_source_is_only_filled_before() -> None:
@@ -290,19 +290,19 @@ def test_h2d003_fix_is_offered_when_the_source_is_only_filled_before() -> None:
             gpu[:, :n].copy_(cpu[:, :n], non_blocking=True)
             return [i for i in range(n)]
         """
-    assert "for _row in range(gpu.shape[0]):" in fixed(H2D003, code)
+    assert "for _row in range(gpu.shape[0]):" in fixed(HTD103, code)
 
 
 def test_h2d003_transposed_source() -> None:
     # .to keeps a dense transpose's strides; a contiguous memory format or copy_ does not
     base = "import torch\ndef f(device, g):\n    a = torch.zeros(4, 8, pin_memory=True)\n    {}\n"
-    assert findings(H2D003, base.format("return a.T.to(device, non_blocking=True)")) == []
-    assert findings(H2D003, base.format("return a.t().cuda(non_blocking=True)")) == []
+    assert findings(HTD103, base.format("return a.T.to(device, non_blocking=True)")) == []
+    assert findings(HTD103, base.format("return a.t().cuda(non_blocking=True)")) == []
     contiguous = "memory_format=torch.contiguous_format"
     code = base.format(f"return a.T.to(device, non_blocking=True, {contiguous})")
-    assert len(findings(H2D003, code)) == 1
-    assert len(findings(H2D003, base.format("g.copy_(a.permute(1, 0), non_blocking=True)"))) == 1
-    assert findings(H2D003, base.format("g.T.copy_(a.T, non_blocking=True)")) == []
+    assert len(findings(HTD103, code)) == 1
+    assert len(findings(HTD103, base.format("g.copy_(a.permute(1, 0), non_blocking=True)"))) == 1
+    assert findings(HTD103, base.format("g.T.copy_(a.T, non_blocking=True)")) == []
 
 
 def test_h2d003_message_names_the_view_and_the_pinning() -> None:
@@ -312,12 +312,12 @@ def test_h2d003_message_names_the_view_and_the_pinning() -> None:
             buf = torch.zeros(4, 64, pin_memory=pin)
             return buf[:, :n].to(device, non_blocking=True)
         """
-    ((_, _, message),) = findings(H2D003, code)
+    ((_, _, message),) = findings(HTD103, code)
     assert "`buf[:, :n]`" in message
     assert "pinned when pinning is enabled" in message
 
 
-# -- H2D006 ----------------------------------------------------------------------------------
+# -- HTD105 ----------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("before", "after"),
     [
@@ -333,7 +333,7 @@ def test_h2d006_fix_forms(before: str, after: str) -> None:
     code = (
         f"import torch\ndef f(dev):\n    x = torch.zeros(8, pin_memory=True)\n    return {before}\n"
     )
-    assert fixed(H2D006, code) == code.replace(before, after)
+    assert fixed(HTD105, code) == code.replace(before, after)
 
 
 def test_h2d006_fix_one_argument_a_line() -> None:
@@ -349,7 +349,7 @@ def test_h2d006_fix_one_argument_a_line() -> None:
                 copy=True,
             )
         """
-    assert fixed(H2D006, code) == textwrap.dedent(
+    assert fixed(HTD105, code) == textwrap.dedent(
         """\
         import torch
         def f(dev, gpu):
@@ -393,7 +393,7 @@ def test_h2d006_leaves_alone(body: str) -> None:
         "    buf = torch.empty(8, pin_memory=True)\n"
         f"    {body}\n"
     )
-    assert findings(H2D006, code) == []
+    assert findings(HTD105, code) == []
 
 
 def test_h2d006_no_fix_when_another_method_refills_the_buffer() -> None:
@@ -408,9 +408,9 @@ def test_h2d006_no_fix_when_another_method_refills_the_buffer() -> None:
             def send(self, n, device):
                 return self.buf[:n].to(device)
         """
-    ((row, _, message),) = findings(H2D006, code)
+    ((row, _, message),) = findings(HTD105, code)
     assert row == 9 and "rewritten" in message
-    assert fixed(H2D006, code) == textwrap.dedent(code)
+    assert fixed(HTD105, code) == textwrap.dedent(code)
 
 
 def test_h2d006_fix_when_only_init_writes_the_buffer() -> None:
@@ -423,7 +423,7 @@ def test_h2d006_fix_when_only_init_writes_the_buffer() -> None:
             def send(self, device):
                 return self.host.to(device)
         """
-    assert "self.host.to(device, non_blocking=True)" in fixed(H2D006, code)
+    assert "self.host.to(device, non_blocking=True)" in fixed(HTD105, code)
 
 
 def test_h2d006_json_edit_inserts_the_keyword() -> None:
@@ -435,7 +435,7 @@ def test_h2d006_json_edit_inserts_the_keyword() -> None:
     code = "import torch\nx = torch.zeros(8, pin_memory=True)\ny = x.to('cuda')\n"
     result = runner.invoke(
         main,
-        ["--output-format", "json", "--select", "H2D006", "--no-cache", "-"],
+        ["--output-format", "json", "--select", "HTD105", "--no-cache", "-"],
         input=code,
     )
     (finding,) = json.loads(result.output)

@@ -1,4 +1,4 @@
-"""H2D004 and H2D005 fixes, run: each snippet is executed as written and as fixed, on the CPU,
+"""HTD201 and HTD104 fixes, run: each snippet is executed as written and as fixed, on the CPU,
 and the results must be identical (values, Python types, tensor dtypes and shapes)."""
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def _same(a: Any, b: Any) -> None:
         assert a == b
 
 
-# -- H2D004 ---------------------------------------------------------------------------------------
+# -- HTD201 ---------------------------------------------------------------------------------------
 
 ROW_REDUCTIONS = [
     "import torch\n"
@@ -85,7 +85,7 @@ def _grids() -> list[Any]:
 
 @pytest.mark.parametrize("code", ROW_REDUCTIONS)
 def test_h2d004_fix_gives_the_same_python_ints(code: str) -> None:
-    fixed = _fixed(code, "H2D004")
+    fixed = _fixed(code, "HTD201")
     assert "dim=-1).tolist()" in fixed
     unpacks = " for t, h, w in " in code
     for grid in _grids():
@@ -97,7 +97,7 @@ def test_h2d004_fix_gives_the_same_python_ints(code: str) -> None:
 def test_h2d004_fix_is_one_sync_for_the_fixture_grid() -> None:
     """The vectorised form reads the device once: torch.prod over rows then one .tolist()."""
     code = ROW_REDUCTIONS[0]
-    fixed = _fixed(code, "H2D004")
+    fixed = _fixed(code, "HTD201")
     assert "return torch.prod(grid, dim=-1).tolist()" in fixed
     assert fixed.count(".tolist()") == 1 and ".item()" not in fixed
 
@@ -106,12 +106,12 @@ def test_h2d004_float_rows_are_why_the_fix_is_unsafe() -> None:
     """Documented hazard: for a floating tensor, a Python product of .tolist() values (float64)
     and a float32 product on the tensor differ."""
     code = ROW_REDUCTIONS[6]  # math.prod over .tolist()
-    fixed = _fixed(code, "H2D004")
+    fixed = _fixed(code, "HTD201")
     grid = torch.tensor([[1.1, 2.3, 3.7], [0.1, 0.2, 0.3]], dtype=torch.float32)
     assert _run(code, grid) != _run(fixed, grid)
 
 
-# -- H2D005 ---------------------------------------------------------------------------------------
+# -- HTD104 ---------------------------------------------------------------------------------------
 
 JOINS = [
     "import torch\ndef f(xs, device):\n    return torch.cat(xs).to(device, non_blocking=True)\n",
@@ -166,7 +166,7 @@ def _on_cpu(fixed: str) -> str:
 
 @pytest.mark.parametrize("code", JOINS)
 def test_h2d005_fix_gives_the_same_tensor(code: str) -> None:
-    fixed = _fixed(code, "H2D005")
+    fixed = _fixed(code, "HTD104")
     assert "out=" in fixed
     if ".pin_memory()" in code.split("return")[-1]:
         assert ".pin_memory()" not in fixed, "the fix replaces the pinning copy"
@@ -187,7 +187,7 @@ def test_h2d005_fix_does_not_touch_the_sequence_argument_twice_for_generators() 
 def test_h2d005_mixed_dtypes_are_why_the_fix_is_unsafe() -> None:
     """Documented hazard: torch.cat promotes mixed dtypes; with out= of the first tensor's dtype
     it casts down silently (int32 then int64), or raises (int64 then float32)."""
-    fixed = _on_cpu(_fixed(JOINS[0], "H2D005"))
+    fixed = _on_cpu(_fixed(JOINS[0], "HTD104"))
     cpu = torch.device("cpu")
     narrow_first = [torch.tensor([1], dtype=torch.int32), torch.tensor([2**40])]
     assert _run(JOINS[0], narrow_first, cpu).dtype == torch.int64
@@ -197,7 +197,7 @@ def test_h2d005_mixed_dtypes_are_why_the_fix_is_unsafe() -> None:
 
 
 def test_h2d005_autograd_is_why_the_fix_is_unsafe() -> None:
-    fixed = _on_cpu(_fixed(JOINS[0], "H2D005"))
+    fixed = _on_cpu(_fixed(JOINS[0], "HTD104"))
     xs = [torch.ones(2, requires_grad=True), torch.ones(3)]
     _run(JOINS[0], xs, torch.device("cpu"))
     with pytest.raises(RuntimeError, match="out="):

@@ -31,7 +31,7 @@ def small_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(h2dlint.large_files, "LARGE_FILE_CHARS", 100)
 
 
-def _run(text: str, mode: Mode = Mode.CHECK, codes: tuple[str, ...] = ("H2D002",)) -> list:
+def _run(text: str, mode: Mode = Mode.CHECK, codes: tuple[str, ...] = ("HTD102",)) -> list:
     rules = tuple(EnabledRule(all_rules()[code]) for code in codes)
     data = text.encode()
     result = process(FileJob("big.py", "big.py", data, rules, mode=mode))
@@ -70,11 +70,11 @@ def test_a_stub_rebinds_names_that_kept_statements_also_bind() -> None:
 
 
 def test_statements_sharing_a_line_and_marked_lines_are_kept() -> None:
-    text = "import torch\na = 1; b = 2\nc = 3  # noqa: H2D999\nd = [\n  1,\n]\n"
+    text = "import torch\na = 1; b = 2\nc = 3  # noqa: HTD999\nd = [\n  1,\n]\n"
     reduced, _ = _reduce(text, (b"noqa",))
     lines = reduced.splitlines()
     assert lines[1] == "a = 1; b = 2"
-    assert lines[2] == "c = 3  # noqa: H2D999"
+    assert lines[2] == "c = 3  # noqa: HTD999"
     assert lines[3].startswith("_h2dlint_elided(")
 
 
@@ -90,7 +90,7 @@ def test_docstring_and_crlf_survive() -> None:
 def test_large_file_findings_are_located_and_carry_no_fix() -> None:
     text = "import torch\n" + "".join(f"V{i} = [{i}, {i}]\n" for i in range(50)) + FLAGGED
     findings = _run(text)
-    assert [(f.code, f.start.row, f.start.column) for f in findings] == [("H2D002", 52, 5)]
+    assert [(f.code, f.start.row, f.start.column) for f in findings] == [("HTD102", 52, 5)]
     assert findings[0].source_line == FLAGGED.rstrip("\n")
 
 
@@ -103,11 +103,11 @@ def test_large_file_is_never_fixed(tmp_path: Path) -> None:
     )
     path = tmp_path / "big.py"
     path.write_text(text)
-    rules = (EnabledRule(all_rules()["H2D005"]),)
+    rules = (EnabledRule(all_rules()["HTD104"]),)
     result = process(FileJob(str(path), "big.py", text.encode(), rules, mode=Mode.FIX, unsafe=True))
     assert path.read_text() == text
     codes = [f.code for f in result.findings]
-    assert codes == ["H2D005", IO_ERROR_CODE]
+    assert codes == ["HTD104", IO_ERROR_CODE]
     assert "fixes not applied" in result.findings[-1].message
 
 

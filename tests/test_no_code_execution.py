@@ -35,7 +35,7 @@ FLAGGED = (
     "    v = [x.cuda() for x in xs]\n"
     "    t = torch.tensor(xs, device=device)\n"
     "    gpu[:, :n].copy_(buf[:, :n], non_blocking=True)\n"
-    "    return y, z, w, v, t  # noqa: H2D999\n"
+    "    return y, z, w, v, t  # noqa: HTD999\n"
 )
 
 # name -> what the file does after writing its marker

@@ -121,7 +121,7 @@ def pc(tmp_path_factory: pytest.TempPathFactory) -> PreCommit:
 
 @pytest.fixture
 def project(tmp_path: Path, pc: PreCommit) -> Path:
-    """A git repository with a committed bad.py (one H2D002 finding) and good.py (none)."""
+    """A git repository with a committed bad.py (one HTD102 finding) and good.py (none)."""
     repo = tmp_path / "project"
     repo.mkdir()
     init_repo(repo, pc.env)
@@ -166,7 +166,7 @@ def test_check_hook_fails_on_a_finding(pc: PreCommit, project: Path) -> None:
     assert rc != 0, output
     # Exit code 1 is "findings remain"; 2 would be a usage or internal error.
     assert "- exit code: 1" in output, output
-    assert "bad.py:3:5: H2D002" in output, output
+    assert "bad.py:3:5: HTD102" in output, output
     assert "good.py:" not in output, output
     assert modified_files(pc, project) == ""
 
@@ -176,7 +176,7 @@ def test_fix_hook_leaves_an_unfixable_finding(pc: PreCommit, project: Path) -> N
     rc, output = run_hook(pc, project, "h2dlint-fix", "bad.py")
     assert rc != 0, output
     assert "- exit code: 1" in output, output
-    assert "bad.py:3:5: H2D002" in output, output
+    assert "bad.py:3:5: HTD102" in output, output
     assert "files were modified by this hook" not in output, output
     assert (project / "bad.py").read_bytes() == before
     assert modified_files(pc, project) == ""

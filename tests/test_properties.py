@@ -158,18 +158,18 @@ SNIPPETS = [
 ]
 COMMENTS = [
     "  # noqa",
-    "  # noqa: H2D002",
-    "  # noqa: H2D003, H2D999",
-    "  # NOQA:h2d006",
+    "  # noqa: HTD102",
+    "  # noqa: HTD103, HTD999",
+    "  # NOQA:htd105",
     "  # noqa: E501",
     "  # h2dlint: ignore",
-    "  # h2dlint: ignore[H2D005]",
-    "  # h2dlint: ignore[H2D001, H2D998]",
+    "  # h2dlint: ignore[HTD104]",
+    "  # h2dlint: ignore[HTD101, HTD998]",
     "  # type: ignore",
     "  # non_blocking=True pin_memory .to( .cuda(",
     "# h2dlint: skip-file",
     "# -*- coding: latin-1 -*-",
-    "# noqa: H2D",
+    "# noqa: HTD",
 ]
 HEADERS = [
     "if flag:",
@@ -713,7 +713,7 @@ def check_run(texts: list[str]) -> None:
         datas = {f"m{i:02d}.py": encode(text) for i, text in enumerate(texts)}
         for name, data in datas.items():
             (root / name).write_bytes(data)
-        expected: Counter[tuple[str, str, int, int]] = Counter({("good.py", "H2D002", 2, 5): 1})
+        expected: Counter[tuple[str, str, int, int]] = Counter({("good.py", "HTD102", 2, 5): 1})
         for name, data in datas.items():
             for finding in run_job(data, prefilter=True).findings:
                 expected[(name, finding.code, finding.start.row, finding.start.column)] += 1
@@ -779,16 +779,16 @@ def test_unknown_code_in_noqa_is_reported_and_known_codes_are_still_honoured(
     place, the known codes beside it still suppress, and other tools' codes are left alone."""
     (tmp_path / "bad.py").write_text(
         "import torch\n"
-        "y = torch.tensor([1, 2]).to('cuda', non_blocking=True)  # noqa: H2D002, H2D999\n"
-        "z = torch.tensor([3]).to('cuda', non_blocking=True)  # noqa: H2D998\n"
+        "y = torch.tensor([1, 2]).to('cuda', non_blocking=True)  # noqa: HTD102, HTD999\n"
+        "z = torch.tensor([3]).to('cuda', non_blocking=True)  # noqa: HTD998\n"
         "w = 1  # noqa: E501, F401\n"
     )
     result = cli(tmp_path, "bad.py")
     output = result.stdout + result.stderr
     found = where(result.stdout)
-    assert ("bad.py", "H2D002", 2, 5) not in found  # the known code still suppresses
-    assert ("bad.py", "H2D002", 3, 5) in found  # an unknown code suppresses nothing
-    for row, code in ((2, "H2D999"), (3, "H2D998")):
+    assert ("bad.py", "HTD102", 2, 5) not in found  # the known code still suppresses
+    assert ("bad.py", "HTD102", 3, 5) in found  # an unknown code suppresses nothing
+    for row, code in ((2, "HTD999"), (3, "HTD998")):
         lines = [line for line in output.splitlines() if line.startswith(f"bad.py:{row}:")]
         assert any(code in line for line in lines), (code, output)
     assert not [line for line in output.splitlines() if line.startswith("bad.py:4:")]
@@ -832,7 +832,7 @@ def test_ten_megabyte_generated_file_is_checked_in_bounded_time(tmp_path: Path) 
     proc, _ = _lint_big(tmp_path, "", limit=90)
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr
-    assert where(proc.stdout) == Counter({("good.py", "H2D002", 2, 5): 1})
+    assert where(proc.stdout) == Counter({("good.py", "HTD102", 2, 5): 1})
 
 
 def test_ten_megabyte_generated_file_with_one_finding_is_checked_in_bounded_time(
@@ -846,7 +846,7 @@ def test_ten_megabyte_generated_file_with_one_finding_is_checked_in_bounded_time
     assert proc.returncode == 1, proc.stderr
     rows = _ten_megabytes("").count("\n") + 1
     assert where(proc.stdout) == Counter(
-        {("good.py", "H2D002", 2, 5): 1, ("big.py", "H2D002", rows, 5): 1}
+        {("good.py", "HTD102", 2, 5): 1, ("big.py", "HTD102", rows, 5): 1}
     )
 
 

@@ -33,7 +33,7 @@ class Probe(Rule):
     """## What it does
     Test rule recording the provenance of `probe(...)` arguments."""
 
-    code = "H2D980"
+    code = "HTD980"
     name = "probe"
     message = "probe"
     facts: ClassVar[list[Fact]] = []

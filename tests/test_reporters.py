@@ -33,7 +33,7 @@ class FakeRule(Rule):
     It is not; it is a test.
     """
 
-    code = "H2D999"
+    code = "HTD999"
     name = "fake-rule"
     message = "Fake problem"
     fix_safety = FixSafety.SAFE
@@ -41,7 +41,7 @@ class FakeRule(Rule):
 
 @pytest.fixture(autouse=True)
 def fake_registry(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(registry, "all_rules", lambda: {"H2D999": FakeRule})
+    monkeypatch.setattr(registry, "all_rules", lambda: {"HTD999": FakeRule})
 
 
 @pytest.fixture
@@ -63,7 +63,7 @@ def make_finding(
     start: tuple[int, int] = (3, 9),
     end: tuple[int, int] = (3, 51),
     source_line: str = LINE,
-    code: str = "H2D999",
+    code: str = "HTD999",
     message: str = "Fake problem",
 ) -> Finding:
     return Finding(
@@ -72,9 +72,9 @@ def make_finding(
         message=message,
         start=Location(*start),
         end=Location(*end),
-        url=FakeRule.url() if code == "H2D999" else None,
+        url=FakeRule.url() if code == "HTD999" else None,
         fix=fix,
-        noqa_row=start[0] if code == "H2D999" else None,
+        noqa_row=start[0] if code == "HTD999" else None,
         source_line=source_line,
     )
 
@@ -88,7 +88,7 @@ def test_text_block_and_summary(project: Path) -> None:
     finding = make_finding(str(project / "src" / "a.py"), fix=make_fix())
     out = render_text([finding], RunSummary(), opts(project))
     assert out.splitlines() == [
-        "src/a.py:3:9: H2D999 [*] Fake problem",
+        "src/a.py:3:9: HTD999 [*] Fake problem",
         "  |",
         f"3 | {LINE}",
         "  |         " + "^" * 42,
@@ -101,13 +101,13 @@ def test_text_block_and_summary(project: Path) -> None:
 def test_text_gutter_widens_with_row_number(project: Path) -> None:
     finding = make_finding("a.py", start=(120, 5), end=(120, 6))
     lines = render_text([finding], RunSummary(), opts(project)).splitlines()
-    assert lines[:4] == ["a.py:120:5: H2D999 Fake problem", "    |", f"120 | {LINE}", "    |     ^"]
+    assert lines[:4] == ["a.py:120:5: HTD999 Fake problem", "    |", f"120 | {LINE}", "    |     ^"]
 
 
 def test_text_path_outside_cwd_is_kept(tmp_path: Path) -> None:
     elsewhere = str(tmp_path / "other" / "b.py")
     out = render_text([make_finding(elsewhere)], RunSummary(), opts(tmp_path / "proj"))
-    assert out.startswith(f"{elsewhere}:3:9: H2D999 Fake problem\n")
+    assert out.startswith(f"{elsewhere}:3:9: HTD999 Fake problem\n")
 
 
 def test_text_relative_path_is_kept(project: Path) -> None:
@@ -126,7 +126,7 @@ def test_text_colour_only_adds_escapes(project: Path) -> None:
     coloured = render_text(findings, RunSummary(), opts(project, color=True))
     assert "\x1b[" in coloured
     assert "\x1b[1ma.py\x1b[0m" in coloured  # bold path
-    assert "\x1b[1;31mH2D999\x1b[0m" in coloured  # red code
+    assert "\x1b[1;31mHTD999\x1b[0m" in coloured  # red code
     assert ANSI.sub("", coloured) == plain
 
 
@@ -149,7 +149,7 @@ def test_text_fix_marker(
     )
     header = out.splitlines()[0]
     assert header == (
-        "a.py:3:9: H2D999 [*] Fake problem" if marked else "a.py:3:9: H2D999 Fake problem"
+        "a.py:3:9: HTD999 [*] Fake problem" if marked else "a.py:3:9: HTD999 Fake problem"
     )
     assert out.splitlines()[-1] == (
         "Found 1 finding (1 fixable)." if marked else "Found 1 finding."
@@ -206,10 +206,10 @@ def test_text_all_checks_passed(project: Path) -> None:
 
 
 def test_text_fixed_summary(project: Path) -> None:
-    summary = RunSummary(fixed_by_code={"H2D999": 2, "H2D998": 1})
+    summary = RunSummary(fixed_by_code={"HTD999": 2, "HTD998": 1})
     assert render_text([], summary, opts(project)) == "Fixed 3 findings (0 remaining).\n"
     out = render_text(
-        [make_finding("a.py")], RunSummary(fixed_by_code={"H2D999": 1}), opts(project)
+        [make_finding("a.py")], RunSummary(fixed_by_code={"HTD999": 1}), opts(project)
     )
     assert out.splitlines()[-2:] == ["Found 1 finding.", "Fixed 1 finding (1 remaining)."]
 
@@ -233,14 +233,14 @@ def test_text_statistics(project: Path) -> None:
     findings = [
         make_finding("a.py", fix=make_fix()),
         make_finding("a.py", start=(4, 1), end=(4, 2)),
-        make_finding("b.py", code="H2D001", fix=make_fix(FixSafety.UNSAFE)),
+        make_finding("b.py", code="HTD101", fix=make_fix(FixSafety.UNSAFE)),
         file_finding("c.py", "E999", "Syntax error: invalid syntax"),
-        make_finding("d.py", code="H2D001"),
+        make_finding("d.py", code="HTD101"),
     ]
     out = render_text(findings, RunSummary(), opts(project, statistics=True))
     assert out.splitlines() == [
-        "   2  H2D001",
-        "   2  H2D999  [*] fake-rule",
+        "   2  HTD101",
+        "   2  HTD999  [*] fake-rule",
         "   1  E999",
         "",
         "Found 5 findings (1 fixable).",
@@ -250,7 +250,7 @@ def test_text_statistics(project: Path) -> None:
 def test_text_statistics_marks_unsafe_fixes_when_enabled(project: Path) -> None:
     findings = [make_finding("a.py", fix=make_fix(FixSafety.UNSAFE))]
     out = render_text(findings, RunSummary(), opts(project, statistics=True, unsafe_fixes=True))
-    assert out.splitlines()[0] == "   1  H2D999  [*] fake-rule"
+    assert out.splitlines()[0] == "   1  HTD999  [*] fake-rule"
 
 
 def test_text_statistics_without_findings(project: Path) -> None:
@@ -267,7 +267,7 @@ def test_json_exact(project: Path) -> None:
     assert data == [
         {
             "cell": None,
-            "code": "H2D999",
+            "code": "HTD999",
             "end_location": {"column": 51, "row": 3},
             "filename": str((project / "src" / "a.py").resolve()),
             "fix": {
@@ -303,7 +303,7 @@ def test_json_exact(project: Path) -> None:
 def test_json_layout(project: Path) -> None:
     out = render_json([make_finding("a.py")], RunSummary(), opts(project))
     assert out.endswith("]\n")
-    assert out.startswith('[\n  {\n    "cell": null,\n    "code": "H2D999",\n')
+    assert out.startswith('[\n  {\n    "cell": null,\n    "code": "HTD999",\n')
 
 
 def test_json_empty(project: Path) -> None:
@@ -323,7 +323,7 @@ def test_github_exact(project: Path) -> None:
     ]
     out = render_github(findings, RunSummary(files_checked=2), opts(project))
     assert out == (
-        "::warning title=h2dlint (H2D999),file=src/a.py,line=3,col=9,endLine=3,endColumn=51"
+        "::warning title=h2dlint (HTD999),file=src/a.py,line=3,col=9,endLine=3,endColumn=51"
         "::Fake problem\n"
         "::error title=h2dlint (E999),file=b.py,line=2,col=5,endLine=2,endColumn=5"
         "::Syntax error: invalid syntax\n"
@@ -334,7 +334,7 @@ def test_github_escapes_message_and_properties(project: Path) -> None:
     finding = make_finding("dir:x,y/100%.py", message="50% of\r\nit: a, b")
     out = render_github([finding], RunSummary(), opts(project))
     assert out == (
-        "::warning title=h2dlint (H2D999),file=dir%3Ax%2Cy/100%25.py,line=3,col=9,"
+        "::warning title=h2dlint (HTD999),file=dir%3Ax%2Cy/100%25.py,line=3,col=9,"
         "endLine=3,endColumn=51::50%25 of%0D%0Ait: a, b\n"
     )
 
@@ -367,9 +367,9 @@ def test_sarif_log_and_rules(project: Path, sarif_validator: jsonschema.Draft4Va
     assert driver["name"] == "h2dlint"
     assert driver["version"] == h2dlint.__version__
     assert driver["informationUri"] == "https://github.com/h2dlint/h2dlint"
-    assert [rule["id"] for rule in driver["rules"]] == ["H2D999", "E999", "E902", "E900"]
+    assert [rule["id"] for rule in driver["rules"]] == ["HTD999", "E999", "E902", "E900"]
     assert driver["rules"][0] == {
-        "id": "H2D999",
+        "id": "HTD999",
         "name": "fake-rule",
         "shortDescription": {"text": "Fake problem"},
         "fullDescription": {"text": "Flags a fake problem for the reporter tests."},
@@ -382,7 +382,7 @@ def test_sarif_log_and_rules(project: Path, sarif_validator: jsonschema.Draft4Va
     assert names["E902"] == "io-error"
     assert names["E900"] == "internal-error"
     levels = {rule["id"]: rule["defaultConfiguration"]["level"] for rule in driver["rules"]}
-    assert levels == {"H2D999": "warning", "E999": "error", "E902": "error", "E900": "error"}
+    assert levels == {"HTD999": "warning", "E999": "error", "E902": "error", "E900": "error"}
     assert run["columnKind"] == "unicodeCodePoints"
     # The root is the git repository above the working directory.
     assert run["originalUriBaseIds"] == {"%SRCROOT%": {"uri": project.as_uri() + "/"}}
@@ -394,7 +394,7 @@ def test_sarif_result(project: Path, sarif_validator: jsonschema.Draft4Validator
     log = sarif([finding], opts(project / "src"), sarif_validator)
     (result,) = log["runs"][0]["results"]
     assert result == {
-        "ruleId": "H2D999",
+        "ruleId": "HTD999",
         "ruleIndex": 0,
         "level": "warning",
         "message": {"text": "Fake problem"},
@@ -514,10 +514,10 @@ def test_sarif_root_defaults_to_cwd_outside_git(
 def test_sarif_unregistered_code_still_has_a_rule(
     project: Path, sarif_validator: jsonschema.Draft4Validator
 ) -> None:
-    log = sarif([make_finding("a.py", code="H2D123")], opts(project), sarif_validator)
+    log = sarif([make_finding("a.py", code="HTD123")], opts(project), sarif_validator)
     run = log["runs"][0]
     (result,) = run["results"]
-    assert run["tool"]["driver"]["rules"][result["ruleIndex"]]["id"] == "H2D123"
+    assert run["tool"]["driver"]["rules"][result["ruleIndex"]]["id"] == "HTD123"
 
 
 # -- dispatcher ------------------------------------------------------------------------------------

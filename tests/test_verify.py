@@ -46,7 +46,7 @@ from h2dlint.verify.report import PairOutcome, render_json, render_text
 from h2dlint.verify.verdict import FLOOR_MS, Verdict, blocks, judge, judge_pair, tolerance
 
 ROOT = Path(__file__).resolve().parents[1]
-H2D002 = ROOT / "fixtures" / "H2D002"
+HTD102 = ROOT / "fixtures" / "HTD102"
 NEEDS_TORCH = "needs torch (pip install 'h2dlint[verify]')"
 
 PLAIN = """\
@@ -165,13 +165,13 @@ def test_two_files_make_one_pair(tmp_path: Path) -> None:
 
 
 def test_directory_pair_and_directory_of_pairs(tmp_path: Path) -> None:
-    one = make_pair(tmp_path / "all" / "H2D002")
+    one = make_pair(tmp_path / "all" / "HTD102")
     two = make_pair(tmp_path / "all" / "A001")
     (tmp_path / "all" / "README").write_text("not a pair")
     (tmp_path / "all" / "notes").mkdir()
-    assert discover_pairs([one]) == [FixturePair("H2D002", one / "before.py", one / "after.py")]
-    assert [p.name for p in discover_pairs([tmp_path / "all"])] == ["A001", "H2D002"]
-    assert [p.name for p in discover_pairs([one, two])] == ["H2D002", "A001"]
+    assert discover_pairs([one]) == [FixturePair("HTD102", one / "before.py", one / "after.py")]
+    assert [p.name for p in discover_pairs([tmp_path / "all"])] == ["A001", "HTD102"]
+    assert [p.name for p in discover_pairs([one, two])] == ["HTD102", "A001"]
 
 
 def test_same_named_pairs_are_told_apart(tmp_path: Path) -> None:
@@ -213,7 +213,7 @@ def test_discovery_errors(tmp_path: Path, layout: str, message: str) -> None:
 
 
 def test_builtin_fixtures_are_discovered() -> None:
-    assert "H2D002" in [p.name for p in discover_pairs([ROOT / "fixtures"])]
+    assert "HTD102" in [p.name for p in discover_pairs([ROOT / "fixtures"])]
 
 
 def test_builtin_fixtures_keep_the_contract() -> None:
@@ -305,7 +305,7 @@ def side(**overrides: object) -> SideMeasurement:
 
 
 def staged_copy(line: str = "before.py:27") -> CopyRecord:
-    return CopyRecord("aten._to_copy", "H2D", 16 << 20, True, False, True, line)
+    return CopyRecord("aten._to_copy", "HTD", 16 << 20, True, False, True, line)
 
 
 BEFORE = side(
@@ -469,7 +469,7 @@ def outcomes() -> list[PairOutcome]:
             m,
             judge_pair(m, PairOptions()),
         )
-        for name, m in (("H2D002", good), ("mine", bad), ("broken", broken))
+        for name, m in (("HTD102", good), ("mine", bad), ("broken", broken))
     ]
 
 
@@ -479,8 +479,8 @@ def test_text_report() -> None:
     assert lines[0].split("  ")[0] == "fixture"
     for column in ("H2D pageable", "H2D pinned", "syncs", "host ms under sleep", "GPU ms", "equal"):
         assert column in lines[0]
-    before_row = next(line for line in lines if line.startswith("H2D002") and "before" in line)
-    after_row = next(line for line in lines if line.startswith("H2D002") and "after" in line)
+    before_row = next(line for line in lines if line.startswith("HTD102") and "before" in line)
+    after_row = next(line for line in lines if line.startswith("HTD102") and "after" in line)
     assert "42.20 blocks" in before_row and "2.900 ±0.100" in before_row
     assert after_row.split()[-2:] == ["yes", "PASS"]
     assert "1*" in next(line for line in lines if line.startswith("mine") and "after" in line)
@@ -502,7 +502,7 @@ def test_json_report() -> None:
     assert document["summary"] == {"pairs": 3, "passed": 1, "failed": 2}
     assert document["environment"] == ENVIRONMENT
     good, bad, broken = document["pairs"]
-    assert good["fixture"] == "H2D002" and good["equal"] is True
+    assert good["fixture"] == "HTD102" and good["equal"] is True
     assert good["verdict"] == {"passed": True, "reasons": []}
     assert good["before"]["h2d_pageable"] == 1 and good["before"]["syncs"] == 1
     assert good["before"]["blocks"] is True and good["after"]["blocks"] is False
@@ -576,9 +576,9 @@ def test_copy_recorder_traces_host_to_device_copies(tmp_path: Path) -> None:
     assert [
         (c.op, c.direction, c.non_blocking, c.host_pinned, c.host_dense, c.line) for c in copies
     ] == [
-        ("aten._to_copy", "H2D", True, False, True, "copies.py:8"),
-        ("aten.copy_", "H2D", True, False, False, "copies.py:9"),
-        ("aten._to_copy", "H2D", False, False, True, "copies.py:11"),
+        ("aten._to_copy", "HTD", True, False, True, "copies.py:8"),
+        ("aten.copy_", "HTD", True, False, False, "copies.py:9"),
+        ("aten._to_copy", "HTD", False, False, True, "copies.py:11"),
     ]
     assert copies[0].nbytes == 12 * 8
     assert [(s.source, s.line) for s in syncs] == [
@@ -587,15 +587,15 @@ def test_copy_recorder_traces_host_to_device_copies(tmp_path: Path) -> None:
     ]
 
 
-# -- the H2D002 fixtures on the CPU ----------------------------------------------------------------
+# -- the HTD102 fixtures on the CPU ----------------------------------------------------------------
 
 
 def test_h2d002_fixtures_give_equal_outputs_on_the_cpu() -> None:
     torch = pytest.importorskip("torch", reason=NEEDS_TORCH)
     from h2dlint.verify.fixtures import run_fixture_on_cpu
 
-    before = run_fixture_on_cpu(H2D002 / "before.py")
-    after = run_fixture_on_cpu(H2D002 / "after.py")
+    before = run_fixture_on_cpu(HTD102 / "before.py")
+    after = run_fixture_on_cpu(HTD102 / "after.py")
     assert compare_outputs(before, after) is None
     assert before.dtype == torch.int64 and before.nbytes >= 8 << 20  # big enough to block
     assert before.device.type == "cpu"
@@ -624,11 +624,11 @@ def test_docs_example_keeps_the_contract_and_agrees_on_the_cpu(tmp_path: Path) -
 
 def test_h2d002_before_is_flagged_and_after_is_clean() -> None:
     flagged = CliRunner().invoke(
-        main, ["check", "--no-cache", "--select", "H2D002", str(H2D002 / "before.py")]
+        main, ["check", "--no-cache", "--select", "HTD102", str(HTD102 / "before.py")]
     )
-    assert flagged.exit_code == 1 and "H2D002" in flagged.output
+    assert flagged.exit_code == 1 and "HTD102" in flagged.output
     clean = CliRunner().invoke(
-        main, ["check", "--no-cache", "--select", "H2D002", str(H2D002 / "after.py")]
+        main, ["check", "--no-cache", "--select", "HTD102", str(HTD102 / "after.py")]
     )
     assert clean.exit_code == 0, clean.output
 
@@ -824,7 +824,7 @@ def test_harness_control_flow_with_faked_cuda(tmp_path: Path, fake_cuda: object)
     assert b.repeats == a.repeats == 4
     assert b.sleep_ms == 1.0 and b.gpu_ms == 1.0 and b.gpu_spread_ms == 0.0
     assert [(c.direction, c.non_blocking, c.staged, c.line) for c in b.copies] == [
-        ("H2D", True, True, "before.py:8")
+        ("HTD", True, True, "before.py:8")
     ]
     assert [(s.source, s.line) for s in b.syncs] == [(SYNC_STAGED, "before.py:8")]
     assert [(c.non_blocking, c.line) for c in a.copies] == [(False, "after.py:8")]

@@ -107,16 +107,16 @@ def test_builtin_fixtures_pass_end_to_end() -> None:
     document = json.loads(result.stdout)
     reasons = {p["fixture"]: p["verdict"]["reasons"] for p in document["pairs"]}
     assert result.exit_code == 0, reasons
-    h2d002 = next(p for p in document["pairs"] if p["fixture"] == "H2D002")
-    assert h2d002["before"]["blocks"] is True
-    assert h2d002["after"]["blocks"] is False
-    assert h2d002["before"]["h2d_pageable"] in (1, None)
-    assert h2d002["after"]["h2d_pageable"] in (0, None)
+    htd102 = next(p for p in document["pairs"] if p["fixture"] == "HTD102")
+    assert htd102["before"]["blocks"] is True
+    assert htd102["after"]["blocks"] is False
+    assert htd102["before"]["h2d_pageable"] in (1, None)
+    assert htd102["after"]["h2d_pageable"] in (0, None)
 
 
 def test_text_report_end_to_end() -> None:
     result = CliRunner().invoke(
-        main, ["verify", str(ROOT / "fixtures" / "H2D002"), "--repeats", "5"]
+        main, ["verify", str(ROOT / "fixtures" / "HTD102"), "--repeats", "5"]
     )
     assert result.exit_code == 0, result.output
     assert "PASS" in result.stdout
@@ -133,7 +133,7 @@ def test_pageable_copy_its_hidden_sync_and_blocking(harness: Harness, tmp_path: 
         assert after.h2d_pageable == 0
     (copy,) = before.copies
     assert (copy.direction, copy.non_blocking, copy.host_pinned, copy.line) == (
-        "H2D",
+        "HTD",
         True,
         False,
         "before.py:8",

@@ -91,7 +91,7 @@ def _recorder(skip: frozenset[type[cst.CSTNode]] = frozenset()) -> type[Rule]:
 
     namespace: dict[str, Any] = {
         "__doc__": "## What it does\nRecords the walk.",
-        "code": "H2D990",
+        "code": "HTD990",
         "name": "records",
         "message": "never",
         "events": events,

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 600
-RULE_FILE = "h2dlint/rules/h2d002_non_blocking_pageable_copy.py"
+RULE_FILE = "h2dlint/rules/htd102_non_blocking_pageable_copy.py"
 FLAGGED = 'import torch\n\ny = torch.tensor([1, 2]).to("cuda", non_blocking=True)\n'
 CLEAN = 'import torch\n\ny = torch.tensor([1, 2], pin_memory=True).to("cuda", non_blocking=True)\n'
 
@@ -138,26 +138,26 @@ def test_installed_h2dlint_flags_a_file(installed: Installed) -> None:
     (installed.workdir / "flagged.py").write_text(FLAGGED)
     result = run(installed.bin("h2dlint"), "--no-cache", "flagged.py", cwd=installed.workdir)
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "flagged.py:3:5: H2D002" in result.stdout, result.stdout
+    assert "flagged.py:3:5: HTD102" in result.stdout, result.stdout
 
 
 def test_installed_h2dlint_passes_a_clean_file(installed: Installed) -> None:
     (installed.workdir / "clean.py").write_text(CLEAN)
     result = run(installed.bin("h2dlint"), "--no-cache", "clean.py", cwd=installed.workdir)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "H2D002" not in result.stdout
+    assert "HTD102" not in result.stdout
 
 
 def test_installed_h2dlint_prints_rule_docs(installed: Installed) -> None:
-    result = checked(installed.bin("h2dlint"), "rule", "H2D002", cwd=installed.workdir)
-    assert result.stdout.startswith("# non-blocking-pageable-copy (H2D002)"), result.stdout
+    result = checked(installed.bin("h2dlint"), "rule", "HTD102", cwd=installed.workdir)
+    assert result.stdout.startswith("# non-blocking-pageable-copy (HTD102)"), result.stdout
     assert "## What it does" in result.stdout
     assert "## Why is this bad?" in result.stdout
-    rule = get_rule("H2D002")
+    rule = get_rule("HTD102")
     assert rule is not None
     assert result.stdout == rule.documentation()
     listing = checked(installed.bin("h2dlint"), "rule", "--all", cwd=installed.workdir)
-    assert "H2D002" in listing.stdout
+    assert "HTD102" in listing.stdout
 
 
 def test_installed_verify_is_shipped_and_needs_torch(installed: Installed) -> None:

@@ -58,7 +58,7 @@ def fresh_join(provenance: Provenance, call: cst.Call) -> bool:
 
 def fresh_joins(provenance: Provenance, source: cst.BaseExpression, frame: Frame) -> list[cst.Call]:
     """The fresh joins (:func:`fresh_join`) ``source`` is: itself, or the ones every binding
-    that may reach it is. H2D005 judges copies of these; a join with ``out=`` is judged by
+    that may reach it is. HTD104 judges copies of these; a join with ``out=`` is judged by
     its buffer, as any other tensor."""
     if isinstance(source, cst.Call):
         return [source] if fresh_join(provenance, source) else []

@@ -1,5 +1,5 @@
 """Loops and comprehensions whose only job is to move the items of a collection to a device, one
-copy per item (H2D001).
+copy per item (HTD101).
 
 A *transfer* is ``x.to(<device>)``, ``x.cuda()`` or ``dst.copy_(x)`` into device memory. A
 *per-item transfer* moves an item of the loop: its tensor is the loop variable (or an element or
@@ -240,7 +240,7 @@ def rooted_in(node: cst.BaseExpression, loop_names: set[str]) -> bool:
 def row_segment(node: cst.BaseExpression, loop_names: set[str]) -> bool:
     """``buf[i, :n]``: part of row ``i`` of one tensor. The rows together are a strided region,
     which one copy would stage as pageable memory: copying row by row is the fix for that (see
-    H2D003), not a per-item transfer."""
+    HTD103), not a per-item transfer."""
     if not isinstance(node, cst.Subscript) or len(node.slice) < 2:
         return False
     indexed = any(

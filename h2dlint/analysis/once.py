@@ -1,6 +1,6 @@
 """Code that runs once per object or per program, not on a hot path.
 
-A blocking copy there costs once, at setup; rules about per-call costs (H2D007) leave it alone.
+A blocking copy there costs once, at setup; rules about per-call costs (HTD106) leave it alone.
 Code runs once when it is:
 
 - at module level or in a class body;

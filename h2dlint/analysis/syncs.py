@@ -1,5 +1,5 @@
 """Loops and comprehensions that walk a tensor row by row, and the host reads (syncs) in them
-(H2D004).
+(HTD201).
 
 A *row walk* is a ``for`` loop or a comprehension whose iteration goes over a tensor one row at a
 time:

@@ -61,7 +61,7 @@ class CopyRecord:
     """One host<->device copy op seen by the dispatch mode while ``run`` ran."""
 
     op: str
-    direction: str  # "H2D" or "D2H"
+    direction: str  # "HTD" or "D2H"
     nbytes: int
     non_blocking: bool
     host_pinned: bool
@@ -125,7 +125,7 @@ class SideMeasurement:
     @property
     def traced_h2d_staged(self) -> int:
         """H2D copy ops whose source was not pinned and contiguous, from the dispatch mode."""
-        return sum(1 for c in self.copies if c.direction == "H2D" and c.staged)
+        return sum(1 for c in self.copies if c.direction == "HTD" and c.staged)
 
     @property
     def sync_count(self) -> int:
@@ -209,7 +209,7 @@ def copy_record(
     dst_host = dst.device.type == "cpu"
     if src_host == dst_host:
         return None
-    host, direction = (src, "H2D") if src_host else (dst, "D2H")
+    host, direction = (src, "HTD") if src_host else (dst, "D2H")
     dense = bool(host.is_contiguous() and tuple(src.shape) == tuple(dst.shape))
     return CopyRecord(
         op=op,

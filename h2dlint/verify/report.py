@@ -47,7 +47,7 @@ def _timing(median: float, spread: float) -> str:
 
 
 def _side_cells(side: SideMeasurement) -> list[str]:
-    traced_pinned = sum(1 for c in side.copies if c.direction == "H2D" and not c.staged)
+    traced_pinned = sum(1 for c in side.copies if c.direction == "HTD" and not c.staged)
     under = f"{side.host_ms_under_sleep:.2f}" + (" blocks" if blocks(side) else "")
     return [
         _count(side.h2d_pageable, side.traced_h2d_staged),

@@ -59,7 +59,7 @@ def _pageable_reason(after: SideMeasurement) -> str | None:
     count = pageable_h2d(after)
     if not count:
         return None
-    lines = _lines([c.line for c in after.copies if c.direction == "H2D" and c.staged])
+    lines = _lines([c.line for c in after.copies if c.direction == "HTD" and c.staged])
     what = PAGEABLE_H2D if after.h2d_pageable is not None else "traced, source not pinned"
     plural = "copy" if count == 1 else "copies"
     return f"after makes {count} pageable H2D {plural} ({what}){lines}"

@@ -1,0 +1,537 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from h2dlint.analysis.copies import non_blocking_h2d_source
+from h2dlint.analysis.facts import Fact, Where
+from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.provenance import (
+    Provenance,
+    keyword,
+)
+from h2dlint.analysis.views import (
+    PERMUTING_ATTRIBUTES,
+    PERMUTING_VIEW_METHODS,
+    FunctionWrites,
+    Layout,
+    buffer_roots,
+    function_writes,
+    layout,
+)
+from h2dlint.diagnostics import FixSafety
+from h2dlint.engine import visit_read_only
+from h2dlint.rule import Invalid, Rule, Valid
+
+LOOP_VARIABLE = "_row"
+
+
+def _shown(context_module: cst.Module, node: cst.BaseExpression) -> str:
+    code = context_module.code_for_node(node)
+    return "the source" if len(code) > 40 or "\n" in code else f"`{code}`"
+
+
+def _pinned_words(fact: Fact) -> str:
+    if fact.where is Where.MAYBE_PINNED:
+        return "memory that is pinned when pinning is enabled"
+    return "pinned memory"
+
+
+def _dotted(node: cst.BaseExpression) -> bool:
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name)
+
+
+def _pure(node: cst.BaseExpression | None) -> bool:
+    """An expression that reads the same every time and does nothing else: names, attributes,
+    integers and arithmetic on them."""
+    if node is None:
+        return True
+    if isinstance(node, cst.Integer):
+        return True
+    if isinstance(node, (cst.Name, cst.Attribute)):
+        return _dotted(node)
+    if isinstance(node, cst.UnaryOperation):
+        return _pure(node.expression)
+    if isinstance(node, cst.BinaryOperation):
+        return _pure(node.left) and _pure(node.right)
+    return False
+
+
+def _text(node: cst.BaseExpression | None) -> str:
+    return "" if node is None else "".join(cst.Module([]).code_for_node(node).split())
+
+
+def _row_slices(node: cst.BaseExpression) -> cst.Slice | None:
+    """The inner slice of ``name[:, a:b]`` (a full leading slice, an inner slice without step)."""
+    if not isinstance(node, cst.Subscript) or not _dotted(node.value) or len(node.slice) != 2:
+        return None
+    lead, inner = node.slice[0].slice, node.slice[1].slice
+    if not isinstance(lead, cst.Slice) or any((lead.lower, lead.upper, lead.step)):
+        return None
+    if not isinstance(inner, cst.Slice) or inner.step is not None:
+        return None
+    if not (_pure(inner.lower) and _pure(inner.upper)):
+        return None
+    return inner
+
+
+def _permutation_view(node: cst.BaseExpression) -> bool:
+    """``x.T``, ``x.mT``, ``x.t()``, ``x.transpose(...)``, ``x.permute(...)``."""
+    if isinstance(node, cst.Attribute):
+        return node.attr.value in PERMUTING_ATTRIBUTES
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in PERMUTING_VIEW_METHODS
+    )
+
+
+class _Names(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+
+class NonContiguousViewCopy(Rule):
+    """## What it does
+    Flags a copy with `non_blocking=True` to the device whose source is a non-contiguous view of
+    pinned memory: `dst.copy_(buf[:, :n], non_blocking=True)`, `buf[..., a:b].to(device,
+    non_blocking=True)`, `buf[::2].cuda(non_blocking=True)`, `buf.narrow(1, 0, n)`, where `buf` is
+    allocated with `pin_memory=True` (or `pin_memory=flag`, pinned when enabled), also as
+    `self.buf` set in `__init__`. A transposed view (`buf.T`, `.t()`, `.transpose`, `.permute`) is
+    flagged in `dst.copy_(buf.T, non_blocking=True)`, not in `buf.T.to(device,
+    non_blocking=True)`: `.to` keeps the strides of a dense tensor, so that copy is a plain DMA.
+
+    ## Why is this bad?
+    CUDA copies asynchronously only from pinned memory that is one dense block. PyTorch gathers a
+    strided view into a contiguous temporary first, and that temporary is ordinary pageable
+    memory: the pinning is lost, the profiler records `Memcpy HtoD (Pageable -> Device)`, and
+    `non_blocking=True` stops meaning anything. Measured on an H200 (torch 2.11), a sliced view
+    `cpu[:, :n]` of a pinned buffer behaved exactly like pageable memory: from 4 MiB up the host
+    blocked behind a busy stream (40.5 ms behind a 40 ms kernel at 4 MiB, 42.3 ms at 16 MiB,
+    against 0.16 ms for a contiguous pinned copy). Below that it does not block but is still
+    staged: 3 rows of 40,000 int64 copied as `gpu[:, :n].copy_(cpu[:, :n], non_blocking=True)`
+    took 0.44 ms of host time behind the busy stream, the same rows copied one at a time
+    0.21 ms, each a `Pinned -> Device` copy.
+
+    ## Example
+    ```python
+    positions_cpu = torch.zeros(3, max_tokens, dtype=torch.int64, pin_memory=True)
+    positions_gpu = torch.zeros(3, max_tokens, dtype=torch.int64, device="cuda")
+    ...
+    positions_gpu[:, :n].copy_(positions_cpu[:, :n], non_blocking=True)
+    ```
+
+    ## Use instead
+    Copy contiguous pieces: each row of `buf[:, :n]` is one dense block of pinned memory.
+    ```python
+    for _row in range(positions_gpu.shape[0]):
+        positions_gpu[_row, :n].copy_(positions_cpu[_row, :n], non_blocking=True)
+    ```
+    Or lay the buffer out so that the part you copy is contiguous (`buf[:n]` of a
+    `(max_tokens, 3)` buffer), or copy the whole buffer when it is small.
+
+    ## Fix safety
+    For the common form `dst[:, a:b].copy_(src[:, a:b], non_blocking=True)` standing alone as a
+    statement, the fix copies row by row: the same elements, in the same stream order, each row
+    a contiguous pinned block. It is unsafe: the staged copy read the source on the host during
+    the call, so the old code could overwrite `src` at once; the row copies read it when the
+    stream reaches them, so a host write to `src` before then corrupts the copy, the hazard of
+    every truly asynchronous copy. No fix is offered where `src` is written later in the same
+    function or loop. The loop runs over the destination's rows, so that a source broadcast
+    over the rows fails loudly instead of filling only one. Other forms are reported without a
+    fix.
+    """
+
+    code = "HTD103"
+    name = "non-contiguous-view-copy"
+    message = "`non_blocking=True` copy from a non-contiguous view of pinned memory is staged"
+    fix_safety = FixSafety.UNSAFE
+    fix_message = "Copy one contiguous row at a time"
+    prefilter = (b"non_blocking",)
+    candidates = (".to|.cuda|.copy_(non_blocking=True)",)
+
+    valid = (
+        # a contiguous slice of the leading dimension stays one pinned block
+        Valid(
+            "import torch\n"
+            "def f(n, device):\n"
+            "    buf = torch.zeros(4, 8, pin_memory=True)\n"
+            "    return buf[:n].to(device, non_blocking=True)\n"
+        ),
+        Valid(
+            "import torch\n"
+            "def f(n, gpu):\n"
+            "    buf = torch.zeros(4, 8, pin_memory=True)\n"
+            "    gpu[1, :n].copy_(buf[1, :n], non_blocking=True)\n"
+        ),
+        # .to keeps the strides of a whole-tensor transpose: a plain DMA from pinned memory
+        Valid(
+            "import torch\n"
+            "def f(device):\n"
+            "    a = torch.zeros(4, 8, pin_memory=True)\n"
+            "    return a.T.to(device, non_blocking=True)\n"
+        ),
+        Valid(
+            "import torch\n"
+            "def f():\n"
+            "    a = torch.zeros(2, 3, 4, pin_memory=True)\n"
+            "    return a.permute(2, 0, 1).cuda(non_blocking=True)\n"
+        ),
+        # the view is of pageable memory: HTD102's business, not a lost pinning
+        Valid(
+            "import torch\n"
+            "def f(n, gpu):\n"
+            "    buf = torch.zeros(4, 8)\n"
+            "    gpu[:, :n].copy_(buf[:, :n], non_blocking=True)\n"
+        ),
+        # pinning unknown
+        Valid(
+            "import torch\n"
+            "def f(buf, n, gpu):\n"
+            "    gpu[:, :n].copy_(buf[:, :n], non_blocking=True)\n"
+        ),
+        # a blocking copy, to the host, or into a host buffer
+        Valid(
+            "import torch\n"
+            "def f(n, gpu):\n"
+            "    buf = torch.zeros(4, 8, pin_memory=True)\n"
+            "    gpu[:, :n].copy_(buf[:, :n])\n"
+        ),
+        Valid(
+            "import torch\n"
+            "def f(n):\n"
+            "    buf = torch.zeros(4, 8, pin_memory=True)\n"
+            "    return buf[:, :n].to('cpu', non_blocking=True)\n"
+        ),
+        Valid(
+            "import torch\n"
+            "def f(n, cpu_out):\n"
+            "    buf = torch.zeros(4, 8, pin_memory=True)\n"
+            "    cpu_out[:, :n].copy_(buf[:, :n], non_blocking=True)\n"
+        ),
+        # made contiguous first: a fresh pageable tensor, HTD102's business
+        Valid(
+            "import torch\n"
+            "def f(n, device):\n"
+            "    buf = torch.zeros(4, 8, pin_memory=True)\n"
+            "    return buf[:, :n].contiguous().to(device, non_blocking=True)\n"
+        ),
+        # a dtype conversion, not a copy to the device
+        Valid(
+            "import torch\n"
+            "def f(n):\n"
+            "    buf = torch.zeros(4, 8, pin_memory=True)\n"
+            "    return buf[:, :n].to(torch.float16, non_blocking=True)\n"
+        ),
+        # transposed on both sides alike: the copy keeps the strides
+        Valid(
+            "import torch\n"
+            "def f(device):\n"
+            "    a = torch.zeros(4, 8, pin_memory=True)\n"
+            "    g = torch.empty(8, 4, device=device)\n"
+            "    g.T.copy_(a, non_blocking=True)\n"
+        ),
+        # as_strided / expand: layout unknown
+        Valid(
+            "import torch\n"
+            "def f(device):\n"
+            "    a = torch.zeros(1, 8, pin_memory=True)\n"
+            "    return a.expand(4, 8).to(device, non_blocking=True)\n"
+        ),
+    )
+    invalid = (
+        Invalid(
+            "import torch\n"
+            "def f(n, device):\n"
+            "    cpu = torch.zeros(3, 64, dtype=torch.int64, pin_memory=True)\n"
+            "    gpu = torch.zeros(3, 64, dtype=torch.int64, device=device)\n"
+            "    gpu[:, :n].copy_(cpu[:, :n], non_blocking=True)\n"
+            "    return gpu\n",
+            5,
+            5,
+            expected_fix=(
+                "import torch\n"
+                "def f(n, device):\n"
+                "    cpu = torch.zeros(3, 64, dtype=torch.int64, pin_memory=True)\n"
+                "    gpu = torch.zeros(3, 64, dtype=torch.int64, device=device)\n"
+                "    for _row in range(gpu.shape[0]):\n"
+                "        gpu[_row, :n].copy_(cpu[_row, :n], non_blocking=True)\n"
+                "    return gpu\n"
+            ),
+            message_contains="`cpu[:, :n]`",
+        ),
+        # the real-world shape: buffers made once in __init__, pinned when enabled
+        Invalid(
+            "import torch\n"
+            "class Positions:\n"
+            "    def __init__(self, device, max_tokens):\n"
+            "        pin = device.type == 'cuda'\n"
+            "        self.cpu = torch.zeros(3, max_tokens, dtype=torch.int64, pin_memory=pin)\n"
+            "        self.gpu = torch.zeros(3, max_tokens, dtype=torch.int64, device=device)\n"
+            "\n"
+            "    def copy_to_gpu(self, n):\n"
+            "        # positions of the scheduled tokens\n"
+            "        self.gpu[:, :n].copy_(self.cpu[:, :n], non_blocking=True)  # async?\n"
+            "        return self.gpu[:, :n]\n",
+            10,
+            9,
+            expected_fix=(
+                "import torch\n"
+                "class Positions:\n"
+                "    def __init__(self, device, max_tokens):\n"
+                "        pin = device.type == 'cuda'\n"
+                "        self.cpu = torch.zeros(3, max_tokens, dtype=torch.int64, pin_memory=pin)\n"
+                "        self.gpu = torch.zeros(3, max_tokens, dtype=torch.int64, device=device)\n"
+                "\n"
+                "    def copy_to_gpu(self, n):\n"
+                "        # positions of the scheduled tokens\n"
+                "        for _row in range(self.gpu.shape[0]):\n"
+                "            self.gpu[_row, :n].copy_(self.cpu[_row, :n], non_blocking=True)"
+                "  # async?\n"
+                "        return self.gpu[:, :n]\n"
+            ),
+            message_contains="pinned when pinning is enabled",
+        ),
+        # the loop variable does not clash with a name of the function
+        Invalid(
+            "import torch\n"
+            "def f(start, end, dev, _row):\n"
+            "    src = torch.empty(3, 64, pin_memory=True)\n"
+            "    dst = torch.empty(3, 64, device=dev)\n"
+            "    dst[:, start:end].copy_(src[:, start:end], non_blocking=True)\n",
+            5,
+            5,
+            expected_fix=(
+                "import torch\n"
+                "def f(start, end, dev, _row):\n"
+                "    src = torch.empty(3, 64, pin_memory=True)\n"
+                "    dst = torch.empty(3, 64, device=dev)\n"
+                "    for _row1 in range(dst.shape[0]):\n"
+                "        dst[_row1, start:end].copy_(src[_row1, start:end], non_blocking=True)\n"
+            ),
+        ),
+        # .to of a strided view: flagged, no fix
+        Invalid(
+            "import torch\n"
+            "def f(a, b, device):\n"
+            "    buf = torch.empty(4, 1024, pin_memory=True)\n"
+            "    return buf[..., a:b].to(device, non_blocking=True)\n",
+            4,
+            12,
+            message_contains="`buf[..., a:b]`",
+        ),
+        Invalid(
+            "import torch\n"
+            "def f():\n"
+            "    buf = torch.empty(1024, pin_memory=True)\n"
+            "    return buf[::2].cuda(non_blocking=True)\n",
+            4,
+            12,
+        ),
+        Invalid(
+            "import torch\n"
+            "def f(n, device):\n"
+            "    buf = torch.empty(4, 1024).pin_memory()\n"
+            "    view = buf.narrow(1, 0, n)\n"
+            "    return view.to(device=device, non_blocking=True)\n",
+            5,
+            12,
+        ),
+        # copy_ of a transpose into a differently laid-out destination
+        Invalid(
+            "import torch\n"
+            "def f(device):\n"
+            "    a = torch.zeros(4, 8, pin_memory=True)\n"
+            "    g = torch.empty(8, 4, device=device)\n"
+            "    g.copy_(a.T, non_blocking=True)\n",
+            5,
+            5,
+            message_contains="transposed",
+        ),
+        # a column of a pinned buffer
+        Invalid(
+            "import torch\n"
+            "class Cache:\n"
+            "    def __init__(self):\n"
+            "        self.table = torch.zeros(64, 16, dtype=torch.int32, pin_memory=True)\n"
+            "    def lengths(self, gpu_out):\n"
+            "        gpu_out.copy_(self.table[:, 3], non_blocking=True)\n",
+            6,
+            9,
+        ),
+        # the source is rewritten right after: no fix (row copies would read the new data)
+        Invalid(
+            "import torch\n"
+            "def f(chunks, gpu):\n"
+            "    cpu = torch.zeros(3, 64, pin_memory=True)\n"
+            "    for n, chunk in chunks:\n"
+            "        cpu[:, :n] = chunk\n"
+            "        gpu[:, :n].copy_(cpu[:, :n], non_blocking=True)\n",
+            6,
+            9,
+        ),
+        # not a statement of its own: flagged, no fix
+        Invalid(
+            "import torch\n"
+            "def f(n, gpu):\n"
+            "    cpu = torch.zeros(3, 64, pin_memory=True)\n"
+            "    return gpu[:, :n].copy_(cpu[:, :n], non_blocking=True)\n",
+            4,
+            12,
+        ),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        provenance = Provenance.of(self.context)
+        frame = provenance.current_frame()
+        source = non_blocking_h2d_source(provenance, node, frame)
+        if source is None:
+            return
+        fact = provenance.fact(source, frame)
+        if not fact.where.pinned or fact.contiguous is not False:
+            return
+        kind = layout(provenance, source, frame)
+        shown = _shown(self.context.module, source)
+        if kind is Layout.STRIDED:
+            self._report_strided(node, source, fact, shown, provenance, frame)
+        elif kind is Layout.PERMUTED and self._permutation_staged(node, provenance, frame):
+            self.report(
+                node,
+                f"`non_blocking=True` copy from {shown}, a transposed view of "
+                f"{_pinned_words(fact)}, into a destination laid out differently: PyTorch "
+                "gathers it into pageable memory first, so the copy is staged and, from a few "
+                "MiB up, blocks the host",
+            )
+
+    def _permutation_staged(self, node: cst.Call, provenance: Provenance, frame: Frame) -> bool:
+        """Whether a dense permuted source is gathered: always by ``copy_`` (unless the
+        destination is permuted too), by ``.to``/``.cuda`` only into a contiguous format."""
+        func = node.func
+        assert isinstance(func, cst.Attribute)
+        if func.attr.value == "copy_":
+            dst = func.value
+            if _permutation_view(dst):
+                return False  # transposed alike, maybe: the strides may match
+            return layout(provenance, dst, frame) is not Layout.PERMUTED
+        memory_format = keyword(node, "memory_format")
+        return (
+            memory_format is not None
+            and provenance.qualify(memory_format.value) == "torch.contiguous_format"
+        )
+
+    def _report_strided(
+        self,
+        node: cst.Call,
+        source: cst.BaseExpression,
+        fact: Fact,
+        shown: str,
+        provenance: Provenance,
+        frame: Frame,
+    ) -> None:
+        message = (
+            f"`non_blocking=True` copy from {shown}, a strided view of {_pinned_words(fact)}: "
+            "PyTorch gathers it into pageable memory first, so the copy is staged and, from a "
+            "few MiB up, blocks the host"
+        )
+        fix = self._row_by_row(node, source, provenance, frame)
+        if fix is None:
+            self.report(node, message)
+        else:
+            self.report(node, message, replacements=[fix])
+
+    # -- the fix ---------------------------------------------------------------------------
+    def _row_by_row(
+        self,
+        node: cst.Call,
+        source: cst.BaseExpression,
+        provenance: Provenance,
+        frame: Frame,
+    ) -> tuple[cst.CSTNode, cst.CSTNode] | None:
+        """``dst[:, a:b].copy_(src[:, a:b], non_blocking=True)`` alone on its line becomes a loop
+        copying ``dst[_row, a:b]`` from ``src[_row, a:b]``."""
+        func = node.func
+        assert isinstance(func, cst.Attribute)
+        statement = self.context.current_statement()
+        if not (
+            func.attr.value == "copy_"
+            and isinstance(statement, cst.SimpleStatementLine)
+            and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Expr)
+            and statement.body[0].value is node
+            and len(node.args) == 2
+            and node.args[0].keyword is None
+            and not node.args[0].star
+        ):
+            return None
+        dst = func.value
+        dst_inner, src_inner = _row_slices(dst), _row_slices(source)
+        if dst_inner is None or src_inner is None:
+            return None
+        if (_text(dst_inner.lower), _text(dst_inner.upper)) != (
+            _text(src_inner.lower),
+            _text(src_inner.upper),
+        ):
+            return None
+        assert isinstance(dst, cst.Subscript) and isinstance(source, cst.Subscript)
+        writes = self._writes(frame)
+        roots = buffer_roots(provenance, source, frame)
+        if writes.written_after(statement, 1, roots):
+            return None
+        if any(provenance.bindings(f).of("range") for f in (frame, Frame(self.context.module))):
+            return None  # ``range`` is rebound here
+        variable = self._loop_variable(frame)
+
+        def by_row(view: cst.Subscript) -> cst.Subscript:
+            lead = view.slice[0]
+            row = cst.SubscriptElement(cst.Index(cst.Name(variable)), comma=lead.comma)
+            return view.with_changes(slice=[row, view.slice[1]])
+
+        call = node.with_changes(
+            func=func.with_changes(value=by_row(dst)),
+            args=[node.args[0].with_changes(value=by_row(source)), node.args[1]],
+        )
+        rows = cst.Subscript(
+            value=cst.Attribute(value=dst.value, attr=cst.Name("shape")),
+            slice=[cst.SubscriptElement(cst.Index(cst.Integer("0")))],
+        )
+        loop = cst.For(
+            target=cst.Name(variable),
+            iter=cst.Call(func=cst.Name("range"), args=[cst.Arg(rows)]),
+            body=cst.IndentedBlock(
+                body=[
+                    cst.SimpleStatementLine(
+                        body=[statement.body[0].with_changes(value=call)],
+                        trailing_whitespace=statement.trailing_whitespace,
+                    )
+                ]
+            ),
+            leading_lines=statement.leading_lines,
+        )
+        return statement, loop
+
+    def _writes(self, frame: Frame) -> FunctionWrites:
+        function = frame.function
+        return self.context.shared(
+            f"writes:{id(function)}",
+            lambda: function_writes(function, self.context.imports),
+        )
+
+    def _loop_variable(self, frame: Frame) -> str:
+        """A loop variable that no name of the function (or module) uses."""
+        function = frame.function
+
+        def collect() -> set[str]:
+            names = _Names()
+            visit_read_only(function, names)
+            return names.names
+
+        used = self.context.shared(f"names:{id(function)}", collect)
+        variable, suffix = LOOP_VARIABLE, 0
+        while variable in used:
+            suffix += 1
+            variable = f"{LOOP_VARIABLE}{suffix}"
+        return variable

@@ -1,0 +1,446 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from h2dlint.analysis.copies import fresh_joins, h2d_copy_source
+from h2dlint.analysis.facts import Where
+from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.provenance import (
+    Provenance,
+    first_positional,
+    is_true,
+    keyword,
+    positional,
+)
+from h2dlint.analysis.torch_api import JOINS
+from h2dlint.candidates import called_as
+from h2dlint.diagnostics import FixSafety
+from h2dlint.rule import Invalid, Rule, Valid
+
+if TYPE_CHECKING:
+    from h2dlint.context import FileContext
+
+# The joins the fix rewrites, and the shape of the pinned ``out`` buffer each needs along dim 0.
+FIXABLE = {
+    "torch.cat": "cat",
+    "torch.concat": "cat",
+    "torch.concatenate": "cat",
+    "torch.stack": "stack",
+}
+
+
+class ConcatThenCopy(Rule):
+    """## What it does
+    Flags `torch.cat`/`concat`/`concatenate`/`stack` (and the `hstack`/`vstack` family) whose
+    fresh result is then copied to a device (`.to(device)`, `.cuda()`, `dst.copy_(...)`, blocking
+    or not) or pinned (`.pin_memory()`), directly or through a local name bound to the join, when
+    the joined tensors are on the host: `torch.cat(pos_ids).to(device, non_blocking=True)`.
+
+    The inputs are taken to be on the host when the analysis proves one of them is (the tensors
+    of one join share a device: `torch.tensor(...)`, `torch.from_numpy(...)`, `x.cpu()`, also
+    through a list built with `.append`), or when the copy says so: only host tensors can be
+    pinned, and `non_blocking=True` to a device is written for host sources. A join of tensors
+    of unknown placement moved with a plain `.to(x.device)` is left alone: in model code those
+    are activations already on a device. Also not flagged: joins with `out=`, joins of device
+    tensors, results used on the host only, copies to the CPU.
+
+    ## Why is this bad?
+    The join writes a new pageable tensor, and a copy from pageable memory is staged by the driver
+    through a pinned bounce buffer: `non_blocking=True` stops meaning anything, and from a few MiB
+    up the host waits for the stream. Pinning the result afterwards (`.pin_memory()`) is a second
+    full copy. Measured on an H200 (torch 2.11), host ms until the copy is done when idle / host ms
+    the call takes behind a 20 ms kernel, for `cat(parts).to(dev, non_blocking=True)` against
+    `cat(parts, out=torch.empty(n, pin_memory=True)).to(dev, non_blocking=True)`:
+
+    | size | flagged | `out=` pinned per call | reused pinned buffer |
+    | --- | --- | --- | --- |
+    | 64 KiB | 0.046 / 0.241 | 0.035 / 0.265 | 0.030 / 0.214 |
+    | 1 MiB | 0.181 / 0.585 | 0.177 / 0.455 | 0.158 / 0.441 |
+    | 4 MiB | 0.858 / **20.402** | 0.407 / 1.087 | 0.356 / 1.294 |
+    | 16 MiB | 2.477 / **22.461** | 0.862 / 0.943 | 0.785 / 0.968 |
+    | 64 MiB | 22.617 / **38.158** | 2.835 / 2.825 | 2.775 / 3.168 |
+
+    From 4 MiB the flagged copy blocks the host behind the busy stream although it says
+    `non_blocking=True`. Pinning the fresh result instead costs more than it saves
+    (`cat(xs).pin_memory().to(dev, non_blocking=True)`: 2.0 ms against 0.6 ms for the flagged code
+    at 1 MiB).
+
+    ## Example
+    ```python
+    positions = torch.cat(pos_ids).to(device, non_blocking=True)
+    ```
+
+    ## Use instead
+    Concatenate straight into pinned memory with `out=`. Allocating the buffer per call is as fast
+    as reusing one (PyTorch's caching host allocator hands back pinned blocks, and does not reuse
+    a block until the copies out of it have finished), and never meaningfully slower than the
+    flagged code:
+    ```python
+    out = torch.empty(
+        (sum(t.shape[0] for t in pos_ids), *pos_ids[0].shape[1:]),
+        dtype=pos_ids[0].dtype,
+        pin_memory=True,
+    )
+    positions = torch.cat(pos_ids, out=out).to(device, non_blocking=True)
+    ```
+    For `torch.stack(xs)` the buffer is `torch.empty((len(xs), *xs[0].shape), ...)`.
+
+    ## Fix safety
+    The fix is unsafe. It rewrites a `dim=0` join of a named sequence, `torch.cat(xs)` (or
+    `stack`), to `torch.cat(xs, out=torch.empty(..., dtype=xs[0].dtype, pin_memory=True))`, and
+    drops a `.pin_memory()` that followed the join. `torch.cat` only accepts a list or tuple, so
+    reading `xs` again to size the buffer is harmless, but the result can still differ:
+
+    - `pin_memory=True` needs CUDA (or another accelerator): on a CPU-only run the fixed code
+      raises.
+    - The buffer has the first tensor's dtype. When the inputs' dtypes differ, `torch.cat` promotes
+      them; with `out=` it casts to the buffer's dtype instead (`int32` then `int64` inputs are
+      truncated to `int32`), or raises where the cast is not allowed.
+    - `out=` does not support autograd: when an input requires grad, the fixed code raises.
+    - The inputs must be on the host (they are where the rule reports); device inputs raise.
+
+    Joins along another dimension, of a display or an expression, and the `hstack` family are
+    reported without a fix.
+    """
+
+    code = "HTD104"
+    name = "concat-then-copy"
+    message = "a fresh pageable `torch.cat`/`stack` result is copied to the device or pinned"
+    fix_safety = FixSafety.UNSAFE
+    fix_message = "concatenate into a pinned buffer with `out=`"
+    prefilter = (b"cat(", b"stack(", b"concatenate(")
+    # A copy of a join, called as torch.cat or cat.
+    candidates = (f".to|.cuda|.pin_memory|.copy_ on {called_as(JOINS)}",)
+
+    valid = (
+        Valid(
+            "import torch\n"
+            "def f(xs, buf, dev):\n"
+            "    return torch.cat(xs, out=buf).to(dev, non_blocking=True)\n"
+        ),
+        Valid(
+            "import torch\n"
+            "def f(n, dev):\n"
+            "    xs = [torch.ones(n, device=dev), torch.zeros(n, device=dev)]\n"
+            "    return torch.cat(xs).to(dev, non_blocking=True)\n"
+        ),
+        Valid(
+            "import torch\n"
+            "def f(xs, dev):\n"
+            "    parts = [x.cuda() for x in xs]\n"
+            "    return torch.cat(parts).to(dev, non_blocking=True)\n"
+        ),
+        Valid(
+            "import torch\n"
+            "def f(n):\n"
+            "    parts = [torch.arange(n).cuda() for _ in range(4)]\n"
+            "    return torch.stack(parts).cuda()\n"
+        ),
+        Valid(
+            "import torch\n"
+            "def f(rows):\n"
+            "    ids = torch.cat([torch.tensor(r) for r in rows])\n"
+            "    return ids.numpy()\n"
+        ),
+        Valid(
+            "import torch\n"
+            "def f(rows):\n"
+            "    ids = torch.cat([torch.tensor(r) for r in rows])\n"
+            "    return ids.to('cpu', non_blocking=True)\n"
+        ),
+        Valid(
+            "import torch\n"
+            "def f(rows):\n"
+            "    ids = torch.cat([torch.tensor(r) for r in rows])\n"
+            "    return ids.to(torch.int32)\n"
+        ),
+        Valid(
+            "import torch\n"
+            "def f(rows, dev):\n"
+            "    ids = torch.cat([torch.tensor(r) for r in rows])\n"
+            "    ids = ids + 1\n"
+            "    return ids.to(dev)\n"
+        ),
+        Valid("def cat(xs): ...\ndef f(xs, dev):\n    return cat(xs).to(dev, non_blocking=True)\n"),
+        # Model code: joined activations already on a device, moved between devices.
+        Valid(
+            "import torch\n"
+            "def f(image_embeds, inputs_embeds):\n"
+            "    return torch.cat(image_embeds, dim=0).to(inputs_embeds.device)\n"
+        ),
+        Valid(
+            "import torch\n"
+            "def f(xs, host_buf):\n"
+            "    host_buf.copy_(torch.cat(xs), non_blocking=True)\n"
+        ),
+        # Padding device tensors: the inner join's inputs are unknown, so is the outer's.
+        Valid(
+            "import torch\n"
+            "def f(hidden, n, device):\n"
+            "    embeds = torch.stack([torch.cat([u, u.new_zeros(n - u.size(0), u.size(1))]) "
+            "for u in hidden])\n"
+            "    return embeds.to(device)\n"
+        ),
+        # A helper's result, a join of unknown tensors: unknown.
+        Valid(
+            "import torch\n"
+            "def mask(x):\n"
+            "    return torch.zeros_like(torch.cat([x[:1], x]), dtype=torch.bool)\n"
+            "def f(features, ids):\n"
+            "    m = torch.cat([mask(x) for x in features])\n"
+            "    return m.to(ids.device)\n"
+        ),
+    )
+    invalid = (
+        Invalid(
+            "import torch\n"
+            "def f(pos_ids, device):\n"
+            "    return torch.cat(pos_ids).to(device, non_blocking=True)\n",
+            3,
+            12,
+            expected_fix="import torch\n"
+            "def f(pos_ids, device):\n"
+            "    return torch.cat(pos_ids, out=torch.empty((sum(t.shape[0] for t in pos_ids), "
+            "*pos_ids[0].shape[1:]), dtype=pos_ids[0].dtype, pin_memory=True))"
+            ".to(device, non_blocking=True)\n",
+            message_contains="`torch.cat(pos_ids)`",
+        ),
+        Invalid(
+            "import torch as T\n"
+            "def f(xs, dev):\n"
+            "    return T.stack(xs, 0).to(dev, non_blocking=True)\n",
+            3,
+            12,
+            expected_fix="import torch as T\n"
+            "def f(xs, dev):\n"
+            "    return T.stack(xs, 0, out=T.empty((len(xs), *xs[0].shape), dtype=xs[0].dtype, "
+            "pin_memory=True)).to(dev, non_blocking=True)\n",
+        ),
+        Invalid(
+            "import torch\n"
+            "def f(rows):\n"
+            "    parts = [torch.tensor(r) for r in rows]\n"
+            "    return torch.cat(parts, dim=0).pin_memory()\n",
+            4,
+            12,
+            expected_fix="import torch\n"
+            "def f(rows):\n"
+            "    parts = [torch.tensor(r) for r in rows]\n"
+            "    return torch.cat(parts, dim=0, out=torch.empty((sum(t.shape[0] for t in parts), "
+            "*parts[0].shape[1:]), dtype=parts[0].dtype, pin_memory=True))\n",
+            message_contains="pinned",
+        ),
+        Invalid(
+            "import torch\n"
+            "def f(rows, device):\n"
+            "    parts = []\n"
+            "    for r in rows:\n"
+            "        parts.append(torch.tensor(r, dtype=torch.int64))\n"
+            "    x = torch.cat(parts)\n"
+            "    x = x.to(device)\n"
+            "    return x\n",
+            6,
+            9,
+            expected_fix="import torch\n"
+            "def f(rows, device):\n"
+            "    parts = []\n"
+            "    for r in rows:\n"
+            "        parts.append(torch.tensor(r, dtype=torch.int64))\n"
+            "    x = torch.cat(parts, out=torch.empty((sum(t.shape[0] for t in parts), "
+            "*parts[0].shape[1:]), dtype=parts[0].dtype, pin_memory=True))\n"
+            "    x = x.to(device)\n"
+            "    return x\n",
+        ),
+        Invalid(
+            "import torch\n"
+            "def f(t, gpu_buf):\n"
+            "    gpu_buf.copy_(torch.cat(t), non_blocking=True)\n",
+            3,
+            19,
+            expected_fix="import torch\n"
+            "def f(t, gpu_buf):\n"
+            "    gpu_buf.copy_(torch.cat(t, out=torch.empty((sum(x.shape[0] for x in t), "
+            "*t[0].shape[1:]), dtype=t[0].dtype, pin_memory=True)), non_blocking=True)\n",
+        ),
+        Invalid(
+            "import torch\ndef f(a, b):\n    return torch.cat([a.cpu(), b.cpu()], dim=1).cuda()\n",
+            3,
+            12,
+        ),
+        # a join of a join of host tensors
+        Invalid(
+            "import torch\n"
+            "def f(a, b, c, dev):\n"
+            "    return torch.cat([torch.cat([a.cpu(), b]), c]).to(dev)\n",
+            3,
+            12,
+        ),
+        Invalid(
+            "import torch\n"
+            "def f(xs):\n"
+            "    return torch.cat(\n"
+            "        xs,\n"
+            "    ).cuda(non_blocking=True)\n",
+            3,
+            12,
+            expected_fix="import torch\n"
+            "def f(xs):\n"
+            "    return torch.cat(\n"
+            "        xs,\n"
+            "        out=torch.empty((sum(t.shape[0] for t in xs), *xs[0].shape[1:]), "
+            "dtype=xs[0].dtype, pin_memory=True),\n"
+            "    ).cuda(non_blocking=True)\n",
+        ),
+        Invalid(
+            "from torch import cat\n"
+            "def f(xs, device):\n"
+            "    return cat(xs).to(device, non_blocking=True)\n",
+            3,
+            12,
+        ),
+        Invalid(
+            "import torch\n"
+            "def f(rows, device):\n"
+            "    x = torch.vstack([torch.tensor(r) for r in rows])\n"
+            "    return x.to(device)\n",
+            3,
+            9,
+        ),
+        Invalid(
+            "import torch\n"
+            "def f(xs, device):\n"
+            "    return torch.concatenate(xs, axis=0).to(device=device, non_blocking=True)\n",
+            3,
+            12,
+            expected_fix="import torch\n"
+            "def f(xs, device):\n"
+            "    return torch.concatenate(xs, axis=0, out=torch.empty("
+            "(sum(t.shape[0] for t in xs), *xs[0].shape[1:]), dtype=xs[0].dtype, pin_memory=True))"
+            ".to(device=device, non_blocking=True)\n",
+        ),
+    )
+
+    def __init__(self, context: FileContext, settings: dict[str, Any]) -> None:
+        super().__init__(context, settings)
+        self._reported: set[int] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if not isinstance(func, cst.Attribute):
+            return
+        method = func.attr.value
+        if method not in ("to", "cuda", "pin_memory", "copy_"):
+            return
+        if method == "pin_memory" and node.args:
+            return
+        provenance = Provenance.of(self.context)
+        frame = provenance.current_frame()
+        source = func.value if method == "pin_memory" else h2d_copy_source(provenance, node, frame)
+        if source is None:
+            return
+        for join in fresh_joins(provenance, source, frame):
+            if id(join) in self._reported:
+                continue
+            seq = first_positional(join)
+            if seq is None or provenance.where(join, frame) is Where.DEVICE:
+                continue
+            where = provenance.sequence_where(seq, frame)
+            if where is Where.DEVICE:
+                continue  # the inputs are on a device: the join is too
+            if where is not Where.HOST and not _implies_host(node, method):
+                continue
+            self._reported.add(id(join))
+            self._report(provenance, join, node if join is source else None, method, frame)
+
+    # -- reporting and the fix --------------------------------------------------------------------
+    def _report(
+        self,
+        provenance: Provenance,
+        join: cst.Call,
+        direct_copy: cst.Call | None,
+        method: str,
+        frame: Frame,
+    ) -> None:
+        code = self.context.module.code_for_node(join)
+        shown = "the join" if len(code) > 50 or "\n" in code else f"`{code}`"
+        if method == "pin_memory":
+            what = "then pinned with `.pin_memory()`, a second full copy"
+        else:
+            what = "then copied to the device, staged through a pageable bounce buffer"
+        replacements: list[tuple[cst.CSTNode, cst.CSTNode]] = []
+        fixed = _fixed_join(provenance, join, frame)
+        if fixed is not None:
+            if method == "pin_memory" and direct_copy is not None:
+                replacements.append((direct_copy, fixed))
+            else:
+                replacements.append((join, fixed))
+        self.report(
+            join,
+            f"{shown} makes a fresh pageable tensor that is {what}; concatenate straight into "
+            "pinned memory with `out=`",
+            replacements=replacements,
+        )
+
+
+def _implies_host(copy: cst.Call, method: str) -> bool:
+    """Whether the copy itself says its source is on the host: only host tensors can be pinned,
+    and `non_blocking=True` to a device is written for host-to-device copies."""
+    if method == "pin_memory":
+        return True
+    non_blocking = keyword(copy, "non_blocking")
+    return non_blocking is not None and is_true(non_blocking.value)
+
+
+def _is_zero(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Integer) and node.value == "0"
+
+
+def _fixed_join(provenance: Provenance, join: cst.Call, frame: Frame) -> cst.Call | None:
+    """``join`` with a pinned ``out=`` buffer, where the join is along dim 0 of a named
+    sequence; None where the fix does not apply."""
+    kind = FIXABLE.get(provenance.qualify(join.func) or "")
+    func = join.func
+    if kind is None or not isinstance(func, cst.Attribute):
+        return None
+    if provenance.qualify(func.value) != "torch":
+        return None  # the fix needs torch.empty under the name the call used
+    args = positional(join)
+    if any(a.star for a in join.args) or not args or not isinstance(args[0].value, cst.Name):
+        return None
+    if len(args) > 2 or (len(args) == 2 and not _is_zero(args[1].value)):
+        return None
+    for arg in join.args:
+        if arg.keyword is not None and not (
+            arg.keyword.value in ("dim", "axis") and _is_zero(arg.value)
+        ):
+            return None
+    bindings = provenance.bindings(frame)
+    if bindings.of("sum") or bindings.of("len"):
+        return None  # the builtins the buffer's size needs are shadowed
+    xs = args[0].value.value
+    torch_name = provenance.context.module.code_for_node(func.value)
+    if kind == "cat":
+        var = "x" if xs == "t" else "t"
+        shape = f"(sum({var}.shape[0] for {var} in {xs}), *{xs}[0].shape[1:])"
+    else:
+        shape = f"(len({xs}), *{xs}[0].shape)"
+    out = cst.parse_expression(f"{torch_name}.empty({shape}, dtype={xs}[0].dtype, pin_memory=True)")
+    last = join.args[-1]
+    new_arg = cst.Arg(
+        value=out,
+        keyword=cst.Name("out"),
+        equal=cst.AssignEqual(
+            whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+        ),
+    )
+    if isinstance(last.comma, cst.Comma):
+        # A trailing comma (one argument per line): the new argument goes on its own line too.
+        new_arg = new_arg.with_changes(comma=last.comma)
+        last = last.with_changes(
+            comma=last.comma.with_changes(whitespace_after=join.whitespace_before_args)
+        )
+    else:
+        last = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    return join.with_changes(args=[*join.args[:-1], last, new_arg])

@@ -1,0 +1,543 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from h2dlint.analysis.facts import Fact, Where
+from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.provenance import (
+    Provenance,
+    first_positional,
+    host_named,
+    keyword,
+    positional,
+)
+from h2dlint.analysis.targets import Target
+from h2dlint.analysis.views import FunctionWrites, buffer_roots, function_writes
+from h2dlint.diagnostics import FixSafety
+from h2dlint.engine import visit_read_only
+from h2dlint.rule import Invalid, Rule, Valid
+
+# Methods whose result is read on the host: the chain waits for the copy anyway.
+HOST_READS = frozenset({"item", "tolist", "cpu", "numpy"})
+
+
+def _is_false(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "False"
+
+
+# Calls that wait for the device: a statement making one syncs the host anyway.
+SYNCS = frozenset({"synchronize", "item", "tolist"})
+
+
+class _Syncs(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in SYNCS:
+            self.found = True
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+
+def _syncs(node: cst.CSTNode) -> bool:
+    """Whether a simple statement waits for the device: ``torch.cuda.synchronize()``,
+    ``stream.synchronize()``, ``x.item()``, ``x.tolist()``."""
+    visitor = _Syncs()
+    visit_read_only(node, visitor)
+    return visitor.found
+
+
+def _with_non_blocking(call: cst.Call) -> cst.Call:
+    """``call`` with ``non_blocking=True``: an existing ``non_blocking=False`` turned to True,
+    else the keyword appended, keeping the call's layout (one line or one argument a line)."""
+    args = list(call.args)
+    for i, arg in enumerate(args):
+        if arg.keyword is not None and arg.keyword.value == "non_blocking":
+            args[i] = arg.with_changes(value=cst.Name("True"))
+            return call.with_changes(args=args)
+    new = cst.Arg(
+        keyword=cst.Name("non_blocking"),
+        value=cst.Name("True"),
+        equal=cst.AssignEqual(
+            whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+        ),
+    )
+    if not args:
+        return call.with_changes(args=[new])
+    last = args[-1]
+    if isinstance(last.comma, cst.Comma):
+        # A trailing comma: the new argument goes after it, laid out like the first one.
+        before = call.whitespace_before_args
+        spacing = (
+            before if isinstance(before, cst.ParenthesizedWhitespace) else cst.SimpleWhitespace(" ")
+        )
+        args[-1] = last.with_changes(comma=last.comma.with_changes(whitespace_after=spacing))
+        new = new.with_changes(comma=last.comma)
+    else:
+        args[-1] = last.with_changes(
+            comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")),
+            whitespace_after_arg=cst.SimpleWhitespace(""),
+        )
+        new = new.with_changes(whitespace_after_arg=last.whitespace_after_arg)
+    return call.with_changes(args=[*args, new])
+
+
+class BlockingCopyFromPinned(Rule):
+    """## What it does
+    Flags a host-to-device copy without `non_blocking=True` (`x.to(device)`, `x.cuda()`,
+    `dst.copy_(x)`, or any of them with `non_blocking=False`) whose source `x` is provably pinned
+    and contiguous: allocated with `pin_memory=True` (or `pin_memory=flag`: pinned when enabled),
+    made by `.pin_memory()`, a contiguous view of such a buffer, or `self.buf` set to one in
+    `__init__`. Not flagged: a copy whose result is read on the host at once (`.item()`,
+    `.tolist()`), one whose next statement waits for the device anyway (`synchronize()`,
+    `.item()`, `.tolist()`), and one from a buffer that the same function writes again after the
+    copy, or in a loop around it (there the blocking copy is what keeps the code correct).
+
+    ## Why is this bad?
+    Pinned memory exists so that a copy can run asynchronously, overlapped with host work. A
+    blocking copy gives that up: the host waits until the stream has run everything queued
+    before the copy, then the copy itself, and torch's sync debug mode reports a synchronization.
+    Measured on an H200 (torch 2.11), a blocking `.to(device)` of a pinned 16 MiB tensor behind
+    a 40 ms kernel held the host for 40.3 ms; the same copy with `non_blocking=True` returned in
+    0.1 ms (`.cuda(non_blocking=True)`: 0.05 ms), both recorded as `Pinned -> Device`.
+
+    ## Example
+    ```python
+    self.staging = torch.empty(n, dtype=torch.float16, pin_memory=True)
+    ...
+    weights = self.staging.to(device)
+    ```
+
+    ## Use instead
+    ```python
+    weights = self.staging.to(device, non_blocking=True)
+    ```
+    The copy is ordered on the current stream, so kernels launched after it see the data; only
+    the host must not write the pinned buffer until the copy has run (record an event after the
+    copy and wait on it before the next write).
+
+    ## Fix safety
+    The fix adds `non_blocking=True` (or turns `non_blocking=False` into True). It is unsafe:
+    after it, the host goes on while the copy is pending, so a later host write to the pinned
+    buffer (in the next call, another thread) can reach it before the copy has read it and
+    corrupt what the device receives. No fix is offered where the buffer is written on the host
+    in the same function (before the copy: the next call's write races it) or, for `self.buf`,
+    in another method than `__init__`; there the copy needs an event recorded after it that the
+    next write waits on, or a second buffer. Where the function writes the buffer after the
+    copy, the rule reports nothing: the blocking copy is needed there.
+    """
+
+    code = "HTD105"
+    name = "blocking-copy-from-pinned"
+    message = "blocking host-to-device copy from pinned memory"
+    fix_safety = FixSafety.UNSAFE
+    fix_message = "Add `non_blocking=True`"
+    # The source must be provably pinned: the file says pin_memory somewhere.
+    prefilter = (b"pin_memory",)
+    candidates = (".to|.cuda|.copy_",)
+
+    valid = (
+        Valid(
+            "import torch\n"
+            "def f(device):\n"
+            "    x = torch.zeros(8, pin_memory=True)\n"
+            "    return x.to(device, non_blocking=True)\n"
+        ),
+        # to the host, a dtype conversion, a pinned-to-pinned host copy
+        Valid("import torch\nx = torch.zeros(8, pin_memory=True)\ny = x.to('cpu')\n"),
+        Valid("import torch\nx = torch.zeros(8, pin_memory=True)\ny = x.to(torch.float16)\n"),
+        Valid(
+            "import torch\n"
+            "def f():\n"
+            "    a = torch.zeros(8, pin_memory=True)\n"
+            "    b = torch.empty(8, pin_memory=True)\n"
+            "    b.copy_(a)\n"
+        ),
+        Valid(
+            "import torch\n"
+            "def f(cpu_param):\n"
+            "    a = torch.zeros(8, pin_memory=True)\n"
+            "    cpu_param.copy_(a)\n"
+        ),
+        # pageable or unknown sources
+        Valid("import torch\ny = torch.zeros(8).to('cuda')\n"),
+        Valid("import torch\ndef f(x, device):\n    return x.to(device)\n"),
+        # the classic reuse: the buffer is overwritten right after the copy
+        Valid(
+            "import torch\n"
+            "def f(x, z, dev):\n"
+            "    buf = torch.empty(8, pin_memory=True)\n"
+            "    buf.copy_(x)\n"
+            "    y = buf.to(dev)\n"
+            "    buf.copy_(z)\n"
+            "    return y\n"
+        ),
+        Valid(
+            "import torch\n"
+            "def f(chunks, dev):\n"
+            "    buf = torch.empty(1024, pin_memory=True)\n"
+            "    out = []\n"
+            "    for chunk in chunks:\n"
+            "        out.append(buf[: len(chunk)].to(dev))\n"
+            "        buf[: len(chunk)] = chunk\n"
+            "    return out\n"
+        ),
+        Valid(
+            "import torch\n"
+            "class Stager:\n"
+            "    def __init__(self, n):\n"
+            "        self.buf = torch.empty(n, pin_memory=True)\n"
+            "    def send(self, xs, dev):\n"
+            "        outs = []\n"
+            "        for x in xs:\n"
+            "            self.buf[: x.numel()].copy_(x)\n"
+            "            outs.append(self.buf[: x.numel()].cuda(dev))\n"
+            "        return outs\n"
+        ),
+        # a host sync follows anyway, or the result is read on the host
+        Valid(
+            "import torch\n"
+            "def f(dev):\n"
+            "    x = torch.zeros(8, pin_memory=True)\n"
+            "    y = x.to(dev)\n"
+            "    torch.cuda.synchronize()\n"
+            "    return y\n"
+        ),
+        Valid(
+            "import torch\n"
+            "def f(dev):\n"
+            "    x = torch.zeros(8, pin_memory=True)\n"
+            "    return x.to(dev).sum().item()\n"
+        ),
+        # a strided view of pinned memory is staged anyway (HTD103's business when async)
+        Valid(
+            "import torch\n"
+            "def f(n, dev):\n"
+            "    x = torch.zeros(3, 64, pin_memory=True)\n"
+            "    return x[:, :n].to(dev)\n"
+        ),
+        # non_blocking given by a variable, or positionally
+        Valid(
+            "import torch\n"
+            "def f(dev, nb):\n"
+            "    x = torch.zeros(8, pin_memory=True)\n"
+            "    return x.to(dev, non_blocking=nb)\n"
+        ),
+        Valid(
+            "import torch\n"
+            "def f(gpu):\n"
+            "    x = torch.zeros(8, pin_memory=True)\n"
+            "    gpu.copy_(x, True)\n"
+        ),
+        # a dtype conversion on the way
+        Valid(
+            "import torch\n"
+            "def f(dev):\n"
+            "    x = torch.zeros(8, pin_memory=True)\n"
+            "    return x.to(dev, torch.float16)\n"
+        ),
+    )
+    invalid = (
+        Invalid(
+            "import torch\n"
+            "def f(device):\n"
+            "    x = torch.zeros(8, pin_memory=True)\n"
+            "    return x.to(device)\n",
+            4,
+            12,
+            expected_fix=(
+                "import torch\n"
+                "def f(device):\n"
+                "    x = torch.zeros(8, pin_memory=True)\n"
+                "    return x.to(device, non_blocking=True)\n"
+            ),
+            message_contains="`x`",
+        ),
+        Invalid(
+            "import torch\n"
+            "def f(data):\n"
+            "    x = torch.tensor(data).pin_memory()\n"
+            "    return x.cuda()\n",
+            4,
+            12,
+            expected_fix=(
+                "import torch\n"
+                "def f(data):\n"
+                "    x = torch.tensor(data).pin_memory()\n"
+                "    return x.cuda(non_blocking=True)\n"
+            ),
+        ),
+        Invalid(
+            "import torch\n"
+            "def f(gpu):\n"
+            "    x = torch.zeros(8, pin_memory=True)\n"
+            "    gpu.copy_(x)\n",
+            4,
+            5,
+            expected_fix=(
+                "import torch\n"
+                "def f(gpu):\n"
+                "    x = torch.zeros(8, pin_memory=True)\n"
+                "    gpu.copy_(x, non_blocking=True)\n"
+            ),
+        ),
+        Invalid(
+            "import torch\n"
+            "def f(device):\n"
+            "    x = torch.zeros(8, pin_memory=True)\n"
+            "    return x.to(device=device, non_blocking=False)\n",
+            4,
+            12,
+            expected_fix=(
+                "import torch\n"
+                "def f(device):\n"
+                "    x = torch.zeros(8, pin_memory=True)\n"
+                "    return x.to(device=device, non_blocking=True)\n"
+            ),
+        ),
+        # pinned when enabled, allocated once in __init__
+        Invalid(
+            "import torch\n"
+            "class Pool:\n"
+            "    def __init__(self, n, device):\n"
+            "        self.device = device\n"
+            "        self.host = torch.empty(n, pin_memory=device.type == 'cuda')\n"
+            "    def load(self, start, end):\n"
+            "        return self.host[start:end].to(self.device)\n",
+            7,
+            16,
+            expected_fix=(
+                "import torch\n"
+                "class Pool:\n"
+                "    def __init__(self, n, device):\n"
+                "        self.device = device\n"
+                "        self.host = torch.empty(n, pin_memory=device.type == 'cuda')\n"
+                "    def load(self, start, end):\n"
+                "        return self.host[start:end].to(self.device, non_blocking=True)\n"
+            ),
+            message_contains="pinned when pinning is enabled",
+        ),
+        # one argument a line, with a trailing comma
+        Invalid(
+            "import torch\n"
+            "def f(dev):\n"
+            "    x = torch.zeros(8, pin_memory=True)\n"
+            "    return x.to(\n"
+            "        dev,\n"
+            "    )\n",
+            4,
+            12,
+            expected_fix=(
+                "import torch\n"
+                "def f(dev):\n"
+                "    x = torch.zeros(8, pin_memory=True)\n"
+                "    return x.to(\n"
+                "        dev,\n"
+                "        non_blocking=True,\n"
+                "    )\n"
+            ),
+        ),
+        # written before the copy: reported, but the fix would race the next write
+        Invalid(
+            "import torch\n"
+            "buf = torch.empty(64, pin_memory=True)\n"
+            "buf.copy_(torch.ones(64))\n"
+            "y = buf.to('cuda')\n",
+            4,
+            5,
+            message_contains="needs an event",
+        ),
+        Invalid(
+            "import torch\n"
+            "class Staging:\n"
+            "    def __init__(self, n):\n"
+            "        self.buf = torch.empty(n, pin_memory=True)\n"
+            "    def fill(self, x):\n"
+            "        self.buf[: x.numel()] = x\n"
+            "    def send(self, n, device):\n"
+            "        return self.buf[:n].to(device)\n",
+            8,
+            16,
+            message_contains="rewritten on the host",
+        ),
+        Invalid(
+            "import torch\n"
+            "def f(rank):\n"
+            "    table = torch.arange(1, 65, device='cpu', pin_memory=True)\n"
+            "    return table.to(torch.device('cuda', rank))  # blocks\n",
+            4,
+            12,
+            expected_fix=(
+                "import torch\n"
+                "def f(rank):\n"
+                "    table = torch.arange(1, 65, device='cpu', pin_memory=True)\n"
+                "    return table.to(torch.device('cuda', rank), non_blocking=True)  # blocks\n"
+            ),
+        ),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if not isinstance(func, cst.Attribute):
+            return
+        method = func.attr.value
+        if method not in ("to", "cuda", "copy_"):
+            return
+        non_blocking = keyword(node, "non_blocking")
+        if non_blocking is not None and not _is_false(non_blocking.value):
+            return
+        if any(arg.star for arg in node.args):
+            return
+        args = positional(node)
+        # Cheap syntactic conditions first.
+        if method == "copy_":
+            source = first_positional(node)
+            if source is None or len(args) != 1 or host_named(func.value):
+                return
+        elif method == "cuda":
+            source = func.value
+            if len(args) > 1:
+                return  # ``x.cuda(device, non_blocking)``
+        else:
+            source = func.value
+            if len(args) > 1 or keyword(node, "dtype") is not None:
+                return  # a dtype conversion too, or ``non_blocking`` given positionally
+        # The source is rarely provably pinned: ask that first, the target only then.
+        provenance = Provenance.of(self.context)
+        frame = provenance.current_frame()
+        fact = provenance.fact(source, frame)
+        if not fact.where.pinned or fact.contiguous is not True:
+            return
+        if method == "copy_":
+            if provenance.where(func.value, frame) not in (Where.DEVICE, Where.UNKNOWN):
+                return  # the destination is host memory: not a host-to-device copy
+        elif method == "to" and provenance.to_target(node, frame) is not Target.DEVICE:
+            return
+        if self._read_on_host(node) or self._synchronized_next(node):
+            return
+        place = self._statement_place(node)
+        if place is None:
+            return
+        roots = buffer_roots(provenance, source, frame)
+        writes = self._writes(frame.function)
+        if writes.written_after(place[0], place[1], roots):
+            return  # the blocking copy is what lets the host rewrite the buffer
+        code = self.context.module.code_for_node(source)
+        shown = "the source" if len(code) > 40 or "\n" in code else f"`{code}`"
+        message = (
+            f"blocking host-to-device copy from {shown}, which is {self._pinned(fact)}: the "
+            "host waits for the copy and for everything queued before it on the stream"
+        )
+        if writes.written(roots) or self._written_by_other_methods(roots, frame):
+            self.report(
+                node,
+                message + "; the buffer is rewritten on the host, so an asynchronous copy "
+                "needs an event that the next write waits on",
+            )
+        else:
+            self.report(
+                node,
+                message + "; pass `non_blocking=True`",
+                replacements=[(node, _with_non_blocking(node))],
+            )
+
+    @staticmethod
+    def _pinned(fact: Fact) -> str:
+        if fact.where is Where.MAYBE_PINNED:
+            return "pinned when pinning is enabled"
+        return "pinned"
+
+    def _read_on_host(self, node: cst.Call) -> bool:
+        """``x.to(dev).sum().item()``: the chain reads the result on the host."""
+        ancestors = self.context.ancestors
+        current: cst.CSTNode = node
+        i = len(ancestors) - 1
+        while i >= 1:
+            attribute, call = ancestors[i], ancestors[i - 1]
+            if not (
+                isinstance(attribute, cst.Attribute)
+                and attribute.value is current
+                and isinstance(call, cst.Call)
+                and call.func is attribute
+            ):
+                return False
+            if attribute.attr.value in HOST_READS:
+                return True
+            current, i = call, i - 2
+        return False
+
+    def _statement_place(self, node: cst.Call) -> tuple[cst.CSTNode, int] | None:
+        """The innermost statement around ``node`` and, when it is a line of simple statements,
+        the 1-based index of the one holding ``node`` (else 0)."""
+        statement = self.context.current_statement()
+        if statement is None:
+            return None
+        if not isinstance(statement, cst.SimpleStatementLine):
+            return statement, 0
+        ancestors = self.context.ancestors
+        for i in range(len(ancestors) - 1, 0, -1):
+            if ancestors[i - 1] is statement:
+                small = ancestors[i]
+                for index, item in enumerate(statement.body, start=1):
+                    if item is small:
+                        return statement, index
+                break
+        return statement, 0
+
+    def _synchronized_next(self, node: cst.Call) -> bool:
+        """Whether the statement right after the copy waits for the device anyway
+        (``synchronize()``, ``.item()``, ``.tolist()``)."""
+        place = self._statement_place(node)
+        if place is None:
+            return False
+        statement, small = place
+        if isinstance(statement, cst.SimpleStatementLine) and small:
+            rest = statement.body[small:]
+            if rest:
+                return _syncs(rest[0])
+        ancestors = self.context.ancestors
+        for i in range(len(ancestors) - 1, 0, -1):
+            if ancestors[i] is statement:
+                block = ancestors[i - 1]
+                body = getattr(block, "body", None)
+                if not isinstance(body, (list, tuple)):
+                    return False
+                following = list(body)
+                position = next((k for k, s in enumerate(following) if s is statement), None)
+                if position is None or position + 1 >= len(following):
+                    return False
+                after = following[position + 1]
+                return isinstance(after, cst.SimpleStatementLine) and _syncs(after)
+        return False
+
+    def _writes(self, function: cst.FunctionDef | cst.Module) -> FunctionWrites:
+        return self.context.shared(
+            f"writes:{id(function)}",
+            lambda: function_writes(function, self.context.imports),
+        )
+
+    def _written_by_other_methods(self, roots: set[str], frame: Frame) -> bool:
+        """Whether a ``self.<attr>`` buffer among ``roots`` is written by another method of the
+        class than ``__init__``: the next call of that method races an asynchronous copy."""
+        if frame.cls is None or frame.self_name is None:
+            return False
+        prefix = frame.self_name + "."
+        attrs = {root[len(prefix) :] for root in roots if root.startswith(prefix)}
+        if not attrs:
+            return False
+        provenance = Provenance.of(self.context)
+        for name, method in provenance.index.methods.get(frame.cls, {}).items():
+            if name == "__init__" or method is frame.function:
+                continue
+            self_name = provenance.index.frame_of(method).self_name
+            if self_name is None:
+                continue
+            if self._writes(method).written({f"{self_name}.{attr}" for attr in attrs}):
+                return True
+        return False

@@ -1,0 +1,511 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from h2dlint.analysis.bindings import COMPREHENSIONS
+from h2dlint.analysis.facts import Where
+from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.syncs import (
+    SYNC_BUILTINS,
+    RowLoop,
+    RowReduction,
+    Walk,
+    is_tensor,
+    list_row_reduction,
+    on_host_by_name,
+    row_loop,
+    row_syncs,
+    tensor_row_reduction,
+    walks_its_rows,
+)
+from h2dlint.diagnostics import FixSafety
+from h2dlint.rule import ComprehensionVisits, Invalid, Rule, Valid
+
+ATOMS = (cst.Name, cst.Attribute, cst.Subscript, cst.Call)
+
+
+class SyncPerRow(ComprehensionVisits, Rule):
+    """## What it does
+    Flags a Python loop or comprehension that reads a tensor on the host once per row:
+    `.item()`, `.tolist()`, `int()`, `float()` or `bool()` of each row, whether the loop iterates
+    the tensor itself (`for r in t`, `enumerate(t)`) or indexes it (`for i in range(len(t))` with
+    `t[i].item()`). Also flags the `.tolist()` round trip that multiplies or sums each row in
+    Python (`[math.prod(r) for r in grid.cpu().tolist()]`, `[t * h * w for t, h, w in
+    grid.tolist()]`) where one vectorised op does it.
+
+    Where the analysis proves the tensor is on a device, the finding says it syncs once per
+    row. Where it proves the tensor is on the host (no sync there), or names say so (`cpu_ids`,
+    a `..._cpu` reference function), or it is numpy data, the rule is silent. Where the device is
+    unknown, it reports only what is surely a tensor walked row by row (a parameter annotated as
+    one `torch.Tensor`, or `for i in range(t.shape[0])` reading `t[i]`), as per-row Python
+    overhead. Not flagged: a single read after the loop, one `.tolist()` followed by a Python
+    loop that does other work per row, loops over Python lists, reads in a branch taken once
+    every N iterations (`if step % 100 == 0`), and reads of a row's shape only.
+
+    ## Why is this bad?
+    Each `.item()`, `.tolist()`, `int(t)` or `float(t)` of a CUDA tensor copies to the host and
+    waits for the stream: a loop over rows pays one synchronisation per row, and behind queued
+    work each of them waits for all of it. Measured on an H200 (torch 2.11), reading the product
+    of each row of a `[64, 3]` grid with `.item()` took 1.73 ms against 0.05 ms for one
+    `torch.prod(grid, dim=-1).tolist()` (16 rows: 0.46 ms against 0.04 ms). Iterating a device
+    tensor directly yields 0-d device tensors, and every one used as a Python number syncs.
+
+    The `.tolist()` round trip (`.cpu()` in front changes nothing: `.tolist()` of a device
+    tensor copies too) is one transfer followed by a Python loop per row; the vectorised op
+    computes all rows at once and transfers only the result.
+
+    ## Example
+    ```python
+    tokens = [int(torch.prod(row).item()) for row in grid_thw]
+    sizes = [math.prod(row) for row in grid_thw.cpu().tolist()]
+    ```
+
+    ## Use instead
+    ```python
+    tokens = torch.prod(grid_thw, dim=-1).tolist()
+    sizes = grid_thw.prod(dim=-1).tolist()
+    ```
+    Where a loop does other work per row, convert once before it (`rows = t.tolist()`) and
+    loop over the Python list.
+
+    ## Fix safety
+    The fix is unsafe. It rewrites a list comprehension that reduces each row of a tensor to its
+    product or sum (`int(torch.prod(r).item())`, `r.sum().item()`, `math.prod(r)`, `sum(r)`,
+    `functools.reduce(operator.mul, r)`, `t * h * w` over the unpacked row) into
+    `t.prod(dim=-1).tolist()` (or `torch.prod(t, dim=-1).tolist()`, as the code spelled it).
+    For the 2-D integer tensors this is written for (image grids, shapes, lengths) the values
+    and their Python types are the same, but:
+
+    - for a floating tensor the product or sum is computed in the tensor's dtype on the device,
+      not in Python floats, and in another order: results can differ in the last bits, and an
+      `int(...)` around each row's value (truncation) is dropped;
+    - `torch.prod`/`sum` of `int64` wrap around where Python integers do not overflow;
+    - the tensor must be 2-D: for other shapes `dim=-1` reduces something else, and rows of
+      the wrong length no longer raise on unpacking.
+
+    Loops with other work per row, and `for` statements, are reported without a fix.
+    """
+
+    code = "HTD201"
+    name = "sync-per-row"
+    message = "a tensor is read on the host once per row (a device sync each) in a Python loop"
+    fix_safety = FixSafety.UNSAFE
+    fix_message = "reduce all rows in one vectorised op and transfer once"
+    # Plain markers: `int(` also occurs in `print(`, but the ast candidates below decide; a
+    # finer byte pattern per builtin cost more to scan than it saved.
+    prefilter = (b".item(", b".tolist(", *(f"{name}(".encode() for name in sorted(SYNC_BUILTINS)))
+    candidates = (  # a sync reading a loop variable (a row), or a loop over `.tolist()`
+        f"loop .item|.tolist|{'|'.join(sorted(SYNC_BUILTINS))}"
+        " on loop over Name|Attribute|Subscript|enumerate|range|.tolist|.unbind",
+        "iter .tolist",
+    )
+
+    valid = (
+        # The tensor is proven to be on the host: no sync.
+        Valid(
+            "import torch\n"
+            "def f(rows):\n"
+            "    grid = torch.tensor(rows)\n"
+            "    return [int(torch.prod(r).item()) for r in grid]\n"
+        ),
+        Valid(
+            "import torch\n"
+            "def f(grid: torch.Tensor):\n"
+            "    host = grid.cpu()\n"
+            "    return [r.prod().item() for r in host]\n"
+        ),
+        # One sync after the loop.
+        Valid(
+            "import torch\n"
+            "def f(losses: torch.Tensor, n):\n"
+            "    total = losses.new_zeros(())\n"
+            "    for i in range(n):\n"
+            "        total += losses[i]\n"
+            "    return total.item()\n"
+        ),
+        # One .tolist(), then a loop that does other work per row: not one vectorised op.
+        Valid(
+            "import torch\n"
+            "def f(grid_thw: torch.Tensor, m):\n"
+            "    out = []\n"
+            "    for t, h, w in grid_thw.tolist():\n"
+            "        out.append(torch.arange(t * h * w).view(t, h // m, w // m))\n"
+            "    return out\n"
+        ),
+        Valid(
+            "import torch\n"
+            "def f(grid_thw: torch.Tensor):\n"
+            "    return [(h // 2, w // 2) for t, h, w in grid_thw.tolist()]\n"
+        ),
+        # A loop over a Python list, and over batches: not rows of one tensor.
+        Valid("import torch\ndef f(losses):\n    return [l.item() for l in losses]\n"),
+        Valid(
+            "import torch\n"
+            "def train(model, loader, opt):\n"
+            "    for step, (x, y) in enumerate(loader):\n"
+            "        loss = model(x, y)\n"
+            "        loss.backward()\n"
+            "        print(loss.item())\n"
+        ),
+        # Logging once every 100 rows.
+        Valid(
+            "import torch\n"
+            "def f(values: torch.Tensor):\n"
+            "    for i in range(values.shape[0]):\n"
+            "        if i % 100 == 0:\n"
+            "            print(values[i].item())\n"
+        ),
+        # Only the rows' shapes are read.
+        Valid(
+            "import torch\n"
+            "def f(xs: torch.Tensor):\n"
+            "    return [int(x.shape[0]) + len(x) for x in xs]\n"
+        ),
+        # int() of Python numbers from the index, not of the tensor.
+        Valid(
+            "import torch\ndef f(t: torch.Tensor, n):\n    return [int(i * 2) for i in range(n)]\n"
+        ),
+        # A numpy array, and a tensor of unknown kind.
+        Valid(
+            "import numpy as np\n"
+            "def f(n):\n"
+            "    a = np.arange(n)\n"
+            "    return [a[i].item() for i in range(n)]\n"
+        ),
+        Valid("def f(grid):\n    return [int(r.prod().item()) for r in grid]\n"),
+        # A .tolist() of something that may be a numpy array: `.prod(dim=-1)` would not run.
+        Valid(
+            "import math\n"
+            "import torch\n"
+            "def f(shapes):\n"
+            "    return [math.prod(s) for s in shapes.tolist()]\n"
+        ),
+        # Annotated as a container of tensors, or a union with a list: not one tensor.
+        Valid(
+            "from typing import Iterable\n"
+            "import torch\n"
+            "def load(weights: Iterable[tuple[str, torch.Tensor]]):\n"
+            "    for name, w in weights:\n"
+            "        print(name, int(w.shape[0]), float(w))\n"
+        ),
+        Valid(
+            "from collections.abc import Sequence\n"
+            "import torch\n"
+            "def f(cu_seqlens: torch.Tensor | Sequence[int]):\n"
+            "    return [int(v) for v in cu_seqlens]\n"
+        ),
+        # A CPU reference implementation, numpy arrays.
+        Valid(
+            "import torch\n"
+            "def fill_indices_cpu(write_offsets: torch.Tensor, n: int):\n"
+            "    return [write_offsets[e].item() for e in range(n)]\n"
+        ),
+        Valid(
+            "import numpy as np\n"
+            "import torch\n"
+            "def f(doc_ids: np.ndarray):\n"
+            "    return [doc_ids[i].tolist() for i in range(doc_ids.shape[0])]\n"
+        ),
+        Valid(
+            "import numpy as np\n"
+            "import numpy.typing as npt\n"
+            "import torch\n"
+            "def f(a: npt.NDArray[np.int64]):\n"
+            "    return [int(a[i]) for i in range(a.shape[0])]\n"
+        ),
+        # A join of host tensors is on the host.
+        Valid(
+            "import torch\n"
+            "def f(xs):\n"
+            "    parts = [torch.tensor(x) for x in xs]\n"
+            "    t = torch.cat(parts)\n"
+            "    return [r.item() for r in t]\n"
+        ),
+        Valid(
+            "import torch\n"
+            "def f(features):\n"
+            "    atom_to_token = features['atom_to_token'].cpu().numpy()\n"
+            "    for atom in range(atom_to_token.shape[0]):\n"
+            "        print(int(atom_to_token[atom]))\n"
+        ),
+        # The sync reads the inner loop's rows: the inner loop is reported, not the outer one.
+        Valid(
+            "import torch\n"
+            "def f(x: torch.Tensor, n):\n"
+            "    for b in range(n):\n"
+            "        for v in [1, 2]:\n"
+            "            print(int(v))\n"
+        ),
+    )
+    invalid = (
+        # A join of device tensors (through the name of their list) is on the device.
+        Invalid(
+            "import torch\n"
+            "def f(xs):\n"
+            "    parts = [x.cuda() for x in xs]\n"
+            "    t = torch.cat(parts)\n"
+            "    return [r.item() for r in t]\n",
+            5,
+            12,
+            message_contains="which is on the device",
+        ),
+        Invalid(
+            "import torch\n"
+            "def f(rows, device):\n"
+            "    grid = torch.tensor(rows, device=device)\n"
+            "    return [int(torch.prod(r).item()) for r in grid]\n",
+            4,
+            12,
+            expected_fix="import torch\n"
+            "def f(rows, device):\n"
+            "    grid = torch.tensor(rows, device=device)\n"
+            "    return torch.prod(grid, dim=-1).tolist()\n",
+            message_contains="one device sync per row",
+        ),
+        Invalid(
+            "import torch\n"
+            "def f(grid_thw: torch.Tensor):\n"
+            "    return [r.prod().item() for r in grid_thw]\n",
+            3,
+            12,
+            expected_fix="import torch\n"
+            "def f(grid_thw: torch.Tensor):\n"
+            "    return grid_thw.prod(dim=-1).tolist()\n",
+            message_contains="per-row Python overhead",
+        ),
+        Invalid(
+            "import math\n"
+            "import torch\n"
+            "def f(grid: torch.Tensor):\n"
+            "    return [math.prod(r) for r in grid.cpu().tolist()]\n",
+            4,
+            12,
+            expected_fix="import math\n"
+            "import torch\n"
+            "def f(grid: torch.Tensor):\n"
+            "    return grid.prod(dim=-1).tolist()\n",
+        ),
+        Invalid(
+            "import torch\n"
+            "def f(grid_thw: torch.Tensor):\n"
+            "    return [t * h * w for t, h, w in grid_thw.tolist()]\n",
+            3,
+            12,
+            expected_fix="import torch\n"
+            "def f(grid_thw: torch.Tensor):\n"
+            "    return grid_thw.prod(dim=-1).tolist()\n",
+        ),
+        Invalid(
+            "import torch\n"
+            "def f(lengths, device):\n"
+            "    lens = lengths.to(device)\n"
+            "    out = []\n"
+            "    for i in range(lens.shape[0]):\n"
+            "        out.append(lens[i].item() * 2)\n"
+            "    return out\n",
+            5,
+            5,
+            message_contains="`lens`",
+        ),
+        Invalid(
+            "import torch\n"
+            "def f(x: torch.Tensor):\n"
+            "    for i, v in enumerate(x):\n"
+            "        if float(v) > 0.5:\n"
+            "            return i\n",
+            3,
+            5,
+        ),
+        Invalid(
+            "import torch\n"
+            "from functools import reduce\n"
+            "import operator\n"
+            "def f(sizes: torch.Tensor):\n"
+            "    return [reduce(operator.mul, s) for s in sizes.tolist()]\n",
+            5,
+            12,
+            expected_fix="import torch\n"
+            "from functools import reduce\n"
+            "import operator\n"
+            "def f(sizes: torch.Tensor):\n"
+            "    return sizes.prod(dim=-1).tolist()\n",
+        ),
+        Invalid(
+            "import torch\n"
+            "def f(ids: torch.LongTensor, tok):\n"
+            "    return [tok.decode(ids[b].tolist()) for b in range(ids.size(0))]\n",
+            3,
+            12,
+        ),
+        Invalid(
+            "import torch\n"
+            "def f(scores: torch.Tensor):\n"
+            "    return {k: v.sum().item() for k, v in enumerate(scores)}\n",
+            3,
+            12,
+        ),
+        Invalid(
+            "import torch\n"
+            "def panoptic(pred_labels, label_ids_to_fuse):\n"
+            "    for k in range(pred_labels.shape[0]):\n"
+            "        pred_class = pred_labels[k].item()\n"
+            "        if pred_class in label_ids_to_fuse:\n"
+            "            print(k)\n",
+            3,
+            5,
+            message_contains="per-row Python overhead",
+        ),
+        Invalid(
+            "import torch\n"
+            "def embed(input_ids, past):\n"
+            "    codebook_idx = torch.arange(input_ids.shape[1], device=input_ids.device) + past\n"
+            "    out = []\n"
+            "    for position_idx in codebook_idx:\n"
+            "        position_idx = position_idx.item()\n"
+            "        out.append(position_idx)\n"
+            "    return out\n",
+            5,
+            5,
+            message_contains="which is on the device",
+        ),
+        Invalid(
+            "import torch\n"
+            "def f(t):\n"
+            "    x = t.cuda()\n"
+            "    return [r.sum().item() for r in x if r.numel()]\n",
+            4,
+            12,
+            message_contains="one device sync per row",
+        ),
+    )
+
+    # -- for statements ---------------------------------------------------------------------------
+    def visit_For(self, node: cst.For) -> None:
+        loop = row_loop(node.iter, node.target)
+        if loop is None or loop.walk is Walk.LIST:
+            return  # a statement loop over .tolist() rows: one transfer, then Python work
+        self._judge(node, loop, [node.body], None)
+
+    # -- comprehensions ---------------------------------------------------------------------------
+    def on_comprehension(self, node: cst.BaseComp | cst.DictComp) -> None:
+        for_in = node.for_in
+        loop = row_loop(for_in.iter, for_in.target)
+        if loop is None:
+            return
+        simple = isinstance(node, cst.ListComp) and not for_in.ifs and for_in.inner_for_in is None
+        if loop.walk is Walk.LIST:
+            if simple and isinstance(node, cst.ListComp):
+                self._list_round_trip(node, loop)
+            return
+        if isinstance(node, cst.DictComp):
+            parts: list[cst.CSTNode] = [node.key, node.value]
+        else:
+            assert isinstance(node, COMPREHENSIONS)
+            parts = [node.elt]
+        parts += list(for_in.ifs)
+        if for_in.inner_for_in is not None:
+            parts.append(for_in.inner_for_in)
+        fixed = None
+        if simple and isinstance(node, cst.ListComp) and isinstance(for_in.target, cst.Name):
+            fixed = self._fixed_rows(node, loop, for_in.target.value)
+        self._judge(node, loop, parts, fixed)
+
+    # -- judging ----------------------------------------------------------------------------------
+    def _judge(
+        self,
+        node: cst.CSTNode,
+        loop: RowLoop,
+        parts: list[cst.CSTNode],
+        fixed: cst.BaseExpression | None,
+    ) -> None:
+        # A method sync (`.item()`) names the read better than the `int()` around it.
+        syncs = sorted(row_syncs(parts, loop), key=lambda s: not s.what.startswith("`."))
+        if not syncs:
+            return
+        provenance = Provenance.of(self.context)
+        frame = provenance.current_frame()
+        for sync in syncs:
+            where = provenance.where(sync.tensor, frame)
+            if where.on_host:
+                continue
+            shown = _shown(self.context.module.code_for_node(sync.tensor))
+            if where is Where.DEVICE:
+                message = (
+                    f"{sync.what} on each row of {shown}, which is on the device: one device "
+                    "sync per row; compute on the whole tensor and copy the result once"
+                )
+            elif self._tensor(provenance, sync.tensor, loop, frame) and not on_host_by_name(
+                sync.tensor, frame
+            ):
+                message = (
+                    f"per-row Python overhead: {sync.what} on each row of {shown} (one device "
+                    "sync per row when it is on a device); compute on the whole tensor and copy "
+                    "the result once"
+                )
+            else:
+                continue
+            replacements = [(node, fixed)] if fixed is not None else []
+            self.report(node, message, replacements=replacements)
+            return
+
+    def _tensor(
+        self, provenance: Provenance, tensor: cst.BaseExpression, loop: RowLoop, frame: Frame
+    ) -> bool:
+        if is_tensor(provenance, tensor, frame):
+            return True
+        if provenance.is_host_data(tensor, frame):
+            return False  # numpy or Python data
+        return walks_its_rows(self.context.module, tensor, loop)
+
+    def _fixed_rows(self, node: cst.ListComp, loop: RowLoop, row: str) -> cst.BaseExpression | None:
+        """``[int(torch.prod(r).item()) for r in t]`` -> ``torch.prod(t, dim=-1).tolist()``."""
+        if loop.walk is not Walk.ROWS or not isinstance(loop.tensor, ATOMS):
+            return None
+        provenance = Provenance.of(self.context)
+        reduction = tensor_row_reduction(provenance, node.elt, row)
+        if reduction is None:
+            return None
+        return _vectorised(self.context.module, loop.tensor, reduction)
+
+    def _list_round_trip(self, node: cst.ListComp, loop: RowLoop) -> None:
+        tensor = loop.tensor
+        if tensor is None:
+            return
+        provenance = Provenance.of(self.context)
+        frame = provenance.current_frame()
+        reduction = list_row_reduction(provenance, node.elt, node.for_in.target, frame)
+        if reduction is None:
+            return
+        if provenance.where(tensor, frame).on_host:
+            return  # already on the host: no transfer to save
+        if not loop.via_tensor_method and not is_tensor(provenance, tensor, frame):
+            return  # may be a numpy array (`.prod(dim=...)` is no numpy call) or a list
+        module = self.context.module
+        shown = _shown(f"{module.code_for_node(tensor)}.tolist()")
+        replacements: list[tuple[cst.CSTNode, cst.CSTNode]] = []
+        suggestion = f"`.{reduction.op}(dim=-1).tolist()`"
+        if isinstance(tensor, ATOMS) and not reduction.numpy:
+            fixed = _vectorised(module, tensor, reduction)
+            replacements.append((node, fixed))
+            suggestion = _shown(module.code_for_node(fixed))
+        self.report(
+            node,
+            f"per-row Python loop over {shown}: {suggestion} computes every row in "
+            "one vectorised op and transfers only the result",
+            replacements=replacements,
+        )
+
+
+def _shown(code: str) -> str:
+    return "the tensor" if len(code) > 40 or "\n" in code else f"`{code}`"
+
+
+def _vectorised(
+    module: cst.Module, tensor: cst.BaseExpression, reduction: RowReduction
+) -> cst.BaseExpression:
+    code = module.code_for_node(tensor)
+    if reduction.torch_func is not None:
+        func = module.code_for_node(reduction.torch_func)
+        return cst.parse_expression(f"{func}({code}, dim=-1).tolist()")
+    return cst.parse_expression(f"{code}.{reduction.op}(dim=-1).tolist()")
