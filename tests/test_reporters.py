@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -219,10 +220,10 @@ def test_text_hidden_unsafe_fixes(project: Path) -> None:
     out = render_text([finding], RunSummary(hidden_unsafe_fixes=2), opts(project))
     assert out.splitlines()[-2:] == [
         "Found 1 finding.",
-        "2 hidden fixes can be enabled with the --unsafe-fixes option.",
+        "2 hidden fixes can be enabled with the `--unsafe-fixes` option.",
     ]
     one = render_text([finding], RunSummary(hidden_unsafe_fixes=1), opts(project))
-    assert one.splitlines()[-1] == "1 hidden fix can be enabled with the --unsafe-fixes option."
+    assert one.splitlines()[-1] == "1 hidden fix can be enabled with the `--unsafe-fixes` option."
     shown = render_text(
         [finding], RunSummary(hidden_unsafe_fixes=1), opts(project, unsafe_fixes=True)
     )
@@ -254,7 +255,12 @@ def test_text_statistics_marks_unsafe_fixes_when_enabled(project: Path) -> None:
 
 
 def test_text_statistics_without_findings(project: Path) -> None:
-    assert render_text([], RunSummary(), opts(project, statistics=True)) == "All checks passed!\n"
+    summary = RunSummary(files_checked=1)
+    assert render_text([], summary, opts(project, statistics=True)) == "All checks passed!\n"
+
+
+def test_nothing_checked_is_not_a_pass(project: Path) -> None:
+    assert render_text([], RunSummary(), opts(project)) == "No files were checked.\n"
 
 
 # -- JSON ------------------------------------------------------------------------------------------
@@ -526,6 +532,8 @@ def test_render_dispatches(project: Path, fmt: str) -> None:
     findings = [make_finding("a.py", fix=make_fix())]
     renderers = {
         "text": render_text,
+        "full": render_text,
+        "concise": lambda f, s, o: render_text(f, s, dataclasses.replace(o, concise=True)),
         "json": render_json,
         "github": render_github,
         "sarif": render_sarif,

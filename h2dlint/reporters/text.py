@@ -6,6 +6,7 @@ from __future__ import annotations
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path, PurePath
 
 from h2dlint.diagnostics import Finding, FixSafety
@@ -19,6 +20,16 @@ _RED = "31"
 _GREEN = "32"
 _BLUE = "34"
 _CYAN = "36"
+
+
+@dataclass(frozen=True)
+class Statistic:
+    """One row of ``--statistics``."""
+
+    code: str
+    name: str
+    count: int
+    fixable: bool
 
 
 class _Painter:
@@ -65,7 +76,8 @@ def is_fixable(finding: Finding, options: ReportOptions) -> bool:
         return False
     if finding.fix.safety is FixSafety.SAFE:
         return True
-    return finding.fix.safety is FixSafety.UNSAFE and options.unsafe_fixes
+    unsafe = options.unsafe_fixes or finding.path in options.unsafe_fix_paths
+    return finding.fix.safety is FixSafety.UNSAFE and unsafe
 
 
 def plural(count: int, noun: str, nouns: str | None = None) -> str:
@@ -77,6 +89,8 @@ def render_text(findings: Sequence[Finding], summary: RunSummary, options: Repor
     paint = _Painter(options.color)
     if options.statistics:
         body = _statistics(findings, options, paint)
+    elif options.concise:
+        body = [_header(f, options, paint) for f in findings]
     else:
         body = [line for f in findings for line in [*_finding_block(f, options, paint), ""]]
     if options.quiet:
@@ -160,21 +174,27 @@ def _char_width(char: str) -> int:
 
 
 # -- statistics ----------------------------------------------------------------------------------
-def _statistics(findings: Sequence[Finding], options: ReportOptions, paint: _Painter) -> list[str]:
+def statistics(findings: Sequence[Finding], options: ReportOptions) -> list[Statistic]:
+    """Findings per rule, the most frequent first (then by code)."""
     counts = Counter(finding.code for finding in findings)
-    if not counts:
-        return []
     fixable = {finding.code for finding in findings if is_fixable(finding, options)}
-    names = rule_names()
-    count_width = max(4, len(str(max(counts.values()))))
-    code_width = max(len(code) for code in counts)
+    names = rule_names() if counts else {}
     rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return [Statistic(code, names.get(code, ""), count, code in fixable) for code, count in rows]
+
+
+def _statistics(findings: Sequence[Finding], options: ReportOptions, paint: _Painter) -> list[str]:
+    rows = statistics(findings, options)
+    if not rows:
+        return []
+    count_width = max(4, len(str(rows[0].count)))
+    code_width = max(len(row.code) for row in rows)
     lines = []
-    for code, count in rows:
-        marker = paint("[*]", _CYAN) if code in fixable else "   "
+    for row in rows:
+        marker = paint("[*]", _CYAN) if row.fixable else "   "
         line = (
-            f"{count:>{count_width}}  {paint(code.ljust(code_width), _BOLD, _RED)}  "
-            f"{marker} {names.get(code, '')}"
+            f"{row.count:>{count_width}}  {paint(row.code.ljust(code_width), _BOLD, _RED)}  "
+            f"{marker} {row.name}"
         )
         lines.append(line.rstrip())
     return [*lines, ""]
@@ -202,8 +222,9 @@ def _summary_lines(
     if summary.fixed:
         lines.append(f"Fixed {plural(summary.fixed, 'finding')} ({len(findings)} remaining).")
     if not lines:
-        lines.append("All checks passed!")
+        # Nothing checked is not a pass: the run warned why on stderr.
+        lines.append("All checks passed!" if summary.files_checked else "No files were checked.")
     if summary.hidden_unsafe_fixes and not options.unsafe_fixes:
         hidden = plural(summary.hidden_unsafe_fixes, "hidden fix", "hidden fixes")
-        lines.append(f"{hidden} can be enabled with the --unsafe-fixes option.")
+        lines.append(f"{hidden} can be enabled with the `--unsafe-fixes` option.")
     return lines
