@@ -67,6 +67,7 @@ class Mode(str, enum.Enum):
     FIX = "fix"  # write fixes to the file
     DIFF = "diff"  # compute fixes, write nothing
     STDOUT = "stdout"  # compute fixes, return the fixed source (stdin input)
+    ADD_NOQA = "add-noqa"  # write a noqa comment for every finding
 
 
 @dataclass(frozen=True)
@@ -95,5 +96,7 @@ class FileResult:
     output: bytes | None = None
     # Whether the file was parsed with libcst (to count what the prefilters save).
     parsed: bool = False
+    # Mode.ADD_NOQA: the lines that got a noqa comment, or more codes in theirs.
+    noqa_added: int = 0
     # Set by a worker instead of final_data when that is the job's own bytes (runner.py).
     same_data: bool = False

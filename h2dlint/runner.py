@@ -49,8 +49,13 @@ class RunResult:
     files_checked: int = 0
     files_parsed: int = 0  # parsed with libcst (not answered by the cache or the prefilters)
     fixed_by_code: dict[str, int] = field(default_factory=dict)
+    # The same, per file (as findings name it), for --show-fixes.
+    fixed_by_file: dict[str, dict[str, int]] = field(default_factory=dict)
     diffs: list[str] = field(default_factory=list)
     outputs: list[bytes] = field(default_factory=list)
+    # --add-noqa: lines given a noqa comment (or more codes in theirs), and in how many files.
+    noqa_added: int = 0
+    noqa_files: int = 0
 
 
 def available_cores() -> int:
@@ -184,6 +189,11 @@ def _record(
     result.findings.extend(outcome.findings)
     for code, count in outcome.fixed_by_code.items():
         result.fixed_by_code[code] = result.fixed_by_code.get(code, 0) + count
+    if outcome.fixed_by_code:
+        result.fixed_by_file[outcome.display] = dict(outcome.fixed_by_code)
+    if outcome.noqa_added:
+        result.noqa_added += outcome.noqa_added
+        result.noqa_files += 1
     if outcome.diff:
         result.diffs.append(outcome.diff)
     if outcome.output is not None:
