@@ -780,7 +780,7 @@ def _profile_main(argv: list[str]) -> int:
     start = time.perf_counter()
     import libcst
 
-    import h2dlint.check_command as check_command
+    import h2dlint.check_report as check_report
     import h2dlint.context as context
     import h2dlint.discovery as discovery
     import h2dlint.engine as engine
@@ -806,7 +806,7 @@ def _profile_main(argv: list[str]) -> int:
     timers.patch("traversal", engine, "check_module")
     for name in ("_locate", "to_finding", "parse_suppressions", "physical_lines"):
         timers.patch("reporting", engine, name)
-    timers.patch("reporting", check_command, "render")
+    timers.patch("reporting", check_report, "render")
 
     argv_h2d = ["check", "--select", "ALL", "--no-cache", "--exit-zero", "-j", "1"]
     argv_h2d += ["--output-format", "json", "--output-file", os.devnull, *args.paths]
