@@ -97,3 +97,5 @@ class FileResult:
     parsed: bool = False
     # Set by a worker instead of final_data when that is the job's own bytes (runner.py).
     same_data: bool = False
+    # The other modules of the project whose facts the findings rest on: (path, digest).
+    depends: tuple[tuple[str, str], ...] = ()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import gc
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import replace
@@ -30,6 +31,7 @@ from h2dlint.fileio import WriteError, write_atomically
 from h2dlint.fixer import fix_text
 from h2dlint.jobs import EnabledRule, FileJob, FileResult, Mode
 from h2dlint.large_files import LARGE_FILE_CHARS, MAX_KEPT_CHARS, is_large, reduce_source
+from h2dlint.project import index as project_index
 from h2dlint.source import SourceError, decode
 from h2dlint.suppression import has_skip_file
 
@@ -83,6 +85,21 @@ def unified_diff(old: str, new: str, name: str) -> str:
 
 
 def process(job: FileJob) -> FileResult:
+    """Check (or fix) one file, recording which other modules of the project its findings
+    rest on."""
+    index = project_index.current()
+    if index is None:
+        return _process_collecting(job)
+    index.begin_file()
+    result = _process_collecting(job)
+    own = os.path.realpath(job.path)
+    result.depends = tuple(
+        sorted((path, digest) for path, digest in index.consulted.items() if path != own)
+    )
+    return result
+
+
+def _process_collecting(job: FileJob) -> FileResult:
     # The cyclic garbage collector would run every few hundred allocations while libcst builds
     # a tree of a few hundred thousand acyclic nodes, each run walking the young objects: up to
     # a fifth of a check. It is paused for one file; the few cycles a check makes (a rule and

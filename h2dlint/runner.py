@@ -192,12 +192,16 @@ def _record(
     if cache is None or item.key is None or outcome.final_data is None or failed:
         return
     if outcome.final_data is job.data:
-        cache.put(item.key, outcome.findings)
+        cache.put(item.key, outcome.findings, outcome.depends)
         if item.status is not None and item.digest is not None:
             cache.remember_digest(job.path, item.status, item.digest)
     else:  # fixed: the findings belong to the new bytes, whose status is not known yet
         settings_key = _job_fingerprint(job.rules, job.analysis)
-        cache.put(entry_key(content_digest(outcome.final_data), settings_key), outcome.findings)
+        cache.put(
+            entry_key(content_digest(outcome.final_data), settings_key),
+            outcome.findings,
+            outcome.depends,
+        )
 
 
 def _answer(
@@ -232,9 +236,21 @@ def _execute(jobs: list[FileJob], requested: int) -> Iterable[FileResult]:
     import libcst.native  # noqa: F401
 
     from h2dlint.pipeline import process as _  # noqa: F401
+    from h2dlint.project.index import ProjectIndex, install
+    from h2dlint.project.layout import build_layout
     from h2dlint.registry import all_rules
 
     all_rules()
+    # The packages around the files to check, for facts defined in other modules; inherited
+    # by the forked workers, each of which parses the modules it consults on demand.
+    install(ProjectIndex(build_layout(job.path for job in jobs if job.path != "-")))
+    try:
+        return _execute_jobs(jobs, requested)
+    finally:
+        install(None)
+
+
+def _execute_jobs(jobs: list[FileJob], requested: int) -> list[FileResult]:
     workers = min(requested or available_cores(), len(jobs))
     if workers <= 1 or len(jobs) < PARALLEL_THRESHOLD:
         return [process(job) for job in jobs]
