@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from test_provenance import DEV, HOST, MAYBE, PIN, UNK, Probe
 
+from h2dlint.analysis.facts import Where
 from h2dlint.engine import EnabledRule, check_text
 from h2dlint.project.index import ProjectIndex, install
 from h2dlint.project.layout import build_layout, package_root
@@ -176,3 +177,32 @@ def test_a_warm_run_sees_an_edit_in_the_module_a_verdict_rests_on(
     staging.write_text("import torch\n\ndef make(n):\n    return torch.zeros(n, pin_memory=True)\n")
     os.utime(staging, ns=(1, 1))  # an old mtime: the status table alone must not decide
     assert codes() == []  # the edit in staging.py makes step.py's copy asynchronous
+
+
+@pytest.mark.parametrize(
+    ("code", "where"),
+    [
+        (
+            "from torch.utils.data import DataLoader\n"
+            "def f(ds):\n    loader = DataLoader(ds, pin_memory=True)\n"
+            "    for batch in loader:\n        probe(batch)\n",
+            PIN,
+        ),
+        (
+            "from torch.utils.data import DataLoader\n"
+            "def f(ds, pin):\n    for i, batch in enumerate(DataLoader(ds, pin_memory=pin)):\n"
+            "        probe(batch)\n",
+            MAYBE,
+        ),
+        (
+            "from torch.utils.data import DataLoader\n"
+            "def f(ds):\n    for batch in DataLoader(ds):\n        probe(batch)\n",
+            UNK,
+        ),
+        ("def f(rows):\n    for r in rows:\n        probe(r)\n", UNK),
+    ],
+)
+def test_dataloader_batches_with_pin_memory_are_pinned(code: str, where: Where) -> None:
+    from test_provenance import fact_of
+
+    assert fact_of(code).where is where

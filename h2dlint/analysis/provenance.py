@@ -415,12 +415,53 @@ class Provenance:
 
     def _name(self, name: cst.Name, frame: Frame, depth: int) -> Fact:
         # A None never reaches a tensor operation, so it does not spoil the other bindings.
-        values = [v for v in self.bindings(frame).reaching(name) if not _is_none(v)]
-        if not values:
+        facts = []
+        for binding in self.bindings(frame).reaching_bindings(name):
+            value = binding.value
+            if value is None:
+                facts.append(self._loop_item(name, binding.statement, frame, depth))
+            elif not _is_none(value):
+                facts.append(self.fact(value, frame, depth + 1))
+        return join(facts) if facts else UNKNOWN_FACT
+
+    def _loop_item(self, name: cst.Name, statement: cst.CSTNode, frame: Frame, depth: int) -> Fact:
+        """An item of a ``for`` loop: a batch of a ``DataLoader(..., pin_memory=True)`` is
+        pinned (its worker pins every batch); anything else is unknown."""
+        if not isinstance(statement, cst.For):
             return UNKNOWN_FACT
-        return join(
-            [self.fact(v, frame, depth + 1) if v is not None else UNKNOWN_FACT for v in values]
-        )
+        target, iterable = statement.target, statement.iter
+        if (
+            isinstance(iterable, cst.Call)
+            and isinstance(iterable.func, cst.Name)
+            and iterable.func.value == "enumerate"
+            and isinstance(target, cst.Tuple)
+            and len(target.elements) == 2
+            and iterable.args
+        ):
+            target, iterable = target.elements[1].value, iterable.args[0].value
+        if not (isinstance(target, cst.Name) and target.value == name.value):
+            return UNKNOWN_FACT
+        return self._loader_fact(iterable, frame, depth + 1)
+
+    def _loader_fact(self, node: cst.BaseExpression, frame: Frame, depth: int) -> Fact:
+        if depth > MAX_DEPTH:
+            return UNKNOWN_FACT
+        if isinstance(node, cst.Name):
+            values = self.bindings(frame).reaching(node)
+            facts = [
+                self._loader_fact(v, frame, depth + 1) if v is not None else UNKNOWN_FACT
+                for v in values
+            ]
+            return join(facts) if facts else UNKNOWN_FACT
+        if not isinstance(node, cst.Call):
+            return UNKNOWN_FACT
+        qualified = self.qualify(node.func) or ""
+        if not qualified.endswith("DataLoader"):
+            return UNKNOWN_FACT
+        pin = keyword(node, "pin_memory")
+        if pin is None or is_false(pin.value):
+            return UNKNOWN_FACT  # a collate function may still pin, or move to the device
+        return Fact(Where.PINNED if is_true(pin.value) else Where.MAYBE_PINNED, None, True)
 
     def _attribute(self, node: cst.Attribute, frame: Frame, depth: int) -> Fact:
         attr = node.attr.value
