@@ -30,6 +30,9 @@ from h2dlint.jobs import AnalysisOptions, EnabledRule, FileJob, FileResult, Mode
 if TYPE_CHECKING:
     from multiprocessing.context import BaseContext
 
+# Set (to anything), a run checks each file without the project index: a file's findings then
+# rest on its own text alone (benchmarks/bench_lint.py measures the index's cost with it).
+NO_INDEX_VARIABLE = "H2DLINT_NO_PROJECT_INDEX"
 # Below this many files to check, worker start-up costs more than it saves.
 PARALLEL_THRESHOLD = 4
 
@@ -243,7 +246,8 @@ def _execute(jobs: list[FileJob], requested: int) -> Iterable[FileResult]:
     all_rules()
     # The packages around the files to check, for facts defined in other modules; inherited
     # by the forked workers, each of which parses the modules it consults on demand.
-    install(ProjectIndex(build_layout(job.path for job in jobs if job.path != "-")))
+    if not os.environ.get(NO_INDEX_VARIABLE):
+        install(ProjectIndex(build_layout(job.path for job in jobs if job.path != "-")))
     try:
         return _execute_jobs(jobs, requested)
     finally:
