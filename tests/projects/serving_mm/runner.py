@@ -34,8 +34,8 @@ class SchedulerOutput:
     mrope_positions: np.ndarray  # (3, total_num_tokens) int64
     query_start_loc: np.ndarray  # (num_reqs + 1,) int32
     num_computed_tokens: np.ndarray  # (num_reqs,) int32, from the scheduler's bookkeeping
+    temperatures: np.ndarray  # (num_reqs,) float32
     encoder_inputs: list[str] = field(default_factory=list)
-    sampling: SamplingMetadata | None = None
 
     @property
     def total_num_tokens(self) -> int:
@@ -63,12 +63,14 @@ class GPUModelRunner:
         # One row per rope section (t, h, w). The extra column keeps the rows from being one
         # dense block, so torch.compile does not specialise on a contiguous slice.
         self.mrope_positions = self._make_buffer(3, self.max_num_tokens + 1, dtype=torch.int64)
+        self.temperature = self._make_buffer(self.max_num_reqs, dtype=torch.float32)
 
         # Device-only state: everything allocated in this block lives on the device.
         with torch.device(device):
             self.seq_lens = torch.zeros(self.max_num_reqs, dtype=torch.int32)
             self.graph_seq_lens = torch.zeros(self.max_num_reqs, dtype=torch.int32)
             self.graph_query_start_loc = torch.zeros(self.max_num_reqs + 1, dtype=torch.int32)
+            self.bad_words_mask = torch.zeros(self.max_num_reqs, config.vocab_size, dtype=torch.bool)
 
         self.stop_token_tensors = [torch.tensor(ids).cuda() for ids in config.default_stop_token_ids]  # expect-not: HTD101
         self.sampler = Sampler(config.vocab_size, device)
@@ -120,6 +122,16 @@ class GPUModelRunner:
         qsl = torch.from_numpy(self.query_start_loc.np[: num_reqs + 1])
         self.graph_query_start_loc[: num_reqs + 1].copy_(qsl, non_blocking=True)  # expect-not: HTD102
 
+    def _prepare_sampling(self, scheduler_output: SchedulerOutput) -> SamplingMetadata:
+        num_reqs = scheduler_output.num_reqs
+        self.temperature.np[:num_reqs] = scheduler_output.temperatures
+        self.temperature.gpu[:num_reqs].copy_(self.temperature.cpu[:num_reqs])  # expect: HTD105
+        return SamplingMetadata(
+            temperature=self.temperature.gpu[:num_reqs],
+            bad_words_mask=self.bad_words_mask[:num_reqs],
+            req_ids=list(scheduler_output.request_ids),
+        )
+
     def _execute_mm_encoder(self, scheduler_output: SchedulerOutput) -> torch.Tensor | None:
         requests = [self.requests[rid].mm_request for rid in scheduler_output.encoder_inputs]
         requests = [r for r in requests if r is not None]
@@ -149,7 +161,7 @@ class GPUModelRunner:
         hidden_states = self.model(input_ids, positions, mm_embeds)
         query_start_loc = self.query_start_loc.gpu[: scheduler_output.num_reqs + 1]
         logits = self.model.compute_logits(hidden_states[query_start_loc[1:] - 1])
-        metadata = scheduler_output.sampling or SamplingMetadata.greedy(scheduler_output.num_reqs, self.device)
+        metadata = self._prepare_sampling(scheduler_output)
         sampled = self.sampler(logits, metadata, stop_ids)
         # Read back into pinned memory; the event says when the rows are there.
         sampled_cpu = sampled.to("cpu", non_blocking=True)
