@@ -71,10 +71,18 @@ KNOWN_MISSES: frozenset[str] = frozenset(
         "imagegen/train.py:62:HTD102",
         "imagegen/train.py:63:HTD102",
         "serving_mm/runner.py:108:HTD102",
+        # HTD102 misses across modules: an attribute made from a class of another module
+        # (imported as `module.Class`), and a helper of another module returning a fresh tensor.
+        "kvoffload/swapper.py:33:HTD102",
+        "kvoffload/swapper.py:47:HTD102",
         # HTD103 / HTD105 misses: the pinned half of a buffer pair whose class is in another
         # module, made through a factory method (`self._make_buffer(...)`).
         "serving_mm/runner.py:112:HTD103",
         "serving_mm/runner.py:128:HTD105",
+        # ... and a pinned class re-exported by a package's `__init__`, a pinned module-level
+        # tensor of another module.
+        "kvoffload/swapper.py:30:HTD103",
+        "kvoffload/swapper.py:42:HTD105",
         # HTD104 on look-alikes: joins of an encoder's outputs and of `new_zeros` of them.
         "serving_mm/model.py:41:not-HTD104",
         "serving_mm/model.py:55:not-HTD104",
@@ -292,3 +300,21 @@ def test_parse_expectations(comment: str, parsed: list[tuple[str, str]]) -> None
 def test_bad_code_in_expectation_is_an_error() -> None:
     with pytest.raises(ValueError, match="bad code"):
         parse_expectations("m.py", "x = 1  # expect: H2D003\n")
+
+
+def _report_today() -> None:
+    """``python tests/test_seed_projects.py``: the ids that fail now, and the unexpected
+    findings, to update the KNOWN_ lists after editing a project."""
+    for project in PROJECTS:
+        for mode in MODES:
+            found = findings(project, mode)
+            for e in expectations(project):
+                if e.kind != "pending" and ((e.path, e.line, e.code) in found) != e.wants_finding:
+                    print(f"{mode:4}  fails       {e.id}")
+            marked = {(e.path, e.line, e.code) for e in expectations(project)}
+            for path, line, code in sorted(found - marked):
+                print(f"{mode:4}  unexpected  {path}:{line}:{code}")
+
+
+if __name__ == "__main__":
+    _report_today()
