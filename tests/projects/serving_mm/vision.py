@@ -131,7 +131,7 @@ class VisionTransformer(nn.Module):
             ids = F.pad(ids, (0, pad_w, 0, pad_h), value=-1)
             ids = ids.reshape(t, (llm_h + pad_h) // window, window, (llm_w + pad_w) // window, window)
             ids = ids.permute(0, 1, 3, 2, 4).reshape(-1)
-            index.append(ids[ids != -1] + offset)
+            index.append(ids[ids != -1] + offset)  # allow: HTD202
             offset += t * llm_h * llm_w
         return torch.cat(index)
 
@@ -165,7 +165,7 @@ class PackedVisionTransformer(VisionTransformer):
         return torch.cat(pos_ids, dim=0, out=pinned).to(self.device, non_blocking=True)  # expect-not: HTD102, HTD104
 
     def forward(self, x: torch.Tensor, grid_thw: torch.Tensor) -> torch.Tensor:
-        # The caller leaves the pixels on the host; they cross once, here.
+        # Callers may pass the pixels on the host or already on the device.
         x = x.to(device=self.device, dtype=self.dtype, non_blocking=True)  # expect-not: HTD102
         x = self.patch_embed(x)
         grid_rows = grid_thw.tolist()  # expect: HTD202?
