@@ -657,6 +657,9 @@ class Provenance:
             if view is not None:
                 return view
         if qualified in HOST_WRAPPERS:
+            data = first_positional(call)
+            if data is not None and self._tensor_memory(data, frame, depth + 1):
+                return Fact(Where.HOST)  # a numpy view of a tensor's memory, pinned or not
             return PAGEABLE_FRESH
         if qualified in FRESH_FACTORIES:
             return self._allocated(call, frame)
@@ -840,12 +843,42 @@ class Provenance:
             return isinstance(node.func, cst.Attribute) and node.func.attr.value == "numpy"
         if isinstance(node, cst.Subscript):
             return self._tensor_memory(node.value, frame, depth + 1)
+        if isinstance(node, cst.IfExp):
+            return self._tensor_memory(node.body, frame, depth + 1) or self._tensor_memory(
+                node.orelse, frame, depth + 1
+            )
         if isinstance(node, cst.Name):
             return any(
                 v is not None and self._tensor_memory(v, frame, depth + 1)
                 for v in self.bindings(frame).reaching(node)
             )
+        if isinstance(node, cst.Attribute):
+            # ``self.buf.np``: the numpy view a buffer class keeps of its tensor.
+            return any(
+                owner._tensor_memory(value, value_frame, depth + 1)
+                for owner, value, value_frame in self.attribute_values(node, frame, depth)
+            )
         return False
+
+    def attribute_values(
+        self, node: cst.Attribute, frame: Frame, depth: int = 0
+    ) -> list[tuple[Provenance, cst.BaseExpression, Frame]]:
+        """What ``self.attr`` or ``obj.attr`` (of a known class) is assigned, each with the
+        provenance and frame it is evaluated in."""
+        base, attr = node.value, node.attr.value
+        if isinstance(base, cst.Name) and frame.cls is not None and base.value == frame.self_name:
+            owner: Provenance | None = self
+            cls: cst.ClassDef | None = frame.cls
+        else:
+            ref = class_of(self, base, frame, depth + 1)
+            owner, cls = (ref.provenance, ref.node) if ref is not None else (None, None)
+        if owner is None or cls is None:
+            return []
+        return [
+            (owner, value, value_frame)
+            for value, value_frame in owner.index.attributes.get(cls, {}).get(attr, [])
+            if value is not None
+        ]
 
     def numpy_annotated(self, name: cst.Name, frame: Frame) -> bool:
         """Whether the parameter named like ``name`` is annotated as a numpy array."""
