@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from h2dlint import legacy_codes
+from h2dlint import confidence, legacy_codes
 from h2dlint.cache import ResultCache
 from h2dlint.catalogue import known_rules
 from h2dlint.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, _split, _warn, color_default
@@ -66,6 +66,7 @@ def run_check(
     extend_exclude: tuple[str, ...],
     no_prefilter: bool,
     no_candidate_filter: bool = False,
+    min_confidence: str | None = None,
 ) -> int:
     cwd = Path.cwd()
     read_stdin = STDIN in paths
@@ -76,6 +77,7 @@ def run_check(
         ignore=_split(ignore),
         unsafe_fixes=unsafe_fixes,
         extend_exclude=_split(extend_exclude),
+        min_confidence=confidence.parse(min_confidence) if min_confidence else None,
     )
     mode = _mode(fix, diff, read_stdin)
     if read_stdin and fix and file_paths:
@@ -150,6 +152,7 @@ def _stdin_job(
         prefilter=not no_prefilter,
         analysis=settings.analysis,
         candidates=not no_candidate_filter,
+        min_confidence=settings.min_confidence,
     )
 
 
@@ -195,6 +198,7 @@ def _report(
             for f in result.findings
             if f.fix is not None and f.fix.safety is FixSafety.UNSAFE and not unsafe_fixes
         ),
+        hidden_by_confidence=result.hidden_by_confidence,
     )
     stream_to_stderr = mode is Mode.STDOUT
     use_color = (

@@ -74,6 +74,12 @@ def main() -> None:
 @click.option("--extend-select", multiple=True, help="Rules to enable on top of the selection.")
 @click.option("--ignore", multiple=True, help="Rules to disable.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
+@click.option(
+    "--min-confidence",
+    type=click.Choice(("high", "medium"), case_sensitive=False),
+    default=None,
+    help="Show (and fix) only findings at least this sure (default: medium, i.e. all).",
+)
 @click.option("--statistics", is_flag=True, help="Print counts per rule instead of findings.")
 @click.option(
     "--output-format",

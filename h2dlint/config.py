@@ -18,8 +18,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from h2dlint import __version__, legacy_codes
+from h2dlint import __version__, confidence, legacy_codes
 from h2dlint.catalogue import RuleSpec, known_rules
+from h2dlint.diagnostics import Confidence
 from h2dlint.globs import Glob
 from h2dlint.jobs import EnabledRule
 from h2dlint.selection import Layer, SelectionError, resolve, validate
@@ -60,7 +61,14 @@ DEFAULT_EXCLUDE = (
 )
 
 LIST_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude")
-KNOWN_KEYS = (*LIST_KEYS, "per-file-ignores", "unsafe-fixes", "rules", "analysis")
+KNOWN_KEYS = (
+    *LIST_KEYS,
+    "per-file-ignores",
+    "unsafe-fixes",
+    "min-confidence",
+    "rules",
+    "analysis",
+)
 # [tool.h2dlint.analysis]: facts about the project that the provenance analysis cannot see.
 ANALYSIS_KEYS = {
     # Functions (bare or dotted names, as called) that return pinned host memory.
@@ -87,6 +95,7 @@ class FileConfig:
     extend_exclude: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     unsafe_fixes: bool | None = None
+    min_confidence: Confidence | None = None
     rule_options: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()
     analysis: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
@@ -100,6 +109,7 @@ class Overrides:
     ignore: tuple[str, ...] = ()
     unsafe_fixes: bool | None = None
     extend_exclude: tuple[str, ...] = ()
+    min_confidence: Confidence | None = None
 
 
 @dataclass(frozen=True)
@@ -113,6 +123,8 @@ class Settings:
     per_file_ignores: tuple[tuple[Glob, frozenset[str]], ...]
     unsafe_fixes: bool
     analysis: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # Findings less sure than this are not shown, nor fixed (confidence.py).
+    min_confidence: Confidence = confidence.DEFAULT
 
     def rules_for(self, rel_path: str) -> tuple[EnabledRule, ...]:
         """The enabled rules, less those that ``per-file-ignores`` turn off for ``rel_path``."""
@@ -227,11 +239,22 @@ def parse_config(
         if not isinstance(data["unsafe-fixes"], bool):
             raise ConfigError(f"{_where(path, 'unsafe-fixes')}: expected true or false")
         kwargs["unsafe_fixes"] = data["unsafe-fixes"]
+    if "min-confidence" in data:
+        kwargs["min_confidence"] = _min_confidence(data["min-confidence"], path)
     if "rules" in data:
         kwargs["rule_options"] = _rule_options(data["rules"], path, rules)
     if "analysis" in data:
         kwargs["analysis"] = _analysis_options(data["analysis"], path)
     return FileConfig(path=path, root=root, **kwargs)
+
+
+def _min_confidence(value: Any, path: Path | None) -> Confidence:
+    if not isinstance(value, str):
+        raise ConfigError(f"{_where(path, 'min-confidence')}: expected a string, got {value!r}")
+    try:
+        return confidence.parse(value)
+    except ValueError as exc:
+        raise ConfigError(f"{_where(path, 'min-confidence')}: {exc}") from exc
 
 
 def _analysis_options(value: Any, path: Path | None) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -420,6 +443,7 @@ def build_settings(
         for pattern, codes in config.per_file_ignores
     )
     unsafe = overrides.unsafe_fixes if overrides.unsafe_fixes is not None else config.unsafe_fixes
+    threshold = overrides.min_confidence or config.min_confidence or confidence.DEFAULT
     return Settings(
         root=config.root,
         config_path=config.path,
@@ -428,6 +452,7 @@ def build_settings(
         per_file_ignores=per_file,
         unsafe_fixes=bool(unsafe),
         analysis=config.analysis,
+        min_confidence=threshold,
     )
 
 

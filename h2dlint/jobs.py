@@ -10,7 +10,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from h2dlint.diagnostics import Finding
+from h2dlint.diagnostics import Confidence, Finding
 
 if TYPE_CHECKING:
     from h2dlint.rule import Rule
@@ -82,6 +82,8 @@ class FileJob:
     # With the prefilter: also decide on the CPython ast whether a rule has a candidate in the
     # file (Rule.candidates), so that only files with one are parsed with libcst.
     candidates: bool = True
+    # Fix only findings at least this sure: the others are not shown (confidence.py).
+    min_confidence: Confidence = Confidence.MEDIUM
 
 
 @dataclass

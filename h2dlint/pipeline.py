@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from h2dlint.candidates import summarize
+from h2dlint.confidence import meets
 from h2dlint.diagnostics import (
     INTERNAL_ERROR_CODE,
     IO_ERROR_CODE,
@@ -173,7 +174,13 @@ def _process(job: FileJob) -> FileResult:
 
     # Every rule: a fix can give another rule something to flag in the fixed text.
     outcome = fix_text(
-        text, job.display, job.rules, unsafe=job.unsafe, options=job.analysis, cpython=parsed
+        text,
+        job.display,
+        job.rules,
+        unsafe=job.unsafe,
+        options=job.analysis,
+        cpython=parsed,
+        min_confidence=job.min_confidence,
     )
     result = FileResult(
         job.display, outcome.findings, fixed_by_code=outcome.applied_by_code, parsed=True
@@ -224,7 +231,10 @@ def _process_large(
         return FileResult(job.display, [finding], final_data=job.data)
     checked = check_text(text, job.display, rules, job.analysis)
     findings = [replace(finding, fix=None) for finding in checked]
-    if job.mode is not Mode.CHECK and any(finding.fix is not None for finding in checked):
+    if job.mode is not Mode.CHECK and any(
+        finding.fix is not None and meets(finding.confidence, job.min_confidence)
+        for finding in checked
+    ):
         findings.append(
             file_finding(
                 job.display,

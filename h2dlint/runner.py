@@ -21,6 +21,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from h2dlint.cache import ResultCache, content_digest, entry_key
+from h2dlint.confidence import shown
 from h2dlint.config import Settings, fingerprint
 from h2dlint.diagnostics import INTERNAL_ERROR_CODE, IO_ERROR_CODE, Finding, file_finding
 from h2dlint.discovery import Candidate, relative_to_root
@@ -54,6 +55,8 @@ class RunResult:
     fixed_by_code: dict[str, int] = field(default_factory=dict)
     diffs: list[str] = field(default_factory=list)
     outputs: list[bytes] = field(default_factory=list)
+    # Findings left out as less sure than their file's min-confidence (confidence.py).
+    hidden_by_confidence: int = 0
 
 
 def available_cores() -> int:
@@ -88,6 +91,7 @@ def _job(candidate: Candidate, data: bytes, options: RunOptions) -> FileJob:
         prefilter=options.prefilter,
         analysis=settings.analysis,
         candidates=options.candidates,
+        min_confidence=settings.min_confidence,
     )
 
 
@@ -184,7 +188,9 @@ def _record(
     job = item.job
     result.files_checked += 1
     result.files_parsed += outcome.parsed
-    result.findings.extend(outcome.findings)
+    kept, hidden = shown(outcome.findings, job.min_confidence)
+    result.findings.extend(kept)
+    result.hidden_by_confidence += hidden
     for code, count in outcome.fixed_by_code.items():
         result.fixed_by_code[code] = result.fixed_by_code.get(code, 0) + count
     if outcome.diff:
@@ -210,16 +216,19 @@ def _record(
 def _answer(
     cache: ResultCache, key: str, candidate: Candidate, options: RunOptions, result: RunResult
 ) -> bool:
-    """Whether the cache answers for the file: its findings, when nothing is left to fix."""
+    """Whether the cache answers for the file: its findings, when nothing is left to fix. The
+    cache holds every finding; those below the file's min-confidence are left out here."""
     hit = cache.get(key, candidate.display)
     if hit is None:
         return False
+    settings = candidate.settings
+    kept, hidden = shown(hit, settings.min_confidence)
     if options.mode is not Mode.CHECK:
-        settings = candidate.settings
         unsafe = settings.unsafe_fixes if options.unsafe_fixes is None else options.unsafe_fixes
-        if _has_fix(hit, unsafe):
+        if _has_fix(kept, unsafe):
             return False
-    result.findings.extend(hit)
+    result.findings.extend(kept)
+    result.hidden_by_confidence += hidden
     result.files_checked += 1
     return True
 
