@@ -23,6 +23,7 @@ class CheckArgs:
     select: tuple[str, ...] = ()
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    min_confidence: str | None = None
     exclude: tuple[str, ...] = ()
     extend_exclude: tuple[str, ...] = ()
     force_exclude: bool = False

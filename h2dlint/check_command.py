@@ -6,7 +6,7 @@ import sys
 import time
 from pathlib import Path
 
-from h2dlint import legacy_codes
+from h2dlint import confidence, legacy_codes
 from h2dlint.cache import ResultCache
 from h2dlint.catalogue import known_rules
 from h2dlint.check_args import CheckArgs, Console, conflicts, level_of
@@ -64,6 +64,7 @@ def run_check(args: CheckArgs) -> int:
         extend_exclude=_split(args.extend_exclude),
         exclude=_split(args.exclude) or None,
         cwd=cwd,
+        min_confidence=confidence.parse(args.min_confidence) if args.min_confidence else None,
     )
     mode = _mode(args, read_stdin)
     inspecting = args.show_files or args.show_settings
@@ -135,4 +136,5 @@ def _stdin_job(resolver: SettingsResolver, args: CheckArgs, mode: Mode, cwd: Pat
         prefilter=not args.no_prefilter,
         analysis=settings.analysis,
         candidates=not args.no_candidate_filter,
+        min_confidence=settings.min_confidence,
     )

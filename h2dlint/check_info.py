@@ -176,6 +176,7 @@ def _settings_data(
             for glob, origin in zip(settings.exclude, _origins(settings), strict=True)
         ],
         "unsafe-fixes": settings.unsafe_fixes,
+        "min-confidence": settings.min_confidence.value,
         "analysis": {key: list(values) for key, values in settings.analysis},
         "respect-gitignore": args.respect_gitignore,
         "force-exclude": args.force_exclude,
@@ -201,6 +202,7 @@ def _settings_text(data: Mapping[str, Any]) -> str:
         options = ", ".join(f"{k} = {_toml(v)}" for k, v in rule["options"].items())
         lines.append(f"  {rule['code']}  {rule['name']}{f'  [{options}]' if options else ''}{off}")
     lines.append(f"unsafe-fixes = {_toml(data['unsafe-fixes'])}")
+    lines.append(f"min-confidence = {_toml(data['min-confidence'])}")
     lines.append("per-file-ignores:" if data["per-file-ignores"] else "per-file-ignores: (none)")
     for pattern, codes in data["per-file-ignores"].items():
         lines.append(f"  {_toml(pattern)} = {_toml(codes)}")

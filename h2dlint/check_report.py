@@ -154,6 +154,7 @@ def _report_findings(
         files_checked=result.files_checked,
         fixed_by_code=dict(result.fixed_by_code),
         hidden_unsafe_fixes=hidden,
+        hidden_by_confidence=result.hidden_by_confidence,
     )
     stream_to_stderr = mode is Mode.STDOUT
     options = ReportOptions(

@@ -127,6 +127,12 @@ def main() -> None:
     help="Rules to enable on top of the selection.",
 )
 @click.option("--ignore", multiple=True, metavar="RULES", help="Rules to disable.")
+@click.option(
+    "--min-confidence",
+    type=click.Choice(("high", "medium"), case_sensitive=False),
+    default=None,
+    help="Show (and fix) only findings at least this sure (default: medium, i.e. all).",
+)
 # -- files -------------------------------------------------------------------------------------
 @click.option(
     "--exclude",

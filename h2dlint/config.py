@@ -18,8 +18,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from h2dlint import __version__, legacy_codes
+from h2dlint import __version__, confidence, legacy_codes
 from h2dlint.catalogue import RuleSpec, known_rules
+from h2dlint.diagnostics import Confidence
 from h2dlint.excludes import DEFAULT_EXCLUDE as DEFAULT_EXCLUDE  # re-exported: it was here
 from h2dlint.excludes import exclude_patterns
 from h2dlint.globs import Glob
@@ -34,7 +35,14 @@ else:  # pragma: no cover
 CONFIG_FILES = ("h2dlint.toml", "pyproject.toml")
 
 LIST_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude")
-KNOWN_KEYS = (*LIST_KEYS, "per-file-ignores", "unsafe-fixes", "rules", "analysis")
+KNOWN_KEYS = (
+    *LIST_KEYS,
+    "per-file-ignores",
+    "unsafe-fixes",
+    "min-confidence",
+    "rules",
+    "analysis",
+)
 # [tool.h2dlint.analysis]: facts about the project that the provenance analysis cannot see.
 ANALYSIS_KEYS = {
     # Functions (bare or dotted names, as called) that return pinned host memory.
@@ -61,6 +69,7 @@ class FileConfig:
     extend_exclude: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     unsafe_fixes: bool | None = None
+    min_confidence: Confidence | None = None
     rule_options: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()
     analysis: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
@@ -74,6 +83,7 @@ class Overrides:
     ignore: tuple[str, ...] = ()
     unsafe_fixes: bool | None = None
     extend_exclude: tuple[str, ...] = ()
+    min_confidence: Confidence | None = None
     # ``--exclude``: replaces ``exclude`` (the defaults, or the configuration's list).
     exclude: tuple[str, ...] | None = None
     # Where ``--exclude`` and ``--extend-exclude`` patterns with a ``/`` are anchored (as Ruff
@@ -92,6 +102,8 @@ class Settings:
     per_file_ignores: tuple[tuple[Glob, frozenset[str]], ...]
     unsafe_fixes: bool
     analysis: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # Findings less sure than this are not shown, nor fixed (confidence.py).
+    min_confidence: Confidence = confidence.DEFAULT
     # Where each ``exclude`` pattern comes from (a setting and its file), for --show-settings
     # and for saying why a path was skipped; parallel to ``exclude``.
     exclude_origins: tuple[str, ...] = ()
@@ -219,11 +231,22 @@ def parse_config(
         if not isinstance(data["unsafe-fixes"], bool):
             raise ConfigError(f"{_where(path, 'unsafe-fixes')}: expected true or false")
         kwargs["unsafe_fixes"] = data["unsafe-fixes"]
+    if "min-confidence" in data:
+        kwargs["min_confidence"] = _min_confidence(data["min-confidence"], path)
     if "rules" in data:
         kwargs["rule_options"] = _rule_options(data["rules"], path, rules)
     if "analysis" in data:
         kwargs["analysis"] = _analysis_options(data["analysis"], path)
     return FileConfig(path=path, root=root, **kwargs)
+
+
+def _min_confidence(value: Any, path: Path | None) -> Confidence:
+    if not isinstance(value, str):
+        raise ConfigError(f"{_where(path, 'min-confidence')}: expected a string, got {value!r}")
+    try:
+        return confidence.parse(value)
+    except ValueError as exc:
+        raise ConfigError(f"{_where(path, 'min-confidence')}: {exc}") from exc
 
 
 def _analysis_options(value: Any, path: Path | None) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -410,6 +433,7 @@ def build_settings(
         for pattern, codes in config.per_file_ignores
     )
     unsafe = overrides.unsafe_fixes if overrides.unsafe_fixes is not None else config.unsafe_fixes
+    threshold = overrides.min_confidence or config.min_confidence or confidence.DEFAULT
     return Settings(
         root=config.root,
         config_path=config.path,
@@ -418,6 +442,7 @@ def build_settings(
         per_file_ignores=per_file,
         unsafe_fixes=bool(unsafe),
         analysis=config.analysis,
+        min_confidence=threshold,
         exclude_origins=tuple(origin for _, origin in excludes),
     )
 

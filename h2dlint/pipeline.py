@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import ast
 import gc
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from h2dlint.candidates import summarize
+from h2dlint.confidence import meets
 from h2dlint.diagnostics import (
     INTERNAL_ERROR_CODE,
     IO_ERROR_CODE,
@@ -32,6 +34,7 @@ from h2dlint.fixer import fix_text
 from h2dlint.jobs import EnabledRule, FileJob, FileResult, Mode
 from h2dlint.large_files import LARGE_FILE_CHARS, MAX_KEPT_CHARS, is_large, reduce_source
 from h2dlint.noqa import add_noqa
+from h2dlint.project import index as project_index
 from h2dlint.source import SourceError, SourceText, decode
 from h2dlint.suppression import has_skip_file
 
@@ -85,6 +88,21 @@ def unified_diff(old: str, new: str, name: str) -> str:
 
 
 def process(job: FileJob) -> FileResult:
+    """Check (or fix) one file, recording which other modules of the project its findings
+    rest on."""
+    index = project_index.current()
+    if index is None:
+        return _process_collecting(job)
+    index.begin_file()
+    result = _process_collecting(job)
+    own = os.path.realpath(job.path)
+    result.depends = tuple(
+        sorted((path, digest) for path, digest in index.consulted.items() if path != own)
+    )
+    return result
+
+
+def _process_collecting(job: FileJob) -> FileResult:
     # The cyclic garbage collector would run every few hundred allocations while libcst builds
     # a tree of a few hundred thousand acyclic nodes, each run walking the young objects: up to
     # a fifth of a check. It is paused for one file; the few cycles a check makes (a rule and
@@ -160,7 +178,13 @@ def _process(job: FileJob) -> FileResult:
 
     # Every rule: a fix can give another rule something to flag in the fixed text.
     outcome = fix_text(
-        text, job.display, job.rules, unsafe=job.unsafe, options=job.analysis, cpython=parsed
+        text,
+        job.display,
+        job.rules,
+        unsafe=job.unsafe,
+        options=job.analysis,
+        cpython=parsed,
+        min_confidence=job.min_confidence,
     )
     result = FileResult(
         job.display, outcome.findings, fixed_by_code=outcome.applied_by_code, parsed=True
@@ -212,7 +236,10 @@ def _process_large(
     checked = check_text(text, job.display, rules, job.analysis)
     findings = [replace(finding, fix=None) for finding in checked]
     fixing = job.mode in (Mode.FIX, Mode.DIFF, Mode.STDOUT)
-    if fixing and any(finding.fix is not None for finding in checked):
+    if fixing and any(
+        finding.fix is not None and meets(finding.confidence, job.min_confidence)
+        for finding in checked
+    ):
         findings.append(
             file_finding(
                 job.display,
@@ -231,7 +258,9 @@ def _add_noqa(
     the findings that remain are those no comment could suppress."""
     text = source.text
     findings = _findings(job, text, parsed, rules)
-    edit = add_noqa(text, findings)
+    # Only the findings shown (--min-confidence): a comment for one not shown would hide it
+    # for good without anyone having seen it.
+    edit = add_noqa(text, [f for f in findings if meets(f.confidence, job.min_confidence)])
     if not edit.lines:
         return FileResult(job.display, findings, final_data=job.data, parsed=True)
     new_parse = cpython_parse(edit.text, job.display)

@@ -22,6 +22,8 @@ class RunSummary:
     fixed_by_code: dict[str, int] = field(default_factory=dict)
     # Findings whose fix needs --unsafe-fixes, which was not given.
     hidden_unsafe_fixes: int = 0
+    # Findings not shown because they are less sure than --min-confidence.
+    hidden_by_confidence: int = 0
 
     @property
     def fixed(self) -> int:

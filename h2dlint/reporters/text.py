@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
-from h2dlint.diagnostics import Finding, FixSafety
+from h2dlint.diagnostics import Confidence, Finding, FixSafety
 from h2dlint.reporters import ReportOptions, RunSummary
 
 TAB_WIDTH = 4
@@ -18,6 +18,7 @@ _RESET = "\x1b[0m"
 _BOLD = "1"
 _RED = "31"
 _GREEN = "32"
+_YELLOW = "33"
 _BLUE = "34"
 _CYAN = "36"
 
@@ -84,6 +85,15 @@ def plural(count: int, noun: str, nouns: str | None = None) -> str:
     return f"{count} {noun if count == 1 else (nouns or noun + 's')}"
 
 
+def confidence_tag(finding: Finding) -> str:
+    """``[medium]`` for a finding that is not of high confidence; nothing for one that is."""
+    return "" if finding.confidence is Confidence.HIGH else f"[{finding.confidence.value}]"
+
+
+def _medium(findings: Sequence[Finding]) -> int:
+    return sum(finding.confidence is Confidence.MEDIUM for finding in findings)
+
+
 # -- entry point ---------------------------------------------------------------------------------
 def render_text(findings: Sequence[Finding], summary: RunSummary, options: ReportOptions) -> str:
     paint = _Painter(options.color)
@@ -112,8 +122,12 @@ def _header(finding: Finding, options: ReportOptions, paint: _Painter) -> str:
             str(finding.start.column),
         ]
     )
+    # Ruff's place for the fix marker, right after the code; then how sure the finding is.
     marker = f"{paint('[*]', _CYAN)} " if is_fixable(finding, options) else ""
-    return f"{where}{colon} {paint(finding.code, _BOLD, _RED)} {marker}{finding.message}"
+    tag = confidence_tag(finding)
+    sureness = f"{paint(tag, _YELLOW)} " if tag else ""
+    code = paint(finding.code, _BOLD, _RED)
+    return f"{where}{colon} {code} {marker}{sureness}{finding.message}"
 
 
 def _snippet(finding: Finding, paint: _Painter) -> list[str]:
@@ -189,12 +203,14 @@ def _statistics(findings: Sequence[Finding], options: ReportOptions, paint: _Pai
         return []
     count_width = max(4, len(str(rows[0].count)))
     code_width = max(len(row.code) for row in rows)
+    medium = Counter(f.code for f in findings if f.confidence is Confidence.MEDIUM)
     lines = []
     for row in rows:
         marker = paint("[*]", _CYAN) if row.fixable else "   "
+        sureness = f" ({medium[row.code]} medium confidence)" if medium[row.code] else ""
         line = (
             f"{row.count:>{count_width}}  {paint(row.code.ljust(code_width), _BOLD, _RED)}  "
-            f"{marker} {row.name}"
+            f"{marker} {row.name}{sureness}"
         )
         lines.append(line.rstrip())
     return [*lines, ""]
@@ -217,7 +233,10 @@ def _summary_lines(
     lines: list[str] = []
     if findings:
         fixable = sum(is_fixable(finding, options) for finding in findings)
-        suffix = f" ({fixable} fixable)" if fixable else ""
+        medium = _medium(findings)
+        notes = [f"{fixable} fixable"] if fixable else []
+        notes += [f"{medium} medium confidence"] if medium else []
+        suffix = f" ({', '.join(notes)})" if notes else ""
         lines.append(f"Found {plural(len(findings), 'finding')}{suffix}.")
     if summary.fixed:
         lines.append(f"Fixed {plural(summary.fixed, 'finding')} ({len(findings)} remaining).")
@@ -227,4 +246,7 @@ def _summary_lines(
     if summary.hidden_unsafe_fixes and not options.unsafe_fixes:
         hidden = plural(summary.hidden_unsafe_fixes, "hidden fix", "hidden fixes")
         lines.append(f"{hidden} can be enabled with the `--unsafe-fixes` option.")
+    if summary.hidden_by_confidence:
+        hidden = plural(summary.hidden_by_confidence, "medium-confidence finding")
+        lines.append(f"{hidden} not shown; --min-confidence medium shows them.")
     return lines
