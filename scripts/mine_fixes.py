@@ -36,19 +36,30 @@ from fetch_corpus import RESERVED, fetch
 # Consecutive releases over roughly the last one to two years, serving engines and model code
 # first. Kept modest: every version is a full download of the package's .py files.
 PAIRS: list[tuple[str, str, str]] = [
+    ("lmdeploy", "0.9.2", "0.10.0"),
+    ("lmdeploy", "0.10.0", "0.11.0"),
+    ("lmdeploy", "0.11.0", "0.12.0"),
     ("lmdeploy", "0.12.0", "0.13.0"),
     ("lmdeploy", "0.13.0", "0.14.0"),
     ("lmdeploy", "0.14.0", "0.15.0"),
     ("lmdeploy", "0.15.0", "0.16.0"),
     ("lmdeploy", "0.16.0", "0.17.0"),
     ("lmdeploy", "0.17.0", "0.18.0"),
+    ("transformers", "5.16.0", "5.17.0"),
+    ("transformers", "5.17.0", "5.18.0"),
+    ("transformers", "5.18.0", "5.19.0"),
+    ("transformers", "5.19.0", "5.20.0"),
     ("transformers", "5.20.0", "5.21.0"),
     ("transformers", "5.21.0", "5.22.0"),
     ("transformers", "5.22.0", "5.23.0"),
     ("transformers", "5.23.0", "5.24.0"),
+    ("diffusers", "0.36.0", "0.37.0"),
+    ("diffusers", "0.37.0", "0.38.0"),
+    ("diffusers", "0.38.0", "0.39.0"),
     ("diffusers", "0.39.0", "0.40.0"),
     ("diffusers", "0.40.0", "0.41.0"),
     ("diffusers", "0.41.0", "0.42.1"),
+    ("megatron-core", "0.13.1", "0.14.0"),
     ("megatron-core", "0.14.0", "0.15.0"),
     ("megatron-core", "0.15.0", "0.16.1"),
     ("deepspeed", "0.18.9", "0.19.0"),
@@ -64,6 +75,8 @@ PAIRS: list[tuple[str, str, str]] = [
     ("flashinfer-python", "0.6.18", "0.7.4"),
     ("torchtune", "0.5.0", "0.6.1"),
     ("exllamav2", "0.2.9", "0.3.2"),
+    ("litgpt", "0.5.11", "0.5.13"),
+    ("gptqmodel", "7.6.0", "7.7.0"),
 ]
 
 # A removed line must hold one of these to start a candidate.

@@ -287,6 +287,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tsv", type=Path, default=DEFAULT_TSV, help="labelled set")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--save", type=Path, help="also write the JSON summary to this file")
     parser.add_argument("--package", action="append", help="only these packages")
     parser.add_argument("-j", "--jobs", type=int, default=2, help="packages checked at once")
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per package")
@@ -308,8 +309,10 @@ def main(argv: list[str] | None = None) -> int:
             first = group[0].label
             print(f"checked {first.package}=={first.version}", file=sys.stderr)
     summary = summarise(outcomes)
+    if args.save:
+        args.save.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     if args.json:
-        print(json.dumps({k: v for k, v in summary.items()}, indent=2))
+        print(json.dumps(summary, indent=2))
     else:
         print(render_table(summary))
     return 0
