@@ -10,9 +10,10 @@ folder), so facts that cross modules count:
     h2dlint check --no-cache --output-format json --select ALL <top-level folders>
 
 A positive is found when a finding starts inside the labelled statement (the statement that
-holds the line, or a compound statement's header) or covers the line; any HTD code counts and
-the codes are reported. Per family the table gives positives found, recall and look-alikes
-flagged, then every miss with its snippet:
+holds the line, or a compound statement's header) or covers the line from an enclosing
+statement (HTD201 reports the loop, not the read inside it; such codes are shown with a
+trailing ``~``); any HTD code counts and the codes are reported. Per family the table gives
+positives found, recall and look-alikes flagged, then every miss with its snippet:
 
     python scripts/score_recall.py                 # table and misses
     python scripts/score_recall.py --json          # machine output
@@ -58,8 +59,6 @@ FAMILIES = {
     "needless-copy": "HTD3xx (future)",
 }
 LABELS = frozenset({"positive", "lookalike"})
-# A finding that covers the labelled line counts only if it is about one statement's size.
-MAX_COVER_ROWS = 12
 
 
 @dataclass(frozen=True)
@@ -134,6 +133,20 @@ def statement_span(source: str, line: int) -> tuple[int, int]:
     return best
 
 
+def matching_codes(records: Sequence[dict[str, Any]], span: tuple[int, int], line: int) -> set[str]:
+    """Codes of the findings that start in ``span`` (the labelled statement), and, marked
+    ``~``, of those reported on an enclosing statement that covers ``line``."""
+    codes: set[str] = set()
+    for record in records:
+        row = record["location"]["row"]
+        end_row = record.get("end_location", {}).get("row", row)
+        if span[0] <= row <= span[1]:
+            codes.add(str(record["code"]))
+        elif row <= line <= end_row:
+            codes.add(f"{record['code']}~")
+    return codes
+
+
 def h2dlint_command() -> list[str]:
     return [sys.executable, "-m", "h2dlint"]
 
@@ -162,14 +175,24 @@ def run_h2dlint(root: Path, folders: Sequence[str], timeout: float) -> list[dict
     return records
 
 
-def score_group(labels: list[Label], timeout: float) -> list[Outcome]:
-    """Check one (package, version) and judge each of its labelled lines."""
+def score_group(labels: list[Label], timeout: float, raw_dir: Path | None = None) -> list[Outcome]:
+    """Check one (package, version) and judge each of its labelled lines.
+
+    With ``raw_dir``, h2dlint's findings for the package are kept there and reused on the next
+    run (clear it whenever h2dlint changes): re-scoring after a label edit is then instant."""
     package, version = labels[0].package, labels[0].version
     outcomes = [Outcome(label) for label in labels]
     try:
         root = fetch(package, version)
         folders = sorted({top_folder(label.path) for label in labels})
-        records = run_h2dlint(root, folders, timeout)
+        raw = raw_dir / f"{package}-{version}.json" if raw_dir else None
+        if raw is not None and raw.exists():
+            records = json.loads(raw.read_text(encoding="utf-8"))
+        else:
+            records = run_h2dlint(root, folders, timeout)
+            if raw is not None:
+                raw.parent.mkdir(parents=True, exist_ok=True)
+                raw.write_text(json.dumps(records), encoding="utf-8")
     except Exception as exc:  # one package failing must not stop the others
         for outcome in outcomes:
             outcome.error = f"{type(exc).__name__}: {exc}"
@@ -188,14 +211,8 @@ def score_group(labels: list[Label], timeout: float) -> list[Outcome]:
         except OSError as exc:
             outcome.error = f"file missing: {exc}"
             continue
-        start, end = statement_span(source, label.line)
-        codes: set[str] = set()
-        for record in by_file.get(os.path.realpath(file), []):
-            row = record["location"]["row"]
-            end_row = record.get("end_location", {}).get("row", row)
-            covers = row <= label.line <= end_row and end_row - row <= MAX_COVER_ROWS
-            if start <= row <= end or covers:
-                codes.add(str(record["code"]))
+        span = statement_span(source, label.line)
+        codes = matching_codes(by_file.get(os.path.realpath(file), []), span, label.line)
         outcome.flagged = bool(codes)
         outcome.codes = sorted(codes)
     return outcomes
@@ -291,6 +308,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--package", action="append", help="only these packages")
     parser.add_argument("-j", "--jobs", type=int, default=2, help="packages checked at once")
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per package")
+    parser.add_argument(
+        "--raw-dir",
+        type=Path,
+        help="keep and reuse h2dlint's findings per package here (clear it when h2dlint changes)",
+    )
     args = parser.parse_args(argv)
     labels = [
         label
@@ -304,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
     order = sorted(groups.values(), key=len, reverse=True)
     outcomes: list[Outcome] = []
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        for group in pool.map(lambda g: score_group(g, args.timeout), order):
+        for group in pool.map(lambda g: score_group(g, args.timeout, args.raw_dir), order):
             outcomes.extend(group)
             first = group[0].label
             print(f"checked {first.package}=={first.version}", file=sys.stderr)

@@ -106,6 +106,19 @@ def test_statement_span(source: str, line: int, span: tuple[int, int]) -> None:
     assert _score_recall().statement_span(source, line) == span
 
 
+def test_matching_codes() -> None:
+    def finding(code: str, row: int, end: int) -> dict[str, object]:
+        return {"code": code, "location": {"row": row}, "end_location": {"row": end}}
+
+    records = [
+        finding("HTD106", 11, 11),  # inside the labelled statement (10-12)
+        finding("HTD201", 5, 30),  # on the loop around it
+        finding("HTD102", 40, 40),  # elsewhere
+    ]
+    assert _score_recall().matching_codes(records, (10, 12), 11) == {"HTD106", "HTD201~"}
+    assert _score_recall().matching_codes(records, (35, 36), 35) == set()
+
+
 def test_top_folder() -> None:
     module = _score_recall()
     assert module.top_folder("transformers/models/x.py") == "transformers"
