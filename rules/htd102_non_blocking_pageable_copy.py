@@ -18,7 +18,11 @@ class NonBlockingPageableCopy(Rule):
     advanced indexing — even of a pinned buffer, whose result is a fresh pageable tensor), or a
     name, `self` attribute or same-module helper whose value is provably one of those.
     `torch.cat`/`torch.stack` results are reported by HTD104 instead, with a fix; a join written
-    into a buffer with `out=` is judged by its buffer, here.
+    into a buffer with `out=` is judged by its buffer, here. The copy goes to a device when its
+    target says so (`"cuda"`, `torch.device("cuda", 0)`, a name such as `device`) and also when
+    the target is a name the analysis cannot place (`x.to(d, non_blocking=True)`): asking for a
+    non-blocking copy says it goes to a device, unless the target is proven host memory or a
+    dtype.
 
     ## Why is this bad?
     CUDA can only copy asynchronously from page-locked (pinned) memory. From pageable memory the
@@ -177,6 +181,23 @@ class NonBlockingPageableCopy(Rule):
             "    host = torch.zeros(4)\n"
             "    host.copy_(x.to(dev), non_blocking=True)\n"
         ),
+        # an unnamed target: blocking, a host tensor's device, no target, a dtype
+        Valid("import torch\ndef f(ids, d):\n    return torch.tensor(ids).to(d)\n"),
+        Valid(
+            "import torch\n"
+            "def f(n):\n"
+            "    like = torch.empty(4)\n"
+            "    return torch.arange(n).to(like, non_blocking=True)\n"
+        ),
+        Valid(
+            "import torch\n"
+            "def f(n):\n"
+            "    return torch.arange(n).to(memory_format=torch.preserve_format, "
+            "non_blocking=True)\n"
+        ),
+        Valid(
+            "import torch\ndef f(n, d):\n    return torch.arange(n).to(dtype=d, non_blocking=True)\n"
+        ),
     )
     invalid = (
         Invalid("import torch\ny = torch.tensor([1, 2]).to('cuda', non_blocking=True)\n", 2, 5),
@@ -291,6 +312,23 @@ class NonBlockingPageableCopy(Rule):
             "    )\n",
             5,
             12,
+        ),
+        # a target the names do not reveal: `non_blocking=True` says it is a device
+        Invalid(
+            "import torch\n"
+            "def f(ids, d):\n"
+            "    t = torch.tensor(ids, dtype=torch.int64)\n"
+            "    return t.to(d, non_blocking=True)\n",
+            4,
+            12,
+        ),
+        Invalid(
+            "import torch\n"
+            "class Uploader:\n"
+            "    def upload(self, n, target):\n"
+            "        return torch.arange(n).to(target, non_blocking=True)\n",
+            4,
+            16,
         ),
     )
 
