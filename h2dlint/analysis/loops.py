@@ -40,9 +40,16 @@ from dataclasses import dataclass
 import libcst as cst
 
 from h2dlint.analysis.bindings import COMPREHENSIONS
+from h2dlint.analysis.copies import non_blocking_to_unnamed_device
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame, method_frame
-from h2dlint.analysis.provenance import Provenance, first_positional, host_named, keyword
+from h2dlint.analysis.provenance import (
+    Provenance,
+    first_positional,
+    host_named,
+    is_true,
+    keyword,
+)
 from h2dlint.analysis.targets import Target, by_name
 from h2dlint.engine import visit_read_only
 
@@ -112,6 +119,22 @@ MAPPING_METHODS = frozenset({"items", "values", "keys"})
 STORE_METHODS = frozenset({"append", "appendleft", "add", "insert", "put", "put_nowait"})
 # Literal ``range(n)`` bounds at or below this count as a provably tiny loop.
 TINY = 8
+# Calls that make a host tensor from an item's data: ``[torch.tensor(r).cuda() for r in rows]``
+# copies each row on its own just as ``[r.cuda() for r in rows]`` does.
+ITEM_CONVERTERS = frozenset(
+    {
+        "torch.tensor",
+        "torch.as_tensor",
+        "torch.asarray",
+        "torch.from_numpy",
+        "torch.Tensor",
+        "torch.LongTensor",
+        "torch.IntTensor",
+        "torch.FloatTensor",
+    }
+)
+# Calls that take one item at a time off a collection in a ``while`` loop.
+TAKING_METHODS = frozenset({"pop", "popleft", "get", "get_nowait"})
 
 
 @dataclass(frozen=True)
@@ -126,7 +149,7 @@ class Transfer:
 class GatheringLoop:
     """A loop or comprehension that moves each item to the device in its own copy."""
 
-    node: cst.For | Comprehension
+    node: cst.For | cst.While | Comprehension
     transfer: Transfer
     iterable: cst.BaseExpression
 
@@ -207,12 +230,62 @@ def _device_argument(call: cst.Call) -> cst.BaseExpression | None:
     return first_positional(call)
 
 
-def _aligns_to_tensor(device: cst.BaseExpression) -> bool:
-    """``<tensor>.device``: the device of some other tensor (not ``self.device``)."""
+def _aligns_to_tensor(
+    device: cst.BaseExpression, provenance: Provenance | None = None, frame: Frame | None = None
+) -> bool:
+    """``<tensor>.device``: the device of some other tensor (not ``self.device``), also through
+    a local name bound only to such (``first = norms[0].device``)."""
+    if isinstance(device, cst.Name) and provenance is not None and frame is not None:
+        values = provenance.bindings(frame).of(device.value)
+        return bool(values) and all(
+            value is not None and _aligns_to_tensor(value) and not _model_named(_root(value) or "")
+            for value in values
+        )
     if not (isinstance(device, cst.Attribute) and device.attr.value == "device"):
         return False
     base = device.value
     return not (isinstance(base, cst.Name) and base.value in ("self", "cls"))
+
+
+def _to_device(node: cst.Call, provenance: Provenance, frame: Frame) -> bool:
+    """``x.to(<device>)``: named a device, or an unnamed target of a non-blocking copy."""
+    if provenance.to_target(node, frame) is Target.DEVICE:
+        return True
+    non_blocking = keyword(node, "non_blocking")
+    return (
+        non_blocking is not None
+        and is_true(non_blocking.value)
+        and non_blocking_to_unnamed_device(provenance, node, frame)
+    )
+
+
+def converted_item(
+    node: cst.BaseExpression, loop_names: set[str], provenance: Provenance
+) -> cst.BaseExpression | None:
+    """The item data ``torch.tensor(r)`` (``as_tensor``, ``from_numpy``...) makes a host tensor
+    of, when it is a loop item that may be large; ``None`` for a few-byte constant (a number,
+    ``torch.tensor([step])``, ``torch.tensor(i)`` of a ``range`` index: nothing to batch)."""
+    if not isinstance(node, cst.Call) or provenance.qualify(node.func) not in ITEM_CONVERTERS:
+        return None
+    if keyword(node, "device") is not None:
+        return None
+    data = first_positional(node)
+    if data is None or _small_constant(data):
+        return None
+    return data if rooted_in(data, loop_names) else None
+
+
+def _small_constant(node: cst.BaseExpression) -> bool:
+    """A number or a short display of numbers and names (``[step]``, ``(start, end)``)."""
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(node, (cst.List, cst.Tuple)):
+        return len(node.elements) <= TINY and all(
+            isinstance(e, cst.Element)
+            and isinstance(e.value, (cst.Integer, cst.Float, cst.Name, cst.Attribute))
+            for e in node.elements
+        )
+    return False
 
 
 def rooted_in(node: cst.BaseExpression, loop_names: set[str]) -> bool:
@@ -255,18 +328,27 @@ def row_segment(node: cst.BaseExpression, loop_names: set[str]) -> bool:
 
 
 def item_transfer(
-    node: cst.BaseExpression, loop_names: set[str], provenance: Provenance, frame: Frame
+    node: cst.BaseExpression,
+    loop_names: set[str],
+    provenance: Provenance,
+    frame: Frame,
+    indices: frozenset[str] = frozenset(),
 ) -> Transfer | None:
-    """The host-to-device copy of a loop item that ``node`` is, trivial wrapping aside."""
+    """The host-to-device copy of a loop item that ``node`` is, trivial wrapping aside.
+    ``indices`` are the loop names that are integers (a ``range``'s, ``enumerate``'s count)."""
     node = strip_trivial(node, provenance, frame)
     if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
         return None
     method = node.func.attr.value
     if method == "to":
-        if provenance.to_target(node, frame) is not Target.DEVICE:
+        if not _to_device(node, provenance, frame):
             return None
         device = _device_argument(node)
-        if device is None or names_in(device) & loop_names or _aligns_to_tensor(device):
+        if (
+            device is None
+            or names_in(device) & loop_names
+            or _aligns_to_tensor(device, provenance, frame)
+        ):
             return None
         moved = node.func.value
     elif method == "cuda":
@@ -290,6 +372,11 @@ def item_transfer(
     moved = strip_trivial(moved, provenance, frame)
     if isinstance(moved, cst.Attribute) and moved.attr.value == "data":
         moved = moved.value
+    data = converted_item(moved, loop_names, provenance)
+    if data is not None:
+        if isinstance(data, cst.Name) and data.value in indices:
+            return None  # ``torch.tensor(i)`` of a loop index: a few bytes
+        return Transfer(node, moved)
     if not rooted_in(moved, loop_names) or row_segment(moved, loop_names):
         return None
     if provenance.where(moved, frame) is Where.DEVICE:
@@ -303,6 +390,23 @@ def _device_named(node: cst.BaseExpression) -> bool:
             return True
         node = node.value
     return isinstance(node, cst.Name) and by_name(node.value) is Target.DEVICE
+
+
+def index_names(target: cst.BaseExpression, iterable: cst.BaseExpression) -> frozenset[str]:
+    """The names of a loop target that are integers: ``i`` in ``for i in range(n)`` and in
+    ``for i, x in enumerate(xs)``."""
+    if not (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name)):
+        return frozenset()
+    if iterable.func.value == "range" and isinstance(target, cst.Name):
+        return frozenset({target.value})
+    if (
+        iterable.func.value == "enumerate"
+        and isinstance(target, (cst.Tuple, cst.List))
+        and target.elements
+        and isinstance(target.elements[0].value, cst.Name)
+    ):
+        return frozenset({target.elements[0].value.value})
+    return frozenset()
 
 
 # -- iterables --------------------------------------------------------------------------------
@@ -393,7 +497,27 @@ def iterable_excluded(
     ):
         return True
     # Rows of a tensor already on the device.
-    return provenance.where(iterable, frame) is Where.DEVICE
+    if provenance.where(iterable, frame) is Where.DEVICE:
+        return True
+    # Tensors of a list proven on a device (``norms = [g.norm() for g in grads]`` of device
+    # gradients): moving them is a gather between devices.
+    sequence = _iterated(iterable)
+    return (
+        isinstance(sequence, (cst.Name, cst.List, cst.Tuple, cst.ListComp))
+        and provenance.sequence_where(sequence, frame) is Where.DEVICE
+    )
+
+
+def _iterated(node: cst.BaseExpression) -> cst.BaseExpression:
+    """The collection an iterable goes over: ``xs`` of ``enumerate(xs)``, ``reversed(xs)``."""
+    while (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value in ("enumerate", "reversed", "list", "tuple", "sorted")
+        and node.args
+    ):
+        node = node.args[0].value
+    return node
 
 
 # -- comprehensions ---------------------------------------------------------------------------
@@ -414,14 +538,20 @@ def gathering_comprehension(
         return None  # cheap exit: the element is no call at all
     clauses = list(_for_clauses(node))
     loop_names: set[str] = set()
+    indices: frozenset[str] = frozenset()
     for clause in clauses:
         loop_names |= target_names(clause.target)
+        indices |= index_names(clause.target, clause.iter)
     for clause in clauses:
-        if any(mentions_isinstance(condition.test) for condition in clause.ifs):
-            return None
+        if any(
+            mentions_isinstance(condition.test)
+            and not tensor_filter(condition.test, loop_names, provenance)
+            for condition in clause.ifs
+        ):
+            return None  # a condition on type that is more than keeping the tensors
         if clause.asynchronous is not None:
             return None
-    transfer = item_transfer(element, loop_names, provenance, frame)
+    transfer = item_transfer(element, loop_names, provenance, frame, indices)
     if transfer is None:
         return None
     outer = clauses[0]
@@ -483,24 +613,99 @@ def moves_state_in_place(target: cst.BaseExpression, collection: cst.BaseExpress
     return _root(target) in ("self", "cls") and target.deep_equals(collection)
 
 
-def gathering_for(node: cst.For, provenance: Provenance, frame: Frame) -> GatheringLoop | None:
-    """A ``for`` loop whose body only copies items to the device and stores them."""
-    if node.orelse is not None or node.asynchronous is not None:
-        return None
-    statements = _small_statements(node.body)
-    if not statements:
-        return None
-    loop_names = target_names(node.target)
+def tensor_filter(test: cst.BaseExpression, loop_names: set[str], provenance: Provenance) -> bool:
+    """``isinstance(item, torch.Tensor)``, ``torch.is_tensor(item)`` or ``item is not None``
+    of a loop item (also several ``and``-ed): a guard that keeps a collection's tensors, not a
+    dispatch on type (which has branches doing different things per type)."""
+    if isinstance(test, cst.BooleanOperation):
+        return isinstance(test.operator, cst.And) and all(
+            tensor_filter(side, loop_names, provenance) for side in (test.left, test.right)
+        )
+    if isinstance(test, cst.Comparison):
+        return (
+            len(test.comparisons) == 1
+            and isinstance(test.comparisons[0].operator, cst.IsNot)
+            and isinstance(test.comparisons[0].comparator, cst.Name)
+            and test.comparisons[0].comparator.value == "None"
+            and rooted_in(test.left, loop_names)
+        )
+    if not isinstance(test, cst.Call):
+        return False
+    args = [a.value for a in test.args if a.keyword is None and not a.star]
+    if provenance.qualify(test.func) == "torch.is_tensor":
+        return len(args) == 1 and rooted_in(args[0], loop_names)
+    return (
+        isinstance(test.func, cst.Name)
+        and test.func.value == "isinstance"
+        and len(args) == 2
+        and rooted_in(args[0], loop_names)
+        and provenance.qualify(args[1]) == "torch.Tensor"
+    )
+
+
+def _skips_non_tensors(
+    statement: cst.BaseStatement, loop_names: set[str], provenance: Provenance
+) -> bool:
+    """``if not isinstance(item, torch.Tensor): continue``."""
+    if not (isinstance(statement, cst.If) and statement.orelse is None):
+        return False
+    test = statement.test
+    if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
+        return False
+    body = _small_statements(statement.body)
+    return (
+        body is not None
+        and len(body) == 1
+        and isinstance(body[0], cst.Continue)
+        and tensor_filter(test.expression, loop_names, provenance)
+    )
+
+
+def loop_statements(
+    body: cst.BaseSuite, loop_names: set[str], provenance: Provenance
+) -> list[cst.BaseSmallStatement] | None:
+    """The simple statements a loop runs per item; ``None`` when it holds a compound statement.
+    A filter that keeps the items' tensors (:func:`tensor_filter`) is seen through: a body that
+    is one ``if`` filter without ``else`` stands for the ``if``'s body, and a leading
+    ``if not isinstance(item, torch.Tensor): continue`` is dropped."""
+    statements = _small_statements(body)
+    if statements is not None or not isinstance(body, cst.IndentedBlock):
+        return statements
+    members = list(body.body)
+    if (
+        len(members) == 1
+        and isinstance(members[0], cst.If)
+        and members[0].orelse is None
+        and tensor_filter(members[0].test, loop_names, provenance)
+    ):
+        return _small_statements(members[0].body)
+    if len(members) > 1 and _skips_non_tensors(members[0], loop_names, provenance):
+        return _small_statements(body.with_changes(body=members[1:]))
+    return None
+
+
+def _gathering_transfers(
+    statements: list[cst.BaseSmallStatement],
+    loop_names: set[str],
+    provenance: Provenance,
+    frame: Frame,
+    indices: frozenset[str] = frozenset(),
+    control: frozenset[cst.BaseSmallStatement] = frozenset(),
+) -> list[Transfer] | None:
+    """The per-item transfers of a loop body that only copies items to the device and stores
+    them (``control``: statements that drive a ``while`` loop, taken as they are), or None."""
     temporaries: dict[str, Transfer] = {}
     stored: set[str] = set()
     transfers: list[Transfer] = []
     for small in statements:
+        if small in control:
+            continue
         if isinstance(small, cst.Pass) or (
             isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString)
         ):
             continue
         if isinstance(small, cst.Expr) and _method(small.value) == "copy_":
-            transfer = item_transfer(small.value, loop_names, provenance, frame)
+            transfer = item_transfer(small.value, loop_names, provenance, frame, indices)
             if transfer is None:
                 return None
             transfers.append(transfer)
@@ -512,7 +717,7 @@ def gathering_for(node: cst.For, provenance: Provenance, frame: Frame) -> Gather
         ):
             # ``y = x.to(dev)``, stored by a later statement
             name = small.targets[0].target.value
-            transfer = item_transfer(small.value, loop_names, provenance, frame)
+            transfer = item_transfer(small.value, loop_names, provenance, frame, indices)
             if transfer is None or name in loop_names:
                 return None
             temporaries[name] = transfer
@@ -525,7 +730,7 @@ def gathering_for(node: cst.For, provenance: Provenance, frame: Frame) -> Gather
             stored.add(value.value)
             transfers.append(temporaries[value.value])
             continue
-        transfer = item_transfer(value, loop_names, provenance, frame)
+        transfer = item_transfer(value, loop_names, provenance, frame, indices)
         if transfer is None:
             return None
         if isinstance(small, cst.Assign) and moves_state_in_place(
@@ -535,11 +740,104 @@ def gathering_for(node: cst.For, provenance: Provenance, frame: Frame) -> Gather
         transfers.append(transfer)
     if not transfers or set(temporaries) - stored:
         return None
+    return transfers
+
+
+def gathering_for(node: cst.For, provenance: Provenance, frame: Frame) -> GatheringLoop | None:
+    """A ``for`` loop whose body only copies items to the device and stores them."""
+    if node.orelse is not None or node.asynchronous is not None:
+        return None
+    loop_names = target_names(node.target)
+    statements = loop_statements(node.body, loop_names, provenance)
+    if not statements:
+        return None
+    indices = index_names(node.target, node.iter)
+    transfers = _gathering_transfers(statements, loop_names, provenance, frame, indices)
+    if transfers is None:
+        return None
     if any(keyed_by_own_keys(t.moved, node.iter) for t in transfers):
         return None
     if iterable_excluded(node.iter, loop_names, provenance, frame):
         return None
     return GatheringLoop(node, transfers[0], node.iter)
+
+
+def _taken(small: cst.BaseSmallStatement) -> tuple[str, cst.BaseExpression] | None:
+    """``item = queue.pop()`` (``popleft``, ``get``; ``next(it)``): the name and the
+    collection an item is taken from."""
+    if not (
+        isinstance(small, cst.Assign)
+        and len(small.targets) == 1
+        and isinstance(small.targets[0].target, cst.Name)
+        and isinstance(small.value, cst.Call)
+    ):
+        return None
+    call = small.value
+    name = small.targets[0].target.value
+    if isinstance(call.func, cst.Attribute) and call.func.attr.value in TAKING_METHODS:
+        return name, call.func.value
+    if isinstance(call.func, cst.Name) and call.func.value == "next" and call.args:
+        return name, call.args[0].value
+    return None
+
+
+def _counter(small: cst.BaseSmallStatement) -> str | None:
+    """``i += 1``: the name of a ``while`` loop's counter."""
+    if (
+        isinstance(small, cst.AugAssign)
+        and isinstance(small.operator, cst.AddAssign)
+        and isinstance(small.target, cst.Name)
+        and isinstance(small.value, cst.Integer)
+    ):
+        return small.target.value
+    return None
+
+
+def _indexed_collection(transfers: list[Transfer], counters: set[str]) -> cst.BaseExpression | None:
+    """``xs`` of a moved ``xs[i]`` with ``i`` a counter."""
+    for transfer in transfers:
+        moved = transfer.moved
+        while isinstance(moved, cst.Attribute):
+            moved = moved.value
+        if isinstance(moved, cst.Subscript) and any(
+            isinstance(e.slice, cst.Index) and names_in(e.slice) & counters for e in moved.slice
+        ):
+            return moved.value
+    return None
+
+
+def gathering_while(node: cst.While, provenance: Provenance, frame: Frame) -> GatheringLoop | None:
+    """A ``while`` loop whose body takes items one at a time (``x = queue.pop()``, or a counter
+    ``i += 1`` indexing ``xs[i]``), copies each to the device and stores it."""
+    if node.orelse is not None or not isinstance(node.body, cst.IndentedBlock):
+        return None
+    statements = _small_statements(node.body)
+    if not statements:
+        return None
+    taken = {t[0]: t[1] for t in map(_taken, statements) if t is not None}
+    counters = {c for c in map(_counter, statements) if c is not None}
+    control = frozenset(s for s in statements if _taken(s) is not None or _counter(s) is not None)
+    loop_names = set(taken) | counters
+    if not loop_names:
+        return None
+    transfers = _gathering_transfers(
+        statements, loop_names, provenance, frame, frozenset(counters), control
+    )
+    if transfers is None:
+        return None
+    iterable = next(iter(taken.values()), None) or _indexed_collection(transfers, counters)
+    if iterable is None or _bounded_by_small_literal(node.test):
+        return None
+    if iterable_excluded(iterable, loop_names, provenance, frame):
+        return None
+    return GatheringLoop(node, transfers[0], iterable)
+
+
+def _bounded_by_small_literal(test: cst.BaseExpression) -> bool:
+    """``i < 4``: a provably tiny ``while`` loop."""
+    return isinstance(test, cst.Comparison) and any(
+        _small_literal(c.comparator) for c in test.comparisons
+    )
 
 
 # -- helpers whose body is a gathering loop ---------------------------------------------------
@@ -682,3 +980,94 @@ def assigned_in_place(
         if isinstance(parent, (cst.BaseStatement, cst.BaseSmallStatement)):
             return False
     return False
+
+
+# -- helpers that move the items of a parameter -------------------------------------------------
+class _GatheringLoops(cst.CSTVisitor):
+    """The gathering loops of one function (not of nested functions, classes or lambdas, and
+    not under a dispatch on type)."""
+
+    def __init__(self, root: cst.FunctionDef, provenance: Provenance, frame: Frame) -> None:
+        self.root = root
+        self.provenance = provenance
+        self.frame = frame
+        self.dispatch = 0
+        self.found: list[GatheringLoop] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return node is self.root
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def _dispatches(self, node: cst.CSTNode) -> bool:
+        return isinstance(node, (cst.If, cst.IfExp, cst.While)) and mentions_isinstance(node.test)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if not self.dispatch:
+            found: GatheringLoop | None = None
+            if isinstance(node, cst.For):
+                found = gathering_for(node, self.provenance, self.frame)
+            elif isinstance(node, cst.While):
+                found = gathering_while(node, self.provenance, self.frame)
+            elif isinstance(node, COMPREHENSIONS):
+                found = gathering_comprehension(node, self.provenance, self.frame)
+            if found is not None:
+                self.found.append(found)
+        if self._dispatches(node):
+            self.dispatch += 1
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if self._dispatches(original_node):
+            self.dispatch -= 1
+        super().on_leave(original_node)
+
+
+def parameter_names(function: cst.FunctionDef) -> list[str]:
+    """The names of ``function``'s parameters, in order (``*args`` and ``**kwargs`` aside)."""
+    params = function.params
+    return [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
+
+
+def mover_loops(
+    function: cst.FunctionDef, provenance: Provenance, frame: Frame
+) -> dict[str, GatheringLoop]:
+    """The parameters of ``function`` whose items it copies to the device one per item, each
+    with the loop doing it: ``def move_items(items, device): for item in items: ...`` moves
+    the items of ``items``. A call of such a function in a loop or on a hot path makes those
+    copies every time (see :func:`mover_parameters`)."""
+    names = set(parameter_names(function)) - {frame.self_name or "self", "cls"}
+    finder = _GatheringLoops(function, provenance, frame)
+    visit_read_only(function, finder)
+    loops: dict[str, GatheringLoop] = {}
+    for loop in finder.found:
+        root = _root(_iterated(loop.iterable))
+        if root is not None and root in names:
+            loops.setdefault(root, loop)
+    return loops
+
+
+def mover_parameters(function: cst.FunctionDef, provenance: Provenance, frame: Frame) -> set[str]:
+    """The parameters whose items ``function`` moves to the device one copy per item, for a
+    project index to record (a helper imported from another module is a mover all the same)."""
+    return set(mover_loops(function, provenance, frame))
+
+
+def passed_parameters(function: cst.FunctionDef, call: cst.Call, method: bool) -> set[str]:
+    """The parameters of ``function`` that ``call`` passes an argument for (all of them when it
+    unpacks ``*args`` or ``**kwargs``); ``method``: the call is bound, so the first parameter is
+    the instance."""
+    params = function.params
+    ordered = [p.name.value for p in (*params.posonly_params, *params.params)]
+    if method and ordered:
+        ordered = ordered[1:]
+    if any(arg.star for arg in call.args):
+        return set(parameter_names(function))
+    passed = {arg.keyword.value for arg in call.args if arg.keyword is not None}
+    positional = [arg for arg in call.args if arg.keyword is None]
+    passed.update(ordered[: len(positional)])
+    return passed
