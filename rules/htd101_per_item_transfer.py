@@ -539,25 +539,25 @@ class PerItemTransfer(ComprehensionVisits, Rule):
         if not loops:
             return
         passed = sorted(set(loops) & passed_parameters(function, node, bound))
-        if not passed or not self._repeated() or self._runs_once():
+        if not passed or not self._repeated(node) or self._runs_once():
             return
         self._report_call(loops[passed[0]], node, shown)
 
-    def _repeated(self) -> bool:
-        """Whether the call being visited runs again and again: in the body of a loop (over
-        requests, batches, steps) of its function, or in a hot function."""
-        ancestors = self.context.ancestors
+    def _repeated(self, node: cst.Call) -> bool:
+        """Whether ``node``, the call being visited, runs again and again: in the body of a
+        loop (over requests, batches, steps) of its function, or in a hot function."""
+        ancestors = [*self.context.ancestors, node]
         for i in range(len(ancestors) - 1, 0, -1):
-            node, child = ancestors[i - 1], ancestors[i]
-            if isinstance(node, (cst.For, cst.While)) and child is node.body:
-                if not (isinstance(node, cst.For) and tiny_iterable(node.iter)):
+            parent, child = ancestors[i - 1], ancestors[i]
+            if isinstance(parent, (cst.For, cst.While)) and child is parent.body:
+                if not (isinstance(parent, cst.For) and tiny_iterable(parent.iter)):
                     return True
-            elif isinstance(node, COMPREHENSIONS) and not isinstance(child, cst.CompFor):
+            elif isinstance(parent, COMPREHENSIONS) and not isinstance(child, cst.CompFor):
                 return True
-            elif isinstance(node, (cst.Lambda, cst.ClassDef)):
+            elif isinstance(parent, (cst.Lambda, cst.ClassDef)):
                 return False
-            elif isinstance(node, cst.FunctionDef):
-                return _hot_by_name(node.name.value)
+            elif isinstance(parent, cst.FunctionDef):
+                return _hot_by_name(parent.name.value)
         return False
 
     def _report_call(self, loop: GatheringLoop, node: cst.Call, shown: str) -> None:
