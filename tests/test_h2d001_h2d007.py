@@ -197,6 +197,17 @@ def test_the_loop_message_names_the_collection() -> None:
     [
         ("if isinstance(x, torch.Tensor):\n            out.append(x.to(device))", True),
         ("if torch.is_tensor(x.feature):\n            x.feature = x.feature.to(device)", True),
+        # one filter per field
+        (
+            "if isinstance(x.a, torch.Tensor):\n            x.a = x.a.to(device)\n"
+            "        if isinstance(x.b, torch.Tensor):\n            x.b = x.b.to(device)",
+            True,
+        ),
+        (
+            "if isinstance(x.a, torch.Tensor):\n            x.a = x.a.to(device)\n"
+            "        if isinstance(x.b, dict):\n            x.b = y",
+            False,
+        ),
         ("if x is not None:\n            out.append(x.cuda())", True),
         (
             "if not isinstance(x, torch.Tensor):\n            continue\n"

@@ -665,23 +665,32 @@ def loop_statements(
     body: cst.BaseSuite, loop_names: set[str], provenance: Provenance
 ) -> list[cst.BaseSmallStatement] | None:
     """The simple statements a loop runs per item; ``None`` when it holds a compound statement.
-    A filter that keeps the items' tensors (:func:`tensor_filter`) is seen through: a body that
-    is one ``if`` filter without ``else`` stands for the ``if``'s body, and a leading
-    ``if not isinstance(item, torch.Tensor): continue`` is dropped."""
+    A filter that keeps the items' tensors (:func:`tensor_filter`) is seen through: an ``if``
+    filter without ``else`` stands for its body (``if isinstance(item.a, torch.Tensor): item.a
+    = item.a.to(dev)``, one such per field), and a leading ``if not isinstance(item,
+    torch.Tensor): continue`` is dropped."""
     statements = _small_statements(body)
     if statements is not None or not isinstance(body, cst.IndentedBlock):
         return statements
     members = list(body.body)
-    if (
-        len(members) == 1
-        and isinstance(members[0], cst.If)
-        and members[0].orelse is None
-        and tensor_filter(members[0].test, loop_names, provenance)
-    ):
-        return _small_statements(members[0].body)
-    if len(members) > 1 and _skips_non_tensors(members[0], loop_names, provenance):
-        return _small_statements(body.with_changes(body=members[1:]))
-    return None
+    if members and _skips_non_tensors(members[0], loop_names, provenance):
+        members = members[1:]
+    out: list[cst.BaseSmallStatement] = []
+    for member in members:
+        if isinstance(member, cst.SimpleStatementLine):
+            out.extend(member.body)
+            continue
+        if not (
+            isinstance(member, cst.If)
+            and member.orelse is None
+            and tensor_filter(member.test, loop_names, provenance)
+        ):
+            return None
+        filtered = _small_statements(member.body)
+        if filtered is None:
+            return None
+        out.extend(filtered)
+    return out
 
 
 def _gathering_transfers(
