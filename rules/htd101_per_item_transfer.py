@@ -495,18 +495,17 @@ class PerItemTransfer(ComprehensionVisits, Rule):
 
     # -- calls of a helper that moves the items of an argument ------------------------------
     def _callee(self, node: cst.Call) -> tuple[cst.FunctionDef, str, bool] | None:
-        """The function or method of this module that ``node`` calls, how to show the call,
-        and whether the call is bound (``self.m(...)``)."""
+        """The function or method of this module that ``node`` may call (see
+        :meth:`_shadowed`), how to show the call, and whether the call is bound
+        (``self.m(...)``)."""
         provenance = Provenance.of(self.context)
-        frame = provenance.current_frame()
         func = node.func
         if isinstance(func, cst.Name):
             function = provenance.index.functions.get(func.value)
-            if function is None or provenance.bindings(frame).of(func.value):
-                return None  # not a function of the module, or a local of the same name
-            if frame.function is function:
-                return None  # recursion
+            if function is None:
+                return None
             return function, f"{func.value}(...)", False
+        frame = provenance.current_frame()
         if (
             isinstance(func, cst.Attribute)
             and isinstance(func.value, cst.Name)
@@ -518,6 +517,15 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                 return None
             return method, f"{func.value.value}.{func.attr.value}(...)", True
         return None
+
+    def _shadowed(self, node: cst.Call, function: cst.FunctionDef) -> bool:
+        """Whether a plain-name call does not call the module's function of that name: a
+        local of the same name, or the function calling itself (a recursive mover)."""
+        if not isinstance(node.func, cst.Name):
+            return False
+        provenance = Provenance.of(self.context)
+        frame = provenance.current_frame()
+        return frame.function is function or bool(provenance.bindings(frame).of(node.func.value))
 
     def _mover_loops(self, function: cst.FunctionDef) -> dict[str, GatheringLoop]:
         provenance = Provenance.of(self.context)
@@ -535,11 +543,13 @@ class PerItemTransfer(ComprehensionVisits, Rule):
         if callee is None:
             return
         function, shown, bound = callee
+        if not node.args or not self._repeated(node):
+            return  # cheap tests first: most calls are not repeated movers
         loops = self._mover_loops(function)
         if not loops:
             return
         passed = sorted(set(loops) & passed_parameters(function, node, bound))
-        if not passed or not self._repeated(node) or self._runs_once():
+        if not passed or self._shadowed(node, function) or self._runs_once():
             return
         self._report_call(loops[passed[0]], node, shown)
 
