@@ -426,6 +426,14 @@ class PerItemTransfer(ComprehensionVisits, Rule):
             5,
             20,
         ),
+        # a model's device is where host data goes, not another tensor's device
+        Invalid(
+            "def f(model, loader):\n"
+            "    model_device = next(model.parameters()).device\n"
+            "    return [batch['ids'].to(model_device) for batch in loader]\n",
+            3,
+            13,
+        ),
         # an unnamed target of a non-blocking copy is a device
         Invalid(
             "def f(crops, d):\n    return [c.to(d, non_blocking=True) for c in crops]\n",

@@ -234,11 +234,17 @@ def _aligns_to_tensor(
     device: cst.BaseExpression, provenance: Provenance | None = None, frame: Frame | None = None
 ) -> bool:
     """``<tensor>.device``: the device of some other tensor (not ``self.device``), also through
-    a local name bound only to such (``first = norms[0].device``)."""
+    a local name bound only to the device of a named tensor or an element of one
+    (``first = norms[0].device``; not ``next(model.parameters()).device``, a model's device,
+    where host data is sent)."""
     if isinstance(device, cst.Name) and provenance is not None and frame is not None:
         values = provenance.bindings(frame).of(device.value)
         return bool(values) and all(
-            value is not None and _aligns_to_tensor(value) and not _model_named(_root(value) or "")
+            isinstance(value, cst.Attribute)
+            and isinstance(value.value, (cst.Name, cst.Subscript))
+            and not calls_in(value.value)
+            and _aligns_to_tensor(value)
+            and not _model_named(_root(value) or "")
             for value in values
         )
     if not (isinstance(device, cst.Attribute) and device.attr.value == "device"):
