@@ -101,7 +101,10 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     name = "per-item-transfer"
     message = "each item is copied to the device on its own; batch them into one copy"
     prefilter = (b".to(", b".cuda(", b".copy_(")
-    candidates = ("loop .to|.cuda|.copy_ on loop",)  # a copy of a loop item
+    candidates = (
+        "loop .to|.cuda|.copy_ on loop",  # a copy of a loop item
+        "loop .to|.cuda|.copy_ on .pop|.popleft|.get|.get_nowait|next",  # taken in a while loop
+    )
 
     valid = (
         # a training loop: real work per item
@@ -172,13 +175,12 @@ class PerItemTransfer(ComprehensionVisits, Rule):
             "def f(steps, device):\n"
             "    return [torch.tensor([s]).cuda() for s in steps]\n"
         ),
-        # a while loop of a provably tiny count
+        # a while loop doing real work per item
         Valid(
-            "def f(xs, device):\n"
-            "    i = 0\n"
-            "    while i < 3:\n"
-            "        xs[i] = xs[i].to(device)\n"
-            "        i += 1\n"
+            "def f(queue, model, device):\n"
+            "    while queue:\n"
+            "        x = queue.pop()\n"
+            "        model(x.to(device))\n"
         ),
         # multi-GPU scatter: a different device per item
         Valid(

@@ -267,15 +267,21 @@ def test_a_range_index_made_a_tensor_is_a_few_bytes() -> None:
     [
         ("while queue:\n        x = queue.pop()\n        out.append(x.to(device))", True),
         ("while q:\n        x = q.popleft()\n        out.append(x.cuda())", True),
-        ("while i < len(xs):\n        xs[i] = xs[i].to(device)\n        i += 1", True),
-        ("while i < 4:\n        xs[i] = xs[i].to(device)\n        i += 1", False),  # tiny
+        ("while it:\n        x = next(it)\n        out.append(x.cuda())", True),
+        # a counter is not recognised (the candidate filter could not see it)
+        ("while i < len(xs):\n        xs[i] = xs[i].to(device)\n        i += 1", False),
+        (
+            "while queue:\n        x = queue.pop()\n        y = q.pop()\n"
+            "        out.append(x.cuda())",
+            False,
+        ),
         ("while queue:\n        x = queue.pop()\n        out.append(model(x.to(device)))", False),
         ("while queue:\n        x = queue.pop()\n        out.append(x.to('cpu'))", False),
         ("while ok:\n        out.append(y.to(device))", False),  # no item taken
     ],
 )
 def test_gathering_while_loops(loop: str, gathering: bool) -> None:
-    code = f"def f(queue, q, xs, i, out, y, ok, model, device):\n    {loop}\n"
+    code = f"def f(queue, q, it, xs, i, out, y, ok, model, device):\n    {loop}\n"
     provenance, module = _provenance(code)
     node, frame = _first(module, cst.While)
     assert (gathering_while(node, provenance, frame) is not None) is gathering

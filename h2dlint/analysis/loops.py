@@ -796,63 +796,28 @@ def _taken(small: cst.BaseSmallStatement) -> tuple[str, cst.BaseExpression] | No
     return None
 
 
-def _counter(small: cst.BaseSmallStatement) -> str | None:
-    """``i += 1``: the name of a ``while`` loop's counter."""
-    if (
-        isinstance(small, cst.AugAssign)
-        and isinstance(small.operator, cst.AddAssign)
-        and isinstance(small.target, cst.Name)
-        and isinstance(small.value, cst.Integer)
-    ):
-        return small.target.value
-    return None
-
-
-def _indexed_collection(transfers: list[Transfer], counters: set[str]) -> cst.BaseExpression | None:
-    """``xs`` of a moved ``xs[i]`` with ``i`` a counter."""
-    for transfer in transfers:
-        moved = transfer.moved
-        while isinstance(moved, cst.Attribute):
-            moved = moved.value
-        if isinstance(moved, cst.Subscript) and any(
-            isinstance(e.slice, cst.Index) and names_in(e.slice) & counters for e in moved.slice
-        ):
-            return moved.value
-    return None
-
-
 def gathering_while(node: cst.While, provenance: Provenance, frame: Frame) -> GatheringLoop | None:
-    """A ``while`` loop whose body takes items one at a time (``x = queue.pop()``, or a counter
-    ``i += 1`` indexing ``xs[i]``), copies each to the device and stores it."""
+    """A ``while`` loop whose body takes items one at a time off a collection
+    (``x = queue.pop()``, ``popleft``, ``get``, ``next(it)``), copies each to the device and
+    stores it. (A counter indexing ``xs[i]`` is not recognised: the candidate filter, which
+    knows ``for`` variables and names bound to calls, could not see it.)"""
     if node.orelse is not None or not isinstance(node.body, cst.IndentedBlock):
         return None
     statements = _small_statements(node.body)
     if not statements:
         return None
     taken = {t[0]: t[1] for t in map(_taken, statements) if t is not None}
-    counters = {c for c in map(_counter, statements) if c is not None}
-    control = frozenset(s for s in statements if _taken(s) is not None or _counter(s) is not None)
-    loop_names = set(taken) | counters
-    if not loop_names:
+    if len(taken) != 1:
         return None
-    transfers = _gathering_transfers(
-        statements, loop_names, provenance, frame, frozenset(counters), control
-    )
+    control = frozenset(s for s in statements if _taken(s) is not None)
+    loop_names = set(taken)
+    transfers = _gathering_transfers(statements, loop_names, provenance, frame, control=control)
     if transfers is None:
         return None
-    iterable = next(iter(taken.values()), None) or _indexed_collection(transfers, counters)
-    if iterable is None or _bounded_by_small_literal(node.test):
-        return None
+    (iterable,) = taken.values()
     if iterable_excluded(iterable, loop_names, provenance, frame):
         return None
     return GatheringLoop(node, transfers[0], iterable)
-
-
-def _bounded_by_small_literal(test: cst.BaseExpression) -> bool:
-    """``i < 4``: a provably tiny ``while`` loop."""
-    return isinstance(test, cst.Comparison) and any(
-        _small_literal(c.comparator) for c in test.comparisons
-    )
 
 
 # -- helpers whose body is a gathering loop ---------------------------------------------------
