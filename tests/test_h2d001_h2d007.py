@@ -9,7 +9,6 @@ from h2dlint.rules.htd106_tensor_from_host_data_on_device import host_sequence
 
 from h2dlint.analysis.frames import Frame, ModuleIndex
 from h2dlint.analysis.loops import (
-    find_movers,
     gathering_comprehension,
     gathering_for,
     gathering_while,
@@ -138,7 +137,7 @@ def test_gathering_for_bodies(body: str, gathering: bool) -> None:
     assert (gathering_for(node, provenance, frame) is not None) is gathering
 
 
-def test_movers_are_short_functions_and_methods_whose_body_is_the_loop() -> None:
+def test_movers_are_functions_and_methods_moving_a_parameters_items() -> None:
     code = (
         "def to_device(xs, device):\n"
         '    """Move."""\n'
@@ -150,14 +149,19 @@ def test_movers_are_short_functions_and_methods_whose_body_is_the_loop() -> None
         "    ys = [x.to(device) for x in xs]\n"
         "    log(ys)\n"
         "    return ys\n"
+        "def none(xs, device):\n"
+        "    return [x.to(device) * 2 for x in xs]\n"
         "class R:\n"
         "    def _move(self, xs):\n"
         "        return tuple(x.cuda() for x in xs)\n"
     )
-    provenance, module = _provenance(code)
-    movers = find_movers(provenance, module)
-    assert set(movers.functions) == {"to_device"}
-    assert [set(m) for m in movers.methods.values()] == [{"_move"}]
+    provenance, _ = _provenance(code)
+    index = provenance.index
+    found = {
+        f.name.value: mover_parameters(f, provenance, index.frame_of(f))
+        for f in [*index.functions.values(), *index.methods[index.classes["R"]].values()]
+    }
+    assert found == {"to_device": {"xs"}, "more": {"xs"}, "none": set(), "_move": {"xs"}}
 
 
 def test_call_sites_of_a_local_of_the_same_name_are_left_alone() -> None:

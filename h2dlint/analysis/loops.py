@@ -3,12 +3,16 @@ copy per item (HTD101).
 
 A *transfer* is ``x.to(<device>)``, ``x.cuda()`` or ``dst.copy_(x)`` into device memory. A
 *per-item transfer* moves an item of the loop: its tensor is the loop variable (or an element or
-attribute of it, or a container indexed by it), possibly with trivial wrapping (``.float()``,
-``.contiguous()``, ``.unsqueeze(0)``, ``.data``, ``.to(dtype)``). A loop or comprehension is a
-*gathering loop* when all it does per iteration is such a transfer whose result is collected:
-the element of a comprehension, or in a ``for`` body only statements that store the moved item
-(``out.append(...)``, ``xs[i] = ...``, ``batch[k] = ...``, ``item.attr = ...``, a ``copy_`` into
-a device buffer).
+attribute of it, or a container indexed by it, or a host tensor made of it by ``torch.tensor``,
+``as_tensor``, ``from_numpy``), possibly with trivial wrapping (``.float()``, ``.contiguous()``,
+``.unsqueeze(0)``, ``.data``, ``.to(dtype)``). A loop or comprehension is a *gathering loop*
+when all it does per iteration is such a transfer whose result is collected: the element of a
+comprehension, or in a ``for`` body (or a ``while`` body taking ``x = queue.pop()``) only
+statements that store the moved item (``out.append(...)``, ``xs[i] = ...``, ``batch[k] = ...``,
+``item.attr = ...``, a ``copy_`` into a device buffer). A guard that only keeps the items'
+tensors (``if isinstance(item.feature, torch.Tensor):`` without ``else``, ``if x is not None:``,
+``if not isinstance(x, torch.Tensor): continue``) is seen through: it filters, it does not
+dispatch. :func:`mover_parameters` says which parameters of a function it moves that way.
 
 Conservative by design (a false positive is as bad as a miss). Not gathering loops:
 
@@ -19,8 +23,9 @@ Conservative by design (a false positive is as bad as a miss). Not gathering loo
 - loops over a literal tuple or list or ``range(<small literal>)``: the item count is tiny;
 - loops over a model's parameters, buffers, modules or state dict, or over names that say so
   (``params``, ``layers``, ``model``...): one-time setup moves of things that cannot be batched;
-- type-dispatching loops (``isinstance`` in a guard or the element, or around the loop):
-  generic movers of mixed containers, which one batched copy cannot replace;
+- type-dispatching loops (``isinstance`` with an ``else`` or a test of another type, in the
+  element, or around the loop): generic movers of mixed containers, which one batched copy
+  cannot replace;
 - a mapping's values (``d.items()``, ``d.values()``, ``for k in d: d[k]``): named fields of
   different dtypes and shapes;
 - storage swaps (``p.data = ...``) and ``self``'s collection moved in place
@@ -29,7 +34,8 @@ Conservative by design (a false positive is as bad as a miss). Not gathering loo
   activations (``hidden_states``, ``latents``, ``logits``), which already live on an accelerator;
 - ``copy_`` into the loop's own items (distinct existing tensors) and row segments of one
   buffer (``gpu[i, :n].copy_(cpu[i, :n])``, the fix for a strided copy);
-- items the analysis proves already on a device.
+- items the analysis proves already on a device, or tensors of a list made on one;
+- few-byte constants: ``torch.tensor(i)`` of a ``range`` index, ``torch.tensor([step])``.
 """
 
 from __future__ import annotations
@@ -42,7 +48,7 @@ import libcst as cst
 from h2dlint.analysis.bindings import COMPREHENSIONS
 from h2dlint.analysis.copies import non_blocking_to_unnamed_device
 from h2dlint.analysis.facts import Where
-from h2dlint.analysis.frames import Frame, method_frame
+from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import (
     Provenance,
     first_positional,
@@ -820,73 +826,6 @@ def gathering_while(node: cst.While, provenance: Provenance, frame: Frame) -> Ga
     return GatheringLoop(node, transfers[0], iterable)
 
 
-# -- helpers whose body is a gathering loop ---------------------------------------------------
-def _is_empty_container(node: cst.BaseExpression) -> bool:
-    if isinstance(node, (cst.List, cst.Dict, cst.Tuple)):
-        return not node.elements
-    return (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Name)
-        and node.func.value in ("list", "dict", "OrderedDict")
-        and not node.args
-    )
-
-
-def mover_body(
-    function: cst.FunctionDef, provenance: Provenance, frame: Frame
-) -> GatheringLoop | None:
-    """The gathering loop that is all of ``function``'s work: besides it, only a docstring,
-    empty containers and a ``return``."""
-    body = function.body
-    if not isinstance(body, cst.IndentedBlock):
-        statements: list[cst.CSTNode] = list(body.body)
-    else:
-        statements = list(body.body)
-    found: GatheringLoop | None = None
-    for statement in statements:
-        if isinstance(statement, cst.For):
-            if found is not None:
-                return None
-            found = gathering_for(statement, provenance, frame)
-            if found is None:
-                return None
-            continue
-        smalls = (
-            statement.body
-            if isinstance(statement, cst.SimpleStatementLine)
-            else [statement]
-            if isinstance(statement, cst.BaseSmallStatement)
-            else None
-        )
-        if smalls is None:
-            return None
-        for small in smalls:
-            value: cst.BaseExpression | None
-            if isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString):
-                continue
-            if isinstance(small, cst.Return):
-                value = small.value
-            elif isinstance(small, cst.Assign) and len(small.targets) == 1:
-                value = small.value
-                if _is_empty_container(value):
-                    continue
-            else:
-                return None
-            if value is None or isinstance(value, cst.Name):
-                continue
-            comprehension = _comprehension_in(value)
-            if comprehension is None or found is not None:
-                return None
-            found = gathering_comprehension(comprehension, provenance, frame)
-            if found is None:
-                return None
-            if isinstance(small, cst.Assign) and any(
-                moves_state_in_place(t.target, found.iterable) for t in small.targets
-            ):
-                return None
-    return found
-
-
 def _comprehension_in(node: cst.BaseExpression) -> Comprehension | None:
     """A comprehension, or one passed to ``list``/``tuple``/``dict``."""
     if isinstance(node, COMPREHENSIONS):
@@ -900,39 +839,6 @@ def _comprehension_in(node: cst.BaseExpression) -> Comprehension | None:
     ):
         return node.args[0].value
     return None
-
-
-@dataclass
-class Movers:
-    """Functions and methods of a module whose body is a gathering loop."""
-
-    functions: dict[str, GatheringLoop]
-    methods: dict[cst.ClassDef, dict[str, GatheringLoop]]
-
-
-def _short(function: cst.FunctionDef) -> bool:
-    body = function.body
-    return isinstance(body, cst.IndentedBlock) and len(body.body) <= 6
-
-
-def find_movers(provenance: Provenance, module: cst.Module) -> Movers:
-    """The module's top-level functions and methods whose body is a gathering loop. A cheap
-    scan of short definitions only: most files have none, and pay next to nothing."""
-    functions: dict[str, GatheringLoop] = {}
-    methods: dict[cst.ClassDef, dict[str, GatheringLoop]] = {}
-    for statement in module.body:
-        if isinstance(statement, cst.FunctionDef):
-            if _short(statement) and statement.name.value not in functions:
-                found = mover_body(statement, provenance, Frame(statement))
-                if found is not None:
-                    functions[statement.name.value] = found
-        elif isinstance(statement, cst.ClassDef) and isinstance(statement.body, cst.IndentedBlock):
-            for member in statement.body.body:
-                if isinstance(member, cst.FunctionDef) and _short(member):
-                    found = mover_body(member, provenance, method_frame(member, statement))
-                    if found is not None:
-                        methods.setdefault(statement, {})[member.name.value] = found
-    return Movers(functions, methods)
 
 
 def under_type_dispatch(ancestors: list[cst.CSTNode]) -> bool:
