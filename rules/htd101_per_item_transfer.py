@@ -164,6 +164,12 @@ class PerItemTransfer(ComprehensionVisits, Rule):
             "    parts = [torch.zeros(4, device='cuda') for _ in range(n)]\n"
             "    return [p.to(device) for p in parts]\n"
         ),
+        # one entry per metric or statistic: a handful of values of different shapes
+        Valid(
+            "import torch\n"
+            "def f(metric_results, device):\n"
+            "    return [torch.tensor(m).to(device) for m in metric_results]\n"
+        ),
         # few-byte constants per item: a loop index, a short display of numbers
         Valid(
             "import torch\n"

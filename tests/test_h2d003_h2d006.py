@@ -14,6 +14,7 @@ import pytest
 from h2dlint.analysis.copies import non_blocking_h2d_source
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.targets import Target, by_name
 from h2dlint.analysis.views import Layout, buffer_roots, function_writes, layout, view_root
 from h2dlint.context import FileContext
 from h2dlint.engine import EnabledRule, check_text
@@ -535,3 +536,33 @@ def test_h2d006_json_edit_inserts_the_keyword() -> None:
     assert edit["content"] == ", non_blocking=True"
     assert edit["location"] == edit["end_location"] == {"row": 3, "column": 16}
     assert finding["fix"]["applicability"] == "unsafe"
+
+
+@pytest.mark.parametrize(
+    ("name", "device"),
+    [
+        ("device", True),
+        ("dev_id", True),
+        ("local_rank", True),
+        ("npu", True),
+        ("devIdx", True),
+        ("gpu_buf", True),
+        ("static_inputs", False),  # "npu" inside a longer word
+        ("stddev", False),
+        ("d", False),
+    ],
+)
+def test_device_names_match_short_words_whole(name: str, device: bool) -> None:
+    assert (by_name(name) is Target.DEVICE) is device
+
+
+def test_h2d001_graph_replay_into_static_inputs_is_not_a_device_copy() -> None:
+    code = """\
+        import torch
+        class Runner:
+            def _graph_replay(self, *inputs):
+                for i in range(len(inputs)):
+                    if torch.is_tensor(inputs[i]):
+                        self.static_inputs[i].copy_(inputs[i])
+        """
+    assert findings(all_rules()["HTD101"], code) == []

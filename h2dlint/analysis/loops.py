@@ -119,6 +119,9 @@ MODEL_WORDS = (
 # Words in a collection's name that say its items are model activations, made on the device
 # (``.to(device)`` of them aligns devices in model-parallel code; it copies nothing from the host).
 ACTIVATION_WORDS = ("latent", "hidden", "logit", "activation", "grad")
+# Words in a collection's name that say it holds one entry per metric or statistic: a handful
+# of values of different dtypes and shapes, not a batch of like items.
+KIND_WORDS = ("metric", "stat")
 # Methods that iterate a mapping: its values are named fields of different dtypes and shapes.
 MAPPING_METHODS = frozenset({"items", "values", "keys"})
 # Methods that put an item into a collection.
@@ -493,6 +496,12 @@ def activation_iterable(node: cst.BaseExpression) -> bool:
     return any(word in name for word in ACTIVATION_WORDS)
 
 
+def per_kind_iterable(node: cst.BaseExpression) -> bool:
+    """``metric_results``, ``stats``: one entry per metric or statistic."""
+    name = (_last_name(node) or "").lower()
+    return any(word in name for word in KIND_WORDS)
+
+
 def keyed_by_own_keys(moved: cst.BaseExpression, iterable: cst.BaseExpression) -> bool:
     """``for k in batch: batch[k]...``: a mapping iterated by its keys."""
     return isinstance(moved, cst.Subscript) and moved.value.deep_equals(iterable)
@@ -506,6 +515,7 @@ def iterable_excluded(
         or model_state_iterable(iterable, loop_names)
         or mapping_iterable(iterable)
         or activation_iterable(iterable)
+        or per_kind_iterable(iterable)
     ):
         return True
     # Rows of a tensor already on the device.
