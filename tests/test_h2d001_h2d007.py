@@ -257,6 +257,18 @@ def test_converted_items(element: str, gathering: bool) -> None:
     assert (gathering_comprehension(node, provenance, frame) is not None) is gathering
 
 
+@pytest.mark.parametrize(
+    ("collection", "flagged"),
+    [("metric_results", False), ("stats", False), ("state['patches']", True), ("states", True)],
+)
+def test_per_metric_collections_are_left_alone(collection: str, flagged: bool) -> None:
+    code = (
+        "def f(state, states, stats, metric_results, device):\n"
+        f"    return [x.to(device) for x in {collection}]\n"
+    )
+    assert bool(_findings(code, "HTD101")) is flagged
+
+
 def test_a_range_index_made_a_tensor_is_a_few_bytes() -> None:
     code = "import torch\ndef f(n):\n    return [torch.tensor(i).cuda() for i in range(n)]\n"
     assert _findings(code, "HTD101") == []

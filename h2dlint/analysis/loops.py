@@ -56,7 +56,7 @@ from h2dlint.analysis.provenance import (
     is_true,
     keyword,
 )
-from h2dlint.analysis.targets import Target, by_name
+from h2dlint.analysis.targets import Target, by_name, name_words
 from h2dlint.engine import visit_read_only
 
 Comprehension = cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp
@@ -121,7 +121,7 @@ MODEL_WORDS = (
 ACTIVATION_WORDS = ("latent", "hidden", "logit", "activation", "grad")
 # Words in a collection's name that say it holds one entry per metric or statistic: a handful
 # of values of different dtypes and shapes, not a batch of like items.
-KIND_WORDS = ("metric", "stat")
+KIND_WORDS = frozenset({"metric", "metrics", "stat", "stats", "statistics"})
 # Methods that iterate a mapping: its values are named fields of different dtypes and shapes.
 MAPPING_METHODS = frozenset({"items", "values", "keys"})
 # Methods that put an item into a collection.
@@ -497,9 +497,9 @@ def activation_iterable(node: cst.BaseExpression) -> bool:
 
 
 def per_kind_iterable(node: cst.BaseExpression) -> bool:
-    """``metric_results``, ``stats``: one entry per metric or statistic."""
-    name = (_last_name(node) or "").lower()
-    return any(word in name for word in KIND_WORDS)
+    """``metric_results``, ``stats``: one entry per metric or statistic (whole words: not
+    ``state``)."""
+    return bool(KIND_WORDS & name_words(_last_name(node) or ""))
 
 
 def keyed_by_own_keys(moved: cst.BaseExpression, iterable: cst.BaseExpression) -> bool:

@@ -54,10 +54,14 @@ def by_name(name: str) -> Target:
         return Target.HOST
     if any(word in lowered for word in DEVICE_WORDS):
         return Target.DEVICE
-    words = {w.lower() for w in re.split(r"[^a-zA-Z]+|(?<=[a-z])(?=[A-Z])", name)}
-    if DEVICE_TOKENS & words:
+    if DEVICE_TOKENS & name_words(name):
         return Target.DEVICE
     return Target.UNKNOWN
+
+
+def name_words(name: str) -> set[str]:
+    """The words of a name, lower case: ``dev_id`` -> dev, id; ``devIdx`` -> dev, idx."""
+    return {w.lower() for w in re.split(r"[^a-zA-Z]+|(?<=[a-z])(?=[A-Z])", name) if w}
 
 
 def _agree(targets: list[Target]) -> Target:
