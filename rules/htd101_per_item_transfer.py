@@ -2,16 +2,20 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.bindings import COMPREHENSIONS
 from h2dlint.analysis.loops import (
     Comprehension,
     GatheringLoop,
-    Movers,
     assigned_in_place,
-    find_movers,
     gathering_comprehension,
     gathering_for,
+    gathering_while,
+    mover_loops,
+    passed_parameters,
+    tiny_iterable,
     under_type_dispatch,
 )
+from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.rule import ComprehensionVisits, Invalid, Rule, Valid
 
@@ -23,12 +27,17 @@ ADVICE = (
 
 class PerItemTransfer(ComprehensionVisits, Rule):
     """## What it does
-    Flags a `for` loop or a comprehension whose only job is to copy each item of a collection to
-    the device, one copy per item: `[t.to(device) for t in patches]`,
+    Flags a `for` or `while` loop or a comprehension whose only job is to copy each item of a
+    collection to the device, one copy per item: `[t.to(device) for t in patches]`,
     `tuple(x.to(dev, non_blocking=True) for x in xs)`, `{i: im.cuda() for i, im in enumerate(ims)}`,
-    or a loop whose body only moves the item and stores it (`out.append(x.to(dev))`,
-    `xs[i] = xs[i].to(dev)`, `dst[i].copy_(x)` into a device buffer). A call to a function or
-    method of the same module whose body is such a loop is flagged too, at the call.
+    `[torch.tensor(r).cuda() for r in rows]`, or a loop whose body only moves the item and stores
+    it (`out.append(x.to(dev))`, `xs[i] = xs[i].to(dev)`, `item.feature = item.feature.to(dev)`,
+    `dst[i].copy_(x)` into a device buffer, `x = queue.pop()` in a `while` loop). A guard that
+    only keeps the items' tensors (`if isinstance(item.feature, torch.Tensor):` with no `else`,
+    `if x is not None:`) is seen through. A loop inside a helper is flagged where it is, and a
+    call of a function or method of the same module that moves the items of an argument that
+    way is flagged too when the call repeats: in the body of a loop (over requests, batches) or
+    in a hot function (`forward`, `__call__`, `step`, `*_step`).
 
     Left alone, on purpose (the corpus showed each to be correct code or not batchable):
 
@@ -39,11 +48,17 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     - loops over a model's parameters, buffers, modules or state dict, storage swaps
       (`p.data = p.data.to(dev)`) and an object's stored tensors moved in place
       (`self.freqs = [f.to(dev) for f in self.freqs]`): one-time relocations of state;
-    - loops that dispatch on type (`isinstance`), and comprehensions in their branches: generic
-      movers of mixed containers;
+    - loops that dispatch on type (`isinstance` with branches doing different things, an
+      `else` that recurses), and comprehensions in their branches: generic movers of mixed
+      containers;
+    - code that runs once: `__init__`, `setup`, `_init_*` helpers, a private helper only they
+      call, a run-once guard (`if self.x is None:`): the copies cost once, at setup;
     - copies to a different device per item (a multi-GPU scatter), to another tensor's device
-      (`h.to(x.device)`), or to an offload device; activations (`hidden_states`, `latents`,
-      `logits`) already live on an accelerator, so their moves are not host-to-device copies;
+      (`h.to(x.device)`, `first = norms[0].device`), or to an offload device; activations
+      (`hidden_states`, `latents`, `logits`) and lists of tensors made on a device already live
+      on an accelerator, so their moves are not host-to-device copies;
+    - few-byte constants per item (`torch.tensor(i)` of a loop index, `torch.tensor([step])`):
+      nothing worth batching;
     - row segments of one buffer (`gpu[i, :n].copy_(cpu[i, :n])`): together they are a
       strided region, which one copy would stage as pageable memory, so copying row by row is
       the fix for that (HTD103), not a mistake;
@@ -86,7 +101,10 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     name = "per-item-transfer"
     message = "each item is copied to the device on its own; batch them into one copy"
     prefilter = (b".to(", b".cuda(", b".copy_(")
-    candidates = ("loop .to|.cuda|.copy_ on loop",)  # a copy of a loop item
+    candidates = (
+        "loop .to|.cuda|.copy_ on loop",  # a copy of a loop item
+        "loop .to|.cuda|.copy_ on .pop|.popleft|.get|.get_nowait|next",  # taken in a while loop
+    )
 
     valid = (
         # a training loop: real work per item
@@ -112,10 +130,63 @@ class PerItemTransfer(ComprehensionVisits, Rule):
             "    return {k: v.to(device) if isinstance(v, torch.Tensor) else v\n"
             "            for k, v in batch.items()}\n"
         ),
+        # a generic mover dispatching on type, recursing into containers
         Valid(
             "import torch\n"
-            "def move(batch, device):\n"
-            "    return [v.to(device) for v in batch if isinstance(v, torch.Tensor)]\n"
+            "def move(items, device):\n"
+            "    out = []\n"
+            "    for item in items:\n"
+            "        if isinstance(item, torch.Tensor):\n"
+            "            out.append(item.to(device))\n"
+            "        else:\n"
+            "            out.append(move(item, device))\n"
+            "    return out\n"
+        ),
+        # code that runs once: an initializer, and a private helper only it calls
+        Valid(
+            "class Tables:\n"
+            "    def __init__(self, tables, device):\n"
+            "        self.tables = [t.to(device) for t in tables]\n"
+            "        self._init_masks(tables)\n"
+            "    def _init_masks(self, tables):\n"
+            "        for t in tables:\n"
+            "            self.masks.append(t.cuda(non_blocking=True))\n"
+        ),
+        # a gather between devices: to another tensor's device, or of tensors made there
+        Valid(
+            "def f(norms):\n"
+            "    first_device = norms[0].device\n"
+            "    return [n.to(first_device) for n in norms]\n"
+        ),
+        Valid(
+            "import torch\n"
+            "def f(n, device):\n"
+            "    parts = [torch.zeros(4, device='cuda') for _ in range(n)]\n"
+            "    return [p.to(device) for p in parts]\n"
+        ),
+        # one entry per metric or statistic: a handful of values of different shapes
+        Valid(
+            "import torch\n"
+            "def f(metric_results, device):\n"
+            "    return [torch.tensor(m).to(device) for m in metric_results]\n"
+        ),
+        # few-byte constants per item: a loop index, a short display of numbers
+        Valid(
+            "import torch\n"
+            "def f(n, device):\n"
+            "    return [torch.tensor(i).to(device) for i in range(n)]\n"
+        ),
+        Valid(
+            "import torch\n"
+            "def f(steps, device):\n"
+            "    return [torch.tensor([s]).cuda() for s in steps]\n"
+        ),
+        # a while loop doing real work per item
+        Valid(
+            "def f(queue, model, device):\n"
+            "    while queue:\n"
+            "        x = queue.pop()\n"
+            "        model(x.to(device))\n"
         ),
         # multi-GPU scatter: a different device per item
         Valid(
@@ -312,6 +383,71 @@ class PerItemTransfer(ComprehensionVisits, Rule):
             2,
             13,
         ),
+        # keeping a collection's tensors is a filter, not a dispatch on type
+        Invalid(
+            "import torch\n"
+            "def move(batch, device):\n"
+            "    return [v.to(device) for v in batch if isinstance(v, torch.Tensor)]\n",
+            3,
+            13,
+        ),
+        # the multimodal shape: a helper moving each item's feature, called per request
+        Invalid(
+            "import torch\n"
+            "def _move_items(items, device):\n"
+            "    for item in items:\n"
+            "        if isinstance(item.feature, torch.Tensor):\n"
+            "            item.feature = item.feature.to(device, non_blocking=True)\n"
+            "def embed(requests, device, encoder):\n"
+            "    out = []\n"
+            "    for req in requests:\n"
+            "        _move_items(req.items, device)\n"
+            "        out.append(encoder(req.items))\n"
+            "    return out\n",
+            9,
+            9,
+            message_contains="`_move_items(...)`",
+        ),
+        Invalid(
+            "import torch\n"
+            "def _move_items(items, device):\n"
+            "    for item in items:\n"
+            "        if isinstance(item.feature, torch.Tensor):\n"
+            "            item.feature = item.feature.to(device, non_blocking=True)\n",
+            5,
+            28,
+        ),
+        # a converter of each item's data, then a copy
+        Invalid(
+            "import torch\ndef f(rows):\n    return [torch.tensor(r).cuda() for r in rows]\n",
+            3,
+            13,
+        ),
+        # a while loop taking items off a queue
+        Invalid(
+            "def f(queue, device):\n"
+            "    out = []\n"
+            "    while queue:\n"
+            "        x = queue.pop()\n"
+            "        out.append(x.to(device))\n"
+            "    return out\n",
+            5,
+            20,
+        ),
+        # a model's device is where host data goes, not another tensor's device
+        Invalid(
+            "def f(model, loader):\n"
+            "    model_device = next(model.parameters()).device\n"
+            "    return [batch['ids'].to(model_device) for batch in loader]\n",
+            3,
+            13,
+        ),
+        # an unnamed target of a non-blocking copy is a device
+        Invalid(
+            "def f(crops, d):\n    return [c.to(d, non_blocking=True) for c in crops]\n",
+            2,
+            13,
+        ),
         # the comprehension's `x` is an item of `xs`, not the device tensor bound before
         Invalid(
             "import torch\n"
@@ -332,6 +468,15 @@ class PerItemTransfer(ComprehensionVisits, Rule):
             f"and from pageable memory one sync per item): {ADVICE}",
         )
 
+    def _runs_once(self) -> bool:
+        """Whether the node being visited is in a function that runs once (``__init__``,
+        ``setup``, a helper only they call) or under a run-once guard: a per-item transfer
+        there costs once, at setup. Module-level code (a script's loop) is still judged."""
+        ancestors = self.context.ancestors
+        if not any(isinstance(node, cst.FunctionDef) for node in ancestors):
+            return False
+        return RunOnce.of(self.context).code(ancestors)
+
     def on_comprehension(self, node: Comprehension) -> None:
         element = node.value if isinstance(node, cst.DictComp) else node.elt
         if not isinstance(element, cst.Call):
@@ -340,49 +485,106 @@ class PerItemTransfer(ComprehensionVisits, Rule):
         loop = gathering_comprehension(node, provenance, provenance.current_frame())
         if loop is None or under_type_dispatch(self.context.ancestors):
             return
-        if assigned_in_place(self.context.ancestors, node, loop.iterable):
+        if assigned_in_place(self.context.ancestors, node, loop.iterable) or self._runs_once():
             return
         self._report(loop, loop.transfer.call)
 
     def visit_For(self, node: cst.For) -> None:
         provenance = Provenance.of(self.context)
         loop = gathering_for(node, provenance, provenance.current_frame())
-        if loop is not None and not under_type_dispatch(self.context.ancestors):
+        if (
+            loop is not None
+            and not under_type_dispatch(self.context.ancestors)
+            and not self._runs_once()
+        ):
             self._report(loop, loop.transfer.call)
 
-    # -- calls of a helper whose body is such a loop ------------------------------------------
-    def _movers(self) -> Movers:
-        return self.context.shared(
-            "htd101.movers", lambda: find_movers(Provenance.of(self.context), self.context.module)
-        )
+    def visit_While(self, node: cst.While) -> None:
+        provenance = Provenance.of(self.context)
+        loop = gathering_while(node, provenance, provenance.current_frame())
+        if (
+            loop is not None
+            and not under_type_dispatch(self.context.ancestors)
+            and not self._runs_once()
+        ):
+            self._report(loop, loop.transfer.call)
 
-    def visit_Call(self, node: cst.Call) -> None:
+    # -- calls of a helper that moves the items of an argument ------------------------------
+    def _callee(self, node: cst.Call) -> tuple[cst.FunctionDef, str, bool] | None:
+        """The function or method of this module that ``node`` may call (see
+        :meth:`_shadowed`), how to show the call, and whether the call is bound
+        (``self.m(...)``)."""
+        provenance = Provenance.of(self.context)
         func = node.func
         if isinstance(func, cst.Name):
-            loop = self._movers().functions.get(func.value)
-            if loop is None:
-                return
-            provenance = Provenance.of(self.context)
-            frame = provenance.current_frame()
-            if provenance.bindings(frame).of(func.value):
-                return  # a local of the same name
-            if isinstance(frame.function, cst.FunctionDef) and frame.function.name is func:
-                return
-            self._report_call(loop, node, f"{func.value}(...)")
-        elif (
+            function = provenance.index.functions.get(func.value)
+            if function is None:
+                return None
+            return function, f"{func.value}(...)", False
+        frame = provenance.current_frame()
+        if (
             isinstance(func, cst.Attribute)
             and isinstance(func.value, cst.Name)
-            and func.value.value in ("self", "cls")
+            and frame.cls is not None
+            and func.value.value == frame.self_name
         ):
-            movers = self._movers()
-            if not movers.methods:
-                return
-            frame = Provenance.of(self.context).current_frame()
-            if frame.cls is None or func.value.value != frame.self_name:
-                return
-            loop = movers.methods.get(frame.cls, {}).get(func.attr.value)
-            if loop is not None:
-                self._report_call(loop, node, f"{func.value.value}.{func.attr.value}(...)")
+            method = provenance.index.methods.get(frame.cls, {}).get(func.attr.value)
+            if method is None:
+                return None
+            return method, f"{func.value.value}.{func.attr.value}(...)", True
+        return None
+
+    def _shadowed(self, node: cst.Call, function: cst.FunctionDef) -> bool:
+        """Whether a plain-name call does not call the module's function of that name: a
+        local of the same name, or the function calling itself (a recursive mover)."""
+        if not isinstance(node.func, cst.Name):
+            return False
+        provenance = Provenance.of(self.context)
+        frame = provenance.current_frame()
+        return frame.function is function or bool(provenance.bindings(frame).of(node.func.value))
+
+    def _mover_loops(self, function: cst.FunctionDef) -> dict[str, GatheringLoop]:
+        provenance = Provenance.of(self.context)
+        movers: dict[cst.FunctionDef, dict[str, GatheringLoop]] = self.context.shared(
+            "htd101.movers", dict
+        )
+        if function not in movers:
+            movers[function] = mover_loops(
+                function, provenance, provenance.index.frame_of(function)
+            )
+        return movers[function]
+
+    def visit_Call(self, node: cst.Call) -> None:
+        callee = self._callee(node)
+        if callee is None:
+            return
+        function, shown, bound = callee
+        if not node.args or not self._repeated(node):
+            return  # cheap tests first: most calls are not repeated movers
+        loops = self._mover_loops(function)
+        if not loops:
+            return
+        passed = sorted(set(loops) & passed_parameters(function, node, bound))
+        if not passed or self._shadowed(node, function) or self._runs_once():
+            return
+        self._report_call(loops[passed[0]], node, shown)
+
+    def _repeated(self, node: cst.Call) -> bool:
+        """Whether ``node``, the call being visited, runs again and again: in the body of a
+        loop (over requests, batches, steps) of its function, or in a hot function."""
+        ancestors = [*self.context.ancestors, node]
+        for i in range(len(ancestors) - 1, 0, -1):
+            parent, child = ancestors[i - 1], ancestors[i]
+            if isinstance(parent, (cst.For, cst.While)) and child is parent.body:
+                if not (isinstance(parent, cst.For) and tiny_iterable(parent.iter)):
+                    return True
+            elif isinstance(parent, COMPREHENSIONS) and not isinstance(child, cst.CompFor):
+                return True
+            elif isinstance(parent, (cst.Lambda, cst.ClassDef)):
+                return False
+            elif isinstance(parent, cst.FunctionDef):
+                return _hot_by_name(parent.name.value)
+        return False
 
     def _report_call(self, loop: GatheringLoop, node: cst.Call, shown: str) -> None:
         code = self.context.module.code_for_node(loop.iterable)
@@ -392,3 +594,15 @@ class PerItemTransfer(ComprehensionVisits, Rule):
             f"`{shown}` copies each item to the device on its own (its loop{over} makes one "
             f"copy per item): {ADVICE}",
         )
+
+
+# TODO: switch to h2dlint.analysis.hot_paths when it lands (another branch builds it).
+_HOT_NAMES = frozenset(
+    {"forward", "__call__", "step", "generate", "sample", "decode", "prefill", "execute_model"}
+)
+
+
+def _hot_by_name(name: str) -> bool:
+    """A function that runs per batch or per step by its name: ``forward``, ``__call__``,
+    ``step``, ``training_step``, ``forward_*``/``*_forward``."""
+    return name in _HOT_NAMES or name.endswith(("_step", "_forward")) or name.startswith("forward_")

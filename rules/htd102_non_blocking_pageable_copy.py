@@ -5,6 +5,7 @@ import libcst as cst
 from h2dlint.analysis.copies import fresh_joins, non_blocking_h2d_source
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.views import Layout, layout
 from h2dlint.rule import Invalid, Rule, Valid
 
 
@@ -17,8 +18,13 @@ class NonBlockingPageableCopy(Rule):
     `pin_memory=True`, a tensor computed on the host from others (arithmetic, `clone()`,
     advanced indexing — even of a pinned buffer, whose result is a fresh pageable tensor), or a
     name, `self` attribute or same-module helper whose value is provably one of those.
-    `torch.cat`/`torch.stack` results are reported by HTD104 instead, with a fix; a join written
-    into a buffer with `out=` is judged by its buffer, here.
+    `torch.cat`/`torch.stack` results are reported by HTD104 instead, with a fix, and strided
+    views (`buf[:, :n]`) by HTD103; a join written into a buffer with `out=` is judged by its
+    buffer, here. The copy goes to a device when its
+    target says so (`"cuda"`, `torch.device("cuda", 0)`, a name such as `device`) and also when
+    the target is a name the analysis cannot place (`x.to(d, non_blocking=True)`): asking for a
+    non-blocking copy says it goes to a device, unless the target is proven host memory or a
+    dtype.
 
     ## Why is this bad?
     CUDA can only copy asynchronously from page-locked (pinned) memory. From pageable memory the
@@ -171,11 +177,37 @@ class NonBlockingPageableCopy(Rule):
         ),
         Valid("def tensor(xs): ...\ny = tensor([a, b]).to('cuda', non_blocking=True)\n"),
         Valid("import torch\ny = torch.tensor([1]).to('cuda', non_blocking=False)\n"),
+        # a strided view of pageable memory is HTD103's, which says to pin and copy by rows
+        Valid(
+            "import torch\n"
+            "def f(n, gpu):\n"
+            "    buf = torch.zeros(3, 64)\n"
+            "    gpu[:, :n].copy_(buf[:, :n], non_blocking=True)\n"
+        ),
         Valid(
             "import torch\n"
             "def f(x, dev):\n"
             "    host = torch.zeros(4)\n"
             "    host.copy_(x.to(dev), non_blocking=True)\n"
+        ),
+        # an unnamed target: blocking, a host tensor's device, no target, a dtype
+        Valid("import torch\ndef f(ids, d):\n    return torch.tensor(ids).to(d)\n"),
+        Valid(
+            "import torch\n"
+            "def f(n):\n"
+            "    like = torch.empty(4)\n"
+            "    return torch.arange(n).to(like, non_blocking=True)\n"
+        ),
+        Valid(
+            "import torch\n"
+            "def f(n):\n"
+            "    return torch.arange(n).to(memory_format=torch.preserve_format, "
+            "non_blocking=True)\n"
+        ),
+        Valid(
+            "import torch\n"
+            "def f(n, d):\n"
+            "    return torch.arange(n).to(dtype=d, non_blocking=True)\n"
         ),
     )
     invalid = (
@@ -292,6 +324,23 @@ class NonBlockingPageableCopy(Rule):
             5,
             12,
         ),
+        # a target the names do not reveal: `non_blocking=True` says it is a device
+        Invalid(
+            "import torch\n"
+            "def f(ids, d):\n"
+            "    t = torch.tensor(ids, dtype=torch.int64)\n"
+            "    return t.to(d, non_blocking=True)\n",
+            4,
+            12,
+        ),
+        Invalid(
+            "import torch\n"
+            "class Uploader:\n"
+            "    def upload(self, n, target):\n"
+            "        return torch.arange(n).to(target, non_blocking=True)\n",
+            4,
+            16,
+        ),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -302,7 +351,10 @@ class NonBlockingPageableCopy(Rule):
             return
         if fresh_joins(provenance, source, frame):
             return  # torch.cat/stack without out=, then copy: HTD104 reports it, with its fix
-        if provenance.where(source, frame) is Where.PAGEABLE:
+        fact = provenance.fact(source, frame)
+        if fact.contiguous is False and layout(provenance, source, frame) is Layout.STRIDED:
+            return  # a strided view: HTD103 reports it, pinned or not
+        if fact.where is Where.PAGEABLE:
             code = self.context.module.code_for_node(source)
             shown = "the source" if len(code) > 40 or "\n" in code else f"`{code}`"
             self.report(

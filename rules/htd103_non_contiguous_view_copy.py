@@ -7,8 +7,10 @@ from h2dlint.analysis.facts import Fact, Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import (
     Provenance,
+    host_named,
     keyword,
 )
+from h2dlint.analysis.targets import Target, by_name
 from h2dlint.analysis.views import (
     PERMUTING_ATTRIBUTES,
     PERMUTING_VIEW_METHODS,
@@ -18,7 +20,7 @@ from h2dlint.analysis.views import (
     function_writes,
     layout,
 )
-from h2dlint.diagnostics import FixSafety
+from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.engine import visit_read_only
 from h2dlint.rule import Invalid, Rule, Valid
 
@@ -33,7 +35,20 @@ def _shown(context_module: cst.Module, node: cst.BaseExpression) -> str:
 def _pinned_words(fact: Fact) -> str:
     if fact.where is Where.MAYBE_PINNED:
         return "memory that is pinned when pinning is enabled"
-    return "pinned memory"
+    if fact.where is Where.PINNED:
+        return "pinned memory"
+    if fact.where is Where.PAGEABLE:
+        return "pageable memory"
+    return "host memory"
+
+
+def _device_named(node: cst.BaseExpression) -> bool:
+    """``gpu``, ``self.buf.gpu``, ``dev_ids[:, :n]``: a name that says device memory."""
+    while isinstance(node, cst.Subscript):
+        node = node.value
+    if isinstance(node, cst.Attribute):
+        return by_name(node.attr.value) is Target.DEVICE
+    return isinstance(node, cst.Name) and by_name(node.value) is Target.DEVICE
 
 
 def _dotted(node: cst.BaseExpression) -> bool:
@@ -98,12 +113,20 @@ class _Names(cst.CSTVisitor):
 class NonContiguousViewCopy(Rule):
     """## What it does
     Flags a copy with `non_blocking=True` to the device whose source is a non-contiguous view of
-    pinned memory: `dst.copy_(buf[:, :n], non_blocking=True)`, `buf[..., a:b].to(device,
+    host memory: `dst.copy_(buf[:, :n], non_blocking=True)`, `buf[..., a:b].to(device,
     non_blocking=True)`, `buf[::2].cuda(non_blocking=True)`, `buf.narrow(1, 0, n)`, where `buf` is
-    allocated with `pin_memory=True` (or `pin_memory=flag`, pinned when enabled), also as
-    `self.buf` set in `__init__`. A transposed view (`buf.T`, `.t()`, `.transpose`, `.permute`) is
-    flagged in `dst.copy_(buf.T, non_blocking=True)`, not in `buf.T.to(device,
-    non_blocking=True)`: `.to` keeps the strides of a dense tensor, so that copy is a plain DMA.
+    host memory, pinned (`pin_memory=True`, or `pin_memory=flag`, pinned when enabled) or not,
+    also as `self.buf` set in `__init__`. Pinned or not, the copy is never asynchronous. When
+    nothing in the file places the buffer, a `[:, a:b]` view of one whose name says host memory
+    (`self.positions.cpu`, the CPU half of a buffer pair made in another module) copied into one
+    whose name says device memory is reported with MEDIUM confidence. A transposed view
+    (`buf.T`, `.t()`, `.transpose`, `.permute`) of memory that is not proven pageable is flagged
+    in `dst.copy_(buf.T, non_blocking=True)`, not in `buf.T.to(device, non_blocking=True)`: `.to`
+    keeps the strides of a dense tensor, so that copy is a plain DMA.
+
+    Left alone: contiguous views (`buf[:n]` of a contiguous buffer, `buf[i]`, `buf[i, :n]`, so
+    also the row-by-row copy that fixes this), views of tensors of unknown placement whose names
+    say nothing, and copies to the host or into host memory.
 
     ## Why is this bad?
     CUDA copies asynchronously only from pinned memory that is one dense block. PyTorch gathers a
@@ -132,23 +155,26 @@ class NonContiguousViewCopy(Rule):
         positions_gpu[_row, :n].copy_(positions_cpu[_row, :n], non_blocking=True)
     ```
     Or lay the buffer out so that the part you copy is contiguous (`buf[:n]` of a
-    `(max_tokens, 3)` buffer), or copy the whole buffer when it is small.
+    `(max_tokens, 3)` buffer), or copy the whole buffer when it is small. A buffer in pageable
+    memory must be pinned as well (allocated once with `pin_memory=True`): its rows are
+    pageable too.
 
     ## Fix safety
     For the common form `dst[:, a:b].copy_(src[:, a:b], non_blocking=True)` standing alone as a
-    statement, the fix copies row by row: the same elements, in the same stream order, each row
-    a contiguous pinned block. It is unsafe: the staged copy read the source on the host during
-    the call, so the old code could overwrite `src` at once; the row copies read it when the
-    stream reaches them, so a host write to `src` before then corrupts the copy, the hazard of
-    every truly asynchronous copy. No fix is offered where `src` is written later in the same
-    function or loop. The loop runs over the destination's rows, so that a source broadcast
-    over the rows fails loudly instead of filling only one. Other forms are reported without a
-    fix.
+    statement, of memory not proven pageable (rows of pageable memory are staged just the same:
+    there the buffer must be pinned first, and no fix is offered), the fix copies row by row:
+    the same elements, in the same stream order, each row a contiguous block. It is unsafe: the
+    staged copy read the source on the host during the call, so the old code could overwrite
+    `src` at once; the row copies read it when the stream reaches them, so a host write to `src`
+    before then corrupts the copy, the hazard of every truly asynchronous copy. No fix is
+    offered where `src` is written later in the same function or loop. The loop runs over the
+    destination's rows, so that a source broadcast over the rows fails loudly instead of filling
+    only one. Other forms are reported without a fix.
     """
 
     code = "HTD103"
     name = "non-contiguous-view-copy"
-    message = "`non_blocking=True` copy from a non-contiguous view of pinned memory is staged"
+    message = "`non_blocking=True` copy from a non-contiguous view of host memory is staged"
     fix_safety = FixSafety.UNSAFE
     fix_message = "Copy one contiguous row at a time"
     prefilter = (b"non_blocking",)
@@ -181,18 +207,43 @@ class NonContiguousViewCopy(Rule):
             "    a = torch.zeros(2, 3, 4, pin_memory=True)\n"
             "    return a.permute(2, 0, 1).cuda(non_blocking=True)\n"
         ),
-        # the view is of pageable memory: HTD102's business, not a lost pinning
-        Valid(
-            "import torch\n"
-            "def f(n, gpu):\n"
-            "    buf = torch.zeros(4, 8)\n"
-            "    gpu[:, :n].copy_(buf[:, :n], non_blocking=True)\n"
-        ),
-        # pinning unknown
+        # placement unknown, and no name says host memory
         Valid(
             "import torch\n"
             "def f(buf, n, gpu):\n"
             "    gpu[:, :n].copy_(buf[:, :n], non_blocking=True)\n"
+        ),
+        # the fix's shape: one contiguous row segment at a time, also of a buffer pair made
+        # in another module
+        Valid(
+            "import torch\n"
+            "def f(n, device):\n"
+            "    cpu = torch.zeros(3, 64, dtype=torch.int64, pin_memory=True)\n"
+            "    gpu = torch.zeros(3, 64, dtype=torch.int64, device=device)\n"
+            "    for r in range(gpu.shape[0]):\n"
+            "        gpu[r, :n].copy_(cpu[r, :n], non_blocking=True)\n"
+        ),
+        Valid(
+            "class Runner:\n"
+            "    def prepare(self, n):\n"
+            "        pos = self.positions\n"
+            "        for r in range(pos.gpu.shape[0]):\n"
+            "            pos.gpu[r, :n].copy_(pos.cpu[r, :n], non_blocking=True)\n"
+        ),
+        # a host-named buffer copied into a destination nothing says is on a device
+        Valid(
+            "class Runner:\n"
+            "    def prepare(self, n, out):\n"
+            "        out[:, :n].copy_(self.positions.cpu[:, :n], non_blocking=True)\n"
+        ),
+        # contiguous views of a host buffer: a leading slice, a row, a row segment
+        Valid(
+            "import torch\n"
+            "def f(n, i, device):\n"
+            "    buf = torch.zeros(4, 8)\n"
+            "    a = buf[:n].to(device, non_blocking=True)\n"
+            "    b = buf[i].to(device, non_blocking=True)\n"
+            "    return buf[i, :n].to(device, non_blocking=True)\n"
         ),
         # a blocking copy, to the host, or into a host buffer
         Valid(
@@ -374,6 +425,41 @@ class NonContiguousViewCopy(Rule):
             6,
             9,
         ),
+        # a strided view of pageable memory: row by row alone would not help, no fix
+        Invalid(
+            "import torch\n"
+            "def f(n, gpu):\n"
+            "    buf = torch.zeros(4, 8)\n"
+            "    gpu[:, :n].copy_(buf[:, :n], non_blocking=True)\n",
+            4,
+            5,
+            message_contains="pin the buffer",
+        ),
+        Invalid(
+            "import torch\n"
+            "def f(rows, n, dev):\n"
+            "    x = torch.tensor(rows)\n"
+            "    return x[:, :n].to(dev, non_blocking=True)\n",
+            4,
+            12,
+            message_contains="pageable memory",
+        ),
+        # the CPU half of a buffer pair made in another module: host by its name
+        Invalid(
+            "class Runner:\n"
+            "    def prepare(self, n):\n"
+            "        self.pos.gpu[:, :n].copy_(self.pos.cpu[:, :n], non_blocking=True)\n",
+            3,
+            9,
+            expected_fix=(
+                "class Runner:\n"
+                "    def prepare(self, n):\n"
+                "        for _row in range(self.pos.gpu.shape[0]):\n"
+                "            self.pos.gpu[_row, :n].copy_(self.pos.cpu[_row, :n], "
+                "non_blocking=True)\n"
+            ),
+            message_contains="certain once `self.pos.cpu` is proven host memory",
+        ),
         # not a statement of its own: flagged, no fix
         Invalid(
             "import torch\n"
@@ -392,13 +478,20 @@ class NonContiguousViewCopy(Rule):
         if source is None:
             return
         fact = provenance.fact(source, frame)
-        if not fact.where.pinned or fact.contiguous is not False:
+        shown = _shown(self.context.module, source)
+        if not fact.known:
+            self._report_host_by_name(node, source, shown, provenance, frame)
+            return
+        if not fact.where.on_host or fact.contiguous is not False:
             return
         kind = layout(provenance, source, frame)
-        shown = _shown(self.context.module, source)
         if kind is Layout.STRIDED:
             self._report_strided(node, source, fact, shown, provenance, frame)
-        elif kind is Layout.PERMUTED and self._permutation_staged(node, provenance, frame):
+        elif (
+            kind is Layout.PERMUTED
+            and fact.where is not Where.PAGEABLE  # a pageable source is HTD102's
+            and self._permutation_staged(node, provenance, frame)
+        ):
             self.report(
                 node,
                 f"`non_blocking=True` copy from {shown}, a transposed view of "
@@ -437,11 +530,56 @@ class NonContiguousViewCopy(Rule):
             "PyTorch gathers it into pageable memory first, so the copy is staged and, from a "
             "few MiB up, blocks the host"
         )
+        if fact.where is Where.PAGEABLE:
+            # Row by row would still copy pageable rows: the buffer must be pinned first.
+            self.report(node, f"{message}; pin the buffer and copy it one contiguous row at a time")
+            return
         fix = self._row_by_row(node, source, provenance, frame)
         if fix is None:
             self.report(node, message)
         else:
             self.report(node, message, replacements=[fix])
+
+    def _report_host_by_name(
+        self,
+        node: cst.Call,
+        source: cst.BaseExpression,
+        shown: str,
+        provenance: Provenance,
+        frame: Frame,
+    ) -> None:
+        """``gpu[:, :n].copy_(buf.cpu[:, :n], non_blocking=True)`` where nothing in the file
+        places ``buf.cpu`` (a buffer pair made in another module): its name says host memory,
+        ``[:, a:b]`` a strided view of it, the destination's name a device. Reported with
+        MEDIUM confidence, with the fix: copying row by row is right for pinned memory and
+        changes nothing for pageable memory."""
+        inner = _row_slices(source)
+        if inner is None or (inner.lower is None and inner.upper is None):
+            return
+        assert isinstance(source, cst.Subscript)
+        buffer = source.value
+        if not host_named(buffer) or provenance.where(buffer, frame) is not Where.UNKNOWN:
+            return
+        func = node.func
+        assert isinstance(func, cst.Attribute)
+        if func.attr.value == "copy_" and not (
+            provenance.where(func.value, frame) is Where.DEVICE or _device_named(func.value)
+        ):
+            return
+        named = _shown(self.context.module, buffer)
+        message = (
+            f"`non_blocking=True` copy from {shown}, a strided view of what its name says is "
+            "host memory: PyTorch gathers it into pageable memory first, so the copy is staged "
+            f"and, from a few MiB up, blocks the host (certain once {named} is proven host "
+            "memory: allocate it in this module or list it in `pinned-attributes`)"
+        )
+        fix = self._row_by_row(node, source, provenance, frame)
+        self.report(
+            node,
+            message,
+            replacements=[fix] if fix is not None else [],
+            confidence=Confidence.MEDIUM,
+        )
 
     # -- the fix ---------------------------------------------------------------------------
     def _row_by_row(

@@ -9,9 +9,11 @@ from h2dlint.rules.htd106_tensor_from_host_data_on_device import host_sequence
 
 from h2dlint.analysis.frames import Frame, ModuleIndex
 from h2dlint.analysis.loops import (
-    find_movers,
     gathering_comprehension,
     gathering_for,
+    gathering_while,
+    mover_parameters,
+    passed_parameters,
     target_names,
     tiny_iterable,
 )
@@ -135,7 +137,7 @@ def test_gathering_for_bodies(body: str, gathering: bool) -> None:
     assert (gathering_for(node, provenance, frame) is not None) is gathering
 
 
-def test_movers_are_short_functions_and_methods_whose_body_is_the_loop() -> None:
+def test_movers_are_functions_and_methods_moving_a_parameters_items() -> None:
     code = (
         "def to_device(xs, device):\n"
         '    """Move."""\n'
@@ -147,14 +149,19 @@ def test_movers_are_short_functions_and_methods_whose_body_is_the_loop() -> None
         "    ys = [x.to(device) for x in xs]\n"
         "    log(ys)\n"
         "    return ys\n"
+        "def none(xs, device):\n"
+        "    return [x.to(device) * 2 for x in xs]\n"
         "class R:\n"
         "    def _move(self, xs):\n"
         "        return tuple(x.cuda() for x in xs)\n"
     )
-    provenance, module = _provenance(code)
-    movers = find_movers(provenance, module)
-    assert set(movers.functions) == {"to_device"}
-    assert [set(m) for m in movers.methods.values()] == [{"_move"}]
+    provenance, _ = _provenance(code)
+    index = provenance.index
+    found = {
+        f.name.value: mover_parameters(f, provenance, index.frame_of(f))
+        for f in [*index.functions.values(), *index.methods[index.classes["R"]].values()]
+    }
+    assert found == {"to_device": {"xs"}, "more": {"xs"}, "none": set(), "_move": {"xs"}}
 
 
 def test_call_sites_of_a_local_of_the_same_name_are_left_alone() -> None:
@@ -187,6 +194,197 @@ def test_the_loop_message_names_the_collection() -> None:
     code = "def f(crops, device):\n    return [c.to(device) for c in crops]\n"
     (finding,) = check_text(code, "m.py", enabled)
     assert "`crops`" in finding.message and "pinned" in finding.message
+
+
+@pytest.mark.parametrize(
+    ("body", "gathering"),
+    [
+        ("if isinstance(x, torch.Tensor):\n            out.append(x.to(device))", True),
+        ("if torch.is_tensor(x.feature):\n            x.feature = x.feature.to(device)", True),
+        # one filter per field
+        (
+            "if isinstance(x.a, torch.Tensor):\n            x.a = x.a.to(device)\n"
+            "        if isinstance(x.b, torch.Tensor):\n            x.b = x.b.to(device)",
+            True,
+        ),
+        (
+            "if isinstance(x.a, torch.Tensor):\n            x.a = x.a.to(device)\n"
+            "        if isinstance(x.b, dict):\n            x.b = y",
+            False,
+        ),
+        ("if x is not None:\n            out.append(x.cuda())", True),
+        (
+            "if not isinstance(x, torch.Tensor):\n            continue\n"
+            "        out.append(x.to(device))",
+            True,
+        ),
+        # a dispatch on type: an else doing something else, a test of another type
+        (
+            "if isinstance(x, torch.Tensor):\n            out.append(x.to(device))\n"
+            "        else:\n            out.append(x)",
+            False,
+        ),
+        ("if isinstance(x, list):\n            out.append(x[0].to(device))", False),
+        ("if isinstance(y, torch.Tensor):\n            out.append(x.to(device))", False),
+        ("if isinstance(x, torch.Tensor):\n            out.append(model(x.to(device)))", False),
+    ],
+)
+def test_tensor_filters_are_seen_through(body: str, gathering: bool) -> None:
+    code = f"import torch\ndef f(xs, y, out, model, device):\n    for x in xs:\n        {body}\n"
+    provenance, module = _provenance(code)
+    node, frame = _first(module, cst.For)
+    assert (gathering_for(node, provenance, frame) is not None) is gathering
+
+
+@pytest.mark.parametrize(
+    ("element", "gathering"),
+    [
+        ("torch.tensor(x).cuda()", True),
+        ("torch.as_tensor(x['ids']).to(device)", True),
+        ("torch.from_numpy(x).to(d, non_blocking=True)", True),
+        ("x.to(d, non_blocking=True)", True),  # a non-blocking copy goes to a device
+        ("x.to('cpu', non_blocking=True)", False),
+        ("torch.tensor([x]).cuda()", False),  # a few bytes
+        ("torch.tensor(3).cuda()", False),
+        ("torch.tensor(x, device=device)", False),  # made there, no copy
+        ("torch.tensor(y).cuda()", False),  # not the item
+    ],
+)
+def test_converted_items(element: str, gathering: bool) -> None:
+    code = f"import torch\ndef f(xs, y, device, d):\n    return [{element} for x in xs]\n"
+    provenance, module = _provenance(code)
+    node, frame = _first(module, cst.ListComp)
+    assert (gathering_comprehension(node, provenance, frame) is not None) is gathering
+
+
+@pytest.mark.parametrize(
+    ("collection", "flagged"),
+    [("metric_results", False), ("stats", False), ("state['patches']", True), ("states", True)],
+)
+def test_per_metric_collections_are_left_alone(collection: str, flagged: bool) -> None:
+    code = (
+        "def f(state, states, stats, metric_results, device):\n"
+        f"    return [x.to(device) for x in {collection}]\n"
+    )
+    assert bool(_findings(code, "HTD101")) is flagged
+
+
+def test_a_range_index_made_a_tensor_is_a_few_bytes() -> None:
+    code = "import torch\ndef f(n):\n    return [torch.tensor(i).cuda() for i in range(n)]\n"
+    assert _findings(code, "HTD101") == []
+    code = (
+        "import torch\ndef f(xs):\n    return [torch.tensor(x).cuda() for i, x in enumerate(xs)]\n"
+    )
+    assert _findings(code, "HTD101") == [(3, 13)]
+
+
+@pytest.mark.parametrize(
+    ("loop", "gathering"),
+    [
+        ("while queue:\n        x = queue.pop()\n        out.append(x.to(device))", True),
+        ("while q:\n        x = q.popleft()\n        out.append(x.cuda())", True),
+        ("while it:\n        x = next(it)\n        out.append(x.cuda())", True),
+        # a counter is not recognised (the candidate filter could not see it)
+        ("while i < len(xs):\n        xs[i] = xs[i].to(device)\n        i += 1", False),
+        (
+            "while queue:\n        x = queue.pop()\n        y = q.pop()\n"
+            "        out.append(x.cuda())",
+            False,
+        ),
+        ("while queue:\n        x = queue.pop()\n        out.append(model(x.to(device)))", False),
+        ("while queue:\n        x = queue.pop()\n        out.append(x.to('cpu'))", False),
+        ("while ok:\n        out.append(y.to(device))", False),  # no item taken
+    ],
+)
+def test_gathering_while_loops(loop: str, gathering: bool) -> None:
+    code = f"def f(queue, q, it, xs, i, out, y, ok, model, device):\n    {loop}\n"
+    provenance, module = _provenance(code)
+    node, frame = _first(module, cst.While)
+    assert (gathering_while(node, provenance, frame) is not None) is gathering
+
+
+def test_mover_parameters() -> None:
+    code = (
+        "import torch\n"
+        "def move_items(items, device):\n"
+        "    for item in items:\n"
+        "        if isinstance(item.feature, torch.Tensor):\n"
+        "            item.feature = item.feature.to(device, non_blocking=True)\n"
+        "def prepare(batch, device, log):\n"
+        "    log(batch)\n"
+        "    images = [im.cuda() for im in batch.images]\n"
+        "    return torch.stack(images)\n"
+        "def local(n, device):\n"
+        "    xs = make(n)\n"
+        "    return [x.to(device) for x in xs]\n"
+        "def generic(value, device):\n"
+        "    if isinstance(value, list):\n"
+        "        return [v.to(device) for v in value]\n"
+        "    return value.to(device)\n"
+    )
+    provenance, module = _provenance(code)
+    found = {
+        f.name.value: mover_parameters(f, provenance, Frame(f))
+        for f in module.body
+        if isinstance(f, cst.FunctionDef)
+    }
+    assert found == {
+        "move_items": {"items"},
+        "prepare": {"batch"},
+        "local": set(),
+        "generic": set(),
+    }
+
+
+@pytest.mark.parametrize(
+    ("call", "passed"),
+    [
+        ("move(a, b)", {"items", "device"}),
+        ("move(a)", {"items"}),
+        ("move(device=b)", {"device"}),
+        ("move(*args)", {"items", "device", "flag"}),
+    ],
+)
+def test_passed_parameters(call: str, passed: set[str]) -> None:
+    function = cst.parse_statement("def move(items, device=None, *, flag=False): pass")
+    assert isinstance(function, cst.FunctionDef)
+    node = cst.parse_expression(call)
+    assert isinstance(node, cst.Call)
+    assert passed_parameters(function, node, method=False) == passed
+
+
+MOVER = "def move(items, device):\n    return [x.to(device) for x in items]\n"
+
+
+@pytest.mark.parametrize(
+    ("caller", "flagged"),
+    [
+        # in the body of a loop over requests
+        ("def run(reqs, device):\n    for r in reqs:\n        move(r.items, device)\n", True),
+        ("def run(reqs, device):\n    return [move(r.items, device) for r in reqs]\n", True),
+        # in a hot function
+        ("class M:\n    def forward(self, xs):\n        return move(xs, self.device)\n", True),
+        ("def training_step(batch, device):\n    return move(batch, device)\n", True),
+        # called once per call of a function that is not hot
+        ("def run(xs, device):\n    return move(xs, device)\n", False),
+        # the loop's iterable is evaluated once; a tiny loop
+        ("def run(xs, device):\n    for y in move(xs, device):\n        print(y)\n", False),
+        ("def run(xs, device):\n    for _ in range(2):\n        move(xs, device)\n", False),
+        # code that runs once
+        (
+            "class M:\n    def __init__(self, groups, device):\n"
+            "        for g in groups:\n            move(g, device)\n",
+            False,
+        ),
+        # the collection is not passed
+        ("def run(reqs, device):\n    for r in reqs:\n        move(device=device)\n", False),
+    ],
+)
+def test_helper_calls_are_flagged_where_they_repeat(caller: str, flagged: bool) -> None:
+    code = MOVER + caller
+    lines = {row for row, _ in _findings(code, "HTD101")}
+    assert 2 in lines  # the loop in the helper, always
+    assert (len(lines) > 1) is flagged
 
 
 # -- HTD106's helpers -------------------------------------------------------------------------

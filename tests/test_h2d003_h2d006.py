@@ -11,8 +11,12 @@ from typing import ClassVar
 import libcst as cst
 import pytest
 
+from h2dlint.analysis.copies import non_blocking_h2d_source
+from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.targets import Target, by_name
 from h2dlint.analysis.views import Layout, buffer_roots, function_writes, layout, view_root
+from h2dlint.context import FileContext
 from h2dlint.engine import EnabledRule, check_text
 from h2dlint.fixer import fix_text
 from h2dlint.registry import all_rules
@@ -293,6 +297,94 @@ def test_h2d003_fix_is_offered_when_the_source_is_only_filled_before() -> None:
     assert "for _row in range(gpu.shape[0]):" in fixed(HTD103, code)
 
 
+@pytest.mark.parametrize(
+    ("source", "pinning", "fix"),
+    [
+        ("torch.zeros(3, 64, pin_memory=True)", "pinned memory", True),
+        ("torch.zeros(3, 64, pin_memory=flag)", "pinned when pinning is enabled", True),
+        (
+            "torch.zeros(3, 64, pin_memory=True) if flag else torch.zeros(3, 64)",
+            "host memory",
+            True,
+        ),
+        ("torch.zeros(3, 64)", "pin the buffer", False),
+    ],
+)
+def test_h2d003_any_host_memory(source: str, pinning: str, fix: bool) -> None:
+    """Pinned or not, a strided view is staged; row by row helps only pinned memory."""
+    code = f"""\
+        import torch
+        def f(n, t, flag, gpu):
+            buf = {source}
+            gpu[:, :n].copy_(buf[:, :n], non_blocking=True)
+        """
+    ((_, _, message),) = findings(HTD103, code)
+    assert pinning in message
+    assert ("for _row in range(gpu.shape[0]):" in fixed(HTD103, code)) is fix
+
+
+def test_h2d003_host_named_half_of_a_buffer_pair_is_medium() -> None:
+    code = """\
+        class Runner:
+            def prepare(self, n):
+                self.pos.gpu[:, :n].copy_(self.pos.cpu[:, :n], non_blocking=True)
+        """
+    (finding,) = check_text(textwrap.dedent(code), "m.py", _enabled(HTD103))
+    assert finding.confidence.value == "medium"
+    assert "certain once `self.pos.cpu` is proven host memory" in finding.message
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "self.pos.gpu[:, :n].copy_(self.pos.cpu[:, :], non_blocking=True)",  # whole rows
+        "self.pos.gpu[:, :n].copy_(self.pos.cpu[:, :n])",  # blocking
+        "self.pos.gpu[0, :n].copy_(self.pos.cpu[0, :n], non_blocking=True)",  # one row
+        "self.pos.gpu[:n].copy_(self.pos.cpu[:n], non_blocking=True)",  # leading slice
+        "self.out[:, :n].copy_(self.pos.cpu[:, :n], non_blocking=True)",  # no device name
+        "self.pos.gpu[:, :n].copy_(self.pos.staging[:, :n], non_blocking=True)",  # no host name
+    ],
+)
+def test_h2d003_host_named_look_alikes(line: str) -> None:
+    code = f"class Runner:\n    def prepare(self, n):\n        {line}\n"
+    assert findings(HTD103, code) == []
+
+
+@pytest.mark.parametrize(
+    ("call", "device"),
+    [
+        ("x.to(d, non_blocking=True)", True),
+        ("x.to(target, non_blocking=True)", True),
+        ("x.to(device=d, non_blocking=True)", True),
+        ("x.to(torch.device(d), non_blocking=True)", True),
+        ("x.to(d)", False),  # blocking: the name decides, as before
+        ("x.to('cpu', non_blocking=True)", False),
+        ("x.to(cpu_device, non_blocking=True)", False),
+        ("x.to(torch.float16, non_blocking=True)", False),
+        ("x.to(dtype=d, non_blocking=True)", False),
+        ("x.to(non_blocking=True)", False),
+        ("x.to(host, non_blocking=True)", False),  # the device of a host tensor
+    ],
+)
+def test_non_blocking_copies_to_unnamed_targets(call: str, device: bool) -> None:
+    code = (
+        "import torch\n"
+        "def f(d, target, cpu_device):\n"
+        "    host = torch.zeros(2)\n"
+        f"    return {call}\n"
+    )
+    module = cst.parse_module(code)
+    provenance = Provenance(FileContext("m.py", code, module))
+    function = module.body[1]
+    assert isinstance(function, cst.FunctionDef)
+    statement = function.body.body[-1]
+    assert isinstance(statement, cst.SimpleStatementLine)
+    returned = statement.body[0]
+    assert isinstance(returned, cst.Return) and isinstance(returned.value, cst.Call)
+    found = non_blocking_h2d_source(provenance, returned.value, Frame(function))
+    assert (found is not None) is device
+
+
 def test_h2d003_transposed_source() -> None:
     # .to keeps a dense transpose's strides; a contiguous memory format or copy_ does not
     base = "import torch\ndef f(device, g):\n    a = torch.zeros(4, 8, pin_memory=True)\n    {}\n"
@@ -444,3 +536,33 @@ def test_h2d006_json_edit_inserts_the_keyword() -> None:
     assert edit["content"] == ", non_blocking=True"
     assert edit["location"] == edit["end_location"] == {"row": 3, "column": 16}
     assert finding["fix"]["applicability"] == "unsafe"
+
+
+@pytest.mark.parametrize(
+    ("name", "device"),
+    [
+        ("device", True),
+        ("dev_id", True),
+        ("local_rank", True),
+        ("npu", True),
+        ("devIdx", True),
+        ("gpu_buf", True),
+        ("static_inputs", False),  # "npu" inside a longer word
+        ("stddev", False),
+        ("d", False),
+    ],
+)
+def test_device_names_match_short_words_whole(name: str, device: bool) -> None:
+    assert (by_name(name) is Target.DEVICE) is device
+
+
+def test_h2d001_graph_replay_into_static_inputs_is_not_a_device_copy() -> None:
+    code = """\
+        import torch
+        class Runner:
+            def _graph_replay(self, *inputs):
+                for i in range(len(inputs)):
+                    if torch.is_tensor(inputs[i]):
+                        self.static_inputs[i].copy_(inputs[i])
+        """
+    assert findings(all_rules()["HTD101"], code) == []

@@ -48,7 +48,30 @@ def non_blocking_h2d_source(
     non_blocking = keyword(node, "non_blocking")
     if non_blocking is None or not is_true(non_blocking.value):
         return None
-    return h2d_copy_source(provenance, node, frame)
+    source = h2d_copy_source(provenance, node, frame)
+    if source is None and non_blocking_to_unnamed_device(provenance, node, frame):
+        assert isinstance(node.func, cst.Attribute)
+        return node.func.value
+    return source
+
+
+def non_blocking_to_unnamed_device(provenance: Provenance, node: cst.Call, frame: Frame) -> bool:
+    """``x.to(d, non_blocking=True)`` whose target the analysis cannot name (``d``,
+    ``target``: neither a device nor the host nor a dtype by value or by name). Asking for a
+    non-blocking copy says it goes to a device, unless the target is proven host memory (a
+    device-to-host copy, ``x.to("cpu", non_blocking=True)``) or a dtype (no copy at all), or
+    there is no target (``x.to(non_blocking=True)``, ``x.to(memory_format=...)``)."""
+    func = node.func
+    if not isinstance(func, cst.Attribute) or func.attr.value != "to":
+        return False
+    if provenance.to_target(node, frame) is not Target.UNKNOWN:
+        return False  # named: a device (h2d_copy_source took it), the host or a dtype
+    device = keyword(node, "device")
+    target = device.value if device is not None else first_positional(node)
+    if target is None or isinstance(target, (cst.SimpleString, cst.FormattedString)):
+        return False
+    # ``x.to(other)``: the device (and dtype) of another tensor, host when it is on the host.
+    return not provenance.where(target, frame).on_host
 
 
 def fresh_join(provenance: Provenance, call: cst.Call) -> bool:

@@ -3,12 +3,16 @@ copy per item (HTD101).
 
 A *transfer* is ``x.to(<device>)``, ``x.cuda()`` or ``dst.copy_(x)`` into device memory. A
 *per-item transfer* moves an item of the loop: its tensor is the loop variable (or an element or
-attribute of it, or a container indexed by it), possibly with trivial wrapping (``.float()``,
-``.contiguous()``, ``.unsqueeze(0)``, ``.data``, ``.to(dtype)``). A loop or comprehension is a
-*gathering loop* when all it does per iteration is such a transfer whose result is collected:
-the element of a comprehension, or in a ``for`` body only statements that store the moved item
-(``out.append(...)``, ``xs[i] = ...``, ``batch[k] = ...``, ``item.attr = ...``, a ``copy_`` into
-a device buffer).
+attribute of it, or a container indexed by it, or a host tensor made of it by ``torch.tensor``,
+``as_tensor``, ``from_numpy``), possibly with trivial wrapping (``.float()``, ``.contiguous()``,
+``.unsqueeze(0)``, ``.data``, ``.to(dtype)``). A loop or comprehension is a *gathering loop*
+when all it does per iteration is such a transfer whose result is collected: the element of a
+comprehension, or in a ``for`` body (or a ``while`` body taking ``x = queue.pop()``) only
+statements that store the moved item (``out.append(...)``, ``xs[i] = ...``, ``batch[k] = ...``,
+``item.attr = ...``, a ``copy_`` into a device buffer). A guard that only keeps the items'
+tensors (``if isinstance(item.feature, torch.Tensor):`` without ``else``, ``if x is not None:``,
+``if not isinstance(x, torch.Tensor): continue``) is seen through: it filters, it does not
+dispatch. :func:`mover_parameters` says which parameters of a function it moves that way.
 
 Conservative by design (a false positive is as bad as a miss). Not gathering loops:
 
@@ -19,8 +23,9 @@ Conservative by design (a false positive is as bad as a miss). Not gathering loo
 - loops over a literal tuple or list or ``range(<small literal>)``: the item count is tiny;
 - loops over a model's parameters, buffers, modules or state dict, or over names that say so
   (``params``, ``layers``, ``model``...): one-time setup moves of things that cannot be batched;
-- type-dispatching loops (``isinstance`` in a guard or the element, or around the loop):
-  generic movers of mixed containers, which one batched copy cannot replace;
+- type-dispatching loops (``isinstance`` with an ``else`` or a test of another type, in the
+  element, or around the loop): generic movers of mixed containers, which one batched copy
+  cannot replace;
 - a mapping's values (``d.items()``, ``d.values()``, ``for k in d: d[k]``): named fields of
   different dtypes and shapes;
 - storage swaps (``p.data = ...``) and ``self``'s collection moved in place
@@ -29,7 +34,8 @@ Conservative by design (a false positive is as bad as a miss). Not gathering loo
   activations (``hidden_states``, ``latents``, ``logits``), which already live on an accelerator;
 - ``copy_`` into the loop's own items (distinct existing tensors) and row segments of one
   buffer (``gpu[i, :n].copy_(cpu[i, :n])``, the fix for a strided copy);
-- items the analysis proves already on a device.
+- items the analysis proves already on a device, or tensors of a list made on one;
+- few-byte constants: ``torch.tensor(i)`` of a ``range`` index, ``torch.tensor([step])``.
 """
 
 from __future__ import annotations
@@ -40,10 +46,17 @@ from dataclasses import dataclass
 import libcst as cst
 
 from h2dlint.analysis.bindings import COMPREHENSIONS
+from h2dlint.analysis.copies import non_blocking_to_unnamed_device
 from h2dlint.analysis.facts import Where
-from h2dlint.analysis.frames import Frame, method_frame
-from h2dlint.analysis.provenance import Provenance, first_positional, host_named, keyword
-from h2dlint.analysis.targets import Target, by_name
+from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.provenance import (
+    Provenance,
+    first_positional,
+    host_named,
+    is_true,
+    keyword,
+)
+from h2dlint.analysis.targets import Target, by_name, name_words
 from h2dlint.engine import visit_read_only
 
 Comprehension = cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp
@@ -106,12 +119,31 @@ MODEL_WORDS = (
 # Words in a collection's name that say its items are model activations, made on the device
 # (``.to(device)`` of them aligns devices in model-parallel code; it copies nothing from the host).
 ACTIVATION_WORDS = ("latent", "hidden", "logit", "activation", "grad")
+# Words in a collection's name that say it holds one entry per metric or statistic: a handful
+# of values of different dtypes and shapes, not a batch of like items.
+KIND_WORDS = frozenset({"metric", "metrics", "stat", "stats", "statistics"})
 # Methods that iterate a mapping: its values are named fields of different dtypes and shapes.
 MAPPING_METHODS = frozenset({"items", "values", "keys"})
 # Methods that put an item into a collection.
 STORE_METHODS = frozenset({"append", "appendleft", "add", "insert", "put", "put_nowait"})
 # Literal ``range(n)`` bounds at or below this count as a provably tiny loop.
 TINY = 8
+# Calls that make a host tensor from an item's data: ``[torch.tensor(r).cuda() for r in rows]``
+# copies each row on its own just as ``[r.cuda() for r in rows]`` does.
+ITEM_CONVERTERS = frozenset(
+    {
+        "torch.tensor",
+        "torch.as_tensor",
+        "torch.asarray",
+        "torch.from_numpy",
+        "torch.Tensor",
+        "torch.LongTensor",
+        "torch.IntTensor",
+        "torch.FloatTensor",
+    }
+)
+# Calls that take one item at a time off a collection in a ``while`` loop.
+TAKING_METHODS = frozenset({"pop", "popleft", "get", "get_nowait"})
 
 
 @dataclass(frozen=True)
@@ -126,7 +158,7 @@ class Transfer:
 class GatheringLoop:
     """A loop or comprehension that moves each item to the device in its own copy."""
 
-    node: cst.For | Comprehension
+    node: cst.For | cst.While | Comprehension
     transfer: Transfer
     iterable: cst.BaseExpression
 
@@ -207,12 +239,68 @@ def _device_argument(call: cst.Call) -> cst.BaseExpression | None:
     return first_positional(call)
 
 
-def _aligns_to_tensor(device: cst.BaseExpression) -> bool:
-    """``<tensor>.device``: the device of some other tensor (not ``self.device``)."""
+def _aligns_to_tensor(
+    device: cst.BaseExpression, provenance: Provenance | None = None, frame: Frame | None = None
+) -> bool:
+    """``<tensor>.device``: the device of some other tensor (not ``self.device``), also through
+    a local name bound only to the device of a named tensor or an element of one
+    (``first = norms[0].device``; not ``next(model.parameters()).device``, a model's device,
+    where host data is sent)."""
+    if isinstance(device, cst.Name) and provenance is not None and frame is not None:
+        values = provenance.bindings(frame).of(device.value)
+        return bool(values) and all(
+            isinstance(value, cst.Attribute)
+            and isinstance(value.value, (cst.Name, cst.Subscript))
+            and not calls_in(value.value)
+            and _aligns_to_tensor(value)
+            and not _model_named(_root(value) or "")
+            for value in values
+        )
     if not (isinstance(device, cst.Attribute) and device.attr.value == "device"):
         return False
     base = device.value
     return not (isinstance(base, cst.Name) and base.value in ("self", "cls"))
+
+
+def _to_device(node: cst.Call, provenance: Provenance, frame: Frame) -> bool:
+    """``x.to(<device>)``: named a device, or an unnamed target of a non-blocking copy."""
+    if provenance.to_target(node, frame) is Target.DEVICE:
+        return True
+    non_blocking = keyword(node, "non_blocking")
+    return (
+        non_blocking is not None
+        and is_true(non_blocking.value)
+        and non_blocking_to_unnamed_device(provenance, node, frame)
+    )
+
+
+def converted_item(
+    node: cst.BaseExpression, loop_names: set[str], provenance: Provenance
+) -> cst.BaseExpression | None:
+    """The item data ``torch.tensor(r)`` (``as_tensor``, ``from_numpy``...) makes a host tensor
+    of, when it is a loop item that may be large; ``None`` for a few-byte constant (a number,
+    ``torch.tensor([step])``, ``torch.tensor(i)`` of a ``range`` index: nothing to batch)."""
+    if not isinstance(node, cst.Call) or provenance.qualify(node.func) not in ITEM_CONVERTERS:
+        return None
+    if keyword(node, "device") is not None:
+        return None
+    data = first_positional(node)
+    if data is None or _small_constant(data):
+        return None
+    return data if rooted_in(data, loop_names) else None
+
+
+def _small_constant(node: cst.BaseExpression) -> bool:
+    """A number or a short display of numbers and names (``[step]``, ``(start, end)``)."""
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(node, (cst.List, cst.Tuple)):
+        return len(node.elements) <= TINY and all(
+            isinstance(e, cst.Element)
+            and isinstance(e.value, (cst.Integer, cst.Float, cst.Name, cst.Attribute))
+            for e in node.elements
+        )
+    return False
 
 
 def rooted_in(node: cst.BaseExpression, loop_names: set[str]) -> bool:
@@ -255,18 +343,27 @@ def row_segment(node: cst.BaseExpression, loop_names: set[str]) -> bool:
 
 
 def item_transfer(
-    node: cst.BaseExpression, loop_names: set[str], provenance: Provenance, frame: Frame
+    node: cst.BaseExpression,
+    loop_names: set[str],
+    provenance: Provenance,
+    frame: Frame,
+    indices: frozenset[str] = frozenset(),
 ) -> Transfer | None:
-    """The host-to-device copy of a loop item that ``node`` is, trivial wrapping aside."""
+    """The host-to-device copy of a loop item that ``node`` is, trivial wrapping aside.
+    ``indices`` are the loop names that are integers (a ``range``'s, ``enumerate``'s count)."""
     node = strip_trivial(node, provenance, frame)
     if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
         return None
     method = node.func.attr.value
     if method == "to":
-        if provenance.to_target(node, frame) is not Target.DEVICE:
+        if not _to_device(node, provenance, frame):
             return None
         device = _device_argument(node)
-        if device is None or names_in(device) & loop_names or _aligns_to_tensor(device):
+        if (
+            device is None
+            or names_in(device) & loop_names
+            or _aligns_to_tensor(device, provenance, frame)
+        ):
             return None
         moved = node.func.value
     elif method == "cuda":
@@ -290,6 +387,11 @@ def item_transfer(
     moved = strip_trivial(moved, provenance, frame)
     if isinstance(moved, cst.Attribute) and moved.attr.value == "data":
         moved = moved.value
+    data = converted_item(moved, loop_names, provenance)
+    if data is not None:
+        if isinstance(data, cst.Name) and data.value in indices:
+            return None  # ``torch.tensor(i)`` of a loop index: a few bytes
+        return Transfer(node, moved)
     if not rooted_in(moved, loop_names) or row_segment(moved, loop_names):
         return None
     if provenance.where(moved, frame) is Where.DEVICE:
@@ -303,6 +405,23 @@ def _device_named(node: cst.BaseExpression) -> bool:
             return True
         node = node.value
     return isinstance(node, cst.Name) and by_name(node.value) is Target.DEVICE
+
+
+def index_names(target: cst.BaseExpression, iterable: cst.BaseExpression) -> frozenset[str]:
+    """The names of a loop target that are integers: ``i`` in ``for i in range(n)`` and in
+    ``for i, x in enumerate(xs)``."""
+    if not (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name)):
+        return frozenset()
+    if iterable.func.value == "range" and isinstance(target, cst.Name):
+        return frozenset({target.value})
+    if (
+        iterable.func.value == "enumerate"
+        and isinstance(target, (cst.Tuple, cst.List))
+        and target.elements
+        and isinstance(target.elements[0].value, cst.Name)
+    ):
+        return frozenset({target.elements[0].value.value})
+    return frozenset()
 
 
 # -- iterables --------------------------------------------------------------------------------
@@ -377,6 +496,12 @@ def activation_iterable(node: cst.BaseExpression) -> bool:
     return any(word in name for word in ACTIVATION_WORDS)
 
 
+def per_kind_iterable(node: cst.BaseExpression) -> bool:
+    """``metric_results``, ``stats``: one entry per metric or statistic (whole words: not
+    ``state``)."""
+    return bool(KIND_WORDS & name_words(_last_name(node) or ""))
+
+
 def keyed_by_own_keys(moved: cst.BaseExpression, iterable: cst.BaseExpression) -> bool:
     """``for k in batch: batch[k]...``: a mapping iterated by its keys."""
     return isinstance(moved, cst.Subscript) and moved.value.deep_equals(iterable)
@@ -390,10 +515,31 @@ def iterable_excluded(
         or model_state_iterable(iterable, loop_names)
         or mapping_iterable(iterable)
         or activation_iterable(iterable)
+        or per_kind_iterable(iterable)
     ):
         return True
     # Rows of a tensor already on the device.
-    return provenance.where(iterable, frame) is Where.DEVICE
+    if provenance.where(iterable, frame) is Where.DEVICE:
+        return True
+    # Tensors of a list proven on a device (``norms = [g.norm() for g in grads]`` of device
+    # gradients): moving them is a gather between devices.
+    sequence = _iterated(iterable)
+    return (
+        isinstance(sequence, (cst.Name, cst.List, cst.Tuple, cst.ListComp))
+        and provenance.sequence_where(sequence, frame) is Where.DEVICE
+    )
+
+
+def _iterated(node: cst.BaseExpression) -> cst.BaseExpression:
+    """The collection an iterable goes over: ``xs`` of ``enumerate(xs)``, ``reversed(xs)``."""
+    while (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value in ("enumerate", "reversed", "list", "tuple", "sorted")
+        and node.args
+    ):
+        node = node.args[0].value
+    return node
 
 
 # -- comprehensions ---------------------------------------------------------------------------
@@ -414,14 +560,20 @@ def gathering_comprehension(
         return None  # cheap exit: the element is no call at all
     clauses = list(_for_clauses(node))
     loop_names: set[str] = set()
+    indices: frozenset[str] = frozenset()
     for clause in clauses:
         loop_names |= target_names(clause.target)
+        indices |= index_names(clause.target, clause.iter)
     for clause in clauses:
-        if any(mentions_isinstance(condition.test) for condition in clause.ifs):
-            return None
+        if any(
+            mentions_isinstance(condition.test)
+            and not tensor_filter(condition.test, loop_names, provenance)
+            for condition in clause.ifs
+        ):
+            return None  # a condition on type that is more than keeping the tensors
         if clause.asynchronous is not None:
             return None
-    transfer = item_transfer(element, loop_names, provenance, frame)
+    transfer = item_transfer(element, loop_names, provenance, frame, indices)
     if transfer is None:
         return None
     outer = clauses[0]
@@ -483,24 +635,108 @@ def moves_state_in_place(target: cst.BaseExpression, collection: cst.BaseExpress
     return _root(target) in ("self", "cls") and target.deep_equals(collection)
 
 
-def gathering_for(node: cst.For, provenance: Provenance, frame: Frame) -> GatheringLoop | None:
-    """A ``for`` loop whose body only copies items to the device and stores them."""
-    if node.orelse is not None or node.asynchronous is not None:
-        return None
-    statements = _small_statements(node.body)
-    if not statements:
-        return None
-    loop_names = target_names(node.target)
+def tensor_filter(test: cst.BaseExpression, loop_names: set[str], provenance: Provenance) -> bool:
+    """``isinstance(item, torch.Tensor)``, ``torch.is_tensor(item)`` or ``item is not None``
+    of a loop item (also several ``and``-ed): a guard that keeps a collection's tensors, not a
+    dispatch on type (which has branches doing different things per type)."""
+    if isinstance(test, cst.BooleanOperation):
+        return isinstance(test.operator, cst.And) and all(
+            tensor_filter(side, loop_names, provenance) for side in (test.left, test.right)
+        )
+    if isinstance(test, cst.Comparison):
+        return (
+            len(test.comparisons) == 1
+            and isinstance(test.comparisons[0].operator, cst.IsNot)
+            and isinstance(test.comparisons[0].comparator, cst.Name)
+            and test.comparisons[0].comparator.value == "None"
+            and rooted_in(test.left, loop_names)
+        )
+    if not isinstance(test, cst.Call):
+        return False
+    args = [a.value for a in test.args if a.keyword is None and not a.star]
+    if provenance.qualify(test.func) == "torch.is_tensor":
+        return len(args) == 1 and rooted_in(args[0], loop_names)
+    return (
+        isinstance(test.func, cst.Name)
+        and test.func.value == "isinstance"
+        and len(args) == 2
+        and rooted_in(args[0], loop_names)
+        and provenance.qualify(args[1]) == "torch.Tensor"
+    )
+
+
+def _skips_non_tensors(
+    statement: cst.BaseStatement, loop_names: set[str], provenance: Provenance
+) -> bool:
+    """``if not isinstance(item, torch.Tensor): continue``."""
+    if not (isinstance(statement, cst.If) and statement.orelse is None):
+        return False
+    test = statement.test
+    if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
+        return False
+    body = _small_statements(statement.body)
+    return (
+        body is not None
+        and len(body) == 1
+        and isinstance(body[0], cst.Continue)
+        and tensor_filter(test.expression, loop_names, provenance)
+    )
+
+
+def loop_statements(
+    body: cst.BaseSuite, loop_names: set[str], provenance: Provenance
+) -> list[cst.BaseSmallStatement] | None:
+    """The simple statements a loop runs per item; ``None`` when it holds a compound statement.
+    A filter that keeps the items' tensors (:func:`tensor_filter`) is seen through: an ``if``
+    filter without ``else`` stands for its body (``if isinstance(item.a, torch.Tensor): item.a
+    = item.a.to(dev)``, one such per field), and a leading ``if not isinstance(item,
+    torch.Tensor): continue`` is dropped."""
+    statements = _small_statements(body)
+    if statements is not None or not isinstance(body, cst.IndentedBlock):
+        return statements
+    members = list(body.body)
+    if members and _skips_non_tensors(members[0], loop_names, provenance):
+        members = members[1:]
+    out: list[cst.BaseSmallStatement] = []
+    for member in members:
+        if isinstance(member, cst.SimpleStatementLine):
+            out.extend(member.body)
+            continue
+        if not (
+            isinstance(member, cst.If)
+            and member.orelse is None
+            and tensor_filter(member.test, loop_names, provenance)
+        ):
+            return None
+        filtered = _small_statements(member.body)
+        if filtered is None:
+            return None
+        out.extend(filtered)
+    return out
+
+
+def _gathering_transfers(
+    statements: list[cst.BaseSmallStatement],
+    loop_names: set[str],
+    provenance: Provenance,
+    frame: Frame,
+    indices: frozenset[str] = frozenset(),
+    control: frozenset[cst.BaseSmallStatement] = frozenset(),
+) -> list[Transfer] | None:
+    """The per-item transfers of a loop body that only copies items to the device and stores
+    them (``control``: statements that drive a ``while`` loop, taken as they are), or None."""
     temporaries: dict[str, Transfer] = {}
     stored: set[str] = set()
     transfers: list[Transfer] = []
     for small in statements:
+        if small in control:
+            continue
         if isinstance(small, cst.Pass) or (
             isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString)
         ):
             continue
         if isinstance(small, cst.Expr) and _method(small.value) == "copy_":
-            transfer = item_transfer(small.value, loop_names, provenance, frame)
+            transfer = item_transfer(small.value, loop_names, provenance, frame, indices)
             if transfer is None:
                 return None
             transfers.append(transfer)
@@ -512,7 +748,7 @@ def gathering_for(node: cst.For, provenance: Provenance, frame: Frame) -> Gather
         ):
             # ``y = x.to(dev)``, stored by a later statement
             name = small.targets[0].target.value
-            transfer = item_transfer(small.value, loop_names, provenance, frame)
+            transfer = item_transfer(small.value, loop_names, provenance, frame, indices)
             if transfer is None or name in loop_names:
                 return None
             temporaries[name] = transfer
@@ -525,7 +761,7 @@ def gathering_for(node: cst.For, provenance: Provenance, frame: Frame) -> Gather
             stored.add(value.value)
             transfers.append(temporaries[value.value])
             continue
-        transfer = item_transfer(value, loop_names, provenance, frame)
+        transfer = item_transfer(value, loop_names, provenance, frame, indices)
         if transfer is None:
             return None
         if isinstance(small, cst.Assign) and moves_state_in_place(
@@ -535,6 +771,21 @@ def gathering_for(node: cst.For, provenance: Provenance, frame: Frame) -> Gather
         transfers.append(transfer)
     if not transfers or set(temporaries) - stored:
         return None
+    return transfers
+
+
+def gathering_for(node: cst.For, provenance: Provenance, frame: Frame) -> GatheringLoop | None:
+    """A ``for`` loop whose body only copies items to the device and stores them."""
+    if node.orelse is not None or node.asynchronous is not None:
+        return None
+    loop_names = target_names(node.target)
+    statements = loop_statements(node.body, loop_names, provenance)
+    if not statements:
+        return None
+    indices = index_names(node.target, node.iter)
+    transfers = _gathering_transfers(statements, loop_names, provenance, frame, indices)
+    if transfers is None:
+        return None
     if any(keyed_by_own_keys(t.moved, node.iter) for t in transfers):
         return None
     if iterable_excluded(node.iter, loop_names, provenance, frame):
@@ -542,71 +793,47 @@ def gathering_for(node: cst.For, provenance: Provenance, frame: Frame) -> Gather
     return GatheringLoop(node, transfers[0], node.iter)
 
 
-# -- helpers whose body is a gathering loop ---------------------------------------------------
-def _is_empty_container(node: cst.BaseExpression) -> bool:
-    if isinstance(node, (cst.List, cst.Dict, cst.Tuple)):
-        return not node.elements
-    return (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Name)
-        and node.func.value in ("list", "dict", "OrderedDict")
-        and not node.args
-    )
+def _taken(small: cst.BaseSmallStatement) -> tuple[str, cst.BaseExpression] | None:
+    """``item = queue.pop()`` (``popleft``, ``get``; ``next(it)``): the name and the
+    collection an item is taken from."""
+    if not (
+        isinstance(small, cst.Assign)
+        and len(small.targets) == 1
+        and isinstance(small.targets[0].target, cst.Name)
+        and isinstance(small.value, cst.Call)
+    ):
+        return None
+    call = small.value
+    name = small.targets[0].target.value
+    if isinstance(call.func, cst.Attribute) and call.func.attr.value in TAKING_METHODS:
+        return name, call.func.value
+    if isinstance(call.func, cst.Name) and call.func.value == "next" and call.args:
+        return name, call.args[0].value
+    return None
 
 
-def mover_body(
-    function: cst.FunctionDef, provenance: Provenance, frame: Frame
-) -> GatheringLoop | None:
-    """The gathering loop that is all of ``function``'s work: besides it, only a docstring,
-    empty containers and a ``return``."""
-    body = function.body
-    if not isinstance(body, cst.IndentedBlock):
-        statements: list[cst.CSTNode] = list(body.body)
-    else:
-        statements = list(body.body)
-    found: GatheringLoop | None = None
-    for statement in statements:
-        if isinstance(statement, cst.For):
-            if found is not None:
-                return None
-            found = gathering_for(statement, provenance, frame)
-            if found is None:
-                return None
-            continue
-        smalls = (
-            statement.body
-            if isinstance(statement, cst.SimpleStatementLine)
-            else [statement]
-            if isinstance(statement, cst.BaseSmallStatement)
-            else None
-        )
-        if smalls is None:
-            return None
-        for small in smalls:
-            value: cst.BaseExpression | None
-            if isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString):
-                continue
-            if isinstance(small, cst.Return):
-                value = small.value
-            elif isinstance(small, cst.Assign) and len(small.targets) == 1:
-                value = small.value
-                if _is_empty_container(value):
-                    continue
-            else:
-                return None
-            if value is None or isinstance(value, cst.Name):
-                continue
-            comprehension = _comprehension_in(value)
-            if comprehension is None or found is not None:
-                return None
-            found = gathering_comprehension(comprehension, provenance, frame)
-            if found is None:
-                return None
-            if isinstance(small, cst.Assign) and any(
-                moves_state_in_place(t.target, found.iterable) for t in small.targets
-            ):
-                return None
-    return found
+def gathering_while(node: cst.While, provenance: Provenance, frame: Frame) -> GatheringLoop | None:
+    """A ``while`` loop whose body takes items one at a time off a collection
+    (``x = queue.pop()``, ``popleft``, ``get``, ``next(it)``), copies each to the device and
+    stores it. (A counter indexing ``xs[i]`` is not recognised: the candidate filter, which
+    knows ``for`` variables and names bound to calls, could not see it.)"""
+    if node.orelse is not None or not isinstance(node.body, cst.IndentedBlock):
+        return None
+    statements = _small_statements(node.body)
+    if not statements:
+        return None
+    taken = {t[0]: t[1] for t in map(_taken, statements) if t is not None}
+    if len(taken) != 1:
+        return None
+    control = frozenset(s for s in statements if _taken(s) is not None)
+    loop_names = set(taken)
+    transfers = _gathering_transfers(statements, loop_names, provenance, frame, control=control)
+    if transfers is None:
+        return None
+    (iterable,) = taken.values()
+    if iterable_excluded(iterable, loop_names, provenance, frame):
+        return None
+    return GatheringLoop(node, transfers[0], iterable)
 
 
 def _comprehension_in(node: cst.BaseExpression) -> Comprehension | None:
@@ -622,39 +849,6 @@ def _comprehension_in(node: cst.BaseExpression) -> Comprehension | None:
     ):
         return node.args[0].value
     return None
-
-
-@dataclass
-class Movers:
-    """Functions and methods of a module whose body is a gathering loop."""
-
-    functions: dict[str, GatheringLoop]
-    methods: dict[cst.ClassDef, dict[str, GatheringLoop]]
-
-
-def _short(function: cst.FunctionDef) -> bool:
-    body = function.body
-    return isinstance(body, cst.IndentedBlock) and len(body.body) <= 6
-
-
-def find_movers(provenance: Provenance, module: cst.Module) -> Movers:
-    """The module's top-level functions and methods whose body is a gathering loop. A cheap
-    scan of short definitions only: most files have none, and pay next to nothing."""
-    functions: dict[str, GatheringLoop] = {}
-    methods: dict[cst.ClassDef, dict[str, GatheringLoop]] = {}
-    for statement in module.body:
-        if isinstance(statement, cst.FunctionDef):
-            if _short(statement) and statement.name.value not in functions:
-                found = mover_body(statement, provenance, Frame(statement))
-                if found is not None:
-                    functions[statement.name.value] = found
-        elif isinstance(statement, cst.ClassDef) and isinstance(statement.body, cst.IndentedBlock):
-            for member in statement.body.body:
-                if isinstance(member, cst.FunctionDef) and _short(member):
-                    found = mover_body(member, provenance, method_frame(member, statement))
-                    if found is not None:
-                        methods.setdefault(statement, {})[member.name.value] = found
-    return Movers(functions, methods)
 
 
 def under_type_dispatch(ancestors: list[cst.CSTNode]) -> bool:
@@ -682,3 +876,94 @@ def assigned_in_place(
         if isinstance(parent, (cst.BaseStatement, cst.BaseSmallStatement)):
             return False
     return False
+
+
+# -- helpers that move the items of a parameter -------------------------------------------------
+class _GatheringLoops(cst.CSTVisitor):
+    """The gathering loops of one function (not of nested functions, classes or lambdas, and
+    not under a dispatch on type)."""
+
+    def __init__(self, root: cst.FunctionDef, provenance: Provenance, frame: Frame) -> None:
+        self.root = root
+        self.provenance = provenance
+        self.frame = frame
+        self.dispatch = 0
+        self.found: list[GatheringLoop] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return node is self.root
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def _dispatches(self, node: cst.CSTNode) -> bool:
+        return isinstance(node, (cst.If, cst.IfExp, cst.While)) and mentions_isinstance(node.test)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if not self.dispatch:
+            found: GatheringLoop | None = None
+            if isinstance(node, cst.For):
+                found = gathering_for(node, self.provenance, self.frame)
+            elif isinstance(node, cst.While):
+                found = gathering_while(node, self.provenance, self.frame)
+            elif isinstance(node, COMPREHENSIONS):
+                found = gathering_comprehension(node, self.provenance, self.frame)
+            if found is not None:
+                self.found.append(found)
+        if self._dispatches(node):
+            self.dispatch += 1
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if self._dispatches(original_node):
+            self.dispatch -= 1
+        super().on_leave(original_node)
+
+
+def parameter_names(function: cst.FunctionDef) -> list[str]:
+    """The names of ``function``'s parameters, in order (``*args`` and ``**kwargs`` aside)."""
+    params = function.params
+    return [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
+
+
+def mover_loops(
+    function: cst.FunctionDef, provenance: Provenance, frame: Frame
+) -> dict[str, GatheringLoop]:
+    """The parameters of ``function`` whose items it copies to the device one per item, each
+    with the loop doing it: ``def move_items(items, device): for item in items: ...`` moves
+    the items of ``items``. A call of such a function in a loop or on a hot path makes those
+    copies every time (see :func:`mover_parameters`)."""
+    names = set(parameter_names(function)) - {frame.self_name or "self", "cls"}
+    finder = _GatheringLoops(function, provenance, frame)
+    visit_read_only(function, finder)
+    loops: dict[str, GatheringLoop] = {}
+    for loop in finder.found:
+        root = _root(_iterated(loop.iterable))
+        if root is not None and root in names:
+            loops.setdefault(root, loop)
+    return loops
+
+
+def mover_parameters(function: cst.FunctionDef, provenance: Provenance, frame: Frame) -> set[str]:
+    """The parameters whose items ``function`` moves to the device one copy per item, for a
+    project index to record (a helper imported from another module is a mover all the same)."""
+    return set(mover_loops(function, provenance, frame))
+
+
+def passed_parameters(function: cst.FunctionDef, call: cst.Call, method: bool) -> set[str]:
+    """The parameters of ``function`` that ``call`` passes an argument for (all of them when it
+    unpacks ``*args`` or ``**kwargs``); ``method``: the call is bound, so the first parameter is
+    the instance."""
+    params = function.params
+    ordered = [p.name.value for p in (*params.posonly_params, *params.params)]
+    if method and ordered:
+        ordered = ordered[1:]
+    if any(arg.star for arg in call.args):
+        return set(parameter_names(function))
+    passed = {arg.keyword.value for arg in call.args if arg.keyword is not None}
+    positional = [arg for arg in call.args if arg.keyword is None]
+    passed.update(ordered[: len(positional)])
+    return passed

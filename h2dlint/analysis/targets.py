@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import re
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -14,7 +15,10 @@ if TYPE_CHECKING:
     from h2dlint.analysis.provenance import Provenance
 
 MAX_DEPTH = 6
-DEVICE_WORDS = ("device", "dev", "gpu", "cuda", "rank", "accelerator", "xpu", "npu", "mps")
+DEVICE_WORDS = ("device", "gpu", "cuda", "accelerator")
+# Short device words count only as whole words of a name (``dev_id``, ``local_rank``, ``npu``),
+# not inside longer ones (``static_inputs`` holds "npu", ``stddev`` "dev").
+DEVICE_TOKENS = frozenset({"dev", "rank", "xpu", "npu", "mps"})
 
 
 class Target(enum.Enum):
@@ -50,7 +54,14 @@ def by_name(name: str) -> Target:
         return Target.HOST
     if any(word in lowered for word in DEVICE_WORDS):
         return Target.DEVICE
+    if DEVICE_TOKENS & name_words(name):
+        return Target.DEVICE
     return Target.UNKNOWN
+
+
+def name_words(name: str) -> set[str]:
+    """The words of a name, lower case: ``dev_id`` -> dev, id; ``devIdx`` -> dev, idx."""
+    return {w.lower() for w in re.split(r"[^a-zA-Z]+|(?<=[a-z])(?=[A-Z])", name) if w}
 
 
 def _agree(targets: list[Target]) -> Target:
