@@ -510,29 +510,28 @@ class PerItemTransfer(ComprehensionVisits, Rule):
             self._report(loop, loop.transfer.call)
 
     # -- calls of a helper that moves the items of an argument ------------------------------
-    def _callee(self, node: cst.Call) -> tuple[cst.FunctionDef, str, bool] | None:
-        """The function or method of this module that ``node`` may call (see
-        :meth:`_shadowed`), how to show the call, and whether the call is bound
-        (``self.m(...)``)."""
+    def _callee(self, node: cst.Call) -> tuple[Provenance, cst.FunctionDef, str, bool] | None:
+        """The function ``node`` may call, with the provenance of its module (this one, or
+        another module of the project: a helper imported from ``utils``), how to show the
+        call, and whether the call is bound (``self.m(...)``, ``obj.m(...)``)."""
         provenance = Provenance.of(self.context)
         func = node.func
         if isinstance(func, cst.Name):
-            function = provenance.index.functions.get(func.value)
-            if function is None:
-                return None
-            return function, f"{func.value}(...)", False
-        frame = provenance.current_frame()
-        if (
-            isinstance(func, cst.Attribute)
-            and isinstance(func.value, cst.Name)
-            and frame.cls is not None
-            and func.value.value == frame.self_name
-        ):
-            method = provenance.index.methods.get(frame.cls, {}).get(func.attr.value)
-            if method is None:
-                return None
-            return method, f"{func.value.value}.{func.attr.value}(...)", True
-        return None
+            shown, bound = f"{func.value}(...)", False
+        elif isinstance(func, cst.Attribute):
+            code = self.context.module.code_for_node(func)
+            shown = f"{code}(...)" if len(code) <= 40 else f"{func.attr.value}(...)"
+            # ``module.helper(...)`` passes no instance; ``self.m(...)`` or ``obj.m(...)`` does.
+            bound = provenance.qualify(func) is None
+        else:
+            return None
+        found = provenance.callee(node, provenance.current_frame())
+        if found is None:
+            return None
+        owner, function = found
+        if bound and owner.index.owner.get(function) is None:
+            return None  # ``obj.f(...)`` resolved to a plain function: not a method call
+        return owner, function, shown, bound
 
     def _shadowed(self, node: cst.Call, function: cst.FunctionDef) -> bool:
         """Whether a plain-name call does not call the module's function of that name: a
@@ -543,31 +542,30 @@ class PerItemTransfer(ComprehensionVisits, Rule):
         frame = provenance.current_frame()
         return frame.function is function or bool(provenance.bindings(frame).of(node.func.value))
 
-    def _mover_loops(self, function: cst.FunctionDef) -> dict[str, GatheringLoop]:
-        provenance = Provenance.of(self.context)
+    def _mover_loops(
+        self, owner: Provenance, function: cst.FunctionDef
+    ) -> dict[str, GatheringLoop]:
         movers: dict[cst.FunctionDef, dict[str, GatheringLoop]] = self.context.shared(
             "htd101.movers", dict
         )
         if function not in movers:
-            movers[function] = mover_loops(
-                function, provenance, provenance.index.frame_of(function)
-            )
+            movers[function] = mover_loops(function, owner, owner.index.frame_of(function))
         return movers[function]
 
     def visit_Call(self, node: cst.Call) -> None:
+        if not node.args or not self._repeated(node):
+            return  # cheap tests first: most calls are not repeated movers
         callee = self._callee(node)
         if callee is None:
             return
-        function, shown, bound = callee
-        if not node.args or not self._repeated(node):
-            return  # cheap tests first: most calls are not repeated movers
-        loops = self._mover_loops(function)
+        owner, function, shown, bound = callee
+        loops = self._mover_loops(owner, function)
         if not loops:
             return
         passed = sorted(set(loops) & passed_parameters(function, node, bound))
         if not passed or self._shadowed(node, function) or self._runs_once():
             return
-        self._report_call(loops[passed[0]], node, shown)
+        self._report_call(loops[passed[0]], node, shown, owner)
 
     def _repeated(self, node: cst.Call) -> bool:
         """Whether ``node``, the call being visited, runs again and again: in the body of a
@@ -586,8 +584,10 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                 return _hot_by_name(parent.name.value)
         return False
 
-    def _report_call(self, loop: GatheringLoop, node: cst.Call, shown: str) -> None:
-        code = self.context.module.code_for_node(loop.iterable)
+    def _report_call(
+        self, loop: GatheringLoop, node: cst.Call, shown: str, owner: Provenance
+    ) -> None:
+        code = owner.context.module.code_for_node(loop.iterable)
         over = "" if len(code) > 40 or "\n" in code else f" over `{code}`"
         self.report(
             node,

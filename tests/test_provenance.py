@@ -211,7 +211,10 @@ def target_of(code: str) -> Target:
         ("def f():\n    x = torch.zeros(2)\n    x += 1\n    probe(x)", UNK),
         ("def f():\n    a, b = torch.zeros(2), torch.ones(2, pin_memory=True)\n    probe(b)", PIN),
         ("def f():\n    a, b = g()\n    probe(b)", UNK),
-        ("x = torch.zeros(2)\ndef f():\n    probe(x)", UNK),
+        # a module-level tensor a function reads, unless some function rebinds it
+        ("x = torch.zeros(2)\ndef f():\n    probe(x)", P),
+        ("x = torch.zeros(2)\ndef g():\n    global x\n    x = h()\ndef f():\n    probe(x)", UNK),
+        ("x = torch.zeros(2)\nx = torch.ones(2).cuda()\ndef f():\n    probe(x)", UNK),
         # comprehension targets and lambda parameters shadow the function's names
         ("def f(xs):\n    x = torch.zeros(2)\n    return [probe(x) for x in xs]", UNK),
         (

@@ -33,7 +33,7 @@ from h2dlint.analysis.facts import (
     join,
 )
 from h2dlint.analysis.frames import Frame, ModuleIndex, method_frame, parameter_annotation
-from h2dlint.analysis.imports import ImportTable, dotted_name
+from h2dlint.analysis.imports import ImportTable, dotted_name, statements
 from h2dlint.analysis.targets import Target, device_target, to_target
 from h2dlint.analysis.torch_api import (
     CONVERTERS,
@@ -243,6 +243,7 @@ class Provenance:
         self._attribute_classes: dict[tuple[cst.ClassDef, str], ClassRef | None] = {}
         self._device_contexts: dict[cst.CSTNode, frozenset[cst.CSTNode]] = {}
         self.class_memo: dict[tuple[cst.CSTNode, Frame], ClassRef | None] = {}
+        self._globals: frozenset[str] | None = None
 
     @classmethod
     def of(cls, context: FileContext) -> Provenance:
@@ -419,10 +420,60 @@ class Provenance:
         for binding in self.bindings(frame).reaching_bindings(name):
             value = binding.value
             if value is None:
-                facts.append(self._loop_item(name, binding.statement, frame, depth))
+                if isinstance(binding.statement, cst.SimpleStatementLine) and any(
+                    isinstance(s, (cst.Import, cst.ImportFrom)) for s in binding.statement.body
+                ):
+                    facts.append(self._imported_value(name, depth))
+                else:
+                    facts.append(self._loop_item(name, binding.statement, frame, depth))
             elif not _is_none(value):
                 facts.append(self.fact(value, frame, depth + 1))
+        if not facts and not isinstance(frame.function, cst.Module):
+            return self._global(name, depth)
         return join(facts) if facts else UNKNOWN_FACT
+
+    def _global(self, name: cst.Name, depth: int) -> Fact:
+        """A name a function reads but does not bind: a module-level tensor of this module,
+        or one imported from another module of the project."""
+        module_frame = Frame(self.context.module)
+        bindings = self.bindings(module_frame)
+        values = bindings.of(name.value)
+        if not values or name.value in self._rebound_globals():
+            return UNKNOWN_FACT
+        if all(v is None for v in values) and self.qualify(name) is not None:
+            return self._imported_value(name, depth)
+        if any(v is None for v in values):
+            return UNKNOWN_FACT
+        return join([self.fact(v, module_frame, depth + 1) for v in values if v is not None])
+
+    def _rebound_globals(self) -> frozenset[str]:
+        """Names some function of the module declares ``global`` (and may rebind)."""
+        if self._globals is None:
+            self._globals = frozenset(
+                name.name.value
+                for statement in statements(self.context.module)
+                if isinstance(statement, cst.Global)
+                for name in statement.names
+            )
+        return self._globals
+
+    def _imported_value(self, name: cst.Name, depth: int) -> Fact:
+        """A module-level tensor imported from another module of the project
+        (``from .pool import STAGING``): what its bindings there agree on."""
+        qualified = self.qualify(name)
+        if qualified is None or self.project is None or depth > MAX_DEPTH:
+            return UNKNOWN_FACT
+        located = self.project.locate(self.project.absolute(self.module_name, qualified))
+        if located is None or "." in located[1]:
+            return UNKNOWN_FACT
+        other = cross_module.provenance_of(located[0], self)
+        if located[1] in other.index.functions or located[1] in other.index.classes:
+            return UNKNOWN_FACT
+        module_frame = Frame(other.context.module)
+        values = other.bindings(module_frame).of(located[1])
+        if not values or any(v is None for v in values):
+            return UNKNOWN_FACT
+        return join([other.fact(v, module_frame, depth + 1) for v in values if v is not None])
 
     def _loop_item(self, name: cst.Name, statement: cst.CSTNode, frame: Frame, depth: int) -> Fact:
         """An item of a ``for`` loop: a batch of a ``DataLoader(..., pin_memory=True)`` is
@@ -468,7 +519,7 @@ class Provenance:
         base = node.value
         if attr in ("T", "mT", "H", "mH"):
             return self.fact(base, frame, depth + 1).view(contiguous=False)
-        if attr in ("data",):
+        if attr in ("data",) and not self._instance_attribute(base, attr, frame, depth):
             return self.fact(base, frame, depth + 1)
         if self._configured_pinned_attribute(node):
             return PINNED_FRESH
@@ -478,6 +529,21 @@ class Provenance:
         if owner is not None and owner.provenance is not None and owner.node is not None:
             return owner.provenance.attribute_fact(owner.node, attr, depth + 1)
         return UNKNOWN_FACT
+
+    def _instance_attribute(
+        self, base: cst.BaseExpression, attr: str, frame: Frame, depth: int
+    ) -> bool:
+        """Whether ``base.<attr>`` is an attribute that a class of the project assigns (a
+        buffer class's ``data``), not the tensor property of that name."""
+        if isinstance(base, cst.Name) and frame.cls is not None and base.value == frame.self_name:
+            return attr in self.index.attributes.get(frame.cls, {})
+        owner = class_of(self, base, frame, depth + 1)
+        return (
+            owner is not None
+            and owner.provenance is not None
+            and owner.node is not None
+            and attr in owner.provenance.index.attributes.get(owner.node, {})
+        )
 
     def _configured_pinned_attribute(self, node: cst.Attribute) -> bool:
         if not self.pinned_attributes:
