@@ -126,6 +126,32 @@ def _name_class(
     return _agree(refs)
 
 
+def _chosen_class(provenance: Provenance, name: cst.Name, frame: Frame) -> ClassRef | None:
+    """The class a local name stands for (``encoder = Packed if packed else Plain``): the one
+    class every choice names; for modules that differ, any ``nn.Module`` (their instances'
+    outputs are on the device alike)."""
+    leaves: list[cst.BaseExpression] = []
+    for value in provenance.bindings(frame).reaching(name):
+        if value is None:
+            return None
+        stack = [value]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.IfExp):
+                stack.extend((node.body, node.orelse))
+            else:
+                leaves.append(node)
+    refs = [named_class(provenance, leaf) for leaf in leaves]
+    if not refs or any(r is None for r in refs):
+        return None
+    agreed = _agree(refs)
+    if agreed is not None:
+        return agreed
+    if all(r is not None and is_module_class(r) for r in refs):
+        return ClassRef("torch.nn.Module")
+    return None
+
+
 def _annotated(provenance: Provenance, annotation: cst.BaseExpression | None) -> ClassRef | None:
     if annotation is None:
         return None
@@ -145,6 +171,10 @@ def _call_class(
     constructed = named_class(provenance, func)
     if constructed is not None:
         return constructed
+    if isinstance(func, cst.Name):
+        chosen = _chosen_class(provenance, func, frame)
+        if chosen is not None:
+            return chosen
     function = provenance.callee(call, frame, depth + 1)
     if function is None:
         return None
