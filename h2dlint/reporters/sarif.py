@@ -24,7 +24,6 @@ from h2dlint.rule import Rule
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
-INFORMATION_URI = "https://github.com/h2dlint/h2dlint"
 SRCROOT = "%SRCROOT%"
 
 # The diagnostics that are not rules: code -> (name, short description, full description).
@@ -56,7 +55,6 @@ def render_sarif(findings: Sequence[Finding], summary: RunSummary, options: Repo
             "driver": {
                 "name": "h2dlint",
                 "version": h2dlint.__version__,
-                "informationUri": INFORMATION_URI,
                 "rules": descriptors,
             }
         },
@@ -141,9 +139,11 @@ def _rule_descriptor(rule: type[Rule]) -> dict[str, Any]:
         "name": rule.name,
         "shortDescription": {"text": rule.message},
         "fullDescription": {"text": rule.summary()},
-        "helpUri": rule.url(),
+        # No helpUri: SARIF wants an absolute URI there, and the rule's page is a path in
+        # h2dlint's repository. The whole page is the help; where it lies is a property.
         "help": {"text": documentation, "markdown": documentation},
         "defaultConfiguration": {"level": "warning"},
+        "properties": {"documentation": rule.url()},
     }
 
 
