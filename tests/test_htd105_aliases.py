@@ -224,6 +224,15 @@ FIX = [
         """,
     ),
     (
+        "the name rebound to the device copy, then returned",
+        """\
+        def f(rows, device):
+            x = torch.cat(rows, out=torch.empty(8, pin_memory=True))
+            x = x.to(device)
+            return x
+        """,
+    ),
+    (
         "another instance's attribute of the same name",
         """\
         class S:

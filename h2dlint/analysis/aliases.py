@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.imports import dotted_name
 from h2dlint.analysis.targets import Target
@@ -356,6 +357,8 @@ class _Scan(cst.CSTVisitor):
         if self.nested:
             self._add("is used in a nested function or lambda")
             return
+        if isinstance(node, cst.Name) and self._rebound_elsewhere(node):
+            return  # ``x = x.to(device)`` then ``return x``: the name no longer is the buffer
         shown = self.provenance.context.module.code_for_node
         i = len(self.stack) - 2  # the parent of ``node``
         expression: cst.CSTNode = node
@@ -420,6 +423,16 @@ class _Scan(cst.CSTVisitor):
             self._add("is stored where h2dlint cannot follow it")
         elif contained:
             self._add("is put in a container")
+
+    def _rebound_elsewhere(self, use: cst.Name) -> bool:
+        """Whether every binding of ``use``'s name that may reach it is provably a tensor on
+        the device, so that this use is not of the host buffer."""
+        reaching = self.provenance.bindings(self.frame).reaching_bindings(use)
+        return bool(reaching) and all(
+            binding.value is not None
+            and self.provenance.fact(binding.value, self.frame).where is Where.DEVICE
+            for binding in reaching
+        )
 
     def _bind(self, target: cst.BaseExpression, code: str, contained: bool) -> None:
         name = dotted_name(target) if isinstance(target, (cst.Name, cst.Attribute)) else None
