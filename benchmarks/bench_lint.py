@@ -47,6 +47,8 @@ CACHE_ROOT = Path.home() / ".cache" / "h2dlint"
 EXCLUDED_TREE_PACKAGES = ("transformers", "diffusers")
 DEFAULT_TREES = ("transformers", "diffusers", "lightning", "mixed")
 PRECOMMIT_FILES = 10
+# Set in a variant's environment: h2dlint runs without the project index (h2dlint/runner.py).
+NO_INDEX_VARIABLE = "H2DLINT_NO_PROJECT_INDEX"
 PEER_TIMEOUT_S = 3600.0
 # The environment of every measured process: PYTHONPATH points at the snapshot of the checkout
 # (see snapshot_checkout) unless --no-snapshot.
@@ -506,6 +508,19 @@ def build_variants(
             runs,
             sample_memory=True,
         ),
+        Variant(
+            "cold_n_no_index",
+            f"h2dlint cold, all cores ({cores}), without the project index",
+            [
+                "env",
+                f"{NO_INDEX_VARIABLE}=1",
+                *h2dlint_command("--no-cache", *json_out),
+                str(tree.path),
+            ],
+            n,
+            runs,
+            sample_memory=True,
+        ),
     ]
     warm_dir = work / f"{tree.name}-cache"
     warm_cmd = [*h2dlint_command("--cache-dir", str(warm_dir), *json_out), str(tree.path)]
@@ -780,7 +795,7 @@ def _profile_main(argv: list[str]) -> int:
     start = time.perf_counter()
     import libcst
 
-    import h2dlint.check_command as check_command
+    import h2dlint.check_report as check_report
     import h2dlint.context as context
     import h2dlint.discovery as discovery
     import h2dlint.engine as engine
@@ -806,7 +821,7 @@ def _profile_main(argv: list[str]) -> int:
     timers.patch("traversal", engine, "check_module")
     for name in ("_locate", "to_finding", "parse_suppressions", "physical_lines"):
         timers.patch("reporting", engine, name)
-    timers.patch("reporting", check_command, "render")
+    timers.patch("reporting", check_report, "render")
 
     argv_h2d = ["check", "--select", "ALL", "--no-cache", "--exit-zero", "-j", "1"]
     argv_h2d += ["--output-format", "json", "--output-file", os.devnull, *args.paths]
@@ -954,6 +969,13 @@ def compute_ratios(summaries: dict[str, Summary | None]) -> dict[str, float | No
             summaries.get("precommit"), summaries.get("precommit_floor")
         ),
         "-j N speed-up over -j 1": _ratio(cold_1, cold_n),
+        # What the project index (cross-module facts, callers) adds to a cold run.
+        "project index cost: cold with/without (wall)": _ratio(
+            cold_n, summaries.get("cold_n_no_index")
+        ),
+        "project index cost: cold with/without (CPU)": _ratio(
+            cold_n, summaries.get("cold_n_no_index"), "cpu_s"
+        ),
     }
 
 

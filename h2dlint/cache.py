@@ -23,6 +23,7 @@ from typing import Any
 
 import h2dlint
 from h2dlint.diagnostics import Finding
+from h2dlint.digest import content_digest
 
 CACHE_FORMAT = 3
 # Entries not used for this long are dropped when the cache is written.
@@ -50,10 +51,6 @@ def build_fingerprint() -> str:
         except OSError:
             continue
     return digest.hexdigest()
-
-
-def content_digest(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=20).hexdigest()
 
 
 def entry_key(digest: str, settings_fingerprint: str) -> str:
@@ -84,6 +81,8 @@ class ResultCache:
         self.rules: Any = None
         self.dirty = False
         self.now = int(time.time())
+        # Digests of dependency modules read during this run.
+        self._seen_digests: dict[str, str | None] = {}
         self._racy_after = time.time_ns() - RACY_WINDOW_NS
         self._load()
 
@@ -129,14 +128,52 @@ class ResultCache:
             del self.entries[key]
             self.dirty = True
             return None
+        if not self._depends_hold(entry):
+            return None
         if self.now - entry.get("used", 0) > 3600:
             entry["used"] = self.now
             self.dirty = True
         return findings
 
-    def put(self, key: str, findings: Sequence[Finding]) -> None:
-        self.entries[key] = {"used": self.now, "findings": [f.to_dict() for f in findings]}
+    def put(
+        self, key: str, findings: Sequence[Finding], depends: Sequence[tuple[str, str]] = ()
+    ) -> None:
+        """Record ``findings`` under ``key``; ``depends``: the (path, digest) of each other
+        module whose facts they rest on, so that an edit there makes the entry stale."""
+        entry: dict[str, Any] = {"used": self.now, "findings": [f.to_dict() for f in findings]}
+        if depends:
+            entry["depends"] = [list(pair) for pair in depends]
+        self.entries[key] = entry
         self.dirty = True
+
+    def _depends_hold(self, entry: dict[str, Any]) -> bool:
+        """Whether every module an entry's findings rest on still has the recorded content."""
+        for pair in entry.get("depends", ()):
+            if not (isinstance(pair, list) and len(pair) == 2):
+                return False
+            path, digest = pair
+            if self._digest_now(path) != digest:
+                return False
+        return True
+
+    def _digest_now(self, path: str) -> str | None:
+        if path in self._seen_digests:
+            return self._seen_digests[path]
+        try:
+            status = os.stat(path)
+        except OSError:
+            status = None
+        digest = self.known_digest(path, status) if status is not None else None
+        if digest is None and status is not None:
+            try:
+                with open(path, "rb") as handle:
+                    digest = content_digest(handle.read())
+            except OSError:
+                digest = None
+            if digest is not None:
+                self.remember_digest(path, status, digest)
+        self._seen_digests[path] = digest
+        return digest
 
     def known_digest(self, path: str, status: os.stat_result) -> str | None:
         """The content digest of ``path`` when its status is the one recorded with it."""

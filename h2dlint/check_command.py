@@ -2,143 +2,129 @@
 
 from __future__ import annotations
 
-import os
 import sys
+import time
 from pathlib import Path
 
-import click
-
-from h2dlint import legacy_codes
+from h2dlint import confidence, legacy_codes
 from h2dlint.cache import ResultCache
 from h2dlint.catalogue import known_rules
-from h2dlint.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, _split, _warn, color_default
+from h2dlint.check_args import CheckArgs, Console, conflicts, level_of
+from h2dlint.check_info import explain_nothing_checked, log_plan, show_files, show_settings
+from h2dlint.check_report import report
+from h2dlint.cli import EXIT_ERROR, _split
 from h2dlint.config import ConfigError, Overrides, SettingsResolver, find_config_file
-from h2dlint.diagnostics import INTERNAL_ERROR_CODE, FixSafety
-from h2dlint.discovery import Discovery, display_path, relative_to_root
+from h2dlint.discovery import Candidate, Discovery, display_path, relative_to_root
 from h2dlint.jobs import FileJob, Mode
-from h2dlint.reporters import ReportOptions, RunSummary, render
-from h2dlint.runner import RunOptions, RunResult, run
+from h2dlint.reporters.text import plural
+from h2dlint.runner import RunOptions, run
 
 STDIN = Path("-")
 
 
-def _mode(fix: bool, diff: bool, stdin: bool) -> Mode:
-    if diff:
+def _mode(args: CheckArgs, stdin: bool) -> Mode:
+    if args.add_noqa:
+        return Mode.ADD_NOQA
+    if args.diff:
         return Mode.DIFF
-    if fix:
+    if args.fix or args.fix_only:
         return Mode.STDOUT if stdin else Mode.FIX
     return Mode.CHECK
 
 
-def _cache_dir(no_cache: bool, cache_dir: Path | None, cwd: Path) -> Path | None:
-    if no_cache:
+def _cache_dir(args: CheckArgs, cwd: Path) -> Path | None:
+    """Where the cache lives: --cache-dir (or $H2DLINT_CACHE_DIR), else beside the nearest
+    configuration file, else in the current directory; None with --no-cache."""
+    if args.no_cache:
         return None
-    if cache_dir is not None:
-        return cache_dir
-    env = os.environ.get("H2DLINT_CACHE_DIR")
-    if env:
-        return Path(env)
+    if args.cache_dir is not None:
+        return args.cache_dir
     config = find_config_file(cwd)
     return (config.parent if config else cwd) / ".h2dlint_cache"
 
 
-def run_check(
-    paths: tuple[Path, ...],
-    fix: bool,
-    unsafe_fixes: bool | None,
-    diff: bool,
-    stdin_filename: Path | None,
-    select: tuple[str, ...],
-    extend_select: tuple[str, ...],
-    ignore: tuple[str, ...],
-    exit_zero: bool,
-    statistics: bool,
-    output_format: str,
-    output_file: Path | None,
-    config_file: Path | None,
-    quiet: bool,
-    color: bool | None,
-    jobs: int,
-    no_cache: bool,
-    cache_dir: Path | None,
-    force_exclude: bool,
-    respect_gitignore: bool,
-    extend_exclude: tuple[str, ...],
-    no_prefilter: bool,
-    no_candidate_filter: bool = False,
-) -> int:
+def run_check(args: CheckArgs) -> int:
+    console = Console(level_of(args))
+    problem = conflicts(args)
     cwd = Path.cwd()
-    read_stdin = STDIN in paths
-    file_paths = [p for p in paths if p != STDIN] or ([] if read_stdin else [Path(".")])
-    overrides = Overrides(
-        select=_split(select) or None,
-        extend_select=_split(extend_select),
-        ignore=_split(ignore),
-        unsafe_fixes=unsafe_fixes,
-        extend_exclude=_split(extend_exclude),
-    )
-    mode = _mode(fix, diff, read_stdin)
-    if read_stdin and fix and file_paths:
-        click.echo("h2dlint: error: --fix with `-` cannot also take file paths", err=True)
+    read_stdin = STDIN in args.paths
+    file_paths = [p for p in args.paths if p != STDIN] or ([] if read_stdin else [Path(".")])
+    if problem is None and read_stdin and (args.fix or args.fix_only) and file_paths:
+        problem = "--fix with `-` cannot also take file paths"
+    if problem is None and read_stdin and args.add_noqa:
+        problem = "--add-noqa writes comments into files; it cannot read `-`"
+    if problem is not None:
+        console.error(problem)
         return EXIT_ERROR
-    cache_path = None if read_stdin else _cache_dir(no_cache, cache_dir, cwd)
+    overrides = Overrides(
+        select=_split(args.select) or None,
+        extend_select=_split(args.extend_select),
+        ignore=_split(args.ignore),
+        unsafe_fixes=args.unsafe_fixes,
+        extend_exclude=_split(args.extend_exclude),
+        exclude=_split(args.exclude) or None,
+        cwd=cwd,
+        min_confidence=confidence.parse(args.min_confidence) if args.min_confidence else None,
+    )
+    mode = _mode(args, read_stdin)
+    inspecting = args.show_files or args.show_settings
+    cache_path = None if read_stdin or inspecting else _cache_dir(args, cwd)
     # Opened first: it holds the rule catalogue, without which the settings would import the
     # rules (and libcst) to learn their codes.
-    cache = ResultCache(cache_path, _warn) if cache_path is not None else None
+    cache = ResultCache(cache_path, console.warn) if cache_path is not None else None
     try:
-        resolver = SettingsResolver(overrides, config_file, cwd, known_rules(cache))
+        resolver = SettingsResolver(overrides, args.config_file, cwd, known_rules(cache))
         discovery = Discovery(
-            resolver, cwd, force_exclude=force_exclude, respect_gitignore=respect_gitignore
+            resolver,
+            cwd,
+            force_exclude=args.force_exclude,
+            respect_gitignore=args.respect_gitignore,
         )
         candidates = discovery.candidates(file_paths)
-        stdin_job = (
-            _stdin_job(
-                resolver, stdin_filename, mode, unsafe_fixes, cwd, no_prefilter, no_candidate_filter
-            )
-            if read_stdin
-            else None
-        )
+        stdin_job = _stdin_job(resolver, args, mode, cwd) if read_stdin else None
     except ConfigError as exc:
-        click.echo(f"h2dlint: error: {exc}", err=True)
+        console.error(str(exc))
         return EXIT_ERROR
     for warning in discovery.warnings:
-        _warn(warning)
+        console.warn(warning)
     for warning in legacy_codes.drain_notes():
-        _warn(warning)
+        console.warn(warning)
+    if args.show_settings:
+        return show_settings(args, resolver, candidates, file_paths, cwd)
+    if not candidates and not read_stdin:
+        explain_nothing_checked(discovery.walked, console)
+    if args.show_files:
+        return show_files(args, candidates, cwd, console)
+    log_plan(console, candidates, discovery.walked, cache_path, cwd)
     options = RunOptions(
         mode=mode,
-        unsafe_fixes=unsafe_fixes,
-        jobs=jobs,
-        prefilter=not no_prefilter,
-        candidates=not no_candidate_filter,
+        unsafe_fixes=args.unsafe_fixes,
+        jobs=args.jobs,
+        prefilter=not args.no_prefilter,
+        candidates=not args.no_candidate_filter,
     )
-    result = run(candidates, options, _warn, stdin_job, cache)
-    return _report(
-        result,
-        mode,
-        output_format,
-        output_file,
-        statistics,
-        quiet,
-        color,
-        unsafe_fixes,
-        exit_zero,
-        cwd,
+    started = time.monotonic()
+    result = run(candidates, options, console.warn, stdin_job, cache)
+    console.verbose(
+        f"checked {plural(result.files_checked, 'file')} in {time.monotonic() - started:.2f} s "
+        f"({result.files_parsed} parsed; the others answered by the cache or the prefilter)"
     )
+    return report(result, args, mode, _unsafe_paths(candidates, stdin_job), cwd, console)
 
 
-def _stdin_job(
-    resolver: SettingsResolver,
-    stdin_filename: Path | None,
-    mode: Mode,
-    unsafe_fixes: bool | None,
-    cwd: Path,
-    no_prefilter: bool,
-    no_candidate_filter: bool,
-) -> FileJob:
-    name = stdin_filename or Path("-")
+def _unsafe_paths(candidates: list[Candidate], stdin_job: FileJob | None) -> frozenset[str]:
+    """The files (as findings name them) whose effective settings enable unsafe fixes: the
+    configuration's `unsafe-fixes`, unless --unsafe-fixes or --no-unsafe-fixes says otherwise."""
+    paths = {c.display for c in candidates if c.settings.unsafe_fixes}
+    if stdin_job is not None and stdin_job.unsafe:
+        paths.add(stdin_job.display)
+    return frozenset(paths)
+
+
+def _stdin_job(resolver: SettingsResolver, args: CheckArgs, mode: Mode, cwd: Path) -> FileJob:
+    name = args.stdin_filename or Path("-")
     settings = resolver.for_directory((cwd / name).parent)
-    display = display_path(name, cwd) if stdin_filename else "-"
+    display = display_path(name, cwd) if args.stdin_filename else "-"
     data = sys.stdin.buffer.read()
     return FileJob(
         path=str(name),
@@ -146,80 +132,9 @@ def _stdin_job(
         data=data,
         rules=settings.rules_for(relative_to_root(cwd / name, settings)),
         mode=mode,
-        unsafe=settings.unsafe_fixes if unsafe_fixes is None else unsafe_fixes,
-        prefilter=not no_prefilter,
+        unsafe=settings.unsafe_fixes,
+        prefilter=not args.no_prefilter,
         analysis=settings.analysis,
-        candidates=not no_candidate_filter,
+        candidates=not args.no_candidate_filter,
+        min_confidence=settings.min_confidence,
     )
-
-
-def _report(
-    result: RunResult,
-    mode: Mode,
-    output_format: str,
-    output_file: Path | None,
-    statistics: bool,
-    quiet: bool,
-    color: bool | None,
-    unsafe_fixes: bool | None,
-    exit_zero: bool,
-    cwd: Path,
-) -> int:
-    internal_error = any(f.code == INTERNAL_ERROR_CODE for f in result.findings)
-    if mode is Mode.DIFF:
-        for diff in result.diffs:
-            click.echo(diff, nl=False)
-        would = sum(result.fixed_by_code.values())
-        if not quiet:
-            noun = "finding" if would == 1 else "findings"
-            click.echo(f"Would fix {would} {noun}." if would else "No fixes available.", err=True)
-        for finding in result.findings:
-            if finding.code.startswith("E9"):
-                click.echo(
-                    f"{finding.path}:{finding.start.row}:{finding.start.column}: "
-                    f"{finding.code} {finding.message}",
-                    err=True,
-                )
-        if internal_error:
-            return EXIT_ERROR
-        return EXIT_FINDINGS if would and not exit_zero else EXIT_OK
-
-    for output in result.outputs:
-        sys.stdout.buffer.write(output)
-        sys.stdout.buffer.flush()
-    summary = RunSummary(
-        files_checked=result.files_checked,
-        fixed_by_code=dict(result.fixed_by_code),
-        hidden_unsafe_fixes=sum(
-            1
-            for f in result.findings
-            if f.fix is not None and f.fix.safety is FixSafety.UNSAFE and not unsafe_fixes
-        ),
-    )
-    stream_to_stderr = mode is Mode.STDOUT
-    use_color = (
-        bool(color)
-        if color is not None
-        else (output_file is None and color_default(sys.stderr if stream_to_stderr else sys.stdout))
-    )
-    options = ReportOptions(
-        color=use_color and output_format == "text",
-        cwd=cwd,
-        statistics=statistics,
-        unsafe_fixes=bool(unsafe_fixes),
-        quiet=quiet,
-    )
-    text = render(output_format, result.findings, summary, options)
-    if output_file is not None:
-        try:
-            output_file.parent.mkdir(parents=True, exist_ok=True)
-            output_file.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            click.echo(f"h2dlint: error: cannot write {output_file}: {exc.strerror}", err=True)
-            return EXIT_ERROR
-    elif text:
-        # click strips ANSI codes off a TTY unless told the colour was asked for.
-        click.echo(text, nl=False, err=stream_to_stderr, color=options.color)
-    if internal_error:
-        return EXIT_ERROR
-    return EXIT_FINDINGS if result.findings and not exit_zero else EXIT_OK

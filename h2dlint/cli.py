@@ -24,17 +24,41 @@ EXIT_FINDINGS = 1
 EXIT_ERROR = 2
 EXIT_INTERRUPTED = 130
 
-FORMATS = ("text", "json", "github", "sarif")
+# "full" is the default text report; "text" is its old name.
+FORMATS = ("full", "concise", "text", "json", "github", "sarif")
+COLORS = ("auto", "always", "never")
 GROUP_FLAGS = ("--help", "-h", "--version")
 
 
 class DefaultCheckGroup(click.Group):
-    """A group whose first argument, when not a subcommand, starts ``check``."""
+    """A group whose first argument, when not a subcommand, starts ``check``. Its help shows
+    the check options too: `h2dlint --fix src/` is how it is used."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if not args or (args[0] not in self.commands and args[0] not in GROUP_FLAGS):
             args = ["check", *args]
         return super().parse_args(ctx, args)
+
+    def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        formatter.write_usage(ctx.command_path, "[OPTIONS] [PATH]...")
+        formatter.write_usage(ctx.command_path, "COMMAND [ARGS]...", prefix="       ")
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self.format_commands(ctx, formatter)
+        check = self.commands["check"]
+        check_ctx = click.Context(check, info_name="check", parent=ctx)
+        records = [
+            record
+            for param in check.get_params(check_ctx)
+            if isinstance(param, click.Option) and (record := param.get_help_record(check_ctx))
+        ]
+        records += [
+            record
+            for param in self.get_params(ctx)
+            if param.name == "version" and (record := param.get_help_record(ctx))
+        ]
+        with formatter.section("Options (of check, the default command)"):
+            formatter.write_dl(records)
 
 
 def _fail(message: str) -> NoReturn:
@@ -56,44 +80,136 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
 def main() -> None:
     """h2dlint finds host-to-device copy and sync mistakes in PyTorch code.
 
-    `h2dlint PATH...` is short for `h2dlint check PATH...`.
+    `h2dlint PATH...` is short for `h2dlint check PATH...`: `h2dlint --fix src/` fixes what it
+    safely can under src/ and reports the rest.
     """
 
 
 @main.command("check")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+# -- fixing ------------------------------------------------------------------------------------
 @click.option("--fix/--no-fix", default=False, help="Write safe fixes to the files.")
 @click.option(
     "--unsafe-fixes/--no-unsafe-fixes",
     default=None,
-    help="Also apply (with --fix) and show fixes marked unsafe.",
+    help="Also apply (with --fix) and show fixes marked unsafe. Default: the configuration's "
+    "`unsafe-fixes`.",
+)
+@click.option(
+    "--fix-only",
+    is_flag=True,
+    help="Apply fixes (implies --fix) and report nothing about the findings left; exit 0.",
 )
 @click.option("--diff", is_flag=True, help="Print the diff --fix would write; write nothing.")
-@click.option("--stdin-filename", type=click.Path(path_type=Path), help="Name of stdin input.")
-@click.option("--select", multiple=True, help="Rules to enable: codes, prefixes, names, or ALL.")
-@click.option("--extend-select", multiple=True, help="Rules to enable on top of the selection.")
-@click.option("--ignore", multiple=True, help="Rules to disable.")
-@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
-@click.option("--statistics", is_flag=True, help="Print counts per rule instead of findings.")
+@click.option("--show-fixes", is_flag=True, help="List the findings fixed, per file.")
 @click.option(
-    "--output-format",
-    type=click.Choice(FORMATS),
-    default="text",
-    show_default=True,
-    help="How to print findings.",
+    "--exit-non-zero-on-fix",
+    is_flag=True,
+    help="Exit 1 when a fix was applied, even if none remain.",
 )
-@click.option("--output-file", type=click.Path(path_type=Path), help="Write findings here.")
-@click.option("--config", "config_file", type=click.Path(path_type=Path), help="Config file.")
-@click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
-@click.option("--color/--no-color", default=None, help="Colour output (default: on a TTY).")
-@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Processes (0: all).")
-@click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
-@click.option("--cache-dir", type=click.Path(path_type=Path), help="Cache directory.")
+@click.option(
+    "--add-noqa",
+    is_flag=True,
+    help="Add a `# noqa: CODE` comment to every line with a finding, to adopt h2dlint in an "
+    "existing codebase.",
+)
+# -- rules -------------------------------------------------------------------------------------
+@click.option(
+    "--select",
+    multiple=True,
+    metavar="RULES",
+    help="Rules to enable: codes, prefixes, names, or ALL.",
+)
+@click.option(
+    "--extend-select",
+    multiple=True,
+    metavar="RULES",
+    help="Rules to enable on top of the selection.",
+)
+@click.option("--ignore", multiple=True, metavar="RULES", help="Rules to disable.")
+@click.option(
+    "--min-confidence",
+    type=click.Choice(("high", "medium"), case_sensitive=False),
+    default=None,
+    help="Show (and fix) only findings at least this sure (default: medium, i.e. all).",
+)
+# -- files -------------------------------------------------------------------------------------
+@click.option(
+    "--exclude",
+    multiple=True,
+    metavar="PATTERN",
+    help="Exclude patterns, replacing the configuration's `exclude` (and the defaults).",
+)
+@click.option(
+    "--extend-exclude",
+    multiple=True,
+    metavar="PATTERN",
+    help="Exclude patterns, on top of `exclude`.",
+)
 @click.option("--force-exclude", is_flag=True, help="Apply exclusions to named files too.")
 @click.option(
     "--respect-gitignore/--no-respect-gitignore", default=True, help="Skip .gitignore'd files."
 )
-@click.option("--extend-exclude", multiple=True, help="More exclude patterns.")
+@click.option("--stdin-filename", type=click.Path(path_type=Path), help="Name of stdin input.")
+@click.option("--config", "config_file", type=click.Path(path_type=Path), help="Config file.")
+# -- output ------------------------------------------------------------------------------------
+@click.option(
+    "--output-format",
+    type=click.Choice(FORMATS),
+    default="full",
+    show_default=True,
+    envvar="H2DLINT_OUTPUT_FORMAT",
+    show_envvar=True,
+    help="How to print findings (full: with the source line; concise: one line each).",
+)
+@click.option(
+    "-o",
+    "--output-file",
+    type=click.Path(path_type=Path),
+    envvar="H2DLINT_OUTPUT_FILE",
+    show_envvar=True,
+    help="Write the report to this file instead of stdout.",
+)
+@click.option("--statistics", is_flag=True, help="Print counts per rule instead of findings.")
+@click.option(
+    "--show-files", is_flag=True, help="List the files that would be checked; check none."
+)
+@click.option(
+    "--show-settings", is_flag=True, help="Print the settings of the first file; check none."
+)
+@click.option(
+    "--color",
+    type=click.Choice(COLORS),
+    default="auto",
+    show_default=True,
+    help="Colour the text output (auto: on a terminal, unless NO_COLOR; FORCE_COLOR forces it).",
+)
+@click.option("--no-color", is_flag=True, hidden=True, help="Same as --color never.")
+@click.option("-e", "--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
+@click.option(
+    "-q", "--quiet", is_flag=True, help="Print the findings only: no summary, no warnings."
+)
+@click.option("-s", "--silent", is_flag=True, help="Print nothing; the exit code tells the result.")
+@click.option(
+    "-v", "--verbose", is_flag=True, help="Log the files, settings and cache used, on stderr."
+)
+# -- running -----------------------------------------------------------------------------------
+@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Processes (0: all).")
+@click.option(
+    "-n",
+    "--no-cache",
+    is_flag=True,
+    envvar="H2DLINT_NO_CACHE",
+    show_envvar=True,
+    help="Neither read nor write the result cache.",
+)
+@click.option(
+    "--cache-dir",
+    type=click.Path(path_type=Path),
+    envvar="H2DLINT_CACHE_DIR",
+    show_envvar=True,
+    help="Cache directory.",
+)
 @click.option("--no-prefilter", is_flag=True, hidden=True, help="Parse every file (testing).")
 @click.option(
     "--no-candidate-filter",
@@ -102,11 +218,16 @@ def main() -> None:
     help="Prefilter on bytes only, not on the ast's candidates (testing).",
 )
 def check_command(**kwargs: Any) -> None:
-    """Check PATHS (files or directories; `-` reads stdin). With no path, check `.`."""
+    """Check PATHS (files or directories; `-` reads stdin). With no path, check `.`.
+
+    A file named here is always checked (unless --force-exclude and it is excluded); a
+    directory is walked, skipping what `exclude` and .gitignore files leave out.
+    """
+    from h2dlint.check_args import CheckArgs
     from h2dlint.check_command import run_check
 
     try:
-        code = run_check(**kwargs)
+        code = run_check(CheckArgs(**kwargs))
     except KeyboardInterrupt:
         click.echo("h2dlint: interrupted", err=True)
         code = EXIT_INTERRUPTED

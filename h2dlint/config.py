@@ -18,8 +18,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from h2dlint import __version__, legacy_codes
+from h2dlint import __version__, confidence, legacy_codes
 from h2dlint.catalogue import RuleSpec, known_rules
+from h2dlint.diagnostics import Confidence
+from h2dlint.excludes import DEFAULT_EXCLUDE as DEFAULT_EXCLUDE  # re-exported: it was here
+from h2dlint.excludes import exclude_patterns
 from h2dlint.globs import Glob
 from h2dlint.jobs import EnabledRule
 from h2dlint.selection import Layer, SelectionError, resolve, validate
@@ -31,36 +34,15 @@ else:  # pragma: no cover
 
 CONFIG_FILES = ("h2dlint.toml", "pyproject.toml")
 
-DEFAULT_EXCLUDE = (
-    ".bzr",
-    ".direnv",
-    ".eggs",
-    ".git",
-    ".h2dlint_cache",
-    ".hg",
-    ".ipynb_checkpoints",
-    ".mypy_cache",
-    ".nox",
-    ".pants.d",
-    ".pytype",
-    ".ruff_cache",
-    ".pytest_cache",
-    ".svn",
-    ".tox",
-    ".venv",
-    "__pycache__",
-    "__pypackages__",
-    "_build",
-    "buck-out",
-    "build",
-    "dist",
-    "node_modules",
-    "site-packages",
-    "venv",
-)
-
 LIST_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude")
-KNOWN_KEYS = (*LIST_KEYS, "per-file-ignores", "unsafe-fixes", "rules", "analysis")
+KNOWN_KEYS = (
+    *LIST_KEYS,
+    "per-file-ignores",
+    "unsafe-fixes",
+    "min-confidence",
+    "rules",
+    "analysis",
+)
 # [tool.h2dlint.analysis]: facts about the project that the provenance analysis cannot see.
 ANALYSIS_KEYS = {
     # Functions (bare or dotted names, as called) that return pinned host memory.
@@ -87,6 +69,7 @@ class FileConfig:
     extend_exclude: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     unsafe_fixes: bool | None = None
+    min_confidence: Confidence | None = None
     rule_options: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()
     analysis: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
@@ -100,6 +83,12 @@ class Overrides:
     ignore: tuple[str, ...] = ()
     unsafe_fixes: bool | None = None
     extend_exclude: tuple[str, ...] = ()
+    min_confidence: Confidence | None = None
+    # ``--exclude``: replaces ``exclude`` (the defaults, or the configuration's list).
+    exclude: tuple[str, ...] | None = None
+    # Where ``--exclude`` and ``--extend-exclude`` patterns with a ``/`` are anchored (as Ruff
+    # does: the directory the command runs in); None: at each configuration's root.
+    cwd: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -113,6 +102,11 @@ class Settings:
     per_file_ignores: tuple[tuple[Glob, frozenset[str]], ...]
     unsafe_fixes: bool
     analysis: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # Findings less sure than this are not shown, nor fixed (confidence.py).
+    min_confidence: Confidence = confidence.DEFAULT
+    # Where each ``exclude`` pattern comes from (a setting and its file), for --show-settings
+    # and for saying why a path was skipped; parallel to ``exclude``.
+    exclude_origins: tuple[str, ...] = ()
 
     def rules_for(self, rel_path: str) -> tuple[EnabledRule, ...]:
         """The enabled rules, less those that ``per-file-ignores`` turn off for ``rel_path``."""
@@ -126,6 +120,16 @@ class Settings:
 
     def is_excluded(self, rel_path: str) -> bool:
         return any(glob.matches(rel_path) for glob in self.exclude)
+
+    def exclusion(self, rel_path: str, name: str | None = None) -> tuple[str, str] | None:
+        """(pattern, where it is set) of the first exclude pattern that matches ``rel_path``
+        (as a walk entry named ``name`` when given); None when none does."""
+        for index, glob in enumerate(self.exclude):
+            hit = glob.matches_entry(rel_path, name) if name is not None else glob.matches(rel_path)
+            if hit:
+                origin = self.exclude_origins[index] if index < len(self.exclude_origins) else ""
+                return glob.pattern, origin
+        return None
 
     def is_excluded_entry(self, rel_path: str, name: str) -> bool:
         names, globs = self._entry_excludes
@@ -227,11 +231,22 @@ def parse_config(
         if not isinstance(data["unsafe-fixes"], bool):
             raise ConfigError(f"{_where(path, 'unsafe-fixes')}: expected true or false")
         kwargs["unsafe_fixes"] = data["unsafe-fixes"]
+    if "min-confidence" in data:
+        kwargs["min_confidence"] = _min_confidence(data["min-confidence"], path)
     if "rules" in data:
         kwargs["rule_options"] = _rule_options(data["rules"], path, rules)
     if "analysis" in data:
         kwargs["analysis"] = _analysis_options(data["analysis"], path)
     return FileConfig(path=path, root=root, **kwargs)
+
+
+def _min_confidence(value: Any, path: Path | None) -> Confidence:
+    if not isinstance(value, str):
+        raise ConfigError(f"{_where(path, 'min-confidence')}: expected a string, got {value!r}")
+    try:
+        return confidence.parse(value)
+    except ValueError as exc:
+        raise ConfigError(f"{_where(path, 'min-confidence')}: {exc}") from exc
 
 
 def _analysis_options(value: Any, path: Path | None) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -410,24 +425,25 @@ def build_settings(
         EnabledRule(code, _settings_for(rules[code], dict(options.get(code, ()))))
         for code in sorted(enabled)
     )
-    exclude_patterns = (
-        *(config.exclude if config.exclude is not None else DEFAULT_EXCLUDE),
-        *config.extend_exclude,
-        *overrides.extend_exclude,
+    excludes = exclude_patterns(
+        config.path, config.root, config.exclude, config.extend_exclude, overrides
     )
     per_file = tuple(
         (Glob.compile(pattern), frozenset(_expand(codes, known)))
         for pattern, codes in config.per_file_ignores
     )
     unsafe = overrides.unsafe_fixes if overrides.unsafe_fixes is not None else config.unsafe_fixes
+    threshold = overrides.min_confidence or config.min_confidence or confidence.DEFAULT
     return Settings(
         root=config.root,
         config_path=config.path,
         rules=enabled_rules,
-        exclude=tuple(Glob.compile(p) for p in exclude_patterns),
+        exclude=tuple(Glob.compile(p) for p, _ in excludes),
         per_file_ignores=per_file,
         unsafe_fixes=bool(unsafe),
         analysis=config.analysis,
+        min_confidence=threshold,
+        exclude_origins=tuple(origin for _, origin in excludes),
     )
 
 

@@ -4,14 +4,20 @@ Directories are walked for ``*.py`` and ``*.pyi`` files, skipping what the setti
 default list: ``.git``, virtual environments, ``build``, caches, ...) and what ``.gitignore`` files
 ignore. Symlinked directories are not followed, so a symlink loop cannot trap the walk. A file
 named on the command line is always checked, unless ``--force-exclude`` is given and the settings
-exclude it.
+exclude it (``.gitignore`` files never apply to a named file). A directory named on the command
+line is always walked (again, unless ``--force-exclude`` and the settings exclude it); what is
+below it honours both. These are Ruff's rules.
+
+What a walk passes over (a folder or Python file that is excluded or ignored, a symlink to a
+folder) is recorded with the reason, per path given, so that a run that finds nothing to check can
+say why.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from h2dlint.config import CONFIG_FILES, Settings, SettingsResolver
@@ -29,6 +35,26 @@ class Candidate:
     error: str | None = None
     # The file's real path, when the walk already knows it (saves a realpath per file).
     real: str | None = None
+
+
+@dataclass(frozen=True)
+class Skip:
+    """A path the run passed over, and why."""
+
+    display: str
+    reason: str
+    # "exclude", "gitignore" or "symlink": what would make the run take it.
+    kind: str
+
+
+@dataclass
+class Walked:
+    """What discovery made of one path given on the command line."""
+
+    display: str
+    is_dir: bool
+    files: int = 0
+    skipped: list[Skip] = field(default_factory=list)
 
 
 def _below(absolute: str, base: Path) -> str | None:
@@ -72,6 +98,8 @@ class Discovery:
         self.force_exclude = force_exclude
         self.respect_gitignore = respect_gitignore
         self.warnings: list[str] = []
+        # One per path given, in order.
+        self.walked: list[Walked] = []
 
     def candidates(self, paths: Sequence[Path]) -> list[Candidate]:
         seen: set[str] = set()
@@ -90,27 +118,41 @@ class Discovery:
     def _all(self, paths: Sequence[Path]) -> Iterator[Candidate]:
         for given in paths:
             path = Path(os.path.abspath(given))
-            if path.is_dir():
-                yield from self._walk(path)
-                continue
-            settings = self.resolver.for_directory(path.parent)
-            display = display_path(path, self.cwd)
-            if not path.exists():
-                reason = "dangling symlink" if path.is_symlink() else "no such file or directory"
-                yield Candidate(str(path), display, settings, error=reason)
-                continue
-            if self.force_exclude and self._excluded(path, settings):
-                continue
-            yield Candidate(str(path), display, settings)
+            walked = Walked(display_path(path, self.cwd), path.is_dir())
+            self.walked.append(walked)
+            for candidate in self._one(path, walked):
+                walked.files += 1
+                yield candidate
 
-    def _excluded(self, path: Path, settings: Settings) -> bool:
-        return settings.is_excluded(relative_to_root(path, settings))
+    def _one(self, path: Path, walked: Walked) -> Iterator[Candidate]:
+        if walked.is_dir:
+            yield from self._walk(path, walked)
+            return
+        settings = self.resolver.for_directory(path.parent)
+        display = walked.display
+        if not path.exists():
+            reason = "dangling symlink" if path.is_symlink() else "no such file or directory"
+            yield Candidate(str(path), display, settings, error=reason)
+            return
+        if self.force_exclude and self._force_excluded(path, settings, walked):
+            return
+        yield Candidate(str(path), display, settings)
 
-    def _walk(self, top: Path) -> Iterator[Candidate]:
+    def _force_excluded(self, path: Path, settings: Settings, walked: Walked) -> bool:
+        """Whether --force-exclude passes over the named ``path``; records why if so."""
+        exclusion = settings.exclusion(relative_to_root(path, settings))
+        if exclusion is None:
+            return False
+        pattern, origin = exclusion
+        reason = f"is excluded by `{pattern}` ({origin}; --force-exclude applies it to named paths)"
+        walked.skipped.append(Skip(walked.display, reason, "exclude"))
+        return True
+
+    def _walk(self, top: Path, walked: Walked) -> Iterator[Candidate]:
         """Every file below ``top`` that is not excluded or ignored. Paths are strings here:
         this runs for every entry of the tree, where pathlib's parsing would dominate."""
         settings = self.resolver.for_directory(top)
-        if self.force_exclude and self._excluded(top, settings):
+        if self.force_exclude and self._force_excluded(top, settings, walked):
             return
         repo_root, ignores = (None, [])
         if self.respect_gitignore:
@@ -153,15 +195,23 @@ class Discovery:
                     continue
                 # entry.path is absolute and normal: the walk starts from an absolute path.
                 from_root = _below(entry.path, root)
-                if settings.is_excluded_entry(from_root if from_root is not None else name, name):
+                from_root = from_root if from_root is not None else name
+                if settings.is_excluded_entry(from_root, name):
+                    if is_dir or name.endswith(PYTHON_SUFFIXES):
+                        self._skip_excluded(walked, entry.path, settings, from_root, name)
                     continue
                 rel = f"{rel_dir}/{name}" if rel_dir else name
                 if self.respect_gitignore and ignore_stack.is_ignored(rel, is_dir):
+                    if is_dir or name.endswith(PYTHON_SUFFIXES):
+                        self._skip_ignored(walked, entry.path, ignore_stack, rel, is_dir)
                     continue
                 if is_dir:
                     subdirs.append((entry.path, os.path.join(real_dir, name)))
                     continue
                 if not name.endswith(PYTHON_SUFFIXES):
+                    if is_link and os.path.isdir(entry.path):
+                        reason = "is a symbolic link to a folder (never followed)"
+                        walked.skipped.append(Skip(self._shown(entry.path), reason, "symlink"))
                     continue
                 shown = _below(entry.path, cwd)
                 display = shown if shown is not None else entry.path
@@ -173,3 +223,27 @@ class Discovery:
                 real = None if is_link else os.path.join(real_dir, name)
                 yield Candidate(entry.path, display, settings, real=real)
             stack.extend((sub, real, ignore_stack) for sub, real in reversed(subdirs))
+
+    def _shown(self, path: str) -> str:
+        shown = _below(path, self.cwd)
+        return shown if shown is not None else path
+
+    def _skip_excluded(
+        self, walked: Walked, path: str, settings: Settings, from_root: str, name: str
+    ) -> None:
+        exclusion = settings.exclusion(from_root, name)
+        pattern, origin = exclusion if exclusion is not None else ("?", "?")
+        reason = f"is excluded by `{pattern}` ({origin})"
+        walked.skipped.append(Skip(self._shown(path), reason, "exclude"))
+
+    def _skip_ignored(
+        self, walked: Walked, path: str, ignores: IgnoreStack, rel: str, is_dir: bool
+    ) -> None:
+        why = ignores.why_ignored(rel, is_dir)
+        if why is None:
+            reason = "is ignored by a .gitignore file"
+        else:
+            source, line, pattern = why
+            where = f"{self._shown(source)}:{line}" if source else "a .gitignore file"
+            reason = f"is ignored by `{pattern}` in {where}"
+        walked.skipped.append(Skip(self._shown(path), reason, "gitignore"))

@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from h2dlint.confidence import meets
 from h2dlint.diagnostics import (
     INTERNAL_ERROR_CODE,
     IO_ERROR_CODE,
+    Confidence,
     Finding,
     FixSafety,
     Location,
@@ -50,10 +52,14 @@ def _span(item: CheckedReport) -> tuple[Location, Location]:
     return item.node_span
 
 
-def _applicable(item: CheckedReport, unsafe: bool, barred: set[str]) -> bool:
+def _applicable(
+    item: CheckedReport, unsafe: bool, barred: set[str], min_confidence: Confidence
+) -> bool:
     rule = item.report.rule
     if not item.replacements or rule.code in barred:
         return False
+    if not meets(item.report.confidence, min_confidence):
+        return False  # not shown, so not fixed
     return rule.fix_safety is FixSafety.SAFE or (unsafe and rule.fix_safety is FixSafety.UNSAFE)
 
 
@@ -97,9 +103,11 @@ def fix_text(
     unsafe: bool = False,
     options: AnalysisOptions = (),
     cpython: CPythonParse | None = None,
+    min_confidence: Confidence = Confidence.MEDIUM,
 ) -> FixOutcome:
     """Apply every applicable fix to ``text``; return the new text and what is left to report.
-    ``cpython``: what CPython made of ``text``, when the caller knows."""
+    ``cpython``: what CPython made of ``text``, when the caller knows. Only the fixes of
+    findings at least ``min_confidence`` sure apply; every finding is returned."""
     try:
         module = parse(text, path, cpython)
     except ParseFailure as failure:
@@ -109,7 +117,9 @@ def fix_text(
     errors: list[Finding] = []
     for _ in range(MAX_PASSES):
         result = check_module(module, text, path, rules, options)
-        candidates = [item for item in result.reports if _applicable(item, unsafe, barred)]
+        candidates = [
+            item for item in result.reports if _applicable(item, unsafe, barred, min_confidence)
+        ]
         # libcst cannot reproduce some files byte for byte (a lone CR, say); a fix there would
         # rewrite more than it should, so such a file is checked but never fixed. A report with
         # a fix had the whole code generated to be located: result.code.

@@ -55,6 +55,7 @@ class _Pattern:
     negated: bool
     dir_only: bool
     basename_only: bool
+    line: int = 0  # 1-based, in its file (0: not known)
 
     def matches(self, rel: str, is_dir: bool) -> bool:
         """``rel``: the path relative to the .gitignore's directory."""
@@ -70,11 +71,13 @@ class GitIgnore:
 
     base: str
     patterns: tuple[_Pattern, ...]
+    # The file the patterns were read from, to say why a path is ignored ("" if not a file).
+    source: str = ""
 
     @classmethod
-    def from_text(cls, text: str, base: str) -> GitIgnore:
+    def from_text(cls, text: str, base: str, source: str = "") -> GitIgnore:
         """Parse ``text``; ``base`` is the POSIX directory of the file ("" for the root)."""
-        return cls(base.strip("/"), tuple(_parse(text)))
+        return cls(base.strip("/"), tuple(_parse(text)), source)
 
     @classmethod
     def from_file(cls, path: Path, base: str) -> GitIgnore:
@@ -83,7 +86,7 @@ class GitIgnore:
             data = path.read_bytes()
         except OSError:
             data = b""
-        return cls.from_text(data.decode("utf-8", errors="replace"), base)
+        return cls.from_text(data.decode("utf-8", errors="replace"), base, str(path))
 
     def __bool__(self) -> bool:
         return bool(self.patterns)
@@ -93,12 +96,17 @@ class GitIgnore:
 
         Paths outside ``base`` (and ``base`` itself) never match.
         """
+        pattern = self.matching_pattern(rel_path, is_dir)
+        return None if pattern is None else not pattern.negated
+
+    def matching_pattern(self, rel_path: str, is_dir: bool) -> _Pattern | None:
+        """The pattern that decides about ``rel_path`` (the last that matches), if any."""
         rel = _relative_to(rel_path, self.base)
         if rel is None:
             return None
         for pattern in reversed(self.patterns):
             if pattern.matches(rel, is_dir):
-                return not pattern.negated
+                return pattern
         return None
 
 
@@ -128,6 +136,15 @@ class IgnoreStack:
             if verdict is not None:
                 return verdict
         return False
+
+    def why_ignored(self, rel_path: str, is_dir: bool) -> tuple[str, int, str] | None:
+        """(file, line, pattern) of the ignore pattern that decides that git ignores
+        ``rel_path``; None when it is not ignored."""
+        for ignore in reversed(self.ignores):
+            pattern = ignore.matching_pattern(rel_path, is_dir)
+            if pattern is not None:
+                return None if pattern.negated else (ignore.source, pattern.line, pattern.text)
+        return None
 
 
 def load_repo_ignores(start: Path) -> tuple[Path | None, list[GitIgnore]]:
@@ -212,10 +229,10 @@ def _relative_to(rel_path: str, base: str) -> str | None:
 
 def _parse(text: str) -> Iterable[_Pattern]:
     text = text.removeprefix("\ufeff")
-    for raw in text.split("\n"):
+    for number, raw in enumerate(text.split("\n"), start=1):
         if not raw or raw.startswith("#"):
             continue
-        pattern = _parse_line(_trim_trailing_spaces(raw.removesuffix("\r")))
+        pattern = _parse_line(_trim_trailing_spaces(raw.removesuffix("\r")), number)
         if pattern is not None:
             yield pattern
 
@@ -239,7 +256,7 @@ def _trim_trailing_spaces(line: str) -> str:
     return line if last_space is None else line[:last_space]
 
 
-def _parse_line(line: str) -> _Pattern | None:
+def _parse_line(line: str, number: int = 0) -> _Pattern | None:
     text = line
     negated = line.startswith("!")
     if negated:
@@ -258,7 +275,7 @@ def _parse_line(line: str) -> _Pattern | None:
         )
     except _NeverMatches:
         regex = None
-    return _Pattern(text, regex, negated, dir_only, basename_only)
+    return _Pattern(text, regex, negated, dir_only, basename_only, number)
 
 
 # --- wildmatch -> regex --------------------------------------------------------------------

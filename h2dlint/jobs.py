@@ -10,7 +10,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from h2dlint.diagnostics import Finding
+from h2dlint.diagnostics import Confidence, Finding
 
 if TYPE_CHECKING:
     from h2dlint.rule import Rule
@@ -67,6 +67,7 @@ class Mode(str, enum.Enum):
     FIX = "fix"  # write fixes to the file
     DIFF = "diff"  # compute fixes, write nothing
     STDOUT = "stdout"  # compute fixes, return the fixed source (stdin input)
+    ADD_NOQA = "add-noqa"  # write a noqa comment for every finding
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,8 @@ class FileJob:
     # With the prefilter: also decide on the CPython ast whether a rule has a candidate in the
     # file (Rule.candidates), so that only files with one are parsed with libcst.
     candidates: bool = True
+    # Fix only findings at least this sure: the others are not shown (confidence.py).
+    min_confidence: Confidence = Confidence.MEDIUM
 
 
 @dataclass
@@ -95,5 +98,9 @@ class FileResult:
     output: bytes | None = None
     # Whether the file was parsed with libcst (to count what the prefilters save).
     parsed: bool = False
+    # Mode.ADD_NOQA: the lines that got a noqa comment, or more codes in theirs.
+    noqa_added: int = 0
     # Set by a worker instead of final_data when that is the job's own bytes (runner.py).
     same_data: bool = False
+    # The other modules of the project whose facts the findings rest on: (path, digest).
+    depends: tuple[tuple[str, str], ...] = ()

@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import ast
 import gc
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from h2dlint.candidates import summarize
+from h2dlint.confidence import meets
 from h2dlint.diagnostics import (
     INTERNAL_ERROR_CODE,
     IO_ERROR_CODE,
+    Finding,
     file_finding,
 )
 from h2dlint.engine import (
@@ -30,7 +33,9 @@ from h2dlint.fileio import WriteError, write_atomically
 from h2dlint.fixer import fix_text
 from h2dlint.jobs import EnabledRule, FileJob, FileResult, Mode
 from h2dlint.large_files import LARGE_FILE_CHARS, MAX_KEPT_CHARS, is_large, reduce_source
-from h2dlint.source import SourceError, decode
+from h2dlint.noqa import add_noqa
+from h2dlint.project import index as project_index
+from h2dlint.source import SourceError, SourceText, decode
 from h2dlint.suppression import has_skip_file
 
 
@@ -83,6 +88,21 @@ def unified_diff(old: str, new: str, name: str) -> str:
 
 
 def process(job: FileJob) -> FileResult:
+    """Check (or fix) one file, recording which other modules of the project its findings
+    rest on."""
+    index = project_index.current()
+    if index is None:
+        return _process_collecting(job)
+    index.begin_file()
+    result = _process_collecting(job)
+    own = os.path.realpath(job.path)
+    result.depends = tuple(
+        sorted((path, digest) for path, digest in index.consulted.items() if path != own)
+    )
+    return result
+
+
+def _process_collecting(job: FileJob) -> FileResult:
     # The cyclic garbage collector would run every few hundred allocations while libcst builds
     # a tree of a few hundred thousand acyclic nodes, each run walking the young objects: up to
     # a fifth of a check. It is paused for one file; the few cycles a check makes (a rule and
@@ -147,6 +167,8 @@ def _process(job: FileJob) -> FileResult:
             findings = [error] if error else []
             # Only a file CPython refuses is parsed with libcst, to confirm the error.
             return FileResult(job.display, findings, final_data=job.data, parsed=not parsed.tree)
+    if job.mode is Mode.ADD_NOQA:
+        return _add_noqa(job, source, parsed, rules)
     if is_large(text):
         return _process_large(job, text, parsed, rules)
     if job.mode is Mode.CHECK:
@@ -156,7 +178,13 @@ def _process(job: FileJob) -> FileResult:
 
     # Every rule: a fix can give another rule something to flag in the fixed text.
     outcome = fix_text(
-        text, job.display, job.rules, unsafe=job.unsafe, options=job.analysis, cpython=parsed
+        text,
+        job.display,
+        job.rules,
+        unsafe=job.unsafe,
+        options=job.analysis,
+        cpython=parsed,
+        min_confidence=job.min_confidence,
     )
     result = FileResult(
         job.display, outcome.findings, fixed_by_code=outcome.applied_by_code, parsed=True
@@ -207,7 +235,11 @@ def _process_large(
         return FileResult(job.display, [finding], final_data=job.data)
     checked = check_text(text, job.display, rules, job.analysis)
     findings = [replace(finding, fix=None) for finding in checked]
-    if job.mode is not Mode.CHECK and any(finding.fix is not None for finding in checked):
+    fixing = job.mode in (Mode.FIX, Mode.DIFF, Mode.STDOUT)
+    if fixing and any(
+        finding.fix is not None and meets(finding.confidence, job.min_confidence)
+        for finding in checked
+    ):
         findings.append(
             file_finding(
                 job.display,
@@ -217,6 +249,48 @@ def _process_large(
             )
         )
     return FileResult(job.display, findings, final_data=job.data, parsed=True)
+
+
+def _add_noqa(
+    job: FileJob, source: SourceText, parsed: CPythonParse, rules: tuple[EnabledRule, ...]
+) -> FileResult:
+    """Check the file, add a `# noqa` comment for each finding, write it, and check it again:
+    the findings that remain are those no comment could suppress."""
+    text = source.text
+    findings = _findings(job, text, parsed, rules)
+    # Only the findings shown (--min-confidence): a comment for one not shown would hide it
+    # for good without anyone having seen it.
+    edit = add_noqa(text, [f for f in findings if meets(f.confidence, job.min_confidence)])
+    if not edit.lines:
+        return FileResult(job.display, findings, final_data=job.data, parsed=True)
+    new_parse = cpython_parse(edit.text, job.display)
+    if new_parse.fatal is not None or (parsed.tree is not None and new_parse.tree is None):
+        reason = "noqa comments not added: the file would no longer parse; please report it"
+        findings.append(file_finding(job.display, INTERNAL_ERROR_CODE, reason))
+        return FileResult(job.display, findings, parsed=True)
+    try:
+        new_data = source.encode(edit.text)
+        write_atomically(Path(job.path), new_data, job.data)
+    except (UnicodeEncodeError, WriteError) as exc:
+        reason = f"noqa comments not written: {exc}"
+        findings.append(file_finding(job.display, IO_ERROR_CODE, reason))
+        return FileResult(job.display, findings, parsed=True)
+    rules = job.rules
+    if job.prefilter:
+        rules = candidate_rules(new_data, job.rules, new_parse.tree if job.candidates else None)
+    remaining = _findings(job, edit.text, new_parse, rules)
+    return FileResult(
+        job.display, remaining, final_data=new_data, parsed=True, noqa_added=edit.lines
+    )
+
+
+def _findings(
+    job: FileJob, text: str, parsed: CPythonParse, rules: tuple[EnabledRule, ...]
+) -> list[Finding]:
+    """The findings of ``text`` under ``rules``, without fixes applied."""
+    if is_large(text):
+        return _process_large(job, text, parsed, rules).findings
+    return check_text(text, job.display, rules, job.analysis, parsed)
 
 
 def _unfixed(job: FileJob, text: str, reason: str) -> FileResult:

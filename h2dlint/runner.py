@@ -21,6 +21,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from h2dlint.cache import ResultCache, content_digest, entry_key
+from h2dlint.confidence import shown
 from h2dlint.config import Settings, fingerprint
 from h2dlint.diagnostics import INTERNAL_ERROR_CODE, IO_ERROR_CODE, Finding, file_finding
 from h2dlint.discovery import Candidate, relative_to_root
@@ -30,6 +31,9 @@ from h2dlint.jobs import AnalysisOptions, EnabledRule, FileJob, FileResult, Mode
 if TYPE_CHECKING:
     from multiprocessing.context import BaseContext
 
+# Set (to anything), a run checks each file without the project index: a file's findings then
+# rest on its own text alone (benchmarks/bench_lint.py measures the index's cost with it).
+NO_INDEX_VARIABLE = "H2DLINT_NO_PROJECT_INDEX"
 # Below this many files to check, worker start-up costs more than it saves.
 PARALLEL_THRESHOLD = 4
 
@@ -49,8 +53,15 @@ class RunResult:
     files_checked: int = 0
     files_parsed: int = 0  # parsed with libcst (not answered by the cache or the prefilters)
     fixed_by_code: dict[str, int] = field(default_factory=dict)
+    # The same, per file (as findings name it), for --show-fixes.
+    fixed_by_file: dict[str, dict[str, int]] = field(default_factory=dict)
     diffs: list[str] = field(default_factory=list)
     outputs: list[bytes] = field(default_factory=list)
+    # Findings left out as less sure than their file's min-confidence (confidence.py).
+    hidden_by_confidence: int = 0
+    # --add-noqa: lines given a noqa comment (or more codes in theirs), and in how many files.
+    noqa_added: int = 0
+    noqa_files: int = 0
 
 
 def available_cores() -> int:
@@ -85,6 +96,7 @@ def _job(candidate: Candidate, data: bytes, options: RunOptions) -> FileJob:
         prefilter=options.prefilter,
         analysis=settings.analysis,
         candidates=options.candidates,
+        min_confidence=settings.min_confidence,
     )
 
 
@@ -181,9 +193,16 @@ def _record(
     job = item.job
     result.files_checked += 1
     result.files_parsed += outcome.parsed
-    result.findings.extend(outcome.findings)
+    kept, hidden = shown(outcome.findings, job.min_confidence)
+    result.findings.extend(kept)
+    result.hidden_by_confidence += hidden
     for code, count in outcome.fixed_by_code.items():
         result.fixed_by_code[code] = result.fixed_by_code.get(code, 0) + count
+    if outcome.fixed_by_code:
+        result.fixed_by_file[outcome.display] = dict(outcome.fixed_by_code)
+    if outcome.noqa_added:
+        result.noqa_added += outcome.noqa_added
+        result.noqa_files += 1
     if outcome.diff:
         result.diffs.append(outcome.diff)
     if outcome.output is not None:
@@ -192,27 +211,34 @@ def _record(
     if cache is None or item.key is None or outcome.final_data is None or failed:
         return
     if outcome.final_data is job.data:
-        cache.put(item.key, outcome.findings)
+        cache.put(item.key, outcome.findings, outcome.depends)
         if item.status is not None and item.digest is not None:
             cache.remember_digest(job.path, item.status, item.digest)
     else:  # fixed: the findings belong to the new bytes, whose status is not known yet
         settings_key = _job_fingerprint(job.rules, job.analysis)
-        cache.put(entry_key(content_digest(outcome.final_data), settings_key), outcome.findings)
+        cache.put(
+            entry_key(content_digest(outcome.final_data), settings_key),
+            outcome.findings,
+            outcome.depends,
+        )
 
 
 def _answer(
     cache: ResultCache, key: str, candidate: Candidate, options: RunOptions, result: RunResult
 ) -> bool:
-    """Whether the cache answers for the file: its findings, when nothing is left to fix."""
+    """Whether the cache answers for the file: its findings, when nothing is left to fix. The
+    cache holds every finding; those below the file's min-confidence are left out here."""
     hit = cache.get(key, candidate.display)
     if hit is None:
         return False
+    settings = candidate.settings
+    kept, hidden = shown(hit, settings.min_confidence)
     if options.mode is not Mode.CHECK:
-        settings = candidate.settings
         unsafe = settings.unsafe_fixes if options.unsafe_fixes is None else options.unsafe_fixes
-        if _has_fix(hit, unsafe):
+        if _has_fix(kept, unsafe):
             return False
-    result.findings.extend(hit)
+    result.findings.extend(kept)
+    result.hidden_by_confidence += hidden
     result.files_checked += 1
     return True
 
@@ -232,9 +258,22 @@ def _execute(jobs: list[FileJob], requested: int) -> Iterable[FileResult]:
     import libcst.native  # noqa: F401
 
     from h2dlint.pipeline import process as _  # noqa: F401
+    from h2dlint.project.index import ProjectIndex, install
+    from h2dlint.project.layout import build_layout
     from h2dlint.registry import all_rules
 
     all_rules()
+    # The packages around the files to check, for facts defined in other modules; inherited
+    # by the forked workers, each of which parses the modules it consults on demand.
+    if not os.environ.get(NO_INDEX_VARIABLE):
+        install(ProjectIndex(build_layout(job.path for job in jobs if job.path != "-")))
+    try:
+        return _execute_jobs(jobs, requested)
+    finally:
+        install(None)
+
+
+def _execute_jobs(jobs: list[FileJob], requested: int) -> list[FileResult]:
     workers = min(requested or available_cores(), len(jobs))
     if workers <= 1 or len(jobs) < PARALLEL_THRESHOLD:
         return [process(job) for job in jobs]

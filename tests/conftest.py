@@ -4,6 +4,9 @@ import os
 
 import pytest
 
+# The example projects are data for test_seed_projects.py, not tests.
+collect_ignore_glob = ["projects/*"]
+
 
 @pytest.fixture(autouse=True)
 def _no_user_cache(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -52,9 +52,11 @@ def test_text_output_shows_source_caret_and_summary(tree: Path) -> None:
     assert "\x1b[" not in result.output  # no colour off a TTY
 
 
-def test_color_flag_forces_ansi(tree: Path) -> None:
-    assert "\x1b[" in run(["--no-cache", "--color", "flagged.py"]).output
-    assert "\x1b[" not in run(["--no-cache", "--no-color", "flagged.py"]).output
+def test_color_always_forces_ansi_and_never_turns_it_off(tree: Path) -> None:
+    assert "\x1b[" in run(["--no-cache", "--color", "always", "flagged.py"]).output
+    assert "\x1b[" in run(["--no-cache", "--color=always", "flagged.py"]).output
+    assert "\x1b[" not in run(["--no-cache", "--color", "never", "flagged.py"]).output
+    assert "\x1b[" not in run(["--no-cache", "--no-color", "flagged.py"]).output  # the old flag
 
 
 def test_no_path_checks_current_directory(tree: Path) -> None:

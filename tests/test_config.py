@@ -19,7 +19,7 @@ def run(*args: str) -> Result:
 
 def flagged_files(result: Result) -> list[str]:
     assert result.exit_code in (0, 1), result.output
-    return sorted({Path(d["filename"]).name for d in json.loads(result.output)})
+    return sorted({Path(d["filename"]).name for d in json.loads(result.stdout)})
 
 
 def write(path: Path, text: str) -> Path:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -11,7 +12,15 @@ import pytest
 
 import h2dlint
 from h2dlint import registry
-from h2dlint.diagnostics import Edit, Finding, FixInfo, FixSafety, Location, file_finding
+from h2dlint.diagnostics import (
+    Confidence,
+    Edit,
+    Finding,
+    FixInfo,
+    FixSafety,
+    Location,
+    file_finding,
+)
 from h2dlint.reporters import FORMATS, ReportOptions, RunSummary, render
 from h2dlint.reporters.github import render_github
 from h2dlint.reporters.json_format import render_json
@@ -65,6 +74,7 @@ def make_finding(
     source_line: str = LINE,
     code: str = "HTD999",
     message: str = "Fake problem",
+    confidence: Confidence = Confidence.HIGH,
 ) -> Finding:
     return Finding(
         path=path,
@@ -76,6 +86,7 @@ def make_finding(
         fix=fix,
         noqa_row=start[0] if code == "HTD999" else None,
         source_line=source_line,
+        confidence=confidence,
     )
 
 
@@ -219,10 +230,10 @@ def test_text_hidden_unsafe_fixes(project: Path) -> None:
     out = render_text([finding], RunSummary(hidden_unsafe_fixes=2), opts(project))
     assert out.splitlines()[-2:] == [
         "Found 1 finding.",
-        "2 hidden fixes can be enabled with the --unsafe-fixes option.",
+        "2 hidden fixes can be enabled with the `--unsafe-fixes` option.",
     ]
     one = render_text([finding], RunSummary(hidden_unsafe_fixes=1), opts(project))
-    assert one.splitlines()[-1] == "1 hidden fix can be enabled with the --unsafe-fixes option."
+    assert one.splitlines()[-1] == "1 hidden fix can be enabled with the `--unsafe-fixes` option."
     shown = render_text(
         [finding], RunSummary(hidden_unsafe_fixes=1), opts(project, unsafe_fixes=True)
     )
@@ -254,7 +265,12 @@ def test_text_statistics_marks_unsafe_fixes_when_enabled(project: Path) -> None:
 
 
 def test_text_statistics_without_findings(project: Path) -> None:
-    assert render_text([], RunSummary(), opts(project, statistics=True)) == "All checks passed!\n"
+    summary = RunSummary(files_checked=1)
+    assert render_text([], summary, opts(project, statistics=True)) == "All checks passed!\n"
+
+
+def test_nothing_checked_is_not_a_pass(project: Path) -> None:
+    assert render_text([], RunSummary(), opts(project)) == "No files were checked.\n"
 
 
 # -- JSON ------------------------------------------------------------------------------------------
@@ -268,6 +284,7 @@ def test_json_exact(project: Path) -> None:
         {
             "cell": None,
             "code": "HTD999",
+            "confidence": "high",
             "end_location": {"column": 51, "row": 3},
             "filename": str((project / "src" / "a.py").resolve()),
             "fix": {
@@ -289,6 +306,7 @@ def test_json_exact(project: Path) -> None:
         {
             "cell": None,
             "code": "E999",
+            "confidence": "high",
             "end_location": {"column": 5, "row": 2},
             "filename": str(project / "b.py"),
             "fix": None,
@@ -408,6 +426,8 @@ def test_sarif_result(project: Path, sarif_validator: jsonschema.Draft4Validator
                 }
             }
         ],
+        "rank": 90.0,
+        "properties": {"confidence": "high"},
     }
 
 
@@ -522,12 +542,121 @@ def test_sarif_unregistered_code_still_has_a_rule(
     assert run["tool"]["driver"]["rules"][result["ruleIndex"]]["id"] == "HTD123"
 
 
+# -- confidence ------------------------------------------------------------------------------------
+MEDIUM = Confidence.MEDIUM
+
+
+def test_text_tags_medium_findings_only(project: Path) -> None:
+    findings = [
+        make_finding("a.py", fix=make_fix(), confidence=MEDIUM),
+        make_finding("b.py", confidence=MEDIUM),
+        make_finding("c.py", fix=make_fix()),
+    ]
+    lines = render_text(findings, RunSummary(), opts(project)).splitlines()
+    headers = [line for line in lines if line.endswith("Fake problem")]
+    # Ruff's [*] stays right after the code; the tag follows it; high stays unmarked.
+    assert headers == [
+        "a.py:3:9: HTD999 [*] [medium] Fake problem",
+        "b.py:3:9: HTD999 [medium] Fake problem",
+        "c.py:3:9: HTD999 [*] Fake problem",
+    ]
+    assert lines[-1] == "Found 3 findings (2 fixable, 2 medium confidence)."
+
+
+def test_text_medium_summary_without_fixes(project: Path) -> None:
+    out = render_text([make_finding("a.py", confidence=MEDIUM)], RunSummary(), opts(project))
+    assert out.splitlines()[-1] == "Found 1 finding (1 medium confidence)."
+
+
+def test_text_medium_tag_is_coloured_yellow(project: Path) -> None:
+    findings = [make_finding("a.py", confidence=MEDIUM)]
+    plain = render_text(findings, RunSummary(), opts(project))
+    coloured = render_text(findings, RunSummary(), opts(project, color=True))
+    assert "\x1b[33m[medium]\x1b[0m" in coloured
+    assert ANSI.sub("", coloured) == plain
+
+
+def test_text_says_how_many_findings_the_threshold_hid(project: Path) -> None:
+    out = render_text([], RunSummary(files_checked=1, hidden_by_confidence=2), opts(project))
+    assert out.splitlines() == [
+        "All checks passed!",
+        "2 medium-confidence findings not shown; --min-confidence medium shows them.",
+    ]
+    one = render_text([make_finding("a.py")], RunSummary(hidden_by_confidence=1), opts(project))
+    assert one.splitlines()[-2:] == [
+        "Found 1 finding.",
+        "1 medium-confidence finding not shown; --min-confidence medium shows them.",
+    ]
+    quiet = render_text([], RunSummary(hidden_by_confidence=2), opts(project, quiet=True))
+    assert quiet == ""
+
+
+def test_text_statistics_count_medium_findings(project: Path) -> None:
+    findings = [
+        make_finding("a.py", fix=make_fix(), confidence=MEDIUM),
+        make_finding("b.py"),
+        make_finding("c.py", code="HTD101"),
+    ]
+    out = render_text(findings, RunSummary(), opts(project, statistics=True))
+    assert out.splitlines() == [
+        "   2  HTD999  [*] fake-rule (1 medium confidence)",
+        "   1  HTD101",
+        "",
+        "Found 3 findings (1 fixable, 1 medium confidence).",
+    ]
+
+
+def test_json_confidence_per_finding(project: Path) -> None:
+    findings = [make_finding("a.py", confidence=MEDIUM), make_finding("b.py")]
+    data = json.loads(render_json(findings, RunSummary(), opts(project)))
+    assert [record["confidence"] for record in data] == ["medium", "high"]
+    # Every field Ruff writes is still there, with the same meaning.
+    ruff_fields = {"cell", "code", "end_location", "filename", "fix", "location", "message"}
+    assert ruff_fields | {"noqa_row", "url"} <= set(data[0])
+
+
+def test_github_title_names_medium_confidence(project: Path) -> None:
+    findings = [make_finding("a.py", confidence=MEDIUM), make_finding("b.py")]
+    lines = render_github(findings, RunSummary(), opts(project)).splitlines()
+    # The comma inside a property value is escaped as the Actions toolkit does.
+    assert lines[0].startswith("::warning title=h2dlint (HTD999%2C medium confidence),file=a.py,")
+    assert lines[1].startswith("::warning title=h2dlint (HTD999),file=b.py,")
+    assert lines[0].endswith("::Fake problem")
+
+
+def test_sarif_rank_and_confidence_property(
+    project: Path, sarif_validator: jsonschema.Draft4Validator
+) -> None:
+    findings = [
+        make_finding("a.py", confidence=MEDIUM, fix=make_fix()),
+        make_finding("b.py"),
+        file_finding("c.py", "E999", "Syntax error: invalid syntax"),
+    ]
+    log = sarif(findings, opts(project), sarif_validator)
+    results = log["runs"][0]["results"]
+    assert [(r["rank"], r["properties"], r["level"]) for r in results] == [
+        (50.0, {"confidence": "medium"}, "warning"),
+        (90.0, {"confidence": "high"}, "warning"),
+        (90.0, {"confidence": "high"}, "error"),
+    ]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_every_format_tells_the_confidences_apart(project: Path, fmt: str) -> None:
+    high = render(fmt, [make_finding("a.py")], RunSummary(), opts(project))
+    medium = render(fmt, [make_finding("a.py", confidence=MEDIUM)], RunSummary(), opts(project))
+    assert "medium" in medium
+    assert "medium" not in high
+
+
 # -- dispatcher ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_render_dispatches(project: Path, fmt: str) -> None:
     findings = [make_finding("a.py", fix=make_fix())]
     renderers = {
         "text": render_text,
+        "full": render_text,
+        "concise": lambda f, s, o: render_text(f, s, dataclasses.replace(o, concise=True)),
         "json": render_json,
         "github": render_github,
         "sarif": render_sarif,

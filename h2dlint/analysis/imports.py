@@ -2,8 +2,8 @@
 
 libcst's full qualified-name metadata costs many times the parse; rules that only need to know
 that ``T.cat`` or a bare ``cat`` is ``torch.cat`` use this table instead. It reads import
-statements anywhere in the file (module level, in functions, under ``if``/``try``) and ignores
-relative imports, which cannot name torch.
+statements anywhere in the file (module level, in functions, under ``if``/``try``); a relative
+import keeps its leading dots (``.utils.helper``), which no torch name has.
 """
 
 from __future__ import annotations
@@ -71,19 +71,29 @@ class ImportTable:
                     else:
                         top = full.split(".", 1)[0]
                         table.names[top] = top
-            elif isinstance(stmt, cst.ImportFrom) and not stmt.relative:
-                if stmt.module is None or isinstance(stmt.names, cst.ImportStar):
+            elif isinstance(stmt, cst.ImportFrom):
+                if isinstance(stmt.names, cst.ImportStar):
                     continue
-                base = dotted_name(stmt.module)
+                dots = "." * len(stmt.relative)
+                if stmt.module is None and not dots:
+                    continue
+                base = dotted_name(stmt.module) if stmt.module is not None else ""
                 if base is None:
                     continue
+                # A relative import keeps its leading dots (``.buffers.Buffer``): it can never
+                # name torch, and the project index resolves it against the module's package.
+                base = dots + base if base else dots
                 for alias in stmt.names:
                     if not isinstance(alias.name, cst.Name):
                         continue
                     local = alias.name.value
                     if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                         local = alias.asname.name.value
-                    table.names[local] = f"{base}.{alias.name.value}"
+                    table.names[local] = (
+                        f"{base}{alias.name.value}"
+                        if base.endswith(".")
+                        else f"{base}.{alias.name.value}"
+                    )
         return table
 
     def qualify(self, node: cst.BaseExpression) -> str | None:

@@ -20,7 +20,9 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from h2dlint.analysis import cross_module
 from h2dlint.analysis.bindings import Bindings, collect_bindings
+from h2dlint.analysis.classes import ClassRef, class_of, is_module_class
 from h2dlint.analysis.facts import (
     DEVICE_FRESH,
     PAGEABLE_FRESH,
@@ -45,6 +47,7 @@ from h2dlint.analysis.torch_api import (
 from h2dlint.analysis.views import subscript_fact, view_method_fact
 from h2dlint.context import FileContext
 from h2dlint.engine import visit_read_only
+from h2dlint.project import index as project_index
 
 MAX_DEPTH = 12
 # Annotations that say: a numpy array.
@@ -232,6 +235,14 @@ class Provenance:
         self._appends: dict[cst.CSTNode, dict[str, list[cst.BaseExpression]]] = {}
         self.pinned_helpers = frozenset(pinned_helpers)
         self.pinned_attributes = frozenset(pinned_attributes)
+        # The project index of the run (None: this file alone), and this module's name in it.
+        self.project = project_index.current()
+        self._module_name: str | None = None
+        self._module_named = False
+        self._return_classes: dict[cst.FunctionDef, ClassRef | None] = {}
+        self._attribute_classes: dict[tuple[cst.ClassDef, str], ClassRef | None] = {}
+        self._device_contexts: dict[cst.CSTNode, frozenset[cst.CSTNode]] = {}
+        self.class_memo: dict[tuple[cst.CSTNode, Frame], ClassRef | None] = {}
 
     @classmethod
     def of(cls, context: FileContext) -> Provenance:
@@ -271,6 +282,75 @@ class Provenance:
 
     def qualify(self, node: cst.BaseExpression) -> str | None:
         return self.imports.qualify(node)
+
+    # -- the project around this module -------------------------------------------------------
+    @property
+    def module_name(self) -> str | None:
+        if not self._module_named:
+            self._module_named = True
+            if self.project is not None and self._module_name is None:
+                self._module_name = self.project.module_name_of(self.context.path)
+        return self._module_name
+
+    @module_name.setter
+    def module_name(self, name: str | None) -> None:
+        self._module_name, self._module_named = name, True
+
+    def resolve(self, qualified: str) -> tuple[Provenance, cross_module.Definition] | None:
+        """Where the project defines a name imported here (None: not in the project)."""
+        return cross_module.resolve(self, self.project, qualified)
+
+    def callee(
+        self, call: cst.Call, frame: Frame, depth: int = 0
+    ) -> tuple[Provenance, cst.FunctionDef] | None:
+        return cross_module.callee(self, call, frame, depth)
+
+    def return_class(self, function: cst.FunctionDef, depth: int = 0) -> ClassRef | None:
+        """The class of what every ``return`` of ``function`` gives, when they agree."""
+        if function in self._return_classes:
+            return self._return_classes[function]
+        if depth > MAX_DEPTH or function in self._in_progress:
+            return None
+        self._in_progress.add(function)
+        try:
+            collector = _Returns()
+            visit_read_only(function.body, collector)
+            frame = self.index.frame_of(function)
+            refs = [class_of(self, v, frame, depth + 1) for v in collector.values]
+            result = refs[0] if refs and all(r is not None and r == refs[0] for r in refs) else None
+        finally:
+            self._in_progress.discard(function)
+        self._return_classes[function] = result
+        return result
+
+    def attribute_class(self, cls: cst.ClassDef, attr: str, depth: int = 0) -> ClassRef | None:
+        """The class every assignment of ``self.<attr>`` in ``cls`` agrees on."""
+        key = (cls, attr)
+        if key in self._attribute_classes:
+            return self._attribute_classes[key]
+        if depth > MAX_DEPTH or ("class", key) in self._in_progress:
+            return None
+        self._in_progress.add(("class", key))
+        try:
+            assigned = [
+                (value, frame)
+                for value, frame in self.index.attributes.get(cls, {}).get(attr, [])
+                if not _is_none(value)
+            ]
+            refs = [
+                class_of(self, value, frame, depth + 1) if value is not None else None
+                for value, frame in assigned
+            ]
+            if not refs:
+                result = cross_module.class_annotation(self, cls, attr)
+            elif all(r is not None and r == refs[0] for r in refs):
+                result = refs[0]
+            else:
+                result = None
+        finally:
+            self._in_progress.discard(("class", key))
+        self._attribute_classes[key] = result
+        return result
 
     # -- facts -------------------------------------------------------------------------------
     def fact(self, node: cst.BaseExpression, frame: Frame, depth: int = 0) -> Fact:
@@ -335,12 +415,53 @@ class Provenance:
 
     def _name(self, name: cst.Name, frame: Frame, depth: int) -> Fact:
         # A None never reaches a tensor operation, so it does not spoil the other bindings.
-        values = [v for v in self.bindings(frame).reaching(name) if not _is_none(v)]
-        if not values:
+        facts = []
+        for binding in self.bindings(frame).reaching_bindings(name):
+            value = binding.value
+            if value is None:
+                facts.append(self._loop_item(name, binding.statement, frame, depth))
+            elif not _is_none(value):
+                facts.append(self.fact(value, frame, depth + 1))
+        return join(facts) if facts else UNKNOWN_FACT
+
+    def _loop_item(self, name: cst.Name, statement: cst.CSTNode, frame: Frame, depth: int) -> Fact:
+        """An item of a ``for`` loop: a batch of a ``DataLoader(..., pin_memory=True)`` is
+        pinned (its worker pins every batch); anything else is unknown."""
+        if not isinstance(statement, cst.For):
             return UNKNOWN_FACT
-        return join(
-            [self.fact(v, frame, depth + 1) if v is not None else UNKNOWN_FACT for v in values]
-        )
+        target, iterable = statement.target, statement.iter
+        if (
+            isinstance(iterable, cst.Call)
+            and isinstance(iterable.func, cst.Name)
+            and iterable.func.value == "enumerate"
+            and isinstance(target, cst.Tuple)
+            and len(target.elements) == 2
+            and iterable.args
+        ):
+            target, iterable = target.elements[1].value, iterable.args[0].value
+        if not (isinstance(target, cst.Name) and target.value == name.value):
+            return UNKNOWN_FACT
+        return self._loader_fact(iterable, frame, depth + 1)
+
+    def _loader_fact(self, node: cst.BaseExpression, frame: Frame, depth: int) -> Fact:
+        if depth > MAX_DEPTH:
+            return UNKNOWN_FACT
+        if isinstance(node, cst.Name):
+            values = self.bindings(frame).reaching(node)
+            facts = [
+                self._loader_fact(v, frame, depth + 1) if v is not None else UNKNOWN_FACT
+                for v in values
+            ]
+            return join(facts) if facts else UNKNOWN_FACT
+        if not isinstance(node, cst.Call):
+            return UNKNOWN_FACT
+        qualified = self.qualify(node.func) or ""
+        if not qualified.endswith("DataLoader"):
+            return UNKNOWN_FACT
+        pin = keyword(node, "pin_memory")
+        if pin is None or is_false(pin.value):
+            return UNKNOWN_FACT  # a collate function may still pin, or move to the device
+        return Fact(Where.PINNED if is_true(pin.value) else Where.MAYBE_PINNED, None, True)
 
     def _attribute(self, node: cst.Attribute, frame: Frame, depth: int) -> Fact:
         attr = node.attr.value
@@ -353,6 +474,9 @@ class Provenance:
             return PINNED_FRESH
         if isinstance(base, cst.Name) and frame.cls is not None and base.value == frame.self_name:
             return self.attribute_fact(frame.cls, attr, depth)
+        owner = class_of(self, base, frame, depth + 1)
+        if owner is not None and owner.provenance is not None and owner.node is not None:
+            return owner.provenance.attribute_fact(owner.node, attr, depth + 1)
         return UNKNOWN_FACT
 
     def _configured_pinned_attribute(self, node: cst.Attribute) -> bool:
@@ -398,7 +522,12 @@ class Provenance:
         func = call.func
         qualified = self.qualify(func)
         if qualified is not None:
-            return self._torch_call(qualified, call, frame, depth)
+            fact = self._torch_call(qualified, call, frame, depth)
+            if fact.known or qualified.startswith(("torch.", "numpy.", "np.")):
+                return fact
+            return self._project_call(call, frame, depth)
+        if self._module_output(func, frame, depth):
+            return Fact(Where.DEVICE)
         if isinstance(func, cst.Name):
             return self._helper_call(func.value, call, frame, depth)
         if isinstance(func, cst.Attribute):
@@ -412,6 +541,24 @@ class Provenance:
                 return self.return_fact(self.index.methods[frame.cls][func.attr.value], depth)
             return self._method_call(func.attr.value, base, call, frame, depth)
         return UNKNOWN_FACT
+
+    def _project_call(self, call: cst.Call, frame: Frame, depth: int) -> Fact:
+        """A call of a function defined elsewhere in the project: what its returns agree on."""
+        if depth > MAX_DEPTH:
+            return UNKNOWN_FACT
+        found = self.callee(call, frame, depth + 1)
+        if found is None:
+            return UNKNOWN_FACT
+        owner, function = found
+        return owner.return_fact(function, depth + 1)
+
+    def _module_output(self, func: cst.BaseExpression, frame: Frame, depth: int) -> bool:
+        """Whether calling ``func`` runs an ``nn.Module`` (``self.encoder(x)``): its output is
+        on the module's device, an accelerator in the code that moves it."""
+        if not isinstance(func, cst.Attribute):
+            return False
+        owner = class_of(self, func, frame, depth + 1)
+        return owner is not None and is_module_class(owner)
 
     def _helper_call(self, name: str, call: cst.Call, frame: Frame, depth: int) -> Fact:
         if name in self.pinned_helpers:
@@ -464,7 +611,10 @@ class Provenance:
                 return DEVICE_FRESH
             inner = self.fact(base, frame, depth + 1)
             if target is Target.HOST:
-                return PAGEABLE_FRESH if inner.where is Where.DEVICE else Fact(Where.HOST)
+                if inner.where is Where.DEVICE:
+                    # PyTorch allocates the result of a non-blocking device-to-host copy pinned.
+                    return PINNED_FRESH if is_true(_non_blocking(call)) else PAGEABLE_FRESH
+                return Fact(Where.HOST)
             if target is Target.DTYPE and inner.known:
                 return Fact(Where.DEVICE) if inner.where is Where.DEVICE else Fact(Where.HOST)
             return UNKNOWN_FACT
@@ -480,6 +630,8 @@ class Provenance:
         view = view_method_fact(self, method, base, call, frame, depth)
         if view is not None:
             return view
+        if method not in DERIVING_METHODS and method not in CONVERTING_METHODS:
+            return self._project_call(call, frame, depth)
         if method in DERIVING_METHODS:
             return self.fact(base, frame, depth + 1).derived()
         if method in CONVERTING_METHODS:
@@ -505,6 +657,9 @@ class Provenance:
             if view is not None:
                 return view
         if qualified in HOST_WRAPPERS:
+            data = first_positional(call)
+            if data is not None and self._tensor_memory(data, frame, depth + 1):
+                return Fact(Where.HOST)  # a numpy view of a tensor's memory, pinned or not
             return PAGEABLE_FRESH
         if qualified in FRESH_FACTORIES:
             return self._allocated(call, frame)
@@ -542,8 +697,11 @@ class Provenance:
         return UNKNOWN_FACT
 
     def _allocated(self, call: cst.Call, frame: Frame) -> Fact:
-        """A fresh tensor: where ``device=`` and ``pin_memory=`` put it."""
+        """A fresh tensor: where ``device=`` and ``pin_memory=`` put it, or, without
+        ``device=``, the ``with torch.device(d):`` block around it."""
         device = keyword(call, "device")
+        if device is None and call in self._device_context_calls(frame):
+            return DEVICE_FRESH
         if device is not None and not is_false(device.value):
             target = device_target(self, device.value, frame, allocation=True)
             if target is Target.DEVICE:
@@ -554,6 +712,18 @@ class Provenance:
         if pin is not None and not is_false(pin.value):
             return PINNED_FRESH if is_true(pin.value) else Fact(Where.MAYBE_PINNED, True, True)
         return PAGEABLE_FRESH
+
+    def _device_context_calls(self, frame: Frame) -> frozenset[cst.CSTNode]:
+        """The calls of ``frame``'s function made inside ``with torch.device(d):`` (or
+        ``with d:`` where ``d`` is a device) blocks, where factories allocate on ``d``."""
+        function = frame.function
+        found = self._device_contexts.get(function)
+        if found is None:
+            collector = _DeviceContexts(self, frame)
+            visit_read_only(function, collector)
+            found = frozenset(collector.calls)
+            self._device_contexts[function] = found
+        return found
 
     # -- sequences of tensors ----------------------------------------------------------------
     def sequence_where(self, seq: cst.BaseExpression, frame: Frame, depth: int = 0) -> Where:
@@ -673,12 +843,42 @@ class Provenance:
             return isinstance(node.func, cst.Attribute) and node.func.attr.value == "numpy"
         if isinstance(node, cst.Subscript):
             return self._tensor_memory(node.value, frame, depth + 1)
+        if isinstance(node, cst.IfExp):
+            return self._tensor_memory(node.body, frame, depth + 1) or self._tensor_memory(
+                node.orelse, frame, depth + 1
+            )
         if isinstance(node, cst.Name):
             return any(
                 v is not None and self._tensor_memory(v, frame, depth + 1)
                 for v in self.bindings(frame).reaching(node)
             )
+        if isinstance(node, cst.Attribute):
+            # ``self.buf.np``: the numpy view a buffer class keeps of its tensor.
+            return any(
+                owner._tensor_memory(value, value_frame, depth + 1)
+                for owner, value, value_frame in self.attribute_values(node, frame, depth)
+            )
         return False
+
+    def attribute_values(
+        self, node: cst.Attribute, frame: Frame, depth: int = 0
+    ) -> list[tuple[Provenance, cst.BaseExpression, Frame]]:
+        """What ``self.attr`` or ``obj.attr`` (of a known class) is assigned, each with the
+        provenance and frame it is evaluated in."""
+        base, attr = node.value, node.attr.value
+        if isinstance(base, cst.Name) and frame.cls is not None and base.value == frame.self_name:
+            owner: Provenance | None = self
+            cls: cst.ClassDef | None = frame.cls
+        else:
+            ref = class_of(self, base, frame, depth + 1)
+            owner, cls = (ref.provenance, ref.node) if ref is not None else (None, None)
+        if owner is None or cls is None:
+            return []
+        return [
+            (owner, value, value_frame)
+            for value, value_frame in owner.index.attributes.get(cls, {}).get(attr, [])
+            if value is not None
+        ]
 
     def numpy_annotated(self, name: cst.Name, frame: Frame) -> bool:
         """Whether the parameter named like ``name`` is annotated as a numpy array."""
@@ -722,6 +922,49 @@ def _any_where(wheres: list[Where]) -> Where:
 
 
 _Test = Callable[[cst.BaseExpression, Frame, int], bool]
+
+
+def _non_blocking(call: cst.Call) -> cst.BaseExpression | None:
+    arg = keyword(call, "non_blocking")
+    return arg.value if arg is not None else None
+
+
+class _DeviceContexts(cst.CSTVisitor):
+    """The calls inside ``with`` blocks whose context is an accelerator device."""
+
+    def __init__(self, provenance: Provenance, frame: Frame) -> None:
+        self.provenance = provenance
+        self.frame = frame
+        self.depth = 0
+        self.calls: list[cst.Call] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return node is self.frame.function
+
+    def visit_With(self, node: cst.With) -> None:
+        if any(self._is_device(item.item) for item in node.items):
+            self.depth += 1
+
+    def leave_With(self, original_node: cst.With) -> None:
+        if any(self._is_device(item.item) for item in original_node.items):
+            self.depth -= 1
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.depth:
+            self.calls.append(node)
+
+    def _is_device(self, item: cst.BaseExpression) -> bool:
+        if isinstance(item, cst.Call):
+            if self.provenance.qualify(item.func) != "torch.device" or not item.args:
+                return False
+            return device_target(self.provenance, item, self.frame) is Target.DEVICE
+        if isinstance(item, (cst.Name, cst.Attribute)):
+            name = item.value if isinstance(item, cst.Name) else item.attr.value
+            lowered = name.lower()
+            if "device" not in lowered or "cpu" in lowered or "host" in lowered:
+                return False
+            return device_target(self.provenance, item, self.frame) is Target.DEVICE
+        return False
 
 
 class _Appends(cst.CSTVisitor):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from h2dlint.diagnostics import FILE_DIAGNOSTIC_CODES, Finding
+from h2dlint.diagnostics import FILE_DIAGNOSTIC_CODES, Confidence, Finding
 from h2dlint.reporters import ReportOptions, RunSummary
 from h2dlint.reporters.text import display_path
 
@@ -26,8 +26,11 @@ def render_github(findings: Sequence[Finding], summary: RunSummary, options: Rep
 
 def _command(finding: Finding, options: ReportOptions) -> str:
     level = "error" if finding.code in FILE_DIAGNOSTIC_CODES else "warning"
+    title = finding.code
+    if finding.confidence is not Confidence.HIGH:
+        title += f", {finding.confidence.value} confidence"
     properties = {
-        "title": f"h2dlint ({finding.code})",
+        "title": f"h2dlint ({title})",
         "file": display_path(finding.path, options.cwd),
         "line": str(finding.start.row),
         "col": str(finding.start.column),

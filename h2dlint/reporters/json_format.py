@@ -36,6 +36,8 @@ def _record(finding: Finding, options: ReportOptions) -> dict[str, Any]:
     return {
         "cell": None,
         "code": finding.code,
+        # Not in Ruff's output: "high" (every fact proven) or "medium" (one fact inferred).
+        "confidence": finding.confidence.value,
         "end_location": _location(finding.end),
         "filename": absolute_path(finding.path, options.cwd),
         "fix": _fix(finding.fix),

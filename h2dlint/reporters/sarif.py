@@ -14,6 +14,7 @@ from h2dlint.diagnostics import (
     INTERNAL_ERROR_CODE,
     IO_ERROR_CODE,
     SYNTAX_ERROR_CODE,
+    Confidence,
     Edit,
     Finding,
     FixInfo,
@@ -25,6 +26,9 @@ from h2dlint.rule import Rule
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
 SRCROOT = "%SRCROOT%"
+# A result's rank (SARIF 2.1.0 `result.rank`: 0.0 to 100.0, higher is more important), from
+# how sure the finding is; the level stays "warning" (or "error" for a file diagnostic).
+RANKS: dict[Confidence, float] = {Confidence.HIGH: 90.0, Confidence.MEDIUM: 50.0}
 
 # The diagnostics that are not rules: code -> (name, short description, full description).
 _FILE_DIAGNOSTICS: dict[str, tuple[str, str, str]] = {
@@ -169,6 +173,8 @@ def _result(finding: Finding, index: dict[str, int], root: Path, cwd: Path) -> d
         "locations": [
             {"physicalLocation": {"artifactLocation": artifact, "region": _region(finding)}}
         ],
+        "rank": RANKS[finding.confidence],
+        "properties": {"confidence": finding.confidence.value},
     }
     if finding.fix is not None and finding.fix.edits:
         result["fixes"] = [_fix(finding.fix, artifact)]

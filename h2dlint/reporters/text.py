@@ -6,9 +6,10 @@ from __future__ import annotations
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path, PurePath
 
-from h2dlint.diagnostics import Finding, FixSafety
+from h2dlint.diagnostics import Confidence, Finding, FixSafety
 from h2dlint.reporters import ReportOptions, RunSummary
 
 TAB_WIDTH = 4
@@ -17,8 +18,19 @@ _RESET = "\x1b[0m"
 _BOLD = "1"
 _RED = "31"
 _GREEN = "32"
+_YELLOW = "33"
 _BLUE = "34"
 _CYAN = "36"
+
+
+@dataclass(frozen=True)
+class Statistic:
+    """One row of ``--statistics``."""
+
+    code: str
+    name: str
+    count: int
+    fixable: bool
 
 
 class _Painter:
@@ -65,11 +77,21 @@ def is_fixable(finding: Finding, options: ReportOptions) -> bool:
         return False
     if finding.fix.safety is FixSafety.SAFE:
         return True
-    return finding.fix.safety is FixSafety.UNSAFE and options.unsafe_fixes
+    unsafe = options.unsafe_fixes or finding.path in options.unsafe_fix_paths
+    return finding.fix.safety is FixSafety.UNSAFE and unsafe
 
 
 def plural(count: int, noun: str, nouns: str | None = None) -> str:
     return f"{count} {noun if count == 1 else (nouns or noun + 's')}"
+
+
+def confidence_tag(finding: Finding) -> str:
+    """``[medium]`` for a finding that is not of high confidence; nothing for one that is."""
+    return "" if finding.confidence is Confidence.HIGH else f"[{finding.confidence.value}]"
+
+
+def _medium(findings: Sequence[Finding]) -> int:
+    return sum(finding.confidence is Confidence.MEDIUM for finding in findings)
 
 
 # -- entry point ---------------------------------------------------------------------------------
@@ -77,6 +99,8 @@ def render_text(findings: Sequence[Finding], summary: RunSummary, options: Repor
     paint = _Painter(options.color)
     if options.statistics:
         body = _statistics(findings, options, paint)
+    elif options.concise:
+        body = [_header(f, options, paint) for f in findings]
     else:
         body = [line for f in findings for line in [*_finding_block(f, options, paint), ""]]
     if options.quiet:
@@ -98,8 +122,12 @@ def _header(finding: Finding, options: ReportOptions, paint: _Painter) -> str:
             str(finding.start.column),
         ]
     )
+    # Ruff's place for the fix marker, right after the code; then how sure the finding is.
     marker = f"{paint('[*]', _CYAN)} " if is_fixable(finding, options) else ""
-    return f"{where}{colon} {paint(finding.code, _BOLD, _RED)} {marker}{finding.message}"
+    tag = confidence_tag(finding)
+    sureness = f"{paint(tag, _YELLOW)} " if tag else ""
+    code = paint(finding.code, _BOLD, _RED)
+    return f"{where}{colon} {code} {marker}{sureness}{finding.message}"
 
 
 def _snippet(finding: Finding, paint: _Painter) -> list[str]:
@@ -160,21 +188,29 @@ def _char_width(char: str) -> int:
 
 
 # -- statistics ----------------------------------------------------------------------------------
-def _statistics(findings: Sequence[Finding], options: ReportOptions, paint: _Painter) -> list[str]:
+def statistics(findings: Sequence[Finding], options: ReportOptions) -> list[Statistic]:
+    """Findings per rule, the most frequent first (then by code)."""
     counts = Counter(finding.code for finding in findings)
-    if not counts:
-        return []
     fixable = {finding.code for finding in findings if is_fixable(finding, options)}
-    names = rule_names()
-    count_width = max(4, len(str(max(counts.values()))))
-    code_width = max(len(code) for code in counts)
+    names = rule_names() if counts else {}
     rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return [Statistic(code, names.get(code, ""), count, code in fixable) for code, count in rows]
+
+
+def _statistics(findings: Sequence[Finding], options: ReportOptions, paint: _Painter) -> list[str]:
+    rows = statistics(findings, options)
+    if not rows:
+        return []
+    count_width = max(4, len(str(rows[0].count)))
+    code_width = max(len(row.code) for row in rows)
+    medium = Counter(f.code for f in findings if f.confidence is Confidence.MEDIUM)
     lines = []
-    for code, count in rows:
-        marker = paint("[*]", _CYAN) if code in fixable else "   "
+    for row in rows:
+        marker = paint("[*]", _CYAN) if row.fixable else "   "
+        sureness = f" ({medium[row.code]} medium confidence)" if medium[row.code] else ""
         line = (
-            f"{count:>{count_width}}  {paint(code.ljust(code_width), _BOLD, _RED)}  "
-            f"{marker} {names.get(code, '')}"
+            f"{row.count:>{count_width}}  {paint(row.code.ljust(code_width), _BOLD, _RED)}  "
+            f"{marker} {row.name}{sureness}"
         )
         lines.append(line.rstrip())
     return [*lines, ""]
@@ -197,13 +233,20 @@ def _summary_lines(
     lines: list[str] = []
     if findings:
         fixable = sum(is_fixable(finding, options) for finding in findings)
-        suffix = f" ({fixable} fixable)" if fixable else ""
+        medium = _medium(findings)
+        notes = [f"{fixable} fixable"] if fixable else []
+        notes += [f"{medium} medium confidence"] if medium else []
+        suffix = f" ({', '.join(notes)})" if notes else ""
         lines.append(f"Found {plural(len(findings), 'finding')}{suffix}.")
     if summary.fixed:
         lines.append(f"Fixed {plural(summary.fixed, 'finding')} ({len(findings)} remaining).")
     if not lines:
-        lines.append("All checks passed!")
+        # Nothing checked is not a pass: the run warned why on stderr.
+        lines.append("All checks passed!" if summary.files_checked else "No files were checked.")
     if summary.hidden_unsafe_fixes and not options.unsafe_fixes:
         hidden = plural(summary.hidden_unsafe_fixes, "hidden fix", "hidden fixes")
-        lines.append(f"{hidden} can be enabled with the --unsafe-fixes option.")
+        lines.append(f"{hidden} can be enabled with the `--unsafe-fixes` option.")
+    if summary.hidden_by_confidence:
+        hidden = plural(summary.hidden_by_confidence, "medium-confidence finding")
+        lines.append(f"{hidden} not shown; --min-confidence medium shows them.")
     return lines

@@ -1,0 +1,165 @@
+"""Which class an expression is an instance of, within the module and across the project.
+
+``self.positions = self._make_buffer(3, n)`` where ``_make_buffer`` returns
+``CpuGpuBuffer(...)`` imported from another module: ``self.positions`` is a ``CpuGpuBuffer``,
+so ``self.positions.cpu`` has the fact of that class's ``cpu`` attribute. Conservative: every
+binding or assignment must agree on one class, else the class is unknown (None).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from h2dlint.analysis.frames import Frame, parameter_annotation
+
+if TYPE_CHECKING:
+    from h2dlint.analysis.provenance import Provenance
+
+MAX_DEPTH = 8
+# Classes outside the project whose instances are modules: calling one runs a model on its
+# parameters' device.
+MODULE_BASES = ("torch.nn.Module", "nn.Module")
+
+
+@dataclass(frozen=True)
+class ClassRef:
+    """A class: defined in a module of the project (``provenance`` analyses that module), or
+    outside it, known by its qualified name only."""
+
+    qualified: str
+    provenance: Provenance | None = None
+    node: cst.ClassDef | None = None
+
+
+def class_of(
+    provenance: Provenance, node: cst.BaseExpression, frame: Frame, depth: int = 0
+) -> ClassRef | None:
+    """The class ``node`` is an instance of, when every way it is bound agrees. Memoised per
+    (node, frame); an answer cut short by the depth limit is None, which only loses a fact."""
+    if depth > MAX_DEPTH:
+        return None
+    memo = provenance.class_memo
+    key = (node, frame)
+    if key in memo:
+        return memo[key]
+    memo[key] = None  # a cycle through this node finds no class
+    result: ClassRef | None = None
+    if isinstance(node, cst.Name):
+        result = _name_class(provenance, node, frame, depth)
+    elif isinstance(node, cst.Call):
+        result = _call_class(provenance, node, frame, depth)
+    elif isinstance(node, cst.Attribute):
+        result = _attribute_class(provenance, node, frame, depth)
+    memo[key] = result
+    return result
+
+
+def named_class(provenance: Provenance, node: cst.BaseExpression) -> ClassRef | None:
+    """The class an expression names (``Buffer``, ``buffers.Buffer``, ``nn.Linear``)."""
+    if isinstance(node, cst.Name):
+        local = provenance.index.classes.get(node.value)
+        if local is not None:
+            return ClassRef(provenance.module_name or node.value, provenance, local)
+    qualified = provenance.qualify(node)
+    if qualified is None:
+        return None
+    found = provenance.resolve(qualified)
+    if found is not None:
+        other, definition = found
+        if isinstance(definition, cst.ClassDef):
+            return ClassRef(qualified, other, definition)
+        return None
+    last = qualified.rsplit(".", 1)[-1]
+    if last[:1].isupper() and not qualified.startswith("."):
+        return ClassRef(qualified)  # a class outside the project, by its name's shape
+    return None
+
+
+def is_module_class(ref: ClassRef, depth: int = 0) -> bool:
+    """Whether instances of ``ref`` are ``torch.nn`` modules."""
+    if depth > MAX_DEPTH:
+        return False
+    if ref.node is None or ref.provenance is None:
+        return ref.qualified.startswith("torch.nn.") and ref.qualified not in (
+            "torch.nn.Parameter",
+            "torch.nn.parameter.Parameter",
+        )
+    for base in ref.node.bases:
+        qualified = ref.provenance.qualify(base.value) or ""
+        if qualified in MODULE_BASES or qualified.startswith("torch.nn.modules"):
+            return True
+        parent = named_class(ref.provenance, base.value)
+        if parent is not None and is_module_class(parent, depth + 1):
+            return True
+    return False
+
+
+def _agree(refs: list[ClassRef | None]) -> ClassRef | None:
+    if not refs or any(r is None for r in refs):
+        return None
+    first = refs[0]
+    assert first is not None
+    return first if all(r == first for r in refs) else None
+
+
+def _name_class(
+    provenance: Provenance, node: cst.Name, frame: Frame, depth: int
+) -> ClassRef | None:
+    bindings = provenance.bindings(frame)
+    reaching = bindings.reaching_bindings(node)
+    if not reaching:
+        return None
+    refs: list[ClassRef | None] = []
+    for binding in reaching:
+        if binding.value is not None:
+            if isinstance(binding.value, cst.Name) and binding.value.value == "None":
+                continue
+            refs.append(class_of(provenance, binding.value, frame, depth + 1))
+        elif binding.statement is bindings.root:
+            annotation = parameter_annotation(node, frame)
+            refs.append(_annotated(provenance, annotation))
+        else:
+            refs.append(None)
+    return _agree(refs)
+
+
+def _annotated(provenance: Provenance, annotation: cst.BaseExpression | None) -> ClassRef | None:
+    if annotation is None:
+        return None
+    if isinstance(annotation, cst.SimpleString):
+        value = annotation.evaluated_value
+        if isinstance(value, str) and value.isidentifier():
+            annotation = cst.Name(value)
+        else:
+            return None
+    return named_class(provenance, annotation)
+
+
+def _call_class(
+    provenance: Provenance, call: cst.Call, frame: Frame, depth: int
+) -> ClassRef | None:
+    func = call.func
+    constructed = named_class(provenance, func)
+    if constructed is not None:
+        return constructed
+    function = provenance.callee(call, frame, depth + 1)
+    if function is None:
+        return None
+    owner, definition = function
+    return owner.return_class(definition, depth + 1)
+
+
+def _attribute_class(
+    provenance: Provenance, node: cst.Attribute, frame: Frame, depth: int
+) -> ClassRef | None:
+    base = node.value
+    attr = node.attr.value
+    if isinstance(base, cst.Name) and frame.cls is not None and base.value == frame.self_name:
+        return provenance.attribute_class(frame.cls, attr, depth + 1)
+    owner = class_of(provenance, base, frame, depth + 1)
+    if owner is None or owner.provenance is None or owner.node is None:
+        return None
+    return owner.provenance.attribute_class(owner.node, attr, depth + 1)

@@ -1,0 +1,123 @@
+"""Facts that one module's provenance takes from the rest of the project.
+
+The project index (``h2dlint.project``) parses another module when an analysis asks about a
+name defined there; this module gives that module its own :class:`Provenance`, finds the
+definition a call or a name refers to (a local function, a method of a known class, a function
+or class imported from another module), and the classes that attributes and returns hold.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from h2dlint.analysis.classes import ClassRef, class_of, named_class
+from h2dlint.analysis.frames import Frame, method_frame
+from h2dlint.project.index import ParsedModule, ProjectIndex
+
+if TYPE_CHECKING:
+    from h2dlint.analysis.provenance import Provenance
+
+Definition = cst.FunctionDef | cst.ClassDef
+
+
+def provenance_of(parsed: ParsedModule, like: Provenance) -> Provenance:
+    """The provenance analysis of another module of the project (one per parsed module)."""
+    found = parsed.attached.get("provenance")
+    if found is None:
+        from h2dlint.analysis.provenance import Provenance
+        from h2dlint.context import FileContext
+
+        context = FileContext(parsed.path, parsed.source, parsed.tree, like.context.options)
+        found = Provenance(context, like.pinned_helpers, like.pinned_attributes)
+        found.module_name = parsed.name
+        parsed.attached["provenance"] = found
+    assert not isinstance(found, (str, dict))
+    return found  # type: ignore[return-value]
+
+
+def resolve(
+    provenance: Provenance, project: ProjectIndex | None, qualified: str
+) -> tuple[Provenance, Definition] | None:
+    """The definition of a qualified name (as imported in ``provenance``'s module) in the
+    project: a top-level function or class, or a method (``Class.method``)."""
+    if project is None:
+        return None
+    absolute = project.absolute(provenance.module_name, qualified)
+    located = project.locate(absolute)
+    if located is None:
+        return None
+    parsed, rest = located
+    other = provenance_of(parsed, provenance)
+    head, _, tail = rest.partition(".")
+    index = other.index
+    if not tail:
+        return (
+            (other, index.functions[head])
+            if head in index.functions
+            else ((other, index.classes[head]) if head in index.classes else None)
+        )
+    cls = index.classes.get(head)
+    if cls is None or "." in tail:
+        return None
+    method = index.methods.get(cls, {}).get(tail)
+    return (other, method) if method is not None else None
+
+
+def callee(
+    provenance: Provenance, call: cst.Call, frame: Frame, depth: int = 0
+) -> tuple[Provenance, cst.FunctionDef] | None:
+    """The function a call runs, when the project defines it: ``helper(...)``,
+    ``self.method(...)``, ``obj.method(...)`` of a known class, ``module.function(...)``."""
+    func = call.func
+    index = provenance.index
+    if isinstance(func, cst.Name):
+        local = index.functions.get(func.value)
+        if local is not None and not provenance.bindings(frame).of(func.value):
+            return provenance, local
+    if isinstance(func, cst.Attribute):
+        base = func.value
+        name = func.attr.value
+        if isinstance(base, cst.Name) and frame.cls is not None and base.value == frame.self_name:
+            method = index.methods.get(frame.cls, {}).get(name)
+            return (provenance, method) if method is not None else None
+        if provenance.qualify(func) is None:
+            owner = class_of(provenance, base, frame, depth + 1)
+            if owner is not None and owner.provenance is not None and owner.node is not None:
+                method = owner.provenance.index.methods.get(owner.node, {}).get(name)
+                if method is not None:
+                    return owner.provenance, method
+            return None
+    qualified = provenance.qualify(func)
+    if qualified is None:
+        return None
+    found = resolve(provenance, provenance.project, qualified)
+    if found is not None and isinstance(found[1], cst.FunctionDef):
+        return found[0], found[1]
+    return None
+
+
+def frame_of(provenance: Provenance, function: cst.FunctionDef) -> Frame:
+    return provenance.index.frame_of(function)
+
+
+def class_annotation(provenance: Provenance, cls: cst.ClassDef, attr: str) -> ClassRef | None:
+    """``attr: Buffer`` in a class body."""
+    body = cls.body
+    if not isinstance(body, cst.IndentedBlock):
+        return None
+    for statement in body.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if (
+                isinstance(small, cst.AnnAssign)
+                and isinstance(small.target, cst.Name)
+                and small.target.value == attr
+            ):
+                return named_class(provenance, small.annotation.annotation)
+    return None
+
+
+__all__ = ["callee", "class_annotation", "frame_of", "method_frame", "provenance_of", "resolve"]

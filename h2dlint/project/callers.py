@@ -1,0 +1,179 @@
+"""Who calls a function from another module of the project, and whether that caller runs per
+step: the cross-module half of hot-path detection.
+
+Lazy and bounded: a question about ``pkg.utils.move_items`` reads the project's files once per
+process (bytes only), parses with CPython's ``ast`` only the files whose bytes mention
+``move_items``, and keeps the calls whose name resolves to that function through the file's
+imports. A caller is hot when its own name says it runs per step (``hot_name``) or, one more hop
+up, when it is in turn called from such a function in another module.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from h2dlint.digest import content_digest
+from h2dlint.project.index import ProjectIndex
+
+# Hops followed up the call graph from the function asked about.
+MAX_HOPS = 2
+# Files a single question may parse; beyond it the answer is "not known to be hot".
+MAX_FILES_PER_NAME = 64
+
+
+@dataclass(frozen=True)
+class Caller:
+    """A function of another module that calls the function asked about."""
+
+    module: str
+    qualified: str  # module.function or module.Class.method
+    name: str  # the caller's own (last) name
+    cls: str | None
+    line: int
+
+
+class CallerIndex:
+    """Reverse call edges across the project, found on demand."""
+
+    def __init__(self, project: ProjectIndex) -> None:
+        self.project = project
+        self._bytes: dict[str, bytes] | None = None
+        self._trees: dict[str, ast.Module | None] = {}
+        self._callers: dict[str, tuple[tuple[Caller, ...], dict[str, str]]] = {}
+
+    def _files(self) -> dict[str, bytes]:
+        if self._bytes is None:
+            self._bytes = {}
+            for module, path in self.project.layout.modules.items():
+                try:
+                    with open(path, "rb") as handle:
+                        self._bytes[module] = handle.read()
+                except OSError:
+                    continue
+        return self._bytes
+
+    def _tree(self, module: str) -> ast.Module | None:
+        if module not in self._trees:
+            data = self._files().get(module)
+            try:
+                self._trees[module] = ast.parse(data) if data is not None else None
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                self._trees[module] = None
+        return self._trees[module]
+
+    def callers(self, qualified: str) -> tuple[Caller, ...]:
+        """The functions of other modules that call the top-level function ``qualified``."""
+        known = self._callers.get(qualified)
+        if known is None:
+            known = self._find_callers(qualified)
+            self._callers[qualified] = known
+        found, depends = known
+        # The answer rests on the files that mention the name: an edit to one of them must
+        # refresh the cached verdict. (A file that starts to mention it only later is seen on
+        # a cold run.)
+        self.project.consulted.update(depends)
+        return found
+
+    def _find_callers(self, qualified: str) -> tuple[tuple[Caller, ...], dict[str, str]]:
+        module, _, name = qualified.rpartition(".")
+        needle = name.encode() + b"("
+        found: list[Caller] = []
+        depends: dict[str, str] = {}
+        for other, data in self._files().items():
+            if other == module or needle not in data:
+                continue
+            if len(depends) >= MAX_FILES_PER_NAME:
+                break
+            path = self.project.layout.path_of(other)
+            if path is not None:
+                depends[path] = content_digest(data)
+            tree = self._tree(other)
+            if tree is not None:
+                found.extend(_calls_of(tree, other, qualified, self.project))
+        return tuple(found), depends
+
+    def hot_reason(
+        self, qualified: str, hot_name: Callable[[str, str | None], bool], hops: int = 0
+    ) -> str | None:
+        """Why the top-level function ``qualified`` runs per step: the hot function of another
+        module that calls it (directly, or through one more such call); None when no caller
+        is known to be hot."""
+        if hops >= MAX_HOPS:
+            return None
+        for caller in self.callers(qualified):
+            if hot_name(caller.name, caller.cls):
+                where = f"{caller.cls}.{caller.name}" if caller.cls else caller.name
+                return f"called from `{where}()` in {caller.module}"
+            if caller.cls is None:
+                deeper = self.hot_reason(caller.qualified, hot_name, hops + 1)
+                if deeper is not None:
+                    return f"called from `{caller.name}()` in {caller.module}, {deeper}"
+        return None
+
+
+def _imports(tree: ast.Module, module: str, project: ProjectIndex) -> dict[str, str]:
+    """Local name -> absolute qualified name, for the imports of a module."""
+    names: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    names[alias.asname] = alias.name
+                else:
+                    top = alias.name.split(".", 1)[0]
+                    names[top] = top
+        elif isinstance(node, ast.ImportFrom):
+            base = "." * node.level + (node.module or "")
+            for alias in node.names:
+                if alias.name == "*":
+                    continue
+                joint = "" if base.endswith(".") or not base else "."
+                full = project.absolute(module, f"{base}{joint}{alias.name}")
+                names[alias.asname or alias.name] = full
+    return names
+
+
+def _dotted(node: ast.expr) -> str | None:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _functions(
+    tree: ast.Module,
+) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str | None]]:
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield node, None
+        elif isinstance(node, ast.ClassDef):
+            for member in node.body:
+                if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    yield member, node.name
+
+
+def _calls_of(
+    tree: ast.Module, module: str, qualified: str, project: ProjectIndex
+) -> Iterator[Caller]:
+    imports = _imports(tree, module, project)
+    for function, cls in _functions(tree):
+        for node in ast.walk(function):
+            if not isinstance(node, ast.Call):
+                continue
+            dotted = _dotted(node.func)
+            if dotted is None:
+                continue
+            root, _, rest = dotted.partition(".")
+            full = imports.get(root)
+            if full is None:
+                continue
+            if (f"{full}.{rest}" if rest else full) == qualified:
+                owner = f"{module}.{cls}.{function.name}" if cls else f"{module}.{function.name}"
+                yield Caller(module, owner, function.name, cls, node.lineno)
+                break

@@ -1,0 +1,171 @@
+"""The modules of the project, parsed on demand, and names resolved across them.
+
+One :class:`ProjectIndex` per process. A module is read and parsed with libcst the first time an
+analysis asks about it (a class defined there, a function it exports), and kept in a small
+least-recently-used table. Every module consulted while one file is checked is recorded with
+its content digest, so that the cached verdict of that file is dropped when one of them changes.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from h2dlint.digest import content_digest
+from h2dlint.project.layout import ProjectLayout
+
+if TYPE_CHECKING:
+    from h2dlint.project.callers import CallerIndex
+
+# Modules kept parsed per process: a check consults a few; a whole-tree run revisits the same
+# buffer and utility modules again and again.
+KEPT_MODULES = 48
+# Larger modules are not parsed for their facts (a generated table, a vendored bundle).
+MAX_MODULE_BYTES = 1 << 20
+# Re-exports followed from one name (``pkg/__init__.py`` importing ``pkg.impl.Thing``).
+MAX_REEXPORTS = 4
+
+
+@dataclass
+class ParsedModule:
+    """One module of the project: its name, file, text and tree."""
+
+    name: str
+    path: str
+    source: str
+    tree: cst.Module
+    digest: str
+    # Per-module analyses other layers attach (keyed by their own names).
+    attached: dict[str, object] = field(default_factory=dict)
+
+
+class ProjectIndex:
+    """The project's modules as trees, on demand, and the dependencies of the file at hand."""
+
+    def __init__(self, layout: ProjectLayout) -> None:
+        self.layout = layout
+        self._parsed: OrderedDict[str, ParsedModule | None] = OrderedDict()
+        # path -> digest of each module consulted since :meth:`begin_file`.
+        self.consulted: dict[str, str] = {}
+        self._callers: CallerIndex | None = None
+
+    # -- the file being checked ---------------------------------------------------------------
+    def begin_file(self) -> None:
+        self.consulted = {}
+
+    def module_name_of(self, path: str) -> str | None:
+        return self.layout.module_of(path)
+
+    # -- modules ------------------------------------------------------------------------------
+    def parsed(self, name: str) -> ParsedModule | None:
+        """The module ``name`` of the project, parsed; None when it is not in the project or
+        cannot be read or parsed."""
+        if name in self._parsed:
+            self._parsed.move_to_end(name)
+            found = self._parsed[name]
+        else:
+            found = self._parse(name)
+            self._parsed[name] = found
+            while len(self._parsed) > KEPT_MODULES:
+                self._parsed.popitem(last=False)
+        if found is not None:
+            self.consulted[found.path] = found.digest
+        return found
+
+    def _parse(self, name: str) -> ParsedModule | None:
+        path = self.layout.path_of(name)
+        if path is None:
+            return None
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read(MAX_MODULE_BYTES + 1)
+        except OSError:
+            return None
+        if len(data) > MAX_MODULE_BYTES:
+            return None
+        digest = content_digest(data)
+        try:
+            source = data.decode("utf-8")
+            tree = cst.parse_module(source)
+        except (UnicodeDecodeError, cst.ParserSyntaxError, RecursionError, ValueError):
+            self.consulted[path] = digest
+            return None
+        return ParsedModule(name, path, source, tree, digest)
+
+    # -- callers ------------------------------------------------------------------------------
+    def hot_reason(self, qualified: str, hot_name: Callable[[str, str | None], bool]) -> str | None:
+        """Why the top-level function ``qualified`` runs per step, from its callers in other
+        modules (``hot_name(function, class)`` says which names run per step); None when no
+        caller is known to."""
+        if self._callers is None:
+            from h2dlint.project.callers import CallerIndex
+
+            self._callers = CallerIndex(self)
+        return self._callers.hot_reason(qualified, hot_name)
+
+    # -- names --------------------------------------------------------------------------------
+    def absolute(self, importer: str | None, qualified: str) -> str:
+        """A name as imported in module ``importer`` (``.buffers.Buffer``) made absolute."""
+        if qualified.startswith(".") and importer is not None:
+            return self.layout.resolve_relative(importer, qualified)
+        return qualified
+
+    def locate(self, qualified: str) -> tuple[ParsedModule, str] | None:
+        """The module defining ``pkg.mod.Name`` (following re-exports) and the name's path in
+        it (``Name`` or ``Class.method``); None outside the project."""
+        seen = 0
+        while seen <= MAX_REEXPORTS:
+            seen += 1
+            split = self.layout.split(qualified)
+            if split is None:
+                return None
+            module_name, rest = split
+            module = self.parsed(module_name)
+            if module is None:
+                return None
+            head = rest.split(".", 1)[0]
+            target = _imported_as(module, head)
+            if target is None:
+                return module, rest
+            tail = rest[len(head) :]
+            qualified = self.absolute(module_name, target) + tail
+        return None
+
+
+def _imported_as(module: ParsedModule, name: str) -> str | None:
+    """What ``name`` is imported as at the top of ``module`` (a re-export), or None when the
+    module defines it (or does not mention it)."""
+    table = module.attached.get("top-level-imports")
+    if table is None:
+        table = _top_level_imports(module.tree)
+        module.attached["top-level-imports"] = table
+    assert isinstance(table, dict)
+    return table.get(name)
+
+
+def _top_level_imports(tree: cst.Module) -> dict[str, str]:
+    from h2dlint.analysis.imports import ImportTable
+
+    defined: set[str] = set()
+    for statement in tree.body:
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            defined.add(statement.name.value)
+    names = ImportTable.from_module(tree).names
+    return {local: full for local, full in names.items() if local not in defined}
+
+
+_CURRENT: ProjectIndex | None = None
+
+
+def current() -> ProjectIndex | None:
+    """The project index of this process, when the run built one."""
+    return _CURRENT
+
+
+def install(index: ProjectIndex | None) -> None:
+    global _CURRENT
+    _CURRENT = index

@@ -1,0 +1,276 @@
+"""Mine upstream fixes of host<->device copies and syncs from consecutive releases on PyPI.
+
+For each release pair below (or given with ``--pair NAME:OLD:NEW``) both versions are fetched
+into the corpus cache (``scripts/fetch_corpus.py``: ``pip download --no-deps``, ``.py`` files
+only, outside the repository), every ``.py`` file the two versions share is diffed with
+difflib, and a hunk becomes a candidate when a removed line holds a copy/sync marker
+(``.item()``, ``.cpu()``, ``.to(``, ``torch.tensor(``, ``nonzero`` ...) and the added side
+looks like it removes, vectorises or moves it: fewer markers, ``non_blocking``/``pin_memory``/
+``device=``/``output_size=`` gained, or the same statement re-added with less indentation
+(moved out of a loop). Candidates are written as TSV for a person to label:
+
+    python scripts/mine_fixes.py -o /tmp/candidates.tsv
+    python scripts/mine_fixes.py --pair lmdeploy:0.17.0:0.18.0 -o -
+
+Only lines and short summaries are printed, never whole files. vllm, vllm-omni and sglang are
+refused: they are reserved for an independent evaluation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import difflib
+import re
+import sys
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from fetch_corpus import RESERVED, fetch
+
+# Consecutive releases over roughly the last one to two years, serving engines and model code
+# first. Kept modest: every version is a full download of the package's .py files.
+PAIRS: list[tuple[str, str, str]] = [
+    ("lmdeploy", "0.9.2", "0.10.0"),
+    ("lmdeploy", "0.10.0", "0.11.0"),
+    ("lmdeploy", "0.11.0", "0.12.0"),
+    ("lmdeploy", "0.12.0", "0.13.0"),
+    ("lmdeploy", "0.13.0", "0.14.0"),
+    ("lmdeploy", "0.14.0", "0.15.0"),
+    ("lmdeploy", "0.15.0", "0.16.0"),
+    ("lmdeploy", "0.16.0", "0.17.0"),
+    ("lmdeploy", "0.17.0", "0.18.0"),
+    ("transformers", "5.16.0", "5.17.0"),
+    ("transformers", "5.17.0", "5.18.0"),
+    ("transformers", "5.18.0", "5.19.0"),
+    ("transformers", "5.19.0", "5.20.0"),
+    ("transformers", "5.20.0", "5.21.0"),
+    ("transformers", "5.21.0", "5.22.0"),
+    ("transformers", "5.22.0", "5.23.0"),
+    ("transformers", "5.23.0", "5.24.0"),
+    ("diffusers", "0.36.0", "0.37.0"),
+    ("diffusers", "0.37.0", "0.38.0"),
+    ("diffusers", "0.38.0", "0.39.0"),
+    ("diffusers", "0.39.0", "0.40.0"),
+    ("diffusers", "0.40.0", "0.41.0"),
+    ("diffusers", "0.41.0", "0.42.1"),
+    ("megatron-core", "0.13.1", "0.14.0"),
+    ("megatron-core", "0.14.0", "0.15.0"),
+    ("megatron-core", "0.15.0", "0.16.1"),
+    ("deepspeed", "0.18.9", "0.19.0"),
+    ("deepspeed", "0.19.0", "0.19.8"),
+    ("torchrec", "1.7.0", "1.8.0"),
+    ("torchrec", "1.8.0", "1.9.2"),
+    ("accelerate", "1.13.0", "1.15.0"),
+    ("peft", "0.20.0", "0.21.2"),
+    ("timm", "1.0.25", "1.0.31"),
+    ("lightning", "2.6.0", "2.6.6"),
+    ("torchao", "0.16.0", "0.17.0"),
+    ("torchao", "0.17.0", "0.18.0"),
+    ("flashinfer-python", "0.6.18", "0.7.4"),
+    ("torchtune", "0.5.0", "0.6.1"),
+    ("exllamav2", "0.2.9", "0.3.2"),
+    ("litgpt", "0.5.11", "0.5.13"),
+    ("gptqmodel", "7.6.0", "7.7.0"),
+]
+
+# A removed line must hold one of these to start a candidate.
+MARKER = re.compile(
+    r"\.item\(\)|\.tolist\(\)|\.cpu\(\)|\.numpy\(\)|\.to\(|\.cuda\(|non_blocking|pin_memory"
+    r"|torch\.(?:tensor|as_tensor|from_numpy|cat|stack)\(|\bout=|synchronize\("
+    r"|\b(?:int|float|bool)\(\s*[A-Za-z_]|\.nonzero\(|torch\.nonzero|\bunique\(|masked_select"
+    r"|repeat_interleave|\.copy_\(|torch\.where\([^,()]*\)$"
+)
+# Gained on the added side, these suggest the copy was made cheap rather than removed.
+FIX_MARKER = re.compile(
+    r"non_blocking\s*=\s*True|pin_memory|\bdevice\s*=|output_size\s*=|\bout\s*=|\.copy_\("
+)
+SKIP_PARTS = frozenset({"tests", "test", "testing", "examples", "benchmarks", "docs"})
+FIELDS = ["package", "old", "new", "file", "old_line", "old_text", "reason", "new_side"]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    package: str
+    old: str
+    new: str
+    file: str
+    old_line: int
+    old_text: str
+    reason: str
+    new_side: str
+
+    def row(self) -> list[str]:
+        return [
+            self.package,
+            self.old,
+            self.new,
+            self.file,
+            str(self.old_line),
+            _clip(self.old_text.strip(), 200),
+            self.reason,
+            _clip(self.new_side, 300),
+        ]
+
+
+def _clip(text: str, limit: int) -> str:
+    text = text.replace("\t", " ").replace("\n", " ")
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _markers(lines: list[str]) -> int:
+    return sum(len(MARKER.findall(line)) for line in lines if not line.lstrip().startswith("#"))
+
+
+def _fixes(lines: list[str]) -> int:
+    return sum(len(FIX_MARKER.findall(line)) for line in lines if not line.lstrip().startswith("#"))
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _py_files(root: Path) -> dict[str, Path]:
+    """Relative path (from the version's folder, version prefix of an sdist removed) -> file."""
+    files: dict[str, Path] = {}
+    for path in root.rglob("*.py"):
+        parts = path.relative_to(root).parts
+        key_parts = parts[1:] if parts and re.search(r"-\d", parts[0]) else parts
+        if SKIP_PARTS.intersection(key_parts[:-1]) or key_parts[-1].startswith("test_"):
+            continue
+        files["/".join(key_parts)] = path
+    return files
+
+
+def _read(path: Path) -> list[str]:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+
+
+def diff_file(
+    package: str, old: str, new: str, rel_old: str, old_lines: list[str], new_lines: list[str]
+) -> Iterator[Candidate]:
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    inserted = {
+        line.strip(): _indent(line)
+        for tag, _i1, _i2, j1, j2 in matcher.get_opcodes()
+        if tag in ("insert", "replace")
+        for line in new_lines[j1:j2]
+        if line.strip()
+    }
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag not in ("replace", "delete"):
+            continue
+        removed = old_lines[i1:i2]
+        added = new_lines[j1:j2]
+        if len(removed) > 40:  # a rewritten function, not a fix one can read
+            continue
+        old_count, new_count = _markers(removed), _markers(added)
+        old_fix, new_fix = _fixes(removed), _fixes(added)
+        reasons: list[str] = []
+        if new_fix > old_fix:
+            reasons.append("fix-gained")
+        if old_count > new_count:
+            reasons.append(f"markers {old_count}->{new_count}")
+        summary = " | ".join(line.strip() for line in added if line.strip())
+        for offset, line in enumerate(removed):
+            if not MARKER.search(line) or line.lstrip().startswith("#"):
+                continue
+            moved = line.strip() in inserted and inserted[line.strip()] < _indent(line)
+            why = [*reasons, "moved-out"] if moved else reasons
+            if not why:
+                continue
+            yield Candidate(
+                package,
+                old,
+                new,
+                rel_old,
+                i1 + offset + 1,
+                line,
+                ",".join(why),
+                summary or "(deleted)",
+            )
+
+
+def mine_pair(package: str, old: str, new: str) -> list[Candidate]:
+    if package.lower() in RESERVED:
+        raise ValueError(f"{package} is reserved for independent evaluation")
+    old_root, new_root = fetch(package, old), fetch(package, new)
+    old_files, new_files = _py_files(old_root), _py_files(new_root)
+    found: list[Candidate] = []
+    for key in sorted(old_files.keys() & new_files.keys()):
+        old_path, new_path = old_files[key], new_files[key]
+        if old_path.read_bytes() == new_path.read_bytes():
+            continue
+        rel_old = old_path.relative_to(old_root).as_posix()
+        found.extend(diff_file(package, old, new, rel_old, _read(old_path), _read(new_path)))
+    return found
+
+
+def _write(out: TextIO, rows: list[Candidate]) -> None:
+    writer = csv.writer(out, delimiter="\t", lineterminator="\n")
+    writer.writerow(FIELDS)
+    for cand in rows:
+        writer.writerow(cand.row())
+
+
+def _parse_pair(text: str) -> tuple[str, str, str]:
+    parts = text.split(":")
+    if len(parts) != 3 or not all(parts):
+        raise argparse.ArgumentTypeError(f"expected NAME:OLD:NEW, got {text!r}")
+    if parts[0].lower() in RESERVED:
+        raise argparse.ArgumentTypeError(f"{parts[0]} is reserved for independent evaluation")
+    return parts[0], parts[1], parts[2]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pair", action="append", type=_parse_pair, help="NAME:OLD:NEW")
+    parser.add_argument("--package", action="append", help="only the default pairs of these")
+    parser.add_argument("-o", "--output", default="-", help="TSV file (default: stdout)")
+    parser.add_argument("-j", "--jobs", type=int, default=4, help="parallel downloads")
+    args = parser.parse_args(argv)
+    pairs = args.pair or [p for p in PAIRS if not args.package or p[0] in args.package]
+
+    def run(pair: tuple[str, str, str]) -> tuple[tuple[str, str, str], list[Candidate] | str]:
+        try:
+            return pair, mine_pair(*pair)
+        except Exception as exc:  # one failing pair must not lose the others
+            return pair, f"{type(exc).__name__}: {exc}"
+
+    def prefetch(version: tuple[str, str]) -> None:
+        try:
+            fetch(*version)
+        except Exception as exc:
+            print(f"{version[0]}=={version[1]}: FAILED {exc}", file=sys.stderr)
+
+    # Each version once, in parallel, before any diff: two pairs sharing a version must not
+    # race to unpack it.
+    versions = sorted({(name, v) for name, old, new in pairs for v in (old, new)})
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        list(pool.map(prefetch, versions))
+    rows: list[Candidate] = []
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for (name, old, new), result in pool.map(run, pairs):
+            if isinstance(result, str):
+                print(f"{name} {old}->{new}: FAILED {result}", file=sys.stderr)
+                continue
+            print(f"{name} {old}->{new}: {len(result)} candidates", file=sys.stderr)
+            rows.extend(result)
+    if args.output == "-":
+        _write(sys.stdout, rows)
+    else:
+        with open(args.output, "w", newline="") as out:
+            _write(out, rows)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

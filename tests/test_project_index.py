@@ -1,0 +1,208 @@
+"""The project index: facts that one module's analysis takes from the other modules."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from test_provenance import DEV, HOST, MAYBE, PIN, UNK, Probe
+
+from h2dlint.analysis.facts import Where
+from h2dlint.engine import EnabledRule, check_text
+from h2dlint.project.index import ProjectIndex, install
+from h2dlint.project.layout import build_layout, package_root
+
+BUFFERS = """
+import torch
+
+
+class CpuGpuBuffer:
+    def __init__(self, *size, dtype, device, pin_memory):
+        self.cpu = torch.zeros(*size, dtype=dtype, device="cpu", pin_memory=pin_memory)
+        self.gpu = torch.zeros_like(self.cpu, device=device)
+
+
+def pinned_rows(n):
+    return torch.empty(n, 4, pin_memory=True)
+"""
+
+RUNNER = """
+import torch
+from .buffers import CpuGpuBuffer
+from . import buffers
+from .buffers import pinned_rows as rows
+
+
+class Encoder(torch.nn.Module):
+    def forward(self, x):
+        return x
+
+
+class Runner:
+    def __init__(self, device, max_tokens):
+        self.device = device
+        self.positions = self._make_buffer(3, max_tokens + 1, dtype=torch.int64)
+        self.encoder = Encoder()
+        with torch.device(device):
+            self.scratch = torch.zeros(16)
+
+    def _make_buffer(self, *size, dtype):
+        return CpuGpuBuffer(*size, dtype=dtype, device=self.device, pin_memory=True)
+
+    def step(self, n, x):
+        probe(self.positions.cpu)
+        probe(self.positions.gpu)
+        probe(self.positions.cpu[:, :n])
+        probe(rows(n))
+        probe(buffers.pinned_rows(n))
+        probe(self.encoder(x))
+        probe(self.scratch)
+        probe(x.to(self.device).to("cpu", non_blocking=True))
+        buf = CpuGpuBuffer(4, dtype=torch.int64, device=self.device, pin_memory=False)
+        probe(buf.cpu)
+"""
+
+
+def probes(path: Path) -> list:
+    Probe.facts = []
+    findings = check_text(path.read_text(), str(path), (EnabledRule(Probe),))
+    assert findings == [], findings
+    return list(Probe.facts)
+
+
+@pytest.fixture
+def project(tmp_path: Path):
+    package = tmp_path / "src" / "engine"
+    (package / "worker").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "worker" / "__init__.py").write_text("")
+    (package / "worker" / "buffers.py").write_text(BUFFERS)
+    (package / "worker" / "runner.py").write_text(RUNNER)
+    return package
+
+
+def test_layout_covers_the_whole_top_level_package(project: Path) -> None:
+    runner = project / "worker" / "runner.py"
+    assert package_root(str(runner.parent)) == os.path.realpath(project)
+    layout = build_layout([str(runner)])
+    assert layout.path_of("engine.worker.buffers") == str(project / "worker" / "buffers.py")
+    assert layout.module_of(str(runner)) == "engine.worker.runner"
+    assert layout.resolve_relative("engine.worker.runner", ".buffers.X") == (
+        "engine.worker.buffers.X"
+    )
+    assert layout.resolve_relative("engine.worker", ".runner") == "engine.worker.runner"
+    assert layout.resolve_relative("engine.worker.runner", "..x") == "engine.x"
+
+
+def test_facts_from_other_modules(project: Path) -> None:
+    runner = project / "worker" / "runner.py"
+    index = ProjectIndex(build_layout([str(runner)]))
+    install(index)
+    try:
+        index.begin_file()
+        facts = probes(runner)
+    finally:
+        install(None)
+    wheres = [f.where for f in facts]
+    assert wheres == [MAYBE, DEV, MAYBE, PIN, PIN, DEV, DEV, PIN, MAYBE]
+    assert facts[2].contiguous is False  # a strided view of the pinned buffer
+    assert str(project / "worker" / "buffers.py") in index.consulted
+
+
+def test_without_the_index_those_facts_are_unknown(project: Path) -> None:
+    facts = probes(project / "worker" / "runner.py")
+    assert [f.where for f in facts][:5] == [UNK, UNK, UNK, UNK, UNK]
+    assert HOST not in [f.where for f in facts[:6]] and MAYBE not in [f.where for f in facts]
+
+
+def test_callers_in_other_modules_make_a_function_hot(tmp_path: Path) -> None:
+    package = tmp_path / "serve"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "utils.py").write_text("def move(items, d):\n    return items\n")
+    (package / "prep.py").write_text(
+        "from serve.utils import move\n\ndef gather(reqs, d):\n    return move(reqs, d)\n"
+    )
+    (package / "model.py").write_text(
+        "from . import prep\n\n"
+        "class Model:\n    def forward(self, reqs):\n        return prep.gather(reqs, 0)\n"
+    )
+    (package / "cold.py").write_text(
+        "from .utils import move as m\n\ndef load(x):\n    return m(x, 0)\n"
+    )
+    index = ProjectIndex(build_layout([str(package / "utils.py")]))
+
+    def hot(name: str, cls: str | None) -> bool:
+        return name == "forward"
+
+    assert (
+        index.hot_reason("serve.prep.gather", hot) == "called from `Model.forward()` in serve.model"
+    )
+    reason = index.hot_reason("serve.utils.move", hot)
+    assert reason == (
+        "called from `gather()` in serve.prep, called from `Model.forward()` in serve.model"
+    )
+    assert str(package / "prep.py") in index.consulted
+    assert index.hot_reason("serve.model.Model", hot) is None
+
+
+def test_a_warm_run_sees_an_edit_in_the_module_a_verdict_rests_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from h2dlint.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    package = tmp_path / "serve"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    staging = package / "staging.py"
+    staging.write_text("import torch\n\ndef make(n):\n    return torch.zeros(n)\n")
+    (package / "step.py").write_text(
+        "import torch\nfrom .staging import make\n\n"
+        "def step(n):\n    x = make(n)\n    return x.to('cuda', non_blocking=True)\n"
+    )
+
+    def codes() -> list[str]:
+        args = ["-j1", "--cache-dir", "cache", "--output-format", "json", "serve/step.py"]
+        result = CliRunner().invoke(main, args, catch_exceptions=False)
+        return [f["code"] for f in json.loads(result.stdout)]
+
+    assert codes() == ["HTD102"]  # make() returns pageable memory
+    assert codes() == ["HTD102"]  # warm
+    staging.write_text("import torch\n\ndef make(n):\n    return torch.zeros(n, pin_memory=True)\n")
+    os.utime(staging, ns=(1, 1))  # an old mtime: the status table alone must not decide
+    assert codes() == []  # the edit in staging.py makes step.py's copy asynchronous
+
+
+@pytest.mark.parametrize(
+    ("code", "where"),
+    [
+        (
+            "from torch.utils.data import DataLoader\n"
+            "def f(ds):\n    loader = DataLoader(ds, pin_memory=True)\n"
+            "    for batch in loader:\n        probe(batch)\n",
+            PIN,
+        ),
+        (
+            "from torch.utils.data import DataLoader\n"
+            "def f(ds, pin):\n    for i, batch in enumerate(DataLoader(ds, pin_memory=pin)):\n"
+            "        probe(batch)\n",
+            MAYBE,
+        ),
+        (
+            "from torch.utils.data import DataLoader\n"
+            "def f(ds):\n    for batch in DataLoader(ds):\n        probe(batch)\n",
+            UNK,
+        ),
+        ("def f(rows):\n    for r in rows:\n        probe(r)\n", UNK),
+    ],
+)
+def test_dataloader_batches_with_pin_memory_are_pinned(code: str, where: Where) -> None:
+    from test_provenance import fact_of
+
+    assert fact_of(code).where is where
