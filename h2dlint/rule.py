@@ -22,7 +22,10 @@ if TYPE_CHECKING:
 
     from h2dlint.context import FileContext
 
-DOCS_BASE_URL = "https://github.com/h2dlint/h2dlint/blob/main/docs/rules/"
+# Where each rule's page lies in h2dlint's repository (generated from the rule, and printed by
+# ``h2dlint rule CODE``). A path, not an address: no published site or repository address has
+# been checked to hold these pages.
+DOCS_DIR = "docs/rules/"
 
 CODE_PATTERN = re.compile(r"^HTD\d{3}$")
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
@@ -130,7 +133,9 @@ class Rule:
     # -- what the engine reads ------------------------------------------------------------
     @classmethod
     def url(cls) -> str:
-        return f"{DOCS_BASE_URL}{cls.code}.md"
+        """The rule's page as a URL reference relative to the root of h2dlint's repository
+        (``docs/rules/HTD102.md``): what the JSON output's ``url`` field holds."""
+        return f"{DOCS_DIR}{cls.code}.md"
 
     @classmethod
     def documentation(cls) -> str:

@@ -368,7 +368,11 @@ class ConcatThenCopy(Rule):
         if method == "pin_memory":
             what = "then pinned with `.pin_memory()`, a second full copy"
         else:
-            what = "then copied to the device, staged through a pageable bounce buffer"
+            what = (
+                "then copied to the device through the driver's pinned bounce buffer (one more "
+                "host copy; from a few MiB up the host waits for the stream even with "
+                "`non_blocking=True`)"
+            )
         replacements: list[tuple[cst.CSTNode, cst.CSTNode]] = []
         fixed = _fixed_join(provenance, join, frame)
         if fixed is not None:

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.aliases import ways_in
 from h2dlint.analysis.facts import Fact, Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import (
@@ -126,11 +127,24 @@ class BlockingCopyFromPinned(Rule):
     The fix adds `non_blocking=True` (or turns `non_blocking=False` into True). It is unsafe:
     after it, the host goes on while the copy is pending, so a later host write to the pinned
     buffer (in the next call, another thread) can reach it before the copy has read it and
-    corrupt what the device receives. No fix is offered where the buffer is written on the host
-    in the same function (before the copy: the next call's write races it) or, for `self.buf`,
-    in another method than `__init__`; there the copy needs an event recorded after it that the
-    next write waits on, or a second buffer. Where the function writes the buffer after the
-    copy, the rule reports nothing: the blocking copy is needed there.
+    corrupt what the device receives. The finding is still reported, but no fix is offered, and
+    the message says why, where the host may write the buffer:
+
+    - it is written on the host in the same function (before the copy: the next call's write
+      races it) or, for `self.buf`, in another method than `__init__`;
+    - it has an alias, in the same function or, for `self.buf`, anywhere in the class: a view or
+      another name of it bound to a name or an attribute (`self.np_view = self.buf.numpy()`,
+      `self.view = self.buf[:]`, `v = self.buf[:n]`, `for row in buf:`), whether or not a write
+      through it is seen (`self.np_view[:] = arr` writes the buffer without naming it);
+    - it is passed to a call that is not known to only read it (`fill(buf, x)`,
+      `np.asarray(buf)`, `keep.append(buf)`; `len(buf)`, `torch.cat([buf, x])`,
+      `gpu.copy_(buf)` and other reading torch functions are fine), returned, stored in a
+      container, or used in a nested function.
+
+    There the copy needs an event recorded after it that the next write waits on, or a second
+    buffer. Where the function writes the buffer (by its name or through an alias) after the
+    copy, the rule reports nothing: the blocking copy is needed there. What the rule cannot see
+    is code outside the class that writes `obj.buf` directly.
     """
 
     code = "HTD105"
@@ -221,6 +235,27 @@ class BlockingCopyFromPinned(Rule):
             "def f(n, dev):\n"
             "    x = torch.zeros(3, 64, pin_memory=True)\n"
             "    return x[:, :n].to(dev)\n"
+        ),
+        # written through an alias after the copy: the blocking copy keeps this correct
+        Valid(
+            "import torch\n"
+            "def f(x, dev):\n"
+            "    buf = torch.empty(64, pin_memory=True)\n"
+            "    v = buf[:8]\n"
+            "    y = buf.to(dev)\n"
+            "    v.copy_(x)\n"
+            "    return y\n"
+        ),
+        Valid(
+            "import torch\n"
+            "class Stager:\n"
+            "    def __init__(self, n):\n"
+            "        self.buf = torch.empty(n, pin_memory=True)\n"
+            "        self.np_view = self.buf.numpy()\n"
+            "    def send(self, arr, device):\n"
+            "        y = self.buf.to(device)\n"
+            "        self.np_view[:] = arr\n"
+            "        return y\n"
         ),
         # non_blocking given by a variable, or positionally
         Valid(
@@ -366,6 +401,94 @@ class BlockingCopyFromPinned(Rule):
             16,
             message_contains="rewritten on the host",
         ),
+        # written through a numpy view: the fix would race `self.np_view[:] = arr`
+        Invalid(
+            "import torch\n"
+            "class Stager:\n"
+            "    def __init__(self, n):\n"
+            "        self.buf = torch.empty(n, pin_memory=True)\n"
+            "        self.np_view = self.buf.numpy()\n"
+            "    def send(self, arr, device):\n"
+            "        self.np_view[:] = arr\n"
+            "        return self.buf.to(device)\n",
+            8,
+            16,
+            message_contains="no fix offered: the buffer is rewritten on the host (through "
+            "`self.np_view`)",
+        ),
+        # a view kept in an attribute, written by another method
+        Invalid(
+            "import torch\n"
+            "class Stager:\n"
+            "    def __init__(self, n):\n"
+            "        self.buf = torch.empty(n, pin_memory=True)\n"
+            "        self.view = self.buf[:]\n"
+            "    def fill(self, x):\n"
+            "        self.view.copy_(x)\n"
+            "    def send(self, device):\n"
+            "        return self.buf.to(device)\n",
+            9,
+            16,
+            message_contains="(through `self.view`)",
+        ),
+        # a slice bound to a name and written through it
+        Invalid(
+            "import torch\n"
+            "class Stager:\n"
+            "    def __init__(self, n):\n"
+            "        self.buf = torch.empty(n, pin_memory=True)\n"
+            "    def send(self, x, n, device):\n"
+            "        v = self.buf[:n]\n"
+            "        v.copy_(x)\n"
+            "        return self.buf.to(device)\n",
+            8,
+            16,
+            message_contains="(through `v`)",
+        ),
+        # an alias with no write in sight: whoever holds it may write the buffer
+        Invalid(
+            "import torch\n"
+            "class Stager:\n"
+            "    def __init__(self, n):\n"
+            "        self.buf = torch.empty(n, pin_memory=True)\n"
+            "        self.np_view = self.buf.numpy()\n"
+            "    def send(self, device):\n"
+            "        return self.buf.to(device)\n",
+            7,
+            16,
+            message_contains="no fix offered: the buffer is also reachable as `self.np_view` "
+            "(`self.buf.numpy()`)",
+        ),
+        # passed to a function that may write it
+        Invalid(
+            "import torch\n"
+            "def f(x, device):\n"
+            "    buf = torch.empty(64, pin_memory=True)\n"
+            "    fill(buf, x)\n"
+            "    return buf.to(device)\n",
+            5,
+            12,
+            message_contains="no fix offered: the buffer is passed to `fill()`",
+        ),
+        # read by known read-only calls only: the fix stands
+        Invalid(
+            "import torch\n"
+            "def f(x, device):\n"
+            "    buf = torch.empty(64, pin_memory=True)\n"
+            "    both = torch.cat([buf, x])\n"
+            "    print(len(buf), buf.shape)\n"
+            "    return buf.to(device), both\n",
+            6,
+            12,
+            expected_fix=(
+                "import torch\n"
+                "def f(x, device):\n"
+                "    buf = torch.empty(64, pin_memory=True)\n"
+                "    both = torch.cat([buf, x])\n"
+                "    print(len(buf), buf.shape)\n"
+                "    return buf.to(device, non_blocking=True), both\n"
+            ),
+        ),
         Invalid(
             "import torch\n"
             "def f(rank):\n"
@@ -425,8 +548,11 @@ class BlockingCopyFromPinned(Rule):
         if place is None:
             return
         roots = buffer_roots(provenance, source, frame)
+        ways = ways_in(provenance, frame, roots)
+        # The buffer under every name this function may write it by: its own, and its aliases.
+        names = roots | ways.aliases_in(frame)
         writes = self._writes(frame.function)
-        if writes.written_after(place[0], place[1], roots):
+        if writes.written_after(place[0], place[1], names):
             return  # the blocking copy is what lets the host rewrite the buffer
         code = self.context.module.code_for_node(source)
         shown = "the source" if len(code) > 40 or "\n" in code else f"`{code}`"
@@ -434,11 +560,23 @@ class BlockingCopyFromPinned(Rule):
             f"blocking host-to-device copy from {shown}, which is {self._pinned(fact)}: the "
             "host waits for the copy and for everything queued before it on the stream"
         )
-        if writes.written(roots) or self._written_by_other_methods(roots, frame):
+        written = {w.root for w in writes.writes if w.root in names}
+        written |= self._written_by_other_methods(names, frame)
+        if written:
+            through = ""
+            if not written & roots:
+                alias = sorted(written)[0]
+                through = f" (through `{alias}`)"
             self.report(
                 node,
-                message + "; the buffer is rewritten on the host, so an asynchronous copy "
-                "needs an event that the next write waits on",
+                message + f"; no fix offered: the buffer is rewritten on the host{through}, so "
+                "an asynchronous copy needs an event that the next write waits on",
+            )
+        elif ways.ways:
+            self.report(
+                node,
+                message + f"; no fix offered: the buffer {ways.ways[0].reason}, so the host "
+                "may write it while an asynchronous copy is still reading it",
             )
         else:
             self.report(
@@ -522,22 +660,25 @@ class BlockingCopyFromPinned(Rule):
             lambda: function_writes(function, self.context.imports),
         )
 
-    def _written_by_other_methods(self, roots: set[str], frame: Frame) -> bool:
-        """Whether a ``self.<attr>`` buffer among ``roots`` is written by another method of the
-        class than ``__init__``: the next call of that method races an asynchronous copy."""
+    def _written_by_other_methods(self, names: set[str], frame: Frame) -> set[str]:
+        """The ``self.<attr>`` buffers among ``names`` that another method of the class than
+        ``__init__`` writes: the next call of that method races an asynchronous copy."""
         if frame.cls is None or frame.self_name is None:
-            return False
+            return set()
         prefix = frame.self_name + "."
-        attrs = {root[len(prefix) :] for root in roots if root.startswith(prefix)}
+        attrs = {name[len(prefix) :] for name in names if name.startswith(prefix)}
         if not attrs:
-            return False
+            return set()
         provenance = Provenance.of(self.context)
-        for name, method in provenance.index.methods.get(frame.cls, {}).items():
-            if name == "__init__" or method is frame.function:
+        written: set[str] = set()
+        for method_name, method in provenance.index.methods.get(frame.cls, {}).items():
+            if method_name == "__init__" or method is frame.function:
                 continue
             self_name = provenance.index.frame_of(method).self_name
             if self_name is None:
                 continue
-            if self._writes(method).written({f"{self_name}.{attr}" for attr in attrs}):
-                return True
-        return False
+            for write in self._writes(method).writes:
+                head, _, attr = write.root.partition(".")
+                if head == self_name and attr in attrs:
+                    written.add(prefix + attr)
+        return written

@@ -37,8 +37,9 @@ class UnknownSuppressionCode(Rule):
     name = "unknown-suppression-code"
     message = "suppression comment names an h2dlint rule that does not exist"
     # Only an HTD code (or an old H2D one; in any case: codes are read case-blind) can be
-    # unknown to h2dlint, so a file whose `# noqa` comments name other tools' codes alone is
-    # never parsed for this rule.
+    # unknown to h2dlint, so a file whose suppression comments name other tools' codes alone is
+    # never parsed for this rule. (Ruff reads a `noqa` directive in any comment, even in prose
+    # after another `#`: keep the directive's spelling out of comments here.)
     prefilter = case_variants("HTD", "H2D")
     has_fixture = False  # about comments, not about code that runs
 

@@ -40,5 +40,7 @@ def test_rule_command_prints_the_page() -> None:
 
 
 def test_every_rule_url_points_at_its_page() -> None:
+    """The url is the page's path in this repository, and the page is there."""
     for code, rule in all_rules().items():
-        assert rule.url().endswith(f"docs/rules/{code}.md")
+        assert rule.url() == f"docs/rules/{code}.md"
+        assert (ROOT / rule.url()).is_file()

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from samples import SKIPPED, SUPPRESSED
 
 pytestmark = pytest.mark.slow
 
@@ -189,3 +190,16 @@ def test_hooks_pass_on_a_clean_file(pc: PreCommit, project: Path, hook_id: str) 
     assert rc == 0, output
     assert "Passed" in output, output
     assert (project / "good.py").read_bytes() == before
+
+
+def test_check_hook_passes_on_suppressed_findings(pc: PreCommit, project: Path) -> None:
+    """Every form of suppression comment (the ones Ruff also reads without a warning), and
+    skip-file: the hook reports nothing and passes."""
+    (project / "suppressed.py").write_text(SUPPRESSED)
+    (project / "skipped.py").write_text(SKIPPED)
+    git(project, "add", "suppressed.py", "skipped.py", env=pc.env)
+    git(project, "commit", "-q", "-m", "suppressed", env=pc.env)
+    rc, output = run_hook(pc, project, "h2dlint", "suppressed.py", "skipped.py")
+    assert rc == 0, output
+    assert "Passed" in output, output
+    assert "HTD" not in output, output

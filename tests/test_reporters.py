@@ -384,16 +384,18 @@ def test_sarif_log_and_rules(project: Path, sarif_validator: jsonschema.Draft4Va
     driver = run["tool"]["driver"]
     assert driver["name"] == "h2dlint"
     assert driver["version"] == h2dlint.__version__
-    assert driver["informationUri"] == "https://github.com/h2dlint/h2dlint"
+    # No unchecked web address: informationUri and helpUri must be absolute URIs, and the rule
+    # pages are paths in the repository.
+    assert "informationUri" not in driver
     assert [rule["id"] for rule in driver["rules"]] == ["HTD999", "E999", "E902", "E900"]
     assert driver["rules"][0] == {
         "id": "HTD999",
         "name": "fake-rule",
         "shortDescription": {"text": "Fake problem"},
         "fullDescription": {"text": "Flags a fake problem for the reporter tests."},
-        "helpUri": FakeRule.url(),
         "help": {"text": FakeRule.documentation(), "markdown": FakeRule.documentation()},
         "defaultConfiguration": {"level": "warning"},
+        "properties": {"documentation": "docs/rules/HTD999.md"},
     }
     names = {rule["id"]: rule["name"] for rule in driver["rules"]}
     assert names["E999"] == "syntax-error"

@@ -16,7 +16,7 @@ from h2dlint.cli import main
 
 pytestmark = pytest.mark.gpu
 
-torch = pytest.importorskip("torch", reason="needs torch with CUDA (pip install 'h2dlint[verify]')")
+torch = pytest.importorskip("torch", reason="needs torch with CUDA (pip install '.[verify]')")
 if not torch.cuda.is_available():
     pytest.skip("needs a CUDA GPU", allow_module_level=True)
 

@@ -25,7 +25,6 @@ from h2dlint.rule import Rule
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
-INFORMATION_URI = "https://github.com/h2dlint/h2dlint"
 SRCROOT = "%SRCROOT%"
 # A result's rank (SARIF 2.1.0 `result.rank`: 0.0 to 100.0, higher is more important), from
 # how sure the finding is; the level stays "warning" (or "error" for a file diagnostic).
@@ -60,7 +59,6 @@ def render_sarif(findings: Sequence[Finding], summary: RunSummary, options: Repo
             "driver": {
                 "name": "h2dlint",
                 "version": h2dlint.__version__,
-                "informationUri": INFORMATION_URI,
                 "rules": descriptors,
             }
         },
@@ -145,9 +143,11 @@ def _rule_descriptor(rule: type[Rule]) -> dict[str, Any]:
         "name": rule.name,
         "shortDescription": {"text": rule.message},
         "fullDescription": {"text": rule.summary()},
-        "helpUri": rule.url(),
+        # No helpUri: SARIF wants an absolute URI there, and the rule's page is a path in
+        # h2dlint's repository. The whole page is the help; where it lies is a property.
         "help": {"text": documentation, "markdown": documentation},
         "defaultConfiguration": {"level": "warning"},
+        "properties": {"documentation": rule.url()},
     }
 
 

@@ -36,8 +36,11 @@ NO_CUDA_MESSAGE = (
     f"{PREFIX}: no CUDA device available (torch.cuda.is_available() is False); "
     "verify needs an NVIDIA GPU"
 )
+# No release of h2dlint is published, so the message names torch itself, and the extra only as
+# a checkout installs it.
 NO_TORCH_MESSAGE = (
-    f"{PREFIX}: torch is not installed; verify needs it: pip install 'h2dlint[verify]'"
+    f"{PREFIX}: torch is not installed; verify needs it: install a CUDA build of torch "
+    "(in a checkout of h2dlint: pip install '.[verify]')"
 )
 
 

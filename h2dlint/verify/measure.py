@@ -6,7 +6,8 @@ For each side of a pair (see ``docs/verify.md``):
   name), or ``None`` when the profiler cannot see GPU activity on this machine;
 - syncs: the warnings ``torch.cuda.set_sync_debug_mode("warn")`` issues, plus what it misses,
   found by a ``TorchDispatchMode`` on the copy ops (a ``non_blocking`` copy whose host side is not
-  pinned and contiguous goes through a pageable bounce buffer, and the debug mode says nothing)
+  pinned and contiguous is made from pageable memory, which the driver stages through its own
+  pinned bounce buffer, and the debug mode says nothing)
   and by watching ``torch.cuda.Event.synchronize`` (counted when it had to wait);
 - host blocking: the host time of ``run`` while a calibrated ``torch.cuda._sleep`` kernel holds
   the stream;
