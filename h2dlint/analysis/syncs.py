@@ -464,6 +464,15 @@ VALUE_METHODS = frozenset(
         "bool",
         "squeeze",
         "flatten",
+        "softmax",
+        "log_softmax",
+        "sigmoid",
+        "exp",
+        "log",
+        "sqrt",
+        "clamp",
+        "detach",
+        "contiguous",
     }
 )
 # Tests of tensors that are Python bools already (no tensor as the truth value).
