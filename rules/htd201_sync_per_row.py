@@ -23,6 +23,7 @@ from h2dlint.analysis.syncs import (
     tensor_row_reduction,
     value_where,
     walks_its_rows,
+    with_derived,
 )
 from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.engine import visit_read_only
@@ -687,10 +688,10 @@ class SyncPerRow(ComprehensionVisits, Rule):
             return None
         if provenance.is_host_data(tensor, frame) or on_host_by_name(tensor, frame):
             return None
-        reason = HotPaths.of(self.context).why_hot(function)
+        reason = HotPaths.of(self.context).why_hot_at(self.context.ancestors)
         if reason is None:
             return None
-        finder = _TensorUses(provenance, loop)
+        finder = _TensorUses(provenance, with_derived(parts, loop))
         for part in parts:
             visit_read_only(part, finder)
         return reason if finder.found else None
@@ -773,10 +774,22 @@ class _TensorUses(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in TENSOR_ONLY_METHODS:
-            if reads_row(func.value, self.loop):
-                self.found = True
+            self.found = self.found or self._row(func.value)
             return
         qualified = self.provenance.qualify(func) or ""
         first = node.args[0] if node.args else None
         if qualified.startswith("torch.") and first is not None and first.keyword is None:
-            self.found = self.found or bool(reads_row(first.value, self.loop))
+            self.found = self.found or self._row(first.value)
+
+    def _row(self, node: cst.BaseExpression) -> bool:
+        """Whether ``node`` is a row itself (not something computed from one, such as
+        ``np.array(reference.image)``): a row name, a row bound to a local name, ``t[i]``."""
+        names = self.loop.names | {name for name, _ in self.loop.derived}
+        if self.loop.walk is Walk.INDEX:
+            names = frozenset(name for name, _ in self.loop.derived)
+            if isinstance(node, cst.Subscript) and reads_row(node, self.loop):
+                return all(
+                    isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.Name)
+                    for e in node.slice
+                )
+        return isinstance(node, cst.Name) and node.value in names

@@ -251,6 +251,17 @@ class SyncOnHotPath(Rule):
             "        c = counts.to(device)\n"
             "        return y.repeat_interleave(c, dim=0, output_size=total)\n"
         ),
+        # A pipeline's per-request set-up, outside its loop of steps.
+        Valid(
+            "import torch\n"
+            "class ImagePipeline:\n"
+            "    def __call__(self, prompt, steps, device):\n"
+            "        sigmas = torch.linspace(1, 0, steps, device=device)\n"
+            "        self.scheduler.set_timesteps(sigmas.tolist())\n"
+            "        for t in self.scheduler.timesteps:\n"
+            "            prompt = self.unet(prompt, t)\n"
+            "        return prompt\n"
+        ),
         # Python sizes and an unknown tensor that is not surely a tensor.
         Valid(
             "import torch\n"
@@ -476,7 +487,7 @@ class SyncOnHotPath(Rule):
             if on_host_by_name(tensor, frame):
                 return False
             confidence = Confidence.MEDIUM
-        reason = HotPaths.of(self.context).why_hot(function)
+        reason = HotPaths.of(self.context).why_hot_at(self.context.ancestors)
         if reason is None or not self._hot_here(node, explicit):
             return False
         code = self.context.module.code_for_node(tensor)

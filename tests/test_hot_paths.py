@@ -173,3 +173,33 @@ def test_module_name(tmp_path: Any) -> None:
 def test_step_like_functions_are_hot_at_top_level_too(name: str) -> None:
     found = reasons(f"def {name}(batch):\n    return batch\n")
     assert found[name] == HOT_ENTRY_POINTS[name]
+
+
+def test_a_pipeline_call_is_hot_only_in_its_loops() -> None:
+    code = (
+        "import torch\n"
+        "class ImagePipeline:\n"
+        "    def __call__(self, prompt, steps):\n"
+        "        embeds = self.encode_prompt(prompt)\n"
+        "        for t in steps:\n"
+        "            embeds = self.denoise(embeds, t)\n"
+        "        return embeds\n"
+        "    def encode_prompt(self, prompt):\n"
+        "        return prompt\n"
+        "    def denoise(self, x, t):\n"
+        "        return x\n"
+    )
+    module = cst.parse_module(code)
+    context = FileContext("m.py", code, module, {})
+    functions = _Functions()
+    visit_read_only(module, functions)
+    hot = HotPaths.of(context)
+    found = functions.found
+    assert hot.why_hot(found["ImagePipeline.encode_prompt"]) is None  # once per request
+    assert hot.why_hot(found["ImagePipeline.denoise"]) == "called from `ImagePipeline.__call__()`"
+    call = found["ImagePipeline.__call__"]
+    body = call.body
+    assert isinstance(body, cst.IndentedBlock)
+    first, loop = body.body[0], body.body[1]
+    assert hot.why_hot_at([module, call, body, first]) is None
+    assert hot.why_hot_at([module, call, body, loop]) is not None

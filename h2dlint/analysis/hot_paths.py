@@ -17,6 +17,12 @@ A function of a module is *hot* when:
 - or the project index (``context.project``, when there is one) says another module's hot path
   reaches it.
 
+A *per-request* entry point runs once per request around a loop of steps: ``__call__`` of a
+pipeline (a class whose name says ``Pipeline``). Only the code in its loops (``for``/``while``
+bodies) runs per step, so only that code is hot, and only what it calls from there; its prompt
+encoding, input checks and schedule set-up run once per request, when nothing is queued on the
+device to stall.
+
 Run-once code (:mod:`h2dlint.analysis.once`: initialisers, setup, loaders, tests, memoised
 functions) and functions configured cold (``cold-functions``) are never hot, and nothing is hot
 through them. ``generate`` is deliberately no entry point: it runs once per request around a
@@ -75,6 +81,10 @@ HOT_ENTRY_POINTS: dict[str, str] = {
 }
 # Hot only as methods of a class: a top-level ``__call__`` is no such thing.
 METHOD_ONLY = frozenset({"forward", "__call__"})
+# Classes whose ``__call__`` runs once per request around a loop of steps.
+PER_REQUEST_CLASS_WORDS = ("Pipeline",)
+PER_REQUEST_REASON = "a pipeline's `__call__()` runs this loop once per step"
+LOOPS = (cst.For, cst.While)
 
 
 def _matches(patterns: tuple[str, ...], name: str, qualified: str) -> bool:
@@ -101,6 +111,21 @@ class _Calls(cst.CSTVisitor):
         self.cls = cls
         self.self_names = self_names
         self.found: list[cst.FunctionDef] = []
+        # Only calls in loops count (the caller runs once per request around its loops).
+        self.loops_only = False
+        self.depth = 0
+
+    def visit_For(self, node: cst.For) -> None:
+        self.depth += 1
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self.depth -= 1
+
+    def visit_While(self, node: cst.While) -> None:
+        self.depth += 1
+
+    def leave_While(self, original_node: cst.While) -> None:
+        self.depth -= 1
 
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         return False
@@ -114,6 +139,8 @@ class _Calls(cst.CSTVisitor):
         return False
 
     def visit_Call(self, node: cst.Call) -> None:
+        if self.loops_only and not self.depth:
+            return
         func = node.func
         if isinstance(func, cst.Name):
             target = self.index.functions.get(func.value)
@@ -158,6 +185,8 @@ class HotPaths:
         self.once = RunOnce.of(context)
         self._reasons: dict[cst.FunctionDef, str] | None = None
         self._parents: dict[cst.FunctionDef, cst.FunctionDef] | None = None
+        # Per-request entry points: only the code in their loops is hot.
+        self._loops_only: set[cst.FunctionDef] = set()
 
     # -- the answer ---------------------------------------------------------------------------
     def why_hot(self, function: cst.FunctionDef) -> str | None:
@@ -169,6 +198,25 @@ class HotPaths:
         parent = self.parents.get(function)
         if parent is not None and not self._cold(function):
             return self.why_hot(parent)  # a closure or local helper of a hot function
+        return None
+
+    def why_hot_at(self, ancestors: list[cst.CSTNode]) -> str | None:
+        """Why the code at the end of ``ancestors`` (outermost first) runs per step or per
+        request; None when its function is not hot, or it is in a per-request entry point
+        outside the entry point's loops."""
+        for i in range(len(ancestors) - 1, -1, -1):
+            function = ancestors[i]
+            if not isinstance(function, cst.FunctionDef):
+                continue
+            reason = self.why_hot(function)
+            if reason is None:
+                return None
+            self.reasons  # noqa: B018 - computes the per-request entry points
+            if function in self._loops_only and not any(
+                isinstance(node, LOOPS) for node in ancestors[i + 1 :]
+            ):
+                return None
+            return reason
         return None
 
     def qualified(self, function: cst.FunctionDef) -> str:
@@ -200,6 +248,13 @@ class HotPaths:
         if self.hot_functions and _matches(self.hot_functions, name, qualified):
             return f"`{qualified}()` is configured hot"
         reason = HOT_ENTRY_POINTS.get(name)
+        if (
+            name == "__call__"
+            and cls is not None
+            and any(word in cls.name.value for word in PER_REQUEST_CLASS_WORDS)
+        ):
+            self._loops_only.add(function)
+            return PER_REQUEST_REASON
         if reason is not None and (cls is not None or name not in METHOD_ONLY):
             return reason
         project = getattr(self.context, "project", None)
@@ -253,6 +308,7 @@ class HotPaths:
         frame = self.index.frame_of(function)
         self_names = tuple(n for n in (frame.self_name, "cls" if cls is not None else None) if n)
         collector = _Calls(self.index, self.once, cls, self_names)
+        collector.loops_only = function in self._loops_only
         visit_read_only(function.body, collector)
         return collector.found
 
