@@ -656,6 +656,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     "the result once"
                 )
             else:
+                if sync.what in ("`.cpu()`", '`.to("cpu")`'):
+                    continue  # copying whole items of unknown kind: often offloading, by design
                 hot = self._hot_rows_of_tensors(provenance, sync.tensor, loop, parts, frame)
                 if hot is None:
                     continue

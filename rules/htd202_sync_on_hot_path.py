@@ -71,7 +71,7 @@ LOGGING_METHODS = frozenset(
 # Guards of code that runs only while tracing or scripting, never in eager steps.
 TRACING_GUARDS = frozenset({"is_tracing", "is_scripting", "is_compiling", "is_fx_tracing"})
 # Words in an `if` test that say the branch is for debugging.
-DEBUG_WORDS = ("debug", "verbose", "isenabledfor", "check_", "validate", "sanity")
+DEBUG_WORDS = ("debug", "verbose", "isenabledfor", "check_", "validate", "sanity", "device.type")
 
 _MESSAGES = {
     "read": "keep the value on the device and use it as a tensor, or read it on the host "
@@ -118,9 +118,12 @@ class SyncOnHotPath(Rule):
     results, `.to("cpu", non_blocking=True)` results); syncs reading the rows of a loop (HTD201
     reports those) and syncs in `while` loops (HTD201); `torch.cuda.synchronize()` (an explicit,
     intended wait); code that only runs while tracing or scripting (`if torch.jit.is_tracing():`);
-    debugging aids: `assert` statements, arguments of logging and `print` calls, and branches
-    whose test names debugging (`if self.debug:`, `if logger.isEnabledFor(...)`); assignments
-    through a mask (`x[mask] = 0` does not sync).
+    debugging aids and error paths: `assert` and `raise` statements, arguments of logging and
+    `print` calls, and branches whose test names debugging (`if self.debug:`,
+    `if logger.isEnabledFor(...)`); branches for another backend (`if x.device.type == "mps":`);
+    assignments through a mask (`x[mask] = 0` does not sync). A pipeline's `__call__` (a class
+    named, or derived from one named, `...Pipeline...`) runs once per request around its loop
+    of steps: only the loop's body is hot there.
 
     ## Why is this bad?
     The host queues GPU work far ahead of the GPU; a sync makes it wait until all queued work
@@ -525,8 +528,8 @@ class SyncOnHotPath(Rule):
             if isinstance(parent, cst.FunctionDef):
                 return True
             child = ancestors[i + 1] if i + 1 < len(ancestors) else node
-            if isinstance(parent, (cst.Assert, cst.While)):
-                return False
+            if isinstance(parent, (cst.Assert, cst.Raise, cst.While)):
+                return False  # a debugging aid, an error path, HTD201's loop
             if (
                 isinstance(parent, cst.If)
                 and child is parent.body
@@ -687,7 +690,8 @@ def _logging(call: cst.Call) -> bool:
 
 
 def _debug_or_tracing(provenance: Provenance, test: cst.BaseExpression) -> bool:
-    """Whether an `if` test says its body is for debugging, or runs only while tracing."""
+    """Whether an `if` test says its body is for debugging, runs only while tracing, or only
+    on another backend (``if x.device.type == "mps":``, a workaround for missing kernels)."""
     if isinstance(test, cst.Call):
         qualified = provenance.qualify(test.func) or ""
         if qualified.rpartition(".")[2] in TRACING_GUARDS:

@@ -18,7 +18,9 @@ A function of a module is *hot* when:
   reaches it.
 
 A *per-request* entry point runs once per request around a loop of steps: ``__call__`` of a
-pipeline (a class whose name says ``Pipeline``). Only the code in its loops (``for``/``while``
+pipeline (a class whose name or a base's says ``Pipeline``, such as diffusers'
+``DiffusionPipeline`` and ``ModularPipelineBlocks``, unless its name says ``Loop``: the blocks
+of a denoising loop run per step). Only the code in its loops (``for``/``while``
 bodies) runs per step, so only that code is hot, and only what it calls from there; its prompt
 encoding, input checks and schedule set-up run once per request, when nothing is queued on the
 device to stall.
@@ -43,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from h2dlint.analysis.frames import ModuleIndex
+from h2dlint.analysis.imports import dotted_name
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.engine import visit_read_only
@@ -157,6 +160,14 @@ class _Calls(cst.CSTVisitor):
                 self.found.append(target)
 
 
+def _per_request(cls: cst.ClassDef) -> bool:
+    """Whether ``cls``'s ``__call__`` runs once per request around a loop of steps."""
+    names = [cls.name.value, *(dotted_name(base.value) or "" for base in cls.bases)]
+    return "Loop" not in cls.name.value and any(
+        word in name for name in names for word in PER_REQUEST_CLASS_WORDS
+    )
+
+
 class HotPaths:
     """Which functions of one file are hot (see the module docs). Computed once per file."""
 
@@ -248,11 +259,7 @@ class HotPaths:
         if self.hot_functions and _matches(self.hot_functions, name, qualified):
             return f"`{qualified}()` is configured hot"
         reason = HOT_ENTRY_POINTS.get(name)
-        if (
-            name == "__call__"
-            and cls is not None
-            and any(word in cls.name.value for word in PER_REQUEST_CLASS_WORDS)
-        ):
+        if name == "__call__" and cls is not None and _per_request(cls):
             self._loops_only.add(function)
             return PER_REQUEST_REASON
         if reason is not None and (cls is not None or name not in METHOD_ONLY):
