@@ -30,6 +30,10 @@ functions) and functions configured cold (``cold-functions``) are never hot, and
 through them. ``generate`` is deliberately no entry point: it runs once per request around a
 decoding loop of many steps, and the steps it calls (``forward``, ``sample``) are the hot ones.
 
+Data preprocessing modules (``processing_*.py``, ``image_processing_*.py``,
+``feature_extraction_*.py``, ``tokenization_*.py``...) run on the host before the model: none of
+their functions is hot.
+
 A nested function (a closure, a local helper) is as hot as the function it is defined in.
 Configured names match a function's own name or its qualified name (``Class.method``), also as
 ``fnmatch`` globs (``*Attention.forward``, ``_step_*``).
@@ -88,6 +92,14 @@ METHOD_ONLY = frozenset({"forward", "__call__"})
 PER_REQUEST_CLASS_WORDS = ("Pipeline",)
 PER_REQUEST_REASON = "a pipeline's `__call__()` runs this loop once per step"
 LOOPS = (cst.For, cst.While)
+# Modules of host-side data preprocessing (processors, feature extractors, tokenizers).
+PREPROCESSING_MODULES = (
+    "image_processing_",
+    "video_processing_",
+    "feature_extraction_",
+    "processing_",
+    "tokenization_",
+)
 
 
 def _matches(patterns: tuple[str, ...], name: str, qualified: str) -> bool:
@@ -292,6 +304,9 @@ class HotPaths:
 
     def _propagate(self) -> dict[cst.FunctionDef, str]:
         reasons: dict[cst.FunctionDef, str] = {}
+        name = self.context.path.replace("\\", "/").rsplit("/", 1)[-1]
+        if name.startswith(PREPROCESSING_MODULES):
+            return reasons
         queue: list[tuple[cst.FunctionDef, cst.FunctionDef]] = []  # (function, its root)
         for function in self._functions():
             if self._cold(function):
