@@ -6,7 +6,7 @@ from h2dlint.analysis.bindings import COMPREHENSIONS
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.hot_paths import HotPaths
-from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.provenance import Provenance, keyword
 from h2dlint.analysis.syncs import (
     SYNC_BUILTINS,
     TEST_METHODS,
@@ -691,7 +691,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
         if provenance.is_host_data(tensor, frame) or on_host_by_name(tensor, frame):
             return None
         reason = HotPaths.of(self.context).why_hot_at(self.context.ancestors)
-        if reason is None:
+        if reason is None or _converted_here(provenance, tensor, frame):
             return None
         finder = _TensorUses(provenance, with_derived(parts, loop))
         for part in parts:
@@ -795,3 +795,34 @@ class _TensorUses(cst.CSTVisitor):
                     for e in node.slice
                 )
         return isinstance(node, cst.Name) and node.value in names
+
+
+CONVERSIONS = frozenset({"torch.as_tensor", "torch.asarray", "torch.tensor"})
+
+
+def _converted_here(
+    provenance: Provenance, tensor: cst.BaseExpression, frame: Frame, depth: int = 0
+) -> bool:
+    """Whether ``tensor`` comes from data the function converts without ``device=``
+    (``torch.as_tensor(sr, dtype=...)``, also through arithmetic on it): data converted in the
+    function is most likely Python data, which lands on the host."""
+    if depth > 4:
+        return False
+    if isinstance(tensor, cst.Call):
+        if provenance.qualify(tensor.func) in CONVERSIONS:
+            return not any(
+                a.keyword is not None and a.keyword.value == "device" for a in tensor.args
+            )
+        return False
+    if isinstance(tensor, cst.BinaryOperation):
+        return _converted_here(provenance, tensor.left, frame, depth + 1) or _converted_here(
+            provenance, tensor.right, frame, depth + 1
+        )
+    if isinstance(tensor, cst.Name):
+        values = provenance.bindings(frame).reaching(tensor)
+        return bool(values) and all(
+            v is not None and _converted_here(provenance, v, frame, depth + 1) for v in values
+        )
+    if isinstance(tensor, cst.Subscript):
+        return _converted_here(provenance, tensor.value, frame, depth + 1)
+    return False
