@@ -810,9 +810,7 @@ def _converted_here(
         return False
     if isinstance(tensor, cst.Call):
         if provenance.qualify(tensor.func) in CONVERSIONS:
-            return not any(
-                a.keyword is not None and a.keyword.value == "device" for a in tensor.args
-            )
+            return keyword(tensor, "device") is None
         return False
     if isinstance(tensor, cst.BinaryOperation):
         return _converted_here(provenance, tensor.left, frame, depth + 1) or _converted_here(
