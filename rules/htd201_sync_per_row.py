@@ -806,12 +806,18 @@ def _converted_here(
     """Whether ``tensor`` comes from data the function converts without ``device=``
     (``torch.as_tensor(sr, dtype=...)``, also through arithmetic on it): data converted in the
     function is most likely Python data, which lands on the host."""
-    if depth > 4:
+    if depth > 16:
         return False
     if isinstance(tensor, cst.Call):
         if provenance.qualify(tensor.func) in CONVERSIONS:
             return keyword(tensor, "device") is None
+        qualified = provenance.qualify(tensor.func) or ""
+        args = tensor.args
+        if qualified.startswith("torch.") and args and args[0].keyword is None:
+            return _converted_here(provenance, args[0].value, frame, depth + 1)
         return False
+    if isinstance(tensor, cst.UnaryOperation):
+        return _converted_here(provenance, tensor.expression, frame, depth + 1)
     if isinstance(tensor, cst.BinaryOperation):
         return _converted_here(provenance, tensor.left, frame, depth + 1) or _converted_here(
             provenance, tensor.right, frame, depth + 1
