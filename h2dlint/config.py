@@ -49,6 +49,11 @@ ANALYSIS_KEYS = {
     "pinned-helpers": "a list of function names",
     # Attributes (``name`` or ``self.name``) that hold pinned host memory.
     "pinned-attributes": "a list of attribute names",
+    # Functions that run per step or per request, besides those h2dlint finds (names,
+    # ``Class.method``, fnmatch globs); see h2dlint/analysis/hot_paths.py.
+    "hot-functions": "a list of function names or globs",
+    # Functions that are never hot, whatever their name or callers.
+    "cold-functions": "a list of function names or globs",
 }
 
 

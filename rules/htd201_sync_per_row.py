@@ -5,32 +5,45 @@ import libcst as cst
 from h2dlint.analysis.bindings import COMPREHENSIONS
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.hot_paths import HotPaths
+from h2dlint.analysis.provenance import Provenance, keyword
 from h2dlint.analysis.syncs import (
     SYNC_BUILTINS,
+    TEST_METHODS,
     RowLoop,
     RowReduction,
     Walk,
     is_tensor,
+    iteration_syncs,
     list_row_reduction,
     on_host_by_name,
+    reads_row,
     row_loop,
     row_syncs,
     tensor_row_reduction,
+    value_where,
     walks_its_rows,
+    with_derived,
 )
-from h2dlint.diagnostics import FixSafety
+from h2dlint.diagnostics import Confidence, FixSafety
+from h2dlint.engine import visit_read_only
 from h2dlint.rule import ComprehensionVisits, Invalid, Rule, Valid
 
 ATOMS = (cst.Name, cst.Attribute, cst.Subscript, cst.Call)
+# The methods that make a tensor an `if` or `while` test (see syncs.tensor_test).
+_TESTS = "|".join(f".{name}" for name in sorted(TEST_METHODS))
 
 
 class SyncPerRow(ComprehensionVisits, Rule):
     """## What it does
     Flags a Python loop or comprehension that reads a tensor on the host once per row:
-    `.item()`, `.tolist()`, `int()`, `float()` or `bool()` of each row, whether the loop iterates
-    the tensor itself (`for r in t`, `enumerate(t)`) or indexes it (`for i in range(len(t))` with
-    `t[i].item()`). Also flags the `.tolist()` round trip that multiplies or sums each row in
+    `.item()`, `.tolist()`, `int()`, `float()` or `bool()` of each row, a blocking copy of it to
+    the host (`.cpu()`, `.to("cpu")`), or a tensor of it as an `if` test (`if (x[i] > 0).any():`),
+    whether the loop iterates the tensor itself (`for r in t`, `enumerate(t)`) or indexes it
+    (`for i in range(len(t))` with `t[i].item()`), also through a local name bound to the row
+    (`g = torch.as_tensor(row, dtype=torch.long)`, which stays on the row's device). Also flags
+    a `while` loop that reads a device tensor on every iteration (`while not done.all():`,
+    `while x[i].item() > 0:`), and the `.tolist()` round trip that multiplies or sums each row in
     Python (`[math.prod(r) for r in grid.cpu().tolist()]`, `[t * h * w for t, h, w in
     grid.tolist()]`) where one vectorised op does it.
 
@@ -39,9 +52,22 @@ class SyncPerRow(ComprehensionVisits, Rule):
     a `..._cpu` reference function), or it is numpy data, the rule is silent. Where the device is
     unknown, it reports only what is surely a tensor walked row by row (a parameter annotated as
     one `torch.Tensor`, or `for i in range(t.shape[0])` reading `t[i]`), as per-row Python
-    overhead. Not flagged: a single read after the loop, one `.tolist()` followed by a Python
+    overhead; and, with MEDIUM confidence, a loop on a hot path (see below) whose rows are
+    surely tensors (a row goes into a `torch.*` call or `.cpu()`): the message says which
+    tensor would have to be on the GPU. `while` loops are reported only when the tensor is
+    proven to be on a device. Rows of host tensors (`torch.tensor(list)` without `device=`,
+    `.cpu()` results, `.to("cpu", non_blocking=True)` results, numpy arrays) are never
+    reported. Not flagged: a single read after the loop, one `.tolist()` followed by a Python
     loop that does other work per row, loops over Python lists, reads in a branch taken once
     every N iterations (`if step % 100 == 0`), and reads of a row's shape only.
+
+    A function is on a *hot path* when it runs per step or per request: `forward` or
+    `__call__` of a class, a step-like entry point by name (`step`, `training_step`,
+    `execute_model`, `prepare_inputs`, `schedule`, `sample`, `decode`, `handle`...), or a
+    function the same module calls from one (`self.method(...)`, a module function), but never
+    run-once code (`__init__`, setup, loaders, memoised functions). Configure it with
+    `[tool.h2dlint.analysis] hot-functions = [...]` and `cold-functions = [...]` (names,
+    `Class.method`, globs).
 
     ## Why is this bad?
     Each `.item()`, `.tolist()`, `int(t)` or `float(t)` of a CUDA tensor copies to the host and
@@ -94,10 +120,18 @@ class SyncPerRow(ComprehensionVisits, Rule):
     fix_message = "reduce all rows in one vectorised op and transfer once"
     # Plain markers: `int(` also occurs in `print(`, but the ast candidates below decide; a
     # finer byte pattern per builtin cost more to scan than it saved.
-    prefilter = (b".item(", b".tolist(", *(f"{name}(".encode() for name in sorted(SYNC_BUILTINS)))
-    candidates = (  # a sync reading a loop variable (a row), or a loop over `.tolist()`
-        f"loop .item|.tolist|{'|'.join(sorted(SYNC_BUILTINS))}"
-        " on loop over Name|Attribute|Subscript|enumerate|range|.tolist|.unbind",
+    prefilter = (
+        b".item(",
+        b".tolist(",
+        b".cpu(",
+        b".to(",
+        *(f".{name}(".encode() for name in sorted(TEST_METHODS)),
+        *(f"{name}(".encode() for name in sorted(SYNC_BUILTINS)),
+    )
+    # A sync in a loop: of a loop variable (a row), of a local name bound to a row in the loop
+    # body (which no pattern can follow), or in a `while` loop; or a loop over `.tolist()`.
+    candidates = (
+        f"loop .item|.tolist|.cpu|.to|{_TESTS}|{'|'.join(sorted(SYNC_BUILTINS))}",
         "iter .tolist",
     )
 
@@ -229,6 +263,76 @@ class SyncPerRow(ComprehensionVisits, Rule):
             "    for atom in range(atom_to_token.shape[0]):\n"
             "        print(int(atom_to_token[atom]))\n"
         ),
+        # Rows of host tensors: a pinned copy made without blocking, a list tensor, `.cpu()`.
+        Valid(
+            "import torch\n"
+            "def f(lens, device):\n"
+            "    gpu = lens.to(device)\n"
+            "    host = gpu.to('cpu', non_blocking=True)\n"
+            "    return [host[i].item() for i in range(len(host))]\n"
+        ),
+        Valid(
+            "import torch\n"
+            "def f(rows):\n"
+            "    grid = torch.tensor(rows)\n"
+            "    out = []\n"
+            "    for i in range(grid.shape[0]):\n"
+            "        g = torch.as_tensor(grid[i], dtype=torch.long)\n"
+            "        out.append(int(torch.prod(g).item()))\n"
+            "    return out\n"
+        ),
+        Valid(
+            "import torch\n"
+            "def f(logits, device):\n"
+            "    host = logits.to(device).cpu()\n"
+            "    return [host[i].numpy() for i in range(host.shape[0])]\n"
+        ),
+        # A comparison of Python numbers as an `if` test, and a test of a host tensor.
+        Valid(
+            "import torch\n"
+            "def f(lengths, n):\n"
+            "    out = []\n"
+            "    for i in range(n):\n"
+            "        if lengths[i] > 0:\n"
+            "            out.append(i)\n"
+            "    return out\n"
+        ),
+        Valid(
+            "import torch\n"
+            "def f(rows):\n"
+            "    x = torch.tensor(rows)\n"
+            "    for i in range(len(x)):\n"
+            "        if (x[i] > 0).any():\n"
+            "            print(i)\n"
+        ),
+        # A while loop over a host tensor, and one that syncs only every 100 iterations.
+        Valid(
+            "import torch\n"
+            "def f(values):\n"
+            "    x = torch.tensor(values)\n"
+            "    i = 0\n"
+            "    while x[i].item() > 0:\n"
+            "        i += 1\n"
+            "    return i\n"
+        ),
+        Valid(
+            "import torch\n"
+            "def f(n, device):\n"
+            "    x = torch.zeros(n, device=device)\n"
+            "    step = 0\n"
+            "    while step < n:\n"
+            "        step += 1\n"
+            "        if step % 100 == 0:\n"
+            "            print(x.sum().item())\n"
+        ),
+        # Unknown rows on a cold path (an initializer): no MEDIUM guess there.
+        Valid(
+            "import torch\n"
+            "class M(torch.nn.Module):\n"
+            "    def __init__(self, grid_thw):\n"
+            "        super().__init__()\n"
+            "        self.sizes = [int(torch.prod(r).item()) for r in grid_thw]\n"
+        ),
         # The sync reads the inner loop's rows: the inner loop is reported, not the outer one.
         Valid(
             "import torch\n"
@@ -239,6 +343,95 @@ class SyncPerRow(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # Index loops over a device tensor.
+        Invalid(
+            "import torch\n"
+            "def f(ids, device):\n"
+            "    t = ids.to(device)\n"
+            "    return [t[i].tolist() for i in range(len(t))]\n",
+            4,
+            12,
+            message_contains="which is on the device",
+        ),
+        Invalid(
+            "import torch\n"
+            "def f(ids, device):\n"
+            "    t = ids.to(device)\n"
+            "    out = []\n"
+            "    for i in range(t.shape[0]):\n"
+            "        out.append(int(t[i]))\n"
+            "    return out\n",
+            5,
+            5,
+        ),
+        Invalid(
+            "import torch\n"
+            "def f(x, device):\n"
+            "    logits = x.to(device) * 2\n"
+            "    return [logits[i].cpu().numpy() for i in range(logits.shape[0])]\n",
+            4,
+            12,
+            message_contains="`.cpu()`",
+        ),
+        Invalid(
+            "import torch\n"
+            "def f(n, device):\n"
+            "    x = torch.randn(n, 4, device=device)\n"
+            "    for i in range(n):\n"
+            "        if (x[i] > 0).any():\n"
+            "            print(i)\n",
+            4,
+            5,
+            message_contains="`if` test",
+        ),
+        # A row bound to a local name: `torch.as_tensor` keeps the row's device.
+        Invalid(
+            "import torch\n"
+            "def f(grid_thw, device):\n"
+            "    grid = grid_thw.to(device)\n"
+            "    out = []\n"
+            "    for t_row in grid:\n"
+            "        g = torch.as_tensor(t_row, dtype=torch.long)\n"
+            "        out.append(int(torch.prod(g).item()))\n"
+            "    return out\n",
+            5,
+            5,
+            message_contains="one device sync per row",
+        ),
+        # While loops that read a device tensor on every iteration.
+        Invalid(
+            "import torch\n"
+            "def f(n, device):\n"
+            "    x = torch.randn(n, device=device)\n"
+            "    i = 0\n"
+            "    while x[i].item() > 0:\n"
+            "        i += 1\n"
+            "    return i\n",
+            5,
+            5,
+            message_contains="every iteration of a `while` loop",
+        ),
+        Invalid(
+            "import torch\n"
+            "def f(n, device):\n"
+            "    done = torch.zeros(n, dtype=torch.bool, device=device)\n"
+            "    while not done.all():\n"
+            "        done = torch.rand(n, device=device) > 0.5\n"
+            "    return done\n",
+            4,
+            5,
+        ),
+        # Rows of an unknown tensor on a hot path: MEDIUM.
+        Invalid(
+            "import torch\n"
+            "class Vision(torch.nn.Module):\n"
+            "    def forward(self, x, grid_thw):\n"
+            "        sizes = [int(torch.prod(r).item()) for r in grid_thw]\n"
+            "        return x.split(sizes)\n",
+            4,
+            17,
+            message_contains="if `grid_thw` is on the GPU",
+        ),
         # A join of device tensors (through the name of their list) is on the device.
         Invalid(
             "import torch\n"
@@ -387,6 +580,25 @@ class SyncPerRow(ComprehensionVisits, Rule):
             return  # a statement loop over .tolist() rows: one transfer, then Python work
         self._judge(node, loop, [node.body], None)
 
+    # -- while loops ------------------------------------------------------------------------------
+    def visit_While(self, node: cst.While) -> None:
+        syncs = iteration_syncs(node)
+        if not syncs:
+            return
+        provenance = Provenance.of(self.context)
+        frame = provenance.current_frame()
+        for sync in sorted(syncs, key=lambda s: not s.what.startswith("`.")):
+            if value_where(provenance, sync.tensor, frame) is not Where.DEVICE:
+                continue
+            shown = _shown(self.context.module.code_for_node(sync.tensor))
+            self.report(
+                node,
+                f"{sync.what} of {shown}, which is on the device, on every iteration of a "
+                "`while` loop: one device sync per iteration; keep the loop's state on the "
+                "device, or test it once every N iterations",
+            )
+            return
+
     # -- comprehensions ---------------------------------------------------------------------------
     def on_comprehension(self, node: cst.BaseComp | cst.DictComp) -> None:
         for_in = node.for_in
@@ -444,10 +656,47 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     "the result once"
                 )
             else:
-                continue
+                if sync.what in ("`.cpu()`", '`.to("cpu")`'):
+                    continue  # copying whole items of unknown kind: often offloading, by design
+                hot = self._hot_rows_of_tensors(provenance, sync.tensor, loop, parts, frame)
+                if hot is None:
+                    continue
+                message = (
+                    f"{sync.what} on each row of {shown}, on a hot path ({hot}): one device "
+                    f"sync per row if {shown} is on the GPU; compute on the whole tensor and "
+                    "copy the result once"
+                )
+                # No fix: the rows may come from a sequence of tensors, which
+                # `torch.prod(..., dim=-1)` does not take.
+                self.report(node, message, confidence=Confidence.MEDIUM)
+                return
             replacements = [(node, fixed)] if fixed is not None else []
             self.report(node, message, replacements=replacements)
             return
+
+    def _hot_rows_of_tensors(
+        self,
+        provenance: Provenance,
+        tensor: cst.BaseExpression,
+        loop: RowLoop,
+        parts: list[cst.CSTNode],
+        frame: Frame,
+    ) -> str | None:
+        """Why the loop is hot, when the rows it reads are surely tensors though where they
+        are is unknown: a row goes into a ``torch.*`` call or a tensor-only method. None when
+        the loop is not on a hot path or the rows may be anything else."""
+        function = frame.function
+        if not isinstance(function, cst.FunctionDef):
+            return None
+        if provenance.is_host_data(tensor, frame) or on_host_by_name(tensor, frame):
+            return None
+        reason = HotPaths.of(self.context).why_hot_at(self.context.ancestors)
+        if reason is None or _converted_here(provenance, tensor, frame):
+            return None
+        finder = _TensorUses(provenance, with_derived(parts, loop))
+        for part in parts:
+            visit_read_only(part, finder)
+        return reason if finder.found else None
 
     def _tensor(
         self, provenance: Provenance, tensor: cst.BaseExpression, loop: RowLoop, frame: Frame
@@ -509,3 +758,75 @@ def _vectorised(
         func = module.code_for_node(reduction.torch_func)
         return cst.parse_expression(f"{func}({code}, dim=-1).tolist()")
     return cst.parse_expression(f"{code}.{reduction.op}(dim=-1).tolist()")
+
+
+# Tensor methods numpy arrays and Python values do not have: a row they are called on is a tensor.
+TENSOR_ONLY_METHODS = frozenset({"cpu", "cuda", "numel", "item_size", "nonzero", "unbind"})
+
+
+class _TensorUses(cst.CSTVisitor):
+    """Whether a loop's parts use a row as a tensor: ``torch.<fn>(row, ...)`` or a
+    tensor-only method of it (``row.cpu()``)."""
+
+    def __init__(self, provenance: Provenance, loop: RowLoop) -> None:
+        self.provenance = provenance
+        self.loop = loop
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in TENSOR_ONLY_METHODS:
+            self.found = self.found or self._row(func.value)
+            return
+        qualified = self.provenance.qualify(func) or ""
+        first = node.args[0] if node.args else None
+        if qualified.startswith("torch.") and first is not None and first.keyword is None:
+            self.found = self.found or self._row(first.value)
+
+    def _row(self, node: cst.BaseExpression) -> bool:
+        """Whether ``node`` is a row itself (not something computed from one, such as
+        ``np.array(reference.image)``): a row name, a row bound to a local name, ``t[i]``."""
+        names = self.loop.names | {name for name, _ in self.loop.derived}
+        if self.loop.walk is Walk.INDEX:
+            names = frozenset(name for name, _ in self.loop.derived)
+            if isinstance(node, cst.Subscript) and reads_row(node, self.loop):
+                return all(
+                    isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.Name)
+                    for e in node.slice
+                )
+        return isinstance(node, cst.Name) and node.value in names
+
+
+CONVERSIONS = frozenset({"torch.as_tensor", "torch.asarray", "torch.tensor"})
+
+
+def _converted_here(
+    provenance: Provenance, tensor: cst.BaseExpression, frame: Frame, depth: int = 0
+) -> bool:
+    """Whether ``tensor`` comes from data the function converts without ``device=``
+    (``torch.as_tensor(sr, dtype=...)``, also through arithmetic on it): data converted in the
+    function is most likely Python data, which lands on the host."""
+    if depth > 16:
+        return False
+    if isinstance(tensor, cst.Call):
+        if provenance.qualify(tensor.func) in CONVERSIONS:
+            return keyword(tensor, "device") is None
+        qualified = provenance.qualify(tensor.func) or ""
+        args = tensor.args
+        if qualified.startswith("torch.") and args and args[0].keyword is None:
+            return _converted_here(provenance, args[0].value, frame, depth + 1)
+        return False
+    if isinstance(tensor, cst.UnaryOperation):
+        return _converted_here(provenance, tensor.expression, frame, depth + 1)
+    if isinstance(tensor, cst.BinaryOperation):
+        return _converted_here(provenance, tensor.left, frame, depth + 1) or _converted_here(
+            provenance, tensor.right, frame, depth + 1
+        )
+    if isinstance(tensor, cst.Name):
+        values = provenance.bindings(frame).reaching(tensor)
+        return bool(values) and all(
+            v is not None and _converted_here(provenance, v, frame, depth + 1) for v in values
+        )
+    if isinstance(tensor, cst.Subscript):
+        return _converted_here(provenance, tensor.value, frame, depth + 1)
+    return False

@@ -319,6 +319,17 @@ def target_of(code: str) -> Target:
         ),
         ("b = torch.zeros(8, pin_memory=True)\nprobe(b[[0, 2]])", P),
         ("def f(i):\n    b = torch.zeros(8, pin_memory=True)\n    probe(b[i])", HOST),
+        # a tensor converted with as_tensor/asarray/tensor stays on its device, with a dtype too
+        ("def f(r):\n    g = r.cuda()\n    probe(torch.as_tensor(g[0], dtype=torch.long))", DEV),
+        ("def f(r):\n    g = r.cuda()\n    probe(torch.asarray(g, dtype=torch.int32))", DEV),
+        ("def f(r):\n    g = r.cuda()\n    probe(torch.tensor(g))", DEV),
+        ("def f(r):\n    g = r.cpu()\n    probe(torch.as_tensor(g, dtype=torch.long))", HOST),
+        ("def f(r):\n    probe(torch.as_tensor(r, dtype=torch.long))", UNK),
+        ("def f(r):\n    probe(torch.as_tensor([1, 2], dtype=torch.long))", P),
+        ("def f(r):\n    probe(torch.as_tensor(r, dtype=torch.long, device='cuda'))", DEV),
+        # a non-blocking copy of a device tensor to the host is pinned; a blocking one is not
+        ("def f(r):\n    probe(r.cuda().to('cpu', non_blocking=True))", PIN),
+        ("def f(r):\n    probe(r.cuda().to('cpu'))", P),
     ],
 )
 def test_where(code: str, where: Where) -> None:

@@ -678,7 +678,7 @@ class Provenance:
             inner = self.fact(base, frame, depth + 1)
             if target is Target.HOST:
                 if inner.where is Where.DEVICE:
-                    # PyTorch allocates the result of a non-blocking device-to-host copy pinned.
+                    # A non-blocking copy to the host lands in pinned memory (measured).
                     return PINNED_FRESH if is_true(_non_blocking(call)) else PAGEABLE_FRESH
                 return Fact(Where.HOST)
             if target is Target.DTYPE and inner.known:
@@ -727,6 +727,13 @@ class Provenance:
             if data is not None and self._tensor_memory(data, frame, depth + 1):
                 return Fact(Where.HOST)  # a numpy view of a tensor's memory, pinned or not
             return PAGEABLE_FRESH
+        if qualified == "torch.tensor" and keyword(call, "device") is None:
+            # ``torch.tensor(t)`` of a tensor copies it on its own device.
+            data = first_positional(call)
+            if data is not None and not self.is_host_data(data, frame, depth):
+                inner = self.fact(data, frame, depth + 1)
+                if inner.where is Where.DEVICE:
+                    return DEVICE_FRESH
         if qualified in FRESH_FACTORIES:
             return self._allocated(call, frame)
         if qualified in LIKE_FACTORIES:
@@ -743,9 +750,17 @@ class Provenance:
                 if keyword(call, "device") is None and self._tensor_memory(data, frame, depth):
                     return Fact(Where.HOST)  # a view of a tensor's memory, pinned or not
                 return self._allocated(call, frame)
-            if keyword(call, "device") is None and keyword(call, "dtype") is None:
-                return self.fact(data, frame, depth + 1)
-            return UNKNOWN_FACT
+            if keyword(call, "device") is not None:
+                return self._allocated(call, frame)
+            inner = self.fact(data, frame, depth + 1)
+            if keyword(call, "dtype") is None:
+                return inner
+            # A tensor converted to another dtype stays where it is (measured:
+            # ``torch.as_tensor(cuda_row, dtype=torch.long)`` is on the GPU); a copy on the
+            # host is not known to be pinned.
+            if inner.where is Where.DEVICE:
+                return Fact(Where.DEVICE)
+            return Fact(Where.HOST) if inner.where.on_host else UNKNOWN_FACT
         if qualified in JOINS:
             out = keyword(call, "out")
             if out is not None:
@@ -963,6 +978,11 @@ class Provenance:
         self, node: cst.BaseExpression, frame: Frame | None = None, allocation: bool = False
     ) -> Target:
         return device_target(self, node, frame or self.current_frame(), allocation=allocation)
+
+
+def _non_blocking(call: cst.Call) -> cst.BaseExpression | None:
+    arg = keyword(call, "non_blocking")
+    return arg.value if arg is not None else None
 
 
 def _tolist_part(node: cst.Subscript) -> bool:

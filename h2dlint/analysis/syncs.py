@@ -10,7 +10,9 @@ time:
 - ``for r in t.tolist()`` (also after ``.cpu()``): one transfer, then Python rows.
 
 A *row sync* reads a row's value on the host: ``.item()``, ``.tolist()``, ``int()``, ``float()``,
-``bool()`` of an expression of the row. On a CUDA tensor each of them synchronises (measured on
+``bool()`` of an expression of the row, a copy of it to the host (``.cpu()``, ``.to("cpu")``
+blocking), or a tensor of the row as the test of an ``if`` (``if (x[i] > 0).any():``).
+On a CUDA tensor each of them synchronises (measured on
 an H200: 64 rows with ``.item()`` each 1.73 ms, one vectorised ``.tolist()`` 0.05 ms). Reading
 only the row's metadata (``.shape``, ``.size()``, ``len()``, ``.dtype``) is not a sync.
 
@@ -22,11 +24,13 @@ only the row's metadata (``.shape``, ``.size()``, ``len()``, ``.dtype``) is not 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import libcst as cst
 
+from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame, parameter_annotation
+from h2dlint.analysis.imports import statements
 from h2dlint.analysis.provenance import Provenance, annotation_is, host_named, positional
 from h2dlint.engine import visit_read_only
 
@@ -94,13 +98,17 @@ class RowLoop:
     # For a ``.tolist()`` walk: the tensor went through ``.cpu()``/``.detach()``/``.numpy()``
     # first, tensor methods that prove it is a tensor (not a numpy array).
     via_tensor_method: bool = False
+    # Local names the body binds to a tensor computed from a row (``row = torch.as_tensor(t[i],
+    # dtype=...)``), with the tensor whose row it is.
+    derived: tuple[tuple[str, cst.BaseExpression], ...] = ()
 
 
 @dataclass(frozen=True)
 class RowSync:
-    """A host read of a row: ``call`` (``.item()``, ``int(...)``, ...) reads ``tensor``."""
+    """A host read of a row: ``call`` (``.item()``, ``int(...)``, ..., or the test of an
+    ``if``) reads ``tensor``."""
 
-    call: cst.Call
+    call: cst.BaseExpression
     tensor: cst.BaseExpression
     what: str
 
@@ -201,6 +209,11 @@ class _RowReads(cst.CSTVisitor):
             return False
         if isinstance(node, NESTED_SCOPES):
             return False
+        if isinstance(node, cst.Name):
+            for name, base in self.loop.derived:
+                if node.value == name:
+                    self.reads = True
+                    self.bases.append(base)
         if self.loop.walk is Walk.INDEX:
             if isinstance(node, cst.Subscript) and _mentions(node.slice, self.loop.names):
                 self.reads = True
@@ -260,6 +273,31 @@ def reads_row(expr: cst.BaseExpression, loop: RowLoop) -> list[cst.BaseExpressio
     return [loop.tensor] if loop.tensor is not None else None
 
 
+def host_copy(call: cst.Call) -> str | None:
+    """``call`` as a blocking copy to the host (``x.cpu()``, ``x.to("cpu")``,
+    ``x.to(device="cpu")``): how it is spelled, or None."""
+    func = call.func
+    if not isinstance(func, cst.Attribute):
+        return None
+    if func.attr.value == "cpu" and not call.args:
+        return "`.cpu()`"
+    if func.attr.value != "to":
+        return None
+    blocking = not any(
+        arg.keyword is not None
+        and arg.keyword.value == "non_blocking"
+        and not (isinstance(arg.value, cst.Name) and arg.value.value == "False")
+        for arg in call.args
+    )
+    for arg in call.args:
+        if arg.keyword is None or arg.keyword.value == "device":
+            value = arg.value
+            if isinstance(value, cst.SimpleString) and value.evaluated_value == "cpu":
+                return '`.to("cpu")`' if blocking else None
+            return None
+    return None
+
+
 def sync_of(call: cst.Call, loop: RowLoop) -> RowSync | None:
     """``call`` as a host read of one of ``loop``'s rows."""
     func = call.func
@@ -267,6 +305,12 @@ def sync_of(call: cst.Call, loop: RowLoop) -> RowSync | None:
         tensors = reads_row(func.value, loop)
         if tensors:
             return RowSync(call, tensors[0], f"`.{func.attr.value}()`")
+        return None
+    copy = host_copy(call)
+    if copy is not None and isinstance(func, cst.Attribute):
+        tensors = reads_row(func.value, loop)
+        if tensors:
+            return RowSync(call, tensors[0], copy)
         return None
     if isinstance(func, cst.Name) and func.value in SYNC_BUILTINS:
         args = positional(call)
@@ -301,6 +345,11 @@ class _SyncFinder(cst.CSTVisitor):
             if node.orelse is not None:
                 visit_read_only(node.orelse, self)
             return False
+        test = tensor_test(node.test)
+        if test is not None:
+            tensors = reads_row(test, self.loop)
+            if tensors and not self._shadowed(test):
+                self.found.append(RowSync(test, tensors[0], "a tensor as an `if` test"))
         return True
 
     def visit_For(self, node: cst.For) -> None:
@@ -315,14 +364,14 @@ class _SyncFinder(cst.CSTVisitor):
     def leave_CompFor(self, original_node: cst.CompFor) -> None:
         self.inner.pop()
 
+    def _shadowed(self, node: cst.CSTNode) -> bool:
+        """Whether ``node`` reads a nested loop's rows (or a shadowing name): not ours."""
+        return bool(self.inner) and _mentions(node, frozenset().union(*self.inner))
+
     def visit_Call(self, node: cst.Call) -> None:
         sync = sync_of(node, self.loop)
-        if sync is None:
+        if sync is None or self._shadowed(node):
             return
-        if self.inner:
-            shadowed = frozenset().union(*self.inner)
-            if _mentions(node, shadowed):
-                return  # reads a nested loop's rows (or a shadowing name): not ours
         self.found.append(sync)
 
 
@@ -338,11 +387,293 @@ def _has_modulo(node: cst.BaseExpression) -> bool:
     return finder.found
 
 
+def with_derived(body: list[cst.CSTNode], loop: RowLoop) -> RowLoop:
+    """``loop`` knowing the names its body binds to tensors computed from a row: ``r =
+    torch.as_tensor(t[i], dtype=torch.long)``, ``g = row.to(torch.int64)``. A name bound to a
+    host read of the row (``n = t[i].item()``) holds a Python value, not a row."""
+    derived = dict(loop.derived)
+    for node in body:
+        for small in statements(node, into_definitions=False):
+            if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
+                continue
+            target = small.targets[0].target
+            value = small.value
+            if not isinstance(target, cst.Name) or target.value in loop.names:
+                continue
+            if isinstance(value, cst.Call) and explicit_sync(value) is not None:
+                continue
+            tensors = reads_row(value, loop)
+            if tensors and not _host_value(value):
+                derived.setdefault(target.value, tensors[0])
+    if len(derived) == len(loop.derived):
+        return loop
+    return replace(loop, derived=tuple(derived.items()))
+
+
+def _host_value(value: cst.BaseExpression) -> bool:
+    """A Python value computed from a row, never a tensor: a display, a comprehension."""
+    return isinstance(
+        value, (cst.List, cst.Tuple, cst.ListComp, cst.DictComp, cst.Dict, cst.SimpleString)
+    )
+
+
 def row_syncs(body: list[cst.CSTNode], loop: RowLoop) -> list[RowSync]:
     """The row syncs in ``body`` (statements of a ``for``, or the parts of a comprehension)."""
+    loop = with_derived(body, loop)
     finder = _SyncFinder(loop)
     for node in body:
         visit_read_only(node, finder)
+    return finder.found
+
+
+# -- tensors used as Python truth values --------------------------------------------------------
+
+# Methods and ``torch.<name>`` functions whose result is a tensor on the input's device (a 0-d
+# one for the reductions): used as a Python bool or number, each syncs.
+VALUE_METHODS = frozenset(
+    {
+        "any",
+        "all",
+        "max",
+        "min",
+        "amax",
+        "amin",
+        "argmax",
+        "argmin",
+        "sum",
+        "prod",
+        "mean",
+        "norm",
+        "isnan",
+        "isinf",
+        "isfinite",
+        "eq",
+        "ne",
+        "gt",
+        "ge",
+        "lt",
+        "le",
+        "logical_and",
+        "logical_or",
+        "logical_not",
+        "count_nonzero",
+        "abs",
+        "float",
+        "long",
+        "int",
+        "bool",
+        "squeeze",
+        "flatten",
+        "softmax",
+        "log_softmax",
+        "sigmoid",
+        "exp",
+        "log",
+        "sqrt",
+        "clamp",
+        "detach",
+        "contiguous",
+    }
+)
+# Tests of tensors that are Python bools already (no tensor as the truth value).
+_COMPARISON_OPERATORS = (
+    cst.LessThan,
+    cst.LessThanEqual,
+    cst.GreaterThan,
+    cst.GreaterThanEqual,
+    cst.Equal,
+    cst.NotEqual,
+)
+
+
+# The methods ``tensor_test`` recognises: ``.any()``/``.all()``, and reductions compared.
+REDUCTION_METHODS = frozenset({"max", "min", "sum", "amax", "amin", "mean", "norm"})
+TEST_METHODS = frozenset({"any", "all"}) | REDUCTION_METHODS
+
+
+def tensor_test(test: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The part of an ``if``/``while`` test that is surely a tensor when what it reads is one,
+    so that Python calls ``bool()`` of it: ``t.any()``, ``(x > 0).all()``, ``torch.isnan(x)
+    .any()``, ``x.max() > 0``, ``not done.all()``. Bare names and Python-looking comparisons
+    (``n > 0`` of a count) are not: a name may hold a Python bool."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return tensor_test(test.expression)
+    if isinstance(test, cst.BooleanOperation):
+        return tensor_test(test.left) or tensor_test(test.right)
+    if isinstance(test, cst.Call) and isinstance(test.func, cst.Attribute):
+        if test.func.attr.value in ("any", "all") and not _metadata_value(test.func.value):
+            return test
+        return None
+    if isinstance(test, cst.Comparison) and all(
+        isinstance(c.operator, _COMPARISON_OPERATORS) for c in test.comparisons
+    ):
+        operands = [test.left, *(c.comparator for c in test.comparisons)]
+        if any(_reduction_call(o) for o in operands):
+            return test
+    return None
+
+
+def _reduction_call(node: cst.BaseExpression) -> bool:
+    """``x.max()``, ``x.sum()``, ``x.abs().max()``: a tensor method that reduces."""
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in REDUCTION_METHODS
+        and not _metadata_value(node.func.value)
+    )
+
+
+def _metadata_value(node: cst.BaseExpression) -> bool:
+    """``x.shape``, ``x.size()``, ``len(x)``, a list display: no tensor data."""
+    if isinstance(node, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)):
+        return True
+    if isinstance(node, cst.Attribute) and node.attr.value in METADATA_ATTRIBUTES:
+        return True
+    if isinstance(node, cst.Subscript):
+        return _metadata_value(node.value)
+    if isinstance(node, cst.Call):
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in METADATA_METHODS:
+            return True
+        if isinstance(func, cst.Name) and func.value in METADATA_FUNCTIONS:
+            return True
+    return False
+
+
+def value_where(
+    provenance: Provenance, node: cst.BaseExpression, frame: Frame, depth: int = 0
+) -> Where:
+    """Where the tensor ``node`` evaluates to is, also through comparisons, ``~``, ``not`` and
+    value methods (``(x > 0).any()`` is where ``x`` is), and names bound to such values."""
+    where = provenance.fact(node, frame).where
+    if where is not Where.UNKNOWN or depth > 4:
+        return where
+    if isinstance(node, cst.Name):
+        values = provenance.bindings(frame).reaching(node)
+        if not values or any(v is None for v in values):
+            return Where.UNKNOWN
+        wheres = [value_where(provenance, v, frame, depth + 1) for v in values if v is not None]
+        if all(w is Where.DEVICE for w in wheres):
+            return Where.DEVICE
+        return Where.HOST if all(w.on_host for w in wheres) else Where.UNKNOWN
+    if isinstance(node, cst.Comparison):
+        operands = [node.left, *(c.comparator for c in node.comparisons)]
+        return _device_first([value_where(provenance, o, frame, depth + 1) for o in operands])
+    if isinstance(node, cst.UnaryOperation):
+        return value_where(provenance, node.expression, frame, depth + 1)
+    if isinstance(node, cst.BinaryOperation):
+        sides = [node.left, node.right]
+        return _device_first([value_where(provenance, o, frame, depth + 1) for o in sides])
+    if isinstance(node, cst.BooleanOperation):
+        return _device_first(
+            [
+                value_where(provenance, node.left, frame, depth + 1),
+                value_where(provenance, node.right, frame, depth + 1),
+            ]
+        )
+    if isinstance(node, cst.Subscript):
+        return value_where(provenance, node.value, frame, depth + 1)
+    if isinstance(node, cst.Call):
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in VALUE_METHODS:
+            return value_where(provenance, func.value, frame, depth + 1)
+        qualified = provenance.qualify(func) or ""
+        if qualified.startswith("torch.") and qualified[6:] in VALUE_METHODS:
+            first = positional(node)
+            if first:
+                return value_where(provenance, first[0].value, frame, depth + 1)
+    return Where.UNKNOWN
+
+
+def _device_first(wheres: list[Where]) -> Where:
+    """A result with a device operand is on the device; with only host operands on the host."""
+    if any(w is Where.DEVICE for w in wheres):
+        return Where.DEVICE
+    known = [w for w in wheres if w is not Where.UNKNOWN]
+    if known and len(known) == len(wheres):
+        return Where.HOST
+    return Where.UNKNOWN
+
+
+# -- while loops: a sync per iteration -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IterationSync:
+    """A host read of a tensor in a ``while`` loop: ``node`` (a call, or the loop's test) reads
+    ``tensor`` on every iteration."""
+
+    node: cst.BaseExpression
+    tensor: cst.BaseExpression
+    what: str
+
+
+def explicit_sync(call: cst.Call) -> tuple[cst.BaseExpression, str] | None:
+    """``call`` as an explicit host read of a tensor: the tensor and how it is read
+    (``t.item()``, ``t.tolist()``, ``t.cpu()``, ``t.to("cpu")``, ``int(t)``...)."""
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        if func.attr.value in SYNC_METHODS and not call.args:
+            return func.value, f"`.{func.attr.value}()`"
+        copy = host_copy(call)
+        if copy is not None:
+            return func.value, copy
+        return None
+    if isinstance(func, cst.Name) and func.value in SYNC_BUILTINS:
+        args = positional(call)
+        if len(call.args) == 1 and args and not _metadata_value(args[0].value):
+            return args[0].value, f"`{func.value}()`"
+    return None
+
+
+class _IterationSyncs(cst.CSTVisitor):
+    """Explicit host reads in a ``while`` body, not in nested functions, nested loops (they
+    are judged as loops of their own) or branches taken once every N iterations."""
+
+    def __init__(self) -> None:
+        self.found: list[IterationSync] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_For(self, node: cst.For) -> bool:
+        return False
+
+    def visit_While(self, node: cst.While) -> bool:
+        return False
+
+    def visit_If(self, node: cst.If) -> bool:
+        if _has_modulo(node.test):
+            if node.orelse is not None:
+                visit_read_only(node.orelse, self)
+            return False
+        test = tensor_test(node.test)
+        if test is not None:
+            self.found.append(IterationSync(test, test, "a tensor as an `if` test"))
+        return True
+
+    def visit_Call(self, node: cst.Call) -> None:
+        read = explicit_sync(node)
+        if read is not None:
+            self.found.append(IterationSync(node, read[0], read[1]))
+
+
+def iteration_syncs(node: cst.While) -> list[IterationSync]:
+    """The host reads a ``while`` loop makes on every iteration: of its test (a tensor as the
+    truth value, or an explicit read in it) and of its body."""
+    finder = _IterationSyncs()
+    test = tensor_test(node.test)
+    if test is not None:
+        finder.found.append(IterationSync(test, test, "a tensor as the `while` test"))
+    else:
+        visit_read_only(node.test, finder)
+    visit_read_only(node.body, finder)
     return finder.found
 
 

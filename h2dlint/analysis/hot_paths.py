@@ -1,0 +1,364 @@
+"""Hot paths: functions that run once per step or per request, where a host sync stalls every
+iteration (HTD201, HTD202).
+
+A function of a module is *hot* when:
+
+- it is an entry point the framework calls per step or per request, by name
+  (:data:`HOT_ENTRY_POINTS`): ``forward`` and ``__call__`` of a module, pipeline or sampler; the
+  training and evaluation steps of trainers (``training_step``, ``train_step``, ``step``...);
+  the per-batch methods of inference engines and schedulers (``execute_model``,
+  ``prepare_inputs``, ``schedule``, ``update_from_output``, ``sample``, ``decode``); request
+  handlers (``handle``, ``process_request``);
+- or it is configured hot (``[tool.h2dlint.analysis] hot-functions``);
+- or a hot function of the same module calls it, directly or through other functions:
+  ``self.<method>(...)``/``cls.<method>(...)`` of the caller's own class, and calls of a
+  top-level function by its name. A call under a run-once guard (``if self.cache is None:``)
+  does not count;
+- or the project index (``context.project``, when there is one) says another module's hot path
+  reaches it.
+
+A *per-request* entry point runs once per request around a loop of steps: ``__call__`` of a
+pipeline (a class whose name or a base's says ``Pipeline``, such as diffusers'
+``DiffusionPipeline`` and ``ModularPipelineBlocks``, unless its name says ``Loop``: the blocks
+of a denoising loop run per step). Only the code in its loops (``for``/``while``
+bodies) runs per step, so only that code is hot, and only what it calls from there; its prompt
+encoding, input checks and schedule set-up run once per request, when nothing is queued on the
+device to stall.
+
+Run-once code (:mod:`h2dlint.analysis.once`: initialisers, setup, loaders, tests, memoised
+functions) and functions configured cold (``cold-functions``) are never hot, and nothing is hot
+through them. ``generate`` is deliberately no entry point: it runs once per request around a
+decoding loop of many steps, and the steps it calls (``forward``, ``sample``) are the hot ones.
+
+Data preprocessing modules (``processing_*.py``, ``image_processing_*.py``,
+``feature_extraction_*.py``, ``tokenization_*.py``...) run on the host before the model: none of
+their functions is hot.
+
+A nested function (a closure, a local helper) is as hot as the function it is defined in.
+Configured names match a function's own name or its qualified name (``Class.method``), also as
+``fnmatch`` globs (``*Attention.forward``, ``_step_*``).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from h2dlint.analysis.frames import ModuleIndex
+from h2dlint.analysis.imports import dotted_name
+from h2dlint.analysis.once import RunOnce
+from h2dlint.analysis.provenance import Provenance
+from h2dlint.engine import visit_read_only
+
+if TYPE_CHECKING:
+    from h2dlint.context import FileContext
+
+# Entry points by name, with why each runs per step or per request (the reason findings give).
+HOT_ENTRY_POINTS: dict[str, str] = {
+    # modules, pipelines, samplers, compiled callables
+    "forward": "a `forward()` runs on every call of the module",
+    "__call__": "a `__call__()` runs on every call",
+    # trainers (Lightning, HF Trainer, custom loops), optimizers, diffusion schedulers
+    "step": "a `step()` runs once per step",
+    "training_step": "a `training_step()` runs once per batch",
+    "validation_step": "a `validation_step()` runs once per batch",
+    "test_step": "a `test_step()` runs once per batch",
+    "predict_step": "a `predict_step()` runs once per batch",
+    "train_step": "a `train_step()` runs once per batch",
+    "eval_step": "an `eval_step()` runs once per batch",
+    "prediction_step": "a `prediction_step()` runs once per batch",
+    "compute_loss": "a `compute_loss()` runs once per batch",
+    # inference engines and their schedulers
+    "execute_model": "an `execute_model()` runs once per engine step",
+    "prepare_inputs": "a `prepare_inputs()` runs once per engine step",
+    "_prepare_inputs": "a `_prepare_inputs()` runs once per engine step",
+    "prepare_model_inputs": "a `prepare_model_inputs()` runs once per engine step",
+    "schedule": "a scheduler's `schedule()` runs once per engine step",
+    "update_from_output": "a scheduler's `update_from_output()` runs once per engine step",
+    "sample": "a `sample()` runs once per decoding step",
+    "decode": "a `decode()` runs once per call",
+    # request handlers
+    "handle": "a `handle()` runs once per request",
+    "handle_request": "a `handle_request()` runs once per request",
+    "process_request": "a `process_request()` runs once per request",
+}
+# Hot only as methods of a class: a top-level ``__call__`` is no such thing.
+METHOD_ONLY = frozenset({"forward", "__call__"})
+# Classes whose ``__call__`` runs once per request around a loop of steps.
+PER_REQUEST_CLASS_WORDS = ("Pipeline",)
+PER_REQUEST_REASON = "a pipeline's `__call__()` runs this loop once per step"
+LOOPS = (cst.For, cst.While)
+# Modules of host-side data preprocessing (processors, feature extractors, tokenizers).
+PREPROCESSING_MODULES = (
+    "image_processing_",
+    "video_processing_",
+    "feature_extraction_",
+    "processing_",
+    "tokenization_",
+)
+
+
+def _matches(patterns: tuple[str, ...], name: str, qualified: str) -> bool:
+    return any(
+        fnmatch.fnmatchcase(name, pattern) or fnmatch.fnmatchcase(qualified, pattern)
+        for pattern in patterns
+    )
+
+
+class _Calls(cst.CSTVisitor):
+    """The functions of the module one function calls: ``self.m(...)``/``cls.m(...)`` of its
+    class, and top-level functions by name. Nested functions and lambdas count as part of the
+    function; calls under a run-once guard do not."""
+
+    def __init__(
+        self,
+        index: ModuleIndex,
+        once: RunOnce,
+        cls: cst.ClassDef | None,
+        self_names: tuple[str, ...],
+    ) -> None:
+        self.index = index
+        self.once = once
+        self.cls = cls
+        self.self_names = self_names
+        self.found: list[cst.FunctionDef] = []
+        # Only calls in loops count (the caller runs once per request around its loops).
+        self.loops_only = False
+        self.depth = 0
+
+    def visit_For(self, node: cst.For) -> None:
+        self.depth += 1
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self.depth -= 1
+
+    def visit_While(self, node: cst.While) -> None:
+        self.depth += 1
+
+    def leave_While(self, original_node: cst.While) -> None:
+        self.depth -= 1
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_If(self, node: cst.If) -> bool:
+        visit_read_only(node.test, self)
+        if not self.once.guard(node, self.cls):
+            visit_read_only(node.body, self)
+        if node.orelse is not None:
+            visit_read_only(node.orelse, self)
+        return False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.loops_only and not self.depth:
+            return
+        func = node.func
+        if isinstance(func, cst.Name):
+            target = self.index.functions.get(func.value)
+            if target is not None:
+                self.found.append(target)
+        elif (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value in self.self_names
+            and self.cls is not None
+        ):
+            target = self.index.methods.get(self.cls, {}).get(func.attr.value)
+            if target is not None:
+                self.found.append(target)
+
+
+def _per_request(cls: cst.ClassDef) -> bool:
+    """Whether ``cls``'s ``__call__`` runs once per request around a loop of steps."""
+    names = [cls.name.value, *(dotted_name(base.value) or "" for base in cls.bases)]
+    return "Loop" not in cls.name.value and any(
+        word in name for name in names for word in PER_REQUEST_CLASS_WORDS
+    )
+
+
+class HotPaths:
+    """Which functions of one file are hot (see the module docs). Computed once per file."""
+
+    @classmethod
+    def of(cls, context: FileContext) -> HotPaths:
+        options = context.options
+        return context.shared(
+            "hot-paths",
+            lambda: cls(
+                context,
+                tuple(options.get("hot-functions", ())),
+                tuple(options.get("cold-functions", ())),
+            ),
+        )
+
+    def __init__(
+        self,
+        context: FileContext,
+        hot_functions: Iterable[str] = (),
+        cold_functions: Iterable[str] = (),
+    ) -> None:
+        self.context = context
+        self.hot_functions = tuple(hot_functions)
+        self.cold_functions = tuple(cold_functions)
+        self.index = Provenance.of(context).index
+        self.once = RunOnce.of(context)
+        self._reasons: dict[cst.FunctionDef, str] | None = None
+        self._parents: dict[cst.FunctionDef, cst.FunctionDef] | None = None
+        # Per-request entry points: only the code in their loops is hot.
+        self._loops_only: set[cst.FunctionDef] = set()
+
+    # -- the answer ---------------------------------------------------------------------------
+    def why_hot(self, function: cst.FunctionDef) -> str | None:
+        """Why ``function`` runs per step or per request, in a few words for a message; None
+        when it is not known to."""
+        reasons = self.reasons
+        if function in reasons:
+            return reasons[function]
+        parent = self.parents.get(function)
+        if parent is not None and not self._cold(function):
+            return self.why_hot(parent)  # a closure or local helper of a hot function
+        return None
+
+    def why_hot_at(self, ancestors: list[cst.CSTNode]) -> str | None:
+        """Why the code at the end of ``ancestors`` (outermost first) runs per step or per
+        request; None when its function is not hot, or it is in a per-request entry point
+        outside the entry point's loops."""
+        for i in range(len(ancestors) - 1, -1, -1):
+            function = ancestors[i]
+            if not isinstance(function, cst.FunctionDef):
+                continue
+            reason = self.why_hot(function)
+            if reason is None:
+                return None
+            self.reasons  # noqa: B018 - computes the per-request entry points
+            if function in self._loops_only and not any(
+                isinstance(node, LOOPS) for node in ancestors[i + 1 :]
+            ):
+                return None
+            return reason
+        return None
+
+    def qualified(self, function: cst.FunctionDef) -> str:
+        """``Class.method`` for a method of a top-level class, else the function's name."""
+        cls = self.index.owner.get(function)
+        name = function.name.value
+        return f"{cls.name.value}.{name}" if cls is not None else name
+
+    # -- computing ----------------------------------------------------------------------------
+    @property
+    def parents(self) -> dict[cst.FunctionDef, cst.FunctionDef]:
+        """Nested function -> the function it is defined in."""
+        if self._parents is None:
+            collector = _Nesting()
+            visit_read_only(self.context.module, collector)
+            self._parents = collector.parents
+        return self._parents
+
+    def _cold(self, function: cst.FunctionDef) -> bool:
+        name = function.name.value
+        if self.cold_functions and _matches(self.cold_functions, name, self.qualified(function)):
+            return True
+        return self.once.function(function)
+
+    def _entry_reason(self, function: cst.FunctionDef) -> str | None:
+        name = function.name.value
+        cls = self.index.owner.get(function)
+        qualified = self.qualified(function)
+        if self.hot_functions and _matches(self.hot_functions, name, qualified):
+            return f"`{qualified}()` is configured hot"
+        reason = HOT_ENTRY_POINTS.get(name)
+        if name == "__call__" and cls is not None and _per_request(cls):
+            self._loops_only.add(function)
+            return PER_REQUEST_REASON
+        if reason is not None and (cls is not None or name not in METHOD_ONLY):
+            return reason
+        project = getattr(self.context, "project", None)
+        if project is not None:
+            return self._project_reason(project, qualified)
+        return None
+
+    def _project_reason(self, project: Any, qualified: str) -> str | None:
+        """The project index's answer: hot because another module's hot path reaches it."""
+        hot_reason = getattr(project, "hot_reason", None)
+        if hot_reason is None:
+            return None
+        module = module_name(self.context.path)
+        reason = hot_reason(f"{module}.{qualified}" if module else qualified)
+        return reason if isinstance(reason, str) and reason else None
+
+    @property
+    def reasons(self) -> dict[cst.FunctionDef, str]:
+        if self._reasons is None:
+            self._reasons = self._propagate()
+        return self._reasons
+
+    def _functions(self) -> list[cst.FunctionDef]:
+        found = list(self.index.functions.values())
+        for methods in self.index.methods.values():
+            found.extend(methods.values())
+        return found
+
+    def _propagate(self) -> dict[cst.FunctionDef, str]:
+        reasons: dict[cst.FunctionDef, str] = {}
+        name = self.context.path.replace("\\", "/").rsplit("/", 1)[-1]
+        if name.startswith(PREPROCESSING_MODULES):
+            return reasons
+        queue: list[tuple[cst.FunctionDef, cst.FunctionDef]] = []  # (function, its root)
+        for function in self._functions():
+            if self._cold(function):
+                continue
+            reason = self._entry_reason(function)
+            if reason is not None:
+                reasons[function] = reason
+                queue.append((function, function))
+        while queue:
+            caller, root = queue.pop(0)
+            for callee in self._callees(caller):
+                if callee in reasons or self._cold(callee):
+                    continue
+                via = "" if caller is root else f" through `{self.qualified(caller)}()`"
+                reasons[callee] = f"called from `{self.qualified(root)}()`{via}"
+                queue.append((callee, root))
+        return reasons
+
+    def _callees(self, function: cst.FunctionDef) -> list[cst.FunctionDef]:
+        cls = self.index.owner.get(function)
+        frame = self.index.frame_of(function)
+        self_names = tuple(n for n in (frame.self_name, "cls" if cls is not None else None) if n)
+        collector = _Calls(self.index, self.once, cls, self_names)
+        collector.loops_only = function in self._loops_only
+        visit_read_only(function.body, collector)
+        return collector.found
+
+
+class _Nesting(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.stack: list[cst.FunctionDef] = []
+        self.parents: dict[cst.FunctionDef, cst.FunctionDef] = {}
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if self.stack:
+            self.parents[node] = self.stack[-1]
+        self.stack.append(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.stack.pop()
+
+
+def module_name(path: str) -> str:
+    """The dotted module name of a file: its name, below the packages (directories with an
+    ``__init__.py``) it is in. Only asked when a project index is there to answer."""
+    file = Path(path)
+    parts = [file.stem] if file.stem != "__init__" else []
+    directory = file.parent
+    try:
+        while (directory / "__init__.py").is_file() and directory.name:
+            parts.insert(0, directory.name)
+            directory = directory.parent
+    except OSError:
+        pass
+    return ".".join(parts)

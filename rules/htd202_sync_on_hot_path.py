@@ -1,0 +1,700 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from h2dlint.analysis.bindings import COMPREHENSIONS
+from h2dlint.analysis.facts import Where
+from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.hot_paths import HotPaths
+from h2dlint.analysis.once import RunOnce
+from h2dlint.analysis.provenance import Provenance, keyword, positional
+from h2dlint.analysis.syncs import (
+    RowLoop,
+    explicit_sync,
+    is_tensor,
+    on_host_by_name,
+    row_loop,
+    sync_of,
+    tensor_test,
+    value_where,
+)
+from h2dlint.candidates import called_as
+from h2dlint.diagnostics import Confidence
+from h2dlint.rule import Invalid, Rule, Valid
+
+# torch.<factory>(*sizes): every positional argument is a size (or a tuple of sizes).
+SIZE_FACTORIES = frozenset(
+    f"torch.{name}" for name in ("arange", "zeros", "ones", "empty", "rand", "randn", "full")
+)
+# Only the first positional argument is the size (``torch.full(size, value)``).
+FIRST_ARG_SIZE = frozenset({"torch.full"})
+# Tensor methods whose positional arguments are sizes (``x.repeat(n, 1)``, ``x.view(n, -1)``).
+SIZE_METHODS = frozenset(
+    {"repeat", "view", "reshape", "expand", "tile", "new_zeros", "new_ones", "new_empty"}
+)
+# Calls whose output size depends on the data: the host waits to learn it.
+DATA_SIZED_METHODS = frozenset(
+    {"nonzero", "argwhere", "unique", "unique_consecutive", "masked_select"}
+)
+DATA_SIZED_FUNCTIONS = frozenset(f"torch.{name}" for name in DATA_SIZED_METHODS)
+# Methods and functions that make a boolean mask of a tensor.
+MASK_METHODS = frozenset(
+    {
+        "bool",
+        "isnan",
+        "isinf",
+        "isfinite",
+        "eq",
+        "ne",
+        "gt",
+        "ge",
+        "lt",
+        "le",
+        "logical_and",
+        "logical_or",
+        "logical_not",
+        "isin",
+    }
+)
+_COMPARISONS = (
+    cst.LessThan,
+    cst.LessThanEqual,
+    cst.GreaterThan,
+    cst.GreaterThanEqual,
+    cst.Equal,
+    cst.NotEqual,
+)
+# Calls whose arguments are only logged or printed.
+LOGGING_METHODS = frozenset(
+    {"debug", "info", "warning", "warn", "error", "exception", "log", "print", "write"}
+)
+# Guards of code that runs only while tracing or scripting, never in eager steps.
+TRACING_GUARDS = frozenset({"is_tracing", "is_scripting", "is_compiling", "is_fx_tracing"})
+# Words in an `if` test that say the branch is for debugging.
+DEBUG_WORDS = ("debug", "verbose", "isenabledfor", "check_", "validate", "sanity", "device.type")
+
+_MESSAGES = {
+    "read": "keep the value on the device and use it as a tensor, or read it on the host "
+    "only every N steps",
+    "copy": "copy it with `.to('cpu', non_blocking=True)` into pinned memory and wait on an "
+    "event only where the values are needed",
+    "size": "pass a size known on the host (a Python int kept next to the tensor), or "
+    "allocate for the upper bound and mask",
+    "mask": "keep the shape: `torch.where(mask, x, 0)` or `x.masked_fill(~mask, 0)`, or "
+    "index with positions computed on the host",
+    "data-sized": "use a fixed-size form (`torch.nonzero_static(..., size=n)`, "
+    "`torch.where(mask, x, fill)`), or compute it on host data",
+    "repeat_interleave": "pass `output_size=` with the total as a host int",
+    "test": "decide on the device with `torch.where`, or on host data you already have",
+}
+
+
+class SyncOnHotPath(Rule):
+    """## What it does
+    Flags a single host sync of a device tensor on a hot path, code that runs once per step or
+    per request: an explicit read (`.item()`, `.tolist()`, `int(t)`, `float(t)`, `bool(t)`, a
+    tensor as an `if` test such as `if mask.any():`), a blocking copy to the host (`.cpu()`,
+    `.to("cpu")`, also when the function already made a host copy of the same tensor), and
+    implicit syncs: a device scalar used as a size (`torch.arange(n)`, `torch.zeros(n)`,
+    `x.repeat(n, 1)`, `x.view(n, -1)`), boolean-mask indexing (`x[x > 0]`), and calls whose
+    output size depends on the data (`nonzero`, `argwhere`, `unique`, `masked_select`,
+    `repeat_interleave` with a tensor of repeats and no `output_size=`).
+
+    A function is on a *hot path* when it runs per step or per request: `forward` or
+    `__call__` of a class; a step-like entry point by name (`step`, `training_step`,
+    `execute_model`, `prepare_inputs`, `schedule`, `update_from_output`, `sample`, `decode`,
+    `handle`, `process_request`...); or a function the same module calls from one
+    (`self.method(...)` of the same class, a module function), transitively. Run-once code
+    (`__init__`, setup, loaders, tests, memoised functions, code under a run-once guard such as
+    `if self.cache is None:`) is never hot. Configure it with `[tool.h2dlint.analysis]
+    hot-functions = [...]` and `cold-functions = [...]` (names, `Class.method`, globs).
+
+    Confidence: HIGH when the analysis proves the tensor is on a device (`.cuda()`,
+    `.to(device)`, `device=` of a factory, and what is computed from those); MEDIUM when it is
+    surely a tensor (a parameter annotated `torch.Tensor`) whose device is unknown: the message
+    says which tensor would have to be on the GPU.
+
+    Not flagged: run-once and cold code; host tensors (built without `device=`, `.cpu()`
+    results, `.to("cpu", non_blocking=True)` results); syncs reading the rows of a loop (HTD201
+    reports those) and syncs in `while` loops (HTD201); `torch.cuda.synchronize()` (an explicit,
+    intended wait); code that only runs while tracing or scripting (`if torch.jit.is_tracing():`);
+    debugging aids and error paths: `assert` and `raise` statements, arguments of logging and
+    `print` calls, and branches whose test names debugging (`if self.debug:`,
+    `if logger.isEnabledFor(...)`); branches for another backend (`if x.device.type == "mps":`);
+    assignments through a mask (`x[mask] = 0` does not sync). A pipeline's `__call__` (a class
+    named, or derived from one named, `...Pipeline...`) runs once per request around its loop
+    of steps: only the loop's body is hot there.
+
+    ## Why is this bad?
+    The host queues GPU work far ahead of the GPU; a sync makes it wait until all queued work
+    is done, and the GPU then idles while the host prepares the next step. Measured on an H200
+    (torch 2.11): behind a 40 ms kernel, `.item()`, `int(t)`, a 0-d device tensor as a size
+    (`torch.arange(t)`, `x.repeat(t, 1)`), `x[x > 0]`, `nonzero`, `unique`, `masked_select` and
+    `repeat_interleave` with tensor repeats each held the host about 40 ms;
+    `repeat_interleave(..., output_size=n)` returned at once. Once per step, that is the whole
+    queue's worth of overlap lost every step.
+
+    ## Example
+    ```python
+    class Experts(nn.Module):
+        def forward(self, hidden, counts):
+            counts = counts.to(hidden.device)
+            expanded = torch.repeat_interleave(hidden, counts, dim=0)
+            return expanded[expanded.norm(dim=-1) > 0]
+    ```
+
+    ## Use instead
+    ```python
+    class Experts(nn.Module):
+        def forward(self, hidden, counts, total: int):
+            counts = counts.to(hidden.device)
+            expanded = torch.repeat_interleave(hidden, counts, dim=0, output_size=total)
+            return torch.where((expanded.norm(dim=-1) > 0)[:, None], expanded, 0)
+    ```
+
+    ## Fix safety
+    No automatic fix: the host-side value (a size, a total) has to come from somewhere the
+    code already has, which only its author knows.
+    """
+
+    code = "HTD202"
+    name = "sync-on-hot-path"
+    message = "a device tensor is read on the host (a sync) on a hot path"
+    prefilter = (
+        b".item(",
+        b".tolist(",
+        b".cpu(",
+        b".to(",
+        b"int(",
+        b"float(",
+        b"bool(",
+        b"if ",
+        b"[",
+        *(f"{name}(".encode() for name in sorted(DATA_SIZED_METHODS | {"repeat_interleave"})),
+        *(f"{name.rpartition('.')[2]}(".encode() for name in sorted(SIZE_FACTORIES)),
+        *(f".{name}(".encode() for name in sorted(SIZE_METHODS)),
+    )
+    # Only function bodies can be hot; a subscript with a mask or an `if` test of a tensor
+    # needs a call somewhere in the function too (a comparison's `.any()`, the mask's maker,
+    # or the `.to(device)`/factory that puts the tensor on the device).
+    candidates = "def " + "|".join(
+        [
+            ".item|.tolist|.cpu|.to|int|float|bool",
+            called_as(SIZE_FACTORIES | DATA_SIZED_FUNCTIONS | {"torch.repeat_interleave"}),
+            "|".join(f".{name}" for name in sorted(SIZE_METHODS | MASK_METHODS)),
+            ".any|.all|.max|.min|.sum|.cuda|.tensor|tensor",
+        ]
+    )
+
+    valid = (
+        # Run-once code: an initializer, and a cache filled once.
+        Valid(
+            "import torch\n"
+            "class M(torch.nn.Module):\n"
+            "    def __init__(self, n, device):\n"
+            "        super().__init__()\n"
+            "        t = torch.arange(n, device=device)\n"
+            "        self.size = int(t.sum().item())\n"
+        ),
+        Valid(
+            "import torch\n"
+            "class M(torch.nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        if self.n is None:\n"
+            "            self.n = int(x.cuda().sum())\n"
+            "        return x\n"
+        ),
+        # A function no hot path reaches.
+        Valid("import torch\ndef report(x):\n    return x.cuda().sum().item()\n"),
+        # Host tensors: a list tensor, a pinned copy made without blocking, a .cpu() result.
+        Valid(
+            "import torch\n"
+            "class M(torch.nn.Module):\n"
+            "    def forward(self, x, lengths):\n"
+            "        lens = torch.tensor(lengths)\n"
+            "        return torch.arange(lens.max().item())\n"
+        ),
+        Valid(
+            "import torch\n"
+            "class M(torch.nn.Module):\n"
+            "    def forward(self, x, device):\n"
+            "        host = x.to(device).to('cpu', non_blocking=True)\n"
+            "        return host.tolist()\n"
+        ),
+        # Reads of the rows of a loop: HTD201's.
+        Valid(
+            "import torch\n"
+            "class M(torch.nn.Module):\n"
+            "    def forward(self, grid, device):\n"
+            "        g = grid.to(device)\n"
+            "        return [r.prod().item() for r in g]\n"
+        ),
+        # An explicit synchronize, an assert, a log line and a debugging branch.
+        Valid(
+            "import torch\n"
+            "class M(torch.nn.Module):\n"
+            "    def forward(self, x, device):\n"
+            "        y = x.to(device) * 2\n"
+            "        torch.cuda.synchronize()\n"
+            "        assert (y >= 0).all()\n"
+            "        logger.debug('norm %s', y.norm().item())\n"
+            "        if self.debug:\n"
+            "            print(y.sum().item())\n"
+            "        return y\n"
+        ),
+        # Only while tracing; a write through a mask; repeat_interleave with output_size=.
+        Valid(
+            "import torch\n"
+            "class M(torch.nn.Module):\n"
+            "    def forward(self, x, counts, total, device):\n"
+            "        y = x.to(device)\n"
+            "        if torch.jit.is_tracing():\n"
+            "            n = int(y.sum())\n"
+            "        y[y < 0] = 0\n"
+            "        c = counts.to(device)\n"
+            "        return y.repeat_interleave(c, dim=0, output_size=total)\n"
+        ),
+        # A pipeline's per-request set-up, outside its loop of steps.
+        Valid(
+            "import torch\n"
+            "class ImagePipeline:\n"
+            "    def __call__(self, prompt, steps, device):\n"
+            "        sigmas = torch.linspace(1, 0, steps, device=device)\n"
+            "        self.scheduler.set_timesteps(sigmas.tolist())\n"
+            "        for t in self.scheduler.timesteps:\n"
+            "            prompt = self.unet(prompt, t)\n"
+            "        return prompt\n"
+        ),
+        # Python sizes and an unknown tensor that is not surely a tensor.
+        Valid(
+            "import torch\n"
+            "class M(torch.nn.Module):\n"
+            "    def forward(self, x, n: int, device):\n"
+            "        y = x.to(device)\n"
+            "        return y.repeat(n, 1).view(y.shape[0], -1), torch.arange(n), x.item()\n"
+        ),
+    )
+    invalid = (
+        Invalid(
+            "import torch\n"
+            "class M(torch.nn.Module):\n"
+            "    def forward(self, x, device):\n"
+            "        y = x.to(device)\n"
+            "        return y.sum().item()\n",
+            5,
+            16,
+            message_contains="`.item()` of `y.sum()`",
+        ),
+        Invalid(
+            "import torch\n"
+            "class M(torch.nn.Module):\n"
+            "    def forward(self, x, device):\n"
+            "        return self._count(x.to(device))\n"
+            "    def _count(self, y):\n"
+            "        z = y * 2\n"
+            "        return int(z.cuda().max())\n",
+            7,
+            16,
+            message_contains="called from `M.forward()`",
+        ),
+        Invalid(
+            "import torch\n"
+            "class M(torch.nn.Module):\n"
+            "    def forward(self, x, device):\n"
+            "        y = x.to(device)\n"
+            "        n = y.sum()\n"
+            "        return torch.arange(n, device=device)\n",
+            6,
+            16,
+            message_contains="as a size",
+        ),
+        Invalid(
+            "import torch\n"
+            "class M(torch.nn.Module):\n"
+            "    def forward(self, x, device):\n"
+            "        y = x.to(device)\n"
+            "        return y[y > 0]\n",
+            5,
+            16,
+            message_contains="boolean mask",
+        ),
+        Invalid(
+            "import torch\n"
+            "class M(torch.nn.Module):\n"
+            "    def forward(self, x, device):\n"
+            "        y = x.to(device)\n"
+            "        return torch.nonzero(y)\n",
+            5,
+            16,
+        ),
+        Invalid(
+            "import torch\n"
+            "class M(torch.nn.Module):\n"
+            "    def forward(self, hidden, counts, device):\n"
+            "        c = counts.to(device)\n"
+            "        return torch.repeat_interleave(hidden, c, dim=0)\n",
+            5,
+            16,
+            message_contains="output_size=",
+        ),
+        Invalid(
+            "import torch\n"
+            "class Sampler:\n"
+            "    def __call__(self, logits, device):\n"
+            "        probs = logits.to(device).softmax(-1)\n"
+            "        if (probs > 0.5).any():\n"
+            "            return None\n"
+            "        return probs\n",
+            5,
+            12,
+            message_contains="`if` test",
+        ),
+        Invalid(
+            "import torch\n"
+            "def step(batch, device):\n"
+            "    ids = batch.to(device)\n"
+            "    first = ids.cpu()\n"
+            "    second = ids.cpu()\n"
+            "    return first, second\n",
+            5,
+            14,
+            message_contains="host copy of `ids` already exists",
+        ),
+        Invalid(
+            "import torch\n"
+            "class M(torch.nn.Module):\n"
+            "    def forward(self, x: torch.Tensor, y: torch.Tensor):\n"
+            "        return x.repeat(int(y.max()), 1)\n",
+            4,
+            25,
+            message_contains="if `y` is on the GPU",
+        ),
+        Invalid(
+            "import torch\n"
+            "class M(torch.nn.Module):\n"
+            "    def forward(self, x, device):\n"
+            "        y = x.to(device)\n"
+            "        return y.unique(), y.masked_select(y > 0)\n",
+            5,
+            16,
+        ),
+    )
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        # Per function: the code of the tensors already copied to the host, in source order.
+        self._host_copies: dict[cst.CSTNode, dict[str, str]] = {}
+
+    # -- visits ----------------------------------------------------------------------------------
+    def visit_Call(self, node: cst.Call) -> None:
+        read = explicit_sync(node)
+        if read is not None:
+            tensor, what = read
+            kind = "copy" if what in ("`.cpu()`", '`.to("cpu")`', "`.tolist()`") else "read"
+            self._judge(node, tensor, what + " of {}", kind, explicit=node)
+            return
+        provenance = Provenance.of(self.context)
+        func = node.func
+        qualified = provenance.qualify(func) or ""
+        # A method of a tensor (not a function of a module: ``torch.nonzero``).
+        method = func.attr.value if isinstance(func, cst.Attribute) and not qualified else None
+        if qualified in SIZE_FACTORIES or method in SIZE_METHODS:
+            args = positional(node)
+            if qualified in FIRST_ARG_SIZE or method in ("new_zeros", "new_ones", "new_empty"):
+                args = args[:1]
+            for size in _sizes(args):
+                if self._judge(node, size, "{} as a size", "size", sizes=True):
+                    return
+            return
+        if qualified in DATA_SIZED_FUNCTIONS or method in DATA_SIZED_METHODS:
+            tensor = _operand(node, method)
+            name = method or qualified.rpartition(".")[2]
+            if tensor is not None and keyword(node, "size") is None:
+                self._judge(node, tensor, f"`{name}()` of {{}}", "data-sized")
+            return
+        if qualified == "torch.where" and len(node.args) == 1:
+            self._judge(node, node.args[0].value, "`torch.where()` of {}", "data-sized")
+            return
+        if qualified == "torch.repeat_interleave" or method == "repeat_interleave":
+            repeats = _repeats(node, method is not None)
+            if repeats is not None and keyword(node, "output_size") is None:
+                self._judge(
+                    node, repeats, "`repeat_interleave()` with repeats {}", "repeat_interleave"
+                )
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if self._assigned(node):
+            return
+        provenance = Provenance.of(self.context)
+        frame = provenance.current_frame()
+        for element in node.slice:
+            index = element.slice
+            if isinstance(index, cst.Index) and _is_mask(provenance, index.value, frame):
+                if value_where(provenance, index.value, frame) is Where.DEVICE:
+                    self._judge(node, index.value, "indexing with the boolean mask {}", "mask")
+                else:
+                    self._judge(node, node.value, "indexing {} with a boolean mask", "mask")
+                return
+            if isinstance(index, cst.Slice):
+                for bound in (index.lower, index.upper):
+                    if bound is not None and self._judge(
+                        node, bound, "{} as a slice bound", "size", sizes=True
+                    ):
+                        return
+
+    def visit_If(self, node: cst.If) -> None:
+        self._test(node.test)
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._test(node.test)
+
+    def _test(self, test: cst.BaseExpression) -> None:
+        tensor = tensor_test(test)
+        if tensor is None and isinstance(test, (cst.Name, cst.Attribute)):
+            provenance = Provenance.of(self.context)
+            if provenance.where(test) is Where.DEVICE:
+                tensor = test
+        if tensor is not None:
+            self._judge(tensor, tensor, "{} as an `if` test", "test")
+
+    # -- judging ---------------------------------------------------------------------------------
+    def _judge(
+        self,
+        node: cst.CSTNode,
+        tensor: cst.BaseExpression,
+        what: str,
+        kind: str,
+        *,
+        explicit: cst.Call | None = None,
+        sizes: bool = False,
+    ) -> bool:
+        """Report ``node`` when ``tensor`` is on a device (HIGH) or surely a tensor (MEDIUM)
+        and ``node`` is on a hot path; whether it reported. ``what`` says how the tensor is
+        read, with ``{}`` where it goes; ``sizes``: ``tensor`` is used as a size, which only a
+        0-d tensor can be (so only a reduction of a tensor is surely one)."""
+        provenance = Provenance.of(self.context)
+        frame = provenance.current_frame()
+        function = frame.function
+        if not isinstance(function, cst.FunctionDef):
+            return False
+        where = value_where(provenance, tensor, frame)
+        if where.on_host:
+            return False
+        root = None
+        if where is Where.DEVICE:
+            confidence = Confidence.HIGH
+        else:
+            root = _tensor_root(provenance, tensor, frame, reduced=sizes)
+            if root is None or kind not in ("read", "copy", "test", "size"):
+                return False
+            if on_host_by_name(tensor, frame):
+                return False
+            confidence = Confidence.MEDIUM
+        reason = HotPaths.of(self.context).why_hot_at(self.context.ancestors)
+        if reason is None or not self._hot_here(node, explicit):
+            return False
+        code = self.context.module.code_for_node(tensor)
+        shown = "the tensor" if len(code) > 40 or "\n" in code else f"`{code}`"
+        read = what.format(shown)
+        read = read[0].upper() + read[1:]
+        earlier = self._earlier_host_copy(function, tensor, explicit)
+        if root is not None:
+            message = (
+                f"{read} syncs the host on a hot path ({reason}) if `{root}` is on the GPU; "
+                f"{_MESSAGES[kind]}"
+            )
+        elif earlier is not None:
+            message = (
+                f"{read} syncs the host on a hot path ({reason}), and a host copy of {shown} "
+                f"already exists in this function (`{earlier}`): reuse it"
+            )
+        else:
+            message = (
+                f"{read} syncs the host on a hot path ({reason}): {shown} is on the device; "
+                f"{_MESSAGES[kind]}"
+            )
+        self.report(node, message, confidence=confidence)
+        return True
+
+    def _hot_here(self, node: cst.CSTNode, explicit: cst.Call | None) -> bool:
+        """Whether the code around ``node`` in its function runs on every call: not under a
+        run-once or tracing guard, not in a debugging aid, not in a row loop (HTD201)."""
+        ancestors = self.context.ancestors
+        if RunOnce.of(self.context).code(ancestors):
+            return False
+        provenance = Provenance.of(self.context)
+        for i in range(len(ancestors) - 1, -1, -1):
+            parent = ancestors[i]
+            if isinstance(parent, cst.FunctionDef):
+                return True
+            child = ancestors[i + 1] if i + 1 < len(ancestors) else node
+            if isinstance(parent, (cst.Assert, cst.Raise, cst.While)):
+                return False  # a debugging aid, an error path, HTD201's loop
+            if (
+                isinstance(parent, cst.If)
+                and child is parent.body
+                and _debug_or_tracing(provenance, parent.test)
+            ):
+                return False
+            if isinstance(parent, cst.Call) and _logging(parent):
+                return False
+            if explicit is not None and isinstance(parent, (cst.For, *COMPREHENSIONS)):
+                loop = _row_loop_of(parent)
+                if loop is not None and sync_of(explicit, loop) is not None:
+                    return False  # HTD201's
+        return True
+
+    def _assigned(self, node: cst.Subscript) -> bool:
+        """Whether ``node`` is written to (``x[mask] = v``, ``x[mask] += v``, ``del x[m]``)."""
+        ancestors = self.context.ancestors  # the visited node's, not it
+        parent = ancestors[-1] if ancestors else None
+        if isinstance(parent, (cst.AssignTarget, cst.Del)):
+            return True
+        return isinstance(parent, (cst.AugAssign, cst.AnnAssign)) and parent.target is node
+
+    def _earlier_host_copy(
+        self, function: cst.FunctionDef, tensor: cst.BaseExpression, explicit: cst.Call | None
+    ) -> str | None:
+        """For a host copy: the code of an earlier host copy of the same tensor in the same
+        function, if any (and note this one)."""
+        if explicit is None or not isinstance(explicit.func, cst.Attribute):
+            return None
+        if explicit.func.attr.value not in ("cpu", "to"):
+            return None
+        seen = self._host_copies.setdefault(function, {})
+        key = self.context.module.code_for_node(tensor)
+        earlier = seen.get(key)
+        if earlier is None:
+            seen[key] = self.context.module.code_for_node(explicit)
+        return earlier
+
+
+def _sizes(args: list[cst.Arg]) -> list[cst.BaseExpression]:
+    """The size expressions among positional arguments, also inside a tuple or list of sizes."""
+    sizes: list[cst.BaseExpression] = []
+    for arg in args:
+        value = arg.value
+        if isinstance(value, (cst.Tuple, cst.List)):
+            sizes.extend(e.value for e in value.elements if isinstance(e, cst.Element))
+        else:
+            sizes.append(value)
+    return [s for s in sizes if not isinstance(s, (cst.Integer, cst.UnaryOperation))]
+
+
+def _repeats(call: cst.Call, is_method: bool) -> cst.BaseExpression | None:
+    """The repeats of ``x.repeat_interleave(r)``, ``torch.repeat_interleave(x, r)`` or
+    ``torch.repeat_interleave(r)``, unless it is a literal number."""
+    given = keyword(call, "repeats")
+    args = positional(call)
+    if given is not None:
+        repeats: cst.BaseExpression | None = given.value
+    elif is_method:
+        repeats = args[0].value if args else None
+    elif len(args) == 1:
+        repeats = args[0].value
+    else:
+        repeats = args[1].value if len(args) > 1 else None
+    return None if isinstance(repeats, (cst.Integer, cst.UnaryOperation)) else repeats
+
+
+def _operand(call: cst.Call, method: str | None) -> cst.BaseExpression | None:
+    if method is not None and isinstance(call.func, cst.Attribute):
+        return call.func.value
+    args = positional(call)
+    return args[0].value if args else None
+
+
+def _is_mask(
+    provenance: Provenance, node: cst.BaseExpression, frame: Frame, depth: int = 0
+) -> bool:
+    """Whether ``node`` is surely a boolean mask: a comparison, `~`/`&`/`|` of masks, a mask
+    method (`x.isnan()`, `x.bool()`), or a name bound only to masks."""
+    if depth > 4:
+        return False
+    if isinstance(node, cst.Comparison):
+        return all(isinstance(c.operator, _COMPARISONS) for c in node.comparisons)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
+        return _is_mask(provenance, node.expression, frame, depth + 1)
+    if isinstance(node, cst.BinaryOperation) and isinstance(
+        node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)
+    ):
+        return _is_mask(provenance, node.left, frame, depth + 1) or _is_mask(
+            provenance, node.right, frame, depth + 1
+        )
+    if isinstance(node, cst.Call):
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in MASK_METHODS:
+            return not node.args or func.attr.value != "bool"
+        qualified = provenance.qualify(func) or ""
+        return qualified.startswith("torch.") and qualified[6:] in MASK_METHODS
+    if isinstance(node, cst.Name):
+        values = provenance.bindings(frame).reaching(node)
+        return bool(values) and all(
+            v is not None and _is_mask(provenance, v, frame, depth + 1) for v in values
+        )
+    return False
+
+
+def _tensor_root(
+    provenance: Provenance, node: cst.BaseExpression, frame: Frame, reduced: bool = False
+) -> str | None:
+    """The name of the tensor ``node`` surely is, or is computed from: a parameter annotated
+    as one, or a tensor method's result on one (``y.max()``, ``x[0].sum()``). With
+    ``reduced``, only a reduction of one (a 0-d tensor that may be used as a size)."""
+    if reduced:
+        if not (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in ("sum", "max", "min", "amax", "amin", "prod")
+            and not node.args
+        ):
+            return None
+        node = node.func.value
+    while True:
+        if isinstance(node, cst.Subscript):
+            node = node.value
+        elif (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value
+            in ("sum", "max", "min", "amax", "amin", "prod", "mean", "float", "long", "int")
+        ):
+            node = node.func.value
+        else:
+            break
+    if isinstance(node, cst.Name) and is_tensor(provenance, node, frame):
+        return node.value
+    return None
+
+
+def _row_loop_of(node: cst.CSTNode) -> RowLoop | None:
+    if isinstance(node, cst.For):
+        return row_loop(node.iter, node.target)
+    for_in = getattr(node, "for_in", None)
+    if isinstance(for_in, cst.CompFor):
+        return row_loop(for_in.iter, for_in.target)
+    return None
+
+
+def _logging(call: cst.Call) -> bool:
+    func = call.func
+    if isinstance(func, cst.Name):
+        return func.value in ("print", "warn")
+    if isinstance(func, cst.Attribute) and func.attr.value in LOGGING_METHODS:
+        base = func.value
+        text = base.value if isinstance(base, cst.Name) else ""
+        if isinstance(base, cst.Attribute):
+            text = base.attr.value
+        return any(word in text.lower() for word in ("log", "warn", "writer", "stdout", "stderr"))
+    return False
+
+
+def _debug_or_tracing(provenance: Provenance, test: cst.BaseExpression) -> bool:
+    """Whether an `if` test says its body is for debugging, runs only while tracing, or only
+    on another backend (``if x.device.type == "mps":``, a workaround for missing kernels)."""
+    if isinstance(test, cst.Call):
+        qualified = provenance.qualify(test.func) or ""
+        if qualified.rpartition(".")[2] in TRACING_GUARDS:
+            return True
+    code = provenance.context.module.code_for_node(test).lower()
+    return any(word in code for word in DEBUG_WORDS)

@@ -1,0 +1,205 @@
+"""Hot paths (h2dlint/analysis/hot_paths.py): which functions run per step or per request."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import libcst as cst
+import pytest
+
+from h2dlint.analysis.hot_paths import HOT_ENTRY_POINTS, HotPaths, module_name
+from h2dlint.context import FileContext
+from h2dlint.engine import visit_read_only
+
+Options = tuple[tuple[str, tuple[str, ...]], ...]
+
+
+class _Functions(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found: dict[str, cst.FunctionDef] = {}
+        self.stack: list[str] = []
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.stack.append(node.name.value)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self.stack.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.found[".".join([*self.stack, node.name.value])] = node
+        self.stack.append(node.name.value)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.stack.pop()
+
+
+def reasons(
+    code: str, options: Options = (), project: Any = None, path: str = "m.py"
+) -> dict[str, str | None]:
+    """Every function of ``code`` (by dotted name) -> why it is hot."""
+    module = cst.parse_module(code)
+    context = FileContext(path, code, module, dict(options))
+    if project is not None:
+        context.project = project  # type: ignore[attr-defined]
+    functions = _Functions()
+    visit_read_only(module, functions)
+    hot = HotPaths.of(context)
+    assert HotPaths.of(context) is hot  # shared per file
+    return {name: hot.why_hot(node) for name, node in functions.found.items()}
+
+
+MODULE = """
+import torch
+
+class Attention(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.table = self._table()
+
+    def _table(self):
+        return torch.arange(4)
+
+    def forward(self, x):
+        if self.cache is None:
+            self.cache = self._build_cache(x)
+        return self._attend(x)
+
+    def _attend(self, x):
+        return scale(self._mask(x))
+
+    def _mask(self, x):
+        return x
+
+    def _build_cache(self, x):
+        return x
+
+    def unused(self, x):
+        return x
+
+
+def scale(x):
+    return helper(x)
+
+
+def helper(x):
+    def inner(y):
+        return y
+    return inner(x)
+
+
+def unrelated(x):
+    return x
+
+
+class Sampler:
+    def __call__(self, logits):
+        return logits
+
+    def sample(self, logits):
+        return logits
+
+
+def __call__(x):
+    return x
+"""
+
+
+def test_entry_points_and_what_they_reach() -> None:
+    found = reasons(MODULE)
+    assert found["Attention.forward"] == HOT_ENTRY_POINTS["forward"]
+    assert found["Attention._attend"] == "called from `Attention.forward()`"
+    assert found["Attention._mask"] == (
+        "called from `Attention.forward()` through `Attention._attend()`"
+    )
+    assert found["scale"] is not None and "Attention.forward" in found["scale"]
+    assert found["helper"] is not None
+    assert found["helper.inner"] == found["helper"]  # a closure is as hot as its function
+    assert found["Sampler.__call__"] == HOT_ENTRY_POINTS["__call__"]
+    assert found["Sampler.sample"] == HOT_ENTRY_POINTS["sample"]
+
+
+def test_cold_code_is_never_hot() -> None:
+    found = reasons(MODULE)
+    assert found["Attention.__init__"] is None
+    assert found["Attention._table"] is None  # only __init__ calls it
+    assert found["Attention._build_cache"] is None  # only under a run-once guard
+    assert found["Attention.unused"] is None
+    assert found["unrelated"] is None
+    assert found["__call__"] is None  # a module-level __call__ is no call of an object
+
+
+def test_configured_hot_and_cold_functions() -> None:
+    options: Options = (
+        ("hot-functions", ("unrelated",)),
+        ("cold-functions", ("Attention._attend", "*.sample")),
+    )
+    found = reasons(MODULE, options)
+    assert found["unrelated"] == "`unrelated()` is configured hot"
+    assert found["Attention._attend"] is None
+    assert found["Attention._mask"] is None  # hot only through a cold function
+    assert found["scale"] is None
+    assert found["Sampler.sample"] is None
+    assert found["Attention.forward"] is not None
+
+
+class _Project:
+    asked: ClassVar[list[str]] = []
+
+    def hot_reason(self, qualified: str) -> str | None:
+        type(self).asked.append(qualified)
+        return "called from `pkg.model.Model.forward()`" if qualified.endswith("helper") else None
+
+
+def test_the_project_index_marks_functions_hot_across_modules() -> None:
+    code = "def helper(x):\n    return inner(x)\n\ndef inner(x):\n    return x\n"
+    assert reasons(code) == {"helper": None, "inner": None}
+    found = reasons(code, project=_Project())
+    assert found["helper"] == "called from `pkg.model.Model.forward()`"
+    assert found["inner"] == "called from `helper()`"
+    assert "m.helper" in _Project.asked  # the dotted module name, then the qualified name
+
+
+def test_module_name(tmp_path: Any) -> None:
+    package = tmp_path / "pkg" / "sub"
+    package.mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (package / "__init__.py").write_text("")
+    assert module_name(str(package / "mod.py")) == "pkg.sub.mod"
+    assert module_name(str(package / "__init__.py")) == "pkg.sub"
+    assert module_name(str(tmp_path / "top.py")) == "top"
+
+
+@pytest.mark.parametrize("name", ["step", "training_step", "execute_model", "schedule"])
+def test_step_like_functions_are_hot_at_top_level_too(name: str) -> None:
+    found = reasons(f"def {name}(batch):\n    return batch\n")
+    assert found[name] == HOT_ENTRY_POINTS[name]
+
+
+def test_a_pipeline_call_is_hot_only_in_its_loops() -> None:
+    code = (
+        "import torch\n"
+        "class ImagePipeline:\n"
+        "    def __call__(self, prompt, steps):\n"
+        "        embeds = self.encode_prompt(prompt)\n"
+        "        for t in steps:\n"
+        "            embeds = self.denoise(embeds, t)\n"
+        "        return embeds\n"
+        "    def encode_prompt(self, prompt):\n"
+        "        return prompt\n"
+        "    def denoise(self, x, t):\n"
+        "        return x\n"
+    )
+    module = cst.parse_module(code)
+    context = FileContext("m.py", code, module, {})
+    functions = _Functions()
+    visit_read_only(module, functions)
+    hot = HotPaths.of(context)
+    found = functions.found
+    assert hot.why_hot(found["ImagePipeline.encode_prompt"]) is None  # once per request
+    assert hot.why_hot(found["ImagePipeline.denoise"]) == "called from `ImagePipeline.__call__()`"
+    call = found["ImagePipeline.__call__"]
+    body = call.body
+    assert isinstance(body, cst.IndentedBlock)
+    first, loop = body.body[0], body.body[1]
+    assert hot.why_hot_at([module, call, body, first]) is None
+    assert hot.why_hot_at([module, call, body, loop]) is not None
