@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.bindings import COMPREHENSIONS
+from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.loops import (
     Comprehension,
     GatheringLoop,
@@ -581,7 +582,7 @@ class PerItemTransfer(ComprehensionVisits, Rule):
             elif isinstance(parent, (cst.Lambda, cst.ClassDef)):
                 return False
             elif isinstance(parent, cst.FunctionDef):
-                return _hot_by_name(parent.name.value)
+                return HotPaths.of(self.context).why_hot_at(ancestors[:i]) is not None
         return False
 
     def _report_call(
@@ -594,15 +595,3 @@ class PerItemTransfer(ComprehensionVisits, Rule):
             f"`{shown}` copies each item to the device on its own (its loop{over} makes one "
             f"copy per item): {ADVICE}",
         )
-
-
-# TODO: switch to h2dlint.analysis.hot_paths when it lands (another branch builds it).
-_HOT_NAMES = frozenset(
-    {"forward", "__call__", "step", "generate", "sample", "decode", "prefill", "execute_model"}
-)
-
-
-def _hot_by_name(name: str) -> bool:
-    """A function that runs per batch or per step by its name: ``forward``, ``__call__``,
-    ``step``, ``training_step``, ``forward_*``/``*_forward``."""
-    return name in _HOT_NAMES or name.endswith(("_step", "_forward")) or name.startswith("forward_")

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 import libcst as cst
 import pytest
 
-from h2dlint.analysis.hot_paths import HOT_ENTRY_POINTS, HotPaths, module_name
+from h2dlint.analysis.hot_paths import HOT_ENTRY_POINTS, HotPaths
 from h2dlint.context import FileContext
 from h2dlint.engine import visit_read_only
 
@@ -33,14 +33,10 @@ class _Functions(cst.CSTVisitor):
         self.stack.pop()
 
 
-def reasons(
-    code: str, options: Options = (), project: Any = None, path: str = "m.py"
-) -> dict[str, str | None]:
+def reasons(code: str, options: Options = (), path: str = "m.py") -> dict[str, str | None]:
     """Every function of ``code`` (by dotted name) -> why it is hot."""
     module = cst.parse_module(code)
     context = FileContext(path, code, module, dict(options))
-    if project is not None:
-        context.project = project  # type: ignore[attr-defined]
     functions = _Functions()
     visit_read_only(module, functions)
     hot = HotPaths.of(context)
@@ -142,31 +138,28 @@ def test_configured_hot_and_cold_functions() -> None:
     assert found["Attention.forward"] is not None
 
 
-class _Project:
-    asked: ClassVar[list[str]] = []
+def test_the_project_index_marks_functions_hot_across_modules(tmp_path: Any) -> None:
+    from h2dlint.project.index import ProjectIndex, install
+    from h2dlint.project.layout import build_layout
 
-    def hot_reason(self, qualified: str) -> str | None:
-        type(self).asked.append(qualified)
-        return "called from `pkg.model.Model.forward()`" if qualified.endswith("helper") else None
-
-
-def test_the_project_index_marks_functions_hot_across_modules() -> None:
-    code = "def helper(x):\n    return inner(x)\n\ndef inner(x):\n    return x\n"
-    assert reasons(code) == {"helper": None, "inner": None}
-    found = reasons(code, project=_Project())
-    assert found["helper"] == "called from `pkg.model.Model.forward()`"
-    assert found["inner"] == "called from `helper()`"
-    assert "m.helper" in _Project.asked  # the dotted module name, then the qualified name
-
-
-def test_module_name(tmp_path: Any) -> None:
-    package = tmp_path / "pkg" / "sub"
-    package.mkdir(parents=True)
-    (tmp_path / "pkg" / "__init__.py").write_text("")
+    package = tmp_path / "pkg"
+    package.mkdir()
     (package / "__init__.py").write_text("")
-    assert module_name(str(package / "mod.py")) == "pkg.sub.mod"
-    assert module_name(str(package / "__init__.py")) == "pkg.sub"
-    assert module_name(str(tmp_path / "top.py")) == "top"
+    code = "def helper(x):\n    return inner(x)\n\ndef inner(x):\n    return x\n"
+    (package / "utils.py").write_text(code)
+    (package / "model.py").write_text(
+        "from .utils import helper\n\n"
+        "class Model:\n    def forward(self, x):\n        return helper(x)\n"
+    )
+    path = str(package / "utils.py")
+    assert reasons(code, path=path) == {"helper": None, "inner": None}
+    install(ProjectIndex(build_layout([path])))
+    try:
+        found = reasons(code, path=path)
+    finally:
+        install(None)
+    assert found["helper"] == "called from `Model.forward()` in pkg.model"
+    assert found["inner"] == "called from `helper()`"
 
 
 @pytest.mark.parametrize("name", ["step", "training_step", "execute_model", "schedule"])

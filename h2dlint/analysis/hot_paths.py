@@ -14,8 +14,8 @@ A function of a module is *hot* when:
   ``self.<method>(...)``/``cls.<method>(...)`` of the caller's own class, and calls of a
   top-level function by its name. A call under a run-once guard (``if self.cache is None:``)
   does not count;
-- or the project index (``context.project``, when there is one) says another module's hot path
-  reaches it.
+- or, for a top-level function, the project index (``h2dlint.project``) finds a caller in
+  another module that is hot by its name (or calls it from one more function that is).
 
 A *per-request* entry point runs once per request around a loop of steps: ``__call__`` of a
 pipeline (a class whose name or a base's says ``Pipeline``, such as diffusers'
@@ -43,8 +43,7 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Iterable
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -276,19 +275,27 @@ class HotPaths:
             return PER_REQUEST_REASON
         if reason is not None and (cls is not None or name not in METHOD_ONLY):
             return reason
-        project = getattr(self.context, "project", None)
-        if project is not None:
-            return self._project_reason(project, qualified)
+        if cls is None and not self._cold(function):
+            return self._project_reason(qualified)
         return None
 
-    def _project_reason(self, project: Any, qualified: str) -> str | None:
-        """The project index's answer: hot because another module's hot path reaches it."""
-        hot_reason = getattr(project, "hot_reason", None)
-        if hot_reason is None:
+    def _project_reason(self, qualified: str) -> str | None:
+        """The project index's answer for a top-level function: hot because a hot function of
+        another module calls it (directly or through one more function)."""
+        provenance = Provenance.of(self.context)
+        project, module = provenance.project, provenance.module_name
+        if project is None or module is None:
             return None
-        module = module_name(self.context.path)
-        reason = hot_reason(f"{module}.{qualified}" if module else qualified)
-        return reason if isinstance(reason, str) and reason else None
+        return project.hot_reason(f"{module}.{qualified}", self._hot_name)
+
+    def _hot_name(self, name: str, cls: str | None) -> bool:
+        """Whether a function of another module runs per step by its name alone."""
+        qualified = f"{cls}.{name}" if cls else name
+        if self.cold_functions and _matches(self.cold_functions, name, qualified):
+            return False
+        if self.hot_functions and _matches(self.hot_functions, name, qualified):
+            return True
+        return name in HOT_ENTRY_POINTS and (cls is not None or name not in METHOD_ONLY)
 
     @property
     def reasons(self) -> dict[cst.FunctionDef, str]:
@@ -347,18 +354,3 @@ class _Nesting(cst.CSTVisitor):
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.stack.pop()
-
-
-def module_name(path: str) -> str:
-    """The dotted module name of a file: its name, below the packages (directories with an
-    ``__init__.py``) it is in. Only asked when a project index is there to answer."""
-    file = Path(path)
-    parts = [file.stem] if file.stem != "__init__" else []
-    directory = file.parent
-    try:
-        while (directory / "__init__.py").is_file() and directory.name:
-            parts.insert(0, directory.name)
-            directory = directory.parent
-    except OSError:
-        pass
-    return ".".join(parts)

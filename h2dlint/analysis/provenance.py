@@ -1010,11 +1010,6 @@ def _any_where(wheres: list[Where]) -> Where:
 _Test = Callable[[cst.BaseExpression, Frame, int], bool]
 
 
-def _non_blocking(call: cst.Call) -> cst.BaseExpression | None:
-    arg = keyword(call, "non_blocking")
-    return arg.value if arg is not None else None
-
-
 class _DeviceContexts(cst.CSTVisitor):
     """The calls inside ``with`` blocks whose context is an accelerator device."""
 
