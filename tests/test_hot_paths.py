@@ -159,7 +159,9 @@ def test_the_project_index_marks_functions_hot_across_modules(tmp_path: Any) -> 
     finally:
         install(None)
     assert found["helper"] == "called from `Model.forward()` in pkg.model"
-    assert found["inner"] == "called from `helper()`"
+    # Only the function asked about is looked up in the project: what it calls is not marked
+    # hot through it (each lookup scans callers; a whole file's functions would be too many).
+    assert found["inner"] is None
 
 
 @pytest.mark.parametrize("name", ["step", "training_step", "execute_model", "schedule"])

@@ -14,8 +14,10 @@ A function of a module is *hot* when:
   ``self.<method>(...)``/``cls.<method>(...)`` of the caller's own class, and calls of a
   top-level function by its name. A call under a run-once guard (``if self.cache is None:``)
   does not count;
-- or, for a top-level function, the project index (``h2dlint.project``) finds a caller in
-  another module that is hot by its name (or calls it from one more function that is).
+- or, for a top-level function a rule asks about, the project index (``h2dlint.project``)
+  finds a caller in another module that is hot by its name (or calls it from one more function
+  that is). Only the function asked about is looked up: what it calls in its module is not
+  marked hot through it.
 
 A *per-request* entry point runs once per request around a loop of steps: ``__call__`` of a
 pipeline (a class whose name or a base's says ``Pipeline``, such as diffusers'
@@ -209,6 +211,8 @@ class HotPaths:
         self._parents: dict[cst.FunctionDef, cst.FunctionDef] | None = None
         # Per-request entry points: only the code in their loops is hot.
         self._loops_only: set[cst.FunctionDef] = set()
+        # The project index's answers, for the functions asked about.
+        self._asked: dict[cst.FunctionDef, str | None] = {}
 
     # -- the answer ---------------------------------------------------------------------------
     def why_hot(self, function: cst.FunctionDef) -> str | None:
@@ -220,7 +224,17 @@ class HotPaths:
         parent = self.parents.get(function)
         if parent is not None and not self._cold(function):
             return self.why_hot(parent)  # a closure or local helper of a hot function
-        return None
+        if function not in self._asked:
+            # Asked only for a function a rule asks about: the project's callers of every
+            # function of every file would cost a scan each.
+            self._asked[function] = (
+                self._project_reason(self.qualified(function))
+                if self.index.owner.get(function) is None
+                and function in self.index.functions.values()
+                and not self._cold(function)
+                else None
+            )
+        return self._asked[function]
 
     def why_hot_at(self, ancestors: list[cst.CSTNode]) -> str | None:
         """Why the code at the end of ``ancestors`` (outermost first) runs per step or per
@@ -275,8 +289,6 @@ class HotPaths:
             return PER_REQUEST_REASON
         if reason is not None and (cls is not None or name not in METHOD_ONLY):
             return reason
-        if cls is None and not self._cold(function):
-            return self._project_reason(qualified)
         return None
 
     def _project_reason(self, qualified: str) -> str | None:

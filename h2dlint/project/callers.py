@@ -11,12 +11,16 @@ up, when it is in turn called from such a function in another module.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from h2dlint.digest import content_digest
 from h2dlint.project.index import ProjectIndex
 
+# A name followed by an opening parenthesis: a call, or a definition (close enough to find the
+# few files worth parsing).
+_CALLED = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 # Hops followed up the call graph from the function asked about.
 MAX_HOPS = 2
 # Files a single question may parse; beyond it the answer is "not known to be hot".
@@ -42,6 +46,7 @@ class CallerIndex:
         self._bytes: dict[str, bytes] | None = None
         self._trees: dict[str, ast.Module | None] = {}
         self._callers: dict[str, tuple[tuple[Caller, ...], dict[str, str]]] = {}
+        self._called: dict[bytes, list[str]] | None = None
 
     def _files(self) -> dict[str, bytes]:
         if self._bytes is None:
@@ -76,13 +81,25 @@ class CallerIndex:
         self.project.consulted.update(depends)
         return found
 
+    def _called_names(self) -> dict[bytes, list[str]]:
+        """Each name that is called somewhere (``name(``) -> the modules whose text calls it:
+        one scan of the project's bytes per process, instead of one per question."""
+        if self._called is None:
+            called: dict[bytes, list[str]] = {}
+            for module, data in self._files().items():
+                for name in set(_CALLED.findall(data)):
+                    called.setdefault(name, []).append(module)
+            self._called = called
+        return self._called
+
     def _find_callers(self, qualified: str) -> tuple[tuple[Caller, ...], dict[str, str]]:
         module, _, name = qualified.rpartition(".")
-        needle = name.encode() + b"("
         found: list[Caller] = []
         depends: dict[str, str] = {}
-        for other, data in self._files().items():
-            if other == module or needle not in data:
+        files = self._files()
+        for other in self._called_names().get(name.encode(), ()):
+            data = files[other]
+            if other == module:
                 continue
             if len(depends) >= MAX_FILES_PER_NAME:
                 break
