@@ -97,7 +97,7 @@ def is_module_class(ref: ClassRef, depth: int = 0) -> bool:
     return False
 
 
-def _agree(refs: list[ClassRef | None]) -> ClassRef | None:
+def agree(refs: list[ClassRef | None]) -> ClassRef | None:
     if not refs or any(r is None for r in refs):
         return None
     first = refs[0]
@@ -123,7 +123,7 @@ def _name_class(
             refs.append(_annotated(provenance, annotation))
         else:
             refs.append(None)
-    return _agree(refs)
+    return agree(refs)
 
 
 def _chosen_class(provenance: Provenance, name: cst.Name, frame: Frame) -> ClassRef | None:
@@ -144,7 +144,7 @@ def _chosen_class(provenance: Provenance, name: cst.Name, frame: Frame) -> Class
     refs = [named_class(provenance, leaf) for leaf in leaves]
     if not refs or any(r is None for r in refs):
         return None
-    agreed = _agree(refs)
+    agreed = agree(refs)
     if agreed is not None:
         return agreed
     if all(r is not None and is_module_class(r) for r in refs):

@@ -22,7 +22,7 @@ import libcst as cst
 
 from h2dlint.analysis import cross_module
 from h2dlint.analysis.bindings import Bindings, collect_bindings
-from h2dlint.analysis.classes import ClassRef, class_of, is_module_class
+from h2dlint.analysis.classes import ClassRef, agree, class_of, is_module_class
 from h2dlint.analysis.facts import (
     DEVICE_FRESH,
     PAGEABLE_FRESH,
@@ -318,7 +318,7 @@ class Provenance:
             visit_read_only(function.body, collector)
             frame = self.index.frame_of(function)
             refs = [class_of(self, v, frame, depth + 1) for v in collector.values]
-            result = refs[0] if refs and all(r is not None and r == refs[0] for r in refs) else None
+            result = agree(refs)
         finally:
             self._in_progress.discard(function)
         self._return_classes[function] = result
@@ -342,12 +342,7 @@ class Provenance:
                 class_of(self, value, frame, depth + 1) if value is not None else None
                 for value, frame in assigned
             ]
-            if not refs:
-                result = cross_module.class_annotation(self, cls, attr)
-            elif all(r is not None and r == refs[0] for r in refs):
-                result = refs[0]
-            else:
-                result = None
+            result = agree(refs) if refs else cross_module.class_annotation(self, cls, attr)
         finally:
             self._in_progress.discard(("class", key))
         self._attribute_classes[key] = result

@@ -321,15 +321,10 @@ def sync_of(call: cst.Call, loop: RowLoop) -> RowSync | None:
     return None
 
 
-class _SyncFinder(cst.CSTVisitor):
-    """Row syncs in a loop body. Nested function bodies are not the loop's; a sync that reads a
-    nested loop's own rows is that loop's; a branch taken once every N iterations
-    (``if step % 100 == 0``) is not per row."""
-
-    def __init__(self, loop: RowLoop) -> None:
-        self.loop = loop
-        self.found: list[RowSync] = []
-        self.inner: list[frozenset[str]] = []
+class _LoopBodyVisitor(cst.CSTVisitor):
+    """Walks one loop's body: nested functions, classes and lambdas are not the loop's, and a
+    branch taken once every N iterations (``if step % 100 == 0``) is not per iteration (its
+    ``else`` is)."""
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         return False
@@ -340,10 +335,27 @@ class _SyncFinder(cst.CSTVisitor):
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         return False
 
+    def _every_n(self, node: cst.If) -> bool:
+        """Whether ``node`` runs every N iterations; then only its ``else`` is walked."""
+        if not _has_modulo(node.test):
+            return False
+        if node.orelse is not None:
+            visit_read_only(node.orelse, self)
+        return True
+
+
+class _SyncFinder(_LoopBodyVisitor):
+    """Row syncs in a loop body. Nested function bodies are not the loop's; a sync that reads a
+    nested loop's own rows is that loop's; a branch taken once every N iterations
+    (``if step % 100 == 0``) is not per row."""
+
+    def __init__(self, loop: RowLoop) -> None:
+        self.loop = loop
+        self.found: list[RowSync] = []
+        self.inner: list[frozenset[str]] = []
+
     def visit_If(self, node: cst.If) -> bool:
-        if _has_modulo(node.test):
-            if node.orelse is not None:
-                visit_read_only(node.orelse, self)
+        if self._every_n(node):
             return False
         test = tensor_test(node.test)
         if test is not None:
@@ -626,21 +638,12 @@ def explicit_sync(call: cst.Call) -> tuple[cst.BaseExpression, str] | None:
     return None
 
 
-class _IterationSyncs(cst.CSTVisitor):
+class _IterationSyncs(_LoopBodyVisitor):
     """Explicit host reads in a ``while`` body, not in nested functions, nested loops (they
     are judged as loops of their own) or branches taken once every N iterations."""
 
     def __init__(self) -> None:
         self.found: list[IterationSync] = []
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
 
     def visit_For(self, node: cst.For) -> bool:
         return False
@@ -649,9 +652,7 @@ class _IterationSyncs(cst.CSTVisitor):
         return False
 
     def visit_If(self, node: cst.If) -> bool:
-        if _has_modulo(node.test):
-            if node.orelse is not None:
-                visit_read_only(node.orelse, self)
+        if self._every_n(node):
             return False
         test = tensor_test(node.test)
         if test is not None:
