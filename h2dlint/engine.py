@@ -320,31 +320,95 @@ def visit_read_only(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
     nodes in the same order and calls ``on_visit`` (whose False skips the children) and
     ``on_leave``, so every ``visit_<Node>``/``leave_<Node>`` method runs as under ``visit``; the
     per-field hooks (``visit_<Node>_<field>``) are not called.
+
+    What it does not visit: whitespace, comments and punctuation (``TOKEN_TYPES``, about half of
+    all nodes) unless the visitor defines a ``visit_``/``leave_`` method for one of them; and,
+    for a visitor that keeps libcst's own ``on_visit``/``on_leave``, also the token-only leaves
+    (``LEAF_TYPES``: names, numbers, strings...) it has no method for. A visitor that overrides
+    ``on_visit`` sees every other node. The handlers of each node class are looked up once per
+    visitor class, not by name on every node.
     """
-    fields = _FIELDS
-    sentinel = MaybeSentinel
-    on_visit, on_leave = visitor.on_visit, visitor.on_leave
+    plan = _READ_ONLY_PLANS.get(visitor.__class__)
+    if plan is None:
+        plan = _READ_ONLY_PLANS[visitor.__class__] = _ReadOnlyPlan(visitor.__class__)
+    plan.walk(node, visitor)
 
-    def visit(current: cst.CSTNode) -> None:
-        if on_visit(current):
+
+class _ReadOnlyPlan:
+    """How one visitor class walks: per node class, its handlers and child fields."""
+
+    def __init__(self, visitor_class: type[cst.CSTVisitor]) -> None:
+        self.visitor_class = visitor_class
+        self.default = (
+            visitor_class.on_visit is cst.CSTVisitor.on_visit
+            and visitor_class.on_leave is cst.CSTVisitor.on_leave
+        )
+        handled = {
+            name[6:]
+            for name in dir(visitor_class)
+            if name.startswith(("visit_", "leave_")) and self._own(name) is not None
+        }
+        # Tokens nest (a comment is inside an empty line): one handled keeps them all.
+        skipped: set[type[cst.CSTNode]] = set()
+        if not any(kind.__name__ in handled for kind in TOKEN_TYPES):
+            skipped |= TOKEN_TYPES
+        if self.default:
+            skipped |= {kind for kind in LEAF_TYPES if kind.__name__ not in handled}
+        self.skipped = frozenset({*skipped, type(None), MaybeSentinel})
+        # node class -> (visit function, leave function, child fields)
+        self.kinds: dict[type[cst.CSTNode], tuple[Any, Any, tuple[str, ...]]] = {}
+
+    def _own(self, name: str) -> Any:
+        """The visitor class's own method ``name``: None where it is libcst's empty stub."""
+        found = getattr(self.visitor_class, name, None)
+        return None if found is None or found is getattr(cst.CSTVisitor, name, None) else found
+
+    def _kind(self, kind: type[cst.CSTNode]) -> tuple[Any, Any, tuple[str, ...]]:
+        fields = _FIELDS.get(kind)
+        if fields is None:
+            fields = _FIELDS[kind] = _child_fields(kind)
+        name = kind.__name__
+        entry = (self._own(f"visit_{name}"), self._own(f"leave_{name}"), fields)
+        self.kinds[kind] = entry
+        return entry
+
+    def walk(self, node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
+        kinds, make, skipped = self.kinds, self._kind, self.skipped
+        default = self.default
+        on_visit, on_leave = visitor.on_visit, visitor.on_leave
+
+        def visit(current: cst.CSTNode) -> None:
             kind = current.__class__
-            names = fields.get(kind)
-            if names is None:
-                names = fields[kind] = _child_fields(kind)
-            for name in names:
-                value = getattr(current, name)
-                value_kind = value.__class__
-                if value_kind is tuple or value_kind is list:
-                    for child in value:
-                        visit(child)
-                elif value is not None and value_kind is not sentinel:
-                    visit(value)
-        on_leave(current)
+            entry = kinds.get(kind)
+            if entry is None:
+                entry = make(kind)
+            visit_function, leave_function, names = entry
+            if default:
+                enter = visit_function is None or visit_function(visitor, current) is not False
+            else:
+                enter = on_visit(current)
+            if enter:
+                for name in names:
+                    value = getattr(current, name)
+                    value_kind = value.__class__
+                    if value_kind is tuple or value_kind is list:
+                        for child in value:
+                            if child.__class__ not in skipped:
+                                visit(child)
+                    elif value_kind not in skipped:  # None and MaybeSentinel are in it
+                        visit(value)
+            if not default:
+                on_leave(current)
+            elif leave_function is not None:
+                leave_function(visitor, current)
 
-    try:
-        visit(node)
-    finally:
-        visit = None  # type: ignore[assignment]  # the closure's reference cycle
+        try:
+            visit(node)
+        finally:
+            visit = None  # type: ignore[assignment]  # the closure's reference cycle
+
+
+_READ_ONLY_PLANS: dict[type[cst.CSTVisitor], _ReadOnlyPlan] = {}
 
 
 @dataclass
