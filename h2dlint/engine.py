@@ -328,10 +328,7 @@ def visit_read_only(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
     ``on_visit`` sees every other node. The handlers of each node class are looked up once per
     visitor class, not by name on every node.
     """
-    plan = _READ_ONLY_PLANS.get(visitor.__class__)
-    if plan is None:
-        plan = _READ_ONLY_PLANS[visitor.__class__] = _ReadOnlyPlan(visitor.__class__)
-    plan.walk(node, visitor)
+    _plan_of(visitor.__class__).walk(node, visitor)
 
 
 class _ReadOnlyPlan:
@@ -339,9 +336,8 @@ class _ReadOnlyPlan:
 
     def __init__(self, visitor_class: type[cst.CSTVisitor]) -> None:
         self.visitor_class = visitor_class
-        self.default = (
-            visitor_class.on_visit is cst.CSTVisitor.on_visit
-            and visitor_class.on_leave is cst.CSTVisitor.on_leave
+        self.default = visitor_class.on_visit in _DEFAULT_ON_VISIT and (
+            visitor_class.on_leave in _DEFAULT_ON_LEAVE
         )
         handled = {
             name[6:]
@@ -362,6 +358,12 @@ class _ReadOnlyPlan:
         """The visitor class's own method ``name``: None where it is libcst's empty stub."""
         found = getattr(self.visitor_class, name, None)
         return None if found is None or found is getattr(cst.CSTVisitor, name, None) else found
+
+    def entry(self, kind: type[cst.CSTNode]) -> tuple[Any, Any, tuple[str, ...]]:
+        """``kind``'s visit function, leave function (None where the class has none) and child
+        fields."""
+        found = self.kinds.get(kind)
+        return found if found is not None else self._kind(kind)
 
     def _kind(self, kind: type[cst.CSTNode]) -> tuple[Any, Any, tuple[str, ...]]:
         fields = _FIELDS.get(kind)
@@ -409,6 +411,32 @@ class _ReadOnlyPlan:
 
 
 _READ_ONLY_PLANS: dict[type[cst.CSTVisitor], _ReadOnlyPlan] = {}
+
+
+def _plan_of(visitor_class: type[cst.CSTVisitor]) -> _ReadOnlyPlan:
+    plan = _READ_ONLY_PLANS.get(visitor_class)
+    if plan is None:
+        plan = _READ_ONLY_PLANS[visitor_class] = _ReadOnlyPlan(visitor_class)
+    return plan
+
+
+class ReadOnlyVisitor(cst.CSTVisitor):
+    """A ``CSTVisitor`` whose ``on_visit``/``on_leave`` find the ``visit_<Node>``/
+    ``leave_<Node>`` methods once per class instead of by name on every node: the base of
+    visitors that override ``on_visit`` and call ``super().on_visit(node)``."""
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        visit = _plan_of(self.__class__).entry(node.__class__)[0]
+        return visit is None or visit(self, node) is not False
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        leave = _plan_of(self.__class__).entry(original_node.__class__)[1]
+        if leave is not None:
+            leave(self, original_node)
+
+
+_DEFAULT_ON_VISIT = (cst.CSTVisitor.on_visit, ReadOnlyVisitor.on_visit)
+_DEFAULT_ON_LEAVE = (cst.CSTVisitor.on_leave, ReadOnlyVisitor.on_leave)
 
 
 @dataclass

@@ -12,7 +12,14 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from h2dlint.context import FileContext, Positions
-from h2dlint.engine import LEAF_TYPES, TOKEN_TYPES, _child_fields, _Dispatcher, visit_read_only
+from h2dlint.engine import (
+    LEAF_TYPES,
+    TOKEN_TYPES,
+    ReadOnlyVisitor,
+    _child_fields,
+    _Dispatcher,
+    visit_read_only,
+)
 from h2dlint.rule import Rule
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -272,3 +279,35 @@ def _all_events(module: cst.Module) -> list[tuple[str, int, int]]:
     recording = _Recording()
     module.visit(recording)
     return recording.events
+
+
+class _Counting(ReadOnlyVisitor):
+    """Overrides on_visit and defers to ReadOnlyVisitor's handler dispatch."""
+
+    def __init__(self) -> None:
+        self.entered = 0
+        self.seen: list[str] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.entered += 1
+        return super().on_visit(node)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return node.name.value != "skipped"
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.seen.append(node.value)
+
+    def leave_Call(self, original_node: cst.Call) -> None:
+        self.seen.append("call")
+
+
+def test_read_only_visitor_dispatches_like_libcst() -> None:
+    module = cst.parse_module("def f(a):\n    g(a)\ndef skipped():\n    h(b)\nx = k(1)\n")
+    expected = _Counting()
+    module.visit(expected)
+    got = _Counting()
+    visit_read_only(module, got)
+    assert got.seen == expected.seen
+    assert "h" not in got.seen and got.seen.count("call") == 2
+    assert got.entered < expected.entered  # no whitespace or punctuation

@@ -26,7 +26,7 @@ from typing import Final
 
 import libcst as cst
 
-from h2dlint.engine import visit_read_only
+from h2dlint.engine import ReadOnlyVisitor, visit_read_only
 
 UNKNOWN: Final = None
 Scope = cst.FunctionDef | cst.Module
@@ -215,7 +215,7 @@ def pairwise(
     return [UNKNOWN] * n
 
 
-class _Collector(cst.CSTVisitor):
+class _Collector(ReadOnlyVisitor):
     def __init__(self, root: cst.CSTNode) -> None:
         self.root = root
         self.bindings = Bindings()

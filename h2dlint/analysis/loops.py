@@ -57,7 +57,7 @@ from h2dlint.analysis.provenance import (
     keyword,
 )
 from h2dlint.analysis.targets import Target, by_name, name_words
-from h2dlint.engine import visit_read_only
+from h2dlint.engine import ReadOnlyVisitor, visit_read_only
 
 Comprehension = cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp
 
@@ -879,7 +879,7 @@ def assigned_in_place(
 
 
 # -- helpers that move the items of a parameter -------------------------------------------------
-class _GatheringLoops(cst.CSTVisitor):
+class _GatheringLoops(ReadOnlyVisitor):
     """The gathering loops of one function (not of nested functions, classes or lambdas, and
     not under a dispatch on type)."""
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from h2dlint.analysis.facts import UNKNOWN_FACT, Fact, Where
-from h2dlint.engine import visit_read_only
+from h2dlint.engine import ReadOnlyVisitor, visit_read_only
 
 if TYPE_CHECKING:
     from h2dlint.analysis.frames import Frame
@@ -449,7 +449,7 @@ class FunctionWrites:
         return any(write.root in roots for write in self.writes)
 
 
-class _WriteCollector(cst.CSTVisitor):
+class _WriteCollector(ReadOnlyVisitor):
     def __init__(self, root: cst.CSTNode, imports: ImportTable) -> None:
         self.root = root
         self.imports = imports

@@ -47,6 +47,8 @@ class CallerIndex:
         self._trees: dict[str, ast.Module | None] = {}
         self._callers: dict[str, tuple[tuple[Caller, ...], dict[str, str]]] = {}
         self._called: dict[bytes, list[str]] | None = None
+        # Per module: qualified callee -> the module's functions that call it.
+        self._edges: dict[str, dict[str, list[Caller]]] = {}
 
     def _files(self) -> dict[str, bytes]:
         if self._bytes is None:
@@ -106,10 +108,19 @@ class CallerIndex:
             path = self.project.layout.path_of(other)
             if path is not None:
                 depends[path] = content_digest(data)
-            tree = self._tree(other)
-            if tree is not None:
-                found.extend(_calls_of(tree, other, qualified, self.project))
+            found.extend(self._edges_of(other).get(qualified, ()))
         return tuple(found), depends
+
+    def _edges_of(self, module: str) -> dict[str, list[Caller]]:
+        """The calls ``module``'s functions make, by resolved callee: one walk of the module
+        per process, however many questions name it."""
+        edges = self._edges.get(module)
+        if edges is None:
+            tree = self._tree(module)
+            edges = _calls_by_callee(tree, module, self.project) if tree is not None else {}
+            self._edges[module] = edges
+            self._trees.pop(module, None)  # the edges are all that is asked of it
+        return edges
 
     def hot_reason(
         self, qualified: str, hot_name: Callable[[str, str | None], bool], hops: int = 0
@@ -175,11 +186,15 @@ def _functions(
                     yield member, node.name
 
 
-def _calls_of(
-    tree: ast.Module, module: str, qualified: str, project: ProjectIndex
-) -> Iterator[Caller]:
+def _calls_by_callee(
+    tree: ast.Module, module: str, project: ProjectIndex
+) -> dict[str, list[Caller]]:
+    """Qualified callee -> the functions of ``module`` that call it (each once, at its first
+    call), for the calls whose name resolves through the module's imports."""
     imports = _imports(tree, module, project)
+    edges: dict[str, list[Caller]] = {}
     for function, cls in _functions(tree):
+        seen: set[str] = set()
         for node in ast.walk(function):
             if not isinstance(node, ast.Call):
                 continue
@@ -190,7 +205,12 @@ def _calls_of(
             full = imports.get(root)
             if full is None:
                 continue
-            if (f"{full}.{rest}" if rest else full) == qualified:
-                owner = f"{module}.{cls}.{function.name}" if cls else f"{module}.{function.name}"
-                yield Caller(module, owner, function.name, cls, node.lineno)
-                break
+            callee = f"{full}.{rest}" if rest else full
+            if callee in seen:
+                continue
+            seen.add(callee)
+            owner = f"{module}.{cls}.{function.name}" if cls else f"{module}.{function.name}"
+            edges.setdefault(callee, []).append(
+                Caller(module, owner, function.name, cls, node.lineno)
+            )
+    return edges
