@@ -13,7 +13,7 @@ import functools
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import libcst as cst
 from libcst import MaybeSentinel
@@ -425,14 +425,26 @@ class ReadOnlyVisitor(cst.CSTVisitor):
     ``leave_<Node>`` methods once per class instead of by name on every node: the base of
     visitors that override ``on_visit`` and call ``super().on_visit(node)``."""
 
+    _entries: ClassVar[dict[type[cst.CSTNode], tuple[Any, Any, tuple[str, ...]]]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._entries = {}  # the class's own table, filled on first use of each node class
+
     def on_visit(self, node: cst.CSTNode) -> bool:
-        visit = _plan_of(self.__class__).entry(node.__class__)[0]
+        entry = self._entries.get(node.__class__)
+        if entry is None:
+            entry = self._entries[node.__class__] = _plan_of(self.__class__).entry(node.__class__)
+        visit = entry[0]
         return visit is None or visit(self, node) is not False
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
-        leave = _plan_of(self.__class__).entry(original_node.__class__)[1]
-        if leave is not None:
-            leave(self, original_node)
+        entry = self._entries.get(original_node.__class__)
+        if entry is None:
+            entry = _plan_of(self.__class__).entry(original_node.__class__)
+            self._entries[original_node.__class__] = entry
+        if entry[1] is not None:
+            entry[1](self, original_node)
 
 
 _DEFAULT_ON_VISIT = (cst.CSTVisitor.on_visit, ReadOnlyVisitor.on_visit)

@@ -387,7 +387,14 @@ class SyncOnHotPath(Rule):
         self._host_copies: dict[cst.CSTNode, dict[str, str]] = {}
 
     # -- visits ----------------------------------------------------------------------------------
+    def _maybe_hot(self) -> bool:
+        """Cheap gate: the visited node's function may be hot (most code is not; the questions
+        below about where tensors live cost more)."""
+        return HotPaths.of(self.context).could_be_hot_at(self.context.ancestors)
+
     def visit_Call(self, node: cst.Call) -> None:
+        if not self._maybe_hot():
+            return
         read = explicit_sync(node)
         if read is not None:
             tensor, what = read
@@ -426,7 +433,7 @@ class SyncOnHotPath(Rule):
                 )
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
-        if self._assigned(node):
+        if self._assigned(node) or not self._maybe_hot():
             return
         provenance = Provenance.of(self.context)
         frame = provenance.current_frame()
@@ -452,6 +459,8 @@ class SyncOnHotPath(Rule):
         self._test(node.test)
 
     def _test(self, test: cst.BaseExpression) -> None:
+        if not self._maybe_hot():
+            return
         tensor = tensor_test(test)
         if tensor is None and isinstance(test, (cst.Name, cst.Attribute)):
             provenance = Provenance.of(self.context)

@@ -236,6 +236,30 @@ class HotPaths:
             )
         return self._asked[function]
 
+    def could_be_hot(self, function: cst.FunctionDef) -> bool:
+        """False only when ``function`` is surely not hot, without asking the project: a cheap
+        gate before costlier questions (where a tensor lives) and :meth:`why_hot`."""
+        if function in self.reasons:
+            return True
+        if function in self._asked:
+            return self._asked[function] is not None
+        parent = self.parents.get(function)
+        if parent is not None:
+            return not self._cold(function) and self.could_be_hot(parent)
+        return (
+            self.index.owner.get(function) is None
+            and function in self.index.functions.values()
+            and not self._cold(function)
+        )
+
+    def could_be_hot_at(self, ancestors: list[cst.CSTNode]) -> bool:
+        """:meth:`could_be_hot` for the function around the end of ``ancestors``."""
+        for i in range(len(ancestors) - 1, -1, -1):
+            function = ancestors[i]
+            if isinstance(function, cst.FunctionDef):
+                return self.could_be_hot(function)
+        return False
+
     def why_hot_at(self, ancestors: list[cst.CSTNode]) -> str | None:
         """Why the code at the end of ``ancestors`` (outermost first) runs per step or per
         request; None when its function is not hot, or it is in a per-request entry point

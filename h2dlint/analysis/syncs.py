@@ -387,13 +387,14 @@ class _SyncFinder(_LoopBodyVisitor):
         self.found.append(sync)
 
 
+class _Modulo(cst.CSTVisitor):
+    found = False
+
+    def visit_Modulo(self, node: cst.Modulo) -> None:
+        self.found = True
+
+
 def _has_modulo(node: cst.BaseExpression) -> bool:
-    class _Modulo(cst.CSTVisitor):
-        found = False
-
-        def visit_Modulo(self, node: cst.Modulo) -> None:
-            self.found = True
-
     finder = _Modulo()
     visit_read_only(node, finder)
     return finder.found
