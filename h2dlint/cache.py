@@ -39,9 +39,9 @@ def build_fingerprint() -> str:
     digest = hashlib.blake2b(h2dlint.__version__.encode(), digest_size=16)
     roots = [Path(h2dlint.__file__).parent]
     try:
-        import h2dlint.rules as rules_package
+        from h2dlint.registry import rules_package
 
-        roots += [Path(p) for p in rules_package.__path__]
+        roots += [Path(p) for p in rules_package().__path__]
     except ImportError:  # pragma: no cover
         pass
     files = sorted({path.resolve() for root in roots for path in root.rglob("*.py")})

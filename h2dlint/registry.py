@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import gc
 import importlib
+import importlib.util
 import inspect
 import pkgutil
+import sys
 from functools import cache
+from pathlib import Path
 from types import ModuleType
 
 from h2dlint.rule import CODE_PATTERN, NAME_PATTERN, Rule
@@ -50,8 +53,32 @@ def all_rules() -> dict[str, type[Rule]]:
     return dict(sorted(found.items()))
 
 
+def rules_package() -> ModuleType:
+    """``h2dlint.rules``: installed, the rules ship under that name (setuptools' ``package-dir``
+    maps ``rules/`` to it); in a source checkout run without installing (``python -m h2dlint``
+    at the repository root), it is the ``rules/`` folder beside ``h2dlint/``, loaded as such."""
+    try:
+        return importlib.import_module(RULES_PACKAGE)
+    except ModuleNotFoundError as exc:
+        if exc.name != RULES_PACKAGE:
+            raise
+        init = Path(__file__).resolve().parent.parent / "rules" / "__init__.py"
+        spec = importlib.util.spec_from_file_location(
+            RULES_PACKAGE, init, submodule_search_locations=[str(init.parent)]
+        )
+        if not init.is_file() or spec is None or spec.loader is None:
+            raise
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[RULES_PACKAGE] = module
+        spec.loader.exec_module(module)
+        import h2dlint
+
+        h2dlint.rules = module  # type: ignore[attr-defined]
+        return module
+
+
 def _import_rule_modules() -> list[ModuleType]:
-    package = importlib.import_module(RULES_PACKAGE)
+    package = rules_package()
     return [
         importlib.import_module(f"{RULES_PACKAGE}.{info.name}")
         for info in pkgutil.iter_modules(package.__path__)
