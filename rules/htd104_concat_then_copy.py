@@ -79,20 +79,27 @@ class ConcatThenCopy(Rule):
     a block until the copies out of it have finished), and never meaningfully slower than the
     flagged code:
     ```python
-    out = torch.empty(
+    pos_ids_pinned = torch.empty(
         (sum(t.shape[0] for t in pos_ids), *pos_ids[0].shape[1:]),
         dtype=pos_ids[0].dtype,
         pin_memory=True,
     )
-    positions = torch.cat(pos_ids, out=out).to(device, non_blocking=True)
+    positions = torch.cat(pos_ids, out=pos_ids_pinned).to(device, non_blocking=True)
     ```
     For `torch.stack(xs)` the buffer is `torch.empty((len(xs), *xs[0].shape), ...)`.
 
     ## Fix safety
     The fix is unsafe. It rewrites a `dim=0` join of a named sequence, `torch.cat(xs)` (or
-    `stack`), to `torch.cat(xs, out=torch.empty(..., dtype=xs[0].dtype, pin_memory=True))`, and
-    drops a `.pin_memory()` that followed the join. `torch.cat` only accepts a list or tuple, so
-    reading `xs` again to size the buffer is harmless, but the result can still differ:
+    `stack`), to `torch.cat(xs, out=xs_pinned)`, with the buffer bound on the line before the
+    statement (`xs_pinned = torch.empty(..., dtype=xs[0].dtype, pin_memory=True)`, the form
+    above, under a name no code of the module uses, wrapped to the project's line length), and
+    drops a `.pin_memory()` that followed the join. Where a line before the statement would
+    change what runs (the join is in a comprehension, a lambda, a conditional expression, after
+    `and`/`or`, in a `while` condition, in a class body, or after another call in the same
+    statement), the buffer is written inline instead:
+    `torch.cat(xs, out=torch.empty(..., pin_memory=True))`. `torch.cat` only accepts a list or
+    tuple, so reading `xs` again to size the buffer is harmless, but the result can still
+    differ:
 
     - `pin_memory=True` needs CUDA (or another accelerator): on a CPU-only run the fixed code
       raises.
