@@ -277,8 +277,13 @@ def _code(node: cst.CSTNode) -> str:
     return cst.Module(body=[]).code_for_node(node)
 
 
+def _width(text: str) -> int:
+    """Columns, a tab counting as 4 (Ruff's default indent width)."""
+    return len(text.expandtabs(4)) if "\t" in text else len(text)
+
+
 def _too_long(lines: Sequence[str], indent: str, limit: int, old: set[str]) -> bool:
-    return any(len(indent) + len(text) > limit for text in lines if text not in old)
+    return any(_width(indent + text) > limit for text in lines if text not in old)
 
 
 def fit_statement(
@@ -301,10 +306,10 @@ def fit_statement(
         if line is None:
             continue
         relative = line[: len(line) - len(line.lstrip())]
-        column = len(indent) + line.index(_MARKER)
+        column = _width(indent + line[: line.index(_MARKER)])
         tail = line[line.index(_MARKER) + len(_MARKER) :]
         ends_line = tail.split("#", 1)[0].strip() in ("", ",")
-        layout = _Layout(limit, len(indent), _unit(context))
+        layout = _Layout(limit, _width(indent), _unit(context))
         fitted = layout.fit(node, column, len(tail.rstrip()), relative, hug=ends_line)
         if fitted is not node:
             replaced = statement.deep_replace(node, fitted)
@@ -362,8 +367,9 @@ def _heads_statement(inner: Sequence[cst.CSTNode], node: cst.CSTNode) -> bool:
 
 
 def _unit(context: FileContext) -> str:
+    """One level of indentation, as the file indents its blocks."""
     default = context.module.default_indent
-    return default if default.strip(" ") == "" and default else "    "
+    return default if default and default.strip(" \t") == "" else "    "
 
 
 def _newline(indent: str) -> cst.ParenthesizedWhitespace:
@@ -400,13 +406,13 @@ class _Layout:
         inner = indent + self.unit
         texts = [_code(_bare(e)) for e in elements]
         body = ", ".join(texts)
-        if (hug and self.block + len(inner) + len(body) <= self.limit) or _sole_generator(node):
+        if (hug and self.block + _width(inner) + len(body) <= self.limit) or _sole_generator(node):
             # A call's sole bare generator takes no trailing comma: it is only ever hugged.
             return _hugged(node, elements, inner, indent)
         laid: list[cst.CSTNode] = []
         for element in elements:
             value, prefix = _value_of(element)
-            start = self.block + len(inner) + len(prefix)
+            start = self.block + _width(inner) + len(prefix)
             if value is not None and start + len(_code(value)) + 1 > self.limit:
                 element = _with_value(element, self.fit(value, start, 1, inner, hug=True))
             laid.append(element)

@@ -182,3 +182,24 @@ def test_helper_line_in_a_nested_block_is_indented_with_it() -> None:
     )
     again = fix_text(fixed, "x.py", HTD104, unsafe=True)
     assert again.text == fixed and again.applied == 0
+
+
+def test_helper_lines_keep_the_file_s_tabs_and_line_endings() -> None:
+    source = (
+        "import torch\r\n"
+        "def f(xs, dev):\r\n"
+        "\tfor x in xs:\r\n"
+        "\t\ty = torch.cat(xs).to(dev, non_blocking=True)\r\n"
+    )
+    fixed = fix_text(source, "x.py", HTD104, unsafe=True).text
+    assert fixed == (
+        "import torch\r\n"
+        "def f(xs, dev):\r\n"
+        "\tfor x in xs:\r\n"
+        "\t\txs_pinned = torch.empty(\r\n"
+        "\t\t\t(sum(t.shape[0] for t in xs), *xs[0].shape[1:]),\r\n"
+        "\t\t\tdtype=xs[0].dtype,\r\n"
+        "\t\t\tpin_memory=True,\r\n"
+        "\t\t)\r\n"
+        "\t\ty = torch.cat(xs, out=xs_pinned).to(dev, non_blocking=True)\r\n"
+    )
