@@ -134,7 +134,7 @@ def _stdin_job(resolver: SettingsResolver, args: CheckArgs, mode: Mode, cwd: Pat
         mode=mode,
         unsafe=settings.unsafe_fixes,
         prefilter=not args.no_prefilter,
-        analysis=settings.analysis,
+        analysis=settings.job_analysis,
         candidates=not args.no_candidate_filter,
         min_confidence=settings.min_confidence,
     )

@@ -177,6 +177,7 @@ def _settings_data(
         ],
         "unsafe-fixes": settings.unsafe_fixes,
         "min-confidence": settings.min_confidence.value,
+        "line-length": {"value": settings.line_length, "from": settings.line_length_origin},
         "analysis": {key: list(values) for key, values in settings.analysis},
         "respect-gitignore": args.respect_gitignore,
         "force-exclude": args.force_exclude,
@@ -203,6 +204,8 @@ def _settings_text(data: Mapping[str, Any]) -> str:
         lines.append(f"  {rule['code']}  {rule['name']}{f'  [{options}]' if options else ''}{off}")
     lines.append(f"unsafe-fixes = {_toml(data['unsafe-fixes'])}")
     lines.append(f"min-confidence = {_toml(data['min-confidence'])}")
+    length = data["line-length"]
+    lines.append(f"line-length = {length['value']}  ({length['from']})")
     lines.append("per-file-ignores:" if data["per-file-ignores"] else "per-file-ignores: (none)")
     for pattern, codes in data["per-file-ignores"].items():
         lines.append(f"  {_toml(pattern)} = {_toml(codes)}")

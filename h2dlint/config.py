@@ -1,5 +1,10 @@
 """Configuration: ``[tool.h2dlint]`` in ``pyproject.toml``, or the top level of ``h2dlint.toml``.
 
+``line-length`` (how long a line the code that fixes write may be) falls back on the formatter's
+setting: ``line-length`` of the nearest ``.ruff.toml`` or ``ruff.toml``, else of ``[tool.ruff]``
+or ``[tool.black]`` in the nearest ``pyproject.toml`` that has either table, at or above the
+checked file's directory; else 88, as both formatters default to.
+
 Each checked file uses the nearest configuration at or above its directory (``h2dlint.toml`` wins
 over ``pyproject.toml`` in the same directory; a ``pyproject.toml`` without ``[tool.h2dlint]`` is
 passed over), unless ``--config`` names one file for the whole run. Every key is validated: an
@@ -24,7 +29,7 @@ from h2dlint.diagnostics import Confidence
 from h2dlint.excludes import DEFAULT_EXCLUDE as DEFAULT_EXCLUDE  # re-exported: it was here
 from h2dlint.excludes import exclude_patterns
 from h2dlint.globs import Glob
-from h2dlint.jobs import EnabledRule
+from h2dlint.jobs import DEFAULT_LINE_LENGTH, LINE_LENGTH_OPTION, EnabledRule
 from h2dlint.selection import Layer, SelectionError, resolve, validate
 
 if sys.version_info >= (3, 11):
@@ -33,6 +38,10 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 CONFIG_FILES = ("h2dlint.toml", "pyproject.toml")
+# Where the formatter's line length may be set, in the order Ruff looks in one directory.
+FORMATTER_FILES = (".ruff.toml", "ruff.toml", "pyproject.toml")
+# Ruff's limit.
+MAX_LINE_LENGTH = 320
 
 LIST_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude")
 KNOWN_KEYS = (
@@ -40,6 +49,7 @@ KNOWN_KEYS = (
     "per-file-ignores",
     "unsafe-fixes",
     "min-confidence",
+    "line-length",
     "rules",
     "analysis",
 )
@@ -75,6 +85,7 @@ class FileConfig:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     unsafe_fixes: bool | None = None
     min_confidence: Confidence | None = None
+    line_length: int | None = None
     rule_options: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()
     analysis: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
@@ -112,6 +123,14 @@ class Settings:
     # Where each ``exclude`` pattern comes from (a setting and its file), for --show-settings
     # and for saying why a path was skipped; parallel to ``exclude``.
     exclude_origins: tuple[str, ...] = ()
+    # How long a line the code that fixes write may be, and where that was set.
+    line_length: int = DEFAULT_LINE_LENGTH
+    line_length_origin: str = "default"
+
+    @property
+    def job_analysis(self) -> tuple[tuple[str, Any], ...]:
+        """The analysis options a file's check gets: ``analysis`` and the line length."""
+        return (*self.analysis, (LINE_LENGTH_OPTION, self.line_length))
 
     def rules_for(self, rel_path: str) -> tuple[EnabledRule, ...]:
         """The enabled rules, less those that ``per-file-ignores`` turn off for ``rel_path``."""
@@ -238,6 +257,8 @@ def parse_config(
         kwargs["unsafe_fixes"] = data["unsafe-fixes"]
     if "min-confidence" in data:
         kwargs["min_confidence"] = _min_confidence(data["min-confidence"], path)
+    if "line-length" in data:
+        kwargs["line_length"] = _line_length(data["line-length"], _where(path, "line-length"))
     if "rules" in data:
         kwargs["rule_options"] = _rule_options(data["rules"], path, rules)
     if "analysis" in data:
@@ -252,6 +273,53 @@ def _min_confidence(value: Any, path: Path | None) -> Confidence:
         return confidence.parse(value)
     except ValueError as exc:
         raise ConfigError(f"{_where(path, 'min-confidence')}: {exc}") from exc
+
+
+def _line_length(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_LINE_LENGTH:
+        raise ConfigError(
+            f"{where}: expected an integer from 1 to {MAX_LINE_LENGTH}, got {value!r}"
+        )
+    return value
+
+
+def _formatter_file_in(folder: Path) -> Path | None:
+    """The formatter configuration in ``folder`` that decides the line length, if any."""
+    for name in FORMATTER_FILES:
+        candidate = folder / name
+        if not candidate.is_file():
+            continue
+        if name != "pyproject.toml":
+            return candidate
+        try:
+            data = candidate.read_bytes()
+        except OSError:
+            continue
+        if b"tool.ruff" in data or b"tool.black" in data:
+            return candidate
+    return None
+
+
+def formatter_line_length(path: Path) -> tuple[int, str] | None:
+    """The line length the formatter configuration ``path`` sets, and where: ``line-length``
+    of a ruff.toml, else ``[tool.ruff]``'s, else ``[tool.black]``'s. None when it sets none or
+    cannot be read (it is the formatter's file, not ours: no error)."""
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    if path.name == "pyproject.toml":
+        tool = raw.get("tool")
+        tool = tool if isinstance(tool, dict) else {}
+        tables = [(f"[tool.{name}]", tool.get(name)) for name in ("ruff", "black")]
+    else:
+        tables = [("", raw)]
+    for table_name, table in tables:
+        if isinstance(table, dict):
+            value = table.get("line-length")
+            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                return value, f"{path}: {table_name} line-length".replace(":  ", ": ")
+    return None
 
 
 def _analysis_options(value: Any, path: Path | None) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -350,14 +418,18 @@ class SettingsResolver:
         self.overrides = overrides
         self.cwd = cwd
         self._by_dir: dict[str, Settings] = {}  # by real path
-        self._by_config: dict[Path | None, Settings] = {}
+        # By configuration file and formatter configuration file.
+        self._by_config: dict[tuple[Path | None, Path | None], Settings] = {}
         self._config_of: dict[Path, Path | None] = {}
+        self._formatter_of: dict[Path, Path | None] = {}
         self._fixed: Settings | None = None
         if config_file is not None:
             loaded = read_config_file(config_file, self.rules)
             if loaded is None:
                 raise ConfigError(f"{config_file}: no [tool.h2dlint] table")
-            self._fixed = build_settings(loaded, overrides, self.rules)
+            self._fixed = build_settings(
+                loaded, overrides, self.rules, self._formatter_length(config_file.parent.resolve())
+            )
 
     def _config_file(self, directory: Path) -> Path | None:
         """:func:`find_config_file`, remembering each directory's answer for the run: a walk
@@ -369,6 +441,20 @@ class SettingsResolver:
             found = self._config_file(directory.parent)
         self._config_of[directory] = found
         return found
+
+    def _formatter_file(self, directory: Path) -> Path | None:
+        """The nearest formatter configuration at or above ``directory``, remembered."""
+        if directory in self._formatter_of:
+            return self._formatter_of[directory]
+        found = _formatter_file_in(directory)
+        if found is None and directory.parent != directory:
+            found = self._formatter_file(directory.parent)
+        self._formatter_of[directory] = found
+        return found
+
+    def _formatter_length(self, directory: Path) -> tuple[int, str] | None:
+        found = self._formatter_file(directory)
+        return formatter_line_length(found) if found is not None else None
 
     def for_real_directory(self, real: str, may_hold_config: bool = True) -> Settings:
         """The settings for files in the directory whose real path is ``real``. A walk that
@@ -394,7 +480,8 @@ class SettingsResolver:
     def _settings_at(self, directory: Path) -> Settings:
         """The settings of the configuration nearest to the real path ``directory``."""
         config_path = self._config_file(directory)
-        settings = self._by_config.get(config_path)
+        formatter = self._formatter_file(directory)
+        settings = self._by_config.get((config_path, formatter))
         if settings is None:
             if config_path is None:
                 loaded = FileConfig(path=None, root=self.cwd.resolve())
@@ -402,14 +489,20 @@ class SettingsResolver:
                 loaded = read_config_file(config_path, self.rules) or FileConfig(
                     path=None, root=config_path.parent.resolve()
                 )
-            settings = build_settings(loaded, self.overrides, self.rules)
-            self._by_config[config_path] = settings
+            length = formatter_line_length(formatter) if formatter is not None else None
+            settings = build_settings(loaded, self.overrides, self.rules, length)
+            self._by_config[(config_path, formatter)] = settings
         return settings
 
 
 def build_settings(
-    config: FileConfig, overrides: Overrides, rules: Mapping[str, RuleSpec]
+    config: FileConfig,
+    overrides: Overrides,
+    rules: Mapping[str, RuleSpec],
+    formatter_length: tuple[int, str] | None = None,
 ) -> Settings:
+    """The settings of ``config`` under ``overrides``; ``formatter_length``: the line length
+    the formatter's configuration sets, and where (:func:`formatter_line_length`)."""
     known = _names(rules)
     try:
         cli_select = validate(overrides.select, known, "--select") if overrides.select else None
@@ -439,6 +532,10 @@ def build_settings(
     )
     unsafe = overrides.unsafe_fixes if overrides.unsafe_fixes is not None else config.unsafe_fixes
     threshold = overrides.min_confidence or config.min_confidence or confidence.DEFAULT
+    if config.line_length is not None:
+        length = (config.line_length, _where(config.path, "line-length"))
+    else:
+        length = formatter_length or (DEFAULT_LINE_LENGTH, "default")
     return Settings(
         root=config.root,
         config_path=config.path,
@@ -449,6 +546,8 @@ def build_settings(
         analysis=config.analysis,
         min_confidence=threshold,
         exclude_origins=tuple(origin for _, origin in excludes),
+        line_length=length[0],
+        line_length_origin=length[1],
     )
 
 

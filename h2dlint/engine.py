@@ -30,7 +30,7 @@ from h2dlint.diagnostics import (
     file_finding,
 )
 from h2dlint.jobs import AnalysisOptions, EnabledRule
-from h2dlint.rule import Report, Rule
+from h2dlint.rule import Replacement, Report, Rule
 from h2dlint.source import NEWLINE, python_ast
 from h2dlint.suppression import parse_suppressions
 
@@ -50,7 +50,7 @@ class CheckedReport:
     node_span: tuple[Location, Location] | None = None
 
     @property
-    def replacements(self) -> tuple[tuple[cst.CSTNode, cst.CSTNode], ...]:
+    def replacements(self) -> tuple[Replacement, ...]:
         return self.report.replacements
 
 
@@ -499,7 +499,9 @@ def check_module(
 class ReplaceNodes(cst.CSTTransformer):
     """Replaces nodes by identity: the one way fixes are applied."""
 
-    def __init__(self, replacements: dict[cst.CSTNode, cst.CSTNode]) -> None:
+    def __init__(
+        self, replacements: dict[cst.CSTNode, cst.CSTNode | cst.FlattenSentinel[Any]]
+    ) -> None:
         super().__init__()
         self.replacements = replacements
 

@@ -17,6 +17,10 @@ if TYPE_CHECKING:
 
 # Facts about the project from ``[tool.h2dlint.analysis]``, as (key, values) pairs.
 AnalysisOptions = tuple[tuple[str, Any], ...]
+# The analysis option that carries the line length of the code fixes write
+# (h2dlint/fix_format.py), and its default: Ruff's and Black's.
+LINE_LENGTH_OPTION = "line-length"
+DEFAULT_LINE_LENGTH = 88
 RuleSettings = tuple[tuple[str, Any], ...]
 
 

@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 # been checked to hold these pages.
 DOCS_DIR = "docs/rules/"
 
+# What a fix replaces, and with what: one node, or (a statement) several statements.
+Replacement = tuple["cst.CSTNode", "cst.CSTNode | cst.FlattenSentinel[Any]"]
+
 CODE_PATTERN = re.compile(r"^HTD\d{3}$")
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 
@@ -86,7 +89,7 @@ class Report:
     rule: type[Rule]
     node: cst.CSTNode
     message: str
-    replacements: tuple[tuple[cst.CSTNode, cst.CSTNode], ...] = ()
+    replacements: tuple[Replacement, ...] = ()
     fix_message: str = ""
     # The innermost statement around the node, for multi-line suppression comments.
     statement: cst.CSTNode | None = None
@@ -176,14 +179,15 @@ class Rule:
         node: cst.CSTNode,
         message: str | None = None,
         *,
-        replacements: Sequence[tuple[cst.CSTNode, cst.CSTNode]] = (),
+        replacements: Sequence[Replacement] = (),
         fix_message: str | None = None,
         confidence: Confidence = Confidence.HIGH,
     ) -> None:
-        """Report ``node``. ``replacements`` are (old node, new node) pairs that fix it; they
-        are offered only when the rule declares a fix safety other than NONE. A MEDIUM
-        ``confidence`` finding rests on one inferred fact, and its message must say what would
-        make it certain."""
+        """Report ``node``. ``replacements`` are (old node, new node) pairs that fix it (a
+        statement may be replaced by a ``cst.FlattenSentinel`` of statements; see
+        h2dlint/fix_format.py for laying the new code out); they are offered only when the rule
+        declares a fix safety other than NONE. A MEDIUM ``confidence`` finding rests on one
+        inferred fact, and its message must say what would make it certain."""
         if replacements and self.fix_safety is FixSafety.NONE:
             raise TypeError(f"{self.code} offers a fix but declares fix_safety NONE")
         self._reports.append(

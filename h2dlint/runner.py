@@ -94,7 +94,7 @@ def _job(candidate: Candidate, data: bytes, options: RunOptions) -> FileJob:
         mode=options.mode,
         unsafe=unsafe,
         prefilter=options.prefilter,
-        analysis=settings.analysis,
+        analysis=settings.job_analysis,
         candidates=options.candidates,
         min_confidence=settings.min_confidence,
     )
@@ -164,7 +164,7 @@ def _prepare(
             status = None  # reading it reports why
         digest = cache.known_digest(path, status) if status is not None else None
         if digest is not None:
-            settings_key = _job_fingerprint(_rules(candidate), candidate.settings.analysis)
+            settings_key = _job_fingerprint(_rules(candidate), candidate.settings.job_analysis)
             if _answer(cache, entry_key(digest, settings_key), candidate, options, result):
                 return None
     try:

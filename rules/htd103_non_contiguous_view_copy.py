@@ -22,6 +22,7 @@ from h2dlint.analysis.views import (
 )
 from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.engine import visit_read_only
+from h2dlint.fix_format import ancestors, block_indent, fit_statement
 from h2dlint.rule import Invalid, Rule, Valid
 
 LOOP_VARIABLE = "_row"
@@ -347,6 +348,27 @@ class NonContiguousViewCopy(Rule):
             ),
             message_contains="pinned when pinning is enabled",
         ),
+        # the row copy grows past the line length: its arguments go on a line of their own
+        Invalid(
+            "import torch\n"
+            "def f(count, device):\n"
+            "    cpu_positions = torch.zeros(3, 64, dtype=torch.int64, pin_memory=True)\n"
+            "    gpu_positions = torch.zeros(3, 64, dtype=torch.int64, device=device)\n"
+            "    gpu_positions[:, :count].copy_("
+            "cpu_positions[:, :count], non_blocking=True)  # all\n",
+            5,
+            5,
+            expected_fix=(
+                "import torch\n"
+                "def f(count, device):\n"
+                "    cpu_positions = torch.zeros(3, 64, dtype=torch.int64, pin_memory=True)\n"
+                "    gpu_positions = torch.zeros(3, 64, dtype=torch.int64, device=device)\n"
+                "    for _row in range(gpu_positions.shape[0]):\n"
+                "        gpu_positions[_row, :count].copy_(\n"
+                "            cpu_positions[_row, :count], non_blocking=True\n"
+                "        )  # all\n"
+            ),
+        ),
         # the loop variable does not clash with a name of the function
         Invalid(
             "import torch\n"
@@ -636,17 +658,18 @@ class NonContiguousViewCopy(Rule):
             value=cst.Attribute(value=dst.value, attr=cst.Name("shape")),
             slice=[cst.SubscriptElement(cst.Index(cst.Integer("0")))],
         )
+        copy = cst.SimpleStatementLine(
+            body=[statement.body[0].with_changes(value=call)],
+            trailing_whitespace=statement.trailing_whitespace,
+        )
+        # One level deeper, and longer by the loop variable: wrapped if it grows too long.
+        module = self.context.module
+        indent = block_indent(self.context, ancestors(self.context, statement))
+        copy = fit_statement(self.context, copy, indent + module.default_indent, [call], statement)
         loop = cst.For(
             target=cst.Name(variable),
             iter=cst.Call(func=cst.Name("range"), args=[cst.Arg(rows)]),
-            body=cst.IndentedBlock(
-                body=[
-                    cst.SimpleStatementLine(
-                        body=[statement.body[0].with_changes(value=call)],
-                        trailing_whitespace=statement.trailing_whitespace,
-                    )
-                ]
-            ),
+            body=cst.IndentedBlock(body=[copy]),
             leading_lines=statement.leading_lines,
         )
         return statement, loop

@@ -17,7 +17,8 @@ from h2dlint.analysis.provenance import (
 from h2dlint.analysis.torch_api import JOINS
 from h2dlint.candidates import called_as
 from h2dlint.diagnostics import FixSafety
-from h2dlint.rule import Invalid, Rule, Valid
+from h2dlint.fix_format import bind_before, replace_fitted
+from h2dlint.rule import Invalid, Replacement, Rule, Valid
 
 if TYPE_CHECKING:
     from h2dlint.context import FileContext
@@ -78,20 +79,27 @@ class ConcatThenCopy(Rule):
     a block until the copies out of it have finished), and never meaningfully slower than the
     flagged code:
     ```python
-    out = torch.empty(
+    pos_ids_pinned = torch.empty(
         (sum(t.shape[0] for t in pos_ids), *pos_ids[0].shape[1:]),
         dtype=pos_ids[0].dtype,
         pin_memory=True,
     )
-    positions = torch.cat(pos_ids, out=out).to(device, non_blocking=True)
+    positions = torch.cat(pos_ids, out=pos_ids_pinned).to(device, non_blocking=True)
     ```
     For `torch.stack(xs)` the buffer is `torch.empty((len(xs), *xs[0].shape), ...)`.
 
     ## Fix safety
     The fix is unsafe. It rewrites a `dim=0` join of a named sequence, `torch.cat(xs)` (or
-    `stack`), to `torch.cat(xs, out=torch.empty(..., dtype=xs[0].dtype, pin_memory=True))`, and
-    drops a `.pin_memory()` that followed the join. `torch.cat` only accepts a list or tuple, so
-    reading `xs` again to size the buffer is harmless, but the result can still differ:
+    `stack`), to `torch.cat(xs, out=xs_pinned)`, with the buffer bound on the line before the
+    statement (`xs_pinned = torch.empty(..., dtype=xs[0].dtype, pin_memory=True)`, the form
+    above, under a name no code of the module uses, wrapped to the project's line length), and
+    drops a `.pin_memory()` that followed the join. Where a line before the statement would
+    change what runs (the join is in a comprehension, a lambda, a conditional expression, after
+    `and`/`or`, in a `while` condition, in a class body, or after another call in the same
+    statement), the buffer is written inline instead:
+    `torch.cat(xs, out=torch.empty(..., pin_memory=True))`. `torch.cat` only accepts a list or
+    tuple, so reading `xs` again to size the buffer is harmless, but the result can still
+    differ:
 
     - `pin_memory=True` needs CUDA (or another accelerator): on a CPU-only run the fixed code
       raises.
@@ -202,9 +210,12 @@ class ConcatThenCopy(Rule):
             12,
             expected_fix="import torch\n"
             "def f(pos_ids, device):\n"
-            "    return torch.cat(pos_ids, out=torch.empty((sum(t.shape[0] for t in pos_ids), "
-            "*pos_ids[0].shape[1:]), dtype=pos_ids[0].dtype, pin_memory=True))"
-            ".to(device, non_blocking=True)\n",
+            "    pos_ids_pinned = torch.empty(\n"
+            "        (sum(t.shape[0] for t in pos_ids), *pos_ids[0].shape[1:]),\n"
+            "        dtype=pos_ids[0].dtype,\n"
+            "        pin_memory=True,\n"
+            "    )\n"
+            "    return torch.cat(pos_ids, out=pos_ids_pinned).to(device, non_blocking=True)\n",
             message_contains="`torch.cat(pos_ids)`",
         ),
         Invalid(
@@ -215,8 +226,9 @@ class ConcatThenCopy(Rule):
             12,
             expected_fix="import torch as T\n"
             "def f(xs, dev):\n"
-            "    return T.stack(xs, 0, out=T.empty((len(xs), *xs[0].shape), dtype=xs[0].dtype, "
-            "pin_memory=True)).to(dev, non_blocking=True)\n",
+            "    xs_pinned = T.empty((len(xs), *xs[0].shape), dtype=xs[0].dtype, "
+            "pin_memory=True)\n"
+            "    return T.stack(xs, 0, out=xs_pinned).to(dev, non_blocking=True)\n",
         ),
         Invalid(
             "import torch\n"
@@ -228,8 +240,12 @@ class ConcatThenCopy(Rule):
             expected_fix="import torch\n"
             "def f(rows):\n"
             "    parts = [torch.tensor(r) for r in rows]\n"
-            "    return torch.cat(parts, dim=0, out=torch.empty((sum(t.shape[0] for t in parts), "
-            "*parts[0].shape[1:]), dtype=parts[0].dtype, pin_memory=True))\n",
+            "    parts_pinned = torch.empty(\n"
+            "        (sum(t.shape[0] for t in parts), *parts[0].shape[1:]),\n"
+            "        dtype=parts[0].dtype,\n"
+            "        pin_memory=True,\n"
+            "    )\n"
+            "    return torch.cat(parts, dim=0, out=parts_pinned)\n",
             message_contains="pinned",
         ),
         Invalid(
@@ -248,8 +264,12 @@ class ConcatThenCopy(Rule):
             "    parts = []\n"
             "    for r in rows:\n"
             "        parts.append(torch.tensor(r, dtype=torch.int64))\n"
-            "    x = torch.cat(parts, out=torch.empty((sum(t.shape[0] for t in parts), "
-            "*parts[0].shape[1:]), dtype=parts[0].dtype, pin_memory=True))\n"
+            "    parts_pinned = torch.empty(\n"
+            "        (sum(t.shape[0] for t in parts), *parts[0].shape[1:]),\n"
+            "        dtype=parts[0].dtype,\n"
+            "        pin_memory=True,\n"
+            "    )\n"
+            "    x = torch.cat(parts, out=parts_pinned)\n"
             "    x = x.to(device)\n"
             "    return x\n",
         ),
@@ -261,8 +281,11 @@ class ConcatThenCopy(Rule):
             19,
             expected_fix="import torch\n"
             "def f(t, gpu_buf):\n"
-            "    gpu_buf.copy_(torch.cat(t, out=torch.empty((sum(x.shape[0] for x in t), "
-            "*t[0].shape[1:]), dtype=t[0].dtype, pin_memory=True)), non_blocking=True)\n",
+            "    t_pinned = torch.empty(\n"
+            "        (sum(x.shape[0] for x in t), *t[0].shape[1:]), dtype=t[0].dtype, "
+            "pin_memory=True\n"
+            "    )\n"
+            "    gpu_buf.copy_(torch.cat(t, out=t_pinned), non_blocking=True)\n",
         ),
         Invalid(
             "import torch\ndef f(a, b):\n    return torch.cat([a.cpu(), b.cpu()], dim=1).cuda()\n",
@@ -287,10 +310,14 @@ class ConcatThenCopy(Rule):
             12,
             expected_fix="import torch\n"
             "def f(xs):\n"
+            "    xs_pinned = torch.empty(\n"
+            "        (sum(t.shape[0] for t in xs), *xs[0].shape[1:]),\n"
+            "        dtype=xs[0].dtype,\n"
+            "        pin_memory=True,\n"
+            "    )\n"
             "    return torch.cat(\n"
             "        xs,\n"
-            "        out=torch.empty((sum(t.shape[0] for t in xs), *xs[0].shape[1:]), "
-            "dtype=xs[0].dtype, pin_memory=True),\n"
+            "        out=xs_pinned,\n"
             "    ).cuda(non_blocking=True)\n",
         ),
         Invalid(
@@ -314,11 +341,62 @@ class ConcatThenCopy(Rule):
             "    return torch.concatenate(xs, axis=0).to(device=device, non_blocking=True)\n",
             3,
             12,
+            # the statement grows past the line length: the join is split, one argument a line
             expected_fix="import torch\n"
             "def f(xs, device):\n"
-            "    return torch.concatenate(xs, axis=0, out=torch.empty("
-            "(sum(t.shape[0] for t in xs), *xs[0].shape[1:]), dtype=xs[0].dtype, pin_memory=True))"
-            ".to(device=device, non_blocking=True)\n",
+            "    xs_pinned = torch.empty(\n"
+            "        (sum(t.shape[0] for t in xs), *xs[0].shape[1:]),\n"
+            "        dtype=xs[0].dtype,\n"
+            "        pin_memory=True,\n"
+            "    )\n"
+            "    return torch.concatenate(\n"
+            "        xs,\n"
+            "        axis=0,\n"
+            "        out=xs_pinned,\n"
+            "    ).to(device=device, non_blocking=True)\n",
+        ),
+        # the helper's name is taken in the module: the next free one; a comment above the
+        # statement stays above both lines
+        Invalid(
+            "import torch\n"
+            "xs_pinned = None\n"
+            "def f(xs, dev):\n"
+            "    # to the device\n"
+            "    return torch.stack(xs).to(dev, non_blocking=True)  # step\n",
+            5,
+            12,
+            expected_fix="import torch\n"
+            "xs_pinned = None\n"
+            "def f(xs, dev):\n"
+            "    # to the device\n"
+            "    xs_pinned_2 = torch.empty(\n"
+            "        (len(xs), *xs[0].shape), dtype=xs[0].dtype, pin_memory=True\n"
+            "    )\n"
+            "    return torch.stack(xs, out=xs_pinned_2).to(dev, non_blocking=True)  # step\n",
+        ),
+        # a comprehension cannot take a statement before it: the buffer stays inline
+        Invalid(
+            "import torch\n"
+            "def f(batches, dev):\n"
+            "    return [torch.stack(b).to(dev, non_blocking=True) for b in batches]\n",
+            3,
+            13,
+            expected_fix="import torch\n"
+            "def f(batches, dev):\n"
+            "    return [torch.stack(b, out=torch.empty((len(b), *b[0].shape), dtype=b[0].dtype, "
+            "pin_memory=True)).to(dev, non_blocking=True) for b in batches]\n",
+        ),
+        # nor does a conditional expression (`xs[0]` of an empty list would raise)
+        Invalid(
+            "import torch\n"
+            "def f(xs, dev):\n"
+            "    return torch.stack(xs).to(dev, non_blocking=True) if xs else None\n",
+            3,
+            12,
+            expected_fix="import torch\n"
+            "def f(xs, dev):\n"
+            "    return torch.stack(xs, out=torch.empty((len(xs), *xs[0].shape), "
+            "dtype=xs[0].dtype, pin_memory=True)).to(dev, non_blocking=True) if xs else None\n",
         ),
     )
 
@@ -373,13 +451,17 @@ class ConcatThenCopy(Rule):
                 "host copy; from a few MiB up the host waits for the stream even with "
                 "`non_blocking=True`)"
             )
-        replacements: list[tuple[cst.CSTNode, cst.CSTNode]] = []
-        fixed = _fixed_join(provenance, join, frame)
-        if fixed is not None:
-            if method == "pin_memory" and direct_copy is not None:
-                replacements.append((direct_copy, fixed))
-            else:
-                replacements.append((join, fixed))
+        replacements: list[Replacement] = []
+        buffer = _pinned_buffer(provenance, join, frame)
+        if buffer is not None:
+            # ``.pin_memory()`` right after the join goes: the join writes pinned memory.
+            old = direct_copy if method == "pin_memory" and direct_copy is not None else join
+            xs, out = buffer
+            bound = bind_before(
+                self.context, old, f"{xs}_pinned", out, lambda name: _with_out(join, name)
+            )
+            fixed = _with_out(join, out)
+            replacements.append(bound or replace_fitted(self.context, old, fixed))
         self.report(
             join,
             f"{shown} makes a fresh pageable tensor that is {what}; concatenate straight into "
@@ -401,9 +483,11 @@ def _is_zero(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Integer) and node.value == "0"
 
 
-def _fixed_join(provenance: Provenance, join: cst.Call, frame: Frame) -> cst.Call | None:
-    """``join`` with a pinned ``out=`` buffer, where the join is along dim 0 of a named
-    sequence; None where the fix does not apply."""
+def _pinned_buffer(
+    provenance: Provenance, join: cst.Call, frame: Frame
+) -> tuple[str, cst.Call] | None:
+    """The name of the joined sequence and the pinned ``out=`` buffer for ``join``, where the
+    join is along dim 0 of a named sequence; None where the fix does not apply."""
     kind = FIXABLE.get(provenance.qualify(join.func) or "")
     func = join.func
     if kind is None or not isinstance(func, cst.Attribute):
@@ -431,6 +515,12 @@ def _fixed_join(provenance: Provenance, join: cst.Call, frame: Frame) -> cst.Cal
     else:
         shape = f"(len({xs}), *{xs}[0].shape)"
     out = cst.parse_expression(f"{torch_name}.empty({shape}, dtype={xs}[0].dtype, pin_memory=True)")
+    assert isinstance(out, cst.Call)
+    return xs, out
+
+
+def _with_out(join: cst.Call, out: cst.BaseExpression) -> cst.Call:
+    """``join`` with the argument ``out=out`` added, in the layout of its arguments."""
     last = join.args[-1]
     new_arg = cst.Arg(
         value=out,

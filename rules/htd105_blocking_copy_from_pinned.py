@@ -16,6 +16,7 @@ from h2dlint.analysis.targets import Target
 from h2dlint.analysis.views import FunctionWrites, buffer_roots, function_writes
 from h2dlint.diagnostics import FixSafety
 from h2dlint.engine import visit_read_only
+from h2dlint.fix_format import replace_fitted
 from h2dlint.rule import Invalid, Rule, Valid
 
 # Methods whose result is read on the host: the chain waits for the copy anyway.
@@ -279,6 +280,24 @@ class BlockingCopyFromPinned(Rule):
         ),
     )
     invalid = (
+        # the copy grows past the line length: its arguments go on a line of their own
+        Invalid(
+            "import torch\n"
+            "def f(device):\n"
+            "    staging_positions = torch.zeros(8, dtype=torch.int64, pin_memory=True)\n"
+            "    positions = staging_positions.to("
+            "device=device, memory_format=torch.preserve_format)\n",
+            4,
+            17,
+            expected_fix=(
+                "import torch\n"
+                "def f(device):\n"
+                "    staging_positions = torch.zeros(8, dtype=torch.int64, pin_memory=True)\n"
+                "    positions = staging_positions.to(\n"
+                "        device=device, memory_format=torch.preserve_format, non_blocking=True\n"
+                "    )\n"
+            ),
+        ),
         Invalid(
             "import torch\n"
             "def f(device):\n"
@@ -582,7 +601,7 @@ class BlockingCopyFromPinned(Rule):
             self.report(
                 node,
                 message + "; pass `non_blocking=True`",
-                replacements=[(node, _with_non_blocking(node))],
+                replacements=[replace_fitted(self.context, node, _with_non_blocking(node))],
             )
 
     @staticmethod

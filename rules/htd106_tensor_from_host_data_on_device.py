@@ -125,6 +125,11 @@ class TensorFromHostDataOnDevice(Rule):
     the buffer directly (`pinned.numpy()[:n] = arr`). Do not call `.pin_memory()` on a fresh
     tensor per call: pinning costs more than it saves (1 MiB: 2.0 ms against 0.6 ms).
 
+    What this buys is the host not waiting behind a busy stream; on an idle GPU it saves no time.
+    Measured with this rule's fixture (a million Python ints from 64 requests, H200), the step
+    took 70.4 ms as flagged against 72.2 ms in the recommended form: turning the Python list
+    into a tensor dominates both, and the pinned form adds one host copy into the buffer.
+
     ## Fix safety
     No automatic fix: where the pinned memory comes from (a buffer owned by whom, sized how, and
     when it may be reused) is a design decision, and pinning per call is slower than the flagged

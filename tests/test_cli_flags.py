@@ -106,7 +106,7 @@ def test_diff_with_only_unsafe_fixes_says_how_to_see_them(tree: Path) -> None:
     assert result.stderr == f"No fixes available ({HIDDEN_ONE}).\n"
     shown = run(["--no-cache", "--diff", "--unsafe-fixes", "cat.py"])
     assert shown.exit_code == 1
-    assert "+    return torch.cat(pos_ids, out=torch.empty(" in shown.stdout
+    assert "+    return torch.cat(pos_ids, out=pos_ids_pinned)" in shown.stdout
     assert shown.stderr == "Would fix 1 finding.\n"
 
 
@@ -157,7 +157,7 @@ def test_configured_unsafe_fixes_mark_findings_fixable(tree: Path) -> None:
     assert "HTD104 [*]" not in off.stdout
     assert f"{HIDDEN_ONE}." in off.stdout
     diff = run(["--no-cache", "--diff", "cat.py"])
-    assert diff.exit_code == 1 and "out=torch.empty(" in diff.stdout
+    assert diff.exit_code == 1 and "out=pos_ids_pinned" in diff.stdout
 
 
 def test_unsafe_fixes_setting_is_per_file(tree: Path) -> None:

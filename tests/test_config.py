@@ -181,3 +181,103 @@ def test_walk_below_an_excluded_folder_named_explicitly(project: Path) -> None:
     assert flagged_files(run("--output-format", "json", ".venv/lib/pkg")) == ["m.py"]
     assert flagged_files(run("--output-format", "json", ".")) == ["a.py", "b.py"]
     assert flagged_files(run("--output-format", "json", "--force-exclude", ".venv/lib/pkg")) == []
+
+
+# -- the line length of the code fixes write -----------------------------------------------------
+def _line_length(directory: Path) -> tuple[int, str]:
+    from h2dlint.config import Overrides, SettingsResolver
+
+    settings = SettingsResolver(Overrides(), None, directory).for_directory(directory)
+    return settings.line_length, settings.line_length_origin
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        ({}, 88),
+        ({"pyproject.toml": "[tool.black]\nline-length = 99\n"}, 99),
+        (
+            {"pyproject.toml": "[tool.ruff]\nline-length = 100\n[tool.black]\nline-length = 99\n"},
+            100,
+        ),
+        ({"pyproject.toml": "[tool.ruff.lint]\nselect = ['E']\n"}, 88),
+        (
+            {
+                "ruff.toml": "line-length = 110\n",
+                "pyproject.toml": "[tool.ruff]\nline-length = 1\n",
+            },
+            110,
+        ),
+        (
+            {
+                "pyproject.toml": "[tool.h2dlint]\nline-length = 79\n"
+                "[tool.ruff]\nline-length = 100\n"
+            },
+            79,
+        ),
+        # the nearest formatter configuration, though h2dlint's is further up
+        (
+            {
+                "h2dlint.toml": "select = ['HTD']\n",
+                "pkg/pyproject.toml": "[tool.ruff]\nline-length = 120\n",
+            },
+            120,
+        ),
+        # a formatter's file that is not valid TOML is not ours to complain about
+        ({"pyproject.toml": "[tool.ruff\nline-length = 1\n"}, 88),
+    ],
+)
+def test_line_length_comes_from_h2dlint_then_ruff_then_black(
+    project: Path, files: dict[str, str], expected: int
+) -> None:
+    for name, text in files.items():
+        write(project / name, text)
+    length, origin = _line_length(project / "pkg")
+    assert length == expected
+    assert (origin == "default") == (expected == 88 and "line-length = 88" not in str(files))
+
+
+def test_line_length_is_validated(project: Path) -> None:
+    write(project / "pyproject.toml", "[tool.h2dlint]\nline-length = 0\n")
+    result = run(".")
+    assert result.exit_code == 2
+    assert "line-length: expected an integer from 1 to 320, got 0" in result.output
+
+
+CAT = (
+    "import torch\n\n\n"
+    "def f(pos_ids, device):\n"
+    "    return torch.cat(pos_ids).to(device, non_blocking=True)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("config", "helper"),
+    [
+        ("", "    pos_ids_pinned = torch.empty(\n        (sum("),
+        (
+            "[tool.ruff]\nline-length = 120\n",
+            "    pos_ids_pinned = torch.empty(\n        (sum(t.shape[0] for t in pos_ids), "
+            "*pos_ids[0].shape[1:]), dtype=pos_ids[0].dtype, pin_memory=True\n    )\n",
+        ),
+    ],
+)
+def test_fixes_are_laid_out_for_the_configured_line_length(
+    project: Path, config: str, helper: str
+) -> None:
+    write(project / "pyproject.toml", config)
+    path = write(project / "pkg" / "cat.py", CAT)
+    result = run("--fix", "--unsafe-fixes", "--select", "HTD104", str(path))
+    assert result.exit_code == 0, result.output
+    fixed = path.read_text()
+    assert helper in fixed
+    assert (
+        "    return torch.cat(pos_ids, out=pos_ids_pinned).to(device, non_blocking=True)\n" in fixed
+    )
+
+
+def test_show_settings_says_where_the_line_length_is_set(project: Path) -> None:
+    write(project / "pyproject.toml", "[tool.ruff]\nline-length = 100\n")
+    result = run("--show-settings", "pkg/a.py")
+    assert "line-length = 100  (" in result.stdout
+    assert "pyproject.toml: [tool.ruff] line-length)" in result.stdout

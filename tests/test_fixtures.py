@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from h2dlint.config import Overrides, SettingsResolver
 from h2dlint.diagnostics import FixSafety
 from h2dlint.engine import EnabledRule, check_text
 from h2dlint.fixer import fix_text
@@ -47,7 +48,11 @@ def test_before_is_flagged_and_after_is_not(code: str) -> None:
 def test_after_is_exactly_what_fix_writes(code: str) -> None:
     before, after = _pair(code)
     text = before.read_text(encoding="utf-8")
-    outcome = fix_text(text, str(before), _enabled(RULES[code]), unsafe=True)
+    # With the line length `h2dlint check` gives the fixtures: this repository's [tool.ruff].
+    options = SettingsResolver(Overrides(), None, FIXTURES.parent).for_directory(before.parent)
+    outcome = fix_text(
+        text, str(before), _enabled(RULES[code]), unsafe=True, options=options.job_analysis
+    )
     assert outcome.text == after.read_text(encoding="utf-8")
 
 
