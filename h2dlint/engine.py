@@ -606,11 +606,13 @@ def check_text(
     rules: Sequence[EnabledRule],
     options: AnalysisOptions = (),
     cpython: CPythonParse | None = None,
+    tree: cst.Module | None = None,
 ) -> list[Finding]:
     """Parse ``text`` and check it: the findings, a syntax error, or internal errors.
-    ``cpython``: what CPython made of ``text``, when the caller knows."""
+    ``cpython``: what CPython made of ``text``, when the caller knows; ``tree``: libcst's tree
+    of ``text`` when one exists already (it is not parsed again)."""
     try:
-        module = parse(text, path, cpython)
+        module = tree if tree is not None else parse(text, path, cpython)
     except ParseFailure as failure:
         return [failure.finding]
     result = check_module(module, text, path, rules, options)

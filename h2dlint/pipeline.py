@@ -172,8 +172,11 @@ def _process(job: FileJob) -> FileResult:
     if is_large(text):
         return _process_large(job, text, parsed, rules)
     if job.mode is Mode.CHECK:
-        # Only the rules that could flag the file: the others would find nothing.
-        findings = check_text(text, job.display, rules, job.analysis, parsed)
+        # Only the rules that could flag the file: the others would find nothing. A tree the
+        # project index parsed already (for another file's facts) is not parsed again.
+        project = project_index.current()
+        tree = project.tree_of(job.path, text) if project is not None else None
+        findings = check_text(text, job.display, rules, job.analysis, parsed, tree)
         return FileResult(job.display, findings, job.data, parsed=True)
 
     # Every rule: a fix can give another rule something to flag in the fixed text.

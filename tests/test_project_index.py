@@ -206,3 +206,15 @@ def test_dataloader_batches_with_pin_memory_are_pinned(code: str, where: Where) 
     from test_provenance import fact_of
 
     assert fact_of(code).where is where
+
+
+def test_a_module_the_index_parsed_is_not_parsed_again_when_checked(project: Path) -> None:
+    runner = project / "worker" / "runner.py"
+    buffers = project / "worker" / "buffers.py"
+    index = ProjectIndex(build_layout([str(runner), str(buffers)]))
+    text = buffers.read_text()
+    assert index.tree_of(str(buffers), text) is None  # not asked about yet
+    parsed = index.parsed("engine.worker.buffers")
+    assert parsed is not None
+    assert index.tree_of(str(buffers), text) is parsed.tree
+    assert index.tree_of(str(buffers), text + "\n# edited\n") is None  # another text

@@ -76,6 +76,19 @@ class ProjectIndex:
             self.consulted[found.path] = found.digest
         return found
 
+    # -- trees shared with the run ------------------------------------------------------------
+    def tree_of(self, path: str, text: str) -> cst.Module | None:
+        """The tree of the file being checked, when the index already parsed that module from
+        the same text (another file's facts needed it): the run need not parse it again.
+        (The other way round, the run's trees kept for later questions, was measured: on
+        lmdeploy they pushed the modules asked about out of the kept ones and saved less.)"""
+        name = self.module_name_of(path)
+        found = self._parsed.get(name) if name is not None else None
+        if found is None or found.source != text:
+            return None
+        self._parsed.move_to_end(name)  # type: ignore[arg-type]
+        return found.tree
+
     def _parse(self, name: str) -> ParsedModule | None:
         path = self.layout.path_of(name)
         if path is None:
