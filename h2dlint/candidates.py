@@ -110,11 +110,11 @@ def stored_names(target: ast.AST) -> frozenset[str]:
     while stack:
         node = stack.pop()
         if type(node) is ast.Name:
-            names.append(node.id)  # type: ignore[attr-defined]
+            names.append(node.id)
         elif isinstance(node, (ast.Tuple, ast.List)):
             stack.extend(node.elts)
         elif type(node) is ast.Starred:
-            stack.append(node.value)  # type: ignore[attr-defined]
+            stack.append(node.value)
     return frozenset(names)
 
 
@@ -178,7 +178,7 @@ def _iterable_kind(node: ast.AST) -> str:
     """What a loop iterates, as patterns name it: ``.name`` for a method call, ``name`` for a
     call of a bare name, else the ``ast`` kind (``Name``, ``Attribute``, ``Subscript``...)."""
     if type(node) is ast.Call:
-        func = node.func  # type: ignore[attr-defined]
+        func = node.func
         if type(func) is ast.Attribute:
             return "." + func.attr
         if type(func) is ast.Name:
@@ -323,9 +323,9 @@ def summarize(tree: ast.AST) -> Summary:
                     push((part, inner))
             continue
         if kind is ast.Assign or kind is ast.AnnAssign or kind is ast.AugAssign:
-            targets = node.targets if kind is ast.Assign else [node.target]
+            assigned = node.targets if kind is ast.Assign else [node.target]
             names = _EMPTY
-            for target in targets:
+            for target in assigned:
                 names = names | stored_names(target)
                 push((target, context))
             if kind is ast.AnnAssign:
@@ -524,5 +524,5 @@ def as_candidates(declaration: object) -> Candidates | None:
     if declaration is None or isinstance(declaration, Candidates):
         return declaration
     if isinstance(declaration, (str, tuple, list)):
-        return Candidates.parse(declaration)  # type: ignore[arg-type]
+        return Candidates.parse(declaration)
     raise CandidatesError(f"candidates must be a tuple of pattern strings, not {declaration!r}")

@@ -76,9 +76,12 @@ def _dump(specs: Mapping[str, RuleSpec]) -> dict[str, Any] | None:
             options.append([option.name, kind, option.default, option.help, item])
         rules.append([spec.code, spec.name, options])
     try:  # as it will read back: a tuple default becomes a list, which would not compare equal
-        return json.loads(json.dumps({"build": build_fingerprint(), "rules": rules}))
+        dumped: dict[str, Any] = json.loads(
+            json.dumps({"build": build_fingerprint(), "rules": rules})
+        )
     except (TypeError, ValueError):
         return None
+    return dumped
 
 
 def _load(data: Any) -> dict[str, RuleSpec] | None:

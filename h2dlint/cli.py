@@ -291,13 +291,13 @@ def rule_command(code: str | None, show_all: bool, output_format: str) -> None:
             click.echo(f"{rule.code}  {rule.name:<40} {safety}".rstrip())
         return
     assert code is not None
-    rule = get_rule(code)
-    if rule is None:
+    found = get_rule(code)
+    if found is None:
         _fail(f"unknown rule {code!r}; `h2dlint rule --all` lists them")
     if output_format == "json":
-        click.echo(json.dumps(_rule_info(rule), indent=2))
+        click.echo(json.dumps(_rule_info(found), indent=2))
     else:
-        click.echo(rule.documentation(), nl=False)
+        click.echo(found.documentation(), nl=False)
 
 
 def _rule_info(rule: Any) -> dict[str, Any]:

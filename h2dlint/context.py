@@ -9,7 +9,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
@@ -91,7 +91,8 @@ class FileContext:
         """A per-file value computed once and shared by every rule (import tables, bindings)."""
         if key not in self._shared:
             self._shared[key] = build()
-        return self._shared[key]
+        # One key, one build: what is stored under ``key`` is the T that ``build`` returned.
+        return cast(T, self._shared[key])
 
     @property
     def imports(self) -> ImportTable:

@@ -57,7 +57,7 @@ class Walked:
     skipped: list[Skip] = field(default_factory=list)
 
 
-def _below(absolute: str, base: Path) -> str | None:
+def _below(absolute: str, base: str | Path) -> str | None:
     """``absolute`` relative to ``base`` in POSIX form, or None when it is not below it. String
     work only: this runs for every entry of the walk, where pathlib's parsing dominated."""
     prefix = str(base)
@@ -154,7 +154,8 @@ class Discovery:
         settings = self.resolver.for_directory(top)
         if self.force_exclude and self._force_excluded(top, settings, walked):
             return
-        repo_root, ignores = (None, [])
+        repo_root: Path | None = None
+        ignores: list[GitIgnore] = []
         if self.respect_gitignore:
             repo_root, ignores = load_repo_ignores(top)
         start = str(top)
@@ -165,7 +166,7 @@ class Discovery:
         cwd = str(self.cwd)
         # (directory, its real path, the ignores that apply). Symlinked directories are not
         # followed, so below ``top`` a directory's real path is its parent's plus its name.
-        stack = [(start, os.path.realpath(start), IgnoreStack(list(ignores)))]
+        stack = [(start, os.path.realpath(start), IgnoreStack(tuple(ignores)))]
         while stack:
             directory, real_dir, ignore_stack = stack.pop()
             try:
@@ -181,7 +182,7 @@ class Discovery:
                 local = next((e for e in entries if e.name == ".gitignore"), None)
                 if local is not None and local.is_file():
                     ignore = GitIgnore.from_file(Path(local.path), rel_dir)
-                    ignore_stack = IgnoreStack([*ignore_stack.ignores, ignore])
+                    ignore_stack = IgnoreStack((*ignore_stack.ignores, ignore))
             may_hold_config = any(entry.name in CONFIG_FILES for entry in entries)
             settings = self.resolver.for_real_directory(real_dir, may_hold_config)
             root = str(settings.root)

@@ -74,8 +74,9 @@ def _names_of(statement: ast.stmt) -> list[str]:
 
 
 def _first_row(statement: ast.stmt) -> int:
-    decorators = getattr(statement, "decorator_list", ())
-    return min([statement.lineno, *(d.lineno for d in decorators)])
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return min([statement.lineno, *(d.lineno for d in statement.decorator_list)])
+    return statement.lineno
 
 
 def _last_row(statement: ast.stmt) -> int:

@@ -111,8 +111,8 @@ class Rule:
     # The calls without which the rule cannot flag a file, as patterns decided on the CPython
     # ``ast`` tree before libcst parses it (see h2dlint/candidates.py), e.g.
     # ``("loop .to|.cuda",)``. None: every file whose bytes pass ``prefilter`` is a candidate.
-    # Must describe a superset of what the rule can flag.
-    candidates: ClassVar[tuple[str, ...] | Candidates | None] = None
+    # Must describe a superset of what the rule can flag. A single string is one pattern.
+    candidates: ClassVar[str | tuple[str, ...] | Candidates | None] = None
     options: ClassVar[tuple[RuleOption, ...]] = ()
     # Whether the rule is about code that runs on a GPU, so that fixtures/<CODE>/ must show it
     # (False only for rules about the linter itself, such as suppression comments).
@@ -211,7 +211,9 @@ class ComprehensionVisits:
     """For a rule that judges every comprehension alike: list, set and dict comprehensions and
     generator expressions all go to :meth:`on_comprehension`."""
 
-    def on_comprehension(self, node: cst.BaseComp | cst.DictComp) -> None:
+    def on_comprehension(
+        self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp
+    ) -> None:
         raise NotImplementedError
 
     def visit_ListComp(self, node: cst.ListComp) -> None:

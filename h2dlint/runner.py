@@ -20,10 +20,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from h2dlint.cache import ResultCache, content_digest, entry_key
+from h2dlint.cache import ResultCache, entry_key
 from h2dlint.confidence import shown
 from h2dlint.config import Settings, fingerprint
 from h2dlint.diagnostics import INTERNAL_ERROR_CODE, IO_ERROR_CODE, Finding, file_finding
+from h2dlint.digest import content_digest
 from h2dlint.discovery import Candidate, relative_to_root
 from h2dlint.fileio import read_bytes
 from h2dlint.jobs import AnalysisOptions, EnabledRule, FileJob, FileResult, Mode

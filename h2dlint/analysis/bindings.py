@@ -323,7 +323,7 @@ class _Collector(ReadOnlyVisitor):
 
     def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
         if node.asname is not None:
-            self._unknown(node.asname.name)  # type: ignore[arg-type]
+            self._unknown(node.asname.name)
         else:
             name: cst.BaseExpression = node.name
             while isinstance(name, cst.Attribute):

@@ -75,12 +75,10 @@ def method_frame(func: cst.FunctionDef, cls: cst.ClassDef | None) -> Frame:
 
 
 def _body(node: cst.ClassDef | cst.Module) -> list[cst.CSTNode]:
+    if isinstance(node, cst.Module):
+        return list(node.body)
     body = node.body
-    return (
-        list(body.body)
-        if isinstance(node, cst.Module) or isinstance(body, cst.IndentedBlock)
-        else []
-    )
+    return list(body.body) if isinstance(body, cst.IndentedBlock) else []
 
 
 Assignments = dict[str, list[tuple[cst.BaseExpression | None, Frame]]]

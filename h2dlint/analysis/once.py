@@ -25,6 +25,7 @@ often per-call (``build_attention_mask``, ``load_image``, ``from_dense``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -129,7 +130,7 @@ def _assigned(body: cst.BaseSuite) -> list[cst.BaseExpression]:
     lines = body.body if isinstance(body, cst.IndentedBlock) else [body]
     targets: list[cst.BaseExpression] = []
     for line in lines:
-        smalls: list[cst.BaseSmallStatement] | tuple[cst.BaseSmallStatement, ...] = []
+        smalls: Sequence[cst.BaseSmallStatement] = ()
         if isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             smalls = line.body
         for small in smalls:

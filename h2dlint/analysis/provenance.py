@@ -475,7 +475,8 @@ class Provenance:
         pinned (its worker pins every batch); anything else is unknown."""
         if not isinstance(statement, cst.For):
             return UNKNOWN_FACT
-        target, iterable = statement.target, statement.iter
+        target: cst.BaseExpression = statement.target
+        iterable = statement.iter
         if (
             isinstance(iterable, cst.Call)
             and isinstance(iterable.func, cst.Name)

@@ -68,6 +68,8 @@ def _element_kind(
         if _has_step(piece):
             return "step"
         return "full" if _is_full(piece) else "partial"
+    if not isinstance(piece, cst.Index):  # libcst has no third kind of slice today
+        return "unknown"
     value = piece.value
     if isinstance(value, cst.Ellipsis):
         return "ellipsis"
@@ -205,8 +207,11 @@ def _only_full(node: cst.Subscript) -> bool:
             if not _is_full(piece):
                 return False
         elif not (
-            isinstance(piece.value, cst.Ellipsis)
-            or (isinstance(piece.value, cst.Name) and piece.value.value == "None")
+            isinstance(piece, cst.Index)
+            and (
+                isinstance(piece.value, cst.Ellipsis)
+                or (isinstance(piece.value, cst.Name) and piece.value.value == "None")
+            )
         ):
             return False
     return True
