@@ -159,9 +159,9 @@ def _is_statement(kind: type[cst.CSTNode]) -> bool:
     return issubclass(kind, STATEMENT_TYPES)
 
 
-def _subclasses(*bases: type[cst.CSTNode]) -> frozenset[type[cst.CSTNode]]:
+def _subclasses(*bases: type) -> frozenset[type[cst.CSTNode]]:
     found: set[type[cst.CSTNode]] = set()
-    stack = list(bases)
+    stack: list[type] = list(bases)
     while stack:
         kind = stack.pop()
         found.add(kind)
@@ -197,7 +197,7 @@ TOKEN_TYPES = _subclasses(
     cst.ImportStar,
 )
 # Nodes that hold nothing but tokens: skipped with them, unless a rule handles them.
-LEAF_TYPES = frozenset(
+LEAF_TYPES: frozenset[type[cst.CSTNode]] = frozenset(
     {
         cst.Name,
         cst.Integer,
@@ -505,7 +505,7 @@ class ReplaceNodes(cst.CSTTransformer):
         super().__init__()
         self.replacements = replacements
 
-    def on_leave(
+    def on_leave(  # type: ignore[override]  # a replacement may be of another node type
         self, original_node: cst.CSTNode, updated_node: cst.CSTNode
     ) -> cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel[cst.CSTNode]:
         return self.replacements.get(original_node, updated_node)

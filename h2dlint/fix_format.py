@@ -409,7 +409,7 @@ class _Layout:
         if (hug and self.block + _width(inner) + len(body) <= self.limit) or _sole_generator(node):
             # A call's sole bare generator takes no trailing comma: it is only ever hugged.
             return _hugged(node, elements, inner, indent)
-        laid: list[cst.CSTNode] = []
+        laid: list[Element] = []
         for element in elements:
             value, prefix = _value_of(element)
             start = self.block + _width(inner) + len(prefix)

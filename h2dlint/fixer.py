@@ -24,10 +24,8 @@ from h2dlint.diagnostics import (
     file_finding,
 )
 from h2dlint.engine import (
-    AnalysisOptions,
     CheckedReport,
     CPythonParse,
-    EnabledRule,
     ParseFailure,
     ReplaceNodes,
     check_module,
@@ -35,6 +33,7 @@ from h2dlint.engine import (
     physical_lines,
     to_finding,
 )
+from h2dlint.jobs import AnalysisOptions, EnabledRule
 
 MAX_PASSES = 10
 

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from h2dlint.analysis.bindings import COMPREHENSIONS
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.hot_paths import HotPaths
@@ -613,7 +612,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
         if isinstance(node, cst.DictComp):
             parts: list[cst.CSTNode] = [node.key, node.value]
         else:
-            assert isinstance(node, COMPREHENSIONS)
+            assert isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp))
             parts = [node.elt]
         parts += list(for_in.ifs)
         if for_in.inner_for_in is not None:

@@ -417,10 +417,10 @@ class SyncOnHotPath(Rule):
                     return
             return
         if qualified in DATA_SIZED_FUNCTIONS or method in DATA_SIZED_METHODS:
-            tensor = _operand(node, method)
+            operand = _operand(node, method)
             name = method or qualified.rpartition(".")[2]
-            if tensor is not None and keyword(node, "size") is None:
-                self._judge(node, tensor, f"`{name}()` of {{}}", "data-sized")
+            if operand is not None and keyword(node, "size") is None:
+                self._judge(node, operand, f"`{name}()` of {{}}", "data-sized")
             return
         if qualified == "torch.where" and len(node.args) == 1:
             self._judge(node, node.args[0].value, "`torch.where()` of {}", "data-sized")

@@ -98,7 +98,9 @@ class OldSuppressionCode(Rule):
                 spans.append(match.span("codes"))
         if not spans:
             return
-        pieces, last, renamed = [], 0, []
+        pieces: list[str] = []
+        last = 0
+        renamed: list[tuple[str, str]] = []
         for start, end in sorted(spans):
             pieces.append(text[last:start])
             part = _OLD.sub(lambda m: _rename(m.group(0), renamed), text[start:end])

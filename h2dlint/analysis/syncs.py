@@ -24,6 +24,7 @@ only the row's metadata (``.shape``, ``.size()``, ``len()``, ``.dtype``) is not 
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import libcst as cst
@@ -254,9 +255,9 @@ class _Names(cst.CSTVisitor):
         self.names.add(node.value)
 
 
-def _mentions(node: cst.CSTNode | tuple[cst.CSTNode, ...], names: frozenset[str]) -> bool:
+def _mentions(node: cst.CSTNode | Sequence[cst.CSTNode], names: frozenset[str]) -> bool:
     collector = _Names()
-    for part in node if isinstance(node, tuple) else (node,):
+    for part in (node,) if isinstance(node, cst.CSTNode) else node:
         visit_read_only(part, collector)
     return bool(collector.names & names)
 

@@ -300,12 +300,12 @@ def event_waits(fixture_file: str, syncs: list[SyncRecord]) -> Iterator[None]:
     event_class = torch.cuda.Event
     original = event_class.synchronize
 
-    def synchronize(event: Any) -> None:
+    def synchronize(event: torch.cuda.Event) -> None:
         if not event.query():
             syncs.append(SyncRecord(SYNC_EVENT, user_line(fixture_file), "Event.synchronize()"))
         original(event)
 
-    event_class.synchronize = synchronize  # type: ignore[method-assign]
+    event_class.synchronize = synchronize  # type: ignore[method-assign, assignment]
     try:
         yield
     finally:
