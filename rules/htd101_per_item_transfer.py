@@ -526,6 +526,8 @@ class PerItemTransfer(ComprehensionVisits, Rule):
             bound = provenance.qualify(func) is None
         else:
             return None
+        if not self._may_be_mover(provenance, func):
+            return None
         found = provenance.callee(node, provenance.current_frame())
         if found is None:
             return None
@@ -533,6 +535,19 @@ class PerItemTransfer(ComprehensionVisits, Rule):
         if bound and owner.index.owner.get(function) is None:
             return None  # ``obj.f(...)`` resolved to a plain function: not a method call
         return owner, function, shown, bound
+
+    @staticmethod
+    def _may_be_mover(provenance: Provenance, func: cst.Name | cst.Attribute) -> bool:
+        """Cheap gate before resolving a call into another module (which parses it): the
+        project must define a per-item mover of that name. Names defined in this module are
+        left to the resolution itself."""
+        project = provenance.project
+        name = func.value if isinstance(func, cst.Name) else func.attr.value
+        if project is None or name in provenance.index.functions:
+            return True
+        if any(name in methods for methods in provenance.index.methods.values()):
+            return True
+        return project.may_define_mover(name)
 
     def _shadowed(self, node: cst.Call, function: cst.FunctionDef) -> bool:
         """Whether a plain-name call does not call the module's function of that name: a

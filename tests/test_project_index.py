@@ -218,3 +218,24 @@ def test_a_module_the_index_parsed_is_not_parsed_again_when_checked(project: Pat
     assert parsed is not None
     assert index.tree_of(str(buffers), text) is parsed.tree
     assert index.tree_of(str(buffers), text + "\n# edited\n") is None  # another text
+
+
+def test_the_mover_gate_reads_only_definitions_of_the_name(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "moving.py").write_text(
+        "def move_items(items, device):\n"
+        "    return [item.to(device) for item in items]\n"
+        "def scale(x, k):\n"
+        "    return x * k\n"
+    )
+    (package / "user.py").write_text(
+        "from .moving import move_items, scale\n"
+        "def step(batch, device):\n"
+        "    return move_items(batch, device), scale(batch, 2)\n"
+    )
+    index = ProjectIndex(build_layout([str(package / "user.py")]))
+    assert index.may_define_mover("move_items")
+    assert not index.may_define_mover("scale")  # no loop moving anything
+    assert not index.may_define_mover("absent")

@@ -47,8 +47,11 @@ class CallerIndex:
         self._trees: dict[str, ast.Module | None] = {}
         self._callers: dict[str, tuple[tuple[Caller, ...], dict[str, str]]] = {}
         self._called: dict[bytes, list[str]] | None = None
-        # Per module: qualified callee -> the module's functions that call it.
-        self._edges: dict[str, dict[str, list[Caller]]] = {}
+        # Per module: qualified callee -> the module's functions that call it, and the names
+        # of its functions that may move items one by one.
+        self._facts: dict[str, tuple[dict[str, list[Caller]], frozenset[str]]] = {}
+        # Per function name: whether a definition of that name may move items one by one.
+        self._movers: dict[str, bool] = {}
 
     def _files(self) -> dict[str, bytes]:
         if self._bytes is None:
@@ -112,15 +115,51 @@ class CallerIndex:
         return tuple(found), depends
 
     def _edges_of(self, module: str) -> dict[str, list[Caller]]:
-        """The calls ``module``'s functions make, by resolved callee: one walk of the module
-        per process, however many questions name it."""
-        edges = self._edges.get(module)
-        if edges is None:
+        """The calls ``module``'s functions make, by resolved callee."""
+        return self._facts_of(module)[0]
+
+    def _facts_of(self, module: str) -> tuple[dict[str, list[Caller]], frozenset[str]]:
+        """What the questions ask of a module: its functions' calls by resolved callee, and
+        the names of its functions that may move items one by one. One ``ast`` parse per
+        module and process, however many questions name it; the tree is not kept."""
+        facts = self._facts.get(module)
+        if facts is None:
             tree = self._tree(module)
-            edges = _calls_by_callee(tree, module, self.project) if tree is not None else {}
-            self._edges[module] = edges
-            self._trees.pop(module, None)  # the edges are all that is asked of it
-        return edges
+            if tree is None:
+                facts = ({}, frozenset())
+            else:
+                movers = frozenset(
+                    node.name
+                    for node in ast.walk(tree)
+                    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    and _has_moving_loop(node)
+                )
+                facts = (_calls_by_callee(tree, module, self.project), movers)
+            self._facts[module] = facts
+            self._trees.pop(module, None)
+        return facts
+
+    def may_define_mover(self, name: str) -> bool:
+        """Whether some function or method of the project named ``name`` may copy items to the
+        device one per item: a loop (``for``, ``while``, a comprehension) holding a ``.to(``,
+        ``.cuda(`` or ``.copy_(`` call. False only when no such definition exists: then no call
+        of that name can be a per-item mover, and nothing needs parsing with libcst to learn it.
+        Read with CPython's ``ast``, only the files whose text defines the name."""
+        known = self._movers.get(name)
+        if known is None:
+            known = self._find_mover(name)
+            self._movers[name] = known
+        return known
+
+    def _find_mover(self, name: str) -> bool:
+        files = self._files()
+        definition = f"def {name}(".encode()
+        defining = [
+            m for m in self._called_names().get(name.encode(), ()) if definition in files[m]
+        ]
+        if len(defining) > MAX_FILES_PER_NAME:
+            return True  # too common a name to read every definition: assume one may be
+        return any(name in self._facts_of(module)[1] for module in defining)
 
     def hot_reason(
         self, qualified: str, hot_name: Callable[[str, str | None], bool], hops: int = 0
@@ -139,6 +178,33 @@ class CallerIndex:
                 if deeper is not None:
                     return f"called from `{caller.name}()` in {caller.module}, {deeper}"
         return None
+
+
+_LOOPS = (
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+)
+_MOVES = frozenset({"to", "cuda", "copy_"})
+
+
+def _has_moving_loop(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether a loop of ``function`` (nested functions included: a superset) holds a call of
+    ``.to``, ``.cuda`` or ``.copy_``: what every per-item transfer is made of."""
+    for node in ast.walk(function):
+        if isinstance(node, _LOOPS):
+            for inner in ast.walk(node):
+                if (
+                    isinstance(inner, ast.Call)
+                    and isinstance(inner.func, ast.Attribute)
+                    and inner.func.attr in _MOVES
+                ):
+                    return True
+    return False
 
 
 def _imports(tree: ast.Module, module: str, project: ProjectIndex) -> dict[str, str]:

@@ -114,11 +114,20 @@ class ProjectIndex:
         """Why the top-level function ``qualified`` runs per step, from its callers in other
         modules (``hot_name(function, class)`` says which names run per step); None when no
         caller is known to."""
+        return self._caller_index().hot_reason(qualified, hot_name)
+
+    def may_define_mover(self, name: str) -> bool:
+        """Whether a function of the project named ``name`` may copy items to the device one
+        per item (see :meth:`CallerIndex.may_define_mover`): a cheap gate before resolving a
+        call, which parses the defining module with libcst."""
+        return self._caller_index().may_define_mover(name)
+
+    def _caller_index(self) -> CallerIndex:
         if self._callers is None:
             from h2dlint.project.callers import CallerIndex
 
             self._callers = CallerIndex(self)
-        return self._callers.hot_reason(qualified, hot_name)
+        return self._callers
 
     # -- names --------------------------------------------------------------------------------
     def absolute(self, importer: str | None, qualified: str) -> str:
