@@ -213,6 +213,9 @@ class HotPaths:
         self._loops_only: set[cst.FunctionDef] = set()
         # The project index's answers, for the functions asked about.
         self._asked: dict[cst.FunctionDef, str | None] = {}
+        # could_be_hot's answers (a True may later turn out not hot: it only gates).
+        self._maybe: dict[cst.FunctionDef, bool] = {}
+        self._top_level_functions: frozenset[cst.FunctionDef] | None = None
 
     # -- the answer ---------------------------------------------------------------------------
     def why_hot(self, function: cst.FunctionDef) -> str | None:
@@ -239,6 +242,12 @@ class HotPaths:
     def could_be_hot(self, function: cst.FunctionDef) -> bool:
         """False only when ``function`` is surely not hot, without asking the project: a cheap
         gate before costlier questions (where a tensor lives) and :meth:`why_hot`."""
+        known = self._maybe.get(function)
+        if known is None:
+            known = self._maybe[function] = self._could_be_hot(function)
+        return known
+
+    def _could_be_hot(self, function: cst.FunctionDef) -> bool:
         if function in self.reasons:
             return True
         if function in self._asked:
@@ -248,9 +257,15 @@ class HotPaths:
             return not self._cold(function) and self.could_be_hot(parent)
         return (
             self.index.owner.get(function) is None
-            and function in self.index.functions.values()
+            and function in self._top_level
             and not self._cold(function)
         )
+
+    @property
+    def _top_level(self) -> frozenset[cst.FunctionDef]:
+        if self._top_level_functions is None:
+            self._top_level_functions = frozenset(self.index.functions.values())
+        return self._top_level_functions
 
     def could_be_hot_at(self, ancestors: list[cst.CSTNode]) -> bool:
         """:meth:`could_be_hot` for the function around the end of ``ancestors``."""
