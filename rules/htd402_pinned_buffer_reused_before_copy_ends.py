@@ -4,7 +4,6 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from h2dlint.analysis.aliases import ways_in
 from h2dlint.analysis.copies import non_blocking_h2d_source
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.hot_paths import HotPaths
@@ -13,12 +12,10 @@ from h2dlint.analysis.races import (
     LATER,
     NEXT_CALL,
     NEXT_ITERATION,
-    FunctionScan,
     Reuse,
-    reuses,
+    pending_reuses,
     scan_function,
 )
-from h2dlint.analysis.views import buffer_roots
 from h2dlint.diagnostics import Confidence, Severity
 from h2dlint.rule import Invalid, Rule, Valid
 
@@ -28,26 +25,6 @@ class _Race:
     reuse: Reuse
     copy: cst.Call
     buffer: str
-
-
-def pending_reuses(
-    provenance: Provenance, frame: Frame, scan: FunctionScan, call: cst.Call
-) -> tuple[cst.BaseExpression, list[Reuse]] | None:
-    """For a copy ``call`` from a pinned buffer (made asynchronous or not): its source and the
-    host writes that would reach the buffer while it is pending (:func:`reuses`). None when
-    ``call`` is no host-to-device copy from pinned memory in ``scan``'s function."""
-    place = scan.calls.get(call)
-    if place is None:
-        return None
-    func = call.func
-    if not isinstance(func, cst.Attribute):
-        return None
-    source = call.args[0].value if func.attr.value == "copy_" and call.args else func.value
-    if not provenance.fact(source, frame).where.pinned:
-        return None
-    roots = buffer_roots(provenance, source, frame)
-    aliases = ways_in(provenance, frame, roots).aliases_in(frame) - roots
-    return source, reuses(scan, place, source, roots, aliases, frame.self_name)
 
 
 class PinnedBufferReusedBeforeCopyEnds(Rule):

@@ -34,13 +34,15 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from h2dlint.analysis.aliases import ways_in
 from h2dlint.analysis.provenance import first_positional, is_true, keyword
-from h2dlint.analysis.views import _WriteCollector, view_root
+from h2dlint.analysis.views import _WriteCollector, buffer_roots, view_root
 from h2dlint.engine import visit_read_only
 
 if TYPE_CHECKING:
     from h2dlint.analysis.frames import Frame
     from h2dlint.analysis.imports import ImportTable
+    from h2dlint.analysis.provenance import Provenance
 
 # Methods that order only the device: they never make the host wait.
 DEVICE_ONLY_WAITS = frozenset({"wait_event", "wait_stream", "record_event", "record"})
@@ -86,8 +88,15 @@ def host_sync(call: cst.Call, excluded: frozenset[str] = frozenset()) -> bool:
     if "sync" in name.lower() or name == "wait":
         return True
     if name in READ_SYNCS or blocking_to_host(call):
-        return view_root(func.value) not in excluded
+        return not (excluded and _mentions(func.value, excluded))
     return False
+
+
+def _mentions(node: cst.CSTNode, names: frozenset[str]) -> bool:
+    """Whether ``node`` mentions one of the dotted ``names`` (``y``, ``self.host``)."""
+    if isinstance(node, (cst.Name, cst.Attribute)) and _dotted(node) in names:
+        return True
+    return any(_mentions(child, names) for child in node.children)
 
 
 @dataclass(frozen=True, order=True)
@@ -374,3 +383,23 @@ def reuses(
         if overlap(copied, written, same_iteration=False):
             found.append(Reuse(write, NEXT_CALL, scan.opaque_outside(at, copy) or "the caller"))
     return found
+
+
+def pending_reuses(
+    provenance: Provenance, frame: Frame, scan: FunctionScan, call: cst.Call
+) -> tuple[cst.BaseExpression, list[Reuse]] | None:
+    """For a copy ``call`` from a pinned buffer (made asynchronous or not): its source and the
+    host writes that would reach the buffer while it is pending (:func:`reuses`). None when
+    ``call`` is no host-to-device copy from pinned memory in ``scan``'s function."""
+    place = scan.calls.get(call)
+    if place is None:
+        return None
+    func = call.func
+    if not isinstance(func, cst.Attribute):
+        return None
+    source = call.args[0].value if func.attr.value == "copy_" and call.args else func.value
+    if not provenance.fact(source, frame).where.pinned:
+        return None
+    roots = buffer_roots(provenance, source, frame)
+    aliases = ways_in(provenance, frame, roots).aliases_in(frame) - roots
+    return source, reuses(scan, place, source, roots, aliases, frame.self_name)
