@@ -3,7 +3,8 @@ only look at its metadata, hand it back to the device, or let it escape where th
 cannot follow.
 
 Uses are judged on the expression around the tensor after views of it (``y[0]``, ``y.view(-1)``,
-``y.numpy()``): a view reads nothing by itself, what is done with the view does.
+``y.numpy()``) and dtype conversions (``y.float()``, a no-op when ``y`` is float32 already): a
+view reads nothing by itself, what is done with the view does.
 """
 
 from __future__ import annotations
@@ -91,7 +92,13 @@ READING_BUILTINS = frozenset(
     }
 )
 READING_MODULES = ("torch.", "numpy.", "np.", "math.", "json.", "pickle.", "struct.")
-_ALIASING = frozenset(ALIASING_METHODS)
+# dtype conversions and ``contiguous()``: a copy that reads the data when it converts, the same
+# tensor when nothing needs converting (``y.float()`` of a float32 ``y``). Followed like views:
+# what is done with the result decides (``y.float().sum()`` reads, ``return y.float()`` not).
+CONVERSIONS = frozenset(
+    {"float", "double", "half", "bfloat16", "long", "int", "short", "bool", "byte", "contiguous"}
+)
+_ALIASING = frozenset(ALIASING_METHODS) | CONVERSIONS
 _VIEW_ATTRIBUTES = frozenset({*PERMUTING_ATTRIBUTES, "data"})
 
 

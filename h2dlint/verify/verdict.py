@@ -24,8 +24,9 @@ otherwise, since its ``after`` must wait where ``before`` did not:
    result, whether the pair passes or not);
 3. ``after`` makes no pageable host-to-device copy (as above);
 4. ``after`` is not slower than needed: its median GPU time is at most ``before``'s plus the
-   tolerance, and its median host time at most the larger of ``before``'s host time and its own
-   GPU time, plus the tolerance (the host may wait for the device's work, not longer).
+   tolerance, and its median host time at most its own GPU time plus ``before``'s host time,
+   plus the tolerance (the host may wait for the device's work, then do what ``before`` does;
+   nothing more).
 
 Its syncs and its blocking under the sleep kernel are reported, not judged: the wait is the fix.
 """
@@ -161,7 +162,7 @@ def race_reasons(measurement: PairMeasurement) -> list[str]:
             f"(tolerance {allowed:.3f} ms)"
         )
     allowed = tolerance(before.host_spread_ms, after.host_spread_ms)
-    needed = max(before.host_ms, after.gpu_ms)
+    needed = after.gpu_ms + before.host_ms
     if after.host_ms > needed + allowed:
         reasons.append(
             f"after holds the host longer than the device's work needs: median {after.host_ms:.3f}"
