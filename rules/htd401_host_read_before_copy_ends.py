@@ -18,6 +18,16 @@ from h2dlint.rule import Invalid, Rule, Valid
 
 _NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 _BLOCKS = (cst.IndentedBlock, cst.Module, cst.SimpleStatementSuite)
+# Statements after which nothing more of the block runs.
+_LEAVES = (cst.Return, cst.Raise, cst.Break, cst.Continue)
+
+
+def _leaves(unit: cst.CSTNode) -> bool:
+    """Whether nothing after ``unit`` runs: a ``return``/``raise``/``break``/``continue``, or a
+    line ending with one."""
+    if isinstance(unit, _LEAVES):
+        return True
+    return isinstance(unit, cst.SimpleStatementLine) and isinstance(unit.body[-1], _LEAVES)
 
 
 @dataclass(frozen=True)
@@ -286,6 +296,18 @@ class HostReadBeforeCopyEnds(Rule):
             "    y = torch.tensor(data).to('cpu', non_blocking=True)\n"
             "    return y.tolist()\n"
         ),
+        # returned at once: the next branch's copy into the same buffer never follows it
+        Valid(
+            "import torch\n"
+            "class Buffers:\n"
+            "    def __init__(self, n, device):\n"
+            "        self.cpu = torch.empty(n, pin_memory=True)\n"
+            "        self.gpu = torch.empty(n, device=device)\n"
+            "    def copy_to_cpu(self, n=None):\n"
+            "        if n is None:\n"
+            "            return self.cpu.copy_(self.gpu, non_blocking=True)\n"
+            "        return self.cpu[:n].copy_(self.gpu[:n], non_blocking=True)\n"
+        ),
         # bound again before the read
         Valid(
             "import torch\n"
@@ -448,6 +470,8 @@ class HostReadBeforeCopyEnds(Rule):
         line = parents.get(statement) if statement is not None else None
         if statement is None or not isinstance(line, cst.SimpleStatementLine):
             return None
+        if isinstance(statement, _LEAVES):
+            return None  # ``return host.copy_(...)``: nothing after it runs here
         smalls = list(line.body)
         units = [*smalls[smalls.index(statement) + 1 :], *_following(line, parents)]
         for unit in units:
@@ -468,7 +492,7 @@ class HostReadBeforeCopyEnds(Rule):
                             t.target.value for t in assign.targets if isinstance(t.target, cst.Name)
                         }
             names -= uses.rebound
-            if not names:
+            if not names or _leaves(unit):
                 return None
         return None
 

@@ -237,6 +237,16 @@ class PinnedBufferReusedBeforeCopyEnds(Rule):
             "        out.append(buf.to(dev, non_blocking=True))\n"
             "    return out\n"
         ),
+        # the copy is returned: the write after the branch runs only when it was not made
+        Valid(
+            "import torch\n"
+            "def f(x, dev, fast):\n"
+            "    buf = torch.empty(8, pin_memory=True)\n"
+            "    if fast:\n"
+            "        return buf.to(dev, non_blocking=True)\n"
+            "    buf.copy_(x)\n"
+            "    return buf.to(dev)\n"
+        ),
         # a write of another buffer
         Valid(
             "import torch\n"

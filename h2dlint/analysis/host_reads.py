@@ -149,6 +149,15 @@ def classify(
             and provenance.to_target(call, frame) is Target.DEVICE
         ):
             return Use.DEVICE, parent
+        if attr == "copy_" and isinstance(call, cst.Call) and call.args:
+            # ``y.copy_(gpu_t, non_blocking=True)``: another device-to-host copy into it, ordered
+            # on the stream after the first; from host memory it is a host write now.
+            source = call.args[0].value
+            if provenance.where(source, frame) is Where.DEVICE:
+                return Use.DEVICE, parent
+            if provenance.where(source, frame).on_host:
+                return Use.READ, parent
+            return Use.ESCAPE, parent
         return Use.READ, parent
     if isinstance(parent, cst.Arg):
         call = parents.get(parent)

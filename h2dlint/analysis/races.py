@@ -135,6 +135,8 @@ class FunctionScan:
     # Calls of code that may itself wait for the device: (place, how it is called).
     opaque: list[tuple[Place, str]] = field(default_factory=list)
     calls: dict[cst.Call, Place] = field(default_factory=dict)
+    # Calls in a ``return`` statement: nothing later in the function runs after them.
+    returning: set[cst.Call] = field(default_factory=set)
 
     def syncs_between(self, start: Place, end: Place) -> bool:
         """A sync after ``start`` and at or before ``end`` (by source order)."""
@@ -199,6 +201,7 @@ class _Scan(_WriteCollector):
         self.scan = FunctionScan()
         self.self_name = self_name
         self._reporting: cst.CSTNode | None = None
+        self._returns = 0
 
     def place(self) -> Place:
         return Place(max(self.statement, 0), self.small, frozenset(self.loops))
@@ -233,12 +236,20 @@ class _Scan(_WriteCollector):
         if node.asname is not None:
             self._rebind(node.asname.name)
 
+    def visit_Return(self, node: cst.Return) -> None:
+        self._returns += 1
+
+    def leave_Return(self, original_node: cst.Return) -> None:
+        self._returns -= 1
+
     def visit_Call(self, node: cst.Call) -> None:
         self._reporting = node
         super().visit_Call(node)
         self._reporting = None
         place = self.place()
         self.scan.calls[node] = place
+        if self._returns:
+            self.scan.returning.add(node)
         if host_sync(node):
             self.scan.syncs.append(place)
             return
@@ -347,6 +358,7 @@ def reuses(
     roots: set[str],
     aliases: set[str],
     self_name: str | None,
+    returns: bool = False,
 ) -> list[Reuse]:
     """The writes of ``scan`` to the buffer a copy at ``copy`` reads (``source``, known by the
     names ``roots`` and ``aliases``) that may run before the copy has: later in the function
@@ -363,6 +375,8 @@ def reuses(
         written = region(write.target)
         at = write.place
         if at.key > copy.key:
+            if returns and not (at.loops & copy.loops):
+                continue  # the copy is returned: what follows it runs in another call
             if scan.syncs_between(copy, at) or scan.rebound_between(own, copy, at):
                 continue
             if overlap(copied, written, same_iteration=True):
@@ -402,4 +416,5 @@ def pending_reuses(
         return None
     roots = buffer_roots(provenance, source, frame)
     aliases = ways_in(provenance, frame, roots).aliases_in(frame) - roots
-    return source, reuses(scan, place, source, roots, aliases, frame.self_name)
+    returns = call in scan.returning
+    return source, reuses(scan, place, source, roots, aliases, frame.self_name, returns)
