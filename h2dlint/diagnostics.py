@@ -35,6 +35,15 @@ class Confidence(str, Enum):
     MEDIUM = "medium"
 
 
+class Severity(str, Enum):
+    """How a finding should be treated. WARNING: a speed or style problem (the default). ERROR:
+    the code computes wrong results (a race); reporters mark it as an error (SARIF ``level``
+    ``error``, GitHub ``::error``), which CI fails on by default."""
+
+    WARNING = "warning"
+    ERROR = "error"
+
+
 @dataclass(frozen=True, order=True)
 class Location:
     row: int
@@ -112,6 +121,14 @@ class Finding:
     # The text of the first reported line, for reporters that show it.
     source_line: str = field(default="", compare=False)
     confidence: Confidence = Confidence.HIGH
+    severity: Severity = Severity.WARNING
+
+    @property
+    def level(self) -> str:
+        """``"error"`` for file diagnostics and error-severity rules, else ``"warning"``."""
+        if self.code in FILE_DIAGNOSTIC_CODES or self.severity is Severity.ERROR:
+            return "error"
+        return "warning"
 
     @property
     def sort_key(self) -> tuple[str, int, int, str]:
@@ -129,6 +146,7 @@ class Finding:
             self.noqa_row,
             self.source_line,
             self.confidence,
+            self.severity,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -142,6 +160,7 @@ class Finding:
             "noqa_row": self.noqa_row,
             "source_line": self.source_line,
             "confidence": self.confidence.value,
+            "severity": self.severity.value,
         }
 
     @classmethod
@@ -157,6 +176,7 @@ class Finding:
             noqa_row=data.get("noqa_row"),
             source_line=data.get("source_line", ""),
             confidence=Confidence(data.get("confidence", "high")),
+            severity=Severity(data.get("severity", "warning")),
         )
 
 

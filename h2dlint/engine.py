@@ -592,6 +592,7 @@ def to_finding(item: CheckedReport, path: str, lines: Sequence[str]) -> Finding:
         noqa_row=row,
         source_line=lines[row - 1] if 0 < row <= len(lines) else "",
         confidence=item.report.confidence,
+        severity=rule.severity,
     )
 
 

@@ -2,7 +2,8 @@
 
 Ruff reads a code as letters then digits, so ``# noqa: H2D002`` was two codes to it (``H2`` and
 ``D002``), a warning, and a suppression of pydocstyle's ``D002``. The codes were renamed to the
-``HTD`` prefix, in families: ``HTD1xx`` copies, ``HTD2xx`` syncs, ``HTD9xx`` h2dlint itself.
+``HTD`` prefix, in families: ``HTD1xx`` copies, ``HTD2xx`` syncs, ``HTD4xx`` races, ``HTD9xx``
+h2dlint itself.
 
 No release shipped the old codes, so this map is short-lived: suppression comments and
 configuration that still name them keep working, with a deprecation warning (configuration) or

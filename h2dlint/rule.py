@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from h2dlint.candidates import Candidates, as_candidates
-from h2dlint.diagnostics import Confidence, FixSafety
+from h2dlint.diagnostics import Confidence, FixSafety, Severity
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -104,6 +104,8 @@ class Rule:
     name: ClassVar[str]
     message: ClassVar[str]
     fix_safety: ClassVar[FixSafety] = FixSafety.NONE
+    # ERROR for rules about wrong results (races), WARNING for speed: see Severity.
+    severity: ClassVar[Severity] = Severity.WARNING
     fix_message: ClassVar[str] = ""
     # Byte strings of which at least one must occur in a file for this rule to possibly flag it.
     # None means the rule must see every file.
@@ -152,6 +154,11 @@ class Rule:
             "(applied by `--fix --unsafe-fixes`).",
         }[cls.fix_safety]
         parts = [f"# {cls.name} ({cls.code})", "", f"{fix}", "", body]
+        if cls.severity is Severity.ERROR:
+            parts[2:2] = [
+                "Severity: **error** (a correctness rule: SARIF level `error`, GitHub `::error`).",
+                "",
+            ]
         if cls.options:
             parts += ["", "## Options", ""]
             for option in cls.options:

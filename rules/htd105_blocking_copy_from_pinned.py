@@ -12,6 +12,7 @@ from h2dlint.analysis.provenance import (
     keyword,
     positional,
 )
+from h2dlint.analysis.races import pending_reuses, scan_function
 from h2dlint.analysis.targets import Target
 from h2dlint.analysis.views import FunctionWrites, buffer_roots, function_writes
 from h2dlint.diagnostics import FixSafety
@@ -141,6 +142,10 @@ class BlockingCopyFromPinned(Rule):
       `np.asarray(buf)`, `keep.append(buf)`; `len(buf)`, `torch.cat([buf, x])`,
       `gpu.copy_(buf)` and other reading torch functions are fine), returned, stored in a
       container, or used in a nested function.
+
+    - HTD402 (pinned-buffer-reused-before-copy-ends) would flag a host write of the buffer once
+      the copy is asynchronous: later in the function, in the next iteration of a loop, or in
+      the next call of the method. The fix must not create the race that rule reports.
 
     There the copy needs an event recorded after it that the next write waits on, or a second
     buffer. Where the function writes the buffer (by its name or through an alias) after the
@@ -597,12 +602,29 @@ class BlockingCopyFromPinned(Rule):
                 message + f"; no fix offered: the buffer {ways.ways[0].reason}, so the host "
                 "may write it while an asynchronous copy is still reading it",
             )
+        elif self._would_race(node, frame):
+            self.report(
+                node,
+                message + "; no fix offered: the buffer is written again while an "
+                "asynchronous copy could still read it (HTD402)",
+            )
         else:
             self.report(
                 node,
                 message + "; pass `non_blocking=True`",
                 replacements=[replace_fitted(self.context, node, _with_non_blocking(node))],
             )
+
+    def _would_race(self, node: cst.Call, frame: Frame) -> bool:
+        """Whether HTD402 would flag a write once this copy is made asynchronous: the fix
+        must not create the race that rule reports."""
+        provenance = Provenance.of(self.context)
+        scan = self.context.shared(
+            f"race-scan:{id(frame.function)}",
+            lambda: scan_function(frame, self.context.imports),
+        )
+        found = pending_reuses(provenance, frame, scan, node)
+        return found is not None and bool(found[1])
 
     @staticmethod
     def _pinned(fact: Fact) -> str:

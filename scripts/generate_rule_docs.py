@@ -20,12 +20,13 @@ def index_page() -> str:
     lines = [
         "# Rules",
         "",
-        "| Code | Name | Fix | What it flags |",
-        "| --- | --- | --- | --- |",
+        "| Code | Name | Fix | Severity | What it flags |",
+        "| --- | --- | --- | --- | --- |",
     ]
     for code, rule in all_rules().items():
         fix = {"none": "", "safe": "safe", "unsafe": "unsafe"}[rule.fix_safety.value]
-        lines.append(f"| [{code}]({code}.md) | {rule.name} | {fix} | {rule.message} |")
+        severity = rule.severity.value
+        lines.append(f"| [{code}]({code}.md) | {rule.name} | {fix} | {severity} | {rule.message} |")
     return "\n".join(lines) + "\n"
 
 

@@ -67,3 +67,23 @@ def test_before_and_after_compute_the_same_on_the_cpu(code: str) -> None:
         pytest.skip(f"fixtures/{code}/after.py needs CUDA (pinned memory written by the fix)")
     difference = compare_outputs(run_fixture_on_cpu(before), run_fixture_on_cpu(after))
     assert difference is None, difference
+
+
+@pytest.mark.parametrize("code", sorted(RULES))
+def test_race_pairs_give_the_expected_outputs_on_the_cpu(code: str) -> None:
+    """A race pair (its fixtures define ``expected(state)``): on the CPU no copy is
+    asynchronous, so both sides must give the expected outputs; on a GPU ``before`` must not
+    (``h2dlint verify``)."""
+    pytest.importorskip("torch", reason="the fixtures need torch (pip install torch)")
+    from h2dlint.verify.compare import compare_outputs
+    from h2dlint.verify.fixtures import run_fixture_on_cpu_with_expected
+
+    if any("\nREQUIRES_CUDA = True" in p.read_text(encoding="utf-8") for p in _pair(code)):
+        pytest.skip(f"fixtures/{code} needs CUDA")
+    sides = [run_fixture_on_cpu_with_expected(path) for path in _pair(code)]
+    if all(expected is None for _, expected in sides):
+        pytest.skip(f"fixtures/{code} is no race pair")
+    for path, (outputs, expected) in zip(_pair(code), sides, strict=True):
+        assert expected is not None, f"{path} defines no expected(state)"
+        difference = compare_outputs(outputs, expected)
+        assert difference is None, f"{path}: {difference}"

@@ -301,6 +301,7 @@ def test_json_exact(project: Path) -> None:
             "location": {"column": 9, "row": 3},
             "message": "Fake problem",
             "noqa_row": 3,
+            "severity": "warning",
             "url": FakeRule.url(),
         },
         {
@@ -313,6 +314,7 @@ def test_json_exact(project: Path) -> None:
             "location": {"column": 5, "row": 2},
             "message": "Syntax error: invalid syntax",
             "noqa_row": None,
+            "severity": "error",
             "url": None,
         },
     ]

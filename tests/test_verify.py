@@ -43,7 +43,15 @@ from h2dlint.verify.measure import (
     sync_warnings,
 )
 from h2dlint.verify.report import PairOutcome, render_json, render_text
-from h2dlint.verify.verdict import FLOOR_MS, Verdict, blocks, judge, judge_pair, tolerance
+from h2dlint.verify.verdict import (
+    FLOOR_MS,
+    Verdict,
+    blocks,
+    judge,
+    judge_pair,
+    race_shown,
+    tolerance,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 HTD102 = ROOT / "fixtures" / "HTD102"
@@ -855,3 +863,101 @@ def test_harness_reports_a_failing_run_as_the_pairs_error(
         measured.error == f"{pair / 'after.py'}: run() raised ZeroDivisionError: division by zero"
     )
     assert not judge_pair(measured, PairOptions()).passed
+
+
+# -- race pairs ------------------------------------------------------------------------------------
+RACE_BEFORE = side(path="before.py", host_ms=0.2, gpu_ms=5.1, host_ms_under_sleep=0.3)
+RACE_AFTER = side(
+    syncs=[SyncRecord("event.synchronize()", "after.py:50")],
+    host_ms=5.2,
+    gpu_ms=5.1,
+    host_ms_under_sleep=45.0,
+)
+
+
+def race(**overrides: object) -> PairMeasurement:
+    values: dict[str, object] = {
+        "before": RACE_BEFORE,
+        "after": RACE_AFTER,
+        "equal_reason": "outputs[0] differs: 3 vs 4",
+        "race": True,
+        "before_wrong": "outputs[0] differs: 3 vs 4",
+        "after_wrong": None,
+    }
+    values.update(overrides)
+    return PairMeasurement(**values)  # type: ignore[arg-type]
+
+
+def test_a_race_pair_passes_when_before_is_wrong_and_after_right() -> None:
+    # More syncs, blocking under the sleep and unequal outputs are what the fix is.
+    assert judge_pair(race(), PairOptions(race=True)) == Verdict(True, [])
+    assert "the race detected" in (race_shown(race()) or "")
+
+
+def test_a_race_pair_fails_when_after_is_wrong() -> None:
+    verdict = judge_pair(race(after_wrong="outputs[0] differs: 3 vs 4"), PairOptions(race=True))
+    assert not verdict.passed
+    assert verdict.reasons == [
+        "after gives a wrong result (after's value first, the expected second): "
+        "outputs[0] differs: 3 vs 4"
+    ]
+
+
+def test_a_race_pair_fails_when_the_race_did_not_show() -> None:
+    verdict = judge_pair(race(before_wrong=None), PairOptions(race=True))
+    assert not verdict.passed
+    assert verdict.reasons[0].startswith("before gave the expected outputs: the race did not show")
+    assert race_shown(race(before_wrong=None)) is None
+
+
+def test_a_race_pair_fails_when_after_holds_the_host_longer_than_needed() -> None:
+    slow = side(host_ms=9.0, gpu_ms=5.1)
+    verdict = judge_pair(race(after=slow), PairOptions(race=True))
+    assert verdict.reasons == [
+        "after holds the host longer than the device's work needs: median 9.000 ms vs at most "
+        "5.300 ms (tolerance 0.050 ms)"
+    ]
+
+
+def test_race_pair_in_the_reports() -> None:
+    outcome = PairOutcome(
+        FixturePair("HTD402", Path("before.py"), Path("after.py")),
+        PairOptions(race=True),
+        race(),
+        judge_pair(race(), PairOptions(race=True)),
+    )
+    lines = render_text([outcome], ENVIRONMENT).splitlines()
+    before_row = next(line for line in lines if line.startswith("HTD402") and "before" in line)
+    after_row = next(line for line in lines if line.startswith("HTD402") and "after" in line)
+    assert before_row.split()[-1] == "WRONG"
+    assert after_row.split()[-2:] == ["expected", "PASS"]
+    assert any(line.startswith("RACE HTD402: before gives a wrong result") for line in lines)
+    pair = json.loads(render_json([outcome], ENVIRONMENT))["pairs"][0]
+    assert pair["kind"] == "race" and pair["after_wrong"] is None
+    assert pair["before_wrong"] == "outputs[0] differs: 3 vs 4"
+    assert pair["race_detected"].startswith("before gives a wrong result")
+
+
+def test_expected_makes_a_race_pair(tmp_path: Path) -> None:
+    before = tmp_path / "before.py"
+    after = tmp_path / "after.py"
+    before.write_text(
+        "def setup(device):\n    return 1\ndef run(state):\n    return state\n", encoding="utf-8"
+    )
+    after.write_text(
+        "def setup(device):\n    return 1\ndef run(state):\n    return state\n"
+        "def expected(state):\n    return 1\n",
+        encoding="utf-8",
+    )
+    b, a = load_fixture(before), load_fixture(after)
+    assert b.expected is None and a.expected is not None and a.expected(1) == 1
+    assert pair_options(b, a).race
+    assert not pair_options(b, b).race
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "def setup(device):\n    return 1\ndef run(state):\n    return state\n"
+        "def expected():\n    return 1\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(FixtureError, match="`expected` must take exactly one argument"):
+        load_fixture(bad)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from h2dlint.diagnostics import FILE_DIAGNOSTIC_CODES, Confidence, Finding
+from h2dlint.diagnostics import Confidence, Finding
 from h2dlint.reporters import ReportOptions, RunSummary
 from h2dlint.reporters.text import display_path
 
@@ -25,7 +25,7 @@ def render_github(findings: Sequence[Finding], summary: RunSummary, options: Rep
 
 
 def _command(finding: Finding, options: ReportOptions) -> str:
-    level = "error" if finding.code in FILE_DIAGNOSTIC_CODES else "warning"
+    level = finding.level
     title = finding.code
     if finding.confidence is not Confidence.HIGH:
         title += f", {finding.confidence.value} confidence"

@@ -44,6 +44,9 @@ def _record(finding: Finding, options: ReportOptions) -> dict[str, Any]:
         "location": _location(finding.start),
         "message": finding.message,
         "noqa_row": finding.noqa_row,
+        # Not in Ruff's output: "error" (wrong results: a race; a file that cannot be checked)
+        # or "warning" (speed).
+        "severity": finding.level,
         "url": finding.url,
     }
 

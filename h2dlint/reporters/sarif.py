@@ -146,7 +146,7 @@ def _rule_descriptor(rule: type[Rule]) -> dict[str, Any]:
         # No helpUri: SARIF wants an absolute URI there, and the rule's page is a path in
         # h2dlint's repository. The whole page is the help; where it lies is a property.
         "help": {"text": documentation, "markdown": documentation},
-        "defaultConfiguration": {"level": "warning"},
+        "defaultConfiguration": {"level": rule.severity.value},
         "properties": {"documentation": rule.url()},
     }
 
@@ -168,7 +168,7 @@ def _result(finding: Finding, index: dict[str, int], root: Path, cwd: Path) -> d
     result: dict[str, Any] = {
         "ruleId": finding.code,
         "ruleIndex": index[finding.code],
-        "level": "error" if finding.code in _FILE_DIAGNOSTICS else "warning",
+        "level": finding.level,
         "message": {"text": finding.message},
         "locations": [
             {"physicalLocation": {"artifactLocation": artifact, "region": _region(finding)}}

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
-from h2dlint.diagnostics import Confidence, Finding, FixSafety
+from h2dlint.diagnostics import Confidence, Finding, FixSafety, Severity
 from h2dlint.reporters import ReportOptions, RunSummary
 
 TAB_WIDTH = 4
@@ -126,8 +126,9 @@ def _header(finding: Finding, options: ReportOptions, paint: _Painter) -> str:
     marker = f"{paint('[*]', _CYAN)} " if is_fixable(finding, options) else ""
     tag = confidence_tag(finding)
     sureness = f"{paint(tag, _YELLOW)} " if tag else ""
+    severity = f"{paint('[error]', _BOLD, _RED)} " if finding.severity is Severity.ERROR else ""
     code = paint(finding.code, _BOLD, _RED)
-    return f"{where}{colon} {code} {marker}{sureness}{finding.message}"
+    return f"{where}{colon} {code} {marker}{severity}{sureness}{finding.message}"
 
 
 def _snippet(finding: Finding, paint: _Painter) -> list[str]:

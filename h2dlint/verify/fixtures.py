@@ -1,9 +1,13 @@
 """Fixture files: loading one by path, checking its contract, and finding before/after pairs.
 
 A fixture is a Python file defining ``setup(device) -> state`` and ``run(state) -> outputs``; it
-may set ``HOST_READ = True``, ``SYNC_RULE = True`` and ``REPEATS = <int>``. Every problem with a
-fixture or a path raises :class:`FixtureError` with a message that names the file; nothing here
-lets a traceback through. This module imports torch only in :func:`run_fixture_on_cpu`.
+may set ``HOST_READ = True``, ``SYNC_RULE = True`` and ``REPEATS = <int>``, and define
+``expected(state) -> outputs``: the correct outputs of the last ``run(state)``, which makes its
+pair a *race pair* (``before`` computes wrong results, ``after`` the expected ones).
+
+Every problem with a fixture or a path raises :class:`FixtureError` with a message that names
+the file; nothing here lets a traceback through. This module imports torch only in
+:func:`run_fixture_on_cpu_with_expected`.
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ class Fixture:
     host_read: bool | None = None
     sync_rule: bool | None = None
     repeats: int | None = None
+    # The correct outputs of the last ``run(state)``: set for the sides of a race pair.
+    expected: Callable[[Any], Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -56,6 +62,8 @@ class PairOptions:
     host_read: bool = False
     sync_rule: bool = False
     repeats: int | None = None
+    # A race pair: a side defines ``expected(state)``; before must be wrong, after right.
+    race: bool = False
 
 
 def _module_name(path: Path) -> str:
@@ -140,6 +148,9 @@ def load_fixture(path: Path) -> Fixture:
         host_read=_flag(path, module, "HOST_READ"),
         sync_rule=_flag(path, module, "SYNC_RULE"),
         repeats=_repeats(path, module),
+        expected=(
+            _function(path, module, "expected", "state") if hasattr(module, "expected") else None
+        ),
     )
 
 
@@ -157,7 +168,14 @@ def pair_options(before: Fixture, after: Fixture) -> PairOptions:
         host_read=pick("host_read", False),
         sync_rule=pick("sync_rule", False),
         repeats=pick("repeats", None),
+        race=before.expected is not None or after.expected is not None,
     )
+
+
+def expected_of(fixture: Fixture, other: Fixture) -> Callable[[Any], Any] | None:
+    """The ``expected(state)`` that judges ``fixture``'s outputs: its own, else the other side's
+    (called with this side's state)."""
+    return fixture.expected if fixture.expected is not None else other.expected
 
 
 def _pair_in(directory: Path) -> FixturePair | None:
@@ -221,8 +239,17 @@ def discover_pairs(paths: Sequence[Path]) -> list[FixturePair]:
 def run_fixture_on_cpu(path: Path) -> Any:
     """Load the fixture at ``path``, call ``setup(torch.device("cpu"))`` and return ``run``'s
     outputs: lets CI check a pair's outputs without a GPU."""
+    return run_fixture_on_cpu_with_expected(path)[0]
+
+
+def run_fixture_on_cpu_with_expected(path: Path) -> tuple[Any, Any]:
+    """``run``'s outputs on the CPU and, for a fixture that defines ``expected(state)``, the
+    outputs it expects (else None). On the CPU no copy is asynchronous: a race pair's two sides
+    must both give the expected outputs there."""
     import torch
 
     fixture = load_fixture(Path(path))
     state = fixture.setup(torch.device("cpu"))
-    return fixture.run(state)
+    outputs = fixture.run(state)
+    expected = fixture.expected(state) if fixture.expected is not None else None
+    return outputs, expected

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from h2dlint.verify.compare import compare_outputs, snapshot
-from h2dlint.verify.fixtures import Fixture
+from h2dlint.verify.fixtures import Fixture, expected_of
 
 SLEEP_MS = 40.0
 """Shortest sleep kernel used to test for host blocking, in milliseconds."""
@@ -42,6 +42,9 @@ SLEEP_FACTOR = 4.0
 """The sleep kernel lasts at least this many times ``run``'s median host time."""
 DEFAULT_REPEATS = 30
 WARMUP = 3
+RACE_RUNS = 3
+"""Runs per side of a race pair whose outputs are compared with the expected ones: ``after``
+must be right in every one, ``before`` is wrong when it is wrong in any one."""
 SLEEP_REPEATS = 5
 CALIBRATION_CYCLES = 20_000_000
 
@@ -141,6 +144,11 @@ class PairMeasurement:
     after: SideMeasurement | None
     equal_reason: str | None = None  # None: the outputs are equal
     error: str | None = None
+    # A race pair (a side defines ``expected(state)``): why each side's outputs differ from the
+    # expected ones (None: they match in every run compared).
+    race: bool = False
+    before_wrong: str | None = None
+    after_wrong: str | None = None
 
 
 def median_and_spread(samples: list[float]) -> tuple[float, float]:
@@ -448,6 +456,8 @@ class Harness:
             del out
         equal_reason = compare_outputs(outputs[0], outputs[1])
         del outputs
+        race = any(side.fixture.expected is not None for side in sides)
+        wrong = self._wrong(sides) if race else [None, None]
         # Timings first, before any profiler or dispatch mode has run on these fixtures.
         timings = self._time(sides, repeats)
         results = []
@@ -474,7 +484,36 @@ class Harness:
                     repeats=repeats,
                 )
             )
-        return PairMeasurement(results[0], results[1], equal_reason=equal_reason)
+        return PairMeasurement(
+            results[0],
+            results[1],
+            equal_reason=equal_reason,
+            race=race,
+            before_wrong=wrong[0],
+            after_wrong=wrong[1],
+        )
+
+    def _wrong(self, sides: list[_Side]) -> list[str | None]:
+        """For each side of a race pair, why its outputs differ from ``expected(state)`` in the
+        first of ``RACE_RUNS`` runs where they do, or None when they match in all of them."""
+        found: list[str | None] = []
+        for side, other in zip(sides, sides[::-1], strict=True):
+            expected = expected_of(side.fixture, other.fixture)
+            reason = None
+            for _ in range(RACE_RUNS):
+                out = snapshot(side.run())
+                self.sync()
+                try:
+                    want = snapshot(expected(side.state)) if expected is not None else None
+                except Exception as exc:
+                    raise FixtureRunError(
+                        f"{side.fixture.path}: expected() raised {type(exc).__name__}: {exc}"
+                    ) from exc
+                reason = compare_outputs(out, want)
+                if reason is not None:
+                    break
+            found.append(reason)
+        return found
 
     def _time(self, sides: list[_Side], repeats: int) -> list[tuple[list[float], list[float]]]:
         """Host ms (until ``run`` returns) and GPU ms (CUDA events around ``run`` on the current

@@ -8,7 +8,7 @@ from typing import Any
 
 from h2dlint.verify.fixtures import FixturePair, PairOptions
 from h2dlint.verify.measure import PairMeasurement, SideMeasurement
-from h2dlint.verify.verdict import Verdict, blocks
+from h2dlint.verify.verdict import Verdict, blocks, race_shown
 
 JSON_VERSION = 1
 COLUMNS = (
@@ -23,6 +23,7 @@ COLUMNS = (
     "equal",
     "verdict",
 )
+# For a race pair the "equal" column says whether each side gave the expected outputs.
 UNAVAILABLE_MARK = "*"
 
 
@@ -64,11 +65,21 @@ def _rows(outcome: PairOutcome) -> list[list[str]]:
     verdict = "PASS" if outcome.verdict.passed else "FAIL"
     if m.before is None or m.after is None:
         return [[name, "-", *["-"] * 6, "-", verdict]]
+    if m.race:
+        # A race pair: each side against the expected outputs.
+        return [
+            [name, "before", *_side_cells(m.before), _right(m.before_wrong), ""],
+            [name, "after", *_side_cells(m.after), _right(m.after_wrong), verdict],
+        ]
     equal = "yes" if m.equal_reason is None else "no"
     return [
         [name, "before", *_side_cells(m.before), "", ""],
         [name, "after", *_side_cells(m.after), equal, verdict],
     ]
+
+
+def _right(wrong: str | None) -> str:
+    return "expected" if wrong is None else "WRONG"
 
 
 def _table(rows: list[list[str]]) -> list[str]:
@@ -88,8 +99,12 @@ def render_text(outcomes: list[PairOutcome], environment: dict[str, Any]) -> str
     rows = [list(COLUMNS)] + [row for outcome in outcomes for row in _rows(outcome)]
     lines = _table(rows)
     failures = [o for o in outcomes if not o.verdict.passed]
-    if failures:
+    races = [(o, race_shown(o.measurement)) for o in outcomes]
+    races = [(o, shown) for o, shown in races if shown is not None]
+    if failures or races:
         lines.append("")
+    for outcome, shown in races:
+        lines.append(f"RACE {outcome.pair.name}: {shown}")
     for outcome in failures:
         for reason in outcome.verdict.reasons:
             lines.append(f"FAIL {outcome.pair.name}: {reason}")
@@ -149,6 +164,10 @@ def outcome_dict(outcome: PairOutcome) -> dict[str, Any]:
         "error": m.error,
         "equal": None if m.error is not None else m.equal_reason is None,
         "equal_reason": m.equal_reason,
+        "kind": "race" if m.race else "speed",
+        "before_wrong": m.before_wrong,
+        "after_wrong": m.after_wrong,
+        "race_detected": race_shown(m),
         "before": side_dict(m.before),
         "after": side_dict(m.after),
         "verdict": {"passed": outcome.verdict.passed, "reasons": list(outcome.verdict.reasons)},

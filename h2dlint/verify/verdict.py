@@ -15,6 +15,20 @@ The rule (``docs/verify.md`` states it too). ``after`` PASSES when all of these 
    the interquartile range of the repeated runs.
 
 Otherwise it FAILS, with one reason per broken condition.
+
+A *race pair* (a side defines ``expected(state)``: ``before`` races, ``after`` waits) is judged
+otherwise, since its ``after`` must wait where ``before`` did not:
+
+1. ``after`` gives the expected outputs in every run compared;
+2. ``before`` does not, in at least one: the race is shown (reported as what it is, a wrong
+   result, whether the pair passes or not);
+3. ``after`` makes no pageable host-to-device copy (as above);
+4. ``after`` is not slower than needed: its median GPU time is at most ``before``'s plus the
+   tolerance, and its median host time at most its own GPU time plus ``before``'s host time,
+   plus the tolerance (the host may wait for the device's work, then do what ``before`` does;
+   nothing more).
+
+Its syncs and its blocking under the sleep kernel are reported, not judged: the wait is the fix.
 """
 
 from __future__ import annotations
@@ -123,12 +137,59 @@ def judge(
     return Verdict(passed=not reasons, reasons=reasons)
 
 
+def race_reasons(measurement: PairMeasurement) -> list[str]:
+    """Why a race pair fails (see the module's docstring); empty when it passes."""
+    before, after = measurement.before, measurement.after
+    assert before is not None and after is not None
+    reasons = []
+    if measurement.after_wrong is not None:
+        reasons.append(
+            f"after gives a wrong result (after's value first, the expected second): "
+            f"{measurement.after_wrong}"
+        )
+    if measurement.before_wrong is None:
+        reasons.append(
+            "before gave the expected outputs: the race did not show (queue a long kernel, "
+            "such as torch.cuda._sleep, on the stream before the copy)"
+        )
+    pageable = _pageable_reason(after)
+    if pageable is not None:
+        reasons.append(pageable)
+    allowed = tolerance(before.gpu_spread_ms, after.gpu_spread_ms)
+    if after.gpu_ms > before.gpu_ms + allowed:
+        reasons.append(
+            f"after is slower on the GPU: median {after.gpu_ms:.3f} ms vs {before.gpu_ms:.3f} ms "
+            f"(tolerance {allowed:.3f} ms)"
+        )
+    allowed = tolerance(before.host_spread_ms, after.host_spread_ms)
+    needed = after.gpu_ms + before.host_ms
+    if after.host_ms > needed + allowed:
+        reasons.append(
+            f"after holds the host longer than the device's work needs: median {after.host_ms:.3f}"
+            f" ms vs at most {needed:.3f} ms (tolerance {allowed:.3f} ms)"
+        )
+    return reasons
+
+
+def race_shown(measurement: PairMeasurement) -> str | None:
+    """For a race pair whose ``before`` gave a wrong result: that result, as the race found."""
+    if not measurement.race or measurement.before_wrong is None:
+        return None
+    return (
+        f"before gives a wrong result, the race detected (before's value first, the expected "
+        f"second): {measurement.before_wrong}"
+    )
+
+
 def judge_pair(measurement: PairMeasurement, options: PairOptions) -> Verdict:
     """The verdict on a measured pair; a pair that could not be measured FAILS with the error."""
     if measurement.error is not None:
         return Verdict(passed=False, reasons=[measurement.error])
     if measurement.before is None or measurement.after is None:
         return Verdict(passed=False, reasons=["nothing was measured"])
+    if measurement.race:
+        reasons = race_reasons(measurement)
+        return Verdict(passed=not reasons, reasons=reasons)
     return judge(
         measurement.before,
         measurement.after,

@@ -1,0 +1,558 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import libcst as cst
+
+from h2dlint.analysis.facts import Where
+from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.host_reads import Use, classify, parent_map
+from h2dlint.analysis.provenance import Provenance, first_positional, is_true, keyword
+from h2dlint.analysis.races import host_sync
+from h2dlint.analysis.targets import Target
+from h2dlint.analysis.views import buffer_roots
+from h2dlint.diagnostics import Confidence, Severity
+from h2dlint.engine import visit_read_only
+from h2dlint.rule import Invalid, Rule, Valid
+
+_NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+_BLOCKS = (cst.IndentedBlock, cst.Module, cst.SimpleStatementSuite)
+# Statements after which nothing more of the block runs.
+_LEAVES = (cst.Return, cst.Raise, cst.Break, cst.Continue)
+
+
+def _leaves(unit: cst.CSTNode) -> bool:
+    """Whether nothing after ``unit`` runs: a ``return``/``raise``/``break``/``continue``, or a
+    line ending with one."""
+    if isinstance(unit, _LEAVES):
+        return True
+    return isinstance(unit, cst.SimpleStatementLine) and isinstance(unit.body[-1], _LEAVES)
+
+
+@dataclass(frozen=True)
+class _Copy:
+    """A device-to-host ``non_blocking=True`` copy: the names its result goes by (empty for
+    ``.to``/``.cpu``, whose result is followed from the expression), how sure it is, and what
+    would make it certain."""
+
+    names: frozenset[str]
+    confidence: Confidence
+    source: str
+
+
+def _dotted(node: cst.CSTNode) -> str | None:
+    parts: list[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+class _Uses(cst.CSTVisitor):
+    """In source order: the uses of ``names`` in one statement, and whether it may sync."""
+
+    def __init__(self, names: frozenset[str], parents: dict[cst.CSTNode, cst.CSTNode]) -> None:
+        self.names = names
+        self.parents = parents
+        self.uses: list[cst.BaseExpression] = []
+        self.syncs = False
+        self.rebound: set[str] = set()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if host_sync(node, self.names):
+            self.syncs = True
+
+    def _match(self, node: cst.Name | cst.Attribute) -> bool:
+        parent = self.parents.get(node)
+        if isinstance(parent, cst.Attribute) and parent.attr is node:
+            return False
+        if isinstance(parent, cst.Arg) and parent.keyword is node:
+            return False
+        dotted = _dotted(node)
+        if dotted not in self.names:
+            return False
+        if isinstance(parent, (cst.AssignTarget, cst.For, cst.CompFor, cst.AsName)) and (
+            getattr(parent, "target", None) is node or getattr(parent, "name", None) is node
+        ):
+            self.rebound.add(dotted)
+            return False
+        if isinstance(parent, cst.Del):
+            self.rebound.add(dotted)
+            return False
+        if isinstance(parent, cst.Element):
+            owner = self.parents.get(self.parents.get(parent))  # ``a, y = ...``, ``for a, y in``
+            if isinstance(owner, (cst.AssignTarget, cst.For)):
+                self.rebound.add(dotted)
+                return False
+        self.uses.append(node)
+        return True
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self._match(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        return not self._match(node)
+
+
+def _following(
+    statement: cst.CSTNode, parents: dict[cst.CSTNode, cst.CSTNode]
+) -> Iterator[cst.CSTNode]:
+    """The statements that run after ``statement``: the rest of its block, then the rest of
+    each enclosing block up to the function (leaving a loop goes on after it)."""
+    current = statement
+    while True:
+        block = parents.get(current)
+        if not isinstance(block, _BLOCKS):
+            return
+        body = list(block.body)
+        index = next((i for i, s in enumerate(body) if s is current), None)
+        if index is None:
+            return
+        yield from body[index + 1 :]
+        owner: cst.CSTNode | None = block
+        while True:
+            owner = parents.get(owner) if owner is not None else None
+            if owner is None or isinstance(owner, _NESTED):
+                return
+            if isinstance(owner, cst.BaseCompoundStatement) and isinstance(
+                parents.get(owner), _BLOCKS
+            ):
+                break
+        current = owner
+
+
+class HostReadBeforeCopyEnds(Rule):
+    """## What it does
+    Flags a host read of the result of a device-to-host copy made with `non_blocking=True`
+    (`y = x.to("cpu", non_blocking=True)`, `x.cpu(non_blocking=True)`,
+    `pinned.copy_(x, non_blocking=True)`) before anything has waited for the copy: indexing it,
+    `.tolist()`, `.numpy()` and reading the array, `.item()`, arithmetic or comparison on it,
+    iterating it, `int()`/`float()`/`print()` and other builtins, torch or numpy functions on
+    it, or writing into it, in the same function on a path with no sync between.
+
+    A sync is `torch.cuda.synchronize()`, `stream.synchronize()`, `event.synchronize()` (an
+    event recorded after the copy), `.wait()`, any call named `...sync...`, and `.item()`,
+    `.tolist()` or a blocking `.cpu()` of another tensor (each waits for the stream, so for the
+    copy queued on it). `stream.wait_event(e)` does not count: it makes the device wait, not
+    the host.
+
+    Not flagged: a result only handed back to a device (`y.to(dev)`, `gpu.copy_(y)`: ordered
+    on the stream after the copy), only looked at for its metadata (`y.shape`, `len(y)`), read
+    after a sync, returned, stored (`self.out = y`, `outs.append(y)`) or passed to code the rule
+    cannot see (that code may wait first). A result returned to a caller is left alone: the
+    caller may wait on an event first.
+
+    Confidence: HIGH when the copied tensor is provably on a device (`.cuda()`,
+    `.to(device)`, a factory with `device=`); MEDIUM when its device is unknown: the message
+    says which tensor would have to be on the GPU (from a CPU tensor, `.to("cpu")` copies
+    nothing and nothing races).
+
+    This is a correctness rule (severity **error**), not a speed rule: the code computes wrong
+    results.
+
+    ## Why is this bad?
+    A `non_blocking=True` device-to-host copy returns at once, before the copy has run; the
+    result is a pinned host tensor whose memory the copy fills later, when the stream reaches
+    it. Reading it before then reads whatever the memory held. Measured on an H200 (torch
+    2.11): `x` filled with 7.0 behind a 40 ms kernel, `y = x.to("cpu", non_blocking=True)`,
+    then `float(y[:1000].sum())` at once read 0.0 where 7000.0 was expected; after
+    `torch.cuda.synchronize()` it read 7000.0. No error, wrong numbers. PyTorch's own tutorial
+    on `non_blocking` warns about exactly this.
+
+    ## Example
+    ```python
+    scores = logits.softmax(-1).to("cpu", non_blocking=True)
+    best = scores.argmax(-1).tolist()
+    ```
+
+    ## Use instead
+    ```python
+    scores = logits.softmax(-1).to("cpu", non_blocking=True)
+    copied = torch.cuda.Event()
+    copied.record()
+    ...  # host work that overlaps the copy
+    copied.synchronize()
+    best = scores.argmax(-1).tolist()
+    ```
+    or, when there is no host work to overlap, a blocking copy (`.cpu()`).
+
+    ## Fix safety
+    No automatic fix: where to wait depends on what host work should overlap the copy.
+
+    ## On real code
+    On the 12 pinned corpus packages (`scripts/fetch_corpus.py`: transformers, diffusers,
+    lightning, accelerate, timm, torchrec, deepspeed, megatron-core, lmdeploy, peft, torchao,
+    bitsandbytes) the first version reported 1 finding, a false positive (torchrec's
+    `predictions.to(torch.device("cpu"), non_blocking=True).float()`, returned: `.float()` of a
+    float32 tensor reads nothing), fixed since by following dtype conversions like views; the
+    rule now reports nothing there: no finding to measure precision on (0 of 0), as the issue
+    expected. The look-alikes it leaves alone (a pinned slot read after `event.synchronize()`
+    two steps later in transformers' generation, a read after `ev_d2h.synchronize()` in
+    torchrec's benchmarks, results stored on `self` or returned) are labelled in
+    `tests/data/labels/HTD401.tsv`.
+    """
+
+    code = "HTD401"
+    name = "host-read-before-copy-ends"
+    message = "the host reads the result of a non-blocking device-to-host copy before a sync"
+    severity = Severity.ERROR
+    prefilter = (b"non_blocking",)
+    candidates = (".to|.cpu|.copy_(non_blocking=True)",)
+
+    valid = (
+        # a sync before the read
+        Valid(
+            "import torch\n"
+            "def f(x):\n"
+            "    y = x.cuda().to('cpu', non_blocking=True)\n"
+            "    torch.cuda.synchronize()\n"
+            "    return y.tolist()\n"
+        ),
+        # an event recorded after the copy, waited on
+        Valid(
+            "import torch\n"
+            "def f(x, dev):\n"
+            "    g = x.to(dev) * 2\n"
+            "    y = g.to('cpu', non_blocking=True)\n"
+            "    done = torch.cuda.Event()\n"
+            "    done.record()\n"
+            "    done.synchronize()\n"
+            "    return float(y.sum())\n"
+        ),
+        # a stream sync, and another tensor's .item() (it waits for the stream)
+        Valid(
+            "import torch\n"
+            "def f(x, dev, stream):\n"
+            "    g = x.to(dev)\n"
+            "    y = g.cpu(non_blocking=True)\n"
+            "    stream.synchronize()\n"
+            "    return y[0]\n"
+        ),
+        Valid(
+            "import torch\n"
+            "def f(x, dev):\n"
+            "    g = x.to(dev)\n"
+            "    y = g.to('cpu', non_blocking=True)\n"
+            "    n = g.sum().item()\n"
+            "    return y.numpy(), n\n"
+        ),
+        # only handed back to the device
+        Valid(
+            "import torch\n"
+            "def f(x, dev):\n"
+            "    g = x.to(dev)\n"
+            "    y = g.to('cpu', non_blocking=True)\n"
+            "    return y.to(dev, non_blocking=True) + 1\n"
+        ),
+        # returned to the caller, or stored, unread
+        Valid(
+            "import torch\n"
+            "def f(x, dev):\n"
+            "    g = x.to(dev)\n"
+            "    y = g.to('cpu', non_blocking=True)\n"
+            "    event = torch.cuda.Event()\n"
+            "    event.record()\n"
+            "    return y, event\n"
+        ),
+        Valid(
+            "import torch\n"
+            "class Offload:\n"
+            "    def save(self, g):\n"
+            "        self.host = g.cuda().to('cpu', non_blocking=True)\n"
+            "        self.outs.append(g.cuda().cpu(non_blocking=True))\n"
+        ),
+        # converted and returned (a no-op conversion when the dtype is already float32)
+        Valid(
+            "import torch\n"
+            "def predict(model, batch):\n"
+            "    scores = model(batch.cuda()).sigmoid()\n"
+            "    return {'default': scores.to(torch.device('cpu'), non_blocking=True).float()}\n"
+        ),
+        # only metadata
+        Valid(
+            "import torch\n"
+            "def f(x):\n"
+            "    y = x.cuda().to('cpu', non_blocking=True)\n"
+            "    return y.shape, len(y), y.dtype\n"
+        ),
+        # a blocking copy, and a host-to-host one
+        Valid("import torch\ndef f(x):\n    y = x.cuda().to('cpu')\n    return y.tolist()\n"),
+        Valid(
+            "import torch\n"
+            "def f(data):\n"
+            "    y = torch.tensor(data).to('cpu', non_blocking=True)\n"
+            "    return y.tolist()\n"
+        ),
+        # returned at once: the next branch's copy into the same buffer never follows it
+        Valid(
+            "import torch\n"
+            "class Buffers:\n"
+            "    def __init__(self, n, device):\n"
+            "        self.cpu = torch.empty(n, pin_memory=True)\n"
+            "        self.gpu = torch.empty(n, device=device)\n"
+            "    def copy_to_cpu(self, n=None):\n"
+            "        if n is None:\n"
+            "            return self.cpu.copy_(self.gpu, non_blocking=True)\n"
+            "        return self.cpu[:n].copy_(self.gpu[:n], non_blocking=True)\n"
+        ),
+        # bound again before the read
+        Valid(
+            "import torch\n"
+            "def f(x):\n"
+            "    y = x.cuda().to('cpu', non_blocking=True)\n"
+            "    y = x.cpu()\n"
+            "    return y.tolist()\n"
+        ),
+    )
+    invalid = (
+        Invalid(
+            "import torch\n"
+            "def f(x):\n"
+            "    y = x.cuda().to('cpu', non_blocking=True)\n"
+            "    return y.tolist()\n",
+            4,
+            12,
+            message_contains="`y` (copied from the device with `non_blocking=True` at line 3)",
+        ),
+        # read in the same expression
+        Invalid(
+            "import torch\n"
+            "def f(x, dev):\n"
+            "    g = x.to(dev)\n"
+            "    return g.to('cpu', non_blocking=True).numpy().sum()\n",
+            4,
+            12,
+        ),
+        Invalid(
+            "import torch\n"
+            "def f(x, dev):\n"
+            "    g = x.to(dev)\n"
+            "    y = g.cpu(non_blocking=True)\n"
+            "    return float(y[:1000].sum())\n",
+            5,
+            18,
+        ),
+        # into a pinned buffer
+        Invalid(
+            "import torch\n"
+            "def f(x, dev):\n"
+            "    host = torch.empty(8, pin_memory=True)\n"
+            "    host.copy_(x.to(dev), non_blocking=True)\n"
+            "    return host.tolist()\n",
+            5,
+            12,
+        ),
+        # arithmetic, comparison, iteration
+        Invalid(
+            "import torch\n"
+            "def f(x, dev):\n"
+            "    y = x.to(dev).to('cpu', non_blocking=True)\n"
+            "    if (y > 0).any():\n"
+            "        return 1\n",
+            4,
+            9,
+        ),
+        Invalid(
+            "import torch\n"
+            "def f(x, dev):\n"
+            "    y = x.to(dev).to('cpu', non_blocking=True)\n"
+            "    for v in y:\n"
+            "        print(v)\n",
+            4,
+            14,
+        ),
+        # through a numpy alias
+        Invalid(
+            "import torch\n"
+            "def f(x, dev):\n"
+            "    arr = x.to(dev).to('cpu', non_blocking=True).numpy()\n"
+            "    return arr.mean()\n",
+            4,
+            12,
+        ),
+        # a device-side wait does not make the host wait
+        Invalid(
+            "import torch\n"
+            "def f(x, dev):\n"
+            "    y = x.to(dev).to('cpu', non_blocking=True)\n"
+            "    e = torch.cuda.Event()\n"
+            "    e.record()\n"
+            "    torch.cuda.current_stream().wait_event(e)\n"
+            "    return y.tolist()\n",
+            7,
+            12,
+        ),
+        # an unknown device: medium confidence
+        Invalid(
+            "import torch\n"
+            "def f(logits):\n"
+            "    y = logits.to('cpu', non_blocking=True)\n"
+            "    return y.argmax(-1).tolist()\n",
+            4,
+            12,
+            message_contains="certain if `logits` is on a GPU",
+        ),
+    )
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self._pending: dict[cst.CSTNode, tuple[str, Confidence]] = {}
+
+    # -- which copies --------------------------------------------------------------------------
+    def _copy(self, call: cst.Call, provenance: Provenance, frame: Frame) -> _Copy | None:
+        func = call.func
+        if not isinstance(func, cst.Attribute) or func.attr.value not in ("to", "cpu", "copy_"):
+            return None
+        non_blocking = keyword(call, "non_blocking")
+        if non_blocking is None or not is_true(non_blocking.value):
+            return None
+        method = func.attr.value
+        if method == "copy_":
+            source = first_positional(call)
+            if source is None or not provenance.fact(func.value, frame).where.pinned:
+                return None
+            names = frozenset(buffer_roots(provenance, func.value, frame))
+            if not names:
+                return None
+        else:
+            if method == "to" and provenance.to_target(call, frame) is not Target.HOST:
+                return None
+            source, names = func.value, frozenset()
+        where = provenance.where(source, frame)
+        if where is Where.DEVICE:
+            confidence = Confidence.HIGH
+        elif where is Where.UNKNOWN:
+            confidence = Confidence.MEDIUM
+        else:
+            return None
+        code = self.context.module.code_for_node(source)
+        shown = f"`{code}`" if len(code) <= 40 and "\n" not in code else "the source"
+        return _Copy(names, confidence, shown)
+
+    # -- where its result is read --------------------------------------------------------------
+    def _reads(
+        self, call: cst.Call, copy: _Copy, provenance: Provenance, frame: Frame
+    ) -> tuple[cst.CSTNode, str] | None:
+        """The first host read of the copy's result before a sync, and the name read."""
+        parents = self.context.shared(
+            f"parents:{id(frame.function)}", lambda: parent_map(frame.function)
+        )
+        names = set(copy.names)
+        shown = next(iter(sorted(names)), "")
+        if not names:
+            use, expr = classify(call, parents, provenance, frame)
+            if use is Use.READ:
+                return call, "the result"
+            if use is not Use.BIND:
+                return None
+            assign = parents.get(expr)
+            assert isinstance(assign, cst.Assign)
+            names = {t.target.value for t in assign.targets if isinstance(t.target, cst.Name)}
+            shown = sorted(names)[0]
+        statement: cst.CSTNode | None = call
+        while statement is not None and not isinstance(statement, cst.BaseSmallStatement):
+            statement = parents.get(statement)
+            if isinstance(statement, (cst.BaseCompoundStatement, *_NESTED)):
+                return None  # a copy in a loop header or a condition: not followed
+        line = parents.get(statement) if statement is not None else None
+        if statement is None or not isinstance(line, cst.SimpleStatementLine):
+            return None
+        if isinstance(statement, _LEAVES):
+            return None  # ``return host.copy_(...)``: nothing after it runs here
+        smalls = list(line.body)
+        units = [*smalls[smalls.index(statement) + 1 :], *_following(line, parents)]
+        for unit in units:
+            uses = _Uses(frozenset(names), parents)
+            visit_read_only(unit, uses)
+            if uses.syncs:
+                return None
+            for node in uses.uses:
+                use, expr = classify(node, parents, provenance, frame)
+                if use is Use.READ:
+                    return expr, _dotted(node) or shown
+                if use is Use.ESCAPE:
+                    return None
+                if use is Use.BIND:
+                    assign = parents.get(expr)
+                    if isinstance(assign, cst.Assign):
+                        names |= {
+                            t.target.value for t in assign.targets if isinstance(t.target, cst.Name)
+                        }
+            names -= uses.rebound
+            if not names or _leaves(unit):
+                return None
+        return None
+
+    # -- visits --------------------------------------------------------------------------------
+    def _flag(self, node: cst.CSTNode) -> None:
+        if self._pending and node in self._pending:
+            message, confidence = self._pending.pop(node)
+            self.report(node, message, confidence=confidence)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self._flag(node)
+        func = node.func
+        if not isinstance(func, cst.Attribute) or func.attr.value not in ("to", "cpu", "copy_"):
+            return
+        if keyword(node, "non_blocking") is None:
+            return
+        provenance = Provenance.of(self.context)
+        frame = provenance.current_frame()
+        copy = self._copy(node, provenance, frame)
+        if copy is None:
+            return
+        found = self._reads(node, copy, provenance, frame)
+        if found is None:
+            return
+        read, name = found
+        line = self.context.position(node).start.line
+        subject = (
+            "the result of a `non_blocking=True` copy from the device"
+            if read is node
+            else f"`{name}` (copied from the device with `non_blocking=True` at line {line})"
+        )
+        message = (
+            f"the host reads {subject} before anything waits for the copy: it may read the "
+            "memory before the copy has written it; record an event after the copy and "
+            "`event.synchronize()` before reading (or copy without `non_blocking`)"
+        )
+        if copy.confidence is Confidence.MEDIUM:
+            message += f"; certain if {copy.source} is on a GPU"
+        if read is node:
+            self.report(node, message, confidence=copy.confidence)
+        else:
+            self._pending[read] = (message, copy.confidence)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self._flag(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._flag(node)
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        self._flag(node)
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        self._flag(node)
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        self._flag(node)
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        self._flag(node)
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        self._flag(node)

@@ -1,0 +1,449 @@
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from h2dlint.analysis.copies import non_blocking_h2d_source
+from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.hot_paths import HotPaths
+from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.races import (
+    LATER,
+    NEXT_CALL,
+    NEXT_ITERATION,
+    Reuse,
+    pending_reuses,
+    scan_function,
+)
+from h2dlint.diagnostics import Confidence, Severity
+from h2dlint.rule import Invalid, Rule, Valid
+
+
+@dataclass(frozen=True)
+class _Race:
+    reuse: Reuse
+    copy: cst.Call
+    buffer: str
+
+
+class PinnedBufferReusedBeforeCopyEnds(Rule):
+    """## What it does
+    Flags a host write to a pinned buffer (by its name, a slice or view of it, or an alias such as
+    `np_view = buf.numpy()`) that an earlier `non_blocking=True` host-to-device copy reads, with
+    no event wait or sync between the copy and the write:
+
+    - later in the same function (`g = buf.to(dev, non_blocking=True)` then `buf.fill_(0)`);
+    - earlier in a loop around the copy: the next iteration writes while this iteration's copy
+      is queued (`for x in xs: buf.copy_(x); outs.append(buf.to(dev, non_blocking=True))`);
+    - earlier in the same method, for a buffer kept in `self.<attr>`: the next call writes it
+      while the last call's copy is queued (`self.buf.copy_(x)` then
+      `self.gpu.copy_(self.buf, non_blocking=True)` in a method run per step).
+
+    Writes are assignments into it (`buf[:n] = x`, `buf += 1`), in-place methods (`copy_`,
+    `fill_`, `zero_`...), `out=buf` and `np.copyto(view, x)`. What counts as a sync:
+    `event.synchronize()`, `stream.synchronize()`, `torch.cuda.synchronize()`, `.wait()`, any
+    call named `...sync...`, `.item()`, `.tolist()` and blocking `.cpu()` (each waits for the
+    stream). `torch.cuda.current_stream().wait_event(e)` does not count: it makes the device
+    wait, not the host.
+
+    Not flagged: double buffering (two buffers alternated, `cur, nxt = nxt, cur`, or a pool
+    indexed by the step, `bufs[i % 2]`), a write after an event recorded after the copy has
+    been waited on, a buffer bound anew before the write (`buf = torch.empty(..., pin_memory=
+    True)` in the loop), rows of a buffer different from the copied ones (`buf[i]` written,
+    `buf[j]` copied), and copies from memory that is not provably pinned (from pageable
+    memory, `non_blocking=True` copies synchronously: HTD102's business).
+
+    Confidence: HIGH when the write follows the copy in the same function, or in a loop with
+    no call into code the rule cannot see; MEDIUM for the next call of a method (the caller may
+    wait for the device between two calls, e.g. by reading a result with `.item()` every step)
+    and for loops that call such code: the message says which call would have to wait.
+
+    This is a correctness rule (severity **error**), not a speed rule: the code computes wrong
+    results.
+
+    ## Why is this bad?
+    A `non_blocking=True` copy from pinned memory returns at once; the copy runs when the
+    stream reaches it, reading the buffer *then*. A host write in between changes what the
+    device receives, silently. Measured on an H200 (torch 2.11): a pinned buffer filled with
+    1.0, copied with `buf.to(dev, non_blocking=True)` behind a 40 ms kernel, then filled with
+    2.0 on the host: the GPU received 2.0 (expected 1.0). With an event recorded after the copy
+    and `event.synchronize()` before the second fill, the GPU received 1.0.
+
+    ## Example
+    ```python
+    class Stager:
+        def __init__(self, n, device):
+            self.buf = torch.empty(n, pin_memory=True)
+            self.gpu = torch.empty(n, device=device)
+
+        def step(self, batch):
+            self.buf.copy_(batch)  # the next step's write races this step's copy
+            self.gpu.copy_(self.buf, non_blocking=True)
+            return self.gpu
+    ```
+
+    ## Use instead
+    ```python
+    class Stager:
+        def __init__(self, n, device):
+            self.buf = torch.empty(n, pin_memory=True)
+            self.gpu = torch.empty(n, device=device)
+            self.copied = torch.cuda.Event()
+
+        def step(self, batch):
+            self.copied.synchronize()  # the last copy has read the buffer
+            self.buf.copy_(batch)
+            self.gpu.copy_(self.buf, non_blocking=True)
+            self.copied.record()
+            return self.gpu
+    ```
+    or alternate two buffers, each with its event, so that the wait is for the copy of two
+    steps ago, which has long run.
+
+    ## Fix safety
+    No automatic fix: where to wait (or whether to add a second buffer) depends on how far
+    ahead the host should run.
+
+    ## On real code
+    On the 12 pinned corpus packages (`scripts/fetch_corpus.py`) the rule reports nothing: no
+    finding to measure precision on (0 of 0). The non-blocking copies from pinned memory there
+    copy from buffers the function does not write again (transformers' CPU-offloaded KV
+    blocks, deepspeed's sequence chunks, megatron's parameter buffers) or write a different
+    buffer per iteration (torchao's CPU-offload optimizer); they are labelled as look-alikes in
+    `tests/data/labels/HTD402.tsv`.
+    """
+
+    code = "HTD402"
+    name = "pinned-buffer-reused-before-copy-ends"
+    message = "a pinned buffer is written on the host while a non-blocking copy may still read it"
+    severity = Severity.ERROR
+    prefilter = (b"non_blocking",)
+    candidates = (".to|.cuda|.copy_(non_blocking=True)",)
+
+    valid = (
+        # an event recorded after the copy, waited on before the write
+        Valid(
+            "import torch\n"
+            "def f(x, y, dev):\n"
+            "    buf = torch.empty(8, pin_memory=True)\n"
+            "    buf.copy_(x)\n"
+            "    g = buf.to(dev, non_blocking=True)\n"
+            "    done = torch.cuda.Event()\n"
+            "    done.record()\n"
+            "    done.synchronize()\n"
+            "    buf.copy_(y)\n"
+            "    return g\n"
+        ),
+        # the same in a loop, and with a stream sync
+        Valid(
+            "import torch\n"
+            "def f(xs, dev):\n"
+            "    buf = torch.empty(8, pin_memory=True)\n"
+            "    out = []\n"
+            "    for x in xs:\n"
+            "        buf.copy_(x)\n"
+            "        out.append(buf.to(dev, non_blocking=True))\n"
+            "        torch.cuda.current_stream().synchronize()\n"
+            "    return out\n"
+        ),
+        # double buffering: two buffers swapped every step, each waited on
+        Valid(
+            "import torch\n"
+            "def f(xs, dev):\n"
+            "    cur = torch.empty(8, pin_memory=True)\n"
+            "    nxt = torch.empty(8, pin_memory=True)\n"
+            "    out = []\n"
+            "    for x in xs:\n"
+            "        cur.copy_(x)\n"
+            "        out.append(cur.to(dev, non_blocking=True))\n"
+            "        cur, nxt = nxt, cur\n"
+            "    return out\n"
+        ),
+        # double buffering: a pool indexed by the step, with events
+        Valid(
+            "import torch\n"
+            "class Stager:\n"
+            "    def __init__(self, n):\n"
+            "        self.bufs = [torch.empty(n, pin_memory=True) for _ in range(2)]\n"
+            "        self.events = [torch.cuda.Event() for _ in range(2)]\n"
+            "    def step(self, i, x, gpu):\n"
+            "        slot = i % 2\n"
+            "        self.events[slot].synchronize()\n"
+            "        self.bufs[slot].copy_(x)\n"
+            "        gpu.copy_(self.bufs[slot], non_blocking=True)\n"
+            "        self.events[slot].record()\n"
+        ),
+        # a fresh buffer every iteration
+        Valid(
+            "import torch\n"
+            "def f(xs, dev):\n"
+            "    out = []\n"
+            "    for x in xs:\n"
+            "        buf = torch.empty(8, pin_memory=True)\n"
+            "        buf.copy_(x)\n"
+            "        out.append(buf.to(dev, non_blocking=True))\n"
+            "    return out\n"
+        ),
+        # a blocking copy: the host waits for it before writing again
+        Valid(
+            "import torch\n"
+            "def f(xs, dev):\n"
+            "    buf = torch.empty(8, pin_memory=True)\n"
+            "    out = []\n"
+            "    for x in xs:\n"
+            "        buf.copy_(x)\n"
+            "        out.append(buf.to(dev))\n"
+            "    return out\n"
+        ),
+        # the step reads a result on the host (a sync) before the next write
+        Valid(
+            "import torch\n"
+            "class Stager:\n"
+            "    def __init__(self, n):\n"
+            "        self.buf = torch.empty(n, pin_memory=True)\n"
+            "    def step(self, x, model, dev):\n"
+            "        self.buf.copy_(x)\n"
+            "        out = model(self.buf.to(dev, non_blocking=True))\n"
+            "        return out.argmax(-1).tolist()\n"
+        ),
+        # written only before the copy, in a function that runs the copy once
+        Valid(
+            "import torch\n"
+            "def f(x, dev):\n"
+            "    buf = torch.empty(8, pin_memory=True)\n"
+            "    buf.copy_(x)\n"
+            "    return buf.to(dev, non_blocking=True)\n"
+        ),
+        # different rows: a ring of rows, each written once per pass
+        Valid(
+            "import torch\n"
+            "def f(xs, dev):\n"
+            "    ring = torch.empty(4, 8, pin_memory=True)\n"
+            "    out = []\n"
+            "    for i, x in enumerate(xs):\n"
+            "        ring[i].copy_(x)\n"
+            "        out.append(ring[i].to(dev, non_blocking=True))\n"
+            "    return out\n"
+        ),
+        # pageable memory: the copy is synchronous (HTD102 reports it)
+        Valid(
+            "import torch\n"
+            "def f(xs, dev):\n"
+            "    buf = torch.empty(8)\n"
+            "    out = []\n"
+            "    for x in xs:\n"
+            "        buf.copy_(x)\n"
+            "        out.append(buf.to(dev, non_blocking=True))\n"
+            "    return out\n"
+        ),
+        # the copy is returned: the write after the branch runs only when it was not made
+        Valid(
+            "import torch\n"
+            "def f(x, dev, fast):\n"
+            "    buf = torch.empty(8, pin_memory=True)\n"
+            "    if fast:\n"
+            "        return buf.to(dev, non_blocking=True)\n"
+            "    buf.copy_(x)\n"
+            "    return buf.to(dev)\n"
+        ),
+        # a write of another buffer
+        Valid(
+            "import torch\n"
+            "def f(x, dev):\n"
+            "    a = torch.empty(8, pin_memory=True)\n"
+            "    b = torch.empty(8, pin_memory=True)\n"
+            "    g = a.to(dev, non_blocking=True)\n"
+            "    b.copy_(x)\n"
+            "    return g, b\n"
+        ),
+    )
+    invalid = (
+        Invalid(
+            "import torch\n"
+            "def f(dev):\n"
+            "    buf = torch.empty(8, pin_memory=True)\n"
+            "    buf.fill_(1.0)\n"
+            "    g = buf.to(dev, non_blocking=True)\n"
+            "    buf.fill_(2.0)\n"
+            "    return g\n",
+            6,
+            5,
+            message_contains="the non-blocking copy from `buf` at line 5",
+        ),
+        # the next iteration writes while this one's copy is queued
+        Invalid(
+            "import torch\n"
+            "def f(xs, dev):\n"
+            "    buf = torch.empty(8, pin_memory=True)\n"
+            "    out = []\n"
+            "    for x in xs:\n"
+            "        buf.copy_(x)\n"
+            "        out.append(buf.to(dev, non_blocking=True))\n"
+            "    return out\n",
+            6,
+            9,
+            message_contains="in the next iteration of the loop",
+        ),
+        # a slice written, a prefix copied
+        Invalid(
+            "import torch\n"
+            "def f(xs, n, dev):\n"
+            "    buf = torch.empty(64, pin_memory=True)\n"
+            "    out = []\n"
+            "    for x in xs:\n"
+            "        buf[: x.numel()] = x\n"
+            "        out.append(buf[:n].to(dev, non_blocking=True))\n"
+            "    return out\n",
+            6,
+            9,
+        ),
+        # through a numpy alias
+        Invalid(
+            "import torch\n"
+            "def f(arrays, dev):\n"
+            "    buf = torch.empty(8, pin_memory=True)\n"
+            "    view = buf.numpy()\n"
+            "    out = []\n"
+            "    for a in arrays:\n"
+            "        view[:] = a\n"
+            "        out.append(buf.to(dev, non_blocking=True))\n"
+            "    return out\n",
+            7,
+            9,
+            message_contains="through `view`",
+        ),
+        # cat into the buffer
+        Invalid(
+            "import torch\n"
+            "def f(chunks, more, dev):\n"
+            "    buf = torch.empty(64, pin_memory=True)\n"
+            "    torch.cat(chunks, out=buf)\n"
+            "    g = buf.to(dev, non_blocking=True)\n"
+            "    torch.cat(more, out=buf)\n"
+            "    return g\n",
+            6,
+            5,
+        ),
+        # copy_ into a device tensor, the buffer kept on the object: the next call writes it
+        Invalid(
+            "import torch\n"
+            "class Stager:\n"
+            "    def __init__(self, n, device):\n"
+            "        self.buf = torch.empty(n, pin_memory=True)\n"
+            "        self.gpu = torch.empty(n, device=device)\n"
+            "    def step(self, x):\n"
+            "        self.buf.copy_(x)\n"
+            "        self.gpu.copy_(self.buf, non_blocking=True)\n"
+            "        return self.gpu\n",
+            7,
+            9,
+            message_contains="in the next call",
+        ),
+        # an event recorded but only the stream waits on it: the host does not
+        Invalid(
+            "import torch\n"
+            "def f(xs, dev):\n"
+            "    buf = torch.empty(8, pin_memory=True)\n"
+            "    done = torch.cuda.Event()\n"
+            "    out = []\n"
+            "    for x in xs:\n"
+            "        buf.copy_(x)\n"
+            "        out.append(buf.cuda(non_blocking=True))\n"
+            "        done.record()\n"
+            "        torch.cuda.current_stream().wait_event(done)\n"
+            "    return out\n",
+            7,
+            9,
+        ),
+        # a view bound to a name, written after the copy
+        Invalid(
+            "import torch\n"
+            "def f(x, dev):\n"
+            "    buf = torch.empty(64, pin_memory=True)\n"
+            "    head = buf[:8]\n"
+            "    g = buf.to(dev, non_blocking=True)\n"
+            "    head.copy_(x)\n"
+            "    return g\n",
+            6,
+            5,
+        ),
+        # the loop calls code that might wait: reported with medium confidence
+        Invalid(
+            "import torch\n"
+            "def f(xs, dev):\n"
+            "    buf = torch.empty(8, pin_memory=True)\n"
+            "    for x in xs:\n"
+            "        buf.copy_(x)\n"
+            "        train_step(buf.to(dev, non_blocking=True))\n",
+            5,
+            9,
+            message_contains="unless `train_step()` waits",
+        ),
+    )
+
+    def _races(self, frame: Frame) -> dict[cst.CSTNode, _Race]:
+        def build() -> dict[cst.CSTNode, _Race]:
+            provenance = Provenance.of(self.context)
+            scan = scan_function(frame, self.context.imports)
+            races: dict[cst.CSTNode, _Race] = {}
+            for call in scan.calls:
+                if non_blocking_h2d_source(provenance, call, frame) is None:
+                    continue
+                found = pending_reuses(provenance, frame, scan, call)
+                if found is None:
+                    continue
+                source, reuses_ = found
+                code = self.context.module.code_for_node(source)
+                for reuse in reuses_:
+                    races.setdefault(reuse.write.node, _Race(reuse, call, code))
+            return races
+
+        return self.context.shared(f"htd402:{id(frame.function)}", build)
+
+    def _check(self, node: cst.CSTNode) -> None:
+        provenance = Provenance.of(self.context)
+        frame = provenance.current_frame()
+        race = self._races(frame).get(node)
+        if race is None:
+            return
+        reuse = race.reuse
+        line = self.context.position(race.copy).start.line
+        shown = race.buffer if len(race.buffer) <= 40 and "\n" not in race.buffer else "it"
+        through = ""
+        if reuse.write.root != shown and not shown.startswith(reuse.write.root):
+            through = f" (through `{reuse.write.root}`)"
+        when = {
+            LATER: "after the copy",
+            NEXT_ITERATION: "in the next iteration of the loop",
+            NEXT_CALL: "in the next call",
+        }[reuse.when]
+        message = (
+            f"host write to pinned memory{through} that the non-blocking copy from `{shown}` at "
+            f"line {line} may still be reading: it runs {when} with no event wait or sync "
+            "between, so the device may receive this write's data; record an event after the "
+            "copy and `event.synchronize()` before writing, or alternate two buffers"
+        )
+        confidence = Confidence.HIGH
+        if reuse.unless is not None:
+            confidence = Confidence.MEDIUM
+            unless = reuse.unless if reuse.unless == "the caller" else f"`{reuse.unless}`"
+            if reuse.when == NEXT_CALL:
+                hot = HotPaths.of(self.context).why_hot(frame.function)
+                runs = f" ({hot})" if hot and isinstance(frame.function, cst.FunctionDef) else ""
+                message += f"; certain unless {unless} waits for the device between two calls{runs}"
+            else:
+                message += f"; certain unless {unless} waits for the device"
+        self.report(node, message, confidence=confidence)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self._check(node)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._check(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._check(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._check(node.target)
