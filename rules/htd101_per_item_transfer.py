@@ -542,8 +542,16 @@ class PerItemTransfer(ComprehensionVisits, Rule):
         project must define a per-item mover of that name. Names defined in this module are
         left to the resolution itself."""
         project = provenance.project
+        if project is None:
+            return True
+        if (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == provenance.current_frame().self_name
+        ):
+            return True  # ``self.m(...)``: resolved in this module only
         name = func.value if isinstance(func, cst.Name) else func.attr.value
-        if project is None or name in provenance.index.functions:
+        if name in provenance.index.functions:
             return True
         if any(name in methods for methods in provenance.index.methods.values()):
             return True

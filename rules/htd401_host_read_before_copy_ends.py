@@ -93,7 +93,9 @@ class _Uses(cst.CSTVisitor):
             self.rebound.add(dotted)
             return False
         if isinstance(parent, cst.Element):
-            owner = self.parents.get(self.parents.get(parent))  # ``a, y = ...``, ``for a, y in``
+            grandparent = self.parents.get(parent)
+            # ``a, y = ...``, ``for a, y in``
+            owner = self.parents.get(grandparent) if grandparent is not None else None
             if isinstance(owner, (cst.AssignTarget, cst.For)):
                 self.rebound.add(dotted)
                 return False

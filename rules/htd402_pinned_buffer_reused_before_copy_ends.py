@@ -429,8 +429,13 @@ class PinnedBufferReusedBeforeCopyEnds(Rule):
             confidence = Confidence.MEDIUM
             unless = reuse.unless if reuse.unless == "the caller" else f"`{reuse.unless}`"
             if reuse.when == NEXT_CALL:
-                hot = HotPaths.of(self.context).why_hot(frame.function)
-                runs = f" ({hot})" if hot and isinstance(frame.function, cst.FunctionDef) else ""
+                function = frame.function
+                hot = (
+                    HotPaths.of(self.context).why_hot(function)
+                    if isinstance(function, cst.FunctionDef)
+                    else None
+                )
+                runs = f" ({hot})" if hot else ""
                 message += f"; certain unless {unless} waits for the device between two calls{runs}"
             else:
                 message += f"; certain unless {unless} waits for the device"

@@ -47,9 +47,10 @@ class CallerIndex:
         self._trees: dict[str, ast.Module | None] = {}
         self._callers: dict[str, tuple[tuple[Caller, ...], dict[str, str]]] = {}
         self._called: dict[bytes, list[str]] | None = None
-        # Per module: qualified callee -> the module's functions that call it, and the names
-        # of its functions that may move items one by one.
-        self._facts: dict[str, tuple[dict[str, list[Caller]], frozenset[str]]] = {}
+        # Per module: qualified callee -> the module's functions that call it; the names of
+        # its functions that may move items one by one.
+        self._edges: dict[str, dict[str, list[Caller]]] = {}
+        self._mover_names: dict[str, frozenset[str]] = {}
         # Per function name: whether a definition of that name may move items one by one.
         self._movers: dict[str, bool] = {}
 
@@ -112,32 +113,37 @@ class CallerIndex:
             if path is not None:
                 depends[path] = content_digest(data)
             found.extend(self._edges_of(other).get(qualified, ()))
+            if other in self._mover_names:
+                self._trees.pop(other, None)  # both facts taken: the tree is not needed
         return tuple(found), depends
 
     def _edges_of(self, module: str) -> dict[str, list[Caller]]:
-        """The calls ``module``'s functions make, by resolved callee."""
-        return self._facts_of(module)[0]
-
-    def _facts_of(self, module: str) -> tuple[dict[str, list[Caller]], frozenset[str]]:
-        """What the questions ask of a module: its functions' calls by resolved callee, and
-        the names of its functions that may move items one by one. One ``ast`` parse per
-        module and process, however many questions name it; the tree is not kept."""
-        facts = self._facts.get(module)
-        if facts is None:
+        """The calls ``module``'s functions make, by resolved callee: one walk of the module
+        per process, however many questions name it."""
+        edges = self._edges.get(module)
+        if edges is None:
             tree = self._tree(module)
-            if tree is None:
-                facts = ({}, frozenset())
+            edges = _calls_by_callee(tree, module, self.project) if tree is not None else {}
+            self._edges[module] = edges
+        return edges
+
+    def _movers_of(self, module: str) -> frozenset[str]:
+        """The names of ``module``'s functions that may move items one by one."""
+        movers = self._mover_names.get(module)
+        if movers is None:
+            data = self._files().get(module, b"")
+            # Text without a loop or without a move cannot hold a moving loop: no parse.
+            if not (
+                any(m in data for m in _MOVE_MARKERS) and any(w in data for w in _LOOP_MARKERS)
+            ):
+                movers = frozenset()
             else:
-                movers = frozenset(
-                    node.name
-                    for node in ast.walk(tree)
-                    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-                    and _has_moving_loop(node)
-                )
-                facts = (_calls_by_callee(tree, module, self.project), movers)
-            self._facts[module] = facts
-            self._trees.pop(module, None)
-        return facts
+                tree = self._tree(module)
+                movers = _moving_functions(tree) if tree is not None else frozenset()
+                if module in self._edges:
+                    self._trees.pop(module, None)
+            self._mover_names[module] = movers
+        return movers
 
     def may_define_mover(self, name: str) -> bool:
         """Whether some function or method of the project named ``name`` may copy items to the
@@ -159,7 +165,7 @@ class CallerIndex:
         ]
         if len(defining) > MAX_FILES_PER_NAME:
             return True  # too common a name to read every definition: assume one may be
-        return any(name in self._facts_of(module)[1] for module in defining)
+        return any(name in self._movers_of(module) for module in defining)
 
     def hot_reason(
         self, qualified: str, hot_name: Callable[[str, str | None], bool], hops: int = 0
@@ -192,19 +198,38 @@ _LOOPS = (
 _MOVES = frozenset({"to", "cuda", "copy_"})
 
 
-def _has_moving_loop(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """Whether a loop of ``function`` (nested functions included: a superset) holds a call of
-    ``.to``, ``.cuda`` or ``.copy_``: what every per-item transfer is made of."""
-    for node in ast.walk(function):
-        if isinstance(node, _LOOPS):
-            for inner in ast.walk(node):
-                if (
-                    isinstance(inner, ast.Call)
-                    and isinstance(inner.func, ast.Attribute)
-                    and inner.func.attr in _MOVES
-                ):
-                    return True
-    return False
+_MOVE_MARKERS = (b".to(", b".cuda(", b".copy_(")
+_LOOP_MARKERS = (b"for ", b"while ")
+
+
+def _moving_functions(tree: ast.Module) -> frozenset[str]:
+    """The names of the functions (at any depth) holding a loop (``for``, ``while``, a
+    comprehension) that calls ``.to``, ``.cuda`` or ``.copy_``: what every per-item transfer
+    is made of. An enclosing function counts too (a superset). One pass over the tree."""
+    found: set[str] = set()
+    functions: list[str] = []
+
+    def visit(node: ast.AST, in_loop: bool) -> None:
+        is_function = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions.append(node.name)
+            in_loop = False
+        elif isinstance(node, _LOOPS):
+            in_loop = True
+        elif (
+            in_loop
+            and isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in _MOVES
+        ):
+            found.update(functions)
+        for child in ast.iter_child_nodes(node):
+            visit(child, in_loop)
+        if is_function:
+            functions.pop()
+
+    visit(tree, False)
+    return frozenset(found)
 
 
 def _imports(tree: ast.Module, module: str, project: ProjectIndex) -> dict[str, str]:
