@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from h2dlint.analysis.frames import Frame
@@ -8,6 +10,9 @@ from h2dlint.analysis.provenance import MAX_DEPTH, Provenance, first_positional,
 from h2dlint.analysis.targets import Target
 from h2dlint.candidates import called_as
 from h2dlint.rule import Invalid, Rule, Valid
+
+if TYPE_CHECKING:
+    from h2dlint.context import FileContext
 
 CONSTRUCTORS = frozenset({"torch.tensor", "torch.as_tensor", "torch.asarray"})
 # numpy calls that return a scalar, not an array.
@@ -418,7 +423,7 @@ class TensorFromHostDataOnDevice(Rule):
             return
         if not host_sequence(provenance, data, frame):
             return
-        if self._host_side() or self._empty(node, data):
+        if host_side(self.context) or self._empty(node, data):
             return
         if RunOnce.of(self.context).code(self.context.ancestors):
             return  # setup, an initializer, a memoised value: runs once
@@ -430,22 +435,6 @@ class TensorFromHostDataOnDevice(Rule):
             "and copies it synchronously; build it into pinned memory and copy it with "
             "`non_blocking=True`",
         )
-
-    def _host_side(self) -> bool:
-        """Data preprocessing (processors, feature extractors, tokenizers, dataset annotations):
-        it runs on the host unless the user asks for a device."""
-        for node in reversed(self.context.ancestors):
-            if isinstance(node, cst.FunctionDef) and node.name.value.startswith("post_process"):
-                return False  # post-processing works on the model's outputs
-        name = self.context.path.replace("\\", "/").rsplit("/", 1)[-1]
-        if name.startswith(PREPROCESSING_MODULES):
-            return True
-        for node in reversed(self.context.ancestors):
-            if isinstance(node, cst.ClassDef):
-                return node.name.value.endswith(PREPROCESSING_CLASSES)
-            if isinstance(node, cst.FunctionDef) and "annotation" in node.name.value:
-                return True
-        return False
 
     def _empty(self, call: cst.Call, data: cst.BaseExpression) -> bool:
         """In the ``else`` of a test of the data's length, where it is empty."""
@@ -462,6 +451,23 @@ class TensorFromHostDataOnDevice(Rule):
                 return True
             child = node
         return False
+
+
+def host_side(context: FileContext) -> bool:
+    """Data preprocessing (processors, feature extractors, tokenizers, dataset annotations):
+    it runs on the host unless the user asks for a device."""
+    for node in reversed(context.ancestors):
+        if isinstance(node, cst.FunctionDef) and node.name.value.startswith("post_process"):
+            return False  # post-processing works on the model's outputs
+    name = context.path.replace("\\", "/").rsplit("/", 1)[-1]
+    if name.startswith(PREPROCESSING_MODULES):
+        return True
+    for node in reversed(context.ancestors):
+        if isinstance(node, cst.ClassDef):
+            return node.name.value.endswith(PREPROCESSING_CLASSES)
+        if isinstance(node, cst.FunctionDef) and "annotation" in node.name.value:
+            return True
+    return False
 
 
 def tests_size(test: cst.BaseExpression, name: str) -> bool:
