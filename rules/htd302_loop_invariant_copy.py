@@ -276,6 +276,13 @@ class LoopInvariantCopy(Rule):
             "        flag = torch.tensor([0], dtype=torch.int, device='cuda')\n"
             "        apply(params, flag)\n"
         ),
+        # an empty tensor: no bytes to copy
+        Valid(
+            "import torch\n"
+            "def f(rows, device):\n"
+            "    for row in rows:\n"
+            "        picked = row if len(row) else torch.tensor([], device=device)\n"
+        ),
         # a call that may return something else each time, a random draw
         Valid(
             "import torch\n"
@@ -512,6 +519,8 @@ class LoopInvariantCopy(Rule):
             return None
         if provenance.device_target(device.value, frame, allocation=True) is not Target.DEVICE:
             return None
+        if isinstance(data, (cst.List, cst.Tuple)) and not data.elements:
+            return None  # empty: nothing is copied
         host = provenance.is_host_data(data, frame) or provenance.where(data, frame).on_host
         return data, host
 
