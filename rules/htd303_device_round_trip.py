@@ -39,6 +39,9 @@ RESHAPES = frozenset(
         "bool",
     }
 )
+# Builtins that read a tensor without changing it.
+READING_BUILTINS = frozenset({"len", "isinstance", "print", "type", "id", "repr", "str"})
+JOIN_NAMES = frozenset(name.rsplit(".", 1)[1] for name in JOINS)
 DOWN_METHODS = frozenset({"cpu", "tolist", "item", "to"})
 CONVERTERS = frozenset({"torch.tensor", "torch.as_tensor", "torch.asarray"})
 
@@ -140,6 +143,14 @@ class DeviceRoundTrip(Rule):
             "    y.add_(1)\n"
             "    return y.tolist()\n"
         ),
+        # passed to a function that may write it: a collective, between the copies
+        Valid(
+            "import torch\n"
+            "def f(n, device):\n"
+            "    size = torch.tensor([n], dtype=torch.long, device=device)\n"
+            "    torch.distributed.all_reduce(size)\n"
+            "    return int(size.item())\n"
+        ),
         # rebound to device work
         Valid(
             "import torch\n"
@@ -239,13 +250,23 @@ class DeviceRoundTrip(Rule):
             return
         if func.attr.value in ("cpu", "tolist", "item") and node.args:
             return
-        ups = _trace(provenance, func.value, frame, set(), 0)
+        names: list[str] = []
+        ups = _trace(provenance, func.value, frame, set(), 0, names)
         if not ups:
             return
         first = ups[0]
         line = self.context.position(first.call).start.line
         here = self.context.position(node).start.line
         where = "" if line == here else f" (line {line})"
+        shared = [n for n in names if _reads(provenance, frame, n) > 1]
+        if shared and all(up.proven for up in ups):
+            self.report(
+                node,
+                f"`{shared[0]}` holds a copy to the device{where} of host data, and this copies "
+                "it straight back with nothing but reshapes, indexing or joins between: keep "
+                "the host tensor (or data) and read it here instead",
+            )
+            return
         if all(up.proven for up in ups):
             self.report(
                 node,
@@ -269,6 +290,7 @@ def _trace(
     frame: Frame,
     seen: set[str],
     depth: int,
+    names: list[str],
 ) -> list[_Up] | None:
     """The up copies that ``node`` is, through reshapes, indexing, joins and names; None when
     anything else is in the way."""
@@ -277,9 +299,9 @@ def _trace(
     if isinstance(node, cst.Subscript):
         if any(_has_call(element) for element in node.slice):
             return None
-        return _trace(provenance, node.value, frame, seen, depth + 1)
+        return _trace(provenance, node.value, frame, seen, depth + 1, names)
     if isinstance(node, cst.Name):
-        return _through_name(provenance, node, frame, seen, depth)
+        return _through_name(provenance, node, frame, seen, depth, names)
     if not isinstance(node, cst.Call):
         return None
     up = _up_copy(provenance, node, frame)
@@ -293,14 +315,19 @@ def _trace(
         ):
             if any(_has_call(arg.value) for arg in node.args):
                 return None
-            return _trace(provenance, func.value, frame, seen, depth + 1)
+            return _trace(provenance, func.value, frame, seen, depth + 1, names)
     if provenance.qualify(func) in JOINS and keyword(node, "out") is None:
-        return _join(provenance, node, frame, seen, depth)
+        return _join(provenance, node, frame, seen, depth, names)
     return None
 
 
 def _through_name(
-    provenance: Provenance, node: cst.Name, frame: Frame, seen: set[str], depth: int
+    provenance: Provenance,
+    node: cst.Name,
+    frame: Frame,
+    seen: set[str],
+    depth: int,
+    names: list[str],
 ) -> list[_Up] | None:
     if node.value in seen:
         return None
@@ -309,11 +336,17 @@ def _through_name(
         return None
     if node.value in _changed_in_place(provenance, frame):
         return None
-    return _trace(provenance, values[0], frame, seen | {node.value}, depth + 1)
+    names.append(node.value)
+    return _trace(provenance, values[0], frame, seen | {node.value}, depth + 1, names)
 
 
 def _join(
-    provenance: Provenance, node: cst.Call, frame: Frame, seen: set[str], depth: int
+    provenance: Provenance,
+    node: cst.Call,
+    frame: Frame,
+    seen: set[str],
+    depth: int,
+    names: list[str],
 ) -> list[_Up] | None:
     items = first_positional(node)
     if isinstance(items, (cst.List, cst.Tuple)) and items.elements:
@@ -321,7 +354,7 @@ def _join(
         for element in items.elements:
             if isinstance(element, cst.StarredElement):
                 return None
-            inner = _trace(provenance, element.value, frame, seen, depth + 1)
+            inner = _trace(provenance, element.value, frame, seen, depth + 1, names)
             if inner is None:
                 return None
             found += inner
@@ -413,6 +446,20 @@ class _InPlace(cst.CSTVisitor):
         out = keyword(node, "out")
         if out is not None:
             self._root(out.value)
+        # Passed to a function (``all_reduce(t)``, ``fill(buf)``): it may write the tensor.
+        if isinstance(func, cst.Name) and func.value in READING_BUILTINS:
+            return
+        if isinstance(func, cst.Attribute) and func.attr.value in RESHAPES | JOIN_NAMES:
+            return
+        for arg in node.args:
+            values = (
+                [e.value for e in arg.value.elements]
+                if isinstance(arg.value, (cst.List, cst.Tuple))
+                else [arg.value]
+            )
+            for value in values:
+                if isinstance(value, cst.Name):
+                    self.names.add(value.value)
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         if isinstance(node.target, (cst.Subscript, cst.Attribute)):
@@ -420,6 +467,29 @@ class _InPlace(cst.CSTVisitor):
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self._root(node.target)
+
+
+class _Names(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.counts[node.value] = self.counts.get(node.value, 0) + 1
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+
+def _reads(provenance: Provenance, frame: Frame, name: str) -> int:
+    """How often ``name`` is read in ``frame``'s function (its one binding not counted)."""
+    memo: dict[cst.CSTNode, dict[str, int]] = provenance.context.shared("htd303.names", dict)
+    function = frame.function
+    if function not in memo:
+        collector = _Names()
+        visit_read_only(function, collector)
+        memo[function] = collector.counts
+    return memo[function].get(name, 0) - 1
 
 
 def _changed_in_place(provenance: Provenance, frame: Frame) -> set[str]:
