@@ -82,6 +82,9 @@ class HostFactoryThenMove(Rule):
       runs once with data (setup, initializers, tests), data preprocessing, and moves of data
       that a loop gathers item by item (HTD101's finding).
 
+    On the 12 pinned corpus packages: 149 findings, all read, all correct
+    (docs/needless-copies.md).
+
     ## Why is this bad?
     The factory allocates pageable host memory and fills it on the CPU, then the move allocates
     device memory and copies into it with a blocking copy: the host waits for the stream to reach

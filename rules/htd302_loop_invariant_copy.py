@@ -121,6 +121,9 @@ class LoopInvariantCopy(Rule):
     - host factories moved to the device (`torch.zeros(n).cuda()`): HTD301 flags those, and its
       fix removes the copy altogether.
 
+    On the 12 pinned corpus packages: 7 findings, all read, all correct
+    (docs/needless-copies.md).
+
     ## Why is this bad?
     The copy is paid on every iteration although it copies the same bytes: a launch, a device
     allocation, and, from pageable memory, a blocking copy that waits for the stream to drain,

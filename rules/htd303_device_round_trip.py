@@ -79,6 +79,8 @@ class DeviceRoundTrip(Rule):
     - a tensor changed in place in the function (`y.add_(1)`, `y[0] = ...`) or rebound between;
     - tensors made on the device (`torch.zeros(n, device="cuda").cpu()`): one copy only.
 
+    On the 12 pinned corpus packages: 1 finding, read, correct (docs/needless-copies.md).
+
     ## Why is this bad?
     Both copies are wasted: the up copy from pageable memory blocks the host until the stream
     reaches it, and the copy back synchronizes the host with the device, waiting for everything
