@@ -5,7 +5,13 @@ from h2dlint.rules.htd106_tensor_from_host_data_on_device import host_sequence, 
 
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.once import RunOnce
-from h2dlint.analysis.provenance import Provenance, first_positional, keyword, positional
+from h2dlint.analysis.provenance import (
+    Provenance,
+    first_positional,
+    is_true,
+    keyword,
+    positional,
+)
 from h2dlint.analysis.targets import Target, by_name, device_target
 from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.rule import Invalid, Rule, Valid
@@ -77,6 +83,8 @@ class HostFactoryThenMove(Rule):
       factories (they follow their input's device);
     - moves to the host, to a dtype only, to another tensor (`.to(other)`), or to a target the
       analysis cannot name;
+    - Python data copied with `non_blocking=True` (HTD102 reports that copy, with the same
+      advice);
     - Python data of few elements (`torch.tensor([n, 1]).cuda()`), non-constant scalars, numpy
       arrays wrapped with `from_numpy` (how host data reaches the device by design), code that
       runs once with data (setup, initializers, tests), data preprocessing, and moves of data
@@ -153,6 +161,13 @@ class HostFactoryThenMove(Rule):
         # data gathered per item: HTD101 reports the loop
         Valid(
             "import torch\ndef f(rows):\n    return [torch.tensor(list(r)).cuda() for r in rows]\n"
+        ),
+        # data copied with non_blocking=True: HTD102 reports it, with the same advice
+        Valid(
+            "import torch\n"
+            "def f(items, device):\n"
+            "    grids = [i.grid for i in items]\n"
+            "    return torch.tensor(grids).to(device, non_blocking=True)\n"
         ),
         # data at setup
         Valid(
@@ -418,6 +433,9 @@ class HostFactoryThenMove(Rule):
         provenance = Provenance.of(self.context)
         if not host_sequence(provenance, data, frame):
             return
+        non_blocking = keyword(node, "non_blocking")
+        if non_blocking is not None and is_true(non_blocking.value):
+            return  # a non-blocking copy from pageable memory: HTD102's finding, same advice
         if host_side(self.context) or self._in_loop_over(data):
             return
         if _constant_fill(data):
