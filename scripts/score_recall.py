@@ -56,7 +56,7 @@ FAMILIES = {
     "per-row-sync": "HTD201",
     "hot-path-sync": "HTD202 (future)",
     "implicit-sync": "-",
-    "needless-copy": "HTD3xx (future)",
+    "needless-copy": "HTD301/HTD302/HTD303",
 }
 LABELS = frozenset({"positive", "lookalike"})
 

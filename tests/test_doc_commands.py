@@ -36,7 +36,7 @@ EXPECTED_EXIT: dict[str, int] = {
     "h2dlint src/": 1,
     "h2dlint --fix src/": 1,
     "h2dlint --fix --unsafe-fixes src/": 1,
-    "h2dlint --diff src/": 0,
+    "h2dlint --diff src/": 1,  # HTD301 before.py has safe fixes
     "h2dlint --output-format github .": 1,
     "h2dlint rule HTD102": 0,
     "h2dlint rule --all": 0,

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import libcst as cst
 import pytest
-from h2dlint.rules.htd106_tensor_from_host_data_on_device import host_sequence
 
 from h2dlint.analysis.frames import Frame, ModuleIndex
+from h2dlint.analysis.host_data import host_sequence
 from h2dlint.analysis.loops import (
     gathering_comprehension,
     gathering_for,

@@ -1,0 +1,82 @@
+"""Tensor factories: which build a tensor from sizes and fill values alone (never data), and
+the chains of value-exact methods between a factory and a copy of its result. Shared by the
+rules about tensors made on the host only to be moved (HTD301, HTD302)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from h2dlint.analysis.provenance import first_positional
+
+# Factories whose arguments are sizes and fill values, never data: made on the host, then moved.
+SHAPE_FACTORIES = frozenset(
+    f"torch.{name}"
+    for name in ("zeros", "ones", "empty", "full", "arange", "linspace", "logspace", "eye")
+)
+# Factories whose every value is exact in any dtype: a dtype of the copy can move into them.
+EXACT_FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.empty", "torch.eye"})
+# Random factories: made on the device they draw from the device's generator, other numbers.
+RANDOM_FACTORIES = frozenset(
+    f"torch.{name}" for name in ("rand", "randn", "randint", "randperm", "normal")
+)
+# Methods between the factory and the copy that compute the same values on either device.
+EXACT_METHODS = frozenset(
+    {
+        "fill_",
+        "zero_",
+        "triu",
+        "tril",
+        "triu_",
+        "tril_",
+        "unsqueeze",
+        "view",
+        "reshape",
+        "expand",
+        "contiguous",
+        "float",
+        "half",
+        "bfloat16",
+        "double",
+        "long",
+        "int",
+        "bool",
+    }
+)
+
+
+def factory_of(node: cst.BaseExpression) -> cst.Call | None:
+    """The factory call at the root of a chain of value-exact methods, or None."""
+    while isinstance(node, cst.Call):
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in EXACT_METHODS:
+            if func.attr.value == "fill_" and not numeric(first_positional(node)):
+                return None
+            node = func.value
+            continue
+        return node
+    return None
+
+
+def numeric(node: cst.BaseExpression | None) -> bool:
+    """A number literal, possibly negated, or ``float("inf")``-style."""
+    if node is None:
+        return False
+    if numeric_constant(node):
+        return True
+    if isinstance(node, cst.UnaryOperation):
+        return numeric(node.expression)
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value == "float"
+        and len(node.args) == 1
+        and isinstance(node.args[0].value, cst.SimpleString)
+    )
+
+
+def numeric_constant(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        node = node.expression
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return True
+    return isinstance(node, cst.Name) and node.value in ("True", "False")

@@ -1,0 +1,559 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from h2dlint.analysis.factories import (
+    EXACT_FACTORIES,
+    EXACT_METHODS,
+    RANDOM_FACTORIES,
+    SHAPE_FACTORIES,
+    factory_of,
+    numeric_constant,
+)
+from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.host_data import host_sequence, host_side
+from h2dlint.analysis.once import RunOnce
+from h2dlint.analysis.provenance import (
+    Provenance,
+    first_positional,
+    is_true,
+    keyword,
+    positional,
+)
+from h2dlint.analysis.targets import Target, by_name, device_target
+from h2dlint.diagnostics import Confidence, FixSafety
+from h2dlint.rule import Invalid, Rule, Valid
+
+CONSTRUCTORS = frozenset({"torch.tensor", "torch.as_tensor", "torch.asarray"})
+# Keywords of a factory that make the move more than a move (or the factory more than shapes).
+BLOCKING_KEYWORDS = ("device", "out", "pin_memory", "requires_grad")
+FACTORY_TAILS = "|".join(
+    f".{n.rsplit('.', 1)[1]}|{n.rsplit('.', 1)[1]}"
+    for n in sorted(SHAPE_FACTORIES | RANDOM_FACTORIES | CONSTRUCTORS)
+)
+CHAIN_TAILS = "|".join(f".{m}" for m in sorted(EXACT_METHODS))
+
+
+class HostFactoryThenMove(Rule):
+    """## What it does
+    Flags a tensor made on the host by a factory whose arguments are only sizes and fill values
+    (`torch.zeros`, `ones`, `empty`, `full`, `arange`, `linspace`, `logspace`, `eye`, and the
+    random `rand`, `randn`, `randint`, `randperm`), or a 0-d constant (`torch.tensor(0)`), and
+    then moved to the device: `torch.ones(n).cuda()`, `torch.zeros(b, n).to(device)`,
+    `torch.arange(n).to(x.device)`, `torch.zeros(n, n).fill_(-inf).cuda()` (value-exact methods
+    between the factory and the move are seen through: `fill_`, `zero_`, `triu`, `tril`,
+    reshapes, dtype conversions). The target counts when the analysis resolves it to an
+    accelerator, by value (`"cuda"`, `.cuda()`) or by name (`device`, `x.device`).
+
+    It also flags a tensor built from Python data of unknown length and then moved
+    (`torch.tensor(ids).to(device)`), the same pageable blocking copy as
+    `torch.tensor(ids, device=device)`: its message gives HTD106's advice (HTD106 reports only
+    the `device=` spelling, so nothing is reported twice).
+
+    Left alone, and why:
+
+    - a factory given `device=`, `out=`, `pin_memory=` or `requires_grad=` (a grad-requiring
+      leaf becomes a non-leaf when moved: moving `device=` changes autograd), and `*_like`
+      factories (they follow their input's device);
+    - moves to the host, to a dtype only, to another tensor (`.to(other)`), or to a target the
+      analysis cannot name;
+    - Python data copied with `non_blocking=True` (HTD102 reports that copy, with the same
+      advice);
+    - Python data of few elements (`torch.tensor([n, 1]).cuda()`), non-constant scalars, numpy
+      arrays wrapped with `from_numpy` (how host data reaches the device by design), code that
+      runs once with data (setup, initializers, tests), data preprocessing, and moves of data
+      that a loop gathers item by item (HTD101's finding).
+
+    On the 12 pinned corpus packages: 149 findings, all read, all correct
+    (docs/needless-copies.md).
+
+    ## Why is this bad?
+    The factory allocates pageable host memory and fills it on the CPU, then the move allocates
+    device memory and copies into it with a blocking copy: the host waits for the stream to reach
+    the copy. Made with `device=`, the tensor is allocated and filled on the device by one
+    kernel, queued without waiting. Measured on an H200 (torch 2.11): (measured on H200:
+    pending).
+
+    ## Example
+    ```python
+    mask = torch.ones(q_len, kv_len, dtype=torch.bool).cuda()
+    positions = torch.arange(seq_len).to(hidden.device)
+    total = torch.tensor(0, dtype=torch.int).cuda()
+    ```
+
+    ## Use instead
+    ```python
+    mask = torch.ones(q_len, kv_len, dtype=torch.bool, device="cuda")
+    positions = torch.arange(seq_len, device=hidden.device)
+    total = torch.full((), 0, dtype=torch.int, device="cuda")
+    ```
+
+    ## Fix safety
+    The fix moves the target into the factory as `device=` (a 0-d constant becomes
+    `torch.full((), value, ...)`) and drops the move. It is safe: the dtype, shape and values
+    are unchanged. It is offered only when the move names nothing but a device (and
+    `non_blocking=`, moot without a copy), or also a dtype that a factory of exact values
+    (`zeros`, `ones`, `empty`, `eye`) without `dtype=` can take; never with `copy=` or
+    `memory_format=`, and never for random factories (the device's generator draws other
+    numbers) or for `.cuda(d)` with a computed `d`.
+    """
+
+    code = "HTD301"
+    name = "host-factory-then-move"
+    message = "tensor made on the host only to be moved to the device: make it there"
+    fix_safety = FixSafety.SAFE
+    fix_message = "Make the tensor on the device with `device=`"
+    prefilter = (b".to(", b".cuda(")
+    candidates = (f".to|.cuda on {FACTORY_TAILS}|{CHAIN_TAILS}",)
+
+    valid = (
+        # made on the device already
+        Valid("import torch\ndef f(n, device):\n    return torch.zeros(n, device=device)\n"),
+        # a move to the host, to a dtype, to another tensor
+        Valid("import torch\ndef f(n):\n    return torch.zeros(n).to('cpu')\n"),
+        Valid("import torch\ndef f(n):\n    return torch.arange(n).to(torch.float16)\n"),
+        Valid("import torch\ndef f(n, x):\n    return torch.ones(n).to(x)\n"),
+        # a target that the analysis cannot name
+        Valid("import torch\ndef f(n, where):\n    return torch.ones(n).to(where)\n"),
+        # factories from real data, or from a tensor
+        Valid("import torch\ndef f(arr):\n    return torch.from_numpy(arr).to('cuda')\n"),
+        Valid("import torch\ndef f(x, device):\n    return torch.zeros_like(x).to(device)\n"),
+        Valid("import torch\ndef f(t, device):\n    return torch.tensor(t).to(device)\n"),
+        # a short display of numbers, a computed scalar
+        Valid("import torch\ndef f(n, device):\n    return torch.tensor([n, 1]).to(device)\n"),
+        Valid("import torch\ndef f(n, device):\n    return torch.tensor(n * 2).to(device)\n"),
+        # a grad-requiring leaf: moving device= changes autograd
+        Valid("import torch\ndef f(n):\n    return torch.zeros(n, requires_grad=True).cuda()\n"),
+        # pinned on purpose, and an output buffer
+        Valid(
+            "import torch\n"
+            "def f(n, device):\n"
+            "    return torch.zeros(n, pin_memory=True).to(device, non_blocking=True)\n"
+        ),
+        # a host tensor worked on (not value-exact) before the move
+        Valid("import torch\ndef f(n, device):\n    return torch.ones(n).cumsum(0).to(device)\n"),
+        # data gathered per item: HTD101 reports the loop
+        Valid(
+            "import torch\ndef f(rows):\n    return [torch.tensor(list(r)).cuda() for r in rows]\n"
+        ),
+        # data copied with non_blocking=True: HTD102 reports it, with the same advice
+        Valid(
+            "import torch\n"
+            "def f(items, device):\n"
+            "    grids = [i.grid for i in items]\n"
+            "    return torch.tensor(grids).to(device, non_blocking=True)\n"
+        ),
+        # data at setup
+        Valid(
+            "import torch\n"
+            "class M:\n"
+            "    def __init__(self, ids, device):\n"
+            "        self.ids = torch.tensor(list(ids)).to(device)\n"
+        ),
+        # code that runs once: module level, an initializer, a test
+        Valid("import torch\nX = torch.eye(8).cuda()\n"),
+        Valid(
+            "import torch\n"
+            "class M:\n"
+            "    def __init__(self, n):\n"
+            "        self.ids = torch.arange(n).cuda()\n"
+        ),
+        Valid("import torch\ndef test_f(device):\n    x = torch.ones(3).to(device)\n"),
+        # code that runs once: module level, an initializer, a test
+        Valid("import torch\nX = torch.eye(8).cuda()\n"),
+        Valid(
+            "import torch\n"
+            "class M:\n"
+            "    def __init__(self, n):\n"
+            "        self.ids = torch.arange(n).cuda()\n"
+        ),
+        Valid("import torch\ndef test_f(device):\n    x = torch.ones(3).to(device)\n"),
+        # a local function named like a torch factory
+        Valid("def zeros(n): ...\ndef f(n):\n    return zeros(n).cuda()\n"),
+    )
+    invalid = (
+        Invalid(
+            "import torch\ndef f(n):\n    return torch.ones(n).cuda()\n",
+            3,
+            12,
+            expected_fix='import torch\ndef f(n):\n    return torch.ones(n, device="cuda")\n',
+        ),
+        Invalid(
+            "import torch\ndef f(b, n, device):\n    return torch.zeros(b, n).to(device)\n",
+            3,
+            12,
+            expected_fix=(
+                "import torch\ndef f(b, n, device):\n    return torch.zeros(b, n, device=device)\n"
+            ),
+        ),
+        Invalid(
+            "import torch\n"
+            "def f(q_lengths, maxlen):\n"
+            "    return torch.arange(0, maxlen).to(q_lengths.device)\n",
+            3,
+            12,
+            expected_fix=(
+                "import torch\n"
+                "def f(q_lengths, maxlen):\n"
+                "    return torch.arange(0, maxlen, device=q_lengths.device)\n"
+            ),
+        ),
+        Invalid(
+            "import torch\n"
+            "def f(x, n):\n"
+            "    return torch.full((n,), -1, dtype=torch.long).to(x.device, non_blocking=True)\n",
+            3,
+            12,
+            expected_fix=(
+                "import torch\n"
+                "def f(x, n):\n"
+                "    return torch.full((n,), -1, dtype=torch.long, device=x.device)\n"
+            ),
+        ),
+        # a device and a dtype: the dtype moves into a factory of exact values
+        Invalid(
+            "import torch\n"
+            "def f(x):\n"
+            "    return torch.ones(len(x), x.shape[1]).to(x.device, torch.float16)\n",
+            3,
+            12,
+            expected_fix=(
+                "import torch\n"
+                "def f(x):\n"
+                "    return torch.ones(len(x), x.shape[1], device=x.device, "
+                "dtype=torch.float16)\n"
+            ),
+        ),
+        # value-exact methods between the factory and the move
+        Invalid(
+            "import torch\ndef f(n):\n    return torch.zeros(n, n).fill_(-float('inf')).cuda()\n",
+            3,
+            12,
+            expected_fix=(
+                "import torch\n"
+                "def f(n):\n"
+                "    return torch.zeros(n, n, device=\"cuda\").fill_(-float('inf'))\n"
+            ),
+        ),
+        Invalid(
+            "import torch\n"
+            "def f(q, k):\n"
+            "    return torch.ones(q, k, dtype=torch.bool).cuda(non_blocking=True)\n",
+            3,
+            12,
+            expected_fix=(
+                "import torch\n"
+                "def f(q, k):\n"
+                '    return torch.ones(q, k, dtype=torch.bool, device="cuda")\n'
+            ),
+        ),
+        # a 0-d constant: full((), value) on the device
+        Invalid(
+            "import torch\ndef step():\n    return torch.tensor(0, dtype=torch.int).cuda()\n",
+            3,
+            12,
+            expected_fix=(
+                "import torch\ndef step():\n"
+                '    return torch.full((), 0, dtype=torch.int, device="cuda")\n'
+            ),
+        ),
+        # random numbers: flagged, not fixed (the device's generator draws other numbers)
+        Invalid(
+            "import torch\ndef f(n, device):\n    return torch.randn(n, 4).to(device)\n",
+            3,
+            12,
+            message_contains="generator",
+        ),
+        # a dtype that may round differently: flagged, not fixed
+        Invalid(
+            "import torch\ndef f(n, device):\n    return torch.arange(n).to(device, torch.half)\n",
+            3,
+            12,
+        ),
+        # Python data then moved: HTD106's advice
+        Invalid(
+            "import torch\n"
+            "def f(requests, device):\n"
+            "    return torch.tensor([len(r) for r in requests]).to(device)\n",
+            3,
+            12,
+            message_contains="HTD106",
+        ),
+        Invalid(
+            "import torch as T\ndef f():\n    return T.eye(8).cuda()\n",
+            3,
+            12,
+            expected_fix='import torch as T\ndef f():\n    return T.eye(8, device="cuda")\n',
+        ),
+        # a list of one constant, repeated: a fill
+        Invalid(
+            "import torch\n"
+            "def f(batch_size, device):\n"
+            "    return torch.tensor([0] * batch_size).to(device=device, dtype=torch.long)\n",
+            3,
+            12,
+            message_contains="torch.full((n,), value",
+        ),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if not isinstance(func, cst.Attribute) or func.attr.value not in ("to", "cuda"):
+            return
+        factory = factory_of(func.value)
+        if factory is None:
+            return
+        provenance = Provenance.of(self.context)
+        qualified = provenance.qualify(factory.func)
+        if qualified is None or any(keyword(factory, k) for k in BLOCKING_KEYWORDS):
+            return
+        frame = provenance.current_frame()
+        move = _Move.of(node, provenance, frame)
+        if move is None or RunOnce.of(self.context).code(self.context.ancestors):
+            return  # setup, an initializer, a test: the copy costs once
+        confidence = Confidence.HIGH if move.by_value else Confidence.MEDIUM
+        certain = (
+            ""
+            if move.by_value
+            else f" (certain if `{self.context.module.code_for_node(move.device)}` is an "
+            "accelerator, as its name says)"
+            if move.device is not None
+            else ""
+        )
+        if qualified in SHAPE_FACTORIES:
+            self._shape_factory(node, factory, qualified, move, confidence, certain)
+        elif qualified in RANDOM_FACTORIES:
+            self.report(
+                node,
+                f"random tensor made on the host only to be moved to the device{certain}: "
+                "pass `device=` to the factory instead; no fix offered: the device's generator "
+                "draws other numbers than the host's",
+                confidence=confidence,
+            )
+        elif qualified in CONSTRUCTORS and node.func.value is factory:  # type: ignore[attr-defined]
+            self._constructor(node, factory, qualified, move, confidence, certain, frame)
+
+    def _shape_factory(
+        self,
+        node: cst.Call,
+        factory: cst.Call,
+        qualified: str,
+        move: _Move,
+        confidence: Confidence,
+        certain: str,
+    ) -> None:
+        message = (
+            f"`{qualified.rsplit('.', 1)[1]}(...)` made on the host only to be moved to the "
+            f"device{certain}: pass `device=` to the factory (no host allocation, no blocking "
+            "copy)"
+        )
+        extra: list[cst.Arg] = []
+        fixable = move.fixable
+        if move.dtype is not None:
+            if qualified in EXACT_FACTORIES and keyword(factory, "dtype") is None:
+                extra.append(_keyword("dtype", move.dtype))
+            else:
+                fixable = False
+        if not fixable or move.device_value is None:
+            self.report(node, message, confidence=confidence)
+            return
+        made = factory.with_changes(
+            args=[*factory.args, _keyword("device", move.device_value), *extra]
+        )
+        receiver = node.func.value  # type: ignore[attr-defined]
+        fixed = receiver.deep_replace(factory, made) if receiver is not factory else made
+        self.report(node, message, replacements=[(node, fixed)], confidence=confidence)
+
+    def _constructor(
+        self,
+        node: cst.Call,
+        factory: cst.Call,
+        qualified: str,
+        move: _Move,
+        confidence: Confidence,
+        certain: str,
+        frame: Frame,
+    ) -> None:
+        data = first_positional(factory)
+        if data is None or len(positional(factory)) != 1:
+            return
+        if numeric_constant(data):
+            message = (
+                f"0-d constant made on the host only to be moved to the device{certain}: "
+                "`torch.full((), value, device=...)` makes it there"
+            )
+            others = [a for a in factory.args if a.keyword is not None]
+            if (
+                not move.fixable
+                or move.dtype is not None
+                or move.device_value is None
+                or qualified != "torch.tensor"
+                or not isinstance(factory.func, cst.Attribute)
+                or any(a.keyword.value != "dtype" for a in others if a.keyword is not None)
+            ):
+                self.report(node, message, confidence=confidence)
+                return
+            made = factory.with_changes(
+                func=factory.func.with_changes(attr=cst.Name("full")),
+                args=[
+                    cst.Arg(cst.Tuple([])),
+                    factory.args[0].with_changes(comma=cst.MaybeSentinel.DEFAULT),
+                    *others,
+                    _keyword("device", move.device_value),
+                ],
+            )
+            self.report(node, message, replacements=[(node, made)], confidence=confidence)
+            return
+        provenance = Provenance.of(self.context)
+        if not host_sequence(provenance, data, frame):
+            return
+        non_blocking = keyword(node, "non_blocking")
+        if non_blocking is not None and is_true(non_blocking.value):
+            return  # a non-blocking copy from pageable memory: HTD102's finding, same advice
+        if host_side(self.context) or self._in_loop_over(data):
+            return
+        if _constant_fill(data):
+            self.report(
+                node,
+                f"tensor of one repeated constant made on the host only to be moved to the "
+                f"device{certain}: `torch.full((n,), value, device=...)` makes it there",
+                confidence=confidence,
+            )
+            return
+        self.report(
+            node,
+            "tensor built from Python data on the host, then copied to the device: the same "
+            "blocking copy from pageable memory as `torch.tensor(data, device=...)` (see "
+            "HTD106): build it into pinned memory and copy it with `non_blocking=True`",
+            confidence=confidence,
+        )
+
+    def _in_loop_over(self, data: cst.BaseExpression) -> bool:
+        """Whether the data is built from the items of an enclosing loop or comprehension,
+        item by item (HTD101 judges those)."""
+        return _mentions_comprehension_names(self.context.ancestors, data)
+
+
+class _Move:
+    """What ``x.to(...)``/``x.cuda(...)`` asks for: the device (as an argument for ``device=``),
+    a dtype, and whether nothing else is asked (a fix may drop the move)."""
+
+    def __init__(
+        self,
+        device: cst.BaseExpression | None,
+        device_value: cst.BaseExpression | None,
+        dtype: cst.BaseExpression | None,
+        fixable: bool,
+        by_value: bool,
+    ) -> None:
+        self.device = device
+        self.device_value = device_value
+        self.dtype = dtype
+        self.fixable = fixable
+        self.by_value = by_value
+
+    @classmethod
+    def of(cls, node: cst.Call, provenance: Provenance, frame: Frame) -> _Move | None:
+        method = node.func.attr.value  # type: ignore[attr-defined]
+        if any(a.star for a in node.args):
+            return None
+        named = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        args = [a.value for a in node.args if a.keyword is None]
+        fixable = not (set(named) - {"device", "dtype", "non_blocking"})
+        if method == "cuda":
+            device = named.get("device", args[0] if args else None)
+            if device is None:
+                return cls(None, cst.SimpleString('"cuda"'), None, fixable, True)
+            if isinstance(device, cst.Integer):
+                return cls(device, cst.SimpleString(f'"cuda:{device.value}"'), None, fixable, True)
+            return cls(device, None, None, fixable, _by_value(device, provenance, frame))
+        if "device" in named:
+            device = named["device"]
+            dtype = named.get("dtype", args[0] if args else None)
+            fixable = fixable and len(args) <= 1
+        elif args:
+            device = args[0]
+            dtype = named.get("dtype", args[1] if len(args) > 1 else None)
+            fixable = fixable and len(args) <= 3  # device, dtype, non_blocking
+            if len(args) > 2 and "non_blocking" in named:
+                fixable = False
+        else:
+            return None
+        if device_target(provenance, device, frame) is not Target.DEVICE:
+            return None
+        if dtype is not None and device_target(provenance, dtype, frame) is not Target.DTYPE:
+            return None  # ``.to(dev, other)``: not a dtype the analysis knows
+        return cls(device, device, dtype, fixable, _by_value(device, provenance, frame))
+
+
+def _by_value(device: cst.BaseExpression, provenance: Provenance, frame: Frame) -> bool:
+    """Whether the target is a device by its value (a string, ``torch.device("cuda")``, an
+    ordinal), not only by a name that says so."""
+    if isinstance(device, (cst.SimpleString, cst.FormattedString, cst.Integer, cst.Call)):
+        return True
+    name = device.value if isinstance(device, cst.Name) else None
+    if isinstance(device, cst.Attribute):
+        name = device.attr.value
+    if name is None:
+        return False
+    if isinstance(device, cst.Name):
+        values = provenance.bindings(frame).reaching(device)
+        if values and all(
+            v is not None and not isinstance(v, (cst.Name, cst.Attribute)) for v in values
+        ):
+            return True  # bound in the function to a device by value
+    return by_name(name) is not Target.DEVICE
+
+
+def _constant_fill(node: cst.BaseExpression) -> bool:
+    """``[c] * n`` (or ``n * [c]``) with ``c`` a number: one value repeated."""
+    if not isinstance(node, cst.BinaryOperation) or not isinstance(node.operator, cst.Multiply):
+        return False
+    return any(
+        isinstance(side, cst.List)
+        and len(side.elements) == 1
+        and numeric_constant(side.elements[0].value)
+        for side in (node.left, node.right)
+    )
+
+
+def _keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
+    return cst.Arg(
+        value=value,
+        keyword=cst.Name(name),
+        equal=cst.AssignEqual(
+            whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+        ),
+    )
+
+
+def _mentions_comprehension_names(ancestors: list[cst.CSTNode], data: cst.BaseExpression) -> bool:
+    """Whether ``data`` reads a name that an enclosing ``for`` or comprehension binds."""
+    bound: set[str] = set()
+    for node in ancestors:
+        targets: list[cst.BaseExpression] = []
+        if isinstance(node, cst.For):
+            targets.append(node.target)
+        elif isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)):
+            clause: cst.CompFor | None = node.for_in
+            while clause is not None:
+                targets.append(clause.target)
+                clause = clause.inner_for_in
+        for target in targets:
+            bound |= {n.value for n in _names(target)}
+    return bool(bound & {n.value for n in _names(data)})
+
+
+def _names(node: cst.CSTNode) -> list[cst.Name]:
+    found: list[cst.Name] = []
+
+    class _Collect(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            found.append(name)
+
+        def visit_Attribute(self, attribute: cst.Attribute) -> bool:
+            attribute.value.visit(self)
+            return False
+
+    node.visit(_Collect())
+    return found
