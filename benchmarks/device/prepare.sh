@@ -6,7 +6,11 @@
 set -eu
 CORPUS=${H2DLINT_CORPUS_DIR:-$HOME/.cache/h2dlint/corpus}
 mkdir -p .bench/peers .whl
-tar -C "$CORPUS" --exclude='diffusers-*' -cJf .bench/corpus.tar.xz .
+# Only the pinned versions of scripts/fetch_corpus.py (the cache also holds older releases that
+# scripts/mine_fixes.py fetched): the device tool carries at most 64 MiB.
+PINNED=$(python3 -c 'import sys; sys.path.insert(0, "scripts"); import fetch_corpus as f
+print(" ".join(f"{n}-{v}" for n, v in f.PACKAGES.items() if n != "diffusers"))')
+tar -C "$CORPUS" -cJf .bench/corpus.tar.xz $PINNED
 grep -qx '/.bench/' .git/info/exclude || echo '/.bench/' >> .git/info/exclude
 grep -qx '/.whl/' .git/info/exclude || echo '/.whl/' >> .git/info/exclude
 pip download -q --dest .bench/peers --python-version 3.12 --platform manylinux_2_28_x86_64 \
