@@ -320,6 +320,27 @@ class ConcatThenCopy(Rule):
             "        out=xs_pinned,\n"
             "    ).cuda(non_blocking=True)\n",
         ),
+        # A comment after the opening bracket stays once, on its line (found by the fuzzer).
+        Invalid(
+            "import torch\n"
+            "def f(xs):\n"
+            "    return torch.cat(  # joined per step\n"
+            "        xs,\n"
+            "    ).cuda(non_blocking=True)\n",
+            3,
+            12,
+            expected_fix="import torch\n"
+            "def f(xs):\n"
+            "    xs_pinned = torch.empty(\n"
+            "        (sum(t.shape[0] for t in xs), *xs[0].shape[1:]),\n"
+            "        dtype=xs[0].dtype,\n"
+            "        pin_memory=True,\n"
+            "    )\n"
+            "    return torch.cat(  # joined per step\n"
+            "        xs,\n"
+            "        out=xs_pinned,\n"
+            "    ).cuda(non_blocking=True)\n",
+        ),
         Invalid(
             "from torch import cat\n"
             "def f(xs, device):\n"
@@ -532,9 +553,11 @@ def _with_out(join: cst.Call, out: cst.BaseExpression) -> cst.Call:
     if isinstance(last.comma, cst.Comma):
         # A trailing comma (one argument per line): the new argument goes on its own line too.
         new_arg = new_arg.with_changes(comma=last.comma)
-        last = last.with_changes(
-            comma=last.comma.with_changes(whitespace_after=join.whitespace_before_args)
-        )
+        layout = join.whitespace_before_args
+        if isinstance(layout, cst.ParenthesizedWhitespace):
+            # The line break and indentation only: a comment after `(` stays where it is.
+            layout = layout.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=())
+        last = last.with_changes(comma=last.comma.with_changes(whitespace_after=layout))
     else:
         last = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
     return join.with_changes(args=[*join.args[:-1], last, new_arg])
