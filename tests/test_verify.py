@@ -961,3 +961,19 @@ def test_expected_makes_a_race_pair(tmp_path: Path) -> None:
     )
     with pytest.raises(FixtureError, match="`expected` must take exactly one argument"):
         load_fixture(bad)
+
+
+def test_a_race_fix_may_let_the_device_wait_for_host_work_but_no_more() -> None:
+    """A correct after side can be slower on the GPU than the racy before side (the device
+    waits for host writes that before made too early); up to before's host time, no more."""
+    from h2dlint.verify.verdict import race_reasons
+
+    racy = side(path="before.py", host_ms=0.8, gpu_ms=5.7, gpu_spread_ms=0.03)
+
+    def pair(after_gpu: float) -> PairMeasurement:
+        waits = side(gpu_ms=after_gpu, gpu_spread_ms=0.03, host_ms=after_gpu, host_spread_ms=0.1)
+        return PairMeasurement(racy, waits, race=True, before_wrong="outputs differ")
+
+    assert race_reasons(pair(6.4)) == []
+    (reason,) = race_reasons(pair(7.2))
+    assert reason.startswith("after is slower on the GPU than waiting needs: median 7.200 ms")
