@@ -20,7 +20,7 @@ from h2dlint.analysis.provenance import (
     keyword,
     positional,
 )
-from h2dlint.analysis.targets import Target, by_name, device_target
+from h2dlint.analysis.targets import Target, device_by_value, device_target
 from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.rule import Invalid, Rule, Valid
 
@@ -466,7 +466,7 @@ class _Move:
                 return cls(None, cst.SimpleString('"cuda"'), None, fixable, True)
             if isinstance(device, cst.Integer):
                 return cls(device, cst.SimpleString(f'"cuda:{device.value}"'), None, fixable, True)
-            return cls(device, None, None, fixable, _by_value(device, provenance, frame))
+            return cls(device, None, None, fixable, device_by_value(device, provenance, frame))
         if "device" in named:
             device = named["device"]
             dtype = named.get("dtype", args[0] if args else None)
@@ -483,26 +483,7 @@ class _Move:
             return None
         if dtype is not None and device_target(provenance, dtype, frame) is not Target.DTYPE:
             return None  # ``.to(dev, other)``: not a dtype the analysis knows
-        return cls(device, device, dtype, fixable, _by_value(device, provenance, frame))
-
-
-def _by_value(device: cst.BaseExpression, provenance: Provenance, frame: Frame) -> bool:
-    """Whether the target is a device by its value (a string, ``torch.device("cuda")``, an
-    ordinal), not only by a name that says so."""
-    if isinstance(device, (cst.SimpleString, cst.FormattedString, cst.Integer, cst.Call)):
-        return True
-    name = device.value if isinstance(device, cst.Name) else None
-    if isinstance(device, cst.Attribute):
-        name = device.attr.value
-    if name is None:
-        return False
-    if isinstance(device, cst.Name):
-        values = provenance.bindings(frame).reaching(device)
-        if values and all(
-            v is not None and not isinstance(v, (cst.Name, cst.Attribute)) for v in values
-        ):
-            return True  # bound in the function to a device by value
-    return by_name(name) is not Target.DEVICE
+        return cls(device, device, dtype, fixable, device_by_value(device, provenance, frame))
 
 
 def _constant_fill(node: cst.BaseExpression) -> bool:

@@ -168,3 +168,22 @@ def to_target(provenance: Provenance, call: cst.Call, frame: Frame) -> Target:
             return Target.DTYPE
         return Target.UNKNOWN
     return device_target(provenance, args[0].value, frame)
+
+
+def device_by_value(device: cst.BaseExpression, provenance: Provenance, frame: Frame) -> bool:
+    """Whether the target is a device by its value (a string, ``torch.device("cuda")``, an
+    ordinal), not only by a name that says so."""
+    if isinstance(device, (cst.SimpleString, cst.FormattedString, cst.Integer, cst.Call)):
+        return True
+    name = device.value if isinstance(device, cst.Name) else None
+    if isinstance(device, cst.Attribute):
+        name = device.attr.value
+    if name is None:
+        return False
+    if isinstance(device, cst.Name):
+        values = provenance.bindings(frame).reaching(device)
+        if values and all(
+            v is not None and not isinstance(v, (cst.Name, cst.Attribute)) for v in values
+        ):
+            return True  # bound in the function to a device by value
+    return by_name(name) is not Target.DEVICE
