@@ -128,7 +128,11 @@ class LoopInvariantCopy(Rule):
     The copy is paid on every iteration although it copies the same bytes: a launch, a device
     allocation, and, from pageable memory, a blocking copy that waits for the stream to drain,
     which in a denoising or decoding loop stalls the host once per step. Measured on an H200
-    (torch 2.11): (measured on H200: pending).
+    (torch 2.11, `benchmarks/device/needless_copies.py`), a 50-step loop copying the same
+    pageable tensor every step: 4 MiB took 23.5 ms of host time against 2.1 ms with the copy
+    before the loop, 4 KiB 2.09 against 1.21 ms; 50 synchronizing copies against one. From
+    pinned memory with `non_blocking=True` the host is free, but the GPU still spent 4.97 ms
+    against 1.89 ms on the 4 MiB loop.
 
     ## Example
     ```python

@@ -85,7 +85,9 @@ class DeviceRoundTrip(Rule):
     Both copies are wasted: the up copy from pageable memory blocks the host until the stream
     reaches it, and the copy back synchronizes the host with the device, waiting for everything
     queued before it. Reshaping, indexing and joining cost the same on the host. Measured on an
-    H200 (torch 2.11): (measured on H200: pending).
+    H200 (torch 2.11, `benchmarks/device/needless_copies.py`), joining 1,000 pairs: behind a
+    40 ms kernel the round trip held the host 40.6 ms (two synchronizing copies), the same
+    work on the host 0.87 ms; on an idle GPU 0.79 against 0.60 ms.
 
     ## Example
     ```python
