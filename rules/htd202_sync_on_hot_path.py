@@ -7,14 +7,15 @@ from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.once import RunOnce
-from h2dlint.analysis.provenance import Provenance, keyword, positional
+from h2dlint.analysis.provenance import Provenance, host_named, keyword, positional
 from h2dlint.analysis.syncs import (
     RowLoop,
     explicit_sync,
-    is_tensor,
+    module_named,
     on_host_by_name,
     row_loop,
     sync_of,
+    tensor_evidence,
     tensor_test,
     value_where,
 )
@@ -487,10 +488,17 @@ class SyncOnHotPath(Rule):
         if where is Where.DEVICE:
             confidence = Confidence.HIGH
         else:
-            root = _tensor_root(provenance, tensor, frame, reduced=sizes)
-            if root is None or kind not in ("read", "copy", "test", "size"):
+            if kind not in ("read", "copy", "test", "size"):
                 return False
-            if on_host_by_name(tensor, frame):
+            root = self._tensor_root(tensor, frame, explicit, sizes)
+            if root is None or provenance.is_host_data(tensor, frame):
+                return False
+            # A CPU reference implementation (``fill_cpu``) reads its own host tensors; a
+            # ``.cpu()`` copy in a function named for what it makes (``get_cpu_seqlens``)
+            # still copies a tensor that may be on the device.
+            if on_host_by_name(tensor, frame) and not (
+                kind == "copy" and not host_named(tensor)
+            ):
                 return False
             confidence = Confidence.MEDIUM
         reason = HotPaths.of(self.context).why_hot_at(self.context.ancestors)
@@ -503,7 +511,7 @@ class SyncOnHotPath(Rule):
         earlier = self._earlier_host_copy(function, tensor, explicit)
         if root is not None:
             message = (
-                f"{read} syncs the host on a hot path ({reason}) if `{root}` is on the GPU; "
+                f"{read} syncs the host on a hot path ({reason}) if {_named(root)} is on the GPU; "
                 f"{_MESSAGES[kind]}"
             )
         elif earlier is not None:
@@ -518,6 +526,45 @@ class SyncOnHotPath(Rule):
             )
         self.report(node, message, confidence=confidence)
         return True
+
+    def _tensor_root(
+        self,
+        tensor: cst.BaseExpression,
+        frame: Frame,
+        explicit: cst.Call | None,
+        sizes: bool,
+    ) -> str | None:
+        """The code of the tensor ``tensor`` surely is, or is computed from, when its device is
+        unknown (see :func:`tensor_evidence`); None when it may be no tensor. With ``sizes``
+        only a reduction of one (a 0-d tensor that may be used as a size) counts. ``explicit``
+        is the read: ``.item()``/``.tolist()`` exist only on arrays, and ``.cpu()`` only on
+        tensors and modules (a used result of a ``.cpu()`` of something not named as a module
+        is a tensor's)."""
+        provenance = Provenance.of(self.context)
+        if sizes:
+            if not (
+                isinstance(tensor, cst.Call)
+                and isinstance(tensor.func, cst.Attribute)
+                and tensor.func.attr.value in ("sum", "max", "min", "amax", "amin", "prod")
+                and not tensor.args
+            ):
+                return None
+            tensor = tensor.func.value
+        method = (
+            explicit.func.attr.value
+            if explicit is not None and isinstance(explicit.func, cst.Attribute)
+            else None
+        )
+        read = method in ("item", "tolist")
+        root = tensor_evidence(provenance, tensor, frame, read=read)
+        if root is None and method == "cpu" and not module_named(tensor):
+            parent = self.context.ancestors[-1] if self.context.ancestors else None
+            if not isinstance(parent, cst.Expr):
+                root = tensor
+        if root is None:
+            return None
+        code = self.context.module.code_for_node(root)
+        return code if len(code) <= 40 and "\n" not in code else "the tensor"
 
     def _hot_here(self, node: cst.CSTNode, explicit: cst.Call | None) -> bool:
         """Whether the code around ``node`` in its function runs on every call: not under a
@@ -652,36 +699,8 @@ def _is_mask(
     return False
 
 
-def _tensor_root(
-    provenance: Provenance, node: cst.BaseExpression, frame: Frame, reduced: bool = False
-) -> str | None:
-    """The name of the tensor ``node`` surely is, or is computed from: a parameter annotated
-    as one, or a tensor method's result on one (``y.max()``, ``x[0].sum()``). With
-    ``reduced``, only a reduction of one (a 0-d tensor that may be used as a size)."""
-    if reduced:
-        if not (
-            isinstance(node, cst.Call)
-            and isinstance(node.func, cst.Attribute)
-            and node.func.attr.value in ("sum", "max", "min", "amax", "amin", "prod")
-            and not node.args
-        ):
-            return None
-        node = node.func.value
-    while True:
-        if isinstance(node, cst.Subscript):
-            node = node.value
-        elif (
-            isinstance(node, cst.Call)
-            and isinstance(node.func, cst.Attribute)
-            and node.func.attr.value
-            in ("sum", "max", "min", "amax", "amin", "prod", "mean", "float", "long", "int")
-        ):
-            node = node.func.value
-        else:
-            break
-    if isinstance(node, cst.Name) and is_tensor(provenance, node, frame):
-        return node.value
-    return None
+def _named(code: str) -> str:
+    return code if code == "the tensor" else f"`{code}`"
 
 
 def _row_loop_of(node: cst.CSTNode) -> RowLoop | None:

@@ -87,6 +87,40 @@ HOT_ENTRY_POINTS: dict[str, str] = {
     "handle_request": "a `handle_request()` runs once per request",
     "process_request": "a `process_request()` runs once per request",
 }
+# Words of a name (split at ``_``) that say the function runs per step or per forward pass,
+# with the reason findings give. ``{}`` is the function's name.
+STEP_WORD_REASON = "`{}()` runs once per step (its name says so)"
+FORWARD_WORD_REASON = "`{}()` runs on every forward pass (its name says so)"
+ATTENTION_WORD_REASON = "`{}()` runs in every attention call of a forward pass (its name says so)"
+ATTENTION_WORDS = frozenset({"attention", "attn"})
+# First words of names that configure, query or register, not run, a step or a forward:
+# ``set_step``, ``get_step``, ``register_step_hook``, ``set_attention_backend``.
+NOT_RUNNING_WORDS = frozenset(
+    {
+        "set",
+        "get",
+        "init",
+        "reset",
+        "register",
+        "unregister",
+        "patch",
+        "parse",
+        "num",
+        "is",
+        "has",
+        "was",
+        "should",
+        "using",
+        "check",
+        "enable",
+        "disable",
+        "use",
+        "supports",
+        "total",
+        "max",
+        "min",
+    }
+)
 # Hot only as methods of a class: a top-level ``__call__`` is no such thing.
 METHOD_ONLY = frozenset({"forward", "__call__"})
 # Classes whose ``__call__`` runs once per request around a loop of steps.
@@ -101,6 +135,25 @@ PREPROCESSING_MODULES = (
     "processing_",
     "tokenization_",
 )
+
+
+def name_reason(name: str, method: bool) -> str | None:
+    """Why a function runs per step or per forward pass by the words of its name: a ``step``
+    word (``update_step_context``, ``decode_step``, ``_optimizer_step``), ``forward`` first
+    or last (``forward_decode``, ``_attn_forward``), or, for a top-level function, an
+    ``attention``/``attn`` word (``_flash_varlen_attention``, ``_prepare_for_flash_attn_...``:
+    attention backends run per layer and forward). Not names that configure or query
+    (``set_step``, ``get_attention_backend``, ``num_steps``)."""
+    words = [w for w in name.lower().split("_") if w]
+    if not words or words[0] in NOT_RUNNING_WORDS:
+        return None
+    if "step" in words:
+        return STEP_WORD_REASON.format(name)
+    if words[0] == "forward" or words[-1] == "forward":
+        return FORWARD_WORD_REASON.format(name)
+    if not method and ATTENTION_WORDS & set(words):
+        return ATTENTION_WORD_REASON.format(name)
+    return None
 
 
 def _matches(patterns: tuple[str, ...], name: str, qualified: str) -> bool:
@@ -289,7 +342,7 @@ class HotPaths:
             return PER_REQUEST_REASON
         if reason is not None and (cls is not None or name not in METHOD_ONLY):
             return reason
-        return None
+        return name_reason(name, cls is not None)
 
     def _project_reason(self, qualified: str) -> str | None:
         """The project index's answer for a top-level function: hot because a hot function of
@@ -307,7 +360,9 @@ class HotPaths:
             return False
         if self.hot_functions and _matches(self.hot_functions, name, qualified):
             return True
-        return name in HOT_ENTRY_POINTS and (cls is not None or name not in METHOD_ONLY)
+        if name in HOT_ENTRY_POINTS and (cls is not None or name not in METHOD_ONLY):
+            return True
+        return name_reason(name, cls is not None) is not None
 
     @property
     def reasons(self) -> dict[cst.FunctionDef, str]:
