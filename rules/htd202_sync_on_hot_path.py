@@ -5,12 +5,13 @@ import libcst as cst
 from h2dlint.analysis.bindings import COMPREHENSIONS
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.hot_paths import HotPaths
+from h2dlint.analysis.hot_paths import HotPaths, device_loop_reason
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance, host_named, keyword, positional
 from h2dlint.analysis.syncs import (
     RowLoop,
     explicit_sync,
+    has_modulo,
     module_named,
     on_host_by_name,
     row_loop,
@@ -386,6 +387,8 @@ class SyncOnHotPath(Rule):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         # Per function: the code of the tensors already copied to the host, in source order.
         self._host_copies: dict[cst.CSTNode, dict[str, str]] = {}
+        # Per ``for`` loop: why each of its iterations is a step (device work in its body).
+        self._loop_reasons: dict[cst.For, str | None] = {}
 
     # -- visits ----------------------------------------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
@@ -502,6 +505,8 @@ class SyncOnHotPath(Rule):
                 return False
             confidence = Confidence.MEDIUM
         reason = HotPaths.of(self.context).why_hot_at(self.context.ancestors)
+        if reason is None:
+            reason = self._loop_reason(frame)
         if reason is None or not self._hot_here(node, explicit):
             return False
         code = self.context.module.code_for_node(tensor)
@@ -566,6 +571,21 @@ class SyncOnHotPath(Rule):
         code = self.context.module.code_for_node(root)
         return code if len(code) <= 40 and "\n" not in code else "the tensor"
 
+    def _loop_reason(self, frame: Frame) -> str | None:
+        """Why the code being visited runs per step in a function not known to: a ``for`` loop
+        around it (in its function) runs device work on every iteration."""
+        provenance = Provenance.of(self.context)
+        for parent in reversed(self.context.ancestors):
+            if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                return None
+            if isinstance(parent, cst.For):
+                if parent not in self._loop_reasons:
+                    self._loop_reasons[parent] = device_loop_reason(provenance, parent, frame)
+                reason = self._loop_reasons[parent]
+                if reason is not None:
+                    return reason
+        return None
+
     def _hot_here(self, node: cst.CSTNode, explicit: cst.Call | None) -> bool:
         """Whether the code around ``node`` in its function runs on every call: not under a
         run-once or tracing guard, not in a debugging aid, not in a row loop (HTD201)."""
@@ -588,6 +608,8 @@ class SyncOnHotPath(Rule):
                 return False
             if isinstance(parent, cst.Call) and _logging(parent):
                 return False
+            if isinstance(parent, cst.If) and child is parent.body and has_modulo(parent.test):
+                return False  # once every N calls or iterations (``if step % 100 == 0:``)
             if explicit is not None and isinstance(parent, (cst.For, *COMPREHENSIONS)):
                 loop = _row_loop_of(parent)
                 if loop is not None and sync_of(explicit, loop) is not None:

@@ -49,10 +49,12 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from h2dlint.analysis.frames import ModuleIndex
+from h2dlint.analysis.frames import Frame, ModuleIndex
 from h2dlint.analysis.imports import dotted_name
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.syncs import has_modulo
+from h2dlint.analysis.targets import Target, to_target
 from h2dlint.engine import visit_read_only
 
 if TYPE_CHECKING:
@@ -421,3 +423,73 @@ class _Nesting(cst.CSTVisitor):
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.stack.pop()
+
+
+# -- loops whose every iteration runs device work -------------------------------------------------
+
+# ``<x>.step()`` of these is an optimizer step (a scheduler's ``step()`` alone is host work).
+OPTIMIZER_WORDS = ("optim", "scaler")
+
+
+class _DeviceWork(cst.CSTVisitor):
+    """The first device work a loop body does on every iteration: a backward pass, an
+    optimizer step, a CUDA graph replay, a copy of data to the device. Nested functions,
+    classes and lambdas are not the body's; a branch taken once every N iterations
+    (``if step % 100 == 0``) is not every iteration's."""
+
+    def __init__(self, provenance: Provenance, frame: Frame) -> None:
+        self.provenance = provenance
+        self.frame = frame
+        self.found: str | None = None
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_If(self, node: cst.If) -> bool:
+        if has_modulo(node.test):
+            if node.orelse is not None:
+                visit_read_only(node.orelse, self)
+            return False
+        return True
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        if self.found is not None:
+            return False
+        func = node.func
+        if not isinstance(func, cst.Attribute):
+            return True
+        method = func.attr.value
+        code = self.provenance.context.module.code_for_node
+        base = func.value
+        base_name = base.attr.value if isinstance(base, cst.Attribute) else ""
+        if isinstance(base, cst.Name):
+            base_name = base.value
+        optimizer = method == "step" and any(w in base_name.lower() for w in OPTIMIZER_WORDS)
+        if method == "backward" or (method == "replay" and not node.args) or optimizer:
+            self.found = f"`{code(node)}`"
+        elif (method == "cuda" and not node.args) or (
+            method == "to" and to_target(self.provenance, node, self.frame) is Target.DEVICE
+        ):
+            text = code(node)
+            self.found = f"`{text}`" if len(text) <= 50 and "\n" not in text else "a device copy"
+        return self.found is None
+
+
+def device_loop_reason(
+    provenance: Provenance, loop: cst.For | cst.While, frame: Frame
+) -> str | None:
+    """Why each iteration of ``loop`` is a step: its body (or a ``for``'s iterable is walked
+    while the body) runs device work every iteration, such as ``loss.backward()``,
+    ``optimizer.step()``, ``graph.replay()`` or ``x.to(device)``; then a host sync in the body
+    stalls every iteration. None when it does not."""
+    finder = _DeviceWork(provenance, frame)
+    visit_read_only(loop.body, finder)
+    if finder.found is None:
+        return None
+    return f"a loop whose every iteration runs device work ({finder.found})"

@@ -337,7 +337,7 @@ class _LoopBodyVisitor(cst.CSTVisitor):
 
     def _every_n(self, node: cst.If) -> bool:
         """Whether ``node`` runs every N iterations; then only its ``else`` is walked."""
-        if not _has_modulo(node.test):
+        if not has_modulo(node.test):
             return False
         if node.orelse is not None:
             visit_read_only(node.orelse, self)
@@ -387,7 +387,7 @@ class _SyncFinder(_LoopBodyVisitor):
         self.found.append(sync)
 
 
-def _has_modulo(node: cst.BaseExpression) -> bool:
+def has_modulo(node: cst.BaseExpression) -> bool:
     class _Modulo(cst.CSTVisitor):
         found = False
 
@@ -1109,7 +1109,7 @@ def tensor_evidence(
         if found is not None:
             return found
         if method in TENSOR_ONLY_METHODS or read:
-            return _plain(receiver)
+            return _plain(receiver) or receiver
     return None
 
 
