@@ -499,9 +499,7 @@ class SyncOnHotPath(Rule):
             # A CPU reference implementation (``fill_cpu``) reads its own host tensors; a
             # ``.cpu()`` copy in a function named for what it makes (``get_cpu_seqlens``)
             # still copies a tensor that may be on the device.
-            if on_host_by_name(tensor, frame) and not (
-                kind == "copy" and not host_named(tensor)
-            ):
+            if on_host_by_name(tensor, frame) and not (kind == "copy" and not host_named(tensor)):
                 return False
             confidence = Confidence.MEDIUM
         reason = HotPaths.of(self.context).why_hot_at(self.context.ancestors)

@@ -94,7 +94,9 @@ HOT_ENTRY_POINTS: dict[str, str] = {
 STEP_WORD_REASON = "`{}()` runs once per step (its name says so)"
 FORWARD_WORD_REASON = "`{}()` runs on every forward pass (its name says so)"
 ATTENTION_WORD_REASON = "`{}()` runs in every attention call of a forward pass (its name says so)"
+HOOK_WORD_REASON = "`{}()` is (or makes) a forward hook, which runs on every forward pass"
 ATTENTION_WORDS = frozenset({"attention", "attn"})
+FORWARD_WORDS = frozenset({"forward", "fwd"})
 # First words of names that configure, query or register, not run, a step or a forward:
 # ``set_step``, ``get_step``, ``register_step_hook``, ``set_attention_backend``.
 NOT_RUNNING_WORDS = frozenset(
@@ -142,17 +144,20 @@ PREPROCESSING_MODULES = (
 def name_reason(name: str, method: bool) -> str | None:
     """Why a function runs per step or per forward pass by the words of its name: a ``step``
     word (``update_step_context``, ``decode_step``, ``_optimizer_step``), ``forward`` first
-    or last (``forward_decode``, ``_attn_forward``), or, for a top-level function, an
-    ``attention``/``attn`` word (``_flash_varlen_attention``, ``_prepare_for_flash_attn_...``:
-    attention backends run per layer and forward). Not names that configure or query
-    (``set_step``, ``get_attention_backend``, ``num_steps``)."""
+    or last (``forward_decode``, ``_attn_forward``, also spelled ``fwd``), a forward hook
+    (``pre_process_fwd_hook``: the closures it makes run on every forward), or, for a
+    top-level function, an ``attention``/``attn`` word (``_flash_varlen_attention``,
+    ``_prepare_for_flash_attn_...``: attention backends run per layer and forward). Not
+    names that configure or query (``set_step``, ``get_attention_backend``, ``num_steps``)."""
     words = [w for w in name.lower().split("_") if w]
     if not words or words[0] in NOT_RUNNING_WORDS:
         return None
     if "step" in words:
         return STEP_WORD_REASON.format(name)
-    if words[0] == "forward" or words[-1] == "forward":
+    if words[0] in FORWARD_WORDS or words[-1] in FORWARD_WORDS:
         return FORWARD_WORD_REASON.format(name)
+    if "hook" in words and FORWARD_WORDS & set(words):
+        return HOOK_WORD_REASON.format(name)
     if not method and ATTENTION_WORDS & set(words):
         return ATTENTION_WORD_REASON.format(name)
     return None

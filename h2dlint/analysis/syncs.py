@@ -1061,10 +1061,9 @@ def tensor_evidence(
                 annotation = parameter_annotation(node, frame)
                 if annotation is None or not tensor_annotation(provenance, annotation):
                     return None
-            elif (
-                tensor_evidence(provenance, value, frame, read=read, depth=depth + 1) is None
-                or provenance.is_host_data(value, frame)
-            ):
+            elif tensor_evidence(
+                provenance, value, frame, read=read, depth=depth + 1
+            ) is None or provenance.is_host_data(value, frame):
                 return None
         return node
     if isinstance(node, cst.Subscript):
