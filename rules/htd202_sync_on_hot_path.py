@@ -105,23 +105,35 @@ class SyncOnHotPath(Rule):
     A function is on a *hot path* when it runs per step or per request: `forward` or
     `__call__` of a class; a step-like entry point by name (`step`, `training_step`,
     `execute_model`, `prepare_inputs`, `schedule`, `update_from_output`, `sample`, `decode`,
-    `handle`, `process_request`...); or a function the same module calls from one
-    (`self.method(...)` of the same class, a module function), transitively. Run-once code
+    `handle`, `process_request`...); a name with a `step` word (`update_step_context`,
+    `decode_step`), `forward`/`fwd` first or last (`forward_decode`, `_attn_forward`), a
+    forward hook (`pre_process_fwd_hook`), or a top-level function with an `attention`/`attn`
+    word (attention backends and their helpers) — not names that configure or count
+    (`set_step`, `get_*`, `num_steps`, `register_*`); or a function the same module calls from
+    one (`self.method(...)` of the same class, a module function), transitively. The body of a
+    `for` loop whose every iteration runs device work (`loss.backward()`, `optimizer.step()`,
+    `graph.replay()`, `x.to(device)`) is hot too, wherever the loop is. Run-once code
     (`__init__`, setup, loaders, tests, memoised functions, code under a run-once guard such as
     `if self.cache is None:`) is never hot. Configure it with `[tool.h2dlint.analysis]
     hot-functions = [...]` and `cold-functions = [...]` (names, `Class.method`, globs).
 
     Confidence: HIGH when the analysis proves the tensor is on a device (`.cuda()`,
     `.to(device)`, `device=` of a factory, and what is computed from those); MEDIUM when it is
-    surely a tensor (a parameter annotated `torch.Tensor`) whose device is unknown: the message
-    says which tensor would have to be on the GPU.
+    surely a tensor whose device is unknown: a parameter annotated `torch.Tensor`, a
+    `torch.<function>` result (`torch.cat(...)`, `torch.max(x)`), a method only tensors have
+    (`x.int()`, `x.detach()`), a reduction or comparison read with `.item()`/`.tolist()`
+    (`ctx.q_seqlens.max().item()`, `(a == b).tolist()`), the used result of a `.cpu()` of
+    something not named as a module, or a name bound only to such values. The message says
+    which tensor would have to be on the GPU. Host tensors stay silent: numpy arrays, `.cpu()`
+    results, names that say host (`lengths_cpu`, `host_ids`).
 
     Not flagged: run-once and cold code; host tensors (built without `device=`, `.cpu()`
     results, `.to("cpu", non_blocking=True)` results); syncs reading the rows of a loop (HTD201
     reports those) and syncs in `while` loops (HTD201); `torch.cuda.synchronize()` (an explicit,
     intended wait); code that only runs while tracing or scripting (`if torch.jit.is_tracing():`);
     debugging aids and error paths: `assert` and `raise` statements, arguments of logging and
-    `print` calls, and branches whose test names debugging (`if self.debug:`,
+    `print` calls, branches taken once every N steps (`if step % 100 == 0:`), and branches
+    whose test names debugging (`if self.debug:`,
     `if logger.isEnabledFor(...)`); branches for another backend (`if x.device.type == "mps":`);
     assignments through a mask (`x[mask] = 0` does not sync). A pipeline's `__call__` (a class
     named, or derived from one named, `...Pipeline...`) runs once per request around its loop
@@ -276,6 +288,48 @@ class SyncOnHotPath(Rule):
             "        y = x.to(device)\n"
             "        return y.repeat(n, 1).view(y.shape[0], -1), torch.arange(n), x.item()\n"
         ),
+        # Host tensors by name and by provenance: a `_cpu` copy read again, a numpy array,
+        # the `.tolist()` of a `.cpu()` result.
+        Valid(
+            "import numpy as np\n"
+            "class Backend:\n"
+            "    @classmethod\n"
+            "    def update_step_context(cls, ctx, lengths_cpu):\n"
+            "        n = lengths_cpu.max().item()\n"
+            "        m = np.asarray(ctx.sizes).max().item()\n"
+            "        seqlens = ctx.seqlens_cpu.tolist()\n"
+            "        return n, m, seqlens\n"
+        ),
+        # `.cpu()` of a module (moved once, its result not used as a tensor), and names that
+        # configure or count steps, not run one.
+        Valid(
+            "import torch\n"
+            "class M(torch.nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        self.encoder.cpu()\n"
+            "        return x\n"
+            "    def set_step(self, steps):\n"
+            "        self.last = steps.max().item()\n"
+            "    def num_steps(self, steps):\n"
+            "        return int(steps.sum().item())\n"
+        ),
+        # A training loop that reads the loss only every N steps and once after the loop; a
+        # loop that does no device work (one read per module, not per step).
+        Valid(
+            "import torch\n"
+            "def train(model, loader, optimizer):\n"
+            "    total = torch.zeros(())\n"
+            "    for step, batch in enumerate(loader):\n"
+            "        loss = torch.nn.functional.mse_loss(model(batch), batch)\n"
+            "        loss.backward()\n"
+            "        optimizer.step()\n"
+            "        total += loss.detach()\n"
+            "        if step % 100 == 0:\n"
+            "            last = float(loss.item())\n"
+            "    return total.item()\n"
+            "def scales(modules):\n"
+            "    return [float(m.weight.detach().abs().mean().item()) for m in modules]\n"
+        ),
     )
     invalid = (
         Invalid(
@@ -371,6 +425,81 @@ class SyncOnHotPath(Rule):
             4,
             25,
             message_contains="if `y` is on the GPU",
+        ),
+        # Unknown devices of values that are surely tensors, on paths hot by name: a
+        # reduction read with `.item()`, a comparison read with `.tolist()`, a `.cpu()` copy
+        # kept under a `_cpu` name, a `.cpu()` of a torch.cat of annotated tensors.
+        Invalid(
+            "class Backend:\n"
+            "    @classmethod\n"
+            "    def update_step_context(cls, ctx):\n"
+            "        longest = ctx.q_seqlens.max().item()\n"
+            "        return longest\n",
+            4,
+            19,
+            message_contains="if `ctx.q_seqlens` is on the GPU",
+        ),
+        Invalid(
+            "class Backend:\n"
+            "    def decode_step(self, ctx):\n"
+            "        return all((ctx.q_seqlens == ctx.kv_seqlens).tolist())\n",
+            3,
+            20,
+        ),
+        Invalid(
+            "class Backend:\n"
+            "    def prepare_step(self, ctx):\n"
+            "        kv_seqlens_cpu = ctx.kv_seqlens.cpu()\n"
+            "        return kv_seqlens_cpu\n",
+            3,
+            26,
+            message_contains="`.cpu()` of `ctx.kv_seqlens`",
+        ),
+        Invalid(
+            "import torch\n"
+            "class Transformer(torch.nn.Module):\n"
+            "    def forward(self, txt_ids: torch.Tensor, img_ids: torch.Tensor):\n"
+            "        if img_ids.ndim == 3:\n"
+            "            img_ids = img_ids[0]\n"
+            "        ids = torch.cat((txt_ids, img_ids), dim=0)\n"
+            "        return self.pos_embed(ids.cpu())\n",
+            7,
+            31,
+            message_contains="if `ids` is on the GPU",
+        ),
+        # A top-level attention helper (attention backends run in every forward pass).
+        Invalid(
+            "def _prepare_flash_attn_varlen(seqlens_q, seqlens_k):\n"
+            "    return seqlens_q.max().item(), seqlens_k.max().item()\n",
+            2,
+            12,
+            message_contains="attention call",
+        ),
+        # A pipeline's loop of steps: a reduction read with `.tolist()` every step.
+        Invalid(
+            "class ImagePipeline:\n"
+            "    def __call__(self, latents, mask, timesteps):\n"
+            "        for t in timesteps:\n"
+            "            latents = self.transformer(latents, t, lens=mask.sum(dim=1).tolist())\n"
+            "        return latents\n",
+            4,
+            57,
+        ),
+        # A training loop: every iteration runs backward and an optimizer step, and reads
+        # the loss on the host.
+        Invalid(
+            "import torch\n"
+            "def fit(model, loader, optimizer):\n"
+            "    epoch_loss = 0.0\n"
+            "    for x, y in loader:\n"
+            "        loss = torch.nn.functional.mse_loss(model(x), y)\n"
+            "        loss.backward()\n"
+            "        optimizer.step()\n"
+            "        epoch_loss += float(loss.item())\n"
+            "    return epoch_loss\n",
+            8,
+            29,
+            message_contains="`loss.backward()`",
         ),
         Invalid(
             "import torch\n"
@@ -564,7 +693,9 @@ class SyncOnHotPath(Rule):
             parent = self.context.ancestors[-1] if self.context.ancestors else None
             if not isinstance(parent, cst.Expr):
                 root = tensor
-        if root is None:
+        if root is None or host_named(root) or provenance.is_host_data(root, frame):
+            return None  # a host tensor by name (``lengths_cpu.max()``), a numpy array
+        if value_where(provenance, root, frame).on_host:
             return None
         code = self.context.module.code_for_node(root)
         return code if len(code) <= 40 and "\n" not in code else "the tensor"
