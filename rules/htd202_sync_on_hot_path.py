@@ -10,14 +10,12 @@ from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance, host_named, keyword, positional
 from h2dlint.analysis.syncs import (
     RowLoop,
-    Walk,
     explicit_sync,
     has_modulo,
     module_named,
     on_host_by_name,
     row_loop,
     sync_of,
-    target_names,
     tensor_evidence,
     tensor_test,
     value_where,
@@ -745,8 +743,6 @@ class SyncOnHotPath(Rule):
                 loop = _row_loop_of(parent)
                 if loop is not None and sync_of(explicit, loop) is not None:
                     return False  # HTD201's
-                if sync_of(explicit, _index_loop_of(parent)) is not None:
-                    return False  # reads ``t[i]`` by a loop name: a read per row (HTD201's)
         return True
 
     def _assigned(self, node: cst.Subscript) -> bool:
@@ -856,12 +852,6 @@ def _is_mask(
 
 def _named(code: str) -> str:
     return code if code == "the tensor" else f"`{code}`"
-
-
-def _index_loop_of(node: cst.For | cst.CSTNode) -> RowLoop:
-    """``node``'s loop names (an ``enumerate`` index too) as indices into tensors."""
-    target = node.target if isinstance(node, cst.For) else getattr(node, "for_in", node).target
-    return RowLoop(Walk.INDEX, None, target_names(target), target)
 
 
 def _row_loop_of(node: cst.CSTNode) -> RowLoop | None:
