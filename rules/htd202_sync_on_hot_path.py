@@ -14,6 +14,7 @@ from h2dlint.analysis.syncs import (
     has_modulo,
     module_named,
     on_host_by_name,
+    prepared_on_host,
     row_loop,
     sync_of,
     tensor_evidence,
@@ -125,7 +126,8 @@ class SyncOnHotPath(Rule):
     (`ctx.q_seqlens.max().item()`, `(a == b).tolist()`), the used result of a `.cpu()` of
     something not named as a module, or a name bound only to such values. The message says
     which tensor would have to be on the GPU. Host tensors stay silent: numpy arrays, `.cpu()`
-    results, names that say host (`lengths_cpu`, `host_ids`).
+    results, names that say host (`lengths_cpu`, `host_ids`), and `forward` arguments that the
+    class's `prepare_inputs_for_generation` returns built on the host.
 
     Not flagged: run-once and cold code; host tensors (built without `device=`, `.cpu()`
     results, `.to("cpu", non_blocking=True)` results); syncs reading the rows of a loop (HTD201
@@ -299,6 +301,19 @@ class SyncOnHotPath(Rule):
             "        m = np.asarray(ctx.sizes).max().item()\n"
             "        seqlens = ctx.seqlens_cpu.tolist()\n"
             "        return n, m, seqlens\n"
+        ),
+        # A forward argument that the model's input preparer builds on the host.
+        Valid(
+            "import torch\n"
+            "class VLModel(torch.nn.Module):\n"
+            "    def forward(self, embeds, grid_thw: torch.Tensor = None):\n"
+            "        sizes = (grid_thw.prod(-1) // 4).tolist()\n"
+            "        return torch.split(embeds, sizes)\n"
+            "    def prepare_inputs_for_generation(self, embeds, items):\n"
+            "        grid_thw = None\n"
+            "        if items:\n"
+            "            grid_thw = torch.stack([i.grid for i in items]).cpu()\n"
+            "        return dict(embeds=embeds, grid_thw=grid_thw)\n"
         ),
         # `.cpu()` of a module (moved once, its result not used as a tensor), and names that
         # configure or count steps, not run one.
@@ -697,6 +712,8 @@ class SyncOnHotPath(Rule):
             return None  # a host tensor by name (``lengths_cpu.max()``), a numpy array
         if value_where(provenance, root, frame).on_host:
             return None
+        if isinstance(root, cst.Name) and prepared_on_host(provenance, root, frame):
+            return None  # the model's input preparer hands ``forward`` a host tensor
         code = self.context.module.code_for_node(root)
         return code if len(code) <= 40 and "\n" not in code else "the tensor"
 

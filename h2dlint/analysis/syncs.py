@@ -1131,3 +1131,77 @@ def module_named(node: cst.BaseExpression) -> bool:
         return False
     lowered = name.lower()
     return lowered in ("self", "cls", "m") or any(word in lowered for word in MODULE_WORDS)
+
+
+# Methods of a model class that build its ``forward``'s keyword arguments once per step (the
+# generation loop calls ``model(**model.prepare_inputs_for_generation(...))``).
+INPUT_PREPARERS = ("prepare_inputs_for_generation",)
+
+
+def prepared_on_host(provenance: Provenance, name: cst.Name, frame: Frame) -> bool:
+    """Whether ``name``, a parameter of ``forward``, is what the class's input preparer
+    (``prepare_inputs_for_generation``) returns under that keyword, and every value it binds
+    there is on the host: ``grid_thw = torch.stack(...).cpu()`` ... ``return dict(...,
+    grid_thw=grid_thw)``. A ``None`` default does not count."""
+    function, cls = frame.function, frame.cls
+    if not isinstance(function, cst.FunctionDef) or cls is None:
+        return False
+    if function.name.value != "forward" or not provenance.bindings(frame).is_parameter(name):
+        return False
+    methods = provenance.index.methods.get(cls, {})
+    for preparer_name in INPUT_PREPARERS:
+        preparer = methods.get(preparer_name)
+        if preparer is None:
+            continue
+        values = _returned_keyword(preparer, name.value)
+        if not values:
+            return False
+        prep_frame = provenance.index.frame_of(preparer)
+        bindings = provenance.bindings(prep_frame)
+        seen = False
+        for value in values:
+            candidates: list[cst.BaseExpression | None] = [value]
+            if isinstance(value, cst.Name):
+                candidates = list(bindings.reaching(value))
+            for candidate in candidates:
+                if candidate is None:
+                    return False
+                if isinstance(candidate, cst.Name) and candidate.value == "None":
+                    continue
+                if not value_where(provenance, candidate, prep_frame).on_host:
+                    return False
+                seen = True
+        return seen
+    return False
+
+
+def _returned_keyword(function: cst.FunctionDef, key: str) -> list[cst.BaseExpression]:
+    """The values ``function`` returns under ``key``: ``return dict(key=v)`` or
+    ``return {"key": v}``."""
+    values: list[cst.BaseExpression] = []
+
+    class _Returns(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is function
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+        def visit_Return(self, node: cst.Return) -> None:
+            value = node.value
+            if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
+                if value.func.value == "dict":
+                    values.extend(
+                        a.value for a in value.args if a.keyword and a.keyword.value == key
+                    )
+            elif isinstance(value, cst.Dict):
+                for element in value.elements:
+                    if (
+                        isinstance(element, cst.DictElement)
+                        and isinstance(element.key, cst.SimpleString)
+                        and element.key.evaluated_value == key
+                    ):
+                        values.append(element.value)
+
+    visit_read_only(function, _Returns())
+    return values
