@@ -5,7 +5,7 @@ import libcst as cst
 from h2dlint.analysis.bindings import COMPREHENSIONS
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.hot_paths import HotPaths, device_loop_reason
+from h2dlint.analysis.hot_paths import DeviceLoop, HotPaths, device_loop
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance, host_named, keyword, positional
 from h2dlint.analysis.syncs import (
@@ -112,8 +112,9 @@ class SyncOnHotPath(Rule):
     word (attention backends and their helpers) — not names that configure or count
     (`set_step`, `get_*`, `num_steps`, `register_*`); or a function the same module calls from
     one (`self.method(...)` of the same class, a module function), transitively. The body of a
-    `for` loop whose every iteration runs device work (`loss.backward()`, `optimizer.step()`,
-    `graph.replay()`, `x.to(device)`) is hot too, wherever the loop is. Run-once code
+    `for` loop whose every iteration runs device work is hot too, wherever the loop is: a
+    backward pass, an optimizer step or a CUDA graph replay (a training loop), or a copy to the
+    device (`x.to(device)`) for reads of values computed from the copied data. Run-once code
     (`__init__`, setup, loaders, tests, memoised functions, code under a run-once guard such as
     `if self.cache is None:`) is never hot. Configure it with `[tool.h2dlint.analysis]
     hot-functions = [...]` and `cold-functions = [...]` (names, `Class.method`, globs).
@@ -133,7 +134,8 @@ class SyncOnHotPath(Rule):
     results, `.to("cpu", non_blocking=True)` results); syncs reading the rows of a loop (HTD201
     reports those) and syncs in `while` loops (HTD201); `torch.cuda.synchronize()` (an explicit,
     intended wait); code that only runs while tracing or scripting (`if torch.jit.is_tracing():`);
-    debugging aids and error paths: `assert` and `raise` statements, arguments of logging and
+    debugging aids and error paths: `assert` and `raise` statements, `if` tests whose body
+    only raises (`if (x < 0).any(): raise ValueError(...)`), arguments of logging and
     `print` calls, branches taken once every N steps (`if step % 100 == 0:`), and branches
     whose test names debugging (`if self.debug:`,
     `if logger.isEnabledFor(...)`); branches for another backend (`if x.device.type == "mps":`);
@@ -314,6 +316,22 @@ class SyncOnHotPath(Rule):
             "        if items:\n"
             "            grid_thw = torch.stack([i.grid for i in items]).cpu()\n"
             "        return dict(embeds=embeds, grid_thw=grid_thw)\n"
+        ),
+        # A check that only raises (like an `assert`); a loop over inputs that converts each
+        # to numpy before it copies it to the device (the read waits for no device work).
+        Valid(
+            "import torch\n"
+            "class M(torch.nn.Module):\n"
+            "    def forward(self, x, domain: torch.Tensor):\n"
+            "        if torch.any(domain < 0):\n"
+            "            raise ValueError('bad domain')\n"
+            "        return x\n"
+            "def encode(conditions, device):\n"
+            "    out = []\n"
+            "    for c in conditions:\n"
+            "        arr = c.frames.detach().cpu().numpy()\n"
+            "        out.append(torch.from_numpy(resize(arr)).to(device))\n"
+            "    return out\n"
         ),
         # `.cpu()` of a module (moved once, its result not used as a tensor), and names that
         # configure or count steps, not run one.
@@ -532,7 +550,7 @@ class SyncOnHotPath(Rule):
         # Per function: the code of the tensors already copied to the host, in source order.
         self._host_copies: dict[cst.CSTNode, dict[str, str]] = {}
         # Per ``for`` loop: why each of its iterations is a step (device work in its body).
-        self._loop_reasons: dict[cst.For, str | None] = {}
+        self._loops: dict[cst.For, DeviceLoop] = {}
 
     # -- visits ----------------------------------------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
@@ -594,7 +612,8 @@ class SyncOnHotPath(Rule):
                         return
 
     def visit_If(self, node: cst.If) -> None:
-        self._test(node.test)
+        if not _only_raises(node):
+            self._test(node.test)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self._test(node.test)
@@ -648,7 +667,7 @@ class SyncOnHotPath(Rule):
             confidence = Confidence.MEDIUM
         reason = HotPaths.of(self.context).why_hot_at(self.context.ancestors)
         if reason is None:
-            reason = self._loop_reason(frame)
+            reason = self._loop_reason(frame, tensor)
         if reason is None or not self._hot_here(node, explicit):
             return False
         code = self.context.module.code_for_node(tensor)
@@ -717,17 +736,19 @@ class SyncOnHotPath(Rule):
         code = self.context.module.code_for_node(root)
         return code if len(code) <= 40 and "\n" not in code else "the tensor"
 
-    def _loop_reason(self, frame: Frame) -> str | None:
-        """Why the code being visited runs per step in a function not known to: a ``for`` loop
-        around it (in its function) runs device work on every iteration."""
+    def _loop_reason(self, frame: Frame, tensor: cst.BaseExpression) -> str | None:
+        """Why the read of ``tensor`` being visited runs per step in a function not known to:
+        a ``for`` loop around it (in its function) runs device work on every iteration that
+        the read waits for."""
         provenance = Provenance.of(self.context)
         for parent in reversed(self.context.ancestors):
             if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
                 return None
             if isinstance(parent, cst.For):
-                if parent not in self._loop_reasons:
-                    self._loop_reasons[parent] = device_loop_reason(provenance, parent, frame)
-                reason = self._loop_reasons[parent]
+                loop = self._loops.get(parent)
+                if loop is None:
+                    loop = self._loops[parent] = device_loop(provenance, parent, frame)
+                reason = loop.reason_for(tensor, self.context.module)
                 if reason is not None:
                     return reason
         return None
@@ -754,6 +775,8 @@ class SyncOnHotPath(Rule):
                 return False
             if isinstance(parent, cst.Call) and _logging(parent):
                 return False
+            if isinstance(parent, cst.If) and child is parent.test and _only_raises(parent):
+                return False  # a check like an `assert`: ``if (x < 0).any(): raise ...``
             if isinstance(parent, cst.If) and child is parent.body and has_modulo(parent.test):
                 return False  # once every N calls or iterations (``if step % 100 == 0:``)
             if explicit is not None and isinstance(parent, (cst.For, *COMPREHENSIONS)):
@@ -785,6 +808,20 @@ class SyncOnHotPath(Rule):
         if earlier is None:
             seen[key] = self.context.module.code_for_node(explicit)
         return earlier
+
+
+def _only_raises(node: cst.If) -> bool:
+    """Whether ``node``'s body only raises (and it has no ``else``): a validity check."""
+    if node.orelse is not None:
+        return False
+    body = node.body.body
+    if len(body) != 1:
+        return False
+    statement = body[0]
+    small = statement.body if isinstance(statement, cst.SimpleStatementLine) else [statement]
+    if isinstance(node.body, cst.SimpleStatementSuite):
+        small = list(node.body.body)
+    return len(small) == 1 and isinstance(small[0], cst.Raise)
 
 
 def _row_reduction(node: cst.BaseExpression) -> bool:

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -437,15 +438,21 @@ OPTIMIZER_WORDS = ("optim", "scaler")
 
 
 class _DeviceWork(cst.CSTVisitor):
-    """The first device work a loop body does on every iteration: a backward pass, an
-    optimizer step, a CUDA graph replay, a copy of data to the device. Nested functions,
-    classes and lambdas are not the body's; a branch taken once every N iterations
-    (``if step % 100 == 0``) is not every iteration's."""
+    """The device work a loop body does on every iteration. *Global* work makes any read in
+    the iteration wait for it: a backward pass, an optimizer step, a CUDA graph replay. A copy
+    to the device (``x.to(device)``, ``x.cuda()``) only makes a read wait when the read
+    depends on it, so copies are kept with the names the body binds to values computed from
+    them. Nested functions, classes and lambdas are not the body's; a branch taken once every
+    N iterations (``if step % 100 == 0``) is not every iteration's."""
 
     def __init__(self, provenance: Provenance, frame: Frame) -> None:
         self.provenance = provenance
         self.frame = frame
-        self.found: str | None = None
+        self.global_work: str | None = None
+        self.copies: list[cst.Call] = []
+        # name -> the values the body binds to it (simple ``name = value`` assignments).
+        self.assigned: dict[str, list[cst.BaseExpression]] = {}
+        self.backward_of: set[str] = set()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         return False
@@ -463,12 +470,19 @@ class _DeviceWork(cst.CSTVisitor):
             return False
         return True
 
-    def visit_Call(self, node: cst.Call) -> bool:
-        if self.found is not None:
-            return False
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            for name in _target_names(target.target):
+                self.assigned.setdefault(name, []).append(node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if isinstance(node.target, cst.Name):
+            self.assigned.setdefault(node.target.value, []).append(node.value)
+
+    def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if not isinstance(func, cst.Attribute):
-            return True
+            return
         method = func.attr.value
         code = self.provenance.context.module.code_for_node
         base = func.value
@@ -477,24 +491,92 @@ class _DeviceWork(cst.CSTVisitor):
             base_name = base.value
         optimizer = method == "step" and any(w in base_name.lower() for w in OPTIMIZER_WORDS)
         if method == "backward" or (method == "replay" and not node.args) or optimizer:
-            self.found = f"`{code(node)}`"
+            if self.global_work is None:
+                self.global_work = f"`{code(node)}`"
+            if method == "backward" and isinstance(base, cst.Name):
+                self.backward_of.add(base.value)
         elif (method == "cuda" and not node.args) or (
             method == "to" and to_target(self.provenance, node, self.frame) is Target.DEVICE
         ):
-            text = code(node)
-            self.found = f"`{text}`" if len(text) <= 50 and "\n" not in text else "a device copy"
-        return self.found is None
+            self.copies.append(node)
 
 
-def device_loop_reason(
-    provenance: Provenance, loop: cst.For | cst.While, frame: Frame
-) -> str | None:
-    """Why each iteration of ``loop`` is a step: its body (or a ``for``'s iterable is walked
-    while the body) runs device work every iteration, such as ``loss.backward()``,
-    ``optimizer.step()``, ``graph.replay()`` or ``x.to(device)``; then a host sync in the body
-    stalls every iteration. None when it does not."""
+def _target_names(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _target_names(e.value)]
+    return []
+
+
+class _Uses(cst.CSTVisitor):
+    """The names an expression reads, and the calls in it."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+        self.calls: set[cst.Call] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        visit_read_only(node.value, self)
+        return False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.add(node)
+
+
+def _uses(node: cst.CSTNode) -> _Uses:
+    found = _Uses()
+    visit_read_only(node, found)
+    return found
+
+
+@dataclass
+class DeviceLoop:
+    """What device work one loop's iterations run (see :class:`_DeviceWork`)."""
+
+    global_work: str | None
+    copies: list[cst.Call]
+    # Names bound in the body to values computed from a device copy (or a backward's loss).
+    tainted: frozenset[str]
+
+    def reason_for(self, read: cst.BaseExpression, module: cst.Module) -> str | None:
+        """Why a host read of ``read`` in the body waits for device work every iteration:
+        global work (a backward pass, an optimizer step, a graph replay), or a device copy the
+        value read is computed from. None when neither."""
+        if self.global_work is not None:
+            return f"a loop whose every iteration runs device work ({self.global_work})"
+        uses = _uses(read)
+        copies = [c for c in self.copies if c in uses.calls]
+        if not copies and uses.names & self.tainted:
+            copies = self.copies
+        if not copies:
+            return None
+        text = module.code_for_node(copies[0])
+        shown = f"`{text}`" if len(text) <= 50 and "\n" not in text else "a device copy"
+        return f"a loop whose every iteration computes on data it copies to the device ({shown})"
+
+
+def device_loop(provenance: Provenance, loop: cst.For | cst.While, frame: Frame) -> DeviceLoop:
+    """The device work of ``loop``'s body: each iteration is then a step, and a host sync in
+    the body that waits for the work stalls every iteration (a training loop's
+    ``loss.item()`` after ``loss.backward()``; a chunked loss read after ``.to(device)``)."""
     finder = _DeviceWork(provenance, frame)
     visit_read_only(loop.body, finder)
-    if finder.found is None:
-        return None
-    return f"a loop whose every iteration runs device work ({finder.found})"
+    tainted = set(finder.backward_of)
+    copies = set(finder.copies)
+    changed = True
+    while changed:
+        changed = False
+        for name, values in finder.assigned.items():
+            if name in tainted:
+                continue
+            for value in values:
+                uses = _uses(value)
+                if uses.calls & copies or uses.names & tainted:
+                    tainted.add(name)
+                    changed = True
+                    break
+    return DeviceLoop(finder.global_work, finder.copies, frozenset(tainted))
