@@ -368,6 +368,14 @@ class HotPaths:
             return False
         if self.hot_functions and _matches(self.hot_functions, name, qualified):
             return True
+        if (
+            name == "__call__"
+            and cls is not None
+            and "Loop" not in cls
+            and any(word in cls for word in PER_REQUEST_CLASS_WORDS)
+        ):
+            return False  # a pipeline's per-request call: only its loops are hot, and the
+            # index does not say whether the call is in one
         if name in HOT_ENTRY_POINTS and (cls is not None or name not in METHOD_ONLY):
             return True
         return name_reason(name, cls is not None) is not None
