@@ -74,7 +74,17 @@ LOGGING_METHODS = frozenset(
 # Guards of code that runs only while tracing or scripting, never in eager steps.
 TRACING_GUARDS = frozenset({"is_tracing", "is_scripting", "is_compiling", "is_fx_tracing"})
 # Words in an `if` test that say the branch is for debugging.
-DEBUG_WORDS = ("debug", "verbose", "isenabledfor", "check_", "validate", "sanity", "device.type")
+DEBUG_WORDS = (
+    "debug",
+    "verbose",
+    "isenabledfor",
+    "check_",
+    "validate",
+    "sanity",
+    "device.type",
+    "report",
+    "should_log",
+)
 
 _MESSAGES = {
     "read": "keep the value on the device and use it as a tensor, or read it on the host "
@@ -332,6 +342,21 @@ class SyncOnHotPath(Rule):
             "        arr = c.frames.detach().cpu().numpy()\n"
             "        out.append(torch.from_numpy(resize(arr)).to(device))\n"
             "    return out\n"
+        ),
+        # A loop over adapters that copies each one's weights (state looked up by name, not
+        # data the loop streams); state moved to the host in place; a periodic report.
+        Valid(
+            "import torch\n"
+            "class Layer(torch.nn.Module):\n"
+            "    def merge(self, names, device):\n"
+            "        for name in names:\n"
+            "            w = (self.weight + self.delta[name]).to(device)\n"
+            "            self.saved[name] = w.to('cpu')\n"
+            "    def forward(self, x, ids: torch.Tensor):\n"
+            "        self.counter = self.counter.cpu()\n"
+            "        if self.should_report():\n"
+            "            self.log(int(torch.sum(ids == -1).item()))\n"
+            "        return x\n"
         ),
         # `.cpu()` of a module (moved once, its result not used as a tensor), and names that
         # configure or count steps, not run one.
@@ -723,6 +748,8 @@ class SyncOnHotPath(Rule):
         )
         read = method in ("item", "tolist")
         root = tensor_evidence(provenance, tensor, frame, read=read)
+        if method == "cpu" and self._moved_in_place(tensor):
+            return None  # ``x.w = x.w.cpu()``: offloading a tensor (or a module), by design
         if root is None and method == "cpu" and not module_named(tensor):
             parent = self.context.ancestors[-1] if self.context.ancestors else None
             if not isinstance(parent, cst.Expr):
@@ -735,6 +762,16 @@ class SyncOnHotPath(Rule):
             return None  # the model's input preparer hands ``forward`` a host tensor
         code = self.context.module.code_for_node(root)
         return code if len(code) <= 40 and "\n" not in code else "the tensor"
+
+    def _moved_in_place(self, tensor: cst.BaseExpression) -> bool:
+        """Whether the ``.cpu()`` being visited is assigned back to what it copies
+        (``self.buf = self.buf.cpu()``): a move of state to the host, not a read."""
+        ancestors = self.context.ancestors
+        parent = ancestors[-1] if ancestors else None
+        if not isinstance(parent, cst.Assign):
+            return False
+        code = self.context.module.code_for_node
+        return any(code(target.target) == code(tensor) for target in parent.targets)
 
     def _loop_reason(self, frame: Frame, tensor: cst.BaseExpression) -> str | None:
         """Why the read of ``tensor`` being visited runs per step in a function not known to:

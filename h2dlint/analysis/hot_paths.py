@@ -453,9 +453,11 @@ class _DeviceWork(cst.CSTVisitor):
     them. Nested functions, classes and lambdas are not the body's; a branch taken once every
     N iterations (``if step % 100 == 0``) is not every iteration's."""
 
-    def __init__(self, provenance: Provenance, frame: Frame) -> None:
+    def __init__(self, provenance: Provenance, frame: Frame, items: frozenset[str]) -> None:
         self.provenance = provenance
         self.frame = frame
+        # The loop's own names: only copies of them (or of values computed from them) count.
+        self.items = items
         self.global_work: str | None = None
         self.copies: list[cst.Call] = []
         # name -> the values the body binds to it (simple ``name = value`` assignments).
@@ -508,6 +510,26 @@ class _DeviceWork(cst.CSTVisitor):
         ):
             self.copies.append(node)
 
+    def copies_of_items(self) -> list[cst.Call]:
+        """The copies of what the loop walks (its names, or names bound from them in the
+        body): a batch, a chunk. A copy of other state (an adapter's weights) is no data the
+        loop streams through the device."""
+        from_items = set(self.items)
+        changed = True
+        while changed:
+            changed = False
+            for name, values in self.assigned.items():
+                if name not in from_items and any(_data_names(v) & from_items for v in values):
+                    from_items.add(name)
+                    changed = True
+        found = []
+        for copy in self.copies:
+            func = copy.func
+            assert isinstance(func, cst.Attribute)
+            if _data_names(func.value) & from_items:
+                found.append(copy)
+        return found
+
 
 def _target_names(target: cst.BaseExpression) -> list[str]:
     if isinstance(target, cst.Name):
@@ -541,11 +563,27 @@ def _uses(node: cst.CSTNode) -> _Uses:
     return found
 
 
+class _DataUses(_Uses):
+    """The names an expression computes with, not those it only looks values up by
+    (``self.weights[name]`` uses ``self``, not ``name``)."""
+
+    def visit_Subscript(self, node: cst.Subscript) -> bool:
+        visit_read_only(node.value, self)
+        return False
+
+
+def _data_names(node: cst.CSTNode) -> set[str]:
+    found = _DataUses()
+    visit_read_only(node, found)
+    return found.names
+
+
 @dataclass
 class DeviceLoop:
     """What device work one loop's iterations run (see :class:`_DeviceWork`)."""
 
     global_work: str | None
+    # Copies to the device of what the loop walks (a batch, a chunk).
     copies: list[cst.Call]
     # Names bound in the body to values computed from a device copy (or a backward's loss).
     tainted: frozenset[str]
@@ -571,10 +609,12 @@ def device_loop(provenance: Provenance, loop: cst.For | cst.While, frame: Frame)
     """The device work of ``loop``'s body: each iteration is then a step, and a host sync in
     the body that waits for the work stalls every iteration (a training loop's
     ``loss.item()`` after ``loss.backward()``; a chunked loss read after ``.to(device)``)."""
-    finder = _DeviceWork(provenance, frame)
+    items = frozenset(_target_names(loop.target)) if isinstance(loop, cst.For) else frozenset()
+    finder = _DeviceWork(provenance, frame, items)
     visit_read_only(loop.body, finder)
     tainted = set(finder.backward_of)
-    copies = set(finder.copies)
+    item_copies = finder.copies_of_items()
+    copies = set(item_copies)
     changed = True
     while changed:
         changed = False
@@ -587,4 +627,4 @@ def device_loop(provenance: Provenance, loop: cst.For | cst.While, frame: Frame)
                     tainted.add(name)
                     changed = True
                     break
-    return DeviceLoop(finder.global_work, finder.copies, frozenset(tainted))
+    return DeviceLoop(finder.global_work, item_copies, frozenset(tainted))
