@@ -144,8 +144,7 @@ class SyncOnHotPath(Rule):
     results, `.to("cpu", non_blocking=True)` results); syncs reading the rows of a loop (HTD201
     reports those) and syncs in `while` loops (HTD201); `torch.cuda.synchronize()` (an explicit,
     intended wait); code that only runs while tracing or scripting (`if torch.jit.is_tracing():`);
-    debugging aids and error paths: `assert` and `raise` statements, `if` tests whose body
-    only raises (`if (x < 0).any(): raise ValueError(...)`), arguments of logging and
+    debugging aids and error paths: `assert` and `raise` statements, arguments of logging and
     `print` calls, branches taken once every N steps (`if step % 100 == 0:`), and branches
     whose test names debugging (`if self.debug:`,
     `if logger.isEnabledFor(...)`); branches for another backend (`if x.device.type == "mps":`);
@@ -327,15 +326,10 @@ class SyncOnHotPath(Rule):
             "            grid_thw = torch.stack([i.grid for i in items]).cpu()\n"
             "        return dict(embeds=embeds, grid_thw=grid_thw)\n"
         ),
-        # A check that only raises (like an `assert`); a loop over inputs that converts each
-        # to numpy before it copies it to the device (the read waits for no device work).
+        # A loop over inputs that converts each to numpy before it copies it to the device
+        # (the read waits for no device work).
         Valid(
             "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, x, domain: torch.Tensor):\n"
-            "        if torch.any(domain < 0):\n"
-            "            raise ValueError('bad domain')\n"
-            "        return x\n"
             "def encode(conditions, device):\n"
             "    out = []\n"
             "    for c in conditions:\n"
@@ -637,8 +631,7 @@ class SyncOnHotPath(Rule):
                         return
 
     def visit_If(self, node: cst.If) -> None:
-        if not _only_raises(node):
-            self._test(node.test)
+        self._test(node.test)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self._test(node.test)
@@ -764,12 +757,13 @@ class SyncOnHotPath(Rule):
         return code if len(code) <= 40 and "\n" not in code else "the tensor"
 
     def _moved_in_place(self, tensor: cst.BaseExpression) -> bool:
-        """Whether the ``.cpu()`` being visited is assigned back to what it copies
-        (``self.buf = self.buf.cpu()``): a move of state to the host, not a read."""
+        """Whether the ``.cpu()`` being visited is assigned back to the attribute it copies
+        (``self.buf = self.buf.cpu()``, ``w.data = w.data.cpu()``): a move of state to the
+        host, not a read."""
         ancestors = self.context.ancestors
         parent = ancestors[-1] if ancestors else None
-        if not isinstance(parent, cst.Assign):
-            return False
+        if not isinstance(parent, cst.Assign) or not isinstance(tensor, cst.Attribute):
+            return False  # ``x = x.cpu()`` of a local name is a host copy to compute with
         code = self.context.module.code_for_node
         return any(code(target.target) == code(tensor) for target in parent.targets)
 
@@ -812,8 +806,6 @@ class SyncOnHotPath(Rule):
                 return False
             if isinstance(parent, cst.Call) and _logging(parent):
                 return False
-            if isinstance(parent, cst.If) and child is parent.test and _only_raises(parent):
-                return False  # a check like an `assert`: ``if (x < 0).any(): raise ...``
             if isinstance(parent, cst.If) and child is parent.body and has_modulo(parent.test):
                 return False  # once every N calls or iterations (``if step % 100 == 0:``)
             if explicit is not None and isinstance(parent, (cst.For, *COMPREHENSIONS)):
@@ -845,20 +837,6 @@ class SyncOnHotPath(Rule):
         if earlier is None:
             seen[key] = self.context.module.code_for_node(explicit)
         return earlier
-
-
-def _only_raises(node: cst.If) -> bool:
-    """Whether ``node``'s body only raises (and it has no ``else``): a validity check."""
-    if node.orelse is not None:
-        return False
-    body = node.body.body
-    if len(body) != 1:
-        return False
-    statement = body[0]
-    small = statement.body if isinstance(statement, cst.SimpleStatementLine) else [statement]
-    if isinstance(node.body, cst.SimpleStatementSuite):
-        small = list(node.body.body)
-    return len(small) == 1 and isinstance(small[0], cst.Raise)
 
 
 def _row_reduction(node: cst.BaseExpression) -> bool:
