@@ -565,11 +565,19 @@ def _uses(node: cst.CSTNode) -> _Uses:
 
 class _DataUses(_Uses):
     """The names an expression computes with, not those it only looks values up by
-    (``self.weights[name]`` uses ``self``, not ``name``)."""
+    (``self.weights[name]`` uses ``self``, not ``name``) or passes to a method as options
+    (``out.to(w.dtype)`` uses ``out``, not ``w``)."""
 
     def visit_Subscript(self, node: cst.Subscript) -> bool:
         visit_read_only(node.value, self)
         return False
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        self.calls.add(node)
+        if isinstance(node.func, cst.Attribute):
+            visit_read_only(node.func.value, self)
+            return False
+        return True
 
 
 def _data_names(node: cst.CSTNode) -> set[str]:
