@@ -22,10 +22,12 @@ A function of a module is *hot* when:
 A *per-request* entry point runs once per request around a loop of steps: ``__call__`` of a
 pipeline (a class whose name or a base's says ``Pipeline``, such as diffusers'
 ``DiffusionPipeline`` and ``ModularPipelineBlocks``, unless its name says ``Loop``: the blocks
-of a denoising loop run per step). Only the code in its loops (``for``/``while``
-bodies) runs per step, so only that code is hot, and only what it calls from there; its prompt
-encoding, input checks and schedule set-up run once per request, when nothing is queued on the
-device to stall.
+of a denoising loop run per step). In a block of a modular pipeline (a base named
+``...Blocks``, not ``...Loop...``) only loops whose own body calls a model count (an
+autoregressive decoding loop; not a loop over conditions or frames). Only the code in its
+loops (``for``/``while`` bodies) runs per step, so only that code is hot, and only what it
+calls from there; its prompt encoding, input checks and schedule set-up run once per request,
+when nothing is queued on the device to stall.
 
 Run-once code (:mod:`h2dlint.analysis.once`: initialisers, setup, loaders, tests, memoised
 functions) and functions configured cold (``cold-functions``) are never hot, and nothing is hot
@@ -132,6 +134,8 @@ METHOD_ONLY = frozenset({"forward", "__call__"})
 PER_REQUEST_CLASS_WORDS = ("Pipeline",)
 PER_REQUEST_REASON = "a pipeline's `__call__()` runs this loop once per step"
 LOOPS = (cst.For, cst.While)
+# Packages of test code (parts of a module's dotted name).
+TEST_PACKAGES = frozenset({"tests", "test", "test_utils", "testing"})
 # Modules of host-side data preprocessing (processors, feature extractors, tokenizers).
 PREPROCESSING_MODULES = (
     "image_processing_",
@@ -190,19 +194,24 @@ class _Calls(cst.CSTVisitor):
         self.found: list[cst.FunctionDef] = []
         # Only calls in loops count (the caller runs once per request around its loops).
         self.loops_only = False
+        # Only calls in loops that run a model count (a block of a modular pipeline).
+        self.model_loops_only = False
         self.depth = 0
 
+    def _counts(self, node: cst.For | cst.While) -> int:
+        return 1 if not self.model_loops_only or runs_model(node) else 0
+
     def visit_For(self, node: cst.For) -> None:
-        self.depth += 1
+        self.depth += self._counts(node)
 
     def leave_For(self, original_node: cst.For) -> None:
-        self.depth -= 1
+        self.depth -= self._counts(original_node)
 
     def visit_While(self, node: cst.While) -> None:
-        self.depth += 1
+        self.depth += self._counts(node)
 
     def leave_While(self, original_node: cst.While) -> None:
-        self.depth -= 1
+        self.depth -= self._counts(original_node)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         return False
@@ -232,6 +241,52 @@ class _Calls(cst.CSTVisitor):
             target = self.index.methods.get(self.cls, {}).get(func.attr.value)
             if target is not None:
                 self.found.append(target)
+
+
+# Calls that run a step of a block's loop: a model or its head (words of the called
+# expression, lower case).
+STEP_WORK_WORDS = ("transformer", "unet", "denoise", "model", "lm_head", "scheduler.step")
+
+
+class _StepWork(cst.CSTVisitor):
+    """Whether a loop's own body (not nested loops, functions or classes) runs a model."""
+
+    def __init__(self) -> None:
+        self.found = False
+        self.module = cst.Module([])
+
+    def visit_For(self, node: cst.For) -> bool:
+        return False
+
+    def visit_While(self, node: cst.While) -> bool:
+        return False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        if not self.found:
+            code = self.module.code_for_node(node.func).lower()
+            self.found = any(word in code for word in STEP_WORK_WORDS)
+        return not self.found
+
+
+def runs_model(loop: cst.For | cst.While) -> bool:
+    """Whether ``loop``'s own body calls a model (``self.transformer(...)``,
+    ``language_model.lm_head(...)``, ``scheduler.step(...)``)."""
+    finder = _StepWork()
+    visit_read_only(loop.body, finder)
+    return finder.found
+
+
+def _pipeline_block(cls: cst.ClassDef) -> bool:
+    """Whether ``cls`` is a block of a modular pipeline (its name or a base's says
+    ``Blocks``) that is no loop block (its own name no ``Loop``)."""
+    names = [cls.name.value, *(dotted_name(base.value) or "" for base in cls.bases)]
+    return "Loop" not in cls.name.value and any("Blocks" in name for name in names)
 
 
 def _per_request(cls: cst.ClassDef) -> bool:
@@ -272,6 +327,10 @@ class HotPaths:
         self._parents: dict[cst.FunctionDef, cst.FunctionDef] | None = None
         # Per-request entry points: only the code in their loops is hot.
         self._loops_only: set[cst.FunctionDef] = set()
+        # Blocks of a modular pipeline: only their loops that run a model (an autoregressive
+        # decoding loop); their other loops walk inputs once per request.
+        self._model_loops_only: set[cst.FunctionDef] = set()
+        self._model_loops: dict[cst.CSTNode, bool] = {}
         # The project index's answers, for the functions asked about.
         self._asked: dict[cst.FunctionDef, str | None] = {}
 
@@ -310,11 +369,21 @@ class HotPaths:
                 return None
             self.reasons  # noqa: B018 - computes the per-request entry points
             if function in self._loops_only and not any(
-                isinstance(node, LOOPS) for node in ancestors[i + 1 :]
+                isinstance(node, LOOPS) and self._step_loop(function, node)
+                for node in ancestors[i + 1 :]
             ):
                 return None
             return reason
         return None
+
+    def _step_loop(self, function: cst.FunctionDef, loop: cst.CSTNode) -> bool:
+        """Whether ``loop`` of the per-request entry point ``function`` runs per step."""
+        if function not in self._model_loops_only:
+            return True
+        if loop not in self._model_loops:
+            assert isinstance(loop, LOOPS)
+            self._model_loops[loop] = runs_model(loop)
+        return self._model_loops[loop]
 
     def qualified(self, function: cst.FunctionDef) -> str:
         """``Class.method`` for a method of a top-level class, else the function's name."""
@@ -347,6 +416,8 @@ class HotPaths:
         reason = HOT_ENTRY_POINTS.get(name)
         if name == "__call__" and cls is not None and _per_request(cls):
             self._loops_only.add(function)
+            if _pipeline_block(cls):
+                self._model_loops_only.add(function)
             return PER_REQUEST_REASON
         if reason is not None and (cls is not None or name not in METHOD_ONLY):
             return reason
@@ -386,6 +457,13 @@ class HotPaths:
             self._reasons = self._propagate()
         return self._reasons
 
+    def _test_module(self, file_name: str) -> bool:
+        """Whether the file is test code of its package (``pkg.tests.*``, ``pkg.test_utils.*``,
+        ``test_*.py``): what it runs per step is a test's, not production's."""
+        module = Provenance.of(self.context).module_name
+        parts = module.split(".") if module else [file_name.removesuffix(".py")]
+        return any(part in TEST_PACKAGES for part in parts[:-1]) or parts[-1].startswith("test_")
+
     def _functions(self) -> list[cst.FunctionDef]:
         found = list(self.index.functions.values())
         for methods in self.index.methods.values():
@@ -395,7 +473,7 @@ class HotPaths:
     def _propagate(self) -> dict[cst.FunctionDef, str]:
         reasons: dict[cst.FunctionDef, str] = {}
         name = self.context.path.replace("\\", "/").rsplit("/", 1)[-1]
-        if name.startswith(PREPROCESSING_MODULES):
+        if name.startswith(PREPROCESSING_MODULES) or self._test_module(name):
             return reasons
         queue: list[tuple[cst.FunctionDef, cst.FunctionDef]] = []  # (function, its root)
         for function in self._functions():
@@ -421,6 +499,7 @@ class HotPaths:
         self_names = tuple(n for n in (frame.self_name, "cls" if cls is not None else None) if n)
         collector = _Calls(self.index, self.once, cls, self_names)
         collector.loops_only = function in self._loops_only
+        collector.model_loops_only = function in self._model_loops_only
         visit_read_only(function.body, collector)
         return collector.found
 
