@@ -91,7 +91,7 @@ class Sampler:
     def __call__(self, logits):
         return logits
 
-    def pick(self, logits):
+    def sample(self, logits):
         return logits
 
 
