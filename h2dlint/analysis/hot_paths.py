@@ -135,7 +135,8 @@ PER_REQUEST_CLASS_WORDS = ("Pipeline",)
 PER_REQUEST_REASON = "a pipeline's `__call__()` runs this loop once per step"
 LOOPS = (cst.For, cst.While)
 # Packages of test code (parts of a module's dotted name).
-TEST_PACKAGES = frozenset({"tests", "test", "test_utils", "testing"})
+# (``tests/`` folders are not: they also hold reference models whose forward is a model's.)
+TEST_PACKAGES = frozenset({"test_utils", "testing"})
 # Modules of host-side data preprocessing (processors, feature extractors, tokenizers).
 PREPROCESSING_MODULES = (
     "image_processing_",
@@ -458,8 +459,9 @@ class HotPaths:
         return self._reasons
 
     def _test_module(self, file_name: str) -> bool:
-        """Whether the file is test code of its package (``pkg.tests.*``, ``pkg.test_utils.*``,
-        ``test_*.py``): what it runs per step is a test's, not production's."""
+        """Whether the file is test code of its package (``pkg.test_utils.*``,
+        ``pkg.testing.*``, ``test_*.py``): what it runs per step is a test's, not
+        production's."""
         module = Provenance.of(self.context).module_name
         parts = module.split(".") if module else [file_name.removesuffix(".py")]
         return any(part in TEST_PACKAGES for part in parts[:-1]) or parts[-1].startswith("test_")
