@@ -5,16 +5,19 @@ import libcst as cst
 from h2dlint.analysis.bindings import COMPREHENSIONS
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.hot_paths import HotPaths
+from h2dlint.analysis.hot_paths import DeviceLoop, HotPaths, device_loop
 from h2dlint.analysis.once import RunOnce
-from h2dlint.analysis.provenance import Provenance, keyword, positional
+from h2dlint.analysis.provenance import Provenance, host_named, keyword, positional
 from h2dlint.analysis.syncs import (
     RowLoop,
     explicit_sync,
-    is_tensor,
+    has_modulo,
+    module_named,
     on_host_by_name,
+    prepared_on_host,
     row_loop,
     sync_of,
+    tensor_evidence,
     tensor_test,
     value_where,
 )
@@ -71,7 +74,17 @@ LOGGING_METHODS = frozenset(
 # Guards of code that runs only while tracing or scripting, never in eager steps.
 TRACING_GUARDS = frozenset({"is_tracing", "is_scripting", "is_compiling", "is_fx_tracing"})
 # Words in an `if` test that say the branch is for debugging.
-DEBUG_WORDS = ("debug", "verbose", "isenabledfor", "check_", "validate", "sanity", "device.type")
+DEBUG_WORDS = (
+    "debug",
+    "verbose",
+    "isenabledfor",
+    "check_",
+    "validate",
+    "sanity",
+    "device.type",
+    "report",
+    "should_log",
+)
 
 _MESSAGES = {
     "read": "keep the value on the device and use it as a tensor, or read it on the host "
@@ -103,23 +116,37 @@ class SyncOnHotPath(Rule):
     A function is on a *hot path* when it runs per step or per request: `forward` or
     `__call__` of a class; a step-like entry point by name (`step`, `training_step`,
     `execute_model`, `prepare_inputs`, `schedule`, `update_from_output`, `sample`, `decode`,
-    `handle`, `process_request`...); or a function the same module calls from one
-    (`self.method(...)` of the same class, a module function), transitively. Run-once code
+    `handle`, `process_request`...); a name with a `step` word (`update_step_context`,
+    `decode_step`), `forward`/`fwd` first or last (`forward_decode`, `_attn_forward`), a
+    forward hook (`pre_process_fwd_hook`), or a top-level function with an `attention`/`attn`
+    word (attention backends and their helpers) — not names that configure or count
+    (`set_step`, `get_*`, `num_steps`, `register_*`); or a function the same module calls from
+    one (`self.method(...)` of the same class, a module function), transitively. The body of a
+    `for` loop whose every iteration runs device work is hot too, wherever the loop is: a
+    backward pass, an optimizer step or a CUDA graph replay (a training loop), or a copy to the
+    device (`x.to(device)`) for reads of values computed from the copied data. Run-once code
     (`__init__`, setup, loaders, tests, memoised functions, code under a run-once guard such as
     `if self.cache is None:`) is never hot. Configure it with `[tool.h2dlint.analysis]
     hot-functions = [...]` and `cold-functions = [...]` (names, `Class.method`, globs).
 
     Confidence: HIGH when the analysis proves the tensor is on a device (`.cuda()`,
     `.to(device)`, `device=` of a factory, and what is computed from those); MEDIUM when it is
-    surely a tensor (a parameter annotated `torch.Tensor`) whose device is unknown: the message
-    says which tensor would have to be on the GPU.
+    surely a tensor whose device is unknown: a parameter annotated `torch.Tensor`, a
+    `torch.<function>` result (`torch.cat(...)`, `torch.max(x)`), a method only tensors have
+    (`x.int()`, `x.detach()`), a reduction or comparison read with `.item()`/`.tolist()`
+    (`ctx.q_seqlens.max().item()`, `(a == b).tolist()`), the used result of a `.cpu()` of
+    something not named as a module, or a name bound only to such values. The message says
+    which tensor would have to be on the GPU. Host tensors stay silent: numpy arrays, `.cpu()`
+    results, names that say host (`lengths_cpu`, `host_ids`), and `forward` arguments that the
+    class's `prepare_inputs_for_generation` returns built on the host.
 
     Not flagged: run-once and cold code; host tensors (built without `device=`, `.cpu()`
     results, `.to("cpu", non_blocking=True)` results); syncs reading the rows of a loop (HTD201
     reports those) and syncs in `while` loops (HTD201); `torch.cuda.synchronize()` (an explicit,
     intended wait); code that only runs while tracing or scripting (`if torch.jit.is_tracing():`);
     debugging aids and error paths: `assert` and `raise` statements, arguments of logging and
-    `print` calls, and branches whose test names debugging (`if self.debug:`,
+    `print` calls, branches taken once every N steps (`if step % 100 == 0:`), and branches
+    whose test names debugging (`if self.debug:`,
     `if logger.isEnabledFor(...)`); branches for another backend (`if x.device.type == "mps":`);
     assignments through a mask (`x[mask] = 0` does not sync). A pipeline's `__call__` (a class
     named, or derived from one named, `...Pipeline...`) runs once per request around its loop
@@ -274,6 +301,87 @@ class SyncOnHotPath(Rule):
             "        y = x.to(device)\n"
             "        return y.repeat(n, 1).view(y.shape[0], -1), torch.arange(n), x.item()\n"
         ),
+        # Host tensors by name and by provenance: a `_cpu` copy read again, a numpy array,
+        # the `.tolist()` of a `.cpu()` result.
+        Valid(
+            "import numpy as np\n"
+            "class Backend:\n"
+            "    @classmethod\n"
+            "    def update_step_context(cls, ctx, lengths_cpu):\n"
+            "        n = lengths_cpu.max().item()\n"
+            "        m = np.asarray(ctx.sizes).max().item()\n"
+            "        seqlens = ctx.seqlens_cpu.tolist()\n"
+            "        return n, m, seqlens\n"
+        ),
+        # A forward argument that the model's input preparer builds on the host.
+        Valid(
+            "import torch\n"
+            "class VLModel(torch.nn.Module):\n"
+            "    def forward(self, embeds, grid_thw: torch.Tensor = None):\n"
+            "        sizes = (grid_thw.prod(-1) // 4).tolist()\n"
+            "        return torch.split(embeds, sizes)\n"
+            "    def prepare_inputs_for_generation(self, embeds, items):\n"
+            "        grid_thw = None\n"
+            "        if items:\n"
+            "            grid_thw = torch.stack([i.grid for i in items]).cpu()\n"
+            "        return dict(embeds=embeds, grid_thw=grid_thw)\n"
+        ),
+        # A loop over inputs that converts each to numpy before it copies it to the device
+        # (the read waits for no device work).
+        Valid(
+            "import torch\n"
+            "def encode(conditions, device):\n"
+            "    out = []\n"
+            "    for c in conditions:\n"
+            "        arr = c.frames.detach().cpu().numpy()\n"
+            "        out.append(torch.from_numpy(resize(arr)).to(device))\n"
+            "    return out\n"
+        ),
+        # A loop over adapters that copies each one's weights (state looked up by name, not
+        # data the loop streams); state moved to the host in place; a periodic report.
+        Valid(
+            "import torch\n"
+            "class Layer(torch.nn.Module):\n"
+            "    def merge(self, names, device):\n"
+            "        for name in names:\n"
+            "            w = (self.weight + self.delta[name]).to(device)\n"
+            "            self.saved[name] = w.to('cpu')\n"
+            "    def forward(self, x, ids: torch.Tensor):\n"
+            "        self.counter = self.counter.cpu()\n"
+            "        if self.should_report():\n"
+            "            self.log(int(torch.sum(ids == -1).item()))\n"
+            "        return x\n"
+        ),
+        # `.cpu()` of a module (moved once, its result not used as a tensor), and names that
+        # configure or count steps, not run one.
+        Valid(
+            "import torch\n"
+            "class M(torch.nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        self.encoder.cpu()\n"
+            "        return x\n"
+            "    def set_step(self, steps):\n"
+            "        self.last = steps.max().item()\n"
+            "    def num_steps(self, steps):\n"
+            "        return int(steps.sum().item())\n"
+        ),
+        # A training loop that reads the loss only every N steps and once after the loop; a
+        # loop that does no device work (one read per module, not per step).
+        Valid(
+            "import torch\n"
+            "def train(model, loader, optimizer):\n"
+            "    total = torch.zeros(())\n"
+            "    for step, batch in enumerate(loader):\n"
+            "        loss = torch.nn.functional.mse_loss(model(batch), batch)\n"
+            "        loss.backward()\n"
+            "        optimizer.step()\n"
+            "        total += loss.detach()\n"
+            "        if step % 100 == 0:\n"
+            "            last = float(loss.item())\n"
+            "    return total.item()\n"
+            "def scales(modules):\n"
+            "    return [float(m.weight.detach().abs().mean().item()) for m in modules]\n"
+        ),
     )
     invalid = (
         Invalid(
@@ -370,6 +478,81 @@ class SyncOnHotPath(Rule):
             25,
             message_contains="if `y` is on the GPU",
         ),
+        # Unknown devices of values that are surely tensors, on paths hot by name: a
+        # reduction read with `.item()`, a comparison read with `.tolist()`, a `.cpu()` copy
+        # kept under a `_cpu` name, a `.cpu()` of a torch.cat of annotated tensors.
+        Invalid(
+            "class Backend:\n"
+            "    @classmethod\n"
+            "    def update_step_context(cls, ctx):\n"
+            "        longest = ctx.q_seqlens.max().item()\n"
+            "        return longest\n",
+            4,
+            19,
+            message_contains="if `ctx.q_seqlens` is on the GPU",
+        ),
+        Invalid(
+            "class Backend:\n"
+            "    def decode_step(self, ctx):\n"
+            "        return all((ctx.q_seqlens == ctx.kv_seqlens).tolist())\n",
+            3,
+            20,
+        ),
+        Invalid(
+            "class Backend:\n"
+            "    def prepare_step(self, ctx):\n"
+            "        kv_seqlens_cpu = ctx.kv_seqlens.cpu()\n"
+            "        return kv_seqlens_cpu\n",
+            3,
+            26,
+            message_contains="`.cpu()` of `ctx.kv_seqlens`",
+        ),
+        Invalid(
+            "import torch\n"
+            "class Transformer(torch.nn.Module):\n"
+            "    def forward(self, txt_ids: torch.Tensor, img_ids: torch.Tensor):\n"
+            "        if img_ids.ndim == 3:\n"
+            "            img_ids = img_ids[0]\n"
+            "        ids = torch.cat((txt_ids, img_ids), dim=0)\n"
+            "        return self.pos_embed(ids.cpu())\n",
+            7,
+            31,
+            message_contains="if `ids` is on the GPU",
+        ),
+        # A top-level attention helper (attention backends run in every forward pass).
+        Invalid(
+            "def _prepare_flash_attn_varlen(seqlens_q, seqlens_k):\n"
+            "    return seqlens_q.max().item(), seqlens_k.max().item()\n",
+            2,
+            12,
+            message_contains="attention call",
+        ),
+        # A pipeline's loop of steps: a reduction read with `.tolist()` every step.
+        Invalid(
+            "class ImagePipeline:\n"
+            "    def __call__(self, latents, mask, timesteps):\n"
+            "        for t in timesteps:\n"
+            "            latents = self.transformer(latents, t, lens=mask.sum(dim=1).tolist())\n"
+            "        return latents\n",
+            4,
+            57,
+        ),
+        # A training loop: every iteration runs backward and an optimizer step, and reads
+        # the loss on the host.
+        Invalid(
+            "import torch\n"
+            "def fit(model, loader, optimizer):\n"
+            "    epoch_loss = 0.0\n"
+            "    for x, y in loader:\n"
+            "        loss = torch.nn.functional.mse_loss(model(x), y)\n"
+            "        loss.backward()\n"
+            "        optimizer.step()\n"
+            "        epoch_loss += float(loss.item())\n"
+            "    return epoch_loss\n",
+            8,
+            29,
+            message_contains="`loss.backward()`",
+        ),
         Invalid(
             "import torch\n"
             "class M(torch.nn.Module):\n"
@@ -385,6 +568,8 @@ class SyncOnHotPath(Rule):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         # Per function: the code of the tensors already copied to the host, in source order.
         self._host_copies: dict[cst.CSTNode, dict[str, str]] = {}
+        # Per ``for`` loop: why each of its iterations is a step (device work in its body).
+        self._loops: dict[cst.For, DeviceLoop] = {}
 
     # -- visits ----------------------------------------------------------------------------------
     def _maybe_hot(self) -> bool:
@@ -496,13 +681,20 @@ class SyncOnHotPath(Rule):
         if where is Where.DEVICE:
             confidence = Confidence.HIGH
         else:
-            root = _tensor_root(provenance, tensor, frame, reduced=sizes)
-            if root is None or kind not in ("read", "copy", "test", "size"):
+            if kind not in ("read", "copy", "test", "size"):
                 return False
-            if on_host_by_name(tensor, frame):
+            root = self._tensor_root(tensor, frame, explicit, sizes)
+            if root is None or provenance.is_host_data(tensor, frame):
+                return False
+            # A CPU reference implementation (``fill_cpu``) reads its own host tensors; a
+            # ``.cpu()`` copy in a function named for what it makes (``get_cpu_seqlens``)
+            # still copies a tensor that may be on the device.
+            if on_host_by_name(tensor, frame) and not (kind == "copy" and not host_named(tensor)):
                 return False
             confidence = Confidence.MEDIUM
         reason = HotPaths.of(self.context).why_hot_at(self.context.ancestors)
+        if reason is None:
+            reason = self._loop_reason(frame, tensor)
         if reason is None or not self._hot_here(node, explicit):
             return False
         code = self.context.module.code_for_node(tensor)
@@ -512,7 +704,7 @@ class SyncOnHotPath(Rule):
         earlier = self._earlier_host_copy(function, tensor, explicit)
         if root is not None:
             message = (
-                f"{read} syncs the host on a hot path ({reason}) if `{root}` is on the GPU; "
+                f"{read} syncs the host on a hot path ({reason}) if {_named(root)} is on the GPU; "
                 f"{_MESSAGES[kind]}"
             )
         elif earlier is not None:
@@ -527,6 +719,79 @@ class SyncOnHotPath(Rule):
             )
         self.report(node, message, confidence=confidence)
         return True
+
+    def _tensor_root(
+        self,
+        tensor: cst.BaseExpression,
+        frame: Frame,
+        explicit: cst.Call | None,
+        sizes: bool,
+    ) -> str | None:
+        """The code of the tensor ``tensor`` surely is, or is computed from, when its device is
+        unknown (see :func:`tensor_evidence`); None when it may be no tensor. With ``sizes``
+        only a reduction of one (a 0-d tensor that may be used as a size) counts. ``explicit``
+        is the read: ``.item()``/``.tolist()`` exist only on arrays, and ``.cpu()`` only on
+        tensors and modules (a used result of a ``.cpu()`` of something not named as a module
+        is a tensor's)."""
+        provenance = Provenance.of(self.context)
+        if sizes:
+            if not (
+                isinstance(tensor, cst.Call)
+                and isinstance(tensor.func, cst.Attribute)
+                and tensor.func.attr.value in ("sum", "max", "min", "amax", "amin", "prod")
+                and not tensor.args
+            ):
+                return None
+            tensor = tensor.func.value
+        method = (
+            explicit.func.attr.value
+            if explicit is not None and isinstance(explicit.func, cst.Attribute)
+            else None
+        )
+        read = method in ("item", "tolist")
+        root = tensor_evidence(provenance, tensor, frame, read=read)
+        if method == "cpu" and self._moved_in_place(tensor):
+            return None  # ``x.w = x.w.cpu()``: offloading a tensor (or a module), by design
+        if root is None and method == "cpu" and not module_named(tensor):
+            parent = self.context.ancestors[-1] if self.context.ancestors else None
+            if not isinstance(parent, cst.Expr):
+                root = tensor
+        if root is None or host_named(root) or provenance.is_host_data(root, frame):
+            return None  # a host tensor by name (``lengths_cpu.max()``), a numpy array
+        if value_where(provenance, root, frame).on_host:
+            return None
+        if isinstance(root, cst.Name) and prepared_on_host(provenance, root, frame):
+            return None  # the model's input preparer hands ``forward`` a host tensor
+        code = self.context.module.code_for_node(root)
+        return code if len(code) <= 40 and "\n" not in code else "the tensor"
+
+    def _moved_in_place(self, tensor: cst.BaseExpression) -> bool:
+        """Whether the ``.cpu()`` being visited is assigned back to the attribute it copies
+        (``self.buf = self.buf.cpu()``, ``w.data = w.data.cpu()``): a move of state to the
+        host, not a read."""
+        ancestors = self.context.ancestors
+        parent = ancestors[-1] if ancestors else None
+        if not isinstance(parent, cst.Assign) or not isinstance(tensor, cst.Attribute):
+            return False  # ``x = x.cpu()`` of a local name is a host copy to compute with
+        code = self.context.module.code_for_node
+        return any(code(target.target) == code(tensor) for target in parent.targets)
+
+    def _loop_reason(self, frame: Frame, tensor: cst.BaseExpression) -> str | None:
+        """Why the read of ``tensor`` being visited runs per step in a function not known to:
+        a ``for`` loop around it (in its function) runs device work on every iteration that
+        the read waits for."""
+        provenance = Provenance.of(self.context)
+        for parent in reversed(self.context.ancestors):
+            if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                return None
+            if isinstance(parent, cst.For):
+                loop = self._loops.get(parent)
+                if loop is None:
+                    loop = self._loops[parent] = device_loop(provenance, parent, frame)
+                reason = loop.reason_for(tensor, self.context.module)
+                if reason is not None:
+                    return reason
+        return None
 
     def _hot_here(self, node: cst.CSTNode, explicit: cst.Call | None) -> bool:
         """Whether the code around ``node`` in its function runs on every call: not under a
@@ -550,6 +815,8 @@ class SyncOnHotPath(Rule):
                 return False
             if isinstance(parent, cst.Call) and _logging(parent):
                 return False
+            if isinstance(parent, cst.If) and child is parent.body and has_modulo(parent.test):
+                return False  # once every N calls or iterations (``if step % 100 == 0:``)
             if explicit is not None and isinstance(parent, (cst.For, *COMPREHENSIONS)):
                 loop = _row_loop_of(parent)
                 if loop is not None and sync_of(explicit, loop) is not None:
@@ -661,36 +928,8 @@ def _is_mask(
     return False
 
 
-def _tensor_root(
-    provenance: Provenance, node: cst.BaseExpression, frame: Frame, reduced: bool = False
-) -> str | None:
-    """The name of the tensor ``node`` surely is, or is computed from: a parameter annotated
-    as one, or a tensor method's result on one (``y.max()``, ``x[0].sum()``). With
-    ``reduced``, only a reduction of one (a 0-d tensor that may be used as a size)."""
-    if reduced:
-        if not (
-            isinstance(node, cst.Call)
-            and isinstance(node.func, cst.Attribute)
-            and node.func.attr.value in ("sum", "max", "min", "amax", "amin", "prod")
-            and not node.args
-        ):
-            return None
-        node = node.func.value
-    while True:
-        if isinstance(node, cst.Subscript):
-            node = node.value
-        elif (
-            isinstance(node, cst.Call)
-            and isinstance(node.func, cst.Attribute)
-            and node.func.attr.value
-            in ("sum", "max", "min", "amax", "amin", "prod", "mean", "float", "long", "int")
-        ):
-            node = node.func.value
-        else:
-            break
-    if isinstance(node, cst.Name) and is_tensor(provenance, node, frame):
-        return node.value
-    return None
+def _named(code: str) -> str:
+    return code if code == "the tensor" else f"`{code}`"
 
 
 def _row_loop_of(node: cst.CSTNode) -> RowLoop | None:

@@ -198,3 +198,57 @@ def test_a_pipeline_call_is_hot_only_in_its_loops() -> None:
     first, loop = body.body[0], body.body[1]
     assert hot.why_hot_at([module, call, body, first]) is None
     assert hot.why_hot_at([module, call, body, loop]) is not None
+
+
+@pytest.mark.parametrize(
+    ("name", "hot"),
+    [
+        ("update_step_context", True),
+        ("decode_step", True),
+        ("_optimizer_step", True),
+        ("forward_decode", True),
+        ("_attn_forward", True),
+        ("pre_process_fwd_hook", True),
+        ("_prepare_for_flash_attn_varlen", True),
+        ("set_step", False),
+        ("get_attention_backend", False),
+        ("num_steps", False),
+        ("register_forward_hook", False),
+        ("stepper", False),
+        ("prepare", False),
+    ],
+)
+def test_names_that_say_step_or_forward_are_hot(name: str, hot: bool) -> None:
+    found = reasons(f"def {name}(x):\n    return x\n")
+    assert (found[name] is not None) is hot, found[name]
+
+
+def test_attention_words_make_only_top_level_functions_hot() -> None:
+    found = reasons("class Backend:\n    def attention_mask(self, x):\n        return x\n")
+    assert found["Backend.attention_mask"] is None
+
+
+def test_test_modules_have_no_hot_functions() -> None:
+    code = "def forward_step(model, batch):\n    return model(batch)\n"
+    assert reasons(code, path="pkg/test_utils/test_sharding.py")["forward_step"] is None
+    assert reasons(code, path="test_model.py")["forward_step"] is None
+    assert reasons(code, path="pkg/model.py")["forward_step"] is not None
+
+
+def test_a_pipeline_block_is_hot_only_in_loops_that_run_a_model() -> None:
+    code = (
+        "class EncoderStep(ModularPipelineBlocks):\n"
+        "    def __call__(self, components, state):\n"
+        "        for image in state.images:\n"
+        "            self.encode(image)\n"
+        "        for i in range(state.max_tokens):\n"
+        "            self.pick(components.language_model.lm_head(state.hidden))\n"
+        "        return state\n"
+        "    def encode(self, image):\n"
+        "        return image\n"
+        "    def pick(self, logits):\n"
+        "        return logits\n"
+    )
+    found = reasons(code)
+    assert found["EncoderStep.encode"] is None  # a loop over inputs: once per request
+    assert found["EncoderStep.pick"] == "called from `EncoderStep.__call__()`"

@@ -22,10 +22,12 @@ A function of a module is *hot* when:
 A *per-request* entry point runs once per request around a loop of steps: ``__call__`` of a
 pipeline (a class whose name or a base's says ``Pipeline``, such as diffusers'
 ``DiffusionPipeline`` and ``ModularPipelineBlocks``, unless its name says ``Loop``: the blocks
-of a denoising loop run per step). Only the code in its loops (``for``/``while``
-bodies) runs per step, so only that code is hot, and only what it calls from there; its prompt
-encoding, input checks and schedule set-up run once per request, when nothing is queued on the
-device to stall.
+of a denoising loop run per step). In a block of a modular pipeline (a base named
+``...Blocks``, not ``...Loop...``) only loops whose own body calls a model count (an
+autoregressive decoding loop; not a loop over conditions or frames). Only the code in its
+loops (``for``/``while`` bodies) runs per step, so only that code is hot, and only what it
+calls from there; its prompt encoding, input checks and schedule set-up run once per request,
+when nothing is queued on the device to stall.
 
 Run-once code (:mod:`h2dlint.analysis.once`: initialisers, setup, loaders, tests, memoised
 functions) and functions configured cold (``cold-functions``) are never hot, and nothing is hot
@@ -45,14 +47,17 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from h2dlint.analysis.frames import ModuleIndex
+from h2dlint.analysis.frames import Frame, ModuleIndex
 from h2dlint.analysis.imports import dotted_name
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.syncs import has_modulo
+from h2dlint.analysis.targets import Target, to_target
 from h2dlint.engine import visit_read_only
 
 if TYPE_CHECKING:
@@ -87,12 +92,51 @@ HOT_ENTRY_POINTS: dict[str, str] = {
     "handle_request": "a `handle_request()` runs once per request",
     "process_request": "a `process_request()` runs once per request",
 }
+# Words of a name (split at ``_``) that say the function runs per step or per forward pass,
+# with the reason findings give. ``{}`` is the function's name.
+STEP_WORD_REASON = "`{}()` runs once per step (its name says so)"
+FORWARD_WORD_REASON = "`{}()` runs on every forward pass (its name says so)"
+ATTENTION_WORD_REASON = "`{}()` runs in every attention call of a forward pass (its name says so)"
+HOOK_WORD_REASON = "`{}()` is (or makes) a forward hook, which runs on every forward pass"
+ATTENTION_WORDS = frozenset({"attention", "attn"})
+FORWARD_WORDS = frozenset({"forward", "fwd"})
+# First words of names that configure, query or register, not run, a step or a forward:
+# ``set_step``, ``get_step``, ``register_step_hook``, ``set_attention_backend``.
+NOT_RUNNING_WORDS = frozenset(
+    {
+        "set",
+        "get",
+        "init",
+        "reset",
+        "register",
+        "unregister",
+        "patch",
+        "parse",
+        "num",
+        "is",
+        "has",
+        "was",
+        "should",
+        "using",
+        "check",
+        "enable",
+        "disable",
+        "use",
+        "supports",
+        "total",
+        "max",
+        "min",
+    }
+)
 # Hot only as methods of a class: a top-level ``__call__`` is no such thing.
 METHOD_ONLY = frozenset({"forward", "__call__"})
 # Classes whose ``__call__`` runs once per request around a loop of steps.
 PER_REQUEST_CLASS_WORDS = ("Pipeline",)
 PER_REQUEST_REASON = "a pipeline's `__call__()` runs this loop once per step"
 LOOPS = (cst.For, cst.While)
+# Packages of test code (parts of a module's dotted name).
+# (``tests/`` folders are not: they also hold reference models whose forward is a model's.)
+TEST_PACKAGES = frozenset({"test_utils", "testing"})
 # Modules of host-side data preprocessing (processors, feature extractors, tokenizers).
 PREPROCESSING_MODULES = (
     "image_processing_",
@@ -101,6 +145,28 @@ PREPROCESSING_MODULES = (
     "processing_",
     "tokenization_",
 )
+
+
+def name_reason(name: str, method: bool) -> str | None:
+    """Why a function runs per step or per forward pass by the words of its name: a ``step``
+    word (``update_step_context``, ``decode_step``, ``_optimizer_step``), ``forward`` first
+    or last (``forward_decode``, ``_attn_forward``, also spelled ``fwd``), a forward hook
+    (``pre_process_fwd_hook``: the closures it makes run on every forward), or, for a
+    top-level function, an ``attention``/``attn`` word (``_flash_varlen_attention``,
+    ``_prepare_for_flash_attn_...``: attention backends run per layer and forward). Not
+    names that configure or query (``set_step``, ``get_attention_backend``, ``num_steps``)."""
+    words = [w for w in name.lower().split("_") if w]
+    if not words or words[0] in NOT_RUNNING_WORDS:
+        return None
+    if "step" in words:
+        return STEP_WORD_REASON.format(name)
+    if words[0] in FORWARD_WORDS or words[-1] in FORWARD_WORDS:
+        return FORWARD_WORD_REASON.format(name)
+    if "hook" in words and FORWARD_WORDS & set(words):
+        return HOOK_WORD_REASON.format(name)
+    if not method and ATTENTION_WORDS & set(words):
+        return ATTENTION_WORD_REASON.format(name)
+    return None
 
 
 def _matches(patterns: tuple[str, ...], name: str, qualified: str) -> bool:
@@ -129,19 +195,24 @@ class _Calls(cst.CSTVisitor):
         self.found: list[cst.FunctionDef] = []
         # Only calls in loops count (the caller runs once per request around its loops).
         self.loops_only = False
+        # Only calls in loops that run a model count (a block of a modular pipeline).
+        self.model_loops_only = False
         self.depth = 0
 
+    def _counts(self, node: cst.For | cst.While) -> int:
+        return 1 if not self.model_loops_only or runs_model(node) else 0
+
     def visit_For(self, node: cst.For) -> None:
-        self.depth += 1
+        self.depth += self._counts(node)
 
     def leave_For(self, original_node: cst.For) -> None:
-        self.depth -= 1
+        self.depth -= self._counts(original_node)
 
     def visit_While(self, node: cst.While) -> None:
-        self.depth += 1
+        self.depth += self._counts(node)
 
     def leave_While(self, original_node: cst.While) -> None:
-        self.depth -= 1
+        self.depth -= self._counts(original_node)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         return False
@@ -171,6 +242,52 @@ class _Calls(cst.CSTVisitor):
             target = self.index.methods.get(self.cls, {}).get(func.attr.value)
             if target is not None:
                 self.found.append(target)
+
+
+# Calls that run a step of a block's loop: a model or its head (words of the called
+# expression, lower case).
+STEP_WORK_WORDS = ("transformer", "unet", "denoise", "model", "lm_head", "scheduler.step")
+
+
+class _StepWork(cst.CSTVisitor):
+    """Whether a loop's own body (not nested loops, functions or classes) runs a model."""
+
+    def __init__(self) -> None:
+        self.found = False
+        self.module = cst.Module([])
+
+    def visit_For(self, node: cst.For) -> bool:
+        return False
+
+    def visit_While(self, node: cst.While) -> bool:
+        return False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        if not self.found:
+            code = self.module.code_for_node(node.func).lower()
+            self.found = any(word in code for word in STEP_WORK_WORDS)
+        return not self.found
+
+
+def runs_model(loop: cst.For | cst.While) -> bool:
+    """Whether ``loop``'s own body calls a model (``self.transformer(...)``,
+    ``language_model.lm_head(...)``, ``scheduler.step(...)``)."""
+    finder = _StepWork()
+    visit_read_only(loop.body, finder)
+    return finder.found
+
+
+def _pipeline_block(cls: cst.ClassDef) -> bool:
+    """Whether ``cls`` is a block of a modular pipeline (its name or a base's says
+    ``Blocks``) that is no loop block (its own name no ``Loop``)."""
+    names = [cls.name.value, *(dotted_name(base.value) or "" for base in cls.bases)]
+    return "Loop" not in cls.name.value and any("Blocks" in name for name in names)
 
 
 def _per_request(cls: cst.ClassDef) -> bool:
@@ -211,6 +328,10 @@ class HotPaths:
         self._parents: dict[cst.FunctionDef, cst.FunctionDef] | None = None
         # Per-request entry points: only the code in their loops is hot.
         self._loops_only: set[cst.FunctionDef] = set()
+        # Blocks of a modular pipeline: only their loops that run a model (an autoregressive
+        # decoding loop); their other loops walk inputs once per request.
+        self._model_loops_only: set[cst.FunctionDef] = set()
+        self._model_loops: dict[cst.CSTNode, bool] = {}
         # The project index's answers, for the functions asked about.
         self._asked: dict[cst.FunctionDef, str | None] = {}
         # could_be_hot's answers (a True may later turn out not hot: it only gates).
@@ -288,11 +409,21 @@ class HotPaths:
                 return None
             self.reasons  # noqa: B018 - computes the per-request entry points
             if function in self._loops_only and not any(
-                isinstance(node, LOOPS) for node in ancestors[i + 1 :]
+                isinstance(node, LOOPS) and self._step_loop(function, node)
+                for node in ancestors[i + 1 :]
             ):
                 return None
             return reason
         return None
+
+    def _step_loop(self, function: cst.FunctionDef, loop: cst.CSTNode) -> bool:
+        """Whether ``loop`` of the per-request entry point ``function`` runs per step."""
+        if function not in self._model_loops_only:
+            return True
+        if loop not in self._model_loops:
+            assert isinstance(loop, LOOPS)
+            self._model_loops[loop] = runs_model(loop)
+        return self._model_loops[loop]
 
     def qualified(self, function: cst.FunctionDef) -> str:
         """``Class.method`` for a method of a top-level class, else the function's name."""
@@ -325,10 +456,12 @@ class HotPaths:
         reason = HOT_ENTRY_POINTS.get(name)
         if name == "__call__" and cls is not None and _per_request(cls):
             self._loops_only.add(function)
+            if _pipeline_block(cls):
+                self._model_loops_only.add(function)
             return PER_REQUEST_REASON
         if reason is not None and (cls is not None or name not in METHOD_ONLY):
             return reason
-        return None
+        return name_reason(name, cls is not None)
 
     def _project_reason(self, qualified: str) -> str | None:
         """The project index's answer for a top-level function: hot because a hot function of
@@ -346,13 +479,31 @@ class HotPaths:
             return False
         if self.hot_functions and _matches(self.hot_functions, name, qualified):
             return True
-        return name in HOT_ENTRY_POINTS and (cls is not None or name not in METHOD_ONLY)
+        if (
+            name == "__call__"
+            and cls is not None
+            and "Loop" not in cls
+            and any(word in cls for word in PER_REQUEST_CLASS_WORDS)
+        ):
+            return False  # a pipeline's per-request call: only its loops are hot, and the
+            # index does not say whether the call is in one
+        if name in HOT_ENTRY_POINTS and (cls is not None or name not in METHOD_ONLY):
+            return True
+        return name_reason(name, cls is not None) is not None
 
     @property
     def reasons(self) -> dict[cst.FunctionDef, str]:
         if self._reasons is None:
             self._reasons = self._propagate()
         return self._reasons
+
+    def _test_module(self, file_name: str) -> bool:
+        """Whether the file is test code of its package (``pkg.test_utils.*``,
+        ``pkg.testing.*``, ``test_*.py``): what it runs per step is a test's, not
+        production's."""
+        module = Provenance.of(self.context).module_name
+        parts = module.split(".") if module else [file_name.removesuffix(".py")]
+        return any(part in TEST_PACKAGES for part in parts[:-1]) or parts[-1].startswith("test_")
 
     def _functions(self) -> list[cst.FunctionDef]:
         found = list(self.index.functions.values())
@@ -363,7 +514,7 @@ class HotPaths:
     def _propagate(self) -> dict[cst.FunctionDef, str]:
         reasons: dict[cst.FunctionDef, str] = {}
         name = self.context.path.replace("\\", "/").rsplit("/", 1)[-1]
-        if name.startswith(PREPROCESSING_MODULES):
+        if name.startswith(PREPROCESSING_MODULES) or self._test_module(name):
             return reasons
         queue: list[tuple[cst.FunctionDef, cst.FunctionDef]] = []  # (function, its root)
         for function in self._functions():
@@ -389,6 +540,7 @@ class HotPaths:
         self_names = tuple(n for n in (frame.self_name, "cls" if cls is not None else None) if n)
         collector = _Calls(self.index, self.once, cls, self_names)
         collector.loops_only = function in self._loops_only
+        collector.model_loops_only = function in self._model_loops_only
         visit_read_only(function.body, collector)
         return collector.found
 
@@ -405,3 +557,203 @@ class _Nesting(cst.CSTVisitor):
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.stack.pop()
+
+
+# -- loops whose every iteration runs device work -------------------------------------------------
+
+# ``<x>.step()`` of these is an optimizer step (a scheduler's ``step()`` alone is host work).
+OPTIMIZER_WORDS = ("optim", "scaler")
+
+
+class _DeviceWork(cst.CSTVisitor):
+    """The device work a loop body does on every iteration. *Global* work makes any read in
+    the iteration wait for it: a backward pass, an optimizer step, a CUDA graph replay. A copy
+    to the device (``x.to(device)``, ``x.cuda()``) only makes a read wait when the read
+    depends on it, so copies are kept with the names the body binds to values computed from
+    them. Nested functions, classes and lambdas are not the body's; a branch taken once every
+    N iterations (``if step % 100 == 0``) is not every iteration's."""
+
+    def __init__(self, provenance: Provenance, frame: Frame, items: frozenset[str]) -> None:
+        self.provenance = provenance
+        self.frame = frame
+        # The loop's own names: only copies of them (or of values computed from them) count.
+        self.items = items
+        self.global_work: str | None = None
+        self.copies: list[cst.Call] = []
+        # name -> the values the body binds to it (simple ``name = value`` assignments).
+        self.assigned: dict[str, list[cst.BaseExpression]] = {}
+        self.backward_of: set[str] = set()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_If(self, node: cst.If) -> bool:
+        if has_modulo(node.test):
+            if node.orelse is not None:
+                visit_read_only(node.orelse, self)
+            return False
+        return True
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            for name in _target_names(target.target):
+                self.assigned.setdefault(name, []).append(node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if isinstance(node.target, cst.Name):
+            self.assigned.setdefault(node.target.value, []).append(node.value)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if not isinstance(func, cst.Attribute):
+            return
+        method = func.attr.value
+        code = self.provenance.context.module.code_for_node
+        base = func.value
+        base_name = base.attr.value if isinstance(base, cst.Attribute) else ""
+        if isinstance(base, cst.Name):
+            base_name = base.value
+        optimizer = method == "step" and any(w in base_name.lower() for w in OPTIMIZER_WORDS)
+        if method == "backward" or (method == "replay" and not node.args) or optimizer:
+            if self.global_work is None:
+                self.global_work = f"`{code(node)}`"
+            if method == "backward" and isinstance(base, cst.Name):
+                self.backward_of.add(base.value)
+        elif (method == "cuda" and not node.args) or (
+            method == "to" and to_target(self.provenance, node, self.frame) is Target.DEVICE
+        ):
+            self.copies.append(node)
+
+    def copies_of_items(self) -> list[cst.Call]:
+        """The copies of what the loop walks (its names, or names bound from them in the
+        body): a batch, a chunk. A copy of other state (an adapter's weights) is no data the
+        loop streams through the device."""
+        from_items = set(self.items)
+        changed = True
+        while changed:
+            changed = False
+            for name, values in self.assigned.items():
+                if name not in from_items and any(_data_names(v) & from_items for v in values):
+                    from_items.add(name)
+                    changed = True
+        found = []
+        for copy in self.copies:
+            func = copy.func
+            assert isinstance(func, cst.Attribute)
+            if _data_names(func.value) & from_items:
+                found.append(copy)
+        return found
+
+
+def _target_names(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _target_names(e.value)]
+    return []
+
+
+class _Uses(cst.CSTVisitor):
+    """The names an expression reads, and the calls in it."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+        self.calls: set[cst.Call] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        visit_read_only(node.value, self)
+        return False
+
+    def visit_Call(self, node: cst.Call) -> bool | None:
+        self.calls.add(node)
+        return None
+
+
+def _uses(node: cst.CSTNode) -> _Uses:
+    found = _Uses()
+    visit_read_only(node, found)
+    return found
+
+
+class _DataUses(_Uses):
+    """The names an expression computes with, not those it only looks values up by
+    (``self.weights[name]`` uses ``self``, not ``name``) or passes to a method as options
+    (``out.to(w.dtype)`` uses ``out``, not ``w``)."""
+
+    def visit_Subscript(self, node: cst.Subscript) -> bool:
+        visit_read_only(node.value, self)
+        return False
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        self.calls.add(node)
+        if isinstance(node.func, cst.Attribute):
+            visit_read_only(node.func.value, self)
+            return False
+        return True
+
+
+def _data_names(node: cst.CSTNode) -> set[str]:
+    found = _DataUses()
+    visit_read_only(node, found)
+    return found.names
+
+
+@dataclass
+class DeviceLoop:
+    """What device work one loop's iterations run (see :class:`_DeviceWork`)."""
+
+    global_work: str | None
+    # Copies to the device of what the loop walks (a batch, a chunk).
+    copies: list[cst.Call]
+    # Names bound in the body to values computed from a device copy (or a backward's loss).
+    tainted: frozenset[str]
+
+    def reason_for(self, read: cst.BaseExpression, module: cst.Module) -> str | None:
+        """Why a host read of ``read`` in the body waits for device work every iteration:
+        global work (a backward pass, an optimizer step, a graph replay), or a device copy the
+        value read is computed from. None when neither."""
+        if self.global_work is not None:
+            return f"a loop whose every iteration runs device work ({self.global_work})"
+        uses = _uses(read)
+        copies = [c for c in self.copies if c in uses.calls]
+        if not copies and uses.names & self.tainted:
+            copies = self.copies
+        if not copies:
+            return None
+        text = module.code_for_node(copies[0])
+        shown = f"`{text}`" if len(text) <= 50 and "\n" not in text else "a device copy"
+        return f"a loop whose every iteration computes on data it copies to the device ({shown})"
+
+
+def device_loop(provenance: Provenance, loop: cst.For | cst.While, frame: Frame) -> DeviceLoop:
+    """The device work of ``loop``'s body: each iteration is then a step, and a host sync in
+    the body that waits for the work stalls every iteration (a training loop's
+    ``loss.item()`` after ``loss.backward()``; a chunked loss read after ``.to(device)``)."""
+    items = frozenset(_target_names(loop.target)) if isinstance(loop, cst.For) else frozenset()
+    finder = _DeviceWork(provenance, frame, items)
+    visit_read_only(loop.body, finder)
+    tainted = set(finder.backward_of)
+    item_copies = finder.copies_of_items()
+    copies = set(item_copies)
+    changed = True
+    while changed:
+        changed = False
+        for name, values in finder.assigned.items():
+            if name in tainted:
+                continue
+            for value in values:
+                uses = _uses(value)
+                if uses.calls & copies or uses.names & tainted:
+                    tainted.add(name)
+                    changed = True
+                    break
+    return DeviceLoop(finder.global_work, item_copies, frozenset(tainted))

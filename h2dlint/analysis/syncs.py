@@ -338,7 +338,7 @@ class _LoopBodyVisitor(cst.CSTVisitor):
 
     def _every_n(self, node: cst.If) -> bool:
         """Whether ``node`` runs every N iterations; then only its ``else`` is walked."""
-        if not _has_modulo(node.test):
+        if not has_modulo(node.test):
             return False
         if node.orelse is not None:
             visit_read_only(node.orelse, self)
@@ -395,7 +395,7 @@ class _Modulo(cst.CSTVisitor):
         self.found = True
 
 
-def _has_modulo(node: cst.BaseExpression) -> bool:
+def has_modulo(node: cst.BaseExpression) -> bool:
     finder = _Modulo()
     visit_read_only(node, finder)
     return finder.found
@@ -885,3 +885,325 @@ def _is_product(provenance: Provenance, func: cst.BaseExpression) -> bool:
             and _chain(body, cst.Multiply) in (params, params[::-1])
         )
     return False
+
+
+# -- what proves an expression is a tensor (its device unknown) -----------------------------------
+
+# Methods only a torch tensor has (a numpy array, a list or a number has none of them).
+TENSOR_ONLY_METHODS = frozenset(
+    {
+        "int",
+        "long",
+        "float",
+        "half",
+        "bfloat16",
+        "bool",
+        "detach",
+        "contiguous",
+        "clone",
+        "unsqueeze",
+        "masked_fill",
+        "masked_fill_",
+        "cuda",
+        "numel",
+        "narrow",
+        "new_zeros",
+        "new_ones",
+        "new_full",
+        "new_empty",
+        "new_tensor",
+        "type_as",
+        "view_as",
+        "expand",
+        "expand_as",
+        "repeat_interleave",
+        "index_select",
+        "gather",
+        "logical_and",
+        "logical_or",
+        "logical_not",
+        "eq",
+        "ne",
+        "gt",
+        "ge",
+        "lt",
+        "le",
+        "isnan",
+        "isinf",
+        "isfinite",
+        "count_nonzero",
+        "pow",
+        "exp",
+        "log",
+        "sqrt",
+        "norm",
+        "amax",
+        "amin",
+        "softmax",
+        "sigmoid",
+    }
+)
+# Methods of an array (a tensor, or a numpy array) whose result is on the input's device:
+# reductions and arithmetic; applied to a value, they prove it is an array, not which kind.
+ARRAY_METHODS = frozenset(
+    {"sum", "max", "min", "prod", "mean", "any", "all", "argmax", "argmin", "cumsum", "abs"}
+    | {"flatten", "squeeze", "reshape", "view", "clamp", "round", "std", "var"}
+)
+# ``torch.<name>`` functions whose result is one tensor on their inputs' device.
+TENSOR_FUNCTIONS = frozenset(
+    f"torch.{name}"
+    for name in (
+        "cat",
+        "concat",
+        "concatenate",
+        "stack",
+        "max",
+        "min",
+        "sum",
+        "mean",
+        "prod",
+        "amax",
+        "amin",
+        "argmax",
+        "argmin",
+        "cumsum",
+        "abs",
+        "clamp",
+        "where",
+        "less",
+        "greater",
+        "eq",
+        "ne",
+        "lt",
+        "le",
+        "gt",
+        "ge",
+        "logical_and",
+        "logical_or",
+        "logical_not",
+        "isin",
+        "any",
+        "all",
+        "count_nonzero",
+        "diff",
+        "gather",
+        "index_select",
+        "masked_fill",
+        "minimum",
+        "maximum",
+        "matmul",
+        "bmm",
+        "einsum",
+        "exp",
+        "log",
+        "sqrt",
+        "norm",
+        "flatten",
+        "squeeze",
+        "unsqueeze",
+        "softmax",
+    )
+)
+# Names that say an object is a module (whose ``.cpu()`` moves parameters), not a tensor.
+MODULE_WORDS = (
+    "model",
+    "module",
+    "net",
+    "layer",
+    "block",
+    "encoder",
+    "decoder",
+    "embed",
+    "unet",
+    "vae",
+    "transformer",
+    "pipe",
+    "optimizer",
+    "generator",
+    "head",
+    "tower",
+    "engine",
+)
+_ARRAY_COMPARISONS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.GreaterThan)
+
+
+def tensor_evidence(
+    provenance: Provenance,
+    node: cst.BaseExpression,
+    frame: Frame,
+    *,
+    read: bool = False,
+    depth: int = 0,
+) -> cst.BaseExpression | None:
+    """When ``node`` is surely a tensor (or, with ``read``, surely an array read with
+    ``.item()``/``.tolist()``, which only arrays have) though its device is unknown: the
+    expression whose device decides where it is (``step_context.q_seqlens`` for
+    ``step_context.q_seqlens.max()``); else None.
+
+    Evidence: a parameter annotated as a tensor; a ``torch.<function>`` result
+    (``torch.cat(...)``, ``torch.max(x)``); a method only tensors have (``x.int()``,
+    ``x.detach()``); with ``read``, a reduction (``x.sum(dim=1)``) or a comparison
+    (``a == b``), which a Python value would not offer ``.item()``/``.tolist()`` on; a name
+    bound only to such values. Host facts (numpy, ``.cpu()`` results) are the caller's to
+    check: this answers "is it a tensor", not "where"."""
+    if depth > 6:
+        return None
+    if isinstance(node, cst.Name):
+        if annotated_tensor_parameter(provenance, node, frame):
+            return node
+        bindings = provenance.bindings(frame)
+        reaching = bindings.reaching_bindings(node)
+        if not reaching:
+            return None
+        for binding in reaching:
+            value = binding.value
+            if value is None:
+                if binding.statement is not bindings.root:
+                    return None
+                annotation = parameter_annotation(node, frame)
+                if annotation is None or not tensor_annotation(provenance, annotation):
+                    return None
+            elif tensor_evidence(
+                provenance, value, frame, read=read, depth=depth + 1
+            ) is None or provenance.is_host_data(value, frame):
+                return None
+        return node
+    if isinstance(node, cst.Subscript):
+        inner = tensor_evidence(provenance, node.value, frame, depth=depth + 1)
+        return inner
+    if isinstance(node, cst.Comparison):
+        operands = [node.left, *(c.comparator for c in node.comparisons)]
+        for operand in operands:
+            root = tensor_evidence(provenance, operand, frame, depth=depth + 1)
+            if root is not None:
+                return root
+        if read and all(isinstance(c.operator, _ARRAY_COMPARISONS) for c in node.comparisons):
+            return _plain(node.left)
+        return None
+    if isinstance(node, cst.BinaryOperation):
+        for side in (node.left, node.right):
+            root = tensor_evidence(provenance, side, frame, read=read, depth=depth + 1)
+            if root is not None:
+                return root
+        return None
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
+        return tensor_evidence(provenance, node.expression, frame, read=read, depth=depth + 1)
+    if not isinstance(node, cst.Call):
+        return None
+    func = node.func
+    qualified = provenance.qualify(func) or ""
+    if qualified in TENSOR_FUNCTIONS or qualified.startswith("torch.nn.functional."):
+        first = positional(node)
+        if not first:
+            return node
+        inner = first[0].value
+        if isinstance(inner, (cst.Tuple, cst.List)):
+            return node
+        found = tensor_evidence(provenance, inner, frame, depth=depth + 1)
+        return found if found is not None else _plain(inner) or node
+    if qualified or not isinstance(func, cst.Attribute):
+        return None
+    method = func.attr.value
+    receiver = func.value
+    if method in TENSOR_ONLY_METHODS or method in ARRAY_METHODS:
+        found = tensor_evidence(provenance, receiver, frame, read=read, depth=depth + 1)
+        if found is not None:
+            return found
+        if method in TENSOR_ONLY_METHODS or read:
+            return _plain(receiver) or receiver
+    return None
+
+
+def _plain(node: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``node`` when it is a name, an attribute chain or a subscript of one (something the
+    message can name), else None."""
+    inner = node
+    while isinstance(inner, (cst.Attribute, cst.Subscript)):
+        inner = inner.value
+    return node if isinstance(inner, cst.Name) else None
+
+
+def module_named(node: cst.BaseExpression) -> bool:
+    """Whether the last name of ``node`` says it is a module (``self.model``, ``encoder``)."""
+    if isinstance(node, cst.Attribute):
+        name = node.attr.value
+    elif isinstance(node, cst.Name):
+        name = node.value
+    else:
+        return False
+    lowered = name.lower()
+    return lowered in ("self", "cls", "m") or any(word in lowered for word in MODULE_WORDS)
+
+
+# Methods of a model class that build its ``forward``'s keyword arguments once per step (the
+# generation loop calls ``model(**model.prepare_inputs_for_generation(...))``).
+INPUT_PREPARERS = ("prepare_inputs_for_generation",)
+
+
+def prepared_on_host(provenance: Provenance, name: cst.Name, frame: Frame) -> bool:
+    """Whether ``name``, a parameter of ``forward``, is what the class's input preparer
+    (``prepare_inputs_for_generation``) returns under that keyword, and every value it binds
+    there is on the host: ``grid_thw = torch.stack(...).cpu()`` ... ``return dict(...,
+    grid_thw=grid_thw)``. A ``None`` default does not count."""
+    function, cls = frame.function, frame.cls
+    if not isinstance(function, cst.FunctionDef) or cls is None:
+        return False
+    if function.name.value != "forward" or not provenance.bindings(frame).is_parameter(name):
+        return False
+    methods = provenance.index.methods.get(cls, {})
+    for preparer_name in INPUT_PREPARERS:
+        preparer = methods.get(preparer_name)
+        if preparer is None:
+            continue
+        values = _returned_keyword(preparer, name.value)
+        if not values:
+            return False
+        prep_frame = provenance.index.frame_of(preparer)
+        bindings = provenance.bindings(prep_frame)
+        seen = False
+        for value in values:
+            candidates: list[cst.BaseExpression | None] = [value]
+            if isinstance(value, cst.Name):
+                candidates = list(bindings.reaching(value))
+            for candidate in candidates:
+                if candidate is None:
+                    return False
+                if isinstance(candidate, cst.Name) and candidate.value == "None":
+                    continue
+                if not value_where(provenance, candidate, prep_frame).on_host:
+                    return False
+                seen = True
+        return seen
+    return False
+
+
+def _returned_keyword(function: cst.FunctionDef, key: str) -> list[cst.BaseExpression]:
+    """The values ``function`` returns under ``key``: ``return dict(key=v)`` or
+    ``return {"key": v}``."""
+    values: list[cst.BaseExpression] = []
+
+    class _Returns(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is function
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+        def visit_Return(self, node: cst.Return) -> None:
+            value = node.value
+            if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
+                if value.func.value == "dict":
+                    values.extend(
+                        a.value for a in value.args if a.keyword and a.keyword.value == key
+                    )
+            elif isinstance(value, cst.Dict):
+                for element in value.elements:
+                    if (
+                        isinstance(element, cst.DictElement)
+                        and isinstance(element.key, cst.SimpleString)
+                        and element.key.evaluated_value == key
+                    ):
+                        values.append(element.value)
+
+    visit_read_only(function, _Returns())
+    return values

@@ -45,7 +45,7 @@ class Sampler:
     def keep_logprobs(self, logits: torch.Tensor, req_ids: list[str]) -> None:
         logprobs = torch.log_softmax(logits, dim=-1)
         for i, req_id in enumerate(req_ids):  # expect: HTD201
-            self.logprobs_by_request[req_id] = logprobs[i].cpu().numpy()
+            self.logprobs_by_request[req_id] = logprobs[i].cpu().numpy()  # expect: HTD202
 
     def __call__(self, logits: torch.Tensor, metadata: SamplingMetadata, stop_ids: list[torch.Tensor]) -> torch.Tensor:
         logits = self.apply_bad_words(logits, metadata)
