@@ -239,3 +239,14 @@ def test_the_mover_gate_reads_only_definitions_of_the_name(tmp_path: Path) -> No
     assert index.may_define_mover("move_items")
     assert not index.may_define_mover("scale")  # no loop moving anything
     assert not index.may_define_mover("absent")
+
+
+def test_kept_modules_are_bounded_by_their_text(project: Path, monkeypatch) -> None:
+    from h2dlint.project import index as index_module
+
+    monkeypatch.setattr(index_module, "KEPT_CHARS", 10)  # smaller than any module here
+    runner = project / "worker" / "runner.py"
+    index = ProjectIndex(build_layout([str(runner)]))
+    assert index.parsed("engine.worker.buffers") is not None
+    assert index.parsed("engine.worker.runner") is not None
+    assert list(index._parsed) == ["engine.worker.runner"]  # the older one was dropped

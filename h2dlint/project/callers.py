@@ -25,6 +25,13 @@ _CALLED = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 MAX_HOPS = 2
 # Files a single question may parse; beyond it the answer is "not known to be hot".
 MAX_FILES_PER_NAME = 64
+# Definitions of one name read (with CPython's ast) to tell whether one moves items; a name
+# defined more often is assumed to (the call is then resolved, which reads one module).
+MAX_DEFINITIONS_READ = 8
+# Questions about called names answered by a scan for that name alone, before one table of
+# every called name is built (cheaper once many names are asked, as in a whole-tree run).
+TABLE_AFTER_QUESTIONS = 32
+_DEFINED = re.compile(rb"def\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 
 
 @dataclass(frozen=True)
@@ -47,6 +54,8 @@ class CallerIndex:
         self._trees: dict[str, ast.Module | None] = {}
         self._callers: dict[str, tuple[tuple[Caller, ...], dict[str, str]]] = {}
         self._called: dict[bytes, list[str]] | None = None
+        self._mentions: dict[str, list[str]] = {}
+        self._defined: dict[str, list[str]] | None = None
         # Per module: qualified callee -> the module's functions that call it; the names of
         # its functions that may move items one by one.
         self._edges: dict[str, dict[str, list[Caller]]] = {}
@@ -89,7 +98,8 @@ class CallerIndex:
 
     def _called_names(self) -> dict[bytes, list[str]]:
         """Each name that is called somewhere (``name(``) -> the modules whose text calls it:
-        one scan of the project's bytes per process, instead of one per question."""
+        one scan of the project's bytes per process, built once many questions were asked
+        (a run over a few files asks few, and one scan of a large project costs seconds)."""
         if self._called is None:
             called: dict[bytes, list[str]] = {}
             for module, data in self._files().items():
@@ -98,12 +108,40 @@ class CallerIndex:
             self._called = called
         return self._called
 
+    def _calling(self, name: str) -> list[str]:
+        """The modules whose text calls ``name`` (``name(``, spaces allowed)."""
+        found = self._mentions.get(name)
+        if found is None:
+            if self._called is not None or len(self._mentions) >= TABLE_AFTER_QUESTIONS:
+                found = self._called_names().get(name.encode(), [])
+            else:
+                needle = name.encode()
+                call = re.compile(rb"(?<![A-Za-z0-9_])" + re.escape(needle) + rb"\s*\(")
+                found = [
+                    module
+                    for module, data in self._files().items()
+                    if needle in data and call.search(data)
+                ]
+            self._mentions[name] = found
+        return found
+
+    def _defining(self, name: str) -> list[str]:
+        """The modules whose text defines a function or method ``name`` (one cheap scan of the
+        project for ``def name(`` per process)."""
+        if self._defined is None:
+            defined: dict[str, list[str]] = {}
+            for module, data in self._files().items():
+                for found in set(_DEFINED.findall(data)):
+                    defined.setdefault(found.decode(), []).append(module)
+            self._defined = defined
+        return self._defined.get(name, [])
+
     def _find_callers(self, qualified: str) -> tuple[tuple[Caller, ...], dict[str, str]]:
         module, _, name = qualified.rpartition(".")
         found: list[Caller] = []
         depends: dict[str, str] = {}
         files = self._files()
-        for other in self._called_names().get(name.encode(), ()):
+        for other in self._calling(name):
             data = files[other]
             if other == module:
                 continue
@@ -158,12 +196,8 @@ class CallerIndex:
         return known
 
     def _find_mover(self, name: str) -> bool:
-        files = self._files()
-        definition = f"def {name}(".encode()
-        defining = [
-            m for m in self._called_names().get(name.encode(), ()) if definition in files[m]
-        ]
-        if len(defining) > MAX_FILES_PER_NAME:
+        defining = self._defining(name)
+        if len(defining) > MAX_DEFINITIONS_READ:
             return True  # too common a name to read every definition: assume one may be
         return any(name in self._movers_of(module) for module in defining)
 

@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 # Modules kept parsed per process: a check consults a few; a whole-tree run revisits the same
 # buffer and utility modules again and again.
 KEPT_MODULES = 48
+# ... and at most this much of their source: a libcst tree takes some 40-60 times its text in
+# memory, and large model files would otherwise keep a process at several hundred MB.
+KEPT_CHARS = 3 << 20
 # Larger modules are not parsed for their facts (a generated table, a vendored bundle).
 MAX_MODULE_BYTES = 1 << 20
 # Re-exports followed from one name (``pkg/__init__.py`` importing ``pkg.impl.Thing``).
@@ -49,6 +52,7 @@ class ProjectIndex:
     def __init__(self, layout: ProjectLayout) -> None:
         self.layout = layout
         self._parsed: OrderedDict[str, ParsedModule | None] = OrderedDict()
+        self._kept_chars = 0
         # path -> digest of each module consulted since :meth:`begin_file`.
         self.consulted: dict[str, str] = {}
         self._callers: CallerIndex | None = None
@@ -70,8 +74,12 @@ class ProjectIndex:
         else:
             found = self._parse(name)
             self._parsed[name] = found
-            while len(self._parsed) > KEPT_MODULES:
-                self._parsed.popitem(last=False)
+            self._kept_chars += len(found.source) if found is not None else 0
+            while len(self._parsed) > 1 and (
+                len(self._parsed) > KEPT_MODULES or self._kept_chars > KEPT_CHARS
+            ):
+                _, dropped = self._parsed.popitem(last=False)
+                self._kept_chars -= len(dropped.source) if dropped is not None else 0
         if found is not None:
             self.consulted[found.path] = found.digest
         return found
