@@ -54,7 +54,7 @@ FAMILIES = {
     "blocking-from-pinned": "HTD105",
     "tensor-from-host-data": "HTD106",
     "per-row-sync": "HTD201",
-    "hot-path-sync": "HTD202 (future)",
+    "hot-path-sync": "HTD202",
     "implicit-sync": "-",
     "needless-copy": "HTD301/HTD302/HTD303",
 }
