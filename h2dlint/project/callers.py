@@ -151,8 +151,6 @@ class CallerIndex:
             if path is not None:
                 depends[path] = content_digest(data)
             found.extend(self._edges_of(other).get(qualified, ()))
-            if other in self._mover_names:
-                self._trees.pop(other, None)  # both facts taken: the tree is not needed
         return tuple(found), depends
 
     def _edges_of(self, module: str) -> dict[str, list[Caller]]:
@@ -163,6 +161,7 @@ class CallerIndex:
             tree = self._tree(module)
             edges = _calls_by_callee(tree, module, self.project) if tree is not None else {}
             self._edges[module] = edges
+            self._trees.pop(module, None)  # kept facts only: trees of a large project are GBs
         return edges
 
     def _movers_of(self, module: str) -> frozenset[str]:
@@ -178,8 +177,7 @@ class CallerIndex:
             else:
                 tree = self._tree(module)
                 movers = _moving_functions(tree) if tree is not None else frozenset()
-                if module in self._edges:
-                    self._trees.pop(module, None)
+                self._trees.pop(module, None)
             self._mover_names[module] = movers
         return movers
 
