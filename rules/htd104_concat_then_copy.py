@@ -97,7 +97,10 @@ class ConcatThenCopy(Rule):
     change what runs (the join is in a comprehension, a lambda, a conditional expression, after
     `and`/`or`, in a `while` condition, in a class body, or after another call in the same
     statement), the buffer is written inline instead:
-    `torch.cat(xs, out=torch.empty(..., pin_memory=True))`. `torch.cat` only accepts a list or
+    `torch.cat(xs, out=torch.empty(..., pin_memory=True))`. The fix is offered only where the
+    copy already runs without blocking (`non_blocking=True`, or a `.pin_memory()`): from the
+    pinned buffer a blocking copy would still block (HTD105 would report it), so there the
+    message also says to copy with `non_blocking=True`. `torch.cat` only accepts a list or
     tuple, so reading `xs` again to size the buffer is harmless, but the result can still
     differ:
 
@@ -259,19 +262,9 @@ class ConcatThenCopy(Rule):
             "    return x\n",
             6,
             9,
-            expected_fix="import torch\n"
-            "def f(rows, device):\n"
-            "    parts = []\n"
-            "    for r in rows:\n"
-            "        parts.append(torch.tensor(r, dtype=torch.int64))\n"
-            "    parts_pinned = torch.empty(\n"
-            "        (sum(t.shape[0] for t in parts), *parts[0].shape[1:]),\n"
-            "        dtype=parts[0].dtype,\n"
-            "        pin_memory=True,\n"
-            "    )\n"
-            "    x = torch.cat(parts, out=parts_pinned)\n"
-            "    x = x.to(device)\n"
-            "    return x\n",
+            # A blocking copy: from the pinned buffer it would still block (HTD105), so no fix;
+            # the message says to copy without blocking too.
+            message_contains="and copy it with `non_blocking=True`",
         ),
         Invalid(
             "import torch\n"
@@ -451,7 +444,10 @@ class ConcatThenCopy(Rule):
             if where is not Where.HOST and not _implies_host(node, method):
                 continue
             self._reported.add(id(join))
-            self._report(provenance, join, node if join is source else None, method, frame)
+            # A blocking copy would stay blocking from the pinned buffer (HTD105's finding):
+            # the fix is offered where the copy already runs without blocking.
+            fixable = _implies_host(node, method)
+            self._report(provenance, join, node if join is source else None, method, frame, fixable)
 
     # -- reporting and the fix --------------------------------------------------------------------
     def _report(
@@ -461,6 +457,7 @@ class ConcatThenCopy(Rule):
         direct_copy: cst.Call | None,
         method: str,
         frame: Frame,
+        fixable: bool = True,
     ) -> None:
         code = self.context.module.code_for_node(join)
         shown = "the join" if len(code) > 50 or "\n" in code else f"`{code}`"
@@ -473,7 +470,7 @@ class ConcatThenCopy(Rule):
                 "`non_blocking=True`)"
             )
         replacements: list[Replacement] = []
-        buffer = _pinned_buffer(provenance, join, frame)
+        buffer = _pinned_buffer(provenance, join, frame) if fixable else None
         if buffer is not None:
             # ``.pin_memory()`` right after the join goes: the join writes pinned memory.
             old = direct_copy if method == "pin_memory" and direct_copy is not None else join
@@ -483,10 +480,11 @@ class ConcatThenCopy(Rule):
             )
             fixed = _with_out(join, out)
             replacements.append(bound or replace_fitted(self.context, old, fixed))
+        advice = "" if fixable else " and copy it with `non_blocking=True`"
         self.report(
             join,
             f"{shown} makes a fresh pageable tensor that is {what}; concatenate straight into "
-            "pinned memory with `out=`",
+            f"pinned memory with `out=`{advice}",
             replacements=replacements,
         )
 
