@@ -162,15 +162,6 @@ class HostFactoryThenMove(Rule):
             "        self.ids = torch.arange(n).cuda()\n"
         ),
         Valid("import torch\ndef test_f(device):\n    x = torch.ones(3).to(device)\n"),
-        # code that runs once: module level, an initializer, a test
-        Valid("import torch\nX = torch.eye(8).cuda()\n"),
-        Valid(
-            "import torch\n"
-            "class M:\n"
-            "    def __init__(self, n):\n"
-            "        self.ids = torch.arange(n).cuda()\n"
-        ),
-        Valid("import torch\ndef test_f(device):\n    x = torch.ones(3).to(device)\n"),
         # a local function named like a torch factory
         Valid("def zeros(n): ...\ndef f(n):\n    return zeros(n).cuda()\n"),
     )

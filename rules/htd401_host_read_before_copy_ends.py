@@ -8,6 +8,7 @@ import libcst as cst
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_reads import Use, classify, parent_map
+from h2dlint.analysis.imports import dotted_name
 from h2dlint.analysis.provenance import Provenance, first_positional, is_true, keyword
 from h2dlint.analysis.races import host_sync
 from h2dlint.analysis.targets import Target
@@ -41,17 +42,6 @@ class _Copy:
     source: str
 
 
-def _dotted(node: cst.CSTNode) -> str | None:
-    parts: list[str] = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
-        node = node.value
-    if not isinstance(node, cst.Name):
-        return None
-    parts.append(node.value)
-    return ".".join(reversed(parts))
-
-
 class _Uses(cst.CSTVisitor):
     """In source order: the uses of ``names`` in one statement, and whether it may sync."""
 
@@ -81,7 +71,7 @@ class _Uses(cst.CSTVisitor):
             return False
         if isinstance(parent, cst.Arg) and parent.keyword is node:
             return False
-        dotted = _dotted(node)
+        dotted = dotted_name(node)
         if dotted not in self.names:
             return False
         if isinstance(parent, (cst.AssignTarget, cst.For, cst.CompFor, cst.AsName)) and (
@@ -484,7 +474,7 @@ class HostReadBeforeCopyEnds(Rule):
             for node in uses.uses:
                 use, expr = classify(node, parents, provenance, frame)
                 if use is Use.READ:
-                    return expr, _dotted(node) or shown
+                    return expr, dotted_name(node) or shown
                 if use is Use.ESCAPE:
                     return None
                 if use is Use.BIND:

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from h2dlint.analysis.aliases import ways_in
+from h2dlint.analysis.imports import dotted_name
 from h2dlint.analysis.provenance import first_positional, is_true, keyword
 from h2dlint.analysis.views import _WriteCollector, buffer_roots, view_root
 from h2dlint.engine import visit_read_only
@@ -94,7 +95,7 @@ def host_sync(call: cst.Call, excluded: frozenset[str] = frozenset()) -> bool:
 
 def _mentions(node: cst.CSTNode, names: frozenset[str]) -> bool:
     """Whether ``node`` mentions one of the dotted ``names`` (``y``, ``self.host``)."""
-    if isinstance(node, (cst.Name, cst.Attribute)) and _dotted(node) in names:
+    if isinstance(node, (cst.Name, cst.Attribute)) and dotted_name(node) in names:
         return True
     return any(_mentions(child, names) for child in node.children)
 
@@ -180,19 +181,8 @@ def _target_names(target: cst.BaseExpression) -> list[str]:
         return _target_names(target.value)
     if isinstance(target, (cst.Name, cst.Attribute)):
         root = view_root(target)
-        return [root] if root is not None and root == _dotted(target) else []
+        return [root] if root is not None and root == dotted_name(target) else []
     return []
-
-
-def _dotted(node: cst.BaseExpression) -> str | None:
-    parts: list[str] = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
-        node = node.value
-    if not isinstance(node, cst.Name):
-        return None
-    parts.append(node.value)
-    return ".".join(reversed(parts))
 
 
 class _Scan(_WriteCollector):
@@ -314,7 +304,7 @@ def region(node: cst.BaseExpression) -> str:
         if isinstance(current, cst.Call) and isinstance(current.func, cst.Attribute):
             current = current.func.value
             continue
-        if isinstance(current, cst.Attribute) and view_root(current) != _dotted(current):
+        if isinstance(current, cst.Attribute) and view_root(current) != dotted_name(current):
             current = current.value
             continue
         break
