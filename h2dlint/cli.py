@@ -256,7 +256,7 @@ def verify_command(
     """Run before/after fixtures on a CUDA GPU and check, measured, that the fix works.
 
     PATHS: two fixture files (before, after), or directories holding before.py and after.py (or
-    subdirectories that do, like fixtures/). Needs torch: pip install 'h2dlint[verify]'.
+    subdirectories that do, like fixtures/). Needs torch: pip install '.[verify]' from a checkout.
     Exit 0: every pair passes; 1: a pair fails; 2: usage or fixture error; 3: no CUDA device.
     """
     from h2dlint.verify.command import run_verify
