@@ -250,3 +250,15 @@ def test_kept_modules_are_bounded_by_their_text(project: Path, monkeypatch) -> N
     assert index.parsed("engine.worker.buffers") is not None
     assert index.parsed("engine.worker.runner") is not None
     assert list(index._parsed) == ["engine.worker.runner"]  # the older one was dropped
+
+
+def test_a_module_calling_only_its_own_copy_of_a_function_is_no_caller() -> None:
+    from h2dlint.project.callers import _reaching
+
+    reaches = _reaching("rotate_half")
+    assert reaches.search(b"from .modeling_llama import (\n    LlamaMLP,\n    rotate_half,\n)\n")
+    assert reaches.search(b"from .modeling_llama import rotate_half\n")
+    assert reaches.search(b"q = modeling_llama.rotate_half(q)\n")
+    own = b"import torch\n\ndef rotate_half(x):\n    return x\n\ny = rotate_half(q)\n"
+    assert not reaches.search(own)
+    assert not reaches.search(b"from x import rotate_halfway\n")

@@ -141,10 +141,11 @@ class CallerIndex:
         found: list[Caller] = []
         depends: dict[str, str] = {}
         files = self._files()
+        reaches = _reaching(name)
         for other in self._calling(name):
             data = files[other]
-            if other == module:
-                continue
+            if other == module or not reaches.search(data):
+                continue  # a module calling only its own function of that name is no caller
             if len(depends) >= MAX_FILES_PER_NAME:
                 break
             path = self.project.layout.path_of(other)
@@ -216,6 +217,18 @@ class CallerIndex:
                 if deeper is not None:
                     return f"called from `{caller.name}()` in {caller.module}, {deeper}"
         return None
+
+
+def _reaching(name: str) -> re.Pattern[bytes]:
+    """Text through which a module can call another module's ``name``: an import naming it
+    (``from .x import name``, also inside parentheses), or a call of it as an attribute
+    (``x.name(``, ``module.name(``). A module that defines and calls its own ``name`` (the
+    same helper copied into every model file) has neither."""
+    word = re.escape(name.encode())
+    return re.compile(
+        rb"import\s*(?:\([^)]*?\b" + word + rb"\b|[^\n(]*?\b" + word + rb"\b)"
+        rb"|\." + word + rb"\s*\("
+    )
 
 
 _LOOPS = (
