@@ -27,7 +27,8 @@ class ConstantTensorOnHotPath(Rule):
     `self.device`): the message says the copy happens if that device is a GPU.
 
     Not flagged: code that runs once (initializers, setup, module level, code under a run-once
-    guard), functions that are not hot outside loops, data that is not a literal number (HTD106
+    guard), functions that are not hot outside loops, loops in test code (`test_utils`,
+    `testing` packages, `test_*.py`), data that is not a literal number (HTD106
     judges Python data), tensors made with `pin_memory=`, and `torch.tensor(c).cuda()` (HTD301).
 
     ## Why is this bad?
@@ -269,8 +270,9 @@ class ConstantTensorOnHotPath(Rule):
         ancestors = self.context.ancestors
         if RunOnce.of(self.context).code(ancestors):
             return
-        in_loop = _in_loop(ancestors)
-        if not in_loop and HotPaths.of(self.context).why_hot_at(ancestors) is None:
+        hot_paths = HotPaths.of(self.context)
+        in_loop = _in_loop(ancestors) and not hot_paths.test_module
+        if not in_loop and hot_paths.why_hot_at(ancestors) is None:
             return
         target = provenance.device_target(device.value, frame, allocation=True)
         if target is not Target.DEVICE:

@@ -497,6 +497,12 @@ class HotPaths:
             self._reasons = self._propagate()
         return self._reasons
 
+    @property
+    def test_module(self) -> bool:
+        """Whether this file is test code of its package (see :meth:`_test_module`)."""
+        name = self.context.path.replace("\\", "/").rsplit("/", 1)[-1]
+        return self._test_module(name)
+
     def _test_module(self, file_name: str) -> bool:
         """Whether the file is test code of its package (``pkg.test_utils.*``,
         ``pkg.testing.*``, ``test_*.py``): what it runs per step is a test's, not
