@@ -3,10 +3,16 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.copies import fresh_joins, non_blocking_h2d_source
+from h2dlint.analysis.factories import RANDOM_FACTORIES, SHAPE_FACTORIES, factory_of
 from h2dlint.analysis.facts import Where
-from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.provenance import Provenance, keyword
+from h2dlint.analysis.targets import Target
 from h2dlint.analysis.views import Layout, layout
 from h2dlint.rule import Invalid, Rule, Valid
+
+# Sizes-only factories: `torch.zeros(n).to(dev, non_blocking=True)` is HTD301's finding.
+HOST_FACTORIES = SHAPE_FACTORIES | RANDOM_FACTORIES
 
 
 class NonBlockingPageableCopy(Rule):
@@ -18,7 +24,9 @@ class NonBlockingPageableCopy(Rule):
     `pin_memory=True`, a tensor computed on the host from others (arithmetic, `clone()`,
     advanced indexing — even of a pinned buffer, whose result is a fresh pageable tensor), or a
     name, `self` attribute or same-module helper whose value is provably one of those.
-    `torch.cat`/`torch.stack` results are reported by HTD104 instead, with a fix, and strided
+    `torch.cat`/`torch.stack` results are reported by HTD104 instead, with a fix, factories of
+    sizes made on the host only to be moved (`torch.zeros(n).to(dev, non_blocking=True)`) by
+    HTD301, with a fix, and strided
     views (`buf[:, :n]`) by HTD103; a join written into a buffer with `out=` is judged by its
     buffer, here. The copy goes to a device when its
     target says so (`"cuda"`, `torch.device("cuda", 0)`, a name such as `device`) and also when
@@ -78,6 +86,20 @@ class NonBlockingPageableCopy(Rule):
     candidates = (".to|.cuda|.copy_(non_blocking=True)",)
 
     valid = (
+        # factories of sizes made on the host and moved to a device: HTD301's, with its fix
+        Valid(
+            "import torch\n"
+            "def f(n, device):\n"
+            "    return torch.zeros(n).to(device, non_blocking=True)\n"
+        ),
+        Valid(
+            "import torch as T\n"
+            "def f(n, device):\n"
+            "    return T.arange(n).to(device, non_blocking=True)\n"
+        ),
+        Valid(
+            "from torch import zeros\ndef f(n):\n    return zeros(n, 4).cuda(non_blocking=True)\n"
+        ),
         Valid(
             "import torch\n"
             "x = torch.tensor([1, 2], pin_memory=True)\n"
@@ -248,15 +270,12 @@ class NonBlockingPageableCopy(Rule):
             12,
             message_contains="`t` is not pinned",
         ),
+        # A factory of sizes moved to a target the analysis cannot name: HTD301 cannot say it
+        # goes to a device, but `non_blocking=True` does.
         Invalid(
             "import torch as T\n"
-            "def f(n, device):\n"
-            "    return T.arange(n).to(device, non_blocking=True)\n",
-            3,
-            12,
-        ),
-        Invalid(
-            "from torch import zeros\ndef f(n):\n    return zeros(n, 4).cuda(non_blocking=True)\n",
+            "def f(n, where):\n"
+            "    return T.arange(n).to(where, non_blocking=True)\n",
             3,
             12,
         ),
@@ -351,6 +370,13 @@ class NonBlockingPageableCopy(Rule):
             return
         if fresh_joins(provenance, source, frame):
             return  # torch.cat/stack without out=, then copy: HTD104 reports it, with its fix
+        factory = factory_of(source)
+        if (
+            factory is not None
+            and provenance.qualify(factory.func) in HOST_FACTORIES
+            and _to_a_device(provenance, node, frame)
+        ):
+            return  # a factory made on the host only to be moved: HTD301 reports it, with its fix
         fact = provenance.fact(source, frame)
         if fact.contiguous is False and layout(provenance, source, frame) is Layout.STRIDED:
             return  # a strided view: HTD103 reports it, pinned or not
@@ -362,3 +388,16 @@ class NonBlockingPageableCopy(Rule):
                 f"`non_blocking=True` copy from pageable memory: {shown} is not pinned, so the "
                 "copy is staged by the driver and, from a few MiB up, blocks the host",
             )
+
+
+def _to_a_device(provenance: Provenance, copy: cst.Call, frame: Frame) -> bool:
+    """Whether the copy's target is a device by value or by name (``.cuda()``, ``"cuda"``,
+    ``device``): where HTD301 reports a host factory moved there."""
+    func = copy.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "cuda":
+        return True
+    target = keyword(copy, "device")
+    if target is None:
+        args = [a for a in copy.args if a.keyword is None]
+        target = args[0] if args else None
+    return target is not None and provenance.device_target(target.value, frame) is Target.DEVICE
