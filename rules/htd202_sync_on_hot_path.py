@@ -9,6 +9,8 @@ from h2dlint.analysis.hot_paths import DeviceLoop, HotPaths, device_loop
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance, host_named, keyword, positional
 from h2dlint.analysis.syncs import (
+    COMPARISON_OPERATORS,
+    MASK_METHODS,
     RowLoop,
     explicit_sync,
     has_modulo,
@@ -40,33 +42,6 @@ DATA_SIZED_METHODS = frozenset(
     {"nonzero", "argwhere", "unique", "unique_consecutive", "masked_select"}
 )
 DATA_SIZED_FUNCTIONS = frozenset(f"torch.{name}" for name in DATA_SIZED_METHODS)
-# Methods and functions that make a boolean mask of a tensor.
-MASK_METHODS = frozenset(
-    {
-        "bool",
-        "isnan",
-        "isinf",
-        "isfinite",
-        "eq",
-        "ne",
-        "gt",
-        "ge",
-        "lt",
-        "le",
-        "logical_and",
-        "logical_or",
-        "logical_not",
-        "isin",
-    }
-)
-_COMPARISONS = (
-    cst.LessThan,
-    cst.LessThanEqual,
-    cst.GreaterThan,
-    cst.GreaterThanEqual,
-    cst.Equal,
-    cst.NotEqual,
-)
 # Calls whose arguments are only logged or printed.
 LOGGING_METHODS = frozenset(
     {"debug", "info", "warning", "warn", "error", "exception", "log", "print", "write"}
@@ -905,7 +880,7 @@ def _is_mask(
     if depth > 4:
         return False
     if isinstance(node, cst.Comparison):
-        return all(isinstance(c.operator, _COMPARISONS) for c in node.comparisons)
+        return all(isinstance(c.operator, COMPARISON_OPERATORS) for c in node.comparisons)
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
         return _is_mask(provenance, node.expression, frame, depth + 1)
     if isinstance(node, cst.BinaryOperation) and isinstance(

@@ -442,9 +442,29 @@ def row_syncs(body: list[cst.CSTNode], loop: RowLoop) -> list[RowSync]:
 
 # -- tensors used as Python truth values --------------------------------------------------------
 
+# Methods and ``torch.<name>`` functions that make a boolean mask of a tensor.
+MASK_METHODS = frozenset(
+    {
+        "isnan",
+        "isinf",
+        "isfinite",
+        "eq",
+        "ne",
+        "gt",
+        "ge",
+        "lt",
+        "le",
+        "logical_and",
+        "logical_or",
+        "logical_not",
+        "bool",
+        "isin",
+    }
+)
 # Methods and ``torch.<name>`` functions whose result is a tensor on the input's device (a 0-d
-# one for the reductions): used as a Python bool or number, each syncs.
-VALUE_METHODS = frozenset(
+# one for the reductions): used as a Python bool or number, each syncs. (``isin`` is left out
+# of the truth values as it always was: a membership mask is tested with ``.any()``.)
+VALUE_METHODS = (MASK_METHODS - {"isin"}) | frozenset(
     {
         "any",
         "all",
@@ -458,24 +478,11 @@ VALUE_METHODS = frozenset(
         "prod",
         "mean",
         "norm",
-        "isnan",
-        "isinf",
-        "isfinite",
-        "eq",
-        "ne",
-        "gt",
-        "ge",
-        "lt",
-        "le",
-        "logical_and",
-        "logical_or",
-        "logical_not",
         "count_nonzero",
         "abs",
         "float",
         "long",
         "int",
-        "bool",
         "squeeze",
         "flatten",
         "softmax",
@@ -490,7 +497,7 @@ VALUE_METHODS = frozenset(
     }
 )
 # Tests of tensors that are Python bools already (no tensor as the truth value).
-_COMPARISON_OPERATORS = (
+COMPARISON_OPERATORS = (
     cst.LessThan,
     cst.LessThanEqual,
     cst.GreaterThan,
@@ -519,7 +526,7 @@ def tensor_test(test: cst.BaseExpression) -> cst.BaseExpression | None:
             return test
         return None
     if isinstance(test, cst.Comparison) and all(
-        isinstance(c.operator, _COMPARISON_OPERATORS) for c in test.comparisons
+        isinstance(c.operator, COMPARISON_OPERATORS) for c in test.comparisons
     ):
         operands = [test.left, *(c.comparator for c in test.comparisons)]
         if any(_reduction_call(o) for o in operands):
