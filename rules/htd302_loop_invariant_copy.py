@@ -17,6 +17,7 @@ from h2dlint.analysis.provenance import Provenance, first_positional, keyword
 from h2dlint.analysis.targets import Target
 from h2dlint.analysis.torch_api import (
     CONVERTERS,
+    DTYPE_METHODS,
     DTYPE_NAMES,
     FRESH_FACTORIES,
     HOST_WRAPPERS,
@@ -41,20 +42,13 @@ PURE_TORCH = (
 PURE_BUILTINS = frozenset(
     {"len", "int", "float", "bool", "list", "tuple", "range", "min", "max", "abs", "round", "sum"}
 )
-PURE_METHODS = frozenset(
+PURE_METHODS = DTYPE_METHODS | frozenset(
     {
         "size",
         "dim",
         "numel",
         "view",
         "reshape",
-        "float",
-        "half",
-        "bfloat16",
-        "double",
-        "long",
-        "int",
-        "bool",
         "to",
         "cuda",
         "contiguous",

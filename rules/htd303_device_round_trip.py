@@ -8,13 +8,13 @@ from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import MAX_DEPTH, Provenance, first_positional, keyword
 from h2dlint.analysis.targets import Target
-from h2dlint.analysis.torch_api import JOINS
+from h2dlint.analysis.torch_api import DTYPE_METHODS, JOINS
 from h2dlint.diagnostics import Confidence
 from h2dlint.engine import visit_read_only
 from h2dlint.rule import Invalid, Rule, Valid
 
 # Methods that only reshape, view, select or convert: no work that needs the device.
-RESHAPES = frozenset(
+RESHAPES = DTYPE_METHODS | frozenset(
     {
         "view",
         "reshape",
@@ -30,13 +30,6 @@ RESHAPES = frozenset(
         "select",
         "detach",
         "clone",
-        "float",
-        "half",
-        "bfloat16",
-        "double",
-        "long",
-        "int",
-        "bool",
     }
 )
 # Builtins that read a tensor without changing it.

@@ -7,6 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.provenance import first_positional
+from h2dlint.analysis.torch_api import DTYPE_METHODS
 
 # Factories whose arguments are sizes and fill values, never data: made on the host, then moved.
 SHAPE_FACTORIES = frozenset(
@@ -20,7 +21,7 @@ RANDOM_FACTORIES = frozenset(
     f"torch.{name}" for name in ("rand", "randn", "randint", "randperm", "normal")
 )
 # Methods between the factory and the copy that compute the same values on either device.
-EXACT_METHODS = frozenset(
+EXACT_METHODS = DTYPE_METHODS | frozenset(
     {
         "fill_",
         "zero_",
@@ -33,13 +34,6 @@ EXACT_METHODS = frozenset(
         "reshape",
         "expand",
         "contiguous",
-        "float",
-        "half",
-        "bfloat16",
-        "double",
-        "long",
-        "int",
-        "bool",
     }
 )
 

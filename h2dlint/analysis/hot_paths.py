@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from h2dlint.analysis.frames import Frame, ModuleIndex
+from h2dlint.analysis.host_data import PREPROCESSING_MODULES
 from h2dlint.analysis.imports import dotted_name
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
@@ -137,14 +138,6 @@ LOOPS = (cst.For, cst.While)
 # Packages of test code (parts of a module's dotted name).
 # (``tests/`` folders are not: they also hold reference models whose forward is a model's.)
 TEST_PACKAGES = frozenset({"test_utils", "testing"})
-# Modules of host-side data preprocessing (processors, feature extractors, tokenizers).
-PREPROCESSING_MODULES = (
-    "image_processing_",
-    "video_processing_",
-    "feature_extraction_",
-    "processing_",
-    "tokenization_",
-)
 
 
 def name_reason(name: str, method: bool) -> str | None:

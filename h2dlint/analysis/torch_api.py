@@ -39,6 +39,8 @@ FRESH_FACTORIES = frozenset(
 HOST_WRAPPERS = frozenset({"torch.from_numpy", "torch.frombuffer"})
 # Calls that convert data to a tensor, copying Python data but passing a tensor through as is.
 CONVERTERS = frozenset({"torch.as_tensor", "torch.asarray"})
+# Tensor methods that convert to another dtype (same values where exact, same device).
+DTYPE_METHODS = frozenset({"float", "half", "bfloat16", "double", "long", "int", "bool"})
 # Calls that join tensors into a new one on the inputs' device (unless ``out=`` is given).
 JOINS = frozenset(
     f"torch.{name}"
