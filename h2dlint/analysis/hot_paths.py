@@ -57,7 +57,7 @@ from h2dlint.analysis.host_data import PREPROCESSING_MODULES
 from h2dlint.analysis.imports import dotted_name
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.syncs import has_modulo
+from h2dlint.analysis.syncs import LoopBodyVisitor
 from h2dlint.analysis.targets import Target, to_target
 from h2dlint.engine import visit_read_only
 
@@ -564,7 +564,7 @@ class _Nesting(cst.CSTVisitor):
 OPTIMIZER_WORDS = ("optim", "scaler")
 
 
-class _DeviceWork(cst.CSTVisitor):
+class _DeviceWork(LoopBodyVisitor):
     """The device work a loop body does on every iteration. *Global* work makes any read in
     the iteration wait for it: a backward pass, an optimizer step, a CUDA graph replay. A copy
     to the device (``x.to(device)``, ``x.cuda()``) only makes a read wait when the read
@@ -583,21 +583,8 @@ class _DeviceWork(cst.CSTVisitor):
         self.assigned: dict[str, list[cst.BaseExpression]] = {}
         self.backward_of: set[str] = set()
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
     def visit_If(self, node: cst.If) -> bool:
-        if has_modulo(node.test):
-            if node.orelse is not None:
-                visit_read_only(node.orelse, self)
-            return False
-        return True
+        return not self._every_n(node)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:

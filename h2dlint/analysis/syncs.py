@@ -322,7 +322,7 @@ def sync_of(call: cst.Call, loop: RowLoop) -> RowSync | None:
     return None
 
 
-class _LoopBodyVisitor(cst.CSTVisitor):
+class LoopBodyVisitor(cst.CSTVisitor):
     """Walks one loop's body: nested functions, classes and lambdas are not the loop's, and a
     branch taken once every N iterations (``if step % 100 == 0``) is not per iteration (its
     ``else`` is)."""
@@ -345,7 +345,7 @@ class _LoopBodyVisitor(cst.CSTVisitor):
         return True
 
 
-class _SyncFinder(_LoopBodyVisitor):
+class _SyncFinder(LoopBodyVisitor):
     """Row syncs in a loop body. Nested function bodies are not the loop's; a sync that reads a
     nested loop's own rows is that loop's; a branch taken once every N iterations
     (``if step % 100 == 0``) is not per row."""
@@ -647,7 +647,7 @@ def explicit_sync(call: cst.Call) -> tuple[cst.BaseExpression, str] | None:
     return None
 
 
-class _IterationSyncs(_LoopBodyVisitor):
+class _IterationSyncs(LoopBodyVisitor):
     """Explicit host reads in a ``while`` body, not in nested functions, nested loops (they
     are judged as loops of their own) or branches taken once every N iterations."""
 
