@@ -18,8 +18,9 @@ unrelated diff when its formatter runs over the fixed file, and no reviewer acce
   the right side of ``and``/``or`` (evaluated only sometimes, or once per item), a compound
   statement's header (the condition of ``while``, an ``elif``, a default argument), a class
   body (the name would become a class attribute), or after a call or ``:=`` in the same
-  statement (which could change what the helper reads). The rule then writes today's inline
-  form.
+  statement (which could change what the helper reads). The rule then writes the value inline;
+  where that makes the line too long, the comprehension, conditional expression or call that
+  holds it is split first, as a formatter splits the outermost bracket.
 - :func:`fit_statement`: wraps the calls a fix wrote or changed when a line of the statement
   grows past the line length, the way Ruff and Black split a line: first the whole bracket's
   content on one indented line (only where the bracket closes the line, as their right-hand
@@ -264,11 +265,16 @@ def bind_before(
         leading_lines=line.leading_lines,
     )
     helper = fit_statement(context, helper, indent, [value], old=None)
-    statement = line.deep_replace(node, new_node)
-    assert isinstance(statement, cst.SimpleStatementLine)
+    inner = ancestors(context, node)[len(chain) :]
+    statement: cst.SimpleStatementLine | None = None
+    if not _heads_statement(inner, node):
+        statement = _fit_in_enclosure(context, line, inner, node, new_node, indent)
+    if statement is None:
+        replaced = line.deep_replace(node, new_node)
+        assert isinstance(replaced, cst.SimpleStatementLine)
+        changed = [new_node] if isinstance(new_node, (cst.Call, cst.Tuple)) else []
+        statement = fit_statement(context, replaced, indent, changed, old=line)
     statement = statement.with_changes(leading_lines=[])
-    changed = [new_node] if isinstance(new_node, (cst.Call, cst.Tuple)) else []
-    statement = fit_statement(context, statement, indent, changed, old=line)
     return line, cst.FlattenSentinel([helper, statement])
 
 
@@ -292,6 +298,8 @@ def fit_statement(
     indent: str,
     changed: Sequence[cst.CSTNode],
     old: cst.SimpleStatementLine | None,
+    *,
+    chained: bool = False,
 ) -> cst.SimpleStatementLine:
     """``statement`` (to stand at ``indent``) with the calls and tuples in ``changed`` (nodes of
     it that a fix wrote) wrapped where one of its lines that ``old`` does not have is longer
@@ -309,6 +317,8 @@ def fit_statement(
         column = _width(indent + line[: line.index(_MARKER)])
         tail = line[line.index(_MARKER) + len(_MARKER) :]
         ends_line = tail.split("#", 1)[0].strip() in ("", ",")
+        if chained and tail.startswith("."):
+            ends_line = True  # a call chain on a line of its own: its head's content is hugged
         layout = _Layout(limit, _width(indent), _unit(context))
         fitted = layout.fit(node, column, len(tail.rstrip()), relative, hug=ends_line)
         if fitted is not node:
@@ -338,15 +348,230 @@ def replace_fitted(
         return node, new_node
     line = chain[index]
     assert isinstance(line, cst.SimpleStatementLine)
+    indent = block_indent(context, chain[:index])
     if not _heads_statement(chain[index + 1 :], node):
-        return node, new_node
+        return _fitted_in_enclosure(context, line, chain[index + 1 :], node, new_node, indent)
     replaced = line.deep_replace(node, new_node)
     assert isinstance(replaced, cst.SimpleStatementLine)
-    indent = block_indent(context, chain[:index])
     fitted = fit_statement(context, replaced, indent, changed, old=line)
     if fitted is replaced:
         return node, new_node
     return line, fitted
+
+
+def _fitted_in_enclosure(
+    context: FileContext,
+    line: cst.SimpleStatementLine,
+    inner: Sequence[cst.CSTNode],
+    node: cst.CSTNode,
+    new_node: cst.CSTNode,
+    indent: str,
+) -> tuple[cst.CSTNode, cst.CSTNode]:
+    """The replacement of ``node`` by ``new_node`` where ``node`` heads the element of a
+    comprehension, the body of a conditional expression or an argument of a call that is the
+    statement's value: when the line grows too long, that enclosure is split first, as Ruff and
+    Black split the outermost bracket (its content on one line of its own where that fits; else
+    a comprehension's parts and a conditional's one a line, a call's arguments one a line), and
+    what is still too long is fitted on its own line."""
+    fitted = _fit_in_enclosure(context, line, inner, node, new_node, indent)
+    return (node, new_node) if fitted is None else (line, fitted)
+
+
+def _fit_in_enclosure(
+    context: FileContext,
+    line: cst.SimpleStatementLine,
+    inner: Sequence[cst.CSTNode],
+    node: cst.CSTNode,
+    new_node: cst.CSTNode,
+    indent: str,
+) -> cst.SimpleStatementLine | None:
+    """``line`` with ``node`` replaced by ``new_node`` and laid out (see
+    :func:`_fitted_in_enclosure`); None where it is left as it is."""
+    path = [*inner, node]
+    enclosure = _enclosure(path)
+    if enclosure is None:
+        return None
+    limit = line_length(context)
+    old_lines = set(_code(line).splitlines())
+    flat = line.deep_replace(node, new_node)
+    assert isinstance(flat, cst.SimpleStatementLine)
+    if not _too_long(_code(flat).splitlines(), indent, limit, old_lines):
+        return None
+    unit = _unit(context)
+    room = limit - _width(indent + unit)
+    rebuilt = enclosure.deep_replace(node, new_node)
+    assert isinstance(rebuilt, cst.BaseExpression)
+    split = _split_enclosure(rebuilt, unit, room)
+    if split is None:
+        return None
+    replaced = line.deep_replace(enclosure, split)
+    assert isinstance(replaced, cst.SimpleStatementLine)
+    top = _element(split, path)
+    if top is not new_node and isinstance(top, cst.Call):
+        joined = _joined(top)
+        if joined is not top:
+            replaced = replaced.deep_replace(top, joined)
+            assert isinstance(replaced, cst.SimpleStatementLine)
+            top = joined
+    if top is not new_node and isinstance(top, cst.Call) and "\n" not in _code(top):
+        # The chain's last call is split where the line up to its bracket fits (Black's
+        # right-hand split: the last bracket first, its trailers omitted only when needed).
+        head = _code(top.with_changes(args=()))[:-1]
+        if len(head) <= room:
+            return fit_statement(context, replaced, indent, [top], old=line)
+    changed = [new_node] if isinstance(new_node, (cst.Call, cst.Tuple)) else []
+    return fit_statement(context, replaced, indent, changed, old=line, chained=True)
+
+
+def _joined(call: cst.Call) -> cst.Call:
+    """``call`` with its arguments on its line again where a formatter split them only for
+    length (no comment, no magic trailing comma, no argument spanning lines): the fix changed
+    the line, so a formatter lays it out anew."""
+    if not call.args or "\n" not in _code(call.with_changes(func=cst.Name("f"))):
+        return call
+    last = call.args[-1]
+    if isinstance(last.comma, cst.Comma) or _has_comment(call.with_changes(func=cst.Name("f"))):
+        return call
+    args = [_bare(a) for a in call.args]
+    if any("\n" in _code(a) for a in args):
+        return call
+    spaced = [
+        a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        for a in args[:-1]
+    ]
+    return call.with_changes(
+        whitespace_before_args=cst.SimpleWhitespace(""), args=[*spaced, args[-1]]
+    )
+
+
+def _element(split: cst.CSTNode, path: Sequence[cst.CSTNode]) -> cst.CSTNode | None:
+    """In ``split`` (the enclosure, rebuilt), the element that ``path`` goes down through."""
+    if isinstance(split, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+        return split.elt
+    if isinstance(split, cst.IfExp):
+        return split.body
+    if _sole_generator(split):
+        assert isinstance(split, cst.Call) and isinstance(split.args[0].value, cst.GeneratorExp)
+        return split.args[0].value.elt
+    if isinstance(split, cst.Call):
+        arg = _argument(split, path)
+        return arg.value if arg is not None else None
+    return None
+
+
+def _argument(split: cst.Call, path: Sequence[cst.CSTNode]) -> cst.Arg | None:
+    enclosure = getattr(path[0], "value", None)
+    if isinstance(enclosure, cst.Call) and len(split.args) == len(enclosure.args):
+        for index, arg in enumerate(enclosure.args):
+            if arg is path[2]:
+                return split.args[index]
+    return None
+
+
+def _enclosure(path: Sequence[cst.CSTNode]) -> cst.BaseExpression | None:
+    """The statement's value, where it is a comprehension, a conditional expression or a call
+    whose element, body or argument ``path[-1]`` heads (alone or as the head of a chain of calls
+    and attributes); None elsewhere."""
+    if len(path) < 3 or not isinstance(path[0], _SMALL):
+        return None
+    value = getattr(path[0], "value", None)
+    if value is not path[1]:
+        return None
+    if _sole_generator(value):
+        # ``list(x.to(d) for x in xs)``: the call's brackets are the generator's
+        assert isinstance(value, cst.Call)
+        generator = value.args[0].value
+        assert isinstance(generator, cst.GeneratorExp)
+        heads = len(path) > 4 and path[4] is generator.elt and _heads(path[4:])
+        return value if heads and not isinstance(path[0], cst.AugAssign) else None
+    if not _heads(path[2:]):
+        return None
+    if isinstance(value, (cst.ListComp, cst.SetComp)) and path[2] is value.elt:
+        return value
+    if isinstance(value, cst.GeneratorExp) and value.lpar and path[2] is value.elt:
+        return value
+    if isinstance(value, cst.IfExp) and path[2] is value.body and len(value.lpar) < 2:
+        if isinstance(path[0], cst.Expr) or isinstance(value.orelse, cst.IfExp):
+            return None
+        return value
+    if isinstance(value, cst.Call) and isinstance(path[2], cst.Arg) and len(path) > 3:
+        arg = path[2]
+        if path[3] is not arg.value or arg.keyword is not None or arg.star:
+            return None
+        return value if not isinstance(path[0], cst.AugAssign) else None
+    return None
+
+
+def _heads(path: Sequence[cst.CSTNode]) -> bool:
+    """Whether each node of ``path`` (after an argument) is the callee or the object of the one
+    before it: ``node.to(device)`` is headed by ``node``."""
+    steps = [n for n in path if not isinstance(n, cst.Arg)]
+    for outer, child in itertools.pairwise(steps):
+        if isinstance(outer, cst.Call) and outer.func is child:
+            continue
+        if isinstance(outer, cst.Attribute) and outer.value is child:
+            continue
+        return False
+    return True
+
+
+def _split_enclosure(node: cst.BaseExpression, unit: str, room: int) -> cst.BaseExpression | None:
+    """``node`` (a statement's value) split over lines as a formatter splits it: its content
+    on one line of its own where that is at most ``room`` wide, else part by part."""
+    if _has_comment(node):
+        return None
+    if _sole_generator(node):
+        assert isinstance(node, cst.Call)
+        generator = node.args[0].value
+        assert isinstance(generator, cst.GeneratorExp)
+        if len(_code(generator)) > room:
+            generator = generator.with_changes(for_in=_split_for(generator.for_in, unit))
+        arg = node.args[0].with_changes(value=generator, whitespace_after_arg=_newline(""))
+        return node.with_changes(whitespace_before_args=_newline(unit), args=[arg])
+    if isinstance(node, cst.Call):
+        elements: list[Element] = list(node.args)
+        body = ", ".join(_code(_bare(e)) for e in elements)
+        if len(elements) == 1 or len(body) <= room:
+            split = _hugged(node, elements, unit, "")
+        else:
+            split = _exploded(node, elements, unit, "")
+        assert isinstance(split, cst.Call)
+        return split
+    if isinstance(node, cst.IfExp):
+        hugged = len(_code(node.with_changes(lpar=(), rpar=()))) <= room
+        parts = cst.SimpleWhitespace(" ") if hugged else _newline(unit)
+        return node.with_changes(
+            lpar=[cst.LeftParen(whitespace_after=_newline(unit))],
+            rpar=[cst.RightParen(whitespace_before=_newline(""))],
+            whitespace_before_if=parts,
+            whitespace_after_if=cst.SimpleWhitespace(" "),
+            whitespace_before_else=parts,
+            whitespace_after_else=cst.SimpleWhitespace(" "),
+        )
+    if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+        content = _code(node.with_changes(lpar=(), rpar=()))
+        if not isinstance(node, cst.GeneratorExp):
+            content = content[1:-1]
+        for_in = node.for_in if len(content) <= room else _split_for(node.for_in, unit)
+        if isinstance(node, cst.GeneratorExp):
+            lpar = [node.lpar[0].with_changes(whitespace_after=_newline(unit)), *node.lpar[1:]]
+            rpar = [node.rpar[0].with_changes(whitespace_before=_newline("")), *node.rpar[1:]]
+            return node.with_changes(lpar=lpar, rpar=rpar, for_in=for_in)
+        if isinstance(node, cst.SetComp):
+            lbrace = node.lbrace.with_changes(whitespace_after=_newline(unit))
+            rbrace = node.rbrace.with_changes(whitespace_before=_newline(""))
+            return node.with_changes(lbrace=lbrace, rbrace=rbrace, for_in=for_in)
+        lbracket = node.lbracket.with_changes(whitespace_after=_newline(unit))
+        rbracket = node.rbracket.with_changes(whitespace_before=_newline(""))
+        return node.with_changes(lbracket=lbracket, rbracket=rbracket, for_in=for_in)
+    return None
+
+
+def _split_for(for_in: cst.CompFor, unit: str) -> cst.CompFor:
+    """A comprehension's ``for`` and ``if`` clauses, each on a line of its own."""
+    ifs = [i.with_changes(whitespace_before=_newline(unit)) for i in for_in.ifs]
+    inner = _split_for(for_in.inner_for_in, unit) if for_in.inner_for_in is not None else None
+    return for_in.with_changes(whitespace_before=_newline(unit), ifs=ifs, inner_for_in=inner)
 
 
 def _heads_statement(inner: Sequence[cst.CSTNode], node: cst.CSTNode) -> bool:

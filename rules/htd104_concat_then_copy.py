@@ -4,7 +4,7 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from h2dlint.analysis.copies import fresh_joins, h2d_copy_source
+from h2dlint.analysis.copies import fresh_joins, h2d_copy_source, non_blocking_h2d_source
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import (
@@ -97,7 +97,9 @@ class ConcatThenCopy(Rule):
     change what runs (the join is in a comprehension, a lambda, a conditional expression, after
     `and`/`or`, in a `while` condition, in a class body, or after another call in the same
     statement), the buffer is written inline instead:
-    `torch.cat(xs, out=torch.empty(..., pin_memory=True))`. The fix is offered only where the
+    `torch.cat(xs, out=torch.empty(..., pin_memory=True))`, and the enclosing comprehension,
+    conditional expression or call is split over lines the way Ruff and Black split it, so
+    a formatter has nothing left to change. The fix is offered only where the
     copy already runs without blocking (`non_blocking=True`, or a `.pin_memory()`): from the
     pinned buffer a blocking copy would still block (HTD105 would report it), so there the
     message also says to copy with `non_blocking=True`. `torch.cat` only accepts a list or
@@ -388,7 +390,24 @@ class ConcatThenCopy(Rule):
             "    )\n"
             "    return torch.stack(xs, out=xs_pinned_2).to(dev, non_blocking=True)  # step\n",
         ),
-        # a comprehension cannot take a statement before it: the buffer stays inline
+        # `non_blocking=True` says the copy goes to a device, whatever the target is named
+        Invalid(
+            "import torch\n"
+            "def f(xs, target):\n"
+            "    return torch.cat(xs).to(target, non_blocking=True)\n",
+            3,
+            12,
+            expected_fix="import torch\n"
+            "def f(xs, target):\n"
+            "    xs_pinned = torch.empty(\n"
+            "        (sum(t.shape[0] for t in xs), *xs[0].shape[1:]),\n"
+            "        dtype=xs[0].dtype,\n"
+            "        pin_memory=True,\n"
+            "    )\n"
+            "    return torch.cat(xs, out=xs_pinned).to(target, non_blocking=True)\n",
+        ),
+        # a comprehension cannot take a statement before it: the buffer stays inline, and the
+        # comprehension is split the way a formatter splits it
         Invalid(
             "import torch\n"
             "def f(batches, dev):\n"
@@ -397,8 +416,13 @@ class ConcatThenCopy(Rule):
             13,
             expected_fix="import torch\n"
             "def f(batches, dev):\n"
-            "    return [torch.stack(b, out=torch.empty((len(b), *b[0].shape), dtype=b[0].dtype, "
-            "pin_memory=True)).to(dev, non_blocking=True) for b in batches]\n",
+            "    return [\n"
+            "        torch.stack(\n"
+            "            b, out=torch.empty((len(b), *b[0].shape), dtype=b[0].dtype, "
+            "pin_memory=True)\n"
+            "        ).to(dev, non_blocking=True)\n"
+            "        for b in batches\n"
+            "    ]\n",
         ),
         # nor does a conditional expression (`xs[0]` of an empty list would raise)
         Invalid(
@@ -409,8 +433,52 @@ class ConcatThenCopy(Rule):
             12,
             expected_fix="import torch\n"
             "def f(xs, dev):\n"
-            "    return torch.stack(xs, out=torch.empty((len(xs), *xs[0].shape), "
-            "dtype=xs[0].dtype, pin_memory=True)).to(dev, non_blocking=True) if xs else None\n",
+            "    return (\n"
+            "        torch.stack(\n"
+            "            xs,\n"
+            "            out=torch.empty(\n"
+            "                (len(xs), *xs[0].shape), dtype=xs[0].dtype, pin_memory=True\n"
+            "            ),\n"
+            "        ).to(dev, non_blocking=True)\n"
+            "        if xs\n"
+            "        else None\n"
+            "    )\n",
+        ),
+        # a generator given to a call: the call's brackets are split as the generator's
+        Invalid(
+            "import torch\n"
+            "def f(batches, dev):\n"
+            "    return list(torch.stack(b).to(dev, non_blocking=True) for b in batches if b)\n",
+            3,
+            17,
+            expected_fix="import torch\n"
+            "def f(batches, dev):\n"
+            "    return list(\n"
+            "        torch.stack(\n"
+            "            b, out=torch.empty((len(b), *b[0].shape), dtype=b[0].dtype, "
+            "pin_memory=True)\n"
+            "        ).to(dev, non_blocking=True)\n"
+            "        for b in batches\n"
+            "        if b\n"
+            "    )\n",
+        ),
+        # an argument of another call: that call's arguments go one a line
+        Invalid(
+            "import torch\n"
+            "def f(xs, dev):\n"
+            "    return pack(torch.stack(xs).to(dev, non_blocking=True), xs[0].shape[0] + 1, "
+            "'tail')\n",
+            3,
+            17,
+            expected_fix="import torch\n"
+            "def f(xs, dev):\n"
+            "    xs_pinned = torch.empty((len(xs), *xs[0].shape), dtype=xs[0].dtype, "
+            "pin_memory=True)\n"
+            "    return pack(\n"
+            "        torch.stack(xs, out=xs_pinned).to(dev, non_blocking=True),\n"
+            "        xs[0].shape[0] + 1,\n"
+            "        'tail',\n"
+            "    )\n",
         ),
     )
 
@@ -429,7 +497,13 @@ class ConcatThenCopy(Rule):
             return
         provenance = Provenance.of(self.context)
         frame = provenance.current_frame()
-        source = func.value if method == "pin_memory" else h2d_copy_source(provenance, node, frame)
+        source = (
+            func.value
+            if method == "pin_memory"
+            # `non_blocking=True` says the copy goes to a device whatever its target is named
+            else h2d_copy_source(provenance, node, frame)
+            or non_blocking_h2d_source(provenance, node, frame)
+        )
         if source is None:
             return
         for join in fresh_joins(provenance, source, frame):
