@@ -1,0 +1,408 @@
+"""The torch side of a trace: what intercepts copies and syncs, and how each is measured.
+
+- a ``TorchDispatchMode`` sees every aten op: the copies (``_to_copy``, ``copy_``), the scalar
+  reads behind ``.item()``, ``bool(t)``, ``int(t)`` and a 0-d tensor used as a size
+  (``_local_scalar_dense``), and the ops whose output shape depends on the data (``nonzero``,
+  ``t[mask]``, ``unique``, ``repeat_interleave`` without ``output_size``, ``bincount``, ``equal``);
+  each of these is timed (the host time lost is the measured wall time of the call);
+- a ``TorchFunctionMode`` names what the user called (``.tolist()``, ``bool()``,
+  ``torch.arange()``) and catches what the dispatch mode cannot see: ``torch.tensor(data,
+  device=...)`` builds its tensor below the dispatcher's Python key;
+- ``torch.cuda.synchronize``, ``Stream.synchronize`` and ``Event.synchronize`` are wrapped while the
+  trace runs (explicit syncs).
+
+An H2D copy ran asynchronously when the copy's stream is still busy once the call returned; the
+host waited when the stream was busy before the call and idle after (``recorder.async_outcome``).
+
+Only torch tensors reach this module's handlers; torch itself is passed in, never imported here at
+module level, so the lint path never loads it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from h2dlint.trace.events import DATA_DEPENDENT, EXPLICIT, SCALAR, TO_HOST
+from h2dlint.trace.frames import StackReader
+from h2dlint.trace.recorder import WAITED, Recorder, async_outcome
+from h2dlint.verify.copies import copy_record, op_arg
+
+Query = Callable[[Any], bool]
+"""Whether the current stream of a device has finished all its work (``Stream.query()``)."""
+
+DUNDER_LABELS = {
+    "__bool__": "bool()",
+    "__int__": "int()",
+    "__float__": "float()",
+    "__index__": "operator.index()",
+    "__getitem__": "t[...]",
+    "__setitem__": "t[...] = ...",
+    "__len__": "len()",
+    "__iter__": "iter()",
+    "__repr__": "repr()",
+    "__format__": "format()",
+}
+OP_LABELS = {
+    "aten._local_scalar_dense": ".item()",
+    "aten._to_copy": ".to()",
+    "aten.copy_": ".copy_()",
+    "aten.copy": ".copy_()",
+}
+FACTORY = "factory"
+
+
+def label_of(func: Any) -> str:
+    """How the user spelled a torch function: ``.item()``, ``bool()``, ``torch.arange()``."""
+    name = str(getattr(func, "__name__", "") or func)
+    if name in DUNDER_LABELS:
+        return DUNDER_LABELS[name]
+    owner = str(getattr(func, "__qualname__", "") or "").split(".")[0]
+    if owner in ("TensorBase", "Tensor"):
+        return f".{name}()"
+    if owner == "_VariableFunctionsClass":
+        return f"torch.{name}()"
+    module = getattr(func, "__module__", None)
+    return f"{module}.{name}()" if module else f"{name}()"
+
+
+def _fallbacks(torch: Any) -> dict[Any, str]:
+    """Functions recorded at the function level when the dispatch mode saw nothing inside them:
+    H2D factories, and the calls that read a device tensor on the host."""
+    tensor = torch.Tensor
+    found: dict[Any, str] = {}
+    for owner, name, kind in (
+        (torch, "tensor", FACTORY),
+        (torch, "as_tensor", FACTORY),
+        (torch, "asarray", FACTORY),
+        (tensor, "new_tensor", FACTORY),
+        (tensor, "item", SCALAR),
+        (tensor, "__bool__", SCALAR),
+        (tensor, "__int__", SCALAR),
+        (tensor, "__float__", SCALAR),
+        (tensor, "__index__", SCALAR),
+        (tensor, "tolist", TO_HOST),
+        (tensor, "cpu", TO_HOST),
+    ):
+        func = getattr(owner, name, None)
+        if func is not None:
+            found[func] = kind
+    return found
+
+
+class Interceptor:
+    """The handlers both modes call, bound to one recorder. ``device_types``: the device types
+    whose tensors live on the accelerator ("cuda"; the tests use "meta" for copies and "cpu" for
+    syncs). ``query``: tells whether a device's current stream is idle (None: cannot tell)."""
+
+    def __init__(
+        self,
+        torch: Any,
+        recorder: Recorder,
+        stacks: StackReader,
+        device_types: tuple[str, ...] = ("cuda",),
+        query: Query | None = None,
+    ) -> None:
+        self.torch = torch
+        self.rec = recorder
+        self.stacks = stacks
+        self.device_types = frozenset(device_types)
+        self.query = query
+        self.fallbacks = _fallbacks(torch)
+        aten = torch.ops.aten
+        self.to_copy = aten._to_copy
+        handlers: dict[Any, Callable[[Any, Any, tuple[Any, ...], dict[str, Any]], Any]] = {}
+        for name in ("_to_copy", "copy_", "copy"):
+            handlers[getattr(aten, name)] = self._copy
+        handlers[aten._local_scalar_dense] = self._scalar
+        for name in (
+            "nonzero",
+            "masked_select",
+            "_unique",
+            "_unique2",
+            "unique_dim",
+            "unique_consecutive",
+            "unique_dim_consecutive",
+            "bincount",
+            "equal",
+        ):
+            packet = getattr(aten, name, None)
+            if packet is not None:
+                handlers[packet] = self._data_dependent
+        for name in ("index", "index_put", "index_put_", "_index_put_impl_"):
+            packet = getattr(aten, name, None)
+            if packet is not None:
+                handlers[packet] = self._masked
+        handlers[aten.repeat_interleave] = self._repeat
+        self.handlers = handlers
+
+    # -- helpers -------------------------------------------------------------------------------
+    def on_device(self, value: Any) -> bool:
+        return isinstance(value, self.torch.Tensor) and value.device.type in self.device_types
+
+    def _what(self, packet: Any) -> str:
+        api = self.rec.api
+        if api is not None:
+            return label_of(api)
+        return OP_LABELS.get(str(packet), str(packet))
+
+    def _busy(self, device: Any) -> bool | None:
+        if self.query is None:
+            return None
+        try:
+            return not self.query(device)
+        except Exception:
+            return None
+
+    def _timed_sync(
+        self, func: Any, packet: Any, args: tuple[Any, ...], kwargs: dict[str, Any], reason: str
+    ) -> Any:
+        start = time.perf_counter()
+        out = func(*args, **kwargs)
+        ms = (time.perf_counter() - start) * 1e3
+        self.rec.sync(self.stacks.stack(), self._what(packet), str(packet), reason, ms)
+        return out
+
+    # -- the dispatch mode ---------------------------------------------------------------------
+    def dispatch(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        self.rec.ops += 1
+        packet = func.overloadpacket
+        handler = self.handlers.get(packet)
+        if handler is None:
+            return func(*args, **kwargs)
+        return handler(func, packet, args, kwargs)
+
+    def _copy(self, func: Any, packet: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        tensor = self.torch.Tensor
+        if packet is self.to_copy:
+            src = args[0] if args else kwargs.get("self")
+            device = kwargs.get("device")
+            if device is None or not isinstance(src, tensor):
+                return func(*args, **kwargs)
+            target = self.torch.device(device)
+            non_blocking = bool(kwargs.get("non_blocking", False))
+        else:
+            dst, src = args[0] if args else kwargs.get("self"), op_arg(args, kwargs, 1, "src")
+            if not (isinstance(dst, tensor) and isinstance(src, tensor)):
+                return func(*args, **kwargs)
+            target = dst.device
+            non_blocking = bool(op_arg(args, kwargs, 2, "non_blocking") or False)
+        source, destination = src.device.type, target.type
+        if source == "cpu" and destination != "cpu" and destination in self.device_types:
+            return self._h2d(func, packet, args, kwargs, src, target, non_blocking)
+        if destination == "cpu" and source != "cpu" and source in self.device_types:
+            return self._d2h(func, packet, args, kwargs, non_blocking)
+        return func(*args, **kwargs)
+
+    def _h2d(
+        self,
+        func: Any,
+        packet: Any,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        src: Any,
+        target: Any,
+        non_blocking: bool,
+    ) -> Any:
+        before = self._busy(target) if non_blocking else None
+        start = time.perf_counter()
+        out = func(*args, **kwargs)
+        ms = (time.perf_counter() - start) * 1e3
+        after = self._busy(target) if non_blocking else None
+        dst = out if packet is self.to_copy or not args else args[0]
+        record = copy_record(str(packet), src, dst, non_blocking, None)
+        if record is not None and record.direction == "HTD":
+            self.rec.copy(
+                self.stacks.stack(),
+                self._what(packet),
+                str(packet),
+                record.nbytes,
+                non_blocking,
+                record.host_pinned,
+                record.host_dense,
+                ms,
+                async_outcome(non_blocking, before, after),
+            )
+        return out
+
+    def _d2h(
+        self,
+        func: Any,
+        packet: Any,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        non_blocking: bool,
+    ) -> Any:
+        start = time.perf_counter()
+        out = func(*args, **kwargs)
+        ms = (time.perf_counter() - start) * 1e3
+        dst = out if packet is self.to_copy or not args else args[0]
+        if non_blocking and isinstance(dst, self.torch.Tensor) and dst.is_pinned():
+            return out  # into pinned memory, non_blocking: returns at once
+        self.rec.sync(self.stacks.stack(), self._what(packet), str(packet), TO_HOST, ms)
+        return out
+
+    def _scalar(self, func: Any, packet: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if not (args and self.on_device(args[0])):
+            return func(*args, **kwargs)
+        return self._timed_sync(func, packet, args, kwargs, SCALAR)
+
+    def _data_dependent(
+        self, func: Any, packet: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
+        if not any(self.on_device(value) for value in args[:2]):
+            return func(*args, **kwargs)
+        return self._timed_sync(func, packet, args, kwargs, DATA_DEPENDENT)
+
+    def _masked(self, func: Any, packet: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """``t[mask]`` and ``t[mask] = v`` with a boolean mask on the device: a nonzero inside."""
+        indices = op_arg(args, kwargs, 1, "indices") or ()
+        masks = (self.torch.bool, self.torch.uint8)
+        masked = any(
+            self.on_device(index) and index.dtype in masks for index in indices if index is not None
+        )
+        if not (masked and args and self.on_device(args[0])):
+            return func(*args, **kwargs)
+        return self._timed_sync(func, packet, args, kwargs, DATA_DEPENDENT)
+
+    def _repeat(self, func: Any, packet: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """``repeat_interleave`` with repeats in a device tensor and no ``output_size``."""
+        if kwargs.get("output_size") is not None:
+            return func(*args, **kwargs)
+        overload = getattr(func, "_overloadname", "")
+        repeats = args[0] if overload == "Tensor" and args else op_arg(args, kwargs, 1, "repeats")
+        if not self.on_device(repeats):
+            return func(*args, **kwargs)
+        return self._timed_sync(func, packet, args, kwargs, DATA_DEPENDENT)
+
+    # -- the function mode ---------------------------------------------------------------------
+    def function(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        rec = self.rec
+        if rec.api is not None:
+            return func(*args, **kwargs)
+        kind = self.fallbacks.get(func)
+        rec.api = func
+        if kind is None:
+            try:
+                return func(*args, **kwargs)
+            finally:
+                rec.api = None
+        h2d, syncs = rec.h2d_seen, rec.syncs_seen
+        start = time.perf_counter()
+        try:
+            out = func(*args, **kwargs)
+        finally:
+            rec.api = None
+        if rec.h2d_seen == h2d and rec.syncs_seen == syncs:
+            self._fallback(func, kind, args, kwargs, out, (time.perf_counter() - start) * 1e3)
+        return out
+
+    def _fallback(
+        self,
+        func: Any,
+        kind: str,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        out: Any,
+        ms: float,
+    ) -> None:
+        label = label_of(func)
+        if kind != FACTORY:
+            if args and self.on_device(args[0]):
+                self.rec.sync(self.stacks.stack(), label, label, kind, ms)
+            return
+        if not (self.on_device(out) and out.device.type != "cpu"):
+            return
+        is_method = label.startswith(".")
+        data = (args[1] if len(args) > 1 else None) if is_method else (args[0] if args else None)
+        data = kwargs.get("data", data)
+        tensor = self.torch.Tensor
+        if isinstance(data, tensor) and data.device.type != "cpu":
+            return  # device to device
+        pinned = bool(data.is_pinned()) if isinstance(data, tensor) else False
+        dense = bool(data.is_contiguous()) if isinstance(data, tensor) else True
+        nbytes = int(out.numel() * out.element_size())
+        self.rec.copy(self.stacks.stack(), label, label, nbytes, False, pinned, dense, ms, WAITED)
+
+    # -- explicit syncs ------------------------------------------------------------------------
+    def explicit(self, what: str, call: Callable[..., Any]) -> Callable[..., Any]:
+        """``call`` wrapped to record each successful call as an explicit sync."""
+
+        def synchronize(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            out = call(*args, **kwargs)
+            ms = (time.perf_counter() - start) * 1e3
+            self.rec.sync(self.stacks.stack(), what, what, EXPLICIT, ms)
+            return out
+
+        return synchronize
+
+
+def make_modes(torch: Any, interceptor: Interceptor) -> tuple[Any, Any]:
+    """A ``TorchFunctionMode`` and a ``TorchDispatchMode`` that hand every call to
+    ``interceptor``; enter the function mode first."""
+    from torch.overrides import TorchFunctionMode
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class TraceFunctions(TorchFunctionMode):
+        def __torch_function__(
+            self,
+            func: Any,
+            types: Any,
+            args: tuple[Any, ...] = (),
+            kwargs: dict[str, Any] | None = None,
+        ) -> Any:
+            return interceptor.function(func, args, kwargs or {})
+
+    class TraceDispatch(TorchDispatchMode):
+        def __torch_dispatch__(
+            self,
+            func: Any,
+            types: Any,
+            args: tuple[Any, ...] = (),
+            kwargs: dict[str, Any] | None = None,
+        ) -> Any:
+            return interceptor.dispatch(func, args, kwargs or {})
+
+    return TraceFunctions(), TraceDispatch()
+
+
+EXPLICIT_SYNCS = (
+    ("cuda", "synchronize", "torch.cuda.synchronize()"),
+    ("cuda.Stream", "synchronize", "Stream.synchronize()"),
+    ("cuda.Event", "synchronize", "Event.synchronize()"),
+    ("accelerator", "synchronize", "torch.accelerator.synchronize()"),
+)
+
+
+class Patches:
+    """Wraps torch's explicit synchronize calls while installed; :meth:`remove` puts back exactly
+    what was there."""
+
+    def __init__(self, torch: Any, interceptor: Interceptor) -> None:
+        self.torch = torch
+        self.interceptor = interceptor
+        self._saved: list[tuple[Any, str, Any, bool]] = []
+
+    def install(self) -> None:
+        for path, name, what in EXPLICIT_SYNCS:
+            owner: Any = self.torch
+            for part in path.split("."):
+                owner = getattr(owner, part, None)
+                if owner is None:
+                    break
+            original = getattr(owner, name, None) if owner is not None else None
+            if original is None:
+                continue
+            own = name in vars(owner)
+            self._saved.append((owner, name, vars(owner).get(name), own))
+            setattr(owner, name, self.interceptor.explicit(what, original))
+
+    def remove(self) -> None:
+        while self._saved:
+            owner, name, value, own = self._saved.pop()
+            if own:
+                setattr(owner, name, value)
+            else:
+                delattr(owner, name)
