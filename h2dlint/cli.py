@@ -193,6 +193,19 @@ def main() -> None:
 @click.option(
     "-v", "--verbose", is_flag=True, help="Log the files, settings and cache used, on stderr."
 )
+# -- runtime ----------------------------------------------------------------------------------
+@click.option(
+    "--trace",
+    "trace_file",
+    type=click.Path(path_type=Path),
+    help="A trace file (`h2dlint trace -o trace.json`): mark each finding confirmed, "
+    "contradicted or not reached by that run.",
+)
+@click.option(
+    "--only-confirmed",
+    is_flag=True,
+    help="With --trace: report only the findings the trace confirmed.",
+)
 # -- running -----------------------------------------------------------------------------------
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Processes (0: all).")
 @click.option(
