@@ -3,13 +3,12 @@ command line and the ``trace`` context manager."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
 from h2dlint.trace.events import TraceData
-from h2dlint.trace.join import Join, join
+from h2dlint.trace.join import Join, analysed_by, join
 from h2dlint.trace.lint import check_files, files_to_check
 from h2dlint.trace.report import RENDERERS, format_for, render_text
 
@@ -31,10 +30,7 @@ def joined(
         warn(f"cannot check the traced files ({exc}); the report has no findings to join")
         return None
 
-    def was_analysed(file: str) -> bool:
-        return os.path.abspath(file) in analysed
-
-    return join(trace, findings, was_analysed, str(cwd))
+    return join(trace, findings, analysed_by(analysed, str(cwd), trace.root), str(cwd))
 
 
 def write_reports(

@@ -113,6 +113,16 @@ def _keys(file: str, base: str) -> tuple[str, ...]:
     return tuple(keys)
 
 
+def analysed_by(files: Iterable[str], cwd: str, root: str) -> Callable[[str], bool]:
+    """Whether a file a trace made in ``root`` names is one of ``files`` (checked from ``cwd``)."""
+    keys = {key for file in files for key in _keys(file, cwd)}
+
+    def analysed(file: str) -> bool:
+        return not keys.isdisjoint(_keys(file, root))
+
+    return analysed
+
+
 class FileIndex:
     """Event groups and lines that ran, by file key."""
 

@@ -4,14 +4,20 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from h2dlint.diagnostics import FILE_DIAGNOSTIC_CODES, Finding, TraceMark
 from h2dlint.trace.events import TraceData
-from h2dlint.trace.join import CONFIRMED, CONTRADICTED, NOT_MEASURABLE, NOT_REACHED, join
+from h2dlint.trace.join import (
+    CONFIRMED,
+    CONTRADICTED,
+    NOT_MEASURABLE,
+    NOT_REACHED,
+    analysed_by,
+    join,
+)
 
 
 def mark_findings(
@@ -19,9 +25,9 @@ def mark_findings(
 ) -> tuple[list[Finding], str]:
     """``findings`` with their trace marks, and a one-line summary of the join (``analysed``:
     the absolute files checked, for the count of costly sites no finding covers)."""
-    checked = {os.path.abspath(file) for file in analysed}
     rule_findings = [f for f in findings if f.code not in FILE_DIAGNOSTIC_CODES]
-    result = join(trace, rule_findings, lambda file: os.path.abspath(file) in checked, str(cwd))
+    checked = analysed_by(analysed, str(cwd), trace.root)
+    result = join(trace, rule_findings, checked, str(cwd))
     marks = {
         id(match.finding): TraceMark(match.status, match.detail, match.count, match.host_ms)
         for match in result.matches

@@ -60,8 +60,12 @@ def parse(command: Sequence[str]) -> Program:
 
 def _user_traceback(tb: TracebackType | None) -> TracebackType | None:
     """``tb`` without the frames of this module and runpy above the program's own."""
-    internal = {os.path.abspath(__file__), os.path.abspath(runpy.__file__)}
-    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) in internal:
+    internal = {os.path.abspath(__file__), os.path.abspath(runpy.__file__), "<frozen runpy>"}
+
+    def ours(name: str) -> bool:
+        return name in internal or (not name.startswith("<") and os.path.abspath(name) in internal)
+
+    while tb is not None and ours(tb.tb_frame.f_code.co_filename):
         tb = tb.tb_next
     return tb
 
