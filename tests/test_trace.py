@@ -696,3 +696,30 @@ def test_recorded_trace_matches_what_check_reports(tmp_path: Path, monkeypatch) 
 
 def test_document_without_join() -> None:
     assert document(TraceData(), None)["join"] is None
+
+
+def test_the_example_runs_traced_on_the_cpu(tmp_path: Path, capfd, monkeypatch) -> None:
+    """The H200 example, small, on the CPU with CPU tensors counted as device tensors: it runs
+    under the interception, and its per-row syncs confirm HTD201."""
+    pytest.importorskip("torch", reason=NEEDS_TORCH)
+    from h2dlint.trace.command import trace_program
+
+    root = Path(__file__).resolve().parent.parent
+    monkeypatch.chdir(root)
+    serve = "examples/trace_serving/serve.py"
+    command = ["python", serve, "--device", "cpu", "--hidden", "16", "--layers", "1"]
+    command += ["--requests", "1", "--items", "2", "--steps", "1", "--warmup", "0"]
+    output = tmp_path / "example.json"
+    modules = dict(sys.modules)
+    try:
+        code = trace_program(parse(command), command, [output], True, True, [], 8, False, ("cpu",))
+    finally:
+        for name in set(sys.modules) - set(modules):  # the example's own modules
+            if name in ("model", "preprocess", "buffers"):
+                del sys.modules[name]
+    out = capfd.readouterr().out
+    assert code == 0 and out.startswith("steps: 1, median step:")
+    report = json.loads(output.read_text())
+    statuses = {(f["code"], f["status"]) for f in report["join"]["findings"]}
+    assert ("HTD201", CONFIRMED) in statuses
+    assert ("HTD101", NOT_REACHED) in statuses  # the copies are CPU to CPU here: none
