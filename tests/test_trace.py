@@ -75,20 +75,19 @@ def sync(stack: tuple[Frame, ...], reason: str = SCALAR, **fields: object) -> Ev
 
 # -- the recorder --------------------------------------------------------------------------------
 @pytest.mark.parametrize(
-    ("non_blocking", "before", "after", "outcome"),
+    ("non_blocking", "pending", "done_after", "outcome"),
     [
         (False, None, None, WAITED),  # a blocking copy waits by design
-        (False, True, True, WAITED),
-        (True, True, True, ASYNC),  # returned while the stream still worked
-        (True, False, True, ASYNC),  # the copy itself keeps the stream busy
-        (True, True, False, WAITED),  # busy before, idle after: the host waited
-        (True, False, False, UNKNOWN),  # too quick to tell
-        (True, None, None, UNKNOWN),  # the stream cannot be queried
+        (False, True, False, WAITED),
+        (True, True, False, ASYNC),  # returned while the work before it still ran
+        (True, True, True, WAITED),  # that work finished during the call: the host waited
+        (True, False, None, UNKNOWN),  # nothing queued before: nothing to wait for, no telling
+        (True, None, None, UNKNOWN),  # the stream cannot be asked
         (True, True, None, UNKNOWN),
     ],
 )
-def test_async_outcome(non_blocking, before, after, outcome) -> None:
-    assert async_outcome(non_blocking, before, after) == outcome
+def test_async_outcome(non_blocking, pending, done_after, outcome) -> None:
+    assert async_outcome(non_blocking, pending, done_after) == outcome
 
 
 def test_recorder_groups_copies_and_counts_outcomes() -> None:
@@ -221,11 +220,15 @@ def test_intercepts_host_syncs(tmp_path: Path) -> None:
     }
 
 
-def test_stream_queries_decide_whether_a_copy_ran_async(tmp_path: Path) -> None:
-    answers = iter([False, False, True, True, False, True])  # query(): True when idle
+def test_stream_marks_decide_whether_a_copy_ran_async(tmp_path: Path) -> None:
+    # Per copy: was the stream busy (a check), and had that work finished after the call?
+    answers = iter([False, True, None])
+    devices: list[object] = []
 
-    def query(device: object) -> bool:
-        return next(answers)
+    def marker(device: object):
+        devices.append(device)
+        done = next(answers)
+        return None if done is None else (lambda: done)
 
     data = run_traced(
         tmp_path,
@@ -234,13 +237,17 @@ def test_stream_queries_decide_whether_a_copy_ran_async(tmp_path: Path) -> None:
         x = torch.arange(4)
         for _ in range(3):
             x.to("meta", non_blocking=True)
+        x.to("meta")
         """,
         ("meta",),
-        query=query,
+        marker=marker,
     )
-    (group,) = data.groups
-    # busy -> busy: async; idle -> idle: unknown; busy -> idle: waited
-    assert (group.ran_async, group.unknown, group.waited) == (1, 1, 1)
+    groups = {g.non_blocking: g for g in data.groups}
+    async_group = groups[True]
+    # still running after: async; finished: waited; stream idle before: unknown
+    assert (async_group.ran_async, async_group.waited, async_group.unknown) == (1, 1, 1)
+    assert groups[False].waited == 1  # blocking: waits, no mark needed
+    assert [str(d) for d in devices] == ["meta"] * 3
 
 
 def test_explicit_syncs_are_recorded_and_unwrapped(tmp_path: Path, monkeypatch) -> None:

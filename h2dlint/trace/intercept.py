@@ -11,8 +11,9 @@
 - ``torch.cuda.synchronize``, ``Stream.synchronize`` and ``Event.synchronize`` are wrapped while the
   trace runs (explicit syncs).
 
-An H2D copy ran asynchronously when the copy's stream is still busy once the call returned; the
-host waited when the stream was busy before the call and idle after (``recorder.async_outcome``).
+Before a ``non_blocking`` H2D copy, an event is recorded on the stream if it has work queued: the
+copy ran asynchronously when that work is still running once the call returned, and the host
+waited when it finished during the call (``recorder.async_outcome``).
 
 Only torch tensors reach this module's handlers; torch itself is passed in, never imported here at
 module level, so the lint path never loads it.
@@ -29,8 +30,9 @@ from h2dlint.trace.frames import StackReader
 from h2dlint.trace.recorder import WAITED, Recorder, async_outcome
 from h2dlint.verify.copies import copy_record, op_arg
 
-Query = Callable[[Any], bool]
-"""Whether the current stream of a device has finished all its work (``Stream.query()``)."""
+Marker = Callable[[Any], "Callable[[], bool] | None"]
+"""Given a device: None when its current stream is idle, else a function that tells whether the
+work queued on it so far has finished (an event recorded now, queried later)."""
 
 DUNDER_LABELS = {
     "__bool__": "bool()",
@@ -94,7 +96,8 @@ def _fallbacks(torch: Any) -> dict[Any, str]:
 class Interceptor:
     """The handlers both modes call, bound to one recorder. ``device_types``: the device types
     whose tensors live on the accelerator ("cuda"; the tests use "meta" for copies and "cpu" for
-    syncs). ``query``: tells whether a device's current stream is idle (None: cannot tell)."""
+    syncs). ``marker``: marks a device's stream before a copy (None: cannot tell; see
+    :data:`Marker`)."""
 
     def __init__(
         self,
@@ -102,13 +105,13 @@ class Interceptor:
         recorder: Recorder,
         stacks: StackReader,
         device_types: tuple[str, ...] = ("cuda",),
-        query: Query | None = None,
+        marker: Marker | None = None,
     ) -> None:
         self.torch = torch
         self.rec = recorder
         self.stacks = stacks
         self.device_types = frozenset(device_types)
-        self.query = query
+        self.marker = marker
         self.fallbacks = _fallbacks(torch)
         aten = torch.ops.aten
         self.to_copy = aten._to_copy
@@ -147,13 +150,15 @@ class Interceptor:
             return label_of(api)
         return OP_LABELS.get(str(packet), str(packet))
 
-    def _busy(self, device: Any) -> bool | None:
-        if self.query is None:
-            return None
+    def _mark(self, device: Any) -> tuple[bool | None, Callable[[], bool] | None]:
+        """Whether the device's stream has work queued now, and how to ask if it finished."""
+        if self.marker is None:
+            return None, None
         try:
-            return not self.query(device)
+            check = self.marker(device)
         except Exception:
-            return None
+            return None, None
+        return check is not None, check
 
     def _timed_sync(
         self, func: Any, packet: Any, args: tuple[Any, ...], kwargs: dict[str, Any], reason: str
@@ -205,11 +210,16 @@ class Interceptor:
         target: Any,
         non_blocking: bool,
     ) -> Any:
-        before = self._busy(target) if non_blocking else None
+        pending, check = self._mark(target) if non_blocking else (None, None)
         start = time.perf_counter()
         out = func(*args, **kwargs)
         ms = (time.perf_counter() - start) * 1e3
-        after = self._busy(target) if non_blocking else None
+        done_after = None
+        if check is not None:
+            try:
+                done_after = bool(check())
+            except Exception:
+                done_after = None
         dst = out if packet is self.to_copy or not args else args[0]
         record = copy_record(str(packet), src, dst, non_blocking, None)
         if record is not None and record.direction == "HTD":
@@ -222,7 +232,7 @@ class Interceptor:
                 record.host_pinned,
                 record.host_dense,
                 ms,
-                async_outcome(non_blocking, before, after),
+                async_outcome(non_blocking, pending, done_after),
             )
         return out
 

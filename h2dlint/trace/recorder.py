@@ -22,20 +22,20 @@ WAITED = "waited"
 UNKNOWN = "unknown"
 
 
-def async_outcome(non_blocking: bool, busy_before: bool | None, busy_after: bool | None) -> str:
+def async_outcome(non_blocking: bool, pending: bool | None, done_after: bool | None) -> str:
     """Whether an H2D copy ran asynchronously, from the stream's state around the call.
 
-    A blocking copy (``non_blocking=False``) waits for the stream by design. A ``non_blocking``
-    one ran asynchronously when the stream is still busy after the call returned; the host waited
-    when the stream was busy before the call and idle after it. An idle stream before and after
-    says nothing (the copy was too quick to see), nor does a stream that cannot be queried."""
+    ``pending``: the stream still had work queued when the copy was called (None: unknown);
+    ``done_after``: that work had finished when the call returned (None: unknown). A blocking copy
+    (``non_blocking=False``) waits for the stream by design. A ``non_blocking`` one ran
+    asynchronously when the work queued before it is still running once it returned, and the
+    host waited when that work finished during the call. With nothing queued before the copy
+    there is nothing to wait for, and no telling."""
     if not non_blocking:
         return WAITED
-    if busy_after:
-        return ASYNC
-    if busy_before and busy_after is not None:
-        return WAITED
-    return UNKNOWN
+    if not pending or done_after is None:
+        return UNKNOWN
+    return WAITED if done_after else ASYNC
 
 
 @dataclass

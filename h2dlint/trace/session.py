@@ -15,7 +15,7 @@ from typing import Any
 
 from h2dlint.trace.events import TraceData
 from h2dlint.trace.frames import StackReader
-from h2dlint.trace.intercept import Interceptor, Patches, Query, make_modes
+from h2dlint.trace.intercept import Interceptor, Marker, Patches, make_modes
 from h2dlint.trace.lines import LineCoverage
 from h2dlint.trace.recorder import BURST_MIN, Recorder
 from h2dlint.verify.copies import internal_dirs, memcpy_counts
@@ -44,11 +44,19 @@ def project_filter(root: Path, torch_file: str | None) -> Callable[[str], bool]:
     return wanted
 
 
-def cuda_query(torch: Any) -> Query:
-    def query(device: Any) -> bool:
-        return bool(torch.cuda.current_stream(device).query())
+def cuda_marker(torch: Any) -> Marker:
+    """None when the device's current stream is idle; else the ``query`` of an event recorded on
+    it now (True once the work queued so far has finished)."""
 
-    return query
+    def mark(device: Any) -> Callable[[], bool] | None:
+        stream = torch.cuda.current_stream(device)
+        if stream.query():
+            return None
+        event = torch.cuda.Event()
+        event.record(stream)
+        return event.query  # type: ignore[no-any-return]
+
+    return mark
 
 
 def environment(torch: Any) -> dict[str, Any]:
@@ -75,7 +83,7 @@ class Session:
         root: Path | None = None,
         burst_min: int = BURST_MIN,
         device_types: tuple[str, ...] = ("cuda",),
-        query: Query | None = None,
+        marker: Marker | None = None,
         lines: bool = True,
         profile: bool = False,
     ) -> None:
@@ -84,9 +92,9 @@ class Session:
         self.recorder = Recorder(burst_min)
         torch_file = getattr(torch, "__file__", None)
         self.stacks = StackReader(torch_file)
-        if query is None and "cuda" in device_types and torch.cuda.is_available():
-            query = cuda_query(torch)
-        self.interceptor = Interceptor(torch, self.recorder, self.stacks, device_types, query)
+        if marker is None and "cuda" in device_types and torch.cuda.is_available():
+            marker = cuda_marker(torch)
+        self.interceptor = Interceptor(torch, self.recorder, self.stacks, device_types, marker)
         self.patches = Patches(torch, self.interceptor)
         self.coverage = LineCoverage(project_filter(self.root, torch_file)) if lines else None
         self.profile = profile
