@@ -41,8 +41,8 @@ def main():
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--requests", type=int, default=4)
     parser.add_argument("--items", type=int, default=4)
-    parser.add_argument("--hidden", type=int, default=1024)
-    parser.add_argument("--layers", type=int, default=4)
+    parser.add_argument("--hidden", type=int, default=1280)  # a Qwen2-VL-sized vision tower
+    parser.add_argument("--layers", type=int, default=8)
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     args = parser.parse_args()
     device = torch.device(args.device)

@@ -15,7 +15,7 @@ from typing import Any
 
 from h2dlint.trace.events import TraceData
 from h2dlint.trace.frames import StackReader
-from h2dlint.trace.intercept import Interceptor, Marker, Patches, make_modes
+from h2dlint.trace.intercept import Interceptor, Marker, Patches, make_mode
 from h2dlint.trace.lines import LineCoverage
 from h2dlint.trace.recorder import BURST_MIN, Recorder
 from h2dlint.verify.copies import internal_dirs, memcpy_counts
@@ -99,12 +99,12 @@ class Session:
         self.coverage = LineCoverage(project_filter(self.root, torch_file)) if lines else None
         self.profile = profile
         self._profiler: Any = None
-        self._modes: tuple[Any, Any] | None = None
+        self._mode: Any = None
         self._started = 0.0
 
     def start(self) -> None:
         torch = self.torch
-        function_mode, dispatch_mode = make_modes(torch, self.interceptor)
+        dispatch_mode = make_mode(self.interceptor)
         # The first dispatch mode imports torch._dynamo (seconds): before the clock starts.
         with dispatch_mode:
             torch.ones(1) + 1
@@ -115,20 +115,17 @@ class Session:
         if self.coverage is not None and not self.coverage.start():
             self.coverage = None
         self._started = time.perf_counter()
-        function_mode.__enter__()
         dispatch_mode.__enter__()
-        self._modes = (function_mode, dispatch_mode)
+        self._mode = dispatch_mode
 
     def stop(self) -> TraceData:
         wall = time.perf_counter() - self._started
-        if self._modes is not None:
-            function_mode, dispatch_mode = self._modes
-            self._modes = None
-            try:
-                dispatch_mode.__exit__(None, None, None)
-            finally:
-                function_mode.__exit__(None, None, None)
-        self.patches.remove()
+        try:
+            if self._mode is not None:
+                self._mode.__exit__(None, None, None)
+        finally:
+            self._mode = None
+            self.patches.remove()
         lines = self.coverage.stop() if self.coverage is not None else None
         profiler = _stop_profiler(self._profiler) if self._profiler is not None else None
         self._profiler = None
