@@ -46,6 +46,8 @@ class CheckArgs:
     cache_dir: Path | None = None
     no_prefilter: bool = False
     no_candidate_filter: bool = False
+    trace_file: Path | None = None
+    only_confirmed: bool = False
 
 
 class Level(enum.IntEnum):
@@ -102,6 +104,8 @@ def conflicts(args: CheckArgs) -> str | None:
         for flag, on in (("--fix", args.fix), ("--fix-only", args.fix_only), ("--diff", args.diff)):
             if on:
                 return f"--add-noqa cannot be combined with {flag}"
+    if args.only_confirmed and args.trace_file is None:
+        return "--only-confirmed needs --trace TRACE.json (written by `h2dlint trace -o`)"
     if args.show_files and args.show_settings:
         return "--show-files and --show-settings cannot be combined"
     return None

@@ -56,6 +56,15 @@ def run_check(args: CheckArgs) -> int:
     if problem is not None:
         console.error(problem)
         return EXIT_ERROR
+    trace = None
+    if args.trace_file is not None:
+        from h2dlint.trace.events import TraceFileError, load_trace
+
+        try:
+            trace = load_trace(args.trace_file)
+        except TraceFileError as exc:
+            console.error(str(exc))
+            return EXIT_ERROR
     overrides = Overrides(
         select=_split(args.select) or None,
         extend_select=_split(args.extend_select),
@@ -109,6 +118,14 @@ def run_check(args: CheckArgs) -> int:
         f"checked {plural(result.files_checked, 'file')} in {time.monotonic() - started:.2f} s "
         f"({result.files_parsed} parsed; the others answered by the cache or the prefilter)"
     )
+    if trace is not None:
+        from h2dlint.trace.marks import mark_findings, only_confirmed
+
+        analysed = [c.path for c in candidates]
+        result.findings, summary = mark_findings(result.findings, trace, cwd, analysed)
+        if args.only_confirmed:
+            result.findings = only_confirmed(result.findings)
+        console.info(summary)
     return report(result, args, mode, _unsafe_paths(candidates, stdin_job), cwd, console)
 
 

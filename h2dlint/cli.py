@@ -193,6 +193,19 @@ def main() -> None:
 @click.option(
     "-v", "--verbose", is_flag=True, help="Log the files, settings and cache used, on stderr."
 )
+# -- runtime ----------------------------------------------------------------------------------
+@click.option(
+    "--trace",
+    "trace_file",
+    type=click.Path(path_type=Path),
+    help="A trace file (`h2dlint trace -o trace.json`): mark each finding confirmed, "
+    "contradicted or not reached by that run.",
+)
+@click.option(
+    "--only-confirmed",
+    is_flag=True,
+    help="With --trace: report only the findings the trace confirmed.",
+)
 # -- running -----------------------------------------------------------------------------------
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Processes (0: all).")
 @click.option(
@@ -266,6 +279,73 @@ def verify_command(
     except KeyboardInterrupt:
         click.echo("h2dlint: interrupted", err=True)
         code = EXIT_INTERRUPTED
+    sys.exit(code)
+
+
+@main.command(
+    "trace",
+    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+)
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+@click.option(
+    "-o",
+    "--output-file",
+    "outputs",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Write the report here too (repeatable): .sarif for SARIF, .txt for text, else JSON "
+    "(the trace file `check --trace` reads).",
+)
+@click.option("-q", "--quiet", is_flag=True, help="Print no report on stderr.")
+@click.option("--no-lint", is_flag=True, help="Do not check the traced files; no join.")
+@click.option(
+    "--lint-path",
+    "lint_paths",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Check these files or directories for the join (default: the project files the run "
+    "touched, below the current directory).",
+)
+@click.option(
+    "--burst-min",
+    type=click.IntRange(min=2),
+    default=8,
+    show_default=True,
+    help="Copies from one call site in a row that make a per-item burst.",
+)
+@click.option(
+    "--profile",
+    is_flag=True,
+    help="Also count memcpy kinds with the torch profiler over the whole run (slower).",
+)
+def trace_command(
+    command: tuple[str, ...],
+    outputs: tuple[Path, ...],
+    quiet: bool,
+    no_lint: bool,
+    lint_paths: tuple[Path, ...],
+    burst_min: int,
+    profile: bool,
+) -> None:
+    """Run a program with its host<->device copies and syncs intercepted, and report them by
+    call site, joined with the findings in the files it ran.
+
+    COMMAND: `-- python script.py ARGS`, `-- python -m module ARGS` or `-- python -c CODE`. The
+    program runs in this interpreter; its stdout, stderr and exit code pass through, and the
+    report goes to stderr (and to each --output-file). Before the program starts: exit 2 for a
+    usage error, 3 without torch or a CUDA device. Details: docs/trace.md.
+    """
+    from h2dlint.trace.command import run_trace
+
+    code = run_trace(
+        command,
+        outputs=outputs,
+        quiet=quiet,
+        lint=not no_lint,
+        lint_paths=lint_paths,
+        burst_min=burst_min,
+        profile=profile,
+    )
     sys.exit(code)
 
 

@@ -107,6 +107,32 @@ class FixInfo:
 
 
 @dataclass(frozen=True)
+class TraceMark:
+    """What a trace (``check --trace``) says about a finding: ``status`` is "confirmed" (its
+    line produced the events its rule speaks of), "contradicted" (the line ran at another cost),
+    "not-reached" or "not-measurable" (a rule with no runtime cost, such as a race)."""
+
+    status: str
+    detail: str = ""
+    count: int = 0
+    host_ms: float = 0.0
+
+    def label(self) -> str:
+        """``confirmed: 64 events, 46.5 ms`` and the like, for text reports."""
+        if self.status == "confirmed":
+            return f"confirmed: {self.count} events, {self.host_ms:.3f} ms"
+        return self.status.replace("-", " ")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "detail": self.detail,
+            "count": self.count,
+            "host_ms": round(self.host_ms, 4),
+        }
+
+
+@dataclass(frozen=True)
 class Finding:
     """One reported problem in one file."""
 
@@ -122,6 +148,8 @@ class Finding:
     source_line: str = field(default="", compare=False)
     confidence: Confidence = Confidence.HIGH
     severity: Severity = Severity.WARNING
+    # Set by ``check --trace`` only (never cached): what a trace of a run says about it.
+    trace: TraceMark | None = field(default=None, compare=False)
 
     @property
     def level(self) -> str:
@@ -147,6 +175,7 @@ class Finding:
             self.source_line,
             self.confidence,
             self.severity,
+            self.trace,
         )
 
     def to_dict(self) -> dict[str, Any]:

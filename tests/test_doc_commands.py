@@ -32,7 +32,7 @@ BLOCK = re.compile(r"^```(\w*)\n(.*?)^```\n(?:\n```text\n(.*?)^```\n)?", re.S | 
 # have no safe fix (so --diff, which shows safe fixes only, has nothing to show).
 EXPECTED_EXIT: dict[str, int] = {
     # README.md
-    ".venv/bin/h2dlint examples/": 1,
+    ".venv/bin/h2dlint examples/serving_batch.py": 1,
     "h2dlint src/": 1,
     "h2dlint --fix src/": 1,
     "h2dlint --fix --unsafe-fixes src/": 1,
@@ -60,6 +60,18 @@ SKIP_RULES: list[tuple[re.Pattern[str], str]] = [
         re.compile(r"^pre-commit (install|run|try-repo)\b"),
         "installs a git hook or needs the reader's repository and a mirror of h2dlint's; "
         "tests/test_precommit.py runs both hooks through pre-commit try-repo",
+    ),
+    (
+        re.compile(r"^(\S*/)?h2dlint trace\b"),
+        "needs a CUDA GPU; tests/test_trace_gpu.py runs the command on the example there",
+    ),
+    (
+        re.compile(r"^(\S*/)?h2dlint check .*--trace\b"),
+        "needs a trace recorded on a GPU; tests/test_trace.py runs check --trace on a recorded one",
+    ),
+    (
+        re.compile(r"^\S*python \S*examples/trace_serving/serve\.py\b"),
+        "a GPU serving step (seconds a step on the CPU); tests/test_trace.py runs it small",
     ),
     (re.compile(r"^cd "), "changes to a directory of the reader's"),
     (

@@ -29,6 +29,8 @@ def _command(finding: Finding, options: ReportOptions) -> str:
     title = finding.code
     if finding.confidence is not Confidence.HIGH:
         title += f", {finding.confidence.value} confidence"
+    if finding.trace is not None:
+        title += f", {finding.trace.label()}"
     properties = {
         "title": f"h2dlint ({title})",
         "file": display_path(finding.path, options.cwd),

@@ -33,6 +33,14 @@ def render_json(findings: Sequence[Finding], summary: RunSummary, options: Repor
 
 
 def _record(finding: Finding, options: ReportOptions) -> dict[str, Any]:
+    record = _ruff_record(finding, options)
+    if finding.trace is not None:
+        # Not in Ruff's output, and only with `check --trace`: what the traced run says.
+        record["trace"] = finding.trace.to_dict()
+    return record
+
+
+def _ruff_record(finding: Finding, options: ReportOptions) -> dict[str, Any]:
     return {
         "cell": None,
         "code": finding.code,

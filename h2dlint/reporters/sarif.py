@@ -176,6 +176,8 @@ def _result(finding: Finding, index: dict[str, int], root: Path, cwd: Path) -> d
         "rank": RANKS[finding.confidence],
         "properties": {"confidence": finding.confidence.value},
     }
+    if finding.trace is not None:
+        result["properties"]["trace"] = finding.trace.to_dict()
     if finding.fix is not None and finding.fix.edits:
         result["fixes"] = [_fix(finding.fix, artifact)]
     return result

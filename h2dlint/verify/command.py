@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from h2dlint.verify.copies import import_torch
 from h2dlint.verify.fixtures import (
     Fixture,
     FixtureError,
@@ -22,7 +23,7 @@ from h2dlint.verify.fixtures import (
     load_fixture,
     pair_options,
 )
-from h2dlint.verify.measure import DEFAULT_REPEATS, Harness, PairMeasurement, import_torch
+from h2dlint.verify.measure import DEFAULT_REPEATS, Harness, PairMeasurement
 from h2dlint.verify.report import PairOutcome, render
 from h2dlint.verify.verdict import judge_pair
 

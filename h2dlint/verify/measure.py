@@ -21,19 +21,27 @@ helpers usable) where torch is not installed.
 from __future__ import annotations
 
 import contextlib
-import functools
 import statistics
 import sys
-import sysconfig
 import time
 import warnings
-from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from h2dlint.verify.compare import compare_outputs, snapshot
+from h2dlint.verify.copies import (
+    D2H_PREFIX,
+    H2D_PREFIX,
+    PAGEABLE_H2D,
+    PINNED_H2D,
+    CopyRecord,
+    copy_record,
+    internal_dirs,
+    memcpy_counts,
+    op_arg,
+)
 from h2dlint.verify.fixtures import Fixture, expected_of
 
 SLEEP_MS = 40.0
@@ -49,38 +57,10 @@ SLEEP_REPEATS = 5
 CALIBRATION_CYCLES = 20_000_000
 
 SYNC_WARNING = "called a synchronizing CUDA operation"
-MEMCPY_PREFIX = "Memcpy "
-PAGEABLE_H2D = "Memcpy HtoD (Pageable -> Device)"
-PINNED_H2D = "Memcpy HtoD (Pinned -> Device)"
-H2D_PREFIX = "Memcpy HtoD"
-D2H_PREFIX = "Memcpy DtoH"
 
 SYNC_DEBUG = "sync debug mode"
 SYNC_STAGED = "non_blocking copy through pageable memory"
 SYNC_EVENT = "event wait"
-
-
-@dataclass(frozen=True)
-class CopyRecord:
-    """One host<->device copy op seen by the dispatch mode while ``run`` ran."""
-
-    op: str
-    direction: str  # "HTD" or "D2H"
-    nbytes: int
-    non_blocking: bool
-    host_pinned: bool
-    host_dense: bool
-    line: str | None = None
-
-    @property
-    def staged(self) -> bool:
-        """The host side is not pinned and contiguous: CUDA copies it through pageable memory."""
-        return not (self.host_pinned and self.host_dense)
-
-    @property
-    def hidden_sync(self) -> bool:
-        """A ``non_blocking`` copy that is staged anyway: a sync the debug mode does not report."""
-        return self.non_blocking and self.staged
 
 
 @dataclass(frozen=True)
@@ -161,30 +141,8 @@ def median_and_spread(samples: list[float]) -> tuple[float, float]:
     return q2, q3 - q1
 
 
-def memcpy_counts(names: list[str]) -> dict[str, int]:
-    """Profiler event names -> counts of the memcpy kinds among them."""
-    return dict(sorted(Counter(n for n in names if n.startswith(MEMCPY_PREFIX)).items()))
-
-
-def import_torch() -> Any | None:
-    """torch, or None when it is not installed."""
-    try:
-        import torch
-    except ImportError:
-        return None
-    return torch
-
-
 class FixtureRunError(Exception):
     """``setup`` or ``run`` of a fixture raised; the message names the file."""
-
-
-@functools.cache
-def _internal_dirs(torch_file: str | None) -> tuple[str, ...]:
-    dirs = [str(Path(__file__).resolve().parent), sysconfig.get_paths()["stdlib"], "<"]
-    if torch_file:
-        dirs.append(str(Path(torch_file).resolve().parent))
-    return tuple(dirs)
 
 
 def user_line(fixture_file: str) -> str | None:
@@ -192,7 +150,7 @@ def user_line(fixture_file: str) -> str | None:
     else of the innermost frame outside torch, this package and the standard library."""
     frame = sys._getframe(1)
     fallback: str | None = None
-    internal = _internal_dirs(getattr(sys.modules.get("torch"), "__file__", None))
+    internal = internal_dirs(getattr(sys.modules.get("torch"), "__file__", None))
     while frame is not None:
         filename = frame.f_code.co_filename
         if filename == fixture_file:
@@ -201,34 +159,6 @@ def user_line(fixture_file: str) -> str | None:
             fallback = f"{filename}:{frame.f_lineno}"
         frame = frame.f_back  # type: ignore[assignment]
     return fallback
-
-
-def _arg(args: tuple[Any, ...], kwargs: dict[str, Any], index: int, name: str) -> Any:
-    if name in kwargs:
-        return kwargs[name]
-    return args[index] if len(args) > index else None
-
-
-def copy_record(
-    op: str, src: Any, dst: Any, non_blocking: bool, line: str | None
-) -> CopyRecord | None:
-    """A record of a copy from tensor ``src`` to tensor ``dst``, or None when it does not cross
-    between host and device."""
-    src_host = src.device.type == "cpu"
-    dst_host = dst.device.type == "cpu"
-    if src_host == dst_host:
-        return None
-    host, direction = (src, "HTD") if src_host else (dst, "D2H")
-    dense = bool(host.is_contiguous() and tuple(src.shape) == tuple(dst.shape))
-    return CopyRecord(
-        op=op,
-        direction=direction,
-        nbytes=int(src.numel() * src.element_size()),
-        non_blocking=bool(non_blocking),
-        host_pinned=bool(host.is_pinned()),
-        host_dense=dense,
-        line=line,
-    )
 
 
 def copy_recorder(fixture_file: str, copies: list[CopyRecord], syncs: list[SyncRecord]) -> Any:
@@ -256,8 +186,8 @@ def copy_recorder(fixture_file: str, copies: list[CopyRecord], syncs: list[SyncR
                 src, dst = args[0], out
                 non_blocking = kwargs.get("non_blocking", False)
             elif packet is copy_ or packet is copy:
-                src, dst = _arg(args, kwargs, 1, "src"), out
-                non_blocking = _arg(args, kwargs, 2, "non_blocking") or False
+                src, dst = op_arg(args, kwargs, 1, "src"), out
+                non_blocking = op_arg(args, kwargs, 2, "non_blocking") or False
             else:
                 return out
             if not (isinstance(src, torch.Tensor) and isinstance(dst, torch.Tensor)):
