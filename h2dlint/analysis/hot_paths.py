@@ -127,6 +127,13 @@ NOT_RUNNING_WORDS = frozenset(
         "total",
         "max",
         "min",
+        # debugging aids: dumps, prints and plots of a step's values
+        "dump",
+        "print",
+        "debug",
+        "show",
+        "plot",
+        "visualize",
     }
 )
 # Hot only as methods of a class: a top-level ``__call__`` is no such thing.
