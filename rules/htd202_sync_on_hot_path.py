@@ -435,6 +435,15 @@ class SyncOnHotPath(Rule):
             "    def dump_step_stats(self, x: torch.Tensor):\n"
             "        self.last_max = x.max().item()\n"
         ),
+        # A meshgrid of host ranges is on the host.
+        Valid(
+            "import torch\n"
+            "class Rope(torch.nn.Module):\n"
+            "    def forward(self, sizes):\n"
+            "        axes = [torch.arange(s, dtype=torch.float32) for s in sizes]\n"
+            "        grid = torch.stack(torch.meshgrid(*axes, indexing='ij'))\n"
+            "        return torch.arange(8) + grid.view(-1).max().item()\n"
+        ),
     )
     invalid = (
         # Many values written through a boolean mask: the mask becomes indices on the host.
