@@ -792,7 +792,7 @@ class SyncOnHotPath(Rule):
         if where is Where.DEVICE:
             confidence = Confidence.HIGH
         else:
-            if kind not in ("read", "copy", "test", "size", "mask-write"):
+            if kind not in ("read", "copy", "test", "size", "mask-write", "repeat_interleave"):
                 return False
             root = self._tensor_root(tensor, frame, explicit, sizes)
             if root is None or provenance.is_host_data(tensor, frame):

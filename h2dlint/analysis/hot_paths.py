@@ -55,7 +55,7 @@ import libcst as cst
 from h2dlint.analysis.frames import Frame, ModuleIndex
 from h2dlint.analysis.host_data import PREPROCESSING_MODULES
 from h2dlint.analysis.imports import dotted_name
-from h2dlint.analysis.once import RunOnce
+from h2dlint.analysis.once import RunOnce, builder_class, step_metadata_name
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.syncs import LoopBodyVisitor
 from h2dlint.analysis.targets import Target, to_target
@@ -147,6 +147,10 @@ LOOPS = (cst.For, cst.While)
 TEST_PACKAGES = frozenset({"test_utils", "testing"})
 
 
+METADATA_REASON = "`{}()` builds the attention metadata of each step (its name says so)"
+BUILDER_REASON = "an attention metadata builder's `build()` runs once per step"
+
+
 def name_reason(name: str, method: bool) -> str | None:
     """Why a function runs per step or per forward pass by the words of its name: a ``step``
     word (``update_step_context``, ``decode_step``, ``_optimizer_step``), ``forward`` first
@@ -156,6 +160,8 @@ def name_reason(name: str, method: bool) -> str | None:
     ``_prepare_for_flash_attn_...``: attention backends run per layer and forward). Not
     names that configure or query (``set_step``, ``get_attention_backend``, ``num_steps``)."""
     words = [w for w in name.lower().split("_") if w]
+    if step_metadata_name(name):
+        return METADATA_REASON.format(name)
     if not words or words[0] in NOT_RUNNING_WORDS:
         return None
     if "step" in words:
@@ -461,6 +467,8 @@ class HotPaths:
             return PER_REQUEST_REASON
         if reason is not None and (cls is not None or name not in METHOD_ONLY):
             return reason
+        if name == "build" and cls is not None and builder_class(cls):
+            return BUILDER_REASON
         return name_reason(name, cls is not None)
 
     def _project_reason(self, qualified: str) -> str | None:
@@ -488,6 +496,8 @@ class HotPaths:
             return False  # a pipeline's per-request call: only its loops are hot, and the
             # index does not say whether the call is in one
         if name in HOT_ENTRY_POINTS and (cls is not None or name not in METHOD_ONLY):
+            return True
+        if name == "build" and cls is not None and "Metadata" in cls and cls.endswith("Builder"):
             return True
         return name_reason(name, cls is not None) is not None
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
-from h2dlint.analysis.classes import named_class
+from h2dlint.analysis.classes import class_of, named_class
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame, parameter_annotation
 from h2dlint.analysis.imports import statements
@@ -722,6 +722,28 @@ def annotated_tensor_parameter(provenance: Provenance, name: cst.Name, frame: Fr
     return annotation is not None and tensor_annotation(provenance, annotation)
 
 
+def annotated_tensor_field(provenance: Provenance, node: cst.Attribute, frame: Frame) -> bool:
+    """Whether ``obj.attr`` is a field that ``obj``'s class (of the project) declares as one
+    tensor in its body (``seq_lens: torch.Tensor`` of a dataclass of step inputs)."""
+    owner = class_of(provenance, node.value, frame)
+    if owner is None or owner.provenance is None or owner.node is None:
+        return False
+    body = owner.node.body
+    if not isinstance(body, cst.IndentedBlock):
+        return False
+    for statement in body.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if (
+                isinstance(small, cst.AnnAssign)
+                and isinstance(small.target, cst.Name)
+                and small.target.value == node.attr.value
+            ):
+                return tensor_annotation(owner.provenance, small.annotation.annotation)
+    return False
+
+
 def on_host_by_name(node: cst.BaseExpression, frame: Frame) -> bool:
     """Whether names say the tensor is on the host: the tensor's (``cpu_lengths``) or the
     function's (``fill_indices_cpu``, a CPU reference implementation)."""
@@ -1084,6 +1106,8 @@ def tensor_evidence(
     if isinstance(node, cst.Subscript):
         inner = tensor_evidence(provenance, node.value, frame, depth=depth + 1)
         return inner
+    if isinstance(node, cst.Attribute):
+        return node if annotated_tensor_field(provenance, node, frame) else None
     if isinstance(node, cst.Comparison):
         operands = [node.left, *(c.comparator for c in node.comparisons)]
         for operand in operands:
