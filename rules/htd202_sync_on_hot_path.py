@@ -721,11 +721,11 @@ class SyncOnHotPath(Rule):
             return
         on_device = value_where(provenance, target.value, frame) is Where.DEVICE
         tensor = target.value if on_device else index.value
-        what = (
-            "writing through the boolean mask {}"
-            if value is not None
-            else ("updating in place through the boolean mask {}")
-        )
+        verb = "writing" if value is not None else "updating in place"
+        if on_device:
+            what = f"{verb} {{}} through a boolean mask"
+        else:
+            what = f"{verb} through the boolean mask {{}}"
         self._judge(node, tensor, what, "mask-write")
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
