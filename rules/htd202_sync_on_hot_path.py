@@ -91,18 +91,25 @@ class SyncOnHotPath(Rule):
     tensor as an `if` test such as `if mask.any():`), a blocking copy to the host (`.cpu()`,
     `.to("cpu")`, also when the function already made a host copy of the same tensor), and
     implicit syncs: a device scalar used as a size (`torch.arange(n)`, `torch.zeros(n)`,
-    `x.repeat(n, 1)`, `x.view(n, -1)`), boolean-mask indexing (`x[x > 0]`), and calls whose
-    output size depends on the data (`nonzero`, `argwhere`, `unique`, `masked_select`,
-    `repeat_interleave` with a tensor of repeats and no `output_size=`).
+    `x.repeat(n, 1)`, `x.view(n, -1)`), boolean-mask indexing (`x[x > 0]`), writes of many
+    values through a boolean mask (`embeds[is_image] = image_embeds`, and any `x[mask] += v`:
+    PyTorch turns the mask into indices with `nonzero`; `x[mask] = 0` is a `masked_fill` and
+    does not sync), and calls whose output size depends on the data (`nonzero`, `argwhere`,
+    `unique`, `masked_select`, `repeat_interleave` with a tensor of repeats and no
+    `output_size=`).
 
     A function is on a *hot path* when it runs per step or per request: `forward` or
     `__call__` of a class; a step-like entry point by name (`step`, `training_step`,
     `execute_model`, `prepare_inputs`, `schedule`, `update_from_output`, `sample`, `decode`,
-    `handle`, `process_request`...); a name with a `step` word (`update_step_context`,
+    `handle`, `process_request`...); `build()` of an attention metadata builder (a class named
+    `...Metadata...Builder`) and functions named for the per-step metadata of attention or a
+    batch (`init_forward_metadata`, `build_attn_metadata`), which run per step although
+    `build`/`init_` names are otherwise run-once; a name with a `step` word (`update_step_context`,
     `decode_step`), `forward`/`fwd` first or last (`forward_decode`, `_attn_forward`), a
     forward hook (`pre_process_fwd_hook`), or a top-level function with an `attention`/`attn`
     word (attention backends and their helpers) — not names that configure or count
-    (`set_step`, `get_*`, `num_steps`, `register_*`); or a function the same module calls from
+    (`set_step`, `get_*`, `num_steps`, `register_*`) or debug (`dump_*`, `print_*`, `debug_*`,
+    `show_*`, `plot_*`); or a function the same module calls from
     one (`self.method(...)` of the same class, a module function), transitively. The body of a
     `for` loop whose every iteration runs device work is hot too, wherever the loop is: a
     backward pass, an optimizer step or a CUDA graph replay (a training loop), or a copy to the
@@ -113,23 +120,30 @@ class SyncOnHotPath(Rule):
 
     Confidence: HIGH when the analysis proves the tensor is on a device (`.cuda()`,
     `.to(device)`, `device=` of a factory, and what is computed from those); MEDIUM when it is
-    surely a tensor whose device is unknown: a parameter annotated `torch.Tensor`, a
-    `torch.<function>` result (`torch.cat(...)`, `torch.max(x)`), a method only tensors have
+    surely a tensor whose device is unknown: a parameter annotated `torch.Tensor`, a field a
+    class of the project declares as a tensor (`seq_lens: torch.Tensor` of a dataclass of
+    step inputs), a `torch.<function>` result (`torch.cat(...)`, `torch.max(x)`), a method only tensors have
     (`x.int()`, `x.detach()`), a reduction or comparison read with `.item()`/`.tolist()`
     (`ctx.q_seqlens.max().item()`, `(a == b).tolist()`), the used result of a `.cpu()` of
     something not named as a module, or a name bound only to such values. The message says
     which tensor would have to be on the GPU. Host tensors stay silent: numpy arrays, `.cpu()`
-    results, names that say host (`lengths_cpu`, `host_ids`), and `forward` arguments that the
-    class's `prepare_inputs_for_generation` returns built on the host.
+    results, names that say host (`lengths_cpu`, `host_ids`), results of `numel()`/`size()`
+    (Python numbers), torch functions of host tensors (`torch.clamp(host, 0, n)`,
+    `torch.stack(torch.meshgrid(*host_ranges))`), and `forward` arguments that the class's
+    `prepare_inputs_for_generation` (its own or an inherited one, also from another module)
+    returns built on the host, or that an outer module of the same file passes on from such
+    an argument (`self.model(x, grid_thw=grid_thw)`).
 
     Not flagged: run-once and cold code; host tensors (built without `device=`, `.cpu()`
     results, `.to("cpu", non_blocking=True)` results); syncs reading the rows of a loop (HTD201
     reports those) and syncs in `while` loops (HTD201); `torch.cuda.synchronize()` (an explicit,
     intended wait); code that only runs while tracing or scripting (`if torch.jit.is_tracing():`);
     debugging aids and error paths: `assert` and `raise` statements, arguments of logging and
-    `print` calls, branches taken once every N steps (`if step % 100 == 0:`), and branches
+    `print` calls (also functions named `log_*`/`print_*`), branches taken once every N steps (`if step % 100 == 0:`), and branches
     whose test names debugging (`if self.debug:`,
-    `if logger.isEnabledFor(...)`); branches for another backend (`if x.device.type == "mps":`);
+    `if logger.isEnabledFor(...)`); branches for another backend (`if x.device.type == "mps":`,
+    `x.cpu() if x.device.type == "cpu" else x`); calls of the object's own members named like
+    tensor methods (`self.repeat(x)` runs a submodule);
     assignments through a mask (`x[mask] = 0` does not sync). A pipeline's `__call__` (a class
     named, or derived from one named, `...Pipeline...`) runs once per request around its loop
     of steps: only the loop's body is hot there. The one `.tolist()` that HTD201's fix leaves

@@ -8,7 +8,9 @@ A function of a module is *hot* when:
   training and evaluation steps of trainers (``training_step``, ``train_step``, ``step``...);
   the per-batch methods of inference engines and schedulers (``execute_model``,
   ``prepare_inputs``, ``schedule``, ``update_from_output``, ``sample``, ``decode``); request
-  handlers (``handle``, ``process_request``);
+  handlers (``handle``, ``process_request``); ``build`` of an attention metadata builder
+  (``...MetadataBuilder``) and functions named for per-step metadata (``init_forward_metadata``,
+  ``build_attn_metadata``), which :mod:`h2dlint.analysis.once` does not take for initialisers;
 - or it is configured hot (``[tool.h2dlint.analysis] hot-functions``);
 - or a hot function of the same module calls it, directly or through other functions:
   ``self.<method>(...)``/``cls.<method>(...)`` of the caller's own class, and calls of a
