@@ -122,10 +122,11 @@ class SyncOnHotPath(Rule):
     `.to(device)`, `device=` of a factory, and what is computed from those); MEDIUM when it is
     surely a tensor whose device is unknown: a parameter annotated `torch.Tensor`, a field a
     class of the project declares as a tensor (`seq_lens: torch.Tensor` of a dataclass of
-    step inputs), a `torch.<function>` result (`torch.cat(...)`, `torch.max(x)`), a method only tensors have
-    (`x.int()`, `x.detach()`), a reduction or comparison read with `.item()`/`.tolist()`
-    (`ctx.q_seqlens.max().item()`, `(a == b).tolist()`), the used result of a `.cpu()` of
-    something not named as a module, or a name bound only to such values. The message says
+    step inputs), a `torch.<function>` result (`torch.cat(...)`, `torch.max(x)`), a method
+    only tensors have (`x.int()`, `x.detach()`), a reduction or comparison read with
+    `.item()`/`.tolist()` (`ctx.q_seqlens.max().item()`, `(a == b).tolist()`), the used
+    result of a `.cpu()` of something not named as a module, or a name bound only to such
+    values. The message says
     which tensor would have to be on the GPU. Host tensors stay silent: numpy arrays, `.cpu()`
     results, names that say host (`lengths_cpu`, `host_ids`), results of `numel()`/`size()`
     (Python numbers), torch functions of host tensors (`torch.clamp(host, 0, n)`,
@@ -139,8 +140,8 @@ class SyncOnHotPath(Rule):
     reports those) and syncs in `while` loops (HTD201); `torch.cuda.synchronize()` (an explicit,
     intended wait); code that only runs while tracing or scripting (`if torch.jit.is_tracing():`);
     debugging aids and error paths: `assert` and `raise` statements, arguments of logging and
-    `print` calls (also functions named `log_*`/`print_*`), branches taken once every N steps (`if step % 100 == 0:`), and branches
-    whose test names debugging (`if self.debug:`,
+    `print` calls (also functions named `log_*`/`print_*`), branches taken once every N steps
+    (`if step % 100 == 0:`), and branches whose test names debugging (`if self.debug:`,
     `if logger.isEnabledFor(...)`); branches for another backend (`if x.device.type == "mps":`,
     `x.cpu() if x.device.type == "cpu" else x`); calls of the object's own members named like
     tensor methods (`self.repeat(x)` runs a submodule);
