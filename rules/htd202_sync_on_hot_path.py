@@ -13,9 +13,9 @@ from h2dlint.analysis.syncs import (
     MASK_METHODS,
     RowLoop,
     explicit_sync,
-    has_modulo,
     module_named,
     on_host_by_name,
+    periodic_test,
     prepared_on_host,
     row_loop,
     sync_of,
@@ -458,6 +458,18 @@ class SyncOnHotPath(Rule):
             "        axes = [torch.arange(s, dtype=torch.float32) for s in sizes]\n"
             "        grid = torch.stack(torch.meshgrid(*axes, indexing='ij'))\n"
             "        return torch.arange(8) + grid.view(-1).max().item()\n"
+        ),
+        # A helper called once every N steps (an eviction interval), not every step.
+        Valid(
+            "import torch\n"
+            "class Table(torch.nn.Module):\n"
+            "    def forward(self, ids, device):\n"
+            "        self.history = ids.to(device)\n"
+            "        if self.it - self.last_eviction == self.eviction_interval:\n"
+            "            self._coalesce()\n"
+            "        return ids\n"
+            "    def _coalesce(self):\n"
+            "        return torch.unique(self.history).tolist()\n"
         ),
     )
     invalid = (
@@ -947,7 +959,7 @@ class SyncOnHotPath(Rule):
                 and _device_type_test(provenance, parent.test)
             ):
                 return False  # ``x.cpu() if x.device.type == "cpu" else x``
-            if isinstance(parent, cst.If) and child is parent.body and has_modulo(parent.test):
+            if isinstance(parent, cst.If) and child is parent.body and periodic_test(parent.test):
                 return False  # once every N calls or iterations (``if step % 100 == 0:``)
             if explicit is not None and isinstance(parent, (cst.For, *COMPREHENSIONS)):
                 loop = _row_loop_of(parent)

@@ -59,7 +59,7 @@ from h2dlint.analysis.host_data import PREPROCESSING_MODULES
 from h2dlint.analysis.imports import dotted_name
 from h2dlint.analysis.once import RunOnce, builder_class, step_metadata_name
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.syncs import LoopBodyVisitor
+from h2dlint.analysis.syncs import LoopBodyVisitor, periodic_test
 from h2dlint.analysis.targets import Target, to_target
 from h2dlint.engine import visit_read_only
 
@@ -227,7 +227,7 @@ class _Calls(cst.CSTVisitor):
 
     def visit_If(self, node: cst.If) -> bool:
         visit_read_only(node.test, self)
-        if not self.once.guard(node, self.cls):
+        if not self.once.guard(node, self.cls) and not periodic_test(node.test):
             visit_read_only(node.body, self)
         if node.orelse is not None:
             visit_read_only(node.orelse, self)

@@ -408,6 +408,22 @@ def has_modulo(node: cst.BaseExpression) -> bool:
     return finder.found
 
 
+# Words of a name in a test that says the branch is taken once every so many steps.
+PERIOD_WORDS = ("interval", "every", "period", "freq")
+
+
+def periodic_test(test: cst.BaseExpression) -> bool:
+    """Whether an ``if`` test says its branch is taken once every N steps: a modulo
+    (``step % 100 == 0``), or a comparison with an interval
+    (``it - self.last_eviction == self.eviction_interval``, ``step >= self.next_every``)."""
+    if has_modulo(test):
+        return True
+    if not isinstance(test, cst.Comparison):
+        return False
+    code = cst.Module([]).code_for_node(test).lower()
+    return any(word in code for word in PERIOD_WORDS)
+
+
 def with_derived(body: list[cst.CSTNode], loop: RowLoop) -> RowLoop:
     """``loop`` knowing the names its body binds to tensors computed from a row: ``r =
     torch.as_tensor(t[i], dtype=torch.long)``, ``g = row.to(torch.int64)``. A name bound to a
