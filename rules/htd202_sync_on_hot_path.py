@@ -141,7 +141,8 @@ class SyncOnHotPath(Rule):
     intended wait); code that only runs while tracing or scripting (`if torch.jit.is_tracing():`);
     debugging aids and error paths: `assert` and `raise` statements, arguments of logging and
     `print` calls (also functions named `log_*`/`print_*`), branches taken once every N steps
-    (`if step % 100 == 0:`), and branches whose test names debugging (`if self.debug:`,
+    (`if step % 100 == 0:`, `if it - last == self.eviction_interval:`, also around the call of
+    a helper), and branches whose test names debugging (`if self.debug:`,
     `if logger.isEnabledFor(...)`); branches for another backend (`if x.device.type == "mps":`,
     `x.cpu() if x.device.type == "cpu" else x`); calls of the object's own members named like
     tensor methods (`self.repeat(x)` runs a submodule);
