@@ -13,9 +13,9 @@ from h2dlint.analysis.syncs import (
     MASK_METHODS,
     RowLoop,
     explicit_sync,
-    has_modulo,
     module_named,
     on_host_by_name,
+    periodic_test,
     prepared_on_host,
     row_loop,
     sync_of,
@@ -46,6 +46,10 @@ DATA_SIZED_FUNCTIONS = frozenset(f"torch.{name}" for name in DATA_SIZED_METHODS)
 LOGGING_METHODS = frozenset(
     {"debug", "info", "warning", "warn", "error", "exception", "log", "print", "write"}
 )
+# Tensor methods that reduce to one value when called without arguments.
+REDUCTIONS = frozenset({"sum", "max", "min", "mean", "prod", "amax", "amin", "norm", "item"})
+# Second words of functions named ``log_*`` that compute, not log (``log_softmax``).
+MATH_WORDS = frozenset({"softmax", "sigmoid", "sum", "prob", "probs", "det", "normal", "ndtr"})
 # Guards of code that runs only while tracing or scripting, never in eager steps.
 TRACING_GUARDS = frozenset({"is_tracing", "is_scripting", "is_compiling", "is_fx_tracing"})
 # Words in an `if` test that say the branch is for debugging.
@@ -74,6 +78,9 @@ _MESSAGES = {
     "`torch.where(mask, x, fill)`), or compute it on host data",
     "repeat_interleave": "pass `output_size=` with the total as a host int",
     "test": "decide on the device with `torch.where`, or on host data you already have",
+    "mask-write": "keep the shape: `x.masked_scatter_(mask[..., None], values)` (values in "
+    "mask order) or `torch.where(mask[..., None], new, x)` write without reading the mask on "
+    "the host",
 }
 
 
@@ -84,18 +91,25 @@ class SyncOnHotPath(Rule):
     tensor as an `if` test such as `if mask.any():`), a blocking copy to the host (`.cpu()`,
     `.to("cpu")`, also when the function already made a host copy of the same tensor), and
     implicit syncs: a device scalar used as a size (`torch.arange(n)`, `torch.zeros(n)`,
-    `x.repeat(n, 1)`, `x.view(n, -1)`), boolean-mask indexing (`x[x > 0]`), and calls whose
-    output size depends on the data (`nonzero`, `argwhere`, `unique`, `masked_select`,
-    `repeat_interleave` with a tensor of repeats and no `output_size=`).
+    `x.repeat(n, 1)`, `x.view(n, -1)`), boolean-mask indexing (`x[x > 0]`), writes of many
+    values through a boolean mask (`embeds[is_image] = image_embeds`, and any `x[mask] += v`:
+    PyTorch turns the mask into indices with `nonzero`; `x[mask] = 0` is a `masked_fill` and
+    does not sync), and calls whose output size depends on the data (`nonzero`, `argwhere`,
+    `unique`, `masked_select`, `repeat_interleave` with a tensor of repeats and no
+    `output_size=`).
 
     A function is on a *hot path* when it runs per step or per request: `forward` or
     `__call__` of a class; a step-like entry point by name (`step`, `training_step`,
     `execute_model`, `prepare_inputs`, `schedule`, `update_from_output`, `sample`, `decode`,
-    `handle`, `process_request`...); a name with a `step` word (`update_step_context`,
+    `handle`, `process_request`...); `build()` of an attention metadata builder (a class named
+    `...Metadata...Builder`) and functions named for the per-step metadata of attention or a
+    batch (`init_forward_metadata`, `build_attn_metadata`), which run per step although
+    `build`/`init_` names are otherwise run-once; a name with a `step` word (`update_step_context`,
     `decode_step`), `forward`/`fwd` first or last (`forward_decode`, `_attn_forward`), a
     forward hook (`pre_process_fwd_hook`), or a top-level function with an `attention`/`attn`
     word (attention backends and their helpers) — not names that configure or count
-    (`set_step`, `get_*`, `num_steps`, `register_*`); or a function the same module calls from
+    (`set_step`, `get_*`, `num_steps`, `register_*`) or debug (`dump_*`, `print_*`, `debug_*`,
+    `show_*`, `plot_*`); or a function the same module calls from
     one (`self.method(...)` of the same class, a module function), transitively. The body of a
     `for` loop whose every iteration runs device work is hot too, wherever the loop is: a
     backward pass, an optimizer step or a CUDA graph replay (a training loop), or a copy to the
@@ -106,23 +120,32 @@ class SyncOnHotPath(Rule):
 
     Confidence: HIGH when the analysis proves the tensor is on a device (`.cuda()`,
     `.to(device)`, `device=` of a factory, and what is computed from those); MEDIUM when it is
-    surely a tensor whose device is unknown: a parameter annotated `torch.Tensor`, a
-    `torch.<function>` result (`torch.cat(...)`, `torch.max(x)`), a method only tensors have
-    (`x.int()`, `x.detach()`), a reduction or comparison read with `.item()`/`.tolist()`
-    (`ctx.q_seqlens.max().item()`, `(a == b).tolist()`), the used result of a `.cpu()` of
-    something not named as a module, or a name bound only to such values. The message says
+    surely a tensor whose device is unknown: a parameter annotated `torch.Tensor`, a field a
+    class of the project declares as a tensor (`seq_lens: torch.Tensor` of a dataclass of
+    step inputs), a `torch.<function>` result (`torch.cat(...)`, `torch.max(x)`), a method
+    only tensors have (`x.int()`, `x.detach()`), a reduction or comparison read with
+    `.item()`/`.tolist()` (`ctx.q_seqlens.max().item()`, `(a == b).tolist()`), the used
+    result of a `.cpu()` of something not named as a module, or a name bound only to such
+    values. The message says
     which tensor would have to be on the GPU. Host tensors stay silent: numpy arrays, `.cpu()`
-    results, names that say host (`lengths_cpu`, `host_ids`), and `forward` arguments that the
-    class's `prepare_inputs_for_generation` returns built on the host.
+    results, names that say host (`lengths_cpu`, `host_ids`), results of `numel()`/`size()`
+    (Python numbers), torch functions of host tensors (`torch.clamp(host, 0, n)`,
+    `torch.stack(torch.meshgrid(*host_ranges))`), and `forward` arguments that the class's
+    `prepare_inputs_for_generation` (its own or an inherited one, also from another module)
+    returns built on the host, or that an outer module of the same file passes on from such
+    an argument (`self.model(x, grid_thw=grid_thw)`).
 
     Not flagged: run-once and cold code; host tensors (built without `device=`, `.cpu()`
     results, `.to("cpu", non_blocking=True)` results); syncs reading the rows of a loop (HTD201
     reports those) and syncs in `while` loops (HTD201); `torch.cuda.synchronize()` (an explicit,
     intended wait); code that only runs while tracing or scripting (`if torch.jit.is_tracing():`);
     debugging aids and error paths: `assert` and `raise` statements, arguments of logging and
-    `print` calls, branches taken once every N steps (`if step % 100 == 0:`), and branches
-    whose test names debugging (`if self.debug:`,
-    `if logger.isEnabledFor(...)`); branches for another backend (`if x.device.type == "mps":`);
+    `print` calls (also functions named `log_*`/`print_*`), branches taken once every N steps
+    (`if step % 100 == 0:`, `if it - last == self.eviction_interval:`, also around the call of
+    a helper), and branches whose test names debugging (`if self.debug:`,
+    `if logger.isEnabledFor(...)`); branches for another backend (`if x.device.type == "mps":`,
+    `x.cpu() if x.device.type == "cpu" else x`); calls of the object's own members named like
+    tensor methods (`self.repeat(x)` runs a submodule);
     assignments through a mask (`x[mask] = 0` does not sync). A pipeline's `__call__` (a class
     named, or derived from one named, `...Pipeline...`) runs once per request around its loop
     of steps: only the loop's body is hot there. The one `.tolist()` that HTD201's fix leaves
@@ -357,8 +380,113 @@ class SyncOnHotPath(Rule):
             "def scales(modules):\n"
             "    return [float(m.weight.detach().abs().mean().item()) for m in modules]\n"
         ),
+        # A submodule named like a tensor method (`self.repeat = nn.Sequential(...)`).
+        Valid(
+            "import torch\n"
+            "class Net(torch.nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        x = self.stem(x)\n"
+            "        x = self.repeat(x)\n"
+            "        return self.expand(x)\n"
+        ),
+        # Host tensors computed with torch functions (`torch.clamp` of a host tensor stays on
+        # the host), read in a helper called from `forward`.
+        Valid(
+            "import torch\n"
+            "def rand_box(size, lam):\n"
+            "    w = torch.tensor(size[1], dtype=torch.float32)\n"
+            "    cut = (w * lam).int()\n"
+            "    cx = torch.randint(0, size[1], (1,))\n"
+            "    x1 = torch.clamp(cx - cut // 2, 0, size[1])\n"
+            "    return x1.item()\n"
+            "class Mixer(torch.nn.Module):\n"
+            "    def forward(self, x, lam):\n"
+            "        start = rand_box(x.size(), lam)\n"
+            "        return x[:, start:]\n"
+        ),
+        # An inner model's `forward` argument that the outer model passes on from its input
+        # preparer, which builds it on the host.
+        Valid(
+            "import torch\n"
+            "class Inner(torch.nn.Module):\n"
+            "    def forward(self, embeds, grid_thw: torch.Tensor = None):\n"
+            "        return torch.split(embeds, (grid_thw.prod(-1) // 4).tolist())\n"
+            "class Outer(torch.nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.model = Inner()\n"
+            "    def forward(self, embeds, grid_thw: torch.Tensor = None):\n"
+            "        return self.model(embeds, grid_thw=grid_thw)\n"
+            "    def prepare_inputs_for_generation(self, embeds, items):\n"
+            "        grid_thw = torch.stack([i.grid for i in items]).cpu()\n"
+            "        return dict(embeds=embeds, grid_thw=grid_thw)\n"
+        ),
+        # Writes of one number through a mask are a `masked_fill` (no sync); a
+        # `masked_scatter_` of many values does not sync either.
+        Valid(
+            "import torch\n"
+            "class M(torch.nn.Module):\n"
+            "    def forward(self, ids: torch.Tensor, embeds: torch.Tensor, mm: torch.Tensor):\n"
+            "        x = self.embed(ids)\n"
+            "        fill = 0.5\n"
+            "        x[ids == 0] = 0\n"
+            "        x[ids < 0] = float('-inf')\n"
+            "        x[ids > 9] = fill\n"
+            "        x.masked_scatter_((ids == 7)[..., None], mm)\n"
+            "        return x\n"
+        ),
+        # Python numbers from tensor metadata (`numel()`), a copy in the branch for host
+        # tensors, and a dump of a step's values for debugging.
+        Valid(
+            "import torch\n"
+            "def partition_start(item, rank, size):\n"
+            "    n = item.numel()\n"
+            "    return int(n / size * rank)\n"
+            "class Experts(torch.nn.Module):\n"
+            "    def forward(self, tokens: torch.Tensor, counts: torch.Tensor):\n"
+            "        start = partition_start(tokens, 0, 2)\n"
+            "        use_cpu = tokens.device.type == 'cpu'\n"
+            "        host_counts = counts.cpu() if use_cpu else counts\n"
+            "        return tokens[start:], host_counts\n"
+            "    def dump_step_stats(self, x: torch.Tensor):\n"
+            "        self.last_max = x.max().item()\n"
+        ),
+        # A meshgrid of host ranges is on the host.
+        Valid(
+            "import torch\n"
+            "class Rope(torch.nn.Module):\n"
+            "    def forward(self, sizes):\n"
+            "        axes = [torch.arange(s, dtype=torch.float32) for s in sizes]\n"
+            "        grid = torch.stack(torch.meshgrid(*axes, indexing='ij'))\n"
+            "        return torch.arange(8) + grid.view(-1).max().item()\n"
+        ),
+        # A helper called once every N steps (an eviction interval), not every step.
+        Valid(
+            "import torch\n"
+            "class Table(torch.nn.Module):\n"
+            "    def forward(self, ids, device):\n"
+            "        self.history = ids.to(device)\n"
+            "        if self.it - self.last_eviction == self.eviction_interval:\n"
+            "            self._coalesce()\n"
+            "        return ids\n"
+            "    def _coalesce(self):\n"
+            "        return torch.unique(self.history).tolist()\n"
+        ),
     )
     invalid = (
+        # Many values written through a boolean mask: the mask becomes indices on the host.
+        Invalid(
+            "import torch\n"
+            "class M(torch.nn.Module):\n"
+            "    def forward(self, ids: torch.Tensor, mm: torch.Tensor):\n"
+            "        x = self.embed(ids)\n"
+            "        is_mm = ids == 7\n"
+            "        x[is_mm] = mm.to(x.dtype)\n"
+            "        return x\n",
+            6,
+            9,
+            message_contains="masked_scatter_",
+        ),
         Invalid(
             "import torch\n"
             "class M(torch.nn.Module):\n"
@@ -566,8 +694,11 @@ class SyncOnHotPath(Rule):
         provenance = Provenance.of(self.context)
         func = node.func
         qualified = provenance.qualify(func) or ""
-        # A method of a tensor (not a function of a module: ``torch.nonzero``).
+        # A method of a tensor (not a function of a module: ``torch.nonzero``; not a method or
+        # submodule of the object itself: ``self.repeat(x)`` runs an ``nn.Sequential``).
         method = func.attr.value if isinstance(func, cst.Attribute) and not qualified else None
+        if method is not None and _own_member(provenance, node):
+            return
         if qualified in SIZE_FACTORIES or method in SIZE_METHODS:
             args = positional(node)
             if qualified in FIRST_ARG_SIZE or method in ("new_zeros", "new_ones", "new_empty"):
@@ -591,6 +722,39 @@ class SyncOnHotPath(Rule):
                 self._judge(
                     node, repeats, "`repeat_interleave()` with repeats {}", "repeat_interleave"
                 )
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._mask_write(node, target.target, node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._mask_write(node, node.target, None)
+
+    def _mask_write(
+        self, node: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression | None
+    ) -> None:
+        """``x[mask] = values`` with a tensor of values (not one number: ``x[mask] = 0`` is a
+        ``masked_fill``), or ``x[mask] += v`` (reads ``x[mask]`` first): PyTorch turns the mask
+        into indices (``nonzero``), which syncs."""
+        if not isinstance(target, cst.Subscript) or len(target.slice) != 1:
+            return
+        index = target.slice[0].slice
+        if not isinstance(index, cst.Index) or not self._maybe_hot():
+            return
+        provenance = Provenance.of(self.context)
+        frame = provenance.current_frame()
+        if not _is_mask(provenance, index.value, frame):
+            return
+        if value is not None and not _many_values(provenance, value, frame):
+            return
+        on_device = value_where(provenance, target.value, frame) is Where.DEVICE
+        tensor = target.value if on_device else index.value
+        verb = "writing" if value is not None else "updating in place"
+        if on_device:
+            what = f"{verb} {{}} through a boolean mask"
+        else:
+            what = f"{verb} through the boolean mask {{}}"
+        self._judge(node, tensor, what, "mask-write")
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if self._assigned(node) or not self._maybe_hot():
@@ -656,7 +820,7 @@ class SyncOnHotPath(Rule):
         if where is Where.DEVICE:
             confidence = Confidence.HIGH
         else:
-            if kind not in ("read", "copy", "test", "size"):
+            if kind not in ("read", "copy", "test", "size", "mask-write", "repeat_interleave"):
                 return False
             root = self._tensor_root(tensor, frame, explicit, sizes)
             if root is None or provenance.is_host_data(tensor, frame):
@@ -790,7 +954,13 @@ class SyncOnHotPath(Rule):
                 return False
             if isinstance(parent, cst.Call) and _logging(parent):
                 return False
-            if isinstance(parent, cst.If) and child is parent.body and has_modulo(parent.test):
+            if (
+                isinstance(parent, cst.IfExp)
+                and child is not parent.test
+                and _device_type_test(provenance, parent.test)
+            ):
+                return False  # ``x.cpu() if x.device.type == "cpu" else x``
+            if isinstance(parent, cst.If) and child is parent.body and periodic_test(parent.test):
                 return False  # once every N calls or iterations (``if step % 100 == 0:``)
             if explicit is not None and isinstance(parent, (cst.For, *COMPREHENSIONS)):
                 loop = _row_loop_of(parent)
@@ -821,6 +991,45 @@ class SyncOnHotPath(Rule):
         if earlier is None:
             seen[key] = self.context.module.code_for_node(explicit)
         return earlier
+
+
+def _many_values(provenance: Provenance, value: cst.BaseExpression, frame: Frame) -> bool:
+    """Whether ``value`` (written through a mask) is surely a tensor that may hold many
+    values: not a number (``0``, ``float("-inf")``, a name bound to one), not a 0-d reduction
+    (``x.sum()``), not ``torch.tensor(number)``."""
+    if isinstance(value, (cst.Integer, cst.Float, cst.UnaryOperation)):
+        return False
+    if isinstance(value, cst.Call):
+        func = value.func
+        if isinstance(func, cst.Name) and func.value in ("float", "int", "bool"):
+            return False
+        if isinstance(func, cst.Attribute) and func.attr.value in REDUCTIONS and not value.args:
+            return False
+        qualified = provenance.qualify(func) or ""
+        if qualified in ("torch.tensor", "torch.as_tensor", "torch.scalar_tensor"):
+            first = positional(value)
+            return bool(first) and isinstance(first[0].value, (cst.List, cst.ListComp))
+    while (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value in ("to", "type", "contiguous", "view_as", "reshape_as")
+    ):
+        value = value.func.value  # a conversion keeps the number of values
+    if provenance.is_host_data(value, frame):
+        return False
+    if provenance.fact(value, frame).known:
+        return True
+    return tensor_evidence(provenance, value, frame) is not None
+
+
+def _own_member(provenance: Provenance, call: cst.Call) -> bool:
+    """Whether ``call`` calls a method or attribute of the function's own object
+    (``self.repeat(x)``, ``cls.expand(n)``): a submodule or a method, never a tensor's."""
+    func = call.func
+    if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name):
+        return False
+    frame = provenance.current_frame()
+    return func.value.value in {frame.self_name, "self", "cls"} - {None}
 
 
 def _row_reduction(node: cst.BaseExpression) -> bool:
@@ -919,7 +1128,12 @@ def _row_loop_of(node: cst.CSTNode) -> RowLoop | None:
 def _logging(call: cst.Call) -> bool:
     func = call.func
     if isinstance(func, cst.Name):
-        return func.value in ("print", "warn")
+        # ``print(...)``, and functions named for logging (``log_eviction(...)``,
+        # ``print_stats(...)``), not math named ``log`` (``log_softmax``)
+        words = func.value.lower().split("_")
+        return func.value in ("print", "warn") or (
+            len(words) > 1 and words[0] in ("log", "print", "warn") and words[1] not in MATH_WORDS
+        )
     if isinstance(func, cst.Attribute) and func.attr.value in LOGGING_METHODS:
         base = func.value
         text = base.value if isinstance(base, cst.Name) else ""
@@ -927,6 +1141,24 @@ def _logging(call: cst.Call) -> bool:
             text = base.attr.value
         return any(word in text.lower() for word in ("log", "warn", "writer", "stdout", "stderr"))
     return False
+
+
+DEVICE_TYPE_WORDS = ("device.type", ".is_cpu", ".is_cuda", 'device == "cpu"', "device == 'cpu'")
+
+
+def _device_type_test(provenance: Provenance, test: cst.BaseExpression, depth: int = 0) -> bool:
+    """Whether a test asks which kind of device a tensor is on (``x.device.type == "cpu"``,
+    ``x.is_cuda``, or a name bound only to such tests): each branch then knows where it is."""
+    if isinstance(test, cst.UnaryOperation):
+        return _device_type_test(provenance, test.expression, depth)
+    if isinstance(test, cst.Name) and depth < 3:
+        frame = provenance.current_frame()
+        values = provenance.bindings(frame).reaching(test)
+        return bool(values) and all(
+            v is not None and _device_type_test(provenance, v, depth + 1) for v in values
+        )
+    code = provenance.context.module.code_for_node(test)
+    return any(word in code for word in DEVICE_TYPE_WORDS)
 
 
 def _debug_or_tracing(provenance: Provenance, test: cst.BaseExpression) -> bool:

@@ -73,10 +73,8 @@ KNOWN_MISSES: frozenset[str] = frozenset(
         "serving_mm/sampler.py:47:HTD201",
         "serving_mm/sampler.py:72:HTD201",
         "imagegen/lightning_module.py:37:HTD201",
-        # HTD202 misses: a sync in a per-request helper of another module, and in a model
-        # helper.
+        # HTD202 miss: a sync in a per-request helper of another module.
         "serving_mm/mm_utils.py:84:HTD202",
-        "serving_mm/model.py:61:HTD202",
     }
 )
 

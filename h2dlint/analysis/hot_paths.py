@@ -8,7 +8,9 @@ A function of a module is *hot* when:
   training and evaluation steps of trainers (``training_step``, ``train_step``, ``step``...);
   the per-batch methods of inference engines and schedulers (``execute_model``,
   ``prepare_inputs``, ``schedule``, ``update_from_output``, ``sample``, ``decode``); request
-  handlers (``handle``, ``process_request``);
+  handlers (``handle``, ``process_request``); ``build`` of an attention metadata builder
+  (``...MetadataBuilder``) and functions named for per-step metadata (``init_forward_metadata``,
+  ``build_attn_metadata``), which :mod:`h2dlint.analysis.once` does not take for initialisers;
 - or it is configured hot (``[tool.h2dlint.analysis] hot-functions``);
 - or a hot function of the same module calls it, directly or through other functions:
   ``self.<method>(...)``/``cls.<method>(...)`` of the caller's own class, and calls of a
@@ -55,9 +57,9 @@ import libcst as cst
 from h2dlint.analysis.frames import Frame, ModuleIndex
 from h2dlint.analysis.host_data import PREPROCESSING_MODULES
 from h2dlint.analysis.imports import dotted_name
-from h2dlint.analysis.once import RunOnce
+from h2dlint.analysis.once import RunOnce, builder_class, step_metadata_name
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.syncs import LoopBodyVisitor
+from h2dlint.analysis.syncs import LoopBodyVisitor, periodic_test
 from h2dlint.analysis.targets import Target, to_target
 from h2dlint.engine import visit_read_only
 
@@ -127,6 +129,13 @@ NOT_RUNNING_WORDS = frozenset(
         "total",
         "max",
         "min",
+        # debugging aids: dumps, prints and plots of a step's values
+        "dump",
+        "print",
+        "debug",
+        "show",
+        "plot",
+        "visualize",
     }
 )
 # Hot only as methods of a class: a top-level ``__call__`` is no such thing.
@@ -140,6 +149,10 @@ LOOPS = (cst.For, cst.While)
 TEST_PACKAGES = frozenset({"test_utils", "testing"})
 
 
+METADATA_REASON = "`{}()` builds the attention metadata of each step (its name says so)"
+BUILDER_REASON = "an attention metadata builder's `build()` runs once per step"
+
+
 def name_reason(name: str, method: bool) -> str | None:
     """Why a function runs per step or per forward pass by the words of its name: a ``step``
     word (``update_step_context``, ``decode_step``, ``_optimizer_step``), ``forward`` first
@@ -149,6 +162,8 @@ def name_reason(name: str, method: bool) -> str | None:
     ``_prepare_for_flash_attn_...``: attention backends run per layer and forward). Not
     names that configure or query (``set_step``, ``get_attention_backend``, ``num_steps``)."""
     words = [w for w in name.lower().split("_") if w]
+    if step_metadata_name(name):
+        return METADATA_REASON.format(name)
     if not words or words[0] in NOT_RUNNING_WORDS:
         return None
     if "step" in words:
@@ -212,7 +227,7 @@ class _Calls(cst.CSTVisitor):
 
     def visit_If(self, node: cst.If) -> bool:
         visit_read_only(node.test, self)
-        if not self.once.guard(node, self.cls):
+        if not self.once.guard(node, self.cls) and not periodic_test(node.test):
             visit_read_only(node.body, self)
         if node.orelse is not None:
             visit_read_only(node.orelse, self)
@@ -454,6 +469,8 @@ class HotPaths:
             return PER_REQUEST_REASON
         if reason is not None and (cls is not None or name not in METHOD_ONLY):
             return reason
+        if name == "build" and cls is not None and builder_class(cls):
+            return BUILDER_REASON
         return name_reason(name, cls is not None)
 
     def _project_reason(self, qualified: str) -> str | None:
@@ -481,6 +498,8 @@ class HotPaths:
             return False  # a pipeline's per-request call: only its loops are hot, and the
             # index does not say whether the call is in one
         if name in HOT_ENTRY_POINTS and (cls is not None or name not in METHOD_ONLY):
+            return True
+        if name == "build" and cls is not None and "Metadata" in cls and cls.endswith("Builder"):
             return True
         return name_reason(name, cls is not None) is not None
 

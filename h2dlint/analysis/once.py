@@ -83,9 +83,40 @@ LOAD_WORDS = ("weight", "state_dict", "checkpoint", "pretrained", "model", "lora
 MEMOISING_DECORATORS = frozenset({"cache", "lru_cache", "cached_property"})
 
 
+# Words that, with ``metadata``, name the per-step metadata of attention or of a batch
+# (``init_forward_metadata``, ``build_attn_metadata``, ``_prepare_decode_metadata``).
+METADATA_STEP_WORDS = frozenset(
+    {"forward", "attn", "attention", "batch", "decode", "prefill", "step"}
+)
+
+
+def step_metadata_name(name: str) -> bool:
+    """Whether a function's name says it builds the metadata of each step or forward pass
+    (``init_forward_metadata``, ``build_attn_metadata``), not reads or sets it."""
+    words = [w for w in name.lower().split("_") if w]
+    return (
+        "metadata" in words
+        and bool(METADATA_STEP_WORDS & set(words))
+        and words[0] not in ("get", "set", "is", "has")
+    )
+
+
+def builder_class(cls: cst.ClassDef) -> bool:
+    """Whether a class builds per-step attention metadata: its name (or a base's) says
+    ``...MetadataBuilder`` (``FlashAttentionMetadataBuilder``, ``AttnMetadataBuilder``)."""
+    names = [cls.name.value, *((dotted_name(b.value) or "").rpartition(".")[2] for b in cls.bases)]
+    return any("Metadata" in n and n.endswith("Builder") for n in names)
+
+
 def once_by_name(function: cst.FunctionDef, cls: cst.ClassDef | None = None) -> bool:
-    """Whether ``function``'s name or decorators say it runs once (see the module docs)."""
+    """Whether ``function``'s name or decorators say it runs once (see the module docs). Not
+    the per-step names that look like initialisers: ``build`` of an attention metadata
+    builder, ``init_forward_metadata``."""
     name = function.name.value
+    if step_metadata_name(name) or (
+        name in ("build", "_build") and cls is not None and builder_class(cls)
+    ):
+        return False
     if name in ONCE_NAMES or name.startswith(ONCE_PREFIXES):
         return True
     if name.startswith(LOAD_PREFIXES) and any(word in name for word in LOAD_WORDS):

@@ -828,6 +828,18 @@ class Provenance:
         ):
             where = self.fact(seq.func.value, frame, depth + 1).where
             return Where.HOST if where.on_host else where
+        if isinstance(seq, cst.Call) and self.qualify(seq.func) in (
+            "torch.meshgrid",
+            "torch.broadcast_tensors",
+        ):  # tensors where their inputs are: ``torch.meshgrid(*[torch.arange(n) ...])``
+            wheres = [
+                self.sequence_where(a.value, frame, depth + 1)
+                if a.star == "*"
+                else self.fact(a.value, frame, depth + 1).where
+                for a in seq.args
+                if a.keyword is None
+            ]
+            return _any_where(wheres) if wheres else Where.UNKNOWN
         if isinstance(seq, cst.Name):
             wheres = []
             for value in self.bindings(frame).reaching(seq):

@@ -32,7 +32,7 @@ class Sampler:
 
     def apply_bad_words(self, logits: torch.Tensor, metadata: SamplingMetadata) -> torch.Tensor:
         for i in range(logits.shape[0]):  # expect: HTD201
-            if (metadata.bad_words_mask[i] > 0).any():
+            if (metadata.bad_words_mask[i] > 0).any():  # expect: HTD202
                 logits[i].masked_fill_(metadata.bad_words_mask[i], float("-inf"))
         return logits
 
