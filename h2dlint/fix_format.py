@@ -41,8 +41,8 @@ from collections.abc import Callable, Sequence
 import libcst as cst
 
 from h2dlint.context import FileContext
-from h2dlint.engine import visit_read_only
 from h2dlint.jobs import DEFAULT_LINE_LENGTH, LINE_LENGTH_OPTION
+from h2dlint.walk import visit_read_only
 
 _MARKER = "__h2dlint_fix_marker__"
 

@@ -21,9 +21,9 @@ from h2dlint.analysis.views import (
     layout,
 )
 from h2dlint.diagnostics import Confidence, FixSafety
-from h2dlint.engine import visit_read_only
 from h2dlint.fix_format import ancestors, block_indent, fit_statement
 from h2dlint.rule import Invalid, Rule, Valid
+from h2dlint.walk import visit_read_only
 
 LOOP_VARIABLE = "_row"
 

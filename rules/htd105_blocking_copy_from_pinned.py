@@ -16,9 +16,9 @@ from h2dlint.analysis.races import pending_reuses, scan_function
 from h2dlint.analysis.targets import Target
 from h2dlint.analysis.views import FunctionWrites, buffer_roots, function_writes
 from h2dlint.diagnostics import FixSafety
-from h2dlint.engine import visit_read_only
 from h2dlint.fix_format import replace_fitted
 from h2dlint.rule import Invalid, Rule, Valid
+from h2dlint.walk import visit_read_only
 
 # Methods whose result is read on the host: the chain waits for the copy anyway.
 HOST_READS = frozenset({"item", "tolist", "cpu", "numpy"})

@@ -25,8 +25,8 @@ from h2dlint.analysis.syncs import (
     with_derived,
 )
 from h2dlint.diagnostics import Confidence, FixSafety
-from h2dlint.engine import visit_read_only
 from h2dlint.rule import ComprehensionVisits, Invalid, Rule, Valid
+from h2dlint.walk import visit_read_only
 
 ATOMS = (cst.Name, cst.Attribute, cst.Subscript, cst.Call)
 # The methods that make a tensor an `if` or `while` test (see syncs.tensor_test).

@@ -10,8 +10,8 @@ from h2dlint.analysis.provenance import MAX_DEPTH, Provenance, first_positional,
 from h2dlint.analysis.targets import Target
 from h2dlint.analysis.torch_api import DTYPE_METHODS, JOINS
 from h2dlint.diagnostics import Confidence
-from h2dlint.engine import visit_read_only
 from h2dlint.rule import Invalid, Rule, Valid
+from h2dlint.walk import visit_read_only
 
 # Methods that only reshape, view, select or convert: no work that needs the device.
 RESHAPES = DTYPE_METHODS | frozenset(

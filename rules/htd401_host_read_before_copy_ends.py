@@ -14,8 +14,8 @@ from h2dlint.analysis.races import host_sync
 from h2dlint.analysis.targets import Target
 from h2dlint.analysis.views import buffer_roots
 from h2dlint.diagnostics import Confidence, Severity
-from h2dlint.engine import visit_read_only
 from h2dlint.rule import Invalid, Rule, Valid
+from h2dlint.walk import visit_read_only
 
 _NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 _BLOCKS = (cst.IndentedBlock, cst.Module, cst.SimpleStatementSuite)

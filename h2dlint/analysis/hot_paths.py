@@ -59,7 +59,7 @@ from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.syncs import LoopBodyVisitor
 from h2dlint.analysis.targets import Target, to_target
-from h2dlint.engine import visit_read_only
+from h2dlint.walk import visit_read_only
 
 if TYPE_CHECKING:
     from h2dlint.context import FileContext

@@ -57,7 +57,7 @@ from h2dlint.analysis.provenance import (
     keyword,
 )
 from h2dlint.analysis.targets import Target, by_name, name_words
-from h2dlint.engine import ReadOnlyVisitor, visit_read_only
+from h2dlint.walk import ReadOnlyVisitor, visit_read_only
 
 Comprehension = cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp
 

@@ -34,7 +34,7 @@ import libcst as cst
 from h2dlint.analysis.frames import ModuleIndex, decorator_names
 from h2dlint.analysis.imports import dotted_name, statements
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.engine import visit_read_only
+from h2dlint.walk import visit_read_only
 
 if TYPE_CHECKING:
     from h2dlint.context import FileContext

@@ -46,8 +46,8 @@ from h2dlint.analysis.torch_api import (
 )
 from h2dlint.analysis.views import subscript_fact, view_method_fact
 from h2dlint.context import FileContext
-from h2dlint.engine import visit_read_only
 from h2dlint.project import index as project_index
+from h2dlint.walk import visit_read_only
 
 MAX_DEPTH = 12
 # Annotations that say: a numpy array.

@@ -38,7 +38,7 @@ from h2dlint.analysis.aliases import ways_in
 from h2dlint.analysis.imports import dotted_name
 from h2dlint.analysis.provenance import first_positional, is_true, keyword
 from h2dlint.analysis.views import _WriteCollector, buffer_roots, view_root
-from h2dlint.engine import visit_read_only
+from h2dlint.walk import visit_read_only
 
 if TYPE_CHECKING:
     from h2dlint.analysis.frames import Frame

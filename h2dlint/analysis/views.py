@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from h2dlint.analysis.facts import UNKNOWN_FACT, Fact, Where
-from h2dlint.engine import ReadOnlyVisitor, visit_read_only
+from h2dlint.walk import ReadOnlyVisitor, visit_read_only
 
 if TYPE_CHECKING:
     from h2dlint.analysis.frames import Frame
