@@ -18,7 +18,7 @@ from libcst.metadata import CodePosition, CodeRange
 from h2dlint.source import NEWLINE
 
 if TYPE_CHECKING:
-    from h2dlint.analysis.imports import ImportTable
+    from h2dlint.imports import ImportTable
 
 T = TypeVar("T")
 
@@ -96,7 +96,7 @@ class FileContext:
 
     @property
     def imports(self) -> ImportTable:
-        from h2dlint.analysis.imports import ImportTable
+        from h2dlint.imports import ImportTable
 
         return self.shared("imports", lambda: ImportTable.from_module(self.module))
 

@@ -8,12 +8,12 @@ import libcst as cst
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_reads import Use, classify, parent_map
-from h2dlint.analysis.imports import dotted_name
 from h2dlint.analysis.provenance import Provenance, first_positional, is_true, keyword
 from h2dlint.analysis.races import host_sync
 from h2dlint.analysis.targets import Target
 from h2dlint.analysis.views import buffer_roots
 from h2dlint.diagnostics import Confidence, Severity
+from h2dlint.imports import dotted_name
 from h2dlint.rule import Invalid, Rule, Valid
 from h2dlint.walk import visit_read_only
 

@@ -185,7 +185,7 @@ def test_function_writes() -> None:
             """
         )
     )
-    from h2dlint.analysis.imports import ImportTable
+    from h2dlint.imports import ImportTable
 
     function = next(s for s in module.body if isinstance(s, cst.FunctionDef))
     writes = function_writes(function, ImportTable.from_module(module))

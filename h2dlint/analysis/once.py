@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from h2dlint.analysis.frames import ModuleIndex, decorator_names
-from h2dlint.analysis.imports import dotted_name, statements
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.imports import dotted_name, statements
 from h2dlint.walk import visit_read_only
 
 if TYPE_CHECKING:

@@ -33,7 +33,6 @@ from h2dlint.analysis.facts import (
     join,
 )
 from h2dlint.analysis.frames import Frame, ModuleIndex, method_frame, parameter_annotation
-from h2dlint.analysis.imports import ImportTable, dotted_name, statements
 from h2dlint.analysis.targets import Target, device_target, to_target
 from h2dlint.analysis.torch_api import (
     CONVERTERS,
@@ -46,6 +45,7 @@ from h2dlint.analysis.torch_api import (
 )
 from h2dlint.analysis.views import subscript_fact, view_method_fact
 from h2dlint.context import FileContext
+from h2dlint.imports import ImportTable, dotted_name, statements
 from h2dlint.project import index as project_index
 from h2dlint.walk import visit_read_only
 

@@ -17,8 +17,8 @@ from h2dlint.walk import ReadOnlyVisitor, visit_read_only
 
 if TYPE_CHECKING:
     from h2dlint.analysis.frames import Frame
-    from h2dlint.analysis.imports import ImportTable
     from h2dlint.analysis.provenance import Provenance
+    from h2dlint.imports import ImportTable
 
 STRIDED_VIEW_METHODS = frozenset(
     {
