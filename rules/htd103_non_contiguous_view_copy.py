@@ -2,14 +2,11 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.arguments import host_named, keyword
 from h2dlint.analysis.copies import non_blocking_h2d_source
 from h2dlint.analysis.facts import Fact, Where
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.provenance import (
-    Provenance,
-    host_named,
-    keyword,
-)
+from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target, by_name
 from h2dlint.analysis.views import (
     PERMUTING_ATTRIBUTES,

@@ -4,16 +4,11 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
+from h2dlint.analysis.arguments import first_positional, is_true, keyword, positional
 from h2dlint.analysis.copies import fresh_joins, h2d_copy_source
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.provenance import (
-    Provenance,
-    first_positional,
-    is_true,
-    keyword,
-    positional,
-)
+from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.torch_api import JOINS
 from h2dlint.candidates import called_as
 from h2dlint.diagnostics import FixSafety

@@ -3,15 +3,10 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.aliases import ways_in
+from h2dlint.analysis.arguments import first_positional, host_named, keyword, positional
 from h2dlint.analysis.facts import Fact, Where
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.provenance import (
-    Provenance,
-    first_positional,
-    host_named,
-    keyword,
-    positional,
-)
+from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.races import pending_reuses, scan_function
 from h2dlint.analysis.targets import Target
 from h2dlint.analysis.views import FunctionWrites, buffer_roots, function_writes

@@ -2,10 +2,11 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.arguments import keyword
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.hot_paths import HotPaths
-from h2dlint.analysis.provenance import Provenance, keyword
+from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.syncs import (
     SYNC_BUILTINS,
     TEST_METHODS,

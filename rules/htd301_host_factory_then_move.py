@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.arguments import first_positional, is_true, keyword, positional
 from h2dlint.analysis.factories import (
     EXACT_FACTORIES,
     EXACT_METHODS,
@@ -13,13 +14,7 @@ from h2dlint.analysis.factories import (
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import host_sequence, host_side
 from h2dlint.analysis.once import RunOnce
-from h2dlint.analysis.provenance import (
-    Provenance,
-    first_positional,
-    is_true,
-    keyword,
-    positional,
-)
+from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target, device_by_value, device_target
 from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.rule import Invalid, Rule, Valid

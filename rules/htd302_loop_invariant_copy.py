@@ -4,6 +4,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from h2dlint.analysis.arguments import first_positional, keyword
 from h2dlint.analysis.factories import (
     RANDOM_FACTORIES,
     SHAPE_FACTORIES,
@@ -13,7 +14,7 @@ from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.loops import tiny_iterable
 from h2dlint.analysis.once import RunOnce
-from h2dlint.analysis.provenance import Provenance, first_positional, keyword
+from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target
 from h2dlint.analysis.torch_api import (
     CONVERTERS,

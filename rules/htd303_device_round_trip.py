@@ -4,9 +4,10 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from h2dlint.analysis.arguments import first_positional, keyword
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.provenance import MAX_DEPTH, Provenance, first_positional, keyword
+from h2dlint.analysis.provenance import MAX_DEPTH, Provenance
 from h2dlint.analysis.targets import Target
 from h2dlint.analysis.torch_api import DTYPE_METHODS, JOINS
 from h2dlint.diagnostics import Confidence

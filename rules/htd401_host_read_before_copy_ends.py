@@ -5,10 +5,11 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from h2dlint.analysis.arguments import first_positional, is_true, keyword
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_reads import Use, classify, parent_map
-from h2dlint.analysis.provenance import Provenance, first_positional, is_true, keyword
+from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.races import host_sync
 from h2dlint.analysis.targets import Target
 from h2dlint.analysis.views import buffer_roots

@@ -45,17 +45,12 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from h2dlint.analysis.arguments import first_positional, host_named, is_true, keyword
 from h2dlint.analysis.bindings import COMPREHENSIONS
 from h2dlint.analysis.copies import non_blocking_to_unnamed_device
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.provenance import (
-    Provenance,
-    first_positional,
-    host_named,
-    is_true,
-    keyword,
-)
+from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target, by_name, name_words
 from h2dlint.walk import ReadOnlyVisitor, visit_read_only
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from h2dlint.analysis import cross_module
+from h2dlint.analysis.arguments import first_positional, is_false, is_true, keyword
 from h2dlint.analysis.bindings import Bindings, collect_bindings
 from h2dlint.analysis.classes import ClassRef, agree, class_of, is_module_class
 from h2dlint.analysis.facts import (
@@ -155,44 +156,6 @@ def annotation_is(
     if len(values) == len(parts) and not isinstance(annotation, cst.Subscript):
         return False  # ``X | Y``: neither is None
     return bool(values) and all(annotation_is(provenance, v, leaf) for v in values)
-
-
-def keyword(call: cst.Call, name: str) -> cst.Arg | None:
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == name:
-            return arg
-    return None
-
-
-def positional(call: cst.Call) -> list[cst.Arg]:
-    return [arg for arg in call.args if arg.keyword is None and not arg.star]
-
-
-def first_positional(call: cst.Call) -> cst.BaseExpression | None:
-    args = positional(call)
-    return args[0].value if args else None
-
-
-def is_true(node: cst.BaseExpression | None) -> bool:
-    return isinstance(node, cst.Name) and node.value == "True"
-
-
-def is_false(node: cst.BaseExpression | None) -> bool:
-    return isinstance(node, cst.Name) and node.value in ("False", "None")
-
-
-def host_named(node: cst.BaseExpression) -> bool:
-    """Whether a tensor's name says it lives on the host (``cpu_buf``, ``host_ids``)."""
-    while isinstance(node, (cst.Subscript, cst.Attribute)):
-        if isinstance(node, cst.Attribute) and _hosty(node.attr.value):
-            return True
-        node = node.value
-    return isinstance(node, cst.Name) and _hosty(node.value)
-
-
-def _hosty(name: str) -> bool:
-    lowered = name.lower()
-    return any(word in lowered for word in ("cpu", "host", "pinned", "numpy", "_np"))
 
 
 # Methods of a tensor that return a sequence of tensors on its device.

@@ -29,9 +29,10 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
+from h2dlint.analysis.arguments import host_named, positional
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame, parameter_annotation
-from h2dlint.analysis.provenance import Provenance, annotation_is, host_named, positional
+from h2dlint.analysis.provenance import Provenance, annotation_is
 from h2dlint.imports import statements
 from h2dlint.walk import visit_read_only
 
