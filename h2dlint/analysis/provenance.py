@@ -23,7 +23,8 @@ import libcst as cst
 from h2dlint.analysis import cross_module
 from h2dlint.analysis.arguments import first_positional, is_false, is_true, keyword
 from h2dlint.analysis.bindings import Bindings, collect_bindings
-from h2dlint.analysis.classes import ClassRef, agree, class_of, is_module_class
+from h2dlint.analysis.classes import agree, class_of, is_module_class
+from h2dlint.analysis.fact_source import ClassRef, Definition, FactSource
 from h2dlint.analysis.facts import (
     DEVICE_FRESH,
     PAGEABLE_FRESH,
@@ -220,6 +221,10 @@ class Provenance:
             ),
         )
 
+    def for_module(self, context: FileContext) -> Provenance:
+        """The provenance of another module of the project, with the same settings."""
+        return Provenance(context, self.pinned_helpers, self.pinned_attributes)
+
     # -- structure ---------------------------------------------------------------------------
     @property
     def index(self) -> ModuleIndex:
@@ -260,14 +265,15 @@ class Provenance:
     def module_name(self, name: str | None) -> None:
         self._module_name, self._module_named = name, True
 
-    def resolve(self, qualified: str) -> tuple[Provenance, cross_module.Definition] | None:
+    def resolve(self, qualified: str) -> tuple[FactSource, Definition] | None:
         """Where the project defines a name imported here (None: not in the project)."""
         return cross_module.resolve(self, self.project, qualified)
 
     def callee(
         self, call: cst.Call, frame: Frame, depth: int = 0
     ) -> tuple[Provenance, cst.FunctionDef] | None:
-        return cross_module.callee(self, call, frame, depth)
+        found = cross_module.callee(self, call, frame, depth)
+        return (_provenance(found[0]), found[1]) if found is not None else None
 
     def return_class(self, function: cst.FunctionDef, depth: int = 0) -> ClassRef | None:
         """The class of what every ``return`` of ``function`` gives, when they agree."""
@@ -911,7 +917,8 @@ class Provenance:
             cls: cst.ClassDef | None = frame.cls
         else:
             ref = class_of(self, base, frame, depth + 1)
-            owner, cls = (ref.provenance, ref.node) if ref is not None else (None, None)
+            source, cls = (ref.provenance, ref.node) if ref is not None else (None, None)
+            owner = _provenance(source) if source is not None else None
         if owner is None or cls is None:
             return []
         return [
@@ -937,6 +944,13 @@ class Provenance:
         self, node: cst.BaseExpression, frame: Frame | None = None, allocation: bool = False
     ) -> Target:
         return device_target(self, node, frame or self.current_frame(), allocation=allocation)
+
+
+def _provenance(source: FactSource) -> Provenance:
+    """``source`` as the provenance it is: every module's analysis is a :class:`Provenance`
+    (``Provenance.for_module``)."""
+    assert isinstance(source, Provenance)
+    return source
 
 
 def _non_blocking(call: cst.Call) -> cst.BaseExpression | None:

@@ -16,8 +16,8 @@ from h2dlint.analysis.facts import UNKNOWN_FACT, Fact, Where
 from h2dlint.walk import ReadOnlyVisitor, visit_read_only
 
 if TYPE_CHECKING:
+    from h2dlint.analysis.fact_source import FactSource
     from h2dlint.analysis.frames import Frame
-    from h2dlint.analysis.provenance import Provenance
     from h2dlint.imports import ImportTable
 
 STRIDED_VIEW_METHODS = frozenset(
@@ -61,7 +61,7 @@ def _has_step(piece: cst.Slice) -> bool:
 
 
 def _element_kind(
-    provenance: Provenance, element: cst.SubscriptElement, frame: Frame, depth: int
+    provenance: FactSource, element: cst.SubscriptElement, frame: Frame, depth: int
 ) -> str:
     piece = element.slice
     if isinstance(piece, cst.Slice):
@@ -85,7 +85,7 @@ def _element_kind(
 
 
 def classify_index(
-    provenance: Provenance, node: cst.Subscript, frame: Frame, depth: int = 0
+    provenance: FactSource, node: cst.Subscript, frame: Frame, depth: int = 0
 ) -> Index:
     state = "leading"
     strided = False
@@ -111,7 +111,7 @@ def classify_index(
     return Index.STRIDED if strided else Index.CONTIGUOUS
 
 
-def subscript_fact(provenance: Provenance, node: cst.Subscript, frame: Frame, depth: int) -> Fact:
+def subscript_fact(provenance: FactSource, node: cst.Subscript, frame: Frame, depth: int) -> Fact:
     base = provenance.fact(node.value, frame, depth + 1)
     if not base.known:
         return UNKNOWN_FACT
@@ -141,7 +141,7 @@ def _literal_dim(call: cst.Call) -> int | None:
 
 
 def view_method_fact(
-    provenance: Provenance,
+    provenance: FactSource,
     method: str,
     base: cst.BaseExpression,
     call: cst.Call,
@@ -218,7 +218,7 @@ def _only_full(node: cst.Subscript) -> bool:
 
 
 def _subscript_layout(
-    provenance: Provenance, node: cst.Subscript, frame: Frame, depth: int
+    provenance: FactSource, node: cst.Subscript, frame: Frame, depth: int
 ) -> Layout:
     inner = layout(provenance, node.value, frame, depth + 1)
     if inner is Layout.UNKNOWN:
@@ -237,7 +237,7 @@ def _subscript_layout(
 
 
 def _method_layout(
-    provenance: Provenance, call: cst.Call, frame: Frame, depth: int
+    provenance: FactSource, call: cst.Call, frame: Frame, depth: int
 ) -> Layout | None:
     func = call.func
     if not isinstance(func, cst.Attribute):
@@ -266,7 +266,7 @@ def _method_layout(
 
 
 def _self_attribute_layout(
-    provenance: Provenance, node: cst.Attribute, frame: Frame, depth: int
+    provenance: FactSource, node: cst.Attribute, frame: Frame, depth: int
 ) -> Layout | None:
     base = node.value
     if not (isinstance(base, cst.Name) and frame.cls is not None and base.value == frame.self_name):
@@ -284,7 +284,7 @@ def _self_attribute_layout(
 
 
 def layout(
-    provenance: Provenance, node: cst.BaseExpression, frame: Frame, depth: int = 0
+    provenance: FactSource, node: cst.BaseExpression, frame: Frame, depth: int = 0
 ) -> Layout:
     """Whether ``node``'s elements are dense, a dense permutation, or strided.
 
@@ -390,7 +390,7 @@ def view_root(node: cst.BaseExpression) -> str | None:
     return ".".join(reversed(parts))
 
 
-def buffer_roots(provenance: Provenance, node: cst.BaseExpression, frame: Frame) -> set[str]:
+def buffer_roots(provenance: FactSource, node: cst.BaseExpression, frame: Frame) -> set[str]:
     """Every name under which the memory ``node`` reads may be written in ``frame``: its root,
     and, for a local name bound to a view or alias of another buffer, that buffer's root too."""
     roots: set[str] = set()
