@@ -109,7 +109,8 @@ def module_files() -> dict[str, Path]:
 
 def imports_of(name: str, source: str, known: Iterable[str], *, package: bool = False) -> set[str]:
     """The modules of ``known`` that the module ``name`` (whose text is ``source``) imports,
-    wherever the import statement is. ``package``: the module is a package's ``__init__``."""
+    wherever the import statement is, with the packages they are in. ``package``: the module
+    is a package's ``__init__``."""
     modules = set(known)
     here = name if package else name.rpartition(".")[0]
     named: set[str] = set()
@@ -129,8 +130,12 @@ def imports_of(name: str, source: str, known: Iterable[str], *, package: bool = 
     for target in named:
         while target and target not in modules:
             target = target.rpartition(".")[0]
-        if target and target != name:
-            out.add(target)
+        # Importing a module runs its packages' __init__ first: those are imported too, except
+        # the packages the importing module is itself part of (already running).
+        while target and target != name:
+            if target in modules and not name.startswith(target + "."):
+                out.add(target)
+            target = target.rpartition(".")[0]
     return out
 
 
@@ -228,6 +233,9 @@ def test_the_graph_holds_imports_under_type_checking_and_in_functions() -> None:
     assert "h2dlint.rule" in graph["h2dlint.jobs"]  # under TYPE_CHECKING
     assert "h2dlint.registry" in graph["h2dlint.jobs"]  # inside a function
     assert "h2dlint.analysis.provenance" in graph["h2dlint.rules.htd101_per_item_transfer"]
+    # A module of a package imports the package's __init__, but not its own package's.
+    assert "h2dlint.reporters" in graph["h2dlint.check_command"]  # via reporters.text
+    assert "h2dlint.analysis.provenance" not in graph["h2dlint.analysis.provenance.core"]
 
 
 def test_an_upward_import_is_reported(tmp_path: Path) -> None:
