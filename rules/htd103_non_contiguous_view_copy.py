@@ -8,15 +8,8 @@ from h2dlint.analysis.facts import Fact, Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target, by_name
-from h2dlint.analysis.views import (
-    PERMUTING_ATTRIBUTES,
-    PERMUTING_VIEW_METHODS,
-    FunctionWrites,
-    Layout,
-    buffer_roots,
-    function_writes,
-    layout,
-)
+from h2dlint.analysis.views import PERMUTING_ATTRIBUTES, PERMUTING_VIEW_METHODS, Layout, layout
+from h2dlint.analysis.writes import FunctionWrites, buffer_roots, function_writes
 from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.fix_format import ancestors, block_indent, fit_statement
 from h2dlint.rule import Invalid, Rule, Valid

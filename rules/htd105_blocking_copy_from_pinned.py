@@ -9,7 +9,7 @@ from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.races import pending_reuses, scan_function
 from h2dlint.analysis.targets import Target
-from h2dlint.analysis.views import FunctionWrites, buffer_roots, function_writes
+from h2dlint.analysis.writes import FunctionWrites, buffer_roots, function_writes
 from h2dlint.diagnostics import FixSafety
 from h2dlint.fix_format import replace_fitted
 from h2dlint.rule import Invalid, Rule, Valid

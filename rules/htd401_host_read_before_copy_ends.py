@@ -12,7 +12,7 @@ from h2dlint.analysis.host_reads import Use, classify, parent_map
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.races import host_sync
 from h2dlint.analysis.targets import Target
-from h2dlint.analysis.views import buffer_roots
+from h2dlint.analysis.writes import buffer_roots
 from h2dlint.diagnostics import Confidence, Severity
 from h2dlint.imports import dotted_name
 from h2dlint.rule import Invalid, Rule, Valid

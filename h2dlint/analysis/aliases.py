@@ -26,7 +26,8 @@ import libcst as cst
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.targets import Target
-from h2dlint.analysis.views import ALIAS_DEPTH, ALIASING_METHODS, PERMUTING_ATTRIBUTES
+from h2dlint.analysis.views import PERMUTING_ATTRIBUTES
+from h2dlint.analysis.writes import ALIAS_DEPTH, ALIASING_METHODS
 from h2dlint.imports import dotted_name
 from h2dlint.walk import visit_read_only
 

@@ -36,7 +36,7 @@ import libcst as cst
 
 from h2dlint.analysis.aliases import ways_in
 from h2dlint.analysis.arguments import first_positional, is_true, keyword
-from h2dlint.analysis.views import _WriteCollector, buffer_roots, view_root
+from h2dlint.analysis.writes import _WriteCollector, buffer_roots, view_root
 from h2dlint.imports import dotted_name
 from h2dlint.walk import visit_read_only
 
