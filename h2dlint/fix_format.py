@@ -40,11 +40,16 @@ from collections.abc import Callable, Sequence
 
 import libcst as cst
 
-from h2dlint.context import FileContext
+from h2dlint.context import FileContext, SharedKey
 from h2dlint.jobs import DEFAULT_LINE_LENGTH, LINE_LENGTH_OPTION
 from h2dlint.walk import visit_read_only
 
 _MARKER = "__h2dlint_fix_marker__"
+# What the helpers below compute once per file.
+_QUOTE: SharedKey[str] = SharedKey("quote style")
+_PARENTS: SharedKey[dict[cst.CSTNode, cst.CSTNode]] = SharedKey("parents")
+_NAMES: SharedKey[set[str]] = SharedKey("identifiers")
+_TAKEN: SharedKey[set[str]] = SharedKey("names taken by fixes")
 
 
 def line_length(context: FileContext) -> int:
@@ -74,7 +79,7 @@ def quote_style(context: FileContext) -> str:
         visit_read_only(context.module, quotes)
         return "'" if quotes.single > quotes.double else '"'
 
-    return context.shared("fix_format:quote", count)
+    return context.shared(_QUOTE, count)
 
 
 def string_literal(context: FileContext, value: str) -> cst.SimpleString:
@@ -113,7 +118,7 @@ def parents(context: FileContext) -> dict[cst.CSTNode, cst.CSTNode]:
         visit_read_only(context.module, visitor)
         return visitor.parents
 
-    return context.shared("fix_format:parents", build)
+    return context.shared(_PARENTS, build)
 
 
 def ancestors(context: FileContext, node: cst.CSTNode) -> list[cst.CSTNode]:
@@ -146,8 +151,8 @@ def fresh_name(context: FileContext, base: str) -> str:
         visit_read_only(context.module, visitor)
         return visitor.names
 
-    used = context.shared("fix_format:names", collect)
-    taken: set[str] = context.shared("fix_format:taken", set)
+    used = context.shared(_NAMES, collect)
+    taken = context.shared(_TAKEN, set)
     if not base.isidentifier() or keyword.iskeyword(base):
         base = "value"
     name, suffix = base, 1

@@ -9,11 +9,19 @@ from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target, by_name
 from h2dlint.analysis.views import PERMUTING_ATTRIBUTES, PERMUTING_VIEW_METHODS, Layout, layout
-from h2dlint.analysis.writes import FunctionWrites, buffer_roots, function_writes
+from h2dlint.analysis.writes import (
+    FunctionWrites,
+    buffer_roots,
+    shared_function_writes,
+)
+from h2dlint.context import SharedKey
 from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.fix_format import ancestors, block_indent, fit_statement
 from h2dlint.rule import Invalid, Rule, Valid
 from h2dlint.walk import visit_read_only
+
+# Shared per file with every rule, each under its own typed key.
+_FUNCTION_NAMES: SharedKey[set[str]] = SharedKey("names a function uses")
 
 LOOP_VARIABLE = "_row"
 
@@ -665,11 +673,7 @@ class NonContiguousViewCopy(Rule):
         return statement, loop
 
     def _writes(self, frame: Frame) -> FunctionWrites:
-        function = frame.function
-        return self.context.shared(
-            f"writes:{id(function)}",
-            lambda: function_writes(function, self.context.imports),
-        )
+        return shared_function_writes(self.context, frame.function)
 
     def _loop_variable(self, frame: Frame) -> str:
         """A loop variable that no name of the function (or module) uses."""
@@ -680,7 +684,7 @@ class NonContiguousViewCopy(Rule):
             visit_read_only(function, names)
             return names.names
 
-        used = self.context.shared(f"names:{id(function)}", collect)
+        used = self.context.shared(_FUNCTION_NAMES, collect, function)
         variable, suffix = LOOP_VARIABLE, 0
         while variable in used:
             suffix += 1

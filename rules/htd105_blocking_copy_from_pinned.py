@@ -7,13 +7,21 @@ from h2dlint.analysis.arguments import first_positional, host_named, keyword, po
 from h2dlint.analysis.facts import Fact, Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.races import pending_reuses, scan_function
+from h2dlint.analysis.races import FunctionScan, pending_reuses, scan_function
 from h2dlint.analysis.targets import Target
-from h2dlint.analysis.writes import FunctionWrites, buffer_roots, function_writes
+from h2dlint.analysis.writes import (
+    FunctionWrites,
+    buffer_roots,
+    shared_function_writes,
+)
+from h2dlint.context import SharedKey
 from h2dlint.diagnostics import FixSafety
 from h2dlint.fix_format import replace_fitted
 from h2dlint.rule import Invalid, Rule, Valid
 from h2dlint.walk import visit_read_only
+
+# Shared per file with every rule, each under its own typed key.
+_RACE_SCAN: SharedKey[FunctionScan] = SharedKey("race scan of a function")
 
 # Methods whose result is read on the host: the chain waits for the copy anyway.
 HOST_READS = frozenset({"item", "tolist", "cpu", "numpy"})
@@ -615,8 +623,7 @@ class BlockingCopyFromPinned(Rule):
         must not create the race that rule reports."""
         provenance = Provenance.of(self.context)
         scan = self.context.shared(
-            f"race-scan:{id(frame.function)}",
-            lambda: scan_function(frame, self.context.imports),
+            _RACE_SCAN, lambda: scan_function(frame, self.context.imports), frame.function
         )
         found = pending_reuses(provenance, frame, scan, node)
         return found is not None and bool(found[1])
@@ -691,10 +698,7 @@ class BlockingCopyFromPinned(Rule):
         return False
 
     def _writes(self, function: cst.FunctionDef | cst.Module) -> FunctionWrites:
-        return self.context.shared(
-            f"writes:{id(function)}",
-            lambda: function_writes(function, self.context.imports),
-        )
+        return shared_function_writes(self.context, function)
 
     def _written_by_other_methods(self, names: set[str], frame: Frame) -> set[str]:
         """The ``self.<attr>`` buffers among ``names`` that another method of the class than

@@ -25,7 +25,11 @@ from h2dlint.analysis.torch_api import (
     JOINS,
     SAME_DEVICE_FUNCTIONS,
 )
+from h2dlint.context import SharedKey
 from h2dlint.rule import Invalid, Rule, Valid
+
+# Shared per file with every rule, each under its own typed key.
+_LOOPS: SharedKey[dict[cst.CSTNode, _Loop]] = SharedKey("loop summaries")
 
 COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
@@ -547,7 +551,7 @@ class LoopInvariantCopy(Rule):
         return found
 
     def _summary(self, loop: cst.For | cst.While, provenance: Provenance, frame: Frame) -> _Loop:
-        summaries: dict[cst.CSTNode, _Loop] = self.context.shared("htd302.loops", dict)
+        summaries = self.context.shared(_LOOPS, dict)
         if loop not in summaries:
             collector = _LoopWrites(provenance, frame)
             if isinstance(loop, cst.For):

@@ -10,9 +10,14 @@ from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import MAX_DEPTH, Provenance
 from h2dlint.analysis.targets import Target
 from h2dlint.analysis.torch_api import DTYPE_METHODS, JOINS
+from h2dlint.context import SharedKey
 from h2dlint.diagnostics import Confidence
 from h2dlint.rule import Invalid, Rule, Valid
 from h2dlint.walk import visit_read_only
+
+# Shared per file with every rule, each under its own typed key.
+_READS: SharedKey[dict[cst.CSTNode, dict[str, int]]] = SharedKey("reads per name")
+_IN_PLACE: SharedKey[dict[cst.CSTNode, set[str]]] = SharedKey("names changed in place")
 
 # Methods that only reshape, view, select or convert: no work that needs the device.
 RESHAPES = DTYPE_METHODS | frozenset(
@@ -481,7 +486,7 @@ class _Names(cst.CSTVisitor):
 
 def _reads(provenance: Provenance, frame: Frame, name: str) -> int:
     """How often ``name`` is read in ``frame``'s function (its one binding not counted)."""
-    memo: dict[cst.CSTNode, dict[str, int]] = provenance.context.shared("htd303.names", dict)
+    memo = provenance.context.shared(_READS, dict)
     function = frame.function
     if function not in memo:
         collector = _Names()
@@ -491,7 +496,7 @@ def _reads(provenance: Provenance, frame: Frame, name: str) -> int:
 
 
 def _changed_in_place(provenance: Provenance, frame: Frame) -> set[str]:
-    memo: dict[cst.CSTNode, set[str]] = provenance.context.shared("htd303.in-place", dict)
+    memo = provenance.context.shared(_IN_PLACE, dict)
     function = frame.function
     if function not in memo:
         collector = _InPlace()

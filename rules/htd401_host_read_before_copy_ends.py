@@ -13,10 +13,14 @@ from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.races import host_sync
 from h2dlint.analysis.targets import Target
 from h2dlint.analysis.writes import buffer_roots
+from h2dlint.context import SharedKey
 from h2dlint.diagnostics import Confidence, Severity
 from h2dlint.imports import dotted_name
 from h2dlint.rule import Invalid, Rule, Valid
 from h2dlint.walk import visit_read_only
+
+# Shared per file with every rule, each under its own typed key.
+_PARENTS: SharedKey[dict[cst.CSTNode, cst.CSTNode]] = SharedKey("parents in a function")
 
 _NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 _BLOCKS = (cst.IndentedBlock, cst.Module, cst.SimpleStatementSuite)
@@ -440,9 +444,7 @@ class HostReadBeforeCopyEnds(Rule):
         self, call: cst.Call, copy: _Copy, provenance: Provenance, frame: Frame
     ) -> tuple[cst.CSTNode, str] | None:
         """The first host read of the copy's result before a sync, and the name read."""
-        parents = self.context.shared(
-            f"parents:{id(frame.function)}", lambda: parent_map(frame.function)
-        )
+        parents = self.context.shared(_PARENTS, lambda: parent_map(frame.function), frame.function)
         names = set(copy.names)
         shown = next(iter(sorted(names)), "")
         if not names:

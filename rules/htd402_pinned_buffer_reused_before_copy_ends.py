@@ -16,8 +16,12 @@ from h2dlint.analysis.races import (
     pending_reuses,
     scan_function,
 )
+from h2dlint.context import SharedKey
 from h2dlint.diagnostics import Confidence, Severity
 from h2dlint.rule import Invalid, Rule, Valid
+
+# Shared per file with every rule, each under its own typed key.
+_RACES: SharedKey[dict[cst.CSTNode, _Race]] = SharedKey("races of a function")
 
 
 @dataclass(frozen=True)
@@ -399,7 +403,7 @@ class PinnedBufferReusedBeforeCopyEnds(Rule):
                     races.setdefault(reuse.write.node, _Race(reuse, call, code))
             return races
 
-        return self.context.shared(f"htd402:{id(frame.function)}", build)
+        return self.context.shared(_RACES, build, frame.function)
 
     def _check(self, node: cst.CSTNode) -> None:
         provenance = Provenance.of(self.context)

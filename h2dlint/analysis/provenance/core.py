@@ -37,7 +37,7 @@ from h2dlint.analysis.provenance.common import (
     _Memo,
 )
 from h2dlint.analysis.views import subscript_fact
-from h2dlint.context import FileContext
+from h2dlint.context import FileContext, SharedKey
 from h2dlint.imports import dotted_name, statements
 
 
@@ -49,7 +49,7 @@ class Provenance(CallFacts):
     def of(cls, context: FileContext) -> Provenance:
         options = context.options
         return context.shared(
-            "provenance",
+            PROVENANCE,
             lambda: cls(
                 context,
                 options.get("pinned-helpers", ()),
@@ -300,3 +300,6 @@ def _provenance(source: FactSource) -> Provenance:
     (``Provenance.for_module``)."""
     assert isinstance(source, Provenance)
     return source
+
+
+PROVENANCE: SharedKey[Provenance] = SharedKey("provenance")
