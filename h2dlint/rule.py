@@ -53,6 +53,16 @@ class Invalid:
     message_contains: str | None = None
 
 
+# The longest code a message quotes; longer code is named in words.
+SNIPPET_LIMIT = 40
+
+
+def snippet(code: str, fallback: str, limit: int = SNIPPET_LIMIT) -> str:
+    """``code`` in backticks, for a message; ``fallback`` when it is longer than ``limit``
+    characters or spans lines."""
+    return f"`{code}`" if len(code) <= limit and "\n" not in code else fallback
+
+
 @dataclass(frozen=True)
 class RuleOption:
     """A setting a rule reads from ``[tool.h2dlint.rules.<CODE>]``."""
@@ -181,6 +191,11 @@ class Rule:
         return {option.name: option.default for option in cls.options}
 
     # -- what a rule calls ----------------------------------------------------------------
+    def shown(self, node: cst.CSTNode, fallback: str, limit: int = SNIPPET_LIMIT) -> str:
+        """``node``'s code in backticks, for a message; ``fallback`` (``"the source"``) when the
+        code is longer than ``limit`` characters or spans lines."""
+        return snippet(self.context.module.code_for_node(node), fallback, limit)
+
     def report(
         self,
         node: cst.CSTNode,

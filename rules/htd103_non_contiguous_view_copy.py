@@ -26,11 +26,6 @@ _FUNCTION_NAMES: SharedKey[set[str]] = SharedKey("names a function uses")
 LOOP_VARIABLE = "_row"
 
 
-def _shown(context_module: cst.Module, node: cst.BaseExpression) -> str:
-    code = context_module.code_for_node(node)
-    return "the source" if len(code) > 40 or "\n" in code else f"`{code}`"
-
-
 def _pinned_words(fact: Fact) -> str:
     if fact.where is Where.MAYBE_PINNED:
         return "memory that is pinned when pinning is enabled"
@@ -498,7 +493,7 @@ class NonContiguousViewCopy(Rule):
         if source is None:
             return
         fact = provenance.fact(source, frame)
-        shown = _shown(self.context.module, source)
+        shown = self.shown(source, "the source")
         if not fact.known:
             self._report_host_by_name(node, source, shown, provenance, frame)
             return
@@ -586,7 +581,7 @@ class NonContiguousViewCopy(Rule):
             provenance.where(func.value, frame) is Where.DEVICE or _device_named(func.value)
         ):
             return
-        named = _shown(self.context.module, buffer)
+        named = self.shown(buffer, "the source")
         message = (
             f"`non_blocking=True` copy from {shown}, a strided view of what its name says is "
             "host memory: PyTorch gathers it into pageable memory first, so the copy is staged "

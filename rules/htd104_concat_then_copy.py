@@ -454,8 +454,7 @@ class ConcatThenCopy(Rule):
         frame: Frame,
         fixable: bool = True,
     ) -> None:
-        code = self.context.module.code_for_node(join)
-        shown = "the join" if len(code) > 50 or "\n" in code else f"`{code}`"
+        shown = self.shown(join, "the join", limit=50)
         if method == "pin_memory":
             what = "then pinned with `.pin_memory()`, a second full copy"
         else:

@@ -581,8 +581,7 @@ class BlockingCopyFromPinned(Rule):
         writes = self._writes(frame.function)
         if writes.written_after(place[0], place[1], names):
             return  # the blocking copy is what lets the host rewrite the buffer
-        code = self.context.module.code_for_node(source)
-        shown = "the source" if len(code) > 40 or "\n" in code else f"`{code}`"
+        shown = self.shown(source, "the source")
         message = (
             f"blocking host-to-device copy from {shown}, which is {self._pinned(fact)}: the "
             "host waits for the copy and for everything queued before it on the stream"

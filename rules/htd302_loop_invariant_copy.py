@@ -489,8 +489,7 @@ class LoopInvariantCopy(Rule):
         if left is None:
             return
         line = self.context.position(left).start.line
-        code = self.context.module.code_for_node(source)
-        shown = f"`{code}`" if len(code) <= 40 and "\n" not in code else "a host tensor"
+        shown = self.shown(source, "a host tensor")
         self.report(
             node,
             f"{shown} does not change in the loop at line {line} but is copied to the device "

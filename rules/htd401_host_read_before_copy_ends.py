@@ -435,8 +435,7 @@ class HostReadBeforeCopyEnds(Rule):
             confidence = Confidence.MEDIUM
         else:
             return None
-        code = self.context.module.code_for_node(source)
-        shown = f"`{code}`" if len(code) <= 40 and "\n" not in code else "the source"
+        shown = self.shown(source, "the source")
         return _Copy(names, confidence, shown)
 
     # -- where its result is read --------------------------------------------------------------
