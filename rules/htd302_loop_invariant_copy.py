@@ -12,7 +12,7 @@ from h2dlint.analysis.factories import (
 )
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.loops import tiny_iterable
+from h2dlint.analysis.loop_iterables import tiny_iterable
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target
