@@ -60,7 +60,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "h2dlint.parsing",
         ),
     ),
-    ("rules", ("h2dlint.rules.*", "h2dlint.fix_format")),
+    ("rules", ("h2dlint.rules.*", "h2dlint.fix_format", "h2dlint.fix_wrap")),
     ("analysis", ("h2dlint.analysis.*",)),
     ("project index", ("h2dlint.project.*",)),
     (
