@@ -22,7 +22,8 @@ from h2dlint.verify.fixtures import (
     load_fixture,
     pair_options,
 )
-from h2dlint.verify.measure import DEFAULT_REPEATS, Harness, PairMeasurement, import_torch
+from h2dlint.verify.measure import Harness
+from h2dlint.verify.records import DEFAULT_REPEATS, PairMeasurement, import_torch
 from h2dlint.verify.report import PairOutcome, render
 from h2dlint.verify.verdict import judge_pair
 

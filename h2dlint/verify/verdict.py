@@ -37,7 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from h2dlint.verify.fixtures import PairOptions
-from h2dlint.verify.measure import PAGEABLE_H2D, PairMeasurement, SideMeasurement
+from h2dlint.verify.records import PAGEABLE_H2D, PairMeasurement, SideMeasurement
 
 FLOOR_MS = 0.05
 """Smallest tolerance, in ms, when comparing median times."""
