@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from h2dlint.candidates import Candidates, as_candidates
 from h2dlint.diagnostics import Confidence, FixSafety, Severity
+from h2dlint.examples import Invalid as Invalid
+from h2dlint.examples import Valid as Valid
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -32,25 +34,6 @@ Replacement = tuple["cst.CSTNode", "cst.CSTNode | cst.FlattenSentinel[Any]"]
 
 CODE_PATTERN = re.compile(r"^HTD\d{3}$")
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
-
-
-@dataclass(frozen=True)
-class Valid:
-    """Code the rule must leave alone."""
-
-    code: str
-
-
-@dataclass(frozen=True)
-class Invalid:
-    """Code the rule must flag, at ``line``:``column`` (1-based), with ``expected_fix`` the whole
-    file after the rule's fix (``None`` when the rule offers none here)."""
-
-    code: str
-    line: int
-    column: int
-    expected_fix: str | None = None
-    message_contains: str | None = None
 
 
 # The longest code a message quotes; longer code is named in words.

@@ -71,6 +71,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "h2dlint.context",
             "h2dlint.diagnostics",
             "h2dlint.rule",
+            "h2dlint.examples",
             "h2dlint.registry",  # loads the rules by name (importlib), never by an import
             "h2dlint.jobs",
             "h2dlint.source",
