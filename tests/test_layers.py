@@ -279,3 +279,20 @@ def test_a_cycle_and_a_module_without_a_layer_are_reported() -> None:
     assert upward_imports({"h2dlint.newcomer": set()}) == [
         "h2dlint.newcomer belongs to no layer: add it to LAYERS"
     ]
+
+
+def test_every_package_is_shipped() -> None:
+    """A package under h2dlint/ that pyproject.toml does not list is missing once installed."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    listed = set(
+        tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
+    found = {
+        ".".join(init.parent.relative_to(ROOT).parts)
+        for init in (ROOT / "h2dlint").rglob("__init__.py")
+    }
+    assert found - listed == set()
