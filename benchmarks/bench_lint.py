@@ -424,8 +424,8 @@ def parse_share(tree: Tree) -> ParseShare:
     """The files of ``tree`` that h2dlint parses with libcst with every rule enabled (and with
     the byte markers alone), by running its prefilters (``h2dlint.pipeline.candidate_rules``)
     in this process."""
-    from h2dlint.engine import cpython_parse
     from h2dlint.jobs import EnabledRule
+    from h2dlint.parsing import cpython_parse
     from h2dlint.pipeline import candidate_rules
     from h2dlint.registry import all_rules
     from h2dlint.source import SourceError, decode
@@ -798,7 +798,9 @@ def _profile_main(argv: list[str]) -> int:
     import h2dlint.check_report as check_report
     import h2dlint.context as context
     import h2dlint.discovery as discovery
+    import h2dlint.dispatch as dispatch
     import h2dlint.engine as engine
+    import h2dlint.parsing as parsing
     import h2dlint.pipeline as pipeline
     import h2dlint.runner as runner
     from h2dlint.cli import main
@@ -812,14 +814,16 @@ def _profile_main(argv: list[str]) -> int:
     for name in ("decode", "has_skip_file"):
         timers.patch("read+decode", pipeline, name)
     timers.patch("parse:ast", pipeline, "cpython_parse")
-    timers.patch("parse:ast", engine, "cpython_parse")
+    timers.patch("parse:ast", parsing, "cpython_parse")
     timers.patch("candidates", pipeline, "candidate_rules")
     timers.patch("parse:libcst", libcst, "parse_module")
     timers.patch("positions", context.Positions, "of")
     timers.patch("analysis", context.FileContext, "shared")
-    timers.patch("rules", engine._Dispatcher, "_call")
+    timers.patch("rules", dispatch._Dispatcher, "_call")
     timers.patch("traversal", engine, "check_module")
-    for name in ("_locate", "to_finding", "parse_suppressions", "physical_lines"):
+    for name in ("_locate", "parse_suppressions"):
+        timers.patch("reporting", dispatch, name)
+    for name in ("to_finding", "physical_lines"):
         timers.patch("reporting", engine, name)
     timers.patch("reporting", check_report, "render")
 

@@ -4,10 +4,22 @@ where its messages go (``-q``, ``-s``, ``-v``)."""
 from __future__ import annotations
 
 import enum
+import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_ERROR = 2
+EXIT_INTERRUPTED = 130
+
+
+def split_values(values: tuple[str, ...]) -> tuple[str, ...]:
+    """``--select A,B --select C`` -> ("A", "B", "C")."""
+    return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
 
 
 @dataclass(frozen=True)
@@ -109,3 +121,12 @@ def conflicts(args: CheckArgs) -> str | None:
     if args.show_files and args.show_settings:
         return "--show-files and --show-settings cannot be combined"
     return None
+
+
+def color_default(stream: Any) -> bool:
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())

@@ -9,10 +9,9 @@ from pathlib import Path
 from h2dlint import confidence, legacy_codes
 from h2dlint.cache import ResultCache
 from h2dlint.catalogue import known_rules
-from h2dlint.check_args import CheckArgs, Console, conflicts, level_of
+from h2dlint.check_args import EXIT_ERROR, CheckArgs, Console, conflicts, level_of, split_values
 from h2dlint.check_info import explain_nothing_checked, log_plan, show_files, show_settings
 from h2dlint.check_report import report
-from h2dlint.cli import EXIT_ERROR, _split
 from h2dlint.config import ConfigError, Overrides, SettingsResolver, find_config_file
 from h2dlint.discovery import Candidate, Discovery, display_path, relative_to_root
 from h2dlint.jobs import FileJob, Mode
@@ -66,12 +65,12 @@ def run_check(args: CheckArgs) -> int:
             console.error(str(exc))
             return EXIT_ERROR
     overrides = Overrides(
-        select=_split(args.select) or None,
-        extend_select=_split(args.extend_select),
-        ignore=_split(args.ignore),
+        select=split_values(args.select) or None,
+        extend_select=split_values(args.extend_select),
+        ignore=split_values(args.ignore),
         unsafe_fixes=args.unsafe_fixes,
-        extend_exclude=_split(args.extend_exclude),
-        exclude=_split(args.exclude) or None,
+        extend_exclude=split_values(args.extend_exclude),
+        exclude=split_values(args.exclude) or None,
         cwd=cwd,
         min_confidence=confidence.parse(args.min_confidence) if args.min_confidence else None,
     )

@@ -12,8 +12,7 @@ from typing import Any
 
 import click
 
-from h2dlint.check_args import CheckArgs, Console
-from h2dlint.cli import EXIT_OK
+from h2dlint.check_args import EXIT_OK, CheckArgs, Console
 from h2dlint.config import Settings, SettingsResolver
 from h2dlint.discovery import Candidate, Skip, Walked, display_path, relative_to_root
 

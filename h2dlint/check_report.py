@@ -17,8 +17,15 @@ from pathlib import Path
 
 import click
 
-from h2dlint.check_args import CheckArgs, Console, Level
-from h2dlint.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, color_default
+from h2dlint.check_args import (
+    EXIT_ERROR,
+    EXIT_FINDINGS,
+    EXIT_OK,
+    CheckArgs,
+    Console,
+    Level,
+    color_default,
+)
 from h2dlint.diagnostics import FILE_DIAGNOSTIC_CODES, INTERNAL_ERROR_CODE, Finding, FixSafety
 from h2dlint.jobs import Mode
 from h2dlint.reporters import ReportOptions, RunSummary, render

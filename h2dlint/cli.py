@@ -10,7 +10,6 @@ This module imports only click at start-up; libcst and the engine load when a co
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
@@ -18,14 +17,9 @@ from typing import Any, NoReturn
 import click
 
 from h2dlint import __version__
+from h2dlint.check_args import EXIT_ERROR, EXIT_INTERRUPTED
+from h2dlint.reporters import FORMATS
 
-EXIT_OK = 0
-EXIT_FINDINGS = 1
-EXIT_ERROR = 2
-EXIT_INTERRUPTED = 130
-
-# "full" is the default text report; "text" is its old name.
-FORMATS = ("full", "concise", "text", "json", "github", "sarif")
 COLORS = ("auto", "always", "never")
 GROUP_FLAGS = ("--help", "-h", "--version")
 
@@ -64,15 +58,6 @@ class DefaultCheckGroup(click.Group):
 def _fail(message: str) -> NoReturn:
     click.echo(f"h2dlint: error: {message}", err=True)
     sys.exit(EXIT_ERROR)
-
-
-def _warn(message: str) -> None:
-    click.echo(f"h2dlint: warning: {message}", err=True)
-
-
-def _split(values: tuple[str, ...]) -> tuple[str, ...]:
-    """``--select A,B --select C`` -> ("A", "B", "C")."""
-    return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
 
 
 @click.group(cls=DefaultCheckGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -390,12 +375,3 @@ def _rule_info(rule: Any) -> dict[str, Any]:
         "url": rule.url(),
         "documentation": rule.documentation(),
     }
-
-
-def color_default(stream: Any) -> bool:
-    if os.environ.get("NO_COLOR"):
-        return False
-    if os.environ.get("FORCE_COLOR"):
-        return True
-    isatty = getattr(stream, "isatty", None)
-    return bool(isatty and isatty())

@@ -9,18 +9,34 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 from libcst.metadata import CodePosition, CodeRange
 
+from h2dlint.imports import ImportTable
 from h2dlint.source import NEWLINE
 
-if TYPE_CHECKING:
-    from h2dlint.analysis.imports import ImportTable
-
 T = TypeVar("T")
+
+
+class SharedKey(Generic[T]):
+    """The key of a per-file value that analyses and rules share (:meth:`FileContext.shared`),
+    typed with the value's type. One key object per kind of value, defined beside the code
+    that builds it: two keys never collide, whatever their names, and a reader gets the type
+    the builder gave."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name  # for messages and debugging only
+
+    def __repr__(self) -> str:
+        return f"SharedKey({self.name!r})"
+
+
+IMPORTS: SharedKey[ImportTable] = SharedKey("imports")
 
 
 class FileContext:
@@ -39,7 +55,7 @@ class FileContext:
         # Analysis options from configuration ([tool.h2dlint.analysis]).
         self.options: Mapping[str, Any] = options or {}
         self._positions: Positions | None = None
-        self._shared: dict[str, Any] = {}
+        self._shared: dict[object, Any] = {}
         # Maintained by the engine during the traversal, outermost first.
         self.ancestors: list[cst.CSTNode] = []
         self.statements: list[cst.CSTNode] = []
@@ -87,18 +103,21 @@ class FileContext:
         return positions.range(node)
 
     # -- shared analyses ------------------------------------------------------------------
-    def shared(self, key: str, build: Callable[[], T]) -> T:
-        """A per-file value computed once and shared by every rule (import tables, bindings)."""
-        if key not in self._shared:
-            self._shared[key] = build()
+    def shared(
+        self, key: SharedKey[T] | str, build: Callable[[], T], node: cst.CSTNode | None = None
+    ) -> T:
+        """A per-file value computed once and shared by every rule (import tables, bindings);
+        with ``node``, one value per node (a function's writes). String keys are still taken
+        while other branches merge; new code uses a :class:`SharedKey`."""
+        stored = key if node is None else (key, node)
+        if stored not in self._shared:
+            self._shared[stored] = build()
         # One key, one build: what is stored under ``key`` is the T that ``build`` returned.
-        return cast(T, self._shared[key])
+        return cast(T, self._shared[stored])
 
     @property
     def imports(self) -> ImportTable:
-        from h2dlint.analysis.imports import ImportTable
-
-        return self.shared("imports", lambda: ImportTable.from_module(self.module))
+        return self.shared(IMPORTS, lambda: ImportTable.from_module(self.module))
 
 
 # -- positions -----------------------------------------------------------------------------------

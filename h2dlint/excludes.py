@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from h2dlint.globs import Glob
 
 if TYPE_CHECKING:
-    from h2dlint.config import Overrides
+    from h2dlint.overrides import Overrides
 
 DEFAULT_EXCLUDE = (
     ".bzr",

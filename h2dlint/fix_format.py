@@ -41,11 +41,18 @@ from collections.abc import Callable, Sequence
 
 import libcst as cst
 
-from h2dlint.context import FileContext
-from h2dlint.engine import visit_read_only
+from h2dlint.context import FileContext, SharedKey
+from h2dlint.fix_enclose import SMALL_STATEMENTS, element_of, enclosure_of, joined, split_enclosure
+from h2dlint.fix_wrap import _code, _Layout, _unit, _width
 from h2dlint.jobs import DEFAULT_LINE_LENGTH, LINE_LENGTH_OPTION
+from h2dlint.walk import visit_read_only
 
 _MARKER = "__h2dlint_fix_marker__"
+# What the helpers below compute once per file.
+_QUOTE: SharedKey[str] = SharedKey("quote style")
+_PARENTS: SharedKey[dict[cst.CSTNode, cst.CSTNode]] = SharedKey("parents")
+_NAMES: SharedKey[set[str]] = SharedKey("identifiers")
+_TAKEN: SharedKey[set[str]] = SharedKey("names taken by fixes")
 
 
 def line_length(context: FileContext) -> int:
@@ -75,7 +82,7 @@ def quote_style(context: FileContext) -> str:
         visit_read_only(context.module, quotes)
         return "'" if quotes.single > quotes.double else '"'
 
-    return context.shared("fix_format:quote", count)
+    return context.shared(_QUOTE, count)
 
 
 def string_literal(context: FileContext, value: str) -> cst.SimpleString:
@@ -114,7 +121,7 @@ def parents(context: FileContext) -> dict[cst.CSTNode, cst.CSTNode]:
         visit_read_only(context.module, visitor)
         return visitor.parents
 
-    return context.shared("fix_format:parents", build)
+    return context.shared(_PARENTS, build)
 
 
 def ancestors(context: FileContext, node: cst.CSTNode) -> list[cst.CSTNode]:
@@ -147,8 +154,8 @@ def fresh_name(context: FileContext, base: str) -> str:
         visit_read_only(context.module, visitor)
         return visitor.names
 
-    used = context.shared("fix_format:names", collect)
-    taken: set[str] = context.shared("fix_format:taken", set)
+    used = context.shared(_NAMES, collect)
+    taken = context.shared(_TAKEN, set)
     if not base.isidentifier() or keyword.iskeyword(base):
         base = "value"
     name, suffix = base, 1
@@ -170,7 +177,7 @@ _CONDITIONAL = (
     cst.IfExp,
     cst.BooleanOperation,
 )
-_SMALL = (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Return, cst.Expr)
+_SMALL = SMALL_STATEMENTS
 
 
 class _SideEffectsBefore(cst.CSTVisitor):
@@ -279,15 +286,6 @@ def bind_before(
 
 
 # -- fitting to the line length ------------------------------------------------------------------
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module(body=[]).code_for_node(node)
-
-
-def _width(text: str) -> int:
-    """Columns, a tab counting as 4 (Ruff's default indent width)."""
-    return len(text.expandtabs(4)) if "\t" in text else len(text)
-
-
 def _too_long(lines: Sequence[str], indent: str, limit: int, old: set[str]) -> bool:
     return any(_width(indent + text) > limit for text in lines if text not in old)
 
@@ -388,7 +386,7 @@ def _fit_in_enclosure(
     """``line`` with ``node`` replaced by ``new_node`` and laid out (see
     :func:`_fitted_in_enclosure`); None where it is left as it is."""
     path = [*inner, node]
-    enclosure = _enclosure(path)
+    enclosure = enclosure_of(path)
     if enclosure is None:
         return None
     limit = line_length(context)
@@ -401,18 +399,18 @@ def _fit_in_enclosure(
     room = limit - _width(indent + unit)
     rebuilt = enclosure.deep_replace(node, new_node)
     assert isinstance(rebuilt, cst.BaseExpression)
-    split = _split_enclosure(rebuilt, unit, room)
+    split = split_enclosure(rebuilt, unit, room)
     if split is None:
         return None
     replaced = line.deep_replace(enclosure, split)
     assert isinstance(replaced, cst.SimpleStatementLine)
-    top = _element(split, path)
+    top = element_of(split, path)
     if top is not new_node and isinstance(top, cst.Call):
-        joined = _joined(top)
-        if joined is not top:
-            replaced = replaced.deep_replace(top, joined)
+        rejoined = joined(top)
+        if rejoined is not top:
+            replaced = replaced.deep_replace(top, rejoined)
             assert isinstance(replaced, cst.SimpleStatementLine)
-            top = joined
+            top = rejoined
     if top is not new_node and isinstance(top, cst.Call) and "\n" not in _code(top):
         # The chain's last call is split where the line up to its bracket fits (Black's
         # right-hand split: the last bracket first, its trailers omitted only when needed).
@@ -421,157 +419,6 @@ def _fit_in_enclosure(
             return fit_statement(context, replaced, indent, [top], old=line)
     changed = [new_node] if isinstance(new_node, (cst.Call, cst.Tuple)) else []
     return fit_statement(context, replaced, indent, changed, old=line, chained=True)
-
-
-def _joined(call: cst.Call) -> cst.Call:
-    """``call`` with its arguments on its line again where a formatter split them only for
-    length (no comment, no magic trailing comma, no argument spanning lines): the fix changed
-    the line, so a formatter lays it out anew."""
-    if not call.args or "\n" not in _code(call.with_changes(func=cst.Name("f"))):
-        return call
-    last = call.args[-1]
-    if isinstance(last.comma, cst.Comma) or _has_comment(call.with_changes(func=cst.Name("f"))):
-        return call
-    args = [_bare(a) for a in call.args]
-    if any("\n" in _code(a) for a in args):
-        return call
-    spaced = [
-        a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-        for a in args[:-1]
-    ]
-    return call.with_changes(
-        whitespace_before_args=cst.SimpleWhitespace(""), args=[*spaced, args[-1]]
-    )
-
-
-def _element(split: cst.CSTNode, path: Sequence[cst.CSTNode]) -> cst.CSTNode | None:
-    """In ``split`` (the enclosure, rebuilt), the element that ``path`` goes down through."""
-    if isinstance(split, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
-        return split.elt
-    if isinstance(split, cst.IfExp):
-        return split.body
-    if _sole_generator(split):
-        assert isinstance(split, cst.Call) and isinstance(split.args[0].value, cst.GeneratorExp)
-        return split.args[0].value.elt
-    if isinstance(split, cst.Call):
-        arg = _argument(split, path)
-        return arg.value if arg is not None else None
-    return None
-
-
-def _argument(split: cst.Call, path: Sequence[cst.CSTNode]) -> cst.Arg | None:
-    enclosure = getattr(path[0], "value", None)
-    if isinstance(enclosure, cst.Call) and len(split.args) == len(enclosure.args):
-        for index, arg in enumerate(enclosure.args):
-            if arg is path[2]:
-                return split.args[index]
-    return None
-
-
-def _enclosure(path: Sequence[cst.CSTNode]) -> cst.BaseExpression | None:
-    """The statement's value, where it is a comprehension, a conditional expression or a call
-    whose element, body or argument ``path[-1]`` heads (alone or as the head of a chain of calls
-    and attributes); None elsewhere."""
-    if len(path) < 3 or not isinstance(path[0], _SMALL):
-        return None
-    value = getattr(path[0], "value", None)
-    if value is not path[1]:
-        return None
-    if _sole_generator(value):
-        # ``list(x.to(d) for x in xs)``: the call's brackets are the generator's
-        assert isinstance(value, cst.Call)
-        generator = value.args[0].value
-        assert isinstance(generator, cst.GeneratorExp)
-        heads = len(path) > 4 and path[4] is generator.elt and _heads(path[4:])
-        return value if heads and not isinstance(path[0], cst.AugAssign) else None
-    if not _heads(path[2:]):
-        return None
-    if isinstance(value, (cst.ListComp, cst.SetComp)) and path[2] is value.elt:
-        return value
-    if isinstance(value, cst.GeneratorExp) and value.lpar and path[2] is value.elt:
-        return value
-    if isinstance(value, cst.IfExp) and path[2] is value.body and len(value.lpar) < 2:
-        if isinstance(path[0], cst.Expr) or isinstance(value.orelse, cst.IfExp):
-            return None
-        return value
-    if isinstance(value, cst.Call) and isinstance(path[2], cst.Arg) and len(path) > 3:
-        arg = path[2]
-        if path[3] is not arg.value or arg.keyword is not None or arg.star:
-            return None
-        return value if not isinstance(path[0], cst.AugAssign) else None
-    return None
-
-
-def _heads(path: Sequence[cst.CSTNode]) -> bool:
-    """Whether each node of ``path`` (after an argument) is the callee or the object of the one
-    before it: ``node.to(device)`` is headed by ``node``."""
-    steps = [n for n in path if not isinstance(n, cst.Arg)]
-    for outer, child in itertools.pairwise(steps):
-        if isinstance(outer, cst.Call) and outer.func is child:
-            continue
-        if isinstance(outer, cst.Attribute) and outer.value is child:
-            continue
-        return False
-    return True
-
-
-def _split_enclosure(node: cst.BaseExpression, unit: str, room: int) -> cst.BaseExpression | None:
-    """``node`` (a statement's value) split over lines as a formatter splits it: its content
-    on one line of its own where that is at most ``room`` wide, else part by part."""
-    if _has_comment(node):
-        return None
-    if _sole_generator(node):
-        assert isinstance(node, cst.Call)
-        generator = node.args[0].value
-        assert isinstance(generator, cst.GeneratorExp)
-        if len(_code(generator)) > room:
-            generator = generator.with_changes(for_in=_split_for(generator.for_in, unit))
-        arg = node.args[0].with_changes(value=generator, whitespace_after_arg=_newline(""))
-        return node.with_changes(whitespace_before_args=_newline(unit), args=[arg])
-    if isinstance(node, cst.Call):
-        elements: list[Element] = list(node.args)
-        body = ", ".join(_code(_bare(e)) for e in elements)
-        if len(elements) == 1 or len(body) <= room:
-            split = _hugged(node, elements, unit, "")
-        else:
-            split = _exploded(node, elements, unit, "")
-        assert isinstance(split, cst.Call)
-        return split
-    if isinstance(node, cst.IfExp):
-        hugged = len(_code(node.with_changes(lpar=(), rpar=()))) <= room
-        parts = cst.SimpleWhitespace(" ") if hugged else _newline(unit)
-        return node.with_changes(
-            lpar=[cst.LeftParen(whitespace_after=_newline(unit))],
-            rpar=[cst.RightParen(whitespace_before=_newline(""))],
-            whitespace_before_if=parts,
-            whitespace_after_if=cst.SimpleWhitespace(" "),
-            whitespace_before_else=parts,
-            whitespace_after_else=cst.SimpleWhitespace(" "),
-        )
-    if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
-        content = _code(node.with_changes(lpar=(), rpar=()))
-        if not isinstance(node, cst.GeneratorExp):
-            content = content[1:-1]
-        for_in = node.for_in if len(content) <= room else _split_for(node.for_in, unit)
-        if isinstance(node, cst.GeneratorExp):
-            lpar = [node.lpar[0].with_changes(whitespace_after=_newline(unit)), *node.lpar[1:]]
-            rpar = [node.rpar[0].with_changes(whitespace_before=_newline("")), *node.rpar[1:]]
-            return node.with_changes(lpar=lpar, rpar=rpar, for_in=for_in)
-        if isinstance(node, cst.SetComp):
-            lbrace = node.lbrace.with_changes(whitespace_after=_newline(unit))
-            rbrace = node.rbrace.with_changes(whitespace_before=_newline(""))
-            return node.with_changes(lbrace=lbrace, rbrace=rbrace, for_in=for_in)
-        lbracket = node.lbracket.with_changes(whitespace_after=_newline(unit))
-        rbracket = node.rbracket.with_changes(whitespace_before=_newline(""))
-        return node.with_changes(lbracket=lbracket, rbracket=rbracket, for_in=for_in)
-    return None
-
-
-def _split_for(for_in: cst.CompFor, unit: str) -> cst.CompFor:
-    """A comprehension's ``for`` and ``if`` clauses, each on a line of its own."""
-    ifs = [i.with_changes(whitespace_before=_newline(unit)) for i in for_in.ifs]
-    inner = _split_for(for_in.inner_for_in, unit) if for_in.inner_for_in is not None else None
-    return for_in.with_changes(whitespace_before=_newline(unit), ifs=ifs, inner_for_in=inner)
 
 
 def _heads_statement(inner: Sequence[cst.CSTNode], node: cst.CSTNode) -> bool:
@@ -589,152 +436,3 @@ def _heads_statement(inner: Sequence[cst.CSTNode], node: cst.CSTNode) -> bool:
             continue
         return False
     return len(path) < 2 or getattr(path[0], "value", None) is path[1]
-
-
-def _unit(context: FileContext) -> str:
-    """One level of indentation, as the file indents its blocks."""
-    default = context.module.default_indent
-    return default if default and default.strip(" \t") == "" else "    "
-
-
-def _newline(indent: str) -> cst.ParenthesizedWhitespace:
-    return cst.ParenthesizedWhitespace(
-        first_line=cst.TrailingWhitespace(),
-        empty_lines=[],
-        indent=True,
-        last_line=cst.SimpleWhitespace(indent),
-    )
-
-
-class _Layout:
-    """Black's and Ruff's way of splitting one bracket: flat; else the content on one line of
-    its own (only where the bracket ends the line); else one element a line, trailing comma."""
-
-    def __init__(self, limit: int, block: int, unit: str) -> None:
-        self.limit = limit
-        self.block = block
-        self.unit = unit
-
-    def fit(
-        self, node: cst.CSTNode, column: int, tail: int, indent: str, *, hug: bool
-    ) -> cst.CSTNode:
-        """``node`` starting at ``column`` with ``tail`` characters after it on its line, its
-        line indented ``indent`` past the block."""
-        code = _code(node)
-        if "\n" in code or ("#" in code and _has_comment(node)):
-            return node  # laid out by hand: leave it
-        if column + len(code) + tail <= self.limit:
-            return node
-        elements = _elements(node)
-        if elements is None:
-            return node
-        inner = indent + self.unit
-        texts = [_code(_bare(e)) for e in elements]
-        body = ", ".join(texts)
-        if (hug and self.block + _width(inner) + len(body) <= self.limit) or _sole_generator(node):
-            # A call's sole bare generator takes no trailing comma: it is only ever hugged.
-            return _hugged(node, elements, inner, indent)
-        laid: list[Element] = []
-        for element in elements:
-            value, prefix = _value_of(element)
-            start = self.block + _width(inner) + len(prefix)
-            if value is not None and start + len(_code(value)) + 1 > self.limit:
-                element = _with_value(element, self.fit(value, start, 1, inner, hug=True))
-            laid.append(element)
-        return _exploded(node, laid, inner, indent)
-
-
-def _sole_generator(node: cst.CSTNode) -> bool:
-    return (
-        isinstance(node, cst.Call)
-        and len(node.args) == 1
-        and isinstance(node.args[0].value, cst.GeneratorExp)
-        and not node.args[0].value.lpar
-    )
-
-
-def _has_comment(node: cst.CSTNode) -> bool:
-    found = False
-
-    class Comments(cst.CSTVisitor):
-        def visit_Comment(self, node: cst.Comment) -> None:
-            nonlocal found
-            found = True
-
-    visit_read_only(node, Comments())
-    return found
-
-
-Element = cst.Arg | cst.BaseElement
-
-
-def _elements(node: cst.CSTNode) -> list[Element] | None:
-    """The arguments of a call, or the elements of a parenthesized tuple of two or more."""
-    if isinstance(node, cst.Call) and node.args:
-        return list(node.args)
-    if isinstance(node, cst.Tuple) and node.lpar and len(node.elements) > 1:
-        return list(node.elements)
-    return None
-
-
-def _bare(element: Element) -> Element:
-    if isinstance(element, cst.Arg):
-        return element.with_changes(
-            comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=cst.SimpleWhitespace("")
-        )
-    return element.with_changes(comma=cst.MaybeSentinel.DEFAULT)
-
-
-def _value_of(element: Element) -> tuple[cst.BaseExpression | None, str]:
-    """The element's value, when it is a call or tuple, and what comes before it on its line."""
-    value = element.value
-    if not isinstance(value, (cst.Call, cst.Tuple)):
-        return None, ""
-    if isinstance(element, cst.Arg):
-        if element.keyword is not None:
-            return value, element.keyword.value + "="
-        return value, str(element.star)
-    if isinstance(element, cst.StarredElement):
-        return value, "*"
-    return value, ""
-
-
-def _with_value(element: Element, value: cst.CSTNode) -> Element:
-    return element.with_changes(value=value)
-
-
-def _hugged(node: cst.CSTNode, elements: list[Element], inner: str, indent: str) -> cst.CSTNode:
-    items: list[Element] = []
-    for i, element in enumerate(elements):
-        bare = _bare(element)
-        if i < len(elements) - 1:
-            bare = bare.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-        items.append(bare)
-    return _bracketed(node, items, inner, indent)
-
-
-def _exploded(node: cst.CSTNode, elements: list[Element], inner: str, indent: str) -> cst.CSTNode:
-    items: list[Element] = []
-    for i, element in enumerate(elements):
-        after = _newline(inner if i < len(elements) - 1 else indent)
-        items.append(_bare(element).with_changes(comma=cst.Comma(whitespace_after=after)))
-    return _bracketed(node, items, inner, indent, closed=True)
-
-
-def _bracketed(
-    node: cst.CSTNode, items: list[Element], inner: str, indent: str, *, closed: bool = False
-) -> cst.CSTNode:
-    """``node`` with ``items``, opened onto a new line at ``inner``; the closing bracket at
-    ``indent`` on its own line (after the last item's comma when ``closed``)."""
-    if not closed:
-        last = items[-1]
-        if isinstance(last, cst.Arg):
-            items[-1] = last.with_changes(whitespace_after_arg=_newline(indent))
-    if isinstance(node, cst.Call):
-        return node.with_changes(whitespace_before_args=_newline(inner), args=items)
-    assert isinstance(node, cst.Tuple)
-    lpar = [node.lpar[0].with_changes(whitespace_after=_newline(inner)), *node.lpar[1:]]
-    rpar = list(node.rpar)
-    if not closed:
-        rpar[0] = rpar[0].with_changes(whitespace_before=_newline(indent))
-    return node.with_changes(lpar=lpar, rpar=rpar, elements=items)

@@ -23,17 +23,11 @@ from h2dlint.diagnostics import (
     Location,
     file_finding,
 )
-from h2dlint.engine import (
-    CheckedReport,
-    CPythonParse,
-    ParseFailure,
-    ReplaceNodes,
-    check_module,
-    parse,
-    physical_lines,
-    to_finding,
-)
+from h2dlint.dispatch import CheckedReport, check_module
+from h2dlint.edits import ReplaceNodes
+from h2dlint.findings import physical_lines, to_finding
 from h2dlint.jobs import AnalysisOptions, EnabledRule
+from h2dlint.parsing import CPythonParse, ParseFailure, parse
 
 MAX_PASSES = 10
 

@@ -22,18 +22,13 @@ from h2dlint.diagnostics import (
     Finding,
     file_finding,
 )
-from h2dlint.engine import (
-    CPythonParse,
-    check_text,
-    cpython_parse,
-    cpython_syntax_finding,
-    syntax_check,
-)
+from h2dlint.engine import check_text
 from h2dlint.fileio import WriteError, write_atomically
 from h2dlint.fixer import fix_text
 from h2dlint.jobs import EnabledRule, FileJob, FileResult, Mode
 from h2dlint.large_files import LARGE_FILE_CHARS, MAX_KEPT_CHARS, is_large, reduce_source
 from h2dlint.noqa import add_noqa
+from h2dlint.parsing import CPythonParse, cpython_parse, cpython_syntax_finding, syntax_check
 from h2dlint.project import index as project_index
 from h2dlint.source import SourceError, SourceText, decode
 from h2dlint.suppression import has_skip_file

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from h2dlint.candidates import Candidates, as_candidates
 from h2dlint.diagnostics import Confidence, FixSafety, Severity
+from h2dlint.examples import Invalid as Invalid
+from h2dlint.examples import Valid as Valid
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -34,23 +36,14 @@ CODE_PATTERN = re.compile(r"^HTD\d{3}$")
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 
 
-@dataclass(frozen=True)
-class Valid:
-    """Code the rule must leave alone."""
-
-    code: str
+# The longest code a message quotes; longer code is named in words.
+SNIPPET_LIMIT = 40
 
 
-@dataclass(frozen=True)
-class Invalid:
-    """Code the rule must flag, at ``line``:``column`` (1-based), with ``expected_fix`` the whole
-    file after the rule's fix (``None`` when the rule offers none here)."""
-
-    code: str
-    line: int
-    column: int
-    expected_fix: str | None = None
-    message_contains: str | None = None
+def snippet(code: str, fallback: str, limit: int = SNIPPET_LIMIT) -> str:
+    """``code`` in backticks, for a message; ``fallback`` when it is longer than ``limit``
+    characters or spans lines."""
+    return f"`{code}`" if len(code) <= limit and "\n" not in code else fallback
 
 
 @dataclass(frozen=True)
@@ -181,6 +174,11 @@ class Rule:
         return {option.name: option.default for option in cls.options}
 
     # -- what a rule calls ----------------------------------------------------------------
+    def shown(self, node: cst.CSTNode, fallback: str, limit: int = SNIPPET_LIMIT) -> str:
+        """``node``'s code in backticks, for a message; ``fallback`` (``"the source"``) when the
+        code is longer than ``limit`` characters or spans lines."""
+        return snippet(self.context.module.code_for_node(node), fallback, limit)
+
     def report(
         self,
         node: cst.CSTNode,

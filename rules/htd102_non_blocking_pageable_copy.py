@@ -2,11 +2,12 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.arguments import keyword
 from h2dlint.analysis.copies import fresh_joins, non_blocking_h2d_source
 from h2dlint.analysis.factories import RANDOM_FACTORIES, SHAPE_FACTORIES, factory_of
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.provenance import Provenance, keyword
+from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target
 from h2dlint.analysis.views import Layout, layout
 from h2dlint.rule import Invalid, Rule, Valid

@@ -2,35 +2,28 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.arguments import host_named, keyword
 from h2dlint.analysis.copies import non_blocking_h2d_source
 from h2dlint.analysis.facts import Fact, Where
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.provenance import (
-    Provenance,
-    host_named,
-    keyword,
-)
+from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target, by_name
-from h2dlint.analysis.views import (
-    PERMUTING_ATTRIBUTES,
-    PERMUTING_VIEW_METHODS,
+from h2dlint.analysis.views import PERMUTING_ATTRIBUTES, PERMUTING_VIEW_METHODS, Layout, layout
+from h2dlint.analysis.writes import (
     FunctionWrites,
-    Layout,
     buffer_roots,
-    function_writes,
-    layout,
+    shared_function_writes,
 )
+from h2dlint.context import SharedKey
 from h2dlint.diagnostics import Confidence, FixSafety
-from h2dlint.engine import visit_read_only
 from h2dlint.fix_format import ancestors, block_indent, fit_statement
 from h2dlint.rule import Invalid, Rule, Valid
+from h2dlint.walk import visit_read_only
+
+# Shared per file with every rule, each under its own typed key.
+_FUNCTION_NAMES: SharedKey[set[str]] = SharedKey("names a function uses")
 
 LOOP_VARIABLE = "_row"
-
-
-def _shown(context_module: cst.Module, node: cst.BaseExpression) -> str:
-    code = context_module.code_for_node(node)
-    return "the source" if len(code) > 40 or "\n" in code else f"`{code}`"
 
 
 def _pinned_words(fact: Fact) -> str:
@@ -184,312 +177,355 @@ class NonContiguousViewCopy(Rule):
     valid = (
         # a contiguous slice of the leading dimension stays one pinned block
         Valid(
-            "import torch\n"
-            "def f(n, device):\n"
-            "    buf = torch.zeros(4, 8, pin_memory=True)\n"
-            "    return buf[:n].to(device, non_blocking=True)\n"
+            """
+            import torch
+            def f(n, device):
+                buf = torch.zeros(4, 8, pin_memory=True)
+                return buf[:n].to(device, non_blocking=True)
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(n, gpu):\n"
-            "    buf = torch.zeros(4, 8, pin_memory=True)\n"
-            "    gpu[1, :n].copy_(buf[1, :n], non_blocking=True)\n"
+            """
+            import torch
+            def f(n, gpu):
+                buf = torch.zeros(4, 8, pin_memory=True)
+                gpu[1, :n].copy_(buf[1, :n], non_blocking=True)
+            """
         ),
         # .to keeps the strides of a whole-tensor transpose: a plain DMA from pinned memory
         Valid(
-            "import torch\n"
-            "def f(device):\n"
-            "    a = torch.zeros(4, 8, pin_memory=True)\n"
-            "    return a.T.to(device, non_blocking=True)\n"
+            """
+            import torch
+            def f(device):
+                a = torch.zeros(4, 8, pin_memory=True)
+                return a.T.to(device, non_blocking=True)
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f():\n"
-            "    a = torch.zeros(2, 3, 4, pin_memory=True)\n"
-            "    return a.permute(2, 0, 1).cuda(non_blocking=True)\n"
+            """
+            import torch
+            def f():
+                a = torch.zeros(2, 3, 4, pin_memory=True)
+                return a.permute(2, 0, 1).cuda(non_blocking=True)
+            """
         ),
         # placement unknown, and no name says host memory
         Valid(
-            "import torch\n"
-            "def f(buf, n, gpu):\n"
-            "    gpu[:, :n].copy_(buf[:, :n], non_blocking=True)\n"
+            """
+            import torch
+            def f(buf, n, gpu):
+                gpu[:, :n].copy_(buf[:, :n], non_blocking=True)
+            """
         ),
         # the fix's shape: one contiguous row segment at a time, also of a buffer pair made
         # in another module
         Valid(
-            "import torch\n"
-            "def f(n, device):\n"
-            "    cpu = torch.zeros(3, 64, dtype=torch.int64, pin_memory=True)\n"
-            "    gpu = torch.zeros(3, 64, dtype=torch.int64, device=device)\n"
-            "    for r in range(gpu.shape[0]):\n"
-            "        gpu[r, :n].copy_(cpu[r, :n], non_blocking=True)\n"
+            """
+            import torch
+            def f(n, device):
+                cpu = torch.zeros(3, 64, dtype=torch.int64, pin_memory=True)
+                gpu = torch.zeros(3, 64, dtype=torch.int64, device=device)
+                for r in range(gpu.shape[0]):
+                    gpu[r, :n].copy_(cpu[r, :n], non_blocking=True)
+            """
         ),
         Valid(
-            "class Runner:\n"
-            "    def prepare(self, n):\n"
-            "        pos = self.positions\n"
-            "        for r in range(pos.gpu.shape[0]):\n"
-            "            pos.gpu[r, :n].copy_(pos.cpu[r, :n], non_blocking=True)\n"
+            """
+            class Runner:
+                def prepare(self, n):
+                    pos = self.positions
+                    for r in range(pos.gpu.shape[0]):
+                        pos.gpu[r, :n].copy_(pos.cpu[r, :n], non_blocking=True)
+            """
         ),
         # a host-named buffer copied into a destination nothing says is on a device
         Valid(
-            "class Runner:\n"
-            "    def prepare(self, n, out):\n"
-            "        out[:, :n].copy_(self.positions.cpu[:, :n], non_blocking=True)\n"
+            """
+            class Runner:
+                def prepare(self, n, out):
+                    out[:, :n].copy_(self.positions.cpu[:, :n], non_blocking=True)
+            """
         ),
         # contiguous views of a host buffer: a leading slice, a row, a row segment
         Valid(
-            "import torch\n"
-            "def f(n, i, device):\n"
-            "    buf = torch.zeros(4, 8)\n"
-            "    a = buf[:n].to(device, non_blocking=True)\n"
-            "    b = buf[i].to(device, non_blocking=True)\n"
-            "    return buf[i, :n].to(device, non_blocking=True)\n"
+            """
+            import torch
+            def f(n, i, device):
+                buf = torch.zeros(4, 8)
+                a = buf[:n].to(device, non_blocking=True)
+                b = buf[i].to(device, non_blocking=True)
+                return buf[i, :n].to(device, non_blocking=True)
+            """
         ),
         # a blocking copy, to the host, or into a host buffer
         Valid(
-            "import torch\n"
-            "def f(n, gpu):\n"
-            "    buf = torch.zeros(4, 8, pin_memory=True)\n"
-            "    gpu[:, :n].copy_(buf[:, :n])\n"
+            """
+            import torch
+            def f(n, gpu):
+                buf = torch.zeros(4, 8, pin_memory=True)
+                gpu[:, :n].copy_(buf[:, :n])
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(n):\n"
-            "    buf = torch.zeros(4, 8, pin_memory=True)\n"
-            "    return buf[:, :n].to('cpu', non_blocking=True)\n"
+            """
+            import torch
+            def f(n):
+                buf = torch.zeros(4, 8, pin_memory=True)
+                return buf[:, :n].to('cpu', non_blocking=True)
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(n, cpu_out):\n"
-            "    buf = torch.zeros(4, 8, pin_memory=True)\n"
-            "    cpu_out[:, :n].copy_(buf[:, :n], non_blocking=True)\n"
+            """
+            import torch
+            def f(n, cpu_out):
+                buf = torch.zeros(4, 8, pin_memory=True)
+                cpu_out[:, :n].copy_(buf[:, :n], non_blocking=True)
+            """
         ),
         # made contiguous first: a fresh pageable tensor, HTD102's business
         Valid(
-            "import torch\n"
-            "def f(n, device):\n"
-            "    buf = torch.zeros(4, 8, pin_memory=True)\n"
-            "    return buf[:, :n].contiguous().to(device, non_blocking=True)\n"
+            """
+            import torch
+            def f(n, device):
+                buf = torch.zeros(4, 8, pin_memory=True)
+                return buf[:, :n].contiguous().to(device, non_blocking=True)
+            """
         ),
         # a dtype conversion, not a copy to the device
         Valid(
-            "import torch\n"
-            "def f(n):\n"
-            "    buf = torch.zeros(4, 8, pin_memory=True)\n"
-            "    return buf[:, :n].to(torch.float16, non_blocking=True)\n"
+            """
+            import torch
+            def f(n):
+                buf = torch.zeros(4, 8, pin_memory=True)
+                return buf[:, :n].to(torch.float16, non_blocking=True)
+            """
         ),
         # transposed on both sides alike: the copy keeps the strides
         Valid(
-            "import torch\n"
-            "def f(device):\n"
-            "    a = torch.zeros(4, 8, pin_memory=True)\n"
-            "    g = torch.empty(8, 4, device=device)\n"
-            "    g.T.copy_(a, non_blocking=True)\n"
+            """
+            import torch
+            def f(device):
+                a = torch.zeros(4, 8, pin_memory=True)
+                g = torch.empty(8, 4, device=device)
+                g.T.copy_(a, non_blocking=True)
+            """
         ),
         # as_strided / expand: layout unknown
         Valid(
-            "import torch\n"
-            "def f(device):\n"
-            "    a = torch.zeros(1, 8, pin_memory=True)\n"
-            "    return a.expand(4, 8).to(device, non_blocking=True)\n"
+            """
+            import torch
+            def f(device):
+                a = torch.zeros(1, 8, pin_memory=True)
+                return a.expand(4, 8).to(device, non_blocking=True)
+            """
         ),
     )
     invalid = (
         Invalid(
-            "import torch\n"
-            "def f(n, device):\n"
-            "    cpu = torch.zeros(3, 64, dtype=torch.int64, pin_memory=True)\n"
-            "    gpu = torch.zeros(3, 64, dtype=torch.int64, device=device)\n"
-            "    gpu[:, :n].copy_(cpu[:, :n], non_blocking=True)\n"
-            "    return gpu\n",
-            5,
-            5,
-            expected_fix=(
-                "import torch\n"
-                "def f(n, device):\n"
-                "    cpu = torch.zeros(3, 64, dtype=torch.int64, pin_memory=True)\n"
-                "    gpu = torch.zeros(3, 64, dtype=torch.int64, device=device)\n"
-                "    for _row in range(gpu.shape[0]):\n"
-                "        gpu[_row, :n].copy_(cpu[_row, :n], non_blocking=True)\n"
-                "    return gpu\n"
-            ),
+            """
+            import torch
+            def f(n, device):
+                cpu = torch.zeros(3, 64, dtype=torch.int64, pin_memory=True)
+                gpu = torch.zeros(3, 64, dtype=torch.int64, device=device)
+                gpu[:, :n].copy_(cpu[:, :n], non_blocking=True)
+                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return gpu
+            """,
+            expected_fix="""
+            import torch
+            def f(n, device):
+                cpu = torch.zeros(3, 64, dtype=torch.int64, pin_memory=True)
+                gpu = torch.zeros(3, 64, dtype=torch.int64, device=device)
+                for _row in range(gpu.shape[0]):
+                    gpu[_row, :n].copy_(cpu[_row, :n], non_blocking=True)
+                return gpu
+            """,
             message_contains="`cpu[:, :n]`",
         ),
         # the real-world shape: buffers made once in __init__, pinned when enabled
         Invalid(
-            "import torch\n"
-            "class Positions:\n"
-            "    def __init__(self, device, max_tokens):\n"
-            "        pin = device.type == 'cuda'\n"
-            "        self.cpu = torch.zeros(3, max_tokens, dtype=torch.int64, pin_memory=pin)\n"
-            "        self.gpu = torch.zeros(3, max_tokens, dtype=torch.int64, device=device)\n"
-            "\n"
-            "    def copy_to_gpu(self, n):\n"
-            "        # positions of the scheduled tokens\n"
-            "        self.gpu[:, :n].copy_(self.cpu[:, :n], non_blocking=True)  # async?\n"
-            "        return self.gpu[:, :n]\n",
-            10,
-            9,
-            expected_fix=(
-                "import torch\n"
-                "class Positions:\n"
-                "    def __init__(self, device, max_tokens):\n"
-                "        pin = device.type == 'cuda'\n"
-                "        self.cpu = torch.zeros(3, max_tokens, dtype=torch.int64, pin_memory=pin)\n"
-                "        self.gpu = torch.zeros(3, max_tokens, dtype=torch.int64, device=device)\n"
-                "\n"
-                "    def copy_to_gpu(self, n):\n"
-                "        # positions of the scheduled tokens\n"
-                "        for _row in range(self.gpu.shape[0]):\n"
-                "            self.gpu[_row, :n].copy_(self.cpu[_row, :n], non_blocking=True)"
-                "  # async?\n"
-                "        return self.gpu[:, :n]\n"
-            ),
+            """
+            import torch
+            class Positions:
+                def __init__(self, device, max_tokens):
+                    pin = device.type == 'cuda'
+                    self.cpu = torch.zeros(3, max_tokens, dtype=torch.int64, pin_memory=pin)
+                    self.gpu = torch.zeros(3, max_tokens, dtype=torch.int64, device=device)
+
+                def copy_to_gpu(self, n):
+                    # positions of the scheduled tokens
+                    self.gpu[:, :n].copy_(self.cpu[:, :n], non_blocking=True)  # async?
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return self.gpu[:, :n]
+            """,
+            expected_fix="""
+            import torch
+            class Positions:
+                def __init__(self, device, max_tokens):
+                    pin = device.type == 'cuda'
+                    self.cpu = torch.zeros(3, max_tokens, dtype=torch.int64, pin_memory=pin)
+                    self.gpu = torch.zeros(3, max_tokens, dtype=torch.int64, device=device)
+
+                def copy_to_gpu(self, n):
+                    # positions of the scheduled tokens
+                    for _row in range(self.gpu.shape[0]):
+                        self.gpu[_row, :n].copy_(self.cpu[_row, :n], non_blocking=True)  # async?
+                    return self.gpu[:, :n]
+            """,
             message_contains="pinned when pinning is enabled",
         ),
         # the row copy grows past the line length: its arguments go on a line of their own
         Invalid(
-            "import torch\n"
-            "def f(count, device):\n"
-            "    cpu_positions = torch.zeros(3, 64, dtype=torch.int64, pin_memory=True)\n"
-            "    gpu_positions = torch.zeros(3, 64, dtype=torch.int64, device=device)\n"
-            "    gpu_positions[:, :count].copy_("
-            "cpu_positions[:, :count], non_blocking=True)  # all\n",
-            5,
-            5,
-            expected_fix=(
-                "import torch\n"
-                "def f(count, device):\n"
-                "    cpu_positions = torch.zeros(3, 64, dtype=torch.int64, pin_memory=True)\n"
-                "    gpu_positions = torch.zeros(3, 64, dtype=torch.int64, device=device)\n"
-                "    for _row in range(gpu_positions.shape[0]):\n"
-                "        gpu_positions[_row, :count].copy_(\n"
-                "            cpu_positions[_row, :count], non_blocking=True\n"
-                "        )  # all\n"
-            ),
+            """
+            import torch
+            def f(count, device):
+                cpu_positions = torch.zeros(3, 64, dtype=torch.int64, pin_memory=True)
+                gpu_positions = torch.zeros(3, 64, dtype=torch.int64, device=device)
+                gpu_positions[:, :count].copy_(cpu_positions[:, :count], non_blocking=True)  # all
+                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def f(count, device):
+                cpu_positions = torch.zeros(3, 64, dtype=torch.int64, pin_memory=True)
+                gpu_positions = torch.zeros(3, 64, dtype=torch.int64, device=device)
+                for _row in range(gpu_positions.shape[0]):
+                    gpu_positions[_row, :count].copy_(
+                        cpu_positions[_row, :count], non_blocking=True
+                    )  # all
+            """,
         ),
         # the loop variable does not clash with a name of the function
         Invalid(
-            "import torch\n"
-            "def f(start, end, dev, _row):\n"
-            "    src = torch.empty(3, 64, pin_memory=True)\n"
-            "    dst = torch.empty(3, 64, device=dev)\n"
-            "    dst[:, start:end].copy_(src[:, start:end], non_blocking=True)\n",
-            5,
-            5,
-            expected_fix=(
-                "import torch\n"
-                "def f(start, end, dev, _row):\n"
-                "    src = torch.empty(3, 64, pin_memory=True)\n"
-                "    dst = torch.empty(3, 64, device=dev)\n"
-                "    for _row1 in range(dst.shape[0]):\n"
-                "        dst[_row1, start:end].copy_(src[_row1, start:end], non_blocking=True)\n"
-            ),
+            """
+            import torch
+            def f(start, end, dev, _row):
+                src = torch.empty(3, 64, pin_memory=True)
+                dst = torch.empty(3, 64, device=dev)
+                dst[:, start:end].copy_(src[:, start:end], non_blocking=True)
+                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def f(start, end, dev, _row):
+                src = torch.empty(3, 64, pin_memory=True)
+                dst = torch.empty(3, 64, device=dev)
+                for _row1 in range(dst.shape[0]):
+                    dst[_row1, start:end].copy_(src[_row1, start:end], non_blocking=True)
+            """,
         ),
         # .to of a strided view: flagged, no fix
         Invalid(
-            "import torch\n"
-            "def f(a, b, device):\n"
-            "    buf = torch.empty(4, 1024, pin_memory=True)\n"
-            "    return buf[..., a:b].to(device, non_blocking=True)\n",
-            4,
-            12,
+            """
+            import torch
+            def f(a, b, device):
+                buf = torch.empty(4, 1024, pin_memory=True)
+                return buf[..., a:b].to(device, non_blocking=True)
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
             message_contains="`buf[..., a:b]`",
         ),
         Invalid(
-            "import torch\n"
-            "def f():\n"
-            "    buf = torch.empty(1024, pin_memory=True)\n"
-            "    return buf[::2].cuda(non_blocking=True)\n",
-            4,
-            12,
+            """
+            import torch
+            def f():
+                buf = torch.empty(1024, pin_memory=True)
+                return buf[::2].cuda(non_blocking=True)
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(n, device):\n"
-            "    buf = torch.empty(4, 1024).pin_memory()\n"
-            "    view = buf.narrow(1, 0, n)\n"
-            "    return view.to(device=device, non_blocking=True)\n",
-            5,
-            12,
+            """
+            import torch
+            def f(n, device):
+                buf = torch.empty(4, 1024).pin_memory()
+                view = buf.narrow(1, 0, n)
+                return view.to(device=device, non_blocking=True)
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         # copy_ of a transpose into a differently laid-out destination
         Invalid(
-            "import torch\n"
-            "def f(device):\n"
-            "    a = torch.zeros(4, 8, pin_memory=True)\n"
-            "    g = torch.empty(8, 4, device=device)\n"
-            "    g.copy_(a.T, non_blocking=True)\n",
-            5,
-            5,
+            """
+            import torch
+            def f(device):
+                a = torch.zeros(4, 8, pin_memory=True)
+                g = torch.empty(8, 4, device=device)
+                g.copy_(a.T, non_blocking=True)
+                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
             message_contains="transposed",
         ),
         # a column of a pinned buffer
         Invalid(
-            "import torch\n"
-            "class Cache:\n"
-            "    def __init__(self):\n"
-            "        self.table = torch.zeros(64, 16, dtype=torch.int32, pin_memory=True)\n"
-            "    def lengths(self, gpu_out):\n"
-            "        gpu_out.copy_(self.table[:, 3], non_blocking=True)\n",
-            6,
-            9,
+            """
+            import torch
+            class Cache:
+                def __init__(self):
+                    self.table = torch.zeros(64, 16, dtype=torch.int32, pin_memory=True)
+                def lengths(self, gpu_out):
+                    gpu_out.copy_(self.table[:, 3], non_blocking=True)
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         # the source is rewritten right after: no fix (row copies would read the new data)
         Invalid(
-            "import torch\n"
-            "def f(chunks, gpu):\n"
-            "    cpu = torch.zeros(3, 64, pin_memory=True)\n"
-            "    for n, chunk in chunks:\n"
-            "        cpu[:, :n] = chunk\n"
-            "        gpu[:, :n].copy_(cpu[:, :n], non_blocking=True)\n",
-            6,
-            9,
+            """
+            import torch
+            def f(chunks, gpu):
+                cpu = torch.zeros(3, 64, pin_memory=True)
+                for n, chunk in chunks:
+                    cpu[:, :n] = chunk
+                    gpu[:, :n].copy_(cpu[:, :n], non_blocking=True)
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         # a strided view of pageable memory: row by row alone would not help, no fix
         Invalid(
-            "import torch\n"
-            "def f(n, gpu):\n"
-            "    buf = torch.zeros(4, 8)\n"
-            "    gpu[:, :n].copy_(buf[:, :n], non_blocking=True)\n",
-            4,
-            5,
+            """
+            import torch
+            def f(n, gpu):
+                buf = torch.zeros(4, 8)
+                gpu[:, :n].copy_(buf[:, :n], non_blocking=True)
+                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
             message_contains="pin the buffer",
         ),
         Invalid(
-            "import torch\n"
-            "def f(rows, n, dev):\n"
-            "    x = torch.tensor(rows)\n"
-            "    return x[:, :n].to(dev, non_blocking=True)\n",
-            4,
-            12,
+            """
+            import torch
+            def f(rows, n, dev):
+                x = torch.tensor(rows)
+                return x[:, :n].to(dev, non_blocking=True)
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
             message_contains="pageable memory",
         ),
         # the CPU half of a buffer pair made in another module: host by its name
         Invalid(
-            "class Runner:\n"
-            "    def prepare(self, n):\n"
-            "        self.pos.gpu[:, :n].copy_(self.pos.cpu[:, :n], non_blocking=True)\n",
-            3,
-            9,
-            expected_fix=(
-                "class Runner:\n"
-                "    def prepare(self, n):\n"
-                "        for _row in range(self.pos.gpu.shape[0]):\n"
-                "            self.pos.gpu[_row, :n].copy_(self.pos.cpu[_row, :n], "
-                "non_blocking=True)\n"
-            ),
+            """
+            class Runner:
+                def prepare(self, n):
+                    self.pos.gpu[:, :n].copy_(self.pos.cpu[:, :n], non_blocking=True)
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            class Runner:
+                def prepare(self, n):
+                    for _row in range(self.pos.gpu.shape[0]):
+                        self.pos.gpu[_row, :n].copy_(self.pos.cpu[_row, :n], non_blocking=True)
+            """,
             message_contains="certain once `self.pos.cpu` is proven host memory",
         ),
         # not a statement of its own: flagged, no fix
         Invalid(
-            "import torch\n"
-            "def f(n, gpu):\n"
-            "    cpu = torch.zeros(3, 64, pin_memory=True)\n"
-            "    return gpu[:, :n].copy_(cpu[:, :n], non_blocking=True)\n",
-            4,
-            12,
+            """
+            import torch
+            def f(n, gpu):
+                cpu = torch.zeros(3, 64, pin_memory=True)
+                return gpu[:, :n].copy_(cpu[:, :n], non_blocking=True)
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
     )
 
@@ -500,7 +536,7 @@ class NonContiguousViewCopy(Rule):
         if source is None:
             return
         fact = provenance.fact(source, frame)
-        shown = _shown(self.context.module, source)
+        shown = self.shown(source, "the source")
         if not fact.known:
             self._report_host_by_name(node, source, shown, provenance, frame)
             return
@@ -588,7 +624,7 @@ class NonContiguousViewCopy(Rule):
             provenance.where(func.value, frame) is Where.DEVICE or _device_named(func.value)
         ):
             return
-        named = _shown(self.context.module, buffer)
+        named = self.shown(buffer, "the source")
         message = (
             f"`non_blocking=True` copy from {shown}, a strided view of what its name says is "
             "host memory: PyTorch gathers it into pageable memory first, so the copy is staged "
@@ -675,11 +711,7 @@ class NonContiguousViewCopy(Rule):
         return statement, loop
 
     def _writes(self, frame: Frame) -> FunctionWrites:
-        function = frame.function
-        return self.context.shared(
-            f"writes:{id(function)}",
-            lambda: function_writes(function, self.context.imports),
-        )
+        return shared_function_writes(self.context, frame.function)
 
     def _loop_variable(self, frame: Frame) -> str:
         """A loop variable that no name of the function (or module) uses."""
@@ -690,7 +722,7 @@ class NonContiguousViewCopy(Rule):
             visit_read_only(function, names)
             return names.names
 
-        used = self.context.shared(f"names:{id(function)}", collect)
+        used = self.context.shared(_FUNCTION_NAMES, collect, function)
         variable, suffix = LOOP_VARIABLE, 0
         while variable in used:
             suffix += 1

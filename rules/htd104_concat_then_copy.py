@@ -4,16 +4,11 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
+from h2dlint.analysis.arguments import first_positional, is_true, keyword, positional
 from h2dlint.analysis.copies import fresh_joins, h2d_copy_source, non_blocking_h2d_source
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.provenance import (
-    Provenance,
-    first_positional,
-    is_true,
-    keyword,
-    positional,
-)
+from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.torch_api import JOINS
 from h2dlint.candidates import called_as
 from h2dlint.diagnostics import FixSafety
@@ -129,64 +124,90 @@ class ConcatThenCopy(Rule):
 
     valid = (
         Valid(
-            "import torch\n"
-            "def f(xs, buf, dev):\n"
-            "    return torch.cat(xs, out=buf).to(dev, non_blocking=True)\n"
+            """
+            import torch
+            def f(xs, buf, dev):
+                return torch.cat(xs, out=buf).to(dev, non_blocking=True)
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(n, dev):\n"
-            "    xs = [torch.ones(n, device=dev), torch.zeros(n, device=dev)]\n"
-            "    return torch.cat(xs).to(dev, non_blocking=True)\n"
+            """
+            import torch
+            def f(n, dev):
+                xs = [torch.ones(n, device=dev), torch.zeros(n, device=dev)]
+                return torch.cat(xs).to(dev, non_blocking=True)
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(xs, dev):\n"
-            "    parts = [x.cuda() for x in xs]\n"
-            "    return torch.cat(parts).to(dev, non_blocking=True)\n"
+            """
+            import torch
+            def f(xs, dev):
+                parts = [x.cuda() for x in xs]
+                return torch.cat(parts).to(dev, non_blocking=True)
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(n):\n"
-            "    parts = [torch.arange(n).cuda() for _ in range(4)]\n"
-            "    return torch.stack(parts).cuda()\n"
+            """
+            import torch
+            def f(n):
+                parts = [torch.arange(n).cuda() for _ in range(4)]
+                return torch.stack(parts).cuda()
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(rows):\n"
-            "    ids = torch.cat([torch.tensor(r) for r in rows])\n"
-            "    return ids.numpy()\n"
+            """
+            import torch
+            def f(rows):
+                ids = torch.cat([torch.tensor(r) for r in rows])
+                return ids.numpy()
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(rows):\n"
-            "    ids = torch.cat([torch.tensor(r) for r in rows])\n"
-            "    return ids.to('cpu', non_blocking=True)\n"
+            """
+            import torch
+            def f(rows):
+                ids = torch.cat([torch.tensor(r) for r in rows])
+                return ids.to('cpu', non_blocking=True)
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(rows):\n"
-            "    ids = torch.cat([torch.tensor(r) for r in rows])\n"
-            "    return ids.to(torch.int32)\n"
+            """
+            import torch
+            def f(rows):
+                ids = torch.cat([torch.tensor(r) for r in rows])
+                return ids.to(torch.int32)
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(rows, dev):\n"
-            "    ids = torch.cat([torch.tensor(r) for r in rows])\n"
-            "    ids = ids + 1\n"
-            "    return ids.to(dev)\n"
+            """
+            import torch
+            def f(rows, dev):
+                ids = torch.cat([torch.tensor(r) for r in rows])
+                ids = ids + 1
+                return ids.to(dev)
+            """
         ),
-        Valid("def cat(xs): ...\ndef f(xs, dev):\n    return cat(xs).to(dev, non_blocking=True)\n"),
+        Valid(
+            """
+            def cat(xs): ...
+            def f(xs, dev):
+                return cat(xs).to(dev, non_blocking=True)
+            """
+        ),
         # Model code: joined activations already on a device, moved between devices.
         Valid(
-            "import torch\n"
-            "def f(image_embeds, inputs_embeds):\n"
-            "    return torch.cat(image_embeds, dim=0).to(inputs_embeds.device)\n"
+            """
+            import torch
+            def f(image_embeds, inputs_embeds):
+                return torch.cat(image_embeds, dim=0).to(inputs_embeds.device)
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(xs, host_buf):\n"
-            "    host_buf.copy_(torch.cat(xs), non_blocking=True)\n"
+            """
+            import torch
+            def f(xs, host_buf):
+                host_buf.copy_(torch.cat(xs), non_blocking=True)
+            """
         ),
         # Padding device tensors: the inner join's inputs are unknown, so is the outer's.
         Valid(
@@ -198,197 +219,227 @@ class ConcatThenCopy(Rule):
         ),
         # A helper's result, a join of unknown tensors: unknown.
         Valid(
-            "import torch\n"
-            "def mask(x):\n"
-            "    return torch.zeros_like(torch.cat([x[:1], x]), dtype=torch.bool)\n"
-            "def f(features, ids):\n"
-            "    m = torch.cat([mask(x) for x in features])\n"
-            "    return m.to(ids.device)\n"
+            """
+            import torch
+            def mask(x):
+                return torch.zeros_like(torch.cat([x[:1], x]), dtype=torch.bool)
+            def f(features, ids):
+                m = torch.cat([mask(x) for x in features])
+                return m.to(ids.device)
+            """
         ),
     )
     invalid = (
         Invalid(
-            "import torch\n"
-            "def f(pos_ids, device):\n"
-            "    return torch.cat(pos_ids).to(device, non_blocking=True)\n",
-            3,
-            12,
-            expected_fix="import torch\n"
-            "def f(pos_ids, device):\n"
-            "    pos_ids_pinned = torch.empty(\n"
-            "        (sum(t.shape[0] for t in pos_ids), *pos_ids[0].shape[1:]),\n"
-            "        dtype=pos_ids[0].dtype,\n"
-            "        pin_memory=True,\n"
-            "    )\n"
-            "    return torch.cat(pos_ids, out=pos_ids_pinned).to(device, non_blocking=True)\n",
+            """
+            import torch
+            def f(pos_ids, device):
+                return torch.cat(pos_ids).to(device, non_blocking=True)
+                #      ^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def f(pos_ids, device):
+                pos_ids_pinned = torch.empty(
+                    (sum(t.shape[0] for t in pos_ids), *pos_ids[0].shape[1:]),
+                    dtype=pos_ids[0].dtype,
+                    pin_memory=True,
+                )
+                return torch.cat(pos_ids, out=pos_ids_pinned).to(device, non_blocking=True)
+            """,
             message_contains="`torch.cat(pos_ids)`",
         ),
         Invalid(
-            "import torch as T\n"
-            "def f(xs, dev):\n"
-            "    return T.stack(xs, 0).to(dev, non_blocking=True)\n",
-            3,
-            12,
-            expected_fix="import torch as T\n"
-            "def f(xs, dev):\n"
-            "    xs_pinned = T.empty((len(xs), *xs[0].shape), dtype=xs[0].dtype, "
-            "pin_memory=True)\n"
-            "    return T.stack(xs, 0, out=xs_pinned).to(dev, non_blocking=True)\n",
+            """
+            import torch as T
+            def f(xs, dev):
+                return T.stack(xs, 0).to(dev, non_blocking=True)
+                #      ^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch as T
+            def f(xs, dev):
+                xs_pinned = T.empty((len(xs), *xs[0].shape), dtype=xs[0].dtype, pin_memory=True)
+                return T.stack(xs, 0, out=xs_pinned).to(dev, non_blocking=True)
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(rows):\n"
-            "    parts = [torch.tensor(r) for r in rows]\n"
-            "    return torch.cat(parts, dim=0).pin_memory()\n",
-            4,
-            12,
-            expected_fix="import torch\n"
-            "def f(rows):\n"
-            "    parts = [torch.tensor(r) for r in rows]\n"
-            "    parts_pinned = torch.empty(\n"
-            "        (sum(t.shape[0] for t in parts), *parts[0].shape[1:]),\n"
-            "        dtype=parts[0].dtype,\n"
-            "        pin_memory=True,\n"
-            "    )\n"
-            "    return torch.cat(parts, dim=0, out=parts_pinned)\n",
+            """
+            import torch
+            def f(rows):
+                parts = [torch.tensor(r) for r in rows]
+                return torch.cat(parts, dim=0).pin_memory()
+                #      ^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def f(rows):
+                parts = [torch.tensor(r) for r in rows]
+                parts_pinned = torch.empty(
+                    (sum(t.shape[0] for t in parts), *parts[0].shape[1:]),
+                    dtype=parts[0].dtype,
+                    pin_memory=True,
+                )
+                return torch.cat(parts, dim=0, out=parts_pinned)
+            """,
             message_contains="pinned",
         ),
         Invalid(
-            "import torch\n"
-            "def f(rows, device):\n"
-            "    parts = []\n"
-            "    for r in rows:\n"
-            "        parts.append(torch.tensor(r, dtype=torch.int64))\n"
-            "    x = torch.cat(parts)\n"
-            "    x = x.to(device)\n"
-            "    return x\n",
-            6,
-            9,
-            # A blocking copy: from the pinned buffer it would still block (HTD105), so no fix;
-            # the message says to copy without blocking too.
+            """
+            import torch
+            def f(rows, device):
+                parts = []
+                for r in rows:
+                    parts.append(torch.tensor(r, dtype=torch.int64))
+                x = torch.cat(parts)
+                #   ^^^^^^^^^^^^^^^^
+                x = x.to(device)
+                return x
+            """,
             message_contains="and copy it with `non_blocking=True`",
         ),
         Invalid(
-            "import torch\n"
-            "def f(t, gpu_buf):\n"
-            "    gpu_buf.copy_(torch.cat(t), non_blocking=True)\n",
-            3,
-            19,
-            expected_fix="import torch\n"
-            "def f(t, gpu_buf):\n"
-            "    t_pinned = torch.empty(\n"
-            "        (sum(x.shape[0] for x in t), *t[0].shape[1:]), dtype=t[0].dtype, "
-            "pin_memory=True\n"
-            "    )\n"
-            "    gpu_buf.copy_(torch.cat(t, out=t_pinned), non_blocking=True)\n",
+            """
+            import torch
+            def f(t, gpu_buf):
+                gpu_buf.copy_(torch.cat(t), non_blocking=True)
+                #             ^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def f(t, gpu_buf):
+                t_pinned = torch.empty(
+                    (sum(x.shape[0] for x in t), *t[0].shape[1:]), dtype=t[0].dtype, pin_memory=True
+                )
+                gpu_buf.copy_(torch.cat(t, out=t_pinned), non_blocking=True)
+            """,
         ),
         Invalid(
-            "import torch\ndef f(a, b):\n    return torch.cat([a.cpu(), b.cpu()], dim=1).cuda()\n",
-            3,
-            12,
+            """
+            import torch
+            def f(a, b):
+                return torch.cat([a.cpu(), b.cpu()], dim=1).cuda()
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         # a join of a join of host tensors
         Invalid(
-            "import torch\n"
-            "def f(a, b, c, dev):\n"
-            "    return torch.cat([torch.cat([a.cpu(), b]), c]).to(dev)\n",
-            3,
-            12,
+            """
+            import torch
+            def f(a, b, c, dev):
+                return torch.cat([torch.cat([a.cpu(), b]), c]).to(dev)
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(xs):\n"
-            "    return torch.cat(\n"
-            "        xs,\n"
-            "    ).cuda(non_blocking=True)\n",
-            3,
-            12,
-            expected_fix="import torch\n"
-            "def f(xs):\n"
-            "    xs_pinned = torch.empty(\n"
-            "        (sum(t.shape[0] for t in xs), *xs[0].shape[1:]),\n"
-            "        dtype=xs[0].dtype,\n"
-            "        pin_memory=True,\n"
-            "    )\n"
-            "    return torch.cat(\n"
-            "        xs,\n"
-            "        out=xs_pinned,\n"
-            "    ).cuda(non_blocking=True)\n",
+            """
+            import torch
+            def f(xs):
+                return torch.cat(
+                #      ^^^^^^^^^^
+                    xs,
+                ).cuda(non_blocking=True)
+             ...^
+            """,
+            expected_fix="""
+            import torch
+            def f(xs):
+                xs_pinned = torch.empty(
+                    (sum(t.shape[0] for t in xs), *xs[0].shape[1:]),
+                    dtype=xs[0].dtype,
+                    pin_memory=True,
+                )
+                return torch.cat(
+                    xs,
+                    out=xs_pinned,
+                ).cuda(non_blocking=True)
+            """,
         ),
         # A comment after the opening bracket stays once, on its line (found by the fuzzer).
         Invalid(
-            "import torch\n"
-            "def f(xs):\n"
-            "    return torch.cat(  # joined per step\n"
-            "        xs,\n"
-            "    ).cuda(non_blocking=True)\n",
-            3,
-            12,
-            expected_fix="import torch\n"
-            "def f(xs):\n"
-            "    xs_pinned = torch.empty(\n"
-            "        (sum(t.shape[0] for t in xs), *xs[0].shape[1:]),\n"
-            "        dtype=xs[0].dtype,\n"
-            "        pin_memory=True,\n"
-            "    )\n"
-            "    return torch.cat(  # joined per step\n"
-            "        xs,\n"
-            "        out=xs_pinned,\n"
-            "    ).cuda(non_blocking=True)\n",
+            """
+            import torch
+            def f(xs):
+                return torch.cat(  # joined per step
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    xs,
+                ).cuda(non_blocking=True)
+             ...^
+            """,
+            expected_fix="""
+            import torch
+            def f(xs):
+                xs_pinned = torch.empty(
+                    (sum(t.shape[0] for t in xs), *xs[0].shape[1:]),
+                    dtype=xs[0].dtype,
+                    pin_memory=True,
+                )
+                return torch.cat(  # joined per step
+                    xs,
+                    out=xs_pinned,
+                ).cuda(non_blocking=True)
+            """,
         ),
         Invalid(
-            "from torch import cat\n"
-            "def f(xs, device):\n"
-            "    return cat(xs).to(device, non_blocking=True)\n",
-            3,
-            12,
+            """
+            from torch import cat
+            def f(xs, device):
+                return cat(xs).to(device, non_blocking=True)
+                #      ^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(rows, device):\n"
-            "    x = torch.vstack([torch.tensor(r) for r in rows])\n"
-            "    return x.to(device)\n",
-            3,
-            9,
+            """
+            import torch
+            def f(rows, device):
+                x = torch.vstack([torch.tensor(r) for r in rows])
+                #   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return x.to(device)
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(xs, device):\n"
-            "    return torch.concatenate(xs, axis=0).to(device=device, non_blocking=True)\n",
-            3,
-            12,
-            # the statement grows past the line length: the join is split, one argument a line
-            expected_fix="import torch\n"
-            "def f(xs, device):\n"
-            "    xs_pinned = torch.empty(\n"
-            "        (sum(t.shape[0] for t in xs), *xs[0].shape[1:]),\n"
-            "        dtype=xs[0].dtype,\n"
-            "        pin_memory=True,\n"
-            "    )\n"
-            "    return torch.concatenate(\n"
-            "        xs,\n"
-            "        axis=0,\n"
-            "        out=xs_pinned,\n"
-            "    ).to(device=device, non_blocking=True)\n",
+            """
+            import torch
+            def f(xs, device):
+                return torch.concatenate(xs, axis=0).to(device=device, non_blocking=True)
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def f(xs, device):
+                xs_pinned = torch.empty(
+                    (sum(t.shape[0] for t in xs), *xs[0].shape[1:]),
+                    dtype=xs[0].dtype,
+                    pin_memory=True,
+                )
+                return torch.concatenate(
+                    xs,
+                    axis=0,
+                    out=xs_pinned,
+                ).to(device=device, non_blocking=True)
+            """,
         ),
         # the helper's name is taken in the module: the next free one; a comment above the
         # statement stays above both lines
         Invalid(
-            "import torch\n"
-            "xs_pinned = None\n"
-            "def f(xs, dev):\n"
-            "    # to the device\n"
-            "    return torch.stack(xs).to(dev, non_blocking=True)  # step\n",
-            5,
-            12,
-            expected_fix="import torch\n"
-            "xs_pinned = None\n"
-            "def f(xs, dev):\n"
-            "    # to the device\n"
-            "    xs_pinned_2 = torch.empty(\n"
-            "        (len(xs), *xs[0].shape), dtype=xs[0].dtype, pin_memory=True\n"
-            "    )\n"
-            "    return torch.stack(xs, out=xs_pinned_2).to(dev, non_blocking=True)  # step\n",
+            """
+            import torch
+            xs_pinned = None
+            def f(xs, dev):
+                # to the device
+                return torch.stack(xs).to(dev, non_blocking=True)  # step
+                #      ^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            xs_pinned = None
+            def f(xs, dev):
+                # to the device
+                xs_pinned_2 = torch.empty(
+                    (len(xs), *xs[0].shape), dtype=xs[0].dtype, pin_memory=True
+                )
+                return torch.stack(xs, out=xs_pinned_2).to(dev, non_blocking=True)  # step
+            """,
         ),
         # `non_blocking=True` says the copy goes to a device, whatever the target is named
         Invalid(
@@ -533,8 +584,7 @@ class ConcatThenCopy(Rule):
         frame: Frame,
         fixable: bool = True,
     ) -> None:
-        code = self.context.module.code_for_node(join)
-        shown = "the join" if len(code) > 50 or "\n" in code else f"`{code}`"
+        shown = self.shown(join, "the join", limit=50)
         if method == "pin_memory":
             what = "then pinned with `.pin_memory()`, a second full copy"
         else:

@@ -3,22 +3,25 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.aliases import ways_in
+from h2dlint.analysis.arguments import first_positional, host_named, keyword, positional
 from h2dlint.analysis.facts import Fact, Where
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.provenance import (
-    Provenance,
-    first_positional,
-    host_named,
-    keyword,
-    positional,
-)
-from h2dlint.analysis.races import pending_reuses, scan_function
+from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.races import FunctionScan, pending_reuses, scan_function
 from h2dlint.analysis.targets import Target
-from h2dlint.analysis.views import FunctionWrites, buffer_roots, function_writes
+from h2dlint.analysis.writes import (
+    FunctionWrites,
+    buffer_roots,
+    shared_function_writes,
+)
+from h2dlint.context import SharedKey
 from h2dlint.diagnostics import FixSafety
-from h2dlint.engine import visit_read_only
 from h2dlint.fix_format import replace_fitted
 from h2dlint.rule import Invalid, Rule, Valid
+from h2dlint.walk import visit_read_only
+
+# Shared per file with every rule, each under its own typed key.
+_RACE_SCAN: SharedKey[FunctionScan] = SharedKey("race scan of a function")
 
 # Methods whose result is read on the host: the chain waits for the copy anyway.
 HOST_READS = frozenset({"item", "tolist", "cpu", "numpy"})
@@ -164,368 +167,438 @@ class BlockingCopyFromPinned(Rule):
 
     valid = (
         Valid(
-            "import torch\n"
-            "def f(device):\n"
-            "    x = torch.zeros(8, pin_memory=True)\n"
-            "    return x.to(device, non_blocking=True)\n"
+            """
+            import torch
+            def f(device):
+                x = torch.zeros(8, pin_memory=True)
+                return x.to(device, non_blocking=True)
+            """
         ),
         # to the host, a dtype conversion, a pinned-to-pinned host copy
-        Valid("import torch\nx = torch.zeros(8, pin_memory=True)\ny = x.to('cpu')\n"),
-        Valid("import torch\nx = torch.zeros(8, pin_memory=True)\ny = x.to(torch.float16)\n"),
         Valid(
-            "import torch\n"
-            "def f():\n"
-            "    a = torch.zeros(8, pin_memory=True)\n"
-            "    b = torch.empty(8, pin_memory=True)\n"
-            "    b.copy_(a)\n"
+            """
+            import torch
+            x = torch.zeros(8, pin_memory=True)
+            y = x.to('cpu')
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(cpu_param):\n"
-            "    a = torch.zeros(8, pin_memory=True)\n"
-            "    cpu_param.copy_(a)\n"
+            """
+            import torch
+            x = torch.zeros(8, pin_memory=True)
+            y = x.to(torch.float16)
+            """
+        ),
+        Valid(
+            """
+            import torch
+            def f():
+                a = torch.zeros(8, pin_memory=True)
+                b = torch.empty(8, pin_memory=True)
+                b.copy_(a)
+            """
+        ),
+        Valid(
+            """
+            import torch
+            def f(cpu_param):
+                a = torch.zeros(8, pin_memory=True)
+                cpu_param.copy_(a)
+            """
         ),
         # pageable or unknown sources
-        Valid("import torch\ny = torch.zeros(8).to('cuda')\n"),
-        Valid("import torch\ndef f(x, device):\n    return x.to(device)\n"),
+        Valid(
+            """
+            import torch
+            y = torch.zeros(8).to('cuda')
+            """
+        ),
+        Valid(
+            """
+            import torch
+            def f(x, device):
+                return x.to(device)
+            """
+        ),
         # the classic reuse: the buffer is overwritten right after the copy
         Valid(
-            "import torch\n"
-            "def f(x, z, dev):\n"
-            "    buf = torch.empty(8, pin_memory=True)\n"
-            "    buf.copy_(x)\n"
-            "    y = buf.to(dev)\n"
-            "    buf.copy_(z)\n"
-            "    return y\n"
+            """
+            import torch
+            def f(x, z, dev):
+                buf = torch.empty(8, pin_memory=True)
+                buf.copy_(x)
+                y = buf.to(dev)
+                buf.copy_(z)
+                return y
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(chunks, dev):\n"
-            "    buf = torch.empty(1024, pin_memory=True)\n"
-            "    out = []\n"
-            "    for chunk in chunks:\n"
-            "        out.append(buf[: len(chunk)].to(dev))\n"
-            "        buf[: len(chunk)] = chunk\n"
-            "    return out\n"
+            """
+            import torch
+            def f(chunks, dev):
+                buf = torch.empty(1024, pin_memory=True)
+                out = []
+                for chunk in chunks:
+                    out.append(buf[: len(chunk)].to(dev))
+                    buf[: len(chunk)] = chunk
+                return out
+            """
         ),
         Valid(
-            "import torch\n"
-            "class Stager:\n"
-            "    def __init__(self, n):\n"
-            "        self.buf = torch.empty(n, pin_memory=True)\n"
-            "    def send(self, xs, dev):\n"
-            "        outs = []\n"
-            "        for x in xs:\n"
-            "            self.buf[: x.numel()].copy_(x)\n"
-            "            outs.append(self.buf[: x.numel()].cuda(dev))\n"
-            "        return outs\n"
+            """
+            import torch
+            class Stager:
+                def __init__(self, n):
+                    self.buf = torch.empty(n, pin_memory=True)
+                def send(self, xs, dev):
+                    outs = []
+                    for x in xs:
+                        self.buf[: x.numel()].copy_(x)
+                        outs.append(self.buf[: x.numel()].cuda(dev))
+                    return outs
+            """
         ),
         # a host sync follows anyway, or the result is read on the host
         Valid(
-            "import torch\n"
-            "def f(dev):\n"
-            "    x = torch.zeros(8, pin_memory=True)\n"
-            "    y = x.to(dev)\n"
-            "    torch.cuda.synchronize()\n"
-            "    return y\n"
+            """
+            import torch
+            def f(dev):
+                x = torch.zeros(8, pin_memory=True)
+                y = x.to(dev)
+                torch.cuda.synchronize()
+                return y
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(dev):\n"
-            "    x = torch.zeros(8, pin_memory=True)\n"
-            "    return x.to(dev).sum().item()\n"
+            """
+            import torch
+            def f(dev):
+                x = torch.zeros(8, pin_memory=True)
+                return x.to(dev).sum().item()
+            """
         ),
         # a strided view of pinned memory is staged anyway (HTD103's business when async)
         Valid(
-            "import torch\n"
-            "def f(n, dev):\n"
-            "    x = torch.zeros(3, 64, pin_memory=True)\n"
-            "    return x[:, :n].to(dev)\n"
+            """
+            import torch
+            def f(n, dev):
+                x = torch.zeros(3, 64, pin_memory=True)
+                return x[:, :n].to(dev)
+            """
         ),
         # written through an alias after the copy: the blocking copy keeps this correct
         Valid(
-            "import torch\n"
-            "def f(x, dev):\n"
-            "    buf = torch.empty(64, pin_memory=True)\n"
-            "    v = buf[:8]\n"
-            "    y = buf.to(dev)\n"
-            "    v.copy_(x)\n"
-            "    return y\n"
+            """
+            import torch
+            def f(x, dev):
+                buf = torch.empty(64, pin_memory=True)
+                v = buf[:8]
+                y = buf.to(dev)
+                v.copy_(x)
+                return y
+            """
         ),
         Valid(
-            "import torch\n"
-            "class Stager:\n"
-            "    def __init__(self, n):\n"
-            "        self.buf = torch.empty(n, pin_memory=True)\n"
-            "        self.np_view = self.buf.numpy()\n"
-            "    def send(self, arr, device):\n"
-            "        y = self.buf.to(device)\n"
-            "        self.np_view[:] = arr\n"
-            "        return y\n"
+            """
+            import torch
+            class Stager:
+                def __init__(self, n):
+                    self.buf = torch.empty(n, pin_memory=True)
+                    self.np_view = self.buf.numpy()
+                def send(self, arr, device):
+                    y = self.buf.to(device)
+                    self.np_view[:] = arr
+                    return y
+            """
         ),
         # non_blocking given by a variable, or positionally
         Valid(
-            "import torch\n"
-            "def f(dev, nb):\n"
-            "    x = torch.zeros(8, pin_memory=True)\n"
-            "    return x.to(dev, non_blocking=nb)\n"
+            """
+            import torch
+            def f(dev, nb):
+                x = torch.zeros(8, pin_memory=True)
+                return x.to(dev, non_blocking=nb)
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(gpu):\n"
-            "    x = torch.zeros(8, pin_memory=True)\n"
-            "    gpu.copy_(x, True)\n"
+            """
+            import torch
+            def f(gpu):
+                x = torch.zeros(8, pin_memory=True)
+                gpu.copy_(x, True)
+            """
         ),
         # a dtype conversion on the way
         Valid(
-            "import torch\n"
-            "def f(dev):\n"
-            "    x = torch.zeros(8, pin_memory=True)\n"
-            "    return x.to(dev, torch.float16)\n"
+            """
+            import torch
+            def f(dev):
+                x = torch.zeros(8, pin_memory=True)
+                return x.to(dev, torch.float16)
+            """
         ),
     )
     invalid = (
         # the copy grows past the line length: its arguments go on a line of their own
         Invalid(
-            "import torch\n"
-            "def f(device):\n"
-            "    staging_positions = torch.zeros(8, dtype=torch.int64, pin_memory=True)\n"
-            "    positions = staging_positions.to("
-            "device=device, memory_format=torch.preserve_format)\n",
-            4,
-            17,
-            expected_fix=(
-                "import torch\n"
-                "def f(device):\n"
-                "    staging_positions = torch.zeros(8, dtype=torch.int64, pin_memory=True)\n"
-                "    positions = staging_positions.to(\n"
-                "        device=device, memory_format=torch.preserve_format, non_blocking=True\n"
-                "    )\n"
-            ),
+            """
+            import torch
+            def f(device):
+                staging_positions = torch.zeros(8, dtype=torch.int64, pin_memory=True)
+                positions = staging_positions.to(device=device, memory_format=torch.preserve_format)
+                #           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def f(device):
+                staging_positions = torch.zeros(8, dtype=torch.int64, pin_memory=True)
+                positions = staging_positions.to(
+                    device=device, memory_format=torch.preserve_format, non_blocking=True
+                )
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(device):\n"
-            "    x = torch.zeros(8, pin_memory=True)\n"
-            "    return x.to(device)\n",
-            4,
-            12,
-            expected_fix=(
-                "import torch\n"
-                "def f(device):\n"
-                "    x = torch.zeros(8, pin_memory=True)\n"
-                "    return x.to(device, non_blocking=True)\n"
-            ),
+            """
+            import torch
+            def f(device):
+                x = torch.zeros(8, pin_memory=True)
+                return x.to(device)
+                #      ^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def f(device):
+                x = torch.zeros(8, pin_memory=True)
+                return x.to(device, non_blocking=True)
+            """,
             message_contains="`x`",
         ),
         Invalid(
-            "import torch\n"
-            "def f(data):\n"
-            "    x = torch.tensor(data).pin_memory()\n"
-            "    return x.cuda()\n",
-            4,
-            12,
-            expected_fix=(
-                "import torch\n"
-                "def f(data):\n"
-                "    x = torch.tensor(data).pin_memory()\n"
-                "    return x.cuda(non_blocking=True)\n"
-            ),
+            """
+            import torch
+            def f(data):
+                x = torch.tensor(data).pin_memory()
+                return x.cuda()
+                #      ^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def f(data):
+                x = torch.tensor(data).pin_memory()
+                return x.cuda(non_blocking=True)
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(gpu):\n"
-            "    x = torch.zeros(8, pin_memory=True)\n"
-            "    gpu.copy_(x)\n",
-            4,
-            5,
-            expected_fix=(
-                "import torch\n"
-                "def f(gpu):\n"
-                "    x = torch.zeros(8, pin_memory=True)\n"
-                "    gpu.copy_(x, non_blocking=True)\n"
-            ),
+            """
+            import torch
+            def f(gpu):
+                x = torch.zeros(8, pin_memory=True)
+                gpu.copy_(x)
+                ^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def f(gpu):
+                x = torch.zeros(8, pin_memory=True)
+                gpu.copy_(x, non_blocking=True)
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(device):\n"
-            "    x = torch.zeros(8, pin_memory=True)\n"
-            "    return x.to(device=device, non_blocking=False)\n",
-            4,
-            12,
-            expected_fix=(
-                "import torch\n"
-                "def f(device):\n"
-                "    x = torch.zeros(8, pin_memory=True)\n"
-                "    return x.to(device=device, non_blocking=True)\n"
-            ),
+            """
+            import torch
+            def f(device):
+                x = torch.zeros(8, pin_memory=True)
+                return x.to(device=device, non_blocking=False)
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def f(device):
+                x = torch.zeros(8, pin_memory=True)
+                return x.to(device=device, non_blocking=True)
+            """,
         ),
         # pinned when enabled, allocated once in __init__
         Invalid(
-            "import torch\n"
-            "class Pool:\n"
-            "    def __init__(self, n, device):\n"
-            "        self.device = device\n"
-            "        self.host = torch.empty(n, pin_memory=device.type == 'cuda')\n"
-            "    def load(self, start, end):\n"
-            "        return self.host[start:end].to(self.device)\n",
-            7,
-            16,
-            expected_fix=(
-                "import torch\n"
-                "class Pool:\n"
-                "    def __init__(self, n, device):\n"
-                "        self.device = device\n"
-                "        self.host = torch.empty(n, pin_memory=device.type == 'cuda')\n"
-                "    def load(self, start, end):\n"
-                "        return self.host[start:end].to(self.device, non_blocking=True)\n"
-            ),
+            """
+            import torch
+            class Pool:
+                def __init__(self, n, device):
+                    self.device = device
+                    self.host = torch.empty(n, pin_memory=device.type == 'cuda')
+                def load(self, start, end):
+                    return self.host[start:end].to(self.device)
+                    #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            class Pool:
+                def __init__(self, n, device):
+                    self.device = device
+                    self.host = torch.empty(n, pin_memory=device.type == 'cuda')
+                def load(self, start, end):
+                    return self.host[start:end].to(self.device, non_blocking=True)
+            """,
             message_contains="pinned when pinning is enabled",
         ),
         # one argument a line, with a trailing comma
         Invalid(
-            "import torch\n"
-            "def f(dev):\n"
-            "    x = torch.zeros(8, pin_memory=True)\n"
-            "    return x.to(\n"
-            "        dev,\n"
-            "    )\n",
-            4,
-            12,
-            expected_fix=(
-                "import torch\n"
-                "def f(dev):\n"
-                "    x = torch.zeros(8, pin_memory=True)\n"
-                "    return x.to(\n"
-                "        dev,\n"
-                "        non_blocking=True,\n"
-                "    )\n"
-            ),
+            """
+            import torch
+            def f(dev):
+                x = torch.zeros(8, pin_memory=True)
+                return x.to(
+                #      ^^^^^
+                    dev,
+                )
+             ...^
+            """,
+            expected_fix="""
+            import torch
+            def f(dev):
+                x = torch.zeros(8, pin_memory=True)
+                return x.to(
+                    dev,
+                    non_blocking=True,
+                )
+            """,
         ),
         # written before the copy: reported, but the fix would race the next write
         Invalid(
-            "import torch\n"
-            "buf = torch.empty(64, pin_memory=True)\n"
-            "buf.copy_(torch.ones(64))\n"
-            "y = buf.to('cuda')\n",
-            4,
-            5,
+            """
+            import torch
+            buf = torch.empty(64, pin_memory=True)
+            buf.copy_(torch.ones(64))
+            y = buf.to('cuda')
+            #   ^^^^^^^^^^^^^^
+            """,
             message_contains="needs an event",
         ),
         Invalid(
-            "import torch\n"
-            "class Staging:\n"
-            "    def __init__(self, n):\n"
-            "        self.buf = torch.empty(n, pin_memory=True)\n"
-            "    def fill(self, x):\n"
-            "        self.buf[: x.numel()] = x\n"
-            "    def send(self, n, device):\n"
-            "        return self.buf[:n].to(device)\n",
-            8,
-            16,
+            """
+            import torch
+            class Staging:
+                def __init__(self, n):
+                    self.buf = torch.empty(n, pin_memory=True)
+                def fill(self, x):
+                    self.buf[: x.numel()] = x
+                def send(self, n, device):
+                    return self.buf[:n].to(device)
+                    #      ^^^^^^^^^^^^^^^^^^^^^^^
+            """,
             message_contains="rewritten on the host",
         ),
         # written through a numpy view: the fix would race `self.np_view[:] = arr`
         Invalid(
-            "import torch\n"
-            "class Stager:\n"
-            "    def __init__(self, n):\n"
-            "        self.buf = torch.empty(n, pin_memory=True)\n"
-            "        self.np_view = self.buf.numpy()\n"
-            "    def send(self, arr, device):\n"
-            "        self.np_view[:] = arr\n"
-            "        return self.buf.to(device)\n",
-            8,
-            16,
-            message_contains="no fix offered: the buffer is rewritten on the host (through "
-            "`self.np_view`)",
+            """
+            import torch
+            class Stager:
+                def __init__(self, n):
+                    self.buf = torch.empty(n, pin_memory=True)
+                    self.np_view = self.buf.numpy()
+                def send(self, arr, device):
+                    self.np_view[:] = arr
+                    return self.buf.to(device)
+                    #      ^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains=(
+                "no fix offered: the buffer is rewritten on the host (through `self.np_view`)"
+            ),
         ),
         # a view kept in an attribute, written by another method
         Invalid(
-            "import torch\n"
-            "class Stager:\n"
-            "    def __init__(self, n):\n"
-            "        self.buf = torch.empty(n, pin_memory=True)\n"
-            "        self.view = self.buf[:]\n"
-            "    def fill(self, x):\n"
-            "        self.view.copy_(x)\n"
-            "    def send(self, device):\n"
-            "        return self.buf.to(device)\n",
-            9,
-            16,
+            """
+            import torch
+            class Stager:
+                def __init__(self, n):
+                    self.buf = torch.empty(n, pin_memory=True)
+                    self.view = self.buf[:]
+                def fill(self, x):
+                    self.view.copy_(x)
+                def send(self, device):
+                    return self.buf.to(device)
+                    #      ^^^^^^^^^^^^^^^^^^^
+            """,
             message_contains="(through `self.view`)",
         ),
         # a slice bound to a name and written through it
         Invalid(
-            "import torch\n"
-            "class Stager:\n"
-            "    def __init__(self, n):\n"
-            "        self.buf = torch.empty(n, pin_memory=True)\n"
-            "    def send(self, x, n, device):\n"
-            "        v = self.buf[:n]\n"
-            "        v.copy_(x)\n"
-            "        return self.buf.to(device)\n",
-            8,
-            16,
+            """
+            import torch
+            class Stager:
+                def __init__(self, n):
+                    self.buf = torch.empty(n, pin_memory=True)
+                def send(self, x, n, device):
+                    v = self.buf[:n]
+                    v.copy_(x)
+                    return self.buf.to(device)
+                    #      ^^^^^^^^^^^^^^^^^^^
+            """,
             message_contains="(through `v`)",
         ),
         # an alias with no write in sight: whoever holds it may write the buffer
         Invalid(
-            "import torch\n"
-            "class Stager:\n"
-            "    def __init__(self, n):\n"
-            "        self.buf = torch.empty(n, pin_memory=True)\n"
-            "        self.np_view = self.buf.numpy()\n"
-            "    def send(self, device):\n"
-            "        return self.buf.to(device)\n",
-            7,
-            16,
-            message_contains="no fix offered: the buffer is also reachable as `self.np_view` "
-            "(`self.buf.numpy()`)",
+            """
+            import torch
+            class Stager:
+                def __init__(self, n):
+                    self.buf = torch.empty(n, pin_memory=True)
+                    self.np_view = self.buf.numpy()
+                def send(self, device):
+                    return self.buf.to(device)
+                    #      ^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains=(
+                "no fix offered: the buffer is also reachable as `self.np_view` "
+                "(`self.buf.numpy()`)"
+            ),
         ),
         # passed to a function that may write it
         Invalid(
-            "import torch\n"
-            "def f(x, device):\n"
-            "    buf = torch.empty(64, pin_memory=True)\n"
-            "    fill(buf, x)\n"
-            "    return buf.to(device)\n",
-            5,
-            12,
+            """
+            import torch
+            def f(x, device):
+                buf = torch.empty(64, pin_memory=True)
+                fill(buf, x)
+                return buf.to(device)
+                #      ^^^^^^^^^^^^^^
+            """,
             message_contains="no fix offered: the buffer is passed to `fill()`",
         ),
         # read by known read-only calls only: the fix stands
         Invalid(
-            "import torch\n"
-            "def f(x, device):\n"
-            "    buf = torch.empty(64, pin_memory=True)\n"
-            "    both = torch.cat([buf, x])\n"
-            "    print(len(buf), buf.shape)\n"
-            "    return buf.to(device), both\n",
-            6,
-            12,
-            expected_fix=(
-                "import torch\n"
-                "def f(x, device):\n"
-                "    buf = torch.empty(64, pin_memory=True)\n"
-                "    both = torch.cat([buf, x])\n"
-                "    print(len(buf), buf.shape)\n"
-                "    return buf.to(device, non_blocking=True), both\n"
-            ),
+            """
+            import torch
+            def f(x, device):
+                buf = torch.empty(64, pin_memory=True)
+                both = torch.cat([buf, x])
+                print(len(buf), buf.shape)
+                return buf.to(device), both
+                #      ^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def f(x, device):
+                buf = torch.empty(64, pin_memory=True)
+                both = torch.cat([buf, x])
+                print(len(buf), buf.shape)
+                return buf.to(device, non_blocking=True), both
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(rank):\n"
-            "    table = torch.arange(1, 65, device='cpu', pin_memory=True)\n"
-            "    return table.to(torch.device('cuda', rank))  # blocks\n",
-            4,
-            12,
-            expected_fix=(
-                "import torch\n"
-                "def f(rank):\n"
-                "    table = torch.arange(1, 65, device='cpu', pin_memory=True)\n"
-                "    return table.to(torch.device('cuda', rank), non_blocking=True)  # blocks\n"
-            ),
+            """
+            import torch
+            def f(rank):
+                table = torch.arange(1, 65, device='cpu', pin_memory=True)
+                return table.to(torch.device('cuda', rank))  # blocks
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def f(rank):
+                table = torch.arange(1, 65, device='cpu', pin_memory=True)
+                return table.to(torch.device('cuda', rank), non_blocking=True)  # blocks
+            """,
         ),
     )
 
@@ -578,8 +651,7 @@ class BlockingCopyFromPinned(Rule):
         writes = self._writes(frame.function)
         if writes.written_after(place[0], place[1], names):
             return  # the blocking copy is what lets the host rewrite the buffer
-        code = self.context.module.code_for_node(source)
-        shown = "the source" if len(code) > 40 or "\n" in code else f"`{code}`"
+        shown = self.shown(source, "the source")
         message = (
             f"blocking host-to-device copy from {shown}, which is {self._pinned(fact)}: the "
             "host waits for the copy and for everything queued before it on the stream"
@@ -620,8 +692,7 @@ class BlockingCopyFromPinned(Rule):
         must not create the race that rule reports."""
         provenance = Provenance.of(self.context)
         scan = self.context.shared(
-            f"race-scan:{id(frame.function)}",
-            lambda: scan_function(frame, self.context.imports),
+            _RACE_SCAN, lambda: scan_function(frame, self.context.imports), frame.function
         )
         found = pending_reuses(provenance, frame, scan, node)
         return found is not None and bool(found[1])
@@ -696,10 +767,7 @@ class BlockingCopyFromPinned(Rule):
         return False
 
     def _writes(self, function: cst.FunctionDef | cst.Module) -> FunctionWrites:
-        return self.context.shared(
-            f"writes:{id(function)}",
-            lambda: function_writes(function, self.context.imports),
-        )
+        return shared_function_writes(self.context, function)
 
     def _written_by_other_methods(self, names: set[str], frame: Frame) -> set[str]:
         """The ``self.<attr>`` buffers among ``names`` that another method of the class than

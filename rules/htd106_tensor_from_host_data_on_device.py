@@ -2,9 +2,10 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.arguments import first_positional, keyword
 from h2dlint.analysis.host_data import host_sequence, host_side
 from h2dlint.analysis.once import RunOnce
-from h2dlint.analysis.provenance import Provenance, first_positional, keyword
+from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target
 from h2dlint.candidates import called_as
 from h2dlint.rule import Invalid, Rule, Valid

@@ -2,10 +2,11 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.arguments import first_positional, keyword
 from h2dlint.analysis.factories import numeric
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.once import RunOnce
-from h2dlint.analysis.provenance import Provenance, first_positional, keyword
+from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target, device_by_value
 from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.rule import Invalid, Rule, Valid

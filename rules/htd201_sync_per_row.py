@@ -2,10 +2,11 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.arguments import keyword
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.hot_paths import HotPaths
-from h2dlint.analysis.provenance import Provenance, keyword
+from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.syncs import (
     SYNC_BUILTINS,
     TEST_METHODS,
@@ -25,8 +26,8 @@ from h2dlint.analysis.syncs import (
     with_derived,
 )
 from h2dlint.diagnostics import Confidence, FixSafety
-from h2dlint.engine import visit_read_only
 from h2dlint.rule import ComprehensionVisits, Invalid, Rule, Valid
+from h2dlint.walk import visit_read_only
 
 ATOMS = (cst.Name, cst.Attribute, cst.Subscript, cst.Call)
 # The methods that make a tensor an `if` or `while` test (see syncs.tensor_test).

@@ -2,12 +2,13 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.arguments import host_named, keyword, positional
 from h2dlint.analysis.bindings import COMPREHENSIONS
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.hot_paths import DeviceLoop, HotPaths, device_loop
 from h2dlint.analysis.once import RunOnce
-from h2dlint.analysis.provenance import Provenance, host_named, keyword, positional
+from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.syncs import (
     COMPARISON_OPERATORS,
     MASK_METHODS,

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.arguments import first_positional, is_true, keyword, positional
 from h2dlint.analysis.factories import (
     EXACT_FACTORIES,
     EXACT_METHODS,
@@ -13,13 +14,7 @@ from h2dlint.analysis.factories import (
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import host_sequence, host_side
 from h2dlint.analysis.once import RunOnce
-from h2dlint.analysis.provenance import (
-    Provenance,
-    first_positional,
-    is_true,
-    keyword,
-    positional,
-)
+from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target, device_by_value, device_target
 from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.rule import Invalid, Rule, Valid
@@ -111,181 +106,319 @@ class HostFactoryThenMove(Rule):
 
     valid = (
         # made on the device already
-        Valid("import torch\ndef f(n, device):\n    return torch.zeros(n, device=device)\n"),
+        Valid(
+            """
+            import torch
+            def f(n, device):
+                return torch.zeros(n, device=device)
+            """
+        ),
         # a move to the host, to a dtype, to another tensor
-        Valid("import torch\ndef f(n):\n    return torch.zeros(n).to('cpu')\n"),
-        Valid("import torch\ndef f(n):\n    return torch.arange(n).to(torch.float16)\n"),
-        Valid("import torch\ndef f(n, x):\n    return torch.ones(n).to(x)\n"),
+        Valid(
+            """
+            import torch
+            def f(n):
+                return torch.zeros(n).to('cpu')
+            """
+        ),
+        Valid(
+            """
+            import torch
+            def f(n):
+                return torch.arange(n).to(torch.float16)
+            """
+        ),
+        Valid(
+            """
+            import torch
+            def f(n, x):
+                return torch.ones(n).to(x)
+            """
+        ),
         # a target that the analysis cannot name
-        Valid("import torch\ndef f(n, where):\n    return torch.ones(n).to(where)\n"),
+        Valid(
+            """
+            import torch
+            def f(n, where):
+                return torch.ones(n).to(where)
+            """
+        ),
         # factories from real data, or from a tensor
-        Valid("import torch\ndef f(arr):\n    return torch.from_numpy(arr).to('cuda')\n"),
-        Valid("import torch\ndef f(x, device):\n    return torch.zeros_like(x).to(device)\n"),
-        Valid("import torch\ndef f(t, device):\n    return torch.tensor(t).to(device)\n"),
+        Valid(
+            """
+            import torch
+            def f(arr):
+                return torch.from_numpy(arr).to('cuda')
+            """
+        ),
+        Valid(
+            """
+            import torch
+            def f(x, device):
+                return torch.zeros_like(x).to(device)
+            """
+        ),
+        Valid(
+            """
+            import torch
+            def f(t, device):
+                return torch.tensor(t).to(device)
+            """
+        ),
         # a short display of numbers, a computed scalar
-        Valid("import torch\ndef f(n, device):\n    return torch.tensor([n, 1]).to(device)\n"),
-        Valid("import torch\ndef f(n, device):\n    return torch.tensor(n * 2).to(device)\n"),
+        Valid(
+            """
+            import torch
+            def f(n, device):
+                return torch.tensor([n, 1]).to(device)
+            """
+        ),
+        Valid(
+            """
+            import torch
+            def f(n, device):
+                return torch.tensor(n * 2).to(device)
+            """
+        ),
         # a grad-requiring leaf: moving device= changes autograd
-        Valid("import torch\ndef f(n):\n    return torch.zeros(n, requires_grad=True).cuda()\n"),
+        Valid(
+            """
+            import torch
+            def f(n):
+                return torch.zeros(n, requires_grad=True).cuda()
+            """
+        ),
         # pinned on purpose, and an output buffer
         Valid(
-            "import torch\n"
-            "def f(n, device):\n"
-            "    return torch.zeros(n, pin_memory=True).to(device, non_blocking=True)\n"
+            """
+            import torch
+            def f(n, device):
+                return torch.zeros(n, pin_memory=True).to(device, non_blocking=True)
+            """
         ),
         # a host tensor worked on (not value-exact) before the move
-        Valid("import torch\ndef f(n, device):\n    return torch.ones(n).cumsum(0).to(device)\n"),
+        Valid(
+            """
+            import torch
+            def f(n, device):
+                return torch.ones(n).cumsum(0).to(device)
+            """
+        ),
         # data gathered per item: HTD101 reports the loop
         Valid(
-            "import torch\ndef f(rows):\n    return [torch.tensor(list(r)).cuda() for r in rows]\n"
+            """
+            import torch
+            def f(rows):
+                return [torch.tensor(list(r)).cuda() for r in rows]
+            """
         ),
         # data copied with non_blocking=True: HTD102 reports it, with the same advice
         Valid(
-            "import torch\n"
-            "def f(items, device):\n"
-            "    grids = [i.grid for i in items]\n"
-            "    return torch.tensor(grids).to(device, non_blocking=True)\n"
+            """
+            import torch
+            def f(items, device):
+                grids = [i.grid for i in items]
+                return torch.tensor(grids).to(device, non_blocking=True)
+            """
         ),
         # data at setup
         Valid(
-            "import torch\n"
-            "class M:\n"
-            "    def __init__(self, ids, device):\n"
-            "        self.ids = torch.tensor(list(ids)).to(device)\n"
+            """
+            import torch
+            class M:
+                def __init__(self, ids, device):
+                    self.ids = torch.tensor(list(ids)).to(device)
+            """
         ),
         # code that runs once: module level, an initializer, a test
-        Valid("import torch\nX = torch.eye(8).cuda()\n"),
         Valid(
-            "import torch\n"
-            "class M:\n"
-            "    def __init__(self, n):\n"
-            "        self.ids = torch.arange(n).cuda()\n"
+            """
+            import torch
+            X = torch.eye(8).cuda()
+            """
         ),
-        Valid("import torch\ndef test_f(device):\n    x = torch.ones(3).to(device)\n"),
+        Valid(
+            """
+            import torch
+            class M:
+                def __init__(self, n):
+                    self.ids = torch.arange(n).cuda()
+            """
+        ),
+        Valid(
+            """
+            import torch
+            def test_f(device):
+                x = torch.ones(3).to(device)
+            """
+        ),
         # a local function named like a torch factory
-        Valid("def zeros(n): ...\ndef f(n):\n    return zeros(n).cuda()\n"),
+        Valid(
+            """
+            def zeros(n): ...
+            def f(n):
+                return zeros(n).cuda()
+            """
+        ),
     )
     invalid = (
         Invalid(
-            "import torch\ndef f(n):\n    return torch.ones(n).cuda()\n",
-            3,
-            12,
-            expected_fix='import torch\ndef f(n):\n    return torch.ones(n, device="cuda")\n',
+            """
+            import torch
+            def f(n):
+                return torch.ones(n).cuda()
+                #      ^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def f(n):
+                return torch.ones(n, device="cuda")
+            """,
         ),
         Invalid(
-            "import torch\ndef f(b, n, device):\n    return torch.zeros(b, n).to(device)\n",
-            3,
-            12,
-            expected_fix=(
-                "import torch\ndef f(b, n, device):\n    return torch.zeros(b, n, device=device)\n"
-            ),
+            """
+            import torch
+            def f(b, n, device):
+                return torch.zeros(b, n).to(device)
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def f(b, n, device):
+                return torch.zeros(b, n, device=device)
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(q_lengths, maxlen):\n"
-            "    return torch.arange(0, maxlen).to(q_lengths.device)\n",
-            3,
-            12,
-            expected_fix=(
-                "import torch\n"
-                "def f(q_lengths, maxlen):\n"
-                "    return torch.arange(0, maxlen, device=q_lengths.device)\n"
-            ),
+            """
+            import torch
+            def f(q_lengths, maxlen):
+                return torch.arange(0, maxlen).to(q_lengths.device)
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def f(q_lengths, maxlen):
+                return torch.arange(0, maxlen, device=q_lengths.device)
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(x, n):\n"
-            "    return torch.full((n,), -1, dtype=torch.long).to(x.device, non_blocking=True)\n",
-            3,
-            12,
-            expected_fix=(
-                "import torch\n"
-                "def f(x, n):\n"
-                "    return torch.full((n,), -1, dtype=torch.long, device=x.device)\n"
-            ),
+            """
+            import torch
+            def f(x, n):
+                return torch.full((n,), -1, dtype=torch.long).to(x.device, non_blocking=True)
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def f(x, n):
+                return torch.full((n,), -1, dtype=torch.long, device=x.device)
+            """,
         ),
         # a device and a dtype: the dtype moves into a factory of exact values
         Invalid(
-            "import torch\n"
-            "def f(x):\n"
-            "    return torch.ones(len(x), x.shape[1]).to(x.device, torch.float16)\n",
-            3,
-            12,
-            expected_fix=(
-                "import torch\n"
-                "def f(x):\n"
-                "    return torch.ones(len(x), x.shape[1], device=x.device, "
-                "dtype=torch.float16)\n"
-            ),
+            """
+            import torch
+            def f(x):
+                return torch.ones(len(x), x.shape[1]).to(x.device, torch.float16)
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def f(x):
+                return torch.ones(len(x), x.shape[1], device=x.device, dtype=torch.float16)
+            """,
         ),
         # value-exact methods between the factory and the move
         Invalid(
-            "import torch\ndef f(n):\n    return torch.zeros(n, n).fill_(-float('inf')).cuda()\n",
-            3,
-            12,
-            expected_fix=(
-                "import torch\n"
-                "def f(n):\n"
-                "    return torch.zeros(n, n, device=\"cuda\").fill_(-float('inf'))\n"
-            ),
+            """
+            import torch
+            def f(n):
+                return torch.zeros(n, n).fill_(-float('inf')).cuda()
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def f(n):
+                return torch.zeros(n, n, device="cuda").fill_(-float('inf'))
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(q, k):\n"
-            "    return torch.ones(q, k, dtype=torch.bool).cuda(non_blocking=True)\n",
-            3,
-            12,
-            expected_fix=(
-                "import torch\n"
-                "def f(q, k):\n"
-                '    return torch.ones(q, k, dtype=torch.bool, device="cuda")\n'
-            ),
+            """
+            import torch
+            def f(q, k):
+                return torch.ones(q, k, dtype=torch.bool).cuda(non_blocking=True)
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def f(q, k):
+                return torch.ones(q, k, dtype=torch.bool, device="cuda")
+            """,
         ),
         # a 0-d constant: full((), value) on the device
         Invalid(
-            "import torch\ndef step():\n    return torch.tensor(0, dtype=torch.int).cuda()\n",
-            3,
-            12,
-            expected_fix=(
-                "import torch\ndef step():\n"
-                '    return torch.full((), 0, dtype=torch.int, device="cuda")\n'
-            ),
+            """
+            import torch
+            def step():
+                return torch.tensor(0, dtype=torch.int).cuda()
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def step():
+                return torch.full((), 0, dtype=torch.int, device="cuda")
+            """,
         ),
         # random numbers: flagged, not fixed (the device's generator draws other numbers)
         Invalid(
-            "import torch\ndef f(n, device):\n    return torch.randn(n, 4).to(device)\n",
-            3,
-            12,
+            """
+            import torch
+            def f(n, device):
+                return torch.randn(n, 4).to(device)
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
             message_contains="generator",
         ),
         # a dtype that may round differently: flagged, not fixed
         Invalid(
-            "import torch\ndef f(n, device):\n    return torch.arange(n).to(device, torch.half)\n",
-            3,
-            12,
+            """
+            import torch
+            def f(n, device):
+                return torch.arange(n).to(device, torch.half)
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         # Python data then moved: HTD106's advice
         Invalid(
-            "import torch\n"
-            "def f(requests, device):\n"
-            "    return torch.tensor([len(r) for r in requests]).to(device)\n",
-            3,
-            12,
+            """
+            import torch
+            def f(requests, device):
+                return torch.tensor([len(r) for r in requests]).to(device)
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
             message_contains="HTD106",
         ),
         Invalid(
-            "import torch as T\ndef f():\n    return T.eye(8).cuda()\n",
-            3,
-            12,
-            expected_fix='import torch as T\ndef f():\n    return T.eye(8, device="cuda")\n',
+            """
+            import torch as T
+            def f():
+                return T.eye(8).cuda()
+                #      ^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch as T
+            def f():
+                return T.eye(8, device="cuda")
+            """,
         ),
         # a list of one constant, repeated: a fill
         Invalid(
-            "import torch\n"
-            "def f(batch_size, device):\n"
-            "    return torch.tensor([0] * batch_size).to(device=device, dtype=torch.long)\n",
-            3,
-            12,
+            """
+            import torch
+            def f(batch_size, device):
+                return torch.tensor([0] * batch_size).to(device=device, dtype=torch.long)
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
             message_contains="torch.full((n,), value",
         ),
     )

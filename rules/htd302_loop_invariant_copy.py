@@ -4,6 +4,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from h2dlint.analysis.arguments import first_positional, keyword
 from h2dlint.analysis.factories import (
     RANDOM_FACTORIES,
     SHAPE_FACTORIES,
@@ -11,9 +12,9 @@ from h2dlint.analysis.factories import (
 )
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.loops import tiny_iterable
+from h2dlint.analysis.loop_iterables import tiny_iterable
 from h2dlint.analysis.once import RunOnce
-from h2dlint.analysis.provenance import Provenance, first_positional, keyword
+from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target
 from h2dlint.analysis.torch_api import (
     CONVERTERS,
@@ -24,7 +25,11 @@ from h2dlint.analysis.torch_api import (
     JOINS,
     SAME_DEVICE_FUNCTIONS,
 )
+from h2dlint.context import SharedKey
 from h2dlint.rule import Invalid, Rule, Valid
+
+# Shared per file with every rule, each under its own typed key.
+_LOOPS: SharedKey[dict[cst.CSTNode, _Loop]] = SharedKey("loop summaries")
 
 COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
@@ -162,225 +167,277 @@ class LoopInvariantCopy(Rule):
     valid = (
         # to the device of a tensor the loop makes: it may differ per iteration
         Valid(
-            "import torch\n"
-            "def f(xs, proj):\n"
-            "    eps = torch.tensor(1e-5)\n"
-            "    for i in range(1, len(xs)):\n"
-            "        h = proj[i](xs[i])\n"
-            "        m = torch.maximum(h, eps.to(h.device))\n"
+            """
+            import torch
+            def f(xs, proj):
+                eps = torch.tensor(1e-5)
+                for i in range(1, len(xs)):
+                    h = proj[i](xs[i])
+                    m = torch.maximum(h, eps.to(h.device))
+            """
         ),
         # depends on the loop variable
         Valid(
-            "import torch\n"
-            "def f(xs, device):\n"
-            "    for x in xs:\n"
-            "        y = torch.tensor(x).to(device)\n"
+            """
+            import torch
+            def f(xs, device):
+                for x in xs:
+                    y = torch.tensor(x).to(device)
+            """
         ),
         # a name the body rebinds
         Valid(
-            "import torch\n"
-            "def f(n, device):\n"
-            "    mask = torch.zeros(4)\n"
-            "    for i in range(n):\n"
-            "        m = mask.to(device)\n"
-            "        mask = mask + 1\n"
+            """
+            import torch
+            def f(n, device):
+                mask = torch.zeros(4)
+                for i in range(n):
+                    m = mask.to(device)
+                    mask = mask + 1
+            """
         ),
         # a buffer filled in place per iteration
         Valid(
-            "import torch\n"
-            "def f(rows, device):\n"
-            "    buf = torch.empty(1024)\n"
-            "    for row in rows:\n"
-            "        buf.copy_(row)\n"
-            "        y = buf.to(device, non_blocking=True)\n"
+            """
+            import torch
+            def f(rows, device):
+                buf = torch.empty(1024)
+                for row in rows:
+                    buf.copy_(row)
+                    y = buf.to(device, non_blocking=True)
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(rows, device):\n"
-            "    buf = torch.empty(8, 1024)\n"
-            "    for i, row in enumerate(rows):\n"
-            "        buf[0] = row\n"
-            "        y = buf.to(device)\n"
+            """
+            import torch
+            def f(rows, device):
+                buf = torch.empty(8, 1024)
+                for i, row in enumerate(rows):
+                    buf[0] = row
+                    y = buf.to(device)
+            """
         ),
         # an attribute that a method called in the body assigns
         Valid(
-            "import torch\n"
-            "class Sampler:\n"
-            "    def _refresh(self):\n"
-            "        self.table = torch.rand(8)\n"
-            "    def step(self, n, device):\n"
-            "        for i in range(n):\n"
-            "            self._refresh()\n"
-            "            t = self.table.to(device)\n"
+            """
+            import torch
+            class Sampler:
+                def _refresh(self):
+                    self.table = torch.rand(8)
+                def step(self, n, device):
+                    for i in range(n):
+                        self._refresh()
+                        t = self.table.to(device)
+            """
         ),
         # already on the device: `.to(device)` copies nothing
         Valid(
-            "import torch\n"
-            "def f(n, device):\n"
-            "    cond = torch.zeros(4, device='cuda')\n"
-            "    for i in range(n):\n"
-            "        c = cond.to(device)\n"
+            """
+            import torch
+            def f(n, device):
+                cond = torch.zeros(4, device='cuda')
+                for i in range(n):
+                    c = cond.to(device)
+            """
         ),
         # source of unknown placement
-        Valid("def f(cond, n, device):\n    for i in range(n):\n        c = cond.to(device)\n"),
+        Valid(
+            """
+            def f(cond, n, device):
+                for i in range(n):
+                    c = cond.to(device)
+            """
+        ),
         # runs once: under a test of the loop variable, or on the way out of the loop
         Valid(
-            "import torch\n"
-            "def f(n, device):\n"
-            "    eps = torch.tensor(1e-5)\n"
-            "    for i in range(n):\n"
-            "        if i == 0:\n"
-            "            e = eps.to(device)\n"
+            """
+            import torch
+            def f(n, device):
+                eps = torch.tensor(1e-5)
+                for i in range(n):
+                    if i == 0:
+                        e = eps.to(device)
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(xs, device):\n"
-            "    eps = torch.tensor(1e-5)\n"
-            "    for x in xs:\n"
-            "        if x is None:\n"
-            "            return eps.to(device)\n"
+            """
+            import torch
+            def f(xs, device):
+                eps = torch.tensor(1e-5)
+                for x in xs:
+                    if x is None:
+                        return eps.to(device)
+            """
         ),
         # a flag the loop changes: maybe once
         Valid(
-            "import torch\n"
-            "def f(xs, device):\n"
-            "    eps = torch.tensor(1e-5)\n"
-            "    first = True\n"
-            "    for x in xs:\n"
-            "        if first:\n"
-            "            e = eps.to(device)\n"
-            "            first = False\n"
+            """
+            import torch
+            def f(xs, device):
+                eps = torch.tensor(1e-5)
+                first = True
+                for x in xs:
+                    if first:
+                        e = eps.to(device)
+                        first = False
+            """
         ),
         # one tensor per iteration, kept
         Valid(
-            "import torch\n"
-            "def f(n, device):\n"
-            "    init = torch.zeros(4)\n"
-            "    states = []\n"
-            "    for i in range(n):\n"
-            "        states.append(init.to(device))\n"
+            """
+            import torch
+            def f(n, device):
+                init = torch.zeros(4)
+                states = []
+                for i in range(n):
+                    states.append(init.to(device))
+            """
         ),
         # changed in place after the copy: each iteration needs a fresh one
         Valid(
-            "import torch\n"
-            "def f(n, device):\n"
-            "    init = torch.zeros(4)\n"
-            "    for i in range(n):\n"
-            "        acc = init.to(device)\n"
-            "        acc.add_(i)\n"
+            """
+            import torch
+            def f(n, device):
+                init = torch.zeros(4)
+                for i in range(n):
+                    acc = init.to(device)
+                    acc.add_(i)
+            """
         ),
         # a fresh buffer per iteration, which a function may write (an overflow flag)
         Valid(
-            "import torch\n"
-            "def f(groups, apply):\n"
-            "    for params in groups:\n"
-            "        flag = torch.tensor([0], dtype=torch.int, device='cuda')\n"
-            "        apply(params, flag)\n"
+            """
+            import torch
+            def f(groups, apply):
+                for params in groups:
+                    flag = torch.tensor([0], dtype=torch.int, device='cuda')
+                    apply(params, flag)
+            """
         ),
         # an empty tensor: no bytes to copy
         Valid(
-            "import torch\n"
-            "def f(rows, device):\n"
-            "    for row in rows:\n"
-            "        picked = row if len(row) else torch.tensor([], device=device)\n"
+            """
+            import torch
+            def f(rows, device):
+                for row in rows:
+                    picked = row if len(row) else torch.tensor([], device=device)
+            """
         ),
         # a call that may return something else each time, a random draw
         Valid(
-            "import torch\n"
-            "def f(n, device, sample):\n"
-            "    for i in range(n):\n"
-            "        x = sample().to(device)\n"
+            """
+            import torch
+            def f(n, device, sample):
+                for i in range(n):
+                    x = sample().to(device)
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(n, device):\n"
-            "    for i in range(n):\n"
-            "        noise = torch.randn(4).to(device)\n"
+            """
+            import torch
+            def f(n, device):
+                for i in range(n):
+                    noise = torch.randn(4).to(device)
+            """
         ),
         # a host factory: HTD301's finding
         Valid(
-            "import torch\n"
-            "def f(n, k, device):\n"
-            "    for i in range(n):\n"
-            "        m = torch.ones(k).to(device)\n"
+            """
+            import torch
+            def f(n, k, device):
+                for i in range(n):
+                    m = torch.ones(k).to(device)
+            """
         ),
         # a comprehension, a tiny literal loop, setup code
         Valid(
-            "import torch\n"
-            "def f(n, device):\n"
-            "    eps = torch.tensor(1e-5)\n"
-            "    return [eps.to(device) for _ in range(n)]\n"
+            """
+            import torch
+            def f(n, device):
+                eps = torch.tensor(1e-5)
+                return [eps.to(device) for _ in range(n)]
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(device):\n"
-            "    eps = torch.tensor(1e-5)\n"
-            "    for i in range(2):\n"
-            "        e = eps.to(device)\n"
+            """
+            import torch
+            def f(device):
+                eps = torch.tensor(1e-5)
+                for i in range(2):
+                    e = eps.to(device)
+            """
         ),
         Valid(
-            "import torch\n"
-            "class M:\n"
-            "    def __init__(self, n, device):\n"
-            "        eps = torch.tensor(1e-5)\n"
-            "        for i in range(n):\n"
-            "            e = eps.to(device)\n"
+            """
+            import torch
+            class M:
+                def __init__(self, n, device):
+                    eps = torch.tensor(1e-5)
+                    for i in range(n):
+                        e = eps.to(device)
+            """
         ),
         # a copy to a device that depends on the loop
         Valid(
-            "import torch\n"
-            "def scatter(devices):\n"
-            "    table = torch.arange(8)\n"
-            "    for d in devices:\n"
-            "        t = table.to(d)\n"
+            """
+            import torch
+            def scatter(devices):
+                table = torch.arange(8)
+                for d in devices:
+                    t = table.to(d)
+            """
         ),
     )
     invalid = (
         Invalid(
-            "import torch\n"
-            "def f(xs, proj):\n"
-            "    target = xs[0].pow(2).mean()\n"
-            "    eps = torch.tensor(1e-5)\n"
-            "    for i in range(1, len(xs)):\n"
-            "        h = proj[i](xs[i])\n"
-            "        m = torch.maximum(h, eps.to(target.device))\n",
-            7,
-            30,
+            """
+            import torch
+            def f(xs, proj):
+                target = xs[0].pow(2).mean()
+                eps = torch.tensor(1e-5)
+                for i in range(1, len(xs)):
+                    h = proj[i](xs[i])
+                    m = torch.maximum(h, eps.to(target.device))
+                    #                    ^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(xs, proj, out):\n"
-            "    eps = torch.tensor(1e-5)\n"
-            "    target = out.device\n"
-            "    for i in range(1, len(xs)):\n"
-            "        h = proj[i](xs[i])\n"
-            "        m = torch.maximum(h, eps.to(target))\n",
-            7,
-            30,
+            """
+            import torch
+            def f(xs, proj, out):
+                eps = torch.tensor(1e-5)
+                target = out.device
+                for i in range(1, len(xs)):
+                    h = proj[i](xs[i])
+                    m = torch.maximum(h, eps.to(target))
+                    #                    ^^^^^^^^^^^^^^
+            """,
             message_contains="line 5",
         ),
         # the copy of a mask made before a denoising loop
         Invalid(
-            "import torch\n"
-            "def denoise(unet, latents, timesteps, mask_list, device):\n"
-            "    mask = torch.tensor(mask_list)\n"
-            "    for t in timesteps:\n"
-            "        latents = unet(latents, t, mask.to(device))\n"
-            "    return latents\n",
-            5,
-            36,
+            """
+            import torch
+            def denoise(unet, latents, timesteps, mask_list, device):
+                mask = torch.tensor(mask_list)
+                for t in timesteps:
+                    latents = unet(latents, t, mask.to(device))
+                    #                          ^^^^^^^^^^^^^^^
+                return latents
+            """,
         ),
         # Python data converted on the device in every iteration
         Invalid(
-            "import torch\n"
-            "def decode(model, tokens, steps, bad_words, device):\n"
-            "    banned = list(bad_words)\n"
-            "    while steps > 0:\n"
-            "        logits = model(tokens)\n"
-            "        logits[:, torch.tensor(banned, device=device)] = -1e9\n"
-            "        steps -= 1\n",
-            6,
-            19,
+            """
+            import torch
+            def decode(model, tokens, steps, bad_words, device):
+                banned = list(bad_words)
+                while steps > 0:
+                    logits = model(tokens)
+                    logits[:, torch.tensor(banned, device=device)] = -1e9
+                    #         ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    steps -= 1
+            """,
         ),
         # a pinned staging of constants inside a loop over a batch's fields, behind a filter
         Invalid(
@@ -396,51 +453,55 @@ class LoopInvariantCopy(Rule):
         ),
         # nested loops: it can leave both; the message names the outer one
         Invalid(
-            "import torch\n"
-            "def f(model, xs, n, device):\n"
-            "    scale = torch.tensor([0.5, 2.0])\n"
-            "    for epoch in range(n):\n"
-            "        for x in xs:\n"
-            "            model(x, scale.cuda())\n",
-            6,
-            22,
+            """
+            import torch
+            def f(model, xs, n, device):
+                scale = torch.tensor([0.5, 2.0])
+                for epoch in range(n):
+                    for x in xs:
+                        model(x, scale.cuda())
+                        #        ^^^^^^^^^^^^
+            """,
             message_contains="line 4",
         ),
         # depends on the outer loop only: it can leave the inner one
         Invalid(
-            "import torch\n"
-            "def f(model, tables, xs, device):\n"
-            "    for table in tables:\n"
-            "        host = torch.tensor(table)\n"
-            "        for x in xs:\n"
-            "            model(x, host.to(device))\n",
-            6,
-            22,
+            """
+            import torch
+            def f(model, tables, xs, device):
+                for table in tables:
+                    host = torch.tensor(table)
+                    for x in xs:
+                        model(x, host.to(device))
+                        #        ^^^^^^^^^^^^^^^
+            """,
             message_contains="line 5",
         ),
         # a step method of a class: an attribute nothing in the loop writes
         Invalid(
-            "import torch\n"
-            "class Pipe:\n"
-            "    def __init__(self):\n"
-            "        self.weights = torch.ones(8)\n"
-            "    def run(self, latents, steps, device):\n"
-            "        for t in steps:\n"
-            "            latents = self.unet(latents, t) * self.weights.to(device)\n"
-            "        return latents\n",
-            7,
-            47,
+            """
+            import torch
+            class Pipe:
+                def __init__(self):
+                    self.weights = torch.ones(8)
+                def run(self, latents, steps, device):
+                    for t in steps:
+                        latents = self.unet(latents, t) * self.weights.to(device)
+                        #                                 ^^^^^^^^^^^^^^^^^^^^^^^
+                    return latents
+            """,
         ),
         # a numpy array
         Invalid(
-            "import numpy as np\n"
-            "import torch\n"
-            "def f(model, x, n, device):\n"
-            "    table = np.arange(16)\n"
-            "    for i in range(n):\n"
-            "        x = model(x, torch.as_tensor(table, device=device))\n",
-            6,
-            22,
+            """
+            import numpy as np
+            import torch
+            def f(model, x, n, device):
+                table = np.arange(16)
+                for i in range(n):
+                    x = model(x, torch.as_tensor(table, device=device))
+                    #            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
     )
 
@@ -484,8 +545,7 @@ class LoopInvariantCopy(Rule):
         if left is None:
             return
         line = self.context.position(left).start.line
-        code = self.context.module.code_for_node(source)
-        shown = f"`{code}`" if len(code) <= 40 and "\n" not in code else "a host tensor"
+        shown = self.shown(source, "a host tensor")
         self.report(
             node,
             f"{shown} does not change in the loop at line {line} but is copied to the device "
@@ -546,7 +606,7 @@ class LoopInvariantCopy(Rule):
         return found
 
     def _summary(self, loop: cst.For | cst.While, provenance: Provenance, frame: Frame) -> _Loop:
-        summaries: dict[cst.CSTNode, _Loop] = self.context.shared("htd302.loops", dict)
+        summaries = self.context.shared(_LOOPS, dict)
         if loop not in summaries:
             collector = _LoopWrites(provenance, frame)
             if isinstance(loop, cst.For):

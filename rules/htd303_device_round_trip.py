@@ -4,14 +4,20 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from h2dlint.analysis.arguments import first_positional, keyword
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.provenance import MAX_DEPTH, Provenance, first_positional, keyword
+from h2dlint.analysis.provenance import MAX_DEPTH, Provenance
 from h2dlint.analysis.targets import Target
 from h2dlint.analysis.torch_api import DTYPE_METHODS, JOINS
+from h2dlint.context import SharedKey
 from h2dlint.diagnostics import Confidence
-from h2dlint.engine import visit_read_only
 from h2dlint.rule import Invalid, Rule, Valid
+from h2dlint.walk import visit_read_only
+
+# Shared per file with every rule, each under its own typed key.
+_READS: SharedKey[dict[cst.CSTNode, dict[str, int]]] = SharedKey("reads per name")
+_IN_PLACE: SharedKey[dict[cst.CSTNode, set[str]]] = SharedKey("names changed in place")
 
 # Methods that only reshape, view, select or convert: no work that needs the device.
 RESHAPES = DTYPE_METHODS | frozenset(
@@ -116,124 +122,182 @@ class DeviceRoundTrip(Rule):
 
     valid = (
         # device work between the copies
-        Valid("import torch\ndef f(ids):\n    return torch.tensor(ids).cuda().sum().item()\n"),
         Valid(
-            "import torch\n"
-            "def f(model, ids, device):\n"
-            "    return model(torch.tensor(ids).to(device)).cpu()\n"
+            """
+            import torch
+            def f(ids):
+                return torch.tensor(ids).cuda().sum().item()
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(ids, device):\n"
-            "    y = torch.tensor(ids).to(device)\n"
-            "    return y.softmax(-1).cpu()\n"
+            """
+            import torch
+            def f(model, ids, device):
+                return model(torch.tensor(ids).to(device)).cpu()
+            """
+        ),
+        Valid(
+            """
+            import torch
+            def f(ids, device):
+                y = torch.tensor(ids).to(device)
+                return y.softmax(-1).cpu()
+            """
         ),
         # a source of unknown placement: maybe on the device, `.to(device)` a no-op
-        Valid("def f(x, device):\n    return x.to(device).view(-1).cpu()\n"),
+        Valid(
+            """
+            def f(x, device):
+                return x.to(device).view(-1).cpu()
+            """
+        ),
         # made on the device: one copy
-        Valid("import torch\ndef f(n):\n    return torch.zeros(n, device='cuda').cpu()\n"),
+        Valid(
+            """
+            import torch
+            def f(n):
+                return torch.zeros(n, device='cuda').cpu()
+            """
+        ),
         # changed in place between the copies
         Valid(
-            "import torch\n"
-            "def f(ids):\n"
-            "    y = torch.tensor(ids).cuda()\n"
-            "    y.add_(1)\n"
-            "    return y.tolist()\n"
+            """
+            import torch
+            def f(ids):
+                y = torch.tensor(ids).cuda()
+                y.add_(1)
+                return y.tolist()
+            """
         ),
         # passed to a function that may write it: a collective, between the copies
         Valid(
-            "import torch\n"
-            "def f(n, device):\n"
-            "    size = torch.tensor([n], dtype=torch.long, device=device)\n"
-            "    torch.distributed.all_reduce(size)\n"
-            "    return int(size.item())\n"
+            """
+            import torch
+            def f(n, device):
+                size = torch.tensor([n], dtype=torch.long, device=device)
+                torch.distributed.all_reduce(size)
+                return int(size.item())
+            """
         ),
         # rebound to device work
         Valid(
-            "import torch\n"
-            "def f(model, ids):\n"
-            "    y = torch.tensor(ids).cuda()\n"
-            "    y = model(y)\n"
-            "    return y.cpu()\n"
+            """
+            import torch
+            def f(model, ids):
+                y = torch.tensor(ids).cuda()
+                y = model(y)
+                return y.cpu()
+            """
         ),
         # items made on the device, joined and read back: one copy
         Valid(
-            "import torch\n"
-            "def f(n):\n"
-            "    parts = [torch.zeros(4, device='cuda') for _ in range(n)]\n"
-            "    return torch.cat([p.cuda() for p in parts]).cpu()\n"
+            """
+            import torch
+            def f(n):
+                parts = [torch.zeros(4, device='cuda') for _ in range(n)]
+                return torch.cat([p.cuda() for p in parts]).cpu()
+            """
         ),
         # per-item copies with work per item
         Valid(
-            "import torch\n"
-            "def f(parts, net):\n"
-            "    return torch.cat([net(p.cuda()) for p in parts]).cpu()\n"
+            """
+            import torch
+            def f(parts, net):
+                return torch.cat([net(p.cuda()) for p in parts]).cpu()
+            """
         ),
         # joined on the device but not read back
-        Valid("import torch\ndef f(parts):\n    return torch.cat([p.cuda() for p in parts])\n"),
+        Valid(
+            """
+            import torch
+            def f(parts):
+                return torch.cat([p.cuda() for p in parts])
+            """
+        ),
         # a copy to a dtype, not the host
-        Valid("import torch\ndef f(ids):\n    return torch.tensor(ids).cuda().to(torch.float16)\n"),
+        Valid(
+            """
+            import torch
+            def f(ids):
+                return torch.tensor(ids).cuda().to(torch.float16)
+            """
+        ),
     )
     invalid = (
         Invalid(
-            "import torch\ndef f(parts):\n    return torch.cat([p.cuda() for p in parts]).cpu()\n",
-            3,
-            12,
+            """
+            import torch
+            def f(parts):
+                return torch.cat([p.cuda() for p in parts]).cpu()
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
             message_contains="if the items",
         ),
         Invalid(
-            "import torch\ndef f(parts, dev):\n"
-            "    return torch.stack([p.to(dev) for p in parts]).tolist()\n",
-            3,
-            12,
+            """
+            import torch
+            def f(parts, dev):
+                return torch.stack([p.to(dev) for p in parts]).tolist()
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\ndef f(ids):\n    return torch.tensor(ids).cuda().tolist()\n",
-            3,
-            12,
+            """
+            import torch
+            def f(ids):
+                return torch.tensor(ids).cuda().tolist()
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(ids, device):\n"
-            "    x = torch.tensor(ids)\n"
-            "    y = x.to(device)\n"
-            "    return y.view(-1, 2).tolist()\n",
-            5,
-            12,
+            """
+            import torch
+            def f(ids, device):
+                x = torch.tensor(ids)
+                y = x.to(device)
+                return y.view(-1, 2).tolist()
+                #      ^^^^^^^^^^^^^^^^^^^^^^
+            """,
             message_contains="line 4",
         ),
         Invalid(
-            "import numpy as np\n"
-            "import torch\n"
-            "def f(arr: np.ndarray, device):\n"
-            "    y = torch.as_tensor(arr, device=device)\n"
-            "    return y[:8].cpu().numpy()\n",
-            5,
-            12,
+            """
+            import numpy as np
+            import torch
+            def f(arr: np.ndarray, device):
+                y = torch.as_tensor(arr, device=device)
+                return y[:8].cpu().numpy()
+                #      ^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(a, b, dev):\n"
-            "    x, y = torch.from_numpy(a), torch.from_numpy(b)\n"
-            "    both = torch.cat([x.to(dev), y.to(dev)])\n"
-            "    return both.to('cpu')\n",
-            5,
-            12,
+            """
+            import torch
+            def f(a, b, dev):
+                x, y = torch.from_numpy(a), torch.from_numpy(b)
+                both = torch.cat([x.to(dev), y.to(dev)])
+                return both.to('cpu')
+                #      ^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\ndef f(lens):\n    return torch.tensor(lens).cuda()[0].item()\n",
-            3,
-            12,
+            """
+            import torch
+            def f(lens):
+                return torch.tensor(lens).cuda()[0].item()
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(n, device):\n"
-            "    host = torch.arange(n, pin_memory=True)\n"
-            "    up = host.cuda(non_blocking=True)\n"
-            "    flat = up.reshape(2, -1).t().contiguous()\n"
-            "    return flat.cpu()\n",
-            6,
-            12,
+            """
+            import torch
+            def f(n, device):
+                host = torch.arange(n, pin_memory=True)
+                up = host.cuda(non_blocking=True)
+                flat = up.reshape(2, -1).t().contiguous()
+                return flat.cpu()
+                #      ^^^^^^^^^^
+            """,
         ),
     )
 
@@ -480,7 +544,7 @@ class _Names(cst.CSTVisitor):
 
 def _reads(provenance: Provenance, frame: Frame, name: str) -> int:
     """How often ``name`` is read in ``frame``'s function (its one binding not counted)."""
-    memo: dict[cst.CSTNode, dict[str, int]] = provenance.context.shared("htd303.names", dict)
+    memo = provenance.context.shared(_READS, dict)
     function = frame.function
     if function not in memo:
         collector = _Names()
@@ -490,7 +554,7 @@ def _reads(provenance: Provenance, frame: Frame, name: str) -> int:
 
 
 def _changed_in_place(provenance: Provenance, frame: Frame) -> set[str]:
-    memo: dict[cst.CSTNode, set[str]] = provenance.context.shared("htd303.in-place", dict)
+    memo = provenance.context.shared(_IN_PLACE, dict)
     function = frame.function
     if function not in memo:
         collector = _InPlace()

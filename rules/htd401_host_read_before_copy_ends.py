@@ -5,17 +5,22 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from h2dlint.analysis.arguments import first_positional, is_true, keyword
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_reads import Use, classify, parent_map
-from h2dlint.analysis.imports import dotted_name
-from h2dlint.analysis.provenance import Provenance, first_positional, is_true, keyword
+from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.races import host_sync
 from h2dlint.analysis.targets import Target
-from h2dlint.analysis.views import buffer_roots
+from h2dlint.analysis.writes import buffer_roots
+from h2dlint.context import SharedKey
 from h2dlint.diagnostics import Confidence, Severity
-from h2dlint.engine import visit_read_only
+from h2dlint.imports import dotted_name
 from h2dlint.rule import Invalid, Rule, Valid
+from h2dlint.walk import visit_read_only
+
+# Shared per file with every rule, each under its own typed key.
+_PARENTS: SharedKey[dict[cst.CSTNode, cst.CSTNode]] = SharedKey("parents in a function")
 
 _NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 _BLOCKS = (cst.IndentedBlock, cst.Module, cst.SimpleStatementSuite)
@@ -207,194 +212,234 @@ class HostReadBeforeCopyEnds(Rule):
     valid = (
         # a sync before the read
         Valid(
-            "import torch\n"
-            "def f(x):\n"
-            "    y = x.cuda().to('cpu', non_blocking=True)\n"
-            "    torch.cuda.synchronize()\n"
-            "    return y.tolist()\n"
+            """
+            import torch
+            def f(x):
+                y = x.cuda().to('cpu', non_blocking=True)
+                torch.cuda.synchronize()
+                return y.tolist()
+            """
         ),
         # an event recorded after the copy, waited on
         Valid(
-            "import torch\n"
-            "def f(x, dev):\n"
-            "    g = x.to(dev) * 2\n"
-            "    y = g.to('cpu', non_blocking=True)\n"
-            "    done = torch.cuda.Event()\n"
-            "    done.record()\n"
-            "    done.synchronize()\n"
-            "    return float(y.sum())\n"
+            """
+            import torch
+            def f(x, dev):
+                g = x.to(dev) * 2
+                y = g.to('cpu', non_blocking=True)
+                done = torch.cuda.Event()
+                done.record()
+                done.synchronize()
+                return float(y.sum())
+            """
         ),
         # a stream sync, and another tensor's .item() (it waits for the stream)
         Valid(
-            "import torch\n"
-            "def f(x, dev, stream):\n"
-            "    g = x.to(dev)\n"
-            "    y = g.cpu(non_blocking=True)\n"
-            "    stream.synchronize()\n"
-            "    return y[0]\n"
+            """
+            import torch
+            def f(x, dev, stream):
+                g = x.to(dev)
+                y = g.cpu(non_blocking=True)
+                stream.synchronize()
+                return y[0]
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(x, dev):\n"
-            "    g = x.to(dev)\n"
-            "    y = g.to('cpu', non_blocking=True)\n"
-            "    n = g.sum().item()\n"
-            "    return y.numpy(), n\n"
+            """
+            import torch
+            def f(x, dev):
+                g = x.to(dev)
+                y = g.to('cpu', non_blocking=True)
+                n = g.sum().item()
+                return y.numpy(), n
+            """
         ),
         # only handed back to the device
         Valid(
-            "import torch\n"
-            "def f(x, dev):\n"
-            "    g = x.to(dev)\n"
-            "    y = g.to('cpu', non_blocking=True)\n"
-            "    return y.to(dev, non_blocking=True) + 1\n"
+            """
+            import torch
+            def f(x, dev):
+                g = x.to(dev)
+                y = g.to('cpu', non_blocking=True)
+                return y.to(dev, non_blocking=True) + 1
+            """
         ),
         # returned to the caller, or stored, unread
         Valid(
-            "import torch\n"
-            "def f(x, dev):\n"
-            "    g = x.to(dev)\n"
-            "    y = g.to('cpu', non_blocking=True)\n"
-            "    event = torch.cuda.Event()\n"
-            "    event.record()\n"
-            "    return y, event\n"
+            """
+            import torch
+            def f(x, dev):
+                g = x.to(dev)
+                y = g.to('cpu', non_blocking=True)
+                event = torch.cuda.Event()
+                event.record()
+                return y, event
+            """
         ),
         Valid(
-            "import torch\n"
-            "class Offload:\n"
-            "    def save(self, g):\n"
-            "        self.host = g.cuda().to('cpu', non_blocking=True)\n"
-            "        self.outs.append(g.cuda().cpu(non_blocking=True))\n"
+            """
+            import torch
+            class Offload:
+                def save(self, g):
+                    self.host = g.cuda().to('cpu', non_blocking=True)
+                    self.outs.append(g.cuda().cpu(non_blocking=True))
+            """
         ),
         # converted and returned (a no-op conversion when the dtype is already float32)
         Valid(
-            "import torch\n"
-            "def predict(model, batch):\n"
-            "    scores = model(batch.cuda()).sigmoid()\n"
-            "    return {'default': scores.to(torch.device('cpu'), non_blocking=True).float()}\n"
+            """
+            import torch
+            def predict(model, batch):
+                scores = model(batch.cuda()).sigmoid()
+                return {'default': scores.to(torch.device('cpu'), non_blocking=True).float()}
+            """
         ),
         # only metadata
         Valid(
-            "import torch\n"
-            "def f(x):\n"
-            "    y = x.cuda().to('cpu', non_blocking=True)\n"
-            "    return y.shape, len(y), y.dtype\n"
+            """
+            import torch
+            def f(x):
+                y = x.cuda().to('cpu', non_blocking=True)
+                return y.shape, len(y), y.dtype
+            """
         ),
         # a blocking copy, and a host-to-host one
-        Valid("import torch\ndef f(x):\n    y = x.cuda().to('cpu')\n    return y.tolist()\n"),
         Valid(
-            "import torch\n"
-            "def f(data):\n"
-            "    y = torch.tensor(data).to('cpu', non_blocking=True)\n"
-            "    return y.tolist()\n"
+            """
+            import torch
+            def f(x):
+                y = x.cuda().to('cpu')
+                return y.tolist()
+            """
+        ),
+        Valid(
+            """
+            import torch
+            def f(data):
+                y = torch.tensor(data).to('cpu', non_blocking=True)
+                return y.tolist()
+            """
         ),
         # returned at once: the next branch's copy into the same buffer never follows it
         Valid(
-            "import torch\n"
-            "class Buffers:\n"
-            "    def __init__(self, n, device):\n"
-            "        self.cpu = torch.empty(n, pin_memory=True)\n"
-            "        self.gpu = torch.empty(n, device=device)\n"
-            "    def copy_to_cpu(self, n=None):\n"
-            "        if n is None:\n"
-            "            return self.cpu.copy_(self.gpu, non_blocking=True)\n"
-            "        return self.cpu[:n].copy_(self.gpu[:n], non_blocking=True)\n"
+            """
+            import torch
+            class Buffers:
+                def __init__(self, n, device):
+                    self.cpu = torch.empty(n, pin_memory=True)
+                    self.gpu = torch.empty(n, device=device)
+                def copy_to_cpu(self, n=None):
+                    if n is None:
+                        return self.cpu.copy_(self.gpu, non_blocking=True)
+                    return self.cpu[:n].copy_(self.gpu[:n], non_blocking=True)
+            """
         ),
         # bound again before the read
         Valid(
-            "import torch\n"
-            "def f(x):\n"
-            "    y = x.cuda().to('cpu', non_blocking=True)\n"
-            "    y = x.cpu()\n"
-            "    return y.tolist()\n"
+            """
+            import torch
+            def f(x):
+                y = x.cuda().to('cpu', non_blocking=True)
+                y = x.cpu()
+                return y.tolist()
+            """
         ),
     )
     invalid = (
         Invalid(
-            "import torch\n"
-            "def f(x):\n"
-            "    y = x.cuda().to('cpu', non_blocking=True)\n"
-            "    return y.tolist()\n",
-            4,
-            12,
+            """
+            import torch
+            def f(x):
+                y = x.cuda().to('cpu', non_blocking=True)
+                return y.tolist()
+                #      ^^^^^^^^
+            """,
             message_contains="`y` (copied from the device with `non_blocking=True` at line 3)",
         ),
         # read in the same expression
         Invalid(
-            "import torch\n"
-            "def f(x, dev):\n"
-            "    g = x.to(dev)\n"
-            "    return g.to('cpu', non_blocking=True).numpy().sum()\n",
-            4,
-            12,
+            """
+            import torch
+            def f(x, dev):
+                g = x.to(dev)
+                return g.to('cpu', non_blocking=True).numpy().sum()
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(x, dev):\n"
-            "    g = x.to(dev)\n"
-            "    y = g.cpu(non_blocking=True)\n"
-            "    return float(y[:1000].sum())\n",
-            5,
-            18,
+            """
+            import torch
+            def f(x, dev):
+                g = x.to(dev)
+                y = g.cpu(non_blocking=True)
+                return float(y[:1000].sum())
+                #            ^^^^^^^^^^^^
+            """,
         ),
         # into a pinned buffer
         Invalid(
-            "import torch\n"
-            "def f(x, dev):\n"
-            "    host = torch.empty(8, pin_memory=True)\n"
-            "    host.copy_(x.to(dev), non_blocking=True)\n"
-            "    return host.tolist()\n",
-            5,
-            12,
+            """
+            import torch
+            def f(x, dev):
+                host = torch.empty(8, pin_memory=True)
+                host.copy_(x.to(dev), non_blocking=True)
+                return host.tolist()
+                #      ^^^^^^^^^^^
+            """,
         ),
         # arithmetic, comparison, iteration
         Invalid(
-            "import torch\n"
-            "def f(x, dev):\n"
-            "    y = x.to(dev).to('cpu', non_blocking=True)\n"
-            "    if (y > 0).any():\n"
-            "        return 1\n",
-            4,
-            9,
+            """
+            import torch
+            def f(x, dev):
+                y = x.to(dev).to('cpu', non_blocking=True)
+                if (y > 0).any():
+                #   ^^^^^
+                    return 1
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(x, dev):\n"
-            "    y = x.to(dev).to('cpu', non_blocking=True)\n"
-            "    for v in y:\n"
-            "        print(v)\n",
-            4,
-            14,
+            """
+            import torch
+            def f(x, dev):
+                y = x.to(dev).to('cpu', non_blocking=True)
+                for v in y:
+                #        ^
+                    print(v)
+            """,
         ),
         # through a numpy alias
         Invalid(
-            "import torch\n"
-            "def f(x, dev):\n"
-            "    arr = x.to(dev).to('cpu', non_blocking=True).numpy()\n"
-            "    return arr.mean()\n",
-            4,
-            12,
+            """
+            import torch
+            def f(x, dev):
+                arr = x.to(dev).to('cpu', non_blocking=True).numpy()
+                return arr.mean()
+                #      ^^^^^^^^
+            """,
         ),
         # a device-side wait does not make the host wait
         Invalid(
-            "import torch\n"
-            "def f(x, dev):\n"
-            "    y = x.to(dev).to('cpu', non_blocking=True)\n"
-            "    e = torch.cuda.Event()\n"
-            "    e.record()\n"
-            "    torch.cuda.current_stream().wait_event(e)\n"
-            "    return y.tolist()\n",
-            7,
-            12,
+            """
+            import torch
+            def f(x, dev):
+                y = x.to(dev).to('cpu', non_blocking=True)
+                e = torch.cuda.Event()
+                e.record()
+                torch.cuda.current_stream().wait_event(e)
+                return y.tolist()
+                #      ^^^^^^^^
+            """,
         ),
         # an unknown device: medium confidence
         Invalid(
-            "import torch\n"
-            "def f(logits):\n"
-            "    y = logits.to('cpu', non_blocking=True)\n"
-            "    return y.argmax(-1).tolist()\n",
-            4,
-            12,
+            """
+            import torch
+            def f(logits):
+                y = logits.to('cpu', non_blocking=True)
+                return y.argmax(-1).tolist()
+                #      ^^^^^^^^
+            """,
             message_contains="certain if `logits` is on a GPU",
         ),
     )
@@ -430,8 +475,7 @@ class HostReadBeforeCopyEnds(Rule):
             confidence = Confidence.MEDIUM
         else:
             return None
-        code = self.context.module.code_for_node(source)
-        shown = f"`{code}`" if len(code) <= 40 and "\n" not in code else "the source"
+        shown = self.shown(source, "the source")
         return _Copy(names, confidence, shown)
 
     # -- where its result is read --------------------------------------------------------------
@@ -439,9 +483,7 @@ class HostReadBeforeCopyEnds(Rule):
         self, call: cst.Call, copy: _Copy, provenance: Provenance, frame: Frame
     ) -> tuple[cst.CSTNode, str] | None:
         """The first host read of the copy's result before a sync, and the name read."""
-        parents = self.context.shared(
-            f"parents:{id(frame.function)}", lambda: parent_map(frame.function)
-        )
+        parents = self.context.shared(_PARENTS, lambda: parent_map(frame.function), frame.function)
         names = set(copy.names)
         shown = next(iter(sorted(names)), "")
         if not names:

@@ -16,8 +16,12 @@ from h2dlint.analysis.races import (
     pending_reuses,
     scan_function,
 )
+from h2dlint.context import SharedKey
 from h2dlint.diagnostics import Confidence, Severity
 from h2dlint.rule import Invalid, Rule, Valid
+
+# Shared per file with every rule, each under its own typed key.
+_RACES: SharedKey[dict[cst.CSTNode, _Race]] = SharedKey("races of a function")
 
 
 @dataclass(frozen=True)
@@ -124,260 +128,293 @@ class PinnedBufferReusedBeforeCopyEnds(Rule):
     valid = (
         # an event recorded after the copy, waited on before the write
         Valid(
-            "import torch\n"
-            "def f(x, y, dev):\n"
-            "    buf = torch.empty(8, pin_memory=True)\n"
-            "    buf.copy_(x)\n"
-            "    g = buf.to(dev, non_blocking=True)\n"
-            "    done = torch.cuda.Event()\n"
-            "    done.record()\n"
-            "    done.synchronize()\n"
-            "    buf.copy_(y)\n"
-            "    return g\n"
+            """
+            import torch
+            def f(x, y, dev):
+                buf = torch.empty(8, pin_memory=True)
+                buf.copy_(x)
+                g = buf.to(dev, non_blocking=True)
+                done = torch.cuda.Event()
+                done.record()
+                done.synchronize()
+                buf.copy_(y)
+                return g
+            """
         ),
         # the same in a loop, and with a stream sync
         Valid(
-            "import torch\n"
-            "def f(xs, dev):\n"
-            "    buf = torch.empty(8, pin_memory=True)\n"
-            "    out = []\n"
-            "    for x in xs:\n"
-            "        buf.copy_(x)\n"
-            "        out.append(buf.to(dev, non_blocking=True))\n"
-            "        torch.cuda.current_stream().synchronize()\n"
-            "    return out\n"
+            """
+            import torch
+            def f(xs, dev):
+                buf = torch.empty(8, pin_memory=True)
+                out = []
+                for x in xs:
+                    buf.copy_(x)
+                    out.append(buf.to(dev, non_blocking=True))
+                    torch.cuda.current_stream().synchronize()
+                return out
+            """
         ),
         # double buffering: two buffers swapped every step, each waited on
         Valid(
-            "import torch\n"
-            "def f(xs, dev):\n"
-            "    cur = torch.empty(8, pin_memory=True)\n"
-            "    nxt = torch.empty(8, pin_memory=True)\n"
-            "    out = []\n"
-            "    for x in xs:\n"
-            "        cur.copy_(x)\n"
-            "        out.append(cur.to(dev, non_blocking=True))\n"
-            "        cur, nxt = nxt, cur\n"
-            "    return out\n"
+            """
+            import torch
+            def f(xs, dev):
+                cur = torch.empty(8, pin_memory=True)
+                nxt = torch.empty(8, pin_memory=True)
+                out = []
+                for x in xs:
+                    cur.copy_(x)
+                    out.append(cur.to(dev, non_blocking=True))
+                    cur, nxt = nxt, cur
+                return out
+            """
         ),
         # double buffering: a pool indexed by the step, with events
         Valid(
-            "import torch\n"
-            "class Stager:\n"
-            "    def __init__(self, n):\n"
-            "        self.bufs = [torch.empty(n, pin_memory=True) for _ in range(2)]\n"
-            "        self.events = [torch.cuda.Event() for _ in range(2)]\n"
-            "    def step(self, i, x, gpu):\n"
-            "        slot = i % 2\n"
-            "        self.events[slot].synchronize()\n"
-            "        self.bufs[slot].copy_(x)\n"
-            "        gpu.copy_(self.bufs[slot], non_blocking=True)\n"
-            "        self.events[slot].record()\n"
+            """
+            import torch
+            class Stager:
+                def __init__(self, n):
+                    self.bufs = [torch.empty(n, pin_memory=True) for _ in range(2)]
+                    self.events = [torch.cuda.Event() for _ in range(2)]
+                def step(self, i, x, gpu):
+                    slot = i % 2
+                    self.events[slot].synchronize()
+                    self.bufs[slot].copy_(x)
+                    gpu.copy_(self.bufs[slot], non_blocking=True)
+                    self.events[slot].record()
+            """
         ),
         # a fresh buffer every iteration
         Valid(
-            "import torch\n"
-            "def f(xs, dev):\n"
-            "    out = []\n"
-            "    for x in xs:\n"
-            "        buf = torch.empty(8, pin_memory=True)\n"
-            "        buf.copy_(x)\n"
-            "        out.append(buf.to(dev, non_blocking=True))\n"
-            "    return out\n"
+            """
+            import torch
+            def f(xs, dev):
+                out = []
+                for x in xs:
+                    buf = torch.empty(8, pin_memory=True)
+                    buf.copy_(x)
+                    out.append(buf.to(dev, non_blocking=True))
+                return out
+            """
         ),
         # a blocking copy: the host waits for it before writing again
         Valid(
-            "import torch\n"
-            "def f(xs, dev):\n"
-            "    buf = torch.empty(8, pin_memory=True)\n"
-            "    out = []\n"
-            "    for x in xs:\n"
-            "        buf.copy_(x)\n"
-            "        out.append(buf.to(dev))\n"
-            "    return out\n"
+            """
+            import torch
+            def f(xs, dev):
+                buf = torch.empty(8, pin_memory=True)
+                out = []
+                for x in xs:
+                    buf.copy_(x)
+                    out.append(buf.to(dev))
+                return out
+            """
         ),
         # the step reads a result on the host (a sync) before the next write
         Valid(
-            "import torch\n"
-            "class Stager:\n"
-            "    def __init__(self, n):\n"
-            "        self.buf = torch.empty(n, pin_memory=True)\n"
-            "    def step(self, x, model, dev):\n"
-            "        self.buf.copy_(x)\n"
-            "        out = model(self.buf.to(dev, non_blocking=True))\n"
-            "        return out.argmax(-1).tolist()\n"
+            """
+            import torch
+            class Stager:
+                def __init__(self, n):
+                    self.buf = torch.empty(n, pin_memory=True)
+                def step(self, x, model, dev):
+                    self.buf.copy_(x)
+                    out = model(self.buf.to(dev, non_blocking=True))
+                    return out.argmax(-1).tolist()
+            """
         ),
         # written only before the copy, in a function that runs the copy once
         Valid(
-            "import torch\n"
-            "def f(x, dev):\n"
-            "    buf = torch.empty(8, pin_memory=True)\n"
-            "    buf.copy_(x)\n"
-            "    return buf.to(dev, non_blocking=True)\n"
+            """
+            import torch
+            def f(x, dev):
+                buf = torch.empty(8, pin_memory=True)
+                buf.copy_(x)
+                return buf.to(dev, non_blocking=True)
+            """
         ),
         # different rows: a ring of rows, each written once per pass
         Valid(
-            "import torch\n"
-            "def f(xs, dev):\n"
-            "    ring = torch.empty(4, 8, pin_memory=True)\n"
-            "    out = []\n"
-            "    for i, x in enumerate(xs):\n"
-            "        ring[i].copy_(x)\n"
-            "        out.append(ring[i].to(dev, non_blocking=True))\n"
-            "    return out\n"
+            """
+            import torch
+            def f(xs, dev):
+                ring = torch.empty(4, 8, pin_memory=True)
+                out = []
+                for i, x in enumerate(xs):
+                    ring[i].copy_(x)
+                    out.append(ring[i].to(dev, non_blocking=True))
+                return out
+            """
         ),
         # pageable memory: the copy is synchronous (HTD102 reports it)
         Valid(
-            "import torch\n"
-            "def f(xs, dev):\n"
-            "    buf = torch.empty(8)\n"
-            "    out = []\n"
-            "    for x in xs:\n"
-            "        buf.copy_(x)\n"
-            "        out.append(buf.to(dev, non_blocking=True))\n"
-            "    return out\n"
+            """
+            import torch
+            def f(xs, dev):
+                buf = torch.empty(8)
+                out = []
+                for x in xs:
+                    buf.copy_(x)
+                    out.append(buf.to(dev, non_blocking=True))
+                return out
+            """
         ),
         # the copy is returned: the write after the branch runs only when it was not made
         Valid(
-            "import torch\n"
-            "def f(x, dev, fast):\n"
-            "    buf = torch.empty(8, pin_memory=True)\n"
-            "    if fast:\n"
-            "        return buf.to(dev, non_blocking=True)\n"
-            "    buf.copy_(x)\n"
-            "    return buf.to(dev)\n"
+            """
+            import torch
+            def f(x, dev, fast):
+                buf = torch.empty(8, pin_memory=True)
+                if fast:
+                    return buf.to(dev, non_blocking=True)
+                buf.copy_(x)
+                return buf.to(dev)
+            """
         ),
         # a write of another buffer
         Valid(
-            "import torch\n"
-            "def f(x, dev):\n"
-            "    a = torch.empty(8, pin_memory=True)\n"
-            "    b = torch.empty(8, pin_memory=True)\n"
-            "    g = a.to(dev, non_blocking=True)\n"
-            "    b.copy_(x)\n"
-            "    return g, b\n"
+            """
+            import torch
+            def f(x, dev):
+                a = torch.empty(8, pin_memory=True)
+                b = torch.empty(8, pin_memory=True)
+                g = a.to(dev, non_blocking=True)
+                b.copy_(x)
+                return g, b
+            """
         ),
     )
     invalid = (
         Invalid(
-            "import torch\n"
-            "def f(dev):\n"
-            "    buf = torch.empty(8, pin_memory=True)\n"
-            "    buf.fill_(1.0)\n"
-            "    g = buf.to(dev, non_blocking=True)\n"
-            "    buf.fill_(2.0)\n"
-            "    return g\n",
-            6,
-            5,
+            """
+            import torch
+            def f(dev):
+                buf = torch.empty(8, pin_memory=True)
+                buf.fill_(1.0)
+                g = buf.to(dev, non_blocking=True)
+                buf.fill_(2.0)
+                ^^^^^^^^^^^^^^
+                return g
+            """,
             message_contains="the non-blocking copy from `buf` at line 5",
         ),
         # the next iteration writes while this one's copy is queued
         Invalid(
-            "import torch\n"
-            "def f(xs, dev):\n"
-            "    buf = torch.empty(8, pin_memory=True)\n"
-            "    out = []\n"
-            "    for x in xs:\n"
-            "        buf.copy_(x)\n"
-            "        out.append(buf.to(dev, non_blocking=True))\n"
-            "    return out\n",
-            6,
-            9,
+            """
+            import torch
+            def f(xs, dev):
+                buf = torch.empty(8, pin_memory=True)
+                out = []
+                for x in xs:
+                    buf.copy_(x)
+                    ^^^^^^^^^^^^
+                    out.append(buf.to(dev, non_blocking=True))
+                return out
+            """,
             message_contains="in the next iteration of the loop",
         ),
         # a slice written, a prefix copied
         Invalid(
-            "import torch\n"
-            "def f(xs, n, dev):\n"
-            "    buf = torch.empty(64, pin_memory=True)\n"
-            "    out = []\n"
-            "    for x in xs:\n"
-            "        buf[: x.numel()] = x\n"
-            "        out.append(buf[:n].to(dev, non_blocking=True))\n"
-            "    return out\n",
-            6,
-            9,
+            """
+            import torch
+            def f(xs, n, dev):
+                buf = torch.empty(64, pin_memory=True)
+                out = []
+                for x in xs:
+                    buf[: x.numel()] = x
+                    ^^^^^^^^^^^^^^^^
+                    out.append(buf[:n].to(dev, non_blocking=True))
+                return out
+            """,
         ),
         # through a numpy alias
         Invalid(
-            "import torch\n"
-            "def f(arrays, dev):\n"
-            "    buf = torch.empty(8, pin_memory=True)\n"
-            "    view = buf.numpy()\n"
-            "    out = []\n"
-            "    for a in arrays:\n"
-            "        view[:] = a\n"
-            "        out.append(buf.to(dev, non_blocking=True))\n"
-            "    return out\n",
-            7,
-            9,
+            """
+            import torch
+            def f(arrays, dev):
+                buf = torch.empty(8, pin_memory=True)
+                view = buf.numpy()
+                out = []
+                for a in arrays:
+                    view[:] = a
+                    ^^^^^^^
+                    out.append(buf.to(dev, non_blocking=True))
+                return out
+            """,
             message_contains="through `view`",
         ),
         # cat into the buffer
         Invalid(
-            "import torch\n"
-            "def f(chunks, more, dev):\n"
-            "    buf = torch.empty(64, pin_memory=True)\n"
-            "    torch.cat(chunks, out=buf)\n"
-            "    g = buf.to(dev, non_blocking=True)\n"
-            "    torch.cat(more, out=buf)\n"
-            "    return g\n",
-            6,
-            5,
+            """
+            import torch
+            def f(chunks, more, dev):
+                buf = torch.empty(64, pin_memory=True)
+                torch.cat(chunks, out=buf)
+                g = buf.to(dev, non_blocking=True)
+                torch.cat(more, out=buf)
+                ^^^^^^^^^^^^^^^^^^^^^^^^
+                return g
+            """,
         ),
         # copy_ into a device tensor, the buffer kept on the object: the next call writes it
         Invalid(
-            "import torch\n"
-            "class Stager:\n"
-            "    def __init__(self, n, device):\n"
-            "        self.buf = torch.empty(n, pin_memory=True)\n"
-            "        self.gpu = torch.empty(n, device=device)\n"
-            "    def step(self, x):\n"
-            "        self.buf.copy_(x)\n"
-            "        self.gpu.copy_(self.buf, non_blocking=True)\n"
-            "        return self.gpu\n",
-            7,
-            9,
+            """
+            import torch
+            class Stager:
+                def __init__(self, n, device):
+                    self.buf = torch.empty(n, pin_memory=True)
+                    self.gpu = torch.empty(n, device=device)
+                def step(self, x):
+                    self.buf.copy_(x)
+                    ^^^^^^^^^^^^^^^^^
+                    self.gpu.copy_(self.buf, non_blocking=True)
+                    return self.gpu
+            """,
             message_contains="in the next call",
         ),
         # an event recorded but only the stream waits on it: the host does not
         Invalid(
-            "import torch\n"
-            "def f(xs, dev):\n"
-            "    buf = torch.empty(8, pin_memory=True)\n"
-            "    done = torch.cuda.Event()\n"
-            "    out = []\n"
-            "    for x in xs:\n"
-            "        buf.copy_(x)\n"
-            "        out.append(buf.cuda(non_blocking=True))\n"
-            "        done.record()\n"
-            "        torch.cuda.current_stream().wait_event(done)\n"
-            "    return out\n",
-            7,
-            9,
+            """
+            import torch
+            def f(xs, dev):
+                buf = torch.empty(8, pin_memory=True)
+                done = torch.cuda.Event()
+                out = []
+                for x in xs:
+                    buf.copy_(x)
+                    ^^^^^^^^^^^^
+                    out.append(buf.cuda(non_blocking=True))
+                    done.record()
+                    torch.cuda.current_stream().wait_event(done)
+                return out
+            """,
         ),
         # a view bound to a name, written after the copy
         Invalid(
-            "import torch\n"
-            "def f(x, dev):\n"
-            "    buf = torch.empty(64, pin_memory=True)\n"
-            "    head = buf[:8]\n"
-            "    g = buf.to(dev, non_blocking=True)\n"
-            "    head.copy_(x)\n"
-            "    return g\n",
-            6,
-            5,
+            """
+            import torch
+            def f(x, dev):
+                buf = torch.empty(64, pin_memory=True)
+                head = buf[:8]
+                g = buf.to(dev, non_blocking=True)
+                head.copy_(x)
+                ^^^^^^^^^^^^^
+                return g
+            """,
         ),
         # the loop calls code that might wait: reported with medium confidence
         Invalid(
-            "import torch\n"
-            "def f(xs, dev):\n"
-            "    buf = torch.empty(8, pin_memory=True)\n"
-            "    for x in xs:\n"
-            "        buf.copy_(x)\n"
-            "        train_step(buf.to(dev, non_blocking=True))\n",
-            5,
-            9,
+            """
+            import torch
+            def f(xs, dev):
+                buf = torch.empty(8, pin_memory=True)
+                for x in xs:
+                    buf.copy_(x)
+                    ^^^^^^^^^^^^
+                    train_step(buf.to(dev, non_blocking=True))
+            """,
             message_contains="unless `train_step()` waits",
         ),
     )
@@ -399,7 +436,7 @@ class PinnedBufferReusedBeforeCopyEnds(Rule):
                     races.setdefault(reuse.write.node, _Race(reuse, call, code))
             return races
 
-        return self.context.shared(f"htd402:{id(frame.function)}", build)
+        return self.context.shared(_RACES, build, frame.function)
 
     def _check(self, node: cst.CSTNode) -> None:
         provenance = Provenance.of(self.context)

@@ -148,16 +148,16 @@ def test_each_file_is_parsed_once_by_cpython(
 ) -> None:
     """A file libcst refuses is reported from what CPython already made of it, never parsed by
     CPython a second (or third) time."""
-    import h2dlint.engine
+    import h2dlint.parsing
 
     calls: list[str] = []
-    real = h2dlint.engine.python_ast
+    real = h2dlint.parsing.python_ast
 
     def counting(source: str) -> object:
         calls.append(source)
         return real(source)
 
-    monkeypatch.setattr(h2dlint.engine, "python_ast", counting)
+    monkeypatch.setattr(h2dlint.parsing, "python_ast", counting)
     rules = tuple(EnabledRule(rule) for rule in all_rules().values())
     job = FileJob(path="x.py", display="x.py", data=text.encode(), rules=rules, mode=mode)
     result = process(job)

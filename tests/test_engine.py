@@ -7,7 +7,7 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper
 
-from h2dlint import engine
+from h2dlint import parsing
 from h2dlint.context import Positions
 from h2dlint.diagnostics import FixSafety
 from h2dlint.engine import EnabledRule, check_text
@@ -89,7 +89,7 @@ def rules(*classes: type[Rule]) -> tuple[EnabledRule, ...]:
 def test_all_rules_share_one_parse_and_one_traversal(monkeypatch: pytest.MonkeyPatch) -> None:
     parses = []
     real_parse = cst.parse_module
-    monkeypatch.setattr(engine.cst, "parse_module", lambda t: parses.append(1) or real_parse(t))
+    monkeypatch.setattr(parsing.cst, "parse_module", lambda t: parses.append(1) or real_parse(t))
     CountsTraversals.seen = 0
     findings = check_text("old(x)\n", "m.py", rules(RenameCall, RenameArg, CountsTraversals))
     assert sorted(f.code for f in findings) == ["HTD991", "HTD992"]

@@ -8,14 +8,14 @@ import pytest
 
 from h2dlint.analysis.frames import Frame, ModuleIndex
 from h2dlint.analysis.host_data import host_sequence
+from h2dlint.analysis.loop_iterables import tiny_iterable
+from h2dlint.analysis.loop_transfers import target_names
 from h2dlint.analysis.loops import (
     gathering_comprehension,
     gathering_for,
     gathering_while,
     mover_parameters,
     passed_parameters,
-    target_names,
-    tiny_iterable,
 )
 from h2dlint.analysis.once import RunOnce, memo_guard
 from h2dlint.analysis.provenance import Provenance

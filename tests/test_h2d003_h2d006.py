@@ -15,7 +15,8 @@ from h2dlint.analysis.copies import non_blocking_h2d_source
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target, by_name
-from h2dlint.analysis.views import Layout, buffer_roots, function_writes, layout, view_root
+from h2dlint.analysis.views import Layout, layout
+from h2dlint.analysis.writes import buffer_roots, function_writes, view_root
 from h2dlint.context import FileContext
 from h2dlint.engine import EnabledRule, check_text
 from h2dlint.fixer import fix_text
@@ -185,7 +186,7 @@ def test_function_writes() -> None:
             """
         )
     )
-    from h2dlint.analysis.imports import ImportTable
+    from h2dlint.imports import ImportTable
 
     function = next(s for s in module.body if isinstance(s, cst.FunctionDef))
     writes = function_writes(function, ImportTable.from_module(module))

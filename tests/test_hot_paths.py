@@ -9,7 +9,7 @@ import pytest
 
 from h2dlint.analysis.hot_paths import HOT_ENTRY_POINTS, HotPaths
 from h2dlint.context import FileContext
-from h2dlint.engine import visit_read_only
+from h2dlint.walk import visit_read_only
 
 Options = tuple[tuple[str, tuple[str, ...]], ...]
 

@@ -2,7 +2,7 @@
 either fails here, with the reason, before anything subtler breaks. pyproject.toml bounds libcst
 below 2 for the same reason.
 
-1. ``CSTNode._visit_and_replace_children``: ``engine._child_fields`` reads the order in which a
+1. ``CSTNode._visit_and_replace_children``: ``walk._child_fields`` reads the order in which a
    node class visits its fields from that method's code constants (the read-only walks follow
    libcst's own visiting order without rebuilding nodes).
 2. ``libcst._nodes.internal.CodegenState``: ``context.Positions`` generates code with it to
@@ -16,12 +16,12 @@ import inspect
 import libcst as cst
 
 from h2dlint.context import Positions
-from h2dlint.engine import _child_fields
+from h2dlint.walk import _child_fields
 
 
 def test_visit_and_replace_children_still_lists_fields_in_its_constants() -> None:
     method = getattr(cst.Call, "_visit_and_replace_children", None)
-    assert method is not None, "libcst nodes lost _visit_and_replace_children: see engine.py"
+    assert method is not None, "libcst nodes lost _visit_and_replace_children: see walk.py"
     assert _child_fields(cst.Call) == (
         "lpar",
         "func",
@@ -29,7 +29,7 @@ def test_visit_and_replace_children_still_lists_fields_in_its_constants() -> Non
         "whitespace_before_args",
         "args",
         "rpar",
-    ), "the field order h2dlint reads from libcst's code changed: see engine._child_fields"
+    ), "the field order h2dlint reads from libcst's code changed: see walk._child_fields"
 
 
 def test_codegen_state_keeps_the_interface_positions_use() -> None:

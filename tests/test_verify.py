@@ -19,6 +19,7 @@ from click.testing import CliRunner, Result
 from h2dlint.cli import main
 from h2dlint.verify import command
 from h2dlint.verify.compare import compare_outputs
+from h2dlint.verify.copies import PAGEABLE_H2D, PINNED_H2D, CopyRecord, memcpy_counts
 from h2dlint.verify.fixtures import (
     Fixture,
     FixtureError,
@@ -28,19 +29,15 @@ from h2dlint.verify.fixtures import (
     load_fixture,
     pair_options,
 )
-from h2dlint.verify.measure import (
-    PAGEABLE_H2D,
-    PINNED_H2D,
+from h2dlint.verify.recorders import sync_warnings
+from h2dlint.verify.records import (
     SYNC_DEBUG,
     SYNC_STAGED,
     SYNC_WARNING,
-    CopyRecord,
     PairMeasurement,
     SideMeasurement,
     SyncRecord,
     median_and_spread,
-    memcpy_counts,
-    sync_warnings,
 )
 from h2dlint.verify.report import PairOutcome, render_json, render_text
 from h2dlint.verify.verdict import (
@@ -556,7 +553,7 @@ def test_sync_warnings_are_recorded_at_the_fixture_line(tmp_path: Path) -> None:
 
 def test_copy_recorder_traces_host_to_device_copies(tmp_path: Path) -> None:
     torch = pytest.importorskip("torch", reason=NEEDS_TORCH)
-    from h2dlint.verify.measure import copy_recorder
+    from h2dlint.verify.recorders import copy_recorder
 
     path = write(
         tmp_path / "copies.py",
@@ -819,7 +816,8 @@ def run(state):
 
 @pytest.mark.filterwarnings("ignore:CUDA is not available")
 def test_harness_control_flow_with_faked_cuda(tmp_path: Path, fake_cuda: object) -> None:
-    from h2dlint.verify.measure import SYNC_EVENT, Harness
+    from h2dlint.verify.measure import Harness
+    from h2dlint.verify.records import SYNC_EVENT
 
     pair = make_pair(tmp_path / "case", FAKE_BEFORE, FAKE_AFTER)
     harness = Harness("meta").start()

@@ -21,13 +21,13 @@ if not torch.cuda.is_available():
     pytest.skip("needs a CUDA GPU", allow_module_level=True)
 
 from h2dlint.verify.fixtures import PairOptions, load_fixture  # noqa: E402
-from h2dlint.verify.measure import (  # noqa: E402
+from h2dlint.verify.measure import Harness  # noqa: E402
+from h2dlint.verify.records import (  # noqa: E402
     PAGEABLE_H2D,
     PINNED_H2D,
     SYNC_DEBUG,
     SYNC_EVENT,
     SYNC_STAGED,
-    Harness,
     PairMeasurement,
 )
 from h2dlint.verify.verdict import blocks, judge_pair  # noqa: E402

@@ -12,15 +12,15 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from h2dlint.context import FileContext, Positions
-from h2dlint.engine import (
+from h2dlint.dispatch import _Dispatcher
+from h2dlint.rule import Rule
+from h2dlint.walk import (
     LEAF_TYPES,
     TOKEN_TYPES,
     ReadOnlyVisitor,
     _child_fields,
-    _Dispatcher,
     visit_read_only,
 )
-from h2dlint.rule import Rule
 
 ROOT = Path(__file__).resolve().parents[1]
 

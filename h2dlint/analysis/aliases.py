@@ -23,165 +23,25 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from h2dlint.analysis.alias_calls import (
+    CONTAINERS,
+    ELEMENTS,
+    MAY_ALIAS_METHODS,
+    NESTED,
+    READ_ONLY_BUILTINS,
+    READ_ONLY_METHODS,
+    READ_ONLY_TORCH,
+    VIEW_ATTRIBUTES,
+)
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.imports import dotted_name
 from h2dlint.analysis.targets import Target
-from h2dlint.analysis.views import ALIAS_DEPTH, ALIASING_METHODS, PERMUTING_ATTRIBUTES
-from h2dlint.engine import visit_read_only
+from h2dlint.analysis.writes import ALIAS_DEPTH, ALIASING_METHODS
+from h2dlint.imports import dotted_name
+from h2dlint.walk import visit_read_only
 
 if TYPE_CHECKING:
     from h2dlint.analysis.provenance import Provenance
-
-# Attributes that are the same memory as the tensor they are read from.
-VIEW_ATTRIBUTES = frozenset({*PERMUTING_ATTRIBUTES, "data", "real", "imag"})
-# Methods whose result may be the receiver itself or share its memory, beyond the views of
-# ALIASING_METHODS: a conversion to what the tensor already is returns the tensor
-# (``pinned.pin_memory()``, ``x.float()`` of a float tensor, ``x.to("cpu")`` of a CPU tensor).
-MAY_ALIAS_METHODS = frozenset(
-    {
-        "untyped_storage",
-        "storage",
-        "tensor_split",
-        "hsplit",
-        "vsplit",
-        "dsplit",
-        "unflatten",
-        "view_as_real",
-        "as_strided",
-        "pin_memory",
-        "float",
-        "double",
-        "half",
-        "bfloat16",
-        "int",
-        "long",
-        "short",
-        "byte",
-        "char",
-        "bool",
-        "type",
-        "type_as",
-        "__array__",
-    }
-)
-# Calls known to only read their tensor arguments (an ``out=`` argument is a write, which
-# function_writes finds).
-READ_ONLY_BUILTINS = frozenset(
-    {
-        "len",
-        "isinstance",
-        "id",
-        "type",
-        "print",
-        "repr",
-        "str",
-        "hash",
-        "bool",
-        "int",
-        "float",
-        "format",
-        "callable",
-        "sum",
-        "min",
-        "max",
-        "any",
-        "all",
-        "abs",
-        "round",
-    }
-)
-READ_ONLY_TORCH = frozenset(
-    f"torch.{name}"
-    for name in (
-        "is_tensor",
-        "numel",
-        "equal",
-        "allclose",
-        "isclose",
-        "cat",
-        "concat",
-        "concatenate",
-        "stack",
-        "hstack",
-        "vstack",
-        "dstack",
-        "sum",
-        "mean",
-        "amax",
-        "amin",
-        "max",
-        "min",
-        "abs",
-        "clone",
-        "add",
-        "sub",
-        "subtract",
-        "mul",
-        "multiply",
-        "div",
-        "divide",
-        "matmul",
-        "mm",
-        "bmm",
-        "dot",
-        "where",
-        "is_floating_point",
-        "is_complex",
-        "is_nonzero",
-        "isnan",
-        "isinf",
-        "isfinite",
-        "any",
-        "all",
-        "count_nonzero",
-        "argmax",
-        "argmin",
-        "empty_like",
-        "zeros_like",
-        "ones_like",
-        "full_like",
-        "rand_like",
-        "randn_like",
-        "randint_like",
-        "testing.assert_close",
-    )
-)
-# Tensor methods that only read their tensor arguments (``dst.copy_(buf)`` reads ``buf``).
-READ_ONLY_METHODS = frozenset(
-    {
-        "copy_",
-        "add",
-        "add_",
-        "sub",
-        "sub_",
-        "mul",
-        "mul_",
-        "div",
-        "div_",
-        "equal",
-        "allclose",
-        "isclose",
-        "eq",
-        "ne",
-        "lt",
-        "le",
-        "gt",
-        "ge",
-        "matmul",
-        "to",
-        "type_as",
-        "view_as",
-        "expand_as",
-        "reshape_as",
-        "index_copy_",
-        "index_add_",
-        "masked_scatter_",
-    }
-)
-CONTAINERS = (cst.List, cst.Tuple, cst.Set)
-ELEMENTS = (cst.Element, cst.StarredElement)
-NESTED = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 
 
 @dataclass(frozen=True)

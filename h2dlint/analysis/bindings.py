@@ -26,7 +26,7 @@ from typing import Final
 
 import libcst as cst
 
-from h2dlint.engine import ReadOnlyVisitor, visit_read_only
+from h2dlint.walk import ReadOnlyVisitor, visit_read_only
 
 UNKNOWN: Final = None
 Scope = cst.FunctionDef | cst.Module

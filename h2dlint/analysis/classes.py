@@ -8,15 +8,11 @@ binding or assignment must agree on one class, else the class is unknown (None).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
 import libcst as cst
 
+from h2dlint.analysis.fact_source import ClassRef as ClassRef
+from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.frames import Frame, parameter_annotation
-
-if TYPE_CHECKING:
-    from h2dlint.analysis.provenance import Provenance
 
 MAX_DEPTH = 8
 # Classes outside the project whose instances are modules: calling one runs a model on its
@@ -24,18 +20,8 @@ MAX_DEPTH = 8
 MODULE_BASES = ("torch.nn.Module", "nn.Module")
 
 
-@dataclass(frozen=True)
-class ClassRef:
-    """A class: defined in a module of the project (``provenance`` analyses that module), or
-    outside it, known by its qualified name only."""
-
-    qualified: str
-    provenance: Provenance | None = None
-    node: cst.ClassDef | None = None
-
-
 def class_of(
-    provenance: Provenance, node: cst.BaseExpression, frame: Frame, depth: int = 0
+    provenance: FactSource, node: cst.BaseExpression, frame: Frame, depth: int = 0
 ) -> ClassRef | None:
     """The class ``node`` is an instance of, when every way it is bound agrees. Memoised per
     (node, frame); an answer cut short by the depth limit is None, which only loses a fact."""
@@ -57,7 +43,7 @@ def class_of(
     return result
 
 
-def named_class(provenance: Provenance, node: cst.BaseExpression) -> ClassRef | None:
+def named_class(provenance: FactSource, node: cst.BaseExpression) -> ClassRef | None:
     """The class an expression names (``Buffer``, ``buffers.Buffer``, ``nn.Linear``)."""
     if isinstance(node, cst.Name):
         local = provenance.index.classes.get(node.value)
@@ -106,7 +92,7 @@ def agree(refs: list[ClassRef | None]) -> ClassRef | None:
 
 
 def _name_class(
-    provenance: Provenance, node: cst.Name, frame: Frame, depth: int
+    provenance: FactSource, node: cst.Name, frame: Frame, depth: int
 ) -> ClassRef | None:
     bindings = provenance.bindings(frame)
     reaching = bindings.reaching_bindings(node)
@@ -126,7 +112,7 @@ def _name_class(
     return agree(refs)
 
 
-def _chosen_class(provenance: Provenance, name: cst.Name, frame: Frame) -> ClassRef | None:
+def _chosen_class(provenance: FactSource, name: cst.Name, frame: Frame) -> ClassRef | None:
     """The class a local name stands for (``encoder = Packed if packed else Plain``): the one
     class every choice names; for modules that differ, any ``nn.Module`` (their instances'
     outputs are on the device alike)."""
@@ -152,7 +138,7 @@ def _chosen_class(provenance: Provenance, name: cst.Name, frame: Frame) -> Class
     return None
 
 
-def _annotated(provenance: Provenance, annotation: cst.BaseExpression | None) -> ClassRef | None:
+def _annotated(provenance: FactSource, annotation: cst.BaseExpression | None) -> ClassRef | None:
     if annotation is None:
         return None
     if isinstance(annotation, cst.SimpleString):
@@ -165,7 +151,7 @@ def _annotated(provenance: Provenance, annotation: cst.BaseExpression | None) ->
 
 
 def _call_class(
-    provenance: Provenance, call: cst.Call, frame: Frame, depth: int
+    provenance: FactSource, call: cst.Call, frame: Frame, depth: int
 ) -> ClassRef | None:
     func = call.func
     constructed = named_class(provenance, func)
@@ -183,7 +169,7 @@ def _call_class(
 
 
 def _attribute_class(
-    provenance: Provenance, node: cst.Attribute, frame: Frame, depth: int
+    provenance: FactSource, node: cst.Attribute, frame: Frame, depth: int
 ) -> ClassRef | None:
     base = node.value
     attr = node.attr.value

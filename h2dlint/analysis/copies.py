@@ -5,15 +5,10 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.arguments import first_positional, host_named, is_true, keyword
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.provenance import (
-    Provenance,
-    first_positional,
-    host_named,
-    is_true,
-    keyword,
-)
+from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target
 from h2dlint.analysis.torch_api import JOINS
 

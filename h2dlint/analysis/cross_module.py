@@ -1,36 +1,28 @@
 """Facts that one module's provenance takes from the rest of the project.
 
 The project index (``h2dlint.project``) parses another module when an analysis asks about a
-name defined there; this module gives that module its own :class:`Provenance`, finds the
+name defined there; this module gives that module its own provenance analysis, finds the
 definition a call or a name refers to (a local function, a method of a known class, a function
 or class imported from another module), and the classes that attributes and returns hold.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import libcst as cst
 
-from h2dlint.analysis.classes import ClassRef, class_of, named_class
+from h2dlint.analysis.classes import class_of, named_class
+from h2dlint.analysis.fact_source import ClassRef, Definition, FactSource
 from h2dlint.analysis.frames import Frame, method_frame
+from h2dlint.context import FileContext
 from h2dlint.project.index import ParsedModule, ProjectIndex
 
-if TYPE_CHECKING:
-    from h2dlint.analysis.provenance import Provenance
 
-Definition = cst.FunctionDef | cst.ClassDef
-
-
-def provenance_of(parsed: ParsedModule, like: Provenance) -> Provenance:
+def provenance_of(parsed: ParsedModule, like: FactSource) -> FactSource:
     """The provenance analysis of another module of the project (one per parsed module)."""
     found = parsed.attached.get("provenance")
     if found is None:
-        from h2dlint.analysis.provenance import Provenance
-        from h2dlint.context import FileContext
-
         context = FileContext(parsed.path, parsed.source, parsed.tree, like.context.options)
-        found = Provenance(context, like.pinned_helpers, like.pinned_attributes)
+        found = like.for_module(context)
         found.module_name = parsed.name
         parsed.attached["provenance"] = found
     assert not isinstance(found, (str, dict))
@@ -38,8 +30,8 @@ def provenance_of(parsed: ParsedModule, like: Provenance) -> Provenance:
 
 
 def resolve(
-    provenance: Provenance, project: ProjectIndex | None, qualified: str
-) -> tuple[Provenance, Definition] | None:
+    provenance: FactSource, project: ProjectIndex | None, qualified: str
+) -> tuple[FactSource, Definition] | None:
     """The definition of a qualified name (as imported in ``provenance``'s module) in the
     project: a top-level function or class, or a method (``Class.method``)."""
     if project is None:
@@ -66,8 +58,8 @@ def resolve(
 
 
 def callee(
-    provenance: Provenance, call: cst.Call, frame: Frame, depth: int = 0
-) -> tuple[Provenance, cst.FunctionDef] | None:
+    provenance: FactSource, call: cst.Call, frame: Frame, depth: int = 0
+) -> tuple[FactSource, cst.FunctionDef] | None:
     """The function a call runs, when the project defines it: ``helper(...)``,
     ``self.method(...)``, ``obj.method(...)`` of a known class, ``module.function(...)``."""
     func = call.func
@@ -98,11 +90,11 @@ def callee(
     return None
 
 
-def frame_of(provenance: Provenance, function: cst.FunctionDef) -> Frame:
+def frame_of(provenance: FactSource, function: cst.FunctionDef) -> Frame:
     return provenance.index.frame_of(function)
 
 
-def class_annotation(provenance: Provenance, cls: cst.ClassDef, attr: str) -> ClassRef | None:
+def class_annotation(provenance: FactSource, cls: cst.ClassDef, attr: str) -> ClassRef | None:
     """``attr: Buffer`` in a class body."""
     body = cls.body
     if not isinstance(body, cst.IndentedBlock):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from h2dlint.analysis.provenance import first_positional
+from h2dlint.analysis.arguments import first_positional
 from h2dlint.analysis.torch_api import DTYPE_METHODS
 
 # Factories whose arguments are sizes and fill values, never data: made on the host, then moved.

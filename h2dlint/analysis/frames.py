@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from h2dlint.analysis.bindings import pairwise
-from h2dlint.analysis.imports import dotted_name, statements
+from h2dlint.imports import dotted_name, statements
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,8 @@ import libcst as cst
 
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.targets import Target
-from h2dlint.analysis.views import ALIASING_METHODS, PERMUTING_ATTRIBUTES
+from h2dlint.analysis.views import PERMUTING_ATTRIBUTES
+from h2dlint.analysis.writes import ALIASING_METHODS
 
 if TYPE_CHECKING:
     from h2dlint.analysis.frames import Frame

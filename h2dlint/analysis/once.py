@@ -32,9 +32,10 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from h2dlint.analysis.frames import ModuleIndex, decorator_names
-from h2dlint.analysis.imports import dotted_name, statements
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.engine import visit_read_only
+from h2dlint.context import SharedKey
+from h2dlint.imports import dotted_name, statements
+from h2dlint.walk import visit_read_only
 
 if TYPE_CHECKING:
     from h2dlint.context import FileContext
@@ -304,7 +305,7 @@ class RunOnce:
 
     @classmethod
     def of(cls, context: FileContext) -> RunOnce:
-        return context.shared("run-once", lambda: cls(context.module, Provenance.of(context).index))
+        return context.shared(RUN_ONCE, lambda: cls(context.module, Provenance.of(context).index))
 
     def __init__(self, module: cst.Module, index: ModuleIndex) -> None:
         self.module = module
@@ -434,3 +435,6 @@ def _assigned_anywhere(body: cst.BaseSuite) -> list[cst.BaseExpression]:
         elif isinstance(small, cst.AnnAssign):
             targets.append(small.target)
     return targets
+
+
+RUN_ONCE: SharedKey[RunOnce] = SharedKey("run once")

@@ -35,15 +35,15 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from h2dlint.analysis.aliases import ways_in
-from h2dlint.analysis.imports import dotted_name
-from h2dlint.analysis.provenance import first_positional, is_true, keyword
-from h2dlint.analysis.views import _WriteCollector, buffer_roots, view_root
-from h2dlint.engine import visit_read_only
+from h2dlint.analysis.arguments import first_positional, is_true, keyword
+from h2dlint.analysis.writes import _WriteCollector, buffer_roots, view_root
+from h2dlint.imports import dotted_name
+from h2dlint.walk import visit_read_only
 
 if TYPE_CHECKING:
     from h2dlint.analysis.frames import Frame
-    from h2dlint.analysis.imports import ImportTable
     from h2dlint.analysis.provenance import Provenance
+    from h2dlint.imports import ImportTable
 
 # Methods that order only the device: they never make the host wait.
 DEVICE_ONLY_WAITS = frozenset({"wait_event", "wait_stream", "record_event", "record"})

@@ -29,18 +29,13 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
+from h2dlint.analysis.arguments import host_named, keyword, positional
 from h2dlint.analysis.classes import class_of, named_class
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame, parameter_annotation
-from h2dlint.analysis.imports import statements
-from h2dlint.analysis.provenance import (
-    Provenance,
-    annotation_is,
-    host_named,
-    keyword,
-    positional,
-)
-from h2dlint.engine import visit_read_only
+from h2dlint.analysis.provenance import Provenance, annotation_is
+from h2dlint.imports import statements
+from h2dlint.walk import visit_read_only
 
 SYNC_METHODS = frozenset({"item", "tolist"})
 SYNC_BUILTINS = frozenset({"int", "float", "bool", "complex"})
@@ -756,7 +751,10 @@ def annotated_tensor_field(provenance: Provenance, node: cst.Attribute, frame: F
                 and isinstance(small.target, cst.Name)
                 and small.target.value == node.attr.value
             ):
-                return tensor_annotation(owner.provenance, small.annotation.annotation)
+                source = owner.provenance
+                # the fact source of a module is its Provenance (a Protocol for the type only)
+                assert isinstance(source, Provenance)
+                return tensor_annotation(source, small.annotation.annotation)
     return False
 
 
@@ -1234,6 +1232,7 @@ def _input_preparer(
         ref = named_class(provenance, base.value)
         if ref is None or ref.provenance is None or ref.node is None or ref.node is cls:
             continue
+        assert isinstance(ref.provenance, Provenance)  # the module's fact source
         found = _input_preparer(ref.provenance, ref.node, depth + 1)
         if found is not None:
             return found

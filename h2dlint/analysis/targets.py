@@ -12,7 +12,7 @@ from h2dlint.analysis.frames import Frame, parameter_default
 from h2dlint.analysis.torch_api import DTYPE_NAMES, HOST_DEVICE_PREFIXES
 
 if TYPE_CHECKING:
-    from h2dlint.analysis.provenance import Provenance
+    from h2dlint.analysis.fact_source import FactSource
 
 MAX_DEPTH = 6
 DEVICE_WORDS = ("device", "gpu", "cuda", "accelerator")
@@ -69,7 +69,7 @@ def _agree(targets: list[Target]) -> Target:
 
 
 def device_target(
-    provenance: Provenance,
+    provenance: FactSource,
     node: cst.BaseExpression,
     frame: Frame,
     depth: int = 0,
@@ -136,7 +136,7 @@ def device_target(
 
 
 def _parameter_target(
-    provenance: Provenance, node: cst.Name, frame: Frame, depth: int, allocation: bool
+    provenance: FactSource, node: cst.Name, frame: Frame, depth: int, allocation: bool
 ) -> Target:
     """What a parameter (the only binding that reaches the use) names: what its name says,
     unless its default contradicts that. A caller may pass anything, so a default proves
@@ -157,7 +157,7 @@ def _parameter_target(
     return Target.UNKNOWN
 
 
-def to_target(provenance: Provenance, call: cst.Call, frame: Frame) -> Target:
+def to_target(provenance: FactSource, call: cst.Call, frame: Frame) -> Target:
     """Where ``x.to(...)`` sends ``x``."""
     for arg in call.args:
         if arg.keyword is not None and arg.keyword.value == "device":
@@ -170,7 +170,7 @@ def to_target(provenance: Provenance, call: cst.Call, frame: Frame) -> Target:
     return device_target(provenance, args[0].value, frame)
 
 
-def device_by_value(device: cst.BaseExpression, provenance: Provenance, frame: Frame) -> bool:
+def device_by_value(device: cst.BaseExpression, provenance: FactSource, frame: Frame) -> bool:
     """Whether the target is a device by its value (a string, ``torch.device("cuda")``, an
     ordinal), not only by a name that says so."""
     if isinstance(device, (cst.SimpleString, cst.FormattedString, cst.Integer, cst.Call)):

@@ -7,18 +7,15 @@ A copy from a non-contiguous view of pinned memory is staged like a pageable one
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from h2dlint.analysis.facts import UNKNOWN_FACT, Fact, Where
-from h2dlint.engine import ReadOnlyVisitor, visit_read_only
 
 if TYPE_CHECKING:
+    from h2dlint.analysis.fact_source import FactSource
     from h2dlint.analysis.frames import Frame
-    from h2dlint.analysis.imports import ImportTable
-    from h2dlint.analysis.provenance import Provenance
 
 STRIDED_VIEW_METHODS = frozenset(
     {
@@ -61,7 +58,7 @@ def _has_step(piece: cst.Slice) -> bool:
 
 
 def _element_kind(
-    provenance: Provenance, element: cst.SubscriptElement, frame: Frame, depth: int
+    provenance: FactSource, element: cst.SubscriptElement, frame: Frame, depth: int
 ) -> str:
     piece = element.slice
     if isinstance(piece, cst.Slice):
@@ -85,7 +82,7 @@ def _element_kind(
 
 
 def classify_index(
-    provenance: Provenance, node: cst.Subscript, frame: Frame, depth: int = 0
+    provenance: FactSource, node: cst.Subscript, frame: Frame, depth: int = 0
 ) -> Index:
     state = "leading"
     strided = False
@@ -111,7 +108,7 @@ def classify_index(
     return Index.STRIDED if strided else Index.CONTIGUOUS
 
 
-def subscript_fact(provenance: Provenance, node: cst.Subscript, frame: Frame, depth: int) -> Fact:
+def subscript_fact(provenance: FactSource, node: cst.Subscript, frame: Frame, depth: int) -> Fact:
     base = provenance.fact(node.value, frame, depth + 1)
     if not base.known:
         return UNKNOWN_FACT
@@ -141,7 +138,7 @@ def _literal_dim(call: cst.Call) -> int | None:
 
 
 def view_method_fact(
-    provenance: Provenance,
+    provenance: FactSource,
     method: str,
     base: cst.BaseExpression,
     call: cst.Call,
@@ -218,7 +215,7 @@ def _only_full(node: cst.Subscript) -> bool:
 
 
 def _subscript_layout(
-    provenance: Provenance, node: cst.Subscript, frame: Frame, depth: int
+    provenance: FactSource, node: cst.Subscript, frame: Frame, depth: int
 ) -> Layout:
     inner = layout(provenance, node.value, frame, depth + 1)
     if inner is Layout.UNKNOWN:
@@ -237,7 +234,7 @@ def _subscript_layout(
 
 
 def _method_layout(
-    provenance: Provenance, call: cst.Call, frame: Frame, depth: int
+    provenance: FactSource, call: cst.Call, frame: Frame, depth: int
 ) -> Layout | None:
     func = call.func
     if not isinstance(func, cst.Attribute):
@@ -266,7 +263,7 @@ def _method_layout(
 
 
 def _self_attribute_layout(
-    provenance: Provenance, node: cst.Attribute, frame: Frame, depth: int
+    provenance: FactSource, node: cst.Attribute, frame: Frame, depth: int
 ) -> Layout | None:
     base = node.value
     if not (isinstance(base, cst.Name) and frame.cls is not None and base.value == frame.self_name):
@@ -284,7 +281,7 @@ def _self_attribute_layout(
 
 
 def layout(
-    provenance: Provenance, node: cst.BaseExpression, frame: Frame, depth: int = 0
+    provenance: FactSource, node: cst.BaseExpression, frame: Frame, depth: int = 0
 ) -> Layout:
     """Whether ``node``'s elements are dense, a dense permutation, or strided.
 
@@ -328,210 +325,3 @@ def layout(
     if fact.contiguous is True:
         return Layout.DENSE
     return found if found is not None else Layout.UNKNOWN
-
-
-# -- aliasing: the buffer a view reads, and writes to it ----------------------------------------
-#
-# Making a copy from pinned memory asynchronous is only correct when the host leaves the pinned
-# buffer alone until the copy has run. These helpers find the buffer behind a view expression and
-# the host writes to it in one function, so that a rule can tell a buffer rewritten right after the
-# copy (the blocking copy is what keeps that code correct) from one that is not.
-
-ALIAS_DEPTH = 4
-
-
-# Methods whose result shares (or, on the host, may share) the receiver's memory.
-ALIASING_METHODS = (
-    STRIDED_VIEW_METHODS
-    | SAME_LAYOUT_VIEW_METHODS
-    | PERMUTING_VIEW_METHODS
-    | frozenset(
-        {
-            "narrow",
-            "select",
-            "numpy",
-            "reshape",
-            "flatten",
-            "unflatten",
-            "ravel",
-            "contiguous",
-            "cpu",
-            "split",
-            "chunk",
-            "unbind",
-        }
-    )
-)
-
-
-def view_root(node: cst.BaseExpression) -> str | None:
-    """The dotted name of the buffer a view expression reads (``self.buf`` for
-    ``self.buf[:, :n].T``, ``buf`` for ``buf.narrow(1, 0, n)``), or None."""
-    while True:
-        if isinstance(node, cst.Subscript) or (
-            isinstance(node, cst.Attribute) and node.attr.value in (*PERMUTING_ATTRIBUTES, "data")
-        ):
-            node = node.value
-        elif (
-            isinstance(node, cst.Call)
-            and isinstance(node.func, cst.Attribute)
-            and node.func.attr.value in ALIASING_METHODS
-        ):
-            node = node.func.value
-        else:
-            break
-    parts: list[str] = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
-        node = node.value
-    if not isinstance(node, cst.Name):
-        return None
-    parts.append(node.value)
-    return ".".join(reversed(parts))
-
-
-def buffer_roots(provenance: Provenance, node: cst.BaseExpression, frame: Frame) -> set[str]:
-    """Every name under which the memory ``node`` reads may be written in ``frame``: its root,
-    and, for a local name bound to a view or alias of another buffer, that buffer's root too."""
-    roots: set[str] = set()
-    pending = [(view_root(node), 0)]
-    bindings = provenance.bindings(frame)
-    while pending:
-        root, depth = pending.pop()
-        if root is None or root in roots:
-            continue
-        roots.add(root)
-        if "." in root or depth >= ALIAS_DEPTH:
-            continue
-        for value in bindings.of(root):
-            if value is not None:
-                pending.append((view_root(value), depth + 1))
-    return roots
-
-
-def _in_place(method: str) -> bool:
-    return method.endswith("_") and not method.startswith("_")
-
-
-@dataclass(frozen=True)
-class Write:
-    """A host write to a buffer: its root, the statement it is in (by source order), the small
-    statement's index in that line, and the loops around it."""
-
-    root: str
-    statement: int
-    small: int
-    loops: frozenset[int]
-
-
-@dataclass
-class FunctionWrites:
-    """The writes in one function (not in nested functions or classes), and where each statement
-    is: its source order and the loops around it."""
-
-    writes: list[Write] = field(default_factory=list)
-    statements: dict[cst.CSTNode, tuple[int, frozenset[int]]] = field(default_factory=dict)
-
-    def written_after(self, statement: cst.CSTNode, small: int, roots: set[str]) -> bool:
-        """Whether one of ``roots`` is written after the small statement ``small`` of
-        ``statement`` runs: later in the function, later on the same line, or anywhere in a loop
-        around it (the next iteration)."""
-        where = self.statements.get(statement)
-        if where is None:
-            return False
-        order, loops = where
-        for write in self.writes:
-            if write.root not in roots:
-                continue
-            if write.statement > order or (write.statement == order and write.small > small):
-                return True
-            if loops & write.loops:
-                return True
-        return False
-
-    def written(self, roots: set[str]) -> bool:
-        """Whether one of ``roots`` is written anywhere in the function."""
-        return any(write.root in roots for write in self.writes)
-
-
-class _WriteCollector(ReadOnlyVisitor):
-    def __init__(self, root: cst.CSTNode, imports: ImportTable) -> None:
-        self.root = root
-        self.imports = imports
-        self.result = FunctionWrites()
-        self.statement = -1
-        self.small = 0
-        self.loops: list[int] = []
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return node is self.root
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-            self.statement = len(self.result.statements)
-            self.small = 0
-            self.result.statements[node] = (self.statement, frozenset(self.loops))
-            if isinstance(node, (cst.For, cst.While)):
-                self.loops.append(self.statement)
-        elif isinstance(node, cst.BaseSmallStatement):
-            self.small += 1
-        return super().on_visit(node)
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        super().on_leave(original_node)
-        if isinstance(original_node, (cst.For, cst.While)) and self.loops:
-            self.loops.pop()
-
-    def _add(self, target: cst.BaseExpression) -> None:
-        root = view_root(target)
-        if root is not None:
-            self.result.writes.append(
-                Write(root, self.statement, self.small, frozenset(self.loops))
-            )
-
-    def _target(self, target: cst.BaseExpression) -> None:
-        if isinstance(target, cst.Subscript):
-            self._add(target)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self._target(element.value)
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            self._target(target.target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._target(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._add(node.target)  # ``buf += x`` adds in place
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        first = node.args[0].value if node.args and node.args[0].keyword is None else None
-        qualified = self.imports.qualify(func)
-        if qualified is not None:
-            # ``torch.nn.init.zeros_(w)``, ``np.copyto(dst, src)``: the first argument is written.
-            method = qualified.rsplit(".", 1)[-1]
-            if first is not None and (_in_place(method) or method == "copyto"):
-                self._add(first)
-        elif isinstance(func, cst.Attribute) and _in_place(func.attr.value):
-            self._add(func.value)
-        for arg in node.args:
-            if arg.keyword is not None and arg.keyword.value == "out":
-                self._add(arg.value)
-
-
-def function_writes(function: cst.FunctionDef | cst.Module, imports: ImportTable) -> FunctionWrites:
-    """Every host write to a named buffer in ``function`` (not in nested functions or classes):
-    subscript assignments, augmented assignments, in-place methods (``copy_``, ``fill_``, ...),
-    ``out=`` arguments and ``np.copyto``."""
-    collector = _WriteCollector(function, imports)
-    visit_read_only(function, collector)
-    return collector.result

@@ -178,7 +178,7 @@ def _imported_as(module: ParsedModule, name: str) -> str | None:
 
 
 def _top_level_imports(tree: cst.Module) -> dict[str, str]:
-    from h2dlint.analysis.imports import ImportTable
+    from h2dlint.imports import ImportTable
 
     defined: set[str] = set()
     for statement in tree.body:

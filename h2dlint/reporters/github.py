@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from h2dlint.diagnostics import Confidence, Finding
-from h2dlint.reporters import ReportOptions, RunSummary
+from h2dlint.reporters.options import ReportOptions, RunSummary
 from h2dlint.reporters.text import display_path
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from h2dlint.diagnostics import Finding, FixInfo, Location
-from h2dlint.reporters import ReportOptions, RunSummary
+from h2dlint.reporters.options import ReportOptions, RunSummary
 
 # Names that stand for standard input rather than a file; reporters keep them as given.
 STDIN_NAMES = frozenset({"-", "<stdin>"})

@@ -19,8 +19,8 @@ from h2dlint.diagnostics import (
     Finding,
     FixInfo,
 )
-from h2dlint.reporters import ReportOptions, RunSummary
 from h2dlint.reporters.json_format import is_pseudo_path
+from h2dlint.reporters.options import ReportOptions, RunSummary
 from h2dlint.rule import Rule
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"

@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 
 from h2dlint.diagnostics import Finding
-from h2dlint.reporters import ReportOptions
+from h2dlint.reporters.options import ReportOptions
 from h2dlint.reporters.text import statistics
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 
 from h2dlint.diagnostics import Confidence, Finding, FixSafety, Severity
-from h2dlint.reporters import ReportOptions, RunSummary
+from h2dlint.reporters.options import ReportOptions, RunSummary
 
 TAB_WIDTH = 4
 

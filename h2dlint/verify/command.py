@@ -23,7 +23,8 @@ from h2dlint.verify.fixtures import (
     load_fixture,
     pair_options,
 )
-from h2dlint.verify.measure import DEFAULT_REPEATS, Harness, PairMeasurement
+from h2dlint.verify.measure import Harness
+from h2dlint.verify.records import DEFAULT_REPEATS, PairMeasurement
 from h2dlint.verify.report import PairOutcome, render
 from h2dlint.verify.verdict import judge_pair
 

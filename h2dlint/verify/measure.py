@@ -22,232 +22,27 @@ from __future__ import annotations
 
 import contextlib
 import statistics
-import sys
 import time
-import warnings
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from h2dlint.verify.compare import compare_outputs, snapshot
-from h2dlint.verify.copies import (
-    D2H_PREFIX,
-    H2D_PREFIX,
-    PAGEABLE_H2D,
-    PINNED_H2D,
-    CopyRecord,
-    copy_record,
-    internal_dirs,
-    memcpy_counts,
-    op_arg,
-)
+from h2dlint.verify.copies import H2D_PREFIX, CopyRecord, memcpy_counts
 from h2dlint.verify.fixtures import Fixture, expected_of
-
-SLEEP_MS = 40.0
-"""Shortest sleep kernel used to test for host blocking, in milliseconds."""
-SLEEP_FACTOR = 4.0
-"""The sleep kernel lasts at least this many times ``run``'s median host time."""
-DEFAULT_REPEATS = 30
-WARMUP = 3
-RACE_RUNS = 3
-"""Runs per side of a race pair whose outputs are compared with the expected ones: ``after``
-must be right in every one, ``before`` is wrong when it is wrong in any one."""
-SLEEP_REPEATS = 5
-CALIBRATION_CYCLES = 20_000_000
-
-SYNC_WARNING = "called a synchronizing CUDA operation"
-
-SYNC_DEBUG = "sync debug mode"
-SYNC_STAGED = "non_blocking copy through pageable memory"
-SYNC_EVENT = "event wait"
-
-
-@dataclass(frozen=True)
-class SyncRecord:
-    """One synchronization during ``run``: where it came from and the user's line."""
-
-    source: str
-    line: str | None = None
-    detail: str = ""
-
-
-@dataclass
-class SideMeasurement:
-    """What was measured for one side (before or after) of a pair."""
-
-    path: str
-    memcpy: dict[str, int] | None
-    copies: list[CopyRecord] = field(default_factory=list)
-    syncs: list[SyncRecord] = field(default_factory=list)
-    sleep_ms: float = 0.0
-    host_ms_under_sleep: float = 0.0
-    host_ms: float = 0.0
-    host_spread_ms: float = 0.0
-    gpu_ms: float = 0.0
-    gpu_spread_ms: float = 0.0
-    repeats: int = 0
-
-    def _memcpy(self, match: Callable[[str], bool]) -> int | None:
-        if self.memcpy is None:
-            return None
-        return sum(count for name, count in self.memcpy.items() if match(name))
-
-    @property
-    def h2d_pageable(self) -> int | None:
-        """Pageable->Device memcpys the profiler recorded; None when it could not see them."""
-        return self._memcpy(lambda name: name == PAGEABLE_H2D)
-
-    @property
-    def h2d_pinned(self) -> int | None:
-        return self._memcpy(lambda name: name == PINNED_H2D)
-
-    @property
-    def d2h(self) -> int | None:
-        return self._memcpy(lambda name: name.startswith(D2H_PREFIX))
-
-    @property
-    def traced_h2d_staged(self) -> int:
-        """H2D copy ops whose source was not pinned and contiguous, from the dispatch mode."""
-        return sum(1 for c in self.copies if c.direction == "HTD" and c.staged)
-
-    @property
-    def sync_count(self) -> int:
-        return len(self.syncs)
-
-
-@dataclass
-class PairMeasurement:
-    """Both sides of a pair, whether their outputs are equal, or why nothing could be measured."""
-
-    before: SideMeasurement | None
-    after: SideMeasurement | None
-    equal_reason: str | None = None  # None: the outputs are equal
-    error: str | None = None
-    # A race pair (a side defines ``expected(state)``): why each side's outputs differ from the
-    # expected ones (None: they match in every run compared).
-    race: bool = False
-    before_wrong: str | None = None
-    after_wrong: str | None = None
-
-
-def median_and_spread(samples: list[float]) -> tuple[float, float]:
-    """Median and interquartile range (inclusive quartiles) of ``samples``; 0 spread for < 2."""
-    if not samples:
-        return 0.0, 0.0
-    if len(samples) < 2:
-        return samples[0], 0.0
-    q1, q2, q3 = statistics.quantiles(samples, n=4, method="inclusive")
-    return q2, q3 - q1
-
-
-class FixtureRunError(Exception):
-    """``setup`` or ``run`` of a fixture raised; the message names the file."""
-
-
-def user_line(fixture_file: str) -> str | None:
-    """``name.py:LINE`` of the innermost frame in ``fixture_file`` on the current Python stack;
-    else of the innermost frame outside torch, this package and the standard library."""
-    frame = sys._getframe(1)
-    fallback: str | None = None
-    internal = internal_dirs(getattr(sys.modules.get("torch"), "__file__", None))
-    while frame is not None:
-        filename = frame.f_code.co_filename
-        if filename == fixture_file:
-            return f"{Path(filename).name}:{frame.f_lineno}"
-        if fallback is None and not filename.startswith(internal):
-            fallback = f"{filename}:{frame.f_lineno}"
-        frame = frame.f_back  # type: ignore[assignment]
-    return fallback
-
-
-def copy_recorder(fixture_file: str, copies: list[CopyRecord], syncs: list[SyncRecord]) -> Any:
-    """A ``TorchDispatchMode`` that appends every host<->device copy op to ``copies``, and a
-    :data:`SYNC_STAGED` sync to ``syncs`` for each ``non_blocking`` one that is staged."""
-    import torch
-    from torch.utils._python_dispatch import TorchDispatchMode
-
-    aten = torch.ops.aten
-    to_copy, copy_, copy = aten._to_copy, aten.copy_, aten.copy
-
-    class CopyRecorder(TorchDispatchMode):
-        def __torch_dispatch__(
-            self,
-            func: Any,
-            types: Any,
-            args: tuple[Any, ...] = (),
-            kwargs: dict[str, Any] | None = None,
-        ) -> Any:
-            kwargs = kwargs or {}
-            mark = len(syncs)
-            out = func(*args, **kwargs)
-            packet = getattr(func, "overloadpacket", None)
-            if packet is to_copy:
-                src, dst = args[0], out
-                non_blocking = kwargs.get("non_blocking", False)
-            elif packet is copy_ or packet is copy:
-                src, dst = op_arg(args, kwargs, 1, "src"), out
-                non_blocking = op_arg(args, kwargs, 2, "non_blocking") or False
-            else:
-                return out
-            if not (isinstance(src, torch.Tensor) and isinstance(dst, torch.Tensor)):
-                return out
-            line = user_line(fixture_file)
-            record = copy_record(str(packet), src, dst, non_blocking, line)
-            if record is not None:
-                copies.append(record)
-                reported = any(s.source == SYNC_DEBUG for s in syncs[mark:])
-                if record.hidden_sync and not reported:  # never count one sync twice
-                    detail = f"{record.op} {record.direction} of {record.nbytes} bytes"
-                    syncs.append(SyncRecord(SYNC_STAGED, line, detail))
-            return out
-
-    return CopyRecorder()
-
-
-@contextlib.contextmanager
-def sync_warnings(fixture_file: str, syncs: list[SyncRecord]) -> Iterator[None]:
-    """Record each sync-debug-mode warning issued inside the block as a :data:`SYNC_DEBUG` sync
-    at the user's line (the caller turns the debug mode on). Other warnings are dropped."""
-
-    def show(
-        message: Warning | str,
-        category: type[Warning],
-        filename: str,
-        lineno: int,
-        file: Any = None,
-        line: str | None = None,
-    ) -> None:
-        text = str(message)
-        if SYNC_WARNING in text:
-            where = user_line(fixture_file) or f"{filename}:{lineno}"
-            syncs.append(SyncRecord(SYNC_DEBUG, where, text.splitlines()[0][:120]))
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("always")
-        warnings.showwarning = show
-        yield
-
-
-@contextlib.contextmanager
-def event_waits(fixture_file: str, syncs: list[SyncRecord]) -> Iterator[None]:
-    """Record a :data:`SYNC_EVENT` sync for each ``torch.cuda.Event.synchronize()`` that had to
-    wait (its event not yet complete): the sync debug mode does not report these."""
-    import torch
-
-    event_class = torch.cuda.Event
-    original = event_class.synchronize
-
-    def synchronize(event: torch.cuda.Event) -> None:
-        if not event.query():
-            syncs.append(SyncRecord(SYNC_EVENT, user_line(fixture_file), "Event.synchronize()"))
-        original(event)
-
-    event_class.synchronize = synchronize  # type: ignore[method-assign, assignment]
-    try:
-        yield
-    finally:
-        event_class.synchronize = original  # type: ignore[method-assign]
+from h2dlint.verify.recorders import copy_recorder, event_waits, sync_warnings
+from h2dlint.verify.records import (
+    CALIBRATION_CYCLES,
+    RACE_RUNS,
+    SLEEP_FACTOR,
+    SLEEP_MS,
+    SLEEP_REPEATS,
+    WARMUP,
+    FixtureRunError,
+    PairMeasurement,
+    SideMeasurement,
+    SyncRecord,
+    median_and_spread,
+)
 
 
 class _Side:

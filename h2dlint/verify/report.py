@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from h2dlint.verify.fixtures import FixturePair, PairOptions
-from h2dlint.verify.measure import PairMeasurement, SideMeasurement
+from h2dlint.verify.records import PairMeasurement, SideMeasurement
 from h2dlint.verify.verdict import Verdict, blocks, race_shown
 
 JSON_VERSION = 1

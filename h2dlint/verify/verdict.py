@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 from h2dlint.verify.copies import PAGEABLE_H2D
 from h2dlint.verify.fixtures import PairOptions
-from h2dlint.verify.measure import PairMeasurement, SideMeasurement
+from h2dlint.verify.records import PairMeasurement, SideMeasurement
 
 FLOOR_MS = 0.05
 """Smallest tolerance, in ms, when comparing median times."""

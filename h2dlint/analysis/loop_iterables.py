@@ -1,0 +1,135 @@
+"""Iterables whose items a loop may move one by one without fault: tiny literals, model
+state, mappings, activations, per-kind collections (``loops.iterable_excluded``). Moved out of
+``loops.py`` as it was."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from h2dlint.analysis.facts import Where
+from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.loop_transfers import (
+    ACTIVATION_WORDS,
+    KIND_WORDS,
+    MAPPING_METHODS,
+    MODEL_STATE_METHODS,
+    TINY,
+    _method,
+    _model_named,
+    calls_in,
+)
+from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.targets import name_words
+
+
+# -- iterables --------------------------------------------------------------------------------
+def _small_literal(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Integer) and int(node.value, 0) <= TINY
+
+
+def tiny_iterable(node: cst.BaseExpression) -> bool:
+    """A collection whose item count the code shows to be small: a display, ``range(<= 8)``,
+    or ``enumerate``/``zip``/``reversed`` of those."""
+    if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+        return not any(isinstance(e, cst.StarredElement) for e in node.elements)
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+        name = node.func.value
+        args = [a.value for a in node.args if a.keyword is None and not a.star]
+        if name == "range":
+            return bool(args) and _small_literal(args[-1] if len(args) < 3 else args[1])
+        if name in ("enumerate", "reversed", "sorted", "list", "tuple") and args:
+            return tiny_iterable(args[0])
+        if name == "zip" and args:
+            return any(tiny_iterable(a) for a in args)
+    return False
+
+
+def model_state_iterable(node: cst.BaseExpression, loop_names: set[str]) -> bool:
+    """A loop over a model's parameters, modules or state dict (or named so)."""
+    for call in calls_in(node):
+        if _method(call) in MODEL_STATE_METHODS:
+            return True
+    if any(_model_named(n) for n in loop_names):
+        return True
+    return _model_named(_last_name(node) or "")
+
+
+def _last_name(node: cst.BaseExpression) -> str | None:
+    """The name an iterable goes by: ``xs``, ``self.items`` -> ``items``, ``d.items()`` -> ``d``,
+    ``enumerate(xs)`` -> ``xs``."""
+    while True:
+        if isinstance(node, cst.Name):
+            return node.value
+        if isinstance(node, cst.Attribute):
+            return node.attr.value
+        if isinstance(node, cst.Subscript):
+            node = node.value
+        elif isinstance(node, cst.Call):
+            if isinstance(node.func, cst.Attribute) and node.func.attr.value in (
+                "items",
+                "values",
+                "keys",
+            ):
+                node = node.func.value
+            elif isinstance(node.func, cst.Name) and node.args:
+                node = node.args[0].value
+            else:
+                return None
+        else:
+            return None
+
+
+def mapping_iterable(node: cst.BaseExpression) -> bool:
+    """``d.items()``, ``d.values()``, ``d.keys()`` (also under ``enumerate``/``zip``)."""
+    return any(_method(call) in MAPPING_METHODS and not call.args for call in calls_in(node))
+
+
+def activation_iterable(node: cst.BaseExpression) -> bool:
+    name = (_last_name(node) or "").lower()
+    return any(word in name for word in ACTIVATION_WORDS)
+
+
+def per_kind_iterable(node: cst.BaseExpression) -> bool:
+    """``metric_results``, ``stats``: one entry per metric or statistic (whole words: not
+    ``state``)."""
+    return bool(KIND_WORDS & name_words(_last_name(node) or ""))
+
+
+def keyed_by_own_keys(moved: cst.BaseExpression, iterable: cst.BaseExpression) -> bool:
+    """``for k in batch: batch[k]...``: a mapping iterated by its keys."""
+    return isinstance(moved, cst.Subscript) and moved.value.deep_equals(iterable)
+
+
+def iterable_excluded(
+    iterable: cst.BaseExpression, loop_names: set[str], provenance: Provenance, frame: Frame
+) -> bool:
+    if (
+        tiny_iterable(iterable)
+        or model_state_iterable(iterable, loop_names)
+        or mapping_iterable(iterable)
+        or activation_iterable(iterable)
+        or per_kind_iterable(iterable)
+    ):
+        return True
+    # Rows of a tensor already on the device.
+    if provenance.where(iterable, frame) is Where.DEVICE:
+        return True
+    # Tensors of a list proven on a device (``norms = [g.norm() for g in grads]`` of device
+    # gradients): moving them is a gather between devices.
+    sequence = _iterated(iterable)
+    return (
+        isinstance(sequence, (cst.Name, cst.List, cst.Tuple, cst.ListComp))
+        and provenance.sequence_where(sequence, frame) is Where.DEVICE
+    )
+
+
+def _iterated(node: cst.BaseExpression) -> cst.BaseExpression:
+    """The collection an iterable goes over: ``xs`` of ``enumerate(xs)``, ``reversed(xs)``."""
+    while (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value in ("enumerate", "reversed", "list", "tuple", "sorted")
+        and node.args
+    ):
+        node = node.args[0].value
+    return node

@@ -1,0 +1,381 @@
+"""The provenance analysis's state and the questions built on its facts: the module's
+structure (index, bindings, qualified names), the project around it (definitions and classes
+from other modules), sequences of tensors, host data, and copy targets. ``calls.py`` and
+``core.py`` add the facts themselves."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import libcst as cst
+
+from h2dlint.analysis import cross_module
+from h2dlint.analysis.bindings import Bindings, collect_bindings
+from h2dlint.analysis.classes import agree, class_of
+from h2dlint.analysis.fact_source import ClassRef, Definition, FactSource
+from h2dlint.analysis.facts import (
+    Fact,
+    Where,
+)
+from h2dlint.analysis.frames import Frame, ModuleIndex, method_frame, parameter_annotation
+from h2dlint.analysis.provenance.common import (
+    MAX_DEPTH,
+    NUMPY_ARRAY_TYPES,
+    SPLITTING_METHODS,
+    _any_where,
+    _Appends,
+    _is_none,
+    _Memo,
+    _Returns,
+    _Test,
+    _tolist_part,
+    annotation_is,
+)
+from h2dlint.analysis.targets import Target, device_target, to_target
+from h2dlint.analysis.torch_api import (
+    NUMPY_PREFIXES,
+)
+from h2dlint.context import FileContext
+from h2dlint.imports import ImportTable
+from h2dlint.project import index as project_index
+from h2dlint.walk import visit_read_only
+
+
+class ProvenanceBase:
+    """Answers provenance questions for one file. Bindings, the module index and facts are
+    computed on demand and memoised."""
+
+    def __init__(
+        self,
+        context: FileContext,
+        pinned_helpers: Iterable[str] = (),
+        pinned_attributes: Iterable[str] = (),
+        memoise: bool = True,
+    ) -> None:
+        self.context = context
+        self.memoise = memoise
+        self.imports: ImportTable = context.imports
+        self._bindings: dict[cst.CSTNode, Bindings] = {}
+        self._index: ModuleIndex | None = None
+        self._returns: dict[cst.FunctionDef, Fact] = {}
+        self._attributes: dict[tuple[cst.ClassDef, str], Fact] = {}
+        self._in_progress: set[object] = set()
+        # Memoised facts, per (node, frame): see ``fact``.
+        self._memo: dict[tuple[cst.CSTNode, Frame], _Memo] = {}
+        self._memo_at_depth: dict[tuple[cst.CSTNode, Frame, int], _Memo] = {}
+        self._deepest = 0
+        self._cycles = 0
+        self._appends: dict[cst.CSTNode, dict[str, list[cst.BaseExpression]]] = {}
+        self.pinned_helpers = frozenset(pinned_helpers)
+        self.pinned_attributes = frozenset(pinned_attributes)
+        # The project index of the run (None: this file alone), and this module's name in it.
+        self.project = project_index.current()
+        self._module_name: str | None = None
+        self._module_named = False
+        self._return_classes: dict[cst.FunctionDef, ClassRef | None] = {}
+        self._attribute_classes: dict[tuple[cst.ClassDef, str], ClassRef | None] = {}
+        self._device_contexts: dict[cst.CSTNode, frozenset[cst.CSTNode]] = {}
+        self.class_memo: dict[tuple[cst.CSTNode, Frame], ClassRef | None] = {}
+        self._globals: frozenset[str] | None = None
+
+    # -- structure ---------------------------------------------------------------------------
+    @property
+    def index(self) -> ModuleIndex:
+        if self._index is None:
+            self._index = ModuleIndex.build(self.context.module)
+        return self._index
+
+    def bindings(self, frame: Frame) -> Bindings:
+        key = frame.function
+        if key not in self._bindings:
+            self._bindings[key] = collect_bindings(frame.function)
+        return self._bindings[key]
+
+    def current_frame(self) -> Frame:
+        """The frame of the node being visited."""
+        ancestors = self.context.ancestors
+        for i in range(len(ancestors) - 1, -1, -1):
+            node = ancestors[i]
+            if isinstance(node, cst.FunctionDef):
+                owner = ancestors[i - 2] if i >= 2 else None
+                cls = owner if isinstance(owner, cst.ClassDef) else None
+                return method_frame(node, cls)
+        return Frame(self.context.module)
+
+    def qualify(self, node: cst.BaseExpression) -> str | None:
+        return self.imports.qualify(node)
+
+    # -- the project around this module -------------------------------------------------------
+    @property
+    def module_name(self) -> str | None:
+        if not self._module_named:
+            self._module_named = True
+            if self.project is not None and self._module_name is None:
+                self._module_name = self.project.module_name_of(self.context.path)
+        return self._module_name
+
+    @module_name.setter
+    def module_name(self, name: str | None) -> None:
+        self._module_name, self._module_named = name, True
+
+    def resolve(self, qualified: str) -> tuple[FactSource, Definition] | None:
+        """Where the project defines a name imported here (None: not in the project)."""
+        return cross_module.resolve(self, self.project, qualified)
+
+    def callee(
+        self, call: cst.Call, frame: Frame, depth: int = 0
+    ) -> tuple[FactSource, cst.FunctionDef] | None:
+        return cross_module.callee(self, call, frame, depth)
+
+    def return_class(self, function: cst.FunctionDef, depth: int = 0) -> ClassRef | None:
+        """The class of what every ``return`` of ``function`` gives, when they agree."""
+        if function in self._return_classes:
+            return self._return_classes[function]
+        if depth > MAX_DEPTH or function in self._in_progress:
+            return None
+        self._in_progress.add(function)
+        try:
+            collector = _Returns()
+            visit_read_only(function.body, collector)
+            frame = self.index.frame_of(function)
+            refs = [class_of(self, v, frame, depth + 1) for v in collector.values]
+            result = agree(refs)
+        finally:
+            self._in_progress.discard(function)
+        self._return_classes[function] = result
+        return result
+
+    def attribute_class(self, cls: cst.ClassDef, attr: str, depth: int = 0) -> ClassRef | None:
+        """The class every assignment of ``self.<attr>`` in ``cls`` agrees on."""
+        key = (cls, attr)
+        if key in self._attribute_classes:
+            return self._attribute_classes[key]
+        if depth > MAX_DEPTH or ("class", key) in self._in_progress:
+            return None
+        self._in_progress.add(("class", key))
+        try:
+            assigned = [
+                (value, frame)
+                for value, frame in self.index.attributes.get(cls, {}).get(attr, [])
+                if not _is_none(value)
+            ]
+            refs = [
+                class_of(self, value, frame, depth + 1) if value is not None else None
+                for value, frame in assigned
+            ]
+            result = agree(refs) if refs else cross_module.class_annotation(self, cls, attr)
+        finally:
+            self._in_progress.discard(("class", key))
+        self._attribute_classes[key] = result
+        return result
+
+    def _note(self, depth: int) -> None:
+        """Record that the computation under way reached ``depth``."""
+        if depth > self._deepest:
+            self._deepest = depth
+
+    # -- answered by the subclasses (calls.CallFacts, core.Provenance) -------------------------
+    def fact(self, node: cst.BaseExpression, frame: Frame, depth: int = 0) -> Fact:
+        raise NotImplementedError
+
+    def return_fact(self, function: cst.FunctionDef, depth: int = 0) -> Fact:
+        raise NotImplementedError
+
+    def attribute_fact(self, cls: cst.ClassDef, attr: str, depth: int = 0) -> Fact:
+        raise NotImplementedError
+
+    def for_module(self, context: FileContext) -> FactSource:
+        raise NotImplementedError
+
+    # -- sequences of tensors ----------------------------------------------------------------
+    def sequence_where(self, seq: cst.BaseExpression, frame: Frame, depth: int = 0) -> Where:
+        """Where the tensors of a sequence passed to a join are: DEVICE when one of them is
+        proven on a device, HOST when one is proven on the host (the tensors of one join share
+        a device), else UNKNOWN. A name is judged binding by binding; a list bound empty by
+        what ``.append`` adds to it."""
+        self._note(depth)
+        if depth > MAX_DEPTH:
+            return Where.UNKNOWN
+        if isinstance(seq, (cst.List, cst.Tuple)):
+            facts = [
+                self.fact(e.value, frame, depth + 1)
+                for e in seq.elements
+                if isinstance(e, cst.Element)
+            ]
+            return _any_where([f.where for f in facts])
+        if isinstance(seq, (cst.ListComp, cst.GeneratorExp)):
+            where = self.fact(seq.elt, frame, depth + 1).where
+            return Where.HOST if where.on_host else where
+        if (
+            isinstance(seq, cst.Call)
+            and isinstance(seq.func, cst.Attribute)
+            and seq.func.attr.value in SPLITTING_METHODS
+        ):
+            where = self.fact(seq.func.value, frame, depth + 1).where
+            return Where.HOST if where.on_host else where
+        if isinstance(seq, cst.Call) and self.qualify(seq.func) in (
+            "torch.meshgrid",
+            "torch.broadcast_tensors",
+        ):  # tensors where their inputs are: ``torch.meshgrid(*[torch.arange(n) ...])``
+            wheres = [
+                self.sequence_where(a.value, frame, depth + 1)
+                if a.star == "*"
+                else self.fact(a.value, frame, depth + 1).where
+                for a in seq.args
+                if a.keyword is None
+            ]
+            return _any_where(wheres) if wheres else Where.UNKNOWN
+        if isinstance(seq, cst.Name):
+            wheres = []
+            for value in self.bindings(frame).reaching(seq):
+                if value is None:
+                    return Where.UNKNOWN
+                if isinstance(value, cst.List) and not value.elements:
+                    appended = self.appended(frame, seq.value)
+                    facts = [self.fact(v, frame, depth + 1) for v in appended]
+                    wheres.append(_any_where([f.where for f in facts]))
+                else:
+                    wheres.append(self.sequence_where(value, frame, depth + 1))
+            if wheres and all(w is Where.DEVICE for w in wheres):
+                return Where.DEVICE
+            if wheres and all(w.on_host for w in wheres):
+                return Where.HOST
+        return Where.UNKNOWN
+
+    def appended(self, frame: Frame, name: str) -> list[cst.BaseExpression]:
+        """What ``name.append(...)`` adds anywhere in the frame's function."""
+        function = frame.function
+        if function not in self._appends:
+            collector = _Appends()
+            visit_read_only(function, collector)
+            self._appends[function] = collector.found
+        return self._appends[function].get(name, [])
+
+    # -- host data: Python and numpy values, never a tensor -----------------------------------
+    def is_host_data(self, node: cst.BaseExpression, frame: Frame, depth: int = 0) -> bool:
+        """Python or numpy data (never a tensor): displays, comprehensions, numbers, numpy
+        calls, ``list(...)``, ``x.tolist()``, numpy arrays (:meth:`is_numpy_array`), a name
+        bound only to such values."""
+        if isinstance(node, (cst.List, cst.Tuple, cst.ListComp, cst.Integer, cst.Float)):
+            return True
+        if isinstance(node, cst.Call):
+            if isinstance(node.func, cst.Attribute) and node.func.attr.value == "tolist":
+                return not node.args
+            if isinstance(node.func, cst.Name) and node.func.value in ("list", "tuple"):
+                return True
+            return self.is_numpy_array(node, frame, depth)
+        if isinstance(node, cst.Subscript):
+            return _tolist_part(node) or self.is_numpy_array(node, frame, depth)
+        if isinstance(node, cst.Name):
+            self._note(depth)
+            if depth > MAX_DEPTH:
+                return False
+            return self.bound_only_to(node, frame, depth, self.is_host_data)
+        return False
+
+    def is_numpy_array(self, node: cst.BaseExpression, frame: Frame, depth: int = 0) -> bool:
+        """A numpy array (or an element or slice of one), never a tensor: a ``numpy.*`` call,
+        ``t.numpy()``, a parameter annotated ``np.ndarray``/``npt.NDArray[...]`` (or optional),
+        a name bound only to one."""
+        self._note(depth)
+        if depth > MAX_DEPTH:
+            return False
+        if isinstance(node, cst.Call):
+            func = node.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "numpy":
+                return True
+            qualified = self.qualify(func)
+            return qualified is not None and qualified.startswith(NUMPY_PREFIXES)
+        if isinstance(node, cst.Subscript):
+            return self.is_numpy_array(node.value, frame, depth + 1)
+        if isinstance(node, cst.Name):
+            return self.bound_only_to(node, frame, depth, self.is_numpy_array)
+        return False
+
+    def bound_only_to(self, name: cst.Name, frame: Frame, depth: int, test: _Test) -> bool:
+        """Whether every binding that may reach ``name`` passes ``test``; a parameter passes
+        when its annotation says it is a numpy array."""
+        bindings = self.bindings(frame)
+        reaching = bindings.reaching_bindings(name)
+        if not reaching:
+            return False
+        for binding in reaching:
+            if binding.value is not None:
+                if not test(binding.value, frame, depth + 1):
+                    return False
+            elif not (binding.statement is bindings.root and self.numpy_annotated(name, frame)):
+                return False
+        return True
+
+    def _tensor_memory(self, node: cst.BaseExpression, frame: Frame, depth: int) -> bool:
+        """Whether numpy data may be a view of a tensor's memory (``t.numpy()``, a slice of
+        it, a name bound to one): converting it back shares that memory."""
+        self._note(depth)
+        if depth > MAX_DEPTH:
+            return True
+        if isinstance(node, cst.Call):
+            return isinstance(node.func, cst.Attribute) and node.func.attr.value == "numpy"
+        if isinstance(node, cst.Subscript):
+            return self._tensor_memory(node.value, frame, depth + 1)
+        if isinstance(node, cst.IfExp):
+            return self._tensor_memory(node.body, frame, depth + 1) or self._tensor_memory(
+                node.orelse, frame, depth + 1
+            )
+        if isinstance(node, cst.Name):
+            return any(
+                v is not None and self._tensor_memory(v, frame, depth + 1)
+                for v in self.bindings(frame).reaching(node)
+            )
+        if isinstance(node, cst.Attribute):
+            # ``self.buf.np``: the numpy view a buffer class keeps of its tensor.
+            return any(
+                owner._tensor_memory(value, value_frame, depth + 1)
+                for owner, value, value_frame in self.attribute_values(node, frame, depth)
+            )
+        return False
+
+    def attribute_values(
+        self, node: cst.Attribute, frame: Frame, depth: int = 0
+    ) -> list[tuple[ProvenanceBase, cst.BaseExpression, Frame]]:
+        """What ``self.attr`` or ``obj.attr`` (of a known class) is assigned, each with the
+        provenance and frame it is evaluated in."""
+        base, attr = node.value, node.attr.value
+        if isinstance(base, cst.Name) and frame.cls is not None and base.value == frame.self_name:
+            owner: ProvenanceBase | None = self
+            cls: cst.ClassDef | None = frame.cls
+        else:
+            ref = class_of(self, base, frame, depth + 1)
+            source, cls = (ref.provenance, ref.node) if ref is not None else (None, None)
+            owner = _as_base(source) if source is not None else None
+        if owner is None or cls is None:
+            return []
+        return [
+            (owner, value, value_frame)
+            for value, value_frame in owner.index.attributes.get(cls, {}).get(attr, [])
+            if value is not None
+        ]
+
+    def numpy_annotated(self, name: cst.Name, frame: Frame) -> bool:
+        """Whether the parameter named like ``name`` is annotated as a numpy array."""
+        annotation = parameter_annotation(name, frame)
+        return annotation is not None and annotation_is(self, annotation, self._numpy_array_type)
+
+    def _numpy_array_type(self, annotation: cst.BaseExpression) -> bool:
+        head = annotation.value if isinstance(annotation, cst.Subscript) else annotation
+        return (self.qualify(head) or "") in NUMPY_ARRAY_TYPES
+
+    # -- copy targets ------------------------------------------------------------------------
+    def to_target(self, call: cst.Call, frame: Frame | None = None) -> Target:
+        return to_target(self, call, frame or self.current_frame())
+
+    def device_target(
+        self, node: cst.BaseExpression, frame: Frame | None = None, allocation: bool = False
+    ) -> Target:
+        return device_target(self, node, frame or self.current_frame(), allocation=allocation)
+
+
+def _as_base(source: FactSource) -> ProvenanceBase:
+    """``source`` as the provenance it is: every module's analysis is a ``core.Provenance``
+    (``Provenance.for_module``)."""
+    assert isinstance(source, ProvenanceBase)
+    return source

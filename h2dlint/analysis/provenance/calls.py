@@ -1,0 +1,267 @@
+"""The facts of calls: functions of the module and the project, tensor methods, torch
+functions and factories, and allocations under a device context."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from h2dlint.analysis.arguments import first_positional, is_false, is_true, keyword
+from h2dlint.analysis.classes import class_of, is_module_class
+from h2dlint.analysis.facts import (
+    DEVICE_FRESH,
+    PAGEABLE_FRESH,
+    PINNED_FRESH,
+    UNKNOWN_FACT,
+    Fact,
+    Where,
+    join,
+)
+from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.provenance.base import ProvenanceBase
+from h2dlint.analysis.provenance.common import (
+    CONVERTING_METHODS,
+    DERIVING_METHODS,
+    FUNCTION_VIEWS,
+    MAX_DEPTH,
+    NEW_FACTORIES,
+    _DeviceContexts,
+    _non_blocking,
+    _Returns,
+)
+from h2dlint.analysis.targets import Target, device_target, to_target
+from h2dlint.analysis.torch_api import (
+    CONVERTERS,
+    FRESH_FACTORIES,
+    HOST_WRAPPERS,
+    JOINS,
+    LIKE_FACTORIES,
+    SAME_DEVICE_FUNCTIONS,
+)
+from h2dlint.analysis.views import view_method_fact
+from h2dlint.walk import visit_read_only
+
+
+class CallFacts(ProvenanceBase):
+    """The facts of calls (``core.Provenance`` adds those of names, attributes and the rest)."""
+
+    def _call(self, call: cst.Call, frame: Frame, depth: int) -> Fact:
+        func = call.func
+        qualified = self.qualify(func)
+        if qualified is not None:
+            fact = self._torch_call(qualified, call, frame, depth)
+            if fact.known or qualified.startswith(("torch.", "numpy.", "np.")):
+                return fact
+            return self._project_call(call, frame, depth)
+        if self._module_output(func, frame, depth):
+            return Fact(Where.DEVICE)
+        if isinstance(func, cst.Name):
+            return self._helper_call(func.value, call, frame, depth)
+        if isinstance(func, cst.Attribute):
+            base = func.value
+            if (
+                isinstance(base, cst.Name)
+                and frame.cls is not None
+                and base.value == frame.self_name
+                and func.attr.value in self.index.methods.get(frame.cls, {})
+            ):
+                return self.return_fact(self.index.methods[frame.cls][func.attr.value], depth)
+            return self._method_call(func.attr.value, base, call, frame, depth)
+        return UNKNOWN_FACT
+
+    def _project_call(self, call: cst.Call, frame: Frame, depth: int) -> Fact:
+        """A call of a function defined elsewhere in the project: what its returns agree on."""
+        if depth > MAX_DEPTH:
+            return UNKNOWN_FACT
+        found = self.callee(call, frame, depth + 1)
+        if found is None:
+            return UNKNOWN_FACT
+        owner, function = found
+        return owner.return_fact(function, depth + 1)
+
+    def _module_output(self, func: cst.BaseExpression, frame: Frame, depth: int) -> bool:
+        """Whether calling ``func`` runs an ``nn.Module`` (``self.encoder(x)``): its output is
+        on the module's device, an accelerator in the code that moves it."""
+        if not isinstance(func, cst.Attribute):
+            return False
+        owner = class_of(self, func, frame, depth + 1)
+        return owner is not None and is_module_class(owner)
+
+    def _helper_call(self, name: str, call: cst.Call, frame: Frame, depth: int) -> Fact:
+        if name in self.pinned_helpers:
+            return PINNED_FRESH
+        local = self.bindings(frame).of(name)
+        function = self.index.functions.get(name)
+        if function is None or local:
+            return UNKNOWN_FACT
+        return self.return_fact(function, depth)
+
+    def return_fact(self, function: cst.FunctionDef, depth: int = 0) -> Fact:
+        """What every ``return`` of ``function`` agrees on."""
+        if function in self._returns:
+            return self._returns[function]
+        self._note(depth)
+        if function in self._in_progress:
+            self._cycles += 1
+            return UNKNOWN_FACT
+        if depth > MAX_DEPTH:
+            return UNKNOWN_FACT
+        self._in_progress.add(function)
+        try:
+            frame = self.index.frame_of(function)
+            collector = _Returns()
+            visit_read_only(function.body, collector)
+            if not collector.values or collector.bare or collector.yields:
+                result = UNKNOWN_FACT
+            else:
+                result = join([self.fact(v, frame, depth + 1) for v in collector.values])
+        finally:
+            self._in_progress.discard(function)
+        self._returns[function] = result
+        return result
+
+    def _method_call(
+        self, method: str, base: cst.BaseExpression, call: cst.Call, frame: Frame, depth: int
+    ) -> Fact:
+        if method == "pin_memory":
+            return PINNED_FRESH
+        if method == "cuda":
+            return DEVICE_FRESH
+        if method in ("cpu",):
+            inner = self.fact(base, frame, depth + 1)
+            if inner.where is Where.DEVICE:
+                return PAGEABLE_FRESH
+            return inner if inner.where.on_host else Fact(Where.HOST)
+        if method == "to":
+            target = to_target(self, call, frame)
+            if target is Target.DEVICE:
+                return DEVICE_FRESH
+            inner = self.fact(base, frame, depth + 1)
+            if target is Target.HOST:
+                if inner.where is Where.DEVICE:
+                    # A non-blocking copy to the host lands in pinned memory (measured).
+                    return PINNED_FRESH if is_true(_non_blocking(call)) else PAGEABLE_FRESH
+                return Fact(Where.HOST)
+            if target is Target.DTYPE and inner.known:
+                return Fact(Where.DEVICE) if inner.where is Where.DEVICE else Fact(Where.HOST)
+            return UNKNOWN_FACT
+        if method in NEW_FACTORIES:
+            allocated = self._allocated(call, frame)
+            if allocated.known:
+                return (
+                    allocated
+                    if keyword(call, "device") or keyword(call, "pin_memory")
+                    else (self.fact(base, frame, depth + 1).derived())
+                )
+            return UNKNOWN_FACT
+        view = view_method_fact(self, method, base, call, frame, depth)
+        if view is not None:
+            return view
+        if method not in DERIVING_METHODS and method not in CONVERTING_METHODS:
+            return self._project_call(call, frame, depth)
+        if method in DERIVING_METHODS:
+            return self.fact(base, frame, depth + 1).derived()
+        if method in CONVERTING_METHODS:
+            inner = self.fact(base, frame, depth + 1)
+            if method == "contiguous" and inner.contiguous is True:
+                return inner
+            if inner.where is Where.DEVICE:
+                return Fact(Where.DEVICE)
+            if inner.where.on_host:
+                if inner.contiguous is False and method == "contiguous":
+                    return PAGEABLE_FRESH
+                return Fact(Where.HOST)
+        return UNKNOWN_FACT
+
+    def _torch_call(self, qualified: str, call: cst.Call, frame: Frame, depth: int) -> Fact:
+        if qualified in self.pinned_helpers:
+            return PINNED_FRESH
+        if qualified in FUNCTION_VIEWS and call.args:
+            # torch.narrow(t, 1, 0, n) is t.narrow(1, 0, n)
+            method = qualified.rsplit(".", 1)[1]
+            rest = call.with_changes(args=call.args[1:])
+            view = view_method_fact(self, method, call.args[0].value, rest, frame, depth)
+            if view is not None:
+                return view
+        if qualified in HOST_WRAPPERS:
+            data = first_positional(call)
+            if data is not None and self._tensor_memory(data, frame, depth + 1):
+                return Fact(Where.HOST)  # a numpy view of a tensor's memory, pinned or not
+            return PAGEABLE_FRESH
+        if qualified == "torch.tensor" and keyword(call, "device") is None:
+            # ``torch.tensor(t)`` of a tensor copies it on its own device.
+            data = first_positional(call)
+            if data is not None and not self.is_host_data(data, frame, depth):
+                inner = self.fact(data, frame, depth + 1)
+                if inner.where is Where.DEVICE:
+                    return DEVICE_FRESH
+        if qualified in FRESH_FACTORIES:
+            return self._allocated(call, frame)
+        if qualified in LIKE_FACTORIES:
+            allocated = self._allocated(call, frame)
+            if keyword(call, "device") or keyword(call, "pin_memory"):
+                return allocated
+            source = first_positional(call)
+            return self.fact(source, frame, depth + 1).derived() if source else UNKNOWN_FACT
+        if qualified in CONVERTERS:
+            data = first_positional(call)
+            if data is None:
+                return UNKNOWN_FACT
+            if self.is_host_data(data, frame, depth):
+                if keyword(call, "device") is None and self._tensor_memory(data, frame, depth):
+                    return Fact(Where.HOST)  # a view of a tensor's memory, pinned or not
+                return self._allocated(call, frame)
+            if keyword(call, "device") is not None:
+                return self._allocated(call, frame)
+            inner = self.fact(data, frame, depth + 1)
+            if keyword(call, "dtype") is None:
+                return inner
+            # A tensor converted to another dtype stays where it is (measured:
+            # ``torch.as_tensor(cuda_row, dtype=torch.long)`` is on the GPU); a copy on the
+            # host is not known to be pinned.
+            if inner.where is Where.DEVICE:
+                return Fact(Where.DEVICE)
+            return Fact(Where.HOST) if inner.where.on_host else UNKNOWN_FACT
+        if qualified in JOINS:
+            out = keyword(call, "out")
+            if out is not None:
+                return self.fact(out.value, frame, depth + 1)
+            seq = first_positional(call)
+            where = self.sequence_where(seq, frame, depth + 1) if seq is not None else None
+            if where is Where.DEVICE:
+                return DEVICE_FRESH
+            if where is not None and where.on_host:
+                return PAGEABLE_FRESH
+            return UNKNOWN_FACT  # tensors of unknown placement: so is their join
+        if qualified in SAME_DEVICE_FUNCTIONS:
+            source = first_positional(call)
+            return self.fact(source, frame, depth + 1).derived() if source else UNKNOWN_FACT
+        return UNKNOWN_FACT
+
+    def _allocated(self, call: cst.Call, frame: Frame) -> Fact:
+        """A fresh tensor: where ``device=`` and ``pin_memory=`` put it, or, without
+        ``device=``, the ``with torch.device(d):`` block around it."""
+        device = keyword(call, "device")
+        if device is None and call in self._device_context_calls(frame):
+            return DEVICE_FRESH
+        if device is not None and not is_false(device.value):
+            target = device_target(self, device.value, frame, allocation=True)
+            if target is Target.DEVICE:
+                return DEVICE_FRESH
+            if target is not Target.HOST:
+                return UNKNOWN_FACT
+        pin = keyword(call, "pin_memory")
+        if pin is not None and not is_false(pin.value):
+            return PINNED_FRESH if is_true(pin.value) else Fact(Where.MAYBE_PINNED, True, True)
+        return PAGEABLE_FRESH
+
+    def _device_context_calls(self, frame: Frame) -> frozenset[cst.CSTNode]:
+        """The calls of ``frame``'s function made inside ``with torch.device(d):`` (or
+        ``with d:`` where ``d`` is a device) blocks, where factories allocate on ``d``."""
+        function = frame.function
+        found = self._device_contexts.get(function)
+        if found is None:
+            collector = _DeviceContexts(self, frame)
+            visit_read_only(function, collector)
+            found = frozenset(collector.calls)
+            self._device_contexts[function] = found
+        return found

@@ -1,0 +1,250 @@
+"""What the parts of the provenance analysis share: method and type names, the memo entry, the
+visitors that collect returns, appends and device contexts, and small helpers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import libcst as cst
+
+from h2dlint.analysis.arguments import keyword
+from h2dlint.analysis.fact_source import FactSource
+from h2dlint.analysis.facts import (
+    Fact,
+    Where,
+)
+from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.targets import Target, device_target
+
+MAX_DEPTH = 12
+# Annotations that say: a numpy array.
+NUMPY_ARRAY_TYPES = frozenset(
+    {"numpy.ndarray", "numpy.typing.NDArray", "numpy.typing.ArrayLike", "numpy.array"}
+)
+
+# Methods that make a fresh tensor on the input's device (on the host: pageable).
+DERIVING_METHODS = frozenset(
+    {
+        "clone",
+        "repeat",
+        "repeat_interleave",
+        "index_select",
+        "masked_select",
+        "gather",
+        "take",
+        "sum",
+        "prod",
+        "mean",
+        "cumsum",
+        "cumprod",
+        "add",
+        "sub",
+        "mul",
+        "div",
+        "abs",
+        "neg",
+        "sort",
+        "argsort",
+        "flip",
+        "roll",
+        "tril",
+        "triu",
+        "where",
+        "masked_fill",
+        "new_tensor",
+    }
+)
+# Methods that keep the host/device placement but may or may not copy (a no-op conversion
+# returns the tensor itself): on the host, pinning becomes unknown.
+CONVERTING_METHODS = frozenset(
+    {
+        "float",
+        "double",
+        "half",
+        "bfloat16",
+        "int",
+        "long",
+        "short",
+        "bool",
+        "byte",
+        "char",
+        "type",
+        "type_as",
+        "contiguous",
+        "flatten",
+        "reshape",
+        "ravel",
+    }
+)
+NEW_FACTORIES = frozenset({"new_empty", "new_zeros", "new_ones", "new_full", "new_tensor"})
+# torch.<fn>(tensor, ...) forms of view methods.
+FUNCTION_VIEWS = frozenset(
+    f"torch.{name}"
+    for name in (
+        "narrow",
+        "select",
+        "transpose",
+        "permute",
+        "t",
+        "swapaxes",
+        "swapdims",
+        "movedim",
+        "squeeze",
+        "unsqueeze",
+        "diagonal",
+    )
+)
+
+
+def _is_none(node: cst.BaseExpression | None) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+def annotation_is(
+    provenance: FactSource,
+    annotation: cst.BaseExpression,
+    leaf: Callable[[cst.BaseExpression], bool],
+) -> bool:
+    """Whether ``annotation`` says one value of the kind ``leaf`` accepts, optionally or-None
+    (``Optional[X]``, ``X | None``, ``Union[X, None]``). A union with anything else is not."""
+    if leaf(annotation):
+        return True
+    if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
+        parts: list[cst.BaseExpression] = [annotation.left, annotation.right]
+    elif isinstance(annotation, cst.Subscript):
+        head = (provenance.qualify(annotation.value) or "").rsplit(".", 1)[-1]
+        parts = [e.slice.value for e in annotation.slice if isinstance(e.slice, cst.Index)]
+        if not (head == "Union" or (head == "Optional" and len(parts) == 1)):
+            return False
+    else:
+        return False
+    values = [part for part in parts if not _is_none(part)]
+    if len(values) == len(parts) and not isinstance(annotation, cst.Subscript):
+        return False  # ``X | Y``: neither is None
+    return bool(values) and all(annotation_is(provenance, v, leaf) for v in values)
+
+
+# Methods of a tensor that return a sequence of tensors on its device.
+SPLITTING_METHODS = frozenset({"split", "chunk", "unbind", "tensor_split", "split_with_sizes"})
+
+
+@dataclass(frozen=True)
+class _Memo:
+    """A memoised fact; ``span`` is how much deeper than its own depth its computation went,
+    so it stays valid wherever ``depth + span`` is within the limit."""
+
+    fact: Fact
+    span: int
+
+
+def _non_blocking(call: cst.Call) -> cst.BaseExpression | None:
+    arg = keyword(call, "non_blocking")
+    return arg.value if arg is not None else None
+
+
+def _tolist_part(node: cst.Subscript) -> bool:
+    """An element or slice of ``x.tolist()``: Python numbers or lists of them."""
+    base: cst.BaseExpression = node
+    while isinstance(base, cst.Subscript):
+        base = base.value
+    return (
+        isinstance(base, cst.Call)
+        and isinstance(base.func, cst.Attribute)
+        and base.func.attr.value == "tolist"
+        and not base.args
+    )
+
+
+def _any_where(wheres: list[Where]) -> Where:
+    """Where tensors that share a device are, from what is known of some of them."""
+    if any(w is Where.DEVICE for w in wheres):
+        return Where.DEVICE
+    if any(w.on_host for w in wheres):
+        return Where.HOST
+    return Where.UNKNOWN
+
+
+_Test = Callable[[cst.BaseExpression, Frame, int], bool]
+
+
+class _DeviceContexts(cst.CSTVisitor):
+    """The calls inside ``with`` blocks whose context is an accelerator device."""
+
+    def __init__(self, provenance: FactSource, frame: Frame) -> None:
+        self.provenance = provenance
+        self.frame = frame
+        self.depth = 0
+        self.calls: list[cst.Call] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return node is self.frame.function
+
+    def visit_With(self, node: cst.With) -> None:
+        if any(self._is_device(item.item) for item in node.items):
+            self.depth += 1
+
+    def leave_With(self, original_node: cst.With) -> None:
+        if any(self._is_device(item.item) for item in original_node.items):
+            self.depth -= 1
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.depth:
+            self.calls.append(node)
+
+    def _is_device(self, item: cst.BaseExpression) -> bool:
+        if isinstance(item, cst.Call):
+            if self.provenance.qualify(item.func) != "torch.device" or not item.args:
+                return False
+            return device_target(self.provenance, item, self.frame) is Target.DEVICE
+        if isinstance(item, (cst.Name, cst.Attribute)):
+            name = item.value if isinstance(item, cst.Name) else item.attr.value
+            lowered = name.lower()
+            if "device" not in lowered or "cpu" in lowered or "host" in lowered:
+                return False
+            return device_target(self.provenance, item, self.frame) is Target.DEVICE
+        return False
+
+
+class _Appends(cst.CSTVisitor):
+    """``name.append(value)`` calls of a function: name -> values."""
+
+    def __init__(self) -> None:
+        self.found: dict[str, list[cst.BaseExpression]] = {}
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if (
+            isinstance(func, cst.Attribute)
+            and func.attr.value == "append"
+            and isinstance(func.value, cst.Name)
+            and len(node.args) == 1
+        ):
+            self.found.setdefault(func.value.value, []).append(node.args[0].value)
+
+
+class _Returns(cst.CSTVisitor):
+    """The values a function returns (not those of nested functions)."""
+
+    def __init__(self) -> None:
+        self.values: list[cst.BaseExpression] = []
+        self.bare = False
+        self.yields = False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if node.value is None:
+            self.bare = True
+        else:
+            self.values.append(node.value)
+
+    def visit_Yield(self, node: cst.Yield) -> None:
+        self.yields = True

@@ -1,0 +1,305 @@
+"""Tensor provenance: where a tensor expression's memory is, whether it is fresh or a view, and
+whether it is contiguous.
+
+Intraprocedural and conservative, with a little help across the module:
+
+- local names have the fact all their bindings agree on (``analysis.bindings``);
+- ``self.<attr>`` has the fact all assignments to it in the class's methods agree on;
+- a call of a function or method of the same module has the fact its ``return`` statements
+  agree on (a helper that returns a pinned buffer makes its call sites pinned);
+- projects may name their own pinned-returning helpers and pinned attributes in configuration.
+
+Only what the code proves counts; everything else is :data:`UNKNOWN_FACT`, and rules stay silent
+on unknowns.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from h2dlint.analysis import cross_module
+from h2dlint.analysis.arguments import is_false, is_true, keyword
+from h2dlint.analysis.classes import class_of
+from h2dlint.analysis.fact_source import FactSource
+from h2dlint.analysis.facts import (
+    DEVICE_FRESH,
+    PINNED_FRESH,
+    UNKNOWN_FACT,
+    Fact,
+    Where,
+    join,
+)
+from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.provenance.calls import CallFacts
+from h2dlint.analysis.provenance.common import (
+    MAX_DEPTH,
+    _is_none,
+    _Memo,
+)
+from h2dlint.analysis.views import subscript_fact
+from h2dlint.context import FileContext, SharedKey
+from h2dlint.imports import dotted_name, statements
+
+
+class Provenance(CallFacts):
+    """Answers provenance questions for one file. Bindings, the module index and facts are
+    computed on demand and memoised."""
+
+    @classmethod
+    def of(cls, context: FileContext) -> Provenance:
+        options = context.options
+        return context.shared(
+            PROVENANCE,
+            lambda: cls(
+                context,
+                options.get("pinned-helpers", ()),
+                options.get("pinned-attributes", ()),
+            ),
+        )
+
+    def for_module(self, context: FileContext) -> Provenance:
+        """The provenance of another module of the project, with the same settings."""
+        return Provenance(context, self.pinned_helpers, self.pinned_attributes)
+
+    def callee(
+        self, call: cst.Call, frame: Frame, depth: int = 0
+    ) -> tuple[Provenance, cst.FunctionDef] | None:
+        found = cross_module.callee(self, call, frame, depth)
+        return (_provenance(found[0]), found[1]) if found is not None else None
+
+    # -- facts -------------------------------------------------------------------------------
+    def fact(self, node: cst.BaseExpression, frame: Frame, depth: int = 0) -> Fact:
+        """What is proven about ``node`` evaluated in ``frame``.
+
+        Memoised per (node, frame) for the file. A result depends on the depth it is asked at
+        only through the depth limit, and on the facts being computed around it only through
+        the cycle guards of attributes and helpers; so a result is kept only when no cycle
+        guard answered during its computation, and is reused only at depths where the same
+        computation would stay within the limit (or at its own depth when it did not)."""
+        self._note(depth)
+        if depth > MAX_DEPTH:
+            return UNKNOWN_FACT
+        if not self.memoise:
+            return self._compute(node, frame, depth)
+        key = (node, frame)
+        memo = self._memo.get(key)
+        if memo is None or depth + memo.span > MAX_DEPTH:
+            memo = self._memo_at_depth.get((node, frame, depth))
+        if memo is not None:
+            self._note(depth + memo.span)
+            return memo.fact
+        outer, cycles = self._deepest, self._cycles
+        self._deepest = depth
+        try:
+            result = self._compute(node, frame, depth)
+        finally:
+            deepest = self._deepest
+            self._deepest = max(outer, deepest)
+        if self._cycles == cycles:
+            span = deepest - depth
+            if deepest <= MAX_DEPTH:
+                self._memo[key] = _Memo(result, span)
+            else:
+                self._memo_at_depth[(node, frame, depth)] = _Memo(result, span)
+        return result
+
+    def _compute(self, node: cst.BaseExpression, frame: Frame, depth: int) -> Fact:
+        if isinstance(node, cst.Name):
+            return self._name(node, frame, depth)
+        if isinstance(node, cst.Attribute):
+            return self._attribute(node, frame, depth)
+        if isinstance(node, cst.Subscript):
+            return subscript_fact(self, node, frame, depth)
+        if isinstance(node, cst.Call):
+            return self._call(node, frame, depth)
+        if isinstance(node, cst.BinaryOperation):
+            return self._binary(node, frame, depth)
+        if isinstance(node, cst.IfExp):
+            return join(
+                [self.fact(node.body, frame, depth + 1), self.fact(node.orelse, frame, depth + 1)]
+            )
+        return UNKNOWN_FACT
+
+    def where(self, node: cst.BaseExpression, frame: Frame | None = None) -> Where:
+        return self.fact(node, frame or self.current_frame()).where
+
+    def _name(self, name: cst.Name, frame: Frame, depth: int) -> Fact:
+        # A None never reaches a tensor operation, so it does not spoil the other bindings.
+        facts = []
+        for binding in self.bindings(frame).reaching_bindings(name):
+            value = binding.value
+            if value is None:
+                if isinstance(binding.statement, cst.SimpleStatementLine) and any(
+                    isinstance(s, (cst.Import, cst.ImportFrom)) for s in binding.statement.body
+                ):
+                    facts.append(self._imported_value(name, depth))
+                else:
+                    facts.append(self._loop_item(name, binding.statement, frame, depth))
+            elif not _is_none(value):
+                facts.append(self.fact(value, frame, depth + 1))
+        if not facts and not isinstance(frame.function, cst.Module):
+            return self._global(name, depth)
+        return join(facts) if facts else UNKNOWN_FACT
+
+    def _global(self, name: cst.Name, depth: int) -> Fact:
+        """A name a function reads but does not bind: a module-level tensor of this module,
+        or one imported from another module of the project."""
+        module_frame = Frame(self.context.module)
+        bindings = self.bindings(module_frame)
+        values = bindings.of(name.value)
+        if not values or name.value in self._rebound_globals():
+            return UNKNOWN_FACT
+        if all(v is None for v in values) and self.qualify(name) is not None:
+            return self._imported_value(name, depth)
+        if any(v is None for v in values):
+            return UNKNOWN_FACT
+        return join([self.fact(v, module_frame, depth + 1) for v in values if v is not None])
+
+    def _rebound_globals(self) -> frozenset[str]:
+        """Names some function of the module declares ``global`` (and may rebind)."""
+        if self._globals is None:
+            self._globals = frozenset(
+                name.name.value
+                for statement in statements(self.context.module)
+                if isinstance(statement, cst.Global)
+                for name in statement.names
+            )
+        return self._globals
+
+    def _imported_value(self, name: cst.Name, depth: int) -> Fact:
+        """A module-level tensor imported from another module of the project
+        (``from .pool import STAGING``): what its bindings there agree on."""
+        qualified = self.qualify(name)
+        if qualified is None or self.project is None or depth > MAX_DEPTH:
+            return UNKNOWN_FACT
+        located = self.project.locate(self.project.absolute(self.module_name, qualified))
+        if located is None or "." in located[1]:
+            return UNKNOWN_FACT
+        other = cross_module.provenance_of(located[0], self)
+        if located[1] in other.index.functions or located[1] in other.index.classes:
+            return UNKNOWN_FACT
+        module_frame = Frame(other.context.module)
+        values = other.bindings(module_frame).of(located[1])
+        if not values or any(v is None for v in values):
+            return UNKNOWN_FACT
+        return join([other.fact(v, module_frame, depth + 1) for v in values if v is not None])
+
+    def _loop_item(self, name: cst.Name, statement: cst.CSTNode, frame: Frame, depth: int) -> Fact:
+        """An item of a ``for`` loop: a batch of a ``DataLoader(..., pin_memory=True)`` is
+        pinned (its worker pins every batch); anything else is unknown."""
+        if not isinstance(statement, cst.For):
+            return UNKNOWN_FACT
+        target: cst.BaseExpression = statement.target
+        iterable = statement.iter
+        if (
+            isinstance(iterable, cst.Call)
+            and isinstance(iterable.func, cst.Name)
+            and iterable.func.value == "enumerate"
+            and isinstance(target, cst.Tuple)
+            and len(target.elements) == 2
+            and iterable.args
+        ):
+            target, iterable = target.elements[1].value, iterable.args[0].value
+        if not (isinstance(target, cst.Name) and target.value == name.value):
+            return UNKNOWN_FACT
+        return self._loader_fact(iterable, frame, depth + 1)
+
+    def _loader_fact(self, node: cst.BaseExpression, frame: Frame, depth: int) -> Fact:
+        if depth > MAX_DEPTH:
+            return UNKNOWN_FACT
+        if isinstance(node, cst.Name):
+            values = self.bindings(frame).reaching(node)
+            facts = [
+                self._loader_fact(v, frame, depth + 1) if v is not None else UNKNOWN_FACT
+                for v in values
+            ]
+            return join(facts) if facts else UNKNOWN_FACT
+        if not isinstance(node, cst.Call):
+            return UNKNOWN_FACT
+        qualified = self.qualify(node.func) or ""
+        if not qualified.endswith("DataLoader"):
+            return UNKNOWN_FACT
+        pin = keyword(node, "pin_memory")
+        if pin is None or is_false(pin.value):
+            return UNKNOWN_FACT  # a collate function may still pin, or move to the device
+        return Fact(Where.PINNED if is_true(pin.value) else Where.MAYBE_PINNED, None, True)
+
+    def _attribute(self, node: cst.Attribute, frame: Frame, depth: int) -> Fact:
+        attr = node.attr.value
+        base = node.value
+        if attr in ("T", "mT", "H", "mH"):
+            return self.fact(base, frame, depth + 1).view(contiguous=False)
+        if attr in ("data",) and not self._instance_attribute(base, attr, frame, depth):
+            return self.fact(base, frame, depth + 1)
+        if self._configured_pinned_attribute(node):
+            return PINNED_FRESH
+        if isinstance(base, cst.Name) and frame.cls is not None and base.value == frame.self_name:
+            return self.attribute_fact(frame.cls, attr, depth)
+        owner = class_of(self, base, frame, depth + 1)
+        if owner is not None and owner.provenance is not None and owner.node is not None:
+            return owner.provenance.attribute_fact(owner.node, attr, depth + 1)
+        return UNKNOWN_FACT
+
+    def _instance_attribute(
+        self, base: cst.BaseExpression, attr: str, frame: Frame, depth: int
+    ) -> bool:
+        """Whether ``base.<attr>`` is an attribute that a class of the project assigns (a
+        buffer class's ``data``), not the tensor property of that name."""
+        if isinstance(base, cst.Name) and frame.cls is not None and base.value == frame.self_name:
+            return attr in self.index.attributes.get(frame.cls, {})
+        owner = class_of(self, base, frame, depth + 1)
+        return (
+            owner is not None
+            and owner.provenance is not None
+            and owner.node is not None
+            and attr in owner.provenance.index.attributes.get(owner.node, {})
+        )
+
+    def _configured_pinned_attribute(self, node: cst.Attribute) -> bool:
+        if not self.pinned_attributes:
+            return False
+        dotted = dotted_name(node) or ""
+        return node.attr.value in self.pinned_attributes or dotted in self.pinned_attributes
+
+    def attribute_fact(self, cls: cst.ClassDef, attr: str, depth: int = 0) -> Fact:
+        key = (cls, attr)
+        if key in self._attributes:
+            return self._attributes[key]
+        if key in self._in_progress:
+            self._cycles += 1
+            return UNKNOWN_FACT
+        self._in_progress.add(key)
+        try:
+            assigned = self.index.attributes.get(cls, {}).get(attr, [])
+            facts = [
+                self.fact(value, frame, depth + 1) if value is not None else UNKNOWN_FACT
+                for value, frame in assigned
+                if not _is_none(value)
+            ]
+            result = join(facts)
+        finally:
+            self._in_progress.discard(key)
+        self._attributes[key] = result
+        return result
+
+    def _binary(self, node: cst.BinaryOperation, frame: Frame, depth: int) -> Fact:
+        if isinstance(node.operator, (cst.MatrixMultiply,)):
+            return UNKNOWN_FACT
+        left = self.fact(node.left, frame, depth + 1)
+        right = self.fact(node.right, frame, depth + 1)
+        known = [f for f in (left, right) if f.known]
+        if not known:
+            return UNKNOWN_FACT
+        if any(f.where is Where.DEVICE for f in known):
+            return DEVICE_FRESH
+        return known[0].derived()
+
+
+def _provenance(source: FactSource) -> Provenance:
+    """``source`` as the provenance it is: every module's analysis is a :class:`Provenance`
+    (``Provenance.for_module``)."""
+    assert isinstance(source, Provenance)
+    return source
+
+
+PROVENANCE: SharedKey[Provenance] = SharedKey("provenance")
