@@ -27,6 +27,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "h2dlint.check_args",
             "h2dlint.reporters.*",
             "h2dlint.verify.*",
+            "h2dlint.trace.*",
         ),
     ),
     (
