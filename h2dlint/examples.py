@@ -98,6 +98,8 @@ class Invalid:
     expected_fix: str | None = None
     message_contains: str | None = None
     reports: tuple[ExpectedReport, ...] = ()
+    also_at: tuple[tuple[int, int], ...] = ()
+    """Unmarked only: the starts (line, column) of the rule's other reports in the example."""
 
     def __post_init__(self) -> None:
         if self.line:

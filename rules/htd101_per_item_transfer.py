@@ -364,6 +364,7 @@ class PerItemTransfer(ComprehensionVisits, Rule):
             "    return model(to_device(xs, device))\n",
             4,
             18,
+            also_at=((2, 13),),  # the helper's own loop
             message_contains="`to_device(...)`",
         ),
         Invalid(
@@ -377,6 +378,7 @@ class PerItemTransfer(ComprehensionVisits, Rule):
             "        return self.model(self._move(items))\n",
             8,
             27,
+            also_at=((5, 24),),  # the helper's own loop
             message_contains="`self._move(...)`",
         ),
         Invalid(
@@ -407,6 +409,7 @@ class PerItemTransfer(ComprehensionVisits, Rule):
             "    return out\n",
             9,
             9,
+            also_at=((5, 28),),  # the helper's own loop
             message_contains="`_move_items(...)`",
         ),
         Invalid(

@@ -571,6 +571,7 @@ class SyncOnHotPath(Rule):
             "    return first, second\n",
             5,
             14,
+            also_at=((4, 13),),  # the first read syncs too
             message_contains="host copy of `ids` already exists",
         ),
         Invalid(
@@ -629,6 +630,7 @@ class SyncOnHotPath(Rule):
             "    return seqlens_q.max().item(), seqlens_k.max().item()\n",
             2,
             12,
+            also_at=((2, 36),),
             message_contains="attention call",
         ),
         # A pipeline's loop of steps: a reduction read with `.tolist()` every step.
@@ -665,6 +667,7 @@ class SyncOnHotPath(Rule):
             "        return y.unique(), y.masked_select(y > 0)\n",
             5,
             16,
+            also_at=((5, 28),),
         ),
     )
 

@@ -25,22 +25,6 @@ def _cases(kind: str) -> list[object]:
     ]
 
 
-# Unmarked examples that rules of other branches give with more than one report: (rule code,
-# example index) -> the starts of the other reports. Gone once those examples mark their reports.
-OTHER_REPORTS: dict[tuple[str, int], list[tuple[int, int]]] = {
-    ("HTD101", 9): [(2, 13)],
-    ("HTD101", 10): [(5, 24)],
-    ("HTD101", 13): [(5, 28)],
-    ("HTD202", 7): [(4, 13)],
-    ("HTD202", 13): [(2, 36)],
-    ("HTD202", 16): [(5, 28)],
-}
-
-
-def _index(rule: type[Rule], example: Invalid) -> int:
-    return next(i for i, e in enumerate(rule.invalid) if e is example)
-
-
 @pytest.mark.parametrize(("rule", "example"), _cases("invalid"))
 def test_invalid_example_is_flagged(rule: type[Rule], example: Invalid) -> None:
     """Exactly the reports the example states: each one's code and range where it marks them
@@ -54,8 +38,7 @@ def test_invalid_example_is_flagged(rule: type[Rule], example: Invalid) -> None:
         want = sorted((code or rule.code, *place) for code, *place in example.reports)
     else:
         got = sorted((f.code, f.start.row, f.start.column, 0, 0) for f in findings)
-        starts = [(example.line, example.column)]
-        starts += OTHER_REPORTS.get((rule.code, _index(rule, example)), [])
+        starts = [(example.line, example.column), *example.also_at]
         want = sorted((rule.code, row, column, 0, 0) for row, column in starts)
     assert got == want, f"{rule.code}: reports (code, start, end) differ from the example's"
     if example.message_contains is not None:
