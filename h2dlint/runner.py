@@ -267,7 +267,10 @@ def _execute(jobs: list[FileJob], requested: int) -> Iterable[FileResult]:
     # The packages around the files to check, for facts defined in other modules; inherited
     # by the forked workers, each of which parses the modules it consults on demand.
     if not os.environ.get(NO_INDEX_VARIABLE):
-        install(ProjectIndex(build_layout(job.path for job in jobs if job.path != "-")))
+        files = [(job.path, job.data) for job in jobs if job.path != "-"]
+        index = ProjectIndex(build_layout(path for path, _ in files))
+        index.know_bytes(files)  # read once here, not again in every worker
+        install(index)
     try:
         return _execute_jobs(jobs, requested)
     finally:

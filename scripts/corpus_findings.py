@@ -1,17 +1,18 @@
-"""Store every finding on the pinned corpus packages (one JSON file each), and diff two stores.
+"""Store h2dlint's findings on the pinned corpus packages, and compare two stored sets.
 
-A structural change (moving code between modules, splitting the engine) must not change what is
-reported. Take a snapshot before the change and one after, then diff them:
+A speed change (the candidate filter, the project index, the cache) must not change what is
+reported. ``save`` lints each of the 12 pinned packages of ``scripts/fetch_corpus.py`` with every
+rule (``--select ALL``, no cache) in a process of its own and writes its findings as JSON, one file
+per package; ``diff`` compares two such directories finding by finding:
 
-    python scripts/corpus_findings.py snapshot /tmp/before        # every rule, no cache, -j 1
-    python scripts/corpus_findings.py snapshot /tmp/after
+    python scripts/corpus_findings.py save --out /tmp/before -j 1
+    python scripts/corpus_findings.py save --out /tmp/after -j 1 --python /other/venv/bin/python
     python scripts/corpus_findings.py diff /tmp/before /tmp/after
 
-``snapshot`` lints one package at a time with ``python -m h2dlint check --select ALL
---no-cache -j 1 --output-format json`` (the interpreter that runs this script, so a copy of the
-code on ``PYTHONPATH`` is what runs) and writes ``<package>.json``. ``diff`` prints every finding
-present in one store and not the other; exit 0 when the stores are the same, 1 otherwise.
-vllm, vllm-omni and sglang are never used.
+``save`` runs ``python -m h2dlint`` with the interpreter given (default: this one), so a snapshot
+of an older checkout can be measured by putting it first on ``PYTHONPATH``. It also records each
+package's wall time and how many files libcst parsed. Exit status of ``diff``: 0 when no finding
+differs. Not part of the test run. vllm, vllm-omni and sglang are never used.
 """
 
 from __future__ import annotations
@@ -20,74 +21,119 @@ import argparse
 import json
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
 import fetch_corpus  # beside this script: run as `python scripts/corpus_findings.py`
 
 
-def snapshot(out: Path, packages: list[str], jobs: int) -> int:
+def _key(finding: dict[str, Any]) -> str:
+    return json.dumps(finding, sort_keys=True)
+
+
+def save(out: Path, python: str, jobs: int, packages: list[str]) -> int:
     out.mkdir(parents=True, exist_ok=True)
+    failed = 0
     for name in packages:
         tree = fetch_corpus.package_dir(name)
         if not tree.is_dir():
-            print(f"{name}: {tree} is missing (fetch_corpus.py fetches it)", file=sys.stderr)
-            return 2
-        cmd = [sys.executable, "-m", "h2dlint", "check", "--select", "ALL", "--no-cache"]
-        cmd += ["-j", str(jobs), "--output-format", "json", "--exit-zero", str(tree)]
-        done = subprocess.run(cmd, capture_output=True, text=True, cwd=tree)
-        if done.returncode != 0:
-            print(f"{name}: exit {done.returncode}\n{done.stderr}", file=sys.stderr)
-            return 2
-        findings = json.loads(done.stdout)
-        (out / f"{name}.json").write_text(json.dumps(findings, indent=1, sort_keys=True))
-        print(f"{name}: {len(findings)} findings", flush=True)
-    return 0
-
-
-def _keys(path: Path) -> list[str]:
-    data: list[dict[str, Any]] = json.loads(path.read_text())
-    return sorted(json.dumps(finding, sort_keys=True) for finding in data)
+            print(f"{name}: {tree} missing (run scripts/fetch_corpus.py)", file=sys.stderr)
+            failed += 1
+            continue
+        with tempfile.TemporaryDirectory(prefix="h2dlint-findings-") as cwd:
+            report = Path(cwd) / "findings.json"
+            command = [
+                python,
+                "-m",
+                "h2dlint",
+                "check",
+                "--select",
+                "ALL",
+                "--no-cache",
+                "--exit-zero",
+                "--output-format",
+                "json",
+                "--output-file",
+                str(report),
+                "-j",
+                str(jobs),
+                str(tree),
+            ]
+            start = time.perf_counter()
+            done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False)
+            wall = time.perf_counter() - start
+            if done.returncode != 0 or not report.exists():
+                print(f"{name}: exit {done.returncode}\n{done.stderr[-2000:]}", file=sys.stderr)
+                failed += 1
+                continue
+            findings = json.loads(report.read_text())
+        root = str(tree) + "/"
+        for finding in findings:  # paths relative to the package: comparable across machines
+            for field in ("filename", "path"):
+                value = finding.get(field)
+                if isinstance(value, str) and value.startswith(root):
+                    finding[field] = value[len(root) :]
+        findings.sort(key=_key)
+        record = {"package": tree.name, "wall_s": round(wall, 2), "findings": findings}
+        (out / f"{name}.json").write_text(json.dumps(record, indent=1) + "\n")
+        print(f"{tree.name:<26} {len(findings):>6} findings {wall:>8.1f} s", flush=True)
+    return 1 if failed else 0
 
 
 def diff(before: Path, after: Path) -> int:
     differences = 0
-    names = sorted({p.name for p in before.glob("*.json")} | {p.name for p in after.glob("*.json")})
-    for name in names:
-        if not (before / name).is_file() or not (after / name).is_file():
-            print(f"{name}: in one store only")
+    total = 0
+    for old_file in sorted(before.glob("*.json")):
+        new_file = after / old_file.name
+        if not new_file.exists():
+            print(f"{old_file.stem}: missing in {after}")
             differences += 1
             continue
-        old, new = _keys(before / name), _keys(after / name)
-        gone = sorted(set(old) - set(new))
-        extra = sorted(set(new) - set(old))
-        for key in gone:
-            print(f"{name}: only before: {key}")
-        for key in extra:
-            print(f"{name}: only after:  {key}")
-        if not gone and not extra and len(old) != len(new):
-            print(f"{name}: duplicate findings differ: {len(old)} vs {len(new)}")
-            differences += 1
-        differences += len(gone) + len(extra)
-        print(f"{name}: {len(old)} before, {len(new)} after, {len(gone) + len(extra)} differ")
+        old = json.loads(old_file.read_text())
+        new = json.loads(new_file.read_text())
+        old_keys = sorted(_key(f) for f in old["findings"])
+        new_keys = sorted(_key(f) for f in new["findings"])
+        total += len(old_keys)
+        gone = sorted(set(old_keys) - set(new_keys))
+        extra = sorted(set(new_keys) - set(old_keys))
+        for line in gone:
+            print(f"  {old_file.stem} only before: {line}")
+        for line in extra:
+            print(f"  {old_file.stem} only after:  {line}")
+        count = len(gone) + len(extra)
+        if not count and old_keys != new_keys:
+            count = 1
+            print(f"  {old_file.stem}: duplicate findings differ")
+        differences += count
+        print(
+            f"{old['package']:<26} {len(old_keys):>6} / {len(new_keys):>6} findings "
+            f"{old['wall_s']:>7.1f} / {new['wall_s']:>7.1f} s  differences {count}"
+        )
+    print(f"total: {total} findings before, {differences} differences")
     return 1 if differences else 0
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    take = commands.add_parser("snapshot", help="lint the pinned packages, one JSON each")
-    take.add_argument("out", type=Path)
-    take.add_argument("packages", nargs="*", help="default: the 12 pinned packages")
-    take.add_argument("-j", "--jobs", type=int, default=1)
-    compare = commands.add_parser("diff", help="findings in one store and not the other")
-    compare.add_argument("before", type=Path)
-    compare.add_argument("after", type=Path)
+    saving = commands.add_parser("save", help="lint the pinned packages, store their findings")
+    saving.add_argument("--out", type=Path, required=True)
+    saving.add_argument("--python", default=sys.executable, help="interpreter running h2dlint")
+    saving.add_argument("-j", "--jobs", type=int, default=1)
+    saving.add_argument("packages", nargs="*", help="some of the pinned packages (default: all)")
+    diffing = commands.add_parser("diff", help="compare two stored sets of findings")
+    diffing.add_argument("before", type=Path)
+    diffing.add_argument("after", type=Path)
     args = parser.parse_args(argv)
-    if args.command == "snapshot":
-        packages = args.packages or list(fetch_corpus.PACKAGES)
-        return snapshot(args.out, packages, args.jobs)
-    return diff(args.before, args.after)
+    if args.command == "diff":
+        return diff(args.before, args.after)
+    packages = args.packages or sorted(fetch_corpus.PACKAGES)
+    for name in packages:
+        if name.lower() in fetch_corpus.RESERVED or name not in fetch_corpus.PACKAGES:
+            parser.error(f"{name} is not one of the pinned corpus packages")
+    return save(args.out, args.python, args.jobs, packages)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from test_provenance import DEV, HOST, MAYBE, PIN, UNK, Probe
 
 from h2dlint.analysis.facts import Where
@@ -262,3 +264,29 @@ def test_a_module_calling_only_its_own_copy_of_a_function_is_no_caller() -> None
     own = b"import torch\n\ndef rotate_half(x):\n    return x\n\ny = rotate_half(q)\n"
     assert not reaches.search(own)
     assert not reaches.search(b"from x import rotate_halfway\n")
+
+
+@given(st.text(alphabet="ab_1 (.\n\t", max_size=40))
+def test_the_called_names_scan_finds_what_the_plain_pattern_finds(text: str) -> None:
+    import re
+
+    from h2dlint.project.callers import _CALLED
+
+    plain = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)\s*\(")  # the look-behind only saves time
+    data = text.encode()
+    assert _CALLED.findall(data) == plain.findall(data)
+
+
+def test_modules_the_run_read_are_not_read_again(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    module = package / "helpers.py"
+    module.write_text("def helper(x):\n    return x\n")
+    index = ProjectIndex(build_layout([str(module)]))
+    index.know_bytes([(str(module), b"def given(x):\n    return x\n")])
+    module.unlink()  # only the bytes the run read are left
+    parsed = index.parsed("pkg.helpers")
+    assert parsed is not None and "given" in parsed.source
+    assert index.read(str(package / "__init__.py")) == b""
+    assert index.read(str(package / "absent.py")) is None

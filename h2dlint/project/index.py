@@ -8,8 +8,9 @@ its content digest, so that the cached verdict of that file is dropped when one 
 
 from __future__ import annotations
 
+import os
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -56,6 +57,9 @@ class ProjectIndex:
         # path -> digest of each module consulted since :meth:`begin_file`.
         self.consulted: dict[str, str] = {}
         self._callers: CallerIndex | None = None
+        # path -> the bytes of the modules the run read already (the files it checks), so that
+        # no process reads them again: the workers inherit them from the main process.
+        self._known_bytes: dict[str, bytes] = {}
 
     # -- the file being checked ---------------------------------------------------------------
     def begin_file(self) -> None:
@@ -65,6 +69,27 @@ class ProjectIndex:
         return self.layout.module_of(path)
 
     # -- modules ------------------------------------------------------------------------------
+    def know_bytes(self, files: Iterable[tuple[str, bytes]]) -> None:
+        """Remember the bytes of files the run has read (path, data), for the modules of the
+        layout among them."""
+        by_path = self.layout.by_path
+        for path, data in files:
+            real = path if path in by_path else os.path.realpath(path)
+            if real in by_path:
+                self._known_bytes[real] = data
+
+    def read(self, path: str, limit: int = -1) -> bytes | None:
+        """The bytes of a module's file (at most ``limit + 1`` of them read from the disk when
+        a limit is given, to tell that it is larger); None when it cannot be read."""
+        known = self._known_bytes.get(path)
+        if known is not None:
+            return known
+        try:
+            with open(path, "rb") as handle:
+                return handle.read(limit + 1 if limit >= 0 else -1)
+        except OSError:
+            return None
+
     def parsed(self, name: str) -> ParsedModule | None:
         """The module ``name`` of the project, parsed; None when it is not in the project or
         cannot be read or parsed."""
@@ -101,12 +126,8 @@ class ProjectIndex:
         path = self.layout.path_of(name)
         if path is None:
             return None
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read(MAX_MODULE_BYTES + 1)
-        except OSError:
-            return None
-        if len(data) > MAX_MODULE_BYTES:
+        data = self.read(path, MAX_MODULE_BYTES)
+        if data is None or len(data) > MAX_MODULE_BYTES:
             return None
         digest = content_digest(data)
         try:
