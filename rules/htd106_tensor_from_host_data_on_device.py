@@ -2,11 +2,16 @@ from __future__ import annotations
 
 import libcst as cst
 
-from h2dlint.analysis.host_data import host_sequence, host_side
+from h2dlint.analysis.facts import Where
+from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.host_data import host_scalar, host_sequence, host_side, module_constant
+from h2dlint.analysis.hot_paths import HotPaths
+from h2dlint.analysis.loop_body import in_loop_body
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance, first_positional, keyword
 from h2dlint.analysis.targets import Target
 from h2dlint.candidates import called_as
+from h2dlint.diagnostics import Confidence
 from h2dlint.rule import Invalid, Rule, Valid
 
 CONSTRUCTORS = frozenset({"torch.tensor", "torch.as_tensor", "torch.asarray"})
@@ -188,6 +193,27 @@ class TensorFromHostDataOnDevice(Rule):
         Valid(
             "def tensor(x, device): ...\ndef f(ids):\n    return tensor(list(ids), device='cuda')\n"
         ),
+        # data of unknown type in a function that is not hot, outside a loop
+        Valid(
+            "import torch\n"
+            "def build(meta, x):\n"
+            "    return torch.tensor(meta.indices, device=x.device)\n"
+        ),
+        # as_tensor of what may already be a device tensor: no copy then
+        Valid(
+            "import torch\n"
+            "class M(torch.nn.Module):\n"
+            "    def forward(self, x, meta):\n"
+            "        return x[torch.as_tensor(meta.indices, device=x.device)]\n"
+        ),
+        # a device tensor: not a host copy
+        Valid(
+            "import torch\n"
+            "class M(torch.nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        y = torch.arange(4, device='cuda')\n"
+            "        return torch.tensor(y, device=x.device)\n"
+        ),
     )
     invalid = (
         # a private helper called per call as well as from __init__
@@ -344,6 +370,25 @@ class TensorFromHostDataOnDevice(Rule):
             3,
             12,
         ),
+        # data of unknown type on a hot path: a list in all but a device tensor's case (MEDIUM)
+        Invalid(
+            "import torch\n"
+            "class M(torch.nn.Module):\n"
+            "    def forward(self, x, meta):\n"
+            "        return x[torch.tensor(meta.indices, device=x.device)]\n",
+            4,
+            18,
+            message_contains="certain if it is Python data",
+        ),
+        Invalid(
+            "import torch\n"
+            "def bias(input_ids, sequences):\n"
+            "    for seq in sequences:\n"
+            "        hit = torch.eq(input_ids, torch.tensor(seq[:-1], device=input_ids.device))\n"
+            "    return hit\n",
+            4,
+            35,
+        ),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -371,7 +416,8 @@ class TensorFromHostDataOnDevice(Rule):
             return  # module level: runs once
         if provenance.device_target(device.value, frame, allocation=True) is not Target.DEVICE:
             return
-        if not host_sequence(provenance, data, frame):
+        proven = host_sequence(provenance, data, frame)
+        if not proven and not self._maybe_host_data(node, data, provenance, frame):
             return
         if host_side(self.context) or self._empty(node, data):
             return
@@ -379,12 +425,53 @@ class TensorFromHostDataOnDevice(Rule):
             return  # setup, an initializer, a memoised value: runs once
         code = self.context.module.code_for_node(data)
         shown = "Python data" if len(code) > 30 or "\n" in code else f"`{code}`"
+        if proven:
+            self.report(
+                node,
+                f"tensor built from {shown} on the device: PyTorch stages it in pageable host "
+                "memory and copies it synchronously; build it into pinned memory and copy it "
+                "with `non_blocking=True`",
+            )
+            return
+        ancestors = self.context.ancestors
+        where = "in a loop" if in_loop_body(ancestors) else "on a hot path"
         self.report(
             node,
-            f"tensor built from {shown} on the device: PyTorch stages it in pageable host memory "
-            "and copies it synchronously; build it into pinned memory and copy it with "
-            "`non_blocking=True`",
+            f"tensor built from {shown} on the device {where} (certain if it is Python data or "
+            "a host array, not a device tensor): PyTorch stages it in pageable host memory and "
+            "copies it synchronously every time; build it into pinned memory and copy it with "
+            "`non_blocking=True`, or keep it on the device",
+            confidence=Confidence.MEDIUM,
         )
+
+    def _maybe_host_data(
+        self,
+        call: cst.Call,
+        data: cst.BaseExpression,
+        provenance: Provenance,
+        frame: Frame,
+    ) -> bool:
+        """``torch.tensor(x, device=...)`` of a name, attribute or element whose type is
+        unknown, per step (a hot function) or per iteration (a loop): a Python list or number
+        or a host array in all but a device tensor's case, and ``torch.tensor`` of a tensor is
+        discouraged (PyTorch warns), so a copy from the host is what it does. Scalars that
+        :func:`host_scalar` proves are HTD107's; ``as_tensor``/``asarray`` of a device tensor
+        are no-ops and stay unflagged."""
+        if provenance.qualify(call.func) != "torch.tensor":
+            return False
+        if not isinstance(data, (cst.Name, cst.Attribute, cst.Subscript)):
+            return False
+        if host_scalar(provenance, data, frame):
+            return False
+        if isinstance(data, cst.Name) and module_constant(provenance, data) is not None:
+            return False  # a constant table: HTD107's
+        if provenance.where(data, frame) is not Where.UNKNOWN:
+            return False  # a tensor (on the device: no host copy; on the host: HTD301's)
+        ancestors = self.context.ancestors
+        hot_paths = HotPaths.of(self.context)
+        if hot_paths.test_module:
+            return False
+        return in_loop_body(ancestors) or hot_paths.why_hot_at(ancestors) is not None
 
     def _empty(self, call: cst.Call, data: cst.BaseExpression) -> bool:
         """In the ``else`` of a test of the data's length, where it is empty."""

@@ -1,16 +1,39 @@
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 
-from h2dlint.analysis.factories import numeric
+from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.host_data import host_scalar, host_side, module_constant
 from h2dlint.analysis.hot_paths import HotPaths
+from h2dlint.analysis.loop_body import in_loop_body
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance, first_positional, keyword
-from h2dlint.analysis.targets import Target, device_by_value
+from h2dlint.analysis.targets import Target, device_by_value, name_words
 from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.rule import Invalid, Rule, Valid
 
 CONSTRUCTORS = frozenset({"torch.tensor", "torch.as_tensor"})
+# Words of a function, class or file name that say it runs now and then (checked only where no
+# hot path or loop says otherwise).
+OCCASIONAL_WORDS = frozenset(
+    {
+        "save",
+        "checkpoint",
+        "checkpointing",
+        "ckpt",
+        "export",
+        "convert",
+        "conversion",
+        "warmup",
+        "profile",
+        "profiler",
+        "benchmark",
+        "main",
+        "finalize",
+    }
+)
 # Keywords that ``torch.full`` takes as they are.
 KEPT_KEYWORDS = frozenset({"dtype", "device", "requires_grad"})
 
@@ -144,6 +167,35 @@ class ConstantTensorOnHotPath(Rule):
             "    def forward(self, x):\n"
             "        return x * torch.tensor([1.0, 2.0], device=x.device)\n"
         ),
+        # made on the first call only: a class attribute under an `is None` guard
+        Valid(
+            "import torch\n"
+            "class Scaler(torch.autograd.Function):\n"
+            "    scale = None\n"
+            "    @staticmethod\n"
+            "    def backward(ctx, grad):\n"
+            "        if Scaler.scale is None:\n"
+            "            Scaler.scale = torch.tensor(1.0, device=grad.device)\n"
+            "        return grad * Scaler.scale\n"
+        ),
+        # not hot, and saving a checkpoint runs now and then
+        Valid(
+            "import torch\n"
+            "def save_checkpoint_finalize(failures):\n"
+            "    flag = torch.tensor([int(len(failures) > 0)], device='cuda')\n"
+            "    return flag\n"
+        ),
+        # a number the analysis cannot prove (a parameter) in a function that is not hot
+        Valid("import torch\ndef scale(x, n):\n    return x / torch.tensor(n, device=x.device)\n"),
+        # a module-level table made into a tensor once, at construction
+        Valid(
+            "import torch\n"
+            "SPECIAL = [101, 102]\n"
+            "class M(torch.nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.register_buffer('special', torch.tensor(SPECIAL, device='cuda'))\n"
+        ),
     )
     invalid = (
         Invalid(
@@ -251,6 +303,61 @@ class ConstantTensorOnHotPath(Rule):
             "        b = batches.pop()\n"
             "        model(b, torch.full((), 1, device='cuda'))\n",
         ),
+        # not hot by any name, but a blocking copy on every call: MEDIUM
+        Invalid(
+            "import torch\n"
+            "def grad_norm(grads):\n"
+            "    buf = torch.tensor([0], dtype=torch.int, device='cuda')\n"
+            "    return buf\n",
+            3,
+            11,
+            expected_fix="import torch\n"
+            "def grad_norm(grads):\n"
+            "    buf = torch.full((1,), 0, dtype=torch.int, device='cuda')\n"
+            "    return buf\n",
+            message_contains="certain if this function runs per step",
+        ),
+        # a Python number computed on the host: `float(...)`, for the device of data in hand
+        Invalid(
+            "import torch\n"
+            "def qparams(lo, hi, qmin, qmax):\n"
+            "    return (hi - lo) / torch.tensor(float(qmax - qmin), device=lo.device)\n",
+            3,
+            24,
+            expected_fix="import torch\n"
+            "def qparams(lo, hi, qmin, qmax):\n"
+            "    return (hi - lo) / torch.full((), float(qmax - qmin), device=lo.device)\n",
+        ),
+        # per denoising step: a number made of the loop's counter
+        Invalid(
+            "import torch\n"
+            "def sample(model, x, num_steps, device):\n"
+            "    dt = -1.0 / num_steps\n"
+            "    for step in range(num_steps):\n"
+            "        t = 1.0 + step * dt\n"
+            "        x = model(x, torch.tensor(t, dtype=torch.float32, device=device))\n"
+            "    return x\n",
+            6,
+            22,
+            expected_fix="import torch\n"
+            "def sample(model, x, num_steps, device):\n"
+            "    dt = -1.0 / num_steps\n"
+            "    for step in range(num_steps):\n"
+            "        t = 1.0 + step * dt\n"
+            "        x = model(x, torch.full((), t, dtype=torch.float32, device=device))\n"
+            "    return x\n",
+        ),
+        # a module-level table copied on every forward: build it once (no automatic fix)
+        Invalid(
+            "import torch\n"
+            "SPECIAL = [101, 102, 103]\n"
+            "class M(torch.nn.Module):\n"
+            "    def forward(self, ids):\n"
+            "        return torch.isin(ids, torch.tensor(SPECIAL, device=ids.device))\n",
+            5,
+            32,
+            message_contains="module-level `SPECIAL`",
+        ),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -258,8 +365,7 @@ class ConstantTensorOnHotPath(Rule):
         if device is None or keyword(node, "pin_memory") is not None:
             return
         data = first_positional(node)
-        fill = _constant(data) if data is not None else None
-        if fill is None:
+        if data is None:
             return
         provenance = Provenance.of(self.context)
         if provenance.qualify(node.func) not in CONSTRUCTORS:
@@ -267,20 +373,52 @@ class ConstantTensorOnHotPath(Rule):
         frame = provenance.current_frame()
         if not isinstance(frame.function, cst.FunctionDef):
             return  # module level: runs once
+        fill = _constant(data, provenance, frame)
+        table = None
+        if fill is None:
+            if isinstance(data, cst.Name):
+                table = data.value if module_constant(provenance, data) is not None else None
+            if table is None:
+                return
         ancestors = self.context.ancestors
         if RunOnce.of(self.context).code(ancestors):
             return
         hot_paths = HotPaths.of(self.context)
-        in_loop = _in_loop(ancestors) and not hot_paths.test_module
-        if not in_loop and hot_paths.why_hot_at(ancestors) is None:
+        in_loop = in_loop_body(ancestors) and not hot_paths.test_module
+        hot = in_loop or hot_paths.why_hot_at(ancestors) is not None
+        if not hot and (
+            hot_paths.test_module
+            or host_side(self.context)
+            or _occasional(self.context.path, ancestors)
+        ):
+            return
+        if _set_once(node, ancestors, self.context.module):
             return
         target = provenance.device_target(device.value, frame, allocation=True)
         if target is not Target.DEVICE:
             return
         by_value = device_by_value(device.value, provenance, frame)
-        where = "in a loop" if in_loop else "on a hot path"
+        if not hot and not by_value and not _tensor_device(device.value, provenance, frame):
+            return  # two facts inferred: that it runs often, and that the name is a GPU
+        where = "in a loop" if in_loop else "on a hot path" if hot else "per call"
         code = self.context.module.code_for_node(device.value)
-        certain = "" if by_value else f" (certain if `{code}` is a GPU, as its name says)"
+        doubts = []
+        if not by_value:
+            doubts.append(f"`{code}` is a GPU, as its name says")
+        if not hot:
+            doubts.append("this function runs per step or per request")
+        certain = f" (certain if {' and '.join(doubts)})" if doubts else ""
+        if table is not None:
+            self.report(
+                node,
+                f"constant tensor built from the module-level `{table}` on the device "
+                f"{where}{certain}: a blocking copy from pageable memory waits for the stream "
+                "every time; build it once (a buffer of the module, or a cached tensor per "
+                "device)",
+                confidence=Confidence.HIGH if by_value and hot else Confidence.MEDIUM,
+            )
+            return
+        assert fill is not None
         full = _full(node, fill)
         self.report(
             node,
@@ -288,33 +426,81 @@ class ConstantTensorOnHotPath(Rule):
             "blocking copy from pageable memory waits for the stream every time; make it on "
             "the device with `torch.full`, or pass the number itself",
             replacements=[(node, full)] if full is not None else (),
-            confidence=Confidence.HIGH if by_value else Confidence.MEDIUM,
+            confidence=Confidence.HIGH if by_value and hot else Confidence.MEDIUM,
         )
 
 
-def _constant(node: cst.BaseExpression) -> tuple[str, cst.BaseExpression] | None:
-    """``("()", c)`` for a number ``c``, ``("(1,)", c)`` for ``[c]``; None otherwise."""
-    if numeric(node):
+def _constant(
+    node: cst.BaseExpression, provenance: Provenance, frame: Frame
+) -> tuple[str, cst.BaseExpression] | None:
+    """``("()", c)`` for a Python number ``c``, ``("(1,)", c)`` for ``[c]``; None otherwise.
+    A number is a literal or what :func:`host_scalar` proves one (``float(x)``,
+    ``x.shape[1]``, ``1.0 + step * dt`` of a ``range`` loop)."""
+    if host_scalar(provenance, node, frame):
         return "()", node
     if (
         isinstance(node, (cst.List, cst.Tuple))
         and len(node.elements) == 1
         and not isinstance(node.elements[0], cst.StarredElement)
-        and numeric(node.elements[0].value)
+        and host_scalar(provenance, node.elements[0].value, frame)
     ):
         return "(1,)", node.elements[0].value
     return None
 
 
-def _in_loop(ancestors: list[cst.CSTNode]) -> bool:
-    """Inside a ``for``/``while`` body of the innermost function."""
-    for i in range(len(ancestors) - 1, 0, -1):
-        parent, child = ancestors[i - 1], ancestors[i]
-        if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            return False
-        if isinstance(parent, (cst.For, cst.While)) and child is parent.body:
+def _occasional(path: str, ancestors: Sequence[cst.CSTNode]) -> bool:
+    """A function, class or module whose name says it runs now and then, not per step: saving
+    and converting checkpoints, exporting, warm-up, profiling, benchmarks, scripts' ``main``."""
+    names = [path.replace("\\", "/").rsplit("/", 2)[-2:]]
+    words: set[str] = set()
+    for part in names[0]:
+        words |= name_words(part.removesuffix(".py"))
+    for node in ancestors:
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            words |= name_words(node.name.value)
+    return bool(words & OCCASIONAL_WORDS)
+
+
+def _set_once(call: cst.Call, ancestors: Sequence[cst.CSTNode], module: cst.Module) -> bool:
+    """``if X is None: X = <call>``: made on the first call only (also for a class attribute
+    ``Cls.attr``, which run-once guards of ``self`` do not cover)."""
+    statement = next(
+        (n for n in reversed(ancestors) if isinstance(n, cst.SimpleStatementLine)), None
+    )
+    if statement is None or len(statement.body) != 1:
+        return False
+    assign = statement.body[0]
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+        return False
+    target = module.code_for_node(assign.targets[0].target)
+    for node in ancestors:
+        if (
+            isinstance(node, cst.If)
+            and isinstance(node.test, cst.Comparison)
+            and len(node.test.comparisons) == 1
+            and isinstance(node.test.comparisons[0].operator, cst.Is)
+            and isinstance(node.test.comparisons[0].comparator, cst.Name)
+            and node.test.comparisons[0].comparator.value == "None"
+            and module.code_for_node(node.test.left) == target
+        ):
             return True
     return False
+
+
+def _tensor_device(node: cst.BaseExpression, provenance: Provenance, frame: Frame) -> bool:
+    """``x.device`` of a tensor other than ``self``, or a local name bound only to one: the
+    device of data the function works on (a device name such as ``device`` or
+    ``self.device`` may be a CPU)."""
+    if isinstance(node, cst.Name):
+        reaching = provenance.bindings(frame).reaching_bindings(node)
+        return bool(reaching) and all(
+            b.value is not None and _tensor_device(b.value, provenance, frame) for b in reaching
+        )
+    return (
+        isinstance(node, cst.Attribute)
+        and node.attr.value == "device"
+        and not (isinstance(node.value, cst.Name) and node.value.value == "self")
+    )
 
 
 def _full(call: cst.Call, fill: tuple[str, cst.BaseExpression]) -> cst.Call | None:
