@@ -197,6 +197,26 @@ def _hosty(name: str) -> bool:
 
 # Methods of a tensor that return a sequence of tensors on its device.
 SPLITTING_METHODS = frozenset({"split", "chunk", "unbind", "tensor_split", "split_with_sizes"})
+# Functions that return one tensor per tensor given, on their device.
+BROADCASTING_FUNCTIONS = frozenset({"torch.meshgrid", "torch.broadcast_tensors"})
+
+
+def _unpacked_split(statement: cst.SimpleStatementLine) -> cst.Call | None:
+    """The split in ``a, b = t.chunk(2)`` / ``h, w = torch.meshgrid(...)``, or None."""
+    if len(statement.body) != 1 or not isinstance(statement.body[0], cst.Assign):
+        return None
+    assign = statement.body[0]
+    value = assign.value
+    if not isinstance(value, cst.Call) or not all(
+        isinstance(t.target, (cst.Tuple, cst.List)) for t in assign.targets
+    ):
+        return None
+    func = value.func
+    if isinstance(func, cst.Attribute) and func.attr.value in SPLITTING_METHODS:
+        return value
+    if dotted_name(func) in ("torch.meshgrid", "torch.broadcast_tensors"):
+        return value
+    return None
 
 
 @dataclass(frozen=True)
@@ -472,7 +492,17 @@ class Provenance:
 
     def _loop_item(self, name: cst.Name, statement: cst.CSTNode, frame: Frame, depth: int) -> Fact:
         """An item of a ``for`` loop: a batch of a ``DataLoader(..., pin_memory=True)`` is
-        pinned (its worker pins every batch); anything else is unknown."""
+        pinned (its worker pins every batch); a piece unpacked from a split of a tensor
+        (``a, b = t.chunk(2)``, ``h, w = torch.meshgrid(x, y)``) is where the tensor is;
+        anything else is unknown."""
+        if isinstance(statement, cst.SimpleStatementLine):
+            unpacked = _unpacked_split(statement)
+            if unpacked is None:
+                return UNKNOWN_FACT
+            if isinstance(unpacked.func, cst.Attribute):  # a split: views of the tensor
+                return self.fact(unpacked.func.value, frame, depth + 1).view(None)
+            where = self.sequence_where(unpacked, frame, depth + 1)
+            return Fact(where, False, None) if where is not Where.UNKNOWN else UNKNOWN_FACT
         if not isinstance(statement, cst.For):
             return UNKNOWN_FACT
         target: cst.BaseExpression = statement.target
@@ -828,6 +858,10 @@ class Provenance:
         ):
             where = self.fact(seq.func.value, frame, depth + 1).where
             return Where.HOST if where.on_host else where
+        if isinstance(seq, cst.Call) and self.qualify(seq.func) in BROADCASTING_FUNCTIONS:
+            # ``torch.meshgrid(x, y)``: one tensor per input, where the inputs are
+            tensors = [a.value for a in seq.args if a.keyword is None and not a.star]
+            return _any_where([self.fact(t, frame, depth + 1).where for t in tensors])
         if isinstance(seq, cst.Name):
             wheres = []
             for value in self.bindings(frame).reaching(seq):
