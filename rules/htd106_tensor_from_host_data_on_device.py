@@ -4,9 +4,15 @@ import libcst as cst
 
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.host_data import host_scalar, host_sequence, host_side, module_constant
+from h2dlint.analysis.host_data import (
+    host_scalar,
+    host_sequence,
+    host_side,
+    module_constant,
+    tensor_shape,
+)
 from h2dlint.analysis.hot_paths import HotPaths
-from h2dlint.analysis.loop_body import in_loop_body
+from h2dlint.analysis.loop_body import in_loop_body, occasional, set_once
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance, first_positional, keyword
 from h2dlint.analysis.targets import Target
@@ -198,6 +204,22 @@ class TensorFromHostDataOnDevice(Rule):
             "import torch\n"
             "def build(meta, x):\n"
             "    return torch.tensor(meta.indices, device=x.device)\n"
+        ),
+        # a shape sent to other ranks: a few ints, like a short display
+        Valid(
+            "import torch\n"
+            "class M(torch.nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        shape = x.shape\n"
+            "        return torch.tensor(shape, device=x.device)\n"
+        ),
+        # a report that runs now and then, although it loops
+        Valid(
+            "import torch\n"
+            "def log_summary(records, device):\n"
+            "    for name, vals in records.items():\n"
+            "        lats = torch.tensor(vals, device=device)\n"
+            "        print(name, lats.max())\n"
         ),
         # as_tensor of what may already be a device tensor: no copy then
         Valid(
@@ -461,16 +483,18 @@ class TensorFromHostDataOnDevice(Rule):
             return False
         if not isinstance(data, (cst.Name, cst.Attribute, cst.Subscript)):
             return False
-        if host_scalar(provenance, data, frame):
-            return False
+        if host_scalar(provenance, data, frame) or tensor_shape(provenance, data, frame):
+            return False  # a number or a shape: a few bytes (scalars are HTD107's)
         if isinstance(data, cst.Name) and module_constant(provenance, data) is not None:
             return False  # a constant table: HTD107's
         if provenance.where(data, frame) is not Where.UNKNOWN:
             return False  # a tensor (on the device: no host copy; on the host: HTD301's)
         ancestors = self.context.ancestors
         hot_paths = HotPaths.of(self.context)
-        if hot_paths.test_module:
+        if hot_paths.test_module or occasional(self.context.path, ancestors):
             return False
+        if set_once(ancestors, self.context.module, provenance, frame):
+            return False  # made on a cache miss
         return in_loop_body(ancestors) or hot_paths.why_hot_at(ancestors) is not None
 
     def _empty(self, call: cst.Call, data: cst.BaseExpression) -> bool:

@@ -1,39 +1,18 @@
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import libcst as cst
 
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import host_scalar, host_side, module_constant
 from h2dlint.analysis.hot_paths import HotPaths
-from h2dlint.analysis.loop_body import in_loop_body
+from h2dlint.analysis.loop_body import in_loop_body, occasional, set_once
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance, first_positional, keyword
-from h2dlint.analysis.targets import Target, device_by_value, name_words
+from h2dlint.analysis.targets import Target, device_by_value
 from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.rule import Invalid, Rule, Valid
 
 CONSTRUCTORS = frozenset({"torch.tensor", "torch.as_tensor"})
-# Words of a function, class or file name that say it runs now and then (checked only where no
-# hot path or loop says otherwise).
-OCCASIONAL_WORDS = frozenset(
-    {
-        "save",
-        "checkpoint",
-        "checkpointing",
-        "ckpt",
-        "export",
-        "convert",
-        "conversion",
-        "warmup",
-        "profile",
-        "profiler",
-        "benchmark",
-        "main",
-        "finalize",
-    }
-)
 # Keywords that ``torch.full`` takes as they are.
 KEPT_KEYWORDS = frozenset({"dtype", "device", "requires_grad"})
 
@@ -177,6 +156,17 @@ class ConstantTensorOnHotPath(Rule):
             "        if Scaler.scale is None:\n"
             "            Scaler.scale = torch.tensor(1.0, device=grad.device)\n"
             "        return grad * Scaler.scale\n"
+        ),
+        # made on a cache miss only: once per device
+        Valid(
+            "import torch\n"
+            "CACHE = {}\n"
+            "def sampler(device):\n"
+            "    fn = CACHE.get(device)\n"
+            "    if fn is None:\n"
+            "        one = torch.tensor(1.0, device=device)\n"
+            "        fn = CACHE[device] = one.exp\n"
+            "    return fn\n"
         ),
         # not hot, and saving a checkpoint runs now and then
         Valid(
@@ -389,10 +379,10 @@ class ConstantTensorOnHotPath(Rule):
         if not hot and (
             hot_paths.test_module
             or host_side(self.context)
-            or _occasional(self.context.path, ancestors)
+            or occasional(self.context.path, ancestors)
         ):
             return
-        if _set_once(node, ancestors, self.context.module):
+        if set_once(ancestors, self.context.module, provenance, frame):
             return
         target = provenance.device_target(device.value, frame, allocation=True)
         if target is not Target.DEVICE:
@@ -446,45 +436,6 @@ def _constant(
     ):
         return "(1,)", node.elements[0].value
     return None
-
-
-def _occasional(path: str, ancestors: Sequence[cst.CSTNode]) -> bool:
-    """A function, class or module whose name says it runs now and then, not per step: saving
-    and converting checkpoints, exporting, warm-up, profiling, benchmarks, scripts' ``main``."""
-    names = [path.replace("\\", "/").rsplit("/", 2)[-2:]]
-    words: set[str] = set()
-    for part in names[0]:
-        words |= name_words(part.removesuffix(".py"))
-    for node in ancestors:
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-            words |= name_words(node.name.value)
-    return bool(words & OCCASIONAL_WORDS)
-
-
-def _set_once(call: cst.Call, ancestors: Sequence[cst.CSTNode], module: cst.Module) -> bool:
-    """``if X is None: X = <call>``: made on the first call only (also for a class attribute
-    ``Cls.attr``, which run-once guards of ``self`` do not cover)."""
-    statement = next(
-        (n for n in reversed(ancestors) if isinstance(n, cst.SimpleStatementLine)), None
-    )
-    if statement is None or len(statement.body) != 1:
-        return False
-    assign = statement.body[0]
-    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
-        return False
-    target = module.code_for_node(assign.targets[0].target)
-    for node in ancestors:
-        if (
-            isinstance(node, cst.If)
-            and isinstance(node.test, cst.Comparison)
-            and len(node.test.comparisons) == 1
-            and isinstance(node.test.comparisons[0].operator, cst.Is)
-            and isinstance(node.test.comparisons[0].comparator, cst.Name)
-            and node.test.comparisons[0].comparator.value == "None"
-            and module.code_for_node(node.test.left) == target
-        ):
-            return True
-    return False
 
 
 def _tensor_device(node: cst.BaseExpression, provenance: Provenance, frame: Frame) -> bool:

@@ -282,3 +282,27 @@ def module_constant(provenance: Provenance, name: cst.Name) -> cst.BaseExpressio
     ):
         return value
     return None
+
+
+def tensor_shape(
+    provenance: Provenance, node: cst.BaseExpression, frame: Frame, depth: int = 0
+) -> bool:
+    """``x.shape``, ``x.size()`` (a ``torch.Size``: a few ints), or a local name bound only to
+    one."""
+    if depth > MAX_DEPTH:
+        return False
+    if isinstance(node, cst.Attribute):
+        return node.attr.value == "shape"
+    if isinstance(node, cst.Call):
+        return (
+            isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == "size"
+            and not node.args
+        )
+    if isinstance(node, cst.Name):
+        reaching = provenance.bindings(frame).reaching_bindings(node)
+        return bool(reaching) and all(
+            b.value is not None and tensor_shape(provenance, b.value, frame, depth + 1)
+            for b in reaching
+        )
+    return False

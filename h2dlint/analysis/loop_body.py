@@ -1,10 +1,44 @@
-"""Whether a node runs once per iteration of a loop of its own function (HTD106, HTD107)."""
+"""How often a line runs, beyond hot paths and run-once code (HTD106, HTD107): inside a loop of
+its own function, in code whose name says it runs now and then, or on a cache miss only."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 import libcst as cst
+
+from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.targets import name_words
+
+# Words of a function, class or file name that say it runs now and then, not per step (checked
+# only where no hot path says otherwise): saving, converting and exporting checkpoints, warm-up,
+# profiling, benchmarks, logging and reports, offline data analysis.
+OCCASIONAL_WORDS = frozenset(
+    {
+        "save",
+        "checkpoint",
+        "checkpointing",
+        "ckpt",
+        "export",
+        "convert",
+        "conversion",
+        "warmup",
+        "profile",
+        "profiler",
+        "benchmark",
+        "finalize",
+        "logging",
+        "logger",
+        "report",
+        "summary",
+        "summarize",
+        "dump",
+        "debug",
+        "digest",
+        "analyzer",
+    }
+)
 
 
 def in_loop_body(ancestors: Sequence[cst.CSTNode]) -> bool:
@@ -17,3 +51,63 @@ def in_loop_body(ancestors: Sequence[cst.CSTNode]) -> bool:
         if isinstance(parent, (cst.For, cst.While)) and child is parent.body:
             return True
     return False
+
+
+def occasional(path: str, ancestors: Sequence[cst.CSTNode]) -> bool:
+    """Whether the file (or its folder), or a function or class around the node, is named for
+    something that runs now and then (:data:`OCCASIONAL_WORDS`)."""
+    words: set[str] = set()
+    for part in path.replace("\\", "/").rsplit("/", 2)[-2:]:
+        words |= name_words(part.removesuffix(".py"))
+    for node in ancestors:
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            words |= name_words(node.name.value)
+    return bool(words & OCCASIONAL_WORDS)
+
+
+def set_once(
+    ancestors: Sequence[cst.CSTNode],
+    module: cst.Module,
+    provenance: Provenance,
+    frame: Frame,
+) -> bool:
+    """Under ``if X is None:`` where the statement assigns ``X`` (also a class attribute
+    ``Cls.attr``, which run-once guards of ``self`` do not cover), or where ``X`` is a local
+    name bound to a cache lookup ``cache.get(key)``: the value is made on a cache miss only."""
+    statement = next(
+        (n for n in reversed(ancestors) if isinstance(n, cst.SimpleStatementLine)), None
+    )
+    target = None
+    if statement is not None and len(statement.body) == 1:
+        assign = statement.body[0]
+        if isinstance(assign, cst.Assign) and len(assign.targets) == 1:
+            target = module.code_for_node(assign.targets[0].target)
+    for node in ancestors:
+        if not (
+            isinstance(node, cst.If)
+            and isinstance(node.test, cst.Comparison)
+            and len(node.test.comparisons) == 1
+            and isinstance(node.test.comparisons[0].operator, cst.Is)
+            and isinstance(node.test.comparisons[0].comparator, cst.Name)
+            and node.test.comparisons[0].comparator.value == "None"
+        ):
+            continue
+        tested = node.test.left
+        if target is not None and module.code_for_node(tested) == target:
+            return True
+        if isinstance(tested, cst.Name) and _cache_lookup(tested, provenance, frame):
+            return True
+    return False
+
+
+def _cache_lookup(name: cst.Name, provenance: Provenance, frame: Frame) -> bool:
+    """``name`` is bound (somewhere in the function) to ``<mapping>.get(key)``."""
+    values = provenance.bindings(frame).of(name.value)
+    return any(
+        isinstance(v, cst.Call)
+        and isinstance(v.func, cst.Attribute)
+        and v.func.attr.value == "get"
+        and len(v.args) == 1
+        for v in values
+        if v is not None
+    )
