@@ -12,7 +12,13 @@ from h2dlint.analysis.host_data import (
     tensor_shape,
 )
 from h2dlint.analysis.hot_paths import HotPaths
-from h2dlint.analysis.loop_body import in_loop_body, occasional, set_once
+from h2dlint.analysis.loop_body import (
+    export_branch,
+    in_loop_body,
+    occasional,
+    pipeline_code,
+    set_once,
+)
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance, first_positional, keyword
 from h2dlint.analysis.targets import Target
@@ -495,7 +501,13 @@ class TensorFromHostDataOnDevice(Rule):
             return False
         if set_once(ancestors, self.context.module, provenance, frame):
             return False  # made on a cache miss
-        return in_loop_body(ancestors) or hot_paths.why_hot_at(ancestors) is not None
+        if export_branch(ancestors, self.context.module):
+            return False
+        if in_loop_body(ancestors):
+            return True
+        if pipeline_code(self.context.path, ancestors):
+            return False  # per request, before the steps: nothing queued to wait for
+        return hot_paths.why_hot_at(ancestors) is not None
 
     def _empty(self, call: cst.Call, data: cst.BaseExpression) -> bool:
         """In the ``else`` of a test of the data's length, where it is empty."""

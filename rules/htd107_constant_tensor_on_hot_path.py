@@ -5,7 +5,13 @@ import libcst as cst
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import host_scalar, host_side, module_constant
 from h2dlint.analysis.hot_paths import HotPaths
-from h2dlint.analysis.loop_body import in_loop_body, occasional, set_once
+from h2dlint.analysis.loop_body import (
+    export_branch,
+    in_loop_body,
+    occasional,
+    pipeline_code,
+    set_once,
+)
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance, first_positional, keyword
 from h2dlint.analysis.targets import Target, device_by_value
@@ -384,6 +390,10 @@ class ConstantTensorOnHotPath(Rule):
             return
         if set_once(ancestors, self.context.module, provenance, frame):
             return
+        if export_branch(ancestors, self.context.module):
+            return
+        if not hot and pipeline_code(self.context.path, ancestors):
+            return  # per request, before the steps: nothing queued to wait for
         target = provenance.device_target(device.value, frame, allocation=True)
         if target is not Target.DEVICE:
             return

@@ -111,3 +111,38 @@ def _cache_lookup(name: cst.Name, provenance: Provenance, frame: Frame) -> bool:
         for v in values
         if v is not None
     )
+
+
+# Words of a test that guards code run only while exporting or tracing a model.
+EXPORT_TESTS = ("onnx", "is_tracing", "is_scripting", "is_exporting", "is_compiling")
+
+
+def export_branch(ancestors: Sequence[cst.CSTNode], module: cst.Module) -> bool:
+    """In the body of ``if torch.onnx.is_in_onnx_export():`` (or a test of tracing or
+    scripting): the tensors are part of the exported graph, not per-step copies."""
+    for i in range(len(ancestors) - 1):
+        node, child = ancestors[i], ancestors[i + 1]
+        if isinstance(node, cst.If) and child is node.body:
+            test = module.code_for_node(node.test)
+            if any(word in test for word in EXPORT_TESTS):
+                return True
+    return False
+
+
+def pipeline_code(path: str, ancestors: Sequence[cst.CSTNode]) -> bool:
+    """A method of a pipeline (a class whose name or a base's ends with ``Pipeline``) or a
+    function of a ``pipelines/<name>/pipeline_*.py`` module: it runs once per request, around
+    the loop of steps, when nothing is queued on the device (see ``hot_paths``)."""
+    parts = path.replace("\\", "/").rsplit("/", 2)
+    if len(parts) == 3 and parts[0].endswith("pipelines") and parts[2].startswith("pipeline_"):
+        return True  # diffusers' layout: pipelines/<name>/pipeline_<name>.py
+    for node in ancestors:
+        if isinstance(node, cst.ClassDef):
+            names = [node.name.value] + [
+                b.value.attr.value if isinstance(b.value, cst.Attribute) else b.value.value
+                for b in node.bases
+                if isinstance(b.value, (cst.Name, cst.Attribute))
+            ]
+            if any(n.endswith("Pipeline") for n in names):
+                return True
+    return False
