@@ -108,6 +108,14 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # pieces of one tensor that is not shown on the host (a model's output): a gather
+        # between devices
+        Valid(
+            "import torch\n"
+            "def gather(model, x, device):\n"
+            "    hidden = model(x)\n"
+            "    return [h.to(device) for h in hidden.split(1)]\n"
+        ),
         # a training loop: real work per item
         Valid(
             "import torch\n"
@@ -292,6 +300,16 @@ class PerItemTransfer(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # pieces of a host tensor moved one by one: move it once, then split
+        Invalid(
+            "import numpy as np\n"
+            "import torch\n"
+            "def upload(arr: np.ndarray, device):\n"
+            "    rows = torch.from_numpy(arr)\n"
+            "    return [r.to(device) for r in rows.split(1)]\n",
+            5,
+            13,
+        ),
         Invalid(
             "def f(patches, device):\n    return [p.to(device) for p in patches]\n",
             2,

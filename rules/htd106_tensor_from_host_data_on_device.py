@@ -108,7 +108,8 @@ class TensorFromHostDataOnDevice(Rule):
     message = "tensor built from Python data on the device: a blocking copy from pageable memory"
     prefilter = (b"device=",)
     candidates = (  # torch.tensor(data, device=...) in a function, data not a literal
-        f"def {called_as(CONSTRUCTORS)}(device=) arg Name|Call|List|Tuple|ListComp|BinOp|Subscript",
+        f"def {called_as(CONSTRUCTORS)}(device=) "
+        "arg Name|Call|List|Tuple|ListComp|BinOp|Subscript|Attribute",
     )
 
     valid = (

@@ -79,8 +79,9 @@ class ConstantTensorOnHotPath(Rule):
     fix_safety = FixSafety.SAFE
     fix_message = "Make the constant on the device with `torch.full`"
     prefilter = (b"device",)
-    candidates = (
-        "def .tensor|.as_tensor|tensor|as_tensor(device=) arg Literal|List|Tuple|UnaryOp|Call",
+    candidates = (  # numbers: literals, host numbers (names, sizes, arithmetic), tables
+        "def .tensor|.as_tensor|tensor|as_tensor(device=) "
+        "arg Literal|List|Tuple|UnaryOp|Call|Name|Attribute|Subscript|BinOp",
     )
 
     valid = (

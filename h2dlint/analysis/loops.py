@@ -34,7 +34,8 @@ Conservative by design (a false positive is as bad as a miss). Not gathering loo
   activations (``hidden_states``, ``latents``, ``logits``), which already live on an accelerator;
 - ``copy_`` into the loop's own items (distinct existing tensors) and row segments of one
   buffer (``gpu[i, :n].copy_(cpu[i, :n])``, the fix for a strided copy);
-- items the analysis proves already on a device, or tensors of a list made on one;
+- items the analysis proves already on a device, or tensors of a list made on one, and the
+  pieces of one tensor (``x.split(1)``) not proven on the host;
 - few-byte constants: ``torch.tensor(i)`` of a ``range`` index, ``torch.tensor([step])``.
 """
 
@@ -50,6 +51,7 @@ from h2dlint.analysis.copies import non_blocking_to_unnamed_device
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import (
+    SPLITTING_METHODS,
     Provenance,
     first_positional,
     host_named,
@@ -520,6 +522,17 @@ def iterable_excluded(
         return True
     # Rows of a tensor already on the device.
     if provenance.where(iterable, frame) is Where.DEVICE:
+        return True
+    # Pieces of one tensor (``x.split(1)``, ``x.unbind(0)``): one tensor that is not proven on
+    # the host is a model's output or state far more often than host data, and moving pieces
+    # of device memory is a gather between devices.
+    pieces = _iterated(iterable)
+    if (
+        isinstance(pieces, cst.Call)
+        and _method(pieces) in SPLITTING_METHODS
+        and isinstance(pieces.func, cst.Attribute)
+        and not provenance.where(pieces.func.value, frame).on_host
+    ):
         return True
     # Tensors of a list proven on a device (``norms = [g.norm() for g in grads]`` of device
     # gradients): moving them is a gather between devices.
