@@ -386,7 +386,7 @@ class ConstantTensorOnHotPath(Rule):
         if not hot and (
             hot_paths.test_module
             or host_side(self.context)
-            or occasional(self.context.path, ancestors)
+            or occasional(self.context.path, ancestors, cold=True)
         ):
             return
         if set_once(ancestors, self.context.module, provenance, frame):

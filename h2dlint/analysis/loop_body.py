@@ -21,6 +21,8 @@ OCCASIONAL_WORDS = frozenset(
         "checkpointing",
         "ckpt",
         "export",
+        "exporter",
+        "exporters",
         "convert",
         "conversion",
         "warmup",
@@ -41,6 +43,11 @@ OCCASIONAL_WORDS = frozenset(
 )
 
 
+# Words that say a function drives a loop of steps or a whole generation (it runs once around
+# them): judged only for code outside loops that no hot path reaches.
+DRIVER_WORDS = frozenset({"loop", "generate"})
+
+
 def in_loop_body(ancestors: Sequence[cst.CSTNode]) -> bool:
     """Inside a ``for``/``while`` body of the innermost function (not in a nested function,
     lambda or class, which the loop only defines)."""
@@ -53,16 +60,18 @@ def in_loop_body(ancestors: Sequence[cst.CSTNode]) -> bool:
     return False
 
 
-def occasional(path: str, ancestors: Sequence[cst.CSTNode]) -> bool:
+def occasional(path: str, ancestors: Sequence[cst.CSTNode], cold: bool = False) -> bool:
     """Whether the file (or its folder), or a function or class around the node, is named for
-    something that runs now and then (:data:`OCCASIONAL_WORDS`)."""
+    something that runs now and then (:data:`OCCASIONAL_WORDS`); for ``cold`` code (outside
+    loops, on no hot path), also for a driver of steps (:data:`DRIVER_WORDS`)."""
     words: set[str] = set()
     for part in path.replace("\\", "/").rsplit("/", 2)[-2:]:
         words |= name_words(part.removesuffix(".py"))
     for node in ancestors:
         if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
             words |= name_words(node.name.value)
-    return bool(words & OCCASIONAL_WORDS)
+    known = (OCCASIONAL_WORDS | DRIVER_WORDS) if cold else OCCASIONAL_WORDS
+    return bool(words & known)
 
 
 def set_once(
