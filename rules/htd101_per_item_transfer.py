@@ -56,8 +56,9 @@ class PerItemTransfer(ComprehensionVisits, Rule):
       call, a run-once guard (`if self.x is None:`): the copies cost once, at setup;
     - copies to a different device per item (a multi-GPU scatter), to another tensor's device
       (`h.to(x.device)`, `first = norms[0].device`), or to an offload device; activations
-      (`hidden_states`, `latents`, `logits`) and lists of tensors made on a device already live
-      on an accelerator, so their moves are not host-to-device copies;
+      (`hidden_states`, `latents`, `logits`), lists of tensors made on a device, and the pieces
+      of one tensor not proven on the host (`[h.to(dev) for h in out.split(1)]` of a model's
+      output) already live on an accelerator, so their moves are not host-to-device copies;
     - few-byte constants per item (`torch.tensor(i)` of a loop index, `torch.tensor([step])`):
       nothing worth batching;
     - row segments of one buffer (`gpu[i, :n].copy_(cpu[i, :n])`): together they are a

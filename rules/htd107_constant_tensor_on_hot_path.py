@@ -28,16 +28,34 @@ class ConstantTensorOnHotPath(Rule):
     Flags a constant tensor built from a Python number on an accelerator in code that runs per
     step or per request: `torch.tensor(0.0, device=dev)`, `torch.tensor([0], dtype=torch.int,
     device="cuda")`, `torch.as_tensor(1.0, device=x.device)`, in a hot function (a `forward`,
-    a `step`, what they call; see HTD202 for hot paths) or in the body of a loop.
+    a `step`, what they call; see HTD202 for hot paths) or in the body of a loop. A number is
+    a literal or a value the analysis proves a Python number: `float(x)`, `int(x)`, `len(x)`,
+    a size (`x.shape[1]`, `x.size(0)`, `x.numel()`), arithmetic of those, the counter of a
+    `for ... in range(...)` loop and names bound only to such values (`t = 1.0 + step * dt`).
+    A module-level table of numbers (`SPECIAL_TOKENS = [101, 102]`) made into a tensor per
+    call is flagged too (build it once, as a buffer).
 
-    Confidence: HIGH when the analysis resolves the device to an accelerator by value
-    (`"cuda"`, `x.device` of a device tensor); MEDIUM when only its name says so (`device`,
-    `self.device`): the message says the copy happens if that device is a GPU.
+    Outside hot paths and loops, a function that is not run-once still pays the copy on every
+    call (gradient-clipping helpers, metric computations, quantization helpers): flagged with
+    MEDIUM confidence where the device is proven (`"cuda"`, `torch.cuda.current_device()`) or
+    is the device of a tensor in hand (`x.device`, a name bound to it), not where only a name
+    (`device`, `self.device`) says so.
+
+    Confidence: HIGH on a hot path or in a loop when the analysis resolves the device to an
+    accelerator by value (`"cuda"`, `x.device` of a device tensor); MEDIUM when only its name
+    says so (`device`, `self.device`), or when the function is not known to run per step: the
+    message says what would make it certain.
 
     Not flagged: code that runs once (initializers, setup, module level, code under a run-once
-    guard), functions that are not hot outside loops, loops in test code (`test_utils`,
-    `testing` packages, `test_*.py`), data that is not a literal number (HTD106
-    judges Python data), tensors made with `pin_memory=`, and `torch.tensor(c).cuda()` (HTD301).
+    guard, `if X is None: X = ...` of a class attribute, a value made on a cache miss
+    `x = cache.get(k)` / `if x is None:`), branches run while exporting or tracing
+    (`if torch.onnx.is_in_onnx_export():`), code outside hot paths and loops in pipelines
+    (once per request, before the steps: nothing queued to wait for), in functions that drive
+    a loop (`*_loop`, `generate`) or whose name, class or file says they run now and then
+    (checkpoint saving, export, conversion, warm-up, profiling, benchmarks, logging, reports),
+    loops in test code (`test_utils`, `testing` packages, `test_*.py`), numbers the analysis
+    cannot prove (a parameter, a call's result: HTD106 judges data per step), tensors made with
+    `pin_memory=`, and `torch.tensor(c).cuda()` (HTD301).
 
     ## Why is this bad?
     PyTorch builds the tensor in pageable host memory and copies it to the device with a
@@ -67,7 +85,8 @@ class ConstantTensorOnHotPath(Rule):
 
     ## Fix safety
     The fix writes `torch.full((), c, ...)` for a number and `torch.full((1,), c, ...)` for a
-    list of one number, with the same `dtype=`, `device=` and `requires_grad=`. It is safe:
+    list of one number, with the same `dtype=`, `device=` and `requires_grad=`; none for a
+    module-level table. It is safe:
     `torch.full` infers the same dtype from the number as `torch.tensor` (`int64` for an int,
     the default float type for a float, `bool` for a bool), and shape and value are unchanged.
     No fix when the call has other keywords or arguments.
