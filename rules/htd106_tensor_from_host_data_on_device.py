@@ -16,6 +16,7 @@ from h2dlint.analysis.loop_body import (
     export_branch,
     in_loop_body,
     occasional,
+    per_batch_method,
     pipeline_code,
     set_once,
 )
@@ -222,6 +223,10 @@ class TensorFromHostDataOnDevice(Rule):
             "def build(meta, x):\n"
             "    return torch.tensor(meta.indices, device=x.device)\n"
         ),
+        # a short display of unknown values in a function that is not hot
+        Valid(
+            "import torch\ndef pack(scale, x):\n    return torch.tensor([scale], device=x.device)\n"
+        ),
         # a shape sent to other ranks: a few ints, like a short display
         Valid(
             "import torch\n"
@@ -409,6 +414,27 @@ class TensorFromHostDataOnDevice(Rule):
             3,
             12,
         ),
+        # an attention wrapper's plan runs once per batch: the metadata's lists and a short
+        # display of a computed scale are copied per step
+        Invalid(
+            "import torch\n"
+            "class Wrapper:\n"
+            "    def plan(self, metadata, scale, x):\n"
+            "        indptr = torch.tensor(metadata.kv_indptr, device=x.device)\n"
+            "        s = torch.tensor([scale], device=x.device)\n"
+            "        return indptr, s\n",
+            4,
+            18,
+        ),
+        Invalid(
+            "import torch\n"
+            "class Wrapper:\n"
+            "    def plan(self, metadata, scale, x):\n"
+            "        s = torch.tensor([scale], device=x.device)\n"
+            "        return s\n",
+            4,
+            13,
+        ),
         # data of unknown type on a hot path: a list in all but a device tensor's case (MEDIUM)
         Invalid(
             "import torch\n"
@@ -498,7 +524,17 @@ class TensorFromHostDataOnDevice(Rule):
         are no-ops and stay unflagged."""
         if provenance.qualify(call.func) != "torch.tensor":
             return False
-        if not isinstance(data, (cst.Name, cst.Attribute, cst.Subscript)):
+        if isinstance(data, (cst.List, cst.Tuple)):
+            # a short display of values of unknown type (``[scale]``); one of literals only is
+            # HTD107's constant
+            if not data.elements or not all(
+                isinstance(e, cst.Element) and isinstance(e.value, (cst.Name, cst.Attribute))
+                for e in data.elements
+            ):
+                return False
+            if all(host_scalar(provenance, e.value, frame) for e in data.elements):
+                return False
+        elif not isinstance(data, (cst.Name, cst.Attribute, cst.Subscript)):
             return False
         if host_scalar(provenance, data, frame) or tensor_shape(provenance, data, frame):
             return False  # a number or a shape: a few bytes (scalars are HTD107's)
@@ -518,7 +554,9 @@ class TensorFromHostDataOnDevice(Rule):
             return True
         if pipeline_code(self.context.path, ancestors):
             return False  # per request, before the steps: nothing queued to wait for
-        return hot_paths.why_hot_at(ancestors) is not None
+        return (
+            hot_paths.why_hot_at(ancestors) is not None or per_batch_method(ancestors) is not None
+        )
 
     def _empty(self, call: cst.Call, data: cst.BaseExpression) -> bool:
         """In the ``else`` of a test of the data's length, where it is empty."""

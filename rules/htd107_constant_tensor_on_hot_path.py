@@ -9,6 +9,7 @@ from h2dlint.analysis.loop_body import (
     export_branch,
     in_loop_body,
     occasional,
+    per_batch_method,
     pipeline_code,
     set_once,
 )
@@ -401,7 +402,11 @@ class ConstantTensorOnHotPath(Rule):
             return
         hot_paths = HotPaths.of(self.context)
         in_loop = in_loop_body(ancestors) and not hot_paths.test_module
-        hot = in_loop or hot_paths.why_hot_at(ancestors) is not None
+        hot = (
+            in_loop
+            or hot_paths.why_hot_at(ancestors) is not None
+            or per_batch_method(ancestors) is not None
+        )
         if not hot and (
             hot_paths.test_module
             or host_side(self.context)

@@ -155,3 +155,22 @@ def pipeline_code(path: str, ancestors: Sequence[cst.CSTNode]) -> bool:
             if any(n.endswith("Pipeline") for n in names):
                 return True
     return False
+
+
+# Methods of attention backends and their metadata builders that run once per batch, before
+# the model's forward: flashinfer's wrappers' ``plan``/``begin_forward``, serving engines'
+# ``init_forward_metadata``/``build_metadata``. Not hot paths by ``hot_paths``' entry points
+# (those are for syncs); for host copies, per batch is per step.
+PER_BATCH_METHODS = frozenset(
+    {"plan", "begin_forward", "init_forward_metadata", "build_metadata", "prepare_metadata"}
+)
+
+
+def per_batch_method(ancestors: Sequence[cst.CSTNode]) -> str | None:
+    """The name of the innermost function when it is one of :data:`PER_BATCH_METHODS`."""
+    for node in reversed(ancestors):
+        if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            if isinstance(node, cst.FunctionDef) and node.name.value in PER_BATCH_METHODS:
+                return node.name.value
+            return None
+    return None
