@@ -29,7 +29,8 @@ class ConstantTensorOnHotPath(Rule):
     Flags a constant tensor built from a Python number on an accelerator in code that runs per
     step or per request: `torch.tensor(0.0, device=dev)`, `torch.tensor([0], dtype=torch.int,
     device="cuda")`, `torch.as_tensor(1.0, device=x.device)`, in a hot function (a `forward`,
-    a `step`, what they call; see HTD202 for hot paths) or in the body of a loop. A number is
+    a `step`, what they call; see HTD202 for hot paths; an attention backend's per-batch
+    `plan`, `begin_forward`, `init_forward_metadata`) or in the body of a loop. A number is
     a literal or a value the analysis proves a Python number: `float(x)`, `int(x)`, `len(x)`,
     a size (`x.shape[1]`, `x.size(0)`, `x.numel()`), arithmetic of those, the counter of a
     `for ... in range(...)` loop and names bound only to such values (`t = 1.0 + step * dt`).
