@@ -53,7 +53,7 @@ class ConstantTensorOnHotPath(Rule):
     `x = cache.get(k)` / `if x is None:`), branches run while exporting or tracing
     (`if torch.onnx.is_in_onnx_export():`), code outside hot paths and loops in pipelines
     (once per request, before the steps: nothing queued to wait for), in functions that drive
-    a loop (`*_loop`, `generate`) or whose name, class or file says they run now and then
+    a loop (`*_loop`) or whose name, class or file says they run now and then
     (checkpoint saving, export, conversion, warm-up, profiling, benchmarks, logging, reports),
     loops in test code (`test_utils`, `testing` packages, `test_*.py`), numbers the analysis
     cannot prove (a parameter, a call's result: HTD106 judges data per step), tensors made with

@@ -43,9 +43,9 @@ OCCASIONAL_WORDS = frozenset(
 )
 
 
-# Words that say a function drives a loop of steps or a whole generation (it runs once around
+# Words that say a function drives a loop of steps (it runs once around
 # them): judged only for code outside loops that no hot path reaches.
-DRIVER_WORDS = frozenset({"loop", "generate"})
+DRIVER_WORDS = frozenset({"loop"})
 
 
 def in_loop_body(ancestors: Sequence[cst.CSTNode]) -> bool:
