@@ -6,6 +6,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 
+from decodeloop.features import move_features
 from decodeloop.metadata import build_step_meta
 from decodeloop.sampler import Sampler
 from decodeloop.staging import StagedTensor
@@ -25,6 +26,7 @@ class ModelRunner:
         self.input_ids.host[:n].copy_(torch.from_numpy(np.asarray(batch.token_ids)))  # expect-not: HTD102, HTD106
         input_ids = self.input_ids.upload(n)
         meta = build_step_meta(batch, self.device)
+        move_features(batch.mm_items, self.device)  # expect: HTD101
         # per-request features moved one at a time
         for req in batch.requests:
             req.embeds = req.embeds.to(self.device, non_blocking=True)  # expect: HTD101
