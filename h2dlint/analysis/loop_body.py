@@ -13,7 +13,7 @@ from h2dlint.analysis.targets import name_words
 
 # Words of a function, class or file name that say it runs now and then, not per step (checked
 # only where no hot path says otherwise): saving, converting and exporting checkpoints, warm-up,
-# profiling, benchmarks, logging and reports, offline data analysis.
+# profiling, benchmarks and scripts, logging and reports, offline data analysis.
 OCCASIONAL_WORDS = frozenset(
     {
         "save",
@@ -29,6 +29,8 @@ OCCASIONAL_WORDS = frozenset(
         "profile",
         "profiler",
         "benchmark",
+        "benchmarks",
+        "scripts",
         "finalize",
         "logging",
         "logger",
