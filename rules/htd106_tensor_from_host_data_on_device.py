@@ -41,9 +41,9 @@ class TensorFromHostDataOnDevice(Rule):
     value or by name (`device`, `self.device`, `x.device`).
 
     Per step (in a hot function, see HTD202, or an attention backend's per-batch `plan`,
-    `begin_forward`, `init_forward_metadata`, `build_metadata`) or per iteration of a loop, `torch.tensor(data,
-    device=...)` of a name, attribute or element whose type the analysis cannot prove
-    (`torch.tensor(batch.seq_lens, device=dev)`, `torch.tensor(metadata.kv_indptr, ...)`,
+    `begin_forward`, `init_forward_metadata`, `build_metadata`) or per iteration of a loop,
+    `torch.tensor(data, device=...)` of a name, attribute or element whose type the analysis
+    cannot prove (`torch.tensor(batch.seq_lens, device=dev)`, `torch.tensor(metadata.kv_indptr, ...)`,
     `torch.tensor(seq[:-1], ...)`, a short display of such values `torch.tensor([scale], ...)`)
     is flagged with MEDIUM confidence: it copies from the host in
     every case but a device tensor's (and `torch.tensor` of a tensor is discouraged by PyTorch

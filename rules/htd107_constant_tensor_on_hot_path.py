@@ -12,6 +12,7 @@ from h2dlint.analysis.loop_body import (
     per_batch_method,
     pipeline_code,
     set_once,
+    varies_with_loop,
 )
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance, first_positional, keyword
@@ -184,6 +185,13 @@ class ConstantTensorOnHotPath(Rule):
             "        if Scaler.scale is None:\n"
             "            Scaler.scale = torch.tensor(1.0, device=grad.device)\n"
             "        return grad * Scaler.scale\n"
+        ),
+        # one device after another: initialising each device once
+        Valid(
+            "import torch\n"
+            "def touch_devices(n):\n"
+            "    for i in range(n):\n"
+            "        _ = torch.tensor(0, device=torch.device('cuda', i))\n"
         ),
         # made on a cache miss only: once per device
         Valid(
@@ -420,6 +428,8 @@ class ConstantTensorOnHotPath(Rule):
             return
         if not hot and pipeline_code(self.context.path, ancestors):
             return  # per request, before the steps: nothing queued to wait for
+        if in_loop and varies_with_loop(device.value, ancestors):
+            return  # one device after another (initialising each), not one copy repeated
         target = provenance.device_target(device.value, frame, allocation=True)
         if target is not Target.DEVICE:
             return

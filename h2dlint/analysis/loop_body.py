@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.loops import names_in, target_names
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import name_words
 
@@ -176,3 +177,16 @@ def per_batch_method(ancestors: Sequence[cst.CSTNode]) -> str | None:
                 return node.name.value
             return None
     return None
+
+
+def varies_with_loop(node: cst.BaseExpression, ancestors: Sequence[cst.CSTNode]) -> bool:
+    """Whether ``node`` mentions a variable of a ``for`` loop around it in its function
+    (``torch.device("xpu", i)`` in ``for i in range(n)``): a different device, or a different
+    value, per iteration, not the same copy repeated."""
+    loop_names: set[str] = set()
+    for ancestor in reversed(ancestors):
+        if isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            break
+        if isinstance(ancestor, cst.For):
+            loop_names |= target_names(ancestor.target)
+    return bool(loop_names & names_in(node))
