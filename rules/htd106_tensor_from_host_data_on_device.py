@@ -43,14 +43,14 @@ class TensorFromHostDataOnDevice(Rule):
     Per step (in a hot function, see HTD202, or an attention backend's per-batch `plan`,
     `begin_forward`, `init_forward_metadata`, `build_metadata`) or per iteration of a loop,
     `torch.tensor(data, device=...)` of a name, attribute or element whose type the analysis
-    cannot prove (`torch.tensor(batch.seq_lens, device=dev)`, `torch.tensor(metadata.kv_indptr, ...)`,
-    `torch.tensor(seq[:-1], ...)`, a short display of such values `torch.tensor([scale], ...)`)
-    is flagged with MEDIUM confidence: it copies from the host in
-    every case but a device tensor's (and `torch.tensor` of a tensor is discouraged by PyTorch
-    itself). Not for `as_tensor`/`asarray`, which pass a device tensor through; not for data
-    proven a tensor, a shape (`x.shape`, a few ints) or a number (HTD107's); not in
-    pipeline code outside its loops, export or tracing branches, values made on a cache miss,
-    or code whose name says it runs now and then (logging, reports, checkpoint saving).
+    cannot prove (`torch.tensor(batch.seq_lens, device=dev)`, `torch.tensor(metadata.kv_indptr,
+    ...)`, `torch.tensor(seq[:-1], ...)`, a short display of such values `torch.tensor([scale],
+    ...)`) is flagged with MEDIUM confidence: it copies from the host in every case but a device
+    tensor's (and `torch.tensor` of a tensor is discouraged by PyTorch itself). Not for
+    `as_tensor`/`asarray`, which pass a device tensor through; not for data proven a tensor, a
+    shape (`x.shape`, a few ints) or a number (HTD107's); not in pipeline code outside its
+    loops, export or tracing branches, values made on a cache miss, or code whose name says it
+    runs now and then (logging, reports, checkpoint saving).
 
     Left alone, and why:
 
