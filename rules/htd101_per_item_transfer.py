@@ -56,8 +56,9 @@ class PerItemTransfer(ComprehensionVisits, Rule):
       call, a run-once guard (`if self.x is None:`): the copies cost once, at setup;
     - copies to a different device per item (a multi-GPU scatter), to another tensor's device
       (`h.to(x.device)`, `first = norms[0].device`), or to an offload device; activations
-      (`hidden_states`, `latents`, `logits`) and lists of tensors made on a device already live
-      on an accelerator, so their moves are not host-to-device copies;
+      (`hidden_states`, `latents`, `logits`), lists of tensors made on a device, and the pieces
+      of one tensor not proven on the host (`[h.to(dev) for h in out.split(1)]` of a model's
+      output) already live on an accelerator, so their moves are not host-to-device copies;
     - few-byte constants per item (`torch.tensor(i)` of a loop index, `torch.tensor([step])`):
       nothing worth batching;
     - row segments of one buffer (`gpu[i, :n].copy_(cpu[i, :n])`): together they are a
@@ -108,6 +109,14 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # pieces of one tensor that is not shown on the host (a model's output): a gather
+        # between devices
+        Valid(
+            "import torch\n"
+            "def gather(model, x, device):\n"
+            "    hidden = model(x)\n"
+            "    return [h.to(device) for h in hidden.split(1)]\n"
+        ),
         # a training loop: real work per item
         Valid(
             "import torch\n"
@@ -292,6 +301,16 @@ class PerItemTransfer(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # pieces of a host tensor moved one by one: move it once, then split
+        Invalid(
+            "import numpy as np\n"
+            "import torch\n"
+            "def upload(arr: np.ndarray, device):\n"
+            "    rows = torch.from_numpy(arr)\n"
+            "    return [r.to(device) for r in rows.split(1)]\n",
+            5,
+            13,
+        ),
         Invalid(
             "def f(patches, device):\n    return [p.to(device) for p in patches]\n",
             2,

@@ -235,6 +235,17 @@ class NonBlockingPageableCopy(Rule):
     )
     invalid = (
         Invalid("import torch\ny = torch.tensor([1, 2]).to('cuda', non_blocking=True)\n", 2, 5),
+        # position ids computed on the host from pieces of a meshgrid, then copied
+        Invalid(
+            "import torch\n"
+            "def position_ids(h, w, max_width, device):\n"
+            "    mesh = torch.meshgrid(torch.arange(h), torch.arange(w), indexing='ij')\n"
+            "    rows, cols = torch.stack(mesh, dim=-1).reshape(-1, 2).chunk(2, -1)\n"
+            "    ids = rows * max_width + cols\n"
+            "    return ids.to(device, non_blocking=True)\n",
+            6,
+            12,
+        ),
         # a join written into a pageable buffer with out=: HTD104 leaves joins with out= alone
         Invalid(
             "import torch\n"

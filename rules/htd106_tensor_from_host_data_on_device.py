@@ -3,11 +3,29 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.arguments import first_positional, keyword
-from h2dlint.analysis.host_data import host_sequence, host_side
+from h2dlint.analysis.facts import Where
+from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.host_data import (
+    host_scalar,
+    host_sequence,
+    host_side,
+    module_constant,
+    tensor_shape,
+)
+from h2dlint.analysis.hot_paths import HotPaths
+from h2dlint.analysis.loop_body import (
+    export_branch,
+    in_loop_body,
+    occasional,
+    per_batch_method,
+    pipeline_code,
+    set_once,
+)
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target
 from h2dlint.candidates import called_as
+from h2dlint.diagnostics import Confidence
 from h2dlint.rule import Invalid, Rule, Valid
 
 CONSTRUCTORS = frozenset({"torch.tensor", "torch.as_tensor", "torch.asarray"})
@@ -22,6 +40,18 @@ class TensorFromHostDataOnDevice(Rule):
     parameter annotated `np.ndarray`), or a local name bound only to such values (or to a list
     built up by `append`). The device counts when the analysis resolves it to an accelerator, by
     value or by name (`device`, `self.device`, `x.device`).
+
+    Per step (in a hot function, see HTD202, or an attention backend's per-batch `plan`,
+    `begin_forward`, `init_forward_metadata`, `build_metadata`) or per iteration of a loop,
+    `torch.tensor(data, device=...)` of a name, attribute or element whose type the analysis
+    cannot prove (`torch.tensor(batch.seq_lens, device=dev)`, `torch.tensor(metadata.kv_indptr,
+    ...)`, `torch.tensor(seq[:-1], ...)`, a short display of such values `torch.tensor([scale],
+    ...)`) is flagged with MEDIUM confidence: it copies from the host in every case but a device
+    tensor's (and `torch.tensor` of a tensor is discouraged by PyTorch itself). Not for
+    `as_tensor`/`asarray`, which pass a device tensor through; not for data proven a tensor, a
+    shape (`x.shape`, a few ints) or a number (HTD107's); not in pipeline code outside its
+    loops, export or tracing branches, values made on a cache miss, or code whose name says it
+    runs now and then (logging, reports, checkpoint saving).
 
     Left alone, and why:
 
@@ -92,7 +122,8 @@ class TensorFromHostDataOnDevice(Rule):
     message = "tensor built from Python data on the device: a blocking copy from pageable memory"
     prefilter = (b"device=",)
     candidates = (  # torch.tensor(data, device=...) in a function, data not a literal
-        f"def {called_as(CONSTRUCTORS)}(device=) arg Name|Call|List|Tuple|ListComp|BinOp|Subscript",
+        f"def {called_as(CONSTRUCTORS)}(device=) "
+        "arg Name|Call|List|Tuple|ListComp|BinOp|Subscript|Attribute",
     )
 
     valid = (
@@ -188,6 +219,47 @@ class TensorFromHostDataOnDevice(Rule):
         # a local function named like the torch one
         Valid(
             "def tensor(x, device): ...\ndef f(ids):\n    return tensor(list(ids), device='cuda')\n"
+        ),
+        # data of unknown type in a function that is not hot, outside a loop
+        Valid(
+            "import torch\n"
+            "def build(meta, x):\n"
+            "    return torch.tensor(meta.indices, device=x.device)\n"
+        ),
+        # a short display of unknown values in a function that is not hot
+        Valid(
+            "import torch\ndef pack(scale, x):\n    return torch.tensor([scale], device=x.device)\n"
+        ),
+        # a shape sent to other ranks: a few ints, like a short display
+        Valid(
+            "import torch\n"
+            "class M(torch.nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        shape = x.shape\n"
+            "        return torch.tensor(shape, device=x.device)\n"
+        ),
+        # a report that runs now and then, although it loops
+        Valid(
+            "import torch\n"
+            "def log_summary(records, device):\n"
+            "    for name, vals in records.items():\n"
+            "        lats = torch.tensor(vals, device=device)\n"
+            "        print(name, lats.max())\n"
+        ),
+        # as_tensor of what may already be a device tensor: no copy then
+        Valid(
+            "import torch\n"
+            "class M(torch.nn.Module):\n"
+            "    def forward(self, x, meta):\n"
+            "        return x[torch.as_tensor(meta.indices, device=x.device)]\n"
+        ),
+        # a device tensor: not a host copy
+        Valid(
+            "import torch\n"
+            "class M(torch.nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        y = torch.arange(4, device='cuda')\n"
+            "        return torch.tensor(y, device=x.device)\n"
         ),
     )
     invalid = (
@@ -345,6 +417,46 @@ class TensorFromHostDataOnDevice(Rule):
             3,
             12,
         ),
+        # an attention wrapper's plan runs once per batch: the metadata's lists and a short
+        # display of a computed scale are copied per step
+        Invalid(
+            "import torch\n"
+            "class Wrapper:\n"
+            "    def plan(self, metadata, scale, x):\n"
+            "        indptr = torch.tensor(metadata.kv_indptr, device=x.device)\n"
+            "        s = torch.tensor([scale], device=x.device)\n"
+            "        return indptr, s\n",
+            4,
+            18,
+        ),
+        Invalid(
+            "import torch\n"
+            "class Wrapper:\n"
+            "    def plan(self, metadata, scale, x):\n"
+            "        s = torch.tensor([scale], device=x.device)\n"
+            "        return s\n",
+            4,
+            13,
+        ),
+        # data of unknown type on a hot path: a list in all but a device tensor's case (MEDIUM)
+        Invalid(
+            "import torch\n"
+            "class M(torch.nn.Module):\n"
+            "    def forward(self, x, meta):\n"
+            "        return x[torch.tensor(meta.indices, device=x.device)]\n",
+            4,
+            18,
+            message_contains="certain if it is Python data",
+        ),
+        Invalid(
+            "import torch\n"
+            "def bias(input_ids, sequences):\n"
+            "    for seq in sequences:\n"
+            "        hit = torch.eq(input_ids, torch.tensor(seq[:-1], device=input_ids.device))\n"
+            "    return hit\n",
+            4,
+            35,
+        ),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -372,7 +484,8 @@ class TensorFromHostDataOnDevice(Rule):
             return  # module level: runs once
         if provenance.device_target(device.value, frame, allocation=True) is not Target.DEVICE:
             return
-        if not host_sequence(provenance, data, frame):
+        proven = host_sequence(provenance, data, frame)
+        if not proven and not self._maybe_host_data(node, data, provenance, frame):
             return
         if host_side(self.context) or self._empty(node, data):
             return
@@ -380,11 +493,72 @@ class TensorFromHostDataOnDevice(Rule):
             return  # setup, an initializer, a memoised value: runs once
         code = self.context.module.code_for_node(data)
         shown = "Python data" if len(code) > 30 or "\n" in code else f"`{code}`"
+        if proven:
+            self.report(
+                node,
+                f"tensor built from {shown} on the device: PyTorch stages it in pageable host "
+                "memory and copies it synchronously; build it into pinned memory and copy it "
+                "with `non_blocking=True`",
+            )
+            return
+        ancestors = self.context.ancestors
+        where = "in a loop" if in_loop_body(ancestors) else "on a hot path"
         self.report(
             node,
-            f"tensor built from {shown} on the device: PyTorch stages it in pageable host memory "
-            "and copies it synchronously; build it into pinned memory and copy it with "
-            "`non_blocking=True`",
+            f"tensor built from {shown} on the device {where} (certain if it is Python data or "
+            "a host array, not a device tensor): PyTorch stages it in pageable host memory and "
+            "copies it synchronously every time; build it into pinned memory and copy it with "
+            "`non_blocking=True`, or keep it on the device",
+            confidence=Confidence.MEDIUM,
+        )
+
+    def _maybe_host_data(
+        self,
+        call: cst.Call,
+        data: cst.BaseExpression,
+        provenance: Provenance,
+        frame: Frame,
+    ) -> bool:
+        """``torch.tensor(x, device=...)`` of a name, attribute or element whose type is
+        unknown, per step (a hot function) or per iteration (a loop): a Python list or number
+        or a host array in all but a device tensor's case, and ``torch.tensor`` of a tensor is
+        discouraged (PyTorch warns), so a copy from the host is what it does. Scalars that
+        :func:`host_scalar` proves are HTD107's; ``as_tensor``/``asarray`` of a device tensor
+        are no-ops and stay unflagged."""
+        if provenance.qualify(call.func) != "torch.tensor":
+            return False
+        if isinstance(data, (cst.List, cst.Tuple)):
+            # a short display of values of unknown type (``[scale]``); one of literals only is
+            # HTD107's constant
+            if not data.elements or not all(
+                isinstance(e, cst.Element) and isinstance(e.value, (cst.Name, cst.Attribute))
+                for e in data.elements
+            ):
+                return False
+            if all(host_scalar(provenance, e.value, frame) for e in data.elements):
+                return False
+        elif not isinstance(data, (cst.Name, cst.Attribute, cst.Subscript)):
+            return False
+        if host_scalar(provenance, data, frame) or tensor_shape(provenance, data, frame):
+            return False  # a number or a shape: a few bytes (scalars are HTD107's)
+        if isinstance(data, cst.Name) and module_constant(provenance, data) is not None:
+            return False  # a constant table: HTD107's
+        if provenance.where(data, frame) is not Where.UNKNOWN:
+            return False  # a tensor (on the device: no host copy; on the host: HTD301's)
+        ancestors = self.context.ancestors
+        hot_paths = HotPaths.of(self.context)
+        if hot_paths.test_module or occasional(self.context.path, ancestors):
+            return False
+        if set_once(ancestors, self.context.module, provenance, frame):
+            return False  # made on a cache miss
+        if export_branch(ancestors, self.context.module):
+            return False
+        if in_loop_body(ancestors):
+            return True
+        if pipeline_code(self.context.path, ancestors):
+            return False  # per request, before the steps: nothing queued to wait for
+        return (
+            hot_paths.why_hot_at(ancestors) is not None or per_batch_method(ancestors) is not None
         )
 
     def _empty(self, call: cst.Call, data: cst.BaseExpression) -> bool:

@@ -3,8 +3,18 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.arguments import first_positional, keyword
-from h2dlint.analysis.factories import numeric
+from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.host_data import host_scalar, host_side, module_constant
 from h2dlint.analysis.hot_paths import HotPaths
+from h2dlint.analysis.loop_body import (
+    export_branch,
+    in_loop_body,
+    occasional,
+    per_batch_method,
+    pipeline_code,
+    set_once,
+    varies_with_loop,
+)
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target, device_by_value
@@ -21,16 +31,35 @@ class ConstantTensorOnHotPath(Rule):
     Flags a constant tensor built from a Python number on an accelerator in code that runs per
     step or per request: `torch.tensor(0.0, device=dev)`, `torch.tensor([0], dtype=torch.int,
     device="cuda")`, `torch.as_tensor(1.0, device=x.device)`, in a hot function (a `forward`,
-    a `step`, what they call; see HTD202 for hot paths) or in the body of a loop.
+    a `step`, what they call; see HTD202 for hot paths; an attention backend's per-batch
+    `plan`, `begin_forward`, `init_forward_metadata`) or in the body of a loop. A number is
+    a literal or a value the analysis proves a Python number: `float(x)`, `int(x)`, `len(x)`,
+    a size (`x.shape[1]`, `x.size(0)`, `x.numel()`), arithmetic of those, the counter of a
+    `for ... in range(...)` loop and names bound only to such values (`t = 1.0 + step * dt`).
+    A module-level table of numbers (`SPECIAL_TOKENS = [101, 102]`) made into a tensor per
+    call is flagged too (build it once, as a buffer).
 
-    Confidence: HIGH when the analysis resolves the device to an accelerator by value
-    (`"cuda"`, `x.device` of a device tensor); MEDIUM when only its name says so (`device`,
-    `self.device`): the message says the copy happens if that device is a GPU.
+    Outside hot paths and loops, a function that is not run-once still pays the copy on every
+    call (gradient-clipping helpers, metric computations, quantization helpers): flagged with
+    MEDIUM confidence where the device is proven (`"cuda"`, `torch.cuda.current_device()`) or
+    is the device of a tensor in hand (`x.device`, a name bound to it), not where only a name
+    (`device`, `self.device`) says so.
+
+    Confidence: HIGH on a hot path or in a loop when the analysis resolves the device to an
+    accelerator by value (`"cuda"`, `x.device` of a device tensor); MEDIUM when only its name
+    says so (`device`, `self.device`), or when the function is not known to run per step: the
+    message says what would make it certain.
 
     Not flagged: code that runs once (initializers, setup, module level, code under a run-once
-    guard), functions that are not hot outside loops, loops in test code (`test_utils`,
-    `testing` packages, `test_*.py`), data that is not a literal number (HTD106
-    judges Python data), tensors made with `pin_memory=`, and `torch.tensor(c).cuda()` (HTD301).
+    guard, `if X is None: X = ...` of a class attribute, a value made on a cache miss
+    `x = cache.get(k)` / `if x is None:`), branches run while exporting or tracing
+    (`if torch.onnx.is_in_onnx_export():`), code outside hot paths and loops in pipelines
+    (once per request, before the steps: nothing queued to wait for), in functions that drive
+    a loop (`*_loop`) or whose name, class or file says they run now and then
+    (checkpoint saving, export, conversion, warm-up, profiling, benchmarks, logging, reports),
+    loops in test code (`test_utils`, `testing` packages, `test_*.py`), numbers the analysis
+    cannot prove (a parameter, a call's result: HTD106 judges data per step), tensors made with
+    `pin_memory=`, and `torch.tensor(c).cuda()` (HTD301).
 
     ## Why is this bad?
     PyTorch builds the tensor in pageable host memory and copies it to the device with a
@@ -60,7 +89,8 @@ class ConstantTensorOnHotPath(Rule):
 
     ## Fix safety
     The fix writes `torch.full((), c, ...)` for a number and `torch.full((1,), c, ...)` for a
-    list of one number, with the same `dtype=`, `device=` and `requires_grad=`. It is safe:
+    list of one number, with the same `dtype=`, `device=` and `requires_grad=`; none for a
+    module-level table. It is safe:
     `torch.full` infers the same dtype from the number as `torch.tensor` (`int64` for an int,
     the default float type for a float, `bool` for a bool), and shape and value are unchanged.
     No fix when the call has other keywords or arguments.
@@ -72,8 +102,9 @@ class ConstantTensorOnHotPath(Rule):
     fix_safety = FixSafety.SAFE
     fix_message = "Make the constant on the device with `torch.full`"
     prefilter = (b"device",)
-    candidates = (
-        "def .tensor|.as_tensor|tensor|as_tensor(device=) arg Literal|List|Tuple|UnaryOp|Call",
+    candidates = (  # numbers: literals, host numbers (names, sizes, arithmetic), tables
+        "def .tensor|.as_tensor|tensor|as_tensor(device=) "
+        "arg Literal|List|Tuple|UnaryOp|Call|Name|Attribute|Subscript|BinOp",
     )
 
     valid = (
@@ -144,6 +175,53 @@ class ConstantTensorOnHotPath(Rule):
             "class M(torch.nn.Module):\n"
             "    def forward(self, x):\n"
             "        return x * torch.tensor([1.0, 2.0], device=x.device)\n"
+        ),
+        # made on the first call only: a class attribute under an `is None` guard
+        Valid(
+            "import torch\n"
+            "class Scaler(torch.autograd.Function):\n"
+            "    scale = None\n"
+            "    @staticmethod\n"
+            "    def backward(ctx, grad):\n"
+            "        if Scaler.scale is None:\n"
+            "            Scaler.scale = torch.tensor(1.0, device=grad.device)\n"
+            "        return grad * Scaler.scale\n"
+        ),
+        # one device after another: initialising each device once
+        Valid(
+            "import torch\n"
+            "def touch_devices(n):\n"
+            "    for i in range(n):\n"
+            "        _ = torch.tensor(0, device=torch.device('cuda', i))\n"
+        ),
+        # made on a cache miss only: once per device
+        Valid(
+            "import torch\n"
+            "CACHE = {}\n"
+            "def sampler(device):\n"
+            "    fn = CACHE.get(device)\n"
+            "    if fn is None:\n"
+            "        one = torch.tensor(1.0, device=device)\n"
+            "        fn = CACHE[device] = one.exp\n"
+            "    return fn\n"
+        ),
+        # not hot, and saving a checkpoint runs now and then
+        Valid(
+            "import torch\n"
+            "def save_checkpoint_finalize(failures):\n"
+            "    flag = torch.tensor([int(len(failures) > 0)], device='cuda')\n"
+            "    return flag\n"
+        ),
+        # a number the analysis cannot prove (a parameter) in a function that is not hot
+        Valid("import torch\ndef scale(x, n):\n    return x / torch.tensor(n, device=x.device)\n"),
+        # a module-level table made into a tensor once, at construction
+        Valid(
+            "import torch\n"
+            "SPECIAL = [101, 102]\n"
+            "class M(torch.nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.register_buffer('special', torch.tensor(SPECIAL, device='cuda'))\n"
         ),
     )
     invalid = (
@@ -252,6 +330,61 @@ class ConstantTensorOnHotPath(Rule):
             "        b = batches.pop()\n"
             "        model(b, torch.full((), 1, device='cuda'))\n",
         ),
+        # not hot by any name, but a blocking copy on every call: MEDIUM
+        Invalid(
+            "import torch\n"
+            "def grad_norm(grads):\n"
+            "    buf = torch.tensor([0], dtype=torch.int, device='cuda')\n"
+            "    return buf\n",
+            3,
+            11,
+            expected_fix="import torch\n"
+            "def grad_norm(grads):\n"
+            "    buf = torch.full((1,), 0, dtype=torch.int, device='cuda')\n"
+            "    return buf\n",
+            message_contains="certain if this function runs per step",
+        ),
+        # a Python number computed on the host: `float(...)`, for the device of data in hand
+        Invalid(
+            "import torch\n"
+            "def qparams(lo, hi, qmin, qmax):\n"
+            "    return (hi - lo) / torch.tensor(float(qmax - qmin), device=lo.device)\n",
+            3,
+            24,
+            expected_fix="import torch\n"
+            "def qparams(lo, hi, qmin, qmax):\n"
+            "    return (hi - lo) / torch.full((), float(qmax - qmin), device=lo.device)\n",
+        ),
+        # per denoising step: a number made of the loop's counter
+        Invalid(
+            "import torch\n"
+            "def sample(model, x, num_steps, device):\n"
+            "    dt = -1.0 / num_steps\n"
+            "    for step in range(num_steps):\n"
+            "        t = 1.0 + step * dt\n"
+            "        x = model(x, torch.tensor(t, dtype=torch.float32, device=device))\n"
+            "    return x\n",
+            6,
+            22,
+            expected_fix="import torch\n"
+            "def sample(model, x, num_steps, device):\n"
+            "    dt = -1.0 / num_steps\n"
+            "    for step in range(num_steps):\n"
+            "        t = 1.0 + step * dt\n"
+            "        x = model(x, torch.full((), t, dtype=torch.float32, device=device))\n"
+            "    return x\n",
+        ),
+        # a module-level table copied on every forward: build it once (no automatic fix)
+        Invalid(
+            "import torch\n"
+            "SPECIAL = [101, 102, 103]\n"
+            "class M(torch.nn.Module):\n"
+            "    def forward(self, ids):\n"
+            "        return torch.isin(ids, torch.tensor(SPECIAL, device=ids.device))\n",
+            5,
+            32,
+            message_contains="module-level `SPECIAL`",
+        ),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -259,8 +392,7 @@ class ConstantTensorOnHotPath(Rule):
         if device is None or keyword(node, "pin_memory") is not None:
             return
         data = first_positional(node)
-        fill = _constant(data) if data is not None else None
-        if fill is None:
+        if data is None:
             return
         provenance = Provenance.of(self.context)
         if provenance.qualify(node.func) not in CONSTRUCTORS:
@@ -268,20 +400,62 @@ class ConstantTensorOnHotPath(Rule):
         frame = provenance.current_frame()
         if not isinstance(frame.function, cst.FunctionDef):
             return  # module level: runs once
+        fill = _constant(data, provenance, frame)
+        table = None
+        if fill is None:
+            if isinstance(data, cst.Name):
+                table = data.value if module_constant(provenance, data) is not None else None
+            if table is None:
+                return
         ancestors = self.context.ancestors
         if RunOnce.of(self.context).code(ancestors):
             return
         hot_paths = HotPaths.of(self.context)
-        in_loop = _in_loop(ancestors) and not hot_paths.test_module
-        if not in_loop and hot_paths.why_hot_at(ancestors) is None:
+        in_loop = in_loop_body(ancestors) and not hot_paths.test_module
+        hot = (
+            in_loop
+            or hot_paths.why_hot_at(ancestors) is not None
+            or per_batch_method(ancestors) is not None
+        )
+        if not hot and (
+            hot_paths.test_module
+            or host_side(self.context)
+            or occasional(self.context.path, ancestors, cold=True)
+        ):
             return
+        if set_once(ancestors, self.context.module, provenance, frame):
+            return
+        if export_branch(ancestors, self.context.module):
+            return
+        if not hot and pipeline_code(self.context.path, ancestors):
+            return  # per request, before the steps: nothing queued to wait for
+        if in_loop and varies_with_loop(device.value, ancestors):
+            return  # one device after another (initialising each), not one copy repeated
         target = provenance.device_target(device.value, frame, allocation=True)
         if target is not Target.DEVICE:
             return
         by_value = device_by_value(device.value, provenance, frame)
-        where = "in a loop" if in_loop else "on a hot path"
+        if not hot and not by_value and not _tensor_device(device.value, provenance, frame):
+            return  # two facts inferred: that it runs often, and that the name is a GPU
+        where = "in a loop" if in_loop else "on a hot path" if hot else "per call"
         code = self.context.module.code_for_node(device.value)
-        certain = "" if by_value else f" (certain if `{code}` is a GPU, as its name says)"
+        doubts = []
+        if not by_value:
+            doubts.append(f"`{code}` is a GPU, as its name says")
+        if not hot:
+            doubts.append("this function runs per step or per request")
+        certain = f" (certain if {' and '.join(doubts)})" if doubts else ""
+        if table is not None:
+            self.report(
+                node,
+                f"constant tensor built from the module-level `{table}` on the device "
+                f"{where}{certain}: a blocking copy from pageable memory waits for the stream "
+                "every time; build it once (a buffer of the module, or a cached tensor per "
+                "device)",
+                confidence=Confidence.HIGH if by_value and hot else Confidence.MEDIUM,
+            )
+            return
+        assert fill is not None
         full = _full(node, fill)
         self.report(
             node,
@@ -289,33 +463,42 @@ class ConstantTensorOnHotPath(Rule):
             "blocking copy from pageable memory waits for the stream every time; make it on "
             "the device with `torch.full`, or pass the number itself",
             replacements=[(node, full)] if full is not None else (),
-            confidence=Confidence.HIGH if by_value else Confidence.MEDIUM,
+            confidence=Confidence.HIGH if by_value and hot else Confidence.MEDIUM,
         )
 
 
-def _constant(node: cst.BaseExpression) -> tuple[str, cst.BaseExpression] | None:
-    """``("()", c)`` for a number ``c``, ``("(1,)", c)`` for ``[c]``; None otherwise."""
-    if numeric(node):
+def _constant(
+    node: cst.BaseExpression, provenance: Provenance, frame: Frame
+) -> tuple[str, cst.BaseExpression] | None:
+    """``("()", c)`` for a Python number ``c``, ``("(1,)", c)`` for ``[c]``; None otherwise.
+    A number is a literal or what :func:`host_scalar` proves one (``float(x)``,
+    ``x.shape[1]``, ``1.0 + step * dt`` of a ``range`` loop)."""
+    if host_scalar(provenance, node, frame):
         return "()", node
     if (
         isinstance(node, (cst.List, cst.Tuple))
         and len(node.elements) == 1
         and not isinstance(node.elements[0], cst.StarredElement)
-        and numeric(node.elements[0].value)
+        and host_scalar(provenance, node.elements[0].value, frame)
     ):
         return "(1,)", node.elements[0].value
     return None
 
 
-def _in_loop(ancestors: list[cst.CSTNode]) -> bool:
-    """Inside a ``for``/``while`` body of the innermost function."""
-    for i in range(len(ancestors) - 1, 0, -1):
-        parent, child = ancestors[i - 1], ancestors[i]
-        if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            return False
-        if isinstance(parent, (cst.For, cst.While)) and child is parent.body:
-            return True
-    return False
+def _tensor_device(node: cst.BaseExpression, provenance: Provenance, frame: Frame) -> bool:
+    """``x.device`` of a tensor other than ``self``, or a local name bound only to one: the
+    device of data the function works on (a device name such as ``device`` or
+    ``self.device`` may be a CPU)."""
+    if isinstance(node, cst.Name):
+        reaching = provenance.bindings(frame).reaching_bindings(node)
+        return bool(reaching) and all(
+            b.value is not None and _tensor_device(b.value, provenance, frame) for b in reaching
+        )
+    return (
+        isinstance(node, cst.Attribute)
+        and node.attr.value == "device"
+        and not (isinstance(node.value, cst.Name) and node.value.value == "self")
+    )
 
 
 def _full(call: cst.Call, fill: tuple[str, cst.BaseExpression]) -> cst.Call | None:

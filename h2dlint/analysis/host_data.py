@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from h2dlint.analysis.factories import numeric
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import MAX_DEPTH, Provenance
 
@@ -142,3 +143,166 @@ def _holds_nothing(node: cst.List | cst.Tuple) -> bool:
         isinstance(e.value, (cst.List, cst.Tuple)) and _holds_nothing(e.value)
         for e in node.elements
     )
+
+
+# Builtins and ``math`` functions that return a Python number, whatever they are given (a
+# device tensor given to ``float``/``int`` syncs there, but the result is on the host).
+SCALAR_BUILTINS = frozenset({"float", "int", "len", "bool", "round"})
+# Tensor methods and attributes that return Python numbers (sizes, not data).
+SIZE_METHODS = frozenset({"numel", "dim", "element_size", "nelement", "ndimension"})
+SIZE_ATTRIBUTES = frozenset({"ndim"})
+
+
+def host_scalar(
+    provenance: Provenance, node: cst.BaseExpression, frame: Frame, depth: int = 0
+) -> bool:
+    """Whether ``node`` is provably a Python number (never a tensor): a literal, ``float(x)``,
+    ``int(x)``, ``len(x)``, a ``math`` call, a size (``x.shape[i]``, ``x.size(i)``,
+    ``x.numel()``), arithmetic of those, the variable of a ``for ... in range(...)`` loop, or a
+    local or module-level name bound only to such values."""
+    if depth > MAX_DEPTH:
+        return False
+    if numeric(node):
+        return True
+    if isinstance(node, cst.UnaryOperation):
+        return host_scalar(provenance, node.expression, frame, depth + 1)
+    if isinstance(node, cst.BinaryOperation):
+        if isinstance(node.operator, cst.MatrixMultiply):
+            return False
+        return host_scalar(provenance, node.left, frame, depth + 1) and host_scalar(
+            provenance, node.right, frame, depth + 1
+        )
+    if isinstance(node, cst.Call):
+        func = node.func
+        if isinstance(func, cst.Name) and func.value in SCALAR_BUILTINS:
+            return not provenance.bindings(frame).of(func.value)
+        if isinstance(func, cst.Attribute):
+            if func.attr.value in SIZE_METHODS and not node.args:
+                return True
+            if func.attr.value == "size" and len(node.args) == 1 and not node.args[0].keyword:
+                return True
+        qualified = provenance.qualify(func)
+        return qualified is not None and qualified.startswith("math.")
+    if isinstance(node, cst.Attribute):
+        return node.attr.value in SIZE_ATTRIBUTES
+    if isinstance(node, cst.Subscript):
+        # ``x.shape[i]`` (not a slice: ``x.shape[1:]`` is a torch.Size)
+        value = node.value
+        return (
+            isinstance(value, cst.Attribute)
+            and value.attr.value == "shape"
+            and len(node.slice) == 1
+            and isinstance(node.slice[0].slice, cst.Index)
+        )
+    if isinstance(node, cst.Name):
+        return _scalar_name(provenance, node, frame, depth)
+    return False
+
+
+def _scalar_name(provenance: Provenance, name: cst.Name, frame: Frame, depth: int) -> bool:
+    reaching = provenance.bindings(frame).reaching_bindings(name)
+    if not reaching:
+        if isinstance(frame.function, cst.Module):
+            return False
+        return module_constant(provenance, name) is not None and all(
+            numeric(v) for v in _module_values(provenance, name)
+        )
+    bindings = provenance.bindings(frame)
+    for binding in reaching:
+        if binding.value is not None:
+            if not host_scalar(provenance, binding.value, frame, depth + 1):
+                return False
+        elif binding.statement is bindings.root:
+            if not _range_bound(frame, name.value):
+                return False  # a parameter: a number only if a ``range`` takes it
+        elif not _range_target(binding.statement, name.value):
+            return False
+    return True
+
+
+def _range_bound(frame: Frame, name: str) -> bool:
+    """``range(name)`` or ``range(..., name)`` somewhere in the function: ``name`` counts
+    steps, an ``int``."""
+    function = frame.function
+    if not isinstance(function, cst.FunctionDef):
+        return False
+    for call in _calls(function):
+        if (
+            isinstance(call.func, cst.Name)
+            and call.func.value == "range"
+            and any(isinstance(a.value, cst.Name) and a.value.value == name for a in call.args)
+        ):
+            return True
+    return False
+
+
+def _calls(node: cst.CSTNode) -> list[cst.Call]:
+    found: list[cst.Call] = []
+
+    class _Collect(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            found.append(call)
+
+    node.visit(_Collect())
+    return found
+
+
+def _range_target(statement: cst.CSTNode, name: str) -> bool:
+    """``for name in range(...)``."""
+    return (
+        isinstance(statement, cst.For)
+        and isinstance(statement.target, cst.Name)
+        and statement.target.value == name
+        and isinstance(statement.iter, cst.Call)
+        and isinstance(statement.iter.func, cst.Name)
+        and statement.iter.func.value == "range"
+    )
+
+
+def _module_values(provenance: Provenance, name: cst.Name) -> list[cst.BaseExpression]:
+    module_frame = Frame(provenance.context.module)
+    values = provenance.bindings(module_frame).of(name.value)
+    return [v for v in values if v is not None] if all(v is not None for v in values) else []
+
+
+def module_constant(provenance: Provenance, name: cst.Name) -> cst.BaseExpression | None:
+    """The literal a module-level name is bound to, once, when a function reads it without
+    binding it: a number, or a list or tuple of numbers (``SPECIAL_TOKENS = [101, 102]``).
+    None otherwise (rebound, imported, computed)."""
+    values = _module_values(provenance, name)
+    if len(values) != 1:
+        return None
+    value = values[0]
+    if numeric(value):
+        return value
+    if (
+        isinstance(value, (cst.List, cst.Tuple))
+        and value.elements
+        and all(not isinstance(e, cst.StarredElement) and numeric(e.value) for e in value.elements)
+    ):
+        return value
+    return None
+
+
+def tensor_shape(
+    provenance: Provenance, node: cst.BaseExpression, frame: Frame, depth: int = 0
+) -> bool:
+    """``x.shape``, ``x.size()`` (a ``torch.Size``: a few ints), or a local name bound only to
+    one."""
+    if depth > MAX_DEPTH:
+        return False
+    if isinstance(node, cst.Attribute):
+        return node.attr.value == "shape"
+    if isinstance(node, cst.Call):
+        return (
+            isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == "size"
+            and not node.args
+        )
+    if isinstance(node, cst.Name):
+        reaching = provenance.bindings(frame).reaching_bindings(node)
+        return bool(reaching) and all(
+            b.value is not None and tensor_shape(provenance, b.value, frame, depth + 1)
+            for b in reaching
+        )
+    return False

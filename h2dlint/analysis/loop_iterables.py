@@ -19,6 +19,7 @@ from h2dlint.analysis.loop_transfers import (
     calls_in,
 )
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.provenance.common import SPLITTING_METHODS
 from h2dlint.analysis.targets import name_words
 
 
@@ -113,6 +114,17 @@ def iterable_excluded(
         return True
     # Rows of a tensor already on the device.
     if provenance.where(iterable, frame) is Where.DEVICE:
+        return True
+    # Pieces of one tensor (``x.split(1)``, ``x.unbind(0)``): one tensor that is not proven on
+    # the host is a model's output or state far more often than host data, and moving pieces
+    # of device memory is a gather between devices.
+    pieces = _iterated(iterable)
+    if (
+        isinstance(pieces, cst.Call)
+        and _method(pieces) in SPLITTING_METHODS
+        and isinstance(pieces.func, cst.Attribute)
+        and not provenance.where(pieces.func.value, frame).on_host
+    ):
         return True
     # Tensors of a list proven on a device (``norms = [g.norm() for g in grads]`` of device
     # gradients): moving them is a gather between devices.

@@ -34,7 +34,8 @@ Conservative by design (a false positive is as bad as a miss). Not gathering loo
   activations (``hidden_states``, ``latents``, ``logits``), which already live on an accelerator;
 - ``copy_`` into the loop's own items (distinct existing tensors) and row segments of one
   buffer (``gpu[i, :n].copy_(cpu[i, :n])``, the fix for a strided copy);
-- items the analysis proves already on a device, or tensors of a list made on one;
+- items the analysis proves already on a device, or tensors of a list made on one, and the
+  pieces of one tensor (``x.split(1)``) not proven on the host;
 - few-byte constants: ``torch.tensor(i)`` of a ``range`` index, ``torch.tensor([step])``.
 """
 

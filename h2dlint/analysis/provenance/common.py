@@ -16,6 +16,7 @@ from h2dlint.analysis.facts import (
 )
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.targets import Target, device_target
+from h2dlint.imports import dotted_name
 
 MAX_DEPTH = 12
 # Annotations that say: a numpy array.
@@ -127,6 +128,26 @@ def annotation_is(
 
 # Methods of a tensor that return a sequence of tensors on its device.
 SPLITTING_METHODS = frozenset({"split", "chunk", "unbind", "tensor_split", "split_with_sizes"})
+# Functions that return one tensor per tensor given, on their device.
+BROADCASTING_FUNCTIONS = frozenset({"torch.meshgrid", "torch.broadcast_tensors"})
+
+
+def unpacked_split(statement: cst.SimpleStatementLine) -> cst.Call | None:
+    """The split in ``a, b = t.chunk(2)`` / ``h, w = torch.meshgrid(...)``, or None."""
+    if len(statement.body) != 1 or not isinstance(statement.body[0], cst.Assign):
+        return None
+    assign = statement.body[0]
+    value = assign.value
+    if not isinstance(value, cst.Call) or not all(
+        isinstance(t.target, (cst.Tuple, cst.List)) for t in assign.targets
+    ):
+        return None
+    func = value.func
+    if isinstance(func, cst.Attribute) and func.attr.value in SPLITTING_METHODS:
+        return value
+    if dotted_name(func) in BROADCASTING_FUNCTIONS:
+        return value
+    return None
 
 
 @dataclass(frozen=True)

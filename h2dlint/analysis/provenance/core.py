@@ -35,6 +35,7 @@ from h2dlint.analysis.provenance.common import (
     MAX_DEPTH,
     _is_none,
     _Memo,
+    unpacked_split,
 )
 from h2dlint.analysis.views import subscript_fact
 from h2dlint.context import FileContext, SharedKey
@@ -186,7 +187,17 @@ class Provenance(CallFacts):
 
     def _loop_item(self, name: cst.Name, statement: cst.CSTNode, frame: Frame, depth: int) -> Fact:
         """An item of a ``for`` loop: a batch of a ``DataLoader(..., pin_memory=True)`` is
-        pinned (its worker pins every batch); anything else is unknown."""
+        pinned (its worker pins every batch); a piece unpacked from a split of a tensor
+        (``a, b = t.chunk(2)``, ``h, w = torch.meshgrid(x, y)``) is where the tensor is;
+        anything else is unknown."""
+        if isinstance(statement, cst.SimpleStatementLine):
+            unpacked = unpacked_split(statement)
+            if unpacked is None:
+                return UNKNOWN_FACT
+            if isinstance(unpacked.func, cst.Attribute):  # a split: views of the tensor
+                return self.fact(unpacked.func.value, frame, depth + 1).view(None)
+            where = self.sequence_where(unpacked, frame, depth + 1)
+            return Fact(where, False, None) if where is not Where.UNKNOWN else UNKNOWN_FACT
         if not isinstance(statement, cst.For):
             return UNKNOWN_FACT
         target: cst.BaseExpression = statement.target

@@ -1,0 +1,192 @@
+"""How often a line runs, beyond hot paths and run-once code (HTD106, HTD107): inside a loop of
+its own function, in code whose name says it runs now and then, or on a cache miss only."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.loop_transfers import names_in, target_names
+from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.targets import name_words
+
+# Words of a function, class or file name that say it runs now and then, not per step (checked
+# only where no hot path says otherwise): saving, converting and exporting checkpoints, warm-up,
+# profiling, benchmarks and scripts, logging and reports, offline data analysis.
+OCCASIONAL_WORDS = frozenset(
+    {
+        "save",
+        "checkpoint",
+        "checkpointing",
+        "ckpt",
+        "export",
+        "exporter",
+        "exporters",
+        "convert",
+        "conversion",
+        "warmup",
+        "profile",
+        "profiler",
+        "benchmark",
+        "benchmarks",
+        "scripts",
+        "finalize",
+        "logging",
+        "logger",
+        "report",
+        "summary",
+        "summarize",
+        "dump",
+        "debug",
+        "digest",
+        "analyzer",
+    }
+)
+
+
+# Words that say a function drives a loop of steps (it runs once around
+# them): judged only for code outside loops that no hot path reaches.
+DRIVER_WORDS = frozenset({"loop"})
+
+
+def in_loop_body(ancestors: Sequence[cst.CSTNode]) -> bool:
+    """Inside a ``for``/``while`` body of the innermost function (not in a nested function,
+    lambda or class, which the loop only defines)."""
+    for i in range(len(ancestors) - 1, 0, -1):
+        parent, child = ancestors[i - 1], ancestors[i]
+        if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            return False
+        if isinstance(parent, (cst.For, cst.While)) and child is parent.body:
+            return True
+    return False
+
+
+def occasional(path: str, ancestors: Sequence[cst.CSTNode], cold: bool = False) -> bool:
+    """Whether the file (or its folder), or a function or class around the node, is named for
+    something that runs now and then (:data:`OCCASIONAL_WORDS`); for ``cold`` code (outside
+    loops, on no hot path), also for a driver of steps (:data:`DRIVER_WORDS`)."""
+    words: set[str] = set()
+    for part in path.replace("\\", "/").rsplit("/", 2)[-2:]:
+        words |= name_words(part.removesuffix(".py"))
+    for node in ancestors:
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            words |= name_words(node.name.value)
+    known = (OCCASIONAL_WORDS | DRIVER_WORDS) if cold else OCCASIONAL_WORDS
+    return bool(words & known)
+
+
+def set_once(
+    ancestors: Sequence[cst.CSTNode],
+    module: cst.Module,
+    provenance: Provenance,
+    frame: Frame,
+) -> bool:
+    """Under ``if X is None:`` where the statement assigns ``X`` (also a class attribute
+    ``Cls.attr``, which run-once guards of ``self`` do not cover), or where ``X`` is a local
+    name bound to a cache lookup ``cache.get(key)``: the value is made on a cache miss only."""
+    statement = next(
+        (n for n in reversed(ancestors) if isinstance(n, cst.SimpleStatementLine)), None
+    )
+    target = None
+    if statement is not None and len(statement.body) == 1:
+        assign = statement.body[0]
+        if isinstance(assign, cst.Assign) and len(assign.targets) == 1:
+            target = module.code_for_node(assign.targets[0].target)
+    for node in ancestors:
+        if not (
+            isinstance(node, cst.If)
+            and isinstance(node.test, cst.Comparison)
+            and len(node.test.comparisons) == 1
+            and isinstance(node.test.comparisons[0].operator, cst.Is)
+            and isinstance(node.test.comparisons[0].comparator, cst.Name)
+            and node.test.comparisons[0].comparator.value == "None"
+        ):
+            continue
+        tested = node.test.left
+        if target is not None and module.code_for_node(tested) == target:
+            return True
+        if isinstance(tested, cst.Name) and _cache_lookup(tested, provenance, frame):
+            return True
+    return False
+
+
+def _cache_lookup(name: cst.Name, provenance: Provenance, frame: Frame) -> bool:
+    """``name`` is bound (somewhere in the function) to ``<mapping>.get(key)``."""
+    values = provenance.bindings(frame).of(name.value)
+    return any(
+        isinstance(v, cst.Call)
+        and isinstance(v.func, cst.Attribute)
+        and v.func.attr.value == "get"
+        and len(v.args) == 1
+        for v in values
+        if v is not None
+    )
+
+
+# Words of a test that guards code run only while exporting or tracing a model.
+EXPORT_TESTS = ("onnx", "is_tracing", "is_scripting", "is_exporting", "is_compiling")
+
+
+def export_branch(ancestors: Sequence[cst.CSTNode], module: cst.Module) -> bool:
+    """In the body of ``if torch.onnx.is_in_onnx_export():`` (or a test of tracing or
+    scripting): the tensors are part of the exported graph, not per-step copies."""
+    for i in range(len(ancestors) - 1):
+        node, child = ancestors[i], ancestors[i + 1]
+        if isinstance(node, cst.If) and child is node.body:
+            test = module.code_for_node(node.test)
+            if any(word in test for word in EXPORT_TESTS):
+                return True
+    return False
+
+
+def pipeline_code(path: str, ancestors: Sequence[cst.CSTNode]) -> bool:
+    """A method of a pipeline (a class whose name or a base's ends with ``Pipeline``) or a
+    function of a ``pipelines/<name>/pipeline_*.py`` module: it runs once per request, around
+    the loop of steps, when nothing is queued on the device (see ``hot_paths``)."""
+    parts = path.replace("\\", "/").rsplit("/", 2)
+    if len(parts) == 3 and parts[0].endswith("pipelines") and parts[2].startswith("pipeline_"):
+        return True  # diffusers' layout: pipelines/<name>/pipeline_<name>.py
+    for node in ancestors:
+        if isinstance(node, cst.ClassDef):
+            names = [node.name.value] + [
+                b.value.attr.value if isinstance(b.value, cst.Attribute) else b.value.value
+                for b in node.bases
+                if isinstance(b.value, (cst.Name, cst.Attribute))
+            ]
+            if any(n.endswith("Pipeline") for n in names):
+                return True
+    return False
+
+
+# Methods of attention backends and their metadata builders that run once per batch, before
+# the model's forward: flashinfer's wrappers' ``plan``/``begin_forward``, serving engines'
+# ``init_forward_metadata``/``build_metadata``. Not hot paths by ``hot_paths``' entry points
+# (those are for syncs); for host copies, per batch is per step.
+PER_BATCH_METHODS = frozenset(
+    {"plan", "begin_forward", "init_forward_metadata", "build_metadata", "prepare_metadata"}
+)
+
+
+def per_batch_method(ancestors: Sequence[cst.CSTNode]) -> str | None:
+    """The name of the innermost function when it is one of :data:`PER_BATCH_METHODS`."""
+    for node in reversed(ancestors):
+        if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            if isinstance(node, cst.FunctionDef) and node.name.value in PER_BATCH_METHODS:
+                return node.name.value
+            return None
+    return None
+
+
+def varies_with_loop(node: cst.BaseExpression, ancestors: Sequence[cst.CSTNode]) -> bool:
+    """Whether ``node`` mentions a variable of a ``for`` loop around it in its function
+    (``torch.device("xpu", i)`` in ``for i in range(n)``): a different device, or a different
+    value, per iteration, not the same copy repeated."""
+    loop_names: set[str] = set()
+    for ancestor in reversed(ancestors):
+        if isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            break
+        if isinstance(ancestor, cst.For):
+            loop_names |= target_names(ancestor.target)
+    return bool(loop_names & names_in(node))
