@@ -428,6 +428,7 @@ class TensorFromHostDataOnDevice(Rule):
             "        return indptr, s\n",
             4,
             18,
+            also_at=((5, 13),),  # the display of the scale
         ),
         Invalid(
             "import torch\n"
