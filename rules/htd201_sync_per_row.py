@@ -7,24 +7,11 @@ from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.syncs import (
-    SYNC_BUILTINS,
-    TEST_METHODS,
-    RowLoop,
-    RowReduction,
-    Walk,
-    is_tensor,
-    iteration_syncs,
-    list_row_reduction,
-    on_host_by_name,
-    reads_row,
-    row_loop,
-    row_syncs,
-    tensor_row_reduction,
-    value_where,
-    walks_its_rows,
-    with_derived,
-)
+from h2dlint.analysis.row_reductions import RowReduction, list_row_reduction, tensor_row_reduction
+from h2dlint.analysis.sync_basics import SYNC_BUILTINS, RowLoop, Walk
+from h2dlint.analysis.syncs import reads_row, row_loop, row_syncs, with_derived
+from h2dlint.analysis.tensor_kinds import is_tensor, on_host_by_name, walks_its_rows
+from h2dlint.analysis.value_syncs import TEST_METHODS, iteration_syncs, value_where
 from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.rule import ComprehensionVisits, Invalid, Rule, Valid
 from h2dlint.walk import visit_read_only

@@ -6,21 +6,17 @@ from h2dlint.analysis.arguments import host_named, keyword, positional
 from h2dlint.analysis.bindings import COMPREHENSIONS
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.host_inputs import prepared_on_host
 from h2dlint.analysis.hot_paths import DeviceLoop, HotPaths, device_loop
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.syncs import (
+from h2dlint.analysis.sync_basics import RowLoop, periodic_test
+from h2dlint.analysis.syncs import row_loop, sync_of
+from h2dlint.analysis.tensor_kinds import module_named, on_host_by_name, tensor_evidence
+from h2dlint.analysis.value_syncs import (
     COMPARISON_OPERATORS,
     MASK_METHODS,
-    RowLoop,
     explicit_sync,
-    module_named,
-    on_host_by_name,
-    periodic_test,
-    prepared_on_host,
-    row_loop,
-    sync_of,
-    tensor_evidence,
     tensor_test,
     value_where,
 )

@@ -58,7 +58,7 @@ from h2dlint.analysis.frames import Frame, ModuleIndex
 from h2dlint.analysis.host_data import PREPROCESSING_MODULES
 from h2dlint.analysis.once import RunOnce, builder_class, step_metadata_name
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.syncs import LoopBodyVisitor, periodic_test
+from h2dlint.analysis.sync_basics import LoopBodyVisitor, periodic_test
 from h2dlint.analysis.targets import Target, to_target
 from h2dlint.imports import dotted_name
 from h2dlint.walk import visit_read_only

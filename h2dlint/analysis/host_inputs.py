@@ -1,0 +1,207 @@
+"""Model inputs built on the host: a ``forward`` argument that the class's input preparer
+(``prepare_inputs_for_generation``, also inherited from a base class in another module) builds
+on the host, or that an outer module passes on from such an argument. Split out of
+``syncs.py``."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from h2dlint.analysis.arguments import keyword, positional
+from h2dlint.analysis.classes import named_class
+from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.value_syncs import value_where
+from h2dlint.walk import visit_read_only
+
+INPUT_PREPARERS = ("prepare_inputs_for_generation",)
+
+
+def prepared_on_host(provenance: Provenance, name: cst.Name, frame: Frame, depth: int = 0) -> bool:
+    """Whether ``name``, a parameter of ``forward``, is a host tensor by what its callers pass:
+
+    - what the class's input preparer (``prepare_inputs_for_generation``, its own or a base
+      class's, also one defined in another module) returns under that keyword, when every
+      value it binds there is on the host: ``grid_thw = torch.stack(...).cpu()`` ... ``return
+      dict(..., grid_thw=grid_thw)``. A ``None`` default does not count;
+    - else, for a module held by another module of the same file (``self.model =
+      Inner(...)``), what every call of it there passes (``self.model(x, grid_thw=grid_thw)``):
+      a host value, or a ``forward`` parameter of the holder that is a host tensor by the same
+      rules (the outer model's input preparer built it on the host). Without such a call
+      nothing is known."""
+    function, cls = frame.function, frame.cls
+    if not isinstance(function, cst.FunctionDef) or cls is None or depth > 3:
+        return False
+    if function.name.value != "forward" or not provenance.bindings(frame).is_parameter(name):
+        return False
+    preparer = _input_preparer(provenance, cls)
+    if preparer is not None:
+        owner, method = preparer
+        return _prepares_on_host(owner, method, name.value)
+    return _holders_pass_host(provenance, cls, function, name.value, depth)
+
+
+def _input_preparer(
+    provenance: Provenance, cls: cst.ClassDef, depth: int = 0
+) -> tuple[Provenance, cst.FunctionDef] | None:
+    """The input preparer of ``cls`` or of its nearest base class that has one (with the
+    provenance of the module defining it)."""
+    if depth > 4:
+        return None
+    methods = provenance.index.methods.get(cls, {})
+    for preparer_name in INPUT_PREPARERS:
+        if preparer_name in methods:
+            return provenance, methods[preparer_name]
+    for base in cls.bases:
+        ref = named_class(provenance, base.value)
+        if ref is None or ref.provenance is None or ref.node is None or ref.node is cls:
+            continue
+        assert isinstance(ref.provenance, Provenance)  # the module's fact source
+        found = _input_preparer(ref.provenance, ref.node, depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
+def _prepares_on_host(provenance: Provenance, preparer: cst.FunctionDef, key: str) -> bool:
+    values = _returned_keyword(preparer, key)
+    if not values:
+        return False
+    prep_frame = provenance.index.frame_of(preparer)
+    bindings = provenance.bindings(prep_frame)
+    seen = False
+    for value in values:
+        candidates: list[cst.BaseExpression | None] = [value]
+        if isinstance(value, cst.Name):
+            candidates = list(bindings.reaching(value))
+        for candidate in candidates:
+            if candidate is None:
+                return False
+            if isinstance(candidate, cst.Name) and candidate.value == "None":
+                continue
+            if not value_where(provenance, candidate, prep_frame).on_host:
+                return False
+            seen = True
+    return seen
+
+
+def _holders_pass_host(
+    provenance: Provenance, cls: cst.ClassDef, forward: cst.FunctionDef, key: str, depth: int
+) -> bool:
+    """Whether the modules of this file that hold an instance of ``cls`` all call it with a
+    host tensor (or a ``None``) for ``forward``'s parameter ``key``, in at least one call."""
+    params = [p.name.value for p in forward.params.params]
+    position = params.index(key) - 1 if key in params[1:] else None
+    seen = False
+    for call, holder_frame in _calls_of_held(provenance, cls):
+        value = keyword(call, key)
+        argument: cst.BaseExpression | None = value.value if value is not None else None
+        if argument is None and position is not None:
+            args = positional(call)
+            if any(a.star for a in call.args):
+                return False
+            argument = args[position].value if position < len(args) else None
+        if argument is None:
+            if any(a.star == "**" for a in call.args):
+                return False  # ``**kwargs`` may carry it
+            continue  # the default
+        if isinstance(argument, cst.Name) and argument.value == "None":
+            continue
+        if isinstance(argument, cst.Name) and provenance.bindings(holder_frame).is_parameter(
+            argument
+        ):
+            if not prepared_on_host(provenance, argument, holder_frame, depth + 1):
+                return False
+        elif not value_where(provenance, argument, holder_frame).on_host:
+            return False
+        seen = True
+    return seen
+
+
+def _calls_of_held(provenance: Provenance, cls: cst.ClassDef) -> list[tuple[cst.Call, Frame]]:
+    """The calls ``self.<attr>(...)`` in methods of the file's other classes whose attribute
+    ``attr`` holds an instance of ``cls``, each with the frame of the method making it."""
+    held = provenance.context.shared("held-modules", lambda: _held_modules(provenance))
+    return held.get(cls, [])
+
+
+def _held_modules(provenance: Provenance) -> dict[cst.ClassDef, list[tuple[cst.Call, Frame]]]:
+    index = provenance.index
+    found: dict[cst.ClassDef, list[tuple[cst.Call, Frame]]] = {}
+    for holder, methods in index.methods.items():
+        attrs: dict[str, cst.ClassDef] = {}
+        for attr in index.attributes.get(holder, {}):
+            ref = provenance.attribute_class(holder, attr)
+            if (
+                ref is not None
+                and ref.provenance is provenance
+                and ref.node is not None
+                and ref.node is not holder
+            ):
+                attrs[attr] = ref.node
+        if not attrs:
+            continue
+        for method in methods.values():
+            frame = index.frame_of(method)
+            self_name = frame.self_name
+            if not self_name:
+                continue
+            for call in _self_attribute_calls(method, self_name, attrs):
+                assert isinstance(call.func, cst.Attribute)
+                found.setdefault(attrs[call.func.attr.value], []).append((call, frame))
+    return found
+
+
+def _self_attribute_calls(
+    method: cst.FunctionDef, self_name: str, attrs: dict[str, cst.ClassDef]
+) -> list[cst.Call]:
+    calls: list[cst.Call] = []
+
+    class _Calls(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is method
+
+        def visit_Call(self, node: cst.Call) -> None:
+            func = node.func
+            if (
+                isinstance(func, cst.Attribute)
+                and isinstance(func.value, cst.Name)
+                and func.value.value == self_name
+                and func.attr.value in attrs
+            ):
+                calls.append(node)
+
+    visit_read_only(method, _Calls())
+    return calls
+
+
+def _returned_keyword(function: cst.FunctionDef, key: str) -> list[cst.BaseExpression]:
+    """The values ``function`` returns under ``key``: ``return dict(key=v)`` or
+    ``return {"key": v}``."""
+    values: list[cst.BaseExpression] = []
+
+    class _Returns(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is function
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+        def visit_Return(self, node: cst.Return) -> None:
+            value = node.value
+            if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
+                if value.func.value == "dict":
+                    values.extend(
+                        a.value for a in value.args if a.keyword and a.keyword.value == key
+                    )
+            elif isinstance(value, cst.Dict):
+                for element in value.elements:
+                    if (
+                        isinstance(element, cst.DictElement)
+                        and isinstance(element.key, cst.SimpleString)
+                        and element.key.evaluated_value == key
+                    ):
+                        values.append(element.value)
+
+    visit_read_only(function, _Returns())
+    return values

@@ -1,0 +1,178 @@
+"""What the sync analyses share: the calls that read a tensor on the host, how a loop walks a
+tensor (:class:`RowLoop`), blocking copies to the host, and the walk of one loop's body that
+skips nested scopes and branches taken once every N iterations."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+import libcst as cst
+
+from h2dlint.walk import visit_read_only
+
+
+def target_names(target: cst.BaseExpression) -> frozenset[str]:
+    if isinstance(target, cst.Name):
+        return frozenset({target.value})
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return frozenset(n for element in target.elements for n in target_names(element.value))
+    if isinstance(target, cst.StarredElement):
+        return target_names(target.value)
+    return frozenset()
+
+
+SYNC_METHODS = frozenset({"item", "tolist"})
+SYNC_BUILTINS = frozenset({"int", "float", "bool", "complex"})
+# Reading these of a tensor does not copy its data to the host.
+METADATA_ATTRIBUTES = frozenset(
+    {
+        "shape",
+        "ndim",
+        "dtype",
+        "device",
+        "is_cuda",
+        "layout",
+        "requires_grad",
+        "is_sparse",
+        "is_quantized",
+        "is_meta",
+        "names",
+        "grad_fn",
+        "is_leaf",
+    }
+)
+METADATA_METHODS = frozenset(
+    {
+        "size",
+        "dim",
+        "numel",
+        "nelement",
+        "ndimension",
+        "stride",
+        "element_size",
+        "is_contiguous",
+        "is_floating_point",
+        "is_complex",
+        "get_device",
+        "data_ptr",
+        "storage_offset",
+    }
+)
+METADATA_FUNCTIONS = frozenset({"len", "isinstance", "type", "id", "repr", "str"})
+# Methods between a tensor and ``.tolist()`` that only move it to the host.
+TO_HOST_METHODS = frozenset({"cpu", "detach", "numpy"})
+NESTED_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+
+
+class Walk(enum.Enum):
+    ROWS = "rows of a tensor"
+    INDEX = "indices into tensors"
+    LIST = "rows of a tensor's .tolist()"
+
+
+@dataclass(frozen=True)
+class RowLoop:
+    """How a loop walks a tensor. ``tensor`` is the walked tensor (None for an index loop, where
+    the tensors are the ones indexed in the body); ``names`` are the loop's names bound to a row
+    (to the index, for an index loop); ``target`` is the target the rows are bound to."""
+
+    walk: Walk
+    tensor: cst.BaseExpression | None
+    names: frozenset[str]
+    target: cst.BaseExpression
+    # The arguments of ``range(...)`` of an index loop.
+    bounds: tuple[cst.BaseExpression, ...] = ()
+    # For a ``.tolist()`` walk: the tensor went through ``.cpu()``/``.detach()``/``.numpy()``
+    # first, tensor methods that prove it is a tensor (not a numpy array).
+    via_tensor_method: bool = False
+    # Local names the body binds to a tensor computed from a row (``row = torch.as_tensor(t[i],
+    # dtype=...)``), with the tensor whose row it is.
+    derived: tuple[tuple[str, cst.BaseExpression], ...] = ()
+
+
+@dataclass(frozen=True)
+class RowSync:
+    """A host read of a row: ``call`` (``.item()``, ``int(...)``, ..., or the test of an
+    ``if``) reads ``tensor``."""
+
+    call: cst.BaseExpression
+    tensor: cst.BaseExpression
+    what: str
+
+
+def host_copy(call: cst.Call) -> str | None:
+    """``call`` as a blocking copy to the host (``x.cpu()``, ``x.to("cpu")``,
+    ``x.to(device="cpu")``): how it is spelled, or None."""
+    func = call.func
+    if not isinstance(func, cst.Attribute):
+        return None
+    if func.attr.value == "cpu" and not call.args:
+        return "`.cpu()`"
+    if func.attr.value != "to":
+        return None
+    blocking = not any(
+        arg.keyword is not None
+        and arg.keyword.value == "non_blocking"
+        and not (isinstance(arg.value, cst.Name) and arg.value.value == "False")
+        for arg in call.args
+    )
+    for arg in call.args:
+        if arg.keyword is None or arg.keyword.value == "device":
+            value = arg.value
+            if isinstance(value, cst.SimpleString) and value.evaluated_value == "cpu":
+                return '`.to("cpu")`' if blocking else None
+            return None
+    return None
+
+
+class LoopBodyVisitor(cst.CSTVisitor):
+    """Walks one loop's body: nested functions, classes and lambdas are not the loop's, and a
+    branch taken once every N iterations (``if step % 100 == 0``) is not per iteration (its
+    ``else`` is)."""
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def _every_n(self, node: cst.If) -> bool:
+        """Whether ``node`` runs every N iterations; then only its ``else`` is walked."""
+        if not has_modulo(node.test):
+            return False
+        if node.orelse is not None:
+            visit_read_only(node.orelse, self)
+        return True
+
+
+class _Modulo(cst.CSTVisitor):
+    found = False
+
+    def visit_Modulo(self, node: cst.Modulo) -> None:
+        self.found = True
+
+
+def has_modulo(node: cst.BaseExpression) -> bool:
+    finder = _Modulo()
+    visit_read_only(node, finder)
+    return finder.found
+
+
+# Words of a name in a test that says the branch is taken once every so many steps.
+PERIOD_WORDS = ("interval", "every", "period", "freq")
+
+
+def periodic_test(test: cst.BaseExpression) -> bool:
+    """Whether an ``if`` test says its branch is taken once every N steps: a modulo
+    (``step % 100 == 0``), or a comparison with an interval
+    (``it - self.last_eviction == self.eviction_interval``, ``step >= self.next_every``)."""
+    if has_modulo(test):
+        return True
+    if not isinstance(test, cst.Comparison):
+        return False
+    code = cst.Module([]).code_for_node(test).lower()
+    return any(word in code for word in PERIOD_WORDS)

@@ -1,0 +1,369 @@
+"""Whether an expression is a tensor (its device unknown): annotations, dataclass fields, names
+that say host, and the methods, functions and comparisons only tensors have. Split out of
+``syncs.py``."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from h2dlint.analysis.arguments import host_named, positional
+from h2dlint.analysis.classes import class_of
+from h2dlint.analysis.frames import Frame, parameter_annotation
+from h2dlint.analysis.provenance import Provenance, annotation_is
+from h2dlint.analysis.sync_basics import METADATA_METHODS, RowLoop, Walk
+from h2dlint.walk import visit_read_only
+
+# -- whether an expression is a tensor -----------------------------------------------------------
+
+
+def _tensor_type(provenance: Provenance, node: cst.BaseExpression) -> bool:
+    qualified = provenance.qualify(node) or ""
+    return qualified.startswith("torch.") and qualified.endswith("Tensor")
+
+
+def tensor_annotation(provenance: Provenance, annotation: cst.BaseExpression) -> bool:
+    """Whether an annotation says: a torch tensor (``torch.Tensor``, ``torch.LongTensor``,
+    ``Tensor``), optionally or-None (``Optional[...]``, ``... | None``). A container of
+    tensors, or a union with anything else, is not one tensor."""
+    return annotation_is(provenance, annotation, lambda node: _tensor_type(provenance, node))
+
+
+def annotated_tensor_parameter(provenance: Provenance, name: cst.Name, frame: Frame) -> bool:
+    """Whether ``name`` is a parameter annotated as one tensor, and the parameter's value is
+    the one that reaches ``name`` (any other binding of it is a known value, not a parameter)."""
+    function = frame.function
+    if not isinstance(function, cst.FunctionDef):
+        return False
+    bindings = provenance.bindings(frame)
+    if not bindings.is_parameter(name) or bindings.of(name.value).count(None) != 1:
+        return False
+    annotation = parameter_annotation(name, frame)
+    return annotation is not None and tensor_annotation(provenance, annotation)
+
+
+def annotated_tensor_field(provenance: Provenance, node: cst.Attribute, frame: Frame) -> bool:
+    """Whether ``obj.attr`` is a field that ``obj``'s class (of the project) declares as one
+    tensor in its body (``seq_lens: torch.Tensor`` of a dataclass of step inputs)."""
+    owner = class_of(provenance, node.value, frame)
+    if owner is None or owner.provenance is None or owner.node is None:
+        return False
+    body = owner.node.body
+    if not isinstance(body, cst.IndentedBlock):
+        return False
+    for statement in body.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if (
+                isinstance(small, cst.AnnAssign)
+                and isinstance(small.target, cst.Name)
+                and small.target.value == node.attr.value
+            ):
+                source = owner.provenance
+                # the fact source of a module is its Provenance (a Protocol for the type only)
+                assert isinstance(source, Provenance)
+                return tensor_annotation(source, small.annotation.annotation)
+    return False
+
+
+def on_host_by_name(node: cst.BaseExpression, frame: Frame) -> bool:
+    """Whether names say the tensor is on the host: the tensor's (``cpu_lengths``) or the
+    function's (``fill_indices_cpu``, a CPU reference implementation)."""
+    if host_named(node):
+        return True
+    function = frame.function
+    return isinstance(function, cst.FunctionDef) and any(
+        word in function.name.value.lower() for word in ("cpu", "host")
+    )
+
+
+def is_tensor(provenance: Provenance, node: cst.BaseExpression, frame: Frame) -> bool:
+    """Whether ``node`` is proven to be one tensor (not a list, not a numpy array), wherever it
+    is: the analysis knows where it is, or it is a parameter annotated as a tensor."""
+    if provenance.fact(node, frame).known:
+        return True
+    return isinstance(node, cst.Name) and annotated_tensor_parameter(provenance, node, frame)
+
+
+class _ShapeReads(cst.CSTVisitor):
+    """The expressions whose ``.shape`` or ``.size(...)`` an expression reads."""
+
+    def __init__(self) -> None:
+        self.bases: list[cst.BaseExpression] = []
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value == "shape":
+            self.bases.append(node.value)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "size" and node.args:
+            self.bases.append(func.value)
+
+
+def walks_its_rows(module: cst.Module, tensor: cst.BaseExpression, loop: RowLoop) -> bool:
+    """Whether an index loop counts up to ``tensor``'s own length: ``range(t.shape[0])``,
+    ``range(t.size(0))``. Then ``t`` is an array (a tensor, or a numpy array in a torch file)
+    walked row by row."""
+    if loop.walk is not Walk.INDEX:
+        return False
+    finder = _ShapeReads()
+    for bound in loop.bounds:
+        visit_read_only(bound, finder)
+    code = module.code_for_node(tensor)
+    return any(module.code_for_node(base) == code for base in finder.bases)
+
+
+# -- what proves an expression is a tensor (its device unknown) -----------------------------------
+
+# Methods only a torch tensor has (a numpy array, a list or a number has none of them).
+TENSOR_ONLY_METHODS = frozenset(
+    {
+        "int",
+        "long",
+        "float",
+        "half",
+        "bfloat16",
+        "bool",
+        "detach",
+        "contiguous",
+        "clone",
+        "unsqueeze",
+        "masked_fill",
+        "masked_fill_",
+        "cuda",
+        "narrow",
+        "new_zeros",
+        "new_ones",
+        "new_full",
+        "new_empty",
+        "new_tensor",
+        "type_as",
+        "view_as",
+        "expand",
+        "expand_as",
+        "repeat_interleave",
+        "index_select",
+        "gather",
+        "logical_and",
+        "logical_or",
+        "logical_not",
+        "eq",
+        "ne",
+        "gt",
+        "ge",
+        "lt",
+        "le",
+        "isnan",
+        "isinf",
+        "isfinite",
+        "count_nonzero",
+        "pow",
+        "exp",
+        "log",
+        "sqrt",
+        "norm",
+        "amax",
+        "amin",
+        "softmax",
+        "sigmoid",
+    }
+)
+# Methods of an array (a tensor, or a numpy array) whose result is on the input's device:
+# reductions and arithmetic; applied to a value, they prove it is an array, not which kind.
+ARRAY_METHODS = frozenset(
+    {"sum", "max", "min", "prod", "mean", "any", "all", "argmax", "argmin", "cumsum", "abs"}
+    | {"flatten", "squeeze", "reshape", "view", "clamp", "round", "std", "var"}
+)
+# ``torch.<name>`` functions whose result is one tensor on their inputs' device.
+TENSOR_FUNCTIONS = frozenset(
+    f"torch.{name}"
+    for name in (
+        "cat",
+        "concat",
+        "concatenate",
+        "stack",
+        "max",
+        "min",
+        "sum",
+        "mean",
+        "prod",
+        "amax",
+        "amin",
+        "argmax",
+        "argmin",
+        "cumsum",
+        "abs",
+        "clamp",
+        "where",
+        "less",
+        "greater",
+        "eq",
+        "ne",
+        "lt",
+        "le",
+        "gt",
+        "ge",
+        "logical_and",
+        "logical_or",
+        "logical_not",
+        "isin",
+        "any",
+        "all",
+        "count_nonzero",
+        "diff",
+        "gather",
+        "index_select",
+        "masked_fill",
+        "minimum",
+        "maximum",
+        "matmul",
+        "bmm",
+        "einsum",
+        "exp",
+        "log",
+        "sqrt",
+        "norm",
+        "flatten",
+        "squeeze",
+        "unsqueeze",
+        "softmax",
+    )
+)
+# Names that say an object is a module (whose ``.cpu()`` moves parameters), not a tensor.
+MODULE_WORDS = (
+    "model",
+    "module",
+    "net",
+    "layer",
+    "block",
+    "encoder",
+    "decoder",
+    "embed",
+    "unet",
+    "vae",
+    "transformer",
+    "pipe",
+    "optimizer",
+    "generator",
+    "head",
+    "tower",
+    "engine",
+)
+_ARRAY_COMPARISONS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.GreaterThan)
+
+
+def tensor_evidence(
+    provenance: Provenance,
+    node: cst.BaseExpression,
+    frame: Frame,
+    *,
+    read: bool = False,
+    depth: int = 0,
+) -> cst.BaseExpression | None:
+    """When ``node`` is surely a tensor (or, with ``read``, surely an array read with
+    ``.item()``/``.tolist()``, which only arrays have) though its device is unknown: the
+    expression whose device decides where it is (``step_context.q_seqlens`` for
+    ``step_context.q_seqlens.max()``); else None.
+
+    Evidence: a parameter annotated as a tensor; a ``torch.<function>`` result
+    (``torch.cat(...)``, ``torch.max(x)``); a method only tensors have (``x.int()``,
+    ``x.detach()``); with ``read``, a reduction (``x.sum(dim=1)``) or a comparison
+    (``a == b``), which a Python value would not offer ``.item()``/``.tolist()`` on; a name
+    bound only to such values. Host facts (numpy, ``.cpu()`` results) are the caller's to
+    check: this answers "is it a tensor", not "where"."""
+    if depth > 6:
+        return None
+    if isinstance(node, cst.Name):
+        if annotated_tensor_parameter(provenance, node, frame):
+            return node
+        bindings = provenance.bindings(frame)
+        reaching = bindings.reaching_bindings(node)
+        if not reaching:
+            return None
+        for binding in reaching:
+            value = binding.value
+            if value is None:
+                if binding.statement is not bindings.root:
+                    return None
+                annotation = parameter_annotation(node, frame)
+                if annotation is None or not tensor_annotation(provenance, annotation):
+                    return None
+            elif tensor_evidence(
+                provenance, value, frame, read=read, depth=depth + 1
+            ) is None or provenance.is_host_data(value, frame):
+                return None
+        return node
+    if isinstance(node, cst.Subscript):
+        inner = tensor_evidence(provenance, node.value, frame, depth=depth + 1)
+        return inner
+    if isinstance(node, cst.Attribute):
+        return node if annotated_tensor_field(provenance, node, frame) else None
+    if isinstance(node, cst.Comparison):
+        operands = [node.left, *(c.comparator for c in node.comparisons)]
+        for operand in operands:
+            root = tensor_evidence(provenance, operand, frame, depth=depth + 1)
+            if root is not None:
+                return root
+        if read and all(isinstance(c.operator, _ARRAY_COMPARISONS) for c in node.comparisons):
+            return _plain(node.left)
+        return None
+    if isinstance(node, cst.BinaryOperation):
+        for side in (node.left, node.right):
+            root = tensor_evidence(provenance, side, frame, read=read, depth=depth + 1)
+            if root is not None:
+                return root
+        return None
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
+        return tensor_evidence(provenance, node.expression, frame, read=read, depth=depth + 1)
+    if not isinstance(node, cst.Call):
+        return None
+    func = node.func
+    qualified = provenance.qualify(func) or ""
+    if qualified in TENSOR_FUNCTIONS or qualified.startswith("torch.nn.functional."):
+        first = positional(node)
+        if not first:
+            return node
+        inner = first[0].value
+        if isinstance(inner, (cst.Tuple, cst.List)):
+            return node
+        found = tensor_evidence(provenance, inner, frame, depth=depth + 1)
+        return found if found is not None else _plain(inner) or node
+    if qualified or not isinstance(func, cst.Attribute):
+        return None
+    method = func.attr.value
+    receiver = func.value
+    if method in METADATA_METHODS:
+        return None  # ``x.numel()``, ``x.size(0)``: Python numbers, whatever ``x`` is
+    if method in TENSOR_ONLY_METHODS or method in ARRAY_METHODS:
+        found = tensor_evidence(provenance, receiver, frame, read=read, depth=depth + 1)
+        if found is not None:
+            return found
+        if method in TENSOR_ONLY_METHODS or read:
+            return _plain(receiver) or receiver
+    return None
+
+
+def _plain(node: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``node`` when it is a name, an attribute chain or a subscript of one (something the
+    message can name), else None."""
+    inner = node
+    while isinstance(inner, (cst.Attribute, cst.Subscript)):
+        inner = inner.value
+    return node if isinstance(inner, cst.Name) else None
+
+
+def module_named(node: cst.BaseExpression) -> bool:
+    """Whether the last name of ``node`` says it is a module (``self.model``, ``encoder``)."""
+    if isinstance(node, cst.Attribute):
+        name = node.attr.value
+    elif isinstance(node, cst.Name):
+        name = node.value
+    else:
+        return False
+    lowered = name.lower()
+    return lowered in ("self", "cls", "m") or any(word in lowered for word in MODULE_WORDS)
+
+
+# Methods of a model class that build its ``forward``'s keyword arguments once per step (the
+# generation loop calls ``model(**model.prepare_inputs_for_generation(...))``).

@@ -1,0 +1,270 @@
+"""Tensors read as Python values: a tensor as the test of an ``if`` or ``while`` (a sync on a
+device), where such a value lives, and the syncs of each iteration of a ``while`` loop,
+explicit ones (``torch.cuda.synchronize()``) included. Split out of ``syncs.py``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from h2dlint.analysis.arguments import positional
+from h2dlint.analysis.facts import Where
+from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.sync_basics import (
+    METADATA_ATTRIBUTES,
+    METADATA_FUNCTIONS,
+    METADATA_METHODS,
+    SYNC_BUILTINS,
+    SYNC_METHODS,
+    LoopBodyVisitor,
+    host_copy,
+)
+from h2dlint.walk import visit_read_only
+
+# -- tensors used as Python truth values --------------------------------------------------------
+
+# Methods and ``torch.<name>`` functions that make a boolean mask of a tensor.
+MASK_METHODS = frozenset(
+    {
+        "isnan",
+        "isinf",
+        "isfinite",
+        "eq",
+        "ne",
+        "gt",
+        "ge",
+        "lt",
+        "le",
+        "logical_and",
+        "logical_or",
+        "logical_not",
+        "bool",
+        "isin",
+    }
+)
+# Methods and ``torch.<name>`` functions whose result is a tensor on the input's device (a 0-d
+# one for the reductions): used as a Python bool or number, each syncs. (``isin`` is left out
+# of the truth values as it always was: a membership mask is tested with ``.any()``.)
+VALUE_METHODS = (MASK_METHODS - {"isin"}) | frozenset(
+    {
+        "any",
+        "all",
+        "max",
+        "min",
+        "amax",
+        "amin",
+        "argmax",
+        "argmin",
+        "sum",
+        "prod",
+        "mean",
+        "norm",
+        "count_nonzero",
+        "abs",
+        "float",
+        "long",
+        "int",
+        "squeeze",
+        "flatten",
+        "softmax",
+        "log_softmax",
+        "sigmoid",
+        "exp",
+        "log",
+        "sqrt",
+        "clamp",
+        "detach",
+        "contiguous",
+    }
+)
+# Tests of tensors that are Python bools already (no tensor as the truth value).
+COMPARISON_OPERATORS = (
+    cst.LessThan,
+    cst.LessThanEqual,
+    cst.GreaterThan,
+    cst.GreaterThanEqual,
+    cst.Equal,
+    cst.NotEqual,
+)
+
+
+# The methods ``tensor_test`` recognises: ``.any()``/``.all()``, and reductions compared.
+REDUCTION_METHODS = frozenset({"max", "min", "sum", "amax", "amin", "mean", "norm"})
+TEST_METHODS = frozenset({"any", "all"}) | REDUCTION_METHODS
+
+
+def tensor_test(test: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The part of an ``if``/``while`` test that is surely a tensor when what it reads is one,
+    so that Python calls ``bool()`` of it: ``t.any()``, ``(x > 0).all()``, ``torch.isnan(x)
+    .any()``, ``x.max() > 0``, ``not done.all()``. Bare names and Python-looking comparisons
+    (``n > 0`` of a count) are not: a name may hold a Python bool."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return tensor_test(test.expression)
+    if isinstance(test, cst.BooleanOperation):
+        return tensor_test(test.left) or tensor_test(test.right)
+    if isinstance(test, cst.Call) and isinstance(test.func, cst.Attribute):
+        if test.func.attr.value in ("any", "all") and not _metadata_value(test.func.value):
+            return test
+        return None
+    if isinstance(test, cst.Comparison) and all(
+        isinstance(c.operator, COMPARISON_OPERATORS) for c in test.comparisons
+    ):
+        operands = [test.left, *(c.comparator for c in test.comparisons)]
+        if any(_reduction_call(o) for o in operands):
+            return test
+    return None
+
+
+def _reduction_call(node: cst.BaseExpression) -> bool:
+    """``x.max()``, ``x.sum()``, ``x.abs().max()``: a tensor method that reduces."""
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in REDUCTION_METHODS
+        and not _metadata_value(node.func.value)
+    )
+
+
+def _metadata_value(node: cst.BaseExpression) -> bool:
+    """``x.shape``, ``x.size()``, ``len(x)``, a list display: no tensor data."""
+    if isinstance(node, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)):
+        return True
+    if isinstance(node, cst.Attribute) and node.attr.value in METADATA_ATTRIBUTES:
+        return True
+    if isinstance(node, cst.Subscript):
+        return _metadata_value(node.value)
+    if isinstance(node, cst.Call):
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in METADATA_METHODS:
+            return True
+        if isinstance(func, cst.Name) and func.value in METADATA_FUNCTIONS:
+            return True
+    return False
+
+
+def value_where(
+    provenance: Provenance, node: cst.BaseExpression, frame: Frame, depth: int = 0
+) -> Where:
+    """Where the tensor ``node`` evaluates to is, also through comparisons, ``~``, ``not`` and
+    value methods (``(x > 0).any()`` is where ``x`` is), and names bound to such values."""
+    where = provenance.fact(node, frame).where
+    if where is not Where.UNKNOWN or depth > 4:
+        return where
+    if isinstance(node, cst.Name):
+        values = provenance.bindings(frame).reaching(node)
+        if not values or any(v is None for v in values):
+            return Where.UNKNOWN
+        wheres = [value_where(provenance, v, frame, depth + 1) for v in values if v is not None]
+        if all(w is Where.DEVICE for w in wheres):
+            return Where.DEVICE
+        return Where.HOST if all(w.on_host for w in wheres) else Where.UNKNOWN
+    if isinstance(node, cst.Comparison):
+        operands = [node.left, *(c.comparator for c in node.comparisons)]
+        return _device_first([value_where(provenance, o, frame, depth + 1) for o in operands])
+    if isinstance(node, cst.UnaryOperation):
+        return value_where(provenance, node.expression, frame, depth + 1)
+    if isinstance(node, cst.BinaryOperation):
+        sides = [node.left, node.right]
+        return _device_first([value_where(provenance, o, frame, depth + 1) for o in sides])
+    if isinstance(node, cst.BooleanOperation):
+        return _device_first(
+            [
+                value_where(provenance, node.left, frame, depth + 1),
+                value_where(provenance, node.right, frame, depth + 1),
+            ]
+        )
+    if isinstance(node, cst.Subscript):
+        return value_where(provenance, node.value, frame, depth + 1)
+    if isinstance(node, cst.Call):
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in VALUE_METHODS:
+            return value_where(provenance, func.value, frame, depth + 1)
+        qualified = provenance.qualify(func) or ""
+        if qualified.startswith("torch.") and qualified[6:] in VALUE_METHODS:
+            first = positional(node)
+            if first:
+                return value_where(provenance, first[0].value, frame, depth + 1)
+    return Where.UNKNOWN
+
+
+def _device_first(wheres: list[Where]) -> Where:
+    """A result with a device operand is on the device; with only host operands on the host."""
+    if any(w is Where.DEVICE for w in wheres):
+        return Where.DEVICE
+    known = [w for w in wheres if w is not Where.UNKNOWN]
+    if known and len(known) == len(wheres):
+        return Where.HOST
+    return Where.UNKNOWN
+
+
+# -- while loops: a sync per iteration -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IterationSync:
+    """A host read of a tensor in a ``while`` loop: ``node`` (a call, or the loop's test) reads
+    ``tensor`` on every iteration."""
+
+    node: cst.BaseExpression
+    tensor: cst.BaseExpression
+    what: str
+
+
+def explicit_sync(call: cst.Call) -> tuple[cst.BaseExpression, str] | None:
+    """``call`` as an explicit host read of a tensor: the tensor and how it is read
+    (``t.item()``, ``t.tolist()``, ``t.cpu()``, ``t.to("cpu")``, ``int(t)``...)."""
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        if func.attr.value in SYNC_METHODS and not call.args:
+            return func.value, f"`.{func.attr.value}()`"
+        copy = host_copy(call)
+        if copy is not None:
+            return func.value, copy
+        return None
+    if isinstance(func, cst.Name) and func.value in SYNC_BUILTINS:
+        args = positional(call)
+        if len(call.args) == 1 and args and not _metadata_value(args[0].value):
+            return args[0].value, f"`{func.value}()`"
+    return None
+
+
+class _IterationSyncs(LoopBodyVisitor):
+    """Explicit host reads in a ``while`` body, not in nested functions, nested loops (they
+    are judged as loops of their own) or branches taken once every N iterations."""
+
+    def __init__(self) -> None:
+        self.found: list[IterationSync] = []
+
+    def visit_For(self, node: cst.For) -> bool:
+        return False
+
+    def visit_While(self, node: cst.While) -> bool:
+        return False
+
+    def visit_If(self, node: cst.If) -> bool:
+        if self._every_n(node):
+            return False
+        test = tensor_test(node.test)
+        if test is not None:
+            self.found.append(IterationSync(test, test, "a tensor as an `if` test"))
+        return True
+
+    def visit_Call(self, node: cst.Call) -> None:
+        read = explicit_sync(node)
+        if read is not None:
+            self.found.append(IterationSync(node, read[0], read[1]))
+
+
+def iteration_syncs(node: cst.While) -> list[IterationSync]:
+    """The host reads a ``while`` loop makes on every iteration: of its test (a tensor as the
+    truth value, or an explicit read in it) and of its body."""
+    finder = _IterationSyncs()
+    test = tensor_test(node.test)
+    if test is not None:
+        finder.found.append(IterationSync(test, test, "a tensor as the `while` test"))
+    else:
+        visit_read_only(node.test, finder)
+    visit_read_only(node.body, finder)
+    return finder.found
