@@ -4,10 +4,11 @@ import libcst as cst
 
 from h2dlint.analysis.arguments import host_named, keyword, positional
 from h2dlint.analysis.bindings import COMPREHENSIONS
+from h2dlint.analysis.device_loops import DeviceLoop, device_loop
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_inputs import prepared_on_host
-from h2dlint.analysis.hot_paths import DeviceLoop, HotPaths, device_loop
+from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.sync_basics import RowLoop, periodic_test

@@ -7,7 +7,8 @@ from typing import Any
 import libcst as cst
 import pytest
 
-from h2dlint.analysis.hot_paths import HOT_ENTRY_POINTS, HotPaths
+from h2dlint.analysis.hot_names import HOT_ENTRY_POINTS
+from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.context import FileContext
 from h2dlint.walk import visit_read_only
 

@@ -47,141 +47,32 @@ Configured names match a function's own name or its qualified name (``Class.meth
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from h2dlint.analysis.frames import Frame, ModuleIndex
+from h2dlint.analysis.frames import ModuleIndex
 from h2dlint.analysis.host_data import PREPROCESSING_MODULES
-from h2dlint.analysis.once import RunOnce, builder_class, step_metadata_name
+from h2dlint.analysis.hot_names import (
+    BUILDER_REASON,
+    HOT_ENTRY_POINTS,
+    LOOPS,
+    METHOD_ONLY,
+    PER_REQUEST_CLASS_WORDS,
+    PER_REQUEST_REASON,
+    TEST_PACKAGES,
+    matches,
+    name_reason,
+)
+from h2dlint.analysis.once import RunOnce, builder_class
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.sync_basics import LoopBodyVisitor, periodic_test
-from h2dlint.analysis.targets import Target, to_target
+from h2dlint.analysis.sync_basics import periodic_test
 from h2dlint.imports import dotted_name
 from h2dlint.walk import visit_read_only
 
 if TYPE_CHECKING:
     from h2dlint.context import FileContext
-
-# Entry points by name, with why each runs per step or per request (the reason findings give).
-HOT_ENTRY_POINTS: dict[str, str] = {
-    # modules, pipelines, samplers, compiled callables
-    "forward": "a `forward()` runs on every call of the module",
-    "__call__": "a `__call__()` runs on every call",
-    # trainers (Lightning, HF Trainer, custom loops), optimizers, diffusion schedulers
-    "step": "a `step()` runs once per step",
-    "training_step": "a `training_step()` runs once per batch",
-    "validation_step": "a `validation_step()` runs once per batch",
-    "test_step": "a `test_step()` runs once per batch",
-    "predict_step": "a `predict_step()` runs once per batch",
-    "train_step": "a `train_step()` runs once per batch",
-    "eval_step": "an `eval_step()` runs once per batch",
-    "prediction_step": "a `prediction_step()` runs once per batch",
-    "compute_loss": "a `compute_loss()` runs once per batch",
-    # inference engines and their schedulers
-    "execute_model": "an `execute_model()` runs once per engine step",
-    "prepare_inputs": "a `prepare_inputs()` runs once per engine step",
-    "_prepare_inputs": "a `_prepare_inputs()` runs once per engine step",
-    "prepare_model_inputs": "a `prepare_model_inputs()` runs once per engine step",
-    "schedule": "a scheduler's `schedule()` runs once per engine step",
-    "update_from_output": "a scheduler's `update_from_output()` runs once per engine step",
-    "sample": "a `sample()` runs once per decoding step",
-    "decode": "a `decode()` runs once per call",
-    # request handlers
-    "handle": "a `handle()` runs once per request",
-    "handle_request": "a `handle_request()` runs once per request",
-    "process_request": "a `process_request()` runs once per request",
-}
-# Words of a name (split at ``_``) that say the function runs per step or per forward pass,
-# with the reason findings give. ``{}`` is the function's name.
-STEP_WORD_REASON = "`{}()` runs once per step (its name says so)"
-FORWARD_WORD_REASON = "`{}()` runs on every forward pass (its name says so)"
-ATTENTION_WORD_REASON = "`{}()` runs in every attention call of a forward pass (its name says so)"
-HOOK_WORD_REASON = "`{}()` is (or makes) a forward hook, which runs on every forward pass"
-ATTENTION_WORDS = frozenset({"attention", "attn"})
-FORWARD_WORDS = frozenset({"forward", "fwd"})
-# First words of names that configure, query or register, not run, a step or a forward:
-# ``set_step``, ``get_step``, ``register_step_hook``, ``set_attention_backend``.
-NOT_RUNNING_WORDS = frozenset(
-    {
-        "set",
-        "get",
-        "init",
-        "reset",
-        "register",
-        "unregister",
-        "patch",
-        "parse",
-        "num",
-        "is",
-        "has",
-        "was",
-        "should",
-        "using",
-        "check",
-        "enable",
-        "disable",
-        "use",
-        "supports",
-        "total",
-        "max",
-        "min",
-        # debugging aids: dumps, prints and plots of a step's values
-        "dump",
-        "print",
-        "debug",
-        "show",
-        "plot",
-        "visualize",
-    }
-)
-# Hot only as methods of a class: a top-level ``__call__`` is no such thing.
-METHOD_ONLY = frozenset({"forward", "__call__"})
-# Classes whose ``__call__`` runs once per request around a loop of steps.
-PER_REQUEST_CLASS_WORDS = ("Pipeline",)
-PER_REQUEST_REASON = "a pipeline's `__call__()` runs this loop once per step"
-LOOPS = (cst.For, cst.While)
-# Packages of test code (parts of a module's dotted name).
-# (``tests/`` folders are not: they also hold reference models whose forward is a model's.)
-TEST_PACKAGES = frozenset({"test_utils", "testing"})
-
-
-METADATA_REASON = "`{}()` builds the attention metadata of each step (its name says so)"
-BUILDER_REASON = "an attention metadata builder's `build()` runs once per step"
-
-
-def name_reason(name: str, method: bool) -> str | None:
-    """Why a function runs per step or per forward pass by the words of its name: a ``step``
-    word (``update_step_context``, ``decode_step``, ``_optimizer_step``), ``forward`` first
-    or last (``forward_decode``, ``_attn_forward``, also spelled ``fwd``), a forward hook
-    (``pre_process_fwd_hook``: the closures it makes run on every forward), or, for a
-    top-level function, an ``attention``/``attn`` word (``_flash_varlen_attention``,
-    ``_prepare_for_flash_attn_...``: attention backends run per layer and forward). Not
-    names that configure or query (``set_step``, ``get_attention_backend``, ``num_steps``)."""
-    words = [w for w in name.lower().split("_") if w]
-    if step_metadata_name(name):
-        return METADATA_REASON.format(name)
-    if not words or words[0] in NOT_RUNNING_WORDS:
-        return None
-    if "step" in words:
-        return STEP_WORD_REASON.format(name)
-    if words[0] in FORWARD_WORDS or words[-1] in FORWARD_WORDS:
-        return FORWARD_WORD_REASON.format(name)
-    if "hook" in words and FORWARD_WORDS & set(words):
-        return HOOK_WORD_REASON.format(name)
-    if not method and ATTENTION_WORDS & set(words):
-        return ATTENTION_WORD_REASON.format(name)
-    return None
-
-
-def _matches(patterns: tuple[str, ...], name: str, qualified: str) -> bool:
-    return any(
-        fnmatch.fnmatchcase(name, pattern) or fnmatch.fnmatchcase(qualified, pattern)
-        for pattern in patterns
-    )
 
 
 class _Calls(cst.CSTVisitor):
@@ -451,7 +342,7 @@ class HotPaths:
 
     def _cold(self, function: cst.FunctionDef) -> bool:
         name = function.name.value
-        if self.cold_functions and _matches(self.cold_functions, name, self.qualified(function)):
+        if self.cold_functions and matches(self.cold_functions, name, self.qualified(function)):
             return True
         return self.once.function(function)
 
@@ -459,7 +350,7 @@ class HotPaths:
         name = function.name.value
         cls = self.index.owner.get(function)
         qualified = self.qualified(function)
-        if self.hot_functions and _matches(self.hot_functions, name, qualified):
+        if self.hot_functions and matches(self.hot_functions, name, qualified):
             return f"`{qualified}()` is configured hot"
         reason = HOT_ENTRY_POINTS.get(name)
         if name == "__call__" and cls is not None and _per_request(cls):
@@ -485,9 +376,9 @@ class HotPaths:
     def _hot_name(self, name: str, cls: str | None) -> bool:
         """Whether a function of another module runs per step by its name alone."""
         qualified = f"{cls}.{name}" if cls else name
-        if self.cold_functions and _matches(self.cold_functions, name, qualified):
+        if self.cold_functions and matches(self.cold_functions, name, qualified):
             return False
-        if self.hot_functions and _matches(self.hot_functions, name, qualified):
+        if self.hot_functions and matches(self.hot_functions, name, qualified):
             return True
         if (
             name == "__call__"
@@ -575,190 +466,3 @@ class _Nesting(cst.CSTVisitor):
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.stack.pop()
-
-
-# -- loops whose every iteration runs device work -------------------------------------------------
-
-# ``<x>.step()`` of these is an optimizer step (a scheduler's ``step()`` alone is host work).
-OPTIMIZER_WORDS = ("optim", "scaler")
-
-
-class _DeviceWork(LoopBodyVisitor):
-    """The device work a loop body does on every iteration. *Global* work makes any read in
-    the iteration wait for it: a backward pass, an optimizer step, a CUDA graph replay. A copy
-    to the device (``x.to(device)``, ``x.cuda()``) only makes a read wait when the read
-    depends on it, so copies are kept with the names the body binds to values computed from
-    them. Nested functions, classes and lambdas are not the body's; a branch taken once every
-    N iterations (``if step % 100 == 0``) is not every iteration's."""
-
-    def __init__(self, provenance: Provenance, frame: Frame, items: frozenset[str]) -> None:
-        self.provenance = provenance
-        self.frame = frame
-        # The loop's own names: only copies of them (or of values computed from them) count.
-        self.items = items
-        self.global_work: str | None = None
-        self.copies: list[cst.Call] = []
-        # name -> the values the body binds to it (simple ``name = value`` assignments).
-        self.assigned: dict[str, list[cst.BaseExpression]] = {}
-        self.backward_of: set[str] = set()
-
-    def visit_If(self, node: cst.If) -> bool:
-        return not self._every_n(node)
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            for name in _target_names(target.target):
-                self.assigned.setdefault(name, []).append(node.value)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        if isinstance(node.target, cst.Name):
-            self.assigned.setdefault(node.target.value, []).append(node.value)
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        if not isinstance(func, cst.Attribute):
-            return
-        method = func.attr.value
-        code = self.provenance.context.module.code_for_node
-        base = func.value
-        base_name = base.attr.value if isinstance(base, cst.Attribute) else ""
-        if isinstance(base, cst.Name):
-            base_name = base.value
-        optimizer = method == "step" and any(w in base_name.lower() for w in OPTIMIZER_WORDS)
-        if method == "backward" or (method == "replay" and not node.args) or optimizer:
-            if self.global_work is None:
-                self.global_work = f"`{code(node)}`"
-            if method == "backward" and isinstance(base, cst.Name):
-                self.backward_of.add(base.value)
-        elif (method == "cuda" and not node.args) or (
-            method == "to" and to_target(self.provenance, node, self.frame) is Target.DEVICE
-        ):
-            self.copies.append(node)
-
-    def copies_of_items(self) -> list[cst.Call]:
-        """The copies of what the loop walks (its names, or names bound from them in the
-        body): a batch, a chunk. A copy of other state (an adapter's weights) is no data the
-        loop streams through the device."""
-        from_items = set(self.items)
-        changed = True
-        while changed:
-            changed = False
-            for name, values in self.assigned.items():
-                if name not in from_items and any(_data_names(v) & from_items for v in values):
-                    from_items.add(name)
-                    changed = True
-        found = []
-        for copy in self.copies:
-            func = copy.func
-            assert isinstance(func, cst.Attribute)
-            if _data_names(func.value) & from_items:
-                found.append(copy)
-        return found
-
-
-def _target_names(target: cst.BaseExpression) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _target_names(e.value)]
-    return []
-
-
-class _Uses(cst.CSTVisitor):
-    """The names an expression reads, and the calls in it."""
-
-    def __init__(self) -> None:
-        self.names: set[str] = set()
-        self.calls: set[cst.Call] = set()
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.names.add(node.value)
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        visit_read_only(node.value, self)
-        return False
-
-    def visit_Call(self, node: cst.Call) -> bool | None:
-        self.calls.add(node)
-        return None
-
-
-def _uses(node: cst.CSTNode) -> _Uses:
-    found = _Uses()
-    visit_read_only(node, found)
-    return found
-
-
-class _DataUses(_Uses):
-    """The names an expression computes with, not those it only looks values up by
-    (``self.weights[name]`` uses ``self``, not ``name``) or passes to a method as options
-    (``out.to(w.dtype)`` uses ``out``, not ``w``)."""
-
-    def visit_Subscript(self, node: cst.Subscript) -> bool:
-        visit_read_only(node.value, self)
-        return False
-
-    def visit_Call(self, node: cst.Call) -> bool:
-        self.calls.add(node)
-        if isinstance(node.func, cst.Attribute):
-            visit_read_only(node.func.value, self)
-            return False
-        return True
-
-
-def _data_names(node: cst.CSTNode) -> set[str]:
-    found = _DataUses()
-    visit_read_only(node, found)
-    return found.names
-
-
-@dataclass
-class DeviceLoop:
-    """What device work one loop's iterations run (see :class:`_DeviceWork`)."""
-
-    global_work: str | None
-    # Copies to the device of what the loop walks (a batch, a chunk).
-    copies: list[cst.Call]
-    # Names bound in the body to values computed from a device copy (or a backward's loss).
-    tainted: frozenset[str]
-
-    def reason_for(self, read: cst.BaseExpression, module: cst.Module) -> str | None:
-        """Why a host read of ``read`` in the body waits for device work every iteration:
-        global work (a backward pass, an optimizer step, a graph replay), or a device copy the
-        value read is computed from. None when neither."""
-        if self.global_work is not None:
-            return f"a loop whose every iteration runs device work ({self.global_work})"
-        uses = _uses(read)
-        copies = [c for c in self.copies if c in uses.calls]
-        if not copies and uses.names & self.tainted:
-            copies = self.copies
-        if not copies:
-            return None
-        text = module.code_for_node(copies[0])
-        shown = f"`{text}`" if len(text) <= 50 and "\n" not in text else "a device copy"
-        return f"a loop whose every iteration computes on data it copies to the device ({shown})"
-
-
-def device_loop(provenance: Provenance, loop: cst.For | cst.While, frame: Frame) -> DeviceLoop:
-    """The device work of ``loop``'s body: each iteration is then a step, and a host sync in
-    the body that waits for the work stalls every iteration (a training loop's
-    ``loss.item()`` after ``loss.backward()``; a chunked loss read after ``.to(device)``)."""
-    items = frozenset(_target_names(loop.target)) if isinstance(loop, cst.For) else frozenset()
-    finder = _DeviceWork(provenance, frame, items)
-    visit_read_only(loop.body, finder)
-    tainted = set(finder.backward_of)
-    item_copies = finder.copies_of_items()
-    copies = set(item_copies)
-    changed = True
-    while changed:
-        changed = False
-        for name, values in finder.assigned.items():
-            if name in tainted:
-                continue
-            for value in values:
-                uses = _uses(value)
-                if uses.calls & copies or uses.names & tainted:
-                    tainted.add(name)
-                    changed = True
-                    break
-    return DeviceLoop(finder.global_work, item_copies, frozenset(tainted))

@@ -1,0 +1,205 @@
+"""Loops whose every iteration runs device work (a model call, an optimizer step, device
+tensors), with the data they use: a sync in such a loop runs once per iteration. Split out of
+``hot_paths.py``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.sync_basics import LoopBodyVisitor
+from h2dlint.analysis.targets import Target, to_target
+from h2dlint.walk import visit_read_only
+
+if TYPE_CHECKING:
+    pass
+
+# -- loops whose every iteration runs device work -------------------------------------------------
+
+# ``<x>.step()`` of these is an optimizer step (a scheduler's ``step()`` alone is host work).
+OPTIMIZER_WORDS = ("optim", "scaler")
+
+
+class _DeviceWork(LoopBodyVisitor):
+    """The device work a loop body does on every iteration. *Global* work makes any read in
+    the iteration wait for it: a backward pass, an optimizer step, a CUDA graph replay. A copy
+    to the device (``x.to(device)``, ``x.cuda()``) only makes a read wait when the read
+    depends on it, so copies are kept with the names the body binds to values computed from
+    them. Nested functions, classes and lambdas are not the body's; a branch taken once every
+    N iterations (``if step % 100 == 0``) is not every iteration's."""
+
+    def __init__(self, provenance: Provenance, frame: Frame, items: frozenset[str]) -> None:
+        self.provenance = provenance
+        self.frame = frame
+        # The loop's own names: only copies of them (or of values computed from them) count.
+        self.items = items
+        self.global_work: str | None = None
+        self.copies: list[cst.Call] = []
+        # name -> the values the body binds to it (simple ``name = value`` assignments).
+        self.assigned: dict[str, list[cst.BaseExpression]] = {}
+        self.backward_of: set[str] = set()
+
+    def visit_If(self, node: cst.If) -> bool:
+        return not self._every_n(node)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            for name in _target_names(target.target):
+                self.assigned.setdefault(name, []).append(node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if isinstance(node.target, cst.Name):
+            self.assigned.setdefault(node.target.value, []).append(node.value)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if not isinstance(func, cst.Attribute):
+            return
+        method = func.attr.value
+        code = self.provenance.context.module.code_for_node
+        base = func.value
+        base_name = base.attr.value if isinstance(base, cst.Attribute) else ""
+        if isinstance(base, cst.Name):
+            base_name = base.value
+        optimizer = method == "step" and any(w in base_name.lower() for w in OPTIMIZER_WORDS)
+        if method == "backward" or (method == "replay" and not node.args) or optimizer:
+            if self.global_work is None:
+                self.global_work = f"`{code(node)}`"
+            if method == "backward" and isinstance(base, cst.Name):
+                self.backward_of.add(base.value)
+        elif (method == "cuda" and not node.args) or (
+            method == "to" and to_target(self.provenance, node, self.frame) is Target.DEVICE
+        ):
+            self.copies.append(node)
+
+    def copies_of_items(self) -> list[cst.Call]:
+        """The copies of what the loop walks (its names, or names bound from them in the
+        body): a batch, a chunk. A copy of other state (an adapter's weights) is no data the
+        loop streams through the device."""
+        from_items = set(self.items)
+        changed = True
+        while changed:
+            changed = False
+            for name, values in self.assigned.items():
+                if name not in from_items and any(_data_names(v) & from_items for v in values):
+                    from_items.add(name)
+                    changed = True
+        found = []
+        for copy in self.copies:
+            func = copy.func
+            assert isinstance(func, cst.Attribute)
+            if _data_names(func.value) & from_items:
+                found.append(copy)
+        return found
+
+
+def _target_names(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _target_names(e.value)]
+    return []
+
+
+class _Uses(cst.CSTVisitor):
+    """The names an expression reads, and the calls in it."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+        self.calls: set[cst.Call] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        visit_read_only(node.value, self)
+        return False
+
+    def visit_Call(self, node: cst.Call) -> bool | None:
+        self.calls.add(node)
+        return None
+
+
+def _uses(node: cst.CSTNode) -> _Uses:
+    found = _Uses()
+    visit_read_only(node, found)
+    return found
+
+
+class _DataUses(_Uses):
+    """The names an expression computes with, not those it only looks values up by
+    (``self.weights[name]`` uses ``self``, not ``name``) or passes to a method as options
+    (``out.to(w.dtype)`` uses ``out``, not ``w``)."""
+
+    def visit_Subscript(self, node: cst.Subscript) -> bool:
+        visit_read_only(node.value, self)
+        return False
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        self.calls.add(node)
+        if isinstance(node.func, cst.Attribute):
+            visit_read_only(node.func.value, self)
+            return False
+        return True
+
+
+def _data_names(node: cst.CSTNode) -> set[str]:
+    found = _DataUses()
+    visit_read_only(node, found)
+    return found.names
+
+
+@dataclass
+class DeviceLoop:
+    """What device work one loop's iterations run (see :class:`_DeviceWork`)."""
+
+    global_work: str | None
+    # Copies to the device of what the loop walks (a batch, a chunk).
+    copies: list[cst.Call]
+    # Names bound in the body to values computed from a device copy (or a backward's loss).
+    tainted: frozenset[str]
+
+    def reason_for(self, read: cst.BaseExpression, module: cst.Module) -> str | None:
+        """Why a host read of ``read`` in the body waits for device work every iteration:
+        global work (a backward pass, an optimizer step, a graph replay), or a device copy the
+        value read is computed from. None when neither."""
+        if self.global_work is not None:
+            return f"a loop whose every iteration runs device work ({self.global_work})"
+        uses = _uses(read)
+        copies = [c for c in self.copies if c in uses.calls]
+        if not copies and uses.names & self.tainted:
+            copies = self.copies
+        if not copies:
+            return None
+        text = module.code_for_node(copies[0])
+        shown = f"`{text}`" if len(text) <= 50 and "\n" not in text else "a device copy"
+        return f"a loop whose every iteration computes on data it copies to the device ({shown})"
+
+
+def device_loop(provenance: Provenance, loop: cst.For | cst.While, frame: Frame) -> DeviceLoop:
+    """The device work of ``loop``'s body: each iteration is then a step, and a host sync in
+    the body that waits for the work stalls every iteration (a training loop's
+    ``loss.item()`` after ``loss.backward()``; a chunked loss read after ``.to(device)``)."""
+    items = frozenset(_target_names(loop.target)) if isinstance(loop, cst.For) else frozenset()
+    finder = _DeviceWork(provenance, frame, items)
+    visit_read_only(loop.body, finder)
+    tainted = set(finder.backward_of)
+    item_copies = finder.copies_of_items()
+    copies = set(item_copies)
+    changed = True
+    while changed:
+        changed = False
+        for name, values in finder.assigned.items():
+            if name in tainted:
+                continue
+            for value in values:
+                uses = _uses(value)
+                if uses.calls & copies or uses.names & tainted:
+                    tainted.add(name)
+                    changed = True
+                    break
+    return DeviceLoop(finder.global_work, item_copies, frozenset(tainted))

@@ -1,0 +1,133 @@
+"""The names that make a function hot: entry points (``forward``, ``step``, ``execute_model``,
+request handlers) and the words of a name (step, forward, attention, hooks, metadata builders),
+with the reason a finding gives; and the words that say a function does not run per step.
+Split out of ``hot_paths.py``."""
+
+from __future__ import annotations
+
+import fnmatch
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from h2dlint.analysis.once import step_metadata_name
+
+if TYPE_CHECKING:
+    pass
+
+# Entry points by name, with why each runs per step or per request (the reason findings give).
+HOT_ENTRY_POINTS: dict[str, str] = {
+    # modules, pipelines, samplers, compiled callables
+    "forward": "a `forward()` runs on every call of the module",
+    "__call__": "a `__call__()` runs on every call",
+    # trainers (Lightning, HF Trainer, custom loops), optimizers, diffusion schedulers
+    "step": "a `step()` runs once per step",
+    "training_step": "a `training_step()` runs once per batch",
+    "validation_step": "a `validation_step()` runs once per batch",
+    "test_step": "a `test_step()` runs once per batch",
+    "predict_step": "a `predict_step()` runs once per batch",
+    "train_step": "a `train_step()` runs once per batch",
+    "eval_step": "an `eval_step()` runs once per batch",
+    "prediction_step": "a `prediction_step()` runs once per batch",
+    "compute_loss": "a `compute_loss()` runs once per batch",
+    # inference engines and their schedulers
+    "execute_model": "an `execute_model()` runs once per engine step",
+    "prepare_inputs": "a `prepare_inputs()` runs once per engine step",
+    "_prepare_inputs": "a `_prepare_inputs()` runs once per engine step",
+    "prepare_model_inputs": "a `prepare_model_inputs()` runs once per engine step",
+    "schedule": "a scheduler's `schedule()` runs once per engine step",
+    "update_from_output": "a scheduler's `update_from_output()` runs once per engine step",
+    "sample": "a `sample()` runs once per decoding step",
+    "decode": "a `decode()` runs once per call",
+    # request handlers
+    "handle": "a `handle()` runs once per request",
+    "handle_request": "a `handle_request()` runs once per request",
+    "process_request": "a `process_request()` runs once per request",
+}
+# Words of a name (split at ``_``) that say the function runs per step or per forward pass,
+# with the reason findings give. ``{}`` is the function's name.
+STEP_WORD_REASON = "`{}()` runs once per step (its name says so)"
+FORWARD_WORD_REASON = "`{}()` runs on every forward pass (its name says so)"
+ATTENTION_WORD_REASON = "`{}()` runs in every attention call of a forward pass (its name says so)"
+HOOK_WORD_REASON = "`{}()` is (or makes) a forward hook, which runs on every forward pass"
+ATTENTION_WORDS = frozenset({"attention", "attn"})
+FORWARD_WORDS = frozenset({"forward", "fwd"})
+# First words of names that configure, query or register, not run, a step or a forward:
+# ``set_step``, ``get_step``, ``register_step_hook``, ``set_attention_backend``.
+NOT_RUNNING_WORDS = frozenset(
+    {
+        "set",
+        "get",
+        "init",
+        "reset",
+        "register",
+        "unregister",
+        "patch",
+        "parse",
+        "num",
+        "is",
+        "has",
+        "was",
+        "should",
+        "using",
+        "check",
+        "enable",
+        "disable",
+        "use",
+        "supports",
+        "total",
+        "max",
+        "min",
+        # debugging aids: dumps, prints and plots of a step's values
+        "dump",
+        "print",
+        "debug",
+        "show",
+        "plot",
+        "visualize",
+    }
+)
+# Hot only as methods of a class: a top-level ``__call__`` is no such thing.
+METHOD_ONLY = frozenset({"forward", "__call__"})
+# Classes whose ``__call__`` runs once per request around a loop of steps.
+PER_REQUEST_CLASS_WORDS = ("Pipeline",)
+PER_REQUEST_REASON = "a pipeline's `__call__()` runs this loop once per step"
+LOOPS = (cst.For, cst.While)
+# Packages of test code (parts of a module's dotted name).
+# (``tests/`` folders are not: they also hold reference models whose forward is a model's.)
+TEST_PACKAGES = frozenset({"test_utils", "testing"})
+
+
+METADATA_REASON = "`{}()` builds the attention metadata of each step (its name says so)"
+BUILDER_REASON = "an attention metadata builder's `build()` runs once per step"
+
+
+def name_reason(name: str, method: bool) -> str | None:
+    """Why a function runs per step or per forward pass by the words of its name: a ``step``
+    word (``update_step_context``, ``decode_step``, ``_optimizer_step``), ``forward`` first
+    or last (``forward_decode``, ``_attn_forward``, also spelled ``fwd``), a forward hook
+    (``pre_process_fwd_hook``: the closures it makes run on every forward), or, for a
+    top-level function, an ``attention``/``attn`` word (``_flash_varlen_attention``,
+    ``_prepare_for_flash_attn_...``: attention backends run per layer and forward). Not
+    names that configure or query (``set_step``, ``get_attention_backend``, ``num_steps``)."""
+    words = [w for w in name.lower().split("_") if w]
+    if step_metadata_name(name):
+        return METADATA_REASON.format(name)
+    if not words or words[0] in NOT_RUNNING_WORDS:
+        return None
+    if "step" in words:
+        return STEP_WORD_REASON.format(name)
+    if words[0] in FORWARD_WORDS or words[-1] in FORWARD_WORDS:
+        return FORWARD_WORD_REASON.format(name)
+    if "hook" in words and FORWARD_WORDS & set(words):
+        return HOOK_WORD_REASON.format(name)
+    if not method and ATTENTION_WORDS & set(words):
+        return ATTENTION_WORD_REASON.format(name)
+    return None
+
+
+def matches(patterns: tuple[str, ...], name: str, qualified: str) -> bool:
+    return any(
+        fnmatch.fnmatchcase(name, pattern) or fnmatch.fnmatchcase(qualified, pattern)
+        for pattern in patterns
+    )
