@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from h2dlint.candidates import Candidates, as_candidates
+from h2dlint.candidate_terms import Candidates, as_candidates
 from h2dlint.diagnostics import Confidence, FixSafety, Severity
 from h2dlint.examples import Invalid as Invalid
 from h2dlint.examples import Valid as Valid

@@ -10,7 +10,7 @@ from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.torch_api import JOINS
-from h2dlint.candidates import called_as
+from h2dlint.candidate_terms import called_as
 from h2dlint.diagnostics import FixSafety
 from h2dlint.fix_format import bind_before, replace_fitted
 from h2dlint.rule import Invalid, Replacement, Rule, Valid

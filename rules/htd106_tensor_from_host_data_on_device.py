@@ -24,7 +24,7 @@ from h2dlint.analysis.loop_body import (
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target
-from h2dlint.candidates import called_as
+from h2dlint.candidate_terms import called_as
 from h2dlint.diagnostics import Confidence
 from h2dlint.rule import Invalid, Rule, Valid
 

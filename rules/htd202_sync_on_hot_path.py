@@ -21,7 +21,7 @@ from h2dlint.analysis.value_syncs import (
     tensor_test,
     value_where,
 )
-from h2dlint.candidates import called_as
+from h2dlint.candidate_terms import called_as
 from h2dlint.diagnostics import Confidence
 from h2dlint.rule import Invalid, Rule, Valid
 

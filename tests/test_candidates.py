@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from h2dlint.candidates import Candidates, CandidatesError, summarize
+from h2dlint.candidate_terms import Candidates, CandidatesError
+from h2dlint.candidates import summarize
 from h2dlint.engine import EnabledRule, check_text
 from h2dlint.pipeline import FileJob, Mode, candidate_rules, process
 from h2dlint.registry import all_rules

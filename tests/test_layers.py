@@ -82,6 +82,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "h2dlint.digest",
             "h2dlint.imports",
             "h2dlint.candidates",
+            "h2dlint.candidate_terms",
         ),
     ),
 )
