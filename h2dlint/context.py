@@ -104,11 +104,10 @@ class FileContext:
 
     # -- shared analyses ------------------------------------------------------------------
     def shared(
-        self, key: SharedKey[T] | str, build: Callable[[], T], node: cst.CSTNode | None = None
+        self, key: SharedKey[T], build: Callable[[], T], node: cst.CSTNode | None = None
     ) -> T:
         """A per-file value computed once and shared by every rule (import tables, bindings);
-        with ``node``, one value per node (a function's writes). String keys are still taken
-        while other branches merge; new code uses a :class:`SharedKey`."""
+        with ``node``, one value per node (a function's writes)."""
         stored = key if node is None else (key, node)
         if stored not in self._shared:
             self._shared[stored] = build()

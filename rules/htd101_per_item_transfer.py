@@ -18,12 +18,16 @@ from h2dlint.analysis.loops import (
 )
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.context import SharedKey
 from h2dlint.rule import ComprehensionVisits, Invalid, Rule, Valid
 
 ADVICE = (
     "stack or concatenate them into one pinned buffer (`torch.stack(items, out=pinned)`) and "
     "copy it once with `non_blocking=True`, or pin the items when they are made"
 )
+
+# The per-item loops of each function of the file that moves its items (computed once).
+_MOVERS: SharedKey[dict[cst.FunctionDef, dict[str, GatheringLoop]]] = SharedKey("movers")
 
 
 class PerItemTransfer(ComprehensionVisits, Rule):
@@ -591,9 +595,7 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     def _mover_loops(
         self, owner: Provenance, function: cst.FunctionDef
     ) -> dict[str, GatheringLoop]:
-        movers: dict[cst.FunctionDef, dict[str, GatheringLoop]] = self.context.shared(
-            "htd101.movers", dict
-        )
+        movers = self.context.shared(_MOVERS, dict)
         if function not in movers:
             movers[function] = mover_loops(function, owner, owner.index.frame_of(function))
         return movers[function]

@@ -12,9 +12,13 @@ from h2dlint.analysis.classes import named_class
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.value_syncs import value_where
+from h2dlint.context import SharedKey
 from h2dlint.walk import visit_read_only
 
 INPUT_PREPARERS = ("prepare_inputs_for_generation",)
+
+# The calls of each module class held by another class of the file (computed once).
+_HELD: SharedKey[dict[cst.ClassDef, list[tuple[cst.Call, Frame]]]] = SharedKey("held modules")
 
 
 def prepared_on_host(provenance: Provenance, name: cst.Name, frame: Frame, depth: int = 0) -> bool:
@@ -121,7 +125,7 @@ def _holders_pass_host(
 def _calls_of_held(provenance: Provenance, cls: cst.ClassDef) -> list[tuple[cst.Call, Frame]]:
     """The calls ``self.<attr>(...)`` in methods of the file's other classes whose attribute
     ``attr`` holds an instance of ``cls``, each with the frame of the method making it."""
-    held = provenance.context.shared("held-modules", lambda: _held_modules(provenance))
+    held = provenance.context.shared(_HELD, lambda: _held_modules(provenance))
     return held.get(cls, [])
 
 

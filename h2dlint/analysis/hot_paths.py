@@ -68,6 +68,7 @@ from h2dlint.analysis.hot_names import (
 from h2dlint.analysis.once import RunOnce, builder_class
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.sync_basics import periodic_test
+from h2dlint.context import SharedKey
 from h2dlint.imports import dotted_name
 from h2dlint.walk import visit_read_only
 
@@ -197,6 +198,9 @@ def _per_request(cls: cst.ClassDef) -> bool:
     )
 
 
+_HOT_PATHS: SharedKey[HotPaths] = SharedKey("hot paths")
+
+
 class HotPaths:
     """Which functions of one file are hot (see the module docs). Computed once per file."""
 
@@ -204,7 +208,7 @@ class HotPaths:
     def of(cls, context: FileContext) -> HotPaths:
         options = context.options
         return context.shared(
-            "hot-paths",
+            _HOT_PATHS,
             lambda: cls(
                 context,
                 tuple(options.get("hot-functions", ())),
