@@ -42,20 +42,11 @@ from h2dlint.analysis.sync_basics import (
     RowSync,
     Walk,
     host_copy,
+    target_names,
 )
 from h2dlint.analysis.value_syncs import explicit_sync, tensor_test
 from h2dlint.imports import statements
 from h2dlint.walk import visit_read_only
-
-
-def target_names(target: cst.BaseExpression) -> frozenset[str]:
-    if isinstance(target, cst.Name):
-        return frozenset({target.value})
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return frozenset(n for element in target.elements for n in target_names(element.value))
-    if isinstance(target, cst.StarredElement):
-        return target_names(target.value)
-    return frozenset()
 
 
 def strip_to_host(node: cst.BaseExpression) -> cst.BaseExpression:

@@ -63,7 +63,7 @@ def render_sarif(findings: Sequence[Finding], summary: RunSummary, options: Repo
             }
         },
         "columnKind": "unicodeCodePoints",
-        "originalUriBaseIds": {SRCROOT: {"uri": _directory_uri(root)}},
+        "originalUriBaseIds": {SRCROOT: {"uri": directory_uri(root)}},
         "results": [_result(finding, index, root, options.cwd) for finding in findings],
     }
     log = {"$schema": SCHEMA_URI, "version": SARIF_VERSION, "runs": [run]}
@@ -83,12 +83,12 @@ def sarif_root(options: ReportOptions) -> Path:
     return cwd
 
 
-def _directory_uri(directory: Path) -> str:
+def directory_uri(directory: Path) -> str:
     uri = directory.as_uri()
     return uri if uri.endswith("/") else uri + "/"
 
 
-def _artifact_location(path: str, root: Path, cwd: Path) -> dict[str, str]:
+def artifact_location(path: str, root: Path, cwd: Path) -> dict[str, str]:
     """A URI relative to %SRCROOT% when ``path`` lies below the root, else an absolute one."""
     if is_pseudo_path(path):
         return {"uri": quote(path)}
@@ -164,7 +164,7 @@ def _file_descriptor(code: str, name: str, short: str, full: str) -> dict[str, A
 
 # -- results -----------------------------------------------------------------------------------
 def _result(finding: Finding, index: dict[str, int], root: Path, cwd: Path) -> dict[str, Any]:
-    artifact = _artifact_location(finding.path, root, cwd)
+    artifact = artifact_location(finding.path, root, cwd)
     result: dict[str, Any] = {
         "ruleId": finding.code,
         "ruleIndex": index[finding.code],

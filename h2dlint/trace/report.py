@@ -221,14 +221,21 @@ SARIF_RULES = {
 
 def render_sarif(trace: TraceData, result: Join | None) -> str:
     from h2dlint.reporters import ReportOptions
-    from h2dlint.reporters.sarif import SARIF_VERSION, SCHEMA_URI, _artifact_location, sarif_root
+    from h2dlint.reporters.sarif import (
+        SARIF_VERSION,
+        SCHEMA_URI,
+        SRCROOT,
+        artifact_location,
+        directory_uri,
+        sarif_root,
+    )
 
     root = sarif_root(ReportOptions(cwd=Path(trace.root or ".")))
     status = _site_status(result)
     rule_ids = [rule_id for rule_id, _ in SARIF_RULES.values()]
     results = []
     for row in rows(trace.groups):
-        artifact = _artifact_location(row.site.file, root, Path(trace.root or "."))
+        artifact = artifact_location(row.site.file, root, Path(trace.root or "."))
         join_status = status.get((row.site, row.kind), "")
         properties: dict[str, Any] = {
             "count": row.count,
@@ -280,7 +287,7 @@ def render_sarif(trace: TraceData, result: Join | None) -> str:
                 ],
             }
         },
-        "originalUriBaseIds": {"%SRCROOT%": {"uri": _directory_uri(root)}},
+        "originalUriBaseIds": {SRCROOT: {"uri": directory_uri(root)}},
         "results": results,
         "properties": {
             "command": trace.command,
@@ -291,11 +298,6 @@ def render_sarif(trace: TraceData, result: Join | None) -> str:
     }
     log = {"$schema": SCHEMA_URI, "version": SARIF_VERSION, "runs": [run]}
     return json.dumps(log, indent=2) + "\n"
-
-
-def _directory_uri(directory: Path) -> str:
-    uri = directory.as_uri()
-    return uri if uri.endswith("/") else uri + "/"
 
 
 def _site_status(result: Join | None) -> dict[tuple[Frame, str], str]:
