@@ -94,8 +94,8 @@ def frame_of(provenance: FactSource, function: cst.FunctionDef) -> Frame:
     return provenance.index.frame_of(function)
 
 
-def class_annotation(provenance: FactSource, cls: cst.ClassDef, attr: str) -> ClassRef | None:
-    """``attr: Buffer`` in a class body."""
+def field_annotation(cls: cst.ClassDef, attr: str) -> cst.BaseExpression | None:
+    """The annotation of ``attr: ...`` in the body of ``cls``, or None."""
     body = cls.body
     if not isinstance(body, cst.IndentedBlock):
         return None
@@ -108,8 +108,22 @@ def class_annotation(provenance: FactSource, cls: cst.ClassDef, attr: str) -> Cl
                 and isinstance(small.target, cst.Name)
                 and small.target.value == attr
             ):
-                return named_class(provenance, small.annotation.annotation)
+                return small.annotation.annotation
     return None
 
 
-__all__ = ["callee", "class_annotation", "frame_of", "method_frame", "provenance_of", "resolve"]
+def class_annotation(provenance: FactSource, cls: cst.ClassDef, attr: str) -> ClassRef | None:
+    """``attr: Buffer`` in a class body."""
+    annotation = field_annotation(cls, attr)
+    return named_class(provenance, annotation) if annotation is not None else None
+
+
+__all__ = [
+    "callee",
+    "class_annotation",
+    "field_annotation",
+    "frame_of",
+    "method_frame",
+    "provenance_of",
+    "resolve",
+]

@@ -8,6 +8,7 @@ import libcst as cst
 
 from h2dlint.analysis.arguments import host_named, positional
 from h2dlint.analysis.classes import class_of
+from h2dlint.analysis.cross_module import field_annotation
 from h2dlint.analysis.frames import Frame, parameter_annotation
 from h2dlint.analysis.provenance import Provenance, annotation_is
 from h2dlint.analysis.sync_basics import METADATA_METHODS, RowLoop, Walk
@@ -47,23 +48,13 @@ def annotated_tensor_field(provenance: Provenance, node: cst.Attribute, frame: F
     owner = class_of(provenance, node.value, frame)
     if owner is None or owner.provenance is None or owner.node is None:
         return False
-    body = owner.node.body
-    if not isinstance(body, cst.IndentedBlock):
+    annotation = field_annotation(owner.node, node.attr.value)
+    if annotation is None:
         return False
-    for statement in body.body:
-        if not isinstance(statement, cst.SimpleStatementLine):
-            continue
-        for small in statement.body:
-            if (
-                isinstance(small, cst.AnnAssign)
-                and isinstance(small.target, cst.Name)
-                and small.target.value == node.attr.value
-            ):
-                source = owner.provenance
-                # the fact source of a module is its Provenance (a Protocol for the type only)
-                assert isinstance(source, Provenance)
-                return tensor_annotation(source, small.annotation.annotation)
-    return False
+    source = owner.provenance
+    # the fact source of a module is its Provenance (a Protocol for the type only)
+    assert isinstance(source, Provenance)
+    return tensor_annotation(source, annotation)
 
 
 def on_host_by_name(node: cst.BaseExpression, frame: Frame) -> bool:
