@@ -18,6 +18,7 @@ from h2dlint.analysis.views import (
     STRIDED_VIEW_METHODS,
 )
 from h2dlint.context import FileContext, SharedKey
+from h2dlint.imports import dotted_name
 from h2dlint.walk import ReadOnlyVisitor, visit_read_only
 
 if TYPE_CHECKING:
@@ -76,14 +77,7 @@ def view_root(node: cst.BaseExpression) -> str | None:
             node = node.func.value
         else:
             break
-    parts: list[str] = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
-        node = node.value
-    if not isinstance(node, cst.Name):
-        return None
-    parts.append(node.value)
-    return ".".join(reversed(parts))
+    return dotted_name(node)
 
 
 def buffer_roots(provenance: FactSource, node: cst.BaseExpression, frame: Frame) -> set[str]:
