@@ -155,8 +155,11 @@ class SyncOnHotPath(Rule):
     (torch 2.11): behind a 40 ms kernel, `.item()`, `int(t)`, a 0-d device tensor as a size
     (`torch.arange(t)`, `x.repeat(t, 1)`), `x[x > 0]`, `nonzero`, `unique`, `masked_select` and
     `repeat_interleave` with tensor repeats each held the host about 40 ms;
-    `repeat_interleave(..., output_size=n)` returned at once. Once per step, that is the whole
-    queue's worth of overlap lost every step.
+    `repeat_interleave(..., output_size=n)` returned at once. Writes through a device mask
+    (`benchmarks/device/mask_writes.py`): `x[mask] = vals[mask]`, `x[mask] = <0-d device
+    tensor>` and `x.index_put_((mask,), v)` held it 40.6-40.7 ms, `x[mask] = 0.0` 0.18 ms and
+    `x.masked_fill_(mask, 0.0)` 0.02 ms. Once per step, that is the whole queue's worth of
+    overlap lost every step.
 
     ## Example
     ```python

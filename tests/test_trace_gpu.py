@@ -21,8 +21,25 @@ from h2dlint.trace import trace  # noqa: E402
 from h2dlint.trace.events import EXPLICIT, H2D, SCALAR, SYNC, TO_HOST, EventGroup  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-SLEEP_CYCLES = 50_000_000  # tens of ms on current GPUs
 MIB = 1 << 20
+SLEEP_MS = 60.0
+
+
+def calibrated_cycles(ms: float) -> int:
+    """``torch.cuda._sleep`` cycles that keep this GPU busy for about ``ms`` (the clock differs
+    between GPUs: 50 M cycles was 25 ms on one and too short on another)."""
+    cycles = 10_000_000
+    for _ in range(3):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        torch.cuda._sleep(cycles)
+        end.record()
+        torch.cuda.synchronize()
+        cycles = int(cycles * ms / max(start.elapsed_time(end), 1e-3))
+    return cycles
+
+
+SLEEP_CYCLES = calibrated_cycles(SLEEP_MS)
 
 
 def traced(fn: Any) -> list[EventGroup]:
@@ -85,13 +102,16 @@ def test_strided_view_of_a_pinned_buffer() -> None:
 def test_item_behind_a_busy_stream_loses_host_time() -> None:
     x = torch.ones(4, device="cuda")
 
+    x.sum().item()  # the first sum and item outside the trace: no first-call costs inside it
+
     def run() -> None:
-        torch.cuda._sleep(SLEEP_CYCLES)
-        x.sum().item()
+        y = x.sum()
+        torch.cuda._sleep(SLEEP_CYCLES)  # queued after the sum: item() waits for the sleep
+        y.item()
 
     group = only(traced(run), SYNC)
     assert (group.what, group.reason, group.count) == (".item()", SCALAR, 1)
-    assert group.host_ms > 5.0
+    assert group.host_ms > SLEEP_MS / 3
 
 
 def test_tolist_and_cpu_are_one_sync_each() -> None:
