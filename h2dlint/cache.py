@@ -24,6 +24,7 @@ from typing import Any
 import h2dlint
 from h2dlint.diagnostics import Finding
 from h2dlint.digest import content_digest
+from h2dlint.project.summary import SUMMARY_FORMAT, Parts, SummaryStore
 
 CACHE_FORMAT = 3
 # Entries not used for this long are dropped when the cache is written.
@@ -216,6 +217,57 @@ class ResultCache:
         for old in range(1, CACHE_FORMAT):  # an earlier format's cache is dead weight
             with contextlib.suppress(OSError):
                 (self.directory / f"results-v{old}.json").unlink(missing_ok=True)
+
+
+class SummaryFile:
+    """The project index's module summaries (``h2dlint/project/summary.py``) on disk, beside
+    the results: by content digest, for this build (an edit to h2dlint drops them, as it does
+    the results). Read when a run has files to check, written at its end when it computed new
+    ones; an unreadable file is ignored (the summaries are computed again), never fatal."""
+
+    def __init__(self, directory: Path, warn: Callable[[str], None]) -> None:
+        self.directory = directory
+        self.file = directory / f"summaries-v{SUMMARY_FORMAT}.json"
+        self.warn = warn
+        self.now = int(time.time())
+        # digest -> when its summary was last written.
+        self.stamps: dict[str, int] = {}
+
+    def load(self) -> SummaryStore:
+        try:
+            raw = self.file.read_bytes()
+        except OSError:
+            return SummaryStore()
+        entries: dict[str, Parts] = {}
+        try:
+            data = json.loads(raw)
+            if data.get("format") != SUMMARY_FORMAT or data.get("build") != build_fingerprint():
+                return SummaryStore()
+            for digest, entry in data["entries"].items():
+                used, parts = entry
+                if isinstance(used, int) and isinstance(parts, dict):
+                    entries[digest] = parts
+                    self.stamps[digest] = used
+        except (ValueError, AttributeError, KeyError, TypeError):
+            return SummaryStore()
+        return SummaryStore(entries)
+
+    def save(self, store: SummaryStore) -> None:
+        """Write the store when this run computed new summaries."""
+        if not store.fresh:
+            return
+        for digest in store.fresh:
+            self.stamps[digest] = self.now
+        stamps = _recent(self.stamps, lambda used: used, self.now)
+        entries = {d: [stamps[d], store.entries[d]] for d in stamps if d in store.entries}
+        payload = json.dumps(
+            {"format": SUMMARY_FORMAT, "build": build_fingerprint(), "entries": entries},
+            separators=(",", ":"),
+        )
+        try:
+            write_in_cache_dir(self.directory, self.file.name, payload)
+        except OSError as exc:
+            self.warn(f"cache {self.directory} cannot be written ({exc.strerror}); skipped")
 
 
 _STATUS_FIELDS = ("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino")

@@ -108,3 +108,6 @@ class FileResult:
     same_data: bool = False
     # The other modules of the project whose facts the findings rest on: (path, digest).
     depends: tuple[tuple[str, str], ...] = ()
+    # Module summaries the project index computed for this file's check, by content digest
+    # (``h2dlint/project/summary.py``), for the main process to store; None when not kept.
+    summaries: dict[str, dict[str, Any]] | None = None

@@ -94,6 +94,8 @@ def process(job: FileJob) -> FileResult:
     result.depends = tuple(
         sorted((path, digest) for path, digest in index.consulted.items() if path != own)
     )
+    if index.keeps_summaries:
+        result.summaries = index.summaries.take_fresh() or None
     return result
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from h2dlint.cache import ResultCache, entry_key
+from h2dlint.cache import ResultCache, SummaryFile, entry_key
 from h2dlint.confidence import shown
 from h2dlint.config import Settings, fingerprint
 from h2dlint.diagnostics import INTERNAL_ERROR_CODE, IO_ERROR_CODE, Finding, file_finding
@@ -138,7 +138,7 @@ def run(
         item = _prepare(candidate, options, usable, result)
         if item is not None:
             pending.append(item)
-    outcomes = _execute([item.job for item in pending], options.jobs)
+    outcomes = _execute([item.job for item in pending], options.jobs, cache)
     for item, outcome in zip(pending, outcomes, strict=True):
         _record(item, outcome, cache, result)
     if cache is not None:
@@ -251,7 +251,9 @@ def _has_fix(findings: Iterable[Finding], unsafe: bool) -> bool:
     return False
 
 
-def _execute(jobs: list[FileJob], requested: int) -> Iterable[FileResult]:
+def _execute(
+    jobs: list[FileJob], requested: int, cache: ResultCache | None = None
+) -> Iterable[FileResult]:
     if not jobs:
         return []
     # The pipeline, the rules and libcst's native parser are imported here, once, before any
@@ -266,15 +268,28 @@ def _execute(jobs: list[FileJob], requested: int) -> Iterable[FileResult]:
     all_rules()
     # The packages around the files to check, for facts defined in other modules; inherited
     # by the forked workers, each of which parses the modules it consults on demand.
-    if not os.environ.get(NO_INDEX_VARIABLE):
-        files = [(job.path, job.data) for job in jobs if job.path != "-"]
-        index = ProjectIndex(build_layout(path for path, _ in files))
-        index.know_bytes(files)  # read once here, not again in every worker
-        install(index)
-    try:
+    if os.environ.get(NO_INDEX_VARIABLE):
         return _execute_jobs(jobs, requested)
+    files = [(job.path, job.data) for job in jobs if job.path != "-"]
+    # The summaries of the project's modules that earlier runs computed (by content): a run
+    # over a few files reads them instead of parsing the rest of the package again.
+    stored = SummaryFile(cache.directory, cache.warn) if cache is not None else None
+    index = ProjectIndex(
+        build_layout(path for path, _data in files), stored.load() if stored is not None else None
+    )
+    index.know_bytes(files)  # read once here, not again in every worker
+    install(index)
+    try:
+        results = _execute_jobs(jobs, requested)
     finally:
         install(None)
+    if stored is not None:
+        for result in results:
+            if result.summaries:
+                index.summaries.merge(result.summaries)
+                result.summaries = None
+        stored.save(index.summaries)
+    return results
 
 
 def _execute_jobs(jobs: list[FileJob], requested: int) -> list[FileResult]:

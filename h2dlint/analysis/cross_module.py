@@ -1,9 +1,10 @@
 """Facts that one module's provenance takes from the rest of the project.
 
-The project index (``h2dlint.project``) parses another module when an analysis asks about a
-name defined there; this module gives that module its own provenance analysis, finds the
-definition a call or a name refers to (a local function, a method of a known class, a function
-or class imported from another module), and the classes that attributes and returns hold.
+The project index (``h2dlint.project``) parses another module with libcst when an analysis asks
+about a name defined there (the module's summary says whether it is: ``project/summary.py``);
+this module gives that module its own provenance analysis, finds the definition a call or a
+name refers to (a local function, a method of a known class, a function or class imported from
+another module), and the classes that attributes and returns hold.
 """
 
 from __future__ import annotations
@@ -37,10 +38,15 @@ def resolve(
     if project is None:
         return None
     absolute = project.absolute(provenance.module_name, qualified)
-    located = project.locate(absolute)
-    if located is None:
+    found = project.find(absolute)
+    # The module's summary tells whether it defines the name at all: a module that does not
+    # is not parsed with libcst (most names asked about are defined outside the project).
+    if found is None or not project.may_define(*found):
         return None
-    parsed, rest = located
+    parsed = project.parsed(found[0])
+    if parsed is None:
+        return None
+    rest = found[1]
     other = provenance_of(parsed, provenance)
     head, _, tail = rest.partition(".")
     index = other.index

@@ -10,13 +10,13 @@ up, when it is in turn called from such a function in another module.
 
 from __future__ import annotations
 
-import ast
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
-from h2dlint.digest import content_digest
 from h2dlint.project.index import ProjectIndex
+from h2dlint.project.summary import call_edges, defined_names, may_move, moving_functions
 
 # A name followed by an opening parenthesis: a call, or a definition (close enough to find the
 # few files worth parsing). The look-behind finds the same names as the pattern without it (a
@@ -33,7 +33,6 @@ MAX_DEFINITIONS_READ = 8
 # Questions about called names answered by a scan for that name alone, before one table of
 # every called name is built (cheaper once many names are asked, as in a whole-tree run).
 TABLE_AFTER_QUESTIONS = 32
-_DEFINED = re.compile(rb"def\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 
 
 @dataclass(frozen=True)
@@ -53,7 +52,6 @@ class CallerIndex:
     def __init__(self, project: ProjectIndex) -> None:
         self.project = project
         self._bytes: dict[str, bytes] | None = None
-        self._trees: dict[str, ast.Module | None] = {}
         self._callers: dict[str, tuple[tuple[Caller, ...], dict[str, str]]] = {}
         self._called: dict[bytes, list[str]] | None = None
         self._mentions: dict[str, list[str]] = {}
@@ -75,14 +73,22 @@ class CallerIndex:
                     self._bytes[module] = data
         return self._bytes
 
-    def _tree(self, module: str) -> ast.Module | None:
-        if module not in self._trees:
-            data = self._files().get(module)
-            try:
-                self._trees[module] = ast.parse(data) if data is not None else None
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                self._trees[module] = None
-        return self._trees[module]
+    def _digest(self, module: str) -> str:
+        return self.project.digest(self.project.layout.modules[module], self._files()[module])
+
+    def _part(self, module: str, name: str, compute: Callable[[bytes], Any]) -> Any:
+        """Part ``name`` of ``module``'s summary (``summary.py``), by its content."""
+        data = self._files()[module]
+        return self.project.summaries.part(self._digest(module), name, lambda: compute(data))
+
+    def _tree_part(self, module: str, name: str, compute: Callable[[Any], Any]) -> Any:
+        """A part read from the module's ``ast`` tree (None when CPython cannot parse it)."""
+
+        def from_tree(data: bytes) -> Any:
+            tree = self.project.summaries.tree(self._digest(module), data)
+            return compute(tree) if tree is not None else None
+
+        return self._part(module, name, from_tree)
 
     def callers(self, qualified: str) -> tuple[Caller, ...]:
         """The functions of other modules that call the top-level function ``qualified``."""
@@ -127,13 +133,13 @@ class CallerIndex:
         return found
 
     def _defining(self, name: str) -> list[str]:
-        """The modules whose text defines a function or method ``name`` (one cheap scan of the
-        project for ``def name(`` per process)."""
+        """The modules whose text defines a function or method ``name`` (``def name(``): one
+        table per process, from each module's summary."""
         if self._defined is None:
             defined: dict[str, list[str]] = {}
-            for module, data in self._files().items():
-                for found in set(_DEFINED.findall(data)):
-                    defined.setdefault(found.decode(), []).append(module)
+            for module in self._files():
+                for found in self._part(module, "defs", defined_names):
+                    defined.setdefault(found, []).append(module)
             self._defined = defined
         return self._defined.get(name, [])
 
@@ -151,35 +157,30 @@ class CallerIndex:
                 break
             path = self.project.layout.path_of(other)
             if path is not None:
-                depends[path] = content_digest(data)
+                depends[path] = self._digest(other)
             found.extend(self._edges_of(other).get(qualified, ()))
         return tuple(found), depends
 
     def _edges_of(self, module: str) -> dict[str, list[Caller]]:
-        """The calls ``module``'s functions make, by resolved callee: one walk of the module
-        per process, however many questions name it."""
+        """The calls ``module``'s functions make, by resolved callee: from the module's
+        summary, resolved once per process however many questions name it."""
         edges = self._edges.get(module)
         if edges is None:
-            tree = self._tree(module)
-            edges = _calls_by_callee(tree, module, self.project) if tree is not None else {}
+            raw = self._tree_part(module, "edges", call_edges)
+            edges = _resolve_edges(raw, module, self.project) if raw is not None else {}
             self._edges[module] = edges
-            self._trees.pop(module, None)  # kept facts only: trees of a large project are GBs
         return edges
 
     def _movers_of(self, module: str) -> frozenset[str]:
         """The names of ``module``'s functions that may move items one by one."""
         movers = self._mover_names.get(module)
         if movers is None:
-            data = self._files().get(module, b"")
             # Text without a loop or without a move cannot hold a moving loop: no parse.
-            if not (
-                any(m in data for m in _MOVE_MARKERS) and any(w in data for w in _LOOP_MARKERS)
-            ):
+            if not may_move(self._files().get(module, b"")):
                 movers = frozenset()
             else:
-                tree = self._tree(module)
-                movers = _moving_functions(tree) if tree is not None else frozenset()
-                self._trees.pop(module, None)
+                found = self._tree_part(module, "movers", moving_functions)
+                movers = frozenset(found) if found is not None else frozenset()
             self._mover_names[module] = movers
         return movers
 
@@ -232,122 +233,22 @@ def _reaching(name: str) -> re.Pattern[bytes]:
     )
 
 
-_LOOPS = (
-    ast.For,
-    ast.AsyncFor,
-    ast.While,
-    ast.ListComp,
-    ast.SetComp,
-    ast.DictComp,
-    ast.GeneratorExp,
-)
-_MOVES = frozenset({"to", "cuda", "copy_"})
-
-
-_MOVE_MARKERS = (b".to(", b".cuda(", b".copy_(")
-_LOOP_MARKERS = (b"for ", b"while ")
-
-
-def _moving_functions(tree: ast.Module) -> frozenset[str]:
-    """The names of the functions (at any depth) holding a loop (``for``, ``while``, a
-    comprehension) that calls ``.to``, ``.cuda`` or ``.copy_``: what every per-item transfer
-    is made of. An enclosing function counts too (a superset). One pass over the tree."""
-    found: set[str] = set()
-    functions: list[str] = []
-
-    def visit(node: ast.AST, in_loop: bool) -> None:
-        is_function = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            functions.append(node.name)
-            in_loop = False
-        elif isinstance(node, _LOOPS):
-            in_loop = True
-        elif (
-            in_loop
-            and isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr in _MOVES
-        ):
-            found.update(functions)
-        for child in ast.iter_child_nodes(node):
-            visit(child, in_loop)
-        if is_function:
-            functions.pop()
-
-    visit(tree, False)
-    return frozenset(found)
-
-
-def _imports(tree: ast.Module, module: str, project: ProjectIndex) -> dict[str, str]:
-    """Local name -> absolute qualified name, for the imports of a module."""
-    names: dict[str, str] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.asname:
-                    names[alias.asname] = alias.name
-                else:
-                    top = alias.name.split(".", 1)[0]
-                    names[top] = top
-        elif isinstance(node, ast.ImportFrom):
-            base = "." * node.level + (node.module or "")
-            for alias in node.names:
-                if alias.name == "*":
-                    continue
-                joint = "" if base.endswith(".") or not base else "."
-                full = project.absolute(module, f"{base}{joint}{alias.name}")
-                names[alias.asname or alias.name] = full
-    return names
-
-
-def _dotted(node: ast.expr) -> str | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
-
-
-def _functions(
-    tree: ast.Module,
-) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str | None]]:
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            yield node, None
-        elif isinstance(node, ast.ClassDef):
-            for member in node.body:
-                if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    yield member, node.name
-
-
-def _calls_by_callee(
-    tree: ast.Module, module: str, project: ProjectIndex
-) -> dict[str, list[Caller]]:
+def _resolve_edges(raw: Any, module: str, project: ProjectIndex) -> dict[str, list[Caller]]:
     """Qualified callee -> the functions of ``module`` that call it (each once, at its first
-    call), for the calls whose name resolves through the module's imports."""
-    imports = _imports(tree, module, project)
+    call), from the module's unresolved call edges (``summary.call_edges``)."""
+    imports: dict[str, str] = {}
+    for local, full in raw["imports"]:
+        imports[local] = project.absolute(module, full)
     edges: dict[str, list[Caller]] = {}
-    for function, cls in _functions(tree):
+    for name, cls, calls in raw["functions"]:
+        owner = f"{module}.{cls}.{name}" if cls else f"{module}.{name}"
         seen: set[str] = set()
-        for node in ast.walk(function):
-            if not isinstance(node, ast.Call):
-                continue
-            dotted = _dotted(node.func)
-            if dotted is None:
-                continue
+        for dotted, line in calls:
             root, _, rest = dotted.partition(".")
-            full = imports.get(root)
-            if full is None:
-                continue
+            full = imports[root]
             callee = f"{full}.{rest}" if rest else full
             if callee in seen:
                 continue
             seen.add(callee)
-            owner = f"{module}.{cls}.{function.name}" if cls else f"{module}.{function.name}"
-            edges.setdefault(callee, []).append(
-                Caller(module, owner, function.name, cls, node.lineno)
-            )
+            edges.setdefault(callee, []).append(Caller(module, owner, name, cls, line))
     return edges

@@ -1,14 +1,18 @@
 """The modules of the project, parsed on demand, and names resolved across them.
 
-One :class:`ProjectIndex` per process. A module is read and parsed with libcst the first time an
-analysis asks about it (a class defined there, a function it exports), and kept in a small
-least-recently-used table. Every module consulted while one file is checked is recorded with
-its content digest, so that the cached verdict of that file is dropped when one of them changes.
+One :class:`ProjectIndex` per process. Names are followed across modules (re-exports) and their
+definitions looked up in small summaries of each module (``summary.py``: CPython ``ast`` and the
+text, kept by content digest, on disk when the run has a cache); a module is parsed with libcst
+only when an analysis needs a definition there (a class, a function it exports), and kept in a
+small least-recently-used table. Every module consulted while one file is checked is recorded
+with its content digest, so that the cached verdict of that file is dropped when one of them
+changes.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -18,6 +22,8 @@ import libcst as cst
 
 from h2dlint.digest import content_digest
 from h2dlint.project.layout import ProjectLayout
+from h2dlint.project.summary import Parts, SummaryStore, top_level
+from h2dlint.source import python_ast
 
 if TYPE_CHECKING:
     from h2dlint.project.callers import CallerIndex
@@ -50,8 +56,17 @@ class ParsedModule:
 class ProjectIndex:
     """The project's modules as trees, on demand, and the dependencies of the file at hand."""
 
-    def __init__(self, layout: ProjectLayout) -> None:
+    def __init__(self, layout: ProjectLayout, summaries: SummaryStore | None = None) -> None:
         self.layout = layout
+        # Per-module summaries by content digest (loaded from the disk by the run, or empty).
+        self.summaries = summaries if summaries is not None else SummaryStore()
+        # Whether the run keeps the summaries computed here (a cache): workers then send them
+        # back with their results.
+        self.keeps_summaries = summaries is not None
+        self._digests: dict[str, str] = {}
+        # module -> (path, digest, its "top" summary part or _UNREADABLE) (see _top).
+        self._tops: dict[str, tuple[str | None, str | None, Parts | str | None]] = {}
+        self._defined: dict[str, frozenset[str]] = {}
         self._parsed: OrderedDict[str, ParsedModule | None] = OrderedDict()
         self._kept_chars = 0
         # path -> digest of each module consulted since :meth:`begin_file`.
@@ -89,6 +104,14 @@ class ProjectIndex:
                 return handle.read(limit + 1 if limit >= 0 else -1)
         except OSError:
             return None
+
+    def digest(self, path: str, data: bytes) -> str:
+        """The content digest of the whole bytes ``data`` of the module at ``path`` (once per
+        process)."""
+        found = self._digests.get(path)
+        if found is None:
+            found = self._digests[path] = content_digest(data)
+        return found
 
     def parsed(self, name: str) -> ParsedModule | None:
         """The module ``name`` of the project, parsed; None when it is not in the project or
@@ -129,7 +152,7 @@ class ProjectIndex:
         data = self.read(path, MAX_MODULE_BYTES)
         if data is None or len(data) > MAX_MODULE_BYTES:
             return None
-        digest = content_digest(data)
+        digest = self.digest(path, data)
         try:
             source = data.decode("utf-8")
             tree = cst.parse_module(source)
@@ -166,8 +189,19 @@ class ProjectIndex:
         return qualified
 
     def locate(self, qualified: str) -> tuple[ParsedModule, str] | None:
-        """The module defining ``pkg.mod.Name`` (following re-exports) and the name's path in
-        it (``Name`` or ``Class.method``); None outside the project."""
+        """The module defining ``pkg.mod.Name`` (following re-exports), parsed, and the name's
+        path in it (``Name`` or ``Class.method``); None outside the project."""
+        found = self.find(qualified)
+        if found is None:
+            return None
+        module = self.parsed(found[0])
+        return (module, found[1]) if module is not None else None
+
+    def find(self, qualified: str) -> tuple[str, str] | None:
+        """The name of the module where ``pkg.mod.Name`` leads (following re-exports) and the
+        name's path in it, from the modules' summaries (a module's libcst tree only where its
+        summary cannot tell: CPython cannot parse it, or it imports one name twice as
+        different things); None outside the project or where a module cannot be read."""
         seen = 0
         while seen <= MAX_REEXPORTS:
             seen += 1
@@ -175,16 +209,82 @@ class ProjectIndex:
             if split is None:
                 return None
             module_name, rest = split
-            module = self.parsed(module_name)
-            if module is None:
+            top = self._top(module_name)
+            if top == _UNREADABLE:
                 return None
             head = rest.split(".", 1)[0]
-            target = _imported_as(module, head)
+            imports = top["imports"] if isinstance(top, dict) else None
+            if imports is None or (head in imports and imports[head] is None):
+                module = self.parsed(module_name)
+                if module is None:
+                    return None
+                target = _imported_as(module, head)
+            else:
+                target = imports.get(head)
             if target is None:
-                return module, rest
+                return module_name, rest
             tail = rest[len(head) :]
             qualified = self.absolute(module_name, target) + tail
         return None
+
+    def may_define(self, module_name: str, rest: str) -> bool:
+        """Whether the module may define ``rest``: a function or class ``Name``, or a method
+        ``Class.method`` (False only when its summary names no such function or class)."""
+        top = self._top(module_name)
+        if not isinstance(top, dict):
+            return True
+        defined = self._defined.get(module_name)
+        if defined is None:
+            defined = self._defined[module_name] = frozenset(top["defined"])
+        head, _, tail = rest.partition(".")
+        if head not in defined:
+            return False
+        return not tail or ("." not in tail and tail in defined)
+
+    def mentions(self, module_name: str, name: str) -> bool:
+        """Whether the module's text has ``name`` as a word (False: it surely binds no such
+        name); True when it cannot be read (the parse that follows settles it)."""
+        path = self.layout.path_of(module_name)
+        data = self.read(path, MAX_MODULE_BYTES) if path is not None else None
+        if data is None:
+            return True
+        word = re.compile(rb"(?<![A-Za-z0-9_])" + re.escape(name.encode()) + rb"(?![A-Za-z0-9_])")
+        return word.search(data) is not None
+
+    def _top(self, module_name: str) -> Parts | str | None:
+        """The "top" summary part of a module (None when CPython cannot parse it), or
+        _UNREADABLE when the module cannot be read, is too large or is not UTF-8 (as
+        :meth:`parsed` refuses it). Records the module as consulted, as a parse would."""
+        known = self._tops.get(module_name)
+        if known is None:
+            known = self._tops[module_name] = self._read_top(module_name)
+        path, digest, found = known
+        if path is not None and digest is not None:
+            self.consulted[path] = digest
+        return found
+
+    def _read_top(self, module_name: str) -> tuple[str | None, str | None, Parts | str | None]:
+        path = self.layout.path_of(module_name)
+        data = self.read(path, MAX_MODULE_BYTES) if path is not None else None
+        if path is None or data is None or len(data) > MAX_MODULE_BYTES:
+            return None, None, _UNREADABLE
+        digest = self.digest(path, data)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return path, digest, _UNREADABLE
+        return path, digest, self.summaries.part(digest, "top", lambda: _top_part(text))
+
+
+_UNREADABLE = "unreadable"
+
+
+def _top_part(text: str) -> Parts | None:
+    try:
+        tree = python_ast(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return top_level(tree)
 
 
 def _imported_as(module: ParsedModule, name: str) -> str | None:

@@ -173,8 +173,12 @@ class Provenance(CallFacts):
         qualified = self.qualify(name)
         if qualified is None or self.project is None or depth > MAX_DEPTH:
             return UNKNOWN_FACT
+        found = self.project.find(self.project.absolute(self.module_name, qualified))
+        # A module whose text never names it binds no such value: not parsed to learn it.
+        if found is None or "." in found[1] or not self.project.mentions(*found):
+            return UNKNOWN_FACT
         located = self.project.locate(self.project.absolute(self.module_name, qualified))
-        if located is None or "." in located[1]:
+        if located is None:
             return UNKNOWN_FACT
         other = cross_module.provenance_of(located[0], self)
         if located[1] in other.index.functions or located[1] in other.index.classes:

@@ -1,0 +1,252 @@
+"""Small per-module summaries for the project index, from CPython's ``ast`` and the module's
+text, kept by content digest.
+
+The index asks the same few things of many modules: which names a module imports (to follow a
+re-export), whether it defines a function or class of some name at all, which of its functions
+may move items one by one, which functions of other modules it calls. A libcst tree answers
+all of them but costs some ten times an ``ast`` parse; the summaries answer them from ``ast``
+and the bytes, and a module is parsed with libcst only when a definition there is really needed
+(its provenance: return and attribute facts).
+
+Each summary is a dictionary of parts (JSON values: lists and strings), each part computed on
+first use, keyed by the digest of the module's bytes: the same content gives the same parts
+wherever the module lives. The run layer stores them on disk beside the result cache
+(``h2dlint/cache.py``), so that a warm run, or a pre-commit run over a few files, reads the
+summaries of the rest of the package instead of parsing it again. Parts that depend on where a
+module lives (relative imports) are stored as written and resolved by the index.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from typing import Any
+
+# Bumped whenever a part's meaning or shape changes: summaries of another format are dropped.
+SUMMARY_FORMAT = 1
+# Parsed ``ast`` trees kept per process while their module's parts are computed one by one.
+KEPT_TREES = 4
+
+# A function or method definition in the text (``def name(``): close enough to find the few
+# modules worth parsing.
+DEFINED_PATTERN = re.compile(rb"def\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+
+Parts = dict[str, Any]
+
+
+class SummaryStore:
+    """Summaries by content digest: those loaded from the disk, and those computed in this
+    process (``fresh``: the parts to hand back to the main process and save)."""
+
+    def __init__(self, entries: dict[str, Parts] | None = None) -> None:
+        self.entries: dict[str, Parts] = entries if entries is not None else {}
+        self.fresh: dict[str, Parts] = {}
+        self._trees: OrderedDict[str, ast.Module | None] = OrderedDict()
+
+    def part(self, digest: str, name: str, compute: Callable[[], Any]) -> Any:
+        """Part ``name`` of the summary of the content ``digest``: stored, or computed now."""
+        parts = self.entries.get(digest)
+        if parts is None:
+            parts = self.entries[digest] = {}
+        if name in parts:
+            return parts[name]
+        value = compute()
+        parts[name] = value
+        self.fresh.setdefault(digest, {})[name] = value
+        return value
+
+    def tree(self, digest: str, data: bytes) -> ast.Module | None:
+        """The ``ast`` tree of ``data`` (whose digest is ``digest``), kept while a few parts of
+        the same module are computed; None when CPython cannot parse it."""
+        if digest in self._trees:
+            self._trees.move_to_end(digest)
+            return self._trees[digest]
+        try:
+            tree: ast.Module | None = ast.parse(data)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            tree = None
+        self._trees[digest] = tree
+        while len(self._trees) > KEPT_TREES:
+            self._trees.popitem(last=False)
+        return tree
+
+    def take_fresh(self) -> dict[str, Parts]:
+        """The parts computed since the last call (to send to the main process)."""
+        fresh, self.fresh = self.fresh, {}
+        return fresh
+
+    def merge(self, fresh: dict[str, Parts]) -> None:
+        """Add parts computed elsewhere (a worker) to the store and to what is saved."""
+        for digest, parts in fresh.items():
+            self.entries.setdefault(digest, {}).update(parts)
+            self.fresh.setdefault(digest, {}).update(parts)
+
+
+# -- parts -----------------------------------------------------------------------------------
+
+
+def defined_names(data: bytes) -> list[str]:
+    """The names after ``def`` in the text (``def name(``), sorted."""
+    return sorted({found.decode() for found in DEFINED_PATTERN.findall(data)})
+
+
+def top_level(tree: ast.Module) -> Parts:
+    """What :meth:`ProjectIndex.find` needs of a module: the names it imports, each with the
+    name it imports (as written: relative ones keep their dots) when every import of that
+    local name agrees, else None (the index then asks the libcst tree, which settles the order
+    of the imports); and the names of the functions and classes it defines anywhere (a superset
+    of those the analysis indexes: a name not among them is surely not defined there)."""
+    imports: dict[str, str | None] = {}
+    defined: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for local, full in _import_names(node):
+                if local in imports and imports[local] != full:
+                    imports[local] = None
+                else:
+                    imports[local] = full
+    top = {
+        node.name
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    }
+    return {
+        "imports": {local: full for local, full in imports.items() if local not in top},
+        "defined": sorted(defined),
+    }
+
+
+def _import_names(node: ast.Import | ast.ImportFrom) -> Iterator[tuple[str, str]]:
+    """(local name, imported name) for one import statement, as ``ImportTable`` reads it."""
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            if alias.asname:
+                yield alias.asname, alias.name
+            else:
+                top = alias.name.split(".", 1)[0]
+                yield top, top
+        return
+    dots = "." * node.level
+    if node.module is None and not dots:
+        return
+    base = dots + node.module if node.module else dots
+    for alias in node.names:
+        if alias.name == "*":
+            continue
+        full = f"{base}{alias.name}" if base.endswith(".") else f"{base}.{alias.name}"
+        yield alias.asname or alias.name, full
+
+
+_LOOPS = (
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+)
+_MOVES = frozenset({"to", "cuda", "copy_"})
+MOVE_MARKERS = (b".to(", b".cuda(", b".copy_(")
+LOOP_MARKERS = (b"for ", b"while ")
+
+
+def moving_functions(tree: ast.Module) -> list[str]:
+    """The names of the functions (at any depth) holding a loop (``for``, ``while``, a
+    comprehension) that calls ``.to``, ``.cuda`` or ``.copy_``: what every per-item transfer
+    is made of. An enclosing function counts too (a superset). One pass over the tree."""
+    found: set[str] = set()
+    functions: list[str] = []
+
+    def visit(node: ast.AST, in_loop: bool) -> None:
+        is_function = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions.append(node.name)
+            in_loop = False
+        elif isinstance(node, _LOOPS):
+            in_loop = True
+        elif (
+            in_loop
+            and isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in _MOVES
+        ):
+            found.update(functions)
+        for child in ast.iter_child_nodes(node):
+            visit(child, in_loop)
+        if is_function:
+            functions.pop()
+
+    visit(tree, False)
+    return sorted(found)
+
+
+def may_move(data: bytes) -> bool:
+    """Whether the text has both a loop and a move: without either, no function of it can move
+    items one by one (no parse needed to tell)."""
+    return any(m in data for m in MOVE_MARKERS) and any(w in data for w in LOOP_MARKERS)
+
+
+def call_edges(tree: ast.Module) -> Parts:
+    """The calls the module's functions make through its imports, unresolved: the imports
+    (local name, imported name as written, in the order ``ast.walk`` meets them: the last one
+    wins), and per function or method (name, class or None) each dotted callee whose root is
+    an imported name, once, with the line of its first call, in the order of those first
+    calls. The index resolves them against the module's package (``callers.py``)."""
+    imports: list[list[str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    imports.append([alias.asname, alias.name])
+                else:
+                    top = alias.name.split(".", 1)[0]
+                    imports.append([top, top])
+        elif isinstance(node, ast.ImportFrom):
+            base = "." * node.level + (node.module or "")
+            for alias in node.names:
+                if alias.name == "*":
+                    continue
+                joint = "" if base.endswith(".") or not base else "."
+                imports.append([alias.asname or alias.name, f"{base}{joint}{alias.name}"])
+    roots = {local for local, _ in imports}
+    functions: list[list[Any]] = []
+    for function, cls in _functions(tree):
+        first: dict[str, int] = {}
+        for node in ast.walk(function):
+            if not isinstance(node, ast.Call):
+                continue
+            dotted = _dotted(node.func)
+            if dotted is None or dotted in first or dotted.partition(".")[0] not in roots:
+                continue
+            first[dotted] = node.lineno
+        if first:
+            functions.append([function.name, cls, [[d, line] for d, line in first.items()]])
+    return {"imports": imports, "functions": functions}
+
+
+def _dotted(node: ast.expr) -> str | None:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _functions(
+    tree: ast.Module,
+) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str | None]]:
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield node, None
+        elif isinstance(node, ast.ClassDef):
+            for member in node.body:
+                if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    yield member, node.name
