@@ -290,3 +290,108 @@ def test_modules_the_run_read_are_not_read_again(tmp_path: Path) -> None:
     assert parsed is not None and "given" in parsed.source
     assert index.read(str(package / "__init__.py")) == b""
     assert index.read(str(package / "absent.py")) is None
+
+
+REEXPORTING = {
+    "__init__.py": "from .impl import Thing, helper\nfrom .absent import Other\n",
+    "impl.py": (
+        "import torch\n\n"
+        "class Thing:\n    def go(self):\n        return torch.zeros(2)\n\n"
+        "def helper():\n    return torch.zeros(3)\n"
+    ),
+    "twice.py": "if X:\n    from .impl import Thing as T\nelse:\n    from .other import T\n",
+    "user.py": "from . import Thing\n",
+}
+
+
+def _package(tmp_path: Path, files: dict[str, str]) -> Path:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    for name, text in files.items():
+        (package / name).write_text(text)
+    return package
+
+
+def test_names_are_followed_and_looked_up_without_libcst(tmp_path: Path) -> None:
+    package = _package(tmp_path, REEXPORTING)
+    index = ProjectIndex(build_layout([str(package / "user.py")]))
+    assert index.find("pkg.Thing.go") == ("pkg.impl", "Thing.go")  # through the re-export
+    assert index.may_define("pkg.impl", "Thing.go")
+    assert index.may_define("pkg.impl", "helper")
+    assert not index.may_define("pkg.impl", "absent")
+    assert not index.may_define("pkg.impl", "Thing.absent")
+    # Re-exported from a module that is not there: the package itself does not define it.
+    assert index.find("pkg.Other") == ("pkg", "absent.Other")
+    assert not index.may_define("pkg", "absent.Other")
+    assert index._parsed == {}  # no module was parsed with libcst for any of it
+    assert set(index.consulted) == {str(package / "__init__.py"), str(package / "impl.py")}
+    # One name imported as two things: the order of the imports decides, libcst settles it.
+    assert index.find("pkg.twice.T") is not None
+    assert list(index._parsed) == ["pkg.twice"]
+
+
+def test_summaries_match_the_libcst_import_table_and_the_calls(tmp_path: Path) -> None:
+    import ast
+
+    import libcst as cst
+
+    from h2dlint.project.index import _top_level_imports
+    from h2dlint.project.summary import call_edges, top_level
+
+    text = (
+        "import os, torch.nn as nn\nimport a.b\nfrom . import x\nfrom ..up import y as z\n"
+        "from .m import (p,\n    q)\n"
+        "try:\n    from .fast import k\nexcept ImportError:\n    k = None\n"
+        "def f():\n    from .inner import w\n    return w(nn.Linear(1, 1), a.b.c(), a.b.c())\n"
+        "class C:\n    def g(self):\n        return p(q(k()))\n"
+    )
+    top = top_level(ast.parse(text))
+    assert top["imports"] == _top_level_imports(cst.parse_module(text))
+    assert set(top["defined"]) == {"f", "C", "g"}
+    edges = call_edges(ast.parse(text))
+    assert edges["functions"] == [
+        ["f", None, [["w", 13], ["nn.Linear", 13], ["a.b.c", 13]]],
+        ["g", "C", [["p", 16], ["q", 16], ["k", 16]]],
+    ]
+
+
+def test_a_run_with_a_cache_stores_the_summaries_and_reuses_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from h2dlint.cli import main
+    from h2dlint.project import index as index_module
+
+    monkeypatch.chdir(tmp_path)
+    package = _package(tmp_path, REEXPORTING)
+    (package / "step.py").write_text(
+        "from . import helper\n\ndef step(n):\n    return helper().to('cuda', non_blocking=True)\n"
+    )
+    computed: list[str] = []
+    real = index_module.top_level
+    monkeypatch.setattr(
+        index_module, "top_level", lambda tree: computed.append("top") or real(tree)
+    )
+
+    def run(*extra: str) -> list[str]:
+        args = ["-j1", *extra, "--output-format", "json", "pkg/step.py"]
+        result = CliRunner().invoke(main, args, catch_exceptions=False)
+        return [f["code"] for f in json.loads(result.stdout)]
+
+    assert run("--no-cache") == ["HTD102"]  # helper(), in another module, returns pageable memory
+    assert computed and not (tmp_path / "cache").exists()
+    computed.clear()
+    assert run("--cache-dir", "cache") == ["HTD102"]
+    assert computed
+    stored = next((tmp_path / "cache").glob("summaries-v*.json"))
+    assert json.loads(stored.read_text())["entries"]
+    computed.clear()
+    (package / "step.py").write_text((package / "step.py").read_text() + "# edited\n")
+    assert run("--cache-dir", "cache") == ["HTD102"]  # the file is checked again...
+    assert computed == []  # ...with the summaries of the modules it consults from the disk
+    stored.write_text("{not json")
+    (package / "step.py").write_text((package / "step.py").read_text() + "# again\n")
+    assert run("--cache-dir", "cache") == ["HTD102"]  # a broken file is ignored

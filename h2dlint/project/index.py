@@ -23,7 +23,6 @@ import libcst as cst
 from h2dlint.digest import content_digest
 from h2dlint.project.layout import ProjectLayout
 from h2dlint.project.summary import Parts, SummaryStore, top_level
-from h2dlint.source import python_ast
 
 if TYPE_CHECKING:
     from h2dlint.project.callers import CallerIndex
@@ -270,21 +269,19 @@ class ProjectIndex:
             return None, None, _UNREADABLE
         digest = self.digest(path, data)
         try:
-            text = data.decode("utf-8")
+            data.decode("utf-8")
         except UnicodeDecodeError:
             return path, digest, _UNREADABLE
-        return path, digest, self.summaries.part(digest, "top", lambda: _top_part(text))
+        top = self.summaries.part(digest, "top", lambda: self._top_part(digest, data))
+        return path, digest, top
+
+    def _top_part(self, digest: str, data: bytes) -> Parts | None:
+        # The same ast tree serves the callers' parts of the module (summaries.tree keeps it).
+        tree = self.summaries.tree(digest, data)
+        return top_level(tree) if tree is not None else None
 
 
 _UNREADABLE = "unreadable"
-
-
-def _top_part(text: str) -> Parts | None:
-    try:
-        tree = python_ast(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    return top_level(tree)
 
 
 def _imported_as(module: ParsedModule, name: str) -> str | None:

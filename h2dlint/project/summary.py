@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import ast
 import re
-from collections import OrderedDict
+import warnings
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -64,7 +65,9 @@ class SummaryStore:
             self._trees.move_to_end(digest)
             return self._trees[digest]
         try:
-            tree: ast.Module | None = ast.parse(data)
+            with warnings.catch_warnings():  # CPython's warnings about the code are not ours
+                warnings.simplefilter("ignore")
+                tree: ast.Module | None = ast.parse(data)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             tree = None
         self._trees[digest] = tree
@@ -100,7 +103,7 @@ def top_level(tree: ast.Module) -> Parts:
     of those the analysis indexes: a name not among them is surely not defined there)."""
     imports: dict[str, str | None] = {}
     defined: set[str] = set()
-    for node in ast.walk(tree):
+    for node in statements(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             defined.add(node.name)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -118,6 +121,39 @@ def top_level(tree: ast.Module) -> Parts:
         "imports": {local: full for local, full in imports.items() if local not in top},
         "defined": sorted(defined),
     }
+
+
+_BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
+def statements(tree: ast.Module) -> Iterator[ast.AST]:
+    """The statements of a module at any depth (and the ``except``/``case`` clauses holding
+    some), in the order ``ast.walk`` meets them, without entering expressions: imports and
+    definitions are statements, and no expression holds one."""
+    todo = deque(node for node in tree.body)
+    while todo:
+        node = todo.popleft()
+        for name in _BODIES.get(type(node), ()):
+            todo.extend(getattr(node, name))
+        yield node
+
+
+def _bodies(kind: type) -> tuple[str, ...]:
+    """The fields of a statement kind that hold statements or clauses (``ast.walk`` visits
+    them in the order of ``_fields``)."""
+    found = []
+    for name in kind._fields:  # type: ignore[attr-defined]
+        if name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            found.append(name)
+    return tuple(found)
+
+
+_BODIES: dict[type, tuple[str, ...]] = {
+    kind: _bodies(kind)
+    for kind in (
+        *(k for k in vars(ast).values() if isinstance(k, type) and issubclass(k, _BLOCKS)),
+    )
+}
 
 
 def _import_names(node: ast.Import | ast.ImportFrom) -> Iterator[tuple[str, str]]:
@@ -198,7 +234,7 @@ def call_edges(tree: ast.Module) -> Parts:
     an imported name, once, with the line of its first call, in the order of those first
     calls. The index resolves them against the module's package (``callers.py``)."""
     imports: list[list[str]] = []
-    for node in ast.walk(tree):
+    for node in statements(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
