@@ -395,3 +395,22 @@ def test_a_run_with_a_cache_stores_the_summaries_and_reuses_them(
     stored.write_text("{not json")
     (package / "step.py").write_text((package / "step.py").read_text() + "# again\n")
     assert run("--cache-dir", "cache") == ["HTD102"]  # a broken file is ignored
+
+
+def test_the_mover_scan_skips_only_lines_that_name_no_move() -> None:
+    import ast
+
+    from h2dlint.project.summary import moving_functions
+
+    text = (
+        "@register([m.to(d) for m in ms])\n"  # a decorator above its def line
+        "def decorated():\n    pass\n"
+        "def split(items, d):\n    return [(x.\n        to)(d) for x in items]\n"
+        "def once(x, d):\n    return x.cuda(d)\n"
+        "class C:\n    def copy(self, rows, out):\n"
+        "        for i, r in enumerate(rows):\n            out[i].copy_(r)\r"
+        "    def other(self):\n        return [y for y in range(3)]\n"
+    )
+    tree = ast.parse(text)
+    assert moving_functions(tree, text.encode()) == moving_functions(tree)
+    assert moving_functions(tree) == ["copy", "decorated", "split"]

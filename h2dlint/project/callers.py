@@ -179,7 +179,8 @@ class CallerIndex:
             if not may_move(self._files().get(module, b"")):
                 movers = frozenset()
             else:
-                found = self._tree_part(module, "movers", moving_functions)
+                data = self._files()[module]
+                found = self._tree_part(module, "movers", lambda t: moving_functions(t, data))
                 movers = frozenset(found) if found is not None else frozenset()
             self._mover_names[module] = movers
         return movers

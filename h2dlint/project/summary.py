@@ -19,6 +19,7 @@ module lives (relative imports) are stored as written and resolved by the index.
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 import warnings
 from collections import OrderedDict, deque
@@ -191,14 +192,23 @@ MOVE_MARKERS = (b".to(", b".cuda(", b".copy_(")
 LOOP_MARKERS = (b"for ", b"while ")
 
 
-def moving_functions(tree: ast.Module) -> list[str]:
+# The name of a move as a word: every ``x.to(...)`` call has its ``to`` on a line of its own
+# range (the moves are found on the tree; these lines only tell which statements to enter).
+_MOVE_WORD = re.compile(rb"(?<![A-Za-z0-9_])(?:to|cuda|copy_)(?![A-Za-z0-9_])")
+
+
+def moving_functions(tree: ast.Module, data: bytes | None = None) -> list[str]:
     """The names of the functions (at any depth) holding a loop (``for``, ``while``, a
     comprehension) that calls ``.to``, ``.cuda`` or ``.copy_``: what every per-item transfer
-    is made of. An enclosing function counts too (a superset). One pass over the tree."""
+    is made of. An enclosing function counts too (a superset). One pass over the tree; given
+    the module's bytes ``data``, the pass skips the nodes on whose lines no move is named."""
     found: set[str] = set()
     functions: list[str] = []
+    marked = _marked_lines(data) if data is not None else None
 
     def visit(node: ast.AST, in_loop: bool) -> None:
+        if marked is not None and not _may_hold(node, marked):
+            return
         is_function = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions.append(node.name)
@@ -219,6 +229,28 @@ def moving_functions(tree: ast.Module) -> list[str]:
 
     visit(tree, False)
     return sorted(found)
+
+
+def _marked_lines(data: bytes) -> list[int]:
+    """The numbers (from 1, as ``ast`` counts lines) of the lines naming a move."""
+    return [
+        number
+        for number, line in enumerate(data.splitlines(), 1)
+        if _MOVE_WORD.search(line) is not None
+    ]
+
+
+def _may_hold(node: ast.AST, marked: list[int]) -> bool:
+    """Whether a line of ``node``'s range (its decorators included) names a move; True for
+    nodes without a position."""
+    first = getattr(node, "lineno", None)
+    last = getattr(node, "end_lineno", None)
+    if first is None or last is None:
+        return True
+    for decorator in getattr(node, "decorator_list", ()):
+        first = min(first, decorator.lineno)
+    at = bisect.bisect_left(marked, first)
+    return at < len(marked) and marked[at] <= last
 
 
 def may_move(data: bytes) -> bool:
