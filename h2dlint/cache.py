@@ -190,6 +190,14 @@ class ResultCache:
             self.dirty = True
         return digest
 
+    def digest_by_status(self, path: str) -> str | None:
+        """:meth:`known_digest` for ``path`` as it is now (None when it cannot be stat'ed)."""
+        try:
+            status = os.stat(path)
+        except OSError:
+            return None
+        return self.known_digest(path, status)
+
     def remember_digest(self, path: str, status: os.stat_result, digest: str) -> None:
         """Record that ``path``, with ``status`` (taken before it was read), holds ``digest``;
         not for a file changed within the racy window."""

@@ -275,7 +275,9 @@ def _execute(
     # over a few files reads them instead of parsing the rest of the package again.
     stored = SummaryFile(cache.directory, cache.warn) if cache is not None else None
     index = ProjectIndex(
-        build_layout(path for path, _data in files), stored.load() if stored is not None else None
+        build_layout(path for path, _data in files),
+        stored.load() if stored is not None else None,
+        cache.digest_by_status if cache is not None else None,
     )
     index.know_bytes(files)  # read once here, not again in every worker
     install(index)

@@ -52,6 +52,7 @@ class CallerIndex:
     def __init__(self, project: ProjectIndex) -> None:
         self.project = project
         self._bytes: dict[str, bytes] | None = None
+        self._read: dict[str, bytes | None] = {}
         self._callers: dict[str, tuple[tuple[Caller, ...], dict[str, str]]] = {}
         self._called: dict[bytes, list[str]] | None = None
         self._mentions: dict[str, list[str]] = {}
@@ -64,22 +65,44 @@ class CallerIndex:
         self._movers: dict[str, bool] = {}
 
     def _files(self) -> dict[str, bytes]:
+        """The bytes of every module of the project (read once per process)."""
         if self._bytes is None:
             self._bytes = {}
-            read = self.project.read
-            for module, path in self.project.layout.modules.items():
-                data = read(path)
+            for module in self.project.layout.modules:
+                data = self._data(module)
                 if data is not None:
                     self._bytes[module] = data
         return self._bytes
 
+    def _data(self, module: str) -> bytes | None:
+        """The bytes of one module (None when it cannot be read)."""
+        if module not in self._read:
+            self._read[module] = self.project.read(self.project.layout.modules[module])
+        return self._read[module]
+
     def _digest(self, module: str) -> str:
-        return self.project.digest(self.project.layout.modules[module], self._files()[module])
+        path = self.project.layout.modules[module]
+        known = self.project.known_digest(path)
+        if known is not None:
+            return known
+        data = self._data(module)
+        assert data is not None  # only asked about modules that were read
+        return self.project.digest(path, data)
 
     def _part(self, module: str, name: str, compute: Callable[[bytes], Any]) -> Any:
-        """Part ``name`` of ``module``'s summary (``summary.py``), by its content."""
-        data = self._files()[module]
-        return self.project.summaries.part(self._digest(module), name, lambda: compute(data))
+        """Part ``name`` of ``module``'s summary (``summary.py``), by its content; the module
+        is read only when the part must be computed."""
+        path = self.project.layout.modules[module]
+        digest = self.project.known_digest(path)
+        if digest is not None:
+            stored = self.project.summaries.stored(digest, name)
+            if stored is not None:
+                return stored[0]
+        data = self._data(module)
+        if data is None:
+            return None
+        digest = self.project.digest(path, data)
+        return self.project.summaries.part(digest, name, lambda: compute(data))
 
     def _tree_part(self, module: str, name: str, compute: Callable[[Any], Any]) -> Any:
         """A part read from the module's ``ast`` tree (None when CPython cannot parse it)."""
@@ -137,8 +160,10 @@ class CallerIndex:
         table per process, from each module's summary."""
         if self._defined is None:
             defined: dict[str, list[str]] = {}
-            for module in self._files():
-                for found in self._part(module, "defs", defined_names):
+            # From the stored summaries where the status of a module's file tells its
+            # content: a run over a few files reads none of the others then.
+            for module in self.project.layout.modules:
+                for found in self._part(module, "defs", defined_names) or ():
                     defined.setdefault(found, []).append(module)
             self._defined = defined
         return self._defined.get(name, [])
@@ -176,10 +201,10 @@ class CallerIndex:
         movers = self._mover_names.get(module)
         if movers is None:
             # Text without a loop or without a move cannot hold a moving loop: no parse.
-            if not may_move(self._files().get(module, b"")):
+            data = self._data(module) or b""
+            if not may_move(data):
                 movers = frozenset()
             else:
-                data = self._files()[module]
                 found = self._tree_part(module, "movers", lambda t: moving_functions(t, data))
                 movers = frozenset(found) if found is not None else frozenset()
             self._mover_names[module] = movers

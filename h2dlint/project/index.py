@@ -55,8 +55,16 @@ class ParsedModule:
 class ProjectIndex:
     """The project's modules as trees, on demand, and the dependencies of the file at hand."""
 
-    def __init__(self, layout: ProjectLayout, summaries: SummaryStore | None = None) -> None:
+    def __init__(
+        self,
+        layout: ProjectLayout,
+        summaries: SummaryStore | None = None,
+        status_digest: Callable[[str], str | None] | None = None,
+    ) -> None:
         self.layout = layout
+        # The digest of a file's content when the status of the file tells it (the result
+        # cache's table of file statuses), so that a summary is found without reading the file.
+        self._status_digest = status_digest
         # Per-module summaries by content digest (loaded from the disk by the run, or empty).
         self.summaries = summaries if summaries is not None else SummaryStore()
         # Whether the run keeps the summaries computed here (a cache): workers then send them
@@ -110,6 +118,16 @@ class ProjectIndex:
         found = self._digests.get(path)
         if found is None:
             found = self._digests[path] = content_digest(data)
+        return found
+
+    def known_digest(self, path: str) -> str | None:
+        """The digest of the module at ``path`` without reading it: computed already, or told
+        by its file's status; None when neither knows."""
+        found = self._digests.get(path)
+        if found is None and self._status_digest is not None:
+            found = self._status_digest(path)
+            if found is not None:
+                self._digests[path] = found
         return found
 
     def parsed(self, name: str) -> ParsedModule | None:

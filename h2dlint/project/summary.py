@@ -59,6 +59,14 @@ class SummaryStore:
         self.fresh.setdefault(digest, {})[name] = value
         return value
 
+    def stored(self, digest: str, name: str) -> tuple[Any] | None:
+        """Part ``name`` of the summary of ``digest`` when it is known (in a 1-tuple: a part
+        may be None), without computing it."""
+        parts = self.entries.get(digest)
+        if parts is None or name not in parts:
+            return None
+        return (parts[name],)
+
     def tree(self, digest: str, data: bytes) -> ast.Module | None:
         """The ``ast`` tree of ``data`` (whose digest is ``digest``), kept while a few parts of
         the same module are computed; None when CPython cannot parse it."""
