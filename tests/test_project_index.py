@@ -312,22 +312,26 @@ def _package(tmp_path: Path, files: dict[str, str]) -> Path:
     return package
 
 
-def test_names_are_followed_and_looked_up_without_libcst(tmp_path: Path) -> None:
+def test_names_are_followed_through_summaries_and_text(tmp_path: Path) -> None:
     package = _package(tmp_path, REEXPORTING)
     index = ProjectIndex(build_layout([str(package / "user.py")]))
-    assert index.find("pkg.Thing.go") == ("pkg.impl", "Thing.go")  # through the re-export
-    assert index.may_define("pkg.impl", "Thing.go")
     assert index.may_define("pkg.impl", "helper")
     assert not index.may_define("pkg.impl", "absent")
     assert not index.may_define("pkg.impl", "Thing.absent")
+    assert not index.mentions("pkg.impl", "absent")
     # Re-exported from a module that is not there: the package itself does not define it.
     assert index.find("pkg.Other") == ("pkg", "absent.Other")
     assert not index.may_define("pkg", "absent.Other")
-    assert index._parsed == {}  # no module was parsed with libcst for any of it
+    assert index._parsed == {}  # the text and the summary of __init__ told all that
+    # Through the re-export in __init__ (its summary) to the module defining it (libcst: the
+    # definition's facts will be needed).
+    assert index.find("pkg.Thing.go") == ("pkg.impl", "Thing.go")
+    assert index.may_define("pkg.impl", "Thing.go")
+    assert list(index._parsed) == ["pkg.impl"]
     assert set(index.consulted) == {str(package / "__init__.py"), str(package / "impl.py")}
     # One name imported as two things: the order of the imports decides, libcst settles it.
     assert index.find("pkg.twice.T") is not None
-    assert list(index._parsed) == ["pkg.twice"]
+    assert set(index._parsed) == {"pkg.impl", "pkg.twice"}
 
 
 def test_summaries_match_the_libcst_import_table_and_the_calls(tmp_path: Path) -> None:

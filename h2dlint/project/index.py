@@ -71,9 +71,9 @@ class ProjectIndex:
         # back with their results.
         self.keeps_summaries = summaries is not None
         self._digests: dict[str, str] = {}
-        # module -> (path, digest, its "top" summary part or _UNREADABLE) (see _top).
-        self._tops: dict[str, tuple[str | None, str | None, Parts | str | None]] = {}
-        self._defined: dict[str, frozenset[str]] = {}
+        # module -> (path, digest, its bytes or None) (see _text); (module, name) -> _naming.
+        self._texts: dict[str, tuple[str | None, str | None, bytes | None]] = {}
+        self._names: dict[tuple[str, str], str] = {}
         self._parsed: OrderedDict[str, ParsedModule | None] = OrderedDict()
         self._kept_chars = 0
         # path -> digest of each module consulted since :meth:`begin_file`.
@@ -216,9 +216,14 @@ class ProjectIndex:
 
     def find(self, qualified: str) -> tuple[str, str] | None:
         """The name of the module where ``pkg.mod.Name`` leads (following re-exports) and the
-        name's path in it, from the modules' summaries (a module's libcst tree only where its
-        summary cannot tell: CPython cannot parse it, or it imports one name twice as
-        different things); None outside the project or where a module cannot be read."""
+        name's path in it; None outside the project or where a module cannot be read.
+
+        Each module on the way is read, not parsed, where its text settles it: a module whose
+        text does not name ``Name`` neither defines nor imports it; one whose text defines it
+        (``def Name``, ``class Name``) is parsed with libcst (the definition will be needed);
+        one that names it otherwise is asked through its summary (what it imports, from
+        CPython's ``ast``), or its libcst tree where the summary cannot tell (CPython cannot
+        parse it, or it imports the name twice as different things)."""
         seen = 0
         while seen <= MAX_REEXPORTS:
             seen += 1
@@ -226,11 +231,15 @@ class ProjectIndex:
             if split is None:
                 return None
             module_name, rest = split
-            top = self._top(module_name)
-            if top == _UNREADABLE:
+            data = self._text(module_name)
+            if data is None:
                 return None
             head = rest.split(".", 1)[0]
-            imports = top["imports"] if isinstance(top, dict) else None
+            state = self._naming(module_name, data, head)
+            if state == _ABSENT:
+                return module_name, rest
+            top = self._top(module_name, data) if state == _NAMED else None
+            imports = top["imports"] if top is not None else None
             if imports is None or (head in imports and imports[head] is None):
                 module = self.parsed(module_name)
                 if module is None:
@@ -246,52 +255,69 @@ class ProjectIndex:
 
     def may_define(self, module_name: str, rest: str) -> bool:
         """Whether the module may define ``rest``: a function or class ``Name``, or a method
-        ``Class.method`` (False only when its summary names no such function or class)."""
-        top = self._top(module_name)
-        if not isinstance(top, dict):
-            return True
-        defined = self._defined.get(module_name)
-        if defined is None:
-            defined = self._defined[module_name] = frozenset(top["defined"])
+        ``Class.method``; False only when its text has no such definition."""
+        data = self._text(module_name)
+        if data is None:
+            return True  # the parse that follows refuses it
         head, _, tail = rest.partition(".")
-        if head not in defined:
+        if self._naming(module_name, data, head) != _DEFINED:
             return False
-        return not tail or ("." not in tail and tail in defined)
+        return not tail or ("." not in tail and self._naming(module_name, data, tail) == _DEFINED)
 
     def mentions(self, module_name: str, name: str) -> bool:
         """Whether the module's text has ``name`` as a word (False: it surely binds no such
         name); True when it cannot be read (the parse that follows settles it)."""
-        path = self.layout.path_of(module_name)
-        data = self.read(path, MAX_MODULE_BYTES) if path is not None else None
-        if data is None:
-            return True
-        word = re.compile(rb"(?<![A-Za-z0-9_])" + re.escape(name.encode()) + rb"(?![A-Za-z0-9_])")
-        return word.search(data) is not None
+        data = self._text(module_name)
+        return data is None or self._naming(module_name, data, name) != _ABSENT
 
-    def _top(self, module_name: str) -> Parts | str | None:
-        """The "top" summary part of a module (None when CPython cannot parse it), or
-        _UNREADABLE when the module cannot be read, is too large or is not UTF-8 (as
-        :meth:`parsed` refuses it). Records the module as consulted, as a parse would."""
-        known = self._tops.get(module_name)
-        if known is None:
-            known = self._tops[module_name] = self._read_top(module_name)
-        path, digest, found = known
-        if path is not None and digest is not None:
-            self.consulted[path] = digest
+    def _naming(self, module_name: str, data: bytes, name: str) -> str:
+        """How the text of a module names ``name``: not at all (_ABSENT: it can neither define
+        nor import it), after ``def`` or ``class`` (_DEFINED: it may define it), or otherwise
+        (_NAMED)."""
+        key = (module_name, name)
+        found = self._names.get(key)
+        if found is None:
+            word = re.escape(name.encode()) + rb"(?![A-Za-z0-9_])"
+            if re.search(rb"(?<![A-Za-z0-9_])" + word, data) is None:
+                found = _ABSENT
+            elif re.search(rb"(?<![A-Za-z0-9_])(?:def|class)(?:\s|\\)+" + word, data):
+                found = _DEFINED
+            else:
+                found = _NAMED
+            self._names[key] = found
         return found
 
-    def _read_top(self, module_name: str) -> tuple[str | None, str | None, Parts | str | None]:
+    def _text(self, module_name: str) -> bytes | None:
+        """The bytes of a module, recorded as consulted; None where :meth:`parsed` would refuse
+        it (not in the project, unreadable, too large, not UTF-8)."""
+        known = self._texts.get(module_name)
+        if known is None:
+            known = self._texts[module_name] = self._read_text(module_name)
+        path, digest, data = known
+        if path is not None and digest is not None:
+            self.consulted[path] = digest
+        return data
+
+    def _read_text(self, module_name: str) -> tuple[str | None, str | None, bytes | None]:
         path = self.layout.path_of(module_name)
         data = self.read(path, MAX_MODULE_BYTES) if path is not None else None
         if path is None or data is None or len(data) > MAX_MODULE_BYTES:
-            return None, None, _UNREADABLE
+            return None, None, None
         digest = self.digest(path, data)
         try:
             data.decode("utf-8")
         except UnicodeDecodeError:
-            return path, digest, _UNREADABLE
-        top = self.summaries.part(digest, "top", lambda: self._top_part(digest, data))
-        return path, digest, top
+            return path, digest, None
+        return path, digest, data
+
+    def _top(self, module_name: str, data: bytes) -> Parts | None:
+        """The "top" summary part of a module (None when CPython cannot parse it)."""
+        path = self.layout.modules[module_name]
+        digest = self.digest(path, data)
+        found: Parts | None = self.summaries.part(
+            digest, "top", lambda: self._top_part(digest, data)
+        )
+        return found
 
     def _top_part(self, digest: str, data: bytes) -> Parts | None:
         # The same ast tree serves the callers' parts of the module (summaries.tree keeps it).
@@ -299,7 +325,7 @@ class ProjectIndex:
         return top_level(tree) if tree is not None else None
 
 
-_UNREADABLE = "unreadable"
+_ABSENT, _DEFINED, _NAMED = "absent", "defined", "named"
 
 
 def _imported_as(module: ParsedModule, name: str) -> str | None:
