@@ -163,7 +163,12 @@ class CallerIndex:
             # From the stored summaries where the status of a module's file tells its
             # content: a run over a few files reads none of the others then.
             for module in self.project.layout.modules:
-                for found in self._part(module, "defs", defined_names) or ():
+                if self.project.keeps_summaries:
+                    names = self._part(module, "defs", defined_names)
+                else:  # nothing is kept: the text at hand, without hashing every module
+                    data = self._data(module)
+                    names = defined_names(data) if data is not None else None
+                for found in names or ():
                     defined.setdefault(found, []).append(module)
             self._defined = defined
         return self._defined.get(name, [])
