@@ -125,437 +125,544 @@ class SyncPerRow(ComprehensionVisits, Rule):
     valid = (
         # The tensor is proven to be on the host: no sync.
         Valid(
-            "import torch\n"
-            "def f(rows):\n"
-            "    grid = torch.tensor(rows)\n"
-            "    return [int(torch.prod(r).item()) for r in grid]\n"
+            """
+            import torch
+            def f(rows):
+                grid = torch.tensor(rows)
+                return [int(torch.prod(r).item()) for r in grid]
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(grid: torch.Tensor):\n"
-            "    host = grid.cpu()\n"
-            "    return [r.prod().item() for r in host]\n"
+            """
+            import torch
+            def f(grid: torch.Tensor):
+                host = grid.cpu()
+                return [r.prod().item() for r in host]
+            """
         ),
         # One sync after the loop.
         Valid(
-            "import torch\n"
-            "def f(losses: torch.Tensor, n):\n"
-            "    total = losses.new_zeros(())\n"
-            "    for i in range(n):\n"
-            "        total += losses[i]\n"
-            "    return total.item()\n"
+            """
+            import torch
+            def f(losses: torch.Tensor, n):
+                total = losses.new_zeros(())
+                for i in range(n):
+                    total += losses[i]
+                return total.item()
+            """
         ),
         # One .tolist(), then a loop that does other work per row: not one vectorised op.
         Valid(
-            "import torch\n"
-            "def f(grid_thw: torch.Tensor, m):\n"
-            "    out = []\n"
-            "    for t, h, w in grid_thw.tolist():\n"
-            "        out.append(torch.arange(t * h * w).view(t, h // m, w // m))\n"
-            "    return out\n"
+            """
+            import torch
+            def f(grid_thw: torch.Tensor, m):
+                out = []
+                for t, h, w in grid_thw.tolist():
+                    out.append(torch.arange(t * h * w).view(t, h // m, w // m))
+                return out
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(grid_thw: torch.Tensor):\n"
-            "    return [(h // 2, w // 2) for t, h, w in grid_thw.tolist()]\n"
+            """
+            import torch
+            def f(grid_thw: torch.Tensor):
+                return [(h // 2, w // 2) for t, h, w in grid_thw.tolist()]
+            """
         ),
         # A loop over a Python list, and over batches: not rows of one tensor.
-        Valid("import torch\ndef f(losses):\n    return [l.item() for l in losses]\n"),
         Valid(
-            "import torch\n"
-            "def train(model, loader, opt):\n"
-            "    for step, (x, y) in enumerate(loader):\n"
-            "        loss = model(x, y)\n"
-            "        loss.backward()\n"
-            "        print(loss.item())\n"
+            """
+            import torch
+            def f(losses):
+                return [l.item() for l in losses]
+            """
+        ),
+        Valid(
+            """
+            import torch
+            def train(model, loader, opt):
+                for step, (x, y) in enumerate(loader):
+                    loss = model(x, y)
+                    loss.backward()
+                    print(loss.item())
+            """
         ),
         # Logging once every 100 rows.
         Valid(
-            "import torch\n"
-            "def f(values: torch.Tensor):\n"
-            "    for i in range(values.shape[0]):\n"
-            "        if i % 100 == 0:\n"
-            "            print(values[i].item())\n"
+            """
+            import torch
+            def f(values: torch.Tensor):
+                for i in range(values.shape[0]):
+                    if i % 100 == 0:
+                        print(values[i].item())
+            """
         ),
         # Only the rows' shapes are read.
         Valid(
-            "import torch\n"
-            "def f(xs: torch.Tensor):\n"
-            "    return [int(x.shape[0]) + len(x) for x in xs]\n"
+            """
+            import torch
+            def f(xs: torch.Tensor):
+                return [int(x.shape[0]) + len(x) for x in xs]
+            """
         ),
         # int() of Python numbers from the index, not of the tensor.
         Valid(
-            "import torch\ndef f(t: torch.Tensor, n):\n    return [int(i * 2) for i in range(n)]\n"
+            """
+            import torch
+            def f(t: torch.Tensor, n):
+                return [int(i * 2) for i in range(n)]
+            """
         ),
         # A numpy array, and a tensor of unknown kind.
         Valid(
-            "import numpy as np\n"
-            "def f(n):\n"
-            "    a = np.arange(n)\n"
-            "    return [a[i].item() for i in range(n)]\n"
+            """
+            import numpy as np
+            def f(n):
+                a = np.arange(n)
+                return [a[i].item() for i in range(n)]
+            """
         ),
-        Valid("def f(grid):\n    return [int(r.prod().item()) for r in grid]\n"),
+        Valid(
+            """
+            def f(grid):
+                return [int(r.prod().item()) for r in grid]
+            """
+        ),
         # A .tolist() of something that may be a numpy array: `.prod(dim=-1)` would not run.
         Valid(
-            "import math\n"
-            "import torch\n"
-            "def f(shapes):\n"
-            "    return [math.prod(s) for s in shapes.tolist()]\n"
+            """
+            import math
+            import torch
+            def f(shapes):
+                return [math.prod(s) for s in shapes.tolist()]
+            """
         ),
         # Annotated as a container of tensors, or a union with a list: not one tensor.
         Valid(
-            "from typing import Iterable\n"
-            "import torch\n"
-            "def load(weights: Iterable[tuple[str, torch.Tensor]]):\n"
-            "    for name, w in weights:\n"
-            "        print(name, int(w.shape[0]), float(w))\n"
+            """
+            from typing import Iterable
+            import torch
+            def load(weights: Iterable[tuple[str, torch.Tensor]]):
+                for name, w in weights:
+                    print(name, int(w.shape[0]), float(w))
+            """
         ),
         Valid(
-            "from collections.abc import Sequence\n"
-            "import torch\n"
-            "def f(cu_seqlens: torch.Tensor | Sequence[int]):\n"
-            "    return [int(v) for v in cu_seqlens]\n"
+            """
+            from collections.abc import Sequence
+            import torch
+            def f(cu_seqlens: torch.Tensor | Sequence[int]):
+                return [int(v) for v in cu_seqlens]
+            """
         ),
         # A CPU reference implementation, numpy arrays.
         Valid(
-            "import torch\n"
-            "def fill_indices_cpu(write_offsets: torch.Tensor, n: int):\n"
-            "    return [write_offsets[e].item() for e in range(n)]\n"
+            """
+            import torch
+            def fill_indices_cpu(write_offsets: torch.Tensor, n: int):
+                return [write_offsets[e].item() for e in range(n)]
+            """
         ),
         Valid(
-            "import numpy as np\n"
-            "import torch\n"
-            "def f(doc_ids: np.ndarray):\n"
-            "    return [doc_ids[i].tolist() for i in range(doc_ids.shape[0])]\n"
+            """
+            import numpy as np
+            import torch
+            def f(doc_ids: np.ndarray):
+                return [doc_ids[i].tolist() for i in range(doc_ids.shape[0])]
+            """
         ),
         Valid(
-            "import numpy as np\n"
-            "import numpy.typing as npt\n"
-            "import torch\n"
-            "def f(a: npt.NDArray[np.int64]):\n"
-            "    return [int(a[i]) for i in range(a.shape[0])]\n"
+            """
+            import numpy as np
+            import numpy.typing as npt
+            import torch
+            def f(a: npt.NDArray[np.int64]):
+                return [int(a[i]) for i in range(a.shape[0])]
+            """
         ),
         # A join of host tensors is on the host.
         Valid(
-            "import torch\n"
-            "def f(xs):\n"
-            "    parts = [torch.tensor(x) for x in xs]\n"
-            "    t = torch.cat(parts)\n"
-            "    return [r.item() for r in t]\n"
+            """
+            import torch
+            def f(xs):
+                parts = [torch.tensor(x) for x in xs]
+                t = torch.cat(parts)
+                return [r.item() for r in t]
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(features):\n"
-            "    atom_to_token = features['atom_to_token'].cpu().numpy()\n"
-            "    for atom in range(atom_to_token.shape[0]):\n"
-            "        print(int(atom_to_token[atom]))\n"
+            """
+            import torch
+            def f(features):
+                atom_to_token = features['atom_to_token'].cpu().numpy()
+                for atom in range(atom_to_token.shape[0]):
+                    print(int(atom_to_token[atom]))
+            """
         ),
         # Rows of host tensors: a pinned copy made without blocking, a list tensor, `.cpu()`.
         Valid(
-            "import torch\n"
-            "def f(lens, device):\n"
-            "    gpu = lens.to(device)\n"
-            "    host = gpu.to('cpu', non_blocking=True)\n"
-            "    return [host[i].item() for i in range(len(host))]\n"
+            """
+            import torch
+            def f(lens, device):
+                gpu = lens.to(device)
+                host = gpu.to('cpu', non_blocking=True)
+                return [host[i].item() for i in range(len(host))]
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(rows):\n"
-            "    grid = torch.tensor(rows)\n"
-            "    out = []\n"
-            "    for i in range(grid.shape[0]):\n"
-            "        g = torch.as_tensor(grid[i], dtype=torch.long)\n"
-            "        out.append(int(torch.prod(g).item()))\n"
-            "    return out\n"
+            """
+            import torch
+            def f(rows):
+                grid = torch.tensor(rows)
+                out = []
+                for i in range(grid.shape[0]):
+                    g = torch.as_tensor(grid[i], dtype=torch.long)
+                    out.append(int(torch.prod(g).item()))
+                return out
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(logits, device):\n"
-            "    host = logits.to(device).cpu()\n"
-            "    return [host[i].numpy() for i in range(host.shape[0])]\n"
+            """
+            import torch
+            def f(logits, device):
+                host = logits.to(device).cpu()
+                return [host[i].numpy() for i in range(host.shape[0])]
+            """
         ),
         # A comparison of Python numbers as an `if` test, and a test of a host tensor.
         Valid(
-            "import torch\n"
-            "def f(lengths, n):\n"
-            "    out = []\n"
-            "    for i in range(n):\n"
-            "        if lengths[i] > 0:\n"
-            "            out.append(i)\n"
-            "    return out\n"
+            """
+            import torch
+            def f(lengths, n):
+                out = []
+                for i in range(n):
+                    if lengths[i] > 0:
+                        out.append(i)
+                return out
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(rows):\n"
-            "    x = torch.tensor(rows)\n"
-            "    for i in range(len(x)):\n"
-            "        if (x[i] > 0).any():\n"
-            "            print(i)\n"
+            """
+            import torch
+            def f(rows):
+                x = torch.tensor(rows)
+                for i in range(len(x)):
+                    if (x[i] > 0).any():
+                        print(i)
+            """
         ),
         # A while loop over a host tensor, and one that syncs only every 100 iterations.
         Valid(
-            "import torch\n"
-            "def f(values):\n"
-            "    x = torch.tensor(values)\n"
-            "    i = 0\n"
-            "    while x[i].item() > 0:\n"
-            "        i += 1\n"
-            "    return i\n"
+            """
+            import torch
+            def f(values):
+                x = torch.tensor(values)
+                i = 0
+                while x[i].item() > 0:
+                    i += 1
+                return i
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(n, device):\n"
-            "    x = torch.zeros(n, device=device)\n"
-            "    step = 0\n"
-            "    while step < n:\n"
-            "        step += 1\n"
-            "        if step % 100 == 0:\n"
-            "            print(x.sum().item())\n"
+            """
+            import torch
+            def f(n, device):
+                x = torch.zeros(n, device=device)
+                step = 0
+                while step < n:
+                    step += 1
+                    if step % 100 == 0:
+                        print(x.sum().item())
+            """
         ),
         # Unknown rows on a cold path (an initializer): no MEDIUM guess there.
         Valid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def __init__(self, grid_thw):\n"
-            "        super().__init__()\n"
-            "        self.sizes = [int(torch.prod(r).item()) for r in grid_thw]\n"
+            """
+            import torch
+            class M(torch.nn.Module):
+                def __init__(self, grid_thw):
+                    super().__init__()
+                    self.sizes = [int(torch.prod(r).item()) for r in grid_thw]
+            """
         ),
         # The sync reads the inner loop's rows: the inner loop is reported, not the outer one.
         Valid(
-            "import torch\n"
-            "def f(x: torch.Tensor, n):\n"
-            "    for b in range(n):\n"
-            "        for v in [1, 2]:\n"
-            "            print(int(v))\n"
+            """
+            import torch
+            def f(x: torch.Tensor, n):
+                for b in range(n):
+                    for v in [1, 2]:
+                        print(int(v))
+            """
         ),
     )
     invalid = (
         # Index loops over a device tensor.
         Invalid(
-            "import torch\n"
-            "def f(ids, device):\n"
-            "    t = ids.to(device)\n"
-            "    return [t[i].tolist() for i in range(len(t))]\n",
-            4,
-            12,
+            """
+            import torch
+            def f(ids, device):
+                t = ids.to(device)
+                return [t[i].tolist() for i in range(len(t))]
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
             message_contains="which is on the device",
         ),
         Invalid(
-            "import torch\n"
-            "def f(ids, device):\n"
-            "    t = ids.to(device)\n"
-            "    out = []\n"
-            "    for i in range(t.shape[0]):\n"
-            "        out.append(int(t[i]))\n"
-            "    return out\n",
-            5,
-            5,
+            """
+            import torch
+            def f(ids, device):
+                t = ids.to(device)
+                out = []
+                for i in range(t.shape[0]):
+                ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    out.append(int(t[i]))
+                 ...^^^^^^^^^^^^^^^^^^^^^
+                return out
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(x, device):\n"
-            "    logits = x.to(device) * 2\n"
-            "    return [logits[i].cpu().numpy() for i in range(logits.shape[0])]\n",
-            4,
-            12,
+            """
+            import torch
+            def f(x, device):
+                logits = x.to(device) * 2
+                return [logits[i].cpu().numpy() for i in range(logits.shape[0])]
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
             message_contains="`.cpu()`",
         ),
         Invalid(
-            "import torch\n"
-            "def f(n, device):\n"
-            "    x = torch.randn(n, 4, device=device)\n"
-            "    for i in range(n):\n"
-            "        if (x[i] > 0).any():\n"
-            "            print(i)\n",
-            4,
-            5,
+            """
+            import torch
+            def f(n, device):
+                x = torch.randn(n, 4, device=device)
+                for i in range(n):
+                ^^^^^^^^^^^^^^^^^^
+                    if (x[i] > 0).any():
+                        print(i)
+                     ...^^^^^^^^
+            """,
             message_contains="`if` test",
         ),
         # A row bound to a local name: `torch.as_tensor` keeps the row's device.
         Invalid(
-            "import torch\n"
-            "def f(grid_thw, device):\n"
-            "    grid = grid_thw.to(device)\n"
-            "    out = []\n"
-            "    for t_row in grid:\n"
-            "        g = torch.as_tensor(t_row, dtype=torch.long)\n"
-            "        out.append(int(torch.prod(g).item()))\n"
-            "    return out\n",
-            5,
-            5,
+            """
+            import torch
+            def f(grid_thw, device):
+                grid = grid_thw.to(device)
+                out = []
+                for t_row in grid:
+                ^^^^^^^^^^^^^^^^^^
+                    g = torch.as_tensor(t_row, dtype=torch.long)
+                    out.append(int(torch.prod(g).item()))
+                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return out
+            """,
             message_contains="one device sync per row",
         ),
         # While loops that read a device tensor on every iteration.
         Invalid(
-            "import torch\n"
-            "def f(n, device):\n"
-            "    x = torch.randn(n, device=device)\n"
-            "    i = 0\n"
-            "    while x[i].item() > 0:\n"
-            "        i += 1\n"
-            "    return i\n",
-            5,
-            5,
+            """
+            import torch
+            def f(n, device):
+                x = torch.randn(n, device=device)
+                i = 0
+                while x[i].item() > 0:
+                ^^^^^^^^^^^^^^^^^^^^^^
+                    i += 1
+                 ...^^^^^^
+                return i
+            """,
             message_contains="every iteration of a `while` loop",
         ),
         Invalid(
-            "import torch\n"
-            "def f(n, device):\n"
-            "    done = torch.zeros(n, dtype=torch.bool, device=device)\n"
-            "    while not done.all():\n"
-            "        done = torch.rand(n, device=device) > 0.5\n"
-            "    return done\n",
-            4,
-            5,
+            """
+            import torch
+            def f(n, device):
+                done = torch.zeros(n, dtype=torch.bool, device=device)
+                while not done.all():
+                ^^^^^^^^^^^^^^^^^^^^^
+                    done = torch.rand(n, device=device) > 0.5
+                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return done
+            """,
         ),
         # Rows of an unknown tensor on a hot path: MEDIUM.
         Invalid(
-            "import torch\n"
-            "class Vision(torch.nn.Module):\n"
-            "    def forward(self, x, grid_thw):\n"
-            "        sizes = [int(torch.prod(r).item()) for r in grid_thw]\n"
-            "        return x.split(sizes)\n",
-            4,
-            17,
+            """
+            import torch
+            class Vision(torch.nn.Module):
+                def forward(self, x, grid_thw):
+                    sizes = [int(torch.prod(r).item()) for r in grid_thw]
+                            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return x.split(sizes)
+            """,
             message_contains="if `grid_thw` is on the GPU",
         ),
         # A join of device tensors (through the name of their list) is on the device.
         Invalid(
-            "import torch\n"
-            "def f(xs):\n"
-            "    parts = [x.cuda() for x in xs]\n"
-            "    t = torch.cat(parts)\n"
-            "    return [r.item() for r in t]\n",
-            5,
-            12,
+            """
+            import torch
+            def f(xs):
+                parts = [x.cuda() for x in xs]
+                t = torch.cat(parts)
+                return [r.item() for r in t]
+                       ^^^^^^^^^^^^^^^^^^^^^
+            """,
             message_contains="which is on the device",
         ),
         Invalid(
-            "import torch\n"
-            "def f(rows, device):\n"
-            "    grid = torch.tensor(rows, device=device)\n"
-            "    return [int(torch.prod(r).item()) for r in grid]\n",
-            4,
-            12,
-            expected_fix="import torch\n"
-            "def f(rows, device):\n"
-            "    grid = torch.tensor(rows, device=device)\n"
-            "    return torch.prod(grid, dim=-1).tolist()\n",
+            """
+            import torch
+            def f(rows, device):
+                grid = torch.tensor(rows, device=device)
+                return [int(torch.prod(r).item()) for r in grid]
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def f(rows, device):
+                grid = torch.tensor(rows, device=device)
+                return torch.prod(grid, dim=-1).tolist()
+            """,
             message_contains="one device sync per row",
         ),
         Invalid(
-            "import torch\n"
-            "def f(grid_thw: torch.Tensor):\n"
-            "    return [r.prod().item() for r in grid_thw]\n",
-            3,
-            12,
-            expected_fix="import torch\n"
-            "def f(grid_thw: torch.Tensor):\n"
-            "    return grid_thw.prod(dim=-1).tolist()\n",
+            """
+            import torch
+            def f(grid_thw: torch.Tensor):
+                return [r.prod().item() for r in grid_thw]
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def f(grid_thw: torch.Tensor):
+                return grid_thw.prod(dim=-1).tolist()
+            """,
             message_contains="per-row Python overhead",
         ),
         Invalid(
-            "import math\n"
-            "import torch\n"
-            "def f(grid: torch.Tensor):\n"
-            "    return [math.prod(r) for r in grid.cpu().tolist()]\n",
-            4,
-            12,
-            expected_fix="import math\n"
-            "import torch\n"
-            "def f(grid: torch.Tensor):\n"
-            "    return grid.prod(dim=-1).tolist()\n",
+            """
+            import math
+            import torch
+            def f(grid: torch.Tensor):
+                return [math.prod(r) for r in grid.cpu().tolist()]
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import math
+            import torch
+            def f(grid: torch.Tensor):
+                return grid.prod(dim=-1).tolist()
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(grid_thw: torch.Tensor):\n"
-            "    return [t * h * w for t, h, w in grid_thw.tolist()]\n",
-            3,
-            12,
-            expected_fix="import torch\n"
-            "def f(grid_thw: torch.Tensor):\n"
-            "    return grid_thw.prod(dim=-1).tolist()\n",
+            """
+            import torch
+            def f(grid_thw: torch.Tensor):
+                return [t * h * w for t, h, w in grid_thw.tolist()]
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def f(grid_thw: torch.Tensor):
+                return grid_thw.prod(dim=-1).tolist()
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(lengths, device):\n"
-            "    lens = lengths.to(device)\n"
-            "    out = []\n"
-            "    for i in range(lens.shape[0]):\n"
-            "        out.append(lens[i].item() * 2)\n"
-            "    return out\n",
-            5,
-            5,
+            """
+            import torch
+            def f(lengths, device):
+                lens = lengths.to(device)
+                out = []
+                for i in range(lens.shape[0]):
+                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    out.append(lens[i].item() * 2)
+                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return out
+            """,
             message_contains="`lens`",
         ),
         Invalid(
-            "import torch\n"
-            "def f(x: torch.Tensor):\n"
-            "    for i, v in enumerate(x):\n"
-            "        if float(v) > 0.5:\n"
-            "            return i\n",
-            3,
-            5,
+            """
+            import torch
+            def f(x: torch.Tensor):
+                for i, v in enumerate(x):
+                ^^^^^^^^^^^^^^^^^^^^^^^^^
+                    if float(v) > 0.5:
+                        return i
+                     ...^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "from functools import reduce\n"
-            "import operator\n"
-            "def f(sizes: torch.Tensor):\n"
-            "    return [reduce(operator.mul, s) for s in sizes.tolist()]\n",
-            5,
-            12,
-            expected_fix="import torch\n"
-            "from functools import reduce\n"
-            "import operator\n"
-            "def f(sizes: torch.Tensor):\n"
-            "    return sizes.prod(dim=-1).tolist()\n",
+            """
+            import torch
+            from functools import reduce
+            import operator
+            def f(sizes: torch.Tensor):
+                return [reduce(operator.mul, s) for s in sizes.tolist()]
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            from functools import reduce
+            import operator
+            def f(sizes: torch.Tensor):
+                return sizes.prod(dim=-1).tolist()
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(ids: torch.LongTensor, tok):\n"
-            "    return [tok.decode(ids[b].tolist()) for b in range(ids.size(0))]\n",
-            3,
-            12,
+            """
+            import torch
+            def f(ids: torch.LongTensor, tok):
+                return [tok.decode(ids[b].tolist()) for b in range(ids.size(0))]
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(scores: torch.Tensor):\n"
-            "    return {k: v.sum().item() for k, v in enumerate(scores)}\n",
-            3,
-            12,
+            """
+            import torch
+            def f(scores: torch.Tensor):
+                return {k: v.sum().item() for k, v in enumerate(scores)}
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def panoptic(pred_labels, label_ids_to_fuse):\n"
-            "    for k in range(pred_labels.shape[0]):\n"
-            "        pred_class = pred_labels[k].item()\n"
-            "        if pred_class in label_ids_to_fuse:\n"
-            "            print(k)\n",
-            3,
-            5,
+            """
+            import torch
+            def panoptic(pred_labels, label_ids_to_fuse):
+                for k in range(pred_labels.shape[0]):
+                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    pred_class = pred_labels[k].item()
+                    if pred_class in label_ids_to_fuse:
+                        print(k)
+                     ...^^^^^^^^
+            """,
             message_contains="per-row Python overhead",
         ),
         Invalid(
-            "import torch\n"
-            "def embed(input_ids, past):\n"
-            "    codebook_idx = torch.arange(input_ids.shape[1], device=input_ids.device) + past\n"
-            "    out = []\n"
-            "    for position_idx in codebook_idx:\n"
-            "        position_idx = position_idx.item()\n"
-            "        out.append(position_idx)\n"
-            "    return out\n",
-            5,
-            5,
+            """
+            import torch
+            def embed(input_ids, past):
+                codebook_idx = torch.arange(input_ids.shape[1], device=input_ids.device) + past
+                out = []
+                for position_idx in codebook_idx:
+                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    position_idx = position_idx.item()
+                    out.append(position_idx)
+                 ...^^^^^^^^^^^^^^^^^^^^^^^^
+                return out
+            """,
             message_contains="which is on the device",
         ),
         Invalid(
-            "import torch\n"
-            "def f(t):\n"
-            "    x = t.cuda()\n"
-            "    return [r.sum().item() for r in x if r.numel()]\n",
-            4,
-            12,
+            """
+            import torch
+            def f(t):
+                x = t.cuda()
+                return [r.sum().item() for r in x if r.numel()]
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
             message_contains="one device sync per row",
         ),
     )
