@@ -19,7 +19,7 @@ from h2dlint.analysis.loops import (
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.context import SharedKey
-from h2dlint.rule import ComprehensionVisits, Invalid, Rule, Valid
+from h2dlint.rule import ComprehensionVisits, Invalid, Rule, Valid, snippet
 
 ADVICE = (
     "stack or concatenate them into one pinned buffer (`torch.stack(items, out=pinned)`) and "
@@ -632,8 +632,7 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     )
 
     def _report(self, loop: GatheringLoop, node: cst.CSTNode) -> None:
-        code = self.context.module.code_for_node(loop.iterable)
-        shown = "the collection" if len(code) > 40 or "\n" in code else f"`{code}`"
+        shown = self.shown(loop.iterable, "the collection")
         self.report(
             node,
             f"each item of {shown} is copied to the device on its own (one copy per item, "
@@ -780,8 +779,8 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     def _report_call(
         self, loop: GatheringLoop, node: cst.Call, shown: str, owner: Provenance
     ) -> None:
-        code = owner.context.module.code_for_node(loop.iterable)
-        over = "" if len(code) > 40 or "\n" in code else f" over `{code}`"
+        iterable = snippet(owner.context.module.code_for_node(loop.iterable), "")
+        over = f" over {iterable}" if iterable else ""
         self.report(
             node,
             f"`{shown}` copies each item to the device on its own (its loop{over} makes one "

@@ -599,8 +599,7 @@ class TensorFromHostDataOnDevice(Rule):
             return
         if RunOnce.of(self.context).code(self.context.ancestors):
             return  # setup, an initializer, a memoised value: runs once
-        code = self.context.module.code_for_node(data)
-        shown = "Python data" if len(code) > 30 or "\n" in code else f"`{code}`"
+        shown = self.shown(data, "Python data", limit=30)
         if proven:
             self.report(
                 node,

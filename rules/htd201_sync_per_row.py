@@ -13,7 +13,7 @@ from h2dlint.analysis.syncs import reads_row, row_loop, row_syncs, with_derived
 from h2dlint.analysis.tensor_kinds import is_tensor, on_host_by_name, walks_its_rows
 from h2dlint.analysis.value_syncs import TEST_METHODS, iteration_syncs, value_where
 from h2dlint.diagnostics import Confidence, FixSafety
-from h2dlint.rule import ComprehensionVisits, Invalid, Rule, Valid
+from h2dlint.rule import ComprehensionVisits, Invalid, Rule, Valid, snippet
 from h2dlint.walk import visit_read_only
 
 ATOMS = (cst.Name, cst.Attribute, cst.Subscript, cst.Call)
@@ -684,7 +684,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
         for sync in sorted(syncs, key=lambda s: not s.what.startswith("`.")):
             if value_where(provenance, sync.tensor, frame) is not Where.DEVICE:
                 continue
-            shown = _shown(self.context.module.code_for_node(sync.tensor))
+            shown = self.shown(sync.tensor, "the tensor")
             self.report(
                 node,
                 f"{sync.what} of {shown}, which is on the device, on every iteration of a "
@@ -735,7 +735,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
             where = provenance.where(sync.tensor, frame)
             if where.on_host:
                 continue
-            shown = _shown(self.context.module.code_for_node(sync.tensor))
+            shown = self.shown(sync.tensor, "the tensor")
             if where is Where.DEVICE:
                 message = (
                     f"{sync.what} on each row of {shown}, which is on the device: one device "
@@ -825,23 +825,19 @@ class SyncPerRow(ComprehensionVisits, Rule):
         if not loop.via_tensor_method and not is_tensor(provenance, tensor, frame):
             return  # may be a numpy array (`.prod(dim=...)` is no numpy call) or a list
         module = self.context.module
-        shown = _shown(f"{module.code_for_node(tensor)}.tolist()")
+        shown = snippet(f"{module.code_for_node(tensor)}.tolist()", "the tensor")
         replacements: list[tuple[cst.CSTNode, cst.CSTNode]] = []
         suggestion = f"`.{reduction.op}(dim=-1).tolist()`"
         if isinstance(tensor, ATOMS) and not reduction.numpy:
             fixed = _vectorised(module, tensor, reduction)
             replacements.append((node, fixed))
-            suggestion = _shown(module.code_for_node(fixed))
+            suggestion = self.shown(fixed, "the tensor")
         self.report(
             node,
             f"per-row Python loop over {shown}: {suggestion} computes every row in "
             "one vectorised op and transfers only the result",
             replacements=replacements,
         )
-
-
-def _shown(code: str) -> str:
-    return "the tensor" if len(code) > 40 or "\n" in code else f"`{code}`"
 
 
 def _vectorised(
