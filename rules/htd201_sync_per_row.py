@@ -2,19 +2,16 @@ from __future__ import annotations
 
 import libcst as cst
 
-from h2dlint.analysis.arguments import keyword
 from h2dlint.analysis.facts import Where
-from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.row_reductions import RowReduction, list_row_reduction, tensor_row_reduction
+from h2dlint.analysis.row_tensors import hot_rows_of_tensors, rows_are_tensors
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, RowLoop, Walk
-from h2dlint.analysis.syncs import reads_row, row_loop, row_syncs, with_derived
-from h2dlint.analysis.tensor_kinds import is_tensor, on_host_by_name, walks_its_rows
+from h2dlint.analysis.syncs import row_loop, row_syncs
+from h2dlint.analysis.tensor_kinds import is_tensor, on_host_by_name
 from h2dlint.analysis.value_syncs import TEST_METHODS, iteration_syncs, value_where
 from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.rule import ComprehensionVisits, Invalid, Rule, Valid, snippet
-from h2dlint.walk import visit_read_only
 
 ATOMS = (cst.Name, cst.Attribute, cst.Subscript, cst.Call)
 # The methods that make a tensor an `if` or `while` test (see syncs.tensor_test).
@@ -741,9 +738,9 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     f"{sync.what} on each row of {shown}, which is on the device: one device "
                     "sync per row; compute on the whole tensor and copy the result once"
                 )
-            elif self._tensor(provenance, sync.tensor, loop, frame) and not on_host_by_name(
-                sync.tensor, frame
-            ):
+            elif rows_are_tensors(
+                provenance, self.context.module, sync.tensor, loop, frame
+            ) and not on_host_by_name(sync.tensor, frame):
                 message = (
                     f"per-row Python overhead: {sync.what} on each row of {shown} (one device "
                     "sync per row when it is on a device); compute on the whole tensor and copy "
@@ -752,7 +749,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
             else:
                 if sync.what in ("`.cpu()`", '`.to("cpu")`'):
                     continue  # copying whole items of unknown kind: often offloading, by design
-                hot = self._hot_rows_of_tensors(provenance, sync.tensor, loop, parts, frame)
+                hot = hot_rows_of_tensors(self.context, provenance, sync.tensor, loop, parts, frame)
                 if hot is None:
                     continue
                 message = (
@@ -767,39 +764,6 @@ class SyncPerRow(ComprehensionVisits, Rule):
             replacements = [(node, fixed)] if fixed is not None else []
             self.report(node, message, replacements=replacements)
             return
-
-    def _hot_rows_of_tensors(
-        self,
-        provenance: Provenance,
-        tensor: cst.BaseExpression,
-        loop: RowLoop,
-        parts: list[cst.CSTNode],
-        frame: Frame,
-    ) -> str | None:
-        """Why the loop is hot, when the rows it reads are surely tensors though where they
-        are is unknown: a row goes into a ``torch.*`` call or a tensor-only method. None when
-        the loop is not on a hot path or the rows may be anything else."""
-        function = frame.function
-        if not isinstance(function, cst.FunctionDef):
-            return None
-        if provenance.is_host_data(tensor, frame) or on_host_by_name(tensor, frame):
-            return None
-        reason = HotPaths.of(self.context).why_hot_at(self.context.ancestors)
-        if reason is None or _converted_here(provenance, tensor, frame):
-            return None
-        finder = _TensorUses(provenance, with_derived(parts, loop))
-        for part in parts:
-            visit_read_only(part, finder)
-        return reason if finder.found else None
-
-    def _tensor(
-        self, provenance: Provenance, tensor: cst.BaseExpression, loop: RowLoop, frame: Frame
-    ) -> bool:
-        if is_tensor(provenance, tensor, frame):
-            return True
-        if provenance.is_host_data(tensor, frame):
-            return False  # numpy or Python data
-        return walks_its_rows(self.context.module, tensor, loop)
 
     def _fixed_rows(self, node: cst.ListComp, loop: RowLoop, row: str) -> cst.BaseExpression | None:
         """``[int(torch.prod(r).item()) for r in t]`` -> ``torch.prod(t, dim=-1).tolist()``."""
@@ -848,75 +812,3 @@ def _vectorised(
         func = module.code_for_node(reduction.torch_func)
         return cst.parse_expression(f"{func}({code}, dim=-1).tolist()")
     return cst.parse_expression(f"{code}.{reduction.op}(dim=-1).tolist()")
-
-
-# Tensor methods numpy arrays and Python values do not have: a row they are called on is a tensor.
-TENSOR_ONLY_METHODS = frozenset({"cpu", "cuda", "numel", "item_size", "nonzero", "unbind"})
-
-
-class _TensorUses(cst.CSTVisitor):
-    """Whether a loop's parts use a row as a tensor: ``torch.<fn>(row, ...)`` or a
-    tensor-only method of it (``row.cpu()``)."""
-
-    def __init__(self, provenance: Provenance, loop: RowLoop) -> None:
-        self.provenance = provenance
-        self.loop = loop
-        self.found = False
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in TENSOR_ONLY_METHODS:
-            self.found = self.found or self._row(func.value)
-            return
-        qualified = self.provenance.qualify(func) or ""
-        first = node.args[0] if node.args else None
-        if qualified.startswith("torch.") and first is not None and first.keyword is None:
-            self.found = self.found or self._row(first.value)
-
-    def _row(self, node: cst.BaseExpression) -> bool:
-        """Whether ``node`` is a row itself (not something computed from one, such as
-        ``np.array(reference.image)``): a row name, a row bound to a local name, ``t[i]``."""
-        names = self.loop.names | {name for name, _ in self.loop.derived}
-        if self.loop.walk is Walk.INDEX:
-            names = frozenset(name for name, _ in self.loop.derived)
-            if isinstance(node, cst.Subscript) and reads_row(node, self.loop):
-                return all(
-                    isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.Name)
-                    for e in node.slice
-                )
-        return isinstance(node, cst.Name) and node.value in names
-
-
-CONVERSIONS = frozenset({"torch.as_tensor", "torch.asarray", "torch.tensor"})
-
-
-def _converted_here(
-    provenance: Provenance, tensor: cst.BaseExpression, frame: Frame, depth: int = 0
-) -> bool:
-    """Whether ``tensor`` comes from data the function converts without ``device=``
-    (``torch.as_tensor(sr, dtype=...)``, also through arithmetic on it): data converted in the
-    function is most likely Python data, which lands on the host."""
-    if depth > 16:
-        return False
-    if isinstance(tensor, cst.Call):
-        if provenance.qualify(tensor.func) in CONVERSIONS:
-            return keyword(tensor, "device") is None
-        qualified = provenance.qualify(tensor.func) or ""
-        args = tensor.args
-        if qualified.startswith("torch.") and args and args[0].keyword is None:
-            return _converted_here(provenance, args[0].value, frame, depth + 1)
-        return False
-    if isinstance(tensor, cst.UnaryOperation):
-        return _converted_here(provenance, tensor.expression, frame, depth + 1)
-    if isinstance(tensor, cst.BinaryOperation):
-        return _converted_here(provenance, tensor.left, frame, depth + 1) or _converted_here(
-            provenance, tensor.right, frame, depth + 1
-        )
-    if isinstance(tensor, cst.Name):
-        values = provenance.bindings(frame).reaching(tensor)
-        return bool(values) and all(
-            v is not None and _converted_here(provenance, v, frame, depth + 1) for v in values
-        )
-    if isinstance(tensor, cst.Subscript):
-        return _converted_here(provenance, tensor.value, frame, depth + 1)
-    return False
