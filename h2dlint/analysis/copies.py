@@ -11,6 +11,7 @@ from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target
 from h2dlint.analysis.torch_api import JOINS
+from h2dlint.analysis.views import Layout, layout, permutation_view
 
 
 def h2d_copy_source(
@@ -85,3 +86,20 @@ def fresh_joins(provenance: Provenance, source: cst.BaseExpression, frame: Frame
         if values and all(isinstance(v, cst.Call) and fresh_join(provenance, v) for v in values):
             return [v for v in values if isinstance(v, cst.Call)]
     return []
+
+
+def permutation_staged(provenance: Provenance, node: cst.Call, frame: Frame) -> bool:
+    """Whether a dense permuted source is gathered: always by ``copy_`` (unless the
+    destination is permuted too), by ``.to``/``.cuda`` only into a contiguous format."""
+    func = node.func
+    assert isinstance(func, cst.Attribute)
+    if func.attr.value == "copy_":
+        dst = func.value
+        if permutation_view(dst):
+            return False  # transposed alike, maybe: the strides may match
+        return layout(provenance, dst, frame) is not Layout.PERMUTED
+    memory_format = keyword(node, "memory_format")
+    return (
+        memory_format is not None
+        and provenance.qualify(memory_format.value) == "torch.contiguous_format"
+    )

@@ -187,3 +187,12 @@ def device_by_value(device: cst.BaseExpression, provenance: FactSource, frame: F
         ):
             return True  # bound in the function to a device by value
     return by_name(name) is not Target.DEVICE
+
+
+def device_named(node: cst.BaseExpression) -> bool:
+    """``gpu``, ``self.buf.gpu``, ``dev_ids[:, :n]``: a name that says device memory."""
+    while isinstance(node, cst.Subscript):
+        node = node.value
+    if isinstance(node, cst.Attribute):
+        return by_name(node.attr.value) is Target.DEVICE
+    return isinstance(node, cst.Name) and by_name(node.value) is Target.DEVICE
