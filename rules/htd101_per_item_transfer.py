@@ -1,9 +1,8 @@
 from __future__ import annotations
 
 import libcst as cst
+from h2dlint.analysis.mover_calls import may_be_mover, repeated_call, shadowed, shared_mover_loops
 
-from h2dlint.analysis.bindings import COMPREHENSIONS
-from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.loops import (
     Comprehension,
     GatheringLoop,
@@ -11,23 +10,17 @@ from h2dlint.analysis.loops import (
     gathering_comprehension,
     gathering_for,
     gathering_while,
-    mover_loops,
     passed_parameters,
-    tiny_iterable,
     under_type_dispatch,
 )
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.context import SharedKey
 from h2dlint.rule import ComprehensionVisits, Invalid, Rule, Valid, snippet
 
 ADVICE = (
     "stack or concatenate them into one pinned buffer (`torch.stack(items, out=pinned)`) and "
     "copy it once with `non_blocking=True`, or pin the items when they are made"
 )
-
-# The per-item loops of each function of the file that moves its items (computed once).
-_MOVERS: SharedKey[dict[cst.FunctionDef, dict[str, GatheringLoop]]] = SharedKey("movers")
 
 
 class PerItemTransfer(ComprehensionVisits, Rule):
@@ -696,7 +689,7 @@ class PerItemTransfer(ComprehensionVisits, Rule):
             bound = provenance.qualify(func) is None
         else:
             return None
-        if not self._may_be_mover(provenance, func):
+        if not may_be_mover(provenance, func):
             return None
         found = provenance.callee(node, provenance.current_frame())
         if found is None:
@@ -706,75 +699,20 @@ class PerItemTransfer(ComprehensionVisits, Rule):
             return None  # ``obj.f(...)`` resolved to a plain function: not a method call
         return owner, function, shown, bound
 
-    @staticmethod
-    def _may_be_mover(provenance: Provenance, func: cst.Name | cst.Attribute) -> bool:
-        """Cheap gate before resolving a call into another module (which parses it): the
-        project must define a per-item mover of that name. Names defined in this module are
-        left to the resolution itself."""
-        project = provenance.project
-        if project is None:
-            return True
-        if (
-            isinstance(func, cst.Attribute)
-            and isinstance(func.value, cst.Name)
-            and func.value.value == provenance.current_frame().self_name
-        ):
-            return True  # ``self.m(...)``: resolved in this module only
-        name = func.value if isinstance(func, cst.Name) else func.attr.value
-        if name in provenance.index.functions:
-            return True
-        if any(name in methods for methods in provenance.index.methods.values()):
-            return True
-        return project.may_define_mover(name)
-
-    def _shadowed(self, node: cst.Call, function: cst.FunctionDef) -> bool:
-        """Whether a plain-name call does not call the module's function of that name: a
-        local of the same name, or the function calling itself (a recursive mover)."""
-        if not isinstance(node.func, cst.Name):
-            return False
-        provenance = Provenance.of(self.context)
-        frame = provenance.current_frame()
-        return frame.function is function or bool(provenance.bindings(frame).of(node.func.value))
-
-    def _mover_loops(
-        self, owner: Provenance, function: cst.FunctionDef
-    ) -> dict[str, GatheringLoop]:
-        movers = self.context.shared(_MOVERS, dict)
-        if function not in movers:
-            movers[function] = mover_loops(function, owner, owner.index.frame_of(function))
-        return movers[function]
-
     def visit_Call(self, node: cst.Call) -> None:
-        if not node.args or not self._repeated(node):
+        if not node.args or not repeated_call(self.context, node):
             return  # cheap tests first: most calls are not repeated movers
         callee = self._callee(node)
         if callee is None:
             return
         owner, function, shown, bound = callee
-        loops = self._mover_loops(owner, function)
+        loops = shared_mover_loops(self.context, owner, function)
         if not loops:
             return
         passed = sorted(set(loops) & passed_parameters(function, node, bound))
-        if not passed or self._shadowed(node, function) or self._runs_once():
+        if not passed or shadowed(self.context, node, function) or self._runs_once():
             return
         self._report_call(loops[passed[0]], node, shown, owner)
-
-    def _repeated(self, node: cst.Call) -> bool:
-        """Whether ``node``, the call being visited, runs again and again: in the body of a
-        loop (over requests, batches, steps) of its function, or in a hot function."""
-        ancestors = [*self.context.ancestors, node]
-        for i in range(len(ancestors) - 1, 0, -1):
-            parent, child = ancestors[i - 1], ancestors[i]
-            if isinstance(parent, (cst.For, cst.While)) and child is parent.body:
-                if not (isinstance(parent, cst.For) and tiny_iterable(parent.iter)):
-                    return True
-            elif isinstance(parent, COMPREHENSIONS) and not isinstance(child, cst.CompFor):
-                return True
-            elif isinstance(parent, (cst.Lambda, cst.ClassDef)):
-                return False
-            elif isinstance(parent, cst.FunctionDef):
-                return HotPaths.of(self.context).why_hot_at(ancestors[:i]) is not None
-        return False
 
     def _report_call(
         self, loop: GatheringLoop, node: cst.Call, shown: str, owner: Provenance
