@@ -3,8 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.arguments import first_positional, keyword
-from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.host_data import host_scalar, host_side, module_constant
+from h2dlint.analysis.host_data import host_side, module_constant, number_fill
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.loop_body import (
     export_branch,
@@ -17,7 +16,7 @@ from h2dlint.analysis.loop_body import (
 )
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.targets import Target, device_by_value
+from h2dlint.analysis.targets import Target, device_by_value, tensor_device
 from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.rule import Invalid, Rule, Valid
 
@@ -477,7 +476,7 @@ class ConstantTensorOnHotPath(Rule):
         frame = provenance.current_frame()
         if not isinstance(frame.function, cst.FunctionDef):
             return  # module level: runs once
-        fill = _constant(data, provenance, frame)
+        fill = number_fill(data, provenance, frame)
         table = None
         if fill is None:
             if isinstance(data, cst.Name):
@@ -512,7 +511,7 @@ class ConstantTensorOnHotPath(Rule):
         if target is not Target.DEVICE:
             return
         by_value = device_by_value(device.value, provenance, frame)
-        if not hot and not by_value and not _tensor_device(device.value, provenance, frame):
+        if not hot and not by_value and not tensor_device(device.value, provenance, frame):
             return  # two facts inferred: that it runs often, and that the name is a GPU
         where = "in a loop" if in_loop else "on a hot path" if hot else "per call"
         code = self.context.module.code_for_node(device.value)
@@ -542,40 +541,6 @@ class ConstantTensorOnHotPath(Rule):
             replacements=[(node, full)] if full is not None else (),
             confidence=Confidence.HIGH if by_value and hot else Confidence.MEDIUM,
         )
-
-
-def _constant(
-    node: cst.BaseExpression, provenance: Provenance, frame: Frame
-) -> tuple[str, cst.BaseExpression] | None:
-    """``("()", c)`` for a Python number ``c``, ``("(1,)", c)`` for ``[c]``; None otherwise.
-    A number is a literal or what :func:`host_scalar` proves one (``float(x)``,
-    ``x.shape[1]``, ``1.0 + step * dt`` of a ``range`` loop)."""
-    if host_scalar(provenance, node, frame):
-        return "()", node
-    if (
-        isinstance(node, (cst.List, cst.Tuple))
-        and len(node.elements) == 1
-        and not isinstance(node.elements[0], cst.StarredElement)
-        and host_scalar(provenance, node.elements[0].value, frame)
-    ):
-        return "(1,)", node.elements[0].value
-    return None
-
-
-def _tensor_device(node: cst.BaseExpression, provenance: Provenance, frame: Frame) -> bool:
-    """``x.device`` of a tensor other than ``self``, or a local name bound only to one: the
-    device of data the function works on (a device name such as ``device`` or
-    ``self.device`` may be a CPU)."""
-    if isinstance(node, cst.Name):
-        reaching = provenance.bindings(frame).reaching_bindings(node)
-        return bool(reaching) and all(
-            b.value is not None and _tensor_device(b.value, provenance, frame) for b in reaching
-        )
-    return (
-        isinstance(node, cst.Attribute)
-        and node.attr.value == "device"
-        and not (isinstance(node.value, cst.Name) and node.value.value == "self")
-    )
 
 
 def _full(call: cst.Call, fill: tuple[str, cst.BaseExpression]) -> cst.Call | None:

@@ -248,3 +248,19 @@ class Move:
         if dtype is not None and device_target(provenance, dtype, frame) is not Target.DTYPE:
             return None  # ``.to(dev, other)``: not a dtype the analysis knows
         return cls(device, device, dtype, fixable, device_by_value(device, provenance, frame))
+
+
+def tensor_device(node: cst.BaseExpression, provenance: FactSource, frame: Frame) -> bool:
+    """``x.device`` of a tensor other than ``self``, or a local name bound only to one: the
+    device of data the function works on (a device name such as ``device`` or
+    ``self.device`` may be a CPU)."""
+    if isinstance(node, cst.Name):
+        reaching = provenance.bindings(frame).reaching_bindings(node)
+        return bool(reaching) and all(
+            b.value is not None and tensor_device(b.value, provenance, frame) for b in reaching
+        )
+    return (
+        isinstance(node, cst.Attribute)
+        and node.attr.value == "device"
+        and not (isinstance(node.value, cst.Name) and node.value.value == "self")
+    )
