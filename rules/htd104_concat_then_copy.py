@@ -4,8 +4,13 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from h2dlint.analysis.arguments import first_positional, is_true, keyword, positional
-from h2dlint.analysis.copies import fresh_joins, h2d_copy_source, non_blocking_h2d_source
+from h2dlint.analysis.arguments import first_positional, positional
+from h2dlint.analysis.copies import (
+    fresh_joins,
+    h2d_copy_source,
+    implies_host,
+    non_blocking_h2d_source,
+)
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
@@ -566,12 +571,12 @@ class ConcatThenCopy(Rule):
             where = provenance.sequence_where(seq, frame)
             if where is Where.DEVICE:
                 continue  # the inputs are on a device: the join is too
-            if where is not Where.HOST and not _implies_host(node, method):
+            if where is not Where.HOST and not implies_host(node, method):
                 continue
             self._reported.add(id(join))
             # A blocking copy would stay blocking from the pinned buffer (HTD105's finding):
             # the fix is offered where the copy already runs without blocking.
-            fixable = _implies_host(node, method)
+            fixable = implies_host(node, method)
             self._report(provenance, join, node if join is source else None, method, frame, fixable)
 
     # -- reporting and the fix --------------------------------------------------------------------
@@ -611,15 +616,6 @@ class ConcatThenCopy(Rule):
             f"pinned memory with `out=`{advice}",
             replacements=replacements,
         )
-
-
-def _implies_host(copy: cst.Call, method: str) -> bool:
-    """Whether the copy itself says its source is on the host: only host tensors can be pinned,
-    and `non_blocking=True` to a device is written for host-to-device copies."""
-    if method == "pin_memory":
-        return True
-    non_blocking = keyword(copy, "non_blocking")
-    return non_blocking is not None and is_true(non_blocking.value)
 
 
 def _is_zero(node: cst.BaseExpression) -> bool:

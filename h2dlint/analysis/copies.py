@@ -103,3 +103,12 @@ def permutation_staged(provenance: Provenance, node: cst.Call, frame: Frame) -> 
         memory_format is not None
         and provenance.qualify(memory_format.value) == "torch.contiguous_format"
     )
+
+
+def implies_host(copy: cst.Call, method: str) -> bool:
+    """Whether the copy itself says its source is on the host: only host tensors can be pinned,
+    and `non_blocking=True` to a device is written for host-to-device copies."""
+    if method == "pin_memory":
+        return True
+    non_blocking = keyword(copy, "non_blocking")
+    return non_blocking is not None and is_true(non_blocking.value)
