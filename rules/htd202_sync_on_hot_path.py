@@ -3,19 +3,29 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.arguments import host_named, keyword, positional
-from h2dlint.analysis.bindings import COMPREHENSIONS
 from h2dlint.analysis.device_loops import DeviceLoop, device_loop
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.host_inputs import prepared_on_host
+from h2dlint.analysis.hot_guards import runs_every_call
 from h2dlint.analysis.hot_paths import HotPaths
-from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.sync_basics import RowLoop, periodic_test
-from h2dlint.analysis.syncs import row_loop, sync_of
-from h2dlint.analysis.tensor_kinds import module_named, on_host_by_name, tensor_evidence
+from h2dlint.analysis.shape_syncs import (
+    DATA_SIZED_FUNCTIONS,
+    DATA_SIZED_METHODS,
+    FIRST_ARG_SIZE,
+    SIZE_FACTORIES,
+    SIZE_METHODS,
+    is_mask,
+    many_values,
+    operand_of,
+    own_member,
+    repeats_of,
+    row_reduction,
+    sizes_of,
+)
+from h2dlint.analysis.tensor_kinds import on_host_by_name
+from h2dlint.analysis.unknown_tensors import tensor_root
 from h2dlint.analysis.value_syncs import (
-    COMPARISON_OPERATORS,
     MASK_METHODS,
     explicit_sync,
     tensor_test,
@@ -24,44 +34,6 @@ from h2dlint.analysis.value_syncs import (
 from h2dlint.candidate_terms import called_as
 from h2dlint.diagnostics import Confidence
 from h2dlint.rule import Invalid, Rule, Valid
-
-# torch.<factory>(*sizes): every positional argument is a size (or a tuple of sizes).
-SIZE_FACTORIES = frozenset(
-    f"torch.{name}" for name in ("arange", "zeros", "ones", "empty", "rand", "randn", "full")
-)
-# Only the first positional argument is the size (``torch.full(size, value)``).
-FIRST_ARG_SIZE = frozenset({"torch.full"})
-# Tensor methods whose positional arguments are sizes (``x.repeat(n, 1)``, ``x.view(n, -1)``).
-SIZE_METHODS = frozenset(
-    {"repeat", "view", "reshape", "expand", "tile", "new_zeros", "new_ones", "new_empty"}
-)
-# Calls whose output size depends on the data: the host waits to learn it.
-DATA_SIZED_METHODS = frozenset(
-    {"nonzero", "argwhere", "unique", "unique_consecutive", "masked_select"}
-)
-DATA_SIZED_FUNCTIONS = frozenset(f"torch.{name}" for name in DATA_SIZED_METHODS)
-# Calls whose arguments are only logged or printed.
-LOGGING_METHODS = frozenset(
-    {"debug", "info", "warning", "warn", "error", "exception", "log", "print", "write"}
-)
-# Tensor methods that reduce to one value when called without arguments.
-REDUCTIONS = frozenset({"sum", "max", "min", "mean", "prod", "amax", "amin", "norm", "item"})
-# Second words of functions named ``log_*`` that compute, not log (``log_softmax``).
-MATH_WORDS = frozenset({"softmax", "sigmoid", "sum", "prob", "probs", "det", "normal", "ndtr"})
-# Guards of code that runs only while tracing or scripting, never in eager steps.
-TRACING_GUARDS = frozenset({"is_tracing", "is_scripting", "is_compiling", "is_fx_tracing"})
-# Words in an `if` test that say the branch is for debugging.
-DEBUG_WORDS = (
-    "debug",
-    "verbose",
-    "isenabledfor",
-    "check_",
-    "validate",
-    "sanity",
-    "device.type",
-    "report",
-    "should_log",
-)
 
 _MESSAGES = {
     "read": "keep the value on the device and use it as a tensor, or read it on the host "
@@ -690,7 +662,7 @@ class SyncOnHotPath(Rule):
         read = explicit_sync(node)
         if read is not None:
             tensor, what = read
-            if what == "`.tolist()`" and _row_reduction(tensor):
+            if what == "`.tolist()`" and row_reduction(tensor):
                 return  # the one read HTD201's fix leaves in place of a read per row
             kind = "copy" if what in ("`.cpu()`", '`.to("cpu")`', "`.tolist()`") else "read"
             self._judge(node, tensor, what + " of {}", kind, explicit=node)
@@ -701,18 +673,18 @@ class SyncOnHotPath(Rule):
         # A method of a tensor (not a function of a module: ``torch.nonzero``; not a method or
         # submodule of the object itself: ``self.repeat(x)`` runs an ``nn.Sequential``).
         method = func.attr.value if isinstance(func, cst.Attribute) and not qualified else None
-        if method is not None and _own_member(provenance, node):
+        if method is not None and own_member(provenance, node):
             return
         if qualified in SIZE_FACTORIES or method in SIZE_METHODS:
             args = positional(node)
             if qualified in FIRST_ARG_SIZE or method in ("new_zeros", "new_ones", "new_empty"):
                 args = args[:1]
-            for size in _sizes(args):
+            for size in sizes_of(args):
                 if self._judge(node, size, "{} as a size", "size", sizes=True):
                     return
             return
         if qualified in DATA_SIZED_FUNCTIONS or method in DATA_SIZED_METHODS:
-            operand = _operand(node, method)
+            operand = operand_of(node, method)
             name = method or qualified.rpartition(".")[2]
             if operand is not None and keyword(node, "size") is None:
                 self._judge(node, operand, f"`{name}()` of {{}}", "data-sized")
@@ -721,7 +693,7 @@ class SyncOnHotPath(Rule):
             self._judge(node, node.args[0].value, "`torch.where()` of {}", "data-sized")
             return
         if qualified == "torch.repeat_interleave" or method == "repeat_interleave":
-            repeats = _repeats(node, method is not None)
+            repeats = repeats_of(node, method is not None)
             if repeats is not None and keyword(node, "output_size") is None:
                 self._judge(
                     node, repeats, "`repeat_interleave()` with repeats {}", "repeat_interleave"
@@ -747,9 +719,9 @@ class SyncOnHotPath(Rule):
             return
         provenance = Provenance.of(self.context)
         frame = provenance.current_frame()
-        if not _is_mask(provenance, index.value, frame):
+        if not is_mask(provenance, index.value, frame):
             return
-        if value is not None and not _many_values(provenance, value, frame):
+        if value is not None and not many_values(provenance, value, frame):
             return
         on_device = value_where(provenance, target.value, frame) is Where.DEVICE
         tensor = target.value if on_device else index.value
@@ -767,7 +739,7 @@ class SyncOnHotPath(Rule):
         frame = provenance.current_frame()
         for element in node.slice:
             index = element.slice
-            if isinstance(index, cst.Index) and _is_mask(provenance, index.value, frame):
+            if isinstance(index, cst.Index) and is_mask(provenance, index.value, frame):
                 if value_where(provenance, index.value, frame) is Where.DEVICE:
                     self._judge(node, index.value, "indexing with the boolean mask {}", "mask")
                 else:
@@ -826,7 +798,7 @@ class SyncOnHotPath(Rule):
         else:
             if kind not in ("read", "copy", "test", "size", "mask-write", "repeat_interleave"):
                 return False
-            root = self._tensor_root(tensor, frame, explicit, sizes)
+            root = tensor_root(self.context, tensor, frame, explicit, sizes)
             if root is None or provenance.is_host_data(tensor, frame):
                 return False
             # A CPU reference implementation (``fill_cpu``) reads its own host tensors; a
@@ -838,16 +810,16 @@ class SyncOnHotPath(Rule):
         reason = HotPaths.of(self.context).why_hot_at(self.context.ancestors)
         if reason is None:
             reason = self._loop_reason(frame, tensor)
-        if reason is None or not self._hot_here(node, explicit):
+        if reason is None or not runs_every_call(self.context, node, explicit):
             return False
-        code = self.context.module.code_for_node(tensor)
-        shown = "the tensor" if len(code) > 40 or "\n" in code else f"`{code}`"
+        shown = self.shown(tensor, "the tensor")
         read = what.format(shown)
         read = read[0].upper() + read[1:]
         earlier = self._earlier_host_copy(function, tensor, explicit)
         if root is not None:
+            named = self.shown(root, "the tensor")
             message = (
-                f"{read} syncs the host on a hot path ({reason}) if {_named(root)} is on the GPU; "
+                f"{read} syncs the host on a hot path ({reason}) if {named} is on the GPU; "
                 f"{_MESSAGES[kind]}"
             )
         elif earlier is not None:
@@ -862,62 +834,6 @@ class SyncOnHotPath(Rule):
             )
         self.report(node, message, confidence=confidence)
         return True
-
-    def _tensor_root(
-        self,
-        tensor: cst.BaseExpression,
-        frame: Frame,
-        explicit: cst.Call | None,
-        sizes: bool,
-    ) -> str | None:
-        """The code of the tensor ``tensor`` surely is, or is computed from, when its device is
-        unknown (see :func:`tensor_evidence`); None when it may be no tensor. With ``sizes``
-        only a reduction of one (a 0-d tensor that may be used as a size) counts. ``explicit``
-        is the read: ``.item()``/``.tolist()`` exist only on arrays, and ``.cpu()`` only on
-        tensors and modules (a used result of a ``.cpu()`` of something not named as a module
-        is a tensor's)."""
-        provenance = Provenance.of(self.context)
-        if sizes:
-            if not (
-                isinstance(tensor, cst.Call)
-                and isinstance(tensor.func, cst.Attribute)
-                and tensor.func.attr.value in ("sum", "max", "min", "amax", "amin", "prod")
-                and not tensor.args
-            ):
-                return None
-            tensor = tensor.func.value
-        method = (
-            explicit.func.attr.value
-            if explicit is not None and isinstance(explicit.func, cst.Attribute)
-            else None
-        )
-        read = method in ("item", "tolist")
-        root = tensor_evidence(provenance, tensor, frame, read=read)
-        if method == "cpu" and self._moved_in_place(tensor):
-            return None  # ``x.w = x.w.cpu()``: offloading a tensor (or a module), by design
-        if root is None and method == "cpu" and not module_named(tensor):
-            parent = self.context.ancestors[-1] if self.context.ancestors else None
-            if not isinstance(parent, cst.Expr):
-                root = tensor
-        if root is None or host_named(root) or provenance.is_host_data(root, frame):
-            return None  # a host tensor by name (``lengths_cpu.max()``), a numpy array
-        if value_where(provenance, root, frame).on_host:
-            return None
-        if isinstance(root, cst.Name) and prepared_on_host(provenance, root, frame):
-            return None  # the model's input preparer hands ``forward`` a host tensor
-        code = self.context.module.code_for_node(root)
-        return code if len(code) <= 40 and "\n" not in code else "the tensor"
-
-    def _moved_in_place(self, tensor: cst.BaseExpression) -> bool:
-        """Whether the ``.cpu()`` being visited is assigned back to the attribute it copies
-        (``self.buf = self.buf.cpu()``, ``w.data = w.data.cpu()``): a move of state to the
-        host, not a read."""
-        ancestors = self.context.ancestors
-        parent = ancestors[-1] if ancestors else None
-        if not isinstance(parent, cst.Assign) or not isinstance(tensor, cst.Attribute):
-            return False  # ``x = x.cpu()`` of a local name is a host copy to compute with
-        code = self.context.module.code_for_node
-        return any(code(target.target) == code(tensor) for target in parent.targets)
 
     def _loop_reason(self, frame: Frame, tensor: cst.BaseExpression) -> str | None:
         """Why the read of ``tensor`` being visited runs per step in a function not known to:
@@ -935,42 +851,6 @@ class SyncOnHotPath(Rule):
                 if reason is not None:
                     return reason
         return None
-
-    def _hot_here(self, node: cst.CSTNode, explicit: cst.Call | None) -> bool:
-        """Whether the code around ``node`` in its function runs on every call: not under a
-        run-once or tracing guard, not in a debugging aid, not in a row loop (HTD201)."""
-        ancestors = self.context.ancestors
-        if RunOnce.of(self.context).code(ancestors):
-            return False
-        provenance = Provenance.of(self.context)
-        for i in range(len(ancestors) - 1, -1, -1):
-            parent = ancestors[i]
-            if isinstance(parent, cst.FunctionDef):
-                return True
-            child = ancestors[i + 1] if i + 1 < len(ancestors) else node
-            if isinstance(parent, (cst.Assert, cst.Raise, cst.While)):
-                return False  # a debugging aid, an error path, HTD201's loop
-            if (
-                isinstance(parent, cst.If)
-                and child is parent.body
-                and _debug_or_tracing(provenance, parent.test)
-            ):
-                return False
-            if isinstance(parent, cst.Call) and _logging(parent):
-                return False
-            if (
-                isinstance(parent, cst.IfExp)
-                and child is not parent.test
-                and _device_type_test(provenance, parent.test)
-            ):
-                return False  # ``x.cpu() if x.device.type == "cpu" else x``
-            if isinstance(parent, cst.If) and child is parent.body and periodic_test(parent.test):
-                return False  # once every N calls or iterations (``if step % 100 == 0:``)
-            if explicit is not None and isinstance(parent, (cst.For, *COMPREHENSIONS)):
-                loop = _row_loop_of(parent)
-                if loop is not None and sync_of(explicit, loop) is not None:
-                    return False  # HTD201's
-        return True
 
     def _assigned(self, node: cst.Subscript) -> bool:
         """Whether ``node`` is written to (``x[mask] = v``, ``x[mask] += v``, ``del x[m]``)."""
@@ -995,182 +875,3 @@ class SyncOnHotPath(Rule):
         if earlier is None:
             seen[key] = self.context.module.code_for_node(explicit)
         return earlier
-
-
-def _many_values(provenance: Provenance, value: cst.BaseExpression, frame: Frame) -> bool:
-    """Whether ``value`` (written through a mask) is surely a tensor that may hold many
-    values: not a number (``0``, ``float("-inf")``, a name bound to one), not a 0-d reduction
-    (``x.sum()``), not ``torch.tensor(number)``."""
-    if isinstance(value, (cst.Integer, cst.Float, cst.UnaryOperation)):
-        return False
-    if isinstance(value, cst.Call):
-        func = value.func
-        if isinstance(func, cst.Name) and func.value in ("float", "int", "bool"):
-            return False
-        if isinstance(func, cst.Attribute) and func.attr.value in REDUCTIONS and not value.args:
-            return False
-        qualified = provenance.qualify(func) or ""
-        if qualified in ("torch.tensor", "torch.as_tensor", "torch.scalar_tensor"):
-            first = positional(value)
-            return bool(first) and isinstance(first[0].value, (cst.List, cst.ListComp))
-    while (
-        isinstance(value, cst.Call)
-        and isinstance(value.func, cst.Attribute)
-        and value.func.attr.value in ("to", "type", "contiguous", "view_as", "reshape_as")
-    ):
-        value = value.func.value  # a conversion keeps the number of values
-    if provenance.is_host_data(value, frame):
-        return False
-    if provenance.fact(value, frame).known:
-        return True
-    return tensor_evidence(provenance, value, frame) is not None
-
-
-def _own_member(provenance: Provenance, call: cst.Call) -> bool:
-    """Whether ``call`` calls a method or attribute of the function's own object
-    (``self.repeat(x)``, ``cls.expand(n)``): a submodule or a method, never a tensor's."""
-    func = call.func
-    if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name):
-        return False
-    frame = provenance.current_frame()
-    return func.value.value in {frame.self_name, "self", "cls"} - {None}
-
-
-def _row_reduction(node: cst.BaseExpression) -> bool:
-    """``t.prod(dim=-1)``, ``torch.sum(t, dim=-1)``: every row reduced at once (HTD201's fix)."""
-    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
-        return False
-    dim = keyword(node, "dim")
-    return (
-        node.func.attr.value in ("prod", "sum")
-        and dim is not None
-        and isinstance(dim.value, cst.UnaryOperation)
-        and isinstance(dim.value.expression, cst.Integer)
-        and dim.value.expression.value == "1"
-    )
-
-
-def _sizes(args: list[cst.Arg]) -> list[cst.BaseExpression]:
-    """The size expressions among positional arguments, also inside a tuple or list of sizes."""
-    sizes: list[cst.BaseExpression] = []
-    for arg in args:
-        value = arg.value
-        if isinstance(value, (cst.Tuple, cst.List)):
-            sizes.extend(e.value for e in value.elements if isinstance(e, cst.Element))
-        else:
-            sizes.append(value)
-    return [s for s in sizes if not isinstance(s, (cst.Integer, cst.UnaryOperation))]
-
-
-def _repeats(call: cst.Call, is_method: bool) -> cst.BaseExpression | None:
-    """The repeats of ``x.repeat_interleave(r)``, ``torch.repeat_interleave(x, r)`` or
-    ``torch.repeat_interleave(r)``, unless it is a literal number."""
-    given = keyword(call, "repeats")
-    args = positional(call)
-    if given is not None:
-        repeats: cst.BaseExpression | None = given.value
-    elif is_method:
-        repeats = args[0].value if args else None
-    elif len(args) == 1:
-        repeats = args[0].value
-    else:
-        repeats = args[1].value if len(args) > 1 else None
-    return None if isinstance(repeats, (cst.Integer, cst.UnaryOperation)) else repeats
-
-
-def _operand(call: cst.Call, method: str | None) -> cst.BaseExpression | None:
-    if method is not None and isinstance(call.func, cst.Attribute):
-        return call.func.value
-    args = positional(call)
-    return args[0].value if args else None
-
-
-def _is_mask(
-    provenance: Provenance, node: cst.BaseExpression, frame: Frame, depth: int = 0
-) -> bool:
-    """Whether ``node`` is surely a boolean mask: a comparison, `~`/`&`/`|` of masks, a mask
-    method (`x.isnan()`, `x.bool()`), or a name bound only to masks."""
-    if depth > 4:
-        return False
-    if isinstance(node, cst.Comparison):
-        return all(isinstance(c.operator, COMPARISON_OPERATORS) for c in node.comparisons)
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
-        return _is_mask(provenance, node.expression, frame, depth + 1)
-    if isinstance(node, cst.BinaryOperation) and isinstance(
-        node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)
-    ):
-        return _is_mask(provenance, node.left, frame, depth + 1) or _is_mask(
-            provenance, node.right, frame, depth + 1
-        )
-    if isinstance(node, cst.Call):
-        func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in MASK_METHODS:
-            return not node.args or func.attr.value != "bool"
-        qualified = provenance.qualify(func) or ""
-        return qualified.startswith("torch.") and qualified[6:] in MASK_METHODS
-    if isinstance(node, cst.Name):
-        values = provenance.bindings(frame).reaching(node)
-        return bool(values) and all(
-            v is not None and _is_mask(provenance, v, frame, depth + 1) for v in values
-        )
-    return False
-
-
-def _named(code: str) -> str:
-    return code if code == "the tensor" else f"`{code}`"
-
-
-def _row_loop_of(node: cst.CSTNode) -> RowLoop | None:
-    if isinstance(node, cst.For):
-        return row_loop(node.iter, node.target)
-    for_in = getattr(node, "for_in", None)
-    if isinstance(for_in, cst.CompFor):
-        return row_loop(for_in.iter, for_in.target)
-    return None
-
-
-def _logging(call: cst.Call) -> bool:
-    func = call.func
-    if isinstance(func, cst.Name):
-        # ``print(...)``, and functions named for logging (``log_eviction(...)``,
-        # ``print_stats(...)``), not math named ``log`` (``log_softmax``)
-        words = func.value.lower().split("_")
-        return func.value in ("print", "warn") or (
-            len(words) > 1 and words[0] in ("log", "print", "warn") and words[1] not in MATH_WORDS
-        )
-    if isinstance(func, cst.Attribute) and func.attr.value in LOGGING_METHODS:
-        base = func.value
-        text = base.value if isinstance(base, cst.Name) else ""
-        if isinstance(base, cst.Attribute):
-            text = base.attr.value
-        return any(word in text.lower() for word in ("log", "warn", "writer", "stdout", "stderr"))
-    return False
-
-
-DEVICE_TYPE_WORDS = ("device.type", ".is_cpu", ".is_cuda", 'device == "cpu"', "device == 'cpu'")
-
-
-def _device_type_test(provenance: Provenance, test: cst.BaseExpression, depth: int = 0) -> bool:
-    """Whether a test asks which kind of device a tensor is on (``x.device.type == "cpu"``,
-    ``x.is_cuda``, or a name bound only to such tests): each branch then knows where it is."""
-    if isinstance(test, cst.UnaryOperation):
-        return _device_type_test(provenance, test.expression, depth)
-    if isinstance(test, cst.Name) and depth < 3:
-        frame = provenance.current_frame()
-        values = provenance.bindings(frame).reaching(test)
-        return bool(values) and all(
-            v is not None and _device_type_test(provenance, v, depth + 1) for v in values
-        )
-    code = provenance.context.module.code_for_node(test)
-    return any(word in code for word in DEVICE_TYPE_WORDS)
-
-
-def _debug_or_tracing(provenance: Provenance, test: cst.BaseExpression) -> bool:
-    """Whether an `if` test says its body is for debugging, runs only while tracing, or only
-    on another backend (``if x.device.type == "mps":``, a workaround for missing kernels)."""
-    if isinstance(test, cst.Call):
-        qualified = provenance.qualify(test.func) or ""
-        if qualified.rpartition(".")[2] in TRACING_GUARDS:
-            return True
-    code = provenance.context.module.code_for_node(test).lower()
-    return any(word in code for word in DEBUG_WORDS)
