@@ -188,458 +188,526 @@ class SyncOnHotPath(Rule):
     valid = (
         # Run-once code: an initializer, and a cache filled once.
         Valid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def __init__(self, n, device):\n"
-            "        super().__init__()\n"
-            "        t = torch.arange(n, device=device)\n"
-            "        self.size = int(t.sum().item())\n"
+            """
+            import torch
+            class M(torch.nn.Module):
+                def __init__(self, n, device):
+                    super().__init__()
+                    t = torch.arange(n, device=device)
+                    self.size = int(t.sum().item())
+            """
         ),
         Valid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, x):\n"
-            "        if self.n is None:\n"
-            "            self.n = int(x.cuda().sum())\n"
-            "        return x\n"
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x):
+                    if self.n is None:
+                        self.n = int(x.cuda().sum())
+                    return x
+            """
         ),
         # A function no hot path reaches.
-        Valid("import torch\ndef report(x):\n    return x.cuda().sum().item()\n"),
+        Valid(
+            """
+            import torch
+            def report(x):
+                return x.cuda().sum().item()
+            """
+        ),
         # Host tensors: a list tensor, a pinned copy made without blocking, a .cpu() result.
         Valid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, x, lengths):\n"
-            "        lens = torch.tensor(lengths)\n"
-            "        return torch.arange(lens.max().item())\n"
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x, lengths):
+                    lens = torch.tensor(lengths)
+                    return torch.arange(lens.max().item())
+            """
         ),
         Valid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, x, device):\n"
-            "        host = x.to(device).to('cpu', non_blocking=True)\n"
-            "        return host.tolist()\n"
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x, device):
+                    host = x.to(device).to('cpu', non_blocking=True)
+                    return host.tolist()
+            """
         ),
         # Reads of the rows of a loop: HTD201's.
         Valid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, grid, device):\n"
-            "        g = grid.to(device)\n"
-            "        return [r.prod().item() for r in g]\n"
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, grid, device):
+                    g = grid.to(device)
+                    return [r.prod().item() for r in g]
+            """
         ),
         # An explicit synchronize, an assert, a log line and a debugging branch.
         Valid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, x, device):\n"
-            "        y = x.to(device) * 2\n"
-            "        torch.cuda.synchronize()\n"
-            "        assert (y >= 0).all()\n"
-            "        logger.debug('norm %s', y.norm().item())\n"
-            "        if self.debug:\n"
-            "            print(y.sum().item())\n"
-            "        return y\n"
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x, device):
+                    y = x.to(device) * 2
+                    torch.cuda.synchronize()
+                    assert (y >= 0).all()
+                    logger.debug('norm %s', y.norm().item())
+                    if self.debug:
+                        print(y.sum().item())
+                    return y
+            """
         ),
         # Only while tracing; a write through a mask; repeat_interleave with output_size=.
         Valid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, x, counts, total, device):\n"
-            "        y = x.to(device)\n"
-            "        if torch.jit.is_tracing():\n"
-            "            n = int(y.sum())\n"
-            "        y[y < 0] = 0\n"
-            "        c = counts.to(device)\n"
-            "        return y.repeat_interleave(c, dim=0, output_size=total)\n"
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x, counts, total, device):
+                    y = x.to(device)
+                    if torch.jit.is_tracing():
+                        n = int(y.sum())
+                    y[y < 0] = 0
+                    c = counts.to(device)
+                    return y.repeat_interleave(c, dim=0, output_size=total)
+            """
         ),
         # A pipeline's per-request set-up, outside its loop of steps.
         Valid(
-            "import torch\n"
-            "class ImagePipeline:\n"
-            "    def __call__(self, prompt, steps, device):\n"
-            "        sigmas = torch.linspace(1, 0, steps, device=device)\n"
-            "        self.scheduler.set_timesteps(sigmas.tolist())\n"
-            "        for t in self.scheduler.timesteps:\n"
-            "            prompt = self.unet(prompt, t)\n"
-            "        return prompt\n"
+            """
+            import torch
+            class ImagePipeline:
+                def __call__(self, prompt, steps, device):
+                    sigmas = torch.linspace(1, 0, steps, device=device)
+                    self.scheduler.set_timesteps(sigmas.tolist())
+                    for t in self.scheduler.timesteps:
+                        prompt = self.unet(prompt, t)
+                    return prompt
+            """
         ),
         # Python sizes and an unknown tensor that is not surely a tensor.
         Valid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, x, n: int, device):\n"
-            "        y = x.to(device)\n"
-            "        return y.repeat(n, 1).view(y.shape[0], -1), torch.arange(n), x.item()\n"
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x, n: int, device):
+                    y = x.to(device)
+                    return y.repeat(n, 1).view(y.shape[0], -1), torch.arange(n), x.item()
+            """
         ),
         # Host tensors by name and by provenance: a `_cpu` copy read again, a numpy array,
         # the `.tolist()` of a `.cpu()` result.
         Valid(
-            "import numpy as np\n"
-            "class Backend:\n"
-            "    @classmethod\n"
-            "    def update_step_context(cls, ctx, lengths_cpu):\n"
-            "        n = lengths_cpu.max().item()\n"
-            "        m = np.asarray(ctx.sizes).max().item()\n"
-            "        seqlens = ctx.seqlens_cpu.tolist()\n"
-            "        return n, m, seqlens\n"
+            """
+            import numpy as np
+            class Backend:
+                @classmethod
+                def update_step_context(cls, ctx, lengths_cpu):
+                    n = lengths_cpu.max().item()
+                    m = np.asarray(ctx.sizes).max().item()
+                    seqlens = ctx.seqlens_cpu.tolist()
+                    return n, m, seqlens
+            """
         ),
         # A forward argument that the model's input preparer builds on the host.
         Valid(
-            "import torch\n"
-            "class VLModel(torch.nn.Module):\n"
-            "    def forward(self, embeds, grid_thw: torch.Tensor = None):\n"
-            "        sizes = (grid_thw.prod(-1) // 4).tolist()\n"
-            "        return torch.split(embeds, sizes)\n"
-            "    def prepare_inputs_for_generation(self, embeds, items):\n"
-            "        grid_thw = None\n"
-            "        if items:\n"
-            "            grid_thw = torch.stack([i.grid for i in items]).cpu()\n"
-            "        return dict(embeds=embeds, grid_thw=grid_thw)\n"
+            """
+            import torch
+            class VLModel(torch.nn.Module):
+                def forward(self, embeds, grid_thw: torch.Tensor = None):
+                    sizes = (grid_thw.prod(-1) // 4).tolist()
+                    return torch.split(embeds, sizes)
+                def prepare_inputs_for_generation(self, embeds, items):
+                    grid_thw = None
+                    if items:
+                        grid_thw = torch.stack([i.grid for i in items]).cpu()
+                    return dict(embeds=embeds, grid_thw=grid_thw)
+            """
         ),
         # A loop over inputs that converts each to numpy before it copies it to the device
         # (the read waits for no device work).
         Valid(
-            "import torch\n"
-            "def encode(conditions, device):\n"
-            "    out = []\n"
-            "    for c in conditions:\n"
-            "        arr = c.frames.detach().cpu().numpy()\n"
-            "        out.append(torch.from_numpy(resize(arr)).to(device))\n"
-            "    return out\n"
+            """
+            import torch
+            def encode(conditions, device):
+                out = []
+                for c in conditions:
+                    arr = c.frames.detach().cpu().numpy()
+                    out.append(torch.from_numpy(resize(arr)).to(device))
+                return out
+            """
         ),
         # A loop over adapters that copies each one's weights (state looked up by name, not
         # data the loop streams); state moved to the host in place; a periodic report.
         Valid(
-            "import torch\n"
-            "class Layer(torch.nn.Module):\n"
-            "    def merge(self, names, device):\n"
-            "        for name in names:\n"
-            "            w = (self.weight + self.delta[name]).to(device)\n"
-            "            self.saved[name] = w.to('cpu')\n"
-            "    def forward(self, x, ids: torch.Tensor):\n"
-            "        self.counter = self.counter.cpu()\n"
-            "        if self.should_report():\n"
-            "            self.log(int(torch.sum(ids == -1).item()))\n"
-            "        return x\n"
+            """
+            import torch
+            class Layer(torch.nn.Module):
+                def merge(self, names, device):
+                    for name in names:
+                        w = (self.weight + self.delta[name]).to(device)
+                        self.saved[name] = w.to('cpu')
+                def forward(self, x, ids: torch.Tensor):
+                    self.counter = self.counter.cpu()
+                    if self.should_report():
+                        self.log(int(torch.sum(ids == -1).item()))
+                    return x
+            """
         ),
         # `.cpu()` of a module (moved once, its result not used as a tensor), and names that
         # configure or count steps, not run one.
         Valid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, x):\n"
-            "        self.encoder.cpu()\n"
-            "        return x\n"
-            "    def set_step(self, steps):\n"
-            "        self.last = steps.max().item()\n"
-            "    def num_steps(self, steps):\n"
-            "        return int(steps.sum().item())\n"
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x):
+                    self.encoder.cpu()
+                    return x
+                def set_step(self, steps):
+                    self.last = steps.max().item()
+                def num_steps(self, steps):
+                    return int(steps.sum().item())
+            """
         ),
         # A training loop that reads the loss only every N steps and once after the loop; a
         # loop that does no device work (one read per module, not per step).
         Valid(
-            "import torch\n"
-            "def train(model, loader, optimizer):\n"
-            "    total = torch.zeros(())\n"
-            "    for step, batch in enumerate(loader):\n"
-            "        loss = torch.nn.functional.mse_loss(model(batch), batch)\n"
-            "        loss.backward()\n"
-            "        optimizer.step()\n"
-            "        total += loss.detach()\n"
-            "        if step % 100 == 0:\n"
-            "            last = float(loss.item())\n"
-            "    return total.item()\n"
-            "def scales(modules):\n"
-            "    return [float(m.weight.detach().abs().mean().item()) for m in modules]\n"
+            """
+            import torch
+            def train(model, loader, optimizer):
+                total = torch.zeros(())
+                for step, batch in enumerate(loader):
+                    loss = torch.nn.functional.mse_loss(model(batch), batch)
+                    loss.backward()
+                    optimizer.step()
+                    total += loss.detach()
+                    if step % 100 == 0:
+                        last = float(loss.item())
+                return total.item()
+            def scales(modules):
+                return [float(m.weight.detach().abs().mean().item()) for m in modules]
+            """
         ),
         # A submodule named like a tensor method (`self.repeat = nn.Sequential(...)`).
         Valid(
-            "import torch\n"
-            "class Net(torch.nn.Module):\n"
-            "    def forward(self, x):\n"
-            "        x = self.stem(x)\n"
-            "        x = self.repeat(x)\n"
-            "        return self.expand(x)\n"
+            """
+            import torch
+            class Net(torch.nn.Module):
+                def forward(self, x):
+                    x = self.stem(x)
+                    x = self.repeat(x)
+                    return self.expand(x)
+            """
         ),
         # Host tensors computed with torch functions (`torch.clamp` of a host tensor stays on
         # the host), read in a helper called from `forward`.
         Valid(
-            "import torch\n"
-            "def rand_box(size, lam):\n"
-            "    w = torch.tensor(size[1], dtype=torch.float32)\n"
-            "    cut = (w * lam).int()\n"
-            "    cx = torch.randint(0, size[1], (1,))\n"
-            "    x1 = torch.clamp(cx - cut // 2, 0, size[1])\n"
-            "    return x1.item()\n"
-            "class Mixer(torch.nn.Module):\n"
-            "    def forward(self, x, lam):\n"
-            "        start = rand_box(x.size(), lam)\n"
-            "        return x[:, start:]\n"
+            """
+            import torch
+            def rand_box(size, lam):
+                w = torch.tensor(size[1], dtype=torch.float32)
+                cut = (w * lam).int()
+                cx = torch.randint(0, size[1], (1,))
+                x1 = torch.clamp(cx - cut // 2, 0, size[1])
+                return x1.item()
+            class Mixer(torch.nn.Module):
+                def forward(self, x, lam):
+                    start = rand_box(x.size(), lam)
+                    return x[:, start:]
+            """
         ),
         # An inner model's `forward` argument that the outer model passes on from its input
         # preparer, which builds it on the host.
         Valid(
-            "import torch\n"
-            "class Inner(torch.nn.Module):\n"
-            "    def forward(self, embeds, grid_thw: torch.Tensor = None):\n"
-            "        return torch.split(embeds, (grid_thw.prod(-1) // 4).tolist())\n"
-            "class Outer(torch.nn.Module):\n"
-            "    def __init__(self):\n"
-            "        super().__init__()\n"
-            "        self.model = Inner()\n"
-            "    def forward(self, embeds, grid_thw: torch.Tensor = None):\n"
-            "        return self.model(embeds, grid_thw=grid_thw)\n"
-            "    def prepare_inputs_for_generation(self, embeds, items):\n"
-            "        grid_thw = torch.stack([i.grid for i in items]).cpu()\n"
-            "        return dict(embeds=embeds, grid_thw=grid_thw)\n"
+            """
+            import torch
+            class Inner(torch.nn.Module):
+                def forward(self, embeds, grid_thw: torch.Tensor = None):
+                    return torch.split(embeds, (grid_thw.prod(-1) // 4).tolist())
+            class Outer(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.model = Inner()
+                def forward(self, embeds, grid_thw: torch.Tensor = None):
+                    return self.model(embeds, grid_thw=grid_thw)
+                def prepare_inputs_for_generation(self, embeds, items):
+                    grid_thw = torch.stack([i.grid for i in items]).cpu()
+                    return dict(embeds=embeds, grid_thw=grid_thw)
+            """
         ),
         # Writes of one number through a mask are a `masked_fill` (no sync); a
         # `masked_scatter_` of many values does not sync either.
         Valid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, ids: torch.Tensor, embeds: torch.Tensor, mm: torch.Tensor):\n"
-            "        x = self.embed(ids)\n"
-            "        fill = 0.5\n"
-            "        x[ids == 0] = 0\n"
-            "        x[ids < 0] = float('-inf')\n"
-            "        x[ids > 9] = fill\n"
-            "        x.masked_scatter_((ids == 7)[..., None], mm)\n"
-            "        return x\n"
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, ids: torch.Tensor, embeds: torch.Tensor, mm: torch.Tensor):
+                    x = self.embed(ids)
+                    fill = 0.5
+                    x[ids == 0] = 0
+                    x[ids < 0] = float('-inf')
+                    x[ids > 9] = fill
+                    x.masked_scatter_((ids == 7)[..., None], mm)
+                    return x
+            """
         ),
         # Python numbers from tensor metadata (`numel()`), a copy in the branch for host
         # tensors, and a dump of a step's values for debugging.
         Valid(
-            "import torch\n"
-            "def partition_start(item, rank, size):\n"
-            "    n = item.numel()\n"
-            "    return int(n / size * rank)\n"
-            "class Experts(torch.nn.Module):\n"
-            "    def forward(self, tokens: torch.Tensor, counts: torch.Tensor):\n"
-            "        start = partition_start(tokens, 0, 2)\n"
-            "        use_cpu = tokens.device.type == 'cpu'\n"
-            "        host_counts = counts.cpu() if use_cpu else counts\n"
-            "        return tokens[start:], host_counts\n"
-            "    def dump_step_stats(self, x: torch.Tensor):\n"
-            "        self.last_max = x.max().item()\n"
+            """
+            import torch
+            def partition_start(item, rank, size):
+                n = item.numel()
+                return int(n / size * rank)
+            class Experts(torch.nn.Module):
+                def forward(self, tokens: torch.Tensor, counts: torch.Tensor):
+                    start = partition_start(tokens, 0, 2)
+                    use_cpu = tokens.device.type == 'cpu'
+                    host_counts = counts.cpu() if use_cpu else counts
+                    return tokens[start:], host_counts
+                def dump_step_stats(self, x: torch.Tensor):
+                    self.last_max = x.max().item()
+            """
         ),
         # A meshgrid of host ranges is on the host.
         Valid(
-            "import torch\n"
-            "class Rope(torch.nn.Module):\n"
-            "    def forward(self, sizes):\n"
-            "        axes = [torch.arange(s, dtype=torch.float32) for s in sizes]\n"
-            "        grid = torch.stack(torch.meshgrid(*axes, indexing='ij'))\n"
-            "        return torch.arange(8) + grid.view(-1).max().item()\n"
+            """
+            import torch
+            class Rope(torch.nn.Module):
+                def forward(self, sizes):
+                    axes = [torch.arange(s, dtype=torch.float32) for s in sizes]
+                    grid = torch.stack(torch.meshgrid(*axes, indexing='ij'))
+                    return torch.arange(8) + grid.view(-1).max().item()
+            """
         ),
         # A helper called once every N steps (an eviction interval), not every step.
         Valid(
-            "import torch\n"
-            "class Table(torch.nn.Module):\n"
-            "    def forward(self, ids, device):\n"
-            "        self.history = ids.to(device)\n"
-            "        if self.it - self.last_eviction == self.eviction_interval:\n"
-            "            self._coalesce()\n"
-            "        return ids\n"
-            "    def _coalesce(self):\n"
-            "        return torch.unique(self.history).tolist()\n"
+            """
+            import torch
+            class Table(torch.nn.Module):
+                def forward(self, ids, device):
+                    self.history = ids.to(device)
+                    if self.it - self.last_eviction == self.eviction_interval:
+                        self._coalesce()
+                    return ids
+                def _coalesce(self):
+                    return torch.unique(self.history).tolist()
+            """
         ),
     )
     invalid = (
         # Many values written through a boolean mask: the mask becomes indices on the host.
         Invalid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, ids: torch.Tensor, mm: torch.Tensor):\n"
-            "        x = self.embed(ids)\n"
-            "        is_mm = ids == 7\n"
-            "        x[is_mm] = mm.to(x.dtype)\n"
-            "        return x\n",
-            6,
-            9,
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, ids: torch.Tensor, mm: torch.Tensor):
+                    x = self.embed(ids)
+                    is_mm = ids == 7
+                    x[is_mm] = mm.to(x.dtype)
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return x
+            """,
             message_contains="masked_scatter_",
         ),
         Invalid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, x, device):\n"
-            "        y = x.to(device)\n"
-            "        return y.sum().item()\n",
-            5,
-            16,
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x, device):
+                    y = x.to(device)
+                    return y.sum().item()
+                           ^^^^^^^^^^^^^^
+            """,
             message_contains="`.item()` of `y.sum()`",
         ),
         Invalid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, x, device):\n"
-            "        return self._count(x.to(device))\n"
-            "    def _count(self, y):\n"
-            "        z = y * 2\n"
-            "        return int(z.cuda().max())\n",
-            7,
-            16,
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x, device):
+                    return self._count(x.to(device))
+                def _count(self, y):
+                    z = y * 2
+                    return int(z.cuda().max())
+                           ^^^^^^^^^^^^^^^^^^^
+            """,
             message_contains="called from `M.forward()`",
         ),
         Invalid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, x, device):\n"
-            "        y = x.to(device)\n"
-            "        n = y.sum()\n"
-            "        return torch.arange(n, device=device)\n",
-            6,
-            16,
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x, device):
+                    y = x.to(device)
+                    n = y.sum()
+                    return torch.arange(n, device=device)
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
             message_contains="as a size",
         ),
         Invalid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, x, device):\n"
-            "        y = x.to(device)\n"
-            "        return y[y > 0]\n",
-            5,
-            16,
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x, device):
+                    y = x.to(device)
+                    return y[y > 0]
+                           ^^^^^^^^
+            """,
             message_contains="boolean mask",
         ),
         Invalid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, x, device):\n"
-            "        y = x.to(device)\n"
-            "        return torch.nonzero(y)\n",
-            5,
-            16,
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x, device):
+                    y = x.to(device)
+                    return torch.nonzero(y)
+                           ^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, hidden, counts, device):\n"
-            "        c = counts.to(device)\n"
-            "        return torch.repeat_interleave(hidden, c, dim=0)\n",
-            5,
-            16,
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, hidden, counts, device):
+                    c = counts.to(device)
+                    return torch.repeat_interleave(hidden, c, dim=0)
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
             message_contains="output_size=",
         ),
         Invalid(
-            "import torch\n"
-            "class Sampler:\n"
-            "    def __call__(self, logits, device):\n"
-            "        probs = logits.to(device).softmax(-1)\n"
-            "        if (probs > 0.5).any():\n"
-            "            return None\n"
-            "        return probs\n",
-            5,
-            12,
+            """
+            import torch
+            class Sampler:
+                def __call__(self, logits, device):
+                    probs = logits.to(device).softmax(-1)
+                    if (probs > 0.5).any():
+                       ^^^^^^^^^^^^^^^^^^^
+                        return None
+                    return probs
+            """,
             message_contains="`if` test",
         ),
         Invalid(
-            "import torch\n"
-            "def step(batch, device):\n"
-            "    ids = batch.to(device)\n"
-            "    first = ids.cpu()\n"
-            "    second = ids.cpu()\n"
-            "    return first, second\n",
-            5,
-            14,
-            also_at=((4, 13),),  # the first read syncs too
+            """
+            import torch
+            def step(batch, device):
+                ids = batch.to(device)
+                first = ids.cpu()
+                        ^^^^^^^^^
+                second = ids.cpu()
+                         ^^^^^^^^^
+                return first, second
+            """,
             message_contains="host copy of `ids` already exists",
         ),
         Invalid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, x: torch.Tensor, y: torch.Tensor):\n"
-            "        return x.repeat(int(y.max()), 1)\n",
-            4,
-            25,
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x: torch.Tensor, y: torch.Tensor):
+                    return x.repeat(int(y.max()), 1)
+                                    ^^^^^^^^^^^^
+            """,
             message_contains="if `y` is on the GPU",
         ),
         # Unknown devices of values that are surely tensors, on paths hot by name: a
         # reduction read with `.item()`, a comparison read with `.tolist()`, a `.cpu()` copy
         # kept under a `_cpu` name, a `.cpu()` of a torch.cat of annotated tensors.
         Invalid(
-            "class Backend:\n"
-            "    @classmethod\n"
-            "    def update_step_context(cls, ctx):\n"
-            "        longest = ctx.q_seqlens.max().item()\n"
-            "        return longest\n",
-            4,
-            19,
+            """
+            class Backend:
+                @classmethod
+                def update_step_context(cls, ctx):
+                    longest = ctx.q_seqlens.max().item()
+                              ^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return longest
+            """,
             message_contains="if `ctx.q_seqlens` is on the GPU",
         ),
         Invalid(
-            "class Backend:\n"
-            "    def decode_step(self, ctx):\n"
-            "        return all((ctx.q_seqlens == ctx.kv_seqlens).tolist())\n",
-            3,
-            20,
+            """
+            class Backend:
+                def decode_step(self, ctx):
+                    return all((ctx.q_seqlens == ctx.kv_seqlens).tolist())
+                               ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "class Backend:\n"
-            "    def prepare_step(self, ctx):\n"
-            "        kv_seqlens_cpu = ctx.kv_seqlens.cpu()\n"
-            "        return kv_seqlens_cpu\n",
-            3,
-            26,
+            """
+            class Backend:
+                def prepare_step(self, ctx):
+                    kv_seqlens_cpu = ctx.kv_seqlens.cpu()
+                                     ^^^^^^^^^^^^^^^^^^^^
+                    return kv_seqlens_cpu
+            """,
             message_contains="`.cpu()` of `ctx.kv_seqlens`",
         ),
         Invalid(
-            "import torch\n"
-            "class Transformer(torch.nn.Module):\n"
-            "    def forward(self, txt_ids: torch.Tensor, img_ids: torch.Tensor):\n"
-            "        if img_ids.ndim == 3:\n"
-            "            img_ids = img_ids[0]\n"
-            "        ids = torch.cat((txt_ids, img_ids), dim=0)\n"
-            "        return self.pos_embed(ids.cpu())\n",
-            7,
-            31,
+            """
+            import torch
+            class Transformer(torch.nn.Module):
+                def forward(self, txt_ids: torch.Tensor, img_ids: torch.Tensor):
+                    if img_ids.ndim == 3:
+                        img_ids = img_ids[0]
+                    ids = torch.cat((txt_ids, img_ids), dim=0)
+                    return self.pos_embed(ids.cpu())
+                                          ^^^^^^^^^
+            """,
             message_contains="if `ids` is on the GPU",
         ),
         # A top-level attention helper (attention backends run in every forward pass).
         Invalid(
-            "def _prepare_flash_attn_varlen(seqlens_q, seqlens_k):\n"
-            "    return seqlens_q.max().item(), seqlens_k.max().item()\n",
-            2,
-            12,
-            also_at=((2, 36),),
+            """
+            def _prepare_flash_attn_varlen(seqlens_q, seqlens_k):
+                return seqlens_q.max().item(), seqlens_k.max().item()
+                       ^^^^^^^^^^^^^^^^^^^^^^
+                                               ^^^^^^^^^^^^^^^^^^^^^^
+            """,
             message_contains="attention call",
         ),
         # A pipeline's loop of steps: a reduction read with `.tolist()` every step.
         Invalid(
-            "class ImagePipeline:\n"
-            "    def __call__(self, latents, mask, timesteps):\n"
-            "        for t in timesteps:\n"
-            "            latents = self.transformer(latents, t, lens=mask.sum(dim=1).tolist())\n"
-            "        return latents\n",
-            4,
-            57,
+            """
+            class ImagePipeline:
+                def __call__(self, latents, mask, timesteps):
+                    for t in timesteps:
+                        latents = self.transformer(latents, t, lens=mask.sum(dim=1).tolist())
+                                                                    ^^^^^^^^^^^^^^^^^^^^^^^^
+                    return latents
+            """,
         ),
         # A training loop: every iteration runs backward and an optimizer step, and reads
         # the loss on the host.
         Invalid(
-            "import torch\n"
-            "def fit(model, loader, optimizer):\n"
-            "    epoch_loss = 0.0\n"
-            "    for x, y in loader:\n"
-            "        loss = torch.nn.functional.mse_loss(model(x), y)\n"
-            "        loss.backward()\n"
-            "        optimizer.step()\n"
-            "        epoch_loss += float(loss.item())\n"
-            "    return epoch_loss\n",
-            8,
-            29,
+            """
+            import torch
+            def fit(model, loader, optimizer):
+                epoch_loss = 0.0
+                for x, y in loader:
+                    loss = torch.nn.functional.mse_loss(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+                    epoch_loss += float(loss.item())
+                                        ^^^^^^^^^^^
+                return epoch_loss
+            """,
             message_contains="`loss.backward()`",
         ),
         Invalid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, x, device):\n"
-            "        y = x.to(device)\n"
-            "        return y.unique(), y.masked_select(y > 0)\n",
-            5,
-            16,
-            also_at=((5, 28),),
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x, device):
+                    y = x.to(device)
+                    return y.unique(), y.masked_select(y > 0)
+                           ^^^^^^^^^^
+                                       ^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
     )
 
