@@ -2,27 +2,17 @@ from __future__ import annotations
 
 import libcst as cst
 
-from h2dlint.analysis.arguments import first_positional, keyword
-from h2dlint.analysis.factories import (
-    RANDOM_FACTORIES,
-    SHAPE_FACTORIES,
-    factory_of,
-)
-from h2dlint.analysis.facts import Where
-from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.copies import device_copy_of
 from h2dlint.analysis.loop_invariance import (
-    LoopChanges,
     Reads,
     enclosing_loops,
     every_iteration,
     loop_changes,
+    result_kept,
 )
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.targets import Target
 from h2dlint.rule import Invalid, Rule, Valid
-
-STORING_METHODS = frozenset({"append", "extend", "insert", "add", "put", "setdefault"})
 
 
 class LoopInvariantCopy(Rule):
@@ -456,7 +446,7 @@ class LoopInvariantCopy(Rule):
             return
         provenance = Provenance.of(self.context)
         frame = provenance.current_frame()
-        copied = self._copied(node, name, provenance, frame)
+        copied = device_copy_of(provenance, node, name, frame)
         if copied is None:
             return
         source, host = copied
@@ -474,7 +464,7 @@ class LoopInvariantCopy(Rule):
             summary = loop_changes(self.context, loop, provenance, frame)
             if reads.depends_on(summary) or not every_iteration(path, summary):
                 break
-            if self._result_kept(node, statement, summary):
+            if result_kept(self.context.ancestors, node, statement, summary):
                 break
             left = loop
         if left is None:
@@ -486,69 +476,3 @@ class LoopInvariantCopy(Rule):
             f"{shown} does not change in the loop at line {line} but is copied to the device "
             "on every iteration: copy it once, before the loop",
         )
-
-    # -- the copy ------------------------------------------------------------------------------
-    def _copied(
-        self, node: cst.Call, name: str, provenance: Provenance, frame: Frame
-    ) -> tuple[cst.BaseExpression, bool] | None:
-        """The copied expression, and whether it is proven host memory or host data."""
-        func = node.func
-        if name in ("to", "cuda"):
-            assert isinstance(func, cst.Attribute)
-            if name == "to" and provenance.to_target(node, frame) is not Target.DEVICE:
-                return None
-            source = func.value
-            factory = factory_of(source)
-            if factory is not None and provenance.qualify(factory.func) in (
-                SHAPE_FACTORIES | RANDOM_FACTORIES
-            ):
-                return None  # HTD301's finding
-            where = provenance.where(source, frame)
-            if where is Where.DEVICE:
-                return None
-            return source, where.on_host or provenance.is_host_data(source, frame)
-        if provenance.qualify(func) not in ("torch.tensor", "torch.as_tensor", "torch.asarray"):
-            return None
-        device = keyword(node, "device")
-        data = first_positional(node)
-        if device is None or data is None or keyword(node, "pin_memory") is not None:
-            return None
-        if provenance.device_target(device.value, frame, allocation=True) is not Target.DEVICE:
-            return None
-        if isinstance(data, (cst.List, cst.Tuple)) and not data.elements:
-            return None  # empty: nothing is copied
-        host = provenance.is_host_data(data, frame) or provenance.where(data, frame).on_host
-        return data, host
-
-    # -- what each iteration keeps -------------------------------------------------------------
-
-    def _result_kept(
-        self, node: cst.Call, statement: cst.CSTNode | None, summary: LoopChanges
-    ) -> bool:
-        """Whether each iteration keeps or changes its own copy: stored in a container or an
-        attribute, or bound to a name the loop changes in place."""
-        parent = self.context.ancestors[-1] if self.context.ancestors else None
-        grand = self.context.ancestors[-2] if len(self.context.ancestors) > 1 else None
-        if (
-            isinstance(parent, cst.Arg)
-            and isinstance(grand, cst.Call)
-            and isinstance(grand.func, cst.Attribute)
-            and grand.func.attr.value in STORING_METHODS
-        ):
-            return True
-        if isinstance(statement, cst.SimpleStatementLine):
-            for small in statement.body:
-                if isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is node:
-                    targets = (
-                        [t.target for t in small.targets]
-                        if isinstance(small, cst.Assign)
-                        else [small.target]
-                    )
-                    for target in targets:
-                        if not isinstance(target, cst.Name):
-                            return True
-                        if target.value in summary.changed_names | summary.passed_to_functions:
-                            return True
-                if isinstance(small, cst.Expr) and isinstance(small.value, (cst.Yield,)):
-                    return True
-        return False

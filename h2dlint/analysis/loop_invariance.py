@@ -86,6 +86,8 @@ MUTATING_METHODS = frozenset(
         "put",
     }
 )
+# Methods that keep their argument in a container.
+STORING_METHODS = frozenset({"append", "extend", "insert", "add", "put", "setdefault"})
 
 
 def enclosing_loops(
@@ -394,3 +396,38 @@ class Reads(cst.CSTVisitor):
         if isinstance(func, cst.Attribute):
             return func.attr.value in PURE_METHODS
         return False
+
+
+def result_kept(
+    ancestors: Sequence[cst.CSTNode],
+    node: cst.Call,
+    statement: cst.CSTNode | None,
+    summary: LoopChanges,
+) -> bool:
+    """Whether each iteration keeps or changes its own copy: stored in a container or an
+    attribute, or bound to a name the loop changes in place."""
+    parent = ancestors[-1] if ancestors else None
+    grand = ancestors[-2] if len(ancestors) > 1 else None
+    if (
+        isinstance(parent, cst.Arg)
+        and isinstance(grand, cst.Call)
+        and isinstance(grand.func, cst.Attribute)
+        and grand.func.attr.value in STORING_METHODS
+    ):
+        return True
+    if isinstance(statement, cst.SimpleStatementLine):
+        for small in statement.body:
+            if isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is node:
+                targets = (
+                    [t.target for t in small.targets]
+                    if isinstance(small, cst.Assign)
+                    else [small.target]
+                )
+                for target in targets:
+                    if not isinstance(target, cst.Name):
+                        return True
+                    if target.value in summary.changed_names | summary.passed_to_functions:
+                        return True
+            if isinstance(small, cst.Expr) and isinstance(small.value, (cst.Yield,)):
+                return True
+    return False
