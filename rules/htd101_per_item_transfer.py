@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import libcst as cst
-from h2dlint.analysis.mover_calls import may_be_mover, repeated_call, shadowed, shared_mover_loops
 
 from h2dlint.analysis.loops import (
     Comprehension,
@@ -13,6 +12,7 @@ from h2dlint.analysis.loops import (
     passed_parameters,
     under_type_dispatch,
 )
+from h2dlint.analysis.mover_calls import may_be_mover, repeated_call, shadowed, shared_mover_loops
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.rule import ComprehensionVisits, Invalid, Rule, Valid, snippet
