@@ -366,15 +366,16 @@ class LoopInvariantCopy(Rule):
         ),
         # a pinned staging of constants inside a loop over a batch's fields, behind a filter
         Invalid(
-            "import torch\n"
-            "def f(batch, rank, size):\n"
-            "    for key, val in batch.items():\n"
-            "        if val is not None:\n"
-            "            index = torch.tensor([rank, 2 * size - rank - 1], device='cpu', "
-            "pin_memory=True).cuda(non_blocking=True)\n"
-            "            batch[key] = val.index_select(1, index)\n",
-            5,
-            21,
+            """
+            import torch
+            def f(batch, r, s):
+                for key, val in batch.items():
+                    if val is None:
+                        continue
+                    i = torch.tensor([r, 2 * s - r - 1], pin_memory=True).cuda(non_blocking=True)
+                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    batch[key] = val.index_select(1, i)
+            """,
         ),
         # nested loops: it can leave both; the message names the outer one
         Invalid(
