@@ -135,10 +135,10 @@ class SyncOnHotPath(Rule):
     (`torch.arange(t)`, `x.repeat(t, 1)`), `x[x > 0]`, `nonzero`, `unique`, `masked_select` and
     `repeat_interleave` with tensor repeats each held the host about 40 ms;
     `repeat_interleave(..., output_size=n)` returned at once. Writes through a device mask
-    (`benchmarks/device/mask_writes.py`): `x[mask] = vals[mask]`, `x[mask] = <0-d device
+    (`benchmarks/device/write_syncs.py`): `x[mask] = vals[mask]`, `x[mask] = <0-d device
     tensor>` and `x.index_put_((mask,), v)` held it 40.6-40.7 ms, `x[mask] = 0.0` 0.18 ms and
     `x.masked_fill_(mask, 0.0)` 0.02 ms. Python numbers written by index
-    (`benchmarks/device/index_writes.py`): `x[5] = 0.0`, `rows[3, 7] = 0.0`, `x[idx] = 0.0`,
+    (`benchmarks/device/write_syncs.py`): `x[5] = 0.0`, `rows[3, 7] = 0.0`, `x[idx] = 0.0`,
     `logits[:, idx] = -inf` and `x[[1, 2, 3]] = 0.0` held it 40.0-40.3 ms; `rows[3] = 0.0`,
     `rows[3, :100] = 0.0`, `x[2:10] = 0.0`, `x[5].fill_(0.0)`, `x.index_fill_(0, idx, 0.0)` and
     `x[idx] = vals` (values on the device) 0.02-0.03 ms. Once per step, that is the whole
