@@ -232,6 +232,23 @@ class NonBlockingPageableCopy(Rule):
             "def f(n, d):\n"
             "    return torch.arange(n).to(dtype=d, non_blocking=True)\n"
         ),
+        # the fixed helper builds the ids on the device: the copy is a no-op
+        Valid(
+            "import torch\n"
+            "def position_ids_in_meshgrid(patches, max_width, device):\n"
+            "    positions = []\n"
+            "    for patch in patches:\n"
+            "        height, width = patch.shape[-2:]\n"
+            "        rows = torch.arange(height, device=device)\n"
+            "        cols = torch.arange(width, device=device)\n"
+            "        positions.append((rows[:, None] * max_width + cols).flatten())\n"
+            "    return torch.cat(positions)\n"
+            "class Vision(torch.nn.Module):\n"
+            "    def forward(self, patches, embeds, **kwargs):\n"
+            "        ids = position_ids_in_meshgrid(patches, 16, embeds.device)\n"
+            "        kwargs['ids'] = ids.unsqueeze(0).to(embeds.device, non_blocking=True)\n"
+            "        return kwargs\n"
+        ),
     )
     invalid = (
         Invalid("import torch\ny = torch.tensor([1, 2]).to('cuda', non_blocking=True)\n", 2, 5),
@@ -245,6 +262,27 @@ class NonBlockingPageableCopy(Rule):
             "    return ids.to(device, non_blocking=True)\n",
             6,
             12,
+        ),
+        # the same ids built by a helper over a list of patches and copied by the caller: the
+        # helper's return is known however deep the question that asks for it
+        Invalid(
+            "import torch\n"
+            "def position_ids_in_meshgrid(patches, max_width):\n"
+            "    positions = []\n"
+            "    for patch in patches:\n"
+            "        height, width = patch.shape[-2:]\n"
+            "        mesh = torch.meshgrid(torch.arange(height), torch.arange(width))\n"
+            "        rows, cols = torch.stack(mesh, dim=-1).reshape(-1, 2).chunk(2, -1)\n"
+            "        ids = rows * max_width + cols\n"
+            "        positions.append(ids[:, 0])\n"
+            "    return torch.cat(positions)\n"
+            "class Vision(torch.nn.Module):\n"
+            "    def forward(self, patches, embeds, **kwargs):\n"
+            "        position_ids = position_ids_in_meshgrid(patches, max_width=16)\n"
+            "        kwargs['ids'] = position_ids[None].to(embeds.device, non_blocking=True)\n"
+            "        return kwargs\n",
+            14,
+            25,
         ),
         # a join written into a pageable buffer with out=: HTD104 leaves joins with out= alone
         Invalid(
