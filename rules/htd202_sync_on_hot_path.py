@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 
 from h2dlint.analysis.arguments import host_named, keyword, positional
@@ -135,8 +137,9 @@ class SyncOnHotPath(Rule):
 
     Not flagged: run-once and cold code; host tensors (built without `device=`, `.cpu()`
     results, `.to("cpu", non_blocking=True)` results); syncs reading the rows of a loop (HTD201
-    reports those) and syncs in `while` loops (HTD201); `torch.cuda.synchronize()` (an explicit,
-    intended wait); code that only runs while tracing or scripting (`if torch.jit.is_tracing():`);
+    reports those) and syncs in `while` loops (HTD201); explicit waits (`torch.cuda.synchronize()`,
+    `stream.synchronize()`) other than the one shape below; code that only runs while tracing or
+    scripting (`if torch.jit.is_tracing():`);
     debugging aids and error paths: `assert` and `raise` statements, arguments of logging and
     `print` calls (also functions named `log_*`/`print_*`), branches taken once every N steps
     (`if step % 100 == 0:`, `if it - last == self.eviction_interval:`, also around the call of
@@ -148,6 +151,20 @@ class SyncOnHotPath(Rule):
     named, or derived from one named, `...Pipeline...`) runs once per request around its loop
     of steps: only the loop's body is hot there. The one `.tolist()` that HTD201's fix leaves
     (`t.prod(dim=-1).tolist()`, all rows at once) is not reported again.
+
+    Explicit waits are reported in one shape only, at MEDIUM confidence: a statement
+    `torch.cuda.synchronize()` (or `torch.accelerator.synchronize()`...) or
+    `stream.synchronize()` right after `non_blocking=True` copies to the device in the same
+    block, on a hot path or in a loop (a `while` loop of steps counts here) around both: the host
+    waits for the copies it has just queued, every step, so they overlap nothing (lmdeploy's
+    inputs loop synchronized its H2D stream per step until it recorded an event instead). It is
+    certain when nothing on the host reads the copied data next. Left alone: an event's
+    `synchronize()` (the precise wait), waits after a copy to the host (the host reads it next)
+    or from a staging buffer (`pinned`, `buf`: the host may rewrite it next, HTD402), waits in
+    timing code (`time.perf_counter()`, `elapsed_time`, names with `time`/`bench`/`profile`), in
+    run-once code (warm-up, set-up) and waits with no copy queued before them in their block.
+    Most explicit waits in real code are of those kinds; upstream fixes replaced the reported
+    kind with an event and a device-side `wait_event`/`wait_stream`.
 
     ## Why is this bad?
     The host queues GPU work far ahead of the GPU; a sync makes it wait until all queued work
@@ -197,6 +214,7 @@ class SyncOnHotPath(Rule):
         b"bool(",
         b"if ",
         b"[",
+        b"synchronize(",
         *(f"{name}(".encode() for name in sorted(DATA_SIZED_METHODS | {"repeat_interleave"})),
         *(f"{name.rpartition('.')[2]}(".encode() for name in sorted(SIZE_FACTORIES)),
         *(f".{name}(".encode() for name in sorted(SIZE_METHODS)),
@@ -209,7 +227,7 @@ class SyncOnHotPath(Rule):
             ".item|.tolist|.cpu|.to|int|float|bool",
             called_as(SIZE_FACTORIES | DATA_SIZED_FUNCTIONS | {"torch.repeat_interleave"}),
             "|".join(f".{name}" for name in sorted(SIZE_METHODS | MASK_METHODS)),
-            ".any|.all|.max|.min|.sum|.cuda|.tensor|tensor",
+            ".any|.all|.max|.min|.sum|.cuda|.tensor|tensor|.synchronize",
         ]
     )
 
@@ -461,6 +479,39 @@ class SyncOnHotPath(Rule):
             "        grid = torch.stack(torch.meshgrid(*axes, indexing='ij'))\n"
             "        return torch.arange(8) + grid.view(-1).max().item()\n"
         ),
+        # Explicit waits that are right: before the host reads a copy to the host, in timing
+        # code, for one event, in warm-up, before a staging buffer is rewritten, and waits with
+        # no copy queued before them in their block.
+        Valid(
+            "import time\n"
+            "import torch\n"
+            "class Runner:\n"
+            "    def execute_model(self, batch, device):\n"
+            "        ids = batch.ids.to(device, non_blocking=True)\n"
+            "        host = self.model(ids).to('cpu', non_blocking=True)\n"
+            "        torch.cuda.current_stream().synchronize()\n"
+            "        return host.tolist()\n"
+            "    def step(self, batch, device):\n"
+            "        start = time.perf_counter()\n"
+            "        batch.ids.to(device, non_blocking=True)\n"
+            "        torch.cuda.synchronize()\n"
+            "        return time.perf_counter() - start\n"
+            "    def forward(self, x, device):\n"
+            "        y = x.to(device, non_blocking=True)\n"
+            "        self.copy_done.synchronize()\n"
+            "        return y\n"
+            "    def warmup(self, x, device):\n"
+            "        y = x.to(device, non_blocking=True)\n"
+            "        torch.cuda.synchronize()\n"
+            "        return y\n"
+            "    def prepare_inputs(self, ids):\n"
+            "        self.gpu_ids.copy_(self.pinned_ids, non_blocking=True)\n"
+            "        torch.cuda.synchronize()\n"
+            "        self.pinned_ids.fill_(0)\n"
+            "    def sample(self, logits):\n"
+            "        torch.cuda.synchronize()\n"
+            "        return logits.argmax(-1)\n"
+        ),
         # A helper called once every N steps (an eviction interval), not every step.
         Valid(
             "import torch\n"
@@ -669,6 +720,34 @@ class SyncOnHotPath(Rule):
             16,
             also_at=((5, 28),),
         ),
+        # A side stream's copies waited for by the host every iteration of a loop of steps;
+        # a device-wide wait right after the step's input copies.
+        Invalid(
+            "import torch\n"
+            "class Agent:\n"
+            "    async def preprocess_loop(self, keys):\n"
+            "        while True:\n"
+            "            inputs = await self.queue.get()\n"
+            "            with torch.cuda.stream(self.out_stream):\n"
+            "                for k in keys:\n"
+            "                    inputs[k] = inputs[k].cuda(non_blocking=True)\n"
+            "                self.out_stream.synchronize()\n"
+            "            self.ready.put_nowait(inputs)\n",
+            9,
+            17,
+            message_contains="Record an event",
+        ),
+        Invalid(
+            "import torch\n"
+            "class Runner:\n"
+            "    def execute_model(self, batch, device):\n"
+            "        ids = batch.ids.to(device, non_blocking=True)\n"
+            "        torch.cuda.synchronize()\n"
+            "        return self.model(ids)\n",
+            5,
+            9,
+            message_contains="`batch.ids.to(device, non_blocking=True)`",
+        ),
     )
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -685,6 +764,9 @@ class SyncOnHotPath(Rule):
         return HotPaths.of(self.context).could_be_hot_at(self.context.ancestors)
 
     def visit_Call(self, node: cst.Call) -> None:
+        if _stream_wait(node) is not None:
+            self._explicit_wait(node)
+            return
         if not self._maybe_hot():
             return
         read = explicit_sync(node)
@@ -726,6 +808,48 @@ class SyncOnHotPath(Rule):
                 self._judge(
                     node, repeats, "`repeat_interleave()` with repeats {}", "repeat_interleave"
                 )
+
+    def _explicit_wait(self, node: cst.Call) -> None:
+        """``stream.synchronize()`` or ``torch.cuda.synchronize()`` as a statement right after
+        ``non_blocking=True`` copies to the device in the same block, per step: the host waits
+        for the copies it has just queued (see the class docs for what is left alone)."""
+        ancestors = self.context.ancestors
+        statement = ancestors[-1] if ancestors else None
+        line = ancestors[-2] if len(ancestors) > 1 else None
+        block = ancestors[-3] if len(ancestors) > 2 else None
+        if not (isinstance(statement, cst.Expr) and isinstance(line, cst.SimpleStatementLine)):
+            return
+        if not isinstance(block, (cst.IndentedBlock, cst.Module)) or RunOnce.of(self.context).code(
+            ancestors
+        ):
+            return
+        function = next(
+            (a for a in reversed(ancestors) if isinstance(a, (cst.FunctionDef, cst.Lambda))),
+            None,
+        )
+        if not isinstance(function, cst.FunctionDef) or _timing_code(self.context.module, function):
+            return
+        before = list(block.body[: block.body.index(line)])
+        copies = _queued_copies(self.context.module, before)
+        if copies is None or not copies:
+            return  # nothing queued here, or a copy to the host the wait is for
+        reason = HotPaths.of(self.context).why_hot_at(ancestors)
+        inner = ancestors[ancestors.index(function) :]
+        if reason is None and any(isinstance(a, (cst.For, cst.While)) for a in inner):
+            reason = "it runs on every iteration of the loop around it, as the copies do"
+        if reason is None or not self._hot_here(node, None, loops=True):
+            return
+        code = self.context.module.code_for_node
+        self.report(
+            node,
+            f"`{code(node)}` makes the host wait for the `non_blocking=True` copies queued just "
+            f"before it ({copies[0]}) on a hot path ({reason}): the copies overlap nothing. "
+            "Record an event after them (`ev = torch.cuda.Event(); ev.record(stream)`) and make "
+            "the stream that uses the data wait on the device "
+            "(`torch.cuda.current_stream().wait_event(ev)` or `.wait_stream(stream)`); the wait "
+            "is only needed if the host itself reads the copied data next",
+            confidence=Confidence.MEDIUM,
+        )
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -936,9 +1060,12 @@ class SyncOnHotPath(Rule):
                     return reason
         return None
 
-    def _hot_here(self, node: cst.CSTNode, explicit: cst.Call | None) -> bool:
+    def _hot_here(
+        self, node: cst.CSTNode, explicit: cst.Call | None, *, loops: bool = False
+    ) -> bool:
         """Whether the code around ``node`` in its function runs on every call: not under a
-        run-once or tracing guard, not in a debugging aid, not in a row loop (HTD201)."""
+        run-once or tracing guard, not in a debugging aid, not in a row loop (HTD201).
+        ``loops``: a ``while`` loop around it is a loop of steps, not HTD201's."""
         ancestors = self.context.ancestors
         if RunOnce.of(self.context).code(ancestors):
             return False
@@ -948,7 +1075,9 @@ class SyncOnHotPath(Rule):
             if isinstance(parent, cst.FunctionDef):
                 return True
             child = ancestors[i + 1] if i + 1 < len(ancestors) else node
-            if isinstance(parent, (cst.Assert, cst.Raise, cst.While)):
+            if isinstance(parent, (cst.Assert, cst.Raise)) or (
+                isinstance(parent, cst.While) and not loops
+            ):
                 return False  # a debugging aid, an error path, HTD201's loop
             if (
                 isinstance(parent, cst.If)
@@ -995,6 +1124,111 @@ class SyncOnHotPath(Rule):
         if earlier is None:
             seen[key] = self.context.module.code_for_node(explicit)
         return earlier
+
+
+# Words in the code of a function that say it measures time: a wait there is the point.
+TIMING_WORDS = ("perf_counter", "time.time", "monotonic", "elapsed_time", "enable_timing", "timer")
+# Words of the code of a ``.synchronize()`` receiver that say it is a stream (an event's wait is
+# the precise wait that the fix recommends, and is never reported).
+STREAM_WORDS = ("stream",)
+
+
+def _stream_wait(call: cst.Call) -> str | None:
+    """``call`` as a wait of the host for a whole stream or device: ``torch.cuda.synchronize()``
+    (also ``torch.accelerator``/``torch.xpu``...), ``stream.synchronize()``,
+    ``torch.cuda.current_stream().synchronize()``; None for anything else (an event's
+    ``synchronize()``, a barrier)."""
+    func = call.func
+    if not isinstance(func, cst.Attribute) or func.attr.value != "synchronize":
+        return None
+    base = func.value
+    dotted = _dotted(base)
+    if dotted is not None and dotted.startswith("torch.") and dotted.count(".") == 1:
+        return "device"
+    words = _dotted(base.func) if isinstance(base, cst.Call) else dotted
+    if words is not None and any(w in words.rpartition(".")[2].lower() for w in STREAM_WORDS):
+        return "stream"
+    return None
+
+
+def _dotted(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        inner = _dotted(node.value)
+        return f"{inner}.{node.attr.value}" if inner is not None else None
+    return None
+
+
+def _timing_code(module: cst.Module, function: cst.FunctionDef) -> bool:
+    """Whether ``function`` measures time (a wait makes its clock right) or is named for
+    timing, benchmarking or profiling."""
+    name = function.name.value.lower()
+    if any(word in name for word in ("time", "tic", "toc", "bench", "profile", "measure")):
+        return True
+    code = module.code_for_node(function.body)
+    return any(word in code for word in TIMING_WORDS)
+
+
+# Words of a copy's source that say it is a reused staging buffer: waiting for the copy before
+# the host writes the buffer again is needed (HTD402), and a device-side wait would not do.
+BUFFER_WORDS = ("pin", "staging", "buf")
+DEVICE_WORDS = ("cuda", "gpu", "device")
+
+
+class _Copies(cst.CSTVisitor):
+    """Calls with ``non_blocking=`` other than ``False``, split into copies to a device and
+    the copies a host wait may be for: to the host (``.to("cpu")``, ``.cpu()``, a destination
+    or argument named for the host, a ``copy_`` into a destination of unknown placement), or
+    from a staging buffer (``pinned``, ``buf``) the host may rewrite next; nested functions are
+    not entered."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self.module = module
+        self.to_device: list[str] = []
+        self.to_host = False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        flag = keyword(node, "non_blocking")
+        if flag is None or (isinstance(flag.value, cst.Name) and flag.value.value == "False"):
+            return
+        code = self.module.code_for_node(node)
+        func = node.func
+        method = func.attr.value if isinstance(func, cst.Attribute) else ""
+        args = " ".join(self.module.code_for_node(a.value) for a in node.args if a is not flag)
+        target = self.module.code_for_node(func.value) if isinstance(func, cst.Attribute) else ""
+        source = args if method == "copy_" else target
+        host_words = ("cpu", "host", "pinned")
+        to_host = (
+            any(word in source.lower() for word in BUFFER_WORDS)  # a staging buffer it protects
+            or method == "cpu"
+            or any(word in args.lower() for word in host_words)
+            # a destination of unknown placement may be a host buffer
+            or (method == "copy_" and not any(w in target.lower() for w in DEVICE_WORDS))
+        )
+        if to_host:
+            self.to_host = True
+        else:
+            self.to_device.append(f"`{code}`" if len(code) <= 60 and "\n" not in code else method)
+
+
+def _queued_copies(
+    module: cst.Module, statements: Sequence[cst.BaseStatement | cst.BaseSmallStatement]
+) -> list[str] | None:
+    """The ``non_blocking=True`` copies to a device among ``statements`` (the ones before a
+    wait in its block); None when one of them copies to the host (the wait lets the host read
+    the copy) or from a staging buffer (the wait lets the host rewrite it): there a wait is
+    right."""
+    collector = _Copies(module)
+    for statement in statements:
+        statement.visit(collector)
+    return None if collector.to_host else collector.to_device
 
 
 def _many_values(provenance: Provenance, value: cst.BaseExpression, frame: Frame) -> bool:
