@@ -104,8 +104,13 @@ class SyncOnHotPath(Rule):
     `handle`, `process_request`...); `build()` of an attention metadata builder (a class named
     `...Metadata...Builder`) and functions named for the per-step metadata of attention or a
     batch (`init_forward_metadata`, `build_attn_metadata`), which run per step although
-    `build`/`init_` names are otherwise run-once; a name with a `step` word (`update_step_context`,
-    `decode_step`), `forward`/`fwd` first or last (`forward_decode`, `_attn_forward`), a
+    `build`/`init_` names are otherwise run-once; alternate constructors (`new`, `init_new`,
+    `create`, `build`, `from_*`) and `prepare*` methods of a class named for the state an engine
+    builds every step (a last word `Context`/`Batch`/`Inputs`/`Meta`/`Metadata` after a
+    `Step`/`Forward`/`Schedule`/`Input` word: `StepContext.new`, `ForwardBatch.init_new`,
+    not pipeline blocks named `...PrepareLatentsStep`); a name with a `step` word
+    (`update_step_context`, `decode_step`), `forward`/`fwd` first or last (`forward_decode`,
+    `_attn_forward`), a
     forward hook (`pre_process_fwd_hook`), or a top-level function with an `attention`/`attn`
     word (attention backends and their helpers) — not names that configure or count
     (`set_step`, `get_*`, `num_steps`, `register_*`) or debug (`dump_*`, `print_*`, `debug_*`,
@@ -512,6 +517,12 @@ class SyncOnHotPath(Rule):
             "        torch.cuda.synchronize()\n"
             "        return logits.argmax(-1)\n"
         ),
+        # A pipeline block named `...Step` prepares its latents once per request.
+        Valid(
+            "class FluxPrepareLatentsStep:\n"
+            "    def prepare_latents(self, latents, lengths):\n"
+            "        return latents[:, : lengths.max().item()]\n"
+        ),
         # A helper called once every N steps (an eviction interval), not every step.
         Valid(
             "import torch\n"
@@ -719,6 +730,19 @@ class SyncOnHotPath(Rule):
             5,
             16,
             also_at=((5, 28),),
+        ),
+        # The context an engine builds for every step, by its class's name.
+        Invalid(
+            "import torch\n"
+            "class StepContext:\n"
+            "    @classmethod\n"
+            "    def new(cls, inputs, device):\n"
+            "        q_seqlens = inputs.seq_length\n"
+            "        longest = q_seqlens.max().item()\n"
+            "        return cls(torch.arange(longest, device=device))\n",
+            6,
+            19,
+            message_contains="builds the per-step state `StepContext`",
         ),
         # A side stream's copies waited for by the host every iteration of a loop of steps;
         # a device-wide wait right after the step's input copies.
