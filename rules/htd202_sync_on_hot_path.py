@@ -15,7 +15,12 @@ from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.sync_basics import RowLoop, periodic_test
 from h2dlint.analysis.syncs import row_loop, sync_of
-from h2dlint.analysis.tensor_kinds import module_named, on_host_by_name, tensor_evidence
+from h2dlint.analysis.tensor_kinds import (
+    annotated_tensor_parameter,
+    module_named,
+    on_host_by_name,
+    tensor_evidence,
+)
 from h2dlint.analysis.value_syncs import (
     COMPARISON_OPERATORS,
     MASK_METHODS,
@@ -131,7 +136,9 @@ class SyncOnHotPath(Rule):
     only tensors have (`x.int()`, `x.detach()`), a reduction or comparison read with
     `.item()`/`.tolist()` (`ctx.q_seqlens.max().item()`, `(a == b).tolist()`), the used
     result of a `.cpu()` of something not named as a module, or a name bound only to such
-    values. The message says
+    values. Used as a size, a slice bound or compared in an `if` test, only a reduction
+    (`x.max()`) or a parameter annotated as a tensor (`input_pos_maxp1: Optional[Tensor]`
+    in `mask[..., :input_pos_maxp1]`: it can only be a 0-d tensor there) counts. The message says
     which tensor would have to be on the GPU. Host tensors stay silent: numpy arrays, `.cpu()`
     results, names that say host (`lengths_cpu`, `host_ids`), results of `numel()`/`size()`
     (Python numbers), torch functions of host tensors (`torch.clamp(host, 0, n)`,
@@ -517,6 +524,17 @@ class SyncOnHotPath(Rule):
             "        torch.cuda.synchronize()\n"
             "        return logits.argmax(-1)\n"
         ),
+        # The same bound kept as a Python int (annotated so) is no tensor.
+        Valid(
+            "from typing import Optional\n"
+            "import torch\n"
+            "class GPT(torch.nn.Module):\n"
+            "    def forward(self, x: torch.Tensor, input_pos_maxp1: Optional[int] = None):\n"
+            "        mask = self.mask_cache.to(x.device)\n"
+            "        if input_pos_maxp1 is not None and input_pos_maxp1 > self.max_len:\n"
+            "            raise ValueError(input_pos_maxp1)\n"
+            "        return mask[..., :input_pos_maxp1]\n"
+        ),
         # A pipeline block named `...Step` prepares its latents once per request.
         Valid(
             "class FluxPrepareLatentsStep:\n"
@@ -731,6 +749,22 @@ class SyncOnHotPath(Rule):
             16,
             also_at=((5, 28),),
         ),
+        # A parameter annotated as a tensor compared in an `if` test and used as a slice
+        # bound: a 0-d tensor read on the host in every forward.
+        Invalid(
+            "from typing import Optional\n"
+            "import torch\n"
+            "class GPT(torch.nn.Module):\n"
+            "    def forward(self, x: torch.Tensor, input_pos_maxp1: Optional[torch.Tensor]):\n"
+            "        mask = self.mask_cache.to(x.device)\n"
+            "        if input_pos_maxp1 > self.max_len:\n"
+            "            raise ValueError(input_pos_maxp1)\n"
+            "        return mask[..., :input_pos_maxp1]\n",
+            6,
+            12,
+            also_at=((8, 16),),
+            message_contains="if `input_pos_maxp1` is on the GPU",
+        ),
         # The context an engine builds for every step, by its class's name.
         Invalid(
             "import torch\n"
@@ -942,6 +976,8 @@ class SyncOnHotPath(Rule):
             provenance = Provenance.of(self.context)
             if provenance.where(test) is Where.DEVICE:
                 tensor = test
+        if tensor is None and _annotated_comparison(Provenance.of(self.context), test):
+            tensor = test  # ``if input_pos_maxp1 > self.max_seq_length:`` of a tensor parameter
         if tensor is not None:
             self._judge(tensor, tensor, "{} as an `if` test", "test")
 
@@ -1026,14 +1062,19 @@ class SyncOnHotPath(Rule):
         is a tensor's)."""
         provenance = Provenance.of(self.context)
         if sizes:
-            if not (
+            if isinstance(tensor, cst.Name) and annotated_tensor_parameter(
+                provenance, tensor, frame
+            ):
+                pass  # a parameter annotated as a tensor, used as a size: a 0-d tensor
+            elif not (
                 isinstance(tensor, cst.Call)
                 and isinstance(tensor.func, cst.Attribute)
                 and tensor.func.attr.value in ("sum", "max", "min", "amax", "amin", "prod")
                 and not tensor.args
             ):
                 return None
-            tensor = tensor.func.value
+            else:
+                tensor = tensor.func.value
         method = (
             explicit.func.attr.value
             if explicit is not None and isinstance(explicit.func, cst.Attribute)
@@ -1253,6 +1294,21 @@ def _queued_copies(
     for statement in statements:
         statement.visit(collector)
     return None if collector.to_host else collector.to_device
+
+
+def _annotated_comparison(provenance: Provenance, test: cst.BaseExpression) -> bool:
+    """Whether ``test`` compares a parameter annotated as a tensor (``x: torch.Tensor``,
+    ``Optional[torch.Tensor]``) by value: Python then calls ``bool()`` of a tensor."""
+    if not isinstance(test, cst.Comparison) or not all(
+        isinstance(c.operator, COMPARISON_OPERATORS) for c in test.comparisons
+    ):
+        return False
+    frame = provenance.current_frame()
+    operands = [test.left, *(c.comparator for c in test.comparisons)]
+    return any(
+        isinstance(o, cst.Name) and annotated_tensor_parameter(provenance, o, frame)
+        for o in operands
+    )
 
 
 def _many_values(provenance: Provenance, value: cst.BaseExpression, frame: Frame) -> bool:
