@@ -1280,7 +1280,11 @@ class _Copies(cst.CSTVisitor):
         if to_host:
             self.to_host = True
         else:
-            self.to_device.append(f"`{code}`" if len(code) <= 60 and "\n" not in code else method)
+            short = code if len(code) <= 60 and "\n" not in code else None
+            if short is None:
+                callee = self.module.code_for_node(func)
+                short = f"{callee}(...)" if len(callee) <= 50 else f"{method or 'copy'}(...)"
+            self.to_device.append(f"`{short}`")
 
 
 def _queued_copies(
