@@ -7,6 +7,7 @@ import libcst as cst
 from h2dlint.analysis.arguments import host_named, keyword, positional
 from h2dlint.analysis.bindings import COMPREHENSIONS
 from h2dlint.analysis.device_loops import DeviceLoop, device_loop
+from h2dlint.analysis.element_writes import ONE_ELEMENT, syncing_write
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_inputs import prepared_on_host
@@ -71,6 +72,9 @@ DEBUG_WORDS = (
 )
 
 _MESSAGES = {
+    "element-write": "PyTorch copies the number from the host, blocking; fill on the device "
+    "instead (`x[i].fill_(v)`, `x.index_fill_(dim, idx, v)`), or write a host (pinned) copy "
+    "and copy it to the device once per step",
     "read": "keep the value on the device and use it as a tensor, or read it on the host "
     "only every N steps",
     "copy": "copy it with `.to('cpu', non_blocking=True)` into pinned memory and wait on an "
@@ -99,9 +103,12 @@ class SyncOnHotPath(Rule):
     `x.repeat(n, 1)`, `x.view(n, -1)`), boolean-mask indexing (`x[x > 0]`), writes of many
     values through a boolean mask (`embeds[is_image] = image_embeds`, and any `x[mask] += v`:
     PyTorch turns the mask into indices with `nonzero`; `x[mask] = 0` is a `masked_fill` and
-    does not sync), and calls whose output size depends on the data (`nonzero`, `argwhere`,
-    `unique`, `masked_select`, `repeat_interleave` with a tensor of repeats and no
-    `output_size=`).
+    does not sync), a Python number written into one element of a device tensor
+    (`seq_lens[i] = n` of a 1-D tensor, `block_table[i, j] = b` of a 2-D one: the number of
+    dimensions must be known from where the tensor was made) or through a list or tensor of
+    indices (`logits[:, banned] = -inf`), which PyTorch copies from the host, blocking, and
+    calls whose output size depends on the data (`nonzero`, `argwhere`, `unique`,
+    `masked_select`, `repeat_interleave` with a tensor of repeats and no `output_size=`).
 
     A function is on a *hot path* when it runs per step or per request: `forward` or
     `__call__` of a class; a step-like entry point by name (`step`, `training_step`,
@@ -187,8 +194,12 @@ class SyncOnHotPath(Rule):
     `repeat_interleave(..., output_size=n)` returned at once. Writes through a device mask
     (`benchmarks/device/mask_writes.py`): `x[mask] = vals[mask]`, `x[mask] = <0-d device
     tensor>` and `x.index_put_((mask,), v)` held it 40.6-40.7 ms, `x[mask] = 0.0` 0.18 ms and
-    `x.masked_fill_(mask, 0.0)` 0.02 ms. Once per step, that is the whole queue's worth of
-    overlap lost every step.
+    `x.masked_fill_(mask, 0.0)` 0.02 ms. Python numbers written by index
+    (`benchmarks/device/index_writes.py`): `x[5] = 0.0`, `rows[3, 7] = 0.0`, `x[idx] = 0.0`,
+    `logits[:, idx] = -inf` and `x[[1, 2, 3]] = 0.0` held it 40.0-40.3 ms; `rows[3] = 0.0`,
+    `rows[3, :100] = 0.0`, `x[2:10] = 0.0`, `x[5].fill_(0.0)`, `x.index_fill_(0, idx, 0.0)` and
+    `x[idx] = vals` (values on the device) 0.02-0.03 ms. Once per step, that is the whole
+    queue's worth of overlap lost every step.
 
     ## Example
     ```python
@@ -206,6 +217,12 @@ class SyncOnHotPath(Rule):
             counts = counts.to(hidden.device)
             expanded = torch.repeat_interleave(hidden, counts, dim=0, output_size=total)
             return torch.where((expanded.norm(dim=-1) > 0)[:, None], expanded, 0)
+    ```
+    Numbers per request go into a pinned host copy, and that is copied once per step:
+    ```python
+    for i, req in enumerate(reqs):
+        self.seq_lens_cpu[i] = len(req.tokens)  # torch.zeros(n, pin_memory=True)
+    self.seq_lens[:n].copy_(self.seq_lens_cpu[:n], non_blocking=True)
     ```
 
     ## Fix safety
@@ -244,6 +261,35 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # A number written into several elements by basic indexing is a fill, through a mask a
+        # masked_fill; values already on the device, fill_ and index_fill_ do not sync either
+        # (measured); a host tensor's element writes are host work; a row index into a tensor
+        # whose number of dimensions is unknown may select many elements.
+        Valid(
+            """
+            import torch
+            class Runner:
+                def __init__(self, n):
+                    self.rows = torch.zeros(n, 64, device="cuda")
+                    self.lens = torch.zeros(n, dtype=torch.int32, device="cuda")
+                    self.host_lens = torch.zeros(n, dtype=torch.int32)
+                def execute_model(self, reqs, table):
+                    for i, req in enumerate(reqs):
+                        self.rows[i] = 0.0
+                        self.rows[i, :10] = 1.0
+                        self.host_lens[i] = len(req.tokens)
+                        self.lens[i].fill_(len(req.tokens))
+                        table[i] = 0
+                    self.lens[2:4] = 0
+                    self.lens[self.lens > 9] = 9
+                    self.lens[0] = self.lens[1]
+                    idx = torch.arange(4, device="cuda")
+                    self.lens.index_fill_(0, idx, 0)
+                    logits = torch.randn(4, 100, device="cuda")
+                    logits[:, 7] = -float("inf")
+                    return logits
+            """
+        ),
         # Run-once code: an initializer, and a cache filled once.
         Valid(
             "import torch\n"
@@ -555,6 +601,29 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # A Python number written into one element of a device tensor, or through a list or
+        # tensor of indices: PyTorch copies it from the host, blocking (measured: 40 ms behind a
+        # 40 ms kernel).
+        Invalid(
+            """
+            import torch
+            class Runner:
+                def __init__(self, max_num_reqs):
+                    self.seq_lens = torch.zeros(max_num_reqs, dtype=torch.int32, device="cuda")
+                    self.block_table = torch.zeros((max_num_reqs, 64), device="cuda")
+                def execute_model(self, reqs):
+                    for i, req in enumerate(reqs):
+                        self.seq_lens[i] = len(req.tokens)
+                    #   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        self.block_table[i, 0] = 7
+                    #   ^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    logits = torch.randn(4, 100, device="cuda")
+                    logits[:, [1, 2, 3]] = -float("inf")
+                #   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return logits
+            """,
+            message_contains="copies the number from the host",
+        ),
         # Many values written through a boolean mask: the mask becomes indices on the host.
         Invalid(
             "import torch\n"
@@ -912,6 +981,7 @@ class SyncOnHotPath(Rule):
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
             self._mask_write(node, target.target, node.value)
+            self._element_write(node, target.target, node.value)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self._mask_write(node, node.target, None)
@@ -941,6 +1011,24 @@ class SyncOnHotPath(Rule):
         else:
             what = f"{verb} through the boolean mask {{}}"
         self._judge(node, tensor, what, "mask-write")
+
+    def _element_write(
+        self, node: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression
+    ) -> None:
+        """``x[i] = 0`` into one element of a device tensor, or ``x[idx] = 0`` through a list or
+        tensor of indices: PyTorch copies the number from the host, blocking (measured; see
+        :mod:`h2dlint.analysis.element_writes`)."""
+        if not isinstance(target, cst.Subscript) or not self._maybe_hot():
+            return
+        provenance = Provenance.of(self.context)
+        how = syncing_write(provenance, target, value, provenance.current_frame())
+        if how is None:
+            return
+        if how == ONE_ELEMENT:
+            what = "writing a Python number into one element of {}"
+        else:
+            what = "writing a Python number into {} through a list or tensor of indices"
+        self._judge(node, target.value, what, "element-write")
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if self._assigned(node) or not self._maybe_hot():

@@ -44,6 +44,7 @@ from h2dlint.trace.program import Program, UsageError, exit_code, parse
 from h2dlint.trace.recorder import ASYNC, UNKNOWN, WAITED, Recorder, async_outcome
 from h2dlint.trace.report import format_for, render_json, render_sarif, render_text
 
+ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).parent / "data"
 TRACE_DATA = DATA / "trace"
 RECORDED = TRACE_DATA / "serve.trace.json"
@@ -730,3 +731,25 @@ def test_the_example_runs_traced_on_the_cpu(tmp_path: Path, capfd, monkeypatch) 
     statuses = {(f["code"], f["status"]) for f in report["join"]["findings"]}
     assert ("HTD201", CONFIRMED) in statuses
     assert ("HTD101", NOT_REACHED) in statuses  # the copies are CPU to CPU here: none
+
+
+def test_the_h200_recording_of_the_example_confirms_every_seeded_mistake(monkeypatch) -> None:
+    """A trace of examples/trace_serving recorded on an H200 (benchmarks/device/trace.sh, in a
+    checkout at another path): check --trace marks exactly the six seeded mistakes confirmed."""
+    monkeypatch.chdir(ROOT)
+    recording = TRACE_DATA / "h200-example.trace.json"
+    arguments = ["check", "--no-cache", "-q", "--output-format", "json", "--trace"]
+    result = CliRunner().invoke(main, [*arguments, str(recording), "examples/trace_serving"])
+    reports = json.loads(result.output)
+    got = sorted(
+        (Path(r["filename"]).name, r["code"], r["location"]["row"], r["trace"]["status"])
+        for r in reports
+    )
+    assert got == [
+        ("model.py", "HTD103", 27, "confirmed"),
+        ("model.py", "HTD104", 36, "confirmed"),
+        ("preprocess.py", "HTD101", 31, "confirmed"),
+        ("preprocess.py", "HTD101", 36, "confirmed"),
+        ("preprocess.py", "HTD201", 43, "confirmed"),
+        ("serve.py", "HTD106", 28, "confirmed"),
+    ]

@@ -248,15 +248,20 @@ def _calls(node: cst.CSTNode) -> list[cst.Call]:
 
 
 def _range_target(statement: cst.CSTNode, name: str) -> bool:
-    """``for name in range(...)``."""
-    return (
+    """``for name in range(...)``, or the counter of ``for name, item in enumerate(...)``."""
+    if not (
         isinstance(statement, cst.For)
-        and isinstance(statement.target, cst.Name)
-        and statement.target.value == name
         and isinstance(statement.iter, cst.Call)
         and isinstance(statement.iter.func, cst.Name)
-        and statement.iter.func.value == "range"
-    )
+    ):
+        return False
+    target, counted = statement.target, statement.iter.func.value
+    if counted == "range":
+        return isinstance(target, cst.Name) and target.value == name
+    if counted != "enumerate" or not isinstance(target, cst.Tuple) or not target.elements:
+        return False
+    first = target.elements[0].value
+    return isinstance(first, cst.Name) and first.value == name
 
 
 def _module_values(provenance: Provenance, name: cst.Name) -> list[cst.BaseExpression]:
