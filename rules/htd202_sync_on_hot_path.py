@@ -10,6 +10,7 @@ from h2dlint.analysis.device_loops import DeviceLoop, device_loop
 from h2dlint.analysis.element_writes import ONE_ELEMENT, syncing_write
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.host_data import host_scalar
 from h2dlint.analysis.host_inputs import prepared_on_host
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.once import RunOnce
@@ -32,6 +33,7 @@ from h2dlint.analysis.value_syncs import (
 from h2dlint.candidate_terms import called_as
 from h2dlint.diagnostics import Confidence
 from h2dlint.rule import Invalid, Rule, Valid
+from h2dlint.walk import visit_read_only
 
 # torch.<factory>(*sizes): every positional argument is a size (or a tuple of sizes).
 SIZE_FACTORIES = frozenset(
@@ -580,6 +582,16 @@ class SyncOnHotPath(Rule):
             "        if input_pos_maxp1 is not None and input_pos_maxp1 > self.max_len:\n"
             "            raise ValueError(input_pos_maxp1)\n"
             "        return mask[..., :input_pos_maxp1]\n"
+        ),
+        # A parameter annotated as a tensor that its callers pass a shape for: an int.
+        Valid(
+            "import torch\n"
+            "class Matcher(torch.nn.Module):\n"
+            "    def forward(self, keypoints: torch.Tensor):\n"
+            "        batch, _, num, _ = keypoints.shape\n"
+            "        return self._prune(keypoints, num)\n"
+            "    def _prune(self, keypoints: torch.Tensor, num_keypoints: torch.Tensor):\n"
+            "        return torch.full((2, num_keypoints), -1, device=keypoints.device)\n"
         ),
         # A pipeline block named `...Step` prepares its latents once per request.
         Valid(
@@ -1150,9 +1162,7 @@ class SyncOnHotPath(Rule):
         is a tensor's)."""
         provenance = Provenance.of(self.context)
         if sizes:
-            if isinstance(tensor, cst.Name) and annotated_tensor_parameter(
-                provenance, tensor, frame
-            ):
+            if isinstance(tensor, cst.Name) and _annotated_tensor_size(provenance, tensor, frame):
                 pass  # a parameter annotated as a tensor, used as a size: a 0-d tensor
             elif not (
                 isinstance(tensor, cst.Call)
@@ -1398,9 +1408,109 @@ def _annotated_comparison(provenance: Provenance, test: cst.BaseExpression) -> b
     frame = provenance.current_frame()
     operands = [test.left, *(c.comparator for c in test.comparisons)]
     return any(
-        isinstance(o, cst.Name) and annotated_tensor_parameter(provenance, o, frame)
-        for o in operands
+        isinstance(o, cst.Name) and _annotated_tensor_size(provenance, o, frame) for o in operands
     )
+
+
+def _annotated_tensor_size(provenance: Provenance, name: cst.Name, frame: Frame) -> bool:
+    """Whether ``name`` is a parameter annotated as a tensor that no call of its function in
+    the module contradicts: a call passing a Python number for it (``x.shape[0]``, a name
+    unpacked from ``x.shape``, ``len(...)``) says the annotation is wrong."""
+    if not annotated_tensor_parameter(provenance, name, frame):
+        return False
+    function = frame.function
+    if not isinstance(function, cst.FunctionDef):
+        return False
+    return not any(
+        host_scalar(provenance, argument, caller) or _unpacked_size(provenance, argument, caller)
+        for argument, caller in _arguments_for(provenance, function, frame, name.value)
+    )
+
+
+def _arguments_for(
+    provenance: Provenance, function: cst.FunctionDef, frame: Frame, param: str
+) -> list[tuple[cst.BaseExpression, Frame]]:
+    """The arguments that calls of ``function`` in its module (``self.name(...)`` of its class,
+    ``name(...)`` of a module function) pass for parameter ``param``, each with the frame of
+    the function that makes the call."""
+    params = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
+    if frame.cls is not None and params and params[0] == frame.self_name:
+        params = params[1:]
+    position = params.index(param) if param in params else None
+    collector = _CallsOf(function.name.value, method=frame.cls is not None)
+    visit_read_only(provenance.context.module, collector)
+    found: list[tuple[cst.BaseExpression, Frame]] = []
+    for call, caller in collector.found:
+        caller_frame = provenance.index.frame_of(caller)
+        given = keyword(call, param)
+        if given is not None:
+            found.append((given.value, caller_frame))
+            continue
+        args = positional(call)
+        if position is not None and position < len(args) and not args[position].star:
+            found.append((args[position].value, caller_frame))
+    return found
+
+
+class _CallsOf(cst.CSTVisitor):
+    """Calls of ``name`` (``self.name(...)``/``cls.name(...)`` for a method, else
+    ``name(...)``) inside functions, with the innermost function around each."""
+
+    def __init__(self, name: str, *, method: bool) -> None:
+        self.name = name
+        self.method = method
+        self.stack: list[cst.FunctionDef] = []
+        self.found: list[tuple[cst.Call, cst.FunctionDef]] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.stack.append(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.stack.pop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if self.method:
+            hit = (
+                isinstance(func, cst.Attribute)
+                and func.attr.value == self.name
+                and isinstance(func.value, cst.Name)
+                and func.value.value in ("self", "cls")
+            )
+        else:
+            hit = isinstance(func, cst.Name) and func.value == self.name
+        if hit and self.stack:
+            self.found.append((node, self.stack[-1]))
+
+
+def _unpacked_size(provenance: Provenance, node: cst.BaseExpression, frame: Frame) -> bool:
+    """``n`` bound only by unpacking a shape: ``b, n, _ = x.shape`` (Python ints)."""
+    if not isinstance(node, cst.Name):
+        return False
+    reaching = provenance.bindings(frame).reaching_bindings(node)
+    if not reaching:
+        return False
+    for binding in reaching:
+        statement = binding.statement
+        if binding.value is not None or not isinstance(statement, cst.SimpleStatementLine):
+            return False
+        assign = statement.body[0] if statement.body else None
+        if not (
+            isinstance(assign, cst.Assign)
+            and isinstance(assign.targets[0].target, (cst.Tuple, cst.List))
+            and isinstance(assign.value, (cst.Attribute, cst.Call))
+        ):
+            return False
+        value = assign.value
+        shape = (isinstance(value, cst.Attribute) and value.attr.value == "shape") or (
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value == "size"
+            and not value.args
+        )
+        if not shape:
+            return False
+    return True
 
 
 def _many_values(provenance: Provenance, value: cst.BaseExpression, frame: Frame) -> bool:
