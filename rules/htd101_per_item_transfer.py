@@ -2,8 +2,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from h2dlint.analysis.bindings import COMPREHENSIONS
-from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.loops import (
     Comprehension,
     GatheringLoop,
@@ -11,23 +9,18 @@ from h2dlint.analysis.loops import (
     gathering_comprehension,
     gathering_for,
     gathering_while,
-    mover_loops,
     passed_parameters,
-    tiny_iterable,
     under_type_dispatch,
 )
+from h2dlint.analysis.mover_calls import may_be_mover, repeated_call, shadowed, shared_mover_loops
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.context import SharedKey
-from h2dlint.rule import ComprehensionVisits, Invalid, Rule, Valid
+from h2dlint.rule import ComprehensionVisits, Invalid, Rule, Valid, snippet
 
 ADVICE = (
     "stack or concatenate them into one pinned buffer (`torch.stack(items, out=pinned)`) and "
     "copy it once with `non_blocking=True`, or pin the items when they are made"
 )
-
-# The per-item loops of each function of the file that moves its items (computed once).
-_MOVERS: SharedKey[dict[cst.FunctionDef, dict[str, GatheringLoop]]] = SharedKey("movers")
 
 
 class PerItemTransfer(ComprehensionVisits, Rule):
@@ -116,379 +109,523 @@ class PerItemTransfer(ComprehensionVisits, Rule):
         # pieces of one tensor that is not shown on the host (a model's output): a gather
         # between devices
         Valid(
-            "import torch\n"
-            "def gather(model, x, device):\n"
-            "    hidden = model(x)\n"
-            "    return [h.to(device) for h in hidden.split(1)]\n"
+            """
+            import torch
+            def gather(model, x, device):
+                hidden = model(x)
+                return [h.to(device) for h in hidden.split(1)]
+            """
         ),
         # a training loop: real work per item
         Valid(
-            "import torch\n"
-            "def train(model, loader, device):\n"
-            "    for x, y in loader:\n"
-            "        x = x.to(device)\n"
-            "        y = y.to(device)\n"
-            "        loss = model(x).sub(y).pow(2).mean()\n"
-            "        loss.backward()\n"
+            """
+            import torch
+            def train(model, loader, device):
+                for x, y in loader:
+                    x = x.to(device)
+                    y = y.to(device)
+                    loss = model(x).sub(y).pow(2).mean()
+                    loss.backward()
+            """
         ),
         # one-time setup: a model's parameters
         Valid(
-            "def move(model, device):\n"
-            "    for p in model.parameters():\n"
-            "        p.data = p.data.to(device)\n"
+            """
+            def move(model, device):
+                for p in model.parameters():
+                    p.data = p.data.to(device)
+            """
         ),
         # generic mover of a mixed container
         Valid(
-            "import torch\n"
-            "def move(batch, device):\n"
-            "    return {k: v.to(device) if isinstance(v, torch.Tensor) else v\n"
-            "            for k, v in batch.items()}\n"
+            """
+            import torch
+            def move(batch, device):
+                return {k: v.to(device) if isinstance(v, torch.Tensor) else v
+                        for k, v in batch.items()}
+            """
         ),
         # a generic mover dispatching on type, recursing into containers
         Valid(
-            "import torch\n"
-            "def move(items, device):\n"
-            "    out = []\n"
-            "    for item in items:\n"
-            "        if isinstance(item, torch.Tensor):\n"
-            "            out.append(item.to(device))\n"
-            "        else:\n"
-            "            out.append(move(item, device))\n"
-            "    return out\n"
+            """
+            import torch
+            def move(items, device):
+                out = []
+                for item in items:
+                    if isinstance(item, torch.Tensor):
+                        out.append(item.to(device))
+                    else:
+                        out.append(move(item, device))
+                return out
+            """
         ),
         # code that runs once: an initializer, and a private helper only it calls
         Valid(
-            "class Tables:\n"
-            "    def __init__(self, tables, device):\n"
-            "        self.tables = [t.to(device) for t in tables]\n"
-            "        self._init_masks(tables)\n"
-            "    def _init_masks(self, tables):\n"
-            "        for t in tables:\n"
-            "            self.masks.append(t.cuda(non_blocking=True))\n"
+            """
+            class Tables:
+                def __init__(self, tables, device):
+                    self.tables = [t.to(device) for t in tables]
+                    self._init_masks(tables)
+                def _init_masks(self, tables):
+                    for t in tables:
+                        self.masks.append(t.cuda(non_blocking=True))
+            """
         ),
         # a gather between devices: to another tensor's device, or of tensors made there
         Valid(
-            "def f(norms):\n"
-            "    first_device = norms[0].device\n"
-            "    return [n.to(first_device) for n in norms]\n"
+            """
+            def f(norms):
+                first_device = norms[0].device
+                return [n.to(first_device) for n in norms]
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(n, device):\n"
-            "    parts = [torch.zeros(4, device='cuda') for _ in range(n)]\n"
-            "    return [p.to(device) for p in parts]\n"
+            """
+            import torch
+            def f(n, device):
+                parts = [torch.zeros(4, device='cuda') for _ in range(n)]
+                return [p.to(device) for p in parts]
+            """
         ),
         # one entry per metric or statistic: a handful of values of different shapes
         Valid(
-            "import torch\n"
-            "def f(metric_results, device):\n"
-            "    return [torch.tensor(m).to(device) for m in metric_results]\n"
+            """
+            import torch
+            def f(metric_results, device):
+                return [torch.tensor(m).to(device) for m in metric_results]
+            """
         ),
         # few-byte constants per item: a loop index, a short display of numbers
         Valid(
-            "import torch\n"
-            "def f(n, device):\n"
-            "    return [torch.tensor(i).to(device) for i in range(n)]\n"
+            """
+            import torch
+            def f(n, device):
+                return [torch.tensor(i).to(device) for i in range(n)]
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(steps, device):\n"
-            "    return [torch.tensor([s]).cuda() for s in steps]\n"
+            """
+            import torch
+            def f(steps, device):
+                return [torch.tensor([s]).cuda() for s in steps]
+            """
         ),
         # a while loop doing real work per item
         Valid(
-            "def f(queue, model, device):\n"
-            "    while queue:\n"
-            "        x = queue.pop()\n"
-            "        model(x.to(device))\n"
+            """
+            def f(queue, model, device):
+                while queue:
+                    x = queue.pop()
+                    model(x.to(device))
+            """
         ),
         # multi-GPU scatter: a different device per item
         Valid(
-            "def scatter(chunks, devices):\n    return [c.to(d) for c, d in zip(chunks, devices)]\n"
+            """
+            def scatter(chunks, devices):
+                return [c.to(d) for c, d in zip(chunks, devices)]
+            """
         ),
         Valid(
-            "def scatter(x, n):\n"
-            "    out = []\n"
-            "    for i in range(n):\n"
-            "        out.append(x.to(f'cuda:{i}'))\n"
-            "    return out\n"
+            """
+            def scatter(x, n):
+                out = []
+                for i in range(n):
+                    out.append(x.to(f'cuda:{i}'))
+                return out
+            """
         ),
         # copies to the host
-        Valid("def f(xs):\n    return [x.cpu() for x in xs]\n"),
-        Valid("def f(xs):\n    return [x.to('cpu') for x in xs]\n"),
+        Valid(
+            """
+            def f(xs):
+                return [x.cpu() for x in xs]
+            """
+        ),
+        Valid(
+            """
+            def f(xs):
+                return [x.to('cpu') for x in xs]
+            """
+        ),
         # dtype conversions
-        Valid("import torch\ndef f(xs):\n    return [x.to(torch.float16) for x in xs]\n"),
+        Valid(
+            """
+            import torch
+            def f(xs):
+                return [x.to(torch.float16) for x in xs]
+            """
+        ),
         # a literal, tiny collection
-        Valid("def f(q, k, v, device):\n    q, k, v = [t.to(device) for t in (q, k, v)]\n"),
-        Valid("def f(xs, device):\n    for i in range(2):\n        xs[i] = xs[i].to(device)\n"),
+        Valid(
+            """
+            def f(q, k, v, device):
+                q, k, v = [t.to(device) for t in (q, k, v)]
+            """
+        ),
+        Valid(
+            """
+            def f(xs, device):
+                for i in range(2):
+                    xs[i] = xs[i].to(device)
+            """
+        ),
         # aligning tensors that already live on accelerators
-        Valid("def f(hs, x):\n    return [h.to(x.device) for h in hs]\n"),
+        Valid(
+            """
+            def f(hs, x):
+                return [h.to(x.device) for h in hs]
+            """
+        ),
         # one batched copy
         Valid(
-            "import torch\n"
-            "def f(xs, device):\n"
-            "    return torch.stack(xs).to(device, non_blocking=True)\n"
+            """
+            import torch
+            def f(xs, device):
+                return torch.stack(xs).to(device, non_blocking=True)
+            """
         ),
         # work in the element, not just a move
         Valid(
-            "import torch\ndef f(xs, device):\n    return [torch.cat(x).to(device) for x in xs]\n"
+            """
+            import torch
+            def f(xs, device):
+                return [torch.cat(x).to(device) for x in xs]
+            """
         ),
         # row segments of one pinned buffer: the fix for a strided copy (HTD103), not batchable
         Valid(
-            "import torch\n"
-            "def f(cpu, gpu, n):\n"
-            "    for row in range(gpu.shape[0]):\n"
-            "        gpu[row, :n].copy_(cpu[row, :n], non_blocking=True)\n"
+            """
+            import torch
+            def f(cpu, gpu, n):
+                for row in range(gpu.shape[0]):
+                    gpu[row, :n].copy_(cpu[row, :n], non_blocking=True)
+            """
         ),
         # copy_ into host memory
         Valid(
-            "def f(xs, cpu_bufs):\n    for i, x in enumerate(xs):\n        cpu_bufs[i].copy_(x)\n"
+            """
+            def f(xs, cpu_bufs):
+                for i, x in enumerate(xs):
+                    cpu_bufs[i].copy_(x)
+            """
         ),
         # the moved tensor does not depend on the loop: not a per-item copy
-        Valid("def f(x, n, device):\n    return [x.to(device) for _ in range(n)]\n"),
+        Valid(
+            """
+            def f(x, n, device):
+                return [x.to(device) for _ in range(n)]
+            """
+        ),
         # a helper that does more than the loop: its call sites are left alone
         Valid(
-            "def move(xs, device):\n"
-            "    out = []\n"
-            "    for x in xs:\n"
-            "        x = x.to(device)\n"
-            "        out.append(x * 2)\n"
-            "    return out\n"
-            "def step(xs, device):\n"
-            "    return move(xs, device)\n"
+            """
+            def move(xs, device):
+                out = []
+                for x in xs:
+                    x = x.to(device)
+                    out.append(x * 2)
+                return out
+            def step(xs, device):
+                return move(xs, device)
+            """
         ),
         # a mapping's named fields (ids, masks, pixels: different dtypes and shapes)
-        Valid("def f(inputs, device):\n    return {k: v.to(device) for k, v in inputs.items()}\n"),
         Valid(
-            "def f(batch, device):\n    for k in batch:\n        batch[k] = batch[k].to(device)\n"
+            """
+            def f(inputs, device):
+                return {k: v.to(device) for k, v in inputs.items()}
+            """
+        ),
+        Valid(
+            """
+            def f(batch, device):
+                for k in batch:
+                    batch[k] = batch[k].to(device)
+            """
         ),
         # an object's stored tensors moved in place: a one-time relocation
         Valid(
-            "class Rope:\n"
-            "    def forward(self, ids):\n"
-            "        self.freqs = [f.to(ids.device) for f in self.freqs]\n"
-            "        self.freqs = [f.to(self.device) for f in self.freqs]\n"
+            """
+            class Rope:
+                def forward(self, ids):
+                    self.freqs = [f.to(ids.device) for f in self.freqs]
+                    self.freqs = [f.to(self.device) for f in self.freqs]
+            """
         ),
         # swapping the storage of parameters or flat parameter groups
         Valid(
-            "def reload(self, device):\n"
-            "    for buf in self.fp32_groups_flat:\n"
-            "        buf.data = buf.data.to(device, non_blocking=True)\n"
+            """
+            def reload(self, device):
+                for buf in self.fp32_groups_flat:
+                    buf.data = buf.data.to(device, non_blocking=True)
+            """
         ),
         # a branch of a type-dispatching mover
         Valid(
-            "import torch\n"
-            "def move(fields, device):\n"
-            "    out = {}\n"
-            "    for key, value in fields:\n"
-            "        if isinstance(value, torch.Tensor):\n"
-            "            out[key] = value.to(device)\n"
-            "        elif isinstance(value, list):\n"
-            "            out[key] = [v.to(device) for v in value]\n"
-            "    return out\n"
+            """
+            import torch
+            def move(fields, device):
+                out = {}
+                for key, value in fields:
+                    if isinstance(value, torch.Tensor):
+                        out[key] = value.to(device)
+                    elif isinstance(value, list):
+                        out[key] = [v.to(device) for v in value]
+                return out
+            """
         ),
         # model activations: already on a device, moved between accelerators
-        Valid("def f(hidden_states, device):\n    return [h.to(device) for h in hidden_states]\n"),
-        # the offload device is the host
-        Valid("def f(self, xs):\n    return [x.to(self.offload_device) for x in xs]\n"),
         Valid(
-            "def f(xs, cpu_offload_device):\n    return [x.to(cpu_offload_device) for x in xs]\n"
+            """
+            def f(hidden_states, device):
+                return [h.to(device) for h in hidden_states]
+            """
+        ),
+        # the offload device is the host
+        Valid(
+            """
+            def f(self, xs):
+                return [x.to(self.offload_device) for x in xs]
+            """
+        ),
+        Valid(
+            """
+            def f(xs, cpu_offload_device):
+                return [x.to(cpu_offload_device) for x in xs]
+            """
         ),
         # modules are moved one by one, and cannot be batched
-        Valid("def f(models, device):\n    return [m.to(device) for m in models]\n"),
+        Valid(
+            """
+            def f(models, device):
+                return [m.to(device) for m in models]
+            """
+        ),
         # items already on the device
         Valid(
-            "import torch\n"
-            "def f(n, device):\n"
-            "    x = torch.zeros(n, 4, device='cuda')\n"
-            "    return [row.to(device) for row in x]\n"
+            """
+            import torch
+            def f(n, device):
+                x = torch.zeros(n, 4, device='cuda')
+                return [row.to(device) for row in x]
+            """
         ),
     )
     invalid = (
         # pieces of a host tensor moved one by one: move it once, then split
         Invalid(
-            "import numpy as np\n"
-            "import torch\n"
-            "def upload(arr: np.ndarray, device):\n"
-            "    rows = torch.from_numpy(arr)\n"
-            "    return [r.to(device) for r in rows.split(1)]\n",
-            5,
-            13,
+            """
+            import numpy as np
+            import torch
+            def upload(arr: np.ndarray, device):
+                rows = torch.from_numpy(arr)
+                return [r.to(device) for r in rows.split(1)]
+                        ^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "def f(patches, device):\n    return [p.to(device) for p in patches]\n",
-            2,
-            13,
+            """
+            def f(patches, device):
+                return [p.to(device) for p in patches]
+                        ^^^^^^^^^^^^
+            """,
             message_contains="`patches`",
         ),
         Invalid(
-            "def f(images):\n    return {i: im.cuda() for i, im in enumerate(images)}\n",
-            2,
-            16,
+            """
+            def f(images):
+                return {i: im.cuda() for i, im in enumerate(images)}
+                           ^^^^^^^^^
+            """,
         ),
         Invalid(
-            "def f(xs, dev):\n    return tuple(x.to(dev, non_blocking=True) for x in xs)\n",
-            2,
-            18,
+            """
+            def f(xs, dev):
+                return tuple(x.to(dev, non_blocking=True) for x in xs)
+                             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(patches, device):\n"
-            "    return torch.stack([p.float().to(device) for p in patches])\n",
-            3,
-            25,
+            """
+            import torch
+            def f(patches, device):
+                return torch.stack([p.float().to(device) for p in patches])
+                                    ^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "def f(xs, device):\n"
-            "    out = []\n"
-            "    for x in xs:\n"
-            "        out.append(x.to(device))\n"
-            "    return out\n",
-            4,
-            20,
+            """
+            def f(xs, device):
+                out = []
+                for x in xs:
+                    out.append(x.to(device))
+                               ^^^^^^^^^^^^
+                return out
+            """,
         ),
         Invalid(
-            "def f(xs, device):\n    for i in range(len(xs)):\n        xs[i] = xs[i].to(device)\n",
-            3,
-            17,
+            """
+            def f(xs, device):
+                for i in range(len(xs)):
+                    xs[i] = xs[i].to(device)
+                            ^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "def f(crops, device):\n"
-            "    for i, crop in enumerate(crops):\n"
-            "        crops[i] = crop.to(device, non_blocking=True)\n",
-            3,
-            20,
+            """
+            def f(crops, device):
+                for i, crop in enumerate(crops):
+                    crops[i] = crop.to(device, non_blocking=True)
+                               ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(xs):\n"
-            "    dst = torch.empty(len(xs), 1024, device='cuda')\n"
-            "    for i, x in enumerate(xs):\n"
-            "        dst[i].copy_(x, non_blocking=True)\n"
-            "    return dst\n",
-            5,
-            9,
+            """
+            import torch
+            def f(xs):
+                dst = torch.empty(len(xs), 1024, device='cuda')
+                for i, x in enumerate(xs):
+                    dst[i].copy_(x, non_blocking=True)
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return dst
+            """,
         ),
         Invalid(
-            "def f(xs, device):\n"
-            "    moved = []\n"
-            "    for x in xs:\n"
-            "        y = x.to(device)\n"
-            "        moved.append(y)\n"
-            "    return moved\n",
-            4,
-            13,
+            """
+            def f(xs, device):
+                moved = []
+                for x in xs:
+                    y = x.to(device)
+                        ^^^^^^^^^^^^
+                    moved.append(y)
+                return moved
+            """,
         ),
         # a helper of the same module: the loop, and every call of it
         Invalid(
-            "def to_device(xs, device):\n"
-            "    return [x.to(device) for x in xs]\n"
-            "def step(model, xs, device):\n"
-            "    return model(to_device(xs, device))\n",
-            4,
-            18,
-            also_at=((2, 13),),  # the helper's own loop
+            """
+            def to_device(xs, device):
+                return [x.to(device) for x in xs]
+                        ^^^^^^^^^^^^
+            def step(model, xs, device):
+                return model(to_device(xs, device))
+                             ^^^^^^^^^^^^^^^^^^^^^
+            """,
             message_contains="`to_device(...)`",
         ),
         Invalid(
-            "class Runner:\n"
-            "    def _move(self, items):\n"
-            "        out = []\n"
-            "        for item in items:\n"
-            "            out.append(item.cuda(non_blocking=True))\n"
-            "        return out\n"
-            "    def step(self, items):\n"
-            "        return self.model(self._move(items))\n",
-            8,
-            27,
-            also_at=((5, 24),),  # the helper's own loop
+            """
+            class Runner:
+                def _move(self, items):
+                    out = []
+                    for item in items:
+                        out.append(item.cuda(non_blocking=True))
+                                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return out
+                def step(self, items):
+                    return self.model(self._move(items))
+                                      ^^^^^^^^^^^^^^^^^
+            """,
             message_contains="`self._move(...)`",
         ),
         Invalid(
-            "def f(samples, device):\n    return [s['pixel_values'].to(device) for s in samples]\n",
-            2,
-            13,
+            """
+            def f(samples, device):
+                return [s['pixel_values'].to(device) for s in samples]
+                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         # keeping a collection's tensors is a filter, not a dispatch on type
         Invalid(
-            "import torch\n"
-            "def move(batch, device):\n"
-            "    return [v.to(device) for v in batch if isinstance(v, torch.Tensor)]\n",
-            3,
-            13,
+            """
+            import torch
+            def move(batch, device):
+                return [v.to(device) for v in batch if isinstance(v, torch.Tensor)]
+                        ^^^^^^^^^^^^
+            """,
         ),
         # the multimodal shape: a helper moving each item's feature, called per request
         Invalid(
-            "import torch\n"
-            "def _move_items(items, device):\n"
-            "    for item in items:\n"
-            "        if isinstance(item.feature, torch.Tensor):\n"
-            "            item.feature = item.feature.to(device, non_blocking=True)\n"
-            "def embed(requests, device, encoder):\n"
-            "    out = []\n"
-            "    for req in requests:\n"
-            "        _move_items(req.items, device)\n"
-            "        out.append(encoder(req.items))\n"
-            "    return out\n",
-            9,
-            9,
-            also_at=((5, 28),),  # the helper's own loop
+            """
+            import torch
+            def _move_items(items, device):
+                for item in items:
+                    if isinstance(item.feature, torch.Tensor):
+                        item.feature = item.feature.to(device, non_blocking=True)
+                                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            def embed(requests, device, encoder):
+                out = []
+                for req in requests:
+                    _move_items(req.items, device)
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    out.append(encoder(req.items))
+                return out
+            """,
             message_contains="`_move_items(...)`",
         ),
         Invalid(
-            "import torch\n"
-            "def _move_items(items, device):\n"
-            "    for item in items:\n"
-            "        if isinstance(item.feature, torch.Tensor):\n"
-            "            item.feature = item.feature.to(device, non_blocking=True)\n",
-            5,
-            28,
+            """
+            import torch
+            def _move_items(items, device):
+                for item in items:
+                    if isinstance(item.feature, torch.Tensor):
+                        item.feature = item.feature.to(device, non_blocking=True)
+                                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         # a converter of each item's data, then a copy
         Invalid(
-            "import torch\ndef f(rows):\n    return [torch.tensor(r).cuda() for r in rows]\n",
-            3,
-            13,
+            """
+            import torch
+            def f(rows):
+                return [torch.tensor(r).cuda() for r in rows]
+                        ^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         # a while loop taking items off a queue
         Invalid(
-            "def f(queue, device):\n"
-            "    out = []\n"
-            "    while queue:\n"
-            "        x = queue.pop()\n"
-            "        out.append(x.to(device))\n"
-            "    return out\n",
-            5,
-            20,
+            """
+            def f(queue, device):
+                out = []
+                while queue:
+                    x = queue.pop()
+                    out.append(x.to(device))
+                               ^^^^^^^^^^^^
+                return out
+            """,
         ),
         # a model's device is where host data goes, not another tensor's device
         Invalid(
-            "def f(model, loader):\n"
-            "    model_device = next(model.parameters()).device\n"
-            "    return [batch['ids'].to(model_device) for batch in loader]\n",
-            3,
-            13,
+            """
+            def f(model, loader):
+                model_device = next(model.parameters()).device
+                return [batch['ids'].to(model_device) for batch in loader]
+                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         # an unnamed target of a non-blocking copy is a device
         Invalid(
-            "def f(crops, d):\n    return [c.to(d, non_blocking=True) for c in crops]\n",
-            2,
-            13,
+            """
+            def f(crops, d):
+                return [c.to(d, non_blocking=True) for c in crops]
+                        ^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         # the comprehension's `x` is an item of `xs`, not the device tensor bound before
         Invalid(
-            "import torch\n"
-            "def f(xs, device):\n"
-            "    x = torch.zeros(4, device='cuda')\n"
-            "    return [x.to(device) for x in xs]\n",
-            4,
-            13,
+            """
+            import torch
+            def f(xs, device):
+                x = torch.zeros(4, device='cuda')
+                return [x.to(device) for x in xs]
+                        ^^^^^^^^^^^^
+            """,
         ),
     )
 
     def _report(self, loop: GatheringLoop, node: cst.CSTNode) -> None:
-        code = self.context.module.code_for_node(loop.iterable)
-        shown = "the collection" if len(code) > 40 or "\n" in code else f"`{code}`"
+        shown = self.shown(loop.iterable, "the collection")
         self.report(
             node,
             f"each item of {shown} is copied to the device on its own (one copy per item, "
@@ -552,7 +689,7 @@ class PerItemTransfer(ComprehensionVisits, Rule):
             bound = provenance.qualify(func) is None
         else:
             return None
-        if not self._may_be_mover(provenance, func):
+        if not may_be_mover(provenance, func):
             return None
         found = provenance.callee(node, provenance.current_frame())
         if found is None:
@@ -562,81 +699,26 @@ class PerItemTransfer(ComprehensionVisits, Rule):
             return None  # ``obj.f(...)`` resolved to a plain function: not a method call
         return owner, function, shown, bound
 
-    @staticmethod
-    def _may_be_mover(provenance: Provenance, func: cst.Name | cst.Attribute) -> bool:
-        """Cheap gate before resolving a call into another module (which parses it): the
-        project must define a per-item mover of that name. Names defined in this module are
-        left to the resolution itself."""
-        project = provenance.project
-        if project is None:
-            return True
-        if (
-            isinstance(func, cst.Attribute)
-            and isinstance(func.value, cst.Name)
-            and func.value.value == provenance.current_frame().self_name
-        ):
-            return True  # ``self.m(...)``: resolved in this module only
-        name = func.value if isinstance(func, cst.Name) else func.attr.value
-        if name in provenance.index.functions:
-            return True
-        if any(name in methods for methods in provenance.index.methods.values()):
-            return True
-        return project.may_define_mover(name)
-
-    def _shadowed(self, node: cst.Call, function: cst.FunctionDef) -> bool:
-        """Whether a plain-name call does not call the module's function of that name: a
-        local of the same name, or the function calling itself (a recursive mover)."""
-        if not isinstance(node.func, cst.Name):
-            return False
-        provenance = Provenance.of(self.context)
-        frame = provenance.current_frame()
-        return frame.function is function or bool(provenance.bindings(frame).of(node.func.value))
-
-    def _mover_loops(
-        self, owner: Provenance, function: cst.FunctionDef
-    ) -> dict[str, GatheringLoop]:
-        movers = self.context.shared(_MOVERS, dict)
-        if function not in movers:
-            movers[function] = mover_loops(function, owner, owner.index.frame_of(function))
-        return movers[function]
-
     def visit_Call(self, node: cst.Call) -> None:
-        if not node.args or not self._repeated(node):
+        if not node.args or not repeated_call(self.context, node):
             return  # cheap tests first: most calls are not repeated movers
         callee = self._callee(node)
         if callee is None:
             return
         owner, function, shown, bound = callee
-        loops = self._mover_loops(owner, function)
+        loops = shared_mover_loops(self.context, owner, function)
         if not loops:
             return
         passed = sorted(set(loops) & passed_parameters(function, node, bound))
-        if not passed or self._shadowed(node, function) or self._runs_once():
+        if not passed or shadowed(self.context, node, function) or self._runs_once():
             return
         self._report_call(loops[passed[0]], node, shown, owner)
-
-    def _repeated(self, node: cst.Call) -> bool:
-        """Whether ``node``, the call being visited, runs again and again: in the body of a
-        loop (over requests, batches, steps) of its function, or in a hot function."""
-        ancestors = [*self.context.ancestors, node]
-        for i in range(len(ancestors) - 1, 0, -1):
-            parent, child = ancestors[i - 1], ancestors[i]
-            if isinstance(parent, (cst.For, cst.While)) and child is parent.body:
-                if not (isinstance(parent, cst.For) and tiny_iterable(parent.iter)):
-                    return True
-            elif isinstance(parent, COMPREHENSIONS) and not isinstance(child, cst.CompFor):
-                return True
-            elif isinstance(parent, (cst.Lambda, cst.ClassDef)):
-                return False
-            elif isinstance(parent, cst.FunctionDef):
-                return HotPaths.of(self.context).why_hot_at(ancestors[:i]) is not None
-        return False
 
     def _report_call(
         self, loop: GatheringLoop, node: cst.Call, shown: str, owner: Provenance
     ) -> None:
-        code = owner.context.module.code_for_node(loop.iterable)
-        over = "" if len(code) > 40 or "\n" in code else f" over `{code}`"
+        iterable = snippet(owner.context.module.code_for_node(loop.iterable), "")
+        over = f" over {iterable}" if iterable else ""
         self.report(
             node,
             f"`{shown}` copies each item to the device on its own (its loop{over} makes one "

@@ -89,326 +89,441 @@ class NonBlockingPageableCopy(Rule):
     valid = (
         # factories of sizes made on the host and moved to a device: HTD301's, with its fix
         Valid(
-            "import torch\n"
-            "def f(n, device):\n"
-            "    return torch.zeros(n).to(device, non_blocking=True)\n"
+            """
+            import torch
+            def f(n, device):
+                return torch.zeros(n).to(device, non_blocking=True)
+            """
         ),
         Valid(
-            "import torch as T\n"
-            "def f(n, device):\n"
-            "    return T.arange(n).to(device, non_blocking=True)\n"
+            """
+            import torch as T
+            def f(n, device):
+                return T.arange(n).to(device, non_blocking=True)
+            """
         ),
         Valid(
-            "from torch import zeros\ndef f(n):\n    return zeros(n, 4).cuda(non_blocking=True)\n"
+            """
+            from torch import zeros
+            def f(n):
+                return zeros(n, 4).cuda(non_blocking=True)
+            """
         ),
         Valid(
-            "import torch\n"
-            "x = torch.tensor([1, 2], pin_memory=True)\n"
-            "y = x.to('cuda', non_blocking=True)\n"
+            """
+            import torch
+            x = torch.tensor([1, 2], pin_memory=True)
+            y = x.to('cuda', non_blocking=True)
+            """
         ),
         Valid(
-            "import torch\ny = torch.tensor([1, 2]).pin_memory().to('cuda', non_blocking=True)\n"
+            """
+            import torch
+            y = torch.tensor([1, 2]).pin_memory().to('cuda', non_blocking=True)
+            """
         ),
-        Valid("import torch\ny = torch.tensor([1, 2]).to('cpu', non_blocking=True)\n"),
-        Valid("import torch\ny = torch.tensor([1, 2]).to(device)\n"),
-        Valid("import torch\ny = torch.tensor([1, 2]).to(torch.float16, non_blocking=True)\n"),
-        Valid("import torch\ny = torch.zeros(4, device='cuda').to(dev, non_blocking=True)\n"),
+        Valid(
+            """
+            import torch
+            y = torch.tensor([1, 2]).to('cpu', non_blocking=True)
+            """
+        ),
+        Valid(
+            """
+            import torch
+            y = torch.tensor([1, 2]).to(device)
+            """
+        ),
+        Valid(
+            """
+            import torch
+            y = torch.tensor([1, 2]).to(torch.float16, non_blocking=True)
+            """
+        ),
+        Valid(
+            """
+            import torch
+            y = torch.zeros(4, device='cuda').to(dev, non_blocking=True)
+            """
+        ),
         # torch.cat/stack then copy is HTD104's, which offers a fix
         Valid(
-            "import torch\ndef f(xs, dev):\n    return torch.cat(xs).to(dev, non_blocking=True)\n"
+            """
+            import torch
+            def f(xs, dev):
+                return torch.cat(xs).to(dev, non_blocking=True)
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(xs, dev):\n"
-            "    x = torch.stack(xs)\n"
-            "    return x.to(dev, non_blocking=True)\n"
+            """
+            import torch
+            def f(xs, dev):
+                x = torch.stack(xs)
+                return x.to(dev, non_blocking=True)
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(xs, buf):\n"
-            "    out = torch.cat(xs, out=buf)\n"
-            "    return out.to('cuda', non_blocking=True)\n"
+            """
+            import torch
+            def f(xs, buf):
+                out = torch.cat(xs, out=buf)
+                return out.to('cuda', non_blocking=True)
+            """
         ),
         # a join into a pinned buffer
         Valid(
-            "import torch\n"
-            "def f(xs):\n"
-            "    buf = torch.empty(1024, pin_memory=True)\n"
-            "    return torch.cat(xs, out=buf).to('cuda', non_blocking=True)\n"
+            """
+            import torch
+            def f(xs):
+                buf = torch.empty(1024, pin_memory=True)
+                return torch.cat(xs, out=buf).to('cuda', non_blocking=True)
+            """
         ),
         # an offload device is the host
         Valid(
-            "import torch\n"
-            "def f(n, offload_device):\n"
-            "    return torch.arange(n).to(offload_device, non_blocking=True)\n"
+            """
+            import torch
+            def f(n, offload_device):
+                return torch.arange(n).to(offload_device, non_blocking=True)
+            """
         ),
         # the comprehension's `x` is an item of `xs`, not the pageable tensor bound before
         Valid(
-            "import torch\n"
-            "def f(xs, dev):\n"
-            "    x = torch.tensor([1, 2])\n"
-            "    return [x.to(dev, non_blocking=True) for x in xs]\n"
+            """
+            import torch
+            def f(xs, dev):
+                x = torch.tensor([1, 2])
+                return [x.to(dev, non_blocking=True) for x in xs]
+            """
         ),
         # numpy data that may be a view of a (pinned) tensor's memory
         Valid(
-            "import torch\n"
-            "def f(t):\n"
-            "    return torch.as_tensor(t.numpy()).to('cuda', non_blocking=True)\n"
+            """
+            import torch
+            def f(t):
+                return torch.as_tensor(t.numpy()).to('cuda', non_blocking=True)
+            """
         ),
         Valid(
-            "import torch\ndef f(batch, device):\n    return batch.to(device, non_blocking=True)\n"
+            """
+            import torch
+            def f(batch, device):
+                return batch.to(device, non_blocking=True)
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(pin):\n"
-            "    x = torch.empty(8, pin_memory=pin)\n"
-            "    return x.cuda(non_blocking=True)\n"
+            """
+            import torch
+            def f(pin):
+                x = torch.empty(8, pin_memory=pin)
+                return x.cuda(non_blocking=True)
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(data):\n"
-            "    x = torch.as_tensor(data)\n"
-            "    return x.cuda(non_blocking=True)\n"
+            """
+            import torch
+            def f(data):
+                x = torch.as_tensor(data)
+                return x.cuda(non_blocking=True)
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(x, cpu_buf):\n"
-            "    cpu_buf.copy_(torch.tensor([1, 2]), non_blocking=True)\n"
+            """
+            import torch
+            def f(x, cpu_buf):
+                cpu_buf.copy_(torch.tensor([1, 2]), non_blocking=True)
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(data):\n"
-            "    x = torch.tensor(data)\n"
-            "    x = x.pin_memory()\n"
-            "    return x.to('cuda', non_blocking=True)\n"
+            """
+            import torch
+            def f(data):
+                x = torch.tensor(data)
+                x = x.pin_memory()
+                return x.to('cuda', non_blocking=True)
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(data, c):\n"
-            "    x = torch.tensor(data)\n"
-            "    if c:\n"
-            "        x = x.pin_memory()\n"
-            "    return x.to('cuda', non_blocking=True)\n"
+            """
+            import torch
+            def f(data, c):
+                x = torch.tensor(data)
+                if c:
+                    x = x.pin_memory()
+                return x.to('cuda', non_blocking=True)
+            """
         ),
         Valid(
-            "import torch\n"
-            "class Batch:\n"
-            "    def __init__(self, n):\n"
-            "        self.ids = torch.zeros(n, dtype=torch.int64, pin_memory=True)\n"
-            "    def upload(self, n):\n"
-            "        return self.ids[:n].to('cuda', non_blocking=True)\n"
+            """
+            import torch
+            class Batch:
+                def __init__(self, n):
+                    self.ids = torch.zeros(n, dtype=torch.int64, pin_memory=True)
+                def upload(self, n):
+                    return self.ids[:n].to('cuda', non_blocking=True)
+            """
         ),
-        Valid("def tensor(xs): ...\ny = tensor([a, b]).to('cuda', non_blocking=True)\n"),
-        Valid("import torch\ny = torch.tensor([1]).to('cuda', non_blocking=False)\n"),
+        Valid(
+            """
+            def tensor(xs): ...
+            y = tensor([a, b]).to('cuda', non_blocking=True)
+            """
+        ),
+        Valid(
+            """
+            import torch
+            y = torch.tensor([1]).to('cuda', non_blocking=False)
+            """
+        ),
         # a strided view of pageable memory is HTD103's, which says to pin and copy by rows
         Valid(
-            "import torch\n"
-            "def f(n, gpu):\n"
-            "    buf = torch.zeros(3, 64)\n"
-            "    gpu[:, :n].copy_(buf[:, :n], non_blocking=True)\n"
+            """
+            import torch
+            def f(n, gpu):
+                buf = torch.zeros(3, 64)
+                gpu[:, :n].copy_(buf[:, :n], non_blocking=True)
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(x, dev):\n"
-            "    host = torch.zeros(4)\n"
-            "    host.copy_(x.to(dev), non_blocking=True)\n"
+            """
+            import torch
+            def f(x, dev):
+                host = torch.zeros(4)
+                host.copy_(x.to(dev), non_blocking=True)
+            """
         ),
         # an unnamed target: blocking, a host tensor's device, no target, a dtype
-        Valid("import torch\ndef f(ids, d):\n    return torch.tensor(ids).to(d)\n"),
         Valid(
-            "import torch\n"
-            "def f(n):\n"
-            "    like = torch.empty(4)\n"
-            "    return torch.arange(n).to(like, non_blocking=True)\n"
+            """
+            import torch
+            def f(ids, d):
+                return torch.tensor(ids).to(d)
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(n):\n"
-            "    return torch.arange(n).to(memory_format=torch.preserve_format, "
-            "non_blocking=True)\n"
+            """
+            import torch
+            def f(n):
+                like = torch.empty(4)
+                return torch.arange(n).to(like, non_blocking=True)
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(n, d):\n"
-            "    return torch.arange(n).to(dtype=d, non_blocking=True)\n"
+            """
+            import torch
+            def f(n):
+                return torch.arange(n).to(memory_format=torch.preserve_format, non_blocking=True)
+            """
+        ),
+        Valid(
+            """
+            import torch
+            def f(n, d):
+                return torch.arange(n).to(dtype=d, non_blocking=True)
+            """
         ),
         # the fixed helper builds the ids on the device: the copy is a no-op
         Valid(
-            "import torch\n"
-            "def position_ids_in_meshgrid(patches, max_width, device):\n"
-            "    positions = []\n"
-            "    for patch in patches:\n"
-            "        height, width = patch.shape[-2:]\n"
-            "        rows = torch.arange(height, device=device)\n"
-            "        cols = torch.arange(width, device=device)\n"
-            "        positions.append((rows[:, None] * max_width + cols).flatten())\n"
-            "    return torch.cat(positions)\n"
-            "class Vision(torch.nn.Module):\n"
-            "    def forward(self, patches, embeds, **kwargs):\n"
-            "        ids = position_ids_in_meshgrid(patches, 16, embeds.device)\n"
-            "        kwargs['ids'] = ids.unsqueeze(0).to(embeds.device, non_blocking=True)\n"
-            "        return kwargs\n"
+            """
+            import torch
+            def position_ids_in_meshgrid(patches, max_width, device):
+                positions = []
+                for patch in patches:
+                    height, width = patch.shape[-2:]
+                    rows = torch.arange(height, device=device)
+                    cols = torch.arange(width, device=device)
+                    positions.append((rows[:, None] * max_width + cols).flatten())
+                return torch.cat(positions)
+            class Vision(torch.nn.Module):
+                def forward(self, patches, embeds, **kwargs):
+                    ids = position_ids_in_meshgrid(patches, 16, embeds.device)
+                    kwargs["ids"] = ids.unsqueeze(0).to(embeds.device, non_blocking=True)
+                    return kwargs
+            """
         ),
     )
     invalid = (
-        Invalid("import torch\ny = torch.tensor([1, 2]).to('cuda', non_blocking=True)\n", 2, 5),
+        Invalid(
+            """
+            import torch
+            y = torch.tensor([1, 2]).to('cuda', non_blocking=True)
+                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+        ),
         # position ids computed on the host from pieces of a meshgrid, then copied
         Invalid(
-            "import torch\n"
-            "def position_ids(h, w, max_width, device):\n"
-            "    mesh = torch.meshgrid(torch.arange(h), torch.arange(w), indexing='ij')\n"
-            "    rows, cols = torch.stack(mesh, dim=-1).reshape(-1, 2).chunk(2, -1)\n"
-            "    ids = rows * max_width + cols\n"
-            "    return ids.to(device, non_blocking=True)\n",
-            6,
-            12,
+            """
+            import torch
+            def position_ids(h, w, max_width, device):
+                mesh = torch.meshgrid(torch.arange(h), torch.arange(w), indexing='ij')
+                rows, cols = torch.stack(mesh, dim=-1).reshape(-1, 2).chunk(2, -1)
+                ids = rows * max_width + cols
+                return ids.to(device, non_blocking=True)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         # the same ids built by a helper over a list of patches and copied by the caller: the
         # helper's return is known however deep the question that asks for it
         Invalid(
-            "import torch\n"
-            "def position_ids_in_meshgrid(patches, max_width):\n"
-            "    positions = []\n"
-            "    for patch in patches:\n"
-            "        height, width = patch.shape[-2:]\n"
-            "        mesh = torch.meshgrid(torch.arange(height), torch.arange(width))\n"
-            "        rows, cols = torch.stack(mesh, dim=-1).reshape(-1, 2).chunk(2, -1)\n"
-            "        ids = rows * max_width + cols\n"
-            "        positions.append(ids[:, 0])\n"
-            "    return torch.cat(positions)\n"
-            "class Vision(torch.nn.Module):\n"
-            "    def forward(self, patches, embeds, **kwargs):\n"
-            "        position_ids = position_ids_in_meshgrid(patches, max_width=16)\n"
-            "        kwargs['ids'] = position_ids[None].to(embeds.device, non_blocking=True)\n"
-            "        return kwargs\n",
-            14,
-            25,
+            """
+            import torch
+            def position_ids_in_meshgrid(patches, max_width):
+                positions = []
+                for patch in patches:
+                    height, width = patch.shape[-2:]
+                    mesh = torch.meshgrid(torch.arange(height), torch.arange(width))
+                    rows, cols = torch.stack(mesh, dim=-1).reshape(-1, 2).chunk(2, -1)
+                    ids = rows * max_width + cols
+                    positions.append(ids[:, 0])
+                return torch.cat(positions)
+            class Vision(torch.nn.Module):
+                def forward(self, patches, embeds, **kwargs):
+                    position_ids = position_ids_in_meshgrid(patches, max_width=16)
+                    kwargs["ids"] = position_ids[None].to(embeds.device, non_blocking=True)
+                                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return kwargs
+            """,
         ),
         # a join written into a pageable buffer with out=: HTD104 leaves joins with out= alone
         Invalid(
-            "import torch\n"
-            "def f(xs):\n"
-            "    buf = torch.empty(1024)\n"
-            "    out = torch.cat(xs, out=buf)\n"
-            "    return out.to('cuda', non_blocking=True)\n",
-            5,
-            12,
+            """
+            import torch
+            def f(xs):
+                buf = torch.empty(1024)
+                out = torch.cat(xs, out=buf)
+                return out.to('cuda', non_blocking=True)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
             message_contains="`out` is not pinned",
         ),
         Invalid(
-            "import torch\n"
-            "def f(xs):\n"
-            "    return torch.stack(xs, out=torch.zeros(4, 8)).cuda(non_blocking=True)\n",
-            3,
-            12,
+            """
+            import torch
+            def f(xs):
+                return torch.stack(xs, out=torch.zeros(4, 8)).cuda(non_blocking=True)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         # a numpy array, converted without a copy: pageable
         Invalid(
-            "import numpy as np\n"
-            "import torch\n"
-            "def f(a: np.ndarray):\n"
-            "    return torch.as_tensor(a).to('cuda', non_blocking=True)\n",
-            4,
-            12,
+            """
+            import numpy as np
+            import torch
+            def f(a: np.ndarray):
+                return torch.as_tensor(a).to('cuda', non_blocking=True)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(ids, device):\n"
-            "    t = torch.tensor(ids, dtype=torch.int64)\n"
-            "    return t.to(device, non_blocking=True)\n",
-            4,
-            12,
+            """
+            import torch
+            def f(ids, device):
+                t = torch.tensor(ids, dtype=torch.int64)
+                return t.to(device, non_blocking=True)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
             message_contains="`t` is not pinned",
         ),
         # A factory of sizes moved to a target the analysis cannot name: HTD301 cannot say it
         # goes to a device, but `non_blocking=True` does.
         Invalid(
-            "import torch as T\n"
-            "def f(n, where):\n"
-            "    return T.arange(n).to(where, non_blocking=True)\n",
-            3,
-            12,
+            """
+            import torch as T
+            def f(n, where):
+                return T.arange(n).to(where, non_blocking=True)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "import numpy as np\n"
-            "def f(arr, gpu_buf):\n"
-            "    gpu_buf.copy_(torch.from_numpy(arr), non_blocking=True)\n",
-            4,
-            5,
+            """
+            import torch
+            import numpy as np
+            def f(arr, gpu_buf):
+                gpu_buf.copy_(torch.from_numpy(arr), non_blocking=True)
+                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(n):\n"
-            "    x = torch.arange(n)\n"
-            "    return x.to(device=torch.device('cuda', 0), non_blocking=True)\n",
-            4,
-            12,
+            """
+            import torch
+            def f(n):
+                x = torch.arange(n)
+                return x.to(device=torch.device('cuda', 0), non_blocking=True)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "x = torch.zeros(16, pin_memory=False)\n"
-            "y = x.to(self_device, non_blocking=True)\n",
-            3,
-            5,
+            """
+            import torch
+            x = torch.zeros(16, pin_memory=False)
+            y = x.to(self_device, non_blocking=True)
+                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(rows):\n"
-            "    pos = torch.as_tensor([r[0] for r in rows])\n"
-            "    return pos.to('cuda:1', non_blocking=True)\n",
-            4,
-            12,
+            """
+            import torch
+            def f(rows):
+                pos = torch.as_tensor([r[0] for r in rows])
+                return pos.to('cuda:1', non_blocking=True)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(n, image_ids, counts, device):\n"
-            "    index = torch.arange(n) + torch.repeat_interleave(image_ids, counts)\n"
-            "    index = index.to(device, non_blocking=True)\n"
-            "    return index\n",
-            4,
-            13,
+            """
+            import torch
+            def f(n, image_ids, counts, device):
+                index = torch.arange(n) + torch.repeat_interleave(image_ids, counts)
+                index = index.to(device, non_blocking=True)
+                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return index
+            """,
         ),
         # advanced indexing of a pinned buffer makes a fresh, pageable tensor
         Invalid(
-            "import torch\n"
-            "class Batch:\n"
-            "    def __init__(self, n):\n"
-            "        self.ids = torch.zeros(n, dtype=torch.int64, pin_memory=True)\n"
-            "    def gather(self, order):\n"
-            "        picked = self.ids[torch.tensor(order)]\n"
-            "        return picked.to('cuda', non_blocking=True)\n",
-            7,
-            16,
+            """
+            import torch
+            class Batch:
+                def __init__(self, n):
+                    self.ids = torch.zeros(n, dtype=torch.int64, pin_memory=True)
+                def gather(self, order):
+                    picked = self.ids[torch.tensor(order)]
+                    return picked.to('cuda', non_blocking=True)
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def host_ids(ids):\n"
-            "    return torch.tensor(ids)\n"
-            "def f(ids, dev):\n"
-            "    return host_ids(ids).to(\n"
-            "        dev,\n"
-            "        non_blocking=True,\n"
-            "    )\n",
-            5,
-            12,
+            """
+            import torch
+            def host_ids(ids):
+                return torch.tensor(ids)
+            def f(ids, dev):
+                return host_ids(ids).to(
+                       ^^^^^^^^^^^^^^^^^
+                    dev,
+                    non_blocking=True,
+                )
+             ...^
+            """,
         ),
         # a target the names do not reveal: `non_blocking=True` says it is a device
         Invalid(
-            "import torch\n"
-            "def f(ids, d):\n"
-            "    t = torch.tensor(ids, dtype=torch.int64)\n"
-            "    return t.to(d, non_blocking=True)\n",
-            4,
-            12,
+            """
+            import torch
+            def f(ids, d):
+                t = torch.tensor(ids, dtype=torch.int64)
+                return t.to(d, non_blocking=True)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "class Uploader:\n"
-            "    def upload(self, n, target):\n"
-            "        return torch.arange(n).to(target, non_blocking=True)\n",
-            4,
-            16,
+            """
+            import torch
+            class Uploader:
+                def upload(self, n, target):
+                    return torch.arange(n).to(target, non_blocking=True)
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
     )
 
@@ -431,8 +546,7 @@ class NonBlockingPageableCopy(Rule):
         if fact.contiguous is False and layout(provenance, source, frame) is Layout.STRIDED:
             return  # a strided view: HTD103 reports it, pinned or not
         if fact.where is Where.PAGEABLE:
-            code = self.context.module.code_for_node(source)
-            shown = "the source" if len(code) > 40 or "\n" in code else f"`{code}`"
+            shown = self.shown(source, "the source")
             self.report(
                 node,
                 f"`non_blocking=True` copy from pageable memory: {shown} is not pinned, so the "

@@ -2,26 +2,22 @@ from __future__ import annotations
 
 import libcst as cst
 
-from h2dlint.analysis.arguments import host_named, keyword
-from h2dlint.analysis.copies import non_blocking_h2d_source
+from h2dlint.analysis.arguments import host_named
+from h2dlint.analysis.bindings import used_names
+from h2dlint.analysis.copies import non_blocking_h2d_source, permutation_staged
 from h2dlint.analysis.facts import Fact, Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.targets import Target, by_name
-from h2dlint.analysis.views import PERMUTING_ATTRIBUTES, PERMUTING_VIEW_METHODS, Layout, layout
+from h2dlint.analysis.targets import device_named
+from h2dlint.analysis.views import Layout, layout, row_slices
 from h2dlint.analysis.writes import (
     FunctionWrites,
     buffer_roots,
     shared_function_writes,
 )
-from h2dlint.context import SharedKey
 from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.fix_format import ancestors, block_indent, fit_statement
 from h2dlint.rule import Invalid, Rule, Valid
-from h2dlint.walk import visit_read_only
-
-# Shared per file with every rule, each under its own typed key.
-_FUNCTION_NAMES: SharedKey[set[str]] = SharedKey("names a function uses")
 
 LOOP_VARIABLE = "_row"
 
@@ -36,72 +32,8 @@ def _pinned_words(fact: Fact) -> str:
     return "host memory"
 
 
-def _device_named(node: cst.BaseExpression) -> bool:
-    """``gpu``, ``self.buf.gpu``, ``dev_ids[:, :n]``: a name that says device memory."""
-    while isinstance(node, cst.Subscript):
-        node = node.value
-    if isinstance(node, cst.Attribute):
-        return by_name(node.attr.value) is Target.DEVICE
-    return isinstance(node, cst.Name) and by_name(node.value) is Target.DEVICE
-
-
-def _dotted(node: cst.BaseExpression) -> bool:
-    while isinstance(node, cst.Attribute):
-        node = node.value
-    return isinstance(node, cst.Name)
-
-
-def _pure(node: cst.BaseExpression | None) -> bool:
-    """An expression that reads the same every time and does nothing else: names, attributes,
-    integers and arithmetic on them."""
-    if node is None:
-        return True
-    if isinstance(node, cst.Integer):
-        return True
-    if isinstance(node, (cst.Name, cst.Attribute)):
-        return _dotted(node)
-    if isinstance(node, cst.UnaryOperation):
-        return _pure(node.expression)
-    if isinstance(node, cst.BinaryOperation):
-        return _pure(node.left) and _pure(node.right)
-    return False
-
-
 def _text(node: cst.BaseExpression | None) -> str:
     return "" if node is None else "".join(cst.Module([]).code_for_node(node).split())
-
-
-def _row_slices(node: cst.BaseExpression) -> cst.Slice | None:
-    """The inner slice of ``name[:, a:b]`` (a full leading slice, an inner slice without step)."""
-    if not isinstance(node, cst.Subscript) or not _dotted(node.value) or len(node.slice) != 2:
-        return None
-    lead, inner = node.slice[0].slice, node.slice[1].slice
-    if not isinstance(lead, cst.Slice) or any((lead.lower, lead.upper, lead.step)):
-        return None
-    if not isinstance(inner, cst.Slice) or inner.step is not None:
-        return None
-    if not (_pure(inner.lower) and _pure(inner.upper)):
-        return None
-    return inner
-
-
-def _permutation_view(node: cst.BaseExpression) -> bool:
-    """``x.T``, ``x.mT``, ``x.t()``, ``x.transpose(...)``, ``x.permute(...)``."""
-    if isinstance(node, cst.Attribute):
-        return node.attr.value in PERMUTING_ATTRIBUTES
-    return (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Attribute)
-        and node.func.attr.value in PERMUTING_VIEW_METHODS
-    )
-
-
-class _Names(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.names: set[str] = set()
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.names.add(node.value)
 
 
 class NonContiguousViewCopy(Rule):
@@ -548,7 +480,7 @@ class NonContiguousViewCopy(Rule):
         elif (
             kind is Layout.PERMUTED
             and fact.where is not Where.PAGEABLE  # a pageable source is HTD102's
-            and self._permutation_staged(node, provenance, frame)
+            and permutation_staged(provenance, node, frame)
         ):
             self.report(
                 node,
@@ -557,22 +489,6 @@ class NonContiguousViewCopy(Rule):
                 "gathers it into pageable memory first, so the copy is staged and, from a few "
                 "MiB up, blocks the host",
             )
-
-    def _permutation_staged(self, node: cst.Call, provenance: Provenance, frame: Frame) -> bool:
-        """Whether a dense permuted source is gathered: always by ``copy_`` (unless the
-        destination is permuted too), by ``.to``/``.cuda`` only into a contiguous format."""
-        func = node.func
-        assert isinstance(func, cst.Attribute)
-        if func.attr.value == "copy_":
-            dst = func.value
-            if _permutation_view(dst):
-                return False  # transposed alike, maybe: the strides may match
-            return layout(provenance, dst, frame) is not Layout.PERMUTED
-        memory_format = keyword(node, "memory_format")
-        return (
-            memory_format is not None
-            and provenance.qualify(memory_format.value) == "torch.contiguous_format"
-        )
 
     def _report_strided(
         self,
@@ -611,7 +527,7 @@ class NonContiguousViewCopy(Rule):
         ``[:, a:b]`` a strided view of it, the destination's name a device. Reported with
         MEDIUM confidence, with the fix: copying row by row is right for pinned memory and
         changes nothing for pageable memory."""
-        inner = _row_slices(source)
+        inner = row_slices(source)
         if inner is None or (inner.lower is None and inner.upper is None):
             return
         assert isinstance(source, cst.Subscript)
@@ -621,7 +537,7 @@ class NonContiguousViewCopy(Rule):
         func = node.func
         assert isinstance(func, cst.Attribute)
         if func.attr.value == "copy_" and not (
-            provenance.where(func.value, frame) is Where.DEVICE or _device_named(func.value)
+            provenance.where(func.value, frame) is Where.DEVICE or device_named(func.value)
         ):
             return
         named = self.shown(buffer, "the source")
@@ -664,7 +580,7 @@ class NonContiguousViewCopy(Rule):
         ):
             return None
         dst = func.value
-        dst_inner, src_inner = _row_slices(dst), _row_slices(source)
+        dst_inner, src_inner = row_slices(dst), row_slices(source)
         if dst_inner is None or src_inner is None:
             return None
         if (_text(dst_inner.lower), _text(dst_inner.upper)) != (
@@ -715,14 +631,7 @@ class NonContiguousViewCopy(Rule):
 
     def _loop_variable(self, frame: Frame) -> str:
         """A loop variable that no name of the function (or module) uses."""
-        function = frame.function
-
-        def collect() -> set[str]:
-            names = _Names()
-            visit_read_only(function, names)
-            return names.names
-
-        used = self.context.shared(_FUNCTION_NAMES, collect, function)
+        used = used_names(self.context, frame.function)
         variable, suffix = LOOP_VARIABLE, 0
         while variable in used:
             suffix += 1

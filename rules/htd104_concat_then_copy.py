@@ -4,8 +4,13 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from h2dlint.analysis.arguments import first_positional, is_true, keyword, positional
-from h2dlint.analysis.copies import fresh_joins, h2d_copy_source, non_blocking_h2d_source
+from h2dlint.analysis.arguments import first_positional, positional
+from h2dlint.analysis.copies import (
+    fresh_joins,
+    h2d_copy_source,
+    implies_host,
+    non_blocking_h2d_source,
+)
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
@@ -221,11 +226,14 @@ class ConcatThenCopy(Rule):
         ),
         # Padding device tensors: the inner join's inputs are unknown, so is the outer's.
         Valid(
-            "import torch\n"
-            "def f(hidden, n, device):\n"
-            "    embeds = torch.stack([torch.cat([u, u.new_zeros(n - u.size(0), u.size(1))]) "
-            "for u in hidden])\n"
-            "    return embeds.to(device)\n"
+            """
+            import torch
+            def f(hidden, n, device):
+                embeds = torch.stack(
+                    [torch.cat([u, u.new_zeros(n - u.size(0), u.size(1))]) for u in hidden]
+                )
+                return embeds.to(device)
+            """
         ),
         # A helper's result, a join of unknown tensors: unknown.
         Valid(
@@ -465,93 +473,104 @@ class ConcatThenCopy(Rule):
         ),
         # `non_blocking=True` says the copy goes to a device, whatever the target is named
         Invalid(
-            "import torch\n"
-            "def f(xs, target):\n"
-            "    return torch.cat(xs).to(target, non_blocking=True)\n",
-            3,
-            12,
-            expected_fix="import torch\n"
-            "def f(xs, target):\n"
-            "    xs_pinned = torch.empty(\n"
-            "        (sum(t.shape[0] for t in xs), *xs[0].shape[1:]),\n"
-            "        dtype=xs[0].dtype,\n"
-            "        pin_memory=True,\n"
-            "    )\n"
-            "    return torch.cat(xs, out=xs_pinned).to(target, non_blocking=True)\n",
+            """
+            import torch
+            def f(xs, target):
+                return torch.cat(xs).to(target, non_blocking=True)
+                       ^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def f(xs, target):
+                xs_pinned = torch.empty(
+                    (sum(t.shape[0] for t in xs), *xs[0].shape[1:]),
+                    dtype=xs[0].dtype,
+                    pin_memory=True,
+                )
+                return torch.cat(xs, out=xs_pinned).to(target, non_blocking=True)
+            """,
         ),
         # a comprehension cannot take a statement before it: the buffer stays inline, and the
         # comprehension is split the way a formatter splits it
         Invalid(
-            "import torch\n"
-            "def f(batches, dev):\n"
-            "    return [torch.stack(b).to(dev, non_blocking=True) for b in batches]\n",
-            3,
-            13,
-            expected_fix="import torch\n"
-            "def f(batches, dev):\n"
-            "    return [\n"
-            "        torch.stack(\n"
-            "            b, out=torch.empty((len(b), *b[0].shape), dtype=b[0].dtype, "
-            "pin_memory=True)\n"
-            "        ).to(dev, non_blocking=True)\n"
-            "        for b in batches\n"
-            "    ]\n",
+            """
+            import torch
+            def f(batches, dev):
+                return [torch.stack(b).to(dev, non_blocking=True) for b in batches]
+                        ^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def f(batches, dev):
+                return [
+                    torch.stack(
+                        b, out=torch.empty((len(b), *b[0].shape), dtype=b[0].dtype, pin_memory=True)
+                    ).to(dev, non_blocking=True)
+                    for b in batches
+                ]
+            """,
         ),
         # nor does a conditional expression (`xs[0]` of an empty list would raise)
         Invalid(
-            "import torch\n"
-            "def f(xs, dev):\n"
-            "    return torch.stack(xs).to(dev, non_blocking=True) if xs else None\n",
-            3,
-            12,
-            expected_fix="import torch\n"
-            "def f(xs, dev):\n"
-            "    return (\n"
-            "        torch.stack(\n"
-            "            xs,\n"
-            "            out=torch.empty(\n"
-            "                (len(xs), *xs[0].shape), dtype=xs[0].dtype, pin_memory=True\n"
-            "            ),\n"
-            "        ).to(dev, non_blocking=True)\n"
-            "        if xs\n"
-            "        else None\n"
-            "    )\n",
+            """
+            import torch
+            def f(xs, dev):
+                return torch.stack(xs).to(dev, non_blocking=True) if xs else None
+                       ^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def f(xs, dev):
+                return (
+                    torch.stack(
+                        xs,
+                        out=torch.empty(
+                            (len(xs), *xs[0].shape), dtype=xs[0].dtype, pin_memory=True
+                        ),
+                    ).to(dev, non_blocking=True)
+                    if xs
+                    else None
+                )
+            """,
         ),
         # a generator given to a call: the call's brackets are split as the generator's
         Invalid(
-            "import torch\n"
-            "def f(batches, dev):\n"
-            "    return list(torch.stack(b).to(dev, non_blocking=True) for b in batches if b)\n",
-            3,
-            17,
-            expected_fix="import torch\n"
-            "def f(batches, dev):\n"
-            "    return list(\n"
-            "        torch.stack(\n"
-            "            b, out=torch.empty((len(b), *b[0].shape), dtype=b[0].dtype, "
-            "pin_memory=True)\n"
-            "        ).to(dev, non_blocking=True)\n"
-            "        for b in batches\n"
-            "        if b\n"
-            "    )\n",
+            """
+            import torch
+            def f(batches, dev):
+                return list(torch.stack(b).to(dev, non_blocking=True) for b in batches if b)
+                            ^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def f(batches, dev):
+                return list(
+                    torch.stack(
+                        b, out=torch.empty((len(b), *b[0].shape), dtype=b[0].dtype, pin_memory=True)
+                    ).to(dev, non_blocking=True)
+                    for b in batches
+                    if b
+                )
+            """,
         ),
         # an argument of another call: that call's arguments go one a line
         Invalid(
-            "import torch\n"
-            "def f(xs, dev):\n"
-            "    return pack(torch.stack(xs).to(dev, non_blocking=True), xs[0].shape[0] + 1, "
-            "'tail')\n",
-            3,
-            17,
-            expected_fix="import torch\n"
-            "def f(xs, dev):\n"
-            "    xs_pinned = torch.empty((len(xs), *xs[0].shape), dtype=xs[0].dtype, "
-            "pin_memory=True)\n"
-            "    return pack(\n"
-            "        torch.stack(xs, out=xs_pinned).to(dev, non_blocking=True),\n"
-            "        xs[0].shape[0] + 1,\n"
-            "        'tail',\n"
-            "    )\n",
+            """
+            import torch
+            def f(xs, dev):
+                return pack(torch.stack(xs).to(dev, non_blocking=True), xs[0].shape[0] + 1, 'tail')
+                            ^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def f(xs, dev):
+                xs_pinned = torch.empty((len(xs), *xs[0].shape), dtype=xs[0].dtype, pin_memory=True)
+                return pack(
+                    torch.stack(xs, out=xs_pinned).to(dev, non_blocking=True),
+                    xs[0].shape[0] + 1,
+                    'tail',
+                )
+            """,
         ),
     )
 
@@ -588,12 +607,12 @@ class ConcatThenCopy(Rule):
             where = provenance.sequence_where(seq, frame)
             if where is Where.DEVICE:
                 continue  # the inputs are on a device: the join is too
-            if where is not Where.HOST and not _implies_host(node, method):
+            if where is not Where.HOST and not implies_host(node, method):
                 continue
             self._reported.add(id(join))
             # A blocking copy would stay blocking from the pinned buffer (HTD105's finding):
             # the fix is offered where the copy already runs without blocking.
-            fixable = _implies_host(node, method)
+            fixable = implies_host(node, method)
             self._report(provenance, join, node if join is source else None, method, frame, fixable)
 
     # -- reporting and the fix --------------------------------------------------------------------
@@ -633,15 +652,6 @@ class ConcatThenCopy(Rule):
             f"pinned memory with `out=`{advice}",
             replacements=replacements,
         )
-
-
-def _implies_host(copy: cst.Call, method: str) -> bool:
-    """Whether the copy itself says its source is on the host: only host tensors can be pinned,
-    and `non_blocking=True` to a device is written for host-to-device copies."""
-    if method == "pin_memory":
-        return True
-    non_blocking = keyword(copy, "non_blocking")
-    return non_blocking is not None and is_true(non_blocking.value)
 
 
 def _is_zero(node: cst.BaseExpression) -> bool:

@@ -6,6 +6,7 @@ from h2dlint.analysis.aliases import ways_in
 from h2dlint.analysis.arguments import first_positional, host_named, keyword, positional
 from h2dlint.analysis.facts import Fact, Where
 from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.host_waits import read_on_host, statement_place, synchronized_next
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.races import FunctionScan, pending_reuses, scan_function
 from h2dlint.analysis.targets import Target
@@ -13,50 +14,19 @@ from h2dlint.analysis.writes import (
     FunctionWrites,
     buffer_roots,
     shared_function_writes,
+    written_by_other_methods,
 )
 from h2dlint.context import SharedKey
 from h2dlint.diagnostics import FixSafety
 from h2dlint.fix_format import replace_fitted
 from h2dlint.rule import Invalid, Rule, Valid
-from h2dlint.walk import visit_read_only
 
 # Shared per file with every rule, each under its own typed key.
 _RACE_SCAN: SharedKey[FunctionScan] = SharedKey("race scan of a function")
 
-# Methods whose result is read on the host: the chain waits for the copy anyway.
-HOST_READS = frozenset({"item", "tolist", "cpu", "numpy"})
-
 
 def _is_false(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "False"
-
-
-# Calls that wait for the device: a statement making one syncs the host anyway.
-SYNCS = frozenset({"synchronize", "item", "tolist"})
-
-
-class _Syncs(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.found = False
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in SYNCS:
-            self.found = True
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-
-def _syncs(node: cst.CSTNode) -> bool:
-    """Whether a simple statement waits for the device: ``torch.cuda.synchronize()``,
-    ``stream.synchronize()``, ``x.item()``, ``x.tolist()``."""
-    visitor = _Syncs()
-    visit_read_only(node, visitor)
-    return visitor.found
 
 
 def _with_non_blocking(call: cst.Call) -> cst.Call:
@@ -639,9 +609,9 @@ class BlockingCopyFromPinned(Rule):
                 return  # the destination is host memory: not a host-to-device copy
         elif method == "to" and provenance.to_target(node, frame) is not Target.DEVICE:
             return
-        if self._read_on_host(node) or self._synchronized_next(node):
+        if read_on_host(self.context.ancestors, node) or synchronized_next(self.context, node):
             return
-        place = self._statement_place(node)
+        place = statement_place(self.context, node)
         if place is None:
             return
         roots = buffer_roots(provenance, source, frame)
@@ -657,7 +627,7 @@ class BlockingCopyFromPinned(Rule):
             "host waits for the copy and for everything queued before it on the stream"
         )
         written = {w.root for w in writes.writes if w.root in names}
-        written |= self._written_by_other_methods(names, frame)
+        written |= written_by_other_methods(self.context, provenance, names, frame)
         if written:
             through = ""
             if not written & roots:
@@ -703,91 +673,5 @@ class BlockingCopyFromPinned(Rule):
             return "pinned when pinning is enabled"
         return "pinned"
 
-    def _read_on_host(self, node: cst.Call) -> bool:
-        """``x.to(dev).sum().item()``: the chain reads the result on the host."""
-        ancestors = self.context.ancestors
-        current: cst.CSTNode = node
-        i = len(ancestors) - 1
-        while i >= 1:
-            attribute, call = ancestors[i], ancestors[i - 1]
-            if not (
-                isinstance(attribute, cst.Attribute)
-                and attribute.value is current
-                and isinstance(call, cst.Call)
-                and call.func is attribute
-            ):
-                return False
-            if attribute.attr.value in HOST_READS:
-                return True
-            current, i = call, i - 2
-        return False
-
-    def _statement_place(self, node: cst.Call) -> tuple[cst.CSTNode, int] | None:
-        """The innermost statement around ``node`` and, when it is a line of simple statements,
-        the 1-based index of the one holding ``node`` (else 0)."""
-        statement = self.context.current_statement()
-        if statement is None:
-            return None
-        if not isinstance(statement, cst.SimpleStatementLine):
-            return statement, 0
-        ancestors = self.context.ancestors
-        for i in range(len(ancestors) - 1, 0, -1):
-            if ancestors[i - 1] is statement:
-                small = ancestors[i]
-                for index, item in enumerate(statement.body, start=1):
-                    if item is small:
-                        return statement, index
-                break
-        return statement, 0
-
-    def _synchronized_next(self, node: cst.Call) -> bool:
-        """Whether the statement right after the copy waits for the device anyway
-        (``synchronize()``, ``.item()``, ``.tolist()``)."""
-        place = self._statement_place(node)
-        if place is None:
-            return False
-        statement, small = place
-        if isinstance(statement, cst.SimpleStatementLine) and small:
-            rest = statement.body[small:]
-            if rest:
-                return _syncs(rest[0])
-        ancestors = self.context.ancestors
-        for i in range(len(ancestors) - 1, 0, -1):
-            if ancestors[i] is statement:
-                block = ancestors[i - 1]
-                body = getattr(block, "body", None)
-                if not isinstance(body, (list, tuple)):
-                    return False
-                following = list(body)
-                position = next((k for k, s in enumerate(following) if s is statement), None)
-                if position is None or position + 1 >= len(following):
-                    return False
-                after = following[position + 1]
-                return isinstance(after, cst.SimpleStatementLine) and _syncs(after)
-        return False
-
     def _writes(self, function: cst.FunctionDef | cst.Module) -> FunctionWrites:
         return shared_function_writes(self.context, function)
-
-    def _written_by_other_methods(self, names: set[str], frame: Frame) -> set[str]:
-        """The ``self.<attr>`` buffers among ``names`` that another method of the class than
-        ``__init__`` writes: the next call of that method races an asynchronous copy."""
-        if frame.cls is None or frame.self_name is None:
-            return set()
-        prefix = frame.self_name + "."
-        attrs = {name[len(prefix) :] for name in names if name.startswith(prefix)}
-        if not attrs:
-            return set()
-        provenance = Provenance.of(self.context)
-        written: set[str] = set()
-        for method_name, method in provenance.index.methods.get(frame.cls, {}).items():
-            if method_name == "__init__" or method is frame.function:
-                continue
-            self_name = provenance.index.frame_of(method).self_name
-            if self_name is None:
-                continue
-            for write in self._writes(method).writes:
-                head, _, attr = write.root.partition(".")
-                if head == self_name and attr in attrs:
-                    written.add(prefix + attr)
-        return written

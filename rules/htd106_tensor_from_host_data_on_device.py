@@ -3,27 +3,17 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.arguments import first_positional, keyword
-from h2dlint.analysis.facts import Where
-from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import (
-    host_scalar,
     host_sequence,
     host_side,
-    module_constant,
-    tensor_shape,
 )
-from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.loop_body import (
-    export_branch,
     in_loop_body,
-    occasional,
-    per_batch_method,
-    pipeline_code,
-    set_once,
 )
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target
+from h2dlint.analysis.unknown_data import empty_here, maybe_host_data
 from h2dlint.candidate_terms import called_as
 from h2dlint.diagnostics import Confidence
 from h2dlint.rule import Invalid, Rule, Valid
@@ -129,334 +119,441 @@ class TensorFromHostDataOnDevice(Rule):
     valid = (
         # The parameter may be rebound to a numpy scalar: not provably a sequence.
         Valid(
-            "import numpy as np\n"
-            "import torch\n"
-            "def f(arr: np.ndarray, device, scalar):\n"
-            "    if scalar:\n"
-            "        arr = np.float32(3)\n"
-            "    return torch.tensor(arr, device=device)\n"
+            """
+            import numpy as np
+            import torch
+            def f(arr: np.ndarray, device, scalar):
+                if scalar:
+                    arr = np.float32(3)
+                return torch.tensor(arr, device=device)
+            """
         ),
-        Valid("import torch\ndef f(ids):\n    return torch.tensor(list(ids), device='cpu')\n"),
-        Valid("import torch\ndef f(ids):\n    return torch.tensor(list(ids))\n"),
-        # data that may be a tensor: as_tensor of a device tensor is a no-op
-        Valid("import torch\ndef f(x, device):\n    return torch.as_tensor(x, device=device)\n"),
-        # scalars and short displays of scalars: a few bytes
-        Valid("import torch\ndef f(device):\n    return torch.tensor(0.0, device=device)\n"),
-        Valid("import torch\ndef f(n, device):\n    return torch.tensor([n, 1], device=device)\n"),
-        Valid("import torch\ndef f(device):\n    return torch.tensor([], device=device)\n"),
-        # one-time setup
-        Valid("import torch\nTABLE = torch.tensor([i * i for i in range(64)], device='cuda')\n"),
         Valid(
-            "import torch\n"
-            "class M:\n"
-            "    def __init__(self, sizes, device):\n"
-            "        self.sizes = torch.tensor(list(sizes), device=device)\n"
+            """
+            import torch
+            def f(ids):
+                return torch.tensor(list(ids), device='cpu')
+            """
+        ),
+        Valid(
+            """
+            import torch
+            def f(ids):
+                return torch.tensor(list(ids))
+            """
+        ),
+        # data that may be a tensor: as_tensor of a device tensor is a no-op
+        Valid(
+            """
+            import torch
+            def f(x, device):
+                return torch.as_tensor(x, device=device)
+            """
+        ),
+        # scalars and short displays of scalars: a few bytes
+        Valid(
+            """
+            import torch
+            def f(device):
+                return torch.tensor(0.0, device=device)
+            """
+        ),
+        Valid(
+            """
+            import torch
+            def f(n, device):
+                return torch.tensor([n, 1], device=device)
+            """
+        ),
+        Valid(
+            """
+            import torch
+            def f(device):
+                return torch.tensor([], device=device)
+            """
+        ),
+        # one-time setup
+        Valid(
+            """
+            import torch
+            TABLE = torch.tensor([i * i for i in range(64)], device='cuda')
+            """
+        ),
+        Valid(
+            """
+            import torch
+            class M:
+                def __init__(self, sizes, device):
+                    self.sizes = torch.tensor(list(sizes), device=device)
+            """
         ),
         # a device parameter that defaults to the host
         Valid(
-            "import torch\n"
-            "def f(ids, device='cpu'):\n"
-            "    return torch.tensor(list(ids), device=device)\n"
+            """
+            import torch
+            def f(ids, device='cpu'):
+                return torch.tensor(list(ids), device=device)
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(ids, device=None):\n"
-            "    return torch.tensor(list(ids), device=device)\n"
+            """
+            import torch
+            def f(ids, device=None):
+                return torch.tensor(list(ids), device=device)
+            """
         ),
         # set up once: a private helper only __init__ calls, a static factory, a test
         Valid(
-            "import torch\n"
-            "class M:\n"
-            "    def __init__(self, ids, device):\n"
-            "        self.idx = self._table(ids, device)\n"
-            "    @staticmethod\n"
-            "    def _table(ids, device):\n"
-            "        return torch.tensor(list(ids), device=device)\n"
+            """
+            import torch
+            class M:
+                def __init__(self, ids, device):
+                    self.idx = self._table(ids, device)
+                @staticmethod
+                def _table(ids, device):
+                    return torch.tensor(list(ids), device=device)
+            """
         ),
         Valid(
-            "import torch\n"
-            "def test_gather(device):\n"
-            "    idx = torch.tensor([i * 2 for i in range(8)], device=device)\n"
+            """
+            import torch
+            def test_gather(device):
+                idx = torch.tensor([i * 2 for i in range(8)], device=device)
+            """
         ),
         # a flag that the guarded call sets: prepared on the first call only
         Valid(
-            "import torch\n"
-            "class Bias:\n"
-            "    def __call__(self, scores, ids):\n"
-            "        if not self.prepared:\n"
-            "            self._prepare(scores, ids)\n"
-            "        return scores + self.table\n"
-            "    def _prepare(self, scores, ids):\n"
-            "        self.table = torch.tensor([i for i in ids], device=scores.device)\n"
-            "        self.prepared = True\n"
+            """
+            import torch
+            class Bias:
+                def __call__(self, scores, ids):
+                    if not self.prepared:
+                        self._prepare(scores, ids)
+                    return scores + self.table
+                def _prepare(self, scores, ids):
+                    self.table = torch.tensor([i for i in ids], device=scores.device)
+                    self.prepared = True
+            """
         ),
         # a closure factory: the closure is what runs per call
         Valid(
-            "import torch\n"
-            "def make_permute(order, device):\n"
-            "    idx = torch.tensor(list(order), device=device)\n"
-            "    def permute(x):\n"
-            "        return x[idx]\n"
-            "    return permute\n"
+            """
+            import torch
+            def make_permute(order, device):
+                idx = torch.tensor(list(order), device=device)
+                def permute(x):
+                    return x[idx]
+                return permute
+            """
         ),
         # an unknown device
-        Valid("import torch\ndef f(ids, d):\n    return torch.tensor(list(ids), device=d)\n"),
+        Valid(
+            """
+            import torch
+            def f(ids, d):
+                return torch.tensor(list(ids), device=d)
+            """
+        ),
         # pinned on the host
         Valid(
-            "import torch\n"
-            "def f(ids, device):\n"
-            "    return torch.tensor(list(ids), pin_memory=True).to(device, non_blocking=True)\n"
+            """
+            import torch
+            def f(ids, device):
+                return torch.tensor(list(ids), pin_memory=True).to(device, non_blocking=True)
+            """
         ),
         # a name bound to a tensor on one path
         Valid(
-            "import torch\n"
-            "def f(ids, c, device):\n"
-            "    data = list(ids)\n"
-            "    if c:\n"
-            "        data = torch.zeros(3)\n"
-            "    return torch.as_tensor(data, device=device)\n"
+            """
+            import torch
+            def f(ids, c, device):
+                data = list(ids)
+                if c:
+                    data = torch.zeros(3)
+                return torch.as_tensor(data, device=device)
+            """
         ),
         # a local function named like the torch one
         Valid(
-            "def tensor(x, device): ...\ndef f(ids):\n    return tensor(list(ids), device='cuda')\n"
+            """
+            def tensor(x, device): ...
+            def f(ids):
+                return tensor(list(ids), device='cuda')
+            """
         ),
         # data of unknown type in a function that is not hot, outside a loop
         Valid(
-            "import torch\n"
-            "def build(meta, x):\n"
-            "    return torch.tensor(meta.indices, device=x.device)\n"
+            """
+            import torch
+            def build(meta, x):
+                return torch.tensor(meta.indices, device=x.device)
+            """
         ),
         # a short display of unknown values in a function that is not hot
         Valid(
-            "import torch\ndef pack(scale, x):\n    return torch.tensor([scale], device=x.device)\n"
+            """
+            import torch
+            def pack(scale, x):
+                return torch.tensor([scale], device=x.device)
+            """
         ),
         # a shape sent to other ranks: a few ints, like a short display
         Valid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, x):\n"
-            "        shape = x.shape\n"
-            "        return torch.tensor(shape, device=x.device)\n"
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x):
+                    shape = x.shape
+                    return torch.tensor(shape, device=x.device)
+            """
         ),
         # a report that runs now and then, although it loops
         Valid(
-            "import torch\n"
-            "def log_summary(records, device):\n"
-            "    for name, vals in records.items():\n"
-            "        lats = torch.tensor(vals, device=device)\n"
-            "        print(name, lats.max())\n"
+            """
+            import torch
+            def log_summary(records, device):
+                for name, vals in records.items():
+                    lats = torch.tensor(vals, device=device)
+                    print(name, lats.max())
+            """
         ),
         # as_tensor of what may already be a device tensor: no copy then
         Valid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, x, meta):\n"
-            "        return x[torch.as_tensor(meta.indices, device=x.device)]\n"
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x, meta):
+                    return x[torch.as_tensor(meta.indices, device=x.device)]
+            """
         ),
         # a device tensor: not a host copy
         Valid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, x):\n"
-            "        y = torch.arange(4, device='cuda')\n"
-            "        return torch.tensor(y, device=x.device)\n"
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x):
+                    y = torch.arange(4, device='cuda')
+                    return torch.tensor(y, device=x.device)
+            """
         ),
     )
     invalid = (
         # a private helper called per call as well as from __init__
         Invalid(
-            "import torch\n"
-            "class M:\n"
-            "    def __init__(self, ids, device):\n"
-            "        self.idx = self._table(ids, device)\n"
-            "    def _table(self, ids, device):\n"
-            "        return torch.tensor(list(ids), device=device)\n"
-            "    def forward(self, ids, device):\n"
-            "        return self._table(ids, device)\n",
-            6,
-            16,
+            """
+            import torch
+            class M:
+                def __init__(self, ids, device):
+                    self.idx = self._table(ids, device)
+                def _table(self, ids, device):
+                    return torch.tensor(list(ids), device=device)
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                def forward(self, ids, device):
+                    return self._table(ids, device)
+            """,
         ),
         # a flag that nothing sets, and a tensor built in the closure itself
         Invalid(
-            "import torch\n"
-            "class Bias:\n"
-            "    def __call__(self, scores, ids):\n"
-            "        if not self.frozen:\n"
-            "            self.table = torch.tensor([i for i in ids], device=scores.device)\n"
-            "        return scores\n",
-            5,
-            26,
+            """
+            import torch
+            class Bias:
+                def __call__(self, scores, ids):
+                    if not self.frozen:
+                        self.table = torch.tensor([i for i in ids], device=scores.device)
+                                     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return scores
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def make_lookup(device):\n"
-            "    def lookup(ids):\n"
-            "        return torch.tensor(list(ids), device=device)\n"
-            "    return lookup\n",
-            4,
-            16,
+            """
+            import torch
+            def make_lookup(device):
+                def lookup(ids):
+                    return torch.tensor(list(ids), device=device)
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return lookup
+            """,
         ),
         # numpy arrays: a parameter annotated as one, `.numpy()`
         Invalid(
-            "import numpy as np\n"
-            "import torch\n"
-            "def f(arr: np.ndarray, device):\n"
-            "    return torch.tensor(arr, device=device)\n",
-            4,
-            12,
-        ),
-        Invalid(  # optional, spelt as a union, as the tensor annotations may be
-            "from typing import Union\n"
-            "import numpy as np\n"
-            "import torch\n"
-            "def f(arr: Union[np.ndarray, None], device):\n"
-            "    return torch.tensor(arr, device=device)\n",
-            5,
-            12,
-        ),
-        Invalid(  # a slice of a sequence is one
-            "import torch\n"
-            "def f(n, device):\n"
-            "    return torch.tensor(list(range(n))[::-1], device=device)\n",
-            3,
-            12,
-        ),
-        Invalid(  # a slice of the array is an array
-            "import numpy as np\n"
-            "import torch\n"
-            "def f(arr: np.ndarray, device, skip):\n"
-            "    if skip:\n"
-            "        arr = arr[1:]\n"
-            "    return torch.tensor(arr, device=device)\n",
-            6,
-            12,
+            """
+            import numpy as np
+            import torch
+            def f(arr: np.ndarray, device):
+                return torch.tensor(arr, device=device)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(t, device):\n"
-            "    return torch.as_tensor(t.numpy(), device=device)\n",
-            3,
-            12,
+            """
+            from typing import Union
+            import numpy as np
+            import torch
+            def f(arr: Union[np.ndarray, None], device):
+                return torch.tensor(arr, device=device)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(requests, device):\n"
-            "    return torch.tensor([r.n for r in requests], device=device)\n",
-            3,
-            12,
+            """
+            import torch
+            def f(n, device):
+                return torch.tensor(list(range(n))[::-1], device=device)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(ids):\n"
-            "    return torch.tensor(list(ids), dtype=torch.int64, device='cuda')\n",
-            3,
-            12,
+            """
+            import numpy as np
+            import torch
+            def f(arr: np.ndarray, device, skip):
+                if skip:
+                    arr = arr[1:]
+                return torch.tensor(arr, device=device)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "import numpy as np\n"
-            "def f(n, device):\n"
-            "    return torch.as_tensor(np.arange(n), device=device)\n",
-            4,
-            12,
+            """
+            import torch
+            def f(t, device):
+                return torch.as_tensor(t.numpy(), device=device)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(requests, dev):\n"
-            "    ids = []\n"
-            "    for r in requests:\n"
-            "        ids.extend(r.ids)\n"
-            "    return torch.tensor(ids, device=dev)\n",
-            6,
-            12,
+            """
+            import torch
+            def f(requests, device):
+                return torch.tensor([r.n for r in requests], device=device)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            def f(ids):
+                return torch.tensor(list(ids), dtype=torch.int64, device='cuda')
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            import numpy as np
+            def f(n, device):
+                return torch.as_tensor(np.arange(n), device=device)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            def f(requests, dev):
+                ids = []
+                for r in requests:
+                    ids.extend(r.ids)
+                return torch.tensor(ids, device=dev)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
             message_contains="`ids`",
         ),
         Invalid(
-            "import torch\n"
-            "from torch import tensor\n"
-            "def f(x, n):\n"
-            "    return tensor([x] * n, device=torch.device('cuda', 0))\n",
-            4,
-            12,
+            """
+            import torch
+            from torch import tensor
+            def f(x, n):
+                return tensor([x] * n, device=torch.device('cuda', 0))
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch as T\n"
-            "def f(x, device):\n"
-            "    return T.tensor(x.tolist(), device=device)\n",
-            3,
-            12,
+            """
+            import torch as T
+            def f(x, device):
+                return T.tensor(x.tolist(), device=device)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(rows, device):\n"
-            "    data = [[a, b] for a, b in rows]\n"
-            "    return torch.tensor(data, dtype=torch.float32, device=device)\n",
-            4,
-            12,
+            """
+            import torch
+            def f(rows, device):
+                data = [[a, b] for a, b in rows]
+                return torch.tensor(data, dtype=torch.float32, device=device)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "class Sampler:\n"
-            "    def step(self, seqs):\n"
-            "        lens = [len(s) for s in seqs]\n"
-            "        return torch.tensor(lens, device=self.device)\n",
-            5,
-            16,
+            """
+            import torch
+            class Sampler:
+                def step(self, seqs):
+                    lens = [len(s) for s in seqs]
+                    return torch.tensor(lens, device=self.device)
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(xs, device):\n"
-            "    return torch.asarray(sorted(xs), device=device)\n",
-            3,
-            12,
+            """
+            import torch
+            def f(xs, device):
+                return torch.asarray(sorted(xs), device=device)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(head, tail, device):\n"
-            "    return torch.tensor([*head, *tail], device=device)\n",
-            3,
-            12,
+            """
+            import torch
+            def f(head, tail, device):
+                return torch.tensor([*head, *tail], device=device)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         # an attention wrapper's plan runs once per batch: the metadata's lists and a short
         # display of a computed scale are copied per step
         Invalid(
-            "import torch\n"
-            "class Wrapper:\n"
-            "    def plan(self, metadata, scale, x):\n"
-            "        indptr = torch.tensor(metadata.kv_indptr, device=x.device)\n"
-            "        s = torch.tensor([scale], device=x.device)\n"
-            "        return indptr, s\n",
-            4,
-            18,
-            also_at=((5, 13),),  # the display of the scale
+            """
+            import torch
+            class Wrapper:
+                def plan(self, metadata, scale, x):
+                    indptr = torch.tensor(metadata.kv_indptr, device=x.device)
+                             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    s = torch.tensor([scale], device=x.device)
+                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return indptr, s
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "class Wrapper:\n"
-            "    def plan(self, metadata, scale, x):\n"
-            "        s = torch.tensor([scale], device=x.device)\n"
-            "        return s\n",
-            4,
-            13,
+            """
+            import torch
+            class Wrapper:
+                def plan(self, metadata, scale, x):
+                    s = torch.tensor([scale], device=x.device)
+                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return s
+            """,
         ),
         # data of unknown type on a hot path: a list in all but a device tensor's case (MEDIUM)
         Invalid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, x, meta):\n"
-            "        return x[torch.tensor(meta.indices, device=x.device)]\n",
-            4,
-            18,
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x, meta):
+                    return x[torch.tensor(meta.indices, device=x.device)]
+                             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
             message_contains="certain if it is Python data",
         ),
         Invalid(
-            "import torch\n"
-            "def bias(input_ids, sequences):\n"
-            "    for seq in sequences:\n"
-            "        hit = torch.eq(input_ids, torch.tensor(seq[:-1], device=input_ids.device))\n"
-            "    return hit\n",
-            4,
-            35,
+            """
+            import torch
+            def bias(input_ids, sequences):
+                for seq in sequences:
+                    hit = torch.eq(input_ids, torch.tensor(seq[:-1], device=input_ids.device))
+                                              ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return hit
+            """,
         ),
     )
 
@@ -486,14 +583,13 @@ class TensorFromHostDataOnDevice(Rule):
         if provenance.device_target(device.value, frame, allocation=True) is not Target.DEVICE:
             return
         proven = host_sequence(provenance, data, frame)
-        if not proven and not self._maybe_host_data(node, data, provenance, frame):
+        if not proven and not maybe_host_data(self.context, node, data, provenance, frame):
             return
-        if host_side(self.context) or self._empty(node, data):
+        if host_side(self.context) or empty_here(self.context.ancestors, node, data):
             return
         if RunOnce.of(self.context).code(self.context.ancestors):
             return  # setup, an initializer, a memoised value: runs once
-        code = self.context.module.code_for_node(data)
-        shown = "Python data" if len(code) > 30 or "\n" in code else f"`{code}`"
+        shown = self.shown(data, "Python data", limit=30)
         if proven:
             self.report(
                 node,
@@ -512,84 +608,3 @@ class TensorFromHostDataOnDevice(Rule):
             "`non_blocking=True`, or keep it on the device",
             confidence=Confidence.MEDIUM,
         )
-
-    def _maybe_host_data(
-        self,
-        call: cst.Call,
-        data: cst.BaseExpression,
-        provenance: Provenance,
-        frame: Frame,
-    ) -> bool:
-        """``torch.tensor(x, device=...)`` of a name, attribute or element whose type is
-        unknown, per step (a hot function) or per iteration (a loop): a Python list or number
-        or a host array in all but a device tensor's case, and ``torch.tensor`` of a tensor is
-        discouraged (PyTorch warns), so a copy from the host is what it does. Scalars that
-        :func:`host_scalar` proves are HTD107's; ``as_tensor``/``asarray`` of a device tensor
-        are no-ops and stay unflagged."""
-        if provenance.qualify(call.func) != "torch.tensor":
-            return False
-        if isinstance(data, (cst.List, cst.Tuple)):
-            # a short display of values of unknown type (``[scale]``); one of literals only is
-            # HTD107's constant
-            if not data.elements or not all(
-                isinstance(e, cst.Element) and isinstance(e.value, (cst.Name, cst.Attribute))
-                for e in data.elements
-            ):
-                return False
-            if all(host_scalar(provenance, e.value, frame) for e in data.elements):
-                return False
-        elif not isinstance(data, (cst.Name, cst.Attribute, cst.Subscript)):
-            return False
-        if host_scalar(provenance, data, frame) or tensor_shape(provenance, data, frame):
-            return False  # a number or a shape: a few bytes (scalars are HTD107's)
-        if isinstance(data, cst.Name) and module_constant(provenance, data) is not None:
-            return False  # a constant table: HTD107's
-        if provenance.where(data, frame) is not Where.UNKNOWN:
-            return False  # a tensor (on the device: no host copy; on the host: HTD301's)
-        ancestors = self.context.ancestors
-        hot_paths = HotPaths.of(self.context)
-        if hot_paths.test_module or occasional(self.context.path, ancestors):
-            return False
-        if set_once(ancestors, self.context.module, provenance, frame):
-            return False  # made on a cache miss
-        if export_branch(ancestors, self.context.module):
-            return False
-        if in_loop_body(ancestors):
-            return True
-        if pipeline_code(self.context.path, ancestors):
-            return False  # per request, before the steps: nothing queued to wait for
-        return (
-            hot_paths.why_hot_at(ancestors) is not None or per_batch_method(ancestors) is not None
-        )
-
-    def _empty(self, call: cst.Call, data: cst.BaseExpression) -> bool:
-        """In the ``else`` of a test of the data's length, where it is empty."""
-        child: cst.CSTNode = call
-        for node in reversed(self.context.ancestors):
-            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-                return False
-            if (
-                isinstance(node, (cst.If, cst.IfExp))
-                and child is node.orelse
-                and isinstance(data, cst.Name)
-                and tests_size(node.test, data.value)
-            ):
-                return True
-            child = node
-        return False
-
-
-def tests_size(test: cst.BaseExpression, name: str) -> bool:
-    """``name`` or ``len(name) ...`` is what ``test`` checks."""
-    if isinstance(test, cst.Name):
-        return test.value == name
-    if isinstance(test, cst.Comparison):
-        test = test.left
-    return (
-        isinstance(test, cst.Call)
-        and isinstance(test.func, cst.Name)
-        and test.func.value == "len"
-        and bool(test.args)
-        and isinstance(test.args[0].value, cst.Name)
-        and test.args[0].value.value == name
-    )

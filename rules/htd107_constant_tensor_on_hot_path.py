@@ -3,8 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.arguments import first_positional, keyword
-from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.host_data import host_scalar, host_side, module_constant
+from h2dlint.analysis.host_data import host_side, module_constant, number_fill
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.loop_body import (
     export_branch,
@@ -17,7 +16,7 @@ from h2dlint.analysis.loop_body import (
 )
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.targets import Target, device_by_value
+from h2dlint.analysis.targets import Target, device_by_value, tensor_device
 from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.rule import Invalid, Rule, Valid
 
@@ -110,279 +109,356 @@ class ConstantTensorOnHotPath(Rule):
     valid = (
         # data, not a constant: HTD106's
         Valid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, x, ids):\n"
-            "        return torch.tensor(ids, device=x.device)\n"
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x, ids):
+                    return torch.tensor(ids, device=x.device)
+            """
         ),
         # a computed number: not a constant (its value may come from the device)
         Valid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, x, n):\n"
-            "        return torch.tensor(n * 2, device=x.device)\n"
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x, n):
+                    return torch.tensor(n * 2, device=x.device)
+            """
         ),
         # made once: an initializer, a module-level constant
         Valid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def __init__(self):\n"
-            "        super().__init__()\n"
-            "        self.eps = torch.tensor(1e-6, device='cuda')\n"
+            """
+            import torch
+            class M(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.eps = torch.tensor(1e-6, device='cuda')
+            """
         ),
-        Valid("import torch\nEPS = torch.tensor(1e-6, device='cuda')\n"),
+        Valid(
+            """
+            import torch
+            EPS = torch.tensor(1e-6, device='cuda')
+            """
+        ),
         # a function no hot path reaches, outside a loop
-        Valid("import torch\ndef report(device):\n    return torch.tensor(0.0, device=device)\n"),
+        Valid(
+            """
+            import torch
+            def report(device):
+                return torch.tensor(0.0, device=device)
+            """
+        ),
         # on the host: no copy
         Valid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, x):\n"
-            "        return x + torch.tensor(1.0, device='cpu')\n"
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x):
+                    return x + torch.tensor(1.0, device='cpu')
+            """
         ),
         Valid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, x):\n"
-            "        return x + torch.tensor(1.0)\n"
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x):
+                    return x + torch.tensor(1.0)
+            """
         ),
         # made on the device already
         Valid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, x):\n"
-            "        return x + torch.full((), 1.0, device=x.device)\n"
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x):
+                    return x + torch.full((), 1.0, device=x.device)
+            """
         ),
         # a device that the analysis cannot name
         Valid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, x, where):\n"
-            "        return x + torch.tensor(1.0, device=where)\n"
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x, where):
+                    return x + torch.tensor(1.0, device=where)
+            """
         ),
         # under a run-once guard
         Valid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, x):\n"
-            "        if self.zero is None:\n"
-            "            self.zero = torch.tensor(0.0, device=x.device)\n"
-            "        return x + self.zero\n"
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x):
+                    if self.zero is None:
+                        self.zero = torch.tensor(0.0, device=x.device)
+                    return x + self.zero
+            """
         ),
         # several different numbers: no single fill value (HTD106 leaves short displays too)
         Valid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, x):\n"
-            "        return x * torch.tensor([1.0, 2.0], device=x.device)\n"
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x):
+                    return x * torch.tensor([1.0, 2.0], device=x.device)
+            """
         ),
         # made on the first call only: a class attribute under an `is None` guard
         Valid(
-            "import torch\n"
-            "class Scaler(torch.autograd.Function):\n"
-            "    scale = None\n"
-            "    @staticmethod\n"
-            "    def backward(ctx, grad):\n"
-            "        if Scaler.scale is None:\n"
-            "            Scaler.scale = torch.tensor(1.0, device=grad.device)\n"
-            "        return grad * Scaler.scale\n"
+            """
+            import torch
+            class Scaler(torch.autograd.Function):
+                scale = None
+                @staticmethod
+                def backward(ctx, grad):
+                    if Scaler.scale is None:
+                        Scaler.scale = torch.tensor(1.0, device=grad.device)
+                    return grad * Scaler.scale
+            """
         ),
         # one device after another: initialising each device once
         Valid(
-            "import torch\n"
-            "def touch_devices(n):\n"
-            "    for i in range(n):\n"
-            "        _ = torch.tensor(0, device=torch.device('cuda', i))\n"
+            """
+            import torch
+            def touch_devices(n):
+                for i in range(n):
+                    _ = torch.tensor(0, device=torch.device('cuda', i))
+            """
         ),
         # made on a cache miss only: once per device
         Valid(
-            "import torch\n"
-            "CACHE = {}\n"
-            "def sampler(device):\n"
-            "    fn = CACHE.get(device)\n"
-            "    if fn is None:\n"
-            "        one = torch.tensor(1.0, device=device)\n"
-            "        fn = CACHE[device] = one.exp\n"
-            "    return fn\n"
+            """
+            import torch
+            CACHE = {}
+            def sampler(device):
+                fn = CACHE.get(device)
+                if fn is None:
+                    one = torch.tensor(1.0, device=device)
+                    fn = CACHE[device] = one.exp
+                return fn
+            """
         ),
         # not hot, and saving a checkpoint runs now and then
         Valid(
-            "import torch\n"
-            "def save_checkpoint_finalize(failures):\n"
-            "    flag = torch.tensor([int(len(failures) > 0)], device='cuda')\n"
-            "    return flag\n"
+            """
+            import torch
+            def save_checkpoint_finalize(failures):
+                flag = torch.tensor([int(len(failures) > 0)], device='cuda')
+                return flag
+            """
         ),
         # a number the analysis cannot prove (a parameter) in a function that is not hot
-        Valid("import torch\ndef scale(x, n):\n    return x / torch.tensor(n, device=x.device)\n"),
+        Valid(
+            """
+            import torch
+            def scale(x, n):
+                return x / torch.tensor(n, device=x.device)
+            """
+        ),
         # a module-level table made into a tensor once, at construction
         Valid(
-            "import torch\n"
-            "SPECIAL = [101, 102]\n"
-            "class M(torch.nn.Module):\n"
-            "    def __init__(self):\n"
-            "        super().__init__()\n"
-            "        self.register_buffer('special', torch.tensor(SPECIAL, device='cuda'))\n"
+            """
+            import torch
+            SPECIAL = [101, 102]
+            class M(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.register_buffer('special', torch.tensor(SPECIAL, device='cuda'))
+            """
         ),
     )
     invalid = (
         Invalid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, x):\n"
-            "        return x + torch.tensor(1.0, device=x.device)\n",
-            4,
-            20,
-            expected_fix="import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, x):\n"
-            "        return x + torch.full((), 1.0, device=x.device)\n",
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x):
+                    return x + torch.tensor(1.0, device=x.device)
+                               ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x):
+                    return x + torch.full((), 1.0, device=x.device)
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def step(grads):\n"
-            "    overflow = torch.tensor([0], dtype=torch.int, device='cuda')\n"
-            "    return overflow\n",
-            3,
-            16,
-            expected_fix="import torch\n"
-            "def step(grads):\n"
-            "    overflow = torch.full((1,), 0, dtype=torch.int, device='cuda')\n"
-            "    return overflow\n",
+            """
+            import torch
+            def step(grads):
+                overflow = torch.tensor([0], dtype=torch.int, device='cuda')
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return overflow
+            """,
+            expected_fix="""
+            import torch
+            def step(grads):
+                overflow = torch.full((1,), 0, dtype=torch.int, device='cuda')
+                return overflow
+            """,
         ),
         # in a loop of a function no hot path reaches: once per iteration
         Invalid(
-            "import torch\n"
-            "def total(xs, device):\n"
-            "    out = []\n"
-            "    for x in xs:\n"
-            "        out.append(x + torch.tensor(-1, device=device))\n"
-            "    return out\n",
-            5,
-            24,
-            expected_fix="import torch\n"
-            "def total(xs, device):\n"
-            "    out = []\n"
-            "    for x in xs:\n"
-            "        out.append(x + torch.full((), -1, device=device))\n"
-            "    return out\n",
+            """
+            import torch
+            def total(xs, device):
+                out = []
+                for x in xs:
+                    out.append(x + torch.tensor(-1, device=device))
+                                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return out
+            """,
+            expected_fix="""
+            import torch
+            def total(xs, device):
+                out = []
+                for x in xs:
+                    out.append(x + torch.full((), -1, device=device))
+                return out
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "class S:\n"
-            "    def step(self, sample):\n"
-            "        rhos = torch.tensor([0.5], dtype=sample.dtype, device=sample.device)\n"
-            "        return sample * rhos\n",
-            4,
-            16,
-            expected_fix="import torch\n"
-            "class S:\n"
-            "    def step(self, sample):\n"
-            "        rhos = torch.full((1,), 0.5, dtype=sample.dtype, device=sample.device)\n"
-            "        return sample * rhos\n",
+            """
+            import torch
+            class S:
+                def step(self, sample):
+                    rhos = torch.tensor([0.5], dtype=sample.dtype, device=sample.device)
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return sample * rhos
+            """,
+            expected_fix="""
+            import torch
+            class S:
+                def step(self, sample):
+                    rhos = torch.full((1,), 0.5, dtype=sample.dtype, device=sample.device)
+                    return sample * rhos
+            """,
         ),
         Invalid(
-            "from torch import as_tensor\n"
-            "class M:\n"
-            "    def forward(self, x):\n"
-            "        return x.clamp(min=as_tensor(0.0, device=x.device))\n",
-            4,
-            28,
+            """
+            from torch import as_tensor
+            class M:
+                def forward(self, x):
+                    return x.clamp(min=as_tensor(0.0, device=x.device))
+                                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, x, mask):\n"
-            "        return torch.where(mask, x, torch.tensor(False, device=x.device))\n",
-            4,
-            37,
-            expected_fix="import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, x, mask):\n"
-            "        return torch.where(mask, x, torch.full((), False, device=x.device))\n",
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x, mask):
+                    return torch.where(mask, x, torch.tensor(False, device=x.device))
+                                                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x, mask):
+                    return torch.where(mask, x, torch.full((), False, device=x.device))
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, x):\n"
-            "        return self.helper(x)\n"
-            "    def helper(self, x):\n"
-            "        return x - torch.tensor(float('inf'), device=x.device)\n",
-            6,
-            20,
-            expected_fix="import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, x):\n"
-            "        return self.helper(x)\n"
-            "    def helper(self, x):\n"
-            "        return x - torch.full((), float('inf'), device=x.device)\n",
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x):
+                    return self.helper(x)
+                def helper(self, x):
+                    return x - torch.tensor(float('inf'), device=x.device)
+                               ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x):
+                    return self.helper(x)
+                def helper(self, x):
+                    return x - torch.full((), float('inf'), device=x.device)
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def train(model, batches):\n"
-            "    while batches:\n"
-            "        b = batches.pop()\n"
-            "        model(b, torch.tensor(1, device='cuda'))\n",
-            5,
-            18,
-            expected_fix="import torch\n"
-            "def train(model, batches):\n"
-            "    while batches:\n"
-            "        b = batches.pop()\n"
-            "        model(b, torch.full((), 1, device='cuda'))\n",
+            """
+            import torch
+            def train(model, batches):
+                while batches:
+                    b = batches.pop()
+                    model(b, torch.tensor(1, device='cuda'))
+                             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def train(model, batches):
+                while batches:
+                    b = batches.pop()
+                    model(b, torch.full((), 1, device='cuda'))
+            """,
         ),
         # not hot by any name, but a blocking copy on every call: MEDIUM
         Invalid(
-            "import torch\n"
-            "def grad_norm(grads):\n"
-            "    buf = torch.tensor([0], dtype=torch.int, device='cuda')\n"
-            "    return buf\n",
-            3,
-            11,
-            expected_fix="import torch\n"
-            "def grad_norm(grads):\n"
-            "    buf = torch.full((1,), 0, dtype=torch.int, device='cuda')\n"
-            "    return buf\n",
+            """
+            import torch
+            def grad_norm(grads):
+                buf = torch.tensor([0], dtype=torch.int, device='cuda')
+                      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return buf
+            """,
+            expected_fix="""
+            import torch
+            def grad_norm(grads):
+                buf = torch.full((1,), 0, dtype=torch.int, device='cuda')
+                return buf
+            """,
             message_contains="certain if this function runs per step",
         ),
         # a Python number computed on the host: `float(...)`, for the device of data in hand
         Invalid(
-            "import torch\n"
-            "def qparams(lo, hi, qmin, qmax):\n"
-            "    return (hi - lo) / torch.tensor(float(qmax - qmin), device=lo.device)\n",
-            3,
-            24,
-            expected_fix="import torch\n"
-            "def qparams(lo, hi, qmin, qmax):\n"
-            "    return (hi - lo) / torch.full((), float(qmax - qmin), device=lo.device)\n",
+            """
+            import torch
+            def qparams(lo, hi, qmin, qmax):
+                return (hi - lo) / torch.tensor(float(qmax - qmin), device=lo.device)
+                                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def qparams(lo, hi, qmin, qmax):
+                return (hi - lo) / torch.full((), float(qmax - qmin), device=lo.device)
+            """,
         ),
         # per denoising step: a number made of the loop's counter
         Invalid(
-            "import torch\n"
-            "def sample(model, x, num_steps, device):\n"
-            "    dt = -1.0 / num_steps\n"
-            "    for step in range(num_steps):\n"
-            "        t = 1.0 + step * dt\n"
-            "        x = model(x, torch.tensor(t, dtype=torch.float32, device=device))\n"
-            "    return x\n",
-            6,
-            22,
-            expected_fix="import torch\n"
-            "def sample(model, x, num_steps, device):\n"
-            "    dt = -1.0 / num_steps\n"
-            "    for step in range(num_steps):\n"
-            "        t = 1.0 + step * dt\n"
-            "        x = model(x, torch.full((), t, dtype=torch.float32, device=device))\n"
-            "    return x\n",
+            """
+            import torch
+            def sample(model, x, num_steps, device):
+                dt = -1.0 / num_steps
+                for step in range(num_steps):
+                    t = 1.0 + step * dt
+                    x = model(x, torch.tensor(t, dtype=torch.float32, device=device))
+                                 ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return x
+            """,
+            expected_fix="""
+            import torch
+            def sample(model, x, num_steps, device):
+                dt = -1.0 / num_steps
+                for step in range(num_steps):
+                    t = 1.0 + step * dt
+                    x = model(x, torch.full((), t, dtype=torch.float32, device=device))
+                return x
+            """,
         ),
         # a module-level table copied on every forward: build it once (no automatic fix)
         Invalid(
-            "import torch\n"
-            "SPECIAL = [101, 102, 103]\n"
-            "class M(torch.nn.Module):\n"
-            "    def forward(self, ids):\n"
-            "        return torch.isin(ids, torch.tensor(SPECIAL, device=ids.device))\n",
-            5,
-            32,
+            """
+            import torch
+            SPECIAL = [101, 102, 103]
+            class M(torch.nn.Module):
+                def forward(self, ids):
+                    return torch.isin(ids, torch.tensor(SPECIAL, device=ids.device))
+                                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
             message_contains="module-level `SPECIAL`",
         ),
     )
@@ -400,7 +476,7 @@ class ConstantTensorOnHotPath(Rule):
         frame = provenance.current_frame()
         if not isinstance(frame.function, cst.FunctionDef):
             return  # module level: runs once
-        fill = _constant(data, provenance, frame)
+        fill = number_fill(data, provenance, frame)
         table = None
         if fill is None:
             if isinstance(data, cst.Name):
@@ -435,7 +511,7 @@ class ConstantTensorOnHotPath(Rule):
         if target is not Target.DEVICE:
             return
         by_value = device_by_value(device.value, provenance, frame)
-        if not hot and not by_value and not _tensor_device(device.value, provenance, frame):
+        if not hot and not by_value and not tensor_device(device.value, provenance, frame):
             return  # two facts inferred: that it runs often, and that the name is a GPU
         where = "in a loop" if in_loop else "on a hot path" if hot else "per call"
         code = self.context.module.code_for_node(device.value)
@@ -465,40 +541,6 @@ class ConstantTensorOnHotPath(Rule):
             replacements=[(node, full)] if full is not None else (),
             confidence=Confidence.HIGH if by_value and hot else Confidence.MEDIUM,
         )
-
-
-def _constant(
-    node: cst.BaseExpression, provenance: Provenance, frame: Frame
-) -> tuple[str, cst.BaseExpression] | None:
-    """``("()", c)`` for a Python number ``c``, ``("(1,)", c)`` for ``[c]``; None otherwise.
-    A number is a literal or what :func:`host_scalar` proves one (``float(x)``,
-    ``x.shape[1]``, ``1.0 + step * dt`` of a ``range`` loop)."""
-    if host_scalar(provenance, node, frame):
-        return "()", node
-    if (
-        isinstance(node, (cst.List, cst.Tuple))
-        and len(node.elements) == 1
-        and not isinstance(node.elements[0], cst.StarredElement)
-        and host_scalar(provenance, node.elements[0].value, frame)
-    ):
-        return "(1,)", node.elements[0].value
-    return None
-
-
-def _tensor_device(node: cst.BaseExpression, provenance: Provenance, frame: Frame) -> bool:
-    """``x.device`` of a tensor other than ``self``, or a local name bound only to one: the
-    device of data the function works on (a device name such as ``device`` or
-    ``self.device`` may be a CPU)."""
-    if isinstance(node, cst.Name):
-        reaching = provenance.bindings(frame).reaching_bindings(node)
-        return bool(reaching) and all(
-            b.value is not None and _tensor_device(b.value, provenance, frame) for b in reaching
-        )
-    return (
-        isinstance(node, cst.Attribute)
-        and node.attr.value == "device"
-        and not (isinstance(node.value, cst.Name) and node.value.value == "self")
-    )
 
 
 def _full(call: cst.Call, fill: tuple[str, cst.BaseExpression]) -> cst.Call | None:

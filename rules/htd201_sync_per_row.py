@@ -2,19 +2,16 @@ from __future__ import annotations
 
 import libcst as cst
 
-from h2dlint.analysis.arguments import keyword
 from h2dlint.analysis.facts import Where
-from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.row_reductions import RowReduction, list_row_reduction, tensor_row_reduction
+from h2dlint.analysis.row_tensors import hot_rows_of_tensors, rows_are_tensors
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, RowLoop, Walk
-from h2dlint.analysis.syncs import reads_row, row_loop, row_syncs, with_derived
-from h2dlint.analysis.tensor_kinds import is_tensor, on_host_by_name, walks_its_rows
+from h2dlint.analysis.syncs import row_loop, row_syncs
+from h2dlint.analysis.tensor_kinds import is_tensor, on_host_by_name
 from h2dlint.analysis.value_syncs import TEST_METHODS, iteration_syncs, value_where
 from h2dlint.diagnostics import Confidence, FixSafety
-from h2dlint.rule import ComprehensionVisits, Invalid, Rule, Valid
-from h2dlint.walk import visit_read_only
+from h2dlint.rule import ComprehensionVisits, Invalid, Rule, Valid, snippet
 
 ATOMS = (cst.Name, cst.Attribute, cst.Subscript, cst.Call)
 # The methods that make a tensor an `if` or `while` test (see syncs.tensor_test).
@@ -125,437 +122,544 @@ class SyncPerRow(ComprehensionVisits, Rule):
     valid = (
         # The tensor is proven to be on the host: no sync.
         Valid(
-            "import torch\n"
-            "def f(rows):\n"
-            "    grid = torch.tensor(rows)\n"
-            "    return [int(torch.prod(r).item()) for r in grid]\n"
+            """
+            import torch
+            def f(rows):
+                grid = torch.tensor(rows)
+                return [int(torch.prod(r).item()) for r in grid]
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(grid: torch.Tensor):\n"
-            "    host = grid.cpu()\n"
-            "    return [r.prod().item() for r in host]\n"
+            """
+            import torch
+            def f(grid: torch.Tensor):
+                host = grid.cpu()
+                return [r.prod().item() for r in host]
+            """
         ),
         # One sync after the loop.
         Valid(
-            "import torch\n"
-            "def f(losses: torch.Tensor, n):\n"
-            "    total = losses.new_zeros(())\n"
-            "    for i in range(n):\n"
-            "        total += losses[i]\n"
-            "    return total.item()\n"
+            """
+            import torch
+            def f(losses: torch.Tensor, n):
+                total = losses.new_zeros(())
+                for i in range(n):
+                    total += losses[i]
+                return total.item()
+            """
         ),
         # One .tolist(), then a loop that does other work per row: not one vectorised op.
         Valid(
-            "import torch\n"
-            "def f(grid_thw: torch.Tensor, m):\n"
-            "    out = []\n"
-            "    for t, h, w in grid_thw.tolist():\n"
-            "        out.append(torch.arange(t * h * w).view(t, h // m, w // m))\n"
-            "    return out\n"
+            """
+            import torch
+            def f(grid_thw: torch.Tensor, m):
+                out = []
+                for t, h, w in grid_thw.tolist():
+                    out.append(torch.arange(t * h * w).view(t, h // m, w // m))
+                return out
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(grid_thw: torch.Tensor):\n"
-            "    return [(h // 2, w // 2) for t, h, w in grid_thw.tolist()]\n"
+            """
+            import torch
+            def f(grid_thw: torch.Tensor):
+                return [(h // 2, w // 2) for t, h, w in grid_thw.tolist()]
+            """
         ),
         # A loop over a Python list, and over batches: not rows of one tensor.
-        Valid("import torch\ndef f(losses):\n    return [l.item() for l in losses]\n"),
         Valid(
-            "import torch\n"
-            "def train(model, loader, opt):\n"
-            "    for step, (x, y) in enumerate(loader):\n"
-            "        loss = model(x, y)\n"
-            "        loss.backward()\n"
-            "        print(loss.item())\n"
+            """
+            import torch
+            def f(losses):
+                return [l.item() for l in losses]
+            """
+        ),
+        Valid(
+            """
+            import torch
+            def train(model, loader, opt):
+                for step, (x, y) in enumerate(loader):
+                    loss = model(x, y)
+                    loss.backward()
+                    print(loss.item())
+            """
         ),
         # Logging once every 100 rows.
         Valid(
-            "import torch\n"
-            "def f(values: torch.Tensor):\n"
-            "    for i in range(values.shape[0]):\n"
-            "        if i % 100 == 0:\n"
-            "            print(values[i].item())\n"
+            """
+            import torch
+            def f(values: torch.Tensor):
+                for i in range(values.shape[0]):
+                    if i % 100 == 0:
+                        print(values[i].item())
+            """
         ),
         # Only the rows' shapes are read.
         Valid(
-            "import torch\n"
-            "def f(xs: torch.Tensor):\n"
-            "    return [int(x.shape[0]) + len(x) for x in xs]\n"
+            """
+            import torch
+            def f(xs: torch.Tensor):
+                return [int(x.shape[0]) + len(x) for x in xs]
+            """
         ),
         # int() of Python numbers from the index, not of the tensor.
         Valid(
-            "import torch\ndef f(t: torch.Tensor, n):\n    return [int(i * 2) for i in range(n)]\n"
+            """
+            import torch
+            def f(t: torch.Tensor, n):
+                return [int(i * 2) for i in range(n)]
+            """
         ),
         # A numpy array, and a tensor of unknown kind.
         Valid(
-            "import numpy as np\n"
-            "def f(n):\n"
-            "    a = np.arange(n)\n"
-            "    return [a[i].item() for i in range(n)]\n"
+            """
+            import numpy as np
+            def f(n):
+                a = np.arange(n)
+                return [a[i].item() for i in range(n)]
+            """
         ),
-        Valid("def f(grid):\n    return [int(r.prod().item()) for r in grid]\n"),
+        Valid(
+            """
+            def f(grid):
+                return [int(r.prod().item()) for r in grid]
+            """
+        ),
         # A .tolist() of something that may be a numpy array: `.prod(dim=-1)` would not run.
         Valid(
-            "import math\n"
-            "import torch\n"
-            "def f(shapes):\n"
-            "    return [math.prod(s) for s in shapes.tolist()]\n"
+            """
+            import math
+            import torch
+            def f(shapes):
+                return [math.prod(s) for s in shapes.tolist()]
+            """
         ),
         # Annotated as a container of tensors, or a union with a list: not one tensor.
         Valid(
-            "from typing import Iterable\n"
-            "import torch\n"
-            "def load(weights: Iterable[tuple[str, torch.Tensor]]):\n"
-            "    for name, w in weights:\n"
-            "        print(name, int(w.shape[0]), float(w))\n"
+            """
+            from typing import Iterable
+            import torch
+            def load(weights: Iterable[tuple[str, torch.Tensor]]):
+                for name, w in weights:
+                    print(name, int(w.shape[0]), float(w))
+            """
         ),
         Valid(
-            "from collections.abc import Sequence\n"
-            "import torch\n"
-            "def f(cu_seqlens: torch.Tensor | Sequence[int]):\n"
-            "    return [int(v) for v in cu_seqlens]\n"
+            """
+            from collections.abc import Sequence
+            import torch
+            def f(cu_seqlens: torch.Tensor | Sequence[int]):
+                return [int(v) for v in cu_seqlens]
+            """
         ),
         # A CPU reference implementation, numpy arrays.
         Valid(
-            "import torch\n"
-            "def fill_indices_cpu(write_offsets: torch.Tensor, n: int):\n"
-            "    return [write_offsets[e].item() for e in range(n)]\n"
+            """
+            import torch
+            def fill_indices_cpu(write_offsets: torch.Tensor, n: int):
+                return [write_offsets[e].item() for e in range(n)]
+            """
         ),
         Valid(
-            "import numpy as np\n"
-            "import torch\n"
-            "def f(doc_ids: np.ndarray):\n"
-            "    return [doc_ids[i].tolist() for i in range(doc_ids.shape[0])]\n"
+            """
+            import numpy as np
+            import torch
+            def f(doc_ids: np.ndarray):
+                return [doc_ids[i].tolist() for i in range(doc_ids.shape[0])]
+            """
         ),
         Valid(
-            "import numpy as np\n"
-            "import numpy.typing as npt\n"
-            "import torch\n"
-            "def f(a: npt.NDArray[np.int64]):\n"
-            "    return [int(a[i]) for i in range(a.shape[0])]\n"
+            """
+            import numpy as np
+            import numpy.typing as npt
+            import torch
+            def f(a: npt.NDArray[np.int64]):
+                return [int(a[i]) for i in range(a.shape[0])]
+            """
         ),
         # A join of host tensors is on the host.
         Valid(
-            "import torch\n"
-            "def f(xs):\n"
-            "    parts = [torch.tensor(x) for x in xs]\n"
-            "    t = torch.cat(parts)\n"
-            "    return [r.item() for r in t]\n"
+            """
+            import torch
+            def f(xs):
+                parts = [torch.tensor(x) for x in xs]
+                t = torch.cat(parts)
+                return [r.item() for r in t]
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(features):\n"
-            "    atom_to_token = features['atom_to_token'].cpu().numpy()\n"
-            "    for atom in range(atom_to_token.shape[0]):\n"
-            "        print(int(atom_to_token[atom]))\n"
+            """
+            import torch
+            def f(features):
+                atom_to_token = features['atom_to_token'].cpu().numpy()
+                for atom in range(atom_to_token.shape[0]):
+                    print(int(atom_to_token[atom]))
+            """
         ),
         # Rows of host tensors: a pinned copy made without blocking, a list tensor, `.cpu()`.
         Valid(
-            "import torch\n"
-            "def f(lens, device):\n"
-            "    gpu = lens.to(device)\n"
-            "    host = gpu.to('cpu', non_blocking=True)\n"
-            "    return [host[i].item() for i in range(len(host))]\n"
+            """
+            import torch
+            def f(lens, device):
+                gpu = lens.to(device)
+                host = gpu.to('cpu', non_blocking=True)
+                return [host[i].item() for i in range(len(host))]
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(rows):\n"
-            "    grid = torch.tensor(rows)\n"
-            "    out = []\n"
-            "    for i in range(grid.shape[0]):\n"
-            "        g = torch.as_tensor(grid[i], dtype=torch.long)\n"
-            "        out.append(int(torch.prod(g).item()))\n"
-            "    return out\n"
+            """
+            import torch
+            def f(rows):
+                grid = torch.tensor(rows)
+                out = []
+                for i in range(grid.shape[0]):
+                    g = torch.as_tensor(grid[i], dtype=torch.long)
+                    out.append(int(torch.prod(g).item()))
+                return out
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(logits, device):\n"
-            "    host = logits.to(device).cpu()\n"
-            "    return [host[i].numpy() for i in range(host.shape[0])]\n"
+            """
+            import torch
+            def f(logits, device):
+                host = logits.to(device).cpu()
+                return [host[i].numpy() for i in range(host.shape[0])]
+            """
         ),
         # A comparison of Python numbers as an `if` test, and a test of a host tensor.
         Valid(
-            "import torch\n"
-            "def f(lengths, n):\n"
-            "    out = []\n"
-            "    for i in range(n):\n"
-            "        if lengths[i] > 0:\n"
-            "            out.append(i)\n"
-            "    return out\n"
+            """
+            import torch
+            def f(lengths, n):
+                out = []
+                for i in range(n):
+                    if lengths[i] > 0:
+                        out.append(i)
+                return out
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(rows):\n"
-            "    x = torch.tensor(rows)\n"
-            "    for i in range(len(x)):\n"
-            "        if (x[i] > 0).any():\n"
-            "            print(i)\n"
+            """
+            import torch
+            def f(rows):
+                x = torch.tensor(rows)
+                for i in range(len(x)):
+                    if (x[i] > 0).any():
+                        print(i)
+            """
         ),
         # A while loop over a host tensor, and one that syncs only every 100 iterations.
         Valid(
-            "import torch\n"
-            "def f(values):\n"
-            "    x = torch.tensor(values)\n"
-            "    i = 0\n"
-            "    while x[i].item() > 0:\n"
-            "        i += 1\n"
-            "    return i\n"
+            """
+            import torch
+            def f(values):
+                x = torch.tensor(values)
+                i = 0
+                while x[i].item() > 0:
+                    i += 1
+                return i
+            """
         ),
         Valid(
-            "import torch\n"
-            "def f(n, device):\n"
-            "    x = torch.zeros(n, device=device)\n"
-            "    step = 0\n"
-            "    while step < n:\n"
-            "        step += 1\n"
-            "        if step % 100 == 0:\n"
-            "            print(x.sum().item())\n"
+            """
+            import torch
+            def f(n, device):
+                x = torch.zeros(n, device=device)
+                step = 0
+                while step < n:
+                    step += 1
+                    if step % 100 == 0:
+                        print(x.sum().item())
+            """
         ),
         # Unknown rows on a cold path (an initializer): no MEDIUM guess there.
         Valid(
-            "import torch\n"
-            "class M(torch.nn.Module):\n"
-            "    def __init__(self, grid_thw):\n"
-            "        super().__init__()\n"
-            "        self.sizes = [int(torch.prod(r).item()) for r in grid_thw]\n"
+            """
+            import torch
+            class M(torch.nn.Module):
+                def __init__(self, grid_thw):
+                    super().__init__()
+                    self.sizes = [int(torch.prod(r).item()) for r in grid_thw]
+            """
         ),
         # The sync reads the inner loop's rows: the inner loop is reported, not the outer one.
         Valid(
-            "import torch\n"
-            "def f(x: torch.Tensor, n):\n"
-            "    for b in range(n):\n"
-            "        for v in [1, 2]:\n"
-            "            print(int(v))\n"
+            """
+            import torch
+            def f(x: torch.Tensor, n):
+                for b in range(n):
+                    for v in [1, 2]:
+                        print(int(v))
+            """
         ),
     )
     invalid = (
         # Index loops over a device tensor.
         Invalid(
-            "import torch\n"
-            "def f(ids, device):\n"
-            "    t = ids.to(device)\n"
-            "    return [t[i].tolist() for i in range(len(t))]\n",
-            4,
-            12,
+            """
+            import torch
+            def f(ids, device):
+                t = ids.to(device)
+                return [t[i].tolist() for i in range(len(t))]
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
             message_contains="which is on the device",
         ),
         Invalid(
-            "import torch\n"
-            "def f(ids, device):\n"
-            "    t = ids.to(device)\n"
-            "    out = []\n"
-            "    for i in range(t.shape[0]):\n"
-            "        out.append(int(t[i]))\n"
-            "    return out\n",
-            5,
-            5,
+            """
+            import torch
+            def f(ids, device):
+                t = ids.to(device)
+                out = []
+                for i in range(t.shape[0]):
+                ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    out.append(int(t[i]))
+                 ...^^^^^^^^^^^^^^^^^^^^^
+                return out
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(x, device):\n"
-            "    logits = x.to(device) * 2\n"
-            "    return [logits[i].cpu().numpy() for i in range(logits.shape[0])]\n",
-            4,
-            12,
+            """
+            import torch
+            def f(x, device):
+                logits = x.to(device) * 2
+                return [logits[i].cpu().numpy() for i in range(logits.shape[0])]
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
             message_contains="`.cpu()`",
         ),
         Invalid(
-            "import torch\n"
-            "def f(n, device):\n"
-            "    x = torch.randn(n, 4, device=device)\n"
-            "    for i in range(n):\n"
-            "        if (x[i] > 0).any():\n"
-            "            print(i)\n",
-            4,
-            5,
+            """
+            import torch
+            def f(n, device):
+                x = torch.randn(n, 4, device=device)
+                for i in range(n):
+                ^^^^^^^^^^^^^^^^^^
+                    if (x[i] > 0).any():
+                        print(i)
+                     ...^^^^^^^^
+            """,
             message_contains="`if` test",
         ),
         # A row bound to a local name: `torch.as_tensor` keeps the row's device.
         Invalid(
-            "import torch\n"
-            "def f(grid_thw, device):\n"
-            "    grid = grid_thw.to(device)\n"
-            "    out = []\n"
-            "    for t_row in grid:\n"
-            "        g = torch.as_tensor(t_row, dtype=torch.long)\n"
-            "        out.append(int(torch.prod(g).item()))\n"
-            "    return out\n",
-            5,
-            5,
+            """
+            import torch
+            def f(grid_thw, device):
+                grid = grid_thw.to(device)
+                out = []
+                for t_row in grid:
+                ^^^^^^^^^^^^^^^^^^
+                    g = torch.as_tensor(t_row, dtype=torch.long)
+                    out.append(int(torch.prod(g).item()))
+                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return out
+            """,
             message_contains="one device sync per row",
         ),
         # While loops that read a device tensor on every iteration.
         Invalid(
-            "import torch\n"
-            "def f(n, device):\n"
-            "    x = torch.randn(n, device=device)\n"
-            "    i = 0\n"
-            "    while x[i].item() > 0:\n"
-            "        i += 1\n"
-            "    return i\n",
-            5,
-            5,
+            """
+            import torch
+            def f(n, device):
+                x = torch.randn(n, device=device)
+                i = 0
+                while x[i].item() > 0:
+                ^^^^^^^^^^^^^^^^^^^^^^
+                    i += 1
+                 ...^^^^^^
+                return i
+            """,
             message_contains="every iteration of a `while` loop",
         ),
         Invalid(
-            "import torch\n"
-            "def f(n, device):\n"
-            "    done = torch.zeros(n, dtype=torch.bool, device=device)\n"
-            "    while not done.all():\n"
-            "        done = torch.rand(n, device=device) > 0.5\n"
-            "    return done\n",
-            4,
-            5,
+            """
+            import torch
+            def f(n, device):
+                done = torch.zeros(n, dtype=torch.bool, device=device)
+                while not done.all():
+                ^^^^^^^^^^^^^^^^^^^^^
+                    done = torch.rand(n, device=device) > 0.5
+                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return done
+            """,
         ),
         # Rows of an unknown tensor on a hot path: MEDIUM.
         Invalid(
-            "import torch\n"
-            "class Vision(torch.nn.Module):\n"
-            "    def forward(self, x, grid_thw):\n"
-            "        sizes = [int(torch.prod(r).item()) for r in grid_thw]\n"
-            "        return x.split(sizes)\n",
-            4,
-            17,
+            """
+            import torch
+            class Vision(torch.nn.Module):
+                def forward(self, x, grid_thw):
+                    sizes = [int(torch.prod(r).item()) for r in grid_thw]
+                            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return x.split(sizes)
+            """,
             message_contains="if `grid_thw` is on the GPU",
         ),
         # A join of device tensors (through the name of their list) is on the device.
         Invalid(
-            "import torch\n"
-            "def f(xs):\n"
-            "    parts = [x.cuda() for x in xs]\n"
-            "    t = torch.cat(parts)\n"
-            "    return [r.item() for r in t]\n",
-            5,
-            12,
+            """
+            import torch
+            def f(xs):
+                parts = [x.cuda() for x in xs]
+                t = torch.cat(parts)
+                return [r.item() for r in t]
+                       ^^^^^^^^^^^^^^^^^^^^^
+            """,
             message_contains="which is on the device",
         ),
         Invalid(
-            "import torch\n"
-            "def f(rows, device):\n"
-            "    grid = torch.tensor(rows, device=device)\n"
-            "    return [int(torch.prod(r).item()) for r in grid]\n",
-            4,
-            12,
-            expected_fix="import torch\n"
-            "def f(rows, device):\n"
-            "    grid = torch.tensor(rows, device=device)\n"
-            "    return torch.prod(grid, dim=-1).tolist()\n",
+            """
+            import torch
+            def f(rows, device):
+                grid = torch.tensor(rows, device=device)
+                return [int(torch.prod(r).item()) for r in grid]
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def f(rows, device):
+                grid = torch.tensor(rows, device=device)
+                return torch.prod(grid, dim=-1).tolist()
+            """,
             message_contains="one device sync per row",
         ),
         Invalid(
-            "import torch\n"
-            "def f(grid_thw: torch.Tensor):\n"
-            "    return [r.prod().item() for r in grid_thw]\n",
-            3,
-            12,
-            expected_fix="import torch\n"
-            "def f(grid_thw: torch.Tensor):\n"
-            "    return grid_thw.prod(dim=-1).tolist()\n",
+            """
+            import torch
+            def f(grid_thw: torch.Tensor):
+                return [r.prod().item() for r in grid_thw]
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def f(grid_thw: torch.Tensor):
+                return grid_thw.prod(dim=-1).tolist()
+            """,
             message_contains="per-row Python overhead",
         ),
         Invalid(
-            "import math\n"
-            "import torch\n"
-            "def f(grid: torch.Tensor):\n"
-            "    return [math.prod(r) for r in grid.cpu().tolist()]\n",
-            4,
-            12,
-            expected_fix="import math\n"
-            "import torch\n"
-            "def f(grid: torch.Tensor):\n"
-            "    return grid.prod(dim=-1).tolist()\n",
+            """
+            import math
+            import torch
+            def f(grid: torch.Tensor):
+                return [math.prod(r) for r in grid.cpu().tolist()]
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import math
+            import torch
+            def f(grid: torch.Tensor):
+                return grid.prod(dim=-1).tolist()
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(grid_thw: torch.Tensor):\n"
-            "    return [t * h * w for t, h, w in grid_thw.tolist()]\n",
-            3,
-            12,
-            expected_fix="import torch\n"
-            "def f(grid_thw: torch.Tensor):\n"
-            "    return grid_thw.prod(dim=-1).tolist()\n",
+            """
+            import torch
+            def f(grid_thw: torch.Tensor):
+                return [t * h * w for t, h, w in grid_thw.tolist()]
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def f(grid_thw: torch.Tensor):
+                return grid_thw.prod(dim=-1).tolist()
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(lengths, device):\n"
-            "    lens = lengths.to(device)\n"
-            "    out = []\n"
-            "    for i in range(lens.shape[0]):\n"
-            "        out.append(lens[i].item() * 2)\n"
-            "    return out\n",
-            5,
-            5,
+            """
+            import torch
+            def f(lengths, device):
+                lens = lengths.to(device)
+                out = []
+                for i in range(lens.shape[0]):
+                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    out.append(lens[i].item() * 2)
+                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return out
+            """,
             message_contains="`lens`",
         ),
         Invalid(
-            "import torch\n"
-            "def f(x: torch.Tensor):\n"
-            "    for i, v in enumerate(x):\n"
-            "        if float(v) > 0.5:\n"
-            "            return i\n",
-            3,
-            5,
+            """
+            import torch
+            def f(x: torch.Tensor):
+                for i, v in enumerate(x):
+                ^^^^^^^^^^^^^^^^^^^^^^^^^
+                    if float(v) > 0.5:
+                        return i
+                     ...^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "from functools import reduce\n"
-            "import operator\n"
-            "def f(sizes: torch.Tensor):\n"
-            "    return [reduce(operator.mul, s) for s in sizes.tolist()]\n",
-            5,
-            12,
-            expected_fix="import torch\n"
-            "from functools import reduce\n"
-            "import operator\n"
-            "def f(sizes: torch.Tensor):\n"
-            "    return sizes.prod(dim=-1).tolist()\n",
+            """
+            import torch
+            from functools import reduce
+            import operator
+            def f(sizes: torch.Tensor):
+                return [reduce(operator.mul, s) for s in sizes.tolist()]
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            from functools import reduce
+            import operator
+            def f(sizes: torch.Tensor):
+                return sizes.prod(dim=-1).tolist()
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(ids: torch.LongTensor, tok):\n"
-            "    return [tok.decode(ids[b].tolist()) for b in range(ids.size(0))]\n",
-            3,
-            12,
+            """
+            import torch
+            def f(ids: torch.LongTensor, tok):
+                return [tok.decode(ids[b].tolist()) for b in range(ids.size(0))]
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def f(scores: torch.Tensor):\n"
-            "    return {k: v.sum().item() for k, v in enumerate(scores)}\n",
-            3,
-            12,
+            """
+            import torch
+            def f(scores: torch.Tensor):
+                return {k: v.sum().item() for k, v in enumerate(scores)}
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         Invalid(
-            "import torch\n"
-            "def panoptic(pred_labels, label_ids_to_fuse):\n"
-            "    for k in range(pred_labels.shape[0]):\n"
-            "        pred_class = pred_labels[k].item()\n"
-            "        if pred_class in label_ids_to_fuse:\n"
-            "            print(k)\n",
-            3,
-            5,
+            """
+            import torch
+            def panoptic(pred_labels, label_ids_to_fuse):
+                for k in range(pred_labels.shape[0]):
+                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    pred_class = pred_labels[k].item()
+                    if pred_class in label_ids_to_fuse:
+                        print(k)
+                     ...^^^^^^^^
+            """,
             message_contains="per-row Python overhead",
         ),
         Invalid(
-            "import torch\n"
-            "def embed(input_ids, past):\n"
-            "    codebook_idx = torch.arange(input_ids.shape[1], device=input_ids.device) + past\n"
-            "    out = []\n"
-            "    for position_idx in codebook_idx:\n"
-            "        position_idx = position_idx.item()\n"
-            "        out.append(position_idx)\n"
-            "    return out\n",
-            5,
-            5,
+            """
+            import torch
+            def embed(input_ids, past):
+                codebook_idx = torch.arange(input_ids.shape[1], device=input_ids.device) + past
+                out = []
+                for position_idx in codebook_idx:
+                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    position_idx = position_idx.item()
+                    out.append(position_idx)
+                 ...^^^^^^^^^^^^^^^^^^^^^^^^
+                return out
+            """,
             message_contains="which is on the device",
         ),
         Invalid(
-            "import torch\n"
-            "def f(t):\n"
-            "    x = t.cuda()\n"
-            "    return [r.sum().item() for r in x if r.numel()]\n",
-            4,
-            12,
+            """
+            import torch
+            def f(t):
+                x = t.cuda()
+                return [r.sum().item() for r in x if r.numel()]
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
             message_contains="one device sync per row",
         ),
     )
@@ -577,7 +681,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
         for sync in sorted(syncs, key=lambda s: not s.what.startswith("`.")):
             if value_where(provenance, sync.tensor, frame) is not Where.DEVICE:
                 continue
-            shown = _shown(self.context.module.code_for_node(sync.tensor))
+            shown = self.shown(sync.tensor, "the tensor")
             self.report(
                 node,
                 f"{sync.what} of {shown}, which is on the device, on every iteration of a "
@@ -628,15 +732,15 @@ class SyncPerRow(ComprehensionVisits, Rule):
             where = provenance.where(sync.tensor, frame)
             if where.on_host:
                 continue
-            shown = _shown(self.context.module.code_for_node(sync.tensor))
+            shown = self.shown(sync.tensor, "the tensor")
             if where is Where.DEVICE:
                 message = (
                     f"{sync.what} on each row of {shown}, which is on the device: one device "
                     "sync per row; compute on the whole tensor and copy the result once"
                 )
-            elif self._tensor(provenance, sync.tensor, loop, frame) and not on_host_by_name(
-                sync.tensor, frame
-            ):
+            elif rows_are_tensors(
+                provenance, self.context.module, sync.tensor, loop, frame
+            ) and not on_host_by_name(sync.tensor, frame):
                 message = (
                     f"per-row Python overhead: {sync.what} on each row of {shown} (one device "
                     "sync per row when it is on a device); compute on the whole tensor and copy "
@@ -645,7 +749,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
             else:
                 if sync.what in ("`.cpu()`", '`.to("cpu")`'):
                     continue  # copying whole items of unknown kind: often offloading, by design
-                hot = self._hot_rows_of_tensors(provenance, sync.tensor, loop, parts, frame)
+                hot = hot_rows_of_tensors(self.context, provenance, sync.tensor, loop, parts, frame)
                 if hot is None:
                     continue
                 message = (
@@ -660,39 +764,6 @@ class SyncPerRow(ComprehensionVisits, Rule):
             replacements = [(node, fixed)] if fixed is not None else []
             self.report(node, message, replacements=replacements)
             return
-
-    def _hot_rows_of_tensors(
-        self,
-        provenance: Provenance,
-        tensor: cst.BaseExpression,
-        loop: RowLoop,
-        parts: list[cst.CSTNode],
-        frame: Frame,
-    ) -> str | None:
-        """Why the loop is hot, when the rows it reads are surely tensors though where they
-        are is unknown: a row goes into a ``torch.*`` call or a tensor-only method. None when
-        the loop is not on a hot path or the rows may be anything else."""
-        function = frame.function
-        if not isinstance(function, cst.FunctionDef):
-            return None
-        if provenance.is_host_data(tensor, frame) or on_host_by_name(tensor, frame):
-            return None
-        reason = HotPaths.of(self.context).why_hot_at(self.context.ancestors)
-        if reason is None or _converted_here(provenance, tensor, frame):
-            return None
-        finder = _TensorUses(provenance, with_derived(parts, loop))
-        for part in parts:
-            visit_read_only(part, finder)
-        return reason if finder.found else None
-
-    def _tensor(
-        self, provenance: Provenance, tensor: cst.BaseExpression, loop: RowLoop, frame: Frame
-    ) -> bool:
-        if is_tensor(provenance, tensor, frame):
-            return True
-        if provenance.is_host_data(tensor, frame):
-            return False  # numpy or Python data
-        return walks_its_rows(self.context.module, tensor, loop)
 
     def _fixed_rows(self, node: cst.ListComp, loop: RowLoop, row: str) -> cst.BaseExpression | None:
         """``[int(torch.prod(r).item()) for r in t]`` -> ``torch.prod(t, dim=-1).tolist()``."""
@@ -718,23 +789,19 @@ class SyncPerRow(ComprehensionVisits, Rule):
         if not loop.via_tensor_method and not is_tensor(provenance, tensor, frame):
             return  # may be a numpy array (`.prod(dim=...)` is no numpy call) or a list
         module = self.context.module
-        shown = _shown(f"{module.code_for_node(tensor)}.tolist()")
+        shown = snippet(f"{module.code_for_node(tensor)}.tolist()", "the tensor")
         replacements: list[tuple[cst.CSTNode, cst.CSTNode]] = []
         suggestion = f"`.{reduction.op}(dim=-1).tolist()`"
         if isinstance(tensor, ATOMS) and not reduction.numpy:
             fixed = _vectorised(module, tensor, reduction)
             replacements.append((node, fixed))
-            suggestion = _shown(module.code_for_node(fixed))
+            suggestion = self.shown(fixed, "the tensor")
         self.report(
             node,
             f"per-row Python loop over {shown}: {suggestion} computes every row in "
             "one vectorised op and transfers only the result",
             replacements=replacements,
         )
-
-
-def _shown(code: str) -> str:
-    return "the tensor" if len(code) > 40 or "\n" in code else f"`{code}`"
 
 
 def _vectorised(
@@ -745,75 +812,3 @@ def _vectorised(
         func = module.code_for_node(reduction.torch_func)
         return cst.parse_expression(f"{func}({code}, dim=-1).tolist()")
     return cst.parse_expression(f"{code}.{reduction.op}(dim=-1).tolist()")
-
-
-# Tensor methods numpy arrays and Python values do not have: a row they are called on is a tensor.
-TENSOR_ONLY_METHODS = frozenset({"cpu", "cuda", "numel", "item_size", "nonzero", "unbind"})
-
-
-class _TensorUses(cst.CSTVisitor):
-    """Whether a loop's parts use a row as a tensor: ``torch.<fn>(row, ...)`` or a
-    tensor-only method of it (``row.cpu()``)."""
-
-    def __init__(self, provenance: Provenance, loop: RowLoop) -> None:
-        self.provenance = provenance
-        self.loop = loop
-        self.found = False
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in TENSOR_ONLY_METHODS:
-            self.found = self.found or self._row(func.value)
-            return
-        qualified = self.provenance.qualify(func) or ""
-        first = node.args[0] if node.args else None
-        if qualified.startswith("torch.") and first is not None and first.keyword is None:
-            self.found = self.found or self._row(first.value)
-
-    def _row(self, node: cst.BaseExpression) -> bool:
-        """Whether ``node`` is a row itself (not something computed from one, such as
-        ``np.array(reference.image)``): a row name, a row bound to a local name, ``t[i]``."""
-        names = self.loop.names | {name for name, _ in self.loop.derived}
-        if self.loop.walk is Walk.INDEX:
-            names = frozenset(name for name, _ in self.loop.derived)
-            if isinstance(node, cst.Subscript) and reads_row(node, self.loop):
-                return all(
-                    isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.Name)
-                    for e in node.slice
-                )
-        return isinstance(node, cst.Name) and node.value in names
-
-
-CONVERSIONS = frozenset({"torch.as_tensor", "torch.asarray", "torch.tensor"})
-
-
-def _converted_here(
-    provenance: Provenance, tensor: cst.BaseExpression, frame: Frame, depth: int = 0
-) -> bool:
-    """Whether ``tensor`` comes from data the function converts without ``device=``
-    (``torch.as_tensor(sr, dtype=...)``, also through arithmetic on it): data converted in the
-    function is most likely Python data, which lands on the host."""
-    if depth > 16:
-        return False
-    if isinstance(tensor, cst.Call):
-        if provenance.qualify(tensor.func) in CONVERSIONS:
-            return keyword(tensor, "device") is None
-        qualified = provenance.qualify(tensor.func) or ""
-        args = tensor.args
-        if qualified.startswith("torch.") and args and args[0].keyword is None:
-            return _converted_here(provenance, args[0].value, frame, depth + 1)
-        return False
-    if isinstance(tensor, cst.UnaryOperation):
-        return _converted_here(provenance, tensor.expression, frame, depth + 1)
-    if isinstance(tensor, cst.BinaryOperation):
-        return _converted_here(provenance, tensor.left, frame, depth + 1) or _converted_here(
-            provenance, tensor.right, frame, depth + 1
-        )
-    if isinstance(tensor, cst.Name):
-        values = provenance.bindings(frame).reaching(tensor)
-        return bool(values) and all(
-            v is not None and _converted_here(provenance, v, frame, depth + 1) for v in values
-        )
-    if isinstance(tensor, cst.Subscript):
-        return _converted_here(provenance, tensor.value, frame, depth + 1)
-    return False

@@ -8,14 +8,16 @@ from h2dlint.analysis.factories import (
     EXACT_METHODS,
     RANDOM_FACTORIES,
     SHAPE_FACTORIES,
+    constant_fill,
     factory_of,
     numeric_constant,
 )
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import host_sequence, host_side
+from h2dlint.analysis.loop_body import mentions_loop_names
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.targets import Target, device_by_value, device_target
+from h2dlint.analysis.targets import Move
 from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.rule import Invalid, Rule, Valid
 
@@ -435,7 +437,7 @@ class HostFactoryThenMove(Rule):
         if qualified is None or any(keyword(factory, k) for k in BLOCKING_KEYWORDS):
             return
         frame = provenance.current_frame()
-        move = _Move.of(node, provenance, frame)
+        move = Move.of(node, provenance, frame)
         if move is None or RunOnce.of(self.context).code(self.context.ancestors):
             return  # setup, an initializer, a test: the copy costs once
         confidence = Confidence.HIGH if move.by_value else Confidence.MEDIUM
@@ -465,7 +467,7 @@ class HostFactoryThenMove(Rule):
         node: cst.Call,
         factory: cst.Call,
         qualified: str,
-        move: _Move,
+        move: Move,
         confidence: Confidence,
         certain: str,
     ) -> None:
@@ -496,7 +498,7 @@ class HostFactoryThenMove(Rule):
         node: cst.Call,
         factory: cst.Call,
         qualified: str,
-        move: _Move,
+        move: Move,
         confidence: Confidence,
         certain: str,
         frame: Frame,
@@ -539,7 +541,7 @@ class HostFactoryThenMove(Rule):
             return  # a non-blocking copy from pageable memory: HTD102's finding, same advice
         if host_side(self.context) or self._in_loop_over(data):
             return
-        if _constant_fill(data):
+        if constant_fill(data):
             self.report(
                 node,
                 f"tensor of one repeated constant made on the host only to be moved to the "
@@ -558,71 +560,7 @@ class HostFactoryThenMove(Rule):
     def _in_loop_over(self, data: cst.BaseExpression) -> bool:
         """Whether the data is built from the items of an enclosing loop or comprehension,
         item by item (HTD101 judges those)."""
-        return _mentions_comprehension_names(self.context.ancestors, data)
-
-
-class _Move:
-    """What ``x.to(...)``/``x.cuda(...)`` asks for: the device (as an argument for ``device=``),
-    a dtype, and whether nothing else is asked (a fix may drop the move)."""
-
-    def __init__(
-        self,
-        device: cst.BaseExpression | None,
-        device_value: cst.BaseExpression | None,
-        dtype: cst.BaseExpression | None,
-        fixable: bool,
-        by_value: bool,
-    ) -> None:
-        self.device = device
-        self.device_value = device_value
-        self.dtype = dtype
-        self.fixable = fixable
-        self.by_value = by_value
-
-    @classmethod
-    def of(cls, node: cst.Call, provenance: Provenance, frame: Frame) -> _Move | None:
-        method = node.func.attr.value  # type: ignore[attr-defined]
-        if any(a.star for a in node.args):
-            return None
-        named = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
-        args = [a.value for a in node.args if a.keyword is None]
-        fixable = not (set(named) - {"device", "dtype", "non_blocking"})
-        if method == "cuda":
-            device = named.get("device", args[0] if args else None)
-            if device is None:
-                return cls(None, cst.SimpleString('"cuda"'), None, fixable, True)
-            if isinstance(device, cst.Integer):
-                return cls(device, cst.SimpleString(f'"cuda:{device.value}"'), None, fixable, True)
-            return cls(device, None, None, fixable, device_by_value(device, provenance, frame))
-        if "device" in named:
-            device = named["device"]
-            dtype = named.get("dtype", args[0] if args else None)
-            fixable = fixable and len(args) <= 1
-        elif args:
-            device = args[0]
-            dtype = named.get("dtype", args[1] if len(args) > 1 else None)
-            fixable = fixable and len(args) <= 3  # device, dtype, non_blocking
-            if len(args) > 2 and "non_blocking" in named:
-                fixable = False
-        else:
-            return None
-        if device_target(provenance, device, frame) is not Target.DEVICE:
-            return None
-        if dtype is not None and device_target(provenance, dtype, frame) is not Target.DTYPE:
-            return None  # ``.to(dev, other)``: not a dtype the analysis knows
-        return cls(device, device, dtype, fixable, device_by_value(device, provenance, frame))
-
-
-def _constant_fill(node: cst.BaseExpression) -> bool:
-    """``[c] * n`` (or ``n * [c]``) with ``c`` a number: one value repeated."""
-    if not isinstance(node, cst.BinaryOperation) or not isinstance(node.operator, cst.Multiply):
-        return False
-    return any(
-        isinstance(side, cst.List)
-        and len(side.elements) == 1
-        and numeric_constant(side.elements[0].value)
-        for side in (node.left, node.right)
-    )
+        return mentions_loop_names(self.context.ancestors, data)
 
 
 def _keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
@@ -633,35 +571,3 @@ def _keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
             whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
         ),
     )
-
-
-def _mentions_comprehension_names(ancestors: list[cst.CSTNode], data: cst.BaseExpression) -> bool:
-    """Whether ``data`` reads a name that an enclosing ``for`` or comprehension binds."""
-    bound: set[str] = set()
-    for node in ancestors:
-        targets: list[cst.BaseExpression] = []
-        if isinstance(node, cst.For):
-            targets.append(node.target)
-        elif isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)):
-            clause: cst.CompFor | None = node.for_in
-            while clause is not None:
-                targets.append(clause.target)
-                clause = clause.inner_for_in
-        for target in targets:
-            bound |= {n.value for n in _names(target)}
-    return bool(bound & {n.value for n in _names(data)})
-
-
-def _names(node: cst.CSTNode) -> list[cst.Name]:
-    found: list[cst.Name] = []
-
-    class _Collect(cst.CSTVisitor):
-        def visit_Name(self, name: cst.Name) -> None:
-            found.append(name)
-
-        def visit_Attribute(self, attribute: cst.Attribute) -> bool:
-            attribute.value.visit(self)
-            return False
-
-    node.visit(_Collect())
-    return found

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import libcst as cst
@@ -8,32 +7,12 @@ import libcst as cst
 from h2dlint.analysis.arguments import first_positional, is_true, keyword
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.host_reads import Use, classify, parent_map
+from h2dlint.analysis.host_reads import first_host_read
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.races import host_sync
 from h2dlint.analysis.targets import Target
 from h2dlint.analysis.writes import buffer_roots
-from h2dlint.context import SharedKey
 from h2dlint.diagnostics import Confidence, Severity
-from h2dlint.imports import dotted_name
 from h2dlint.rule import Invalid, Rule, Valid
-from h2dlint.walk import visit_read_only
-
-# Shared per file with every rule, each under its own typed key.
-_PARENTS: SharedKey[dict[cst.CSTNode, cst.CSTNode]] = SharedKey("parents in a function")
-
-_NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
-_BLOCKS = (cst.IndentedBlock, cst.Module, cst.SimpleStatementSuite)
-# Statements after which nothing more of the block runs.
-_LEAVES = (cst.Return, cst.Raise, cst.Break, cst.Continue)
-
-
-def _leaves(unit: cst.CSTNode) -> bool:
-    """Whether nothing after ``unit`` runs: a ``return``/``raise``/``break``/``continue``, or a
-    line ending with one."""
-    if isinstance(unit, _LEAVES):
-        return True
-    return isinstance(unit, cst.SimpleStatementLine) and isinstance(unit.body[-1], _LEAVES)
 
 
 @dataclass(frozen=True)
@@ -45,90 +24,6 @@ class _Copy:
     names: frozenset[str]
     confidence: Confidence
     source: str
-
-
-class _Uses(cst.CSTVisitor):
-    """In source order: the uses of ``names`` in one statement, and whether it may sync."""
-
-    def __init__(self, names: frozenset[str], parents: dict[cst.CSTNode, cst.CSTNode]) -> None:
-        self.names = names
-        self.parents = parents
-        self.uses: list[cst.BaseExpression] = []
-        self.syncs = False
-        self.rebound: set[str] = set()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if host_sync(node, self.names):
-            self.syncs = True
-
-    def _match(self, node: cst.Name | cst.Attribute) -> bool:
-        parent = self.parents.get(node)
-        if isinstance(parent, cst.Attribute) and parent.attr is node:
-            return False
-        if isinstance(parent, cst.Arg) and parent.keyword is node:
-            return False
-        dotted = dotted_name(node)
-        if dotted not in self.names:
-            return False
-        if isinstance(parent, (cst.AssignTarget, cst.For, cst.CompFor, cst.AsName)) and (
-            getattr(parent, "target", None) is node or getattr(parent, "name", None) is node
-        ):
-            self.rebound.add(dotted)
-            return False
-        if isinstance(parent, cst.Del):
-            self.rebound.add(dotted)
-            return False
-        if isinstance(parent, cst.Element):
-            grandparent = self.parents.get(parent)
-            # ``a, y = ...``, ``for a, y in``
-            owner = self.parents.get(grandparent) if grandparent is not None else None
-            if isinstance(owner, (cst.AssignTarget, cst.For)):
-                self.rebound.add(dotted)
-                return False
-        self.uses.append(node)
-        return True
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self._match(node)
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        return not self._match(node)
-
-
-def _following(
-    statement: cst.CSTNode, parents: dict[cst.CSTNode, cst.CSTNode]
-) -> Iterator[cst.CSTNode]:
-    """The statements that run after ``statement``: the rest of its block, then the rest of
-    each enclosing block up to the function (leaving a loop goes on after it)."""
-    current = statement
-    while True:
-        block = parents.get(current)
-        if not isinstance(block, _BLOCKS):
-            return
-        body = list(block.body)
-        index = next((i for i, s in enumerate(body) if s is current), None)
-        if index is None:
-            return
-        yield from body[index + 1 :]
-        owner: cst.CSTNode | None = block
-        while True:
-            owner = parents.get(owner) if owner is not None else None
-            if owner is None or isinstance(owner, _NESTED):
-                return
-            if isinstance(owner, cst.BaseCompoundStatement) and isinstance(
-                parents.get(owner), _BLOCKS
-            ):
-                break
-        current = owner
 
 
 class HostReadBeforeCopyEnds(Rule):
@@ -478,58 +373,6 @@ class HostReadBeforeCopyEnds(Rule):
         shown = self.shown(source, "the source")
         return _Copy(names, confidence, shown)
 
-    # -- where its result is read --------------------------------------------------------------
-    def _reads(
-        self, call: cst.Call, copy: _Copy, provenance: Provenance, frame: Frame
-    ) -> tuple[cst.CSTNode, str] | None:
-        """The first host read of the copy's result before a sync, and the name read."""
-        parents = self.context.shared(_PARENTS, lambda: parent_map(frame.function), frame.function)
-        names = set(copy.names)
-        shown = next(iter(sorted(names)), "")
-        if not names:
-            use, expr = classify(call, parents, provenance, frame)
-            if use is Use.READ:
-                return call, "the result"
-            if use is not Use.BIND:
-                return None
-            assign = parents.get(expr)
-            assert isinstance(assign, cst.Assign)
-            names = {t.target.value for t in assign.targets if isinstance(t.target, cst.Name)}
-            shown = sorted(names)[0]
-        statement: cst.CSTNode | None = call
-        while statement is not None and not isinstance(statement, cst.BaseSmallStatement):
-            statement = parents.get(statement)
-            if isinstance(statement, (cst.BaseCompoundStatement, *_NESTED)):
-                return None  # a copy in a loop header or a condition: not followed
-        line = parents.get(statement) if statement is not None else None
-        if statement is None or not isinstance(line, cst.SimpleStatementLine):
-            return None
-        if isinstance(statement, _LEAVES):
-            return None  # ``return host.copy_(...)``: nothing after it runs here
-        smalls = list(line.body)
-        units = [*smalls[smalls.index(statement) + 1 :], *_following(line, parents)]
-        for unit in units:
-            uses = _Uses(frozenset(names), parents)
-            visit_read_only(unit, uses)
-            if uses.syncs:
-                return None
-            for node in uses.uses:
-                use, expr = classify(node, parents, provenance, frame)
-                if use is Use.READ:
-                    return expr, dotted_name(node) or shown
-                if use is Use.ESCAPE:
-                    return None
-                if use is Use.BIND:
-                    assign = parents.get(expr)
-                    if isinstance(assign, cst.Assign):
-                        names |= {
-                            t.target.value for t in assign.targets if isinstance(t.target, cst.Name)
-                        }
-            names -= uses.rebound
-            if not names or _leaves(unit):
-                return None
-        return None
-
     # -- visits --------------------------------------------------------------------------------
     def _flag(self, node: cst.CSTNode) -> None:
         if self._pending and node in self._pending:
@@ -548,7 +391,7 @@ class HostReadBeforeCopyEnds(Rule):
         copy = self._copy(node, provenance, frame)
         if copy is None:
             return
-        found = self._reads(node, copy, provenance, frame)
+        found = first_host_read(self.context, node, copy.names, provenance, frame)
         if found is None:
             return
         read, name = found

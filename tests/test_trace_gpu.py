@@ -19,27 +19,14 @@ if not torch.cuda.is_available():
 
 from h2dlint.trace import trace  # noqa: E402
 from h2dlint.trace.events import EXPLICIT, H2D, SCALAR, SYNC, TO_HOST, EventGroup  # noqa: E402
+from h2dlint.verify.sleep_kernel import cycles_for  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 MIB = 1 << 20
 SLEEP_MS = 60.0
 
 
-def calibrated_cycles(ms: float) -> int:
-    """``torch.cuda._sleep`` cycles that keep this GPU busy for about ``ms`` (the clock differs
-    between GPUs: 50 M cycles was 25 ms on one and too short on another)."""
-    cycles = 10_000_000
-    for _ in range(3):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        torch.cuda._sleep(cycles)
-        end.record()
-        torch.cuda.synchronize()
-        cycles = int(cycles * ms / max(start.elapsed_time(end), 1e-3))
-    return cycles
-
-
-SLEEP_CYCLES = calibrated_cycles(SLEEP_MS)
+SLEEP_CYCLES = cycles_for(torch, SLEEP_MS)
 
 
 def traced(fn: Any) -> list[EventGroup]:

@@ -26,6 +26,7 @@ from typing import Final
 
 import libcst as cst
 
+from h2dlint.context import FileContext, SharedKey
 from h2dlint.walk import ReadOnlyVisitor, visit_read_only
 
 UNKNOWN: Final = None
@@ -355,3 +356,26 @@ def collect_bindings(scope: Scope) -> Bindings:
     collector = _Collector(scope)
     visit_read_only(scope, collector)
     return collector.bindings
+
+
+# The names each function uses, per file.
+_FUNCTION_NAMES: SharedKey[set[str]] = SharedKey("names a function uses")
+
+
+class _Names(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+
+def used_names(context: FileContext, function: cst.FunctionDef | cst.Module) -> set[str]:
+    """Every name ``function`` uses (computed once per function and file)."""
+
+    def collect() -> set[str]:
+        names = _Names()
+        visit_read_only(function, names)
+        return names.names
+
+    return context.shared(_FUNCTION_NAMES, collect, function)

@@ -6,11 +6,13 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.arguments import first_positional, host_named, is_true, keyword
+from h2dlint.analysis.factories import RANDOM_FACTORIES, SHAPE_FACTORIES, factory_of
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target
 from h2dlint.analysis.torch_api import JOINS
+from h2dlint.analysis.views import Layout, layout, permutation_view
 
 
 def h2d_copy_source(
@@ -85,3 +87,65 @@ def fresh_joins(provenance: Provenance, source: cst.BaseExpression, frame: Frame
         if values and all(isinstance(v, cst.Call) and fresh_join(provenance, v) for v in values):
             return [v for v in values if isinstance(v, cst.Call)]
     return []
+
+
+def permutation_staged(provenance: Provenance, node: cst.Call, frame: Frame) -> bool:
+    """Whether a dense permuted source is gathered: always by ``copy_`` (unless the
+    destination is permuted too), by ``.to``/``.cuda`` only into a contiguous format."""
+    func = node.func
+    assert isinstance(func, cst.Attribute)
+    if func.attr.value == "copy_":
+        dst = func.value
+        if permutation_view(dst):
+            return False  # transposed alike, maybe: the strides may match
+        return layout(provenance, dst, frame) is not Layout.PERMUTED
+    memory_format = keyword(node, "memory_format")
+    return (
+        memory_format is not None
+        and provenance.qualify(memory_format.value) == "torch.contiguous_format"
+    )
+
+
+def implies_host(copy: cst.Call, method: str) -> bool:
+    """Whether the copy itself says its source is on the host: only host tensors can be pinned,
+    and `non_blocking=True` to a device is written for host-to-device copies."""
+    if method == "pin_memory":
+        return True
+    non_blocking = keyword(copy, "non_blocking")
+    return non_blocking is not None and is_true(non_blocking.value)
+
+
+def device_copy_of(
+    provenance: Provenance, node: cst.Call, name: str, frame: Frame
+) -> tuple[cst.BaseExpression, bool] | None:
+    """For ``node``, a call of ``name`` (``to``, ``cuda``, ``tensor``, ``as_tensor``,
+    ``asarray``) that copies to the device: the copied expression, and whether it is proven
+    host memory or host data. None for any other call, and for a factory of shapes or random
+    numbers moved (HTD301's)."""
+    func = node.func
+    if name in ("to", "cuda"):
+        assert isinstance(func, cst.Attribute)
+        if name == "to" and provenance.to_target(node, frame) is not Target.DEVICE:
+            return None
+        source = func.value
+        factory = factory_of(source)
+        if factory is not None and provenance.qualify(factory.func) in (
+            SHAPE_FACTORIES | RANDOM_FACTORIES
+        ):
+            return None  # HTD301's finding
+        where = provenance.where(source, frame)
+        if where is Where.DEVICE:
+            return None
+        return source, where.on_host or provenance.is_host_data(source, frame)
+    if provenance.qualify(func) not in ("torch.tensor", "torch.as_tensor", "torch.asarray"):
+        return None
+    device = keyword(node, "device")
+    data = first_positional(node)
+    if device is None or data is None or keyword(node, "pin_memory") is not None:
+        return None
+    if provenance.device_target(device.value, frame, allocation=True) is not Target.DEVICE:
+        return None
+    if isinstance(data, (cst.List, cst.Tuple)) and not data.elements:
+        return None  # empty: nothing is copied
+    host = provenance.is_host_data(data, frame) or provenance.where(data, frame).on_host
+    return data, host

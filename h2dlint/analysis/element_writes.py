@@ -1,7 +1,7 @@
 """Writes of a Python number into a tensor through an index that copy the number from the host.
 
-Measured on an H200 (torch 2.11, ``benchmarks/device/index_writes.py``,
-``docs/results/h200-index-writes.json``), behind a 40 ms kernel on a CUDA tensor:
+Measured on an H200 (torch 2.11, ``benchmarks/device/write_syncs.py``,
+``docs/results/h200-write-syncs.json``), behind a 40 ms kernel on a CUDA tensor:
 
 - a Python number written into **one element** (``x[5] = 0.0`` of a 1-D tensor,
   ``rows[3, 7] = 0.0``, ``ids[3, 7] = 5``) or through an **advanced index** (``x[idx] = 0.0``

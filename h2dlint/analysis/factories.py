@@ -74,3 +74,15 @@ def numeric_constant(node: cst.BaseExpression) -> bool:
     if isinstance(node, (cst.Integer, cst.Float)):
         return True
     return isinstance(node, cst.Name) and node.value in ("True", "False")
+
+
+def constant_fill(node: cst.BaseExpression) -> bool:
+    """``[c] * n`` (or ``n * [c]``) with ``c`` a number: one value repeated."""
+    if not isinstance(node, cst.BinaryOperation) or not isinstance(node.operator, cst.Multiply):
+        return False
+    return any(
+        isinstance(side, cst.List)
+        and len(side.elements) == 1
+        and numeric_constant(side.elements[0].value)
+        for side in (node.left, node.right)
+    )

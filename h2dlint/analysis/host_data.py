@@ -311,3 +311,21 @@ def tensor_shape(
             for b in reaching
         )
     return False
+
+
+def number_fill(
+    node: cst.BaseExpression, provenance: Provenance, frame: Frame
+) -> tuple[str, cst.BaseExpression] | None:
+    """``("()", c)`` for a Python number ``c``, ``("(1,)", c)`` for ``[c]``; None otherwise.
+    A number is a literal or what :func:`host_scalar` proves one (``float(x)``,
+    ``x.shape[1]``, ``1.0 + step * dt`` of a ``range`` loop)."""
+    if host_scalar(provenance, node, frame):
+        return "()", node
+    if (
+        isinstance(node, (cst.List, cst.Tuple))
+        and len(node.elements) == 1
+        and not isinstance(node.elements[0], cst.StarredElement)
+        and host_scalar(provenance, node.elements[0].value, frame)
+    ):
+        return "(1,)", node.elements[0].value
+    return None

@@ -190,3 +190,35 @@ def varies_with_loop(node: cst.BaseExpression, ancestors: Sequence[cst.CSTNode])
         if isinstance(ancestor, cst.For):
             loop_names |= target_names(ancestor.target)
     return bool(loop_names & names_in(node))
+
+
+def mentions_loop_names(ancestors: list[cst.CSTNode], data: cst.BaseExpression) -> bool:
+    """Whether ``data`` reads a name that an enclosing ``for`` or comprehension binds."""
+    bound: set[str] = set()
+    for node in ancestors:
+        targets: list[cst.BaseExpression] = []
+        if isinstance(node, cst.For):
+            targets.append(node.target)
+        elif isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)):
+            clause: cst.CompFor | None = node.for_in
+            while clause is not None:
+                targets.append(clause.target)
+                clause = clause.inner_for_in
+        for target in targets:
+            bound |= {n.value for n in _names(target)}
+    return bool(bound & {n.value for n in _names(data)})
+
+
+def _names(node: cst.CSTNode) -> list[cst.Name]:
+    found: list[cst.Name] = []
+
+    class _Collect(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            found.append(name)
+
+        def visit_Attribute(self, attribute: cst.Attribute) -> bool:
+            attribute.value.visit(self)
+            return False
+
+    node.visit(_Collect())
+    return found

@@ -187,3 +187,80 @@ def device_by_value(device: cst.BaseExpression, provenance: FactSource, frame: F
         ):
             return True  # bound in the function to a device by value
     return by_name(name) is not Target.DEVICE
+
+
+def device_named(node: cst.BaseExpression) -> bool:
+    """``gpu``, ``self.buf.gpu``, ``dev_ids[:, :n]``: a name that says device memory."""
+    while isinstance(node, cst.Subscript):
+        node = node.value
+    if isinstance(node, cst.Attribute):
+        return by_name(node.attr.value) is Target.DEVICE
+    return isinstance(node, cst.Name) and by_name(node.value) is Target.DEVICE
+
+
+class Move:
+    """What ``x.to(...)``/``x.cuda(...)`` asks for: the device (as an argument for ``device=``),
+    a dtype, and whether nothing else is asked (a fix may drop the move)."""
+
+    def __init__(
+        self,
+        device: cst.BaseExpression | None,
+        device_value: cst.BaseExpression | None,
+        dtype: cst.BaseExpression | None,
+        fixable: bool,
+        by_value: bool,
+    ) -> None:
+        self.device = device
+        self.device_value = device_value
+        self.dtype = dtype
+        self.fixable = fixable
+        self.by_value = by_value
+
+    @classmethod
+    def of(cls, node: cst.Call, provenance: FactSource, frame: Frame) -> Move | None:
+        method = node.func.attr.value  # type: ignore[attr-defined]
+        if any(a.star for a in node.args):
+            return None
+        named = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        args = [a.value for a in node.args if a.keyword is None]
+        fixable = not (set(named) - {"device", "dtype", "non_blocking"})
+        if method == "cuda":
+            device = named.get("device", args[0] if args else None)
+            if device is None:
+                return cls(None, cst.SimpleString('"cuda"'), None, fixable, True)
+            if isinstance(device, cst.Integer):
+                return cls(device, cst.SimpleString(f'"cuda:{device.value}"'), None, fixable, True)
+            return cls(device, None, None, fixable, device_by_value(device, provenance, frame))
+        if "device" in named:
+            device = named["device"]
+            dtype = named.get("dtype", args[0] if args else None)
+            fixable = fixable and len(args) <= 1
+        elif args:
+            device = args[0]
+            dtype = named.get("dtype", args[1] if len(args) > 1 else None)
+            fixable = fixable and len(args) <= 3  # device, dtype, non_blocking
+            if len(args) > 2 and "non_blocking" in named:
+                fixable = False
+        else:
+            return None
+        if device_target(provenance, device, frame) is not Target.DEVICE:
+            return None
+        if dtype is not None and device_target(provenance, dtype, frame) is not Target.DTYPE:
+            return None  # ``.to(dev, other)``: not a dtype the analysis knows
+        return cls(device, device, dtype, fixable, device_by_value(device, provenance, frame))
+
+
+def tensor_device(node: cst.BaseExpression, provenance: FactSource, frame: Frame) -> bool:
+    """``x.device`` of a tensor other than ``self``, or a local name bound only to one: the
+    device of data the function works on (a device name such as ``device`` or
+    ``self.device`` may be a CPU)."""
+    if isinstance(node, cst.Name):
+        reaching = provenance.bindings(frame).reaching_bindings(node)
+        return bool(reaching) and all(
+            b.value is not None and tensor_device(b.value, provenance, frame) for b in reaching
+        )
+    return (
+        isinstance(node, cst.Attribute)
+        and node.attr.value == "device"
+        and not (isinstance(node.value, cst.Name) and node.value.value == "self")
+    )

@@ -325,3 +325,51 @@ def layout(
     if fact.contiguous is True:
         return Layout.DENSE
     return found if found is not None else Layout.UNKNOWN
+
+
+# -- row segments and permutations, syntactically ---------------------------------------------
+def _dotted(node: cst.BaseExpression) -> bool:
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name)
+
+
+def _pure(node: cst.BaseExpression | None) -> bool:
+    """An expression that reads the same every time and does nothing else: names, attributes,
+    integers and arithmetic on them."""
+    if node is None:
+        return True
+    if isinstance(node, cst.Integer):
+        return True
+    if isinstance(node, (cst.Name, cst.Attribute)):
+        return _dotted(node)
+    if isinstance(node, cst.UnaryOperation):
+        return _pure(node.expression)
+    if isinstance(node, cst.BinaryOperation):
+        return _pure(node.left) and _pure(node.right)
+    return False
+
+
+def row_slices(node: cst.BaseExpression) -> cst.Slice | None:
+    """The inner slice of ``name[:, a:b]`` (a full leading slice, an inner slice without step)."""
+    if not isinstance(node, cst.Subscript) or not _dotted(node.value) or len(node.slice) != 2:
+        return None
+    lead, inner = node.slice[0].slice, node.slice[1].slice
+    if not isinstance(lead, cst.Slice) or any((lead.lower, lead.upper, lead.step)):
+        return None
+    if not isinstance(inner, cst.Slice) or inner.step is not None:
+        return None
+    if not (_pure(inner.lower) and _pure(inner.upper)):
+        return None
+    return inner
+
+
+def permutation_view(node: cst.BaseExpression) -> bool:
+    """``x.T``, ``x.mT``, ``x.t()``, ``x.transpose(...)``, ``x.permute(...)``."""
+    if isinstance(node, cst.Attribute):
+        return node.attr.value in PERMUTING_ATTRIBUTES
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in PERMUTING_VIEW_METHODS
+    )

@@ -237,3 +237,28 @@ def shared_function_writes(
     return context.shared(
         FUNCTION_WRITES, lambda: function_writes(function, context.imports), function
     )
+
+
+def written_by_other_methods(
+    context: FileContext, provenance: FactSource, names: set[str], frame: Frame
+) -> set[str]:
+    """The ``self.<attr>`` buffers among ``names`` that another method of the class than
+    ``__init__`` writes: the next call of that method races an asynchronous copy."""
+    if frame.cls is None or frame.self_name is None:
+        return set()
+    prefix = frame.self_name + "."
+    attrs = {name[len(prefix) :] for name in names if name.startswith(prefix)}
+    if not attrs:
+        return set()
+    written: set[str] = set()
+    for method_name, method in provenance.index.methods.get(frame.cls, {}).items():
+        if method_name == "__init__" or method is frame.function:
+            continue
+        self_name = provenance.index.frame_of(method).self_name
+        if self_name is None:
+            continue
+        for write in shared_function_writes(context, method).writes:
+            head, _, attr = write.root.partition(".")
+            if head == self_name and attr in attrs:
+                written.add(prefix + attr)
+    return written

@@ -6,6 +6,8 @@ Only this subpackage imports torch, and only when ``verify`` runs (see ``docs/ve
 
 - ``fixtures``: loading fixture files, the fixture contract, discovering before/after pairs;
 - ``compare``: exact structural equality of two fixtures' outputs;
+- ``sleep_kernel``: cycles of ``torch.cuda._sleep`` per millisecond on this GPU (also for the GPU
+  tests and the device benchmarks);
 - ``measure``: every torch/CUDA measurement (profiler memcpy kinds, syncs, sleep-kernel blocking,
   timings);
 - ``verdict``: PASS/FAIL from two measurements, pure and CPU-testable;

@@ -31,7 +31,6 @@ from h2dlint.verify.copies import H2D_PREFIX, CopyRecord, memcpy_counts
 from h2dlint.verify.fixtures import Fixture, expected_of
 from h2dlint.verify.recorders import copy_recorder, event_waits, sync_warnings
 from h2dlint.verify.records import (
-    CALIBRATION_CYCLES,
     RACE_RUNS,
     SLEEP_FACTOR,
     SLEEP_MS,
@@ -43,6 +42,7 @@ from h2dlint.verify.records import (
     SyncRecord,
     median_and_spread,
 )
+from h2dlint.verify.sleep_kernel import cycles_per_ms
 
 
 class _Side:
@@ -116,24 +116,8 @@ class Harness:
         return event(enable_timing=True), event(enable_timing=True)
 
     def _calibrate(self) -> float:
-        """Cycles of ``torch.cuda._sleep`` per millisecond, measured with CUDA events after a
-        warm-up that brings the clocks up (as in the ground-truth script)."""
-        torch = self.torch
-        a = torch.randn(4096, 4096, device=self.device)
-        for _ in range(50):
-            a @ a
-        self.sync()
-        del a
-        cycles, per_ms = CALIBRATION_CYCLES, 0.0
-        for _ in range(4):
-            start, end = self._events()
-            start.record()
-            torch.cuda._sleep(cycles)
-            end.record()
-            self.sync()
-            per_ms = cycles / max(start.elapsed_time(end), 1e-3)
-            cycles = int(per_ms * SLEEP_MS)
-        return per_ms
+        """Cycles of ``torch.cuda._sleep`` per millisecond on this GPU."""
+        return cycles_per_ms(self.torch, self.device, target_ms=SLEEP_MS)
 
     def _profiler_sees_memcpy(self) -> bool:
         """Whether the profiler records a known H2D memcpy here (CUPTI may be unavailable)."""

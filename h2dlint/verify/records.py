@@ -20,7 +20,6 @@ RACE_RUNS = 3
 """Runs per side of a race pair whose outputs are compared with the expected ones: ``after``
 must be right in every one, ``before`` is wrong when it is wrong in any one."""
 SLEEP_REPEATS = 5
-CALIBRATION_CYCLES = 20_000_000
 
 SYNC_WARNING = "called a synchronizing CUDA operation"
 

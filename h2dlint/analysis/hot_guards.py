@@ -1,0 +1,135 @@
+"""Whether code on a hot path runs on every call: not under a run-once or tracing guard, not in
+a debugging aid (``assert``, ``raise``, a debug or logging branch, a logging call's arguments),
+not in a branch that knows which kind of device it is on, not once every N steps, and not in a
+row loop (HTD201's). HTD202 (a sync on a hot path) asks these.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from h2dlint.analysis.bindings import COMPREHENSIONS
+from h2dlint.analysis.once import RunOnce
+from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.sync_basics import RowLoop, periodic_test
+from h2dlint.analysis.syncs import row_loop, sync_of
+from h2dlint.context import FileContext
+
+# Calls whose arguments are only logged or printed.
+LOGGING_METHODS = frozenset(
+    {"debug", "info", "warning", "warn", "error", "exception", "log", "print", "write"}
+)
+# Second words of functions named ``log_*`` that compute, not log (``log_softmax``).
+MATH_WORDS = frozenset({"softmax", "sigmoid", "sum", "prob", "probs", "det", "normal", "ndtr"})
+# Guards of code that runs only while tracing or scripting, never in eager steps.
+TRACING_GUARDS = frozenset({"is_tracing", "is_scripting", "is_compiling", "is_fx_tracing"})
+# Words in an `if` test that say the branch is for debugging.
+DEBUG_WORDS = (
+    "debug",
+    "verbose",
+    "isenabledfor",
+    "check_",
+    "validate",
+    "sanity",
+    "device.type",
+    "report",
+    "should_log",
+)
+
+
+def runs_every_call(
+    context: FileContext, node: cst.CSTNode, explicit: cst.Call | None, *, loops: bool = False
+) -> bool:
+    """Whether the code around ``node`` in its function runs on every call: not under a
+    run-once or tracing guard, not in a debugging aid, not in a row loop (HTD201).
+    ``loops``: a ``while`` loop around it is a loop of steps, not HTD201's."""
+    ancestors = context.ancestors
+    if RunOnce.of(context).code(ancestors):
+        return False
+    provenance = Provenance.of(context)
+    for i in range(len(ancestors) - 1, -1, -1):
+        parent = ancestors[i]
+        if isinstance(parent, cst.FunctionDef):
+            return True
+        child = ancestors[i + 1] if i + 1 < len(ancestors) else node
+        if isinstance(parent, (cst.Assert, cst.Raise)) or (
+            isinstance(parent, cst.While) and not loops
+        ):
+            return False  # a debugging aid, an error path, HTD201's loop
+        if (
+            isinstance(parent, cst.If)
+            and child is parent.body
+            and debug_or_tracing(provenance, parent.test)
+        ):
+            return False
+        if isinstance(parent, cst.Call) and logging_call(parent):
+            return False
+        if (
+            isinstance(parent, cst.IfExp)
+            and child is not parent.test
+            and device_type_test(provenance, parent.test)
+        ):
+            return False  # ``x.cpu() if x.device.type == "cpu" else x``
+        if isinstance(parent, cst.If) and child is parent.body and periodic_test(parent.test):
+            return False  # once every N calls or iterations (``if step % 100 == 0:``)
+        if explicit is not None and isinstance(parent, (cst.For, *COMPREHENSIONS)):
+            loop = row_loop_of(parent)
+            if loop is not None and sync_of(explicit, loop) is not None:
+                return False  # HTD201's
+    return True
+
+
+def row_loop_of(node: cst.CSTNode) -> RowLoop | None:
+    if isinstance(node, cst.For):
+        return row_loop(node.iter, node.target)
+    for_in = getattr(node, "for_in", None)
+    if isinstance(for_in, cst.CompFor):
+        return row_loop(for_in.iter, for_in.target)
+    return None
+
+
+def logging_call(call: cst.Call) -> bool:
+    func = call.func
+    if isinstance(func, cst.Name):
+        # ``print(...)``, and functions named for logging (``log_eviction(...)``,
+        # ``print_stats(...)``), not math named ``log`` (``log_softmax``)
+        words = func.value.lower().split("_")
+        return func.value in ("print", "warn") or (
+            len(words) > 1 and words[0] in ("log", "print", "warn") and words[1] not in MATH_WORDS
+        )
+    if isinstance(func, cst.Attribute) and func.attr.value in LOGGING_METHODS:
+        base = func.value
+        text = base.value if isinstance(base, cst.Name) else ""
+        if isinstance(base, cst.Attribute):
+            text = base.attr.value
+        return any(word in text.lower() for word in ("log", "warn", "writer", "stdout", "stderr"))
+    return False
+
+
+DEVICE_TYPE_WORDS = ("device.type", ".is_cpu", ".is_cuda", 'device == "cpu"', "device == 'cpu'")
+
+
+def device_type_test(provenance: Provenance, test: cst.BaseExpression, depth: int = 0) -> bool:
+    """Whether a test asks which kind of device a tensor is on (``x.device.type == "cpu"``,
+    ``x.is_cuda``, or a name bound only to such tests): each branch then knows where it is."""
+    if isinstance(test, cst.UnaryOperation):
+        return device_type_test(provenance, test.expression, depth)
+    if isinstance(test, cst.Name) and depth < 3:
+        frame = provenance.current_frame()
+        values = provenance.bindings(frame).reaching(test)
+        return bool(values) and all(
+            v is not None and device_type_test(provenance, v, depth + 1) for v in values
+        )
+    code = provenance.context.module.code_for_node(test)
+    return any(word in code for word in DEVICE_TYPE_WORDS)
+
+
+def debug_or_tracing(provenance: Provenance, test: cst.BaseExpression) -> bool:
+    """Whether an `if` test says its body is for debugging, runs only while tracing, or only
+    on another backend (``if x.device.type == "mps":``, a workaround for missing kernels)."""
+    if isinstance(test, cst.Call):
+        qualified = provenance.qualify(test.func) or ""
+        if qualified.rpartition(".")[2] in TRACING_GUARDS:
+            return True
+    code = provenance.context.module.code_for_node(test).lower()
+    return any(word in code for word in DEBUG_WORDS)

@@ -1,0 +1,276 @@
+"""Round trips: the copies to the device that an expression is, through reshapes, indexing,
+joins and names bound once (``torch.stack([t.cuda() for t in items])[0]``), with whether each
+copy's source is proven host memory; how often a function reads a name. HTD303 (a copy to the
+device and straight back) asks these.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from h2dlint.analysis.arguments import first_positional, keyword
+from h2dlint.analysis.facts import Where
+from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.provenance import MAX_DEPTH, Provenance
+from h2dlint.analysis.targets import Target
+from h2dlint.analysis.torch_api import DTYPE_METHODS, JOINS
+from h2dlint.context import SharedKey
+from h2dlint.walk import visit_read_only
+
+# Per function of a file, each under its own typed key.
+_READS: SharedKey[dict[cst.CSTNode, dict[str, int]]] = SharedKey("reads per name")
+_IN_PLACE: SharedKey[dict[cst.CSTNode, set[str]]] = SharedKey("names changed in place")
+
+
+# Methods that only reshape, view, select or convert: no work that needs the device.
+RESHAPES = DTYPE_METHODS | frozenset(
+    {
+        "view",
+        "reshape",
+        "flatten",
+        "squeeze",
+        "unsqueeze",
+        "permute",
+        "transpose",
+        "t",
+        "contiguous",
+        "expand",
+        "narrow",
+        "select",
+        "detach",
+        "clone",
+    }
+)
+# Builtins that read a tensor without changing it.
+READING_BUILTINS = frozenset({"len", "isinstance", "print", "type", "id", "repr", "str"})
+JOIN_NAMES = frozenset(name.rsplit(".", 1)[1] for name in JOINS)
+CONVERTERS = frozenset({"torch.tensor", "torch.as_tensor", "torch.asarray"})
+
+
+@dataclass(frozen=True)
+class UpCopy:
+    """A copy to the device that a down copy reads back: the copy, and whether its source is
+    proven host memory (else it is one of several per-item copies of unknown items)."""
+
+    call: cst.Call
+    proven: bool
+
+
+def trace_up_copies(
+    provenance: Provenance,
+    node: cst.BaseExpression,
+    frame: Frame,
+    seen: set[str],
+    depth: int,
+    names: list[str],
+) -> list[UpCopy] | None:
+    """The up copies that ``node`` is, through reshapes, indexing, joins and names; None when
+    anything else is in the way."""
+    if depth > MAX_DEPTH:
+        return None
+    if isinstance(node, cst.Subscript):
+        if any(_has_call(element) for element in node.slice):
+            return None
+        return trace_up_copies(provenance, node.value, frame, seen, depth + 1, names)
+    if isinstance(node, cst.Name):
+        return _through_name(provenance, node, frame, seen, depth, names)
+    if not isinstance(node, cst.Call):
+        return None
+    up = _up_copy(provenance, node, frame)
+    if up is not None:
+        return [up] if up.proven else None
+    func = node.func
+    if isinstance(func, cst.Attribute):
+        method = func.attr.value
+        if method in RESHAPES or (
+            method == "to" and provenance.to_target(node, frame) is Target.DTYPE
+        ):
+            if any(_has_call(arg.value) for arg in node.args):
+                return None
+            return trace_up_copies(provenance, func.value, frame, seen, depth + 1, names)
+    if provenance.qualify(func) in JOINS and keyword(node, "out") is None:
+        return _join(provenance, node, frame, seen, depth, names)
+    return None
+
+
+def _through_name(
+    provenance: Provenance,
+    node: cst.Name,
+    frame: Frame,
+    seen: set[str],
+    depth: int,
+    names: list[str],
+) -> list[UpCopy] | None:
+    if node.value in seen:
+        return None
+    values = provenance.bindings(frame).reaching(node)
+    if len(values) != 1 or values[0] is None:
+        return None
+    if node.value in _changed_in_place(provenance, frame):
+        return None
+    names.append(node.value)
+    return trace_up_copies(provenance, values[0], frame, seen | {node.value}, depth + 1, names)
+
+
+def _join(
+    provenance: Provenance,
+    node: cst.Call,
+    frame: Frame,
+    seen: set[str],
+    depth: int,
+    names: list[str],
+) -> list[UpCopy] | None:
+    items = first_positional(node)
+    if isinstance(items, (cst.List, cst.Tuple)) and items.elements:
+        found: list[UpCopy] = []
+        for element in items.elements:
+            if isinstance(element, cst.StarredElement):
+                return None
+            inner = trace_up_copies(provenance, element.value, frame, seen, depth + 1, names)
+            if inner is None:
+                return None
+            found += inner
+        return found
+    if isinstance(items, (cst.ListComp, cst.GeneratorExp)) and items.for_in.inner_for_in is None:
+        made = items.elt
+        if not isinstance(made, cst.Call) or not _moves(provenance, made, frame):
+            return None
+        source = made.func.value  # type: ignore[attr-defined]
+        if not _of_loop_item(source, items.for_in.target):
+            return None
+        where = provenance.where(source, frame)
+        if where is Where.UNKNOWN and isinstance(source, cst.Name):  # the loop variable
+            where = provenance.sequence_where(items.for_in.iter, frame)
+        if where is Where.DEVICE:
+            return None
+        return [UpCopy(made, where.on_host)]
+    return None
+
+
+def _moves(provenance: Provenance, node: cst.Call, frame: Frame) -> bool:
+    """``x.cuda()`` or ``x.to(<device>)``."""
+    func = node.func
+    if not isinstance(func, cst.Attribute):
+        return False
+    if func.attr.value == "cuda":
+        return True
+    return func.attr.value == "to" and provenance.to_target(node, frame) is Target.DEVICE
+
+
+def _up_copy(provenance: Provenance, node: cst.Call, frame: Frame) -> UpCopy | None:
+    """``node`` as a copy to the device, with whether its source is proven host memory."""
+    if _moves(provenance, node, frame):
+        source = node.func.value  # type: ignore[attr-defined]
+        where = provenance.where(source, frame)
+        return UpCopy(node, where.on_host or provenance.is_host_data(source, frame))
+    if provenance.qualify(node.func) in CONVERTERS:
+        device = keyword(node, "device")
+        data = first_positional(node)
+        if device is None or data is None:
+            return None
+        if provenance.device_target(device.value, frame, allocation=True) is not Target.DEVICE:
+            return None
+        return UpCopy(node, provenance.is_host_data(data, frame))
+    return None
+
+
+def _of_loop_item(node: cst.BaseExpression, target: cst.BaseExpression) -> bool:
+    """``p``, ``p.x`` or ``p[k]`` of a comprehension's loop variable ``p``."""
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        node = node.value
+    if not isinstance(node, cst.Name) or not isinstance(target, cst.Name):
+        return False
+    return node.value == target.value
+
+
+def _has_call(node: cst.CSTNode) -> bool:
+    found = False
+
+    class _Calls(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> bool:
+            nonlocal found
+            found = True
+            return False
+
+    node.visit(_Calls())
+    return found
+
+
+class _InPlace(cst.CSTVisitor):
+    """Names a function changes in place: ``x.add_()``, ``x[i] = ...``, ``x += ...``,
+    ``out=x``."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def _root(self, node: cst.BaseExpression) -> None:
+        while isinstance(node, (cst.Attribute, cst.Subscript)):
+            node = node.value
+        if isinstance(node, cst.Name):
+            self.names.add(node.value)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            if method.endswith("_") and not method.endswith("__"):
+                self._root(func.value)
+        out = keyword(node, "out")
+        if out is not None:
+            self._root(out.value)
+        # Passed to a function (``all_reduce(t)``, ``fill(buf)``): it may write the tensor.
+        if isinstance(func, cst.Name) and func.value in READING_BUILTINS:
+            return
+        if isinstance(func, cst.Attribute) and func.attr.value in RESHAPES | JOIN_NAMES:
+            return
+        for arg in node.args:
+            values = (
+                [e.value for e in arg.value.elements]
+                if isinstance(arg.value, (cst.List, cst.Tuple))
+                else [arg.value]
+            )
+            for value in values:
+                if isinstance(value, cst.Name):
+                    self.names.add(value.value)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        if isinstance(node.target, (cst.Subscript, cst.Attribute)):
+            self._root(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._root(node.target)
+
+
+class _Names(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.counts[node.value] = self.counts.get(node.value, 0) + 1
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+
+def reads_of(provenance: Provenance, frame: Frame, name: str) -> int:
+    """How often ``name`` is read in ``frame``'s function (its one binding not counted)."""
+    memo = provenance.context.shared(_READS, dict)
+    function = frame.function
+    if function not in memo:
+        collector = _Names()
+        visit_read_only(function, collector)
+        memo[function] = collector.counts
+    return memo[function].get(name, 0) - 1
+
+
+def _changed_in_place(provenance: Provenance, frame: Frame) -> set[str]:
+    memo = provenance.context.shared(_IN_PLACE, dict)
+    function = frame.function
+    if function not in memo:
+        collector = _InPlace()
+        visit_read_only(function, collector)
+        memo[function] = collector.names
+    return memo[function]

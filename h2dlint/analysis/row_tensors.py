@@ -1,0 +1,137 @@
+"""Whether the rows a loop reads are tensors though where they are is unknown: a row passed to
+a ``torch.*`` function or a tensor-only method, rows the loop walks of a tensor; and whether a
+tensor comes from data the function converts without ``device=`` (most likely on the host).
+HTD201 (a sync per row) asks these.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from h2dlint.analysis.arguments import keyword
+from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.hot_paths import HotPaths
+from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.sync_basics import RowLoop, Walk
+from h2dlint.analysis.syncs import reads_row, with_derived
+from h2dlint.analysis.tensor_kinds import is_tensor, on_host_by_name, walks_its_rows
+from h2dlint.context import FileContext
+from h2dlint.walk import visit_read_only
+
+
+def rows_are_tensors(
+    provenance: Provenance,
+    module: cst.Module,
+    tensor: cst.BaseExpression,
+    loop: RowLoop,
+    frame: Frame,
+) -> bool:
+    """Whether ``tensor``, whose rows ``loop`` reads, is a tensor: known to be one, or walked
+    row by row as only a tensor is (not numpy or Python data)."""
+    if is_tensor(provenance, tensor, frame):
+        return True
+    if provenance.is_host_data(tensor, frame):
+        return False  # numpy or Python data
+    return walks_its_rows(module, tensor, loop)
+
+
+def hot_rows_of_tensors(
+    context: FileContext,
+    provenance: Provenance,
+    tensor: cst.BaseExpression,
+    loop: RowLoop,
+    parts: list[cst.CSTNode],
+    frame: Frame,
+) -> str | None:
+    """Why the loop is hot, when the rows it reads are surely tensors though where they
+    are is unknown: a row goes into a ``torch.*`` call or a tensor-only method. None when
+    the loop is not on a hot path or the rows may be anything else."""
+    function = frame.function
+    if not isinstance(function, cst.FunctionDef):
+        return None
+    if provenance.is_host_data(tensor, frame) or on_host_by_name(tensor, frame):
+        return None
+    reason = HotPaths.of(context).why_hot_at(context.ancestors)
+    if reason is None or converted_here(provenance, tensor, frame):
+        return None
+    return reason if rows_used_as_tensors(provenance, parts, loop) else None
+
+
+def rows_used_as_tensors(provenance: Provenance, parts: list[cst.CSTNode], loop: RowLoop) -> bool:
+    """Whether the loop's ``parts`` use a row as a tensor (see :class:`TensorUses`)."""
+    finder = TensorUses(provenance, with_derived(parts, loop))
+    for part in parts:
+        visit_read_only(part, finder)
+    return finder.found
+
+
+# Tensor methods numpy arrays and Python values do not have: a row they are called on is a tensor.
+TENSOR_ONLY_METHODS = frozenset({"cpu", "cuda", "numel", "item_size", "nonzero", "unbind"})
+
+
+class TensorUses(cst.CSTVisitor):
+    """Whether a loop's parts use a row as a tensor: ``torch.<fn>(row, ...)`` or a
+    tensor-only method of it (``row.cpu()``)."""
+
+    def __init__(self, provenance: Provenance, loop: RowLoop) -> None:
+        self.provenance = provenance
+        self.loop = loop
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in TENSOR_ONLY_METHODS:
+            self.found = self.found or self._row(func.value)
+            return
+        qualified = self.provenance.qualify(func) or ""
+        first = node.args[0] if node.args else None
+        if qualified.startswith("torch.") and first is not None and first.keyword is None:
+            self.found = self.found or self._row(first.value)
+
+    def _row(self, node: cst.BaseExpression) -> bool:
+        """Whether ``node`` is a row itself (not something computed from one, such as
+        ``np.array(reference.image)``): a row name, a row bound to a local name, ``t[i]``."""
+        names = self.loop.names | {name for name, _ in self.loop.derived}
+        if self.loop.walk is Walk.INDEX:
+            names = frozenset(name for name, _ in self.loop.derived)
+            if isinstance(node, cst.Subscript) and reads_row(node, self.loop):
+                return all(
+                    isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.Name)
+                    for e in node.slice
+                )
+        return isinstance(node, cst.Name) and node.value in names
+
+
+CONVERSIONS = frozenset({"torch.as_tensor", "torch.asarray", "torch.tensor"})
+
+
+def converted_here(
+    provenance: Provenance, tensor: cst.BaseExpression, frame: Frame, depth: int = 0
+) -> bool:
+    """Whether ``tensor`` comes from data the function converts without ``device=``
+    (``torch.as_tensor(sr, dtype=...)``, also through arithmetic on it): data converted in the
+    function is most likely Python data, which lands on the host."""
+    if depth > 16:
+        return False
+    if isinstance(tensor, cst.Call):
+        if provenance.qualify(tensor.func) in CONVERSIONS:
+            return keyword(tensor, "device") is None
+        qualified = provenance.qualify(tensor.func) or ""
+        args = tensor.args
+        if qualified.startswith("torch.") and args and args[0].keyword is None:
+            return converted_here(provenance, args[0].value, frame, depth + 1)
+        return False
+    if isinstance(tensor, cst.UnaryOperation):
+        return converted_here(provenance, tensor.expression, frame, depth + 1)
+    if isinstance(tensor, cst.BinaryOperation):
+        return converted_here(provenance, tensor.left, frame, depth + 1) or converted_here(
+            provenance, tensor.right, frame, depth + 1
+        )
+    if isinstance(tensor, cst.Name):
+        values = provenance.bindings(frame).reaching(tensor)
+        return bool(values) and all(
+            v is not None and converted_here(provenance, v, frame, depth + 1) for v in values
+        )
+    if isinstance(tensor, cst.Subscript):
+        return converted_here(provenance, tensor.value, frame, depth + 1)
+    return False

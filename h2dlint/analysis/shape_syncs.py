@@ -1,0 +1,150 @@
+"""Where a tensor's values decide a shape, so that the host must read them: sizes given to a
+factory or a view method, the repeats of ``repeat_interleave``, the operand of an op whose output
+size depends on the data (``nonzero``, ``unique``), a boolean mask used as an index, and values
+written through a mask. HTD202 (a sync on a hot path) asks these.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from h2dlint.analysis.arguments import keyword, positional
+from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.tensor_kinds import tensor_evidence
+from h2dlint.analysis.value_syncs import COMPARISON_OPERATORS, MASK_METHODS
+
+# torch.<factory>(*sizes): every positional argument is a size (or a tuple of sizes).
+SIZE_FACTORIES = frozenset(
+    f"torch.{name}" for name in ("arange", "zeros", "ones", "empty", "rand", "randn", "full")
+)
+# Only the first positional argument is the size (``torch.full(size, value)``).
+FIRST_ARG_SIZE = frozenset({"torch.full"})
+# Tensor methods whose positional arguments are sizes (``x.repeat(n, 1)``, ``x.view(n, -1)``).
+SIZE_METHODS = frozenset(
+    {"repeat", "view", "reshape", "expand", "tile", "new_zeros", "new_ones", "new_empty"}
+)
+# Calls whose output size depends on the data: the host waits to learn it.
+DATA_SIZED_METHODS = frozenset(
+    {"nonzero", "argwhere", "unique", "unique_consecutive", "masked_select"}
+)
+DATA_SIZED_FUNCTIONS = frozenset(f"torch.{name}" for name in DATA_SIZED_METHODS)
+# Tensor methods that reduce to one value when called without arguments.
+REDUCTIONS = frozenset({"sum", "max", "min", "mean", "prod", "amax", "amin", "norm", "item"})
+
+
+def many_values(provenance: Provenance, value: cst.BaseExpression, frame: Frame) -> bool:
+    """Whether ``value`` (written through a mask) is surely a tensor that may hold many
+    values: not a number (``0``, ``float("-inf")``, a name bound to one), not a 0-d reduction
+    (``x.sum()``), not ``torch.tensor(number)``."""
+    if isinstance(value, (cst.Integer, cst.Float, cst.UnaryOperation)):
+        return False
+    if isinstance(value, cst.Call):
+        func = value.func
+        if isinstance(func, cst.Name) and func.value in ("float", "int", "bool"):
+            return False
+        if isinstance(func, cst.Attribute) and func.attr.value in REDUCTIONS and not value.args:
+            return False
+        qualified = provenance.qualify(func) or ""
+        if qualified in ("torch.tensor", "torch.as_tensor", "torch.scalar_tensor"):
+            first = positional(value)
+            return bool(first) and isinstance(first[0].value, (cst.List, cst.ListComp))
+    while (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value in ("to", "type", "contiguous", "view_as", "reshape_as")
+    ):
+        value = value.func.value  # a conversion keeps the number of values
+    if provenance.is_host_data(value, frame):
+        return False
+    if provenance.fact(value, frame).known:
+        return True
+    return tensor_evidence(provenance, value, frame) is not None
+
+
+def own_member(provenance: Provenance, call: cst.Call) -> bool:
+    """Whether ``call`` calls a method or attribute of the function's own object
+    (``self.repeat(x)``, ``cls.expand(n)``): a submodule or a method, never a tensor's."""
+    func = call.func
+    if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name):
+        return False
+    frame = provenance.current_frame()
+    return func.value.value in {frame.self_name, "self", "cls"} - {None}
+
+
+def row_reduction(node: cst.BaseExpression) -> bool:
+    """``t.prod(dim=-1)``, ``torch.sum(t, dim=-1)``: every row reduced at once (HTD201's fix)."""
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
+        return False
+    dim = keyword(node, "dim")
+    return (
+        node.func.attr.value in ("prod", "sum")
+        and dim is not None
+        and isinstance(dim.value, cst.UnaryOperation)
+        and isinstance(dim.value.expression, cst.Integer)
+        and dim.value.expression.value == "1"
+    )
+
+
+def sizes_of(args: list[cst.Arg]) -> list[cst.BaseExpression]:
+    """The size expressions among positional arguments, also inside a tuple or list of sizes."""
+    sizes: list[cst.BaseExpression] = []
+    for arg in args:
+        value = arg.value
+        if isinstance(value, (cst.Tuple, cst.List)):
+            sizes.extend(e.value for e in value.elements if isinstance(e, cst.Element))
+        else:
+            sizes.append(value)
+    return [s for s in sizes if not isinstance(s, (cst.Integer, cst.UnaryOperation))]
+
+
+def repeats_of(call: cst.Call, is_method: bool) -> cst.BaseExpression | None:
+    """The repeats of ``x.repeat_interleave(r)``, ``torch.repeat_interleave(x, r)`` or
+    ``torch.repeat_interleave(r)``, unless it is a literal number."""
+    given = keyword(call, "repeats")
+    args = positional(call)
+    if given is not None:
+        repeats: cst.BaseExpression | None = given.value
+    elif is_method:
+        repeats = args[0].value if args else None
+    elif len(args) == 1:
+        repeats = args[0].value
+    else:
+        repeats = args[1].value if len(args) > 1 else None
+    return None if isinstance(repeats, (cst.Integer, cst.UnaryOperation)) else repeats
+
+
+def operand_of(call: cst.Call, method: str | None) -> cst.BaseExpression | None:
+    if method is not None and isinstance(call.func, cst.Attribute):
+        return call.func.value
+    args = positional(call)
+    return args[0].value if args else None
+
+
+def is_mask(provenance: Provenance, node: cst.BaseExpression, frame: Frame, depth: int = 0) -> bool:
+    """Whether ``node`` is surely a boolean mask: a comparison, `~`/`&`/`|` of masks, a mask
+    method (`x.isnan()`, `x.bool()`), or a name bound only to masks."""
+    if depth > 4:
+        return False
+    if isinstance(node, cst.Comparison):
+        return all(isinstance(c.operator, COMPARISON_OPERATORS) for c in node.comparisons)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
+        return is_mask(provenance, node.expression, frame, depth + 1)
+    if isinstance(node, cst.BinaryOperation) and isinstance(
+        node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)
+    ):
+        return is_mask(provenance, node.left, frame, depth + 1) or is_mask(
+            provenance, node.right, frame, depth + 1
+        )
+    if isinstance(node, cst.Call):
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in MASK_METHODS:
+            return not node.args or func.attr.value != "bool"
+        qualified = provenance.qualify(func) or ""
+        return qualified.startswith("torch.") and qualified[6:] in MASK_METHODS
+    if isinstance(node, cst.Name):
+        values = provenance.bindings(frame).reaching(node)
+        return bool(values) and all(
+            v is not None and is_mask(provenance, v, frame, depth + 1) for v in values
+        )
+    return False

@@ -1,0 +1,107 @@
+"""Whether data of unknown type that ``torch.tensor(data, device=...)`` converts is most likely
+host data (a Python list or number, a host array) converted per step or per iteration, and
+whether the data is empty where it is converted. HTD106 (a tensor built from host data on the
+device) asks these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+from h2dlint.analysis.facts import Where
+from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.host_data import host_scalar, module_constant, tensor_shape
+from h2dlint.analysis.hot_paths import HotPaths
+from h2dlint.analysis.loop_body import (
+    export_branch,
+    in_loop_body,
+    occasional,
+    per_batch_method,
+    pipeline_code,
+    set_once,
+)
+from h2dlint.analysis.provenance import Provenance
+from h2dlint.context import FileContext
+
+
+def maybe_host_data(
+    context: FileContext,
+    call: cst.Call,
+    data: cst.BaseExpression,
+    provenance: Provenance,
+    frame: Frame,
+) -> bool:
+    """``torch.tensor(x, device=...)`` of a name, attribute or element whose type is
+    unknown, per step (a hot function) or per iteration (a loop): a Python list or number
+    or a host array in all but a device tensor's case, and ``torch.tensor`` of a tensor is
+    discouraged (PyTorch warns), so a copy from the host is what it does. Scalars that
+    :func:`host_scalar` proves are HTD107's; ``as_tensor``/``asarray`` of a device tensor
+    are no-ops and stay unflagged."""
+    if provenance.qualify(call.func) != "torch.tensor":
+        return False
+    if isinstance(data, (cst.List, cst.Tuple)):
+        # a short display of values of unknown type (``[scale]``); one of literals only is
+        # HTD107's constant
+        if not data.elements or not all(
+            isinstance(e, cst.Element) and isinstance(e.value, (cst.Name, cst.Attribute))
+            for e in data.elements
+        ):
+            return False
+        if all(host_scalar(provenance, e.value, frame) for e in data.elements):
+            return False
+    elif not isinstance(data, (cst.Name, cst.Attribute, cst.Subscript)):
+        return False
+    if host_scalar(provenance, data, frame) or tensor_shape(provenance, data, frame):
+        return False  # a number or a shape: a few bytes (scalars are HTD107's)
+    if isinstance(data, cst.Name) and module_constant(provenance, data) is not None:
+        return False  # a constant table: HTD107's
+    if provenance.where(data, frame) is not Where.UNKNOWN:
+        return False  # a tensor (on the device: no host copy; on the host: HTD301's)
+    ancestors = context.ancestors
+    hot_paths = HotPaths.of(context)
+    if hot_paths.test_module or occasional(context.path, ancestors):
+        return False
+    if set_once(ancestors, context.module, provenance, frame):
+        return False  # made on a cache miss
+    if export_branch(ancestors, context.module):
+        return False
+    if in_loop_body(ancestors):
+        return True
+    if pipeline_code(context.path, ancestors):
+        return False  # per request, before the steps: nothing queued to wait for
+    return hot_paths.why_hot_at(ancestors) is not None or per_batch_method(ancestors) is not None
+
+
+def empty_here(ancestors: Sequence[cst.CSTNode], call: cst.Call, data: cst.BaseExpression) -> bool:
+    """In the ``else`` of a test of the data's length, where it is empty."""
+    child: cst.CSTNode = call
+    for node in reversed(ancestors):
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return False
+        if (
+            isinstance(node, (cst.If, cst.IfExp))
+            and child is node.orelse
+            and isinstance(data, cst.Name)
+            and tests_size(node.test, data.value)
+        ):
+            return True
+        child = node
+    return False
+
+
+def tests_size(test: cst.BaseExpression, name: str) -> bool:
+    """``name`` or ``len(name) ...`` is what ``test`` checks."""
+    if isinstance(test, cst.Name):
+        return test.value == name
+    if isinstance(test, cst.Comparison):
+        test = test.left
+    return (
+        isinstance(test, cst.Call)
+        and isinstance(test.func, cst.Name)
+        and test.func.value == "len"
+        and bool(test.args)
+        and isinstance(test.args[0].value, cst.Name)
+        and test.args[0].value.value == name
+    )
