@@ -322,6 +322,25 @@ class NonBlockingPageableCopy(Rule):
                 return torch.arange(n).to(dtype=d, non_blocking=True)
             """
         ),
+        # the fixed helper builds the ids on the device: the copy is a no-op
+        Valid(
+            """
+            import torch
+            def position_ids_in_meshgrid(patches, max_width, device):
+                positions = []
+                for patch in patches:
+                    height, width = patch.shape[-2:]
+                    rows = torch.arange(height, device=device)
+                    cols = torch.arange(width, device=device)
+                    positions.append((rows[:, None] * max_width + cols).flatten())
+                return torch.cat(positions)
+            class Vision(torch.nn.Module):
+                def forward(self, patches, embeds, **kwargs):
+                    ids = position_ids_in_meshgrid(patches, 16, embeds.device)
+                    kwargs["ids"] = ids.unsqueeze(0).to(embeds.device, non_blocking=True)
+                    return kwargs
+            """
+        ),
     )
     invalid = (
         Invalid(
@@ -341,6 +360,28 @@ class NonBlockingPageableCopy(Rule):
                 ids = rows * max_width + cols
                 return ids.to(device, non_blocking=True)
                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+        ),
+        # the same ids built by a helper over a list of patches and copied by the caller: the
+        # helper's return is known however deep the question that asks for it
+        Invalid(
+            """
+            import torch
+            def position_ids_in_meshgrid(patches, max_width):
+                positions = []
+                for patch in patches:
+                    height, width = patch.shape[-2:]
+                    mesh = torch.meshgrid(torch.arange(height), torch.arange(width))
+                    rows, cols = torch.stack(mesh, dim=-1).reshape(-1, 2).chunk(2, -1)
+                    ids = rows * max_width + cols
+                    positions.append(ids[:, 0])
+                return torch.cat(positions)
+            class Vision(torch.nn.Module):
+                def forward(self, patches, embeds, **kwargs):
+                    position_ids = position_ids_in_meshgrid(patches, max_width=16)
+                    kwargs["ids"] = position_ids[None].to(embeds.device, non_blocking=True)
+                                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return kwargs
             """,
         ),
         # a join written into a pageable buffer with out=: HTD104 leaves joins with out= alone

@@ -151,6 +151,16 @@ class ConcatThenCopy(Rule):
                 return torch.cat(parts).to(dev, non_blocking=True)
             """
         ),
+        # rows of tensors whose placement is unknown (in model code, activations already on
+        # the device), sliced and joined: the copy is a no-op
+        Valid(
+            """
+            import torch
+            def position_ids_1d(position_ids, seq_length):
+                rows = [ids[:n] for ids, n in zip(position_ids, seq_length)]
+                return torch.cat(rows).to(position_ids.device)
+            """
+        ),
         Valid(
             """
             import torch
@@ -394,6 +404,18 @@ class ConcatThenCopy(Rule):
             def f(xs, device):
                 return cat(xs).to(device, non_blocking=True)
                 #      ^^^^^^^
+            """,
+        ),
+        # rows of host copies (`.cpu()`), sliced in a comprehension over zip() and joined:
+        # a fresh pageable tensor copied back to the device
+        Invalid(
+            """
+            import torch
+            def position_ids_1d(position_ids, seq_length):
+                device = position_ids.device
+                rows = [ids[:n] for ids, n in zip(position_ids.cpu(), seq_length.cpu())]
+                return torch.cat(rows).to(device)
+                #      ^^^^^^^^^^^^^^^
             """,
         ),
         Invalid(

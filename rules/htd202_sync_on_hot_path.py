@@ -5,10 +5,12 @@ import libcst as cst
 from h2dlint.analysis.arguments import host_named, keyword, positional
 from h2dlint.analysis.device_loops import DeviceLoop, device_loop
 from h2dlint.analysis.element_writes import ONE_ELEMENT, syncing_write
+from h2dlint.analysis.explicit_waits import queued_copies, stream_wait, timing_code
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.hot_guards import runs_every_call
 from h2dlint.analysis.hot_paths import HotPaths
+from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.shape_syncs import (
     DATA_SIZED_FUNCTIONS,
@@ -25,7 +27,7 @@ from h2dlint.analysis.shape_syncs import (
     sizes_of,
 )
 from h2dlint.analysis.tensor_kinds import on_host_by_name
-from h2dlint.analysis.unknown_tensors import tensor_root
+from h2dlint.analysis.unknown_tensors import annotated_comparison, tensor_root
 from h2dlint.analysis.value_syncs import (
     MASK_METHODS,
     explicit_sync,
@@ -81,8 +83,13 @@ class SyncOnHotPath(Rule):
     `handle`, `process_request`...); `build()` of an attention metadata builder (a class named
     `...Metadata...Builder`) and functions named for the per-step metadata of attention or a
     batch (`init_forward_metadata`, `build_attn_metadata`), which run per step although
-    `build`/`init_` names are otherwise run-once; a name with a `step` word (`update_step_context`,
-    `decode_step`), `forward`/`fwd` first or last (`forward_decode`, `_attn_forward`), a
+    `build`/`init_` names are otherwise run-once; alternate constructors (`new`, `init_new`,
+    `create`, `build`, `from_*`) and `prepare*` methods of a class named for the state an engine
+    builds every step (a last word `Context`/`Batch`/`Inputs`/`Meta`/`Metadata` after a
+    `Step`/`Forward`/`Schedule`/`Input` word: `StepContext.new`, `ForwardBatch.init_new`,
+    not pipeline blocks named `...PrepareLatentsStep`); a name with a `step` word
+    (`update_step_context`, `decode_step`), `forward`/`fwd` first or last (`forward_decode`,
+    `_attn_forward`), a
     forward hook (`pre_process_fwd_hook`), or a top-level function with an `attention`/`attn`
     word (attention backends and their helpers) — not names that configure or count
     (`set_step`, `get_*`, `num_steps`, `register_*`) or debug (`dump_*`, `print_*`, `debug_*`,
@@ -103,7 +110,10 @@ class SyncOnHotPath(Rule):
     only tensors have (`x.int()`, `x.detach()`), a reduction or comparison read with
     `.item()`/`.tolist()` (`ctx.q_seqlens.max().item()`, `(a == b).tolist()`), the used
     result of a `.cpu()` of something not named as a module, or a name bound only to such
-    values. The message says
+    values. Used as a size, a slice bound or compared in an `if` test, only a reduction
+    (`x.max()`) or a parameter annotated as a tensor (`input_pos_maxp1: Optional[Tensor]`
+    in `mask[..., :input_pos_maxp1]`: it can only be a 0-d tensor there) counts, unless a call
+    of its function in the module passes a Python number for it. The message says
     which tensor would have to be on the GPU. Host tensors stay silent: numpy arrays, `.cpu()`
     results, names that say host (`lengths_cpu`, `host_ids`), results of `numel()`/`size()`
     (Python numbers), torch functions of host tensors (`torch.clamp(host, 0, n)`,
@@ -114,8 +124,9 @@ class SyncOnHotPath(Rule):
 
     Not flagged: run-once and cold code; host tensors (built without `device=`, `.cpu()`
     results, `.to("cpu", non_blocking=True)` results); syncs reading the rows of a loop (HTD201
-    reports those) and syncs in `while` loops (HTD201); `torch.cuda.synchronize()` (an explicit,
-    intended wait); code that only runs while tracing or scripting (`if torch.jit.is_tracing():`);
+    reports those) and syncs in `while` loops (HTD201); explicit waits (`torch.cuda.synchronize()`,
+    `stream.synchronize()`) other than the one shape below; code that only runs while tracing or
+    scripting (`if torch.jit.is_tracing():`);
     debugging aids and error paths: `assert` and `raise` statements, arguments of logging and
     `print` calls (also functions named `log_*`/`print_*`), branches taken once every N steps
     (`if step % 100 == 0:`, `if it - last == self.eviction_interval:`, also around the call of
@@ -127,6 +138,20 @@ class SyncOnHotPath(Rule):
     named, or derived from one named, `...Pipeline...`) runs once per request around its loop
     of steps: only the loop's body is hot there. The one `.tolist()` that HTD201's fix leaves
     (`t.prod(dim=-1).tolist()`, all rows at once) is not reported again.
+
+    Explicit waits are reported in one shape only, at MEDIUM confidence: a statement
+    `torch.cuda.synchronize()` (or `torch.accelerator.synchronize()`...) or
+    `stream.synchronize()` right after `non_blocking=True` copies to the device in the same
+    block, on a hot path or in a loop (a `while` loop of steps counts here) around both: the host
+    waits for the copies it has just queued, every step, so they overlap nothing (lmdeploy's
+    inputs loop synchronized its H2D stream per step until it recorded an event instead). It is
+    certain when nothing on the host reads the copied data next. Left alone: an event's
+    `synchronize()` (the precise wait), waits after a copy to the host (the host reads it next)
+    or from a staging buffer (`pinned`, `buf`: the host may rewrite it next, HTD402), waits in
+    timing code (`time.perf_counter()`, `elapsed_time`, names with `time`/`bench`/`profile`), in
+    run-once code (warm-up, set-up) and waits with no copy queued before them in their block.
+    Most explicit waits in real code are of those kinds; upstream fixes replaced the reported
+    kind with an event and a device-side `wait_event`/`wait_stream`.
 
     ## Why is this bad?
     The host queues GPU work far ahead of the GPU; a sync makes it wait until all queued work
@@ -186,6 +211,7 @@ class SyncOnHotPath(Rule):
         b"bool(",
         b"if ",
         b"[",
+        b"synchronize(",
         *(f"{name}(".encode() for name in sorted(DATA_SIZED_METHODS | {"repeat_interleave"})),
         *(f"{name.rpartition('.')[2]}(".encode() for name in sorted(SIZE_FACTORIES)),
         *(f".{name}(".encode() for name in sorted(SIZE_METHODS)),
@@ -198,7 +224,7 @@ class SyncOnHotPath(Rule):
             ".item|.tolist|.cpu|.to|int|float|bool",
             called_as(SIZE_FACTORIES | DATA_SIZED_FUNCTIONS | {"torch.repeat_interleave"}),
             "|".join(f".{name}" for name in sorted(SIZE_METHODS | MASK_METHODS)),
-            ".any|.all|.max|.min|.sum|.cuda|.tensor|tensor",
+            ".any|.all|.max|.min|.sum|.cuda|.tensor|tensor|.synchronize",
         ]
     )
 
@@ -541,6 +567,74 @@ class SyncOnHotPath(Rule):
                     return torch.unique(self.history).tolist()
             """
         ),
+        # Explicit waits that are right: before the host reads a copy to the host, in timing
+        # code, for one event, in warm-up, before a staging buffer is rewritten, and waits with
+        # no copy queued before them in their block.
+        Valid(
+            """
+            import time
+            import torch
+            class Runner:
+                def execute_model(self, batch, device):
+                    ids = batch.ids.to(device, non_blocking=True)
+                    host = self.model(ids).to('cpu', non_blocking=True)
+                    torch.cuda.current_stream().synchronize()
+                    return host.tolist()
+                def step(self, batch, device):
+                    start = time.perf_counter()
+                    batch.ids.to(device, non_blocking=True)
+                    torch.cuda.synchronize()
+                    return time.perf_counter() - start
+                def forward(self, x, device):
+                    y = x.to(device, non_blocking=True)
+                    self.copy_done.synchronize()
+                    return y
+                def warmup(self, x, device):
+                    y = x.to(device, non_blocking=True)
+                    torch.cuda.synchronize()
+                    return y
+                def prepare_inputs(self, ids):
+                    self.gpu_ids.copy_(self.pinned_ids, non_blocking=True)
+                    torch.cuda.synchronize()
+                    self.pinned_ids.fill_(0)
+                def sample(self, logits):
+                    torch.cuda.synchronize()
+                    return logits.argmax(-1)
+            """
+        ),
+        # The same bound kept as a Python int (annotated so) is no tensor.
+        Valid(
+            """
+            from typing import Optional
+            import torch
+            class GPT(torch.nn.Module):
+                def forward(self, x: torch.Tensor, input_pos_maxp1: Optional[int] = None):
+                    mask = self.mask_cache.to(x.device)
+                    if input_pos_maxp1 is not None and input_pos_maxp1 > self.max_len:
+                        raise ValueError(input_pos_maxp1)
+                    return mask[..., :input_pos_maxp1]
+            """
+        ),
+        # A parameter annotated as a tensor that its callers pass a shape for: an int.
+        Valid(
+            """
+            import torch
+            class Matcher(torch.nn.Module):
+                def forward(self, keypoints: torch.Tensor):
+                    batch, _, num, _ = keypoints.shape
+                    return self._prune(keypoints, num)
+                def _prune(self, keypoints: torch.Tensor, num_keypoints: torch.Tensor):
+                    return torch.full((2, num_keypoints), -1, device=keypoints.device)
+            """
+        ),
+        # A pipeline block named `...Step` prepares its latents once per request.
+        Valid(
+            """
+            class FluxPrepareLatentsStep:
+                def prepare_latents(self, latents, lengths):
+                    return latents[:, : lengths.max().item()]
+            """
+        ),
     )
     invalid = (
         # A Python number written into one element of a device tensor, or through a list or
@@ -778,6 +872,67 @@ class SyncOnHotPath(Rule):
                                        ^^^^^^^^^^^^^^^^^^^^^^
             """,
         ),
+        # A parameter annotated as a tensor compared in an `if` test and used as a slice
+        # bound: a 0-d tensor read on the host in every forward.
+        Invalid(
+            """
+            from typing import Optional
+            import torch
+            class GPT(torch.nn.Module):
+                def forward(self, x: torch.Tensor, input_pos_maxp1: Optional[torch.Tensor]):
+                    mask = self.mask_cache.to(x.device)
+                    if input_pos_maxp1 > self.max_len:
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        raise ValueError(input_pos_maxp1)
+                    return mask[..., :input_pos_maxp1]
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="if `input_pos_maxp1` is on the GPU",
+        ),
+        # The context an engine builds for every step, by its class's name.
+        Invalid(
+            """
+            import torch
+            class StepContext:
+                @classmethod
+                def new(cls, inputs, device):
+                    q_seqlens = inputs.seq_length
+                    longest = q_seqlens.max().item()
+                              ^^^^^^^^^^^^^^^^^^^^^^
+                    return cls(torch.arange(longest, device=device))
+            """,
+            message_contains="builds the per-step state `StepContext`",
+        ),
+        # A side stream's copies waited for by the host every iteration of a loop of steps;
+        # a device-wide wait right after the step's input copies.
+        Invalid(
+            """
+            import torch
+            class Agent:
+                async def preprocess_loop(self, keys):
+                    while True:
+                        inputs = await self.queue.get()
+                        with torch.cuda.stream(self.out_stream):
+                            for k in keys:
+                                inputs[k] = inputs[k].cuda(non_blocking=True)
+                            self.out_stream.synchronize()
+                            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        self.ready.put_nowait(inputs)
+            """,
+            message_contains="Record an event",
+        ),
+        Invalid(
+            """
+            import torch
+            class Runner:
+                def execute_model(self, batch, device):
+                    ids = batch.ids.to(device, non_blocking=True)
+                    torch.cuda.synchronize()
+                    ^^^^^^^^^^^^^^^^^^^^^^^^
+                    return self.model(ids)
+            """,
+            message_contains="`batch.ids.to(device, non_blocking=True)`",
+        ),
     )
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -794,6 +949,9 @@ class SyncOnHotPath(Rule):
         return HotPaths.of(self.context).could_be_hot_at(self.context.ancestors)
 
     def visit_Call(self, node: cst.Call) -> None:
+        if stream_wait(node) is not None:
+            self._explicit_wait(node)
+            return
         if not self._maybe_hot():
             return
         read = explicit_sync(node)
@@ -835,6 +993,48 @@ class SyncOnHotPath(Rule):
                 self._judge(
                     node, repeats, "`repeat_interleave()` with repeats {}", "repeat_interleave"
                 )
+
+    def _explicit_wait(self, node: cst.Call) -> None:
+        """``stream.synchronize()`` or ``torch.cuda.synchronize()`` as a statement right after
+        ``non_blocking=True`` copies to the device in the same block, per step: the host waits
+        for the copies it has just queued (see the class docs for what is left alone)."""
+        ancestors = self.context.ancestors
+        statement = ancestors[-1] if ancestors else None
+        line = ancestors[-2] if len(ancestors) > 1 else None
+        block = ancestors[-3] if len(ancestors) > 2 else None
+        if not (isinstance(statement, cst.Expr) and isinstance(line, cst.SimpleStatementLine)):
+            return
+        if not isinstance(block, (cst.IndentedBlock, cst.Module)) or RunOnce.of(self.context).code(
+            ancestors
+        ):
+            return
+        function = next(
+            (a for a in reversed(ancestors) if isinstance(a, (cst.FunctionDef, cst.Lambda))),
+            None,
+        )
+        if not isinstance(function, cst.FunctionDef) or timing_code(self.context.module, function):
+            return
+        before = list(block.body[: block.body.index(line)])
+        copies = queued_copies(self.context.module, before)
+        if copies is None or not copies:
+            return  # nothing queued here, or a copy to the host the wait is for
+        reason = HotPaths.of(self.context).why_hot_at(ancestors)
+        inner = ancestors[ancestors.index(function) :]
+        if reason is None and any(isinstance(a, (cst.For, cst.While)) for a in inner):
+            reason = "it runs on every iteration of the loop around it, as the copies do"
+        if reason is None or not runs_every_call(self.context, node, None, loops=True):
+            return
+        code = self.context.module.code_for_node
+        self.report(
+            node,
+            f"`{code(node)}` makes the host wait for the `non_blocking=True` copies queued just "
+            f"before it ({copies[0]}) on a hot path ({reason}): the copies overlap nothing. "
+            "Record an event after them (`ev = torch.cuda.Event(); ev.record(stream)`) and make "
+            "the stream that uses the data wait on the device "
+            "(`torch.cuda.current_stream().wait_event(ev)` or `.wait_stream(stream)`); the wait "
+            "is only needed if the host itself reads the copied data next",
+            confidence=Confidence.MEDIUM,
+        )
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -922,6 +1122,8 @@ class SyncOnHotPath(Rule):
             provenance = Provenance.of(self.context)
             if provenance.where(test) is Where.DEVICE:
                 tensor = test
+        if tensor is None and annotated_comparison(Provenance.of(self.context), test):
+            tensor = test  # ``if input_pos_maxp1 > self.max_seq_length:`` of a tensor parameter
         if tensor is not None:
             self._judge(tensor, tensor, "{} as an `if` test", "test")
 

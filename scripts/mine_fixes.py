@@ -77,6 +77,25 @@ PAIRS: list[tuple[str, str, str]] = [
     ("exllamav2", "0.2.9", "0.3.2"),
     ("litgpt", "0.5.11", "0.5.13"),
     ("gptqmodel", "7.6.0", "7.7.0"),
+    # Session 7: more serving engines and inference code (issue #11).
+    ("lmdeploy", "0.7.3", "0.8.0"),
+    ("lmdeploy", "0.8.0", "0.9.0"),
+    ("lmdeploy", "0.9.0", "0.9.2"),
+    ("deepspeed-mii", "0.3.1", "0.3.2"),
+    ("deepspeed-mii", "0.3.2", "0.3.3"),
+    ("mistral-inference", "1.4.0", "1.5.0"),
+    ("mistral-inference", "1.5.0", "1.6.0"),
+    ("optimum", "1.24.0", "1.25.0"),
+    ("optimum", "1.26.1", "1.27.0"),
+    ("litgpt", "0.5.7", "0.5.9"),
+    ("litgpt", "0.5.9", "0.5.11"),
+    ("torchtune", "0.4.0", "0.5.0"),
+    ("exllamav2", "0.2.7", "0.2.9"),
+    ("flashinfer-python", "0.6.17", "0.6.18"),
+    ("transformers", "5.14.0", "5.15.0"),
+    ("transformers", "5.15.0", "5.16.0"),
+    ("diffusers", "0.34.0", "0.35.0"),
+    ("diffusers", "0.35.0", "0.36.0"),
 ]
 
 # A removed line must hold one of these to start a candidate.

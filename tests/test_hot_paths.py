@@ -253,3 +253,27 @@ def test_a_pipeline_block_is_hot_only_in_loops_that_run_a_model() -> None:
     found = reasons(code)
     assert found["EncoderStep.encode"] is None  # a loop over inputs: once per request
     assert found["EncoderStep.pick"] == "called from `EncoderStep.__call__()`"
+
+
+@pytest.mark.parametrize(
+    ("cls", "method", "hot"),
+    [
+        # the state a serving engine builds for every step, by its class's name
+        ("StepContext", "new", True),
+        ("ForwardBatch", "init_new", True),
+        ("ScheduleBatch", "prepare_for_decode", True),
+        ("InputBatch", "from_requests", True),
+        ("GatheredDPForwardMeta", "from_values", True),
+        # pipeline blocks named `...Step` run once per request; models named for a step; other
+        # methods of per-step state; state classes without a step word
+        ("FluxPrepareLatentsStep", "prepare_latents", False),
+        ("AceStepPipeline", "prepare_latents", False),
+        ("StepContext", "get_block_offsets", False),
+        ("StepContext", "set_cache", False),
+        ("ResponseTokenBatch", "from_rollout", False),
+        ("BatchNorm", "create", False),
+    ],
+)
+def test_builders_of_per_step_state_are_hot(cls: str, method: str, hot: bool) -> None:
+    code = f"class {cls}:\n    @classmethod\n    def {method}(cls, x):\n        return x\n"
+    assert (reasons(code)[f"{cls}.{method}"] is not None) is hot

@@ -330,6 +330,33 @@ def target_of(code: str) -> Target:
         # a non-blocking copy of a device tensor to the host is pinned; a blocking one is not
         ("def f(r):\n    probe(r.cuda().to('cpu', non_blocking=True))", PIN),
         ("def f(r):\n    probe(r.cuda().to('cpu'))", P),
+        # rows of a tensor iterated by a loop or a comprehension are where the tensor is, also
+        # through zip() and enumerate(); items of lists, numbers and unknown iterables are not
+        ("def f(x):\n    for row in x.cpu():\n        probe(row)", HOST),
+        ("def f(x):\n    h = x.cuda()\n    for i, row in enumerate(h):\n        probe(row)", DEV),
+        ("def f(p, n):\n    return [probe(r[:m]) for r, m in zip(p.cpu(), n.cpu())]", HOST),
+        ("def f(p, n):\n    return [probe(m) for r, m in zip(p, n.cuda())]", DEV),
+        ("def f(p, n):\n    return [probe(r) for r, m in zip(p, n.cuda())]", UNK),
+        ("def f(x):\n    return [probe(v) for v in x.cpu().tolist()]", UNK),
+        ("def f(xs):\n    for x in xs:\n        probe(x)", UNK),
+        ("def f(x):\n    for i in range(x.cpu().shape[0]):\n        probe(i)", UNK),
+        # a helper's return is known however deep the question that asks for it
+        (
+            "def ids(patches, width):\n"
+            "    out = []\n"
+            "    for p in patches:\n"
+            "        h, w = p.shape[-2:]\n"
+            "        mesh = torch.meshgrid(torch.arange(h), torch.arange(w), indexing='ij')\n"
+            "        hg, vg = torch.stack(mesh, dim=-1).reshape(-1, 2).chunk(2, -1)\n"
+            "        grid = hg * width + vg\n"
+            "        out.append(grid[:, 0])\n"
+            "    return torch.cat(out)\n"
+            "def f(patches):\n"
+            "    a = ids(patches, 16)\n"
+            "    b = a.unsqueeze(0)\n"
+            "    probe(b)",
+            P,
+        ),
     ],
 )
 def test_where(code: str, where: Where) -> None:

@@ -37,9 +37,12 @@ DEBUG_WORDS = (
 )
 
 
-def runs_every_call(context: FileContext, node: cst.CSTNode, explicit: cst.Call | None) -> bool:
+def runs_every_call(
+    context: FileContext, node: cst.CSTNode, explicit: cst.Call | None, *, loops: bool = False
+) -> bool:
     """Whether the code around ``node`` in its function runs on every call: not under a
-    run-once or tracing guard, not in a debugging aid, not in a row loop (HTD201)."""
+    run-once or tracing guard, not in a debugging aid, not in a row loop (HTD201).
+    ``loops``: a ``while`` loop around it is a loop of steps, not HTD201's."""
     ancestors = context.ancestors
     if RunOnce.of(context).code(ancestors):
         return False
@@ -49,7 +52,9 @@ def runs_every_call(context: FileContext, node: cst.CSTNode, explicit: cst.Call 
         if isinstance(parent, cst.FunctionDef):
             return True
         child = ancestors[i + 1] if i + 1 < len(ancestors) else node
-        if isinstance(parent, (cst.Assert, cst.Raise, cst.While)):
+        if isinstance(parent, (cst.Assert, cst.Raise)) or (
+            isinstance(parent, cst.While) and not loops
+        ):
             return False  # a debugging aid, an error path, HTD201's loop
         if (
             isinstance(parent, cst.If)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from h2dlint.analysis.once import step_metadata_name
+from h2dlint.analysis.once import per_step_state_builder, step_metadata_name
 
 if TYPE_CHECKING:
     pass
@@ -124,6 +124,17 @@ def name_reason(name: str, method: bool) -> str | None:
     if not method and ATTENTION_WORDS & set(words):
         return ATTENTION_WORD_REASON.format(name)
     return None
+
+
+STATE_BUILDER_REASON = "`{}()` builds the per-step state `{}` (the class's name says so)"
+
+
+def state_builder_reason(name: str, cls: str | None) -> str | None:
+    """Why a method runs once per step because it builds the state a serving engine makes for
+    every step (see :func:`~h2dlint.analysis.once.per_step_state_builder`)."""
+    if cls is None or not per_step_state_builder(name, cls):
+        return None
+    return STATE_BUILDER_REASON.format(f"{cls}.{name}", cls)
 
 
 def matches(patterns: tuple[str, ...], name: str, qualified: str) -> bool:

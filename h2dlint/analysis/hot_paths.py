@@ -64,6 +64,7 @@ from h2dlint.analysis.hot_names import (
     TEST_PACKAGES,
     matches,
     name_reason,
+    state_builder_reason,
 )
 from h2dlint.analysis.once import RunOnce, builder_class
 from h2dlint.analysis.provenance import Provenance
@@ -366,6 +367,10 @@ class HotPaths:
             return reason
         if name == "build" and cls is not None and builder_class(cls):
             return BUILDER_REASON
+        if cls is not None:
+            state = state_builder_reason(name, cls.name.value)
+            if state is not None:
+                return state
         return name_reason(name, cls is not None)
 
     def _project_reason(self, qualified: str) -> str | None:
@@ -395,6 +400,8 @@ class HotPaths:
         if name in HOT_ENTRY_POINTS and (cls is not None or name not in METHOD_ONLY):
             return True
         if name == "build" and cls is not None and "Metadata" in cls and cls.endswith("Builder"):
+            return True
+        if state_builder_reason(name, cls) is not None:
             return True
         return name_reason(name, cls is not None) is not None
 

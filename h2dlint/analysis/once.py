@@ -25,6 +25,7 @@ often per-call (``build_attention_mask``, ``load_image``, ``from_dense``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -102,6 +103,27 @@ def step_metadata_name(name: str) -> bool:
     )
 
 
+# Classes of the state an engine builds for every step, by the words of their names: a last word
+# for state (``StepContext``, ``ForwardBatch``, ``InputBatch``, ``ForwardMeta``) after a word
+# for a step (not pipeline blocks named ``...Step``, nor models named ``AceStep...``).
+STATE_NOUNS = frozenset({"Context", "Batch", "Inputs", "Input", "Metadata", "Meta"})
+PER_STEP_CLASS_WORDS = frozenset({"Step", "Forward", "Schedule", "Input"})
+
+
+def per_step_state_builder(name: str, cls: str) -> bool:
+    """Whether method ``name`` of class ``cls`` builds the state a serving engine makes for
+    every step: an alternate constructor (``new``, ``init_new``, ``create``, ``build``,
+    ``from_*``) or a ``prepare*`` method of a class named for per-step state
+    (``StepContext.new``, ``ForwardBatch.init_new``, ``ScheduleBatch.prepare_for_decode``)."""
+    words = re.findall(r"[A-Z][a-z0-9]*|[a-z0-9]+", cls)
+    if len(words) < 2 or words[-1] not in STATE_NOUNS:
+        return False
+    if not PER_STEP_CLASS_WORDS & set(words[:-1]):
+        return False
+    first = name.lstrip("_").split("_")[0]
+    return name in ("new", "init_new", "create", "build") or first in ("from", "prepare")
+
+
 def builder_class(cls: cst.ClassDef) -> bool:
     """Whether a class builds per-step attention metadata: its name (or a base's) says
     ``...MetadataBuilder`` (``FlashAttentionMetadataBuilder``, ``AttnMetadataBuilder``)."""
@@ -118,6 +140,8 @@ def once_by_name(function: cst.FunctionDef, cls: cst.ClassDef | None = None) -> 
         name in ("build", "_build") and cls is not None and builder_class(cls)
     ):
         return False
+    if cls is not None and per_step_state_builder(name, cls.name.value):
+        return False  # ``ForwardBatch.init_new``: built anew for every step
     if name in ONCE_NAMES or name.startswith(ONCE_PREFIXES):
         return True
     if name.startswith(LOAD_PREFIXES) and any(word in name for word in LOAD_WORDS):

@@ -8,13 +8,19 @@ from __future__ import annotations
 
 import libcst as cst
 
-from h2dlint.analysis.arguments import host_named
+from h2dlint.analysis.arguments import host_named, keyword, positional
 from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.host_data import host_scalar
 from h2dlint.analysis.host_inputs import prepared_on_host
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.tensor_kinds import module_named, tensor_evidence
-from h2dlint.analysis.value_syncs import value_where
+from h2dlint.analysis.tensor_kinds import (
+    annotated_tensor_parameter,
+    module_named,
+    tensor_evidence,
+)
+from h2dlint.analysis.value_syncs import COMPARISON_OPERATORS, value_where
 from h2dlint.context import FileContext
+from h2dlint.walk import visit_read_only
 
 
 def tensor_root(
@@ -26,20 +32,24 @@ def tensor_root(
 ) -> cst.BaseExpression | None:
     """The tensor ``tensor`` surely is, or is computed from, when its device is
     unknown (see :func:`tensor_evidence`); None when it may be no tensor. With ``sizes``
-    only a reduction of one (a 0-d tensor that may be used as a size) counts. ``explicit``
+    only a reduction of one (a 0-d tensor that may be used as a size) or a parameter annotated
+    as a tensor (:func:`annotated_tensor_size`) counts. ``explicit``
     is the read: ``.item()``/``.tolist()`` exist only on arrays, and ``.cpu()`` only on
     tensors and modules (a used result of a ``.cpu()`` of something not named as a module
     is a tensor's)."""
     provenance = Provenance.of(context)
     if sizes:
-        if not (
+        if isinstance(tensor, cst.Name) and annotated_tensor_size(provenance, tensor, frame):
+            pass  # a parameter annotated as a tensor, used as a size: a 0-d tensor
+        elif not (
             isinstance(tensor, cst.Call)
             and isinstance(tensor.func, cst.Attribute)
             and tensor.func.attr.value in ("sum", "max", "min", "amax", "amin", "prod")
             and not tensor.args
         ):
             return None
-        tensor = tensor.func.value
+        else:
+            tensor = tensor.func.value
     method = (
         explicit.func.attr.value
         if explicit is not None and isinstance(explicit.func, cst.Attribute)
@@ -72,3 +82,118 @@ def moved_in_place(context: FileContext, tensor: cst.BaseExpression) -> bool:
         return False  # ``x = x.cpu()`` of a local name is a host copy to compute with
     code = context.module.code_for_node
     return any(code(target.target) == code(tensor) for target in parent.targets)
+
+
+def annotated_comparison(provenance: Provenance, test: cst.BaseExpression) -> bool:
+    """Whether ``test`` compares a parameter annotated as a tensor (``x: torch.Tensor``,
+    ``Optional[torch.Tensor]``) by value: Python then calls ``bool()`` of a tensor."""
+    if not isinstance(test, cst.Comparison) or not all(
+        isinstance(c.operator, COMPARISON_OPERATORS) for c in test.comparisons
+    ):
+        return False
+    frame = provenance.current_frame()
+    operands = [test.left, *(c.comparator for c in test.comparisons)]
+    return any(
+        isinstance(o, cst.Name) and annotated_tensor_size(provenance, o, frame) for o in operands
+    )
+
+
+def annotated_tensor_size(provenance: Provenance, name: cst.Name, frame: Frame) -> bool:
+    """Whether ``name`` is a parameter annotated as a tensor that no call of its function in
+    the module contradicts: a call passing a Python number for it (``x.shape[0]``, a name
+    unpacked from ``x.shape``, ``len(...)``) says the annotation is wrong."""
+    if not annotated_tensor_parameter(provenance, name, frame):
+        return False
+    function = frame.function
+    if not isinstance(function, cst.FunctionDef):
+        return False
+    return not any(
+        host_scalar(provenance, argument, caller) or _unpacked_size(provenance, argument, caller)
+        for argument, caller in _arguments_for(provenance, function, frame, name.value)
+    )
+
+
+def _arguments_for(
+    provenance: Provenance, function: cst.FunctionDef, frame: Frame, param: str
+) -> list[tuple[cst.BaseExpression, Frame]]:
+    """The arguments that calls of ``function`` in its module (``self.name(...)`` of its class,
+    ``name(...)`` of a module function) pass for parameter ``param``, each with the frame of
+    the function that makes the call."""
+    params = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
+    if frame.cls is not None and params and params[0] == frame.self_name:
+        params = params[1:]
+    position = params.index(param) if param in params else None
+    collector = _CallsOf(function.name.value, method=frame.cls is not None)
+    visit_read_only(provenance.context.module, collector)
+    found: list[tuple[cst.BaseExpression, Frame]] = []
+    for call, caller in collector.found:
+        caller_frame = provenance.index.frame_of(caller)
+        given = keyword(call, param)
+        if given is not None:
+            found.append((given.value, caller_frame))
+            continue
+        args = positional(call)
+        if position is not None and position < len(args) and not args[position].star:
+            found.append((args[position].value, caller_frame))
+    return found
+
+
+class _CallsOf(cst.CSTVisitor):
+    """Calls of ``name`` (``self.name(...)``/``cls.name(...)`` for a method, else
+    ``name(...)``) inside functions, with the innermost function around each."""
+
+    def __init__(self, name: str, *, method: bool) -> None:
+        self.name = name
+        self.method = method
+        self.stack: list[cst.FunctionDef] = []
+        self.found: list[tuple[cst.Call, cst.FunctionDef]] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.stack.append(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.stack.pop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if self.method:
+            hit = (
+                isinstance(func, cst.Attribute)
+                and func.attr.value == self.name
+                and isinstance(func.value, cst.Name)
+                and func.value.value in ("self", "cls")
+            )
+        else:
+            hit = isinstance(func, cst.Name) and func.value == self.name
+        if hit and self.stack:
+            self.found.append((node, self.stack[-1]))
+
+
+def _unpacked_size(provenance: Provenance, node: cst.BaseExpression, frame: Frame) -> bool:
+    """``n`` bound only by unpacking a shape: ``b, n, _ = x.shape`` (Python ints)."""
+    if not isinstance(node, cst.Name):
+        return False
+    reaching = provenance.bindings(frame).reaching_bindings(node)
+    if not reaching:
+        return False
+    for binding in reaching:
+        statement = binding.statement
+        if binding.value is not None or not isinstance(statement, cst.SimpleStatementLine):
+            return False
+        assign = statement.body[0] if statement.body else None
+        if not (
+            isinstance(assign, cst.Assign)
+            and isinstance(assign.targets[0].target, (cst.Tuple, cst.List))
+            and isinstance(assign.value, (cst.Attribute, cst.Call))
+        ):
+            return False
+        value = assign.value
+        shape = (isinstance(value, cst.Attribute) and value.attr.value == "shape") or (
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value == "size"
+            and not value.args
+        )
+        if not shape:
+            return False
+    return True

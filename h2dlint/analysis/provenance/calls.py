@@ -96,16 +96,23 @@ class CallFacts(ProvenanceBase):
         return self.return_fact(function, depth)
 
     def return_fact(self, function: cst.FunctionDef, depth: int = 0) -> Fact:
-        """What every ``return`` of ``function`` agrees on."""
+        """What every ``return`` of ``function`` agrees on.
+
+        A summary of the function that does not depend on who asks (its parameters stay
+        unknown), so it is computed once with a depth budget of its own, whatever the depth
+        of the call that asks: a helper that builds position ids from host ranges over a few
+        statements (``torch.cat`` of a list appended in a loop of meshgrids) must be known
+        to return a host tensor also when its caller is itself deep in a chain of facts.
+        ``_in_progress`` guards recursion; ``depth`` is only noted."""
         if function in self._returns:
             return self._returns[function]
         self._note(depth)
         if function in self._in_progress:
             self._cycles += 1
             return UNKNOWN_FACT
-        if depth > MAX_DEPTH:
-            return UNKNOWN_FACT
         self._in_progress.add(function)
+        outer = self._deepest
+        self._deepest = 0
         try:
             frame = self.index.frame_of(function)
             collector = _Returns()
@@ -113,9 +120,10 @@ class CallFacts(ProvenanceBase):
             if not collector.values or collector.bare or collector.yields:
                 result = UNKNOWN_FACT
             else:
-                result = join([self.fact(v, frame, depth + 1) for v in collector.values])
+                result = join([self.fact(v, frame, 1) for v in collector.values])
         finally:
             self._in_progress.discard(function)
+            self._deepest = outer
         self._returns[function] = result
         return result
 

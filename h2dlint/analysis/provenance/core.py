@@ -19,6 +19,7 @@ import libcst as cst
 
 from h2dlint.analysis import cross_module
 from h2dlint.analysis.arguments import is_false, is_true, keyword
+from h2dlint.analysis.bindings import COMPREHENSIONS
 from h2dlint.analysis.classes import class_of
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.facts import (
@@ -134,6 +135,8 @@ class Provenance(CallFacts):
                     isinstance(s, (cst.Import, cst.ImportFrom)) for s in binding.statement.body
                 ):
                     facts.append(self._imported_value(name, depth))
+                elif isinstance(binding.statement, COMPREHENSIONS):
+                    facts.append(self._comprehension_item(name, binding.statement, frame, depth))
                 else:
                     facts.append(self._loop_item(name, binding.statement, frame, depth))
             elif not _is_none(value):
@@ -216,8 +219,62 @@ class Provenance(CallFacts):
         ):
             target, iterable = target.elements[1].value, iterable.args[0].value
         if not (isinstance(target, cst.Name) and target.value == name.value):
+            return self._row_item(name, target, iterable, frame, depth)
+        loader = self._loader_fact(iterable, frame, depth + 1)
+        return loader if loader.known else self._row_item(name, target, iterable, frame, depth)
+
+    def _comprehension_item(
+        self, name: cst.Name, node: cst.CSTNode, frame: Frame, depth: int
+    ) -> Fact:
+        """A target of a comprehension's ``for`` clause (the last clause binding the name
+        wins, as in :mod:`~h2dlint.analysis.bindings`): a row of the tensor it iterates."""
+        clause = getattr(node, "for_in", None)
+        found = UNKNOWN_FACT
+        while isinstance(clause, cst.CompFor):
+            if any(n.value == name.value for n in _names(clause.target)):
+                found = self._row_item(name, clause.target, clause.iter, frame, depth)
+            clause = clause.inner_for_in
+        return found
+
+    def _row_item(
+        self,
+        name: cst.Name,
+        target: cst.BaseExpression,
+        iterable: cst.BaseExpression,
+        frame: Frame,
+        depth: int,
+    ) -> Fact:
+        """``name`` bound by a loop target iterating ``iterable``: a row of a tensor whose
+        placement is proven is where the tensor is (``for row in x.cpu()``), also as one of
+        the targets of ``zip(a, b)`` or the item of ``enumerate(a)``
+        (``[ids[:n] for ids, n in zip(pos.cpu(), lens.cpu())]``). A row is a view: contiguous
+        when the tensor is. Anything else (a list, a loader, a dict) stays unknown."""
+        if isinstance(target, cst.Tuple) and isinstance(iterable, cst.Call):
+            func = self.qualify(iterable.func) or (
+                iterable.func.value if isinstance(iterable.func, cst.Name) else ""
+            )
+            args = [a.value for a in iterable.args if a.keyword is None and not a.star]
+            if len(args) != len(iterable.args):
+                return UNKNOWN_FACT
+            elements = [e.value for e in target.elements]
+            if func in ("zip", "builtins.zip") and len(args) == len(elements):
+                pairs = list(zip(elements, args, strict=True))
+            elif func in ("enumerate", "builtins.enumerate") and len(elements) == 2 and args:
+                pairs = [(elements[1], args[0])]
+            else:
+                return UNKNOWN_FACT
+            for element, source in pairs:
+                if isinstance(element, cst.Name) and element.value == name.value:
+                    return self._row_item(name, element, source, frame, depth)
             return UNKNOWN_FACT
-        return self._loader_fact(iterable, frame, depth + 1)
+        if not (isinstance(target, cst.Name) and target.value == name.value):
+            return UNKNOWN_FACT
+        if isinstance(iterable, (cst.List, cst.Tuple, cst.Call)) and not _tensor_rows(iterable):
+            return UNKNOWN_FACT
+        whole = self.fact(iterable, frame, depth + 1)
+        if not whole.known:
+            return UNKNOWN_FACT
+        return whole.view(whole.contiguous)
 
     def _loader_fact(self, node: cst.BaseExpression, frame: Frame, depth: int) -> Fact:
         if depth > MAX_DEPTH:
@@ -308,6 +365,31 @@ class Provenance(CallFacts):
         if any(f.where is Where.DEVICE for f in known):
             return DEVICE_FRESH
         return known[0].derived()
+
+
+def _names(target: cst.BaseExpression) -> list[cst.Name]:
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for element in target.elements for n in _names(element.value)]
+    return []
+
+
+# Calls that give a tensor whose rows a loop may iterate (``.cpu()``, ``.to(...)``...); a call
+# of anything else (``.tolist()``, ``.items()``, ``range(...)``, ``zip(...)``) does not.
+_ROW_SOURCES = frozenset(
+    {"cpu", "cuda", "to", "detach", "contiguous", "clone", "pin_memory", "long", "int", "float"}
+)
+
+
+def _tensor_rows(iterable: cst.BaseExpression) -> bool:
+    """Whether iterating ``iterable`` gives the rows of one tensor: a tensor method that keeps
+    a tensor (``x.cpu()``), not a display or another call."""
+    return (
+        isinstance(iterable, cst.Call)
+        and isinstance(iterable.func, cst.Attribute)
+        and iterable.func.attr.value in _ROW_SOURCES
+    )
 
 
 def _provenance(source: FactSource) -> Provenance:

@@ -1,0 +1,122 @@
+"""Explicit waits of the host for a stream or the device (``torch.cuda.synchronize()``,
+``stream.synchronize()``) and what was queued before them in their block: the one shape of
+explicit wait HTD202 reports is a wait right after ``non_blocking=True`` copies to the device,
+which makes the host wait for the copies it has just queued. Waits after a copy to the host
+or from a staging buffer, and waits in timing code, are right.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+from h2dlint.analysis.arguments import keyword
+
+# Words in the code of a function that say it measures time: a wait there is the point.
+TIMING_WORDS = ("perf_counter", "time.time", "monotonic", "elapsed_time", "enable_timing", "timer")
+# Words of the code of a ``.synchronize()`` receiver that say it is a stream (an event's wait is
+# the precise wait that the fix recommends, and is never reported).
+STREAM_WORDS = ("stream",)
+
+
+def stream_wait(call: cst.Call) -> str | None:
+    """``call`` as a wait of the host for a whole stream or device: ``torch.cuda.synchronize()``
+    (also ``torch.accelerator``/``torch.xpu``...), ``stream.synchronize()``,
+    ``torch.cuda.current_stream().synchronize()``; None for anything else (an event's
+    ``synchronize()``, a barrier)."""
+    func = call.func
+    if not isinstance(func, cst.Attribute) or func.attr.value != "synchronize":
+        return None
+    base = func.value
+    dotted = _dotted(base)
+    if dotted is not None and dotted.startswith("torch.") and dotted.count(".") == 1:
+        return "device"
+    words = _dotted(base.func) if isinstance(base, cst.Call) else dotted
+    if words is not None and any(w in words.rpartition(".")[2].lower() for w in STREAM_WORDS):
+        return "stream"
+    return None
+
+
+def _dotted(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        inner = _dotted(node.value)
+        return f"{inner}.{node.attr.value}" if inner is not None else None
+    return None
+
+
+def timing_code(module: cst.Module, function: cst.FunctionDef) -> bool:
+    """Whether ``function`` measures time (a wait makes its clock right) or is named for
+    timing, benchmarking or profiling."""
+    name = function.name.value.lower()
+    if any(word in name for word in ("time", "tic", "toc", "bench", "profile", "measure")):
+        return True
+    code = module.code_for_node(function.body)
+    return any(word in code for word in TIMING_WORDS)
+
+
+# Words of a copy's source that say it is a reused staging buffer: waiting for the copy before
+# the host writes the buffer again is needed (HTD402), and a device-side wait would not do.
+BUFFER_WORDS = ("pin", "staging", "buf")
+DEVICE_WORDS = ("cuda", "gpu", "device")
+
+
+class _Copies(cst.CSTVisitor):
+    """Calls with ``non_blocking=`` other than ``False``, split into copies to a device and
+    the copies a host wait may be for: to the host (``.to("cpu")``, ``.cpu()``, a destination
+    or argument named for the host, a ``copy_`` into a destination of unknown placement), or
+    from a staging buffer (``pinned``, ``buf``) the host may rewrite next; nested functions are
+    not entered."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self.module = module
+        self.to_device: list[str] = []
+        self.to_host = False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        flag = keyword(node, "non_blocking")
+        if flag is None or (isinstance(flag.value, cst.Name) and flag.value.value == "False"):
+            return
+        code = self.module.code_for_node(node)
+        func = node.func
+        method = func.attr.value if isinstance(func, cst.Attribute) else ""
+        args = " ".join(self.module.code_for_node(a.value) for a in node.args if a is not flag)
+        target = self.module.code_for_node(func.value) if isinstance(func, cst.Attribute) else ""
+        source = args if method == "copy_" else target
+        host_words = ("cpu", "host", "pinned")
+        to_host = (
+            any(word in source.lower() for word in BUFFER_WORDS)  # a staging buffer it protects
+            or method == "cpu"
+            or any(word in args.lower() for word in host_words)
+            # a destination of unknown placement may be a host buffer
+            or (method == "copy_" and not any(w in target.lower() for w in DEVICE_WORDS))
+        )
+        if to_host:
+            self.to_host = True
+        else:
+            short = code if len(code) <= 60 and "\n" not in code else None
+            if short is None:
+                callee = self.module.code_for_node(func)
+                short = f"{callee}(...)" if len(callee) <= 50 else f"{method or 'copy'}(...)"
+            self.to_device.append(f"`{short}`")
+
+
+def queued_copies(
+    module: cst.Module, statements: Sequence[cst.BaseStatement | cst.BaseSmallStatement]
+) -> list[str] | None:
+    """The ``non_blocking=True`` copies to a device among ``statements`` (the ones before a
+    wait in its block); None when one of them copies to the host (the wait lets the host read
+    the copy) or from a staging buffer (the wait lets the host rewrite it): there a wait is
+    right."""
+    collector = _Copies(module)
+    for statement in statements:
+        statement.visit(collector)
+    return None if collector.to_host else collector.to_device
