@@ -342,6 +342,18 @@ def test_join_outside_and_explicit() -> None:
     assert result.missed == []
 
 
+def test_an_explicit_wait_confirms_the_finding_at_its_line() -> None:
+    """HTD202 reports a stream wait right after non_blocking copies: the wait it measured
+    confirms that finding and is no longer listed apart; an uncovered wait still is."""
+    wait, other = frame("/p/a.py", 6), frame("/p/a.py", 12)
+    trace = TraceData(
+        groups=[sync((wait,), EXPLICIT, host_ms=3.0), sync((other,), EXPLICIT)], root="/p"
+    )
+    result = join(trace, [finding("a.py", "HTD202", 6)], lambda f: True, "/p")
+    assert result.matches[0].status == CONFIRMED
+    assert [s.site for s in result.explicit] == [other]
+
+
 def test_join_matches_a_finding_at_a_caller_of_a_helper() -> None:
     helper, caller = frame("/p/helper.py", 4), frame("/p/main.py", 10)
     trace = TraceData(groups=[h2d((helper, caller), count=8)], root="/p")

@@ -8,7 +8,9 @@
 - **missed**: costly events (syncs, copies that held the host or went through pageable memory,
   per-item bursts) at lines no finding covers: the linter's recall gaps, the most costly first.
 
-Explicit syncs (``torch.cuda.synchronize()``) are listed apart: no rule flags them, on purpose.
+Explicit syncs (``torch.cuda.synchronize()``) that no finding covers are listed apart: HTD202
+reports only one shape of them (a wait right after ``non_blocking`` copies to the device, on a
+hot path); most are deliberate (timing, warm-up, handing buffers over) or run once.
 Events in files that were not analysed are listed as *outside*. Pure Python, no torch.
 """
 
@@ -84,7 +86,7 @@ def in_family(group: EventGroup, family: str) -> bool:
     if family == ANY:
         return True
     if family == SYNC:
-        return (group.kind == SYNC and not group.explicit) or group.waited > 0
+        return group.kind == SYNC or group.waited > 0
     return group.kind == family
 
 
@@ -294,7 +296,8 @@ def join(
     missed, outside, explicit = [], [], []
     for group in trace.groups:
         if group.explicit:
-            explicit.append(group)
+            if not _covered(group, findings, cwd, trace.root):
+                explicit.append(group)
         elif not (group.costly or group.site in bursts):
             continue
         elif not analysed(group.site.file):

@@ -188,7 +188,8 @@ def _join_text(result: Join, root: str) -> list[str]:
             [_match_line(m) for m in result.with_status(NOT_REACHED)],
         ),
         (
-            "explicit syncs (torch.cuda.synchronize() and the like: no rule flags them)",
+            "explicit syncs no finding covers (torch.cuda.synchronize() and the like: mostly "
+            "deliberate; HTD202 reports a wait right after non_blocking copies)",
             [_site_line(site, root) for site in result.explicit],
         ),
         (
