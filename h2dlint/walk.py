@@ -289,6 +289,21 @@ def _plan_of(visitor_class: type[cst.CSTVisitor]) -> _ReadOnlyPlan:
     return plan
 
 
+class OwnScopeVisitor(cst.CSTVisitor):
+    """Visits one scope's own code: nested functions, classes and lambdas are scopes of their
+    own and are not entered. A subclass that wants their names overrides the hook (and returns
+    False itself)."""
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+
 class ReadOnlyVisitor(cst.CSTVisitor):
     """A ``CSTVisitor`` whose ``on_visit``/``on_leave`` find the ``visit_<Node>``/
     ``leave_<Node>`` methods once per class instead of by name on every node: the base of

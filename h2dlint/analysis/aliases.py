@@ -38,7 +38,7 @@ from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.targets import Target
 from h2dlint.analysis.writes import ALIAS_DEPTH, ALIASING_METHODS
 from h2dlint.imports import dotted_name
-from h2dlint.walk import visit_read_only
+from h2dlint.walk import OwnScopeVisitor, visit_read_only
 
 if TYPE_CHECKING:
     from h2dlint.analysis.provenance import Provenance
@@ -114,7 +114,7 @@ def _bound_names(node: cst.FunctionDef | cst.Lambda) -> set[str]:
     return names
 
 
-class _Locals(cst.CSTVisitor):
+class _Locals(OwnScopeVisitor):
     def __init__(self) -> None:
         self.assigned: set[str] = set()
         self.declared: set[str] = set()
@@ -125,9 +125,6 @@ class _Locals(cst.CSTVisitor):
 
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         self.assigned.add(node.name.value)
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
         return False
 
     def _names(self, target: cst.BaseExpression) -> None:

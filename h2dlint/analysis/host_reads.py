@@ -22,7 +22,7 @@ from h2dlint.analysis.views import PERMUTING_ATTRIBUTES
 from h2dlint.analysis.writes import ALIASING_METHODS
 from h2dlint.context import SharedKey
 from h2dlint.imports import dotted_name
-from h2dlint.walk import visit_read_only
+from h2dlint.walk import OwnScopeVisitor, visit_read_only
 
 if TYPE_CHECKING:
     from h2dlint.analysis.frames import Frame
@@ -250,7 +250,7 @@ def _leaves(unit: cst.CSTNode) -> bool:
     return isinstance(unit, cst.SimpleStatementLine) and isinstance(unit.body[-1], _LEAVES)
 
 
-class _Uses(cst.CSTVisitor):
+class _Uses(OwnScopeVisitor):
     """In source order: the uses of ``names`` in one statement, and whether it may sync."""
 
     def __init__(self, names: frozenset[str], parents: dict[cst.CSTNode, cst.CSTNode]) -> None:
@@ -259,15 +259,6 @@ class _Uses(cst.CSTVisitor):
         self.uses: list[cst.BaseExpression] = []
         self.syncs = False
         self.rebound: set[str] = set()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
 
     def visit_Call(self, node: cst.Call) -> None:
         if host_sync(node, self.names):

@@ -27,6 +27,7 @@ from h2dlint.analysis.torch_api import (
     SAME_DEVICE_FUNCTIONS,
 )
 from h2dlint.context import FileContext, SharedKey
+from h2dlint.walk import OwnScopeVisitor
 
 # What each loop's body changes, per file, under its own typed key.
 _LOOPS: SharedKey[dict[cst.CSTNode, LoopChanges]] = SharedKey("loop summaries")
@@ -204,7 +205,7 @@ def _overlap(a: str, b: str) -> bool:
     return a == b or a.startswith(b + ".") or b.startswith(a + ".")
 
 
-class LoopWrites(cst.CSTVisitor):
+class LoopWrites(OwnScopeVisitor):
     """The names a loop body binds and the objects it writes (see :class:`LoopChanges`)."""
 
     def __init__(self, provenance: Provenance, frame: Frame) -> None:
@@ -235,9 +236,6 @@ class LoopWrites(cst.CSTVisitor):
 
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         self.summary.bound.add(node.name.value)
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
         return False
 
     def visit_Assign(self, node: cst.Assign) -> None:

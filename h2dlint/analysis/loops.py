@@ -67,7 +67,7 @@ from h2dlint.analysis.loop_transfers import (
 from h2dlint.analysis.loop_transfers import Comprehension as Comprehension
 from h2dlint.analysis.loop_transfers import GatheringLoop as GatheringLoop
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.walk import ReadOnlyVisitor, visit_read_only
+from h2dlint.walk import OwnScopeVisitor, ReadOnlyVisitor, visit_read_only
 
 
 # -- comprehensions ---------------------------------------------------------------------------
@@ -401,7 +401,7 @@ def assigned_in_place(
 
 
 # -- helpers that move the items of a parameter -------------------------------------------------
-class _GatheringLoops(ReadOnlyVisitor):
+class _GatheringLoops(OwnScopeVisitor, ReadOnlyVisitor):
     """The gathering loops of one function (not of nested functions, classes or lambdas, and
     not under a dispatch on type)."""
 
@@ -414,12 +414,6 @@ class _GatheringLoops(ReadOnlyVisitor):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         return node is self.root
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
 
     def _dispatches(self, node: cst.CSTNode) -> bool:
         return isinstance(node, (cst.If, cst.IfExp, cst.While)) and mentions_isinstance(node.test)

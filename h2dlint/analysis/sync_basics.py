@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from h2dlint.walk import visit_read_only
+from h2dlint.walk import OwnScopeVisitor, visit_read_only
 
 
 def target_names(target: cst.BaseExpression) -> frozenset[str]:
@@ -126,19 +126,10 @@ def host_copy(call: cst.Call) -> str | None:
     return None
 
 
-class LoopBodyVisitor(cst.CSTVisitor):
+class LoopBodyVisitor(OwnScopeVisitor):
     """Walks one loop's body: nested functions, classes and lambdas are not the loop's, and a
     branch taken once every N iterations (``if step % 100 == 0``) is not per iteration (its
     ``else`` is)."""
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
 
     def _every_n(self, node: cst.If) -> bool:
         """Whether ``node`` runs every N iterations; then only its ``else`` is walked."""

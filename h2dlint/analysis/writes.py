@@ -19,7 +19,7 @@ from h2dlint.analysis.views import (
 )
 from h2dlint.context import FileContext, SharedKey
 from h2dlint.imports import dotted_name
-from h2dlint.walk import ReadOnlyVisitor, visit_read_only
+from h2dlint.walk import OwnScopeVisitor, ReadOnlyVisitor, visit_read_only
 
 if TYPE_CHECKING:
     from h2dlint.analysis.fact_source import FactSource
@@ -144,7 +144,7 @@ class FunctionWrites:
         return any(write.root in roots for write in self.writes)
 
 
-class _WriteCollector(ReadOnlyVisitor):
+class _WriteCollector(OwnScopeVisitor, ReadOnlyVisitor):
     def __init__(self, root: cst.CSTNode, imports: ImportTable) -> None:
         self.root = root
         self.imports = imports
@@ -155,12 +155,6 @@ class _WriteCollector(ReadOnlyVisitor):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         return node is self.root
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
