@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from h2dlint.analysis.arguments import keyword
+from h2dlint.imports import dotted_name
 
 # Words in the code of a function that say it measures time: a wait there is the point.
 TIMING_WORDS = ("perf_counter", "time.time", "monotonic", "elapsed_time", "enable_timing", "timer")
@@ -29,21 +30,12 @@ def stream_wait(call: cst.Call) -> str | None:
     if not isinstance(func, cst.Attribute) or func.attr.value != "synchronize":
         return None
     base = func.value
-    dotted = _dotted(base)
+    dotted = dotted_name(base)
     if dotted is not None and dotted.startswith("torch.") and dotted.count(".") == 1:
         return "device"
-    words = _dotted(base.func) if isinstance(base, cst.Call) else dotted
+    words = dotted_name(base.func) if isinstance(base, cst.Call) else dotted
     if words is not None and any(w in words.rpartition(".")[2].lower() for w in STREAM_WORDS):
         return "stream"
-    return None
-
-
-def _dotted(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        inner = _dotted(node.value)
-        return f"{inner}.{node.attr.value}" if inner is not None else None
     return None
 
 
