@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.torch_api import ALL_DTYPE_METHODS
 from h2dlint.analysis.views import PERMUTING_ATTRIBUTES
 
 # Attributes that are the same memory as the tensor they are read from.
@@ -12,7 +13,7 @@ VIEW_ATTRIBUTES = frozenset({*PERMUTING_ATTRIBUTES, "data", "real", "imag"})
 # Methods whose result may be the receiver itself or share its memory, beyond the views of
 # ALIASING_METHODS: a conversion to what the tensor already is returns the tensor
 # (``pinned.pin_memory()``, ``x.float()`` of a float tensor, ``x.to("cpu")`` of a CPU tensor).
-MAY_ALIAS_METHODS = frozenset(
+MAY_ALIAS_METHODS = ALL_DTYPE_METHODS | frozenset(
     {
         "untyped_storage",
         "storage",
@@ -24,16 +25,6 @@ MAY_ALIAS_METHODS = frozenset(
         "view_as_real",
         "as_strided",
         "pin_memory",
-        "float",
-        "double",
-        "half",
-        "bfloat16",
-        "int",
-        "long",
-        "short",
-        "byte",
-        "char",
-        "bool",
         "type",
         "type_as",
         "__array__",

@@ -41,6 +41,8 @@ HOST_WRAPPERS = frozenset({"torch.from_numpy", "torch.frombuffer"})
 CONVERTERS = frozenset({"torch.as_tensor", "torch.asarray"})
 # Tensor methods that convert to another dtype (same values where exact, same device).
 DTYPE_METHODS = frozenset({"float", "half", "bfloat16", "double", "long", "int", "bool"})
+# Every ``Tensor`` method named for a dtype (``x.short()``, ``x.byte()``, ``x.char()`` too).
+ALL_DTYPE_METHODS = DTYPE_METHODS | frozenset({"short", "byte", "char"})
 # Calls that join tensors into a new one on the inputs' device (unless ``out=`` is given).
 JOINS = frozenset(
     f"torch.{name}"

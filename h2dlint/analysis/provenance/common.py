@@ -16,6 +16,7 @@ from h2dlint.analysis.facts import (
 )
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.targets import Target, device_target
+from h2dlint.analysis.torch_api import ALL_DTYPE_METHODS
 from h2dlint.imports import dotted_name
 
 MAX_DEPTH = 12
@@ -58,18 +59,8 @@ DERIVING_METHODS = frozenset(
 )
 # Methods that keep the host/device placement but may or may not copy (a no-op conversion
 # returns the tensor itself): on the host, pinning becomes unknown.
-CONVERTING_METHODS = frozenset(
+CONVERTING_METHODS = ALL_DTYPE_METHODS | frozenset(
     {
-        "float",
-        "double",
-        "half",
-        "bfloat16",
-        "int",
-        "long",
-        "short",
-        "bool",
-        "byte",
-        "char",
         "type",
         "type_as",
         "contiguous",
