@@ -161,8 +161,22 @@ class FileIndex:
 
 
 # -- the join ------------------------------------------------------------------------------------
+class _Events:
+    """The count and host time of a result's event groups."""
+
+    groups: list[EventGroup]
+
+    @property
+    def count(self) -> int:
+        return sum(g.count for g in self.groups)
+
+    @property
+    def host_ms(self) -> float:
+        return sum(g.host_ms for g in self.groups)
+
+
 @dataclass
-class Match:
+class Match(_Events):
     """A finding and what the run says about it."""
 
     finding: Finding
@@ -170,30 +184,14 @@ class Match:
     groups: list[EventGroup] = field(default_factory=list)
     detail: str = ""
 
-    @property
-    def count(self) -> int:
-        return sum(g.count for g in self.groups)
-
-    @property
-    def host_ms(self) -> float:
-        return sum(g.host_ms for g in self.groups)
-
 
 @dataclass
-class Site:
+class Site(_Events):
     """Costly events at one call site (innermost user frame) that no finding covers."""
 
     site: Frame
     groups: list[EventGroup]
     burst: int = 0  # copies in per-item bursts at this site
-
-    @property
-    def count(self) -> int:
-        return sum(g.count for g in self.groups)
-
-    @property
-    def host_ms(self) -> float:
-        return sum(g.host_ms for g in self.groups)
 
 
 @dataclass
