@@ -58,7 +58,7 @@ def syncing_write(
     subscripted tensor is on a CUDA device: :data:`ONE_ELEMENT`, :data:`INDEX_TENSOR` (through a
     list or tensor of indices), or None when it does not (a fill, a mask, values that are not a
     Python number, a number of dimensions that is not known)."""
-    if not (numeric_constant(value) or host_scalar(provenance, value, frame)):
+    if not host_scalar(provenance, value, frame):  # literals too (True, -1, float("inf"))
         return None
     indices: list[cst.BaseExpression] = []
     basic_slice = False
