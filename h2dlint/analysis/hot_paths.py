@@ -143,6 +143,28 @@ class _Calls(cst.CSTVisitor):
             target = self.index.methods.get(self.cls, {}).get(func.attr.value)
             if target is not None:
                 self.found.append(target)
+        elif isinstance(func, cst.Attribute) and self.cls is not None:
+            self.found.extend(self._attribute_methods(func))
+
+    def _attribute_methods(self, func: cst.Attribute) -> list[cst.FunctionDef]:
+        """``self.attr.m`` where the class assigns ``self.attr`` an instance of a class of the
+        module (``self.batch = Batch(...)``): that class's ``m``."""
+        receiver = func.value
+        if not (
+            isinstance(receiver, cst.Attribute)
+            and isinstance(receiver.value, cst.Name)
+            and receiver.value.value in self.self_names
+        ):
+            return []
+        assert self.cls is not None
+        found = []
+        for value, _ in self.index.attributes.get(self.cls).get(receiver.attr.value, ()):
+            if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
+                klass = self.index.classes.get(value.func.value)
+                method = self.index.methods.get(klass, {}).get(func.attr.value) if klass else None
+                if method is not None:
+                    found.append(method)
+        return found
 
 
 # Calls that run a step of a block's loop: a model or its head (words of the called
@@ -257,9 +279,7 @@ class HotPaths:
             # function of every file would cost a scan each.
             self._asked[function] = (
                 self._project_reason(self.qualified(function))
-                if self.index.owner.get(function) is None
-                and function in self.index.functions.values()
-                and not self._cold(function)
+                if self._indexed(function) and not self._cold(function)
                 else None
             )
         return self._asked[function]
@@ -280,17 +300,22 @@ class HotPaths:
         parent = self.parents.get(function)
         if parent is not None:
             return not self._cold(function) and self.could_be_hot(parent)
-        return (
-            self.index.owner.get(function) is None
-            and function in self._top_level
-            and not self._cold(function)
-        )
+        if not self._indexed(function) or self._cold(function):
+            return False
+        if self.index.owner.get(function) is None:
+            return True
+        # A method: hot only through a caller elsewhere (``self.drafter.propose(...)`` in a
+        # runner's step); asked now, as most methods are not.
+        return self.why_hot(function) is not None
 
-    @property
-    def _top_level(self) -> frozenset[cst.FunctionDef]:
+    def _indexed(self, function: cst.FunctionDef) -> bool:
+        """Whether ``function`` is a top-level function or a method of a top-level class:
+        what the project index can name."""
         if self._top_level_functions is None:
-            self._top_level_functions = frozenset(self.index.functions.values())
-        return self._top_level_functions
+            self._top_level_functions = frozenset(self.index.functions.values()) | frozenset(
+                self.index.owner
+            )
+        return function in self._top_level_functions
 
     def could_be_hot_at(self, ancestors: list[cst.CSTNode]) -> bool:
         """:meth:`could_be_hot` for the function around the end of ``ancestors``."""
@@ -374,8 +399,9 @@ class HotPaths:
         return name_reason(name, cls is not None)
 
     def _project_reason(self, qualified: str) -> str | None:
-        """The project index's answer for a top-level function: hot because a hot function of
-        another module calls it (directly or through one more function)."""
+        """The project index's answer for a top-level function or a method: hot because a hot
+        function calls it from another module, or through an object whose class the caller's
+        module names (``self.drafter.propose(...)``), directly or through one more function."""
         provenance = Provenance.of(self.context)
         project, module = provenance.project, provenance.module_name
         if project is None or module is None:

@@ -113,12 +113,16 @@ class CallerIndex:
 
         return self._part(module, name, from_tree)
 
-    def callers(self, qualified: str) -> tuple[Caller, ...]:
-        """The functions of other modules that call the top-level function ``qualified``."""
-        known = self._callers.get(qualified)
+    def callers(self, qualified: str, own_module: bool = True) -> tuple[Caller, ...]:
+        """The functions of other modules that call the top-level function ``qualified``; for
+        a method (``pkg.mod.Class.method``), the functions that call it through an object of
+        its class, its own module's too unless ``own_module`` is False (the caller already
+        knows those)."""
+        key = qualified if own_module else qualified + " "
+        known = self._callers.get(key)
         if known is None:
-            known = self._find_callers(qualified)
-            self._callers[qualified] = known
+            known = self._find_callers(qualified, own_module)
+            self._callers[key] = known
         found, depends = known
         # The answer rests on the files that mention the name: an edit to one of them must
         # refresh the cached verdict. (A file that starts to mention it only later is seen on
@@ -173,15 +177,27 @@ class CallerIndex:
             self._defined = defined
         return self._defined.get(name, [])
 
-    def _find_callers(self, qualified: str) -> tuple[tuple[Caller, ...], dict[str, str]]:
+    def _find_callers(
+        self, qualified: str, own_module: bool
+    ) -> tuple[tuple[Caller, ...], dict[str, str]]:
         module, _, name = qualified.rpartition(".")
         found: list[Caller] = []
         depends: dict[str, str] = {}
         files = self._files()
-        reaches = _reaching(name)
+        owner, _, cls = module.rpartition(".")
+        if module not in self.project.layout.modules and owner in self.project.layout.modules:
+            # A method: only a module that names its class can hold an object known to be of
+            # it (``self.drafter = Proposer(...)``, ``batch: InputBatch``), its own included.
+            needle = cls.encode()
+            reaches = None
+        else:
+            needle, reaches = b"", _reaching(name)
         for other in self._calling(name):
             data = files[other]
-            if other == module or not reaches.search(data):
+            if reaches is None:
+                if needle not in data or (other == owner and not own_module):
+                    continue
+            elif other == module or not reaches.search(data):
                 continue  # a module calling only its own function of that name is no caller
             if len(depends) >= MAX_FILES_PER_NAME:
                 break
@@ -241,14 +257,16 @@ class CallerIndex:
         is known to be hot."""
         if hops >= MAX_HOPS:
             return None
-        for caller in self.callers(qualified):
+        # The first question comes from the analysis of the function's own file, which knows
+        # the calls of its own module.
+        for caller in self.callers(qualified, own_module=hops > 0):
+            where = f"{caller.cls}.{caller.name}" if caller.cls else caller.name
             if hot_name(caller.name, caller.cls):
-                where = f"{caller.cls}.{caller.name}" if caller.cls else caller.name
                 return f"called from `{where}()` in {caller.module}"
-            if caller.cls is None:
+            if caller.qualified != qualified:
                 deeper = self.hot_reason(caller.qualified, hot_name, hops + 1)
                 if deeper is not None:
-                    return f"called from `{caller.name}()` in {caller.module}, {deeper}"
+                    return f"called from `{where}()` in {caller.module}, {deeper}"
         return None
 
 
@@ -275,9 +293,12 @@ def _resolve_edges(raw: Any, module: str, project: ProjectIndex) -> dict[str, li
         owner = f"{module}.{cls}.{name}" if cls else f"{module}.{name}"
         seen: set[str] = set()
         for dotted, line in calls:
-            root, _, rest = dotted.partition(".")
-            full = imports[root]
-            callee = f"{full}.{rest}" if rest else full
+            if dotted.startswith("."):  # a method of one of the module's own classes
+                callee = module + dotted
+            else:
+                root, _, rest = dotted.partition(".")
+                full = imports[root]
+                callee = f"{full}.{rest}" if rest else full
             if callee in seen:
                 continue
             seen.add(callee)
