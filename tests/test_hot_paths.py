@@ -415,3 +415,31 @@ def test_methods_called_through_attributes_holding_a_class_of_the_module_are_hot
     found = reasons(code)
     assert found["Batch.refresh"] == "called from `Engine.step()`"
     assert found["Batch.reset"] is None  # from __init__, and through an object of unknown class
+
+
+@pytest.mark.parametrize(
+    "caller",
+    [
+        # a logger reads values to show them: nothing is hot through it
+        "from .drafter import Proposer\n"
+        "class Connector:\n"
+        "    def __init__(self):\n"
+        "        self.drafter = Proposer()\n"
+        "    def update_train_step_metrics(self):\n"
+        "        self.log_metrics()\n"
+        "    def log_metrics(self):\n"
+        "        return self.drafter.propose([])\n",
+        # a block of a modular pipeline runs its __call__ once per request
+        "from .drafter import Proposer\n"
+        "class PrepareStep(ModularPipelineBlocks):\n"
+        "    def __init__(self):\n"
+        "        self.drafter = Proposer()\n"
+        "    def __call__(self, ids):\n"
+        "        return self.drafter.propose(ids)\n",
+    ],
+)
+def test_no_method_is_hot_through_loggers_or_per_request_calls(tmp_path: Any, caller: str) -> None:
+    found = _reasons_in_project(
+        tmp_path, {"drafter.py": DRAFTER, "runner.py": caller}, "drafter.py"
+    )
+    assert found["Proposer.propose"] is None

@@ -62,11 +62,12 @@ from h2dlint.analysis.hot_names import (
     PER_REQUEST_CLASS_WORDS,
     PER_REQUEST_REASON,
     TEST_PACKAGES,
+    logging_name,
     matches,
     name_reason,
     state_builder_reason,
 )
-from h2dlint.analysis.once import RunOnce, builder_class
+from h2dlint.analysis.once import RunOnce, builder_class, once_name
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.sync_basics import periodic_test
 from h2dlint.context import SharedKey
@@ -408,21 +409,27 @@ class HotPaths:
             return None
         return project.hot_reason(f"{module}.{qualified}", self._hot_name)
 
-    def _hot_name(self, name: str, cls: str | None) -> bool:
-        """Whether a function of another module runs per step by its name alone."""
+    def _hot_name(self, name: str, cls: str | None, bases: tuple[str, ...] = ()) -> bool | None:
+        """Whether a function of another module runs per step by its name alone (True), may
+        run per step through its callers (False), or is cold, so that nothing is hot through
+        it (None): configured cold, run once by its name (``__init__``, ``setup``,
+        ``load_weights``), a logger (``log_metrics``: it reads values to show them), or a
+        pipeline's per-request ``__call__`` (only its loops are hot, and the index does not
+        say whether the call is in one)."""
         qualified = f"{cls}.{name}" if cls else name
         if self.cold_functions and matches(self.cold_functions, name, qualified):
-            return False
+            return None
         if self.hot_functions and matches(self.hot_functions, name, qualified):
             return True
+        if once_name(name, cls) or logging_name(name):
+            return None
         if (
             name == "__call__"
             and cls is not None
             and "Loop" not in cls
-            and any(word in cls for word in PER_REQUEST_CLASS_WORDS)
+            and any(word in n for n in (cls, *bases) for word in PER_REQUEST_CLASS_WORDS)
         ):
-            return False  # a pipeline's per-request call: only its loops are hot, and the
-            # index does not say whether the call is in one
+            return None
         if name in HOT_ENTRY_POINTS and (cls is not None or name not in METHOD_ONLY):
             return True
         if name == "build" and cls is not None and "Metadata" in cls and cls.endswith("Builder"):

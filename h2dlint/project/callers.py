@@ -35,6 +35,11 @@ MAX_DEFINITIONS_READ = 8
 TABLE_AFTER_QUESTIONS = 32
 
 
+# Whether a function (name, class, the class's bases) runs per step by its name: True; may
+# through its callers: False; is cold, nothing hot through it: None.
+HotName = Callable[[str, str | None, tuple[str, ...]], "bool | None"]
+
+
 @dataclass(frozen=True)
 class Caller:
     """A function of another module that calls the function asked about."""
@@ -44,6 +49,7 @@ class Caller:
     name: str  # the caller's own (last) name
     cls: str | None
     line: int
+    bases: tuple[str, ...] = ()  # the class's bases, as written
 
 
 class CallerIndex:
@@ -249,9 +255,7 @@ class CallerIndex:
             return True  # too common a name to read every definition: assume one may be
         return any(name in self._movers_of(module) for module in defining)
 
-    def hot_reason(
-        self, qualified: str, hot_name: Callable[[str, str | None], bool], hops: int = 0
-    ) -> str | None:
+    def hot_reason(self, qualified: str, hot_name: HotName, hops: int = 0) -> str | None:
         """Why the top-level function ``qualified`` runs per step: the hot function of another
         module that calls it (directly, or through one more such call); None when no caller
         is known to be hot."""
@@ -261,9 +265,10 @@ class CallerIndex:
         # the calls of its own module.
         for caller in self.callers(qualified, own_module=hops > 0):
             where = f"{caller.cls}.{caller.name}" if caller.cls else caller.name
-            if hot_name(caller.name, caller.cls):
+            verdict = hot_name(caller.name, caller.cls, caller.bases)
+            if verdict:
                 return f"called from `{where}()` in {caller.module}"
-            if caller.qualified != qualified:
+            if verdict is not None and caller.qualified != qualified:
                 deeper = self.hot_reason(caller.qualified, hot_name, hops + 1)
                 if deeper is not None:
                     return f"called from `{where}()` in {caller.module}, {deeper}"
@@ -289,6 +294,7 @@ def _resolve_edges(raw: Any, module: str, project: ProjectIndex) -> dict[str, li
     for local, full in raw["imports"]:
         imports[local] = project.absolute(module, full)
     edges: dict[str, list[Caller]] = {}
+    bases = {cls: tuple(names) for cls, names in raw.get("bases", {}).items()}
     for name, cls, calls in raw["functions"]:
         owner = f"{module}.{cls}.{name}" if cls else f"{module}.{name}"
         seen: set[str] = set()
@@ -302,5 +308,6 @@ def _resolve_edges(raw: Any, module: str, project: ProjectIndex) -> dict[str, li
             if callee in seen:
                 continue
             seen.add(callee)
-            edges.setdefault(callee, []).append(Caller(module, owner, name, cls, line))
+            caller = Caller(module, owner, name, cls, line, bases.get(cls, ()) if cls else ())
+            edges.setdefault(callee, []).append(caller)
     return edges

@@ -325,7 +325,12 @@ def call_edges(tree: ast.Module) -> Parts:
                     first[dotted] = node.lineno
         if first:
             functions.append([function.name, cls, [[d, line] for d, line in first.items()]])
-    return {"imports": imports, "functions": functions}
+    bases = {
+        node.name: [name for name in map(_dotted, node.bases) if name is not None]
+        for node in tree.body
+        if isinstance(node, ast.ClassDef) and node.bases
+    }
+    return {"imports": imports, "functions": functions, "bases": bases}
 
 
 def _callees(func: ast.expr, roots: set[str], receivers: dict[str, list[str]]) -> list[str]:
