@@ -69,6 +69,8 @@ class CallerIndex:
         self._mover_names: dict[str, frozenset[str]] = {}
         # Per function name: whether a definition of that name may move items one by one.
         self._movers: dict[str, bool] = {}
+        # (module, class) -> whether the module's text can hold an object of the class.
+        self._typed: dict[tuple[str, str], bool] = {}
 
     def _files(self) -> dict[str, bytes]:
         """The bytes of every module of the project (read once per process)."""
@@ -192,16 +194,20 @@ class CallerIndex:
         files = self._files()
         owner, _, cls = module.rpartition(".")
         if module not in self.project.layout.modules and owner in self.project.layout.modules:
-            # A method: only a module that names its class can hold an object known to be of
-            # it (``self.drafter = Proposer(...)``, ``batch: InputBatch``), its own included.
-            needle = cls.encode()
-            reaches = None
+            # A method: only a module that makes or annotates an object of its class can hold
+            # one known to be of it (``self.drafter = Proposer(...)``, ``batch: InputBatch``);
+            # its own module calls it through ``self`` too.
+            typed: str | None = cls
+            reaches = _NOTHING
         else:
-            needle, reaches = b"", _reaching(name)
+            typed, reaches = None, _reaching(name)
         for other in self._calling(name):
             data = files[other]
-            if reaches is None:
-                if needle not in data or (other == owner and not own_module):
+            if typed is not None:
+                if other == owner:
+                    if not own_module:
+                        continue
+                elif not self._holds(other, typed):
                     continue
             elif other == module or not reaches.search(data):
                 continue  # a module calling only its own function of that name is no caller
@@ -212,6 +218,14 @@ class CallerIndex:
                 depends[path] = self._digest(other)
             found.extend(self._edges_of(other).get(qualified, ()))
         return tuple(found), depends
+
+    def _holds(self, module: str, cls: str) -> bool:
+        """:func:`holds_typed` of ``module``'s text, once per process."""
+        key = (module, cls)
+        known = self._typed.get(key)
+        if known is None:
+            known = self._typed[key] = holds_typed(self._files()[module], cls)
+        return known
 
     def _edges_of(self, module: str) -> dict[str, list[Caller]]:
         """The calls ``module``'s functions make, by resolved callee: from the module's
@@ -273,6 +287,40 @@ class CallerIndex:
                 if deeper is not None:
                     return f"called from `{where}()` in {caller.module}, {deeper}"
         return None
+
+
+_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+# After a class's name: a call of it or of an alternate constructor (``Cls(``,
+# ``Cls.from_config(``), or a union (``Cls | None``).
+_TYPED_AFTER = re.compile(rb"\s*\(|\.[A-Za-z_][A-Za-z0-9_]*\s*\(|\s*\|")
+# Before it: an annotation (``: Cls``, ``: "Cls"``, ``: mod.Cls``, ``Optional[Cls``,
+# ``None | Cls``), or a module path (``mod.Cls(``: the name is then followed by a call).
+_TYPED_BEFORE = re.compile(rb"(?::\s*['\"]?|Optional\[|\|\s*)(?:[A-Za-z_][A-Za-z0-9_]*\.)*\Z")
+
+
+def holds_typed(data: bytes, cls: str) -> bool:
+    """Whether the text can hold an object of class ``cls`` as far as its summary can tell
+    (``summary.call_edges``): a call of the class or of one of its alternate constructors
+    (``Cls(``, ``mod.Cls(``, ``Cls.from_config(``), or an annotation naming it (``: Cls``,
+    ``: "Cls"``, ``Optional[Cls]``, ``Cls | None``). Not a mention in a comment, a string or
+    a list of names. Each occurrence of the name is looked at in its few bytes around."""
+    needle = cls.encode()
+    size = len(needle)
+    at = data.find(needle)
+    while at != -1:
+        end = at + size
+        whole = (at == 0 or data[at - 1] not in _WORD_BYTES) and (
+            end == len(data) or data[end] not in _WORD_BYTES
+        )
+        if whole and (
+            _TYPED_AFTER.match(data, end) or _TYPED_BEFORE.search(data[max(at - 80, 0) : at])
+        ):
+            return True
+        at = data.find(needle, end)
+    return False
+
+
+_NOTHING = re.compile(rb"(?!)")
 
 
 def _reaching(name: str) -> re.Pattern[bytes]:
