@@ -16,10 +16,14 @@ A function of a module is *hot* when:
   ``self.<method>(...)``/``cls.<method>(...)`` of the caller's own class, and calls of a
   top-level function by its name. A call under a run-once guard (``if self.cache is None:``)
   does not count;
-- or, for a top-level function a rule asks about, the project index (``h2dlint.project``)
-  finds a caller in another module that is hot by its name (or calls it from one more function
-  that is). Only the function asked about is looked up: what it calls in its module is not
-  marked hot through it.
+- or ``self.attr.m(...)`` of a hot method whose class assigns ``self.attr`` an instance of a
+  class of the module (``self.batch = Batch(...)``);
+- or, for a function or method a rule asks about, the project index (``h2dlint.project``)
+  finds a caller that is hot by its name (or calls it from one more function that is): in
+  another module by name, or anywhere through an object of the method's class
+  (``self.drafter.propose(...)``). A cold caller (run once by its name, configured cold, a
+  logger, a pipeline's per-request ``__call__``) ends the chain. Only the function asked about
+  is looked up: what it calls in its module is not marked hot through it.
 
 A *per-request* entry point runs once per request around a loop of steps: ``__call__`` of a
 pipeline (a class whose name or a base's says ``Pipeline``, such as diffusers'
