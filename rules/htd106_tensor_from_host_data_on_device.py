@@ -7,6 +7,7 @@ from h2dlint.analysis.host_data import (
     host_sequence,
     host_side,
 )
+from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.loop_body import (
     in_loop_body,
 )
@@ -599,7 +600,11 @@ class TensorFromHostDataOnDevice(Rule):
             )
             return
         ancestors = self.context.ancestors
-        where = "in a loop" if in_loop_body(ancestors) else "on a hot path"
+        if in_loop_body(ancestors):
+            where = "in a loop"
+        else:
+            reason = HotPaths.of(self.context).why_hot_at(ancestors)
+            where = f"on a hot path ({reason})" if reason else "on a hot path"
         self.report(
             node,
             f"tensor built from {shown} on the device {where} (certain if it is Python data or "

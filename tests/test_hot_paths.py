@@ -165,6 +165,123 @@ def test_the_project_index_marks_functions_hot_across_modules(tmp_path: Any) -> 
     assert found["inner"] is None
 
 
+def _reasons_in_project(tmp_path: Any, files: dict[str, str], checked: str) -> dict[str, Any]:
+    from h2dlint.project.index import ProjectIndex, install
+    from h2dlint.project.layout import build_layout
+
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    for name, text in files.items():
+        (package / name).write_text(text)
+    path = str(package / checked)
+    install(ProjectIndex(build_layout([path])))
+    try:
+        return reasons(files[checked], path=path)
+    finally:
+        install(None)
+
+
+DRAFTER = """
+class Proposer:
+    def propose(self, ids):
+        return ids
+
+    def load(self):
+        return None
+
+
+class Ngram:
+    def propose(self, ids):
+        return ids
+"""
+
+
+@pytest.mark.parametrize(
+    "runner",
+    [
+        # an attribute assigned an instance in __init__, one of two classes by branch
+        "from .drafter import Ngram, Proposer\n"
+        "class Runner:\n"
+        "    def __init__(self, fast):\n"
+        "        if fast:\n"
+        "            self.drafter = Ngram()\n"
+        "        else:\n"
+        "            self.drafter = Proposer()\n"
+        "        self.drafter.load()\n"
+        "    def execute_model(self, ids):\n"
+        "        return self.drafter.propose(ids)\n",
+        # a dataclass field, through a method of the runner that its step calls
+        "from dataclasses import dataclass\n"
+        "from pkg import drafter\n"
+        "@dataclass\n"
+        "class Runner:\n"
+        "    drafter: 'drafter.Proposer | None' = None\n"
+        "    def execute_model(self, ids):\n"
+        "        return self._propose(ids)\n"
+        "    def _propose(self, ids):\n"
+        "        return self.drafter.propose(ids)\n",
+        # a parameter annotated with the class, stored on self by the constructor
+        "from typing import Optional\n"
+        "from .drafter import Proposer\n"
+        "class Runner:\n"
+        "    def __init__(self, drafter: Optional[Proposer]):\n"
+        "        self.drafter = drafter\n"
+        "    def execute_model(self, ids):\n"
+        "        return self.drafter.propose(ids)\n",
+        # a parameter of a hot function annotated with the class
+        "from .drafter import Proposer\n"
+        "def execute_model(drafter: Proposer, ids):\n"
+        "    return drafter.propose(ids)\n",
+    ],
+)
+def test_methods_called_through_objects_of_their_class_are_hot(tmp_path: Any, runner: str) -> None:
+    found = _reasons_in_project(
+        tmp_path, {"drafter.py": DRAFTER, "runner.py": runner}, "drafter.py"
+    )
+    assert found["Proposer.propose"] is not None
+    assert "execute_model()` in pkg.runner" in found["Proposer.propose"]
+    assert found["Proposer.load"] is None  # called from __init__ only
+
+
+@pytest.mark.parametrize(
+    "runner",
+    [
+        # an object of another class of the same name and method
+        "class Proposer:\n"
+        "    def propose(self, ids):\n"
+        "        return ids\n"
+        "class Runner:\n"
+        "    def __init__(self):\n"
+        "        self.drafter = Proposer()\n"
+        "    def execute_model(self, ids):\n"
+        "        return self.drafter.propose(ids)\n",
+        # an object of unknown class, and one made by a function
+        "from .drafter import make\n"
+        "class Runner:\n"
+        "    def __init__(self, drafter):\n"
+        "        self.drafter = drafter\n"
+        "        self.other = make()\n"
+        "    def execute_model(self, ids):\n"
+        "        return self.drafter.propose(ids) + self.other.propose(ids)\n",
+        # called only from run-once code
+        "from .drafter import Proposer\n"
+        "class Runner:\n"
+        "    def __init__(self):\n"
+        "        self.drafter = Proposer()\n"
+        "        self.drafter.propose([])\n",
+    ],
+)
+def test_methods_of_objects_of_unknown_or_other_classes_are_not_hot(
+    tmp_path: Any, runner: str
+) -> None:
+    found = _reasons_in_project(
+        tmp_path, {"drafter.py": DRAFTER, "runner.py": runner}, "drafter.py"
+    )
+    assert found["Proposer.propose"] is None
+    assert found["Ngram.propose"] is None
+
+
 @pytest.mark.parametrize("name", ["step", "training_step", "execute_model", "schedule"])
 def test_step_like_functions_are_hot_at_top_level_too(name: str) -> None:
     found = reasons(f"def {name}(batch):\n    return batch\n")
@@ -277,3 +394,52 @@ def test_a_pipeline_block_is_hot_only_in_loops_that_run_a_model() -> None:
 def test_builders_of_per_step_state_are_hot(cls: str, method: str, hot: bool) -> None:
     code = f"class {cls}:\n    @classmethod\n    def {method}(cls, x):\n        return x\n"
     assert (reasons(code)[f"{cls}.{method}"] is not None) is hot
+
+
+def test_methods_called_through_attributes_holding_a_class_of_the_module_are_hot() -> None:
+    code = (
+        "class Batch:\n"
+        "    def refresh(self):\n"
+        "        return 1\n"
+        "    def reset(self):\n"
+        "        return 0\n"
+        "class Engine:\n"
+        "    def __init__(self, other):\n"
+        "        self.batch = Batch()\n"
+        "        self.other = other\n"
+        "        self.batch.reset()\n"
+        "    def step(self):\n"
+        "        self.other.reset()\n"
+        "        return self.batch.refresh()\n"
+    )
+    found = reasons(code)
+    assert found["Batch.refresh"] == "called from `Engine.step()`"
+    assert found["Batch.reset"] is None  # from __init__, and through an object of unknown class
+
+
+@pytest.mark.parametrize(
+    "caller",
+    [
+        # a logger reads values to show them: nothing is hot through it
+        "from .drafter import Proposer\n"
+        "class Connector:\n"
+        "    def __init__(self):\n"
+        "        self.drafter = Proposer()\n"
+        "    def update_train_step_metrics(self):\n"
+        "        self.log_metrics()\n"
+        "    def log_metrics(self):\n"
+        "        return self.drafter.propose([])\n",
+        # a block of a modular pipeline runs its __call__ once per request
+        "from .drafter import Proposer\n"
+        "class PrepareStep(ModularPipelineBlocks):\n"
+        "    def __init__(self):\n"
+        "        self.drafter = Proposer()\n"
+        "    def __call__(self, ids):\n"
+        "        return self.drafter.propose(ids)\n",
+    ],
+)
+def test_no_method_is_hot_through_loggers_or_per_request_calls(tmp_path: Any, caller: str) -> None:
+    found = _reasons_in_project(
+        tmp_path, {"drafter.py": DRAFTER, "runner.py": caller}, "drafter.py"
+    )
+    assert found["Proposer.propose"] is None

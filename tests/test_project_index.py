@@ -135,7 +135,7 @@ def test_callers_in_other_modules_make_a_function_hot(tmp_path: Path) -> None:
     )
     index = ProjectIndex(build_layout([str(package / "utils.py")]))
 
-    def hot(name: str, cls: str | None) -> bool:
+    def hot(name: str, cls: str | None, bases: tuple[str, ...]) -> bool:
         return name == "forward"
 
     assert (

@@ -319,8 +319,8 @@ def test_join_of_the_recorded_trace(tmp_path: Path) -> None:
 
 def test_join_without_findings_lists_every_costly_site_missed_by_cost(tmp_path: Path) -> None:
     result = join(recorded(), [], lambda file: True, str(tmp_path))
-    costs = [site.host_ms for site in result.missed]
-    assert costs == sorted(costs, reverse=True)
+    order = [(site.once, -site.host_ms) for site in result.missed]
+    assert order == sorted(order)
     # The pinned, non_blocking copy at serve.py:15 is no mistake: not missed.
     assert {site.site.line for site in result.missed} == {8, 20, 15}
     assert all(site.site.file.endswith("prep.py") for site in result.missed)
@@ -765,3 +765,16 @@ def test_the_h200_recording_of_the_example_confirms_every_seeded_mistake(monkeyp
         ("preprocess.py", "HTD201", 43, "confirmed"),
         ("serve.py", "HTD106", 28, "confirmed"),
     ]
+
+
+def test_missed_sites_that_ran_once_come_after_repeated_ones() -> None:
+    from h2dlint.trace.events import EventGroup, Frame
+    from h2dlint.trace.join import _sites
+
+    def group(line: int, count: int, host_ms: float) -> EventGroup:
+        frame = Frame("/p/serve.py", line, "f")
+        return EventGroup("H2D", ".to()", "aten._to_copy", (frame,), count=count, host_ms=host_ms)
+
+    # A model's move at load (one copy, 50 ms) and a per-step copy (100 copies, 3 ms in all).
+    sites = _sites([group(3, 1, 50.0), group(9, 100, 3.0), group(12, 1, 0.5)], {})
+    assert [(s.site.line, s.once) for s in sites] == [(9, False), (3, True), (12, True)]

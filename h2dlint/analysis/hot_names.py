@@ -87,6 +87,19 @@ NOT_RUNNING_WORDS = frozenset(
         "visualize",
     }
 )
+# First words of functions that read values to show or record them (``log_metrics``,
+# ``_log_stats``, ``print_summary``): a deliberate host read, so nothing is hot through them.
+LOGGING_WORDS = frozenset({"log", "print", "dump", "report", "show", "display", "visualize"})
+# ... unless the name is a computation's (``log_softmax``, ``log_probs``, ``log_sum_exp``).
+COMPUTING_WORDS = frozenset({"softmax", "prob", "probs", "likelihood", "sum", "sigmoid", "det"})
+
+
+def logging_name(name: str) -> bool:
+    """Whether ``name`` says its function logs or prints values (see ``LOGGING_WORDS``)."""
+    words = [w for w in name.lower().split("_") if w]
+    return bool(words) and words[0] in LOGGING_WORDS and not COMPUTING_WORDS & set(words)
+
+
 # Hot only as methods of a class: a top-level ``__call__`` is no such thing.
 METHOD_ONLY = frozenset({"forward", "__call__"})
 # Classes whose ``__call__`` runs once per request around a loop of steps.

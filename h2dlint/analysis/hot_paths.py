@@ -16,10 +16,14 @@ A function of a module is *hot* when:
   ``self.<method>(...)``/``cls.<method>(...)`` of the caller's own class, and calls of a
   top-level function by its name. A call under a run-once guard (``if self.cache is None:``)
   does not count;
-- or, for a top-level function a rule asks about, the project index (``h2dlint.project``)
-  finds a caller in another module that is hot by its name (or calls it from one more function
-  that is). Only the function asked about is looked up: what it calls in its module is not
-  marked hot through it.
+- or ``self.attr.m(...)`` of a hot method whose class assigns ``self.attr`` an instance of a
+  class of the module (``self.batch = Batch(...)``);
+- or, for a function or method a rule asks about, the project index (``h2dlint.project``)
+  finds a caller that is hot by its name (or calls it from one more function that is): in
+  another module by name, or anywhere through an object of the method's class
+  (``self.drafter.propose(...)``). A cold caller (run once by its name, configured cold, a
+  logger, a pipeline's per-request ``__call__``) ends the chain. Only the function asked about
+  is looked up: what it calls in its module is not marked hot through it.
 
 A *per-request* entry point runs once per request around a loop of steps: ``__call__`` of a
 pipeline (a class whose name or a base's says ``Pipeline``, such as diffusers'
@@ -62,11 +66,12 @@ from h2dlint.analysis.hot_names import (
     PER_REQUEST_CLASS_WORDS,
     PER_REQUEST_REASON,
     TEST_PACKAGES,
+    logging_name,
     matches,
     name_reason,
     state_builder_reason,
 )
-from h2dlint.analysis.once import RunOnce, builder_class
+from h2dlint.analysis.once import RunOnce, builder_class, once_name
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.sync_basics import periodic_test
 from h2dlint.context import SharedKey
@@ -143,6 +148,28 @@ class _Calls(cst.CSTVisitor):
             target = self.index.methods.get(self.cls, {}).get(func.attr.value)
             if target is not None:
                 self.found.append(target)
+        elif isinstance(func, cst.Attribute) and self.cls is not None:
+            self.found.extend(self._attribute_methods(func))
+
+    def _attribute_methods(self, func: cst.Attribute) -> list[cst.FunctionDef]:
+        """``self.attr.m`` where the class assigns ``self.attr`` an instance of a class of the
+        module (``self.batch = Batch(...)``): that class's ``m``."""
+        receiver = func.value
+        if not (
+            isinstance(receiver, cst.Attribute)
+            and isinstance(receiver.value, cst.Name)
+            and receiver.value.value in self.self_names
+        ):
+            return []
+        assert self.cls is not None
+        found = []
+        for value, _ in self.index.attributes.get(self.cls).get(receiver.attr.value, ()):
+            if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
+                klass = self.index.classes.get(value.func.value)
+                method = self.index.methods.get(klass, {}).get(func.attr.value) if klass else None
+                if method is not None:
+                    found.append(method)
+        return found
 
 
 # Calls that run a step of a block's loop: a model or its head (words of the called
@@ -257,9 +284,7 @@ class HotPaths:
             # function of every file would cost a scan each.
             self._asked[function] = (
                 self._project_reason(self.qualified(function))
-                if self.index.owner.get(function) is None
-                and function in self.index.functions.values()
-                and not self._cold(function)
+                if self._indexed(function) and not self._cold(function)
                 else None
             )
         return self._asked[function]
@@ -280,17 +305,22 @@ class HotPaths:
         parent = self.parents.get(function)
         if parent is not None:
             return not self._cold(function) and self.could_be_hot(parent)
-        return (
-            self.index.owner.get(function) is None
-            and function in self._top_level
-            and not self._cold(function)
-        )
+        if not self._indexed(function) or self._cold(function):
+            return False
+        if self.index.owner.get(function) is None:
+            return True
+        # A method: hot only through a caller elsewhere (``self.drafter.propose(...)`` in a
+        # runner's step); asked now, as most methods are not.
+        return self.why_hot(function) is not None
 
-    @property
-    def _top_level(self) -> frozenset[cst.FunctionDef]:
+    def _indexed(self, function: cst.FunctionDef) -> bool:
+        """Whether ``function`` is a top-level function or a method of a top-level class:
+        what the project index can name."""
         if self._top_level_functions is None:
-            self._top_level_functions = frozenset(self.index.functions.values())
-        return self._top_level_functions
+            self._top_level_functions = frozenset(self.index.functions.values()) | frozenset(
+                self.index.owner
+            )
+        return function in self._top_level_functions
 
     def could_be_hot_at(self, ancestors: list[cst.CSTNode]) -> bool:
         """:meth:`could_be_hot` for the function around the end of ``ancestors``."""
@@ -374,29 +404,36 @@ class HotPaths:
         return name_reason(name, cls is not None)
 
     def _project_reason(self, qualified: str) -> str | None:
-        """The project index's answer for a top-level function: hot because a hot function of
-        another module calls it (directly or through one more function)."""
+        """The project index's answer for a top-level function or a method: hot because a hot
+        function calls it from another module, or through an object whose class the caller's
+        module names (``self.drafter.propose(...)``), directly or through one more function."""
         provenance = Provenance.of(self.context)
         project, module = provenance.project, provenance.module_name
         if project is None or module is None:
             return None
         return project.hot_reason(f"{module}.{qualified}", self._hot_name)
 
-    def _hot_name(self, name: str, cls: str | None) -> bool:
-        """Whether a function of another module runs per step by its name alone."""
+    def _hot_name(self, name: str, cls: str | None, bases: tuple[str, ...] = ()) -> bool | None:
+        """Whether a function of another module runs per step by its name alone (True), may
+        run per step through its callers (False), or is cold, so that nothing is hot through
+        it (None): configured cold, run once by its name (``__init__``, ``setup``,
+        ``load_weights``), a logger (``log_metrics``: it reads values to show them), or a
+        pipeline's per-request ``__call__`` (only its loops are hot, and the index does not
+        say whether the call is in one)."""
         qualified = f"{cls}.{name}" if cls else name
         if self.cold_functions and matches(self.cold_functions, name, qualified):
-            return False
+            return None
         if self.hot_functions and matches(self.hot_functions, name, qualified):
             return True
+        if once_name(name, cls) or logging_name(name):
+            return None
         if (
             name == "__call__"
             and cls is not None
             and "Loop" not in cls
-            and any(word in cls for word in PER_REQUEST_CLASS_WORDS)
+            and any(word in n for n in (cls, *bases) for word in PER_REQUEST_CLASS_WORDS)
         ):
-            return False  # a pipeline's per-request call: only its loops are hot, and the
-            # index does not say whether the call is in one
+            return None
         if name in HOT_ENTRY_POINTS and (cls is not None or name not in METHOD_ONLY):
             return True
         if name == "build" and cls is not None and "Metadata" in cls and cls.endswith("Builder"):

@@ -131,6 +131,18 @@ def builder_class(cls: cst.ClassDef) -> bool:
     return any("Metadata" in n and n.endswith("Builder") for n in names)
 
 
+def once_name(name: str, cls: str | None) -> bool:
+    """Whether a function's name alone says it runs once (:func:`once_by_name` without the
+    decorators and bases, for a function known only by name)."""
+    if step_metadata_name(name) or (cls is not None and per_step_state_builder(name, cls)):
+        return False
+    if name in ("build", "_build") and cls is not None and "Metadata" in cls:
+        return False
+    if name in ONCE_NAMES or name.startswith(ONCE_PREFIXES):
+        return True
+    return name.startswith(LOAD_PREFIXES) and any(word in name for word in LOAD_WORDS)
+
+
 def once_by_name(function: cst.FunctionDef, cls: cst.ClassDef | None = None) -> bool:
     """Whether ``function``'s name or decorators say it runs once (see the module docs). Not
     the per-step names that look like initialisers: ``build`` of an attention metadata

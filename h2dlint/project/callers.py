@@ -35,6 +35,11 @@ MAX_DEFINITIONS_READ = 8
 TABLE_AFTER_QUESTIONS = 32
 
 
+# Whether a function (name, class, the class's bases) runs per step by its name: True; may
+# through its callers: False; is cold, nothing hot through it: None.
+HotName = Callable[[str, str | None, tuple[str, ...]], "bool | None"]
+
+
 @dataclass(frozen=True)
 class Caller:
     """A function of another module that calls the function asked about."""
@@ -44,6 +49,7 @@ class Caller:
     name: str  # the caller's own (last) name
     cls: str | None
     line: int
+    bases: tuple[str, ...] = ()  # the class's bases, as written
 
 
 class CallerIndex:
@@ -63,6 +69,8 @@ class CallerIndex:
         self._mover_names: dict[str, frozenset[str]] = {}
         # Per function name: whether a definition of that name may move items one by one.
         self._movers: dict[str, bool] = {}
+        # (module, class) -> whether the module's text can hold an object of the class.
+        self._typed: dict[tuple[str, str], bool] = {}
 
     def _files(self) -> dict[str, bytes]:
         """The bytes of every module of the project (read once per process)."""
@@ -113,12 +121,16 @@ class CallerIndex:
 
         return self._part(module, name, from_tree)
 
-    def callers(self, qualified: str) -> tuple[Caller, ...]:
-        """The functions of other modules that call the top-level function ``qualified``."""
-        known = self._callers.get(qualified)
+    def callers(self, qualified: str, own_module: bool = True) -> tuple[Caller, ...]:
+        """The functions of other modules that call the top-level function ``qualified``; for
+        a method (``pkg.mod.Class.method``), the functions that call it through an object of
+        its class, its own module's too unless ``own_module`` is False (the caller already
+        knows those)."""
+        key = qualified if own_module else qualified + " "
+        known = self._callers.get(key)
         if known is None:
-            known = self._find_callers(qualified)
-            self._callers[qualified] = known
+            known = self._find_callers(qualified, own_module)
+            self._callers[key] = known
         found, depends = known
         # The answer rests on the files that mention the name: an edit to one of them must
         # refresh the cached verdict. (A file that starts to mention it only later is seen on
@@ -173,15 +185,31 @@ class CallerIndex:
             self._defined = defined
         return self._defined.get(name, [])
 
-    def _find_callers(self, qualified: str) -> tuple[tuple[Caller, ...], dict[str, str]]:
+    def _find_callers(
+        self, qualified: str, own_module: bool
+    ) -> tuple[tuple[Caller, ...], dict[str, str]]:
         module, _, name = qualified.rpartition(".")
         found: list[Caller] = []
         depends: dict[str, str] = {}
         files = self._files()
-        reaches = _reaching(name)
+        owner, _, cls = module.rpartition(".")
+        if module not in self.project.layout.modules and owner in self.project.layout.modules:
+            # A method: only a module that makes or annotates an object of its class can hold
+            # one known to be of it (``self.drafter = Proposer(...)``, ``batch: InputBatch``);
+            # its own module calls it through ``self`` too.
+            typed: str | None = cls
+            reaches = _NOTHING
+        else:
+            typed, reaches = None, _reaching(name)
         for other in self._calling(name):
             data = files[other]
-            if other == module or not reaches.search(data):
+            if typed is not None:
+                if other == owner:
+                    if not own_module:
+                        continue
+                elif not self._holds(other, typed):
+                    continue
+            elif other == module or not reaches.search(data):
                 continue  # a module calling only its own function of that name is no caller
             if len(depends) >= MAX_FILES_PER_NAME:
                 break
@@ -190,6 +218,14 @@ class CallerIndex:
                 depends[path] = self._digest(other)
             found.extend(self._edges_of(other).get(qualified, ()))
         return tuple(found), depends
+
+    def _holds(self, module: str, cls: str) -> bool:
+        """:func:`holds_typed` of ``module``'s text, once per process."""
+        key = (module, cls)
+        known = self._typed.get(key)
+        if known is None:
+            known = self._typed[key] = holds_typed(self._files()[module], cls)
+        return known
 
     def _edges_of(self, module: str) -> dict[str, list[Caller]]:
         """The calls ``module``'s functions make, by resolved callee: from the module's
@@ -233,23 +269,58 @@ class CallerIndex:
             return True  # too common a name to read every definition: assume one may be
         return any(name in self._movers_of(module) for module in defining)
 
-    def hot_reason(
-        self, qualified: str, hot_name: Callable[[str, str | None], bool], hops: int = 0
-    ) -> str | None:
+    def hot_reason(self, qualified: str, hot_name: HotName, hops: int = 0) -> str | None:
         """Why the top-level function ``qualified`` runs per step: the hot function of another
         module that calls it (directly, or through one more such call); None when no caller
         is known to be hot."""
         if hops >= MAX_HOPS:
             return None
-        for caller in self.callers(qualified):
-            if hot_name(caller.name, caller.cls):
-                where = f"{caller.cls}.{caller.name}" if caller.cls else caller.name
+        # The first question comes from the analysis of the function's own file, which knows
+        # the calls of its own module.
+        for caller in self.callers(qualified, own_module=hops > 0):
+            where = f"{caller.cls}.{caller.name}" if caller.cls else caller.name
+            verdict = hot_name(caller.name, caller.cls, caller.bases)
+            if verdict:
                 return f"called from `{where}()` in {caller.module}"
-            if caller.cls is None:
+            if verdict is not None and caller.qualified != qualified:
                 deeper = self.hot_reason(caller.qualified, hot_name, hops + 1)
                 if deeper is not None:
-                    return f"called from `{caller.name}()` in {caller.module}, {deeper}"
+                    return f"called from `{where}()` in {caller.module}, {deeper}"
         return None
+
+
+_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+# After a class's name: a call of it or of an alternate constructor (``Cls(``,
+# ``Cls.from_config(``), or a union (``Cls | None``).
+_TYPED_AFTER = re.compile(rb"\s*\(|\.[A-Za-z_][A-Za-z0-9_]*\s*\(|\s*\|")
+# Before it: an annotation (``: Cls``, ``: "Cls"``, ``: mod.Cls``, ``Optional[Cls``,
+# ``None | Cls``), or a module path (``mod.Cls(``: the name is then followed by a call).
+_TYPED_BEFORE = re.compile(rb"(?::\s*['\"]?|Optional\[|\|\s*)(?:[A-Za-z_][A-Za-z0-9_]*\.)*\Z")
+
+
+def holds_typed(data: bytes, cls: str) -> bool:
+    """Whether the text can hold an object of class ``cls`` as far as its summary can tell
+    (``summary.call_edges``): a call of the class or of one of its alternate constructors
+    (``Cls(``, ``mod.Cls(``, ``Cls.from_config(``), or an annotation naming it (``: Cls``,
+    ``: "Cls"``, ``Optional[Cls]``, ``Cls | None``). Not a mention in a comment, a string or
+    a list of names. Each occurrence of the name is looked at in its few bytes around."""
+    needle = cls.encode()
+    size = len(needle)
+    at = data.find(needle)
+    while at != -1:
+        end = at + size
+        whole = (at == 0 or data[at - 1] not in _WORD_BYTES) and (
+            end == len(data) or data[end] not in _WORD_BYTES
+        )
+        if whole and (
+            _TYPED_AFTER.match(data, end) or _TYPED_BEFORE.search(data[max(at - 80, 0) : at])
+        ):
+            return True
+        at = data.find(needle, end)
+    return False
+
+
+_NOTHING = re.compile(rb"(?!)")
 
 
 def _reaching(name: str) -> re.Pattern[bytes]:
@@ -271,15 +342,20 @@ def _resolve_edges(raw: Any, module: str, project: ProjectIndex) -> dict[str, li
     for local, full in raw["imports"]:
         imports[local] = project.absolute(module, full)
     edges: dict[str, list[Caller]] = {}
+    bases = {cls: tuple(names) for cls, names in raw.get("bases", {}).items()}
     for name, cls, calls in raw["functions"]:
         owner = f"{module}.{cls}.{name}" if cls else f"{module}.{name}"
         seen: set[str] = set()
         for dotted, line in calls:
-            root, _, rest = dotted.partition(".")
-            full = imports[root]
-            callee = f"{full}.{rest}" if rest else full
+            if dotted.startswith("."):  # a method of one of the module's own classes
+                callee = module + dotted
+            else:
+                root, _, rest = dotted.partition(".")
+                full = imports[root]
+                callee = f"{full}.{rest}" if rest else full
             if callee in seen:
                 continue
             seen.add(callee)
-            edges.setdefault(callee, []).append(Caller(module, owner, name, cls, line))
+            caller = Caller(module, owner, name, cls, line, bases.get(cls, ()) if cls else ())
+            edges.setdefault(callee, []).append(caller)
     return edges

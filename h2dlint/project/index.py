@@ -25,7 +25,7 @@ from h2dlint.project.layout import ProjectLayout
 from h2dlint.project.summary import Parts, SummaryStore, top_level
 
 if TYPE_CHECKING:
-    from h2dlint.project.callers import CallerIndex
+    from h2dlint.project.callers import CallerIndex, HotName
 
 # Modules kept parsed per process: a check consults a few; a whole-tree run revisits the same
 # buffer and utility modules again and again.
@@ -179,10 +179,10 @@ class ProjectIndex:
         return ParsedModule(name, path, source, tree, digest)
 
     # -- callers ------------------------------------------------------------------------------
-    def hot_reason(self, qualified: str, hot_name: Callable[[str, str | None], bool]) -> str | None:
-        """Why the top-level function ``qualified`` runs per step, from its callers in other
-        modules (``hot_name(function, class)`` says which names run per step); None when no
-        caller is known to."""
+    def hot_reason(self, qualified: str, hot_name: HotName) -> str | None:
+        """Why the function or method ``qualified`` runs per step, from its callers elsewhere
+        (``hot_name(function, class, bases)`` says which names run per step, and which are
+        cold); None when no caller is known to."""
         return self._caller_index().hot_reason(qualified, hot_name)
 
     def may_define_mover(self, name: str) -> bool:

@@ -193,6 +193,11 @@ class Site(_Events):
     groups: list[EventGroup]
     burst: int = 0  # copies in per-item bursts at this site
 
+    @property
+    def once(self) -> bool:
+        """Whether the site ran a single event (set-up or a last read, not a step's)."""
+        return self.count <= 1
+
 
 @dataclass
 class Join:
@@ -276,7 +281,9 @@ def _sites(groups: Iterable[EventGroup], bursts: dict[Frame, int]) -> list[Site]
     for group in groups:
         by_site.setdefault(group.site, []).append(group)
     sites = [Site(site, found, bursts.get(site, 0)) for site, found in by_site.items()]
-    return sorted(sites, key=lambda s: (-s.host_ms, s.site))
+    # Sites that ran more than once (per step, per item) first, then those that ran once (a
+    # model's move at load, a final read): only the former can be a per-step cost.
+    return sorted(sites, key=lambda s: (s.once, -s.host_ms, s.site))
 
 
 def join(

@@ -145,6 +145,7 @@ def _more(total: int) -> list[str]:
 
 def _site_line(site: Site, root: str) -> str:
     burst = f", {site.burst} in bursts" if site.burst else ""
+    burst += ", ran once" if site.once else ""
     events = "; ".join(
         f"{row.count} x {row.what} ({row.detail()})" for row in rows(site.groups)[:3]
     )
@@ -172,7 +173,8 @@ def _join_text(result: Join, root: str) -> list[str]:
     ]
     sections: list[tuple[str, list[str]]] = [
         (
-            "missed (costly events at lines no finding covers: recall gaps, most costly first)",
+            "missed (costly events at lines no finding covers: recall gaps, repeated ones first, "
+            "most costly first)",
             [_site_line(site, root) for site in result.missed],
         ),
         (

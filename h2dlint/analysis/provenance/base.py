@@ -128,17 +128,22 @@ class ProvenanceBase:
         return cross_module.callee(self, call, frame, depth)
 
     def return_class(self, function: cst.FunctionDef, depth: int = 0) -> ClassRef | None:
-        """The class of what every ``return`` of ``function`` gives, when they agree."""
+        """The class of what every ``return`` of ``function`` gives, when they agree.
+
+        Like :meth:`return_fact`, a summary that does not depend on who asks, so it is
+        computed with a depth budget of its own: an answer computed deep in a chain would
+        otherwise be cached as unknown for every later, shallow question. ``depth`` is
+        unused; ``_in_progress`` guards recursion."""
         if function in self._return_classes:
             return self._return_classes[function]
-        if depth > MAX_DEPTH or function in self._in_progress:
+        if function in self._in_progress:
             return None
         self._in_progress.add(function)
         try:
             collector = _Returns()
             visit_read_only(function.body, collector)
             frame = self.index.frame_of(function)
-            refs = [class_of(self, v, frame, depth + 1) for v in collector.values]
+            refs = [class_of(self, v, frame, 1) for v in collector.values]
             result = agree(refs)
         finally:
             self._in_progress.discard(function)
@@ -146,11 +151,12 @@ class ProvenanceBase:
         return result
 
     def attribute_class(self, cls: cst.ClassDef, attr: str, depth: int = 0) -> ClassRef | None:
-        """The class every assignment of ``self.<attr>`` in ``cls`` agrees on."""
+        """The class every assignment of ``self.<attr>`` in ``cls`` agrees on (with a depth
+        budget of its own, as :meth:`return_class`)."""
         key = (cls, attr)
         if key in self._attribute_classes:
             return self._attribute_classes[key]
-        if depth > MAX_DEPTH or ("class", key) in self._in_progress:
+        if ("class", key) in self._in_progress:
             return None
         self._in_progress.add(("class", key))
         try:
@@ -160,7 +166,7 @@ class ProvenanceBase:
                 if not _is_none(value)
             ]
             refs = [
-                class_of(self, value, frame, depth + 1) if value is not None else None
+                class_of(self, value, frame, 1) if value is not None else None
                 for value, frame in assigned
             ]
             result = agree(refs) if refs else cross_module.class_annotation(self, cls, attr)
