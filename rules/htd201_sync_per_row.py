@@ -721,7 +721,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
         # ``for i, item in enumerate(xs)`` reading ``other[i]``: rows by the counter.
         counted = counter_loop(node.iter, node.target)
         if counted is not None:
-            self._judge(node, counted, [node.body], None)
+            self._judge(node, counted, [node.body], None, guessed=False)
 
     # -- while loops ------------------------------------------------------------------------------
     def visit_While(self, node: cst.While) -> None:
@@ -768,7 +768,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
             return
         counted = counter_loop(for_in.iter, for_in.target)
         if counted is not None:
-            self._judge(node, counted, parts, None)
+            self._judge(node, counted, parts, None, guessed=False)
 
     # -- judging ----------------------------------------------------------------------------------
     def _judge(
@@ -777,8 +777,10 @@ class SyncPerRow(ComprehensionVisits, Rule):
         loop: RowLoop,
         parts: list[cst.CSTNode],
         fixed: cst.BaseExpression | None,
+        guessed: bool = True,
     ) -> bool:
-        """Report the loop's first row sync that is one; whether it did."""
+        """Report the loop's first row sync that is one; whether it did. Not ``guessed``: only
+        rows of tensors known to be tensors (an enumerate counter indexes lists as often)."""
         # A method sync (`.item()`) names the read better than the `int()` around it.
         syncs = sorted(row_syncs(parts, loop), key=lambda s: not s.what.startswith("`."))
         if not syncs:
@@ -804,7 +806,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     "the result once"
                 )
             else:
-                if sync.what in ("`.cpu()`", '`.to("cpu")`'):
+                if not guessed or sync.what in ("`.cpu()`", '`.to("cpu")`'):
                     continue  # copying whole items of unknown kind: often offloading, by design
                 hot = hot_rows_of_tensors(self.context, provenance, sync.tensor, loop, parts, frame)
                 if hot is None:
