@@ -7,7 +7,7 @@ from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.row_reductions import RowReduction, list_row_reduction, tensor_row_reduction
 from h2dlint.analysis.row_tensors import hot_rows_of_tensors, rows_are_tensors
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, RowLoop, Walk
-from h2dlint.analysis.syncs import row_loop, row_syncs
+from h2dlint.analysis.syncs import counter_loop, row_loop, row_syncs
 from h2dlint.analysis.tensor_kinds import is_tensor, on_host_by_name
 from h2dlint.analysis.value_syncs import TEST_METHODS, iteration_syncs, value_where
 from h2dlint.diagnostics import Confidence, FixSafety
@@ -210,6 +210,20 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 return [int(i * 2) for i in range(n)]
             """
         ),
+        # The counter of `enumerate` indexing host tensors or Python lists, or only writing.
+        Valid(
+            """
+            import torch
+            class Runner:
+                def __init__(self, n):
+                    self.lens_cpu = torch.zeros(n, dtype=torch.int32)
+                    self.lens = torch.zeros(n, dtype=torch.int32, device="cuda")
+                def update(self, reqs, counts):
+                    for i, req in enumerate(reqs):
+                        req.num_computed = self.lens_cpu[i].item() + int(counts[i])
+                        self.lens[i].fill_(len(req.tokens))
+            """
+        ),
         # A numpy array, and a tensor of unknown kind.
         Valid(
             """
@@ -394,6 +408,39 @@ class SyncPerRow(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # The counter of `enumerate` indexing another tensor (a 3-D rope index's token types per
+        # sequence, masked first), and per request into a device buffer.
+        Invalid(
+            """
+            import itertools
+            import torch
+            def rope_index(input_ids: torch.Tensor, token_types: torch.Tensor, mask):
+                groups = []
+                for b, ids in enumerate(input_ids):
+                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    types = token_types[b]
+                    if mask is not None:
+                        types = types[mask[b].bool()]
+                    groups.append(list(itertools.groupby(types.tolist())))
+                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return groups
+            """,
+            message_contains="on each row of `token_types`",
+        ),
+        Invalid(
+            """
+            import torch
+            class Runner:
+                def __init__(self, n):
+                    self.lens = torch.zeros(n, dtype=torch.int32, device="cuda")
+                def update(self, reqs):
+                    for i, req in enumerate(reqs):
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        req.num_computed = self.lens[i].item()
+                     ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="which is on the device",
+        ),
         # Index loops over a device tensor.
         Invalid(
             """
@@ -667,9 +714,14 @@ class SyncPerRow(ComprehensionVisits, Rule):
     # -- for statements ---------------------------------------------------------------------------
     def visit_For(self, node: cst.For) -> None:
         loop = row_loop(node.iter, node.target)
-        if loop is None or loop.walk is Walk.LIST:
+        if loop is not None and loop.walk is Walk.LIST:
             return  # a statement loop over .tolist() rows: one transfer, then Python work
-        self._judge(node, loop, [node.body], None)
+        if loop is not None and self._judge(node, loop, [node.body], None):
+            return
+        # ``for i, item in enumerate(xs)`` reading ``other[i]``: rows by the counter.
+        counted = counter_loop(node.iter, node.target)
+        if counted is not None:
+            self._judge(node, counted, [node.body], None, guessed=False)
 
     # -- while loops ------------------------------------------------------------------------------
     def visit_While(self, node: cst.While) -> None:
@@ -712,7 +764,11 @@ class SyncPerRow(ComprehensionVisits, Rule):
         fixed = None
         if simple and isinstance(node, cst.ListComp) and isinstance(for_in.target, cst.Name):
             fixed = self._fixed_rows(node, loop, for_in.target.value)
-        self._judge(node, loop, parts, fixed)
+        if self._judge(node, loop, parts, fixed):
+            return
+        counted = counter_loop(for_in.iter, for_in.target)
+        if counted is not None:
+            self._judge(node, counted, parts, None, guessed=False)
 
     # -- judging ----------------------------------------------------------------------------------
     def _judge(
@@ -721,11 +777,14 @@ class SyncPerRow(ComprehensionVisits, Rule):
         loop: RowLoop,
         parts: list[cst.CSTNode],
         fixed: cst.BaseExpression | None,
-    ) -> None:
+        guessed: bool = True,
+    ) -> bool:
+        """Report the loop's first row sync that is one; whether it did. Not ``guessed``: only
+        rows of tensors known to be tensors (an enumerate counter indexes lists as often)."""
         # A method sync (`.item()`) names the read better than the `int()` around it.
         syncs = sorted(row_syncs(parts, loop), key=lambda s: not s.what.startswith("`."))
         if not syncs:
-            return
+            return False
         provenance = Provenance.of(self.context)
         frame = provenance.current_frame()
         for sync in syncs:
@@ -747,7 +806,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     "the result once"
                 )
             else:
-                if sync.what in ("`.cpu()`", '`.to("cpu")`'):
+                if not guessed or sync.what in ("`.cpu()`", '`.to("cpu")`'):
                     continue  # copying whole items of unknown kind: often offloading, by design
                 hot = hot_rows_of_tensors(self.context, provenance, sync.tensor, loop, parts, frame)
                 if hot is None:
@@ -760,10 +819,11 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 # No fix: the rows may come from a sequence of tensors, which
                 # `torch.prod(..., dim=-1)` does not take.
                 self.report(node, message, confidence=Confidence.MEDIUM)
-                return
+                return True
             replacements = [(node, fixed)] if fixed is not None else []
             self.report(node, message, replacements=replacements)
-            return
+            return True
+        return False
 
     def _fixed_rows(self, node: cst.ListComp, loop: RowLoop, row: str) -> cst.BaseExpression | None:
         """``[int(torch.prod(r).item()) for r in t]`` -> ``torch.prod(t, dim=-1).tolist()``."""

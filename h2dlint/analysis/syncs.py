@@ -89,6 +89,26 @@ def row_loop(iterable: cst.BaseExpression, target: cst.BaseExpression) -> RowLoo
     return None
 
 
+def counter_loop(iterable: cst.BaseExpression, target: cst.BaseExpression) -> RowLoop | None:
+    """``for i, item in enumerate(xs)`` as an index loop of its counter ``i``: the rows of the
+    tensors the body indexes by ``i`` (``mm_token_type_ids[i]``, ``self.lens[i]``), whatever
+    ``xs`` is (the rows of a tensor, or requests)."""
+    if not (
+        isinstance(iterable, cst.Call)
+        and isinstance(iterable.func, cst.Name)
+        and iterable.func.value == "enumerate"
+        and positional(iterable)
+        and len(iterable.args) <= 2
+        and isinstance(target, cst.Tuple)
+        and len(target.elements) == 2
+    ):
+        return None
+    counter = target.elements[0].value
+    if not isinstance(counter, cst.Name):
+        return None
+    return RowLoop(Walk.INDEX, None, frozenset({counter.value}), counter)
+
+
 def _dim_zero(call: cst.Call) -> bool:
     if not call.args:
         return True
@@ -281,8 +301,12 @@ def with_derived(body: list[cst.CSTNode], loop: RowLoop) -> RowLoop:
             if isinstance(value, cst.Call) and explicit_sync(value) is not None:
                 continue
             tensors = reads_row(value, loop)
-            if tensors and not _host_value(value):
-                derived.setdefault(target.value, tensors[0])
+            if not tensors or _host_value(value):
+                continue
+            base = tensors[0]
+            if isinstance(base, cst.Name) and base.value == target.value:
+                continue  # ``t = t[mask[i]]``: still the row ``t = types[i]`` binds
+            derived.setdefault(target.value, base)
     if len(derived) == len(loop.derived):
         return loop
     return replace(loop, derived=tuple(derived.items()))
