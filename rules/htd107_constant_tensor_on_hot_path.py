@@ -149,6 +149,19 @@ class ConstantTensorOnHotPath(Rule):
                 return torch.tensor(0.0, device=device)
             """
         ),
+        # outside hot paths, the device of a parameter typed as no tensor (a framework object)
+        # is a configured device like `self.device`: two facts inferred, not reported
+        Valid(
+            """
+            import torch
+            from lightning import Fabric
+            def fit(fabric: Fabric, model, batches):
+                counts = torch.tensor(0, device=fabric.device, dtype=torch.long)
+                for batch in batches:
+                    counts += model(batch)
+                return counts
+            """
+        ),
         # on the host: no copy
         Valid(
             """
