@@ -162,6 +162,23 @@ class ConstantTensorOnHotPath(Rule):
                 return counts
             """
         ),
+        # in a loop, but under a first-pass flag the branch clears: once per call, not per
+        # iteration (and the function is not known to run per step)
+        Valid(
+            """
+            import torch
+            def generate(model, x, steps, device):
+                first = True
+                for _ in range(steps):
+                    x = model(x)
+                    if first:
+                        first = False
+                        pos = torch.tensor([0], device=device)
+                    else:
+                        pos.add_(1)
+                return x
+            """
+        ),
         # on the host: no copy
         Valid(
             """
