@@ -372,6 +372,18 @@ class SyncPerRow(ComprehensionVisits, Rule):
                         print(x.sum().item())
             """
         ),
+        # A chunked loop (`range` with a step that is no literal): one read per chunk of rows,
+        # the usual bound on memory, not one per row.
+        Valid(
+            """
+            import torch
+            def f(x: torch.Tensor, chunk: int):
+                out = []
+                for start in range(0, x.shape[0], chunk):
+                    out.append(x[start:start + chunk].cpu())
+                return out
+            """
+        ),
         # Unknown rows on a cold path (an initializer): no MEDIUM guess there.
         Valid(
             """
