@@ -258,6 +258,25 @@ class SyncOnHotPath(Rule):
                     return logits
             """
         ),
+        # A method memoised by hand (it returns what it keeps on `self` first, and keeps what
+        # it computes there): its work runs once per object, not per forward.
+        Valid(
+            """
+            import torch
+            class Linear(torch.nn.Module):
+                def _order(self):
+                    cached = getattr(self, "order", None)
+                    if cached is not None:
+                        return cached
+                    g_idx = torch.zeros(8, dtype=torch.long, device="cuda")
+                    count = int((g_idx == 0).sum().item())
+                    self.order = torch.arange(count, device=g_idx.device)
+                    return self.order
+
+                def forward(self, x):
+                    return x[:, self._order()]
+            """
+        ),
         # Run-once code: an initializer, and a cache filled once.
         Valid(
             """

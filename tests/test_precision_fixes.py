@@ -1,0 +1,97 @@
+"""The analysis facts behind the false alarms found by the precision triage of serving code
+(docs/precision.md): each look-alike the analysis must now tell apart, and its true twin."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+
+from h2dlint.analysis.loop_body import first_pass_branch
+from h2dlint.analysis.memo_methods import memoised
+from h2dlint.analysis.syncs import row_loop
+
+
+def _function(code: str) -> cst.FunctionDef:
+    module = cst.parse_module(textwrap.dedent(code))
+    function = module.body[0]
+    assert isinstance(function, cst.FunctionDef)
+    return function
+
+
+def _if(code: str) -> cst.If:
+    statement = cst.parse_module(textwrap.dedent(code)).body[0]
+    assert isinstance(statement, cst.If)
+    return statement
+
+
+def test_memoised_by_hand() -> None:
+    assert memoised(
+        _function(
+            """
+            def order(self):
+                cached = getattr(self, "order_", None)
+                total = self.g_idx.shape[0]
+                if cached is not None and cached.numel() == total:
+                    return cached
+                self.order_ = compute()
+                return self.order_
+            """
+        )
+    )
+    assert memoised(
+        _function(
+            """
+            def table(self):
+                if self._table is not None:
+                    return self._table
+                self._table = compute()
+                return self._table
+            """
+        )
+    )
+
+
+def test_not_memoised() -> None:
+    # returns a kept value but never keeps what it computes
+    assert not memoised(
+        _function(
+            """
+            def order(self):
+                if self.order_ is not None:
+                    return self.order_
+                return compute()
+            """
+        )
+    )
+    # work before the guard: not "first"
+    assert not memoised(
+        _function(
+            """
+            def order(self, x):
+                for row in x:
+                    use(row)
+                if self.order_ is not None:
+                    return self.order_
+                self.order_ = compute()
+            """
+        )
+    )
+
+
+def test_first_pass_branch() -> None:
+    assert first_pass_branch(_if("if prefill:\n    prefill = False\n    x = 1\n"))
+    assert first_pass_branch(_if("if not done:\n    done = True\n"))
+    assert not first_pass_branch(_if("if prefill:\n    x = 1\n"))
+    assert not first_pass_branch(_if("if self.ready:\n    self.ready = False\n"))
+    assert not first_pass_branch(_if("if flag:\n    other = False\n"))
+
+
+def test_chunked_range_is_no_row_loop() -> None:
+    target = cst.Name("i")
+    chunked = cst.parse_expression("range(0, n, chunk)")
+    strided = cst.parse_expression("range(0, n, 2)")
+    plain = cst.parse_expression("range(n)")
+    assert row_loop(chunked, target) is None
+    assert row_loop(strided, target) is not None
+    assert row_loop(plain, target) is not None
