@@ -258,6 +258,21 @@ class SyncOnHotPath(Rule):
                     return logits
             """
         ),
+        # A data transform's `__call__` and a tokenizer's `decode` run in the data pipeline,
+        # on host data: no per-step entry points.
+        Valid(
+            """
+            import torch
+            class TileTransform:
+                def __call__(self, image: torch.Tensor, sizes: torch.Tensor):
+                    best = sizes[torch.argmin(sizes.prod(-1))]
+                    return image, tuple(best.tolist())
+
+            class WordTokenizer:
+                def decode(self, ids: torch.Tensor) -> str:
+                    return " ".join(str(i) for i in ids.tolist())
+            """
+        ),
         # A method memoised by hand (it returns what it keeps on `self` first, and keeps what
         # it computes there): its work runs once per object, not per forward.
         Valid(

@@ -38,7 +38,8 @@ decoding loop of many steps, and the steps it calls (``forward``, ``sample``) ar
 
 Data preprocessing modules (``processing_*.py``, ``image_processing_*.py``,
 ``feature_extraction_*.py``, ``tokenization_*.py``...) run on the host before the model: none of
-their functions is hot.
+their functions is hot. Nor are the entry-point names of data-preparation classes (a
+``...Tokenizer``'s ``decode``, a ``...Transform``'s or ``...Processor``'s ``__call__``).
 
 A nested function (a closure, a local helper) is as hot as the function it is defined in.
 Configured names match a function's own name or its qualified name (``Class.method``), also as
@@ -53,7 +54,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from h2dlint.analysis.frames import ModuleIndex
-from h2dlint.analysis.host_data import PREPROCESSING_MODULES
+from h2dlint.analysis.host_data import PREPROCESSING_MODULES, host_pipeline_class
 from h2dlint.analysis.hot_names import (
     BUILDER_REASON,
     HOT_ENTRY_POINTS,
@@ -358,6 +359,8 @@ class HotPaths:
         if self.hot_functions and matches(self.hot_functions, name, qualified):
             return f"`{qualified}()` is configured hot"
         reason = HOT_ENTRY_POINTS.get(name)
+        if reason is not None and cls is not None and host_pipeline_class(cls.name.value):
+            return None  # a tokenizer's decode, a data transform's __call__: host data work
         if name == "__call__" and cls is not None and _per_request(cls):
             self._loops_only.add(function)
             if _pipeline_block(cls):
@@ -397,6 +400,8 @@ class HotPaths:
         ):
             return False  # a pipeline's per-request call: only its loops are hot, and the
             # index does not say whether the call is in one
+        if cls is not None and host_pipeline_class(cls) and name in HOT_ENTRY_POINTS:
+            return False  # a tokenizer's decode, a data transform's __call__: host data work
         if name in HOT_ENTRY_POINTS and (cls is not None or name not in METHOD_ONLY):
             return True
         if name == "build" and cls is not None and "Metadata" in cls and cls.endswith("Builder"):
