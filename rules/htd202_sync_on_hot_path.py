@@ -273,6 +273,17 @@ class SyncOnHotPath(Rule):
                     return " ".join(str(i) for i in ids.tolist())
             """
         ),
+        # Model surgery: a function that rewrites a module's parameters (`W.weight.data = ...`)
+        # changes the model once, before it runs, whatever its name says.
+        Valid(
+            """
+            import torch
+            def rotate_attention_output(layer, Q, device):
+                W = layer.o_proj
+                W_ = W.weight.data.to(device=device, dtype=torch.float64)
+                W.weight.data = torch.matmul(Q.T, W_).to(device="cpu")
+            """
+        ),
         # A method memoised by hand (it returns what it keeps on `self` first, and keeps what
         # it computes there): its work runs once per object, not per forward.
         Valid(

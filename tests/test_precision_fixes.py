@@ -8,7 +8,7 @@ import textwrap
 import libcst as cst
 
 from h2dlint.analysis.loop_body import first_pass_branch
-from h2dlint.analysis.memo_methods import memoised
+from h2dlint.analysis.memo_methods import memoised, rewrites_parameters
 from h2dlint.analysis.syncs import row_loop
 
 
@@ -95,3 +95,24 @@ def test_chunked_range_is_no_row_loop() -> None:
     assert row_loop(chunked, target) is None
     assert row_loop(strided, target) is not None
     assert row_loop(plain, target) is not None
+
+
+def test_rewrites_parameters() -> None:
+    assert rewrites_parameters(
+        _function(
+            """
+            def rotate(layer, Q):
+                for W in [layer.q_proj, layer.k_proj]:
+                    W.weight.data = W.weight.data @ Q
+            """
+        )
+    )
+    assert not rewrites_parameters(
+        _function(
+            """
+            def forward(self, x):
+                self.cache.data = x
+                return x @ self.weight.data
+            """
+        )
+    )

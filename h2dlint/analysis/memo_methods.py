@@ -1,6 +1,8 @@
-"""Methods memoised by hand: they first return what they keep on ``self`` when they have it,
-and keep what they compute there, so their work runs once per object (see
-:mod:`h2dlint.analysis.once`)."""
+"""Functions that run once though no name or decorator says so (see
+:mod:`h2dlint.analysis.once`): methods memoised by hand (they first return what they keep on
+``self`` when they have it, and keep what they compute there), and model surgery (functions
+that rewrite a module's parameters in place, ``W.weight.data = ...``: a rotation, a fusion or
+a conversion of the weights before the model runs, never a step of it)."""
 
 from __future__ import annotations
 
@@ -95,3 +97,20 @@ def _assigned(body: cst.BaseSuite) -> list[cst.BaseExpression]:
         elif isinstance(small, cst.AnnAssign):
             targets.append(small.target)
     return targets
+
+
+PARAMETER_NAMES = frozenset({"weight", "bias"})
+
+
+def rewrites_parameters(function: cst.FunctionDef) -> bool:
+    """Whether ``function`` assigns the ``.data`` of a module's parameter (``W.weight.data =
+    ...``, ``layer.bias.data = ...``): it changes the model, which a step never does."""
+    for target in _assigned(function.body):
+        if (
+            isinstance(target, cst.Attribute)
+            and target.attr.value == "data"
+            and isinstance(target.value, cst.Attribute)
+            and target.value.attr.value in PARAMETER_NAMES
+        ):
+            return True
+    return False
