@@ -284,6 +284,24 @@ class SyncOnHotPath(Rule):
                 W.weight.data = torch.matmul(Q.T, W_).to(device="cpu")
             """
         ),
+        # A closure of a pipeline's per-request `__call__` that converts the outputs after the
+        # denoising loop runs once per request (one that the loop calls runs per step).
+        Valid(
+            """
+            import torch
+            from diffusers import DiffusionPipeline
+            class ToyPipeline(DiffusionPipeline):
+                def __call__(self, latents, steps):
+                    for t in self.scheduler.timesteps:
+                        latents = self.unet(latents, t)
+
+                    def to_numpy(x):
+                        x = x.float() if x.dtype == torch.bfloat16 else x
+                        return x.cpu().numpy()
+
+                    return to_numpy(latents)
+            """
+        ),
         # A method memoised by hand (it returns what it keeps on `self` first, and keeps what
         # it computes there): its work runs once per object, not per forward.
         Valid(

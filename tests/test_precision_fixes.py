@@ -7,9 +7,11 @@ import textwrap
 
 import libcst as cst
 
+from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.loop_body import first_pass_branch
 from h2dlint.analysis.memo_methods import memoised, rewrites_parameters
 from h2dlint.analysis.syncs import row_loop
+from h2dlint.context import FileContext
 
 
 def _function(code: str) -> cst.FunctionDef:
@@ -116,3 +118,28 @@ def test_rewrites_parameters() -> None:
             """
         )
     )
+
+
+def test_closures_of_a_pipeline_call_are_hot_only_where_its_loops_call_them() -> None:
+    code = (
+        "class ImagePipeline:\n"
+        "    def __call__(self, x, steps):\n"
+        "        def step(x, t):\n"
+        "            return x\n"
+        "        def to_numpy(x):\n"
+        "            return x\n"
+        "        for t in steps:\n"
+        "            x = step(x, t)\n"
+        "        return to_numpy(x)\n"
+    )
+    module = cst.parse_module(code)
+    context = FileContext("m.py", code, module, {})
+    hot = HotPaths.of(context)
+    cls = module.body[0]
+    assert isinstance(cls, cst.ClassDef) and isinstance(cls.body, cst.IndentedBlock)
+    call = cls.body.body[0]
+    assert isinstance(call, cst.FunctionDef) and isinstance(call.body, cst.IndentedBlock)
+    step, to_numpy = call.body.body[0], call.body.body[1]
+    assert isinstance(step, cst.FunctionDef) and isinstance(to_numpy, cst.FunctionDef)
+    assert hot.why_hot_at([module, cls, call, call.body, step, step.body]) is not None
+    assert hot.why_hot_at([module, cls, call, call.body, to_numpy, to_numpy.body]) is None

@@ -41,7 +41,9 @@ Data preprocessing modules (``processing_*.py``, ``image_processing_*.py``,
 their functions is hot. Nor are the entry-point names of data-preparation classes (a
 ``...Tokenizer``'s ``decode``, a ``...Transform``'s or ``...Processor``'s ``__call__``).
 
-A nested function (a closure, a local helper) is as hot as the function it is defined in.
+A nested function (a closure, a local helper) is as hot as the function it is defined in;
+in a per-request entry point, only where it is defined in one of its step loops or called
+from one (not a helper that converts the outputs after them).
 Configured names match a function's own name or its qualified name (``Class.method``), also as
 ``fnmatch`` globs (``*Attention.forward``, ``_step_*``).
 """
@@ -53,6 +55,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from h2dlint.analysis.closure_calls import called_in_loops
 from h2dlint.analysis.frames import ModuleIndex
 from h2dlint.analysis.host_data import PREPROCESSING_MODULES, host_pipeline_class
 from h2dlint.analysis.hot_names import (
@@ -313,13 +316,26 @@ class HotPaths:
             if reason is None:
                 return None
             self.reasons  # noqa: B018 - computes the per-request entry points
-            if function in self._loops_only and not any(
-                isinstance(node, LOOPS) and self._step_loop(function, node)
-                for node in ancestors[i + 1 :]
-            ):
-                return None
+            for j in range(i, -1, -1):
+                outer = ancestors[j]
+                if isinstance(outer, cst.FunctionDef) and outer in self._loops_only:
+                    if not self._in_step_loop(outer, ancestors[j + 1 :]):
+                        return None
+                    break
             return reason
         return None
+
+    def _in_step_loop(self, function: cst.FunctionDef, inner: list[cst.CSTNode]) -> bool:
+        """Whether the code under ``inner`` (below the per-request entry point ``function``)
+        runs in its step loops: inside one, or in a closure that one calls."""
+        for node in inner:
+            if isinstance(node, LOOPS) and self._step_loop(function, node):
+                return True
+            if isinstance(node, cst.FunctionDef):
+                return called_in_loops(
+                    function.body, node.name.value, lambda loop: self._step_loop(function, loop)
+                )
+        return False
 
     def _step_loop(self, function: cst.FunctionDef, loop: cst.CSTNode) -> bool:
         """Whether ``loop`` of the per-request entry point ``function`` runs per step."""
