@@ -67,6 +67,8 @@ TARGETS: dict[str, tuple[str, ...]] = {
         "transformers/generation",
     ),
     "diffusers": ("diffusers/pipelines",),
+    "deepspeed": ("deepspeed-0.19.8/deepspeed/inference",),
+    "megatron-core": ("megatron/core/inference",),
 }
 
 
