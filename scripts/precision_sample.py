@@ -15,12 +15,12 @@ function not known to run per step is *cold*.
 ``sample`` draws, per rule and confidence (a stratum), a seeded random sample of findings and
 prints each with its function for reading; findings already labelled say so.
 
-``score`` matches the stored findings against the labels (``tests/data/labels/*.tsv``:
-``expect`` = CODE for a true finding, ``clean:CODE`` for a false alarm; a note that starts with
-``undecidable`` marks a finding whose truth the code cannot tell; a false alarm that is still
-reported is kept as a comment, ``# package<TAB>path<TAB>line<TAB>clean:CODE<TAB>note``, which
-the label test skips) and prints precision per rule x confidence x hot/cold. Labelled lines no
-longer reported are counted apart: a clean line gone is a fixed false alarm, a true line gone a
+``score`` matches the stored findings against the labels (``tests/data/labels/*.tsv``: ``expect`` =
+CODE for a true finding, ``clean:CODE`` for a false alarm; a note that starts with ``undecidable:``
+(after an optional ``tag:``) marks a finding whose truth the code cannot tell; a false alarm that
+is still reported is kept as a comment, ``# package<TAB>path<TAB>line<TAB>clean:CODE<TAB>note``,
+which the label test skips) and prints precision per rule x confidence x hot/cold. Labelled lines
+no longer reported are counted apart: a clean line gone is a fixed false alarm, a true line gone a
 lost finding.
 
 To compare with another build, run ``scan`` under it (``PYTHONPATH=/tmp/base``, from a folder
@@ -105,7 +105,7 @@ def load_labels() -> dict[tuple[str, str, int, str], Label]:
                 int(line),
                 code,
                 expect.startswith("clean:"),
-                note.lower().startswith("undecidable"),
+                "undecidable" in [part.strip() for part in note.lower().split(":", 2)[:2]],
                 note,
                 commented,
             )
@@ -290,6 +290,8 @@ def sample(args: argparse.Namespace) -> int:
 def score(args: argparse.Namespace) -> int:
     records = load_store(args.store)
     labels = load_labels()
+    if args.tag:
+        labels = {k: v for k, v in labels.items() if v.note.startswith(args.tag)}
     packages = {r["package"] for r in records}
     reported = {(r["package"], r["path"], r["row"], r["code"]): r for r in records}
     table: Counter[tuple[str, str, str, str]] = Counter()
@@ -349,7 +351,8 @@ def main(argv: list[str] | None = None) -> int:
     sample_parser.add_argument("--context", type=int, default=40, help="lines of the function")
     sample_parser.add_argument("--unlabelled", action="store_true", help="skip labelled ones")
     sample_parser.add_argument("--out", type=Path)
-    commands.add_parser("score", help="precision per rule x confidence x hot/cold")
+    score_parser = commands.add_parser("score", help="precision per rule x confidence x hot/cold")
+    score_parser.add_argument("--tag", help="only labels whose note starts with this (one triage)")
     args = parser.parse_args(argv)
     if args.command == "scan":
         for package in args.packages or list(TARGETS):
