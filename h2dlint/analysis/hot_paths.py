@@ -32,18 +32,18 @@ calls from there; its prompt encoding, input checks and schedule set-up run once
 when nothing is queued on the device to stall.
 
 Run-once code (:mod:`h2dlint.analysis.once`: initialisers, setup, loaders, tests, memoised
-functions) and functions configured cold (``cold-functions``) are never hot, and nothing is hot
-through them. ``generate`` is deliberately no entry point: it runs once per request around a
-decoding loop of many steps, and the steps it calls (``forward``, ``sample``) are the hot ones.
+functions), model surgery (``W.weight.data = ...``) and functions configured cold
+(``cold-functions``) are never hot, nor is anything through them. ``generate`` is no entry point:
+it runs once per request around a decoding loop whose steps (``forward``, ``sample``) are the hot
+ones.
 
 Data preprocessing modules (``processing_*.py``, ``image_processing_*.py``,
 ``feature_extraction_*.py``, ``tokenization_*.py``...) run on the host before the model: none of
 their functions is hot. Nor are the entry-point names of data-preparation classes (a
 ``...Tokenizer``'s ``decode``, a ``...Transform``'s or ``...Processor``'s ``__call__``).
 
-A nested function (a closure, a local helper) is as hot as the function it is defined in;
-in a per-request entry point, only where it is defined in one of its step loops or called
-from one (not a helper that converts the outputs after them).
+A nested function (a closure, a local helper) is as hot as the function it is defined in (in
+a per-request entry point: where one of its step loops defines or calls it).
 Configured names match a function's own name or its qualified name (``Class.method``), also as
 ``fnmatch`` globs (``*Attention.forward``, ``_step_*``).
 """
@@ -70,6 +70,7 @@ from h2dlint.analysis.hot_names import (
     name_reason,
     state_builder_reason,
 )
+from h2dlint.analysis.memo_methods import rewrites_parameters
 from h2dlint.analysis.once import RunOnce, builder_class
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.sync_basics import periodic_test
@@ -326,8 +327,7 @@ class HotPaths:
         return None
 
     def _in_step_loop(self, function: cst.FunctionDef, inner: list[cst.CSTNode]) -> bool:
-        """Whether the code under ``inner`` (below the per-request entry point ``function``)
-        runs in its step loops: inside one, or in a closure that one calls."""
+        """Whether code under ``inner`` runs in a step loop of ``function`` (or in a callee)."""
         for node in inner:
             if isinstance(node, LOOPS) and self._step_loop(function, node):
                 return True
@@ -366,7 +366,7 @@ class HotPaths:
         name = function.name.value
         if self.cold_functions and matches(self.cold_functions, name, self.qualified(function)):
             return True
-        return self.once.function(function)
+        return self.once.function(function) or rewrites_parameters(function)
 
     def _entry_reason(self, function: cst.FunctionDef) -> str | None:
         name = function.name.value

@@ -11,8 +11,7 @@ Code runs once when it is:
   decorator (``functools.cache``/``lru_cache``, ``cached_property``) or by hand: a method
   that first returns what it keeps on ``self`` when it has it (``cached = getattr(self, "x",
   None)`` / ``if cached is not None: return cached``) and keeps what it computes there
-  (``self.x = ...``); or one that rewrites a module's parameters (``W.weight.data = ...``):
-  model surgery before the model runs;
+  (``self.x = ...``);
 - in a private helper of the module (``_name``, a function or a method) whose every reference
   in the module is a call from code that runs once: the ``@staticmethod`` factory that
   ``__init__`` calls, the ``_prepare_*`` method a call guarded by a flag runs;
@@ -37,7 +36,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from h2dlint.analysis.frames import ModuleIndex, decorator_names
-from h2dlint.analysis.memo_methods import memoised, rewrites_parameters
+from h2dlint.analysis.memo_methods import memoised
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.context import SharedKey
 from h2dlint.imports import dotted_name, statements
@@ -367,12 +366,7 @@ class RunOnce:
 
     def _function(self, function: cst.FunctionDef) -> bool:
         cls = self.index.owner.get(function)
-        if (
-            once_by_name(function, cls)
-            or closure_factory(function)
-            or memoised(function)
-            or rewrites_parameters(function)
-        ):
+        if once_by_name(function, cls) or closure_factory(function) or memoised(function):
             return True
         name = function.name.value
         top_level = self.index.functions.get(name) is function
