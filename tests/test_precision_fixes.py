@@ -143,3 +143,26 @@ def test_closures_of_a_pipeline_call_are_hot_only_where_its_loops_call_them() ->
     assert isinstance(step, cst.FunctionDef) and isinstance(to_numpy, cst.FunctionDef)
     assert hot.why_hot_at([module, cls, call, call.body, step, step.body]) is not None
     assert hot.why_hot_at([module, cls, call, call.body, to_numpy, to_numpy.body]) is None
+
+
+def test_model_surgery_is_cold_but_a_forward_that_reprojects_its_weights_is_not() -> None:
+    code = (
+        "class M:\n"
+        "    def forward(self, x):\n"
+        "        self.delta.weight.data = self.project()\n"
+        "        return x\n"
+        "    def project(self):\n"
+        "        return self.delta.weight.clone()\n"
+        "def rotate_attention_output(layer, Q):\n"
+        "    layer.o_proj.weight.data = layer.o_proj.weight.data @ Q\n"
+    )
+    module = cst.parse_module(code)
+    hot = HotPaths.of(FileContext("m.py", code, module, {}))
+    cls, rotate = module.body[0], module.body[1]
+    assert isinstance(cls, cst.ClassDef) and isinstance(cls.body, cst.IndentedBlock)
+    forward, project = cls.body.body[0], cls.body.body[1]
+    assert isinstance(forward, cst.FunctionDef) and isinstance(project, cst.FunctionDef)
+    assert isinstance(rotate, cst.FunctionDef)
+    assert hot.why_hot(forward) is not None
+    assert hot.why_hot(project) is not None
+    assert hot.why_hot(rotate) is None

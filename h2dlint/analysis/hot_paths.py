@@ -317,16 +317,14 @@ class HotPaths:
             if reason is None:
                 return None
             self.reasons  # noqa: B018 - computes the per-request entry points
-            for j in range(i, -1, -1):
-                outer = ancestors[j]
-                if isinstance(outer, cst.FunctionDef) and outer in self._loops_only:
-                    if not self._in_step_loop(outer, ancestors[j + 1 :]):
-                        return None
-                    break
+            outer = next((j for j in range(i, -1, -1) if ancestors[j] in self._loops_only), -1)
+            if outer >= 0 and not self._in_step_loop(ancestors[outer], ancestors[outer + 1 :]):
+                return None
             return reason
         return None
 
-    def _in_step_loop(self, function: cst.FunctionDef, inner: list[cst.CSTNode]) -> bool:
+    def _in_step_loop(self, function: cst.CSTNode, inner: list[cst.CSTNode]) -> bool:
+        assert isinstance(function, cst.FunctionDef)
         """Whether code under ``inner`` runs in a step loop of ``function`` (or in a callee)."""
         for node in inner:
             if isinstance(node, LOOPS) and self._step_loop(function, node):
@@ -366,7 +364,9 @@ class HotPaths:
         name = function.name.value
         if self.cold_functions and matches(self.cold_functions, name, self.qualified(function)):
             return True
-        return self.once.function(function) or rewrites_parameters(function)
+        if name not in HOT_ENTRY_POINTS and rewrites_parameters(function):
+            return True  # model surgery, unless a forward reprojects its weights each call
+        return self.once.function(function)
 
     def _entry_reason(self, function: cst.FunctionDef) -> str | None:
         name = function.name.value
