@@ -302,6 +302,16 @@ class SyncOnHotPath(Rule):
                     return to_numpy(latents)
             """
         ),
+        # `x is not None` is a Python bool, whatever `x` is: `int()` of it reads no tensor.
+        Valid(
+            """
+            import torch
+            class Attention(torch.nn.Module):
+                def forward(self, q, topk_length: torch.Tensor | None = None):
+                    has_topk_length = topk_length is not None
+                    return self.kernel(q, has_topk_length=int(has_topk_length))
+            """
+        ),
         # A method memoised by hand (it returns what it keeps on `self` first, and keeps what
         # it computes there): its work runs once per object, not per forward.
         Valid(
