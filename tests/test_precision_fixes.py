@@ -7,6 +7,7 @@ import textwrap
 
 import libcst as cst
 
+from h2dlint.analysis.device_branches import cuda_test
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.loop_body import first_pass_branch
 from h2dlint.analysis.memo_methods import memoised, rewrites_parameters
@@ -166,3 +167,16 @@ def test_model_surgery_is_cold_but_a_forward_that_reprojects_its_weights_is_not(
     assert hot.why_hot(forward) is not None
     assert hot.why_hot(project) is not None
     assert hot.why_hot(rotate) is None
+
+
+def test_cuda_tests() -> None:
+    def test(code: str) -> bool | None:
+        return cuda_test(cst.parse_expression(code))
+
+    assert test('device.type == "cuda"') is True
+    assert test("x.is_cuda") is True
+    assert test('device.type != "cuda"') is False
+    assert test('x.device.type == "cpu"') is False
+    assert test("not x.is_cuda") is False
+    assert test('device.type != "cpu"') is None
+    assert test("flag") is None
