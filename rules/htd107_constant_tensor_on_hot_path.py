@@ -50,14 +50,14 @@ class ConstantTensorOnHotPath(Rule):
     message says what would make it certain.
 
     Not flagged: code that runs once (initializers, setup, module level, code under a run-once
-    guard, `if X is None: X = ...` of a class attribute, a value made on a cache miss
-    `x = cache.get(k)` / `if x is None:`), branches run while exporting or tracing
-    (`if torch.onnx.is_in_onnx_export():`), code outside hot paths and loops in pipelines
-    (once per request, before the steps: nothing queued to wait for), in functions that drive
-    a loop (`*_loop`) or whose name, class or file says they run now and then
-    (checkpoint saving, export, conversion, warm-up, profiling, benchmarks, logging, reports),
-    loops in test code (`test_utils`, `testing` packages, `test_*.py`), numbers the analysis
-    cannot prove (a parameter, a call's result: HTD106 judges data per step), tensors made with
+    guard, `if X is None: X = ...` of a class attribute, a value made on a cache miss `x =
+    cache.get(k)` / `if x is None:`), branches run while exporting or tracing (`if
+    torch.onnx.is_in_onnx_export():`), code outside hot paths and loops in pipelines (once per
+    request, before the steps: nothing queued to wait for), in functions that drive a loop
+    (`*_loop`) or whose name, class or file says they run now and then (checkpoint saving,
+    export, conversion, warm-up, profiling, benchmarks, logging, reports, validation), loops in
+    test code (`test_utils`, `testing` packages, `test_*.py`), numbers the analysis cannot prove
+    (a parameter, a call's result: HTD106 judges data per step), tensors made with
     `pin_memory=`, and `torch.tensor(c).cuda()` (HTD301).
 
     ## Why is this bad?
@@ -147,6 +147,15 @@ class ConstantTensorOnHotPath(Rule):
             import torch
             def report(device):
                 return torch.tensor(0.0, device=device)
+            """
+        ),
+        # a test harness's check of a kernel's output (its name says it validates): now and then
+        Valid(
+            """
+            import torch
+            def validate(out, expected):
+                ok = bool((out == expected).all())
+                return torch.tensor([int(ok)], dtype=torch.int32, device=out.device)
             """
         ),
         # outside hot paths, the device of a parameter typed as no tensor (a framework object)

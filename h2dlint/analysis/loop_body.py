@@ -14,7 +14,7 @@ from h2dlint.analysis.targets import name_words
 
 # Words of a function, class or file name that say it runs now and then, not per step (checked
 # only where no hot path says otherwise): saving, converting and exporting checkpoints, warm-up,
-# profiling, benchmarks and scripts, logging and reports, offline data analysis.
+# profiling, benchmarks and scripts, logging and reports, offline data analysis, validation.
 OCCASIONAL_WORDS = frozenset(
     {
         "save",
@@ -42,6 +42,9 @@ OCCASIONAL_WORDS = frozenset(
         "debug",
         "digest",
         "analyzer",
+        # test harnesses shipped in a package: checking a kernel's output against a reference
+        "validate",
+        "tester",
     }
 )
 
