@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.device_branches import off_cuda_branch
 from h2dlint.analysis.loops import (
     Comprehension,
     GatheringLoop,
@@ -411,6 +412,18 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                 return [row.to(device) for row in x]
             """
         ),
+        # a branch taken only off CUDA (a CPU fallback; on a GPU the packed upload runs)
+        Valid(
+            """
+            import torch
+            def upload(tables, device):
+                items = [torch.tensor(values) for values in tables]
+                if device.type != "cuda":
+                    return [t.to(device) for t in items]
+                blob = torch.cat(items).pin_memory()
+                return blob.to(device, non_blocking=True)
+            """
+        ),
     )
     invalid = (
         # pieces of a host tensor moved one by one: move it once, then split
@@ -635,11 +648,14 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     def _runs_once(self) -> bool:
         """Whether the node being visited is in a function that runs once (``__init__``,
         ``setup``, a helper only they call) or under a run-once guard: a per-item transfer
-        there costs once, at setup. Module-level code (a script's loop) is still judged."""
+        there costs once, at setup; or in a branch taken only off CUDA. Module-level code (a
+        script's loop) is still judged."""
         ancestors = self.context.ancestors
         if not any(isinstance(node, cst.FunctionDef) for node in ancestors):
             return False
-        return RunOnce.of(self.context).code(ancestors)
+        # A branch taken only off CUDA (`if device.type != "cuda":`) is a CPU fallback: on a
+        # GPU the other branch runs.
+        return off_cuda_branch(ancestors) or RunOnce.of(self.context).code(ancestors)
 
     def on_comprehension(self, node: Comprehension) -> None:
         element = node.value if isinstance(node, cst.DictComp) else node.elt

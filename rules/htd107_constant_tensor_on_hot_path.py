@@ -50,14 +50,14 @@ class ConstantTensorOnHotPath(Rule):
     message says what would make it certain.
 
     Not flagged: code that runs once (initializers, setup, module level, code under a run-once
-    guard, `if X is None: X = ...` of a class attribute, a value made on a cache miss
-    `x = cache.get(k)` / `if x is None:`), branches run while exporting or tracing
-    (`if torch.onnx.is_in_onnx_export():`), code outside hot paths and loops in pipelines
-    (once per request, before the steps: nothing queued to wait for), in functions that drive
-    a loop (`*_loop`) or whose name, class or file says they run now and then
-    (checkpoint saving, export, conversion, warm-up, profiling, benchmarks, logging, reports),
-    loops in test code (`test_utils`, `testing` packages, `test_*.py`), numbers the analysis
-    cannot prove (a parameter, a call's result: HTD106 judges data per step), tensors made with
+    guard, `if X is None: X = ...` of a class attribute, a value made on a cache miss `x =
+    cache.get(k)` / `if x is None:`), branches run while exporting or tracing (`if
+    torch.onnx.is_in_onnx_export():`), code outside hot paths and loops in pipelines (once per
+    request, before the steps: nothing queued to wait for), in functions that drive a loop
+    (`*_loop`) or whose name, class or file says they run now and then (checkpoint saving,
+    export, conversion, warm-up, profiling, benchmarks, logging, reports, validation), loops in
+    test code (`test_utils`, `testing` packages, `test_*.py`), numbers the analysis cannot prove
+    (a parameter, a call's result: HTD106 judges data per step), tensors made with
     `pin_memory=`, and `torch.tensor(c).cuda()` (HTD301).
 
     ## Why is this bad?
@@ -147,6 +147,45 @@ class ConstantTensorOnHotPath(Rule):
             import torch
             def report(device):
                 return torch.tensor(0.0, device=device)
+            """
+        ),
+        # a test harness's check of a kernel's output (its name says it validates): now and then
+        Valid(
+            """
+            import torch
+            def validate(out, expected):
+                ok = bool((out == expected).all())
+                return torch.tensor([int(ok)], dtype=torch.int32, device=out.device)
+            """
+        ),
+        # outside hot paths, the device of a parameter typed as no tensor (a framework object)
+        # is a configured device like `self.device`: two facts inferred, not reported
+        Valid(
+            """
+            import torch
+            from lightning import Fabric
+            def fit(fabric: Fabric, model, batches):
+                counts = torch.tensor(0, device=fabric.device, dtype=torch.long)
+                for batch in batches:
+                    counts += model(batch)
+                return counts
+            """
+        ),
+        # in a loop, but under a first-pass flag the branch clears: once per call, not per
+        # iteration (and the function is not known to run per step)
+        Valid(
+            """
+            import torch
+            def generate(model, x, steps, device):
+                first = True
+                for _ in range(steps):
+                    x = model(x)
+                    if first:
+                        first = False
+                        pos = torch.tensor([0], device=device)
+                    else:
+                        pos.add_(1)
+                return x
             """
         ),
         # on the host: no copy

@@ -31,19 +31,22 @@ class SyncPerRow(ComprehensionVisits, Rule):
     Python (`[math.prod(r) for r in grid.cpu().tolist()]`, `[t * h * w for t, h, w in
     grid.tolist()]`) where one vectorised op does it.
 
-    Where the analysis proves the tensor is on a device, the finding says it syncs once per
-    row. Where it proves the tensor is on the host (no sync there), or names say so (`cpu_ids`,
-    a `..._cpu` reference function), or it is numpy data, the rule is silent. Where the device is
+    Where the analysis proves the tensor is on a device, the finding says it syncs once per row.
+    Where it proves the tensor is on the host (no sync there), or names say so (`cpu_ids`, a
+    `..._cpu` reference function), or it is numpy data, the rule is silent. Where the device is
     unknown, it reports only what is surely a tensor walked row by row (a parameter annotated as
     one `torch.Tensor`, or `for i in range(t.shape[0])` reading `t[i]`), as per-row Python
-    overhead; and, with MEDIUM confidence, a loop on a hot path (see below) whose rows are
-    surely tensors (a row goes into a `torch.*` call or `.cpu()`): the message says which
-    tensor would have to be on the GPU. `while` loops are reported only when the tensor is
-    proven to be on a device. Rows of host tensors (`torch.tensor(list)` without `device=`,
-    `.cpu()` results, `.to("cpu", non_blocking=True)` results, numpy arrays) are never
-    reported. Not flagged: a single read after the loop, one `.tolist()` followed by a Python
-    loop that does other work per row, loops over Python lists, reads in a branch taken once
-    every N iterations (`if step % 100 == 0`), and reads of a row's shape only.
+    overhead with MEDIUM confidence (the sync is certain only when the tensor is on a device:
+    serving engines that sample on the CPU walk host rows this way); and, with MEDIUM
+    confidence, a loop on a hot path (see below) whose rows are surely tensors (a row goes into
+    a `torch.*` call or `.cpu()`): the message says which tensor would have to be on the GPU. A
+    `range(0, n, chunk)` loop (a step that is no literal) walks chunks, not rows. `while` loops
+    are reported only when the tensor is proven to be on a device. Rows of host tensors
+    (`torch.tensor(list)` without `device=`, `.cpu()` results, `.to("cpu", non_blocking=True)`
+    results, numpy arrays) are never reported. Not flagged: a single read after the loop, one
+    `.tolist()` followed by a Python loop that does other work per row, loops over Python lists,
+    reads in a branch taken once every N iterations (`if step % 100 == 0`), and reads of a row's
+    shape only.
 
     A function is on a *hot path* when it runs per step or per request: `forward` or
     `__call__` of a class, a step-like entry point by name (`step`, `training_step`,
@@ -384,6 +387,18 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     step += 1
                     if step % 100 == 0:
                         print(x.sum().item())
+            """
+        ),
+        # A chunked loop (`range` with a step that is no literal): one read per chunk of rows,
+        # the usual bound on memory, not one per row.
+        Valid(
+            """
+            import torch
+            def f(x: torch.Tensor, chunk: int):
+                out = []
+                for start in range(0, x.shape[0], chunk):
+                    out.append(x[start:start + chunk].cpu())
+                return out
             """
         ),
         # Unknown rows on a cold path (an initializer): no MEDIUM guess there.
@@ -792,6 +807,9 @@ class SyncPerRow(ComprehensionVisits, Rule):
             if where.on_host:
                 continue
             shown = self.shown(sync.tensor, "the tensor")
+            # The sync itself is inferred where the device is unknown (the rows may be a host
+            # tensor's, as a serving engine's CPU-side sampling keeps them): MEDIUM.
+            confidence = Confidence.HIGH
             if where is Where.DEVICE:
                 message = (
                     f"{sync.what} on each row of {shown}, which is on the device: one device "
@@ -805,6 +823,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     "sync per row when it is on a device); compute on the whole tensor and copy "
                     "the result once"
                 )
+                confidence = Confidence.MEDIUM
             else:
                 if not guessed or sync.what in ("`.cpu()`", '`.to("cpu")`'):
                     continue  # copying whole items of unknown kind: often offloading, by design
@@ -821,7 +840,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 self.report(node, message, confidence=Confidence.MEDIUM)
                 return True
             replacements = [(node, fixed)] if fixed is not None else []
-            self.report(node, message, replacements=replacements)
+            self.report(node, message, replacements=replacements, confidence=confidence)
             return True
         return False
 

@@ -258,6 +258,79 @@ class SyncOnHotPath(Rule):
                     return logits
             """
         ),
+        # A data transform's `__call__` and a tokenizer's `decode` run in the data pipeline,
+        # on host data: no per-step entry points.
+        Valid(
+            """
+            import torch
+            class TileTransform:
+                def __call__(self, image: torch.Tensor, sizes: torch.Tensor):
+                    best = sizes[torch.argmin(sizes.prod(-1))]
+                    return image, tuple(best.tolist())
+
+            class WordTokenizer:
+                def decode(self, ids: torch.Tensor) -> str:
+                    return " ".join(str(i) for i in ids.tolist())
+            """
+        ),
+        # Model surgery: a function that rewrites a module's parameters (`W.weight.data = ...`)
+        # changes the model once, before it runs, whatever its name says.
+        Valid(
+            """
+            import torch
+            def rotate_attention_output(layer, Q, device):
+                W = layer.o_proj
+                W_ = W.weight.data.to(device=device, dtype=torch.float64)
+                W.weight.data = torch.matmul(Q.T, W_).to(device="cpu")
+            """
+        ),
+        # A closure of a pipeline's per-request `__call__` that converts the outputs after the
+        # denoising loop runs once per request (one that the loop calls runs per step).
+        Valid(
+            """
+            import torch
+            from diffusers import DiffusionPipeline
+            class ToyPipeline(DiffusionPipeline):
+                def __call__(self, latents, steps):
+                    for t in self.scheduler.timesteps:
+                        latents = self.unet(latents, t)
+
+                    def to_numpy(x):
+                        x = x.float() if x.dtype == torch.bfloat16 else x
+                        return x.cpu().numpy()
+
+                    return to_numpy(latents)
+            """
+        ),
+        # `x is not None` is a Python bool, whatever `x` is: `int()` of it reads no tensor.
+        Valid(
+            """
+            import torch
+            class Attention(torch.nn.Module):
+                def forward(self, q, topk_length: torch.Tensor | None = None):
+                    has_topk_length = topk_length is not None
+                    return self.kernel(q, has_topk_length=int(has_topk_length))
+            """
+        ),
+        # A method memoised by hand (it returns what it keeps on `self` first, and keeps what
+        # it computes there): its work runs once per object, not per forward.
+        Valid(
+            """
+            import torch
+            class Linear(torch.nn.Module):
+                def _order(self):
+                    cached = getattr(self, "order", None)
+                    if cached is not None:
+                        return cached
+                    g_idx = torch.zeros(8, dtype=torch.long, device="cuda")
+                    count = int((g_idx == 0).sum().item())
+                    self.order = torch.arange(count, device=g_idx.device)
+                    return self.order
+
+                def forward(self, x):
+                    return x[:, self._order()]
+            """
+        ),
         # Run-once code: an initializer, and a cache filled once.
         Valid(
             """

@@ -38,6 +38,17 @@ PACKAGES: dict[str, str] = {
     "torchao": "0.18.0",
     "bitsandbytes": "0.50.2",
 }
+# Serving and model code fetched on demand only (precision triage, scripts/precision_sample.py):
+# not part of the default corpus that tests, benchmarks and corpus_findings.py walk.
+SERVING_PACKAGES: dict[str, str] = {
+    "litgpt": "0.5.13",
+    "exllamav2": "0.3.2",
+    "deepspeed-mii": "0.3.3",
+    "mistral-inference": "1.6.0",
+    "torchtune": "0.6.1",
+    "gptqmodel": "7.7.0",
+    "flashinfer-python": "0.7.4",
+}
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 
 
@@ -47,7 +58,12 @@ def corpus_dir() -> Path:
 
 
 def package_dir(name: str, version: str | None = None) -> Path:
-    return corpus_dir() / f"{name}-{version or PACKAGES[name]}"
+    return corpus_dir() / f"{name}-{version or pinned(name)}"
+
+
+def pinned(name: str) -> str:
+    """The pinned version of ``name``: a default corpus package or an on-demand serving one."""
+    return PACKAGES[name] if name in PACKAGES else SERVING_PACKAGES[name]
 
 
 def _download(name: str, version: str, into: Path) -> Path:
@@ -108,7 +124,7 @@ def fetch(name: str, version: str | None = None) -> Path:
     """The folder holding ``name``'s ``.py`` files, downloading them on first use."""
     if name.lower() in RESERVED:
         raise ValueError(f"{name} is reserved for independent evaluation and must not be used")
-    version = version or PACKAGES[name]
+    version = version or pinned(name)
     dest = package_dir(name, version)
     if (dest / ".complete").exists():
         return dest

@@ -63,6 +63,18 @@ PREPROCESSING_CLASSES = (
     "Tokenizer",
     "TokenizerFast",
 )
+# Classes of data preparation whose calls run in the data pipeline, on the host, not per model
+# step: processors and tokenizers above, and data transforms (torchvision's and torchtune's
+# ``Transform``s; not ``Transformer``).
+HOST_PIPELINE_CLASSES = (*PREPROCESSING_CLASSES, "Transform", "Transforms")
+
+
+def host_pipeline_class(name: str) -> bool:
+    """Whether a class named ``name`` prepares data on the host (its ``__call__``, ``decode``
+    are no per-step entry points)."""
+    return name.endswith(HOST_PIPELINE_CLASSES)
+
+
 # Builtins returning a Python list or tuple of unknown length.
 SEQUENCE_BUILTINS = frozenset({"list", "tuple", "sorted"})
 

@@ -36,15 +36,18 @@ calls from there; its prompt encoding, input checks and schedule set-up run once
 when nothing is queued on the device to stall.
 
 Run-once code (:mod:`h2dlint.analysis.once`: initialisers, setup, loaders, tests, memoised
-functions) and functions configured cold (``cold-functions``) are never hot, and nothing is hot
-through them. ``generate`` is deliberately no entry point: it runs once per request around a
-decoding loop of many steps, and the steps it calls (``forward``, ``sample``) are the hot ones.
+functions), model surgery (``W.weight.data = ...``) and functions configured cold
+(``cold-functions``) are never hot, nor is anything through them. ``generate`` is no entry point:
+it runs once per request around a decoding loop whose steps (``forward``, ``sample``) are the hot
+ones.
 
 Data preprocessing modules (``processing_*.py``, ``image_processing_*.py``,
 ``feature_extraction_*.py``, ``tokenization_*.py``...) run on the host before the model: none of
-their functions is hot.
+their functions is hot. Nor are the entry-point names of data-preparation classes (a
+``...Tokenizer``'s ``decode``, a ``...Transform``'s or ``...Processor``'s ``__call__``).
 
-A nested function (a closure, a local helper) is as hot as the function it is defined in.
+A nested function (a closure, a local helper) is as hot as the function it is defined in (in
+a per-request entry point: where one of its step loops defines or calls it).
 Configured names match a function's own name or its qualified name (``Class.method``), also as
 ``fnmatch`` globs (``*Attention.forward``, ``_step_*``).
 """
@@ -56,7 +59,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from h2dlint.analysis.host_data import PREPROCESSING_MODULES
+from h2dlint.analysis.closure_calls import called_in_loops
+from h2dlint.analysis.host_data import PREPROCESSING_MODULES, host_pipeline_class
 from h2dlint.analysis.hot_calls import SameModuleCalls, runs_model
 from h2dlint.analysis.hot_names import (
     BUILDER_REASON,
@@ -71,6 +75,7 @@ from h2dlint.analysis.hot_names import (
     name_reason,
     state_builder_reason,
 )
+from h2dlint.analysis.memo_methods import rewrites_parameters
 from h2dlint.analysis.once import RunOnce, builder_class, once_name
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.context import SharedKey
@@ -212,13 +217,23 @@ class HotPaths:
             if reason is None:
                 return None
             self.reasons  # noqa: B018 - computes the per-request entry points
-            if function in self._loops_only and not any(
-                isinstance(node, LOOPS) and self._step_loop(function, node)
-                for node in ancestors[i + 1 :]
-            ):
+            outer = next((j for j in range(i, -1, -1) if ancestors[j] in self._loops_only), -1)
+            if outer >= 0 and not self._in_step_loop(ancestors[outer], ancestors[outer + 1 :]):
                 return None
             return reason
         return None
+
+    def _in_step_loop(self, function: cst.CSTNode, inner: list[cst.CSTNode]) -> bool:
+        assert isinstance(function, cst.FunctionDef)
+        """Whether code under ``inner`` runs in a step loop of ``function`` (or in a callee)."""
+        for node in inner:
+            if isinstance(node, LOOPS) and self._step_loop(function, node):
+                return True
+            if isinstance(node, cst.FunctionDef):
+                return called_in_loops(
+                    function.body, node.name.value, lambda loop: self._step_loop(function, loop)
+                )
+        return False
 
     def _step_loop(self, function: cst.FunctionDef, loop: cst.CSTNode) -> bool:
         """Whether ``loop`` of the per-request entry point ``function`` runs per step."""
@@ -249,6 +264,8 @@ class HotPaths:
         name = function.name.value
         if self.cold_functions and matches(self.cold_functions, name, self.qualified(function)):
             return True
+        if name not in HOT_ENTRY_POINTS and rewrites_parameters(function):
+            return True  # model surgery, unless a forward reprojects its weights each call
         return self.once.function(function)
 
     def _entry_reason(self, function: cst.FunctionDef) -> str | None:
@@ -258,6 +275,8 @@ class HotPaths:
         if self.hot_functions and matches(self.hot_functions, name, qualified):
             return f"`{qualified}()` is configured hot"
         reason = HOT_ENTRY_POINTS.get(name)
+        if reason is not None and cls is not None and host_pipeline_class(cls.name.value):
+            return None  # a tokenizer's decode, a data transform's __call__: host data work
         if name == "__call__" and cls is not None and _per_request(cls):
             self._loops_only.add(function)
             if _pipeline_block(cls):
@@ -304,6 +323,8 @@ class HotPaths:
             and any(word in n for n in (cls, *bases) for word in PER_REQUEST_CLASS_WORDS)
         ):
             return None
+        if cls is not None and host_pipeline_class(cls) and name in HOT_ENTRY_POINTS:
+            return False  # a tokenizer's decode, a data transform's __call__: host data work
         if name in HOT_ENTRY_POINTS and (cls is not None or name not in METHOD_ONLY):
             return True
         if name == "build" and cls is not None and "Metadata" in cls and cls.endswith("Builder"):

@@ -14,7 +14,7 @@ from h2dlint.analysis.targets import name_words
 
 # Words of a function, class or file name that say it runs now and then, not per step (checked
 # only where no hot path says otherwise): saving, converting and exporting checkpoints, warm-up,
-# profiling, benchmarks and scripts, logging and reports, offline data analysis.
+# profiling, benchmarks and scripts, logging and reports, offline data analysis, validation.
 OCCASIONAL_WORDS = frozenset(
     {
         "save",
@@ -42,6 +42,9 @@ OCCASIONAL_WORDS = frozenset(
         "debug",
         "digest",
         "analyzer",
+        # test harnesses shipped in a package: checking a kernel's output against a reference
+        "validate",
+        "tester",
     }
 )
 
@@ -53,13 +56,42 @@ DRIVER_WORDS = frozenset({"loop"})
 
 def in_loop_body(ancestors: Sequence[cst.CSTNode]) -> bool:
     """Inside a ``for``/``while`` body of the innermost function (not in a nested function,
-    lambda or class, which the loop only defines)."""
+    lambda or class, which the loop only defines), and not under a first-pass flag there
+    (:func:`first_pass_branch`), whose body runs once per loop."""
     for i in range(len(ancestors) - 1, 0, -1):
         parent, child = ancestors[i - 1], ancestors[i]
         if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             return False
+        if isinstance(parent, cst.If) and child is parent.body and first_pass_branch(parent):
+            return False
         if isinstance(parent, (cst.For, cst.While)) and child is parent.body:
             return True
+    return False
+
+
+def first_pass_branch(node: cst.If) -> bool:
+    """``if prefill: prefill = False ...`` (or ``if not done: done = True``): a local flag that
+    the branch itself flips to a constant, so in a loop the branch runs on one iteration."""
+    test = node.test
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test = test.expression
+    if not isinstance(test, cst.Name):
+        return False
+    lines = node.body.body if isinstance(node.body, cst.IndentedBlock) else [node.body]
+    for line in lines:
+        if not isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            continue
+        for small in line.body:
+            if (
+                isinstance(small, cst.Assign)
+                and isinstance(small.value, cst.Name)
+                and small.value.value in ("True", "False")
+                and any(
+                    isinstance(t.target, cst.Name) and t.target.value == test.value
+                    for t in small.targets
+                )
+            ):
+                return True
     return False
 
 

@@ -8,7 +8,10 @@ Code runs once when it is:
   ``setup``, ``build``, ``from_pretrained``, ``reset_parameters``, ``_init_weights``,
   ``init_*``/``_init*``/``initialize*``, ``load_state_dict``, ``load_weights``-style loaders),
   a test (``test_*``, a method of a ``unittest.TestCase``, ``setUp``), or one memoised by a
-  decorator (``functools.cache``/``lru_cache``, ``cached_property``);
+  decorator (``functools.cache``/``lru_cache``, ``cached_property``) or by hand: a method
+  that first returns what it keeps on ``self`` when it has it (``cached = getattr(self, "x",
+  None)`` / ``if cached is not None: return cached``) and keeps what it computes there
+  (``self.x = ...``);
 - in a private helper of the module (``_name``, a function or a method) whose every reference
   in the module is a call from code that runs once: the ``@staticmethod`` factory that
   ``__init__`` calls, the ``_prepare_*`` method a call guarded by a flag runs;
@@ -33,6 +36,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from h2dlint.analysis.frames import ModuleIndex, decorator_names
+from h2dlint.analysis.memo_methods import memoised
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.context import SharedKey
 from h2dlint.imports import dotted_name, statements
@@ -374,7 +378,7 @@ class RunOnce:
 
     def _function(self, function: cst.FunctionDef) -> bool:
         cls = self.index.owner.get(function)
-        if once_by_name(function, cls) or closure_factory(function):
+        if once_by_name(function, cls) or closure_factory(function) or memoised(function):
             return True
         name = function.name.value
         top_level = self.index.functions.get(name) is function

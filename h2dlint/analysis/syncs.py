@@ -73,6 +73,8 @@ def row_loop(iterable: cst.BaseExpression, target: cst.BaseExpression) -> RowLoo
                 return None
             if func.value == "range" and isinstance(target, cst.Name):
                 bounds = tuple(a.value for a in args)
+                if len(bounds) == 3 and not isinstance(bounds[2], cst.Integer):
+                    return None  # range(0, n, chunk): chunks of rows, one read per chunk
                 return RowLoop(Walk.INDEX, None, frozenset({target.value}), target, bounds)
             return None
         if isinstance(func, cst.Attribute):

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from h2dlint.analysis.frames import Frame, parameter_default
+from h2dlint.analysis.frames import Frame, parameter_annotation, parameter_default
 from h2dlint.analysis.torch_api import DTYPE_NAMES, HOST_DEVICE_PREFIXES
 
 if TYPE_CHECKING:
@@ -253,14 +253,28 @@ class Move:
 def tensor_device(node: cst.BaseExpression, provenance: FactSource, frame: Frame) -> bool:
     """``x.device`` of a tensor other than ``self``, or a local name bound only to one: the
     device of data the function works on (a device name such as ``device`` or
-    ``self.device`` may be a CPU)."""
+    ``self.device`` may be a CPU). Not the device of a parameter annotated as something other
+    than a tensor (``fabric: L.Fabric``, ``accelerator: Accelerator``): a framework object's
+    ``.device`` is a configured device, like ``self.device``."""
     if isinstance(node, cst.Name):
         reaching = provenance.bindings(frame).reaching_bindings(node)
         return bool(reaching) and all(
             b.value is not None and tensor_device(b.value, provenance, frame) for b in reaching
         )
-    return (
-        isinstance(node, cst.Attribute)
-        and node.attr.value == "device"
-        and not (isinstance(node.value, cst.Name) and node.value.value == "self")
-    )
+    if not (isinstance(node, cst.Attribute) and node.attr.value == "device"):
+        return False
+    owner = node.value
+    if not isinstance(owner, cst.Name):
+        return True
+    return owner.value != "self" and not _annotated_not_tensor(owner, provenance, frame)
+
+
+def _annotated_not_tensor(name: cst.Name, provenance: FactSource, frame: Frame) -> bool:
+    """Whether ``name`` is a parameter whose annotation names no tensor type."""
+    if not provenance.bindings(frame).is_parameter(name):
+        return False
+    annotation = parameter_annotation(name, frame)
+    return annotation is not None and "Tensor" not in _EMPTY.code_for_node(annotation)
+
+
+_EMPTY = cst.Module([])

@@ -291,6 +291,8 @@ def tensor_evidence(
     if isinstance(node, cst.Attribute):
         return node if annotated_tensor_field(provenance, node, frame) else None
     if isinstance(node, cst.Comparison):
+        if any(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in node.comparisons):
+            return None  # ``x is not None``: a Python bool, whatever ``x`` is
         operands = [node.left, *(c.comparator for c in node.comparisons)]
         for operand in operands:
             root = tensor_evidence(provenance, operand, frame, depth=depth + 1)

@@ -161,6 +161,8 @@ def value_where(
             return Where.DEVICE
         return Where.HOST if all(w.on_host for w in wheres) else Where.UNKNOWN
     if isinstance(node, cst.Comparison):
+        if any(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in node.comparisons):
+            return Where.HOST  # ``x is not None``: a Python bool
         operands = [node.left, *(c.comparator for c in node.comparisons)]
         return _device_first([value_where(provenance, o, frame, depth + 1) for o in operands])
     if isinstance(node, cst.UnaryOperation):

@@ -1,0 +1,116 @@
+"""Functions that run once though no name or decorator says so (see
+:mod:`h2dlint.analysis.once`): methods memoised by hand (they first return what they keep on
+``self`` when they have it, and keep what they compute there), and model surgery (functions
+that rewrite a module's parameters in place, ``W.weight.data = ...``: a rotation, a fusion or
+a conversion of the weights before the model runs, never a step of it)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from h2dlint.imports import statements
+
+
+def memoised(function: cst.FunctionDef) -> bool:
+    """Whether ``function`` returns the value it keeps on ``self`` when it has one, before it
+    does anything else, and keeps what it computes there: its work runs once per object.
+    ``cached = getattr(self, "x", None)`` / ``if cached is not None: return cached`` ...
+    ``self.x = value`` (also ``if self.x is not None: return self.x``)."""
+    aliases: dict[str, str] = {}  # local name -> the attribute of self it holds
+    kept: str | None = None
+    for statement in _body(function):
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                    target, attribute = small.targets[0].target, _kept_attribute(small.value)
+                    if isinstance(target, cst.Name) and attribute is not None:
+                        aliases[target.value] = attribute
+            continue
+        if not isinstance(statement, cst.If) or kept is not None:
+            break
+        returned = _only_return(statement.body)
+        if returned is None:
+            break
+        kept = _kept_attribute(returned) or (
+            aliases.get(returned.value) if isinstance(returned, cst.Name) else None
+        )
+        if kept is None:
+            break
+    if kept is None:
+        return False
+    return any(
+        _self_attribute(target) and isinstance(target, cst.Attribute) and target.attr.value == kept
+        for target in _assigned(function.body)
+    )
+
+
+def _kept_attribute(node: cst.BaseExpression) -> str | None:
+    """``x`` of ``self.x`` or ``getattr(self, "x", default)``."""
+    if _self_attribute(node) and isinstance(node, cst.Attribute):
+        return node.attr.value
+    if not (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value == "getattr"
+        and len(node.args) >= 2
+        and isinstance(node.args[0].value, cst.Name)
+        and node.args[0].value.value == "self"
+        and isinstance(node.args[1].value, cst.SimpleString)
+    ):
+        return None
+    name = node.args[1].value.evaluated_value
+    return name if isinstance(name, str) else None
+
+
+def _only_return(body: cst.BaseSuite) -> cst.BaseExpression | None:
+    """The value of a block that is one ``return value``."""
+    lines = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    if len(lines) != 1 or not isinstance(
+        lines[0], (cst.SimpleStatementLine, cst.SimpleStatementSuite)
+    ):
+        return None
+    smalls = lines[0].body
+    if len(smalls) != 1 or not isinstance(smalls[0], cst.Return):
+        return None
+    return smalls[0].value
+
+
+def _self_attribute(node: cst.BaseExpression) -> bool:
+    return (
+        isinstance(node, cst.Attribute)
+        and isinstance(node.value, cst.Name)
+        and node.value.value == "self"
+    )
+
+
+def _body(function: cst.FunctionDef) -> list[cst.BaseStatement]:
+    body = function.body
+    return list(body.body) if isinstance(body, cst.IndentedBlock) else []
+
+
+def _assigned(body: cst.BaseSuite) -> list[cst.BaseExpression]:
+    """The targets of the simple assignments anywhere in ``body``'s statements."""
+    targets: list[cst.BaseExpression] = []
+    for small in statements(body):
+        if isinstance(small, cst.Assign):
+            targets.extend(t.target for t in small.targets)
+        elif isinstance(small, cst.AnnAssign):
+            targets.append(small.target)
+    return targets
+
+
+PARAMETER_NAMES = frozenset({"weight", "bias"})
+
+
+def rewrites_parameters(function: cst.FunctionDef) -> bool:
+    """Whether ``function`` assigns the ``.data`` of a module's parameter (``W.weight.data =
+    ...``, ``layer.bias.data = ...``): it changes the model, which a step never does."""
+    for target in _assigned(function.body):
+        if (
+            isinstance(target, cst.Attribute)
+            and target.attr.value == "data"
+            and isinstance(target.value, cst.Attribute)
+            and target.value.attr.value in PARAMETER_NAMES
+        ):
+            return True
+    return False

@@ -1,0 +1,182 @@
+"""The analysis facts behind the false alarms found by the precision triage of serving code
+(docs/precision.md): each look-alike the analysis must now tell apart, and its true twin."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+
+from h2dlint.analysis.device_branches import cuda_test
+from h2dlint.analysis.hot_paths import HotPaths
+from h2dlint.analysis.loop_body import first_pass_branch
+from h2dlint.analysis.memo_methods import memoised, rewrites_parameters
+from h2dlint.analysis.syncs import row_loop
+from h2dlint.context import FileContext
+
+
+def _function(code: str) -> cst.FunctionDef:
+    module = cst.parse_module(textwrap.dedent(code))
+    function = module.body[0]
+    assert isinstance(function, cst.FunctionDef)
+    return function
+
+
+def _if(code: str) -> cst.If:
+    statement = cst.parse_module(textwrap.dedent(code)).body[0]
+    assert isinstance(statement, cst.If)
+    return statement
+
+
+def test_memoised_by_hand() -> None:
+    assert memoised(
+        _function(
+            """
+            def order(self):
+                cached = getattr(self, "order_", None)
+                total = self.g_idx.shape[0]
+                if cached is not None and cached.numel() == total:
+                    return cached
+                self.order_ = compute()
+                return self.order_
+            """
+        )
+    )
+    assert memoised(
+        _function(
+            """
+            def table(self):
+                if self._table is not None:
+                    return self._table
+                self._table = compute()
+                return self._table
+            """
+        )
+    )
+
+
+def test_not_memoised() -> None:
+    # returns a kept value but never keeps what it computes
+    assert not memoised(
+        _function(
+            """
+            def order(self):
+                if self.order_ is not None:
+                    return self.order_
+                return compute()
+            """
+        )
+    )
+    # work before the guard: not "first"
+    assert not memoised(
+        _function(
+            """
+            def order(self, x):
+                for row in x:
+                    use(row)
+                if self.order_ is not None:
+                    return self.order_
+                self.order_ = compute()
+            """
+        )
+    )
+
+
+def test_first_pass_branch() -> None:
+    assert first_pass_branch(_if("if prefill:\n    prefill = False\n    x = 1\n"))
+    assert first_pass_branch(_if("if not done:\n    done = True\n"))
+    assert not first_pass_branch(_if("if prefill:\n    x = 1\n"))
+    assert not first_pass_branch(_if("if self.ready:\n    self.ready = False\n"))
+    assert not first_pass_branch(_if("if flag:\n    other = False\n"))
+
+
+def test_chunked_range_is_no_row_loop() -> None:
+    target = cst.Name("i")
+    chunked = cst.parse_expression("range(0, n, chunk)")
+    strided = cst.parse_expression("range(0, n, 2)")
+    plain = cst.parse_expression("range(n)")
+    assert row_loop(chunked, target) is None
+    assert row_loop(strided, target) is not None
+    assert row_loop(plain, target) is not None
+
+
+def test_rewrites_parameters() -> None:
+    assert rewrites_parameters(
+        _function(
+            """
+            def rotate(layer, Q):
+                for W in [layer.q_proj, layer.k_proj]:
+                    W.weight.data = W.weight.data @ Q
+            """
+        )
+    )
+    assert not rewrites_parameters(
+        _function(
+            """
+            def forward(self, x):
+                self.cache.data = x
+                return x @ self.weight.data
+            """
+        )
+    )
+
+
+def test_closures_of_a_pipeline_call_are_hot_only_where_its_loops_call_them() -> None:
+    code = (
+        "class ImagePipeline:\n"
+        "    def __call__(self, x, steps):\n"
+        "        def step(x, t):\n"
+        "            return x\n"
+        "        def to_numpy(x):\n"
+        "            return x\n"
+        "        for t in steps:\n"
+        "            x = step(x, t)\n"
+        "        return to_numpy(x)\n"
+    )
+    module = cst.parse_module(code)
+    context = FileContext("m.py", code, module, {})
+    hot = HotPaths.of(context)
+    cls = module.body[0]
+    assert isinstance(cls, cst.ClassDef) and isinstance(cls.body, cst.IndentedBlock)
+    call = cls.body.body[0]
+    assert isinstance(call, cst.FunctionDef) and isinstance(call.body, cst.IndentedBlock)
+    step, to_numpy = call.body.body[0], call.body.body[1]
+    assert isinstance(step, cst.FunctionDef) and isinstance(to_numpy, cst.FunctionDef)
+    assert hot.why_hot_at([module, cls, call, call.body, step, step.body]) is not None
+    assert hot.why_hot_at([module, cls, call, call.body, to_numpy, to_numpy.body]) is None
+
+
+def test_model_surgery_is_cold_but_a_forward_that_reprojects_its_weights_is_not() -> None:
+    code = (
+        "class M:\n"
+        "    def forward(self, x):\n"
+        "        self.delta.weight.data = self.project()\n"
+        "        return x\n"
+        "    def project(self):\n"
+        "        return self.delta.weight.clone()\n"
+        "def rotate_attention_output(layer, Q):\n"
+        "    layer.o_proj.weight.data = layer.o_proj.weight.data @ Q\n"
+    )
+    module = cst.parse_module(code)
+    hot = HotPaths.of(FileContext("m.py", code, module, {}))
+    cls, rotate = module.body[0], module.body[1]
+    assert isinstance(cls, cst.ClassDef) and isinstance(cls.body, cst.IndentedBlock)
+    forward, project = cls.body.body[0], cls.body.body[1]
+    assert isinstance(forward, cst.FunctionDef) and isinstance(project, cst.FunctionDef)
+    assert isinstance(rotate, cst.FunctionDef)
+    assert hot.why_hot(forward) is not None
+    assert hot.why_hot(project) is not None
+    assert hot.why_hot(rotate) is None
+
+
+def test_cuda_tests() -> None:
+    def test(code: str) -> bool | None:
+        return cuda_test(cst.parse_expression(code))
+
+    assert test('device.type == "cuda"') is True
+    assert test("x.is_cuda") is True
+    assert test('device.type != "cuda"') is False
+    assert test('x.device.type == "cpu"') is False
+    assert test("not x.is_cuda") is False
+    assert test('device.type != "cpu"') is None
+    assert test("flag") is None
