@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from h2dlint.project.text_scan import ABSENT, DEFINED, DEFINITION, NAMED, WORD, naming
+from h2dlint.project.text_scan import ABSENT, CALL, DEFINED, DEFINITION, NAMED, WORD, calls, naming
 
 
 def _by_expressions(data: bytes, name: str) -> str:
@@ -46,3 +46,11 @@ def test_naming_tells_the_three_cases() -> None:
     assert naming(text, "used") == NAMED
     assert naming(text, "use") == ABSENT
     assert naming(text, "absent") == ABSENT
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"f(", b"f (", b"f\n(", b"f \\\n(", b"af(", b"9f(", b"_f(", b"f", b"fx(", b"x.f(1)", b""],
+)
+def test_calls_agrees_with_the_expression(data: bytes) -> None:
+    assert calls(data, "f") == (re.search(CALL % b"f", data) is not None)

@@ -17,6 +17,7 @@ from typing import Any
 
 from h2dlint.project.index import ProjectIndex
 from h2dlint.project.summary import call_edges, defined_names, may_move, moving_functions
+from h2dlint.project.text_scan import calls as text_calls
 
 # A name followed by an opening parenthesis: a call, or a definition (close enough to find the
 # few files worth parsing). The look-behind finds the same names as the pattern without it (a
@@ -145,13 +146,7 @@ class CallerIndex:
             if self._called is not None or len(self._mentions) >= TABLE_AFTER_QUESTIONS:
                 found = self._called_names().get(name.encode(), [])
             else:
-                needle = name.encode()
-                call = re.compile(rb"(?<![A-Za-z0-9_])" + re.escape(needle) + rb"\s*\(")
-                found = [
-                    module
-                    for module, data in self._files().items()
-                    if needle in data and call.search(data)
-                ]
+                found = [module for module, data in self._files().items() if text_calls(data, name)]
             self._mentions[name] = found
         return found
 
