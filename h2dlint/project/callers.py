@@ -11,7 +11,8 @@ up, when it is in turn called from such a function in another module.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,7 +55,7 @@ class CallerIndex:
         self.project = project
         self._bytes: dict[str, bytes] | None = None
         self._read: dict[str, bytes | None] = {}
-        self._callers: dict[str, tuple[tuple[Caller, ...], dict[str, str]]] = {}
+        self._scans: dict[str, _Scan] = {}
         self._called: dict[bytes, list[str]] | None = None
         self._mentions: dict[str, list[str]] = {}
         self._defined: dict[str, list[str]] | None = None
@@ -114,18 +115,29 @@ class CallerIndex:
 
         return self._part(module, name, from_tree)
 
-    def callers(self, qualified: str) -> tuple[Caller, ...]:
-        """The functions of other modules that call the top-level function ``qualified``."""
-        known = self._callers.get(qualified)
-        if known is None:
-            known = self._find_callers(qualified)
-            self._callers[qualified] = known
-        found, depends = known
-        # The answer rests on the files that mention the name: an edit to one of them must
-        # refresh the cached verdict. (A file that starts to mention it only later is seen on
-        # a cold run.)
-        self.project.consulted.update(depends)
-        return found
+    def callers(self, qualified: str) -> Iterator[Caller]:
+        """The functions of other modules that call the top-level function ``qualified``, in
+        the order of the modules that hold them. Found module by module as they are asked for:
+        a question answered by the first caller (a hot ``forward`` that calls a helper) parses
+        none of the other modules that mention the name. The modules read are recorded as
+        consulted as they are read."""
+        scan = self._scans.get(qualified)
+        if scan is None:
+            scan = self._scans[qualified] = _Scan(qualified, self._calling(_last(qualified)))
+        # The answer rests on the files read for it: an edit to one of them must refresh the
+        # cached verdict. (A file that starts to mention the name only later is seen on a cold
+        # run; one after the caller that settled the answer cannot change it.)
+        consulted = self.project.consulted
+        consulted.update(scan.depends)
+        at = 0
+        while True:
+            while at < len(scan.found):
+                yield scan.found[at]
+                at += 1
+            read = self._advance(scan)
+            if read is None:
+                return
+            consulted[read[0]] = read[1]
 
     def _called_names(self) -> dict[bytes, list[str]]:
         """Each name that is called somewhere (``name(``) -> the modules whose text calls it:
@@ -168,23 +180,25 @@ class CallerIndex:
             self._defined = defined
         return self._defined.get(name, [])
 
-    def _find_callers(self, qualified: str) -> tuple[tuple[Caller, ...], dict[str, str]]:
-        module, _, name = qualified.rpartition(".")
-        found: list[Caller] = []
-        depends: dict[str, str] = {}
+    def _advance(self, scan: _Scan) -> tuple[str, str] | None:
+        """Read the next module that may call ``scan``'s function (its callers join
+        ``scan.found``): its path and digest; None when none is left."""
+        module = scan.qualified.rpartition(".")[0]
         files = self._files()
-        reaches = _reaching(name)
-        for other in self._calling(name):
-            data = files[other]
-            if other == module or not reaches.search(data):
+        while scan.pending:
+            other = scan.pending.popleft()
+            if other == module or not scan.reaches.search(files[other]):
                 continue  # a module calling only its own function of that name is no caller
-            if len(depends) >= MAX_FILES_PER_NAME:
-                break
+            if len(scan.depends) >= MAX_FILES_PER_NAME:
+                scan.pending.clear()
+                return None
             path = self.project.layout.path_of(other)
-            if path is not None:
-                depends[path] = self._digest(other)
-            found.extend(self._edges_of(other).get(qualified, ()))
-        return tuple(found), depends
+            scan.found.extend(self._edges_of(other).get(scan.qualified, ()))
+            if path is None:
+                continue
+            digest = scan.depends[path] = self._digest(other)
+            return path, digest
+        return None
 
     def _edges_of(self, module: str) -> dict[str, list[Caller]]:
         """The calls ``module``'s functions make, by resolved callee: from the module's
@@ -245,6 +259,21 @@ class CallerIndex:
                 if deeper is not None:
                     return f"called from `{caller.name}()` in {caller.module}, {deeper}"
         return None
+
+
+class _Scan:
+    """The callers of one function found so far, and the modules left to read for more."""
+
+    def __init__(self, qualified: str, calling: list[str]) -> None:
+        self.qualified = qualified
+        self.reaches = _reaching(_last(qualified))
+        self.pending = deque(calling)
+        self.found: list[Caller] = []
+        self.depends: dict[str, str] = {}
+
+
+def _last(qualified: str) -> str:
+    return qualified.rpartition(".")[2]
 
 
 def _reaching(name: str) -> re.Pattern[bytes]:
