@@ -10,21 +10,65 @@ import libcst as cst
 from h2dlint.context import FileContext
 from h2dlint.diagnostics import Edit, Location
 from h2dlint.rule import Report
+from h2dlint.walk import visit_read_only
 
 
 class ReplaceNodes(cst.CSTTransformer):
-    """Replaces nodes by identity: the one way fixes are applied."""
+    """Replaces nodes by identity: the one way fixes are applied. Given ``paths`` (the nodes
+    that hold a replaced node, see :func:`replace_nodes`), it enters only them: every other
+    subtree is kept as it is, which is what rebuilding it would give."""
 
     def __init__(
-        self, replacements: dict[cst.CSTNode, cst.CSTNode | cst.FlattenSentinel[Any]]
+        self,
+        replacements: dict[cst.CSTNode, cst.CSTNode | cst.FlattenSentinel[Any]],
+        paths: set[cst.CSTNode] | None = None,
     ) -> None:
         super().__init__()
         self.replacements = replacements
+        self.paths = paths
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return self.paths is None or node in self.paths
 
     def on_leave(  # type: ignore[override]  # a replacement may be of another node type
         self, original_node: cst.CSTNode, updated_node: cst.CSTNode
     ) -> cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel[cst.CSTNode]:
         return self.replacements.get(original_node, updated_node)
+
+
+class _Paths(cst.CSTVisitor):
+    """The nodes that hold one of ``targets`` (the targets themselves included)."""
+
+    def __init__(self, targets: set[cst.CSTNode]) -> None:
+        super().__init__()
+        self.targets = targets
+        self.found: set[cst.CSTNode] = set()
+        self.paths: set[cst.CSTNode] = set()
+        self.stack: list[cst.CSTNode] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.stack.append(node)
+        if node in self.targets:
+            self.found.add(node)
+            self.paths.update(self.stack)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self.stack.pop()
+
+
+def replace_nodes(
+    module: cst.Module,
+    replacements: dict[cst.CSTNode, cst.CSTNode | cst.FlattenSentinel[Any]],
+) -> cst.Module:
+    """``module`` with ``replacements`` made: the same tree as a transformer visiting every
+    node gives, rebuilt only along the paths to the replaced nodes (a fix of one line of a
+    large module no longer rebuilds all of it). Where the walk does not find every replaced
+    node (it skips whitespace and punctuation), every node is visited, as before."""
+    finder = _Paths(set(replacements))
+    visit_read_only(module, finder)
+    paths = finder.paths if len(finder.found) == len(replacements) else None
+    return module.visit(ReplaceNodes(replacements, paths))
 
 
 def text_edit(context: FileContext, report: Report) -> tuple[Edit, ...]:
@@ -38,7 +82,7 @@ def text_edit(context: FileContext, report: Report) -> tuple[Edit, ...]:
     before = context.positions.code
     if before is None:
         before = module.code
-    after = module.visit(ReplaceNodes(dict(report.replacements))).code
+    after = replace_nodes(module, dict(report.replacements)).code
     if after == before:
         return ()
     limit = min(len(before), len(after))

@@ -24,7 +24,7 @@ from h2dlint.diagnostics import (
     file_finding,
 )
 from h2dlint.dispatch import CheckedReport, check_module
-from h2dlint.edits import ReplaceNodes
+from h2dlint.edits import replace_nodes
 from h2dlint.findings import physical_lines, to_finding
 from h2dlint.jobs import AnalysisOptions, EnabledRule
 from h2dlint.parsing import CPythonParse, ParseFailure, parse
@@ -70,7 +70,7 @@ def _choose(items: Sequence[CheckedReport]) -> list[CheckedReport]:
 
 def _apply(module: cst.Module, items: Sequence[CheckedReport]) -> str:
     replacements = {old: new for item in items for old, new in item.replacements}
-    return module.visit(ReplaceNodes(replacements)).code
+    return replace_nodes(module, replacements).code
 
 
 def _parses(text: str, path: str) -> cst.Module | None:

@@ -308,3 +308,19 @@ def test_a_file_without_candidates_is_left_alone_by_fix() -> None:
 def test_syntax_errors_are_still_reported() -> None:
     result = process(_job("def f(:\n    x.to(d, non_blocking=True)\n"))
     assert [f.code for f in result.findings] == ["E999"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known hole (#11): HTD202 flags an `if` test of a tensor-annotated parameter, but "
+    "its declaration asks for a call (`int(`, `.to(`...) the file need not hold",
+)
+def test_an_if_test_of_an_annotated_tensor_is_a_candidate_of_htd202() -> None:
+    code = (
+        "import torch\n\n\nclass M(torch.nn.Module):\n"
+        "    def forward(self, x: torch.Tensor, n: torch.Tensor):\n"
+        "        if n > 3:\n            return x\n        return x\n"
+    )
+    # Flagged when the filter is off: the filter must keep the file.
+    assert [f.code for f in process(_job(code, candidates=False)).findings] == ["HTD202"]
+    assert [f.code for f in process(_job(code)).findings] == ["HTD202"]

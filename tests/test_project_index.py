@@ -418,3 +418,42 @@ def test_the_mover_scan_skips_only_lines_that_name_no_move() -> None:
     tree = ast.parse(text)
     assert moving_functions(tree, text.encode()) == moving_functions(tree)
     assert moving_functions(tree) == ["copy", "decorated", "split"]
+
+
+def test_callers_are_read_module_by_module_until_one_is_hot(tmp_path: Path) -> None:
+    """hot_reason stops at the first hot caller: the modules after it are neither parsed nor
+    recorded; a question no caller answers reads them all, in the same order."""
+    package = tmp_path / "serve"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "utils.py").write_text("def move(items, d):\n    return items\n")
+    for name in ("a_model", "b_model", "c_model"):
+        (package / f"{name}.py").write_text(
+            "from .utils import move\n\n"
+            "class Model:\n    def forward(self, x):\n        return move(x, 0)\n"
+            "    def load(self, x):\n        return move(x, 1)\n"
+        )
+    index = ProjectIndex(build_layout([str(package / "utils.py")]))
+
+    def forward(name: str, cls: str | None, bases: tuple[str, ...]) -> bool:
+        return name == "forward"
+
+    index.begin_file()
+    assert index.hot_reason("serve.utils.move", forward) == (
+        "called from `Model.forward()` in serve.a_model"
+    )
+    assert str(package / "a_model.py") in index.consulted
+    assert str(package / "c_model.py") not in index.consulted
+    callers = index._caller_index()
+    assert "serve.c_model" not in callers._edges  # never parsed
+    index.begin_file()
+    assert index.hot_reason("serve.utils.move", lambda name, cls, bases: name == "step") is None
+    assert [c.module for c in callers.callers("serve.utils.move")] == [
+        "serve.a_model",
+        "serve.a_model",
+        "serve.b_model",
+        "serve.b_model",
+        "serve.c_model",
+        "serve.c_model",
+    ]
+    assert str(package / "c_model.py") in index.consulted

@@ -11,12 +11,14 @@ up, when it is in turn called from such a function in another module.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from h2dlint.project.index import ProjectIndex
 from h2dlint.project.summary import call_edges, defined_names, may_move, moving_functions
+from h2dlint.project.text_scan import calls as text_calls
 
 # A name followed by an opening parenthesis: a call, or a definition (close enough to find the
 # few files worth parsing). The look-behind finds the same names as the pattern without it (a
@@ -59,7 +61,7 @@ class CallerIndex:
         self.project = project
         self._bytes: dict[str, bytes] | None = None
         self._read: dict[str, bytes | None] = {}
-        self._callers: dict[str, tuple[tuple[Caller, ...], dict[str, str]]] = {}
+        self._scans: dict[str, _Scan] = {}
         self._called: dict[bytes, list[str]] | None = None
         self._mentions: dict[str, list[str]] = {}
         self._defined: dict[str, list[str]] | None = None
@@ -121,22 +123,41 @@ class CallerIndex:
 
         return self._part(module, name, from_tree)
 
-    def callers(self, qualified: str, own_module: bool = True) -> tuple[Caller, ...]:
+    def callers(self, qualified: str, own_module: bool = True) -> Iterator[Caller]:
         """The functions of other modules that call the top-level function ``qualified``; for
         a method (``pkg.mod.Class.method``), the functions that call it through an object of
         its class, its own module's too unless ``own_module`` is False (the caller already
-        knows those)."""
+        knows those). In the order of the modules that hold them, found module by module as
+        they are asked for: a question answered by the first caller (a hot ``forward`` that
+        calls a helper) parses none of the other modules that mention the name. The modules
+        read are recorded as consulted as they are read."""
         key = qualified if own_module else qualified + " "
-        known = self._callers.get(key)
-        if known is None:
-            known = self._find_callers(qualified, own_module)
-            self._callers[key] = known
-        found, depends = known
-        # The answer rests on the files that mention the name: an edit to one of them must
-        # refresh the cached verdict. (A file that starts to mention it only later is seen on
-        # a cold run.)
-        self.project.consulted.update(depends)
-        return found
+        scan = self._scans.get(key)
+        if scan is None:
+            module = qualified.rpartition(".")[0]
+            owner, _, cls = module.rpartition(".")
+            layout = self.project.layout.modules
+            # A method: only a module that makes or annotates an object of its class can hold
+            # one known to be of it (``self.drafter = Proposer(...)``, ``batch: InputBatch``);
+            # its own module calls it through ``self`` too.
+            typed = cls if module not in layout and owner in layout else None
+            scan = self._scans[key] = _Scan(
+                qualified, self._calling(_last(qualified)), typed, own_module
+            )
+        # The answer rests on the files read for it: an edit to one of them must refresh the
+        # cached verdict. (A file that starts to mention the name only later is seen on a cold
+        # run; one after the caller that settled the answer cannot change it.)
+        consulted = self.project.consulted
+        consulted.update(scan.depends)
+        at = 0
+        while True:
+            while at < len(scan.found):
+                yield scan.found[at]
+                at += 1
+            read = self._advance(scan)
+            if read is None:
+                return
+            consulted[read[0]] = read[1]
 
     def _called_names(self) -> dict[bytes, list[str]]:
         """Each name that is called somewhere (``name(``) -> the modules whose text calls it:
@@ -157,13 +178,7 @@ class CallerIndex:
             if self._called is not None or len(self._mentions) >= TABLE_AFTER_QUESTIONS:
                 found = self._called_names().get(name.encode(), [])
             else:
-                needle = name.encode()
-                call = re.compile(rb"(?<![A-Za-z0-9_])" + re.escape(needle) + rb"\s*\(")
-                found = [
-                    module
-                    for module, data in self._files().items()
-                    if needle in data and call.search(data)
-                ]
+                found = [module for module, data in self._files().items() if text_calls(data, name)]
             self._mentions[name] = found
         return found
 
@@ -185,39 +200,32 @@ class CallerIndex:
             self._defined = defined
         return self._defined.get(name, [])
 
-    def _find_callers(
-        self, qualified: str, own_module: bool
-    ) -> tuple[tuple[Caller, ...], dict[str, str]]:
-        module, _, name = qualified.rpartition(".")
-        found: list[Caller] = []
-        depends: dict[str, str] = {}
+    def _advance(self, scan: _Scan) -> tuple[str, str] | None:
+        """Read the next module that may call ``scan``'s function (its callers join
+        ``scan.found``): its path and digest; None when none is left."""
+        module = scan.qualified.rpartition(".")[0]
+        owner = module.rpartition(".")[0]
         files = self._files()
-        owner, _, cls = module.rpartition(".")
-        if module not in self.project.layout.modules and owner in self.project.layout.modules:
-            # A method: only a module that makes or annotates an object of its class can hold
-            # one known to be of it (``self.drafter = Proposer(...)``, ``batch: InputBatch``);
-            # its own module calls it through ``self`` too.
-            typed: str | None = cls
-            reaches = _NOTHING
-        else:
-            typed, reaches = None, _reaching(name)
-        for other in self._calling(name):
-            data = files[other]
-            if typed is not None:
+        while scan.pending:
+            other = scan.pending.popleft()
+            if scan.typed is not None:
                 if other == owner:
-                    if not own_module:
+                    if not scan.own_module:
                         continue
-                elif not self._holds(other, typed):
+                elif not self._holds(other, scan.typed):
                     continue
-            elif other == module or not reaches.search(data):
+            elif other == module or not scan.reaches.search(files[other]):
                 continue  # a module calling only its own function of that name is no caller
-            if len(depends) >= MAX_FILES_PER_NAME:
-                break
+            if len(scan.depends) >= MAX_FILES_PER_NAME:
+                scan.pending.clear()
+                return None
             path = self.project.layout.path_of(other)
-            if path is not None:
-                depends[path] = self._digest(other)
-            found.extend(self._edges_of(other).get(qualified, ()))
-        return tuple(found), depends
+            scan.found.extend(self._edges_of(other).get(scan.qualified, ()))
+            if path is None:
+                continue
+            digest = scan.depends[path] = self._digest(other)
+            return path, digest
+        return None
 
     def _holds(self, module: str, cls: str) -> bool:
         """:func:`holds_typed` of ``module``'s text, once per process."""
@@ -320,7 +328,24 @@ def holds_typed(data: bytes, cls: str) -> bool:
     return False
 
 
-_NOTHING = re.compile(rb"(?!)")
+class _Scan:
+    """The callers of one function found so far, and the modules left to read for more.
+    ``typed``: for a method, its class (see :meth:`CallerIndex.callers`)."""
+
+    def __init__(
+        self, qualified: str, calling: list[str], typed: str | None, own_module: bool
+    ) -> None:
+        self.qualified = qualified
+        self.typed = typed
+        self.own_module = own_module
+        self.reaches = _reaching(_last(qualified))
+        self.pending = deque(calling)
+        self.found: list[Caller] = []
+        self.depends: dict[str, str] = {}
+
+
+def _last(qualified: str) -> str:
+    return qualified.rpartition(".")[2]
 
 
 def _reaching(name: str) -> re.Pattern[bytes]:

@@ -12,7 +12,6 @@ changes.
 from __future__ import annotations
 
 import os
-import re
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -23,6 +22,7 @@ import libcst as cst
 from h2dlint.digest import content_digest
 from h2dlint.project.layout import ProjectLayout
 from h2dlint.project.summary import Parts, SummaryStore, top_level
+from h2dlint.project.text_scan import ABSENT, DEFINED, NAMED, naming
 
 if TYPE_CHECKING:
     from h2dlint.project.callers import CallerIndex, HotName
@@ -277,14 +277,7 @@ class ProjectIndex:
         key = (module_name, name)
         found = self._names.get(key)
         if found is None:
-            word = re.escape(name.encode()) + rb"(?![A-Za-z0-9_])"
-            if re.search(rb"(?<![A-Za-z0-9_])" + word, data) is None:
-                found = _ABSENT
-            elif re.search(rb"(?<![A-Za-z0-9_])(?:def|class)(?:\s|\\)+" + word, data):
-                found = _DEFINED
-            else:
-                found = _NAMED
-            self._names[key] = found
+            found = self._names[key] = naming(data, name)
         return found
 
     def _text(self, module_name: str) -> bytes | None:
@@ -325,7 +318,7 @@ class ProjectIndex:
         return top_level(tree) if tree is not None else None
 
 
-_ABSENT, _DEFINED, _NAMED = "absent", "defined", "named"
+_ABSENT, _DEFINED, _NAMED = ABSENT, DEFINED, NAMED
 
 
 def _imported_as(module: ParsedModule, name: str) -> str | None:

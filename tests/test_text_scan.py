@@ -1,0 +1,56 @@
+"""The project index's word scan gives the answers of the expressions it replaces."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from h2dlint.project.text_scan import ABSENT, CALL, DEFINED, DEFINITION, NAMED, WORD, calls, naming
+
+
+def _by_expressions(data: bytes, name: str) -> str:
+    escaped = re.escape(name.encode())
+    if re.search(WORD % escaped, data) is None:
+        return ABSENT
+    return DEFINED if re.search(DEFINITION % escaped, data) else NAMED
+
+
+TEXTS = [
+    b"",
+    b"X",
+    b"class X:\n    pass\n",
+    b"def X(a):\n    return a\n",
+    b"from .m import X\n",
+    b"XY = 1\nY_X = 2\n9X\n",
+    b"def  class X",  # overlapping keywords: the second one defines X
+    b"class\\\nX(",
+    b"adef X\nxclass X\n_def X\n",
+    b"def\tX_\ndef \\ X\n",
+    b"defX = 1\n",
+    b"s = 'class X'\n",
+    "\u00e9X = 1\ndef \u00e9(): pass\n".encode(),
+]
+
+
+@pytest.mark.parametrize("data", TEXTS)
+@pytest.mark.parametrize("name", ["X", "X_", "Y", "class", "def", "\u00e9", "Q"])
+def test_naming_agrees_with_the_expressions(data: bytes, name: str) -> None:
+    assert naming(data, name) == _by_expressions(data, name)
+
+
+def test_naming_tells_the_three_cases() -> None:
+    text = b"from a import used\nclass Made:\n    def method(self):\n        used()\n"
+    assert naming(text, "Made") == DEFINED
+    assert naming(text, "method") == DEFINED
+    assert naming(text, "used") == NAMED
+    assert naming(text, "use") == ABSENT
+    assert naming(text, "absent") == ABSENT
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"f(", b"f (", b"f\n(", b"f \\\n(", b"af(", b"9f(", b"_f(", b"f", b"fx(", b"x.f(1)", b""],
+)
+def test_calls_agrees_with_the_expression(data: bytes) -> None:
+    assert calls(data, "f") == (re.search(CALL % b"f", data) is not None)
