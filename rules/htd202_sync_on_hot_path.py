@@ -229,6 +229,25 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Made on a cache miss only (once per configuration), a reference implementation that
+        # a kernel is checked against, and a setup function named for an attention backend.
+        Valid(
+            """
+            import torch
+            _COMPILED = {}
+            def flash_attention_forward(q, key):
+                entry = _COMPILED.get(key)
+                if entry is None:
+                    cu = torch.zeros(3, dtype=torch.int32, device=q.device)
+                    cu[1] = 8
+                    entry = _COMPILED[key] = (cu, int(cu.sum().item()))
+                return entry
+            def paged_attention_reference(q, cu_seqlens: torch.Tensor):
+                return [q[s:e] for s, e in zip(cu_seqlens[:-1].tolist(), cu_seqlens[1:].tolist())]
+            def _sparse_attention_init(q, cu: torch.Tensor):
+                return cu.tolist()
+            """
+        ),
         # A number written into several elements by basic indexing is a fill, through a mask a
         # masked_fill; values already on the device, fill_ and index_fill_ do not sync either
         # (measured); a host tensor's element writes are host work; a row index into a tensor

@@ -9,6 +9,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.bindings import COMPREHENSIONS
+from h2dlint.analysis.loop_body import occasional, set_once
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.sync_basics import RowLoop, periodic_test
@@ -41,12 +42,18 @@ def runs_every_call(
     context: FileContext, node: cst.CSTNode, explicit: cst.Call | None, *, loops: bool = False
 ) -> bool:
     """Whether the code around ``node`` in its function runs on every call: not under a
-    run-once or tracing guard, not in a debugging aid, not in a row loop (HTD201).
+    run-once or tracing guard, not on a cache miss (``if entry is None:`` of a lookup), not in
+    code named to run now and then (a validator, a test harness, a reference implementation),
+    not in a debugging aid, not in a row loop (HTD201).
     ``loops``: a ``while`` loop around it is a loop of steps, not HTD201's."""
     ancestors = context.ancestors
     if RunOnce.of(context).code(ancestors):
         return False
     provenance = Provenance.of(context)
+    if occasional(context.path, ancestors) or set_once(
+        ancestors, context.module, provenance, provenance.current_frame()
+    ):
+        return False  # a test harness or reference, a value made on a cache miss
     for i in range(len(ancestors) - 1, -1, -1):
         parent = ancestors[i]
         if isinstance(parent, cst.FunctionDef):

@@ -100,6 +100,9 @@ def logging_name(name: str) -> bool:
     return bool(words) and words[0] in LOGGING_WORDS and not COMPUTING_WORDS & set(words)
 
 
+# Last words of names that set something up (``_msa_sparse_attention_init``,
+# ``decode_step_setup``): they prepare what the step uses, they are not the step.
+SETUP_LAST_WORDS = frozenset({"init", "initialize", "setup"})
 # Hot only as methods of a class: a top-level ``__call__`` is no such thing.
 METHOD_ONLY = frozenset({"forward", "__call__"})
 # Classes whose ``__call__`` runs once per request around a loop of steps.
@@ -126,7 +129,7 @@ def name_reason(name: str, method: bool) -> str | None:
     words = [w for w in name.lower().split("_") if w]
     if step_metadata_name(name):
         return METADATA_REASON.format(name)
-    if not words or words[0] in NOT_RUNNING_WORDS:
+    if not words or words[0] in NOT_RUNNING_WORDS or words[-1] in SETUP_LAST_WORDS:
         return None
     if "step" in words:
         return STEP_WORD_REASON.format(name)

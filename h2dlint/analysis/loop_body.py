@@ -42,9 +42,13 @@ OCCASIONAL_WORDS = frozenset(
         "debug",
         "digest",
         "analyzer",
-        # test harnesses shipped in a package: checking a kernel's output against a reference
+        # test harnesses shipped in a package: checking a kernel's output against a reference,
+        # and the reference (oracle) implementations they check against
         "validate",
         "tester",
+        "reference",
+        "oracle",
+        "golden",
     }
 )
 
