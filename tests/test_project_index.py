@@ -359,6 +359,40 @@ def test_summaries_match_the_libcst_import_table_and_the_calls(tmp_path: Path) -
     ]
 
 
+def test_call_edges_of_the_module_s_own_functions_and_constructed_attributes() -> None:
+    import ast
+
+    from h2dlint.project.summary import call_edges
+
+    text = (
+        "from .batch import InputBatch\nimport pkg.sampler as smp\n"
+        "def helper(x):\n    return x\n"
+        "class Local:\n    def run(self):\n        return 0\n"
+        "class Runner:\n"
+        "    def __init__(self):\n"
+        "        self.batch = InputBatch()\n        self.s = smp.Sampler()\n"
+        "        self.local = Local()\n        self.n = len([])\n"
+        "    def step(self, r):\n"
+        "        self.batch.add(r)\n        self.s.sample(r)\n        self.local.run()\n"
+        "        self.prep(r)\n        self.n.bit_length()\n        return helper(r)\n"
+    )
+    edges = call_edges(ast.parse(text))
+    assert edges["functions"] == [
+        ["__init__", "Runner", [["InputBatch", 10], ["smp.Sampler", 11], [".Local", 12]]],
+        [
+            "step",
+            "Runner",
+            [
+                ["InputBatch.add", 15],
+                ["smp.Sampler.sample", 16],
+                [".Local.run", 17],
+                [".Runner.prep", 18],
+                [".helper", 20],
+            ],
+        ],
+    ]
+
+
 def test_a_run_with_a_cache_stores_the_summaries_and_reuses_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -66,7 +66,7 @@ from h2dlint.analysis.hot_names import (
     name_reason,
     state_builder_reason,
 )
-from h2dlint.analysis.once import RunOnce, builder_class
+from h2dlint.analysis.once import RunOnce, builder_class, once_name
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.sync_basics import periodic_test
 from h2dlint.context import SharedKey
@@ -257,9 +257,7 @@ class HotPaths:
             # function of every file would cost a scan each.
             self._asked[function] = (
                 self._project_reason(self.qualified(function))
-                if self.index.owner.get(function) is None
-                and function in self.index.functions.values()
-                and not self._cold(function)
+                if self._indexed(function) and not self._cold(function)
                 else None
             )
         return self._asked[function]
@@ -280,17 +278,18 @@ class HotPaths:
         parent = self.parents.get(function)
         if parent is not None:
             return not self._cold(function) and self.could_be_hot(parent)
-        return (
-            self.index.owner.get(function) is None
-            and function in self._top_level
-            and not self._cold(function)
-        )
+        return self._indexed(function) and not self._cold(function)
 
-    @property
-    def _top_level(self) -> frozenset[cst.FunctionDef]:
+    def _indexed(self, function: cst.FunctionDef) -> bool:
+        """Whether the project can be asked about ``function``: a top-level function, or a
+        method of a top-level class (its callers elsewhere reach it through an instance the
+        calling class constructs, ``self.batch = InputBatch(...)``)."""
         if self._top_level_functions is None:
-            self._top_level_functions = frozenset(self.index.functions.values())
-        return self._top_level_functions
+            found = set(self.index.functions.values())
+            for methods in self.index.methods.values():
+                found.update(methods.values())
+            self._top_level_functions = frozenset(found)
+        return function in self._top_level_functions
 
     def could_be_hot_at(self, ancestors: list[cst.CSTNode]) -> bool:
         """:meth:`could_be_hot` for the function around the end of ``ancestors``."""
@@ -380,7 +379,7 @@ class HotPaths:
         project, module = provenance.project, provenance.module_name
         if project is None or module is None:
             return None
-        return project.hot_reason(f"{module}.{qualified}", self._hot_name)
+        return project.hot_reason(f"{module}.{qualified}", self._hot_name, once_name)
 
     def _hot_name(self, name: str, cls: str | None) -> bool:
         """Whether a function of another module runs per step by its name alone."""

@@ -174,14 +174,15 @@ class CallerIndex:
         return self._defined.get(name, [])
 
     def _find_callers(self, qualified: str) -> tuple[tuple[Caller, ...], dict[str, str]]:
-        module, _, name = qualified.rpartition(".")
+        module = self._module_of(qualified)
+        name = qualified.rpartition(".")[2]
         found: list[Caller] = []
         depends: dict[str, str] = {}
         files = self._files()
         reaches = _reaching(name)
         for other in self._calling(name):
             data = files[other]
-            if other == module or not reaches.search(data):
+            if other != module and not reaches.search(data):
                 continue  # a module calling only its own function of that name is no caller
             if len(depends) >= MAX_FILES_PER_NAME:
                 break
@@ -234,22 +235,53 @@ class CallerIndex:
         return any(name in self._movers_of(module) for module in defining)
 
     def hot_reason(
-        self, qualified: str, hot_name: Callable[[str, str | None], bool], hops: int = 0
+        self,
+        qualified: str,
+        hot_name: Callable[[str, str | None], bool],
+        hops: int = 0,
+        crossed: bool = False,
+        stop: Callable[[str], bool] | None = None,
     ) -> str | None:
-        """Why the top-level function ``qualified`` runs per step: the hot function of another
-        module that calls it (directly, or through one more such call); None when no caller
-        is known to be hot."""
+        """Why the top-level function or method ``qualified`` (``pkg.mod.f``,
+        ``pkg.mod.Class.method``) runs per step: the hot function of another module that calls
+        it (directly, or through one more call); None when no caller is known to be hot.
+
+        Calls within the callee's own module count only as a hop on a path that crosses
+        modules somewhere (the file's own analysis answers for paths inside it, with the
+        guards it sees: run-once branches, periodic ones): the method ``_update_states``
+        that calls ``batch.add_request`` is hot because ``execute_model`` of its own module
+        calls it; ``get_rope_index``'s helper is hot because a model's ``forward`` calls
+        ``get_rope_index``. ``stop(name)`` says a caller runs once by its name (``__init__``,
+        ``load_model``): it is not followed further up."""
         if hops >= MAX_HOPS:
             return None
+        module = self._module_of(qualified)
         for caller in self.callers(qualified):
+            local = caller.module == module
             if hot_name(caller.name, caller.cls):
+                if local and not crossed:
+                    continue
                 where = f"{caller.cls}.{caller.name}" if caller.cls else caller.name
                 return f"called from `{where}()` in {caller.module}"
-            if caller.cls is None:
-                deeper = self.hot_reason(caller.qualified, hot_name, hops + 1)
+            if hops + 1 < MAX_HOPS and not (stop is not None and stop(caller.name)):
+                deeper = self.hot_reason(
+                    caller.qualified, hot_name, hops + 1, crossed or not local, stop
+                )
                 if deeper is not None:
-                    return f"called from `{caller.name}()` in {caller.module}, {deeper}"
+                    where = f"{caller.cls}.{caller.name}" if caller.cls else caller.name
+                    return f"called from `{where}()` in {caller.module}, {deeper}"
         return None
+
+    def _module_of(self, qualified: str) -> str:
+        """The module of the function or method ``qualified``: its longest prefix that is a
+        module of the project."""
+        modules = self.project.layout.modules
+        head = qualified
+        while "." in head:
+            head = head.rpartition(".")[0]
+            if head in modules:
+                return head
+        return qualified.rpartition(".")[0]
 
 
 def _reaching(name: str) -> re.Pattern[bytes]:
@@ -276,8 +308,11 @@ def _resolve_edges(raw: Any, module: str, project: ProjectIndex) -> dict[str, li
         seen: set[str] = set()
         for dotted, line in calls:
             root, _, rest = dotted.partition(".")
-            full = imports[root]
-            callee = f"{full}.{rest}" if rest else full
+            if not root:  # the module's own function or method (``.helper``, ``.C.m``)
+                callee = f"{module}.{rest}"
+            else:
+                full = imports[root]
+                callee = f"{full}.{rest}" if rest else full
             if callee in seen:
                 continue
             seen.add(callee)

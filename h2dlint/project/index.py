@@ -179,11 +179,16 @@ class ProjectIndex:
         return ParsedModule(name, path, source, tree, digest)
 
     # -- callers ------------------------------------------------------------------------------
-    def hot_reason(self, qualified: str, hot_name: Callable[[str, str | None], bool]) -> str | None:
-        """Why the top-level function ``qualified`` runs per step, from its callers in other
-        modules (``hot_name(function, class)`` says which names run per step); None when no
-        caller is known to."""
-        return self._caller_index().hot_reason(qualified, hot_name)
+    def hot_reason(
+        self,
+        qualified: str,
+        hot_name: Callable[[str, str | None], bool],
+        stop: Callable[[str], bool] | None = None,
+    ) -> str | None:
+        """Why the top-level function or method ``qualified`` runs per step, from its callers
+        in other modules (``hot_name(function, class)`` says which names run per step,
+        ``stop(function)`` which run once); None when no caller is known to."""
+        return self._caller_index().hot_reason(qualified, hot_name, stop=stop)
 
     def may_define_mover(self, name: str) -> bool:
         """Whether a function of the project named ``name`` may copy items to the device one

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 # Bumped whenever a part's meaning or shape changes: summaries of another format are dropped.
-SUMMARY_FORMAT = 1
+SUMMARY_FORMAT = 2
 # Parsed ``ast`` trees kept per process while their module's parts are computed one by one.
 KEPT_TREES = 4
 
@@ -290,19 +290,83 @@ def call_edges(tree: ast.Module) -> Parts:
                 joint = "" if base.endswith(".") or not base else "."
                 imports.append([alias.asname or alias.name, f"{base}{joint}{alias.name}"])
     roots = {local for local, _ in imports}
+    # The module's own top-level functions and classes (a call of one is a local edge).
+    own = {
+        node.name
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    } - roots
+    attributes = _attribute_classes(tree, roots | own)
     functions: list[list[Any]] = []
     for function, cls in _functions(tree):
         first: dict[str, int] = {}
         for node in ast.walk(function):
             if not isinstance(node, ast.Call):
                 continue
-            dotted = _dotted(node.func)
-            if dotted is None or dotted in first or dotted.partition(".")[0] not in roots:
-                continue
-            first[dotted] = node.lineno
+            for dotted in _callees(node.func, cls, own, attributes.get(cls or "", {})):
+                if dotted not in first and (dotted[0] == "." or dotted.partition(".")[0] in roots):
+                    first[dotted] = node.lineno
         if first:
             functions.append([function.name, cls, [[d, line] for d, line in first.items()]])
     return {"imports": imports, "functions": functions}
+
+
+def _callees(
+    func: ast.expr, cls: str | None, own: set[str], attributes: dict[str, list[str]]
+) -> Iterator[str]:
+    """What a call of ``func`` calls, as a dotted name whose root is an imported name, or,
+    for the module's own functions, starting with a dot (``.helper``, ``.Class.method``):
+    ``helper(...)`` of a top-level function; ``self.method(...)`` in a method of ``cls``;
+    ``self.attr.method(...)`` where the class stores in ``attr`` an instance it constructs
+    (``self.attr = Imported(...)``: ``Imported.method``)."""
+    dotted = _dotted(func)
+    if dotted is None:
+        return
+    parts = dotted.split(".")
+    if len(parts) == 1 and parts[0] in own:
+        yield f".{parts[0]}"
+        return
+    if cls is not None and parts[0] == "self" and len(parts) in (2, 3):
+        if len(parts) == 2:
+            yield f".{cls}.{parts[1]}"
+            return
+        for made in attributes.get(parts[1], ()):
+            yield f".{made}.{parts[2]}" if made.partition(".")[0] in own else f"{made}.{parts[2]}"
+        return
+    yield dotted
+
+
+def _attribute_classes(tree: ast.Module, known: set[str]) -> dict[str, dict[str, list[str]]]:
+    """Per top-level class: each ``self.<attr>`` its methods assign the result of a call of a
+    known (imported or top-level) name, with the dotted names called (``self.batch =
+    InputBatch(...)``: ``{"batch": ["InputBatch"]}``)."""
+    found: dict[str, dict[str, list[str]]] = {}
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        attrs: dict[str, list[str]] = {}
+        for inner in ast.walk(node):
+            if not isinstance(inner, (ast.Assign, ast.AnnAssign)) or inner.value is None:
+                continue
+            value = inner.value
+            if not isinstance(value, ast.Call):
+                continue
+            made = _dotted(value.func)
+            if made is None or made.partition(".")[0] not in known:
+                continue
+            targets = inner.targets if isinstance(inner, ast.Assign) else [inner.target]
+            for target in targets:
+                if (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == "self"
+                ):
+                    listed = attrs.setdefault(target.attr, [])
+                    if made not in listed:
+                        listed.append(made)
+        if attrs:
+            found[node.name] = attrs
+    return found
 
 
 def _dotted(node: ast.expr) -> str | None:
