@@ -13,7 +13,8 @@ statements that store the moved item (``out.append(...)``, ``xs[i] = ...``, ``ba
 host tensor made of the item: ``buf[i, :k] = torch.tensor(item)``). A guard that only keeps
 the items' tensors (``if isinstance(item.feature, torch.Tensor):`` without ``else``,
 ``if x is not None:``, ``if not isinstance(x, torch.Tensor): continue``) is seen through: it
-filters, it does not dispatch. :func:`mover_parameters` says which parameters of a function it moves that way.
+filters, it does not dispatch. :func:`mover_parameters` says which parameters of a function
+it moves that way.
 
 Conservative by design (a false positive is as bad as a miss). Not gathering loops:
 
