@@ -219,6 +219,13 @@ TENSOR_FUNCTIONS = frozenset(
         "squeeze",
         "unsqueeze",
         "softmax",
+        "bincount",
+        "cumprod",
+        "argsort",
+        "searchsorted",
+        "bucketize",
+        "floor_divide",
+        "remainder",
     )
 )
 # Names that say an object is a module (whose ``.cpu()`` moves parameters), not a tensor.
