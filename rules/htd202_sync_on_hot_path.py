@@ -111,21 +111,21 @@ class SyncOnHotPath(Rule):
     only tensors have (`x.int()`, `x.detach()`), a reduction or comparison read with
     `.item()`/`.tolist()` (`ctx.q_seqlens.max().item()`, `(a == b).tolist()`), the used
     result of a `.cpu()` of something not named as a module, or a name bound only to such
-    values. Such a tensor given to a call whose output size depends on the data
-    (`torch.nonzero(input_ids == image_token_id)`) is MEDIUM too. Used as a size, a slice
-    bound or compared in an `if` test, only a reduction (`x.max()`, also bound to a name:
-    `longest = lens.max()`) or a parameter annotated as a tensor
-    (`input_pos_maxp1: Optional[Tensor]` in `mask[..., :input_pos_maxp1]`: it can only be a
-    0-d tensor there) counts, unless a call
-    of its function in the module passes a Python number for it. The message says
-    which tensor would have to be on the GPU. Host tensors stay silent: numpy arrays, `.cpu()`
-    results, names that say host (`lengths_cpu`, `host_ids`) and names bound to values computed
-    from them (`query_lens = qsl_cpu[1:] - qsl_cpu[:-1]`), results of `numel()`/`size()`
-    (Python numbers), torch functions of host tensors (`torch.clamp(host, 0, n)`,
-    `torch.stack(torch.meshgrid(*host_ranges))`), and `forward` arguments that the class's
-    `prepare_inputs_for_generation` (its own or an inherited one, also from another module)
-    returns built on the host, or that an outer module of the same file passes on from such
-    an argument (`self.model(x, grid_thw=grid_thw)`).
+    values or unpacked from a function that returns several tensors
+    (`weights, ids = torch.topk(x, k)`, `vals, idx = x.sort()`). Such a tensor given to a call
+    whose output size depends on the data (`torch.nonzero(input_ids == image_token_id)`) is
+    MEDIUM too. Used as a size, a slice bound or compared in an `if` test, only a reduction
+    (`x.max()`, also bound to a name: `longest = lens.max()`) or a parameter annotated as a
+    tensor (`input_pos_maxp1: Optional[Tensor]` in `mask[..., :input_pos_maxp1]`: it can only
+    be a 0-d tensor there) counts, unless a call of its function in the module passes a Python
+    number for it. The message says which tensor would have to be on the GPU. Host tensors stay
+    silent: numpy arrays, `.cpu()` results, names that say host (`lengths_cpu`, `host_ids`) and
+    names bound to values computed from them (`query_lens = qsl_cpu[1:] - qsl_cpu[:-1]`),
+    results of `numel()`/`size()` (Python numbers), torch functions of host tensors
+    (`torch.clamp(host, 0, n)`, `torch.stack(torch.meshgrid(*host_ranges))`), and `forward`
+    arguments that the class's `prepare_inputs_for_generation` (its own or an inherited one,
+    also from another module) returns built on the host, or that an outer module of the same
+    file passes on from such an argument (`self.model(x, grid_thw=grid_thw)`).
 
     Not flagged: run-once and cold code; host tensors (built without `device=`, `.cpu()`
     results, `.to("cpu", non_blocking=True)` results); syncs reading the rows of a loop (HTD201
@@ -227,7 +227,9 @@ class SyncOnHotPath(Rule):
     candidates = "def " + "|".join(
         [
             ".item|.tolist|.cpu|.to|int|float|bool",
-            called_as(SIZE_FACTORIES | DATA_SIZED_FUNCTIONS | {"torch.repeat_interleave"}),
+            called_as(
+                SIZE_FACTORIES | DATA_SIZED_FUNCTIONS | {"torch.repeat_interleave", "torch.where"}
+            ),
             "|".join(f".{name}" for name in sorted(SIZE_METHODS | MASK_METHODS)),
             ".any|.all|.max|.min|.sum|.cuda|.tensor|tensor|.synchronize",
         ]
@@ -1017,6 +1019,19 @@ class SyncOnHotPath(Rule):
                     return starts
             """,
             message_contains="if `input_ids` is on the GPU",
+        ),
+        # Tensors unpacked from a function that returns several (`torch.topk`, `x.sort()`).
+        Invalid(
+            """
+            import torch
+            class DenseMoE(torch.nn.Module):
+                def forward(self, hidden):
+                    weights, ids = torch.topk(self.gate(hidden).softmax(-1), 2)
+                    tokens, slots = torch.where(ids == 0)
+                                    ^^^^^^^^^^^^^^^^^^^^^
+                    return hidden[tokens] * weights[tokens, slots, None]
+            """,
+            message_contains="if `ids` is on the GPU",
         ),
         Invalid(
             """

@@ -283,7 +283,12 @@ def tensor_evidence(
             value = binding.value
             if value is None:
                 if binding.statement is not bindings.root:
-                    return None
+                    if (
+                        _unpacked_tensor(provenance, binding.statement, node.value, frame, depth)
+                        is None
+                    ):
+                        return None
+                    continue
                 annotation = parameter_annotation(node, frame)
                 if annotation is None or not tensor_annotation(provenance, annotation):
                     return None
@@ -339,6 +344,61 @@ def tensor_evidence(
             return found
         if method in TENSOR_ONLY_METHODS or read:
             return _plain(receiver) or receiver
+    return None
+
+
+# ``torch.<name>`` functions and tensor methods that return a tuple of tensors on their input's
+# device (``values, indices = torch.topk(x, k)``); those of them no numpy array or Python value
+# has as a method.
+TUPLE_FUNCTIONS = frozenset(
+    {"topk", "sort", "max", "min", "median", "mode", "kthvalue", "aminmax", "cummax", "cummin"}
+    | {"std_mean", "var_mean", "unique", "unique_consecutive", "frexp"}
+)
+TUPLE_ONLY_METHODS = frozenset({"topk", "kthvalue", "aminmax", "cummax", "cummin"})
+
+
+def _unpacked_tensor(
+    provenance: Provenance, statement: cst.CSTNode, name: str, frame: Frame, depth: int
+) -> cst.BaseExpression | None:
+    """When ``statement`` unpacks a tuple of tensors into ``name`` (``weights, ids =
+    torch.topk(x, k)``, ``vals, idx = x.sort()``): the expression whose device decides where
+    the tensors are; else None."""
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return None
+    for small in statement.body:
+        if not (isinstance(small, cst.Assign) and isinstance(small.value, cst.Call)):
+            continue
+        if not any(
+            isinstance(t.target, (cst.Tuple, cst.List))
+            and any(
+                isinstance(e.value, cst.Name) and e.value.value == name for e in t.target.elements
+            )
+            for t in small.targets
+        ):
+            continue
+        call = small.value
+        qualified = provenance.qualify(call.func) or ""
+        if qualified.startswith("torch.") and qualified[6:] in TUPLE_FUNCTIONS:
+            first = positional(call)
+            if not first:
+                return None
+            inner = first[0].value
+            found = tensor_evidence(provenance, inner, frame, depth=depth + 1)
+            return found if found is not None else _plain(inner) or call
+        func = call.func
+        if (
+            qualified
+            or not isinstance(func, cst.Attribute)
+            or func.attr.value not in TUPLE_FUNCTIONS
+        ):
+            return None
+        receiver = func.value
+        found = tensor_evidence(provenance, receiver, frame, depth=depth + 1)
+        if found is not None:
+            return found
+        if func.attr.value in TUPLE_ONLY_METHODS:
+            return _plain(receiver) or receiver
+        return None
     return None
 
 
