@@ -375,6 +375,13 @@ def test_call_edges_of_the_module_s_own_functions_and_constructed_attributes() -
         "    def step(self, r):\n"
         "        self.batch.add(r)\n        self.s.sample(r)\n        self.local.run()\n"
         "        self.prep(r)\n        self.n.bit_length()\n        return helper(r)\n"
+        "class Worker:\n"
+        "    def __init__(self, batch: InputBatch, s: Optional[smp.Sampler], k: int):\n"
+        "        self.b = batch\n        self.s = s\n        self.k = k\n"
+        "        self.loc: Local | None = None\n"
+        "    def step(self):\n"
+        "        self.b.add(1)\n        self.s.sample(2)\n        self.k.bit_length()\n"
+        "        self.loc.run()\n"
     )
     edges = call_edges(ast.parse(text))
     assert edges["functions"] == [
@@ -389,6 +396,11 @@ def test_call_edges_of_the_module_s_own_functions_and_constructed_attributes() -
                 [".Runner.prep", 18],
                 [".helper", 20],
             ],
+        ],
+        [
+            "step",
+            "Worker",
+            [["InputBatch.add", 28], ["smp.Sampler.sample", 29], [".Local.run", 31]],
         ],
     ]
 

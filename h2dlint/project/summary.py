@@ -337,36 +337,69 @@ def _callees(
 
 
 def _attribute_classes(tree: ast.Module, known: set[str]) -> dict[str, dict[str, list[str]]]:
-    """Per top-level class: each ``self.<attr>`` its methods assign the result of a call of a
-    known (imported or top-level) name, with the dotted names called (``self.batch =
-    InputBatch(...)``: ``{"batch": ["InputBatch"]}``)."""
+    """Per top-level class: each ``self.<attr>`` its methods assign an instance of a known
+    (imported or top-level) class, with the dotted names of the classes: constructed there
+    (``self.batch = InputBatch(...)``: ``{"batch": ["InputBatch"]}``), annotated
+    (``self.batch: InputBatch = make()``), or a parameter annotated with one
+    (``def __init__(self, sampler: Sampler): self.sampler = sampler``)."""
     found: dict[str, dict[str, list[str]]] = {}
     for node in tree.body:
         if not isinstance(node, ast.ClassDef):
             continue
         attrs: dict[str, list[str]] = {}
-        for inner in ast.walk(node):
-            if not isinstance(inner, (ast.Assign, ast.AnnAssign)) or inner.value is None:
+        for method in node.body:
+            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
-            value = inner.value
-            if not isinstance(value, ast.Call):
-                continue
-            made = _dotted(value.func)
-            if made is None or made.partition(".")[0] not in known:
-                continue
-            targets = inner.targets if isinstance(inner, ast.Assign) else [inner.target]
-            for target in targets:
-                if (
-                    isinstance(target, ast.Attribute)
-                    and isinstance(target.value, ast.Name)
-                    and target.value.id == "self"
-                ):
-                    listed = attrs.setdefault(target.attr, [])
-                    if made not in listed:
-                        listed.append(made)
+            params = {
+                a.arg: a.annotation
+                for a in (*method.args.posonlyargs, *method.args.args, *method.args.kwonlyargs)
+                if a.annotation is not None
+            }
+            for inner in ast.walk(method):
+                if not isinstance(inner, (ast.Assign, ast.AnnAssign)) or inner.value is None:
+                    continue
+                made = _instance_class(inner, params, known)
+                if made is None:
+                    continue
+                targets = inner.targets if isinstance(inner, ast.Assign) else [inner.target]
+                for target in targets:
+                    if (
+                        isinstance(target, ast.Attribute)
+                        and isinstance(target.value, ast.Name)
+                        and target.value.id == "self"
+                    ):
+                        listed = attrs.setdefault(target.attr, [])
+                        if made not in listed:
+                            listed.append(made)
         if attrs:
             found[node.name] = attrs
     return found
+
+
+def _instance_class(
+    assignment: ast.Assign | ast.AnnAssign, params: dict[str, ast.expr], known: set[str]
+) -> str | None:
+    """The dotted name of the known class whose instance ``assignment`` stores, if it says."""
+    value = assignment.value
+    if isinstance(assignment, ast.AnnAssign):
+        kind: ast.expr | None = assignment.annotation
+    elif isinstance(value, ast.Call):
+        kind = value.func
+    elif isinstance(value, ast.Name):
+        kind = params.get(value.id)
+    else:
+        kind = None
+    # ``X | None`` and ``Optional[X]``: the instance, when there is one, is an X.
+    if isinstance(kind, ast.BinOp) and isinstance(kind.op, ast.BitOr):
+        sides = [kind.left, kind.right]
+        values = [e for e in sides if not (isinstance(e, ast.Constant) and e.value is None)]
+        kind = values[0] if len(values) == 1 else None
+    elif isinstance(kind, ast.Subscript) and _dotted(kind.value) in ("Optional", "typing.Optional"):
+        kind = kind.slice
+    made = _dotted(kind) if kind is not None else None
+    if made is None or made.partition(".")[0] not in known:
+        return None
+    return made
 
 
 def _dotted(node: ast.expr) -> str | None:
