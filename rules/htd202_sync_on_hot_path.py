@@ -137,7 +137,8 @@ class SyncOnHotPath(Rule):
     (`if step % 100 == 0:`, `if it - last == self.eviction_interval:`, also around the call of
     a helper), and branches whose test names debugging (`if self.debug:`,
     `if logger.isEnabledFor(...)`); branches for another backend (`if x.device.type == "mps":`,
-    `x.cpu() if x.device.type == "cpu" else x`); calls of the object's own members named like
+    `x.cpu() if x.device.type == "cpu" else x`, the `else` of
+    `if x.device.type in {"cpu", "cuda"}:`); calls of the object's own members named like
     tensor methods (`self.repeat(x)` runs a submodule);
     assignments through a mask (`x[mask] = 0` does not sync). A pipeline's `__call__` (a class
     named, or derived from one named, `...Pipeline...`) runs once per request around its loop
@@ -282,6 +283,22 @@ class SyncOnHotPath(Rule):
                         self.allowed_cpu[row, p.allowed_token_ids] = True
                     self.allowed_cpu[:, banned] = False
                     self.allowed.copy_(self.allowed_cpu, non_blocking=True)
+            """
+        ),
+        # The `else` of a test that takes the CUDA path: another backend's (or the CPU's)
+        # fallback through host memory.
+        Valid(
+            """
+            import torch
+            class BitmaskProcessor:
+                def __call__(self, logits: torch.Tensor, bitmask: torch.Tensor):
+                    if logits.device.type in {"cpu", "cuda"}:
+                        apply_bitmask(logits, bitmask.to(logits.device))
+                    else:
+                        cpu_logits = logits.cpu().float()
+                        apply_bitmask(cpu_logits, bitmask)
+                        logits.copy_(cpu_logits)
+                    return logits
             """
         ),
         # Run-once code: an initializer, and a cache filled once.
@@ -994,6 +1011,20 @@ class SyncOnHotPath(Rule):
                     return self.model(ids)
             """,
             message_contains="`batch.ids.to(device, non_blocking=True)`",
+        ),
+        # The `else` of a test that takes the CPU path runs on the GPU.
+        Invalid(
+            """
+            import torch
+            class Processor:
+                def __call__(self, logits: torch.Tensor):
+                    if logits.device.type == "cpu":
+                        return logits
+                    else:
+                        return logits.cpu()
+                               ^^^^^^^^^^^^
+            """,
+            message_contains="if `logits` is on the GPU",
         ),
         # A reduction bound to a name, then used as a size; a data-sized call of a tensor the
         # function is given; a read of what a torch function made (`bincount`).
