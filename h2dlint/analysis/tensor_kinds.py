@@ -42,6 +42,37 @@ def annotated_tensor_parameter(provenance: Provenance, name: cst.Name, frame: Fr
     return annotation is not None and tensor_annotation(provenance, annotation)
 
 
+def tensor_sequence_parameter(provenance: Provenance, name: cst.Name, frame: Frame) -> bool:
+    """Whether ``name`` is a parameter annotated as a sequence of tensors (``list[Tensor]``,
+    ``Sequence[torch.Tensor]``, ``tuple[Tensor, ...]``), reaching ``name`` unchanged."""
+    function = frame.function
+    if not isinstance(function, cst.FunctionDef):
+        return False
+    bindings = provenance.bindings(frame)
+    if not bindings.is_parameter(name) or bindings.of(name.value).count(None) != 1:
+        return False
+    annotation = parameter_annotation(name, frame)
+
+    def leaf(node: cst.BaseExpression) -> bool:
+        if not isinstance(node, cst.Subscript):
+            return False
+        head = (provenance.qualify(node.value) or "").rpartition(".")[2]
+        if isinstance(node.value, cst.Name) and node.value.value in ("list", "tuple"):
+            head = node.value.value
+        items = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
+        if head in ("list", "List", "Sequence"):
+            return len(items) == 1 and _tensor_type(provenance, items[0])
+        if head in ("tuple", "Tuple"):
+            return (
+                bool(items)
+                and _tensor_type(provenance, items[0])
+                and all(_tensor_type(provenance, i) or isinstance(i, cst.Ellipsis) for i in items)
+            )
+        return False
+
+    return annotation is not None and annotation_is(provenance, annotation, leaf)
+
+
 def annotated_tensor_field(provenance: Provenance, node: cst.Attribute, frame: Frame) -> bool:
     """Whether ``obj.attr`` is a field that ``obj``'s class (of the project) declares as one
     tensor in its body (``seq_lens: torch.Tensor`` of a dataclass of step inputs)."""
@@ -59,13 +90,17 @@ def annotated_tensor_field(provenance: Provenance, node: cst.Attribute, frame: F
 
 def on_host_by_name(node: cst.BaseExpression, frame: Frame) -> bool:
     """Whether names say the tensor is on the host: the tensor's (``cpu_lengths``) or the
-    function's (``fill_indices_cpu``, a CPU reference implementation)."""
+    function's (``fill_indices_cpu``, a CPU reference implementation; not ``outputs_to_host``,
+    which moves tensors there)."""
     if host_named(node):
         return True
     function = frame.function
-    return isinstance(function, cst.FunctionDef) and any(
-        word in function.name.value.lower() for word in ("cpu", "host")
-    )
+    if not isinstance(function, cst.FunctionDef):
+        return False
+    name = function.name.value.lower()
+    if any(f"to_{word}" in name for word in ("cpu", "host")):
+        return False  # ``outputs_to_host``: it moves device tensors to the host
+    return any(word in name for word in ("cpu", "host"))
 
 
 def is_tensor(provenance: Provenance, node: cst.BaseExpression, frame: Frame) -> bool:
