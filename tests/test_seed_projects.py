@@ -80,13 +80,11 @@ KNOWN_MISSES: frozenset[str] = frozenset(
         # does not follow (HTD201 `.item()` per request); a
         # number written through a list unpacked from a dict of tuples into a parameter
         # tensor (HTD202 element write, HIGH-only); a Python list written into a device row
-        # with no call to anchor the candidate filter on (HTD101); `.cpu()` of each tensor of
-        # a list (HTD201 leaves whole-item copies of unknown kind alone: often offloading).
+        # with no call to anchor the candidate filter on (HTD101).
         "servekit/kv_offload/handler.py:28:HTD105",
         "servekit/worker/model_runner.py:168:HTD201",
         "servekit/sample/logits_processors.py:18:HTD202",
         "servekit/worker/block_table.py:53:HTD101",
-        "servekit/worker/pooling.py:14:HTD201",
     }
 )
 
