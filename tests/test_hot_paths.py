@@ -189,6 +189,11 @@ def test_methods_are_hot_through_an_instance_another_module_constructs(tmp_path:
         "    def execute_model(self, out):\n        self._update_states(out)\n"
         "    def load_model(self):\n        self.batch.debug_dump()\n"
     )
+    # A step that calls `.add_request(` on something it does not hold as an InputBatch (it
+    # neither constructs nor annotates one) is no caller of InputBatch.add_request.
+    (package / "other.py").write_text(
+        "from eng.batch import InputBatch\n\ndef step(queue):\n    queue.add_request(InputBatch)\n"
+    )
     path = str(package / "batch.py")
     install(ProjectIndex(build_layout([path])))
     try:

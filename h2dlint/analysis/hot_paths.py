@@ -278,7 +278,13 @@ class HotPaths:
         parent = self.parents.get(function)
         if parent is not None:
             return not self._cold(function) and self.could_be_hot(parent)
-        return self._indexed(function) and not self._cold(function)
+        if not self._indexed(function) or self._cold(function):
+            return False
+        if self.index.owner.get(function) is not None:
+            # A method: one question to the project answers for all its code (a class has
+            # many methods and few are reached per step; the gate stays shut for the rest).
+            return self.why_hot(function) is not None
+        return True
 
     def _indexed(self, function: cst.FunctionDef) -> bool:
         """Whether the project can be asked about ``function``: a top-level function, or a

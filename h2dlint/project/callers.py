@@ -175,14 +175,22 @@ class CallerIndex:
 
     def _find_callers(self, qualified: str) -> tuple[tuple[Caller, ...], dict[str, str]]:
         module = self._module_of(qualified)
-        name = qualified.rpartition(".")[2]
+        owner, _, name = qualified.rpartition(".")
+        # A method (``mod.Class.method``) is reached from another module only through an
+        # instance whose class that module names (constructs, annotates, imports).
+        cls = owner.rpartition(".")[2].encode() if owner != module else None
+        holds = _holding(cls) if cls is not None else None
         found: list[Caller] = []
         depends: dict[str, str] = {}
         files = self._files()
         reaches = _reaching(name)
         for other in self._calling(name):
             data = files[other]
-            if other != module and not reaches.search(data):
+            if other != module and (
+                (cls is not None and cls not in data)
+                or (holds is not None and not holds.search(data))
+                or not reaches.search(data)
+            ):
                 continue  # a module calling only its own function of that name is no caller
             if len(depends) >= MAX_FILES_PER_NAME:
                 break
@@ -282,6 +290,14 @@ class CallerIndex:
             if head in modules:
                 return head
         return qualified.rpartition(".")[0]
+
+
+def _holding(cls: bytes) -> re.Pattern[bytes]:
+    """Text through which a module can hold an instance of class ``cls`` in an attribute the
+    call edges follow: it constructs one (``= Cls(``, ``= mod.Cls(``) or annotates with it
+    (``: Cls``, ``: Optional[Cls]``, ``: mod.Cls | None``)."""
+    word = re.escape(cls)
+    return re.compile(rb"=\s*(?:[\w.]+\.)?" + word + rb"\s*\(|:\s*[\w.\[]*?\b" + word + rb"\b")
 
 
 def _reaching(name: str) -> re.Pattern[bytes]:

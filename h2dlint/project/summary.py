@@ -296,14 +296,26 @@ def call_edges(tree: ast.Module) -> Parts:
         for node in tree.body
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
     } - roots
-    attributes = _attribute_classes(tree, roots | own)
-    functions: list[list[Any]] = []
+    known = roots | own
+    # One walk per function: its calls, and (for a method) what it stores in ``self.<attr>``.
+    walked: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str | None, list[ast.Call]]] = []
+    attributes: dict[str, dict[str, list[str]]] = {}
     for function, cls in _functions(tree):
-        first: dict[str, int] = {}
+        calls: list[ast.Call] = []
+        stores = attributes.setdefault(cls, {}) if cls is not None else None
+        params = _annotated_parameters(function) if cls is not None else {}
         for node in ast.walk(function):
-            if not isinstance(node, ast.Call):
-                continue
-            for dotted in _callees(node.func, cls, own, attributes.get(cls or "", {})):
+            if isinstance(node, ast.Call):
+                calls.append(node)
+            elif stores is not None and isinstance(node, (ast.Assign, ast.AnnAssign)):
+                _store_attribute(node, params, known, stores)
+        walked.append((function, cls, calls))
+    functions: list[list[Any]] = []
+    for function, cls, calls in walked:
+        first: dict[str, int] = {}
+        stored = attributes.get(cls or "", {})
+        for node in calls:
+            for dotted in _callees(node.func, cls, own, stored):
                 if dotted not in first and (dotted[0] == "." or dotted.partition(".")[0] in roots):
                     first[dotted] = node.lineno
         if first:
@@ -336,44 +348,43 @@ def _callees(
     yield dotted
 
 
-def _attribute_classes(tree: ast.Module, known: set[str]) -> dict[str, dict[str, list[str]]]:
-    """Per top-level class: each ``self.<attr>`` its methods assign an instance of a known
-    (imported or top-level) class, with the dotted names of the classes: constructed there
-    (``self.batch = InputBatch(...)``: ``{"batch": ["InputBatch"]}``), annotated
+def _annotated_parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, ast.expr]:
+    """A function's parameters that carry an annotation, by name."""
+    args = function.args
+    return {
+        a.arg: a.annotation
+        for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)
+        if a.annotation is not None
+    }
+
+
+def _store_attribute(
+    assignment: ast.Assign | ast.AnnAssign,
+    params: dict[str, ast.expr],
+    known: set[str],
+    stores: dict[str, list[str]],
+) -> None:
+    """Record in ``stores`` the known class whose instance ``self.<attr> = ...`` stores:
+    constructed there (``self.batch = InputBatch(...)``), annotated
     (``self.batch: InputBatch = make()``), or a parameter annotated with one
     (``def __init__(self, sampler: Sampler): self.sampler = sampler``)."""
-    found: dict[str, dict[str, list[str]]] = {}
-    for node in tree.body:
-        if not isinstance(node, ast.ClassDef):
-            continue
-        attrs: dict[str, list[str]] = {}
-        for method in node.body:
-            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                continue
-            params = {
-                a.arg: a.annotation
-                for a in (*method.args.posonlyargs, *method.args.args, *method.args.kwonlyargs)
-                if a.annotation is not None
-            }
-            for inner in ast.walk(method):
-                if not isinstance(inner, (ast.Assign, ast.AnnAssign)) or inner.value is None:
-                    continue
-                made = _instance_class(inner, params, known)
-                if made is None:
-                    continue
-                targets = inner.targets if isinstance(inner, ast.Assign) else [inner.target]
-                for target in targets:
-                    if (
-                        isinstance(target, ast.Attribute)
-                        and isinstance(target.value, ast.Name)
-                        and target.value.id == "self"
-                    ):
-                        listed = attrs.setdefault(target.attr, [])
-                        if made not in listed:
-                            listed.append(made)
-        if attrs:
-            found[node.name] = attrs
-    return found
+    if assignment.value is None:
+        return
+    targets = assignment.targets if isinstance(assignment, ast.Assign) else [assignment.target]
+    attrs = [
+        t.attr
+        for t in targets
+        if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
+    ]
+    if not attrs:
+        return
+    made = _instance_class(assignment, params, known)
+    if made is None:
+        return
+    for attr in attrs:
+        listed = stores.setdefault(attr, [])
+        if made not in listed:
+            listed.append(made)
 
 
 def _instance_class(
