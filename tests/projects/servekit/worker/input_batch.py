@@ -47,6 +47,8 @@ class InputBatch:
         self.top_k_cpu = torch.zeros(max_num_reqs, dtype=torch.int32)
         self.top_k = torch.zeros(max_num_reqs, dtype=torch.int32, device=device)
         self.top_p = torch.ones(max_num_reqs, dtype=torch.float32, device=device)
+        self.penalties = torch.ones(max_num_reqs, dtype=torch.float32, device=device)
+        self.penalties_host = torch.ones(max_num_reqs, dtype=torch.float32, pin_memory=True)
         self.allowed_token_ids_mask = torch.zeros(max_num_reqs, vocab_size, dtype=torch.bool, device=device)
         self.block_table = BlockTable(max_num_reqs, max_model_len // 16, max_num_tokens, 16, device)
         self.min_tokens: dict[int, tuple[int, list[int]]] = {}
@@ -84,3 +86,11 @@ class InputBatch:
         # A CPU tensor made without pin_memory: non_blocking does not help.
         self.top_k[:num_reqs].copy_(self.top_k_cpu[:num_reqs], non_blocking=True)  # expect: HTD102
         self.top_p[:num_reqs] = torch.tensor(top_p, device=self.device)  # expect: HTD106
+        self.refresh_penalties(num_reqs, [1.0] * num_reqs)
+
+    def refresh_penalties(self, num_reqs: int, penalties: list[float]) -> None:
+        # From the requests' Python floats straight into the device tensor: a blocking copy.
+        self.penalties[:num_reqs] = torch.tensor(penalties, dtype=torch.float32)  # expect: HTD106
+        # Into the pinned host half instead, then one copy that does not block.
+        self.penalties_host[:num_reqs] = torch.tensor(penalties, dtype=torch.float32)  # expect-not: HTD106; allow: HTD402
+        self.penalties[:num_reqs].copy_(self.penalties_host[:num_reqs], non_blocking=True)  # expect-not: HTD102, HTD105
