@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.device_branches import off_cuda_branch
+from h2dlint.analysis.loop_transfers import ITEM_CONVERTERS
 from h2dlint.analysis.loops import (
     Comprehension,
     GatheringLoop,
@@ -16,6 +17,7 @@ from h2dlint.analysis.loops import (
 from h2dlint.analysis.mover_calls import may_be_mover, repeated_call, shadowed, shared_mover_loops
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.candidate_terms import called_as
 from h2dlint.rule import ComprehensionVisits, Invalid, Rule, Valid, snippet
 
 ADVICE = (
@@ -31,7 +33,10 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     `tuple(x.to(dev, non_blocking=True) for x in xs)`, `{i: im.cuda() for i, im in enumerate(ims)}`,
     `[torch.tensor(r).cuda() for r in rows]`, or a loop whose body only moves the item and stores
     it (`out.append(x.to(dev))`, `xs[i] = xs[i].to(dev)`, `item.feature = item.feature.to(dev)`,
-    `dst[i].copy_(x)` into a device buffer, `x = queue.pop()` in a `while` loop). A guard that
+    `dst[i].copy_(x)` into a device buffer, an element of one written with a host tensor made
+    of the item: `table[i, :len(b)] = torch.tensor(b)`, `x = queue.pop()` in a `while` loop).
+    Rows of one array taken by the indices a mapping holds (`bitmask[row]` for each `row` of
+    `rows.values()`) count as items too. A guard that
     only keeps the items' tensors (`if isinstance(item.feature, torch.Tensor):` with no `else`,
     `if x is not None:`) is seen through. A loop inside a helper is flagged where it is, and a
     call of a function or method of the same module that moves the items of an argument that
@@ -100,10 +105,11 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     code = "HTD101"
     name = "per-item-transfer"
     message = "each item is copied to the device on its own; batch them into one copy"
-    prefilter = (b".to(", b".cuda(", b".copy_(")
+    prefilter = (b".to(", b".cuda(", b".copy_(", b"tensor(", b"Tensor(", b"from_numpy(")
     candidates = (
         "loop .to|.cuda|.copy_ on loop",  # a copy of a loop item
         "loop .to|.cuda|.copy_ on .pop|.popleft|.get|.get_nowait|next",  # taken in a while loop
+        f"loop {called_as(ITEM_CONVERTERS)} on loop",  # `buf[i] = torch.tensor(item)`
     )
 
     valid = (
@@ -311,6 +317,37 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                     cpu_bufs[i].copy_(x)
             """
         ),
+        # rows written into the host half of a buffer pair, then one copy of the whole table
+        Valid(
+            """
+            import torch
+            def f(rows, n):
+                table = torch.zeros(n, 64, dtype=torch.int32, pin_memory=True)
+                for i, blocks in enumerate(rows):
+                    table[i, : len(blocks)] = torch.tensor(blocks, dtype=torch.int32)
+                return table.to('cuda', non_blocking=True)
+            """
+        ),
+        # a loop index made into a tensor: a few bytes per row
+        Valid(
+            """
+            import torch
+            def f(n):
+                ids = torch.zeros(n, device='cuda')
+                for i in range(n):
+                    ids[i] = torch.tensor(i)
+            """
+        ),
+        # a mapping's values written into a device table: named fields, not like items
+        Valid(
+            """
+            import torch
+            def f(fields):
+                out = torch.zeros(8, 16, device='cuda')
+                for k, v in fields.items():
+                    out[k] = torch.as_tensor(v)
+            """
+        ),
         # the moved tensor does not depend on the loop: not a per-item copy
         Valid(
             """
@@ -502,6 +539,31 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                     dst[i].copy_(x, non_blocking=True)
                     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                 return dst
+            """,
+        ),
+        # each request's block ids written into a row of a device table: one copy per request
+        Invalid(
+            """
+            import torch
+            class BlockTable:
+                def __init__(self, n, device):
+                    self.table = torch.zeros(n, 256, dtype=torch.int32, device=device)
+                def add_rows(self, rows):
+                    for i, blocks in enumerate(rows):
+                        self.table[i, : len(blocks)] = torch.tensor(blocks, dtype=torch.int32)
+                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+        ),
+        # rows of one host array, at the indices a mapping holds
+        Invalid(
+            """
+            import torch
+            def f(bitmask, rows, n):
+                dev = torch.zeros(n, 1024, dtype=torch.int32, device='cuda')
+                for req_id, row in rows.items():
+                    dev[row].copy_(torch.from_numpy(bitmask[row]), non_blocking=True)
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return dev
             """,
         ),
         Invalid(

@@ -43,12 +43,13 @@ class NonContiguousViewCopy(Rule):
     non_blocking=True)`, `buf[::2].cuda(non_blocking=True)`, `buf.narrow(1, 0, n)`, where `buf` is
     host memory, pinned (`pin_memory=True`, or `pin_memory=flag`, pinned when enabled) or not,
     also as `self.buf` set in `__init__`. Pinned or not, the copy is never asynchronous. When
-    nothing in the file places the buffer, a `[:, a:b]` view of one whose name says host memory
-    (`self.positions.cpu`, the CPU half of a buffer pair made in another module) copied into one
-    whose name says device memory is reported with MEDIUM confidence. A transposed view
-    (`buf.T`, `.t()`, `.transpose`, `.permute`) of memory that is not proven pageable is flagged
-    in `dst.copy_(buf.T, non_blocking=True)`, not in `buf.T.to(device, non_blocking=True)`: `.to`
-    keeps the strides of a dense tensor, so that copy is a plain DMA.
+    nothing in the file places the buffer, a `[:, a:b]` (or `[:m, a:b]`) view of one whose name
+    says host memory (`self.positions.cpu`, the CPU half of a buffer pair made in another
+    module) copied into one whose name says device memory is reported with MEDIUM confidence.
+    A transposed view (`buf.T`, `.t()`, `.transpose`, `.permute`) of memory that is not proven
+    pageable is flagged in `dst.copy_(buf.T, non_blocking=True)`, not in
+    `buf.T.to(device, non_blocking=True)`: `.to` keeps the strides of a dense tensor, so that
+    copy is a plain DMA.
 
     Left alone: contiguous views (`buf[:n]` of a contiguous buffer, `buf[i]`, `buf[i, :n]`, so
     also the row-by-row copy that fixes this), views of tensors of unknown placement whose names
@@ -168,6 +169,14 @@ class NonContiguousViewCopy(Rule):
                     pos = self.positions
                     for r in range(pos.gpu.shape[0]):
                         pos.gpu[r, :n].copy_(pos.cpu[r, :n], non_blocking=True)
+            """
+        ),
+        # leading rows only: one dense block
+        Valid(
+            """
+            class BlockTable:
+                def commit(self, num_reqs):
+                    self.table.gpu[:num_reqs].copy_(self.table.cpu[:num_reqs], non_blocking=True)
             """
         ),
         # a host-named buffer copied into a destination nothing says is on a device
@@ -449,6 +458,17 @@ class NonContiguousViewCopy(Rule):
             """,
             message_contains="certain once `self.pos.cpu` is proven host memory",
         ),
+        # some leading rows and the used columns: as strided; no fix (the loop would need the
+        # rows' bounds)
+        Invalid(
+            """
+            class BlockTable:
+                def commit(self, r, w):
+                    self.table.gpu[:r, :w].copy_(self.table.cpu[:r, :w], non_blocking=True)
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="certain once `self.table.cpu` is proven host memory",
+        ),
         # not a statement of its own: flagged, no fix
         Invalid(
             """
@@ -527,7 +547,7 @@ class NonContiguousViewCopy(Rule):
         ``[:, a:b]`` a strided view of it, the destination's name a device. Reported with
         MEDIUM confidence, with the fix: copying row by row is right for pinned memory and
         changes nothing for pageable memory."""
-        inner = row_slices(source)
+        inner = row_slices(source, any_rows=True)
         if inner is None or (inner.lower is None and inner.upper is None):
             return
         assert isinstance(source, cst.Subscript)

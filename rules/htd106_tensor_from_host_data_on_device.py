@@ -3,6 +3,8 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.arguments import first_positional, keyword
+from h2dlint.analysis.facts import Where
+from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import (
     host_sequence,
     host_side,
@@ -10,6 +12,7 @@ from h2dlint.analysis.host_data import (
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.loop_body import (
     in_loop_body,
+    mentions_loop_names,
 )
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
@@ -30,7 +33,11 @@ class TensorFromHostDataOnDevice(Rule):
     a display with a starred or nested sequence, a numpy array (a `numpy` call, `x.numpy()`, a
     parameter annotated `np.ndarray`), or a local name bound only to such values (or to a list
     built up by `append`). The device counts when the analysis resolves it to an accelerator, by
-    value or by name (`device`, `self.device`, `x.device`).
+    value or by name (`device`, `self.device`, `x.device`). Also such a tensor built without
+    `device=` and written into a tensor proven on a device (`dev[:n] = torch.tensor(lens)`) or
+    copied into one without `non_blocking` (`dev[:n].copy_(torch.tensor(lens))`): the same
+    blocking copy from pageable memory (one item per iteration of a loop is HTD101's; with
+    `non_blocking=True`, HTD102's).
 
     Per step (in a hot function, see HTD202, or an attention backend's per-batch `plan`,
     `begin_forward`, `init_forward_metadata`, `build_metadata`) or per iteration of a loop,
@@ -111,9 +118,12 @@ class TensorFromHostDataOnDevice(Rule):
     code = "HTD106"
     name = "tensor-from-host-data-on-device"
     message = "tensor built from Python data on the device: a blocking copy from pageable memory"
-    prefilter = (b"device=",)
+    prefilter = (b"device=", b".copy_(", b"] = torch.", b"] = tensor(")
     candidates = (  # torch.tensor(data, device=...) in a function, data not a literal
         f"def {called_as(CONSTRUCTORS)}(device=) "
+        "arg Name|Call|List|Tuple|ListComp|BinOp|Subscript|Attribute",
+        # `dev[:n] = torch.tensor(data)`, `dev[:n].copy_(torch.tensor(data))`
+        f"def {called_as(CONSTRUCTORS)} "
         "arg Name|Call|List|Tuple|ListComp|BinOp|Subscript|Attribute",
     )
 
@@ -337,6 +347,26 @@ class TensorFromHostDataOnDevice(Rule):
                     return torch.tensor(y, device=x.device)
             """
         ),
+        # Host tensors written into host memory (a pinned staging buffer), a non-blocking copy
+        # (HTD102's), and one item per iteration of a loop (HTD101's).
+        Valid(
+            """
+            import torch
+            class Runner:
+                def __init__(self, n, device):
+                    self.lens_host = torch.zeros(n, dtype=torch.int32, pin_memory=True)
+                    self.lens = torch.zeros(n, dtype=torch.int32, device=device)
+                    self.table = torch.zeros(n, 64, dtype=torch.int32, device=device)
+                def execute_model(self, batch):
+                    n = len(batch.reqs)
+                    lens = [len(r.ids) for r in batch.reqs]
+                    self.lens_host[:n] = torch.tensor(lens, dtype=torch.int32)
+                    self.lens[:n].copy_(self.lens_host[:n], non_blocking=True)
+                    self.lens[:n].copy_(torch.tensor(lens), non_blocking=True)
+                    for i, r in enumerate(batch.reqs):
+                        self.table[i, : len(r.blocks)] = torch.tensor(r.blocks)
+            """
+        ),
     )
     invalid = (
         # a private helper called per call as well as from __init__
@@ -556,6 +586,25 @@ class TensorFromHostDataOnDevice(Rule):
                 return hit
             """,
         ),
+        # A host tensor of Python data written into a tensor on the device, or copied into it
+        # without `non_blocking`: a blocking copy from pageable memory per step.
+        Invalid(
+            """
+            import torch
+            class Runner:
+                def __init__(self, n, device):
+                    self.lens = torch.zeros(n, dtype=torch.int32, device=device)
+                    self.pos = torch.zeros(8192, dtype=torch.int64, device=device)
+                def execute_model(self, batch):
+                    lens = [len(r.ids) for r in batch.reqs]
+                    self.lens[: len(lens)] = torch.tensor(lens, dtype=torch.int32)
+                                             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    pos = [p for r in batch.reqs for p in r.positions]
+                    self.pos[: len(pos)].copy_(torch.tensor(pos))
+                                               ^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="written into a device tensor",
+        ),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -570,8 +619,10 @@ class TensorFromHostDataOnDevice(Rule):
         if name not in ("tensor", "as_tensor", "asarray"):
             return
         device = keyword(node, "device")
-        if device is None or keyword(node, "pin_memory") is not None:
+        if keyword(node, "pin_memory") is not None:
             return
+        if device is None and not isinstance(self.context.ancestors[-1], (cst.Assign, cst.Arg)):
+            return  # cheap test first: only a write into a device tensor counts without device=
         data = first_positional(node)
         if data is None:
             return
@@ -581,7 +632,15 @@ class TensorFromHostDataOnDevice(Rule):
         frame = provenance.current_frame()
         if not isinstance(frame.function, cst.FunctionDef):
             return  # module level: runs once
-        if provenance.device_target(device.value, frame, allocation=True) is not Target.DEVICE:
+        written = None
+        if device is None:
+            written = self._written_to_device(node, provenance, frame)
+            if written is None or (
+                in_loop_body(self.context.ancestors)
+                and mentions_loop_names(self.context.ancestors, data)
+            ):
+                return  # a host tensor, or one item per iteration (HTD101's)
+        elif provenance.device_target(device.value, frame, allocation=True) is not Target.DEVICE:
             return
         proven = host_sequence(provenance, data, frame)
         if not proven and not maybe_host_data(self.context, node, data, provenance, frame):
@@ -591,6 +650,16 @@ class TensorFromHostDataOnDevice(Rule):
         if RunOnce.of(self.context).code(self.context.ancestors):
             return  # setup, an initializer, a memoised value: runs once
         shown = self.shown(data, "Python data", limit=30)
+        if written is not None:
+            certain = "" if proven else " (certain if it is Python data or a host array)"
+            self.report(
+                node,
+                f"tensor built from {shown} on the host and {written} a device tensor"
+                f"{certain}: PyTorch copies it from pageable memory and waits for the copy; "
+                "write it into a pinned buffer and copy that with `non_blocking=True`",
+                confidence=Confidence.HIGH if proven else Confidence.MEDIUM,
+            )
+            return
         if proven:
             self.report(
                 node,
@@ -613,3 +682,37 @@ class TensorFromHostDataOnDevice(Rule):
             "`non_blocking=True`, or keep it on the device",
             confidence=Confidence.MEDIUM,
         )
+
+    def _written_to_device(
+        self, node: cst.Call, provenance: Provenance, frame: Frame
+    ) -> str | None:
+        """How ``node`` (a host tensor) goes into a tensor proven on a device, copied from
+        pageable memory and waited for: ``dev[:n] = torch.tensor(x)`` ("written into") or a
+        blocking ``dev[:n].copy_(torch.tensor(x))`` ("copied into"; with
+        ``non_blocking=True`` it is HTD102's); None otherwise."""
+        ancestors = self.context.ancestors
+        parent = ancestors[-1] if ancestors else None
+        if isinstance(parent, cst.Assign):
+            targets = parent.targets
+            if (
+                parent.value is node
+                and len(targets) == 1
+                and isinstance(targets[0].target, cst.Subscript)
+                and provenance.where(targets[0].target.value, frame) is Where.DEVICE
+            ):
+                return "written into"
+            return None
+        call = ancestors[-2] if len(ancestors) > 1 else None
+        if (
+            isinstance(parent, cst.Arg)
+            and isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Attribute)
+            and call.func.attr.value == "copy_"
+            and call.args
+            and call.args[0] is parent
+            and parent.keyword is None
+            and keyword(call, "non_blocking") is None
+            and provenance.where(call.func.value, frame) is Where.DEVICE
+        ):
+            return "copied into"
+        return None

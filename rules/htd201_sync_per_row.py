@@ -8,7 +8,7 @@ from h2dlint.analysis.row_reductions import RowReduction, list_row_reduction, te
 from h2dlint.analysis.row_tensors import hot_rows_of_tensors, rows_are_tensors
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, RowLoop, Walk
 from h2dlint.analysis.syncs import counter_loop, row_loop, row_syncs
-from h2dlint.analysis.tensor_kinds import is_tensor, on_host_by_name
+from h2dlint.analysis.tensor_kinds import is_tensor, on_host_by_name, tensor_sequence_parameter
 from h2dlint.analysis.value_syncs import TEST_METHODS, iteration_syncs, value_where
 from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.rule import ComprehensionVisits, Invalid, Rule, Valid, snippet
@@ -33,20 +33,22 @@ class SyncPerRow(ComprehensionVisits, Rule):
 
     Where the analysis proves the tensor is on a device, the finding says it syncs once per row.
     Where it proves the tensor is on the host (no sync there), or names say so (`cpu_ids`, a
-    `..._cpu` reference function), or it is numpy data, the rule is silent. Where the device is
-    unknown, it reports only what is surely a tensor walked row by row (a parameter annotated as
-    one `torch.Tensor`, or `for i in range(t.shape[0])` reading `t[i]`), as per-row Python
-    overhead with MEDIUM confidence (the sync is certain only when the tensor is on a device:
-    serving engines that sample on the CPU walk host rows this way); and, with MEDIUM
-    confidence, a loop on a hot path (see below) whose rows are surely tensors (a row goes into
-    a `torch.*` call or `.cpu()`): the message says which tensor would have to be on the GPU. A
-    `range(0, n, chunk)` loop (a step that is no literal) walks chunks, not rows. `while` loops
-    are reported only when the tensor is proven to be on a device. Rows of host tensors
-    (`torch.tensor(list)` without `device=`, `.cpu()` results, `.to("cpu", non_blocking=True)`
-    results, numpy arrays) are never reported. Not flagged: a single read after the loop, one
-    `.tolist()` followed by a Python loop that does other work per row, loops over Python lists,
-    reads in a branch taken once every N iterations (`if step % 100 == 0`), and reads of a row's
-    shape only.
+    `..._cpu` reference function, not one named for moving to the host: `outputs_to_host`), or
+    it is numpy data, the rule is silent. Where the device is unknown, it reports only what is
+    surely a tensor walked row by row (a parameter annotated as one `torch.Tensor`, or `for i in
+    range(t.shape[0])` reading `t[i]`), as per-row Python overhead with MEDIUM confidence (the
+    sync is certain only when the tensor is on a device: serving engines that sample on the CPU
+    walk host rows this way); and, with MEDIUM confidence, a loop on a hot path (see below)
+    whose rows are surely tensors (a row goes into a `torch.*` call or `.cpu()`): the message
+    says which tensor would have to be on the GPU. Whole items copied to the host (`[t.cpu() for
+    t in xs]`) count only when `xs` is a parameter annotated as a sequence of tensors (`outputs:
+    list[torch.Tensor]`): items of unknown kind are often offloaded by design. A `range(0, n,
+    chunk)` loop (a step that is no literal) walks chunks, not rows. `while` loops are reported
+    only when the tensor is proven to be on a device. Rows of host tensors (`torch.tensor(list)`
+    without `device=`, `.cpu()` results, `.to("cpu", non_blocking=True)` results, numpy arrays)
+    are never reported. Not flagged: a single read after the loop, one `.tolist()` followed by a
+    Python loop that does other work per row, loops over Python lists, reads in a branch taken
+    once every N iterations (`if step % 100 == 0`), and reads of a row's shape only.
 
     A function is on a *hot path* when it runs per step or per request: `forward` or
     `__call__` of a class, a step-like entry point by name (`step`, `training_step`,
@@ -123,6 +125,18 @@ class SyncPerRow(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # Whole items of unknown kind copied to the host (often offloading, by design); a list
+        # of tensors copied outside any hot path.
+        Valid(
+            """
+            import torch
+            class Runner:
+                def execute_model(self, saved):
+                    return [t.cpu() for t in saved]
+            def outputs_to_host(outputs: list[torch.Tensor]):
+                return [o.cpu() for o in outputs]
+            """
+        ),
         # The tensor is proven to be on the host: no sync.
         Valid(
             """
@@ -455,6 +469,21 @@ class SyncPerRow(ComprehensionVisits, Rule):
                      ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
             """,
             message_contains="which is on the device",
+        ),
+        # Each tensor of a list the function is given, as tensors, copied to the host on its
+        # own per step (one `.cpu()` of the stacked outputs would read them all at once); a
+        # function named for moving them to the host is not a CPU implementation.
+        Invalid(
+            """
+            import torch
+            class PoolingRunner:
+                def execute_model(self, batch):
+                    return self._outputs_to_host(self.pooler(batch))
+                def _outputs_to_host(self, outputs: list[torch.Tensor]):
+                    return [o.cpu() for o in outputs]
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="on a hot path",
         ),
         # Index loops over a device tensor.
         Invalid(
@@ -825,7 +854,13 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 )
                 confidence = Confidence.MEDIUM
             else:
-                if not guessed or sync.what in ("`.cpu()`", '`.to("cpu")`'):
+                if not guessed or (
+                    sync.what in ("`.cpu()`", '`.to("cpu")`')
+                    and not (
+                        isinstance(sync.tensor, cst.Name)
+                        and tensor_sequence_parameter(provenance, sync.tensor, frame)
+                    )
+                ):
                     continue  # copying whole items of unknown kind: often offloading, by design
                 hot = hot_rows_of_tensors(self.context, provenance, sync.tensor, loop, parts, frame)
                 if hot is None:

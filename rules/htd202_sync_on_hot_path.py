@@ -73,7 +73,8 @@ class SyncOnHotPath(Rule):
     does not sync), a Python number written into one element of a device tensor
     (`seq_lens[i] = n` of a 1-D tensor, `block_table[i, j] = b` of a 2-D one: the number of
     dimensions must be known from where the tensor was made) or through a list or tensor of
-    indices (`logits[:, banned] = -inf`), which PyTorch copies from the host, blocking, and
+    indices (`logits[:, banned] = -inf`, also a parameter or a field of a class of the project
+    annotated `list[int]`), which PyTorch copies from the host, blocking, and
     calls whose output size depends on the data (`nonzero`, `argwhere`, `unique`,
     `masked_select`, `repeat_interleave` with a tensor of repeats and no `output_size=`).
 
@@ -110,17 +111,21 @@ class SyncOnHotPath(Rule):
     only tensors have (`x.int()`, `x.detach()`), a reduction or comparison read with
     `.item()`/`.tolist()` (`ctx.q_seqlens.max().item()`, `(a == b).tolist()`), the used
     result of a `.cpu()` of something not named as a module, or a name bound only to such
-    values. Used as a size, a slice bound or compared in an `if` test, only a reduction
-    (`x.max()`) or a parameter annotated as a tensor (`input_pos_maxp1: Optional[Tensor]`
-    in `mask[..., :input_pos_maxp1]`: it can only be a 0-d tensor there) counts, unless a call
-    of its function in the module passes a Python number for it. The message says
-    which tensor would have to be on the GPU. Host tensors stay silent: numpy arrays, `.cpu()`
-    results, names that say host (`lengths_cpu`, `host_ids`), results of `numel()`/`size()`
-    (Python numbers), torch functions of host tensors (`torch.clamp(host, 0, n)`,
-    `torch.stack(torch.meshgrid(*host_ranges))`), and `forward` arguments that the class's
-    `prepare_inputs_for_generation` (its own or an inherited one, also from another module)
-    returns built on the host, or that an outer module of the same file passes on from such
-    an argument (`self.model(x, grid_thw=grid_thw)`).
+    values or unpacked from a function that returns several tensors
+    (`weights, ids = torch.topk(x, k)`, `vals, idx = x.sort()`). Such a tensor given to a call
+    whose output size depends on the data (`torch.nonzero(input_ids == image_token_id)`) is
+    MEDIUM too. Used as a size, a slice bound or compared in an `if` test, only a reduction
+    (`x.max()`, also bound to a name: `longest = lens.max()`) or a parameter annotated as a
+    tensor (`input_pos_maxp1: Optional[Tensor]` in `mask[..., :input_pos_maxp1]`: it can only
+    be a 0-d tensor there) counts, unless a call of its function in the module passes a Python
+    number for it. The message says which tensor would have to be on the GPU. Host tensors stay
+    silent: numpy arrays, `.cpu()` results, names that say host (`lengths_cpu`, `host_ids`) and
+    names bound to values computed from them (`query_lens = qsl_cpu[1:] - qsl_cpu[:-1]`),
+    results of `numel()`/`size()` (Python numbers), torch functions of host tensors
+    (`torch.clamp(host, 0, n)`, `torch.stack(torch.meshgrid(*host_ranges))`), and `forward`
+    arguments that the class's `prepare_inputs_for_generation` (its own or an inherited one,
+    also from another module) returns built on the host, or that an outer module of the same
+    file passes on from such an argument (`self.model(x, grid_thw=grid_thw)`).
 
     Not flagged: run-once and cold code; host tensors (built without `device=`, `.cpu()`
     results, `.to("cpu", non_blocking=True)` results); syncs reading the rows of a loop (HTD201
@@ -132,7 +137,8 @@ class SyncOnHotPath(Rule):
     (`if step % 100 == 0:`, `if it - last == self.eviction_interval:`, also around the call of
     a helper), and branches whose test names debugging (`if self.debug:`,
     `if logger.isEnabledFor(...)`); branches for another backend (`if x.device.type == "mps":`,
-    `x.cpu() if x.device.type == "cpu" else x`); calls of the object's own members named like
+    `x.cpu() if x.device.type == "cpu" else x`, the `else` of
+    `if x.device.type in {"cpu", "cuda"}:`); calls of the object's own members named like
     tensor methods (`self.repeat(x)` runs a submodule);
     assignments through a mask (`x[mask] = 0` does not sync). A pipeline's `__call__` (a class
     named, or derived from one named, `...Pipeline...`) runs once per request around its loop
@@ -222,7 +228,9 @@ class SyncOnHotPath(Rule):
     candidates = "def " + "|".join(
         [
             ".item|.tolist|.cpu|.to|int|float|bool",
-            called_as(SIZE_FACTORIES | DATA_SIZED_FUNCTIONS | {"torch.repeat_interleave"}),
+            called_as(
+                SIZE_FACTORIES | DATA_SIZED_FUNCTIONS | {"torch.repeat_interleave", "torch.where"}
+            ),
             "|".join(f".{name}" for name in sorted(SIZE_METHODS | MASK_METHODS)),
             ".any|.all|.max|.min|.sum|.cuda|.tensor|tensor|.synchronize",
         ]
@@ -348,6 +356,41 @@ class SyncOnHotPath(Rule):
 
                 def forward(self, x):
                     return x[:, self._order()]
+            """
+        ),
+        # The same writes into the host half of a buffer pair, copied once per step.
+        Valid(
+            """
+            from dataclasses import dataclass
+            import torch
+            @dataclass
+            class Params:
+                allowed_token_ids: list[int] | None = None
+            class InputBatch:
+                def __init__(self, n, vocab, device):
+                    self.allowed_cpu = torch.zeros(n, vocab, dtype=torch.bool, pin_memory=True)
+                    self.allowed = torch.zeros(n, vocab, dtype=torch.bool, device=device)
+                def prepare_inputs(self, row: int, p: Params, banned: list[int]):
+                    if p.allowed_token_ids:
+                        self.allowed_cpu[row, p.allowed_token_ids] = True
+                    self.allowed_cpu[:, banned] = False
+                    self.allowed.copy_(self.allowed_cpu, non_blocking=True)
+            """
+        ),
+        # The `else` of a test that takes the CUDA path: another backend's (or the CPU's)
+        # fallback through host memory.
+        Valid(
+            """
+            import torch
+            class BitmaskProcessor:
+                def __call__(self, logits: torch.Tensor, bitmask: torch.Tensor):
+                    if logits.device.type in {"cpu", "cuda"}:
+                        apply_bitmask(logits, bitmask.to(logits.device))
+                    else:
+                        cpu_logits = logits.cpu().float()
+                        apply_bitmask(cpu_logits, bitmask)
+                        logits.copy_(cpu_logits)
+                    return logits
             """
         ),
         # Run-once code: an initializer, and a cache filled once.
@@ -727,6 +770,21 @@ class SyncOnHotPath(Rule):
                     return latents[:, : lengths.max().item()]
             """
         ),
+        # Values computed from tensors whose names say host: arithmetic of host tensors stays
+        # on the host; a data-sized call of a host tensor reads no device.
+        Valid(
+            """
+            import torch
+            class FlashMetadataBuilder:
+                def build(self, common):
+                    query_lens = common.query_start_loc_cpu[1:] - common.query_start_loc_cpu[:-1]
+                    num_decodes = int((query_lens == 1).sum())
+                    longest = common.seq_lens_cpu.max()
+                    ids_cpu = common.ids_cpu
+                    decode_rows = torch.nonzero(ids_cpu == 1)
+                    return num_decodes, torch.arange(longest), decode_rows
+            """
+        ),
     )
     invalid = (
         # A Python number written into one element of a device tensor, or through a list or
@@ -751,6 +809,27 @@ class SyncOnHotPath(Rule):
                     return logits
             """,
             message_contains="copies the number from the host",
+        ),
+        # Through a list of indices a class of the module declares (`list[int] | None`), or a
+        # parameter annotated so: one blocking copy of the number per request.
+        Invalid(
+            """
+            from dataclasses import dataclass
+            import torch
+            @dataclass
+            class Params:
+                allowed_token_ids: list[int] | None = None
+            class InputBatch:
+                def __init__(self, n, vocab, device):
+                    self.allowed = torch.zeros(n, vocab, dtype=torch.bool, device=device)
+                def prepare_inputs(self, row: int, p: Params, banned: list[int]):
+                    if p.allowed_token_ids:
+                        self.allowed[row, p.allowed_token_ids] = True
+                    #   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    self.allowed[:, banned] = False
+                #   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="through a list or tensor of indices",
         ),
         # Many values written through a boolean mask: the mask becomes indices on the host.
         Invalid(
@@ -1025,6 +1104,69 @@ class SyncOnHotPath(Rule):
             """,
             message_contains="`batch.ids.to(device, non_blocking=True)`",
         ),
+        # The `else` of a test that takes the CPU path runs on the GPU.
+        Invalid(
+            """
+            import torch
+            class Processor:
+                def __call__(self, logits: torch.Tensor):
+                    if logits.device.type == "cpu":
+                        return logits
+                    else:
+                        return logits.cpu()
+                               ^^^^^^^^^^^^
+            """,
+            message_contains="if `logits` is on the GPU",
+        ),
+        # A reduction bound to a name, then used as a size; a data-sized call of a tensor the
+        # function is given; a read of what a torch function made (`bincount`).
+        Invalid(
+            """
+            import torch
+            class PrefillMetadataBuilder:
+                def build(self, common):
+                    lens = torch.diff(common.query_start_loc)
+                    longest = lens.max()
+                    return torch.arange(longest, device=lens.device)
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="if `lens` is on the GPU",
+        ),
+        Invalid(
+            """
+            import torch
+            class VLModel(torch.nn.Module):
+                def forward(self, input_ids: torch.Tensor, image_token_id: int):
+                    starts = torch.nonzero(input_ids == image_token_id).squeeze(1)
+                             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return starts
+            """,
+            message_contains="if `input_ids` is on the GPU",
+        ),
+        # Tensors unpacked from a function that returns several (`torch.topk`, `x.sort()`).
+        Invalid(
+            """
+            import torch
+            class DenseMoE(torch.nn.Module):
+                def forward(self, hidden):
+                    weights, ids = torch.topk(self.gate(hidden).softmax(-1), 2)
+                    tokens, slots = torch.where(ids == 0)
+                                    ^^^^^^^^^^^^^^^^^^^^^
+                    return hidden[tokens] * weights[tokens, slots, None]
+            """,
+            message_contains="if `ids` is on the GPU",
+        ),
+        Invalid(
+            """
+            import torch
+            class SparseMoE(torch.nn.Module):
+                def forward(self, hidden, topk_ids):
+                    counts = torch.bincount(topk_ids.flatten(), minlength=self.num_experts)
+                    return hidden.split(counts.tolist())
+                                        ^^^^^^^^^^^^^^^
+            """,
+            message_contains="`.tolist()` of `counts`",
+        ),
     )
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -1246,7 +1388,15 @@ class SyncOnHotPath(Rule):
         if where is Where.DEVICE:
             confidence = Confidence.HIGH
         else:
-            if kind not in ("read", "copy", "test", "size", "mask-write", "repeat_interleave"):
+            if kind not in (
+                "read",
+                "copy",
+                "test",
+                "size",
+                "mask-write",
+                "repeat_interleave",
+                "data-sized",
+            ):
                 return False
             root = tensor_root(self.context, tensor, frame, explicit, sizes)
             if root is None or provenance.is_host_data(tensor, frame):

@@ -668,6 +668,16 @@ def _run_once(code: str, name: str) -> bool:
             "_prepare",
             False,
         ),
+        # a serving engine's start-up runs, not the per-step work around them
+        ("class R:\n    def capture_model(self): ...\n", "capture_model", True),
+        ("class R:\n    def _capture_cudagraphs(self): ...\n", "_capture_cudagraphs", True),
+        ("def capture_to_graph(graph, fn): ...\n", "capture_to_graph", True),
+        ("class R:\n    def profile_run(self): ...\n", "profile_run", True),
+        ("class R:\n    def _dummy_sampler_run(self): ...\n", "_dummy_sampler_run", True),
+        ("class R:\n    def warmup(self): ...\n", "warmup", True),
+        ("def capture_outputs(fn): ...\n", "capture_outputs", False),
+        ("def warmup_lr(step): ...\n", "warmup_lr", False),
+        ("class R:\n    def dummy_inputs(self): ...\n", "dummy_inputs", False),
         # closure factories
         (
             "def make(n):\n    t = n\n    def f(x):\n        return x + t\n    return f\n",

@@ -160,9 +160,77 @@ def test_the_project_index_marks_functions_hot_across_modules(tmp_path: Any) -> 
     finally:
         install(None)
     assert found["helper"] == "called from `Model.forward()` in pkg.model"
-    # Only the function asked about is looked up in the project: what it calls is not marked
-    # hot through it (each lookup scans callers; a whole file's functions would be too many).
-    assert found["inner"] is None
+    # What it calls in its own module is hot through it: the path crosses modules once.
+    assert found["inner"] == (
+        "called from `helper()` in pkg.utils, called from `Model.forward()` in pkg.model"
+    )
+
+
+def test_methods_are_hot_through_an_instance_another_module_constructs(tmp_path: Any) -> None:
+    from h2dlint.project.index import ProjectIndex, install
+    from h2dlint.project.layout import build_layout
+
+    package = tmp_path / "eng"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    code = (
+        "class InputBatch:\n"
+        "    def add_request(self, req):\n        return req\n"
+        "    def debug_dump(self):\n        return self\n"
+        "    def __init__(self):\n        self.add_request(None)\n"
+    )
+    (package / "batch.py").write_text(code)
+    (package / "runner.py").write_text(
+        "from eng.batch import InputBatch\n\n"
+        "class Runner:\n"
+        "    def __init__(self):\n        self.batch = InputBatch()\n"
+        "    def _update_states(self, reqs):\n"
+        "        for r in reqs:\n            self.batch.add_request(r)\n"
+        "    def execute_model(self, out):\n        self._update_states(out)\n"
+        "    def load_model(self):\n        self.batch.debug_dump()\n"
+    )
+    # A step that calls `.add_request(` on something it does not hold as an InputBatch (it
+    # neither constructs nor annotates one) is no caller of InputBatch.add_request.
+    (package / "other.py").write_text(
+        "from eng.batch import InputBatch\n\ndef step(queue):\n    queue.add_request(InputBatch)\n"
+    )
+    path = str(package / "batch.py")
+    install(ProjectIndex(build_layout([path])))
+    try:
+        found = reasons(code, path=path)
+    finally:
+        install(None)
+    assert found["InputBatch.add_request"] == (
+        "called from `Runner._update_states()` in eng.runner, "
+        "called from `Runner.execute_model()` in eng.runner"
+    )
+    assert found["InputBatch.debug_dump"] is None  # only a run-once method calls it
+    assert found["InputBatch.__init__"] is None
+
+
+def test_a_path_inside_one_module_is_left_to_the_file_analysis(tmp_path: Any) -> None:
+    from h2dlint.project.index import ProjectIndex, install
+    from h2dlint.project.layout import build_layout
+
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    # forward calls the dump only every 100 steps: the file's analysis sees the guard, and
+    # the project must not make the dump hot through the same module's forward.
+    code = (
+        "class Model:\n"
+        "    def forward(self, x, step):\n"
+        "        if step % 100 == 0:\n            self.dump(x)\n        return x\n"
+        "    def dump(self, x):\n        return x\n"
+    )
+    (package / "model.py").write_text(code)
+    path = str(package / "model.py")
+    install(ProjectIndex(build_layout([path])))
+    try:
+        found = reasons(code, path=path)
+    finally:
+        install(None)
+    assert found["Model.dump"] is None
 
 
 def _reasons_in_project(tmp_path: Any, files: dict[str, str], checked: str) -> dict[str, Any]:

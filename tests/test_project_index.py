@@ -339,8 +339,9 @@ def test_summaries_match_the_libcst_import_table_and_the_calls(tmp_path: Path) -
 
     import libcst as cst
 
+    from h2dlint.project.call_edges import call_edges
     from h2dlint.project.index import _top_level_imports
-    from h2dlint.project.summary import call_edges, top_level
+    from h2dlint.project.summary import top_level
 
     text = (
         "import os, torch.nn as nn\nimport a.b\nfrom . import x\nfrom ..up import y as z\n"
@@ -356,6 +357,52 @@ def test_summaries_match_the_libcst_import_table_and_the_calls(tmp_path: Path) -
     assert edges["functions"] == [
         ["f", None, [["w", 13], ["nn.Linear", 13], ["a.b.c", 13]]],
         ["g", "C", [["p", 16], ["q", 16], ["k", 16]]],
+    ]
+
+
+def test_call_edges_of_the_module_s_own_functions_and_constructed_attributes() -> None:
+    import ast
+
+    from h2dlint.project.call_edges import call_edges
+
+    text = (
+        "from .batch import InputBatch\nimport pkg.sampler as smp\n"
+        "def helper(x):\n    return x\n"
+        "class Local:\n    def run(self):\n        return 0\n"
+        "class Runner:\n"
+        "    def __init__(self):\n"
+        "        self.batch = InputBatch()\n        self.s = smp.Sampler()\n"
+        "        self.local = Local()\n        self.n = len([])\n"
+        "    def step(self, r):\n"
+        "        self.batch.add(r)\n        self.s.sample(r)\n        self.local.run()\n"
+        "        self.prep(r)\n        self.n.bit_length()\n        return helper(r)\n"
+        "class Worker:\n"
+        "    def __init__(self, batch: InputBatch, s: Optional[smp.Sampler], k: int):\n"
+        "        self.b = batch\n        self.s = s\n        self.k = k\n"
+        "        self.loc: Local | None = None\n"
+        "    def step(self):\n"
+        "        self.b.add(1)\n        self.s.sample(2)\n        self.k.bit_length()\n"
+        "        self.loc.run()\n"
+    )
+    edges = call_edges(ast.parse(text))
+    assert edges["functions"] == [
+        ["__init__", "Runner", [["InputBatch", 10], ["smp.Sampler", 11], [".Local", 12]]],
+        [
+            "step",
+            "Runner",
+            [
+                ["InputBatch.add", 15],
+                ["smp.Sampler.sample", 16],
+                [".Local.run", 17],
+                [".Runner.prep", 18],
+                [".helper", 20],
+            ],
+        ],
+        [
+            "step",
+            "Worker",
+            [["InputBatch.add", 28], ["smp.Sampler.sample", 29], [".Local.run", 31]],
+        ],
     ]
 
 

@@ -27,10 +27,14 @@ from collections.abc import Iterable
 import libcst as cst
 
 from h2dlint.analysis.arguments import keyword, positional
+from h2dlint.analysis.classes import class_of
+from h2dlint.analysis.cross_module import field_annotation
+from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.factories import numeric_constant
-from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.frames import Frame, parameter_annotation
 from h2dlint.analysis.host_data import host_scalar
-from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.provenance import Provenance, annotation_is
+from h2dlint.imports import dotted_name
 
 MAX_DEPTH = 6
 ONE_ELEMENT = "one element"
@@ -100,7 +104,7 @@ def index_tensor(
             )
         return True
     if isinstance(node, cst.Attribute):
-        return node.attr.value == "indices"
+        return node.attr.value == "indices" or _int_list_field(provenance, node, frame)
     if isinstance(node, cst.Call):
         func = node.func
         qualified = provenance.qualify(func) or ""
@@ -119,12 +123,45 @@ def index_tensor(
                 return index_tensor(provenance, func.value, frame, depth + 1)
         return False
     if isinstance(node, cst.Name):
-        reaching = provenance.bindings(frame).reaching_bindings(node)
+        bindings = provenance.bindings(frame)
+        if bindings.is_parameter(node) and bindings.of(node.value).count(None) == 1:
+            annotation = parameter_annotation(node, frame)
+            return annotation is not None and int_list_annotation(provenance, annotation)
+        reaching = bindings.reaching_bindings(node)
         return bool(reaching) and all(
             b.value is not None and index_tensor(provenance, b.value, frame, depth + 1)
             for b in reaching
         )
     return False
+
+
+def int_list_annotation(provenance: FactSource, annotation: cst.BaseExpression) -> bool:
+    """Whether an annotation says a list (or sequence) of ints, optionally or-None
+    (``list[int]``, ``Optional[List[int]]``, ``Sequence[int] | None``)."""
+
+    def leaf(node: cst.BaseExpression) -> bool:
+        if not isinstance(node, cst.Subscript) or len(node.slice) != 1:
+            return False
+        head = (provenance.qualify(node.value) or dotted_name(node.value) or "").rsplit(".")[-1]
+        item = node.slice[0].slice
+        return (
+            head in ("list", "List", "Sequence", "MutableSequence")
+            and isinstance(item, cst.Index)
+            and isinstance(item.value, cst.Name)
+            and item.value.value == "int"
+        )
+
+    return annotation_is(provenance, annotation, leaf)
+
+
+def _int_list_field(provenance: Provenance, node: cst.Attribute, frame: Frame) -> bool:
+    """``req.sampling.allowed_token_ids`` that the class of ``req.sampling`` (of the project)
+    declares ``list[int] | None``: a list of indices."""
+    owner = class_of(provenance, node.value, frame)
+    if owner is None or owner.provenance is None or owner.node is None:
+        return False
+    annotation = field_annotation(owner.node, node.attr.value)
+    return annotation is not None and int_list_annotation(owner.provenance, annotation)
 
 
 def known_ndim(

@@ -77,6 +77,12 @@ def runs_every_call(
             and device_type_test(provenance, parent.test)
         ):
             return False  # ``x.cpu() if x.device.type == "cpu" else x``
+        if (
+            isinstance(parent, cst.If)
+            and child is parent.orelse
+            and cuda_branch_test(provenance, parent.test)
+        ):
+            return False  # the ``else`` of ``if x.device.type in {"cpu", "cuda"}:``
         if isinstance(parent, cst.If) and child is parent.body and periodic_test(parent.test):
             return False  # once every N calls or iterations (``if step % 100 == 0:``)
         if explicit is not None and isinstance(parent, (cst.For, *COMPREHENSIONS)):
@@ -129,6 +135,22 @@ def device_type_test(provenance: Provenance, test: cst.BaseExpression, depth: in
         )
     code = provenance.context.module.code_for_node(test)
     return any(word in code for word in DEVICE_TYPE_WORDS)
+
+
+def cuda_branch_test(provenance: Provenance, test: cst.BaseExpression) -> bool:
+    """Whether an ``if`` test takes its body on CUDA (``x.device.type == "cuda"``,
+    ``device.type in {"cpu", "cuda"}``, ``x.is_cuda``): its ``else`` then runs on another
+    backend (or on the CPU), where a copy to the host is a fallback, not a sync of the GPU."""
+    if isinstance(test, cst.Attribute):
+        return test.attr.value == "is_cuda"
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return False
+    if not isinstance(test.comparisons[0].operator, (cst.Equal, cst.In)):
+        return False
+    code = provenance.context.module.code_for_node(test)
+    return ("device.type" in code or "device_type" in code) and (
+        '"cuda"' in code or "'cuda'" in code
+    )
 
 
 def debug_or_tracing(provenance: Provenance, test: cst.BaseExpression) -> bool:

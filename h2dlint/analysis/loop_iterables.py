@@ -102,12 +102,19 @@ def keyed_by_own_keys(moved: cst.BaseExpression, iterable: cst.BaseExpression) -
 
 
 def iterable_excluded(
-    iterable: cst.BaseExpression, loop_names: set[str], provenance: Provenance, frame: Frame
+    iterable: cst.BaseExpression,
+    loop_names: set[str],
+    provenance: Provenance,
+    frame: Frame,
+    mapping_ok: bool = False,
 ) -> bool:
+    """Whether a loop over ``iterable`` is left alone whatever it moves (see ``loops.py``);
+    ``mapping_ok``: the items moved are rows of one other container, so a mapping iterated
+    for their indices is no reason."""
     if (
         tiny_iterable(iterable)
         or model_state_iterable(iterable, loop_names)
-        or mapping_iterable(iterable)
+        or (mapping_iterable(iterable) and not mapping_ok)
         or activation_iterable(iterable)
         or per_kind_iterable(iterable)
     ):

@@ -105,9 +105,10 @@ TAKING_METHODS = frozenset({"pop", "popleft", "get", "get_nowait"})
 
 @dataclass(frozen=True)
 class Transfer:
-    """One host-to-device copy: the call doing it and the tensor it moves."""
+    """One host-to-device copy: the call doing it (or the element written, for
+    ``buf[i] = torch.tensor(item)``) and the tensor it moves."""
 
-    call: cst.Call
+    call: cst.BaseExpression
     moved: cst.BaseExpression
 
 
@@ -354,6 +355,48 @@ def item_transfer(
     if provenance.where(moved, frame) is Where.DEVICE:
         return None
     return Transfer(node, moved)
+
+
+def item_write(
+    small: cst.BaseSmallStatement,
+    loop_names: set[str],
+    provenance: Provenance,
+    frame: Frame,
+    indices: frozenset[str] = frozenset(),
+) -> Transfer | None:
+    """``buf[i, :k] = torch.tensor(item)`` (``as_tensor``, ``from_numpy``) into a tensor on the
+    device: PyTorch copies the host tensor made of the loop item to the device, one blocking
+    copy per item, as ``buf[i].copy_(torch.tensor(item))`` does."""
+    if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
+        return None
+    target = small.targets[0].target
+    if not isinstance(target, cst.Subscript):
+        return None
+    destination = target.value
+    if host_named(destination) or _root(destination) in loop_names:
+        return None
+    if provenance.where(destination, frame) is not Where.DEVICE and not _device_named(destination):
+        return None
+    value = strip_trivial(small.value, provenance, frame)
+    data = converted_item(value, loop_names, provenance)
+    if data is None or (isinstance(data, cst.Name) and data.value in indices):
+        return None
+    return Transfer(target, value)
+
+
+def rows_of_one(transfer: Transfer, loop_names: set[str], provenance: Provenance) -> bool:
+    """Whether the transfer moves a row of one container that is not the loop's
+    (``torch.from_numpy(bitmask[row])`` for ``row`` of a mapping's values): like items of one
+    array, not a mapping's named fields."""
+    data = converted_item(transfer.moved, loop_names, provenance) or transfer.moved
+    return (
+        isinstance(data, cst.Subscript)
+        and not rooted_in(data.value, loop_names)
+        and not calls_in(data.value)
+        and all(
+            isinstance(e.slice, cst.Index) and names_in(e.slice) & loop_names for e in data.slice
+        )
+    )
 
 
 def _device_named(node: cst.BaseExpression) -> bool:

@@ -9,10 +9,12 @@ attribute of it, or a container indexed by it, or a host tensor made of it by ``
 when all it does per iteration is such a transfer whose result is collected: the element of a
 comprehension, or in a ``for`` body (or a ``while`` body taking ``x = queue.pop()``) only
 statements that store the moved item (``out.append(...)``, ``xs[i] = ...``, ``batch[k] = ...``,
-``item.attr = ...``, a ``copy_`` into a device buffer). A guard that only keeps the items'
-tensors (``if isinstance(item.feature, torch.Tensor):`` without ``else``, ``if x is not None:``,
-``if not isinstance(x, torch.Tensor): continue``) is seen through: it filters, it does not
-dispatch. :func:`mover_parameters` says which parameters of a function it moves that way.
+``item.attr = ...``, a ``copy_`` into a device buffer, or an element of one written with a
+host tensor made of the item: ``buf[i, :k] = torch.tensor(item)``). A guard that only keeps
+the items' tensors (``if isinstance(item.feature, torch.Tensor):`` without ``else``,
+``if x is not None:``, ``if not isinstance(x, torch.Tensor): continue``) is seen through: it
+filters, it does not dispatch. :func:`mover_parameters` says which parameters of a function
+it moves that way.
 
 Conservative by design (a false positive is as bad as a miss). Not gathering loops:
 
@@ -27,7 +29,8 @@ Conservative by design (a false positive is as bad as a miss). Not gathering loo
   element, or around the loop): generic movers of mixed containers, which one batched copy
   cannot replace;
 - a mapping's values (``d.items()``, ``d.values()``, ``for k in d: d[k]``): named fields of
-  different dtypes and shapes;
+  different dtypes and shapes (rows of one other array indexed by them, ``bitmask[row]`` for
+  the rows a mapping gives, are alike items and still count);
 - storage swaps (``p.data = ...``) and ``self``'s collection moved in place
   (``self.freqs = [f.to(d) for f in self.freqs]``): one-time relocations of state;
 - copies to an offload device (the host, see ``targets.by_name``), and collections named as
@@ -59,8 +62,10 @@ from h2dlint.analysis.loop_transfers import (
     _root,
     index_names,
     item_transfer,
+    item_write,
     mentions_isinstance,
     rooted_in,
+    rows_of_one,
     strip_trivial,
     target_names,
 )
@@ -275,6 +280,10 @@ def _gathering_transfers(
                 return None
             temporaries[name] = transfer
             continue
+        write = item_write(small, loop_names, provenance, frame, indices)
+        if write is not None:
+            transfers.append(write)
+            continue
         value = _stored_value(small)
         if value is None or _swaps_storage(small):
             return None
@@ -310,7 +319,8 @@ def gathering_for(node: cst.For, provenance: Provenance, frame: Frame) -> Gather
         return None
     if any(keyed_by_own_keys(t.moved, node.iter) for t in transfers):
         return None
-    if iterable_excluded(node.iter, loop_names, provenance, frame):
+    rows = all(rows_of_one(t, loop_names, provenance) for t in transfers)
+    if iterable_excluded(node.iter, loop_names, provenance, frame, mapping_ok=rows):
         return None
     return GatheringLoop(node, transfers[0], node.iter)
 

@@ -6,7 +6,9 @@ Code runs once when it is:
 - at module level or in a class body;
 - in a function named as a constructor or initializer (``__init__``, ``__post_init__``,
   ``setup``, ``build``, ``from_pretrained``, ``reset_parameters``, ``_init_weights``,
-  ``init_*``/``_init*``/``initialize*``, ``load_state_dict``, ``load_weights``-style loaders),
+  ``init_*``/``_init*``/``initialize*``, ``load_state_dict``, ``load_weights``-style loaders,
+  a serving engine's start-up runs: ``warmup``, ``profile_run``, ``_dummy_run``,
+  ``capture_model`` and ``capture_*graph*``),
   a test (``test_*``, a method of a ``unittest.TestCase``, ``setUp``), or one memoised by a
   decorator (``functools.cache``/``lru_cache``, ``cached_property``) or by hand: a method
   that first returns what it keeps on ``self`` when it has it (``cached = getattr(self, "x",
@@ -71,6 +73,17 @@ ONCE_NAMES = frozenset(
         "_tie_weights",
         "load_state_dict",
         "_load_from_state_dict",
+        # A serving engine's start-up runs: warm-up, memory profiling, CUDA graph capture.
+        "warmup",
+        "_warmup",
+        "warm_up",
+        "_warm_up",
+        "profile_run",
+        "_profile_run",
+        "dummy_run",
+        "_dummy_run",
+        "capture_model",
+        "_capture_model",
     }
 )
 ONCE_PREFIXES = (
@@ -135,15 +148,22 @@ def builder_class(cls: cst.ClassDef) -> bool:
     return any("Metadata" in n and n.endswith("Builder") for n in names)
 
 
-def once_name(name: str, cls: str | None) -> bool:
-    """Whether a function's name alone says it runs once (:func:`once_by_name` without the
-    decorators and bases, for a function known only by name)."""
+def once_name(name: str, cls: str | None = None) -> bool:
+    """Whether a function's name alone says it runs once (see the module docs):
+    :func:`once_by_name` without the decorators and bases, also for a function known only by
+    name. Not the per-step names that look like initialisers (``init_forward_metadata``,
+    ``build`` of a metadata builder, ``ForwardBatch.init_new``)."""
     if step_metadata_name(name) or (cls is not None and per_step_state_builder(name, cls)):
         return False
     if name in ("build", "_build") and cls is not None and "Metadata" in cls:
         return False
     if name in ONCE_NAMES or name.startswith(ONCE_PREFIXES):
         return True
+    bare = name.lstrip("_")
+    if bare.startswith(("capture", "warmup", "warm_up")) and "graph" in bare:
+        return True  # ``capture_cudagraphs``, ``_capture_graph``, ``warmup_graphs``
+    if bare.startswith("dummy_") and bare.endswith("_run"):
+        return True  # ``_dummy_sampler_run``: a profiling run before serving
     return name.startswith(LOAD_PREFIXES) and any(word in name for word in LOAD_WORDS)
 
 
@@ -158,9 +178,7 @@ def once_by_name(function: cst.FunctionDef, cls: cst.ClassDef | None = None) -> 
         return False
     if cls is not None and per_step_state_builder(name, cls.name.value):
         return False  # ``ForwardBatch.init_new``: built anew for every step
-    if name in ONCE_NAMES or name.startswith(ONCE_PREFIXES):
-        return True
-    if name.startswith(LOAD_PREFIXES) and any(word in name for word in LOAD_WORDS):
+    if once_name(name):
         return True
     if cls is not None and any(
         (dotted_name(base.value) or "").endswith("TestCase") for base in cls.bases

@@ -42,6 +42,37 @@ def annotated_tensor_parameter(provenance: Provenance, name: cst.Name, frame: Fr
     return annotation is not None and tensor_annotation(provenance, annotation)
 
 
+def tensor_sequence_parameter(provenance: Provenance, name: cst.Name, frame: Frame) -> bool:
+    """Whether ``name`` is a parameter annotated as a sequence of tensors (``list[Tensor]``,
+    ``Sequence[torch.Tensor]``, ``tuple[Tensor, ...]``), reaching ``name`` unchanged."""
+    function = frame.function
+    if not isinstance(function, cst.FunctionDef):
+        return False
+    bindings = provenance.bindings(frame)
+    if not bindings.is_parameter(name) or bindings.of(name.value).count(None) != 1:
+        return False
+    annotation = parameter_annotation(name, frame)
+
+    def leaf(node: cst.BaseExpression) -> bool:
+        if not isinstance(node, cst.Subscript):
+            return False
+        head = (provenance.qualify(node.value) or "").rpartition(".")[2]
+        if isinstance(node.value, cst.Name) and node.value.value in ("list", "tuple"):
+            head = node.value.value
+        items = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
+        if head in ("list", "List", "Sequence"):
+            return len(items) == 1 and _tensor_type(provenance, items[0])
+        if head in ("tuple", "Tuple"):
+            return (
+                bool(items)
+                and _tensor_type(provenance, items[0])
+                and all(_tensor_type(provenance, i) or isinstance(i, cst.Ellipsis) for i in items)
+            )
+        return False
+
+    return annotation is not None and annotation_is(provenance, annotation, leaf)
+
+
 def annotated_tensor_field(provenance: Provenance, node: cst.Attribute, frame: Frame) -> bool:
     """Whether ``obj.attr`` is a field that ``obj``'s class (of the project) declares as one
     tensor in its body (``seq_lens: torch.Tensor`` of a dataclass of step inputs)."""
@@ -59,13 +90,17 @@ def annotated_tensor_field(provenance: Provenance, node: cst.Attribute, frame: F
 
 def on_host_by_name(node: cst.BaseExpression, frame: Frame) -> bool:
     """Whether names say the tensor is on the host: the tensor's (``cpu_lengths``) or the
-    function's (``fill_indices_cpu``, a CPU reference implementation)."""
+    function's (``fill_indices_cpu``, a CPU reference implementation; not ``outputs_to_host``,
+    which moves tensors there)."""
     if host_named(node):
         return True
     function = frame.function
-    return isinstance(function, cst.FunctionDef) and any(
-        word in function.name.value.lower() for word in ("cpu", "host")
-    )
+    if not isinstance(function, cst.FunctionDef):
+        return False
+    name = function.name.value.lower()
+    if any(f"to_{word}" in name for word in ("cpu", "host")):
+        return False  # ``outputs_to_host``: it moves device tensors to the host
+    return any(word in name for word in ("cpu", "host"))
 
 
 def is_tensor(provenance: Provenance, node: cst.BaseExpression, frame: Frame) -> bool:
@@ -219,6 +254,13 @@ TENSOR_FUNCTIONS = frozenset(
         "squeeze",
         "unsqueeze",
         "softmax",
+        "bincount",
+        "cumprod",
+        "argsort",
+        "searchsorted",
+        "bucketize",
+        "floor_divide",
+        "remainder",
     )
 )
 # Names that say an object is a module (whose ``.cpu()`` moves parameters), not a tensor.
@@ -276,7 +318,12 @@ def tensor_evidence(
             value = binding.value
             if value is None:
                 if binding.statement is not bindings.root:
-                    return None
+                    if (
+                        _unpacked_tensor(provenance, binding.statement, node.value, frame, depth)
+                        is None
+                    ):
+                        return None
+                    continue
                 annotation = parameter_annotation(node, frame)
                 if annotation is None or not tensor_annotation(provenance, annotation):
                     return None
@@ -334,6 +381,61 @@ def tensor_evidence(
             return found
         if method in TENSOR_ONLY_METHODS or read:
             return _plain(receiver) or receiver
+    return None
+
+
+# ``torch.<name>`` functions and tensor methods that return a tuple of tensors on their input's
+# device (``values, indices = torch.topk(x, k)``); those of them no numpy array or Python value
+# has as a method.
+TUPLE_FUNCTIONS = frozenset(
+    {"topk", "sort", "max", "min", "median", "mode", "kthvalue", "aminmax", "cummax", "cummin"}
+    | {"std_mean", "var_mean", "unique", "unique_consecutive", "frexp"}
+)
+TUPLE_ONLY_METHODS = frozenset({"topk", "kthvalue", "aminmax", "cummax", "cummin"})
+
+
+def _unpacked_tensor(
+    provenance: Provenance, statement: cst.CSTNode, name: str, frame: Frame, depth: int
+) -> cst.BaseExpression | None:
+    """When ``statement`` unpacks a tuple of tensors into ``name`` (``weights, ids =
+    torch.topk(x, k)``, ``vals, idx = x.sort()``): the expression whose device decides where
+    the tensors are; else None."""
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return None
+    for small in statement.body:
+        if not (isinstance(small, cst.Assign) and isinstance(small.value, cst.Call)):
+            continue
+        if not any(
+            isinstance(t.target, (cst.Tuple, cst.List))
+            and any(
+                isinstance(e.value, cst.Name) and e.value.value == name for e in t.target.elements
+            )
+            for t in small.targets
+        ):
+            continue
+        call = small.value
+        qualified = provenance.qualify(call.func) or ""
+        if qualified.startswith("torch.") and qualified[6:] in TUPLE_FUNCTIONS:
+            first = positional(call)
+            if not first:
+                return None
+            inner = first[0].value
+            found = tensor_evidence(provenance, inner, frame, depth=depth + 1)
+            return found if found is not None else _plain(inner) or call
+        func = call.func
+        if (
+            qualified
+            or not isinstance(func, cst.Attribute)
+            or func.attr.value not in TUPLE_FUNCTIONS
+        ):
+            return None
+        receiver = func.value
+        found = tensor_evidence(provenance, receiver, frame, depth=depth + 1)
+        if found is not None:
+            return found
+        if func.attr.value in TUPLE_ONLY_METHODS:
+            return _plain(receiver) or receiver
+        return None
     return None
 
 

@@ -41,14 +41,12 @@ def tensor_root(
     if sizes:
         if isinstance(tensor, cst.Name) and annotated_tensor_size(provenance, tensor, frame):
             pass  # a parameter annotated as a tensor, used as a size: a 0-d tensor
-        elif not (
-            isinstance(tensor, cst.Call)
-            and isinstance(tensor.func, cst.Attribute)
-            and tensor.func.attr.value in ("sum", "max", "min", "amax", "amin", "prod")
-            and not tensor.args
-        ):
-            return None
         else:
+            if isinstance(tensor, cst.Name):  # ``longest = lens.max()``, then the name
+                tensor = _bound_reduction(provenance, tensor, frame) or tensor
+            if not _reduction(tensor):
+                return None
+            assert isinstance(tensor, cst.Call) and isinstance(tensor.func, cst.Attribute)
             tensor = tensor.func.value
     method = (
         explicit.func.attr.value
@@ -65,11 +63,56 @@ def tensor_root(
             root = tensor
     if root is None or host_named(root) or provenance.is_host_data(root, frame):
         return None  # a host tensor by name (``lengths_cpu.max()``), a numpy array
+    if host_derived(provenance, root, frame):
+        return None  # ``lens = qsl_cpu[1:] - qsl_cpu[:-1]``: computed from host tensors
     if value_where(provenance, root, frame).on_host:
         return None
     if isinstance(root, cst.Name) and prepared_on_host(provenance, root, frame):
         return None  # the model's input preparer hands ``forward`` a host tensor
     return root
+
+
+_REDUCTIONS = ("sum", "max", "min", "amax", "amin", "prod")
+
+
+def _reduction(node: cst.BaseExpression) -> bool:
+    """``x.max()``: a whole tensor reduced to one value (a 0-d tensor when ``x`` is one)."""
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in _REDUCTIONS
+        and not node.args
+    )
+
+
+def _bound_reduction(
+    provenance: Provenance, name: cst.Name, frame: Frame
+) -> cst.BaseExpression | None:
+    """The reduction a local name is bound to where it is used (``longest = lens.max()``), when
+    every binding reaching the use is that one reduction."""
+    reaching = provenance.bindings(frame).reaching_bindings(name)
+    if len(reaching) != 1 or reaching[0].value is None or not _reduction(reaching[0].value):
+        return None
+    return reaching[0].value
+
+
+def host_derived(provenance: Provenance, root: cst.BaseExpression, frame: Frame) -> bool:
+    """Whether ``root`` is a local name bound only to tensors computed from tensors whose names
+    say host (``query_lens = qsl_cpu[1:] - qsl_cpu[:-1]``, ``longest = lens_cpu.max()``):
+    arithmetic, slices and methods of a host tensor stay on the host (mixing in a device
+    tensor of more than one element is an error)."""
+    if not isinstance(root, cst.Name):
+        return False
+    reaching = provenance.bindings(frame).reaching_bindings(root)
+    if not reaching:
+        return False
+    for binding in reaching:
+        if binding.value is None:
+            return False
+        found = tensor_evidence(provenance, binding.value, frame)
+        if found is None or not host_named(found):
+            return False
+    return True
 
 
 def moved_in_place(context: FileContext, tensor: cst.BaseExpression) -> bool:

@@ -350,12 +350,15 @@ def _pure(node: cst.BaseExpression | None) -> bool:
     return False
 
 
-def row_slices(node: cst.BaseExpression) -> cst.Slice | None:
-    """The inner slice of ``name[:, a:b]`` (a full leading slice, an inner slice without step)."""
+def row_slices(node: cst.BaseExpression, any_rows: bool = False) -> cst.Slice | None:
+    """The inner slice of ``name[:, a:b]`` (a full leading slice, an inner slice without step);
+    with ``any_rows``, also of ``name[:m, a:b]`` (some leading rows: as strided)."""
     if not isinstance(node, cst.Subscript) or not _dotted(node.value) or len(node.slice) != 2:
         return None
     lead, inner = node.slice[0].slice, node.slice[1].slice
-    if not isinstance(lead, cst.Slice) or any((lead.lower, lead.upper, lead.step)):
+    if not isinstance(lead, cst.Slice) or lead.step is not None:
+        return None
+    if any((lead.lower, lead.upper)) and not (any_rows and _pure(lead.lower) and _pure(lead.upper)):
         return None
     if not isinstance(inner, cst.Slice) or inner.step is not None:
         return None

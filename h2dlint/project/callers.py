@@ -16,8 +16,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from h2dlint.project.call_edges import call_edges
 from h2dlint.project.index import ProjectIndex
-from h2dlint.project.summary import call_edges, defined_names, may_move, moving_functions
+from h2dlint.project.summary import defined_names, may_move, moving_functions
 from h2dlint.project.text_scan import calls as text_calls
 
 # A name followed by an opening parenthesis: a call, or a definition (close enough to find the
@@ -214,7 +215,10 @@ class CallerIndex:
                         continue
                 elif not self._holds(other, scan.typed):
                     continue
-            elif other == module or not scan.reaches.search(files[other]):
+            elif other == module:
+                if not scan.own_module:
+                    continue
+            elif not scan.reaches.search(files[other]):
                 continue  # a module calling only its own function of that name is no caller
             if len(scan.depends) >= MAX_FILES_PER_NAME:
                 scan.pending.clear()
@@ -284,11 +288,13 @@ class CallerIndex:
         if hops >= MAX_HOPS:
             return None
         # The first question comes from the analysis of the function's own file, which knows
-        # the calls of its own module.
-        for caller in self.callers(qualified, own_module=hops > 0):
+        # which of its module's functions are hot by name (under its guards): a caller there
+        # counts only on a path that crosses modules (it is hot through another module).
+        home = _home(qualified, self.project)
+        for caller in self.callers(qualified):
             where = f"{caller.cls}.{caller.name}" if caller.cls else caller.name
             verdict = hot_name(caller.name, caller.cls, caller.bases)
-            if verdict:
+            if verdict and not (hops == 0 and caller.module == home):
                 return f"called from `{where}()` in {caller.module}"
             if verdict is not None and caller.qualified != qualified:
                 deeper = self.hot_reason(caller.qualified, hot_name, hops + 1)
@@ -342,6 +348,14 @@ class _Scan:
         self.pending = deque(calling)
         self.found: list[Caller] = []
         self.depends: dict[str, str] = {}
+
+
+def _home(qualified: str, project: ProjectIndex) -> str:
+    """The module that defines the function or method ``qualified``."""
+    module = qualified.rpartition(".")[0]
+    owner = module.rpartition(".")[0]
+    layout = project.layout.modules
+    return owner if module not in layout and owner in layout else module
 
 
 def _last(qualified: str) -> str:

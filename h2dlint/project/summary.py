@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 # Bumped whenever a part's meaning or shape changes: summaries of another format are dropped.
-SUMMARY_FORMAT = 2
+SUMMARY_FORMAT = 3
 # Parsed ``ast`` trees kept per process while their module's parts are computed one by one.
 KEPT_TREES = 4
 
@@ -142,7 +142,7 @@ def statements(tree: ast.Module) -> Iterator[ast.AST]:
     todo = deque(node for node in tree.body)
     while todo:
         node = todo.popleft()
-        for name in _BODIES.get(type(node), ()):
+        for name in BODIES.get(type(node), ()):
             todo.extend(getattr(node, name))
         yield node
 
@@ -157,22 +157,12 @@ def _bodies(kind: type) -> tuple[str, ...]:
     return tuple(found)
 
 
-_BODIES: dict[type, tuple[str, ...]] = {
+BODIES: dict[type, tuple[str, ...]] = {
     kind: _bodies(kind)
     for kind in (
         *(k for k in vars(ast).values() if isinstance(k, type) and issubclass(k, _BLOCKS)),
     )
 }
-
-
-def _statements_of(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.AST]:
-    """The statements of a function's body at any depth, without entering expressions."""
-    todo = deque(function.body)
-    while todo:
-        node = todo.popleft()
-        for name in _BODIES.get(type(node), ()):
-            todo.extend(getattr(node, name))
-        yield node
 
 
 def _import_names(node: ast.Import | ast.ImportFrom) -> Iterator[tuple[str, str]]:
@@ -277,199 +267,7 @@ def may_move(data: bytes) -> bool:
     return any(m in data for m in MOVE_MARKERS) and any(w in data for w in LOOP_MARKERS)
 
 
-def call_edges(tree: ast.Module) -> Parts:
-    """The calls the module's functions make to functions and methods the index can name,
-    unresolved: the imports (local name, imported name as written, in the order ``ast.walk``
-    meets them: the last one wins), and per function or method (name, class or None) each
-    dotted callee, once, with the line of its first call, in the order of those first calls.
-    The index resolves them against the module's package (``callers.py``).
-
-    A callee is a dotted name whose root is imported (``helpers.move(...)``,
-    ``Buffer.stage(...)``), or a method reached through an object whose class the module
-    names (:func:`_typed_receivers`): ``self.drafter.propose(...)`` where some method of the
-    class assigns ``self.drafter = Proposer(...)``, ``batch.refresh(...)`` of a parameter
-    annotated ``batch: InputBatch``, and ``self.helper(...)`` of the method's own class.
-    Callees of the module's own classes start with a dot (``.Runner.helper``)."""
-    imports: list[list[str]] = []
-    for node in statements(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.asname:
-                    imports.append([alias.asname, alias.name])
-                else:
-                    top = alias.name.split(".", 1)[0]
-                    imports.append([top, top])
-        elif isinstance(node, ast.ImportFrom):
-            base = "." * node.level + (node.module or "")
-            for alias in node.names:
-                if alias.name == "*":
-                    continue
-                joint = "" if base.endswith(".") or not base else "."
-                imports.append([alias.asname or alias.name, f"{base}{joint}{alias.name}"])
-    roots = {local for local, _ in imports}
-    classes = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
-    attributes = {
-        node.name: _attribute_classes(node, roots, classes)
-        for node in tree.body
-        if isinstance(node, ast.ClassDef)
-    }
-    functions: list[list[Any]] = []
-    for function, cls in _functions(tree):
-        receivers = _typed_receivers(function, cls, attributes, roots, classes)
-        first: dict[str, int] = {}
-        for node in ast.walk(function):
-            if not isinstance(node, ast.Call):
-                continue
-            for dotted in _callees(node.func, roots, receivers):
-                if dotted not in first:
-                    first[dotted] = node.lineno
-        if first:
-            functions.append([function.name, cls, [[d, line] for d, line in first.items()]])
-    bases = {
-        node.name: [name for name in map(_dotted, node.bases) if name is not None]
-        for node in tree.body
-        if isinstance(node, ast.ClassDef) and node.bases
-    }
-    return {"imports": imports, "functions": functions, "bases": bases}
-
-
-def _callees(func: ast.expr, roots: set[str], receivers: dict[str, list[str]]) -> list[str]:
-    """The dotted callees of one call's function (see :func:`call_edges`)."""
-    dotted = _dotted(func)
-    if dotted is None:
-        return []
-    head, _, rest = dotted.partition(".")
-    if head in roots:
-        return [dotted]
-    if not rest:
-        return []
-    # ``self.m``, ``self.attr.m``, ``param.m``: the longest known receiver, then one method.
-    receiver, _, method = dotted.rpartition(".")
-    if "." in method:
-        return []
-    return [f"{cls}.{method}" for cls in receivers.get(receiver, ())]
-
-
-def _typed_receivers(
-    function: ast.FunctionDef | ast.AsyncFunctionDef,
-    cls: str | None,
-    attributes: dict[str, dict[str, list[str]]],
-    roots: set[str],
-    classes: set[str],
-) -> dict[str, list[str]]:
-    """Receiver expression (``self``, ``self.drafter``, ``batch``) -> the classes it holds,
-    each as a callee prefix: an imported dotted name, or ``.Class`` for a class of the module."""
-    receivers: dict[str, list[str]] = {}
-    arguments = function.args
-    positional = [*arguments.posonlyargs, *arguments.args]
-    if cls is not None and positional and not _static(function):
-        own = positional[0].arg
-        receivers[own] = ["." + cls]
-        for attribute, found in attributes.get(cls, {}).items():
-            receivers[f"{own}.{attribute}"] = found
-    for argument in [*positional, *arguments.kwonlyargs]:
-        if argument.annotation is not None and argument.arg not in receivers:
-            found = _annotated_classes(argument.annotation, roots, classes)
-            if found:
-                receivers[argument.arg] = found
-    return receivers
-
-
-def _static(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list)
-
-
-def _attribute_classes(
-    node: ast.ClassDef, roots: set[str], classes: set[str]
-) -> dict[str, list[str]]:
-    """The classes of a class's attributes, as far as the class's own text says: fields
-    annotated in its body (``sampler: Sampler``), and ``self.x = Cls(...)``,
-    ``self.x: Cls = ...`` or ``self.x = param`` (of a parameter annotated ``Cls``) in its
-    methods. An attribute assigned several classes (one per branch) holds each."""
-    found: dict[str, list[str]] = {}
-
-    def add(attribute: str, names: list[str]) -> None:
-        held = found.setdefault(attribute, [])
-        held.extend(name for name in names if name not in held)
-
-    for member in node.body:
-        if isinstance(member, ast.AnnAssign) and isinstance(member.target, ast.Name):
-            add(member.target.id, _annotated_classes(member.annotation, roots, classes))
-        if not isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
-        positional = [*member.args.posonlyargs, *member.args.args]
-        if not positional or _static(member):
-            continue
-        own = positional[0].arg
-        parameters = {
-            a.arg: _annotated_classes(a.annotation, roots, classes)
-            for a in [*positional[1:], *member.args.kwonlyargs]
-            if a.annotation is not None
-        }
-        value: ast.expr | None
-        annotation: ast.expr | None
-        for statement in _statements_of(member):
-            if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
-                target, value, annotation = statement.targets[0], statement.value, None
-            elif isinstance(statement, ast.AnnAssign):
-                target, value, annotation = statement.target, statement.value, statement.annotation
-            else:
-                continue
-            if not (
-                isinstance(target, ast.Attribute)
-                and isinstance(target.value, ast.Name)
-                and target.value.id == own
-            ):
-                continue
-            if annotation is not None:
-                add(target.attr, _annotated_classes(annotation, roots, classes))
-            if isinstance(value, ast.Call):
-                add(target.attr, _class_named(_dotted(value.func), roots, classes))
-            elif isinstance(value, ast.Name) and value.id in parameters:
-                add(target.attr, parameters[value.id])
-    return {attribute: names for attribute, names in found.items() if names}
-
-
-def _annotated_classes(annotation: ast.expr, roots: set[str], classes: set[str]) -> list[str]:
-    """The classes an annotation names: ``Cls``, ``mod.Cls``, ``Optional[Cls]``,
-    ``Cls | None``, ``"Cls"``."""
-    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-        try:
-            annotation = ast.parse(annotation.value, mode="eval").body
-        except SyntaxError:
-            return []
-    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
-        return [
-            *_annotated_classes(annotation.left, roots, classes),
-            *_annotated_classes(annotation.right, roots, classes),
-        ]
-    if isinstance(annotation, ast.Subscript) and _dotted(annotation.value) in (
-        "Optional",
-        "typing.Optional",
-    ):
-        return _annotated_classes(annotation.slice, roots, classes)
-    return _class_named(_dotted(annotation), roots, classes)
-
-
-def _class_named(dotted: str | None, roots: set[str], classes: set[str]) -> list[str]:
-    """``dotted`` as a callee prefix when it names a class (its last part capitalised) the
-    module imports or defines; a class's alternate constructor (``Cls.from_config``) names
-    ``Cls``."""
-    if dotted is None:
-        return []
-    parts = dotted.split(".")
-    while parts and not parts[-1][:1].isupper():
-        parts.pop()  # ``Cls.create`` -> ``Cls``
-    if not parts or len(parts[-1]) < 2 or parts[-1].isupper():
-        return []  # no class, or a constant (``DEFAULT``) / type variable (``T``)
-    if parts[0] in roots:
-        return [".".join(parts)]
-    if len(parts) == 1 and parts[0] in classes:
-        return ["." + parts[0]]
-    return []
-
-
-def _dotted(node: ast.expr) -> str | None:
+def dotted(node: ast.expr) -> str | None:
     parts: list[str] = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
@@ -480,7 +278,7 @@ def _dotted(node: ast.expr) -> str | None:
     return ".".join(reversed(parts))
 
 
-def _functions(
+def top_functions(
     tree: ast.Module,
 ) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str | None]]:
     for node in tree.body:

@@ -1,0 +1,1 @@
+"""Attention backends and the metadata each builds per step."""

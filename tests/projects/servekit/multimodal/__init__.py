@@ -1,0 +1,1 @@
+"""Multimodal inputs: the items of a request, batched for the encoder."""

@@ -1,0 +1,1 @@
+"""Speculative decoding: rejection sampling of draft tokens and a draft-model proposer."""

@@ -1,0 +1,1 @@
+"""Grammar-constrained decoding: a bitmask of allowed tokens per structured request."""

@@ -1,0 +1,1 @@
+"""The worker: the persistent input batch, block tables and the model runner."""
