@@ -9,7 +9,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.bindings import COMPREHENSIONS
-from h2dlint.analysis.loop_body import occasional, set_once
+from h2dlint.analysis.loop_body import reference_code, set_once
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.sync_basics import RowLoop, periodic_test
@@ -43,14 +43,14 @@ def runs_every_call(
 ) -> bool:
     """Whether the code around ``node`` in its function runs on every call: not under a
     run-once or tracing guard, not on a cache miss (``if entry is None:`` of a lookup), not in
-    code named to run now and then (a validator, a test harness, a reference implementation),
+    a test harness or a reference implementation a kernel is checked against (by its names),
     not in a debugging aid, not in a row loop (HTD201).
     ``loops``: a ``while`` loop around it is a loop of steps, not HTD201's."""
     ancestors = context.ancestors
     if RunOnce.of(context).code(ancestors):
         return False
     provenance = Provenance.of(context)
-    if occasional(context.path, ancestors) or set_once(
+    if reference_code(context.path, ancestors) or set_once(
         ancestors, context.module, provenance, provenance.current_frame()
     ):
         return False  # a test harness or reference, a value made on a cache miss

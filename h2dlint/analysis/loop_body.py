@@ -51,6 +51,9 @@ OCCASIONAL_WORDS = frozenset(
         "golden",
     }
 )
+# The words of test harnesses and reference (oracle) implementations alone: HTD202 keeps
+# reporting validators and checkpointing helpers that run on every forward.
+REFERENCE_WORDS = frozenset({"tester", "reference", "oracle", "golden"})
 
 
 # Words that say a function drives a loop of steps (it runs once around
@@ -111,6 +114,18 @@ def occasional(path: str, ancestors: Sequence[cst.CSTNode], cold: bool = False) 
             words |= name_words(node.name.value)
     known = (OCCASIONAL_WORDS | DRIVER_WORDS) if cold else OCCASIONAL_WORDS
     return bool(words & known)
+
+
+def reference_code(path: str, ancestors: Sequence[cst.CSTNode]) -> bool:
+    """Whether the module's, a class's or a function's name around the code says it is a test
+    harness or a reference implementation (:data:`REFERENCE_WORDS`)."""
+    words: set[str] = set()
+    for part in path.replace("\\", "/").rsplit("/", 2)[-2:]:
+        words |= name_words(part.removesuffix(".py"))
+    for node in ancestors:
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            words |= name_words(node.name.value)
+    return bool(words & REFERENCE_WORDS)
 
 
 def set_once(
