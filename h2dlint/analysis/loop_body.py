@@ -106,12 +106,7 @@ def occasional(path: str, ancestors: Sequence[cst.CSTNode], cold: bool = False) 
     """Whether the file (or its folder), or a function or class around the node, is named for
     something that runs now and then (:data:`OCCASIONAL_WORDS`); for ``cold`` code (outside
     loops, on no hot path), also for a driver of steps (:data:`DRIVER_WORDS`)."""
-    words: set[str] = set()
-    for part in path.replace("\\", "/").rsplit("/", 2)[-2:]:
-        words |= name_words(part.removesuffix(".py"))
-    for node in ancestors:
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-            words |= name_words(node.name.value)
+    words = _code_words(path, ancestors)
     known = (OCCASIONAL_WORDS | DRIVER_WORDS) if cold else OCCASIONAL_WORDS
     return bool(words & known)
 
@@ -119,13 +114,19 @@ def occasional(path: str, ancestors: Sequence[cst.CSTNode], cold: bool = False) 
 def reference_code(path: str, ancestors: Sequence[cst.CSTNode]) -> bool:
     """Whether the module's, a class's or a function's name around the code says it is a test
     harness or a reference implementation (:data:`REFERENCE_WORDS`)."""
+    return bool(_code_words(path, ancestors) & REFERENCE_WORDS)
+
+
+def _code_words(path: str, ancestors: Sequence[cst.CSTNode]) -> set[str]:
+    """The words of the module's folder and file names and of the classes and functions
+    around the code."""
     words: set[str] = set()
     for part in path.replace("\\", "/").rsplit("/", 2)[-2:]:
         words |= name_words(part.removesuffix(".py"))
     for node in ancestors:
         if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
             words |= name_words(node.name.value)
-    return bool(words & REFERENCE_WORDS)
+    return words
 
 
 def set_once(

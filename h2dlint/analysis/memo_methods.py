@@ -40,7 +40,7 @@ def memoised(function: cst.FunctionDef) -> bool:
         return False
     return any(
         _self_attribute(target) and isinstance(target, cst.Attribute) and target.attr.value == kept
-        for target in _assigned(function.body)
+        for target in assigned_anywhere(function.body)
     )
 
 
@@ -88,7 +88,7 @@ def _body(function: cst.FunctionDef) -> list[cst.BaseStatement]:
     return list(body.body) if isinstance(body, cst.IndentedBlock) else []
 
 
-def _assigned(body: cst.BaseSuite) -> list[cst.BaseExpression]:
+def assigned_anywhere(body: cst.BaseSuite) -> list[cst.BaseExpression]:
     """The targets of the simple assignments anywhere in ``body``'s statements."""
     targets: list[cst.BaseExpression] = []
     for small in statements(body):
@@ -105,7 +105,7 @@ PARAMETER_NAMES = frozenset({"weight", "bias"})
 def rewrites_parameters(function: cst.FunctionDef) -> bool:
     """Whether ``function`` assigns the ``.data`` of a module's parameter (``W.weight.data =
     ...``, ``layer.bias.data = ...``): it changes the model, which a step never does."""
-    for target in _assigned(function.body):
+    for target in assigned_anywhere(function.body):
         if (
             isinstance(target, cst.Attribute)
             and target.attr.value == "data"

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from h2dlint.analysis.frames import ModuleIndex, decorator_names
-from h2dlint.analysis.memo_methods import memoised
+from h2dlint.analysis.memo_methods import assigned_anywhere, memoised
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.context import SharedKey
 from h2dlint.imports import dotted_name, statements
@@ -454,7 +454,7 @@ class RunOnce:
         return any(
             _self_attribute(target) and target.deep_equals(flag)
             for body in bodies
-            for target in _assigned_anywhere(body)
+            for target in assigned_anywhere(body)
         )
 
     def code(self, ancestors: list[cst.CSTNode]) -> bool:
@@ -482,17 +482,6 @@ class RunOnce:
             if isinstance(node, cst.FunctionDef):
                 return self.index.owner.get(node)
         return None
-
-
-def _assigned_anywhere(body: cst.BaseSuite) -> list[cst.BaseExpression]:
-    """The targets of the simple assignments anywhere in ``body``'s statements."""
-    targets: list[cst.BaseExpression] = []
-    for small in statements(body):
-        if isinstance(small, cst.Assign):
-            targets.extend(t.target for t in small.targets)
-        elif isinstance(small, cst.AnnAssign):
-            targets.append(small.target)
-    return targets
 
 
 RUN_ONCE: SharedKey[RunOnce] = SharedKey("run once")
