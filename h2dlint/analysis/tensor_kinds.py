@@ -29,29 +29,32 @@ def tensor_annotation(provenance: Provenance, annotation: cst.BaseExpression) ->
     return annotation_is(provenance, annotation, lambda node: _tensor_type(provenance, node))
 
 
+def _unchanged_parameter_annotation(
+    provenance: Provenance, name: cst.Name, frame: Frame
+) -> cst.BaseExpression | None:
+    """The annotation of the parameter ``name`` when the parameter's value is the one that
+    reaches ``name`` (any other binding of it is a known value, not a parameter)."""
+    if not isinstance(frame.function, cst.FunctionDef):
+        return None
+    bindings = provenance.bindings(frame)
+    if not bindings.is_parameter(name) or bindings.of(name.value).count(None) != 1:
+        return None
+    return parameter_annotation(name, frame)
+
+
 def annotated_tensor_parameter(provenance: Provenance, name: cst.Name, frame: Frame) -> bool:
     """Whether ``name`` is a parameter annotated as one tensor, and the parameter's value is
     the one that reaches ``name`` (any other binding of it is a known value, not a parameter)."""
-    function = frame.function
-    if not isinstance(function, cst.FunctionDef):
-        return False
-    bindings = provenance.bindings(frame)
-    if not bindings.is_parameter(name) or bindings.of(name.value).count(None) != 1:
-        return False
-    annotation = parameter_annotation(name, frame)
+    annotation = _unchanged_parameter_annotation(provenance, name, frame)
     return annotation is not None and tensor_annotation(provenance, annotation)
 
 
 def tensor_sequence_parameter(provenance: Provenance, name: cst.Name, frame: Frame) -> bool:
     """Whether ``name`` is a parameter annotated as a sequence of tensors (``list[Tensor]``,
     ``Sequence[torch.Tensor]``, ``tuple[Tensor, ...]``), reaching ``name`` unchanged."""
-    function = frame.function
-    if not isinstance(function, cst.FunctionDef):
+    annotation = _unchanged_parameter_annotation(provenance, name, frame)
+    if annotation is None:
         return False
-    bindings = provenance.bindings(frame)
-    if not bindings.is_parameter(name) or bindings.of(name.value).count(None) != 1:
-        return False
-    annotation = parameter_annotation(name, frame)
 
     def leaf(node: cst.BaseExpression) -> bool:
         if not isinstance(node, cst.Subscript):
@@ -70,7 +73,7 @@ def tensor_sequence_parameter(provenance: Provenance, name: cst.Name, frame: Fra
             )
         return False
 
-    return annotation is not None and annotation_is(provenance, annotation, leaf)
+    return annotation_is(provenance, annotation, leaf)
 
 
 def annotated_tensor_field(provenance: Provenance, node: cst.Attribute, frame: Frame) -> bool:
