@@ -14,7 +14,13 @@ from h2dlint.analysis.loops import (
     passed_parameters,
     under_type_dispatch,
 )
-from h2dlint.analysis.mover_calls import may_be_mover, repeated_call, shadowed, shared_mover_loops
+from h2dlint.analysis.mover_calls import (
+    hot_call,
+    may_be_mover,
+    repeats_here,
+    shadowed,
+    shared_mover_loops,
+)
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.candidate_terms import called_as
@@ -778,7 +784,8 @@ class PerItemTransfer(ComprehensionVisits, Rule):
         return owner, function, shown, bound
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not node.args or not repeated_call(self.context, node):
+        repeats = repeats_here(self.context, node) if node.args else False
+        if repeats is False:
             return  # cheap tests first: most calls are not repeated movers
         callee = self._callee(node)
         if callee is None:
@@ -790,6 +797,8 @@ class PerItemTransfer(ComprehensionVisits, Rule):
         passed = sorted(set(loops) & passed_parameters(function, node, bound))
         if not passed or shadowed(self.context, node, function) or self._runs_once():
             return
+        if repeats is None and not hot_call(self.context):
+            return  # whether its function is hot: the costliest question, asked last
         self._report_call(loops[passed[0]], node, shown, owner)
 
     def _report_call(

@@ -1179,8 +1179,9 @@ class SyncOnHotPath(Rule):
     # -- visits ----------------------------------------------------------------------------------
     def _maybe_hot(self) -> bool:
         """Cheap gate: the visited node's function may be hot (most code is not; the questions
-        below about where tensors live cost more)."""
-        return HotPaths.of(self.context).could_be_hot_at(self.context.ancestors)
+        below about where tensors live cost more). A method's callers in other modules are
+        asked last, by :meth:`_judge`."""
+        return HotPaths.of(self.context).could_be_hot_at(self.context.ancestors, False)
 
     def visit_Call(self, node: cst.Call) -> None:
         if stream_wait(node) is not None:
@@ -1407,8 +1408,9 @@ class SyncOnHotPath(Rule):
             if on_host_by_name(tensor, frame) and not (kind == "copy" and not host_named(tensor)):
                 return False
             confidence = Confidence.MEDIUM
-        reason = HotPaths.of(self.context).why_hot_at(self.context.ancestors)
-        if reason is None:
+        hot = HotPaths.of(self.context)
+        reason = hot.why_hot_at(self.context.ancestors)
+        if reason is None and hot.could_be_hot_at(self.context.ancestors):
             reason = self._loop_reason(frame, tensor)
         if reason is None or not runs_every_call(self.context, node, explicit):
             return False

@@ -141,7 +141,7 @@ class HotPaths:
         # The project index's answers, for the functions asked about.
         self._asked: dict[cst.FunctionDef, str | None] = {}
         # could_be_hot's answers (a True may later turn out not hot: it only gates).
-        self._maybe: dict[cst.FunctionDef, bool] = {}
+        self._maybe: dict[tuple[cst.FunctionDef, bool], bool] = {}
         self._top_level_functions: frozenset[cst.FunctionDef] | None = None
 
     # -- the answer ---------------------------------------------------------------------------
@@ -164,29 +164,30 @@ class HotPaths:
             )
         return self._asked[function]
 
-    def could_be_hot(self, function: cst.FunctionDef) -> bool:
-        """False only when ``function`` is surely not hot, without asking the project: a cheap
-        gate before costlier questions (where a tensor lives) and :meth:`why_hot`."""
-        known = self._maybe.get(function)
+    def could_be_hot(self, function: cst.FunctionDef, ask_project: bool = True) -> bool:
+        """False only when ``function`` is surely not hot: a gate before costlier questions
+        (where a tensor lives) and :meth:`why_hot`. A method not hot by its own file's facts
+        can be hot only through a caller elsewhere (``self.drafter.propose(...)`` in a
+        runner's step): with ``ask_project`` False that question is left open (True), for a
+        rule to ask it last, once the local facts of a finding hold (most methods have none,
+        and the project's callers are the costliest question)."""
+        key = (function, ask_project)
+        known = self._maybe.get(key)
         if known is None:
-            known = self._maybe[function] = self._could_be_hot(function)
+            known = self._maybe[key] = self._could_be_hot(function, ask_project)
         return known
 
-    def _could_be_hot(self, function: cst.FunctionDef) -> bool:
+    def _could_be_hot(self, function: cst.FunctionDef, ask_project: bool) -> bool:
         if function in self.reasons:
             return True
-        if function in self._asked:
-            return self._asked[function] is not None
         parent = self.parents.get(function)
         if parent is not None:
-            return not self._cold(function) and self.could_be_hot(parent)
+            return not self._cold(function) and self.could_be_hot(parent, ask_project)
         if not self._indexed(function) or self._cold(function):
             return False
         if self.index.owner.get(function) is None:
-            return True
-        # A method: hot only through a caller elsewhere (``self.drafter.propose(...)`` in a
-        # runner's step); asked now, as most methods are not.
-        return self.why_hot(function) is not None
+            return True  # hot through a caller, or through a loop of its own (HTD202)
+        return not ask_project or self.why_hot(function) is not None
 
     def _indexed(self, function: cst.FunctionDef) -> bool:
         """Whether ``function`` is a top-level function or a method of a top-level class:
@@ -197,12 +198,12 @@ class HotPaths:
             )
         return function in self._top_level_functions
 
-    def could_be_hot_at(self, ancestors: list[cst.CSTNode]) -> bool:
+    def could_be_hot_at(self, ancestors: list[cst.CSTNode], ask_project: bool = True) -> bool:
         """:meth:`could_be_hot` for the function around the end of ``ancestors``."""
         for i in range(len(ancestors) - 1, -1, -1):
             function = ancestors[i]
             if isinstance(function, cst.FunctionDef):
-                return self.could_be_hot(function)
+                return self.could_be_hot(function, ask_project)
         return False
 
     def why_hot_at(self, ancestors: list[cst.CSTNode]) -> str | None:

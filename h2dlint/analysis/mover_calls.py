@@ -61,9 +61,12 @@ def shared_mover_loops(
     return movers[function]
 
 
-def repeated_call(context: FileContext, node: cst.Call) -> bool:
-    """Whether ``node``, the call being visited, runs again and again: in the body of a
-    loop (over requests, batches, steps) of its function, or in a hot function."""
+def repeats_here(context: FileContext, node: cst.Call) -> bool | None:
+    """Whether ``node``, the call being visited, runs again and again, as far as its own
+    function tells: True in the body of a loop (over requests, batches, steps) of its
+    function; False where it surely does not repeat; None when that rests on whether its
+    function is hot (:func:`hot_call`: asked last, as the project's callers of a method are
+    the costliest question)."""
     ancestors = [*context.ancestors, node]
     for i in range(len(ancestors) - 1, 0, -1):
         parent, child = ancestors[i - 1], ancestors[i]
@@ -75,5 +78,16 @@ def repeated_call(context: FileContext, node: cst.Call) -> bool:
         elif isinstance(parent, (cst.Lambda, cst.ClassDef)):
             return False
         elif isinstance(parent, cst.FunctionDef):
-            return HotPaths.of(context).why_hot_at(ancestors[:i]) is not None
+            hot = HotPaths.of(context)
+            return None if hot.could_be_hot_at(ancestors[:i], ask_project=False) else False
+    return False
+
+
+def hot_call(context: FileContext) -> bool:
+    """Whether the function around the call being visited is hot (where :func:`repeats_here`
+    left it open)."""
+    ancestors = context.ancestors
+    for i in range(len(ancestors) - 1, -1, -1):
+        if isinstance(ancestors[i], cst.FunctionDef):
+            return HotPaths.of(context).why_hot_at(ancestors[: i + 1]) is not None
     return False

@@ -1,0 +1,37 @@
+#!/bin/bash
+# Where a many-core run spends its time, on the device tool's machine (16 cores): timed runs of
+# h2dlint on one tree (with and without the project index; also the snapshot in .bench/base
+# when there is one, laid out as installed), then one run with every worker profiled
+# (benchmarks/profile_workers.py). Run from the repository root with carry [".bench"]:
+#   TREE=transformers-5.24.0/transformers bash benchmarks/device/profile.sh
+set -u
+cd "$(dirname "$0")/../.."
+W=/tmp/bench-work
+mkdir -p $W/corpus
+[ -d $W/corpus/lightning-2.6.6 ] || xz -dc .bench/corpus.tar.xz | tar -xf - -C $W/corpus
+if [ ! -x $W/hv/bin/python ]; then
+  python3 -m venv $W/hv &&
+    $W/hv/bin/pip install -q --no-index --find-links .bench/peers libcst==1.8.6 click==8.1.8 || exit 9
+fi
+rm -rf $W/src && mkdir -p $W/src && cp -r h2dlint $W/src/ && rm -rf $W/src/h2dlint/rules &&
+  cp -r rules $W/src/h2dlint/rules
+TREE_PATH=$W/corpus/${TREE:-transformers-5.24.0/transformers}
+ARGS="--no-cache --select ALL -j ${JOBS:-16} --output-format json"
+timed() {  # label, PYTHONPATH, extra environment
+  local label=$1 path=$2; shift 2
+  /usr/bin/time -f "$label: %e s wall, %U s user, %S s sys, %M KB max RSS" \
+    env PYTHONPATH=$path "$@" $W/hv/bin/python -m h2dlint check $ARGS $TREE_PATH \
+    > $OUT/$label.json 2>> $OUT/times.txt
+  tail -1 $OUT/times.txt
+}
+for round in $(seq 1 ${ROUNDS:-2}); do
+  timed "current-index-$round" $W/src
+  timed "current-noindex-$round" $W/src H2DLINT_PROJECT_INDEX_OFF=1 H2DLINT_NO_PROJECT_INDEX=1
+  [ -d .bench/base/h2dlint ] && timed "base-index-$round" $PWD/.bench/base
+done
+PYTHONPATH=$W/src $W/hv/bin/python benchmarks/profile_workers.py --out $W/prof -- $ARGS \
+  $TREE_PATH > /dev/null 2>> $OUT/times.txt
+tail -1 $OUT/times.txt
+PYTHONPATH=$W/src $W/hv/bin/python benchmarks/profile_workers.py --out $W/prof --report \
+  --top 80 > $OUT/profile.txt
+tar -cf $OUT/profiles.tar -C $W prof
