@@ -256,9 +256,7 @@ class HotPaths:
     def parents(self) -> dict[cst.FunctionDef, cst.FunctionDef]:
         """Nested function -> the function it is defined in."""
         if self._parents is None:
-            collector = _Nesting()
-            visit_read_only(self.context.module, collector)
-            self._parents = collector.parents
+            self._parents = nested_functions(self.context.module)
         return self._parents
 
     def _cold(self, function: cst.FunctionDef) -> bool:
@@ -394,15 +392,29 @@ class HotPaths:
         return collector.found
 
 
-class _Nesting(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.stack: list[cst.FunctionDef] = []
-        self.parents: dict[cst.FunctionDef, cst.FunctionDef] = {}
+# The fields of compound statements that hold statements (a function is defined only by a
+# statement: expressions cannot hold one).
+_STATEMENT_FIELDS = ("body", "orelse", "handlers", "finalbody", "cases")
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        if self.stack:
-            self.parents[node] = self.stack[-1]
-        self.stack.append(node)
 
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self.stack.pop()
+def nested_functions(module: cst.Module) -> dict[cst.FunctionDef, cst.FunctionDef]:
+    """Each function defined inside another function (also in a class inside it) -> the
+    function it is defined in. Walks statements only, not the expressions that make up most
+    of a tree."""
+    parents: dict[cst.FunctionDef, cst.FunctionDef] = {}
+    stack: list[tuple[cst.CSTNode, cst.FunctionDef | None]] = [(module, None)]
+    while stack:
+        node, function = stack.pop()
+        if isinstance(node, cst.FunctionDef):
+            if function is not None:
+                parents[node] = function
+            function = node
+        for name in _STATEMENT_FIELDS:
+            value = getattr(node, name, None)
+            if value is None:
+                continue
+            if isinstance(value, (list, tuple)):
+                stack.extend((child, function) for child in value)
+            elif isinstance(value, cst.CSTNode):
+                stack.append((value, function))
+    return parents
