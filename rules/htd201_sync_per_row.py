@@ -3,15 +3,22 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.facts import Where
+from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.row_reductions import RowReduction, list_row_reduction, tensor_row_reduction
 from h2dlint.analysis.row_tensors import hot_rows_of_tensors, rows_are_tensors
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, RowLoop, Walk
 from h2dlint.analysis.syncs import counter_loop, row_loop, row_syncs
-from h2dlint.analysis.tensor_kinds import is_tensor, on_host_by_name, tensor_sequence_parameter
+from h2dlint.analysis.tensor_kinds import (
+    is_tensor,
+    on_host_by_name,
+    tensor_evidence,
+    tensor_sequence_parameter,
+)
 from h2dlint.analysis.value_syncs import TEST_METHODS, iteration_syncs, value_where
 from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.rule import ComprehensionVisits, Invalid, Rule, Valid, snippet
+from h2dlint.walk import visit_read_only
 
 ATOMS = (cst.Name, cst.Attribute, cst.Subscript, cst.Call)
 # The methods that make a tensor an `if` or `while` test (see syncs.tensor_test).
@@ -43,8 +50,13 @@ class SyncPerRow(ComprehensionVisits, Rule):
     says which tensor would have to be on the GPU. Whole items copied to the host (`[t.cpu() for
     t in xs]`) count only when `xs` is a parameter annotated as a sequence of tensors (`outputs:
     list[torch.Tensor]`): items of unknown kind are often offloaded by design. A `range(0, n,
-    chunk)` loop (a step that is no literal) walks chunks, not rows. `while` loops are reported
-    only when the tensor is proven to be on a device. Rows of host tensors (`torch.tensor(list)`
+    chunk)` loop (a step that is no literal) walks chunks, not rows. A `while` loop is reported
+    when the tensor it reads is proven to be on a device; where the device is unknown, with
+    MEDIUM confidence, when it walks the rows of a tensor by a counter (`while n < k and
+    draft[n].item() == target[n].item(): n += 1`) or reads a tensor on a hot path. Rows are
+    surely tensors when the tensor is a parameter or a dataclass field annotated as one, a
+    `torch.*` result, or a name bound only to such values; then an `enumerate` counter that
+    indexes them counts as a row loop too. Rows of host tensors (`torch.tensor(list)`
     without `device=`, `.cpu()` results, `.to("cpu", non_blocking=True)` results, numpy arrays)
     are never reported. Not flagged: a single read after the loop, one `.tolist()` followed by a
     Python loop that does other work per row, loops over Python lists, reads in a branch taken
@@ -125,6 +137,32 @@ class SyncPerRow(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # A `while` loop that counts through a Python list, and one through a tensor's rows
+        # in a function not known to run per step whose tensor may be anything.
+        Valid(
+            """
+            import torch
+            def accepted(draft: list[int], target: list[int], k: int) -> int:
+                n = 0
+                while n < k and draft[n] == target[n]:
+                    n += 1
+                return n
+            def scan(values, k):
+                n = 0
+                while n < k and values[n].item() > 0:
+                    n += 1
+                return n
+            """
+        ),
+        # Rows of a `torch.*` result by a counter, outside any hot path.
+        Valid(
+            """
+            import torch
+            def dump(logits: torch.Tensor, names: list[str]):
+                logprobs = torch.log_softmax(logits, dim=-1)
+                return {name: logprobs[i].cpu() for i, name in enumerate(names)}
+            """
+        ),
         # Whole items of unknown kind copied to the host (often offloading, by design); a list
         # of tensors copied outside any hot path.
         Valid(
@@ -753,6 +791,50 @@ class SyncPerRow(ComprehensionVisits, Rule):
             """,
             message_contains="one device sync per row",
         ),
+        # Rows of tensors the code declares as tensors, read per row on a hot path (a
+        # sampler's `__call__` reaches both helpers): a field of a dataclass annotated as a
+        # tensor, and a `torch.*` result indexed by an `enumerate` counter.
+        Invalid(
+            """
+            from dataclasses import dataclass
+            import torch
+            @dataclass
+            class Metadata:
+                bad_words: torch.Tensor
+            class Sampler:
+                def apply_bad_words(self, logits: torch.Tensor, meta: Metadata):
+                    for i in range(logits.shape[0]):
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        if (meta.bad_words[i] > 0).any():
+                            logits[i].fill_(0.0)
+                         ...^^^^^^^^^^^^^^^^^^^^
+                    return logits
+                def keep_logprobs(self, logits: torch.Tensor, req_ids: list[str]):
+                    logprobs = torch.log_softmax(logits, dim=-1)
+                    for i, req_id in enumerate(req_ids):
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        self.kept[req_id] = logprobs[i].cpu()
+                     ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                def __call__(self, logits, meta, req_ids):
+                    self.keep_logprobs(logits, req_ids)
+                    return self.apply_bad_words(logits, meta)
+            """,
+            message_contains="on a hot path (called from `Sampler.__call__()`)",
+        ),
+        # A `while` loop walking a tensor's rows by a counter: one sync per row.
+        Invalid(
+            """
+            import torch
+            def num_accepted(draft: torch.Tensor, target: torch.Tensor, k: int) -> int:
+                n = 0
+                while n < k and draft[n].item() == target[n].item():
+                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    n += 1
+                 ...^^^^^^
+                return n
+            """,
+            message_contains="one row per iteration of a `while` loop",
+        ),
     )
 
     # -- for statements ---------------------------------------------------------------------------
@@ -774,7 +856,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
             return
         provenance = Provenance.of(self.context)
         frame = provenance.current_frame()
-        for sync in sorted(syncs, key=lambda s: not s.what.startswith("`.")):
+        ordered = sorted(syncs, key=lambda s: not s.what.startswith("`."))
+        for sync in ordered:
             if value_where(provenance, sync.tensor, frame) is not Where.DEVICE:
                 continue
             shown = self.shown(sync.tensor, "the tensor")
@@ -783,6 +866,36 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 f"{sync.what} of {shown}, which is on the device, on every iteration of a "
                 "`while` loop: one device sync per iteration; keep the loop's state on the "
                 "device, or test it once every N iterations",
+            )
+            return
+        # Where the device is unknown: a surely-tensor read per iteration on a hot path.
+        for sync in ordered:
+            tensor = sync.tensor
+            if value_where(provenance, tensor, frame).on_host or on_host_by_name(tensor, frame):
+                continue
+            if tensor_evidence(provenance, tensor, frame, read=True) is None:
+                continue
+            if provenance.is_host_data(tensor, frame):
+                continue
+            shown = self.shown(tensor, "the tensor")
+            if _counted_row(node, tensor):
+                self.report(
+                    node,
+                    f"per-row Python overhead: {sync.what} of {shown}, one row per iteration "
+                    "of a `while` loop (one device sync per row when it is on a device); "
+                    "compare the rows on the whole tensor and copy the result once",
+                    confidence=Confidence.MEDIUM,
+                )
+                return
+            reason = HotPaths.of(self.context).why_hot_at(self.context.ancestors)
+            if reason is None:
+                return
+            self.report(
+                node,
+                f"{sync.what} of {shown} on every iteration of a `while` loop on a hot path "
+                f"({reason}): one device sync per iteration if {shown} is on the GPU; keep "
+                "the loop's state on the device, or read the values once before the loop",
+                confidence=Confidence.MEDIUM,
             )
             return
 
@@ -854,15 +967,23 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 )
                 confidence = Confidence.MEDIUM
             else:
-                if not guessed or (
-                    sync.what in ("`.cpu()`", '`.to("cpu")`')
-                    and not (
-                        isinstance(sync.tensor, cst.Name)
-                        and tensor_sequence_parameter(provenance, sync.tensor, frame)
+                # Surely a tensor (a field declared as one, a `torch.*` result, a name bound
+                # only to such values): its rows are tensors, whatever the loop counts with.
+                known = tensor_evidence(provenance, sync.tensor, frame) is not None
+                if not known and (
+                    not guessed
+                    or (
+                        sync.what in ("`.cpu()`", '`.to("cpu")`')
+                        and not (
+                            isinstance(sync.tensor, cst.Name)
+                            and tensor_sequence_parameter(provenance, sync.tensor, frame)
+                        )
                     )
                 ):
                     continue  # copying whole items of unknown kind: often offloading, by design
-                hot = hot_rows_of_tensors(self.context, provenance, sync.tensor, loop, parts, frame)
+                hot = hot_rows_of_tensors(
+                    self.context, provenance, sync.tensor, loop, parts, frame, known=known
+                )
                 if hot is None:
                     continue
                 message = (
@@ -916,6 +1037,38 @@ class SyncPerRow(ComprehensionVisits, Rule):
             "one vectorised op and transfers only the result",
             replacements=replacements,
         )
+
+
+def _counted_row(loop: cst.While, read: cst.BaseExpression) -> bool:
+    """Whether ``read`` is a row ``t[n]`` whose index the loop's body counts up or down
+    (``n += 1``): the ``while`` loop walks the rows of ``t``, one sync per row."""
+    if not isinstance(read, cst.Subscript) or len(read.slice) != 1:
+        return False
+    index = read.slice[0].slice
+    if not isinstance(index, cst.Index) or not isinstance(index.value, cst.Name):
+        return False
+    counter = index.value.value
+    finder = _Counts(counter)
+    visit_read_only(loop.body, finder)
+    return finder.found
+
+
+class _Counts(cst.CSTVisitor):
+    """Whether a block counts ``name`` (``name += ...``, ``name -= ...``)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.found = False
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        target = node.target
+        if isinstance(target, cst.Name) and target.value == self.name:
+            self.found = self.found or isinstance(
+                node.operator, (cst.AddAssign, cst.SubtractAssign)
+            )
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
 
 
 def _vectorised(

@@ -66,12 +66,7 @@ KNOWN_MISSES: frozenset[str] = frozenset(
         # provenance tests show it), but HTD105 does not report this blocking copy of a slice
         # of it yet.
         "kvoffload/swapper.py:42:HTD105",
-        # HTD201 misses: `.any()` in an `if`; `.cpu().numpy()` of `logits[i]` in a loop over
-        # another list; `.item()` in a `while` loop; `int()` of the labels of a batch Lightning
-        # moved to the device.
-        "serving_mm/sampler.py:34:HTD201",
-        "serving_mm/sampler.py:47:HTD201",
-        "serving_mm/sampler.py:72:HTD201",
+        # HTD201 miss: `int()` of the labels of a batch Lightning moved to the device.
         "imagegen/lightning_module.py:37:HTD201",
         # HTD202 miss: a sync in a per-request helper of another module.
         "serving_mm/mm_utils.py:84:HTD202",

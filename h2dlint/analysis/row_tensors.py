@@ -42,10 +42,13 @@ def hot_rows_of_tensors(
     loop: RowLoop,
     parts: list[cst.CSTNode],
     frame: Frame,
+    *,
+    known: bool = False,
 ) -> str | None:
     """Why the loop is hot, when the rows it reads are surely tensors though where they
-    are is unknown: a row goes into a ``torch.*`` call or a tensor-only method. None when
-    the loop is not on a hot path or the rows may be anything else."""
+    are is unknown: ``tensor`` is surely one (``known``), or a row goes into a ``torch.*``
+    call or a tensor-only method. None when the loop is not on a hot path or the rows may be
+    anything else."""
     function = frame.function
     if not isinstance(function, cst.FunctionDef):
         return None
@@ -54,7 +57,7 @@ def hot_rows_of_tensors(
     reason = HotPaths.of(context).why_hot_at(context.ancestors)
     if reason is None or converted_here(provenance, tensor, frame):
         return None
-    return reason if rows_used_as_tensors(provenance, parts, loop) else None
+    return reason if known or rows_used_as_tensors(provenance, parts, loop) else None
 
 
 def rows_used_as_tensors(provenance: Provenance, parts: list[cst.CSTNode], loop: RowLoop) -> bool:
