@@ -4,6 +4,7 @@ import libcst as cst
 
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.hot_paths import HotPaths
+from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.row_reductions import RowReduction, list_row_reduction, tensor_row_reduction
 from h2dlint.analysis.row_tensors import hot_rows_of_tensors, rows_are_tensors
@@ -11,7 +12,6 @@ from h2dlint.analysis.sync_basics import SYNC_BUILTINS, RowLoop, Walk
 from h2dlint.analysis.syncs import counter_loop, row_loop, row_syncs
 from h2dlint.analysis.tensor_kinds import (
     is_tensor,
-    on_host_by_name,
     tensor_evidence,
     tensor_sequence_parameter,
 )
@@ -55,7 +55,9 @@ class SyncPerRow(ComprehensionVisits, Rule):
     MEDIUM confidence, when it walks the rows of a tensor by a counter (`while n < k and
     draft[n].item() == target[n].item(): n += 1`) or reads a tensor on a hot path. Rows are
     surely tensors when the tensor is a parameter or a dataclass field annotated as one, a
-    `torch.*` result, or a name bound only to such values; then an `enumerate` counter that
+    `torch.*` result, what a function or module of the project returns by its annotation
+    (`sampled, _ = self.sampler(logits)` with `forward(...) -> tuple[torch.Tensor, ...]`), or
+    a name bound only to such values; then an `enumerate` counter that
     indexes them counts as a row loop too. Rows of host tensors (`torch.tensor(list)`
     without `device=`, `.cpu()` results, `.to("cpu", non_blocking=True)` results, numpy arrays)
     are never reported. Not flagged: a single read after the loop, one `.tolist()` followed by a
@@ -152,6 +154,21 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 while n < k and values[n].item() > 0:
                     n += 1
                 return n
+            """
+        ),
+        # The element the annotation says is a list of Python numbers.
+        Valid(
+            """
+            import torch
+            class Sampler(torch.nn.Module):
+                def forward(self, logits: torch.Tensor) -> tuple[list[int], torch.Tensor]:
+                    return logits.argmax(-1).tolist(), logits.softmax(-1)
+            class Runner:
+                def __init__(self):
+                    self.sampler = Sampler()
+                def execute_model(self, logits, n):
+                    sampled, _ = self.sampler(logits)
+                    return [int(sampled[i]) for i in range(n)]
             """
         ),
         # Rows of a `torch.*` result by a counter, outside any hot path.
@@ -820,6 +837,24 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     return self.apply_bad_words(logits, meta)
             """,
             message_contains="on a hot path (called from `Sampler.__call__()`)",
+        ),
+        # What a module of the project returns, by its `forward`'s annotation: the sampled
+        # tokens are a tensor, read row by row in a runner's step.
+        Invalid(
+            """
+            import torch
+            class Sampler(torch.nn.Module):
+                def forward(self, logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+                    return logits.argmax(-1), logits.softmax(-1)
+            class Runner:
+                def __init__(self):
+                    self.sampler = Sampler()
+                def execute_model(self, logits, n):
+                    sampled, _ = self.sampler(logits)
+                    return [int(sampled[i].item()) for i in range(n)]
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="on a hot path",
         ),
         # A `while` loop walking a tensor's rows by a counter: one sync per row.
         Invalid(

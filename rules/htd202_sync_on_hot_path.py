@@ -10,6 +10,7 @@ from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.hot_guards import runs_every_call
 from h2dlint.analysis.hot_paths import HotPaths
+from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.shape_syncs import (
@@ -26,7 +27,6 @@ from h2dlint.analysis.shape_syncs import (
     row_reduction,
     sizes_of,
 )
-from h2dlint.analysis.tensor_kinds import on_host_by_name
 from h2dlint.analysis.unknown_tensors import annotated_comparison, tensor_root
 from h2dlint.analysis.value_syncs import (
     MASK_METHODS,

@@ -11,10 +11,11 @@ import libcst as cst
 from h2dlint.analysis.arguments import keyword
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.hot_paths import HotPaths
+from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.sync_basics import RowLoop, Walk
 from h2dlint.analysis.syncs import reads_row, with_derived
-from h2dlint.analysis.tensor_kinds import is_tensor, on_host_by_name, walks_its_rows
+from h2dlint.analysis.tensor_kinds import is_tensor, walks_its_rows
 from h2dlint.context import FileContext
 from h2dlint.walk import visit_read_only
 

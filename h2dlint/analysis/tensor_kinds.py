@@ -4,13 +4,16 @@ that say host, and the methods, functions and comparisons only tensors have. Spl
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 
-from h2dlint.analysis.arguments import host_named, positional
+from h2dlint.analysis.arguments import positional
 from h2dlint.analysis.classes import class_of
 from h2dlint.analysis.cross_module import field_annotation
 from h2dlint.analysis.frames import Frame, parameter_annotation
 from h2dlint.analysis.provenance import Provenance, annotation_is
+from h2dlint.analysis.returned_tensors import returned_annotation
 from h2dlint.analysis.sync_basics import METADATA_METHODS, RowLoop, Walk
 from h2dlint.walk import visit_read_only
 
@@ -89,21 +92,6 @@ def annotated_tensor_field(provenance: Provenance, node: cst.Attribute, frame: F
     # the fact source of a module is its Provenance (a Protocol for the type only)
     assert isinstance(source, Provenance)
     return tensor_annotation(source, annotation)
-
-
-def on_host_by_name(node: cst.BaseExpression, frame: Frame) -> bool:
-    """Whether names say the tensor is on the host: the tensor's (``cpu_lengths``) or the
-    function's (``fill_indices_cpu``, a CPU reference implementation; not ``outputs_to_host``,
-    which moves tensors there)."""
-    if host_named(node):
-        return True
-    function = frame.function
-    if not isinstance(function, cst.FunctionDef):
-        return False
-    name = function.name.value.lower()
-    if any(f"to_{word}" in name for word in ("cpu", "host")):
-        return False  # ``outputs_to_host``: it moves device tensors to the host
-    return any(word in name for word in ("cpu", "host"))
 
 
 def is_tensor(provenance: Provenance, node: cst.BaseExpression, frame: Frame) -> bool:
@@ -293,26 +281,6 @@ TENSOR_FUNCTIONS = frozenset(
         "empty_like",
     )
 )
-# Names that say an object is a module (whose ``.cpu()`` moves parameters), not a tensor.
-MODULE_WORDS = (
-    "model",
-    "module",
-    "net",
-    "layer",
-    "block",
-    "encoder",
-    "decoder",
-    "embed",
-    "unet",
-    "vae",
-    "transformer",
-    "pipe",
-    "optimizer",
-    "generator",
-    "head",
-    "tower",
-    "engine",
-)
 _ARRAY_COMPARISONS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.GreaterThan)
 
 
@@ -399,6 +367,8 @@ def tensor_evidence(
             return node
         found = tensor_evidence(provenance, inner, frame, depth=depth + 1)
         return found if found is not None else _plain(inner) or node
+    if _annotated_tensor(provenance, node, frame):
+        return node  # a function of the project that says it returns a tensor
     if qualified or not isinstance(func, cst.Attribute):
         return None
     method = func.attr.value
@@ -413,6 +383,9 @@ def tensor_evidence(
             return _plain(receiver) or receiver
     return None
 
+
+# Libraries whose functions are not looked up for a return annotation (not the project's).
+OTHER_LIBRARIES = frozenset({"torch", "numpy", "np", "math", "builtins", "triton", "itertools"})
 
 # ``torch.<name>`` functions and tensor methods that return a tuple of tensors on their input's
 # device (``values, indices = torch.topk(x, k)``); those of them no numpy array or Python value
@@ -444,6 +417,9 @@ def _unpacked_tensor(
         ):
             continue
         call = small.value
+        position = _position(small.targets, name)
+        if position is not None and _annotated_tensor(provenance, call, frame, position):
+            return call  # ``sampled, _ = self.sampler(...)``, its ``forward`` annotated
         qualified = provenance.qualify(call.func) or ""
         if qualified.startswith("torch.") and qualified[6:] in TUPLE_FUNCTIONS:
             first = positional(call)
@@ -469,6 +445,33 @@ def _unpacked_tensor(
     return None
 
 
+def _annotated_tensor(
+    provenance: Provenance, call: cst.Call, frame: Frame, position: int | None = None
+) -> bool:
+    """Whether ``call`` (or element ``position`` of the tuple it returns) is a tensor by its
+    callee's return annotation (:mod:`returned_tensors`); calls of other libraries are not
+    looked up."""
+    head = (provenance.qualify(call.func) or "").partition(".")[0]
+    if head in OTHER_LIBRARIES:
+        return False
+    found = returned_annotation(provenance, call, frame, position)
+    return found is not None and tensor_annotation(found[0], found[1])
+
+
+def _position(targets: Sequence[cst.AssignTarget], name: str) -> int | None:
+    """Where ``name`` is in a tuple target (``a, b = ...``), when no element is starred."""
+    for target in targets:
+        if not isinstance(target.target, (cst.Tuple, cst.List)):
+            continue
+        elements = target.target.elements
+        if any(isinstance(e, cst.StarredElement) for e in elements):
+            return None
+        for at, element in enumerate(elements):
+            if isinstance(element.value, cst.Name) and element.value.value == name:
+                return at
+    return None
+
+
 def _plain(node: cst.BaseExpression) -> cst.BaseExpression | None:
     """``node`` when it is a name, an attribute chain or a subscript of one (something the
     message can name), else None."""
@@ -476,18 +479,6 @@ def _plain(node: cst.BaseExpression) -> cst.BaseExpression | None:
     while isinstance(inner, (cst.Attribute, cst.Subscript)):
         inner = inner.value
     return node if isinstance(inner, cst.Name) else None
-
-
-def module_named(node: cst.BaseExpression) -> bool:
-    """Whether the last name of ``node`` says it is a module (``self.model``, ``encoder``)."""
-    if isinstance(node, cst.Attribute):
-        name = node.attr.value
-    elif isinstance(node, cst.Name):
-        name = node.value
-    else:
-        return False
-    lowered = name.lower()
-    return lowered in ("self", "cls", "m") or any(word in lowered for word in MODULE_WORDS)
 
 
 # Methods of a model class that build its ``forward``'s keyword arguments once per step (the

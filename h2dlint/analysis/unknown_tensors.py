@@ -12,12 +12,9 @@ from h2dlint.analysis.arguments import host_named, keyword, positional
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import host_scalar
 from h2dlint.analysis.host_inputs import prepared_on_host
+from h2dlint.analysis.name_hints import module_named
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.tensor_kinds import (
-    annotated_tensor_parameter,
-    module_named,
-    tensor_evidence,
-)
+from h2dlint.analysis.tensor_kinds import annotated_tensor_parameter, tensor_evidence
 from h2dlint.analysis.value_syncs import COMPARISON_OPERATORS, value_where
 from h2dlint.context import FileContext
 from h2dlint.walk import visit_read_only

@@ -1,0 +1,58 @@
+"""What names say about a value: that a tensor is on the host (``cpu_lengths``, a function
+named for CPU work) or that an object is a module (``self.model``), whose ``.cpu()`` moves
+parameters. Split out of ``tensor_kinds.py``."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from h2dlint.analysis.arguments import host_named
+from h2dlint.analysis.frames import Frame
+
+# Names that say an object is a module (whose ``.cpu()`` moves parameters), not a tensor.
+MODULE_WORDS = (
+    "model",
+    "module",
+    "net",
+    "layer",
+    "block",
+    "encoder",
+    "decoder",
+    "embed",
+    "unet",
+    "vae",
+    "transformer",
+    "pipe",
+    "optimizer",
+    "generator",
+    "head",
+    "tower",
+    "engine",
+)
+
+
+def on_host_by_name(node: cst.BaseExpression, frame: Frame) -> bool:
+    """Whether names say the tensor is on the host: the tensor's (``cpu_lengths``) or the
+    function's (``fill_indices_cpu``, a CPU reference implementation; not ``outputs_to_host``,
+    which moves tensors there)."""
+    if host_named(node):
+        return True
+    function = frame.function
+    if not isinstance(function, cst.FunctionDef):
+        return False
+    name = function.name.value.lower()
+    if any(f"to_{word}" in name for word in ("cpu", "host")):
+        return False  # ``outputs_to_host``: it moves device tensors to the host
+    return any(word in name for word in ("cpu", "host"))
+
+
+def module_named(node: cst.BaseExpression) -> bool:
+    """Whether the last name of ``node`` says it is a module (``self.model``, ``encoder``)."""
+    if isinstance(node, cst.Attribute):
+        name = node.attr.value
+    elif isinstance(node, cst.Name):
+        name = node.value
+    else:
+        return False
+    lowered = name.lower()
+    return lowered in ("self", "cls", "m") or any(word in lowered for word in MODULE_WORDS)
