@@ -119,6 +119,17 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # A Lightning module's step hook: Lightning moved the batch to the module's device
+        # before the call; `.to(self.device)` of its items copies nothing.
+        Valid(
+            """
+            import lightning.pytorch as pl
+            class M(pl.LightningModule):
+                def training_step(self, batch, batch_idx):
+                    images = [img.to(self.device, non_blocking=True) for img in batch["images"]]
+                    return self.loss(images)
+            """
+        ),
         # pieces of one tensor that is not shown on the host (a model's output): a gather
         # between devices
         Valid(

@@ -9,7 +9,7 @@ from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.row_reductions import RowReduction, list_row_reduction, tensor_row_reduction
 from h2dlint.analysis.row_tensors import hot_rows_of_tensors, rows_are_tensors
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, RowLoop, Walk
-from h2dlint.analysis.syncs import counter_loop, row_loop, row_syncs
+from h2dlint.analysis.syncs import counter_loop, row_loop, row_syncs, zipped_loops
 from h2dlint.analysis.tensor_kinds import (
     is_tensor,
     tensor_evidence,
@@ -30,7 +30,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
     Flags a Python loop or comprehension that reads a tensor on the host once per row:
     `.item()`, `.tolist()`, `int()`, `float()` or `bool()` of each row, a blocking copy of it to
     the host (`.cpu()`, `.to("cpu")`), or a tensor of it as an `if` test (`if (x[i] > 0).any():`),
-    whether the loop iterates the tensor itself (`for r in t`, `enumerate(t)`) or indexes it
+    whether the loop iterates the tensor itself (`for r in t`, `enumerate(t)`, one argument of
+    `zip(...)`) or indexes it
     (`for i in range(len(t))` with `t[i].item()`), also through a local name bound to the row
     (`g = torch.as_tensor(row, dtype=torch.long)`, which stays on the row's device). Also flags
     a `while` loop that reads a device tensor on every iteration (`while not done.all():`,
@@ -154,6 +155,18 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 while n < k and values[n].item() > 0:
                     n += 1
                 return n
+            """
+        ),
+        # The same loop in a class that is no Lightning module: where the batch is, and what
+        # its labels are, is unknown.
+        Valid(
+            """
+            class Trainer:
+                def training_step(self, batch, batch_idx):
+                    losses = []
+                    for latent, label in zip(batch["latents"], batch["labels"]):
+                        losses.append(self.loss(latent, self.table[int(label)]))
+                    return sum(losses)
             """
         ),
         # The element the annotation says is a list of Python numbers.
@@ -856,6 +869,22 @@ class SyncPerRow(ComprehensionVisits, Rule):
             """,
             message_contains="on a hot path",
         ),
+        # A Lightning module's step hook: Lightning moved the batch to the device before the
+        # call, so each label of the zip is a device tensor read on the host.
+        Invalid(
+            """
+            import lightning.pytorch as pl
+            class Diffusion(pl.LightningModule):
+                def training_step(self, batch, batch_idx):
+                    losses = []
+                    for latent, label in zip(batch["latents"], batch["labels"]):
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        losses.append(self.loss(latent, self.table[int(label)]))
+                     ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return sum(losses)
+            """,
+            message_contains="which is on the device",
+        ),
         # A `while` loop walking a tensor's rows by a counter: one sync per row.
         Invalid(
             """
@@ -879,6 +908,10 @@ class SyncPerRow(ComprehensionVisits, Rule):
             return  # a statement loop over .tolist() rows: one transfer, then Python work
         if loop is not None and self._judge(node, loop, [node.body], None):
             return
+        # ``for latent, label in zip(latents, labels)``: the rows of each argument.
+        for zipped in zipped_loops(node.iter, node.target) if loop is None else ():
+            if self._judge(node, zipped, [node.body], None):
+                return
         # ``for i, item in enumerate(xs)`` reading ``other[i]``: rows by the counter.
         counted = counter_loop(node.iter, node.target)
         if counted is not None:
@@ -939,6 +972,9 @@ class SyncPerRow(ComprehensionVisits, Rule):
         for_in = node.for_in
         loop = row_loop(for_in.iter, for_in.target)
         if loop is None:
+            for zipped in zipped_loops(for_in.iter, for_in.target):
+                if self._judge(node, zipped, [*_comprehension_parts(node), *for_in.ifs], None):
+                    return
             return
         simple = isinstance(node, cst.ListComp) and not for_in.ifs and for_in.inner_for_in is None
         if loop.walk is Walk.LIST:
@@ -1072,6 +1108,14 @@ class SyncPerRow(ComprehensionVisits, Rule):
             "one vectorised op and transfers only the result",
             replacements=replacements,
         )
+
+
+def _comprehension_parts(node: cst.BaseComp | cst.DictComp) -> list[cst.CSTNode]:
+    """What a comprehension computes per item: its element (a dict's key and value)."""
+    if isinstance(node, cst.DictComp):
+        return [node.key, node.value]
+    assert isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp))
+    return [node.elt]
 
 
 def _counted_row(loop: cst.While, read: cst.BaseExpression) -> bool:

@@ -55,9 +55,6 @@ RULE_CODES = frozenset(all_rules())
 # Grouped by what the rules lack; see the projects for the code itself.
 KNOWN_MISSES: frozenset[str] = frozenset(
     {
-        # HTD101 on a look-alike: a batch Lightning already moved to the device (the framework
-        # moves it between the loader and `training_step`; nothing in the code says so).
-        "imagegen/lightning_module.py:34:not-HTD101",
         # HTD102 misses: batches of a DataLoader without `pin_memory`, made in another module
         # and passed in as a parameter (needs argument flow between functions).
         "imagegen/train.py:62:HTD102",
@@ -66,8 +63,6 @@ KNOWN_MISSES: frozenset[str] = frozenset(
         # provenance tests show it), but HTD105 does not report this blocking copy of a slice
         # of it yet.
         "kvoffload/swapper.py:42:HTD105",
-        # HTD201 miss: `int()` of the labels of a batch Lightning moved to the device.
-        "imagegen/lightning_module.py:37:HTD201",
         # HTD202 miss: a sync in a per-request helper of another module.
         "serving_mm/mm_utils.py:84:HTD202",
         # servekit: a pinned host pool reached through a list a helper fills and a zip of it

@@ -13,7 +13,7 @@ from h2dlint.analysis.loop_body import reference_code, set_once
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.sync_basics import RowLoop, periodic_test
-from h2dlint.analysis.syncs import row_loop, sync_of
+from h2dlint.analysis.syncs import row_loop, sync_of, zipped_loops
 from h2dlint.context import FileContext
 
 # Calls whose arguments are only logged or printed.
@@ -85,20 +85,27 @@ def runs_every_call(
             return False  # the ``else`` of ``if x.device.type in {"cpu", "cuda"}:``
         if isinstance(parent, cst.If) and child is parent.body and periodic_test(parent.test):
             return False  # once every N calls or iterations (``if step % 100 == 0:``)
-        if explicit is not None and isinstance(parent, (cst.For, *COMPREHENSIONS)):
-            loop = row_loop_of(parent)
-            if loop is not None and sync_of(explicit, loop) is not None:
-                return False  # HTD201's
+        if (
+            explicit is not None
+            and isinstance(parent, (cst.For, *COMPREHENSIONS))
+            and any(sync_of(explicit, loop) is not None for loop in row_loops_of(parent))
+        ):
+            return False  # HTD201's
     return True
 
 
-def row_loop_of(node: cst.CSTNode) -> RowLoop | None:
+def row_loops_of(node: cst.CSTNode) -> list[RowLoop]:
+    """How a loop (a ``for`` statement or a comprehension) walks tensors: its row loop, or
+    one per argument of the ``zip`` it iterates."""
     if isinstance(node, cst.For):
-        return row_loop(node.iter, node.target)
-    for_in = getattr(node, "for_in", None)
-    if isinstance(for_in, cst.CompFor):
-        return row_loop(for_in.iter, for_in.target)
-    return None
+        iterable, target = node.iter, node.target
+    else:
+        for_in = getattr(node, "for_in", None)
+        if not isinstance(for_in, cst.CompFor):
+            return []
+        iterable, target = for_in.iter, for_in.target
+    loop = row_loop(iterable, target)
+    return [loop] if loop is not None else zipped_loops(iterable, target)
 
 
 def logging_call(call: cst.Call) -> bool:

@@ -91,6 +91,30 @@ def row_loop(iterable: cst.BaseExpression, target: cst.BaseExpression) -> RowLoo
     return None
 
 
+def zipped_loops(iterable: cst.BaseExpression, target: cst.BaseExpression) -> list[RowLoop]:
+    """``for a, b in zip(xs, ys)``: how each target name walks its argument (the arguments
+    that may be tensors walked row by row), in argument order."""
+    if not (
+        isinstance(iterable, cst.Call)
+        and isinstance(iterable.func, cst.Name)
+        and iterable.func.value == "zip"
+        and isinstance(target, (cst.Tuple, cst.List))
+    ):
+        return []
+    args = positional(iterable)
+    elements = target.elements
+    if len(args) != len(elements) or any(a.star for a in args):
+        return []
+    loops = []
+    for arg, element in zip(args, elements, strict=True):
+        if isinstance(element, cst.StarredElement):
+            return []
+        loop = row_loop(arg.value, element.value)
+        if loop is not None and loop.walk is Walk.ROWS:
+            loops.append(loop)
+    return loops
+
+
 def counter_loop(iterable: cst.BaseExpression, target: cst.BaseExpression) -> RowLoop | None:
     """``for i, item in enumerate(xs)`` as an index loop of its counter ``i``: the rows of the
     tensors the body indexes by ``i`` (``mm_token_type_ids[i]``, ``self.lens[i]``), whatever

@@ -31,6 +31,7 @@ from h2dlint.analysis.facts import (
     join,
 )
 from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.framework_inputs import moved_by_framework
 from h2dlint.analysis.provenance.calls import CallFacts
 from h2dlint.analysis.provenance.common import (
     MAX_DEPTH,
@@ -41,6 +42,10 @@ from h2dlint.analysis.provenance.common import (
 from h2dlint.analysis.views import subscript_fact
 from h2dlint.context import FileContext, SharedKey
 from h2dlint.imports import dotted_name, statements
+
+# A batch the framework moved to the device before calling the hook (not made here: no
+# layout known).
+MOVED_BY_FRAMEWORK = Fact(Where.DEVICE, False, None)
 
 
 class Provenance(CallFacts):
@@ -137,6 +142,8 @@ class Provenance(CallFacts):
                     facts.append(self._imported_value(name, depth))
                 elif isinstance(binding.statement, COMPREHENSIONS):
                     facts.append(self._comprehension_item(name, binding.statement, frame, depth))
+                elif binding.statement is frame.function and moved_by_framework(self, name, frame):
+                    facts.append(MOVED_BY_FRAMEWORK)
                 else:
                     facts.append(self._loop_item(name, binding.statement, frame, depth))
             elif not _is_none(value):
