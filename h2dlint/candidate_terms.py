@@ -92,7 +92,7 @@ class Candidates:
 
 
 _ID = r"[A-Za-z_][A-Za-z0-9_]*"
-_NAMES = rf"\.?{_ID}(?:\|\.?{_ID})*"
+_NAMES = rf"[.@]?{_ID}(?:\|[.@]?{_ID})*"
 _KEYWORD = rf"{_ID}=(?:True|False|None)?"
 _TERM = re.compile(
     rf"(?P<loop>loop\s+)?(?P<iter>iter\s+)?(?P<def>def\s+)?(?P<names>{_NAMES})"

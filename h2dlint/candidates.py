@@ -39,6 +39,16 @@ describes one call, in this order::
   (``Name``, ``Call``, ``List``, ...). A display of literals only (``[0.5, -1]``, ``((1, 2),)``)
   is of kind ``Literal``, as a constant is.
 
+Some rules flag code that holds no call (``if n > 3:`` of a parameter annotated as a tensor, a
+slice bound that is a device tensor built in another module). Three names stand for such syntax,
+as if it were a call of a bare name (with ``loop``, ``def`` and ``arg`` as for a call):
+
+- ``@if``: an ``if`` statement or an ``a if test else b``; its ``arg`` is the test's kind;
+- ``@subscript``: ``x[...]``; its ``arg`` is ``Store`` when it is assigned to (``x[i] = v``,
+  ``x[m] += v``), else ``Slice`` when a slice of it has a bound that is not a literal
+  (``x[:n]``, ``x[:, a:b]``), else ``Index``;
+- ``@compare``: a comparison by value (only ``==``, ``!=``, ``<``, ``<=``, ``>``, ``>=``).
+
 A declaration must describe a superset of what the rule can flag: a pattern that drops a real
 finding is a bug. ``tests/test_candidates.py`` checks every rule's examples and fixtures, and
 ``scripts/check_candidates.py`` compares findings with and without this filter on whole trees.
@@ -89,6 +99,7 @@ _LEAF_TYPES = frozenset(
 )
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 _CONSTANT = frozenset({ast.Constant})
+_SYNTAX = frozenset({ast.If, ast.IfExp, ast.Subscript, ast.Compare})
 _NAME_OR_CONSTANT = frozenset({ast.Name, ast.Constant})
 
 
@@ -197,6 +208,36 @@ def _loop_variables(
     return out
 
 
+_VALUE_COMPARISONS = frozenset({ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE})
+
+
+def _bound(node: ast.AST | None) -> bool:
+    """Whether a slice bound is there and is not a literal."""
+    return node is not None and not _literal(node)
+
+
+def _subscript_kind(node: ast.Subscript) -> str:
+    """The ``arg`` of ``@subscript`` (see the module's documentation)."""
+    if type(node.ctx) is ast.Store:
+        return "Store"
+    index = node.slice
+    for part in index.elts if type(index) is ast.Tuple else (index,):
+        if type(part) is ast.Slice and (_bound(part.lower) or _bound(part.upper)):
+            return "Slice"
+    return "Index"
+
+
+def _syntax(node: ast.AST, kind: type) -> tuple[str, str] | None:
+    """``node`` as one of the syntax names (``@if``...) with its ``arg``, or None."""
+    if kind is ast.If or kind is ast.IfExp:
+        return "@if", _kind(node.test)  # type: ignore[attr-defined]
+    if kind is ast.Subscript:
+        return "@subscript", _subscript_kind(node)  # type: ignore[arg-type]
+    if kind is ast.Compare and all(type(op) in _VALUE_COMPARISONS for op in node.ops):  # type: ignore[attr-defined]
+        return "@compare", ""
+    return None
+
+
 @dataclass
 class Summary:
     """The calls of one file, by the name each ends in, and what the file binds names to."""
@@ -209,6 +250,8 @@ class Summary:
 def summarize(tree: ast.AST) -> Summary:
     """One walk of ``tree``: every call's :data:`Shape`, and the names bindings hold."""
     found: list[_Call] = []
+    # Syntax names (``@if``...): (name, in a loop, in a function, arg).
+    syntax: set[tuple[str, bool, bool, str]] = set()
     bound: dict[str, set[str]] = {}
     aliases: dict[str, set[str]] = {}
     iterables: set[int] = set()
@@ -343,6 +386,10 @@ def summarize(tree: ast.AST) -> Summary:
                 push((variables, context))
             push((node.context_expr, (in_loop, in_def, loopvars, binders | names, watchers)))
             continue
+        if kind in _SYNTAX:
+            named = _syntax(node, kind)
+            if named is not None:
+                syntax.add((named[0], in_loop, in_def, named[1]))
         if kind is ast.While:
             context = (True, in_def, loopvars, binders, watchers)
         elif kind in _FUNCTIONS:
@@ -360,11 +407,14 @@ def summarize(tree: ast.AST) -> Summary:
                         push((item, context))
             elif type(value) not in skip and isinstance(value, node_type):
                 push((value, context))
-    return _finish(found, bound, aliases)
+    return _finish(found, bound, aliases, syntax)
 
 
 def _finish(
-    found: list[_Call], bound: dict[str, set[str]], aliases: dict[str, set[str]]
+    found: list[_Call],
+    bound: dict[str, set[str]],
+    aliases: dict[str, set[str]],
+    syntax: set[tuple[str, bool, bool, str]],
 ) -> Summary:
     def expand(names: Iterable[str]) -> frozenset[str]:
         out = set(names)
@@ -395,4 +445,8 @@ def _finish(
             tails += aliases.get(record.tail, ())
         for tail in tails:
             calls.setdefault(tail, set()).add(shape)
+    for name, in_loop, in_def, arg in syntax:
+        calls.setdefault(name, set()).add(
+            (False, in_loop, False, in_def, _EMPTY, _EMPTY, _EMPTY, _EMPTY, arg)
+        )
     return Summary(calls, bound)

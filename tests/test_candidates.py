@@ -310,11 +310,6 @@ def test_syntax_errors_are_still_reported() -> None:
     assert [f.code for f in result.findings] == ["E999"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known hole (#11): HTD202 flags an `if` test of a tensor-annotated parameter, but "
-    "its declaration asks for a call (`int(`, `.to(`...) the file need not hold",
-)
 def test_an_if_test_of_an_annotated_tensor_is_a_candidate_of_htd202() -> None:
     code = (
         "import torch\n\n\nclass M(torch.nn.Module):\n"
@@ -324,3 +319,29 @@ def test_an_if_test_of_an_annotated_tensor_is_a_candidate_of_htd202() -> None:
     # Flagged when the filter is off: the filter must keep the file.
     assert [f.code for f in process(_job(code, candidates=False)).findings] == ["HTD202"]
     assert [f.code for f in process(_job(code)).findings] == ["HTD202"]
+
+
+# -- syntax without a call ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("code", "declaration", "expected"),
+    [
+        ("def f(n):\n    if n > 3:\n        pass\n", "def @if arg Compare", True),
+        ("def f(n):\n    return 1 if n else 2\n", "def @if arg Name", True),
+        ("def f(s):\n    if s.flag:\n        pass\n", "def @if arg Name|Attribute", True),
+        ("def f(n):\n    if n is None:\n        pass\n", "def @if arg Name|Attribute", False),
+        ("if n > 3:\n    pass\n", "def @if", False),
+        ("def f(x, n):\n    return x[:n]\n", "def @subscript arg Slice", True),
+        ("def f(x, n):\n    return x[0, 1:n]\n", "def @subscript arg Slice", True),
+        ("def f(x):\n    return x[1:-1]\n", "def @subscript arg Slice", False),
+        ("def f(x, i):\n    return x[i]\n", "def @subscript arg Index", True),
+        ("def f(x):\n    x[5] = 0.0\n", "def @subscript arg Store", True),
+        ("def f(x, m):\n    x[m] += 1\n", "def @subscript arg Store", True),
+        ("def f(x):\n    return x[x > 0]\n", "def @subscript & def @compare", True),
+        ("def f(x):\n    return x[x is None]\n", "def @compare", False),
+        ("def f(x):\n    return x in y\n", "def @compare", False),
+    ],
+)
+def test_syntax_names(code: str, declaration: str, expected: bool) -> None:
+    assert matches(declaration, code) is expected
