@@ -37,6 +37,7 @@ class Term:
     # With ``on_loop``: the kinds of the loop's iterable (empty: any).
     over: frozenset[str] = frozenset()
     on: frozenset[str] = frozenset()
+    of: frozenset[str] = frozenset()
     kinds: frozenset[str] = frozenset()
 
     def matches(self, summary: Summary) -> bool:
@@ -61,6 +62,8 @@ class Term:
         if self.on_loop and not (reads_loop & self.over if self.over else reads_loop):
             return False
         if self.kinds and kind not in self.kinds:
+            return False
+        if self.of and not (made & self.of):
             return False
         if self.on and not (made & self.on):
             bound = summary.bound
@@ -97,7 +100,7 @@ _KEYWORD = rf"{_ID}=(?:True|False|None)?"
 _TERM = re.compile(
     rf"(?P<loop>loop\s+)?(?P<iter>iter\s+)?(?P<def>def\s+)?(?P<names>{_NAMES})"
     rf"(?:\((?P<keywords>{_KEYWORD}(?:\|{_KEYWORD})*)\))?"
-    rf"(?:\s+on\s+(?P<on>{_NAMES})(?:\s+over\s+(?P<over>{_NAMES}))?)?"
+    rf"(?:\s+on\s+(?P<on>{_NAMES})(?:\s+over\s+(?P<over>{_NAMES}))?|\s+of\s+(?P<of>{_NAMES}))?"
     rf"(?:\s+arg\s+(?P<kinds>{_ID}(?:\|{_ID})*))?"
 )
 
@@ -123,6 +126,7 @@ def _term(part: str, text: str) -> Term:
         on_loop=on == {"loop"},
         over=frozenset((match["over"] or "").split("|")) - {""},
         on=frozenset() if on == {"loop"} else on,
+        of=frozenset(n for n in (match["of"] or "").split("|") if n),
         kinds=frozenset(k for k in (match["kinds"] or "").split("|") if k),
     )
 

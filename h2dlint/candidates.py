@@ -17,7 +17,7 @@ A declaration is a tuple of patterns, of which one must match (a bare string is 
 describes one call, in this order::
 
     TERM := [loop] [iter] [def] NAMES ["(" KEYWORD ("|" KEYWORD)* ")"]
-            [on (loop [over NAMES] | NAMES)] [arg KINDS]
+            [on (loop [over NAMES] | NAMES) | of NAMES] [arg KINDS]
 
 - ``NAMES``, ``|``-separated: ``.name`` is a method call (``x.name(...)``, ``torch.name(...)``);
   ``name`` is a call of a bare name (``name(...)``), also of a name imported as ``name`` under
@@ -34,7 +34,9 @@ describes one call, in this order::
   ``ast`` kind: ``Name``, ``Attribute``, ``Subscript``...);
 - ``on n1|n2``: an operand is a call named so (as in ``NAMES``), or a name that the file binds
   (``=``, ``:=``, ``+=``, ``for``, ``with ... as``, a comprehension's ``for``) to an expression
-  holding such a call;
+  holding such a call, or to another such name (``y = x[0]``); an operand indexed
+  (``x[:8].cpu()``) counts as what it indexes;
+- ``of n1|n2``: an operand is itself a call named so (``torch.zeros(n).cuda()``), not a name;
 - ``arg K1|K2``: the first positional argument is an ``ast`` node of one of these kinds
   (``Name``, ``Call``, ``List``, ...). A display of literals only (``[0.5, -1]``, ``((1, 2),)``)
   is of kind ``Literal``, as a constant is.
@@ -258,12 +260,15 @@ def summarize(tree: ast.AST) -> Summary:
     start: _Context = (False, False, {}, _EMPTY, ())
     stack: list[tuple[Any, _Context]] = [(tree, start)]
     pop, push = stack.pop, stack.append
-    call_type, attribute_type, name_type, starred_type = (
+    call_type, attribute_type, name_type, starred_type, subscript_type = (
         ast.Call,
         ast.Attribute,
         ast.Name,
         ast.Starred,
+        ast.Subscript,
     )
+    # Name -> the names it is bound to (``y = x``, ``y = x[0]``): it holds what they hold.
+    copies: dict[str, set[str]] = {}
     node_type, fields_of = ast.AST, _CHILD_FIELDS
     while stack:
         node, context = pop()
@@ -301,15 +306,18 @@ def summarize(tree: ast.AST) -> Summary:
                 for operand in (receiver, first):
                     if operand is None:
                         continue
-                    operand_kind = type(operand)
+                    inner = operand
+                    while type(inner) is subscript_type:
+                        inner = inner.value
+                    operand_kind = type(inner)
                     if operand_kind is call_type:
-                        callee = operand.func
+                        callee = inner.func
                         if type(callee) is attribute_type:
                             record.of.append((True, "." + callee.attr))
                         elif type(callee) is name_type:
                             record.of.append((True, callee.id))
                     elif operand_kind is name_type:
-                        record.of.append((False, operand.id))
+                        record.of.append((False, inner.id))
                     push((operand, operand_context))
                 if receiver is None:
                     push((func, context))
@@ -341,6 +349,7 @@ def summarize(tree: ast.AST) -> Summary:
                 watchers,
             )
             push((node.target, inner))
+            _copies(copies, names, iterable)
             push((iterable, (True, in_def, inner[2], binders | names, watchers)))
             for statement in (*node.body, *node.orelse):
                 push((statement, inner))
@@ -373,10 +382,12 @@ def summarize(tree: ast.AST) -> Summary:
             if kind is ast.AnnAssign:
                 push((node.annotation, context))
             if node.value is not None:
+                _copies(copies, names, node.value)
                 push((node.value, (in_loop, in_def, loopvars, binders | names, watchers)))
             continue
         if kind is ast.NamedExpr:
             names = stored_names(node.target)
+            _copies(copies, names, node.value)
             push((node.value, (in_loop, in_def, loopvars, binders | names, watchers)))
             continue
         if kind is ast.withitem:
@@ -384,6 +395,7 @@ def summarize(tree: ast.AST) -> Summary:
             names = stored_names(variables) if variables is not None else _EMPTY
             if variables is not None:
                 push((variables, context))
+            _copies(copies, names, node.context_expr)
             push((node.context_expr, (in_loop, in_def, loopvars, binders | names, watchers)))
             continue
         if kind in _SYNTAX:
@@ -407,7 +419,28 @@ def summarize(tree: ast.AST) -> Summary:
                         push((item, context))
             elif type(value) not in skip and isinstance(value, node_type):
                 push((value, context))
+    for name, others in copies.items():  # what the names they are bound to hold, too
+        stack, seen = list(others), {name}
+        while stack:
+            other = stack.pop()
+            if other not in seen:
+                seen.add(other)
+                bound.setdefault(name, set()).update(bound.get(other, ()))
+                stack.extend(copies.get(other, ()))
     return _finish(found, bound, aliases, syntax)
+
+
+def _copies(copies: dict[str, set[str]], names: frozenset[str], value: ast.AST) -> None:
+    """Note that ``names`` are bound to the names ``value`` is (``x``, ``x[0]``, ``(x, y)``)."""
+    if not names:
+        return
+    parts = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]
+    for part in parts:
+        while type(part) is ast.Subscript or type(part) is ast.Starred:
+            part = part.value  # type: ignore[attr-defined]
+        if type(part) is ast.Name:
+            for name in names:
+                copies.setdefault(name, set()).add(part.id)  # type: ignore[attr-defined]
 
 
 def _finish(
@@ -418,7 +451,7 @@ def _finish(
 ) -> Summary:
     def expand(names: Iterable[str]) -> frozenset[str]:
         out = set(names)
-        for name in names:
+        for name in list(out):  # ``names`` may be a generator, used up by ``set``
             out |= aliases.get(name, set())
         return frozenset(out)
 

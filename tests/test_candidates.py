@@ -144,6 +144,7 @@ def test_imported_aliases_count_as_the_name() -> None:
     assert matches("cat", "import torch.cat as c\ny = c(xs)\n")
     assert not matches("cat", "from torch import cat as c\ny = x.c(xs)\n")
     assert matches(".to on cat", "from torch import cat as c\ny = c(xs)\ny.to(d)\n")
+    assert matches(".to on cat", "from torch import cat as c\nc(xs).to(d)\n")
 
 
 def test_calls_everywhere_count() -> None:
@@ -218,7 +219,9 @@ def test_in_functions() -> None:
         ("with torch.cat(xs) as y:\n    y.to(d)\n", True),
         ("dst.copy_(torch.cat(xs))\n", True),
         ("y = torch.cat(xs)\nz.to(d)\n", False),
-        ("torch.cat(xs)[0].to(d)\n", False),
+        ("torch.cat(xs)[0].to(d)\n", True),  # an indexed operand counts as what it indexes
+        ("y = torch.cat(xs)\nz = y[:4]\nw = z\nw.to(d)\n", True),  # names bound to names
+        ("y = torch.cat(xs)\nz = f(y)\nz.to(d)\n", False),
         ("torch.cat(xs).float().to(d)\n", False),
         ("self.y = torch.cat(xs)\nself.y.to(d)\n", False),
     ],
@@ -345,3 +348,11 @@ def test_an_if_test_of_an_annotated_tensor_is_a_candidate_of_htd202() -> None:
 )
 def test_syntax_names(code: str, declaration: str, expected: bool) -> None:
     assert matches(declaration, code) is expected
+
+
+def test_operands_that_are_calls() -> None:
+    assert matches(".to of .zeros|zeros", "torch.zeros(n).to(d)\n")
+    assert matches(".to of .zeros|zeros", "from torch import zeros as z\nz(n).to(d)\n")
+    assert not matches(".to of .zeros|zeros", "y = torch.zeros(n)\ny.to(d)\n")
+    assert not matches(".to of .zeros|zeros", "torch.zeros(n).float().to(d)\n")
+    assert matches(".to of .zeros|zeros|.float", "torch.zeros(n).float().to(d)\n")
