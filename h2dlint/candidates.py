@@ -420,13 +420,13 @@ def summarize(tree: ast.AST) -> Summary:
             elif type(value) not in skip and isinstance(value, node_type):
                 push((value, context))
     for name, others in copies.items():  # what the names they are bound to hold, too
-        stack, seen = list(others), {name}
-        while stack:
-            other = stack.pop()
+        pending, seen = list(others), {name}
+        while pending:
+            other = pending.pop()
             if other not in seen:
                 seen.add(other)
                 bound.setdefault(name, set()).update(bound.get(other, ()))
-                stack.extend(copies.get(other, ()))
+                pending.extend(copies.get(other, ()))
     return _finish(found, bound, aliases, syntax)
 
 
@@ -437,10 +437,10 @@ def _copies(copies: dict[str, set[str]], names: frozenset[str], value: ast.AST) 
     parts = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]
     for part in parts:
         while type(part) is ast.Subscript or type(part) is ast.Starred:
-            part = part.value  # type: ignore[attr-defined]
+            part = part.value
         if type(part) is ast.Name:
             for name in names:
-                copies.setdefault(name, set()).add(part.id)  # type: ignore[attr-defined]
+                copies.setdefault(name, set()).add(part.id)
 
 
 def _finish(
