@@ -356,3 +356,12 @@ def test_operands_that_are_calls() -> None:
     assert not matches(".to of .zeros|zeros", "y = torch.zeros(n)\ny.to(d)\n")
     assert not matches(".to of .zeros|zeros", "torch.zeros(n).float().to(d)\n")
     assert matches(".to of .zeros|zeros|.float", "torch.zeros(n).float().to(d)\n")
+
+
+def test_a_round_trip_outside_functions_is_a_candidate_of_htd303() -> None:
+    code = (
+        "import torch\nx = torch.ones(3).cuda()\ny = x[:2].cpu()\nz = torch.ones(3).cuda().cpu()\n"
+    )
+    flagged = [f.code for f in process(_job(code, candidates=False)).findings]
+    assert flagged == ["HTD303", "HTD303"]
+    assert [f.code for f in process(_job(code)).findings] == flagged
