@@ -39,8 +39,12 @@ class Term:
     on: frozenset[str] = frozenset()
     of: frozenset[str] = frozenset()
     kinds: frozenset[str] = frozenset()
+    # A ``text`` term: words the file holds (then ``names`` is empty).
+    words: frozenset[bytes] = frozenset()
 
     def matches(self, summary: Summary) -> bool:
+        if self.words:
+            return summary.mentions(self.words)
         calls = summary.calls
         for wanted in self.names:
             shapes = calls.get(wanted.name)
@@ -105,7 +109,13 @@ _TERM = re.compile(
 )
 
 
+_TEXT = re.compile(r"text\s+(?P<words>[a-z0-9_]+(?:\|[a-z0-9_]+)*)")
+
+
 def _term(part: str, text: str) -> Term:
+    words = _TEXT.fullmatch(part.strip())
+    if words is not None:
+        return Term((), words=frozenset(w.encode() for w in words["words"].split("|")))
     match = _TERM.fullmatch(part.strip())
     if match is None:
         raise CandidatesError(

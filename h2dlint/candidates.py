@@ -51,6 +51,10 @@ as if it were a call of a bare name (with ``loop``, ``def`` and ``arg`` as for a
   (``x[:n]``, ``x[:, a:b]``), else ``Index``;
 - ``@compare``: a comparison by value (only ``==``, ``!=``, ``<``, ``<=``, ``>``, ``>=``).
 
+A term may also be ``text w1|w2``: the file's text holds one of these words, in any case
+(``text cpu`` for a name or string that says ``cpu``); a file whose strings may spell a word
+with escapes (``"\x63pu"``) or that cannot be read as UTF-8 holds every word.
+
 A declaration must describe a superset of what the rule can flag: a pattern that drops a real
 finding is a bug. ``tests/test_candidates.py`` checks every rule's examples and fixtures, and
 ``scripts/check_candidates.py`` compares findings with and without this filter on whole trees.
@@ -59,6 +63,8 @@ finding is a bug. ``tests/test_candidates.py`` checks every rule's examples and 
 from __future__ import annotations
 
 import ast
+import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -240,6 +246,10 @@ def _syntax(node: ast.AST, kind: type) -> tuple[str, str] | None:
     return None
 
 
+# Escapes that may spell a letter in a string (``\x63``, ``\u0063``, ``\N{...}``, ``\143``).
+_LETTER_ESCAPES = re.compile(rb"\\[xuUN0-7]")
+
+
 @dataclass
 class Summary:
     """The calls of one file, by the name each ends in, and what the file binds names to."""
@@ -247,10 +257,35 @@ class Summary:
     calls: dict[str, set[Shape]]
     # Name -> the names of the calls in the expressions the file binds it to.
     bound: dict[str, set[str]]
+    # The file's bytes, for ``text`` terms; None: unknown (every word counts as there).
+    source: bytes | None = None
+    _searchable: bytes | None = None
+
+    def mentions(self, words: Iterable[bytes]) -> bool:
+        """Whether the file's text holds one of ``words`` (lower case), in any case."""
+        if self._searchable is None:
+            self._searchable = _searchable(self.source)
+        text = self._searchable
+        return not text or any(word in text for word in words)
 
 
-def summarize(tree: ast.AST) -> Summary:
-    """One walk of ``tree``: every call's :data:`Shape`, and the names bindings hold."""
+def _searchable(source: bytes | None) -> bytes:
+    """``source`` in lower case, identifiers as Python reads them (NFKC); empty when a word
+    could hide in it (escapes in strings, not UTF-8) or it is unknown."""
+    if source is None or _LETTER_ESCAPES.search(source):
+        return b""
+    if source.isascii():
+        return source.lower()
+    try:
+        text = unicodedata.normalize("NFKC", source.decode("utf-8"))
+    except UnicodeDecodeError:
+        return b""
+    return text.lower().encode("utf-8")
+
+
+def summarize(tree: ast.AST, source: bytes | None = None) -> Summary:
+    """One walk of ``tree``: every call's :data:`Shape`, and the names bindings hold;
+    ``source``: the file's bytes, for ``text`` terms."""
     found: list[_Call] = []
     # Syntax names (``@if``...): (name, in a loop, in a function, arg).
     syntax: set[tuple[str, bool, bool, str]] = set()
@@ -427,7 +462,9 @@ def summarize(tree: ast.AST) -> Summary:
                 seen.add(other)
                 bound.setdefault(name, set()).update(bound.get(other, ()))
                 pending.extend(copies.get(other, ()))
-    return _finish(found, bound, aliases, syntax)
+    summary = _finish(found, bound, aliases, syntax)
+    summary.source = source
+    return summary
 
 
 def _copies(copies: dict[str, set[str]], names: frozenset[str], value: ast.AST) -> None:

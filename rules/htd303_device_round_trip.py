@@ -5,12 +5,15 @@ import libcst as cst
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.round_trips import CONVERTERS, RESHAPES, reads_of, trace_up_copies
 from h2dlint.analysis.targets import Target
-from h2dlint.analysis.torch_api import JOINS
+from h2dlint.analysis.torch_api import HOST_DEVICE_PREFIXES, JOINS
 from h2dlint.candidate_terms import called_as
 from h2dlint.diagnostics import Confidence
 from h2dlint.rule import Invalid, Rule, Valid
 
 DOWN_METHODS = frozenset({"cpu", "tolist", "item", "to"})
+_CONVERTED = f"{called_as(CONVERTERS)}(device=)"
+# targets.device_target: strings starting with HOST_DEVICE_PREFIXES, names by_name says host.
+_HOST_WORDS = "text " + "|".join(sorted({*HOST_DEVICE_PREFIXES, "cpu", "host", "offload"}))
 # What a read back's operand may be for trace_up_copies to find a copy up in it.
 _TRACED = "|".join(
     [".cuda|.to", called_as(CONVERTERS | JOINS), "|".join(f".{m}" for m in sorted(RESHAPES))]
@@ -78,10 +81,14 @@ class DeviceRoundTrip(Rule):
     message = "a host tensor is copied to the device and straight back"
     prefilter = (b".cpu(", b".tolist(", b".item(", b".to(")
     # A read back (anywhere: module-level code too) of what traces, through indexing and
-    # names bound to it, to a copy up, a reshape or a join of copies up; and a copy up.
+    # names bound to it, to a copy up, a reshape or a join of copies up; and a copy up. A
+    # `.to()` reads back only to a target that says host: a string ("cpu", "meta"), or a name
+    # or attribute that says cpu/host/offload (analysis/targets.py), all in this file's text.
     candidates = (
-        f".cpu|.tolist|.item|.to on {_TRACED} & .cuda|.to",
-        f".cpu|.tolist|.item|.to on {_TRACED} & {called_as(CONVERTERS)}(device=)",
+        f".cpu|.tolist|.item on {_TRACED} & .cuda|.to",
+        f".cpu|.tolist|.item on {_TRACED} & {_CONVERTED}",
+        f".to on {_TRACED} & .cuda|.to & {_HOST_WORDS}",
+        f".to on {_TRACED} & {_CONVERTED} & {_HOST_WORDS}",
     )
 
     valid = (

@@ -24,7 +24,8 @@ RULES = all_rules()
 
 
 def matches(declaration: str | tuple[str, ...], code: str) -> bool:
-    return Candidates.parse(declaration).matches(summarize(ast.parse(code)))
+    source = code.encode()
+    return Candidates.parse(declaration).matches(summarize(ast.parse(source), source))
 
 
 # -- the declarations of the rules ---------------------------------------------------------------
@@ -365,3 +366,22 @@ def test_a_round_trip_outside_functions_is_a_candidate_of_htd303() -> None:
     flagged = [f.code for f in process(_job(code, candidates=False)).findings]
     assert flagged == ["HTD303", "HTD303"]
     assert [f.code for f in process(_job(code)).findings] == flagged
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ('x.to("cpu")\n', True),
+        ("x.to(self.CPU_DEVICE)\n", True),
+        ("def f(x, host_device):\n    return x.to(host_device)\n", True),
+        ("x.to(d)\n", False),
+        ('x.to("\\x63pu")\n', True),  # an escape may spell it
+        ("\uff43\uff50\uff55 = 1\nx.to(\uff43\uff50\uff55)\n", True),  # fullwidth `cpu`
+    ],
+)
+def test_words_of_the_text(code: str, expected: bool) -> None:
+    assert matches(".to & text cpu|host", code) is expected
+
+
+def test_words_of_an_unknown_text_count_as_there() -> None:
+    assert Candidates.parse("text cpu").matches(summarize(ast.parse("x = 1\n")))
