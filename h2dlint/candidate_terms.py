@@ -39,6 +39,8 @@ class Term:
     on: frozenset[str] = frozenset()
     of: frozenset[str] = frozenset()
     kinds: frozenset[str] = frozenset()
+    # The kinds of a loop around the call (empty: any or none).
+    within: frozenset[str] = frozenset()
     # A ``text`` term: words the file holds (then ``names`` is empty).
     words: frozenset[bytes] = frozenset()
 
@@ -56,7 +58,9 @@ class Term:
         return False
 
     def _fits(self, shape: Shape, summary: Summary) -> bool:
-        _, in_loop, is_iter, in_def, keywords, reads_loop, made, names, kind = shape
+        _, in_loop, is_iter, in_def, keywords, reads_loop, made, names, kind, within = shape
+        if self.within and not (within & self.within):
+            return False
         if (self.loop and not in_loop) or (self.iter and not is_iter):
             return False
         if self.in_def and not in_def:
@@ -106,6 +110,7 @@ _TERM = re.compile(
     rf"(?:\((?P<keywords>{_KEYWORD}(?:\|{_KEYWORD})*)\))?"
     rf"(?:\s+on\s+(?P<on>{_NAMES})(?:\s+over\s+(?P<over>{_NAMES}))?|\s+of\s+(?P<of>{_NAMES}))?"
     rf"(?:\s+arg\s+(?P<kinds>{_ID}(?:\|{_ID})*))?"
+    rf"(?:\s+in\s+(?P<within>{_NAMES}))?"
 )
 
 
@@ -138,6 +143,7 @@ def _term(part: str, text: str) -> Term:
         on=frozenset() if on == {"loop"} else on,
         of=frozenset(n for n in (match["of"] or "").split("|") if n),
         kinds=frozenset(k for k in (match["kinds"] or "").split("|") if k),
+        within=frozenset(k for k in (match["within"] or "").split("|") if k),
     )
 
 

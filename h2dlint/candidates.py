@@ -17,7 +17,7 @@ A declaration is a tuple of patterns, of which one must match (a bare string is 
 describes one call, in this order::
 
     TERM := [loop] [iter] [def] NAMES ["(" KEYWORD ("|" KEYWORD)* ")"]
-            [on (loop [over NAMES] | NAMES) | of NAMES] [arg KINDS]
+            [on (loop [over NAMES] | NAMES) | of NAMES] [arg KINDS] [in KINDS]
 
 - ``NAMES``, ``|``-separated: ``.name`` is a method call (``x.name(...)``, ``torch.name(...)``);
   ``name`` is a call of a bare name (``name(...)``), also of a name imported as ``name`` under
@@ -39,7 +39,9 @@ describes one call, in this order::
 - ``of n1|n2``: an operand is itself a call named so (``torch.zeros(n).cuda()``), not a name;
 - ``arg K1|K2``: the first positional argument is an ``ast`` node of one of these kinds
   (``Name``, ``Call``, ``List``, ...). A display of literals only (``[0.5, -1]``, ``((1, 2),)``)
-  is of kind ``Literal``, as a constant is.
+  is of kind ``Literal``, as a constant is;
+- ``in K1|K2``: inside a ``for`` loop or comprehension whose iterable is of one of these kinds
+  (as for ``over``), or ``While``: inside a ``while`` loop.
 
 Some rules flag code that holds no call (``if n > 3:`` of a parameter annotated as a tensor, a
 slice bound that is a device tensor built in another module). Three names stand for such syntax,
@@ -63,24 +65,32 @@ finding is a bug. ``tests/test_candidates.py`` checks every rule's examples and 
 from __future__ import annotations
 
 import ast
-import re
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from h2dlint.candidate_syntax import SYNTAX, kind_of, searchable, syntax_name
+
 # A call's shape: (method call, in a loop, is an iterable, in a function, keywords, the kinds of
 # the iterables of the loop variables its operands mention, the calls that operands are, the
-# names that operands are, the kind of the first argument).
+# names that operands are, the kind of the first argument, the kinds of the loops around it).
 Shape = tuple[
-    bool, bool, bool, bool, frozenset[str], frozenset[str], frozenset[str], frozenset[str], str
+    bool,
+    bool,
+    bool,
+    bool,
+    frozenset[str],
+    frozenset[str],
+    frozenset[str],
+    frozenset[str],
+    str,
+    frozenset[str],
 ]
 
 _COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})
 _FOR_LOOPS = frozenset({ast.For, ast.AsyncFor})
 _FUNCTIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef})
 _LITERAL_VALUES = (True, False, None)
-_DISPLAYS = (ast.List, ast.Tuple, ast.Set)
 # Fields that never hold a node that can contain a call.
 _LEAF_FIELDS = frozenset(
     {
@@ -107,7 +117,6 @@ _LEAF_TYPES = frozenset(
 )
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 _CONSTANT = frozenset({ast.Constant})
-_SYNTAX = frozenset({ast.If, ast.IfExp, ast.Subscript, ast.Compare})
 _NAME_OR_CONSTANT = frozenset({ast.Name, ast.Constant})
 
 
@@ -136,36 +145,36 @@ def stored_names(target: ast.AST) -> frozenset[str]:
     return frozenset(names)
 
 
-def _literal(node: ast.AST) -> bool:
-    kind = type(node)
-    if kind is ast.Constant:
-        return True
-    if kind is ast.UnaryOp:
-        return type(node.operand) is ast.Constant  # type: ignore[attr-defined]
-    if isinstance(node, _DISPLAYS):
-        return all(_literal(e) for e in node.elts)
-    return False
-
-
-def _kind(node: ast.AST | None) -> str:
-    if node is None:
-        return ""
-    if _literal(node):
-        return "Literal"
-    return type(node).__name__
-
-
 class _Call:
     """What the walk learns about one call before it becomes a :data:`Shape`."""
 
-    __slots__ = ("arg", "in_def", "iter", "keywords", "loop", "method", "of", "reads_loop", "tail")
+    __slots__ = (
+        "arg",
+        "in_def",
+        "iter",
+        "keywords",
+        "loop",
+        "method",
+        "of",
+        "reads_loop",
+        "tail",
+        "within",
+    )
 
     reads_loop: set[str]
 
     def __init__(
-        self, tail: str, method: bool, loop: bool, is_iter: bool, in_def: bool, node: ast.Call
+        self,
+        tail: str,
+        method: bool,
+        loop: bool,
+        is_iter: bool,
+        in_def: bool,
+        node: ast.Call,
+        within: frozenset[str],
     ) -> None:
         self.tail = tail
+        self.within = within
         self.method = method
         self.loop = loop
         self.iter = is_iter
@@ -182,14 +191,16 @@ class _Call:
         # Operands: (True, ".name" or "name") for a call, (False, name) for a name.
         self.of: list[tuple[bool, str]] = []
         first = node.args[0] if node.args else None
-        self.arg = "" if first is None or type(first) is ast.Starred else _kind(first)
+        self.arg = "" if first is None or type(first) is ast.Starred else kind_of(first)
 
 
 # The context of a node: (in a loop, in a function, the loop variables in scope with the kinds of
-# the iterables they come from, the names that enclosing binding constructs bind, the calls whose
-# operand the node is part of).
+# the iterables they come from (under _WITHIN: the kinds of all loops around it), the names that
+# enclosing binding constructs bind, the calls whose operand the node is part of).
 _Context = tuple[bool, bool, dict[str, frozenset[str]], frozenset[str], tuple[_Call, ...]]
 _EMPTY: frozenset[str] = frozenset()
+_WITHIN = ""  # never a name
+_WHILE = frozenset({"While"})
 
 
 def _iterable_kind(node: ast.AST) -> str:
@@ -211,43 +222,10 @@ def _loop_variables(
     out = dict(loopvars)
     for target, iterable in targets:
         kinds = frozenset({_iterable_kind(iterable)})
+        out[_WITHIN] = out.get(_WITHIN, _EMPTY) | kinds
         for name in stored_names(target):
             out[name] = out.get(name, _EMPTY) | kinds
     return out
-
-
-_VALUE_COMPARISONS = frozenset({ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE})
-
-
-def _bound(node: ast.AST | None) -> bool:
-    """Whether a slice bound is there and is not a literal."""
-    return node is not None and not _literal(node)
-
-
-def _subscript_kind(node: ast.Subscript) -> str:
-    """The ``arg`` of ``@subscript`` (see the module's documentation)."""
-    if type(node.ctx) is ast.Store:
-        return "Store"
-    index = node.slice
-    for part in index.elts if type(index) is ast.Tuple else (index,):
-        if type(part) is ast.Slice and (_bound(part.lower) or _bound(part.upper)):
-            return "Slice"
-    return "Index"
-
-
-def _syntax(node: ast.AST, kind: type) -> tuple[str, str] | None:
-    """``node`` as one of the syntax names (``@if``...) with its ``arg``, or None."""
-    if kind is ast.If or kind is ast.IfExp:
-        return "@if", _kind(node.test)  # type: ignore[attr-defined]
-    if kind is ast.Subscript:
-        return "@subscript", _subscript_kind(node)  # type: ignore[arg-type]
-    if kind is ast.Compare and all(type(op) in _VALUE_COMPARISONS for op in node.ops):  # type: ignore[attr-defined]
-        return "@compare", ""
-    return None
-
-
-# Escapes that may spell a letter in a string (``\x63``, ``\u0063``, ``\N{...}``, ``\143``).
-_LETTER_ESCAPES = re.compile(rb"\\[xuUN0-7]")
 
 
 @dataclass
@@ -264,31 +242,17 @@ class Summary:
     def mentions(self, words: Iterable[bytes]) -> bool:
         """Whether the file's text holds one of ``words`` (lower case), in any case."""
         if self._searchable is None:
-            self._searchable = _searchable(self.source)
+            self._searchable = searchable(self.source)
         text = self._searchable
         return not text or any(word in text for word in words)
-
-
-def _searchable(source: bytes | None) -> bytes:
-    """``source`` in lower case, identifiers as Python reads them (NFKC); empty when a word
-    could hide in it (escapes in strings, not UTF-8) or it is unknown."""
-    if source is None or _LETTER_ESCAPES.search(source):
-        return b""
-    if source.isascii():
-        return source.lower()
-    try:
-        text = unicodedata.normalize("NFKC", source.decode("utf-8"))
-    except UnicodeDecodeError:
-        return b""
-    return text.lower().encode("utf-8")
 
 
 def summarize(tree: ast.AST, source: bytes | None = None) -> Summary:
     """One walk of ``tree``: every call's :data:`Shape`, and the names bindings hold;
     ``source``: the file's bytes, for ``text`` terms."""
     found: list[_Call] = []
-    # Syntax names (``@if``...): (name, in a loop, in a function, arg).
-    syntax: set[tuple[str, bool, bool, str]] = set()
+    # Syntax names (``@if``...): (name, in a loop, in a function, arg, the loops around it).
+    syntax: set[tuple[str, bool, bool, str, frozenset[str]]] = set()
     bound: dict[str, set[str]] = {}
     aliases: dict[str, set[str]] = {}
     iterables: set[int] = set()
@@ -320,12 +284,15 @@ def summarize(tree: ast.AST, source: bytes | None = None) -> Summary:
         if kind is call_type:
             func = node.func
             func_kind = type(func)
+            within = loopvars.get(_WITHIN, _EMPTY)
             receiver = None
             if func_kind is attribute_type:
-                record = _Call(func.attr, True, in_loop, id(node) in iterables, in_def, node)
+                record = _Call(
+                    func.attr, True, in_loop, id(node) in iterables, in_def, node, within
+                )
                 receiver = func.value
             elif func_kind is name_type:
-                record = _Call(func.id, False, in_loop, id(node) in iterables, in_def, node)
+                record = _Call(func.id, False, in_loop, id(node) in iterables, in_def, node, within)
             else:
                 record = None
             args = node.args
@@ -433,12 +400,13 @@ def summarize(tree: ast.AST, source: bytes | None = None) -> Summary:
             _copies(copies, names, node.context_expr)
             push((node.context_expr, (in_loop, in_def, loopvars, binders | names, watchers)))
             continue
-        if kind in _SYNTAX:
-            named = _syntax(node, kind)
+        if kind in SYNTAX:
+            named = syntax_name(node, kind)
             if named is not None:
-                syntax.add((named[0], in_loop, in_def, named[1]))
+                syntax.add((named[0], in_loop, in_def, named[1], loopvars.get(_WITHIN, _EMPTY)))
         if kind is ast.While:
-            context = (True, in_def, loopvars, binders, watchers)
+            loops = {**loopvars, _WITHIN: loopvars.get(_WITHIN, _EMPTY) | _WHILE}
+            context = (True, in_def, loops, binders, watchers)
         elif kind in _FUNCTIONS:
             context = (in_loop, True, loopvars, binders, watchers)
         fields = fields_of.get(kind)
@@ -484,7 +452,7 @@ def _finish(
     found: list[_Call],
     bound: dict[str, set[str]],
     aliases: dict[str, set[str]],
-    syntax: set[tuple[str, bool, bool, str]],
+    syntax: set[tuple[str, bool, bool, str, frozenset[str]]],
 ) -> Summary:
     def expand(names: Iterable[str]) -> frozenset[str]:
         out = set(names)
@@ -508,6 +476,7 @@ def _finish(
             made,
             names,
             record.arg,
+            record.within,
         )
         tails = [record.tail]
         if not record.method:
@@ -515,8 +484,8 @@ def _finish(
             tails += aliases.get(record.tail, ())
         for tail in tails:
             calls.setdefault(tail, set()).add(shape)
-    for name, in_loop, in_def, arg in syntax:
+    for name, in_loop, in_def, arg, within in syntax:
         calls.setdefault(name, set()).add(
-            (False, in_loop, False, in_def, _EMPTY, _EMPTY, _EMPTY, _EMPTY, arg)
+            (False, in_loop, False, in_def, _EMPTY, _EMPTY, _EMPTY, _EMPTY, arg, within)
         )
     return Summary(calls, bound)

@@ -385,3 +385,20 @@ def test_words_of_the_text(code: str, expected: bool) -> None:
 
 def test_words_of_an_unknown_text_count_as_there() -> None:
     assert Candidates.parse("text cpu").matches(summarize(ast.parse("x = 1\n")))
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ("for r in t:\n    int(r)\n", True),
+        ("for i in range(n):\n    for a, b in zip(x, y):\n        int(a)\n", True),  # range
+        ("for a, b in zip(x, y):\n    int(a)\n", False),
+        ("[int(v) for v in d.values()]\n", False),
+        ("[int(r) for r in self.rows]\n", True),
+        ("while c:\n    int(x)\n", True),
+        ("while int(x) > 0:\n    pass\n", True),  # the test runs per iteration too
+        ("for r in t:\n    pass\nint(r)\n", False),
+    ],
+)
+def test_in_loops_over(code: str, expected: bool) -> None:
+    assert matches("loop int in While|Name|Attribute|range", code) is expected
