@@ -37,9 +37,16 @@ class Term:
     # With ``on_loop``: the kinds of the loop's iterable (empty: any).
     over: frozenset[str] = frozenset()
     on: frozenset[str] = frozenset()
+    of: frozenset[str] = frozenset()
     kinds: frozenset[str] = frozenset()
+    # The kinds of a loop around the call (empty: any or none).
+    within: frozenset[str] = frozenset()
+    # A ``text`` term: words the file holds (then ``names`` is empty).
+    words: frozenset[bytes] = frozenset()
 
     def matches(self, summary: Summary) -> bool:
+        if self.words:
+            return summary.mentions(self.words)
         calls = summary.calls
         for wanted in self.names:
             shapes = calls.get(wanted.name)
@@ -51,7 +58,9 @@ class Term:
         return False
 
     def _fits(self, shape: Shape, summary: Summary) -> bool:
-        _, in_loop, is_iter, in_def, keywords, reads_loop, made, names, kind = shape
+        _, in_loop, is_iter, in_def, keywords, reads_loop, made, names, kind, within = shape
+        if self.within and not (within & self.within):
+            return False
         if (self.loop and not in_loop) or (self.iter and not is_iter):
             return False
         if self.in_def and not in_def:
@@ -61,6 +70,8 @@ class Term:
         if self.on_loop and not (reads_loop & self.over if self.over else reads_loop):
             return False
         if self.kinds and kind not in self.kinds:
+            return False
+        if self.of and not (made & self.of):
             return False
         if self.on and not (made & self.on):
             bound = summary.bound
@@ -92,17 +103,24 @@ class Candidates:
 
 
 _ID = r"[A-Za-z_][A-Za-z0-9_]*"
-_NAMES = rf"\.?{_ID}(?:\|\.?{_ID})*"
+_NAMES = rf"[.@]?{_ID}(?:\|[.@]?{_ID})*"
 _KEYWORD = rf"{_ID}=(?:True|False|None)?"
 _TERM = re.compile(
     rf"(?P<loop>loop\s+)?(?P<iter>iter\s+)?(?P<def>def\s+)?(?P<names>{_NAMES})"
     rf"(?:\((?P<keywords>{_KEYWORD}(?:\|{_KEYWORD})*)\))?"
-    rf"(?:\s+on\s+(?P<on>{_NAMES})(?:\s+over\s+(?P<over>{_NAMES}))?)?"
+    rf"(?:\s+on\s+(?P<on>{_NAMES})(?:\s+over\s+(?P<over>{_NAMES}))?|\s+of\s+(?P<of>{_NAMES}))?"
     rf"(?:\s+arg\s+(?P<kinds>{_ID}(?:\|{_ID})*))?"
+    rf"(?:\s+in\s+(?P<within>{_NAMES}))?"
 )
 
 
+_TEXT = re.compile(r"text\s+(?P<words>[a-z0-9_]+(?:\|[a-z0-9_]+)*)")
+
+
 def _term(part: str, text: str) -> Term:
+    words = _TEXT.fullmatch(part.strip())
+    if words is not None:
+        return Term((), words=frozenset(w.encode() for w in words["words"].split("|")))
     match = _TERM.fullmatch(part.strip())
     if match is None:
         raise CandidatesError(
@@ -123,7 +141,9 @@ def _term(part: str, text: str) -> Term:
         on_loop=on == {"loop"},
         over=frozenset((match["over"] or "").split("|")) - {""},
         on=frozenset() if on == {"loop"} else on,
+        of=frozenset(n for n in (match["of"] or "").split("|") if n),
         kinds=frozenset(k for k in (match["kinds"] or "").split("|") if k),
+        within=frozenset(k for k in (match["within"] or "").split("|") if k),
     )
 
 

@@ -17,7 +17,7 @@ A declaration is a tuple of patterns, of which one must match (a bare string is 
 describes one call, in this order::
 
     TERM := [loop] [iter] [def] NAMES ["(" KEYWORD ("|" KEYWORD)* ")"]
-            [on (loop [over NAMES] | NAMES)] [arg KINDS]
+            [on (loop [over NAMES] | NAMES) | of NAMES] [arg KINDS] [in KINDS]
 
 - ``NAMES``, ``|``-separated: ``.name`` is a method call (``x.name(...)``, ``torch.name(...)``);
   ``name`` is a call of a bare name (``name(...)``), also of a name imported as ``name`` under
@@ -34,10 +34,28 @@ describes one call, in this order::
   ``ast`` kind: ``Name``, ``Attribute``, ``Subscript``...);
 - ``on n1|n2``: an operand is a call named so (as in ``NAMES``), or a name that the file binds
   (``=``, ``:=``, ``+=``, ``for``, ``with ... as``, a comprehension's ``for``) to an expression
-  holding such a call;
+  holding such a call, or to another such name (``y = x[0]``); an operand indexed
+  (``x[:8].cpu()``) counts as what it indexes;
+- ``of n1|n2``: an operand is itself a call named so (``torch.zeros(n).cuda()``), not a name;
 - ``arg K1|K2``: the first positional argument is an ``ast`` node of one of these kinds
   (``Name``, ``Call``, ``List``, ...). A display of literals only (``[0.5, -1]``, ``((1, 2),)``)
-  is of kind ``Literal``, as a constant is.
+  is of kind ``Literal``, as a constant is;
+- ``in K1|K2``: inside a ``for`` loop or comprehension whose iterable is of one of these kinds
+  (as for ``over``), or ``While``: inside a ``while`` loop.
+
+Some rules flag code that holds no call (``if n > 3:`` of a parameter annotated as a tensor, a
+slice bound that is a device tensor built in another module). Three names stand for such syntax,
+as if it were a call of a bare name (with ``loop``, ``def`` and ``arg`` as for a call):
+
+- ``@if``: an ``if`` statement or an ``a if test else b``; its ``arg`` is the test's kind;
+- ``@subscript``: ``x[...]``; its ``arg`` is ``Store`` when it is assigned to (``x[i] = v``,
+  ``x[m] += v``), else ``Slice`` when a slice of it has a bound that is not a literal
+  (``x[:n]``, ``x[:, a:b]``), else ``Index``;
+- ``@compare``: a comparison by value (only ``==``, ``!=``, ``<``, ``<=``, ``>``, ``>=``).
+
+A term may also be ``text w1|w2``: the file's text holds one of these words, in any case
+(``text cpu`` for a name or string that says ``cpu``); a file whose strings may spell a word
+with escapes (``"\x63pu"``) or that cannot be read as UTF-8 holds every word.
 
 A declaration must describe a superset of what the rule can flag: a pattern that drops a real
 finding is a bug. ``tests/test_candidates.py`` checks every rule's examples and fixtures, and
@@ -51,18 +69,28 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from h2dlint.candidate_syntax import SYNTAX, kind_of, searchable, syntax_name
+
 # A call's shape: (method call, in a loop, is an iterable, in a function, keywords, the kinds of
 # the iterables of the loop variables its operands mention, the calls that operands are, the
-# names that operands are, the kind of the first argument).
+# names that operands are, the kind of the first argument, the kinds of the loops around it).
 Shape = tuple[
-    bool, bool, bool, bool, frozenset[str], frozenset[str], frozenset[str], frozenset[str], str
+    bool,
+    bool,
+    bool,
+    bool,
+    frozenset[str],
+    frozenset[str],
+    frozenset[str],
+    frozenset[str],
+    str,
+    frozenset[str],
 ]
 
 _COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})
 _FOR_LOOPS = frozenset({ast.For, ast.AsyncFor})
 _FUNCTIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef})
 _LITERAL_VALUES = (True, False, None)
-_DISPLAYS = (ast.List, ast.Tuple, ast.Set)
 # Fields that never hold a node that can contain a call.
 _LEAF_FIELDS = frozenset(
     {
@@ -117,36 +145,36 @@ def stored_names(target: ast.AST) -> frozenset[str]:
     return frozenset(names)
 
 
-def _literal(node: ast.AST) -> bool:
-    kind = type(node)
-    if kind is ast.Constant:
-        return True
-    if kind is ast.UnaryOp:
-        return type(node.operand) is ast.Constant  # type: ignore[attr-defined]
-    if isinstance(node, _DISPLAYS):
-        return all(_literal(e) for e in node.elts)
-    return False
-
-
-def _kind(node: ast.AST | None) -> str:
-    if node is None:
-        return ""
-    if _literal(node):
-        return "Literal"
-    return type(node).__name__
-
-
 class _Call:
     """What the walk learns about one call before it becomes a :data:`Shape`."""
 
-    __slots__ = ("arg", "in_def", "iter", "keywords", "loop", "method", "of", "reads_loop", "tail")
+    __slots__ = (
+        "arg",
+        "in_def",
+        "iter",
+        "keywords",
+        "loop",
+        "method",
+        "of",
+        "reads_loop",
+        "tail",
+        "within",
+    )
 
     reads_loop: set[str]
 
     def __init__(
-        self, tail: str, method: bool, loop: bool, is_iter: bool, in_def: bool, node: ast.Call
+        self,
+        tail: str,
+        method: bool,
+        loop: bool,
+        is_iter: bool,
+        in_def: bool,
+        node: ast.Call,
+        within: frozenset[str],
     ) -> None:
         self.tail = tail
+        self.within = within
         self.method = method
         self.loop = loop
         self.iter = is_iter
@@ -163,14 +191,16 @@ class _Call:
         # Operands: (True, ".name" or "name") for a call, (False, name) for a name.
         self.of: list[tuple[bool, str]] = []
         first = node.args[0] if node.args else None
-        self.arg = "" if first is None or type(first) is ast.Starred else _kind(first)
+        self.arg = "" if first is None or type(first) is ast.Starred else kind_of(first)
 
 
 # The context of a node: (in a loop, in a function, the loop variables in scope with the kinds of
-# the iterables they come from, the names that enclosing binding constructs bind, the calls whose
-# operand the node is part of).
+# the iterables they come from (under _WITHIN: the kinds of all loops around it), the names that
+# enclosing binding constructs bind, the calls whose operand the node is part of).
 _Context = tuple[bool, bool, dict[str, frozenset[str]], frozenset[str], tuple[_Call, ...]]
 _EMPTY: frozenset[str] = frozenset()
+_WITHIN = ""  # never a name
+_WHILE = frozenset({"While"})
 
 
 def _iterable_kind(node: ast.AST) -> str:
@@ -192,6 +222,7 @@ def _loop_variables(
     out = dict(loopvars)
     for target, iterable in targets:
         kinds = frozenset({_iterable_kind(iterable)})
+        out[_WITHIN] = out.get(_WITHIN, _EMPTY) | kinds
         for name in stored_names(target):
             out[name] = out.get(name, _EMPTY) | kinds
     return out
@@ -204,23 +235,39 @@ class Summary:
     calls: dict[str, set[Shape]]
     # Name -> the names of the calls in the expressions the file binds it to.
     bound: dict[str, set[str]]
+    # The file's bytes, for ``text`` terms; None: unknown (every word counts as there).
+    source: bytes | None = None
+    _searchable: bytes | None = None
+
+    def mentions(self, words: Iterable[bytes]) -> bool:
+        """Whether the file's text holds one of ``words`` (lower case), in any case."""
+        if self._searchable is None:
+            self._searchable = searchable(self.source)
+        text = self._searchable
+        return not text or any(word in text for word in words)
 
 
-def summarize(tree: ast.AST) -> Summary:
-    """One walk of ``tree``: every call's :data:`Shape`, and the names bindings hold."""
+def summarize(tree: ast.AST, source: bytes | None = None) -> Summary:
+    """One walk of ``tree``: every call's :data:`Shape`, and the names bindings hold;
+    ``source``: the file's bytes, for ``text`` terms."""
     found: list[_Call] = []
+    # Syntax names (``@if``...): (name, in a loop, in a function, arg, the loops around it).
+    syntax: set[tuple[str, bool, bool, str, frozenset[str]]] = set()
     bound: dict[str, set[str]] = {}
     aliases: dict[str, set[str]] = {}
     iterables: set[int] = set()
     start: _Context = (False, False, {}, _EMPTY, ())
     stack: list[tuple[Any, _Context]] = [(tree, start)]
     pop, push = stack.pop, stack.append
-    call_type, attribute_type, name_type, starred_type = (
+    call_type, attribute_type, name_type, starred_type, subscript_type = (
         ast.Call,
         ast.Attribute,
         ast.Name,
         ast.Starred,
+        ast.Subscript,
     )
+    # Name -> the names it is bound to (``y = x``, ``y = x[0]``): it holds what they hold.
+    copies: dict[str, set[str]] = {}
     node_type, fields_of = ast.AST, _CHILD_FIELDS
     while stack:
         node, context = pop()
@@ -237,12 +284,15 @@ def summarize(tree: ast.AST) -> Summary:
         if kind is call_type:
             func = node.func
             func_kind = type(func)
+            within = loopvars.get(_WITHIN, _EMPTY)
             receiver = None
             if func_kind is attribute_type:
-                record = _Call(func.attr, True, in_loop, id(node) in iterables, in_def, node)
+                record = _Call(
+                    func.attr, True, in_loop, id(node) in iterables, in_def, node, within
+                )
                 receiver = func.value
             elif func_kind is name_type:
-                record = _Call(func.id, False, in_loop, id(node) in iterables, in_def, node)
+                record = _Call(func.id, False, in_loop, id(node) in iterables, in_def, node, within)
             else:
                 record = None
             args = node.args
@@ -258,15 +308,18 @@ def summarize(tree: ast.AST) -> Summary:
                 for operand in (receiver, first):
                     if operand is None:
                         continue
-                    operand_kind = type(operand)
+                    inner = operand
+                    while type(inner) is subscript_type:
+                        inner = inner.value
+                    operand_kind = type(inner)
                     if operand_kind is call_type:
-                        callee = operand.func
+                        callee = inner.func
                         if type(callee) is attribute_type:
                             record.of.append((True, "." + callee.attr))
                         elif type(callee) is name_type:
                             record.of.append((True, callee.id))
                     elif operand_kind is name_type:
-                        record.of.append((False, operand.id))
+                        record.of.append((False, inner.id))
                     push((operand, operand_context))
                 if receiver is None:
                     push((func, context))
@@ -298,6 +351,7 @@ def summarize(tree: ast.AST) -> Summary:
                 watchers,
             )
             push((node.target, inner))
+            _copies(copies, names, iterable)
             push((iterable, (True, in_def, inner[2], binders | names, watchers)))
             for statement in (*node.body, *node.orelse):
                 push((statement, inner))
@@ -330,10 +384,12 @@ def summarize(tree: ast.AST) -> Summary:
             if kind is ast.AnnAssign:
                 push((node.annotation, context))
             if node.value is not None:
+                _copies(copies, names, node.value)
                 push((node.value, (in_loop, in_def, loopvars, binders | names, watchers)))
             continue
         if kind is ast.NamedExpr:
             names = stored_names(node.target)
+            _copies(copies, names, node.value)
             push((node.value, (in_loop, in_def, loopvars, binders | names, watchers)))
             continue
         if kind is ast.withitem:
@@ -341,10 +397,16 @@ def summarize(tree: ast.AST) -> Summary:
             names = stored_names(variables) if variables is not None else _EMPTY
             if variables is not None:
                 push((variables, context))
+            _copies(copies, names, node.context_expr)
             push((node.context_expr, (in_loop, in_def, loopvars, binders | names, watchers)))
             continue
+        if kind in SYNTAX:
+            named = syntax_name(node, kind)
+            if named is not None:
+                syntax.add((named[0], in_loop, in_def, named[1], loopvars.get(_WITHIN, _EMPTY)))
         if kind is ast.While:
-            context = (True, in_def, loopvars, binders, watchers)
+            loops = {**loopvars, _WITHIN: loopvars.get(_WITHIN, _EMPTY) | _WHILE}
+            context = (True, in_def, loops, binders, watchers)
         elif kind in _FUNCTIONS:
             context = (in_loop, True, loopvars, binders, watchers)
         fields = fields_of.get(kind)
@@ -360,15 +422,41 @@ def summarize(tree: ast.AST) -> Summary:
                         push((item, context))
             elif type(value) not in skip and isinstance(value, node_type):
                 push((value, context))
-    return _finish(found, bound, aliases)
+    for name, others in copies.items():  # what the names they are bound to hold, too
+        pending, seen = list(others), {name}
+        while pending:
+            other = pending.pop()
+            if other not in seen:
+                seen.add(other)
+                bound.setdefault(name, set()).update(bound.get(other, ()))
+                pending.extend(copies.get(other, ()))
+    summary = _finish(found, bound, aliases, syntax)
+    summary.source = source
+    return summary
+
+
+def _copies(copies: dict[str, set[str]], names: frozenset[str], value: ast.AST) -> None:
+    """Note that ``names`` are bound to the names ``value`` is (``x``, ``x[0]``, ``(x, y)``)."""
+    if not names:
+        return
+    parts = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]
+    for part in parts:
+        while type(part) is ast.Subscript or type(part) is ast.Starred:
+            part = part.value
+        if type(part) is ast.Name:
+            for name in names:
+                copies.setdefault(name, set()).add(part.id)
 
 
 def _finish(
-    found: list[_Call], bound: dict[str, set[str]], aliases: dict[str, set[str]]
+    found: list[_Call],
+    bound: dict[str, set[str]],
+    aliases: dict[str, set[str]],
+    syntax: set[tuple[str, bool, bool, str, frozenset[str]]],
 ) -> Summary:
     def expand(names: Iterable[str]) -> frozenset[str]:
         out = set(names)
-        for name in names:
+        for name in list(out):  # ``names`` may be a generator, used up by ``set``
             out |= aliases.get(name, set())
         return frozenset(out)
 
@@ -388,6 +476,7 @@ def _finish(
             made,
             names,
             record.arg,
+            record.within,
         )
         tails = [record.tail]
         if not record.method:
@@ -395,4 +484,8 @@ def _finish(
             tails += aliases.get(record.tail, ())
         for tail in tails:
             calls.setdefault(tail, set()).add(shape)
+    for name, in_loop, in_def, arg, within in syntax:
+        calls.setdefault(name, set()).add(
+            (False, in_loop, False, in_def, _EMPTY, _EMPTY, _EMPTY, _EMPTY, arg, within)
+        )
     return Summary(calls, bound)

@@ -54,7 +54,7 @@ def candidate_rules(
         wanted = enabled.rule.candidate_filter
         if wanted is not None:
             if summary is None:
-                summary = summarize(tree)
+                summary = summarize(tree, data)
             if not wanted.matches(summary):
                 continue
         out.append(enabled)

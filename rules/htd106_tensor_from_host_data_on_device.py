@@ -24,6 +24,10 @@ from h2dlint.rule import Invalid, Rule, Valid
 
 CONSTRUCTORS = frozenset({"torch.tensor", "torch.as_tensor", "torch.asarray"})
 
+_CONSTRUCTED = called_as(CONSTRUCTORS)
+# Data host_sequence or maybe_host_data may take (not a literal, a dict, a generator...).
+_DATA = "Name|Call|List|Tuple|ListComp|BinOp|Subscript|Attribute"
+
 
 class TensorFromHostDataOnDevice(Rule):
     """## What it does
@@ -120,11 +124,10 @@ class TensorFromHostDataOnDevice(Rule):
     message = "tensor built from Python data on the device: a blocking copy from pageable memory"
     prefilter = (b"device=", b".copy_(", b"] = torch.", b"] = tensor(")
     candidates = (  # torch.tensor(data, device=...) in a function, data not a literal
-        f"def {called_as(CONSTRUCTORS)}(device=) "
-        "arg Name|Call|List|Tuple|ListComp|BinOp|Subscript|Attribute",
+        f"def {_CONSTRUCTED}(device=) arg {_DATA}",
         # `dev[:n] = torch.tensor(data)`, `dev[:n].copy_(torch.tensor(data))`
-        f"def {called_as(CONSTRUCTORS)} "
-        "arg Name|Call|List|Tuple|ListComp|BinOp|Subscript|Attribute",
+        f"def @subscript arg Store & def {_CONSTRUCTED} arg {_DATA}",
+        f"def .copy_ of {_CONSTRUCTED} & def {_CONSTRUCTED} arg {_DATA}",
     )
 
     valid = (

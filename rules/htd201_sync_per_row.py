@@ -22,6 +22,7 @@ from h2dlint.walk import visit_read_only
 
 ATOMS = (cst.Name, cst.Attribute, cst.Subscript, cst.Call)
 # The methods that make a tensor an `if` or `while` test (see syncs.tensor_test).
+_ROW_LOOPS = "While|Name|Attribute|Subscript|enumerate|range|zip|.unbind|.tolist"
 _TESTS = "|".join(f".{name}" for name in sorted(TEST_METHODS))
 
 
@@ -134,8 +135,13 @@ class SyncPerRow(ComprehensionVisits, Rule):
     )
     # A sync in a loop: of a loop variable (a row), of a local name bound to a row in the loop
     # body (which no pattern can follow), or in a `while` loop; or a loop over `.tolist()`.
+    # Rows are walked only by loops over what row_loop and counter_loop take (a name, an
+    # attribute, a subscript, `enumerate`, `range`, `.unbind()`, `.tolist()`).
+    # A `.to()` reads back only as `.to("cpu")` or `.to(device="cpu")` (host_copy).
     candidates = (
-        f"loop .item|.tolist|.cpu|.to|{_TESTS}|{'|'.join(sorted(SYNC_BUILTINS))}",
+        f"loop .item|.tolist|.cpu|{_TESTS}|{'|'.join(sorted(SYNC_BUILTINS))} in {_ROW_LOOPS}",
+        f"loop .to arg Literal in {_ROW_LOOPS}",
+        f"loop .to(device=) in {_ROW_LOOPS}",
         "iter .tolist",
     )
 

@@ -27,9 +27,11 @@ from h2dlint.analysis.shape_syncs import (
     row_reduction,
     sizes_of,
 )
+from h2dlint.analysis.sync_basics import SYNC_BUILTINS, SYNC_METHODS
 from h2dlint.analysis.unknown_tensors import annotated_comparison, tensor_root
 from h2dlint.analysis.value_syncs import (
     MASK_METHODS,
+    REDUCTION_METHODS,
     explicit_sync,
     tensor_test,
     value_where,
@@ -222,18 +224,36 @@ class SyncOnHotPath(Rule):
         *(f"{name.rpartition('.')[2]}(".encode() for name in sorted(SIZE_FACTORIES)),
         *(f".{name}(".encode() for name in sorted(SIZE_METHODS)),
     )
-    # Only function bodies can be hot; a subscript with a mask or an `if` test of a tensor
-    # needs a call somewhere in the function too (a comparison's `.any()`, the mask's maker,
-    # or the `.to(device)`/factory that puts the tensor on the device).
-    candidates = "def " + "|".join(
-        [
-            ".item|.tolist|.cpu|.to|int|float|bool",
-            called_as(
-                SIZE_FACTORIES | DATA_SIZED_FUNCTIONS | {"torch.repeat_interleave", "torch.where"}
-            ),
-            "|".join(f".{name}" for name in sorted(SIZE_METHODS | MASK_METHODS)),
-            ".any|.all|.max|.min|.sum|.cuda|.tensor|tensor|.synchronize",
-        ]
+    # Every report is in a function (only they can be hot), at one of: a call that reads a
+    # tensor on the host (`.item()`, `.to("cpu")`, `int(t)`...), uses it as a size or makes a
+    # data-sized result, an `if` test reducing one (`.any()`, `x.max() > 0`), or a wait for a
+    # stream; else at syntax without a call, judged by where its tensor is, which may be
+    # learned from another module (an imported module-level tensor, an attribute a base class
+    # elsewhere builds): an `if` test that is a name, an attribute or a comparison (of a
+    # parameter annotated as a tensor), a slice bound, a write into a subscript, or an index
+    # that is a mask (made by a comparison or a mask method in the function).
+    candidates = (
+        "def "
+        + "|".join(
+            [
+                "|".join(f".{name}" for name in sorted(SYNC_METHODS)),
+                ".cpu|" + "|".join(sorted(SYNC_BUILTINS)),
+                called_as(
+                    SIZE_FACTORIES
+                    | DATA_SIZED_FUNCTIONS
+                    | {"torch.repeat_interleave", "torch.where"}
+                ),
+                "|".join(f".{name}" for name in sorted(SIZE_METHODS | DATA_SIZED_METHODS)),
+                ".any|.all|" + "|".join(f".{name}" for name in sorted(REDUCTION_METHODS)),
+                ".synchronize",
+            ]
+        ),
+        "def .to arg Literal",  # .to("cpu")
+        "def .to(device=)",
+        "def @if arg Name|Attribute|Compare",
+        "def @subscript arg Slice|Store",
+        "def @subscript & def @compare",
+        f"def @subscript & def {called_as(f'torch.{name}' for name in MASK_METHODS)}",
     )
 
     valid = (

@@ -104,7 +104,8 @@ class HostFactoryThenMove(Rule):
     fix_safety = FixSafety.SAFE
     fix_message = "Make the tensor on the device with `device=`"
     prefilter = (b".to(", b".cuda(")
-    candidates = (f".to|.cuda on {FACTORY_TAILS}|{CHAIN_TAILS}",)
+    # The move's receiver is the factory call itself or a chain of exact methods on it.
+    candidates = (f".to|.cuda of {FACTORY_TAILS}|{CHAIN_TAILS} & {FACTORY_TAILS}",)
 
     valid = (
         # made on the device already

@@ -3,12 +3,21 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.round_trips import reads_of, trace_up_copies
+from h2dlint.analysis.round_trips import CONVERTERS, RESHAPES, reads_of, trace_up_copies
 from h2dlint.analysis.targets import Target
+from h2dlint.analysis.torch_api import HOST_DEVICE_PREFIXES, JOINS
+from h2dlint.candidate_terms import called_as
 from h2dlint.diagnostics import Confidence
 from h2dlint.rule import Invalid, Rule, Valid
 
 DOWN_METHODS = frozenset({"cpu", "tolist", "item", "to"})
+_CONVERTED = f"{called_as(CONVERTERS)}(device=)"
+# targets.device_target: strings starting with HOST_DEVICE_PREFIXES, names by_name says host.
+_HOST_WORDS = "text " + "|".join(sorted({*HOST_DEVICE_PREFIXES, "cpu", "host", "offload"}))
+# What a read back's operand may be for trace_up_copies to find a copy up in it.
+_TRACED = "|".join(
+    [".cuda|.to", called_as(CONVERTERS | JOINS), "|".join(f".{m}" for m in sorted(RESHAPES))]
+)
 
 
 class DeviceRoundTrip(Rule):
@@ -71,10 +80,15 @@ class DeviceRoundTrip(Rule):
     name = "device-round-trip"
     message = "a host tensor is copied to the device and straight back"
     prefilter = (b".cpu(", b".tolist(", b".item(", b".to(")
-    candidates = (  # a read back, and a copy up (an operand may be indexed: `y[:8].cpu()`)
-        "def .cpu|.tolist|.item|.to & def .cuda|.to",
-        "def .cpu|.tolist|.item|.to & def .tensor|tensor|.as_tensor|as_tensor|.asarray|asarray"
-        "(device=)",
+    # A read back (anywhere: module-level code too) of what traces, through indexing and
+    # names bound to it, to a copy up, a reshape or a join of copies up; and a copy up. A
+    # `.to()` reads back only to a target that says host: a string ("cpu", "meta"), or a name
+    # or attribute that says cpu/host/offload (analysis/targets.py), all in this file's text.
+    candidates = (
+        f".cpu|.tolist|.item on {_TRACED} & .cuda|.to",
+        f".cpu|.tolist|.item on {_TRACED} & {_CONVERTED}",
+        f".to on {_TRACED} & .cuda|.to & {_HOST_WORDS}",
+        f".to on {_TRACED} & {_CONVERTED} & {_HOST_WORDS}",
     )
 
     valid = (

@@ -83,6 +83,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "h2dlint.imports",
             "h2dlint.candidates",
             "h2dlint.candidate_terms",
+            "h2dlint.candidate_syntax",
         ),
     ),
 )
