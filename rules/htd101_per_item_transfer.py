@@ -40,7 +40,9 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     `[torch.tensor(r).cuda() for r in rows]`, or a loop whose body only moves the item and stores
     it (`out.append(x.to(dev))`, `xs[i] = xs[i].to(dev)`, `item.feature = item.feature.to(dev)`,
     `dst[i].copy_(x)` into a device buffer, an element of one written with a host tensor made
-    of the item: `table[i, :len(b)] = torch.tensor(b)`, `x = queue.pop()` in a `while` loop).
+    of the item: `table[i, :len(b)] = torch.tensor(b)`, or with the item itself when it is a
+    Python list (`table[i] = blocks` for `blocks` of `rows: list[list[int]]`), `x =
+    queue.pop()` in a `while` loop).
     Rows of one array taken by the indices a mapping holds (`bitmask[row]` for each `row` of
     `rows.values()`) count as items too. A guard that
     only keeps the items' tensors (`if isinstance(item.feature, torch.Tensor):` with no `else`,
@@ -111,14 +113,29 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     code = "HTD101"
     name = "per-item-transfer"
     message = "each item is copied to the device on its own; batch them into one copy"
-    prefilter = (b".to(", b".cuda(", b".copy_(", b"tensor(", b"Tensor(", b"from_numpy(")
+    # `[`: a Python list written into a device row (`table[i] = row`) needs no call; the
+    # candidates below (a subscript store in a loop over a name) decide.
+    prefilter = (b".to(", b".cuda(", b".copy_(", b"tensor(", b"Tensor(", b"from_numpy(", b"[")
     candidates = (
         "loop .to|.cuda|.copy_ on loop",  # a copy of a loop item
         "loop .to|.cuda|.copy_ on .pop|.popleft|.get|.get_nowait|next",  # taken in a while loop
         f"loop {called_as(ITEM_CONVERTERS)} on loop",  # `buf[i] = torch.tensor(item)`
+        "loop @subscript arg Store in Name|enumerate",  # `table[i] = row`, a Python list
     )
 
     valid = (
+        # A row that is a tensor already on the device: a device-to-device write.
+        Valid(
+            """
+            import torch
+            class Table:
+                def __init__(self, n, device):
+                    self.table = torch.zeros(n, 16, dtype=torch.int32, device=device)
+                def set_rows(self, rows: list[torch.Tensor]):
+                    for i, row in enumerate(rows):
+                        self.table[i] = row
+            """
+        ),
         # A Lightning module's step hook: Lightning moved the batch to the module's device
         # before the call; `.to(self.device)` of its items copies nothing.
         Valid(
@@ -480,6 +497,20 @@ class PerItemTransfer(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # A Python list written into a row of a device tensor: PyTorch makes a host tensor of
+        # it and copies it, one blocking copy per row.
+        Invalid(
+            """
+            import torch
+            class Table:
+                def __init__(self, n, device):
+                    self.table = torch.zeros(n, 16, dtype=torch.int32, device=device)
+                def set_rows(self, padded_rows: list[list[int]]):
+                    for i, blocks in enumerate(padded_rows):
+                        self.table[i] = blocks
+                        ^^^^^^^^^^^^^
+            """,
+        ),
         # pieces of a host tensor moved one by one: move it once, then split
         Invalid(
             """

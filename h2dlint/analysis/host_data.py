@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from h2dlint.analysis.factories import numeric
-from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.frames import Frame, parameter_annotation
 from h2dlint.analysis.provenance import MAX_DEPTH, Provenance
 
 if TYPE_CHECKING:
@@ -148,6 +148,57 @@ def host_sequence(
 
         return provenance.bound_only_to(node, frame, depth, bound_to_one)
     return False
+
+
+# Annotations of a sequence (``list[...]``, ``Sequence[...]``, ``tuple[...]``).
+_SEQUENCE_TYPES = frozenset({"list", "List", "Sequence", "tuple", "Tuple", "MutableSequence"})
+
+
+def sequence_row_item(provenance: Provenance, name: cst.Name, frame: Frame) -> bool:
+    """Whether ``name`` is the item of a ``for`` loop (also the item of ``enumerate``) over a
+    parameter annotated as a sequence of Python sequences (``rows: list[list[int]]``): each
+    item is a Python list, which PyTorch turns into a host tensor wherever it goes."""
+    for binding in provenance.bindings(frame).reaching_bindings(name):
+        loop = binding.statement
+        if binding.value is not None or not isinstance(loop, cst.For):
+            return False
+        iterable, target = loop.iter, loop.target
+        if (
+            isinstance(iterable, cst.Call)
+            and isinstance(iterable.func, cst.Name)
+            and iterable.func.value == "enumerate"
+            and iterable.args
+            and isinstance(target, cst.Tuple)
+            and len(target.elements) == 2
+        ):
+            iterable, target = iterable.args[0].value, target.elements[1].value
+        if not (isinstance(target, cst.Name) and target.value == name.value):
+            return False
+        if not (
+            isinstance(iterable, cst.Name) and provenance.bindings(frame).is_parameter(iterable)
+        ):
+            return False
+        annotation = parameter_annotation(iterable, frame)
+        inner = _sequence_item(annotation)
+        if inner is None or _sequence_item(inner) is None or "Tensor" in _code(inner):
+            return False
+    return True
+
+
+def _sequence_item(annotation: cst.BaseExpression | None) -> cst.BaseExpression | None:
+    """``X`` of ``list[X]``, ``Sequence[X]``, ``tuple[X, ...]``; None for anything else."""
+    if not isinstance(annotation, cst.Subscript):
+        return None
+    head = annotation.value
+    last = head.attr.value if isinstance(head, cst.Attribute) else getattr(head, "value", "")
+    if last not in _SEQUENCE_TYPES or not annotation.slice:
+        return None
+    first = annotation.slice[0].slice
+    return first.value if isinstance(first, cst.Index) else None
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
 
 
 def _holds_nothing(node: cst.List | cst.Tuple) -> bool:

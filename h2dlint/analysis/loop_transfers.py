@@ -12,6 +12,7 @@ from h2dlint.analysis.arguments import first_positional, host_named, is_true, ke
 from h2dlint.analysis.copies import non_blocking_to_unnamed_device
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.host_data import sequence_row_item
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target, by_name
 from h2dlint.walk import visit_read_only
@@ -366,7 +367,8 @@ def item_write(
 ) -> Transfer | None:
     """``buf[i, :k] = torch.tensor(item)`` (``as_tensor``, ``from_numpy``) into a tensor on the
     device: PyTorch copies the host tensor made of the loop item to the device, one blocking
-    copy per item, as ``buf[i].copy_(torch.tensor(item))`` does."""
+    copy per item, as ``buf[i].copy_(torch.tensor(item))`` does; so does ``buf[i] = row`` of
+    a row that is a Python list (:func:`sequence_row_item`)."""
     if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
         return None
     target = small.targets[0].target
@@ -378,6 +380,12 @@ def item_write(
     if provenance.where(destination, frame) is not Where.DEVICE and not _device_named(destination):
         return None
     value = strip_trivial(small.value, provenance, frame)
+    if (
+        isinstance(value, cst.Name)
+        and value.value in loop_names
+        and sequence_row_item(provenance, value, frame)
+    ):
+        return Transfer(target, value)  # ``table[i] = blocks``: a Python list made a tensor
     data = converted_item(value, loop_names, provenance)
     if data is None or (isinstance(data, cst.Name) and data.value in indices):
         return None
