@@ -58,8 +58,9 @@ class SyncPerRow(ComprehensionVisits, Rule):
     draft[n].item() == target[n].item(): n += 1`) or reads a tensor on a hot path. Rows are
     surely tensors when the tensor is a parameter or a dataclass field annotated as one, a
     `torch.*` result, what a function or module of the project returns by its annotation
-    (`sampled, _ = self.sampler(logits)` with `forward(...) -> tuple[torch.Tensor, ...]`), or
-    a name bound only to such values; then an `enumerate` counter that
+    (`sampled, _ = self.sampler(logits)` with `forward(...) -> tuple[torch.Tensor, ...]`), a
+    row of such a tensor (`for seq in t`, then `for length in seq[seq > 0]`), or a name bound
+    only to such values; then an `enumerate` counter that
     indexes them counts as a row loop too. Rows of host tensors (`torch.tensor(list)`
     without `device=`, `.cpu()` results, `.to("cpu", non_blocking=True)` results, numpy arrays)
     are never reported. Not flagged: a single read after the loop, one `.tolist()` followed by a
@@ -890,6 +891,23 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     return sum(losses)
             """,
             message_contains="which is on the device",
+        ),
+        # The rows of a row of a tensor are tensors too (a patcher's forward splitting each
+        # sequence's patch lengths).
+        Invalid(
+            """
+            import torch
+            class Patcher(torch.nn.Module):
+                def forward(self, patch_lengths: torch.Tensor, max_len: int):
+                    out = []
+                    for seq in patch_lengths:
+                        for length in seq[seq > 0]:
+                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                            out.append(divmod(length.item(), max_len))
+                         ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return out
+            """,
+            message_contains="on each row of `seq[seq > 0]`, on a hot path",
         ),
         # A `while` loop walking a tensor's rows by a counter: one sync per row.
         Invalid(

@@ -162,7 +162,8 @@ def sequence_row_item(provenance: Provenance, name: cst.Name, frame: Frame) -> b
         loop = binding.statement
         if binding.value is not None or not isinstance(loop, cst.For):
             return False
-        iterable, target = loop.iter, loop.target
+        iterable: cst.BaseExpression = loop.iter
+        target: cst.BaseExpression = loop.target
         if (
             isinstance(iterable, cst.Call)
             and isinstance(iterable.func, cst.Name)

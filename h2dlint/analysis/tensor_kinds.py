@@ -15,6 +15,7 @@ from h2dlint.analysis.frames import Frame, parameter_annotation
 from h2dlint.analysis.provenance import Provenance, annotation_is
 from h2dlint.analysis.returned_tensors import returned_annotation
 from h2dlint.analysis.sync_basics import METADATA_METHODS, RowLoop, Walk
+from h2dlint.analysis.torch_api import ARRAY_METHODS, TENSOR_FUNCTIONS, TENSOR_ONLY_METHODS
 from h2dlint.walk import visit_read_only
 
 # -- whether an expression is a tensor -----------------------------------------------------------
@@ -133,154 +134,6 @@ def walks_its_rows(module: cst.Module, tensor: cst.BaseExpression, loop: RowLoop
 
 # -- what proves an expression is a tensor (its device unknown) -----------------------------------
 
-# Methods only a torch tensor has (a numpy array, a list or a number has none of them).
-TENSOR_ONLY_METHODS = frozenset(
-    {
-        "int",
-        "long",
-        "float",
-        "half",
-        "bfloat16",
-        "bool",
-        "detach",
-        "contiguous",
-        "clone",
-        "unsqueeze",
-        "masked_fill",
-        "masked_fill_",
-        "cuda",
-        "narrow",
-        "new_zeros",
-        "new_ones",
-        "new_full",
-        "new_empty",
-        "new_tensor",
-        "type_as",
-        "view_as",
-        "expand",
-        "expand_as",
-        "repeat_interleave",
-        "index_select",
-        "gather",
-        "logical_and",
-        "logical_or",
-        "logical_not",
-        "eq",
-        "ne",
-        "gt",
-        "ge",
-        "lt",
-        "le",
-        "isnan",
-        "isinf",
-        "isfinite",
-        "count_nonzero",
-        "pow",
-        "exp",
-        "log",
-        "sqrt",
-        "norm",
-        "amax",
-        "amin",
-        "softmax",
-        "sigmoid",
-    }
-)
-# Methods of an array (a tensor, or a numpy array) whose result is on the input's device:
-# reductions and arithmetic; applied to a value, they prove it is an array, not which kind.
-ARRAY_METHODS = frozenset(
-    {"sum", "max", "min", "prod", "mean", "any", "all", "argmax", "argmin", "cumsum", "abs"}
-    | {"flatten", "squeeze", "reshape", "view", "clamp", "round", "std", "var"}
-)
-# ``torch.<name>`` functions whose result is one tensor on their inputs' device.
-TENSOR_FUNCTIONS = frozenset(
-    f"torch.{name}"
-    for name in (
-        "cat",
-        "concat",
-        "concatenate",
-        "stack",
-        "max",
-        "min",
-        "sum",
-        "mean",
-        "prod",
-        "amax",
-        "amin",
-        "argmax",
-        "argmin",
-        "cumsum",
-        "abs",
-        "clamp",
-        "where",
-        "less",
-        "greater",
-        "eq",
-        "ne",
-        "lt",
-        "le",
-        "gt",
-        "ge",
-        "logical_and",
-        "logical_or",
-        "logical_not",
-        "isin",
-        "any",
-        "all",
-        "count_nonzero",
-        "diff",
-        "gather",
-        "index_select",
-        "masked_fill",
-        "minimum",
-        "maximum",
-        "matmul",
-        "bmm",
-        "einsum",
-        "exp",
-        "log",
-        "sqrt",
-        "norm",
-        "flatten",
-        "squeeze",
-        "unsqueeze",
-        "softmax",
-        "bincount",
-        "cumprod",
-        "argsort",
-        "searchsorted",
-        "bucketize",
-        "floor_divide",
-        "remainder",
-        "log_softmax",
-        "logsumexp",
-        "sigmoid",
-        "tanh",
-        "relu",
-        "mm",
-        "add",
-        "sub",
-        "mul",
-        "div",
-        "neg",
-        "log1p",
-        "rsqrt",
-        "square",
-        "clip",
-        "flip",
-        "roll",
-        "reshape",
-        "transpose",
-        "permute",
-        "narrow",
-        "masked_select",
-        "multinomial",
-        "zeros_like",
-        "ones_like",
-        "full_like",
-        "empty_like",
-    )
-)
 _ARRAY_COMPARISONS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.GreaterThan)
 
 
@@ -316,10 +169,10 @@ def tensor_evidence(
             value = binding.value
             if value is None:
                 if binding.statement is not bindings.root:
-                    if (
-                        _unpacked_tensor(provenance, binding.statement, node.value, frame, depth)
-                        is None
-                    ):
+                    statement = binding.statement
+                    if _row_of_tensor(provenance, statement, node.value, frame, depth):
+                        continue  # ``for row in t``: the rows of a tensor are tensors
+                    if _unpacked_tensor(provenance, statement, node.value, frame, depth) is None:
                         return None
                     continue
                 annotation = parameter_annotation(node, frame)
@@ -443,6 +296,26 @@ def _unpacked_tensor(
             return _plain(receiver) or receiver
         return None
     return None
+
+
+def _row_of_tensor(
+    provenance: Provenance, statement: cst.CSTNode, name: str, frame: Frame, depth: int
+) -> bool:
+    """Whether ``statement`` is ``for name in t`` (or ``for i, name in enumerate(t)``) over
+    ``t`` that is surely a tensor."""
+    if not isinstance(statement, cst.For):
+        return False
+    iterable: cst.BaseExpression = statement.iter
+    target: cst.BaseExpression = statement.target
+    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name):
+        if iterable.func.value != "enumerate" or not iterable.args:
+            return False
+        if not (isinstance(target, cst.Tuple) and len(target.elements) == 2):
+            return False
+        iterable, target = iterable.args[0].value, target.elements[1].value
+    if not (isinstance(target, cst.Name) and target.value == name):
+        return False
+    return tensor_evidence(provenance, iterable, frame, depth=depth + 1) is not None
 
 
 def _annotated_tensor(
