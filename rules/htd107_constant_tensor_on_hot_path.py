@@ -55,7 +55,11 @@ class ConstantTensorOnHotPath(Rule):
     torch.onnx.is_in_onnx_export():`), code outside hot paths and loops in pipelines (once per
     request, before the steps: nothing queued to wait for), in functions that drive a loop
     (`*_loop`) or whose name, class or file says they run now and then (checkpoint saving,
-    export, conversion, warm-up, profiling, benchmarks, logging, reports, validation), loops in
+    export, conversion, warm-up, profiling, benchmarks, logging, reports, validation; outside
+    loops also tuning, benchmark drivers that take warm-up and timed-run counts, and functions
+    named for allocating buffers, `create_*_tensors`/`make_workspace`, or preparing weights,
+    `preprocess_*_weights`), helpers called only on a cache miss of a function memoised by key
+    (`cached = cache.get(key)` / `if cached is not None: return cached`), loops in
     test code (`test_utils`, `testing` packages, `test_*.py`), numbers the analysis cannot prove
     (a parameter, a call's result: HTD106 judges data per step), tensors made with
     `pin_memory=`, and `torch.tensor(c).cuda()` (HTD301).

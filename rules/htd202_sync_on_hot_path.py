@@ -93,13 +93,15 @@ class SyncOnHotPath(Rule):
     (`update_step_context`, `decode_step`), `forward`/`fwd` first or last (`forward_decode`,
     `_attn_forward`), a
     forward hook (`pre_process_fwd_hook`), or a top-level function with an `attention`/`attn`
-    word (attention backends and their helpers) — not names that configure or count
+    word (attention backends and their helpers; not one annotated to return Python lists,
+    which prepares prompts on the host) — not names that configure or count
     (`set_step`, `get_*`, `num_steps`, `register_*`) or debug (`dump_*`, `print_*`, `debug_*`,
     `show_*`, `plot_*`); or a function the same module calls from
     one (`self.method(...)` of the same class, a module function), transitively. The body of a
     `for` loop whose every iteration runs device work is hot too, wherever the loop is: a
     backward pass, an optimizer step or a CUDA graph replay (a training loop), or a copy to the
-    device (`x.to(device)`) for reads of values computed from the copied data. Run-once code
+    device (`x.to(device)`) for reads of values computed from the copied data (not in code that
+    saves or exports state: `save_checkpoint` copies values to the host for the file). Run-once code
     (`__init__`, setup, loaders, tests, memoised functions, code under a run-once guard such as
     `if self.cache is None:`) is never hot. Configure it with `[tool.h2dlint.analysis]
     hot-functions = [...]` and `cold-functions = [...]` (names, `Class.method`, globs).

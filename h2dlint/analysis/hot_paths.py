@@ -44,7 +44,9 @@ ones.
 Data preprocessing modules (``processing_*.py``, ``image_processing_*.py``,
 ``feature_extraction_*.py``, ``tokenization_*.py``...) run on the host before the model: none of
 their functions is hot. Nor are the entry-point names of data-preparation classes (a
-``...Tokenizer``'s ``decode``, a ``...Transform``'s or ``...Processor``'s ``__call__``).
+``...Tokenizer``'s ``decode``, a ``...Transform``'s or ``...Processor``'s ``__call__``), nor a
+top-level function with an attention word annotated to return Python data
+(``_apply_attention_mask(...) -> list[list[int]]``: it prepares prompts on the host).
 
 A nested function (a closure, a local helper) is as hot as the function it is defined in (in
 a per-request entry point: where one of its step loops defines or calls it).
