@@ -234,6 +234,8 @@ def test_cold_code_named_for_setup_benchmarks_and_tuning() -> None:
     assert cold("def preprocess_mega_weights(w): pass")
     assert cold("def process_weights_after_loading(layer): pass")
     assert not cold("def compute_routing_weights(logits): pass")
+    assert cold("def pack_gpu(self, linear: nn.Module, scales, zeros): pass")
+    assert not cold("def pack_tokens(self, ids: torch.Tensor): pass")
     assert cold("def autotune_knobs(ok): pass")
     # only for cold code: in a loop or on a hot path these names say nothing
     assert not occasional("pkg/kernels.py", _ancestors("def make_workspace(): pass"))

@@ -128,20 +128,36 @@ def occasional(path: str, ancestors: Sequence[cst.CSTNode], cold: bool = False) 
     if words & known:
         return True
     return cold and any(
-        isinstance(node, cst.FunctionDef) and (_setup_name(node.name.value) or _benchmark(node))
+        isinstance(node, cst.FunctionDef) and (_setup(node) or _benchmark(node))
         for node in ancestors
     )
 
 
-def _setup_name(name: str) -> bool:
-    """A name that says the function allocates buffers (``create_gather_gemm_tensors``,
-    ``make_workspace``) or prepares weights for a kernel (``preprocess_mega_weights``)."""
-    words = [w.lower() for w in name.split("_") if w]
+def _setup(function: cst.FunctionDef) -> bool:
+    """Whether the function's name says it allocates buffers (``create_gather_gemm_tensors``,
+    ``make_workspace``) or prepares weights for a kernel (``preprocess_mega_weights``, or a
+    ``pack_*`` that takes the layer: ``pack_gpu(self, linear: nn.Module, ...)``)."""
+    words = [w.lower() for w in function.name.value.split("_") if w]
     if not words:
         return False
     if words[0] in ALLOCATING_VERBS and words[-1] in ALLOCATED_WORDS:
         return True
-    return words[0] in WEIGHT_VERBS and bool(WEIGHT_WORDS & set(words))
+    return words[0] in WEIGHT_VERBS and (bool(WEIGHT_WORDS & set(words)) or _takes_layer(function))
+
+
+def _takes_layer(function: cst.FunctionDef) -> bool:
+    """Whether a parameter is annotated as a module (``linear: nn.Module``)."""
+    for param in (*function.params.params, *function.params.kwonly_params):
+        annotation = param.annotation
+        if annotation is None:
+            continue
+        node = annotation.annotation
+        name = node.attr.value if isinstance(node, cst.Attribute) else ""
+        if isinstance(node, cst.Name):
+            name = node.value
+        if name in ("Module", "Linear"):
+            return True
+    return False
 
 
 def _benchmark(function: cst.FunctionDef) -> bool:
