@@ -231,6 +231,8 @@ def test_cold_code_named_for_setup_benchmarks_and_tuning() -> None:
     assert cold("def create_gather_gemm_tensors(n): pass")
     assert cold("def make_workspace(): pass")
     assert not cold("def make_inputs(batch): pass")
+    assert cold("def create_weights(self, layer, input_size: int): pass")
+    assert cold("def _allocate_kv_cache(self, num_blocks): pass")
     assert cold("def preprocess_mega_weights(w): pass")
     assert cold("def process_weights_after_loading(layer): pass")
     assert not cold("def compute_routing_weights(logits): pass")

@@ -65,9 +65,13 @@ DRIVER_WORDS = frozenset({"loop", "autotune", "autotuner", "tune", "tuner", "tun
 WARMUP_WORDS = frozenset({"warmup"})
 TIMED_RUN_WORDS = frozenset({"iterations", "iters", "repeat", "repeats", "runs", "reps"})
 # What a function makes when its name says it allocates (``create_tensors``,
-# ``make_workspace``, ``allocate_buffers``): buffers made once and reused, or a test's inputs.
+# ``make_workspace``, ``allocate_buffers``, a quantization method's ``create_weights``, an
+# engine's ``_allocate_kv_cache``): buffers and parameters made once and reused, or a test's
+# inputs.
 ALLOCATING_VERBS = frozenset({"create", "make", "alloc", "allocate"})
-ALLOCATED_WORDS = frozenset({"tensors", "buffers", "buffer", "workspace", "workspaces"})
+ALLOCATED_WORDS = frozenset(
+    {"tensors", "buffers", "buffer", "workspace", "workspaces", "weights", "params", "cache"}
+)
 # A function that prepares weights for a kernel (``preprocess_mega_weights``,
 # ``process_weights_after_loading``, ``pack_weights``): it runs once, after loading.
 WEIGHT_VERBS = frozenset(
