@@ -101,7 +101,8 @@ class SyncOnHotPath(Rule):
     `for` loop whose every iteration runs device work is hot too, wherever the loop is: a
     backward pass, an optimizer step or a CUDA graph replay (a training loop), or a copy to the
     device (`x.to(device)`) for reads of values computed from the copied data (not in code that
-    saves or exports state: `save_checkpoint` copies values to the host for the file). Run-once code
+    saves or exports state, `save_checkpoint`, `gather_cpu_state_dict`: it copies values to the host
+    for the file). Run-once code
     (`__init__`, setup, loaders, tests, memoised functions, code under a run-once guard such as
     `if self.cache is None:`) is never hot. Configure it with `[tool.h2dlint.analysis]
     hot-functions = [...]` and `cold-functions = [...]` (names, `Class.method`, globs).

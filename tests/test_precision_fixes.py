@@ -245,6 +245,7 @@ def test_cold_code_named_for_setup_benchmarks_and_tuning() -> None:
 
 def test_saving_code() -> None:
     assert saving_code("pkg/finetune/lora.py", _ancestors("def save_lora_checkpoint(m): pass"))
+    assert saving_code("pkg/_distributed.py", _ancestors("def gather_cpu_state_dict(m): pass"))
     assert not saving_code("pkg/train.py", _ancestors("def chunked_loss(x): pass"))
 
 

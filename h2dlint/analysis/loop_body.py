@@ -183,8 +183,10 @@ SAVING_WORDS = frozenset({"save", "saving", "export", "exporter"})
 
 def saving_code(path: str, ancestors: Sequence[cst.CSTNode]) -> bool:
     """Whether the module's, a class's or a function's name around the code says it saves or
-    exports state (:data:`SAVING_WORDS`)."""
-    return bool(_code_words(path, ancestors) & SAVING_WORDS)
+    exports state (:data:`SAVING_WORDS`), or gathers a state dict (``gather_cpu_state_dict``:
+    what a checkpoint writes)."""
+    words = _code_words(path, ancestors)
+    return bool(words & SAVING_WORDS) or {"state", "dict"} <= words
 
 
 def reference_code(path: str, ancestors: Sequence[cst.CSTNode]) -> bool:
