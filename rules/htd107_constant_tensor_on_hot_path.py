@@ -12,6 +12,7 @@ from h2dlint.analysis.loop_body import (
     per_batch_method,
     pipeline_code,
     set_once,
+    setup_function,
     varies_with_loop,
 )
 from h2dlint.analysis.once import RunOnce
@@ -56,13 +57,13 @@ class ConstantTensorOnHotPath(Rule):
     request, before the steps: nothing queued to wait for), in functions that drive a loop
     (`*_loop`) or whose name, class or file says they run now and then (checkpoint saving,
     export, conversion, warm-up, profiling, benchmarks, logging, reports, validation; outside
-    loops also tuning, benchmark drivers that take warm-up and timed-run counts, and functions
-    named for allocating buffers, `create_*_tensors`/`make_workspace`, or preparing weights,
-    `preprocess_*_weights`), helpers called only on a cache miss of a function memoised by key
-    (`cached = cache.get(key)` / `if cached is not None: return cached`), loops in
-    test code (`test_utils`, `testing` packages, `test_*.py`), numbers the analysis cannot prove
-    (a parameter, a call's result: HTD106 judges data per step), tensors made with
-    `pin_memory=`, and `torch.tensor(c).cuda()` (HTD301).
+    loops also tuning and benchmark drivers that take warm-up and timed-run counts; in and
+    outside loops, functions named for allocating buffers, `create_*_tensors`/`_build_workspace`,
+    or preparing weights, `preprocess_*_weights`), helpers called only on a cache miss of a
+    function memoised by key (`cached = cache.get(key)` / `if cached is not None: return
+    cached`), loops in test code (`test_utils`, `testing` packages, `test_*.py`), numbers the
+    analysis cannot prove (a parameter, a call's result: HTD106 judges data per step), tensors
+    made with `pin_memory=`, and `torch.tensor(c).cuda()` (HTD301).
 
     ## Why is this bad?
     PyTorch builds the tensor in pageable host memory and copies it to the device with a
@@ -326,6 +327,9 @@ class ConstantTensorOnHotPath(Rule):
                 return torch.tensor([n], device="cuda", dtype=torch.int32)
             def preprocess_moe_weights(w, scale: float):
                 return torch.tensor((float(scale),), dtype=torch.float32, device=w.device)
+            def _build_workspace(n: int):
+                for rank in range(n):
+                    cap = torch.tensor([rank * 2], dtype=torch.int64, device="cuda")
             def autotune_knobs(ok: bool):
                 return torch.tensor([int(ok)], dtype=torch.int32, device="cuda")
             def _encode_descriptor(k: torch.Tensor):
@@ -584,11 +588,12 @@ class ConstantTensorOnHotPath(Rule):
             return
         hot_paths = HotPaths.of(self.context)
         in_loop = in_loop_body(ancestors) and not hot_paths.test_module
-        hot = (
-            in_loop
-            or hot_paths.why_hot_at(ancestors) is not None
-            or per_batch_method(ancestors) is not None
+        by_name = (
+            hot_paths.why_hot_at(ancestors) is not None or per_batch_method(ancestors) is not None
         )
+        if in_loop and not by_name and setup_function(ancestors):
+            return  # a loop over layers or ranks while allocating a workspace: once per set-up
+        hot = in_loop or by_name
         if not hot and (
             hot_paths.test_module
             or host_side(self.context)

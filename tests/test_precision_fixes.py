@@ -230,6 +230,8 @@ def test_cold_code_named_for_setup_benchmarks_and_tuning() -> None:
     assert not cold("def fit(model, lr_warmup_steps: int, max_iters: int): pass")
     assert cold("def create_gather_gemm_tensors(n): pass")
     assert cold("def make_workspace(): pass")
+    assert cold("def _build_workspace(self, module, session): pass")
+    assert not cold("def build_attn_metadata(self, batch): pass")
     assert not cold("def make_inputs(batch): pass")
     assert cold("def create_weights(self, layer, input_size: int): pass")
     assert cold("def _allocate_kv_cache(self, num_blocks): pass")

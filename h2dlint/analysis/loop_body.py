@@ -65,10 +65,10 @@ DRIVER_WORDS = frozenset({"loop", "autotune", "autotuner", "tune", "tuner", "tun
 WARMUP_WORDS = frozenset({"warmup"})
 TIMED_RUN_WORDS = frozenset({"iterations", "iters", "repeat", "repeats", "runs", "reps"})
 # What a function makes when its name says it allocates (``create_tensors``,
-# ``make_workspace``, ``allocate_buffers``, a quantization method's ``create_weights``, an
-# engine's ``_allocate_kv_cache``): buffers and parameters made once and reused, or a test's
-# inputs.
-ALLOCATING_VERBS = frozenset({"create", "make", "alloc", "allocate"})
+# ``make_workspace``, ``_build_workspace``, ``allocate_buffers``, a quantization method's
+# ``create_weights``, an engine's ``_allocate_kv_cache``): buffers and parameters made once and
+# reused, or a test's inputs.
+ALLOCATING_VERBS = frozenset({"create", "make", "build", "alloc", "allocate"})
 ALLOCATED_WORDS = frozenset(
     {"tensors", "buffers", "buffer", "workspace", "workspaces", "weights", "params", "cache"}
 )
@@ -135,6 +135,12 @@ def occasional(path: str, ancestors: Sequence[cst.CSTNode], cold: bool = False) 
         isinstance(node, cst.FunctionDef) and (_setup(node) or _benchmark(node))
         for node in ancestors
     )
+
+
+def setup_function(ancestors: Sequence[cst.CSTNode]) -> bool:
+    """Whether a function around the node is named for allocating buffers or preparing weights
+    (see :func:`_setup`): its loops (over layers, experts, ranks) run once per set-up too."""
+    return any(isinstance(node, cst.FunctionDef) and _setup(node) for node in ancestors)
 
 
 def _setup(function: cst.FunctionDef) -> bool:
