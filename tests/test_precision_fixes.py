@@ -214,6 +214,17 @@ def test_memoised_by_key() -> None:
             return compute(key)
         """
     assert not memoised_by_key(_function(never_stored))
+    # a key read from a tensor's values: the read runs on every call, hit or miss
+    keyed_by_values = """
+        def plan(lengths):
+            key = int(lengths.max().item())
+            cached = _PLANS.get(key)
+            if cached is not None:
+                return cached
+            _PLANS[key] = plan = make(key)
+            return plan
+        """
+    assert not memoised_by_key(_function(keyed_by_values))
 
 
 def _ancestors(code: str) -> list[cst.CSTNode]:

@@ -53,6 +53,8 @@ def memoised_by_key(function: cst.FunctionDef) -> bool:
     work after the lookup runs once per key (a compiled kernel, a descriptor per buffer)."""
     lookups: dict[str, cst.BaseExpression] = {}  # local name -> the mapping it was read from
     for statement in _body(function):
+        if _reads_values(statement):
+            return False  # a key read from a tensor's values: that read runs on every call
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
                 if isinstance(small, cst.Assign) and len(small.targets) == 1:
@@ -69,6 +71,26 @@ def memoised_by_key(function: cst.FunctionDef) -> bool:
                 for target in assigned_anywhere(function.body)
             )
     return False
+
+
+# Methods that read a tensor's values on the host (a sync if it is on the device).
+VALUE_READS = frozenset({"item", "tolist", "cpu", "numpy", "nonzero", "unique", "any", "all"})
+
+
+def _reads_values(statement: cst.BaseStatement) -> bool:
+    """Whether ``statement`` (before the lookup's hit test) calls a method that reads values
+    (``key = int(lengths.max().item())``): it runs on every call, hit or miss."""
+    found = False
+
+    class _Reads(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            nonlocal found
+            func = node.func
+            if isinstance(func, cst.Attribute) and func.attr.value in VALUE_READS:
+                found = True
+
+    statement.visit(_Reads())
+    return found
 
 
 def _mapping_read(node: cst.BaseExpression) -> cst.BaseExpression | None:
