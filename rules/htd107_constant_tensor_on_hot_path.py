@@ -12,6 +12,7 @@ from h2dlint.analysis.loop_body import (
     per_batch_method,
     pipeline_code,
     set_once,
+    setup_function,
     varies_with_loop,
 )
 from h2dlint.analysis.once import RunOnce
@@ -55,10 +56,14 @@ class ConstantTensorOnHotPath(Rule):
     torch.onnx.is_in_onnx_export():`), code outside hot paths and loops in pipelines (once per
     request, before the steps: nothing queued to wait for), in functions that drive a loop
     (`*_loop`) or whose name, class or file says they run now and then (checkpoint saving,
-    export, conversion, warm-up, profiling, benchmarks, logging, reports, validation), loops in
-    test code (`test_utils`, `testing` packages, `test_*.py`), numbers the analysis cannot prove
-    (a parameter, a call's result: HTD106 judges data per step), tensors made with
-    `pin_memory=`, and `torch.tensor(c).cuda()` (HTD301).
+    export, conversion, warm-up, profiling, benchmarks, logging, reports, validation; outside
+    loops also tuning and benchmark drivers that take warm-up and timed-run counts; in and
+    outside loops, functions named for allocating buffers, `create_*_tensors`/`_build_workspace`,
+    or preparing weights, `preprocess_*_weights`), helpers called only on a cache miss of a
+    function memoised by key (`cached = cache.get(key)` / `if cached is not None: return
+    cached`), loops in test code (`test_utils`, `testing` packages, `test_*.py`), numbers the
+    analysis cannot prove (a parameter, a call's result: HTD106 judges data per step), tensors
+    made with `pin_memory=`, and `torch.tensor(c).cuda()` (HTD301).
 
     ## Why is this bad?
     PyTorch builds the tensor in pageable host memory and copies it to the device with a
@@ -306,8 +311,64 @@ class ConstantTensorOnHotPath(Rule):
                     self.register_buffer('special', torch.tensor(SPECIAL, device='cuda'))
             """
         ),
+        # Outside hot paths and loops, code that runs once though no initialiser's name says
+        # so: a benchmark driver (warm-up and timed-run counts), a function named for
+        # allocating buffers or preparing weights, a tuner, and a helper called only on a
+        # cache miss of a function memoised by key.
+        Valid(
+            """
+            import torch
+            def run(m, warmup_iterations: int, iterations: int):
+                def make_inputs():
+                    return torch.tensor(0.125, dtype=torch.float32, device="cuda")
+                scale = torch.tensor(0.125, dtype=torch.float32, device="cuda")
+                return make_inputs(), scale
+            def create_gather_gemm_tensors(n):
+                return torch.tensor([n], device="cuda", dtype=torch.int32)
+            def preprocess_moe_weights(w, scale: float):
+                return torch.tensor((float(scale),), dtype=torch.float32, device=w.device)
+            def _build_workspace(n: int):
+                for rank in range(n):
+                    cap = torch.tensor([rank * 2], dtype=torch.int64, device="cuda")
+            def autotune_knobs(ok: bool):
+                return torch.tensor([int(ok)], dtype=torch.int32, device="cuda")
+            def _encode_descriptor(k: torch.Tensor):
+                return torch.tensor([int(k.data_ptr())], dtype=torch.int64, device=k.device)
+            def get_descriptor(k: torch.Tensor, cache: dict):
+                key = (k.data_ptr(), k.device)
+                cached = cache.get(key)
+                if cached is not None:
+                    return cached
+                desc = cache[key] = _encode_descriptor(k)
+                return desc
+            """
+        ),
     )
     invalid = (
+        # A per-call helper with no such name stays reported: a MoE LoRA delta runs per forward.
+        Invalid(
+            """
+            import torch
+            def moe_lora_delta(hidden_states: torch.Tensor):
+                device = hidden_states.device
+                starts = torch.tensor([0], dtype=torch.int64, device=device)
+                         ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return starts
+            def fit(model, lr_warmup_steps: int, max_iters: int):
+                return torch.tensor([1.0], device="cuda")
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="per call",
+            expected_fix="""
+            import torch
+            def moe_lora_delta(hidden_states: torch.Tensor):
+                device = hidden_states.device
+                starts = torch.full((1,), 0, dtype=torch.int64, device=device)
+                return starts
+            def fit(model, lr_warmup_steps: int, max_iters: int):
+                return torch.full((1,), 1.0, device="cuda")
+            """,
+        ),
         Invalid(
             """
             import torch
@@ -527,11 +588,12 @@ class ConstantTensorOnHotPath(Rule):
             return
         hot_paths = HotPaths.of(self.context)
         in_loop = in_loop_body(ancestors) and not hot_paths.test_module
-        hot = (
-            in_loop
-            or hot_paths.why_hot_at(ancestors) is not None
-            or per_batch_method(ancestors) is not None
+        by_name = (
+            hot_paths.why_hot_at(ancestors) is not None or per_batch_method(ancestors) is not None
         )
+        if in_loop and not by_name and setup_function(ancestors):
+            return  # a loop over layers or ranks while allocating a workspace: once per set-up
+        hot = in_loop or by_name
         if not hot and (
             hot_paths.test_module
             or host_side(self.context)

@@ -10,6 +10,7 @@ from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.hot_guards import runs_every_call
 from h2dlint.analysis.hot_paths import HotPaths
+from h2dlint.analysis.loop_body import saving_code
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
@@ -94,13 +95,16 @@ class SyncOnHotPath(Rule):
     (`update_step_context`, `decode_step`), `forward`/`fwd` first or last (`forward_decode`,
     `_attn_forward`), a
     forward hook (`pre_process_fwd_hook`), or a top-level function with an `attention`/`attn`
-    word (attention backends and their helpers) — not names that configure or count
+    word (attention backends and their helpers; not one annotated to return Python lists,
+    which prepares prompts on the host) — not names that configure or count
     (`set_step`, `get_*`, `num_steps`, `register_*`) or debug (`dump_*`, `print_*`, `debug_*`,
     `show_*`, `plot_*`); or a function the same module calls from
     one (`self.method(...)` of the same class, a module function), transitively. The body of a
     `for` loop whose every iteration runs device work is hot too, wherever the loop is: a
     backward pass, an optimizer step or a CUDA graph replay (a training loop), or a copy to the
-    device (`x.to(device)`) for reads of values computed from the copied data. Run-once code
+    device (`x.to(device)`) for reads of values computed from the copied data (not in code that
+    saves or exports state, `save_checkpoint`, `gather_cpu_state_dict`: it copies values to the host
+    for the file). Run-once code
     (`__init__`, setup, loaders, tests, memoised functions, code under a run-once guard such as
     `if self.cache is None:`) is never hot. Configure it with `[tool.h2dlint.analysis]
     hot-functions = [...]` and `cold-functions = [...]` (names, `Class.method`, globs).
@@ -805,8 +809,43 @@ class SyncOnHotPath(Rule):
                     return num_decodes, torch.arange(longest), decode_rows
             """
         ),
+        # A loop that saves a checkpoint copies each value to the host for the file, once per
+        # save; a top-level function named for attention that returns Python lists prepares
+        # prompts on the host (no kernel).
+        Valid(
+            """
+            import torch
+            def save_lora_checkpoint(fabric, model, path):
+                out = {}
+                for name, param in model.state_dict().items():
+                    if param.is_cpu:
+                        param = param.to(fabric.device)
+                    out[name] = param.cpu()
+                torch.save(out, path)
+            def _apply_attention_mask(batch: list[list[int]], mask) -> list[list[int]]:
+                rows = [m.cpu().tolist() for m in mask]
+                return [[t for t, k in zip(ids, row) if k] for ids, row in zip(batch, rows)]
+            """
+        ),
     )
     invalid = (
+        # The same loop outside saving code computes on each copied chunk every iteration; a
+        # top-level attention helper that returns tensors is an attention backend's.
+        Invalid(
+            """
+            import torch
+            def chunked_loss(chunks, device):
+                total = 0.0
+                for chunk in chunks:
+                    x = chunk.to(device)
+                    total += x.sum().cpu()
+                             ^^^^^^^^^^^^^
+                return total
+            def _prepare_attention(q, cu_seqlens: torch.Tensor) -> list[torch.Tensor]:
+                return [cu_seqlens.cpu()]
+                        ^^^^^^^^^^^^^^^^
+            """,
+        ),
         # A Python number written into one element of a device tensor, or through a list or
         # tensor of indices: PyTorch copies it from the host, blocking (measured: 40 ms behind a
         # 40 ms kernel).
@@ -1460,8 +1499,11 @@ class SyncOnHotPath(Rule):
     def _loop_reason(self, frame: Frame, tensor: cst.BaseExpression) -> str | None:
         """Why the read of ``tensor`` being visited runs per step in a function not known to:
         a ``for`` loop around it (in its function) runs device work on every iteration that
-        the read waits for."""
+        the read waits for. Not in code that saves or exports state: its loops copy values to
+        the host for the file, once per save."""
         provenance = Provenance.of(self.context)
+        if saving_code(self.context.path, self.context.ancestors):
+            return None
         for parent in reversed(self.context.ancestors):
             if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
                 return None

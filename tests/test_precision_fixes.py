@@ -9,8 +9,8 @@ import libcst as cst
 
 from h2dlint.analysis.device_branches import cuda_test
 from h2dlint.analysis.hot_paths import HotPaths
-from h2dlint.analysis.loop_body import first_pass_branch
-from h2dlint.analysis.memo_methods import memoised, rewrites_parameters
+from h2dlint.analysis.loop_body import first_pass_branch, occasional, saving_code
+from h2dlint.analysis.memo_methods import memoised, memoised_by_key, rewrites_parameters
 from h2dlint.analysis.syncs import row_loop
 from h2dlint.context import FileContext
 
@@ -180,3 +180,103 @@ def test_cuda_tests() -> None:
     assert test("not x.is_cuda") is False
     assert test('device.type != "cpu"') is None
     assert test("flag") is None
+
+
+def test_memoised_by_key() -> None:
+    hit_returned = """
+        def descriptor(k):
+            key = (k.data_ptr(), k.shape)
+            cache = getattr(descriptor, "_cache", None)
+            if cache is None:
+                cache = {}
+            cached = cache.get(key)
+            if cached is not None:
+                cache.move_to_end(key)
+                return cached
+            cache[key] = desc = encode(k)
+            return desc
+        """
+    assert memoised_by_key(_function(hit_returned))
+    membership = """
+        def compiled(shape):
+            if shape in _KERNELS:
+                return _KERNELS[shape]
+            _KERNELS[shape] = kernel = compile(shape)
+            return kernel
+        """
+    assert memoised_by_key(_function(membership))
+    # a lookup that is returned but never stored: no memo, the work runs on every miss
+    never_stored = """
+        def lookup(table, key):
+            found = table.get(key)
+            if found is not None:
+                return found
+            return compute(key)
+        """
+    assert not memoised_by_key(_function(never_stored))
+    # a key read from a tensor's values: the read runs on every call, hit or miss
+    keyed_by_values = """
+        def plan(lengths):
+            key = int(lengths.max().item())
+            cached = _PLANS.get(key)
+            if cached is not None:
+                return cached
+            _PLANS[key] = plan = make(key)
+            return plan
+        """
+    assert not memoised_by_key(_function(keyed_by_values))
+
+
+def _ancestors(code: str) -> list[cst.CSTNode]:
+    function = _function(code)
+    return [function]
+
+
+def test_cold_code_named_for_setup_benchmarks_and_tuning() -> None:
+    def cold(code: str) -> bool:
+        return occasional("pkg/kernels.py", _ancestors(code), cold=True)
+
+    assert cold("def run(m, warmup_iterations: int, iterations: int): pass")
+    assert cold("def bench(fn, num_warmup=3, repeat=10): pass")
+    assert not cold("def fit(model, lr_warmup_steps: int, max_iters: int): pass")
+    assert cold("def create_gather_gemm_tensors(n): pass")
+    assert cold("def make_workspace(): pass")
+    assert cold("def _build_workspace(self, module, session): pass")
+    assert not cold("def build_attn_metadata(self, batch): pass")
+    assert not cold("def make_inputs(batch): pass")
+    assert cold("def create_weights(self, layer, input_size: int): pass")
+    assert cold("def _allocate_kv_cache(self, num_blocks): pass")
+    assert cold("def preprocess_mega_weights(w): pass")
+    assert cold("def process_weights_after_loading(layer): pass")
+    assert not cold("def compute_routing_weights(logits): pass")
+    assert cold("def pack_gpu(self, linear: nn.Module, scales, zeros): pass")
+    assert not cold("def pack_tokens(self, ids: torch.Tensor): pass")
+    assert cold("def autotune_knobs(ok): pass")
+    # only for cold code: in a loop or on a hot path these names say nothing
+    assert not occasional("pkg/kernels.py", _ancestors("def make_workspace(): pass"))
+
+
+def test_saving_code() -> None:
+    assert saving_code("pkg/finetune/lora.py", _ancestors("def save_lora_checkpoint(m): pass"))
+    assert saving_code("pkg/_distributed.py", _ancestors("def gather_cpu_state_dict(m): pass"))
+    assert not saving_code("pkg/train.py", _ancestors("def chunked_loss(x): pass"))
+
+
+def test_attention_named_functions_that_return_python_lists_are_not_hot() -> None:
+    code = (
+        "import torch\n"
+        "def _apply_attention_mask(batch: list[list[int]], mask) -> list[list[int]]:\n"
+        "    return batch\n"
+        "def _prepare_attention(q, cu: torch.Tensor) -> list[torch.Tensor]:\n"
+        "    return [cu]\n"
+        "def _flash_attention(q, k):\n"
+        "    return q\n"
+    )
+    module = cst.parse_module(code)
+    hot = HotPaths.of(FileContext("m.py", code, module, {}))
+    prompts, prepare, flash = module.body[1], module.body[2], module.body[3]
+    assert isinstance(prompts, cst.FunctionDef) and isinstance(prepare, cst.FunctionDef)
+    assert isinstance(flash, cst.FunctionDef)
+    assert hot.why_hot(prompts) is None
+    assert hot.why_hot(prepare) is not None
+    assert hot.why_hot(flash) is not None

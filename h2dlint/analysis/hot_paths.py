@@ -44,7 +44,9 @@ ones.
 Data preprocessing modules (``processing_*.py``, ``image_processing_*.py``,
 ``feature_extraction_*.py``, ``tokenization_*.py``...) run on the host before the model: none of
 their functions is hot. Nor are the entry-point names of data-preparation classes (a
-``...Tokenizer``'s ``decode``, a ``...Transform``'s or ``...Processor``'s ``__call__``).
+``...Tokenizer``'s ``decode``, a ``...Transform``'s or ``...Processor``'s ``__call__``), nor a
+top-level function with an attention word annotated to return Python data
+(``_apply_attention_mask(...) -> list[list[int]]``: it prepares prompts on the host).
 
 A nested function (a closure, a local helper) is as hot as the function it is defined in (in
 a per-request entry point: where one of its step loops defines or calls it).
@@ -63,6 +65,7 @@ from h2dlint.analysis.closure_calls import called_in_loops
 from h2dlint.analysis.host_data import PREPROCESSING_MODULES, host_pipeline_class
 from h2dlint.analysis.hot_calls import SameModuleCalls, runs_model
 from h2dlint.analysis.hot_names import (
+    ATTENTION_WORD_REASON,
     BUILDER_REASON,
     HOT_ENTRY_POINTS,
     LOOPS,
@@ -99,6 +102,26 @@ def _per_request(cls: cst.ClassDef) -> bool:
     return "Loop" not in cls.name.value and any(
         word in name for name in names for word in PER_REQUEST_CLASS_WORDS
     )
+
+
+# The end of the reason a top-level function with an attention word in its name gets.
+ATTENTION_TAIL = ATTENTION_WORD_REASON.split("{}", 1)[1]
+# Return annotations of Python data built on the host (``list[list[int]]``, ``str``).
+HOST_RETURN_TYPES = frozenset({"list", "List", "dict", "Dict", "str", "bytes", "set", "Set"})
+
+
+def _returns_host_data(function: cst.FunctionDef) -> bool:
+    """Whether ``function`` is annotated to return Python data (a list, a dict, a string) with
+    no tensor in it: it prepares requests on the host, it is no attention kernel."""
+    returns = function.returns
+    if returns is None:
+        return False
+    annotation = returns.annotation
+    outer = annotation.value if isinstance(annotation, cst.Subscript) else annotation
+    name = dotted_name(outer) or ""
+    if name.rsplit(".", 1)[-1] not in HOST_RETURN_TYPES:
+        return False
+    return "Tensor" not in cst.Module([]).code_for_node(annotation)
 
 
 _HOT_PATHS: SharedKey[HotPaths] = SharedKey("hot paths")
@@ -289,7 +312,10 @@ class HotPaths:
             state = state_builder_reason(name, cls.name.value)
             if state is not None:
                 return state
-        return name_reason(name, cls is not None)
+        reason = name_reason(name, cls is not None)
+        if reason is not None and reason.endswith(ATTENTION_TAIL) and _returns_host_data(function):
+            return None  # ``_apply_attention_mask(...) -> list[list[int]]``: prompt preparation
+        return reason
 
     def _project_reason(self, qualified: str) -> str | None:
         """The project index's answer for a top-level function or a method: hot because a hot

@@ -57,8 +57,27 @@ REFERENCE_WORDS = frozenset({"tester", "reference", "oracle", "golden"})
 
 
 # Words that say a function drives a loop of steps (it runs once around
-# them): judged only for code outside loops that no hot path reaches.
-DRIVER_WORDS = frozenset({"loop"})
+# them), or tunes a kernel (it runs each candidate once, at start-up or per new shape): judged
+# only for code outside loops that no hot path reaches.
+DRIVER_WORDS = frozenset({"loop", "autotune", "autotuner", "tune", "tuner", "tuning"})
+# Parameters of a benchmark driver: a count of warm-up runs and one of timed runs
+# (``run(..., warmup_iterations, iterations)``); it and what it defines run once per benchmark.
+WARMUP_WORDS = frozenset({"warmup"})
+TIMED_RUN_WORDS = frozenset({"iterations", "iters", "repeat", "repeats", "runs", "reps"})
+# What a function makes when its name says it allocates (``create_tensors``,
+# ``make_workspace``, ``_build_workspace``, ``allocate_buffers``, a quantization method's
+# ``create_weights``, an engine's ``_allocate_kv_cache``): buffers and parameters made once and
+# reused, or a test's inputs.
+ALLOCATING_VERBS = frozenset({"create", "make", "build", "alloc", "allocate"})
+ALLOCATED_WORDS = frozenset(
+    {"tensors", "buffers", "buffer", "workspace", "workspaces", "weights", "params", "cache"}
+)
+# A function that prepares weights for a kernel (``preprocess_mega_weights``,
+# ``process_weights_after_loading``, ``pack_weights``): it runs once, after loading.
+WEIGHT_VERBS = frozenset(
+    {"preprocess", "prepare", "process", "convert", "pack", "repack", "shuffle", "swizzle"}
+)
+WEIGHT_WORDS = frozenset({"weight", "weights", "params", "parameters"})
 
 
 def in_loop_body(ancestors: Sequence[cst.CSTNode]) -> bool:
@@ -105,10 +124,75 @@ def first_pass_branch(node: cst.If) -> bool:
 def occasional(path: str, ancestors: Sequence[cst.CSTNode], cold: bool = False) -> bool:
     """Whether the file (or its folder), or a function or class around the node, is named for
     something that runs now and then (:data:`OCCASIONAL_WORDS`); for ``cold`` code (outside
-    loops, on no hot path), also for a driver of steps (:data:`DRIVER_WORDS`)."""
+    loops, on no hot path), also for a driver of steps or a tuner (:data:`DRIVER_WORDS`), a
+    function named for allocating buffers or preparing weights, and a benchmark driver (a
+    function with warm-up and timed-run counts among its parameters)."""
     words = _code_words(path, ancestors)
     known = (OCCASIONAL_WORDS | DRIVER_WORDS) if cold else OCCASIONAL_WORDS
-    return bool(words & known)
+    if words & known:
+        return True
+    return cold and any(
+        isinstance(node, cst.FunctionDef) and (_setup(node) or _benchmark(node))
+        for node in ancestors
+    )
+
+
+def setup_function(ancestors: Sequence[cst.CSTNode]) -> bool:
+    """Whether a function around the node is named for allocating buffers or preparing weights
+    (see :func:`_setup`): its loops (over layers, experts, ranks) run once per set-up too."""
+    return any(isinstance(node, cst.FunctionDef) and _setup(node) for node in ancestors)
+
+
+def _setup(function: cst.FunctionDef) -> bool:
+    """Whether the function's name says it allocates buffers (``create_gather_gemm_tensors``,
+    ``make_workspace``) or prepares weights for a kernel (``preprocess_mega_weights``, or a
+    ``pack_*`` that takes the layer: ``pack_gpu(self, linear: nn.Module, ...)``)."""
+    words = [w.lower() for w in function.name.value.split("_") if w]
+    if not words:
+        return False
+    if words[0] in ALLOCATING_VERBS and words[-1] in ALLOCATED_WORDS:
+        return True
+    return words[0] in WEIGHT_VERBS and (bool(WEIGHT_WORDS & set(words)) or _takes_layer(function))
+
+
+def _takes_layer(function: cst.FunctionDef) -> bool:
+    """Whether a parameter is annotated as a module (``linear: nn.Module``)."""
+    for param in (*function.params.params, *function.params.kwonly_params):
+        annotation = param.annotation
+        if annotation is None:
+            continue
+        node = annotation.annotation
+        name = node.attr.value if isinstance(node, cst.Attribute) else ""
+        if isinstance(node, cst.Name):
+            name = node.value
+        if name in ("Module", "Linear"):
+            return True
+    return False
+
+
+def _benchmark(function: cst.FunctionDef) -> bool:
+    """Whether ``function`` takes a count of warm-up runs and one of timed runs
+    (``warmup_iterations``, ``iterations``; not a learning rate's ``lr_warmup_steps``)."""
+    words = [
+        name_words(p.name.value) for p in (*function.params.params, *function.params.kwonly_params)
+    ]
+    counts = TIMED_RUN_WORDS | WARMUP_WORDS | {"num", "n", "count"}
+    return any(w & WARMUP_WORDS and w <= counts for w in words) and any(
+        w & TIMED_RUN_WORDS and w <= counts and not w & WARMUP_WORDS for w in words
+    )
+
+
+# Words of code that saves or exports state (``save_lora_checkpoint``, ``export_weights``):
+# its loops over a state dict copy values to the host because the file needs them, once per save.
+SAVING_WORDS = frozenset({"save", "saving", "export", "exporter"})
+
+
+def saving_code(path: str, ancestors: Sequence[cst.CSTNode]) -> bool:
+    """Whether the module's, a class's or a function's name around the code says it saves or
+    exports state (:data:`SAVING_WORDS`), or gathers a state dict (``gather_cpu_state_dict``:
+    what a checkpoint writes)."""
+    words = _code_words(path, ancestors)
+    return bool(words & SAVING_WORDS) or {"state", "dict"} <= words
 
 
 def reference_code(path: str, ancestors: Sequence[cst.CSTNode]) -> bool:

@@ -2,7 +2,9 @@
 :mod:`h2dlint.analysis.once`): methods memoised by hand (they first return what they keep on
 ``self`` when they have it, and keep what they compute there), and model surgery (functions
 that rewrite a module's parameters in place, ``W.weight.data = ...``: a rotation, a fusion or
-a conversion of the weights before the model runs, never a step of it)."""
+a conversion of the weights before the model runs, never a step of it), and functions memoised
+by key (they return what a mapping holds for the key when it has it, and store what they
+compute there: their work runs once per key)."""
 
 from __future__ import annotations
 
@@ -42,6 +44,101 @@ def memoised(function: cst.FunctionDef) -> bool:
         _self_attribute(target) and isinstance(target, cst.Attribute) and target.attr.value == kept
         for target in assigned_anywhere(function.body)
     )
+
+
+def memoised_by_key(function: cst.FunctionDef) -> bool:
+    """Whether ``function`` returns what a mapping holds for its key when it holds it, and
+    stores what it computes there: ``cached = cache.get(key)`` / ``if cached is not None:
+    return cached`` (or ``if key in cache: return cache[key]``) ... ``cache[key] = value``. The
+    work after the lookup runs once per key (a compiled kernel, a descriptor per buffer)."""
+    lookups: dict[str, cst.BaseExpression] = {}  # local name -> the mapping it was read from
+    for statement in _body(function):
+        if _reads_values(statement):
+            return False  # a key read from a tensor's values: that read runs on every call
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                    target, mapping = small.targets[0].target, _mapping_read(small.value)
+                    if isinstance(target, cst.Name) and mapping is not None:
+                        lookups[target.value] = mapping
+            continue
+        if not isinstance(statement, cst.If):
+            continue
+        mapping = _hit_returned(statement, lookups)
+        if mapping is not None:
+            return any(
+                isinstance(target, cst.Subscript) and target.value.deep_equals(mapping)
+                for target in assigned_anywhere(function.body)
+            )
+    return False
+
+
+# Methods that read a tensor's values on the host (a sync if it is on the device).
+VALUE_READS = frozenset({"item", "tolist", "cpu", "numpy", "nonzero", "unique", "any", "all"})
+
+
+def _reads_values(statement: cst.BaseStatement) -> bool:
+    """Whether ``statement`` (before the lookup's hit test) calls a method that reads values
+    (``key = int(lengths.max().item())``): it runs on every call, hit or miss."""
+    found = False
+
+    class _Reads(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            nonlocal found
+            func = node.func
+            if isinstance(func, cst.Attribute) and func.attr.value in VALUE_READS:
+                found = True
+
+    statement.visit(_Reads())
+    return found
+
+
+def _mapping_read(node: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``cache`` of ``cache.get(key)`` (or ``cache.get(key, None)``)."""
+    if (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "get"
+        and 1 <= len(node.args) <= 2
+        and (len(node.args) == 1 or _is_none(node.args[1].value))
+    ):
+        return node.func.value
+    return None
+
+
+def _hit_returned(
+    node: cst.If, lookups: dict[str, cst.BaseExpression]
+) -> cst.BaseExpression | None:
+    """The mapping of a cache hit that ``node`` returns: ``if cached is not None: ...
+    return cached`` of a name read from it, or ``if key in cache: return cache[key]``."""
+    lines = node.body.body if isinstance(node.body, cst.IndentedBlock) else [node.body]
+    last = lines[-1] if lines else None
+    if not isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        return None
+    returned = last.body[-1].value if isinstance(last.body[-1], cst.Return) else None
+    test = node.test
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1 or returned is None:
+        return None
+    comparison = test.comparisons[0]
+    if (
+        isinstance(comparison.operator, cst.IsNot)
+        and _is_none(comparison.comparator)
+        and isinstance(test.left, cst.Name)
+        and isinstance(returned, cst.Name)
+        and returned.value == test.left.value
+    ):
+        return lookups.get(test.left.value)
+    if (
+        isinstance(comparison.operator, cst.In)
+        and isinstance(returned, cst.Subscript)
+        and returned.value.deep_equals(comparison.comparator)
+    ):
+        return comparison.comparator
+    return None
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
 
 
 def _kept_attribute(node: cst.BaseExpression) -> str | None:

@@ -13,7 +13,8 @@ Code runs once when it is:
   decorator (``functools.cache``/``lru_cache``, ``cached_property``) or by hand: a method
   that first returns what it keeps on ``self`` when it has it (``cached = getattr(self, "x",
   None)`` / ``if cached is not None: return cached``) and keeps what it computes there
-  (``self.x = ...``);
+  (``self.x = ...``), or by key (``cached = cache.get(key)`` / ``if cached is not None:
+  return cached`` ... ``cache[key] = ...``: its work runs once per key);
 - in a private helper of the module (``_name``, a function or a method) whose every reference
   in the module is a call from code that runs once: the ``@staticmethod`` factory that
   ``__init__`` calls, the ``_prepare_*`` method a call guarded by a flag runs;
@@ -38,7 +39,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from h2dlint.analysis.frames import ModuleIndex, decorator_names
-from h2dlint.analysis.memo_methods import assigned_anywhere, memoised
+from h2dlint.analysis.memo_methods import assigned_anywhere, memoised, memoised_by_key
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.context import SharedKey
 from h2dlint.imports import dotted_name, statements
@@ -396,7 +397,12 @@ class RunOnce:
 
     def _function(self, function: cst.FunctionDef) -> bool:
         cls = self.index.owner.get(function)
-        if once_by_name(function, cls) or closure_factory(function) or memoised(function):
+        if (
+            once_by_name(function, cls)
+            or closure_factory(function)
+            or memoised(function)
+            or memoised_by_key(function)
+        ):
             return True
         name = function.name.value
         top_level = self.index.functions.get(name) is function
