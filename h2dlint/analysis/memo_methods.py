@@ -11,6 +11,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.imports import statements
+from h2dlint.walk import visit_read_only
 
 
 def memoised(function: cst.FunctionDef) -> bool:
@@ -52,9 +53,9 @@ def memoised_by_key(function: cst.FunctionDef) -> bool:
     return cached`` (or ``if key in cache: return cache[key]``) ... ``cache[key] = value``. The
     work after the lookup runs once per key (a compiled kernel, a descriptor per buffer)."""
     lookups: dict[str, cst.BaseExpression] = {}  # local name -> the mapping it was read from
+    before: list[cst.BaseStatement] = []  # the statements up to the hit test
     for statement in _body(function):
-        if _reads_values(statement):
-            return False  # a key read from a tensor's values: that read runs on every call
+        before.append(statement)
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
                 if isinstance(small, cst.Assign) and len(small.targets) == 1:
@@ -66,6 +67,9 @@ def memoised_by_key(function: cst.FunctionDef) -> bool:
             continue
         mapping = _hit_returned(statement, lookups)
         if mapping is not None:
+            # Read last (a walk of each statement): most functions have no lookup at all.
+            if any(_reads_values(earlier) for earlier in before):
+                return False  # a key read from a tensor's values: that read runs every call
             return any(
                 isinstance(target, cst.Subscript) and target.value.deep_equals(mapping)
                 for target in assigned_anywhere(function.body)
@@ -80,17 +84,19 @@ VALUE_READS = frozenset({"item", "tolist", "cpu", "numpy", "nonzero", "unique", 
 def _reads_values(statement: cst.BaseStatement) -> bool:
     """Whether ``statement`` (before the lookup's hit test) calls a method that reads values
     (``key = int(lengths.max().item())``): it runs on every call, hit or miss."""
-    found = False
+    finder = _ValueReads()
+    visit_read_only(statement, finder)
+    return finder.found
 
-    class _Reads(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            nonlocal found
-            func = node.func
-            if isinstance(func, cst.Attribute) and func.attr.value in VALUE_READS:
-                found = True
 
-    statement.visit(_Reads())
-    return found
+class _ValueReads(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in VALUE_READS:
+            self.found = True
 
 
 def _mapping_read(node: cst.BaseExpression) -> cst.BaseExpression | None:
