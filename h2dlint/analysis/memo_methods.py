@@ -8,10 +8,15 @@ compute there: their work runs once per key)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 import libcst as cst
 
 from h2dlint.imports import statements
 from h2dlint.walk import visit_read_only
+
+T = TypeVar("T")
 
 
 def memoised(function: cst.FunctionDef) -> bool:
@@ -23,11 +28,7 @@ def memoised(function: cst.FunctionDef) -> bool:
     kept: str | None = None
     for statement in _body(function):
         if isinstance(statement, cst.SimpleStatementLine):
-            for small in statement.body:
-                if isinstance(small, cst.Assign) and len(small.targets) == 1:
-                    target, attribute = small.targets[0].target, _kept_attribute(small.value)
-                    if isinstance(target, cst.Name) and attribute is not None:
-                        aliases[target.value] = attribute
+            _bind_reads(statement, _kept_attribute, aliases)
             continue
         if not isinstance(statement, cst.If) or kept is not None:
             break
@@ -57,11 +58,7 @@ def memoised_by_key(function: cst.FunctionDef) -> bool:
     for statement in _body(function):
         before.append(statement)
         if isinstance(statement, cst.SimpleStatementLine):
-            for small in statement.body:
-                if isinstance(small, cst.Assign) and len(small.targets) == 1:
-                    target, mapping = small.targets[0].target, _mapping_read(small.value)
-                    if isinstance(target, cst.Name) and mapping is not None:
-                        lookups[target.value] = mapping
+            _bind_reads(statement, _mapping_read, lookups)
             continue
         if not isinstance(statement, cst.If):
             continue
@@ -97,6 +94,20 @@ class _ValueReads(cst.CSTVisitor):
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in VALUE_READS:
             self.found = True
+
+
+def _bind_reads(
+    statement: cst.SimpleStatementLine,
+    read: Callable[[cst.BaseExpression], T | None],
+    into: dict[str, T],
+) -> None:
+    """For each ``name = value`` of ``statement`` whose value ``read`` recognises (the
+    attribute a cache keeps, the mapping a lookup reads): name -> what ``read`` returned."""
+    for small in statement.body:
+        if isinstance(small, cst.Assign) and len(small.targets) == 1:
+            target, found = small.targets[0].target, read(small.value)
+            if isinstance(target, cst.Name) and found is not None:
+                into[target.value] = found
 
 
 def _mapping_read(node: cst.BaseExpression) -> cst.BaseExpression | None:
