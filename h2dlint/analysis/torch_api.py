@@ -157,6 +157,12 @@ DTYPE_NAMES = frozenset(
 NUMPY_PREFIXES = ("numpy.",)
 
 
+# Element-wise comparisons and logical operations: each a tensor method and a ``torch.``
+# function, whose result is a boolean mask on the input's device.
+MASK_OPS = frozenset(
+    {"eq", "ne", "gt", "ge", "lt", "le", "logical_and", "logical_or", "logical_not"}
+    | {"isnan", "isinf", "isfinite"}
+)
 # Methods only a torch tensor has (a numpy array, a list or a number has none of them).
 TENSOR_ONLY_METHODS = frozenset(
     {
@@ -186,18 +192,6 @@ TENSOR_ONLY_METHODS = frozenset(
         "repeat_interleave",
         "index_select",
         "gather",
-        "logical_and",
-        "logical_or",
-        "logical_not",
-        "eq",
-        "ne",
-        "gt",
-        "ge",
-        "lt",
-        "le",
-        "isnan",
-        "isinf",
-        "isfinite",
         "count_nonzero",
         "pow",
         "exp",
@@ -209,6 +203,7 @@ TENSOR_ONLY_METHODS = frozenset(
         "softmax",
         "sigmoid",
     }
+    | MASK_OPS
 )
 # Methods of an array (a tensor, or a numpy array) whose result is on the input's device:
 # reductions and arithmetic; applied to a value, they prove it is an array, not which kind.
@@ -219,7 +214,8 @@ ARRAY_METHODS = frozenset(
 # ``torch.<name>`` functions whose result is one tensor on their inputs' device.
 TENSOR_FUNCTIONS = frozenset(
     f"torch.{name}"
-    for name in (
+    for name in MASK_OPS
+    | {
         "cat",
         "concat",
         "concatenate",
@@ -239,15 +235,6 @@ TENSOR_FUNCTIONS = frozenset(
         "where",
         "less",
         "greater",
-        "eq",
-        "ne",
-        "lt",
-        "le",
-        "gt",
-        "ge",
-        "logical_and",
-        "logical_or",
-        "logical_not",
         "isin",
         "any",
         "all",
@@ -303,5 +290,5 @@ TENSOR_FUNCTIONS = frozenset(
         "ones_like",
         "full_like",
         "empty_like",
-    )
+    }
 )

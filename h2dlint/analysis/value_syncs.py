@@ -21,29 +21,13 @@ from h2dlint.analysis.sync_basics import (
     LoopBodyVisitor,
     host_copy,
 )
+from h2dlint.analysis.torch_api import MASK_OPS
 from h2dlint.walk import visit_read_only
 
 # -- tensors used as Python truth values --------------------------------------------------------
 
 # Methods and ``torch.<name>`` functions that make a boolean mask of a tensor.
-MASK_METHODS = frozenset(
-    {
-        "isnan",
-        "isinf",
-        "isfinite",
-        "eq",
-        "ne",
-        "gt",
-        "ge",
-        "lt",
-        "le",
-        "logical_and",
-        "logical_or",
-        "logical_not",
-        "bool",
-        "isin",
-    }
-)
+MASK_METHODS = MASK_OPS | {"bool", "isin"}
 # Methods and ``torch.<name>`` functions whose result is a tensor on the input's device (a 0-d
 # one for the reductions): used as a Python bool or number, each syncs. (``isin`` is left out
 # of the truth values as it always was: a membership mask is tested with ``.any()``.)
