@@ -167,6 +167,26 @@ class Bindings:
         return bool(loops) and not loops.isdisjoint(self._loops(binding.statement))
 
 
+def iterated_by(loop: cst.CSTNode, name: str) -> cst.BaseExpression | None:
+    """What ``name`` is an item of, when ``loop`` binds it as its item: ``xs`` of ``for name in
+    xs`` or ``for i, name in enumerate(xs)``; None otherwise (another statement, a counter, a
+    part of an unpacked item)."""
+    if not isinstance(loop, cst.For):
+        return None
+    iterable: cst.BaseExpression = loop.iter
+    target: cst.BaseExpression = loop.target
+    if (
+        isinstance(iterable, cst.Call)
+        and isinstance(iterable.func, cst.Name)
+        and iterable.func.value == "enumerate"
+        and iterable.args
+        and isinstance(target, cst.Tuple)
+        and len(target.elements) == 2
+    ):
+        iterable, target = iterable.args[0].value, target.elements[1].value
+    return iterable if isinstance(target, cst.Name) and target.value == name else None
+
+
 def _comprehension_values(
     node: cst.ListComp | cst.SetComp | cst.DictComp | cst.GeneratorExp, name: str
 ) -> list[cst.BaseExpression | None] | None:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from h2dlint.analysis.bindings import iterated_by
 from h2dlint.analysis.factories import numeric
 from h2dlint.analysis.frames import Frame, parameter_annotation
 from h2dlint.analysis.provenance import MAX_DEPTH, Provenance
@@ -158,32 +159,18 @@ def sequence_row_item(provenance: Provenance, name: cst.Name, frame: Frame) -> b
     """Whether ``name`` is the item of a ``for`` loop (also the item of ``enumerate``) over a
     parameter annotated as a sequence of Python sequences (``rows: list[list[int]]``): each
     item is a Python list, which PyTorch turns into a host tensor wherever it goes."""
-    for binding in provenance.bindings(frame).reaching_bindings(name):
-        loop = binding.statement
-        if binding.value is not None or not isinstance(loop, cst.For):
+    bindings = provenance.bindings(frame)
+    reaching = bindings.reaching_bindings(name)
+    for binding in reaching:
+        iterable = iterated_by(binding.statement, name.value) if binding.value is None else None
+        if not (isinstance(iterable, cst.Name) and bindings.is_parameter(iterable)):
             return False
-        iterable: cst.BaseExpression = loop.iter
-        target: cst.BaseExpression = loop.target
-        if (
-            isinstance(iterable, cst.Call)
-            and isinstance(iterable.func, cst.Name)
-            and iterable.func.value == "enumerate"
-            and iterable.args
-            and isinstance(target, cst.Tuple)
-            and len(target.elements) == 2
-        ):
-            iterable, target = iterable.args[0].value, target.elements[1].value
-        if not (isinstance(target, cst.Name) and target.value == name.value):
+        inner = _sequence_item(parameter_annotation(iterable, frame))
+        if inner is None or _sequence_item(inner) is None:
             return False
-        if not (
-            isinstance(iterable, cst.Name) and provenance.bindings(frame).is_parameter(iterable)
-        ):
+        if "Tensor" in cst.Module([]).code_for_node(inner):
             return False
-        annotation = parameter_annotation(iterable, frame)
-        inner = _sequence_item(annotation)
-        if inner is None or _sequence_item(inner) is None or "Tensor" in _code(inner):
-            return False
-    return True
+    return bool(reaching)
 
 
 def _sequence_item(annotation: cst.BaseExpression | None) -> cst.BaseExpression | None:
@@ -196,10 +183,6 @@ def _sequence_item(annotation: cst.BaseExpression | None) -> cst.BaseExpression 
         return None
     first = annotation.slice[0].slice
     return first.value if isinstance(first, cst.Index) else None
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
 
 
 def _holds_nothing(node: cst.List | cst.Tuple) -> bool:

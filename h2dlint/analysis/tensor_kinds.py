@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from h2dlint.analysis.arguments import positional
+from h2dlint.analysis.bindings import iterated_by
 from h2dlint.analysis.classes import class_of
 from h2dlint.analysis.cross_module import field_annotation
 from h2dlint.analysis.frames import Frame, parameter_annotation
@@ -303,19 +304,10 @@ def _row_of_tensor(
 ) -> bool:
     """Whether ``statement`` is ``for name in t`` (or ``for i, name in enumerate(t)``) over
     ``t`` that is surely a tensor."""
-    if not isinstance(statement, cst.For):
-        return False
-    iterable: cst.BaseExpression = statement.iter
-    target: cst.BaseExpression = statement.target
-    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name):
-        if iterable.func.value != "enumerate" or not iterable.args:
-            return False
-        if not (isinstance(target, cst.Tuple) and len(target.elements) == 2):
-            return False
-        iterable, target = iterable.args[0].value, target.elements[1].value
-    if not (isinstance(target, cst.Name) and target.value == name):
-        return False
-    return tensor_evidence(provenance, iterable, frame, depth=depth + 1) is not None
+    iterable = iterated_by(statement, name)
+    return iterable is not None and (
+        tensor_evidence(provenance, iterable, frame, depth=depth + 1) is not None
+    )
 
 
 def _annotated_tensor(
