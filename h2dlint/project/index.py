@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from h2dlint.digest import content_digest
+from h2dlint.parsing import parse_valid_python
 from h2dlint.project.layout import ProjectLayout
 from h2dlint.project.summary import Parts, SummaryStore, top_level
 from h2dlint.project.text_scan import ABSENT, DEFINED, NAMED, naming
@@ -172,7 +173,8 @@ class ProjectIndex:
         digest = self.digest(path, data)
         try:
             source = data.decode("utf-8")
-            tree = cst.parse_module(source)
+            # Only facts are read from it: what the native parser accepts, unvalidated.
+            tree = parse_valid_python(source)
         except (UnicodeDecodeError, cst.ParserSyntaxError, RecursionError, ValueError):
             self.consulted[path] = digest
             return None
