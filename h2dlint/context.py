@@ -6,6 +6,7 @@ rules report nothing never pays for positions, and one no analysis looks at for 
 
 from __future__ import annotations
 
+import ast
 import bisect
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ from libcst.metadata import CodePosition, CodeRange
 
 from h2dlint.imports import ImportTable
 from h2dlint.source import NEWLINE
+from h2dlint.statement_positions import statement_lines
 
 T = TypeVar("T")
 
@@ -48,10 +50,13 @@ class FileContext:
         source: str,
         module: cst.Module,
         options: Mapping[str, Any] | None = None,
+        python_tree: ast.Module | None = None,
     ) -> None:
         self.path = path
         self.source = source
         self.module = module
+        # CPython's tree of the same source, when the run made one (it locates statements).
+        self.python_tree = python_tree
         # Analysis options from configuration ([tool.h2dlint.analysis]).
         self.options: Mapping[str, Any] = options or {}
         self._positions: Positions | None = None
@@ -89,11 +94,29 @@ class FileContext:
             self._positions = Positions.of(self.module, self.source)
         return self._positions
 
-    def locate(self, nodes: Iterable[cst.CSTNode], *, whole: bool = True) -> None:
+    def locate(
+        self,
+        nodes: Iterable[cst.CSTNode],
+        *,
+        whole: bool = True,
+        tops: Iterable[cst.CSTNode | None] = (),
+    ) -> None:
         """Compute positions for ``nodes`` (and the nodes inside them) only: recording every
         node's span costs as much again as generating the code. Unless ``whole``, the pass
-        stops after the last of them (only their positions are asked for)."""
-        self._positions = Positions.of(self.module, self.source, nodes, stop_early=not whole)
+        stops after the last of them (only their positions are asked for); and when ``tops``,
+        the top-level statements that hold them, are all known, only those statements' code
+        is generated (:mod:`h2dlint.statement_positions`). A node found in neither is located
+        by a whole pass when asked for."""
+        wanted = list(nodes)
+        held = set(tops)
+        if not whole and held and None not in held and self.python_tree is not None:
+            found = Positions.of_statements(
+                self.module, self.source, self.python_tree, held, wanted
+            )
+            if found is not None:
+                self._positions = found
+                return
+        self._positions = Positions.of(self.module, self.source, wanted, stop_early=not whole)
 
     def position(self, node: cst.CSTNode) -> CodeRange:
         """Where ``node`` is in the source: 1-based line, 0-based column."""
@@ -296,6 +319,42 @@ class Positions:
             return cls(state.spans, state.line_starts, code=whole)  # libcst's own positions
         starts = [0] + [m.end() for m in NEWLINE.finditer(source)]
         return cls(state.spans, starts, skipped, code=whole)
+
+    @classmethod
+    def of_statements(
+        cls,
+        module: cst.Module,
+        source: str,
+        tree: ast.Module,
+        statements: set[cst.CSTNode | None],
+        wanted: Iterable[cst.CSTNode],
+    ) -> Positions | None:
+        """Positions of ``wanted`` nodes from the code of the top-level ``statements`` that
+        hold them, each generated where CPython's ``tree`` says it starts in ``source``; None
+        when a statement's code is not the source's at that place (the caller then generates
+        the whole module)."""
+        lines = statement_lines(module, tree)
+        if lines is None:
+            return None
+        starts = [0] + [m.end() for m in NEWLINE.finditer(source)]
+        state = _OffsetState(
+            default_indent=module.default_indent,
+            default_newline=module.default_newline,
+            wanted=set(wanted),
+        )
+        for statement in module.body:
+            if statement not in statements:
+                continue
+            line = lines[statement]
+            if not 0 < line <= len(starts):
+                return None
+            state.tokens = []
+            state.offset = start = starts[line - 1]
+            statement._codegen(state)
+            code = "".join(state.tokens)
+            if source[start : start + len(code)] != code:
+                return None
+        return cls(state.spans, starts)
 
     def location(self, offset: int, *, end: bool = False) -> CodePosition:
         """The line (1-based) and column (0-based) of an offset in the generated code."""

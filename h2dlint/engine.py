@@ -37,6 +37,7 @@ def check_text(
         module = tree if tree is not None else parse(text, path, cpython)
     except ParseFailure as failure:
         return [failure.finding]
-    result = check_module(module, text, path, rules, options)
+    python_tree = cpython.tree if cpython is not None else None
+    result = check_module(module, text, path, rules, options, python_tree)
     lines = physical_lines(text)
     return [to_finding(item, path, lines) for item in result.reports] + result.errors

@@ -86,6 +86,9 @@ class Report:
     fix_message: str = ""
     # The innermost statement around the node, for multi-line suppression comments.
     statement: cst.CSTNode | None = None
+    # The top-level statement being visited when it was reported (None at module level): its
+    # code alone usually locates the node (``FileContext.locate``).
+    top: cst.CSTNode | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     confidence: Confidence = Confidence.HIGH
 
@@ -195,6 +198,7 @@ class Rule:
         inferred fact, and its message must say what would make it certain."""
         if replacements and self.fix_safety is FixSafety.NONE:
             raise TypeError(f"{self.code} offers a fix but declares fix_safety NONE")
+        ancestors = self.context.ancestors  # the module first, then its statement
         self._reports.append(
             Report(
                 rule=type(self),
@@ -203,6 +207,7 @@ class Rule:
                 replacements=tuple(replacements),
                 fix_message=fix_message or self.fix_message,
                 statement=self.context.current_statement(),
+                top=ancestors[1] if len(ancestors) > 1 else None,
                 confidence=confidence,
             )
         )
