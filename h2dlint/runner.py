@@ -32,6 +32,8 @@ from h2dlint.jobs import AnalysisOptions, EnabledRule, FileJob, FileResult, Mode
 if TYPE_CHECKING:
     from multiprocessing.context import BaseContext
 
+    from h2dlint.project.index import ProjectIndex
+
 # Set (to anything), a run checks each file without the project index: a file's findings then
 # rest on its own text alone (benchmarks/bench_lint.py measures the index's cost with it).
 NO_INDEX_VARIABLE = "H2DLINT_NO_PROJECT_INDEX"
@@ -282,6 +284,7 @@ def _execute(
     index.know_bytes(files)  # read once here, not again in every worker
     install(index)
     try:
+        _share_called_names(index, jobs, requested)
         results = _execute_jobs(jobs, requested)
     finally:
         install(None)
@@ -292,6 +295,21 @@ def _execute(
                 result.summaries = None
         stored.save(index.summaries)
     return results
+
+
+def _share_called_names(index: ProjectIndex, jobs: list[FileJob], requested: int) -> None:
+    """Before a large parallel run forks its workers: the project's table of called names,
+    built once for all of them (:mod:`h2dlint.project.called_names`)."""
+    from h2dlint.project.called_names import SHARE_FROM_FILES_PER_WORKER, share_called_names
+
+    workers = min(requested or available_cores(), len(jobs))
+    if workers <= 1 or len(jobs) < SHARE_FROM_FILES_PER_WORKER * workers:
+        return
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+    if context.get_start_method() == "fork":  # spawned processes would not inherit the index
+        share_called_names(index, workers, context)
 
 
 def _execute_jobs(jobs: list[FileJob], requested: int) -> list[FileResult]:

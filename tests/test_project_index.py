@@ -504,3 +504,31 @@ def test_callers_are_read_module_by_module_until_one_is_hot(tmp_path: Path) -> N
         "serve.c_model",
     ]
     assert str(package / "c_model.py") in index.consulted
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the shared table needs fork")
+def test_the_called_names_table_built_for_all_workers_is_the_one_a_worker_builds(
+    tmp_path: Path,
+) -> None:
+    import multiprocessing
+
+    from h2dlint.project.called_names import share_called_names
+
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    for i in range(9):
+        calls = "".join(f"    helper_{j}(x)\n" for j in range(i % 4))
+        (package / f"mod_{i}.py").write_text(f"def step_{i}(x):\n{calls}    return run_{i}(x)\n")
+    paths = [str(p) for p in sorted(package.glob("*.py"))]
+    alone = ProjectIndex(build_layout(paths))
+    expected = alone.caller_index()._called_names()
+    shared = ProjectIndex(build_layout(paths))
+    install(shared)
+    try:
+        share_called_names(shared, 3, multiprocessing.get_context("fork"))
+    finally:
+        install(None)
+    table = shared.caller_index()._called
+    assert table == expected  # the same modules, in the same order, for every name
+    assert table[b"helper_1"] == [f"pkg.mod_{i}" for i in (2, 3, 6, 7)]

@@ -26,6 +26,13 @@ from h2dlint.project.text_scan import calls as text_calls
 # name's tail matches only where the whole name does, and the whole name is found first) but
 # does not retry every tail of every name: 3-4 times faster on a large project.
 _CALLED = re.compile(rb"(?<![A-Za-z_])([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+
+
+def called_in(data: bytes) -> set[bytes]:
+    """The names a module's text calls (``name(``), for the table of called names."""
+    return set(_CALLED.findall(data))
+
+
 # Hops followed up the call graph from the function asked about.
 MAX_HOPS = 2
 # Files a single question may parse; beyond it the answer is "not known to be hot".
@@ -160,6 +167,15 @@ class CallerIndex:
                 return
             consulted[read[0]] = read[1]
 
+    def files(self) -> dict[str, bytes]:
+        """The bytes of every module of the project, by module name (read once per process)."""
+        return self._files()
+
+    def adopt_called_names(self, table: dict[bytes, list[str]]) -> None:
+        """Take the table :meth:`_called_names` would build, built once for every worker of
+        the run (:mod:`h2dlint.project.called_names`)."""
+        self._called = table
+
     def _called_names(self) -> dict[bytes, list[str]]:
         """Each name that is called somewhere (``name(``) -> the modules whose text calls it:
         one scan of the project's bytes per process, built once many questions were asked
@@ -167,7 +183,7 @@ class CallerIndex:
         if self._called is None:
             called: dict[bytes, list[str]] = {}
             for module, data in self._files().items():
-                for name in set(_CALLED.findall(data)):
+                for name in called_in(data):
                     called.setdefault(name, []).append(module)
             self._called = called
         return self._called

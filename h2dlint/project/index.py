@@ -193,6 +193,10 @@ class ProjectIndex:
         call, which parses the defining module with libcst."""
         return self._caller_index().may_define_mover(name)
 
+    def caller_index(self) -> CallerIndex:
+        """Who calls whom across the project's modules (built on first use)."""
+        return self._caller_index()
+
     def _caller_index(self) -> CallerIndex:
         if self._callers is None:
             from h2dlint.project.callers import CallerIndex
