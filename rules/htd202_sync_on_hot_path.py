@@ -8,6 +8,7 @@ from h2dlint.analysis.element_writes import ONE_ELEMENT, syncing_write
 from h2dlint.analysis.explicit_waits import queued_copies, stream_wait, timing_code
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.host_data import host_scalar
 from h2dlint.analysis.hot_guards import runs_every_call
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.loop_body import saving_code
@@ -1373,7 +1374,16 @@ class SyncOnHotPath(Rule):
         if not isinstance(target, cst.Subscript) or not self._maybe_hot():
             return
         provenance = Provenance.of(self.context)
-        how = syncing_write(provenance, target, value, provenance.current_frame())
+        frame = provenance.current_frame()
+        # Only a Python number written into a tensor proven on the device is reported
+        # (:meth:`_judge`): asked before the indices, which can be attributes of objects whose
+        # classes live in other modules (most subscript writes are into lists and dicts).
+        if (
+            not host_scalar(provenance, value, frame)
+            or value_where(provenance, target.value, frame) is not Where.DEVICE
+        ):
+            return
+        how = syncing_write(provenance, target, value, frame)
         if how is None:
             return
         if how == ONE_ELEMENT:
