@@ -33,7 +33,9 @@ class NonBlockingPageableCopy(Rule):
     target says so (`"cuda"`, `torch.device("cuda", 0)`, a name such as `device`) and also when
     the target is a name the analysis cannot place (`x.to(d, non_blocking=True)`): asking for a
     non-blocking copy says it goes to a device, unless the target is proven host memory or a
-    dtype.
+    dtype. `non_blocking=` may also be a name that every binding sets to `True`: in the function,
+    in a function around it (a worker loop's `non_blocking = True` read by its nested step), or
+    at module level; a parameter is not known to be `True`.
 
     ## Why is this bad?
     CUDA can only copy asynchronously from page-locked (pinned) memory. From pageable memory the
@@ -84,7 +86,7 @@ class NonBlockingPageableCopy(Rule):
     name = "non-blocking-pageable-copy"
     message = "`non_blocking=True` copy from pageable memory is not asynchronous"
     prefilter = (b"non_blocking",)
-    candidates = (".to|.cuda|.copy_(non_blocking=True)",)
+    candidates = (".to|.cuda|.copy_(non_blocking=)",)
 
     valid = (
         # factories of sizes made on the host and moved to a device: HTD301's, with its fix
@@ -144,6 +146,22 @@ class NonBlockingPageableCopy(Rule):
             """
             import torch
             y = torch.zeros(4, device='cuda').to(dev, non_blocking=True)
+            """
+        ),
+        # `non_blocking=` a parameter, or a name that is not always True: not known to be
+        Valid(
+            """
+            import torch
+            def move(ids, device, non_blocking=False):
+                return torch.tensor(ids).to(device, non_blocking=non_blocking)
+            def step(ids, device):
+                non_blocking = device.type == "cuda"
+                return torch.tensor(ids).to(device, non_blocking=non_blocking)
+            def loop(ids, device, pinned):
+                non_blocking = False
+                if pinned:
+                    non_blocking = True
+                return torch.tensor(ids).to(device, non_blocking=non_blocking)
             """
         ),
         # torch.cat/stack then copy is HTD104's, which offers a fix
@@ -348,6 +366,25 @@ class NonBlockingPageableCopy(Rule):
             import torch
             y = torch.tensor([1, 2]).to('cuda', non_blocking=True)
                 ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+        ),
+        # `non_blocking=` a name set to True: in the worker loop around a nested step, or at
+        # module level (a serving loop's `non_blocking = True` read by its `preprocess()`)
+        Invalid(
+            """
+            import torch
+            NON_BLOCKING = True
+            def model_loop(inputs, device):
+                non_blocking = True
+                def preprocess(inp):
+                    ids = torch.tensor(inp.batch_indices, dtype=torch.long)
+                    return ids.to(device, non_blocking=non_blocking)
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                def positions(inp):
+                    pos = torch.tensor(inp.position_ids, dtype=torch.long)
+                    return pos.to(device, non_blocking=NON_BLOCKING)
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return [preprocess(i) for i in inputs], [positions(i) for i in inputs]
             """,
         ),
         # position ids computed on the host from pieces of a meshgrid, then copied

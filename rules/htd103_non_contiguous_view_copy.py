@@ -105,7 +105,7 @@ class NonContiguousViewCopy(Rule):
     fix_safety = FixSafety.UNSAFE
     fix_message = "Copy one contiguous row at a time"
     prefilter = (b"non_blocking",)
-    candidates = (".to|.cuda|.copy_(non_blocking=True)",)
+    candidates = (".to|.cuda|.copy_(non_blocking=)",)
 
     valid = (
         # a contiguous slice of the leading dimension stays one pinned block

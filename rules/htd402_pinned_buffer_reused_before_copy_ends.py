@@ -123,7 +123,7 @@ class PinnedBufferReusedBeforeCopyEnds(Rule):
     message = "a pinned buffer is written on the host while a non-blocking copy may still read it"
     severity = Severity.ERROR
     prefilter = (b"non_blocking",)
-    candidates = (".to|.cuda|.copy_(non_blocking=True)",)
+    candidates = (".to|.cuda|.copy_(non_blocking=)",)
 
     valid = (
         # an event recorded after the copy, waited on before the write

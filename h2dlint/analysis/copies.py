@@ -43,13 +43,51 @@ def non_blocking_h2d_source(
     """The source of ``node`` when it is a ``non_blocking=True`` copy that may go host to
     device (:func:`h2d_copy_source`), else None."""
     non_blocking = keyword(node, "non_blocking")
-    if non_blocking is None or not is_true(non_blocking.value):
+    if non_blocking is None or not surely_true(provenance, non_blocking.value, frame):
         return None
     source = h2d_copy_source(provenance, node, frame)
     if source is None and non_blocking_to_unnamed_device(provenance, node, frame):
         assert isinstance(node.func, cst.Attribute)
         return node.func.value
     return source
+
+
+def surely_true(provenance: Provenance, node: cst.BaseExpression, frame: Frame) -> bool:
+    """Whether ``node`` is ``True``: the literal, or a name that every binding makes ``True``
+    where it is bound: in its function, else in a function around it (``non_blocking = True``
+    in a worker loop, read by its nested ``preprocess()``), else at module level
+    (``NON_BLOCKING = True``). A parameter or any other value is not known to be."""
+    if is_true(node):
+        return True
+    if not isinstance(node, cst.Name):
+        return False
+    reaching = provenance.bindings(frame).reaching_bindings(node)
+    if reaching:
+        return all(b.value is not None and is_true(b.value) for b in reaching)
+    if not isinstance(frame.function, cst.FunctionDef):
+        return False
+    ancestors = provenance.context.ancestors
+    if frame.function not in ancestors:
+        return False  # not the function being visited: its enclosing ones are not at hand
+    around: list[cst.FunctionDef | cst.Module] = [
+        a for a in ancestors[: ancestors.index(frame.function)] if isinstance(a, cst.FunctionDef)
+    ]
+    for function in (*reversed(around), provenance.context.module):
+        values = provenance.bindings(Frame(function)).of(node.value)
+        if values:
+            return all(v is not None and is_true(v) for v in values)
+        if isinstance(function, cst.FunctionDef) and _parameter_named(function, node.value):
+            return False
+    return False
+
+
+def _parameter_named(function: cst.FunctionDef, name: str) -> bool:
+    params = function.params
+    every = (*params.posonly_params, *params.params, *params.kwonly_params)
+    return any(p.name.value == name for p in every) or any(
+        isinstance(p, cst.Param) and p.name.value == name
+        for p in (params.star_arg, params.star_kwarg)
+    )
 
 
 def non_blocking_to_unnamed_device(provenance: Provenance, node: cst.Call, frame: Frame) -> bool:
