@@ -11,8 +11,8 @@ import ast
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst._nodes.base import CSTNode
 
+from h2dlint.cst_parse import parse_valid_python
 from h2dlint.diagnostics import IO_ERROR_CODE, SYNTAX_ERROR_CODE, Finding, file_finding
 from h2dlint.source import python_ast
 
@@ -77,26 +77,6 @@ def _syntax_finding(exc: cst.ParserSyntaxError, path: str, cpython: CPythonParse
     return file_finding(
         path, SYNTAX_ERROR_CODE, f"SyntaxError: {message}", exc.editor_line, exc.editor_column
     )
-
-
-_VALIDATE = CSTNode.__post_init__
-
-
-def _unchecked(self: CSTNode) -> None:
-    """Stands in for :meth:`CSTNode.__post_init__` (node validation) while a parse runs."""
-
-
-def parse_valid_python(text: str) -> cst.Module:
-    """``libcst.parse_module`` of code that CPython accepts, without validating each node as it
-    is built. The native parser builds only valid nodes (its grammar is Python's), yet every
-    node's ``__post_init__`` checks itself again: about a fifth of a parse's time (libcst's own
-    source calls this a PERF opportunity). Nodes built afterwards (a fix's) are validated as
-    usual. Raises what ``parse_module`` raises."""
-    CSTNode.__post_init__ = _unchecked  # type: ignore[method-assign]
-    try:
-        return cst.parse_module(text)
-    finally:
-        CSTNode.__post_init__ = _VALIDATE  # type: ignore[method-assign]
 
 
 def parse(text: str, path: str, cpython: CPythonParse | None = None) -> cst.Module:

@@ -84,6 +84,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "h2dlint.candidates",
             "h2dlint.candidate_terms",
             "h2dlint.candidate_syntax",
+            "h2dlint.cst_parse",
+            "h2dlint.statement_positions",
         ),
     ),
 )

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from h2dlint.cst_parse import parse_valid_python
 from h2dlint.digest import content_digest
-from h2dlint.parsing import parse_valid_python
 from h2dlint.project.layout import ProjectLayout
 from h2dlint.project.summary import Parts, SummaryStore, top_level
 from h2dlint.project.text_scan import ABSENT, DEFINED, NAMED, naming
