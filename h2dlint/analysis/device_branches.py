@@ -34,6 +34,12 @@ def cuda_test(test: cst.BaseExpression) -> bool | None:
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         inner = cuda_test(test.expression)
         return None if inner is None else not inner
+    if isinstance(test, cst.BooleanOperation):
+        # ``a and b`` holds only where either side holds; ``a or b`` only where both may.
+        sides = (cuda_test(test.left), cuda_test(test.right))
+        if isinstance(test.operator, cst.And):
+            return True if True in sides else False if False in sides else None
+        return sides[0] if sides[0] is not None and sides[0] == sides[1] else None
     if isinstance(test, cst.Attribute):
         return True if test.attr.value == "is_cuda" else None
     if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
