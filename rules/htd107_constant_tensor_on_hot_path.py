@@ -17,6 +17,7 @@ from h2dlint.analysis.loop_body import (
 )
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.reference_helpers import in_reference_code
 from h2dlint.analysis.targets import Target, device_by_value, tensor_device
 from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.rule import Invalid, Rule, Valid
@@ -343,8 +344,45 @@ class ConstantTensorOnHotPath(Rule):
                 return desc
             """
         ),
+        # Reference implementations a kernel is checked against, and the private helpers only
+        # they use (called from them, or listed as their inlined dependencies).
+        Valid(
+            """
+            import torch
+            def _quantize_mxfp8(x: torch.Tensor):
+                return x / torch.pow(torch.tensor(2.0, device=x.device), x.floor())
+            def _decode_scales(x: torch.Tensor):
+                return x * torch.tensor(1.0, dtype=torch.float32, device=x.device)
+            def mxfp8_quantize_reference(x: torch.Tensor):
+                return _quantize_mxfp8(x)
+            _REFERENCE_DEPENDENCIES = (_quantize_mxfp8, _decode_scales)
+            """
+        ),
     )
     invalid = (
+        # A helper that per-call code uses besides a reference stays reported.
+        Invalid(
+            """
+            import torch
+            def _quantize_mxfp8(x: torch.Tensor):
+                return x / torch.pow(torch.tensor(2.0, device=x.device), x.floor())
+                                     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            def mxfp8_quantize_reference(x: torch.Tensor):
+                return _quantize_mxfp8(x)
+            def mxfp8_quantize(x: torch.Tensor):
+                return _quantize_mxfp8(x)
+            """,
+            message_contains="per call",
+            expected_fix="""
+            import torch
+            def _quantize_mxfp8(x: torch.Tensor):
+                return x / torch.pow(torch.full((), 2.0, device=x.device), x.floor())
+            def mxfp8_quantize_reference(x: torch.Tensor):
+                return _quantize_mxfp8(x)
+            def mxfp8_quantize(x: torch.Tensor):
+                return _quantize_mxfp8(x)
+            """,
+        ),
         # A per-call helper with no such name stays reported: a MoE LoRA delta runs per forward.
         Invalid(
             """
@@ -602,6 +640,8 @@ class ConstantTensorOnHotPath(Rule):
             return
         if set_once(ancestors, self.context.module, provenance, frame):
             return
+        if in_reference_code(self.context, ancestors):
+            return  # a reference implementation, or a helper only it calls
         if export_branch(ancestors, self.context.module):
             return
         if not hot and pipeline_code(self.context.path, ancestors):
