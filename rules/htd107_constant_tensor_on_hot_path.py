@@ -62,7 +62,10 @@ class ConstantTensorOnHotPath(Rule):
     outside loops, functions named for allocating buffers, `create_*_tensors`/`_build_workspace`,
     or preparing weights, `preprocess_*_weights`), helpers called only on a cache miss of a
     function memoised by key (`cached = cache.get(key)` / `if cached is not None: return
-    cached`), loops in test code (`test_utils`, `testing` packages, `test_*.py`), numbers the
+    cached`), outside loops reference implementations a kernel is checked against (named
+    `*_reference`, `oracle`, `golden`, `tester`) and the private helpers only they use (called
+    from them or listed as their inlined dependencies, `_REFERENCE_DEPENDENCIES = (_helper,
+    ...)`), loops in test code (`test_utils`, `testing` packages, `test_*.py`), numbers the
     analysis cannot prove (a parameter, a call's result: HTD106 judges data per step), tensors
     made with `pin_memory=`, and `torch.tensor(c).cuda()` (HTD301).
 
@@ -344,8 +347,8 @@ class ConstantTensorOnHotPath(Rule):
                 return desc
             """
         ),
-        # Reference implementations a kernel is checked against, and the private helpers only
-        # they use (called from them, or listed as their inlined dependencies).
+        # Per call of reference implementations a kernel is checked against, and of the private
+        # helpers only they use (called from them, or listed as their inlined dependencies).
         Valid(
             """
             import torch
@@ -640,8 +643,8 @@ class ConstantTensorOnHotPath(Rule):
             return
         if set_once(ancestors, self.context.module, provenance, frame):
             return
-        if in_reference_code(self.context, ancestors):
-            return  # a reference implementation, or a helper only it calls
+        if not in_loop and in_reference_code(self.context, ancestors):
+            return  # per call of a reference implementation, or of a helper only it calls
         if export_branch(ancestors, self.context.module):
             return
         if not hot and pipeline_code(self.context.path, ancestors):

@@ -139,13 +139,19 @@ class SyncOnHotPath(Rule):
     reports those) and syncs in `while` loops (HTD201); explicit waits (`torch.cuda.synchronize()`,
     `stream.synchronize()`) other than the one shape below; code that only runs while tracing or
     scripting (`if torch.jit.is_tracing():`);
+    reference implementations a kernel is checked against (`*_reference`, `oracle`, `golden`,
+    `tester`) and the private helpers only they use;
     debugging aids and error paths: `assert` and `raise` statements, arguments of logging and
     `print` calls (also functions named `log_*`/`print_*`), branches taken once every N steps
     (`if step % 100 == 0:`, `if it - last == self.eviction_interval:`, also around the call of
     a helper), and branches whose test names debugging (`if self.debug:`,
     `if logger.isEnabledFor(...)`); branches for another backend (`if x.device.type == "mps":`,
     `x.cpu() if x.device.type == "cpu" else x`, the `else` of
-    `if x.device.type in {"cpu", "cuda"}:`); calls of the object's own members named like
+    `if x.device.type in {"cpu", "cuda"}:` and the test of its `elif`, the code after
+    `if x.is_cuda: return ...`, what only a CPU branch calls, forwards named for the CPU such as
+    `_cpu_forward`); values a type test says are no tensor (the `else` of
+    `isinstance(x, torch.Tensor)`); a tokenizer's, processor's or data transform's methods,
+    also when a hot function calls them; calls of the object's own members named like
     tensor methods (`self.repeat(x)` runs a submodule);
     assignments through a mask (`x[mask] = 0` does not sync). A pipeline's `__call__` (a class
     named, or derived from one named, `...Pipeline...`) runs once per request around its loop
