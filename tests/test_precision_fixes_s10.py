@@ -45,6 +45,11 @@ def test_cuda_tests_of_boolean_operations() -> None:
     assert test('x.device.type == "cpu" or flag') is None
     assert test('x.device.type == "cpu" or not w.is_cuda') is False
     assert test("x.is_cuda or w.is_cuda") is True
+    # a ``type`` that is no device's, or a device type no test is known for
+    assert test('self.type == "tapas"') is None
+    assert test('self.type == "tapas" and flag') is None
+    assert test('x.device.type == "tpu"') is None
+    assert test('self.target_device.type == "cpu"') is False
 
 
 def test_a_name_rebound_from_itself_in_a_loop_keeps_where_it_lives() -> None:
