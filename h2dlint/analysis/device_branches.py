@@ -46,9 +46,7 @@ def cuda_test(test: cst.BaseExpression) -> bool | None:
         return None
     left, comparison = test.left, test.comparisons[0]
     if not (
-        isinstance(left, cst.Attribute)
-        and left.attr.value == "type"
-        and _device_like(left.value)
+        isinstance(left, cst.Attribute) and left.attr.value == "type" and _device_like(left.value)
     ):
         return None  # ``self.type == "tapas"`` is no device test
     value = comparison.comparator
