@@ -17,6 +17,7 @@ from h2dlint.analysis.loop_body import (
 )
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.reference_helpers import in_reference_code
 from h2dlint.analysis.targets import Target, device_by_value, tensor_device
 from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.rule import Invalid, Rule, Valid
@@ -61,7 +62,10 @@ class ConstantTensorOnHotPath(Rule):
     outside loops, functions named for allocating buffers, `create_*_tensors`/`_build_workspace`,
     or preparing weights, `preprocess_*_weights`), helpers called only on a cache miss of a
     function memoised by key (`cached = cache.get(key)` / `if cached is not None: return
-    cached`), loops in test code (`test_utils`, `testing` packages, `test_*.py`), numbers the
+    cached`), outside loops reference implementations a kernel is checked against (named
+    `*_reference`, `oracle`, `golden`, `tester`) and the private helpers only they use (called
+    from them or listed as their inlined dependencies, `_REFERENCE_DEPENDENCIES = (_helper,
+    ...)`), loops in test code (`test_utils`, `testing` packages, `test_*.py`), numbers the
     analysis cannot prove (a parameter, a call's result: HTD106 judges data per step), tensors
     made with `pin_memory=`, and `torch.tensor(c).cuda()` (HTD301).
 
@@ -343,8 +347,45 @@ class ConstantTensorOnHotPath(Rule):
                 return desc
             """
         ),
+        # Per call of reference implementations a kernel is checked against, and of the private
+        # helpers only they use (called from them, or listed as their inlined dependencies).
+        Valid(
+            """
+            import torch
+            def _quantize_mxfp8(x: torch.Tensor):
+                return x / torch.pow(torch.tensor(2.0, device=x.device), x.floor())
+            def _decode_scales(x: torch.Tensor):
+                return x * torch.tensor(1.0, dtype=torch.float32, device=x.device)
+            def mxfp8_quantize_reference(x: torch.Tensor):
+                return _quantize_mxfp8(x)
+            _REFERENCE_DEPENDENCIES = (_quantize_mxfp8, _decode_scales)
+            """
+        ),
     )
     invalid = (
+        # A helper that per-call code uses besides a reference stays reported.
+        Invalid(
+            """
+            import torch
+            def _quantize_mxfp8(x: torch.Tensor):
+                return x / torch.pow(torch.tensor(2.0, device=x.device), x.floor())
+                                     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            def mxfp8_quantize_reference(x: torch.Tensor):
+                return _quantize_mxfp8(x)
+            def mxfp8_quantize(x: torch.Tensor):
+                return _quantize_mxfp8(x)
+            """,
+            message_contains="per call",
+            expected_fix="""
+            import torch
+            def _quantize_mxfp8(x: torch.Tensor):
+                return x / torch.pow(torch.full((), 2.0, device=x.device), x.floor())
+            def mxfp8_quantize_reference(x: torch.Tensor):
+                return _quantize_mxfp8(x)
+            def mxfp8_quantize(x: torch.Tensor):
+                return _quantize_mxfp8(x)
+            """,
+        ),
         # A per-call helper with no such name stays reported: a MoE LoRA delta runs per forward.
         Invalid(
             """
@@ -602,6 +643,8 @@ class ConstantTensorOnHotPath(Rule):
             return
         if set_once(ancestors, self.context.module, provenance, frame):
             return
+        if not in_loop and in_reference_code(self.context, ancestors):
+            return  # per call of a reference implementation, or of a helper only it calls
         if export_branch(ancestors, self.context.module):
             return
         if not hot and pipeline_code(self.context.path, ancestors):

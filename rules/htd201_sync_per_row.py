@@ -466,6 +466,24 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 return i
             """
         ),
+        # A host tensor rebound in the loop from itself (`row = new_row.clamp(0, n)` of a
+        # `torch.zeros` without a device), compared with a Python number: host work.
+        Valid(
+            """
+            import torch
+            class Sampler:
+                def step(self, num_blocks, steps):
+                    num_iterations = len(steps) + 1
+                    pre_row = torch.zeros(num_blocks, dtype=torch.long)
+                    while not torch.all(pre_row >= (num_iterations - 1)):
+                        new_row = torch.zeros(num_blocks, dtype=torch.long)
+                        for i in range(num_blocks):
+                            new_row[i] = pre_row[i] + 1
+                        new_row = new_row.clamp(0, num_iterations)
+                        pre_row = new_row
+                    return pre_row
+            """
+        ),
         Valid(
             """
             import torch
@@ -637,6 +655,23 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 return i
             """,
             message_contains="every iteration of a `while` loop",
+        ),
+        # The same loop over a device tensor: one sync per iteration.
+        Invalid(
+            """
+            import torch
+            class Sampler:
+                def step(self, num_blocks, steps, device):
+                    num_iterations = len(steps) + 1
+                    pre_row = torch.zeros(num_blocks, dtype=torch.long, device=device)
+                    while not torch.all(pre_row >= (num_iterations - 1)):
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        new_row = (pre_row + 1).clamp(0, num_iterations)
+                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        pre_row = new_row
+                 ...^^^^^^^^^^^^^^^^^^^^^
+                    return pre_row
+            """,
         ),
         Invalid(
             """

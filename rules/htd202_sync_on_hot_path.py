@@ -30,6 +30,7 @@ from h2dlint.analysis.shape_syncs import (
     sizes_of,
 )
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, SYNC_METHODS
+from h2dlint.analysis.tensor_kinds import not_a_tensor_here
 from h2dlint.analysis.unknown_tensors import annotated_comparison, tensor_root
 from h2dlint.analysis.value_syncs import (
     MASK_METHODS,
@@ -139,13 +140,19 @@ class SyncOnHotPath(Rule):
     reports those) and syncs in `while` loops (HTD201); explicit waits (`torch.cuda.synchronize()`,
     `stream.synchronize()`) other than the one shape below; code that only runs while tracing or
     scripting (`if torch.jit.is_tracing():`);
+    reference implementations a kernel is checked against (`*_reference`, `oracle`, `golden`,
+    `tester`) and the private helpers only they use;
     debugging aids and error paths: `assert` and `raise` statements, arguments of logging and
     `print` calls (also functions named `log_*`/`print_*`), branches taken once every N steps
     (`if step % 100 == 0:`, `if it - last == self.eviction_interval:`, also around the call of
     a helper), and branches whose test names debugging (`if self.debug:`,
     `if logger.isEnabledFor(...)`); branches for another backend (`if x.device.type == "mps":`,
     `x.cpu() if x.device.type == "cpu" else x`, the `else` of
-    `if x.device.type in {"cpu", "cuda"}:`); calls of the object's own members named like
+    `if x.device.type in {"cpu", "cuda"}:` and the test of its `elif`, the code after
+    `if x.is_cuda: return ...`, what only a CPU branch calls, forwards named for the CPU such as
+    `_cpu_forward`); values a type test says are no tensor (the `else` of
+    `isinstance(x, torch.Tensor)`); a tokenizer's, processor's or data transform's methods,
+    also when a hot function calls them; calls of the object's own members named like
     tensor methods (`self.repeat(x)` runs a submodule);
     assignments through a mask (`x[mask] = 0` does not sync). A pipeline's `__call__` (a class
     named, or derived from one named, `...Pipeline...`) runs once per request around its loop
@@ -279,6 +286,71 @@ class SyncOnHotPath(Rule):
                 return [q[s:e] for s, e in zip(cu_seqlens[:-1].tolist(), cu_seqlens[1:].tolist())]
             def _sparse_attention_init(q, cu: torch.Tensor):
                 return cu.tolist()
+            """
+        ),
+        # Code that runs only off CUDA: the test of an `elif` after a CUDA test, the code after
+        # `if x.is_cuda: return`, and a helper that only a CPU branch (or a forward named for
+        # the CPU) calls.
+        Valid(
+            """
+            import torch
+            class Masks(torch.nn.Module):
+                def forward(self, mask: torch.Tensor, q: torch.Tensor, lt: torch.Tensor):
+                    if mask.device.type in {"cuda", "mps"}:
+                        keep = torch.where((mask < 0).any(), mask >= 0, mask > 0)
+                    elif torch.any(mask < 0):
+                        keep = mask >= 0
+                    else:
+                        keep = mask > 0
+                    if q.is_cuda:
+                        return keep, False
+                    return keep, bool(torch.all(lt > 0).item())
+            class Linear(torch.nn.Module):
+                def _decode(self, scale: torch.Tensor):
+                    return scale.to(device="cpu").tolist()
+                def forward_cpu(self, x: torch.Tensor):
+                    return x.tolist()
+                def forward(self, x: torch.Tensor, scale: torch.Tensor):
+                    if x.device.type == "cpu" and scale.device.type == "cpu":
+                        return self._decode(scale)
+                    return x
+            """
+        ),
+        # A value that a type test says is no tensor (the `else` of `isinstance(x,
+        # torch.Tensor)`), and a `view` of an object that takes a name: no tensor's does.
+        Valid(
+            """
+            import torch
+            class Quantizer(torch.nn.Module):
+                def forward(self, x: torch.Tensor, scale: torch.Tensor, layout, ws: torch.Tensor):
+                    if isinstance(scale, torch.Tensor):
+                        s = scale.float().to(x.device)
+                    else:
+                        s = torch.full((1,), float(scale), device=x.device)
+                    layout.view(ws, "unit_table").zero_()
+                    return x * s
+            """
+        ),
+        # A plan memoised by key with a narrower hit test (`cached is not None and cached[1] is
+        # plan`), and a private helper that only reference implementations use.
+        Valid(
+            """
+            import torch
+            _PLAN_ROWS = {}
+            def _plan_rows(plan, device):
+                key = (id(plan), device)
+                cached = _PLAN_ROWS.get(key)
+                if cached is not None and cached[1] is plan:
+                    return cached[0]
+                rows = plan.unit_table.cpu().tolist()
+                _PLAN_ROWS[key] = (rows, plan)
+                return rows
+            def attention_forward(q, plan):
+                return _plan_rows(plan, q.device)
+            def _lengths(cu: torch.Tensor):
+                return cu.tolist()
+            def paged_attention_reference(q, cu: torch.Tensor):
+                return _lengths(cu)
             """
         ),
         # A number written into several elements by basic indexing is a fill, through a mask a
@@ -1216,6 +1288,39 @@ class SyncOnHotPath(Rule):
             """,
             message_contains="if `ids` is on the GPU",
         ),
+        # The `elif` of a CPU test, code after `if not x.is_cuda: return`, and after
+        # `if not torch.is_tensor(x): return`, run on the GPU; so does a helper that a forward
+        # calls besides a reference implementation.
+        Invalid(
+            """
+            import torch
+            class Masks(torch.nn.Module):
+                def forward(self, mask: torch.Tensor, q: torch.Tensor, scale: torch.Tensor):
+                    if mask.device.type == "cpu":
+                        keep = mask > 0
+                    elif torch.any(mask < 0):
+                         ^^^^^^^^^^^^^^^^^^^
+                        keep = mask >= 0
+                    if not torch.is_tensor(scale):
+                        return keep * scale
+                    return keep * float(scale)
+                                  ^^^^^^^^^^^^
+            """,
+            message_contains="if `mask` is on the GPU",
+        ),
+        Invalid(
+            """
+            import torch
+            def _lengths(cu: torch.Tensor):
+                return cu.tolist()
+                       ^^^^^^^^^^^
+            def paged_attention_reference(q, cu: torch.Tensor):
+                return _lengths(cu)
+            def paged_attention_forward(q, cu: torch.Tensor):
+                return _lengths(cu)
+            """,
+            message_contains="`.tolist()` of `cu`",
+        ),
         Invalid(
             """
             import torch
@@ -1267,6 +1372,8 @@ class SyncOnHotPath(Rule):
             return
         if qualified in SIZE_FACTORIES or method in SIZE_METHODS:
             args = positional(node)
+            if any(isinstance(a.value, (cst.SimpleString, cst.ConcatenatedString)) for a in args):
+                return  # ``layout.view(buf, "table")``: no tensor's view takes a string
             if qualified in FIRST_ARG_SIZE or method in ("new_zeros", "new_ones", "new_empty"):
                 args = args[:1]
             for size in sizes_of(args):
@@ -1413,7 +1520,15 @@ class SyncOnHotPath(Rule):
                         return
 
     def visit_If(self, node: cst.If) -> None:
-        self._test(node.test)
+        # Judged with the ``if`` among the ancestors, as the calls in its test are: the test of
+        # an ``elif`` is in the ``else`` of the ``if`` before it (``if x.device.type in
+        # {"cuda", "mps"}: ... elif torch.any(x < 0):`` runs only off CUDA).
+        ancestors = self.context.ancestors
+        ancestors.append(node)
+        try:
+            self._test(node.test)
+        finally:
+            ancestors.pop()
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self._test(node.test)
@@ -1452,7 +1567,7 @@ class SyncOnHotPath(Rule):
         if not isinstance(function, cst.FunctionDef):
             return False
         where = value_where(provenance, tensor, frame)
-        if where.on_host:
+        if where.on_host or not_a_tensor_here(provenance, self.context.ancestors, tensor):
             return False
         root = None
         if where is Where.DEVICE:

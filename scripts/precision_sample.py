@@ -50,6 +50,29 @@ LABELS = ROOT / "tests" / "data" / "labels"
 DEFAULT_STORE = Path(os.environ.get("TMPDIR", "/tmp")) / "h2dlint-precision"
 
 _VL = ("qwen2_vl", "qwen2_5_vl", "llava", "llava_next", "llava_onevision", "idefics2")
+# Added in session 10 for a sample of code no triage had read: recent multimodal, MoE and
+# hybrid models, like the model code of a serving engine.
+_NEWER = (
+    "qwen3_vl",
+    "qwen3_vl_moe",
+    "qwen3_omni_moe",
+    "qwen2_5_omni",
+    "glm4v",
+    "glm4v_moe",
+    "llama4",
+    "gemma3n",
+    "deepseek_v3",
+    "deepseek_vl",
+    "mixtral",
+    "qwen3_moe",
+    "qwen3_next",
+    "mamba2",
+    "minimax",
+    "phi4_multimodal",
+    "ernie4_5_moe",
+    "gpt_oss",
+    "longcat_flash",
+)
 # Package -> the folders scanned (relative to the unpacked package): serving engines and model
 # code like the blind set's. transformers and diffusers are too large to scan whole at -j 1.
 TARGETS: dict[str, tuple[str, ...]] = {
@@ -65,10 +88,15 @@ TARGETS: dict[str, tuple[str, ...]] = {
         *(f"transformers/models/{m}" for m in _VL),
         *(f"transformers/models/{m}" for m in ("idefics3", "mllama", "sam", "sam2", "whisper")),
         "transformers/generation",
+        *(f"transformers/models/{m}" for m in _NEWER),
     ),
-    "diffusers": ("diffusers/pipelines",),
+    "diffusers": ("diffusers/pipelines", "diffusers/models/transformers"),
     "deepspeed": ("deepspeed-0.19.8/deepspeed/inference",),
-    "megatron-core": ("megatron/core/inference",),
+    "megatron-core": (
+        "megatron/core/inference",
+        "megatron/core/transformer",
+        "megatron/core/models",
+    ),
 }
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.device_branches import cuda_test
 from h2dlint.analysis.frames import ModuleIndex
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.sync_basics import periodic_test
@@ -55,9 +56,17 @@ class SameModuleCalls(cst.CSTVisitor):
 
     def visit_If(self, node: cst.If) -> bool:
         visit_read_only(node.test, self)
-        if not self.once.guard(node, self.cls) and not periodic_test(node.test):
+        # A branch that runs only off CUDA (``if x.device.type == "cpu": return
+        # self._cpu_forward(x)``, the ``else`` of ``if x.is_cuda:``) is another backend's
+        # path: what it calls is not per step on the GPU.
+        cuda = cuda_test(node.test)
+        if (
+            not self.once.guard(node, self.cls)
+            and not periodic_test(node.test)
+            and cuda is not False
+        ):
             visit_read_only(node.body, self)
-        if node.orelse is not None:
+        if node.orelse is not None and cuda is not True:
             visit_read_only(node.orelse, self)
         return False
 

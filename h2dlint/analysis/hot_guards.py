@@ -9,9 +9,10 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.bindings import COMPREHENSIONS
-from h2dlint.analysis.loop_body import reference_code, set_once
+from h2dlint.analysis.loop_body import set_once
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.reference_helpers import in_reference_code
 from h2dlint.analysis.sync_basics import RowLoop, periodic_test
 from h2dlint.analysis.syncs import row_loop, sync_of, zipped_loops
 from h2dlint.context import FileContext
@@ -50,7 +51,7 @@ def runs_every_call(
     if RunOnce.of(context).code(ancestors):
         return False
     provenance = Provenance.of(context)
-    if reference_code(context.path, ancestors) or set_once(
+    if in_reference_code(context, ancestors) or set_once(
         ancestors, context.module, provenance, provenance.current_frame()
     ):
         return False  # a test harness or reference, a value made on a cache miss
@@ -83,6 +84,8 @@ def runs_every_call(
             and cuda_branch_test(provenance, parent.test)
         ):
             return False  # the ``else`` of ``if x.device.type in {"cpu", "cuda"}:``
+        if isinstance(parent, cst.IndentedBlock) and after_cuda_exit(provenance, parent, child):
+            return False  # after ``if x.is_cuda: return ...``
         if isinstance(parent, cst.If) and child is parent.body and periodic_test(parent.test):
             return False  # once every N calls or iterations (``if step % 100 == 0:``)
         if (
@@ -158,6 +161,32 @@ def cuda_branch_test(provenance: Provenance, test: cst.BaseExpression) -> bool:
     return ("device.type" in code or "device_type" in code) and (
         '"cuda"' in code or "'cuda'" in code
     )
+
+
+def after_cuda_exit(provenance: Provenance, block: cst.IndentedBlock, child: cst.CSTNode) -> bool:
+    """Whether a statement before ``child`` in ``block`` leaves it on CUDA: ``if x.is_cuda:
+    return ...`` (or ``raise``, ``continue``, ``break`` as its last statement, and no
+    ``else``); what follows runs only on another backend or on the CPU."""
+    for statement in block.body:
+        if statement is child:
+            return False
+        if (
+            isinstance(statement, cst.If)
+            and statement.orelse is None
+            and _exits(statement.body)
+            and cuda_branch_test(provenance, statement.test)
+        ):
+            return True
+    return False
+
+
+def _exits(body: cst.BaseSuite) -> bool:
+    """Whether a block's last statement leaves it (``return``, ``raise``, ``continue``,
+    ``break``)."""
+    last = body.body[-1] if body.body else None
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1] if last.body else None
+    return isinstance(last, (cst.Return, cst.Raise, cst.Continue, cst.Break))
 
 
 def debug_or_tracing(provenance: Provenance, test: cst.BaseExpression) -> bool:

@@ -125,7 +125,8 @@ def name_reason(name: str, method: bool) -> str | None:
     (``pre_process_fwd_hook``: the closures it makes run on every forward), or, for a
     top-level function, an ``attention``/``attn`` word (``_flash_varlen_attention``,
     ``_prepare_for_flash_attn_...``: attention backends run per layer and forward). Not
-    names that configure or query (``set_step``, ``get_attention_backend``, ``num_steps``)."""
+    names that configure or query (``set_step``, ``get_attention_backend``, ``num_steps``),
+    nor a forward named for the CPU (``forward_cpu``: the host implementation)."""
     words = [w for w in name.lower().split("_") if w]
     if step_metadata_name(name):
         return METADATA_REASON.format(name)
@@ -133,7 +134,8 @@ def name_reason(name: str, method: bool) -> str | None:
         return None
     if "step" in words:
         return STEP_WORD_REASON.format(name)
-    if words[0] in FORWARD_WORDS or words[-1] in FORWARD_WORDS:
+    if (words[0] in FORWARD_WORDS or words[-1] in FORWARD_WORDS) and "cpu" not in words:
+        # ``_cpu_forward``, ``forward_cpu``: the CPU implementation, on host tensors.
         return FORWARD_WORD_REASON.format(name)
     if "hook" in words and FORWARD_WORDS & set(words):
         return HOOK_WORD_REASON.format(name)

@@ -182,7 +182,9 @@ class HotPaths:
             # function of every file would cost a scan each.
             self._asked[function] = (
                 self._project_reason(self.qualified(function))
-                if self._indexed(function) and not self._cold(function)
+                if self._indexed(function)
+                and not self._cold(function)
+                and not self._host_pipeline_method(function)
                 else None
             )
         return self._asked[function]
@@ -281,6 +283,13 @@ class HotPaths:
         if self._parents is None:
             self._parents = nested_functions(self.context.module)
         return self._parents
+
+    def _host_pipeline_method(self, function: cst.FunctionDef) -> bool:
+        """A method of a tokenizer, processor or data transform: it works on host data
+        wherever it is called from (a generation loop's ``tokenizer.decode(token)`` turns
+        tokens the host has into text)."""
+        cls = self.index.owner.get(function)
+        return cls is not None and host_pipeline_class(cls.name.value)
 
     def _cold(self, function: cst.FunctionDef) -> bool:
         name = function.name.value

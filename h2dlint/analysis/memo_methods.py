@@ -134,6 +134,8 @@ def _hit_returned(
         return None
     returned = last.body[-1].value if isinstance(last.body[-1], cst.Return) else None
     test = node.test
+    while isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        test = test.left  # ``if cached is not None and cached[1] is plan:``: a narrower hit
     if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1 or returned is None:
         return None
     comparison = test.comparisons[0]
@@ -141,8 +143,7 @@ def _hit_returned(
         isinstance(comparison.operator, cst.IsNot)
         and _is_none(comparison.comparator)
         and isinstance(test.left, cst.Name)
-        and isinstance(returned, cst.Name)
-        and returned.value == test.left.value
+        and _returns_from(returned, test.left.value)
     ):
         return lookups.get(test.left.value)
     if (
@@ -152,6 +153,18 @@ def _hit_returned(
     ):
         return comparison.comparator
     return None
+
+
+def _returns_from(returned: cst.BaseExpression, name: str) -> bool:
+    """Whether ``returned`` is the name ``name``, items of it (``cached[0]``), or a tuple of
+    those (``return cached[0], cached[1]``)."""
+    if isinstance(returned, cst.Tuple):
+        return bool(returned.elements) and all(
+            _returns_from(element.value, name) for element in returned.elements
+        )
+    if isinstance(returned, cst.Subscript):
+        returned = returned.value
+    return isinstance(returned, cst.Name) and returned.value == name
 
 
 def _is_none(node: cst.BaseExpression) -> bool:

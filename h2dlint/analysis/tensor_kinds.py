@@ -348,3 +348,65 @@ def _plain(node: cst.BaseExpression) -> cst.BaseExpression | None:
 
 # Methods of a model class that build its ``forward``'s keyword arguments once per step (the
 # generation loop calls ``model(**model.prepare_inputs_for_generation(...))``).
+
+
+# -- type tests ------------------------------------------------------------------------------------
+
+
+def not_a_tensor_here(
+    provenance: Provenance, ancestors: Sequence[cst.CSTNode], node: cst.BaseExpression
+) -> bool:
+    """Whether a type test around the innermost of ``ancestors`` (outermost first) says the name
+    ``node`` reads is no tensor there: the ``else`` of ``if isinstance(x, torch.Tensor):``
+    (or ``torch.is_tensor(x)``), the body of ``if not isinstance(x, torch.Tensor):``, or code
+    after ``if isinstance(x, torch.Tensor): return ...`` (``float(x)`` there reads a number)."""
+    if not isinstance(node, cst.Name):
+        return False
+    name = node.value
+    for i in range(len(ancestors) - 1, 0, -1):
+        parent, child = ancestors[i - 1], ancestors[i]
+        if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            return False
+        if isinstance(parent, cst.If):
+            tested = _type_test(provenance, parent.test, name)
+            if (tested is True and child is parent.orelse) or (
+                tested is False and child is parent.body
+            ):
+                return True
+        if isinstance(parent, cst.IndentedBlock):
+            for statement in parent.body:
+                if statement is child:
+                    break
+                if (
+                    isinstance(statement, cst.If)
+                    and statement.orelse is None
+                    and _type_test(provenance, statement.test, name) is True
+                    and _leaves(statement.body)
+                ):
+                    return True
+    return False
+
+
+def _type_test(provenance: Provenance, test: cst.BaseExpression, name: str) -> bool | None:
+    """True for ``isinstance(name, torch.Tensor)`` or ``torch.is_tensor(name)``, False for its
+    ``not``, None for any other test."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _type_test(provenance, test.expression, name)
+        return None if inner is None else not inner
+    if not isinstance(test, cst.Call):
+        return None
+    args = positional(test)
+    if not args or not (isinstance(args[0].value, cst.Name) and args[0].value.value == name):
+        return None
+    if provenance.qualify(test.func) == "torch.is_tensor" and len(args) == 1:
+        return True
+    if isinstance(test.func, cst.Name) and test.func.value == "isinstance" and len(args) == 2:
+        return True if _tensor_type(provenance, args[1].value) else None
+    return None
+
+
+def _leaves(body: cst.BaseSuite) -> bool:
+    last = body.body[-1] if body.body else None
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1] if last.body else None
+    return isinstance(last, (cst.Return, cst.Raise))

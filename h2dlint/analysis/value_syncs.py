@@ -11,6 +11,7 @@ import libcst as cst
 from h2dlint.analysis.arguments import positional
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.host_data import host_scalar
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.sync_basics import (
     METADATA_ATTRIBUTES,
@@ -148,12 +149,12 @@ def value_where(
         if any(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in node.comparisons):
             return Where.HOST  # ``x is not None``: a Python bool
         operands = [node.left, *(c.comparator for c in node.comparisons)]
-        return _device_first([value_where(provenance, o, frame, depth + 1) for o in operands])
+        return _device_first([_operand_where(provenance, o, frame, depth) for o in operands])
     if isinstance(node, cst.UnaryOperation):
         return value_where(provenance, node.expression, frame, depth + 1)
     if isinstance(node, cst.BinaryOperation):
         sides = [node.left, node.right]
-        return _device_first([value_where(provenance, o, frame, depth + 1) for o in sides])
+        return _device_first([_operand_where(provenance, o, frame, depth) for o in sides])
     if isinstance(node, cst.BooleanOperation):
         return _device_first(
             [
@@ -165,14 +166,27 @@ def value_where(
         return value_where(provenance, node.value, frame, depth + 1)
     if isinstance(node, cst.Call):
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in VALUE_METHODS:
-            return value_where(provenance, func.value, frame, depth + 1)
         qualified = provenance.qualify(func) or ""
+        # ``torch.all(x)`` is where ``x`` is, not where the module ``torch`` is.
+        if isinstance(func, cst.Attribute) and func.attr.value in VALUE_METHODS and not qualified:
+            return value_where(provenance, func.value, frame, depth + 1)
         if qualified.startswith("torch.") and qualified[6:] in VALUE_METHODS:
             first = positional(node)
             if first:
                 return value_where(provenance, first[0].value, frame, depth + 1)
     return Where.UNKNOWN
+
+
+def _operand_where(
+    provenance: Provenance, node: cst.BaseExpression, frame: Frame, depth: int
+) -> Where:
+    """Where an operand of a comparison or arithmetic is: a proven Python number
+    (``num_iterations - 1`` of ``num_iterations = len(x) + 1``) counts as host, so that
+    ``host_row >= n - 1`` is on the host and ``device_row >= n - 1`` on the device."""
+    where = value_where(provenance, node, frame, depth + 1)
+    if where is Where.UNKNOWN and host_scalar(provenance, node, frame):
+        return Where.HOST
+    return where
 
 
 def _device_first(wheres: list[Where]) -> Where:

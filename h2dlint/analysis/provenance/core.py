@@ -132,7 +132,13 @@ class Provenance(CallFacts):
 
     def _name(self, name: cst.Name, frame: Frame, depth: int) -> Fact:
         # A None never reaches a tensor operation, so it does not spoil the other bindings.
+        # A binding whose value is being computed around this read (a loop that rebinds the
+        # name from itself: ``row = row + 1``, ``pre = new`` where ``new`` was computed from
+        # ``pre``) adds nothing the other bindings do not already say: it is left out of the
+        # join (and the result is not memoised, as for the other cycle guards), where it used
+        # to recurse to the depth limit and spoil the name with an unknown.
         facts = []
+        looped = False
         for binding in self.bindings(frame).reaching_bindings(name):
             value = binding.value
             if value is None:
@@ -147,7 +153,18 @@ class Provenance(CallFacts):
                 else:
                     facts.append(self._loop_item(name, binding.statement, frame, depth))
             elif not _is_none(value):
-                facts.append(self.fact(value, frame, depth + 1))
+                key = ("binding", value, frame)
+                if key in self._in_progress:
+                    self._cycles += 1
+                    looped = True
+                    continue
+                self._in_progress.add(key)
+                try:
+                    facts.append(self.fact(value, frame, depth + 1))
+                finally:
+                    self._in_progress.discard(key)
+        if looped and not facts:
+            return UNKNOWN_FACT
         if not facts and not isinstance(frame.function, cst.Module):
             return self._global(name, depth)
         return join(facts) if facts else UNKNOWN_FACT
