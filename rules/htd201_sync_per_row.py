@@ -7,7 +7,7 @@ from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.row_reductions import RowReduction, list_row_reduction, tensor_row_reduction
-from h2dlint.analysis.row_tensors import hot_rows_of_tensors, rows_are_tensors
+from h2dlint.analysis.row_tensors import hot_rows_of_tensors, pieces_walk, rows_are_tensors
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, RowLoop, Walk
 from h2dlint.analysis.syncs import counter_loop, row_loop, row_syncs, zipped_loops
 from h2dlint.analysis.tensor_kinds import (
@@ -22,7 +22,10 @@ from h2dlint.walk import visit_read_only
 
 ATOMS = (cst.Name, cst.Attribute, cst.Subscript, cst.Call)
 # The methods that make a tensor an `if` or `while` test (see syncs.tensor_test).
-_ROW_LOOPS = "While|Name|Attribute|Subscript|enumerate|range|zip|.unbind|.tolist"
+_ROW_LOOPS = (
+    "While|Name|Attribute|Subscript|enumerate|range|zip|.unbind|.tolist"
+    "|.split|.chunk|.tensor_split|.split_with_sizes"
+)
 _TESTS = "|".join(f".{name}" for name in sorted(TEST_METHODS))
 
 
@@ -32,7 +35,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
     `.item()`, `.tolist()`, `int()`, `float()` or `bool()` of each row, a blocking copy of it to
     the host (`.cpu()`, `.to("cpu")`), or a tensor of it as an `if` test (`if (x[i] > 0).any():`),
     whether the loop iterates the tensor itself (`for r in t`, `enumerate(t)`, one argument of
-    `zip(...)`) or indexes it
+    `zip(...)`), its pieces (`t.split(n)`, `torch.chunk(t, k)`, `t.tensor_split(idx)`, also
+    through a name bound to them: one sync per piece, and no per-row fix) or indexes it
     (`for i in range(len(t))` with `t[i].item()`), also through a local name bound to the row
     (`g = torch.as_tensor(row, dtype=torch.long)`, which stays on the row's device). Also flags
     a `while` loop that reads a device tensor on every iteration (`while not done.all():`,
@@ -147,6 +151,19 @@ class SyncPerRow(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # Pieces accumulated on the device and read once; a string's pieces; a host tensor's.
+        Valid(
+            """
+            import torch
+            def loss(ref, out, n, device, line: str):
+                total = torch.zeros((), device=device)
+                for a, b in zip(torch.split(ref.to(device), n), torch.split(out.to(device), n)):
+                    total += (a - b).pow(2).sum()
+                widths = [int(part) for part in line.split(",")]
+                counts = [c.sum().item() for c in torch.ones(8).chunk(4)]
+                return total.item(), widths, counts
+            """
+        ),
         # A `while` loop that counts through a Python list, and one through a tensor's rows
         # in a function not known to run per step whose tensor may be anything.
         Valid(
@@ -559,6 +576,34 @@ class SyncPerRow(ComprehensionVisits, Rule):
                            ^^^^^^^^^^^^^^^^^^^^^^^^^^
             """,
             message_contains="on a hot path",
+        ),
+        # Pieces of a device tensor (`split`, `chunk`, `tensor_split`, as methods or torch
+        # functions, also through a name bound to them): one sync per piece (gptqmodel's chunked
+        # loss `total += diff.pow(2).sum().item()`, which 7.7 accumulated on the device).
+        Invalid(
+            """
+            import torch
+            def f(ids, lens, device):
+                out = ids.to(device)
+                return [piece.tolist() for piece in out.split(lens)]
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="on each piece of `out`",
+        ),
+        Invalid(
+            """
+            import torch
+            def loss(ref, out, n, device):
+                refs = torch.split(ref.to(device), n)
+                outs = torch.split(out.to(device), n)
+                total = 0.0
+                for a, b in zip(refs, outs):
+                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    total += (a - b).pow(2).sum().item()
+                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return total
+            """,
+            message_contains="one device sync per piece",
         ),
         # Index loops over a device tensor.
         Invalid(
@@ -1039,6 +1084,13 @@ class SyncPerRow(ComprehensionVisits, Rule):
             return False
         provenance = Provenance.of(self.context)
         frame = provenance.current_frame()
+        pieces = pieces_walk(provenance, loop, frame)
+        if pieces is not loop:  # `for c in chunks` of `chunks = torch.split(x, n)`: x's pieces
+            loop = pieces
+            syncs = sorted(row_syncs(parts, loop), key=lambda s: not s.what.startswith("`."))
+        row = "piece" if loop.pieces else "row"
+        if loop.pieces:
+            fixed = None  # a per-row fix does not fit pieces of several rows
         for sync in syncs:
             where = provenance.where(sync.tensor, frame)
             if where.on_host:
@@ -1049,16 +1101,16 @@ class SyncPerRow(ComprehensionVisits, Rule):
             confidence = Confidence.HIGH
             if where is Where.DEVICE:
                 message = (
-                    f"{sync.what} on each row of {shown}, which is on the device: one device "
-                    "sync per row; compute on the whole tensor and copy the result once"
+                    f"{sync.what} on each {row} of {shown}, which is on the device: one device "
+                    f"sync per {row}; compute on the whole tensor and copy the result once"
                 )
             elif rows_are_tensors(
                 provenance, self.context.module, sync.tensor, loop, frame
             ) and not on_host_by_name(sync.tensor, frame):
                 message = (
-                    f"per-row Python overhead: {sync.what} on each row of {shown} (one device "
-                    "sync per row when it is on a device); compute on the whole tensor and copy "
-                    "the result once"
+                    f"per-{row} Python overhead: {sync.what} on each {row} of {shown} (one "
+                    f"device sync per {row} when it is on a device); compute on the whole tensor "
+                    "and copy the result once"
                 )
                 confidence = Confidence.MEDIUM
             else:
@@ -1082,8 +1134,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 if hot is None:
                     continue
                 message = (
-                    f"{sync.what} on each row of {shown}, on a hot path ({hot}): one device "
-                    f"sync per row if {shown} is on the GPU; compute on the whole tensor and "
+                    f"{sync.what} on each {row} of {shown}, on a hot path ({hot}): one device "
+                    f"sync per {row} if {shown} is on the GPU; compute on the whole tensor and "
                     "copy the result once"
                 )
                 # No fix: the rows may come from a sequence of tensors, which

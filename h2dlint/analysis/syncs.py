@@ -28,7 +28,7 @@ from dataclasses import replace
 
 import libcst as cst
 
-from h2dlint.analysis.arguments import positional
+from h2dlint.analysis.arguments import first_positional, positional
 from h2dlint.analysis.sync_basics import (
     METADATA_ATTRIBUTES,
     METADATA_FUNCTIONS,
@@ -85,10 +85,34 @@ def row_loop(iterable: cst.BaseExpression, target: cst.BaseExpression) -> RowLoo
                 return RowLoop(Walk.LIST, tensor, names, target, via_tensor_method=stripped)
             if func.attr.value == "unbind" and _dim_zero(iterable):
                 return RowLoop(Walk.ROWS, func.value, target_names(target), target)
+            source = split_source(iterable)
+            if source is not None:
+                return RowLoop(Walk.ROWS, source, target_names(target), target, pieces=True)
         return None
     if isinstance(iterable, (cst.Name, cst.Attribute, cst.Subscript)):
         return RowLoop(Walk.ROWS, iterable, target_names(target), target)
     return None
+
+
+# Calls that cut a tensor into pieces on its device, as methods (``t.split(n)``) or functions
+# of torch (``torch.chunk(t, k)``); ``unbind`` (rows) is a row walk of its own.
+PIECE_CALLS = frozenset({"split", "chunk", "tensor_split", "split_with_sizes"})
+
+
+def split_source(node: cst.BaseExpression | None) -> cst.BaseExpression | None:
+    """``t`` of ``t.split(n)``, ``t.chunk(k)``, ``torch.split(t, n)``, ``torch.tensor_split(t,
+    idx)``: a loop over the call walks pieces of ``t`` (a string's ``line.split(",")`` names
+    ``line``, which no tensor fact proves a tensor)."""
+    if not (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in PIECE_CALLS
+    ):
+        return None
+    owner = node.func.value
+    if isinstance(owner, cst.Name) and owner.value == "torch":
+        return None if any(a.star for a in node.args) else first_positional(node)
+    return owner
 
 
 def zipped_loops(iterable: cst.BaseExpression, target: cst.BaseExpression) -> list[RowLoop]:
