@@ -3,13 +3,20 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.facts import Where
+from h2dlint.analysis.host_data import host_side
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.row_reductions import RowReduction, list_row_reduction, tensor_row_reduction
 from h2dlint.analysis.row_tensors import hot_rows_of_tensors, pieces_walk, rows_are_tensors
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, RowLoop, Walk
-from h2dlint.analysis.syncs import counter_loop, row_loop, row_syncs, zipped_loops
+from h2dlint.analysis.syncs import (
+    INDEX_READS,
+    counter_loop,
+    row_loop,
+    row_syncs,
+    zipped_loops,
+)
 from h2dlint.analysis.tensor_kinds import (
     is_tensor,
     tensor_evidence,
@@ -33,7 +40,9 @@ class SyncPerRow(ComprehensionVisits, Rule):
     """## What it does
     Flags a Python loop or comprehension that reads a tensor on the host once per row:
     `.item()`, `.tolist()`, `int()`, `float()` or `bool()` of each row, a blocking copy of it to
-    the host (`.cpu()`, `.to("cpu")`), or a tensor of it as an `if` test (`if (x[i] > 0).any():`),
+    the host (`.cpu()`, `.to("cpu")`), a tensor of it as an `if` test (`if (x[i] > 0).any():`),
+    or a row used as a slice bound or a size (`ids[:l]`, `x[start:end]`, `torch.arange(n)`,
+    `range(n)`: Python reads the 0-d tensor's `__index__`),
     whether the loop iterates the tensor itself (`for r in t`, `enumerate(t)`, one argument of
     `zip(...)`), its pieces (`t.split(n)`, `torch.chunk(t, k)`, `t.tensor_split(idx)`, also
     through a name bound to them: one sync per piece, and no per-row fix) or indexes it
@@ -148,9 +157,28 @@ class SyncPerRow(ComprehensionVisits, Rule):
         f"loop .to arg Literal in {_ROW_LOOPS}",
         f"loop .to(device=) in {_ROW_LOOPS}",
         "iter .tolist",
+        # a row as a slice bound (`ids[:l]`) or a size (`torch.arange(n)`, `range(n)`)
+        f"loop @subscript arg Slice in {_ROW_LOOPS}",
+        f"loop .arange|.zeros|.ones|.empty|.rand|.randn|.full|range in {_ROW_LOOPS}",
     )
 
     valid = (
+        # Slice bounds from Python ints: a list, `.tolist()` rows, a host copy, sizes.
+        Valid(
+            """
+            import torch
+            def pieces(x, lengths: list[int], lens, device):
+                y = x.to(device)
+                a = [y[:n] for n in lengths]
+                b = [y[:n] for n in lens.tolist()]
+                c = [y[:n] for n in lens.cpu()]
+                d = [r[: r.shape[0] // 2] for r in y]
+                return a, b, c, d
+            class ImageProcessor:
+                def crop(self, images: torch.Tensor, heights: torch.Tensor):
+                    return [image[:h] for image, h in zip(images, heights)]
+            """
+        ),
         # Pieces accumulated on the device and read once; a string's pieces; a host tensor's.
         Valid(
             """
@@ -604,6 +632,33 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 return total
             """,
             message_contains="one device sync per piece",
+        ),
+        # A row used as a slice bound or a size: Python reads the 0-d tensor (`__index__`), one
+        # sync per row (lmdeploy's rotary-embedding fallback `[ids[:l] for ids, l in
+        # zip(position_ids, seq_length)]`, removed in 0.6; per-segment `x[s:e]` of offsets).
+        Invalid(
+            """
+            import torch
+            def segments(x, offsets, device):
+                off = offsets.to(device)
+                out = []
+                for start, end in zip(off[:-1], off[1:]):
+                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    out.append(x[start:end])
+                 ...^^^^^^^^^^^^^^^^^^^^^^^^
+                return out
+            """,
+            message_contains="a row as a slice bound",
+        ),
+        Invalid(
+            """
+            import torch
+            def ranges(lens, device):
+                lens = lens.to(device)
+                return [torch.arange(n, device=device) for n in lens]
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="a row as a size",
         ),
         # Index loops over a device tensor.
         Invalid(
@@ -1095,6 +1150,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
             where = provenance.where(sync.tensor, frame)
             if where.on_host:
                 continue
+            if sync.what in INDEX_READS and host_side(self.context):
+                continue  # sizes in a processor's or tokenizer's loop: host data
             shown = self.shown(sync.tensor, "the tensor")
             # The sync itself is inferred where the device is unknown (the rows may be a host
             # tensor's, as a serving engine's CPU-side sampling keeps them): MEDIUM.
@@ -1119,6 +1176,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 known = tensor_evidence(provenance, sync.tensor, frame) is not None
                 if not known and (
                     not guessed
+                    or sync.what in INDEX_READS  # a size or bound: rows of ints do that too
                     or (
                         sync.what in ("`.cpu()`", '`.to("cpu")`')
                         and not (
