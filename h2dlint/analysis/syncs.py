@@ -350,7 +350,9 @@ class _SyncFinder(LoopBodyVisitor):
             if not isinstance(index, cst.Slice):
                 continue
             for bound in (index.lower, index.upper):
-                tensors = reads_row(bound, self.loop) if _row_value(bound) else None
+                if bound is None or not _row_value(bound):
+                    continue
+                tensors = reads_row(bound, self.loop)
                 if tensors and not self._shadowed(bound):
                     self.found.append(RowSync(node, tensors[0], ROW_SLICE))
                     return
@@ -378,7 +380,7 @@ class _SyncFinder(LoopBodyVisitor):
         return None
 
 
-def _row_value(node: cst.BaseExpression | None) -> bool:
+def _row_value(node: cst.BaseExpression) -> bool:
     """A bare value (``l``, ``lens[i]``, ``l + 1``), not a call of it (``l.item()`` is read
     above) or metadata (``len(x)``, ``x.shape[0]``)."""
     if isinstance(node, cst.BinaryOperation):
