@@ -47,8 +47,9 @@ class TensorFromHostDataOnDevice(Rule):
     `begin_forward`, `init_forward_metadata`, `build_metadata`) or per iteration of a loop,
     `torch.tensor(data, device=...)` of a name, attribute or element whose type the analysis
     cannot prove (`torch.tensor(batch.seq_lens, device=dev)`, `torch.tensor(metadata.kv_indptr,
-    ...)`, `torch.tensor(seq[:-1], ...)`, a short display of such values `torch.tensor([scale],
-    ...)`) is flagged with MEDIUM confidence: it copies from the host in every case but a device
+    ...)`, `torch.tensor(seq[:-1], ...)`, a short display of such values beside numbers
+    `torch.tensor([scale], ...)`, `torch.tensor([start + 1, x.shape[1]], ...)`) is flagged with
+    MEDIUM confidence: it copies from the host in every case but a device
     tensor's (and `torch.tensor` of a tensor is discouraged by PyTorch itself). Not for
     `as_tensor`/`asarray`, which pass a device tensor through; not for data proven a tensor, a
     shape (`x.shape`, a few ints) or a number (HTD107's); not in pipeline code outside its
@@ -60,11 +61,11 @@ class TensorFromHostDataOnDevice(Rule):
     - `device="cpu"`, no device, an unknown device, and a `device` parameter that defaults to
       `None` or `"cpu"` (the name proves nothing there);
     - data that is, or may be, a tensor: `as_tensor` of a device tensor is a no-op;
-    - Python scalars and short displays of them (`torch.tensor(0.0, device=dev)`,
-      `torch.tensor([n, 1], device=dev)`): a 0-d or few-element constant is still a blocking
-      copy, but it moves a handful of bytes, and flagging every one of them (there are hundreds
-      in the corpus, mostly constants and collective-communication scalars) would bury the
-      findings that copy real data;
+    - Python scalars and short displays of proven numbers only (`torch.tensor(0.0,
+      device=dev)`, `torch.tensor([x.shape[0], 1], device=dev)`): a 0-d or few-element constant
+      is still a blocking copy, but it moves a handful of bytes, and flagging every one of them
+      (there are hundreds in the corpus, mostly constants and collective-communication scalars)
+      would bury the findings that copy real data (HTD107 reports one number per step);
     - code that runs once: module level, `__init__`, `setup`, `build`, `from_pretrained`,
       initializers (`_init_*`, `reset_parameters`), weight loaders (`load_state_dict`,
       `load_weights`), tests, private helpers called only from such code, closure factories
@@ -556,6 +557,19 @@ class TensorFromHostDataOnDevice(Rule):
                     s = torch.tensor([scale], device=x.device)
                         ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                     return indptr, s
+            """,
+        ),
+        # a display of a value of unknown type computed beside sizes, per forward (pi0's block
+        # sizes: a cache's length plus one, and the actions' length)
+        Invalid(
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, actions, cache):
+                    past = cache.get_seq_length()
+                    sizes = torch.tensor([past + 1, actions.shape[1] - 1], device=actions.device)
+                            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return torch.cumsum(sizes, dim=0)
             """,
         ),
         Invalid(

@@ -3,13 +3,20 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.facts import Where
+from h2dlint.analysis.host_data import host_side
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.row_reductions import RowReduction, list_row_reduction, tensor_row_reduction
-from h2dlint.analysis.row_tensors import hot_rows_of_tensors, rows_are_tensors
+from h2dlint.analysis.row_tensors import hot_rows_of_tensors, pieces_walk, rows_are_tensors
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, RowLoop, Walk
-from h2dlint.analysis.syncs import counter_loop, row_loop, row_syncs, zipped_loops
+from h2dlint.analysis.syncs import (
+    INDEX_READS,
+    counter_loop,
+    row_loop,
+    row_syncs,
+    zipped_loops,
+)
 from h2dlint.analysis.tensor_kinds import (
     is_tensor,
     tensor_evidence,
@@ -22,7 +29,10 @@ from h2dlint.walk import visit_read_only
 
 ATOMS = (cst.Name, cst.Attribute, cst.Subscript, cst.Call)
 # The methods that make a tensor an `if` or `while` test (see syncs.tensor_test).
-_ROW_LOOPS = "While|Name|Attribute|Subscript|enumerate|range|zip|.unbind|.tolist"
+_ROW_LOOPS = (
+    "While|Name|Attribute|Subscript|enumerate|range|zip|.unbind|.tolist"
+    "|.split|.chunk|.tensor_split|.split_with_sizes"
+)
 _TESTS = "|".join(f".{name}" for name in sorted(TEST_METHODS))
 
 
@@ -30,9 +40,12 @@ class SyncPerRow(ComprehensionVisits, Rule):
     """## What it does
     Flags a Python loop or comprehension that reads a tensor on the host once per row:
     `.item()`, `.tolist()`, `int()`, `float()` or `bool()` of each row, a blocking copy of it to
-    the host (`.cpu()`, `.to("cpu")`), or a tensor of it as an `if` test (`if (x[i] > 0).any():`),
+    the host (`.cpu()`, `.to("cpu")`), a tensor of it as an `if` test (`if (x[i] > 0).any():`),
+    or a row used as a slice bound or a size (`ids[:l]`, `x[start:end]`, `torch.arange(n)`,
+    `range(n)`: Python reads the 0-d tensor's `__index__`),
     whether the loop iterates the tensor itself (`for r in t`, `enumerate(t)`, one argument of
-    `zip(...)`) or indexes it
+    `zip(...)`), its pieces (`t.split(n)`, `torch.chunk(t, k)`, `t.tensor_split(idx)`, also
+    through a name bound to them: one sync per piece, and no per-row fix) or indexes it
     (`for i in range(len(t))` with `t[i].item()`), also through a local name bound to the row
     (`g = torch.as_tensor(row, dtype=torch.long)`, which stays on the row's device). Also flags
     a `while` loop that reads a device tensor on every iteration (`while not done.all():`,
@@ -144,9 +157,41 @@ class SyncPerRow(ComprehensionVisits, Rule):
         f"loop .to arg Literal in {_ROW_LOOPS}",
         f"loop .to(device=) in {_ROW_LOOPS}",
         "iter .tolist",
+        # a row as a slice bound (`ids[:l]`) or a size (`torch.arange(n)`, `range(n)`)
+        f"loop @subscript arg Slice in {_ROW_LOOPS}",
+        f"loop .arange|.zeros|.ones|.empty|.rand|.randn|.full|range in {_ROW_LOOPS}",
     )
 
     valid = (
+        # Slice bounds from Python ints: a list, `.tolist()` rows, a host copy, sizes.
+        Valid(
+            """
+            import torch
+            def pieces(x, lengths: list[int], lens, device):
+                y = x.to(device)
+                a = [y[:n] for n in lengths]
+                b = [y[:n] for n in lens.tolist()]
+                c = [y[:n] for n in lens.cpu()]
+                d = [r[: r.shape[0] // 2] for r in y]
+                return a, b, c, d
+            class ImageProcessor:
+                def crop(self, images: torch.Tensor, heights: torch.Tensor):
+                    return [image[:h] for image, h in zip(images, heights)]
+            """
+        ),
+        # Pieces accumulated on the device and read once; a string's pieces; a host tensor's.
+        Valid(
+            """
+            import torch
+            def loss(ref, out, n, device, line: str):
+                total = torch.zeros((), device=device)
+                for a, b in zip(torch.split(ref.to(device), n), torch.split(out.to(device), n)):
+                    total += (a - b).pow(2).sum()
+                widths = [int(part) for part in line.split(",")]
+                counts = [c.sum().item() for c in torch.ones(8).chunk(4)]
+                return total.item(), widths, counts
+            """
+        ),
         # A `while` loop that counts through a Python list, and one through a tensor's rows
         # in a function not known to run per step whose tensor may be anything.
         Valid(
@@ -577,6 +622,61 @@ class SyncPerRow(ComprehensionVisits, Rule):
                            ^^^^^^^^^^^^^^^^^^^^^^^^^^
             """,
             message_contains="on a hot path",
+        ),
+        # Pieces of a device tensor (`split`, `chunk`, `tensor_split`, as methods or torch
+        # functions, also through a name bound to them): one sync per piece (gptqmodel's chunked
+        # loss `total += diff.pow(2).sum().item()`, which 7.7 accumulated on the device).
+        Invalid(
+            """
+            import torch
+            def f(ids, lens, device):
+                out = ids.to(device)
+                return [piece.tolist() for piece in out.split(lens)]
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="on each piece of `out`",
+        ),
+        Invalid(
+            """
+            import torch
+            def loss(ref, out, n, device):
+                refs = torch.split(ref.to(device), n)
+                outs = torch.split(out.to(device), n)
+                total = 0.0
+                for a, b in zip(refs, outs):
+                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    total += (a - b).pow(2).sum().item()
+                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return total
+            """,
+            message_contains="one device sync per piece",
+        ),
+        # A row used as a slice bound or a size: Python reads the 0-d tensor (`__index__`), one
+        # sync per row (lmdeploy's rotary-embedding fallback `[ids[:l] for ids, l in
+        # zip(position_ids, seq_length)]`, removed in 0.6; per-segment `x[s:e]` of offsets).
+        Invalid(
+            """
+            import torch
+            def segments(x, offsets, device):
+                off = offsets.to(device)
+                out = []
+                for start, end in zip(off[:-1], off[1:]):
+                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    out.append(x[start:end])
+                 ...^^^^^^^^^^^^^^^^^^^^^^^^
+                return out
+            """,
+            message_contains="a row as a slice bound",
+        ),
+        Invalid(
+            """
+            import torch
+            def ranges(lens, device):
+                lens = lens.to(device)
+                return [torch.arange(n, device=device) for n in lens]
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="a row as a size",
         ),
         # Index loops over a device tensor.
         Invalid(
@@ -1074,26 +1174,35 @@ class SyncPerRow(ComprehensionVisits, Rule):
             return False
         provenance = Provenance.of(self.context)
         frame = provenance.current_frame()
+        pieces = pieces_walk(provenance, loop, frame)
+        if pieces is not loop:  # `for c in chunks` of `chunks = torch.split(x, n)`: x's pieces
+            loop = pieces
+            syncs = sorted(row_syncs(parts, loop), key=lambda s: not s.what.startswith("`."))
+        row = "piece" if loop.pieces else "row"
+        if loop.pieces:
+            fixed = None  # a per-row fix does not fit pieces of several rows
         for sync in syncs:
             where = provenance.where(sync.tensor, frame)
             if where.on_host:
                 continue
+            if sync.what in INDEX_READS and host_side(self.context):
+                continue  # sizes in a processor's or tokenizer's loop: host data
             shown = self.shown(sync.tensor, "the tensor")
             # The sync itself is inferred where the device is unknown (the rows may be a host
             # tensor's, as a serving engine's CPU-side sampling keeps them): MEDIUM.
             confidence = Confidence.HIGH
             if where is Where.DEVICE:
                 message = (
-                    f"{sync.what} on each row of {shown}, which is on the device: one device "
-                    "sync per row; compute on the whole tensor and copy the result once"
+                    f"{sync.what} on each {row} of {shown}, which is on the device: one device "
+                    f"sync per {row}; compute on the whole tensor and copy the result once"
                 )
             elif rows_are_tensors(
                 provenance, self.context.module, sync.tensor, loop, frame
             ) and not on_host_by_name(sync.tensor, frame):
                 message = (
-                    f"per-row Python overhead: {sync.what} on each row of {shown} (one device "
-                    "sync per row when it is on a device); compute on the whole tensor and copy "
-                    "the result once"
+                    f"per-{row} Python overhead: {sync.what} on each {row} of {shown} (one "
+                    f"device sync per {row} when it is on a device); compute on the whole tensor "
+                    "and copy the result once"
                 )
                 confidence = Confidence.MEDIUM
             else:
@@ -1102,6 +1211,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 known = tensor_evidence(provenance, sync.tensor, frame) is not None
                 if not known and (
                     not guessed
+                    or sync.what in INDEX_READS  # a size or bound: rows of ints do that too
                     or (
                         sync.what in ("`.cpu()`", '`.to("cpu")`')
                         and not (
@@ -1117,8 +1227,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 if hot is None:
                     continue
                 message = (
-                    f"{sync.what} on each row of {shown}, on a hot path ({hot}): one device "
-                    f"sync per row if {shown} is on the GPU; compute on the whole tensor and "
+                    f"{sync.what} on each {row} of {shown}, on a hot path ({hot}): one device "
+                    f"sync per {row} if {shown} is on the GPU; compute on the whole tensor and "
                     "copy the result once"
                 )
                 # No fix: the rows may come from a sequence of tensors, which

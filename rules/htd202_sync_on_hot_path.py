@@ -116,16 +116,18 @@ class SyncOnHotPath(Rule):
     surely a tensor whose device is unknown: a parameter annotated `torch.Tensor`, a field a
     class of the project declares as a tensor (`seq_lens: torch.Tensor` of a dataclass of
     step inputs), a `torch.<function>` result (`torch.cat(...)`, `torch.max(x)`), a method
-    only tensors have (`x.int()`, `x.detach()`), a reduction or comparison read with
-    `.item()`/`.tolist()` (`ctx.q_seqlens.max().item()`, `(a == b).tolist()`), the used
+    only tensors have (`x.int()`, `x.detach()`) or a method called with a keyword only tensor
+    methods take (`logits.argmax(dim=-1)`; numpy says `axis=`), a reduction or comparison read
+    with `.item()`/`.tolist()` (`ctx.q_seqlens.max().item()`, `(a == b).tolist()`), the used
     result of a `.cpu()` of something not named as a module, or a name bound only to such
     values or unpacked from a function that returns several tensors
     (`weights, ids = torch.topk(x, k)`, `vals, idx = x.sort()`). Such a tensor given to a call
-    whose output size depends on the data (`torch.nonzero(input_ids == image_token_id)`) is
-    MEDIUM too. Used as a size, a slice bound or compared in an `if` test, only a reduction
-    (`x.max()`, also bound to a name: `longest = lens.max()`) or a parameter annotated as a
-    tensor (`input_pos_maxp1: Optional[Tensor]` in `mask[..., :input_pos_maxp1]`: it can only
-    be a 0-d tensor there) counts, unless a call of its function in the module passes a Python
+    whose output size depends on the data (`torch.nonzero(input_ids == image_token_id)`) or
+    indexed through a boolean mask (`ids[ids < k]`) is MEDIUM too. Used as a size, a slice
+    bound or compared in an `if` test, only a reduction (`x.max()`, also bound to a name:
+    `longest = lens.max()`) or a parameter annotated as a tensor (`input_pos_maxp1:
+    Optional[Tensor]` in `mask[..., :input_pos_maxp1]`: it can only be a 0-d tensor there)
+    counts, unless a call of its function in the module passes a Python
     number for it. The message says which tensor would have to be on the GPU. Host tensors stay
     silent: numpy arrays, `.cpu()` results, names that say host (`lengths_cpu`, `host_ids`) and
     names bound to values computed from them (`query_lens = qsl_cpu[1:] - qsl_cpu[:-1]`),
@@ -900,6 +902,17 @@ class SyncOnHotPath(Rule):
                 return [[t for t, k in zip(ids, row) if k] for ids, row in zip(batch, rows)]
             """
         ),
+        # numpy's `axis=` says nothing of a tensor; a mask over host data stays silent.
+        Valid(
+            """
+            import numpy as np
+            import torch
+            class Sampler(torch.nn.Module):
+                def forward(self, logits, scores: np.ndarray, k: int):
+                    best = scores.argmax(axis=-1)
+                    return logits.softmax(-1), best[best < k]
+            """
+        ),
     )
     invalid = (
         # The same loop outside saving code computes on each copied chunk every iteration; a
@@ -1332,6 +1345,19 @@ class SyncOnHotPath(Rule):
             """,
             message_contains="`.tolist()` of `counts`",
         ),
+        # A method called with `dim=` is a tensor's (numpy says `axis=`): its result indexed
+        # through a boolean mask of itself, per step (a boolean mask turns into `nonzero`).
+        Invalid(
+            """
+            import torch
+            class Sampler(torch.nn.Module):
+                def forward(self, logits, k: int):
+                    ids = logits.argmax(dim=-1)
+                    return ids[ids < k]
+                           ^^^^^^^^^^^^
+            """,
+            message_contains="Indexing `ids` with a boolean mask",
+        ),
     )
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -1578,6 +1604,7 @@ class SyncOnHotPath(Rule):
                 "copy",
                 "test",
                 "size",
+                "mask",
                 "mask-write",
                 "repeat_interleave",
                 "data-sized",

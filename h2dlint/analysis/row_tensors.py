@@ -6,6 +6,8 @@ HTD201 (a sync per row) asks these.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import libcst as cst
 
 from h2dlint.analysis.arguments import keyword
@@ -14,10 +16,22 @@ from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.sync_basics import RowLoop, Walk
-from h2dlint.analysis.syncs import reads_row, with_derived
+from h2dlint.analysis.syncs import reads_row, split_source, with_derived
 from h2dlint.analysis.tensor_kinds import is_tensor, walks_its_rows
 from h2dlint.context import FileContext
 from h2dlint.walk import visit_read_only
+
+
+def pieces_walk(provenance: Provenance, loop: RowLoop, frame: Frame) -> RowLoop:
+    """``loop`` as a walk of the pieces of a tensor when the name it walks holds them on every
+    path (``chunks = torch.split(x, n)`` then ``for c in chunks``), else ``loop``."""
+    if loop.walk is not Walk.ROWS or loop.pieces or not isinstance(loop.tensor, cst.Name):
+        return loop
+    values = provenance.bindings(frame).reaching(loop.tensor)
+    sources = [split_source(value) for value in values]
+    if len(sources) != 1 or sources[0] is None:
+        return loop
+    return replace(loop, tensor=sources[0], pieces=True)
 
 
 def rows_are_tensors(

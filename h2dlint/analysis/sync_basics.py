@@ -89,6 +89,9 @@ class RowLoop:
     # Local names the body binds to a tensor computed from a row (``row = torch.as_tensor(t[i],
     # dtype=...)``), with the tensor whose row it is.
     derived: tuple[tuple[str, cst.BaseExpression], ...] = ()
+    # A walk of the pieces of ``tensor`` (``t.split(n)``, ``torch.chunk(t, k)``), not of its
+    # rows: each piece is a tensor on ``t``'s device, but no per-row fix fits.
+    pieces: bool = False
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,8 @@ from dataclasses import replace
 
 import libcst as cst
 
-from h2dlint.analysis.arguments import positional
+from h2dlint.analysis.arguments import first_positional, positional
+from h2dlint.analysis.shape_syncs import SIZE_FACTORIES
 from h2dlint.analysis.sync_basics import (
     METADATA_ATTRIBUTES,
     METADATA_FUNCTIONS,
@@ -85,10 +86,34 @@ def row_loop(iterable: cst.BaseExpression, target: cst.BaseExpression) -> RowLoo
                 return RowLoop(Walk.LIST, tensor, names, target, via_tensor_method=stripped)
             if func.attr.value == "unbind" and _dim_zero(iterable):
                 return RowLoop(Walk.ROWS, func.value, target_names(target), target)
+            source = split_source(iterable)
+            if source is not None:
+                return RowLoop(Walk.ROWS, source, target_names(target), target, pieces=True)
         return None
     if isinstance(iterable, (cst.Name, cst.Attribute, cst.Subscript)):
         return RowLoop(Walk.ROWS, iterable, target_names(target), target)
     return None
+
+
+# Calls that cut a tensor into pieces on its device, as methods (``t.split(n)``) or functions
+# of torch (``torch.chunk(t, k)``); ``unbind`` (rows) is a row walk of its own.
+PIECE_CALLS = frozenset({"split", "chunk", "tensor_split", "split_with_sizes"})
+
+
+def split_source(node: cst.BaseExpression | None) -> cst.BaseExpression | None:
+    """``t`` of ``t.split(n)``, ``t.chunk(k)``, ``torch.split(t, n)``, ``torch.tensor_split(t,
+    idx)``: a loop over the call walks pieces of ``t`` (a string's ``line.split(",")`` names
+    ``line``, which no tensor fact proves a tensor)."""
+    if not (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in PIECE_CALLS
+    ):
+        return None
+    owner = node.func.value
+    if isinstance(owner, cst.Name) and owner.value == "torch":
+        return None if any(a.star for a in node.args) else first_positional(node)
+    return owner
 
 
 def zipped_loops(iterable: cst.BaseExpression, target: cst.BaseExpression) -> list[RowLoop]:
@@ -268,6 +293,13 @@ def sync_of(call: cst.Call, loop: RowLoop) -> RowSync | None:
     return None
 
 
+# Row reads through ``__index__`` (a 0-d tensor as a slice bound or a size): a row of Python
+# ints is used the same way, so only rows of tensors known to be tensors count.
+ROW_SLICE = "a row as a slice bound"
+ROW_SIZE = "a row as a size"
+INDEX_READS = frozenset({ROW_SLICE, ROW_SIZE})
+
+
 class _SyncFinder(LoopBodyVisitor):
     """Row syncs in a loop body. Nested function bodies are not the loop's; a sync that reads a
     nested loop's own rows is that loop's; a branch taken once every N iterations
@@ -305,10 +337,57 @@ class _SyncFinder(LoopBodyVisitor):
         return bool(self.inner) and _mentions(node, frozenset().union(*self.inner))
 
     def visit_Call(self, node: cst.Call) -> None:
-        sync = sync_of(node, self.loop)
+        sync = sync_of(node, self.loop) or self._size(node)
         if sync is None or self._shadowed(node):
             return
         self.found.append(sync)
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        """``ids[:l]`` with ``l`` a row (``for ids, l in zip(pos, lens)``), ``x[s:e]`` with
+        rows of offsets: Python asks a 0-d tensor for its ``__index__``, which reads it."""
+        for element in node.slice:
+            index = element.slice
+            if not isinstance(index, cst.Slice):
+                continue
+            for bound in (index.lower, index.upper):
+                if bound is None or not _row_value(bound):
+                    continue
+                tensors = reads_row(bound, self.loop)
+                if tensors and not self._shadowed(bound):
+                    self.found.append(RowSync(node, tensors[0], ROW_SLICE))
+                    return
+
+    def _size(self, call: cst.Call) -> RowSync | None:
+        """``torch.arange(l)``, ``torch.zeros(l, d)``, ``range(l)`` of a row: a size the host
+        reads from the device."""
+        func = call.func
+        if isinstance(func, cst.Name):
+            sized = func.value == "range"
+        else:
+            sized = (
+                isinstance(func, cst.Attribute)
+                and isinstance(func.value, cst.Name)
+                and func.value.value == "torch"
+                and f"torch.{func.attr.value}" in SIZE_FACTORIES
+            )
+        args = positional(call)
+        if not sized or not args:
+            return None
+        for arg in args[:1] if isinstance(func, cst.Attribute) else args:
+            tensors = reads_row(arg.value, self.loop) if _row_value(arg.value) else None
+            if tensors:
+                return RowSync(call, tensors[0], ROW_SIZE)
+        return None
+
+
+def _row_value(node: cst.BaseExpression) -> bool:
+    """A bare value (``l``, ``lens[i]``, ``l + 1``), not a call of it (``l.item()`` is read
+    above) or metadata (``len(x)``, ``x.shape[0]``)."""
+    if isinstance(node, cst.BinaryOperation):
+        return _row_value(node.left) or _row_value(node.right)
+    return isinstance(node, (cst.Name, cst.Subscript)) or (
+        isinstance(node, cst.Attribute) and node.attr.value not in METADATA_ATTRIBUTES
+    )
 
 
 def with_derived(body: list[cst.CSTNode], loop: RowLoop) -> RowLoop:

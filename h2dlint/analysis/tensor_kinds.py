@@ -153,10 +153,12 @@ def tensor_evidence(
 
     Evidence: a parameter annotated as a tensor; a ``torch.<function>`` result
     (``torch.cat(...)``, ``torch.max(x)``); a method only tensors have (``x.int()``,
-    ``x.detach()``); with ``read``, a reduction (``x.sum(dim=1)``) or a comparison
-    (``a == b``), which a Python value would not offer ``.item()``/``.tolist()`` on; a name
-    bound only to such values. Host facts (numpy, ``.cpu()`` results) are the caller's to
-    check: this answers "is it a tensor", not "where"."""
+    ``x.detach()``), or one called with a keyword only tensor methods take
+    (``logits.argmax(dim=-1)``, ``x.sum(1, keepdim=True)``; numpy says ``axis=``); with
+    ``read``, a reduction (``x.sum(dim=1)``) or a comparison (``a == b``), which a Python
+    value would not offer ``.item()``/``.tolist()`` on; a name bound only to such values.
+    Host facts (numpy, ``.cpu()`` results) are the caller's to check: this answers "is it a
+    tensor", not "where"."""
     if depth > 6:
         return None
     if isinstance(node, cst.Name):
@@ -229,13 +231,21 @@ def tensor_evidence(
     receiver = func.value
     if method in METADATA_METHODS:
         return None  # ``x.numel()``, ``x.size(0)``: Python numbers, whatever ``x`` is
-    if method in TENSOR_ONLY_METHODS or method in ARRAY_METHODS:
+    torch_keyword = any(
+        a.keyword is not None and a.keyword.value in TORCH_ONLY_KEYWORDS for a in node.args
+    )
+    if method in TENSOR_ONLY_METHODS or method in ARRAY_METHODS or torch_keyword:
         found = tensor_evidence(provenance, receiver, frame, read=read, depth=depth + 1)
         if found is not None:
             return found
-        if method in TENSOR_ONLY_METHODS or read:
+        if method in TENSOR_ONLY_METHODS or read or torch_keyword:
             return _plain(receiver) or receiver
     return None
+
+
+# Keywords only tensor methods take (``x.argmax(dim=-1)``, ``x.sum(1, keepdim=True)``): numpy,
+# pandas and the other array libraries name them ``axis=``/``keepdims=``.
+TORCH_ONLY_KEYWORDS = frozenset({"dim", "keepdim"})
 
 
 # Libraries whose functions are not looked up for a return annotation (not the project's).

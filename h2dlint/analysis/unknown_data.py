@@ -42,10 +42,10 @@ def maybe_host_data(
     if provenance.qualify(call.func) != "torch.tensor":
         return False
     if isinstance(data, (cst.List, cst.Tuple)):
-        # a short display of values of unknown type (``[scale]``); one of literals only is
-        # HTD107's constant
+        # a short display of values of unknown type (``[scale]``, ``[start + 1, x.shape[1]]``)
+        # beside numbers; one of numbers only is HTD107's constant
         if not data.elements or not all(
-            isinstance(e, cst.Element) and isinstance(e.value, (cst.Name, cst.Attribute))
+            isinstance(e, cst.Element) and _display_value(provenance, e.value, frame)
             for e in data.elements
         ):
             return False
@@ -72,6 +72,22 @@ def maybe_host_data(
     if pipeline_code(context.path, ancestors):
         return False  # per request, before the steps: nothing queued to wait for
     return hot_paths.why_hot_at(ancestors) is not None or per_batch_method(ancestors) is not None
+
+
+def _display_value(provenance: Provenance, node: cst.BaseExpression, frame: Frame) -> bool:
+    """An element of a short display that :func:`maybe_host_data` takes: a proven number, or a
+    name, attribute or arithmetic of them whose type is unknown (not a tensor in hand, not a
+    sequence)."""
+    if host_scalar(provenance, node, frame):
+        return True
+    if isinstance(node, cst.BinaryOperation):
+        return _display_value(provenance, node.left, frame) and _display_value(
+            provenance, node.right, frame
+        )
+    return (
+        isinstance(node, (cst.Name, cst.Attribute))
+        and provenance.where(node, frame) is Where.UNKNOWN
+    )
 
 
 def empty_here(ancestors: Sequence[cst.CSTNode], call: cst.Call, data: cst.BaseExpression) -> bool:
