@@ -5,13 +5,11 @@
 # Results go to $OUT/$NAME.txt and $OUT/$NAME.json; extra arguments go to bench_lint.py.
 set -u
 cd "$(dirname "$0")/../.."
+source benchmarks/device/common.sh
 W=/tmp/bench-work
 mkdir -p $W/corpus $W/pv
 [ -d $W/corpus/lightning-2.6.6 ] || xz -dc .bench/corpus.tar.xz | tar -xf - -C $W/corpus
-if [ ! -x $W/hv/bin/python ]; then
-  python3 -m venv $W/hv &&
-    $W/hv/bin/pip install -q --no-index --find-links .bench/peers libcst==1.8.6 click==8.1.8 || exit 9
-fi
+h2dlint_venv || exit 9
 for spec in torchfix==0.7.0 fixit==2.2.1 ruff==0.17.6; do
   name=${spec%%==*}
   [ -f $W/pv/$name/.h2dlint-bench-installed ] && continue
@@ -20,8 +18,7 @@ for spec in torchfix==0.7.0 fixit==2.2.1 ruff==0.17.6; do
     printf %s "$spec" > $W/pv/$name/.h2dlint-bench-installed
 done
 # h2dlint from the working tree, laid out as installed (rules/ becomes h2dlint/rules).
-rm -rf $W/src && mkdir -p $W/src && cp -r h2dlint $W/src/ && rm -rf $W/src/h2dlint/rules &&
-  cp -r rules $W/src/h2dlint/rules
+h2dlint_src
 export PYTHONUNBUFFERED=1 H2DLINT_CORPUS_DIR=$W/corpus PYTHONPATH=$W/src
 $W/hv/bin/python benchmarks/bench_lint.py --corpus-dir $W/corpus --bench-dir $W/bench \
   --peer-venvs $W/pv --trees "${TREES:-transformers,lightning,mixed}" --runs "${RUNS:-3}" \

@@ -7,16 +7,13 @@
 # Results under $OUT/precommit/.
 set -u
 cd "$(dirname "$0")/../.."
+source benchmarks/device/common.sh
 REPO=$PWD
 W=/tmp/bench-work
 mkdir -p $W/corpus $OUT/precommit
 [ -d $W/corpus/lightning-2.6.6 ] || xz -dc .bench/corpus.tar.xz | tar -xf - -C $W/corpus
-if [ ! -x $W/hv/bin/python ]; then
-  python3 -m venv $W/hv &&
-    $W/hv/bin/pip install -q --no-index --find-links .bench/peers libcst==1.8.6 click==8.1.8 || exit 9
-fi
-rm -rf $W/src && mkdir -p $W/src && cp -r h2dlint $W/src/ && rm -rf $W/src/h2dlint/rules &&
-  cp -r rules $W/src/h2dlint/rules
+h2dlint_venv || exit 9
+h2dlint_src
 env -u PYTHONDONTWRITEBYTECODE $W/hv/bin/python -m compileall -q $W/src > /dev/null
 export PYTHONPATH=$W/src
 P=$W/hv/bin/python

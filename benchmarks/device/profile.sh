@@ -6,15 +6,12 @@
 #   TREE=transformers-5.24.0/transformers bash benchmarks/device/profile.sh
 set -u
 cd "$(dirname "$0")/../.."
+source benchmarks/device/common.sh
 W=/tmp/bench-work
 mkdir -p $W/corpus
 [ -d $W/corpus/lightning-2.6.6 ] || xz -dc .bench/corpus.tar.xz | tar -xf - -C $W/corpus
-if [ ! -x $W/hv/bin/python ]; then
-  python3 -m venv $W/hv &&
-    $W/hv/bin/pip install -q --no-index --find-links .bench/peers libcst==1.8.6 click==8.1.8 || exit 9
-fi
-rm -rf $W/src && mkdir -p $W/src && cp -r h2dlint $W/src/ && rm -rf $W/src/h2dlint/rules &&
-  cp -r rules $W/src/h2dlint/rules
+h2dlint_venv || exit 9
+h2dlint_src
 TREE_PATH=$W/corpus/${TREE:-transformers-5.24.0/transformers}
 ARGS="--no-cache --select ALL -j ${JOBS:-16} --output-format json"
 timed() {  # label, PYTHONPATH, extra environment

@@ -1,0 +1,12 @@
+# Sourced by the device scripts (run from the repository root): the work folder $W's
+# virtual environment with libcst and click from .bench/peers, and h2dlint from the working
+# tree laid out as installed (rules/ becomes h2dlint/rules) in $W/src.
+h2dlint_venv() {
+  [ -x $W/hv/bin/python ] && return 0
+  python3 -m venv $W/hv &&
+    $W/hv/bin/pip install -q --no-index --find-links .bench/peers libcst==1.8.6 click==8.1.8
+}
+h2dlint_src() {
+  rm -rf $W/src && mkdir -p $W/src && cp -r h2dlint $W/src/ && rm -rf $W/src/h2dlint/rules &&
+    cp -r rules $W/src/h2dlint/rules
+}
