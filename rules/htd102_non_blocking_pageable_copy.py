@@ -157,6 +157,10 @@ class NonBlockingPageableCopy(Rule):
             def step(ids, device):
                 non_blocking = device.type == "cuda"
                 return torch.tensor(ids).to(device, non_blocking=non_blocking)
+            def worker(ids, device, non_blocking=True):
+                def step():
+                    return torch.tensor(ids).to(device, non_blocking=non_blocking)
+                return step
             def loop(ids, device, pinned):
                 non_blocking = False
                 if pinned:

@@ -73,21 +73,10 @@ def surely_true(provenance: Provenance, node: cst.BaseExpression, frame: Frame) 
         a for a in ancestors[: ancestors.index(frame.function)] if isinstance(a, cst.FunctionDef)
     ]
     for function in (*reversed(around), provenance.context.module):
-        values = provenance.bindings(Frame(function)).of(node.value)
+        values = provenance.bindings(Frame(function)).of(node.value)  # a parameter's is None
         if values:
             return all(v is not None and is_true(v) for v in values)
-        if isinstance(function, cst.FunctionDef) and _parameter_named(function, node.value):
-            return False
     return False
-
-
-def _parameter_named(function: cst.FunctionDef, name: str) -> bool:
-    params = function.params
-    every = (*params.posonly_params, *params.params, *params.kwonly_params)
-    return any(p.name.value == name for p in every) or any(
-        isinstance(p, cst.Param) and p.name.value == name
-        for p in (params.star_arg, params.star_kwarg)
-    )
 
 
 def non_blocking_to_unnamed_device(provenance: Provenance, node: cst.Call, frame: Frame) -> bool:

@@ -61,12 +61,11 @@ def reference_helper(
 
 @dataclass(frozen=True)
 class _Use:
-    """A mention of a private top-level function's name: in which function, whether it is
-    called, and otherwise the name of the call it is an argument of (or of the name it is
-    assigned to, in a tuple of them)."""
+    """A mention of a private top-level function's name: in which function, and, when it is not
+    called there, the name of the call it is an argument of (or of the name it is assigned to,
+    in a tuple of them)."""
 
     function: cst.FunctionDef | None
-    called: bool
     through: str | None
 
 
@@ -127,7 +126,7 @@ class _Uses(cst.CSTVisitor):
         elif call is None and self._assigned:
             through = self._assigned[-1]  # ``_REFERENCE_DEPENDENCIES = (_helper, ...)``
         function = self._functions[-1] if self._functions else None
-        self.found.setdefault(name, []).append(_Use(function, called, through))
+        self.found.setdefault(name, []).append(_Use(function, through))
 
 
 _USES: SharedKey[_Uses] = SharedKey("reference helper uses")
