@@ -265,6 +265,7 @@ def _execute(
     from h2dlint.pipeline import process as _  # noqa: F401
     from h2dlint.project.index import ProjectIndex, install
     from h2dlint.project.layout import build_layout
+    from h2dlint.project.tree_store import TreeStore
     from h2dlint.registry import all_rules
 
     all_rules()
@@ -276,10 +277,13 @@ def _execute(
     # The summaries of the project's modules that earlier runs computed (by content): a run
     # over a few files reads them instead of parsing the rest of the package again.
     stored = SummaryFile(cache.directory, cache.warn) if cache is not None else None
+    # ... and the libcst trees of the modules they parsed for facts.
+    trees = TreeStore(cache.directory) if cache is not None else None
     index = ProjectIndex(
         build_layout(path for path, _data in files),
         stored.load() if stored is not None else None,
         cache.digest_by_status if cache is not None else None,
+        trees,
     )
     index.know_bytes(files)  # read once here, not again in every worker
     install(index)
@@ -294,6 +298,8 @@ def _execute(
                 index.summaries.merge(result.summaries)
                 result.summaries = None
         stored.save(index.summaries)
+    if trees is not None:
+        trees.prune()
     return results
 
 

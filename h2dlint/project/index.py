@@ -24,6 +24,7 @@ from h2dlint.digest import content_digest
 from h2dlint.project.layout import ProjectLayout
 from h2dlint.project.summary import Parts, SummaryStore, top_level
 from h2dlint.project.text_scan import ABSENT, DEFINED, NAMED, naming
+from h2dlint.project.tree_store import TreeStore
 
 if TYPE_CHECKING:
     from h2dlint.project.callers import CallerIndex, HotName
@@ -61,8 +62,11 @@ class ProjectIndex:
         layout: ProjectLayout,
         summaries: SummaryStore | None = None,
         status_digest: Callable[[str], str | None] | None = None,
+        trees: TreeStore | None = None,
     ) -> None:
         self.layout = layout
+        # The trees earlier runs parsed, by content digest, when the run has a cache.
+        self.trees = trees
         # The digest of a file's content when the status of the file tells it (the result
         # cache's table of file statuses), so that a summary is found without reading the file.
         self._status_digest = status_digest
@@ -173,8 +177,12 @@ class ProjectIndex:
         digest = self.digest(path, data)
         try:
             source = data.decode("utf-8")
-            # Only facts are read from it: what the native parser accepts, unvalidated.
-            tree = parse_valid_python(source)
+            tree = self.trees.load(digest) if self.trees is not None else None
+            if tree is None:
+                # Only facts are read from it: what the native parser accepts, unvalidated.
+                tree = parse_valid_python(source)
+                if self.trees is not None:
+                    self.trees.save(digest, tree)
         except (UnicodeDecodeError, cst.ParserSyntaxError, RecursionError, ValueError):
             self.consulted[path] = digest
             return None

@@ -1,0 +1,105 @@
+"""The project index's libcst trees kept on disk (``h2dlint/project/tree_store.py``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import libcst as cst
+import pytest
+from click.testing import CliRunner
+
+from h2dlint.cli import main
+from h2dlint.project import index as index_module
+from h2dlint.project import tree_store
+from h2dlint.project.tree_store import TreeStore
+
+CODE = "import torch\n\ndef helper():\n    return torch.zeros(4)\n"
+
+
+def test_a_saved_tree_loads_back_equal(tmp_path: Path) -> None:
+    store = TreeStore(tmp_path)
+    tree = cst.parse_module(CODE)
+    assert store.load("abc") is None
+    store.save("abc", tree)
+    loaded = store.load("abc")
+    assert loaded is not None and loaded.code == CODE and loaded.deep_equals(tree)
+    # Kept under a folder named for the format and the versions that made it.
+    (kept,) = tmp_path.glob("trees-v*-py*-libcst*/abc.pickle")
+    assert not list(kept.parent.glob("*.tmp"))
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"not a pickle", b"", json.dumps([1, 2]).encode(), __import__("pickle").dumps({"a": 1})],
+    ids=["garbage", "empty", "json", "other-object"],
+)
+def test_a_damaged_or_foreign_file_is_ignored(tmp_path: Path, content: bytes) -> None:
+    store = TreeStore(tmp_path)
+    store.directory.mkdir(parents=True)
+    (store.directory / "abc.pickle").write_bytes(content)
+    assert store.load("abc") is None
+
+
+def test_an_unwritable_folder_is_skipped(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    store = TreeStore(tmp_path / "file")  # its folder would be under a file
+    store.save("abc", cst.parse_module(CODE))  # no error
+    assert store.load("abc") is None
+
+
+def test_old_trees_and_the_oldest_beyond_the_cap_are_pruned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tree_store, "MAX_TREES", 2)
+    store = TreeStore(tmp_path)
+    tree = cst.parse_module(CODE)
+    now = time.time()
+    for age, digest in [(40 * 86400, "old"), (3, "b"), (2, "c"), (1, "d")]:
+        store.save(digest, tree)
+        os.utime(store.directory / f"{digest}.pickle", (now - age, now - age))
+    leftover = store.directory / ".tree-x.tmp"
+    leftover.write_bytes(b"")
+    os.utime(leftover, (now - 7200, now - 7200))
+    store.prune(now)
+    assert sorted(p.name for p in store.directory.iterdir()) == ["c.pickle", "d.pickle"]
+
+
+def test_a_run_with_a_cache_loads_the_trees_it_parsed_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "buffers.py").write_text(CODE)
+    (package / "step.py").write_text(
+        "from .buffers import helper\n\n"
+        "def step(n):\n    return helper().to('cuda', non_blocking=True)\n"
+    )
+    parsed: list[str] = []
+    real = index_module.parse_valid_python
+    monkeypatch.setattr(
+        index_module, "parse_valid_python", lambda text: parsed.append(text) or real(text)
+    )
+
+    def run(*extra: str) -> list[str]:
+        args = ["-j1", *extra, "--output-format", "json", "pkg/step.py"]
+        result = CliRunner().invoke(main, args, catch_exceptions=False)
+        return [f["code"] for f in json.loads(result.stdout)]
+
+    assert run("--no-cache") == ["HTD102"]  # helper() returns pageable memory
+    assert parsed == [CODE] and not (tmp_path / "cache").exists()
+    parsed.clear()
+    assert run("--cache-dir", "cache") == ["HTD102"]
+    assert parsed == [CODE]  # parsed once, then kept
+    assert list((tmp_path / "cache").glob("trees-*/*.pickle"))
+    parsed.clear()
+    (package / "step.py").write_text((package / "step.py").read_text() + "# edited\n")
+    assert run("--cache-dir", "cache") == ["HTD102"]  # the edited file is checked again...
+    assert parsed == []  # ...with the other module's tree from the disk
+    (package / "buffers.py").write_text(CODE.replace("zeros(4)", "zeros(4, device='cuda')"))
+    assert run("--cache-dir", "cache") == []  # an edited module is parsed again, by content
+    assert len(parsed) == 1
