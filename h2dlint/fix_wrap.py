@@ -80,16 +80,18 @@ def _sole_generator(node: cst.CSTNode) -> bool:
     )
 
 
+class _Comments(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Comment(self, node: cst.Comment) -> None:
+        self.found = True
+
+
 def _has_comment(node: cst.CSTNode) -> bool:
-    found = False
-
-    class Comments(cst.CSTVisitor):
-        def visit_Comment(self, node: cst.Comment) -> None:
-            nonlocal found
-            found = True
-
-    visit_read_only(node, Comments())
-    return found
+    collector = _Comments()
+    visit_read_only(node, collector)
+    return collector.found
 
 
 Element = cst.Arg | cst.BaseElement

@@ -311,3 +311,37 @@ def test_read_only_visitor_dispatches_like_libcst() -> None:
     assert got.seen == expected.seen
     assert "h" not in got.seen and got.seen.count("call") == 2
     assert got.entered < expected.entered  # no whitespace or punctuation
+
+
+def test_analysis_and_rules_walk_read_only_with_module_level_visitors() -> None:
+    """libcst's ``node.visit`` rebuilds and validates every node it leaves (the cost
+    ``visit_read_only`` avoids), and ``visit_read_only`` keeps one plan per visitor class: a
+    class defined inside a function is a new class on every call, a new plan each time, and
+    kept for good."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    sources = [*sorted((root / "h2dlint").rglob("*.py")), *sorted((root / "rules").glob("*.py"))]
+    calls, nested = [], []
+    for path in sources:
+        if path.name == "walk.py" or "verify" in path.parts or "trace" in path.parts:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "visit"
+                and len(node.args) == 1
+                and path.name != "edits.py"  # a transformer: its result is the edit
+            ):
+                calls.append(f"{path.relative_to(root)}:{node.lineno}")
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for inner in ast.walk(node):
+                    if isinstance(inner, ast.ClassDef) and any(
+                        "Visitor" in ast.unparse(base) for base in inner.bases
+                    ):
+                        nested.append(f"{path.relative_to(root)}:{inner.lineno}")
+    assert calls == []
+    assert nested == []

@@ -13,6 +13,7 @@ import libcst as cst
 
 from h2dlint.analysis.arguments import keyword
 from h2dlint.imports import dotted_name
+from h2dlint.walk import visit_read_only
 
 # Words in the code of a function that say it measures time: a wait there is the point.
 TIMING_WORDS = ("perf_counter", "time.time", "monotonic", "elapsed_time", "enable_timing", "timer")
@@ -110,5 +111,5 @@ def queued_copies(
     right."""
     collector = _Copies(module)
     for statement in statements:
-        statement.visit(collector)
+        visit_read_only(statement, collector)
     return None if collector.to_host else collector.to_device

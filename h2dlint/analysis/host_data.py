@@ -12,6 +12,7 @@ from h2dlint.analysis.bindings import iterated_by
 from h2dlint.analysis.factories import numeric
 from h2dlint.analysis.frames import Frame, parameter_annotation
 from h2dlint.analysis.provenance import MAX_DEPTH, Provenance
+from h2dlint.walk import visit_read_only
 
 if TYPE_CHECKING:
     from h2dlint.context import FileContext
@@ -283,15 +284,18 @@ def _range_bound(frame: Frame, name: str) -> bool:
     return False
 
 
+class _Calls(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found: list[cst.Call] = []
+
+    def visit_Call(self, call: cst.Call) -> None:
+        self.found.append(call)
+
+
 def _calls(node: cst.CSTNode) -> list[cst.Call]:
-    found: list[cst.Call] = []
-
-    class _Collect(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            found.append(call)
-
-    node.visit(_Collect())
-    return found
+    collector = _Calls()
+    visit_read_only(node, collector)
+    return collector.found
 
 
 def _range_target(statement: cst.CSTNode, name: str) -> bool:

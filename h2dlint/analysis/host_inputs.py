@@ -156,56 +156,74 @@ def _held_modules(provenance: Provenance) -> dict[cst.ClassDef, list[tuple[cst.C
     return found
 
 
+class _SelfAttributeCalls(cst.CSTVisitor):
+    """``self.attr(...)`` calls in one method (not in functions nested in it), ``attr`` among
+    ``attrs``."""
+
+    def __init__(
+        self, method: cst.FunctionDef, self_name: str, attrs: dict[str, cst.ClassDef]
+    ) -> None:
+        self.method = method
+        self.self_name = self_name
+        self.attrs = attrs
+        self.calls: list[cst.Call] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return node is self.method
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == self.self_name
+            and func.attr.value in self.attrs
+        ):
+            self.calls.append(node)
+
+
 def _self_attribute_calls(
     method: cst.FunctionDef, self_name: str, attrs: dict[str, cst.ClassDef]
 ) -> list[cst.Call]:
-    calls: list[cst.Call] = []
+    collector = _SelfAttributeCalls(method, self_name, attrs)
+    visit_read_only(method, collector)
+    return collector.calls
 
-    class _Calls(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return node is method
 
-        def visit_Call(self, node: cst.Call) -> None:
-            func = node.func
-            if (
-                isinstance(func, cst.Attribute)
-                and isinstance(func.value, cst.Name)
-                and func.value.value == self_name
-                and func.attr.value in attrs
-            ):
-                calls.append(node)
+class _ReturnedKeyword(cst.CSTVisitor):
+    """The values one function returns under ``key`` (not in functions nested in it)."""
 
-    visit_read_only(method, _Calls())
-    return calls
+    def __init__(self, function: cst.FunctionDef, key: str) -> None:
+        self.function = function
+        self.key = key
+        self.values: list[cst.BaseExpression] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return node is self.function
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_Return(self, node: cst.Return) -> None:
+        value, key = node.value, self.key
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
+            if value.func.value == "dict":
+                self.values.extend(
+                    a.value for a in value.args if a.keyword and a.keyword.value == key
+                )
+        elif isinstance(value, cst.Dict):
+            for element in value.elements:
+                if (
+                    isinstance(element, cst.DictElement)
+                    and isinstance(element.key, cst.SimpleString)
+                    and element.key.evaluated_value == key
+                ):
+                    self.values.append(element.value)
 
 
 def _returned_keyword(function: cst.FunctionDef, key: str) -> list[cst.BaseExpression]:
     """The values ``function`` returns under ``key``: ``return dict(key=v)`` or
     ``return {"key": v}``."""
-    values: list[cst.BaseExpression] = []
-
-    class _Returns(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return node is function
-
-        def visit_Lambda(self, node: cst.Lambda) -> bool:
-            return False
-
-        def visit_Return(self, node: cst.Return) -> None:
-            value = node.value
-            if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
-                if value.func.value == "dict":
-                    values.extend(
-                        a.value for a in value.args if a.keyword and a.keyword.value == key
-                    )
-            elif isinstance(value, cst.Dict):
-                for element in value.elements:
-                    if (
-                        isinstance(element, cst.DictElement)
-                        and isinstance(element.key, cst.SimpleString)
-                        and element.key.evaluated_value == key
-                    ):
-                        values.append(element.value)
-
-    visit_read_only(function, _Returns())
-    return values
+    collector = _ReturnedKeyword(function, key)
+    visit_read_only(function, collector)
+    return collector.values

@@ -11,6 +11,7 @@ from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.loop_transfers import names_in, target_names
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import name_words
+from h2dlint.walk import visit_read_only
 
 # Words of a function, class or file name that say it runs now and then, not per step (checked
 # only where no hot path says otherwise): saving, converting and exporting checkpoints, warm-up,
@@ -345,16 +346,21 @@ def mentions_loop_names(ancestors: list[cst.CSTNode], data: cst.BaseExpression) 
     return bool(bound & {n.value for n in _names(data)})
 
 
+class _NamesRead(cst.CSTVisitor):
+    """The names an expression reads (not the attribute names of ``x.attr``)."""
+
+    def __init__(self) -> None:
+        self.found: list[cst.Name] = []
+
+    def visit_Name(self, name: cst.Name) -> None:
+        self.found.append(name)
+
+    def visit_Attribute(self, attribute: cst.Attribute) -> bool:
+        visit_read_only(attribute.value, self)
+        return False
+
+
 def _names(node: cst.CSTNode) -> list[cst.Name]:
-    found: list[cst.Name] = []
-
-    class _Collect(cst.CSTVisitor):
-        def visit_Name(self, name: cst.Name) -> None:
-            found.append(name)
-
-        def visit_Attribute(self, attribute: cst.Attribute) -> bool:
-            attribute.value.visit(self)
-            return False
-
-    node.visit(_Collect())
-    return found
+    collector = _NamesRead()
+    visit_read_only(node, collector)
+    return collector.found

@@ -27,7 +27,7 @@ from h2dlint.analysis.torch_api import (
     SAME_DEVICE_FUNCTIONS,
 )
 from h2dlint.context import FileContext, SharedKey
-from h2dlint.walk import OwnScopeVisitor
+from h2dlint.walk import OwnScopeVisitor, visit_read_only
 
 # What each loop's body changes, per file, under its own typed key.
 _LOOPS: SharedKey[dict[cst.CSTNode, LoopChanges]] = SharedKey("loop summaries")
@@ -121,7 +121,7 @@ def loop_changes(
         collector = LoopWrites(provenance, frame)
         if isinstance(loop, cst.For):
             collector.bind_target(loop.target)
-        loop.body.visit(collector)
+        visit_read_only(loop.body, collector)
         summaries[loop] = collector.summary
     return summaries[loop]
 
@@ -322,7 +322,7 @@ class LoopWrites(OwnScopeVisitor):
         if method is None:
             return
         inner = LoopWrites(self.provenance, self.provenance.index.frame_of(method))
-        method.body.visit(inner)
+        visit_read_only(method.body, inner)
         self_name = frame.self_name
         for written in inner.summary.written:
             if written.split(".", 1)[0] == inner.frame.self_name:
@@ -344,11 +344,11 @@ class Reads(cst.CSTVisitor):
         if isinstance(node, cst.Call) and self._root is None:
             self._root = node
             if isinstance(node.func, cst.Attribute):
-                node.func.value.visit(self)
+                visit_read_only(node.func.value, self)
             for arg in node.args:
-                arg.value.visit(self)
+                visit_read_only(arg.value, self)
             return
-        node.visit(self)
+        visit_read_only(node, self)
 
     def depends_on(self, summary: LoopChanges) -> bool:
         if self.names & summary.bound:
@@ -368,7 +368,7 @@ class Reads(cst.CSTVisitor):
         return False
 
     def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
+        visit_read_only(node.value, self)
         return False  # a keyword's name is not a read
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:

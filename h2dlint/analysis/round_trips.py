@@ -185,17 +185,19 @@ def _of_loop_item(node: cst.BaseExpression, target: cst.BaseExpression) -> bool:
     return node.value == target.value
 
 
+class _AnyCall(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Call(self, call: cst.Call) -> bool:
+        self.found = True
+        return False
+
+
 def _has_call(node: cst.CSTNode) -> bool:
-    found = False
-
-    class _Calls(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> bool:
-            nonlocal found
-            found = True
-            return False
-
-    node.visit(_Calls())
-    return found
+    collector = _AnyCall()
+    visit_read_only(node, collector)
+    return collector.found
 
 
 class _InPlace(cst.CSTVisitor):
@@ -251,7 +253,7 @@ class _Names(cst.CSTVisitor):
         self.counts[node.value] = self.counts.get(node.value, 0) + 1
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
+        visit_read_only(node.value, self)
         return False
 
 
