@@ -76,7 +76,11 @@ class PerItemTransfer(ComprehensionVisits, Rule):
       strided region, which one copy would stage as pageable memory, so copying row by row is
       the fix for that (HTD103), not a mistake;
     - copies to the host, dtype conversions, and loops over a literal tuple or a `range` of at
-      most 8: the count is provably tiny.
+      most 8: the count is provably tiny;
+    - branches that run only off CUDA (a CPU or other backend's fallback): the body of
+      `if device.type != "cuda":`, the `else` of `if device.type == "cuda":` (not of
+      `if device.type == "cuda" and packed:`, which runs on CUDA too), and the code after
+      `if device.type == "cuda": return ...`.
 
     ## Why is this bad?
     Every copy pays a fixed launch cost, and a copy from pageable memory also synchronizes the
@@ -495,8 +499,32 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                 return blob.to(device, non_blocking=True)
             """
         ),
+        # ... and so is the code after a CUDA branch that returns
+        Valid(
+            """
+            import torch
+            def upload(tables, device, staging):
+                items = [torch.tensor(values) for values in tables]
+                if device.type == "cuda":
+                    return torch.cat(items, out=staging).to(device, non_blocking=True)
+                return [t.to(device) for t in items]
+            """
+        ),
     )
     invalid = (
+        # The `else` of a test that holds only on CUDA but not always there runs on CUDA too.
+        Invalid(
+            """
+            import torch
+            def upload(tables, device, staging, packed):
+                items = [torch.tensor(values) for values in tables]
+                if device.type == "cuda" and packed:
+                    return torch.cat(items, out=staging).to(device, non_blocking=True)
+                else:
+                    return [t.to(device) for t in items]
+                            ^^^^^^^^^^^^
+            """
+        ),
         # A Python list written into a row of a device tensor: PyTorch makes a host tensor of
         # it and copies it, one blocking copy per row.
         Invalid(

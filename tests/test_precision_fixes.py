@@ -7,7 +7,7 @@ import textwrap
 
 import libcst as cst
 
-from h2dlint.analysis.device_branches import cuda_test
+from h2dlint.analysis.device_branches import holds_on_cuda, only_off_cuda
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.loop_body import first_pass_branch, occasional, saving_code
 from h2dlint.analysis.memo_methods import memoised, memoised_by_key, rewrites_parameters
@@ -170,16 +170,17 @@ def test_model_surgery_is_cold_but_a_forward_that_reprojects_its_weights_is_not(
 
 
 def test_cuda_tests() -> None:
-    def test(code: str) -> bool | None:
-        return cuda_test(cst.parse_expression(code))
+    def test(code: str) -> tuple[bool, bool]:
+        expression = cst.parse_expression(code)
+        return only_off_cuda(expression), holds_on_cuda(expression)
 
-    assert test('device.type == "cuda"') is True
-    assert test("x.is_cuda") is True
-    assert test('device.type != "cuda"') is False
-    assert test('x.device.type == "cpu"') is False
-    assert test("not x.is_cuda") is False
-    assert test('device.type != "cpu"') is None
-    assert test("flag") is None
+    assert test('device.type == "cuda"') == (False, True)
+    assert test("x.is_cuda") == (False, True)
+    assert test('device.type != "cuda"') == (True, False)
+    assert test('x.device.type == "cpu"') == (True, False)
+    assert test("not x.is_cuda") == (True, False)
+    assert test('device.type != "cpu"') == (False, True)
+    assert test("flag") == (False, False)
 
 
 def test_memoised_by_key() -> None:

@@ -7,8 +7,9 @@ from __future__ import annotations
 import textwrap
 
 import libcst as cst
+import pytest
 
-from h2dlint.analysis.device_branches import cuda_test
+from h2dlint.analysis.device_branches import holds_on_cuda, only_off_cuda
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.hot_names import name_reason
@@ -35,21 +36,41 @@ def _while_test(function: cst.FunctionDef) -> cst.BaseExpression:
     return test.expression if isinstance(test, cst.UnaryOperation) else test
 
 
-def test_cuda_tests_of_boolean_operations() -> None:
-    def test(code: str) -> bool | None:
-        return cuda_test(cst.parse_expression(code))
+def _reading(code: str) -> tuple[bool, bool]:
+    """(the test holds only off CUDA, the test holds whenever the device is CUDA)"""
+    test = cst.parse_expression(code)
+    return only_off_cuda(test), holds_on_cuda(test)
 
-    assert test('x.device.type == "cpu" and w.device.type == "cpu"') is False
-    assert test('x.device.type == "cpu" and flag') is False
-    assert test("x.is_cuda and flag") is True
-    assert test('x.device.type == "cpu" or flag') is None
-    assert test('x.device.type == "cpu" or not w.is_cuda') is False
-    assert test("x.is_cuda or w.is_cuda") is True
-    # a ``type`` that is no device's, or a device type no test is known for
-    assert test('self.type == "tapas"') is None
-    assert test('self.type == "tapas" and flag') is None
-    assert test('x.device.type == "tpu"') is None
-    assert test('self.target_device.type == "cpu"') is False
+
+@pytest.mark.parametrize(
+    ("code", "off", "on"),
+    [
+        ('x.device.type == "cpu" and w.device.type == "cpu"', True, False),
+        ('x.device.type == "cpu" and flag', True, False),
+        # holds only on CUDA, but its ``else`` runs on CUDA when ``flag`` is false
+        ("x.is_cuda and flag", False, False),
+        ('x.device.type == "cpu" or flag', False, False),
+        ('x.device.type == "cpu" or not w.is_cuda', True, False),
+        ("x.is_cuda or w.is_cuda", False, True),
+        ("x.is_cuda or flag", False, True),
+        ("not (x.is_cuda or flag)", True, False),
+        # a ``type`` that is no device's, or a device type no test is known for
+        ('self.type == "tapas"', False, False),
+        ('self.type == "tapas" and flag', False, False),
+        ('x.device.type == "tpu"', False, False),
+        ('self.target_device.type == "cpu"', True, False),
+        # collections of types, and a device type held in a name
+        ('x.device.type in {"cpu", "cuda"}', False, True),
+        ('x.device.type in ("cpu", "mps")', True, False),
+        ('x.device.type not in ("cpu", "mps")', False, True),
+        ('x.device.type not in ["cuda"]', True, False),
+        ('device_type == "cuda"', False, True),
+        ('self.device_type != "cuda"', True, False),
+        ("x.device.type in kinds", False, False),
+    ],
+)
+def test_cuda_readings_of_a_test(code: str, off: bool, on: bool) -> None:
+    assert _reading(code) == (off, on)
 
 
 def test_a_name_rebound_from_itself_in_a_loop_keeps_where_it_lives() -> None:

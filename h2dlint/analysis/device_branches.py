@@ -1,13 +1,28 @@
-"""Branches that run only off CUDA: the body of ``if device.type != "cuda":`` (or
-``== "cpu"``, ``if not x.is_cuda:``) and the ``else`` of ``if device.type == "cuda":`` (or
-``if x.is_cuda:``). A copy there is a CPU or other backend's fallback, not a host-to-GPU copy:
-on a GPU the other branch runs (HTD101)."""
+"""Branches that run only off CUDA: the body of ``if device.type != "cuda":`` (or ``== "cpu"``,
+``if not x.is_cuda:``) and the ``else`` of ``if device.type == "cuda":`` (or ``if x.is_cuda:``,
+``if device.type in {"cpu", "cuda"}:``). A copy or a sync there is a CPU or other backend's
+fallback, not a host-to-GPU copy or a GPU sync: on a GPU the other branch runs (HTD101, HTD202,
+the hot calls of a module). So is the code after ``if x.is_cuda: return ...``.
+
+Two questions are asked of a test, each answered structurally (a ``type`` that is no device's,
+``self.type == "tapas"``, is no device test):
+
+- :func:`only_off_cuda`: the test holds only off CUDA, so its body never runs on CUDA;
+- :func:`holds_on_cuda`: the test holds whenever the device is CUDA, so its ``else`` never runs
+  on CUDA. ``x.is_cuda and flag`` holds only on CUDA, yet its ``else`` runs on CUDA when
+  ``flag`` is false: it is neither.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 import libcst as cst
+
+from h2dlint.analysis.sync_basics import leaves
+
+# The types of ``torch.device`` other than ``"cuda"`` that code tests for.
+DEVICE_TYPES = frozenset({"cpu", "mps", "xpu", "npu", "hpu", "meta", "xla", "mtia", "musa"})
 
 
 def off_cuda_branch(ancestors: Sequence[cst.CSTNode]) -> bool:
@@ -17,51 +32,107 @@ def off_cuda_branch(ancestors: Sequence[cst.CSTNode]) -> bool:
         parent, child = ancestors[i - 1], ancestors[i]
         if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             return False
-        if not isinstance(parent, cst.If):
-            continue
-        cuda = cuda_test(parent.test)
-        if cuda is False and child is parent.body:
+        if isinstance(parent, cst.If) and off_cuda_part(parent, child):
             return True
-        if cuda is True and child is parent.orelse:
+        if isinstance(parent, cst.IndentedBlock) and after_cuda_exit(parent, child):
             return True
     return False
 
 
-def cuda_test(test: cst.BaseExpression) -> bool | None:
-    """True for a test that holds only on CUDA (``x.is_cuda``, ``dev.type == "cuda"``), False
-    for one that holds only off CUDA (``dev.type != "cuda"``, ``dev.type == "cpu"``, ``not
-    x.is_cuda``), None for anything else."""
+def off_cuda_part(branch: cst.If, part: cst.CSTNode) -> bool:
+    """Whether ``part``, the body or the ``else`` of ``branch``, runs only off CUDA."""
+    if part is branch.body:
+        return only_off_cuda(branch.test)
+    return part is branch.orelse and holds_on_cuda(branch.test)
+
+
+def after_cuda_exit(block: cst.IndentedBlock, child: cst.CSTNode) -> bool:
+    """Whether a statement before ``child`` in ``block`` leaves it on CUDA: ``if x.is_cuda:
+    return ...`` (or ``raise``, ``continue``, ``break`` as its last statement, and no
+    ``else``); what follows runs only on another backend or on the CPU."""
+    for statement in block.body:
+        if statement is child:
+            return False
+        if (
+            isinstance(statement, cst.If)
+            and statement.orelse is None
+            and bool(statement.body.body)
+            and leaves(statement.body.body[-1])
+            and holds_on_cuda(statement.test)
+        ):
+            return True
+    return False
+
+
+def only_off_cuda(test: cst.BaseExpression) -> bool:
+    """Whether ``test`` holds only when the device is not CUDA (``dev.type != "cuda"``,
+    ``x.device.type == "cpu"``, ``not x.is_cuda``, ``dev.type == "cpu" and flag``)."""
+    return _reading(test, off=True)
+
+
+def holds_on_cuda(test: cst.BaseExpression) -> bool:
+    """Whether ``test`` holds whenever the device is CUDA (``x.is_cuda``, ``dev.type ==
+    "cuda"``, ``dev.type in ("cpu", "cuda")``, ``dev.type != "cpu"``, ``x.is_cuda or flag``)."""
+    return _reading(test, off=False)
+
+
+def _reading(test: cst.BaseExpression, *, off: bool) -> bool:
+    """``off``: the test implies "not CUDA"; else: "CUDA" implies the test."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = cuda_test(test.expression)
-        return None if inner is None else not inner
+        return _reading(test.expression, off=not off)
     if isinstance(test, cst.BooleanOperation):
-        # ``a and b`` holds only where either side holds; ``a or b`` only where both may.
-        sides = (cuda_test(test.left), cuda_test(test.right))
-        if isinstance(test.operator, cst.And):
-            return True if True in sides else False if False in sides else None
-        return sides[0] if sides[0] is not None and sides[0] == sides[1] else None
+        left, right = _reading(test.left, off=off), _reading(test.right, off=off)
+        # ``a and b`` implies what either side implies; CUDA implies it when it implies both.
+        either = isinstance(test.operator, cst.And) == off
+        return (left or right) if either else (left and right)
     if isinstance(test, cst.Attribute):
-        return True if test.attr.value == "is_cuda" else None
+        return not off and test.attr.value == "is_cuda"
     if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
-        return None
-    left, comparison = test.left, test.comparisons[0]
-    if not (
-        isinstance(left, cst.Attribute) and left.attr.value == "type" and _device_like(left.value)
-    ):
-        return None  # ``self.type == "tapas"`` is no device test
-    value = comparison.comparator
-    if not isinstance(value, cst.SimpleString):
-        return None
-    kind = value.evaluated_value
-    if isinstance(comparison.operator, cst.Equal):
-        return True if kind == "cuda" else False if kind in DEVICE_TYPES else None
-    if isinstance(comparison.operator, cst.NotEqual) and kind == "cuda":
         return False
+    comparison = test.comparisons[0]
+    if not _device_type(test.left):
+        return False
+    kinds = _type_names(comparison.comparator)
+    if kinds is None:
+        return False
+    operator = comparison.operator
+    if isinstance(operator, (cst.NotEqual, cst.NotIn, cst.IsNot)):
+        off = not off  # ``!=`` and ``not in`` hold where ``==`` and ``in`` do not
+    elif not isinstance(operator, (cst.Equal, cst.In, cst.Is)):
+        return False
+    if off:  # the equality holds only off CUDA: every type named is another device's
+        return "cuda" not in kinds and kinds <= DEVICE_TYPES
+    return "cuda" in kinds  # CUDA makes the equality hold
+
+
+def _type_names(node: cst.BaseExpression) -> frozenset[str] | None:
+    """``"cuda"`` or a tuple, list or set of such strings; None for anything else."""
+    if isinstance(node, cst.SimpleString):
+        single = node.evaluated_value
+        return frozenset({single}) if isinstance(single, str) else None
+    if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+        names: set[str] = set()
+        for element in node.elements:
+            item = element.value
+            if not isinstance(element, cst.Element) or not isinstance(item, cst.SimpleString):
+                return None
+            text = item.evaluated_value
+            if not isinstance(text, str):
+                return None
+            names.add(text)
+        return frozenset(names) if names else None
     return None
 
 
-# The types of ``torch.device`` other than ``"cuda"`` that code tests for.
-DEVICE_TYPES = frozenset({"cpu", "mps", "xpu", "npu", "hpu", "meta", "xla", "mtia", "musa"})
+def _device_type(node: cst.BaseExpression) -> bool:
+    """``x.device.type``, ``dev.type``, ``device_type``, ``self.device_type``: a device's type
+    (not ``self.type``, a model's)."""
+    if isinstance(node, cst.Attribute) and node.attr.value == "type":
+        return _device_like(node.value)
+    name = node.attr.value if isinstance(node, cst.Attribute) else None
+    if isinstance(node, cst.Name):
+        name = node.value
+    return name is not None and name.lower().endswith("device_type")
 
 
 def _device_like(node: cst.BaseExpression) -> bool:

@@ -17,6 +17,7 @@ import libcst as cst
 
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.races import host_sync
+from h2dlint.analysis.sync_basics import LEAVING, leaves
 from h2dlint.analysis.targets import Target
 from h2dlint.analysis.views import PERMUTING_ATTRIBUTES
 from h2dlint.analysis.writes import ALIASING_METHODS
@@ -238,18 +239,9 @@ _PARENTS: SharedKey[dict[cst.CSTNode, cst.CSTNode]] = SharedKey("parents in a fu
 
 _NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 _BLOCKS = (cst.IndentedBlock, cst.Module, cst.SimpleStatementSuite)
+
+
 # Statements after which nothing more of the block runs.
-_LEAVES = (cst.Return, cst.Raise, cst.Break, cst.Continue)
-
-
-def _leaves(unit: cst.CSTNode) -> bool:
-    """Whether nothing after ``unit`` runs: a ``return``/``raise``/``break``/``continue``, or a
-    line ending with one."""
-    if isinstance(unit, _LEAVES):
-        return True
-    return isinstance(unit, cst.SimpleStatementLine) and isinstance(unit.body[-1], _LEAVES)
-
-
 class _Uses(OwnScopeVisitor):
     """In source order: the uses of ``names`` in one statement, and whether it may sync."""
 
@@ -356,7 +348,7 @@ def first_host_read(
     line = parents.get(statement) if statement is not None else None
     if statement is None or not isinstance(line, cst.SimpleStatementLine):
         return None
-    if isinstance(statement, _LEAVES):
+    if isinstance(statement, LEAVING):
         return None  # ``return host.copy_(...)``: nothing after it runs here
     smalls = list(line.body)
     units = [*smalls[smalls.index(statement) + 1 :], *_following(line, parents)]
@@ -378,6 +370,6 @@ def first_host_read(
                         t.target.value for t in assign.targets if isinstance(t.target, cst.Name)
                     }
         names -= uses.rebound
-        if not names or _leaves(unit):
+        if not names or leaves(unit):
             return None
     return None

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from h2dlint.analysis.device_branches import cuda_test
+from h2dlint.analysis.device_branches import holds_on_cuda, only_off_cuda
 from h2dlint.analysis.frames import ModuleIndex
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.sync_basics import periodic_test
@@ -59,14 +59,13 @@ class SameModuleCalls(cst.CSTVisitor):
         # A branch that runs only off CUDA (``if x.device.type == "cpu": return
         # self._cpu_forward(x)``, the ``else`` of ``if x.is_cuda:``) is another backend's
         # path: what it calls is not per step on the GPU.
-        cuda = cuda_test(node.test)
         if (
             not self.once.guard(node, self.cls)
             and not periodic_test(node.test)
-            and cuda is not False
+            and not only_off_cuda(node.test)
         ):
             visit_read_only(node.body, self)
-        if node.orelse is not None and cuda is not True:
+        if node.orelse is not None and not holds_on_cuda(node.test):
             visit_read_only(node.orelse, self)
         return False
 

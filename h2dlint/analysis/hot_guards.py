@@ -9,6 +9,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.bindings import COMPREHENSIONS
+from h2dlint.analysis.device_branches import after_cuda_exit, off_cuda_part
 from h2dlint.analysis.loop_body import set_once
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
@@ -78,13 +79,9 @@ def runs_every_call(
             and device_type_test(provenance, parent.test)
         ):
             return False  # ``x.cpu() if x.device.type == "cpu" else x``
-        if (
-            isinstance(parent, cst.If)
-            and child is parent.orelse
-            and cuda_branch_test(provenance, parent.test)
-        ):
+        if isinstance(parent, cst.If) and off_cuda_part(parent, child):
             return False  # the ``else`` of ``if x.device.type in {"cpu", "cuda"}:``
-        if isinstance(parent, cst.IndentedBlock) and after_cuda_exit(provenance, parent, child):
+        if isinstance(parent, cst.IndentedBlock) and after_cuda_exit(parent, child):
             return False  # after ``if x.is_cuda: return ...``
         if isinstance(parent, cst.If) and child is parent.body and periodic_test(parent.test):
             return False  # once every N calls or iterations (``if step % 100 == 0:``)
@@ -145,48 +142,6 @@ def device_type_test(provenance: Provenance, test: cst.BaseExpression, depth: in
         )
     code = provenance.context.module.code_for_node(test)
     return any(word in code for word in DEVICE_TYPE_WORDS)
-
-
-def cuda_branch_test(provenance: Provenance, test: cst.BaseExpression) -> bool:
-    """Whether an ``if`` test takes its body on CUDA (``x.device.type == "cuda"``,
-    ``device.type in {"cpu", "cuda"}``, ``x.is_cuda``): its ``else`` then runs on another
-    backend (or on the CPU), where a copy to the host is a fallback, not a sync of the GPU."""
-    if isinstance(test, cst.Attribute):
-        return test.attr.value == "is_cuda"
-    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
-        return False
-    if not isinstance(test.comparisons[0].operator, (cst.Equal, cst.In)):
-        return False
-    code = provenance.context.module.code_for_node(test)
-    return ("device.type" in code or "device_type" in code) and (
-        '"cuda"' in code or "'cuda'" in code
-    )
-
-
-def after_cuda_exit(provenance: Provenance, block: cst.IndentedBlock, child: cst.CSTNode) -> bool:
-    """Whether a statement before ``child`` in ``block`` leaves it on CUDA: ``if x.is_cuda:
-    return ...`` (or ``raise``, ``continue``, ``break`` as its last statement, and no
-    ``else``); what follows runs only on another backend or on the CPU."""
-    for statement in block.body:
-        if statement is child:
-            return False
-        if (
-            isinstance(statement, cst.If)
-            and statement.orelse is None
-            and _exits(statement.body)
-            and cuda_branch_test(provenance, statement.test)
-        ):
-            return True
-    return False
-
-
-def _exits(body: cst.BaseSuite) -> bool:
-    """Whether a block's last statement leaves it (``return``, ``raise``, ``continue``,
-    ``break``)."""
-    last = body.body[-1] if body.body else None
-    if isinstance(last, cst.SimpleStatementLine):
-        last = last.body[-1] if last.body else None
-    return isinstance(last, (cst.Return, cst.Raise, cst.Continue, cst.Break))
 
 
 def debug_or_tracing(provenance: Provenance, test: cst.BaseExpression) -> bool:

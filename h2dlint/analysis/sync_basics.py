@@ -1,6 +1,7 @@
 """What the sync analyses share: the calls that read a tensor on the host, how a loop walks a
-tensor (:class:`RowLoop`), blocking copies to the host, and the walk of one loop's body that
-skips nested scopes and branches taken once every N iterations."""
+tensor (:class:`RowLoop`), blocking copies to the host, the walk of one loop's body that
+skips nested scopes and branches taken once every N iterations, and the statements that leave
+a block."""
 
 from __future__ import annotations
 
@@ -10,6 +11,21 @@ from dataclasses import dataclass
 import libcst as cst
 
 from h2dlint.walk import OwnScopeVisitor, visit_read_only
+
+# Statements after which nothing more of their block runs.
+LEAVING = (cst.Return, cst.Raise, cst.Break, cst.Continue)
+
+
+def leaves(unit: cst.CSTNode) -> bool:
+    """Whether nothing after ``unit`` runs: a ``return``/``raise``/``break``/``continue``, or a
+    line ending with one."""
+    if isinstance(unit, LEAVING):
+        return True
+    return (
+        isinstance(unit, cst.SimpleStatementLine)
+        and bool(unit.body)
+        and isinstance(unit.body[-1], LEAVING)
+    )
 
 
 def target_names(target: cst.BaseExpression) -> frozenset[str]:
