@@ -10,6 +10,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 from click.testing import CliRunner
+from test_project_index import _package
 
 from h2dlint.cli import main
 from h2dlint.project import index as index_module
@@ -71,14 +72,9 @@ def test_a_run_with_a_cache_loads_the_trees_it_parsed_before(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    package = tmp_path / "pkg"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "buffers.py").write_text(CODE)
-    (package / "step.py").write_text(
-        "from .buffers import helper\n\n"
-        "def step(n):\n    return helper().to('cuda', non_blocking=True)\n"
-    )
+    step = "from .buffers import helper\n\ndef step(n):\n"
+    step += "    return helper().to('cuda', non_blocking=True)\n"
+    package = _package(tmp_path, {"__init__.py": "", "buffers.py": CODE, "step.py": step})
     parsed: list[str] = []
     real = index_module.parse_valid_python
     monkeypatch.setattr(
