@@ -89,6 +89,17 @@ class NonBlockingPageableCopy(Rule):
     candidates = (".to|.cuda|.copy_(non_blocking=)",)
 
     valid = (
+        # a view of a raw host address (an engine's host pool, pinned by its allocator or not)
+        Valid(
+            """
+            import ctypes
+            import torch
+            def _host_bytes(ptr, n):
+                return torch.frombuffer((ctypes.c_uint8 * n).from_address(ptr), dtype=torch.uint8)
+            def memcpy_h2d(dev_view, host_ptr, n):
+                dev_view.copy_(_host_bytes(host_ptr, n), non_blocking=True)
+            """
+        ),
         # factories of sizes made on the host and moved to a device: HTD301's, with its fix
         Valid(
             """
@@ -365,6 +376,17 @@ class NonBlockingPageableCopy(Rule):
         ),
     )
     invalid = (
+        # a view of a Python array's buffer: pageable
+        Invalid(
+            """
+            import array
+            import torch
+            def stage(buf, ids):
+                host = torch.frombuffer(array.array("q", ids), dtype=torch.long)
+                buf[: len(ids)].copy_(host, non_blocking=True)
+                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+        ),
         Invalid(
             """
             import torch

@@ -14,6 +14,7 @@ from h2dlint.analysis.copies import (
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.targets import device_named
 from h2dlint.analysis.torch_api import JOINS
 from h2dlint.candidate_terms import called_as
 from h2dlint.diagnostics import FixSafety
@@ -222,6 +223,17 @@ class ConcatThenCopy(Rule):
             import torch
             def f(xs, host_buf):
                 host_buf.copy_(torch.cat(xs), non_blocking=True)
+            """
+        ),
+        # A stack of views of unknown tensors copied into an unknown destination without
+        # blocking: a KV connector's device-to-host gather into a pinned host object as well.
+        Valid(
+            """
+            import torch
+            def from_gpu(memory_obj, views, slots):
+                keys = torch.stack([k.index_select(0, slots) for k, _ in views])
+                values = torch.stack([v.index_select(0, slots) for _, v in views])
+                memory_obj.tensor.copy_(torch.stack((keys, values)), non_blocking=True)
             """
         ),
         # Padding device tensors: the inner join's inputs are unknown, so is the outer's.
@@ -607,7 +619,9 @@ class ConcatThenCopy(Rule):
             where = provenance.sequence_where(seq, frame)
             if where is Where.DEVICE:
                 continue  # the inputs are on a device: the join is too
-            if where is not Where.HOST and not implies_host(node, method):
+            if where is not Where.HOST and not (
+                implies_host(node, method) and _into_device(provenance, node, method, frame)
+            ):
                 continue
             self._reported.add(id(join))
             # A blocking copy would stay blocking from the pinned buffer (HTD105's finding):
@@ -652,6 +666,19 @@ class ConcatThenCopy(Rule):
             f"pinned memory with `out=`{advice}",
             replacements=replacements,
         )
+
+
+def _into_device(provenance: Provenance, copy: cst.Call, method: str, frame: Frame) -> bool:
+    """Whether a copy whose source is not proven host memory goes to a device: ``.to``,
+    ``.cuda`` and ``.pin_memory`` say so themselves (the caller asked); ``dst.copy_(src,
+    non_blocking=True)`` only where ``dst`` is device memory by its facts or its name. Into an
+    unknown destination the copy may as well go the other way: a KV connector's ``from_gpu``
+    copies a stack of device views into a pinned host buffer with ``non_blocking=True``."""
+    if method != "copy_":
+        return True
+    func = copy.func
+    assert isinstance(func, cst.Attribute)
+    return provenance.where(func.value, frame) is Where.DEVICE or device_named(func.value)
 
 
 def _is_zero(node: cst.BaseExpression) -> bool:

@@ -9,10 +9,12 @@ from h2dlint.analysis.host_data import (
     host_sequence,
     host_side,
 )
+from h2dlint.analysis.hot_guards import logging_steps_only
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.loop_body import (
     in_loop_body,
     mentions_loop_names,
+    on_cache_miss,
 )
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
@@ -250,6 +252,32 @@ class TensorFromHostDataOnDevice(Rule):
                     self.prepared = True
             """
         ),
+        # made on a cache miss only: looked up by key and stored back under it
+        Valid(
+            """
+            import torch
+            class Attn:
+                def forward(self, slots, n):
+                    bt = self.bt_cache.get(slots)
+                    if bt is None:
+                        bt = torch.tensor([list(range(s, s + n)) for s in slots], device="cuda")
+                        self.bt_cache[slots] = bt
+                    return bt
+            """
+        ),
+        # past an early return unless this step logs: on logging steps only
+        Valid(
+            """
+            import torch
+            class Trainer:
+                def train_step(self, batch):
+                    self.optimizer.step()
+                    if not self.metrics.should_log(self.step):
+                        return
+                    total = torch.tensor([self.ntokens_seen], device="cuda")
+                    self.metrics.log(total)
+            """
+        ),
         # a closure factory: the closure is what runs per call
         Valid(
             """
@@ -373,6 +401,32 @@ class TensorFromHostDataOnDevice(Rule):
         ),
     )
     invalid = (
+        # a default looked up but never stored back: made on every call without the key
+        Invalid(
+            """
+            import torch
+            class Attn:
+                def forward(self, ids, n, kwargs):
+                    bt = kwargs.get("block_table")
+                    if bt is None:
+                        bt = torch.tensor([list(range(s, s + n)) for s in ids], device="cuda")
+                             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return bt
+            """,
+        ),
+        # an early return when logging is off: the rest runs every step
+        Invalid(
+            """
+            import torch
+            class Trainer:
+                def train_step(self, batch):
+                    if self.should_log(self.step):
+                        return
+                    total = torch.tensor([self.ntokens_seen], device="cuda")
+                            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    self.metrics.log(total)
+            """,
+        ),
         # a private helper called per call as well as from __init__
         Invalid(
             """
@@ -666,6 +720,11 @@ class TensorFromHostDataOnDevice(Rule):
             return
         if RunOnce.of(self.context).code(self.context.ancestors):
             return  # setup, an initializer, a memoised value: runs once
+        ancestors = list(self.context.ancestors)
+        if on_cache_miss(ancestors, self.context.module, provenance, frame):
+            return  # made on a cache miss (``ent = cache.get(key)``/``if ent is None:``)
+        if logging_steps_only(provenance, ancestors):
+            return  # past ``if not should_log(step): return``: on logging steps only
         shown = self.shown(data, "Python data", limit=30)
         if written is not None:
             certain = "" if proven else " (certain if it is Python data or a host array)"

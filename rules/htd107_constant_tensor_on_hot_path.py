@@ -116,6 +116,24 @@ class ConstantTensorOnHotPath(Rule):
     )
 
     valid = (
+        # set-up run once: buffers installed per layer after loading, a helper only a weight
+        # loader (`load_fp16`) calls
+        Valid(
+            """
+            import torch
+            _LUT = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0]
+            def install_comm_state(attn_modules):
+                for layer_idx, attn in enumerate(attn_modules):
+                    device = next(attn.parameters()).device
+                    attn.register_buffer("layer_idx", torch.tensor([layer_idx], device=device))
+            def _dequant(blocks):
+                lut = torch.tensor(_LUT, device=blocks.device)
+                return lut[blocks.long()]
+            class Linear:
+                def load_fp16(self, blocks):
+                    self.weight = _dequant(blocks)
+            """
+        ),
         # data, not a constant: HTD106's
         Valid(
             """
@@ -363,6 +381,22 @@ class ConstantTensorOnHotPath(Rule):
         ),
     )
     invalid = (
+        # the same helper called by a forward as well as by the weight loader
+        Invalid(
+            """
+            import torch
+            _LUT = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0]
+            def _dequant(blocks):
+                lut = torch.tensor(_LUT, device=blocks.device)
+                      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return lut[blocks.long()]
+            class Linear:
+                def load_fp16(self, blocks):
+                    self.weight = _dequant(blocks)
+                def forward(self, blocks):
+                    return _dequant(blocks)
+            """,
+        ),
         # A helper that per-call code uses besides a reference stays reported.
         Invalid(
             """

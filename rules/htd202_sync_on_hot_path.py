@@ -318,6 +318,47 @@ class SyncOnHotPath(Rule):
                     return x
             """
         ),
+        # Code past an early return unless this step logs (it runs on logging steps only),
+        # and a forward named for a reference implementation (kept for tests; `forward` runs
+        # the fast path), with the helper only it calls.
+        Valid(
+            """
+            import torch
+            class Trainer:
+                def train_step(self, batch):
+                    loss = self.forward_backward_step(batch)
+                    self.optimizers.step()
+                    if not self.metrics_processor.should_log(self.step):
+                        return
+                    self.metrics_processor.log(self.step, loss.detach().item())
+            class NGramEmbedding(torch.nn.Module):
+                def embed_ids(self, ids: torch.Tensor):
+                    uids, inverse = torch.unique(ids.reshape(-1), return_inverse=True)
+                    return self.fetch_rows(uids)[inverse]
+                def forward_reference(self, x: torch.Tensor):
+                    return self.embed_ids(self.ngram_ids(x))
+                def forward(self, x: torch.Tensor):
+                    return self.fast_embed(x)
+            """
+        ),
+        # A helper a forward calls only under a debugging guard (a dump switched on by an
+        # environment variable)
+        Valid(
+            """
+            import os
+            import torch
+            class HFModel(torch.nn.Module):
+                def forward(self, x):
+                    output = self.model(x)
+                    dump_dir = os.environ.get("LOGIT_DUMP")
+                    if dump_dir is not None:
+                        self._maybe_dump_logits(dump_dir, output)
+                    return output
+                def _maybe_dump_logits(self, dump_dir, logits):
+                    self.recs.append(logits.detach().float().cpu())
+                    torch.save(self.recs, dump_dir)
+            """
+        ),
         # A value that a type test says is no tensor (the `else` of `isinstance(x,
         # torch.Tensor)`), and a `view` of an object that takes a name: no tensor's does.
         Valid(
@@ -1300,6 +1341,35 @@ class SyncOnHotPath(Rule):
                     return hidden[tokens] * weights[tokens, slots, None]
             """,
             message_contains="if `ids` is on the GPU",
+        ),
+        # The same helper called on every forward as well
+        Invalid(
+            """
+            import os
+            import torch
+            class HFModel(torch.nn.Module):
+                def forward(self, x):
+                    output = self.model(x)
+                    self._record_logits(output)
+                    return output
+                def _record_logits(self, logits):
+                    self.recs.append(logits.detach().float().cpu())
+                                     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+        ),
+        # An early return on logging steps (`if self.should_log(step): return`, not negated):
+        # what follows runs on every other step.
+        Invalid(
+            """
+            import torch
+            class Trainer:
+                def train_step(self, batch):
+                    loss = self.forward_backward_step(batch)
+                    if self.should_log(self.step):
+                        return
+                    self.history.append(loss.detach().item())
+                                        ^^^^^^^^^^^^^^^^^^^^
+            """,
         ),
         # The `elif` of a CPU test, code after `if not x.is_cuda: return`, and after
         # `if not torch.is_tensor(x): return`, run on the GPU; so does a helper that a forward

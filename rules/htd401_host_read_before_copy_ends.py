@@ -198,6 +198,17 @@ class HostReadBeforeCopyEnds(Rule):
                 return y.shape, len(y), y.dtype
             """
         ),
+        # another tensor's blocking copy to `torch.device("cpu")` waits for the stream first
+        Valid(
+            """
+            import torch
+            def splits(local, remote):
+                send = local.sum(dim=1).to(torch.device("cpu"), non_blocking=True)
+                recv = remote.sum(dim=1).to(torch.device("cpu"), non_blocking=False)
+                send_list = send.tolist()
+                return send_list, recv.tolist()
+            """
+        ),
         # a blocking copy, and a host-to-host one
         Valid(
             """

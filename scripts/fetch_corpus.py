@@ -48,6 +48,12 @@ SERVING_PACKAGES: dict[str, str] = {
     "torchtune": "0.6.1",
     "gptqmodel": "7.7.0",
     "flashinfer-python": "0.7.4",
+    # Added in session 11 for a triage of serving code no earlier triage read.
+    "tokasaurus": "0.0.4",
+    "lmcache": "0.5.6",
+    "exllamav3": "1.6.5",
+    "xfuser": "0.7.0",
+    "torchtitan": "0.3.0",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 

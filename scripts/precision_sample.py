@@ -97,6 +97,20 @@ TARGETS: dict[str, tuple[str, ...]] = {
         "megatron/core/transformer",
         "megatron/core/models",
     ),
+    # Added in session 11: serving engines, KV-cache offload and distributed diffusion/training
+    # code no earlier triage read (lmcache's vllm/sglang integration folders are left out).
+    "tokasaurus": ("tokasaurus",),
+    "lmcache": ("lmcache/v1",),
+    "exllamav3": (
+        "exllamav3/architecture",
+        "exllamav3/generator",
+        "exllamav3/modules",
+        "exllamav3/model",
+        "exllamav3/cache",
+        "exllamav3/util",
+    ),
+    "xfuser": ("xfuser/model_executor", "xfuser/core"),
+    "torchtitan": ("torchtitan/models", "torchtitan/components", "torchtitan/experiments"),
 }
 
 

@@ -12,6 +12,17 @@ from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.sync_basics import periodic_test
 from h2dlint.walk import visit_read_only
 
+# Words of an ``if`` test whose body is a debugging aid (``if _dump_dir is not None:``,
+# ``if self.debug:``): what it calls does not run per step.
+DEBUG_GUARD_WORDS = ("debug", "verbose", "dump")
+_EMPTY = cst.Module(body=[])
+
+
+def debug_guard(test: cst.BaseExpression) -> bool:
+    """Whether an ``if`` test says its body is for debugging (:data:`DEBUG_GUARD_WORDS`)."""
+    code = _EMPTY.code_for_node(test).lower()
+    return any(word in code for word in DEBUG_GUARD_WORDS)
+
 
 class SameModuleCalls(cst.CSTVisitor):
     """The functions of the module one function calls: ``self.m(...)``/``cls.m(...)`` of its
@@ -63,6 +74,7 @@ class SameModuleCalls(cst.CSTVisitor):
             not self.once.guard(node, self.cls)
             and not periodic_test(node.test)
             and not only_off_cuda(node.test)
+            and not debug_guard(node.test)
         ):
             visit_read_only(node.body, self)
         if node.orelse is not None and not holds_on_cuda(node.test):

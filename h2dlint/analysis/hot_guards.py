@@ -14,7 +14,7 @@ from h2dlint.analysis.loop_body import set_once
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.reference_helpers import in_reference_code
-from h2dlint.analysis.sync_basics import RowLoop, periodic_test
+from h2dlint.analysis.sync_basics import RowLoop, leaves, periodic_test
 from h2dlint.analysis.syncs import row_loop, sync_of, zipped_loops
 from h2dlint.context import FileContext
 
@@ -37,6 +37,7 @@ DEBUG_WORDS = (
     "device.type",
     "report",
     "should_log",
+    "dump",
 )
 
 
@@ -83,6 +84,8 @@ def runs_every_call(
             return False  # the ``else`` of ``if x.device.type in {"cpu", "cuda"}:``
         if isinstance(parent, cst.IndentedBlock) and after_cuda_exit(parent, child):
             return False  # after ``if x.is_cuda: return ...``
+        if isinstance(parent, cst.IndentedBlock) and after_logging_exit(provenance, parent, child):
+            return False  # after ``if not self.should_log(step): return``
         if isinstance(parent, cst.If) and child is parent.body and periodic_test(parent.test):
             return False  # once every N calls or iterations (``if step % 100 == 0:``)
         if (
@@ -142,6 +145,48 @@ def device_type_test(provenance: Provenance, test: cst.BaseExpression, depth: in
         )
     code = provenance.context.module.code_for_node(test)
     return any(word in code for word in DEVICE_TYPE_WORDS)
+
+
+# Words of a test that, negated in an early exit (``if not should_log: return``), leave what
+# follows to logging or debugging steps only.
+LOGGING_GATE_WORDS = ("should_log", "log_every", "debug", "verbose", "isenabledfor")
+
+
+def after_logging_exit(
+    provenance: Provenance, block: cst.IndentedBlock, child: cst.CSTNode
+) -> bool:
+    """Whether a statement before ``child`` in ``block`` returns unless this is a logging or
+    debugging step (``if not self.metrics_processor.should_log(self.step): return``, no
+    ``else``): what follows runs on those steps only, once every N steps."""
+    for statement in block.body:
+        if statement is child:
+            return False
+        if (
+            isinstance(statement, cst.If)
+            and statement.orelse is None
+            and isinstance(statement.test, cst.UnaryOperation)
+            and isinstance(statement.test.operator, cst.Not)
+            and bool(statement.body.body)
+            and leaves(statement.body.body[-1])
+        ):
+            code = provenance.context.module.code_for_node(statement.test.expression).lower()
+            if any(word in code for word in LOGGING_GATE_WORDS):
+                return True
+    return False
+
+
+def logging_steps_only(provenance: Provenance, ancestors: list[cst.CSTNode]) -> bool:
+    """Whether the innermost function around ``ancestors`` reaches them only past an early
+    exit of :func:`after_logging_exit` (in any block around them)."""
+    for i in range(len(ancestors) - 1, 0, -1):
+        parent = ancestors[i - 1]
+        if isinstance(parent, cst.FunctionDef):
+            return False
+        if isinstance(parent, cst.IndentedBlock) and after_logging_exit(
+            provenance, parent, ancestors[i]
+        ):
+            return True
+    return False
 
 
 def debug_or_tracing(provenance: Provenance, test: cst.BaseExpression) -> bool:

@@ -118,6 +118,10 @@ METADATA_REASON = "`{}()` builds the attention metadata of each step (its name s
 BUILDER_REASON = "an attention metadata builder's `build()` runs once per step"
 
 
+# Words of a forward's name that say it is a reference implementation, not the forward pass.
+REFERENCE_NAME_WORDS = frozenset({"reference", "ref", "oracle", "golden"})
+
+
 def name_reason(name: str, method: bool) -> str | None:
     """Why a function runs per step or per forward pass by the words of its name: a ``step``
     word (``update_step_context``, ``decode_step``, ``_optimizer_step``), ``forward`` first
@@ -126,7 +130,9 @@ def name_reason(name: str, method: bool) -> str | None:
     top-level function, an ``attention``/``attn`` word (``_flash_varlen_attention``,
     ``_prepare_for_flash_attn_...``: attention backends run per layer and forward). Not
     names that configure or query (``set_step``, ``get_attention_backend``, ``num_steps``),
-    nor a forward named for the CPU (``forward_cpu``: the host implementation)."""
+    nor a forward named for the CPU (``forward_cpu``: the host implementation) or for a
+    reference (``forward_reference``: kept for tests, the module's ``forward`` runs the fast
+    path)."""
     words = [w for w in name.lower().split("_") if w]
     if step_metadata_name(name):
         return METADATA_REASON.format(name)
@@ -134,8 +140,13 @@ def name_reason(name: str, method: bool) -> str | None:
         return None
     if "step" in words:
         return STEP_WORD_REASON.format(name)
-    if (words[0] in FORWARD_WORDS or words[-1] in FORWARD_WORDS) and "cpu" not in words:
-        # ``_cpu_forward``, ``forward_cpu``: the CPU implementation, on host tensors.
+    if (
+        (words[0] in FORWARD_WORDS or words[-1] in FORWARD_WORDS)
+        and "cpu" not in words
+        and not REFERENCE_NAME_WORDS & set(words)
+    ):
+        # ``_cpu_forward``, ``forward_cpu``: the CPU implementation, on host tensors;
+        # ``forward_reference``, ``ref_forward``: the oracle a kernel path is checked against.
         return FORWARD_WORD_REASON.format(name)
     if "hook" in words and FORWARD_WORDS & set(words):
         return HOOK_WORD_REASON.format(name)

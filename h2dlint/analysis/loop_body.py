@@ -4,6 +4,7 @@ its own function, in code whose name says it runs now and then, or on a cache mi
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 
 import libcst as cst
 
@@ -260,6 +261,53 @@ def _cache_lookup(name: cst.Name, provenance: Provenance, frame: Frame) -> bool:
         for v in values
         if v is not None
     )
+
+
+def on_cache_miss(
+    ancestors: Sequence[cst.CSTNode], module: cst.Module, provenance: Provenance, frame: Frame
+) -> bool:
+    """In the body of ``if x is None:`` where ``x = cache.get(key)`` and the function stores
+    into that mapping (``cache[key] = ...``): the code runs on a cache miss only, once per key
+    (``ent = self._scratch.get(key)`` / ``if ent is None: ... self._scratch[key] = ent``).
+    A lookup that is never stored back (``kwargs.get("ids")``) is a default made every call."""
+    function = next((a for a in reversed(ancestors) if isinstance(a, cst.FunctionDef)), None)
+    if function is None:
+        return False
+    for node, child in pairwise(ancestors):
+        if not (
+            isinstance(node, cst.If)
+            and child is node.body
+            and isinstance(node.test, cst.Comparison)
+            and len(node.test.comparisons) == 1
+            and isinstance(node.test.comparisons[0].operator, cst.Is)
+            and isinstance(node.test.comparisons[0].comparator, cst.Name)
+            and node.test.comparisons[0].comparator.value == "None"
+            and isinstance(node.test.left, cst.Name)
+        ):
+            continue
+        for value in provenance.bindings(frame).of(node.test.left.value):
+            if (
+                isinstance(value, cst.Call)
+                and isinstance(value.func, cst.Attribute)
+                and value.func.attr.value == "get"
+                and len(value.args) == 1
+                and module.code_for_node(value.func.value) in _stored_mappings(function, module)
+            ):
+                return True
+    return False
+
+
+def _stored_mappings(function: cst.FunctionDef, module: cst.Module) -> set[str]:
+    """The mappings ``function`` stores an item into (``cache[key] = v``), by their code."""
+    stored: set[str] = set()
+
+    class _Stores(cst.CSTVisitor):
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            if isinstance(node.target, cst.Subscript):
+                stored.add(module.code_for_node(node.target.value))
+
+    visit_read_only(function, _Stores())
+    return stored
 
 
 # Words of a test that guards code run only while exporting or tracing a model.

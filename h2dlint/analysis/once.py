@@ -6,7 +6,8 @@ Code runs once when it is:
 - at module level or in a class body;
 - in a function named as a constructor or initializer (``__init__``, ``__post_init__``,
   ``setup``, ``build``, ``from_pretrained``, ``reset_parameters``, ``_init_weights``,
-  ``init_*``/``_init*``/``initialize*``, ``load_state_dict``, ``load_weights``-style loaders,
+  ``init_*``/``_init*``/``initialize*``, ``install_*``, ``load_state_dict``, ``load_weights``-
+  and ``load_fp16``-style loaders,
   a serving engine's start-up runs: ``warmup``, ``profile_run``, ``_dummy_run``,
   ``capture_model`` and ``capture_*graph*``),
   a test (``test_*``, a method of a ``unittest.TestCase``, ``setUp``), or one memoised by a
@@ -94,12 +95,15 @@ ONCE_PREFIXES = (
     "_initialize",
     "setup_",
     "_setup_",
+    "install_",
+    "_install_",
     "test_",
 )
 # ``load_*``/``_load_*`` runs once when it loads state, not data: ``load_weights``,
 # ``load_checkpoint`` (not ``load_image``, ``load_balancing_loss_func``).
 LOAD_PREFIXES = ("load_", "_load_")
 LOAD_WORDS = ("weight", "state_dict", "checkpoint", "pretrained", "model", "lora", "adapter")
+LOAD_WORDS_OF_FORMATS = ("fp16", "bf16", "fp8", "fp32")  # ``load_fp16``: a weight's format
 MEMOISING_DECORATORS = frozenset({"cache", "lru_cache", "cached_property"})
 
 
@@ -165,7 +169,8 @@ def once_name(name: str, cls: str | None = None) -> bool:
         return True  # ``capture_cudagraphs``, ``_capture_graph``, ``warmup_graphs``
     if bare.startswith("dummy_") and bare.endswith("_run"):
         return True  # ``_dummy_sampler_run``: a profiling run before serving
-    return name.startswith(LOAD_PREFIXES) and any(word in name for word in LOAD_WORDS)
+    words = LOAD_WORDS + LOAD_WORDS_OF_FORMATS
+    return name.startswith(LOAD_PREFIXES) and any(word in name for word in words)
 
 
 def once_by_name(function: cst.FunctionDef, cls: cst.ClassDef | None = None) -> bool:

@@ -56,6 +56,13 @@ KNOWN_MODULES = ("torch.", "numpy.", "np.", "math.", "itertools.", "functools.",
 
 
 def _string_is_cpu(node: cst.BaseExpression | None) -> bool:
+    """``"cpu"``, or ``torch.device("cpu")``."""
+    if (
+        isinstance(node, cst.Call)
+        and (dotted_name(node.func) or "").rpartition(".")[2] == "device"
+        and len(node.args) == 1
+    ):
+        node = node.args[0].value
     return isinstance(node, cst.SimpleString) and node.evaluated_value == "cpu"
 
 

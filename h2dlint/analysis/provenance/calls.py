@@ -194,6 +194,8 @@ class CallFacts(ProvenanceBase):
             data = first_positional(call)
             if data is not None and self._tensor_memory(data, frame, depth + 1):
                 return Fact(Where.HOST)  # a numpy view of a tensor's memory, pinned or not
+            if data is not None and _foreign_memory(data):
+                return Fact(Where.HOST)  # a view of a raw host address, pinned or not
             return PAGEABLE_FRESH
         if qualified == "torch.tensor" and keyword(call, "device") is None:
             # ``torch.tensor(t)`` of a tensor copies it on its own device.
@@ -273,3 +275,14 @@ class CallFacts(ProvenanceBase):
             found = frozenset(collector.calls)
             self._device_contexts[function] = found
         return found
+
+
+def _foreign_memory(data: cst.BaseExpression) -> bool:
+    """``(ctypes.c_uint8 * n).from_address(ptr)``: memory at an address someone else
+    allocated (a serving engine's host pool, often pinned with ``cudaHostAlloc``), not a
+    Python object's pageable buffer."""
+    return (
+        isinstance(data, cst.Call)
+        and isinstance(data.func, cst.Attribute)
+        and data.func.attr.value == "from_address"
+    )
