@@ -297,17 +297,21 @@ def on_cache_miss(
     return False
 
 
+class _StoredMappings(cst.CSTVisitor):
+    def __init__(self, module: cst.Module) -> None:
+        self.module = module
+        self.stored: set[str] = set()
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        if isinstance(node.target, cst.Subscript):
+            self.stored.add(self.module.code_for_node(node.target.value))
+
+
 def _stored_mappings(function: cst.FunctionDef, module: cst.Module) -> set[str]:
     """The mappings ``function`` stores an item into (``cache[key] = v``), by their code."""
-    stored: set[str] = set()
-
-    class _Stores(cst.CSTVisitor):
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            if isinstance(node.target, cst.Subscript):
-                stored.add(module.code_for_node(node.target.value))
-
-    visit_read_only(function, _Stores())
-    return stored
+    collector = _StoredMappings(module)
+    visit_read_only(function, collector)
+    return collector.stored
 
 
 # Words of a test that guards code run only while exporting or tracing a model.
