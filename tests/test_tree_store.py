@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import time
 from pathlib import Path
 
@@ -20,6 +21,14 @@ from h2dlint.project.tree_store import TreeStore
 CODE = "import torch\n\ndef helper():\n    return torch.zeros(4)\n"
 
 
+@pytest.fixture(autouse=True)
+def _user_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """This user's key lives in a cache folder of the test's own."""
+    home = tmp_path / "user-cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home))
+    return home
+
+
 def test_a_saved_tree_loads_back_equal(tmp_path: Path) -> None:
     store = TreeStore(tmp_path)
     tree = cst.parse_module(CODE)
@@ -32,9 +41,19 @@ def test_a_saved_tree_loads_back_equal(tmp_path: Path) -> None:
     assert not list(kept.parent.glob("*.tmp"))
 
 
+class _Planted:
+    """Unpickling it makes a folder: what a pickle planted in a checkout's cache could do."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (os.makedirs, (self.path,))
+
+
 @pytest.mark.parametrize(
     "content",
-    [b"not a pickle", b"", json.dumps([1, 2]).encode(), __import__("pickle").dumps({"a": 1})],
+    [b"not a pickle", b"", json.dumps([1, 2]).encode(), pickle.dumps({"a": 1})],
     ids=["garbage", "empty", "json", "other-object"],
 )
 def test_a_damaged_or_foreign_file_is_ignored(tmp_path: Path, content: bytes) -> None:
@@ -42,6 +61,33 @@ def test_a_damaged_or_foreign_file_is_ignored(tmp_path: Path, content: bytes) ->
     store.directory.mkdir(parents=True)
     (store.directory / "abc.pickle").write_bytes(content)
     assert store.load("abc") is None
+
+
+def test_a_file_not_written_with_this_users_key_is_never_unpickled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    planted = tmp_path / "planted"
+    payload = pickle.dumps(_Planted(str(planted)))
+    store = TreeStore(tmp_path / "project-cache")
+    store.directory.mkdir(parents=True)
+    # Without a MAC, with a MAC of zeros, and with a MAC under another user's key.
+    other = tree_store._mac(b"k" * tree_store.MAC_BYTES, payload)
+    for data in (payload, bytes(tree_store.MAC_BYTES) + payload, other + payload):
+        (store.directory / "abc.pickle").write_bytes(data)
+        assert store.load("abc") is None
+        assert not planted.exists()
+    # The module is parsed again and its tree replaces the planted file.
+    store.save("abc", cst.parse_module(CODE))
+    loaded = store.load("abc")
+    assert loaded is not None and loaded.code == CODE
+    # This user's key is theirs alone.
+    assert tree_store.user_key_file().stat().st_mode & 0o077 == 0
+    # No key to be had (a read-only home): nothing is kept.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "file" / "below-a-file"))
+    (tmp_path / "file").write_text("")
+    keyless = TreeStore(tmp_path / "other-cache")
+    keyless.save("abc", cst.parse_module(CODE))
+    assert keyless.load("abc") is None and not keyless.directory.exists()
 
 
 def test_an_unwritable_folder_is_skipped(tmp_path: Path) -> None:

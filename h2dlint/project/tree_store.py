@@ -12,16 +12,23 @@ run that has a cache keeps each tree it parsed, and later runs load it.
 The files are named by the digest of the module's bytes, in a folder named for the tree format,
 the Python and libcst versions (a tree pickled by another libcst is not loaded). They are
 written atomically (a temporary file, then a rename), only into the cache folder the run was
-given, and anything that does not unpickle to a libcst ``Module`` is ignored and parsed again:
-parso, Jedi's parser, keeps its trees the same way. Trees not used for ``MAX_AGE_S`` are
-deleted, and the oldest beyond ``MAX_TREES``.
+given. Unpickling runs code that the data names, and a cache folder can come with a checkout
+(committed on purpose, or restored by CI from a pull request's run): so each file starts with
+an HMAC-SHA256 of the rest, under a key that only this user can read (``tree-key`` in the
+user's cache folder, made on first use with mode 0600), and a file whose MAC does not verify
+is never unpickled; it is parsed again and replaced. Without a usable key no tree is kept.
+Anything that does not unpickle to a libcst ``Module`` is ignored too. Trees not used for
+``MAX_AGE_S`` are deleted, and the oldest beyond ``MAX_TREES``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import hmac
 import os
 import pickle
+import secrets
 import sys
 import tempfile
 import time
@@ -38,6 +45,46 @@ MAX_TREES = 4096
 TOUCH_AFTER_S = 24 * 3600
 
 
+MAC_BYTES = 32
+
+
+def user_key_file() -> Path:
+    """Where this user's key for the trees is: ``$XDG_CACHE_HOME/h2dlint/tree-key``, else
+    ``~/.cache/h2dlint/tree-key`` (outside any checkout)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "h2dlint" / "tree-key"
+
+
+def _user_key() -> bytes | None:
+    """The user's key (made now if there is none); None when it cannot be read or made."""
+    path = user_key_file()
+    try:
+        key = path.read_bytes()
+    except FileNotFoundError:
+        key = b""
+    except OSError:
+        return None
+    if len(key) >= MAC_BYTES:
+        return key
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another process made it meanwhile
+        with contextlib.suppress(OSError):
+            key = path.read_bytes()
+        return key if len(key) >= MAC_BYTES else None
+    except OSError:
+        return None
+    key = secrets.token_bytes(MAC_BYTES)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(key)
+    return key
+
+
+def _mac(key: bytes, payload: bytes | memoryview) -> bytes:
+    return hmac.new(key, payload, hashlib.sha256).digest()
+
+
 def _folder_name() -> str:
     from libcst._version import __version__ as libcst_version
 
@@ -50,6 +97,15 @@ class TreeStore:
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory / _folder_name()
+        self._key: bytes | None = None
+        self._keyed = False
+        # Digests whose file was there but did not verify: replaced when saved.
+        self._rejected: set[str] = set()
+
+    def _mac_key(self) -> bytes | None:
+        if not self._keyed:
+            self._key, self._keyed = _user_key(), True
+        return self._key
 
     def _file(self, digest: str) -> Path:
         return self.directory / f"{digest}.pickle"
@@ -57,6 +113,9 @@ class TreeStore:
     def load(self, digest: str) -> cst.Module | None:
         """The tree of the module whose bytes have ``digest``; None when none is kept or it
         cannot be read."""
+        key = self._mac_key()
+        if key is None:
+            return None
         path = self._file(digest)
         try:
             with open(path, "rb") as handle:
@@ -64,11 +123,17 @@ class TreeStore:
                 used = os.fstat(handle.fileno()).st_mtime
         except OSError:
             return None
+        payload = memoryview(data)[MAC_BYTES:]
+        if not hmac.compare_digest(data[:MAC_BYTES], _mac(key, payload)):
+            self._rejected.add(digest)  # not written with this user's key: never unpickled
+            return None
         try:
-            tree = pickle.loads(data)
-        except Exception:  # a damaged or foreign file: parse the module instead
+            tree = pickle.loads(payload)
+        except Exception:  # a damaged file: parse the module instead
+            self._rejected.add(digest)
             return None
         if not isinstance(tree, cst.Module):
+            self._rejected.add(digest)
             return None
         if time.time() - used > TOUCH_AFTER_S:
             with contextlib.suppress(OSError):
@@ -76,15 +141,20 @@ class TreeStore:
         return tree
 
     def save(self, digest: str, tree: cst.Module) -> None:
-        """Keep ``tree`` (of the bytes with ``digest``) unless it is kept already; a tree too
-        deep to pickle, or a folder that cannot be written, is skipped."""
-        path = self._file(digest)
-        if path.exists():
+        """Keep ``tree`` (of the bytes with ``digest``) unless it is kept already (a file that
+        did not verify is replaced); a tree too deep to pickle, or a folder that cannot be
+        written, is skipped."""
+        key = self._mac_key()
+        if key is None:
             return
+        path = self._file(digest)
+        if digest not in self._rejected and path.exists():
+            return  # another process kept it meanwhile
         try:
-            data = pickle.dumps(tree, protocol=pickle.HIGHEST_PROTOCOL)
+            payload = pickle.dumps(tree, protocol=pickle.HIGHEST_PROTOCOL)
         except (RecursionError, pickle.PicklingError, TypeError, AttributeError):
             return
+        data = _mac(key, payload) + payload
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tree-", suffix=".tmp")
