@@ -329,10 +329,10 @@ class Positions:
         statements: set[cst.CSTNode | None],
         wanted: Iterable[cst.CSTNode],
     ) -> Positions | None:
-        """Positions of ``wanted`` nodes from the code of the top-level ``statements`` that
-        hold them, each generated where CPython's ``tree`` says it starts in ``source``; None
-        when a statement's code is not the source's at that place (the caller then generates
-        the whole module)."""
+        """Positions of ``wanted`` nodes from the code of the ``statements`` that hold them
+        (top-level, or in a top-level class's body), each generated where CPython's ``tree``
+        says it starts in ``source``; None when a statement's code is not the source's at that
+        place (the caller then generates the whole module)."""
         lines = statement_lines(module, tree)
         if lines is None:
             return None
@@ -342,13 +342,20 @@ class Positions:
             default_newline=module.default_newline,
             wanted=set(wanted),
         )
-        for statement in module.body:
+        # The indentation a statement of a class's body is generated under.
+        indents: dict[cst.CSTNode, str] = {}
+        for top in module.body:
+            if isinstance(top, cst.ClassDef) and isinstance(top.body, cst.IndentedBlock):
+                indent = top.body.indent
+                for member in top.body.body:
+                    indents[member] = module.default_indent if indent is None else indent
+        for statement, line in lines.items():
             if statement not in statements:
                 continue
-            line = lines[statement]
             if not 0 < line <= len(starts):
                 return None
             state.tokens = []
+            state.indent_tokens = [indents[statement]] if statement in indents else []
             state.offset = start = starts[line - 1]
             statement._codegen(state)
             code = "".join(state.tokens)

@@ -18,6 +18,7 @@ from h2dlint.candidate_terms import Candidates, as_candidates
 from h2dlint.diagnostics import Confidence, FixSafety, Severity
 from h2dlint.examples import Invalid as Invalid
 from h2dlint.examples import Valid as Valid
+from h2dlint.statement_positions import member_of_class
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -86,8 +87,8 @@ class Report:
     fix_message: str = ""
     # The innermost statement around the node, for multi-line suppression comments.
     statement: cst.CSTNode | None = None
-    # The top-level statement being visited when it was reported (None at module level): its
-    # code alone usually locates the node (``FileContext.locate``).
+    # The statement of the module, or of a top-level class's body, that holds the node (None
+    # at module level): its code alone usually locates the node (``FileContext.locate``).
     top: cst.CSTNode | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     confidence: Confidence = Confidence.HIGH
@@ -207,7 +208,7 @@ class Rule:
                 replacements=tuple(replacements),
                 fix_message=fix_message or self.fix_message,
                 statement=self.context.current_statement(),
-                top=ancestors[1] if len(ancestors) > 1 else None,
+                top=member_of_class(ancestors),
                 confidence=confidence,
             )
         )

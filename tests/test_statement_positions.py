@@ -30,6 +30,13 @@ SOURCES = {
     "crlf": "import torch\r\n\r\ndef f(a):\r\n    return a.cpu()\r\n",
     "no final newline": "import torch\ndef f(a):\n    return a.cpu()",
     "form feed": "import torch\n\x0c\ndef f(a):\n    return a.cpu()\n",
+    "class members": (
+        "import torch\n\n\nclass M(torch.nn.Module):\n    # the scale\n"
+        "    scale = torch.ones(1)\n\n"
+        "    @torch.no_grad()\n    def forward(self, x):\n        return x.cpu()\n\n"
+        "    def step(self, x): return x.item()\n\n\nclass Empty: pass\n\n"
+        "class Tabs:\n\tdef f(self, x):\n\t\treturn x.tolist()\n"
+    ),
     "async and compound": (
         "async def f(a):\n    async with a as b:\n        return await b.cpu()\n\n"
         "try:\n    import x\nexcept ImportError:\n    x = None\nelse:\n    y = x.cpu()\n"
@@ -52,7 +59,13 @@ def test_statement_positions_match_the_whole_pass(name: str) -> None:
     module = cst.parse_module(source)
     tree = ast.parse(source)
     whole = Positions.of(module, source)
-    for statement in module.body:
+    members = [
+        member
+        for top in module.body
+        if isinstance(top, cst.ClassDef) and isinstance(top.body, cst.IndentedBlock)
+        for member in top.body.body
+    ]
+    for statement in [*module.body, *members]:
         collector = _Calls()
         visit_read_only(statement, collector)
         if not collector.found:
@@ -71,8 +84,10 @@ def test_lines_follow_cpython_statement_by_statement() -> None:
     module = cst.parse_module(source)
     lines = statement_lines(module, ast.parse(source))
     assert lines is not None
-    # The blank and comment lines before a statement are its own in libcst.
-    assert list(lines.values()) == [1, 2, 10]
+    # The blank and comment lines before a statement are its own in libcst; a class's
+    # statements are placed too.
+    assert list(lines.values()) == [1, 2, 10, 13]
+    assert isinstance(list(lines)[3], cst.FunctionDef)
 
 
 def test_trees_that_do_not_line_up_give_none() -> None:
