@@ -59,7 +59,7 @@ def _line_up(
             return False
         node = body[j]
         first = node.lineno
-        owned = len(statement.leading_lines)
+        owned = len(getattr(statement, "leading_lines", ()))  # every statement has them
         if isinstance(statement, cst.SimpleStatementLine):
             j += len(statement.body)  # ``a = 1; b = 2`` is one line, two CPython statements
         else:
