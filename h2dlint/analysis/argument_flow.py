@@ -7,11 +7,12 @@ about the arguments instead and keep what they all agree on.
 
 Only where every call is known: the function is a top-level function or a method of a
 top-level class of the module (not a public method of a class derived from one outside the
-project, which a framework may call: ``forward``, a hook); every reference to its name in the module is a call that
-resolves to it (a function passed as a callback, a method called through an object the
-analysis cannot place, or a call with ``*args``/``**kwargs`` make the parameter unknown); no
-other module of the project calls a function of that name (its text does not say ``name(``);
-and there is at least one call. A call that leaves the parameter out passes its default.
+project, which a framework may call: ``forward``, a hook); every reference to its name in the
+module is a call that resolves to it (a function passed as a callback, a method called through
+an object the analysis cannot place, or a call with ``*args``/``**kwargs`` before the argument
+make the parameter unknown); no other module of the project calls a function of that name (its
+text does not say ``name(``); and there is at least one call. A call that leaves the parameter
+out passes its default; a recursive call that passes the parameter on adds nothing.
 """
 
 from __future__ import annotations
@@ -149,7 +150,7 @@ def arguments(source: FactSource, function: cst.FunctionDef, name: str) -> list[
             if default is None:
                 return None
             found.append(Argument(source, default, Frame(source.context.module)))
-        else:
+        elif not _passed_on(source, argument, use.frame, function, name):
             found.append(Argument(source, argument, use.frame))
         if len(found) > MAX_CALL_SITES:
             return None
@@ -192,6 +193,23 @@ def _argument(call: cst.Call, slot: _Slot) -> tuple[bool, cst.BaseExpression | N
             return True, arg.value
         position += 1
     return True, None
+
+
+def _passed_on(
+    source: FactSource,
+    value: cst.BaseExpression,
+    frame: Frame,
+    function: cst.FunctionDef,
+    name: str,
+) -> bool:
+    """Whether ``value`` is the parameter itself, passed on by a recursive call: it adds
+    nothing to what the other calls pass."""
+    return (
+        frame.function is function
+        and isinstance(value, cst.Name)
+        and value.value == name
+        and source.bindings(frame).is_parameter(value)
+    )
 
 
 def _default(function: cst.FunctionDef, name: str) -> cst.BaseExpression | None:
