@@ -13,7 +13,7 @@ from h2dlint.analysis.loop_body import set_once
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.reference_helpers import in_reference_code
-from h2dlint.analysis.sync_basics import RowLoop, periodic_test
+from h2dlint.analysis.sync_basics import RowLoop, has_modulo, periodic_test
 from h2dlint.analysis.syncs import row_loop, sync_of, zipped_loops
 from h2dlint.context import FileContext
 
@@ -86,6 +86,8 @@ def runs_every_call(
             return False  # the ``else`` of ``if x.device.type in {"cpu", "cuda"}:``
         if isinstance(parent, cst.IndentedBlock) and after_cuda_exit(provenance, parent, child):
             return False  # after ``if x.is_cuda: return ...``
+        if isinstance(parent, cst.IndentedBlock) and after_periodic_exit(parent, child):
+            return False  # after ``if not self.should_log(step): return``
         if isinstance(parent, cst.If) and child is parent.body and periodic_test(parent.test):
             return False  # once every N calls or iterations (``if step % 100 == 0:``)
         if (
@@ -178,6 +180,48 @@ def after_cuda_exit(provenance: Provenance, block: cst.IndentedBlock, child: cst
         ):
             return True
     return False
+
+
+def after_periodic_exit(block: cst.IndentedBlock, child: cst.CSTNode) -> bool:
+    """Whether a statement before ``child`` in ``block`` leaves it unless this is a step of
+    the period: ``if not self.metrics.should_log(step): return``, ``if step % n != 0:
+    continue``; what follows runs once every N steps."""
+    for statement in block.body:
+        if statement is child:
+            return False
+        if isinstance(statement, cst.If) and statement.orelse is None and _exits(statement.body):
+            test = statement.test
+            if (
+                isinstance(test, cst.UnaryOperation)
+                and isinstance(test.operator, cst.Not)
+                and periodic_gate(test.expression)
+            ):
+                return True
+            if (
+                isinstance(test, cst.Comparison)
+                and has_modulo(test)
+                and all(isinstance(c.operator, cst.NotEqual) for c in test.comparisons)
+            ):
+                return True
+    return False
+
+
+# The words of a call that says this step is one of the period's (``should_log(step)``).
+_GATE_FIRST = frozenset({"should", "is", "time"})
+_GATE_WORDS = frozenset({"log", "logging", "print", "report", "eval", "save", "checkpoint"})
+
+
+def periodic_gate(test: cst.BaseExpression) -> bool:
+    """A test that holds once every N steps: :func:`periodic_test`, or a call named for it
+    (``should_log(step)``, ``is_log_step()``, ``time_to_report()``)."""
+    if periodic_test(test):
+        return True
+    if not isinstance(test, cst.Call):
+        return False
+    func = test.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+    words = str(name).lower().split("_")
+    return len(words) > 1 and words[0] in _GATE_FIRST and bool(_GATE_WORDS & set(words[1:]))
 
 
 def _exits(body: cst.BaseSuite) -> bool:
