@@ -181,7 +181,11 @@ class SyncOnHotPath(Rule):
     of it: `dist_utils.dist_sum(local_tokens, mesh)` in a training step) is that read, at the
     call. Code after an early exit taken on all but the period's steps (`if not
     self.metrics.should_log(step): return`, `if step % n != 0: continue`) runs once every N
-    steps and is left alone, like the body of `if step % n == 0:`.
+    steps and is left alone, like the body of `if step % n == 0:`; so is code after a lookup
+    that returns a cached result (`for key, plan in memo: if key is k: return plan`), which runs
+    once per new input. A function registered as a module hook
+    (`module.register_forward_pre_hook(f)`, `register_forward_hook`, the backward ones) runs on
+    every forward: it is hot, and so is what it calls.
 
     ## Why is this bad?
     The host queues GPU work far ahead of the GPU; a sync makes it wait until all queued work
@@ -279,6 +283,26 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # The same hook's decision made once per new input and looked up on later steps: the
+        # read runs on a cache miss only.
+        Valid(
+            """
+            import torch
+            _MEMO = []
+            def _plan(kwargs):
+                image = kwargs.get("image_embeds")
+                for held, plan in _MEMO:
+                    if held is image:
+                        return plan
+                plan = bool(torch.all(image == 0).item())
+                _MEMO.insert(0, (image, plan))
+                return plan
+            def _trim_hook(module, args, kwargs):
+                return args, kwargs if not _plan(kwargs) else {}
+            def install(dit):
+                dit.register_forward_pre_hook(_trim_hook, with_kwargs=True)
+            """
+        ),
         # The same helpers read only on logging steps (after `if not should_log: return`, or
         # `if step % n != 0: continue`), a helper that keeps the tensor (`dist_sum_tensor`),
         # and the syncing helpers' own calls of each other.
@@ -299,6 +323,10 @@ class SyncOnHotPath(Rule):
                     if not self.metrics.should_log(self.step):
                         return total
                     return dist_sum(loss.detach(), mesh), loss.item()
+                def train_step_flag(self, loss, mesh, should_log):
+                    if not should_log:
+                        return None
+                    return dist_sum(loss, mesh), loss.item()
                 def train_steps(self, losses, mesh):
                     for step, loss in enumerate(losses):
                         if step % 10 != 0:
@@ -950,6 +978,21 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # A module hook runs on every forward of the module it is registered on (a denoiser's
+        # pre-hook: every denoising step).
+        Invalid(
+            """
+            import torch
+            def _trim_hook(module, args, kwargs):
+                image = kwargs.get("image_embeds")
+                if image is not None and bool(torch.all(image == 0).item()):
+                                              ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    kwargs["image_embeds"] = image[:, :0]
+                return args, kwargs
+            def install(dit):
+                dit.register_forward_pre_hook(_trim_hook, with_kwargs=True)
+            """,
+        ),
         # A helper of the module that returns `.item()` of its parameter, which every call
         # passes a device tensor (a reduction over ranks of a per-step count): the read is
         # reported in the helper, hot through its caller. (A helper of another module is

@@ -88,6 +88,8 @@ def runs_every_call(
             return False  # after ``if x.is_cuda: return ...``
         if isinstance(parent, cst.IndentedBlock) and after_periodic_exit(parent, child):
             return False  # after ``if not self.should_log(step): return``
+        if isinstance(parent, cst.IndentedBlock) and after_cache_lookup(parent, child):
+            return False  # after ``for key, value in memo: if key == k: return value``
         if isinstance(parent, cst.If) and child is parent.body and periodic_test(parent.test):
             return False  # once every N calls or iterations (``if step % 100 == 0:``)
         if (
@@ -206,22 +208,62 @@ def after_periodic_exit(block: cst.IndentedBlock, child: cst.CSTNode) -> bool:
     return False
 
 
+def on_cache_miss(ancestors: list[cst.CSTNode], node: cst.CSTNode) -> bool:
+    """Whether ``node`` (with its ``ancestors``) runs only when a cache lookup before it in
+    its function missed (:func:`after_cache_lookup`)."""
+    child = node
+    for parent in reversed(ancestors):
+        if isinstance(parent, cst.FunctionDef):
+            return False
+        if isinstance(parent, cst.IndentedBlock) and after_cache_lookup(parent, child):
+            return True
+        child = parent
+    return False
+
+
+# Words of the name of a collection that keeps results for reuse.
+_CACHE_WORDS = ("memo", "cache")
+
+
+def after_cache_lookup(block: cst.IndentedBlock, child: cst.CSTNode) -> bool:
+    """Whether a ``for`` loop before ``child`` in ``block`` looks a result up in a cache and
+    returns it when found (``for held, plan in memo: if held == key: return plan``): what
+    follows runs on a miss only, once per new input."""
+    for statement in block.body:
+        if statement is child:
+            return False
+        if not isinstance(statement, cst.For):
+            continue
+        text = cst.Module([]).code_for_node(statement.iter).lower()
+        if not any(word in text for word in _CACHE_WORDS):
+            continue
+        body = statement.body
+        if isinstance(body, cst.IndentedBlock) and any(
+            isinstance(inner, cst.If) and _exits(inner.body) for inner in body.body
+        ):
+            return True
+    return False
+
+
 # The words of a call that says this step is one of the period's (``should_log(step)``).
-_GATE_FIRST = frozenset({"should", "is", "time"})
 _GATE_WORDS = frozenset({"log", "logging", "print", "report", "eval", "save", "checkpoint"})
 
 
 def periodic_gate(test: cst.BaseExpression) -> bool:
-    """A test that holds once every N steps: :func:`periodic_test`, or a call named for it
-    (``should_log(step)``, ``is_log_step()``, ``time_to_report()``)."""
+    """A test that holds once every N steps: :func:`periodic_test`, or a call or a flag named
+    for it (``should_log(step)``, ``is_log_step()``, ``time_to_report()``, ``should_log``)."""
     if periodic_test(test):
         return True
-    if not isinstance(test, cst.Call):
-        return False
-    func = test.func
+    func = test.func if isinstance(test, cst.Call) else test  # ``if not should_log:`` too
     name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
     words = str(name).lower().split("_")
-    return len(words) > 1 and words[0] in _GATE_FIRST and bool(_GATE_WORDS & set(words[1:]))
+    if len(words) < 2:
+        return False
+    if words[0] == "should":  # should_log, should_save_checkpoint
+        return words[1] in _GATE_WORDS
+    if words[0] == "is":  # is_log_step, is_eval_iteration (not is_activation_to_checkpoint)
+        return words[-1] in ("step", "iter", "iteration") and bool(_GATE_WORDS & set(words[1:-1]))
+    return words[:2] == ["time", "to"] and bool(_GATE_WORDS & set(words[2:]))  # time_to_log
 
 
 def _exits(body: cst.BaseSuite) -> bool:
