@@ -35,7 +35,10 @@ class NonBlockingPageableCopy(Rule):
     non-blocking copy says it goes to a device, unless the target is proven host memory or a
     dtype. `non_blocking=` may also be a name that every binding sets to `True`: in the function,
     in a function around it (a worker loop's `non_blocking = True` read by its nested step), or
-    at module level; a parameter is not known to be `True`.
+    at module level. A helper's parameter (`def to_device(x, device, non_blocking=False)`) is
+    what every call of the helper in its module passes: the copy is reported in the helper when
+    all calls pass `True` and a pageable tensor, and no other module calls a function of that
+    name.
 
     ## Why is this bad?
     CUDA can only copy asynchronously from page-locked (pinned) memory. From pageable memory the
@@ -177,6 +180,47 @@ class NonBlockingPageableCopy(Rule):
                 if pinned:
                     non_blocking = True
                 return torch.tensor(ids).to(device, non_blocking=non_blocking)
+            """
+        ),
+        # a helper's parameters: a call passes a pinned or a device tensor, or `False`; the
+        # helper is passed on as a callback (its calls are not seen); a call with `**kwargs`
+        Valid(
+            """
+            import torch
+            def to_device(x, device, non_blocking=False):
+                return x.to(device, non_blocking=non_blocking)
+            def step(ids, device, pinned):
+                a = to_device(torch.tensor(ids), device, non_blocking=True)
+                b = to_device(pinned.pin_memory(), device, non_blocking=True)
+                return a, b
+            def stage(x, device, flag):
+                return x.to(device, non_blocking=flag)
+            def first(ids, device):
+                return stage(torch.tensor(ids), device, False)
+            def second(ids, device):
+                return stage(torch.tensor(ids), device, True)
+            def move(x, device, non_blocking):
+                return x.to(device, non_blocking=non_blocking)
+            def third(batch, device):
+                moved = move(torch.tensor(batch), device, True)
+                return moved, list(map(move, batch))
+            def put(x, device, non_blocking):
+                return x.to(device, non_blocking=non_blocking)
+            def fourth(ids, options):
+                return put(torch.tensor(ids), **options)
+            """
+        ),
+        # a module's `forward`: the framework calls it too (through `__call__`), with other
+        # arguments than the one call the module shows
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            class Block(nn.Module):
+                def forward(self, x, non_blocking=False):
+                    return x.to("cuda", non_blocking=non_blocking)
+                def warm(self, ids):
+                    return self.forward(torch.tensor(ids), non_blocking=True)
             """
         ),
         # torch.cat/stack then copy is HTD104's, which offers a fix
@@ -392,6 +436,24 @@ class NonBlockingPageableCopy(Rule):
             import torch
             y = torch.tensor([1, 2]).to('cuda', non_blocking=True)
                 ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+        ),
+        # a helper's copy whose source and flag come from its callers' arguments: every call
+        # passes a fresh host tensor and `non_blocking=True`
+        Invalid(
+            """
+            import torch
+            def to_device(x, device, non_blocking=False):
+                return x.to(device, non_blocking=non_blocking)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            class Runner:
+                def _stage(self, batch, non_blocking):
+                    return batch.cuda(non_blocking=non_blocking)
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                def forward(self, rows, lens, device):
+                    host = torch.from_numpy(rows)
+                    ids = to_device(torch.tensor(lens), device, non_blocking=True)
+                    return self._stage(host, True), ids
             """,
         ),
         # `non_blocking=` a name set to True: in the worker loop around a nested step, or at

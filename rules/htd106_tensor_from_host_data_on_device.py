@@ -9,7 +9,7 @@ from h2dlint.analysis.host_data import (
     host_sequence,
     host_side,
 )
-from h2dlint.analysis.hot_guards import logging_steps_only
+from h2dlint.analysis.hot_guards import periodic_steps_only
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.loop_body import (
     in_loop_body,
@@ -723,7 +723,7 @@ class TensorFromHostDataOnDevice(Rule):
         ancestors = list(self.context.ancestors)
         if on_cache_miss(ancestors, self.context.module, provenance, frame):
             return  # made on a cache miss (``ent = cache.get(key)``/``if ent is None:``)
-        if logging_steps_only(provenance, ancestors):
+        if periodic_steps_only(ancestors):
             return  # past ``if not should_log(step): return``: on logging steps only
         shown = self.shown(data, "Python data", limit=30)
         if written is not None:

@@ -1222,7 +1222,14 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 ):
                     continue  # copying whole items of unknown kind: often offloading, by design
                 hot = hot_rows_of_tensors(
-                    self.context, provenance, sync.tensor, loop, parts, frame, known=known
+                    self.context,
+                    provenance,
+                    sync.tensor,
+                    loop,
+                    parts,
+                    frame,
+                    known=known,
+                    node=node,
                 )
                 if hot is None:
                     continue

@@ -30,6 +30,7 @@ from h2dlint.analysis.shape_syncs import (
     sizes_of,
 )
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, SYNC_METHODS
+from h2dlint.analysis.syncing_helpers import synced_argument
 from h2dlint.analysis.tensor_kinds import not_a_tensor_here
 from h2dlint.analysis.unknown_tensors import annotated_comparison, tensor_root
 from h2dlint.analysis.value_syncs import (
@@ -175,6 +176,17 @@ class SyncOnHotPath(Rule):
     Most explicit waits in real code are of those kinds; upstream fixes replaced the reported
     kind with an event and a device-side `wait_event`/`wait_stream`.
 
+    A call of a helper of another module of the project that returns a host read of its
+    argument (`return x.item()`, `return float(all_reduce(x).item())`, or another such helper
+    of it: `dist_utils.dist_sum(local_tokens, mesh)` in a training step) is that read, at the
+    call. Code after an early exit taken on all but the period's steps (`if not
+    self.metrics.should_log(step): return`, `if step % n != 0: continue`) runs once every N
+    steps and is left alone, like the body of `if step % n == 0:`; so is code after a lookup
+    that returns a cached result (`for key, plan in memo: if key is k: return plan`), which runs
+    once per new input. A function registered as a module hook
+    (`module.register_forward_pre_hook(f)`, `register_forward_hook`, the backward ones) runs on
+    every forward: it is hot, and so is what it calls.
+
     ## Why is this bad?
     The host queues GPU work far ahead of the GPU; a sync makes it wait until all queued work
     is done, and the GPU then idles while the host prepares the next step. Measured on an H200
@@ -271,6 +283,57 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # The same hook's decision made once per new input and looked up on later steps: the
+        # read runs on a cache miss only.
+        Valid(
+            """
+            import torch
+            _MEMO = []
+            def _plan(kwargs):
+                image = kwargs.get("image_embeds")
+                for held, plan in _MEMO:
+                    if held is image:
+                        return plan
+                plan = bool(torch.all(image == 0).item())
+                _MEMO.insert(0, (image, plan))
+                return plan
+            def _trim_hook(module, args, kwargs):
+                return args, kwargs if not _plan(kwargs) else {}
+            def install(dit):
+                dit.register_forward_pre_hook(_trim_hook, with_kwargs=True)
+            """
+        ),
+        # The same helpers read only on logging steps (after `if not should_log: return`, or
+        # `if step % n != 0: continue`), a helper that keeps the tensor (`dist_sum_tensor`),
+        # and the syncing helpers' own calls of each other.
+        Valid(
+            """
+            import torch
+            import torch.distributed._functional_collectives as funcol
+            def _reduce(x, op, mesh):
+                return funcol.all_reduce(x, reduceOp=op, group=mesh).item()
+            def dist_sum(x, mesh=None):
+                return _reduce(x, "sum", mesh)
+            def dist_sum_tensor(x, mesh):
+                return funcol.all_reduce(x, reduceOp="sum", group=mesh)
+            class Trainer:
+                def train_step(self, loss, mesh):
+                    tokens = torch.zeros((), device=self.device)
+                    total = dist_sum_tensor(tokens, mesh)
+                    if not self.metrics.should_log(self.step):
+                        return total
+                    return dist_sum(loss.detach(), mesh), loss.item()
+                def train_step_flag(self, loss, mesh, should_log):
+                    if not should_log:
+                        return None
+                    return dist_sum(loss, mesh), loss.item()
+                def train_steps(self, losses, mesh):
+                    for step, loss in enumerate(losses):
+                        if step % 10 != 0:
+                            continue
+                        print(dist_sum(loss, mesh), loss.item())
+            """
+        ),
         # Made on a cache miss only (once per configuration), a reference implementation that
         # a kernel is checked against, and a setup function named for an attention backend.
         Valid(
@@ -956,6 +1019,42 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # A module hook runs on every forward of the module it is registered on (a denoiser's
+        # pre-hook: every denoising step).
+        Invalid(
+            """
+            import torch
+            def _trim_hook(module, args, kwargs):
+                image = kwargs.get("image_embeds")
+                if image is not None and bool(torch.all(image == 0).item()):
+                                              ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    kwargs["image_embeds"] = image[:, :0]
+                return args, kwargs
+            def install(dit):
+                dit.register_forward_pre_hook(_trim_hook, with_kwargs=True)
+            """,
+        ),
+        # A helper of the module that returns `.item()` of its parameter, which every call
+        # passes a device tensor (a reduction over ranks of a per-step count): the read is
+        # reported in the helper, hot through its caller. (A helper of another module is
+        # reported where it is called, with what the call passes.)
+        Invalid(
+            """
+            import torch
+            import torch.distributed._functional_collectives as funcol
+            def _reduce(x, op, mesh):
+                if mesh is None:
+                    return x.item()
+                           ^^^^^^^^
+                return funcol.all_reduce(x, reduceOp=op, group=mesh).item()
+            def dist_sum(x, mesh=None):
+                return _reduce(x, "sum", mesh)
+            class Trainer:
+                def train_step(self, labels, mesh):
+                    tokens = (labels != -100).sum().to(self.device)
+                    return dist_sum(tokens, mesh)
+            """,
+        ),
         # The same loop outside saving code computes on each copied chunk every iteration; a
         # top-level attention helper that returns tensors is an attention backend's.
         Invalid(
@@ -1459,6 +1558,11 @@ class SyncOnHotPath(Rule):
             self._judge(node, tensor, what + " of {}", kind, explicit=node)
             return
         provenance = Provenance.of(self.context)
+        synced = synced_argument(provenance, node, provenance.current_frame())
+        if synced is not None:
+            tensor, helper = synced
+            self._judge(node, tensor, f"`{helper}()` of {{}} (it returns a host read)", "read")
+            return
         func = node.func
         qualified = provenance.qualify(func) or ""
         # A method of a tensor (not a function of a module: ``torch.nonzero``; not a method or

@@ -532,3 +532,82 @@ def test_the_called_names_table_built_for_all_workers_is_the_one_a_worker_builds
     table = shared.caller_index()._called
     assert table == expected  # the same modules, in the same order, for every name
     assert table[b"helper_1"] == [f"pkg.mod_{i}" for i in (2, 3, 6, 7)]
+
+
+def _codes_at(tmp_path: Path, files: dict[str, str], target: str) -> list[tuple[str, int]]:
+    import json
+
+    from click.testing import CliRunner
+
+    from h2dlint.cli import main
+
+    package = tmp_path / "train"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    for name, text in files.items():
+        (package / name).write_text(text)
+    args = ["-j1", "--no-cache", "--select", "ALL", "--output-format", "json", str(package)]
+    result = CliRunner().invoke(main, args, catch_exceptions=False)
+    return sorted(
+        (f["code"], f["location"]["row"])
+        for f in json.loads(result.stdout)
+        if f["filename"].endswith(target)
+    )
+
+
+DIST_UTILS = (
+    "import torch.distributed._functional_collectives as funcol\n"
+    "def _reduce(x, op, mesh):\n"
+    "    if mesh is None:\n        return x.item()\n"
+    "    return funcol.all_reduce(x, reduceOp=op, group=mesh).item()\n"
+    "def dist_sum(x, mesh=None):\n    return _reduce(x, 'sum', mesh)\n"
+    "def dist_sum_tensor(x, mesh):\n    return funcol.all_reduce(x, reduceOp='sum', group=mesh)\n"
+)
+
+
+def test_a_helper_of_another_module_that_reads_its_argument_syncs_where_called(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    trainer = (
+        "import torch\nfrom train import dist_utils\n"
+        "class Trainer:\n"
+        "    def train_step(self, labels, loss, mesh):\n"
+        "        tokens = (labels != -100).sum().to(self.device)\n"
+        "        total = dist_utils.dist_sum(tokens, mesh)\n"  # line 6: a sync per step
+        "        kept = dist_utils.dist_sum_tensor(tokens, mesh)\n"  # keeps the tensor
+        "        if not self.metrics.should_log(self.step):\n"
+        "            return total, kept\n"
+        "        return dist_utils.dist_sum(loss.to(self.device), mesh)\n"  # logging steps
+    )
+    found = _codes_at(tmp_path, {"dist_utils.py": DIST_UTILS, "trainer.py": trainer}, "trainer.py")
+    assert found == [("HTD202", 6)]
+
+
+def test_a_parameter_of_a_function_another_module_calls_stays_unknown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    helpers = (
+        "import torch\n"
+        "def to_device(x, device, non_blocking=False):\n"
+        "    return x.to(device, non_blocking=non_blocking)\n"
+        "def step(ids, device):\n"
+        "    return to_device(torch.tensor(ids), device, non_blocking=True)\n"
+    )
+    other = (
+        "from train.helpers import to_device\n"
+        "def run(batch, device):\n    return to_device(batch.pin_memory(), device, True)\n"
+    )
+    alone = _codes_at(tmp_path, {"helpers.py": helpers}, "helpers.py")
+    assert alone == [("HTD102", 3)]
+    (tmp_path / "train" / "other.py").write_text(other)
+    args = ["-j1", "--no-cache", "--select", "ALL", "--output-format", "json", "train"]
+    import json
+
+    from click.testing import CliRunner
+
+    from h2dlint.cli import main
+
+    result = CliRunner().invoke(main, args, catch_exceptions=False)
+    assert [f["code"] for f in json.loads(result.stdout)] == []

@@ -636,3 +636,54 @@ def test_facts_are_memoised() -> None:
     once = calls
     assert provenance.fact(*y) == first == Fact(P, True, True)
     assert calls == once  # the second answer is the memoised one
+
+
+@pytest.mark.parametrize(
+    ("code", "where"),
+    [
+        # every call of the helper passes a fresh host tensor / a device tensor
+        (
+            "def helper(x):\n    probe(x)\ndef step(ids):\n    return helper(torch.tensor(ids))\n",
+            P,
+        ),
+        (
+            "def helper(x, scale=2):\n    probe(x)\n"
+            "def a(n):\n    return helper(torch.ones(n, device='cuda'))\n"
+            "def b(n):\n    return helper(x=torch.zeros(n, device='cuda'), scale=3)\n",
+            DEV,
+        ),
+        # a method through `self`, the default when a call leaves the parameter out
+        (
+            "PINNED = torch.empty(8, pin_memory=True)\n"
+            "class R:\n    def _stage(self, n, buf=PINNED):\n        probe(buf)\n"
+            "    def step(self, n):\n        return self._stage(n)\n",
+            PIN,
+        ),
+        # calls disagree; a callback use; `*args`; no call at all; another module may call it
+        (
+            "def helper(x):\n    probe(x)\n"
+            "def a(ids):\n    return helper(torch.tensor(ids))\n"
+            "def b(n):\n    return helper(torch.ones(n, device='cuda'))\n",
+            UNK,
+        ),
+        (
+            "def helper(x):\n    probe(x)\n"
+            "def a(ids, xs):\n    helper(torch.tensor(ids))\n    return list(map(helper, xs))\n",
+            UNK,
+        ),
+        (
+            "def helper(x):\n    probe(x)\n"
+            "def a(ids, rest):\n    return helper(*rest), helper(torch.tensor(ids))\n",
+            UNK,
+        ),
+        ("def helper(x):\n    probe(x)\n", UNK),
+        # a recursive helper: its own call passes the parameter on
+        (
+            "def helper(x, n):\n    probe(x)\n    return helper(x, n - 1) if n else x\n"
+            "def a(ids):\n    return helper(torch.tensor(ids), 3)\n",
+            P,
+        ),
+    ],
+)
+def test_parameters_from_calls(code: str, where: Where) -> None:
+    assert fact_of(code).where is where

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.argument_flow import arguments
 from h2dlint.analysis.arguments import first_positional, host_named, is_true, keyword
+from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.factories import RANDOM_FACTORIES, SHAPE_FACTORIES, factory_of
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
@@ -52,16 +54,27 @@ def non_blocking_h2d_source(
     return source
 
 
-def surely_true(provenance: Provenance, node: cst.BaseExpression, frame: Frame) -> bool:
+def surely_true(
+    provenance: Provenance, node: cst.BaseExpression, frame: Frame, depth: int = 0
+) -> bool:
     """Whether ``node`` is ``True``: the literal, or a name that every binding makes ``True``
     where it is bound: in its function, else in a function around it (``non_blocking = True``
     in a worker loop, read by its nested ``preprocess()``), else at module level
-    (``NON_BLOCKING = True``). A parameter or any other value is not known to be."""
+    (``NON_BLOCKING = True``); a parameter that every call of its function passes ``True``
+    for (:mod:`~h2dlint.analysis.argument_flow`: ``to_device(x, dev, non_blocking=True)``).
+    Any other value is not known to be."""
     if is_true(node):
         return True
     if not isinstance(node, cst.Name):
         return False
-    reaching = provenance.bindings(frame).reaching_bindings(node)
+    bindings = provenance.bindings(frame)
+    reaching = bindings.reaching_bindings(node)
+    if reaching and bindings.is_parameter(node):
+        assert isinstance(frame.function, cst.FunctionDef)
+        passed = arguments(provenance, frame.function, node.value) if depth < 3 else None
+        return bool(passed) and all(
+            surely_true(_provenance(a.source), a.value, a.frame, depth + 1) for a in passed or ()
+        )
     if reaching:
         return all(b.value is not None and is_true(b.value) for b in reaching)
     if not isinstance(frame.function, cst.FunctionDef):
@@ -176,3 +189,8 @@ def device_copy_of(
         return None  # empty: nothing is copied
     host = provenance.is_host_data(data, frame) or provenance.where(data, frame).on_host
     return data, host
+
+
+def _provenance(source: FactSource) -> Provenance:
+    assert isinstance(source, Provenance)
+    return source

@@ -261,8 +261,14 @@ def _scalar_name(provenance: Provenance, name: cst.Name, frame: Frame, depth: in
             if not host_scalar(provenance, binding.value, frame, depth + 1):
                 return False
         elif binding.statement is bindings.root:
-            if not _range_bound(frame, name.value):
-                return False  # a parameter: a number only if a ``range`` takes it
+            # a parameter: a number if a ``range`` takes it or every call passes one
+            if not (
+                _range_bound(frame, name.value)
+                or provenance.passed_only(
+                    name, frame, depth, lambda v, f, d: host_scalar(provenance, v, f, d)
+                )
+            ):
+                return False
         elif not _range_target(binding.statement, name.value):
             return False
     return True

@@ -10,6 +10,7 @@ from h2dlint.analysis.device_branches import holds_on_cuda, only_off_cuda
 from h2dlint.analysis.frames import ModuleIndex
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.sync_basics import periodic_test
+from h2dlint.imports import dotted_name
 from h2dlint.walk import visit_read_only
 
 # Words of an ``if`` test whose body is a debugging aid (``if _dump_dir is not None:``,
@@ -158,4 +159,67 @@ def runs_model(loop: cst.For | cst.While) -> bool:
     ``language_model.lm_head(...)``, ``scheduler.step(...)``)."""
     finder = _StepWork()
     visit_read_only(loop.body, finder)
+    return finder.found
+
+
+# Methods of an ``nn.Module`` that register a function PyTorch calls on every forward (or
+# backward) of the module.
+HOOK_REGISTRATIONS = frozenset(
+    {
+        "register_forward_pre_hook",
+        "register_forward_hook",
+        "register_full_backward_hook",
+        "register_full_backward_pre_hook",
+    }
+)
+HOOK_REASON = "a module hook (`{}`): PyTorch runs it on every forward"
+
+
+class _HookRegistrations(cst.CSTVisitor):
+    """Functions of the module registered as module hooks: ``m.register_forward_pre_hook(f)``,
+    ``self._hook`` (a method), ``partial(f, ...)``."""
+
+    def __init__(self, index: ModuleIndex) -> None:
+        self.index = index
+        self.found: dict[cst.FunctionDef, str] = {}
+        self.cls: list[cst.ClassDef] = []
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.cls.append(node)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self.cls.pop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value in HOOK_REGISTRATIONS):
+            return
+        if not node.args or node.args[0].keyword is not None:
+            return
+        hook = node.args[0].value
+        if isinstance(hook, cst.Call) and (dotted_name(hook.func) or "").endswith("partial"):
+            hook = hook.args[0].value if hook.args else hook
+        function: cst.FunctionDef | None = None
+        if isinstance(hook, cst.Name):
+            function = self.index.functions.get(hook.value)
+        elif (
+            isinstance(hook, cst.Attribute)
+            and isinstance(hook.value, cst.Name)
+            and hook.value.value == "self"
+            and self.cls
+        ):
+            function = self.index.methods.get(self.cls[-1], {}).get(hook.attr.value)
+        if function is not None:
+            self.found.setdefault(function, HOOK_REASON.format(func.attr.value))
+
+
+def hook_functions(
+    module: cst.Module, source: bytes | str, index: ModuleIndex
+) -> dict[cst.FunctionDef, str]:
+    """The functions of the module registered as module hooks, with why they are hot."""
+    text = source.encode() if isinstance(source, str) else source
+    if b"register_f" not in text:
+        return {}
+    finder = _HookRegistrations(index)
+    visit_read_only(module, finder)
     return finder.found

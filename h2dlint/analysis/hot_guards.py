@@ -14,7 +14,7 @@ from h2dlint.analysis.loop_body import set_once
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.reference_helpers import in_reference_code
-from h2dlint.analysis.sync_basics import RowLoop, leaves, periodic_test
+from h2dlint.analysis.sync_basics import RowLoop, has_modulo, leaves, periodic_test
 from h2dlint.analysis.syncs import row_loop, sync_of, zipped_loops
 from h2dlint.context import FileContext
 
@@ -84,8 +84,10 @@ def runs_every_call(
             return False  # the ``else`` of ``if x.device.type in {"cpu", "cuda"}:``
         if isinstance(parent, cst.IndentedBlock) and after_cuda_exit(parent, child):
             return False  # after ``if x.is_cuda: return ...``
-        if isinstance(parent, cst.IndentedBlock) and after_logging_exit(provenance, parent, child):
+        if isinstance(parent, cst.IndentedBlock) and after_periodic_exit(parent, child):
             return False  # after ``if not self.should_log(step): return``
+        if isinstance(parent, cst.IndentedBlock) and after_cache_lookup(parent, child):
+            return False  # after ``for key, value in memo: if key == k: return value``
         if isinstance(parent, cst.If) and child is parent.body and periodic_test(parent.test):
             return False  # once every N calls or iterations (``if step % 100 == 0:``)
         if (
@@ -147,46 +149,112 @@ def device_type_test(provenance: Provenance, test: cst.BaseExpression, depth: in
     return any(word in code for word in DEVICE_TYPE_WORDS)
 
 
-# Words of a test that, negated in an early exit (``if not should_log: return``), leave what
-# follows to logging or debugging steps only.
-LOGGING_GATE_WORDS = ("should_log", "log_every", "debug", "verbose", "isenabledfor")
-
-
-def after_logging_exit(
-    provenance: Provenance, block: cst.IndentedBlock, child: cst.CSTNode
-) -> bool:
-    """Whether a statement before ``child`` in ``block`` returns unless this is a logging or
-    debugging step (``if not self.metrics_processor.should_log(self.step): return``, no
-    ``else``): what follows runs on those steps only, once every N steps."""
-    for statement in block.body:
-        if statement is child:
-            return False
-        if (
-            isinstance(statement, cst.If)
-            and statement.orelse is None
-            and isinstance(statement.test, cst.UnaryOperation)
-            and isinstance(statement.test.operator, cst.Not)
-            and bool(statement.body.body)
-            and leaves(statement.body.body[-1])
-        ):
-            code = provenance.context.module.code_for_node(statement.test.expression).lower()
-            if any(word in code for word in LOGGING_GATE_WORDS):
-                return True
-    return False
-
-
-def logging_steps_only(provenance: Provenance, ancestors: list[cst.CSTNode]) -> bool:
+def periodic_steps_only(ancestors: list[cst.CSTNode]) -> bool:
     """Whether the innermost function around ``ancestors`` reaches them only past an early
-    exit of :func:`after_logging_exit` (in any block around them)."""
+    exit of :func:`after_periodic_exit` (in any block around them)."""
     for i in range(len(ancestors) - 1, 0, -1):
         parent = ancestors[i - 1]
         if isinstance(parent, cst.FunctionDef):
             return False
-        if isinstance(parent, cst.IndentedBlock) and after_logging_exit(
-            provenance, parent, ancestors[i]
+        if isinstance(parent, cst.IndentedBlock) and after_periodic_exit(parent, ancestors[i]):
+            return True
+    return False
+
+
+def after_periodic_exit(block: cst.IndentedBlock, child: cst.CSTNode) -> bool:
+    """Whether a statement before ``child`` in ``block`` leaves it unless this is a step of
+    the period: ``if not self.metrics.should_log(step): return``, ``if step % n != 0:
+    continue``; what follows runs once every N steps."""
+    for statement in block.body:
+        if statement is child:
+            return False
+        if isinstance(statement, cst.If) and statement.orelse is None and _exits(statement):
+            test = statement.test
+            if (
+                isinstance(test, cst.UnaryOperation)
+                and isinstance(test.operator, cst.Not)
+                and periodic_gate(test.expression)
+            ):
+                return True
+            if (
+                isinstance(test, cst.Comparison)
+                and has_modulo(test)
+                and all(isinstance(c.operator, cst.NotEqual) for c in test.comparisons)
+            ):
+                return True
+    return False
+
+
+def past_cache_lookup(ancestors: list[cst.CSTNode], node: cst.CSTNode) -> bool:
+    """Whether ``node`` (with its ``ancestors``) runs only when a cache lookup before it in
+    its function missed (:func:`after_cache_lookup`)."""
+    child = node
+    for parent in reversed(ancestors):
+        if isinstance(parent, cst.FunctionDef):
+            return False
+        if isinstance(parent, cst.IndentedBlock) and after_cache_lookup(parent, child):
+            return True
+        child = parent
+    return False
+
+
+# Words of the name of a collection that keeps results for reuse.
+_CACHE_WORDS = ("memo", "cache")
+
+
+def after_cache_lookup(block: cst.IndentedBlock, child: cst.CSTNode) -> bool:
+    """Whether a ``for`` loop before ``child`` in ``block`` looks a result up in a cache and
+    returns it when found (``for held, plan in memo: if held == key: return plan``): what
+    follows runs on a miss only, once per new input."""
+    for statement in block.body:
+        if statement is child:
+            return False
+        if not isinstance(statement, cst.For):
+            continue
+        text = cst.Module([]).code_for_node(statement.iter).lower()
+        if not any(word in text for word in _CACHE_WORDS):
+            continue
+        body = statement.body
+        if isinstance(body, cst.IndentedBlock) and any(
+            isinstance(inner, cst.If) and _exits(inner) for inner in body.body
         ):
             return True
     return False
+
+
+def _exits(branch: cst.If) -> bool:
+    """Whether the body of ``branch`` ends by leaving its block (``return``, ``continue``...)."""
+    return bool(branch.body.body) and leaves(branch.body.body[-1])
+
+
+# Words of a test that, negated in an early exit (``if not self.debug: return``,
+# ``if not logger.isEnabledFor(DEBUG): return``), leave what follows to debugging runs.
+DEBUG_GATE_WORDS = ("debug", "verbose", "isenabledfor", "log_every")
+
+
+# The words of a call that says this step is one of the period's (``should_log(step)``).
+_GATE_WORDS = frozenset({"log", "logging", "print", "report", "eval", "save", "checkpoint"})
+
+
+def periodic_gate(test: cst.BaseExpression) -> bool:
+    """A test that holds once every N steps: :func:`periodic_test`, or a call or a flag named
+    for it (``should_log(step)``, ``is_log_step()``, ``time_to_report()``, ``should_log``), or
+    only in debugging runs (:data:`DEBUG_GATE_WORDS`)."""
+    if periodic_test(test):
+        return True
+    code = cst.Module([]).code_for_node(test).lower()
+    if any(word in code for word in DEBUG_GATE_WORDS):
+        return True
+    func = test.func if isinstance(test, cst.Call) else test  # ``if not should_log:`` too
+    name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+    words = str(name).lower().split("_")
+    if len(words) < 2:
+        return False
+    if words[0] == "should":  # should_log, should_save_checkpoint
+        return words[1] in _GATE_WORDS
+    if words[0] == "is":  # is_log_step, is_eval_iteration (not is_activation_to_checkpoint)
+        return words[-1] in ("step", "iter", "iteration") and bool(_GATE_WORDS & set(words[1:-1]))
+    return words[:2] == ["time", "to"] and bool(_GATE_WORDS & set(words[2:]))  # time_to_log
 
 
 def debug_or_tracing(provenance: Provenance, test: cst.BaseExpression) -> bool:

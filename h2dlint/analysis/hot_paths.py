@@ -63,7 +63,7 @@ import libcst as cst
 
 from h2dlint.analysis.closure_calls import called_in_loops
 from h2dlint.analysis.host_data import PREPROCESSING_MODULES, host_pipeline_class
-from h2dlint.analysis.hot_calls import SameModuleCalls, runs_model
+from h2dlint.analysis.hot_calls import SameModuleCalls, hook_functions, runs_model
 from h2dlint.analysis.hot_names import (
     ATTENTION_WORD_REASON,
     BUILDER_REASON,
@@ -404,6 +404,12 @@ class HotPaths:
                 continue
             reason = self._entry_reason(function)
             if reason is not None:
+                reasons[function] = reason
+                queue.append((function, function))
+        for function, reason in hook_functions(
+            self.context.module, self.context.source, self.index
+        ).items():
+            if function not in reasons and not self._cold(function):
                 reasons[function] = reason
                 queue.append((function, function))
         while queue:

@@ -12,6 +12,7 @@ import libcst as cst
 
 from h2dlint.analysis.arguments import keyword
 from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.hot_guards import past_cache_lookup
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.provenance import Provenance
@@ -59,11 +60,12 @@ def hot_rows_of_tensors(
     frame: Frame,
     *,
     known: bool = False,
+    node: cst.CSTNode | None = None,
 ) -> str | None:
     """Why the loop is hot, when the rows it reads are surely tensors though where they
     are is unknown: ``tensor`` is surely one (``known``), or a row goes into a ``torch.*``
     call or a tensor-only method. None when the loop is not on a hot path or the rows may be
-    anything else."""
+    anything else (``node``, the loop: also when it runs only on a cache miss)."""
     function = frame.function
     if not isinstance(function, cst.FunctionDef):
         return None
@@ -72,6 +74,8 @@ def hot_rows_of_tensors(
     reason = HotPaths.of(context).why_hot_at(context.ancestors)
     if reason is None or converted_here(provenance, tensor, frame):
         return None
+    if node is not None and past_cache_lookup(context.ancestors, node):
+        return None  # computed once per new input, then looked up
     return reason if known or rows_used_as_tensors(provenance, parts, loop) else None
 
 

@@ -188,6 +188,11 @@ class CallerIndex:
             self._called = called
         return self._called
 
+    def calling(self, name: str) -> list[str]:
+        """The modules whose text calls ``name`` (``name(``): those that may call a function
+        of that name (argument flow asks whether only the defining module does)."""
+        return self._calling(name)
+
     def _calling(self, name: str) -> list[str]:
         """The modules whose text calls ``name`` (``name(``, spaces allowed)."""
         found = self._mentions.get(name)

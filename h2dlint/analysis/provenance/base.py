@@ -10,6 +10,7 @@ from collections.abc import Iterable
 import libcst as cst
 
 from h2dlint.analysis import cross_module
+from h2dlint.analysis.argument_flow import arguments
 from h2dlint.analysis.bindings import Bindings, collect_bindings
 from h2dlint.analysis.classes import agree, class_of
 from h2dlint.analysis.fact_source import ClassRef, Definition, FactSource
@@ -300,7 +301,8 @@ class ProvenanceBase:
 
     def bound_only_to(self, name: cst.Name, frame: Frame, depth: int, test: _Test) -> bool:
         """Whether every binding that may reach ``name`` passes ``test``; a parameter passes
-        when its annotation says it is a numpy array."""
+        when its annotation says it is a numpy array, or every call of its function passes a
+        value that does."""
         bindings = self.bindings(frame)
         reaching = bindings.reaching_bindings(name)
         if not reaching:
@@ -309,9 +311,30 @@ class ProvenanceBase:
             if binding.value is not None:
                 if not test(binding.value, frame, depth + 1):
                     return False
-            elif not (binding.statement is bindings.root and self.numpy_annotated(name, frame)):
+            elif binding.statement is not bindings.root or not (
+                self.numpy_annotated(name, frame) or self.passed_only(name, frame, depth, test)
+            ):
                 return False
         return True
+
+    def passed_only(self, name: cst.Name, frame: Frame, depth: int, test: _Test) -> bool:
+        """Whether the parameter ``name`` of ``frame``'s function is passed only values that
+        pass ``test`` by the calls of the function (:mod:`~h2dlint.analysis.argument_flow`;
+        a ``None`` passes, as it never reaches a tensor operation)."""
+        function = frame.function
+        if not isinstance(function, cst.FunctionDef) or depth > MAX_DEPTH:
+            return False
+        key = ("passed", function, name.value)
+        if key in self._in_progress:
+            self._cycles += 1
+            return False
+        self._in_progress.add(key)
+        try:
+            passed = arguments(self, function, name.value)
+            values = [a for a in passed or () if not _is_none(a.value)]
+            return bool(values) and all(test(a.value, a.frame, depth + 1) for a in values)
+        finally:
+            self._in_progress.discard(key)
 
     def _tensor_memory(self, node: cst.BaseExpression, frame: Frame, depth: int) -> bool:
         """Whether numpy data may be a view of a tensor's memory (``t.numpy()``, a slice of

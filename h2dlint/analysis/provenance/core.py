@@ -18,6 +18,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis import cross_module
+from h2dlint.analysis.argument_flow import arguments
 from h2dlint.analysis.arguments import is_false, is_true, keyword
 from h2dlint.analysis.bindings import COMPREHENSIONS
 from h2dlint.analysis.classes import class_of
@@ -150,6 +151,8 @@ class Provenance(CallFacts):
                     facts.append(self._comprehension_item(name, binding.statement, frame, depth))
                 elif binding.statement is frame.function and moved_by_framework(self, name, frame):
                     facts.append(MOVED_BY_FRAMEWORK)
+                elif binding.statement is frame.function:
+                    facts.append(self._parameter(name, frame, depth))
                 else:
                     facts.append(self._loop_item(name, binding.statement, frame, depth))
             elif not _is_none(value):
@@ -167,6 +170,28 @@ class Provenance(CallFacts):
             return UNKNOWN_FACT
         if not facts and not isinstance(frame.function, cst.Module):
             return self._global(name, depth)
+        return join(facts) if facts else UNKNOWN_FACT
+
+    def _parameter(self, name: cst.Name, frame: Frame, depth: int) -> Fact:
+        """A parameter: what every call of the function passes for it agrees on
+        (:mod:`~h2dlint.analysis.argument_flow`); unknown when a call is not known."""
+        function = frame.function
+        if not isinstance(function, cst.FunctionDef):
+            return UNKNOWN_FACT
+        key = ("parameter", function, name.value)
+        if key in self._in_progress:
+            self._cycles += 1
+            return UNKNOWN_FACT
+        self._in_progress.add(key)
+        try:
+            passed = arguments(self, function, name.value)
+            if not passed:
+                return UNKNOWN_FACT
+            facts = [
+                a.source.fact(a.value, a.frame, depth + 1) for a in passed if not _is_none(a.value)
+            ]
+        finally:
+            self._in_progress.discard(key)
         return join(facts) if facts else UNKNOWN_FACT
 
     def _global(self, name: cst.Name, depth: int) -> Fact:

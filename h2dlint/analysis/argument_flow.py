@@ -1,0 +1,241 @@
+"""What a parameter holds, from the arguments its function's call sites pass.
+
+A helper's parameter is unknown inside the helper (``def to_device(x, device, non_blocking):
+return x.to(device, non_blocking=non_blocking)``), but its callers say what they pass: every
+analysis that asks about the parameter (where a tensor is, whether a flag is ``True``) can ask
+about the arguments instead and keep what they all agree on.
+
+Only where every call is known: the function is a top-level function or a method of a
+top-level class of the module (not a public method of a class derived from one outside the
+project, which a framework may call: ``forward``, a hook); every reference to its name in the
+module is a call that resolves to it (a function passed as a callback, a method called through
+an object the analysis cannot place, or a call with ``*args``/``**kwargs`` before the argument
+make the parameter unknown); no other module of the project calls a function of that name (its
+text does not say ``name(``); and there is at least one call. A call that leaves the parameter
+out passes its default; a recursive call that passes the parameter on adds nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from h2dlint.analysis.fact_source import FactSource
+from h2dlint.analysis.frames import Frame, decorator_names
+from h2dlint.context import SharedKey
+from h2dlint.walk import visit_read_only
+
+# Calls of a function examined at most (a helper called from everywhere says little).
+MAX_CALL_SITES = 16
+
+
+@dataclass(frozen=True)
+class Argument:
+    """What one call site passes for a parameter: ``value`` evaluated in ``frame`` of
+    ``source``'s module (a default: in the module's frame)."""
+
+    source: FactSource
+    value: cst.BaseExpression
+    frame: Frame
+
+
+@dataclass(frozen=True)
+class _Use:
+    """A reference to a name in the module: a call's function (``call`` set) or anything
+    else, with the function or method it is read in."""
+
+    node: cst.Name | cst.Attribute
+    call: cst.Call | None
+    frame: Frame
+
+
+class _References(cst.CSTVisitor):
+    """Every ``name`` and ``x.name`` in a module, with the call it is the function of and the
+    innermost top-level function or method around it."""
+
+    def __init__(self, source: FactSource) -> None:
+        self.source = source
+        self.uses: dict[str, list[_Use]] = {}
+        self.frames: list[Frame] = [Frame(source.context.module)]
+        self.calls: dict[int, cst.Call] = {}
+        self.depth = 0
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        index = self.source.index
+        if index.functions.get(node.name.value) is node or node in index.owner:
+            self.frames.append(index.frame_of(node))
+        else:
+            self.frames.append(self.frames[-1])  # nested: read in the function around it
+        visit_read_only(node.body, self)
+        for decorator in node.decorators:
+            visit_read_only(decorator, self)
+        self.frames.pop()
+        # The defaults are evaluated where the function is defined.
+        visit_read_only(node.params, self)
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        for part in (*node.decorators, *node.bases, *node.keywords, node.body):
+            visit_read_only(part, self)
+        return False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls[id(node.func)] = node
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        visit_read_only(node.value, self)  # not the keyword's name
+        return False
+
+    def visit_Param(self, node: cst.Param) -> bool:
+        for part in (node.annotation, node.default):
+            if part is not None:
+                visit_read_only(part, self)  # not the parameter's name
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self._use(node.value, node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        self._use(node.attr.value, node)
+        visit_read_only(node.value, self)  # not the attribute's own name
+        return False
+
+    def _use(self, name: str, node: cst.Name | cst.Attribute) -> None:
+        self.uses.setdefault(name, []).append(_Use(node, self.calls.get(id(node)), self.frames[-1]))
+
+
+def _references(source: FactSource) -> dict[str, list[_Use]]:
+    def build() -> dict[str, list[_Use]]:
+        collector = _References(source)
+        visit_read_only(source.context.module, collector)
+        return collector.uses
+
+    return source.context.shared(_REFERENCES, build)
+
+
+_REFERENCES: SharedKey[dict[str, list[_Use]]] = SharedKey("references by name")
+
+
+def arguments(source: FactSource, function: cst.FunctionDef, name: str) -> list[Argument] | None:
+    """What the calls of ``function`` (of ``source``'s module) pass for its parameter
+    ``name``; None when a call is not known (see the module's docstring)."""
+    index = source.index
+    own = function.name.value
+    method = function in index.owner
+    if not method and index.functions.get(own) is not function:
+        return None
+    if own.startswith("__") and own.endswith("__"):
+        return None  # called by Python or a framework (``__init__`` through the class)
+    frame = index.frame_of(function)
+    slot = _slot(function, name, frame, method)
+    if slot is None:
+        return None
+    if _called_elsewhere(source, own):
+        return None
+    found: list[Argument] = []
+    if method and not own.startswith("_") and _external_bases(source, index.owner[function]):
+        return None  # a framework's base class may call it (``forward``, a hook)
+    for use in _references(source).get(own, []):
+        if use.call is None:
+            return None  # passed on (a callback, ``partial(f, ...)``): its calls are unseen
+        resolved = source.callee(use.call, use.frame)
+        if resolved is None or resolved[1] is not function:
+            return None
+        told, argument = _argument(use.call, slot)
+        if not told:
+            return None
+        if argument is None:
+            default = _default(function, name)
+            if default is None:
+                return None
+            found.append(Argument(source, default, Frame(source.context.module)))
+        elif not _passed_on(source, argument, use.frame, function, name):
+            found.append(Argument(source, argument, use.frame))
+        if len(found) > MAX_CALL_SITES:
+            return None
+    return found or None
+
+
+@dataclass(frozen=True)
+class _Slot:
+    name: str
+    position: int | None  # None: keyword-only
+
+
+def _slot(function: cst.FunctionDef, name: str, frame: Frame, method: bool) -> _Slot | None:
+    params = function.params
+    positional = [*params.posonly_params, *params.params]
+    if method and "staticmethod" not in decorator_names(function):
+        if frame.self_name == name or not positional:
+            return None
+        positional = positional[1:]  # ``self``/``cls``: the object the call is made through
+    for position, param in enumerate(positional):
+        if param.name.value == name:
+            return _Slot(name, position)
+    if any(param.name.value == name for param in params.kwonly_params):
+        return _Slot(name, None)
+    return None
+
+
+def _argument(call: cst.Call, slot: _Slot) -> tuple[bool, cst.BaseExpression | None]:
+    """Whether the value ``call`` passes for ``slot`` can be told (not with ``*args`` or
+    ``**kwargs``), and that value: None when the call passes none (the default applies)."""
+    position = 0
+    for arg in call.args:
+        if arg.star:
+            return False, None
+        if arg.keyword is not None:
+            if arg.keyword.value == slot.name:
+                return True, arg.value
+            continue
+        if slot.position is not None and position == slot.position:
+            return True, arg.value
+        position += 1
+    return True, None
+
+
+def _passed_on(
+    source: FactSource,
+    value: cst.BaseExpression,
+    frame: Frame,
+    function: cst.FunctionDef,
+    name: str,
+) -> bool:
+    """Whether ``value`` is the parameter itself, passed on by a recursive call: it adds
+    nothing to what the other calls pass."""
+    return (
+        frame.function is function
+        and isinstance(value, cst.Name)
+        and value.value == name
+        and source.bindings(frame).is_parameter(value)
+    )
+
+
+def _default(function: cst.FunctionDef, name: str) -> cst.BaseExpression | None:
+    params = function.params
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        if param.name.value == name:
+            return param.default
+    return None
+
+
+def _external_bases(source: FactSource, cls: cst.ClassDef) -> bool:
+    """Whether ``cls`` derives from a class defined outside the project (``nn.Module``)."""
+    for base in cls.bases:
+        qualified = source.qualify(base.value)
+        if qualified is None:
+            if isinstance(base.value, cst.Name) and base.value.value in source.index.classes:
+                continue
+            return True
+        if qualified not in ("object", "builtins.object") and source.resolve(qualified) is None:
+            return True
+    return False
+
+
+def _called_elsewhere(source: FactSource, name: str) -> bool:
+    """Whether another module of the project calls a function named ``name``."""
+    project = source.project
+    if project is None or source.module_name is None:
+        return False
+    return any(module != source.module_name for module in project.caller_index().calling(name))
