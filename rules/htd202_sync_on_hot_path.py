@@ -180,7 +180,8 @@ class SyncOnHotPath(Rule):
     argument (`return x.item()`, `return float(all_reduce(x).item())`, or another such helper
     of it: `dist_utils.dist_sum(local_tokens, mesh)` in a training step) is that read, at the
     call. Code after an early exit taken on all but the period's steps (`if not
-    self.metrics.should_log(step): return`, `if step % n != 0: continue`) runs once every N
+    self.metrics.should_log(step): return`, `if step % n != 0: continue` of a counter of
+    steps; not a check that raises, `if length % chunk != 0: raise ...`) runs once every N
     steps and is left alone, like the body of `if step % n == 0:`; so is code after a lookup
     that returns a cached result (`for key, plan in memo: if key is k: return plan`), which runs
     once per new input. A function registered as a module hook
@@ -1019,6 +1020,20 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # A check of the input that raises is no period: what follows runs on every call (only
+        # `if step % n != 0: return` of a counter of steps leaves the rest to every N-th step).
+        Invalid(
+            """
+            import torch
+            class Encoder(torch.nn.Module):
+                def forward(self, features, mask, chunk: int):
+                    if features.shape[-1] % chunk != 0:
+                        raise ValueError("features must be a whole number of chunks")
+                    valid = torch.arange(chunk, device=features.device) < mask.sum(-1, keepdim=True)
+                    return features.flatten()[valid.flatten().nonzero().squeeze(-1)]
+                                              ^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+        ),
         # A module hook runs on every forward of the module it is registered on (a denoiser's
         # pre-hook: every denoising step).
         Invalid(

@@ -84,3 +84,25 @@ def test_install_and_storage_format_loaders_run_once() -> None:
     assert once_name("_load_fp8_scales")
     assert not once_name("load_image")
     assert not once_name("installed_count")
+
+
+def test_a_list_grown_by_appending_tensors_is_no_host_data() -> None:
+    """``xs: list[torch.Tensor] = []`` then ``xs.append(t)``: its display says nothing of what
+    it holds (flashinfer's per-head index lists, passed on to a helper that syncs per head)."""
+    context = _context(
+        """
+        import torch
+        def plan(q2k, n):
+            tensors: list[torch.Tensor] = []
+            numbers = []
+            for head in range(n):
+                tensors.append(torch.div(q2k[head], 4, rounding_mode="floor"))
+                numbers.append([head, head + 1])
+            return tensors, numbers
+        """
+    )
+    provenance, frame, value = _returned(context, "plan")
+    assert isinstance(value, cst.Tuple)
+    tensors, numbers = (element.value for element in value.elements)
+    assert not provenance.is_host_data(tensors, frame)
+    assert provenance.is_host_data(numbers, frame)

@@ -14,7 +14,7 @@ from h2dlint.analysis.loop_body import set_once
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.reference_helpers import in_reference_code
-from h2dlint.analysis.sync_basics import RowLoop, has_modulo, leaves, periodic_test
+from h2dlint.analysis.sync_basics import PERIOD_WORDS, RowLoop, has_modulo, leaves, periodic_test
 from h2dlint.analysis.syncs import row_loop, sync_of, zipped_loops
 from h2dlint.context import FileContext
 
@@ -168,7 +168,14 @@ def after_periodic_exit(block: cst.IndentedBlock, child: cst.CSTNode) -> bool:
     for statement in block.body:
         if statement is child:
             return False
-        if isinstance(statement, cst.If) and statement.orelse is None and _exits(statement):
+        # A ``raise`` is a check of the input (``if length % chunk != 0: raise ...``): what
+        # follows runs on every valid call.
+        if (
+            isinstance(statement, cst.If)
+            and statement.orelse is None
+            and _exits(statement)
+            and not _raises(statement)
+        ):
             test = statement.test
             if (
                 isinstance(test, cst.UnaryOperation)
@@ -180,9 +187,33 @@ def after_periodic_exit(block: cst.IndentedBlock, child: cst.CSTNode) -> bool:
                 isinstance(test, cst.Comparison)
                 and has_modulo(test)
                 and all(isinstance(c.operator, cst.NotEqual) for c in test.comparisons)
+                and _counts_steps(test)
             ):
                 return True
     return False
+
+
+# Words of a counter of steps or calls, the left side of ``if step % n != 0: return``.
+_STEP_WORDS = ("step", "iter", "epoch", "batch_idx", "count", "tick", "round")
+
+
+def _counts_steps(test: cst.Comparison) -> bool:
+    """Whether the modulo of ``test`` divides a counter of steps (``self.global_step % n``,
+    ``iteration % log_every``), not a length (``length % chunk``)."""
+    left = test.left
+    if not (isinstance(left, cst.BinaryOperation) and isinstance(left.operator, cst.Modulo)):
+        return False
+    code = cst.Module([]).code_for_node(left.left).lower()
+    return any(word in code for word in _STEP_WORDS) or any(
+        word in cst.Module([]).code_for_node(left.right).lower() for word in PERIOD_WORDS
+    )
+
+
+def _raises(branch: cst.If) -> bool:
+    last = branch.body.body[-1]
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1]
+    return isinstance(last, cst.Raise)
 
 
 def past_cache_lookup(ancestors: list[cst.CSTNode], node: cst.CSTNode) -> bool:

@@ -277,6 +277,12 @@ class ProvenanceBase:
             self._note(depth)
             if depth > MAX_DEPTH:
                 return False
+            # ``xs = []`` grown by ``xs.append(t)``: what it holds is what was appended.
+            if any(
+                not self.is_host_data(value, frame, depth + 1)
+                for value in self.appended(frame, node.value)
+            ):
+                return False
             return self.bound_only_to(node, frame, depth, self.is_host_data)
         return False
 
