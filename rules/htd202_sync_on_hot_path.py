@@ -132,7 +132,9 @@ class SyncOnHotPath(Rule):
     number for it. The message says which tensor would have to be on the GPU. Host tensors stay
     silent: numpy arrays, `.cpu()` results, names that say host (`lengths_cpu`, `host_ids`) and
     names bound to values computed from them (`query_lens = qsl_cpu[1:] - qsl_cpu[:-1]`),
-    results of `numel()`/`size()` (Python numbers), torch functions of host tensors
+    results of `numel()`/`size()` (Python numbers), results of a helper asked for the host by
+    a literal device argument (`get_for_device(params, "slots", "cpu")`, `device="cpu"`; not
+    `src_device="cpu"`), torch functions of host tensors
     (`torch.clamp(host, 0, n)`, `torch.stack(torch.meshgrid(*host_ranges))`), and `forward`
     arguments that the class's `prepare_inputs_for_generation` (its own or an inherited one,
     also from another module) returns built on the host, or that an outer module of the same
@@ -149,7 +151,11 @@ class SyncOnHotPath(Rule):
     `print` calls (also functions named `log_*`/`print_*`), branches taken once every N steps
     (`if step % 100 == 0:`, `if it - last == self.eviction_interval:`, also around the call of
     a helper), and branches whose test names debugging (`if self.debug:`,
-    `if logger.isEnabledFor(...)`); branches for another backend (`if x.device.type == "mps":`,
+    `if logger.isEnabledFor(...)`) or reads a diagnostic switch from the environment that is
+    off unless set at launch (`if check:` with `check` bound, in the function or at module
+    level, to `os.environ.get("X_ROUTING_CHECK", "0") != "0"`; a switch on by default or named
+    for a feature, `USE_FAST_PATH`, runs per step); branches for another backend
+    (`if x.device.type == "mps":`,
     `x.cpu() if x.device.type == "cpu" else x`, the `else` of
     `if x.device.type in {"cpu", "cuda"}:` and the test of its `elif`, the code after
     `if x.is_cuda: return ...`, what only a CPU branch calls, forwards named for the CPU such as
@@ -421,6 +427,32 @@ class SyncOnHotPath(Rule):
                 def _maybe_dump_logits(self, dump_dir, logits):
                     self.recs.append(logits.detach().float().cpu())
                     torch.save(self.recs, dump_dir)
+            """
+        ),
+        # A helper a forward calls only under a diagnostic switch that is off unless an
+        # environment variable is set at launch (`EXL3_TP_ROUTING_CHECK`, default "0"), also
+        # through a local name; and a helper asked for the host copy of a tensor by a literal
+        # "cpu" device argument.
+        Valid(
+            """
+            import os
+            import torch
+            def get_for_device(params: dict, key: str, device) -> torch.Tensor:
+                return params[key].to(device)
+            _routing_check = os.environ.get("MOE_ROUTING_CHECK", "0") != "0"
+            def _routing_check_compare(local_w, w):
+                return float((local_w - w).abs().max().item())
+            class SparseMLP(torch.nn.Module):
+                def forward(self, x, params):
+                    local_w = self.router(x)
+                    w = self.broadcast(local_w)
+                    check = _routing_check and self.replicated
+                    if check:
+                        _routing_check_compare(local_w, w)
+                        self.mismatches += int((local_w != w).sum().item())
+                    slots = get_for_device(params, "recurrent_slots", "cpu").tolist()
+                    rows = get_for_device(params, "rows", device=torch.device("cpu")).tolist()
+                    return self.experts(x, w), slots, rows
             """
         ),
         # A value that a type test says is no tensor (the `else` of `isinstance(x,
@@ -1541,6 +1573,36 @@ class SyncOnHotPath(Rule):
                            ^^^^^^^^^^^^
             """,
             message_contains="Indexing `ids` with a boolean mask",
+        ),
+        # The same helpers under a switch on by default (`"1"`), or under an opt-in switch
+        # named for a feature, not a check, run on every step; a helper given the device (or
+        # a source named `src_device="cpu"`) returns device memory.
+        Invalid(
+            """
+            import os
+            import torch
+            def get_for_device(params: dict, key: str, device) -> torch.Tensor:
+                return params[key].to(device)
+            _routing_check = os.environ.get("MOE_ROUTING_CHECK", "1") != "0"
+            _fast_path = os.environ.get("MOE_FAST_PATH", "0") != "0"
+            def _routing_check_compare(local_w, w):
+                return float((local_w - w).abs().max().item())
+                             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            def _fast_counts(w):
+                return w.sum(0).tolist()
+                       ^^^^^^^^^^^^^^^^^
+            class SparseMLP(torch.nn.Module):
+                def forward(self, x, params):
+                    local_w = self.router(x)
+                    w = self.broadcast(local_w)
+                    if _routing_check:
+                        _routing_check_compare(local_w, w)
+                    if _fast_path:
+                        _fast_counts(w)
+                    slots = get_for_device(params, "recurrent_slots", self.device).tolist()
+                            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return self.experts(x, w), slots
+            """,
         ),
     )
 

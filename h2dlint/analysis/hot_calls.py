@@ -7,6 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.device_branches import holds_on_cuda, only_off_cuda
+from h2dlint.analysis.env_switches import diagnostic_switch
 from h2dlint.analysis.frames import ModuleIndex
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.sync_basics import periodic_test
@@ -46,6 +47,10 @@ class SameModuleCalls(cst.CSTVisitor):
         self.loops_only = False
         # Only calls in loops that run a model count (a block of a modular pipeline).
         self.model_loops_only = False
+        # The function whose calls are collected (names its tests read are bound there), and
+        # whether the file reads the environment at all (:mod:`env_switches`).
+        self.function: cst.FunctionDef | None = None
+        self.env_reads = False
         self.depth = 0
 
     def _counts(self, node: cst.For | cst.While) -> int:
@@ -76,6 +81,9 @@ class SameModuleCalls(cst.CSTVisitor):
             and not periodic_test(node.test)
             and not only_off_cuda(node.test)
             and not debug_guard(node.test)
+            and not (
+                self.env_reads and diagnostic_switch(node.test, self.index.module, self.function)
+            )
         ):
             visit_read_only(node.body, self)
         if node.orelse is not None and not holds_on_cuda(node.test):

@@ -10,6 +10,7 @@ import libcst as cst
 
 from h2dlint.analysis.bindings import COMPREHENSIONS
 from h2dlint.analysis.device_branches import after_cuda_exit, off_cuda_part
+from h2dlint.analysis.env_switches import diagnostic_switch, may_read_environment
 from h2dlint.analysis.loop_body import set_once
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
@@ -296,4 +297,11 @@ def debug_or_tracing(provenance: Provenance, test: cst.BaseExpression) -> bool:
         if qualified.rpartition(".")[2] in TRACING_GUARDS:
             return True
     code = provenance.context.module.code_for_node(test).lower()
-    return any(word in code for word in DEBUG_WORDS)
+    if any(word in code for word in DEBUG_WORDS):
+        return True
+    if not may_read_environment(provenance.context.source):
+        return False
+    function = provenance.current_frame().function
+    return diagnostic_switch(
+        test, provenance.context.module, function if isinstance(function, cst.FunctionDef) else None
+    )

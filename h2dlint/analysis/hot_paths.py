@@ -62,6 +62,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from h2dlint.analysis.closure_calls import called_in_loops
+from h2dlint.analysis.env_switches import may_read_environment
 from h2dlint.analysis.host_data import PREPROCESSING_MODULES, host_pipeline_class
 from h2dlint.analysis.hot_calls import SameModuleCalls, hook_functions, runs_model
 from h2dlint.analysis.hot_names import (
@@ -153,6 +154,7 @@ class HotPaths:
         self.cold_functions = tuple(cold_functions)
         self.index = Provenance.of(context).index
         self.once = RunOnce.of(context)
+        self._env_reads = may_read_environment(context.source)
         self._reasons: dict[cst.FunctionDef, str] | None = None
         self._parents: dict[cst.FunctionDef, cst.FunctionDef] | None = None
         # Per-request entry points: only the code in their loops is hot.
@@ -429,6 +431,8 @@ class HotPaths:
         collector = SameModuleCalls(self.index, self.once, cls, self_names)
         collector.loops_only = function in self._loops_only
         collector.model_loops_only = function in self._model_loops_only
+        collector.function = function
+        collector.env_reads = self._env_reads
         visit_read_only(function.body, collector)
         return collector.found
 

@@ -278,3 +278,35 @@ def _annotated_not_tensor(name: cst.Name, provenance: FactSource, frame: Frame) 
 
 
 _EMPTY = cst.Module([])
+
+
+# Keywords that name where a value comes FROM, not where the call puts it.
+_SOURCE_WORDS = ("src", "source", "from", "orig")
+
+
+def _host_literal(node: cst.BaseExpression) -> bool:
+    """``"cpu"`` or ``torch.device("cpu")`` written in the call."""
+    if isinstance(node, cst.Call) and len(node.args) == 1:
+        func = node.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else None
+        name = func.value if isinstance(func, cst.Name) else name
+        if name == "device":
+            node = node.args[0].value
+    return isinstance(node, cst.SimpleString) and node.evaluated_value == "cpu"
+
+
+def asks_for_host(call: cst.Call) -> bool:
+    """Whether a call of a function whose result is otherwise unknown names the host as where
+    it puts its result: a literal ``"cpu"`` (or ``torch.device("cpu")``) passed by position or
+    as ``device=``/``target_device=`` (not ``src_device=``). ``get_for_device(params, "slots",
+    "cpu")`` returns the host copy of a tensor, as ``get_for_device(params, "slots",
+    self.device)`` returns the device one."""
+    for arg in call.args:
+        if not _host_literal(arg.value) or arg.star:
+            continue
+        if arg.keyword is None:
+            return True
+        word = arg.keyword.value.lower()
+        if word == "device" or (word.endswith("_device") and not word.startswith(_SOURCE_WORDS)):
+            return True
+    return False

@@ -28,7 +28,7 @@ from h2dlint.analysis.provenance.common import (
     _non_blocking,
     _Returns,
 )
-from h2dlint.analysis.targets import Target, device_target, to_target
+from h2dlint.analysis.targets import Target, asks_for_host, device_target, to_target
 from h2dlint.analysis.torch_api import (
     CONVERTERS,
     FRESH_FACTORIES,
@@ -45,6 +45,26 @@ class CallFacts(ProvenanceBase):
     """The facts of calls (``core.Provenance`` adds those of names, attributes and the rest)."""
 
     def _call(self, call: cst.Call, frame: Frame, depth: int) -> Fact:
+        if asks_for_host(call) and not self._own_device_rules(call):
+            # ``get_for_device(params, "slots", "cpu")``: a helper asked for the host copy,
+            # whatever its return says of a ``device`` parameter it is given
+            return Fact(Where.HOST)
+        return self._call_fact(call, frame, depth)
+
+    def _own_device_rules(self, call: cst.Call) -> bool:
+        """Whether ``call`` is a torch or numpy function or a tensor method whose device
+        argument its own facts read (``torch.empty(n, device="cpu")``, ``x.to("cpu",
+        non_blocking=True)`` lands in pinned memory)."""
+        qualified = self.qualify(call.func) or ""
+        if qualified.startswith(("torch.", "numpy.", "np.")):
+            return True
+        func = call.func
+        return isinstance(func, cst.Attribute) and (
+            func.attr.value in ("to", "cuda", "cpu", "pin_memory", "copy_")
+            or func.attr.value in NEW_FACTORIES
+        )
+
+    def _call_fact(self, call: cst.Call, frame: Frame, depth: int) -> Fact:
         func = call.func
         qualified = self.qualify(func)
         if qualified is not None:

@@ -1,0 +1,152 @@
+"""Diagnostic switches read from the environment: ``if check:`` where ``check`` is bound
+(in the function, or at module level) to ``os.environ.get("EXL3_TP_ROUTING_CHECK", "0") !=
+"0"``. A variable that is off unless someone sets it at launch, named for a check or a dump,
+guards a debugging aid: what it runs does not run per step in a deployment.
+
+Both facts are needed: an opt-in variable named for a feature (``USE_FAST_PATH``) guards code
+that does run per step for those who set it, and a variable on by default runs always.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from h2dlint.walk import visit_read_only
+
+# Words of a variable's name (its environment name, or the Python name bound to it) that say
+# it switches on a diagnostic.
+DIAGNOSTIC_WORDS = ("debug", "check", "verify", "validate", "sanity", "dump", "trace", "compare")
+# Defaults of an environment read that leave the switch off.
+_OFF_DEFAULTS = frozenset({"", "0", "false", "no", "off", "none"})
+_ENV_READS = frozenset({"os.environ.get", "environ.get", "os.getenv", "getenv"})
+_MAX_DEPTH = 3
+_EMPTY = cst.Module(body=[])
+
+
+def may_read_environment(source: str) -> bool:
+    """Whether a file's source may read an environment variable (a cheap test that spares
+    the others the walk)."""
+    return "environ" in source or "getenv" in source
+
+
+def diagnostic_switch(
+    test: cst.BaseExpression, module: cst.Module, function: cst.FunctionDef | None
+) -> bool:
+    """Whether ``test`` reads an off-by-default environment variable named for a diagnostic
+    (its environment name, or a name bound to it on the way), directly or through names bound
+    in ``function`` or at module level."""
+    return _reads_switch(test, module, function, set(), 0, named=False)
+
+
+def _reads_switch(
+    node: cst.CSTNode,
+    module: cst.Module,
+    function: cst.FunctionDef | None,
+    seen: set[str],
+    depth: int,
+    *,
+    named: bool,
+) -> bool:
+    finder = _Parts()
+    visit_read_only(node, finder)
+    for call in finder.calls:
+        key = _off_read(call)
+        if key is not None and (named or _diagnostic(key)):
+            return True
+    if depth >= _MAX_DEPTH:
+        return False
+    for name in sorted(finder.names - seen):
+        seen.add(name)
+        for bound, local in _bindings(name, module, function):
+            inner = function if local else None
+            if _reads_switch(
+                bound, module, inner, seen, depth + 1, named=named or _diagnostic(name)
+            ):
+                return True
+    return False
+
+
+def _off_read(call: cst.Call) -> str | None:
+    """The variable's name of ``os.environ.get("X", "0")``/``os.getenv("X")``, a read that is
+    off unless the variable is set; None for anything else."""
+    if _EMPTY.code_for_node(call.func) not in _ENV_READS or not call.args:
+        return None
+    key = call.args[0].value
+    if not isinstance(key, cst.SimpleString) or not isinstance(key.evaluated_value, str):
+        return None
+    if len(call.args) > 1:
+        default = call.args[1].value
+        if isinstance(default, cst.SimpleString):
+            value = default.evaluated_value
+            if not isinstance(value, str) or value.strip().lower() not in _OFF_DEFAULTS:
+                return None
+        elif isinstance(default, cst.Name):
+            if default.value not in ("None", "False"):
+                return None
+        elif not (isinstance(default, cst.Integer) and default.value == "0"):
+            return None
+    return key.evaluated_value
+
+
+def _diagnostic(name: str) -> bool:
+    lowered = name.lower()
+    return any(word in lowered for word in DIAGNOSTIC_WORDS)
+
+
+def _bindings(
+    name: str, module: cst.Module, function: cst.FunctionDef | None
+) -> list[tuple[cst.BaseExpression, bool]]:
+    """The values ``name = value`` binds in ``function``'s own statements (True) and in the
+    module's top-level statements (False)."""
+    found: list[tuple[cst.BaseExpression, bool]] = []
+    if function is not None:
+        assigns = _Assigns(name)
+        visit_read_only(function.body, assigns)
+        found.extend((value, True) for value in assigns.values)
+        if assigns.values:
+            return found
+    for statement in module.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Assign) and any(
+                    isinstance(t.target, cst.Name) and t.target.value == name for t in small.targets
+                ):
+                    found.append((small.value, False))
+    return found
+
+
+class _Parts(cst.CSTVisitor):
+    """The calls and the bare names of an expression."""
+
+    def __init__(self) -> None:
+        self.calls: list[cst.Call] = []
+        self.names: set[str] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        return False  # ``self.check`` is state, not a module switch
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+
+class _Assigns(cst.CSTVisitor):
+    """``name = value`` in a function's own statements (not nested functions)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.values: list[cst.BaseExpression] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if any(
+            isinstance(t.target, cst.Name) and t.target.value == self.name for t in node.targets
+        ):
+            self.values.append(node.value)
