@@ -18,7 +18,6 @@ from h2dlint.candidate_terms import Candidates, as_candidates
 from h2dlint.diagnostics import Confidence, FixSafety, Severity
 from h2dlint.examples import Invalid as Invalid
 from h2dlint.examples import Valid as Valid
-from h2dlint.statement_positions import member_of_class
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -199,6 +198,9 @@ class Rule:
         inferred fact, and its message must say what would make it certain."""
         if replacements and self.fix_safety is FixSafety.NONE:
             raise TypeError(f"{self.code} offers a fix but declares fix_safety NONE")
+        # (Imported here: a run the cache answers imports the rules' catalogue, not libcst.)
+        from h2dlint.statement_positions import member_of_class
+
         ancestors = self.context.ancestors  # the module first, then its statement
         self._reports.append(
             Report(
