@@ -33,6 +33,11 @@ def synced_argument(
     call."""
     if isinstance(call.func, cst.Attribute) and call.func.attr.value in SYNC_METHODS:
         return None
+    project = source.project
+    func = call.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
+    if project is None or not isinstance(name, str) or not project.may_define_syncing_helper(name):
+        return None  # no module of the project defines such a helper: nothing to parse
     function = frame.function
     if isinstance(function, cst.FunctionDef) and _synced_parameter(source, function, 0):
         return None  # a syncing helper itself: its callers are where the read is reported

@@ -40,6 +40,8 @@ MAX_FILES_PER_NAME = 64
 # Definitions of one name read (with CPython's ast) to tell whether one moves items; a name
 # defined more often is assumed to (the call is then resolved, which reads one module).
 MAX_DEFINITIONS_READ = 8
+# Text of a read of a tensor to the host.
+_SYNC_TEXT = re.compile(rb"\.(?:item|tolist)\(\s*\)")
 # Questions about called names answered by a scan for that name alone, before one table of
 # every called name is built (cheaper once many names are asked, as in a whole-tree run).
 TABLE_AFTER_QUESTIONS = 32
@@ -79,6 +81,7 @@ class CallerIndex:
         self._mover_names: dict[str, frozenset[str]] = {}
         # Per function name: whether a definition of that name may move items one by one.
         self._movers: dict[str, bool] = {}
+        self._syncing: dict[str, bool] = {}
         # (module, class) -> whether the module's text can hold an object of the class.
         self._typed: dict[tuple[str, str], bool] = {}
 
@@ -294,6 +297,20 @@ class CallerIndex:
         if known is None:
             known = self._find_mover(name)
             self._movers[name] = known
+        return known
+
+    def may_define_syncing_helper(self, name: str) -> bool:
+        """Whether a module of the project whose text defines a function ``name`` reads a
+        tensor to the host anywhere (``.item()``, ``.tolist()``): False only when none does,
+        so that a call of that name cannot be a helper that syncs (``dist_sum(x, mesh)``), and
+        no module needs parsing with libcst to learn it."""
+        known = self._syncing.get(name)
+        if known is None:
+            defining = self._defining(name)
+            known = len(defining) > MAX_DEFINITIONS_READ or any(
+                _SYNC_TEXT.search(self._data(module) or b"") is not None for module in defining
+            )
+            self._syncing[name] = known
         return known
 
     def _find_mover(self, name: str) -> bool:

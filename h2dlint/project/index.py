@@ -201,6 +201,12 @@ class ProjectIndex:
         call, which parses the defining module with libcst."""
         return self._caller_index().may_define_mover(name)
 
+    def may_define_syncing_helper(self, name: str) -> bool:
+        """Whether a function of the project named ``name`` may read its argument to the
+        host (see :meth:`CallerIndex.may_define_syncing_helper`): a cheap gate before resolving
+        a call, which parses the defining module with libcst."""
+        return self._caller_index().may_define_syncing_helper(name)
+
     def caller_index(self) -> CallerIndex:
         """Who calls whom across the project's modules (built on first use)."""
         return self._caller_index()
