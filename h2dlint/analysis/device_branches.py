@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from h2dlint.analysis.sync_basics import leaves
+from h2dlint.analysis.sync_basics import early_exits
 
 # The types of ``torch.device`` other than ``"cuda"`` that code tests for.
 DEVICE_TYPES = frozenset({"cpu", "mps", "xpu", "npu", "hpu", "meta", "xla", "mtia", "musa"})
@@ -50,18 +50,7 @@ def after_cuda_exit(block: cst.IndentedBlock, child: cst.CSTNode) -> bool:
     """Whether a statement before ``child`` in ``block`` leaves it on CUDA: ``if x.is_cuda:
     return ...`` (or ``raise``, ``continue``, ``break`` as its last statement, and no
     ``else``); what follows runs only on another backend or on the CPU."""
-    for statement in block.body:
-        if statement is child:
-            return False
-        if (
-            isinstance(statement, cst.If)
-            and statement.orelse is None
-            and bool(statement.body.body)
-            and leaves(statement.body.body[-1])
-            and holds_on_cuda(statement.test)
-        ):
-            return True
-    return False
+    return any(holds_on_cuda(branch.test) for branch in early_exits(block, child))
 
 
 def only_off_cuda(test: cst.BaseExpression) -> bool:

@@ -15,7 +15,14 @@ from h2dlint.analysis.loop_body import set_once
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.reference_helpers import in_reference_code
-from h2dlint.analysis.sync_basics import PERIOD_WORDS, RowLoop, has_modulo, leaves, periodic_test
+from h2dlint.analysis.sync_basics import (
+    PERIOD_WORDS,
+    RowLoop,
+    early_exits,
+    has_modulo,
+    leaves,
+    periodic_test,
+)
 from h2dlint.analysis.syncs import row_loop, sync_of, zipped_loops
 from h2dlint.context import FileContext
 
@@ -165,32 +172,25 @@ def periodic_steps_only(ancestors: list[cst.CSTNode]) -> bool:
 def after_periodic_exit(block: cst.IndentedBlock, child: cst.CSTNode) -> bool:
     """Whether a statement before ``child`` in ``block`` leaves it unless this is a step of
     the period: ``if not self.metrics.should_log(step): return``, ``if step % n != 0:
-    continue``; what follows runs once every N steps."""
-    for statement in block.body:
-        if statement is child:
-            return False
-        # A ``raise`` is a check of the input (``if length % chunk != 0: raise ...``): what
-        # follows runs on every valid call.
+    continue``; what follows runs once every N steps. A ``raise`` is a check of the input
+    (``if length % chunk != 0: raise ...``): what follows runs on every valid call."""
+    for branch in early_exits(block, child):
+        if _raises(branch):
+            continue
+        test = branch.test
         if (
-            isinstance(statement, cst.If)
-            and statement.orelse is None
-            and _exits(statement)
-            and not _raises(statement)
+            isinstance(test, cst.UnaryOperation)
+            and isinstance(test.operator, cst.Not)
+            and periodic_gate(test.expression)
         ):
-            test = statement.test
-            if (
-                isinstance(test, cst.UnaryOperation)
-                and isinstance(test.operator, cst.Not)
-                and periodic_gate(test.expression)
-            ):
-                return True
-            if (
-                isinstance(test, cst.Comparison)
-                and has_modulo(test)
-                and all(isinstance(c.operator, cst.NotEqual) for c in test.comparisons)
-                and _counts_steps(test)
-            ):
-                return True
+            return True
+        if (
+            isinstance(test, cst.Comparison)
+            and has_modulo(test)
+            and all(isinstance(c.operator, cst.NotEqual) for c in test.comparisons)
+            and _counts_steps(test)
+        ):
+            return True
     return False
 
 

@@ -6,6 +6,7 @@ a block."""
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import libcst as cst
@@ -26,6 +27,22 @@ def leaves(unit: cst.CSTNode) -> bool:
         and bool(unit.body)
         and isinstance(unit.body[-1], LEAVING)
     )
+
+
+def early_exits(block: cst.IndentedBlock, child: cst.CSTNode) -> Iterator[cst.If]:
+    """The ``if`` statements before ``child`` in ``block`` that have no ``else`` and whose body
+    ends by leaving the block (``if x.is_cuda: return ...``, ``if not should_log: return``):
+    what follows them runs only where their test is false."""
+    for statement in block.body:
+        if statement is child:
+            return
+        if (
+            isinstance(statement, cst.If)
+            and statement.orelse is None
+            and bool(statement.body.body)
+            and leaves(statement.body.body[-1])
+        ):
+            yield statement
 
 
 def target_names(target: cst.BaseExpression) -> frozenset[str]:
