@@ -13,8 +13,11 @@ print(" ".join(f"{n}-{v}" for n, v in f.PACKAGES.items() if n != "diffusers"))')
 tar -C "$CORPUS" -cJf .bench/corpus.tar.xz $PINNED
 grep -qx '/.bench/' .git/info/exclude || echo '/.bench/' >> .git/info/exclude
 grep -qx '/.whl/' .git/info/exclude || echo '/.whl/' >> .git/info/exclude
-pip download -q --dest .bench/peers --python-version 3.12 --platform manylinux_2_28_x86_64 \
-  --platform manylinux2014_x86_64 --only-binary=:all: \
-  libcst==1.8.6 click==8.1.8 torchfix==0.7.0 fixit==2.2.1 ruff==0.17.6
+# One download per tool: TorchFix pins an older libcst, so resolving them together fails.
+for spec in "libcst==1.8.6 click==8.1.8" torchfix==0.7.0 fixit==2.2.1 ruff==0.17.6; do
+  # shellcheck disable=SC2086  # a spec may name two packages
+  pip download -q --dest .bench/peers --python-version 3.12 --platform manylinux_2_28_x86_64 \
+    --platform manylinux2014_x86_64 --only-binary=:all: $spec
+done
 cp .bench/peers/libcst-1.8.6-*.whl .whl/
 ls -la .bench .bench/peers
