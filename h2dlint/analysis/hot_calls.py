@@ -16,7 +16,7 @@ from h2dlint.walk import visit_read_only
 
 # Words of an ``if`` test whose body is a debugging aid (``if _dump_dir is not None:``,
 # ``if self.debug:``): what it calls does not run per step.
-DEBUG_GUARD_WORDS = ("debug", "verbose", "dump")
+DEBUG_GUARD_WORDS = ("debug", "verbose", "dump", "isenabledfor")
 _EMPTY = cst.Module(body=[])
 
 

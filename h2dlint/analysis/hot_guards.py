@@ -11,6 +11,7 @@ import libcst as cst
 from h2dlint.analysis.bindings import COMPREHENSIONS
 from h2dlint.analysis.device_branches import after_cuda_exit, off_cuda_part
 from h2dlint.analysis.env_switches import diagnostic_switch, may_read_environment
+from h2dlint.analysis.hot_calls import debug_guard
 from h2dlint.analysis.loop_body import set_once
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
@@ -259,11 +260,6 @@ def _exits(branch: cst.If) -> bool:
     return bool(branch.body.body) and leaves(branch.body.body[-1])
 
 
-# Words of a test that, negated in an early exit (``if not self.debug: return``,
-# ``if not logger.isEnabledFor(DEBUG): return``), leave what follows to debugging runs.
-DEBUG_GATE_WORDS = ("debug", "verbose", "isenabledfor", "log_every")
-
-
 # The words of a call that says this step is one of the period's (``should_log(step)``).
 _GATE_WORDS = frozenset({"log", "logging", "print", "report", "eval", "save", "checkpoint"})
 
@@ -271,12 +267,13 @@ _GATE_WORDS = frozenset({"log", "logging", "print", "report", "eval", "save", "c
 def periodic_gate(test: cst.BaseExpression) -> bool:
     """A test that holds once every N steps: :func:`periodic_test`, or a call or a flag named
     for it (``should_log(step)``, ``is_log_step()``, ``time_to_report()``, ``should_log``), or
-    only in debugging runs (:data:`DEBUG_GATE_WORDS`)."""
+    only in debugging runs (:func:`~h2dlint.analysis.hot_calls.debug_guard`)."""
     if periodic_test(test):
         return True
-    code = cst.Module([]).code_for_node(test).lower()
-    if any(word in code for word in DEBUG_GATE_WORDS):
+    if debug_guard(test):  # ``if not self.debug: return``: what follows is for debugging
         return True
+    if "log_every" in cst.Module([]).code_for_node(test).lower():
+        return True  # ``if not self._log_every_n(step): return``
     func = test.func if isinstance(test, cst.Call) else test  # ``if not should_log:`` too
     name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
     words = str(name).lower().split("_")

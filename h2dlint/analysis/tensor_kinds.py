@@ -15,7 +15,7 @@ from h2dlint.analysis.cross_module import field_annotation
 from h2dlint.analysis.frames import Frame, parameter_annotation
 from h2dlint.analysis.provenance import Provenance, annotation_is
 from h2dlint.analysis.returned_tensors import returned_annotation
-from h2dlint.analysis.sync_basics import METADATA_METHODS, RowLoop, Walk
+from h2dlint.analysis.sync_basics import METADATA_METHODS, RowLoop, Walk, early_exits
 from h2dlint.analysis.torch_api import ARRAY_METHODS, TENSOR_FUNCTIONS, TENSOR_ONLY_METHODS
 from h2dlint.walk import visit_read_only
 
@@ -383,17 +383,11 @@ def not_a_tensor_here(
                 tested is False and child is parent.body
             ):
                 return True
-        if isinstance(parent, cst.IndentedBlock):
-            for statement in parent.body:
-                if statement is child:
-                    break
-                if (
-                    isinstance(statement, cst.If)
-                    and statement.orelse is None
-                    and _type_test(provenance, statement.test, name) is True
-                    and _leaves(statement.body)
-                ):
-                    return True
+        if isinstance(parent, cst.IndentedBlock) and any(
+            _type_test(provenance, branch.test, name) is True
+            for branch in early_exits(parent, child)
+        ):
+            return True
     return False
 
 
@@ -413,10 +407,3 @@ def _type_test(provenance: Provenance, test: cst.BaseExpression, name: str) -> b
     if isinstance(test.func, cst.Name) and test.func.value == "isinstance" and len(args) == 2:
         return True if _tensor_type(provenance, args[1].value) else None
     return None
-
-
-def _leaves(body: cst.BaseSuite) -> bool:
-    last = body.body[-1] if body.body else None
-    if isinstance(last, cst.SimpleStatementLine):
-        last = last.body[-1] if last.body else None
-    return isinstance(last, (cst.Return, cst.Raise))
