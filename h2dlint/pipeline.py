@@ -82,6 +82,10 @@ def unified_diff(old: str, new: str, name: str) -> str:
     return "".join(out)
 
 
+# Whether a file checked with the collector paused left its cycles for the next file to free.
+_LEFT_GARBAGE = False
+
+
 def process(job: FileJob) -> FileResult:
     """Check (or fix) one file, recording which other modules of the project its findings
     rest on."""
@@ -104,14 +108,22 @@ def _process_collecting(job: FileJob) -> FileResult:
     # a tree of a few hundred thousand acyclic nodes, each run walking the young objects: up to
     # a fifth of a check. It is paused for one file; the few cycles a check makes (a rule and
     # its context) are all young, and one young-generation collection after the file frees them.
+    # Where the collector was paused already (a pool worker), that collection waits for the
+    # next file instead: a process's last file does not pay for it.
+    global _LEFT_GARBAGE
     collecting = gc.isenabled()
     gc.disable()
+    if _LEFT_GARBAGE:
+        gc.collect(0)
+        _LEFT_GARBAGE = False
     try:
         result = _process_guarded(job)
     finally:
         if collecting:
             gc.enable()
             gc.collect(0)
+        else:
+            _LEFT_GARBAGE = True
     if job.mode is Mode.STDOUT and result.output is None:
         # `--fix -` must always give the source back: an editor or a pipe replaces the file
         # with what it prints, so printing nothing would empty it.

@@ -353,10 +353,14 @@ def _process_in_worker(job: FileJob) -> FileResult:
     return result
 
 
-def _ignore_interrupts() -> None:
+def _start_worker() -> None:
     """Workers leave Ctrl-C to the main process, which cancels the files not yet started and
-    waits for those in flight: each ends checked, or fixed and written whole."""
+    waits for those in flight: each ends checked, or fixed and written whole. Their garbage
+    collector stays paused between files (``pipeline._process_collecting`` frees a file's few
+    cycles before the next one), so that a worker's last file, a pre-commit run's only one,
+    does not wait for a walk over everything it allocated."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    gc.disable()
 
 
 def _in_pool(jobs: list[FileJob], workers: int, context: BaseContext) -> list[FileResult]:
@@ -365,9 +369,7 @@ def _in_pool(jobs: list[FileJob], workers: int, context: BaseContext) -> list[Fi
 
     chunksize = max(1, len(jobs) // (workers * 32))
     results: list[FileResult] = []
-    pool = ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=_ignore_interrupts
-    )
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_start_worker)
     try:
         for outcome in pool.map(_process_in_worker, jobs, chunksize=chunksize):
             results.append(outcome)
@@ -396,9 +398,7 @@ def _alone(job: FileJob, context: BaseContext) -> FileResult:
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    with ProcessPoolExecutor(
-        max_workers=1, mp_context=context, initializer=_ignore_interrupts
-    ) as pool:
+    with ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=_start_worker) as pool:
         try:
             return pool.submit(_process_in_worker, job).result()
         except BrokenProcessPool:

@@ -19,6 +19,7 @@ from typing import Any
 from h2dlint.project.call_edges import call_edges
 from h2dlint.project.index import ProjectIndex
 from h2dlint.project.summary import defined_names, may_move, moving_functions
+from h2dlint.project.syncing_functions import SYNC_TEXT, syncing_functions
 from h2dlint.project.text_scan import calls as text_calls
 
 # A name followed by an opening parenthesis: a call, or a definition (close enough to find the
@@ -40,11 +41,13 @@ MAX_FILES_PER_NAME = 64
 # Definitions of one name read (with CPython's ast) to tell whether one moves items; a name
 # defined more often is assumed to (the call is then resolved, which reads one module).
 MAX_DEFINITIONS_READ = 8
-# Text of a read of a tensor to the host.
-_SYNC_TEXT = re.compile(rb"\.(?:item|tolist)\(\s*\)")
 # Questions about called names answered by a scan for that name alone, before one table of
 # every called name is built (cheaper once many names are asked, as in a whole-tree run).
 TABLE_AFTER_QUESTIONS = 32
+
+
+# Helpers followed through helpers, as :data:`h2dlint.analysis.syncing_helpers.MAX_DEPTH`.
+MAX_SYNC_DEPTH = 3
 
 
 # Whether a function (name, class, the class's bases) runs per step by its name: True; may
@@ -300,18 +303,53 @@ class CallerIndex:
         return known
 
     def may_define_syncing_helper(self, name: str) -> bool:
-        """Whether a module of the project whose text defines a function ``name`` reads a
-        tensor to the host anywhere (``.item()``, ``.tolist()``): False only when none does,
-        so that a call of that name cannot be a helper that syncs (``dist_sum(x, mesh)``), and
-        no module needs parsing with libcst to learn it."""
+        """Whether a function or method of the project named ``name`` may read its tensor
+        argument to the host in every ``return`` (``dist_sum(x, mesh)``), by the modules'
+        ``syncing`` summary parts (:mod:`h2dlint.project.syncing_functions`): False only when
+        no definition can be one, so that no module needs parsing with libcst to learn it."""
         known = self._syncing.get(name)
         if known is None:
-            defining = self._defining(name)
-            known = len(defining) > MAX_DEFINITIONS_READ or any(
-                _SYNC_TEXT.search(self._data(module) or b"") is not None for module in defining
-            )
-            self._syncing[name] = known
+            known = self._syncing[name] = self._may_sync(name, 0)
         return known
+
+    def _may_sync(self, name: str, depth: int) -> bool:
+        if depth > MAX_SYNC_DEPTH:
+            return False  # the analysis follows no deeper
+        defining = self._defining(name)
+        # A name defined in many modules: only their stored parts are read (a cold run
+        # would parse them all); one not stored makes the answer "may".
+        compute = len(defining) <= MAX_DEFINITIONS_READ
+        for module in defining:
+            part = self._syncing_of(module, compute)
+            if part is None:
+                return True
+            for delegates in part.get(name, ()):
+                if all(self._may_sync(other, depth + 1) for other in delegates):
+                    return True
+        return False
+
+    def _syncing_of(self, module: str, compute: bool) -> dict[str, list[list[str]]] | None:
+        """``module``'s ``syncing`` part; None when it is neither stored nor to be computed,
+        or when the module cannot be read or parsed. Text without a read to the host holds no
+        function that reads one (no parse)."""
+        path = self.project.layout.modules[module]
+        digest = self.project.known_digest(path)
+        if digest is not None:
+            stored = self.project.summaries.stored(digest, "syncing")
+            if stored is not None:
+                found: dict[str, list[list[str]]] | None = stored[0]
+                return found
+        if not compute:
+            return None
+
+        def from_text(data: bytes) -> dict[str, list[list[str]]] | None:
+            if SYNC_TEXT.search(data) is None:
+                return {}
+            tree = self.project.summaries.tree(self._digest(module), data)
+            return syncing_functions(tree) if tree is not None else None
+
+        part: dict[str, list[list[str]]] | None = self._part(module, "syncing", from_text)
+        return part
 
     def _find_mover(self, name: str) -> bool:
         defining = self._defining(name)
