@@ -1,7 +1,8 @@
 """Whether code on a hot path runs on every call: not under a run-once or tracing guard, not in
-a debugging aid (``assert``, ``raise``, a debug or logging branch, a logging call's arguments),
-not in a branch that knows which kind of device it is on, not once every N steps, and not in a
-row loop (HTD201's). HTD202 (a sync on a hot path) asks these.
+a debugging aid (``assert``, ``raise``, a debug or logging branch, a logging call's arguments,
+a branch that ends by raising or warning), not in a branch that knows which kind of device it
+is on, not once every N steps, and not in a row loop (HTD201's). HTD202 (a sync on a hot path)
+asks these.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import libcst as cst
 
 from h2dlint.analysis.bindings import COMPREHENSIONS
 from h2dlint.analysis.device_branches import after_cuda_exit, off_cuda_part
+from h2dlint.analysis.edge_cases import error_branch
 from h2dlint.analysis.env_switches import diagnostic_switch, may_read_environment
 from h2dlint.analysis.hot_calls import debug_guard
 from h2dlint.analysis.loop_body import set_once
@@ -78,9 +80,9 @@ def runs_every_call(
         if (
             isinstance(parent, cst.If)
             and child is parent.body
-            and debug_or_tracing(provenance, parent.test)
+            and (debug_or_tracing(provenance, parent.test) or error_branch(parent))
         ):
-            return False
+            return False  # a debugging branch, or one that raises or warns: the check failed
         if isinstance(parent, cst.Call) and logging_call(parent):
             return False
         if (

@@ -1,0 +1,143 @@
+"""Code that runs only for degenerate input or when something went wrong: not per step.
+
+- An empty-input fallback: the arm of a conditional taken only when a tensor or a list is
+  empty (``x.mean() if x.numel() > 0 else torch.tensor(0.0, device=d)``, ``if len(xs) == 0:
+  return torch.tensor(0.0, device=d)``), or only when every value is NaN (``if
+  torch.isnan(t).all(): return torch.tensor(float("nan"), device=t.device)``). The other arm is
+  what runs every step.
+- An error or warning branch: an ``if`` whose body ends by raising or by emitting a warning
+  (``if missing.any(): n = int(missing.sum().item()); raise ValueError(...)``, ``if
+  bad.any(): row = bad.nonzero()[0]; logger.warning(...)``): its body runs when the check
+  fails. The test itself runs every time and is not covered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+# Calls that emit a warning or an error report (``warnings.warn``, ``logger.warning``).
+_WARNING_CALLS = frozenset({"warn", "warning", "error", "exception", "critical"})
+
+
+def degenerate_fallback(ancestors: Sequence[cst.CSTNode], node: cst.CSTNode) -> bool:
+    """Whether ``node`` (below ``ancestors``, innermost last) lies in the arm of a conditional
+    expression or an ``if`` statement of its function taken only for empty or all-NaN input."""
+    child = node
+    for parent in reversed(ancestors):
+        if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+            return False
+        if (
+            isinstance(parent, (cst.IfExp, cst.If))
+            and child is not parent.test
+            and _degenerate_arm(parent.test, taken=child is parent.body)
+        ):
+            return True
+        child = parent
+    return False
+
+
+def _degenerate_arm(test: cst.BaseExpression, *, taken: bool) -> bool:
+    """Whether the arm run when ``test`` is ``taken`` (True: the body) is for degenerate
+    input: the body of an emptiness or all-NaN test, the other arm of a non-emptiness test.
+    A count of elements below two is degenerate (no spread: ``x.std() if x.numel() > 1``); a
+    length or a dimension only when zero (a batch of one is the common decoding case)."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _degenerate_arm(test.expression, taken=not taken)
+    if _all_nan(test):
+        return taken
+    if _size(test) is not None:  # ``if x.numel():`` holds for non-empty input
+        return not taken
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return False
+    target = test.comparisons[0]
+    left, right, operator = test.left, target.comparator, target.operator
+    if _size(left) is None:  # ``0 < x.numel()``: turn it around
+        if _size(right) is None:
+            return False
+        left, right = right, left
+        operator = _MIRRORED.get(type(operator), operator)
+    size, bound = _size(left), _small_int(right)
+    if size is None or bound is None:
+        return False
+    most = 1 if size == "numel" else 0  # the largest count still degenerate
+    if isinstance(operator, cst.Equal):
+        return taken and bound == 0
+    if isinstance(operator, (cst.LessThanEqual, cst.LessThan)):
+        limit = bound - 1 if isinstance(operator, cst.LessThan) else bound
+        return taken and 0 <= limit <= most  # ``n < 1``, ``n <= 1`` (numel)
+    if isinstance(operator, cst.NotEqual):
+        return not taken and bound == 0
+    if isinstance(operator, (cst.GreaterThan, cst.GreaterThanEqual)):
+        limit = bound - 1 if isinstance(operator, cst.GreaterThanEqual) else bound
+        return not taken and 0 <= limit <= most  # ``n > 0``, ``n >= 1``, ``n > 1`` (numel)
+    return False
+
+
+_MIRRORED: dict[type, cst.BaseCompOp] = {
+    cst.LessThan: cst.GreaterThan(),
+    cst.GreaterThan: cst.LessThan(),
+    cst.LessThanEqual: cst.GreaterThanEqual(),
+    cst.GreaterThanEqual: cst.LessThanEqual(),
+}
+
+
+def _size(node: cst.BaseExpression) -> str | None:
+    """What kind of size ``node`` is: ``"numel"`` for ``x.numel()``/``x.nelement()``,
+    ``"len"`` for ``len(x)``, ``"dim"`` for ``x.size(0)``/``x.shape[0]``; None otherwise."""
+    if isinstance(node, cst.Call):
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in ("numel", "nelement"):
+            return "numel" if not node.args else None
+        if isinstance(func, cst.Attribute) and func.attr.value == "size" and node.args:
+            return "dim"
+        if isinstance(func, cst.Name) and func.value == "len" and len(node.args) == 1:
+            return "len"
+    if (
+        isinstance(node, cst.Subscript)
+        and isinstance(node.value, cst.Attribute)
+        and node.value.attr.value == "shape"
+    ):
+        return "dim"
+    return None
+
+
+def _small_int(node: cst.BaseExpression) -> int | None:
+    if isinstance(node, cst.Integer):
+        return int(node.value)
+    return None
+
+
+def _all_nan(test: cst.BaseExpression) -> bool:
+    """``torch.isnan(t).all()``, ``t.isnan().all()``: every value is NaN."""
+    if not (
+        isinstance(test, cst.Call)
+        and isinstance(test.func, cst.Attribute)
+        and test.func.attr.value == "all"
+        and not test.args
+    ):
+        return False
+    inner = test.func.value
+    if not isinstance(inner, cst.Call):
+        return False
+    func = inner.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+    return name == "isnan"
+
+
+def error_branch(branch: cst.If) -> bool:
+    """Whether the body of ``branch`` ends by raising or by emitting a warning or an error
+    report: what it does before runs only when the check fails."""
+    body = branch.body
+    if not isinstance(body, cst.IndentedBlock) or not body.body:
+        return False
+    last: cst.CSTNode = body.body[-1]
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1]
+    if isinstance(last, cst.Raise):
+        return True
+    if not isinstance(last, cst.Expr) or not isinstance(last.value, cst.Call):
+        return False
+    func = last.value.func
+    return isinstance(func, cst.Attribute) and func.attr.value in _WARNING_CALLS
