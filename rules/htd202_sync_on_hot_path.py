@@ -151,7 +151,9 @@ class SyncOnHotPath(Rule):
     debugging aids and error paths: `assert` and `raise` statements, arguments of logging and
     `print` calls (also functions named `log_*`/`print_*`), the body of a branch that ends by
     raising or by a warning (`if bad.any(): n = int(bad.sum().item()); raise ...`: it runs
-    when a check failed; the test itself runs every step and is reported), the read of a
+    when a check failed; the test itself runs every step and is reported), the arm of a test
+    taken only for degenerate input (empty tensors or lists, NaN or infinite values: the body of
+    `if torch.isnan(loss).any():`, the `else` of `if norms.isfinite().all():`), the read of a
     generation's output right after `out = model.generate(...)` with only cheap statements
     between (slicing, `torch.isin`, masks: `generate` reads the host every step to stop, so
     nothing is left queued; a model call between queues work again), branches taken once
@@ -1057,10 +1059,11 @@ class SyncOnHotPath(Rule):
             """
         ),
         # A branch that ends by raising or warning runs when a check failed, not every step
-        # (the reads there build the message).
+        # (the reads there build the message); so does a branch for NaN or infinite values.
         Valid(
             """
             import logging
+            import math
             import torch
             logger = logging.getLogger(__name__)
             class RewardLoss(torch.nn.Module):
@@ -1071,6 +1074,8 @@ class SyncOnHotPath(Rule):
                     if len(teacher) != n_expected:
                         row = torch.isnan(rewards).all(dim=1).nonzero()[0][0]
                         logger.warning(f"no reward for row {row}")
+                    if not math.isfinite(self.last_total):
+                        self.bad_rows = int(torch.isnan(rewards).sum().item())
                     return rewards.mean()
             """
         ),
@@ -1109,8 +1114,8 @@ class SyncOnHotPath(Rule):
             """,
         ),
         # The test of a branch that raises or warns runs every step: reported; so is a read in
-        # a branch that only logs progress (its body goes on), and a read in the arm of a
-        # conditional taken for non-empty input.
+        # a branch that only logs progress (its body goes on), and reads in the arms of
+        # conditionals taken for non-empty input or for finite values.
         Invalid(
             """
             import logging
@@ -1126,6 +1131,10 @@ class SyncOnHotPath(Rule):
                         logger.warning("large batch")
                         total = rewards.sum().item()
                                 ^^^^^^^^^^^^^^^^^^^^
+                    if torch.isfinite(rewards).all():
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        self.total = rewards.sum().item()
+                                     ^^^^^^^^^^^^^^^^^^^^
                     return rewards.mean().item() if rewards.numel() > 0 else 0.0
                            ^^^^^^^^^^^^^^^^^^^^^
             """,

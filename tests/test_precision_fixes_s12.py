@@ -58,7 +58,6 @@ def test_the_arm_for_real_input_is_no_fallback() -> None:
     assert not _fallback("def f(x):\n    if x.shape[0] == 1:\n        return torch.tensor(0.0)\n")
     assert not _fallback("def f(xs):\n    return xs[0] if len(xs) > 1 else torch.tensor(0.0)\n")
     assert not _fallback("def f(x, n):\n    return x if n > 0 else torch.tensor(0.0)\n")
-    assert not _fallback("def f(t):\n    if torch.isnan(t).any():\n        torch.tensor(0.0)\n")
 
 
 def _branch(code: str) -> cst.If:
@@ -107,3 +106,16 @@ def test_a_read_right_after_a_generation_waits_for_nothing() -> None:
 def test_a_model_call_after_the_generation_queues_work_again() -> None:
     found = _syncs(_GENERATE.format(between="scores = model(out).logits"))
     assert any("`.cpu()` of `completion`" in message for message in found), found
+
+
+def test_the_arm_for_nan_or_infinite_values_is_a_fallback() -> None:
+    assert _fallback("def f(t):\n    if torch.isnan(t).any():\n        torch.tensor(0.0)\n")
+    assert _fallback("def f(t):\n    if torch.isnan(t).all(1).any():\n        torch.tensor(0.0)\n")
+    assert _fallback("def f(g):\n    if not torch.isfinite(g):\n        torch.tensor(0.0)\n")
+    assert _fallback(
+        "def f(n):\n    if ok := n.isfinite().all():\n        pass\n"
+        "    else:\n        torch.tensor(0.0)\n"
+    )
+    # the arm for finite values runs every step
+    assert not _fallback("def f(g):\n    if torch.isfinite(g):\n        torch.tensor(0.0)\n")
+    assert not _fallback("def f(t):\n    if not torch.isnan(t).any():\n        torch.tensor(0.0)\n")

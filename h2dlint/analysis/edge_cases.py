@@ -1,10 +1,11 @@
 """Code that runs only for degenerate input or when something went wrong: not per step.
 
-- An empty-input fallback: the arm of a conditional taken only when a tensor or a list is
-  empty (``x.mean() if x.numel() > 0 else torch.tensor(0.0, device=d)``, ``if len(xs) == 0:
-  return torch.tensor(0.0, device=d)``), or only when every value is NaN (``if
-  torch.isnan(t).all(): return torch.tensor(float("nan"), device=t.device)``). The other arm is
-  what runs every step.
+- A fallback for degenerate input: the arm of a conditional taken only when a tensor or a list
+  is empty (``x.mean() if x.numel() > 0 else torch.tensor(0.0, device=d)``, ``if len(xs) == 0:
+  return torch.tensor(0.0, device=d)``), or only for NaN or infinite values (``if
+  torch.isnan(t).all(): return torch.tensor(float("nan"), device=t.device)``, the ``else`` of
+  ``if norms.isfinite().all():``). The other arm is what runs every step; the test itself runs
+  every time and is not covered.
 - An error or warning branch: an ``if`` whose body ends by raising or by emitting a warning
   (``if missing.any(): n = int(missing.sum().item()); raise ValueError(...)``, ``if
   bad.any(): row = bad.nonzero()[0]; logger.warning(...)``): its body runs when the check
@@ -40,13 +41,17 @@ def degenerate_fallback(ancestors: Sequence[cst.CSTNode], node: cst.CSTNode) -> 
 
 def _degenerate_arm(test: cst.BaseExpression, *, taken: bool) -> bool:
     """Whether the arm run when ``test`` is ``taken`` (True: the body) is for degenerate
-    input: the body of an emptiness or all-NaN test, the other arm of a non-emptiness test.
+    input: the body of an emptiness test or of a test for NaN or infinite values, the other
+    arm of a non-emptiness test or of a test that values are finite.
     A count of elements below two is degenerate (no spread: ``x.std() if x.numel() > 1``); a
     length or a dimension only when zero (a batch of one is the common decoding case)."""
+    if isinstance(test, cst.NamedExpr):  # ``if ok := norms.isfinite().all():``
+        return _degenerate_arm(test.value, taken=taken)
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         return _degenerate_arm(test.expression, taken=not taken)
-    if _all_nan(test):
-        return taken
+    nonfinite = _nonfinite_test(test)
+    if nonfinite is not None:
+        return taken if nonfinite else not taken
     if _size(test) is not None:  # ``if x.numel():`` holds for non-empty input
         return not taken
     if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
@@ -109,21 +114,28 @@ def _small_int(node: cst.BaseExpression) -> int | None:
     return None
 
 
-def _all_nan(test: cst.BaseExpression) -> bool:
-    """``torch.isnan(t).all()``, ``t.isnan().all()``: every value is NaN."""
-    if not (
-        isinstance(test, cst.Call)
-        and isinstance(test.func, cst.Attribute)
-        and test.func.attr.value == "all"
-        and not test.args
+# Element tests for values that are not finite: their branch is for broken numbers.
+_NONFINITE_TESTS = frozenset({"isnan", "isinf", "isposinf", "isneginf"})
+
+
+def _nonfinite_test(test: cst.BaseExpression) -> bool | None:
+    """For a test of non-finite values: True when its body is for them (``torch.isnan(t).any()``,
+    ``t.isnan().all()``, ``torch.isinf(loss)``), False when its other arm is
+    (``torch.isfinite(norm)``, ``norms.isfinite().all()``); None for any other test."""
+    node = test
+    while (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in ("any", "all", "item")
     ):
-        return False
-    inner = test.func.value
-    if not isinstance(inner, cst.Call):
-        return False
-    func = inner.func
+        node = node.func.value
+    if not isinstance(node, cst.Call):
+        return None
+    func = node.func
     name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
-    return name == "isnan"
+    if name in _NONFINITE_TESTS:
+        return True
+    return False if name == "isfinite" else None
 
 
 def error_branch(branch: cst.If) -> bool:
