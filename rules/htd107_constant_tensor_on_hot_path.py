@@ -69,10 +69,11 @@ class ConstantTensorOnHotPath(Rule):
     ...)`), loops in test code (`test_utils`, `testing` packages, `test_*.py`), numbers the
     analysis cannot prove (a parameter, a call's result: HTD106 judges data per step), tensors
     made with `pin_memory=`, `torch.tensor(c).cuda()` (HTD301), and fallbacks for degenerate
-    input: the arm of a conditional taken only when a tensor or a list is empty (`x.mean() if
-    x.numel() > 0 else torch.tensor(0.0, device=d)`, `if len(xs) == 0: return ...`; fewer than
-    two elements for `numel()`, as for a spread) or when every value is NaN (`if
-    torch.isnan(t).all():`).
+    input: the arm of a conditional taken only when a tensor has no element (`x.mean() if
+    x.numel() > 0 else torch.tensor(0.0, device=d)`, `if not x.numel(): return ...`) or only for
+    NaN or infinite values (`if torch.isnan(t).all():`, the `else` of `if
+    torch.isfinite(t).all():`); an empty dimension or list (`if dets.size(0) == 0:`) is a state
+    of normal runs and stays reported.
 
     ## Why is this bad?
     PyTorch builds the tensor in pageable host memory and copies it to the device with a
@@ -384,19 +385,18 @@ class ConstantTensorOnHotPath(Rule):
             _REFERENCE_DEPENDENCIES = (_quantize_mxfp8, _decode_scales)
             """
         ),
-        # fallbacks for degenerate input: the arm taken only when a tensor or a list is empty
-        # (or has one element, for a spread), or when every value is NaN
+        # fallbacks for degenerate input: the arm taken only when a tensor has no element, or
+        # when every value is NaN
         Valid(
             """
             import torch
             class Metrics(torch.nn.Module):
-                def forward(self, delta, rewards, ratios: list):
+                def forward(self, delta, rewards):
                     device = delta.device
                     mean = delta.mean() if delta.numel() > 0 else torch.tensor(0.0, device=device)
-                    std = rewards.std() if rewards.numel() > 1 else torch.tensor(0.0, device=device)
-                    if len(ratios) == 0:
-                        return mean, std, torch.tensor(1.0, device=device)
-                    return mean, std, torch.stack(ratios).min()
+                    if not rewards.numel():
+                        return mean, torch.tensor(1.0, device=device)
+                    return mean, rewards.min()
             def nanmin(t: torch.Tensor) -> torch.Tensor:
                 if torch.isnan(t).all():
                     return torch.tensor(float("nan"), dtype=t.dtype, device=t.device)
@@ -424,27 +424,36 @@ class ConstantTensorOnHotPath(Rule):
                     return _dequant(blocks)
             """,
         ),
-        # the arm for non-empty input runs every step, and a batch of one is no empty input
+        # the arm for non-empty input runs every step; an empty dimension (a frame with no
+        # detection), a 0-d tensor and a single element are states of normal runs
         Invalid(
             """
             import torch
             class Metrics(torch.nn.Module):
-                def forward(self, delta):
+                def forward(self, delta, dets, scale):
                     zero = torch.tensor(0.0, device=delta.device) if delta.numel() > 0 else None
                            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-                    if delta.shape[0] == 1:
+                    if dets.size(0) == 0:
                         return torch.tensor(1.0, device=delta.device)
                                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-                    return zero
+                    if len(scale.shape) == 0:
+                        scale = torch.tensor([1.0], device=delta.device)
+                                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    one = torch.tensor(1.0, device=delta.device) if scale.numel() > 1 else scale
+                          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return zero, one
             """,
             expected_fix="""
             import torch
             class Metrics(torch.nn.Module):
-                def forward(self, delta):
+                def forward(self, delta, dets, scale):
                     zero = torch.full((), 0.0, device=delta.device) if delta.numel() > 0 else None
-                    if delta.shape[0] == 1:
+                    if dets.size(0) == 0:
                         return torch.full((), 1.0, device=delta.device)
-                    return zero
+                    if len(scale.shape) == 0:
+                        scale = torch.full((1,), 1.0, device=delta.device)
+                    one = torch.full((), 1.0, device=delta.device) if scale.numel() > 1 else scale
+                    return zero, one
             """,
         ),
         # A helper that per-call code uses besides a reference stays reported.

@@ -41,21 +41,24 @@ def _fallback(code: str, marker: str = "torch.tensor(0.0)") -> bool:
 
 def test_the_arm_for_empty_input_is_a_fallback() -> None:
     assert _fallback("def f(x):\n    return x.mean() if x.numel() > 0 else torch.tensor(0.0)\n")
-    assert _fallback("def f(x):\n    return x.std() if x.numel() > 1 else torch.tensor(0.0)\n")
     assert _fallback("def f(x):\n    return torch.tensor(0.0) if x.numel() == 0 else x.sum()\n")
-    assert _fallback("def f(x):\n    return x.sum() if 0 < len(x) else torch.tensor(0.0)\n")
+    assert _fallback("def f(x):\n    return x.sum() if 0 < x.nelement() else torch.tensor(0.0)\n")
     assert _fallback("def f(x):\n    if not x.numel():\n        return torch.tensor(0.0)\n")
-    assert _fallback("def f(xs):\n    if len(xs) == 0:\n        y = torch.tensor(0.0)\n")
     assert _fallback("def f(t):\n    if torch.isnan(t).all():\n        return torch.tensor(0.0)\n")
     assert _fallback(
-        "def f(x):\n    if x.shape[0] > 0:\n        pass\n    else:\n        torch.tensor(0.0)\n"
+        "def f(x):\n    if x.numel() >= 1:\n        pass\n    else:\n        torch.tensor(0.0)\n"
     )
 
 
 def test_the_arm_for_real_input_is_no_fallback() -> None:
-    # the arm taken for non-empty input, a batch of one, a list of one, a comparison of values
+    # the arm taken for non-empty input; an empty dimension or list (a frame with no
+    # detection), a 0-d tensor, a single element (a per-tensor scale); a comparison of values
     assert not _fallback("def f(x):\n    return torch.tensor(0.0) if x.numel() > 0 else None\n")
     assert not _fallback("def f(x):\n    if x.shape[0] == 1:\n        return torch.tensor(0.0)\n")
+    assert not _fallback("def f(d):\n    if d.size(0) == 0:\n        return torch.tensor(0.0)\n")
+    assert not _fallback("def f(xs):\n    if len(xs) == 0:\n        y = torch.tensor(0.0)\n")
+    assert not _fallback("def f(s):\n    if len(s.shape) == 0:\n        s = torch.tensor(0.0)\n")
+    assert not _fallback("def f(s):\n    return s if s.numel() > 1 else torch.tensor(0.0)\n")
     assert not _fallback("def f(xs):\n    return xs[0] if len(xs) > 1 else torch.tensor(0.0)\n")
     assert not _fallback("def f(x, n):\n    return x if n > 0 else torch.tensor(0.0)\n")
 

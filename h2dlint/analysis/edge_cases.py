@@ -1,11 +1,13 @@
 """Code that runs only for degenerate input or when something went wrong: not per step.
 
-- A fallback for degenerate input: the arm of a conditional taken only when a tensor or a list
-  is empty (``x.mean() if x.numel() > 0 else torch.tensor(0.0, device=d)``, ``if len(xs) == 0:
-  return torch.tensor(0.0, device=d)``), or only for NaN or infinite values (``if
-  torch.isnan(t).all(): return torch.tensor(float("nan"), device=t.device)``, the ``else`` of
-  ``if norms.isfinite().all():``). The other arm is what runs every step; the test itself runs
-  every time and is not covered.
+- A fallback for degenerate input: the arm of a conditional taken only when a tensor has no
+  element (``x.mean() if x.numel() > 0 else torch.tensor(0.0, device=d)``), or only for NaN or
+  infinite values (``if torch.isnan(t).all(): return torch.tensor(float("nan"), ...)``, the
+  ``else`` of ``if norms.isfinite().all():``). The other arm is what runs every step; the test
+  itself runs every time and is not covered. Only a tensor's count of elements says so: an
+  empty dimension or list (``if dets.size(0) == 0:``, a video frame with no detection;
+  ``len(queue) == 0``) is a state the code meets in normal runs, ``len(x.shape) == 0`` is a
+  0-d tensor, and ``x.numel() > 1`` also tells a per-tensor scale from a per-channel one.
 - An error or warning branch: an ``if`` whose body ends by raising or by emitting a warning
   (``if missing.any(): n = int(missing.sum().item()); raise ValueError(...)``, ``if
   bad.any(): row = bad.nonzero()[0]; logger.warning(...)``): its body runs when the check
@@ -42,9 +44,8 @@ def degenerate_fallback(ancestors: Sequence[cst.CSTNode], node: cst.CSTNode) -> 
 def _degenerate_arm(test: cst.BaseExpression, *, taken: bool) -> bool:
     """Whether the arm run when ``test`` is ``taken`` (True: the body) is for degenerate
     input: the body of an emptiness test or of a test for NaN or infinite values, the other
-    arm of a non-emptiness test or of a test that values are finite.
-    A count of elements below two is degenerate (no spread: ``x.std() if x.numel() > 1``); a
-    length or a dimension only when zero (a batch of one is the common decoding case)."""
+    arm of a non-emptiness test or of a test that values are finite (a count of zero
+    elements only)."""
     if isinstance(test, cst.NamedExpr):  # ``if ok := norms.isfinite().all():``
         return _degenerate_arm(test.value, taken=taken)
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
@@ -52,31 +53,30 @@ def _degenerate_arm(test: cst.BaseExpression, *, taken: bool) -> bool:
     nonfinite = _nonfinite_test(test)
     if nonfinite is not None:
         return taken if nonfinite else not taken
-    if _size(test) is not None:  # ``if x.numel():`` holds for non-empty input
+    if _size(test):  # ``if x.numel():`` holds for non-empty input
         return not taken
     if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
         return False
     target = test.comparisons[0]
     left, right, operator = test.left, target.comparator, target.operator
-    if _size(left) is None:  # ``0 < x.numel()``: turn it around
-        if _size(right) is None:
+    if not _size(left):  # ``0 < x.numel()``: turn it around
+        if not _size(right):
             return False
         left, right = right, left
         operator = _MIRRORED.get(type(operator), operator)
-    size, bound = _size(left), _small_int(right)
-    if size is None or bound is None:
+    bound = _small_int(right)
+    if bound is None:
         return False
-    most = 1 if size == "numel" else 0  # the largest count still degenerate
     if isinstance(operator, cst.Equal):
         return taken and bound == 0
     if isinstance(operator, (cst.LessThanEqual, cst.LessThan)):
         limit = bound - 1 if isinstance(operator, cst.LessThan) else bound
-        return taken and 0 <= limit <= most  # ``n < 1``, ``n <= 1`` (numel)
+        return taken and limit == 0  # ``n < 1``, ``n <= 0``
     if isinstance(operator, cst.NotEqual):
         return not taken and bound == 0
     if isinstance(operator, (cst.GreaterThan, cst.GreaterThanEqual)):
         limit = bound - 1 if isinstance(operator, cst.GreaterThanEqual) else bound
-        return not taken and 0 <= limit <= most  # ``n > 0``, ``n >= 1``, ``n > 1`` (numel)
+        return not taken and limit == 0  # ``n > 0``, ``n >= 1``
     return False
 
 
@@ -88,24 +88,14 @@ _MIRRORED: dict[type, cst.BaseCompOp] = {
 }
 
 
-def _size(node: cst.BaseExpression) -> str | None:
-    """What kind of size ``node`` is: ``"numel"`` for ``x.numel()``/``x.nelement()``,
-    ``"len"`` for ``len(x)``, ``"dim"`` for ``x.size(0)``/``x.shape[0]``; None otherwise."""
-    if isinstance(node, cst.Call):
-        func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in ("numel", "nelement"):
-            return "numel" if not node.args else None
-        if isinstance(func, cst.Attribute) and func.attr.value == "size" and node.args:
-            return "dim"
-        if isinstance(func, cst.Name) and func.value == "len" and len(node.args) == 1:
-            return "len"
-    if (
-        isinstance(node, cst.Subscript)
-        and isinstance(node.value, cst.Attribute)
-        and node.value.attr.value == "shape"
-    ):
-        return "dim"
-    return None
+def _size(node: cst.BaseExpression) -> bool:
+    """Whether ``node`` counts a tensor's elements: ``x.numel()``, ``x.nelement()``."""
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in ("numel", "nelement")
+        and not node.args
+    )
 
 
 def _small_int(node: cst.BaseExpression) -> int | None:
