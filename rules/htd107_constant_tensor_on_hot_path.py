@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.arguments import first_positional, keyword
+from h2dlint.analysis.edge_cases import degenerate_fallback
 from h2dlint.analysis.host_data import host_side, module_constant, number_fill
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.loop_body import (
@@ -67,7 +68,12 @@ class ConstantTensorOnHotPath(Rule):
     from them or listed as their inlined dependencies, `_REFERENCE_DEPENDENCIES = (_helper,
     ...)`), loops in test code (`test_utils`, `testing` packages, `test_*.py`), numbers the
     analysis cannot prove (a parameter, a call's result: HTD106 judges data per step), tensors
-    made with `pin_memory=`, and `torch.tensor(c).cuda()` (HTD301).
+    made with `pin_memory=`, `torch.tensor(c).cuda()` (HTD301), and fallbacks for degenerate
+    input: the arm of a conditional taken only when a tensor has no element (`x.mean() if
+    x.numel() > 0 else torch.tensor(0.0, device=d)`, `if not x.numel(): return ...`) or only for
+    NaN or infinite values (`if torch.isnan(t).all():`, the `else` of `if
+    torch.isfinite(t).all():`); an empty dimension or list (`if dets.size(0) == 0:`) is a state
+    of normal runs and stays reported.
 
     ## Why is this bad?
     PyTorch builds the tensor in pageable host memory and copies it to the device with a
@@ -379,6 +385,27 @@ class ConstantTensorOnHotPath(Rule):
             _REFERENCE_DEPENDENCIES = (_quantize_mxfp8, _decode_scales)
             """
         ),
+        # fallbacks for degenerate input: the arm taken only when a tensor has no element, or
+        # when every value is NaN
+        Valid(
+            """
+            import torch
+            class Metrics(torch.nn.Module):
+                def forward(self, delta, rewards):
+                    device = delta.device
+                    mean = delta.mean() if delta.numel() > 0 else torch.tensor(0.0, device=device)
+                    if not rewards.numel():
+                        return mean, torch.tensor(1.0, device=device)
+                    return mean, rewards.min()
+            def nanmin(t: torch.Tensor) -> torch.Tensor:
+                if torch.isnan(t).all():
+                    return torch.tensor(float("nan"), dtype=t.dtype, device=t.device)
+                return torch.min(t[~torch.isnan(t)])
+            class Loss(torch.nn.Module):
+                def forward(self, x):
+                    return nanmin(x)
+            """
+        ),
     )
     invalid = (
         # the same helper called by a forward as well as by the weight loader
@@ -395,6 +422,38 @@ class ConstantTensorOnHotPath(Rule):
                     self.weight = _dequant(blocks)
                 def forward(self, blocks):
                     return _dequant(blocks)
+            """,
+        ),
+        # the arm for non-empty input runs every step; an empty dimension (a frame with no
+        # detection), a 0-d tensor and a single element are states of normal runs
+        Invalid(
+            """
+            import torch
+            class Metrics(torch.nn.Module):
+                def forward(self, delta, dets, scale):
+                    zero = torch.tensor(0.0, device=delta.device) if delta.numel() > 0 else None
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    if dets.size(0) == 0:
+                        return torch.tensor(1.0, device=delta.device)
+                               ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    if len(scale.shape) == 0:
+                        scale = torch.tensor([1.0], device=delta.device)
+                                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    one = torch.tensor(1.0, device=delta.device) if scale.numel() > 1 else scale
+                          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return zero, one
+            """,
+            expected_fix="""
+            import torch
+            class Metrics(torch.nn.Module):
+                def forward(self, delta, dets, scale):
+                    zero = torch.full((), 0.0, device=delta.device) if delta.numel() > 0 else None
+                    if dets.size(0) == 0:
+                        return torch.full((), 1.0, device=delta.device)
+                    if len(scale.shape) == 0:
+                        scale = torch.full((1,), 1.0, device=delta.device)
+                    one = torch.full((), 1.0, device=delta.device) if scale.numel() > 1 else scale
+                    return zero, one
             """,
         ),
         # A helper that per-call code uses besides a reference stays reported.
@@ -677,6 +736,8 @@ class ConstantTensorOnHotPath(Rule):
             return
         if set_once(ancestors, self.context.module, provenance, frame):
             return
+        if degenerate_fallback(ancestors, node):
+            return  # ``x.mean() if x.numel() > 0 else torch.tensor(0.0, ...)``: empty input only
         if not in_loop and in_reference_code(self.context, ancestors):
             return  # per call of a reference implementation, or of a helper only it calls
         if export_branch(ancestors, self.context.module):

@@ -8,6 +8,7 @@ from h2dlint.analysis.element_writes import ONE_ELEMENT, syncing_write
 from h2dlint.analysis.explicit_waits import queued_copies, stream_wait, timing_code
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.generation_outputs import after_generation
 from h2dlint.analysis.host_data import host_scalar
 from h2dlint.analysis.hot_guards import runs_every_call
 from h2dlint.analysis.hot_paths import HotPaths
@@ -148,9 +149,16 @@ class SyncOnHotPath(Rule):
     reference implementations a kernel is checked against (`*_reference`, `oracle`, `golden`,
     `tester`) and the private helpers only they use;
     debugging aids and error paths: `assert` and `raise` statements, arguments of logging and
-    `print` calls (also functions named `log_*`/`print_*`), branches taken once every N steps
-    (`if step % 100 == 0:`, `if it - last == self.eviction_interval:`, also around the call of
-    a helper), and branches whose test names debugging (`if self.debug:`,
+    `print` calls (also functions named `log_*`/`print_*`), the body of a branch that ends by
+    raising or by a warning (`if bad.any(): n = int(bad.sum().item()); raise ...`: it runs
+    when a check failed; the test itself runs every step and is reported), the arm of a test
+    taken only for degenerate input (empty tensors or lists, NaN or infinite values: the body of
+    `if torch.isnan(loss).any():`, the `else` of `if norms.isfinite().all():`), the read of a
+    generation's output right after `out = model.generate(...)` with only cheap statements
+    between (slicing, `torch.isin`, masks: `generate` reads the host every step to stop, so
+    nothing is left queued; a model call between queues work again), branches taken once
+    every N steps (`if step % 100 == 0:`, `if it - last == self.eviction_interval:`, also
+    around the call of a helper), and branches whose test names debugging (`if self.debug:`,
     `if logger.isEnabledFor(...)`) or reads a diagnostic switch from the environment that is
     off unless set at launch (`if check:` with `check` bound, in the function or at module
     level, to `os.environ.get("X_ROUTING_CHECK", "0") != "0"`; a switch on by default or named
@@ -1050,6 +1058,45 @@ class SyncOnHotPath(Rule):
                     return logits.softmax(-1), best[best < k]
             """
         ),
+        # A branch that ends by raising or warning runs when a check failed, not every step
+        # (the reads there build the message); so does a branch for NaN or infinite values.
+        Valid(
+            """
+            import logging
+            import math
+            import torch
+            logger = logging.getLogger(__name__)
+            class RewardLoss(torch.nn.Module):
+                def forward(self, rewards, teacher, n_expected: int):
+                    if rewards.shape[0] != n_expected:
+                        missing = int(torch.isnan(teacher).sum().item())
+                        raise ValueError(f"{missing} teacher logprobs are missing")
+                    if len(teacher) != n_expected:
+                        row = torch.isnan(rewards).all(dim=1).nonzero()[0][0]
+                        logger.warning(f"no reward for row {row}")
+                    if not math.isfinite(self.last_total):
+                        self.bad_rows = int(torch.isnan(rewards).sum().item())
+                    return rewards.mean()
+            """
+        ),
+        # Right after a whole generation (``generate`` reads the host every step to stop), a
+        # few cheap statements then the one copy of its output to the host: nothing is queued.
+        Valid(
+            """
+            import torch
+            class Trainer:
+                def _generate(self, model, inputs, eos_ids, device):
+                    with torch.no_grad():
+                        out = model.generate(**inputs)
+                    completion = out[:, inputs["input_ids"].size(1):]
+                    is_eos = torch.isin(completion, torch.tensor(eos_ids, device=device))
+                    first = is_eos.int().argmax(1)[:, None]
+                    mask = (torch.arange(is_eos.size(1), device=device) <= first).int()
+                    return [c[m].tolist() for c, m in zip(completion.cpu(), mask.bool().cpu())]
+                def training_step(self, model, inputs):
+                    return self._generate(model, inputs, [2], "cuda")
+            """
+        ),
     )
     invalid = (
         # A check of the input that raises is no period: what follows runs on every call (only
@@ -1064,6 +1111,47 @@ class SyncOnHotPath(Rule):
                     valid = torch.arange(chunk, device=features.device) < mask.sum(-1, keepdim=True)
                     return features.flatten()[valid.flatten().nonzero().squeeze(-1)]
                                               ^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+        ),
+        # The test of a branch that raises or warns runs every step: reported; so is a read in
+        # a branch that only logs progress (its body goes on), and reads in the arms of
+        # conditionals taken for non-empty input or for finite values.
+        Invalid(
+            """
+            import logging
+            import torch
+            logger = logging.getLogger(__name__)
+            class RewardLoss(torch.nn.Module):
+                def forward(self, rewards, teacher):
+                    missing = torch.isnan(teacher)
+                    if missing.any():
+                       ^^^^^^^^^^^^^
+                        raise ValueError("teacher logprobs are missing")
+                    if rewards.shape[0] > 8:
+                        logger.warning("large batch")
+                        total = rewards.sum().item()
+                                ^^^^^^^^^^^^^^^^^^^^
+                    if torch.isfinite(rewards).all():
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        self.total = rewards.sum().item()
+                                     ^^^^^^^^^^^^^^^^^^^^
+                    return rewards.mean().item() if rewards.numel() > 0 else 0.0
+                           ^^^^^^^^^^^^^^^^^^^^^
+            """,
+        ),
+        # A model call after the generation queues work again: the copy waits for it.
+        Invalid(
+            """
+            import torch
+            class Trainer:
+                def _score(self, model, inputs):
+                    with torch.no_grad():
+                        out = model.generate(**inputs)
+                    logits = model(out).logits
+                    return logits.argmax(-1).cpu()
+                           ^^^^^^^^^^^^^^^^^^^^^^^
+                def training_step(self, model, inputs):
+                    return self._score(model, inputs)
             """,
         ),
         # A module hook runs on every forward of the module it is registered on (a denoiser's
@@ -1876,6 +1964,8 @@ class SyncOnHotPath(Rule):
             reason = self._loop_reason(frame, tensor)
         if reason is None or not runs_every_call(self.context, node, explicit):
             return False
+        if after_generation(provenance, self.context.ancestors):
+            return False  # ``ids = model.generate(...)`` just before: nothing left queued
         shown = self.shown(tensor, "the tensor")
         read = what.format(shown)
         read = read[0].upper() + read[1:]

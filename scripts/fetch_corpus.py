@@ -54,6 +54,13 @@ SERVING_PACKAGES: dict[str, str] = {
     "exllamav3": "1.6.5",
     "xfuser": "0.7.0",
     "torchtitan": "0.3.0",
+    # Added in session 12 for a fifth triage of code no earlier triage read: RL rollout and
+    # training engines, a quantization library, a sequence modelling toolkit.
+    "trl": "1.16.0",
+    "verl": "0.9.1",
+    "openrlhf": "0.11.2",
+    "hqq": "0.2.8.post1",
+    "fairseq2": "0.8.1",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 

@@ -111,6 +111,22 @@ TARGETS: dict[str, tuple[str, ...]] = {
     ),
     "xfuser": ("xfuser/model_executor", "xfuser/core"),
     "torchtitan": ("torchtitan/models", "torchtitan/components", "torchtitan/experiments"),
+    # Added in session 12: RL rollout and training engines (generation, rollout workers, model
+    # code, losses), a quantization library, fairseq2's generation and models (verl's vllm and
+    # sglang rollout adapters and patches are left out).
+    "trl": ("trl",),
+    "verl": (
+        "verl/workers/engine",
+        "verl/workers/utils",
+        "verl/workers/rollout/naive",
+        "verl/workers/rollout/trtllm_rollout",
+        "verl/models",
+        "verl/trainer/ppo",
+        "verl/utils/kernel",
+    ),
+    "openrlhf": ("openrlhf-0.11.2.data/purelib/openrlhf",),
+    "hqq": ("hqq-0.2.8.post1/hqq",),
+    "fairseq2": ("fairseq2/generation", "fairseq2/models", "fairseq2/nn", "fairseq2/ops"),
 }
 
 

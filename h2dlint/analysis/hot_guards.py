@@ -1,7 +1,8 @@
 """Whether code on a hot path runs on every call: not under a run-once or tracing guard, not in
-a debugging aid (``assert``, ``raise``, a debug or logging branch, a logging call's arguments),
-not in a branch that knows which kind of device it is on, not once every N steps, and not in a
-row loop (HTD201's). HTD202 (a sync on a hot path) asks these.
+a debugging aid (``assert``, ``raise``, a debug or logging branch, a logging call's arguments,
+a branch that ends by raising or warning), not in an arm for degenerate input (empty, NaN or
+infinite values), not in a branch that knows which kind of device it is on, not once every N
+steps, and not in a row loop (HTD201's). HTD202 (a sync on a hot path) asks these.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import libcst as cst
 
 from h2dlint.analysis.bindings import COMPREHENSIONS
 from h2dlint.analysis.device_branches import after_cuda_exit, off_cuda_part
+from h2dlint.analysis.edge_cases import degenerate_fallback, error_branch
 from h2dlint.analysis.env_switches import diagnostic_switch, may_read_environment
 from h2dlint.analysis.hot_calls import debug_guard
 from h2dlint.analysis.loop_body import set_once
@@ -66,6 +68,8 @@ def runs_every_call(
         ancestors, context.module, provenance, provenance.current_frame()
     ):
         return False  # a test harness or reference, a value made on a cache miss
+    if degenerate_fallback(ancestors, node):
+        return False  # the arm for empty input or for NaN or infinite values
     for i in range(len(ancestors) - 1, -1, -1):
         parent = ancestors[i]
         if isinstance(parent, cst.FunctionDef):
@@ -78,9 +82,9 @@ def runs_every_call(
         if (
             isinstance(parent, cst.If)
             and child is parent.body
-            and debug_or_tracing(provenance, parent.test)
+            and (debug_or_tracing(provenance, parent.test) or error_branch(parent))
         ):
-            return False
+            return False  # a debugging branch, or one that raises or warns: the check failed
         if isinstance(parent, cst.Call) and logging_call(parent):
             return False
         if (

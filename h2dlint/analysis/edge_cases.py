@@ -1,0 +1,145 @@
+"""Code that runs only for degenerate input or when something went wrong: not per step.
+
+- A fallback for degenerate input: the arm of a conditional taken only when a tensor has no
+  element (``x.mean() if x.numel() > 0 else torch.tensor(0.0, device=d)``), or only for NaN or
+  infinite values (``if torch.isnan(t).all(): return torch.tensor(float("nan"), ...)``, the
+  ``else`` of ``if norms.isfinite().all():``). The other arm is what runs every step; the test
+  itself runs every time and is not covered. Only a tensor's count of elements says so: an
+  empty dimension or list (``if dets.size(0) == 0:``, a video frame with no detection;
+  ``len(queue) == 0``) is a state the code meets in normal runs, ``len(x.shape) == 0`` is a
+  0-d tensor, and ``x.numel() > 1`` also tells a per-tensor scale from a per-channel one.
+- An error or warning branch: an ``if`` whose body ends by raising or by emitting a warning
+  (``if missing.any(): n = int(missing.sum().item()); raise ValueError(...)``, ``if
+  bad.any(): row = bad.nonzero()[0]; logger.warning(...)``): its body runs when the check
+  fails. The test itself runs every time and is not covered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+# Calls that emit a warning or an error report (``warnings.warn``, ``logger.warning``).
+_WARNING_CALLS = frozenset({"warn", "warning", "error", "exception", "critical"})
+
+
+def degenerate_fallback(ancestors: Sequence[cst.CSTNode], node: cst.CSTNode) -> bool:
+    """Whether ``node`` (below ``ancestors``, innermost last) lies in the arm of a conditional
+    expression or an ``if`` statement of its function taken only for empty or all-NaN input."""
+    child = node
+    for parent in reversed(ancestors):
+        if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+            return False
+        if (
+            isinstance(parent, (cst.IfExp, cst.If))
+            and child is not parent.test
+            and _degenerate_arm(parent.test, taken=child is parent.body)
+        ):
+            return True
+        child = parent
+    return False
+
+
+def _degenerate_arm(test: cst.BaseExpression, *, taken: bool) -> bool:
+    """Whether the arm run when ``test`` is ``taken`` (True: the body) is for degenerate
+    input: the body of an emptiness test or of a test for NaN or infinite values, the other
+    arm of a non-emptiness test or of a test that values are finite (a count of zero
+    elements only)."""
+    if isinstance(test, cst.NamedExpr):  # ``if ok := norms.isfinite().all():``
+        return _degenerate_arm(test.value, taken=taken)
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _degenerate_arm(test.expression, taken=not taken)
+    nonfinite = _nonfinite_test(test)
+    if nonfinite is not None:
+        return taken if nonfinite else not taken
+    if _size(test):  # ``if x.numel():`` holds for non-empty input
+        return not taken
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return False
+    target = test.comparisons[0]
+    left, right, operator = test.left, target.comparator, target.operator
+    if not _size(left):  # ``0 < x.numel()``: turn it around
+        if not _size(right):
+            return False
+        left, right = right, left
+        operator = _MIRRORED.get(type(operator), operator)
+    bound = _small_int(right)
+    if bound is None:
+        return False
+    if isinstance(operator, cst.Equal):
+        return taken and bound == 0
+    if isinstance(operator, (cst.LessThanEqual, cst.LessThan)):
+        limit = bound - 1 if isinstance(operator, cst.LessThan) else bound
+        return taken and limit == 0  # ``n < 1``, ``n <= 0``
+    if isinstance(operator, cst.NotEqual):
+        return not taken and bound == 0
+    if isinstance(operator, (cst.GreaterThan, cst.GreaterThanEqual)):
+        limit = bound - 1 if isinstance(operator, cst.GreaterThanEqual) else bound
+        return not taken and limit == 0  # ``n > 0``, ``n >= 1``
+    return False
+
+
+_MIRRORED: dict[type, cst.BaseCompOp] = {
+    cst.LessThan: cst.GreaterThan(),
+    cst.GreaterThan: cst.LessThan(),
+    cst.LessThanEqual: cst.GreaterThanEqual(),
+    cst.GreaterThanEqual: cst.LessThanEqual(),
+}
+
+
+def _size(node: cst.BaseExpression) -> bool:
+    """Whether ``node`` counts a tensor's elements: ``x.numel()``, ``x.nelement()``."""
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in ("numel", "nelement")
+        and not node.args
+    )
+
+
+def _small_int(node: cst.BaseExpression) -> int | None:
+    if isinstance(node, cst.Integer):
+        return int(node.value)
+    return None
+
+
+# Element tests for values that are not finite: their branch is for broken numbers.
+_NONFINITE_TESTS = frozenset({"isnan", "isinf", "isposinf", "isneginf"})
+
+
+def _nonfinite_test(test: cst.BaseExpression) -> bool | None:
+    """For a test of non-finite values: True when its body is for them (``torch.isnan(t).any()``,
+    ``t.isnan().all()``, ``torch.isinf(loss)``), False when its other arm is
+    (``torch.isfinite(norm)``, ``norms.isfinite().all()``); None for any other test."""
+    node = test
+    while (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in ("any", "all", "item")
+    ):
+        node = node.func.value
+    if not isinstance(node, cst.Call):
+        return None
+    func = node.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+    if name in _NONFINITE_TESTS:
+        return True
+    return False if name == "isfinite" else None
+
+
+def error_branch(branch: cst.If) -> bool:
+    """Whether the body of ``branch`` ends by raising or by emitting a warning or an error
+    report: what it does before runs only when the check fails."""
+    body = branch.body
+    if not isinstance(body, cst.IndentedBlock) or not body.body:
+        return False
+    last: cst.CSTNode = body.body[-1]
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1]
+    if isinstance(last, cst.Raise):
+        return True
+    if not isinstance(last, cst.Expr) or not isinstance(last.value, cst.Call):
+        return False
+    func = last.value.func
+    return isinstance(func, cst.Attribute) and func.attr.value in _WARNING_CALLS

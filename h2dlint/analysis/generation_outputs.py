@@ -1,0 +1,107 @@
+"""Reads right after a whole generation: ``ids = model.generate(...)`` then ``ids.cpu()``.
+
+A ``generate(...)`` call runs its whole decoding loop before it returns, and the loop reads
+the host every step to decide whether to stop, so when it returns nothing is left queued on
+the device. A read of its output a few cheap statements later (slicing the prompt off, an
+end-of-sequence mask, ``torch.isin``, ``argmax``; then ``completion_ids.cpu()`` to build
+token lists) waits for those few small kernels only: the output has to reach the host once
+per generation, and there is no queue to overlap. A model call, a loss or any other call
+between them queues work again, and the read is a sync like any other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.torch_api import ARRAY_METHODS, TENSOR_ONLY_METHODS
+from h2dlint.walk import visit_read_only
+
+# Calls that queue nothing, or only small kernels on data in hand: builtins, tensor methods
+# that reshape, compare or reduce, list and dict methods.
+_BUILTINS = frozenset(
+    {"len", "int", "float", "bool", "range", "zip", "list", "tuple", "dict", "set", "min"}
+    | {"max", "sum", "enumerate", "isinstance", "getattr", "hasattr", "sorted", "any", "all"}
+)
+_CHEAP_METHODS = (
+    TENSOR_ONLY_METHODS
+    | ARRAY_METHODS
+    | {"size", "dim", "numel", "to", "cpu", "tolist", "item", "ne", "eq", "fill_", "zero_"}
+    | {"append", "extend", "get", "items", "keys", "values", "pop", "index", "count"}
+)
+
+
+def after_generation(provenance: Provenance, ancestors: Sequence[cst.CSTNode]) -> bool:
+    """Whether the statement around the visited node (its ``ancestors``, innermost last) runs
+    right after a ``generate(...)`` call in the same block, with only cheap statements between
+    (see the module's docs), and in no loop of its function."""
+    statement: cst.CSTNode | None = None
+    block: cst.CSTNode | None = None
+    for i in range(len(ancestors) - 1, -1, -1):
+        parent = ancestors[i]
+        if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+            break
+        if isinstance(parent, (cst.For, cst.While)):
+            return False  # per iteration of a loop around it
+        if statement is None and isinstance(parent, cst.IndentedBlock) and i + 1 < len(ancestors):
+            statement, block = ancestors[i + 1], parent
+    if not isinstance(block, cst.IndentedBlock) or statement is None:
+        return False
+    body = list(block.body)
+    index = next((i for i, s in enumerate(body) if s is statement), None)
+    if index is None:
+        return False
+    for previous in reversed(body[:index]):
+        if _generates(previous):
+            return True
+        if not _cheap(provenance, previous):
+            return False
+    return False
+
+
+def _generates(statement: cst.BaseStatement) -> bool:
+    """``out = model.generate(...)``, also as the last statement of a ``with`` block."""
+    if isinstance(statement, cst.With):
+        inner = statement.body
+        return (
+            isinstance(inner, cst.IndentedBlock) and bool(inner.body) and _generates(inner.body[-1])
+        )
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return False
+    small = statement.body[0]
+    value = small.value if isinstance(small, (cst.Assign, cst.AnnAssign, cst.Expr)) else None
+    return (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value == "generate"
+    )
+
+
+class _Calls(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.calls: list[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+
+
+def _cheap(provenance: Provenance, statement: cst.BaseStatement) -> bool:
+    """Whether ``statement`` is a simple statement whose calls queue nothing but small
+    kernels on data in hand (builtins, ``torch.*`` outside ``torch.nn``, tensor methods)."""
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return False
+    visitor = _Calls()
+    visit_read_only(statement, visitor)
+    for call in visitor.calls:
+        func = call.func
+        if isinstance(func, cst.Name) and func.value in _BUILTINS:
+            continue
+        qualified = provenance.qualify(func) or ""
+        if qualified.startswith("torch.") and not qualified.startswith("torch.nn"):
+            continue
+        if isinstance(func, cst.Attribute) and func.attr.value in _CHEAP_METHODS:
+            continue
+        return False
+    return True
