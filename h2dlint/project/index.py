@@ -223,7 +223,7 @@ class ProjectIndex:
         """A name as imported in module ``importer`` (``.buffers.Buffer``) made absolute."""
         if qualified.startswith(".") and importer is not None:
             return self.layout.resolve_relative(importer, qualified)
-        return qualified
+        return self.layout.without_namespace(qualified)
 
     def locate(self, qualified: str) -> tuple[ParsedModule, str] | None:
         """The module defining ``pkg.mod.Name`` (following re-exports), parsed, and the name's
