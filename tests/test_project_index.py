@@ -649,6 +649,8 @@ STEP_CONTEXT = (
     "        return (self.lens > 1).sum().item()\n"  # called in a loop that runs no step
     "    def stats(self) -> int:\n"
     "        return (self.lens > 2).sum().item()\n"  # called every 100 steps
+    "    def kv_stats(self) -> int:\n"
+    "        return (self.lens > 3).sum().item()\n"  # a step calls it every N steps
 )
 STEP_ENGINE = (
     "from ns.serve.context import Context\n"
@@ -668,7 +670,8 @@ STEP_ENGINE = (
     "            if i % 100 == 0:\n"
     "                self.context.stats()\n"
     "    def async_step(self) -> None:\n"
-    "        pass\n"
+    "        if self.count % self.log_interval == 0:\n"
+    "            self.context.kv_stats()\n"
 )
 
 
@@ -678,6 +681,7 @@ def test_a_function_called_in_a_loop_of_steps_of_another_module_is_hot(
     """An engine's ``while True:`` loop that runs a step every iteration makes what it calls
     there per step, in another module (through an object of the callee's class): the read in
     ``active_count`` is reported, not those called outside a loop of steps or every N steps.
+    A step's own call made every N steps does not count either (``kv_stats``).
     The package lives in a namespace directory (``ns/`` without ``__init__.py``) and imports
     itself as ``ns.serve...``: the layout names it ``serve...``, and the names still meet."""
     import json

@@ -85,7 +85,7 @@ from h2dlint.analysis.hot_names import (
 from h2dlint.analysis.memo_methods import rewrites_parameters
 from h2dlint.analysis.once import RunOnce, builder_class, once_name
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.step_loops import step_loop_reason
+from h2dlint.analysis.step_loops import occasional_call, step_loop_reason
 from h2dlint.context import SharedKey
 from h2dlint.imports import dotted_name
 from h2dlint.walk import visit_read_only
@@ -340,7 +340,11 @@ class HotPaths:
         project, module = provenance.project, provenance.module_name
         if project is None or module is None:
             return None
-        reason = project.hot_reason(f"{module}.{qualified}", self._hot_name)
+        reason = project.hot_reason(
+            f"{module}.{qualified}",
+            self._hot_name,
+            skip=lambda caller: occasional_call(project, caller),
+        )
         if reason is None and not logging_name(qualified.rpartition(".")[2]):
             reason = step_loop_reason(project, f"{module}.{qualified}", self._hot_name)
         return reason

@@ -13,10 +13,12 @@ not per step.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from h2dlint.project.callers import Caller
     from h2dlint.project.index import ProjectIndex
 
 # Whether a function (name, class, the class's bases) runs per step by its name (True), may
@@ -30,12 +32,15 @@ _HOST_STEPPERS = ("sched", "lr", "progress", "pbar", "bar", "timer", "profiler",
 # ``training_step``; not ``set_step``, ``num_steps``).
 _STEP_CALLS = frozenset({"forward", "execute_model"})
 # Words of a branch test taken once every N steps or for debugging, not on every step.
-_OCCASIONAL_WORDS = ("should_", "log", "save", "eval", "checkpoint", "debug", "verbose", "profil")
+_OCCASIONAL_WORDS = frozenset(
+    {"should", "log", "logging", "save", "eval", "checkpoint", "debug", "verbose", "profile"}
+)
 
 # (module, size, hash of its bytes) -> per function (name, class): its loops of steps, each as
 # (first line, last line, the step it calls, the lines under an occasional branch).
 _Loops = list[tuple[int, int, str, frozenset[int]]]
-_CACHE: dict[tuple[str, int, int], dict[tuple[str, str | None], _Loops]] = {}
+_Module = tuple[dict[tuple[str, str | None], _Loops], dict[tuple[str, str | None], frozenset[int]]]
+_CACHE: dict[tuple[str, int, int], _Module] = {}
 _CACHE_SIZE = 64
 
 
@@ -63,6 +68,14 @@ def step_loop_reason(project: ProjectIndex, qualified: str, hot_name: HotName) -
 
 
 def _loops_of(module: str, data: bytes) -> dict[tuple[str, str | None], _Loops]:
+    return _read(module, data)[0]
+
+
+def _guarded_of(module: str, data: bytes) -> dict[tuple[str, str | None], frozenset[int]]:
+    return _read(module, data)[1]
+
+
+def _read(module: str, data: bytes) -> _Module:
     key = (module, len(data), hash(data))
     found = _CACHE.get(key)
     if found is None:
@@ -70,7 +83,7 @@ def _loops_of(module: str, data: bytes) -> dict[tuple[str, str | None], _Loops]:
             tree = ast.parse(data)
         except (SyntaxError, ValueError):
             tree = ast.Module(body=[], type_ignores=[])
-        found = _step_loops(tree)
+        found = (_step_loops(tree), _guarded_lines(tree))
         if len(_CACHE) >= _CACHE_SIZE:
             _CACHE.pop(next(iter(_CACHE)))
         _CACHE[key] = found
@@ -78,23 +91,36 @@ def _loops_of(module: str, data: bytes) -> dict[tuple[str, str | None], _Loops]:
 
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
 _LOOPS = (ast.While, ast.For, ast.AsyncFor)
+
+
+def _functions(tree: ast.Module) -> list[tuple[tuple[str, str | None], _Function]]:
+    """The top-level functions and the methods of top-level classes, by (name, class)."""
+    found: list[tuple[tuple[str, str | None], _Function]] = []
+    for node in tree.body:
+        if isinstance(node, _FUNCTIONS):
+            found.append(((node.name, None), node))
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, _FUNCTIONS):
+                    found.append(((item.name, node.name), item))
+    return found
 
 
 def _step_loops(tree: ast.Module) -> dict[tuple[str, str | None], _Loops]:
     """Per top-level function and method of a top-level class: its loops of steps."""
-    found: dict[tuple[str, str | None], _Loops] = {}
-    for node in tree.body:
-        if isinstance(node, _FUNCTIONS):
-            found[(node.name, None)] = _loops_in(node)
-        elif isinstance(node, ast.ClassDef):
-            for item in node.body:
-                if isinstance(item, _FUNCTIONS):
-                    found[(item.name, node.name)] = _loops_in(item)
+    found = {key: _loops_in(function) for key, function in _functions(tree)}
     return {k: v for k, v in found.items() if v}
 
 
-def _loops_in(function: ast.FunctionDef | ast.AsyncFunctionDef) -> _Loops:
+def _guarded_lines(tree: ast.Module) -> dict[tuple[str, str | None], frozenset[int]]:
+    """Per function: the lines under its branches taken every N steps or for debugging."""
+    found = {key: _occasional_lines(function.body) for key, function in _functions(tree)}
+    return {k: v for k, v in found.items() if v}
+
+
+def _loops_in(function: _Function) -> _Loops:
     loops: _Loops = []
     for node in _own_nodes(function.body):
         if isinstance(node, _LOOPS):
@@ -105,14 +131,17 @@ def _loops_in(function: ast.FunctionDef | ast.AsyncFunctionDef) -> _Loops:
     return loops
 
 
-def _own_nodes(body: list[ast.stmt]) -> list[ast.AST]:
-    """The nodes of a function's body, not of the functions and classes defined in it."""
+def _own_nodes(body: list[ast.stmt], loops: bool = True) -> list[ast.AST]:
+    """The nodes of a function's body, not of the functions and classes defined in it (nor,
+    without ``loops``, of the loops in it: what runs once per iteration of the body)."""
     found: list[ast.AST] = []
     stack: list[ast.AST] = list(body)
     while stack:
         node = stack.pop()
         found.append(node)
-        if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
+        if isinstance(node, (*_FUNCTIONS, ast.ClassDef)) or (
+            not loops and isinstance(node, _LOOPS)
+        ):
             continue
         stack.extend(ast.iter_child_nodes(node))
     return found
@@ -125,7 +154,7 @@ def _step_called(body: list[ast.stmt]) -> str | None:
     from h2dlint.analysis.hot_names import name_reason
 
     occasional = _occasional_lines(body)
-    for node in _own_nodes(body):
+    for node in _own_nodes(body, loops=False):  # an inner loop's step is no step of this loop
         if not isinstance(node, ast.Call) or node.lineno in occasional:
             continue
         func = node.func
@@ -150,10 +179,21 @@ def _occasional_lines(body: list[ast.stmt]) -> frozenset[int]:
     (``if step % 100 == 0:``, ``if self.should_log(step):``, ``if args.debug:``)."""
     lines: set[int] = set()
     for node in _own_nodes(body):
-        if not isinstance(node, ast.If):
+        if not isinstance(node, (ast.If, ast.IfExp)):
             continue
         test = ast.unparse(node.test).lower()
-        if "%" in test or any(word in test for word in _OCCASIONAL_WORDS):
-            for statement in node.body:
-                lines.update(range(statement.lineno, (statement.end_lineno or 0) + 1))
+        if "%" in test or _OCCASIONAL_WORDS & set(re.split(r"[^a-z0-9]+", test)):
+            taken = node.body if isinstance(node.body, list) else [node.body]
+            for part in taken:
+                lines.update(range(part.lineno, (part.end_lineno or 0) + 1))
     return frozenset(lines)
+
+
+def occasional_call(project: ProjectIndex, caller: Caller) -> bool:
+    """Whether ``caller`` makes its call (its first one) under a branch taken once every N
+    steps or for debugging (``if step % n == 0:``, ``x if self.config.log_zeros else 0``):
+    it does not make the callee per step, whatever the caller is."""
+    data = project.caller_index().files().get(caller.module)
+    if data is None:
+        return False
+    return caller.line in _guarded_of(caller.module, data).get((caller.name, caller.cls), ())
