@@ -32,8 +32,9 @@ _HOST_STEPPERS = ("sched", "lr", "progress", "pbar", "bar", "timer", "profiler",
 # ``training_step``; not ``set_step``, ``num_steps``).
 _STEP_CALLS = frozenset({"forward", "execute_model"})
 # Words of a branch test taken once every N steps or for debugging, not on every step.
+# (a word of the test: ``should_log``, ``log_num_zeros``; not ``should_launch``, ``logits``)
 _OCCASIONAL_WORDS = frozenset(
-    {"should", "log", "logging", "save", "eval", "checkpoint", "debug", "verbose", "profile"}
+    {"log", "logging", "save", "eval", "checkpoint", "debug", "verbose", "profile"}
 )
 
 # (module, size, hash of its bytes) -> per function (name, class): its loops of steps, each as
