@@ -103,13 +103,19 @@ class SyncOnHotPath(Rule):
     which prepares prompts on the host) — not names that configure or count
     (`set_step`, `get_*`, `num_steps`, `register_*`) or debug (`dump_*`, `print_*`, `debug_*`,
     `show_*`, `plot_*`); or a function the same module calls from
-    one (`self.method(...)` of the same class, a module function), transitively. The body of a
-    `for` loop whose every iteration runs device work is hot too, wherever the loop is: a
+    one (`self.method(...)` of the same class, a module function), transitively; or a function
+    of the project called in a loop that runs a step on every iteration (an engine's
+    `while True:` loop around `self.async_step()`, a trainer's loop around `optimizer.step()`;
+    not a scheduler's `step()`, nor a call made every N steps), in any module. The body of a
+    `for` loop whose every iteration runs device work is hot too, wherever the loop is (a
+    function or a method: `Trainer.fit`, `Validator.validate`): a
     backward pass, an optimizer step or a CUDA graph replay (a training loop), or a copy to the
-    device (`x.to(device)`) for reads of values computed from the copied data (not in code that
+    device (`x.to(device)`) for reads of values computed from the copied data (a validation
+    loop's `valid += (labels != -100).sum()` of labels it copied; not in code that
     saves or exports state, `save_checkpoint`, `gather_cpu_state_dict`: it copies values to the host
     for the file). Run-once code
-    (`__init__`, setup, loaders, tests, memoised functions, code under a run-once guard such as
+    (`__init__`, setup, loaders, tests, memoised functions, compiler passes over a `torch.fx`
+    graph such as `plan_fwd(gm: GraphModule, ...)`, code under a run-once guard such as
     `if self.cache is None:`) is never hot. Configure it with `[tool.h2dlint.analysis]
     hot-functions = [...]` and `cold-functions = [...]` (names, `Class.method`, globs).
 
@@ -117,12 +123,14 @@ class SyncOnHotPath(Rule):
     `.to(device)`, `device=` of a factory, and what is computed from those); MEDIUM when it is
     surely a tensor whose device is unknown: a parameter annotated `torch.Tensor`, a field a
     class of the project declares as a tensor (`seq_lens: torch.Tensor` of a dataclass of
-    step inputs), a `torch.<function>` result (`torch.cat(...)`, `torch.max(x)`), a method
+    step inputs), a `torch.<function>` result (`torch.cat(...)`, `torch.max(x)`), a factory
+    given a device of unknown kind (`torch.zeros((), device=device_type)`), a method
     only tensors have (`x.int()`, `x.detach()`) or a method called with a keyword only tensor
     methods take (`logits.argmax(dim=-1)`; numpy says `axis=`), a reduction or comparison read
     with `.item()`/`.tolist()` (`ctx.q_seqlens.max().item()`, `(a == b).tolist()`), the used
     result of a `.cpu()` of something not named as a module, or a name bound only to such
-    values or unpacked from a function that returns several tensors
+    values (also when updated in place, `count += mask.sum()`) or unpacked from a function
+    that returns several tensors
     (`weights, ids = torch.topk(x, k)`, `vals, idx = x.sort()`). Such a tensor given to a call
     whose output size depends on the data (`torch.nonzero(input_ids == image_token_id)`) or
     indexed through a boolean mask (`ids[ids < k]`) is MEDIUM too. Used as a size, a slice
@@ -1097,6 +1105,34 @@ class SyncOnHotPath(Rule):
                     return self._generate(model, inputs, [2], "cuda")
             """
         ),
+        # Not loops of steps: a method's loop over parameters that runs no device work per
+        # iteration, a trainer that reads the loss every N steps, a set-up method, and a
+        # compiler pass over a `torch.fx` graph (once per compilation, whatever its name).
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+            from torch.fx import GraphModule
+            class Trainer:
+                def norms(self):
+                    return [p.detach().norm().item() for p in self.model.parameters()]
+                def fit(self, loader):
+                    for step, (x, y) in enumerate(loader):
+                        loss = F.mse_loss(self.model(x), y)
+                        loss.backward()
+                        self.optimizer.step()
+                        if step % 100 == 0:
+                            self.losses.append(loss.item())
+                def setup(self, loader, device):
+                    for x, _ in loader:
+                        x = x.to(device)
+                        self.scale = max(self.scale, x.abs().max().item())
+            def plan_offload_fwd(gm: GraphModule, budget: float) -> float:
+                budgets = torch.tensor([budget], device=torch.device("cuda"))
+                torch.distributed.all_reduce(budgets)
+                return budgets[0].item()
+            """
+        ),
     )
     invalid = (
         # A check of the input that raises is no period: what follows runs on every call (only
@@ -1692,6 +1728,32 @@ class SyncOnHotPath(Rule):
                     return self.experts(x, w), slots
             """,
         ),
+        # Loops of steps in methods too: a validation loop that copies each batch to the
+        # device and reads a token count (a counter made on the device and updated in place)
+        # per batch; a trainer's loop that reads the loss after every backward pass.
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+            class Validator:
+                def validate(self, model, loader, device_type):
+                    for inputs, labels in loader:
+                        labels = labels.to(device_type)
+                        logits = model(inputs.to(device_type))
+                        valid = torch.tensor(0, dtype=torch.int64, device=device_type)
+                        valid += (labels != -100).sum()
+                        self.tokens.append(valid.item())
+                                           ^^^^^^^^^^^^
+            class Trainer:
+                def fit(self, loader):
+                    for x, y in loader:
+                        loss = F.mse_loss(self.model(x), y)
+                        loss.backward()
+                        self.optimizer.step()
+                        self.losses.append(loss.item())
+                                           ^^^^^^^^^^^
+            """,
+        ),
     )
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -1960,9 +2022,15 @@ class SyncOnHotPath(Rule):
             confidence = Confidence.MEDIUM
         hot = HotPaths.of(self.context)
         reason = hot.why_hot_at(self.context.ancestors)
-        if reason is None and hot.could_be_hot_at(self.context.ancestors):
-            reason = self._loop_reason(frame, tensor)
-        if reason is None or not runs_every_call(self.context, node, explicit):
+        # A loop of steps makes its body hot in any function that may run more than once,
+        # a method too (``Trainer.fit``, ``Validator.validate``): not only in functions the
+        # project could call from a step.
+        steps: cst.For | None = None
+        if reason is None and hot.could_be_hot_at(self.context.ancestors, False):
+            found = self._loop_reason(frame, tensor)
+            if found is not None:
+                reason, steps = found
+        if reason is None or not runs_every_call(self.context, node, explicit, steps=steps):
             return False
         if after_generation(provenance, self.context.ancestors):
             return False  # ``ids = model.generate(...)`` just before: nothing left queued
@@ -1989,11 +2057,11 @@ class SyncOnHotPath(Rule):
         self.report(node, message, confidence=confidence)
         return True
 
-    def _loop_reason(self, frame: Frame, tensor: cst.BaseExpression) -> str | None:
-        """Why the read of ``tensor`` being visited runs per step in a function not known to:
-        a ``for`` loop around it (in its function) runs device work on every iteration that
-        the read waits for. Not in code that saves or exports state: its loops copy values to
-        the host for the file, once per save."""
+    def _loop_reason(self, frame: Frame, tensor: cst.BaseExpression) -> tuple[str, cst.For] | None:
+        """Why the read of ``tensor`` being visited runs per step in a function not known to,
+        and the loop that makes it: a ``for`` loop around it (in its function) runs device
+        work on every iteration that the read waits for. Not in code that saves or exports
+        state: its loops copy values to the host for the file, once per save."""
         provenance = Provenance.of(self.context)
         if saving_code(self.context.path, self.context.ancestors):
             return None
@@ -2006,7 +2074,7 @@ class SyncOnHotPath(Rule):
                     loop = self._loops[parent] = device_loop(provenance, parent, frame)
                 reason = loop.reason_for(tensor, self.context.module)
                 if reason is not None:
-                    return reason
+                    return reason, parent
         return None
 
     def _assigned(self, node: cst.Subscript) -> bool:

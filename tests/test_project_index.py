@@ -97,6 +97,31 @@ def test_layout_covers_the_whole_top_level_package(project: Path) -> None:
     assert layout.resolve_relative("engine.worker.runner", "..x") == "engine.x"
 
 
+def test_a_namespace_subpackage_belongs_to_the_package_around_it(tmp_path: Path) -> None:
+    """``pkg/components/`` without ``__init__.py`` inside a package is importable as
+    ``pkg.components`` (a namespace package): checking a file there still sees ``pkg``, and
+    walking ``pkg`` finds it. A directory without ``__init__.py`` outside a package, or not
+    named like a module, stays out."""
+    package = tmp_path / "pkg"
+    (package / "components").mkdir(parents=True)
+    (package / "distributed").mkdir()
+    (package / "data-files").mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "components" / "validate.py").write_text("")
+    (package / "distributed" / "__init__.py").write_text("")
+    (package / "distributed" / "utils.py").write_text("")
+    (package / "data-files" / "gen.py").write_text("")
+    validate = package / "components" / "validate.py"
+    assert package_root(str(validate.parent)) == os.path.realpath(package)
+    layout = build_layout([str(validate)])
+    assert layout.module_of(str(validate)) == "pkg.components.validate"
+    assert layout.path_of("pkg.distributed.utils") == str(package / "distributed" / "utils.py")
+    assert not any("gen" in module for module in layout.modules)
+    loose = tmp_path / "scripts"
+    loose.mkdir()
+    assert package_root(str(loose)) == str(loose)
+
+
 def test_facts_from_other_modules(project: Path) -> None:
     runner = project / "worker" / "runner.py"
     index = ProjectIndex(build_layout([str(runner)]))
@@ -611,3 +636,71 @@ def test_a_parameter_of_a_function_another_module_calls_stays_unknown(
 
     result = CliRunner().invoke(main, args, catch_exceptions=False)
     assert [f["code"] for f in json.loads(result.stdout)] == []
+
+
+STEP_CONTEXT = (
+    "import torch\n"
+    "class Context:\n"
+    "    def __init__(self, n: int, device: torch.device) -> None:\n"
+    "        self.lens = torch.zeros(n, device=device)\n"
+    "    def active_count(self) -> int:\n"
+    "        return (self.lens > 0).sum().item()\n"  # line 6: read once per engine step
+    "    def summary(self) -> int:\n"
+    "        return (self.lens > 1).sum().item()\n"  # called in a loop that runs no step
+    "    def stats(self) -> int:\n"
+    "        return (self.lens > 2).sum().item()\n"  # called every 100 steps
+    "    def kv_stats(self) -> int:\n"
+    "        return (self.lens > 3).sum().item()\n"  # a step calls it every N steps
+)
+STEP_ENGINE = (
+    "from ns.serve.context import Context\n"
+    "class Engine:\n"
+    "    def __init__(self, context: Context) -> None:\n"
+    "        self.context = context\n"
+    "    def run(self) -> None:\n"
+    "        while True:\n"
+    "            if self.context.active_count() == 0:\n"
+    "                continue\n"
+    "            self.async_step()\n"
+    "    def report(self) -> list[int]:\n"
+    "        return [self.context.summary() for _ in range(3)]\n"
+    "    def train(self, loader: list[int]) -> None:\n"
+    "        for i, batch in enumerate(loader):\n"
+    "            self.async_step()\n"
+    "            if i % 100 == 0:\n"
+    "                self.context.stats()\n"
+    "    def async_step(self) -> None:\n"
+    "        if self.count % self.log_interval == 0:\n"
+    "            self.context.kv_stats()\n"
+)
+
+
+def test_a_function_called_in_a_loop_of_steps_of_another_module_is_hot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An engine's ``while True:`` loop that runs a step every iteration makes what it calls
+    there per step, in another module (through an object of the callee's class): the read in
+    ``active_count`` is reported, not those called outside a loop of steps or every N steps.
+    A step's own call made every N steps does not count either (``kv_stats``).
+    The package lives in a namespace directory (``ns/`` without ``__init__.py``) and imports
+    itself as ``ns.serve...``: the layout names it ``serve...``, and the names still meet."""
+    import json
+
+    from click.testing import CliRunner
+
+    from h2dlint.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    package = tmp_path / "ns" / "serve"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "context.py").write_text(STEP_CONTEXT)
+    (package / "engine.py").write_text(STEP_ENGINE)
+    args = ["-j1", "--no-cache", "--select", "HTD202", "--output-format", "json", str(package)]
+    result = CliRunner().invoke(main, args, catch_exceptions=False)
+    found = sorted(
+        (f["filename"].rsplit("/", 1)[-1], f["location"]["row"], f["message"])
+        for f in json.loads(result.stdout)
+    )
+    assert [(name, row) for name, row, _ in found] == [("context.py", 6)]
+    assert "loop of `Engine.run()`" in found[0][2] and "`async_step()`" in found[0][2]

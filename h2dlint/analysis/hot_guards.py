@@ -53,13 +53,20 @@ DEBUG_WORDS = (
 
 
 def runs_every_call(
-    context: FileContext, node: cst.CSTNode, explicit: cst.Call | None, *, loops: bool = False
+    context: FileContext,
+    node: cst.CSTNode,
+    explicit: cst.Call | None,
+    *,
+    loops: bool = False,
+    steps: cst.CSTNode | None = None,
 ) -> bool:
     """Whether the code around ``node`` in its function runs on every call: not under a
     run-once or tracing guard, not on a cache miss (``if entry is None:`` of a lookup), not in
     a test harness or a reference implementation a kernel is checked against (by its names),
     not in a debugging aid, not in a row loop (HTD201).
-    ``loops``: a ``while`` loop around it is a loop of steps, not HTD201's."""
+    ``loops``: a ``while`` loop around it is a loop of steps, not HTD201's. ``steps``: a ``for``
+    loop known to run device work on every iteration (a loop over batches, :mod:`device_loops`):
+    what it walks are batches, not HTD201's rows."""
     ancestors = context.ancestors
     if RunOnce.of(context).code(ancestors):
         return False
@@ -106,6 +113,7 @@ def runs_every_call(
         if (
             explicit is not None
             and isinstance(parent, (cst.For, *COMPREHENSIONS))
+            and parent is not steps
             and any(sync_of(explicit, loop) is not None for loop in row_loops_of(parent))
         ):
             return False  # HTD201's

@@ -23,7 +23,10 @@ A function of a module is *hot* when:
   another module by name, or anywhere through an object of the method's class
   (``self.drafter.propose(...)``). A cold caller (run once by its name, configured cold, a
   logger, a pipeline's per-request ``__call__``) ends the chain. Only the function asked about
-  is looked up: what it calls in its module is not marked hot through it.
+  is looked up: what it calls in its module is not marked hot through it;
+- or, asked the same way, a function of the project calls it inside a loop whose every
+  iteration runs a step by name (:mod:`h2dlint.analysis.step_loops`: an engine's
+  ``while True:`` loop around ``self.async_step()``).
 
 A *per-request* entry point runs once per request around a loop of steps: ``__call__`` of a
 pipeline (a class whose name or a base's says ``Pipeline``, such as diffusers'
@@ -82,6 +85,7 @@ from h2dlint.analysis.hot_names import (
 from h2dlint.analysis.memo_methods import rewrites_parameters
 from h2dlint.analysis.once import RunOnce, builder_class, once_name
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.step_loops import occasional_call, step_loop_reason
 from h2dlint.context import SharedKey
 from h2dlint.imports import dotted_name
 from h2dlint.walk import visit_read_only
@@ -336,7 +340,14 @@ class HotPaths:
         project, module = provenance.project, provenance.module_name
         if project is None or module is None:
             return None
-        return project.hot_reason(f"{module}.{qualified}", self._hot_name)
+        reason = project.hot_reason(
+            f"{module}.{qualified}",
+            self._hot_name,
+            skip=lambda caller: occasional_call(project, caller),
+        )
+        if reason is None and not logging_name(qualified.rpartition(".")[2]):
+            reason = step_loop_reason(project, f"{module}.{qualified}", self._hot_name)
+        return reason
 
     def _hot_name(self, name: str, cls: str | None, bases: tuple[str, ...] = ()) -> bool | None:
         """Whether a function of another module runs per step by its name alone (True), may

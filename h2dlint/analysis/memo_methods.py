@@ -2,9 +2,10 @@
 :mod:`h2dlint.analysis.once`): methods memoised by hand (they first return what they keep on
 ``self`` when they have it, and keep what they compute there), and model surgery (functions
 that rewrite a module's parameters in place, ``W.weight.data = ...``: a rotation, a fusion or
-a conversion of the weights before the model runs, never a step of it), and functions memoised
+a conversion of the weights before the model runs, never a step of it), functions memoised
 by key (they return what a mapping holds for the key when it has it, and store what they
-compute there: their work runs once per key)."""
+compute there: their work runs once per key), and compiler passes (they rewrite a
+``torch.fx`` graph, once per compilation)."""
 
 from __future__ import annotations
 
@@ -241,3 +242,22 @@ def rewrites_parameters(function: cst.FunctionDef) -> bool:
         ):
             return True
     return False
+
+
+# Annotations of a ``torch.fx`` graph: a function taking one rewrites or plans a graph.
+_GRAPH_TYPES = frozenset({"GraphModule", "Graph"})
+
+
+def compile_pass(function: cst.FunctionDef) -> bool:
+    """Whether ``function`` is a compiler pass: its first parameter (after ``self``) is
+    annotated as a ``torch.fx`` graph (``gm: GraphModule``, ``graph: fx.Graph``). It runs once
+    per compilation, however its name reads (``_plan_offload_fwd(gm, ...)``)."""
+    params = [*function.params.posonly_params, *function.params.params]
+    if params and params[0].name.value in ("self", "cls"):
+        params = params[1:]
+    if not params or params[0].annotation is None:
+        return False
+    annotation = params[0].annotation.annotation
+    while isinstance(annotation, cst.Attribute):
+        annotation = annotation.attr
+    return isinstance(annotation, cst.Name) and annotation.value in _GRAPH_TYPES

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from h2dlint.analysis.frames import ModuleIndex, decorator_names
-from h2dlint.analysis.memo_methods import assigned_anywhere, memoised, memoised_by_key
+from h2dlint.analysis.memo_methods import assigned_anywhere, compile_pass, memoised, memoised_by_key
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.context import SharedKey
 from h2dlint.imports import dotted_name, statements
@@ -407,6 +407,7 @@ class RunOnce:
             or closure_factory(function)
             or memoised(function)
             or memoised_by_key(function)
+            or compile_pass(function)
         ):
             return True
         name = function.name.value

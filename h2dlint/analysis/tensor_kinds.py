@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from h2dlint.analysis.arguments import positional
+from h2dlint.analysis.arguments import keyword, positional
 from h2dlint.analysis.bindings import iterated_by
 from h2dlint.analysis.classes import class_of
 from h2dlint.analysis.cross_module import field_annotation
@@ -16,7 +16,12 @@ from h2dlint.analysis.frames import Frame, parameter_annotation
 from h2dlint.analysis.provenance import Provenance, annotation_is
 from h2dlint.analysis.returned_tensors import returned_annotation
 from h2dlint.analysis.sync_basics import METADATA_METHODS, RowLoop, Walk, early_exits
-from h2dlint.analysis.torch_api import ARRAY_METHODS, TENSOR_FUNCTIONS, TENSOR_ONLY_METHODS
+from h2dlint.analysis.torch_api import (
+    ARRAY_METHODS,
+    FRESH_FACTORIES,
+    TENSOR_FUNCTIONS,
+    TENSOR_ONLY_METHODS,
+)
 from h2dlint.walk import visit_read_only
 
 # -- whether an expression is a tensor -----------------------------------------------------------
@@ -168,15 +173,29 @@ def tensor_evidence(
         reaching = bindings.reaching_bindings(node)
         if not reaching:
             return None
-        for binding in reaching:
+        # ``t += x`` keeps a tensor a tensor: the bindings that reach the update decide
+        # (each update is followed once: in a loop it reaches itself).
+        pending = list(reaching)
+        updates: set[cst.CSTNode] = set()
+        proven = False
+        while pending:
+            binding = pending.pop()
             value = binding.value
             if value is None:
                 if binding.statement is not bindings.root:
                     statement = binding.statement
                     if _row_of_tensor(provenance, statement, node.value, frame, depth):
+                        proven = True
                         continue  # ``for row in t``: the rows of a tensor are tensors
+                    target = _augmented(statement, node.value)
+                    if target is not None:
+                        if statement not in updates:
+                            updates.add(statement)
+                            pending.extend(bindings.reaching_bindings(target))
+                        continue
                     if _unpacked_tensor(provenance, statement, node.value, frame, depth) is None:
                         return None
+                    proven = True
                     continue
                 annotation = parameter_annotation(node, frame)
                 if annotation is None or not tensor_annotation(provenance, annotation):
@@ -185,7 +204,8 @@ def tensor_evidence(
                 provenance, value, frame, read=read, depth=depth + 1
             ) is None or provenance.is_host_data(value, frame):
                 return None
-        return node
+            proven = True
+        return node if proven else None
     if isinstance(node, cst.Subscript):
         inner = tensor_evidence(provenance, node.value, frame, depth=depth + 1)
         return inner
@@ -225,6 +245,8 @@ def tensor_evidence(
         return found if found is not None else _plain(inner) or node
     if _annotated_tensor(provenance, node, frame):
         return node  # a function of the project that says it returns a tensor
+    if qualified in FRESH_FACTORIES and keyword(node, "device") is not None:
+        return node  # ``torch.zeros(n, device=device)``: a tensor wherever ``device`` is
     if qualified or not isinstance(func, cst.Attribute):
         return None
     method = func.attr.value
@@ -259,6 +281,31 @@ TUPLE_FUNCTIONS = frozenset(
     | {"std_mean", "var_mean", "unique", "unique_consecutive", "frexp"}
 )
 TUPLE_ONLY_METHODS = frozenset({"topk", "kthvalue", "aminmax", "cummax", "cummin"})
+
+
+def _augmented(statement: cst.CSTNode, name: str) -> cst.Name | None:
+    """The target of ``statement`` when it updates ``name`` in place with arithmetic (``total
+    += x.sum()``, ``t *= 2``), else None: a tensor stays a tensor (a Python number updated with
+    a tensor becomes one, but then its earlier binding is no tensor, and says no)."""
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return None
+    for small in statement.body:
+        if (
+            isinstance(small, cst.AugAssign)
+            and isinstance(small.target, cst.Name)
+            and small.target.value == name
+            and isinstance(small.operator, _ARITHMETIC_UPDATES)
+        ):
+            return small.target
+    return None
+
+
+_ARITHMETIC_UPDATES = (
+    cst.AddAssign,
+    cst.SubtractAssign,
+    cst.MultiplyAssign,
+    cst.DivideAssign,
+)
 
 
 def _unpacked_tensor(

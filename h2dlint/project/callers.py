@@ -357,10 +357,17 @@ class CallerIndex:
             return True  # too common a name to read every definition: assume one may be
         return any(name in self._movers_of(module) for module in defining)
 
-    def hot_reason(self, qualified: str, hot_name: HotName, hops: int = 0) -> str | None:
+    def hot_reason(
+        self,
+        qualified: str,
+        hot_name: HotName,
+        hops: int = 0,
+        skip: Callable[[Caller], bool] | None = None,
+    ) -> str | None:
         """Why the top-level function ``qualified`` runs per step: the hot function of another
         module that calls it (directly, or through one more such call); None when no caller
-        is known to be hot."""
+        is known to be hot. ``skip``: calls that do not count (the analysis reads where the
+        call is: under a branch taken every N steps)."""
         if hops >= MAX_HOPS:
             return None
         # The first question comes from the analysis of the function's own file, which knows
@@ -370,10 +377,12 @@ class CallerIndex:
         for caller in self.callers(qualified):
             where = f"{caller.cls}.{caller.name}" if caller.cls else caller.name
             verdict = hot_name(caller.name, caller.cls, caller.bases)
+            if verdict is not None and skip is not None and skip(caller):
+                continue
             if verdict and not (hops == 0 and caller.module == home):
                 return f"called from `{where}()` in {caller.module}"
             if verdict is not None and caller.qualified != qualified:
-                deeper = self.hot_reason(caller.qualified, hot_name, hops + 1)
+                deeper = self.hot_reason(caller.qualified, hot_name, hops + 1, skip)
                 if deeper is not None:
                     return f"called from `{where}()` in {caller.module}, {deeper}"
         return None

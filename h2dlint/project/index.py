@@ -27,7 +27,7 @@ from h2dlint.project.text_scan import ABSENT, DEFINED, NAMED, naming
 from h2dlint.project.tree_store import TreeStore
 
 if TYPE_CHECKING:
-    from h2dlint.project.callers import CallerIndex, HotName
+    from h2dlint.project.callers import Caller, CallerIndex, HotName
 
 # Modules kept parsed per process: a check consults a few; a whole-tree run revisits the same
 # buffer and utility modules again and again.
@@ -189,11 +189,13 @@ class ProjectIndex:
         return ParsedModule(name, path, source, tree, digest)
 
     # -- callers ------------------------------------------------------------------------------
-    def hot_reason(self, qualified: str, hot_name: HotName) -> str | None:
+    def hot_reason(
+        self, qualified: str, hot_name: HotName, skip: Callable[[Caller], bool] | None = None
+    ) -> str | None:
         """Why the function or method ``qualified`` runs per step, from its callers elsewhere
         (``hot_name(function, class, bases)`` says which names run per step, and which are
-        cold); None when no caller is known to."""
-        return self._caller_index().hot_reason(qualified, hot_name)
+        cold; ``skip``, which calls do not count); None when no caller is known to."""
+        return self._caller_index().hot_reason(qualified, hot_name, skip=skip)
 
     def may_define_mover(self, name: str) -> bool:
         """Whether a function of the project named ``name`` may copy items to the device one
@@ -223,7 +225,7 @@ class ProjectIndex:
         """A name as imported in module ``importer`` (``.buffers.Buffer``) made absolute."""
         if qualified.startswith(".") and importer is not None:
             return self.layout.resolve_relative(importer, qualified)
-        return qualified
+        return self.layout.without_namespace(qualified)
 
     def locate(self, qualified: str) -> tuple[ParsedModule, str] | None:
         """The module defining ``pkg.mod.Name`` (following re-exports), parsed, and the name's

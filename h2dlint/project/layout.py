@@ -46,6 +46,19 @@ class ProjectLayout:
                 return module, ".".join(parts[end:])
         return None
 
+    def without_namespace(self, qualified: str) -> str:
+        """``megatron.core.x`` -> ``core.x`` where the layout's package ``core`` lives in a
+        directory ``megatron/`` without ``__init__.py`` (a namespace package the layout does
+        not name: the walk up stops at the last ``__init__.py``); else ``qualified``."""
+        head, _, rest = qualified.partition(".")
+        if not rest or head in self.modules:
+            return qualified
+        path = self.modules.get(rest.partition(".")[0])
+        if path is None or os.path.basename(path) != "__init__.py":
+            return qualified
+        namespace = os.path.dirname(os.path.dirname(path))
+        return rest if os.path.basename(namespace) == head else qualified
+
     def resolve_relative(self, importer: str, relative: str) -> str:
         """``.buffers.CpuGpuBuffer`` imported in ``pkg.sub.runner`` -> ``pkg.sub.buffers...``."""
         level = len(relative) - len(relative.lstrip("."))
@@ -61,16 +74,32 @@ class ProjectLayout:
 
 
 def package_root(directory: str) -> str:
-    """The top-level package directory around ``directory`` (itself when it is no package)."""
+    """The top-level package directory around ``directory`` (itself when it is no package).
+    A directory without ``__init__.py`` inside a package is a namespace subpackage
+    (``torchtitan/components/``): the walk goes on through it."""
     root = directory
     current = directory
-    while os.path.isfile(os.path.join(current, "__init__.py")):
-        root = current
+    while True:
         parent = os.path.dirname(current)
+        if os.path.isfile(os.path.join(current, "__init__.py")):
+            root = current
+        elif not _namespace_subpackage(current):
+            break
         if parent == current:
             break
         current = parent
     return root
+
+
+def _namespace_subpackage(directory: str) -> bool:
+    """Whether ``directory`` has no ``__init__.py`` but is importable as a subpackage of the
+    package around it (Python 3 namespace packages: ``import pkg.sub.mod`` works)."""
+    name = os.path.basename(directory)
+    return (
+        name.isidentifier()
+        and name not in SKIPPED_DIRECTORIES
+        and os.path.isfile(os.path.join(os.path.dirname(directory), "__init__.py"))
+    )
 
 
 def build_layout(paths: Iterable[str]) -> ProjectLayout:
@@ -132,7 +161,8 @@ def _walk_package(root: str, layout: ProjectLayout) -> None:
             for d in dirs
             if d not in SKIPPED_DIRECTORIES
             and not d.startswith(".")
-            and os.path.isfile(os.path.join(directory, d, "__init__.py"))
+            # a package, or a namespace subpackage of this one
+            and (os.path.isfile(os.path.join(directory, d, "__init__.py")) or d.isidentifier())
         )
         relative = os.path.relpath(directory, base).replace(os.sep, ".")
         for name in sorted(files):
