@@ -323,6 +323,15 @@ class ProvenanceBase:
                 return False
         return True
 
+    def _begin(self, key: object) -> bool:
+        """Start the computation ``key`` (end it with ``self._in_progress.discard(key)``);
+        False, counted as a cycle, when it is already in progress further up."""
+        if key in self._in_progress:
+            self._cycles += 1
+            return False
+        self._in_progress.add(key)
+        return True
+
     def passed_only(self, name: cst.Name, frame: Frame, depth: int, test: _Test) -> bool:
         """Whether the parameter ``name`` of ``frame``'s function is passed only values that
         pass ``test`` by the calls of the function (:mod:`~h2dlint.analysis.argument_flow`;
@@ -331,10 +340,8 @@ class ProvenanceBase:
         if not isinstance(function, cst.FunctionDef) or depth > MAX_DEPTH:
             return False
         key = ("passed", function, name.value)
-        if key in self._in_progress:
-            self._cycles += 1
+        if not self._begin(key):
             return False
-        self._in_progress.add(key)
         try:
             passed = arguments(self, function, name.value)
             values = [a for a in passed or () if not _is_none(a.value)]

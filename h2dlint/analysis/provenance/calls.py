@@ -127,10 +127,8 @@ class CallFacts(ProvenanceBase):
         if function in self._returns:
             return self._returns[function]
         self._note(depth)
-        if function in self._in_progress:
-            self._cycles += 1
+        if not self._begin(function):
             return UNKNOWN_FACT
-        self._in_progress.add(function)
         outer = self._deepest
         self._deepest = 0
         try:

@@ -157,11 +157,9 @@ class Provenance(CallFacts):
                     facts.append(self._loop_item(name, binding.statement, frame, depth))
             elif not _is_none(value):
                 key = ("binding", value, frame)
-                if key in self._in_progress:
-                    self._cycles += 1
+                if not self._begin(key):
                     looped = True
                     continue
-                self._in_progress.add(key)
                 try:
                     facts.append(self.fact(value, frame, depth + 1))
                 finally:
@@ -179,10 +177,8 @@ class Provenance(CallFacts):
         if not isinstance(function, cst.FunctionDef):
             return UNKNOWN_FACT
         key = ("parameter", function, name.value)
-        if key in self._in_progress:
-            self._cycles += 1
+        if not self._begin(key):
             return UNKNOWN_FACT
-        self._in_progress.add(key)
         try:
             passed = arguments(self, function, name.value)
             if not passed:
@@ -386,10 +382,8 @@ class Provenance(CallFacts):
         key = (cls, attr)
         if key in self._attributes:
             return self._attributes[key]
-        if key in self._in_progress:
-            self._cycles += 1
+        if not self._begin(key):
             return UNKNOWN_FACT
-        self._in_progress.add(key)
         try:
             assigned = self.index.attributes.get(cls, {}).get(attr, [])
             facts = [
