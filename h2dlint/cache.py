@@ -24,7 +24,7 @@ from typing import Any
 import h2dlint
 from h2dlint.diagnostics import Finding
 from h2dlint.digest import content_digest
-from h2dlint.project.summary import SUMMARY_FORMAT, Parts, SummaryStore
+from h2dlint.project.summary import LAZY_PARTS, SUMMARY_FORMAT, Parts, SummaryStore
 
 CACHE_FORMAT = 3
 # Entries not used for this long are dropped when the cache is written.
@@ -236,46 +236,75 @@ class SummaryFile:
     def __init__(self, directory: Path, warn: Callable[[str], None]) -> None:
         self.directory = directory
         self.file = directory / f"summaries-v{SUMMARY_FORMAT}.json"
+        self.lazy_file = directory / f"summaries-v{SUMMARY_FORMAT}-lazy.json"
         self.warn = warn
         self.now = int(time.time())
         # digest -> when its summary was last written.
         self.stamps: dict[str, int] = {}
 
     def load(self) -> SummaryStore:
-        try:
-            raw = self.file.read_bytes()
-        except OSError:
+        """The stored summaries; their :data:`LAZY_PARTS` are read from a file of their own
+        when a process first asks for one."""
+        found = self._read(self.file)
+        if found is None:
             return SummaryStore()
         entries: dict[str, Parts] = {}
-        try:
-            data = json.loads(raw)
-            if data.get("format") != SUMMARY_FORMAT or data.get("build") != build_fingerprint():
-                return SummaryStore()
-            for digest, entry in data["entries"].items():
+        for digest, entry in found.items():
+            if isinstance(entry, list) and len(entry) == 2:
                 used, parts = entry
                 if isinstance(used, int) and isinstance(parts, dict):
                     entries[digest] = parts
                     self.stamps[digest] = used
-        except (ValueError, AttributeError, KeyError, TypeError):
-            return SummaryStore()
-        return SummaryStore(entries)
+        return SummaryStore(entries, self._load_lazy)
+
+    def _load_lazy(self) -> dict[str, Parts]:
+        found = self._read(self.lazy_file) or {}
+        return {digest: parts for digest, parts in found.items() if isinstance(parts, dict)}
+
+    def _read(self, file: Path) -> dict[str, Any] | None:
+        """The entries of one of the two files; None when it is missing, unreadable or of
+        another format or build."""
+        try:
+            data = json.loads(file.read_bytes())
+            if data.get("format") != SUMMARY_FORMAT or data.get("build") != build_fingerprint():
+                return None
+            entries = data["entries"]
+        except (OSError, ValueError, AttributeError, KeyError, TypeError):
+            return None
+        return entries if isinstance(entries, dict) else None
 
     def save(self, store: SummaryStore) -> None:
-        """Write the store when this run computed new summaries."""
+        """Write the store when this run computed new summaries: the lazy parts' file only
+        when some of them are new (with those stored before, read first)."""
         if not store.fresh:
             return
+        lazy_fresh = any(LAZY_PARTS.intersection(parts) for parts in store.fresh.values())
+        if lazy_fresh:
+            store.load_lazy()
         for digest in store.fresh:
             self.stamps[digest] = self.now
         stamps = _recent(self.stamps, lambda used: used, self.now)
-        entries = {d: [stamps[d], store.entries[d]] for d in stamps if d in store.entries}
+        kept = [d for d in stamps if d in store.entries]
+        entries = {d: [stamps[d], _parts(store.entries[d], lazy=False)] for d in kept}
+        self._write(self.file, entries)
+        if lazy_fresh:
+            lazy = {d: _parts(store.entries[d], lazy=True) for d in kept}
+            self._write(self.lazy_file, {d: parts for d, parts in lazy.items() if parts})
+
+    def _write(self, file: Path, entries: dict[str, Any]) -> None:
         payload = json.dumps(
             {"format": SUMMARY_FORMAT, "build": build_fingerprint(), "entries": entries},
             separators=(",", ":"),
         )
         try:
-            write_in_cache_dir(self.directory, self.file.name, payload)
+            write_in_cache_dir(self.directory, file.name, payload)
         except OSError as exc:
             self.warn(f"cache {self.directory} cannot be written ({exc.strerror}); skipped")
+
+
+def _parts(parts: Parts, lazy: bool) -> Parts:
+    """The parts of a summary kept in the lazy parts' file, or those kept in the other."""
+    return {name: value for name, value in parts.items() if (name in LAZY_PARTS) is lazy}
 
 
 _STATUS_FIELDS = ("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino")

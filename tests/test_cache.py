@@ -91,7 +91,7 @@ def tree(root: Path) -> Iterator[str]:
 
 
 def cache_file(cache: Path) -> Path:
-    files = list(cache.glob("*.json"))
+    files = list(cache.glob("results-v*.json"))
     assert len(files) == 1, files
     return files[0]
 

@@ -6,14 +6,13 @@ import os
 from pathlib import Path
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 from test_provenance import DEV, HOST, MAYBE, PIN, UNK, Probe
 
 from h2dlint.analysis.facts import Where
 from h2dlint.engine import EnabledRule, check_text
 from h2dlint.project.index import ProjectIndex, install
 from h2dlint.project.layout import build_layout, package_root
+from h2dlint.project.summary import SummaryStore
 
 BUFFERS = """
 import torch
@@ -291,17 +290,6 @@ def test_a_module_calling_only_its_own_copy_of_a_function_is_no_caller() -> None
     assert not reaches.search(b"from x import rotate_halfway\n")
 
 
-@given(st.text(alphabet="ab_1 (.\n\t", max_size=40))
-def test_the_called_names_scan_finds_what_the_plain_pattern_finds(text: str) -> None:
-    import re
-
-    from h2dlint.project.callers import _CALLED
-
-    plain = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)\s*\(")  # the look-behind only saves time
-    data = text.encode()
-    assert _CALLED.findall(data) == plain.findall(data)
-
-
 def test_modules_the_run_read_are_not_read_again(tmp_path: Path) -> None:
     package = tmp_path / "pkg"
     package.mkdir()
@@ -532,12 +520,16 @@ def test_callers_are_read_module_by_module_until_one_is_hot(tmp_path: Path) -> N
 
 
 @pytest.mark.skipif(os.name != "posix", reason="the shared table needs fork")
+@pytest.mark.parametrize("pool_from", [0, 64])
 def test_the_called_names_table_built_for_all_workers_is_the_one_a_worker_builds(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pool_from: int
 ) -> None:
     import multiprocessing
 
+    from h2dlint.project import called_names
     from h2dlint.project.called_names import share_called_names
+
+    monkeypatch.setattr(called_names, "POOL_FROM_MODULES", pool_from)
 
     package = tmp_path / "pkg"
     package.mkdir()
@@ -547,8 +539,8 @@ def test_the_called_names_table_built_for_all_workers_is_the_one_a_worker_builds
         (package / f"mod_{i}.py").write_text(f"def step_{i}(x):\n{calls}    return run_{i}(x)\n")
     paths = [str(p) for p in sorted(package.glob("*.py"))]
     alone = ProjectIndex(build_layout(paths))
-    expected = alone.caller_index()._called_names()
-    shared = ProjectIndex(build_layout(paths))
+    expected = alone.caller_index().called_names()
+    shared = ProjectIndex(build_layout(paths), SummaryStore())
     install(shared)
     try:
         share_called_names(shared, 3, multiprocessing.get_context("fork"))
@@ -556,7 +548,79 @@ def test_the_called_names_table_built_for_all_workers_is_the_one_a_worker_builds
         install(None)
     table = shared.caller_index()._called
     assert table == expected  # the same modules, in the same order, for every name
-    assert table[b"helper_1"] == [f"pkg.mod_{i}" for i in (2, 3, 6, 7)]
+    assert table["helper_1"] == [f"pkg.mod_{i}" for i in (2, 3, 6, 7)]
+    # The parts the scan made join the summaries that the run saves.
+    assert len([d for d, parts in shared.summaries.fresh.items() if "calls" in parts]) == len(paths)
+
+
+def test_who_calls_a_name_is_answered_from_stored_parts_without_reading_modules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from h2dlint.cache import SummaryFile
+    from h2dlint.digest import content_digest
+
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("def helper(x):\n    return x\n")
+    (package / "b.py").write_text("from .a import helper\n\ny = helper(1)\n")
+    (package / "c.py").write_text("z = 2\n")
+    paths = [str(p) for p in sorted(package.glob("*.py"))]
+    digests = {path: content_digest(Path(path).read_bytes()) for path in paths}
+    first = ProjectIndex(build_layout(paths), SummaryStore(), digests.get)
+    # (The text of a definition, ``def helper(``, counts too: close enough to find callers.)
+    assert first.caller_index().calling("helper") == ["pkg.a", "pkg.b"]
+    cache = SummaryFile(tmp_path / "cache", print)
+    cache.save(first.summaries)
+    # The parts of every module are kept in the file of lazy parts, not with the others.
+    assert "calls" not in cache.file.read_text() and "calls" in cache.lazy_file.read_text()
+    read: list[str] = []
+    real_read = ProjectIndex.read
+    monkeypatch.setattr(
+        ProjectIndex,
+        "read",
+        lambda self, path, limit=-1: read.append(path) or real_read(self, path, limit),
+    )
+    later = ProjectIndex(
+        build_layout(paths), SummaryFile(tmp_path / "cache", print).load(), digests.get
+    )
+    assert later.caller_index().calling("helper") == ["pkg.a", "pkg.b"]
+    assert later.caller_index().calling("absent") == []
+    assert read == []  # every module's part came from the disk
+    # A module whose content changed is read (its digest is not the stored one).
+    (package / "c.py").write_text("z = helper(2)\n")
+    changed = {**digests, paths[-1]: None}
+    again = ProjectIndex(
+        build_layout(paths), SummaryFile(tmp_path / "cache", print).load(), changed.get
+    )
+    assert again.caller_index().calling("helper") == ["pkg.a", "pkg.b", "pkg.c"]
+    assert read == [paths[-1]]
+
+
+def test_the_lazy_parts_file_keeps_old_parts_and_is_left_alone_without_new_ones(
+    tmp_path: Path,
+) -> None:
+    from h2dlint.cache import SummaryFile
+
+    cache = SummaryFile(tmp_path, print)
+    first = SummaryStore()
+    first.part("d1", "calls", lambda: " f ")
+    first.part("d1", "defs", lambda: ["f"])
+    cache.save(first)
+    run = SummaryFile(tmp_path, print)  # as a run does: loads, then saves what it added
+    second = run.load()
+    second.part("d2", "calls", lambda: " g ")  # reads the stored lazy parts first
+    run.save(second)
+    run = SummaryFile(tmp_path, print)
+    third = run.load()
+    assert third.stored("d1", "calls") == (" f ",) and third.stored("d2", "calls") == (" g ",)
+    assert third.stored("d1", "defs") == (["f"],)
+    before = cache.lazy_file.stat().st_mtime_ns
+    third.part("d3", "defs", lambda: [])  # no new lazy part: their file is not written
+    run.save(third)
+    assert cache.lazy_file.stat().st_mtime_ns == before
+    cache.lazy_file.write_text("{broken")
+    assert SummaryFile(tmp_path, print).load().stored("d1", "calls") is None
 
 
 def _codes_at(tmp_path: Path, files: dict[str, str], target: str) -> list[tuple[str, int]]:

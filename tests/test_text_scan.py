@@ -5,8 +5,19 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from h2dlint.project.text_scan import ABSENT, CALL, DEFINED, DEFINITION, NAMED, WORD, calls, naming
+from h2dlint.project.text_scan import (
+    _CALLED,
+    ABSENT,
+    DEFINED,
+    DEFINITION,
+    NAMED,
+    WORD,
+    called_text,
+    naming,
+)
 
 
 def _by_expressions(data: bytes, name: str) -> str:
@@ -50,7 +61,22 @@ def test_naming_tells_the_three_cases() -> None:
 
 @pytest.mark.parametrize(
     "data",
-    [b"f(", b"f (", b"f\n(", b"f \\\n(", b"af(", b"9f(", b"_f(", b"f", b"fx(", b"x.f(1)", b""],
+    [b"f(", b"f (", b"f\n(", b"f \\\n(", b"af(", b"_f(", b"f", b"fx(", b"x.f(1)", b""],
 )
-def test_calls_agrees_with_the_expression(data: bytes) -> None:
-    assert calls(data, "f") == (re.search(CALL % b"f", data) is not None)
+def test_a_modules_calls_part_names_what_it_calls(data: bytes) -> None:
+    # What the part is searched for: " f " when the text calls f (as a word, blanks allowed).
+    expected = re.search(rb"(?<![A-Za-z0-9_])f\s*\(", data) is not None
+    assert (" f " in called_text(data)) == expected
+
+
+def test_the_calls_part_is_each_called_name_once_sorted() -> None:
+    data = b"import torch\nx = torch.zeros(3)\ny = g(f(x)) + f (x)\nclass C(Base):\n    pass\n"
+    assert called_text(data) == " C f g zeros "
+    assert called_text(b"x = 1\n") == " "
+
+
+@given(st.text(alphabet="ab_1 (.\n\t", max_size=40))
+def test_the_called_names_scan_finds_what_the_plain_pattern_finds(text: str) -> None:
+    plain = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)\s*\(")  # the look-behind only saves time
+    data = text.encode()
+    assert _CALLED.findall(data) == plain.findall(data)

@@ -1,13 +1,14 @@
-"""Calls made in a loop of steps: a function of the project called inside a ``while``/``for``
-loop whose body also calls a step of its own by name (an engine's ``while True:`` loop around
+"""Calls made in a loop of steps: a function of the project called inside a ``while``/``for`` loop
+whose body also calls a step of its own by name (an engine's ``while True:`` loop around
 ``self.async_step(...)``, a trainer's loop around ``self.training_step(batch)``) runs once per
 step, although the function holding the loop (``run_engine``, ``fit``) is no step by its name.
 
 The project index (:mod:`h2dlint.project.callers`) knows who calls a function and the line of
 the call, not the loops around it: the caller's module is read again here, with CPython's
-``ast``, only for a function a rule asks about that nothing else makes hot. A call under a
-branch taken once every N steps (``if step % 100 == 0:``, ``if self.should_log(step):``) is
-not per step.
+``ast``, only for a function a rule asks about that nothing else makes hot, and what was read is
+kept with the module's summary (part ``steps``), so that a later run reads it from there. A call
+under a branch taken once every N steps (``if step % 100 == 0:``, ``if self.should_log(step):``)
+is not per step.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from h2dlint.project.callers import Caller
@@ -37,29 +38,24 @@ _OCCASIONAL_WORDS = frozenset(
     {"log", "logging", "save", "eval", "checkpoint", "debug", "verbose", "profile"}
 )
 
-# (module, size, hash of its bytes) -> per function (name, class): its loops of steps, each as
-# (first line, last line, the step it calls, the lines under an occasional branch).
-_Loops = list[tuple[int, int, str, frozenset[int]]]
-_Module = tuple[dict[tuple[str, str | None], _Loops], dict[tuple[str, str | None], frozenset[int]]]
-_CACHE: dict[tuple[str, int, int], _Module] = {}
-_CACHE_SIZE = 64
+# Per function ("name" or "Class.name"): its loops of steps, each as [first line, last line, the
+# step it calls, the line ranges [first, last] under an occasional branch].
+_Loops = list[list[Any]]
+_Ranges = list[list[int]]
+# The summary part ``steps``: {"loops": {function: _Loops}, "guarded": {function: _Ranges}}.
+_Steps = dict[str, dict[str, Any]]
 
 
 def step_loop_reason(project: ProjectIndex, qualified: str, hot_name: HotName) -> str | None:
     """Why the function or method ``qualified`` runs per step: a function of the project
     calls it inside a loop of steps (see the module docs); None when no known caller does."""
     index = project.caller_index()
-    files = index.files()
     for caller in index.callers(qualified):
         if hot_name(caller.name, caller.cls, caller.bases) is None:
             continue  # a cold caller (run once by its name, a logger): nothing is hot through it
-        data = files.get(caller.module)
-        if data is None:
-            continue
-        for first, last, step, occasional in _loops_of(caller.module, data).get(
-            (caller.name, caller.cls), ()
-        ):
-            if first <= caller.line <= last and caller.line not in occasional:
+        loops = _steps_of(project, caller.module)["loops"].get(_key(caller.name, caller.cls))
+        for first, last, step, occasional in loops or ():
+            if first <= caller.line <= last and not _within(caller.line, occasional):
                 where = f"{caller.cls}.{caller.name}" if caller.cls else caller.name
                 return (
                     f"called in the loop of `{where}()` in {caller.module}, which runs "
@@ -68,27 +64,25 @@ def step_loop_reason(project: ProjectIndex, qualified: str, hot_name: HotName) -
     return None
 
 
-def _loops_of(module: str, data: bytes) -> dict[tuple[str, str | None], _Loops]:
-    return _read(module, data)[0]
+def _key(name: str, cls: str | None) -> str:
+    return f"{cls}.{name}" if cls else name
 
 
-def _guarded_of(module: str, data: bytes) -> dict[tuple[str, str | None], frozenset[int]]:
-    return _read(module, data)[1]
+def _within(line: int, ranges: _Ranges) -> bool:
+    return any(first <= line <= last for first, last in ranges)
 
 
-def _read(module: str, data: bytes) -> _Module:
-    key = (module, len(data), hash(data))
-    found = _CACHE.get(key)
-    if found is None:
-        try:
-            tree = ast.parse(data)
-        except (SyntaxError, ValueError):
-            tree = ast.Module(body=[], type_ignores=[])
-        found = (_step_loops(tree), _guarded_lines(tree))
-        if len(_CACHE) >= _CACHE_SIZE:
-            _CACHE.pop(next(iter(_CACHE)))
-        _CACHE[key] = found
-    return found
+_NO_STEPS: _Steps = {"loops": {}, "guarded": {}}
+
+
+def _steps_of(project: ProjectIndex, module: str) -> _Steps:
+    """The part ``steps`` of ``module``'s summary (empty when it cannot be read or parsed)."""
+    found: _Steps | None = project.caller_index().tree_part(module, "steps", _steps)
+    return found if found is not None else _NO_STEPS
+
+
+def _steps(tree: ast.Module) -> _Steps:
+    return {"loops": _step_loops(tree), "guarded": _guarded_lines(tree)}
 
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -109,15 +103,15 @@ def _functions(tree: ast.Module) -> list[tuple[tuple[str, str | None], _Function
     return found
 
 
-def _step_loops(tree: ast.Module) -> dict[tuple[str, str | None], _Loops]:
+def _step_loops(tree: ast.Module) -> dict[str, _Loops]:
     """Per top-level function and method of a top-level class: its loops of steps."""
-    found = {key: _loops_in(function) for key, function in _functions(tree)}
+    found = {_key(*key): _loops_in(function) for key, function in _functions(tree)}
     return {k: v for k, v in found.items() if v}
 
 
-def _guarded_lines(tree: ast.Module) -> dict[tuple[str, str | None], frozenset[int]]:
+def _guarded_lines(tree: ast.Module) -> dict[str, _Ranges]:
     """Per function: the lines under its branches taken every N steps or for debugging."""
-    found = {key: _occasional_lines(function.body) for key, function in _functions(tree)}
+    found = {_key(*key): _occasional_lines(function.body) for key, function in _functions(tree)}
     return {k: v for k, v in found.items() if v}
 
 
@@ -128,7 +122,7 @@ def _loops_in(function: _Function) -> _Loops:
             step = _step_called(node.body)
             if step is not None:
                 last = node.end_lineno or node.lineno
-                loops.append((node.lineno, last, step, _occasional_lines(node.body)))
+                loops.append([node.lineno, last, step, _occasional_lines(node.body)])
     return loops
 
 
@@ -156,7 +150,7 @@ def _step_called(body: list[ast.stmt]) -> str | None:
 
     occasional = _occasional_lines(body)
     for node in _own_nodes(body, loops=False):  # an inner loop's step is no step of this loop
-        if not isinstance(node, ast.Call) or node.lineno in occasional:
+        if not isinstance(node, ast.Call) or _within(node.lineno, occasional):
             continue
         func = node.func
         if isinstance(func, ast.Attribute):
@@ -175,10 +169,10 @@ def _step_called(body: list[ast.stmt]) -> str | None:
     return None
 
 
-def _occasional_lines(body: list[ast.stmt]) -> frozenset[int]:
-    """The lines of the branches in ``body`` taken once every N steps or for debugging
+def _occasional_lines(body: list[ast.stmt]) -> _Ranges:
+    """The line ranges of the branches in ``body`` taken once every N steps or for debugging
     (``if step % 100 == 0:``, ``if self.should_log(step):``, ``if args.debug:``)."""
-    lines: set[int] = set()
+    lines: _Ranges = []
     for node in _own_nodes(body):
         if not isinstance(node, (ast.If, ast.IfExp)):
             continue
@@ -186,15 +180,13 @@ def _occasional_lines(body: list[ast.stmt]) -> frozenset[int]:
         if "%" in test or _OCCASIONAL_WORDS & set(re.split(r"[^a-z0-9]+", test)):
             taken = node.body if isinstance(node.body, list) else [node.body]
             for part in taken:
-                lines.update(range(part.lineno, (part.end_lineno or 0) + 1))
-    return frozenset(lines)
+                lines.append([part.lineno, part.end_lineno or part.lineno])
+    return lines
 
 
 def occasional_call(project: ProjectIndex, caller: Caller) -> bool:
     """Whether ``caller`` makes its call (its first one) under a branch taken once every N
     steps or for debugging (``if step % n == 0:``, ``x if self.config.log_zeros else 0``):
     it does not make the callee per step, whatever the caller is."""
-    data = project.caller_index().files().get(caller.module)
-    if data is None:
-        return False
-    return caller.line in _guarded_of(caller.module, data).get((caller.name, caller.cls), ())
+    guarded = _steps_of(project, caller.module)["guarded"].get(_key(caller.name, caller.cls))
+    return _within(caller.line, guarded or [])

@@ -1,11 +1,12 @@
-"""Who calls a function from another module of the project, and whether that caller runs per
-step: the cross-module half of hot-path detection.
+"""Who calls a function from another module of the project, and whether that caller runs per step:
+the cross-module half of hot-path detection.
 
-Lazy and bounded: a question about ``pkg.utils.move_items`` reads the project's files once per
-process (bytes only), parses with CPython's ``ast`` only the files whose bytes mention
-``move_items``, and keeps the calls whose name resolves to that function through the file's
-imports. A caller is hot when its own name says it runs per step (``hot_name``) or, one more hop
-up, when it is in turn called from such a function in another module.
+Lazy and bounded: a question about ``pkg.utils.move_items`` finds the modules whose text calls
+``move_items`` from their ``calls`` summary parts (stored by content: a run over a few files
+reads no other module for them), parses with CPython's ``ast`` only those, and keeps the calls
+whose name resolves to that function through the file's imports. A caller is hot when its own
+name says it runs per step (``hot_name``) or, one more hop up, when it is in turn called from
+such a function in another module.
 """
 
 from __future__ import annotations
@@ -20,19 +21,7 @@ from h2dlint.project.call_edges import call_edges
 from h2dlint.project.index import ProjectIndex
 from h2dlint.project.summary import defined_names, may_move, moving_functions
 from h2dlint.project.syncing_functions import SYNC_TEXT, syncing_functions
-from h2dlint.project.text_scan import calls as text_calls
-
-# A name followed by an opening parenthesis: a call, or a definition (close enough to find the
-# few files worth parsing). The look-behind finds the same names as the pattern without it (a
-# name's tail matches only where the whole name does, and the whole name is found first) but
-# does not retry every tail of every name: 3-4 times faster on a large project.
-_CALLED = re.compile(rb"(?<![A-Za-z_])([A-Za-z_][A-Za-z0-9_]*)\s*\(")
-
-
-def called_in(data: bytes) -> set[bytes]:
-    """The names a module's text calls (``name(``), for the table of called names."""
-    return set(_CALLED.findall(data))
-
+from h2dlint.project.text_scan import called_text
 
 # Hops followed up the call graph from the function asked about.
 MAX_HOPS = 2
@@ -72,10 +61,11 @@ class CallerIndex:
 
     def __init__(self, project: ProjectIndex) -> None:
         self.project = project
-        self._bytes: dict[str, bytes] | None = None
         self._read: dict[str, bytes | None] = {}
         self._scans: dict[str, _Scan] = {}
-        self._called: dict[bytes, list[str]] | None = None
+        self._called: dict[str, list[str]] | None = None
+        # Per module: the names its text calls (summary part ``calls``, :func:`called_text`).
+        self._calls: dict[str, str] = {}
         self._mentions: dict[str, list[str]] = {}
         self._defined: dict[str, list[str]] | None = None
         # Per module: qualified callee -> the module's functions that call it; the names of
@@ -88,21 +78,35 @@ class CallerIndex:
         # (module, class) -> whether the module's text can hold an object of the class.
         self._typed: dict[tuple[str, str], bool] = {}
 
-    def _files(self) -> dict[str, bytes]:
-        """The bytes of every module of the project (read once per process)."""
-        if self._bytes is None:
-            self._bytes = {}
-            for module in self.project.layout.modules:
-                data = self._data(module)
-                if data is not None:
-                    self._bytes[module] = data
-        return self._bytes
+    def data(self, module: str) -> bytes | None:
+        """The bytes of one module (None when it cannot be read), read once per process."""
+        return self._data(module)
 
     def _data(self, module: str) -> bytes | None:
-        """The bytes of one module (None when it cannot be read)."""
         if module not in self._read:
             self._read[module] = self.project.read(self.project.layout.modules[module])
         return self._read[module]
+
+    def calls_of(self, module: str) -> str:
+        """The names ``module``'s text calls, as :func:`called_text` writes them (``" "`` when
+        it cannot be read): from the module's stored summary when the status of its file
+        tells its content, so that a run over a few files reads none of the others."""
+        found = self._calls.get(module)
+        if found is None:
+            if self.project.keeps_summaries:
+                found = self._part(module, "calls", called_text)
+            else:  # nothing is kept: the text at hand, without hashing every module
+                data = self._data(module)
+                found = called_text(data) if data is not None else None
+            found = self._calls[module] = found if found is not None else " "
+        return found
+
+    def adopt_calls(self, module: str, calls: str) -> None:
+        """Take the part ``calls`` of ``module`` computed elsewhere (a forked process of
+        :mod:`h2dlint.project.called_names`), keeping it with the summaries when they are kept."""
+        self._calls[module] = calls
+        if self.project.keeps_summaries:
+            self.project.summaries.part(self._digest(module), "calls", lambda: calls)
 
     def _digest(self, module: str) -> str:
         path = self.project.layout.modules[module]
@@ -128,8 +132,10 @@ class CallerIndex:
         digest = self.project.digest(path, data)
         return self.project.summaries.part(digest, name, lambda: compute(data))
 
-    def _tree_part(self, module: str, name: str, compute: Callable[[Any], Any]) -> Any:
-        """A part read from the module's ``ast`` tree (None when CPython cannot parse it)."""
+    def tree_part(self, module: str, name: str, compute: Callable[[Any], Any]) -> Any:
+        """Part ``name`` of ``module``'s summary, read from the module's ``ast`` tree by
+        ``compute`` (a JSON value) when it is not stored; None when the module cannot be read
+        or CPython cannot parse it."""
 
         def from_tree(data: bytes) -> Any:
             tree = self.project.summaries.tree(self._digest(module), data)
@@ -173,23 +179,19 @@ class CallerIndex:
                 return
             consulted[read[0]] = read[1]
 
-    def files(self) -> dict[str, bytes]:
-        """The bytes of every module of the project, by module name (read once per process)."""
-        return self._files()
-
-    def adopt_called_names(self, table: dict[bytes, list[str]]) -> None:
-        """Take the table :meth:`_called_names` would build, built once for every worker of
+    def adopt_called_names(self, table: dict[str, list[str]]) -> None:
+        """Take the table :meth:`called_names` would build, built once for every worker of
         the run (:mod:`h2dlint.project.called_names`)."""
         self._called = table
 
-    def _called_names(self) -> dict[bytes, list[str]]:
-        """Each name that is called somewhere (``name(``) -> the modules whose text calls it:
-        one scan of the project's bytes per process, built once many questions were asked
-        (a run over a few files asks few, and one scan of a large project costs seconds)."""
+    def called_names(self) -> dict[str, list[str]]:
+        """Each name that is called somewhere (``name(``) -> the modules whose text calls it,
+        from their ``calls`` parts: built once many questions were asked (a run over a few
+        files asks few, and the table of a large project costs a tenth of a second)."""
         if self._called is None:
-            called: dict[bytes, list[str]] = {}
-            for module, data in self._files().items():
-                for name in called_in(data):
+            called: dict[str, list[str]] = {}
+            for module in self.project.layout.modules:
+                for name in self.calls_of(module).split():
                     called.setdefault(name, []).append(module)
             self._called = called
         return self._called
@@ -204,9 +206,11 @@ class CallerIndex:
         found = self._mentions.get(name)
         if found is None:
             if self._called is not None or len(self._mentions) >= TABLE_AFTER_QUESTIONS:
-                found = self._called_names().get(name.encode(), [])
+                found = self.called_names().get(name, [])
             else:
-                found = [module for module, data in self._files().items() if text_calls(data, name)]
+                word = f" {name} "
+                modules = self.project.layout.modules
+                found = [module for module in modules if word in self.calls_of(module)]
             self._mentions[name] = found
         return found
 
@@ -233,7 +237,6 @@ class CallerIndex:
         ``scan.found``): its path and digest; None when none is left."""
         module = scan.qualified.rpartition(".")[0]
         owner = module.rpartition(".")[0]
-        files = self._files()
         while scan.pending:
             other = scan.pending.popleft()
             if scan.typed is not None:
@@ -245,7 +248,7 @@ class CallerIndex:
             elif other == module:
                 if not scan.own_module:
                     continue
-            elif not scan.reaches.search(files[other]):
+            elif not scan.reaches.search(self._data(other) or b""):
                 continue  # a module calling only its own function of that name is no caller
             if len(scan.depends) >= MAX_FILES_PER_NAME:
                 scan.pending.clear()
@@ -263,7 +266,7 @@ class CallerIndex:
         key = (module, cls)
         known = self._typed.get(key)
         if known is None:
-            known = self._typed[key] = holds_typed(self._files()[module], cls)
+            known = self._typed[key] = holds_typed(self._data(module) or b"", cls)
         return known
 
     def _edges_of(self, module: str) -> dict[str, list[Caller]]:
@@ -271,7 +274,7 @@ class CallerIndex:
         summary, resolved once per process however many questions name it."""
         edges = self._edges.get(module)
         if edges is None:
-            raw = self._tree_part(module, "edges", call_edges)
+            raw = self.tree_part(module, "edges", call_edges)
             edges = _resolve_edges(raw, module, self.project) if raw is not None else {}
             self._edges[module] = edges
         return edges
@@ -285,7 +288,7 @@ class CallerIndex:
             if not may_move(data):
                 movers = frozenset()
             else:
-                found = self._tree_part(module, "movers", lambda t: moving_functions(t, data))
+                found = self.tree_part(module, "movers", lambda t: moving_functions(t, data))
                 movers = frozenset(found) if found is not None else frozenset()
             self._mover_names[module] = movers
         return movers

@@ -30,6 +30,10 @@ from typing import Any
 SUMMARY_FORMAT = 3
 # Parsed ``ast`` trees kept per process while their module's parts are computed one by one.
 KEPT_TREES = 4
+# Parts kept in a file of their own, read only when a process first asks for one of them: large
+# (every name a module calls) and needed by few runs (a question about callers in other
+# modules), so that a run that never asks does not pay for reading them.
+LAZY_PARTS = frozenset({"calls"})
 
 # A function or method definition in the text (``def name(``): close enough to find the few
 # modules worth parsing.
@@ -42,13 +46,32 @@ class SummaryStore:
     """Summaries by content digest: those loaded from the disk, and those computed in this
     process (``fresh``: the parts to hand back to the main process and save)."""
 
-    def __init__(self, entries: dict[str, Parts] | None = None) -> None:
+    def __init__(
+        self,
+        entries: dict[str, Parts] | None = None,
+        lazy: Callable[[], dict[str, Parts]] | None = None,
+    ) -> None:
         self.entries: dict[str, Parts] = entries if entries is not None else {}
         self.fresh: dict[str, Parts] = {}
         self._trees: OrderedDict[str, ast.Module | None] = OrderedDict()
+        # Reads the stored :data:`LAZY_PARTS` (None once read, or when none are stored).
+        self._lazy = lazy
+
+    def load_lazy(self) -> None:
+        """Add the stored :data:`LAZY_PARTS` to the entries (once; parts computed in this
+        process meanwhile are kept)."""
+        if self._lazy is None:
+            return
+        load, self._lazy = self._lazy, None
+        for digest, parts in load().items():
+            have = self.entries.setdefault(digest, {})
+            for name, value in parts.items():
+                have.setdefault(name, value)
 
     def part(self, digest: str, name: str, compute: Callable[[], Any]) -> Any:
         """Part ``name`` of the summary of the content ``digest``: stored, or computed now."""
+        if self._lazy is not None and name in LAZY_PARTS:
+            self.load_lazy()
         parts = self.entries.get(digest)
         if parts is None:
             parts = self.entries[digest] = {}
@@ -62,6 +85,8 @@ class SummaryStore:
     def stored(self, digest: str, name: str) -> tuple[Any] | None:
         """Part ``name`` of the summary of ``digest`` when it is known (in a 1-tuple: a part
         may be None), without computing it."""
+        if self._lazy is not None and name in LAZY_PARTS:
+            self.load_lazy()
         parts = self.entries.get(digest)
         if parts is None or name not in parts:
             return None
