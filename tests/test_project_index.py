@@ -540,6 +540,10 @@ def test_the_called_names_table_built_for_all_workers_is_the_one_a_worker_builds
     paths = [str(p) for p in sorted(package.glob("*.py"))]
     alone = ProjectIndex(build_layout(paths))
     expected = alone.caller_index().called_names()
+    # A question asked before the table is built searches the joined parts: the same modules.
+    searched = ProjectIndex(build_layout(paths)).caller_index()
+    for name in [*expected, "step", "helper", "x", "absent"]:
+        assert searched.calling(name) == expected.get(name, []), name
     shared = ProjectIndex(build_layout(paths), SummaryStore())
     install(shared)
     try:

@@ -11,6 +11,8 @@ such a function in another module.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -21,7 +23,7 @@ from h2dlint.project.call_edges import call_edges
 from h2dlint.project.index import ProjectIndex
 from h2dlint.project.summary import defined_names, may_move, moving_functions
 from h2dlint.project.syncing_functions import SYNC_TEXT, syncing_functions
-from h2dlint.project.text_scan import called_text
+from h2dlint.project.text_scan import called_text, holds_typed
 
 # Hops followed up the call graph from the function asked about.
 MAX_HOPS = 2
@@ -66,6 +68,8 @@ class CallerIndex:
         self._called: dict[str, list[str]] | None = None
         # Per module: the names its text calls (summary part ``calls``, :func:`called_text`).
         self._calls: dict[str, str] = {}
+        # The parts of every module joined, the offset where each starts, and the modules.
+        self._joined: tuple[str, list[int], list[str]] | None = None
         self._mentions: dict[str, list[str]] = {}
         self._defined: dict[str, list[str]] | None = None
         # Per module: qualified callee -> the module's functions that call it; the names of
@@ -208,10 +212,26 @@ class CallerIndex:
             if self._called is not None or len(self._mentions) >= TABLE_AFTER_QUESTIONS:
                 found = self.called_names().get(name, [])
             else:
-                word = f" {name} "
-                modules = self.project.layout.modules
-                found = [module for module in modules if word in self.calls_of(module)]
+                found = self._search_calls(name)
             self._mentions[name] = found
+        return found
+
+    def _search_calls(self, name: str) -> list[str]:
+        """The modules whose ``calls`` part names ``name``: one substring search through the
+        parts of every module joined in module order (each starts and ends with a blank, so no
+        match spans two), instead of a search per module."""
+        if self._joined is None:
+            modules = list(self.project.layout.modules)
+            parts = [self.calls_of(module) for module in modules]
+            starts = list(itertools.accumulate((len(part) for part in parts[:-1]), initial=0))
+            self._joined = ("".join(parts), starts, modules)
+        text, starts, modules = self._joined
+        word = f" {name} "
+        found: list[str] = []
+        at = text.find(word)
+        while at >= 0:
+            found.append(modules[bisect.bisect_right(starts, at) - 1])
+            at = text.find(word, at + len(word) - 1)
         return found
 
     def _defining(self, name: str) -> list[str]:
@@ -389,37 +409,6 @@ class CallerIndex:
                 if deeper is not None:
                     return f"called from `{where}()` in {caller.module}, {deeper}"
         return None
-
-
-_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
-# After a class's name: a call of it or of an alternate constructor (``Cls(``,
-# ``Cls.from_config(``), or a union (``Cls | None``).
-_TYPED_AFTER = re.compile(rb"\s*\(|\.[A-Za-z_][A-Za-z0-9_]*\s*\(|\s*\|")
-# Before it: an annotation (``: Cls``, ``: "Cls"``, ``: mod.Cls``, ``Optional[Cls``,
-# ``None | Cls``), or a module path (``mod.Cls(``: the name is then followed by a call).
-_TYPED_BEFORE = re.compile(rb"(?::\s*['\"]?|Optional\[|\|\s*)(?:[A-Za-z_][A-Za-z0-9_]*\.)*\Z")
-
-
-def holds_typed(data: bytes, cls: str) -> bool:
-    """Whether the text can hold an object of class ``cls`` as far as its summary can tell
-    (``summary.call_edges``): a call of the class or of one of its alternate constructors
-    (``Cls(``, ``mod.Cls(``, ``Cls.from_config(``), or an annotation naming it (``: Cls``,
-    ``: "Cls"``, ``Optional[Cls]``, ``Cls | None``). Not a mention in a comment, a string or
-    a list of names. Each occurrence of the name is looked at in its few bytes around."""
-    needle = cls.encode()
-    size = len(needle)
-    at = data.find(needle)
-    while at != -1:
-        end = at + size
-        whole = (at == 0 or data[at - 1] not in _WORD_BYTES) and (
-            end == len(data) or data[end] not in _WORD_BYTES
-        )
-        if whole and (
-            _TYPED_AFTER.match(data, end) or _TYPED_BEFORE.search(data[max(at - 80, 0) : at])
-        ):
-            return True
-        at = data.find(needle, end)
-    return False
 
 
 class _Scan:

@@ -91,3 +91,33 @@ def called_text(data: bytes) -> str:
     the module calls ``name`` (one substring search instead of a set per module)."""
     names = sorted(name.decode() for name in called_in(data))
     return f" {' '.join(names)} " if names else " "
+
+
+# After a class's name: a call of it or of an alternate constructor (``Cls(``,
+# ``Cls.from_config(``), or a union (``Cls | None``).
+_TYPED_AFTER = re.compile(rb"\s*\(|\.[A-Za-z_][A-Za-z0-9_]*\s*\(|\s*\|")
+# Before it: an annotation (``: Cls``, ``: "Cls"``, ``: mod.Cls``, ``Optional[Cls``,
+# ``None | Cls``), or a module path (``mod.Cls(``: the name is then followed by a call).
+_TYPED_BEFORE = re.compile(rb"(?::\s*['\"]?|Optional\[|\|\s*)(?:[A-Za-z_][A-Za-z0-9_]*\.)*\Z")
+
+
+def holds_typed(data: bytes, cls: str) -> bool:
+    """Whether the text can hold an object of class ``cls`` as far as its summary can tell
+    (``summary.call_edges``): a call of the class or of one of its alternate constructors
+    (``Cls(``, ``mod.Cls(``, ``Cls.from_config(``), or an annotation naming it (``: Cls``,
+    ``: "Cls"``, ``Optional[Cls]``, ``Cls | None``). Not a mention in a comment, a string or
+    a list of names. Each occurrence of the name is looked at in its few bytes around."""
+    needle = cls.encode()
+    size = len(needle)
+    at = data.find(needle)
+    while at != -1:
+        end = at + size
+        whole = (at == 0 or data[at - 1] not in _WORD_BYTES) and (
+            end == len(data) or data[end] not in _WORD_BYTES
+        )
+        if whole and (
+            _TYPED_AFTER.match(data, end) or _TYPED_BEFORE.search(data[max(at - 80, 0) : at])
+        ):
+            return True
+        at = data.find(needle, end)
+    return False
