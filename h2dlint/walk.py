@@ -208,11 +208,7 @@ class _ReadOnlyPlan:
         self.default = visitor_class.on_visit in _DEFAULT_ON_VISIT and (
             visitor_class.on_leave in _DEFAULT_ON_LEAVE
         )
-        handled = {
-            name[6:]
-            for name in dir(visitor_class)
-            if name.startswith(("visit_", "leave_")) and self._own(name) is not None
-        }
+        handled = {name[6:] for name in _handler_names(visitor_class) if self._own(name)}
         # Tokens nest (a comment is inside an empty line): one handled keeps them all.
         skipped: set[type[cst.CSTNode]] = set()
         if not any(kind.__name__ in handled for kind in TOKEN_TYPES):
@@ -280,6 +276,19 @@ class _ReadOnlyPlan:
 
 
 _READ_ONLY_PLANS: dict[type[cst.CSTVisitor], _ReadOnlyPlan] = {}
+
+
+def _handler_names(visitor_class: type) -> set[str]:
+    """The ``visit_``/``leave_`` names that the visitor class or one of its bases outside
+    libcst defines (libcst's visitor classes define an empty stub of every one of them: asking
+    ``dir()`` and ``getattr`` about all of them cost some 5 ms per visitor class, in every
+    worker)."""
+    names: set[str] = set()
+    for klass in visitor_class.__mro__:
+        if klass.__module__.startswith("libcst"):
+            continue
+        names.update(n for n in vars(klass) if n.startswith(("visit_", "leave_")))
+    return names
 
 
 def _plan_of(visitor_class: type[cst.CSTVisitor]) -> _ReadOnlyPlan:

@@ -100,10 +100,9 @@ def _bindings(
     module's top-level statements (False)."""
     found: list[tuple[cst.BaseExpression, bool]] = []
     if function is not None:
-        assigns = _Assigns(name)
-        visit_read_only(function.body, assigns)
-        found.extend((value, True) for value in assigns.values)
-        if assigns.values:
+        values = _assigned_in(function).get(name, ())
+        found.extend((value, True) for value in values)
+        if values:
             return found
     for statement in module.body:
         if isinstance(statement, cst.SimpleStatementLine):
@@ -132,12 +131,31 @@ class _Parts(cst.CSTVisitor):
         self.names.add(node.value)
 
 
-class _Assigns(cst.CSTVisitor):
-    """``name = value`` in a function's own statements (not nested functions)."""
+# The last functions whose assignments were collected, with them: every ``if`` test of a
+# function asks about its names (one walk of the body per function, not one per name). The
+# function itself is kept, so that its ``id`` cannot be reused while it is here.
+_ASSIGNED: dict[int, tuple[cst.FunctionDef, dict[str, list[cst.BaseExpression]]]] = {}
+_ASSIGNED_KEPT = 8
 
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.values: list[cst.BaseExpression] = []
+
+def _assigned_in(function: cst.FunctionDef) -> dict[str, list[cst.BaseExpression]]:
+    """Per name: the values ``name = value`` binds in ``function``'s own statements."""
+    kept = _ASSIGNED.get(id(function))
+    if kept is not None and kept[0] is function:
+        return kept[1]
+    assigns = _Assigns()
+    visit_read_only(function.body, assigns)
+    if len(_ASSIGNED) >= _ASSIGNED_KEPT:
+        _ASSIGNED.pop(next(iter(_ASSIGNED)))
+    _ASSIGNED[id(function)] = (function, assigns.values)
+    return assigns.values
+
+
+class _Assigns(cst.CSTVisitor):
+    """``name = value`` in a function's own statements (not nested functions), by name."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, list[cst.BaseExpression]] = {}
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         return False
@@ -146,7 +164,6 @@ class _Assigns(cst.CSTVisitor):
         return False
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if any(
-            isinstance(t.target, cst.Name) and t.target.value == self.name for t in node.targets
-        ):
-            self.values.append(node.value)
+        names = {t.target.value for t in node.targets if isinstance(t.target, cst.Name)}
+        for name in names:
+            self.values.setdefault(name, []).append(node.value)
