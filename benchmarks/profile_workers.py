@@ -32,7 +32,7 @@ def _profiled_initializer(out: str) -> None:
 
     import h2dlint.runner as runner
 
-    original = runner._ignore_interrupts
+    original = runner._start_worker
 
     def initializer() -> None:
         original()
@@ -47,7 +47,7 @@ def _profiled_initializer(out: str) -> None:
         Finalize(None, dump, exitpriority=100)
         profile.enable()
 
-    runner._ignore_interrupts = initializer
+    runner._start_worker = initializer
 
 
 def run(out: str, arguments: list[str]) -> int:

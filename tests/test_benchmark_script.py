@@ -103,3 +103,16 @@ def test_benchmark_script_runs_on_a_tiny_tree(tmp_path: Path) -> None:
     assert math.isclose(
         sum(buckets.values()), report["profile"]["total_s"], rel_tol=0.05, abs_tol=0.05
     )
+
+
+def test_profile_workers_profiles_every_worker_of_a_parallel_run(tmp_path: Path) -> None:
+    # The script wraps the runner's worker initializer: a renamed initializer must fail here,
+    # not leave the device's profiles of workers silently empty.
+    tree = _tiny_tree(tmp_path)
+    out = tmp_path / "prof"
+    script = ROOT / "benchmarks" / "profile_workers.py"
+    args = ["--out", str(out), "--", "--no-cache", "-j", "2", "--exit-zero", str(tree)]
+    run = subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert (out / "main.prof").exists()
+    assert len(list(out.glob("worker-*.prof"))) == 2
