@@ -8,7 +8,7 @@ from h2dlint.analysis.element_writes import ONE_ELEMENT, syncing_write
 from h2dlint.analysis.explicit_waits import queued_copies, stream_wait, timing_code
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.generation_outputs import after_generation
+from h2dlint.analysis.generation_outputs import after_generation, output_after_loop
 from h2dlint.analysis.host_data import host_scalar
 from h2dlint.analysis.hot_guards import runs_every_call
 from h2dlint.analysis.hot_paths import HotPaths
@@ -314,6 +314,29 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # A denoising loop's trajectory, collected on request, stacked after the last step and
+        # handed to the caller on the batch (logging between): once per call, needed on the host.
+        Valid(
+            """
+            import logging
+            import torch
+            logger = logging.getLogger(__name__)
+            class DenoisingStage(torch.nn.Module):
+                def forward(self, batch, timesteps):
+                    latents = batch.latents
+                    trajectory = []
+                    for t in timesteps:
+                        noise = self.transformer(latents, t)
+                        latents = self.scheduler.step(noise, t, latents)[0]
+                        if batch.return_trajectory_latents:
+                            trajectory.append(latents)
+                    logger.info("done %d steps", len(timesteps))
+                    if trajectory:
+                        batch.trajectory_latents = torch.stack(trajectory, dim=1).cpu()
+                    batch.latents = latents
+                    return batch
+            """
+        ),
         # A module offloaded in place (`vae.to("cpu")` as a statement: a tensor's `.to()` would
         # return a copy, so nothing but a module is moved that way), a debugging helper (by its
         # name, or returning at once unless a debugging variable is set at launch) and an
@@ -1172,6 +1195,24 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # After the loop, a copy kept in a local for more work, and one after a model call that
+        # queued work again (the VAE's decode), even though stored on the batch.
+        Invalid(
+            """
+            import torch
+            class DenoisingStage(torch.nn.Module):
+                def forward(self, batch, timesteps):
+                    latents = batch.latents
+                    for t in timesteps:
+                        latents = self.transformer(latents, t)
+                    stats = latents.cpu()
+                            ^^^^^^^^^^^^^
+                    out = self.vae.decode(latents)
+                    batch.decoded = out.cpu()
+                                    ^^^^^^^^^
+                    return stats
+            """,
+        ),
         # The same helpers when their switch is not named for debugging or their name does not
         # say so, and a tensor's copy to the host that is kept (assigned).
         Invalid(
@@ -2097,6 +2138,12 @@ class SyncOnHotPath(Rule):
             return False
         if after_generation(provenance, self.context.ancestors):
             return False  # ``ids = model.generate(...)`` just before: nothing left queued
+        if (
+            kind == "copy"
+            and isinstance(explicit, cst.Call)
+            and output_after_loop(provenance, self.context.ancestors, explicit)
+        ):
+            return False  # the loop's result handed to the caller once, after the last step
         shown = self.shown(tensor, "the tensor")
         read = what.format(shown)
         read = read[0].upper() + read[1:]
