@@ -46,7 +46,9 @@ def debug_only(module: cst.Module, function: cst.FunctionDef) -> bool:
     for statement in body[:2]:
         if isinstance(statement, cst.If):
             inner = statement.body.body if isinstance(statement.body, cst.IndentedBlock) else ()
-            bare = [s for line in inner if isinstance(line, cst.SimpleStatementLine) for s in line.body]
+            bare = [
+                s for line in inner if isinstance(line, cst.SimpleStatementLine) for s in line.body
+            ]
             if statement.orelse is None and len(bare) == 1 and isinstance(bare[0], cst.Return):
                 return (bare[0].value is None or isinstance(bare[0].value, cst.Name)) and (
                     diagnostic_switch(statement.test, module, function)
