@@ -163,6 +163,22 @@ class SyncPerRow(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # Rows of tensors derived on the host from one copy of the counts (`torch.clamp_min` and
+        # `torch.cumsum` of a host tensor stay on the host): one sync before the loop, none in it.
+        Valid(
+            """
+            import torch
+            class MoeBlock(torch.nn.Module):
+                def forward(self, tokens, counts):
+                    counts_cpu = counts.to(device="cpu", dtype=torch.int64)
+                    total = torch.clamp_min(counts_cpu, 8)
+                    offsets = torch.cumsum(total, dim=0) - total
+                    for e in range(counts.shape[0]):
+                        start = int(offsets[e])
+                        tokens[start:start + 8] = 0
+                    return tokens
+            """
+        ),
         # Slice bounds from Python ints: a list, `.tolist()` rows, a host copy, sizes.
         Valid(
             """
@@ -575,6 +591,22 @@ class SyncPerRow(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # The same offsets computed on the device: one sync per expert.
+        Invalid(
+            """
+            import torch
+            class MoeBlock(torch.nn.Module):
+                def forward(self, tokens, counts):
+                    total = torch.clamp_min(counts.cuda(), 8)
+                    offsets = torch.cumsum(total, dim=0) - total
+                    for e in range(counts.shape[0]):
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        start = int(offsets[e])
+                        tokens[start:start + 8] = 0
+                     ...^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return tokens
+            """
+        ),
         # The counter of `enumerate` indexing another tensor (a 3-D rope index's token types per
         # sequence, masked first), and per request into a device buffer.
         Invalid(

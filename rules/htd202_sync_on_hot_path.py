@@ -8,7 +8,7 @@ from h2dlint.analysis.element_writes import ONE_ELEMENT, syncing_write
 from h2dlint.analysis.explicit_waits import queued_copies, stream_wait, timing_code
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.generation_outputs import after_generation
+from h2dlint.analysis.generation_outputs import after_generation, output_after_loop
 from h2dlint.analysis.host_data import host_scalar
 from h2dlint.analysis.hot_guards import runs_every_call
 from h2dlint.analysis.hot_paths import HotPaths
@@ -65,6 +65,14 @@ _MESSAGES = {
     "mask order) or `torch.where(mask[..., None], new, x)` write without reading the mask on "
     "the host",
 }
+
+
+def _discarded(ancestors: list[cst.CSTNode], call: cst.Call) -> bool:
+    """Whether ``call`` is a statement of its own, its value thrown away: a tensor's ``.cpu()``
+    or ``.to("cpu")`` returns a copy and leaves the tensor where it was, so only a module's
+    ``.to()``/``.cpu()`` (which moves its parameters in place) is written that way."""
+    parent = ancestors[-1] if ancestors else None
+    return isinstance(parent, cst.Expr) and parent.value is call
 
 
 class SyncOnHotPath(Rule):
@@ -306,6 +314,58 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # A denoising loop's trajectory, collected on request, stacked after the last step and
+        # handed to the caller on the batch (logging between): once per call, needed on the host.
+        Valid(
+            """
+            import logging
+            import torch
+            logger = logging.getLogger(__name__)
+            class DenoisingStage(torch.nn.Module):
+                def forward(self, batch, timesteps):
+                    latents = batch.latents
+                    trajectory = []
+                    for t in timesteps:
+                        noise = self.transformer(latents, t)
+                        latents = self.scheduler.step(noise, t, latents)[0]
+                        if batch.return_trajectory_latents:
+                            trajectory.append(latents)
+                    logger.info("done %d steps", len(timesteps))
+                    if trajectory:
+                        batch.trajectory_latents = torch.stack(trajectory, dim=1).cpu()
+                    batch.latents = latents
+                    return batch
+            """
+        ),
+        # A module offloaded in place (`vae.to("cpu")` as a statement: a tensor's `.to()` would
+        # return a copy, so nothing but a module is moved that way), a debugging helper (by its
+        # name, or returning at once unless a debugging variable is set at launch) and an
+        # attention probe switched on by the environment, all called from a forward.
+        Valid(
+            """
+            import os
+            import torch
+            def record_probe(out_dir, scores):
+                torch.save({"mass": scores.sum().item()}, out_dir)
+            def _dump_args(prefix, x):
+                if os.getenv("MODEL_DEBUG_LOG", "0") != "1" or x is None:
+                    return
+                print(prefix, x.float().sum().item())
+            def _debug_stats(x):
+                return x.abs().max().item()
+            class Stage(torch.nn.Module):
+                def forward(self, x, offload: bool, probe_dir):
+                    _dump_args("in", x)
+                    _debug_stats(x)
+                    if probe_dir is not None:
+                        record_probe(probe_dir, x)
+                    out = self.vae(x)
+                    if offload:
+                        self.vae.to("cpu")
+                        self.encoder.cpu()
+                    return out
+            """
+        ),
         # The same hook's decision made once per new input and looked up on later steps: the
         # read runs on a cache miss only.
         Valid(
@@ -1135,6 +1195,48 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # After the loop, a copy kept in a local for more work, and one after a model call that
+        # queued work again (the VAE's decode), even though stored on the batch.
+        Invalid(
+            """
+            import torch
+            class DenoisingStage(torch.nn.Module):
+                def forward(self, batch, timesteps):
+                    latents = batch.latents
+                    for t in timesteps:
+                        latents = self.transformer(latents, t)
+                    stats = latents.cpu()
+                            ^^^^^^^^^^^^^
+                    out = self.vae.decode(latents)
+                    batch.decoded = out.cpu()
+                                    ^^^^^^^^^
+                    return stats
+            """,
+        ),
+        # The same helpers when their switch is not named for debugging or their name does not
+        # say so, and a tensor's copy to the host that is kept (assigned).
+        Invalid(
+            """
+            import os
+            import torch
+            def _dump_args(prefix, x):
+                if os.getenv("MODEL_FAST_PATH", "0") != "1" or x is None:
+                    return
+                return x.float().sum().item()
+                       ^^^^^^^^^^^^^^^^^^^^^^
+            def _stats(x):
+                return x.abs().max().item()
+                       ^^^^^^^^^^^^^^^^^^^^
+            class Stage(torch.nn.Module):
+                def forward(self, x):
+                    _dump_args("in", x)
+                    _stats(x)
+                    out = self.vae(x)
+                    self.last = out.cpu()
+                                ^^^^^^^^^
+                    return out
+            """,
+        ),
         # A check of the input that raises is no period: what follows runs on every call (only
         # `if step % n != 0: return` of a counter of steps leaves the rest to every N-th step).
         Invalid(
@@ -1781,6 +1883,8 @@ class SyncOnHotPath(Rule):
             tensor, what = read
             if what == "`.tolist()`" and row_reduction(tensor):
                 return  # the one read HTD201's fix leaves in place of a read per row
+            if what in ("`.cpu()`", '`.to("cpu")`') and _discarded(self.context.ancestors, node):
+                return  # ``vae.to("cpu")`` as a statement: a module offloaded in place
             kind = "copy" if what in ("`.cpu()`", '`.to("cpu")`', "`.tolist()`") else "read"
             self._judge(node, tensor, what + " of {}", kind, explicit=node)
             return
@@ -2034,6 +2138,12 @@ class SyncOnHotPath(Rule):
             return False
         if after_generation(provenance, self.context.ancestors):
             return False  # ``ids = model.generate(...)`` just before: nothing left queued
+        if (
+            kind == "copy"
+            and isinstance(explicit, cst.Call)
+            and output_after_loop(provenance, self.context.ancestors, explicit)
+        ):
+            return False  # the loop's result handed to the caller once, after the last step
         shown = self.shown(tensor, "the tensor")
         read = what.format(shown)
         read = read[0].upper() + read[1:]

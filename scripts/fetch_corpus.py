@@ -61,6 +61,12 @@ SERVING_PACKAGES: dict[str, str] = {
     "openrlhf": "0.11.2",
     "hqq": "0.2.8.post1",
     "fairseq2": "0.8.1",
+    # Added in session 13 for a sixth triage of code no earlier triage read: a video diffusion
+    # serving engine, a streaming speech LM, a TTS engine, a DiT inference engine.
+    "fastvideo": "0.2.1",
+    "moshi": "0.2.13",
+    "chatterbox-tts": "0.1.7",
+    "cache-dit": "1.5.3",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 

@@ -127,6 +127,28 @@ TARGETS: dict[str, tuple[str, ...]] = {
     "openrlhf": ("openrlhf-0.11.2.data/purelib/openrlhf",),
     "hqq": ("hqq-0.2.8.post1/hqq",),
     "fairseq2": ("fairseq2/generation", "fairseq2/models", "fairseq2/nn", "fairseq2/ops"),
+    # Added in session 13: a video diffusion serving engine (its per-step pipeline stages, models
+    # and attention; training, preprocessing, tests, the MLX runtime and the layers, workers and
+    # entry points adapted from vllm left out; files headed "adapted from vllm" are not read), a
+    # streaming speech LM and codec, a TTS engine, a DiT inference engine (caching per denoising
+    # step, offload, attention, its Ray engine).
+    "fastvideo": (
+        "fastvideo/pipelines/basic",
+        "fastvideo/pipelines/stages",
+        "fastvideo/models/dits",
+        "fastvideo/models/schedulers",
+        "fastvideo/models/encoders",
+        "fastvideo/models/vaes",
+        "fastvideo/attention",
+    ),
+    "moshi": ("moshi",),
+    "chatterbox-tts": ("chatterbox",),
+    "cache-dit": (
+        "cache_dit/caching",
+        "cache_dit/offload",
+        "cache_dit/attention",
+        "cache_dit/ray",
+    ),
 }
 
 

@@ -38,6 +38,36 @@ def diagnostic_switch(
     return _reads_switch(test, module, function, set(), 0, named=False)
 
 
+def debug_only(module: cst.Module, function: cst.FunctionDef) -> bool:
+    """Whether ``function`` returns at once unless a diagnostic switch is on: its first
+    statement (after a docstring) is ``if <diagnostic_switch>: return``
+    (``if os.getenv("LTX2_PIPELINE_DEBUG_LOG", "0") != "1" or args is None: return``)."""
+    body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
+    for statement in body[:2]:
+        if isinstance(statement, cst.If):
+            inner = statement.body.body if isinstance(statement.body, cst.IndentedBlock) else ()
+            bare = [
+                s for line in inner if isinstance(line, cst.SimpleStatementLine) for s in line.body
+            ]
+            if statement.orelse is None and len(bare) == 1 and isinstance(bare[0], cst.Return):
+                return (bare[0].value is None or isinstance(bare[0].value, cst.Name)) and (
+                    diagnostic_switch(statement.test, module, function)
+                )
+            return False
+        if not _docstring(statement):
+            return False
+    return False
+
+
+def _docstring(statement: cst.BaseStatement) -> bool:
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
 def _reads_switch(
     node: cst.CSTNode,
     module: cst.Module,

@@ -7,6 +7,12 @@ end-of-sequence mask, ``torch.isin``, ``argmax``; then ``completion_ids.cpu()`` 
 token lists) waits for those few small kernels only: the output has to reach the host once
 per generation, and there is no queue to overlap. A model call, a loss or any other call
 between them queues work again, and the read is a sync like any other.
+
+The same holds for the result of a whole loop of steps handed to the caller: a denoising
+loop's trajectory stacked after the loop and stored on the request's batch
+(``batch.trajectory_latents = torch.stack(latents, dim=1).cpu()``). The copy runs once per
+call, after the last step, and the caller needs the values on the host; only cheap statements
+(logging, stacking) are between the loop and the copy (:func:`output_after_loop`).
 """
 
 from __future__ import annotations
@@ -61,6 +67,104 @@ def after_generation(provenance: Provenance, ancestors: Sequence[cst.CSTNode]) -
     return False
 
 
+def output_after_loop(
+    provenance: Provenance, ancestors: Sequence[cst.CSTNode], copy: cst.Call
+) -> bool:
+    """Whether ``copy`` (a ``.cpu()``/``.to("cpu")`` of the visited statement) hands a value to
+    the caller after the function's loop of steps: the statement stores it on an object or in
+    a mapping (``batch.trajectory_timesteps = t.cpu()``), it is in no loop, and the statements
+    before it, up to a loop that queues device work, are cheap (see the module's docs)."""
+    chain: list[tuple[cst.IndentedBlock, cst.CSTNode]] = []
+    statement: cst.CSTNode | None = None
+    for i in range(len(ancestors) - 1, -1, -1):
+        parent = ancestors[i]
+        if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+            break
+        if isinstance(parent, (cst.For, cst.While)):
+            return False  # per iteration of a loop around it
+        if isinstance(parent, cst.IndentedBlock) and i + 1 < len(ancestors):
+            chain.append((parent, ancestors[i + 1]))
+            if statement is None:
+                statement = ancestors[i + 1]
+    if not _stores_output(statement, copy):
+        return False
+    for block, child in chain:
+        body = list(block.body)
+        index = next((i for i, s in enumerate(body) if s is child), None)
+        if index is None:
+            return False
+        for previous in reversed(body[:index]):
+            if _queues_in_loop(provenance, previous):
+                return True
+            if not _cheap_block(provenance, previous):
+                return False
+    return False
+
+
+def _stores_output(statement: cst.CSTNode | None, copy: cst.Call) -> bool:
+    """``obj.attr = <copy>`` or ``obj[key] = <copy>``: the copy itself is the stored value."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return False
+    small = statement.body[0]
+    return (
+        isinstance(small, cst.Assign)
+        and small.value is copy
+        and all(isinstance(t.target, (cst.Attribute, cst.Subscript)) for t in small.targets)
+    )
+
+
+class _Loops(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.loops: list[cst.CSTNode] = []
+
+    def visit_For(self, node: cst.For) -> None:
+        self.loops.append(node)
+
+    def visit_While(self, node: cst.While) -> None:
+        self.loops.append(node)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+
+def _queues_in_loop(provenance: Provenance, statement: cst.BaseStatement) -> bool:
+    """Whether ``statement`` is or holds a loop whose body makes a call that is not cheap
+    (a model's forward, a scheduler's step): device work queued per iteration."""
+    loops = _Loops()
+    visit_read_only(statement, loops)
+    for loop in loops.loops:
+        calls = _Calls()
+        visit_read_only(loop, calls)
+        if any(not _cheap_call(provenance, call) for call in calls.calls):
+            return True
+    return False
+
+
+# Logging calls' methods: they queue nothing.
+_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "update", "set_postfix"})
+
+
+def _cheap_block(provenance: Provenance, statement: cst.BaseStatement) -> bool:
+    """A cheap statement (:func:`_cheap`, or a logging call), or an ``if`` whose branches hold
+    only such statements."""
+    if isinstance(statement, cst.SimpleStatementLine):
+        visitor = _Calls()
+        visit_read_only(statement, visitor)
+        return all(
+            _cheap_call(provenance, call)
+            or (isinstance(call.func, cst.Attribute) and call.func.attr.value in _LOG_METHODS)
+            for call in visitor.calls
+        )
+    if isinstance(statement, cst.If):
+        parts: list[cst.BaseStatement] = list(statement.body.body)  # type: ignore[arg-type]
+        orelse = statement.orelse
+        while orelse is not None:
+            parts.extend(orelse.body.body)  # type: ignore[arg-type]
+            orelse = orelse.orelse if isinstance(orelse, cst.If) else None
+        return all(_cheap_block(provenance, part) for part in parts)
+    return False
+
+
 def _generates(statement: cst.BaseStatement) -> bool:
     """``out = model.generate(...)``, also as the last statement of a ``with`` block."""
     if isinstance(statement, cst.With):
@@ -94,14 +198,15 @@ def _cheap(provenance: Provenance, statement: cst.BaseStatement) -> bool:
         return False
     visitor = _Calls()
     visit_read_only(statement, visitor)
-    for call in visitor.calls:
-        func = call.func
-        if isinstance(func, cst.Name) and func.value in _BUILTINS:
-            continue
-        qualified = provenance.qualify(func) or ""
-        if qualified.startswith("torch.") and not qualified.startswith("torch.nn"):
-            continue
-        if isinstance(func, cst.Attribute) and func.attr.value in _CHEAP_METHODS:
-            continue
-        return False
-    return True
+    return all(_cheap_call(provenance, call) for call in visitor.calls)
+
+
+def _cheap_call(provenance: Provenance, call: cst.Call) -> bool:
+    """A builtin, a ``torch.*`` function outside ``torch.nn``, or a cheap method."""
+    func = call.func
+    if isinstance(func, cst.Name) and func.value in _BUILTINS:
+        return True
+    qualified = provenance.qualify(func) or ""
+    if qualified.startswith("torch.") and not qualified.startswith("torch.nn"):
+        return True
+    return isinstance(func, cst.Attribute) and func.attr.value in _CHEAP_METHODS

@@ -94,6 +94,18 @@ LOGGING_WORDS = frozenset({"log", "print", "dump", "report", "show", "display", 
 COMPUTING_WORDS = frozenset({"softmax", "prob", "probs", "likelihood", "sum", "sigmoid", "det"})
 
 
+# Words anywhere in a function's name that say it is a diagnostic aid, not the computation
+# (``_debug_transformer_args``, ``record_probe``: an attention-mass probe switched on at launch;
+# ``_probe_kernel``: a capability probe run once): nothing in it runs per step in a deployment.
+DIAGNOSTIC_NAME_WORDS = frozenset({"debug", "probe"})
+
+
+def diagnostic_name(name: str) -> bool:
+    """Whether ``name`` says its function is a debugging or probing aid
+    (:data:`DIAGNOSTIC_NAME_WORDS`, as a word between underscores)."""
+    return not DIAGNOSTIC_NAME_WORDS.isdisjoint(name.lower().split("_"))
+
+
 def logging_name(name: str) -> bool:
     """Whether ``name`` says its function logs or prints values (see ``LOGGING_WORDS``)."""
     words = [w for w in name.lower().split("_") if w]

@@ -65,7 +65,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from h2dlint.analysis.closure_calls import called_in_loops
-from h2dlint.analysis.env_switches import may_read_environment
+from h2dlint.analysis.env_switches import debug_only, may_read_environment
 from h2dlint.analysis.host_data import PREPROCESSING_MODULES, host_pipeline_class
 from h2dlint.analysis.hot_calls import SameModuleCalls, hook_functions, runs_model
 from h2dlint.analysis.hot_names import (
@@ -77,6 +77,7 @@ from h2dlint.analysis.hot_names import (
     PER_REQUEST_CLASS_WORDS,
     PER_REQUEST_REASON,
     TEST_PACKAGES,
+    diagnostic_name,
     logging_name,
     matches,
     name_reason,
@@ -301,6 +302,8 @@ class HotPaths:
         name = function.name.value
         if self.cold_functions and matches(self.cold_functions, name, self.qualified(function)):
             return True
+        if diagnostic_name(name) or (self._env_reads and debug_only(self.context.module, function)):
+            return True  # ``_debug_transformer_args``, ``record_probe``: diagnostic aids
         if name not in HOT_ENTRY_POINTS and rewrites_parameters(function):
             return True  # model surgery, unless a forward reprojects its weights each call
         return self.once.function(function)

@@ -85,6 +85,8 @@ SAME_DEVICE_FUNCTIONS = frozenset(
         # elementwise functions and reductions: the result is where the (first) input is
         # (``torch.clamp(cx - w, 0, W)`` of a host ``cx`` is a host tensor)
         "clamp",
+        "clamp_min",
+        "clamp_max",
         "clip",
         "abs",
         "neg",
