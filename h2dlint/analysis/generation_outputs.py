@@ -43,18 +43,10 @@ def after_generation(provenance: Provenance, ancestors: Sequence[cst.CSTNode]) -
     """Whether the statement around the visited node (its ``ancestors``, innermost last) runs
     right after a ``generate(...)`` call in the same block, with only cheap statements between
     (see the module's docs), and in no loop of its function."""
-    statement: cst.CSTNode | None = None
-    block: cst.CSTNode | None = None
-    for i in range(len(ancestors) - 1, -1, -1):
-        parent = ancestors[i]
-        if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
-            break
-        if isinstance(parent, (cst.For, cst.While)):
-            return False  # per iteration of a loop around it
-        if statement is None and isinstance(parent, cst.IndentedBlock) and i + 1 < len(ancestors):
-            statement, block = ancestors[i + 1], parent
-    if not isinstance(block, cst.IndentedBlock) or statement is None:
+    chain = _blocks_up(ancestors)
+    if not chain:
         return False
+    block, statement = chain[0]
     body = list(block.body)
     index = next((i for i, s in enumerate(body) if s is statement), None)
     if index is None:
@@ -74,21 +66,11 @@ def output_after_loop(
     the caller after the function's loop of steps: the statement stores it on an object or in
     a mapping (``batch.trajectory_timesteps = t.cpu()``), it is in no loop, and the statements
     before it, up to a loop that queues device work, are cheap (see the module's docs)."""
-    chain: list[tuple[cst.IndentedBlock, cst.CSTNode]] = []
-    statement: cst.CSTNode | None = None
-    for i in range(len(ancestors) - 1, -1, -1):
-        parent = ancestors[i]
-        if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
-            break
-        if isinstance(parent, (cst.For, cst.While)):
-            return False  # per iteration of a loop around it
-        if isinstance(parent, cst.IndentedBlock) and i + 1 < len(ancestors):
-            chain.append((parent, ancestors[i + 1]))
-            if statement is None:
-                statement = ancestors[i + 1]
+    chain = _blocks_up(ancestors)
+    statement = chain[0][1] if chain else None
     if not _stores_output(statement, copy):
         return False
-    for block, child in chain:
+    for block, child in chain or ():
         body = list(block.body)
         index = next((i for i, s in enumerate(body) if s is child), None)
         if index is None:
@@ -99,6 +81,24 @@ def output_after_loop(
             if not _cheap_block(provenance, previous):
                 return False
     return False
+
+
+def _blocks_up(
+    ancestors: Sequence[cst.CSTNode],
+) -> list[tuple[cst.IndentedBlock, cst.CSTNode]] | None:
+    """The blocks around the visited node up to its function, innermost first, each with its
+    statement that holds the node; None when a loop of the function is around it (the
+    statement then runs per iteration)."""
+    chain: list[tuple[cst.IndentedBlock, cst.CSTNode]] = []
+    for i in range(len(ancestors) - 1, -1, -1):
+        parent = ancestors[i]
+        if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+            break
+        if isinstance(parent, (cst.For, cst.While)):
+            return None
+        if isinstance(parent, cst.IndentedBlock) and i + 1 < len(ancestors):
+            chain.append((parent, ancestors[i + 1]))
+    return chain
 
 
 def _stores_output(statement: cst.CSTNode | None, copy: cst.Call) -> bool:
