@@ -11,11 +11,13 @@ from hypothesis import strategies as st
 from h2dlint.project.text_scan import (
     _CALLED,
     ABSENT,
+    CALL,
     DEFINED,
     DEFINITION,
     NAMED,
     WORD,
     called_text,
+    calls,
     naming,
 )
 
@@ -57,6 +59,14 @@ def test_naming_tells_the_three_cases() -> None:
     assert naming(text, "used") == NAMED
     assert naming(text, "use") == ABSENT
     assert naming(text, "absent") == ABSENT
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"f(", b"f (", b"f\n(", b"f \\\n(", b"af(", b"_f(", b"f", b"fx(", b"x.f(1)", b""],
+)
+def test_calls_agrees_with_the_expression(data: bytes) -> None:
+    assert calls(data, "f") == (re.search(CALL % b"f", data) is not None)
 
 
 @pytest.mark.parametrize(

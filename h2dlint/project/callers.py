@@ -24,6 +24,7 @@ from h2dlint.project.index import ProjectIndex
 from h2dlint.project.summary import defined_names, may_move, moving_functions
 from h2dlint.project.syncing_functions import SYNC_TEXT, syncing_functions
 from h2dlint.project.text_scan import called_text, holds_typed
+from h2dlint.project.text_scan import calls as text_calls
 
 # Hops followed up the call graph from the function asked about.
 MAX_HOPS = 2
@@ -219,7 +220,12 @@ class CallerIndex:
     def _search_calls(self, name: str) -> list[str]:
         """The modules whose ``calls`` part names ``name``: one substring search through the
         parts of every module joined in module order (each starts and ends with a blank, so no
-        match spans two), instead of a search per module."""
+        match spans two), instead of a search per module. A run that keeps no summaries scans
+        the modules' text for the name instead: listing every name each module calls costs
+        more than the few questions such a run asks."""
+        if not self.project.keeps_summaries:  # nothing is kept: a scan for the name alone
+            layout = self.project.layout.modules
+            return [m for m in layout if text_calls(self._data(m) or b"", name)]
         if self._joined is None:
             modules = list(self.project.layout.modules)
             parts = [self.calls_of(module) for module in modules]
