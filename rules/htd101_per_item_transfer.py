@@ -510,6 +510,52 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                 return [t.to(device) for t in items]
             """
         ),
+        # model state: each layer's parameter, or a list collecting the layers' parameters or
+        # state (on the device already, or moved once), not per-request data
+        Valid(
+            """
+            import torch
+            def span(group, device):
+                weights = [p.weight.detach().to(device) for p in group.projections]
+                return torch.cat(weights)
+            """
+        ),
+        Valid(
+            """
+            import torch
+            def fused_bias(sources, device):
+                biases = [source.bias for source in sources]
+                return torch.cat([b.to(device) for b in biases])
+            """
+        ),
+        Valid(
+            """
+            def fused_stats(layers, device):
+                mats = [getattr(layer.orig_layer, "imatrix", None) for layer in layers]
+                return [m.to(device) for m in mats]
+            """
+        ),
+        # a model call's outputs, moved to a cache device: made where the model ran
+        Valid(
+            """
+            class Runner:
+                def run(self, block, batches, out_device):
+                    outputs = []
+                    for batch in batches:
+                        raw = self._forward_one_batch(block, batch)
+                        outputs.extend(t.to(out_device) for t in self.split_outputs(raw))
+                    return outputs
+            """
+        ),
+        # a dict's named fields (sliced per window): different dtypes and shapes
+        Valid(
+            """
+            def run(model_fn, kwargs, names, device, t0, t1):
+                fields = {name: kwargs[name] for name in names}
+                kwargs.update({name: fields[name][:, :, t0:t1].to(device) for name in names})
+                return model_fn(**kwargs)
+            """
+        ),
     )
     invalid = (
         # The `else` of a test that holds only on CUDA but not always there runs on CUDA too.
@@ -723,6 +769,23 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                     if isinstance(item.feature, torch.Tensor):
                         item.feature = item.feature.to(device, non_blocking=True)
                                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+        ),
+        # a list of the items' own tensors (not a layer's parameter or state): per-item copies
+        Invalid(
+            """
+            def f(requests, device):
+                feats = [req.pixel_values for req in requests]
+                return [x.to(device) for x in feats]
+                        ^^^^^^^^^^^^
+            """,
+        ),
+        # a list of host crops indexed by name: items of a list, not a dict's fields
+        Invalid(
+            """
+            def f(crops, names, device):
+                return {n: crops[n].to(device, non_blocking=True) for n in names}
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
             """,
         ),
         # a converter of each item's data, then a copy
