@@ -556,6 +556,23 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                 return model_fn(**kwargs)
             """
         ),
+        # a stored mapping's fields, for each of its keys: different dtypes and shapes
+        Valid(
+            """
+            class Buffer:
+                def sample(self, idx):
+                    return {k: self.info[k][idx].to(self.device) for k in self.info_keys}
+            """
+        ),
+        # a helper that every caller hands two values of different kinds
+        Valid(
+            """
+            def _allreduce(data, device):
+                return [d.to(device) for d in data]
+            def stats(loss, count, device):
+                return _allreduce([loss, count], device)
+            """
+        ),
     )
     invalid = (
         # The `else` of a test that holds only on CUDA but not always there runs on CUDA too.
@@ -780,11 +797,11 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                         ^^^^^^^^^^^^
             """,
         ),
-        # a list of host crops indexed by name: items of a list, not a dict's fields
+        # a list of host crops taken in some order: items of a list, not a dict's fields
         Invalid(
             """
-            def f(crops, names, device):
-                return {n: crops[n].to(device, non_blocking=True) for n in names}
+            def f(crops, order, device):
+                return {i: crops[i].to(device, non_blocking=True) for i in order}
                            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
             """,
         ),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.argument_flow import arguments
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.loop_transfers import (
@@ -24,6 +25,9 @@ from h2dlint.analysis.loop_transfers import (
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.provenance.common import SPLITTING_METHODS
 from h2dlint.analysis.targets import name_words
+
+# Whole words of a collection's name that say it holds a mapping's keys or field names.
+KEY_WORDS = frozenset({"keys", "names", "fields"})
 
 
 # -- iterables --------------------------------------------------------------------------------
@@ -46,6 +50,20 @@ def tiny_iterable(node: cst.BaseExpression) -> bool:
         if name == "zip" and args:
             return any(tiny_iterable(a) for a in args)
     return False
+
+
+def passed_tiny(node: cst.BaseExpression, provenance: Provenance, frame: Frame) -> bool:
+    """A parameter for which every call of the function passes a short display
+    (``_allreduce([loss, count])``): a few values of different kinds, not a batch of items."""
+    if not (isinstance(node, cst.Name) and isinstance(frame.function, cst.FunctionDef)):
+        return False
+    bindings = provenance.bindings(frame)
+    if not bindings.is_parameter(node) or len(bindings.reaching(node)) != 1:
+        return False
+    passed = arguments(provenance, frame.function, node.value)
+    return bool(passed) and all(
+        isinstance(a.value, (cst.List, cst.Tuple)) and tiny_iterable(a.value) for a in passed
+    )
 
 
 def model_state_iterable(node: cst.BaseExpression, loop_names: set[str]) -> bool:
@@ -150,7 +168,8 @@ def named_field(
     provenance: Provenance,
     frame: Frame,
 ) -> bool:
-    """A mapping's field: ``batch[k]`` of ``for k in batch`` (:func:`keyed_by_own_keys`), or
+    """A mapping's field: ``batch[k]`` of ``for k in batch`` (:func:`keyed_by_own_keys`), of
+    ``for k in self.info_keys`` (a collection named as keys or field names), or
     ``fields[name][:, a:b]`` for ``name`` of a list of keys, with ``fields`` a dict made in
     the function (``{n: kwargs[n] for n in names}``, ``dict(...)``): a mapping's named fields,
     of different dtypes and shapes, which one copy cannot carry."""
@@ -158,7 +177,11 @@ def named_field(
         return True
     while isinstance(moved, cst.Subscript) and not _indexed_by(moved, loop_names):
         moved = moved.value
-    if not (isinstance(moved, cst.Subscript) and isinstance(moved.value, cst.Name)):
+    if not isinstance(moved, cst.Subscript):
+        return False
+    if KEY_WORDS & name_words(_last_name(iterable) or ""):
+        return True  # ``info[key][idx]`` for each of ``self.info_keys``: a mapping's fields
+    if not isinstance(moved.value, cst.Name):
         return False
     values = provenance.bindings(frame).reaching(moved.value)
     return bool(values) and all(
@@ -188,6 +211,7 @@ def iterable_excluded(
     for their indices is no reason."""
     if (
         tiny_iterable(iterable)
+        or passed_tiny(iterable, provenance, frame)
         or model_state_iterable(iterable, loop_names)
         or _collects_state(_iterated(iterable), provenance, frame)
         or (mapping_iterable(iterable) and not mapping_ok)
