@@ -57,6 +57,14 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     - a mapping's values (`{k: v.to(dev) for k, v in batch.items()}`, `for k in batch:
       batch[k] = batch[k].to(dev)`): named fields such as `input_ids`, `attention_mask` and
       `pixel_values` differ in dtype and shape, so one copy cannot carry them without repacking;
+    - a layer's parameters and a list collecting them (`[p.weight.to(dev) for p in
+      group.projections]`, `biases = [s.bias for s in sources]`, anything of the items of
+      `layers`): model state, on the device already or moved once;
+    - a model call's outputs (`outputs`, `self.split_outputs(out)`): made where the model ran;
+    - a dict's named fields indexed by a list of keys (`fields[name]` of a dict made in the
+      function, `info[k]` for each of `self.info_keys`), and a helper's parameter that every
+      caller passes as a short display (`_allreduce([loss, count])`): few values of different
+      kinds that one copy cannot carry;
     - loops over a model's parameters, buffers, modules or state dict, storage swaps
       (`p.data = p.data.to(dev)`) and an object's stored tensors moved in place
       (`self.freqs = [f.to(dev) for f in self.freqs]`): one-time relocations of state;
