@@ -61,7 +61,7 @@ def passed_tiny(node: cst.BaseExpression, provenance: Provenance, frame: Frame) 
     if not bindings.is_parameter(node) or len(bindings.reaching(node)) != 1:
         return False
     passed = arguments(provenance, frame.function, node.value)
-    return bool(passed) and all(
+    return passed is not None and all(
         isinstance(a.value, (cst.List, cst.Tuple)) and tiny_iterable(a.value) for a in passed
     )
 
