@@ -60,9 +60,10 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     - a layer's parameters and a list collecting them (`[p.weight.to(dev) for p in
       group.projections]`, `biases = [s.bias for s in sources]`, anything of the items of
       `layers`): model state, on the device already or moved once;
-    - a model call's outputs (`outputs`, `self.split_outputs(out)`): made where the model ran;
+    - a model call's outputs (a collection named `output` or `outputs`): made where the model
+      ran;
     - a dict's named fields indexed by a list of keys (`fields[name]` of a dict made in the
-      function, `info[k]` for each of `self.info_keys`), and a helper's parameter that every
+      function), and a helper's parameter that every
       caller passes as a short display (`_allreduce([loss, count])`): few values of different
       kinds that one copy cannot carry;
     - loops over a model's parameters, buffers, modules or state dict, storage swaps
@@ -551,7 +552,8 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                     outputs = []
                     for batch in batches:
                         raw = self._forward_one_batch(block, batch)
-                        outputs.extend(t.to(out_device) for t in self.split_outputs(raw))
+                        output = self.normalize(raw)
+                        outputs.extend(t.to(out_device) for t in output)
                     return outputs
             """
         ),
@@ -562,14 +564,6 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                 fields = {name: kwargs[name] for name in names}
                 kwargs.update({name: fields[name][:, :, t0:t1].to(device) for name in names})
                 return model_fn(**kwargs)
-            """
-        ),
-        # a stored mapping's fields, for each of its keys: different dtypes and shapes
-        Valid(
-            """
-            class Buffer:
-                def sample(self, idx):
-                    return {k: self.info[k][idx].to(self.device) for k in self.info_keys}
             """
         ),
         # a helper that every caller hands two values of different kinds
@@ -811,6 +805,15 @@ class PerItemTransfer(ComprehensionVisits, Rule):
             def f(crops, order, device):
                 return {i: crops[i].to(device, non_blocking=True) for i in order}
                            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+        ),
+        # a parameter mapping's tensors for each of a list of keys (one dtype): one copy each
+        Invalid(
+            """
+            import torch
+            def pack(keys, data):
+                return torch.cat([data[key].cuda().view(-1) for key in keys])
+                                  ^^^^^^^^^^^^^^^^
             """,
         ),
         # a converter of each item's data, then a copy

@@ -26,9 +26,6 @@ from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.provenance.common import SPLITTING_METHODS
 from h2dlint.analysis.targets import name_words
 
-# Whole words of a collection's name that say it holds a mapping's keys or field names.
-KEY_WORDS = frozenset({"keys", "names", "fields"})
-
 
 # -- iterables --------------------------------------------------------------------------------
 def _small_literal(node: cst.BaseExpression) -> bool:
@@ -107,17 +104,11 @@ def mapping_iterable(node: cst.BaseExpression) -> bool:
 
 
 def activation_iterable(node: cst.BaseExpression) -> bool:
-    """Activations (``hidden_states``) or a model call's outputs (``outputs``,
-    ``self.split_outputs(out)``): made where the model ran."""
+    """Activations (``hidden_states``) or a model call's outputs (``outputs``): made where the
+    model ran. (Not a method named so: ``_iter_reference_output_chunks(...)`` may yield host
+    copies of outputs.)"""
     name = (_last_name(node) or "").lower()
-    if any(word in name for word in ACTIVATION_WORDS) or OUTPUT_WORDS & name_words(name):
-        return True
-    made = _iterated(node)
-    return (
-        isinstance(made, cst.Call)
-        and isinstance(made.func, cst.Attribute)
-        and bool(OUTPUT_WORDS & name_words(made.func.attr.value))
-    )
+    return any(word in name for word in ACTIVATION_WORDS) or bool(OUTPUT_WORDS & name_words(name))
 
 
 def _collects_state(node: cst.BaseExpression, provenance: Provenance, frame: Frame) -> bool:
@@ -168,8 +159,7 @@ def named_field(
     provenance: Provenance,
     frame: Frame,
 ) -> bool:
-    """A mapping's field: ``batch[k]`` of ``for k in batch`` (:func:`keyed_by_own_keys`), of
-    ``for k in self.info_keys`` (a collection named as keys or field names), or
+    """A mapping's field: ``batch[k]`` of ``for k in batch`` (:func:`keyed_by_own_keys`), or
     ``fields[name][:, a:b]`` for ``name`` of a list of keys, with ``fields`` a dict made in
     the function (``{n: kwargs[n] for n in names}``, ``dict(...)``): a mapping's named fields,
     of different dtypes and shapes, which one copy cannot carry."""
@@ -179,8 +169,6 @@ def named_field(
         moved = moved.value
     if not isinstance(moved, cst.Subscript):
         return False
-    if KEY_WORDS & name_words(_last_name(iterable) or ""):
-        return True  # ``info[key][idx]`` for each of ``self.info_keys``: a mapping's fields
     if not isinstance(moved.value, cst.Name):
         return False
     values = provenance.bindings(frame).reaching(moved.value)
