@@ -57,6 +57,15 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     - a mapping's values (`{k: v.to(dev) for k, v in batch.items()}`, `for k in batch:
       batch[k] = batch[k].to(dev)`): named fields such as `input_ids`, `attention_mask` and
       `pixel_values` differ in dtype and shape, so one copy cannot carry them without repacking;
+    - a layer's parameters and a list collecting them (`[p.weight.to(dev) for p in
+      group.projections]`, `biases = [s.bias for s in sources]`, anything of the items of
+      `layers`): model state, on the device already or moved once;
+    - a model call's outputs (a collection named `output` or `outputs`): made where the model
+      ran;
+    - a dict's named fields indexed by a list of keys (`fields[name]` of a dict made in the
+      function), and a helper's parameter that every
+      caller passes as a short display (`_allreduce([loss, count])`): few values of different
+      kinds that one copy cannot carry;
     - loops over a model's parameters, buffers, modules or state dict, storage swaps
       (`p.data = p.data.to(dev)`) and an object's stored tensors moved in place
       (`self.freqs = [f.to(dev) for f in self.freqs]`): one-time relocations of state;
@@ -510,6 +519,62 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                 return [t.to(device) for t in items]
             """
         ),
+        # model state: each layer's parameter, or a list collecting the layers' parameters or
+        # state (on the device already, or moved once), not per-request data
+        Valid(
+            """
+            import torch
+            def span(group, device):
+                weights = [p.weight.detach().to(device) for p in group.projections]
+                return torch.cat(weights)
+            """
+        ),
+        Valid(
+            """
+            import torch
+            def fused_bias(sources, device):
+                biases = [source.bias for source in sources]
+                return torch.cat([b.to(device) for b in biases])
+            """
+        ),
+        Valid(
+            """
+            def fused_stats(layers, device):
+                mats = [getattr(layer.orig_layer, "imatrix", None) for layer in layers]
+                return [m.to(device) for m in mats]
+            """
+        ),
+        # a model call's outputs, moved to a cache device: made where the model ran
+        Valid(
+            """
+            class Runner:
+                def run(self, block, batches, out_device):
+                    outputs = []
+                    for batch in batches:
+                        raw = self._forward_one_batch(block, batch)
+                        output = self.normalize(raw)
+                        outputs.extend(t.to(out_device) for t in output)
+                    return outputs
+            """
+        ),
+        # a dict's named fields (sliced per window): different dtypes and shapes
+        Valid(
+            """
+            def run(model_fn, kwargs, names, device, t0, t1):
+                fields = {name: kwargs[name] for name in names}
+                kwargs.update({name: fields[name][:, :, t0:t1].to(device) for name in names})
+                return model_fn(**kwargs)
+            """
+        ),
+        # a helper that every caller hands two values of different kinds
+        Valid(
+            """
+            def _allreduce(data, device):
+                return [d.to(device) for d in data]
+            def stats(loss, count, device):
+                return _allreduce([loss, count], device)
+            """
+        ),
     )
     invalid = (
         # The `else` of a test that holds only on CUDA but not always there runs on CUDA too.
@@ -723,6 +788,32 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                     if isinstance(item.feature, torch.Tensor):
                         item.feature = item.feature.to(device, non_blocking=True)
                                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+        ),
+        # a list of the items' own tensors (not a layer's parameter or state): per-item copies
+        Invalid(
+            """
+            def f(requests, device):
+                feats = [req.pixel_values for req in requests]
+                return [x.to(device) for x in feats]
+                        ^^^^^^^^^^^^
+            """,
+        ),
+        # a list of host crops taken in some order: items of a list, not a dict's fields
+        Invalid(
+            """
+            def f(crops, order, device):
+                return {i: crops[i].to(device, non_blocking=True) for i in order}
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+        ),
+        # a parameter mapping's tensors for each of a list of keys (one dtype): one copy each
+        Invalid(
+            """
+            import torch
+            def pack(keys, data):
+                return torch.cat([data[key].cuda().view(-1) for key in keys])
+                                  ^^^^^^^^^^^^^^^^
             """,
         ),
         # a converter of each item's data, then a copy

@@ -67,6 +67,12 @@ SERVING_PACKAGES: dict[str, str] = {
     "moshi": "0.2.13",
     "chatterbox-tts": "0.1.7",
     "cache-dit": "1.5.3",
+    # Added in session 13 (helper htd101) for the labels of HTD101's corpus-wide reading.
+    "auto-round": "0.16.1",
+    "diffsynth": "2.1.12",
+    "lerobot": "0.4.4",
+    "llmcompressor": "0.14.0",
+    "unsloth": "2026.10.9",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.argument_flow import arguments
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.loop_transfers import (
@@ -13,10 +14,13 @@ from h2dlint.analysis.loop_transfers import (
     KIND_WORDS,
     MAPPING_METHODS,
     MODEL_STATE_METHODS,
+    OUTPUT_WORDS,
     TINY,
     _method,
     _model_named,
     calls_in,
+    parameter_attribute,
+    target_names,
 )
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.provenance.common import SPLITTING_METHODS
@@ -43,6 +47,20 @@ def tiny_iterable(node: cst.BaseExpression) -> bool:
         if name == "zip" and args:
             return any(tiny_iterable(a) for a in args)
     return False
+
+
+def passed_tiny(node: cst.BaseExpression, provenance: Provenance, frame: Frame) -> bool:
+    """A parameter for which every call of the function passes a short display
+    (``_allreduce([loss, count])``): a few values of different kinds, not a batch of items."""
+    if not (isinstance(node, cst.Name) and isinstance(frame.function, cst.FunctionDef)):
+        return False
+    bindings = provenance.bindings(frame)
+    if not bindings.is_parameter(node) or len(bindings.reaching(node)) != 1:
+        return False
+    passed = arguments(provenance, frame.function, node.value)
+    return passed is not None and all(
+        isinstance(a.value, (cst.List, cst.Tuple)) and tiny_iterable(a.value) for a in passed
+    )
 
 
 def model_state_iterable(node: cst.BaseExpression, loop_names: set[str]) -> bool:
@@ -86,8 +104,41 @@ def mapping_iterable(node: cst.BaseExpression) -> bool:
 
 
 def activation_iterable(node: cst.BaseExpression) -> bool:
+    """Activations (``hidden_states``) or a model call's outputs (``outputs``): made where the
+    model ran. (Not a method named so: ``_iter_reference_output_chunks(...)`` may yield host
+    copies of outputs.)"""
     name = (_last_name(node) or "").lower()
-    return any(word in name for word in ACTIVATION_WORDS)
+    return any(word in name for word in ACTIVATION_WORDS) or bool(OUTPUT_WORDS & name_words(name))
+
+
+def _collects_state(node: cst.BaseExpression, provenance: Provenance, frame: Frame) -> bool:
+    """A list whose every binding collects model state: ``biases = [s.bias for s in sources]``,
+    ``mats = [getattr(layer.orig, "imatrix") for layer in layers]`` (a parameter of each item,
+    or anything of the items of a model's layers): moving its items relocates state."""
+    if not isinstance(node, cst.Name):
+        return False
+    values = provenance.bindings(frame).reaching(node)
+    if not values:
+        return False
+    for value in values:
+        if not isinstance(value, (cst.ListComp, cst.GeneratorExp)):
+            return False
+        clause = value.for_in
+        names = target_names(clause.target)
+        if not (
+            parameter_attribute(value.elt) or model_state_iterable(clause.iter, names)
+        ) or not rooted_in_names(value.elt, names):
+            return False
+    return True
+
+
+def rooted_in_names(node: cst.BaseExpression, names: set[str]) -> bool:
+    """Whether ``node`` reads an item of ``names`` (``s.bias``, ``getattr(layer.orig, "x")``)."""
+    if isinstance(node, cst.Call) and node.args:
+        node = node.args[0].value
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        node = node.value
+    return isinstance(node, cst.Name) and node.value in names
 
 
 def per_kind_iterable(node: cst.BaseExpression) -> bool:
@@ -99,6 +150,41 @@ def per_kind_iterable(node: cst.BaseExpression) -> bool:
 def keyed_by_own_keys(moved: cst.BaseExpression, iterable: cst.BaseExpression) -> bool:
     """``for k in batch: batch[k]...``: a mapping iterated by its keys."""
     return isinstance(moved, cst.Subscript) and moved.value.deep_equals(iterable)
+
+
+def named_field(
+    moved: cst.BaseExpression,
+    iterable: cst.BaseExpression,
+    loop_names: set[str],
+    provenance: Provenance,
+    frame: Frame,
+) -> bool:
+    """A mapping's field: ``batch[k]`` of ``for k in batch`` (:func:`keyed_by_own_keys`), or
+    ``fields[name][:, a:b]`` for ``name`` of a list of keys, with ``fields`` a dict made in
+    the function (``{n: kwargs[n] for n in names}``, ``dict(...)``): a mapping's named fields,
+    of different dtypes and shapes, which one copy cannot carry."""
+    if keyed_by_own_keys(moved, iterable):
+        return True
+    while isinstance(moved, cst.Subscript) and not _indexed_by(moved, loop_names):
+        moved = moved.value
+    if not isinstance(moved, cst.Subscript):
+        return False
+    if not isinstance(moved.value, cst.Name):
+        return False
+    values = provenance.bindings(frame).reaching(moved.value)
+    return bool(values) and all(
+        isinstance(v, (cst.Dict, cst.DictComp))
+        or (isinstance(v, cst.Call) and isinstance(v.func, cst.Name) and v.func.value == "dict")
+        for v in values
+    )
+
+
+def _indexed_by(node: cst.Subscript, loop_names: set[str]) -> bool:
+    return len(node.slice) == 1 and (
+        isinstance(node.slice[0].slice, cst.Index)
+        and isinstance(node.slice[0].slice.value, cst.Name)
+        and node.slice[0].slice.value.value in loop_names
+    )
 
 
 def iterable_excluded(
@@ -113,7 +199,9 @@ def iterable_excluded(
     for their indices is no reason."""
     if (
         tiny_iterable(iterable)
+        or passed_tiny(iterable, provenance, frame)
         or model_state_iterable(iterable, loop_names)
+        or _collects_state(_iterated(iterable), provenance, frame)
         or (mapping_iterable(iterable) and not mapping_ok)
         or activation_iterable(iterable)
         or per_kind_iterable(iterable)

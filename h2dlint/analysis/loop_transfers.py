@@ -77,6 +77,14 @@ MODEL_WORDS = (
 # Words in a collection's name that say its items are model activations, made on the device
 # (``.to(device)`` of them aligns devices in model-parallel code; it copies nothing from the host).
 ACTIVATION_WORDS = ("latent", "hidden", "logit", "activation", "grad")
+# Whole words of a collection's name (or of the method that makes it: ``split_outputs(...)``,
+# ``normalize_output(...)``) that say it holds what a model call returned: tensors made where
+# the model ran, moved to a cache or another device, not host data.
+OUTPUT_WORDS = frozenset({"output", "outputs"})
+# The last word of an attribute that nn.Module layers register as parameters: ``p.weight``,
+# ``source.bias``, ``m.lora_weight`` of a layer are model state (on the device already, or moved
+# once), not per-request data.
+PARAMETER_WORDS = frozenset({"weight", "weights", "bias", "biases"})
 # Words in a collection's name that say it holds one entry per metric or statistic: a handful
 # of values of different dtypes and shapes, not a batch of like items.
 KIND_WORDS = frozenset({"metric", "metrics", "stat", "stats", "statistics"})
@@ -346,6 +354,8 @@ def item_transfer(
     moved = strip_trivial(moved, provenance, frame)
     if isinstance(moved, cst.Attribute) and moved.attr.value == "data":
         moved = moved.value
+    if parameter_attribute(moved):
+        return None  # ``p.weight.to(dev)`` of each layer: model state, not per-request data
     data = converted_item(moved, loop_names, provenance)
     if data is not None:
         if isinstance(data, cst.Name) and data.value in indices:
@@ -405,6 +415,25 @@ def rows_of_one(transfer: Transfer, loop_names: set[str], provenance: Provenance
             isinstance(e.slice, cst.Index) and names_in(e.slice) & loop_names for e in data.slice
         )
     )
+
+
+def parameter_attribute(node: cst.BaseExpression) -> bool:
+    """``layer.weight``, ``source.bias``, ``getattr(m, "bias")``: a tensor a module registers as
+    a parameter (the last word of the attribute's name says so)."""
+    if isinstance(node, cst.Attribute):
+        name = node.attr.value
+    elif (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value == "getattr"
+        and len(node.args) >= 2
+        and isinstance(node.args[1].value, cst.SimpleString)
+    ):
+        text = node.args[1].value.evaluated_value
+        name = text if isinstance(text, str) else ""
+    else:
+        return False
+    return name.lower().rsplit("_", 1)[-1] in PARAMETER_WORDS
 
 
 def _device_named(node: cst.BaseExpression) -> bool:

@@ -50,7 +50,7 @@ import libcst as cst
 
 from h2dlint.analysis.bindings import COMPREHENSIONS
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.loop_iterables import _iterated, iterable_excluded, keyed_by_own_keys
+from h2dlint.analysis.loop_iterables import _iterated, iterable_excluded, named_field
 
 # Re-exported: HTD101 imports them from here.
 from h2dlint.analysis.loop_iterables import tiny_iterable as tiny_iterable
@@ -110,7 +110,7 @@ def gathering_comprehension(
     if transfer is None:
         return None
     outer = clauses[0]
-    if any(keyed_by_own_keys(transfer.moved, c.iter) for c in clauses):
+    if any(named_field(transfer.moved, c.iter, loop_names, provenance, frame) for c in clauses):
         return None
     if any(iterable_excluded(c.iter, loop_names, provenance, frame) for c in clauses):
         return None
@@ -317,7 +317,7 @@ def gathering_for(node: cst.For, provenance: Provenance, frame: Frame) -> Gather
     transfers = _gathering_transfers(statements, loop_names, provenance, frame, indices)
     if transfers is None:
         return None
-    if any(keyed_by_own_keys(t.moved, node.iter) for t in transfers):
+    if any(named_field(t.moved, node.iter, loop_names, provenance, frame) for t in transfers):
         return None
     rows = all(rows_of_one(t, loop_names, provenance) for t in transfers)
     if iterable_excluded(node.iter, loop_names, provenance, frame, mapping_ok=rows):
