@@ -32,6 +32,43 @@ ADVICE = (
 )
 
 
+# Names an unpacking may bind for its comprehension to count as a few items (as a loop over a
+# literal tuple or a small ``range``).
+FEW_UNPACKED = 8
+
+
+def unpacked_into_few_names(ancestors: list[cst.CSTNode], node: cst.CSTNode) -> bool:
+    """Whether the comprehension ``node`` (or ``tuple(...)``/``list(...)`` of it) is the value
+    of an assignment that unpacks it into at most :data:`FEW_UNPACKED` names, none starred
+    (``pe, pooled = (t.to(dev) for t in embeds[prompt])``): the unpacking proves a count
+    that small, and items of different roles."""
+    for parent in reversed(ancestors):
+        if parent is node:
+            continue
+        if isinstance(parent, cst.Arg) and parent.value is node and parent.keyword is None:
+            node = parent
+            continue
+        if isinstance(parent, cst.Call):
+            if not (
+                isinstance(parent.func, cst.Name)
+                and parent.func.value in ("tuple", "list")
+                and len(parent.args) == 1
+                and parent.args[0] is node
+            ):
+                return False
+            node = parent
+            continue
+        if not isinstance(parent, cst.Assign) or parent.value is not node:
+            return False
+        return all(
+            isinstance(t.target, (cst.Tuple, cst.List))
+            and 0 < len(t.target.elements) <= FEW_UNPACKED
+            and not any(isinstance(e, cst.StarredElement) for e in t.target.elements)
+            for t in parent.targets
+        )
+    return False
+
+
 class PerItemTransfer(ComprehensionVisits, Rule):
     """## What it does
     Flags a `for` or `while` loop or a comprehension whose only job is to copy each item of a
@@ -85,7 +122,8 @@ class PerItemTransfer(ComprehensionVisits, Rule):
       strided region, which one copy would stage as pageable memory, so copying row by row is
       the fix for that (HTD103), not a mistake;
     - copies to the host, dtype conversions, and loops over a literal tuple or a `range` of at
-      most 8: the count is provably tiny;
+      most 8, or a comprehension unpacked into at most 8 names (`pe, pooled = (t.to(dev) for t
+      in embeds[prompt])`): the count is provably tiny;
     - branches that run only off CUDA (a CPU or other backend's fallback): the body of
       `if device.type != "cuda":`, the `else` of `if device.type == "cuda":` (not of
       `if device.type == "cuda" and packed:`, which runs on CUDA too), and the code after
@@ -137,6 +175,15 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # A comprehension unpacked into two names: two items of different roles.
+        Valid(
+            """
+            def render(embeds, prompt, device):
+                pe, pooled = (t.to(device) for t in embeds[prompt])
+                neg_pe, neg_pooled = tuple(t.to(device) for t in embeds[""])
+                return pe, pooled, neg_pe, neg_pooled
+            """
+        ),
         # A row that is a tensor already on the device: a device-to-device write.
         Valid(
             """
@@ -577,6 +624,15 @@ class PerItemTransfer(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # A starred unpacking proves no count.
+        Invalid(
+            """
+            def render(crops, device):
+                first, *rest = [t.to(device) for t in crops]
+                                ^^^^^^^^^^^^
+                return first, rest
+            """
+        ),
         # The `else` of a test that holds only on CUDA but not always there runs on CUDA too.
         Invalid(
             """
@@ -895,6 +951,8 @@ class PerItemTransfer(ComprehensionVisits, Rule):
         if loop is None or under_type_dispatch(self.context.ancestors):
             return
         if assigned_in_place(self.context.ancestors, node, loop.iterable) or self._runs_once():
+            return
+        if unpacked_into_few_names(self.context.ancestors, node):
             return
         self._report(loop, loop.transfer.call)
 
