@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.accumulators import device_accumulator
 from h2dlint.analysis.arguments import host_named, keyword, positional
 from h2dlint.analysis.device_loops import DeviceLoop, device_loop
 from h2dlint.analysis.element_writes import ONE_ELEMENT, syncing_write
@@ -61,6 +62,8 @@ _MESSAGES = {
     "`torch.where(mask, x, fill)`), or compute it on host data",
     "repeat_interleave": "pass `output_size=` with the total as a host int",
     "test": "decide on the device with `torch.where`, or on host data you already have",
+    "round-trip": "the number only goes back to the device: add the tensor itself "
+    "(`total += n`, `n.detach()` for a loss) and read the total once, where it is needed",
     "mask-write": "keep the shape: `x.masked_scatter_(mask[..., None], values)` (values in "
     "mask order) or `torch.where(mask[..., None], new, x)` write without reading the mask on "
     "the host",
@@ -306,6 +309,34 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Numbers added into a Python number, a host tensor, a name rebound to host data, or
+        # passed through a call: no round trip through the device (the read itself is left to
+        # the rest of the rule: the values here are of unknown placement).
+        Valid(
+            """
+            import torch
+            def forward_backward(forward_step, data, n, log):
+                total = 0
+                host_total = torch.zeros([], dtype=torch.int)
+                dev_total = torch.zeros([], device="cuda")
+                rebound = torch.zeros([], device="cuda")
+                for i in range(n):
+                    loss, num_tokens = forward_step(data)
+                    total += num_tokens.item()
+                    host_total += num_tokens.item()
+                    dev_total += log(num_tokens.item())
+                    dev_total += num_tokens
+                    rebound += num_tokens.item()
+                    loss.backward()
+                rebound = 0.0
+                return total, host_total, dev_total, rebound
+            def forward_count(forward_step, data):
+                count = torch.tensor(0)
+                total = torch.zeros([], device="cuda")
+                total += count.item()
+                return total
+            """
+        ),
         # The same hook's decision made once per new input and looked up on later steps: the
         # read runs on a cache miss only.
         Valid(
@@ -1135,6 +1166,32 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # A number read from a tensor of unknown placement and added straight back into a
+        # device tensor (megatron-core's pipeline schedules, per microbatch): a round trip.
+        Invalid(
+            """
+            import torch
+            def forward_backward_no_pipelining(forward_step, data, n):
+                total_num_tokens = torch.zeros([], dtype=torch.int, device="cuda")
+                for i in range(n):
+                    loss, num_tokens = forward_step(data)
+                    total_num_tokens += num_tokens.item()
+                                        ^^^^^^^^^^^^^^^^^
+                    loss.backward()
+                return total_num_tokens
+            def forward_backward_pipelining(forward_step, data, n):
+                total_num_tokens = torch.tensor(0, dtype=torch.int).cuda()
+                def forward_step_helper(i):
+                    nonlocal total_num_tokens
+                    loss, num_tokens = forward_step(data)
+                    total_num_tokens = total_num_tokens + num_tokens.item() / n
+                                                          ^^^^^^^^^^^^^^^^^
+                    return loss
+                for i in range(n):
+                    forward_step_helper(i).backward()
+                return total_num_tokens
+            """,
+        ),
         # A check of the input that raises is no period: what follows runs on every call (only
         # `if step % n != 0: return` of a counter of steps leaves the rest to every N-th step).
         Invalid(
@@ -1782,6 +1839,14 @@ class SyncOnHotPath(Rule):
             if what == "`.tolist()`" and row_reduction(tensor):
                 return  # the one read HTD201's fix leaves in place of a read per row
             kind = "copy" if what in ("`.cpu()`", '`.to("cpu")`', "`.tolist()`") else "read"
+            if kind == "read" and what != "`bool()`":
+                provenance = Provenance.of(self.context)
+                frame = provenance.current_frame()
+                total = device_accumulator(provenance, node, self.context.ancestors, frame)
+                if total is not None:
+                    what = f"{what} of {{}} added into the device tensor `{total.value}`"
+                    self._judge(node, tensor, what, "round-trip", explicit=node)
+                    return
             self._judge(node, tensor, what + " of {}", kind, explicit=node)
             return
         provenance = Provenance.of(self.context)
@@ -2002,6 +2067,7 @@ class SyncOnHotPath(Rule):
         else:
             if kind not in (
                 "read",
+                "round-trip",
                 "copy",
                 "test",
                 "size",
@@ -2011,7 +2077,12 @@ class SyncOnHotPath(Rule):
                 "data-sized",
             ):
                 return False
-            root = tensor_root(self.context, tensor, frame, explicit, sizes)
+            # A number added straight back into a device tensor was read from a tensor
+            # (``total += n.item()``): ``n`` may be a host tensor (the read is then free).
+            if kind == "round-trip":
+                root = tensor
+            else:
+                root = tensor_root(self.context, tensor, frame, explicit, sizes)
             if root is None or provenance.is_host_data(tensor, frame):
                 return False
             # A CPU reference implementation (``fill_cpu``) reads its own host tensors; a
