@@ -62,12 +62,19 @@ _MESSAGES = {
     "`torch.where(mask, x, fill)`), or compute it on host data",
     "repeat_interleave": "pass `output_size=` with the total as a host int",
     "test": "decide on the device with `torch.where`, or on host data you already have",
+    "elements": "reduce on the device (`x.max()`, `x.any()`) and read the one result, or use "
+    "host values kept next to the tensor",
     "round-trip": "the number only goes back to the device: add the tensor itself "
     "(`total += n`, `n.detach()` for a loss) and read the total once, where it is needed",
     "mask-write": "keep the shape: `x.masked_scatter_(mask[..., None], values)` (values in "
     "mask order) or `torch.where(mask[..., None], new, x)` write without reading the mask on "
     "the host",
 }
+
+
+# Builtins that iterate a tensor and test or compare its elements (each a 0-d tensor) as
+# Python bools: ``max(t)``, ``sorted(t)``, ``any(t)``. (``sum(t)`` adds on the device.)
+ELEMENT_BUILTINS = frozenset({"max", "min", "sorted", "any", "all"})
 
 
 class SyncOnHotPath(Rule):
@@ -289,7 +296,7 @@ class SyncOnHotPath(Rule):
         + "|".join(
             [
                 "|".join(f".{name}" for name in sorted(SYNC_METHODS)),
-                ".cpu|" + "|".join(sorted(SYNC_BUILTINS)),
+                ".cpu|" + "|".join(sorted(SYNC_BUILTINS | ELEMENT_BUILTINS)),
                 called_as(
                     SIZE_FACTORIES
                     | DATA_SIZED_FUNCTIONS
@@ -309,6 +316,19 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Builtins over host data, two values, a key, or a tensor's shape: no element reads.
+        Valid(
+            """
+            import torch
+            class Attention(torch.nn.Module):
+                def forward(self, q, seq_lens: list[int], lens_cpu):
+                    n = max(seq_lens)
+                    m = max(q.shape[1], n)
+                    order = sorted(range(len(seq_lens)), key=seq_lens.__getitem__)
+                    lens = lens_cpu.sum(dim=-1)
+                    return q[:, : max(lens)], order, m, max(q.shape)
+            """
+        ),
         # Numbers added into a Python number, a host tensor, a name rebound to host data, or
         # passed through a call: no round trip through the device (the read itself is left to
         # the rest of the rule: the values here are of unknown placement).
@@ -1166,6 +1186,18 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # A builtin that compares a tensor's elements as Python values, per forward.
+        Invalid(
+            """
+            import torch
+            class Attention(torch.nn.Module):
+                def forward(self, q, mask):
+                    lens = mask.sum(dim=-1)
+                    longest = max(lens)
+                              ^^^^^^^^^
+                    return q[:, :longest]
+            """,
+        ),
         # A number read from a tensor of unknown placement and added straight back into a
         # device tensor (megatron-core's pipeline schedules, per microbatch): a round trip.
         Invalid(
@@ -1857,6 +1889,19 @@ class SyncOnHotPath(Rule):
             return
         func = node.func
         qualified = provenance.qualify(func) or ""
+        if (
+            isinstance(func, cst.Name)
+            and func.value in ELEMENT_BUILTINS
+            and qualified in ("", func.value, f"builtins.{func.value}")
+            and len(node.args) == 1
+            and node.args[0].keyword is None
+            and not node.args[0].star
+        ):
+            # ``max(lengths)`` of a tensor iterates its elements (0-d tensors) and turns each
+            # comparison into a Python bool: one sync per element.
+            what = f"`{func.value}()` of {{}} (Python compares its elements one by one)"
+            self._judge(node, node.args[0].value, what, "elements")
+            return
         # A method of a tensor (not a function of a module: ``torch.nonzero``; not a method or
         # submodule of the object itself: ``self.repeat(x)`` runs an ``nn.Sequential``).
         method = func.attr.value if isinstance(func, cst.Attribute) and not qualified else None
@@ -2068,6 +2113,7 @@ class SyncOnHotPath(Rule):
             if kind not in (
                 "read",
                 "round-trip",
+                "elements",
                 "copy",
                 "test",
                 "size",
