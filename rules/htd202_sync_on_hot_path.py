@@ -11,6 +11,7 @@ from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.generation_outputs import after_generation
 from h2dlint.analysis.host_data import host_scalar
+from h2dlint.analysis.host_inputs import prepared_host_input
 from h2dlint.analysis.hot_guards import runs_every_call
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.loop_body import saving_code
@@ -316,6 +317,18 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # A data loader's shards kept on the host on purpose (assigned back in place).
+        Valid(
+            """
+            import torch
+            class ShardingLoader:
+                def __next__(self):
+                    batch = next(self.it)
+                    for k in batch.keys():
+                        batch[k] = batch[k][:, self.start : self.end].cpu()
+                    return batch
+            """
+        ),
         # Builtins over host data, two values, a key, or a tensor's shape: no element reads.
         Valid(
             """
@@ -1186,6 +1199,28 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Per decoding step (a model's input preparation), per batch (a data loader's
+        # iterator).
+        Invalid(
+            """
+            import torch
+            import torch.distributed as dist
+            class Model(torch.nn.Module):
+                def prepare_inputs_for_generation(self, input_ids, small: bool):
+                    flag = torch.tensor(0 if small else 1, device=input_ids.device)
+                    dist.all_reduce(flag)
+                    self.microbatch = flag.item() == 0
+                                      ^^^^^^^^^^^
+                    return dict(input_ids=input_ids)
+            class Loader:
+                def __next__(self):
+                    batch = next(self.it)
+                    lens = torch.tensor(batch["lens"]).cuda()
+                    lens = lens[lens != 0]
+                           ^^^^^^^^^^^^^^^
+                    return batch, lens
+            """,
+        ),
         # A builtin that compares a tensor's elements as Python values, per forward.
         Invalid(
             """
@@ -2149,6 +2184,8 @@ class SyncOnHotPath(Rule):
                 reason, steps = found
         if reason is None or not runs_every_call(self.context, node, explicit, steps=steps):
             return False
+        if kind == "copy" and prepared_host_input(function, self.context.ancestors):
+            return False  # the input preparer's host copy that ``forward`` reads instead
         if after_generation(provenance, self.context.ancestors):
             return False  # ``ids = model.generate(...)`` just before: nothing left queued
         shown = self.shown(tensor, "the tensor")
