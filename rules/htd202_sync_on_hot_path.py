@@ -95,11 +95,20 @@ class SyncOnHotPath(Rule):
     annotated `list[int]`), which PyTorch copies from the host, blocking, and
     calls whose output size depends on the data (`nonzero`, `argwhere`, `unique`,
     `masked_select`, `repeat_interleave` with a tensor of repeats and no `output_size=`).
+    Two reads by how their result is used: a builtin that compares a tensor's elements as
+    Python values (`max(lens)`, `min`, `sorted`, `any`, `all` of a tensor: one sync per
+    element), and a number read only to go back into a device tensor (`total += n.item()`,
+    `total = total + n.item() / k` with `total` on the device, also a `nonlocal` one of the
+    enclosing function: a round trip; MEDIUM when `n`'s device is unknown, as `n` may be a host
+    tensor, whose read is free).
 
     A function is on a *hot path* when it runs per step or per request: `forward` or
     `__call__` of a class; a step-like entry point by name (`step`, `training_step`,
     `execute_model`, `prepare_inputs`, `schedule`, `update_from_output`, `sample`, `decode`,
-    `handle`, `process_request`...); `build()` of an attention metadata builder (a class named
+    `handle`, `process_request`...), a model's `prepare_inputs_for_generation` (once per
+    decoding step; its host copies returned to `forward` are the preparation and stay
+    silent) and an iterator's `__next__` (once per item: a batch, for a data loader);
+    `build()` of an attention metadata builder (a class named
     `...Metadata...Builder`) and functions named for the per-step metadata of attention or a
     batch (`init_forward_metadata`, `build_attn_metadata`), which run per step although
     `build`/`init_` names are otherwise run-once; alternate constructors (`new`, `init_new`,
