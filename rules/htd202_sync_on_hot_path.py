@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.accumulators import device_accumulator
 from h2dlint.analysis.arguments import host_named, keyword, positional
 from h2dlint.analysis.device_loops import DeviceLoop, device_loop
 from h2dlint.analysis.element_writes import ONE_ELEMENT, syncing_write
@@ -10,6 +11,7 @@ from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.generation_outputs import after_generation, output_after_loop
 from h2dlint.analysis.host_data import host_scalar
+from h2dlint.analysis.host_inputs import prepared_host_input
 from h2dlint.analysis.hot_guards import runs_every_call
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.loop_body import saving_code
@@ -61,6 +63,10 @@ _MESSAGES = {
     "`torch.where(mask, x, fill)`), or compute it on host data",
     "repeat_interleave": "pass `output_size=` with the total as a host int",
     "test": "decide on the device with `torch.where`, or on host data you already have",
+    "elements": "reduce on the device (`x.max()`, `x.any()`) and read the one result, or use "
+    "host values kept next to the tensor",
+    "round-trip": "the number only goes back to the device: add the tensor itself "
+    "(`total += n`, `n.detach()` for a loss) and read the total once, where it is needed",
     "mask-write": "keep the shape: `x.masked_scatter_(mask[..., None], values)` (values in "
     "mask order) or `torch.where(mask[..., None], new, x)` write without reading the mask on "
     "the host",
@@ -73,6 +79,11 @@ def _discarded(ancestors: list[cst.CSTNode], call: cst.Call) -> bool:
     ``.to()``/``.cpu()`` (which moves its parameters in place) is written that way."""
     parent = ancestors[-1] if ancestors else None
     return isinstance(parent, cst.Expr) and parent.value is call
+
+
+# Builtins that iterate a tensor and test or compare its elements (each a 0-d tensor) as
+# Python bools: ``max(t)``, ``sorted(t)``, ``any(t)``. (``sum(t)`` adds on the device.)
+ELEMENT_BUILTINS = frozenset({"max", "min", "sorted", "any", "all"})
 
 
 class SyncOnHotPath(Rule):
@@ -92,11 +103,20 @@ class SyncOnHotPath(Rule):
     annotated `list[int]`), which PyTorch copies from the host, blocking, and
     calls whose output size depends on the data (`nonzero`, `argwhere`, `unique`,
     `masked_select`, `repeat_interleave` with a tensor of repeats and no `output_size=`).
+    Two reads by how their result is used: a builtin that compares a tensor's elements as
+    Python values (`max(lens)`, `min`, `sorted`, `any`, `all` of a tensor: one sync per
+    element), and a number read only to go back into a device tensor (`total += n.item()`,
+    `total = total + n.item() / k` with `total` on the device, also a `nonlocal` one of the
+    enclosing function: a round trip; MEDIUM when `n`'s device is unknown, as `n` may be a host
+    tensor, whose read is free).
 
     A function is on a *hot path* when it runs per step or per request: `forward` or
     `__call__` of a class; a step-like entry point by name (`step`, `training_step`,
     `execute_model`, `prepare_inputs`, `schedule`, `update_from_output`, `sample`, `decode`,
-    `handle`, `process_request`...); `build()` of an attention metadata builder (a class named
+    `handle`, `process_request`...), a model's `prepare_inputs_for_generation` (once per
+    decoding step; its host copies returned to `forward` are the preparation and stay
+    silent) and an iterator's `__next__` (once per item: a batch, for a data loader);
+    `build()` of an attention metadata builder (a class named
     `...Metadata...Builder`) and functions named for the per-step metadata of attention or a
     batch (`init_forward_metadata`, `build_attn_metadata`), which run per step although
     `build`/`init_` names are otherwise run-once; alternate constructors (`new`, `init_new`,
@@ -294,7 +314,7 @@ class SyncOnHotPath(Rule):
         + "|".join(
             [
                 "|".join(f".{name}" for name in sorted(SYNC_METHODS)),
-                ".cpu|" + "|".join(sorted(SYNC_BUILTINS)),
+                ".cpu|" + "|".join(sorted(SYNC_BUILTINS | ELEMENT_BUILTINS)),
                 called_as(
                     SIZE_FACTORIES
                     | DATA_SIZED_FUNCTIONS
@@ -364,6 +384,59 @@ class SyncOnHotPath(Rule):
                         self.vae.to("cpu")
                         self.encoder.cpu()
                     return out
+            """
+        ),
+        # A data loader's shards kept on the host on purpose (assigned back in place).
+        Valid(
+            """
+            import torch
+            class ShardingLoader:
+                def __next__(self):
+                    batch = next(self.it)
+                    for k in batch.keys():
+                        batch[k] = batch[k][:, self.start : self.end].cpu()
+                    return batch
+            """
+        ),
+        # Builtins over host data, two values, a key, or a tensor's shape: no element reads.
+        Valid(
+            """
+            import torch
+            class Attention(torch.nn.Module):
+                def forward(self, q, seq_lens: list[int], lens_cpu):
+                    n = max(seq_lens)
+                    m = max(q.shape[1], n)
+                    order = sorted(range(len(seq_lens)), key=seq_lens.__getitem__)
+                    lens = lens_cpu.sum(dim=-1)
+                    return q[:, : max(lens)], order, m, max(q.shape)
+            """
+        ),
+        # Numbers added into a Python number, a host tensor, a name rebound to host data, or
+        # passed through a call: no round trip through the device (the read itself is left to
+        # the rest of the rule: the values here are of unknown placement).
+        Valid(
+            """
+            import torch
+            def forward_backward(forward_step, data, n, log):
+                total = 0
+                host_total = torch.zeros([], dtype=torch.int)
+                dev_total = torch.zeros([], device="cuda")
+                rebound = torch.zeros([], device="cuda")
+                for i in range(n):
+                    loss, num_tokens = forward_step(data)
+                    total += num_tokens.item()
+                    host_total += num_tokens.item()
+                    dev_total += log(num_tokens.item())
+                    dev_total += num_tokens
+                    rebound += num_tokens.item()
+                    loss.backward()
+                rebound = 0.0
+                return total, host_total, dev_total, rebound
+            def forward_count(forward_step, data):
+                count = torch.tensor(0)
+                total = torch.zeros([], device="cuda")
+                total += count.item()
+                return total
             """
         ),
         # The same hook's decision made once per new input and looked up on later steps: the
@@ -1237,6 +1310,66 @@ class SyncOnHotPath(Rule):
                     return out
             """,
         ),
+        # Per decoding step (a model's input preparation), per batch (a data loader's
+        # iterator).
+        Invalid(
+            """
+            import torch
+            import torch.distributed as dist
+            class Model(torch.nn.Module):
+                def prepare_inputs_for_generation(self, input_ids, small: bool):
+                    flag = torch.tensor(0 if small else 1, device=input_ids.device)
+                    dist.all_reduce(flag)
+                    self.microbatch = flag.item() == 0
+                                      ^^^^^^^^^^^
+                    return dict(input_ids=input_ids)
+            class Loader:
+                def __next__(self):
+                    batch = next(self.it)
+                    lens = torch.tensor(batch["lens"]).cuda()
+                    lens = lens[lens != 0]
+                           ^^^^^^^^^^^^^^^
+                    return batch, lens
+            """,
+        ),
+        # A builtin that compares a tensor's elements as Python values, per forward.
+        Invalid(
+            """
+            import torch
+            class Attention(torch.nn.Module):
+                def forward(self, q, mask):
+                    lens = mask.sum(dim=-1)
+                    longest = max(lens)
+                              ^^^^^^^^^
+                    return q[:, :longest]
+            """,
+        ),
+        # A number read from a tensor of unknown placement and added straight back into a
+        # device tensor (megatron-core's pipeline schedules, per microbatch): a round trip.
+        Invalid(
+            """
+            import torch
+            def forward_backward_no_pipelining(forward_step, data, n):
+                total_num_tokens = torch.zeros([], dtype=torch.int, device="cuda")
+                for i in range(n):
+                    loss, num_tokens = forward_step(data)
+                    total_num_tokens += num_tokens.item()
+                                        ^^^^^^^^^^^^^^^^^
+                    loss.backward()
+                return total_num_tokens
+            def forward_backward_pipelining(forward_step, data, n):
+                total_num_tokens = torch.tensor(0, dtype=torch.int).cuda()
+                def forward_step_helper(i):
+                    nonlocal total_num_tokens
+                    loss, num_tokens = forward_step(data)
+                    total_num_tokens = total_num_tokens + num_tokens.item() / n
+                                                          ^^^^^^^^^^^^^^^^^
+                    return loss
+                for i in range(n):
+                    forward_step_helper(i).backward()
+                return total_num_tokens
+            """,
+        ),
         # A check of the input that raises is no period: what follows runs on every call (only
         # `if step % n != 0: return` of a counter of steps leaves the rest to every N-th step).
         Invalid(
@@ -1886,6 +2019,14 @@ class SyncOnHotPath(Rule):
             if what in ("`.cpu()`", '`.to("cpu")`') and _discarded(self.context.ancestors, node):
                 return  # ``vae.to("cpu")`` as a statement: a module offloaded in place
             kind = "copy" if what in ("`.cpu()`", '`.to("cpu")`', "`.tolist()`") else "read"
+            if kind == "read" and what != "`bool()`":
+                provenance = Provenance.of(self.context)
+                frame = provenance.current_frame()
+                total = device_accumulator(provenance, node, self.context.ancestors, frame)
+                if total is not None:
+                    what = f"{what} of {{}} added into the device tensor `{total.value}`"
+                    self._judge(node, tensor, what, "round-trip", explicit=node)
+                    return
             self._judge(node, tensor, what + " of {}", kind, explicit=node)
             return
         provenance = Provenance.of(self.context)
@@ -1896,6 +2037,19 @@ class SyncOnHotPath(Rule):
             return
         func = node.func
         qualified = provenance.qualify(func) or ""
+        if (
+            isinstance(func, cst.Name)
+            and func.value in ELEMENT_BUILTINS
+            and qualified in ("", func.value, f"builtins.{func.value}")
+            and len(node.args) == 1
+            and node.args[0].keyword is None
+            and not node.args[0].star
+        ):
+            # ``max(lengths)`` of a tensor iterates its elements (0-d tensors) and turns each
+            # comparison into a Python bool: one sync per element.
+            what = f"`{func.value}()` of {{}} (Python compares its elements one by one)"
+            self._judge(node, node.args[0].value, what, "elements")
+            return
         # A method of a tensor (not a function of a module: ``torch.nonzero``; not a method or
         # submodule of the object itself: ``self.repeat(x)`` runs an ``nn.Sequential``).
         method = func.attr.value if isinstance(func, cst.Attribute) and not qualified else None
@@ -2106,6 +2260,8 @@ class SyncOnHotPath(Rule):
         else:
             if kind not in (
                 "read",
+                "round-trip",
+                "elements",
                 "copy",
                 "test",
                 "size",
@@ -2115,7 +2271,12 @@ class SyncOnHotPath(Rule):
                 "data-sized",
             ):
                 return False
-            root = tensor_root(self.context, tensor, frame, explicit, sizes)
+            # A number added straight back into a device tensor was read from a tensor
+            # (``total += n.item()``): ``n`` may be a host tensor (the read is then free).
+            if kind == "round-trip":
+                root = tensor
+            else:
+                root = tensor_root(self.context, tensor, frame, explicit, sizes)
             if root is None or provenance.is_host_data(tensor, frame):
                 return False
             # A CPU reference implementation (``fill_cpu``) reads its own host tensors; a
@@ -2136,6 +2297,8 @@ class SyncOnHotPath(Rule):
                 reason, steps = found
         if reason is None or not runs_every_call(self.context, node, explicit, steps=steps):
             return False
+        if kind == "copy" and prepared_host_input(function, self.context.ancestors):
+            return False  # the input preparer's host copy that ``forward`` reads instead
         if after_generation(provenance, self.context.ancestors):
             return False  # ``ids = model.generate(...)`` just before: nothing left queued
         if (

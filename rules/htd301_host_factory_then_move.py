@@ -18,6 +18,7 @@ from h2dlint.analysis.loop_body import mentions_loop_names
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Move
+from h2dlint.analysis.tensor_kinds import tensor_evidence
 from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.rule import Invalid, Rule, Valid
 
@@ -52,8 +53,12 @@ class HostFactoryThenMove(Rule):
     - a factory given `device=`, `out=`, `pin_memory=` or `requires_grad=` (a grad-requiring
       leaf becomes a non-leaf when moved: moving `device=` changes autograd), and `*_like`
       factories (they follow their input's device);
-    - moves to the host, to a dtype only, to another tensor (`.to(other)`), or to a target the
-      analysis cannot name;
+    - moves to the host, to a dtype only, to another value of unknown kind (`.to(other)`: a
+      tensor, a device or a dtype), or to a target the analysis cannot name; a move to a value
+      that is surely a tensor by how it was made (`value = attn @ v`,
+      `q, k, v = [x.contiguous().to(torch.float32) for x in (q, k, v)]`, a parameter annotated
+      as a tensor) and not proven on the host is reported at medium confidence:
+      `torch.zeros(b, h, d).to(value)` takes `value`'s device and dtype;
     - Python data copied with `non_blocking=True` (HTD102 reports that copy, with the same
       advice);
     - Python data of few elements (`torch.tensor([n, 1]).cuda()`), non-constant scalars, numpy
@@ -136,6 +141,16 @@ class HostFactoryThenMove(Rule):
             import torch
             def f(n, x):
                 return torch.ones(n).to(x)
+            """
+        ),
+        # a tensor proven on the host, a module's `.to()`, a dtype-only target
+        Valid(
+            """
+            import torch
+            def f(n, scores, model):
+                host = torch.tensor(scores)
+                weights = model.to(torch.float16)
+                return torch.zeros(n).to(host), torch.zeros(n).to(weights)
             """
         ),
         # a target that the analysis cannot name
@@ -265,6 +280,22 @@ class HostFactoryThenMove(Rule):
         ),
     )
     invalid = (
+        # a move to the device and dtype of a tensor that the code made (medium: its device
+        # is not proven), also of elements of a comprehension over tensors
+        Invalid(
+            """
+            import torch
+            def recurrent_rule(query, key, value, k_dim: int):
+                query, key, value = [x.contiguous().to(torch.float32) for x in (query, key, value)]
+                b, h, n, v_dim = value.shape
+                out = torch.zeros(b, h, n, v_dim).to(value)
+                #     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                attn = query @ key.transpose(-1, -2)
+                state = torch.zeros(b, h, k_dim, v_dim).to(attn @ value)
+                #       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return out, state
+            """
+        ),
         Invalid(
             """
             import torch
@@ -439,7 +470,11 @@ class HostFactoryThenMove(Rule):
             return
         frame = provenance.current_frame()
         move = Move.of(node, provenance, frame)
-        if move is None or RunOnce.of(self.context).code(self.context.ancestors):
+        if move is None:
+            if qualified in SHAPE_FACTORIES:
+                self._to_tensor(node, factory, qualified, frame)
+            return
+        if RunOnce.of(self.context).code(self.context.ancestors):
             return  # setup, an initializer, a test: the copy costs once
         confidence = Confidence.HIGH if move.by_value else Confidence.MEDIUM
         certain = (
@@ -462,6 +497,34 @@ class HostFactoryThenMove(Rule):
             )
         elif qualified in CONSTRUCTORS and node.func.value is factory:  # type: ignore[attr-defined]
             self._constructor(node, factory, qualified, move, confidence, certain, frame)
+
+    def _to_tensor(self, node: cst.Call, factory: cst.Call, qualified: str, frame: Frame) -> None:
+        """``torch.zeros(shape).to(value)`` with ``value`` surely a tensor (by how it was made,
+        or annotated): the zeros take ``value``'s device and dtype, a host allocation and a
+        blocking copy when ``value`` is on the device (MEDIUM: its device is not proven)."""
+        if node.func.attr.value != "to" or len(node.args) != 1:  # type: ignore[attr-defined]
+            return
+        target = node.args[0]
+        if target.keyword is not None or target.star:
+            return
+        provenance = Provenance.of(self.context)
+        if tensor_evidence(provenance, target.value, frame) is None:
+            return
+        if provenance.fact(target.value, frame).where.on_host or provenance.is_host_data(
+            target.value, frame
+        ):
+            return
+        if RunOnce.of(self.context).code(self.context.ancestors):
+            return
+        shown = self.context.module.code_for_node(target.value)
+        self.report(
+            node,
+            f"`{qualified.rsplit('.', 1)[1]}(...)` made on the host only to be moved to the device "
+            f"and dtype of the tensor `{shown}` (certain if `{shown}` is on an accelerator): "
+            f"pass `device={shown}.device, dtype={shown}.dtype` to the factory (no host "
+            "allocation, no blocking copy)",
+            confidence=Confidence.MEDIUM,
+        )
 
     def _shape_factory(
         self,

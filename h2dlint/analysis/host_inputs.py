@@ -5,6 +5,8 @@ on the host, or that an outer module passes on from such an argument. Split out 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 
 from h2dlint.analysis.arguments import keyword, positional
@@ -227,3 +229,22 @@ def _returned_keyword(function: cst.FunctionDef, key: str) -> list[cst.BaseExpre
     collector = _ReturnedKeyword(function, key)
     visit_read_only(function, collector)
     return collector.values
+
+
+def prepared_host_input(function: cst.FunctionDef, ancestors: Sequence[cst.CSTNode]) -> bool:
+    """Whether the copy to the host being visited (with ``ancestors``) is an input preparer's
+    (``prepare_inputs_for_generation``) making a host input for ``forward``: ``grid_thw =
+    torch.stack(...).cpu()`` ... ``return dict(..., grid_thw=grid_thw)``. The copy is the
+    preparation (``forward`` reads it on the host without syncing), left alone."""
+    if function.name.value not in INPUT_PREPARERS or not ancestors:
+        return False
+    parent = ancestors[-1]
+    if not isinstance(parent, cst.Assign) or len(parent.targets) != 1:
+        return False
+    target = parent.targets[0].target
+    if not isinstance(target, cst.Name):
+        return False
+    return any(
+        isinstance(v, cst.Name) and v.value == target.value
+        for v in _returned_keyword(function, target.value)
+    )

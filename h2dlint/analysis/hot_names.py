@@ -39,6 +39,11 @@ HOT_ENTRY_POINTS: dict[str, str] = {
     "update_from_output": "a scheduler's `update_from_output()` runs once per engine step",
     "sample": "a `sample()` runs once per decoding step",
     "decode": "a `decode()` runs once per call",
+    "prepare_inputs_for_generation": "a `prepare_inputs_for_generation()` runs once per "
+    "decoding step",
+    # iterators (data loader wrappers)
+    "__next__": "an iterator's `__next__()` runs once per item it yields (a batch, for a "
+    "data loader)",
     # request handlers
     "handle": "a `handle()` runs once per request",
     "handle_request": "a `handle_request()` runs once per request",
@@ -116,7 +121,7 @@ def logging_name(name: str) -> bool:
 # ``decode_step_setup``): they prepare what the step uses, they are not the step.
 SETUP_LAST_WORDS = frozenset({"init", "initialize", "setup"})
 # Hot only as methods of a class: a top-level ``__call__`` is no such thing.
-METHOD_ONLY = frozenset({"forward", "__call__"})
+METHOD_ONLY = frozenset({"forward", "__call__", "prepare_inputs_for_generation", "__next__"})
 # Classes whose ``__call__`` runs once per request around a loop of steps.
 PER_REQUEST_CLASS_WORDS = ("Pipeline",)
 PER_REQUEST_REASON = "a pipeline's `__call__()` runs this loop once per step"

@@ -256,6 +256,10 @@ def tensor_evidence(
     torch_keyword = any(
         a.keyword is not None and a.keyword.value in TORCH_ONLY_KEYWORDS for a in node.args
     )
+    if method == "to":
+        # ``x.contiguous().to(torch.float32)``: a tensor's copy is a tensor (a module's or a
+        # batch's ``.to()`` has no tensor evidence in its receiver).
+        return tensor_evidence(provenance, receiver, frame, read=read, depth=depth + 1)
     if method in TENSOR_ONLY_METHODS or method in ARRAY_METHODS or torch_keyword:
         found = tensor_evidence(provenance, receiver, frame, read=read, depth=depth + 1)
         if found is not None:
@@ -317,7 +321,15 @@ def _unpacked_tensor(
     if not isinstance(statement, cst.SimpleStatementLine):
         return None
     for small in statement.body:
-        if not (isinstance(small, cst.Assign) and isinstance(small.value, cst.Call)):
+        if not isinstance(small, cst.Assign):
+            continue
+        if isinstance(small.value, (cst.ListComp, cst.GeneratorExp)) and _names_in_tuple(
+            small.targets, name
+        ):
+            # ``q, k, v = [x.transpose(1, 2).contiguous() for x in (q, k, v)]``: each element
+            # is what the comprehension's expression makes.
+            return tensor_evidence(provenance, small.value.elt, frame, depth=depth + 1)
+        if not isinstance(small.value, cst.Call):
             continue
         if not any(
             isinstance(t.target, (cst.Tuple, cst.List))
@@ -354,6 +366,14 @@ def _unpacked_tensor(
             return _plain(receiver) or receiver
         return None
     return None
+
+
+def _names_in_tuple(targets: Sequence[cst.AssignTarget], name: str) -> bool:
+    return any(
+        isinstance(t.target, (cst.Tuple, cst.List))
+        and any(isinstance(e.value, cst.Name) and e.value.value == name for e in t.target.elements)
+        for t in targets
+    )
 
 
 def _row_of_tensor(

@@ -113,15 +113,23 @@ def host_derived(provenance: Provenance, root: cst.BaseExpression, frame: Frame)
 
 
 def moved_in_place(context: FileContext, tensor: cst.BaseExpression) -> bool:
-    """Whether the ``.cpu()`` being visited is assigned back to the attribute it copies
-    (``self.buf = self.buf.cpu()``, ``w.data = w.data.cpu()``): a move of state to the
-    host, not a read."""
+    """Whether the ``.cpu()`` being visited is assigned back to the attribute or item it
+    copies, or a slice of it (``self.buf = self.buf.cpu()``, ``w.data = w.data.cpu()``,
+    ``batch[k] = batch[k][:, a:b].cpu()``): a move of state to the host, not a read."""
     ancestors = context.ancestors
     parent = ancestors[-1] if ancestors else None
-    if not isinstance(parent, cst.Assign) or not isinstance(tensor, cst.Attribute):
-        return False  # ``x = x.cpu()`` of a local name is a host copy to compute with
+    if not isinstance(parent, cst.Assign):
+        return False
     code = context.module.code_for_node
-    return any(code(target.target) == code(tensor) for target in parent.targets)
+    targets = {code(target.target) for target in parent.targets}
+    node = tensor
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        if code(node) in targets:
+            return True
+        if not isinstance(node, cst.Subscript):
+            return False
+        node = node.value
+    return False  # ``x = x.cpu()`` of a local name is a host copy to compute with
 
 
 def annotated_comparison(provenance: Provenance, test: cst.BaseExpression) -> bool:
