@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from h2dlint.analysis.accumulators import device_accumulator
+from h2dlint.analysis.accumulators import ELEMENT_BUILTINS, compared_elements, device_accumulator
 from h2dlint.analysis.arguments import host_named, keyword, positional
 from h2dlint.analysis.device_loops import DeviceLoop, device_loop
 from h2dlint.analysis.element_writes import ONE_ELEMENT, syncing_write
@@ -71,11 +71,6 @@ _MESSAGES = {
     "mask order) or `torch.where(mask[..., None], new, x)` write without reading the mask on "
     "the host",
 }
-
-
-# Builtins that iterate a tensor and test or compare its elements (each a 0-d tensor) as
-# Python bools: ``max(t)``, ``sorted(t)``, ``any(t)``. (``sum(t)`` adds on the device.)
-ELEMENT_BUILTINS = frozenset({"max", "min", "sorted", "any", "all"})
 
 
 class SyncOnHotPath(Rule):
@@ -1933,18 +1928,10 @@ class SyncOnHotPath(Rule):
             return
         func = node.func
         qualified = provenance.qualify(func) or ""
-        if (
-            isinstance(func, cst.Name)
-            and func.value in ELEMENT_BUILTINS
-            and qualified in ("", func.value, f"builtins.{func.value}")
-            and len(node.args) == 1
-            and node.args[0].keyword is None
-            and not node.args[0].star
-        ):
-            # ``max(lengths)`` of a tensor iterates its elements (0-d tensors) and turns each
-            # comparison into a Python bool: one sync per element.
-            what = f"`{func.value}()` of {{}} (Python compares its elements one by one)"
-            self._judge(node, node.args[0].value, what, "elements")
+        compared = compared_elements(node, qualified)
+        if compared is not None:
+            what = f"`{compared[1]}()` of {{}} (Python compares its elements one by one)"
+            self._judge(node, compared[0], what, "elements")
             return
         # A method of a tensor (not a function of a module: ``torch.nonzero``; not a method or
         # submodule of the object itself: ``self.repeat(x)`` runs an ``nn.Sequential``).
