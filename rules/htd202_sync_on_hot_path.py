@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from h2dlint.analysis.accumulators import device_accumulator
+from h2dlint.analysis.accumulators import ELEMENT_BUILTINS, compared_elements, device_accumulator
 from h2dlint.analysis.arguments import host_named, keyword, positional
 from h2dlint.analysis.device_loops import DeviceLoop, device_loop
 from h2dlint.analysis.element_writes import ONE_ELEMENT, syncing_write
@@ -25,7 +25,7 @@ from h2dlint.analysis.shape_syncs import (
     SIZE_FACTORIES,
     SIZE_METHODS,
     is_mask,
-    many_values,
+    mask_write,
     operand_of,
     own_member,
     repeats_of,
@@ -79,11 +79,6 @@ def _discarded(ancestors: list[cst.CSTNode], call: cst.Call) -> bool:
     ``.to()``/``.cpu()`` (which moves its parameters in place) is written that way."""
     parent = ancestors[-1] if ancestors else None
     return isinstance(parent, cst.Expr) and parent.value is call
-
-
-# Builtins that iterate a tensor and test or compare its elements (each a 0-d tensor) as
-# Python bools: ``max(t)``, ``sorted(t)``, ``any(t)``. (``sum(t)`` adds on the device.)
-ELEMENT_BUILTINS = frozenset({"max", "min", "sorted", "any", "all"})
 
 
 class SyncOnHotPath(Rule):
@@ -2037,18 +2032,10 @@ class SyncOnHotPath(Rule):
             return
         func = node.func
         qualified = provenance.qualify(func) or ""
-        if (
-            isinstance(func, cst.Name)
-            and func.value in ELEMENT_BUILTINS
-            and qualified in ("", func.value, f"builtins.{func.value}")
-            and len(node.args) == 1
-            and node.args[0].keyword is None
-            and not node.args[0].star
-        ):
-            # ``max(lengths)`` of a tensor iterates its elements (0-d tensors) and turns each
-            # comparison into a Python bool: one sync per element.
-            what = f"`{func.value}()` of {{}} (Python compares its elements one by one)"
-            self._judge(node, node.args[0].value, what, "elements")
+        compared = compared_elements(node, qualified)
+        if compared is not None:
+            what = f"`{compared[1]}()` of {{}} (Python compares its elements one by one)"
+            self._judge(node, compared[0], what, "elements")
             return
         # A method of a tensor (not a function of a module: ``torch.nonzero``; not a method or
         # submodule of the object itself: ``self.repeat(x)`` runs an ``nn.Sequential``).
@@ -2134,28 +2121,13 @@ class SyncOnHotPath(Rule):
     def _mask_write(
         self, node: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression | None
     ) -> None:
-        """``x[mask] = values`` with a tensor of values (not one number: ``x[mask] = 0`` is a
-        ``masked_fill``), or ``x[mask] += v`` (reads ``x[mask]`` first): PyTorch turns the mask
-        into indices (``nonzero``), which syncs."""
-        if not isinstance(target, cst.Subscript) or len(target.slice) != 1:
-            return
-        index = target.slice[0].slice
-        if not isinstance(index, cst.Index) or not self._maybe_hot():
+        """A write through a boolean mask (:func:`mask_write`), which syncs."""
+        if not isinstance(target, cst.Subscript) or not self._maybe_hot():
             return
         provenance = Provenance.of(self.context)
-        frame = provenance.current_frame()
-        if not is_mask(provenance, index.value, frame):
-            return
-        if value is not None and not many_values(provenance, value, frame):
-            return
-        on_device = value_where(provenance, target.value, frame) is Where.DEVICE
-        tensor = target.value if on_device else index.value
-        verb = "writing" if value is not None else "updating in place"
-        if on_device:
-            what = f"{verb} {{}} through a boolean mask"
-        else:
-            what = f"{verb} through the boolean mask {{}}"
-        self._judge(node, tensor, what, "mask-write")
+        found = mask_write(provenance, target, value, provenance.current_frame())
+        if found is not None:
+            self._judge(node, found[0], found[1], "mask-write")
 
     def _element_write(
         self, node: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression

@@ -1,4 +1,6 @@
-"""Host reads whose number goes straight back into a device tensor: ``total += n.item()``
+"""Reads of a tensor known by how their result is used.
+
+Host reads whose number goes straight back into a device tensor: ``total += n.item()``
 where ``total`` is on the device. The read syncs the host only for PyTorch to copy the number
 back to the device; ``total += n`` keeps the sum on the device and does not wait (a device
 round trip of one value, the shape megatron-core removed from its pipeline schedules).
@@ -6,7 +8,11 @@ round trip of one value, the shape megatron-core removed from its pipeline sched
 Only in-place updates (``total += ...``, ``total = total + ...``) of a name whose every
 binding in its function is on the device or an in-place update of it (``nonlocal`` names are
 looked up in the enclosing function) count; the read must be an operand of the update's
-arithmetic (``total += n.item() / k``), not an argument of a call."""
+arithmetic (``total += n.item() / k``), not an argument of a call.
+
+Builtins that iterate a tensor and compare or test its elements (0-d tensors) as Python bools,
+one sync per element: ``max(t)``, ``min(t)``, ``sorted(t)``, ``any(t)``, ``all(t)`` (not
+``sum(t)``: it adds on the device)."""
 
 from __future__ import annotations
 
@@ -19,6 +25,7 @@ from h2dlint.analysis.frames import Frame, method_frame
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.value_syncs import value_where
 
+ELEMENT_BUILTINS = frozenset({"max", "min", "sorted", "any", "all"})
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide)
 _UPDATES = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign)
 
@@ -104,3 +111,17 @@ def _enclosing(function: cst.FunctionDef, ancestors: Sequence[cst.CSTNode]) -> F
         if seen and isinstance(node, cst.ClassDef):
             return None
     return None
+
+
+def compared_elements(call: cst.Call, qualified: str) -> tuple[cst.BaseExpression, str] | None:
+    """``max(x)`` (one of :data:`ELEMENT_BUILTINS`, not shadowed, one positional argument and
+    no ``key=``): the iterated value and the builtin's name; else None."""
+    func = call.func
+    if not isinstance(func, cst.Name) or func.value not in ELEMENT_BUILTINS:
+        return None
+    if qualified not in ("", func.value, f"builtins.{func.value}") or len(call.args) != 1:
+        return None
+    arg = call.args[0]
+    if arg.keyword is not None or arg.star:
+        return None
+    return arg.value, func.value

@@ -9,10 +9,11 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.arguments import keyword, positional
+from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.tensor_kinds import tensor_evidence
-from h2dlint.analysis.value_syncs import COMPARISON_OPERATORS, MASK_METHODS
+from h2dlint.analysis.value_syncs import COMPARISON_OPERATORS, MASK_METHODS, value_where
 
 # torch.<factory>(*sizes): every positional argument is a size (or a tuple of sizes).
 SIZE_FACTORIES = frozenset(
@@ -148,3 +149,27 @@ def is_mask(provenance: Provenance, node: cst.BaseExpression, frame: Frame, dept
             v is not None and is_mask(provenance, v, frame, depth + 1) for v in values
         )
     return False
+
+
+def mask_write(
+    provenance: Provenance,
+    target: cst.BaseExpression,
+    value: cst.BaseExpression | None,
+    frame: Frame,
+) -> tuple[cst.BaseExpression, str] | None:
+    """``x[mask] = values`` with a tensor of values (not one number: ``x[mask] = 0`` is a
+    ``masked_fill``), or, with ``value`` None, ``x[mask] += v`` (reads ``x[mask]`` first):
+    PyTorch turns the mask into indices (``nonzero``), which syncs. The tensor to name (``x``
+    on the device, else the mask) and what the code does with it (``{}``: the tensor); None
+    for any other write."""
+    if not isinstance(target, cst.Subscript) or len(target.slice) != 1:
+        return None
+    index = target.slice[0].slice
+    if not isinstance(index, cst.Index) or not is_mask(provenance, index.value, frame):
+        return None
+    if value is not None and not many_values(provenance, value, frame):
+        return None
+    verb = "writing" if value is not None else "updating in place"
+    if value_where(provenance, target.value, frame) is Where.DEVICE:
+        return target.value, f"{verb} {{}} through a boolean mask"
+    return index.value, f"{verb} through the boolean mask {{}}"
