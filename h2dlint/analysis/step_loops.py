@@ -18,6 +18,8 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from h2dlint.project.summary import top_functions
+
 if TYPE_CHECKING:
     from h2dlint.project.callers import Caller
     from h2dlint.project.index import ProjectIndex
@@ -90,28 +92,15 @@ _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _LOOPS = (ast.While, ast.For, ast.AsyncFor)
 
 
-def _functions(tree: ast.Module) -> list[tuple[tuple[str, str | None], _Function]]:
-    """The top-level functions and the methods of top-level classes, by (name, class)."""
-    found: list[tuple[tuple[str, str | None], _Function]] = []
-    for node in tree.body:
-        if isinstance(node, _FUNCTIONS):
-            found.append(((node.name, None), node))
-        elif isinstance(node, ast.ClassDef):
-            for item in node.body:
-                if isinstance(item, _FUNCTIONS):
-                    found.append(((item.name, node.name), item))
-    return found
-
-
 def _step_loops(tree: ast.Module) -> dict[str, _Loops]:
     """Per top-level function and method of a top-level class: its loops of steps."""
-    found = {_key(*key): _loops_in(function) for key, function in _functions(tree)}
+    found = {_key(f.name, cls): _loops_in(f) for f, cls in top_functions(tree)}
     return {k: v for k, v in found.items() if v}
 
 
 def _guarded_lines(tree: ast.Module) -> dict[str, _Ranges]:
     """Per function: the lines under its branches taken every N steps or for debugging."""
-    found = {_key(*key): _occasional_lines(function.body) for key, function in _functions(tree)}
+    found = {_key(f.name, cls): _occasional_lines(f.body) for f, cls in top_functions(tree)}
     return {k: v for k, v in found.items() if v}
 
 

@@ -45,7 +45,7 @@ def share_called_names(index: ProjectIndex, processes: int, context: BaseContext
                 callers.adopt_calls(module, calls)
     # The rest (stored, or too few to pool) are answered in this process, and the table is
     # built in module order, as each worker would have built it; the workers inherit it.
-    callers.adopt_called_names(callers.called_names())
+    callers.called_names()
 
 
 def _stored(index: ProjectIndex, module: str) -> bool:

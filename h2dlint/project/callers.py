@@ -85,9 +85,6 @@ class CallerIndex:
 
     def data(self, module: str) -> bytes | None:
         """The bytes of one module (None when it cannot be read), read once per process."""
-        return self._data(module)
-
-    def _data(self, module: str) -> bytes | None:
         if module not in self._read:
             self._read[module] = self.project.read(self.project.layout.modules[module])
         return self._read[module]
@@ -101,7 +98,7 @@ class CallerIndex:
             if self.project.keeps_summaries:
                 found = self._part(module, "calls", called_text)
             else:  # nothing is kept: the text at hand, without hashing every module
-                data = self._data(module)
+                data = self.data(module)
                 found = called_text(data) if data is not None else None
             found = self._calls[module] = found if found is not None else " "
         return found
@@ -118,7 +115,7 @@ class CallerIndex:
         known = self.project.known_digest(path)
         if known is not None:
             return known
-        data = self._data(module)
+        data = self.data(module)
         assert data is not None  # only asked about modules that were read
         return self.project.digest(path, data)
 
@@ -131,7 +128,7 @@ class CallerIndex:
             stored = self.project.summaries.stored(digest, name)
             if stored is not None:
                 return stored[0]
-        data = self._data(module)
+        data = self.data(module)
         if data is None:
             return None
         digest = self.project.digest(path, data)
@@ -184,11 +181,6 @@ class CallerIndex:
                 return
             consulted[read[0]] = read[1]
 
-    def adopt_called_names(self, table: dict[str, list[str]]) -> None:
-        """Take the table :meth:`called_names` would build, built once for every worker of
-        the run (:mod:`h2dlint.project.called_names`)."""
-        self._called = table
-
     def called_names(self) -> dict[str, list[str]]:
         """Each name that is called somewhere (``name(``) -> the modules whose text calls it,
         from their ``calls`` parts: built once many questions were asked (a run over a few
@@ -225,7 +217,7 @@ class CallerIndex:
         more than the few questions such a run asks."""
         if not self.project.keeps_summaries:  # nothing is kept: a scan for the name alone
             layout = self.project.layout.modules
-            return [m for m in layout if text_calls(self._data(m) or b"", name)]
+            return [m for m in layout if text_calls(self.data(m) or b"", name)]
         if self._joined is None:
             modules = list(self.project.layout.modules)
             parts = [self.calls_of(module) for module in modules]
@@ -251,7 +243,7 @@ class CallerIndex:
                 if self.project.keeps_summaries:
                     names = self._part(module, "defs", defined_names)
                 else:  # nothing is kept: the text at hand, without hashing every module
-                    data = self._data(module)
+                    data = self.data(module)
                     names = defined_names(data) if data is not None else None
                 for found in names or ():
                     defined.setdefault(found, []).append(module)
@@ -274,7 +266,7 @@ class CallerIndex:
             elif other == module:
                 if not scan.own_module:
                     continue
-            elif not scan.reaches.search(self._data(other) or b""):
+            elif not scan.reaches.search(self.data(other) or b""):
                 continue  # a module calling only its own function of that name is no caller
             if len(scan.depends) >= MAX_FILES_PER_NAME:
                 scan.pending.clear()
@@ -292,7 +284,7 @@ class CallerIndex:
         key = (module, cls)
         known = self._typed.get(key)
         if known is None:
-            known = self._typed[key] = holds_typed(self._data(module) or b"", cls)
+            known = self._typed[key] = holds_typed(self.data(module) or b"", cls)
         return known
 
     def _edges_of(self, module: str) -> dict[str, list[Caller]]:
@@ -310,7 +302,7 @@ class CallerIndex:
         movers = self._mover_names.get(module)
         if movers is None:
             # Text without a loop or without a move cannot hold a moving loop: no parse.
-            data = self._data(module) or b""
+            data = self.data(module) or b""
             if not may_move(data):
                 movers = frozenset()
             else:
