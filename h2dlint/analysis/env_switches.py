@@ -161,24 +161,23 @@ class _Parts(cst.CSTVisitor):
         self.names.add(node.value)
 
 
-# The last functions whose assignments were collected, with them: every ``if`` test of a
-# function asks about its names (one walk of the body per function, not one per name). The
-# function itself is kept, so that its ``id`` cannot be reused while it is here.
-_ASSIGNED: dict[int, tuple[cst.FunctionDef, dict[str, list[cst.BaseExpression]]]] = {}
+# The last functions whose assignments were collected (nodes hash by identity; a key keeps its
+# node alive): every ``if`` test of a function asks about its names, one walk of the body per
+# function, not one per name.
+_ASSIGNED: dict[cst.FunctionDef, dict[str, list[cst.BaseExpression]]] = {}
 _ASSIGNED_KEPT = 8
 
 
 def _assigned_in(function: cst.FunctionDef) -> dict[str, list[cst.BaseExpression]]:
     """Per name: the values ``name = value`` binds in ``function``'s own statements."""
-    kept = _ASSIGNED.get(id(function))
-    if kept is not None and kept[0] is function:
-        return kept[1]
-    assigns = _Assigns()
-    visit_read_only(function.body, assigns)
-    if len(_ASSIGNED) >= _ASSIGNED_KEPT:
-        _ASSIGNED.pop(next(iter(_ASSIGNED)))
-    _ASSIGNED[id(function)] = (function, assigns.values)
-    return assigns.values
+    found = _ASSIGNED.get(function)
+    if found is None:
+        assigns = _Assigns()
+        visit_read_only(function.body, assigns)
+        if len(_ASSIGNED) >= _ASSIGNED_KEPT:
+            _ASSIGNED.pop(next(iter(_ASSIGNED)))
+        found = _ASSIGNED[function] = assigns.values
+    return found
 
 
 class _Assigns(cst.CSTVisitor):
