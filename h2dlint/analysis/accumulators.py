@@ -20,14 +20,14 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from h2dlint.analysis.bindings import ARITHMETIC_UPDATES
 from h2dlint.analysis.facts import Where
-from h2dlint.analysis.frames import Frame, method_frame
+from h2dlint.analysis.frames import Frame, frame_at
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.value_syncs import value_where
 
 ELEMENT_BUILTINS = frozenset({"max", "min", "sorted", "any", "all"})
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide)
-_UPDATES = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign)
 
 
 def device_accumulator(
@@ -45,7 +45,7 @@ def device_accumulator(
             continue
         target: cst.BaseExpression | None = None
         if isinstance(parent, cst.AugAssign) and parent.value is child:
-            if isinstance(parent.operator, _UPDATES):
+            if isinstance(parent.operator, ARITHMETIC_UPDATES):
                 target = parent.target
         elif isinstance(parent, cst.Assign) and parent.value is child and len(parent.targets) == 1:
             name = parent.targets[0].target
@@ -106,8 +106,7 @@ def _enclosing(function: cst.FunctionDef, ancestors: Sequence[cst.CSTNode]) -> F
             seen = True
             continue
         if seen and isinstance(node, cst.FunctionDef):
-            owner = ancestors[i - 2] if i >= 2 else None
-            return method_frame(node, owner if isinstance(owner, cst.ClassDef) else None)
+            return frame_at(ancestors, i)
         if seen and isinstance(node, cst.ClassDef):
             return None
     return None

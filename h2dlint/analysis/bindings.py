@@ -34,6 +34,8 @@ Scope = cst.FunctionDef | cst.Module
 STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
 LOOPS = (cst.For, cst.While)
 COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+# In-place arithmetic updates (``t += x``, ``t *= 2``): the name keeps its kind and place.
+ARITHMETIC_UPDATES = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign)
 
 
 @dataclass(frozen=True)

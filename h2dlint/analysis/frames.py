@@ -3,7 +3,7 @@ module-wide index of functions, classes and the attributes methods assign on ``s
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -62,6 +62,15 @@ def decorator_names(func: cst.FunctionDef) -> set[str]:
         if name:
             names.add(name.rsplit(".", 1)[-1])
     return names
+
+
+def frame_at(ancestors: Sequence[cst.CSTNode], i: int) -> Frame:
+    """The frame of the function ``ancestors[i]`` (outermost first): a method's when the
+    node two up (past the class body) is a class."""
+    function = ancestors[i]
+    assert isinstance(function, cst.FunctionDef)
+    owner = ancestors[i - 2] if i >= 2 else None
+    return method_frame(function, owner if isinstance(owner, cst.ClassDef) else None)
 
 
 def method_frame(func: cst.FunctionDef, cls: cst.ClassDef | None) -> Frame:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from h2dlint.analysis.arguments import keyword, positional
-from h2dlint.analysis.bindings import iterated_by
+from h2dlint.analysis.bindings import ARITHMETIC_UPDATES, iterated_by
 from h2dlint.analysis.classes import class_of
 from h2dlint.analysis.cross_module import field_annotation
 from h2dlint.analysis.frames import Frame, parameter_annotation
@@ -298,18 +298,10 @@ def _augmented(statement: cst.CSTNode, name: str) -> cst.Name | None:
             isinstance(small, cst.AugAssign)
             and isinstance(small.target, cst.Name)
             and small.target.value == name
-            and isinstance(small.operator, _ARITHMETIC_UPDATES)
+            and isinstance(small.operator, ARITHMETIC_UPDATES)
         ):
             return small.target
     return None
-
-
-_ARITHMETIC_UPDATES = (
-    cst.AddAssign,
-    cst.SubtractAssign,
-    cst.MultiplyAssign,
-    cst.DivideAssign,
-)
 
 
 def _unpacked_tensor(

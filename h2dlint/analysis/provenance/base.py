@@ -18,7 +18,7 @@ from h2dlint.analysis.facts import (
     Fact,
     Where,
 )
-from h2dlint.analysis.frames import Frame, ModuleIndex, method_frame, parameter_annotation
+from h2dlint.analysis.frames import Frame, ModuleIndex, frame_at, parameter_annotation
 from h2dlint.analysis.provenance.common import (
     MAX_DEPTH,
     NUMPY_ARRAY_TYPES,
@@ -98,9 +98,7 @@ class ProvenanceBase:
         for i in range(len(ancestors) - 1, -1, -1):
             node = ancestors[i]
             if isinstance(node, cst.FunctionDef):
-                owner = ancestors[i - 2] if i >= 2 else None
-                cls = owner if isinstance(owner, cst.ClassDef) else None
-                return method_frame(node, cls)
+                return frame_at(ancestors, i)
         return Frame(self.context.module)
 
     def qualify(self, node: cst.BaseExpression) -> str | None:
