@@ -8,6 +8,7 @@ from h2dlint.analysis.loops import (
     Comprehension,
     GatheringLoop,
     assigned_in_place,
+    assignment_of,
     gathering_comprehension,
     gathering_for,
     gathering_while,
@@ -42,31 +43,13 @@ def unpacked_into_few_names(ancestors: list[cst.CSTNode], node: cst.CSTNode) -> 
     of an assignment that unpacks it into at most :data:`FEW_UNPACKED` names, none starred
     (``pe, pooled = (t.to(dev) for t in embeds[prompt])``): the unpacking proves a count
     that small, and items of different roles."""
-    for parent in reversed(ancestors):
-        if parent is node:
-            continue
-        if isinstance(parent, cst.Arg) and parent.value is node and parent.keyword is None:
-            node = parent
-            continue
-        if isinstance(parent, cst.Call):
-            if not (
-                isinstance(parent.func, cst.Name)
-                and parent.func.value in ("tuple", "list")
-                and len(parent.args) == 1
-                and parent.args[0] is node
-            ):
-                return False
-            node = parent
-            continue
-        if not isinstance(parent, cst.Assign) or parent.value is not node:
-            return False
-        return all(
-            isinstance(t.target, (cst.Tuple, cst.List))
-            and 0 < len(t.target.elements) <= FEW_UNPACKED
-            and not any(isinstance(e, cst.StarredElement) for e in t.target.elements)
-            for t in parent.targets
-        )
-    return False
+    assign = assignment_of(ancestors, node)
+    return assign is not None and all(
+        isinstance(t.target, (cst.Tuple, cst.List))
+        and 0 < len(t.target.elements) <= FEW_UNPACKED
+        and not any(isinstance(e, cst.StarredElement) for e in t.target.elements)
+        for t in assign.targets
+    )
 
 
 class PerItemTransfer(ComprehensionVisits, Rule):

@@ -394,20 +394,25 @@ def under_type_dispatch(ancestors: list[cst.CSTNode]) -> bool:
     return False
 
 
+def assignment_of(ancestors: list[cst.CSTNode], node: cst.CSTNode) -> cst.Assign | None:
+    """The assignment whose value is the comprehension ``node`` (or ``list(...)`` of it)."""
+    for parent in reversed(ancestors):
+        if isinstance(parent, cst.Assign):
+            value = parent.value
+            return parent if value is node or _comprehension_in(value) is node else None
+        if isinstance(parent, (cst.BaseStatement, cst.BaseSmallStatement)):
+            return None
+    return None
+
+
 def assigned_in_place(
     ancestors: list[cst.CSTNode], node: cst.CSTNode, collection: cst.BaseExpression
 ) -> bool:
     """Whether ``node`` (a comprehension) is the value of an assignment that stores it back
     into ``self``'s collection it iterates (see :func:`moves_state_in_place`)."""
-    for parent in reversed(ancestors):
-        if isinstance(parent, cst.Assign):
-            value = parent.value
-            if value is node or _comprehension_in(value) is node:
-                return any(moves_state_in_place(t.target, collection) for t in parent.targets)
-            return False
-        if isinstance(parent, (cst.BaseStatement, cst.BaseSmallStatement)):
-            return False
-    return False
+    assign = assignment_of(ancestors, node)
+    targets = assign.targets if assign is not None else ()
+    return any(moves_state_in_place(t.target, collection) for t in targets)
 
 
 # -- helpers that move the items of a parameter -------------------------------------------------
