@@ -73,6 +73,9 @@ SERVING_PACKAGES: dict[str, str] = {
     "lerobot": "0.4.4",
     "llmcompressor": "0.14.0",
     "unsloth": "2026.10.9",
+    # Added in session 14 (helper hot202) for a held-out reading of HTD202.
+    "kvpress": "0.5.5",
+    "flash-linear-attention": "0.6.0",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 
