@@ -13,6 +13,7 @@ from h2dlint.analysis.generation_outputs import after_generation, output_after_l
 from h2dlint.analysis.host_data import host_scalar
 from h2dlint.analysis.host_inputs import prepared_host_input
 from h2dlint.analysis.hot_guards import runs_every_call
+from h2dlint.analysis.hot_names import diagnostic_name, logging_name
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.loop_body import saving_code
 from h2dlint.analysis.name_hints import on_host_by_name
@@ -81,6 +82,15 @@ def _discarded(ancestors: list[cst.CSTNode], call: cst.Call) -> bool:
     return isinstance(parent, cst.Expr) and parent.value is call
 
 
+def _shows_values(ancestors: list[cst.CSTNode]) -> bool:
+    """Whether the function around the visited node is named for showing or recording values
+    (``visualize_predictions``, ``log_samples``, ``_debug_stats``): the host copies in its
+    loops are what the plot or the log needs, and nothing is hot through such a name."""
+    function = next((n for n in reversed(ancestors) if isinstance(n, cst.FunctionDef)), None)
+    name = function.name.value if function is not None else ""
+    return logging_name(name) or diagnostic_name(name)
+
+
 class SyncOnHotPath(Rule):
     """## What it does
     Flags a single host sync of a device tensor on a hot path, code that runs once per step or
@@ -136,9 +146,10 @@ class SyncOnHotPath(Rule):
     device (`x.to(device)`) for reads of values computed from the copied data (a validation
     loop's `valid += (labels != -100).sum()` of labels it copied; not in code that
     saves or exports state, `save_checkpoint`, `gather_cpu_state_dict`: it copies values to the host
-    for the file). Run-once code
-    (`__init__`, setup, loaders, tests, memoised functions, compiler passes over a `torch.fx`
-    graph such as `plan_fwd(gm: GraphModule, ...)`, code under a run-once guard such as
+    for the file; nor in a function named for showing or recording values,
+    `visualize_predictions`, `log_samples`, `_debug_stats`: the plot or the log needs them).
+    Run-once code (`__init__`, setup, loaders, tests, memoised functions, compiler passes over a
+    `torch.fx` graph such as `plan_fwd(gm: GraphModule, ...)`, code under a run-once guard such as
     `if self.cache is None:`) is never hot. Configure it with `[tool.h2dlint.analysis]
     hot-functions = [...]` and `cold-functions = [...]` (names, `Class.method`, globs).
 
@@ -1183,6 +1194,17 @@ class SyncOnHotPath(Rule):
                 return [[t for t, k in zip(ids, row) if k] for ids, row in zip(batch, rows)]
             """
         ),
+        # A loop that plots a model's predictions frame by frame: the host copies are what the
+        # plot needs (its name says it shows values; nothing runs it per step).
+        Valid(
+            """
+            import torch
+            def visualize_reward_predictions(model, frames, device, plot):
+                for i, frame in enumerate(frames):
+                    reward = model(frame["features"].to(device))
+                    plot(i, reward.cpu().numpy())
+            """
+        ),
         # numpy's `axis=` says nothing of a tensor; a mask over host data stays silent.
         Valid(
             """
@@ -1984,6 +2006,18 @@ class SyncOnHotPath(Rule):
                                            ^^^^^^^^^^^
             """,
         ),
+        # The same frame-by-frame loop in a function whose name does not say it shows values
+        # (rewards scored for the caller) still syncs on every frame.
+        Invalid(
+            """
+            import torch
+            def score_reward_predictions(model, frames, device, out):
+                for i, frame in enumerate(frames):
+                    reward = model(frame["features"].to(device))
+                    out.append(reward.cpu().numpy())
+                               ^^^^^^^^^^^^
+            """,
+        ),
     )
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -2309,6 +2343,8 @@ class SyncOnHotPath(Rule):
         state: its loops copy values to the host for the file, once per save."""
         provenance = Provenance.of(self.context)
         if saving_code(self.context.path, self.context.ancestors):
+            return None
+        if _shows_values(self.context.ancestors):
             return None
         for parent in reversed(self.context.ancestors):
             if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
