@@ -175,7 +175,8 @@ class SyncOnHotPath(Rule):
     number for it. The message says which tensor would have to be on the GPU. Host tensors stay
     silent: numpy arrays, `.cpu()` results, names that say host (`lengths_cpu`, `host_ids`) and
     names bound to values computed from them (`query_lens = qsl_cpu[1:] - qsl_cpu[:-1]`),
-    results of `numel()`/`size()` (Python numbers), results of a helper asked for the host by
+    results of `numel()`/`size()` (Python numbers), `float(not flag)` (a Python bool; `not`
+    of a tensor is reported as its `bool()`), results of a helper asked for the host by
     a literal device argument (`get_for_device(params, "slots", "cpu")`, `device="cpu"`; not
     `src_device="cpu"`), torch functions of host tensors
     (`torch.clamp(host, 0, n)`, `torch.stack(torch.meshgrid(*host_ranges))`), and `forward`
@@ -1194,6 +1195,23 @@ class SyncOnHotPath(Rule):
                 return [[t for t, k in zip(ids, row) if k] for ids, row in zip(batch, rows)]
             """
         ),
+        # `float(not flag)` converts a Python bool (`not` always returns one): no tensor is
+        # read, whatever the product it scales is.
+        Valid(
+            """
+            import torch
+            class CrossAttentionBlock(torch.nn.Module):
+                def __init__(self, dim: int, no_ffn: bool = False):
+                    super().__init__()
+                    self.gate_ffwd = torch.nn.Parameter(torch.zeros(1))
+                    self.ffn = torch.nn.Linear(dim, dim)
+                    self.no_ffn = no_ffn
+                def forward(self, x: torch.Tensor) -> torch.Tensor:
+                    h = x + self.gate_ffwd.tanh() * self.ffn(x)
+                    h = h + self.gate_ffwd.tanh() * self.ffn(h) * float(not self.no_ffn)
+                    return h
+            """
+        ),
         # A loop that plots a model's predictions frame by frame: the host copies are what the
         # plot needs (its name says it shows values; nothing runs it per step).
         Valid(
@@ -2004,6 +2022,17 @@ class SyncOnHotPath(Rule):
                         self.optimizer.step()
                         self.losses.append(loss.item())
                                            ^^^^^^^^^^^
+            """,
+        ),
+        # `not` of a device tensor is its `bool()`, read on the host: reported as such.
+        Invalid(
+            """
+            import torch
+            class Gate(torch.nn.Module):
+                def forward(self, x, h):
+                    mask = (x > 0).cuda()
+                    return h + float(not mask.any())
+                               ^^^^^^^^^^^^^^^^^^^^^
             """,
         ),
         # The same frame-by-frame loop in a function whose name does not say it shows values
