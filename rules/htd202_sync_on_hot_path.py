@@ -13,9 +13,8 @@ from h2dlint.analysis.generation_outputs import after_generation, output_after_l
 from h2dlint.analysis.host_data import host_scalar
 from h2dlint.analysis.host_inputs import prepared_host_input
 from h2dlint.analysis.hot_guards import runs_every_call
-from h2dlint.analysis.hot_names import diagnostic_name, logging_name
 from h2dlint.analysis.hot_paths import HotPaths
-from h2dlint.analysis.loop_body import saving_code
+from h2dlint.analysis.loop_body import saving_code, showing_code
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
@@ -80,15 +79,6 @@ def _discarded(ancestors: list[cst.CSTNode], call: cst.Call) -> bool:
     ``.to()``/``.cpu()`` (which moves its parameters in place) is written that way."""
     parent = ancestors[-1] if ancestors else None
     return isinstance(parent, cst.Expr) and parent.value is call
-
-
-def _shows_values(ancestors: list[cst.CSTNode]) -> bool:
-    """Whether the function around the visited node is named for showing or recording values
-    (``visualize_predictions``, ``log_samples``, ``_debug_stats``): the host copies in its
-    loops are what the plot or the log needs, and nothing is hot through such a name."""
-    function = next((n for n in reversed(ancestors) if isinstance(n, cst.FunctionDef)), None)
-    name = function.name.value if function is not None else ""
-    return logging_name(name) or diagnostic_name(name)
 
 
 class SyncOnHotPath(Rule):
@@ -2371,9 +2361,9 @@ class SyncOnHotPath(Rule):
         work on every iteration that the read waits for. Not in code that saves or exports
         state: its loops copy values to the host for the file, once per save."""
         provenance = Provenance.of(self.context)
-        if saving_code(self.context.path, self.context.ancestors):
-            return None
-        if _shows_values(self.context.ancestors):
+        if saving_code(self.context.path, self.context.ancestors) or showing_code(
+            self.context.ancestors
+        ):
             return None
         for parent in reversed(self.context.ancestors):
             if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
