@@ -14,7 +14,7 @@ from h2dlint.analysis.host_data import host_scalar
 from h2dlint.analysis.host_inputs import prepared_host_input
 from h2dlint.analysis.hot_guards import runs_every_call
 from h2dlint.analysis.hot_paths import HotPaths
-from h2dlint.analysis.loop_body import saving_code
+from h2dlint.analysis.loop_body import saving_code, showing_code
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
@@ -136,9 +136,10 @@ class SyncOnHotPath(Rule):
     device (`x.to(device)`) for reads of values computed from the copied data (a validation
     loop's `valid += (labels != -100).sum()` of labels it copied; not in code that
     saves or exports state, `save_checkpoint`, `gather_cpu_state_dict`: it copies values to the host
-    for the file). Run-once code
-    (`__init__`, setup, loaders, tests, memoised functions, compiler passes over a `torch.fx`
-    graph such as `plan_fwd(gm: GraphModule, ...)`, code under a run-once guard such as
+    for the file; nor in a function named for showing or recording values,
+    `visualize_predictions`, `log_samples`, `_debug_stats`: the plot or the log needs them).
+    Run-once code (`__init__`, setup, loaders, tests, memoised functions, compiler passes over a
+    `torch.fx` graph such as `plan_fwd(gm: GraphModule, ...)`, code under a run-once guard such as
     `if self.cache is None:`) is never hot. Configure it with `[tool.h2dlint.analysis]
     hot-functions = [...]` and `cold-functions = [...]` (names, `Class.method`, globs).
 
@@ -164,7 +165,8 @@ class SyncOnHotPath(Rule):
     number for it. The message says which tensor would have to be on the GPU. Host tensors stay
     silent: numpy arrays, `.cpu()` results, names that say host (`lengths_cpu`, `host_ids`) and
     names bound to values computed from them (`query_lens = qsl_cpu[1:] - qsl_cpu[:-1]`),
-    results of `numel()`/`size()` (Python numbers), results of a helper asked for the host by
+    results of `numel()`/`size()` (Python numbers), `float(not flag)` (a Python bool; `not`
+    of a tensor is reported as its `bool()`), results of a helper asked for the host by
     a literal device argument (`get_for_device(params, "slots", "cpu")`, `device="cpu"`; not
     `src_device="cpu"`), torch functions of host tensors
     (`torch.clamp(host, 0, n)`, `torch.stack(torch.meshgrid(*host_ranges))`), and `forward`
@@ -1183,6 +1185,34 @@ class SyncOnHotPath(Rule):
                 return [[t for t, k in zip(ids, row) if k] for ids, row in zip(batch, rows)]
             """
         ),
+        # `float(not flag)` converts a Python bool (`not` always returns one): no tensor is
+        # read, whatever the product it scales is.
+        Valid(
+            """
+            import torch
+            class CrossAttentionBlock(torch.nn.Module):
+                def __init__(self, dim: int, no_ffn: bool = False):
+                    super().__init__()
+                    self.gate_ffwd = torch.nn.Parameter(torch.zeros(1))
+                    self.ffn = torch.nn.Linear(dim, dim)
+                    self.no_ffn = no_ffn
+                def forward(self, x: torch.Tensor) -> torch.Tensor:
+                    h = x + self.gate_ffwd.tanh() * self.ffn(x)
+                    h = h + self.gate_ffwd.tanh() * self.ffn(h) * float(not self.no_ffn)
+                    return h
+            """
+        ),
+        # A loop that plots a model's predictions frame by frame: the host copies are what the
+        # plot needs (its name says it shows values; nothing runs it per step).
+        Valid(
+            """
+            import torch
+            def visualize_reward_predictions(model, frames, device, plot):
+                for i, frame in enumerate(frames):
+                    reward = model(frame["features"].to(device))
+                    plot(i, reward.cpu().numpy())
+            """
+        ),
         # numpy's `axis=` says nothing of a tensor; a mask over host data stays silent.
         Valid(
             """
@@ -1984,6 +2014,29 @@ class SyncOnHotPath(Rule):
                                            ^^^^^^^^^^^
             """,
         ),
+        # `not` of a device tensor is its `bool()`, read on the host: reported as such.
+        Invalid(
+            """
+            import torch
+            class Gate(torch.nn.Module):
+                def forward(self, x, h):
+                    mask = (x > 0).cuda()
+                    return h + float(not mask.any())
+                               ^^^^^^^^^^^^^^^^^^^^^
+            """,
+        ),
+        # The same frame-by-frame loop in a function whose name does not say it shows values
+        # (rewards scored for the caller) still syncs on every frame.
+        Invalid(
+            """
+            import torch
+            def score_reward_predictions(model, frames, device, out):
+                for i, frame in enumerate(frames):
+                    reward = model(frame["features"].to(device))
+                    out.append(reward.cpu().numpy())
+                               ^^^^^^^^^^^^
+            """,
+        ),
     )
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -2308,7 +2361,9 @@ class SyncOnHotPath(Rule):
         work on every iteration that the read waits for. Not in code that saves or exports
         state: its loops copy values to the host for the file, once per save."""
         provenance = Provenance.of(self.context)
-        if saving_code(self.context.path, self.context.ancestors):
+        if saving_code(self.context.path, self.context.ancestors) or showing_code(
+            self.context.ancestors
+        ):
             return None
         for parent in reversed(self.context.ancestors):
             if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):

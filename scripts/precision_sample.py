@@ -149,6 +149,13 @@ TARGETS: dict[str, tuple[str, ...]] = {
         "cache_dit/attention",
         "cache_dit/ray",
     ),
+    # Added in session 14 (helper hot202) for a held-out reading of HTD202: a KV-cache
+    # compression library, a diffusion engine, a robot policy library (training and inference)
+    # and linear-attention model code.
+    "kvpress": ("kvpress",),
+    "diffsynth": ("diffsynth",),
+    "lerobot": ("lerobot",),
+    "flash-linear-attention": ("fla/models", "fla/layers"),
 }
 
 

@@ -9,6 +9,7 @@ from itertools import pairwise
 import libcst as cst
 
 from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.hot_names import diagnostic_name, logging_name
 from h2dlint.analysis.loop_transfers import names_in, target_names
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import name_words
@@ -195,6 +196,15 @@ def saving_code(path: str, ancestors: Sequence[cst.CSTNode]) -> bool:
     what a checkpoint writes)."""
     words = _code_words(path, ancestors)
     return bool(words & SAVING_WORDS) or {"state", "dict"} <= words
+
+
+def showing_code(ancestors: Sequence[cst.CSTNode]) -> bool:
+    """Whether the function around the code is named for showing or recording values
+    (``visualize_predictions``, ``log_samples``, ``_debug_stats``): the host copies in its
+    loops are what the plot or the log needs, and nothing is hot through such a name."""
+    function = next((n for n in reversed(ancestors) if isinstance(n, cst.FunctionDef)), None)
+    name = function.name.value if function is not None else ""
+    return logging_name(name) or diagnostic_name(name)
 
 
 def reference_code(path: str, ancestors: Sequence[cst.CSTNode]) -> bool:

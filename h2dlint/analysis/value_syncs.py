@@ -226,7 +226,11 @@ def explicit_sync(call: cst.Call) -> tuple[cst.BaseExpression, str] | None:
     if isinstance(func, cst.Name) and func.value in SYNC_BUILTINS:
         args = positional(call)
         if len(call.args) == 1 and args and not _metadata_value(args[0].value):
-            return args[0].value, f"`{func.value}()`"
+            value = args[0].value
+            if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Not):
+                # ``float(not x)`` converts a Python bool: the only read is ``not``'s of ``x``
+                return value.expression, "`bool()`"
+            return value, f"`{func.value}()`"
     return None
 
 
