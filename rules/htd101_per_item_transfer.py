@@ -83,7 +83,8 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     - a model call's outputs (a collection named `output` or `outputs`): made where the model
       ran;
     - a dict's named fields indexed by a list of keys (`fields[name]` of a dict made in the
-      function), and a helper's parameter that every
+      function, or `self.info[key][idx]` for `key` of `self.info_keys = list(info.keys())`),
+      and a helper's parameter that every
       caller passes as a short display (`_allreduce([loss, count])`): few values of different
       kinds that one copy cannot carry;
     - loops over a model's parameters, buffers, modules or state dict, storage swaps
@@ -99,8 +100,9 @@ class PerItemTransfer(ComprehensionVisits, Rule):
       (`hidden_states`, `latents`, `logits`), lists of tensors made on a device, and the pieces
       of one tensor not proven on the host (`[h.to(dev) for h in out.split(1)]` of a model's
       output) already live on an accelerator, so their moves are not host-to-device copies;
-    - few-byte constants per item (`torch.tensor(i)` of a loop index, `torch.tensor([step])`):
-      nothing worth batching;
+    - few-byte values per item (`torch.tensor(i)` of a loop index, `torch.tensor([step])`,
+      per-tensor reductions: `norms = list(torch._foreach_norm(grads))`, `[g.norm() for g in
+      grads]`): nothing worth batching, and reductions are made where their inputs live;
     - row segments of one buffer (`gpu[i, :n].copy_(cpu[i, :n])`): together they are a
       strided region, which one copy would stage as pageable memory, so copying row by row is
       the fix for that (HTD103), not a mistake;
@@ -165,6 +167,46 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                 pe, pooled = (t.to(device) for t in embeds[prompt])
                 neg_pe, neg_pooled = tuple(t.to(device) for t in embeds[""])
                 return pe, pooled, neg_pe, neg_pooled
+            """
+        ),
+        # Per-tensor norms of gradients (a reduction each, made where the gradients live),
+        # gathered onto one device one by one: a few bytes each, between devices.
+        Valid(
+            """
+            import torch
+            def grad_norms(grads, device, p=2.0):
+                norms = []
+                if grads:
+                    try:
+                        norms = list(torch._foreach_norm(grads, p))
+                    except RuntimeError:
+                        norms = [torch.linalg.vector_norm(g, p) for g in grads]
+                    norms = [n.to(device) for n in norms]
+                slots = [None] * len(grads)
+                for k, n in zip(range(len(grads)), norms):
+                    slots[k] = n.to(device=device, dtype=torch.float32)
+                return torch.stack(slots)
+            """
+        ),
+        # A stored mapping's named fields, taken for each of its keys: fields of different
+        # dtypes and shapes.
+        Valid(
+            """
+            import torch
+            class Buffer:
+                def __init__(self, info, device):
+                    self.device = device
+                    self.info_keys = []
+                    self.info = {}
+                    if info is not None:
+                        self.info_keys = list(info.keys())
+                        for key, value in info.items():
+                            self.info[key] = torch.empty((1000, *value.shape), dtype=value.dtype)
+                def sample(self, idx):
+                    batch = {}
+                    for key in self.info_keys:
+                        batch[key] = self.info[key][idx].to(self.device)
+                    return batch
             """
         ),
         # A row that is a tensor already on the device: a device-to-device write.
@@ -853,6 +895,41 @@ class PerItemTransfer(ComprehensionVisits, Rule):
             def pack(keys, data):
                 return torch.cat([data[key].cuda().view(-1) for key in keys])
                                   ^^^^^^^^^^^^^^^^
+            """,
+        ),
+        # Items that are not reductions (per-request crops), zipped with norms: copied one by one.
+        Invalid(
+            """
+            import torch
+            def f(crops, device):
+                norms = [c.norm() for c in crops]
+                out = []
+                for c, n in zip(crops, norms):
+                    out.append(c.to(device))
+                               ^^^^^^^^^^^^
+                return out
+            """,
+        ),
+        # The tensors a reduction works on, not the reductions: one copy per item.
+        Invalid(
+            """
+            import torch
+            def f(grads, device):
+                tensors = [g.detach().float() for g in grads]
+                return [t.to(device) for t in tensors]
+                        ^^^^^^^^^^^^
+            """,
+        ),
+        # A list of keys that is no mapping's (a parameter): the same-dtype pack stays reported.
+        Invalid(
+            """
+            import torch
+            class Packer:
+                def __init__(self, keys):
+                    self.keys = keys
+                def pack(self, data):
+                    return torch.cat([data[key].cuda().view(-1) for key in self.keys])
+                                      ^^^^^^^^^^^^^^^^
             """,
         ),
         # a converter of each item's data, then a copy

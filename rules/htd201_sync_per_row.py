@@ -515,6 +515,25 @@ class SyncPerRow(ComprehensionVisits, Rule):
                         print(i)
             """
         ),
+        # A while loop that drains a Python list of adapter names (a for-each loop over it):
+        # the weight copied to the host in its body is per adapter, not per row of a tensor,
+        # and re-quantising needs it on the host.
+        Valid(
+            """
+            import torch
+            class Linear4bit(torch.nn.Module):
+                def unmerge(self):
+                    while len(self.merged_adapters) > 0:
+                        active_adapter = self.merged_adapters.pop()
+                        delta = self.get_delta_weight(active_adapter)
+                        w_data = self.weight.to(delta.device) - delta
+                        self.weight = self.quantize(w_data.to("cpu")).to(delta.device)
+                def forward(self, x):
+                    if self.disable_adapters:
+                        self.unmerge()
+                    return x
+            """
+        ),
         # A while loop over a host tensor, and one that syncs only every 100 iterations.
         Valid(
             """
@@ -787,6 +806,39 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 return i
             """,
             message_contains="every iteration of a `while` loop",
+        ),
+        # A drained queue whose items are read: each item taken is read on the host.
+        Invalid(
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, pending: list[torch.Tensor]):
+                    total = 0.0
+                    while pending:
+                    ^^^^^^^^^^^^^^
+                        x = pending.pop()
+                 ...^^^^^^^^^^^^^^^^^^^^^
+                        total += x.sum().item()
+                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return total
+            """,
+            message_contains="on every iteration of a `while` loop on a hot path",
+        ),
+        # A loop that pops but whose test reads a device tensor: still one sync per iteration.
+        Invalid(
+            """
+            import torch
+            def f(queue, n, device):
+                x = torch.randn(n, device=device)
+                i = 0
+                while x[i].item() > 0:
+                ^^^^^^^^^^^^^^^^^^^^^^
+                    item = queue.pop()
+                 ...^^^^^^^^^^^^^^^^^^
+                    i += len(item)
+                 ...^^^^^^^^^^^^^^
+                return i
+            """,
         ),
         # The same loop over a device tensor: one sync per iteration.
         Invalid(

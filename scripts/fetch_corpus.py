@@ -73,6 +73,17 @@ SERVING_PACKAGES: dict[str, str] = {
     "lerobot": "0.4.4",
     "llmcompressor": "0.14.0",
     "unsloth": "2026.10.9",
+    # Added in session 14 (helper precision14) for a held-out reading of HTD101 and HTD201:
+    # model and serving code no triage had read (fms's paged generation and speculative
+    # decoding, ColossalAI's inference engine, Meta's reference models, Whisper's decoding).
+    "ibm-fms": "1.13.1",
+    "colossalai": "0.5.0",
+    "llama-models": "0.3.0",
+    "openai-whisper": "20250625",
+    "fschat": "0.2.36",
+    "petals": "2.2.0.post1",
+    "sentence-transformers": "6.3.0",
+    "autoawq": "0.2.9",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 
