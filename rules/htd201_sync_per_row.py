@@ -6,6 +6,7 @@ from h2dlint.analysis.facts import Where
 from h2dlint.analysis.host_data import host_side
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.name_hints import on_host_by_name
+from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.row_reductions import RowReduction, list_row_reduction, tensor_row_reduction
 from h2dlint.analysis.row_tensors import hot_rows_of_tensors, pieces_walk, rows_are_tensors
@@ -534,6 +535,20 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     return x
             """
         ),
+        # Rows of a tensor of unknown placement walked in setup code (a mesh of rank ids read
+        # by an `_init_*` helper of `__init__`): uncertain, and paid once.
+        Valid(
+            """
+            import torch
+            class DeviceMesh:
+                def __init__(self, mesh: torch.Tensor):
+                    self.mapping = {}
+                    self._init_rank_mapping(mesh)
+                def _init_rank_mapping(self, mesh: torch.Tensor):
+                    for index, inner in enumerate(mesh):
+                        self.mapping[int(inner)] = index
+            """
+        ),
         # A while loop over a host tensor, and one that syncs only every 100 iterations.
         Valid(
             """
@@ -806,6 +821,21 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 return i
             """,
             message_contains="every iteration of a `while` loop",
+        ),
+        # The same walk of a tensor proven on the device in setup code: the syncs are certain.
+        Invalid(
+            """
+            import torch
+            class DeviceMesh:
+                def __init__(self, n: int):
+                    self.mapping = {}
+                    mesh = torch.arange(n, device="cuda")
+                    for index, inner in enumerate(mesh):
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        self.mapping[int(inner)] = index
+                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="which is on the device",
         ),
         # A drained queue whose items are read: each item taken is read on the host.
         Invalid(
@@ -1280,6 +1310,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     f"{sync.what} on each {row} of {shown}, which is on the device: one device "
                     f"sync per {row}; compute on the whole tensor and copy the result once"
                 )
+            elif RunOnce.of(self.context).code(self.context.ancestors):
+                continue  # unknown device in setup code (`__init__`, `_init_*`): paid once
             elif rows_are_tensors(
                 provenance, self.context.module, sync.tensor, loop, frame
             ) and not on_host_by_name(sync.tensor, frame):
