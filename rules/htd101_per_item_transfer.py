@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.device_branches import off_cuda_branch
+from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.loop_transfers import ITEM_CONVERTERS
 from h2dlint.analysis.loops import (
     Comprehension,
@@ -25,12 +26,41 @@ from h2dlint.analysis.mover_calls import (
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.candidate_terms import called_as
+from h2dlint.diagnostics import Confidence
 from h2dlint.rule import ComprehensionVisits, Invalid, Rule, Valid, snippet
 
 ADVICE = (
     "stack or concatenate them into one pinned buffer (`torch.stack(items, out=pinned)`) and "
     "copy it once with `non_blocking=True`, or pin the items when they are made"
 )
+
+
+# Said of a finding whose items are not proven on the host (MEDIUM): what would make it certain.
+UNSURE = (
+    " if the items are host tensors (where they are made is not known here; it is certain for "
+    "tensors made from Python or numpy data, read from files or a data loader, or copied to the "
+    "host)"
+)
+
+
+def items_on_host(loop: GatheringLoop, provenance: Provenance, frame: Frame) -> bool:
+    """Whether the analysis proves the moved items on the host: the item (a host tensor made of
+    it: ``torch.tensor(row)``, a Python list written into a device row), the collection's
+    tensors, or the rows of a host tensor. Otherwise the copy is certain only if they are."""
+    moved = loop.transfer.moved
+    if provenance.where(moved, frame).on_host or provenance.is_host_data(moved, frame):
+        return True
+    iterable = loop.iterable
+    while isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name):
+        if iterable.func.value not in ("enumerate", "reversed", "list", "tuple", "sorted"):
+            break
+        if not iterable.args:
+            break
+        iterable = iterable.args[0].value
+    return (
+        provenance.where(iterable, frame).on_host
+        or provenance.sequence_where(iterable, frame).on_host
+    )
 
 
 # Names an unpacking may bind for its comprehension to count as a few items (as a loop over a
@@ -71,6 +101,12 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     way is flagged too when the call repeats: in the body of a loop (over requests, batches) or
     in a hot function (`forward`, `__call__`, `step`, `*_step`).
 
+    Confidence is HIGH where the analysis proves the items on the host (a host tensor made of
+    each item, `torch.tensor(row)`; a list of such tensors; rows of a host tensor; a Python
+    list written into a device row); elsewhere MEDIUM, and the message says what would make it
+    certain: the items' placement is not known where they are made (a caller's data, a
+    request's field), and the copy is a host-to-device one only if they are host tensors.
+
     Left alone, on purpose (the corpus showed each to be correct code or not batchable):
 
     - loops doing other work per item (a training loop moving a batch and running the model);
@@ -80,8 +116,10 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     - a layer's parameters and a list collecting them (`[p.weight.to(dev) for p in
       group.projections]`, `biases = [s.bias for s in sources]`, anything of the items of
       `layers`): model state, on the device already or moved once;
-    - a model call's outputs (a collection named `output` or `outputs`): made where the model
-      ran;
+    - a model call's outputs (a collection named `output` or `outputs`, what a callable
+      attribute of `self` that is no method returns: `feats = self.vision_tower(images)`, its
+      pieces, or a method whose every `return` is such a call): made where the model ran;
+      not a callable named for host work (`self.image_processor`, `self.collate_fn`);
     - a dict's named fields indexed by a list of keys (`fields[name]` of a dict made in the
       function, or `self.info[key][idx]` for `key` of `self.info_keys = list(info.keys())`),
       and a helper's parameter that every
@@ -207,6 +245,29 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                     for key in self.info_keys:
                         batch[key] = self.info[key][idx].to(self.device)
                     return batch
+            """
+        ),
+        # A model's outputs: of a submodule (a callable attribute that is no method), of a
+        # method that returns one's call, and pieces of one: made where the model ran.
+        Valid(
+            """
+            import torch
+            class Runner(torch.nn.Module):
+                def __init__(self, tower, block_forward):
+                    super().__init__()
+                    self.vision_tower = tower
+                    self.block_forward = block_forward
+                def _forward_one_batch(self, block, x):
+                    return self.block_forward(block, x)
+                def embed(self, images, device):
+                    feats = self.vision_tower(images)
+                    return [f.to(device) for f in feats]
+                def run(self, block, x, out_device):
+                    outs = self._forward_one_batch(block, x)
+                    return [o.to(out_device) for o in outs]
+                def pieces(self, images, sizes, device):
+                    embeds = self.vision_tower(images).split(sizes)
+                    return [e.to(device) for e in embeds]
             """
         ),
         # A row that is a tensor already on the device: a device-to-device write.
@@ -932,6 +993,26 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                                       ^^^^^^^^^^^^^^^^
             """,
         ),
+        # A processor's outputs (host data), and a method that builds host tensors: per-item
+        # copies of host data.
+        Invalid(
+            """
+            import torch
+            class Runner:
+                def __init__(self, processor):
+                    self.image_processor = processor
+                def _prepare(self, requests):
+                    return [torch.tensor(r.token_ids) for r in requests]
+                def step(self, images, requests, device):
+                    pixels = self.image_processor(images)
+                    a = [p.to(device) for p in pixels]
+                         ^^^^^^^^^^^^
+                    rows = self._prepare(requests)
+                    b = [r.to(device) for r in rows]
+                         ^^^^^^^^^^^^
+                    return a, b
+            """,
+        ),
         # a converter of each item's data, then a copy
         Invalid(
             """
@@ -984,10 +1065,13 @@ class PerItemTransfer(ComprehensionVisits, Rule):
 
     def _report(self, loop: GatheringLoop, node: cst.CSTNode) -> None:
         shown = self.shown(loop.iterable, "the collection")
+        provenance = Provenance.of(self.context)
+        certain = items_on_host(loop, provenance, provenance.current_frame())
         self.report(
             node,
             f"each item of {shown} is copied to the device on its own (one copy per item, "
-            f"and from pageable memory one sync per item): {ADVICE}",
+            f"and from pageable memory one sync per item){'' if certain else UNSURE}: {ADVICE}",
+            confidence=Confidence.HIGH if certain else Confidence.MEDIUM,
         )
 
     def _runs_once(self) -> bool:
@@ -1078,15 +1162,22 @@ class PerItemTransfer(ComprehensionVisits, Rule):
             return
         if repeats is None and not hot_call(self.context):
             return  # whether its function is hot: the costliest question, asked last
-        self._report_call(loops[passed[0]], node, shown, owner)
+        self._report_call(loops[passed[0]], node, shown, owner, function)
 
     def _report_call(
-        self, loop: GatheringLoop, node: cst.Call, shown: str, owner: Provenance
+        self,
+        loop: GatheringLoop,
+        node: cst.Call,
+        shown: str,
+        owner: Provenance,
+        function: cst.FunctionDef,
     ) -> None:
         iterable = snippet(owner.context.module.code_for_node(loop.iterable), "")
         over = f" over {iterable}" if iterable else ""
+        certain = items_on_host(loop, owner, owner.index.frame_of(function))
         self.report(
             node,
             f"`{shown}` copies each item to the device on its own (its loop{over} makes one "
-            f"copy per item): {ADVICE}",
+            f"copy per item){'' if certain else UNSURE}: {ADVICE}",
+            confidence=Confidence.HIGH if certain else Confidence.MEDIUM,
         )
