@@ -50,6 +50,8 @@ def items_on_host(loop: GatheringLoop, provenance: Provenance, frame: Frame) -> 
     moved = loop.transfer.moved
     if provenance.where(moved, frame).on_host or provenance.is_host_data(moved, frame):
         return True
+    if isinstance(moved, cst.Subscript) and provenance.sequence_where(moved.value, frame).on_host:
+        return True  # ``host_tensors[i]`` of a list of host tensors
     iterable = loop.iterable
     while isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name):
         if iterable.func.value not in ("enumerate", "reversed", "list", "tuple", "sorted"):
@@ -1012,6 +1014,29 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                          ^^^^^^^^^^^^
                     return a, b
             """,
+        ),
+        # Items of unknown placement (a caller's list): MEDIUM, saying what makes it certain.
+        Invalid(
+            """
+            def f(crops, device):
+                return [c.to(device, non_blocking=True) for c in crops]
+                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="if the items are host tensors",
+        ),
+        # Pinned host tensors of a list, copied one by one into device slots: HIGH.
+        Invalid(
+            """
+            import torch
+            def f(n, device):
+                host = [torch.rand(64, 64).pin_memory() for _ in range(n)]
+                dev = [torch.empty_like(t, device=device) for t in host]
+                for i in range(n):
+                    dev[i].copy_(host[i], non_blocking=True)
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return dev
+            """,
+            message_contains="sync per item):",
         ),
         # a converter of each item's data, then a copy
         Invalid(

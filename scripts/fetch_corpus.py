@@ -76,6 +76,8 @@ SERVING_PACKAGES: dict[str, str] = {
     # Added in session 14 (helper precision14) for a held-out reading of HTD101 and HTD201:
     # model and serving code no triage had read (fms's paged generation and speculative
     # decoding, ColossalAI's inference engine, Meta's reference models, Whisper's decoding).
+    "kvpress": "0.5.5",
+    "flash-linear-attention": "0.6.0",
     "ibm-fms": "1.13.1",
     "colossalai": "0.5.0",
     "llama-models": "0.3.0",
