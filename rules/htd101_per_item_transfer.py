@@ -121,7 +121,8 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     - a model call's outputs (a collection named `output` or `outputs`, what a callable
       attribute of `self` that is no method returns: `feats = self.vision_tower(images)`, its
       pieces, or a method whose every `return` is such a call): made where the model ran;
-      not a callable named for host work (`self.image_processor`, `self.collate_fn`);
+      not a callable named for host work (`self.image_processor`, `self.collate_fn`,
+      `self.load_batch`);
     - a dict's named fields indexed by a list of keys (`fields[name]` of a dict made in the
       function, or `self.info[key][idx]` for `key` of `self.info_keys = list(info.keys())`),
       and a helper's parameter that every
@@ -1012,7 +1013,10 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                     rows = self._prepare(requests)
                     b = [r.to(device) for r in rows]
                          ^^^^^^^^^^^^
-                    return a, b
+                    batch = self.load_batch(requests)
+                    c = [t.cuda(non_blocking=True) for t in batch]
+                         ^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return a, b, c
             """,
         ),
         # Items of unknown placement (a caller's list): MEDIUM, saying what makes it certain.

@@ -401,6 +401,11 @@ HOST_CALLABLE_WORDS = frozenset(
         "extractor",
         "preprocess",
         "preprocessor",
+        "fetch",
+        "load",
+        "data",
+        "dataset",
+        "iterator",
     }
 )
 
