@@ -7,7 +7,6 @@ from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import host_side
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.name_hints import on_host_by_name
-from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.row_reductions import RowReduction, list_row_reduction, tensor_row_reduction
 from h2dlint.analysis.row_tensors import hot_rows_of_tensors, pieces_walk, rows_are_tensors
@@ -80,9 +79,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
     indexes them counts as a row loop too. Rows of host tensors (`torch.tensor(list)`
     without `device=`, `.cpu()` results, `.to("cpu", non_blocking=True)` results, numpy arrays)
     are never reported. A `while` loop that drains a Python collection (`while xs: x =
-    xs.pop()`) is a for-each loop over its items: only reads of the item taken count. Rows of
-    a tensor of unknown placement walked in run-once code (`__init__`, an `_init_*` helper)
-    are not reported, nor the host copy of what a module or helper returns for each row or
+    xs.pop()`) is a for-each loop over its items: only reads of the item taken count. Not
+    reported either: the host copy of what a module or helper returns for each row or
     chunk (`out = module(chunk)`, `outs.append(out.cpu())`: the work's output leaving, as
     chunked calibration offloads it). Not flagged: a single read after the loop, one
     `.tolist()` followed by a Python loop that does other work per row, loops over Python
@@ -543,20 +541,6 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     return x
             """
         ),
-        # Rows of a tensor of unknown placement walked in setup code (a mesh of rank ids read
-        # by an `_init_*` helper of `__init__`): uncertain, and paid once.
-        Valid(
-            """
-            import torch
-            class DeviceMesh:
-                def __init__(self, mesh: torch.Tensor):
-                    self.mapping = {}
-                    self._init_rank_mapping(mesh)
-                def _init_rank_mapping(self, mesh: torch.Tensor):
-                    for index, inner in enumerate(mesh):
-                        self.mapping[int(inner)] = index
-            """
-        ),
         # Chunked work whose output is offloaded: each chunk's module output copied to the
         # host (memory-bounded calibration); the per-chunk call is the work.
         Valid(
@@ -845,21 +829,6 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 return i
             """,
             message_contains="every iteration of a `while` loop",
-        ),
-        # The same walk of a tensor proven on the device in setup code: the syncs are certain.
-        Invalid(
-            """
-            import torch
-            class DeviceMesh:
-                def __init__(self, n: int):
-                    self.mapping = {}
-                    mesh = torch.arange(n, device="cuda")
-                    for index, inner in enumerate(mesh):
-                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-                        self.mapping[int(inner)] = index
-                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-            """,
-            message_contains="which is on the device",
         ),
         # The chunks themselves copied to the host one by one: one copy of the whole does it.
         Invalid(
@@ -1351,8 +1320,6 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     f"{sync.what} on each {row} of {shown}, which is on the device: one device "
                     f"sync per {row}; compute on the whole tensor and copy the result once"
                 )
-            elif RunOnce.of(self.context).code(self.context.ancestors):
-                continue  # unknown device in setup code (`__init__`, `_init_*`): paid once
             elif rows_are_tensors(
                 provenance, self.context.module, sync.tensor, loop, frame
             ) and not on_host_by_name(sync.tensor, frame):
