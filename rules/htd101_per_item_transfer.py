@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.device_branches import off_cuda_branch
+from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.loop_transfers import ITEM_CONVERTERS
 from h2dlint.analysis.loops import (
     Comprehension,
@@ -25,12 +26,43 @@ from h2dlint.analysis.mover_calls import (
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.candidate_terms import called_as
+from h2dlint.diagnostics import Confidence
 from h2dlint.rule import ComprehensionVisits, Invalid, Rule, Valid, snippet
 
 ADVICE = (
     "stack or concatenate them into one pinned buffer (`torch.stack(items, out=pinned)`) and "
     "copy it once with `non_blocking=True`, or pin the items when they are made"
 )
+
+
+# Said of a finding whose items are not proven on the host (MEDIUM): what would make it certain.
+UNSURE = (
+    " if the items are host tensors (where they are made is not known here; it is certain for "
+    "tensors made from Python or numpy data, read from files or a data loader, or copied to the "
+    "host)"
+)
+
+
+def items_on_host(loop: GatheringLoop, provenance: Provenance, frame: Frame) -> bool:
+    """Whether the analysis proves the moved items on the host: the item (a host tensor made of
+    it: ``torch.tensor(row)``, a Python list written into a device row), the collection's
+    tensors, or the rows of a host tensor. Otherwise the copy is certain only if they are."""
+    moved = loop.transfer.moved
+    if provenance.where(moved, frame).on_host or provenance.is_host_data(moved, frame):
+        return True
+    if isinstance(moved, cst.Subscript) and provenance.sequence_where(moved.value, frame).on_host:
+        return True  # ``host_tensors[i]`` of a list of host tensors
+    iterable = loop.iterable
+    while isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name):
+        if iterable.func.value not in ("enumerate", "reversed", "list", "tuple", "sorted"):
+            break
+        if not iterable.args:
+            break
+        iterable = iterable.args[0].value
+    return (
+        provenance.where(iterable, frame).on_host
+        or provenance.sequence_where(iterable, frame).on_host
+    )
 
 
 # Names an unpacking may bind for its comprehension to count as a few items (as a loop over a
@@ -71,6 +103,12 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     way is flagged too when the call repeats: in the body of a loop (over requests, batches) or
     in a hot function (`forward`, `__call__`, `step`, `*_step`).
 
+    Confidence is HIGH where the analysis proves the items on the host (a host tensor made of
+    each item, `torch.tensor(row)`; a list of such tensors; rows of a host tensor; a Python
+    list written into a device row); elsewhere MEDIUM, and the message says what would make it
+    certain: the items' placement is not known where they are made (a caller's data, a
+    request's field), and the copy is a host-to-device one only if they are host tensors.
+
     Left alone, on purpose (the corpus showed each to be correct code or not batchable):
 
     - loops doing other work per item (a training loop moving a batch and running the model);
@@ -80,10 +118,14 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     - a layer's parameters and a list collecting them (`[p.weight.to(dev) for p in
       group.projections]`, `biases = [s.bias for s in sources]`, anything of the items of
       `layers`): model state, on the device already or moved once;
-    - a model call's outputs (a collection named `output` or `outputs`): made where the model
-      ran;
+    - a model call's outputs (a collection named `output` or `outputs`, what a callable
+      attribute of `self` that is no method returns: `feats = self.vision_tower(images)`, its
+      pieces, or a method whose every `return` is such a call): made where the model ran;
+      not a callable named for host work (`self.image_processor`, `self.collate_fn`,
+      `self.load_batch`);
     - a dict's named fields indexed by a list of keys (`fields[name]` of a dict made in the
-      function), and a helper's parameter that every
+      function, or `self.info[key][idx]` for `key` of `self.info_keys = list(info.keys())`),
+      and a helper's parameter that every
       caller passes as a short display (`_allreduce([loss, count])`): few values of different
       kinds that one copy cannot carry;
     - loops over a model's parameters, buffers, modules or state dict, storage swaps
@@ -99,8 +141,9 @@ class PerItemTransfer(ComprehensionVisits, Rule):
       (`hidden_states`, `latents`, `logits`), lists of tensors made on a device, and the pieces
       of one tensor not proven on the host (`[h.to(dev) for h in out.split(1)]` of a model's
       output) already live on an accelerator, so their moves are not host-to-device copies;
-    - few-byte constants per item (`torch.tensor(i)` of a loop index, `torch.tensor([step])`):
-      nothing worth batching;
+    - few-byte values per item (`torch.tensor(i)` of a loop index, `torch.tensor([step])`,
+      per-tensor reductions: `norms = list(torch._foreach_norm(grads))`, `[g.norm() for g in
+      grads]`): nothing worth batching, and reductions are made where their inputs live;
     - row segments of one buffer (`gpu[i, :n].copy_(cpu[i, :n])`): together they are a
       strided region, which one copy would stage as pageable memory, so copying row by row is
       the fix for that (HTD103), not a mistake;
@@ -165,6 +208,69 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                 pe, pooled = (t.to(device) for t in embeds[prompt])
                 neg_pe, neg_pooled = tuple(t.to(device) for t in embeds[""])
                 return pe, pooled, neg_pe, neg_pooled
+            """
+        ),
+        # Per-tensor norms of gradients (a reduction each, made where the gradients live),
+        # gathered onto one device one by one: a few bytes each, between devices.
+        Valid(
+            """
+            import torch
+            def grad_norms(grads, device, p=2.0):
+                norms = []
+                if grads:
+                    try:
+                        norms = list(torch._foreach_norm(grads, p))
+                    except RuntimeError:
+                        norms = [torch.linalg.vector_norm(g, p) for g in grads]
+                    norms = [n.to(device) for n in norms]
+                slots = [None] * len(grads)
+                for k, n in zip(range(len(grads)), norms):
+                    slots[k] = n.to(device=device, dtype=torch.float32)
+                return torch.stack(slots)
+            """
+        ),
+        # A stored mapping's named fields, taken for each of its keys: fields of different
+        # dtypes and shapes.
+        Valid(
+            """
+            import torch
+            class Buffer:
+                def __init__(self, info, device):
+                    self.device = device
+                    self.info_keys = []
+                    self.info = {}
+                    if info is not None:
+                        self.info_keys = list(info.keys())
+                        for key, value in info.items():
+                            self.info[key] = torch.empty((1000, *value.shape), dtype=value.dtype)
+                def sample(self, idx):
+                    batch = {}
+                    for key in self.info_keys:
+                        batch[key] = self.info[key][idx].to(self.device)
+                    return batch
+            """
+        ),
+        # A model's outputs: of a submodule (a callable attribute that is no method), of a
+        # method that returns one's call, and pieces of one: made where the model ran.
+        Valid(
+            """
+            import torch
+            class Runner(torch.nn.Module):
+                def __init__(self, tower, block_forward):
+                    super().__init__()
+                    self.vision_tower = tower
+                    self.block_forward = block_forward
+                def _forward_one_batch(self, block, x):
+                    return self.block_forward(block, x)
+                def embed(self, images, device):
+                    feats = self.vision_tower(images)
+                    return [f.to(device) for f in feats]
+                def run(self, block, x, out_device):
+                    outs = self._forward_one_batch(block, x)
+                    return [o.to(out_device) for o in outs]
+                def pieces(self, images, sizes, device):
+                    embeds = self.vision_tower(images).split(sizes)
+                    return [e.to(device) for e in embeds]
             """
         ),
         # A row that is a tensor already on the device: a device-to-device write.
@@ -855,6 +961,87 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                                   ^^^^^^^^^^^^^^^^
             """,
         ),
+        # Items that are not reductions (per-request crops), zipped with norms: copied one by one.
+        Invalid(
+            """
+            import torch
+            def f(crops, device):
+                norms = [c.norm() for c in crops]
+                out = []
+                for c, n in zip(crops, norms):
+                    out.append(c.to(device))
+                               ^^^^^^^^^^^^
+                return out
+            """,
+        ),
+        # The tensors a reduction works on, not the reductions: one copy per item.
+        Invalid(
+            """
+            import torch
+            def f(grads, device):
+                tensors = [g.detach().float() for g in grads]
+                return [t.to(device) for t in tensors]
+                        ^^^^^^^^^^^^
+            """,
+        ),
+        # A list of keys that is no mapping's (a parameter): the same-dtype pack stays reported.
+        Invalid(
+            """
+            import torch
+            class Packer:
+                def __init__(self, keys):
+                    self.keys = keys
+                def pack(self, data):
+                    return torch.cat([data[key].cuda().view(-1) for key in self.keys])
+                                      ^^^^^^^^^^^^^^^^
+            """,
+        ),
+        # A processor's outputs (host data), and a method that builds host tensors: per-item
+        # copies of host data.
+        Invalid(
+            """
+            import torch
+            class Runner:
+                def __init__(self, processor):
+                    self.image_processor = processor
+                def _prepare(self, requests):
+                    return [torch.tensor(r.token_ids) for r in requests]
+                def step(self, images, requests, device):
+                    pixels = self.image_processor(images)
+                    a = [p.to(device) for p in pixels]
+                         ^^^^^^^^^^^^
+                    rows = self._prepare(requests)
+                    b = [r.to(device) for r in rows]
+                         ^^^^^^^^^^^^
+                    batch = self.load_batch(requests)
+                    c = [t.cuda(non_blocking=True) for t in batch]
+                         ^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return a, b, c
+            """,
+        ),
+        # Items of unknown placement (a caller's list): MEDIUM, saying what makes it certain.
+        Invalid(
+            """
+            def f(crops, device):
+                return [c.to(device, non_blocking=True) for c in crops]
+                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="if the items are host tensors",
+        ),
+        # Pinned host tensors of a list, copied one by one into device slots: HIGH.
+        Invalid(
+            """
+            import torch
+            def f(n, device):
+                host = [torch.rand(64, 64).pin_memory() for _ in range(n)]
+                dev = [torch.empty_like(t, device=device) for t in host]
+                for i in range(n):
+                    dev[i].copy_(host[i], non_blocking=True)
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return dev
+            """,
+            message_contains="sync per item):",
+        ),
         # a converter of each item's data, then a copy
         Invalid(
             """
@@ -907,10 +1094,13 @@ class PerItemTransfer(ComprehensionVisits, Rule):
 
     def _report(self, loop: GatheringLoop, node: cst.CSTNode) -> None:
         shown = self.shown(loop.iterable, "the collection")
+        provenance = Provenance.of(self.context)
+        certain = items_on_host(loop, provenance, provenance.current_frame())
         self.report(
             node,
             f"each item of {shown} is copied to the device on its own (one copy per item, "
-            f"and from pageable memory one sync per item): {ADVICE}",
+            f"and from pageable memory one sync per item){'' if certain else UNSURE}: {ADVICE}",
+            confidence=Confidence.HIGH if certain else Confidence.MEDIUM,
         )
 
     def _runs_once(self) -> bool:
@@ -1001,15 +1191,22 @@ class PerItemTransfer(ComprehensionVisits, Rule):
             return
         if repeats is None and not hot_call(self.context):
             return  # whether its function is hot: the costliest question, asked last
-        self._report_call(loops[passed[0]], node, shown, owner)
+        self._report_call(loops[passed[0]], node, shown, owner, function)
 
     def _report_call(
-        self, loop: GatheringLoop, node: cst.Call, shown: str, owner: Provenance
+        self,
+        loop: GatheringLoop,
+        node: cst.Call,
+        shown: str,
+        owner: Provenance,
+        function: cst.FunctionDef,
     ) -> None:
         iterable = snippet(owner.context.module.code_for_node(loop.iterable), "")
         over = f" over {iterable}" if iterable else ""
+        certain = items_on_host(loop, owner, owner.index.frame_of(function))
         self.report(
             node,
             f"`{shown}` copies each item to the device on its own (its loop{over} makes one "
-            f"copy per item): {ADVICE}",
+            f"copy per item){'' if certain else UNSURE}: {ADVICE}",
+            confidence=Confidence.HIGH if certain else Confidence.MEDIUM,
         )

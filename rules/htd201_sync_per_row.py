@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.facts import Where
+from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import host_side
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.name_hints import on_host_by_name
@@ -28,6 +29,7 @@ from h2dlint.rule import ComprehensionVisits, Invalid, Rule, Valid, snippet
 from h2dlint.walk import visit_read_only
 
 ATOMS = (cst.Name, cst.Attribute, cst.Subscript, cst.Call)
+HOST_COPIES = ("`.cpu()`", '`.to("cpu")`')
 # The methods that make a tensor an `if` or `while` test (see syncs.tensor_test).
 _ROW_LOOPS = (
     "While|Name|Attribute|Subscript|enumerate|range|zip|.unbind|.tolist"
@@ -76,9 +78,14 @@ class SyncPerRow(ComprehensionVisits, Rule):
     only to such values; then an `enumerate` counter that
     indexes them counts as a row loop too. Rows of host tensors (`torch.tensor(list)`
     without `device=`, `.cpu()` results, `.to("cpu", non_blocking=True)` results, numpy arrays)
-    are never reported. Not flagged: a single read after the loop, one `.tolist()` followed by a
-    Python loop that does other work per row, loops over Python lists, reads in a branch taken
-    once every N iterations (`if step % 100 == 0`), and reads of a row's shape only.
+    are never reported. A `while` loop that drains a Python collection (`while xs: x =
+    xs.pop()`) is a for-each loop over its items: only reads of the item taken count. Not
+    reported either: the host copy of what a module or helper returns for each row or
+    chunk (`out = module(chunk)`, `outs.append(out.cpu())`: the work's output leaving, as
+    chunked calibration offloads it). Not flagged: a single read after the loop, one
+    `.tolist()` followed by a Python loop that does other work per row, loops over Python
+    lists, reads in a branch taken once every N iterations (`if step % 100 == 0`), and reads
+    of a row's shape only.
 
     A function is on a *hot path* when it runs per step or per request: `forward` or
     `__call__` of a class, a step-like entry point by name (`step`, `training_step`,
@@ -515,6 +522,41 @@ class SyncPerRow(ComprehensionVisits, Rule):
                         print(i)
             """
         ),
+        # A while loop that drains a Python list of adapter names (a for-each loop over it):
+        # the weight copied to the host in its body is per adapter, not per row of a tensor,
+        # and re-quantising needs it on the host.
+        Valid(
+            """
+            import torch
+            class Linear4bit(torch.nn.Module):
+                def unmerge(self):
+                    while len(self.merged_adapters) > 0:
+                        active_adapter = self.merged_adapters.pop()
+                        delta = self.get_delta_weight(active_adapter)
+                        w_data = self.weight.to(delta.device) - delta
+                        self.weight = self.quantize(w_data.to("cpu")).to(delta.device)
+                def forward(self, x):
+                    if self.disable_adapters:
+                        self.unmerge()
+                    return x
+            """
+        ),
+        # Chunked work whose output is offloaded: each chunk's module output copied to the
+        # host (memory-bounded calibration); the per-chunk call is the work.
+        Valid(
+            """
+            import torch
+            class Quantizer:
+                def _module_forward(self, x: torch.Tensor, module, kwargs):
+                    outputs = []
+                    for x_partial in torch.split(x, self.n_parallel_calib_samples):
+                        partial_output = module(x_partial, **kwargs)
+                        if isinstance(partial_output, tuple):
+                            partial_output = partial_output[0]
+                        outputs.append(partial_output.cpu())
+                    return torch.cat(outputs, dim=0)
+            """
+        ),
         # A while loop over a host tensor, and one that syncs only every 100 iterations.
         Valid(
             """
@@ -787,6 +829,54 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 return i
             """,
             message_contains="every iteration of a `while` loop",
+        ),
+        # The chunks themselves copied to the host one by one: one copy of the whole does it.
+        Invalid(
+            """
+            import torch
+            def offload(x: torch.Tensor, n: int):
+                outputs = []
+                for x_partial in torch.split(x, n):
+                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    y = x_partial.float()
+                 ...^^^^^^^^^^^^^^^^^^^^^
+                    outputs.append(y.cpu())
+                 ...^^^^^^^^^^^^^^^^^^^^^^^
+                return outputs
+            """,
+        ),
+        # A drained queue whose items are read: each item taken is read on the host.
+        Invalid(
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, pending: list[torch.Tensor]):
+                    total = 0.0
+                    while pending:
+                    ^^^^^^^^^^^^^^
+                        x = pending.pop()
+                 ...^^^^^^^^^^^^^^^^^^^^^
+                        total += x.sum().item()
+                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return total
+            """,
+            message_contains="on every iteration of a `while` loop on a hot path",
+        ),
+        # A loop that pops but whose test reads a device tensor: still one sync per iteration.
+        Invalid(
+            """
+            import torch
+            def f(queue, n, device):
+                x = torch.randn(n, device=device)
+                i = 0
+                while x[i].item() > 0:
+                ^^^^^^^^^^^^^^^^^^^^^^
+                    item = queue.pop()
+                 ...^^^^^^^^^^^^^^^^^^
+                    i += len(item)
+                 ...^^^^^^^^^^^^^^
+                return i
+            """,
         ),
         # The same loop over a device tensor: one sync per iteration.
         Invalid(
@@ -1217,6 +1307,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
             where = provenance.where(sync.tensor, frame)
             if where.on_host:
                 continue
+            if sync.what in HOST_COPIES and _called_output(provenance, sync.call, frame):
+                continue  # `out = module(piece)`, `out.cpu()`: the call's output leaving
             if sync.what in INDEX_READS and host_side(self.context):
                 continue  # sizes in a processor's or tokenizer's loop: host data
             shown = self.shown(sync.tensor, "the tensor")
@@ -1245,7 +1337,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     not guessed
                     or sync.what in INDEX_READS  # a size or bound: rows of ints do that too
                     or (
-                        sync.what in ("`.cpu()`", '`.to("cpu")`')
+                        sync.what in HOST_COPIES
                         and not (
                             isinstance(sync.tensor, cst.Name)
                             and tensor_sequence_parameter(provenance, sync.tensor, frame)
@@ -1316,6 +1408,40 @@ class SyncPerRow(ComprehensionVisits, Rule):
             "one vectorised op and transfers only the result",
             replacements=replacements,
         )
+
+
+def _called_output(provenance: Provenance, read: cst.BaseExpression, frame: Frame) -> bool:
+    """Whether the copy ``read`` (``out.cpu()``) copies a name bound in the loop only to what
+    a module or helper returns for the row (``out = module(piece)``, then ``out = out[0]``):
+    copying it to the host offloads the work's output (chunked calibration, offloaded
+    activations), which must leave; the per-row call is the loop's work, not a read of the
+    row."""
+    if isinstance(read, cst.Call) and isinstance(read.func, cst.Attribute):
+        tensor: cst.BaseExpression = read.func.value
+    else:
+        return False
+    if not isinstance(tensor, cst.Name):
+        return False
+    calls = 0
+    for value in provenance.bindings(frame).reaching(tensor):
+        if isinstance(value, cst.Subscript) and value.value.deep_equals(tensor):
+            continue
+        if not isinstance(value, cst.Call):
+            return False
+        func = value.func
+        if (provenance.qualify(func) or "").startswith(("torch.", "numpy.", "np.")):
+            return False
+        if not (
+            (isinstance(func, cst.Name) and func.value not in SYNC_BUILTINS)
+            or (
+                isinstance(func, cst.Attribute)
+                and isinstance(func.value, cst.Name)
+                and func.value.value == frame.self_name
+            )
+        ):
+            return False
+        calls += 1
+    return calls > 0
 
 
 def _comprehension_parts(node: cst.BaseComp | cst.DictComp) -> list[cst.CSTNode]:

@@ -23,8 +23,9 @@ from h2dlint.analysis.loop_transfers import (
     target_names,
 )
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.provenance.common import SPLITTING_METHODS
+from h2dlint.analysis.provenance.common import SPLITTING_METHODS, _Returns
 from h2dlint.analysis.targets import name_words
+from h2dlint.walk import visit_read_only
 
 
 # -- iterables --------------------------------------------------------------------------------
@@ -161,9 +162,12 @@ def named_field(
 ) -> bool:
     """A mapping's field: ``batch[k]`` of ``for k in batch`` (:func:`keyed_by_own_keys`), or
     ``fields[name][:, a:b]`` for ``name`` of a list of keys, with ``fields`` a dict made in
-    the function (``{n: kwargs[n] for n in names}``, ``dict(...)``): a mapping's named fields,
-    of different dtypes and shapes, which one copy cannot carry."""
+    the function (``{n: kwargs[n] for n in names}``, ``dict(...)``), or ``info[key][idx]`` for
+    ``key`` of a list of a mapping's keys (:func:`mapping_keys`): a mapping's named fields, of
+    different dtypes and shapes, which one copy cannot carry."""
     if keyed_by_own_keys(moved, iterable):
+        return True
+    if mapping_keys(iterable, provenance, frame) and _indexed_field(moved, loop_names):
         return True
     while isinstance(moved, cst.Subscript) and not _indexed_by(moved, loop_names):
         moved = moved.value
@@ -177,6 +181,15 @@ def named_field(
         or (isinstance(v, cst.Call) and isinstance(v.func, cst.Name) and v.func.value == "dict")
         for v in values
     )
+
+
+def _indexed_field(moved: cst.BaseExpression, loop_names: set[str]) -> bool:
+    """``fields[key]`` (or ``fields[key][idx]``) for a loop's ``key``."""
+    while isinstance(moved, cst.Subscript):
+        if _indexed_by(moved, loop_names):
+            return True
+        moved = moved.value
+    return False
 
 
 def _indexed_by(node: cst.Subscript, loop_names: set[str]) -> bool:
@@ -205,6 +218,7 @@ def iterable_excluded(
         or (mapping_iterable(iterable) and not mapping_ok)
         or activation_iterable(iterable)
         or per_kind_iterable(iterable)
+        or called_outputs(iterable, provenance, frame)
     ):
         return True
     # Rows of a tensor already on the device.
@@ -240,3 +254,208 @@ def _iterated(node: cst.BaseExpression) -> cst.BaseExpression:
     ):
         node = node.args[0].value
     return node
+
+
+def item_excluded(
+    moved: cst.BaseExpression,
+    loop: cst.For | cst.CompFor,
+    loop_names: set[str],
+    provenance: Provenance,
+    frame: Frame,
+) -> bool:
+    """Whether the item a loop moves is left alone whatever the loop is: a mapping's named
+    field (:func:`named_field`) or one of a list of per-tensor reductions
+    (:func:`reduced_items`)."""
+    return named_field(moved, loop.iter, loop_names, provenance, frame) or reduced_items(
+        moved, loop.iter, loop.target, provenance, frame
+    )
+
+
+# -- items that are reductions, and a mapping's keys -------------------------------------------
+# Calls that reduce each of a list of tensors to one value (``torch._foreach_norm(grads)``), and
+# functions or methods that reduce one tensor to a scalar when given no dimension.
+LIST_REDUCTIONS = frozenset({"torch._foreach_norm", "torch._foreach_max"})
+SCALAR_REDUCTIONS = frozenset(
+    {"torch.linalg.vector_norm", "torch.linalg.norm", "torch.norm", "torch.sum", "torch.mean"}
+)
+SCALAR_METHODS = frozenset({"norm", "sum", "mean", "amax", "amin", "max", "min"})
+
+
+def reduced_items(
+    moved: cst.BaseExpression,
+    iterable: cst.BaseExpression,
+    target: cst.BaseExpression,
+    provenance: Provenance,
+    frame: Frame,
+) -> bool:
+    """Whether the moved item is one of a list of per-tensor reductions: ``norms =
+    list(torch._foreach_norm(grads))`` or ``[torch.linalg.vector_norm(g) for g in grads]``
+    (also as ``zip(live, norms)``'s item, and where another binding of ``norms`` moves its own
+    items). Each is a one-value tensor computed where its input lives; moving them one by one
+    gathers a few bytes each between devices (as ``torch.tensor(i)`` of an index, nothing worth
+    batching)."""
+    source = _iterated(iterable)
+    root = moved
+    while isinstance(root, (cst.Attribute, cst.Subscript)):
+        root = root.value
+    if not isinstance(root, cst.Name):
+        return False
+    if isinstance(source, cst.Call) and isinstance(source.func, cst.Name):
+        if source.func.value != "zip" or not isinstance(target, (cst.Tuple, cst.List)):
+            return False
+        names = [e.value.value if isinstance(e.value, cst.Name) else None for e in target.elements]
+        if root.value not in names or len(names) != len(source.args):
+            return False
+        source = source.args[names.index(root.value)].value
+    elif not (isinstance(target, cst.Name) and target.value == root.value):
+        return False
+    return _reduction_list(source, provenance, frame, 0)
+
+
+def _reduction_list(
+    node: cst.BaseExpression, provenance: Provenance, frame: Frame, depth: int
+) -> bool:
+    if depth > 3:
+        return False
+    if isinstance(node, cst.Call):
+        qualified = provenance.qualify(node.func)
+        if qualified in LIST_REDUCTIONS:
+            return True
+        if isinstance(node.func, cst.Name) and node.func.value in ("list", "tuple") and node.args:
+            return _reduction_list(node.args[0].value, provenance, frame, depth + 1)
+        return False
+    if isinstance(node, (cst.ListComp, cst.GeneratorExp)):
+        return _scalar_reduction(node.elt, provenance)
+    if not isinstance(node, cst.Name):
+        return False
+    values = provenance.bindings(frame).reaching(node)
+    found = False
+    for value in values:
+        if value is None:
+            return False
+        if isinstance(value, cst.List) and not value.elements:
+            continue  # ``norms = []`` before it is filled
+        if isinstance(value, (cst.ListComp, cst.GeneratorExp)) and _iterated(
+            value.for_in.iter
+        ).deep_equals(node):
+            continue  # ``norms = [n.to(device) for n in norms]``: the same items, moved
+        if not _reduction_list(value, provenance, frame, depth + 1):
+            return False
+        found = True
+    return found
+
+
+def _scalar_reduction(node: cst.BaseExpression, provenance: Provenance) -> bool:
+    """``torch.linalg.vector_norm(g, p)``, ``g.norm()``, ``g.sum()``: one tensor reduced to
+    one value (no ``dim``)."""
+    if not isinstance(node, cst.Call) or any(
+        a.keyword and a.keyword.value == "dim" for a in node.args
+    ):
+        return False
+    if provenance.qualify(node.func) in SCALAR_REDUCTIONS:
+        return len([a for a in node.args if a.keyword is None]) <= 2
+    return (
+        isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in SCALAR_METHODS
+        and not [a for a in node.args if a.keyword is None and node.func.attr.value != "norm"]
+    )
+
+
+def mapping_keys(iterable: cst.BaseExpression, provenance: Provenance, frame: Frame) -> bool:
+    """A list of a mapping's keys kept under a name or on ``self``: ``self.info_keys =
+    list(info.keys())`` (every assignment but an empty ``[]``), iterated to take each named
+    field."""
+    node = _iterated(iterable)
+    if isinstance(node, cst.Name):
+        values = list(provenance.bindings(frame).reaching(node))
+    elif isinstance(node, cst.Attribute):
+        values = [v for _, v, _ in provenance.attribute_values(node, frame)]
+    else:
+        return False
+    filled = [v for v in values if not (isinstance(v, cst.List) and not v.elements)]
+    return bool(filled) and all(v is not None and _keys_of_mapping(v) for v in filled)
+
+
+def _keys_of_mapping(node: cst.BaseExpression) -> bool:
+    node = _iterated(node)
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "keys"
+        and not node.args
+    )
+
+
+# -- a model's outputs, through a callable attribute or a method returning one -----------------
+# Words of a callable attribute's name that say it prepares host data rather than running a model.
+HOST_CALLABLE_WORDS = frozenset(
+    {
+        "processor",
+        "tokenizer",
+        "transform",
+        "transforms",
+        "collate",
+        "collator",
+        "loader",
+        "reader",
+        "extractor",
+        "preprocess",
+        "preprocessor",
+        "fetch",
+        "load",
+        "data",
+        "dataset",
+        "iterator",
+    }
+)
+
+
+def called_outputs(iterable: cst.BaseExpression, provenance: Provenance, frame: Frame) -> bool:
+    """Whether the collection is what a model call returned: ``outs = self.encoder(x)``, a
+    callable attribute of ``self`` that is no method of its class (a submodule, a compiled
+    forward), or a method of the class every ``return`` of which is such a call (``return
+    self.block_forward(block, x)``); every binding of a name. Its tensors are made where the
+    model ran; moving them aligns devices. Not a callable named for host work
+    (``self.processor``, ``self.collate_fn``)."""
+    node = _iterated(iterable)
+    values: list[cst.BaseExpression | None] = [node]
+    if isinstance(node, cst.Name):
+        values = list(provenance.bindings(frame).reaching(node))
+    return bool(values) and all(
+        value is not None and _model_call(value, provenance, frame, 0) for value in values
+    )
+
+
+def _model_call(node: cst.BaseExpression, provenance: Provenance, frame: Frame, depth: int) -> bool:
+    while (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in SPLITTING_METHODS
+    ):
+        node = node.func.value  # ``self.encoder(x).split(sizes)``: pieces of its output
+    if not (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and isinstance(node.func.value, cst.Name)
+        and frame.cls is not None
+        and node.func.value.value == frame.self_name
+    ):
+        return False
+    name = node.func.attr.value
+    if name_words(name) & HOST_CALLABLE_WORDS:
+        return False
+    method = provenance.index.methods.get(frame.cls, {}).get(name)
+    if method is None:
+        return True  # a callable attribute: a submodule or a stored forward
+    if depth > 0:
+        return False
+    values = _returned(method)
+    inner = provenance.index.frame_of(method)
+    return bool(values) and all(_model_call(v, provenance, inner, depth + 1) for v in values)
+
+
+def _returned(function: cst.FunctionDef) -> list[cst.BaseExpression]:
+    """What every ``return`` of ``function`` gives (empty when one is bare or it yields)."""
+    collector = _Returns()
+    visit_read_only(function.body, collector)
+    return [] if collector.bare or collector.yields else collector.values

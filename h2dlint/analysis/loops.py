@@ -28,9 +28,9 @@ Conservative by design (a false positive is as bad as a miss). Not gathering loo
 - type-dispatching loops (``isinstance`` with an ``else`` or a test of another type, in the
   element, or around the loop): generic movers of mixed containers, which one batched copy
   cannot replace;
-- a mapping's values (``d.items()``, ``d.values()``, ``for k in d: d[k]``): named fields of
-  different dtypes and shapes (rows of one other array indexed by them, ``bitmask[row]`` for
-  the rows a mapping gives, are alike items and still count);
+- a mapping's values (``d.items()``, ``d.values()``, ``for k in d: d[k]``, ``d[k]`` for ``k``
+  of a list of its keys): named fields of different dtypes and shapes (rows of one other array
+  indexed by them, ``bitmask[row]`` of the rows a mapping gives, are alike items and count);
 - storage swaps (``p.data = ...``) and ``self``'s collection moved in place
   (``self.freqs = [f.to(d) for f in self.freqs]``): one-time relocations of state;
 - copies to an offload device (the host, see ``targets.by_name``), and collections named as
@@ -39,8 +39,8 @@ Conservative by design (a false positive is as bad as a miss). Not gathering loo
   buffer (``gpu[i, :n].copy_(cpu[i, :n])``, the fix for a strided copy);
 - items the analysis proves already on a device, or tensors of a list made on one, and the
   pieces of one tensor (``x.split(1)``) not proven on the host;
-- few-byte constants: ``torch.tensor(i)`` of a ``range`` index, ``torch.tensor([step])``.
-"""
+- few-byte values: ``torch.tensor(i)`` of a ``range`` index, ``torch.tensor([step])``, and
+  per-tensor reductions (``norms = list(torch._foreach_norm(grads))``)."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ import libcst as cst
 
 from h2dlint.analysis.bindings import COMPREHENSIONS
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.loop_iterables import _iterated, iterable_excluded, named_field
+from h2dlint.analysis.loop_iterables import _iterated, item_excluded, iterable_excluded
 
 # Re-exported: HTD101 imports them from here.
 from h2dlint.analysis.loop_iterables import tiny_iterable as tiny_iterable
@@ -110,7 +110,7 @@ def gathering_comprehension(
     if transfer is None:
         return None
     outer = clauses[0]
-    if any(named_field(transfer.moved, c.iter, loop_names, provenance, frame) for c in clauses):
+    if any(item_excluded(transfer.moved, c, loop_names, provenance, frame) for c in clauses):
         return None
     if any(iterable_excluded(c.iter, loop_names, provenance, frame) for c in clauses):
         return None
@@ -317,7 +317,7 @@ def gathering_for(node: cst.For, provenance: Provenance, frame: Frame) -> Gather
     transfers = _gathering_transfers(statements, loop_names, provenance, frame, indices)
     if transfers is None:
         return None
-    if any(named_field(t.moved, node.iter, loop_names, provenance, frame) for t in transfers):
+    if any(item_excluded(t.moved, node, loop_names, provenance, frame) for t in transfers):
         return None
     rows = all(rows_of_one(t, loop_names, provenance) for t in transfers)
     if iterable_excluded(node.iter, loop_names, provenance, frame, mapping_ok=rows):

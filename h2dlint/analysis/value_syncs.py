@@ -263,12 +263,73 @@ class _IterationSyncs(LoopBodyVisitor):
 
 def iteration_syncs(node: cst.While) -> list[IterationSync]:
     """The host reads a ``while`` loop makes on every iteration: of its test (a tensor as the
-    truth value, or an explicit read in it) and of its body."""
+    truth value, or an explicit read in it) and of its body. A loop that drains a Python
+    collection (:func:`drained_item`) is a for-each loop over its items: of its body, only
+    the reads of the item taken count (as a ``for`` loop over the collection would judge
+    them); other reads are per item of a list, not of the loop's state or a tensor's rows."""
     finder = _IterationSyncs()
     test = tensor_test(node.test)
     if test is not None:
         finder.found.append(IterationSync(test, test, "a tensor as the `while` test"))
     else:
         visit_read_only(node.test, finder)
+    in_test = len(finder.found)
     visit_read_only(node.body, finder)
-    return finder.found
+    item = drained_item(node)
+    if item is None:
+        return finder.found
+    return finder.found[:in_test] + [
+        sync for sync in finder.found[in_test:] if _root_name(sync.tensor) == item
+    ]
+
+
+def drained_item(node: cst.While) -> str | None:
+    """The name a ``while`` loop takes each item into when it drains a collection: ``while
+    xs:``, ``while len(xs) > 0:`` or ``while len(xs):`` whose body starts by taking an item
+    off the same collection (``x = xs.pop()``, ``popleft()``)."""
+    collection = _tested_collection(node.test)
+    body = node.body
+    if collection is None or not isinstance(body, cst.IndentedBlock) or not body.body:
+        return None
+    first = body.body[0]
+    if not (isinstance(first, cst.SimpleStatementLine) and len(first.body) == 1):
+        return None
+    small = first.body[0]
+    if not (
+        isinstance(small, cst.Assign)
+        and len(small.targets) == 1
+        and isinstance(small.targets[0].target, cst.Name)
+        and isinstance(small.value, cst.Call)
+        and isinstance(small.value.func, cst.Attribute)
+        and small.value.func.attr.value in ("pop", "popleft")
+        and small.value.func.value.deep_equals(collection)
+    ):
+        return None
+    return small.targets[0].target.value
+
+
+def _tested_collection(test: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``xs`` of ``while xs:``, ``while len(xs):``, ``while len(xs) > 0:``."""
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        target = test.comparisons[0]
+        if not (
+            isinstance(target.operator, (cst.GreaterThan, cst.NotEqual))
+            and isinstance(target.comparator, cst.Integer)
+            and target.comparator.value == "0"
+        ):
+            return None
+        test = test.left
+    if (
+        isinstance(test, cst.Call)
+        and isinstance(test.func, cst.Name)
+        and test.func.value == "len"
+        and len(test.args) == 1
+    ):
+        test = test.args[0].value
+    return test if isinstance(test, (cst.Name, cst.Attribute)) else None
+
+
+def _root_name(node: cst.BaseExpression) -> str | None:
+    while isinstance(node, (cst.Attribute, cst.Subscript, cst.Call)):
+        node = node.func if isinstance(node, cst.Call) else node.value
+    return node.value if isinstance(node, cst.Name) else None
