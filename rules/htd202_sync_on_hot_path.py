@@ -329,6 +329,36 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # A vision module's helper called through an attribute of the model
+        # (`self.visual.get_window_index(grid)`): every call passes a host grid, so the rows,
+        # the window counts (a comparison, `F.pad`, views rebound earlier in the same loop
+        # body) and their `.tolist()` are host work. A public method of an `nn.Module` that no
+        # framework calls by its name takes what the project's calls pass.
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+            from torch import nn
+            class Vision(nn.Module):
+                def get_window_index(self, grid_thw):
+                    cu = [0]
+                    for grid_t, grid_h, grid_w in grid_thw:
+                        index = torch.arange(grid_t * grid_h * grid_w).reshape(grid_t, grid_h, -1)
+                        padded = F.pad(index, (0, 1, 0, 1), "constant", -100)
+                        padded = padded.permute(0, 2, 1).reshape(grid_t, -1)
+                        lens = (padded != -100).sum(-1)
+                        cu.extend((lens.cumsum(0) + cu[-1]).tolist())
+                        padded = padded.reshape(-1)
+                    return cu
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.visual = Vision()
+                def prepare_inputs_for_generation(self, images):
+                    grid_thw = torch.tensor([image.grid_thw for image in images])
+                    return self.visual.get_window_index(grid_thw)
+            """
+        ),
         # A denoising loop's trajectory, collected on request, stacked after the last step and
         # handed to the caller on the batch (logging between): once per call, needed on the host.
         Valid(
@@ -1263,6 +1293,25 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # The twin: the helper's caller passes the grid on the device.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            class Vision(nn.Module):
+                def window_lens(self, grid_thw):
+                    lens = (grid_thw != 0).sum(-1)
+                    return lens.tolist()
+                           ^^^^^^^^^^^^^
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.visual = Vision()
+                def prepare_inputs_for_generation(self, images, device):
+                    grid_thw = torch.cat([image.grid for image in images]).to(device)
+                    return self.visual.window_lens(grid_thw)
+            """,
+        ),
         # After the loop, a copy kept in a local for more work, and one after a model call that
         # queued work again (the VAE's decode), even though stored on the batch.
         Invalid(
