@@ -331,6 +331,72 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # The twins of the stored replay closure and the sampler's step objects below: the
+        # closure is stored for a set-up method only, and the step method takes another class
+        # than the one the hot caller passes (so nothing says the call runs it).
+        Valid(
+            """
+            from dataclasses import dataclass
+            import torch
+            class Runner:
+                def __init__(self, device):
+                    self.device = device
+                    def _capture(x):
+                        self.buf.copy_(x, non_blocking=True)
+                        torch.cuda.synchronize(self.device)
+                    self._capture_fn = _capture
+                def setup(self, x):
+                    self._capture_fn(x)
+            @dataclass
+            class State:
+                probs: torch.Tensor | None = None
+            class Options:
+                pass
+            class Step:
+                def run(self, state: State):
+                    temp = torch.argmax(state.probs, dim=-1)
+                    state.sampled = state.probs[0, temp].item()
+            class Sampler(torch.nn.Module):
+                def __init__(self, steps):
+                    super().__init__()
+                    self.steps = steps
+                def forward(self, logits):
+                    options = Options()
+                    for step in self.steps:
+                        step.run(options)
+                    return logits
+            """
+        ),
+        # A vision module's helper called through an attribute of the model
+        # (`self.visual.get_window_index(grid)`): every call passes a host grid, so the rows,
+        # the window counts (a comparison, `F.pad`, views rebound earlier in the same loop
+        # body) and their `.tolist()` are host work. A public method of an `nn.Module` that no
+        # framework calls by its name takes what the project's calls pass.
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+            from torch import nn
+            class Vision(nn.Module):
+                def get_window_index(self, grid_thw):
+                    cu = [0]
+                    for grid_t, grid_h, grid_w in grid_thw:
+                        index = torch.arange(grid_t * grid_h * grid_w).reshape(grid_t, grid_h, -1)
+                        padded = F.pad(index, (0, 1, 0, 1), "constant", -100)
+                        padded = padded.permute(0, 2, 1).reshape(grid_t, -1)
+                        lens = (padded != -100).sum(-1)
+                        cu.extend((lens.cumsum(0) + cu[-1]).tolist())
+                        padded = padded.reshape(-1)
+                    return cu
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.visual = Vision()
+                def prepare_inputs_for_generation(self, images):
+                    grid_thw = torch.tensor([image.grid_thw for image in images])
+                    return self.visual.get_window_index(grid_thw)
+            """
+        ),
         # A denoising loop's trajectory, collected on request, stacked after the last step and
         # handed to the caller on the batch (logging between): once per call, needed on the host.
         Valid(
@@ -644,6 +710,7 @@ class SyncOnHotPath(Rule):
         # whose number of dimensions is unknown may select many elements.
         Valid(
             """
+            from dataclasses import dataclass
             import torch
             class Runner:
                 def __init__(self, n):
@@ -1293,6 +1360,65 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # A CUDA graph runner's replay closure, defined in `__init__`, stored on `self` (also
+        # wrapped: `functools.wraps(m)(_call)`) and called by `__call__` on every call; and a
+        # sampler's step objects, called through a list with a state object whose class each
+        # step's `run` is annotated with: the calls run them per call, whichever they are.
+        Invalid(
+            """
+            import functools
+            from dataclasses import dataclass
+            import torch
+            class GraphRunner:
+                def __init__(self, module, device):
+                    self.device = device
+                    def _call(x):
+                        x = x.to(self.device, non_blocking=True)
+                        torch.cuda.synchronize(self.device)
+                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        self.graph.replay()
+                        return self.static_out
+                    self._call_func = functools.wraps(module)(_call)
+                def __call__(self, x):
+                    return self._call_func(x)
+            @dataclass
+            class State:
+                probs: torch.Tensor | None = None
+            class Step:
+                def run(self, state: State):
+                    temp = torch.argmax(state.probs, dim=-1)
+                    state.sampled = state.probs[0, temp].item()
+                                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            class Sampler(torch.nn.Module):
+                def __init__(self, steps):
+                    super().__init__()
+                    self.steps = steps
+                def forward(self, logits):
+                    state = State(probs=logits.softmax(-1))
+                    for step in self.steps:
+                        step.run(state)
+                    return logits
+            """,
+        ),
+        # The twin: the helper's caller passes the grid on the device.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            class Vision(nn.Module):
+                def window_lens(self, grid_thw):
+                    lens = (grid_thw != 0).sum(-1)
+                    return lens.tolist()
+                           ^^^^^^^^^^^^^
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.visual = Vision()
+                def prepare_inputs_for_generation(self, images, device):
+                    grid_thw = torch.cat([image.grid for image in images]).to(device)
+                    return self.visual.window_lens(grid_thw)
+            """,
+        ),
         # After the loop, a copy kept in a local for more work, and one after a model call that
         # queued work again (the VAE's decode), even though stored on the batch.
         Invalid(

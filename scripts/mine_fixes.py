@@ -96,6 +96,21 @@ PAIRS: list[tuple[str, str, str]] = [
     ("transformers", "5.15.0", "5.16.0"),
     ("diffusers", "0.34.0", "0.35.0"),
     ("diffusers", "0.35.0", "0.36.0"),
+    # Session 14: a kernel library's host code, a TTS model, tensor collections and their
+    # CUDA-graph wrapper (read with --pair first; mamba-ssm and torchrl would not download).
+    ("liger-kernel", "0.6.0", "0.6.5"),
+    ("liger-kernel", "0.6.5", "0.7.0"),
+    ("liger-kernel", "0.7.0", "0.8.0"),
+    ("liger-kernel", "0.8.0", "0.8.5"),
+    ("moshi", "0.2.4", "0.2.8"),
+    ("moshi", "0.2.8", "0.2.13"),
+    ("chatterbox-tts", "0.1.2", "0.1.4"),
+    ("chatterbox-tts", "0.1.4", "0.1.7"),
+    ("f5-tts", "1.1.0", "1.1.10"),
+    ("f5-tts", "1.1.10", "1.1.22"),
+    ("tensordict", "0.11.0", "0.12.0"),
+    ("tensordict", "0.12.0", "0.14.0"),
+    ("tensordict", "0.14.0", "0.15.3"),
 ]
 
 # A removed line must hold one of these to start a candidate.

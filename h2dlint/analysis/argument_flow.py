@@ -7,7 +7,8 @@ about the arguments instead and keep what they all agree on.
 
 Only where every call is known: the function is a top-level function or a method of a
 top-level class of the module (not a public method of a class derived from one outside the
-project, which a framework may call: ``forward``, a hook); every reference to its name in the
+project whose name says a framework may call it: ``forward``, a ``*_step``, an ``on_*``
+callback, a hook; see :func:`framework_called`); every reference to its name in the
 module is a call that resolves to it (a function passed as a callback, a method called through
 an object the analysis cannot place, or a call with ``*args``/``**kwargs`` before the argument
 make the parameter unknown); no other module of the project calls a function of that name (its
@@ -28,6 +29,22 @@ from h2dlint.walk import visit_read_only
 
 # Calls of a function examined at most (a helper called from everywhere says little).
 MAX_CALL_SITES = 16
+# Public methods a framework calls on a subclass of its own class (``nn.Module``, a Lightning
+# module, a ``PreTrainedModel``, an optimizer): their calls in the project are not all of them.
+FRAMEWORK_METHODS = frozenset(
+    {
+        "forward",
+        "backward",
+        "step",
+        "generate",
+        "prepare_inputs_for_generation",
+        "extra_repr",
+        "reset_parameters",
+        "configure_optimizers",
+    }
+)
+# Words of such names: ``training_step``, ``_forward``-like entry points, ``register_hook``.
+FRAMEWORK_WORDS = frozenset({"step", "forward", "fwd", "hook", "callback"})
 
 
 @dataclass(frozen=True)
@@ -134,7 +151,7 @@ def arguments(source: FactSource, function: cst.FunctionDef, name: str) -> list[
     if _called_elsewhere(source, own):
         return None
     found: list[Argument] = []
-    if method and not own.startswith("_") and _external_bases(source, index.owner[function]):
+    if method and framework_called(own) and _external_bases(source, index.owner[function]):
         return None  # a framework's base class may call it (``forward``, a hook)
     for use in _references(source).get(own, []):
         if use.call is None:
@@ -218,6 +235,22 @@ def _default(function: cst.FunctionDef, name: str) -> cst.BaseExpression | None:
         if param.name.value == name:
             return param.default
     return None
+
+
+def framework_called(name: str) -> bool:
+    """Whether a framework may call a public method named ``name`` of a class derived from
+    its own: an entry point it dispatches (``forward``, ``step``, ``training_step``,
+    ``prepare_inputs_for_generation``), an ``on_*`` callback or a hook. Other public methods
+    of a module (``get_window_index``, ``rot_pos_emb``) are the project's own helpers, called
+    through an attribute (``self.visual.get_window_index(grid_thw)``) that ``callee`` places."""
+    if name.startswith("_"):
+        return False
+    words = [word for word in name.lower().split("_") if word]
+    return (
+        name in FRAMEWORK_METHODS
+        or not FRAMEWORK_WORDS.isdisjoint(words)
+        or (bool(words) and words[0] == "on")
+    )
 
 
 def _external_bases(source: FactSource, cls: cst.ClassDef) -> bool:

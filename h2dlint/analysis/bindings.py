@@ -99,6 +99,11 @@ class Bindings:
         carried = [b for b in bindings if b.order >= here and self._loop_carried(b, use)]
         if before and self._dominates(before[-1].statement, statement):
             before = before[-1:]
+            if not self._loops(before[0].statement).isdisjoint(self._loops(statement)):
+                # ``x = f(...)`` earlier in the same loop body, on every path to the use: a
+                # binding later in the loop reaches the use only through the next iteration's
+                # start, and this one rebinds the name before the use every time.
+                carried = []
         return (*before, *carried)
 
     def _shadowing(self, use: cst.Name) -> tuple[Binding, ...] | None:

@@ -107,8 +107,12 @@ class SameModuleCalls(cst.CSTVisitor):
             target = self.index.methods.get(self.cls, {}).get(func.attr.value)
             if target is not None:
                 self.found.append(target)
-        elif isinstance(func, cst.Attribute) and self.cls is not None:
-            self.found.extend(self._attribute_methods(func))
+            else:
+                self.found.extend(stored_functions(self.index, self.cls, func.attr.value))
+        elif isinstance(func, cst.Attribute):
+            if self.cls is not None:
+                self.found.extend(self._attribute_methods(func))
+            self.found.extend(dispatched_methods(self.index, self.function, node))
 
     def _attribute_methods(self, func: cst.Attribute) -> list[cst.FunctionDef]:
         """``self.attr.m`` where the class assigns ``self.attr`` an instance of a class of the
@@ -129,6 +133,145 @@ class SameModuleCalls(cst.CSTVisitor):
                 if method is not None:
                     found.append(method)
         return found
+
+
+def stored_functions(index: ModuleIndex, cls: cst.ClassDef, attr: str) -> list[cst.FunctionDef]:
+    """What ``self.attr(...)`` runs when a method of ``cls`` stores a function it defines on
+    ``self.attr``: ``self._call = _call``, or a wrapper of it (``functools.wraps(m)(_call)``,
+    ``partial(_call, n)``, ``torch.compile(_step)``), also through one local name bound to
+    one (``fn = wraps(m)(_call); self._call_func = fn``). A CUDA graph runner's replay closure,
+    defined in ``__init__`` and called from ``__call__``, runs on every call."""
+    found: list[cst.FunctionDef] = []
+    for value, frame in index.attributes.get(cls).get(attr, ()):
+        method = frame.function
+        if value is None or not isinstance(method, cst.FunctionDef):
+            continue
+        local = _local_functions(method)
+        if not local:
+            continue
+        for name in _wrapped_names(value, _local_values(method), 1):
+            found.extend(local.get(name, ()))
+    return found
+
+
+def dispatched_methods(
+    index: ModuleIndex, function: cst.FunctionDef | None, call: cst.Call
+) -> list[cst.FunctionDef]:
+    """``step.run(state)`` on an object of unknown class (an item of a list of step objects)
+    that is passed an instance of a class of the module (``state = SamplingState(...)`` in
+    the caller): the module's methods of that name whose parameter at that place is annotated
+    with that class (``def run(self, state: SamplingState)``), one of which the call runs,
+    whichever object it is."""
+    func = call.func
+    if function is None or not isinstance(func, cst.Attribute):
+        return []
+    name = func.attr.value
+    candidates = [methods[name] for methods in index.methods.values() if name in methods]
+    if not candidates:
+        return []
+    local = _local_values(function)
+    passed: list[tuple[int, str]] = []  # (position, class name) of arguments made here
+    for position, arg in enumerate(call.args):
+        if arg.keyword is not None or arg.star:
+            break
+        if isinstance(arg.value, cst.Name):
+            for value in local.get(arg.value.value, ()):
+                made = value.func if isinstance(value, cst.Call) else None
+                if isinstance(made, cst.Name) and made.value in index.classes:
+                    passed.append((position, made.value))
+    if not passed:
+        return []
+    found = []
+    for method in candidates:
+        params = [*method.params.posonly_params, *method.params.params][1:]  # not ``self``
+        if any(
+            position < len(params) and _annotated_class(params[position]) == klass
+            for position, klass in passed
+        ):
+            found.append(method)
+    return found
+
+
+def _annotated_class(param: cst.Param) -> str | None:
+    """The class name a parameter is annotated with (``state: SamplingState``, also quoted)."""
+    if param.annotation is None:
+        return None
+    annotation = param.annotation.annotation
+    if isinstance(annotation, cst.Name):
+        return annotation.value
+    if isinstance(annotation, cst.SimpleString):
+        return annotation.evaluated_value if isinstance(annotation.evaluated_value, str) else None
+    return None
+
+
+def _wrapped_names(
+    value: cst.BaseExpression, locals_: dict[str, list[cst.BaseExpression]], hops: int
+) -> list[str]:
+    """The bare names ``value`` stores or wraps: itself, the positional arguments of a call
+    (and of a call that makes the wrapper, ``wraps(m)(f)``), and what a local name is bound
+    to (``hops`` times)."""
+    if isinstance(value, cst.Name):
+        names = [value.value]
+        if hops > 0:
+            for bound in locals_.get(value.value, ()):
+                names.extend(_wrapped_names(bound, locals_, hops - 1))
+        return names
+    if isinstance(value, cst.Call):
+        names = [
+            name
+            for arg in value.args
+            if arg.keyword is None and not arg.star
+            for name in _wrapped_names(arg.value, locals_, hops)
+        ]
+        if isinstance(value.func, cst.Call):
+            names.extend(_wrapped_names(value.func, locals_, hops))
+        return names
+    return []
+
+
+def _local_functions(method: cst.FunctionDef) -> dict[str, list[cst.FunctionDef]]:
+    """The functions defined in ``method``'s own statements (in branches too, not in nested
+    functions), by name."""
+    found: dict[str, list[cst.FunctionDef]] = {}
+    for statement in _statements(method.body):
+        if isinstance(statement, cst.FunctionDef):
+            found.setdefault(statement.name.value, []).append(statement)
+    return found
+
+
+def _local_values(method: cst.FunctionDef) -> dict[str, list[cst.BaseExpression]]:
+    """``name = value`` statements of ``method`` (not in nested functions), by name."""
+    found: dict[str, list[cst.BaseExpression]] = {}
+    for statement in _statements(method.body):
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.Assign):
+                for target in small.targets:
+                    if isinstance(target.target, cst.Name):
+                        found.setdefault(target.target.value, []).append(small.value)
+    return found
+
+
+def _statements(block: cst.BaseSuite) -> list[cst.BaseStatement]:
+    """Every statement in ``block`` and the compound statements in it, not inside a nested
+    function or class (whose own statements are not the function's)."""
+    found: list[cst.BaseStatement] = []
+    stack: list[cst.CSTNode] = [block]
+    while stack:
+        node = stack.pop()
+        for name in ("body", "orelse", "handlers", "finalbody", "cases"):
+            value = getattr(node, name, None)
+            children = value if isinstance(value, (list, tuple)) else [value]
+            for child in children:
+                if isinstance(child, (cst.BaseStatement, cst.BaseSuite, cst.ExceptHandler)):
+                    if isinstance(child, cst.BaseStatement):
+                        found.append(child)
+                    if not isinstance(child, (cst.FunctionDef, cst.ClassDef)):
+                        stack.append(child)
+                elif isinstance(child, (cst.Else, cst.Finally, cst.MatchCase)):
+                    stack.append(child)
+    return found
 
 
 # Calls that run a step of a block's loop: a model or its head (words of the called

@@ -123,7 +123,7 @@ SAME_DEVICE_FUNCTIONS = frozenset(
         "isfinite",
         "logical_not",
     )
-)
+) | frozenset({"torch.nn.functional.pad", "torch.nn.functional.one_hot"})  # ``F.pad(index, ...)``
 HOST_DEVICE_PREFIXES = ("cpu", "meta")
 DTYPE_NAMES = frozenset(
     f"torch.{name}"

@@ -19,7 +19,10 @@ from h2dlint.analysis.targets import Target, device_target
 from h2dlint.analysis.torch_api import ALL_DTYPE_METHODS
 from h2dlint.imports import dotted_name
 
-MAX_DEPTH = 12
+# Deep enough for a loop body that rebuilds an index through a few views before reading it
+# (``index = arange(...).reshape(...)``, ``F.pad``, ``permute``, ``reshape`` twice, a
+# comparison, ``sum``, ``cumsum``: lmdeploy's window index, 16 steps from the read).
+MAX_DEPTH = 16
 # Annotations that say: a numpy array.
 NUMPY_ARRAY_TYPES = frozenset(
     {"numpy.ndarray", "numpy.typing.NDArray", "numpy.typing.ArrayLike", "numpy.array"}

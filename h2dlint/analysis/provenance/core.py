@@ -122,6 +122,10 @@ class Provenance(CallFacts):
             return self._call(node, frame, depth)
         if isinstance(node, cst.BinaryOperation):
             return self._binary(node, frame, depth)
+        if isinstance(node, cst.Comparison):
+            return self._comparison(node, frame, depth)
+        if isinstance(node, cst.UnaryOperation) and not isinstance(node.operator, cst.Not):
+            return self.fact(node.expression, frame, depth + 1).derived()  # ``~mask``, ``-x``
         if isinstance(node, cst.IfExp):
             return join(
                 [self.fact(node.body, frame, depth + 1), self.fact(node.orelse, frame, depth + 1)]
@@ -408,6 +412,28 @@ class Provenance(CallFacts):
         if any(f.where is Where.DEVICE for f in known):
             return DEVICE_FRESH
         return known[0].derived()
+
+    def _comparison(self, node: cst.Comparison, frame: Frame, depth: int) -> Fact:
+        """``x != -100``, ``pos < lens``: an elementwise comparison is where its operands are,
+        like arithmetic. Only one comparison of values (not ``in``/``is``, not a chain)."""
+        if len(node.comparisons) != 1:
+            return UNKNOWN_FACT
+        target = node.comparisons[0]
+        if not isinstance(target.operator, ELEMENTWISE_COMPARISONS):
+            return UNKNOWN_FACT
+        return self._binary(
+            cst.BinaryOperation(node.left, cst.Add(), target.comparator), frame, depth
+        )
+
+
+ELEMENTWISE_COMPARISONS = (
+    cst.Equal,
+    cst.NotEqual,
+    cst.LessThan,
+    cst.LessThanEqual,
+    cst.GreaterThan,
+    cst.GreaterThanEqual,
+)
 
 
 def _names(target: cst.BaseExpression) -> list[cst.Name]:
