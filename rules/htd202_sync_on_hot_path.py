@@ -18,6 +18,7 @@ from h2dlint.analysis.loop_body import saving_code, showing_code
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.row_findings import reported_row_read
 from h2dlint.analysis.shape_syncs import (
     DATA_SIZED_FUNCTIONS,
     DATA_SIZED_METHODS,
@@ -898,6 +899,27 @@ class SyncOnHotPath(Rule):
                 def forward(self, grid, device):
                     g = grid.to(device)
                     return [r.prod().item() for r in g]
+            """
+        ),
+        # Reads of a row of a loop that HTD201 reports at the loop (row_findings): a row taken
+        # by the loop's `enumerate` counter from another tensor, a name bound to it, the mask
+        # row that indexes it, and a row of a `range(len(x))` counter.
+        Valid(
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(
+                    self, ids: torch.Tensor, types: torch.Tensor, mask: torch.Tensor
+                ):
+                    out = []
+                    for b, row_ids in enumerate(ids):
+                        row_types = types[b]
+                        row_types = row_types[mask[b].bool()]
+                        out.append(row_types.tolist())
+                    for i in range(len(ids)):
+                        row = ids[i]
+                        out.append(row.tolist())
+                    return out
             """
         ),
         # An explicit synchronize, an assert, a log line and a debugging branch.
@@ -2163,6 +2185,33 @@ class SyncOnHotPath(Rule):
                                ^^^^^^^^^^^^
             """,
         ),
+        # Look-alikes of HTD201's rows: a read in a loop nested in the row loop runs once per
+        # inner iteration (the column copied again for each token), and items of a Python list
+        # taken by the counter are no rows (HTD201 does not report that loop).
+        Invalid(
+            """
+            import torch
+            class Table(torch.nn.Module):
+                def forward(self, token_types, n: int, k: int):
+                    types = token_types.cuda()
+                    labels = []
+                    for b in range(n):
+                        example = types[b]
+                        for i in range(k):
+                            labels.append(example[:, 0].tolist()[i])
+                                          ^^^^^^^^^^^^^^^^^^^^^^
+                    return labels
+            class Heads(torch.nn.Module):
+                def forward(self, x, requests):
+                    y = self.proj(x.cuda())
+                    outs = [y[j] for j in range(3)]
+                    done = []
+                    for i, req in enumerate(requests):
+                        done.append(outs[i].sum().item())
+                                    ^^^^^^^^^^^^^^^^^^^^
+                    return done
+            """,
+        ),
     )
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -2448,6 +2497,8 @@ class SyncOnHotPath(Rule):
                 reason, steps = found
         if reason is None or not runs_every_call(self.context, node, explicit, steps=steps):
             return False
+        if reported_row_read(self.context, node, tensor) is not None:
+            return False  # a read of a row of a loop whose per-row syncs HTD201 reports
         if kind == "copy" and prepared_host_input(function, self.context.ancestors):
             return False  # the input preparer's host copy that ``forward`` reads instead
         if after_generation(provenance, self.context.ancestors):
