@@ -69,7 +69,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
     xs.pop()`) is a for-each loop over its items: only reads of the item taken count. Not
     reported either: the host copy of what a module or helper returns for each row or
     chunk (`out = module(chunk)`, `outs.append(out.cpu())`: the work's output leaving, as
-    chunked calibration offloads it). Not flagged: a single read after the loop, one
+    chunked calibration offloads it), nor a loop over objects read for a field no tensor has
+    (`for hyp in nbest_hyps: hyp.yseq.tolist()`: beam hypotheses, requests). Not flagged: a single read after the loop, one
     `.tolist()` followed by a Python loop that does other work per row, loops over Python
     lists, reads in a branch taken once every N iterations (`if step % 100 == 0`), and reads
     of a row's shape only.
@@ -171,6 +172,27 @@ class SyncPerRow(ComprehensionVisits, Rule):
                         start = int(offsets[e])
                         tokens[start:start + 8] = 0
                     return tokens
+            """
+        ),
+        # Items read for a field no tensor has (`hyp.yseq`): the loop walks objects (beam
+        # hypotheses a search module returns), not the rows of a tensor.
+        Valid(
+            """
+            import torch
+            class BeamSearch(torch.nn.Module):
+                def forward(self, x):
+                    return self.search(x)
+            class Asr(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.beam_search = BeamSearch()
+                def inference(self, speech: torch.Tensor, device):
+                    encoder_out = self.encoder(speech.to(device))
+                    nbest_hyps = self.beam_search(x=encoder_out[0])
+                    results = []
+                    for hyp in nbest_hyps:
+                        results.append(hyp.yseq[1:-1].tolist())
+                    return results
             """
         ),
         # Slice bounds from Python ints: a list, `.tolist()` rows, a host copy, sizes.
@@ -620,6 +642,32 @@ class SyncPerRow(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # A row read through an attribute every tensor has (`.data`, `.T`) is still a row.
+        Invalid(
+            """
+            import torch
+            def f(x: torch.Tensor, device):
+                y = x.to(device)
+                return [r.data.sum().item() for r in y]
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+        ),
+        # A field of what a torch op returns for the row (`torch.topk(row).values`) is still
+        # computed from the row: only the loop's own items are read as objects.
+        Invalid(
+            """
+            import torch
+            def f(x: torch.Tensor, device, k: int):
+                y = x.to(device)
+                out = []
+                for i in range(y.size(0)):
+                ^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    top = torch.topk(y[i], k=k)
+                    out.append(top.values.cpu())
+                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return out
+            """,
+        ),
         # The same offsets computed on the device: one sync per expert.
         Invalid(
             """

@@ -153,7 +153,12 @@ def _accepted(
     if pieces is not loop:  # `for c in chunks` of `chunks = torch.split(x, n)`: x's pieces
         loop = pieces
         syncs = sorted(row_syncs(parts, loop), key=lambda s: not s.what.startswith("`."))
+    derived = with_derived(parts, loop)
     for sync in syncs:
+        if isinstance(sync.call, cst.BaseExpression) and not reads_row(
+            sync.call, derived, objects=True
+        ):
+            continue  # ``hyp.yseq.tolist()`` of ``for hyp in nbest_hyps``: objects, no rows
         where = provenance.where(sync.tensor, frame)
         if where.on_host:
             continue
@@ -251,8 +256,11 @@ def reported_row_read(
         rows = _at(context, index, partial(loop_rows, context, parent))
         if rows.finding is None:
             return None
-        if node in rows.accepted or any(reads_row(tensor, walk) for walk in rows.walks):
-            return parent
+        read = [tensor, node] if isinstance(node, cst.BaseExpression) else [tensor]
+        if node in rows.accepted or any(
+            reads_row(part, walk) for walk in rows.walks for part in read
+        ):
+            return parent  # ``other[row_mask]``: the mask is the row read
         return None
     return None
 
