@@ -1,15 +1,16 @@
 """What a loop reads per row, as one fact that HTD201 (a sync per row) and HTD202 (a sync on a
 hot path) share: for a ``for`` loop or a comprehension, the ways it walks rows (the rows it
 iterates, each argument of the ``zip`` it iterates, the rows its ``enumerate`` counter
-indexes in other tensors, names its body binds to a row), the row syncs HTD201 accepts
-there (on the device, or rows surely tensors on a hot path) and the first of them, which
-HTD201 reports at the loop.
+indexes in other tensors, names its body binds to a row) and the first row sync HTD201
+accepts there (on the device, or rows surely tensors on a hot path), which HTD201 reports at
+the loop, naming the tensor whose rows it reads.
 
-HTD202 leaves to that finding every sync that reads a row of such a loop (a ``.tolist()`` of
-``mm_token_type_ids[batch_idx]`` in ``for batch_idx, ids in enumerate(input_ids)``, the
-boolean mask ``attention_mask[batch_idx].bool()`` that indexes it), so that each per-row sync
-is reported once, by HTD201, at the loop. Where HTD201 reports nothing for the loop (host rows,
-items of a Python list, outputs of a module), HTD202 judges each read on its own.
+HTD202 leaves to that finding every sync in the loop that reads a row of the tensor HTD201
+names (a ``.tolist()`` of ``mm_token_type_ids[batch_idx]`` in ``for batch_idx, ids in
+enumerate(input_ids)``, the same row indexed by the mask ``attention_mask[batch_idx].bool()``),
+so that each per-row sync is reported once, by HTD201, at the loop. Where HTD201 reports
+nothing for the loop (host rows, items of a Python list, outputs of a module), or the read is
+of another tensor's rows, HTD202 judges each read on its own.
 """
 
 from __future__ import annotations
@@ -68,11 +69,10 @@ class RowFinding:
 @dataclass(frozen=True)
 class LoopRows:
     """What one loop reads per row: HTD201's finding (the first accepted row sync) and the
-    walks it judged, with the reads HTD201 accepted."""
+    walks it judged."""
 
     finding: RowFinding | None
     walks: tuple[RowLoop, ...]
-    accepted: frozenset[cst.CSTNode]
 
 
 _LOOP_ROWS: SharedKey[LoopRows] = SharedKey("loop rows")
@@ -124,14 +124,13 @@ def _walks(node: Loop) -> Iterator[tuple[RowLoop, list[cst.CSTNode], bool, bool]
 def _judge_loop(context: FileContext, node: Loop) -> LoopRows:
     finding: RowFinding | None = None
     walks: list[RowLoop] = []
-    accepted: set[cst.CSTNode] = set()
     for loop, parts, own, guessed in _walks(node):
         walks.append(with_derived(parts, loop))
-        found = list(_accepted(context, node, loop, parts, guessed))
-        accepted.update(f.sync.call for f in found)
-        if finding is None and found:
-            finding = replace(found[0], own_walk=own)
-    return LoopRows(finding, tuple(walks), frozenset(accepted))
+        if finding is None:
+            found = next(_accepted(context, node, loop, parts, guessed), None)
+            if found is not None:
+                finding = replace(found, own_walk=own)
+    return LoopRows(finding, tuple(walks))
 
 
 def _accepted(
@@ -239,10 +238,10 @@ def reported_row_read(
 ) -> cst.CSTNode | None:
     """The loop that repeats ``node`` (being visited; the innermost loop of its function whose
     iterations run it, not one whose iterable holds it) when HTD201 reports a per-row finding
-    for that loop and ``node`` reads one of its rows (``tensor`` being what it reads): one of
-    the row syncs HTD201 accepts there, or a sync of a row it walks (a boolean mask of the
-    row, a row indexed by a mask). None otherwise: a read in a loop nested in the row loop
-    runs once per inner iteration, not once per row."""
+    for that loop and ``node`` (``tensor`` being what it reads) is the sync HTD201 names or
+    reads a row of the tensor HTD201 names (through a name bound to the row, a boolean mask of
+    the row, the row indexed by a mask). None otherwise: a read in a loop nested in the row
+    loop runs once per inner iteration, not once per row."""
     ancestors = context.ancestors
     for index in range(len(ancestors) - 1, -1, -1):
         parent = ancestors[index]
@@ -256,11 +255,18 @@ def reported_row_read(
         rows = _at(context, index, partial(loop_rows, context, parent))
         if rows.finding is None:
             return None
+        if node is rows.finding.sync.call:
+            return parent
+        # A read of a row of the tensor HTD201 names (``types[b]`` bound to a name, its row
+        # indexed by a mask): the same per-row syncs. Rows of another tensor read in the same
+        # loop (per-request top-k copies beside a read of host metadata) stay HTD202's.
+        code = context.module.code_for_node
+        named = code(rows.finding.sync.tensor)
         read = [tensor, node] if isinstance(node, cst.BaseExpression) else [tensor]
-        if node in rows.accepted or any(
-            reads_row(part, walk) for walk in rows.walks for part in read
-        ):
-            return parent  # ``other[row_mask]``: the mask is the row read
+        for walk in rows.walks:
+            for part in read:
+                if any(code(base) == named for base in reads_row(part, walk) or ()):
+                    return parent
         return None
     return None
 
