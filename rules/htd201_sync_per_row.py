@@ -70,10 +70,10 @@ class SyncPerRow(ComprehensionVisits, Rule):
     reported either: the host copy of what a module or helper returns for each row or
     chunk (`out = module(chunk)`, `outs.append(out.cpu())`: the work's output leaving, as
     chunked calibration offloads it), nor a loop over objects read for a field no tensor has
-    (`for hyp in nbest_hyps: hyp.yseq.tolist()`: beam hypotheses, requests). Not flagged: a single read after the loop, one
-    `.tolist()` followed by a Python loop that does other work per row, loops over Python
-    lists, reads in a branch taken once every N iterations (`if step % 100 == 0`), and reads
-    of a row's shape only.
+    (`for hyp in nbest_hyps: hyp.yseq.tolist()`: beam hypotheses, requests). Not flagged: a
+    single read after the loop, one `.tolist()` followed by a Python loop that does other work
+    per row, loops over Python lists, reads in a branch taken once every N iterations (`if
+    step % 100 == 0`), and reads of a row's shape only.
 
     A function is on a *hot path* when it runs per step or per request: `forward` or
     `__call__` of a class, a step-like entry point by name (`step`, `training_step`,
