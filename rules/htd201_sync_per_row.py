@@ -3,33 +3,20 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.facts import Where
-from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.host_data import host_side
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.row_findings import DEVICE, HOT, RowFinding, loop_rows
 from h2dlint.analysis.row_reductions import RowReduction, list_row_reduction, tensor_row_reduction
-from h2dlint.analysis.row_tensors import hot_rows_of_tensors, pieces_walk, rows_are_tensors
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, RowLoop, Walk
-from h2dlint.analysis.syncs import (
-    INDEX_READS,
-    counter_loop,
-    row_loop,
-    row_syncs,
-    zipped_loops,
-)
-from h2dlint.analysis.tensor_kinds import (
-    is_tensor,
-    tensor_evidence,
-    tensor_sequence_parameter,
-)
+from h2dlint.analysis.syncs import row_loop
+from h2dlint.analysis.tensor_kinds import is_tensor, tensor_evidence
 from h2dlint.analysis.value_syncs import TEST_METHODS, iteration_syncs, value_where
 from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.rule import ComprehensionVisits, Invalid, Rule, Valid, snippet
 from h2dlint.walk import visit_read_only
 
 ATOMS = (cst.Name, cst.Attribute, cst.Subscript, cst.Call)
-HOST_COPIES = ("`.cpu()`", '`.to("cpu")`')
 # The methods that make a tensor an `if` or `while` test (see syncs.tensor_test).
 _ROW_LOOPS = (
     "While|Name|Attribute|Subscript|enumerate|range|zip|.unbind|.tolist"
@@ -82,10 +69,11 @@ class SyncPerRow(ComprehensionVisits, Rule):
     xs.pop()`) is a for-each loop over its items: only reads of the item taken count. Not
     reported either: the host copy of what a module or helper returns for each row or
     chunk (`out = module(chunk)`, `outs.append(out.cpu())`: the work's output leaving, as
-    chunked calibration offloads it). Not flagged: a single read after the loop, one
-    `.tolist()` followed by a Python loop that does other work per row, loops over Python
-    lists, reads in a branch taken once every N iterations (`if step % 100 == 0`), and reads
-    of a row's shape only.
+    chunked calibration offloads it), nor a loop over objects read for a field no tensor has
+    (`for hyp in nbest_hyps: hyp.yseq.tolist()`: beam hypotheses, requests). Not flagged: a
+    single read after the loop, one `.tolist()` followed by a Python loop that does other work
+    per row, loops over Python lists, reads in a branch taken once every N iterations (`if
+    step % 100 == 0`), and reads of a row's shape only.
 
     A function is on a *hot path* when it runs per step or per request: `forward` or
     `__call__` of a class, a step-like entry point by name (`step`, `training_step`,
@@ -184,6 +172,27 @@ class SyncPerRow(ComprehensionVisits, Rule):
                         start = int(offsets[e])
                         tokens[start:start + 8] = 0
                     return tokens
+            """
+        ),
+        # Items read for a field no tensor has (`hyp.yseq`): the loop walks objects (beam
+        # hypotheses a search module returns), not the rows of a tensor.
+        Valid(
+            """
+            import torch
+            class BeamSearch(torch.nn.Module):
+                def forward(self, x):
+                    return self.search(x)
+            class Asr(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.beam_search = BeamSearch()
+                def inference(self, speech: torch.Tensor, device):
+                    encoder_out = self.encoder(speech.to(device))
+                    nbest_hyps = self.beam_search(x=encoder_out[0])
+                    results = []
+                    for hyp in nbest_hyps:
+                        results.append(hyp.yseq[1:-1].tolist())
+                    return results
             """
         ),
         # Slice bounds from Python ints: a list, `.tolist()` rows, a host copy, sizes.
@@ -633,6 +642,32 @@ class SyncPerRow(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # A row read through an attribute every tensor has (`.data`, `.T`) is still a row.
+        Invalid(
+            """
+            import torch
+            def f(x: torch.Tensor, device):
+                y = x.to(device)
+                return [r.data.sum().item() for r in y]
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+        ),
+        # A field of what a torch op returns for the row (`torch.topk(row).values`) is still
+        # computed from the row: only the loop's own items are read as objects.
+        Invalid(
+            """
+            import torch
+            def f(x: torch.Tensor, device, k: int):
+                y = x.to(device)
+                out = []
+                for i in range(y.size(0)):
+                ^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    top = torch.topk(y[i], k=k)
+                    out.append(top.values.cpu())
+                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return out
+            """,
+        ),
         # The same offsets computed on the device: one sync per expert.
         Invalid(
             """
@@ -1184,19 +1219,12 @@ class SyncPerRow(ComprehensionVisits, Rule):
 
     # -- for statements ---------------------------------------------------------------------------
     def visit_For(self, node: cst.For) -> None:
-        loop = row_loop(node.iter, node.target)
-        if loop is not None and loop.walk is Walk.LIST:
-            return  # a statement loop over .tolist() rows: one transfer, then Python work
-        if loop is not None and self._judge(node, loop, [node.body], None):
-            return
-        # ``for latent, label in zip(latents, labels)``: the rows of each argument.
-        for zipped in zipped_loops(node.iter, node.target) if loop is None else ():
-            if self._judge(node, zipped, [node.body], None):
-                return
-        # ``for i, item in enumerate(xs)`` reading ``other[i]``: rows by the counter.
-        counted = counter_loop(node.iter, node.target)
-        if counted is not None:
-            self._judge(node, counted, [node.body], None, guessed=False)
+        # The loop's rows, the arguments of the ``zip`` it iterates, or the rows its
+        # ``enumerate`` counter indexes (``for i, item in enumerate(xs)`` reading ``other[i]``);
+        # a statement loop over ``.tolist()`` rows is one transfer, then Python work.
+        finding = loop_rows(self.context, node).finding
+        if finding is not None:
+            self._report_rows(node, finding, None)
 
     # -- while loops ------------------------------------------------------------------------------
     def visit_While(self, node: cst.While) -> None:
@@ -1251,125 +1279,63 @@ class SyncPerRow(ComprehensionVisits, Rule):
     # -- comprehensions ---------------------------------------------------------------------------
     def on_comprehension(self, node: cst.BaseComp | cst.DictComp) -> None:
         for_in = node.for_in
-        loop = row_loop(for_in.iter, for_in.target)
-        if loop is None:
-            for zipped in zipped_loops(for_in.iter, for_in.target):
-                if self._judge(node, zipped, [*_comprehension_parts(node), *for_in.ifs], None):
-                    return
-            return
         simple = isinstance(node, cst.ListComp) and not for_in.ifs and for_in.inner_for_in is None
-        if loop.walk is Walk.LIST:
+        loop = row_loop(for_in.iter, for_in.target)
+        if loop is not None and loop.walk is Walk.LIST:
             if simple and isinstance(node, cst.ListComp):
                 self._list_round_trip(node, loop)
             return
-        if isinstance(node, cst.DictComp):
-            parts: list[cst.CSTNode] = [node.key, node.value]
-        else:
-            assert isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp))
-            parts = [node.elt]
-        parts += list(for_in.ifs)
-        if for_in.inner_for_in is not None:
-            parts.append(for_in.inner_for_in)
-        fixed = None
-        if simple and isinstance(node, cst.ListComp) and isinstance(for_in.target, cst.Name):
-            fixed = self._fixed_rows(node, loop, for_in.target.value)
-        if self._judge(node, loop, parts, fixed):
+        finding = loop_rows(self.context, node).finding
+        if finding is None:
             return
-        counted = counter_loop(for_in.iter, for_in.target)
-        if counted is not None:
-            self._judge(node, counted, parts, None, guessed=False)
+        fixed = None
+        if (
+            simple
+            and isinstance(node, cst.ListComp)
+            and isinstance(for_in.target, cst.Name)
+            and finding.own_walk
+            and finding.kind != HOT
+            and not finding.loop.pieces
+        ):
+            fixed = self._fixed_rows(node, finding.loop, for_in.target.value)
+        self._report_rows(node, finding, fixed)
 
-    # -- judging ----------------------------------------------------------------------------------
-    def _judge(
-        self,
-        node: cst.CSTNode,
-        loop: RowLoop,
-        parts: list[cst.CSTNode],
-        fixed: cst.BaseExpression | None,
-        guessed: bool = True,
-    ) -> bool:
-        """Report the loop's first row sync that is one; whether it did. Not ``guessed``: only
-        rows of tensors known to be tensors (an enumerate counter indexes lists as often)."""
-        # A method sync (`.item()`) names the read better than the `int()` around it.
-        syncs = sorted(row_syncs(parts, loop), key=lambda s: not s.what.startswith("`."))
-        if not syncs:
-            return False
-        provenance = Provenance.of(self.context)
-        frame = provenance.current_frame()
-        pieces = pieces_walk(provenance, loop, frame)
-        if pieces is not loop:  # `for c in chunks` of `chunks = torch.split(x, n)`: x's pieces
-            loop = pieces
-            syncs = sorted(row_syncs(parts, loop), key=lambda s: not s.what.startswith("`."))
-        row = "piece" if loop.pieces else "row"
-        if loop.pieces:
-            fixed = None  # a per-row fix does not fit pieces of several rows
-        for sync in syncs:
-            where = provenance.where(sync.tensor, frame)
-            if where.on_host:
-                continue
-            if sync.what in HOST_COPIES and _called_output(provenance, sync.call, frame):
-                continue  # `out = module(piece)`, `out.cpu()`: the call's output leaving
-            if sync.what in INDEX_READS and host_side(self.context):
-                continue  # sizes in a processor's or tokenizer's loop: host data
-            shown = self.shown(sync.tensor, "the tensor")
+    # -- reporting --------------------------------------------------------------------------------
+    def _report_rows(
+        self, node: cst.CSTNode, finding: RowFinding, fixed: cst.BaseExpression | None
+    ) -> None:
+        """Report the loop's row sync that HTD201 names (:mod:`row_findings`)."""
+        sync = finding.sync
+        row = "piece" if finding.loop.pieces else "row"
+        shown = self.shown(sync.tensor, "the tensor")
+        if finding.kind == HOT:
+            # No fix: the rows may come from a sequence of tensors, which
+            # `torch.prod(..., dim=-1)` does not take.
+            self.report(
+                node,
+                f"{sync.what} on each {row} of {shown}, on a hot path ({finding.reason}): one "
+                f"device sync per {row} if {shown} is on the GPU; compute on the whole tensor "
+                "and copy the result once",
+                confidence=Confidence.MEDIUM,
+            )
+            return
+        if finding.kind == DEVICE:
+            message = (
+                f"{sync.what} on each {row} of {shown}, which is on the device: one device "
+                f"sync per {row}; compute on the whole tensor and copy the result once"
+            )
+            confidence = Confidence.HIGH
+        else:
             # The sync itself is inferred where the device is unknown (the rows may be a host
             # tensor's, as a serving engine's CPU-side sampling keeps them): MEDIUM.
-            confidence = Confidence.HIGH
-            if where is Where.DEVICE:
-                message = (
-                    f"{sync.what} on each {row} of {shown}, which is on the device: one device "
-                    f"sync per {row}; compute on the whole tensor and copy the result once"
-                )
-            elif rows_are_tensors(
-                provenance, self.context.module, sync.tensor, loop, frame
-            ) and not on_host_by_name(sync.tensor, frame):
-                message = (
-                    f"per-{row} Python overhead: {sync.what} on each {row} of {shown} (one "
-                    f"device sync per {row} when it is on a device); compute on the whole tensor "
-                    "and copy the result once"
-                )
-                confidence = Confidence.MEDIUM
-            else:
-                # Surely a tensor (a field declared as one, a `torch.*` result, a name bound
-                # only to such values): its rows are tensors, whatever the loop counts with.
-                known = tensor_evidence(provenance, sync.tensor, frame) is not None
-                if not known and (
-                    not guessed
-                    or sync.what in INDEX_READS  # a size or bound: rows of ints do that too
-                    or (
-                        sync.what in HOST_COPIES
-                        and not (
-                            isinstance(sync.tensor, cst.Name)
-                            and tensor_sequence_parameter(provenance, sync.tensor, frame)
-                        )
-                    )
-                ):
-                    continue  # copying whole items of unknown kind: often offloading, by design
-                hot = hot_rows_of_tensors(
-                    self.context,
-                    provenance,
-                    sync.tensor,
-                    loop,
-                    parts,
-                    frame,
-                    known=known,
-                    node=node,
-                )
-                if hot is None:
-                    continue
-                message = (
-                    f"{sync.what} on each {row} of {shown}, on a hot path ({hot}): one device "
-                    f"sync per {row} if {shown} is on the GPU; compute on the whole tensor and "
-                    "copy the result once"
-                )
-                # No fix: the rows may come from a sequence of tensors, which
-                # `torch.prod(..., dim=-1)` does not take.
-                self.report(node, message, confidence=Confidence.MEDIUM)
-                return True
-            replacements = [(node, fixed)] if fixed is not None else []
-            self.report(node, message, replacements=replacements, confidence=confidence)
-            return True
-        return False
+            message = (
+                f"per-{row} Python overhead: {sync.what} on each {row} of {shown} (one "
+                f"device sync per {row} when it is on a device); compute on the whole tensor "
+                "and copy the result once"
+            )
+            confidence = Confidence.MEDIUM
+        replacements = [(node, fixed)] if fixed is not None else []
+        self.report(node, message, replacements=replacements, confidence=confidence)
 
     def _fixed_rows(self, node: cst.ListComp, loop: RowLoop, row: str) -> cst.BaseExpression | None:
         """``[int(torch.prod(r).item()) for r in t]`` -> ``torch.prod(t, dim=-1).tolist()``."""
@@ -1408,48 +1374,6 @@ class SyncPerRow(ComprehensionVisits, Rule):
             "one vectorised op and transfers only the result",
             replacements=replacements,
         )
-
-
-def _called_output(provenance: Provenance, read: cst.BaseExpression, frame: Frame) -> bool:
-    """Whether the copy ``read`` (``out.cpu()``) copies a name bound in the loop only to what
-    a module or helper returns for the row (``out = module(piece)``, then ``out = out[0]``):
-    copying it to the host offloads the work's output (chunked calibration, offloaded
-    activations), which must leave; the per-row call is the loop's work, not a read of the
-    row."""
-    if isinstance(read, cst.Call) and isinstance(read.func, cst.Attribute):
-        tensor: cst.BaseExpression = read.func.value
-    else:
-        return False
-    if not isinstance(tensor, cst.Name):
-        return False
-    calls = 0
-    for value in provenance.bindings(frame).reaching(tensor):
-        if isinstance(value, cst.Subscript) and value.value.deep_equals(tensor):
-            continue
-        if not isinstance(value, cst.Call):
-            return False
-        func = value.func
-        if (provenance.qualify(func) or "").startswith(("torch.", "numpy.", "np.")):
-            return False
-        if not (
-            (isinstance(func, cst.Name) and func.value not in SYNC_BUILTINS)
-            or (
-                isinstance(func, cst.Attribute)
-                and isinstance(func.value, cst.Name)
-                and func.value.value == frame.self_name
-            )
-        ):
-            return False
-        calls += 1
-    return calls > 0
-
-
-def _comprehension_parts(node: cst.BaseComp | cst.DictComp) -> list[cst.CSTNode]:
-    """What a comprehension computes per item: its element (a dict's key and value)."""
-    if isinstance(node, cst.DictComp):
-        return [node.key, node.value]
-    assert isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp))
-    return [node.elt]
 
 
 def _counted_row(loop: cst.While, read: cst.BaseExpression) -> bool:

@@ -18,6 +18,7 @@ from h2dlint.analysis.loop_body import saving_code, showing_code
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.row_findings import reported_row_read
 from h2dlint.analysis.shape_syncs import (
     DATA_SIZED_FUNCTIONS,
     DATA_SIZED_METHODS,
@@ -175,8 +176,11 @@ class SyncOnHotPath(Rule):
     file passes on from such an argument (`self.model(x, grid_thw=grid_thw)`).
 
     Not flagged: run-once and cold code; host tensors (built without `device=`, `.cpu()`
-    results, `.to("cpu", non_blocking=True)` results); syncs reading the rows of a loop (HTD201
-    reports those) and syncs in `while` loops (HTD201); explicit waits (`torch.cuda.synchronize()`,
+    results, `.to("cpu", non_blocking=True)` results); syncs reading the rows of a loop that HTD201
+    reports (its own rows, the rows its `enumerate` counter takes from other tensors, names
+    bound to them, a mask row indexing any tensor: each per-row sync is reported once, by
+    HTD201 at the loop; a read in a loop nested in the row loop, or of items of a Python list,
+    stays HTD202's) and syncs in `while` loops (HTD201); explicit waits (`torch.cuda.synchronize()`,
     `stream.synchronize()`) other than the one shape below; code that only runs while tracing or
     scripting (`if torch.jit.is_tracing():`);
     reference implementations a kernel is checked against (`*_reference`, `oracle`, `golden`,
@@ -202,7 +206,10 @@ class SyncOnHotPath(Rule):
     `if x.is_cuda: return ...`, what only a CPU branch calls, forwards named for the CPU such as
     `_cpu_forward`); values a type test says are no tensor (the `else` of
     `isinstance(x, torch.Tensor)`); a tokenizer's, processor's or data transform's methods,
-    also when a hot function calls them; calls of the object's own members named like
+    also when a hot function calls them, and the functions of a tokenizer module
+    (`tokenizer.py`); the `forward`/`__call__` of an export wrapper or an evaluator (a class
+    named `...Export...`, `...Onnx...`, `...Evaluator`) and functions named for the log they
+    write (`train_step_logs`); calls of the object's own members named like
     tensor methods (`self.repeat(x)` runs a submodule);
     assignments through a mask (`x[mask] = 0` does not sync). A pipeline's `__call__` (a class
     named, or derived from one named, `...Pipeline...`) runs once per request around its loop
@@ -898,6 +905,49 @@ class SyncOnHotPath(Rule):
                 def forward(self, grid, device):
                     g = grid.to(device)
                     return [r.prod().item() for r in g]
+            """
+        ),
+        # A method named for the log it writes (`train_step_logs`, called every N steps), the
+        # forward of a wrapper traced for export, an evaluator's `__call__` (once per
+        # evaluation over a data set): no step runs them.
+        Valid(
+            """
+            import torch
+            class Trainer:
+                def train_step_logs(self, loss_avg: torch.Tensor):
+                    self.entries.append(("lm_loss", loss_avg.item()))
+            class PredictorExport(torch.nn.Module):
+                def forward(self, hidden, alphas, device):
+                    h = hidden.to(device)
+                    fire = alphas.to(device) > 0.5
+                    return h[fire]
+            class DistillationEvaluator:
+                def __call__(self, model, queries, docs, device):
+                    scores = model.similarity(queries.to(device), docs.to(device))
+                    return scores.cpu()
+            """
+        ),
+        # Reads of a row of a loop that HTD201 reports at the loop (row_findings): a row taken
+        # by the loop's `enumerate` counter from another tensor, a name bound to it, the mask
+        # row that indexes it or another tensor, and a row of a `range(len(x))` counter.
+        Valid(
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(
+                    self, ids: torch.Tensor, types: torch.Tensor, mask: torch.Tensor, y
+                ):
+                    out = []
+                    for b, row_ids in enumerate(ids):
+                        row_types = types[b]
+                        row_types = row_types[mask[b].bool()]
+                        out.append(row_types.tolist())
+                        keep = mask[b] > 0
+                        out.append(y[keep])
+                    for i in range(len(ids)):
+                        row = ids[i]
+                        out.append(row.tolist())
+                    return out
             """
         ),
         # An explicit synchronize, an assert, a log line and a debugging branch.
@@ -2163,6 +2213,49 @@ class SyncOnHotPath(Rule):
                                ^^^^^^^^^^^^
             """,
         ),
+        # The same reads in a step and in a predictor's forward.
+        Invalid(
+            """
+            import torch
+            class Trainer:
+                def train_step(self, loss_avg: torch.Tensor):
+                    self.entries.append(("lm_loss", loss_avg.item()))
+                                                    ^^^^^^^^^^^^^^^
+            class Predictor(torch.nn.Module):
+                def forward(self, hidden, alphas, device):
+                    h = hidden.to(device)
+                    fire = alphas.to(device) > 0.5
+                    return h[fire]
+                           ^^^^^^^
+            """,
+        ),
+        # Look-alikes of HTD201's rows: a read in a loop nested in the row loop runs once per
+        # inner iteration (the column copied again for each token), and items of a Python list
+        # taken by the counter are no rows (HTD201 does not report that loop).
+        Invalid(
+            """
+            import torch
+            class Table(torch.nn.Module):
+                def forward(self, token_types, n: int, k: int):
+                    types = token_types.cuda()
+                    labels = []
+                    for b in range(n):
+                        example = types[b]
+                        for i in range(k):
+                            labels.append(example[:, 0].tolist()[i])
+                                          ^^^^^^^^^^^^^^^^^^^^^^
+                    return labels
+            class Heads(torch.nn.Module):
+                def forward(self, x, requests):
+                    y = self.proj(x.cuda())
+                    outs = [y[j] for j in range(3)]
+                    done = []
+                    for i, req in enumerate(requests):
+                        done.append(outs[i].sum().item())
+                                    ^^^^^^^^^^^^^^^^^^^^
+                    return done
+            """,
+        ),
     )
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -2448,6 +2541,8 @@ class SyncOnHotPath(Rule):
                 reason, steps = found
         if reason is None or not runs_every_call(self.context, node, explicit, steps=steps):
             return False
+        if reported_row_read(self.context, node, tensor) is not None:
+            return False  # a read of a row of a loop whose per-row syncs HTD201 reports
         if kind == "copy" and prepared_host_input(function, self.context.ancestors):
             return False  # the input preparer's host copy that ``forward`` reads instead
         if after_generation(provenance, self.context.ancestors):

@@ -87,6 +87,22 @@ SERVING_PACKAGES: dict[str, str] = {
     # Added in session 14 (helper hot202) for a held-out reading of HTD202.
     "kvpress": "0.5.5",
     "flash-linear-attention": "0.6.0",
+    # Added in session 15 (helper hot15) for a held-out reading of HTD201 and HTD202, none read
+    # by an earlier triage: speculative decoding (EAGLE's tree decoding and posterior
+    # sampling, Medusa heads), a TTS model's generation (parler-tts, kokoro), layer-streaming
+    # inference and training (airllm), a training framework (nanotron), a speech recognition
+    # toolkit (funasr: its files that name vllm or sglang were removed before the scan and
+    # never read), an audio generation library (audiocraft) and open_clip. Scanned and empty:
+    # outlines 1.3.3, whisperx 3.8.6; mamba-ssm ships an sdist only, whose build needs CUDA.
+    "eagle-llm": "1.2.1",
+    "medusa-llm": "0.1",
+    "parler-tts": "0.2.3",
+    "nanotron": "0.4",
+    "airllm": "4.0.0",
+    "kokoro": "0.9.4",
+    "funasr": "1.4.16",
+    "audiocraft": "1.3.0",
+    "open-clip-torch": "3.3.0",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 

@@ -55,6 +55,7 @@ PREPROCESSING_MODULES = (
     "feature_extraction_",
     "processing_",
     "tokenization_",
+    "tokenizer",  # ``tokenizer.py``, ``tokenizer_utils.py``: text to ids and back, on the host
 )
 PREPROCESSING_CLASSES = (
     "ImageProcessor",

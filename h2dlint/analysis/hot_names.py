@@ -6,6 +6,7 @@ Split out of ``hot_paths.py``."""
 from __future__ import annotations
 
 import fnmatch
+import re
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -111,10 +112,32 @@ def diagnostic_name(name: str) -> bool:
     return not DIAGNOSTIC_NAME_WORDS.isdisjoint(name.lower().split("_"))
 
 
+# Last words of functions named for the log they write (``train_step_logs``): no step itself.
+LOG_LAST_WORDS = frozenset({"logs", "logging"})
+
+
 def logging_name(name: str) -> bool:
-    """Whether ``name`` says its function logs or prints values (see ``LOGGING_WORDS``)."""
+    """Whether ``name`` says its function logs or prints values (see ``LOGGING_WORDS``), or
+    writes logs (``train_step_logs``, not the logarithm ``ceil_log``)."""
     words = [w for w in name.lower().split("_") if w]
+    if words and words[-1] in LOG_LAST_WORDS:
+        return True
     return bool(words) and words[0] in LOGGING_WORDS and not COMPUTING_WORDS & set(words)
+
+
+# Words of a class whose ``forward``/``__call__`` runs outside the steps: a wrapper traced for
+# export (``CifPredictorV2Export``, ``...OnnxModel``), an evaluator run once per evaluation
+# over a data set (``...Evaluator``, sentence-transformers' and fairseq2's).
+OFFLINE_CLASS_WORDS = frozenset({"export", "exportable", "onnx", "evaluator"})
+
+
+def offline_class(name: str | None) -> bool:
+    """Whether a class named ``name`` is an export wrapper or an evaluator
+    (:data:`OFFLINE_CLASS_WORDS` as words of its name): its entry points are no steps."""
+    if not name:
+        return False
+    words = {w.lower() for w in re.split(r"[^a-zA-Z]+|(?<=[a-z])(?=[A-Z])", name) if w}
+    return not OFFLINE_CLASS_WORDS.isdisjoint(words)
 
 
 # Last words of names that set something up (``_msa_sparse_attention_init``,
@@ -151,6 +174,8 @@ def name_reason(name: str, method: bool) -> str | None:
     reference (``forward_reference``: kept for tests, the module's ``forward`` runs the fast
     path)."""
     words = [w for w in name.lower().split("_") if w]
+    if logging_name(name):
+        return None  # ``train_step_logs``: it logs the step's values, every N steps
     if step_metadata_name(name):
         return METADATA_REASON.format(name)
     if not words or words[0] in NOT_RUNNING_WORDS or words[-1] in SETUP_LAST_WORDS:

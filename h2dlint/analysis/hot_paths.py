@@ -81,6 +81,7 @@ from h2dlint.analysis.hot_names import (
     logging_name,
     matches,
     name_reason,
+    offline_class,
     state_builder_reason,
 )
 from h2dlint.analysis.memo_methods import rewrites_parameters
@@ -317,6 +318,8 @@ class HotPaths:
         reason = HOT_ENTRY_POINTS.get(name)
         if reason is not None and cls is not None and host_pipeline_class(cls.name.value):
             return None  # a tokenizer's decode, a data transform's __call__: host data work
+        if reason is not None and cls is not None and offline_class(cls.name.value):
+            return None  # an export wrapper's forward, an evaluator's __call__: no step
         if name == "__call__" and cls is not None and _per_request(cls):
             self._loops_only.add(function)
             if _pipeline_block(cls):
@@ -375,6 +378,8 @@ class HotPaths:
             return None
         if cls is not None and host_pipeline_class(cls) and name in HOT_ENTRY_POINTS:
             return False  # a tokenizer's decode, a data transform's __call__: host data work
+        if name in HOT_ENTRY_POINTS and offline_class(cls):
+            return None  # an export wrapper's forward, an evaluator's __call__: no step
         if name in HOT_ENTRY_POINTS and (cls is not None or name not in METHOD_ONLY):
             return True
         if name == "build" and cls is not None and "Metadata" in cls and cls.endswith("Builder"):

@@ -188,8 +188,10 @@ class _RowReads(cst.CSTVisitor):
     """Finds whether an expression reads a row's value: a row name (row walks), or a subscript
     by the index (index loops), not under a metadata access."""
 
-    def __init__(self, loop: RowLoop) -> None:
+    def __init__(self, loop: RowLoop, objects: bool = False) -> None:
         self.loop = loop
+        # Whether an item read only for a field no tensor has is an object, not a row.
+        self.objects = objects
         self.stack: list[cst.CSTNode] = []
         self.bases: list[cst.BaseExpression] = []
         self.reads = False
@@ -198,6 +200,12 @@ class _RowReads(cst.CSTVisitor):
         parent = self.stack[-1] if self.stack else None
         if _is_metadata(node, parent):
             return False
+        item = isinstance(node, cst.Subscript) or (
+            isinstance(node, cst.Name) and node.value in self.loop.names
+        )
+        grandparent = self.stack[-2] if len(self.stack) > 1 else None
+        if self.objects and item and _object_field(node, parent, grandparent):
+            return False  # ``hyp.yseq`` of ``for hyp in nbest_hyps``: items are objects
         if (
             isinstance(node, cst.Call)
             and isinstance(node.func, cst.Name)
@@ -224,6 +232,24 @@ class _RowReads(cst.CSTVisitor):
     def on_leave(self, original_node: cst.CSTNode) -> None:
         if self.stack and self.stack[-1] is original_node:
             self.stack.pop()
+
+
+# Attributes a tensor has that are no methods: a row read through any other attribute
+# (``hyp.yseq``, ``req.output_ids``) is an object's field, not a row of a tensor.
+TENSOR_FIELDS = METADATA_ATTRIBUTES | {"T", "mT", "H", "mH", "data", "grad", "real", "imag"}
+
+
+def _object_field(
+    node: cst.CSTNode, parent: cst.CSTNode | None, grandparent: cst.CSTNode | None
+) -> bool:
+    """Whether ``node`` (a loop's item or ``items[i]``) is read only for a field that no tensor
+    has (``hyp.yseq`` where ``parent`` is ``hyp.yseq``; not a method called on it, not
+    ``.data``/``.T``): the loop walks objects (beam hypotheses, requests), not rows."""
+    if not isinstance(node, (cst.Name, cst.Subscript)) or not isinstance(parent, cst.Attribute):
+        return False
+    if parent.value is not node or parent.attr.value in TENSOR_FIELDS:
+        return False
+    return not (isinstance(grandparent, cst.Call) and grandparent.func is parent)
 
 
 def _innermost_base(node: cst.Subscript) -> cst.BaseExpression:
@@ -258,10 +284,13 @@ def _mentions(node: cst.CSTNode | Sequence[cst.CSTNode], names: frozenset[str]) 
     return bool(collector.names & names)
 
 
-def reads_row(expr: cst.BaseExpression, loop: RowLoop) -> list[cst.BaseExpression] | None:
+def reads_row(
+    expr: cst.BaseExpression, loop: RowLoop, *, objects: bool = False
+) -> list[cst.BaseExpression] | None:
     """The tensors whose row ``expr`` reads (the walked tensor, or the tensors indexed by the
-    index), or None when it reads none."""
-    finder = _RowReads(loop)
+    index), or None when it reads none. ``objects``: an item read only for a field no tensor
+    has (``hyp.yseq``) is an object's field, no row (:func:`_object_field`)."""
+    finder = _RowReads(loop, objects)
     visit_read_only(expr, finder)
     if not finder.reads:
         return None

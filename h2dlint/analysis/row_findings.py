@@ -1,0 +1,293 @@
+"""What a loop reads per row, as one fact that HTD201 (a sync per row) and HTD202 (a sync on a
+hot path) share: for a ``for`` loop or a comprehension, the ways it walks rows (the rows it
+iterates, each argument of the ``zip`` it iterates, the rows its ``enumerate`` counter
+indexes in other tensors, names its body binds to a row) and the first row sync HTD201
+accepts there (on the device, or rows surely tensors on a hot path), which HTD201 reports at
+the loop, naming the tensor whose rows it reads.
+
+HTD202 leaves to that finding every sync in the loop that reads a row of the tensor HTD201
+names (a ``.tolist()`` of ``mm_token_type_ids[batch_idx]`` in ``for batch_idx, ids in
+enumerate(input_ids)``, the same row indexed by the mask ``attention_mask[batch_idx].bool()``),
+so that each per-row sync is reported once, by HTD201, at the loop. Where HTD201 reports
+nothing for the loop (host rows, items of a Python list, outputs of a module), or the read is
+of another tensor's rows, HTD202 judges each read on its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from functools import partial
+from typing import TypeVar
+
+import libcst as cst
+
+from h2dlint.analysis.facts import Where
+from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.host_data import host_side
+from h2dlint.analysis.name_hints import on_host_by_name
+from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.row_tensors import hot_rows_of_tensors, pieces_walk, rows_are_tensors
+from h2dlint.analysis.sync_basics import SYNC_BUILTINS, RowLoop, RowSync, Walk
+from h2dlint.analysis.syncs import (
+    INDEX_READS,
+    counter_loop,
+    reads_row,
+    row_loop,
+    row_syncs,
+    with_derived,
+    zipped_loops,
+)
+from h2dlint.analysis.tensor_kinds import tensor_evidence, tensor_sequence_parameter
+from h2dlint.context import FileContext, SharedKey
+
+HOST_COPIES = ("`.cpu()`", '`.to("cpu")`')
+# How HTD201 knows a row sync is one: the rows are on the device; the rows are surely tensors
+# (placement unknown); the tensor is surely one and the loop is on a hot path.
+DEVICE = "device"
+TENSORS = "tensors"
+HOT = "hot"
+
+LOOPS = (cst.For, cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+Loop = cst.For | cst.BaseComp | cst.DictComp
+
+
+@dataclass(frozen=True)
+class RowFinding:
+    """A row sync HTD201 accepts: ``loop`` as judged (a walk of pieces where the walked name
+    holds ``torch.split`` pieces), how it knows (:data:`DEVICE`, :data:`TENSORS`,
+    :data:`HOT`), why the loop is hot (for :data:`HOT`), and whether ``loop`` is the
+    loop's own row walk (not a ``zip`` argument's nor its counter's)."""
+
+    sync: RowSync
+    loop: RowLoop
+    kind: str
+    reason: str | None = None
+    own_walk: bool = False
+
+
+@dataclass(frozen=True)
+class LoopRows:
+    """What one loop reads per row: HTD201's finding (the first accepted row sync) and the
+    walks it judged."""
+
+    finding: RowFinding | None
+    walks: tuple[RowLoop, ...]
+
+
+_LOOP_ROWS: SharedKey[LoopRows] = SharedKey("loop rows")
+T = TypeVar("T")
+
+
+def loop_rows(context: FileContext, node: Loop) -> LoopRows:
+    """:class:`LoopRows` of ``node``, a loop being visited (its ancestors are
+    ``context.ancestors``); computed once per loop."""
+    return context.shared(_LOOP_ROWS, lambda: _judge_loop(context, node), node)
+
+
+def comprehension_parts(node: cst.BaseComp | cst.DictComp) -> list[cst.CSTNode]:
+    """What a comprehension computes per item: its element (a dict's key and value)."""
+    if isinstance(node, cst.DictComp):
+        return [node.key, node.value]
+    assert isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp))
+    return [node.elt]
+
+
+def _walks(node: Loop) -> Iterator[tuple[RowLoop, list[cst.CSTNode], bool, bool]]:
+    """The ways ``node`` walks rows, in the order HTD201 judges them: each walk with the parts
+    it covers, whether it is the loop's own row walk, and whether rows of tensors not known to
+    be tensors count (not for an ``enumerate`` counter, which indexes lists as often)."""
+    if isinstance(node, cst.For):
+        iterable, target = node.iter, node.target
+        parts: list[cst.CSTNode] = [node.body]
+        zip_parts = parts
+    else:
+        for_in = node.for_in
+        iterable, target = for_in.iter, for_in.target
+        zip_parts = [*comprehension_parts(node), *for_in.ifs]
+        parts = zip_parts + ([for_in.inner_for_in] if for_in.inner_for_in is not None else [])
+    loop = row_loop(iterable, target)
+    if loop is not None and loop.walk is Walk.LIST:
+        return  # one transfer, then Python rows (a comprehension's round trip is HTD201's own)
+    if loop is not None:
+        yield loop, parts, True, True
+    else:
+        for zipped in zipped_loops(iterable, target):
+            yield zipped, zip_parts, False, True
+        if not isinstance(node, cst.For):
+            return
+    counted = counter_loop(iterable, target)
+    if counted is not None:
+        yield counted, parts, False, False
+
+
+def _judge_loop(context: FileContext, node: Loop) -> LoopRows:
+    finding: RowFinding | None = None
+    walks: list[RowLoop] = []
+    for loop, parts, own, guessed in _walks(node):
+        walks.append(with_derived(parts, loop))
+        if finding is None:
+            found = next(_accepted(context, node, loop, parts, guessed), None)
+            if found is not None:
+                finding = replace(found, own_walk=own)
+    return LoopRows(finding, tuple(walks))
+
+
+def _accepted(
+    context: FileContext,
+    node: cst.CSTNode,
+    loop: RowLoop,
+    parts: list[cst.CSTNode],
+    guessed: bool,
+) -> Iterator[RowFinding]:
+    """The row syncs of ``loop`` in ``parts`` that HTD201 reports, first the one it names. Not
+    ``guessed``: only rows of tensors known to be tensors."""
+    # A method sync (`.item()`) names the read better than the `int()` around it.
+    syncs = sorted(row_syncs(parts, loop), key=lambda s: not s.what.startswith("`."))
+    if not syncs:
+        return
+    provenance = Provenance.of(context)
+    frame = provenance.current_frame()
+    pieces = pieces_walk(provenance, loop, frame)
+    if pieces is not loop:  # `for c in chunks` of `chunks = torch.split(x, n)`: x's pieces
+        loop = pieces
+        syncs = sorted(row_syncs(parts, loop), key=lambda s: not s.what.startswith("`."))
+    derived = with_derived(parts, loop)
+    for sync in syncs:
+        if isinstance(sync.call, cst.BaseExpression) and not reads_row(
+            sync.call, derived, objects=True
+        ):
+            continue  # ``hyp.yseq.tolist()`` of ``for hyp in nbest_hyps``: objects, no rows
+        where = provenance.where(sync.tensor, frame)
+        if where.on_host:
+            continue
+        if sync.what in HOST_COPIES and called_output(provenance, sync.call, frame):
+            continue  # `out = module(piece)`, `out.cpu()`: the call's output leaving
+        if sync.what in INDEX_READS and host_side(context):
+            continue  # sizes in a processor's or tokenizer's loop: host data
+        if where is Where.DEVICE:
+            yield RowFinding(sync, loop, DEVICE)
+            continue
+        module = context.module
+        if rows_are_tensors(provenance, module, sync.tensor, loop, frame) and not on_host_by_name(
+            sync.tensor, frame
+        ):
+            yield RowFinding(sync, loop, TENSORS)
+            continue
+        # Surely a tensor (a field declared as one, a `torch.*` result, a name bound only to
+        # such values): its rows are tensors, whatever the loop counts with.
+        known = tensor_evidence(provenance, sync.tensor, frame) is not None
+        if not known and (
+            not guessed
+            or sync.what in INDEX_READS  # a size or bound: rows of ints do that too
+            or (
+                sync.what in HOST_COPIES
+                and not (
+                    isinstance(sync.tensor, cst.Name)
+                    and tensor_sequence_parameter(provenance, sync.tensor, frame)
+                )
+            )
+        ):
+            continue  # copying whole items of unknown kind: often offloading, by design
+        hot = hot_rows_of_tensors(
+            context, provenance, sync.tensor, loop, parts, frame, known=known, node=node
+        )
+        if hot is not None:
+            yield RowFinding(sync, loop, HOT, hot)
+
+
+def called_output(provenance: Provenance, read: cst.BaseExpression, frame: Frame) -> bool:
+    """Whether the copy ``read`` (``out.cpu()``) copies a name bound in the loop only to what
+    a module or helper returns for the row (``out = module(piece)``, then ``out = out[0]``):
+    copying it to the host offloads the work's output (chunked calibration, offloaded
+    activations), which must leave; the per-row call is the loop's work, not a read of the
+    row."""
+    if isinstance(read, cst.Call) and isinstance(read.func, cst.Attribute):
+        tensor: cst.BaseExpression = read.func.value
+    else:
+        return False
+    if not isinstance(tensor, cst.Name):
+        return False
+    calls = 0
+    for value in provenance.bindings(frame).reaching(tensor):
+        if isinstance(value, cst.Subscript) and value.value.deep_equals(tensor):
+            continue
+        if not isinstance(value, cst.Call):
+            return False
+        func = value.func
+        if (provenance.qualify(func) or "").startswith(("torch.", "numpy.", "np.")):
+            return False
+        if not (
+            (isinstance(func, cst.Name) and func.value not in SYNC_BUILTINS)
+            or (
+                isinstance(func, cst.Attribute)
+                and isinstance(func.value, cst.Name)
+                and func.value.value == frame.self_name
+            )
+        ):
+            return False
+        calls += 1
+    return calls > 0
+
+
+# -- HTD202's question ----------------------------------------------------------------------------
+
+
+def reported_row_read(
+    context: FileContext, node: cst.CSTNode, tensor: cst.BaseExpression
+) -> cst.CSTNode | None:
+    """The loop that repeats ``node`` (being visited; the innermost loop of its function whose
+    iterations run it, not one whose iterable holds it) when HTD201 reports a per-row finding
+    for that loop and ``node`` (``tensor`` being what it reads) is the sync HTD201 names or
+    reads a row of the tensor HTD201 names (through a name bound to the row, a boolean mask of
+    the row, the row indexed by a mask). None otherwise: a read in a loop nested in the row
+    loop runs once per inner iteration, not once per row."""
+    ancestors = context.ancestors
+    for index in range(len(ancestors) - 1, -1, -1):
+        parent = ancestors[index]
+        if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.While)):
+            return None
+        if not isinstance(parent, LOOPS):
+            continue
+        inside = (*ancestors[index + 1 :], node)
+        if not any(part in inside for part in _repeated(parent)):
+            continue  # the iterable, evaluated once per iteration of the loop around
+        rows = _at(context, index, partial(loop_rows, context, parent))
+        if rows.finding is None:
+            return None
+        if node is rows.finding.sync.call:
+            return parent
+        # A read of a row of the tensor HTD201 names (``types[b]`` bound to a name, its row
+        # indexed by a mask): the same per-row syncs. Rows of another tensor read in the same
+        # loop (per-request top-k copies beside a read of host metadata) stay HTD202's.
+        code = context.module.code_for_node
+        named = code(rows.finding.sync.tensor)
+        read = [tensor, node] if isinstance(node, cst.BaseExpression) else [tensor]
+        for walk in rows.walks:
+            for part in read:
+                if any(code(base) == named for base in reads_row(part, walk) or ()):
+                    return parent
+        return None
+    return None
+
+
+def _repeated(node: Loop) -> list[cst.CSTNode]:
+    """The parts of a loop that run on each of its iterations (not its iterable, nor the
+    ``else`` of a ``for`` statement)."""
+    if isinstance(node, cst.For):
+        return [node.body]
+    for_in = node.for_in
+    extra = [for_in.inner_for_in] if for_in.inner_for_in is not None else []
+    return [*comprehension_parts(node), *for_in.ifs, *extra]
+
+
+def _at(context: FileContext, index: int, compute: Callable[[], T]) -> T:
+    """``compute()`` as if the node at ``context.ancestors[index]`` were being visited (the
+    state HTD201 judges a loop in)."""
+    ancestors = context.ancestors
+    rest = ancestors[index:]
+    del ancestors[index:]
+    try:
+        return compute()
+    finally:
+        ancestors.extend(rest)
