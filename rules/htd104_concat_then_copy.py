@@ -6,6 +6,7 @@ import libcst as cst
 
 from h2dlint.analysis.arguments import first_positional, positional
 from h2dlint.analysis.copies import (
+    fresh_gathers,
     fresh_joins,
     h2d_copy_source,
     implies_host,
@@ -39,6 +40,11 @@ class ConcatThenCopy(Rule):
     fresh result is then copied to a device (`.to(device)`, `.cuda()`, `dst.copy_(...)`, blocking
     or not) or pinned (`.pin_memory()`), directly or through a local name bound to the join, when
     the joined tensors are on the host: `torch.cat(pos_ids).to(device, non_blocking=True)`.
+    A gather of rows of host memory is such a join too: `x.index_select(0, idx)` (or
+    `torch.index_select(x, ...)`) copied to a device, where `x` is proven on the host (a
+    pinned cache, as `self.caches` made of `torch.empty(..., pin_memory=True)` in `__init__`
+    and iterated in a loop); the gather writes a fresh pageable tensor, so the table's pinning
+    is lost. A table of unknown placement (an embedding's weight) is left alone.
 
     The inputs are taken to be on the host when the analysis proves one of them is (the tensors
     of one join share a device: `torch.tensor(...)`, `torch.from_numpy(...)`, `x.cpu()`, also
@@ -121,12 +127,15 @@ class ConcatThenCopy(Rule):
 
     code = "HTD104"
     name = "concat-then-copy"
-    message = "a fresh pageable `torch.cat`/`stack` result is copied to the device or pinned"
+    message = (
+        "a fresh pageable `torch.cat`/`stack` (or `index_select`) result is copied to the device "
+        "or pinned"
+    )
     fix_safety = FixSafety.UNSAFE
     fix_message = "concatenate into a pinned buffer with `out=`"
-    prefilter = (b"cat(", b"stack(", b"concatenate(")
-    # A copy of a join, called as torch.cat or cat.
-    candidates = (f".to|.cuda|.pin_memory|.copy_ on {called_as(JOINS)}",)
+    prefilter = (b"cat(", b"stack(", b"concatenate(", b"index_select(")
+    # A copy of a join, called as torch.cat or cat, or of a gather.
+    candidates = (f".to|.cuda|.pin_memory|.copy_ on {called_as(JOINS)}|.index_select",)
 
     valid = (
         Valid(
@@ -256,6 +265,52 @@ class ConcatThenCopy(Rule):
             def f(features, ids):
                 m = torch.cat([mask(x) for x in features])
                 return m.to(ids.device)
+            """
+        ),
+        # A gather of a table of unknown placement (an embedding's weight, in model code on the
+        # device), of a device table, or into a pinned buffer with `out=`: left alone.
+        Valid(
+            """
+            import torch
+            def f(weight, idx, dev):
+                return weight.index_select(0, idx).to(dev)
+            """
+        ),
+        Valid(
+            """
+            import torch
+            class Cache:
+                def __init__(self, n):
+                    self.blocks = [torch.empty(n, 16, device="cuda") for _ in range(4)]
+                def gather(self, ids, dev):
+                    return [b.index_select(0, ids).to(dev) for b in self.blocks]
+            """
+        ),
+        Valid(
+            """
+            import torch
+            def f(table, idx, staging, dev):
+                host = torch.from_numpy(table)
+                rows = torch.index_select(host, 0, idx, out=staging[: len(idx)])
+                return rows.to(dev, non_blocking=True)
+            """
+        ),
+        # The fix: contiguous runs of the pinned cache copied into device staging, gathered
+        # there; and a gather of host rows kept on the host.
+        Valid(
+            """
+            import torch
+            class Offloader:
+                def __init__(self, n):
+                    self.host_blocks = [torch.empty(n, 16, pin_memory=True) for _ in range(4)]
+                def restore(self, runs, staging, ids):
+                    for host in self.host_blocks:
+                        for start, offset, length in runs:
+                            staging[offset : offset + length].copy_(
+                                host[start : start + length], non_blocking=True
+                            )
+                def peek(self, ids):
+                    return [h.index_select(0, ids).numpy() for h in self.host_blocks]
             """
         ),
     )
@@ -584,6 +639,46 @@ class ConcatThenCopy(Rule):
                 )
             """,
         ),
+        # A gather of rows of a pinned cache the class keeps, a list built in `__init__`,
+        # iterated with the device views: a fresh pageable tensor copied per layer.
+        Invalid(
+            """
+            import torch
+            class Offloader:
+                def __init__(self, views, n):
+                    self.host_blocks = []
+                    for v in views:
+                        self.host_blocks.append(torch.empty(n, *v.shape[1:], pin_memory=True))
+                    self.device_views = views
+                def restore(self, ids):
+                    for host, dev in zip(self.host_blocks, self.device_views):
+                        rows = host.index_select(0, ids).to(dev.device)
+                               ^^^^^^^^^^^^^^^^^^^^^^^^^
+                        dev.index_copy_(0, ids.to(dev.device), rows)
+            """,
+            message_contains="gathers rows of host memory",
+        ),
+        Invalid(
+            """
+            import numpy as np
+            import torch
+            def f(table: np.ndarray, idx, dev):
+                return torch.index_select(torch.from_numpy(table), 0, idx).cuda()
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+        ),
+        # The list of pinned buffers a comprehension makes, joined: the loop item is pinned.
+        Invalid(
+            """
+            import torch
+            class Stager:
+                def __init__(self, n):
+                    self.parts = [torch.empty(n, pin_memory=True) for _ in range(4)]
+                def send(self, dev):
+                    return torch.cat(self.parts).to(dev, non_blocking=True)
+                           ^^^^^^^^^^^^^^^^^^^^^
+            """,
+        ),
     )
 
     def __init__(self, context: FileContext, settings: dict[str, Any]) -> None:
@@ -628,8 +723,30 @@ class ConcatThenCopy(Rule):
             # the fix is offered where the copy already runs without blocking.
             fixable = implies_host(node, method)
             self._report(provenance, join, node if join is source else None, method, frame, fixable)
+        for gather, table in fresh_gathers(provenance, source, frame):
+            # A gather of rows of host memory (a pinned cache's blocks): only where the table
+            # is proven on the host, whatever the copy says.
+            if id(gather) in self._reported or not provenance.where(table, frame).on_host:
+                continue
+            if not _into_device(provenance, node, method, frame):
+                continue
+            self._reported.add(id(gather))
+            self._report_gather(gather, method)
 
     # -- reporting and the fix --------------------------------------------------------------------
+
+    def _report_gather(self, gather: cst.Call, method: str) -> None:
+        shown = self.shown(gather, "the gather", limit=50)
+        then = "pinned with `.pin_memory()`" if method == "pin_memory" else "copied to the device"
+        self.report(
+            gather,
+            f"{shown} gathers rows of host memory into a fresh pageable tensor (pinned or not, "
+            f"the table's pinning is lost) that is then {then}; gather into pinned memory "
+            "(`torch.index_select(x, dim, idx, out=pinned)`) and copy it with "
+            "`non_blocking=True`, or copy the contiguous runs of a pinned table and gather on "
+            "the device",
+        )
+
     def _report(
         self,
         provenance: Provenance,

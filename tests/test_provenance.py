@@ -687,3 +687,75 @@ def test_facts_are_memoised() -> None:
 )
 def test_parameters_from_calls(code: str, where: Where) -> None:
     assert fact_of(code).where is where
+
+
+@pytest.mark.parametrize(
+    ("code", "where"),
+    [
+        # an item of a list of tensors: where they are (pinned or not, unsaid)
+        (
+            "def f(n):\n"
+            "    xs = [torch.empty(n, pin_memory=True) for _ in range(4)]\n"
+            "    for x in xs:\n"
+            "        probe(x)",
+            HOST,
+        ),
+        (
+            "def f(rows):\n"
+            "    xs = []\n"
+            "    for r in rows:\n"
+            "        xs.append(torch.tensor(r))\n"
+            "    for x in xs:\n"
+            "        probe(x)",
+            HOST,
+        ),
+        # a list a class keeps: assigned in __init__, or grown there with .append
+        (
+            "class C:\n"
+            "    def __init__(self, n):\n"
+            "        self.bufs = [torch.zeros(n, device='cuda') for _ in range(2)]\n"
+            "    def g(self):\n"
+            "        for b in self.bufs:\n"
+            "            probe(b)",
+            DEV,
+        ),
+        (
+            "class C:\n"
+            "    def __init__(self, views, n):\n"
+            "        self.host = []\n"
+            "        for v in views:\n"
+            "            self.host.append(torch.empty(n, pin_memory=True))\n"
+            "        self.views = views\n"
+            "    def g(self):\n"
+            "        for h, v in zip(self.host, self.views):\n"
+            "            probe(h)",
+            HOST,
+        ),
+        # the other target of the zip, a list of unknown tensors: unknown
+        (
+            "class C:\n"
+            "    def __init__(self, views, n):\n"
+            "        self.host = [torch.empty(n, pin_memory=True)]\n"
+            "        self.views = views\n"
+            "    def g(self):\n"
+            "        for h, v in zip(self.host, self.views):\n"
+            "            probe(v)",
+            UNK,
+        ),
+        # another method appends device tensors too: the list is mixed, so unknown
+        (
+            "class C:\n"
+            "    def __init__(self, n):\n"
+            "        self.bufs = []\n"
+            "        self.bufs.append(torch.empty(n, pin_memory=True))\n"
+            "    def grow(self, n):\n"
+            "        self.bufs.append(torch.empty(n, device='cuda'))\n"
+            "    def g(self):\n"
+            "        for b in self.bufs:\n"
+            "            probe(b)",
+            UNK,
+        ),
+    ],
+)
+def test_items_of_known_lists(code: str, where: Where) -> None:
+    assert fact_of(code).where is where

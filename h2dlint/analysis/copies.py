@@ -194,3 +194,38 @@ def device_copy_of(
 def _provenance(source: FactSource) -> Provenance:
     assert isinstance(source, Provenance)
     return source
+
+
+def gathered_table(provenance: Provenance, call: cst.Call) -> cst.BaseExpression | None:
+    """The tensor whose rows ``call`` gathers into a fresh tensor: ``x`` of
+    ``x.index_select(dim, idx)`` or ``torch.index_select(x, dim, idx)`` without ``out=``; None
+    for any other call. Like a join, the gather writes new pageable memory, even out of a
+    pinned buffer."""
+    if keyword(call, "out") is not None:
+        return None
+    func = call.func
+    if provenance.qualify(func) == "torch.index_select":
+        return first_positional(call)
+    if isinstance(func, cst.Attribute) and func.attr.value == "index_select":
+        if provenance.qualify(func.value) == "torch":
+            return None
+        return func.value
+    return None
+
+
+def fresh_gathers(
+    provenance: Provenance, source: cst.BaseExpression, frame: Frame
+) -> list[tuple[cst.Call, cst.BaseExpression]]:
+    """The fresh gathers (:func:`gathered_table`) ``source`` is, each with the tensor it
+    gathers from: itself, or the ones every binding that may reach it is."""
+    calls: list[cst.Call] = []
+    if isinstance(source, cst.Call):
+        calls = [source]
+    elif isinstance(source, cst.Name):
+        values = provenance.bindings(frame).reaching(source)
+        if values and all(isinstance(v, cst.Call) for v in values):
+            calls = [v for v in values if isinstance(v, cst.Call)]
+    found = [(c, gathered_table(provenance, c)) for c in calls]
+    if not found or any(table is None for _, table in found):
+        return []
+    return [(c, table) for c, table in found if table is not None]

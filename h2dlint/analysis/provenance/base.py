@@ -245,7 +245,52 @@ class ProvenanceBase:
                 return Where.DEVICE
             if wheres and all(w.on_host for w in wheres):
                 return Where.HOST
+        if isinstance(seq, cst.Attribute):
+            return self._attribute_sequence_where(seq, frame, depth)
         return Where.UNKNOWN
+
+    def _attribute_sequence_where(self, seq: cst.Attribute, frame: Frame, depth: int) -> Where:
+        """``self.caches`` (or ``obj.caches`` of a known class), a list the class keeps: judged
+        by every value it is assigned; one assigned empty (``self.caches = []``) by what the
+        class's methods append to it (``self.caches.append(torch.empty(..., pin_memory=True))``)."""
+        wheres = []
+        for owner, value, value_frame in self.attribute_values(seq, frame, depth + 1):
+            if isinstance(value, cst.List) and not value.elements:
+                # Appended in any method, maybe far from the use: every item must agree.
+                added = owner.appended_to_attribute(value_frame.cls, seq.attr.value)
+                items = [owner.fact(v, f, depth + 1).where for v, f in added]
+                if not items or not (
+                    all(w is Where.DEVICE for w in items) or all(w.on_host for w in items)
+                ):
+                    return Where.UNKNOWN
+                wheres.append(items[0])
+            else:
+                wheres.append(owner.sequence_where(value, value_frame, depth + 1))
+        if wheres and all(w is Where.DEVICE for w in wheres):
+            return Where.DEVICE
+        if wheres and all(w.on_host for w in wheres):
+            return Where.HOST
+        return Where.UNKNOWN
+
+    def appended_to_attribute(
+        self, cls: cst.ClassDef | None, attr: str
+    ) -> list[tuple[cst.BaseExpression, Frame]]:
+        """What ``self.<attr>.append(...)`` adds in the methods of ``cls``, each with the
+        method's frame."""
+        if cls is None:
+            return []
+        found: list[tuple[cst.BaseExpression, Frame]] = []
+        for stmt in cls.body.body:
+            if not isinstance(stmt, cst.FunctionDef) or not stmt.params.params:
+                continue
+            self_name = stmt.params.params[0].name.value
+            if stmt not in self._appends:
+                collector = _Appends()
+                visit_read_only(stmt, collector)
+                self._appends[stmt] = collector.found
+            method = Frame(stmt, cls, self_name)
+            found.extend((v, method) for v in self._appends[stmt].get(f"{self_name}.{attr}", []))
+        return found
 
     def appended(self, frame: Frame, name: str) -> list[cst.BaseExpression]:
         """What ``name.append(...)`` adds anywhere in the frame's function."""

@@ -226,20 +226,26 @@ class _DeviceContexts(cst.CSTVisitor):
 
 
 class _Appends(cst.CSTVisitor):
-    """``name.append(value)`` calls of a function: name -> values."""
+    """``name.append(value)`` calls of a function: name -> values; ``obj.attr.append(value)``
+    under ``"obj.attr"`` (a list an object keeps, ``self.caches.append(...)``)."""
 
     def __init__(self) -> None:
         self.found: dict[str, list[cst.BaseExpression]] = {}
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if (
-            isinstance(func, cst.Attribute)
-            and func.attr.value == "append"
-            and isinstance(func.value, cst.Name)
-            and len(node.args) == 1
+        if not (
+            isinstance(func, cst.Attribute) and func.attr.value == "append" and len(node.args) == 1
         ):
-            self.found.setdefault(func.value.value, []).append(node.args[0].value)
+            return
+        owner = func.value
+        if isinstance(owner, cst.Name):
+            key = owner.value
+        elif isinstance(owner, cst.Attribute) and isinstance(owner.value, cst.Name):
+            key = f"{owner.value.value}.{owner.attr.value}"
+        else:
+            return
+        self.found.setdefault(key, []).append(node.args[0].value)
 
 
 class _Returns(cst.CSTVisitor):

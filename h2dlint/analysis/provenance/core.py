@@ -322,6 +322,12 @@ class Provenance(CallFacts):
             return UNKNOWN_FACT
         whole = self.fact(iterable, frame, depth + 1)
         if not whole.known:
+            # An item of a list of tensors whose placement is proven (``self.caches`` made of
+            # ``torch.empty(..., pin_memory=True)``): where they are; pinned or not, unsaid.
+            if isinstance(iterable, (cst.Name, cst.Attribute)):
+                where = self.sequence_where(iterable, frame, depth + 1)
+                if where is not Where.UNKNOWN:
+                    return Fact(where)
             return UNKNOWN_FACT
         return whole.view(whole.contiguous)
 
