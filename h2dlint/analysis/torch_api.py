@@ -106,6 +106,7 @@ SAME_DEVICE_FUNCTIONS = frozenset(
         "square",
         "reciprocal",
         "outer",
+        "nonzero",
         "floor",
         "ceil",
         "round",
