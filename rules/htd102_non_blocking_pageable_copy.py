@@ -412,17 +412,6 @@ class NonBlockingPageableCopy(Rule):
                     return ids.long().to(device, non_blocking=True)
             """
         ),
-        # a parameter named for the host is host memory, pinned or not (an engine's pinned
-        # `seq_lens_cpu`), and so are its views
-        Valid(
-            """
-            import torch
-            def upload(seq_lens_cpu, query_start_loc_cpu, device):
-                a = seq_lens_cpu.to(device, non_blocking=True)
-                b = query_start_loc_cpu[1:].to(device, non_blocking=True)
-                return a, b
-            """
-        ),
         # an item of a mapping that may hold tensors (a copy of a cache), not Python data
         Valid(
             """
@@ -650,18 +639,6 @@ class NonBlockingPageableCopy(Rule):
                 freqs = torch.outer(torch.arange(n, device="cpu").float(), inv_freq.cpu())
                 return freqs.cos().to(device=device, non_blocking=True)
                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-            """,
-        ),
-        # computed on the host from a parameter named for it (a ragged attention call's CPU
-        # lengths): a fresh pageable tensor
-        Invalid(
-            """
-            import torch
-            def ragged(query, q_lens_cpu, kv_lens_cpu):
-                active_cpu = (q_lens_cpu > 0) & (kv_lens_cpu > 0)
-                rows_cpu = torch.nonzero(active_cpu).flatten()
-                return rows_cpu.to(query.device, non_blocking=True)
-                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
             """,
         ),
         # a list of a local mapping of Python lists (block ids gathered per allocator)

@@ -154,20 +154,3 @@ def test_lists_of_a_local_mapping_are_python_data() -> None:
             )
         """
     assert _findings(code, "HTD102") == [12, 13]
-
-
-def test_parameters_named_for_the_host() -> None:
-    code = """
-        import torch
-        def ragged(query, q_lens_cpu, host_ids, cpuinfo):
-            rows_cpu = torch.nonzero(q_lens_cpu > 0).flatten()
-            return (
-                rows_cpu.to(query.device, non_blocking=True),
-                (host_ids + 1).to(query.device, non_blocking=True),
-                q_lens_cpu.to(query.device, non_blocking=True),
-                (cpuinfo + 1).to(query.device, non_blocking=True),
-            )
-        """
-    # computed from them: pageable; the parameter itself: pinning unknown; `cpuinfo` is no
-    # word `cpu`
-    assert _findings(code, "HTD102") == [6, 7]

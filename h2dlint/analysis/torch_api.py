@@ -106,7 +106,6 @@ SAME_DEVICE_FUNCTIONS = frozenset(
         "square",
         "reciprocal",
         "outer",
-        "nonzero",
         "floor",
         "ceil",
         "round",

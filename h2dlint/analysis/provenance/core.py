@@ -176,15 +176,7 @@ class Provenance(CallFacts):
 
     def _parameter(self, name: cst.Name, frame: Frame, depth: int) -> Fact:
         """A parameter: what every call of the function passes for it agrees on
-        (:mod:`~h2dlint.analysis.argument_flow`); unknown when a call is not known, but for a
-        parameter named for the host (``q_lens_cpu``, ``host_ids``: a word of its name), which
-        is host memory, pinned or not (what is computed from it is pageable)."""
-        fact = self._passed(name, frame, depth)
-        if fact.known or not HOST_WORDS & set(name.value.lower().split("_")):
-            return fact
-        return Fact(Where.HOST)
-
-    def _passed(self, name: cst.Name, frame: Frame, depth: int) -> Fact:
+        (:mod:`~h2dlint.analysis.argument_flow`); unknown when a call is not known."""
         function = frame.function
         if not isinstance(function, cst.FunctionDef):
             return UNKNOWN_FACT
@@ -442,9 +434,6 @@ ELEMENTWISE_COMPARISONS = (
     cst.GreaterThan,
     cst.GreaterThanEqual,
 )
-
-
-HOST_WORDS = frozenset({"cpu", "host"})
 
 
 def _names(target: cst.BaseExpression) -> list[cst.Name]:
