@@ -399,6 +399,28 @@ class NonBlockingPageableCopy(Rule):
                 return torch.arange(n).to(dtype=d, non_blocking=True)
             """
         ),
+        # a conversion of pinned memory may return the pinned tensor itself (same dtype, same
+        # shape): its pinning is unknown, not pageable
+        Valid(
+            """
+            import torch
+            class Stage:
+                def __init__(self, n):
+                    self.ids = torch.zeros(n, dtype=torch.int64, pin_memory=True)
+                def upload(self, n, dtype, device):
+                    ids = self.ids.to(dtype).reshape(-1)
+                    return ids.long().to(device, non_blocking=True)
+            """
+        ),
+        # an item of a mapping that may hold tensors (a copy of a cache), not Python data
+        Valid(
+            """
+            import torch
+            def fetch(cache, name, device):
+                entries = {k: v for k, v in cache.items()}
+                return torch.as_tensor(entries[name]).to(device, non_blocking=True)
+            """
+        ),
         # the fixed helper builds the ids on the device: the copy is a no-op
         Valid(
             """
@@ -602,6 +624,35 @@ class NonBlockingPageableCopy(Rule):
                 index = index.to(device, non_blocking=True)
                         ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                 return index
+            """,
+        ),
+        # conversions and elementwise math keep pageable memory pageable: a dtype cast of a
+        # fresh host scalar (an optimizer's step size), the cos/sin of a host rotary table
+        Invalid(
+            """
+            import torch
+            def step_size(lr, params):
+                t = torch.tensor([-lr], dtype=torch.float).to(params[0].dtype)
+                return t.to(params[0].device, non_blocking=True)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            def rope(n, inv_freq, device):
+                freqs = torch.outer(torch.arange(n, device="cpu").float(), inv_freq.cpu())
+                return freqs.cos().to(device=device, non_blocking=True)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+        ),
+        # a list of a local mapping of Python lists (block ids gathered per allocator)
+        Invalid(
+            """
+            import torch
+            def restore(allocators, blocks, device):
+                gpu_ids: dict[str, list[int]] = {name: [] for name in allocators}
+                for name in allocators:
+                    gpu_ids[name].extend(blocks[name])
+                for name in allocators:
+                    ids = torch.as_tensor(gpu_ids[name], dtype=torch.long)
+                    yield ids.to(device, non_blocking=True)
+                          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
             """,
         ),
         # advanced indexing of a pinned buffer makes a fresh, pageable tensor

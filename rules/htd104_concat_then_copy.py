@@ -14,6 +14,7 @@ from h2dlint.analysis.copies import (
 )
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import device_named
 from h2dlint.analysis.torch_api import JOINS
@@ -52,7 +53,9 @@ class ConcatThenCopy(Rule):
     pinned, and `non_blocking=True` to a device is written for host sources. A join of tensors
     of unknown placement moved with a plain `.to(x.device)` is left alone: in model code those
     are activations already on a device. Also not flagged: joins with `out=`, joins of device
-    tensors, results used on the host only, copies to the CPU.
+    tensors, results used on the host only, copies to the CPU, and code that runs once
+    (an initializer, a `setup`, a method that memoises what it builds on `self`, a table built
+    on a cache miss): the extra host copy is paid once, not per step.
 
     ## Why is this bad?
     The join writes a new pageable tensor, and a copy from pageable memory is staged by the driver
@@ -313,8 +316,66 @@ class ConcatThenCopy(Rule):
                     return [h.index_select(0, ids).numpy() for h in self.host_blocks]
             """
         ),
+        # Run-once code: a plan built in `__init__` (made on a cache miss), a table an
+        # `initialize_*` method builds, a getter that memoises its result on `self`.
+        Valid(
+            """
+            import torch
+            class Plan:
+                def __init__(self, q_lens, device):
+                    zero = torch.zeros(1, dtype=torch.long)
+                    self.cu_q = torch.cat([zero, torch.tensor(q_lens).cumsum(0)]).to(device)
+            class Trainer:
+                def initialize_training_pipeline(self, scheduler):
+                    steps = torch.cat((scheduler.timesteps.cpu(), torch.tensor([0.0]))).cuda()
+                    self.steps = steps
+                def _denoising_steps(self, device):
+                    if self._steps is not None and self._steps.device == device:
+                        return self._steps
+                    table = torch.cat((self.timesteps.to("cpu"), torch.tensor([0.0]))).to(device)
+                    self._steps = table
+                    return table
+            """
+        ),
+        # A table grown on demand: rebuilt only when a longer sequence comes (the relative
+        # positional encodings of speech encoders), kept on `self` or passed back to it.
+        Valid(
+            """
+            import torch
+            class RelPositionalEncoding(torch.nn.Module):
+                def extend_pe(self, x, pe=None):
+                    if pe is not None:
+                        if pe.size(1) >= x.size(1) * 2 - 1:
+                            return pe
+                    pe = torch.cat([torch.zeros(1, x.size(1), 8), torch.zeros(1, x.size(1), 8)], 1)
+                    return pe.to(device=x.device, dtype=x.dtype)
+                def forward(self, x):
+                    self.pe = self.extend_pe(x, self.pe)
+                    return self.pe
+            class Cached(torch.nn.Module):
+                def extend_pe(self, x):
+                    if self.pe is not None:
+                        if self.pe.size(1) >= x.size(1):
+                            return
+                    self.pe = torch.cat([torch.zeros(x.size(1)), torch.ones(1)]).to(x.device)
+            """
+        ),
     )
     invalid = (
+        # A value made when the caller does not pass one is no cache: made on every such call.
+        Invalid(
+            """
+            import torch
+            class Positions(torch.nn.Module):
+                def positions(self, x, pos=None):
+                    if pos is not None:
+                        return pos
+                    return torch.cat([torch.arange(4), torch.arange(4)]).to(x.device)
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                def forward(self, x):
+                    return self.positions(x)
+            """,
+        ),
         Invalid(
             """
             import torch
@@ -405,6 +466,22 @@ class ConcatThenCopy(Rule):
             def f(a, b):
                 return torch.cat([a.cpu(), b.cpu()], dim=1).cuda()
                 #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+        ),
+        # Per-call code that looks like set-up: names alone (`build_*`) are not trusted, and
+        # a getter that tests `self` but never keeps what it builds runs on every call.
+        Invalid(
+            """
+            import torch
+            class Sampler:
+                def build_positions(self, rows, device):
+                    return torch.cat([torch.tensor(r) for r in rows]).to(device)
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                def steps(self, device):
+                    if self._steps is not None:
+                        return self._steps
+                    return torch.cat((self.timesteps.cpu(), torch.tensor([0.0]))).to(device)
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
             """,
         ),
         # a join of a join of host tensors
@@ -718,6 +795,8 @@ class ConcatThenCopy(Rule):
                 implies_host(node, method) and _into_device(provenance, node, method, frame)
             ):
                 continue
+            if RunOnce.of(self.context).code(self.context.ancestors):
+                return  # setup, an initializer, a memoised table: the copy costs once
             self._reported.add(id(join))
             # A blocking copy would stay blocking from the pinned buffer (HTD105's finding):
             # the fix is offered where the copy already runs without blocking.

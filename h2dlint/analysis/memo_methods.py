@@ -20,11 +20,16 @@ from h2dlint.walk import visit_read_only
 T = TypeVar("T")
 
 
-def memoised(function: cst.FunctionDef) -> bool:
+def memoised(function: cst.FunctionDef, cls: cst.ClassDef | None = None) -> bool:
     """Whether ``function`` returns the value it keeps on ``self`` when it has one, before it
     does anything else, and keeps what it computes there: its work runs once per object.
     ``cached = getattr(self, "x", None)`` / ``if cached is not None: return cached`` ...
-    ``self.x = value`` (also ``if self.x is not None: return self.x``)."""
+    ``self.x = value`` (also ``if self.x is not None: return self.x``). Also a cache grown on
+    demand (:func:`grown_cache`)."""
+    return _memoised(function) or grown_cache(function, cls)
+
+
+def _memoised(function: cst.FunctionDef) -> bool:
     aliases: dict[str, str] = {}  # local name -> the attribute of self it holds
     kept: str | None = None
     for statement in _body(function):
@@ -46,6 +51,112 @@ def memoised(function: cst.FunctionDef) -> bool:
     return any(
         _self_attribute(target) and isinstance(target, cst.Attribute) and target.attr.value == kept
         for target in assigned_anywhere(function.body)
+    )
+
+
+def grown_cache(function: cst.FunctionDef, cls: cst.ClassDef | None) -> bool:
+    """Whether ``function`` first returns the table it keeps when the table is there (and, in
+    nested tests, big enough), and rebuilds it only otherwise: ``if self.pe is not None:`` /
+    ``if self.pe.size(1) >= n: return`` ... ``self.pe = pe``; or, with the table passed in,
+    ``if pe is not None: ... return pe`` ... ``return pe`` where every call of the method in
+    its class (but in ``__init__``) is ``self.pe = self.extend_pe(x, self.pe)``. The rebuild
+    runs when sequences outgrow the table, not per call."""
+    first = next((s for s in _body(function) if not _docstring(s)), None)
+    if not isinstance(first, cst.If) or first.orelse is not None:
+        return False
+    test = first.test
+    if not (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, cst.IsNot)
+        and _is_none(test.comparisons[0].comparator)
+    ):
+        return False
+    kept = test.left
+    if not _returns_on_hit(first.body, kept):
+        return False
+    if _self_attribute(kept):
+        return any(target.deep_equals(kept) for target in assigned_anywhere(function.body))
+    if not isinstance(kept, cst.Name) or cls is None:
+        return False
+    names = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
+    if kept.value not in names or not names or names[0] != "self":
+        return False
+    finder = _CallsBack(function.name.value, kept.value, names.index(kept.value) - 1)
+    visit_read_only(cls.body, finder)
+    return finder.passed_back and not finder.other
+
+
+def _returns_on_hit(body: cst.BaseSuite, kept: cst.BaseExpression) -> bool:
+    """Whether ``body`` (through the last of its nested ``if`` tests) ends with ``return`` or
+    ``return kept``."""
+    while isinstance(body, cst.IndentedBlock) and body.body:
+        last = body.body[-1]
+        if isinstance(last, cst.If) and last.orelse is None:
+            body = last.body
+            continue
+        if not isinstance(last, cst.SimpleStatementLine):
+            return False
+        small = last.body[-1]
+        return isinstance(small, cst.Return) and (
+            small.value is None or small.value.deep_equals(kept)
+        )
+    return False
+
+
+class _CallsBack(cst.CSTVisitor):
+    """The calls ``self.<method>(...)`` in a class: ``passed_back`` when one is
+    ``self.a = self.<method>(..., self.a)`` (the table passed at ``position`` or by
+    ``keyword``, the result kept in its place), ``other`` when any other call is, outside
+    ``__init__``."""
+
+    def __init__(self, method: str, keyword: str, position: int) -> None:
+        self.method, self.keyword, self.position = method, keyword, position
+        self.functions: list[str] = []
+        self.passed_back = False
+        self.other = False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.functions.append(node.name.value)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.functions.pop()
+
+    def visit_Assign(self, node: cst.Assign) -> bool:
+        call = node.value
+        if len(node.targets) == 1 and self._call(call):
+            assert isinstance(call, cst.Call)
+            target = node.targets[0].target
+            passed = [a.value for a in call.args if a.keyword and a.keyword.value == self.keyword]
+            plain = [a.value for a in call.args if a.keyword is None]
+            if len(plain) > self.position:
+                passed.append(plain[self.position])
+            if _self_attribute(target) and any(p.deep_equals(target) for p in passed):
+                self.passed_back = True
+                for arg in call.args:
+                    visit_read_only(arg, self)
+                return False
+        return True
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self._call(node) and self.functions[-1:] != ["__init__"]:
+            self.other = True
+
+    def _call(self, node: cst.BaseExpression) -> bool:
+        return (
+            isinstance(node, cst.Call)
+            and _self_attribute(node.func)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == self.method
+        )
+
+
+def _docstring(statement: cst.BaseStatement) -> bool:
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, cst.SimpleString)
     )
 
 

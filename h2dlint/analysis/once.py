@@ -405,7 +405,7 @@ class RunOnce:
         if (
             once_by_name(function, cls)
             or closure_factory(function)
-            or memoised(function)
+            or memoised(function, cls)
             or memoised_by_key(function)
             or compile_pass(function)
         ):

@@ -315,7 +315,11 @@ class ProvenanceBase:
                 return True
             return self.is_numpy_array(node, frame, depth)
         if isinstance(node, cst.Subscript):
-            return _tolist_part(node) or self.is_numpy_array(node, frame, depth)
+            return (
+                _tolist_part(node)
+                or self.is_numpy_array(node, frame, depth)
+                or self._data_mapping_item(node, frame, depth)
+            )
         if isinstance(node, cst.Name):
             self._note(depth)
             if depth > MAX_DEPTH:
@@ -327,6 +331,28 @@ class ProvenanceBase:
             ):
                 return False
             return self.bound_only_to(node, frame, depth, self.is_host_data)
+        return False
+
+    def _data_mapping_item(self, node: cst.Subscript, frame: Frame, depth: int) -> bool:
+        """``ids[key]`` of a local mapping of Python data: ``ids = {k: [] for k in keys}`` (its
+        lists grown by ``ids[k].extend(...)``), ``ids = {"a": [1, 2]}``, ``defaultdict(list)``."""
+        if not isinstance(node.value, cst.Name) or len(node.slice) != 1:
+            return False
+        if not isinstance(node.slice[0].slice, cst.Index):
+            return False
+        return self.bound_only_to(node.value, frame, depth, self._data_mapping)
+
+    def _data_mapping(self, value: cst.BaseExpression, frame: Frame, depth: int) -> bool:
+        if isinstance(value, cst.DictComp):
+            return self.is_host_data(value.value, frame, depth + 1)
+        if isinstance(value, cst.Dict):
+            return bool(value.elements) and all(
+                isinstance(e, cst.DictElement) and self.is_host_data(e.value, frame, depth + 1)
+                for e in value.elements
+            )
+        if isinstance(value, cst.Call) and self.qualify(value.func) == "collections.defaultdict":
+            factory = value.args[0].value if value.args else None
+            return isinstance(factory, cst.Name) and factory.value in ("list", "tuple")
         return False
 
     def is_numpy_array(self, node: cst.BaseExpression, frame: Frame, depth: int = 0) -> bool:

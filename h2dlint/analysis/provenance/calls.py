@@ -168,7 +168,7 @@ class CallFacts(ProvenanceBase):
                     return PINNED_FRESH if is_true(_non_blocking(call)) else PAGEABLE_FRESH
                 return Fact(Where.HOST)
             if target is Target.DTYPE and inner.known:
-                return Fact(Where.DEVICE) if inner.where is Where.DEVICE else Fact(Where.HOST)
+                return _converted(inner)
             return UNKNOWN_FACT
         if method in NEW_FACTORIES:
             allocated = self._allocated(call, frame)
@@ -190,12 +190,9 @@ class CallFacts(ProvenanceBase):
             inner = self.fact(base, frame, depth + 1)
             if method == "contiguous" and inner.contiguous is True:
                 return inner
-            if inner.where is Where.DEVICE:
-                return Fact(Where.DEVICE)
-            if inner.where.on_host:
-                if inner.contiguous is False and method == "contiguous":
-                    return PAGEABLE_FRESH
-                return Fact(Where.HOST)
+            if inner.where.on_host and inner.contiguous is False and method == "contiguous":
+                return PAGEABLE_FRESH
+            return _converted(inner)
         return UNKNOWN_FACT
 
     def _torch_call(self, qualified: str, call: cst.Call, frame: Frame, depth: int) -> Fact:
@@ -293,6 +290,18 @@ class CallFacts(ProvenanceBase):
             found = frozenset(collector.calls)
             self._device_contexts[function] = found
         return found
+
+
+def _converted(inner: Fact) -> Fact:
+    """A conversion that keeps the placement but may or may not copy (``.float()``,
+    ``.to(dtype)``, ``.reshape(...)``: a no-op returns the tensor itself). Pageable memory
+    stays pageable either way (a copy on the host is a fresh pageable tensor); of pinned
+    memory only the host is known."""
+    if inner.where is Where.DEVICE:
+        return Fact(Where.DEVICE)
+    if inner.where is Where.PAGEABLE:
+        return Fact(Where.PAGEABLE, True if inner.fresh else None)
+    return Fact(Where.HOST) if inner.where.on_host else UNKNOWN_FACT
 
 
 def _foreign_memory(data: cst.BaseExpression) -> bool:
