@@ -241,10 +241,9 @@ class ProvenanceBase:
                     wheres.append(_any_where([f.where for f in facts]))
                 else:
                     wheres.append(self.sequence_where(value, frame, depth + 1))
-            if wheres and all(w is Where.DEVICE for w in wheres):
-                return Where.DEVICE
-            if wheres and all(w.on_host for w in wheres):
-                return Where.HOST
+            agreed = _agreed(wheres)
+            if agreed is not Where.UNKNOWN:
+                return agreed
         if isinstance(seq, cst.Attribute):
             return self._attribute_sequence_where(seq, frame, depth)
         return Where.UNKNOWN
@@ -259,18 +258,12 @@ class ProvenanceBase:
                 # Appended in any method, maybe far from the use: every item must agree.
                 added = owner.appended_to_attribute(value_frame.cls, seq.attr.value)
                 items = [owner.fact(v, f, depth + 1).where for v, f in added]
-                if not items or not (
-                    all(w is Where.DEVICE for w in items) or all(w.on_host for w in items)
-                ):
+                if _agreed(items) is Where.UNKNOWN:
                     return Where.UNKNOWN
                 wheres.append(items[0])
             else:
                 wheres.append(owner.sequence_where(value, value_frame, depth + 1))
-        if wheres and all(w is Where.DEVICE for w in wheres):
-            return Where.DEVICE
-        if wheres and all(w.on_host for w in wheres):
-            return Where.HOST
-        return Where.UNKNOWN
+        return _agreed(wheres)
 
     def appended_to_attribute(
         self, cls: cst.ClassDef | None, attr: str
@@ -483,6 +476,15 @@ class ProvenanceBase:
         self, node: cst.BaseExpression, frame: Frame | None = None, allocation: bool = False
     ) -> Target:
         return device_target(self, node, frame or self.current_frame(), allocation=allocation)
+
+
+def _agreed(wheres: list[Where]) -> Where:
+    """DEVICE or HOST when every placement says so (HOST for any host kind), else UNKNOWN."""
+    if wheres and all(w is Where.DEVICE for w in wheres):
+        return Where.DEVICE
+    if wheres and all(w.on_host for w in wheres):
+        return Where.HOST
+    return Where.UNKNOWN
 
 
 def _as_base(source: FactSource) -> ProvenanceBase:
