@@ -40,6 +40,11 @@ class NonBlockingPageableCopy(Rule):
     all calls pass `True` and a pageable tensor, and no other module calls a function of that
     name.
 
+    Confidence: always HIGH. The rule reports only a source that the analysis proves pageable,
+    so no finding rests on a guess; a source it cannot place is left alone. It does not ask
+    whether the code is hot: a pageable non-blocking copy blocks the host wherever it runs, so
+    set-up code is reported too.
+
     ## Why is this bad?
     CUDA can only copy asynchronously from page-locked (pinned) memory. From pageable memory the
     driver stages the data through a pinned bounce buffer, and `non_blocking=True` quietly stops

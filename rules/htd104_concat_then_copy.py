@@ -57,6 +57,10 @@ class ConcatThenCopy(Rule):
     (an initializer, a `setup`, a method that memoises what it builds on `self`, a table built
     on a cache miss): the extra host copy is paid once, not per step.
 
+    Confidence: always HIGH. The joined tensors are proven on the host, or the copy itself says
+    so (pinning, `non_blocking=True` to a device); a join of unknown placement is left alone.
+    Hot paths: the rule does not require one, but code that runs once is exempt (see above).
+
     ## Why is this bad?
     The join writes a new pageable tensor, and a copy from pageable memory is staged by the driver
     through a pinned bounce buffer: `non_blocking=True` stops meaning anything, and from a few MiB

@@ -75,6 +75,10 @@ class BlockingCopyFromPinned(Rule):
     `.item()`, `.tolist()`), and one from a buffer that the same function writes again after the
     copy, or in a loop around it (there the blocking copy is what keeps the code correct).
 
+    Confidence: always HIGH: the source is proven pinned and contiguous. The rule does not ask
+    whether the code is hot; a blocking copy from a pinned buffer wastes the buffer wherever it
+    runs.
+
     ## Why is this bad?
     Pinned memory exists so that a copy can run asynchronously, overlapped with host work. A
     blocking copy gives that up: the host waits until the stream has run everything queued

@@ -48,6 +48,10 @@ class LoopInvariantCopy(Rule):
     On the 12 pinned corpus packages: 7 findings, all read, all correct
     (docs/needless-copies.md).
 
+    Confidence: always HIGH: the source is proven host memory and the copy provably loop
+    invariant. Hot paths: the loop itself is the repetition, so the rule does not require a hot
+    function; loops in code that runs once are left alone.
+
     ## Why is this bad?
     The copy is paid on every iteration although it copies the same bytes: a launch, a device
     allocation, and, from pageable memory, a blocking copy that waits for the stream to drain,

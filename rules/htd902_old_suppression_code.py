@@ -17,6 +17,8 @@ class OldSuppressionCode(Rule):
     Flags a suppression comment that names a rule by its old code (`# noqa: H2D002`), from
     before h2dlint's codes were renamed to the `HTD` prefix, and rewrites it to the new code.
 
+    Confidence: always HIGH (the comment's text is all the rule reads); hot paths do not apply.
+
     ## Why is this bad?
     Ruff reads a rule code as letters followed by digits, so it reads `H2D002` as two codes,
     `H2` and `D002`: it warns about every such comment ("Missing or joined rule code(s)"),
