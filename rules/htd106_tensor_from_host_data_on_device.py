@@ -134,6 +134,21 @@ class TensorFromHostDataOnDevice(Rule):
     )
 
     valid = (
+        # A public helper that only the module's own set-up calls runs once too (no other
+        # module of the project calls the name).
+        Valid(
+            """
+            import torch
+            class Pruner(torch.nn.Module):
+                def __init__(self, sizes, device):
+                    super().__init__()
+                    self.init_state(sizes, device)
+                def init_state(self, sizes, device):
+                    self.create_buffers(sizes, device)
+                def create_buffers(self, sizes, device):
+                    self.emb_sizes = torch.tensor(sizes, device=device)
+            """
+        ),
         # The parameter may be rebound to a numpy scalar: not provably a sequence.
         Valid(
             """
@@ -401,6 +416,22 @@ class TensorFromHostDataOnDevice(Rule):
         ),
     )
     invalid = (
+        # the public twin also called per step: not run once
+        Invalid(
+            """
+            import torch
+            class Pruner(torch.nn.Module):
+                def __init__(self, sizes, device):
+                    super().__init__()
+                    self.create_buffers(sizes, device)
+                def forward(self, x, sizes):
+                    self.create_buffers(sizes, x.device)
+                    return x
+                def create_buffers(self, sizes, device):
+                    self.emb_sizes = torch.tensor(sizes, device=device)
+                                     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+        ),
         # a default looked up but never stored back: made on every call without the key
         Invalid(
             """

@@ -370,20 +370,23 @@ MOVER = "def move(items, device):\n    return [x.to(device) for x in items]\n"
         # the loop's iterable is evaluated once; a tiny loop
         ("def run(xs, device):\n    for y in move(xs, device):\n        print(y)\n", False),
         ("def run(xs, device):\n    for _ in range(2):\n        move(xs, device)\n", False),
-        # code that runs once
+        # code that runs once, and the module's only caller: the helper runs once too
         (
             "class M:\n    def __init__(self, groups, device):\n"
             "        for g in groups:\n            move(g, device)\n",
-            False,
+            None,
         ),
         # the collection is not passed
         ("def run(reqs, device):\n    for r in reqs:\n        move(device=device)\n", False),
     ],
 )
-def test_helper_calls_are_flagged_where_they_repeat(caller: str, flagged: bool) -> None:
+def test_helper_calls_are_flagged_where_they_repeat(caller: str, flagged: bool | None) -> None:
     code = MOVER + caller
     lines = {row for row, _ in _findings(code, "HTD101")}
-    assert 2 in lines  # the loop in the helper, always
+    if flagged is None:
+        assert not lines
+        return
+    assert 2 in lines  # the loop in the helper, whenever it may run more than once
     assert (len(lines) > 1) is flagged
 
 

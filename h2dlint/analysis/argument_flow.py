@@ -148,7 +148,7 @@ def arguments(source: FactSource, function: cst.FunctionDef, name: str) -> list[
     slot = _slot(function, name, frame, method)
     if slot is None:
         return None
-    if _called_elsewhere(source, own):
+    if called_elsewhere(source, own):
         return None
     found: list[Argument] = []
     if method and framework_called(own) and _external_bases(source, index.owner[function]):
@@ -266,7 +266,7 @@ def _external_bases(source: FactSource, cls: cst.ClassDef) -> bool:
     return False
 
 
-def _called_elsewhere(source: FactSource, name: str) -> bool:
+def called_elsewhere(source: FactSource, name: str) -> bool:
     """Whether another module of the project calls a function named ``name``."""
     project = source.project
     if project is None or source.module_name is None:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from h2dlint.analysis.once import per_step_state_builder, step_metadata_name
+from h2dlint.analysis.per_step_names import per_step_state_builder, step_metadata_name
 
 if TYPE_CHECKING:
     pass

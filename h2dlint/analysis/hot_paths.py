@@ -85,7 +85,8 @@ from h2dlint.analysis.hot_names import (
     state_builder_reason,
 )
 from h2dlint.analysis.memo_methods import rewrites_parameters
-from h2dlint.analysis.once import RunOnce, builder_class, once_name
+from h2dlint.analysis.once import RunOnce, once_name
+from h2dlint.analysis.per_step_names import builder_class
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.step_loops import occasional_call, step_loop_reason
 from h2dlint.context import SharedKey

@@ -16,9 +16,11 @@ Code runs once when it is:
   None)`` / ``if cached is not None: return cached``) and keeps what it computes there
   (``self.x = ...``), or by key (``cached = cache.get(key)`` / ``if cached is not None:
   return cached`` ... ``cache[key] = ...``: its work runs once per key);
-- in a private helper of the module (``_name``, a function or a method) whose every reference
-  in the module is a call from code that runs once: the ``@staticmethod`` factory that
-  ``__init__`` calls, the ``_prepare_*`` method a call guarded by a flag runs;
+- in a helper of the module (a function or a method) whose every reference in the module is a
+  call from code that runs once: the ``@staticmethod`` factory that ``__init__`` calls, the
+  ``_prepare_*`` method a call guarded by a flag runs; a public name only when no other module
+  of the project calls that name and no framework calls it (``forward``, ``on_*`` hooks); a
+  call in a loop counts only in a function named to run once (``main()``'s loop is per step);
 - under a guard that makes it run once: ``if key not in cache: cache[key] = ...``,
   ``if self.x is None: self.x = ...``, ``if not hasattr(self, "x")``,
   ``if self.x.numel() == 0: self.x = ...``, and flags: ``if not self.ready: ...`` (or
@@ -32,15 +34,21 @@ often per-call (``build_attention_mask``, ``load_image``, ``from_dense``).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from h2dlint.analysis.argument_flow import called_elsewhere, framework_called
+from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.frames import ModuleIndex, decorator_names
 from h2dlint.analysis.memo_methods import assigned_anywhere, compile_pass, memoised, memoised_by_key
+from h2dlint.analysis.per_step_names import (
+    builder_class,
+    per_step_state_builder,
+    step_metadata_name,
+)
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.context import SharedKey
 from h2dlint.imports import dotted_name, statements
@@ -105,52 +113,6 @@ LOAD_PREFIXES = ("load_", "_load_")
 LOAD_WORDS = ("weight", "state_dict", "checkpoint", "pretrained", "model", "lora", "adapter")
 LOAD_WORDS_OF_FORMATS = ("fp16", "bf16", "fp8", "fp32")  # ``load_fp16``: a weight's format
 MEMOISING_DECORATORS = frozenset({"cache", "lru_cache", "cached_property"})
-
-
-# Words that, with ``metadata``, name the per-step metadata of attention or of a batch
-# (``init_forward_metadata``, ``build_attn_metadata``, ``_prepare_decode_metadata``).
-METADATA_STEP_WORDS = frozenset(
-    {"forward", "attn", "attention", "batch", "decode", "prefill", "step"}
-)
-
-
-def step_metadata_name(name: str) -> bool:
-    """Whether a function's name says it builds the metadata of each step or forward pass
-    (``init_forward_metadata``, ``build_attn_metadata``), not reads or sets it."""
-    words = [w for w in name.lower().split("_") if w]
-    return (
-        "metadata" in words
-        and bool(METADATA_STEP_WORDS & set(words))
-        and words[0] not in ("get", "set", "is", "has")
-    )
-
-
-# Classes of the state an engine builds for every step, by the words of their names: a last word
-# for state (``StepContext``, ``ForwardBatch``, ``InputBatch``, ``ForwardMeta``) after a word
-# for a step (not pipeline blocks named ``...Step``, nor models named ``AceStep...``).
-STATE_NOUNS = frozenset({"Context", "Batch", "Inputs", "Input", "Metadata", "Meta"})
-PER_STEP_CLASS_WORDS = frozenset({"Step", "Forward", "Schedule", "Input"})
-
-
-def per_step_state_builder(name: str, cls: str) -> bool:
-    """Whether method ``name`` of class ``cls`` builds the state a serving engine makes for
-    every step: an alternate constructor (``new``, ``init_new``, ``create``, ``build``,
-    ``from_*``) or a ``prepare*`` method of a class named for per-step state
-    (``StepContext.new``, ``ForwardBatch.init_new``, ``ScheduleBatch.prepare_for_decode``)."""
-    words = re.findall(r"[A-Z][a-z0-9]*|[a-z0-9]+", cls)
-    if len(words) < 2 or words[-1] not in STATE_NOUNS:
-        return False
-    if not PER_STEP_CLASS_WORDS & set(words[:-1]):
-        return False
-    first = name.lstrip("_").split("_")[0]
-    return name in ("new", "init_new", "create", "build") or first in ("from", "prepare")
-
-
-def builder_class(cls: cst.ClassDef) -> bool:
-    """Whether a class builds per-step attention metadata: its name (or a base's) says
-    ``...MetadataBuilder`` (``FlashAttentionMetadataBuilder``, ``AttnMetadataBuilder``)."""
-    names = [cls.name.value, *((dotted_name(b.value) or "").rpartition(".")[2] for b in cls.bases)]
-    return any("Metadata" in n and n.endswith("Builder") for n in names)
 
 
 def once_name(name: str, cls: str | None = None) -> bool:
@@ -303,16 +265,20 @@ class _Reference:
     called: bool
     # ``self`` of ``self._m``; None for a plain name, "" for an attribute of an expression
     base: str | None = None
+    in_loop: bool = False  # inside a loop or comprehension of that function
 
 
 class _References(cst.CSTVisitor):
-    """Every reference to a private name (``_f``, ``self._m``, ``cls._m``, ``C._m``), keyed
-    by that name; an attribute of anything but a name (``self.x._m``) counts as no call."""
+    """Every reference to a private name or to a name in ``defined`` (``_f``, ``self._m``,
+    ``cls._m``, ``C._m``), keyed by that name; an attribute of anything but a name
+    (``self.x._m``) counts as no call."""
 
-    def __init__(self) -> None:
+    def __init__(self, defined: frozenset[str]) -> None:
+        self.defined = defined
         self.found: dict[str, list[_Reference]] = {}
         self.functions: list[cst.FunctionDef] = []
         self.guards: list[list[cst.If]] = [[]]
+        self.loops: list[int] = [0]  # per function: the loops around the visitor
         self.calls: set[cst.CSTNode] = set()
         self.definitions: set[cst.Name] = set()
 
@@ -320,10 +286,23 @@ class _References(cst.CSTVisitor):
         self.definitions.add(node.name)
         self.functions.append(node)
         self.guards.append([])
+        self.loops.append(0)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.functions.pop()
         self.guards.pop()
+        self.loops.pop()
+
+    def visit_For(self, node: cst.For) -> None:
+        self.loops[-1] += 1
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self.loops[-1] -= 1
+
+    visit_While = visit_For  # type: ignore[assignment]
+    leave_While = leave_For  # type: ignore[assignment]
+    visit_ListComp = visit_GeneratorExp = visit_SetComp = visit_DictComp = visit_For  # type: ignore[assignment]
+    leave_ListComp = leave_GeneratorExp = leave_SetComp = leave_DictComp = leave_For  # type: ignore[assignment]
 
     def visit_If(self, node: cst.If) -> bool:
         visit_read_only(node.test, self)
@@ -337,19 +316,23 @@ class _References(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         self.calls.add(node.func)
 
+    def _wanted(self, name: str) -> bool:
+        return _private(name) or name in self.defined
+
     def _add(self, name: str, node: cst.CSTNode, base: str | None) -> None:
         function = self.functions[-1] if self.functions else None
-        reference = _Reference(function, tuple(self.guards[-1]), node in self.calls, base)
+        called = node in self.calls
+        reference = _Reference(function, tuple(self.guards[-1]), called, base, self.loops[-1] > 0)
         self.found.setdefault(name, []).append(reference)
 
     def visit_Name(self, node: cst.Name) -> None:
-        if _private(node.value) and node not in self.definitions:
+        if self._wanted(node.value) and node not in self.definitions:
             self._add(node.value, node, None)
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         visit_read_only(node.value, self)
         name = node.attr.value
-        if _private(name):
+        if self._wanted(name):
             base = node.value.value if isinstance(node.value, cst.Name) else ""
             self._add(name, node, base)
         return False
@@ -369,11 +352,18 @@ class RunOnce:
 
     @classmethod
     def of(cls, context: FileContext) -> RunOnce:
-        return context.shared(RUN_ONCE, lambda: cls(context.module, Provenance.of(context).index))
+        def build() -> RunOnce:
+            source = Provenance.of(context)
+            return cls(context.module, source.index, source)
 
-    def __init__(self, module: cst.Module, index: ModuleIndex) -> None:
+        return context.shared(RUN_ONCE, build)
+
+    def __init__(
+        self, module: cst.Module, index: ModuleIndex, source: FactSource | None = None
+    ) -> None:
         self.module = module
         self.index = index
+        self.source = source  # the project's other modules: who else calls a public name
         self._references: dict[str, list[_Reference]] | None = None
         self._functions: dict[cst.FunctionDef, bool] = {}
         self._in_progress: set[cst.FunctionDef] = set()
@@ -381,7 +371,9 @@ class RunOnce:
     @property
     def references(self) -> dict[str, list[_Reference]]:
         if self._references is None:
-            collector = _References()
+            index = self.index
+            defined = {*index.functions, *(m for ms in index.methods.values() for m in ms)}
+            collector = _References(frozenset(defined))
             visit_read_only(self.module, collector)
             self._references = collector.found
         return self._references
@@ -412,16 +404,19 @@ class RunOnce:
             return True
         name = function.name.value
         top_level = self.index.functions.get(name) is function
-        if not _private(name) or not (top_level or cls is not None):
+        if name.startswith("__") or not (top_level or cls is not None):
+            return False
+        if not _private(name) and (self.source is None or framework_called(name)):
             return False
         references = [
             r
             for r in self.references.get(name, [])
             if r.function is not function and self._refers_to(r, name, cls)
         ]
-        return bool(references) and all(
-            r.called and self._reference_once(r, cls) for r in references
-        )
+        if not references or not all(r.called and self._reference_once(r, cls) for r in references):
+            return False
+        # Asked last: whether another module calls the name reads the project's call table.
+        return _private(name) or not (self.source and called_elsewhere(self.source, name))
 
     def _refers_to(self, reference: _Reference, name: str, cls: cst.ClassDef | None) -> bool:
         """Whether ``reference`` may be to the function ``name`` (a method of ``cls``, or a
@@ -441,6 +436,10 @@ class RunOnce:
             return True  # module level or a class body
         if any(self.guard(g, cls) for g in reference.guards):
             return True
+        if reference.in_loop and not once_by_name(
+            reference.function, self.index.owner.get(reference.function)
+        ):
+            return False  # a loop of a function run once for another reason: a main loop
         return self.function(reference.function)
 
     def guard(self, node: cst.If, cls: cst.ClassDef | None = None) -> bool:
