@@ -27,7 +27,13 @@ from h2dlint.catalogue import RuleSpec, known_rules
 from h2dlint.config_file import CONFIG_FILES as CONFIG_FILES
 from h2dlint.config_file import ConfigError as ConfigError
 from h2dlint.config_file import FileConfig as FileConfig
-from h2dlint.config_file import _config_file_in, _formatter_file_in, _freeze, _names, _where
+from h2dlint.config_file import (
+    config_file_in,
+    formatter_file_in,
+    frozen_value,
+    rule_names,
+    setting_origin,
+)
 from h2dlint.config_file import find_config_file as find_config_file
 from h2dlint.config_file import formatter_line_length as formatter_line_length
 from h2dlint.config_file import parse_config as parse_config
@@ -135,7 +141,7 @@ class SettingsResolver:
         asks for every directory, and siblings share their parents' answers."""
         if directory in self._config_of:
             return self._config_of[directory]
-        found = _config_file_in(directory)
+        found = config_file_in(directory)
         if found is None and directory.parent != directory:
             found = self._config_file(directory.parent)
         self._config_of[directory] = found
@@ -145,7 +151,7 @@ class SettingsResolver:
         """The nearest formatter configuration at or above ``directory``, remembered."""
         if directory in self._formatter_of:
             return self._formatter_of[directory]
-        found = _formatter_file_in(directory)
+        found = formatter_file_in(directory)
         if found is None and directory.parent != directory:
             found = self._formatter_file(directory.parent)
         self._formatter_of[directory] = found
@@ -202,7 +208,7 @@ def build_settings(
 ) -> Settings:
     """The settings of ``config`` under ``overrides``; ``formatter_length``: the line length
     the formatter's configuration sets, and where (:func:`formatter_line_length`)."""
-    known = _names(rules)
+    known = rule_names(rules)
     try:
         cli_select = validate(overrides.select, known, "--select") if overrides.select else None
         layers = [
@@ -232,7 +238,7 @@ def build_settings(
     unsafe = overrides.unsafe_fixes if overrides.unsafe_fixes is not None else config.unsafe_fixes
     threshold = overrides.min_confidence or config.min_confidence or confidence.DEFAULT
     if config.line_length is not None:
-        length = (config.line_length, _where(config.path, "line-length"))
+        length = (config.line_length, setting_origin(config.path, "line-length"))
     else:
         length = formatter_length or (DEFAULT_LINE_LENGTH, "default")
     return Settings(
@@ -252,7 +258,7 @@ def build_settings(
 
 def _settings_for(rule: RuleSpec, given: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
     merged = {**rule.default_settings(), **given}
-    return tuple(sorted((k, _freeze(v)) for k, v in merged.items()))
+    return tuple(sorted((k, frozen_value(v)) for k, v in merged.items()))
 
 
 def _expand(selectors: Sequence[str], known: Mapping[str, str]) -> set[str]:

@@ -77,7 +77,7 @@ class FileConfig:
     analysis: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
-def _where(path: Path | None, key: str) -> str:
+def setting_origin(path: Path | None, key: str) -> str:
     if path is not None and path.name == "pyproject.toml":
         return f"{path}: [tool.h2dlint] {key}"
     return f"{path or '<command line>'}: {key}"
@@ -87,11 +87,11 @@ def _string_list(value: Any, path: Path | None, key: str) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{_where(path, key)}: expected a list of strings, got {value!r}")
+        raise ConfigError(f"{setting_origin(path, key)}: expected a list of strings, got {value!r}")
     return tuple(value)
 
 
-def _names(rules: Mapping[str, RuleSpec]) -> dict[str, str]:
+def rule_names(rules: Mapping[str, RuleSpec]) -> dict[str, str]:
     return {code: rule.name for code, rule in rules.items()}
 
 
@@ -99,19 +99,21 @@ def _rule_options(
     value: Any, path: Path | None, rules: Mapping[str, RuleSpec]
 ) -> tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]:
     if not isinstance(value, dict):
-        raise ConfigError(f"{_where(path, 'rules')}: expected a table of rule tables")
+        raise ConfigError(f"{setting_origin(path, 'rules')}: expected a table of rule tables")
     out = []
     for code, options in sorted(value.items()):
         renamed = legacy_codes.new_code(code)
         if renamed is not None:
-            legacy_codes.note(_where(path, f"rules.{code}"), code.upper(), (renamed,))
+            legacy_codes.note(setting_origin(path, f"rules.{code}"), code.upper(), (renamed,))
         rule = rules.get(renamed or code.upper()) or next(
             (r for r in rules.values() if r.name == code), None
         )
         if rule is None:
-            raise ConfigError(f"{_where(path, f'rules.{code}')}: unknown rule {code!r}")
+            raise ConfigError(f"{setting_origin(path, f'rules.{code}')}: unknown rule {code!r}")
         if not isinstance(options, dict):
-            raise ConfigError(f"{_where(path, f'rules.{code}')}: expected a table of options")
+            raise ConfigError(
+                f"{setting_origin(path, f'rules.{code}')}: expected a table of options"
+            )
         declared = {option.name: option for option in rule.options}
         checked = []
         for name, option_value in sorted(options.items()):
@@ -119,17 +121,17 @@ def _rule_options(
             if name not in declared:
                 known = ", ".join(sorted(declared)) or "none"
                 raise ConfigError(
-                    f"{_where(path, key)}: unknown option for {rule.code} (known: {known})"
+                    f"{setting_origin(path, key)}: unknown option for {rule.code} (known: {known})"
                 )
             problem = declared[name].validate(option_value)
             if problem:
-                raise ConfigError(f"{_where(path, key)}: {problem}")
-            checked.append((name, _freeze(option_value)))
+                raise ConfigError(f"{setting_origin(path, key)}: {problem}")
+            checked.append((name, frozen_value(option_value)))
         out.append((rule.code, tuple(checked)))
     return tuple(out)
 
 
-def _freeze(value: Any) -> Any:
+def frozen_value(value: Any) -> Any:
     return tuple(value) if isinstance(value, list) else value
 
 
@@ -140,15 +142,17 @@ def parse_config(
     unknown = sorted(set(data) - set(KNOWN_KEYS))
     if unknown:
         raise ConfigError(
-            f"{_where(path, unknown[0])}: unknown key (known keys: {', '.join(KNOWN_KEYS)})"
+            f"{setting_origin(path, unknown[0])}: unknown key (known keys: {', '.join(KNOWN_KEYS)})"
         )
-    known = _names(rules)
+    known = rule_names(rules)
     kwargs: dict[str, Any] = {}
     try:
         for key in ("select", "extend-select", "ignore"):
             if key in data:
                 selectors = _string_list(data[key], path, key)
-                kwargs[key.replace("-", "_")] = validate(selectors, known, _where(path, key))
+                kwargs[key.replace("-", "_")] = validate(
+                    selectors, known, setting_origin(path, key)
+                )
     except SelectionError as exc:
         raise ConfigError(str(exc)) from exc
     for key in ("exclude", "extend-exclude"):
@@ -161,12 +165,14 @@ def parse_config(
         kwargs["per_file_ignores"] = _per_file_ignores(data["per-file-ignores"], path, known)
     if "unsafe-fixes" in data:
         if not isinstance(data["unsafe-fixes"], bool):
-            raise ConfigError(f"{_where(path, 'unsafe-fixes')}: expected true or false")
+            raise ConfigError(f"{setting_origin(path, 'unsafe-fixes')}: expected true or false")
         kwargs["unsafe_fixes"] = data["unsafe-fixes"]
     if "min-confidence" in data:
         kwargs["min_confidence"] = _min_confidence(data["min-confidence"], path)
     if "line-length" in data:
-        kwargs["line_length"] = _line_length(data["line-length"], _where(path, "line-length"))
+        kwargs["line_length"] = _line_length(
+            data["line-length"], setting_origin(path, "line-length")
+        )
     if "rules" in data:
         kwargs["rule_options"] = _rule_options(data["rules"], path, rules)
     if "analysis" in data:
@@ -176,11 +182,13 @@ def parse_config(
 
 def _min_confidence(value: Any, path: Path | None) -> Confidence:
     if not isinstance(value, str):
-        raise ConfigError(f"{_where(path, 'min-confidence')}: expected a string, got {value!r}")
+        raise ConfigError(
+            f"{setting_origin(path, 'min-confidence')}: expected a string, got {value!r}"
+        )
     try:
         return confidence.parse(value)
     except ValueError as exc:
-        raise ConfigError(f"{_where(path, 'min-confidence')}: {exc}") from exc
+        raise ConfigError(f"{setting_origin(path, 'min-confidence')}: {exc}") from exc
 
 
 def _line_length(value: Any, where: str) -> int:
@@ -191,7 +199,7 @@ def _line_length(value: Any, where: str) -> int:
     return value
 
 
-def _formatter_file_in(folder: Path) -> Path | None:
+def formatter_file_in(folder: Path) -> Path | None:
     """The formatter configuration in ``folder`` that decides the line length, if any."""
     for name in FORMATTER_FILES:
         candidate = folder / name
@@ -232,12 +240,14 @@ def formatter_line_length(path: Path) -> tuple[int, str] | None:
 
 def _analysis_options(value: Any, path: Path | None) -> tuple[tuple[str, tuple[str, ...]], ...]:
     if not isinstance(value, dict):
-        raise ConfigError(f"{_where(path, 'analysis')}: expected a table")
+        raise ConfigError(f"{setting_origin(path, 'analysis')}: expected a table")
     out = []
     for key, item in sorted(value.items()):
         if key not in ANALYSIS_KEYS:
             known = ", ".join(ANALYSIS_KEYS)
-            raise ConfigError(f"{_where(path, f'analysis.{key}')}: unknown key (known: {known})")
+            raise ConfigError(
+                f"{setting_origin(path, f'analysis.{key}')}: unknown key (known: {known})"
+            )
         out.append((key, _string_list(item, path, f"analysis.{key}")))
     return tuple(out)
 
@@ -246,7 +256,7 @@ def _glob(pattern: str, path: Path | None, key: str) -> Glob:
     try:
         return Glob.compile(pattern)
     except ValueError as exc:
-        raise ConfigError(f"{_where(path, key)}: {exc}") from exc
+        raise ConfigError(f"{setting_origin(path, key)}: {exc}") from exc
 
 
 def _per_file_ignores(
@@ -254,13 +264,15 @@ def _per_file_ignores(
 ) -> tuple[tuple[str, tuple[str, ...]], ...]:
     key = "per-file-ignores"
     if not isinstance(value, dict):
-        raise ConfigError(f"{_where(path, key)}: expected a table of glob = [codes]")
+        raise ConfigError(f"{setting_origin(path, key)}: expected a table of glob = [codes]")
     out = []
     for pattern, codes in value.items():
         _glob(pattern, path, f"{key}.{pattern!r}")
         selectors = _string_list(codes, path, f"{key}.{pattern!r}")
         try:
-            out.append((pattern, validate(selectors, known, _where(path, f"{key}.{pattern!r}"))))
+            out.append(
+                (pattern, validate(selectors, known, setting_origin(path, f"{key}.{pattern!r}")))
+            )
         except SelectionError as exc:
             raise ConfigError(str(exc)) from exc
     return tuple(out)
@@ -291,13 +303,13 @@ def read_config_file(path: Path, rules: Mapping[str, RuleSpec]) -> FileConfig | 
 def find_config_file(directory: Path) -> Path | None:
     """The nearest configuration file at or above ``directory``."""
     for folder in (directory, *directory.parents):
-        found = _config_file_in(folder)
+        found = config_file_in(folder)
         if found is not None:
             return found
     return None
 
 
-def _config_file_in(folder: Path) -> Path | None:
+def config_file_in(folder: Path) -> Path | None:
     for name in CONFIG_FILES:
         candidate = folder / name
         if candidate.is_file() and (name != "pyproject.toml" or _mentions_h2dlint(candidate)):

@@ -13,13 +13,13 @@ import libcst as cst
 
 from h2dlint.fix_wrap import (
     Element,
-    _bare,
-    _code,
-    _exploded,
-    _has_comment,
-    _hugged,
-    _newline,
-    _sole_generator,
+    bare_element,
+    explode_elements,
+    has_comment,
+    hug_elements,
+    newline_at,
+    node_code,
+    sole_generator,
 )
 
 SMALL_STATEMENTS = (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Return, cst.Expr)
@@ -30,13 +30,13 @@ def joined(call: cst.Call) -> cst.Call:
     """``call`` with its arguments on its line again where a formatter split them only for
     length (no comment, no magic trailing comma, no argument spanning lines): the fix changed
     the line, so a formatter lays it out anew."""
-    if not call.args or "\n" not in _code(call.with_changes(func=cst.Name("f"))):
+    if not call.args or "\n" not in node_code(call.with_changes(func=cst.Name("f"))):
         return call
     last = call.args[-1]
-    if isinstance(last.comma, cst.Comma) or _has_comment(call.with_changes(func=cst.Name("f"))):
+    if isinstance(last.comma, cst.Comma) or has_comment(call.with_changes(func=cst.Name("f"))):
         return call
-    args = [_bare(a) for a in call.args]
-    if any("\n" in _code(a) for a in args):
+    args = [bare_element(a) for a in call.args]
+    if any("\n" in node_code(a) for a in args):
         return call
     spaced = [
         a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
@@ -53,7 +53,7 @@ def element_of(split: cst.CSTNode, path: Sequence[cst.CSTNode]) -> cst.CSTNode |
         return split.elt
     if isinstance(split, cst.IfExp):
         return split.body
-    if _sole_generator(split):
+    if sole_generator(split):
         assert isinstance(split, cst.Call) and isinstance(split.args[0].value, cst.GeneratorExp)
         return split.args[0].value.elt
     if isinstance(split, cst.Call):
@@ -80,7 +80,7 @@ def enclosure_of(path: Sequence[cst.CSTNode]) -> cst.BaseExpression | None:
     value = getattr(path[0], "value", None)
     if value is not path[1]:
         return None
-    if _sole_generator(value):
+    if sole_generator(value):
         # ``list(x.to(d) for x in xs)``: the call's brackets are the generator's
         assert isinstance(value, cst.Call)
         generator = value.args[0].value
@@ -121,57 +121,57 @@ def _heads(path: Sequence[cst.CSTNode]) -> bool:
 def split_enclosure(node: cst.BaseExpression, unit: str, room: int) -> cst.BaseExpression | None:
     """``node`` (a statement's value) split over lines as a formatter splits it: its content
     on one line of its own where that is at most ``room`` wide, else part by part."""
-    if _has_comment(node):
+    if has_comment(node):
         return None
-    if _sole_generator(node):
+    if sole_generator(node):
         assert isinstance(node, cst.Call)
         generator = node.args[0].value
         assert isinstance(generator, cst.GeneratorExp)
-        if len(_code(generator)) > room:
+        if len(node_code(generator)) > room:
             generator = generator.with_changes(for_in=_split_for(generator.for_in, unit))
-        arg = node.args[0].with_changes(value=generator, whitespace_after_arg=_newline(""))
-        return node.with_changes(whitespace_before_args=_newline(unit), args=[arg])
+        arg = node.args[0].with_changes(value=generator, whitespace_after_arg=newline_at(""))
+        return node.with_changes(whitespace_before_args=newline_at(unit), args=[arg])
     if isinstance(node, cst.Call):
         elements: list[Element] = list(node.args)
-        body = ", ".join(_code(_bare(e)) for e in elements)
+        body = ", ".join(node_code(bare_element(e)) for e in elements)
         if len(elements) == 1 or len(body) <= room:
-            split = _hugged(node, elements, unit, "")
+            split = hug_elements(node, elements, unit, "")
         else:
-            split = _exploded(node, elements, unit, "")
+            split = explode_elements(node, elements, unit, "")
         assert isinstance(split, cst.Call)
         return split
     if isinstance(node, cst.IfExp):
-        hugged = len(_code(node.with_changes(lpar=(), rpar=()))) <= room
-        parts = cst.SimpleWhitespace(" ") if hugged else _newline(unit)
+        hugged = len(node_code(node.with_changes(lpar=(), rpar=()))) <= room
+        parts = cst.SimpleWhitespace(" ") if hugged else newline_at(unit)
         return node.with_changes(
-            lpar=[cst.LeftParen(whitespace_after=_newline(unit))],
-            rpar=[cst.RightParen(whitespace_before=_newline(""))],
+            lpar=[cst.LeftParen(whitespace_after=newline_at(unit))],
+            rpar=[cst.RightParen(whitespace_before=newline_at(""))],
             whitespace_before_if=parts,
             whitespace_after_if=cst.SimpleWhitespace(" "),
             whitespace_before_else=parts,
             whitespace_after_else=cst.SimpleWhitespace(" "),
         )
     if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
-        content = _code(node.with_changes(lpar=(), rpar=()))
+        content = node_code(node.with_changes(lpar=(), rpar=()))
         if not isinstance(node, cst.GeneratorExp):
             content = content[1:-1]
         for_in = node.for_in if len(content) <= room else _split_for(node.for_in, unit)
         if isinstance(node, cst.GeneratorExp):
-            lpar = [node.lpar[0].with_changes(whitespace_after=_newline(unit)), *node.lpar[1:]]
-            rpar = [node.rpar[0].with_changes(whitespace_before=_newline("")), *node.rpar[1:]]
+            lpar = [node.lpar[0].with_changes(whitespace_after=newline_at(unit)), *node.lpar[1:]]
+            rpar = [node.rpar[0].with_changes(whitespace_before=newline_at("")), *node.rpar[1:]]
             return node.with_changes(lpar=lpar, rpar=rpar, for_in=for_in)
         if isinstance(node, cst.SetComp):
-            lbrace = node.lbrace.with_changes(whitespace_after=_newline(unit))
-            rbrace = node.rbrace.with_changes(whitespace_before=_newline(""))
+            lbrace = node.lbrace.with_changes(whitespace_after=newline_at(unit))
+            rbrace = node.rbrace.with_changes(whitespace_before=newline_at(""))
             return node.with_changes(lbrace=lbrace, rbrace=rbrace, for_in=for_in)
-        lbracket = node.lbracket.with_changes(whitespace_after=_newline(unit))
-        rbracket = node.rbracket.with_changes(whitespace_before=_newline(""))
+        lbracket = node.lbracket.with_changes(whitespace_after=newline_at(unit))
+        rbracket = node.rbracket.with_changes(whitespace_before=newline_at(""))
         return node.with_changes(lbracket=lbracket, rbracket=rbracket, for_in=for_in)
     return None
 
 
 def _split_for(for_in: cst.CompFor, unit: str) -> cst.CompFor:
     """A comprehension's ``for`` and ``if`` clauses, each on a line of its own."""
-    ifs = [i.with_changes(whitespace_before=_newline(unit)) for i in for_in.ifs]
+    ifs = [i.with_changes(whitespace_before=newline_at(unit)) for i in for_in.ifs]
     inner = _split_for(for_in.inner_for_in, unit) if for_in.inner_for_in is not None else None
-    return for_in.with_changes(whitespace_before=_newline(unit), ifs=ifs, inner_for_in=inner)
+    return for_in.with_changes(whitespace_before=newline_at(unit), ifs=ifs, inner_for_in=inner)

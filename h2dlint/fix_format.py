@@ -43,7 +43,7 @@ import libcst as cst
 
 from h2dlint.context import FileContext, SharedKey
 from h2dlint.fix_enclose import SMALL_STATEMENTS, element_of, enclosure_of, joined, split_enclosure
-from h2dlint.fix_wrap import _code, _Layout, _unit, _width
+from h2dlint.fix_wrap import Layout, indent_unit, node_code, text_width
 from h2dlint.jobs import DEFAULT_LINE_LENGTH, LINE_LENGTH_OPTION
 from h2dlint.walk import visit_read_only
 
@@ -287,7 +287,7 @@ def bind_before(
 
 # -- fitting to the line length ------------------------------------------------------------------
 def _too_long(lines: Sequence[str], indent: str, limit: int, old: set[str]) -> bool:
-    return any(_width(indent + text) > limit for text in lines if text not in old)
+    return any(text_width(indent + text) > limit for text in lines if text not in old)
 
 
 def fit_statement(
@@ -303,21 +303,21 @@ def fit_statement(
     it that a fix wrote) wrapped where one of its lines that ``old`` does not have is longer
     than the line length."""
     limit = line_length(context)
-    old_lines = set(_code(old).splitlines()) if old is not None else set()
+    old_lines = set(node_code(old).splitlines()) if old is not None else set()
     for node in changed:
-        if not _too_long(_code(statement).splitlines(), indent, limit, old_lines):
+        if not _too_long(node_code(statement).splitlines(), indent, limit, old_lines):
             break
-        marked = _code(statement.deep_replace(node, cst.Name(_MARKER)))
+        marked = node_code(statement.deep_replace(node, cst.Name(_MARKER)))
         line = next((text for text in marked.splitlines() if _MARKER in text), None)
         if line is None:
             continue
         relative = line[: len(line) - len(line.lstrip())]
-        column = _width(indent + line[: line.index(_MARKER)])
+        column = text_width(indent + line[: line.index(_MARKER)])
         tail = line[line.index(_MARKER) + len(_MARKER) :]
         ends_line = tail.split("#", 1)[0].strip() in ("", ",")
         if chained and tail.startswith("."):
             ends_line = True  # a call chain on a line of its own: its head's content is hugged
-        layout = _Layout(limit, _width(indent), _unit(context))
+        layout = Layout(limit, text_width(indent), indent_unit(context))
         fitted = layout.fit(node, column, len(tail.rstrip()), relative, hug=ends_line)
         if fitted is not node:
             replaced = statement.deep_replace(node, fitted)
@@ -390,13 +390,13 @@ def _fit_in_enclosure(
     if enclosure is None:
         return None
     limit = line_length(context)
-    old_lines = set(_code(line).splitlines())
+    old_lines = set(node_code(line).splitlines())
     flat = line.deep_replace(node, new_node)
     assert isinstance(flat, cst.SimpleStatementLine)
-    if not _too_long(_code(flat).splitlines(), indent, limit, old_lines):
+    if not _too_long(node_code(flat).splitlines(), indent, limit, old_lines):
         return None
-    unit = _unit(context)
-    room = limit - _width(indent + unit)
+    unit = indent_unit(context)
+    room = limit - text_width(indent + unit)
     rebuilt = enclosure.deep_replace(node, new_node)
     assert isinstance(rebuilt, cst.BaseExpression)
     split = split_enclosure(rebuilt, unit, room)
@@ -411,10 +411,10 @@ def _fit_in_enclosure(
             replaced = replaced.deep_replace(top, rejoined)
             assert isinstance(replaced, cst.SimpleStatementLine)
             top = rejoined
-    if top is not new_node and isinstance(top, cst.Call) and "\n" not in _code(top):
+    if top is not new_node and isinstance(top, cst.Call) and "\n" not in node_code(top):
         # The chain's last call is split where the line up to its bracket fits (Black's
         # right-hand split: the last bracket first, its trailers omitted only when needed).
-        head = _code(top.with_changes(args=()))[:-1]
+        head = node_code(top.with_changes(args=()))[:-1]
         if len(head) <= room:
             return fit_statement(context, replaced, indent, [top], old=line)
     changed = [new_node] if isinstance(new_node, (cst.Call, cst.Tuple)) else []

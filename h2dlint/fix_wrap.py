@@ -9,22 +9,22 @@ from h2dlint.context import FileContext
 from h2dlint.walk import visit_read_only
 
 
-def _code(node: cst.CSTNode) -> str:
+def node_code(node: cst.CSTNode) -> str:
     return cst.Module(body=[]).code_for_node(node)
 
 
-def _width(text: str) -> int:
+def text_width(text: str) -> int:
     """Columns, a tab counting as 4 (Ruff's default indent width)."""
     return len(text.expandtabs(4)) if "\t" in text else len(text)
 
 
-def _unit(context: FileContext) -> str:
+def indent_unit(context: FileContext) -> str:
     """One level of indentation, as the file indents its blocks."""
     default = context.module.default_indent
     return default if default and default.strip(" \t") == "" else "    "
 
 
-def _newline(indent: str) -> cst.ParenthesizedWhitespace:
+def newline_at(indent: str) -> cst.ParenthesizedWhitespace:
     return cst.ParenthesizedWhitespace(
         first_line=cst.TrailingWhitespace(),
         empty_lines=[],
@@ -33,7 +33,7 @@ def _newline(indent: str) -> cst.ParenthesizedWhitespace:
     )
 
 
-class _Layout:
+class Layout:
     """Black's and Ruff's way of splitting one bracket: flat; else the content on one line of
     its own (only where the bracket ends the line); else one element a line, trailing comma."""
 
@@ -47,8 +47,8 @@ class _Layout:
     ) -> cst.CSTNode:
         """``node`` starting at ``column`` with ``tail`` characters after it on its line, its
         line indented ``indent`` past the block."""
-        code = _code(node)
-        if "\n" in code or ("#" in code and _has_comment(node)):
+        code = node_code(node)
+        if "\n" in code or ("#" in code and has_comment(node)):
             return node  # laid out by hand: leave it
         if column + len(code) + tail <= self.limit:
             return node
@@ -56,22 +56,24 @@ class _Layout:
         if elements is None:
             return node
         inner = indent + self.unit
-        texts = [_code(_bare(e)) for e in elements]
+        texts = [node_code(bare_element(e)) for e in elements]
         body = ", ".join(texts)
-        if (hug and self.block + _width(inner) + len(body) <= self.limit) or _sole_generator(node):
+        if (hug and self.block + text_width(inner) + len(body) <= self.limit) or sole_generator(
+            node
+        ):
             # A call's sole bare generator takes no trailing comma: it is only ever hugged.
-            return _hugged(node, elements, inner, indent)
+            return hug_elements(node, elements, inner, indent)
         laid: list[Element] = []
         for element in elements:
             value, prefix = _value_of(element)
-            start = self.block + _width(inner) + len(prefix)
-            if value is not None and start + len(_code(value)) + 1 > self.limit:
+            start = self.block + text_width(inner) + len(prefix)
+            if value is not None and start + len(node_code(value)) + 1 > self.limit:
                 element = _with_value(element, self.fit(value, start, 1, inner, hug=True))
             laid.append(element)
-        return _exploded(node, laid, inner, indent)
+        return explode_elements(node, laid, inner, indent)
 
 
-def _sole_generator(node: cst.CSTNode) -> bool:
+def sole_generator(node: cst.CSTNode) -> bool:
     return (
         isinstance(node, cst.Call)
         and len(node.args) == 1
@@ -88,7 +90,7 @@ class _Comments(cst.CSTVisitor):
         self.found = True
 
 
-def _has_comment(node: cst.CSTNode) -> bool:
+def has_comment(node: cst.CSTNode) -> bool:
     collector = _Comments()
     visit_read_only(node, collector)
     return collector.found
@@ -106,7 +108,7 @@ def _elements(node: cst.CSTNode) -> list[Element] | None:
     return None
 
 
-def _bare(element: Element) -> Element:
+def bare_element(element: Element) -> Element:
     if isinstance(element, cst.Arg):
         return element.with_changes(
             comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=cst.SimpleWhitespace("")
@@ -132,21 +134,25 @@ def _with_value(element: Element, value: cst.CSTNode) -> Element:
     return element.with_changes(value=value)
 
 
-def _hugged(node: cst.CSTNode, elements: list[Element], inner: str, indent: str) -> cst.CSTNode:
+def hug_elements(
+    node: cst.CSTNode, elements: list[Element], inner: str, indent: str
+) -> cst.CSTNode:
     items: list[Element] = []
     for i, element in enumerate(elements):
-        bare = _bare(element)
+        bare = bare_element(element)
         if i < len(elements) - 1:
             bare = bare.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
         items.append(bare)
     return _bracketed(node, items, inner, indent)
 
 
-def _exploded(node: cst.CSTNode, elements: list[Element], inner: str, indent: str) -> cst.CSTNode:
+def explode_elements(
+    node: cst.CSTNode, elements: list[Element], inner: str, indent: str
+) -> cst.CSTNode:
     items: list[Element] = []
     for i, element in enumerate(elements):
-        after = _newline(inner if i < len(elements) - 1 else indent)
-        items.append(_bare(element).with_changes(comma=cst.Comma(whitespace_after=after)))
+        after = newline_at(inner if i < len(elements) - 1 else indent)
+        items.append(bare_element(element).with_changes(comma=cst.Comma(whitespace_after=after)))
     return _bracketed(node, items, inner, indent, closed=True)
 
 
@@ -158,12 +164,12 @@ def _bracketed(
     if not closed:
         last = items[-1]
         if isinstance(last, cst.Arg):
-            items[-1] = last.with_changes(whitespace_after_arg=_newline(indent))
+            items[-1] = last.with_changes(whitespace_after_arg=newline_at(indent))
     if isinstance(node, cst.Call):
-        return node.with_changes(whitespace_before_args=_newline(inner), args=items)
+        return node.with_changes(whitespace_before_args=newline_at(inner), args=items)
     assert isinstance(node, cst.Tuple)
-    lpar = [node.lpar[0].with_changes(whitespace_after=_newline(inner)), *node.lpar[1:]]
+    lpar = [node.lpar[0].with_changes(whitespace_after=newline_at(inner)), *node.lpar[1:]]
     rpar = list(node.rpar)
     if not closed:
-        rpar[0] = rpar[0].with_changes(whitespace_before=_newline(indent))
+        rpar[0] = rpar[0].with_changes(whitespace_before=newline_at(indent))
     return node.with_changes(lpar=lpar, rpar=rpar, elements=items)

@@ -36,7 +36,7 @@ import libcst as cst
 
 from h2dlint.analysis.aliases import ways_in
 from h2dlint.analysis.arguments import first_positional, is_true, keyword
-from h2dlint.analysis.writes import _WriteCollector, buffer_roots, view_root
+from h2dlint.analysis.writes import WriteCollector, buffer_roots, view_root
 from h2dlint.imports import dotted_name
 from h2dlint.walk import visit_read_only
 
@@ -192,7 +192,7 @@ def _target_names(target: cst.BaseExpression) -> list[str]:
     return []
 
 
-class _Scan(_WriteCollector):
+class _Scan(WriteCollector):
     def __init__(self, root: cst.CSTNode, imports: ImportTable, self_name: str | None) -> None:
         super().__init__(root, imports)
         self.scan = FunctionScan()

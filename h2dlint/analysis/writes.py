@@ -144,7 +144,7 @@ class FunctionWrites:
         return any(write.root in roots for write in self.writes)
 
 
-class _WriteCollector(OwnScopeVisitor, ReadOnlyVisitor):
+class WriteCollector(OwnScopeVisitor, ReadOnlyVisitor):
     def __init__(self, root: cst.CSTNode, imports: ImportTable) -> None:
         self.root = root
         self.imports = imports
@@ -216,7 +216,7 @@ def function_writes(function: cst.FunctionDef | cst.Module, imports: ImportTable
     """Every host write to a named buffer in ``function`` (not in nested functions or classes):
     subscript assignments, augmented assignments, in-place methods (``copy_``, ``fill_``, ...),
     ``out=`` arguments and ``np.copyto``."""
-    collector = _WriteCollector(function, imports)
+    collector = WriteCollector(function, imports)
     visit_read_only(function, collector)
     return collector.result
 
