@@ -103,13 +103,14 @@ SERVING_PACKAGES: dict[str, str] = {
     "funasr": "1.4.16",
     "audiocraft": "1.3.0",
     "open-clip-torch": "3.3.0",
-    # Added in session 16 (helper heldout16) for a held-out reading of every rule on serving and
-    # model code no triage had read: NeMo's ASR/TTS/LLM inference,
-    # optimum-quanto's quantized modules, SAM 2's video predictor, Mamba's
-    # generation (state caches, CUDA graphs), Coqui's TTS inference (XTTS streaming), an
-    # embedding server's batch handler (infinity-emb), xformers' attention biases and ops. Files that import or name
-    # vllm or sglang were removed before the scan and never read. tensorrt-llm 1.2.1 is on PyPI
-    # as an sdist whose build fetches the wheel from another index: not to be had here.
+    # Added in session 16 (helper heldout16) for a held-out reading of every rule on model and
+    # serving code no triage had read: NeMo's ASR/TTS/speech-LLM models and decoding,
+    # optimum-quanto's quantized modules (no finding), SAM 2's video predictor and training,
+    # Mamba's generation and varlen kernels, Coqui's TTS inference (XTTS, Tortoise), an
+    # embedding server (infinity-emb, no finding), xformers' attention biases and tree
+    # attention. Files that import or name vllm or sglang (8 in NeMo) were removed before the
+    # scan and never read. tensorrt-llm 1.2.1 is on PyPI as an sdist whose build fetches the
+    # wheel from another index, and megatron-bridge 0.6.2 would not download: not used.
     "nemo-toolkit": "3.0.0",
     "optimum-quanto": "0.2.7",
     "sam2": "1.1.0",
