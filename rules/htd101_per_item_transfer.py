@@ -711,6 +711,18 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                 return _allreduce([loss, count], device)
             """
         ),
+        # A data loader's batch iterated item by item: a collated batch's items are its fields
+        # (audio, lengths, labels), tensors of different shapes and dtypes that one copy cannot
+        # carry (NeMo's speaker-label batch inference, session 16).
+        Valid(
+            """
+            import torch
+            def batch_inference(model, dataloader, device):
+                for test_batch in dataloader:
+                    test_batch = [x.to(device) for x in test_batch]
+                    model(*test_batch)
+            """
+        ),
     )
     invalid = (
         # A starred unpacking proves no count.
@@ -1089,6 +1101,18 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                 return [x.to(device) for x in xs]
                         ^^^^^^^^^^^^
             """,
+        ),
+        # The items of a field of the batch (a list of images) are like items: still reported
+        # (twin of the valid loop over the batch's fields).
+        Invalid(
+            """
+            import torch
+            def batch_inference(model, dataloader, device):
+                for batch in dataloader:
+                    images = [img.to(device) for img in batch["images"]]
+                #             ^^^^^^^^^^^^^^
+                    model(images)
+            """
         ),
     )
 

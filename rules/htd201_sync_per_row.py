@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.facts import Where
+from h2dlint.analysis.host_data import dataset_module
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.provenance import Provenance
@@ -640,6 +641,28 @@ class SyncPerRow(ComprehensionVisits, Rule):
                         print(int(v))
             """
         ),
+        # An entry of a mapping keyed by the row (an optimizer's `state = self.state[p]`) read by
+        # a string key: no tensor is indexed by a string, so `state["step"]` is a Python value
+        # kept per parameter, no row (coqui's RAdam, session 16).
+        Valid(
+            """
+            import torch
+            class RAdam(torch.optim.Optimizer):
+                def step(self, closure=None):
+                    for group in self.param_groups:
+                        for p in group["params"]:
+                            grad = p.grad.data.float()
+                            state = self.state[p]
+                            if len(state) == 0:
+                                state["step"] = 0
+                                state["exp_avg"] = torch.zeros_like(grad)
+                            state["step"] += 1
+                            buffered = group["buffer"][int(state["step"] % 10)]
+            """
+        ),
+        # In a module named for a dataset (`*_dataset.py`), rows whose device is not proven
+        # are a sample's host data: see tests/test_precision_fixes_s16.py (a path, which an
+        # example cannot give); rows proven on the device are still reported there.
     )
     invalid = (
         # A row read through an attribute every tensor has (`.data`, `.T`) is still a row.
@@ -1215,6 +1238,25 @@ class SyncPerRow(ComprehensionVisits, Rule):
             """,
             message_contains="one row per iteration of a `while` loop",
         ),
+        # An optimizer's loop over its parameters still reports a row of the parameter read
+        # on the host (twin of the valid `state["step"]` look-alike).
+        Invalid(
+            """
+            import torch
+            class RAdam(torch.optim.Optimizer):
+                def step(self, closure=None):
+                    for group in self.param_groups:
+                        for p in group["params"]:
+                        ^^^^^^^^^^^^^^^^^^^^^^^^^
+                            grad = p.grad.data.float()
+                            state = self.state[p]
+                            if len(state) == 0:
+                                state["exp_avg"] = torch.zeros_like(grad)
+                            scale = int(grad.abs().max())
+                         ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains='on each row of `group["params"]`',
+        ),
     )
 
     # -- for statements ---------------------------------------------------------------------------
@@ -1245,8 +1287,9 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 "device, or test it once every N iterations",
             )
             return
-        # Where the device is unknown: a surely-tensor read per iteration on a hot path.
-        for sync in ordered:
+        # Where the device is unknown: a surely-tensor read per iteration on a hot path (not
+        # in a dataset's module, whose samples are host data unless proven otherwise).
+        for sync in [] if dataset_module(self.context) else ordered:
             tensor = sync.tensor
             if value_where(provenance, tensor, frame).on_host or on_host_by_name(tensor, frame):
                 continue

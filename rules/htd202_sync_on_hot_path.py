@@ -1408,6 +1408,20 @@ class SyncOnHotPath(Rule):
                 return budgets[0].item()
             """
         ),
+        # An in-place arithmetic update (`z += 1`) keeps a tensor where it was: here on the host
+        # (xformers' test helper, session 16; the update used to make `z`'s place unknown).
+        Valid(
+            """
+            import random
+            import torch
+            def create_attn_bias(r: random.Random, n: int, mx: int):
+                y = torch.zeros(n, mx, dtype=torch.int32)
+                y.flatten()[r.sample(range(n * mx), n)] = 1
+                z = y.sum(1)
+                z += 1
+                return z.tolist()
+            """
+        ),
     )
     invalid = (
         # A CUDA graph runner's replay closure, defined in `__init__`, stored on `self` (also
@@ -2255,6 +2269,21 @@ class SyncOnHotPath(Rule):
                                     ^^^^^^^^^^^^^^^^^^^^
                     return done
             """,
+        ),
+        # The same in-place update of a tensor made on the device: still on the device.
+        Invalid(
+            """
+            import random
+            import torch
+            def create_attn_bias(r: random.Random, n: int, mx: int, device: torch.device):
+                y = torch.zeros(n, mx, dtype=torch.int32, device=device)
+                y.flatten()[r.sample(range(n * mx), n)] = 1
+                z = y.sum(1)
+                z += 1
+                return z.tolist()
+            #          ^^^^^^^^^^
+            """,
+            message_contains="`z` is on the device",
         ),
     )
 

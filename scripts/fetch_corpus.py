@@ -103,6 +103,21 @@ SERVING_PACKAGES: dict[str, str] = {
     "funasr": "1.4.16",
     "audiocraft": "1.3.0",
     "open-clip-torch": "3.3.0",
+    # Added in session 16 (helper heldout16) for a held-out reading of every rule on model and
+    # serving code no triage had read: NeMo's ASR/TTS/speech-LLM models and decoding,
+    # optimum-quanto's quantized modules (no finding), SAM 2's video predictor and training,
+    # Mamba's generation and varlen kernels, Coqui's TTS inference (XTTS, Tortoise), an
+    # embedding server (infinity-emb, no finding), xformers' attention biases and tree
+    # attention. Files that import or name vllm or sglang (8 in NeMo) were removed before the
+    # scan and never read. tensorrt-llm 1.2.1 is on PyPI as an sdist whose build fetches the
+    # wheel from another index, and megatron-bridge 0.6.2 would not download: not used.
+    "nemo-toolkit": "3.0.0",
+    "optimum-quanto": "0.2.7",
+    "sam2": "1.1.0",
+    "mamba-ssm": "2.3.2.post1",
+    "coqui-tts": "0.28.0",
+    "infinity-emb": "0.0.78",
+    "xformers": "0.0.35",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 
@@ -121,8 +136,18 @@ def pinned(name: str) -> str:
     return PACKAGES[name] if name in PACKAGES else SERVING_PACKAGES[name]
 
 
+# Some sdists build CUDA extensions while pip prepares their metadata; these switches turn the
+# build off (mamba-ssm, sam2), and ``--no-build-isolation`` lets the setup script import the
+# installed torch instead of building an isolated environment.
+_NO_CUDA_BUILD = {"MAMBA_SKIP_CUDA_BUILD": "TRUE", "SAM2_BUILD_CUDA": "0"}
+
+
 def _download(name: str, version: str, into: Path) -> Path:
-    for extra in (["--only-binary", ":all:"], ["--no-binary", ":all:"]):
+    for extra in (
+        ["--only-binary", ":all:"],
+        ["--no-binary", ":all:"],
+        ["--no-binary", ":all:", "--no-build-isolation"],
+    ):
         cmd = [
             sys.executable,
             "-m",
@@ -140,7 +165,8 @@ def _download(name: str, version: str, into: Path) -> Path:
         if extra[0] == "--no-binary":
             cmd.remove("--python-version")
             cmd.remove("3.11")
-        if subprocess.run(cmd, capture_output=True).returncode == 0:
+        env = {**os.environ, **_NO_CUDA_BUILD}
+        if subprocess.run(cmd, capture_output=True, env=env).returncode == 0:
             files = sorted(into.iterdir())
             if files:
                 return files[0]

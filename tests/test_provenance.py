@@ -208,7 +208,9 @@ def target_of(code: str) -> Target:
         ),
         ("def f(x):\n    probe(x)", UNK),
         ("def f(xs):\n    for x in xs:\n        probe(x)", UNK),
-        ("def f():\n    x = torch.zeros(2)\n    x += 1\n    probe(x)", UNK),
+        # an in-place update keeps the tensor where it was (session 16)
+        ("def f():\n    x = torch.zeros(2)\n    x += 1\n    probe(x)", P),
+        ("def f():\n    x = 0\n    x += torch.zeros(2)\n    probe(x)", UNK),
         ("def f():\n    a, b = torch.zeros(2), torch.ones(2, pin_memory=True)\n    probe(b)", PIN),
         ("def f():\n    a, b = g()\n    probe(b)", UNK),
         # a module-level tensor a function reads, unless some function rebinds it

@@ -38,6 +38,22 @@ COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 ARITHMETIC_UPDATES = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign)
 
 
+def arithmetic_update(statement: cst.CSTNode, name: str) -> cst.Name | None:
+    """The target of ``statement`` when it updates ``name`` in place with arithmetic (``total
+    += x.sum()``, ``z += 1``), else None."""
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return None
+    for small in statement.body:
+        if (
+            isinstance(small, cst.AugAssign)
+            and isinstance(small.target, cst.Name)
+            and small.target.value == name
+            and isinstance(small.operator, ARITHMETIC_UPDATES)
+        ):
+            return small.target
+    return None
+
+
 @dataclass(frozen=True)
 class Binding:
     value: cst.BaseExpression | None

@@ -99,6 +99,14 @@ def host_side(context: FileContext) -> bool:
     return False
 
 
+def dataset_module(context: FileContext) -> bool:
+    """A module named for a dataset (``sam2_datasets.py``, ``tts_dataset.py``): samples are
+    prepared there on the host, in a data loader's workers, so a tensor whose device is not
+    proven is host data."""
+    stem = context.path.replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".py")
+    return bool({"dataset", "datasets"} & {w.lower() for w in stem.split("_")})
+
+
 def host_sequence(
     provenance: Provenance, node: cst.BaseExpression, frame: Frame, depth: int = 0
 ) -> bool:

@@ -9,6 +9,7 @@ import libcst as cst
 from h2dlint.analysis.argument_flow import arguments
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.loader_batches import loader_batch
 from h2dlint.analysis.loop_transfers import (
     ACTIVATION_WORDS,
     KIND_WORDS,
@@ -219,6 +220,7 @@ def iterable_excluded(
         or activation_iterable(iterable)
         or per_kind_iterable(iterable)
         or called_outputs(iterable, provenance, frame)
+        or loader_batch(iterable, provenance, frame)
     ):
         return True
     # Rows of a tensor already on the device.

@@ -24,7 +24,7 @@ import libcst as cst
 
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.host_data import host_side
+from h2dlint.analysis.host_data import dataset_module, host_side
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.row_tensors import hot_rows_of_tensors, pieces_walk, rows_are_tensors
@@ -168,6 +168,8 @@ def _accepted(
         if where is Where.DEVICE:
             yield RowFinding(sync, loop, DEVICE)
             continue
+        if dataset_module(context):
+            continue  # a dataset's samples: host data unless proven on the device
         module = context.module
         if rows_are_tensors(provenance, module, sync.tensor, loop, frame) and not on_host_by_name(
             sync.tensor, frame

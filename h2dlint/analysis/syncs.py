@@ -206,6 +206,8 @@ class _RowReads(cst.CSTVisitor):
         grandparent = self.stack[-2] if len(self.stack) > 1 else None
         if self.objects and item and _object_field(node, parent, grandparent):
             return False  # ``hyp.yseq`` of ``for hyp in nbest_hyps``: items are objects
+        if self.objects and _keyed_entry(node):
+            return False  # ``state["step"]`` of ``state = self.state[p]``: a mapping's entry
         if (
             isinstance(node, cst.Call)
             and isinstance(node.func, cst.Name)
@@ -250,6 +252,20 @@ def _object_field(
     if parent.value is not node or parent.attr.value in TENSOR_FIELDS:
         return False
     return not (isinstance(grandparent, cst.Call) and grandparent.func is parent)
+
+
+def _keyed_entry(node: cst.CSTNode) -> bool:
+    """A subscript by string keys only (``state["step"]``): no tensor is indexed by a string,
+    so what it reads is an entry of a mapping (an optimizer's state of a parameter), no row."""
+    strings = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+    return (
+        isinstance(node, cst.Subscript)
+        and bool(node.slice)
+        and all(
+            isinstance(e.slice, cst.Index) and isinstance(e.slice.value, strings)
+            for e in node.slice
+        )
+    )
 
 
 def _innermost_base(node: cst.Subscript) -> cst.BaseExpression:

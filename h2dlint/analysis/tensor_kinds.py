@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from h2dlint.analysis.arguments import keyword, positional
-from h2dlint.analysis.bindings import ARITHMETIC_UPDATES, iterated_by
+from h2dlint.analysis.bindings import arithmetic_update, iterated_by
 from h2dlint.analysis.classes import class_of
 from h2dlint.analysis.cross_module import field_annotation
 from h2dlint.analysis.frames import Frame, parameter_annotation
@@ -291,17 +291,7 @@ def _augmented(statement: cst.CSTNode, name: str) -> cst.Name | None:
     """The target of ``statement`` when it updates ``name`` in place with arithmetic (``total
     += x.sum()``, ``t *= 2``), else None: a tensor stays a tensor (a Python number updated with
     a tensor becomes one, but then its earlier binding is no tensor, and says no)."""
-    if not isinstance(statement, cst.SimpleStatementLine):
-        return None
-    for small in statement.body:
-        if (
-            isinstance(small, cst.AugAssign)
-            and isinstance(small.target, cst.Name)
-            and small.target.value == name
-            and isinstance(small.operator, ARITHMETIC_UPDATES)
-        ):
-            return small.target
-    return None
+    return arithmetic_update(statement, name)
 
 
 def _unpacked_tensor(

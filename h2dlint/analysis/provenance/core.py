@@ -20,7 +20,7 @@ import libcst as cst
 from h2dlint.analysis import cross_module
 from h2dlint.analysis.argument_flow import arguments
 from h2dlint.analysis.arguments import is_false, is_true, keyword
-from h2dlint.analysis.bindings import COMPREHENSIONS
+from h2dlint.analysis.bindings import COMPREHENSIONS, arithmetic_update
 from h2dlint.analysis.classes import class_of
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.facts import (
@@ -157,6 +157,17 @@ class Provenance(CallFacts):
                     facts.append(MOVED_BY_FRAMEWORK)
                 elif binding.statement is frame.function:
                     facts.append(self._parameter(name, frame, depth))
+                elif (target := arithmetic_update(binding.statement, name.value)) is not None:
+                    # ``z += 1``: an in-place update keeps a tensor where it was (a Python
+                    # number updated with a tensor was no tensor before, so stays unknown).
+                    key = ("augmented", binding.statement, frame)
+                    if not self._begin(key):
+                        looped = True
+                        continue
+                    try:
+                        facts.append(self._name(target, frame, depth + 1))
+                    finally:
+                        self._in_progress.discard(key)
                 else:
                     facts.append(self._loop_item(name, binding.statement, frame, depth))
             elif not _is_none(value):
