@@ -13,6 +13,7 @@ from h2dlint.analysis.bindings import ARITHMETIC_UPDATES, iterated_by
 from h2dlint.analysis.classes import class_of
 from h2dlint.analysis.cross_module import field_annotation
 from h2dlint.analysis.frames import Frame, parameter_annotation
+from h2dlint.analysis.item_writes import used_as_tensor
 from h2dlint.analysis.provenance import Provenance, annotation_is
 from h2dlint.analysis.returned_tensors import returned_annotation
 from h2dlint.analysis.sync_basics import METADATA_METHODS, RowLoop, Walk, early_exits
@@ -169,6 +170,8 @@ def tensor_evidence(
     if isinstance(node, cst.Name):
         if annotated_tensor_parameter(provenance, node, frame):
             return node
+        if used_as_tensor(frame.function, node):
+            return node  # ``ids.masked_select(mask)`` of a name bound once: a tensor
         bindings = provenance.bindings(frame)
         reaching = bindings.reaching_bindings(node)
         if not reaching:
@@ -208,6 +211,8 @@ def tensor_evidence(
         return node if proven else None
     if isinstance(node, cst.Subscript):
         inner = tensor_evidence(provenance, node.value, frame, depth=depth + 1)
+        if inner is None and used_as_tensor(frame.function, node):
+            return node  # ``cache["end"].fill_(n)`` in the function: the entry is a tensor
         return inner
     if isinstance(node, cst.Attribute):
         return node if annotated_tensor_field(provenance, node, frame) else None
@@ -251,6 +256,9 @@ def tensor_evidence(
         return None
     method = func.attr.value
     receiver = func.value
+    if method in COLLECTIVE_METHODS and positional(node):
+        # ``group.all_reduce(loss, op=AVG)``: a process group's collective returns its tensor
+        return tensor_evidence(provenance, positional(node)[0].value, frame, depth=depth + 1)
     if method in METADATA_METHODS:
         return None  # ``x.numel()``, ``x.size(0)``: Python numbers, whatever ``x`` is
     torch_keyword = any(
@@ -268,6 +276,9 @@ def tensor_evidence(
             return _plain(receiver) or receiver
     return None
 
+
+# Collectives of a process-group object (``group.all_reduce(t)``) that return their result.
+COLLECTIVE_METHODS = frozenset({"all_reduce", "all_gather", "reduce_scatter", "broadcast"})
 
 # Keywords only tensor methods take (``x.argmax(dim=-1)``, ``x.sum(1, keepdim=True)``): numpy,
 # pandas and the other array libraries name them ``axis=``/``keepdims=``.
