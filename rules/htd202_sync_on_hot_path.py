@@ -143,8 +143,9 @@ class SyncOnHotPath(Rule):
     `torch.fx` graph such as `plan_fwd(gm: GraphModule, ...)`, code under a run-once guard such as
     `if self.cache is None:`) is never hot. A closure that a factory returns or installs on an
     object (`def get_attention_forward(cfg): def forward(self, x): ...; return forward`, model
-    patching) runs when it is called, so it is hot by its own name. Configure it with `[tool.h2dlint.analysis]
-    hot-functions = [...]` and `cold-functions = [...]` (names, `Class.method`, globs).
+    patching) runs when it is called, so it is hot by its own name. Configure it with
+    `[tool.h2dlint.analysis] hot-functions = [...]` and `cold-functions = [...]` (names,
+    `Class.method`, globs).
 
     Confidence: HIGH when the analysis proves the tensor is on a device (`.cuda()`,
     `.to(device)`, `device=` of a factory, and what is computed from those); MEDIUM when it is
@@ -346,7 +347,8 @@ class SyncOnHotPath(Rule):
         # Session 16's look-alikes: a factory's local `forward` that only the (run-once) factory
         # calls; a dict entry assigned a number (no tensor method writes it in place); a process
         # group's collective of a value with no tensor evidence; a name rebound (its tensor use
-        # proves only one binding) and a host tensor used with `masked_select`.
+        # proves only one binding) and a host tensor used with `masked_select`; a tensor compared
+        # with `None` (`mask != None` is Python's identity answer, a bool: no sync).
         Valid(
             """
             import torch
@@ -372,6 +374,12 @@ class SyncOnHotPath(Rule):
                     n = ids.item()
                     kept = counts_cpu.masked_select(counts_cpu > 0)
                     return kept.tolist(), n
+            def get_attention_forward(cfg):
+                def forward(self, hidden, attention_mask: torch.Tensor | None = None):
+                    if attention_mask != None:
+                        hidden = hidden * attention_mask
+                    return hidden
+                return forward
             """
         ),
         # The twins of the stored replay closure and the sampler's step objects below: the

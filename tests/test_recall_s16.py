@@ -188,3 +188,20 @@ def test_a_rebound_name_or_a_host_tensor_is_not_proven_by_its_use() -> None:
     assert isinstance(forward, cst.FunctionDef)
     assert not used_as_tensor(forward, cst.parse_expression("ids"))
     assert _findings(code) == []
+
+
+def test_a_tensor_compared_with_none_is_a_python_bool() -> None:
+    code = """
+        from typing import Optional
+        import torch
+        def get_forward(cfg):
+            def forward(self, hidden: torch.Tensor, attention_mask: Optional[torch.Tensor] = None):
+                if attention_mask != None:
+                    hidden = hidden * attention_mask
+                if attention_mask == None or hidden.sum() > 0:
+                    return hidden
+                return hidden
+            return forward
+    """
+    messages = _findings(code)
+    assert len(messages) == 1 and "hidden.sum() > 0" in messages[0], messages

@@ -220,6 +220,8 @@ def tensor_evidence(
         if any(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in node.comparisons):
             return None  # ``x is not None``: a Python bool, whatever ``x`` is
         operands = [node.left, *(c.comparator for c in node.comparisons)]
+        if any(isinstance(o, cst.Name) and o.value == "None" for o in operands):
+            return None  # ``x != None``: torch gives Python's identity answer, a bool
         for operand in operands:
             root = tensor_evidence(provenance, operand, frame, depth=depth + 1)
             if root is not None:
