@@ -348,7 +348,8 @@ class SyncOnHotPath(Rule):
         # calls; a dict entry assigned a number (no tensor method writes it in place); a process
         # group's collective of a value with no tensor evidence; a name rebound (its tensor use
         # proves only one binding) and a host tensor used with `masked_select`; a tensor compared
-        # with `None` (`mask != None` is Python's identity answer, a bool: no sync).
+        # with `None` (`mask != None` is Python's identity answer, a bool: no sync); the `else`
+        # of a conditional expression testing `isinstance(entry, torch.Tensor)` reads a number.
         Valid(
             """
             import torch
@@ -380,6 +381,16 @@ class SyncOnHotPath(Rule):
                         hidden = hidden * attention_mask
                     return hidden
                 return forward
+            class CachedAttention(torch.nn.Module):
+                def forward(self, q, kv_cache, current_end):
+                    if isinstance(kv_cache["end"], torch.Tensor):
+                        kv_cache["end"].fill_(current_end)
+                    end = (
+                        kv_cache["end"].numel()
+                        if isinstance(kv_cache["end"], torch.Tensor)
+                        else int(kv_cache["end"])
+                    )
+                    return q * end
             """
         ),
         # The twins of the stored replay closure and the sampler's step objects below: the

@@ -205,3 +205,23 @@ def test_a_tensor_compared_with_none_is_a_python_bool() -> None:
     """
     messages = _findings(code)
     assert len(messages) == 1 and "hidden.sum() > 0" in messages[0], messages
+
+
+def test_the_else_of_a_type_test_on_an_entry_reads_no_tensor() -> None:
+    code = """
+        import torch
+        class SelfAttention(torch.nn.Module):
+            def forward(self, q, kv_cache, current_end):
+                end = (
+                    int(kv_cache["end"].item())
+                    if isinstance(kv_cache["end"], torch.Tensor)
+                    else int(kv_cache["end"])
+                )
+                if isinstance(kv_cache["end"], torch.Tensor):
+                    kv_cache["end"].fill_(current_end)
+                else:
+                    kv_cache["end"] = int(kv_cache["end"]) + 1
+                return q * end
+    """
+    messages = _findings(code)
+    assert len(messages) == 1 and ".item()" in messages[0], messages

@@ -435,24 +435,29 @@ def _plain(node: cst.BaseExpression) -> cst.BaseExpression | None:
 # -- type tests ------------------------------------------------------------------------------------
 
 
+_EMPTY = cst.Module([])
+
+
 def not_a_tensor_here(
     provenance: Provenance, ancestors: Sequence[cst.CSTNode], node: cst.BaseExpression
 ) -> bool:
     """Whether a type test around the innermost of ``ancestors`` (outermost first) says the name
     ``node`` reads is no tensor there: the ``else`` of ``if isinstance(x, torch.Tensor):``
     (or ``torch.is_tensor(x)``), the body of ``if not isinstance(x, torch.Tensor):``, or code
-    after ``if isinstance(x, torch.Tensor): return ...`` (``float(x)`` there reads a number)."""
-    if not isinstance(node, cst.Name):
+    after ``if isinstance(x, torch.Tensor): return ...`` (``float(x)`` there reads a number);
+    also of a subscript (``int(d["n"])`` in ``... if isinstance(d["n"], torch.Tensor) else``)."""
+    if not isinstance(node, (cst.Name, cst.Subscript)):
         return False
-    name = node.value
-    for i in range(len(ancestors) - 1, 0, -1):
-        parent, child = ancestors[i - 1], ancestors[i]
+    name = _EMPTY.code_for_node(node)
+    chain = [*ancestors, node]  # the read's own call is not among the ancestors yet
+    for i in range(len(chain) - 1, 0, -1):
+        parent, child = chain[i - 1], chain[i]
         if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             return False
-        if isinstance(parent, cst.If):
+        if isinstance(parent, (cst.If, cst.IfExp)):
             tested = _type_test(provenance, parent.test, name)
-            if (tested is True and child is parent.orelse) or (
-                tested is False and child is parent.body
+            if (tested is True and _within(parent, parent.orelse, child)) or (
+                tested is False and _within(parent, parent.body, child)
             ):
                 return True
         if isinstance(parent, cst.IndentedBlock) and any(
@@ -461,6 +466,13 @@ def not_a_tensor_here(
         ):
             return True
     return False
+
+
+def _within(parent: cst.CSTNode, branch: cst.CSTNode | None, node: cst.CSTNode) -> bool:
+    """Whether ``node`` is ``branch`` or, for a conditional expression, inside it."""
+    if branch is None or branch is node:
+        return branch is not None
+    return isinstance(parent, cst.IfExp) and any(_within(parent, c, node) for c in branch.children)
 
 
 def _type_test(provenance: Provenance, test: cst.BaseExpression, name: str) -> bool | None:
@@ -472,7 +484,7 @@ def _type_test(provenance: Provenance, test: cst.BaseExpression, name: str) -> b
     if not isinstance(test, cst.Call):
         return None
     args = positional(test)
-    if not args or not (isinstance(args[0].value, cst.Name) and args[0].value.value == name):
+    if not args or _EMPTY.code_for_node(args[0].value) != name:
         return None
     if provenance.qualify(test.func) == "torch.is_tensor" and len(args) == 1:
         return True
