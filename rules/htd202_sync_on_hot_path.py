@@ -143,7 +143,9 @@ class SyncOnHotPath(Rule):
     `torch.fx` graph such as `plan_fwd(gm: GraphModule, ...)`, code under a run-once guard such as
     `if self.cache is None:`) is never hot. A closure that a factory returns or installs on an
     object (`def get_attention_forward(cfg): def forward(self, x): ...; return forward`, model
-    patching) runs when it is called, so it is hot by its own name. Configure it with
+    patching) runs when it is called, so it is hot by its own name. Model surgery
+    (`W.weight.data = ...`, `setattr(layer, "weight", new)`) and the functions of a module named
+    for debugging (`model_debugging_utils.py`) are never hot. Configure it with
     `[tool.h2dlint.analysis] hot-functions = [...]` and `cold-functions = [...]` (names,
     `Class.method`, globs).
 
@@ -349,7 +351,8 @@ class SyncOnHotPath(Rule):
         # group's collective of a value with no tensor evidence; a name rebound (its tensor use
         # proves only one binding) and a host tensor used with `masked_select`; a tensor compared
         # with `None` (`mask != None` is Python's identity answer, a bool: no sync); the `else`
-        # of a conditional expression testing `isinstance(entry, torch.Tensor)` reads a number.
+        # of a conditional expression testing `isinstance(entry, torch.Tensor)` reads a number;
+        # a parameter replaced by `setattr(layer, "weight", new)` is model surgery, not a step.
         Valid(
             """
             import torch
@@ -391,6 +394,15 @@ class SyncOnHotPath(Rule):
                         else int(kv_cache["end"])
                     )
                     return q * end
+            class RescaledModel(torch.nn.Module):
+                def forward(self, x):
+                    self._rescale(self.layer)
+                    return self.layer(x)
+                def _rescale(self, target_layer):
+                    w = self.dequantize(target_layer.weight.data)
+                    w.div_(2)
+                    new = self.quantize(w.to("cpu")).to(w.device)
+                    setattr(target_layer, "weight", new)
             """
         ),
         # The twins of the stored replay closure and the sampler's step objects below: the

@@ -225,3 +225,31 @@ def test_the_else_of_a_type_test_on_an_entry_reads_no_tensor() -> None:
     """
     messages = _findings(code)
     assert len(messages) == 1 and ".item()" in messages[0], messages
+
+
+def test_parameter_surgery_by_setattr_and_debugging_modules_are_cold() -> None:
+    surgery = """
+        import torch
+        class Model(torch.nn.Module):
+            def forward(self, x):
+                self._rescale(self.layer)
+                return self.layer(x)
+            def _rescale(self, target_layer):
+                w = self.dequantize(target_layer.weight.data)
+                w.div_(2)
+                new = self.quantize(w.to("cpu")).to(w.device)
+                setattr(target_layer, "weight", new)
+    """
+    assert _findings(surgery) == []
+    debugger = """
+        import torch
+        def _serialize(value):
+            return value.detach().cpu()
+        def attach(model):
+            def top_wrapped_forward(*args):
+                out = model.forward_orig(*args)
+                return _serialize(out)
+            model.forward = top_wrapped_forward
+    """
+    assert _findings(debugger, path="model_debugging_utils.py") == []
+    assert len(_findings(debugger, path="model_utils.py")) == 1

@@ -164,6 +164,8 @@ class HotPaths:
         self.index = Provenance.of(context).index
         self.once = RunOnce.of(context)
         self._env_reads = may_read_environment(context.source)
+        # A module named for debugging (``model_debugging_utils.py``) holds debugging aids.
+        self._debug_module = "debug" in context.path.replace("\\", "/").rsplit("/", 1)[-1]
         self._reasons: dict[cst.FunctionDef, str] | None = None
         self._parents: dict[cst.FunctionDef, cst.FunctionDef] | None = None
         # Per-request entry points: only the code in their loops is hot.
@@ -306,8 +308,10 @@ class HotPaths:
         name = function.name.value
         if self.cold_functions and matches(self.cold_functions, name, self.qualified(function)):
             return True
-        if diagnostic_name(name) or (self._env_reads and debug_only(self.context.module, function)):
+        if self._debug_module or diagnostic_name(name):
             return True  # ``_debug_transformer_args``, ``record_probe``: diagnostic aids
+        if self._env_reads and debug_only(self.context.module, function):
+            return True  # off unless a debugging variable is set at launch
         if name not in HOT_ENTRY_POINTS and rewrites_parameters(function):
             return True  # model surgery, unless a forward reprojects its weights each call
         return self.once.function(function)
