@@ -141,8 +141,13 @@ class SyncOnHotPath(Rule):
     `visualize_predictions`, `log_samples`, `_debug_stats`: the plot or the log needs them).
     Run-once code (`__init__`, setup, loaders, tests, memoised functions, compiler passes over a
     `torch.fx` graph such as `plan_fwd(gm: GraphModule, ...)`, code under a run-once guard such as
-    `if self.cache is None:`) is never hot. Configure it with `[tool.h2dlint.analysis]
-    hot-functions = [...]` and `cold-functions = [...]` (names, `Class.method`, globs).
+    `if self.cache is None:`) is never hot. A closure that a factory returns or installs on an
+    object (`def get_attention_forward(cfg): def forward(self, x): ...; return forward`, model
+    patching) runs when it is called, so it is hot by its own name. Model surgery
+    (`W.weight.data = ...`, `setattr(layer, "weight", new)`) and the functions of a module named
+    for debugging (`model_debugging_utils.py`) are never hot. Configure it with
+    `[tool.h2dlint.analysis] hot-functions = [...]` and `cold-functions = [...]` (names,
+    `Class.method`, globs).
 
     Confidence: HIGH when the analysis proves the tensor is on a device (`.cuda()`,
     `.to(device)`, `device=` of a factory, and what is computed from those); MEDIUM when it is
@@ -156,7 +161,10 @@ class SyncOnHotPath(Rule):
     result of a `.cpu()` of something not named as a module, or a name bound only to such
     values (also when updated in place, `count += mask.sum()`) or unpacked from a function
     that returns several tensors
-    (`weights, ids = torch.topk(x, k)`, `vals, idx = x.sort()`). Such a tensor given to a call
+    (`weights, ids = torch.topk(x, k)`, `vals, idx = x.sort()`), a container entry or a name
+    bound once that the function uses with a method only tensors have
+    (`cache["end"].fill_(n)`, `ids.masked_select(mask)`), and what a process group's
+    collective returns of a tensor (`group.all_reduce(loss, op=AVG)`). Such a tensor given to a call
     whose output size depends on the data (`torch.nonzero(input_ids == image_token_id)`) or
     indexed through a boolean mask (`ids[ids < k]`) is MEDIUM too. Used as a size, a slice
     bound or compared in an `if` test, only a reduction (`x.max()`, also bound to a name:
@@ -338,6 +346,65 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 16's look-alikes: a factory's local `forward` that only the (run-once) factory
+        # calls; a dict entry assigned a number (no tensor method writes it in place); a process
+        # group's collective of a value with no tensor evidence; a name rebound (its tensor use
+        # proves only one binding) and a host tensor used with `masked_select`; a tensor compared
+        # with `None` (`mask != None` is Python's identity answer, a bool: no sync); the `else`
+        # of a conditional expression testing `isinstance(entry, torch.Tensor)` reads a number;
+        # a parameter replaced by `setattr(layer, "weight", new)` is model surgery, not a step.
+        Valid(
+            """
+            import torch
+            def build(model):
+                def forward(hidden: torch.Tensor):
+                    return hidden.sum().item()
+                return forward(model.weight)
+            class Counter(torch.nn.Module):
+                def forward(self, q, stats):
+                    n = stats["count"].item()
+                    stats["count"] = n + 1
+                    return q * n
+            class Trainer:
+                def train_one_step(self, batch):
+                    counts = self.world_group.all_reduce(batch.counts, op=None)
+                    batch.total += counts.item()
+                    return batch
+            class Dispatcher:
+                def forward(self, hidden, counts_cpu):
+                    ids = self.lookup(hidden)
+                    ids = self.remap(ids)
+                    ids.contiguous()
+                    n = ids.item()
+                    kept = counts_cpu.masked_select(counts_cpu > 0)
+                    return kept.tolist(), n
+            def get_attention_forward(cfg):
+                def forward(self, hidden, attention_mask: torch.Tensor | None = None):
+                    if attention_mask != None:
+                        hidden = hidden * attention_mask
+                    return hidden
+                return forward
+            class CachedAttention(torch.nn.Module):
+                def forward(self, q, kv_cache, current_end):
+                    if isinstance(kv_cache["end"], torch.Tensor):
+                        kv_cache["end"].fill_(current_end)
+                    end = (
+                        kv_cache["end"].numel()
+                        if isinstance(kv_cache["end"], torch.Tensor)
+                        else int(kv_cache["end"])
+                    )
+                    return q * end
+            class RescaledModel(torch.nn.Module):
+                def forward(self, x):
+                    self._rescale(self.layer)
+                    return self.layer(x)
+                def _rescale(self, target_layer):
+                    w = self.dequantize(target_layer.weight.data)
+                    w.div_(2)
+                    new = self.quantize(w.to("cpu")).to(w.device)
+                    setattr(target_layer, "weight", new)
+            """
+        ),
         # The twins of the stored replay closure and the sampler's step objects below: the
         # closure is stored for a set-up method only, and the step method takes another class
         # than the one the hot caller passes (so nothing says the call runs it).
@@ -1424,6 +1491,45 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 16's twins: a replacement attention `forward(self, ...)` that its factory
+        # returns (model patching: it runs on every call of the module it is bound to); a KV
+        # cache dict whose end index the forward writes with `fill_` (so it is a tensor) and
+        # reads with `.item()`; a loss averaged by a process group's `all_reduce` and read; an MoE
+        # dispatcher's gathered indices, a tensor by their `masked_select`, and their mask.
+        Invalid(
+            """
+            from typing import Optional
+            import torch
+            def get_attention_forward(cfg):
+                def forward(self, hidden, position_ids: Optional[torch.LongTensor] = None):
+                    n = max(hidden.shape[1], position_ids[:, -1].max().item()) + 1
+                                             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return self.rotary(hidden, n)
+                return forward
+            class SelfAttention(torch.nn.Module):
+                def forward(self, q, kv_cache, current_end):
+                    end = kv_cache["end"].item() + current_end
+                          ^^^^^^^^^^^^^^^^^^^^^^
+                    kv_cache["end"].fill_(end)
+                    return q
+            class Trainer:
+                def train_one_step(self, batch):
+                    avg_loss = self.model(batch).mean().detach()
+                    avg_loss = self.world_group.all_reduce(avg_loss, op=None)
+                    batch.total_loss += avg_loss.item()
+                                        ^^^^^^^^^^^^^^^
+                    return batch
+            class Dispatcher:
+                def forward(self, hidden, max_ind):
+                    global_indices = self.gather(max_ind)
+                    mask = (global_indices >= self.lo) & (global_indices <= self.hi)
+                    local_indices = global_indices.masked_select(mask)
+                                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    local_map = mask.nonzero()[:, 0]
+                                ^^^^^^^^^^^^^^
+                    return local_indices, local_map
+            """,
+        ),
         # A CUDA graph runner's replay closure, defined in `__init__`, stored on `self` (also
         # wrapped: `functools.wraps(m)(_call)`) and called by `__call__` on every call; and a
         # sampler's step objects, called through a list with a state object whose class each

@@ -31,7 +31,14 @@ from typing import TextIO
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import itertools
+
 from fetch_corpus import RESERVED, fetch
+
+# Session 16's consecutive releases of three packages (see the end of PAIRS).
+_FMS = ("1.0.0", "1.2.0", "1.4.0", "1.6.0", "1.8.0", "1.10.0", "1.11.0", "1.12.1", "1.13.1")
+_LMCACHE = ("0.3.3", "0.3.6", "0.3.9", "0.3.12", "0.3.15")
+_XFUSER = ("0.3.5", "0.4.0", "0.4.3", "0.4.5", "0.5.0")
 
 # Consecutive releases over roughly the last one to two years, serving engines and model code
 # first. Kept modest: every version is a full download of the package's .py files.
@@ -111,6 +118,34 @@ PAIRS: list[tuple[str, str, str]] = [
     ("tensordict", "0.11.0", "0.12.0"),
     ("tensordict", "0.12.0", "0.14.0"),
     ("tensordict", "0.14.0", "0.15.3"),
+    # Session 16: pairs mined before for transfers only (session 15) or not at all, now for
+    # every marker; the held-out rows came from fastvideo, colossalai and megatron-core.
+    ("fastvideo", "0.1.0", "0.1.3"),
+    ("fastvideo", "0.1.5", "0.1.7"),
+    ("fastvideo", "0.1.7", "0.2.0"),
+    ("colossalai", "0.3.6", "0.3.9"),
+    ("colossalai", "0.3.9", "0.4.0"),
+    ("colossalai", "0.4.0", "0.4.3"),
+    ("colossalai", "0.4.3", "0.4.6"),
+    ("colossalai", "0.4.6", "0.4.9"),
+    ("colossalai", "0.4.9", "0.5.0"),
+    ("megatron-core", "0.7.0", "0.8.0"),
+    ("megatron-core", "0.8.0", "0.9.0"),
+    ("megatron-core", "0.9.0", "0.10.0"),
+    ("megatron-core", "0.10.0", "0.11.0"),
+    ("lmdeploy", "0.4.2", "0.5.0"),
+    ("lmdeploy", "0.6.5", "0.7.0"),
+    ("lmdeploy", "0.7.0", "0.7.3"),
+    ("deepspeed", "0.15.0", "0.15.4"),
+    ("deepspeed", "0.15.4", "0.16.0"),
+    ("deepspeed", "0.16.0", "0.16.5"),
+    ("deepspeed", "0.16.5", "0.17.0"),
+    ("deepspeed", "0.17.0", "0.17.6"),
+    *(("ibm-fms", a, b) for a, b in itertools.pairwise(_FMS)),
+    *(("lmcache", a, b) for a, b in itertools.pairwise(_LMCACHE)),
+    *(("xfuser", a, b) for a, b in itertools.pairwise(_XFUSER)),
+    ("transformers", "5.24.0", "5.25.0"),
+    ("openrlhf", "0.9.0", "0.10.4"),
 ]
 
 # A removed line must hold one of these to start a candidate.

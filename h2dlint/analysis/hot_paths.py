@@ -52,7 +52,9 @@ top-level function with an attention word annotated to return Python data
 (``_apply_attention_mask(...) -> list[list[int]]``: it prepares prompts on the host).
 
 A nested function (a closure, a local helper) is as hot as the function it is defined in (in
-a per-request entry point: where one of its step loops defines or calls it).
+a per-request entry point: where one of its step loops defines or calls it); one its factory
+returns or installs on an object is also hot by its own name
+(:mod:`h2dlint.analysis.installed_closures`: a replacement attention ``forward(self, ...)``).
 Configured names match a function's own name or its qualified name (``Class.method``), also as
 ``fnmatch`` globs (``*Attention.forward``, ``_step_*``).
 """
@@ -84,6 +86,7 @@ from h2dlint.analysis.hot_names import (
     offline_class,
     state_builder_reason,
 )
+from h2dlint.analysis.installed_closures import installed_closures
 from h2dlint.analysis.memo_methods import rewrites_parameters
 from h2dlint.analysis.once import RunOnce, once_name
 from h2dlint.analysis.per_step_names import builder_class
@@ -162,6 +165,8 @@ class HotPaths:
         self.index = Provenance.of(context).index
         self.once = RunOnce.of(context)
         self._env_reads = may_read_environment(context.source)
+        # A module named for debugging (``model_debugging_utils.py``) holds debugging aids.
+        self._debug_module = "debug" in context.path.replace("\\", "/").rsplit("/", 1)[-1]
         self._reasons: dict[cst.FunctionDef, str] | None = None
         self._parents: dict[cst.FunctionDef, cst.FunctionDef] | None = None
         # Per-request entry points: only the code in their loops is hot.
@@ -304,15 +309,18 @@ class HotPaths:
         name = function.name.value
         if self.cold_functions and matches(self.cold_functions, name, self.qualified(function)):
             return True
-        if diagnostic_name(name) or (self._env_reads and debug_only(self.context.module, function)):
+        if self._debug_module or diagnostic_name(name):
             return True  # ``_debug_transformer_args``, ``record_probe``: diagnostic aids
+        if self._env_reads and debug_only(self.context.module, function):
+            return True  # off unless a debugging variable is set at launch
         if name not in HOT_ENTRY_POINTS and rewrites_parameters(function):
             return True  # model surgery, unless a forward reprojects its weights each call
         return self.once.function(function)
 
-    def _entry_reason(self, function: cst.FunctionDef) -> str | None:
+    def _entry_reason(self, function: cst.FunctionDef, method: bool = False) -> str | None:
         name = function.name.value
         cls = self.index.owner.get(function)
+        method = method or cls is not None
         qualified = self.qualified(function)
         if self.hot_functions and matches(self.hot_functions, name, qualified):
             return f"`{qualified}()` is configured hot"
@@ -326,7 +334,7 @@ class HotPaths:
             if _pipeline_block(cls):
                 self._model_loops_only.add(function)
             return PER_REQUEST_REASON
-        if reason is not None and (cls is not None or name not in METHOD_ONLY):
+        if reason is not None and (method or name not in METHOD_ONLY):
             return reason
         if name == "build" and cls is not None and builder_class(cls):
             return BUILDER_REASON
@@ -334,7 +342,7 @@ class HotPaths:
             state = state_builder_reason(name, cls.name.value)
             if state is not None:
                 return state
-        reason = name_reason(name, cls is not None)
+        reason = name_reason(name, method)
         if reason is not None and reason.endswith(ATTENTION_TAIL) and _returns_host_data(function):
             return None  # ``_apply_attention_mask(...) -> list[list[int]]``: prompt preparation
         return reason
@@ -425,6 +433,12 @@ class HotPaths:
             if self._cold(function):
                 continue
             reason = self._entry_reason(function)
+            if reason is not None:
+                reasons[function] = reason
+                queue.append((function, function))
+        # A closure a factory returns or installs runs when called, by its own name.
+        for function, method in installed_closures(self.parents).items():
+            reason = None if self._cold(function) else self._entry_reason(function, method)
             if reason is not None:
                 reasons[function] = reason
                 queue.append((function, function))

@@ -343,7 +343,8 @@ PARAMETER_NAMES = frozenset({"weight", "bias"})
 
 def rewrites_parameters(function: cst.FunctionDef) -> bool:
     """Whether ``function`` assigns the ``.data`` of a module's parameter (``W.weight.data =
-    ...``, ``layer.bias.data = ...``): it changes the model, which a step never does."""
+    ...``, ``layer.bias.data = ...``) or replaces the parameter (``setattr(layer, "weight",
+    new)``): it changes the model, which a step never does."""
     for target in assigned_anywhere(function.body):
         if (
             isinstance(target, cst.Attribute)
@@ -352,7 +353,27 @@ def rewrites_parameters(function: cst.FunctionDef) -> bool:
             and target.value.attr.value in PARAMETER_NAMES
         ):
             return True
-    return False
+    finder = _ParameterSetattr()
+    visit_read_only(function.body, finder)
+    return finder.found
+
+
+class _ParameterSetattr(cst.CSTVisitor):
+    """``setattr(module, "weight", value)``: a parameter replaced by name."""
+
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func, args = node.func, node.args
+        if (
+            isinstance(func, cst.Name)
+            and func.value == "setattr"
+            and len(args) == 3
+            and isinstance(args[1].value, cst.SimpleString)
+            and args[1].value.evaluated_value in PARAMETER_NAMES
+        ):
+            self.found = True
 
 
 # Annotations of a ``torch.fx`` graph: a function taking one rewrites or plans a graph.

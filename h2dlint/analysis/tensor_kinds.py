@@ -13,6 +13,7 @@ from h2dlint.analysis.bindings import arithmetic_update, iterated_by
 from h2dlint.analysis.classes import class_of
 from h2dlint.analysis.cross_module import field_annotation
 from h2dlint.analysis.frames import Frame, parameter_annotation
+from h2dlint.analysis.item_writes import used_as_tensor
 from h2dlint.analysis.provenance import Provenance, annotation_is
 from h2dlint.analysis.returned_tensors import returned_annotation
 from h2dlint.analysis.sync_basics import METADATA_METHODS, RowLoop, Walk, early_exits
@@ -169,6 +170,8 @@ def tensor_evidence(
     if isinstance(node, cst.Name):
         if annotated_tensor_parameter(provenance, node, frame):
             return node
+        if used_as_tensor(frame.function, node):
+            return node  # ``ids.masked_select(mask)`` of a name bound once: a tensor
         bindings = provenance.bindings(frame)
         reaching = bindings.reaching_bindings(node)
         if not reaching:
@@ -208,6 +211,8 @@ def tensor_evidence(
         return node if proven else None
     if isinstance(node, cst.Subscript):
         inner = tensor_evidence(provenance, node.value, frame, depth=depth + 1)
+        if inner is None and used_as_tensor(frame.function, node):
+            return node  # ``cache["end"].fill_(n)`` in the function: the entry is a tensor
         return inner
     if isinstance(node, cst.Attribute):
         return node if annotated_tensor_field(provenance, node, frame) else None
@@ -215,6 +220,8 @@ def tensor_evidence(
         if any(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in node.comparisons):
             return None  # ``x is not None``: a Python bool, whatever ``x`` is
         operands = [node.left, *(c.comparator for c in node.comparisons)]
+        if any(isinstance(o, cst.Name) and o.value == "None" for o in operands):
+            return None  # ``x != None``: torch gives Python's identity answer, a bool
         for operand in operands:
             root = tensor_evidence(provenance, operand, frame, depth=depth + 1)
             if root is not None:
@@ -251,6 +258,9 @@ def tensor_evidence(
         return None
     method = func.attr.value
     receiver = func.value
+    if method in COLLECTIVE_METHODS and positional(node):
+        # ``group.all_reduce(loss, op=AVG)``: a process group's collective returns its tensor
+        return tensor_evidence(provenance, positional(node)[0].value, frame, depth=depth + 1)
     if method in METADATA_METHODS:
         return None  # ``x.numel()``, ``x.size(0)``: Python numbers, whatever ``x`` is
     torch_keyword = any(
@@ -268,6 +278,9 @@ def tensor_evidence(
             return _plain(receiver) or receiver
     return None
 
+
+# Collectives of a process-group object (``group.all_reduce(t)``) that return their result.
+COLLECTIVE_METHODS = frozenset({"all_reduce", "all_gather", "reduce_scatter", "broadcast"})
 
 # Keywords only tensor methods take (``x.argmax(dim=-1)``, ``x.sum(1, keepdim=True)``): numpy,
 # pandas and the other array libraries name them ``axis=``/``keepdims=``.
@@ -412,24 +425,29 @@ def _plain(node: cst.BaseExpression) -> cst.BaseExpression | None:
 # -- type tests ------------------------------------------------------------------------------------
 
 
+_EMPTY = cst.Module([])
+
+
 def not_a_tensor_here(
     provenance: Provenance, ancestors: Sequence[cst.CSTNode], node: cst.BaseExpression
 ) -> bool:
     """Whether a type test around the innermost of ``ancestors`` (outermost first) says the name
     ``node`` reads is no tensor there: the ``else`` of ``if isinstance(x, torch.Tensor):``
     (or ``torch.is_tensor(x)``), the body of ``if not isinstance(x, torch.Tensor):``, or code
-    after ``if isinstance(x, torch.Tensor): return ...`` (``float(x)`` there reads a number)."""
-    if not isinstance(node, cst.Name):
+    after ``if isinstance(x, torch.Tensor): return ...`` (``float(x)`` there reads a number);
+    also of a subscript (``int(d["n"])`` in ``... if isinstance(d["n"], torch.Tensor) else``)."""
+    if not isinstance(node, (cst.Name, cst.Subscript)):
         return False
-    name = node.value
-    for i in range(len(ancestors) - 1, 0, -1):
-        parent, child = ancestors[i - 1], ancestors[i]
+    name = _EMPTY.code_for_node(node)
+    chain = [*ancestors, node]  # the read's own call is not among the ancestors yet
+    for i in range(len(chain) - 1, 0, -1):
+        parent, child = chain[i - 1], chain[i]
         if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             return False
-        if isinstance(parent, cst.If):
+        if isinstance(parent, (cst.If, cst.IfExp)):
             tested = _type_test(provenance, parent.test, name)
-            if (tested is True and child is parent.orelse) or (
-                tested is False and child is parent.body
+            if (tested is True and _within(parent, parent.orelse, child)) or (
+                tested is False and _within(parent, parent.body, child)
             ):
                 return True
         if isinstance(parent, cst.IndentedBlock) and any(
@@ -438,6 +456,13 @@ def not_a_tensor_here(
         ):
             return True
     return False
+
+
+def _within(parent: cst.CSTNode, branch: cst.CSTNode | None, node: cst.CSTNode) -> bool:
+    """Whether ``node`` is ``branch`` or, for a conditional expression, inside it."""
+    if branch is None or branch is node:
+        return branch is not None
+    return isinstance(parent, cst.IfExp) and any(_within(parent, c, node) for c in branch.children)
 
 
 def _type_test(provenance: Provenance, test: cst.BaseExpression, name: str) -> bool | None:
@@ -449,7 +474,7 @@ def _type_test(provenance: Provenance, test: cst.BaseExpression, name: str) -> b
     if not isinstance(test, cst.Call):
         return None
     args = positional(test)
-    if not args or not (isinstance(args[0].value, cst.Name) and args[0].value.value == name):
+    if not args or _EMPTY.code_for_node(args[0].value) != name:
         return None
     if provenance.qualify(test.func) == "torch.is_tensor" and len(args) == 1:
         return True

@@ -141,6 +141,8 @@ def annotated_comparison(provenance: Provenance, test: cst.BaseExpression) -> bo
         return False
     frame = provenance.current_frame()
     operands = [test.left, *(c.comparator for c in test.comparisons)]
+    if any(isinstance(o, cst.Name) and o.value == "None" for o in operands):
+        return False  # ``mask != None``: a tensor compared with None gives a Python bool
     return any(
         isinstance(o, cst.Name) and annotated_tensor_size(provenance, o, frame) for o in operands
     )

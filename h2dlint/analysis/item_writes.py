@@ -1,0 +1,171 @@
+"""A value the same function uses as a tensor is a tensor: ``cache["end"].fill_(n)`` says that
+``cache["end"]`` is one, so its ``cache["end"].item()`` elsewhere in the function is a tensor's
+read (a KV cache kept as a dict of tensors: ``{"k": ..., "end": torch.tensor([0], device=dev)}``);
+``ids.masked_select(mask)`` says that ``ids`` is one, so ``(ids >= lo).nonzero()`` is a tensor's
+data-sized call.
+
+The use must be a method that no Python value and no numpy array has: an in-place tensor method
+(``fill_``, ``zero_``, ``copy_``, ``add_``...: numpy's ``fill`` has no underscore) or one of a
+few tensor-only methods (``masked_select``, ``detach``, ``contiguous``, ``new_zeros``...), called on
+the same container entry (the same constant key of the same name or attribute) or on a local
+name the function binds once (a parameter or one assignment: a rebound name may hold other
+values). Where the value lives stays unknown: a read of it is at most a MEDIUM finding.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from h2dlint.walk import visit_read_only
+
+# In-place tensor methods: a container entry written with one of them is a tensor.
+IN_PLACE_TENSOR_METHODS = frozenset(
+    {
+        "fill_",
+        "zero_",
+        "copy_",
+        "add_",
+        "sub_",
+        "mul_",
+        "div_",
+        "clamp_",
+        "masked_fill_",
+        "index_fill_",
+        "index_copy_",
+        "index_add_",
+        "scatter_",
+        "scatter_add_",
+        "resize_",
+    }
+)
+# Methods only tensors have (numpy and Python values have none of them by these names).
+TENSOR_USE_METHODS = IN_PLACE_TENSOR_METHODS | frozenset(
+    {
+        "masked_select",
+        "masked_fill",
+        "masked_scatter",
+        "detach",
+        "contiguous",
+        "new_zeros",
+        "new_ones",
+        "new_full",
+        "new_empty",
+        "new_tensor",
+        "type_as",
+        "view_as",
+        "expand_as",
+        "index_select",
+        "repeat_interleave",
+        "narrow",
+        "unsqueeze",
+        "count_nonzero",
+    }
+)
+
+
+def _entry_key(node: cst.BaseExpression) -> str | None:
+    """``cache["end"]`` (a constant string key of a name or attribute) as comparable text."""
+    if not isinstance(node, cst.Subscript) or len(node.slice) != 1:
+        return None
+    index = node.slice[0].slice
+    if not isinstance(index, cst.Index) or not isinstance(index.value, cst.SimpleString):
+        return None
+    value = node.value
+    parts: list[str] = []
+    while isinstance(value, cst.Attribute):
+        parts.append(value.attr.value)
+        value = value.value
+    if not isinstance(value, cst.Name):
+        return None
+    parts.append(value.value)
+    return ".".join(reversed(parts)) + f"[{index.value.evaluated_value!r}]"
+
+
+class _TensorUses(cst.CSTVisitor):
+    """The entries (``cache["end"]``) and names a function uses as tensors, and how many times
+    it binds each name."""
+
+    def __init__(self) -> None:
+        self.keys: set[str] = set()
+        self.bindings: dict[str, int] = {}
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in TENSOR_USE_METHODS:
+            if isinstance(func.value, cst.Name):
+                self.keys.add(func.value.value)
+            else:
+                key = _entry_key(func.value)
+                if key is not None:
+                    self.keys.add(key)
+
+    def _bind(self, target: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            self.bindings[target.value] = self.bindings.get(target.value, 0) + 1
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._bind(element.value)
+        elif isinstance(target, cst.StarredElement):
+            self._bind(target.value)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._bind(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._bind(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._bind(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._bind(node.target)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        self._bind(node.name)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._bind(node.target)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._bind(node.target)
+
+
+_CACHE: dict[int, tuple[cst.FunctionDef, frozenset[str]]] = {}
+
+
+def _parameters(function: cst.FunctionDef) -> set[str]:
+    params = function.params
+    found = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            found.add(star.name.value)
+    return found
+
+
+def _tensor_uses(function: cst.FunctionDef) -> frozenset[str]:
+    """The entries and once-bound names ``function`` uses as tensors."""
+    cached = _CACHE.get(id(function))
+    if cached is not None and cached[0] is function:
+        return cached[1]
+    visitor = _TensorUses()
+    visit_read_only(function.body, visitor)
+    parameters = _parameters(function)
+    found = frozenset(
+        key
+        for key in visitor.keys
+        if "[" in key or visitor.bindings.get(key, 0) + (key in parameters) == 1
+    )
+    if len(_CACHE) > 256:
+        _CACHE.clear()
+    _CACHE[id(function)] = (function, found)
+    return found
+
+
+def used_as_tensor(function: cst.FunctionDef | cst.Module, node: cst.BaseExpression) -> bool:
+    """Whether ``function`` uses ``node`` (a container entry such as ``cache["end"]``, or a name
+    it binds once) as a tensor somewhere (``cache["end"].fill_(n)``,
+    ``ids.masked_select(mask)``)."""
+    if not isinstance(function, cst.FunctionDef):
+        return False
+    key = node.value if isinstance(node, cst.Name) else _entry_key(node)
+    return key is not None and key in _tensor_uses(function)
