@@ -312,9 +312,11 @@ class SyncOnHotPath(Rule):
     # learned from another module (an imported module-level tensor, an attribute a base class
     # elsewhere builds): an `if` test that is a name, an attribute or a comparison (of a
     # parameter annotated as a tensor), a slice bound, a write into a subscript, or an index
-    # that is a mask (made by a comparison or a mask method in the function).
+    # that is a mask (made by a comparison or a mask method in the function). Each report but a
+    # wait for a stream is on a hot path: in a function that may run per step, or in a `for`
+    # loop running device work (`hot`: h2dlint/candidate_hot.py).
     candidates = (
-        "def "
+        "hot "
         + "|".join(
             [
                 "|".join(f".{name}" for name in sorted(SYNC_METHODS)),
@@ -329,12 +331,14 @@ class SyncOnHotPath(Rule):
                 ".synchronize",
             ]
         ),
-        "def .to arg Literal",  # .to("cpu")
-        "def .to(device=)",
-        "def @if arg Name|Attribute|Compare",
-        "def @subscript arg Slice|Store",
-        "def @subscript & def @compare",
-        f"def @subscript & def {called_as(f'torch.{name}' for name in MASK_METHODS)}",
+        "hot .to arg Literal",  # .to("cpu")
+        "hot .to(device=)",
+        "hot @if arg Name|Attribute|Compare",
+        "hot @subscript arg Slice|Store",
+        "hot @subscript & def @compare",
+        f"hot @subscript & def {called_as(f'torch.{name}' for name in MASK_METHODS)}",
+        # A wait for a stream right after copies is reported in any function with a loop.
+        "def .synchronize",
     )
 
     valid = (
