@@ -188,8 +188,8 @@ def _process(job: FileJob) -> FileResult:
         return FileResult(job.display, [parsed.fatal], final_data=job.data)
     rules = job.rules
     if job.prefilter:
-        tree = parsed.tree if job.candidates else None
-        rules = candidate_rules(job.data, job.rules, tree, job.display, job.analysis)
+        python_tree = parsed.tree if job.candidates else None
+        rules = candidate_rules(job.data, job.rules, python_tree, job.display, job.analysis)
         if not rules:
             error = None if parsed.tree is not None else syntax_check(text, job.display, parsed)
             findings = [error] if error else []
@@ -308,8 +308,8 @@ def _add_noqa(
         return FileResult(job.display, findings, parsed=True)
     rules = job.rules
     if job.prefilter:
-        tree = new_parse.tree if job.candidates else None
-        rules = candidate_rules(new_data, job.rules, tree, job.display, job.analysis)
+        python_tree = new_parse.tree if job.candidates else None
+        rules = candidate_rules(new_data, job.rules, python_tree, job.display, job.analysis)
     remaining = _findings(job, edit.text, new_parse, rules)
     return FileResult(
         job.display, remaining, final_data=new_data, parsed=True, noqa_added=edit.lines
