@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from h2dlint.candidate_hot import HotUnits
 from h2dlint.candidates import Summary, summarize
 from h2dlint.confidence import meets
 from h2dlint.diagnostics import (
@@ -26,6 +25,7 @@ from h2dlint.diagnostics import (
 from h2dlint.engine import check_text
 from h2dlint.fileio import WriteError, write_atomically
 from h2dlint.fixer import fix_text
+from h2dlint.hot_units import HotUnits
 from h2dlint.jobs import AnalysisOptions, EnabledRule, FileJob, FileResult, Mode
 from h2dlint.large_files import LARGE_FILE_CHARS, MAX_KEPT_CHARS, is_large, reduce_source
 from h2dlint.noqa import add_noqa
