@@ -18,6 +18,8 @@ from h2dlint.analysis.step_loops import step_loop_reason
 from h2dlint.candidate_hot import HOOKS, Unit
 
 if TYPE_CHECKING:
+    from h2dlint.candidate_terms import Candidates
+    from h2dlint.candidates import Summary
     from h2dlint.project.index import ProjectIndex
 
 
@@ -49,8 +51,15 @@ def _step_name(name: str, cls: str | None, bases: tuple[str, ...] = ()) -> bool:
     return _may_be_step(name, cls)
 
 
+# How far :class:`HotUnits` asks: its module's own facts only, then also the callers the project
+# index finds hot by name, then also the loops of steps around calls (the costliest question).
+LOCAL, CALLERS, STEP_LOOPS = 0, 1, 2
+
+
 class HotUnits:
-    """Which units of one file may be hot (see the module docs); asked per unit, lazily."""
+    """Which units of one file may be hot (see the module docs); asked per unit, lazily, up to
+    :attr:`level`: a file that its own facts admit asks the project index nothing
+    (:func:`admits` matches at each level in turn)."""
 
     def __init__(
         self,
@@ -65,7 +74,9 @@ class HotUnits:
         self.module = module
         self._all = configured_hot or source is None or HOOKS in source
         self._local: set[int] | None = None
-        self._asked: dict[int, bool] = {}
+        self.level = STEP_LOOPS
+        # Per level: the project index's answers so far.
+        self._asked: tuple[dict[int, bool], dict[int, bool]] = ({}, {})
 
     def __call__(self, unit: int, device: bool) -> bool:
         found = self.units[unit]
@@ -75,9 +86,18 @@ class HotUnits:
             return False
         if device or unit in self.local:
             return True
-        known = self._asked.get(unit)
+        if self.project is None or self.level == LOCAL:
+            return False
+        full = f"{self.module}.{found.qualified}"
+        known = self._asked[0].get(unit)
         if known is None:
-            known = self._asked[unit] = self._project_hot(found.qualified)
+            known = self._asked[0][unit] = self.project.hot_reason(full, _step_name) is not None
+        if known or self.level == CALLERS:
+            return known
+        known = self._asked[1].get(unit)
+        if known is None:
+            found_loop = step_loop_reason(self.project, full, _step_name)
+            known = self._asked[1][unit] = found_loop is not None
         return known
 
     @property
@@ -102,11 +122,20 @@ class HotUnits:
             self._local = hot
         return self._local
 
-    def _project_hot(self, qualified: str) -> bool:
-        if self.project is None:
-            return False
-        full = f"{self.module}.{qualified}"
-        return (
-            self.project.hot_reason(full, _step_name) is not None
-            or step_loop_reason(self.project, full, _step_name) is not None
-        )
+
+def admits(wanted: Candidates, summary: Summary) -> bool:
+    """Whether ``summary`` matches ``wanted``: asked with the module's own facts first, then
+    with the project index's callers, then with their loops of steps, so that the costlier
+    questions are asked only of files the cheaper answers did not admit. The same answer as
+    one match at the last level."""
+    hot = summary.hot
+    if not isinstance(hot, HotUnits) or hot.project is None:
+        return wanted.matches(summary)
+    try:
+        for level in (LOCAL, CALLERS, STEP_LOOPS):
+            hot.level = level
+            if wanted.matches(summary):
+                return True
+        return False
+    finally:
+        hot.level = STEP_LOOPS

@@ -25,7 +25,7 @@ from h2dlint.diagnostics import (
 from h2dlint.engine import check_text
 from h2dlint.fileio import WriteError, write_atomically
 from h2dlint.fixer import fix_text
-from h2dlint.hot_units import HotUnits
+from h2dlint.hot_units import HotUnits, admits
 from h2dlint.jobs import AnalysisOptions, EnabledRule, FileJob, FileResult, Mode
 from h2dlint.large_files import LARGE_FILE_CHARS, MAX_KEPT_CHARS, is_large, reduce_source
 from h2dlint.noqa import add_noqa
@@ -64,7 +64,7 @@ def candidate_rules(
                 summary = summarize(tree, data)
                 if path is not None:
                     summary.hot = _hot_units(summary, path, analysis)
-            if not wanted.matches(summary):
+            if not admits(wanted, summary):
                 continue
         out.append(enabled)
     return tuple(out)
