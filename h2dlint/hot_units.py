@@ -13,7 +13,7 @@ from h2dlint.analysis.hot_names import (
     name_reason,
     state_builder_reason,
 )
-from h2dlint.analysis.once import once_name, per_step_state_builder
+from h2dlint.analysis.once import once_name
 from h2dlint.analysis.step_loops import step_loop_reason
 from h2dlint.candidate_hot import HOOKS, Unit
 
@@ -40,7 +40,7 @@ def _cold(unit: Unit) -> bool:
     name, cls = unit.name, unit.cls
     if unit.nested or unit.qualified is None or name in ("build", "_build"):
         return False
-    if cls is not None and per_step_state_builder(name, cls):
+    if state_builder_reason(name, cls) is not None:  # a per-step state builder
         return False
     return diagnostic_name(name) or once_name(name)
 
