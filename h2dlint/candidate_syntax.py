@@ -7,7 +7,6 @@ from __future__ import annotations
 import ast
 import re
 import unicodedata
-from collections.abc import Iterable
 
 _DISPLAYS = (ast.List, ast.Tuple, ast.Set)
 SYNTAX = frozenset({ast.If, ast.IfExp, ast.Subscript, ast.Compare})
@@ -60,87 +59,6 @@ def syntax_name(node: ast.AST, kind: type) -> tuple[str, str] | None:
     if kind is ast.Compare and all(type(op) in _VALUE_COMPARISONS for op in node.ops):  # type: ignore[attr-defined]
         return "@compare", ""
     return None
-
-
-# Fields that never hold a node that can contain a call.
-_LEAF_FIELDS = frozenset(
-    {
-        "ctx",
-        "op",
-        "id",
-        "attr",
-        "arg",
-        "name",
-        "names",
-        "module",
-        "level",
-        "asname",
-        "kind",
-        "conversion",
-        "is_async",
-        "type_comment",
-        "type_ignores",
-    }
-)
-# Nodes that hold no call, loop or binding.
-_LEAF_TYPES = frozenset(
-    {ast.Constant, ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal, ast.alias}
-)
-CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def child_fields(kind: type) -> tuple[str, ...]:
-    fields = CHILD_FIELDS.get(kind)
-    if fields is None:
-        if kind in _LEAF_TYPES or kind is ast.Name:
-            fields = ()
-        else:
-            fields = tuple(f for f in kind._fields if f not in _LEAF_FIELDS)  # type: ignore[attr-defined]
-        CHILD_FIELDS[kind] = fields
-    return fields
-
-
-_EMPTY: frozenset[str] = frozenset()
-WITHIN = ""  # never a name: the key of the kinds of all loops around
-
-
-def stored_names(target: ast.AST) -> frozenset[str]:
-    """The names a binding target binds (``a``, ``a, (b, *c)``; not ``x.a`` or ``x[a]``)."""
-    stack, names = [target], []
-    while stack:
-        node = stack.pop()
-        if type(node) is ast.Name:
-            names.append(node.id)
-        elif isinstance(node, (ast.Tuple, ast.List)):
-            stack.extend(node.elts)
-        elif type(node) is ast.Starred:
-            stack.append(node.value)
-    return frozenset(names)
-
-
-def iterable_kind(node: ast.AST) -> str:
-    """What a loop iterates, as patterns name it: ``.name`` for a method call, ``name`` for a
-    call of a bare name, else the ``ast`` kind (``Name``, ``Attribute``, ``Subscript``...)."""
-    if type(node) is ast.Call:
-        func = node.func
-        if type(func) is ast.Attribute:
-            return "." + func.attr
-        if type(func) is ast.Name:
-            return func.id
-    return type(node).__name__
-
-
-def loop_variables(
-    loopvars: dict[str, frozenset[str]], targets: Iterable[tuple[ast.AST, ast.AST]]
-) -> dict[str, frozenset[str]]:
-    """``loopvars`` with the names each (target, iterable) pair binds."""
-    out = dict(loopvars)
-    for target, iterable in targets:
-        kinds = frozenset({iterable_kind(iterable)})
-        out[WITHIN] = out.get(WITHIN, _EMPTY) | kinds
-        for name in stored_names(target):
-            out[name] = out.get(name, _EMPTY) | kinds
-    return out
 
 
 # Escapes that may spell a letter in a string (``\x63``, ``\u0063``, ``\N{...}``, ``\143``).

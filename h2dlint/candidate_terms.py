@@ -33,8 +33,6 @@ class Term:
     loop: bool = False
     iter: bool = False
     in_def: bool = False
-    # In a function that may run per step (``Summary.may_run_hot``).
-    hot: bool = False
     on_loop: bool = False
     # With ``on_loop``: the kinds of the loop's iterable (empty: any).
     over: frozenset[str] = frozenset()
@@ -60,14 +58,12 @@ class Term:
         return False
 
     def _fits(self, shape: Shape, summary: Summary) -> bool:
-        _, in_loop, is_iter, in_def, keywords, reads_loop, made, names, kind, within = shape[:10]
+        _, in_loop, is_iter, in_def, keywords, reads_loop, made, names, kind, within = shape
         if self.within and not (within & self.within):
             return False
         if (self.loop and not in_loop) or (self.iter and not is_iter):
             return False
         if self.in_def and not in_def:
-            return False
-        if self.hot and not summary.may_run_hot(shape[10], shape[11]):
             return False
         if self.keywords and not (keywords & self.keywords):
             return False
@@ -110,7 +106,7 @@ _ID = r"[A-Za-z_][A-Za-z0-9_]*"
 _NAMES = rf"[.@]?{_ID}(?:\|[.@]?{_ID})*"
 _KEYWORD = rf"{_ID}=(?:True|False|None)?"
 _TERM = re.compile(
-    rf"(?P<loop>loop\s+)?(?P<iter>iter\s+)?(?P<def>def\s+)?(?P<hot>hot\s+)?(?P<names>{_NAMES})"
+    rf"(?P<loop>loop\s+)?(?P<iter>iter\s+)?(?P<def>def\s+)?(?P<names>{_NAMES})"
     rf"(?:\((?P<keywords>{_KEYWORD}(?:\|{_KEYWORD})*)\))?"
     rf"(?:\s+on\s+(?P<on>{_NAMES})(?:\s+over\s+(?P<over>{_NAMES}))?|\s+of\s+(?P<of>{_NAMES}))?"
     rf"(?:\s+arg\s+(?P<kinds>{_ID}(?:\|{_ID})*))?"
@@ -141,8 +137,7 @@ def _term(part: str, text: str) -> Term:
         keywords,
         loop=bool(match["loop"]),
         iter=bool(match["iter"]),
-        in_def=bool(match["def"] or match["hot"]),
-        hot=bool(match["hot"]),
+        in_def=bool(match["def"]),
         on_loop=on == {"loop"},
         over=frozenset((match["over"] or "").split("|")) - {""},
         on=frozenset() if on == {"loop"} else on,

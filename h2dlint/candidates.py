@@ -16,7 +16,7 @@ A declaration is a tuple of patterns, of which one must match (a bare string is 
 ``PATTERN := TERM (" & " TERM)*``: every term must match, each with a call of its own. A term
 describes one call, in this order::
 
-    TERM := [loop] [iter] [def] [hot] NAMES ["(" KEYWORD ("|" KEYWORD)* ")"]
+    TERM := [loop] [iter] [def] NAMES ["(" KEYWORD ("|" KEYWORD)* ")"]
             [on (loop [over NAMES] | NAMES) | of NAMES] [arg KINDS] [in KINDS]
 
 - ``NAMES``, ``|``-separated: ``.name`` is a method call (``x.name(...)``, ``torch.name(...)``);
@@ -28,9 +28,6 @@ describes one call, in this order::
   ``else`` and nested functions included);
 - ``iter``: the call is the iterable of a ``for`` loop or of a comprehension's ``for``;
 - ``def``: inside a function (``def``/``async def``, its decorators and defaults included);
-- ``hot`` (in place of ``def``, or after it): inside a function that may run per step, or in a
-  ``for`` loop of a function whose body runs device work, as :mod:`h2dlint.candidate_hot`
-  decides it (with the project index: a caller elsewhere may make a function hot);
 - ``on loop``: an *operand* of the call (the object of a method call, or the first positional
   argument) mentions a name that an enclosing ``for`` or comprehension binds; ``over K1|K2``:
   one whose iterable is of those kinds (``.name``/``name`` for calls as in ``NAMES``, else the
@@ -68,28 +65,15 @@ finding is a bug. ``tests/test_candidates.py`` checks every rule's examples and 
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
-from h2dlint.candidate_hot import DEVICE_WORK, Unit, placed_functions
-from h2dlint.candidate_syntax import (
-    CHILD_FIELDS,
-    SYNTAX,
-    WITHIN,
-    child_fields,
-    kind_of,
-    loop_variables,
-    searchable,
-    stored_names,
-    syntax_name,
-)
+from h2dlint.candidate_syntax import SYNTAX, kind_of, searchable, syntax_name
 
 # A call's shape: (method call, in a loop, is an iterable, in a function, keywords, the kinds of
 # the iterables of the loop variables its operands mention, the calls that operands are, the
-# names that operands are, the kind of the first argument, the kinds of the loops around it, the
-# unit it is in (:class:`~h2dlint.candidate_hot.Unit`, -1: none), whether a ``for`` loop around it
-# in its function runs device work).
+# names that operands are, the kind of the first argument, the kinds of the loops around it).
 Shape = tuple[
     bool,
     bool,
@@ -101,19 +85,64 @@ Shape = tuple[
     frozenset[str],
     str,
     frozenset[str],
-    int,
-    bool,
 ]
 
-# Where a node is: (the unit it is in, -1 for none; the ``for`` loops around it in its function).
-_Scope = tuple[int, tuple[int, ...]]
-_NO_SCOPE: _Scope = (-1, ())
 _COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})
 _FOR_LOOPS = frozenset({ast.For, ast.AsyncFor})
 _FUNCTIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef})
 _LITERAL_VALUES = (True, False, None)
+# Fields that never hold a node that can contain a call.
+_LEAF_FIELDS = frozenset(
+    {
+        "ctx",
+        "op",
+        "id",
+        "attr",
+        "arg",
+        "name",
+        "names",
+        "module",
+        "level",
+        "asname",
+        "kind",
+        "conversion",
+        "is_async",
+        "type_comment",
+        "type_ignores",
+    }
+)
+# Nodes that hold no call, loop or binding.
+_LEAF_TYPES = frozenset(
+    {ast.Constant, ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal, ast.alias}
+)
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 _CONSTANT = frozenset({ast.Constant})
 _NAME_OR_CONSTANT = frozenset({ast.Name, ast.Constant})
+
+
+def _child_fields(kind: type) -> tuple[str, ...]:
+    fields = _CHILD_FIELDS.get(kind)
+    if fields is None:
+        if kind in _LEAF_TYPES or kind is ast.Name:
+            fields = ()
+        else:
+            fields = tuple(f for f in kind._fields if f not in _LEAF_FIELDS)  # type: ignore[attr-defined]
+        _CHILD_FIELDS[kind] = fields
+    return fields
+
+
+def stored_names(target: ast.AST) -> frozenset[str]:
+    """The names a binding target binds (``a``, ``a, (b, *c)``; not ``x.a`` or ``x[a]``)."""
+    stack, names = [target], []
+    while stack:
+        node = stack.pop()
+        if type(node) is ast.Name:
+            names.append(node.id)
+        elif isinstance(node, (ast.Tuple, ast.List)):
+            stack.extend(node.elts)
+        elif type(node) is ast.Starred:
+            stack.append(node.value)
+    return frozenset(names)
 
 
 class _Call:
@@ -128,7 +157,6 @@ class _Call:
         "method",
         "of",
         "reads_loop",
-        "scope",
         "tail",
         "within",
     )
@@ -144,11 +172,9 @@ class _Call:
         in_def: bool,
         node: ast.Call,
         within: frozenset[str],
-        scope: _Scope,
     ) -> None:
         self.tail = tail
         self.within = within
-        self.scope = scope
         self.method = method
         self.loop = loop
         self.iter = is_iter
@@ -169,13 +195,37 @@ class _Call:
 
 
 # The context of a node: (in a loop, in a function, the loop variables in scope with the kinds of
-# the iterables they come from (under WITHIN: the kinds of all loops around it), the names that
-# enclosing binding constructs bind, the calls whose operand the node is part of, its scope).
-_Context = tuple[
-    bool, bool, dict[str, frozenset[str]], frozenset[str], tuple["_Call", ...], "_Scope"
-]
+# the iterables they come from (under _WITHIN: the kinds of all loops around it), the names that
+# enclosing binding constructs bind, the calls whose operand the node is part of).
+_Context = tuple[bool, bool, dict[str, frozenset[str]], frozenset[str], tuple[_Call, ...]]
 _EMPTY: frozenset[str] = frozenset()
+_WITHIN = ""  # never a name
 _WHILE = frozenset({"While"})
+
+
+def _iterable_kind(node: ast.AST) -> str:
+    """What a loop iterates, as patterns name it: ``.name`` for a method call, ``name`` for a
+    call of a bare name, else the ``ast`` kind (``Name``, ``Attribute``, ``Subscript``...)."""
+    if type(node) is ast.Call:
+        func = node.func
+        if type(func) is ast.Attribute:
+            return "." + func.attr
+        if type(func) is ast.Name:
+            return func.id
+    return type(node).__name__
+
+
+def _loop_variables(
+    loopvars: dict[str, frozenset[str]], targets: Iterable[tuple[ast.AST, ast.AST]]
+) -> dict[str, frozenset[str]]:
+    """``loopvars`` with the names each (target, iterable) pair binds."""
+    out = dict(loopvars)
+    for target, iterable in targets:
+        kinds = frozenset({_iterable_kind(iterable)})
+        out[_WITHIN] = out.get(_WITHIN, _EMPTY) | kinds
+        for name in stored_names(target):
+            out[name] = out.get(name, _EMPTY) | kinds
+    return out
 
 
 @dataclass
@@ -188,15 +238,6 @@ class Summary:
     # The file's bytes, for ``text`` terms; None: unknown (every word counts as there).
     source: bytes | None = None
     _searchable: bytes | None = None
-    # Its outermost functions, for ``hot`` terms; which of them may run per step (given the
-    # unit and whether the code is in a ``for`` loop running device work): None: all may.
-    units: list[Unit] = field(default_factory=list)
-    hot: Callable[[int, bool], bool] | None = None
-
-    def may_run_hot(self, unit: int, device: bool) -> bool:
-        """Whether code of ``unit`` (``device``: in a ``for`` loop running device work) may
-        run per step (see :mod:`h2dlint.candidate_hot`)."""
-        return self.hot is None or unit < 0 or self.hot(unit, device)
 
     def mentions(self, words: Iterable[bytes]) -> bool:
         """Whether the file's text holds one of ``words`` (lower case), in any case."""
@@ -210,18 +251,12 @@ def summarize(tree: ast.AST, source: bytes | None = None) -> Summary:
     """One walk of ``tree``: every call's :data:`Shape`, and the names bindings hold;
     ``source``: the file's bytes, for ``text`` terms."""
     found: list[_Call] = []
-    # Syntax names (``@if``...): (name, in a loop, in a function, arg, the loops around it,
-    # its scope).
-    syntax: set[tuple[str, bool, bool, str, frozenset[str], _Scope]] = set()
+    # Syntax names (``@if``...): (name, in a loop, in a function, arg, the loops around it).
+    syntax: set[tuple[str, bool, bool, str, frozenset[str]]] = set()
     bound: dict[str, set[str]] = {}
     aliases: dict[str, set[str]] = {}
     iterables: set[int] = set()
-    # The outermost functions (units), where the module places them; the ``for`` loops whose
-    # body runs device work (a call named as in DEVICE_WORK).
-    units: list[Unit] = []
-    placed = placed_functions(tree)
-    device_loops: set[int] = set()
-    start: _Context = (False, False, {}, _EMPTY, (), _NO_SCOPE)
+    start: _Context = (False, False, {}, _EMPTY, ())
     stack: list[tuple[Any, _Context]] = [(tree, start)]
     pop, push = stack.pop, stack.append
     call_type, attribute_type, name_type, starred_type, subscript_type = (
@@ -233,7 +268,7 @@ def summarize(tree: ast.AST, source: bytes | None = None) -> Summary:
     )
     # Name -> the names it is bound to (``y = x``, ``y = x[0]``): it holds what they hold.
     copies: dict[str, set[str]] = {}
-    node_type, fields_of = ast.AST, CHILD_FIELDS
+    node_type, fields_of = ast.AST, _CHILD_FIELDS
     while stack:
         node, context = pop()
         kind = type(node)
@@ -245,20 +280,19 @@ def summarize(tree: ast.AST, source: bytes | None = None) -> Summary:
                     for watcher in watchers:
                         watcher.reads_loop |= kinds
             continue
-        in_loop, in_def, loopvars, binders, watchers, scope = context
+        in_loop, in_def, loopvars, binders, watchers = context
         if kind is call_type:
             func = node.func
             func_kind = type(func)
-            within = loopvars.get(WITHIN, _EMPTY)
+            within = loopvars.get(_WITHIN, _EMPTY)
             receiver = None
-            is_iter = id(node) in iterables
             if func_kind is attribute_type:
-                record = _Call(func.attr, True, in_loop, is_iter, in_def, node, within, scope)
+                record = _Call(
+                    func.attr, True, in_loop, id(node) in iterables, in_def, node, within
+                )
                 receiver = func.value
-                if scope[1] and func.attr in DEVICE_WORK:
-                    device_loops.update(scope[1])
             elif func_kind is name_type:
-                record = _Call(func.id, False, in_loop, is_iter, in_def, node, within, scope)
+                record = _Call(func.id, False, in_loop, id(node) in iterables, in_def, node, within)
             else:
                 record = None
             args = node.args
@@ -270,7 +304,7 @@ def summarize(tree: ast.AST, source: bytes | None = None) -> Summary:
                     if targets is None:
                         bound[name] = targets = set()
                     targets.add("." + record.tail if record.method else record.tail)
-                operand_context = (in_loop, in_def, loopvars, binders, (*watchers, record), scope)
+                operand_context = (in_loop, in_def, loopvars, binders, (*watchers, record))
                 for operand in (receiver, first):
                     if operand is None:
                         continue
@@ -312,26 +346,25 @@ def summarize(tree: ast.AST, source: bytes | None = None) -> Summary:
             inner = (
                 True,
                 in_def,
-                loop_variables(loopvars, [(node.target, iterable)]),
+                _loop_variables(loopvars, [(node.target, iterable)]),
                 binders,
                 watchers,
-                (scope[0], (*scope[1], id(node))),
             )
             push((node.target, inner))
             _copies(copies, names, iterable)
-            push((iterable, (True, in_def, inner[2], binders | names, watchers, inner[5])))
+            push((iterable, (True, in_def, inner[2], binders | names, watchers)))
             for statement in (*node.body, *node.orelse):
                 push((statement, inner))
             continue
         if kind in _COMPREHENSIONS:
             pairs = [(g.target, g.iter) for g in node.generators]
-            inner = (True, in_def, loop_variables(loopvars, pairs), binders, watchers, scope)
+            inner = (True, in_def, _loop_variables(loopvars, pairs), binders, watchers)
             for generator in node.generators:
                 iterables.add(id(generator.iter))
                 push(
                     (
                         generator.iter,
-                        (*inner[:3], binders | stored_names(generator.target), watchers, scope),
+                        (*inner[:3], binders | stored_names(generator.target), watchers),
                     )
                 )
                 push((generator.target, inner))
@@ -352,12 +385,12 @@ def summarize(tree: ast.AST, source: bytes | None = None) -> Summary:
                 push((node.annotation, context))
             if node.value is not None:
                 _copies(copies, names, node.value)
-                push((node.value, (in_loop, in_def, loopvars, binders | names, watchers, scope)))
+                push((node.value, (in_loop, in_def, loopvars, binders | names, watchers)))
             continue
         if kind is ast.NamedExpr:
             names = stored_names(node.target)
             _copies(copies, names, node.value)
-            push((node.value, (in_loop, in_def, loopvars, binders | names, watchers, scope)))
+            push((node.value, (in_loop, in_def, loopvars, binders | names, watchers)))
             continue
         if kind is ast.withitem:
             variables = node.optional_vars
@@ -365,26 +398,20 @@ def summarize(tree: ast.AST, source: bytes | None = None) -> Summary:
             if variables is not None:
                 push((variables, context))
             _copies(copies, names, node.context_expr)
-            push((node.context_expr, (in_loop, in_def, loopvars, binders | names, watchers, scope)))
+            push((node.context_expr, (in_loop, in_def, loopvars, binders | names, watchers)))
             continue
         if kind in SYNTAX:
             named = syntax_name(node, kind)
             if named is not None:
-                within = loopvars.get(WITHIN, _EMPTY)
-                syntax.add((named[0], in_loop, in_def, named[1], within, scope))
+                syntax.add((named[0], in_loop, in_def, named[1], loopvars.get(_WITHIN, _EMPTY)))
         if kind is ast.While:
-            loops = {**loopvars, WITHIN: loopvars.get(WITHIN, _EMPTY) | _WHILE}
-            context = (True, in_def, loops, binders, watchers, scope)
+            loops = {**loopvars, _WITHIN: loopvars.get(_WITHIN, _EMPTY) | _WHILE}
+            context = (True, in_def, loops, binders, watchers)
         elif kind in _FUNCTIONS:
-            if in_def:  # a nested function: the unit of the function around it
-                units[scope[0]].nested = True
-                context = (in_loop, True, loopvars, binders, watchers, (scope[0], ()))
-            else:
-                units.append(Unit(node.name, placed.get(id(node))))
-                context = (in_loop, True, loopvars, binders, watchers, (len(units) - 1, ()))
+            context = (in_loop, True, loopvars, binders, watchers)
         fields = fields_of.get(kind)
         if fields is None:
-            fields = child_fields(kind)
+            fields = _child_fields(kind)
         # A name matters only inside an operand; a constant never: neither is pushed otherwise.
         skip = _CONSTANT if watchers else _NAME_OR_CONSTANT
         for field in fields:
@@ -403,12 +430,8 @@ def summarize(tree: ast.AST, source: bytes | None = None) -> Summary:
                 seen.add(other)
                 bound.setdefault(name, set()).update(bound.get(other, ()))
                 pending.extend(copies.get(other, ()))
-    summary = _finish(found, bound, aliases, syntax, device_loops)
+    summary = _finish(found, bound, aliases, syntax)
     summary.source = source
-    summary.units = units
-    for record in found:
-        if record.scope[0] >= 0:
-            units[record.scope[0]].calls.add(record.tail)
     return summary
 
 
@@ -429,8 +452,7 @@ def _finish(
     found: list[_Call],
     bound: dict[str, set[str]],
     aliases: dict[str, set[str]],
-    syntax: set[tuple[str, bool, bool, str, frozenset[str], _Scope]],
-    device_loops: set[int],
+    syntax: set[tuple[str, bool, bool, str, frozenset[str]]],
 ) -> Summary:
     def expand(names: Iterable[str]) -> frozenset[str]:
         out = set(names)
@@ -455,8 +477,6 @@ def _finish(
             names,
             record.arg,
             record.within,
-            record.scope[0],
-            not device_loops.isdisjoint(record.scope[1]),
         )
         tails = [record.tail]
         if not record.method:
@@ -464,22 +484,8 @@ def _finish(
             tails += aliases.get(record.tail, ())
         for tail in tails:
             calls.setdefault(tail, set()).add(shape)
-    for name, in_loop, in_def, arg, within, (unit, fors) in syntax:
-        device = not device_loops.isdisjoint(fors)
+    for name, in_loop, in_def, arg, within in syntax:
         calls.setdefault(name, set()).add(
-            (
-                False,
-                in_loop,
-                False,
-                in_def,
-                _EMPTY,
-                _EMPTY,
-                _EMPTY,
-                _EMPTY,
-                arg,
-                within,
-                unit,
-                device,
-            )
+            (False, in_loop, False, in_def, _EMPTY, _EMPTY, _EMPTY, _EMPTY, arg, within)
         )
     return Summary(calls, bound)

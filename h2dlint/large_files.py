@@ -17,7 +17,7 @@ import ast
 import re
 from collections.abc import Iterable, Sequence
 
-from h2dlint.candidate_syntax import stored_names
+from h2dlint.candidates import stored_names
 
 LARGE_FILE_CHARS = 1024 * 1024
 # What is left after the reduction is parsed whole; beyond this the file is not checked (2.4 MB of

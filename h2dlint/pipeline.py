@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from h2dlint.candidates import Summary, summarize
+from h2dlint.candidates import summarize
 from h2dlint.confidence import meets
 from h2dlint.diagnostics import (
     INTERNAL_ERROR_CODE,
@@ -25,8 +25,7 @@ from h2dlint.diagnostics import (
 from h2dlint.engine import check_text
 from h2dlint.fileio import WriteError, write_atomically
 from h2dlint.fixer import fix_text
-from h2dlint.hot_units import HotUnits, admits
-from h2dlint.jobs import AnalysisOptions, EnabledRule, FileJob, FileResult, Mode
+from h2dlint.jobs import EnabledRule, FileJob, FileResult, Mode
 from h2dlint.large_files import LARGE_FILE_CHARS, MAX_KEPT_CHARS, is_large, reduce_source
 from h2dlint.noqa import add_noqa
 from h2dlint.parsing import CPythonParse, cpython_parse, cpython_syntax_finding, syntax_check
@@ -41,17 +40,11 @@ def _has_markers(data: bytes, enabled: EnabledRule) -> bool:
 
 
 def candidate_rules(
-    data: bytes,
-    rules: Sequence[EnabledRule],
-    tree: ast.Module | None,
-    path: str | None = None,
-    analysis: AnalysisOptions = (),
+    data: bytes, rules: Sequence[EnabledRule], tree: ast.Module | None
 ) -> tuple[EnabledRule, ...]:
     """The rules that could flag this file: its bytes hold one of the rule's markers and, when
     CPython parsed it (``tree``), it holds a call the rule declares a candidate. A rule that
-    declares no candidates is one whenever its markers occur. ``path``: the file's path as
-    the rules see it, for ``hot`` terms (which functions may run per step, asked of the
-    project index; without it every function may); ``analysis``: the analysis options."""
+    declares no candidates is one whenever its markers occur."""
     kept = [enabled for enabled in rules if _has_markers(data, enabled)]
     if tree is None or not kept:
         return tuple(kept)
@@ -62,21 +55,10 @@ def candidate_rules(
         if wanted is not None:
             if summary is None:
                 summary = summarize(tree, data)
-                if path is not None:
-                    summary.hot = _hot_units(summary, path, analysis)
-            if not admits(wanted, summary):
+            if not wanted.matches(summary):
                 continue
         out.append(enabled)
     return tuple(out)
-
-
-def _hot_units(summary: Summary, path: str, analysis: AnalysisOptions) -> HotUnits:
-    """Which functions of the file may run per step, as the project index of the run (if
-    any) and the configured ``hot-functions`` tell."""
-    project = project_index.current()
-    module = project.module_name_of(path) if project is not None else None
-    configured = any(key == "hot-functions" and values for key, values in analysis)
-    return HotUnits(summary.units, summary.source, project, module, configured)
 
 
 # A line as patch and git count them: only LF ends one (a CR stays part of its line).
@@ -188,8 +170,7 @@ def _process(job: FileJob) -> FileResult:
         return FileResult(job.display, [parsed.fatal], final_data=job.data)
     rules = job.rules
     if job.prefilter:
-        python_tree = parsed.tree if job.candidates else None
-        rules = candidate_rules(job.data, job.rules, python_tree, job.display, job.analysis)
+        rules = candidate_rules(job.data, job.rules, parsed.tree if job.candidates else None)
         if not rules:
             error = None if parsed.tree is not None else syntax_check(text, job.display, parsed)
             findings = [error] if error else []
@@ -308,8 +289,7 @@ def _add_noqa(
         return FileResult(job.display, findings, parsed=True)
     rules = job.rules
     if job.prefilter:
-        python_tree = new_parse.tree if job.candidates else None
-        rules = candidate_rules(new_data, job.rules, python_tree, job.display, job.analysis)
+        rules = candidate_rules(new_data, job.rules, new_parse.tree if job.candidates else None)
     remaining = _findings(job, edit.text, new_parse, rules)
     return FileResult(
         job.display, remaining, final_data=new_data, parsed=True, noqa_added=edit.lines

@@ -313,16 +313,16 @@ class SyncOnHotPath(Rule):
         *(f"{name.rpartition('.')[2]}(".encode() for name in sorted(SIZE_FACTORIES)),
         *(f".{name}(".encode() for name in sorted(SIZE_METHODS)),
     )
-    # Every report is on a hot path (`hot`: candidate_hot.py; a stream wait: in any function),
-    # at one of: a call that reads a tensor on the host (`.item()`, `.to("cpu")`, `int(t)`...),
-    # uses it as a size or makes a data-sized result, an `if` test reducing one (`.any()`,
-    # `x.max() > 0`), or a wait for a stream; else at syntax without a call, judged by where its
-    # tensor is, which may be learned from another module (an imported module-level tensor, an
-    # attribute a base class elsewhere builds): an `if` test that is a name, an attribute or a
-    # comparison (of a parameter annotated as a tensor), a slice bound, a write into a
-    # subscript, or an index that is a mask (made by a comparison or a mask method in it).
+    # Every report is in a function (only they can be hot), at one of: a call that reads a
+    # tensor on the host (`.item()`, `.to("cpu")`, `int(t)`...), uses it as a size or makes a
+    # data-sized result, an `if` test reducing one (`.any()`, `x.max() > 0`), or a wait for a
+    # stream; else at syntax without a call, judged by where its tensor is, which may be
+    # learned from another module (an imported module-level tensor, an attribute a base class
+    # elsewhere builds): an `if` test that is a name, an attribute or a comparison (of a
+    # parameter annotated as a tensor), a slice bound, a write into a subscript, or an index
+    # that is a mask (made by a comparison or a mask method in the function).
     candidates = (
-        "hot "
+        "def "
         + "|".join(
             [
                 "|".join(f".{name}" for name in sorted(SYNC_METHODS)),
@@ -334,15 +334,15 @@ class SyncOnHotPath(Rule):
                 ),
                 "|".join(f".{name}" for name in sorted(SIZE_METHODS | DATA_SIZED_METHODS)),
                 ".any|.all|" + "|".join(f".{name}" for name in sorted(REDUCTION_METHODS)),
+                ".synchronize",
             ]
         ),
-        "hot .to arg Literal",  # .to("cpu")
-        "hot .to(device=)",
-        "hot @if arg Name|Attribute|Compare",
-        "hot @subscript arg Slice|Store",
-        "hot @subscript & def @compare",
-        f"hot @subscript & def {called_as(f'torch.{name}' for name in MASK_METHODS)}",
-        "def .synchronize",
+        "def .to arg Literal",  # .to("cpu")
+        "def .to(device=)",
+        "def @if arg Name|Attribute|Compare",
+        "def @subscript arg Slice|Store",
+        "def @subscript & def @compare",
+        f"def @subscript & def {called_as(f'torch.{name}' for name in MASK_METHODS)}",
     )
 
     valid = (

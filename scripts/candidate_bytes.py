@@ -3,9 +3,7 @@
 A file is parsed with libcst only when some selected rule has a candidate in it (its byte
 markers, then its ast ``candidates``: ``h2dlint/candidates.py``); each rule runs only on the
 files it admits. This prints, per rule, the share of the tree's bytes it admits, and the share
-any rule but HTD901/HTD902 (comments) admits: what a cold ``--select ALL`` run parses. As in a
-run, the tree's project index answers ``hot`` terms (which functions may run per step);
-``--no-index`` leaves it out (every function may then be hot through a caller elsewhere).
+any rule but HTD901/HTD902 (comments) admits: what a cold ``--select ALL`` run parses.
 
     python scripts/candidate_bytes.py ~/.cache/h2dlint/corpus/transformers-5.24.0/transformers
     python scripts/candidate_bytes.py TREE --json out.json   # per file, too
@@ -24,8 +22,6 @@ from pathlib import Path
 
 from h2dlint.engine import EnabledRule
 from h2dlint.pipeline import candidate_rules
-from h2dlint.project.index import ProjectIndex, install
-from h2dlint.project.layout import build_layout
 from h2dlint.registry import all_rules
 
 COMMENT_RULES = frozenset({"HTD901", "HTD902"})
@@ -35,7 +31,6 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("trees", nargs="+", type=Path)
     parser.add_argument("--json", type=Path, help="write the shares and each file's rules here")
-    parser.add_argument("--no-index", action="store_true", help="no project index for `hot`")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")  # invalid escapes in the trees' strings
     rules = tuple(EnabledRule(rule) for rule in all_rules().values())
@@ -43,35 +38,24 @@ def main(argv: list[str] | None = None) -> int:
     for tree in args.trees:
         if tree.resolve().name.lower().startswith(("vllm", "sglang")):
             parser.error(f"{tree} is reserved for independent evaluation")
-        total = any_rule = count = any_files = 0
+        total = any_rule = 0
         per_rule = {enabled.code: 0 for enabled in rules}
         files: dict[str, list[str]] = {}
-        paths = sorted(tree.rglob("*.py"))
-        if not args.no_index:
-            index = ProjectIndex(build_layout(str(path) for path in paths))
-            index.know_bytes((str(path), path.read_bytes()) for path in paths)
-            install(index)
-        for path in paths:
+        for path in sorted(tree.rglob("*.py")):
             data = path.read_bytes()
             try:
                 parsed = ast.parse(data)
             except (SyntaxError, ValueError):
                 continue
             total += len(data)
-            count += 1
-            kept = sorted(e.code for e in candidate_rules(data, rules, parsed, str(path)))
+            kept = sorted(e.code for e in candidate_rules(data, rules, parsed))
             for code in kept:
                 per_rule[code] += len(data)
             if set(kept) - COMMENT_RULES:
                 any_rule += len(data)
-                any_files += 1
             files[str(path.relative_to(tree))] = kept
-        install(None)
         share = {code: round(100 * n / max(total, 1), 1) for code, n in per_rule.items()}
-        print(
-            f"{tree}: {total / 1e6:.1f} MB, any rule {100 * any_rule / max(total, 1):.1f}% "
-            f"({any_files} of {count} files)"
-        )
+        print(f"{tree}: {total / 1e6:.1f} MB, any rule {100 * any_rule / max(total, 1):.1f}%")
         print("  " + " ".join(f"{code} {pct}%" for code, pct in share.items()))
         out[str(tree)] = {"bytes": total, "any": any_rule, "per_rule": share, "files": files}
     if args.json:

@@ -42,7 +42,7 @@ def _invalid_examples() -> list[object]:
 @pytest.mark.parametrize(("rule", "code"), _invalid_examples())
 def test_every_invalid_example_is_a_candidate_of_its_rule(rule: type[Rule], code: str) -> None:
     enabled = (EnabledRule(rule),)
-    assert candidate_rules(code.encode(), enabled, ast.parse(code), "m.py") == enabled
+    assert candidate_rules(code.encode(), enabled, ast.parse(code)) == enabled
 
 
 FIXTURES = sorted(ROOT.glob("fixtures/HTD*/before.py"))
@@ -53,7 +53,7 @@ def test_every_fixture_is_a_candidate_of_its_rule(path: Path) -> None:
     rule = RULES[path.parent.name]
     data = path.read_bytes()
     enabled = (EnabledRule(rule),)
-    assert candidate_rules(data, enabled, ast.parse(data), str(path)) == enabled
+    assert candidate_rules(data, enabled, ast.parse(data)) == enabled
 
 
 def _known_code() -> list[object]:
@@ -75,7 +75,7 @@ def test_every_finding_comes_from_a_candidate_rule(code: str) -> None:
     one the filter keeps."""
     enabled = tuple(EnabledRule(rule) for rule in RULES.values())
     flagged = {f.code for f in check_text(code, "m.py", enabled) if f.code in RULES}
-    kept = {e.code for e in candidate_rules(code.encode(), enabled, ast.parse(code), "m.py")}
+    kept = {e.code for e in candidate_rules(code.encode(), enabled, ast.parse(code))}
     assert flagged <= kept
 
 

@@ -48,7 +48,6 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "h2dlint.fileio",
             "h2dlint.noqa",
             "h2dlint.large_files",
-            "h2dlint.hot_units",
         ),
     ),
     (
@@ -85,7 +84,6 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "h2dlint.candidates",
             "h2dlint.candidate_terms",
             "h2dlint.candidate_syntax",
-            "h2dlint.candidate_hot",
             "h2dlint.cst_parse",
             "h2dlint.statement_positions",
         ),
