@@ -77,3 +77,16 @@ def test_a_loop_of_an_initializer_still_runs_once(tmp_path: Path) -> None:
         "        self.register_buffer('s', torch.tensor(list(sizes), device='cuda'))\n"
     )
     assert _rows(tmp_path, {"model.py": model}, "model.py", "HTD106") == []
+
+
+def test_a_loop_of_a_main_function_runs_per_step(tmp_path: Path) -> None:
+    script = (
+        "import torch\n"
+        "def test():\n"
+        "    for n in [1, 2, 3]:\n"
+        "        x = torch.randn(3, n).to('cuda')\n"
+        "    y = torch.randn(3, 4).to('cuda')\n"
+        "if __name__ == '__main__':\n"
+        "    test()\n"
+    )
+    assert _rows(tmp_path, {"demo.py": script}, "demo.py", "HTD301") == [4]

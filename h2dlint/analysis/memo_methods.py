@@ -393,3 +393,21 @@ def compile_pass(function: cst.FunctionDef) -> bool:
     while isinstance(annotation, cst.Attribute):
         annotation = annotation.attr
     return isinstance(annotation, cst.Name) and annotation.value in _GRAPH_TYPES
+
+
+def closure_factory(function: cst.FunctionDef) -> bool:
+    """Whether ``function`` returns a nested function or a lambda (it builds a closure)."""
+    nested = {
+        s.name.value for s in _body(function) if isinstance(s, cst.FunctionDef)
+    }  # defined directly in its body
+    returns = _returns(function.body)
+    return bool(returns) and all(
+        isinstance(r.value, cst.Lambda)
+        or (isinstance(r.value, cst.Name) and r.value.value in nested)
+        for r in returns
+    )
+
+
+def _returns(root: cst.CSTNode) -> list[cst.Return]:
+    """The ``return`` statements of a function's body, not of functions or classes in it."""
+    return [s for s in statements(root, into_definitions=False) if isinstance(s, cst.Return)]

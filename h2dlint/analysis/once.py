@@ -43,7 +43,13 @@ import libcst as cst
 from h2dlint.analysis.argument_flow import called_elsewhere, framework_called
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.frames import ModuleIndex, decorator_names
-from h2dlint.analysis.memo_methods import assigned_anywhere, compile_pass, memoised, memoised_by_key
+from h2dlint.analysis.memo_methods import (
+    assigned_anywhere,
+    closure_factory,
+    compile_pass,
+    memoised,
+    memoised_by_key,
+)
 from h2dlint.analysis.per_step_names import (
     builder_class,
     per_step_state_builder,
@@ -157,29 +163,6 @@ def once_by_name(function: cst.FunctionDef, cls: cst.ClassDef | None = None) -> 
 
 def _private(name: str) -> bool:
     return name.startswith("_") and not name.startswith("__")
-
-
-def closure_factory(function: cst.FunctionDef) -> bool:
-    """Whether ``function`` returns a nested function or a lambda (it builds a closure)."""
-    nested = {
-        s.name.value for s in _body(function) if isinstance(s, cst.FunctionDef)
-    }  # defined directly in its body
-    returns = _returns(function.body)
-    return bool(returns) and all(
-        isinstance(r.value, cst.Lambda)
-        or (isinstance(r.value, cst.Name) and r.value.value in nested)
-        for r in returns
-    )
-
-
-def _returns(root: cst.CSTNode) -> list[cst.Return]:
-    """The ``return`` statements of a function's body, not of functions or classes in it."""
-    return [s for s in statements(root, into_definitions=False) if isinstance(s, cst.Return)]
-
-
-def _body(function: cst.FunctionDef) -> list[cst.CSTNode]:
-    body = function.body
-    return list(body.body) if isinstance(body, cst.IndentedBlock) else []
 
 
 # -- guards -------------------------------------------------------------------------------------
@@ -471,11 +454,14 @@ class RunOnce:
     def code(self, ancestors: list[cst.CSTNode]) -> bool:
         """Whether the innermost node of ``ancestors`` (root first) is in code that runs
         once: at module level or in a class body, in a function that runs once, or under a
-        guard in its function that runs its body once."""
+        guard in its function that runs its body once; not in a loop of a function that
+        runs once only by its callers (``main()``'s loop runs per step)."""
+        looped = False
         for i in range(len(ancestors) - 1, -1, -1):
             node = ancestors[i]
             if isinstance(node, cst.Lambda):
                 return False  # runs when called
+            looped = looped or isinstance(node, (cst.For, cst.While))
             if (
                 isinstance(node, cst.If)
                 and i + 1 < len(ancestors)
@@ -484,7 +470,8 @@ class RunOnce:
             ):
                 return True
             if isinstance(node, cst.FunctionDef):
-                return self.function(node)
+                once_loop = not looped or once_by_name(node, self.index.owner.get(node))
+                return once_loop and self.function(node)
         return True
 
     def _class_of(self, ancestors: list[cst.CSTNode], i: int) -> cst.ClassDef | None:
