@@ -19,8 +19,8 @@ Code runs once when it is:
 - in a helper of the module (a function or a method) whose every reference in the module is a
   call from code that runs once: the ``@staticmethod`` factory that ``__init__`` calls, the
   ``_prepare_*`` method a call guarded by a flag runs; a public name only when no other module
-  of the project calls that name and no framework calls it (``forward``, ``on_*`` hooks); a
-  call in a loop counts only in a function named to run once (``main()``'s loop is per step);
+  of the project calls that name and no framework calls it (``forward``, ``on_*`` hooks); not
+  in the loops of a script's ``main()`` (:meth:`RunOnce.driver`): they are its steps;
 - under a guard that makes it run once: ``if key not in cache: cache[key] = ...``,
   ``if self.x is None: self.x = ...``, ``if not hasattr(self, "x")``,
   ``if self.x.numel() == 0: self.x = ...``, and flags: ``if not self.ready: ...`` (or
@@ -419,10 +419,8 @@ class RunOnce:
             return True  # module level or a class body
         if any(self.guard(g, cls) for g in reference.guards):
             return True
-        if reference.in_loop and not once_by_name(
-            reference.function, self.index.owner.get(reference.function)
-        ):
-            return False  # a loop of a function run once for another reason: a main loop
+        if reference.in_loop and self.driver(reference.function):
+            return False  # in a script's main loop
         return self.function(reference.function)
 
     def guard(self, node: cst.If, cls: cst.ClassDef | None = None) -> bool:
@@ -454,8 +452,7 @@ class RunOnce:
     def code(self, ancestors: list[cst.CSTNode]) -> bool:
         """Whether the innermost node of ``ancestors`` (root first) is in code that runs
         once: at module level or in a class body, in a function that runs once, or under a
-        guard in its function that runs its body once; not in a loop of a function that
-        runs once only by its callers (``main()``'s loop runs per step)."""
+        guard in its function that runs its body once; not in a loop of a script's driver."""
         looped = False
         for i in range(len(ancestors) - 1, -1, -1):
             node = ancestors[i]
@@ -470,9 +467,15 @@ class RunOnce:
             ):
                 return True
             if isinstance(node, cst.FunctionDef):
-                once_loop = not looped or once_by_name(node, self.index.owner.get(node))
-                return once_loop and self.function(node)
+                return not (looped and self.driver(node)) and self.function(node)
         return True
+
+    def driver(self, function: cst.FunctionDef) -> bool:
+        """Whether ``function`` drives a script: a top-level function that only module-level
+        code calls (``main()`` under ``if __name__ == "__main__":``), whose loops are its steps."""
+        references = self.references.get(function.name.value, [])
+        top = self.index.functions.get(function.name.value) is function
+        return top and bool(references) and all(r.function is None for r in references)
 
     def _class_of(self, ancestors: list[cst.CSTNode], i: int) -> cst.ClassDef | None:
         for j in range(i, -1, -1):
