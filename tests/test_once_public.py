@@ -89,4 +89,9 @@ def test_a_loop_of_a_main_function_runs_per_step(tmp_path: Path) -> None:
         "if __name__ == '__main__':\n"
         "    test()\n"
     )
-    assert _rows(tmp_path, {"demo.py": script}, "demo.py", "HTD301") == [4]
+    # A public main() is not run once at all (hot paths follow its loops); a private one runs
+    # once outside its loops.
+    assert _rows(tmp_path, {"demo.py": script}, "demo.py", "HTD301") == [4, 5]
+    private = script.replace("test()", "_test()").replace("def test(", "def _test(")
+    (tmp_path / "p").mkdir()
+    assert _rows(tmp_path / "p", {"demo.py": private}, "demo.py", "HTD301") == [4]

@@ -398,6 +398,8 @@ class RunOnce:
         ]
         if not references or not all(r.called and self._reference_once(r, cls) for r in references):
             return False
+        if not _private(name) and all(r.function is None for r in references):
+            return False  # a script's public main(): hot paths follow its loops of steps
         # Asked last: whether another module calls the name reads the project's call table.
         return _private(name) or not (self.source and called_elsewhere(self.source, name))
 
