@@ -196,8 +196,15 @@ def iterated_by(loop: cst.CSTNode, name: str) -> cst.BaseExpression | None:
     part of an unpacked item)."""
     if not isinstance(loop, cst.For):
         return None
-    iterable: cst.BaseExpression = loop.iter
-    target: cst.BaseExpression = loop.target
+    target, iterable = enumerated_item(loop.target, loop.iter)
+    return iterable if isinstance(target, cst.Name) and target.value == name else None
+
+
+def enumerated_item(
+    target: cst.BaseExpression, iterable: cst.BaseExpression
+) -> tuple[cst.BaseExpression, cst.BaseExpression]:
+    """A loop's item target and what it iterates, seen through ``enumerate``: ``(x, xs)`` for
+    ``for i, x in enumerate(xs)``; any other loop's ``(target, iterable)`` unchanged."""
     if (
         isinstance(iterable, cst.Call)
         and isinstance(iterable.func, cst.Name)
@@ -206,8 +213,8 @@ def iterated_by(loop: cst.CSTNode, name: str) -> cst.BaseExpression | None:
         and isinstance(target, cst.Tuple)
         and len(target.elements) == 2
     ):
-        iterable, target = iterable.args[0].value, target.elements[1].value
-    return iterable if isinstance(target, cst.Name) and target.value == name else None
+        return target.elements[1].value, iterable.args[0].value
+    return target, iterable
 
 
 def _comprehension_values(

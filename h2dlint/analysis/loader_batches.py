@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.bindings import enumerated_item
 from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.loop_transfers import names_in
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import name_words
-from h2dlint.walk import visit_read_only
 
 # Words of a name that say it is a data loader (``dataloader``, ``self.train_loader``).
 LOADER_WORDS = frozenset({"loader", "dataloader", "loaders", "dataloaders"})
@@ -34,8 +35,9 @@ def loader_batch(iterable: cst.BaseExpression, provenance: Provenance, frame: Fr
     loops = [b.statement for b in bindings if isinstance(b.statement, cst.For)]
     if not loops or not all(_batches(loop, node.value, provenance) for loop in loops):
         return False
+    name = node.value
     return all(
-        isinstance(b.statement, cst.For) or (b.value is not None and _mentions(b.value, node.value))
+        isinstance(b.statement, cst.For) or (b.value is not None and name in names_in(b.value))
         for b in bindings
     )
 
@@ -53,16 +55,7 @@ def _unwrapped(node: cst.BaseExpression) -> cst.BaseExpression:
 
 def _batches(loop: cst.For, name: str, provenance: Provenance) -> bool:
     """Whether ``loop`` binds ``name`` to each batch of a data loader."""
-    target: cst.BaseExpression = loop.target
-    iterable = loop.iter
-    if (
-        isinstance(iterable, cst.Call)
-        and isinstance(iterable.func, cst.Name)
-        and iterable.func.value == "enumerate"
-        and isinstance(target, cst.Tuple)
-        and len(target.elements) == 2
-    ):
-        target = target.elements[1].value
+    target, iterable = enumerated_item(loop.target, loop.iter)
     if not (isinstance(target, cst.Name) and target.value == name):
         return False
     return _loader(_unwrapped(iterable), provenance)
@@ -76,17 +69,3 @@ def _loader(node: cst.BaseExpression, provenance: Provenance) -> bool:
     if isinstance(node, cst.Attribute):
         return bool(LOADER_WORDS & name_words(node.attr.value))
     return isinstance(node, cst.Name) and bool(LOADER_WORDS & name_words(node.value))
-
-
-class _Names(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.names: set[str] = set()
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.names.add(node.value)
-
-
-def _mentions(node: cst.CSTNode, name: str) -> bool:
-    finder = _Names()
-    visit_read_only(node, finder)
-    return name in finder.names

@@ -20,7 +20,7 @@ import libcst as cst
 from h2dlint.analysis import cross_module
 from h2dlint.analysis.argument_flow import arguments
 from h2dlint.analysis.arguments import is_false, is_true, keyword
-from h2dlint.analysis.bindings import COMPREHENSIONS, arithmetic_update
+from h2dlint.analysis.bindings import COMPREHENSIONS, arithmetic_update, enumerated_item
 from h2dlint.analysis.classes import class_of
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.facts import (
@@ -267,17 +267,7 @@ class Provenance(CallFacts):
             return Fact(where, False, None) if where is not Where.UNKNOWN else UNKNOWN_FACT
         if not isinstance(statement, cst.For):
             return UNKNOWN_FACT
-        target: cst.BaseExpression = statement.target
-        iterable = statement.iter
-        if (
-            isinstance(iterable, cst.Call)
-            and isinstance(iterable.func, cst.Name)
-            and iterable.func.value == "enumerate"
-            and isinstance(target, cst.Tuple)
-            and len(target.elements) == 2
-            and iterable.args
-        ):
-            target, iterable = target.elements[1].value, iterable.args[0].value
+        target, iterable = enumerated_item(statement.target, statement.iter)
         if not (isinstance(target, cst.Name) and target.value == name.value):
             return self._row_item(name, target, iterable, frame, depth)
         loader = self._loader_fact(iterable, frame, depth + 1)
