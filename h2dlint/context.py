@@ -141,6 +141,11 @@ class FileContext:
     def imports(self) -> ImportTable:
         return self.shared(IMPORTS, lambda: ImportTable.from_module(self.module))
 
+    @property
+    def file_name(self) -> str:
+        """The file's own name (``tts_dataset.py``), whatever the separators of its path."""
+        return self.path.replace("\\", "/").rsplit("/", 1)[-1]
+
 
 # -- positions -----------------------------------------------------------------------------------
 # libcst's PositionProvider tracks line and column through every token of a codegen pass

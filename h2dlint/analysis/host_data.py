@@ -88,7 +88,7 @@ def host_side(context: FileContext) -> bool:
     for node in reversed(context.ancestors):
         if isinstance(node, cst.FunctionDef) and node.name.value.startswith("post_process"):
             return False  # post-processing works on the model's outputs
-    name = context.path.replace("\\", "/").rsplit("/", 1)[-1]
+    name = context.file_name
     if name.startswith(PREPROCESSING_MODULES):
         return True
     for node in reversed(context.ancestors):
@@ -103,7 +103,7 @@ def dataset_module(context: FileContext) -> bool:
     """A module named for a dataset (``sam2_datasets.py``, ``tts_dataset.py``): samples are
     prepared there on the host, in a data loader's workers, so a tensor whose device is not
     proven is host data."""
-    stem = context.path.replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".py")
+    stem = context.file_name.removesuffix(".py")
     return bool({"dataset", "datasets"} & {w.lower() for w in stem.split("_")})
 
 

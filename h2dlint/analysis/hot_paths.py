@@ -166,7 +166,7 @@ class HotPaths:
         self.once = RunOnce.of(context)
         self._env_reads = may_read_environment(context.source)
         # A module named for debugging (``model_debugging_utils.py``) holds debugging aids.
-        self._debug_module = "debug" in context.path.replace("\\", "/").rsplit("/", 1)[-1]
+        self._debug_module = "debug" in context.file_name
         self._reasons: dict[cst.FunctionDef, str] | None = None
         self._parents: dict[cst.FunctionDef, cst.FunctionDef] | None = None
         # Per-request entry points: only the code in their loops is hot.
@@ -406,7 +406,7 @@ class HotPaths:
     @property
     def test_module(self) -> bool:
         """Whether this file is test code of its package (see :meth:`_test_module`)."""
-        name = self.context.path.replace("\\", "/").rsplit("/", 1)[-1]
+        name = self.context.file_name
         return self._test_module(name)
 
     def _test_module(self, file_name: str) -> bool:
@@ -425,7 +425,7 @@ class HotPaths:
 
     def _propagate(self) -> dict[cst.FunctionDef, str]:
         reasons: dict[cst.FunctionDef, str] = {}
-        name = self.context.path.replace("\\", "/").rsplit("/", 1)[-1]
+        name = self.context.file_name
         if name.startswith(PREPROCESSING_MODULES) or self._test_module(name):
             return reasons
         queue: list[tuple[cst.FunctionDef, cst.FunctionDef]] = []  # (function, its root)
