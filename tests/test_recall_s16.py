@@ -7,9 +7,9 @@ import textwrap
 
 import libcst as cst
 
-from h2dlint.analysis.hot_paths import nested_functions
 from h2dlint.analysis.installed_closures import installed_closures
 from h2dlint.analysis.item_writes import used_as_tensor
+from h2dlint.analysis.nested_functions import nested_functions
 from h2dlint.engine import EnabledRule, check_text
 from h2dlint.registry import all_rules
 

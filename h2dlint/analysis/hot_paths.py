@@ -87,7 +87,8 @@ from h2dlint.analysis.hot_names import (
     state_builder_reason,
 )
 from h2dlint.analysis.installed_closures import installed_closures
-from h2dlint.analysis.memo_methods import rewrites_parameters
+from h2dlint.analysis.memo_methods import may_rewrite_parameters, rewrites_parameters
+from h2dlint.analysis.nested_functions import nested_functions
 from h2dlint.analysis.once import RunOnce, once_name
 from h2dlint.analysis.per_step_names import builder_class
 from h2dlint.analysis.provenance import Provenance
@@ -180,6 +181,8 @@ class HotPaths:
         # could_be_hot's answers (a True may later turn out not hot: it only gates).
         self._maybe: dict[tuple[cst.FunctionDef, bool], bool] = {}
         self._top_level_functions: frozenset[cst.FunctionDef] | None = None
+        self._cold_answers: dict[cst.FunctionDef, bool] = {}
+        self._may_rewrite = may_rewrite_parameters(context.source)
 
     # -- the answer ---------------------------------------------------------------------------
     def why_hot(self, function: cst.FunctionDef) -> str | None:
@@ -306,6 +309,12 @@ class HotPaths:
         return cls is not None and host_pipeline_class(cls.name.value)
 
     def _cold(self, function: cst.FunctionDef) -> bool:
+        known = self._cold_answers.get(function)
+        if known is None:
+            known = self._cold_answers[function] = self._cold_uncached(function)
+        return known
+
+    def _cold_uncached(self, function: cst.FunctionDef) -> bool:
         name = function.name.value
         if self.cold_functions and matches(self.cold_functions, name, self.qualified(function)):
             return True
@@ -313,7 +322,7 @@ class HotPaths:
             return True  # ``_debug_transformer_args``, ``record_probe``: diagnostic aids
         if self._env_reads and debug_only(self.context.module, function):
             return True  # off unless a debugging variable is set at launch
-        if name not in HOT_ENTRY_POINTS and rewrites_parameters(function):
+        if self._may_rewrite and name not in HOT_ENTRY_POINTS and rewrites_parameters(function):
             return True  # model surgery, unless a forward reprojects its weights each call
         return self.once.function(function)
 
@@ -469,31 +478,3 @@ class HotPaths:
         collector.env_reads = self._env_reads
         visit_read_only(function.body, collector)
         return collector.found
-
-
-# The fields of compound statements that hold statements (a function is defined only by a
-# statement: expressions cannot hold one).
-_STATEMENT_FIELDS = ("body", "orelse", "handlers", "finalbody", "cases")
-
-
-def nested_functions(module: cst.Module) -> dict[cst.FunctionDef, cst.FunctionDef]:
-    """Each function defined inside another function (also in a class inside it) -> the
-    function it is defined in. Walks statements only, not the expressions that make up most
-    of a tree."""
-    parents: dict[cst.FunctionDef, cst.FunctionDef] = {}
-    stack: list[tuple[cst.CSTNode, cst.FunctionDef | None]] = [(module, None)]
-    while stack:
-        node, function = stack.pop()
-        if isinstance(node, cst.FunctionDef):
-            if function is not None:
-                parents[node] = function
-            function = node
-        for name in _STATEMENT_FIELDS:
-            value = getattr(node, name, None)
-            if value is None:
-                continue
-            if isinstance(value, (list, tuple)):
-                stack.extend((child, function) for child in value)
-            elif isinstance(value, cst.CSTNode):
-                stack.append((value, function))
-    return parents

@@ -39,6 +39,10 @@ IN_PLACE_TENSOR_METHODS = frozenset(
     }
 )
 # Methods only tensors have (numpy and Python values have none of them by these names).
+# Narrower on purpose than ``torch_api.TENSOR_ONLY_METHODS``, which judges values already known
+# to be arrays: an entry or name of unknown type proves a tensor only by a method no other
+# library's object shares (``.float()``, ``.clone()``, ``.exp()`` and ``.expand()`` are found
+# on numbers, configs, decimals and sympy expressions).
 TENSOR_USE_METHODS = IN_PLACE_TENSOR_METHODS | frozenset(
     {
         "masked_select",

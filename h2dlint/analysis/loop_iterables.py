@@ -17,14 +17,14 @@ from h2dlint.analysis.loop_transfers import (
     MODEL_STATE_METHODS,
     OUTPUT_WORDS,
     TINY,
-    _method,
-    _model_named,
+    called_method,
     calls_in,
+    model_named,
     parameter_attribute,
     target_names,
 )
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.provenance.common import SPLITTING_METHODS, _Returns
+from h2dlint.analysis.provenance.common import SPLITTING_METHODS, ReturnedValues
 from h2dlint.analysis.targets import name_words
 from h2dlint.walk import visit_read_only
 
@@ -68,11 +68,11 @@ def passed_tiny(node: cst.BaseExpression, provenance: Provenance, frame: Frame) 
 def model_state_iterable(node: cst.BaseExpression, loop_names: set[str]) -> bool:
     """A loop over a model's parameters, modules or state dict (or named so)."""
     for call in calls_in(node):
-        if _method(call) in MODEL_STATE_METHODS:
+        if called_method(call) in MODEL_STATE_METHODS:
             return True
-    if any(_model_named(n) for n in loop_names):
+    if any(model_named(n) for n in loop_names):
         return True
-    return _model_named(_last_name(node) or "")
+    return model_named(_last_name(node) or "")
 
 
 def _last_name(node: cst.BaseExpression) -> str | None:
@@ -102,7 +102,7 @@ def _last_name(node: cst.BaseExpression) -> str | None:
 
 def mapping_iterable(node: cst.BaseExpression) -> bool:
     """``d.items()``, ``d.values()``, ``d.keys()`` (also under ``enumerate``/``zip``)."""
-    return any(_method(call) in MAPPING_METHODS and not call.args for call in calls_in(node))
+    return any(called_method(call) in MAPPING_METHODS and not call.args for call in calls_in(node))
 
 
 def activation_iterable(node: cst.BaseExpression) -> bool:
@@ -215,7 +215,7 @@ def iterable_excluded(
         tiny_iterable(iterable)
         or passed_tiny(iterable, provenance, frame)
         or model_state_iterable(iterable, loop_names)
-        or _collects_state(_iterated(iterable), provenance, frame)
+        or _collects_state(iterated_collection(iterable), provenance, frame)
         or (mapping_iterable(iterable) and not mapping_ok)
         or activation_iterable(iterable)
         or per_kind_iterable(iterable)
@@ -229,24 +229,24 @@ def iterable_excluded(
     # Pieces of one tensor (``x.split(1)``, ``x.unbind(0)``): one tensor that is not proven on
     # the host is a model's output or state far more often than host data, and moving pieces
     # of device memory is a gather between devices.
-    pieces = _iterated(iterable)
+    pieces = iterated_collection(iterable)
     if (
         isinstance(pieces, cst.Call)
-        and _method(pieces) in SPLITTING_METHODS
+        and called_method(pieces) in SPLITTING_METHODS
         and isinstance(pieces.func, cst.Attribute)
         and not provenance.where(pieces.func.value, frame).on_host
     ):
         return True
     # Tensors of a list proven on a device (``norms = [g.norm() for g in grads]`` of device
     # gradients): moving them is a gather between devices.
-    sequence = _iterated(iterable)
+    sequence = iterated_collection(iterable)
     return (
         isinstance(sequence, (cst.Name, cst.List, cst.Tuple, cst.ListComp))
         and provenance.sequence_where(sequence, frame) is Where.DEVICE
     )
 
 
-def _iterated(node: cst.BaseExpression) -> cst.BaseExpression:
+def iterated_collection(node: cst.BaseExpression) -> cst.BaseExpression:
     """The collection an iterable goes over: ``xs`` of ``enumerate(xs)``, ``reversed(xs)``."""
     while (
         isinstance(node, cst.Call)
@@ -296,7 +296,7 @@ def reduced_items(
     items). Each is a one-value tensor computed where its input lives; moving them one by one
     gathers a few bytes each between devices (as ``torch.tensor(i)`` of an index, nothing worth
     batching)."""
-    source = _iterated(iterable)
+    source = iterated_collection(iterable)
     root = moved
     while isinstance(root, (cst.Attribute, cst.Subscript)):
         root = root.value
@@ -337,7 +337,7 @@ def _reduction_list(
             return False
         if isinstance(value, cst.List) and not value.elements:
             continue  # ``norms = []`` before it is filled
-        if isinstance(value, (cst.ListComp, cst.GeneratorExp)) and _iterated(
+        if isinstance(value, (cst.ListComp, cst.GeneratorExp)) and iterated_collection(
             value.for_in.iter
         ).deep_equals(node):
             continue  # ``norms = [n.to(device) for n in norms]``: the same items, moved
@@ -367,7 +367,7 @@ def mapping_keys(iterable: cst.BaseExpression, provenance: Provenance, frame: Fr
     """A list of a mapping's keys kept under a name or on ``self``: ``self.info_keys =
     list(info.keys())`` (every assignment but an empty ``[]``), iterated to take each named
     field."""
-    node = _iterated(iterable)
+    node = iterated_collection(iterable)
     if isinstance(node, cst.Name):
         values = list(provenance.bindings(frame).reaching(node))
     elif isinstance(node, cst.Attribute):
@@ -379,7 +379,7 @@ def mapping_keys(iterable: cst.BaseExpression, provenance: Provenance, frame: Fr
 
 
 def _keys_of_mapping(node: cst.BaseExpression) -> bool:
-    node = _iterated(node)
+    node = iterated_collection(node)
     return (
         isinstance(node, cst.Call)
         and isinstance(node.func, cst.Attribute)
@@ -419,7 +419,7 @@ def called_outputs(iterable: cst.BaseExpression, provenance: Provenance, frame: 
     self.block_forward(block, x)``); every binding of a name. Its tensors are made where the
     model ran; moving them aligns devices. Not a callable named for host work
     (``self.processor``, ``self.collate_fn``)."""
-    node = _iterated(iterable)
+    node = iterated_collection(iterable)
     values: list[cst.BaseExpression | None] = [node]
     if isinstance(node, cst.Name):
         values = list(provenance.bindings(frame).reaching(node))
@@ -458,6 +458,6 @@ def _model_call(node: cst.BaseExpression, provenance: Provenance, frame: Frame, 
 
 def _returned(function: cst.FunctionDef) -> list[cst.BaseExpression]:
     """What every ``return`` of ``function`` gives (empty when one is bare or it yields)."""
-    collector = _Returns()
+    collector = ReturnedValues()
     visit_read_only(function.body, collector)
     return [] if collector.bare or collector.yields else collector.values

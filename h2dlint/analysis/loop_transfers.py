@@ -179,7 +179,7 @@ def mentions_isinstance(node: cst.CSTNode) -> bool:
 
 
 # -- transfers --------------------------------------------------------------------------------
-def _method(node: cst.BaseExpression) -> str | None:
+def called_method(node: cst.BaseExpression) -> str | None:
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
         return node.func.attr.value
     return None
@@ -220,7 +220,7 @@ def _aligns_to_tensor(
             and isinstance(value.value, (cst.Name, cst.Subscript))
             and not calls_in(value.value)
             and _aligns_to_tensor(value)
-            and not _model_named(_root(value) or "")
+            and not model_named(root_name(value) or "")
             for value in values
         )
     if not (isinstance(device, cst.Attribute) and device.attr.value == "device"):
@@ -342,7 +342,7 @@ def item_transfer(
         destination = node.func.value
         if source is None or host_named(destination):
             return None
-        if _root(destination) in loop_names:
+        if root_name(destination) in loop_names:
             return None  # into distinct existing tensors: one batched copy cannot replace it
         if provenance.where(destination, frame) is not Where.DEVICE and not _device_named(
             destination
@@ -385,7 +385,7 @@ def item_write(
     if not isinstance(target, cst.Subscript):
         return None
     destination = target.value
-    if host_named(destination) or _root(destination) in loop_names:
+    if host_named(destination) or root_name(destination) in loop_names:
         return None
     if provenance.where(destination, frame) is not Where.DEVICE and not _device_named(destination):
         return None
@@ -461,12 +461,12 @@ def index_names(target: cst.BaseExpression, iterable: cst.BaseExpression) -> fro
     return frozenset()
 
 
-def _model_named(name: str) -> bool:
+def model_named(name: str) -> bool:
     lowered = name.lower()
     return any(word in lowered for word in MODEL_WORDS)
 
 
-def _root(node: cst.BaseExpression) -> str | None:
+def root_name(node: cst.BaseExpression) -> str | None:
     while isinstance(node, (cst.Attribute, cst.Subscript, cst.Call)):
         node = node.func if isinstance(node, cst.Call) else node.value
     return node.value if isinstance(node, cst.Name) else None

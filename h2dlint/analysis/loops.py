@@ -50,7 +50,7 @@ import libcst as cst
 
 from h2dlint.analysis.bindings import COMPREHENSIONS
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.loop_iterables import _iterated, item_excluded, iterable_excluded
+from h2dlint.analysis.loop_iterables import item_excluded, iterable_excluded, iterated_collection
 
 # Re-exported: HTD101 imports them from here.
 from h2dlint.analysis.loop_iterables import tiny_iterable as tiny_iterable
@@ -58,12 +58,12 @@ from h2dlint.analysis.loop_transfers import (
     STORE_METHODS,
     TAKING_METHODS,
     Transfer,
-    _method,
-    _root,
+    called_method,
     index_names,
     item_transfer,
     item_write,
     mentions_isinstance,
+    root_name,
     rooted_in,
     rows_of_one,
     strip_trivial,
@@ -136,7 +136,7 @@ def _stored_value(small: cst.BaseSmallStatement) -> cst.BaseExpression | None:
     ``item.attr = v``."""
     if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
         call = small.value
-        if _method(call) in STORE_METHODS and call.args:
+        if called_method(call) in STORE_METHODS and call.args:
             return call.args[-1].value
         return None
     if isinstance(small, cst.Assign) and len(small.targets) == 1:
@@ -159,7 +159,7 @@ def moves_state_in_place(target: cst.BaseExpression, collection: cst.BaseExpress
     """``self.freqs = [f.to(device) for f in self.freqs]``: an object's stored tensors moved in
     place. After the first call they are on the device and the copies are no-ops; a one-time
     relocation of state, like moving a module."""
-    return _root(target) in ("self", "cls") and target.deep_equals(collection)
+    return root_name(target) in ("self", "cls") and target.deep_equals(collection)
 
 
 def tensor_filter(test: cst.BaseExpression, loop_names: set[str], provenance: Provenance) -> bool:
@@ -262,7 +262,7 @@ def _gathering_transfers(
             isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString)
         ):
             continue
-        if isinstance(small, cst.Expr) and _method(small.value) == "copy_":
+        if isinstance(small, cst.Expr) and called_method(small.value) == "copy_":
             transfer = item_transfer(small.value, loop_names, provenance, frame, indices)
             if transfer is None:
                 return None
@@ -472,7 +472,7 @@ def mover_loops(
     visit_read_only(function, finder)
     loops: dict[str, GatheringLoop] = {}
     for loop in finder.found:
-        root = _root(_iterated(loop.iterable))
+        root = root_name(iterated_collection(loop.iterable))
         if root is not None and root in names:
             loops.setdefault(root, loop)
     return loops

@@ -9,6 +9,7 @@ compute there: their work runs once per key), and compiler passes (they rewrite 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -339,6 +340,16 @@ def assigned_anywhere(body: cst.BaseSuite) -> list[cst.BaseExpression]:
 
 
 PARAMETER_NAMES = frozenset({"weight", "bias"})
+
+
+# The text a parameter rewrite needs (``W.weight.data = ...``, ``setattr(...)``).
+_REWRITE_TEXT = re.compile(r"setattr|\.[\s\\]*data\b")
+
+
+def may_rewrite_parameters(source: str) -> bool:
+    """Whether any function of ``source`` may rewrite a parameter (:func:`rewrites_parameters`):
+    most files cannot, and the question walks each function's body."""
+    return _REWRITE_TEXT.search(source) is not None
 
 
 def rewrites_parameters(function: cst.FunctionDef) -> bool:

@@ -12,6 +12,7 @@ from h2dlint.analysis.arguments import positional
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import host_scalar
+from h2dlint.analysis.loop_transfers import root_name
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.sync_basics import (
     METADATA_ATTRIBUTES,
@@ -279,7 +280,7 @@ def iteration_syncs(node: cst.While) -> list[IterationSync]:
     if item is None:
         return finder.found
     return finder.found[:in_test] + [
-        sync for sync in finder.found[in_test:] if _root_name(sync.tensor) == item
+        sync for sync in finder.found[in_test:] if root_name(sync.tensor) == item
     ]
 
 
@@ -327,9 +328,3 @@ def _tested_collection(test: cst.BaseExpression) -> cst.BaseExpression | None:
     ):
         test = test.args[0].value
     return test if isinstance(test, (cst.Name, cst.Attribute)) else None
-
-
-def _root_name(node: cst.BaseExpression) -> str | None:
-    while isinstance(node, (cst.Attribute, cst.Subscript, cst.Call)):
-        node = node.func if isinstance(node, cst.Call) else node.value
-    return node.value if isinstance(node, cst.Name) else None

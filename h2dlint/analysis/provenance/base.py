@@ -23,11 +23,11 @@ from h2dlint.analysis.provenance.common import (
     MAX_DEPTH,
     NUMPY_ARRAY_TYPES,
     SPLITTING_METHODS,
+    ReturnedValues,
     _any_where,
     _Appends,
     _is_none,
     _Memo,
-    _Returns,
     _Test,
     _tolist_part,
     annotation_is,
@@ -139,7 +139,7 @@ class ProvenanceBase:
             return None
         self._in_progress.add(function)
         try:
-            collector = _Returns()
+            collector = ReturnedValues()
             visit_read_only(function.body, collector)
             frame = self.index.frame_of(function)
             refs = [class_of(self, v, frame, 1) for v in collector.values]

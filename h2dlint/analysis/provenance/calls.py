@@ -24,9 +24,9 @@ from h2dlint.analysis.provenance.common import (
     FUNCTION_VIEWS,
     MAX_DEPTH,
     NEW_FACTORIES,
+    ReturnedValues,
     _DeviceContexts,
     _non_blocking,
-    _Returns,
 )
 from h2dlint.analysis.targets import Target, asks_for_host, device_target, to_target
 from h2dlint.analysis.torch_api import (
@@ -133,7 +133,7 @@ class CallFacts(ProvenanceBase):
         self._deepest = 0
         try:
             frame = self.index.frame_of(function)
-            collector = _Returns()
+            collector = ReturnedValues()
             visit_read_only(function.body, collector)
             if not collector.values or collector.bare or collector.yields:
                 result = UNKNOWN_FACT

@@ -281,7 +281,7 @@ class _Appends(cst.CSTVisitor):
         self.found.setdefault(key, []).append(node.args[0].value)
 
 
-class _Returns(cst.CSTVisitor):
+class ReturnedValues(cst.CSTVisitor):
     """The values a function returns (not those of nested functions)."""
 
     def __init__(self) -> None:
