@@ -14,7 +14,6 @@ mkdir -p $W/corpus $OUT/precommit
 [ -d $W/corpus/lightning-2.6.6 ] || xz -dc .bench/corpus.tar.xz | tar -xf - -C $W/corpus
 h2dlint_venv || exit 9
 h2dlint_src
-env -u PYTHONDONTWRITEBYTECODE $W/hv/bin/python -m compileall -q $W/src > /dev/null
 export PYTHONPATH=$W/src
 P=$W/hv/bin/python
 R=$OUT/precommit

@@ -13,6 +13,8 @@ mkdir -p $W/corpus
 h2dlint_venv || exit 9
 h2dlint_src
 TREE_PATH=$W/corpus/${TREE:-transformers-5.24.0/transformers}
+[ -d .bench/base/h2dlint ] &&
+  env -u PYTHONDONTWRITEBYTECODE $W/hv/bin/python -m compileall -q .bench/base > /dev/null
 ARGS="--no-cache --select ALL -j ${JOBS:-16} --output-format json"
 timed() {  # label, PYTHONPATH, extra environment
   local label=$1 path=$2; shift 2
