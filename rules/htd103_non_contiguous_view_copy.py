@@ -55,6 +55,9 @@ class NonContiguousViewCopy(Rule):
     also the row-by-row copy that fixes this), views of tensors of unknown placement whose names
     say nothing, and copies to the host or into host memory.
 
+    Hot paths: the rule does not require one. A strided non-blocking copy blocks the host
+    wherever it runs, so code that runs once is reported too (a one-off copy costs once).
+
     ## Why is this bad?
     CUDA copies asynchronously only from pinned memory that is one dense block. PyTorch gathers a
     strided view into a contiguous temporary first, and that temporary is ordinary pageable

@@ -44,6 +44,8 @@ class DeviceRoundTrip(Rule):
     - a tensor changed in place in the function (`y.add_(1)`, `y[0] = ...`) or rebound between;
     - tensors made on the device (`torch.zeros(n, device="cuda").cpu()`): one copy only.
 
+    Hot paths: the rule does not require one. Both copies are wasted wherever they run.
+
     On the 12 pinned corpus packages: 1 finding, read, correct (docs/needless-copies.md).
 
     ## Why is this bad?

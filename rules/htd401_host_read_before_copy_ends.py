@@ -55,6 +55,8 @@ class HostReadBeforeCopyEnds(Rule):
     This is a correctness rule (severity **error**), not a speed rule: the code computes wrong
     results.
 
+    Hot paths: the rule does not require one; a race is a bug wherever it runs.
+
     ## Why is this bad?
     A `non_blocking=True` device-to-host copy returns at once, before the copy has run; the
     result is a pinned host tensor whose memory the copy fills later, when the stream reaches

@@ -66,6 +66,10 @@ class PinnedBufferReusedBeforeCopyEnds(Rule):
     This is a correctness rule (severity **error**), not a speed rule: the code computes wrong
     results.
 
+    Hot paths: the rule does not require one; a race is a bug wherever it runs. A MEDIUM
+    finding about the next call names the hot path that calls the method again when there is
+    one.
+
     ## Why is this bad?
     A `non_blocking=True` copy from pinned memory returns at once; the copy runs when the
     stream reaches it, reading the buffer *then*. A host write in between changes what the
