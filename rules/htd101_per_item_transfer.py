@@ -51,6 +51,9 @@ def items_on_host(loop: GatheringLoop, provenance: Provenance, frame: Frame) -> 
     moved = loop.transfer.moved
     if provenance.where(moved, frame).on_host or provenance.is_host_data(moved, frame):
         return True
+    call = loop.transfer.call
+    if isinstance(call, cst.Call) and provenance.qualify(call.func) == "torch.tensor":
+        return True  # ``torch.tensor(row, device=dev)``: a host tensor made of it, then copied
     if isinstance(moved, cst.Subscript) and provenance.sequence_where(moved.value, frame).on_host:
         return True  # ``host_tensors[i]`` of a list of host tensors
     iterable = loop.iterable
@@ -90,7 +93,8 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     Flags a `for` or `while` loop or a comprehension whose only job is to copy each item of a
     collection to the device, one copy per item: `[t.to(device) for t in patches]`,
     `tuple(x.to(dev, non_blocking=True) for x in xs)`, `{i: im.cuda() for i, im in enumerate(ims)}`,
-    `[torch.tensor(r).cuda() for r in rows]`, or a loop whose body only moves the item and stores
+    `[torch.tensor(r).cuda() for r in rows]`, `[torch.tensor(r, device=dev) for r in rows]`, or
+    a loop whose body only moves the item and stores
     it (`out.append(x.to(dev))`, `xs[i] = xs[i].to(dev)`, `item.feature = item.feature.to(dev)`,
     `dst[i].copy_(x)` into a device buffer, an element of one written with a host tensor made
     of the item: `table[i, :len(b)] = torch.tensor(b)`, or with the item itself when it is a
@@ -346,6 +350,18 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                 c = [torch.tensor(list(b)).to(host.device) for b in boxes]
                 n = [torch.tensor(len(b)).to(device) for b in boxes]
                 return a, c, n
+            """
+        ),
+        # `torch.as_tensor(x, device=dev)` of items of unknown placement passes a device tensor
+        # through (no copy); a number per item (`torch.tensor(len(r), device=dev)`) is a few
+        # bytes.
+        Valid(
+            """
+            import torch
+            def prepare(items, reqs, device):
+                xs = [torch.as_tensor(x, device=device) for x in items]
+                ns = [torch.tensor(len(r), device=device) for r in reqs]
+                return xs, ns
             """
         ),
         # a training loop: real work per item
@@ -1218,6 +1234,17 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                 lists = [torch.tensor(list(b.ids)).to(embeds.device) for b in boxes]
                 #        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                 return torch.cat([attention_mask, pad]), visual_mask, lists
+            """
+        ),
+        # A host tensor made on the device per item (`torch.tensor(row, device=dev)`): the
+        # same copy from the host as `torch.tensor(row).to(dev)`, one per item.
+        Invalid(
+            """
+            import torch
+            def prepare(reqs, device):
+                ids = [torch.tensor(r.token_ids, device=device) for r in reqs]
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return ids
             """
         ),
         # The items of a field of the batch (a list of images) are like items: still reported

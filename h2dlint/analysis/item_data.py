@@ -1,4 +1,4 @@
-"""Two small facts of per-item transfers (HTD101), kept out of ``loop_transfers.py`` for size.
+"""Small facts of per-item transfers (HTD101), kept out of ``loop_transfers.py`` for size.
 
 *Python data built from a loop item.* ``torch.tensor([1] * len(item))``,
 ``torch.tensor([t * 2 for t in row])``, ``torch.tensor(list(item.ids))``: a host tensor made
@@ -12,14 +12,22 @@ way is copied to wherever ``other`` lives: a device tensor in model code. ``othe
 tensor only on evidence in the function: indexed with two or more indices (``mask[0, 0]``), or
 passed to a ``torch`` function that takes tensors (``torch.zeros_like(mask)``,
 ``torch.cat([mask, extra])``); and not when the analysis proves it on the host.
+
+*A host tensor made on the device.* ``torch.tensor(row, device=dev)`` of a loop item copies the
+item's data from the host, one blocking copy per item, as ``torch.tensor(row).to(dev)`` does
+(HTD106 leaves one item per loop iteration to HTD101).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
+from h2dlint.analysis.arguments import first_positional, keyword
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.targets import Target
 from h2dlint.walk import visit_read_only
 
 # Calls that turn an item's data into a list the size of the item.
@@ -128,3 +136,35 @@ def tensor_target(
     uses = _TensorUses(provenance, provenance.context.module)
     visit_read_only(function.body, uses)
     return target if provenance.context.module.code_for_node(target) in uses.found else None
+
+
+# Factories that copy Python or numpy data to the device given as ``device=``.
+DEVICE_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor", "torch.asarray"})
+# Of those, the ones that pass a tensor already on the device through without a copy.
+PASSING_FACTORIES = frozenset({"torch.as_tensor", "torch.asarray"})
+
+
+def made_on_device(
+    node: cst.Call,
+    provenance: Provenance,
+    frame: Frame,
+    item_data: Callable[[cst.BaseExpression], bool],
+) -> cst.BaseExpression | None:
+    """The item data ``torch.tensor(row, device=dev)`` copies to the device (a host tensor made
+    of it and copied, as ``torch.tensor(row).to(dev)`` does), when ``item_data`` says it is
+    the loop item's data; None otherwise. ``as_tensor``/``asarray`` pass a device tensor
+    through, so they count only for data proven on the host."""
+    called = provenance.qualify(node.func)
+    device = keyword(node, "device")
+    if called not in DEVICE_FACTORIES or device is None:
+        return None
+    if provenance.device_target(device.value, frame, allocation=True) is not Target.DEVICE:
+        return None
+    data = first_positional(node)
+    if data is None or not item_data(data):
+        return None
+    if called in PASSING_FACTORIES and not (
+        provenance.is_host_data(data, frame) or provenance.where(data, frame).on_host
+    ):
+        return None
+    return data

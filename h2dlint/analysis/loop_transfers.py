@@ -13,7 +13,7 @@ from h2dlint.analysis.copies import non_blocking_to_unnamed_device
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import sequence_row_item
-from h2dlint.analysis.item_data import built_from_item, tensor_target
+from h2dlint.analysis.item_data import built_from_item, made_on_device, tensor_target
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target, by_name
 from h2dlint.walk import visit_read_only
@@ -258,6 +258,14 @@ def converted_item(
     return data if rooted_in(data, loop_names) or built_from_item(data, loop_names) else None
 
 
+def _item_data(data: cst.BaseExpression, loop_names: set[str], indices: frozenset[str]) -> bool:
+    """Whether ``data`` is the loop item's data that may be large (not a few-byte constant, not
+    a loop index)."""
+    if _small_constant(data) or (isinstance(data, cst.Name) and data.value in indices):
+        return False
+    return rooted_in(data, loop_names) or built_from_item(data, loop_names)
+
+
 def _small_constant(node: cst.BaseExpression) -> bool:
     """A number or a short display of numbers and names (``[step]``, ``(start, end)``)."""
     if isinstance(node, (cst.Integer, cst.Float)):
@@ -320,6 +328,12 @@ def item_transfer(
     """The host-to-device copy of a loop item that ``node`` is, trivial wrapping aside.
     ``indices`` are the loop names that are integers (a ``range``'s, ``enumerate``'s count)."""
     node = strip_trivial(node, provenance, frame)
+    if isinstance(node, cst.Call) and (
+        made := made_on_device(
+            node, provenance, frame, lambda d: _item_data(d, loop_names, indices)
+        )
+    ):
+        return Transfer(node, made)  # ``torch.tensor(row, device=dev)``
     if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
         return None
     method = node.func.attr.value
