@@ -110,7 +110,9 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     value)` tuples). A host tensor made per item from data the item's size
     (`torch.tensor([1] * len(item))`, `torch.tensor(list(item.ids))`) moved to another
     tensor's device (`.to(mask)` of a `mask` the function indexes as `mask[0, 0]` or passes
-    to `torch.cat`, or `.to(mask.device)`) is copied there, one copy per item. A guard that
+    to `torch.cat`, or `.to(mask.device)`) is copied there, one copy per item. A part of the
+    item bound to a name first (`feat = req.mm_feature`, then `feat.to(dev)`) is judged as the
+    part itself. A guard that
     only keeps the items' tensors (`if isinstance(item.feature, torch.Tensor):` with no `else`,
     `if x is not None:`) is seen through. A loop inside a helper is flagged where it is, and a
     call of a function or method of the same module that moves the items of an argument that
@@ -362,6 +364,23 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                 xs = [torch.as_tensor(x, device=device) for x in items]
                 ns = [torch.tensor(len(r), device=device) for r in reqs]
                 return xs, ns
+            """
+        ),
+        # An alias of a part of a model's outputs (`h = out.hidden_states` for `out` of
+        # `outputs`) is still an output, made on the device; an alias computed by a call is work.
+        Valid(
+            """
+            import torch
+            def gather(outputs, reqs, device):
+                hs = []
+                for out in outputs:
+                    h = out.hidden_states
+                    hs.append(h.to(device))
+                xs = []
+                for r in reqs:
+                    x = r.load()
+                    xs.append(x.to(device))
+                return hs, xs
             """
         ),
         # a training loop: real work per item
@@ -1245,6 +1264,27 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                 ids = [torch.tensor(r.token_ids, device=device) for r in reqs]
                 #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                 return ids
+            """
+        ),
+        # A part of the item bound to a name first (`feat = req.mm_feature`), then moved:
+        # the same per-item copy, also behind a filter on the alias.
+        Invalid(
+            """
+            import torch
+            def gather(reqs, device):
+                feats = []
+                for req in reqs:
+                    feat = req.mm_feature
+                    if feat is not None:
+                        feats.append(feat.to(device, non_blocking=True))
+                #                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                embeds = []
+                for r in reqs:
+                    e = r.embedding
+                    e = e.to(device)
+                #       ^^^^^^^^^^^^
+                    embeds.append(e)
+                return feats, embeds
             """
         ),
         # The items of a field of the batch (a list of images) are like items: still reported
