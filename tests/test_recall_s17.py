@@ -106,3 +106,17 @@ def test_data_built_from_an_item() -> None:
     assert not built("len(item)")
     assert not built("[1] * n")
     assert not built("list(other)")
+
+
+def test_layers_taken_by_a_loop_over_the_cache_lists() -> None:
+    zipped = ENGINE.replace(
+        """            for i in range(self.num_layers):
+                src_key_cache, src_value_cache = src[i]
+                dst_key_cache, dst_value_cache = dst[i]
+""",
+        """            for (src_key_cache, src_value_cache), (dst_key_cache, dst_value_cache) in zip(
+                src, dst
+            ):
+""",
+    )
+    assert [row for row, _ in _findings(zipped)] == [34]

@@ -185,22 +185,48 @@ def _origin(node: cst.Name | cst.Attribute, provenance: Provenance, frame: Frame
     reaching = bindings.reaching_bindings(node)
     if len(reaching) != 1:
         return _Origin()
-    statement = reaching[0].statement
-    if not (
-        isinstance(statement, cst.SimpleStatementLine)
-        and len(statement.body) == 1
-        and isinstance(statement.body[0], cst.Assign)
-    ):
+    whole = _layer_list(node.value, reaching[0].statement)
+    if whole is None:
         return _Origin()
-    value = statement.body[0].value
-    if not (
-        isinstance(value, cst.Subscript) and isinstance(value.value, (cst.Name, cst.Attribute))
-    ):
-        return _Origin()
-    whole = value.value
     if isinstance(whole, cst.Name) and bindings.is_parameter(whole):
         return _Origin(parameter=whole.value, element=True)
     return _Origin(_list_where(provenance, whole, frame, 0))
+
+
+def _layer_list(name: str, statement: cst.CSTNode) -> cst.BaseExpression | None:
+    """The list whose element ``statement`` binds ``name`` to: ``k, v = caches[i]``, or a loop
+    over the list (``for k, v in caches``, ``for (sk, sv), (dk, dv) in zip(src, dst)``)."""
+    if isinstance(statement, cst.SimpleStatementLine):
+        small = statement.body[0] if len(statement.body) == 1 else None
+        value = small.value if isinstance(small, cst.Assign) else None
+        if isinstance(value, cst.Subscript) and isinstance(value.value, (cst.Name, cst.Attribute)):
+            return value.value
+        return None
+    if not isinstance(statement, cst.For):
+        return None
+    target, iterable = statement.target, statement.iter
+    if (
+        isinstance(iterable, cst.Call)
+        and isinstance(iterable.func, cst.Name)
+        and iterable.func.value == "zip"
+        and isinstance(target, (cst.Tuple, cst.List))
+        and len(target.elements) == len(iterable.args)
+    ):
+        for element, arg in zip(target.elements, iterable.args, strict=True):
+            if name in _bound(element.value) and isinstance(arg.value, (cst.Name, cst.Attribute)):
+                return arg.value
+        return None
+    if name in _bound(target) and isinstance(iterable, (cst.Name, cst.Attribute)):
+        return iterable
+    return None
+
+
+def _bound(target: cst.BaseExpression) -> set[str]:
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return {n for e in target.elements for n in _bound(e.value)}
+    return set()
 
 
 def _host_to_device(
