@@ -114,9 +114,7 @@ def test_layers_taken_by_a_loop_over_the_cache_lists() -> None:
                 src_key_cache, src_value_cache = src[i]
                 dst_key_cache, dst_value_cache = dst[i]
 """,
-        """            for (src_key_cache, src_value_cache), (dst_key_cache, dst_value_cache) in zip(
-                src, dst
-            ):
-""",
+        "            for (src_key_cache, src_value_cache), (dst_key_cache, dst_value_cache)"
+        " in zip(src, dst):\n",
     )
-    assert [row for row, _ in _findings(zipped)] == [34]
+    assert [row for row, _ in _findings(zipped)] == [32]
