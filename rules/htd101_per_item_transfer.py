@@ -106,8 +106,8 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     `src_to_dst.items()`; an event recorded per block is bookkeeping) when the copy runs from
     a host cache into a device cache: where the loop is, or in one call of its function that
     passes a host cache as the source and a device cache as the destination (the caches
-    unpacked per layer, `src_k, src_v = src[i]`, from lists a method fills with `(key,
-    value)` tuples). A host tensor made per item from data the item's size
+    unpacked per layer, `src_k, src_v = src[i]`, or taken by a loop over the lists, from
+    lists a method fills with `(key, value)` tuples). A host tensor made per item from data the item's size
     (`torch.tensor([1] * len(item))`, `torch.tensor(list(item.ids))`) moved to another
     tensor's device (`.to(mask)` of a `mask` the function indexes as `mask[0, 0]` or passes
     to `torch.cat`, or `.to(mask.device)`) is copied there, one copy per item. A part of the
