@@ -101,18 +101,17 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     Python list (`table[i] = blocks` for `blocks` of `rows: list[list[int]]`), `x =
     queue.pop()` in a `while` loop).
     Rows of one array taken by the indices a mapping holds (`bitmask[row]` for each `row` of
-    `rows.values()`) count as items too, and so do the blocks of a KV cache swapped one entry
-    of a block mapping at a time (`dst_k[d].copy_(src_k[s])` for `s, d` of
-    `src_to_dst.items()`; an event recorded per block is bookkeeping) when the copy runs from
-    a host cache into a device cache: where the loop is, or in one call of its function that
-    passes a host cache as the source and a device cache as the destination (the caches
-    unpacked per layer, `src_k, src_v = src[i]`, or taken by a loop over the lists, from
-    lists a method fills with `(key, value)` tuples). A host tensor made per item from data the item's size
-    (`torch.tensor([1] * len(item))`, `torch.tensor(list(item.ids))`) moved to another
-    tensor's device (`.to(mask)` of a `mask` the function indexes as `mask[0, 0]` or passes
-    to `torch.cat`, or `.to(mask.device)`) is copied there, one copy per item. A part of the
-    item bound to a name first (`feat = req.mm_feature`, then `feat.to(dev)`) is judged as the
-    part itself. A guard that
+    `rows.values()`) count as items too, and so do the blocks of a KV cache swapped one entry of
+    a block mapping at a time (`dst_k[d].copy_(src_k[s])` for `s, d` of `src_to_dst.items()`; an
+    event recorded per block is bookkeeping) when the copy runs from a host cache into a device
+    cache: where the loop is, or in one call of its function that passes a host cache as the
+    source and a device cache as the destination (the caches unpacked per layer, `src_k, src_v =
+    src[i]`, or taken by a loop over the lists, from lists a method fills with `(key, value)`
+    tuples). A host tensor made per item from data the item's size (`torch.tensor([1] *
+    len(item))`, `torch.tensor(list(item.ids))`) moved to another tensor's device (`.to(mask)`
+    of a `mask` the function indexes as `mask[0, 0]` or passes to `torch.cat`, or
+    `.to(mask.device)`) is copied there, one copy per item. A part of the item bound to a name
+    first (`feat = req.mm_feature`, then `feat.to(dev)`) is judged as the part itself. A guard that
     only keeps the items' tensors (`if isinstance(item.feature, torch.Tensor):` with no `else`,
     `if x is not None:`) is seen through. A loop inside a helper is flagged where it is, and a
     call of a function or method of the same module that moves the items of an argument that

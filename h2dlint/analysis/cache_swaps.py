@@ -21,16 +21,16 @@ around them is bookkeeping, not work); each copies a row of one tensor into a ro
 both rows taken by the loop's names.
 
 The direction is what makes it a transfer. It is proven in one of two ways: the two tensors'
-placements are known where the loop is (a device tensor written from a host one), or the
-tensors come from parameters of the loop's function (the parameter itself, or an element of it
-unpacked per layer: ``src_k, src_v = src[i]``, or ``for (sk, sv), (dk, dv) in zip(src, dst)``) and some call of the function passes a host cache
-for the source and a device cache for the destination, as one call site pairs them. The other
-direction (``swap_out``, device to host) is not this rule's concern, and is no reason to stay
-silent about the call that copies host to device. A list of caches is placed by what it holds:
-``self.cpu_cache = self.allocate_cpu_cache()`` of a method that appends ``(key, value)`` tuples
-of ``torch.empty(..., pin_memory=True)`` to a local list it returns. Anything not proven stays
-unknown, and the loop is not reported: a copy between two device caches (copy-on-write of a
-block) is no host-to-device transfer.
+placements are known where the loop is (a device tensor written from a host one), or the tensors
+come from parameters of the loop's function (the parameter itself, or an element of it unpacked
+per layer: ``src_k, src_v = src[i]``, or ``for (sk, sv), (dk, dv) in zip(src, dst)``) and some
+call of the function passes a host cache for the source and a device cache for the destination,
+as one call site pairs them. The other direction (``swap_out``, device to host) is not this
+rule's concern, and is no reason to stay silent about the call that copies host to device. A
+list of caches is placed by what it holds: ``self.cpu_cache = self.allocate_cpu_cache()`` of a
+method that appends ``(key, value)`` tuples of ``torch.empty(..., pin_memory=True)`` to a local
+list it returns. Anything not proven stays unknown, and the loop is not reported: a copy between
+two device caches (copy-on-write of a block) is no host-to-device transfer.
 """
 
 from __future__ import annotations
