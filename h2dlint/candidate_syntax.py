@@ -77,3 +77,34 @@ def searchable(source: bytes | None) -> bytes:
     except UnicodeDecodeError:
         return b""
     return text.lower().encode("utf-8")
+
+
+def item_aliases(
+    loopvars: dict[str, frozenset[str]], body: list[ast.stmt]
+) -> dict[str, frozenset[str]]:
+    """``loopvars`` with the names that the leading statements of a loop's body bind to a part
+    of a loop variable (``feat = req.mm_feature``, ``e = r["embedding"]``, no call): HTD101
+    judges them as the item itself (``analysis/loop_aliases.py``), so they count for ``on
+    loop`` as the loop variable they come from."""
+    out = loopvars
+    for statement in body:
+        if not (
+            type(statement) is ast.Assign
+            and len(statement.targets) == 1
+            and type(statement.targets[0]) is ast.Name
+            and type(statement.value) in (ast.Name, ast.Attribute, ast.Subscript)
+        ):
+            break
+        kinds = frozenset(
+            kind
+            for node in ast.walk(statement.value)
+            if type(node) is ast.Name and node.id in out and node.id
+            for kind in out[node.id]
+        )
+        if not kinds or any(type(node) is ast.Call for node in ast.walk(statement.value)):
+            break
+        out = {
+            **out,
+            statement.targets[0].id: out.get(statement.targets[0].id, frozenset()) | kinds,
+        }
+    return out

@@ -69,7 +69,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from h2dlint.candidate_syntax import SYNTAX, kind_of, searchable, syntax_name
+from h2dlint.candidate_syntax import SYNTAX, item_aliases, kind_of, searchable, syntax_name
 
 # A call's shape: (method call, in a loop, is an iterable, in a function, keywords, the kinds of
 # the iterables of the loop variables its operands mention, the calls that operands are, the
@@ -346,7 +346,7 @@ def summarize(tree: ast.AST, source: bytes | None = None) -> Summary:
             inner = (
                 True,
                 in_def,
-                _loop_variables(loopvars, [(node.target, iterable)]),
+                item_aliases(_loop_variables(loopvars, [(node.target, iterable)]), node.body),
                 binders,
                 watchers,
             )

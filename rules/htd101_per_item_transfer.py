@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.cache_swaps import host_to_device_blocks
 from h2dlint.analysis.device_branches import off_cuda_branch
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.loop_transfers import ITEM_CONVERTERS
@@ -50,6 +51,9 @@ def items_on_host(loop: GatheringLoop, provenance: Provenance, frame: Frame) -> 
     moved = loop.transfer.moved
     if provenance.where(moved, frame).on_host or provenance.is_host_data(moved, frame):
         return True
+    call = loop.transfer.call
+    if isinstance(call, cst.Call) and provenance.qualify(call.func) == "torch.tensor":
+        return True  # ``torch.tensor(row, device=dev)``: a host tensor made of it, then copied
     if isinstance(moved, cst.Subscript) and provenance.sequence_where(moved.value, frame).on_host:
         return True  # ``host_tensors[i]`` of a list of host tensors
     iterable = loop.iterable
@@ -89,14 +93,25 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     Flags a `for` or `while` loop or a comprehension whose only job is to copy each item of a
     collection to the device, one copy per item: `[t.to(device) for t in patches]`,
     `tuple(x.to(dev, non_blocking=True) for x in xs)`, `{i: im.cuda() for i, im in enumerate(ims)}`,
-    `[torch.tensor(r).cuda() for r in rows]`, or a loop whose body only moves the item and stores
+    `[torch.tensor(r).cuda() for r in rows]`, `[torch.tensor(r, device=dev) for r in rows]`, or
+    a loop whose body only moves the item and stores
     it (`out.append(x.to(dev))`, `xs[i] = xs[i].to(dev)`, `item.feature = item.feature.to(dev)`,
     `dst[i].copy_(x)` into a device buffer, an element of one written with a host tensor made
     of the item: `table[i, :len(b)] = torch.tensor(b)`, or with the item itself when it is a
     Python list (`table[i] = blocks` for `blocks` of `rows: list[list[int]]`), `x =
     queue.pop()` in a `while` loop).
     Rows of one array taken by the indices a mapping holds (`bitmask[row]` for each `row` of
-    `rows.values()`) count as items too. A guard that
+    `rows.values()`) count as items too, and so do the blocks of a KV cache swapped one entry of
+    a block mapping at a time (`dst_k[d].copy_(src_k[s])` for `s, d` of `src_to_dst.items()`; an
+    event recorded per block is bookkeeping) when the copy runs from a host cache into a device
+    cache: where the loop is, or in one call of its function that passes a host cache as the
+    source and a device cache as the destination (the caches unpacked per layer, `src_k, src_v =
+    src[i]`, or taken by a loop over the lists, from lists a method fills with `(key, value)`
+    tuples). A host tensor made per item from data the item's size (`torch.tensor([1] *
+    len(item))`, `torch.tensor(list(item.ids))`) moved to another tensor's device (`.to(mask)`
+    of a `mask` the function indexes as `mask[0, 0]` or passes to `torch.cat`, or
+    `.to(mask.device)`) is copied there, one copy per item. A part of the item bound to a name
+    first (`feat = req.mm_feature`, then `feat.to(dev)`) is judged as the part itself. A guard that
     only keeps the items' tensors (`if isinstance(item.feature, torch.Tensor):` with no `else`,
     `if x is not None:`) is seen through. A loop inside a helper is flagged where it is, and a
     call of a function or method of the same module that moves the items of an argument that
@@ -304,6 +319,67 @@ class PerItemTransfer(ComprehensionVisits, Rule):
             def gather(model, x, device):
                 hidden = model(x)
                 return [h.to(device) for h in hidden.split(1)]
+            """
+        ),
+        # Blocks copied between two device caches (copy-on-write of a block), and a swap
+        # helper whose only call copies device to host: no host-to-device copy.
+        Valid(
+            """
+            import torch
+            class Blocks:
+                def __init__(self):
+                    self.gpu_k = torch.empty((512, 4096), device="cuda")
+                    self.cpu_k = torch.empty((512, 4096), pin_memory=True)
+                def _copy(self, src, dst, mapping):
+                    for s, d in mapping.items():
+                        dst[d].copy_(src[s])
+                def copy_on_write(self, mapping):
+                    self._copy(self.gpu_k, self.gpu_k, mapping)
+                def swap_out(self, mapping):
+                    self._copy(self.gpu_k, self.cpu_k, mapping)
+            """
+        ),
+        # A host tensor per item moved with `.to(x)` of an `x` with no sign of being a tensor
+        # (it may be a dtype), or to a host tensor's device; a number per item
+        # (`torch.tensor(len(b))`): a few bytes.
+        Valid(
+            """
+            import torch
+            def lengths(boxes, kind, device):
+                host = torch.zeros(4)
+                a = [torch.tensor([1] * len(b)).to(kind) for b in boxes]
+                c = [torch.tensor(list(b)).to(host.device) for b in boxes]
+                n = [torch.tensor(len(b)).to(device) for b in boxes]
+                return a, c, n
+            """
+        ),
+        # `torch.as_tensor(x, device=dev)` of items of unknown placement passes a device tensor
+        # through (no copy); a number per item (`torch.tensor(len(r), device=dev)`) is a few
+        # bytes.
+        Valid(
+            """
+            import torch
+            def prepare(items, reqs, device):
+                xs = [torch.as_tensor(x, device=device) for x in items]
+                ns = [torch.tensor(len(r), device=device) for r in reqs]
+                return xs, ns
+            """
+        ),
+        # An alias of a part of a model's outputs (`h = out.hidden_states` for `out` of
+        # `outputs`) is still an output, made on the device; an alias computed by a call is work.
+        Valid(
+            """
+            import torch
+            def gather(outputs, reqs, device):
+                hs = []
+                for out in outputs:
+                    h = out.hidden_states
+                    hs.append(h.to(device))
+                xs = []
+                for r in reqs:
+                    x = r.load()
+                    xs.append(x.to(device))
+                return hs, xs
             """
         ),
         # a training loop: real work per item
@@ -1102,6 +1178,114 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                         ^^^^^^^^^^^^
             """,
         ),
+        # KV blocks swapped in one entry of the mapping at a time, from the pinned host cache
+        # into the device cache (the caches are lists of (key, value) tuples that methods
+        # build; `swap_in` passes them host first): one copy per block. `swap_out`, the other
+        # direction, is no reason to stay silent; the event recorded per block is bookkeeping.
+        Invalid(
+            """
+            import torch
+            class CacheEngine:
+                def __init__(self, n):
+                    self.n = n
+                    self.events = [torch.cuda.Event() for _ in range(n)]
+                    self.gpu_cache = self.allocate_gpu_cache()
+                    self.cpu_cache = self.allocate_cpu_cache()
+                def allocate_gpu_cache(self):
+                    gpu_cache = []
+                    for _ in range(self.n):
+                        k = torch.empty((512, 16, 128), device="cuda")
+                        v = torch.empty((512, 16, 128), device="cuda")
+                        gpu_cache.append((k, v))
+                    return gpu_cache
+                def allocate_cpu_cache(self):
+                    cpu_cache = []
+                    for _ in range(self.n):
+                        k = torch.empty((512, 16, 128), pin_memory=True)
+                        v = torch.empty((512, 16, 128), pin_memory=True)
+                        cpu_cache.append((k, v))
+                    return cpu_cache
+                def _swap(self, src, dst, src_to_dst):
+                    for i in range(self.n):
+                        src_k, src_v = src[i]
+                        dst_k, dst_v = dst[i]
+                        for src_id, dst_id in src_to_dst.items():
+                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                            dst_k[dst_id].copy_(src_k[src_id])
+                            dst_v[dst_id].copy_(src_v[src_id])
+                            event = self.events[i]
+                            event.record()
+                         ...^^^^^^^^^^^^^^
+                def swap_in(self, src_to_dst):
+                    self._swap(self.cpu_cache, self.gpu_cache, src_to_dst)
+                def swap_out(self, src_to_dst):
+                    self._swap(self.gpu_cache, self.cpu_cache, src_to_dst)
+            """
+        ),
+        # The same with the caches' placements known where the loop is.
+        Invalid(
+            """
+            import torch
+            class Swapper:
+                def __init__(self):
+                    self.gpu_k = torch.empty((512, 4096), device="cuda")
+                    self.cpu_k = torch.empty((512, 4096), pin_memory=True)
+                    self.event = torch.cuda.Event()
+                def swap_in(self, pairs):
+                    for s, d in pairs:
+                    ^^^^^^^^^^^^^^^^^^
+                        self.gpu_k[d].copy_(self.cpu_k[s])
+                        self.event.record()
+                     ...^^^^^^^^^^^^^^^^^^^
+            """
+        ),
+        # A host tensor made per item from a list the item's size (`[1] * len(item)`), moved
+        # to the device of a tensor the function shows is one (indexed `mask[0, 0]`, passed to
+        # `torch.cat`), or to `other.device`: one copy per item.
+        Invalid(
+            """
+            import torch
+            def combine(boxes, attention_mask, embeds):
+                visual_mask = [torch.tensor([1] * len(b)).to(attention_mask) for b in boxes]
+                #              ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                pad = torch.zeros_like(attention_mask[0, 0])
+                lists = [torch.tensor(list(b.ids)).to(embeds.device) for b in boxes]
+                #        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return torch.cat([attention_mask, pad]), visual_mask, lists
+            """
+        ),
+        # A host tensor made on the device per item (`torch.tensor(row, device=dev)`): the
+        # same copy from the host as `torch.tensor(row).to(dev)`, one per item.
+        Invalid(
+            """
+            import torch
+            def prepare(reqs, device):
+                ids = [torch.tensor(r.token_ids, device=device) for r in reqs]
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return ids
+            """
+        ),
+        # A part of the item bound to a name first (`feat = req.mm_feature`), then moved:
+        # the same per-item copy, also behind a filter on the alias.
+        Invalid(
+            """
+            import torch
+            def gather(reqs, device):
+                feats = []
+                for req in reqs:
+                    feat = req.mm_feature
+                    if feat is not None:
+                        feats.append(feat.to(device, non_blocking=True))
+                #                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                embeds = []
+                for r in reqs:
+                    e = r.embedding
+                    e = e.to(device)
+                #       ^^^^^^^^^^^^
+                    embeds.append(e)
+                return feats, embeds
+            """
+        ),
         # The items of a field of the batch (a list of images) are like items: still reported
         # (twin of the valid loop over the batch's fields).
         Invalid(
@@ -1155,13 +1339,26 @@ class PerItemTransfer(ComprehensionVisits, Rule):
 
     def visit_For(self, node: cst.For) -> None:
         provenance = Provenance.of(self.context)
-        loop = gathering_for(node, provenance, provenance.current_frame())
-        if (
-            loop is not None
-            and not under_type_dispatch(self.context.ancestors)
-            and not self._runs_once()
-        ):
+        frame = provenance.current_frame()
+        loop = gathering_for(node, provenance, frame)
+        blocks = None if loop is not None else host_to_device_blocks(node, provenance, frame)
+        if (loop is None and blocks is None) or under_type_dispatch(self.context.ancestors):
+            return
+        if self._runs_once():
+            return
+        if loop is not None:
             self._report(loop, loop.transfer.call)
+        elif blocks is not None:
+            shown = self.shown(blocks.iterable, "the mapping")
+            self.report(
+                node,
+                f"each entry of {shown} copies one block from a host cache into a device cache "
+                "on its own (one copy per block, and from pageable memory one sync per block): "
+                "gather the blocks' indices into one index tensor and copy them with one "
+                "`index_copy_` per cache (or copy runs of contiguous blocks), from pinned memory "
+                "with `non_blocking=True`",
+                confidence=Confidence.HIGH,
+            )
 
     def visit_While(self, node: cst.While) -> None:
         provenance = Provenance.of(self.context)

@@ -16,6 +16,7 @@ from h2dlint.analysis.loop_body import (
     mentions_loop_names,
     on_cache_miss,
 )
+from h2dlint.analysis.mover_calls import gathered_per_item
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target
@@ -134,6 +135,16 @@ class TensorFromHostDataOnDevice(Rule):
     )
 
     valid = (
+        # One host tensor per item of a loop that only gathers them: HTD101's per-item
+        # transfer reports it (once).
+        Valid(
+            """
+            import torch
+            class Runner:
+                def forward(self, reqs, device):
+                    return [torch.tensor(r.token_ids, device=device) for r in reqs]
+            """
+        ),
         # A public helper that only the module's own set-up calls runs once too (no other
         # module of the project calls the name).
         Valid(
@@ -744,6 +755,8 @@ class TensorFromHostDataOnDevice(Rule):
                 return  # a host tensor, or one item per iteration (HTD101's)
         elif provenance.device_target(device.value, frame, allocation=True) is not Target.DEVICE:
             return
+        elif gathered_per_item(self.context.ancestors, node, provenance):
+            return  # ``[torch.tensor(r, device=dev) for r in rows]``: HTD101's per-item copies
         proven = host_sequence(provenance, data, frame)
         if not proven and not maybe_host_data(self.context, node, data, provenance, frame):
             return

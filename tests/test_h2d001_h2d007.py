@@ -246,7 +246,10 @@ def test_tensor_filters_are_seen_through(body: str, gathering: bool) -> None:
         ("x.to('cpu', non_blocking=True)", False),
         ("torch.tensor([x]).cuda()", False),  # a few bytes
         ("torch.tensor(3).cuda()", False),
-        ("torch.tensor(x, device=device)", False),  # made there, no copy
+        # staged in pageable host memory and copied, one copy per item (HTD106's premise;
+        # session 17 made it HTD101's in a gathering loop)
+        ("torch.tensor(x, device=device)", True),
+        ("torch.as_tensor(x, device=device)", False),  # x may be a device tensor: passed through
         ("torch.tensor(y).cuda()", False),  # not the item
     ],
 )

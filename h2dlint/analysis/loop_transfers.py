@@ -13,6 +13,7 @@ from h2dlint.analysis.copies import non_blocking_to_unnamed_device
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import sequence_row_item
+from h2dlint.analysis.item_data import built_from_item, made_on_device, tensor_target
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target, by_name
 from h2dlint.walk import visit_read_only
@@ -254,7 +255,15 @@ def converted_item(
     data = first_positional(node)
     if data is None or _small_constant(data):
         return None
-    return data if rooted_in(data, loop_names) else None
+    return data if rooted_in(data, loop_names) or built_from_item(data, loop_names) else None
+
+
+def _item_data(data: cst.BaseExpression, loop_names: set[str], indices: frozenset[str]) -> bool:
+    """Whether ``data`` is the loop item's data that may be large (not a few-byte constant, not
+    a loop index)."""
+    if _small_constant(data) or (isinstance(data, cst.Name) and data.value in indices):
+        return False
+    return rooted_in(data, loop_names) or built_from_item(data, loop_names)
 
 
 def _small_constant(node: cst.BaseExpression) -> bool:
@@ -319,20 +328,29 @@ def item_transfer(
     """The host-to-device copy of a loop item that ``node`` is, trivial wrapping aside.
     ``indices`` are the loop names that are integers (a ``range``'s, ``enumerate``'s count)."""
     node = strip_trivial(node, provenance, frame)
+    if isinstance(node, cst.Call) and (
+        made := made_on_device(
+            node, provenance, frame, lambda d: _item_data(d, loop_names, indices)
+        )
+    ):
+        return Transfer(node, made)  # ``torch.tensor(row, device=dev)``
     if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
         return None
     method = node.func.attr.value
     if method == "to":
-        if not _to_device(node, provenance, frame):
-            return None
-        device = _device_argument(node)
-        if (
-            device is None
-            or names_in(device) & loop_names
-            or _aligns_to_tensor(device, provenance, frame)
-        ):
-            return None
         moved = node.func.value
+        made = converted_item(strip_trivial(moved, provenance, frame), loop_names, provenance)
+        # A host tensor made of the item, moved to another tensor's device: a copy to it.
+        if made is None or tensor_target(provenance, node, frame) is None:
+            if not _to_device(node, provenance, frame):
+                return None
+            device = _device_argument(node)
+            if (
+                device is None
+                or names_in(device) & loop_names
+                or _aligns_to_tensor(device, provenance, frame)
+            ):
+                return None
     elif method == "cuda":
         if any(names_in(arg.value) & loop_names for arg in node.args):
             return None  # .cuda(i): a different device per item

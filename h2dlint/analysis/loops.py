@@ -37,8 +37,8 @@ Conservative by design (a false positive is as bad as a miss). Not gathering loo
   activations (``hidden_states``, ``latents``, ``logits``), which already live on an accelerator;
 - ``copy_`` into the loop's own items (distinct existing tensors) and row segments of one
   buffer (``gpu[i, :n].copy_(cpu[i, :n])``, the fix for a strided copy);
-- items the analysis proves already on a device, or tensors of a list made on one, and the
-  pieces of one tensor (``x.split(1)``) not proven on the host;
+- items proven on a device (or of a list made on one), pieces of one tensor not proven on
+  the host (``x.split(1)``);
 - few-byte values: ``torch.tensor(i)`` of a ``range`` index, ``torch.tensor([step])``, and
   per-tensor reductions (``norms = list(torch._foreach_norm(grads))``)."""
 
@@ -50,6 +50,8 @@ import libcst as cst
 
 from h2dlint.analysis.bindings import COMPREHENSIONS
 from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.item_filters import skips_non_tensors, small_statements, tensor_filter
+from h2dlint.analysis.loop_aliases import item_aliases
 from h2dlint.analysis.loop_iterables import item_excluded, iterable_excluded, iterated_collection
 
 # Re-exported: HTD101 imports them from here.
@@ -64,7 +66,6 @@ from h2dlint.analysis.loop_transfers import (
     item_write,
     mentions_isinstance,
     root_name,
-    rooted_in,
     rows_of_one,
     strip_trivial,
     target_names,
@@ -118,19 +119,6 @@ def gathering_comprehension(
 
 
 # -- for loops --------------------------------------------------------------------------------
-def _small_statements(body: cst.BaseSuite) -> list[cst.BaseSmallStatement] | None:
-    """The body's statements, all simple; ``None`` when it holds a compound statement."""
-    out: list[cst.BaseSmallStatement] = []
-    if isinstance(body, cst.SimpleStatementSuite):
-        return list(body.body)
-    assert isinstance(body, cst.IndentedBlock)
-    for statement in body.body:
-        if not isinstance(statement, cst.SimpleStatementLine):
-            return None
-        out.extend(statement.body)
-    return out
-
-
 def _stored_value(small: cst.BaseSmallStatement) -> cst.BaseExpression | None:
     """What a statement puts into a container or an item: ``out.append(v)``, ``xs[i] = v``,
     ``item.attr = v``."""
@@ -162,54 +150,6 @@ def moves_state_in_place(target: cst.BaseExpression, collection: cst.BaseExpress
     return root_name(target) in ("self", "cls") and target.deep_equals(collection)
 
 
-def tensor_filter(test: cst.BaseExpression, loop_names: set[str], provenance: Provenance) -> bool:
-    """``isinstance(item, torch.Tensor)``, ``torch.is_tensor(item)`` or ``item is not None``
-    of a loop item (also several ``and``-ed): a guard that keeps a collection's tensors, not a
-    dispatch on type (which has branches doing different things per type)."""
-    if isinstance(test, cst.BooleanOperation):
-        return isinstance(test.operator, cst.And) and all(
-            tensor_filter(side, loop_names, provenance) for side in (test.left, test.right)
-        )
-    if isinstance(test, cst.Comparison):
-        return (
-            len(test.comparisons) == 1
-            and isinstance(test.comparisons[0].operator, cst.IsNot)
-            and isinstance(test.comparisons[0].comparator, cst.Name)
-            and test.comparisons[0].comparator.value == "None"
-            and rooted_in(test.left, loop_names)
-        )
-    if not isinstance(test, cst.Call):
-        return False
-    args = [a.value for a in test.args if a.keyword is None and not a.star]
-    if provenance.qualify(test.func) == "torch.is_tensor":
-        return len(args) == 1 and rooted_in(args[0], loop_names)
-    return (
-        isinstance(test.func, cst.Name)
-        and test.func.value == "isinstance"
-        and len(args) == 2
-        and rooted_in(args[0], loop_names)
-        and provenance.qualify(args[1]) == "torch.Tensor"
-    )
-
-
-def _skips_non_tensors(
-    statement: cst.BaseStatement, loop_names: set[str], provenance: Provenance
-) -> bool:
-    """``if not isinstance(item, torch.Tensor): continue``."""
-    if not (isinstance(statement, cst.If) and statement.orelse is None):
-        return False
-    test = statement.test
-    if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
-        return False
-    body = _small_statements(statement.body)
-    return (
-        body is not None
-        and len(body) == 1
-        and isinstance(body[0], cst.Continue)
-        and tensor_filter(test.expression, loop_names, provenance)
-    )
-
-
 def loop_statements(
     body: cst.BaseSuite, loop_names: set[str], provenance: Provenance
 ) -> list[cst.BaseSmallStatement] | None:
@@ -218,11 +158,11 @@ def loop_statements(
     filter without ``else`` stands for its body (``if isinstance(item.a, torch.Tensor): item.a
     = item.a.to(dev)``, one such per field), and a leading ``if not isinstance(item,
     torch.Tensor): continue`` is dropped."""
-    statements = _small_statements(body)
+    statements = small_statements(body)
     if statements is not None or not isinstance(body, cst.IndentedBlock):
         return statements
     members = list(body.body)
-    if members and _skips_non_tensors(members[0], loop_names, provenance):
+    if members and skips_non_tensors(members[0], loop_names, provenance):
         members = members[1:]
     out: list[cst.BaseSmallStatement] = []
     for member in members:
@@ -235,7 +175,7 @@ def loop_statements(
             and tensor_filter(member.test, loop_names, provenance)
         ):
             return None
-        filtered = _small_statements(member.body)
+        filtered = small_statements(member.body)
         if filtered is None:
             return None
         out.extend(filtered)
@@ -249,9 +189,11 @@ def _gathering_transfers(
     frame: Frame,
     indices: frozenset[str] = frozenset(),
     control: frozenset[cst.BaseSmallStatement] = frozenset(),
+    rebound: frozenset[str] = frozenset(),
 ) -> list[Transfer] | None:
     """The per-item transfers of a loop body that only copies items to the device and stores
-    them (``control``: statements that drive a ``while`` loop, taken as they are), or None."""
+    them (``control``: statements that drive a ``while`` loop, taken as they are; ``rebound``:
+    aliases that may be rebound to their own transfer), or None."""
     temporaries: dict[str, Transfer] = {}
     stored: set[str] = set()
     transfers: list[Transfer] = []
@@ -276,7 +218,7 @@ def _gathering_transfers(
             # ``y = x.to(dev)``, stored by a later statement
             name = small.targets[0].target.value
             transfer = item_transfer(small.value, loop_names, provenance, frame, indices)
-            if transfer is None or name in loop_names:
+            if transfer is None or (name in loop_names and name not in rebound):
                 return None
             temporaries[name] = transfer
             continue
@@ -309,14 +251,18 @@ def gathering_for(node: cst.For, provenance: Provenance, frame: Frame) -> Gather
     """A ``for`` loop whose body only copies items to the device and stores them."""
     if node.orelse is not None or node.asynchronous is not None:
         return None
-    loop_names = target_names(node.target)
+    aliases = item_aliases(node.body, target_names(node.target))
+    loop_names = target_names(node.target) | set(aliases.values)
     statements = loop_statements(node.body, loop_names, provenance)
-    if not statements:
+    if not statements or not (statements := [s for s in statements if s not in aliases.statements]):
         return None
     indices = index_names(node.target, node.iter)
-    transfers = _gathering_transfers(statements, loop_names, provenance, frame, indices)
+    transfers = _gathering_transfers(
+        statements, loop_names, provenance, frame, indices, rebound=frozenset(aliases.values)
+    )
     if transfers is None:
         return None
+    transfers = [aliases.resolved(t) for t in transfers]
     if any(item_excluded(t.moved, node, loop_names, provenance, frame) for t in transfers):
         return None
     rows = all(rows_of_one(t, loop_names, provenance) for t in transfers)
@@ -351,7 +297,7 @@ def gathering_while(node: cst.While, provenance: Provenance, frame: Frame) -> Ga
     knows ``for`` variables and names bound to calls, could not see it.)"""
     if node.orelse is not None or not isinstance(node.body, cst.IndentedBlock):
         return None
-    statements = _small_statements(node.body)
+    statements = small_statements(node.body)
     if not statements:
         return None
     taken = {t[0]: t[1] for t in map(_taken, statements) if t is not None}

@@ -11,7 +11,13 @@ import libcst as cst
 from h2dlint.analysis.bindings import COMPREHENSIONS
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.loop_iterables import tiny_iterable
-from h2dlint.analysis.loops import GatheringLoop, mover_loops
+from h2dlint.analysis.loops import (
+    GatheringLoop,
+    gathering_comprehension,
+    gathering_for,
+    gathering_while,
+    mover_loops,
+)
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.context import FileContext, SharedKey
 
@@ -90,4 +96,23 @@ def hot_call(context: FileContext) -> bool:
     for i in range(len(ancestors) - 1, -1, -1):
         if isinstance(ancestors[i], cst.FunctionDef):
             return HotPaths.of(context).why_hot_at(ancestors[: i + 1]) is not None
+    return False
+
+
+def gathered_per_item(
+    ancestors: list[cst.CSTNode], node: cst.CSTNode, provenance: Provenance
+) -> bool:
+    """Whether ``node`` (``torch.tensor(row, device=dev)``) is inside the nearest loop or
+    comprehension around it, and that loop is a per-item transfer (HTD101's to report: its
+    body does nothing but such copies)."""
+    frame = provenance.current_frame()
+    for ancestor in reversed(ancestors):
+        if isinstance(ancestor, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return False
+        if isinstance(ancestor, COMPREHENSIONS):
+            return gathering_comprehension(ancestor, provenance, frame) is not None
+        if isinstance(ancestor, cst.For):
+            return gathering_for(ancestor, provenance, frame) is not None
+        if isinstance(ancestor, cst.While):
+            return gathering_while(ancestor, provenance, frame) is not None
     return False
