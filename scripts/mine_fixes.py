@@ -39,6 +39,24 @@ from fetch_corpus import RESERVED, fetch
 _FMS = ("1.0.0", "1.2.0", "1.4.0", "1.6.0", "1.8.0", "1.10.0", "1.11.0", "1.12.1", "1.13.1")
 _LMCACHE = ("0.3.3", "0.3.6", "0.3.9", "0.3.12", "0.3.15")
 _XFUSER = ("0.3.5", "0.4.0", "0.4.3", "0.4.5", "0.5.0")
+# Session 17's older releases (transfer families).
+_LMDEPLOY_OLD = ("0.2.0", "0.2.3", "0.2.6", "0.3.0", "0.4.0", "0.4.2")
+_TRANSFORMERS_4 = (
+    "4.50.3",
+    "4.51.3",
+    "4.52.4",
+    "4.53.3",
+    "4.54.1",
+    "4.55.4",
+    "4.56.2",
+    "4.57.6",
+    "5.0.0",
+    "5.2.0",
+    "5.4.0",
+    "5.5.4",
+    "5.6.2",
+)
+_ACCELERATE = ("0.34.2", "1.0.1", "1.3.0", "1.6.0", "1.8.1", "1.10.0")
 
 # Consecutive releases over roughly the last one to two years, serving engines and model code
 # first. Kept modest: every version is a full download of the package's .py files.
@@ -146,6 +164,45 @@ PAIRS: list[tuple[str, str, str]] = [
     *(("xfuser", a, b) for a, b in itertools.pairwise(_XFUSER)),
     ("transformers", "5.24.0", "5.25.0"),
     ("openrlhf", "0.9.0", "0.10.4"),
+    # Session 17 (transfer families). Batch 1, tuned on:
+    *(("lmdeploy", a, b) for a, b in itertools.pairwise(_LMDEPLOY_OLD)),
+    ("lmdeploy", "0.5.0", "0.5.3"),
+    ("lmdeploy", "0.5.3", "0.6.0"),
+    *(("transformers", a, b) for a, b in itertools.pairwise(_TRANSFORMERS_4)),
+    ("diffusers", "0.31.0", "0.32.2"),
+    ("diffusers", "0.32.2", "0.33.1"),
+    ("diffusers", "0.33.1", "0.34.0"),
+    ("peft", "0.15.2", "0.16.0"),
+    ("peft", "0.16.0", "0.17.1"),
+    ("peft", "0.17.1", "0.18.1"),
+    *(("accelerate", a, b) for a, b in itertools.pairwise(_ACCELERATE)),
+    ("tensordict", "0.8.3", "0.9.1"),
+    ("tensordict", "0.9.1", "0.10.0"),
+    ("tensordict", "0.10.0", "0.11.0"),
+    ("openrlhf", "0.8.0", "0.8.11"),
+    ("openrlhf", "0.8.11", "0.9.0"),
+    ("exllamav2", "0.1.8", "0.2.0"),
+    ("exllamav2", "0.2.0", "0.2.5"),
+    # Session 17, batch 2 (held out):
+    ("transformers", "4.46.3", "4.48.3"),
+    ("transformers", "4.48.3", "4.50.3"),
+    ("diffusers", "0.29.2", "0.30.3"),
+    ("diffusers", "0.30.3", "0.31.0"),
+    ("peft", "0.13.2", "0.15.2"),
+    ("lmdeploy", "0.1.0", "0.2.0"),
+    ("accelerate", "0.30.1", "0.34.2"),
+    ("tensordict", "0.6.2", "0.8.3"),
+    ("torchtune", "0.2.1", "0.3.1"),
+    ("torchtune", "0.3.1", "0.4.0"),
+    ("litgpt", "0.4.13", "0.5.0"),
+    ("litgpt", "0.5.0", "0.5.7"),
+    ("deepspeed-mii", "0.2.4", "0.3.1"),
+    ("exllamav2", "0.0.21", "0.1.0"),
+    ("exllamav2", "0.1.0", "0.1.8"),
+    ("llama-models", "0.1.5", "0.2.0"),
+    ("llama-models", "0.2.0", "0.3.0"),
+    ("openrlhf", "0.6.4", "0.7.5"),
+    ("openrlhf", "0.7.5", "0.8.0"),
 ]
 
 # A removed line must hold one of these to start a candidate.

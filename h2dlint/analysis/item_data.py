@@ -46,19 +46,24 @@ TENSOR_FUNCTIONS = frozenset(
 )
 
 
+class _Names(cst.CSTVisitor):
+    """The names an expression reads (not attributes' own names)."""
+
+    def __init__(self) -> None:
+        self.found: set[str] = set()
+
+    def visit_Name(self, name: cst.Name) -> None:
+        self.found.add(name.value)
+
+    def visit_Attribute(self, attribute: cst.Attribute) -> bool:
+        visit_read_only(attribute.value, self)
+        return False
+
+
 def _names(node: cst.CSTNode) -> set[str]:
-    found: set[str] = set()
-
-    class _Visitor(cst.CSTVisitor):
-        def visit_Name(self, name: cst.Name) -> None:
-            found.add(name.value)
-
-        def visit_Attribute(self, attribute: cst.Attribute) -> bool:
-            visit_read_only(attribute.value, self)
-            return False
-
-    visit_read_only(node, _Visitor())
-    return found
+    collector = _Names()
+    visit_read_only(node, collector)
+    return collector.found
 
 
 def built_from_item(data: cst.BaseExpression, loop_names: set[str]) -> bool:
