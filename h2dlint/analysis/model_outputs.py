@@ -95,7 +95,7 @@ def made_like(node: cst.BaseExpression, provenance: Provenance, frame: Frame) ->
         return False
     func = node.func
     if isinstance(func, cst.Attribute) and func.attr.value in NEW_FACTORIES:
-        source: cst.BaseExpression | None = func.value
+        source: cst.BaseExpression = func.value
     elif provenance.qualify(func) in LIKE_FACTORIES and node.args:
         source = node.args[0].value
     else:
