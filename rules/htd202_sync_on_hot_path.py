@@ -178,8 +178,9 @@ class SyncOnHotPath(Rule):
     values in another layout: `.permute`, `.flatten`, `.detach`) handed to numpy with
     `.cpu().numpy()` when its device is unknown (a backend's `forward` feeding an exported
     model's runtime or a scikit-learn model: the caller chose where the tensor is, and the
-    values must reach the host there; a value computed from it, `logits.argmax(-1)`, still
-    counts), torch functions of host tensors
+    values must reach the host there; a value computed from it, `logits.argmax(-1)`, or an
+    array the function gives back to a `torch.*` call, `pack_padded_sequence(x, lengths)`,
+    still counts), torch functions of host tensors
     (`torch.clamp(host, 0, n)`, `torch.stack(torch.meshgrid(*host_ranges))`), and `forward`
     arguments that the class's `prepare_inputs_for_generation` (its own or an inherited one,
     also from another module) returns built on the host, or that an outer module of the same
@@ -1511,7 +1512,9 @@ class SyncOnHotPath(Rule):
     )
     invalid = (
         # Session 17's twins: a value computed from the input (a model's argmax) handed to
-        # numpy, and the input copied to the host without leaving PyTorch.
+        # numpy, the input copied to the host without leaving PyTorch, and the input's numpy
+        # copy given back to PyTorch (`pack_padded_sequence` of lengths the caller could keep
+        # on the host).
         Invalid(
             """
             import torch
@@ -1525,6 +1528,12 @@ class SyncOnHotPath(Rule):
                     host = lengths.cpu()
                            ^^^^^^^^^^^^^
                     return self.pack(host)
+            class Tacotron2Encoder(torch.nn.Module):
+                def forward(self, x: torch.Tensor, input_lengths: torch.Tensor):
+                    input_lengths = input_lengths.cpu().numpy()
+                                    ^^^^^^^^^^^^^^^^^^^
+                    x = torch.nn.utils.rnn.pack_padded_sequence(x, input_lengths)
+                    return self.lstm(x)
             """
         ),
         # Session 16's twins: a replacement attention `forward(self, ...)` that its factory

@@ -292,7 +292,43 @@ def input_handed_to_numpy(
         and call.func is attribute
     ):
         return False
-    return _own_input(provenance, tensor, frame, 0)
+    if not _own_input(provenance, tensor, frame, 0):
+        return False
+    return not _back_to_torch(provenance, ancestors, call, frame)
+
+
+def _back_to_torch(
+    provenance: Provenance, ancestors: Sequence[cst.CSTNode], numpy: cst.Call, frame: Frame
+) -> bool:
+    """Whether the host array goes back into PyTorch in the function: given to a ``torch.*``
+    call directly or through the name it is assigned to
+    (``lengths = lengths.cpu().numpy(); pack_padded_sequence(x, lengths)``). Such a copy is
+    PyTorch's own host input, which the caller could have kept on the host."""
+    names: set[str] = set()
+    for parent in reversed(ancestors):
+        if isinstance(parent, cst.Assign):
+            names = {t.target.value for t in parent.targets if isinstance(t.target, cst.Name)}
+            break
+        if isinstance(parent, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+            break
+    calls = _Calls()
+    visit_read_only(frame.function, calls)
+    for call in calls.found:
+        if not (provenance.qualify(call.func) or "").startswith("torch."):
+            continue
+        for arg in call.args:
+            value = arg.value
+            if value is numpy or (isinstance(value, cst.Name) and value.value in names):
+                return True
+    return False
+
+
+class _Calls(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found: list[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.found.append(node)
 
 
 def _own_input(provenance: Provenance, node: cst.BaseExpression, frame: Frame, depth: int) -> bool:
