@@ -74,7 +74,7 @@ class ConstantTensorOnHotPath(Rule):
     NaN or infinite values (`if torch.isnan(t).all():`, the `else` of `if
     torch.isfinite(t).all():`); an empty dimension or list (`if dets.size(0) == 0:`) is a state
     of normal runs and stays reported. Nor the repair of a bad value: a branch that reports
-    it first (a warning or `print`) and then only rebinds names its test reads (`if
+    it first (a log call or `print`) and then only rebinds names its test reads (`if
     loss.item() > 1.0: print("out of range"); loss = torch.tensor(1.0, device=d)`); a branch
     that logs after its work, or warns and does other work, stays reported.
 

@@ -12,8 +12,8 @@
   (``if missing.any(): n = int(missing.sum().item()); raise ValueError(...)``, ``if
   bad.any(): row = bad.nonzero()[0]; logger.warning(...)``): its body runs when the check
   fails. The test itself runs every time and is not covered.
-- A repair of a bad value: an ``if`` whose body reports the value first (a warning or
-  ``print``) and then only rebinds a name its test reads (``if loss.item() > 1.0:
+- A repair of a bad value: an ``if`` whose body reports the value first (a log call at any
+  level, or ``print``) and then only rebinds a name its test reads (``if loss.item() > 1.0:
   print("out of range"); loss = torch.tensor(1.0, device=d)``): it runs when the value is out
   of range. A body that warns and then does other work (``logger.warning("large batch");
   total = x.sum().item()``) may be a fallback taken every step, and is not one.
@@ -29,6 +29,8 @@ from h2dlint.walk import visit_read_only
 
 # Calls that emit a warning or an error report (``warnings.warn``, ``logger.warning``).
 _WARNING_CALLS = frozenset({"warn", "warning", "error", "exception", "critical"})
+# Calls that report a value at any level (a repair of a bad value may note it as info).
+_REPORT_CALLS = _WARNING_CALLS | {"info", "debug", "log", "warning_once", "info_once"}
 
 
 def degenerate_fallback(ancestors: Sequence[cst.CSTNode], node: cst.CSTNode) -> bool:
@@ -180,7 +182,7 @@ def _repair(branch: cst.If) -> bool:
     func = first.value.func
     if not (
         (isinstance(func, cst.Name) and func.value == "print")
-        or (isinstance(func, cst.Attribute) and func.attr.value in _WARNING_CALLS)
+        or (isinstance(func, cst.Attribute) and func.attr.value in _REPORT_CALLS)
     ):
         return False
     tested = {n.value for n in _names(branch.test)}
