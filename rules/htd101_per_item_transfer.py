@@ -293,6 +293,11 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                     bufs = [x.new_zeros(4) for _ in heads]
                     likes = [torch.zeros_like(h) for h in heads]
                     return [b.to(device) for b in bufs], [t.to(device) for t in likes]
+                def pieces(self, hidden, device):
+                    parts = []
+                    for h in hidden.split(4):
+                        parts.append(self.layer(h))
+                    return [p.to(device) for p in parts]
             """
         ),
         # A row that is a tensor already on the device: a device-to-device write.

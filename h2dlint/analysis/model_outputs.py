@@ -60,11 +60,21 @@ def called_outputs(iterable: cst.BaseExpression, provenance: Provenance, frame: 
     (``self.processor``, ``self.collate_fn``). A comprehension or a display of such calls, or
     of tensors made like another tensor (``[self.layer(x) for _ in range(n)]``,
     ``[x.new_zeros(4) for _ in heads]``, ``[torch.zeros_like(h) for h in hs]``), counts too:
-    each item is made where the model or that tensor is (:func:`made_like`)."""
+    each item is made where the model or that tensor is (:func:`made_like`); so does a list
+    bound empty and filled with them (``parts.append(self.proj(h))``)."""
     node = _iterated(iterable)
     values: list[cst.BaseExpression | None] = [node]
     if isinstance(node, cst.Name):
-        values = list(provenance.bindings(frame).reaching(node))
+        values = []
+        for value in provenance.bindings(frame).reaching(node):
+            if isinstance(value, cst.List) and not value.elements:
+                # ``parts = []`` filled by ``parts.append(self.proj(h))``: judged by what is added
+                added = provenance.appended(frame, node.value)
+                if not added:
+                    return False
+                values.append(cst.List([cst.Element(v) for v in added]))
+            else:
+                values.append(value)
     return bool(values) and all(
         value is not None and _made_items(value, provenance, frame) for value in values
     )
