@@ -197,7 +197,7 @@ class SyncOnHotPath(Rule):
     reference implementations a kernel is checked against (`*_reference`, `oracle`, `golden`,
     `tester`) and the private helpers only they use;
     debugging aids and error paths: `assert` and `raise` statements, arguments of logging and
-    `print` calls (also functions named `log_*`/`print_*`), the body of a branch that ends by
+    `print` calls and of testing assertions (`torch.testing.assert_close`, `assertEqual`) (also functions named `log_*`/`print_*`), the body of a branch that ends by
     raising or by a warning (`if bad.any(): n = int(bad.sum().item()); raise ...`: it runs
     when a check failed; the test itself runs every step and is reported), the arm of a test
     taken only for degenerate input (empty tensors or lists, NaN or infinite values: the body of
@@ -351,7 +351,8 @@ class SyncOnHotPath(Rule):
     valid = (
         # Session 17: a backend's `forward` hands its own input to another runtime as numpy (an
         # exported model's session, a CoreML predictor, scikit-learn): the caller chose where
-        # the tensor is, and its values must reach the host there.
+        # the tensor is, and its values must reach the host there. The arguments of a testing
+        # assertion (`torch.testing.assert_close`) are a check, as an `assert` statement's.
         Valid(
             """
             import torch
@@ -364,6 +365,10 @@ class SyncOnHotPath(Rule):
                 def forward(self, input: torch.Tensor):
                     labels = self.kmeans.predict(input.detach().flatten(end_dim=-2).cpu().numpy())
                     return torch.as_tensor(labels)
+            def run_attention_fwd(q, k, v):
+                o = torch.empty_like(q)
+                ref_o = torch.nn.functional.scaled_dot_product_attention(q, k, v)
+                torch.testing.assert_close(o.cpu(), ref_o.cpu(), atol=1e-2, rtol=1e-4)
             """
         ),
         # Session 16's look-alikes: a factory's local `forward` that only the (run-once) factory
