@@ -178,9 +178,9 @@ class SyncOnHotPath(Rule):
     values in another layout: `.permute`, `.flatten`, `.detach`) handed to numpy with
     `.cpu().numpy()` when its device is unknown (a backend's `forward` feeding an exported
     model's runtime or a scikit-learn model: the caller chose where the tensor is, and the
-    values must reach the host there; a value computed from it, `logits.argmax(-1)`, or an
-    array the function gives back to a `torch.*` call, `pack_padded_sequence(x, lengths)`,
-    still counts), torch functions of host tensors
+    values must reach the host there; a value computed from it, `logits.argmax(-1)`, an
+    array the function gives back to a `torch.*` call, `pack_padded_sequence(x, lengths)`, and
+    a function that moves values to a device again, a round trip, still count), torch functions of host tensors
     (`torch.clamp(host, 0, n)`, `torch.stack(torch.meshgrid(*host_ranges))`), and `forward`
     arguments that the class's `prepare_inputs_for_generation` (its own or an inherited one,
     also from another module) returns built on the host, or that an outer module of the same
@@ -361,10 +361,9 @@ class SyncOnHotPath(Rule):
                     if self.nhwc:
                         im = im.permute(0, 2, 3, 1)
                     return self.session.run(self.output_names, {"images": im.cpu().numpy()})
-            class KMeansTokenizer(torch.nn.Module):
+            class KMeansQuantizer(torch.nn.Module):
                 def forward(self, input: torch.Tensor):
-                    labels = self.kmeans.predict(input.detach().flatten(end_dim=-2).cpu().numpy())
-                    return torch.as_tensor(labels)
+                    return self.kmeans.predict(input.detach().flatten(end_dim=-2).cpu().numpy())
             def run_attention_fwd(q, k, v):
                 o = torch.empty_like(q)
                 ref_o = torch.nn.functional.scaled_dot_product_attention(q, k, v)
@@ -1517,9 +1516,9 @@ class SyncOnHotPath(Rule):
     )
     invalid = (
         # Session 17's twins: a value computed from the input (a model's argmax) handed to
-        # numpy, the input copied to the host without leaving PyTorch, and the input's numpy
-        # copy given back to PyTorch (`pack_padded_sequence` of lengths the caller could keep
-        # on the host).
+        # numpy, the input copied to the host without leaving PyTorch, the input's numpy copy
+        # given back to PyTorch (`pack_padded_sequence` of lengths the caller could keep on the
+        # host), and a round trip (scikit-learn's labels made on the device again).
         Invalid(
             """
             import torch
@@ -1539,6 +1538,11 @@ class SyncOnHotPath(Rule):
                                     ^^^^^^^^^^^^^^^^^^^
                     x = torch.nn.utils.rnn.pack_padded_sequence(x, input_lengths)
                     return self.lstm(x)
+            class KMeansLabels(torch.nn.Module):
+                def forward(self, input: torch.Tensor):
+                    labels = self.kmeans.predict(input.detach().cpu().numpy())
+                                                 ^^^^^^^^^^^^^^^^^^^^
+                    return torch.tensor(labels, device=self.device).long()
             """
         ),
         # Session 16's twins: a replacement attention `forward(self, ...)` that its factory

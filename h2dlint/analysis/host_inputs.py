@@ -302,8 +302,10 @@ def _back_to_torch(
 ) -> bool:
     """Whether the host array goes back into PyTorch in the function: given to a ``torch.*``
     call directly or through the name it is assigned to
-    (``lengths = lengths.cpu().numpy(); pack_padded_sequence(x, lengths)``). Such a copy is
-    PyTorch's own host input, which the caller could have kept on the host."""
+    (``lengths = lengths.cpu().numpy(); pack_padded_sequence(x, lengths)``), or the function
+    moves values to a device (``torch.from_numpy(m).to(inputs.device)``, ``torch.tensor(labels,
+    device=self.device)``): a round trip through the host in the middle of the device work,
+    which the caller could have avoided."""
     names: set[str] = set()
     for parent in reversed(ancestors):
         if isinstance(parent, cst.Assign):
@@ -314,6 +316,8 @@ def _back_to_torch(
     calls = _Calls()
     visit_read_only(frame.function, calls)
     for call in calls.found:
+        if _to_device(call):
+            return True  # ``torch.from_numpy(m).to(inputs.device)``: a round trip
         if not (provenance.qualify(call.func) or "").startswith("torch."):
             continue
         for arg in call.args:
@@ -321,6 +325,23 @@ def _back_to_torch(
             if value is numpy or (isinstance(value, cst.Name) and value.value in names):
                 return True
     return False
+
+
+def _to_device(call: cst.Call) -> bool:
+    """A move or a factory to a device named by a device expression: ``.cuda()``,
+    ``x.to(inputs.device)``, ``torch.tensor(v, device=self.device)`` (not ``"cpu"``)."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "cuda":
+        return True
+    targets = [a.value for a in call.args if a.keyword and a.keyword.value == "device"]
+    if isinstance(func, cst.Attribute) and func.attr.value == "to" and call.args:
+        targets.append(call.args[0].value)
+    return any(_device_expression(t) for t in targets)
+
+
+def _device_expression(node: cst.BaseExpression) -> bool:
+    name = node.attr.value if isinstance(node, cst.Attribute) else getattr(node, "value", "")
+    return isinstance(name, str) and "device" in name.lower()
 
 
 class _Calls(cst.CSTVisitor):
