@@ -174,16 +174,16 @@ class SyncOnHotPath(Rule):
     results of `numel()`/`size()` (Python numbers), `float(not flag)` (a Python bool; `not`
     of a tensor is reported as its `bool()`), results of a helper asked for the host by
     a literal device argument (`get_for_device(params, "slots", "cpu")`, `device="cpu"`; not
-    `src_device="cpu"`), a function's own tensor argument (or the same
-    values in another layout: `.permute`, `.flatten`, `.detach`) handed to numpy with
-    `.cpu().numpy()` when its device is unknown (a backend's `forward` feeding an exported
-    model's runtime or a scikit-learn model: the caller chose where the tensor is, and the
-    values must reach the host there; a value computed from it, `logits.argmax(-1)`, an
-    array the function gives back to a `torch.*` call, `pack_padded_sequence(x, lengths)`, and
-    a function that moves values to a device again, a round trip, still count), torch functions of host tensors
-    (`torch.clamp(host, 0, n)`, `torch.stack(torch.meshgrid(*host_ranges))`), and `forward`
-    arguments that the class's `prepare_inputs_for_generation` (its own or an inherited one,
-    also from another module) returns built on the host, or that an outer module of the same
+    `src_device="cpu"`), a function's own tensor argument (or the same values in another layout:
+    `.permute`, `.flatten`, `.detach`) handed to numpy with `.cpu().numpy()` when its device is
+    unknown (a backend's `forward` feeding an exported model's runtime or a scikit-learn model:
+    the caller chose where the tensor is, and the values must reach the host there; a value
+    computed from it, `logits.argmax(-1)`, an array the function gives back to a `torch.*` call,
+    `pack_padded_sequence(x, lengths)`, and a function that moves values to a device again, a
+    round trip, still count), torch functions of host tensors (`torch.clamp(host, 0, n)`,
+    `torch.stack(torch.meshgrid(*host_ranges))`), and `forward` arguments that the class's
+    `prepare_inputs_for_generation` (its own or an inherited one, also from another module)
+    returns built on the host, or that an outer module of the same
     file passes on from such an argument (`self.model(x, grid_thw=grid_thw)`).
 
     Not flagged: run-once and cold code; host tensors (built without `device=`, `.cpu()`
@@ -197,7 +197,8 @@ class SyncOnHotPath(Rule):
     reference implementations a kernel is checked against (`*_reference`, `oracle`, `golden`,
     `tester`) and the private helpers only they use;
     debugging aids and error paths: `assert` and `raise` statements, arguments of logging and
-    `print` calls and of testing assertions (`torch.testing.assert_close`, `assertEqual`) (also functions named `log_*`/`print_*`), the body of a branch that ends by
+    `print` calls and of testing assertions (`torch.testing.assert_close`, `assertEqual`)
+    (also functions named `log_*`/`print_*`), the body of a branch that ends by
     raising or by a warning (`if bad.any(): n = int(bad.sum().item()); raise ...`: it runs
     when a check failed; the test itself runs every step and is reported), the arm of a test
     taken only for degenerate input (empty tensors or lists, NaN or infinite values: the body of

@@ -23,7 +23,8 @@ from h2dlint.analysis.loop_transfers import (
     parameter_attribute,
     target_names,
 )
-from h2dlint.analysis.model_outputs import _iterated, called_outputs
+from h2dlint.analysis.model_outputs import _iterated as _iterated
+from h2dlint.analysis.model_outputs import called_outputs
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.provenance.common import SPLITTING_METHODS
 from h2dlint.analysis.targets import name_words
