@@ -137,7 +137,10 @@ class PerItemTransfer(ComprehensionVisits, Rule):
       attribute of `self` that is no method returns: `feats = self.vision_tower(images)`, its
       pieces, or a method whose every `return` is such a call): made where the model ran;
       not a callable named for host work (`self.image_processor`, `self.collate_fn`,
-      `self.load_batch`);
+      `self.load_batch`); a list of such outputs, or of tensors made like another tensor not
+      proven on the host (`[self.layer(x) for _ in range(n)]`, `[x.new_zeros(4) for _ in
+      heads]`, `[torch.zeros_like(h) for h in hs]`): each is made where the model or that
+      tensor is;
     - a dict's named fields indexed by a list of keys (`fields[name]` of a dict made in the
       function, or `self.info[key][idx]` for `key` of `self.info_keys = list(info.keys())`),
       and a helper's parameter that every
@@ -286,6 +289,30 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                 def pieces(self, images, sizes, device):
                     embeds = self.vision_tower(images).split(sizes)
                     return [e.to(device) for e in embeds]
+            """
+        ),
+        # A list of a model's outputs, or of tensors made like another tensor (`new_*`,
+        # `*_like`): each item is made where the model or that tensor is; moving them aligns
+        # devices (session 17: per-layer outputs and `x.new_zeros` buffers on the GPU).
+        Valid(
+            """
+            import torch
+            class Runner(torch.nn.Module):
+                def __init__(self, layer):
+                    super().__init__()
+                    self.layer = layer
+                def outputs(self, x, device):
+                    outs = [self.layer(x) for _ in range(3)]
+                    return [o.to(device) for o in outs]
+                def scratch(self, x, heads, device):
+                    bufs = [x.new_zeros(4) for _ in heads]
+                    likes = [torch.zeros_like(h) for h in heads]
+                    return [b.to(device) for b in bufs], [t.to(device) for t in likes]
+                def pieces(self, hidden, device):
+                    parts = []
+                    for h in hidden.split(4):
+                        parts.append(self.layer(h))
+                    return [p.to(device) for p in parts]
             """
         ),
         # A row that is a tensor already on the device: a device-to-device write.
@@ -801,6 +828,18 @@ class PerItemTransfer(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # Made like a host tensor (`new_*` of a tensor built from Python data, `*_like` of a
+        # numpy-made one): host items, each copied on its own.
+        Invalid(
+            """
+            import torch
+            def upload(rows, heads, device):
+                ref = torch.tensor(rows)
+                bufs = [ref.new_zeros(4) for _ in heads]
+                return [b.to(device) for b in bufs]
+                        ^^^^^^^^^^^^
+            """
+        ),
         # A starred unpacking proves no count.
         Invalid(
             """

@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.arguments import first_positional, keyword
-from h2dlint.analysis.edge_cases import degenerate_fallback
+from h2dlint.analysis.edge_cases import degenerate_fallback, repaired_value
 from h2dlint.analysis.host_data import host_side, module_constant, number_fill
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.loop_body import (
@@ -73,7 +73,10 @@ class ConstantTensorOnHotPath(Rule):
     x.numel() > 0 else torch.tensor(0.0, device=d)`, `if not x.numel(): return ...`) or only for
     NaN or infinite values (`if torch.isnan(t).all():`, the `else` of `if
     torch.isfinite(t).all():`); an empty dimension or list (`if dets.size(0) == 0:`) is a state
-    of normal runs and stays reported.
+    of normal runs and stays reported. Nor the repair of a bad value: a branch that reports
+    it first (a log call or `print`) and then only rebinds names its test reads (`if
+    loss.item() > 1.0: print("out of range"); loss = torch.tensor(1.0, device=d)`); a branch
+    that logs after its work, or warns and does other work, stays reported.
 
     ## Why is this bad?
     PyTorch builds the tensor in pageable host memory and copies it to the device with a
@@ -385,6 +388,21 @@ class ConstantTensorOnHotPath(Rule):
             _REFERENCE_DEPENDENCIES = (_quantize_mxfp8, _decode_scales)
             """
         ),
+        # Session 17: a branch that reports a bad value and repairs it (an out-of-range SSIM
+        # loss clamped after a printed warning, in SpeechBrain and Coqui): it runs when the
+        # check fails, not every step.
+        Valid(
+            """
+            import torch
+            class SSIMLoss(torch.nn.Module):
+                def forward(self, y, y_hat):
+                    ssim_loss = self.loss_func(y, y_hat)
+                    if ssim_loss.item() > 1.0:
+                        print(f" > SSIM loss is out-of-range {ssim_loss.item()}, setting it 1.0")
+                        ssim_loss = torch.tensor(1.0, device=ssim_loss.device)
+                    return ssim_loss
+            """
+        ),
         # fallbacks for degenerate input: the arm taken only when a tensor has no element, or
         # when every value is NaN
         Valid(
@@ -408,6 +426,38 @@ class ConstantTensorOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 17's twins: a branch that warns and then does other work (a fallback that
+        # may be taken every step), and one that logs after its work.
+        Invalid(
+            """
+            import torch
+            class Scaler(torch.nn.Module):
+                def forward(self, x, logger):
+                    if self.fallback:
+                        logger.warning("slow path")
+                        scale = torch.tensor([2.0], device=x.device)
+                                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        x = x * scale
+                    if self.rescale:
+                        x = torch.tensor([3.0], device=x.device)
+                            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        logger.info("rescaled")
+                    return x
+            """,
+            expected_fix="""
+            import torch
+            class Scaler(torch.nn.Module):
+                def forward(self, x, logger):
+                    if self.fallback:
+                        logger.warning("slow path")
+                        scale = torch.full((1,), 2.0, device=x.device)
+                        x = x * scale
+                    if self.rescale:
+                        x = torch.full((1,), 3.0, device=x.device)
+                        logger.info("rescaled")
+                    return x
+            """,
+        ),
         # the same helper called by a forward as well as by the weight loader
         Invalid(
             """
@@ -736,8 +786,8 @@ class ConstantTensorOnHotPath(Rule):
             return
         if set_once(ancestors, self.context.module, provenance, frame):
             return
-        if degenerate_fallback(ancestors, node):
-            return  # ``x.mean() if x.numel() > 0 else torch.tensor(0.0, ...)``: empty input only
+        if degenerate_fallback(ancestors, node) or repaired_value(ancestors, node):
+            return  # empty input only (``x.mean() if x.numel() > 0 else ...``), a failed check
         if not in_loop and in_reference_code(self.context, ancestors):
             return  # per call of a reference implementation, or of a helper only it calls
         if export_branch(ancestors, self.context.module):

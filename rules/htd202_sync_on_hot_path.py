@@ -11,7 +11,12 @@ from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.generation_outputs import after_generation, output_after_loop
 from h2dlint.analysis.host_data import host_scalar
-from h2dlint.analysis.host_inputs import prepared_host_input
+from h2dlint.analysis.host_inputs import (
+    discarded_copy,
+    input_handed_to_numpy,
+    prepared_host_input,
+    written_to,
+)
 from h2dlint.analysis.hot_guards import runs_every_call
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.loop_body import saving_code, showing_code
@@ -72,14 +77,6 @@ _MESSAGES = {
     "mask order) or `torch.where(mask[..., None], new, x)` write without reading the mask on "
     "the host",
 }
-
-
-def _discarded(ancestors: list[cst.CSTNode], call: cst.Call) -> bool:
-    """Whether ``call`` is a statement of its own, its value thrown away: a tensor's ``.cpu()``
-    or ``.to("cpu")`` returns a copy and leaves the tensor where it was, so only a module's
-    ``.to()``/``.cpu()`` (which moves its parameters in place) is written that way."""
-    parent = ancestors[-1] if ancestors else None
-    return isinstance(parent, cst.Expr) and parent.value is call
 
 
 class SyncOnHotPath(Rule):
@@ -177,10 +174,16 @@ class SyncOnHotPath(Rule):
     results of `numel()`/`size()` (Python numbers), `float(not flag)` (a Python bool; `not`
     of a tensor is reported as its `bool()`), results of a helper asked for the host by
     a literal device argument (`get_for_device(params, "slots", "cpu")`, `device="cpu"`; not
-    `src_device="cpu"`), torch functions of host tensors
-    (`torch.clamp(host, 0, n)`, `torch.stack(torch.meshgrid(*host_ranges))`), and `forward`
-    arguments that the class's `prepare_inputs_for_generation` (its own or an inherited one,
-    also from another module) returns built on the host, or that an outer module of the same
+    `src_device="cpu"`), a function's own tensor argument (or the same values in another layout:
+    `.permute`, `.flatten`, `.detach`) handed to numpy with `.cpu().numpy()` when its device is
+    unknown (a backend's `forward` feeding an exported model's runtime or a scikit-learn model:
+    the caller chose where the tensor is, and the values must reach the host there; a value
+    computed from it, `logits.argmax(-1)`, an array the function gives back to a `torch.*` call,
+    `pack_padded_sequence(x, lengths)`, and a function that moves values to a device again, a
+    round trip, still count), torch functions of host tensors (`torch.clamp(host, 0, n)`,
+    `torch.stack(torch.meshgrid(*host_ranges))`), and `forward` arguments that the class's
+    `prepare_inputs_for_generation` (its own or an inherited one, also from another module)
+    returns built on the host, or that an outer module of the same
     file passes on from such an argument (`self.model(x, grid_thw=grid_thw)`).
 
     Not flagged: run-once and cold code; host tensors (built without `device=`, `.cpu()`
@@ -194,7 +197,8 @@ class SyncOnHotPath(Rule):
     reference implementations a kernel is checked against (`*_reference`, `oracle`, `golden`,
     `tester`) and the private helpers only they use;
     debugging aids and error paths: `assert` and `raise` statements, arguments of logging and
-    `print` calls (also functions named `log_*`/`print_*`), the body of a branch that ends by
+    `print` calls and of testing assertions (`torch.testing.assert_close`, `assertEqual`)
+    (also functions named `log_*`/`print_*`), the body of a branch that ends by
     raising or by a warning (`if bad.any(): n = int(bad.sum().item()); raise ...`: it runs
     when a check failed; the test itself runs every step and is reported), the arm of a test
     taken only for degenerate input (empty tensors or lists, NaN or infinite values: the body of
@@ -346,6 +350,27 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 17: a backend's `forward` hands its own input to another runtime as numpy (an
+        # exported model's session, a CoreML predictor, scikit-learn): the caller chose where
+        # the tensor is, and its values must reach the host there. The arguments of a testing
+        # assertion (`torch.testing.assert_close`) are a check, as an `assert` statement's.
+        Valid(
+            """
+            import torch
+            class ONNXBackend:
+                def forward(self, im: torch.Tensor):
+                    if self.nhwc:
+                        im = im.permute(0, 2, 3, 1)
+                    return self.session.run(self.output_names, {"images": im.cpu().numpy()})
+            class KMeansQuantizer(torch.nn.Module):
+                def forward(self, input: torch.Tensor):
+                    return self.kmeans.predict(input.detach().flatten(end_dim=-2).cpu().numpy())
+            def run_attention_fwd(q, k, v):
+                o = torch.empty_like(q)
+                ref_o = torch.nn.functional.scaled_dot_product_attention(q, k, v)
+                torch.testing.assert_close(o.cpu(), ref_o.cpu(), atol=1e-2, rtol=1e-4)
+            """
+        ),
         # Session 16's look-alikes: a factory's local `forward` that only the (run-once) factory
         # calls; a dict entry assigned a number (no tensor method writes it in place); a process
         # group's collective of a value with no tensor evidence; a name rebound (its tensor use
@@ -1491,6 +1516,36 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 17's twins: a value computed from the input (a model's argmax) handed to
+        # numpy, the input copied to the host without leaving PyTorch, the input's numpy copy
+        # given back to PyTorch (`pack_padded_sequence` of lengths the caller could keep on the
+        # host), and a round trip (scikit-learn's labels made on the device again).
+        Invalid(
+            """
+            import torch
+            class Sampler(torch.nn.Module):
+                def forward(self, logits: torch.Tensor):
+                    ids = logits.argmax(dim=-1).cpu().numpy()
+                          ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return self.detokenize(ids)
+            class Encoder(torch.nn.Module):
+                def forward(self, lengths: torch.Tensor):
+                    host = lengths.cpu()
+                           ^^^^^^^^^^^^^
+                    return self.pack(host)
+            class Tacotron2Encoder(torch.nn.Module):
+                def forward(self, x: torch.Tensor, input_lengths: torch.Tensor):
+                    input_lengths = input_lengths.cpu().numpy()
+                                    ^^^^^^^^^^^^^^^^^^^
+                    x = torch.nn.utils.rnn.pack_padded_sequence(x, input_lengths)
+                    return self.lstm(x)
+            class KMeansLabels(torch.nn.Module):
+                def forward(self, input: torch.Tensor):
+                    labels = self.kmeans.predict(input.detach().cpu().numpy())
+                                                 ^^^^^^^^^^^^^^^^^^^^
+                    return torch.tensor(labels, device=self.device).long()
+            """
+        ),
         # Session 16's twins: a replacement attention `forward(self, ...)` that its factory
         # returns (model patching: it runs on every call of the module it is bound to); a KV
         # cache dict whose end index the forward writes with `fill_` (so it is a tensor) and
@@ -2418,7 +2473,8 @@ class SyncOnHotPath(Rule):
             tensor, what = read
             if what == "`.tolist()`" and row_reduction(tensor):
                 return  # the one read HTD201's fix leaves in place of a read per row
-            if what in ("`.cpu()`", '`.to("cpu")`') and _discarded(self.context.ancestors, node):
+            copy = what in ("`.cpu()`", '`.to("cpu")`')
+            if copy and discarded_copy(self.context.ancestors, node):
                 return  # ``vae.to("cpu")`` as a statement: a module offloaded in place
             kind = "copy" if what in ("`.cpu()`", '`.to("cpu")`', "`.tolist()`") else "read"
             if kind == "read" and what != "`bool()`":
@@ -2564,7 +2620,7 @@ class SyncOnHotPath(Rule):
         self._judge(node, target.value, what, "element-write")
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
-        if self._assigned(node) or not self._maybe_hot():
+        if written_to(self.context.ancestors, node) or not self._maybe_hot():
             return
         provenance = Provenance.of(self.context)
         frame = provenance.current_frame()
@@ -2663,6 +2719,12 @@ class SyncOnHotPath(Rule):
             # still copies a tensor that may be on the device.
             if on_host_by_name(tensor, frame) and not (kind == "copy" and not host_named(tensor)):
                 return False
+            # The function's own input handed to numpy (``im.cpu().numpy()`` for an exported
+            # model's runtime): the caller chose where it is, and the values must reach the host.
+            if kind == "copy" and input_handed_to_numpy(
+                provenance, self.context.ancestors, tensor, frame
+            ):
+                return False
             confidence = Confidence.MEDIUM
         hot = HotPaths.of(self.context)
         reason = hot.why_hot_at(self.context.ancestors)
@@ -2732,14 +2794,6 @@ class SyncOnHotPath(Rule):
                 if reason is not None:
                     return reason, parent
         return None
-
-    def _assigned(self, node: cst.Subscript) -> bool:
-        """Whether ``node`` is written to (``x[mask] = v``, ``x[mask] += v``, ``del x[m]``)."""
-        ancestors = self.context.ancestors  # the visited node's, not it
-        parent = ancestors[-1] if ancestors else None
-        if isinstance(parent, (cst.AssignTarget, cst.Del)):
-            return True
-        return isinstance(parent, (cst.AugAssign, cst.AnnAssign)) and parent.target is node
 
     def _earlier_host_copy(
         self, function: cst.FunctionDef, tensor: cst.BaseExpression, explicit: cst.Call | None

@@ -118,6 +118,17 @@ SERVING_PACKAGES: dict[str, str] = {
     "coqui-tts": "0.28.0",
     "infinity-emb": "0.0.78",
     "xformers": "0.0.35",
+    # Added in session 17 (helper heldout17) for a held-out reading of every rule on model and
+    # serving code no triage had read: Fish Speech's LLM decoding (KV cache, per-token
+    # sampling), xgrammar's structured-generation bitmasks, flash-attn's generation loop and
+    # layers, SpeechBrain's decoders and inference interfaces, Ultralytics' predictors and
+    # trackers (liquid-audio 1.3.0 would not download). Files
+    # that import or name vllm or sglang were removed before the scan and never read.
+    "fish-speech-lib": "0.1.1.1",
+    "xgrammar": "0.2.8",
+    "flash-attn": "2.8.3.post2",
+    "speechbrain": "1.1.2",
+    "ultralytics": "8.4.190",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 
@@ -139,7 +150,11 @@ def pinned(name: str) -> str:
 # Some sdists build CUDA extensions while pip prepares their metadata; these switches turn the
 # build off (mamba-ssm, sam2), and ``--no-build-isolation`` lets the setup script import the
 # installed torch instead of building an isolated environment.
-_NO_CUDA_BUILD = {"MAMBA_SKIP_CUDA_BUILD": "TRUE", "SAM2_BUILD_CUDA": "0"}
+_NO_CUDA_BUILD = {
+    "MAMBA_SKIP_CUDA_BUILD": "TRUE",
+    "SAM2_BUILD_CUDA": "0",
+    "FLASH_ATTENTION_SKIP_CUDA_BUILD": "TRUE",
+}
 
 
 def _download(name: str, version: str, into: Path) -> Path:

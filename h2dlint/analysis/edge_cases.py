@@ -12,6 +12,11 @@
   (``if missing.any(): n = int(missing.sum().item()); raise ValueError(...)``, ``if
   bad.any(): row = bad.nonzero()[0]; logger.warning(...)``): its body runs when the check
   fails. The test itself runs every time and is not covered.
+- A repair of a bad value: an ``if`` whose body reports the value first (a log call at any
+  level, or ``print``) and then only rebinds a name its test reads (``if loss.item() > 1.0:
+  print("out of range"); loss = torch.tensor(1.0, device=d)``): it runs when the value is out
+  of range. A body that warns and then does other work (``logger.warning("large batch");
+  total = x.sum().item()``) may be a fallback taken every step, and is not one.
 """
 
 from __future__ import annotations
@@ -20,8 +25,12 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from h2dlint.walk import visit_read_only
+
 # Calls that emit a warning or an error report (``warnings.warn``, ``logger.warning``).
 _WARNING_CALLS = frozenset({"warn", "warning", "error", "exception", "critical"})
+# Calls that report a value at any level (a repair of a bad value may note it as info).
+_REPORT_CALLS = _WARNING_CALLS | {"info", "debug", "log", "warning_once", "info_once"}
 
 
 def degenerate_fallback(ancestors: Sequence[cst.CSTNode], node: cst.CSTNode) -> bool:
@@ -143,3 +152,56 @@ def error_branch(branch: cst.If) -> bool:
         return False
     func = last.value.func
     return isinstance(func, cst.Attribute) and func.attr.value in _WARNING_CALLS
+
+
+def repaired_value(ancestors: Sequence[cst.CSTNode], node: cst.CSTNode) -> bool:
+    """Whether ``node`` (below ``ancestors``, innermost last) lies in the body of an ``if`` of
+    its function that reports a bad value and then only rebinds names its test reads."""
+    child = node
+    for parent in reversed(ancestors):
+        if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+            return False
+        if isinstance(parent, cst.If) and child is parent.body and _repair(parent):
+            return True
+        child = parent
+    return False
+
+
+def _repair(branch: cst.If) -> bool:
+    body = branch.body
+    if not isinstance(body, cst.IndentedBlock) or len(body.body) < 2:
+        return False
+    statements: list[cst.BaseSmallStatement] = []
+    for line in body.body:
+        if not isinstance(line, cst.SimpleStatementLine):
+            return False
+        statements.extend(line.body)
+    first, rest = statements[0], statements[1:]
+    if not (isinstance(first, cst.Expr) and isinstance(first.value, cst.Call)):
+        return False
+    func = first.value.func
+    if not (
+        (isinstance(func, cst.Name) and func.value == "print")
+        or (isinstance(func, cst.Attribute) and func.attr.value in _REPORT_CALLS)
+    ):
+        return False
+    tested = {n.value for n in _names(branch.test)}
+    return bool(rest) and all(
+        isinstance(s, cst.Assign)
+        and all(isinstance(t.target, cst.Name) and t.target.value in tested for t in s.targets)
+        for s in rest
+    )
+
+
+class _Names(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found: list[cst.Name] = []
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.found.append(node)
+
+
+def _names(node: cst.CSTNode) -> list[cst.Name]:
+    collector = _Names()
+    visit_read_only(node, collector)
+    return collector.found

@@ -248,3 +248,142 @@ def prepared_host_input(function: cst.FunctionDef, ancestors: Sequence[cst.CSTNo
         isinstance(v, cst.Name) and v.value == target.value
         for v in _returned_keyword(function, target.value)
     )
+
+
+# Methods that give the same values in another layout or dtype (no computation on the device).
+_RELAYOUT_METHODS = frozenset(
+    {
+        "detach",
+        "permute",
+        "transpose",
+        "flatten",
+        "reshape",
+        "view",
+        "squeeze",
+        "unsqueeze",
+        "contiguous",
+        "float",
+        "half",
+        "double",
+    }
+)
+
+
+def input_handed_to_numpy(
+    provenance: Provenance,
+    ancestors: Sequence[cst.CSTNode],
+    tensor: cst.BaseExpression,
+    frame: Frame,
+) -> bool:
+    """Whether a ``.cpu()`` copy (its ancestors ``ancestors``) of ``tensor`` hands the
+    function's own tensor argument to numpy: ``im.cpu().numpy()``, ``x.detach().flatten(end_dim=-2)
+    .cpu().numpy()`` with ``im``/``x`` a parameter bound nowhere else. The function converts its
+    input for another runtime (an exported model's session, a CoreML or NCNN predictor, a
+    scikit-learn model): the values must reach the host there, and where the tensor is was the
+    caller's choice (a backend of a host runtime is given host tensors). Computed values
+    (``logits.argmax(-1).cpu().numpy()``) are no such input."""
+    if len(ancestors) < 2:
+        return False
+    attribute, call = ancestors[-1], ancestors[-2]
+    if not (
+        isinstance(attribute, cst.Attribute)
+        and attribute.attr.value == "numpy"
+        and isinstance(call, cst.Call)
+        and call.func is attribute
+    ):
+        return False
+    if not _own_input(provenance, tensor, frame, 0):
+        return False
+    return not _back_to_torch(provenance, ancestors, call, frame)
+
+
+def _back_to_torch(
+    provenance: Provenance, ancestors: Sequence[cst.CSTNode], numpy: cst.Call, frame: Frame
+) -> bool:
+    """Whether the host array goes back into PyTorch in the function: given to a ``torch.*``
+    call directly or through the name it is assigned to
+    (``lengths = lengths.cpu().numpy(); pack_padded_sequence(x, lengths)``), or the function
+    moves values to a device (``torch.from_numpy(m).to(inputs.device)``, ``torch.tensor(labels,
+    device=self.device)``): a round trip through the host in the middle of the device work,
+    which the caller could have avoided."""
+    names: set[str] = set()
+    for parent in reversed(ancestors):
+        if isinstance(parent, cst.Assign):
+            names = {t.target.value for t in parent.targets if isinstance(t.target, cst.Name)}
+            break
+        if isinstance(parent, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+            break
+    calls = _Calls()
+    visit_read_only(frame.function, calls)
+    for call in calls.found:
+        if _to_device(call):
+            return True  # ``torch.from_numpy(m).to(inputs.device)``: a round trip
+        if not (provenance.qualify(call.func) or "").startswith("torch."):
+            continue
+        for arg in call.args:
+            value = arg.value
+            if value is numpy or (isinstance(value, cst.Name) and value.value in names):
+                return True
+    return False
+
+
+def _to_device(call: cst.Call) -> bool:
+    """A move or a factory to a device named by a device expression: ``.cuda()``,
+    ``x.to(inputs.device)``, ``torch.tensor(v, device=self.device)`` (not ``"cpu"``)."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "cuda":
+        return True
+    targets = [a.value for a in call.args if a.keyword and a.keyword.value == "device"]
+    if isinstance(func, cst.Attribute) and func.attr.value == "to" and call.args:
+        targets.append(call.args[0].value)
+    return any(_device_expression(t) for t in targets)
+
+
+def _device_expression(node: cst.BaseExpression) -> bool:
+    name = node.attr.value if isinstance(node, cst.Attribute) else getattr(node, "value", "")
+    return isinstance(name, str) and "device" in name.lower()
+
+
+class _Calls(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found: list[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.found.append(node)
+
+
+def _own_input(provenance: Provenance, node: cst.BaseExpression, frame: Frame, depth: int) -> bool:
+    """A parameter of ``frame``'s function in another layout: every binding that reaches the
+    name is the parameter or a relayout of it (``if self.nhwc: im = im.permute(0, 2, 3, 1)``)."""
+    while (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in _RELAYOUT_METHODS
+    ):
+        node = node.func.value
+    if not isinstance(node, cst.Name) or depth > 3:
+        return False
+    bindings = provenance.bindings(frame)
+    reaching = bindings.reaching_bindings(node)
+    return bool(reaching) and all(
+        (b.statement is bindings.root and isinstance(b.statement, cst.FunctionDef))
+        or (b.value is not None and _own_input(provenance, b.value, frame, depth + 1))
+        for b in reaching
+    )
+
+
+def discarded_copy(ancestors: Sequence[cst.CSTNode], call: cst.Call) -> bool:
+    """Whether ``call`` is a statement of its own, its value thrown away: a tensor's ``.cpu()``
+    or ``.to("cpu")`` returns a copy and leaves the tensor where it was, so only a module's
+    ``.to()``/``.cpu()`` (which moves its parameters in place) is written that way."""
+    parent = ancestors[-1] if ancestors else None
+    return isinstance(parent, cst.Expr) and parent.value is call
+
+
+def written_to(ancestors: Sequence[cst.CSTNode], node: cst.Subscript) -> bool:
+    """Whether ``node`` (below ``ancestors``) is written to (``x[mask] = v``, ``x[mask] += v``,
+    ``del x[m]``): a write, not a read that would copy to the host."""
+    parent = ancestors[-1] if ancestors else None
+    if isinstance(parent, (cst.AssignTarget, cst.Del)):
+        return True
+    return isinstance(parent, (cst.AugAssign, cst.AnnAssign)) and parent.target is node

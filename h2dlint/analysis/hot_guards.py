@@ -135,7 +135,11 @@ def row_loops_of(node: cst.CSTNode) -> list[RowLoop]:
 
 
 def logging_call(call: cst.Call) -> bool:
+    """A call that logs or prints values, or a testing assertion (``torch.testing.assert_close``,
+    ``np.testing.assert_allclose``, ``self.assertEqual``: a check, like an ``assert``)."""
     func = call.func
+    if _assertion(func):
+        return True
     if isinstance(func, cst.Name):
         # ``print(...)``, and functions named for logging (``log_eviction(...)``,
         # ``print_stats(...)``), not math named ``log`` (``log_softmax``)
@@ -150,6 +154,16 @@ def logging_call(call: cst.Call) -> bool:
             text = base.attr.value
         return any(word in text.lower() for word in ("log", "warn", "writer", "stdout", "stderr"))
     return False
+
+
+def _assertion(func: cst.BaseExpression) -> bool:
+    """``assert_close``, ``assert_allclose``, ``assertEqual``: a testing assertion's name."""
+    if isinstance(func, cst.Attribute):
+        func = func.attr
+    if not isinstance(func, cst.Name):
+        return False
+    name = func.value
+    return name.startswith("assert_") or (name.startswith("assert") and name[6:7].isupper())
 
 
 DEVICE_TYPE_WORDS = ("device.type", ".is_cpu", ".is_cuda", 'device == "cpu"', "device == 'cpu'")

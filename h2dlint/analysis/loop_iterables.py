@@ -23,10 +23,10 @@ from h2dlint.analysis.loop_transfers import (
     parameter_attribute,
     target_names,
 )
+from h2dlint.analysis.model_outputs import called_outputs, iterated_collection
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.provenance.common import SPLITTING_METHODS, ReturnedValues
+from h2dlint.analysis.provenance.common import SPLITTING_METHODS
 from h2dlint.analysis.targets import name_words
-from h2dlint.walk import visit_read_only
 
 
 # -- iterables --------------------------------------------------------------------------------
@@ -246,18 +246,6 @@ def iterable_excluded(
     )
 
 
-def iterated_collection(node: cst.BaseExpression) -> cst.BaseExpression:
-    """The collection an iterable goes over: ``xs`` of ``enumerate(xs)``, ``reversed(xs)``."""
-    while (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Name)
-        and node.func.value in ("enumerate", "reversed", "list", "tuple", "sorted")
-        and node.args
-    ):
-        node = node.args[0].value
-    return node
-
-
 def item_excluded(
     moved: cst.BaseExpression,
     loop: cst.For | cst.CompFor,
@@ -386,78 +374,3 @@ def _keys_of_mapping(node: cst.BaseExpression) -> bool:
         and node.func.attr.value == "keys"
         and not node.args
     )
-
-
-# -- a model's outputs, through a callable attribute or a method returning one -----------------
-# Words of a callable attribute's name that say it prepares host data rather than running a model.
-HOST_CALLABLE_WORDS = frozenset(
-    {
-        "processor",
-        "tokenizer",
-        "transform",
-        "transforms",
-        "collate",
-        "collator",
-        "loader",
-        "reader",
-        "extractor",
-        "preprocess",
-        "preprocessor",
-        "fetch",
-        "load",
-        "data",
-        "dataset",
-        "iterator",
-    }
-)
-
-
-def called_outputs(iterable: cst.BaseExpression, provenance: Provenance, frame: Frame) -> bool:
-    """Whether the collection is what a model call returned: ``outs = self.encoder(x)``, a
-    callable attribute of ``self`` that is no method of its class (a submodule, a compiled
-    forward), or a method of the class every ``return`` of which is such a call (``return
-    self.block_forward(block, x)``); every binding of a name. Its tensors are made where the
-    model ran; moving them aligns devices. Not a callable named for host work
-    (``self.processor``, ``self.collate_fn``)."""
-    node = iterated_collection(iterable)
-    values: list[cst.BaseExpression | None] = [node]
-    if isinstance(node, cst.Name):
-        values = list(provenance.bindings(frame).reaching(node))
-    return bool(values) and all(
-        value is not None and _model_call(value, provenance, frame, 0) for value in values
-    )
-
-
-def _model_call(node: cst.BaseExpression, provenance: Provenance, frame: Frame, depth: int) -> bool:
-    while (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Attribute)
-        and node.func.attr.value in SPLITTING_METHODS
-    ):
-        node = node.func.value  # ``self.encoder(x).split(sizes)``: pieces of its output
-    if not (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Attribute)
-        and isinstance(node.func.value, cst.Name)
-        and frame.cls is not None
-        and node.func.value.value == frame.self_name
-    ):
-        return False
-    name = node.func.attr.value
-    if name_words(name) & HOST_CALLABLE_WORDS:
-        return False
-    method = provenance.index.methods.get(frame.cls, {}).get(name)
-    if method is None:
-        return True  # a callable attribute: a submodule or a stored forward
-    if depth > 0:
-        return False
-    values = _returned(method)
-    inner = provenance.index.frame_of(method)
-    return bool(values) and all(_model_call(v, provenance, inner, depth + 1) for v in values)
-
-
-def _returned(function: cst.FunctionDef) -> list[cst.BaseExpression]:
-    """What every ``return`` of ``function`` gives (empty when one is bare or it yields)."""
-    collector = ReturnedValues()
-    visit_read_only(function.body, collector)
-    return [] if collector.bare or collector.yields else collector.values

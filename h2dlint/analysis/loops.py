@@ -52,7 +52,7 @@ from h2dlint.analysis.bindings import COMPREHENSIONS
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.item_filters import skips_non_tensors, small_statements, tensor_filter
 from h2dlint.analysis.loop_aliases import item_aliases
-from h2dlint.analysis.loop_iterables import item_excluded, iterable_excluded, iterated_collection
+from h2dlint.analysis.loop_iterables import item_excluded, iterable_excluded
 
 # Re-exported: HTD101 imports them from here.
 from h2dlint.analysis.loop_iterables import tiny_iterable as tiny_iterable
@@ -72,6 +72,7 @@ from h2dlint.analysis.loop_transfers import (
 )
 from h2dlint.analysis.loop_transfers import Comprehension as Comprehension
 from h2dlint.analysis.loop_transfers import GatheringLoop as GatheringLoop
+from h2dlint.analysis.model_outputs import iterated_collection
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.walk import OwnScopeVisitor, ReadOnlyVisitor, visit_read_only
 
