@@ -174,16 +174,16 @@ class SyncOnHotPath(Rule):
     results of `numel()`/`size()` (Python numbers), `float(not flag)` (a Python bool; `not`
     of a tensor is reported as its `bool()`), results of a helper asked for the host by
     a literal device argument (`get_for_device(params, "slots", "cpu")`, `device="cpu"`; not
-    `src_device="cpu"`), a function's own tensor argument (or the same values in another layout:
-    `.permute`, `.flatten`, `.detach`) handed to numpy with `.cpu().numpy()` when its device is
-    unknown (a backend's `forward` feeding an exported model's runtime or a scikit-learn model:
-    the caller chose where the tensor is, and the values must reach the host there; a value
-    computed from it, `logits.argmax(-1)`, an array the function gives back to a `torch.*` call,
-    `pack_padded_sequence(x, lengths)`, and a function that moves values to a device again, a
-    round trip, still count), torch functions of host tensors (`torch.clamp(host, 0, n)`,
-    `torch.stack(torch.meshgrid(*host_ranges))`), and `forward` arguments that the class's
-    `prepare_inputs_for_generation` (its own or an inherited one, also from another module)
-    returns built on the host, or that an outer module of the same
+    `src_device="cpu"`), the `forward`/`__call__` argument (or the same values in another
+    layout: `.permute`, `.flatten`, `.detach`) of a class that is no `torch.nn` module, handed
+    to numpy with `.cpu().numpy()` when its device is unknown (a backend feeding an exported
+    model's runtime: the caller chose where the tensor is, and the values must reach the host
+    there; a value computed from it, `logits.argmax(-1)`, an array the function gives back to a
+    `torch.*` call, `pack_padded_sequence(x, lengths)`, and a function that moves values to a
+    device again, a round trip, still count), torch functions of host tensors
+    (`torch.clamp(host, 0, n)`, `torch.stack(torch.meshgrid(*host_ranges))`), and `forward`
+    arguments that the class's `prepare_inputs_for_generation` (its own or an inherited one,
+    also from another module) returns built on the host, or that an outer module of the same
     file passes on from such an argument (`self.model(x, grid_thw=grid_thw)`).
 
     Not flagged: run-once and cold code; host tensors (built without `device=`, `.cpu()`
@@ -362,9 +362,12 @@ class SyncOnHotPath(Rule):
                     if self.nhwc:
                         im = im.permute(0, 2, 3, 1)
                     return self.session.run(self.output_names, {"images": im.cpu().numpy()})
-            class KMeansQuantizer(torch.nn.Module):
-                def forward(self, input: torch.Tensor):
-                    return self.kmeans.predict(input.detach().flatten(end_dim=-2).cpu().numpy())
+            from abc import ABC
+            class BaseBackend(ABC):
+                pass
+            class CoreMLBackend(BaseBackend):
+                def forward(self, im: torch.Tensor):
+                    return self.model.predict(im.detach().flatten(end_dim=-2).cpu().numpy())
             def run_attention_fwd(q, k, v):
                 o = torch.empty_like(q)
                 ref_o = torch.nn.functional.scaled_dot_product_attention(q, k, v)
@@ -1519,7 +1522,8 @@ class SyncOnHotPath(Rule):
         # Session 17's twins: a value computed from the input (a model's argmax) handed to
         # numpy, the input copied to the host without leaving PyTorch, the input's numpy copy
         # given back to PyTorch (`pack_padded_sequence` of lengths the caller could keep on the
-        # host), and a round trip (scikit-learn's labels made on the device again).
+        # host), a round trip (scikit-learn's labels made on the device again), and a torch
+        # module's forward handing its input (a model's output) to host code.
         Invalid(
             """
             import torch
@@ -1539,6 +1543,10 @@ class SyncOnHotPath(Rule):
                                     ^^^^^^^^^^^^^^^^^^^
                     x = torch.nn.utils.rnn.pack_padded_sequence(x, input_lengths)
                     return self.lstm(x)
+            class HostSampler(torch.nn.Module):
+                def forward(self, probs: torch.Tensor):
+                    return self.sample_on_host(probs.cpu().numpy())
+                                               ^^^^^^^^^^^
             class KMeansLabels(torch.nn.Module):
                 def forward(self, input: torch.Tensor):
                     labels = self.kmeans.predict(input.detach().cpu().numpy())

@@ -11,6 +11,7 @@ import libcst as cst
 
 from h2dlint.analysis.arguments import keyword, positional
 from h2dlint.analysis.classes import named_class
+from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.value_syncs import value_where
@@ -281,7 +282,9 @@ def input_handed_to_numpy(
     input for another runtime (an exported model's session, a CoreML or NCNN predictor, a
     scikit-learn model): the values must reach the host there, and where the tensor is was the
     caller's choice (a backend of a host runtime is given host tensors). Computed values
-    (``logits.argmax(-1).cpu().numpy()``) are no such input."""
+    (``logits.argmax(-1).cpu().numpy()``) are no such input, and only the ``forward`` or
+    ``__call__`` of a class that is no ``torch.nn`` module is such a wrapper: a decoding step's
+    ``decode(output_ids)`` copies a model's output."""
     if len(ancestors) < 2:
         return False
     attribute, call = ancestors[-1], ancestors[-2]
@@ -292,9 +295,38 @@ def input_handed_to_numpy(
         and call.func is attribute
     ):
         return False
+    function = frame.function
+    if not (
+        isinstance(function, cst.FunctionDef)
+        and function.name.value in ("forward", "__call__")
+        and frame.cls is not None
+        and not _may_be_module(provenance, frame.cls, 0)
+    ):
+        return False  # a decoding step's ``decode(output_ids)``, a module's forward: stay
     if not _own_input(provenance, tensor, frame, 0):
         return False
     return not _back_to_torch(provenance, ancestors, call, frame)
+
+
+# Bases that say a class is no ``torch.nn`` module.
+_PLAIN_BASES = frozenset({"abc.ABC", "object", "typing.Protocol", "typing.Generic"})
+
+
+def _may_be_module(provenance: FactSource, cls: cst.ClassDef, depth: int) -> bool:
+    """Whether ``cls`` may be a ``torch.nn`` module: a base that is one, or that the project
+    does not define (a library class may be one); only plain bases (``ABC``, none) and the
+    project's own plain classes say it is not (ultralytics' ``BaseBackend(ABC)``)."""
+    if depth > 4:
+        return True
+    for base in cls.bases:
+        if (provenance.qualify(base.value) or "") in _PLAIN_BASES:
+            continue
+        parent = named_class(provenance, base.value)
+        if parent is None or parent.node is None or parent.provenance is None:
+            return True
+        if parent.node is cls or _may_be_module(parent.provenance, parent.node, depth + 1):
+            return True
+    return False
 
 
 def _back_to_torch(
