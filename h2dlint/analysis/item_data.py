@@ -26,44 +26,16 @@ import libcst as cst
 
 from h2dlint.analysis.arguments import first_positional, keyword
 from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.names import names_in
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target
+from h2dlint.analysis.torch_api import LIKE_FACTORIES
 from h2dlint.walk import visit_read_only
 
 # Calls that turn an item's data into a list the size of the item.
 LISTING_CALLS = frozenset({"list", "tuple", "sorted", "reversed"})
 # ``torch`` functions whose tensor arguments say the argument is a tensor.
-TENSOR_FUNCTIONS = frozenset(
-    {
-        "torch.cat",
-        "torch.concat",
-        "torch.stack",
-        "torch.zeros_like",
-        "torch.ones_like",
-        "torch.empty_like",
-        "torch.full_like",
-    }
-)
-
-
-class _Names(cst.CSTVisitor):
-    """The names an expression reads (not attributes' own names)."""
-
-    def __init__(self) -> None:
-        self.found: set[str] = set()
-
-    def visit_Name(self, name: cst.Name) -> None:
-        self.found.add(name.value)
-
-    def visit_Attribute(self, attribute: cst.Attribute) -> bool:
-        visit_read_only(attribute.value, self)
-        return False
-
-
-def _names(node: cst.CSTNode) -> set[str]:
-    collector = _Names()
-    visit_read_only(node, collector)
-    return collector.found
+TENSOR_ARGUMENT_FUNCTIONS = frozenset({"torch.cat", "torch.concat", "torch.stack"}) | LIKE_FACTORIES
 
 
 def built_from_item(data: cst.BaseExpression, loop_names: set[str]) -> bool:
@@ -72,9 +44,9 @@ def built_from_item(data: cst.BaseExpression, loop_names: set[str]) -> bool:
         sides = (data.left, data.right)
         display = [s for s in sides if isinstance(s, (cst.List, cst.Tuple))]
         other = [s for s in sides if not isinstance(s, (cst.List, cst.Tuple))]
-        return len(display) == 1 and len(other) == 1 and bool(_names(other[0]) & loop_names)
+        return len(display) == 1 and len(other) == 1 and bool(names_in(other[0]) & loop_names)
     if isinstance(data, (cst.ListComp, cst.GeneratorExp)):
-        return bool(_names(data.for_in.iter) & loop_names)
+        return bool(names_in(data.for_in.iter) & loop_names)
     if (
         isinstance(data, cst.Call)
         and isinstance(data.func, cst.Name)
@@ -83,7 +55,7 @@ def built_from_item(data: cst.BaseExpression, loop_names: set[str]) -> bool:
     ):
         arg = data.args[0].value
         return isinstance(arg, (cst.Name, cst.Attribute, cst.Subscript)) and bool(
-            _names(arg) & loop_names
+            names_in(arg) & loop_names
         )
     return False
 
@@ -102,7 +74,7 @@ class _TensorUses(cst.CSTVisitor):
             self.found.add(self.module.code_for_node(node.value))
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.provenance.qualify(node.func) not in TENSOR_FUNCTIONS or not node.args:
+        if self.provenance.qualify(node.func) not in TENSOR_ARGUMENT_FUNCTIONS or not node.args:
             return
         first = node.args[0].value
         values = (

@@ -14,9 +14,10 @@ from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import sequence_row_item
 from h2dlint.analysis.item_data import built_from_item, made_on_device, tensor_target
+from h2dlint.analysis.names import calls_in as calls_in
+from h2dlint.analysis.names import names_in as names_in
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target, by_name
-from h2dlint.walk import visit_read_only
 
 Comprehension = cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp
 
@@ -141,34 +142,6 @@ def target_names(target: cst.BaseExpression) -> set[str]:
     if isinstance(target, cst.StarredElement):
         return target_names(target.value)
     return set()
-
-
-class _Names(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.names: set[str] = set()
-        self.calls: list[cst.Call] = []
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.names.add(node.value)
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.calls.append(node)
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        visit_read_only(node.value, self)  # an attribute's own name is not a variable
-        return False
-
-
-def names_in(node: cst.CSTNode) -> set[str]:
-    collector = _Names()
-    visit_read_only(node, collector)
-    return collector.names
-
-
-def calls_in(node: cst.CSTNode) -> list[cst.Call]:
-    collector = _Names()
-    visit_read_only(node, collector)
-    return collector.calls
 
 
 def mentions_isinstance(node: cst.CSTNode) -> bool:

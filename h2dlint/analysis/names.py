@@ -1,0 +1,35 @@
+"""The variables and calls an expression or statement holds."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from h2dlint.walk import visit_read_only
+
+
+class _Names(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+        self.calls: list[cst.Call] = []
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        visit_read_only(node.value, self)  # an attribute's own name is not a variable
+        return False
+
+
+def names_in(node: cst.CSTNode) -> set[str]:
+    collector = _Names()
+    visit_read_only(node, collector)
+    return collector.names
+
+
+def calls_in(node: cst.CSTNode) -> list[cst.Call]:
+    collector = _Names()
+    visit_read_only(node, collector)
+    return collector.calls
