@@ -24,6 +24,7 @@ from h2dlint.analysis.sync_basics import (
     host_copy,
 )
 from h2dlint.analysis.torch_api import MASK_OPS
+from h2dlint.context import SharedKey
 from h2dlint.walk import visit_read_only
 
 # -- tensors used as Python truth values --------------------------------------------------------
@@ -130,11 +131,28 @@ def _metadata_value(node: cst.BaseExpression) -> bool:
     return False
 
 
+# Answers of :func:`value_where` per file, by (node, frame, depth): a name rebound in a loop
+# under many branches reaches each of its bindings from every use, and each of those from every
+# other, so the same questions come back many times over.
+_VALUE_WHERE: SharedKey[dict[tuple[cst.CSTNode, Frame, int], Where]] = SharedKey("where values are")
+
+
 def value_where(
     provenance: Provenance, node: cst.BaseExpression, frame: Frame, depth: int = 0
 ) -> Where:
     """Where the tensor ``node`` evaluates to is, also through comparisons, ``~``, ``not`` and
     value methods (``(x > 0).any()`` is where ``x`` is), and names bound to such values."""
+    memo = provenance.context.shared(_VALUE_WHERE, dict)
+    key = (node, frame, depth)
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = _value_where(provenance, node, frame, depth)
+    return found
+
+
+def _value_where(
+    provenance: Provenance, node: cst.BaseExpression, frame: Frame, depth: int
+) -> Where:
     where = provenance.fact(node, frame).where
     if where is not Where.UNKNOWN or depth > 4:
         return where

@@ -66,6 +66,11 @@ class ProvenanceBase:
         self._memo_at_depth: dict[tuple[cst.CSTNode, Frame, int], _Memo] = {}
         self._deepest = 0
         self._cycles = 0
+        # Results a cycle guard answered in, kept while the outermost question that computed
+        # them is open (see ``Provenance.fact``), and how many questions are open.
+        self._open_memo: dict[tuple[cst.CSTNode, Frame, int], _Memo] = {}
+        self._open = 0
+        self._computed = 0  # facts computed for the open outermost question
         self._appends: dict[cst.CSTNode, dict[str, list[cst.BaseExpression]]] = {}
         self.pinned_helpers = frozenset(pinned_helpers)
         self.pinned_attributes = frozenset(pinned_attributes)

@@ -35,6 +35,7 @@ from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.framework_inputs import moved_by_framework
 from h2dlint.analysis.provenance.calls import CallFacts
 from h2dlint.analysis.provenance.common import (
+    MAX_COMPUTED_PER_QUESTION,
     MAX_DEPTH,
     _is_none,
     _Memo,
@@ -83,7 +84,13 @@ class Provenance(CallFacts):
         only through the depth limit, and on the facts being computed around it only through
         the cycle guards of attributes and helpers; so a result is kept only when no cycle
         guard answered during its computation, and is reused only at depths where the same
-        computation would stay within the limit (or at its own depth when it did not)."""
+        computation would stay within the limit (or at its own depth when it did not).
+
+        A result a cycle guard answered in is kept too, but only until the outermost question
+        that computed it returns: within one question the same node is reached along many
+        paths (a loop whose body updates a name under branches, ``if a: z += 1 else: z += 2``
+        repeated, reaches each update once per path, exponentially many), and walking each
+        again would differ only in which cycle guard answers first."""
         self._note(depth)
         if depth > MAX_DEPTH:
             return UNKNOWN_FACT
@@ -93,22 +100,36 @@ class Provenance(CallFacts):
         memo = self._memo.get(key)
         if memo is None or depth + memo.span > MAX_DEPTH:
             memo = self._memo_at_depth.get((node, frame, depth))
+        if memo is None:
+            memo = self._open_memo.get((node, frame, depth))
         if memo is not None:
             self._note(depth + memo.span)
             return memo.fact
+        if not self._open:
+            self._computed = 0
+        elif self._computed >= MAX_COMPUTED_PER_QUESTION:
+            self._cycles += 1  # an answer cut short: kept no longer than a cycle guard's
+            return UNKNOWN_FACT
+        self._computed += 1
         outer, cycles = self._deepest, self._cycles
         self._deepest = depth
+        self._open += 1
         try:
             result = self._compute(node, frame, depth)
         finally:
             deepest = self._deepest
             self._deepest = max(outer, deepest)
-        if self._cycles == cycles:
-            span = deepest - depth
-            if deepest <= MAX_DEPTH:
-                self._memo[key] = _Memo(result, span)
-            else:
-                self._memo_at_depth[(node, frame, depth)] = _Memo(result, span)
+            self._open -= 1
+            if not self._open:
+                self._open_memo.clear()
+        span = deepest - depth
+        if self._cycles != cycles:
+            if self._open:  # by depth: such a computation often reaches the depth limit
+                self._open_memo[(node, frame, depth)] = _Memo(result, span)
+        elif deepest <= MAX_DEPTH:
+            self._memo[key] = _Memo(result, span)
+        else:
+            self._memo_at_depth[(node, frame, depth)] = _Memo(result, span)
         return result
 
     def _compute(self, node: cst.BaseExpression, frame: Frame, depth: int) -> Fact:
@@ -165,7 +186,10 @@ class Provenance(CallFacts):
                         looped = True
                         continue
                     try:
-                        facts.append(self._name(target, frame, depth + 1))
+                        # Through ``fact``, memoised: a chain of updates under branches
+                        # (``if a: z += 1`` ... ``else: z += 2``, repeated) would otherwise be
+                        # walked once per path, exponentially many.
+                        facts.append(self.fact(target, frame, depth + 1))
                     finally:
                         self._in_progress.discard(key)
                 else:
