@@ -20,6 +20,7 @@ from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.reference_helpers import in_reference_code
 from h2dlint.analysis.targets import Target, device_by_value, tensor_device
+from h2dlint.analysis.tested_arms import waited_at_test
 from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.rule import Invalid, Rule, Valid
 
@@ -788,6 +789,8 @@ class ConstantTensorOnHotPath(Rule):
             return
         if degenerate_fallback(ancestors, node) or repaired_value(ancestors, node):
             return  # empty input only (``x.mean() if x.numel() > 0 else ...``), a failed check
+        if waited_at_test(provenance, ancestors, node):
+            return  # ``if not mask.any(): best = torch.tensor(1e6, ...)``: nothing to wait for
         if not in_loop and in_reference_code(self.context, ancestors):
             return  # per call of a reference implementation, or of a helper only it calls
         if export_branch(ancestors, self.context.module):

@@ -2,8 +2,10 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.device_branches import off_cuda_branch
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.host_data import dataset_module
+from h2dlint.analysis.hot_guards import name_values
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.provenance import Provenance
@@ -1288,8 +1290,13 @@ class SyncPerRow(ComprehensionVisits, Rule):
             )
             return
         # Where the device is unknown: a surely-tensor read per iteration on a hot path (not
-        # in a dataset's module, whose samples are host data unless proven otherwise).
-        for sync in [] if dataset_module(self.context) else ordered:
+        # in a dataset's module, whose samples are host data unless proven otherwise, nor in
+        # a branch that runs only off CUDA: ``if not is_cuda: while (weight == 0).any():``).
+        if dataset_module(self.context) or off_cuda_branch(
+            [*self.context.ancestors, node], name_values(provenance)
+        ):
+            return
+        for sync in ordered:
             tensor = sync.tensor
             if value_where(provenance, tensor, frame).on_host or on_host_by_name(tensor, frame):
                 continue
