@@ -665,8 +665,46 @@ class SyncPerRow(ComprehensionVisits, Rule):
         # In a module named for a dataset (`*_dataset.py`), rows whose device is not proven
         # are a sample's host data: see tests/test_precision_fixes_s16.py (a path, which an
         # example cannot give); rows proven on the device are still reported there.
+        # Session 18 (held out, torchrl's prioritized sampler): a `while` loop in the branch
+        # for a tree that is not on CUDA, told by a name bound to the device test
+        Valid(
+            """
+            import torch
+            class Sampler:
+                def sample(self, storage, batch_size):
+                    tree_device = self.device
+                    is_cuda = tree_device.type == "cuda"
+                    index = self.tree.scan(batch_size)
+                    weight = torch.as_tensor(self.tree[index], device=tree_device)
+                    if not is_cuda:
+                        zero_weight = weight == 0
+                        while zero_weight.any():
+                            index = torch.where(zero_weight, index - 1, index)
+                            zero_weight = torch.as_tensor(self.tree[index]) == 0
+                    return index
+            """
+        ),
     )
     invalid = (
+        # Session 18's twin: the same loop outside the branch
+        Invalid(
+            """
+            import torch
+            class Sampler:
+                def sample(self, storage, batch_size):
+                    tree_device = self.device
+                    is_cuda = tree_device.type == "cuda"
+                    index = self.tree.scan(batch_size)
+                    weight = torch.as_tensor(self.tree[index], device=tree_device)
+                    zero_weight = weight == 0
+                    while zero_weight.any():
+                    ^^^^^^^^^^^^^^^^^^^^^^^^
+                        index = torch.where(zero_weight, index - 1, index)
+                        zero_weight = torch.as_tensor(self.tree[index]) == 0
+                     ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return index
+            """
+        ),
         # A row read through an attribute every tensor has (`.data`, `.T`) is still a row.
         Invalid(
             """

@@ -1,0 +1,119 @@
+"""The analysis facts behind session 18's held-out precision fixes on model, training-loop, RL
+and metric code (docs/precision.md, "Session 18 (helper heldout18b)"): each look-alike found in
+code no triage had read, and its true twin."""
+
+from __future__ import annotations
+
+import textwrap
+
+from h2dlint.engine import EnabledRule, check_text
+from h2dlint.registry import all_rules
+
+
+def _findings(code: str, rule_code: str, path: str = "m.py") -> list[str]:
+    rule = all_rules()[rule_code]
+    enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
+    return [f.message for f in check_text(textwrap.dedent(code), path, enabled)]
+
+
+ARM = """
+    import torch
+    def score(preds, target, lens):
+        {prelude}
+        if {test}:
+            {between}
+            return torch.tensor(0.0, device=preds.device)
+        return (preds * target).sum()
+    """
+
+
+def _arm(test: str, between: str = "pass", prelude: str = "pass") -> list[str]:
+    return _findings(ARM.format(test=test, between=between, prelude=prelude), "HTD107")
+
+
+def test_a_constant_right_after_a_test_that_read_a_tensor_is_left_alone() -> None:
+    # torchmetrics' retrieval metrics (per query) and degenerate arms: the test drained the
+    # stream, so the copy has nothing to wait for.
+    assert not _arm("not target.sum()")
+    assert not _arm("target.max() == 0")
+    assert not _arm("not (target > 0).any()")
+    assert not _arm("torch.allclose(preds, target)")
+    assert not _arm("target.sum().item() == 0")
+    assert not _arm("target.any()", between="n = len(target)")
+    # The test reads no tensor (a Python number), or only its right side does (it may never be
+    # evaluated), or it reads a host tensor (the copy waits for queued work): still reported.
+    assert _arm("len(lens) == 0")
+    assert _arm("len(lens) == 0 or target.any()")
+    assert _arm("host.any()", prelude="host = torch.tensor(lens)")
+    # Device work queued between the test and the copy: the copy waits for it.
+    assert _arm("target.any()", between="preds = preds.softmax(-1)")
+
+
+def test_a_warning_then_a_returned_constant_is_a_fallback() -> None:
+    assert not _arm("preds.numel() < 2", between='rank_zero_warn("too few points")')
+    assert not _arm("len(lens) == 0", between='warnings.warn("empty")')
+    # A warning, then more work before the return: may be a path taken every step.
+    warned = """
+        import torch
+        def score(preds, lens):
+            if len(lens) == 0:
+                warnings.warn("empty")
+                scale = torch.tensor(0.0, device=preds.device)
+                return preds * scale
+            return preds
+        """
+    assert _findings(warned, "HTD107")
+
+
+GUARDED = """
+    import torch
+    class Router(torch.nn.Module):
+        def forward(self, x: torch.Tensor, ids: torch.Tensor):
+            {bound}
+            if {test}:
+                raise ValueError("bad id")
+            return x
+    """
+
+
+def test_code_python_evaluates_only_off_cuda_is_no_gpu_sync() -> None:
+    def syncs(test: str, bound: str = "pass") -> bool:
+        return bool(_findings(GUARDED.format(test=test, bound=bound), "HTD202"))
+
+    assert not syncs("not ids.is_cuda and int(ids.max()) >= 8")
+    assert not syncs('ids.device.type == "cpu" and int(ids.max()) >= 8')
+    assert not syncs("ids.is_cuda or int(ids.max()) >= 8")
+    assert not syncs("not on_gpu and int(ids.max()) >= 8", bound="on_gpu = ids.is_cuda")
+    # Evaluated on CUDA too: still reported.
+    assert syncs("ids.is_cuda and int(ids.max()) >= 8")
+    assert syncs("not ids.is_cuda or int(ids.max()) >= 8")
+    assert syncs("int(ids.max()) >= 8")
+    # A flag that is no device test.
+    assert syncs("not fast and int(ids.max()) >= 8", bound="fast = self.fast")
+
+
+STEP = """
+    import torch
+    from lightning import LightningModule
+    class Task(LightningModule):
+        def validation_step(self, batch, batch_idx):
+            x, y = batch
+            y_pred = self.model(x)
+            if {test}:
+                return
+            self.plot(y_pred.cpu().numpy())
+    """
+
+
+def test_what_follows_an_exit_on_every_batch_but_the_first_runs_once() -> None:
+    def syncs(test: str) -> bool:
+        return bool(_findings(STEP.format(test=test), "HTD202"))
+
+    assert not syncs("batch_idx > 0")
+    assert not syncs("self.current_epoch % 2 or batch_idx != 0")
+    assert not syncs("self.trainer.global_step >= 1")
+    # A count of what is left, an ``and`` (the exit may not happen), a bound other than the
+    # first step: still reported.
+    assert syncs("self.num_steps > 0")
+    assert syncs("batch_idx > 0 and self.skip")
+    assert syncs("batch_idx > 4")
