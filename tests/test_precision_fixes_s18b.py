@@ -5,6 +5,7 @@ code no triage had read, and its true twin."""
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 from h2dlint.engine import EnabledRule, check_text
 from h2dlint.registry import all_rules
@@ -117,3 +118,53 @@ def test_what_follows_an_exit_on_every_batch_but_the_first_runs_once() -> None:
     assert syncs("self.num_steps > 0")
     assert syncs("batch_idx > 0 and self.skip")
     assert syncs("batch_idx > 4")
+
+
+TRAIN = """
+import torch
+from utils import eval_model
+
+
+def main(cfg, collector, optim, loss_module, actor, env):
+    for i, data in enumerate(collector):
+        loss = loss_module(data)
+        loss.backward()
+        optim.step()
+        if ((i - 1) * cfg.frames) // cfg.{interval} < (i * cfg.frames) // cfg.{interval}:
+            eval_model(actor, env)
+"""
+
+UTILS = """
+import torch
+
+
+def eval_model(actor, env):
+    rewards = []
+    for _ in range(3):
+        td = env.rollout(policy=actor)
+        reward = td["next", "episode_reward"][td["next", "done"]]
+        rewards.append(reward.cpu())
+    return torch.cat(rewards, 0).mean()
+"""
+
+
+def test_a_call_under_an_interval_comparison_is_not_per_step(tmp_path: Path) -> None:
+    """torchrl's examples evaluate once every ``test_interval`` frames through a helper of
+    another module: the helper's copies are not per training step."""
+    from click.testing import CliRunner
+
+    from h2dlint.cli import main
+
+    def reports(interval: str) -> bool:
+        folder = tmp_path / interval
+        folder.mkdir()
+        (folder / "train.py").write_text(TRAIN.format(interval=interval))
+        (folder / "utils.py").write_text(UTILS)
+        args = ["check", "--no-cache", "--select", "HTD202", "-j", "1", str(folder)]
+        result = CliRunner().invoke(main, args, catch_exceptions=False)
+        return "utils.py" in result.output
+
+    assert not reports("test_interval")
+    assert not reports("eval_every")
+    # A comparison without an interval word: the branch may run on every step.
+    assert reports("batch_size")
