@@ -1540,8 +1540,36 @@ class SyncOnHotPath(Rule):
                     self.plot(X.cpu().numpy(), y.float().cpu().numpy())
             """
         ),
+        # an environment's step handing the policy's action to a simulator (TorchRL's Procgen
+        # and LIBERO wrappers): the simulator needs it on the host now
+        Valid(
+            """
+            import torch
+            class ProcgenWrapper:
+                def _step(self, tensordict):
+                    action = tensordict.get("action")
+                    action_np = action.cpu().numpy().flatten()
+                    obs, reward, done, info = self._env.step(action_np)
+                    return torch.from_numpy(obs["rgb"]).to(self.device)
+            """
+        ),
     )
     invalid = (
+        # its twins: a value computed from the action, and an action kept for a history
+        Invalid(
+            """
+            import torch
+            class Env:
+                def _step(self, tensordict):
+                    action = tensordict.get("action")
+                    probs = self.policy(action).softmax(-1).cpu().numpy()
+                            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    obs, reward, done, info = self._env.step(probs)
+                    self.history.append(action.cpu().numpy())
+                                        ^^^^^^^^^^^^
+                    return obs
+            """
+        ),
         # Session 18's twins: `x.is_cuda and ...` runs on CUDA, and a count of what is left
         # (`num_steps > 0`) is no counter of steps done
         Invalid(

@@ -168,3 +168,27 @@ def test_a_call_under_an_interval_comparison_is_not_per_step(tmp_path: Path) -> 
     assert not reports("eval_every")
     # A comparison without an interval word: the branch may run on every step.
     assert reports("batch_size")
+
+
+ENV = """
+    import torch
+    class Wrapper:
+        def _step(self, tensordict):
+            action = tensordict.get("action")
+            {body}
+            return obs
+    """
+
+
+def test_an_environment_step_handing_its_action_to_a_simulator_is_left_alone() -> None:
+    def syncs(body: str) -> bool:
+        return bool(_findings(ENV.format(body=body), "HTD202"))
+
+    assert not syncs("obs, r, d, i = self._env.step(action.cpu().numpy())")
+    assert not syncs(
+        "a = action.detach().cpu().numpy().astype(float)\n            obs = self.sim.step(a)"
+    )
+    # Its own step (no simulator), a value computed from the action, or kept for later.
+    assert syncs("obs = self.step(action.cpu().numpy())")
+    assert syncs("obs = self._env.step((action * 2).cpu().numpy())")
+    assert syncs("obs = self.log.append(action.cpu().numpy())")
