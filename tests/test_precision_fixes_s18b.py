@@ -48,6 +48,30 @@ def test_a_constant_right_after_a_test_that_read_a_tensor_is_left_alone() -> Non
     assert _arm("host.any()", prelude="host = torch.tensor(lens)")
     # Device work queued between the test and the copy: the copy waits for it.
     assert _arm("target.any()", between="preds = preds.softmax(-1)")
+    # A name bound to such a read (``cond = torch.allclose(...)``), and a read's result
+    # (``n = target.sum()`` ... ``if not n:``); a test of identity reads no value.
+    assert not _arm("same or len(lens) == 0", prelude="same = torch.allclose(preds, target)")
+    assert not _arm("not n", prelude="n = target.sum()")
+    assert _arm("target is None")
+
+
+def test_a_constant_passed_to_a_host_container_after_the_test_is_left_alone() -> None:
+    code = """
+        import torch
+        def per_class(score, observed, results, name):
+            if observed.item() == 0:
+                results.update({{name: torch.tensor(0.0, device=score.device)}})
+            {other}
+        """
+    assert not _findings(code.format(other="pass"), "HTD107")
+    # An argument evaluated before it that runs device work.
+    queued = """
+        import torch
+        def per_class(score, observed, results, name):
+            if observed.item() == 0:
+                results.update(score.softmax(-1), torch.tensor(0.0, device=score.device))
+        """
+    assert _findings(queued, "HTD107")
 
 
 def test_a_warning_then_a_returned_constant_is_a_fallback() -> None:

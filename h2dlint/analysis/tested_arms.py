@@ -22,7 +22,8 @@ import libcst as cst
 
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.value_syncs import tensor_test, value_where
+from h2dlint.analysis.tensor_kinds import tensor_evidence
+from h2dlint.analysis.value_syncs import COMPARISON_OPERATORS, tensor_test, value_where
 from h2dlint.walk import visit_read_only
 
 # Calls that queue no device work: constant tensors, host numbers, reports.
@@ -78,6 +79,14 @@ def waited_at_test(
                     break
                 if not _quiet(statement):
                     return False
+        elif isinstance(parent, cst.Call):
+            # Its arguments run before the call itself (``results.update({k: torch.tensor(0.0,
+            # device=d)})``): only what else is evaluated counts.
+            receiver = parent.func.value if isinstance(parent.func, cst.Attribute) else None
+            if (receiver is not None and not _quiet(receiver, skip=child)) or not all(
+                _quiet(arg, skip=child) for arg in parent.args
+            ):
+                return False
         elif isinstance(parent, (cst.BaseSmallStatement, cst.BaseExpression)) and not _quiet(
             parent, skip=child
         ):
@@ -86,9 +95,11 @@ def waited_at_test(
     return False
 
 
-def _waits(provenance: Provenance, test: cst.BaseExpression) -> bool:
+def _waits(provenance: Provenance, test: cst.BaseExpression, depth: int = 0) -> bool:
     """Whether evaluating ``test`` surely reads a tensor's value on the host (where the tensor
-    is not proven to be on the host)."""
+    is not proven to be on the host): also through a name bound only to such reads (``cond =
+    torch.allclose(d, torch.zeros_like(d))`` ... ``if cond or other:``) and a comparison of a
+    value that is surely a tensor (``s_x = -torch.sum(p * p.log())`` ... ``if s_x == 0:``)."""
     while True:
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             test = test.expression
@@ -100,9 +111,20 @@ def _waits(provenance: Provenance, test: cst.BaseExpression) -> bool:
             break
     frame = provenance.current_frame()
     tensor = tensor_test(test) or _read_tensor(test)
+    if (
+        tensor is None
+        and isinstance(test, cst.Comparison)
+        and all(isinstance(c.operator, COMPARISON_OPERATORS) for c in test.comparisons)
+    ):  # not ``x is None``: no value read
+        tensor = tensor_evidence(provenance, test.left, frame)
     if tensor is not None:
         return not value_where(provenance, tensor, frame).on_host
-    return value_where(provenance, test, frame) is Where.DEVICE
+    where = value_where(provenance, test, frame)
+    if isinstance(test, cst.Name) and depth < 2 and not where.on_host:
+        values = provenance.bindings(frame).reaching(test)
+        if values and all(v is not None and _waits(provenance, v, depth + 1) for v in values):
+            return True
+    return where is Where.DEVICE
 
 
 # Methods whose truth value or result is a tensor's value read on the host.
