@@ -95,11 +95,11 @@ def waited_at_test(
     return False
 
 
-def _waits(provenance: Provenance, test: cst.BaseExpression, depth: int = 0) -> bool:
+def _waits(provenance: Provenance, test: cst.BaseExpression) -> bool:
     """Whether evaluating ``test`` surely reads a tensor's value on the host (where the tensor
-    is not proven to be on the host): also through a name bound only to such reads (``cond =
-    torch.allclose(d, torch.zeros_like(d))`` ... ``if cond or other:``) and a comparison of a
-    value that is surely a tensor (``s_x = -torch.sum(p * p.log())`` ... ``if s_x == 0:``)."""
+    is not proven to be on the host): also a name bound only to tensors (``n = target.sum()``
+    ... ``if not n:``) and a comparison of a value that is surely a tensor (``if s_x == 0:``
+    of ``s_x = torch.sum(...)``)."""
     while True:
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             test = test.expression
@@ -120,11 +120,27 @@ def _waits(provenance: Provenance, test: cst.BaseExpression, depth: int = 0) -> 
     if tensor is not None:
         return not value_where(provenance, tensor, frame).on_host
     where = value_where(provenance, test, frame)
-    if isinstance(test, cst.Name) and depth < 2 and not where.on_host:
+    if isinstance(test, cst.Name) and not where.on_host:
         values = provenance.bindings(frame).reaching(test)
-        if values and all(v is not None and _waits(provenance, v, depth + 1) for v in values):
+        if values and all(v is not None and _holds_tensor(provenance, v) for v in values):
             return True
     return where is Where.DEVICE
+
+
+def _holds_tensor(provenance: Provenance, value: cst.BaseExpression) -> bool:
+    """Whether a name bound to ``value`` holds a tensor, whose truth value the test reads
+    (``n = target.sum()`` ... ``if not n:``); not a number read on the host when it was bound
+    (``n = x.sum().item()``, ``same = torch.allclose(a, b)``): device work may run between."""
+    if tensor_test(value) is not None:
+        return True
+    if (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value in _REDUCTIONS
+        and not value.args
+    ):
+        return True
+    return tensor_evidence(provenance, value, provenance.current_frame()) is not None
 
 
 # Methods whose truth value or result is a tensor's value read on the host.
