@@ -20,6 +20,7 @@ from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.reference_helpers import in_reference_code
 from h2dlint.analysis.targets import Target, device_by_value, tensor_device
+from h2dlint.analysis.tested_arms import waited_at_test
 from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.rule import Invalid, Rule, Valid
 
@@ -424,8 +425,80 @@ class ConstantTensorOnHotPath(Rule):
                     return nanmin(x)
             """
         ),
+        # Session 18 (held out, torchmetrics and axolotl): right after a test that read a
+        # tensor on the host (`if not indices.any():`, the `else` of `if mask.sum() > 0:`)
+        # the stream is drained, and a small copy has nothing to wait for
+        Valid(
+            """
+            import torch
+            def sensitivity_at(sensitivity, specificity, thresholds, floor):
+                indices = specificity >= floor
+                if not indices.any():
+                    best = torch.tensor(0.0, device=sensitivity.device)
+                    threshold = torch.tensor(1e6, device=thresholds.device)
+                else:
+                    best, threshold = sensitivity[indices].max(), thresholds[indices].min()
+                return best, threshold
+            class Diffusion(torch.nn.Module):
+                def forward(self, logits, targets, masked):
+                    if masked.sum() > 0:
+                        loss = torch.nn.functional.cross_entropy(logits[masked], targets[masked])
+                    else:
+                        loss = torch.tensor(0.0, device=logits.device, requires_grad=True)
+                        accuracy = torch.tensor(0.0, device=logits.device)
+                    return loss
+            """
+        ),
+        # a warning and then a constant returned: the arm for input the metric cannot score
+        Valid(
+            """
+            import torch
+            from lightning.fabric.utilities import rank_zero_warn
+            def logauc(fpr, tpr):
+                if fpr.numel() < 2 or tpr.numel() < 2:
+                    rank_zero_warn("At least two points are needed; returns 0.")
+                    return torch.tensor(0.0, device=fpr.device)
+                return torch.trapz(tpr, fpr)
+            """
+        ),
     )
     invalid = (
+        # Session 18's twins: device work queued between the test and the constant (the
+        # copy waits for it), and a test of a tensor made on the host (it waited for nothing)
+        Invalid(
+            """
+            import torch
+            class Loss(torch.nn.Module):
+                def forward(self, x, mask):
+                    if mask.any():
+                        y = self.proj(x)
+                        scale = torch.tensor(2.0, device=x.device)
+                                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        return y * scale
+                    return x
+            def clip(x, lens):
+                lengths = torch.tensor(lens)
+                if lengths.max() > 10:
+                    return x * torch.tensor(0.5, device=x.device)
+                               ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return x
+            """,
+            expected_fix="""
+            import torch
+            class Loss(torch.nn.Module):
+                def forward(self, x, mask):
+                    if mask.any():
+                        y = self.proj(x)
+                        scale = torch.full((), 2.0, device=x.device)
+                        return y * scale
+                    return x
+            def clip(x, lens):
+                lengths = torch.tensor(lens)
+                if lengths.max() > 10:
+                    return x * torch.full((), 0.5, device=x.device)
+                return x
+            """,
+        ),
         # Session 17's twins: a branch that warns and then does other work (a fallback that
         # may be taken every step), and one that logs after its work.
         Invalid(
@@ -788,6 +861,8 @@ class ConstantTensorOnHotPath(Rule):
             return
         if degenerate_fallback(ancestors, node) or repaired_value(ancestors, node):
             return  # empty input only (``x.mean() if x.numel() > 0 else ...``), a failed check
+        if waited_at_test(provenance, ancestors, node):
+            return  # ``if not mask.any(): best = torch.tensor(1e6, ...)``: nothing to wait for
         if not in_loop and in_reference_code(self.context, ancestors):
             return  # per call of a reference implementation, or of a helper only it calls
         if export_branch(ancestors, self.context.module):

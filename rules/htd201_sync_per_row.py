@@ -2,8 +2,10 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.device_branches import off_cuda_branch
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.host_data import dataset_module
+from h2dlint.analysis.hot_guards import name_values
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.provenance import Provenance
@@ -663,8 +665,46 @@ class SyncPerRow(ComprehensionVisits, Rule):
         # In a module named for a dataset (`*_dataset.py`), rows whose device is not proven
         # are a sample's host data: see tests/test_precision_fixes_s16.py (a path, which an
         # example cannot give); rows proven on the device are still reported there.
+        # Session 18 (held out, torchrl's prioritized sampler): a `while` loop in the branch
+        # for a tree that is not on CUDA, told by a name bound to the device test
+        Valid(
+            """
+            import torch
+            class Sampler:
+                def sample(self, storage, batch_size):
+                    tree_device = self.device
+                    is_cuda = tree_device.type == "cuda"
+                    index = self.tree.scan(batch_size)
+                    weight = torch.as_tensor(self.tree[index], device=tree_device)
+                    if not is_cuda:
+                        zero_weight = weight == 0
+                        while zero_weight.any():
+                            index = torch.where(zero_weight, index - 1, index)
+                            zero_weight = torch.as_tensor(self.tree[index]) == 0
+                    return index
+            """
+        ),
     )
     invalid = (
+        # Session 18's twin: the same loop outside the branch
+        Invalid(
+            """
+            import torch
+            class Sampler:
+                def sample(self, storage, batch_size):
+                    tree_device = self.device
+                    is_cuda = tree_device.type == "cuda"
+                    index = self.tree.scan(batch_size)
+                    weight = torch.as_tensor(self.tree[index], device=tree_device)
+                    zero_weight = weight == 0
+                    while zero_weight.any():
+                    ^^^^^^^^^^^^^^^^^^^^^^^^
+                        index = torch.where(zero_weight, index - 1, index)
+                        zero_weight = torch.as_tensor(self.tree[index]) == 0
+                     ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return index
+            """
+        ),
         # A row read through an attribute every tensor has (`.data`, `.T`) is still a row.
         Invalid(
             """
@@ -1288,8 +1328,13 @@ class SyncPerRow(ComprehensionVisits, Rule):
             )
             return
         # Where the device is unknown: a surely-tensor read per iteration on a hot path (not
-        # in a dataset's module, whose samples are host data unless proven otherwise).
-        for sync in [] if dataset_module(self.context) else ordered:
+        # in a dataset's module, whose samples are host data unless proven otherwise, nor in
+        # a branch that runs only off CUDA: ``if not is_cuda: while (weight == 0).any():``).
+        if dataset_module(self.context) or off_cuda_branch(
+            [*self.context.ancestors, node], name_values(provenance)
+        ):
+            return
+        for sync in ordered:
             tensor = sync.tensor
             if value_where(provenance, tensor, frame).on_host or on_host_by_name(tensor, frame):
                 continue

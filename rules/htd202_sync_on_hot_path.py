@@ -1517,8 +1517,82 @@ class SyncOnHotPath(Rule):
                 return z.tolist()
             """
         ),
+        # Session 18 (held out, axolotl and pyannote): a test Python evaluates only off CUDA
+        # (`not flat.is_cuda and ...`), and what follows `if ... or batch_idx > 0: return`
+        # (the first validation batch only, a plot every few epochs)
+        Valid(
+            """
+            import torch
+            from lightning import LightningModule
+            class Router(torch.nn.Module):
+                def forward(self, x: torch.Tensor, top_k_index: torch.Tensor):
+                    flat = top_k_index.reshape(-1)
+                    if not flat.is_cuda and int(flat.max()) >= self.num_experts:
+                        raise ValueError("bad expert id")
+                    return self.experts(x, flat)
+            class Task(LightningModule):
+                def validation_step(self, batch, batch_idx):
+                    X, y = batch
+                    y_pred = self.model(X)
+                    self.log("loss", self.loss(y_pred, y))
+                    if self.current_epoch == 0 or batch_idx > 0:
+                        return
+                    self.plot(X.cpu().numpy(), y.float().cpu().numpy())
+            """
+        ),
+        # an environment's step handing the policy's action to a simulator (TorchRL's Procgen
+        # and LIBERO wrappers): the simulator needs it on the host now
+        Valid(
+            """
+            import torch
+            class ProcgenWrapper:
+                def _step(self, tensordict):
+                    action = tensordict.get("action")
+                    action_np = action.cpu().numpy().flatten()
+                    obs, reward, done, info = self._env.step(action_np)
+                    return torch.from_numpy(obs["rgb"]).to(self.device)
+            """
+        ),
     )
     invalid = (
+        # its twins: a value computed from the action, and an action kept for a history
+        Invalid(
+            """
+            import torch
+            class Env:
+                def _step(self, tensordict):
+                    action = tensordict.get("action")
+                    probs = self.policy(action).softmax(-1).cpu().numpy()
+                            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    obs, reward, done, info = self._env.step(probs)
+                    self.history.append(action.cpu().numpy())
+                                        ^^^^^^^^^^^^
+                    return obs
+            """
+        ),
+        # Session 18's twins: `x.is_cuda and ...` runs on CUDA, and a count of what is left
+        # (`num_steps > 0`) is no counter of steps done
+        Invalid(
+            """
+            import torch
+            from lightning import LightningModule
+            class Router(torch.nn.Module):
+                def forward(self, x: torch.Tensor, top_k_index: torch.Tensor):
+                    flat = top_k_index.reshape(-1)
+                    if flat.is_cuda and int(flat.max()) >= self.num_experts:
+                                        ^^^^^^^^^^^^^^^
+                        raise ValueError("bad expert id")
+                    return self.experts(x, flat)
+            class Task(LightningModule):
+                def training_step(self, batch, batch_idx):
+                    X, y = batch
+                    y_pred = self.model(X)
+                    if self.num_steps > 0:
+                        return y_pred
+                    return y_pred.cpu().numpy()
+                           ^^^^^^^^^^^^
+            """
+        ),
         # Session 17's twins: a value computed from the input (a model's argmax) handed to
         # numpy, the input copied to the host without leaving PyTorch, the input's numpy copy
         # given back to PyTorch (`pack_padded_sequence` of lengths the caller could keep on the

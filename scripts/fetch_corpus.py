@@ -129,6 +129,18 @@ SERVING_PACKAGES: dict[str, str] = {
     "flash-attn": "2.8.3.post2",
     "speechbrain": "1.1.2",
     "ultralytics": "8.4.190",
+    # Added in session 18 (helper heldout18b) for a held-out reading of every rule on model,
+    # training-loop, RL and audio code no triage had read: TorchRL's collectors, replay
+    # buffers, environments and example training loops, TorchMetrics' metrics (per-batch
+    # update and compute), Axolotl's trainers, MoE kernels and monkeypatches, Boltz's
+    # structure-prediction model (diffusion sampling, confidence heads, losses) and
+    # pyannote.audio's segmentation and diarization tasks. Files that import or name vllm or
+    # sglang (45 in torchrl, 35 in axolotl) were removed before the scan and never read.
+    "torchrl": "0.14.1",
+    "torchmetrics": "1.9.0",
+    "axolotl": "0.19.0",
+    "boltz": "2.2.1",
+    "pyannote.audio": "4.0.7",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 

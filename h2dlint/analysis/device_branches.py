@@ -2,7 +2,11 @@
 ``if not x.is_cuda:``) and the ``else`` of ``if device.type == "cuda":`` (or ``if x.is_cuda:``,
 ``if device.type in {"cpu", "cuda"}:``). A copy or a sync there is a CPU or other backend's
 fallback, not a host-to-GPU copy or a GPU sync: on a GPU the other branch runs (HTD101, HTD202,
-the hot calls of a module). So is the code after ``if x.is_cuda: return ...``.
+the hot calls of a module). So is the code after ``if x.is_cuda: return ...``, and the operands
+of a test that Python evaluates only off CUDA (``not x.is_cuda and int(x.max()) >= n``,
+``x.is_cuda or bool(x.any())``). A caller that can see a function's bindings passes
+``resolve``: then a name bound only to a device test counts as that test (``is_cuda =
+device.type == "cuda"`` ... ``if not is_cuda:``).
 
 Two questions are asked of a test, each answered structurally (a ``type`` that is no device's,
 ``self.type == "tapas"``, is no device test):
@@ -15,7 +19,7 @@ Two questions are asked of a test, each answered structurally (a ``type`` that i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import libcst as cst
 
@@ -24,26 +28,43 @@ from h2dlint.analysis.sync_basics import early_exits
 # The types of ``torch.device`` other than ``"cuda"`` that code tests for.
 DEVICE_TYPES = frozenset({"cpu", "mps", "xpu", "npu", "hpu", "meta", "xla", "mtia", "musa"})
 
+# The values of a name that may reach a use of it (``Bindings.reaching``), for tests that read
+# a name bound to a device test.
+Resolve = Callable[[cst.Name], Sequence[cst.BaseExpression | None]]
 
-def off_cuda_branch(ancestors: Sequence[cst.CSTNode]) -> bool:
+
+def off_cuda_branch(ancestors: Sequence[cst.CSTNode], resolve: Resolve | None = None) -> bool:
     """Whether the innermost node of ``ancestors`` (outermost first) is in a branch of its
     function that runs only when the device is not CUDA."""
     for i in range(len(ancestors) - 1, 0, -1):
         parent, child = ancestors[i - 1], ancestors[i]
         if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             return False
-        if isinstance(parent, cst.If) and off_cuda_part(parent, child):
+        if isinstance(parent, cst.If) and off_cuda_part(parent, child, resolve):
+            return True
+        if isinstance(parent, cst.BooleanOperation) and off_cuda_operand(parent, child, resolve):
             return True
         if isinstance(parent, cst.IndentedBlock) and after_cuda_exit(parent, child):
             return True
     return False
 
 
-def off_cuda_part(branch: cst.If, part: cst.CSTNode) -> bool:
+def off_cuda_part(branch: cst.If, part: cst.CSTNode, resolve: Resolve | None = None) -> bool:
     """Whether ``part``, the body or the ``else`` of ``branch``, runs only off CUDA."""
     if part is branch.body:
-        return only_off_cuda(branch.test)
-    return part is branch.orelse and holds_on_cuda(branch.test)
+        return _reading(branch.test, off=True, resolve=resolve)
+    return part is branch.orelse and _reading(branch.test, off=False, resolve=resolve)
+
+
+def off_cuda_operand(
+    test: cst.BooleanOperation, operand: cst.CSTNode, resolve: Resolve | None = None
+) -> bool:
+    """Whether Python evaluates ``operand``, the right side of ``test``, only off CUDA: after
+    ``not x.is_cuda and`` (the left side held) or ``x.is_cuda or`` (it did not)."""
+    if operand is not test.right:
+        return False
+    off = isinstance(test.operator, cst.And)
+    return _reading(test.left, off=off, resolve=resolve)
 
 
 def after_cuda_exit(block: cst.IndentedBlock, child: cst.CSTNode) -> bool:
@@ -65,12 +86,17 @@ def holds_on_cuda(test: cst.BaseExpression) -> bool:
     return _reading(test, off=False)
 
 
-def _reading(test: cst.BaseExpression, *, off: bool) -> bool:
-    """``off``: the test implies "not CUDA"; else: "CUDA" implies the test."""
+def _reading(test: cst.BaseExpression, *, off: bool, resolve: Resolve | None = None) -> bool:
+    """``off``: the test implies "not CUDA"; else: "CUDA" implies the test. ``resolve``: a
+    name counts as the device tests it is bound to (one level: their names are not followed)."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        return _reading(test.expression, off=not off)
+        return _reading(test.expression, off=not off, resolve=resolve)
+    if isinstance(test, cst.Name) and resolve is not None:
+        values = resolve(test)
+        return bool(values) and all(v is not None and _reading(v, off=off) for v in values)
     if isinstance(test, cst.BooleanOperation):
-        left, right = _reading(test.left, off=off), _reading(test.right, off=off)
+        left = _reading(test.left, off=off, resolve=resolve)
+        right = _reading(test.right, off=off, resolve=resolve)
         # ``a and b`` implies what either side implies; CUDA implies it when it implies both.
         either = isinstance(test.operator, cst.And) == off
         return (left or right) if either else (left and right)

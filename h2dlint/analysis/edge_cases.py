@@ -13,9 +13,11 @@
   bad.any(): row = bad.nonzero()[0]; logger.warning(...)``): its body runs when the check
   fails. The test itself runs every time and is not covered.
 - A repair of a bad value: an ``if`` whose body reports the value first (a log call at any
-  level, or ``print``) and then only rebinds a name its test reads (``if loss.item() > 1.0:
-  print("out of range"); loss = torch.tensor(1.0, device=d)``): it runs when the value is out
-  of range. A body that warns and then does other work (``logger.warning("large batch");
+  level, ``print``, or a function named for warning: ``rank_zero_warn``) and then only rebinds
+  a name its test reads (``if loss.item() > 1.0: print("out of range"); loss =
+  torch.tensor(1.0, device=d)``) or returns (``if fpr.numel() < 2: rank_zero_warn("too few
+  points"); return torch.tensor(0.0, device=d)``): it runs when the value is out of range.
+  A body that warns and then does other work (``logger.warning("large batch");
   total = x.sum().item()``) may be a fallback taken every step, and is not one.
 """
 
@@ -179,18 +181,26 @@ def _repair(branch: cst.If) -> bool:
     first, rest = statements[0], statements[1:]
     if not (isinstance(first, cst.Expr) and isinstance(first.value, cst.Call)):
         return False
-    func = first.value.func
-    if not (
-        (isinstance(func, cst.Name) and func.value == "print")
-        or (isinstance(func, cst.Attribute) and func.attr.value in _REPORT_CALLS)
-    ):
+    if not _report(first.value.func):
         return False
+    if len(rest) == 1 and isinstance(rest[0], cst.Return):
+        return True  # ``if fpr.numel() < 2: rank_zero_warn(...); return torch.tensor(0.0, ...)``
     tested = {n.value for n in _names(branch.test)}
     return bool(rest) and all(
         isinstance(s, cst.Assign)
         and all(isinstance(t.target, cst.Name) and t.target.value in tested for t in s.targets)
         for s in rest
     )
+
+
+def _report(func: cst.BaseExpression) -> bool:
+    """``print``, ``logger.info``, ``warnings.warn``, ``rank_zero_warn``,
+    ``_unable_to_use_bias_correction_warning``: a call that reports at any level."""
+    if isinstance(func, cst.Attribute):
+        return func.attr.value in _REPORT_CALLS
+    if not isinstance(func, cst.Name):
+        return False
+    return func.value in ("print", "warn") or func.value.endswith(("_warn", "_warning"))
 
 
 class _Names(cst.CSTVisitor):

@@ -296,6 +296,13 @@ def input_handed_to_numpy(
     ):
         return False
     function = frame.function
+    if (
+        isinstance(function, cst.FunctionDef)
+        and function.name.value in _ENV_STEPS
+        and frame.cls is not None
+        and _own_input(provenance, tensor, frame, 0, read=True)
+    ):
+        return _handed_to_simulator(ancestors, call, function)
     if not (
         isinstance(function, cst.FunctionDef)
         and function.name.value in ("forward", "__call__")
@@ -306,6 +313,48 @@ def input_handed_to_numpy(
     if not _own_input(provenance, tensor, frame, 0):
         return False
     return not _back_to_torch(provenance, ancestors, call, frame)
+
+
+# The step methods of an environment wrapper (Gym's ``step``, TorchRL's ``_step``).
+_ENV_STEPS = frozenset({"step", "_step"})
+
+
+def _handed_to_simulator(
+    ancestors: Sequence[cst.CSTNode], numpy: cst.Call, function: cst.FunctionDef
+) -> bool:
+    """Whether an environment's step hands the array (directly, after host-side reshapes, or
+    through the name it is assigned to) to another object's ``step`` (``obs, reward, done,
+    info = self._env.step(action_np)``): a simulator that needs the action on the host now,
+    so the copy cannot be deferred. What comes back (observations) is no round trip."""
+    names: set[str] = set()
+    for parent in reversed(ancestors):
+        if isinstance(parent, cst.Assign):
+            names = {t.target.value for t in parent.targets if isinstance(t.target, cst.Name)}
+            break
+        if isinstance(parent, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+            break
+    calls = _Calls()
+    visit_read_only(function, calls)
+    for call in calls.found:
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "step"):
+            continue
+        if isinstance(func.value, cst.Name) and func.value.value == "self":
+            continue  # the environment's own step: no simulator
+        for arg in call.args:
+            value = arg.value
+            if _holds(value, numpy) or (isinstance(value, cst.Name) and value.value in names):
+                return True
+    return False
+
+
+def _holds(node: cst.BaseExpression, inner: cst.BaseExpression) -> bool:
+    """Whether ``node`` is ``inner`` or a method chain on it (``a.cpu().numpy().flatten()``)."""
+    while node is not inner:
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
+            return False
+        node = node.func.value
+    return True
 
 
 # Bases that say a class is no ``torch.nn`` module.
@@ -384,22 +433,35 @@ class _Calls(cst.CSTVisitor):
         self.found.append(node)
 
 
-def _own_input(provenance: Provenance, node: cst.BaseExpression, frame: Frame, depth: int) -> bool:
+def _own_input(
+    provenance: Provenance,
+    node: cst.BaseExpression,
+    frame: Frame,
+    depth: int,
+    *,
+    read: bool = False,
+) -> bool:
     """A parameter of ``frame``'s function in another layout: every binding that reaches the
-    name is the parameter or a relayout of it (``if self.nhwc: im = im.permute(0, 2, 3, 1)``)."""
-    while (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Attribute)
-        and node.func.attr.value in _RELAYOUT_METHODS
-    ):
-        node = node.func.value
+    name is the parameter or a relayout of it (``if self.nhwc: im = im.permute(0, 2, 3, 1)``).
+    ``read``: also an entry read from it (``tensordict.get("action")``, ``inputs["action"]``)."""
+    while isinstance(node, (cst.Call, cst.Subscript)):
+        if isinstance(node, cst.Subscript):
+            if not read:
+                return False
+            node = node.value
+        elif isinstance(node.func, cst.Attribute) and (
+            node.func.attr.value in _RELAYOUT_METHODS or (read and node.func.attr.value == "get")
+        ):
+            node = node.func.value
+        else:
+            return False
     if not isinstance(node, cst.Name) or depth > 3:
         return False
     bindings = provenance.bindings(frame)
     reaching = bindings.reaching_bindings(node)
     return bool(reaching) and all(
         (b.statement is bindings.root and isinstance(b.statement, cst.FunctionDef))
-        or (b.value is not None and _own_input(provenance, b.value, frame, depth + 1))
+        or (b.value is not None and _own_input(provenance, b.value, frame, depth + 1, read=read))
         for b in reaching
     )
 

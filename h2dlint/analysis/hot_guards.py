@@ -10,7 +10,12 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.bindings import COMPREHENSIONS
-from h2dlint.analysis.device_branches import after_cuda_exit, off_cuda_part
+from h2dlint.analysis.device_branches import (
+    Resolve,
+    after_cuda_exit,
+    off_cuda_operand,
+    off_cuda_part,
+)
 from h2dlint.analysis.edge_cases import degenerate_fallback, error_branch
 from h2dlint.analysis.env_switches import diagnostic_switch, may_read_environment
 from h2dlint.analysis.hot_calls import debug_guard
@@ -77,6 +82,7 @@ def runs_every_call(
         return False  # a test harness or reference, a value made on a cache miss
     if degenerate_fallback(ancestors, node):
         return False  # the arm for empty input or for NaN or infinite values
+    resolve = name_values(provenance)
     for i in range(len(ancestors) - 1, -1, -1):
         parent = ancestors[i]
         if isinstance(parent, cst.FunctionDef):
@@ -100,8 +106,10 @@ def runs_every_call(
             and device_type_test(provenance, parent.test)
         ):
             return False  # ``x.cpu() if x.device.type == "cpu" else x``
-        if isinstance(parent, cst.If) and off_cuda_part(parent, child):
+        if isinstance(parent, cst.If) and off_cuda_part(parent, child, resolve):
             return False  # the ``else`` of ``if x.device.type in {"cpu", "cuda"}:``
+        if isinstance(parent, cst.BooleanOperation) and off_cuda_operand(parent, child, resolve):
+            return False  # ``not x.is_cuda and int(x.max()) >= n``
         if isinstance(parent, cst.IndentedBlock) and after_cuda_exit(parent, child):
             return False  # after ``if x.is_cuda: return ...``
         if isinstance(parent, cst.IndentedBlock) and after_periodic_exit(parent, child):
@@ -169,6 +177,13 @@ def _assertion(func: cst.BaseExpression) -> bool:
 DEVICE_TYPE_WORDS = ("device.type", ".is_cpu", ".is_cuda", 'device == "cpu"', "device == 'cpu'")
 
 
+def name_values(provenance: Provenance) -> Resolve:
+    """The values of a name that may reach its use in the current function (for
+    :mod:`device_branches`: ``is_cuda = device.type == "cuda"`` ... ``if not is_cuda:``)."""
+    frame = provenance.current_frame()
+    return lambda name: provenance.bindings(frame).reaching(name)
+
+
 def device_type_test(provenance: Provenance, test: cst.BaseExpression, depth: int = 0) -> bool:
     """Whether a test asks which kind of device a tensor is on (``x.device.type == "cpu"``,
     ``x.is_cuda``, or a name bound only to such tests): each branch then knows where it is."""
@@ -200,7 +215,8 @@ def after_periodic_exit(block: cst.IndentedBlock, child: cst.CSTNode) -> bool:
     """Whether a statement before ``child`` in ``block`` leaves it unless this is a step of
     the period: ``if not self.metrics.should_log(step): return``, ``if step % n != 0:
     continue``; what follows runs once every N steps. A ``raise`` is a check of the input
-    (``if length % chunk != 0: raise ...``): what follows runs on every valid call."""
+    (``if length % chunk != 0: raise ...``): what follows runs on every valid call. So is
+    ``if batch_idx > 0: return`` (:func:`_past_first_step`): what follows runs once per epoch."""
     for branch in early_exits(block, child):
         if _raises(branch):
             continue
@@ -218,7 +234,49 @@ def after_periodic_exit(block: cst.IndentedBlock, child: cst.CSTNode) -> bool:
             and _counts_steps(test)
         ):
             return True
+        if _past_first_step(test):
+            return True
     return False
+
+
+# The names of a counter of the steps done (a name or the attribute read last).
+_STEP_COUNTERS = frozenset(
+    {
+        "step",
+        "global_step",
+        "step_idx",
+        "batch_idx",
+        "batch_index",
+        "batch_nb",
+        "iteration",
+        "iter",
+        "epoch",
+        "current_epoch",
+    }
+)
+
+
+def _past_first_step(test: cst.BaseExpression) -> bool:
+    """Whether ``test`` holds on every step but the first: ``batch_idx > 0``, ``step != 0``,
+    ``i >= 1``, or an ``or`` with such an operand (``if self.current_epoch == 0 or batch_idx >
+    0: return``): what follows the exit runs for the first batch or step only."""
+    if isinstance(test, cst.BooleanOperation):
+        if isinstance(test.operator, cst.Or):
+            return _past_first_step(test.left) or _past_first_step(test.right)
+        return False
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return False
+    comparison = test.comparisons[0]
+    bound = comparison.comparator
+    if not isinstance(bound, cst.Integer) or not isinstance(test.left, (cst.Name, cst.Attribute)):
+        return False
+    operator, value = comparison.operator, int(bound.value)
+    counter = test.left.attr if isinstance(test.left, cst.Attribute) else test.left
+    if counter.value.lower() not in _STEP_COUNTERS:
+        return False  # ``num_steps > 0`` counts what is left to do, not the steps done
+    if isinstance(operator, (cst.GreaterThan, cst.NotEqual)):
+        return value == 0
+    return isinstance(operator, cst.GreaterThanEqual) and value == 1
 
 
 # Words of a counter of steps or calls, the left side of ``if step % n != 0: return``.

@@ -40,6 +40,10 @@ _OCCASIONAL_WORDS = frozenset(
     {"log", "logging", "save", "eval", "checkpoint", "debug", "verbose", "profile"}
 )
 
+# Words of a comparison with an interval (``(i - 1) * n // test_interval < i * n //
+# test_interval``, ``step - last >= eval_every``): taken once every so many steps.
+_PERIOD_WORDS = frozenset({"interval", "every", "period", "freq"})
+
 # Per function ("name" or "Class.name"): its loops of steps, each as [first line, last line, the
 # step it calls, the line ranges [first, last] under an occasional branch].
 _Loops = list[list[Any]]
@@ -160,13 +164,19 @@ def _step_called(body: list[ast.stmt]) -> str | None:
 
 def _occasional_lines(body: list[ast.stmt]) -> _Ranges:
     """The line ranges of the branches in ``body`` taken once every N steps or for debugging
-    (``if step % 100 == 0:``, ``if self.should_log(step):``, ``if args.debug:``)."""
+    (``if step % 100 == 0:``, ``if self.should_log(step):``, ``if args.debug:``, a comparison
+    with an interval: ``if (i - 1) * n // test_interval < i * n // test_interval:``)."""
     lines: _Ranges = []
     for node in _own_nodes(body):
         if not isinstance(node, (ast.If, ast.IfExp)):
             continue
         test = ast.unparse(node.test).lower()
-        if "%" in test or _OCCASIONAL_WORDS & set(re.split(r"[^a-z0-9]+", test)):
+        words = set(re.split(r"[^a-z0-9]+", test))
+        if (
+            "%" in test
+            or _OCCASIONAL_WORDS & words
+            or (isinstance(node.test, ast.Compare) and _PERIOD_WORDS & words)
+        ):
             taken = node.body if isinstance(node.body, list) else [node.body]
             for part in taken:
                 lines.append([part.lineno, part.end_lineno or part.lineno])

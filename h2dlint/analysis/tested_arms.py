@@ -1,0 +1,199 @@
+"""Whether the host has just waited for the device when a statement starts: it lies in an arm of
+an ``if`` (or a conditional expression) whose test reads a tensor's value on the host, and
+nothing between the test and it queues device work.
+
+``if not indices.any(): best = torch.tensor(1e6, device=d)``, ``if loss.sum() > 0: ... else:
+loss = torch.tensor(0.0, device=d)``: the test waited for the stream to compute its truth
+value, so a small copy made right after it (HTD107's constant built on the host) has nothing
+queued to wait for. Where the tested tensor is on the host, the test costs nothing and neither
+does the copy (the function's tensors are on the host). What counts as the test's tensor is
+what Python always evaluates: the left operand of ``and``/``or`` (``numel() < 2 or x.any()``
+may never read ``x``), a test of :func:`~h2dlint.analysis.value_syncs.tensor_test`
+(``x.any()``, ``x.max() > 0``, ``torch.min(a, b) == 1``) or a name proven on the device. What
+may come between: assignments and returns of host numbers and constant tensors, warnings, log
+calls and prints; a loop, a model call or any other call in between may queue device work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+from h2dlint.analysis.facts import Where
+from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.tensor_kinds import tensor_evidence
+from h2dlint.analysis.value_syncs import COMPARISON_OPERATORS, tensor_test, value_where
+from h2dlint.walk import visit_read_only
+
+# Calls that queue no device work: constant tensors, host numbers, reports.
+_QUIET_CALLS = frozenset(
+    {
+        "tensor",
+        "as_tensor",
+        "full",
+        "zeros",
+        "ones",
+        "empty",
+        "len",
+        "float",
+        "int",
+        "bool",
+        "str",
+        "print",
+        "warn",
+        "warning",
+        "warning_once",
+        "info",
+        "debug",
+        "log",
+        "error",
+    }
+)
+
+
+def waited_at_test(
+    provenance: Provenance, ancestors: Sequence[cst.CSTNode], node: cst.CSTNode
+) -> bool:
+    """Whether ``node`` (below ``ancestors``, innermost last) runs right after the test of an
+    ``if`` or conditional expression of its function read a tensor on the host, with nothing
+    that queues device work in between (the statements before it in the arm, and the rest of
+    its own statement)."""
+    child = node
+    for parent in reversed(ancestors):
+        if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.For, cst.While)):
+            return False  # a loop in the arm: later iterations run after device work
+        if isinstance(parent, cst.BaseComp | cst.DictComp):
+            return False
+        if isinstance(parent, cst.IfExp) and child is not parent.test:
+            return _waits(provenance, parent.test)
+        if isinstance(parent, cst.If) and child is not parent.test:
+            if _waits(provenance, parent.test):
+                return True
+            if not _quiet(parent.test):
+                return False
+        elif isinstance(parent, (cst.IndentedBlock, cst.SimpleStatementLine)):
+            body = parent.body
+            for statement in body:
+                if statement is child:
+                    break
+                if not _quiet(statement):
+                    return False
+        elif isinstance(parent, cst.Call):
+            # Its arguments run before the call itself (``results.update({k: torch.tensor(0.0,
+            # device=d)})``): only what else is evaluated counts.
+            receiver = parent.func.value if isinstance(parent.func, cst.Attribute) else None
+            if (receiver is not None and not _quiet(receiver, skip=child)) or not all(
+                _quiet(arg, skip=child) for arg in parent.args
+            ):
+                return False
+        elif isinstance(parent, (cst.BaseSmallStatement, cst.BaseExpression)) and not _quiet(
+            parent, skip=child
+        ):
+            return False
+        child = parent
+    return False
+
+
+def _waits(provenance: Provenance, test: cst.BaseExpression) -> bool:
+    """Whether evaluating ``test`` surely reads a tensor's value on the host (where the tensor
+    is not proven to be on the host): also a name bound only to tensors (``n = target.sum()``
+    ... ``if not n:``) and a comparison of a value that is surely a tensor (``if s_x == 0:``
+    of ``s_x = torch.sum(...)``)."""
+    while True:
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test = test.expression
+        elif isinstance(test, cst.BooleanOperation):
+            test = test.left  # the right side may never be evaluated
+        elif isinstance(test, cst.NamedExpr):
+            test = test.value
+        else:
+            break
+    frame = provenance.current_frame()
+    tensor = tensor_test(test) or _read_tensor(test)
+    if (
+        tensor is None
+        and isinstance(test, cst.Comparison)
+        and all(isinstance(c.operator, COMPARISON_OPERATORS) for c in test.comparisons)
+    ):  # not ``x is None``: no value read
+        tensor = tensor_evidence(provenance, test.left, frame)
+    if tensor is not None:
+        return not value_where(provenance, tensor, frame).on_host
+    where = value_where(provenance, test, frame)
+    if isinstance(test, cst.Name) and not where.on_host:
+        values = provenance.bindings(frame).reaching(test)
+        if values and all(v is not None and _holds_tensor(provenance, v) for v in values):
+            return True
+    return where is Where.DEVICE
+
+
+def _holds_tensor(provenance: Provenance, value: cst.BaseExpression) -> bool:
+    """Whether a name bound to ``value`` holds a tensor, whose truth value the test reads
+    (``n = target.sum()`` ... ``if not n:``); not a number read on the host when it was bound
+    (``n = x.sum().item()``, ``same = torch.allclose(a, b)``): device work may run between."""
+    if tensor_test(value) is not None:
+        return True
+    if (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value in _REDUCTIONS
+        and not value.args
+    ):
+        return True
+    return tensor_evidence(provenance, value, provenance.current_frame()) is not None
+
+
+# Methods whose truth value or result is a tensor's value read on the host.
+_READS = frozenset({"item", "tolist", "allclose", "equal"})
+_REDUCTIONS = frozenset({"sum", "max", "min", "any", "all", "count_nonzero"})
+
+
+def _read_tensor(test: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The tensor a test reads besides :func:`tensor_test`'s: a reduction as the truth value
+    (``if not target.sum():``), ``.item()`` compared (``if observed.item() == 0:``),
+    ``torch.allclose(a, b)``, ``torch.equal(a, b)``."""
+    if isinstance(test, cst.Comparison):
+        test = test.left
+    if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Attribute)):
+        return None
+    method, receiver = test.func.attr.value, test.func.value
+    if method in _REDUCTIONS and not test.args:
+        return receiver
+    if method not in _READS:
+        return None
+    if method in ("item", "tolist"):
+        return receiver
+    if isinstance(receiver, cst.Name) and receiver.value == "torch" and test.args:
+        return test.args[0].value  # ``torch.allclose(a, b)``
+    return receiver  # ``a.equal(b)``
+
+
+class _Calls(cst.CSTVisitor):
+    def __init__(self, skip: cst.CSTNode | None) -> None:
+        self.skip = skip
+        self.loud = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if node is self.skip or isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            return False
+        if isinstance(node, (cst.For, cst.While, cst.With, cst.Try)):
+            self.loud = True
+            return False
+        if isinstance(node, cst.Call) and _name(node.func) not in _QUIET_CALLS:
+            self.loud = True
+        return not self.loud
+
+
+def _name(func: cst.BaseExpression) -> str:
+    name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+    text = str(name)
+    if text.endswith(("_warn", "_warning")):  # ``rank_zero_warn``, ``_unstable_warning``
+        return "warn"
+    return text
+
+
+def _quiet(node: cst.CSTNode, skip: cst.CSTNode | None = None) -> bool:
+    """Whether ``node`` (but ``skip``, below it) calls nothing that may queue device work."""
+    visitor = _Calls(skip)
+    visit_read_only(node, visitor)
+    return not visitor.loud
