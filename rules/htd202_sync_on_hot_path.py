@@ -2637,8 +2637,13 @@ class SyncOnHotPath(Rule):
             if isinstance(index, cst.Index) and is_mask(provenance, index.value, frame):
                 if value_where(provenance, index.value, frame) is Where.DEVICE:
                     self._judge(node, index.value, "indexing with the boolean mask {}", "mask")
-                else:
-                    self._judge(node, node.value, "indexing {} with a boolean mask", "mask")
+                elif (
+                    not self._judge(node, node.value, "indexing {} with a boolean mask", "mask")
+                    and not value_where(provenance, node.value, frame).on_host
+                ):
+                    # The indexed value says nothing, but the mask is surely a tensor
+                    # (``m = mask.bool()``, a row of one): MEDIUM on the mask.
+                    self._judge(node, index.value, "indexing with the boolean mask {}", "mask")
                 return
             if isinstance(index, cst.Slice):
                 for bound in (index.lower, index.upper):

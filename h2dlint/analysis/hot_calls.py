@@ -324,11 +324,15 @@ HOOK_REGISTRATIONS = frozenset(
     }
 )
 HOOK_REASON = "a module hook (`{}`): PyTorch runs it on every forward"
+# Attributes a function assigned to (``Model.forward = f``) is called through on every call.
+INSTALLED_SLOTS = frozenset({"forward", "__call__"})
+INSTALLED_REASON = "installed as `{}`: it runs on every call of the module"
 
 
 class _HookRegistrations(cst.CSTVisitor):
     """Functions of the module registered as module hooks: ``m.register_forward_pre_hook(f)``,
-    ``self._hook`` (a method), ``partial(f, ...)``."""
+    ``self._hook`` (a method), ``partial(f, ...)``; and those installed as a module's forward
+    (``Model.forward = f``, ``m.forward = types.MethodType(f, m)``)."""
 
     def __init__(self, index: ModuleIndex) -> None:
         self.index = index
@@ -363,13 +367,32 @@ class _HookRegistrations(cst.CSTVisitor):
         if function is not None:
             self.found.setdefault(function, HOOK_REASON.format(func.attr.value))
 
+    def visit_Assign(self, node: cst.Assign) -> None:
+        # ``Model.forward = __patch__Model_forward__``: the module's forward from now on.
+        value = node.value
+        if isinstance(value, cst.Call) and value.args:
+            name = dotted_name(value.func) or ""
+            if not name.endswith(("partial", "MethodType")):
+                return
+            value = value.args[0].value
+        if not isinstance(value, cst.Name):
+            return
+        function = self.index.functions.get(value.value)
+        if function is None:
+            return
+        for target in node.targets:
+            slot = target.target
+            if isinstance(slot, cst.Attribute) and slot.attr.value in INSTALLED_SLOTS:
+                shown = dotted_name(slot) or slot.attr.value
+                self.found.setdefault(function, INSTALLED_REASON.format(shown))
+
 
 def hook_functions(
     module: cst.Module, source: bytes | str, index: ModuleIndex
 ) -> dict[cst.FunctionDef, str]:
     """The functions of the module registered as module hooks, with why they are hot."""
     text = source.encode() if isinstance(source, str) else source
-    if b"register_f" not in text:
+    if b"register_f" not in text and b".forward" not in text and b".__call__" not in text:
         return {}
     finder = _HookRegistrations(index)
     visit_read_only(module, finder)
