@@ -23,7 +23,7 @@ from h2dlint.analysis.loop_body import saving_code, showing_code
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.row_findings import reported_row_read
+from h2dlint.analysis.row_findings import in_reported_row_loop, reported_row_read
 from h2dlint.analysis.shape_syncs import (
     DATA_SIZED_FUNCTIONS,
     DATA_SIZED_METHODS,
@@ -1517,6 +1517,45 @@ class SyncOnHotPath(Rule):
                 return z.tolist()
             """
         ),
+        # Session 18's look-alikes (recall audit): rows of a mask built on the host
+        # (`masks.cpu()`), a list of masks (not a tensor), a mask written through (a
+        # `masked_fill`), and a patched forward assigned to a name that is no `forward`.
+        Valid(
+            """
+            import torch
+            class Reorder(torch.nn.Module):
+                def forward(self, lengths: list[int]):
+                    masks = torch.arange(8)[None, :] < torch.tensor(lengths)[:, None]
+                    out = []
+                    for h, m in zip(torch.randn(len(lengths), 8), masks):
+                        out.append(h[m])
+                    return out
+            class Gather(torch.nn.Module):
+                def forward(self, hidden, masks):
+                    masks = [m for m in masks]
+                    return [h[masks[i]] for i, h in enumerate(hidden)]
+            class Fill(torch.nn.Module):
+                def forward(self, x, mask):
+                    mask = mask.bool()
+                    for row, m in zip(x, mask):
+                        row[m] = 0.0
+                    return x
+            def _apply():
+                Model.extra_repr = __patch__Model_forward__
+            def __patch__Model_forward__(self, hidden, masks):
+                keep = masks.bool()
+                return hidden[keep]
+            """
+        ),
+        # `.values` of a dict, not of a reduction: no tensor.
+        Valid(
+            """
+            import torch
+            class Pos(torch.nn.Module):
+                def forward(self, table, ids):
+                    return list(table.values())[0] + ids
+            """
+        ),
     )
     invalid = (
         # Session 17's twins: a value computed from the input (a model's argmax) handed to
@@ -2454,6 +2493,66 @@ class SyncOnHotPath(Rule):
             """,
             message_contains="`z` is on the device",
         ),
+        # Session 18's recall audit: the rows of a mask taken by `zip` in a forward (xfuser's
+        # and cache-dit's HunyuanVideo text reordering), a row of a mask taken by index, a
+        # mask made with `.bool()` whose indexed tensor says nothing (MEDIUM on the mask), a
+        # forward installed by assignment (`Model.forward = __patch__..._forward__`), and
+        # `.values` of a reduction read with `.tolist()` (a rotary cache's bound check).
+        Invalid(
+            """
+            import torch
+            class Reorder(torch.nn.Module):
+                def forward(self, hidden, masks):
+                    masks = masks.cuda() > 0
+                    out = []
+                    for h, m in zip(hidden.cuda(), masks):
+                        out.append(h[m])
+            #                      ^^^^
+                    for i in range(len(out)):
+                        out[i] = hidden[i][masks[i]]
+            #                    ^^^^^^^^^^^^^^^^^^^
+                    return out
+            """,
+            message_contains="is on the device",
+        ),
+        Invalid(
+            """
+            import torch
+            class Loss(torch.nn.Module):
+                def forward(self, jsd, completion_mask):
+                    mask = completion_mask.bool()
+                    return jsd[mask].mean()
+            #              ^^^^^^^^^
+            """,
+            message_contains="if `mask` is on the GPU",
+        ),
+        Invalid(
+            """
+            import functools
+            import torch
+            class Planner:
+                def _apply(self):
+                    Model.forward = __patch__Model_forward__
+            @functools.wraps(Model.forward)
+            def __patch__Model_forward__(self, hidden: torch.Tensor, masks: torch.Tensor):
+                out = []
+                for text, text_mask in zip(hidden, masks.bool()):
+                    out.append(text[text_mask])
+            #                  ^^^^^^^^^^^^^^^
+                return out
+            """,
+            message_contains="installed as `Model.forward`",
+        ),
+        Invalid(
+            """
+            import torch
+            class Rope(torch.nn.Module):
+                def forward(self, position_ids: torch.Tensor):
+                    max_vals = position_ids.max(dim=0).values.tolist()
+            #                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return max_vals
+            """,
+        ),
     )
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -2640,6 +2739,7 @@ class SyncOnHotPath(Rule):
                 elif (
                     not self._judge(node, node.value, "indexing {} with a boolean mask", "mask")
                     and not value_where(provenance, node.value, frame).on_host
+                    and not in_reported_row_loop(self.context, node)
                 ):
                     # The indexed value says nothing, but the mask is surely a tensor
                     # (``m = mask.bool()``, a row of one): MEDIUM on the mask.

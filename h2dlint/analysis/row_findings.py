@@ -273,6 +273,24 @@ def reported_row_read(
     return None
 
 
+def in_reported_row_loop(context: FileContext, node: cst.CSTNode) -> bool:
+    """Whether the innermost loop that repeats ``node`` is one HTD201 reports per-row syncs
+    for: a mask read in it is left to that finding (one report per loop)."""
+    ancestors = context.ancestors
+    for index in range(len(ancestors) - 1, -1, -1):
+        parent = ancestors[index]
+        if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.While)):
+            return False
+        if not isinstance(parent, LOOPS):
+            continue
+        inside = (*ancestors[index + 1 :], node)
+        if not any(part in inside for part in _repeated(parent)):
+            continue
+        rows = _at(context, index, partial(loop_rows, context, parent))
+        return rows.finding is not None
+    return False
+
+
 def _repeated(node: Loop) -> list[cst.CSTNode]:
     """The parts of a loop that run on each of its iterations (not its iterable, nor the
     ``else`` of a ``for`` statement)."""
