@@ -1547,6 +1547,21 @@ class SyncOnHotPath(Rule):
                 return hidden[keep]
             """
         ),
+        # A processor's batch (`return_tensors="pt"`) holds host tensors: a mask row of it
+        # indexes on the host (trl's GOLD trainer re-tokenizing prompts for its teacher).
+        Valid(
+            """
+            import torch
+            class Gold:
+                def compute_loss(self, model, inputs, texts):
+                    processed = self.processor(text=texts, padding=True, return_tensors="pt")
+                    ids = []
+                    for row in range(len(texts)):
+                        prompt_mask = processed["attention_mask"][row].bool()
+                        ids.append(processed["input_ids"][row][prompt_mask].tolist())
+                    return model(ids)
+            """
+        ),
         # `.values` of a dict, not of a reduction: no tensor.
         Valid(
             """

@@ -167,3 +167,21 @@ def test_values_of_a_reduction_are_a_tensor() -> None:
     [(row, message)] = _findings(code)
     assert row == 5
     assert "position_ids" in message
+
+
+def test_a_processor_batch_is_on_the_host() -> None:
+    code = """
+        import torch
+        class Gold:
+            def compute_loss(self, model, inputs, texts):
+                processed = self.processor(text=texts, padding=True, return_tensors="pt")
+                moved = self.processor(text=texts, return_tensors="pt").to("cuda")
+                out = []
+                for row in range(len(texts)):
+                    prompt_mask = processed["attention_mask"][row].bool()
+                    out.append(processed["input_ids"][row][prompt_mask])
+                keep = moved["attention_mask"].bool()
+                out.append(moved["input_ids"][keep])
+                return model(out)
+    """
+    assert [row for row, _ in _findings(code)] == [12]

@@ -49,6 +49,10 @@ class CallFacts(ProvenanceBase):
             # ``get_for_device(params, "slots", "cpu")``: a helper asked for the host copy,
             # whatever its return says of a ``device`` parameter it is given
             return Fact(Where.HOST)
+        if _tokenized(call):
+            # ``processor(text=..., return_tensors="pt")``: a tokenizer's or processor's batch
+            # of host tensors (until the caller moves it)
+            return Fact(Where.HOST)
         return self._call_fact(call, frame, depth)
 
     def _own_device_rules(self, call: cst.Call) -> bool:
@@ -312,4 +316,14 @@ def _foreign_memory(data: cst.BaseExpression) -> bool:
         isinstance(data, cst.Call)
         and isinstance(data.func, cst.Attribute)
         and data.func.attr.value == "from_address"
+    )
+
+
+def _tokenized(call: cst.Call) -> bool:
+    """Whether ``call`` asks a tokenizer or processor for tensors (``return_tensors="pt"``)."""
+    return any(
+        a.keyword is not None
+        and a.keyword.value == "return_tensors"
+        and isinstance(a.value, cst.SimpleString)
+        for a in call.args
     )
