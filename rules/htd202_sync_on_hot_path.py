@@ -1562,6 +1562,21 @@ class SyncOnHotPath(Rule):
                     return model(ids)
             """
         ),
+        # A function named for the metrics it computes hands its values to a logger: a mask of
+        # unknown place indexing there is left alone (verl's `compute_data_metrics`, on the
+        # single controller's host batch).
+        Valid(
+            """
+            import torch
+            class Trainer:
+                def step(self, batch):
+                    self.logger.log(compute_data_metrics(batch))
+            def compute_data_metrics(batch):
+                lengths = batch["response_length"]
+                keep = ~((lengths == 0).bool())
+                return {"score": batch["scores"][keep].mean()}
+            """
+        ),
         # `.values` of a dict, not of a reduction: no tensor.
         Valid(
             """
@@ -2755,6 +2770,7 @@ class SyncOnHotPath(Rule):
                     not self._judge(node, node.value, "indexing {} with a boolean mask", "mask")
                     and not value_where(provenance, node.value, frame).on_host
                     and not in_reported_row_loop(self.context, node)
+                    and not _metrics_function(frame)
                 ):
                     # The indexed value says nothing, but the mask is surely a tensor
                     # (``m = mask.bool()``, a row of one): MEDIUM on the mask.
@@ -2938,3 +2954,15 @@ class SyncOnHotPath(Rule):
         if earlier is None:
             seen[key] = self.context.module.code_for_node(explicit)
         return earlier
+
+
+# Words of a function's name that say it computes values for a log (``compute_data_metrics``):
+# they go to the host by design, so a mask of unknown place indexing there is not judged.
+_METRICS_WORDS = frozenset({"metric", "metrics", "stats", "statistics"})
+
+
+def _metrics_function(frame: Frame) -> bool:
+    function = frame.function
+    if not isinstance(function, cst.FunctionDef):
+        return False
+    return not _METRICS_WORDS.isdisjoint(function.name.value.lower().split("_"))

@@ -185,3 +185,20 @@ def test_a_processor_batch_is_on_the_host() -> None:
                 return model(out)
     """
     assert [row for row, _ in _findings(code)] == [12]
+
+
+def test_a_metrics_function_is_left_alone_but_a_loss_is_not() -> None:
+    code = """
+        import torch
+        class Trainer:
+            def step(self, batch):
+                self.logger.log(compute_data_metrics(batch))
+                return compute_loss(batch)
+        def compute_data_metrics(batch):
+            keep = ~((batch["response_length"] == 0).bool())
+            return {"score": batch["scores"][keep].mean()}
+        def compute_loss(batch):
+            keep = batch["mask"].bool()
+            return batch["logps"][keep].mean()
+    """
+    assert [row for row, _ in _findings(code)] == [12]
