@@ -86,7 +86,8 @@ class SyncOnHotPath(Rule):
     tensor as an `if` test such as `if mask.any():`), a blocking copy to the host (`.cpu()`,
     `.to("cpu")`, also when the function already made a host copy of the same tensor), and
     implicit syncs: a device scalar used as a size (`torch.arange(n)`, `torch.zeros(n)`,
-    `x.repeat(n, 1)`, `x.view(n, -1)`), boolean-mask indexing (`x[x > 0]`), writes of many
+    `x.repeat(n, 1)`, `x.view(n, -1)`), boolean-mask indexing (`x[x > 0]`; a row or a slice of
+    a mask is one too: `for h, m in zip(hidden, masks): h[m]`, `x[i][mask[i]]`), writes of many
     values through a boolean mask (`embeds[is_image] = image_embeds`, and any `x[mask] += v`:
     PyTorch turns the mask into indices with `nonzero`; `x[mask] = 0` is a `masked_fill` and
     does not sync), a Python number written into one element of a device tensor
@@ -163,7 +164,11 @@ class SyncOnHotPath(Rule):
     (`cache["end"].fill_(n)`, `ids.masked_select(mask)`), and what a process group's
     collective returns of a tensor (`group.all_reduce(loss, op=AVG)`). Such a tensor given to a call
     whose output size depends on the data (`torch.nonzero(input_ids == image_token_id)`) or
-    indexed through a boolean mask (`ids[ids < k]`) is MEDIUM too. Used as a size, a slice
+    indexed through a boolean mask (`ids[ids < k]`) is MEDIUM too, and so is a mask that is
+    surely a tensor (`keep = mask.bool()`, a row of one) indexing a value that says nothing
+    (`jsd[keep]`), except in a function named for metrics (`compute_data_metrics`: the values
+    go to a logger) and in a row loop HTD201 reports. `x.max(dim=0).values` (`.indices`) is
+    the tensor `x.max(dim=0)` is. Used as a size, a slice
     bound or compared in an `if` test, only a reduction (`x.max()`, also bound to a name:
     `longest = lens.max()`) or a parameter annotated as a tensor (`input_pos_maxp1:
     Optional[Tensor]` in `mask[..., :input_pos_maxp1]`: it can only be a 0-d tensor there)
@@ -172,8 +177,8 @@ class SyncOnHotPath(Rule):
     silent: numpy arrays, `.cpu()` results, names that say host (`lengths_cpu`, `host_ids`) and
     names bound to values computed from them (`query_lens = qsl_cpu[1:] - qsl_cpu[:-1]`),
     results of `numel()`/`size()` (Python numbers), `float(not flag)` (a Python bool; `not`
-    of a tensor is reported as its `bool()`), results of a helper asked for the host by
-    a literal device argument (`get_for_device(params, "slots", "cpu")`, `device="cpu"`; not
+    of a tensor is reported as its `bool()`), a tokenizer's or processor's batch (a call with `return_tensors="pt"`), results of
+    a helper asked for the host by a literal device argument (`get_for_device(params, "slots", "cpu")`, `device="cpu"`; not
     `src_device="cpu"`), the `forward`/`__call__` argument (or the same values in another
     layout: `.permute`, `.flatten`, `.detach`) of a class that is no `torch.nn` module, handed
     to numpy with `.cpu().numpy()` when its device is unknown (a backend feeding an exported
@@ -252,7 +257,9 @@ class SyncOnHotPath(Rule):
     that returns a cached result (`for key, plan in memo: if key is k: return plan`), which runs
     once per new input. A function registered as a module hook
     (`module.register_forward_pre_hook(f)`, `register_forward_hook`, the backward ones) runs on
-    every forward: it is hot, and so is what it calls.
+    every forward: it is hot, and so is what it calls; so is a function of the module installed
+    as a module's forward (`Model.forward = __patch__Model_forward__`, `m.forward =
+    types.MethodType(f, m)`: model patching libraries replace forwards this way).
 
     ## Why is this bad?
     The host queues GPU work far ahead of the GPU; a sync makes it wait until all queued work
