@@ -23,7 +23,7 @@ from h2dlint.analysis.loop_body import saving_code, showing_code
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.row_findings import in_reported_row_loop, reported_row_read
+from h2dlint.analysis.row_findings import mask_judged_alone, reported_row_read
 from h2dlint.analysis.shape_syncs import (
     DATA_SIZED_FUNCTIONS,
     DATA_SIZED_METHODS,
@@ -2772,16 +2772,13 @@ class SyncOnHotPath(Rule):
         for element in node.slice:
             index = element.slice
             if isinstance(index, cst.Index) and is_mask(provenance, index.value, frame):
-                if value_where(provenance, index.value, frame) is Where.DEVICE:
-                    self._judge(node, index.value, "indexing with the boolean mask {}", "mask")
-                elif (
+                # The mask on the device, or the indexed value says nothing and the mask is
+                # surely a tensor (``m = mask.bool()``, a row of one): judged on the mask.
+                on_device = value_where(provenance, index.value, frame) is Where.DEVICE
+                if on_device or (
                     not self._judge(node, node.value, "indexing {} with a boolean mask", "mask")
-                    and not value_where(provenance, node.value, frame).on_host
-                    and not in_reported_row_loop(self.context, node)
-                    and not _metrics_function(frame)
+                    and mask_judged_alone(self.context, node, frame)
                 ):
-                    # The indexed value says nothing, but the mask is surely a tensor
-                    # (``m = mask.bool()``, a row of one): MEDIUM on the mask.
                     self._judge(node, index.value, "indexing with the boolean mask {}", "mask")
                 return
             if isinstance(index, cst.Slice):
@@ -2962,15 +2959,3 @@ class SyncOnHotPath(Rule):
         if earlier is None:
             seen[key] = self.context.module.code_for_node(explicit)
         return earlier
-
-
-# Words of a function's name that say it computes values for a log (``compute_data_metrics``):
-# they go to the host by design, so a mask of unknown place indexing there is not judged.
-_METRICS_WORDS = frozenset({"metric", "metrics", "stats", "statistics"})
-
-
-def _metrics_function(frame: Frame) -> bool:
-    function = frame.function
-    if not isinstance(function, cst.FunctionDef):
-        return False
-    return not _METRICS_WORDS.isdisjoint(function.name.value.lower().split("_"))
