@@ -4,6 +4,8 @@ loop of a per-request entry point)."""
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from h2dlint.analysis.device_branches import holds_on_cuda, only_off_cuda
@@ -326,6 +328,7 @@ HOOK_REGISTRATIONS = frozenset(
 HOOK_REASON = "a module hook (`{}`): PyTorch runs it on every forward"
 # Attributes a function assigned to (``Model.forward = f``) is called through on every call.
 INSTALLED_SLOTS = frozenset({"forward", "__call__"})
+_INSTALLED = re.compile(rb"\.(?:forward|__call__)\s*=[^=]")
 INSTALLED_REASON = "installed as `{}`: it runs on every call of the module"
 
 
@@ -392,7 +395,7 @@ def hook_functions(
 ) -> dict[cst.FunctionDef, str]:
     """The functions of the module registered as module hooks, with why they are hot."""
     text = source.encode() if isinstance(source, str) else source
-    if b"register_f" not in text and b".forward" not in text and b".__call__" not in text:
+    if b"register_f" not in text and _INSTALLED.search(text) is None:
         return {}
     finder = _HookRegistrations(index)
     visit_read_only(module, finder)
