@@ -202,3 +202,15 @@ def test_a_metrics_function_is_left_alone_but_a_loss_is_not() -> None:
             return batch["logps"][keep].mean()
     """
     assert [row for row, _ in _findings(code)] == [12]
+
+
+def test_a_processor_given_a_device_returns_tensors_there() -> None:
+    code = """
+        import torch
+        class Encoder(torch.nn.Module):
+            def forward(self, images):
+                pixels = self.processor(images, return_tensors="pt", device="cuda")
+                keep = pixels["pixel_mask"].bool()
+                return pixels["pixel_values"][keep]
+    """
+    assert [row for row, _ in _findings(code)] == [7]

@@ -320,10 +320,7 @@ def _foreign_memory(data: cst.BaseExpression) -> bool:
 
 
 def _tokenized(call: cst.Call) -> bool:
-    """Whether ``call`` asks a tokenizer or processor for tensors (``return_tensors="pt"``)."""
-    return any(
-        a.keyword is not None
-        and a.keyword.value == "return_tensors"
-        and isinstance(a.value, cst.SimpleString)
-        for a in call.args
-    )
+    """Whether ``call`` asks a tokenizer or processor for tensors (``return_tensors="pt"``)
+    without a device (a fast image processor given ``device=`` returns them there)."""
+    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    return isinstance(keywords.get("return_tensors"), cst.SimpleString) and "device" not in keywords
