@@ -178,8 +178,8 @@ class SyncOnHotPath(Rule):
     names bound to values computed from them (`query_lens = qsl_cpu[1:] - qsl_cpu[:-1]`),
     results of `numel()`/`size()` (Python numbers), `float(not flag)` (a Python bool; `not`
     of a tensor is reported as its `bool()`), a tokenizer's or processor's batch (a call
-    with `return_tensors="pt"` and no `device=`), results of a helper asked for the host by a literal device
-    argument (`get_for_device(params, "slots", "cpu")`, `device="cpu"`; not
+    with `return_tensors="pt"` and no `device=`), results of a helper asked for the host by a
+    literal device argument (`get_for_device(params, "slots", "cpu")`, `device="cpu"`; not
     `src_device="cpu"`), the `forward`/`__call__` argument (or the same values in another
     layout: `.permute`, `.flatten`, `.detach`) of a class that is no `torch.nn` module, handed
     to numpy with `.cpu().numpy()` when its device is unknown (a backend feeding an exported
