@@ -23,7 +23,7 @@ from h2dlint.analysis.loop_body import saving_code, showing_code
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.row_findings import reported_row_read
+from h2dlint.analysis.row_findings import mask_judged_alone, reported_row_read
 from h2dlint.analysis.shape_syncs import (
     DATA_SIZED_FUNCTIONS,
     DATA_SIZED_METHODS,
@@ -86,7 +86,8 @@ class SyncOnHotPath(Rule):
     tensor as an `if` test such as `if mask.any():`), a blocking copy to the host (`.cpu()`,
     `.to("cpu")`, also when the function already made a host copy of the same tensor), and
     implicit syncs: a device scalar used as a size (`torch.arange(n)`, `torch.zeros(n)`,
-    `x.repeat(n, 1)`, `x.view(n, -1)`), boolean-mask indexing (`x[x > 0]`), writes of many
+    `x.repeat(n, 1)`, `x.view(n, -1)`), boolean-mask indexing (`x[x > 0]`; a row or a slice of
+    a mask is one too: `for h, m in zip(hidden, masks): h[m]`, `x[i][mask[i]]`), writes of many
     values through a boolean mask (`embeds[is_image] = image_embeds`, and any `x[mask] += v`:
     PyTorch turns the mask into indices with `nonzero`; `x[mask] = 0` is a `masked_fill` and
     does not sync), a Python number written into one element of a device tensor
@@ -163,7 +164,11 @@ class SyncOnHotPath(Rule):
     (`cache["end"].fill_(n)`, `ids.masked_select(mask)`), and what a process group's
     collective returns of a tensor (`group.all_reduce(loss, op=AVG)`). Such a tensor given to a call
     whose output size depends on the data (`torch.nonzero(input_ids == image_token_id)`) or
-    indexed through a boolean mask (`ids[ids < k]`) is MEDIUM too. Used as a size, a slice
+    indexed through a boolean mask (`ids[ids < k]`) is MEDIUM too, and so is a mask that is
+    surely a tensor (`keep = mask.bool()`, a row of one) indexing a value that says nothing
+    (`jsd[keep]`), except in a function named for metrics (`compute_data_metrics`: the values
+    go to a logger) and in a row loop HTD201 reports. `x.max(dim=0).values` (`.indices`) is
+    the tensor `x.max(dim=0)` is. Used as a size, a slice
     bound or compared in an `if` test, only a reduction (`x.max()`, also bound to a name:
     `longest = lens.max()`) or a parameter annotated as a tensor (`input_pos_maxp1:
     Optional[Tensor]` in `mask[..., :input_pos_maxp1]`: it can only be a 0-d tensor there)
@@ -172,8 +177,9 @@ class SyncOnHotPath(Rule):
     silent: numpy arrays, `.cpu()` results, names that say host (`lengths_cpu`, `host_ids`) and
     names bound to values computed from them (`query_lens = qsl_cpu[1:] - qsl_cpu[:-1]`),
     results of `numel()`/`size()` (Python numbers), `float(not flag)` (a Python bool; `not`
-    of a tensor is reported as its `bool()`), results of a helper asked for the host by
-    a literal device argument (`get_for_device(params, "slots", "cpu")`, `device="cpu"`; not
+    of a tensor is reported as its `bool()`), a tokenizer's or processor's batch (a call
+    with `return_tensors="pt"` and no `device=`), results of a helper asked for the host by a
+    literal device argument (`get_for_device(params, "slots", "cpu")`, `device="cpu"`; not
     `src_device="cpu"`), the `forward`/`__call__` argument (or the same values in another
     layout: `.permute`, `.flatten`, `.detach`) of a class that is no `torch.nn` module, handed
     to numpy with `.cpu().numpy()` when its device is unknown (a backend feeding an exported
@@ -252,7 +258,9 @@ class SyncOnHotPath(Rule):
     that returns a cached result (`for key, plan in memo: if key is k: return plan`), which runs
     once per new input. A function registered as a module hook
     (`module.register_forward_pre_hook(f)`, `register_forward_hook`, the backward ones) runs on
-    every forward: it is hot, and so is what it calls.
+    every forward: it is hot, and so is what it calls; so is a function of the module installed
+    as a module's forward (`Model.forward = __patch__Model_forward__`, `m.forward =
+    types.MethodType(f, m)`: model patching libraries replace forwards this way).
 
     ## Why is this bad?
     The host queues GPU work far ahead of the GPU; a sync makes it wait until all queued work
@@ -1553,6 +1561,75 @@ class SyncOnHotPath(Rule):
                     return torch.from_numpy(obs["rgb"]).to(self.device)
             """
         ),
+        # Session 18's look-alikes (recall audit): rows of a mask built on the host
+        # (`masks.cpu()`), a list of masks (not a tensor), a mask written through (a
+        # `masked_fill`), and a patched forward assigned to a name that is no `forward`.
+        Valid(
+            """
+            import torch
+            class Reorder(torch.nn.Module):
+                def forward(self, lengths: list[int]):
+                    masks = torch.arange(8)[None, :] < torch.tensor(lengths)[:, None]
+                    out = []
+                    for h, m in zip(torch.randn(len(lengths), 8), masks):
+                        out.append(h[m])
+                    return out
+            class Gather(torch.nn.Module):
+                def forward(self, hidden, masks):
+                    masks = [m for m in masks]
+                    return [h[masks[i]] for i, h in enumerate(hidden)]
+            class Fill(torch.nn.Module):
+                def forward(self, x, mask):
+                    mask = mask.bool()
+                    for row, m in zip(x, mask):
+                        row[m] = 0.0
+                    return x
+            def _apply():
+                Model.extra_repr = __patch__Model_forward__
+            def __patch__Model_forward__(self, hidden, masks):
+                keep = masks.bool()
+                return hidden[keep]
+            """
+        ),
+        # A processor's batch (`return_tensors="pt"`) holds host tensors: a mask row of it
+        # indexes on the host (trl's GOLD trainer re-tokenizing prompts for its teacher).
+        Valid(
+            """
+            import torch
+            class Gold:
+                def compute_loss(self, model, inputs, texts):
+                    processed = self.processor(text=texts, padding=True, return_tensors="pt")
+                    ids = []
+                    for row in range(len(texts)):
+                        prompt_mask = processed["attention_mask"][row].bool()
+                        ids.append(processed["input_ids"][row][prompt_mask].tolist())
+                    return model(ids)
+            """
+        ),
+        # A function named for the metrics it computes hands its values to a logger: a mask of
+        # unknown place indexing there is left alone (verl's `compute_data_metrics`, on the
+        # single controller's host batch).
+        Valid(
+            """
+            import torch
+            class Trainer:
+                def step(self, batch):
+                    self.logger.log(compute_data_metrics(batch))
+            def compute_data_metrics(batch):
+                lengths = batch["response_length"]
+                keep = ~((lengths == 0).bool())
+                return {"score": batch["scores"][keep].mean()}
+            """
+        ),
+        # `.values` of a dict, not of a reduction: no tensor.
+        Valid(
+            """
+            import torch
+            class Pos(torch.nn.Module):
+                def forward(self, table, ids):
+                    return list(table.values())[0] + ids
+            """
+        ),
     )
     invalid = (
         # its twins: a value computed from the action, and an action kept for a history
@@ -2528,6 +2605,66 @@ class SyncOnHotPath(Rule):
             """,
             message_contains="`z` is on the device",
         ),
+        # Session 18's recall audit: the rows of a mask taken by `zip` in a forward (xfuser's
+        # and cache-dit's HunyuanVideo text reordering), a row of a mask taken by index, a
+        # mask made with `.bool()` whose indexed tensor says nothing (MEDIUM on the mask), a
+        # forward installed by assignment (`Model.forward = __patch__..._forward__`), and
+        # `.values` of a reduction read with `.tolist()` (a rotary cache's bound check).
+        Invalid(
+            """
+            import torch
+            class Reorder(torch.nn.Module):
+                def forward(self, hidden, masks):
+                    masks = masks.cuda() > 0
+                    out = []
+                    for h, m in zip(hidden.cuda(), masks):
+                        out.append(h[m])
+            #                      ^^^^
+                    for i in range(len(out)):
+                        out[i] = hidden[i][masks[i]]
+            #                    ^^^^^^^^^^^^^^^^^^^
+                    return out
+            """,
+            message_contains="is on the device",
+        ),
+        Invalid(
+            """
+            import torch
+            class Loss(torch.nn.Module):
+                def forward(self, jsd, completion_mask):
+                    mask = completion_mask.bool()
+                    return jsd[mask].mean()
+            #              ^^^^^^^^^
+            """,
+            message_contains="if `mask` is on the GPU",
+        ),
+        Invalid(
+            """
+            import functools
+            import torch
+            class Planner:
+                def _apply(self):
+                    Model.forward = __patch__Model_forward__
+            @functools.wraps(Model.forward)
+            def __patch__Model_forward__(self, hidden: torch.Tensor, masks: torch.Tensor):
+                out = []
+                for text, text_mask in zip(hidden, masks.bool()):
+                    out.append(text[text_mask])
+            #                  ^^^^^^^^^^^^^^^
+                return out
+            """,
+            message_contains="installed as `Model.forward`",
+        ),
+        Invalid(
+            """
+            import torch
+            class Rope(torch.nn.Module):
+                def forward(self, position_ids: torch.Tensor):
+                    max_vals = position_ids.max(dim=0).values.tolist()
+            #                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return max_vals
+            """,
+        ),
     )
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -2709,10 +2846,14 @@ class SyncOnHotPath(Rule):
         for element in node.slice:
             index = element.slice
             if isinstance(index, cst.Index) and is_mask(provenance, index.value, frame):
-                if value_where(provenance, index.value, frame) is Where.DEVICE:
+                # The mask on the device, or the indexed value says nothing and the mask is
+                # surely a tensor (``m = mask.bool()``, a row of one): judged on the mask.
+                on_device = value_where(provenance, index.value, frame) is Where.DEVICE
+                if on_device or (
+                    not self._judge(node, node.value, "indexing {} with a boolean mask", "mask")
+                    and mask_judged_alone(self.context, node, frame)
+                ):
                     self._judge(node, index.value, "indexing with the boolean mask {}", "mask")
-                else:
-                    self._judge(node, node.value, "indexing {} with a boolean mask", "mask")
                 return
             if isinstance(index, cst.Slice):
                 for bound in (index.lower, index.upper):

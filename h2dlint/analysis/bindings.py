@@ -200,6 +200,27 @@ def iterated_by(loop: cst.CSTNode, name: str) -> cst.BaseExpression | None:
     return iterable if isinstance(target, cst.Name) and target.value == name else None
 
 
+def zipped_item(loop: cst.CSTNode, name: str) -> cst.BaseExpression | None:
+    """What ``name`` is an item of, when ``loop`` binds it as one of the items of a ``zip``:
+    ``ys`` of ``for x, name in zip(xs, ys)``; else what :func:`iterated_by` says."""
+    if not isinstance(loop, cst.For):
+        return None
+    target, iterable = loop.target, loop.iter
+    if (
+        isinstance(target, (cst.Tuple, cst.List))
+        and isinstance(iterable, cst.Call)
+        and isinstance(iterable.func, cst.Name)
+        and iterable.func.value == "zip"
+        and len(iterable.args) == len(target.elements)
+        and not any(a.star or a.keyword for a in iterable.args)
+    ):
+        for element, arg in zip(target.elements, iterable.args, strict=True):
+            if isinstance(element.value, cst.Name) and element.value.value == name:
+                return arg.value
+        return None
+    return iterated_by(loop, name)
+
+
 def enumerated_item(
     target: cst.BaseExpression, iterable: cst.BaseExpression
 ) -> tuple[cst.BaseExpression, cst.BaseExpression]:

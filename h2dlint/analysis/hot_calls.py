@@ -4,6 +4,8 @@ loop of a per-request entry point)."""
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from h2dlint.analysis.device_branches import holds_on_cuda, only_off_cuda
@@ -324,11 +326,16 @@ HOOK_REGISTRATIONS = frozenset(
     }
 )
 HOOK_REASON = "a module hook (`{}`): PyTorch runs it on every forward"
+# Attributes a function assigned to (``Model.forward = f``) is called through on every call.
+INSTALLED_SLOTS = frozenset({"forward", "__call__"})
+_INSTALLED = re.compile(rb"\.(?:forward|__call__)\s*=[^=]")
+INSTALLED_REASON = "installed as `{}`: it runs on every call of the module"
 
 
 class _HookRegistrations(cst.CSTVisitor):
     """Functions of the module registered as module hooks: ``m.register_forward_pre_hook(f)``,
-    ``self._hook`` (a method), ``partial(f, ...)``."""
+    ``self._hook`` (a method), ``partial(f, ...)``; and those installed as a module's forward
+    (``Model.forward = f``, ``m.forward = types.MethodType(f, m)``)."""
 
     def __init__(self, index: ModuleIndex) -> None:
         self.index = index
@@ -363,13 +370,32 @@ class _HookRegistrations(cst.CSTVisitor):
         if function is not None:
             self.found.setdefault(function, HOOK_REASON.format(func.attr.value))
 
+    def visit_Assign(self, node: cst.Assign) -> None:
+        # ``Model.forward = __patch__Model_forward__``: the module's forward from now on.
+        value = node.value
+        if isinstance(value, cst.Call) and value.args:
+            name = dotted_name(value.func) or ""
+            if not name.endswith(("partial", "MethodType")):
+                return
+            value = value.args[0].value
+        if not isinstance(value, cst.Name):
+            return
+        function = self.index.functions.get(value.value)
+        if function is None:
+            return
+        for target in node.targets:
+            slot = target.target
+            if isinstance(slot, cst.Attribute) and slot.attr.value in INSTALLED_SLOTS:
+                shown = dotted_name(slot) or slot.attr.value
+                self.found.setdefault(function, INSTALLED_REASON.format(shown))
+
 
 def hook_functions(
     module: cst.Module, source: bytes | str, index: ModuleIndex
 ) -> dict[cst.FunctionDef, str]:
     """The functions of the module registered as module hooks, with why they are hot."""
     text = source.encode() if isinstance(source, str) else source
-    if b"register_f" not in text:
+    if b"register_f" not in text and _INSTALLED.search(text) is None:
         return {}
     finder = _HookRegistrations(index)
     visit_read_only(module, finder)

@@ -158,6 +158,16 @@ METADATA_REASON = "`{}()` builds the attention metadata of each step (its name s
 BUILDER_REASON = "an attention metadata builder's `build()` runs once per step"
 
 
+# Words of a function's name that say it computes values for a log (``compute_data_metrics``,
+# ``_batch_stats``): they go to the host by design.
+METRICS_NAME_WORDS = frozenset({"metric", "metrics", "stats", "statistics"})
+
+
+def metrics_name(name: str) -> bool:
+    """Whether ``name`` says the function computes metrics (values bound for a logger)."""
+    return not METRICS_NAME_WORDS.isdisjoint(name.lower().split("_"))
+
+
 # Words of a forward's name that say it is a reference implementation, not the forward pass.
 REFERENCE_NAME_WORDS = frozenset({"reference", "ref", "oracle", "golden"})
 

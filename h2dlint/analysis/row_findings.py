@@ -25,6 +25,7 @@ import libcst as cst
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import dataset_module, host_side
+from h2dlint.analysis.hot_names import metrics_name
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.row_tensors import hot_rows_of_tensors, pieces_walk, rows_are_tensors
@@ -39,6 +40,7 @@ from h2dlint.analysis.syncs import (
     zipped_loops,
 )
 from h2dlint.analysis.tensor_kinds import tensor_evidence, tensor_sequence_parameter
+from h2dlint.analysis.value_syncs import value_where
 from h2dlint.context import FileContext, SharedKey
 
 HOST_COPIES = ("`.cpu()`", '`.to("cpu")`')
@@ -271,6 +273,37 @@ def reported_row_read(
                     return parent
         return None
     return None
+
+
+def mask_judged_alone(context: FileContext, node: cst.Subscript, frame: Frame) -> bool:
+    """Whether HTD202 judges the mask of ``node`` (``x[mask]``) by itself when ``x`` says
+    nothing: the mask is surely a tensor (``m = mask.bool()``, a row of one) and may be on the
+    device. Not when ``x`` is on the host, in a row loop HTD201 reports (one report per loop),
+    nor in a function named for metrics (``compute_data_metrics``: values for a logger)."""
+    function = frame.function
+    if isinstance(function, cst.FunctionDef) and metrics_name(function.name.value):
+        return False
+    if value_where(Provenance.of(context), node.value, frame).on_host:
+        return False
+    return not in_reported_row_loop(context, node)
+
+
+def in_reported_row_loop(context: FileContext, node: cst.CSTNode) -> bool:
+    """Whether the innermost loop that repeats ``node`` is one HTD201 reports per-row syncs
+    for: a mask read in it is left to that finding (one report per loop)."""
+    ancestors = context.ancestors
+    for index in range(len(ancestors) - 1, -1, -1):
+        parent = ancestors[index]
+        if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.While)):
+            return False
+        if not isinstance(parent, LOOPS):
+            continue
+        inside = (*ancestors[index + 1 :], node)
+        if not any(part in inside for part in _repeated(parent)):
+            continue
+        rows = _at(context, index, partial(loop_rows, context, parent))
+        return rows.finding is not None
+    return False
 
 
 def _repeated(node: Loop) -> list[cst.CSTNode]:

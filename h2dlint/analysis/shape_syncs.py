@@ -9,6 +9,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.arguments import keyword, positional
+from h2dlint.analysis.bindings import zipped_item
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
@@ -143,12 +144,28 @@ def is_mask(provenance: Provenance, node: cst.BaseExpression, frame: Frame, dept
             return not node.args or func.attr.value != "bool"
         qualified = provenance.qualify(func) or ""
         return qualified.startswith("torch.") and qualified[6:] in MASK_METHODS
+    if isinstance(node, cst.Subscript):
+        # ``masks[i]``, ``mask[:, :n]``: a part of a mask is a mask.
+        return is_mask(provenance, node.value, frame, depth + 1)
     if isinstance(node, cst.Name):
-        values = provenance.bindings(frame).reaching(node)
-        return bool(values) and all(
-            v is not None and is_mask(provenance, v, frame, depth + 1) for v in values
+        bindings = provenance.bindings(frame)
+        found = bindings.reaching_bindings(node)
+        return bool(found) and all(
+            is_mask(provenance, b.value, frame, depth + 1)
+            if b.value is not None
+            else _mask_row(provenance, b.statement, node.value, frame, depth)
+            for b in found
         )
     return False
+
+
+def _mask_row(
+    provenance: Provenance, statement: cst.CSTNode, name: str, frame: Frame, depth: int
+) -> bool:
+    """Whether ``statement`` binds ``name`` to a row of a mask: ``for m in mask``, ``for i, m
+    in enumerate(mask)``, ``for x, m in zip(xs, mask)`` (each row of a boolean tensor is one)."""
+    rows = zipped_item(statement, name)
+    return rows is not None and is_mask(provenance, rows, frame, depth + 1)
 
 
 def mask_write(

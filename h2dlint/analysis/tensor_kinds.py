@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from h2dlint.analysis.arguments import keyword, positional
-from h2dlint.analysis.bindings import arithmetic_update, iterated_by
+from h2dlint.analysis.bindings import arithmetic_update, zipped_item
 from h2dlint.analysis.classes import class_of
 from h2dlint.analysis.cross_module import field_annotation
 from h2dlint.analysis.frames import Frame, parameter_annotation
@@ -215,6 +215,13 @@ def tensor_evidence(
             return node  # ``cache["end"].fill_(n)`` in the function: the entry is a tensor
         return inner
     if isinstance(node, cst.Attribute):
+        call = node.value
+        if node.attr.value in ("values", "indices") and isinstance(call, cst.Call):
+            # ``x.max(dim=0).values``: a field of the tuple a reduction returns
+            func = call.func
+            name = func.attr.value if isinstance(func, cst.Attribute) else ""
+            if name in TUPLE_FUNCTIONS:
+                return tensor_evidence(provenance, call, frame, read=read, depth=depth + 1)
         return node if annotated_tensor_field(provenance, node, frame) else None
     if isinstance(node, cst.Comparison):
         if any(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in node.comparisons):
@@ -374,9 +381,10 @@ def _names_in_tuple(targets: Sequence[cst.AssignTarget], name: str) -> bool:
 def _row_of_tensor(
     provenance: Provenance, statement: cst.CSTNode, name: str, frame: Frame, depth: int
 ) -> bool:
-    """Whether ``statement`` is ``for name in t`` (or ``for i, name in enumerate(t)``) over
+    """Whether ``statement`` is ``for name in t`` (or ``for i, name in enumerate(t)``, ``for x,
+    name in zip(xs, t)``) over
     ``t`` that is surely a tensor."""
-    iterable = iterated_by(statement, name)
+    iterable = zipped_item(statement, name)
     return iterable is not None and (
         tensor_evidence(provenance, iterable, frame, depth=depth + 1) is not None
     )

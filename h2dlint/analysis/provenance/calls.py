@@ -49,6 +49,10 @@ class CallFacts(ProvenanceBase):
             # ``get_for_device(params, "slots", "cpu")``: a helper asked for the host copy,
             # whatever its return says of a ``device`` parameter it is given
             return Fact(Where.HOST)
+        if _tokenized(call):
+            # ``processor(text=..., return_tensors="pt")``: a tokenizer's or processor's batch
+            # of host tensors (until the caller moves it)
+            return Fact(Where.HOST)
         return self._call_fact(call, frame, depth)
 
     def _own_device_rules(self, call: cst.Call) -> bool:
@@ -313,3 +317,10 @@ def _foreign_memory(data: cst.BaseExpression) -> bool:
         and isinstance(data.func, cst.Attribute)
         and data.func.attr.value == "from_address"
     )
+
+
+def _tokenized(call: cst.Call) -> bool:
+    """Whether ``call`` asks a tokenizer or processor for tensors (``return_tensors="pt"``)
+    without a device (a fast image processor given ``device=`` returns them there)."""
+    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    return isinstance(keywords.get("return_tensors"), cst.SimpleString) and "device" not in keywords
