@@ -86,11 +86,9 @@ class Provenance(CallFacts):
         guard answered during its computation, and is reused only at depths where the same
         computation would stay within the limit (or at its own depth when it did not).
 
-        A result a cycle guard answered in is kept too, but only until the outermost question
-        that computed it returns: within one question the same node is reached along many
-        paths (a loop whose body updates a name under branches, ``if a: z += 1 else: z += 2``
-        repeated, reaches each update once per path, exponentially many), and walking each
-        again would differ only in which cycle guard answers first."""
+        A result a cycle guard answered in is kept until the outermost question returns: a
+        loop updating a name under many branches reaches each update along exponentially
+        many paths, which differ only in which cycle guard answers first."""
         self._note(depth)
         if depth > MAX_DEPTH:
             return UNKNOWN_FACT
