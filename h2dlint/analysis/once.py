@@ -20,7 +20,8 @@ Code runs once when it is:
   call from code that runs once: the ``@staticmethod`` factory that ``__init__`` calls, the
   ``_prepare_*`` method a call guarded by a flag runs; a public name only when no other module
   of the project calls that name and no framework calls it (``forward``, ``on_*`` hooks); not
-  in the loops of a script's ``main()`` (:meth:`RunOnce.driver`): they are its steps;
+  in the loops of a script's ``main()`` (:meth:`RunOnce.driver`): they are its steps, its
+  code outside them runs once (:meth:`RunOnce.lone_driver`), not what it calls;
 - under a guard that makes it run once: ``if key not in cache: cache[key] = ...``,
   ``if self.x is None: self.x = ...``, ``if not hasattr(self, "x")``,
   ``if self.x.numel() == 0: self.x = ...``, and flags: ``if not self.ready: ...`` (or
@@ -469,7 +470,8 @@ class RunOnce:
             ):
                 return True
             if isinstance(node, cst.FunctionDef):
-                return not (looped and self.driver(node)) and self.function(node)
+                script = self.driver(node) and not looped and self.lone_driver(node)
+                return not (looped and self.driver(node)) and (script or self.function(node))
         return True
 
     def driver(self, function: cst.FunctionDef) -> bool:
@@ -478,6 +480,14 @@ class RunOnce:
         references = self.references.get(function.name.value, [])
         top = self.index.functions.get(function.name.value) is function
         return top and bool(references) and all(r.function is None for r in references)
+
+    def lone_driver(self, function: cst.FunctionDef) -> bool:
+        """Whether a driver is the script's own: only called (handed to no one), by no other
+        module. Its code outside its loops runs once; what it calls does not follow."""
+        name = function.name.value
+        if self.source is None or not all(r.called for r in self.references.get(name, [])):
+            return False  # a callback: whoever receives it may call it per step
+        return not called_elsewhere(self.source, name)
 
     def _class_of(self, ancestors: list[cst.CSTNode], i: int) -> cst.ClassDef | None:
         for j in range(i, -1, -1):
