@@ -65,3 +65,30 @@ def test_a_driver_handed_on_or_called_elsewhere_is_no_script() -> None:
             step()
         """
     assert _findings(handed, "HTD301") == [4]
+
+
+NAN_PROBE = """
+    import os
+    import torch
+    _NAN_DEBUG = os.environ.get("BAILING_NAN_DEBUG", "0") == "1"
+    USE_FAST = os.environ.get("USE_FAST", "0") == "1"
+    class Model(torch.nn.Module):
+        def forward(self, h: torch.Tensor, rank: int):
+            h = self.norm(h)
+            if {test}:
+                for i in range(h.shape[0]):
+                    if torch.isnan(h[i]).any().item():
+                        print(i)
+            return h
+    """
+
+
+def test_row_loops_behind_a_diagnostic_switch_run_only_while_debugging() -> None:
+    # xinference's Ming TTS MoE: a NaN probe per sample behind BAILING_NAN_DEBUG.
+    assert not _findings(NAN_PROBE.format(test="_NAN_DEBUG"), "HTD201")
+    assert not _findings(NAN_PROBE.format(test="_NAN_DEBUG and rank == 0"), "HTD201")
+    assert not _findings(NAN_PROBE.format(test="rank == 0 and _NAN_DEBUG"), "HTD201")
+    # A switch named for a feature, or one `or`-ed with another test: per step for some.
+    assert _findings(NAN_PROBE.format(test="USE_FAST"), "HTD201")
+    assert _findings(NAN_PROBE.format(test="_NAN_DEBUG or rank == 0"), "HTD201")
+    assert _findings(NAN_PROBE.format(test="rank == 0"), "HTD201")
