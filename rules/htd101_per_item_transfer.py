@@ -166,8 +166,9 @@ class PerItemTransfer(ComprehensionVisits, Rule):
       strided region, which one copy would stage as pageable memory, so copying row by row is
       the fix for that (HTD103), not a mistake;
     - copies to the host, dtype conversions, and loops over a literal tuple or a `range` of at
-      most 8, or a comprehension unpacked into at most 8 names (`pe, pooled = (t.to(dev) for t
-      in embeds[prompt])`): the count is provably tiny;
+      most 8 (also through names and comprehensions: `inputs = [img, mask, labels]`, then
+      `[torch.from_numpy(e) for e in inputs]`), or a comprehension unpacked into at most 8
+      names (`pe, pooled = (t.to(dev) for t in embeds[prompt])`): the count is provably tiny;
     - branches that run only off CUDA (a CPU or other backend's fallback): the body of
       `if device.type != "cuda":`, the `else` of `if device.type == "cuda":` (not of
       `if device.type == "cuda" and packed:`, which runs on CUDA too), and the code after
@@ -561,6 +562,16 @@ class PerItemTransfer(ComprehensionVisits, Rule):
             def f(xs, device):
                 for i in range(2):
                     xs[i] = xs[i].to(device)
+            """
+        ),
+        # the same, through a name and a comprehension (an OCR model's three inputs)
+        Valid(
+            """
+            import torch
+            def f(img, mask, labels, device):
+                inputs = [img, mask, labels]
+                inp = [torch.from_numpy(e) for e in inputs]
+                return [e.to(device) for e in inp]
             """
         ),
         # aligning tensors that already live on accelerators

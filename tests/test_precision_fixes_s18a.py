@@ -92,3 +92,23 @@ def test_row_loops_behind_a_diagnostic_switch_run_only_while_debugging() -> None
     assert _findings(NAN_PROBE.format(test="USE_FAST"), "HTD201")
     assert _findings(NAN_PROBE.format(test="_NAN_DEBUG or rank == 0"), "HTD201")
     assert _findings(NAN_PROBE.format(test="rank == 0"), "HTD201")
+
+
+THREE_INPUTS = """
+    import torch
+    class Rec:
+        def run(self, img, mask, labels, batches):
+            inputs = {items}
+            inp = [torch.from_numpy(e) for e in inputs]
+            inp = [e.to(self.device) for e in inp]
+            return self.net(inp)
+    """
+
+
+def test_a_tiny_display_stays_tiny_through_names_and_comprehensions() -> None:
+    # xinference's vendored PaddleOCR recogniser (CAN): image, mask and labels, moved apiece.
+    assert not _findings(THREE_INPUTS.format(items="[img, mask, labels]"), "HTD101")
+    assert not _findings(THREE_INPUTS.format(items="(img, mask)"), "HTD101")
+    # A batch of any length, or a name also bound to one, is still moved item by item.
+    assert _findings(THREE_INPUTS.format(items="batches"), "HTD101")
+    assert _findings(THREE_INPUTS.format(items="[img, *batches]"), "HTD101")
