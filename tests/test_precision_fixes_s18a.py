@@ -112,3 +112,46 @@ def test_a_tiny_display_stays_tiny_through_names_and_comprehensions() -> None:
     # A batch of any length, or a name also bound to one, is still moved item by item.
     assert _findings(THREE_INPUTS.format(items="batches"), "HTD101")
     assert _findings(THREE_INPUTS.format(items="[img, *batches]"), "HTD101")
+
+
+OUTPUT_FIELD = """
+    import torch
+    class Annotator(torch.nn.Module):
+        def __call__(self, feat):
+            result = {made}
+            return [v.to(self.device) for v in result["hidden_states"]]
+    """
+
+
+def test_fields_of_a_model_output_are_made_where_it_ran() -> None:
+    # xinference's ControlNet CLIP-vision annotator moving its model's hidden states.
+    assert not _findings(OUTPUT_FIELD.format(made="self.model(**feat)"), "HTD101")
+    # A processor's or a loader's output is host data, field or not.
+    assert _findings(OUTPUT_FIELD.format(made="self.image_processor(feat)"), "HTD101")
+    assert _findings(OUTPUT_FIELD.format(made="load_batch(feat)"), "HTD101")
+
+
+LLAVA = """
+    import torch
+    class Llava(torch.nn.Module):
+        def get_model(self):
+            return {getter}
+        def encode_images(self, images):
+            return self.get_model().mm_projector(self.get_model().vision_tower(images))
+        def merge(self, ids, images):
+            image_features = self.encode_images(images)
+            embeds = []
+            for i in range(len(ids)):
+                cur = image_features[i]
+                embeds.append(self.get_model().embed_tokens(ids[i]).detach())
+                embeds.append(cur)
+            embeds = [x.to(device=self.device) for x in embeds]
+            return torch.cat(embeds)
+    """
+
+
+def test_llava_per_sample_embeddings_are_model_outputs() -> None:
+    # xinference's vendored LLaVA prepare_inputs_labels_for_multimodal.
+    assert not _findings(LLAVA.format(getter="self.model"), "HTD101")
+    # A getter that builds something else (here a host tokenizer) proves nothing.
+    assert _findings(LLAVA.format(getter="self.tokenizer"), "HTD101")

@@ -64,12 +64,24 @@ def bound_tiny(
         return False
     if isinstance(node, (cst.ListComp, cst.GeneratorExp)) and node.for_in.inner_for_in is None:
         return bound_tiny(node.for_in.iter, provenance, frame, depth + 1)
-    if not isinstance(node, cst.Name):
+    if not isinstance(node, cst.Name) or _grown(node.value, provenance, frame):
         return False
     values = provenance.bindings(frame).reaching(node)
     return bool(values) and all(
-        v is not None and bound_tiny(v, provenance, frame, depth + 1) for v in values
+        v is not None
+        and not (isinstance(v, (cst.List, cst.Tuple)) and not v.elements)
+        and bound_tiny(v, provenance, frame, depth + 1)
+        for v in values
     )
+
+
+def _grown(name: str, provenance: Provenance, frame: Frame) -> bool:
+    """Whether the function may add items to the list ``name`` (``name.append(x)``,
+    ``.extend``, ``.insert``, ``name += ...``): its display is no count."""
+    if provenance.appended(frame, name):
+        return True
+    code = provenance.context.module.code_for_node(frame.function)
+    return any(f"{name}{tail}" in code for tail in (".extend(", ".insert(", " +=", "+="))
 
 
 def passed_tiny(node: cst.BaseExpression, provenance: Provenance, frame: Frame) -> bool:
