@@ -86,7 +86,7 @@ KEEPING_METHODS = SPLITTING_METHODS | {
     "transpose",
 }
 _SPLITTING_FUNCTIONS = frozenset({"torch.split", "torch.chunk", "torch.unbind"})
-_MAX_DEPTH = 4
+_MAX_DEPTH = 12
 
 
 def _output_field(node: cst.BaseExpression, frame: Frame) -> cst.BaseExpression:
@@ -109,8 +109,8 @@ def _made(value: cst.BaseExpression, provenance: Provenance, frame: Frame, depth
     """A model call's output or a tensor made like another one, through device-keeping
     methods, indexing, names, displays and comprehensions (see :func:`called_outputs`)."""
     while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
-        if value.func.attr.value not in KEEPING_METHODS:
-            break
+        if value.func.attr.value not in KEEPING_METHODS or provenance.qualify(value.func):
+            break  # ``torch.split(x, n)`` is a function of a module, not a method of ``torch``
         value = value.func.value  # ``self.encoder(x).split(sizes)``: pieces of its output
     if isinstance(value, cst.Subscript):
         return _made(value.value, provenance, frame, depth)
@@ -216,6 +216,8 @@ def _submodule(
             and depth < 2
         ):
             return False
+        if _abstract(method):  # ``get_model`` of a mixin whose subclasses give the model
+            return bool(name_words(func.attr.value) & MODEL_GETTER_WORDS)
         inner = provenance.index.frame_of(method)
         values = _returned(method)
         return bool(values) and all(_submodule(v, provenance, inner, depth + 1) for v in values)
@@ -226,6 +228,29 @@ def _submodule(
         and not name_words(node.attr.value) & HOST_CALLABLE_WORDS
         and node.attr.value not in methods
     )
+
+
+# Words of an abstract getter's name that say it gives a model or one of its submodules.
+MODEL_GETTER_WORDS = frozenset({"model", "tower", "encoder", "decoder", "backbone", "projector"})
+
+
+def _abstract(function: cst.FunctionDef) -> bool:
+    """A body of only a docstring, ``pass``, ``...`` or ``raise NotImplementedError``."""
+    for line in function.body.body if isinstance(function.body, cst.IndentedBlock) else ():
+        if not isinstance(line, cst.SimpleStatementLine):
+            return False
+        for small in line.body:
+            if isinstance(small, cst.Pass) or (
+                isinstance(small, cst.Expr)
+                and isinstance(small.value, (cst.Ellipsis, cst.SimpleString))
+            ):
+                continue
+            if not (
+                isinstance(small, cst.Raise)
+                and "NotImplementedError" in cst.Module([]).code_for_node(small)
+            ):
+                return False
+    return True
 
 
 def _returned(function: cst.FunctionDef) -> list[cst.BaseExpression]:
