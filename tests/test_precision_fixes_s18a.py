@@ -4,8 +4,13 @@ read (xinference, llmlingua, optimum, flexgen, attention-sinks), and its true tw
 
 from __future__ import annotations
 
+import json
 import textwrap
+from pathlib import Path
 
+from click.testing import CliRunner
+
+from h2dlint.cli import main
 from h2dlint.engine import EnabledRule, check_text
 from h2dlint.registry import all_rules
 
@@ -165,3 +170,70 @@ def test_llava_per_sample_embeddings_are_model_outputs() -> None:
     # for something else.
     assert _findings(LLAVA.format(getter="return self.tokenizer"), "HTD101")
     assert _findings(LLAVA.format(getter="pass").replace("get_model", "get_inputs"), "HTD101")
+
+
+FILTER = """
+import math
+import torch
+
+if "sinc" in dir(torch):
+    sinc = torch.sinc
+else:
+    def sinc(x: torch.Tensor):
+        one = torch.tensor(1.0, device=x.device, dtype=x.dtype)
+        return torch.where(x == 0, one, torch.sin(math.pi * x) / math.pi / x)
+
+
+def kaiser_sinc_filter1d(cutoff, kernel_size):
+    time = torch.arange(-kernel_size, kernel_size) / 2
+    return 2 * cutoff * sinc(2 * cutoff * time)
+
+
+class LowPassFilter1d(torch.nn.Module):
+    def __init__(self, cutoff=0.5, kernel_size=12):
+        super().__init__()
+        self.register_buffer("filter", kaiser_sinc_filter1d(cutoff, kernel_size))
+"""
+
+RESAMPLE = """
+import torch
+from .filter import kaiser_sinc_filter1d
+
+
+class UpSample1d(torch.nn.Module):
+    def __init__(self, ratio=2):
+        super().__init__()
+        self.register_buffer("filter", kaiser_sinc_filter1d(0.5 / ratio, 12))
+{extra}
+"""
+
+
+def _project_findings(tmp_path: Path, extra: str) -> list[tuple[str, int, str]]:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "filter.py").write_text(FILTER)
+    (package / "resample.py").write_text(RESAMPLE.format(extra=extra))
+    result = CliRunner().invoke(
+        main,
+        ["--no-cache", "--output-format", "json", "--exit-zero", "--select", "ALL", str(package)],
+    )
+    assert result.exit_code == 0, result.output
+    return [
+        (Path(d["filename"]).name, d["location"]["row"], d["code"])
+        for d in json.loads(result.output)
+    ]
+
+
+def test_a_helper_other_modules_call_only_from_init_runs_once(tmp_path: Path) -> None:
+    # BigVGAN's alias-free filter, vendored eight times in xinference: sinc (where torch has
+    # none) runs while LowPassFilter1d and UpSample1d build their filters.
+    assert _project_findings(tmp_path, "") == []
+
+
+def test_a_helper_another_module_calls_per_step_stays_reported(tmp_path: Path) -> None:
+    per_step = """
+    def forward(self, x):
+        return x * kaiser_sinc_filter1d(0.5, x.shape[-1])
+"""
+    assert ("filter.py", 9, "HTD107") in _project_findings(tmp_path, per_step)
