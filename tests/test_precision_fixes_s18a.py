@@ -237,3 +237,27 @@ def test_a_helper_another_module_calls_per_step_stays_reported(tmp_path: Path) -
         return x * kaiser_sinc_filter1d(0.5, x.shape[-1])
 """
     assert ("filter.py", 9, "HTD107") in _project_findings(tmp_path, per_step)
+
+
+HANDLER = """
+    import torch
+    class Chat(torch.nn.Module):
+        def forward(self, input_ids, input_embeds, vit_embeds):
+            selected = self.positions(input_ids)
+            try:
+                input_embeds.index_put_((selected,), vit_embeds)
+            except Exception as e:
+                {report}
+                n_token = min(selected.sum().item(), vit_embeds.size(0))
+                input_embeds[selected[:n_token]] = vit_embeds[:n_token]
+            return input_embeds
+    """
+
+
+def test_a_handler_that_reports_its_failure_is_no_hot_path() -> None:
+    # xinference's SenseNova U1 chat model: a warning, then a fallback for mismatched shapes.
+    assert not _findings(HANDLER.format(report='print(f"warning: {e}")'), "HTD202")
+    assert not _findings(HANDLER.format(report='logger.warning("merge failed: %s", e)'), "HTD202")
+    # A handler that reports nothing, or not the failure, may be the path every call takes.
+    assert _findings(HANDLER.format(report="pass"), "HTD202")
+    assert _findings(HANDLER.format(report='logger.info("fallback")'), "HTD202")
