@@ -166,8 +166,9 @@ class PerItemTransfer(ComprehensionVisits, Rule):
       strided region, which one copy would stage as pageable memory, so copying row by row is
       the fix for that (HTD103), not a mistake;
     - copies to the host, dtype conversions, and loops over a literal tuple or a `range` of at
-      most 8, or a comprehension unpacked into at most 8 names (`pe, pooled = (t.to(dev) for t
-      in embeds[prompt])`): the count is provably tiny;
+      most 8 (also through names and comprehensions: `inputs = [img, mask, labels]`, then
+      `[torch.from_numpy(e) for e in inputs]`), or a comprehension unpacked into at most 8
+      names (`pe, pooled = (t.to(dev) for t in embeds[prompt])`): the count is provably tiny;
     - branches that run only off CUDA (a CPU or other backend's fallback): the body of
       `if device.type != "cuda":`, the `else` of `if device.type == "cuda":` (not of
       `if device.type == "cuda" and packed:`, which runs on CUDA too), and the code after
@@ -563,6 +564,48 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                     xs[i] = xs[i].to(device)
             """
         ),
+        # fields of a model's output, and per-sample lists of its outputs (LLaVA's embeddings:
+        # a submodule through a getter, `.detach()`, an image's features indexed from the
+        # vision tower's): made where the model ran
+        Valid(
+            """
+            import torch
+            class Annotator(torch.nn.Module):
+                def __call__(self, feat):
+                    result = self.model(**feat, output_hidden_states=True)
+                    return [v.to(self.device) for v in result["hidden_states"]]
+            """
+        ),
+        Valid(
+            """
+            import torch
+            class Llava(torch.nn.Module):
+                def get_model(self):
+                    return self.model
+                def encode_images(self, images):
+                    feats = self.get_model().vision_tower(images)
+                    return self.get_model().mm_projector(feats)
+                def merge(self, ids, images):
+                    image_features = self.encode_images(images)
+                    embeds = []
+                    for i in range(len(ids)):
+                        cur = image_features[i]
+                        embeds.append(self.get_model().embed_tokens(ids[i]).detach())
+                        embeds.append(cur)
+                    embeds = [x.to(device=self.device) for x in embeds]
+                    return torch.cat(embeds)
+            """
+        ),
+        # the same, through a name and a comprehension (an OCR model's three inputs)
+        Valid(
+            """
+            import torch
+            def f(img, mask, labels, device):
+                inputs = [img, mask, labels]
+                inp = [torch.from_numpy(e) for e in inputs]
+                return [e.to(device) for e in inp]
+            """
+        ),
         # aligning tensors that already live on accelerators
         Valid(
             """
@@ -828,6 +871,24 @@ class PerItemTransfer(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # a field of a processor's output, and a list that also holds host tensors
+        Invalid(
+            """
+            import torch
+            class Pipeline(torch.nn.Module):
+                def __call__(self, images, ids):
+                    batch = self.image_processor(images)
+                    pixels = [v.to(self.device) for v in batch["pixel_values"]]
+                    #         ^^^^^^^^^^^^^^^^^
+                    embeds = []
+                    for i in range(len(ids)):
+                        embeds.append(self.embed_tokens(ids[i]))
+                        embeds.append(torch.tensor(ids[i]))
+                    moved = [x.to(self.device) for x in embeds]
+                    #        ^^^^^^^^^^^^^^^^^
+                    return pixels, moved
+            """
+        ),
         # Made like a host tensor (`new_*` of a tensor built from Python data, `*_like` of a
         # numpy-made one): host items, each copied on its own.
         Invalid(

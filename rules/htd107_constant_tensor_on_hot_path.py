@@ -126,6 +126,27 @@ class ConstantTensorOnHotPath(Rule):
     )
 
     valid = (
+        # a fallback defined where torch lacks it (`sinc = torch.sinc` is a rebinding, not a
+        # use), called only while a filter is built in `__init__` (BigVGAN's alias-free filter)
+        Valid(
+            """
+            import math
+            import torch
+            if "sinc" in dir(torch):
+                sinc = torch.sinc
+            else:
+                def sinc(x):
+                    one = torch.tensor(1.0, device=x.device, dtype=x.dtype)
+                    return torch.where(x == 0, one, torch.sin(math.pi * x) / math.pi / x)
+            def _kaiser_sinc_filter1d(cutoff, kernel_size):
+                time = torch.arange(-kernel_size, kernel_size) / 2
+                return 2 * cutoff * sinc(2 * cutoff * time)
+            class LowPassFilter1d(torch.nn.Module):
+                def __init__(self, cutoff=0.5, kernel_size=12):
+                    super().__init__()
+                    self.register_buffer("filter", _kaiser_sinc_filter1d(cutoff, kernel_size))
+            """
+        ),
         # set-up run once: buffers installed per layer after loading, a helper only a weight
         # loader (`load_fp16`) calls
         Valid(

@@ -161,6 +161,24 @@ class SyncPerRow(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # A branch that runs only with an off-by-default diagnostic variable set (a NaN probe):
+        # its rows are read while someone debugs, not per step. A switch named for a feature
+        # (`USE_FAST`) or `or`-ed with another test still counts (INVALID twin).
+        Valid(
+            """
+            import os
+            import torch
+            _NAN_DEBUG = os.environ.get("BAILING_NAN_DEBUG", "0") == "1"
+            class Model(torch.nn.Module):
+                def forward(self, h: torch.Tensor, rank: int):
+                    h = self.norm(h)
+                    if _NAN_DEBUG and rank == 0:
+                        for i in range(h.shape[0]):
+                            if torch.isnan(h[i]).any().item():
+                                print(i)
+                    return h
+            """
+        ),
         # Rows of tensors derived on the host from one copy of the counts (`torch.clamp_min` and
         # `torch.cumsum` of a host tensor stay on the host): one sync before the loop, none in it.
         Valid(
@@ -703,6 +721,30 @@ class SyncPerRow(ComprehensionVisits, Rule):
                         zero_weight = torch.as_tensor(self.tree[index]) == 0
                      ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                     return index
+            """
+        ),
+        Invalid(
+            """
+            import os
+            import torch
+            _NAN_DEBUG = os.environ.get("BAILING_NAN_DEBUG", "0") == "1"
+            USE_FAST = os.environ.get("USE_FAST", "0") == "1"
+            class Model(torch.nn.Module):
+                def forward(self, h: torch.Tensor, rank: int):
+                    h = self.norm(h)
+                    if USE_FAST:
+                        for i in range(h.shape[0]):
+                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                            if torch.isnan(h[i]).any().item():
+                                print(i)
+                             ...^^^^^^^^
+                    if _NAN_DEBUG or rank == 0:
+                        for i in range(h.shape[0]):
+                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                            if torch.isnan(h[i]).any().item():
+                                print(i)
+                             ...^^^^^^^^
+                    return h
             """
         ),
         # A row read through an attribute every tensor has (`.data`, `.T`) is still a row.

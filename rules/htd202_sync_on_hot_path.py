@@ -358,6 +358,23 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # the fallback of a handler that reports the failure it caught (a shape mismatch):
+        # not the path every call takes (an unreported handler is: INVALID twin)
+        Valid(
+            """
+            import torch
+            class Chat(torch.nn.Module):
+                def forward(self, input_ids, input_embeds, vit_embeds):
+                    selected = (input_ids == self.img_context_token_id).nonzero()
+                    try:
+                        input_embeds.index_put_((selected,), vit_embeds)
+                    except Exception as e:
+                        print(f"warning: {e}")
+                        n_token = min(selected.sum().item(), vit_embeds.size(0))
+                        input_embeds[selected[:n_token]] = vit_embeds[:n_token]
+                    return input_embeds
+            """
+        ),
         # Session 17: a backend's `forward` hands its own input to another runtime as numpy (an
         # exported model's session, a CoreML predictor, scikit-learn): the caller chose where
         # the tensor is, and its values must reach the host there. The arguments of a testing

@@ -273,6 +273,18 @@ class HostFactoryThenMove(Rule):
                 x = torch.ones(3).to(device)
             """
         ),
+        # a test script's check, called once from its `__main__` block (its loops do run
+        # per iteration: the INVALID twin below)
+        Valid(
+            """
+            import torch
+            def check_forward_equal_with_pytorch_float():
+                value = torch.rand(2, 4).cuda() * 0.01
+                return value
+            if __name__ == "__main__":
+                check_forward_equal_with_pytorch_float()
+            """
+        ),
         # a local function named like a torch factory
         Valid(
             """
@@ -283,6 +295,35 @@ class HostFactoryThenMove(Rule):
         ),
     )
     invalid = (
+        # a script's driver: its loops are its steps, and so are the functions it calls
+        Invalid(
+            """
+            import torch
+            def generate(model, n):
+                for i in range(n):
+                    model(torch.zeros(1, 4).cuda())
+                    #     ^^^^^^^^^^^^^^^^^^^^^^^^
+            def main(model):
+                generate(model, 16)
+                while True:
+                    model(torch.ones(1, 4).cuda())
+                    #     ^^^^^^^^^^^^^^^^^^^^^^^
+            if __name__ == "__main__":
+                main(None)
+            """,
+            expected_fix="""
+            import torch
+            def generate(model, n):
+                for i in range(n):
+                    model(torch.zeros(1, 4, device="cuda"))
+            def main(model):
+                generate(model, 16)
+                while True:
+                    model(torch.ones(1, 4, device="cuda"))
+            if __name__ == "__main__":
+                main(None)
+            """,
+        ),
         # a move to the device and dtype of a tensor that the code made (medium: its device
         # is not proven), also of elements of a comprehension over tensors
         Invalid(

@@ -141,6 +141,20 @@ SERVING_PACKAGES: dict[str, str] = {
     "axolotl": "0.19.0",
     "boltz": "2.2.1",
     "pyannote.audio": "4.0.7",
+    # Added in session 18 (helper heldout18a) for a held-out reading of every rule on serving
+    # and inference code no triage had read: xinference's serving backends (transformers
+    # continuous batching, multimodal prefill/decode) and the model code it vendors (TTS
+    # decoders, diffusion solvers, detectron2/ControlNet annotators, LLaVA, Whisper), LLMLingua's
+    # prompt and KV-cache compression, optimum's FX transformations, FlexGen's offloading
+    # engine, attention-sinks' streaming attention (aqlm and spqr-quant: no findings;
+    # minference 0.1.6.0 and ktransformers 0.2.1.post1 would not download, ktransformers 0.7.2
+    # is an sglang kernel payload). Files that import or name vllm or sglang (182 of
+    # xinference's, 1 of optimum's) were removed before the scan and never read.
+    "xinference": "4.1.0",
+    "llmlingua": "0.2.2",
+    "optimum": "2.3.0",
+    "flexgen": "0.1.8",
+    "attention-sinks": "0.4.0",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 

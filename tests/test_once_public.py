@@ -89,9 +89,10 @@ def test_a_loop_of_a_main_function_runs_per_step(tmp_path: Path) -> None:
         "if __name__ == '__main__':\n"
         "    test()\n"
     )
-    # A public main() is not run once at all (hot paths follow its loops); a private one runs
-    # once outside its loops.
-    assert _rows(tmp_path, {"demo.py": script}, "demo.py", "HTD301") == [4, 5]
+    # A script's driver, public or private, runs once outside its loops (session 18: a
+    # public one only module-level code calls and no other module does, RunOnce.lone_driver);
+    # its loops are its steps.
+    assert _rows(tmp_path, {"demo.py": script}, "demo.py", "HTD301") == [4]
     private = script.replace("test()", "_test()").replace("def test(", "def _test(")
     (tmp_path / "p").mkdir()
     assert _rows(tmp_path / "p", {"demo.py": private}, "demo.py", "HTD301") == [4]

@@ -18,6 +18,7 @@ out passes its default; a recursive call that passes the parameter on adds nothi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import libcst as cst
@@ -272,3 +273,22 @@ def called_elsewhere(source: FactSource, name: str) -> bool:
     if project is None or source.module_name is None:
         return False
     return any(module != source.module_name for module in project.caller_index().calling(name))
+
+
+def once_elsewhere(source: FactSource, name: str, once: Callable[[str, str | None], bool]) -> bool:
+    """Whether the other modules call the top-level function ``name`` only from functions for
+    which ``once(function_name, class_name)`` holds (the ``__init__`` of a resampler building
+    its filter): every caller the project's call edges find (through imports) is one, and no
+    other module that calls the name may reach it by ``import *`` (a module calling its own
+    copy of the helper does not call this one)."""
+    project = source.project
+    module = source.module_name
+    if project is None or module is None:
+        return False
+    index = project.caller_index()
+    callers = [c for c in index.callers(f"{module}.{name}") if c.module != module]
+    found = {c.module for c in callers}
+    for other in index.calling(name):
+        if other not in found and other != module and b"import *" in (index.data(other) or b"*"):
+            return False
+    return all(once(c.name, c.cls) for c in callers)  # none: the others call their own copy

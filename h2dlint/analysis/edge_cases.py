@@ -215,3 +215,24 @@ def _names(node: cst.CSTNode) -> list[cst.Name]:
     collector = _Names()
     visit_read_only(node, collector)
     return collector.found
+
+
+def reporting_handler(handler: cst.ExceptHandler) -> bool:
+    """Whether an ``except ... as e:`` handler reports the exception it caught (``print`` or a
+    warning-level call whose arguments name ``e``): its body is the fallback after a failure
+    (``input_embeds[selected] = ...`` failed on a shape), not the path every call takes."""
+    if handler.name is None or not isinstance(handler.name.name, cst.Name):
+        return False
+    caught = handler.name.name.value
+    body = handler.body
+    for line in body.body if isinstance(body, cst.IndentedBlock) else ():
+        for small in line.body if isinstance(line, cst.SimpleStatementLine) else ():
+            if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)):
+                continue
+            func = small.value.func
+            reports = (isinstance(func, cst.Name) and func.value == "print") or (
+                isinstance(func, cst.Attribute) and func.attr.value in _WARNING_CALLS
+            )
+            if reports and any(n.value == caught for a in small.value.args for n in _names(a)):
+                return True
+    return False

@@ -9,6 +9,9 @@ that does run per step for those who set it, and a variable on by default runs a
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Sequence
+
 import libcst as cst
 
 from h2dlint.walk import visit_read_only
@@ -36,6 +39,29 @@ def diagnostic_switch(
     (its environment name, or a name bound to it on the way), directly or through names bound
     in ``function`` or at module level."""
     return _reads_switch(test, module, function, set(), 0, named=False)
+
+
+def under_switch(ancestors: Sequence[cst.CSTNode], module: cst.Module) -> bool:
+    """Whether the innermost node of ``ancestors`` (root first) is in the body of an ``if``
+    of its function that runs only with a diagnostic switch on: the test is the switch, or an
+    ``and`` one of whose operands is (``if _NAN_DEBUG and rank == 0:`` with ``_NAN_DEBUG =
+    os.environ.get("BAILING_NAN_DEBUG", "0") == "1"``). Not an ``or``: its body runs without."""
+    function = next((a for a in reversed(ancestors) if isinstance(a, cst.FunctionDef)), None)
+    return any(
+        isinstance(parent, cst.If)
+        and child is parent.body
+        and any(
+            not isinstance(o, cst.BooleanOperation) and diagnostic_switch(o, module, function)
+            for o in _conjuncts(parent.test)
+        )
+        for parent, child in itertools.pairwise(ancestors)
+    )
+
+
+def _conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _conjuncts(test.left) + _conjuncts(test.right)
+    return [test]
 
 
 def debug_only(module: cst.Module, function: cst.FunctionDef) -> bool:

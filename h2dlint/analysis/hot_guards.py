@@ -16,7 +16,7 @@ from h2dlint.analysis.device_branches import (
     off_cuda_operand,
     off_cuda_part,
 )
-from h2dlint.analysis.edge_cases import degenerate_fallback, error_branch
+from h2dlint.analysis.edge_cases import degenerate_fallback, error_branch, reporting_handler
 from h2dlint.analysis.env_switches import diagnostic_switch, may_read_environment
 from h2dlint.analysis.hot_calls import debug_guard
 from h2dlint.analysis.loop_body import set_once
@@ -100,6 +100,8 @@ def runs_every_call(
             return False  # a debugging branch, or one that raises or warns: the check failed
         if isinstance(parent, cst.Call) and logging_call(parent):
             return False
+        if isinstance(parent, cst.ExceptHandler) and reporting_handler(parent):
+            return False  # the fallback after a failure the handler reports
         if (
             isinstance(parent, cst.IfExp)
             and child is not parent.test

@@ -51,6 +51,39 @@ def tiny_iterable(node: cst.BaseExpression) -> bool:
     return False
 
 
+def bound_tiny(
+    node: cst.BaseExpression, provenance: Provenance, frame: Frame, depth: int = 0
+) -> bool:
+    """A tiny collection through names and comprehensions: ``inputs = [img, mask, labels]``,
+    then ``inp = [torch.from_numpy(e) for e in inputs]``: every binding of a name is one, and
+    a comprehension over one has as many items."""
+    node = iterated_collection(node)
+    if tiny_iterable(node):
+        return True
+    if depth >= 3:
+        return False
+    if isinstance(node, (cst.ListComp, cst.GeneratorExp)) and node.for_in.inner_for_in is None:
+        return bound_tiny(node.for_in.iter, provenance, frame, depth + 1)
+    if not isinstance(node, cst.Name) or _grown(node.value, provenance, frame):
+        return False
+    values = provenance.bindings(frame).reaching(node)
+    return bool(values) and all(
+        v is not None
+        and not (isinstance(v, (cst.List, cst.Tuple)) and not v.elements)
+        and bound_tiny(v, provenance, frame, depth + 1)
+        for v in values
+    )
+
+
+def _grown(name: str, provenance: Provenance, frame: Frame) -> bool:
+    """Whether the function may add items to the list ``name`` (``name.append(x)``,
+    ``.extend``, ``.insert``, ``name += ...``): its display is no count."""
+    if provenance.appended(frame, name):
+        return True
+    code = provenance.context.module.code_for_node(frame.function)
+    return any(f"{name}{tail}" in code for tail in (".extend(", ".insert(", " +=", "+="))
+
+
 def passed_tiny(node: cst.BaseExpression, provenance: Provenance, frame: Frame) -> bool:
     """A parameter for which every call of the function passes a short display
     (``_allreduce([loss, count])``): a few values of different kinds, not a batch of items."""
@@ -212,7 +245,7 @@ def iterable_excluded(
     ``mapping_ok``: the items moved are rows of one other container, so a mapping iterated
     for their indices is no reason."""
     if (
-        tiny_iterable(iterable)
+        bound_tiny(iterable, provenance, frame)
         or passed_tiny(iterable, provenance, frame)
         or model_state_iterable(iterable, loop_names)
         or _collects_state(iterated_collection(iterable), provenance, frame)

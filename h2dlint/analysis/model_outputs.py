@@ -61,39 +61,102 @@ def called_outputs(iterable: cst.BaseExpression, provenance: Provenance, frame: 
     of tensors made like another tensor (``[self.layer(x) for _ in range(n)]``,
     ``[x.new_zeros(4) for _ in heads]``, ``[torch.zeros_like(h) for h in hs]``), counts too:
     each item is made where the model or that tensor is (:func:`made_like`); so does a list
-    bound empty and filled with them (``parts.append(self.proj(h))``)."""
-    node = iterated_collection(iterable)
-    values: list[cst.BaseExpression | None] = [node]
-    if isinstance(node, cst.Name):
-        values = []
-        for value in provenance.bindings(frame).reaching(node):
-            if isinstance(value, cst.List) and not value.elements:
-                # ``parts = []`` filled by ``parts.append(self.proj(h))``: judged by what is added
-                added = provenance.appended(frame, node.value)
-                if not added:
-                    return False
-                values.append(cst.List([cst.Element(v) for v in added]))
-            else:
-                values.append(value)
-    return bool(values) and all(
-        value is not None and _made_items(value, provenance, frame) for value in values
-    )
+    bound empty and filled with them (``parts.append(self.proj(h))``), a field of a model's
+    output (``result["hidden_states"]`` of ``result = self.model(...)``), and items that are
+    such outputs through names, indexing and device-keeping methods (``cur =
+    feats[i]`` of ``feats = self.encode_images(x)``, ``self.get_model().embed_tokens(ids)
+    .detach()``: LLaVA's per-sample embedding list)."""
+    return _made(_output_field(iterated_collection(iterable), frame), provenance, frame, 0)
 
 
-def _made_items(value: cst.BaseExpression, provenance: Provenance, frame: Frame) -> bool:
-    """A model call's output, or a comprehension or a display whose every item is one or is
-    made like another tensor."""
+# Tensor methods whose result lives where their receiver does.
+KEEPING_METHODS = SPLITTING_METHODS | {
+    "detach",
+    "contiguous",
+    "clone",
+    "float",
+    "half",
+    "bfloat16",
+    "flatten",
+    "view",
+    "reshape",
+    "squeeze",
+    "unsqueeze",
+    "permute",
+    "transpose",
+}
+_SPLITTING_FUNCTIONS = frozenset({"torch.split", "torch.chunk", "torch.unbind"})
+_MAX_DEPTH = 12
+
+
+def _output_field(node: cst.BaseExpression, frame: Frame) -> cst.BaseExpression:
+    """``outs`` of ``outs["hidden_states"]`` or ``outs.hidden_states`` (a field of a model's
+    output), when the chain starts at a name other than ``self``."""
+    base = node
+    while (
+        isinstance(base, cst.Subscript)
+        and len(base.slice) == 1
+        and isinstance(base.slice[0].slice, cst.Index)
+        and isinstance(base.slice[0].slice.value, cst.SimpleString)
+    ) or isinstance(base, cst.Attribute):
+        base = base.value
+    if base is node or not isinstance(base, cst.Name) or base.value == frame.self_name:
+        return node
+    return base
+
+
+def _made(value: cst.BaseExpression, provenance: Provenance, frame: Frame, depth: int) -> bool:
+    """A model call's output or a tensor made like another one, through device-keeping
+    methods, indexing, names, displays and comprehensions (see :func:`called_outputs`)."""
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
+        if value.func.attr.value not in KEEPING_METHODS or provenance.qualify(value.func):
+            break  # ``torch.split(x, n)`` is a function of a module, not a method of ``torch``
+        value = value.func.value  # ``self.encoder(x).split(sizes)``: pieces of its output
+    if isinstance(value, cst.Subscript):
+        return _made(value.value, provenance, frame, depth)
+    if _model_call(value, provenance, frame, depth) or made_like(value, provenance, frame):
+        return True
+    if depth >= _MAX_DEPTH:
+        return False
+    if isinstance(value, cst.Call) and provenance.qualify(value.func) in _SPLITTING_FUNCTIONS:
+        return bool(value.args) and _made(value.args[0].value, provenance, frame, depth + 1)
     if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
-        items = [value.elt]
-    elif isinstance(value, (cst.List, cst.Tuple)):
+        if _made(value.elt, provenance, frame, depth + 1):
+            return True
+        element = value.elt
+        while isinstance(element, cst.Call) and isinstance(element.func, cst.Attribute):
+            if element.func.attr.value not in KEEPING_METHODS:
+                return False
+            element = element.func.value
+        target = value.for_in.target
+        return (  # ``[x.flatten(0, 1) for x in feats]``: the collection's own items
+            isinstance(element, cst.Name)
+            and isinstance(target, cst.Name)
+            and element.value == target.value
+            and value.for_in.inner_for_in is None
+            and _made(value.for_in.iter, provenance, frame, depth + 1)
+        )
+    if isinstance(value, (cst.List, cst.Tuple)):
         items = [e.value for e in value.elements if isinstance(e, cst.Element)]
-        if not items or len(items) != len(value.elements):
-            return False
-    else:
-        return _model_call(value, provenance, frame, 0)
-    return all(
-        _model_call(item, provenance, frame, 0) or made_like(item, provenance, frame)
-        for item in items
+        return (
+            bool(items)
+            and len(items) == len(value.elements)
+            and all(_made(item, provenance, frame, depth + 1) for item in items)
+        )
+    if not isinstance(value, cst.Name) or value.value == frame.self_name:
+        return False
+    values: list[cst.BaseExpression | None] = []
+    for bound in provenance.bindings(frame).reaching(value):
+        if isinstance(bound, cst.List) and not bound.elements:
+            # ``parts = []`` filled by ``parts.append(self.proj(h))``: judged by what is added
+            added = provenance.appended(frame, value.value)
+            if not added:
+                return False
+            values.extend(added)
+        else:
+            values.append(bound)
+    return bool(values) and all(
+        v is not None and _made(v, provenance, frame, depth + 1) for v in values
     )
 
 
@@ -115,31 +178,79 @@ def made_like(node: cst.BaseExpression, provenance: Provenance, frame: Frame) ->
 
 
 def _model_call(node: cst.BaseExpression, provenance: Provenance, frame: Frame, depth: int) -> bool:
-    while (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Attribute)
-        and node.func.attr.value in SPLITTING_METHODS
-    ):
-        node = node.func.value  # ``self.encoder(x).split(sizes)``: pieces of its output
-    if not (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Attribute)
-        and isinstance(node.func.value, cst.Name)
-        and frame.cls is not None
-        and node.func.value.value == frame.self_name
-    ):
+    """A call of a callable attribute of ``self`` (``self.encoder(x)``), of a submodule's
+    (``self.model.embed_tokens(x)``, ``self.get_model().embed_tokens(x)`` when ``get_model``
+    returns an attribute of ``self``), or of a method of the class whose every ``return`` is
+    made where the model runs (:func:`_made`, in the method's frame)."""
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and frame.cls):
         return False
     name = node.func.attr.value
     if name_words(name) & HOST_CALLABLE_WORDS:
         return False
+    owner = node.func.value
+    if not (isinstance(owner, cst.Name) and owner.value == frame.self_name):
+        return _submodule(owner, provenance, frame)
     method = provenance.index.methods.get(frame.cls, {}).get(name)
     if method is None:
         return True  # a callable attribute: a submodule or a stored forward
-    if depth > 0:
+    if depth >= _MAX_DEPTH:
         return False
     values = _returned(method)
     inner = provenance.index.frame_of(method)
-    return bool(values) and all(_model_call(v, provenance, inner, depth + 1) for v in values)
+    return bool(values) and all(_made(v, provenance, inner, depth + 1) for v in values)
+
+
+def _submodule(
+    node: cst.BaseExpression, provenance: Provenance, frame: Frame, depth: int = 0
+) -> bool:
+    """``self.model`` (an attribute of ``self`` that is no method, not named for host work),
+    or ``self.get_model()``: a method without arguments every ``return`` of which is one."""
+    methods = provenance.index.methods.get(frame.cls, {}) if frame.cls is not None else {}
+    if isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Attribute):
+        func = node.func
+        method = methods.get(func.attr.value)
+        if not (
+            isinstance(func.value, cst.Name)
+            and func.value.value == frame.self_name
+            and method is not None
+            and depth < 2
+        ):
+            return False
+        if _abstract(method):  # ``get_model`` of a mixin whose subclasses give the model
+            return bool(name_words(func.attr.value) & MODEL_GETTER_WORDS)
+        inner = provenance.index.frame_of(method)
+        values = _returned(method)
+        return bool(values) and all(_submodule(v, provenance, inner, depth + 1) for v in values)
+    return (
+        isinstance(node, cst.Attribute)
+        and isinstance(node.value, cst.Name)
+        and node.value.value == frame.self_name
+        and not name_words(node.attr.value) & HOST_CALLABLE_WORDS
+        and node.attr.value not in methods
+    )
+
+
+# Words of an abstract getter's name that say it gives a model or one of its submodules.
+MODEL_GETTER_WORDS = frozenset({"model", "tower", "encoder", "decoder", "backbone", "projector"})
+
+
+def _abstract(function: cst.FunctionDef) -> bool:
+    """A body of only a docstring, ``pass``, ``...`` or ``raise NotImplementedError``."""
+    for line in function.body.body if isinstance(function.body, cst.IndentedBlock) else ():
+        if not isinstance(line, cst.SimpleStatementLine):
+            return False
+        for small in line.body:
+            if isinstance(small, cst.Pass) or (
+                isinstance(small, cst.Expr)
+                and isinstance(small.value, (cst.Ellipsis, cst.SimpleString))
+            ):
+                continue
+            if not (
+                isinstance(small, cst.Raise)
+                and "NotImplementedError" in cst.Module([]).code_for_node(small)
+            ):
+                return False
+    return True
 
 
 def _returned(function: cst.FunctionDef) -> list[cst.BaseExpression]:

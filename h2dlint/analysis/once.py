@@ -16,11 +16,11 @@ Code runs once when it is:
   None)`` / ``if cached is not None: return cached``) and keeps what it computes there
   (``self.x = ...``), or by key (``cached = cache.get(key)`` / ``if cached is not None:
   return cached`` ... ``cache[key] = ...``: its work runs once per key);
-- in a helper of the module (a function or a method) whose every reference in the module is a
-  call from code that runs once: the ``@staticmethod`` factory that ``__init__`` calls, the
-  ``_prepare_*`` method a call guarded by a flag runs; a public name only when no other module
-  of the project calls that name and no framework calls it (``forward``, ``on_*`` hooks); not
-  in the loops of a script's ``main()`` (:meth:`RunOnce.driver`): they are its steps;
+- in a helper whose every reference in the module is a call from run-once code (the factory
+  ``__init__`` calls, a ``_prepare_*`` a flag guards); a public one only when no framework
+  and no other module calls it but from run-once functions (BigVGAN's filter builder, called
+  by another module's ``__init__``); not in the loops of a script's ``main()``
+  (:meth:`RunOnce.driver`), its steps; its code outside them runs once (:meth:`lone_driver`);
 - under a guard that makes it run once: ``if key not in cache: cache[key] = ...``,
   ``if self.x is None: self.x = ...``, ``if not hasattr(self, "x")``,
   ``if self.x.numel() == 0: self.x = ...``, and flags: ``if not self.ready: ...`` (or
@@ -35,12 +35,11 @@ often per-call (``build_attention_mask``, ``load_image``, ``from_dense``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from h2dlint.analysis.argument_flow import called_elsewhere, framework_called
+from h2dlint.analysis.argument_flow import called_elsewhere, framework_called, once_elsewhere
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.frames import ModuleIndex, decorator_names
 from h2dlint.analysis.memo_methods import (
@@ -50,6 +49,7 @@ from h2dlint.analysis.memo_methods import (
     memoised,
     memoised_by_key,
 )
+from h2dlint.analysis.once_references import Reference, References, private
 from h2dlint.analysis.per_step_names import (
     builder_class,
     per_step_state_builder,
@@ -161,10 +161,6 @@ def once_by_name(function: cst.FunctionDef, cls: cst.ClassDef | None = None) -> 
     return bool(decorator_names(function) & MEMOISING_DECORATORS)
 
 
-def _private(name: str) -> bool:
-    return name.startswith("_") and not name.startswith("__")
-
-
 # -- guards -------------------------------------------------------------------------------------
 def _assigned(body: cst.BaseSuite) -> list[cst.BaseExpression]:
     """The targets of the simple assignments directly in ``body``."""
@@ -239,96 +235,6 @@ def _guarded_attribute(test: cst.BaseExpression) -> cst.Attribute | None:
 
 
 # -- the module's run-once code -----------------------------------------------------------------
-@dataclass(frozen=True)
-class _Reference:
-    """A reference to a private function or method: where it is, and whether it is a call."""
-
-    function: cst.FunctionDef | None  # the innermost function around it; None: module or class
-    guards: tuple[cst.If, ...]  # the ``if`` statements around it in that function, in order
-    called: bool
-    # ``self`` of ``self._m``; None for a plain name, "" for an attribute of an expression
-    base: str | None = None
-    in_loop: bool = False  # inside a loop or comprehension of that function
-
-
-class _References(cst.CSTVisitor):
-    """Every reference to a private name or to a name in ``defined`` (``_f``, ``self._m``,
-    ``cls._m``, ``C._m``), keyed by that name; an attribute of anything but a name
-    (``self.x._m``) counts as no call."""
-
-    def __init__(self, defined: frozenset[str]) -> None:
-        self.defined = defined
-        self.found: dict[str, list[_Reference]] = {}
-        self.functions: list[cst.FunctionDef] = []
-        self.guards: list[list[cst.If]] = [[]]
-        self.loops: list[int] = [0]  # per function: the loops around the visitor
-        self.calls: set[cst.CSTNode] = set()
-        self.definitions: set[cst.Name] = set()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.definitions.add(node.name)
-        self.functions.append(node)
-        self.guards.append([])
-        self.loops.append(0)
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self.functions.pop()
-        self.guards.pop()
-        self.loops.pop()
-
-    def visit_For(self, node: cst.For) -> None:
-        self.loops[-1] += 1
-
-    def leave_For(self, original_node: cst.For) -> None:
-        self.loops[-1] -= 1
-
-    visit_While = visit_For  # type: ignore[assignment]
-    leave_While = leave_For  # type: ignore[assignment]
-    visit_ListComp = visit_GeneratorExp = visit_SetComp = visit_DictComp = visit_For  # type: ignore[assignment]
-    leave_ListComp = leave_GeneratorExp = leave_SetComp = leave_DictComp = leave_For  # type: ignore[assignment]
-
-    def visit_If(self, node: cst.If) -> bool:
-        visit_read_only(node.test, self)
-        self.guards[-1].append(node)
-        visit_read_only(node.body, self)
-        self.guards[-1].pop()
-        if node.orelse is not None:
-            visit_read_only(node.orelse, self)
-        return False
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.calls.add(node.func)
-
-    def _wanted(self, name: str) -> bool:
-        return _private(name) or name in self.defined
-
-    def _add(self, name: str, node: cst.CSTNode, base: str | None) -> None:
-        function = self.functions[-1] if self.functions else None
-        called = node in self.calls
-        reference = _Reference(function, tuple(self.guards[-1]), called, base, self.loops[-1] > 0)
-        self.found.setdefault(name, []).append(reference)
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if self._wanted(node.value) and node not in self.definitions:
-            self._add(node.value, node, None)
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        visit_read_only(node.value, self)
-        name = node.attr.value
-        if self._wanted(name):
-            base = node.value.value if isinstance(node.value, cst.Name) else ""
-            self._add(name, node, base)
-        return False
-
-    def visit_Param(self, node: cst.Param) -> bool:
-        # a parameter's name is no reference (its annotation and default are visited)
-        if node.annotation is not None:
-            visit_read_only(node.annotation, self)
-        if node.default is not None:
-            visit_read_only(node.default, self)
-        return False
-
-
 class RunOnce:
     """Which functions and code of one module run once (see the module docs). Built lazily;
     each answer is memoised."""
@@ -347,16 +253,16 @@ class RunOnce:
         self.module = module
         self.index = index
         self.source = source  # the project's other modules: who else calls a public name
-        self._references: dict[str, list[_Reference]] | None = None
+        self._references: dict[str, list[Reference]] | None = None
         self._functions: dict[cst.FunctionDef, bool] = {}
         self._in_progress: set[cst.FunctionDef] = set()
 
     @property
-    def references(self) -> dict[str, list[_Reference]]:
+    def references(self) -> dict[str, list[Reference]]:
         if self._references is None:
             index = self.index
             defined = {*index.functions, *(m for ms in index.methods.values() for m in ms)}
-            collector = _References(frozenset(defined))
+            collector = References(frozenset(defined))
             visit_read_only(self.module, collector)
             self._references = collector.found
         return self._references
@@ -389,7 +295,7 @@ class RunOnce:
         top_level = self.index.functions.get(name) is function
         if name.startswith("__") or not (top_level or cls is not None):
             return False
-        if not _private(name) and (self.source is None or framework_called(name)):
+        if not private(name) and (self.source is None or framework_called(name)):
             return False
         references = [
             r
@@ -398,12 +304,13 @@ class RunOnce:
         ]
         if not references or not all(r.called and self._reference_once(r, cls) for r in references):
             return False
-        if not _private(name) and all(r.function is None for r in references):
+        if not private(name) and all(r.function is None for r in references):
             return False  # a script's public main(): hot paths follow its loops of steps
-        # Asked last: whether another module calls the name reads the project's call table.
-        return _private(name) or not (self.source and called_elsewhere(self.source, name))
+        if not private(name) and self.source and called_elsewhere(self.source, name):
+            return cls is None and once_elsewhere(self.source, name, once_name)  # an __init__'s
+        return True
 
-    def _refers_to(self, reference: _Reference, name: str, cls: cst.ClassDef | None) -> bool:
+    def _refers_to(self, reference: Reference, name: str, cls: cst.ClassDef | None) -> bool:
         """Whether ``reference`` may be to the function ``name`` (a method of ``cls``, or a
         top-level function when ``cls`` is None). ``self._m`` in another class that defines
         its own ``_m`` is not; any other object's ``._m`` may be."""
@@ -416,7 +323,7 @@ class RunOnce:
         owner = self.index.owner.get(reference.function)
         return owner is None or owner is cls or name not in self.index.methods.get(owner, {})
 
-    def _reference_once(self, reference: _Reference, cls: cst.ClassDef | None) -> bool:
+    def _reference_once(self, reference: Reference, cls: cst.ClassDef | None) -> bool:
         if reference.function is None:
             return True  # module level or a class body
         if any(self.guard(g, cls) for g in reference.guards):
@@ -469,7 +376,8 @@ class RunOnce:
             ):
                 return True
             if isinstance(node, cst.FunctionDef):
-                return not (looped and self.driver(node)) and self.function(node)
+                script = self.driver(node) and not looped and self.lone_driver(node)
+                return not (looped and self.driver(node)) and (script or self.function(node))
         return True
 
     def driver(self, function: cst.FunctionDef) -> bool:
@@ -478,6 +386,14 @@ class RunOnce:
         references = self.references.get(function.name.value, [])
         top = self.index.functions.get(function.name.value) is function
         return top and bool(references) and all(r.function is None for r in references)
+
+    def lone_driver(self, function: cst.FunctionDef) -> bool:
+        """Whether a driver is the script's own: only called (handed to no one), by no other
+        module. Its code outside its loops runs once; what it calls does not follow."""
+        name = function.name.value
+        if self.source is None or not all(r.called for r in self.references.get(name, [])):
+            return False  # a callback: whoever receives it may call it per step
+        return not called_elsewhere(self.source, name)
 
     def _class_of(self, ancestors: list[cst.CSTNode], i: int) -> cst.ClassDef | None:
         for j in range(i, -1, -1):

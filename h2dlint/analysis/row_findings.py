@@ -22,6 +22,7 @@ from typing import TypeVar
 
 import libcst as cst
 
+from h2dlint.analysis.env_switches import may_read_environment, under_switch
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import dataset_module, host_side
@@ -126,9 +127,14 @@ def _walks(node: Loop) -> Iterator[tuple[RowLoop, list[cst.CSTNode], bool, bool]
 def _judge_loop(context: FileContext, node: Loop) -> LoopRows:
     finding: RowFinding | None = None
     walks: list[RowLoop] = []
+    # A loop in a branch that runs only with a diagnostic switch on (``if _NAN_DEBUG:``)
+    # reads rows while someone debugs, not per step of a deployment.
+    switched = may_read_environment(context.source) and under_switch(
+        [*context.ancestors, node], context.module
+    )
     for loop, parts, own, guessed in _walks(node):
         walks.append(with_derived(parts, loop))
-        if finding is None:
+        if finding is None and not switched:
             found = next(_accepted(context, node, loop, parts, guessed), None)
             if found is not None:
                 finding = replace(found, own_walk=own)
