@@ -554,9 +554,15 @@ def test_ctrl_c_while_writing_lands_after_the_file_is_replaced(tmp_path: Path) -
         signal.raise_signal(signal.SIGINT)  # Ctrl-C in the middle of the write
         real_replace(src, dst)
 
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(h2dlint.fileio.os, "replace", replace_interrupted)
-        with pytest.raises(KeyboardInterrupt):
-            h2dlint.fileio.write_atomically(path, b"new\n", b"old\n")
+    # Python's own handler, as in a terminal: a run started in the background (``cmd &`` in a
+    # script, as CI may start it) inherits SIGINT ignored, and nothing would be raised.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(h2dlint.fileio.os, "replace", replace_interrupted)
+            with pytest.raises(KeyboardInterrupt):
+                h2dlint.fileio.write_atomically(path, b"new\n", b"old\n")
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert path.read_bytes() == b"new\n"
     assert [p.name for p in tmp_path.iterdir()] == ["m.py"]
