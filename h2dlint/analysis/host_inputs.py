@@ -326,13 +326,7 @@ def _handed_to_simulator(
     through the name it is assigned to) to another object's ``step`` (``obs, reward, done,
     info = self._env.step(action_np)``): a simulator that needs the action on the host now,
     so the copy cannot be deferred. What comes back (observations) is no round trip."""
-    names: set[str] = set()
-    for parent in reversed(ancestors):
-        if isinstance(parent, cst.Assign):
-            names = {t.target.value for t in parent.targets if isinstance(t.target, cst.Name)}
-            break
-        if isinstance(parent, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
-            break
+    names = _assigned_names(ancestors)
     calls = _Calls()
     visit_read_only(function, calls)
     for call in calls.found:
@@ -387,13 +381,7 @@ def _back_to_torch(
     moves values to a device (``torch.from_numpy(m).to(inputs.device)``, ``torch.tensor(labels,
     device=self.device)``): a round trip through the host in the middle of the device work,
     which the caller could have avoided."""
-    names: set[str] = set()
-    for parent in reversed(ancestors):
-        if isinstance(parent, cst.Assign):
-            names = {t.target.value for t in parent.targets if isinstance(t.target, cst.Name)}
-            break
-        if isinstance(parent, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
-            break
+    names = _assigned_names(ancestors)
     calls = _Calls()
     visit_read_only(frame.function, calls)
     for call in calls.found:
@@ -481,3 +469,14 @@ def written_to(ancestors: Sequence[cst.CSTNode], node: cst.Subscript) -> bool:
     if isinstance(parent, (cst.AssignTarget, cst.Del)):
         return True
     return isinstance(parent, (cst.AugAssign, cst.AnnAssign)) and parent.target is node
+
+
+def _assigned_names(ancestors: Sequence[cst.CSTNode]) -> set[str]:
+    """The plain names the statement around the end of ``ancestors`` assigns (``arr = ...``),
+    when that statement is an assignment; else none."""
+    for parent in reversed(ancestors):
+        if isinstance(parent, cst.Assign):
+            return {t.target.value for t in parent.targets if isinstance(t.target, cst.Name)}
+        if isinstance(parent, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+            break
+    return set()

@@ -252,32 +252,24 @@ def reported_row_read(
     reads a row of the tensor HTD201 names (through a name bound to the row, a boolean mask of
     the row, the row indexed by a mask). None otherwise: a read in a loop nested in the row
     loop runs once per inner iteration, not once per row."""
-    ancestors = context.ancestors
-    for index in range(len(ancestors) - 1, -1, -1):
-        parent = ancestors[index]
-        if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.While)):
-            return None
-        if not isinstance(parent, LOOPS):
-            continue
-        inside = (*ancestors[index + 1 :], node)
-        if not any(part in inside for part in _repeated(parent)):
-            continue  # the iterable, evaluated once per iteration of the loop around
-        rows = _at(context, index, partial(loop_rows, context, parent))
-        if rows.finding is None:
-            return None
-        if node is rows.finding.sync.call:
-            return parent
-        # A read of a row of the tensor HTD201 names (``types[b]`` bound to a name, its row
-        # indexed by a mask): the same per-row syncs. Rows of another tensor read in the same
-        # loop (per-request top-k copies beside a read of host metadata) stay HTD202's.
-        code = context.module.code_for_node
-        named = code(rows.finding.sync.tensor)
-        read = [tensor, node] if isinstance(node, cst.BaseExpression) else [tensor]
-        for walk in rows.walks:
-            for part in read:
-                if any(code(base) == named for base in reads_row(part, walk) or ()):
-                    return parent
+    found = _repeating_loop(context, node)
+    if found is None:
         return None
+    parent, rows = found
+    if rows.finding is None:
+        return None
+    if node is rows.finding.sync.call:
+        return parent
+    # A read of a row of the tensor HTD201 names (``types[b]`` bound to a name, its row
+    # indexed by a mask): the same per-row syncs. Rows of another tensor read in the same
+    # loop (per-request top-k copies beside a read of host metadata) stay HTD202's.
+    code = context.module.code_for_node
+    named = code(rows.finding.sync.tensor)
+    read = [tensor, node] if isinstance(node, cst.BaseExpression) else [tensor]
+    for walk in rows.walks:
+        for part in read:
+            if any(code(base) == named for base in reads_row(part, walk) or ()):
+                return parent
     return None
 
 
@@ -297,19 +289,25 @@ def mask_judged_alone(context: FileContext, node: cst.Subscript, frame: Frame) -
 def in_reported_row_loop(context: FileContext, node: cst.CSTNode) -> bool:
     """Whether the innermost loop that repeats ``node`` is one HTD201 reports per-row syncs
     for: a mask read in it is left to that finding (one report per loop)."""
+    found = _repeating_loop(context, node)
+    return found is not None and found[1].finding is not None
+
+
+def _repeating_loop(context: FileContext, node: cst.CSTNode) -> tuple[Loop, LoopRows] | None:
+    """The innermost loop of ``node``'s function whose iterations run ``node`` (being visited;
+    not a loop whose iterable holds it), with HTD201's judgement of its rows; None in none."""
     ancestors = context.ancestors
     for index in range(len(ancestors) - 1, -1, -1):
         parent = ancestors[index]
         if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.While)):
-            return False
+            return None
         if not isinstance(parent, LOOPS):
             continue
         inside = (*ancestors[index + 1 :], node)
         if not any(part in inside for part in _repeated(parent)):
-            continue
-        rows = _at(context, index, partial(loop_rows, context, parent))
-        return rows.finding is not None
-    return False
+            continue  # the iterable, evaluated once per iteration of the loop around
+        return parent, _at(context, index, partial(loop_rows, context, parent))
+    return None
 
 
 def _repeated(node: Loop) -> list[cst.CSTNode]:
