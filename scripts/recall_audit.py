@@ -214,6 +214,9 @@ def main() -> None:
     drawing.add_argument("--seed", type=int, default=18)
     args = parser.parse_args()
     if args.command == "candidates":
+        reserved = [p for p in args.packages if p.lower().startswith(("vllm", "sglang"))]
+        if reserved:  # kept for the independent evaluation of precision and recall
+            parser.error(f"{', '.join(reserved)}: reserved for independent evaluation")
         rows = []
         for package in args.packages:
             rows.extend(r | {"package": package} for r in scan(CORPUS / package))
