@@ -53,8 +53,7 @@ from h2dlint.analysis.loop_transfers import (
     target_names,
 )
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.provenance.common import ReturnedValues
-from h2dlint.walk import visit_read_only
+from h2dlint.analysis.provenance.common import returned_values
 
 # Calls on a CUDA event or stream that only order work: no work of the loop's own.
 BOOKKEEPING_METHODS = frozenset({"record", "record_stream", "wait_stream", "wait_event"})
@@ -291,12 +290,8 @@ def _list_where(provenance: Provenance, seq: cst.BaseExpression, frame: Frame, d
         if found is None:
             return Where.UNKNOWN
         owner, function = found
-        collector = ReturnedValues()
-        visit_read_only(function.body, collector)
-        if collector.bare or collector.yields:
-            return Where.UNKNOWN
         inner = owner.index.frame_of(function)
-        wheres = [_list_where(owner, v, inner, depth + 1) for v in collector.values]
+        wheres = [_list_where(owner, v, inner, depth + 1) for v in returned_values(function)]
         return _all_agree(wheres)
     if isinstance(seq, cst.Name):
         for bound in provenance.bindings(frame).reaching(seq):

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from h2dlint.walk import visit_read_only
+from h2dlint.analysis.names import names_in
 
 # Calls that emit a warning or an error report (``warnings.warn``, ``logger.warning``).
 _WARNING_CALLS = frozenset({"warn", "warning", "error", "exception", "critical"})
@@ -185,7 +185,7 @@ def _repair(branch: cst.If) -> bool:
         return False
     if len(rest) == 1 and isinstance(rest[0], cst.Return):
         return True  # ``if fpr.numel() < 2: rank_zero_warn(...); return torch.tensor(0.0, ...)``
-    tested = {n.value for n in _names(branch.test)}
+    tested = names_in(branch.test)
     return bool(rest) and all(
         isinstance(s, cst.Assign)
         and all(isinstance(t.target, cst.Name) and t.target.value in tested for t in s.targets)
@@ -201,20 +201,6 @@ def _report(func: cst.BaseExpression) -> bool:
     if not isinstance(func, cst.Name):
         return False
     return func.value in ("print", "warn") or func.value.endswith(("_warn", "_warning"))
-
-
-class _Names(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.found: list[cst.Name] = []
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.found.append(node)
-
-
-def _names(node: cst.CSTNode) -> list[cst.Name]:
-    collector = _Names()
-    visit_read_only(node, collector)
-    return collector.found
 
 
 def reporting_handler(handler: cst.ExceptHandler) -> bool:
@@ -233,6 +219,6 @@ def reporting_handler(handler: cst.ExceptHandler) -> bool:
             reports = (isinstance(func, cst.Name) and func.value == "print") or (
                 isinstance(func, cst.Attribute) and func.attr.value in _WARNING_CALLS
             )
-            if reports and any(n.value == caught for a in small.value.args for n in _names(a)):
+            if reports and any(caught in names_in(a) for a in small.value.args):
                 return True
     return False

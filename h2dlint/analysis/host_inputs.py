@@ -13,6 +13,7 @@ from h2dlint.analysis.arguments import keyword, positional
 from h2dlint.analysis.classes import named_class
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.names import calls_in
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.value_syncs import value_where
 from h2dlint.context import SharedKey
@@ -327,9 +328,7 @@ def _handed_to_simulator(
     info = self._env.step(action_np)``): a simulator that needs the action on the host now,
     so the copy cannot be deferred. What comes back (observations) is no round trip."""
     names = _assigned_names(ancestors)
-    calls = _Calls()
-    visit_read_only(function, calls)
-    for call in calls.found:
+    for call in calls_in(function):
         func = call.func
         if not (isinstance(func, cst.Attribute) and func.attr.value == "step"):
             continue
@@ -382,9 +381,7 @@ def _back_to_torch(
     device=self.device)``): a round trip through the host in the middle of the device work,
     which the caller could have avoided."""
     names = _assigned_names(ancestors)
-    calls = _Calls()
-    visit_read_only(frame.function, calls)
-    for call in calls.found:
+    for call in calls_in(frame.function):
         if _to_device(call):
             return True  # ``torch.from_numpy(m).to(inputs.device)``: a round trip
         if not (provenance.qualify(call.func) or "").startswith("torch."):
@@ -411,14 +408,6 @@ def _to_device(call: cst.Call) -> bool:
 def _device_expression(node: cst.BaseExpression) -> bool:
     name = node.attr.value if isinstance(node, cst.Attribute) else getattr(node, "value", "")
     return isinstance(name, str) and "device" in name.lower()
-
-
-class _Calls(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.found: list[cst.Call] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.found.append(node)
 
 
 def _own_input(

@@ -9,10 +9,9 @@ import libcst as cst
 
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.provenance.common import NEW_FACTORIES, SPLITTING_METHODS, ReturnedValues
+from h2dlint.analysis.provenance.common import NEW_FACTORIES, SPLITTING_METHODS, returned_values
 from h2dlint.analysis.targets import name_words
 from h2dlint.analysis.torch_api import LIKE_FACTORIES
-from h2dlint.walk import visit_read_only
 
 
 def iterated_collection(node: cst.BaseExpression) -> cst.BaseExpression:
@@ -195,7 +194,7 @@ def _model_call(node: cst.BaseExpression, provenance: Provenance, frame: Frame, 
         return True  # a callable attribute: a submodule or a stored forward
     if depth >= _MAX_DEPTH:
         return False
-    values = _returned(method)
+    values = returned_values(method)
     inner = provenance.index.frame_of(method)
     return bool(values) and all(_made(v, provenance, inner, depth + 1) for v in values)
 
@@ -219,7 +218,7 @@ def _submodule(
         if _abstract(method):  # ``get_model`` of a mixin whose subclasses give the model
             return bool(name_words(func.attr.value) & MODEL_GETTER_WORDS)
         inner = provenance.index.frame_of(method)
-        values = _returned(method)
+        values = returned_values(method)
         return bool(values) and all(_submodule(v, provenance, inner, depth + 1) for v in values)
     return (
         isinstance(node, cst.Attribute)
@@ -251,10 +250,3 @@ def _abstract(function: cst.FunctionDef) -> bool:
             ):
                 return False
     return True
-
-
-def _returned(function: cst.FunctionDef) -> list[cst.BaseExpression]:
-    """What every ``return`` of ``function`` gives (empty when one is bare or it yields)."""
-    collector = ReturnedValues()
-    visit_read_only(function.body, collector)
-    return [] if collector.bare or collector.yields else collector.values

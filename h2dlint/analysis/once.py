@@ -376,8 +376,10 @@ class RunOnce:
             ):
                 return True
             if isinstance(node, cst.FunctionDef):
-                script = self.driver(node) and not looped and self.lone_driver(node)
-                return not (looped and self.driver(node)) and (script or self.function(node))
+                driver = self.driver(node)
+                if driver and looped:
+                    return False  # a step of a script's main loop
+                return (driver and self.lone_driver(node)) or self.function(node)
         return True
 
     def driver(self, function: cst.FunctionDef) -> bool:

@@ -24,9 +24,9 @@ from h2dlint.analysis.provenance.common import (
     FUNCTION_VIEWS,
     MAX_DEPTH,
     NEW_FACTORIES,
-    ReturnedValues,
     _DeviceContexts,
     _non_blocking,
+    returned_values,
 )
 from h2dlint.analysis.targets import Target, asks_for_host, device_target, to_target
 from h2dlint.analysis.torch_api import (
@@ -137,12 +137,8 @@ class CallFacts(ProvenanceBase):
         self._deepest = 0
         try:
             frame = self.index.frame_of(function)
-            collector = ReturnedValues()
-            visit_read_only(function.body, collector)
-            if not collector.values or collector.bare or collector.yields:
-                result = UNKNOWN_FACT
-            else:
-                result = join([self.fact(v, frame, 1) for v in collector.values])
+            values = returned_values(function)
+            result = join([self.fact(v, frame, 1) for v in values]) if values else UNKNOWN_FACT
         finally:
             self._in_progress.discard(function)
             self._deepest = outer

@@ -18,6 +18,7 @@ from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.targets import Target, device_target
 from h2dlint.analysis.torch_api import ALL_DTYPE_METHODS
 from h2dlint.imports import dotted_name
+from h2dlint.walk import visit_read_only
 
 # Deep enough for a loop body that rebuilds an index through a few views before reading it
 # (``index = arange(...).reshape(...)``, ``F.pad``, ``permute``, ``reshape`` twice, a
@@ -312,3 +313,11 @@ class ReturnedValues(cst.CSTVisitor):
 
     def visit_Yield(self, node: cst.Yield) -> None:
         self.yields = True
+
+
+def returned_values(function: cst.FunctionDef) -> list[cst.BaseExpression]:
+    """What every ``return`` of ``function`` gives; empty when one is bare, the function
+    yields, or it returns nothing."""
+    collector = ReturnedValues()
+    visit_read_only(function.body, collector)
+    return [] if collector.bare or collector.yields else collector.values
