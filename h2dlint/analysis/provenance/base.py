@@ -102,7 +102,7 @@ class ProvenanceBase:
         ancestors = self.context.ancestors
         for i in range(len(ancestors) - 1, -1, -1):
             node = ancestors[i]
-            if isinstance(node, cst.FunctionDef):
+            if node.__class__ is cst.FunctionDef:  # not isinstance: see walk.node_classes
                 return frame_at(ancestors, i)
         return Frame(self.context.module)
 
