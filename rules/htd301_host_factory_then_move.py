@@ -285,6 +285,15 @@ class HostFactoryThenMove(Rule):
                 check_forward_equal_with_pytorch_float()
             """
         ),
+        # a parameter annotated as a tuple: a shape or a few settings, not data of unknown
+        # length (the INVALID twin: ``list[list[int]]``)
+        Valid(
+            """
+            import torch
+            def step(shape: tuple[int, ...], device):
+                return torch.tensor(shape).to(device)
+            """
+        ),
         # a local function named like a torch factory
         Valid(
             """
@@ -295,6 +304,21 @@ class HostFactoryThenMove(Rule):
         ),
     )
     invalid = (
+        # data of a parameter annotated as a sequence of numbers: on the host whatever the
+        # caller passes (``torch.tensor`` of a tensor warns)
+        Invalid(
+            """
+            from collections.abc import Sequence
+            import torch
+            class Runner:
+                def execute_model(self, token_ids: list[list[int]], lens: Sequence[int] | None):
+                    ids = torch.tensor(token_ids).to(self.device)
+                    #     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    n = torch.tensor(lens, dtype=torch.int32).cuda()
+                    #   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return ids, n
+            """
+        ),
         # a script's driver: its loops are its steps, and so are the functions it calls
         Invalid(
             """
