@@ -165,6 +165,32 @@ def host_sequence(
     return False
 
 
+def few_values_parameter(provenance: Provenance, name: cst.Name, frame: Frame) -> bool:
+    """Whether ``name`` is only ever a parameter annotated as a number, a tuple of numbers or
+    ``torch.Size`` (``shape: tuple[int, ...]``, ``window: tuple[int, int]``): a few bytes,
+    never data of unknown length."""
+
+    def few(annotation: cst.BaseExpression) -> bool:
+        def leaf(node: cst.BaseExpression) -> bool:
+            if isinstance(node, cst.Name) and node.value in _NUMBER_TYPES:
+                return True
+            if (provenance.qualify(node) or "") == "torch.Size":
+                return True
+            if not isinstance(node, cst.Subscript):
+                return False
+            head = (provenance.qualify(node.value) or dotted_name(node.value) or "").rsplit(".")
+            items = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
+            return head[-1] in ("tuple", "Tuple") and all(
+                isinstance(item, cst.Ellipsis)
+                or (isinstance(item, cst.Name) and item.value in _NUMBER_TYPES)
+                for item in items
+            )
+
+        return annotation_is(provenance, annotation, leaf)
+
+    return provenance.bound_only_to(name, frame, 0, lambda *_: False, few)
+
+
 # Element types of a sequence of numbers, at the bottom of ``list[list[int]]``.
 _NUMBER_TYPES = frozenset({"int", "float", "bool"})
 
