@@ -13,7 +13,7 @@ from h2dlint.analysis.factories import (
     numeric_constant,
 )
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.host_data import host_sequence, host_side
+from h2dlint.analysis.host_data import dataset_module, host_sequence, host_side
 from h2dlint.analysis.loop_body import mentions_loop_names
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
@@ -695,7 +695,10 @@ class HostFactoryThenMove(Rule):
         proven = host_sequence(provenance, data, frame)
         # Data of unknown type on a step path: what HTD106 takes for `torch.tensor(x,
         # device=...)`, the same copy written with a move.
-        if not proven and not maybe_host_data(self.context, factory, data, provenance, frame):
+        if not proven and (
+            dataset_module(self.context)  # a dataset's samples: on the host, moves are no-ops
+            or not maybe_host_data(self.context, factory, data, provenance, frame)
+        ):
             return
         non_blocking = keyword(node, "non_blocking")
         if non_blocking is not None and is_true(non_blocking.value):
