@@ -290,13 +290,13 @@ class HostFactoryThenMove(Rule):
                 check_forward_equal_with_pytorch_float()
             """
         ),
-        # a parameter annotated as a tuple: a shape or a few settings, not data of unknown
-        # length (the INVALID twin: ``list[list[int]]``)
+        # a parameter annotated as a fixed few numbers, not data of unknown length (the
+        # INVALID twin: ``list[list[int]]``)
         Valid(
             """
             import torch
-            def step(shape: tuple[int, ...], device):
-                return torch.tensor(shape).to(device)
+            def step(window: tuple[int, int], device):
+                return torch.tensor(window).to(device)
             """
         ),
         # the same conversion of data of unknown type, once per object

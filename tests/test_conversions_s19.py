@@ -22,7 +22,7 @@ def _found(code: str, rule_code: str, path: str = "runner.py") -> list[tuple[int
 RUNNER = """
     import torch
     class Runner:
-        def execute_model(self, batch, token_ids: list[list[int]], shape: tuple[int, ...]):
+        def execute_model(self, batch, token_ids: list[list[int]], shape: tuple[int, int]):
             a = torch.tensor(batch.seq_lens).to(self.device)
             b = torch.tensor(batch.seq_lens, device=self.device)
             c = torch.tensor(token_ids).to(self.device)
@@ -42,7 +42,7 @@ def test_both_spellings_of_a_conversion_on_a_step_path_are_reported_alike() -> N
     # a parameter annotated as a list of numbers: host data, whatever the callers pass
     assert [row for row, _ in htd301 if row == 7] == [7]
     assert (8, Confidence.HIGH) in htd106
-    # a parameter annotated as a tuple: a shape, a few bytes, in neither spelling
+    # a parameter annotated as a fixed-size tuple: a few bytes, in neither spelling
     assert all(row not in (9, 10) for row, _ in htd301 + htd106)
 
 

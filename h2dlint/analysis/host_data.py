@@ -166,9 +166,10 @@ def host_sequence(
 
 
 def few_values_parameter(provenance: Provenance, name: cst.Name, frame: Frame) -> bool:
-    """Whether ``name`` is only ever a parameter annotated as a number, a tuple of numbers or
-    ``torch.Size`` (``shape: tuple[int, ...]``, ``window: tuple[int, int]``): a few bytes,
-    never data of unknown length."""
+    """Whether ``name`` is only ever a parameter annotated as a number, a tuple of a fixed few
+    numbers or ``torch.Size`` (``window: tuple[int, int]``): a few bytes, never data of
+    unknown length. Not ``tuple[int, ...]``: that may hold a shape or a length per request
+    (flashinfer's ``q_lens: tuple[int, ...]``)."""
 
     def few(annotation: cst.BaseExpression) -> bool:
         def leaf(node: cst.BaseExpression) -> bool:
@@ -181,9 +182,7 @@ def few_values_parameter(provenance: Provenance, name: cst.Name, frame: Frame) -
             head = (provenance.qualify(node.value) or dotted_name(node.value) or "").rsplit(".")
             items = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
             return head[-1] in ("tuple", "Tuple") and all(
-                isinstance(item, cst.Ellipsis)
-                or (isinstance(item, cst.Name) and item.value in _NUMBER_TYPES)
-                for item in items
+                isinstance(item, cst.Name) and item.value in _NUMBER_TYPES for item in items
             )
 
         return annotation_is(provenance, annotation, leaf)
