@@ -59,8 +59,8 @@ class TensorFromHostDataOnDevice(Rule):
     `as_tensor`/`asarray`, which pass a device tensor through; not for data proven a tensor, a
     shape (`x.shape`, a few ints, a parameter annotated as a number, a fixed-size tuple of
     numbers such as `tuple[int, int]`, or `torch.Size`) or a number (HTD107's); not in
-    pipeline code outside its loops, export or tracing branches, values made on a cache miss, or code whose name says it
-    runs now and then (logging, reports, checkpoint saving).
+    pipeline code outside its loops, export or tracing branches, values made on a cache miss,
+    or code whose name says it runs now and then (logging, reports, checkpoint saving).
 
     Left alone, and why:
 
