@@ -11,6 +11,8 @@ from typing import Any
 
 import click
 
+from h2dlint.time_limit import DEFAULT_TIME_LIMIT_S
+
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_ERROR = 2
@@ -54,6 +56,7 @@ class CheckArgs:
     silent: bool = False
     verbose: bool = False
     jobs: int = 0
+    time_limit: float = DEFAULT_TIME_LIMIT_S
     no_cache: bool = False
     cache_dir: Path | None = None
     no_prefilter: bool = False

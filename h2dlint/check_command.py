@@ -110,6 +110,7 @@ def run_check(args: CheckArgs) -> int:
         jobs=args.jobs,
         prefilter=not args.no_prefilter,
         candidates=not args.no_candidate_filter,
+        time_limit=args.time_limit,
     )
     started = time.monotonic()
     result = run(candidates, options, console.warn, stdin_job, cache)
@@ -153,4 +154,5 @@ def _stdin_job(resolver: SettingsResolver, args: CheckArgs, mode: Mode, cwd: Pat
         analysis=settings.job_analysis,
         candidates=not args.no_candidate_filter,
         min_confidence=settings.min_confidence,
+        time_limit=args.time_limit,
     )

@@ -19,6 +19,7 @@ import click
 from h2dlint import __version__
 from h2dlint.check_args import EXIT_ERROR, EXIT_INTERRUPTED
 from h2dlint.reporters import FORMATS
+from h2dlint.time_limit import DEFAULT_TIME_LIMIT_S
 
 COLORS = ("auto", "always", "never")
 GROUP_FLAGS = ("--help", "-h", "--version")
@@ -193,6 +194,17 @@ def main() -> None:
 )
 # -- running -----------------------------------------------------------------------------------
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Processes (0: all).")
+@click.option(
+    "--time-limit",
+    type=click.FloatRange(min=0),
+    default=DEFAULT_TIME_LIMIT_S,
+    envvar="H2DLINT_TIME_LIMIT",
+    show_envvar=True,
+    show_default=True,
+    metavar="SECONDS",
+    help="CPU time checking one file may take; past it the file is reported as not checked "
+    "and the run goes on (0: no limit).",
+)
 @click.option(
     "-n",
     "--no-cache",

@@ -26,6 +26,12 @@ def dotted_name(node: cst.BaseExpression) -> str | None:
     return ".".join(reversed(parts))
 
 
+# Classes of statement nodes, tested by ``node.__class__ in ...`` (see walk.node_classes).
+_LINES = frozenset({cst.SimpleStatementLine, cst.SimpleStatementSuite})
+_BLOCKS = frozenset({cst.Module, cst.IndentedBlock})
+_DEFINITIONS = frozenset({cst.FunctionDef, cst.ClassDef})
+
+
 def statements(
     root: cst.CSTNode, *, into_definitions: bool = True
 ) -> Iterator[cst.BaseSmallStatement]:
@@ -35,13 +41,14 @@ def statements(
     stack: list[cst.CSTNode] = [root]
     while stack:
         node = stack.pop()
-        if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-            yield from node.body
+        kind = node.__class__
+        if kind in _LINES:
+            yield from node.body  # type: ignore[attr-defined]
             continue
-        if isinstance(node, (cst.Module, cst.IndentedBlock)):
-            stack.extend(node.body)
+        if kind in _BLOCKS:
+            stack.extend(node.body)  # type: ignore[attr-defined]
             continue
-        if not into_definitions and isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        if not into_definitions and kind in _DEFINITIONS:
             continue
         for part_name in ("body", "orelse", "finalbody"):
             part = getattr(node, part_name, None)

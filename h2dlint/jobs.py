@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from h2dlint.diagnostics import Confidence, Finding
+from h2dlint.time_limit import DEFAULT_TIME_LIMIT_S
 
 if TYPE_CHECKING:
     from h2dlint.rule import Rule
@@ -89,6 +90,8 @@ class FileJob:
     candidates: bool = True
     # Fix only findings at least this sure: the others are not shown (confidence.py).
     min_confidence: Confidence = Confidence.MEDIUM
+    # Seconds of CPU time checking the file may take (0: no limit; time_limit.py).
+    time_limit: float = DEFAULT_TIME_LIMIT_S
 
 
 @dataclass

@@ -32,6 +32,7 @@ from h2dlint.parsing import CPythonParse, cpython_parse, cpython_syntax_finding,
 from h2dlint.project import index as project_index
 from h2dlint.source import SourceError, SourceText, decode
 from h2dlint.suppression import has_skip_file
+from h2dlint.time_limit import TimeLimitExceeded, cpu_time_limit, disarm
 
 
 def _has_markers(data: bytes, enabled: EnabledRule) -> bool:
@@ -133,7 +134,16 @@ def _process_collecting(job: FileJob) -> FileResult:
 
 def _process_guarded(job: FileJob) -> FileResult:
     try:
-        return _process(job)
+        with cpu_time_limit(job.time_limit):
+            return _process(job)
+    except TimeLimitExceeded as exc:
+        # Nothing was written (the limit ends before a write) and nothing is cached: a run
+        # with a higher limit checks the file.
+        message = (
+            f"file not checked: {exc}; raise --time-limit (0: none) or exclude the file, and "
+            "please report it"
+        )
+        return FileResult(job.display, [file_finding(job.display, INTERNAL_ERROR_CODE, message)])
     except RecursionError:
         return FileResult(
             job.display,
@@ -216,6 +226,7 @@ def _process(job: FileJob) -> FileResult:
     elif job.mode is Mode.STDOUT:
         result.output = new_data
     else:
+        disarm()  # the check is over: the write must not be cut off
         try:
             write_atomically(Path(job.path), new_data, job.data)
         except WriteError as exc:
@@ -280,6 +291,7 @@ def _add_noqa(
         reason = "noqa comments not added: the file would no longer parse; please report it"
         findings.append(file_finding(job.display, INTERNAL_ERROR_CODE, reason))
         return FileResult(job.display, findings, parsed=True)
+    disarm()  # the check is over: the write (and the check after it) must not be cut off
     try:
         new_data = source.encode(edit.text)
         write_atomically(Path(job.path), new_data, job.data)

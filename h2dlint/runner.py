@@ -28,6 +28,7 @@ from h2dlint.digest import content_digest
 from h2dlint.discovery import Candidate, relative_to_root
 from h2dlint.fileio import read_bytes
 from h2dlint.jobs import AnalysisOptions, EnabledRule, FileJob, FileResult, Mode
+from h2dlint.time_limit import DEFAULT_TIME_LIMIT_S
 
 if TYPE_CHECKING:
     from multiprocessing.context import BaseContext
@@ -48,6 +49,7 @@ class RunOptions:
     jobs: int = 0  # 0: all cores
     prefilter: bool = True
     candidates: bool = True  # with the prefilter, also the ast candidate filter
+    time_limit: float = DEFAULT_TIME_LIMIT_S  # CPU seconds per file (0: none)
 
 
 @dataclass
@@ -100,6 +102,7 @@ def _job(candidate: Candidate, data: bytes, options: RunOptions) -> FileJob:
         analysis=settings.job_analysis,
         candidates=options.candidates,
         min_confidence=settings.min_confidence,
+        time_limit=options.time_limit,
     )
 
 

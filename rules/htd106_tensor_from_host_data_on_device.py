@@ -38,8 +38,10 @@ class TensorFromHostDataOnDevice(Rule):
     `torch.asarray(data, device=...)` where `data` is provably a Python sequence or a numpy array
     of unknown length: a list comprehension, `list(...)`, `sorted(...)`, `x.tolist()`, `[v] * n`,
     a display with a starred or nested sequence, a numpy array (a `numpy` call, `x.numpy()`, a
-    parameter annotated `np.ndarray`), or a local name bound only to such values (or to a list
-    built up by `append`). The device counts when the analysis resolves it to an accelerator, by
+    parameter annotated `np.ndarray`), a parameter annotated as a list of numbers
+    (`token_ids: list[list[int]]`, `Sequence[int] | None`; not a tuple, which holds a shape or a
+    few settings), or a local name bound only to such values (or to a list built up by
+    `append`). The device counts when the analysis resolves it to an accelerator, by
     value or by name (`device`, `self.device`, `x.device`). Also such a tensor built without
     `device=` and written into a tensor proven on a device (`dev[:n] = torch.tensor(lens)`) or
     copied into one without `non_blocking` (`dev[:n].copy_(torch.tensor(lens))`): the same
@@ -55,9 +57,10 @@ class TensorFromHostDataOnDevice(Rule):
     MEDIUM confidence: it copies from the host in every case but a device
     tensor's (and `torch.tensor` of a tensor is discouraged by PyTorch itself). Not for
     `as_tensor`/`asarray`, which pass a device tensor through; not for data proven a tensor, a
-    shape (`x.shape`, a few ints) or a number (HTD107's); not in pipeline code outside its
-    loops, export or tracing branches, values made on a cache miss, or code whose name says it
-    runs now and then (logging, reports, checkpoint saving).
+    shape (`x.shape`, a few ints, a parameter annotated as a number, a fixed-size tuple of
+    numbers such as `tuple[int, int]`, or `torch.Size`) or a number (HTD107's); not in
+    pipeline code outside its loops, export or tracing branches, values made on a cache miss,
+    or code whose name says it runs now and then (logging, reports, checkpoint saving).
 
     Left alone, and why:
 

@@ -13,12 +13,13 @@ from h2dlint.analysis.factories import (
     numeric_constant,
 )
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.host_data import host_sequence, host_side
+from h2dlint.analysis.host_data import dataset_module, host_sequence, host_side
 from h2dlint.analysis.loop_body import mentions_loop_names
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Move
 from h2dlint.analysis.tensor_kinds import tensor_evidence
+from h2dlint.analysis.unknown_data import maybe_host_data
 from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.rule import Invalid, Rule, Valid
 
@@ -46,7 +47,11 @@ class HostFactoryThenMove(Rule):
     It also flags a tensor built from Python data of unknown length and then moved
     (`torch.tensor(ids).to(device)`), the same pageable blocking copy as
     `torch.tensor(ids, device=device)`: its message gives HTD106's advice (HTD106 reports only
-    the `device=` spelling, so nothing is reported twice).
+    the `device=` spelling, so nothing is reported twice). Data proven a Python sequence (a
+    parameter annotated `list[int]` counts) is reported wherever it is not run-once; data of
+    unknown type (`torch.tensor(batch.seq_lens).to(device)`) only on a step path or per
+    iteration, at medium confidence, as HTD106 judges `torch.tensor(batch.seq_lens,
+    device=device)`.
 
     Left alone, and why:
 
@@ -285,6 +290,24 @@ class HostFactoryThenMove(Rule):
                 check_forward_equal_with_pytorch_float()
             """
         ),
+        # a parameter annotated as a fixed few numbers, not data of unknown length (the
+        # INVALID twin: ``list[list[int]]``)
+        Valid(
+            """
+            import torch
+            def step(window: tuple[int, int], device):
+                return torch.tensor(window).to(device)
+            """
+        ),
+        # the same conversion of data of unknown type, once per object
+        Valid(
+            """
+            import torch
+            class Runner:
+                def __init__(self, config, device):
+                    self.lens = torch.tensor(config.seq_lens).to(device)
+            """
+        ),
         # a local function named like a torch factory
         Valid(
             """
@@ -295,6 +318,33 @@ class HostFactoryThenMove(Rule):
         ),
     )
     invalid = (
+        # data of unknown type converted on a step path (medium, as HTD106 reports the same
+        # copy written `torch.tensor(x, device=...)`)
+        Invalid(
+            """
+            import torch
+            class Runner:
+                def execute_model(self, batch):
+                    lens = torch.tensor(batch.seq_lens).to(self.device)
+                    #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return lens
+            """
+        ),
+        # data of a parameter annotated as a sequence of numbers: on the host whatever the
+        # caller passes (``torch.tensor`` of a tensor warns)
+        Invalid(
+            """
+            from collections.abc import Sequence
+            import torch
+            class Runner:
+                def execute_model(self, token_ids: list[list[int]], lens: Sequence[int] | None):
+                    ids = torch.tensor(token_ids).to(self.device)
+                    #     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    n = torch.tensor(lens, dtype=torch.int32).cuda()
+                    #   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return ids, n
+            """
+        ),
         # a script's driver: its loops are its steps, and so are the functions it calls
         Invalid(
             """
@@ -642,13 +692,23 @@ class HostFactoryThenMove(Rule):
             self.report(node, message, replacements=[(node, made)], confidence=confidence)
             return
         provenance = Provenance.of(self.context)
-        if not host_sequence(provenance, data, frame):
+        proven = host_sequence(provenance, data, frame)
+        # Data of unknown type on a step path: what HTD106 takes for `torch.tensor(x,
+        # device=...)`, the same copy written with a move.
+        if not proven and (
+            dataset_module(self.context)  # a dataset's samples: on the host, moves are no-ops
+            or not maybe_host_data(self.context, factory, data, provenance, frame)
+        ):
             return
         non_blocking = keyword(node, "non_blocking")
         if non_blocking is not None and is_true(non_blocking.value):
             return  # a non-blocking copy from pageable memory: HTD102's finding, same advice
         if host_side(self.context) or self._in_loop_over(data):
             return
+        if not proven:
+            shown = self.context.module.code_for_node(data)
+            certain = f" (certain if `{shown}` is Python data or a host array)"
+            confidence = Confidence.MEDIUM
         if constant_fill(data):
             self.report(
                 node,
@@ -659,9 +719,9 @@ class HostFactoryThenMove(Rule):
             return
         self.report(
             node,
-            "tensor built from Python data on the host, then copied to the device: the same "
-            "blocking copy from pageable memory as `torch.tensor(data, device=...)` (see "
-            "HTD106): build it into pinned memory and copy it with `non_blocking=True`",
+            f"tensor built from Python data on the host, then copied to the device{certain}: "
+            "the same blocking copy from pageable memory as `torch.tensor(data, device=...)` "
+            "(see HTD106): build it into pinned memory and copy it with `non_blocking=True`",
             confidence=confidence,
         )
 

@@ -75,6 +75,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "h2dlint.examples",
             "h2dlint.registry",  # loads the rules by name (importlib), never by an import
             "h2dlint.jobs",
+            "h2dlint.time_limit",
             "h2dlint.source",
             "h2dlint.suppression",
             "h2dlint.legacy_codes",

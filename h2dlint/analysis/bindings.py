@@ -27,11 +27,12 @@ from typing import Final
 import libcst as cst
 
 from h2dlint.context import FileContext, SharedKey
-from h2dlint.walk import ReadOnlyVisitor, visit_read_only
+from h2dlint.walk import ReadOnlyVisitor, node_classes, visit_read_only
 
 UNKNOWN: Final = None
 Scope = cst.FunctionDef | cst.Module
 STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+STATEMENT_CLASSES = node_classes(*STATEMENTS)  # the same, for a test by class
 LOOPS = (cst.For, cst.While)
 COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 # In-place arithmetic updates (``t += x``, ``t *= 2``): the name keeps its kind and place.
@@ -128,7 +129,7 @@ class Bindings:
         child: cst.CSTNode = use
         grandchild: cst.CSTNode | None = None
         for node in self._ancestors(use):
-            if isinstance(node, STATEMENTS):
+            if node.__class__ in STATEMENT_CLASSES:
                 return None
             if isinstance(node, COMPREHENSIONS):
                 first = node.for_in
@@ -302,7 +303,7 @@ class _Collector(ReadOnlyVisitor):
         if self.stack:
             self.bindings.parents[node] = self.stack[-1]
         self.stack.append(node)
-        if isinstance(node, STATEMENTS) and node is not self.root:
+        if node.__class__ in STATEMENT_CLASSES and node is not self.root:
             self.bindings.order[node] = len(self.bindings.order)
             self.statements.append(node)
         return super().on_visit(node)
@@ -311,7 +312,7 @@ class _Collector(ReadOnlyVisitor):
         # libcst calls on_leave also for nodes whose children were skipped.
         super().on_leave(original_node)
         self.stack.pop()
-        if isinstance(original_node, STATEMENTS) and original_node is not self.root:
+        if original_node.__class__ in STATEMENT_CLASSES and original_node is not self.root:
             self.statements.pop()
 
     def add(self, name: str, value: cst.BaseExpression | None) -> None:

@@ -11,7 +11,8 @@ import libcst as cst
 from h2dlint.analysis.bindings import iterated_by
 from h2dlint.analysis.factories import numeric
 from h2dlint.analysis.frames import Frame, parameter_annotation
-from h2dlint.analysis.provenance import MAX_DEPTH, Provenance
+from h2dlint.analysis.provenance import MAX_DEPTH, Provenance, annotation_is
+from h2dlint.imports import dotted_name
 from h2dlint.walk import visit_read_only
 
 if TYPE_CHECKING:
@@ -151,14 +152,77 @@ def host_sequence(
         return False
     if isinstance(node, cst.Name):
         # Every value that may reach the name is one; a parameter, when annotated as a numpy
-        # array.
+        # array or a sequence of numbers (``token_ids: list[list[int]]``).
         def bound_to_one(value: cst.BaseExpression, frame: Frame, depth: int) -> bool:
             # ``ids = []`` grown by ``append``/``extend``: a list of unknown length
             empty_list = isinstance(value, cst.List) and not value.elements
             return empty_list or host_sequence(provenance, value, frame, depth)
 
-        return provenance.bound_only_to(node, frame, depth, bound_to_one)
+        def annotated(annotation: cst.BaseExpression) -> bool:
+            return number_sequence_annotation(provenance, annotation)
+
+        return provenance.bound_only_to(node, frame, depth, bound_to_one, annotated)
     return False
+
+
+def few_values_parameter(provenance: Provenance, name: cst.Name, frame: Frame) -> bool:
+    """Whether ``name`` is only ever a parameter annotated as a number, a tuple of a fixed few
+    numbers or ``torch.Size`` (``window: tuple[int, int]``): a few bytes, never data of
+    unknown length. Not ``tuple[int, ...]``: that may hold a shape or a length per request
+    (flashinfer's ``q_lens: tuple[int, ...]``)."""
+
+    def few(annotation: cst.BaseExpression) -> bool:
+        def leaf(node: cst.BaseExpression) -> bool:
+            if isinstance(node, cst.Name) and node.value in _NUMBER_TYPES:
+                return True
+            if (provenance.qualify(node) or "") == "torch.Size":
+                return True
+            if not isinstance(node, cst.Subscript):
+                return False
+            head = (provenance.qualify(node.value) or dotted_name(node.value) or "").rsplit(".")
+            items = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
+            return head[-1] in ("tuple", "Tuple") and all(
+                isinstance(item, cst.Name) and item.value in _NUMBER_TYPES for item in items
+            )
+
+        return annotation_is(provenance, annotation, leaf)
+
+    return provenance.bound_only_to(name, frame, 0, lambda *_: False, few)
+
+
+# Element types of a sequence of numbers, at the bottom of ``list[list[int]]``.
+_NUMBER_TYPES = frozenset({"int", "float", "bool"})
+
+
+def number_sequence_annotation(provenance: Provenance, annotation: cst.BaseExpression) -> bool:
+    """Whether ``annotation`` says a list of numbers, nested or not, optionally or-None:
+    ``list[int]``, ``Sequence[list[float]]``, ``Optional[List[int]]``. Such a value is on the
+    host whatever is passed: ``torch.tensor`` of a tensor warns, so code that annotates a list
+    does not hand it one. Not a tuple, even ``tuple[int, ...]``: tuples hold shapes and
+    settings, a few scalars (``torch.tensor((width, capacity))`` cannot block); nor a
+    sequence of tensors or of anything unnamed. The inner levels of ``list[tuple[int, ...]]``
+    may be tuples: it is the outer list that makes the length."""
+
+    def sequence(node: cst.BaseExpression, depth: int) -> bool:
+        if depth > 3 or not isinstance(node, cst.Subscript) or not node.slice:
+            return False
+        head = (provenance.qualify(node.value) or dotted_name(node.value) or "").rsplit(".")[-1]
+        items = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
+        if head not in _SEQUENCE_TYPES or len(items) != len(node.slice):
+            return False
+        if head in ("tuple", "Tuple"):
+            if depth == 0:
+                return False  # a shape or a few settings
+            items = items[:1] if len(items) == 2 and isinstance(items[1], cst.Ellipsis) else items
+            return all(element(item, depth + 1) for item in items)
+        return len(items) == 1 and element(items[0], depth + 1)
+
+    def element(node: cst.BaseExpression, depth: int) -> bool:
+        if isinstance(node, cst.Name) and node.value in _NUMBER_TYPES:
+            return True
+        return sequence(node, depth)
+
+    return annotation_is(provenance, annotation, lambda node: sequence(node, 0))
 
 
 # Annotations of a sequence (``list[...]``, ``Sequence[...]``, ``tuple[...]``).

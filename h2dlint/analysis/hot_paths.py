@@ -244,7 +244,7 @@ class HotPaths:
         """:meth:`could_be_hot` for the function around the end of ``ancestors``."""
         for i in range(len(ancestors) - 1, -1, -1):
             function = ancestors[i]
-            if isinstance(function, cst.FunctionDef):
+            if function.__class__ is cst.FunctionDef:  # not isinstance: see walk.node_classes
                 return self.could_be_hot(function, ask_project)
         return False
 

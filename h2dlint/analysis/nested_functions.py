@@ -17,7 +17,8 @@ def nested_functions(module: cst.Module) -> dict[cst.FunctionDef, cst.FunctionDe
     stack: list[tuple[cst.CSTNode, cst.FunctionDef | None]] = [(module, None)]
     while stack:
         node, function = stack.pop()
-        if isinstance(node, cst.FunctionDef):
+        if node.__class__ is cst.FunctionDef:  # not isinstance: see walk.node_classes
+            assert isinstance(node, cst.FunctionDef)
             if function is not None:
                 parents[node] = function
             function = node

@@ -5,7 +5,7 @@ from other modules), sequences of tensors, host data, and copy targets. ``calls.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import libcst as cst
 
@@ -102,7 +102,7 @@ class ProvenanceBase:
         ancestors = self.context.ancestors
         for i in range(len(ancestors) - 1, -1, -1):
             node = ancestors[i]
-            if isinstance(node, cst.FunctionDef):
+            if node.__class__ is cst.FunctionDef:  # not isinstance: see walk.node_classes
                 return frame_at(ancestors, i)
         return Frame(self.context.module)
 
@@ -372,10 +372,17 @@ class ProvenanceBase:
             return self.bound_only_to(node, frame, depth, self.is_numpy_array)
         return False
 
-    def bound_only_to(self, name: cst.Name, frame: Frame, depth: int, test: _Test) -> bool:
+    def bound_only_to(
+        self,
+        name: cst.Name,
+        frame: Frame,
+        depth: int,
+        test: _Test,
+        annotated: Callable[[cst.BaseExpression], bool] | None = None,
+    ) -> bool:
         """Whether every binding that may reach ``name`` passes ``test``; a parameter passes
-        when its annotation says it is a numpy array, or every call of its function passes a
-        value that does."""
+        when its annotation says it is a numpy array (or passes ``annotated``), or every call
+        of its function passes a value that does."""
         bindings = self.bindings(frame)
         reaching = bindings.reaching_bindings(name)
         if not reaching:
@@ -385,7 +392,9 @@ class ProvenanceBase:
                 if not test(binding.value, frame, depth + 1):
                     return False
             elif binding.statement is not bindings.root or not (
-                self.numpy_annotated(name, frame) or self.passed_only(name, frame, depth, test)
+                self.numpy_annotated(name, frame)
+                or (annotated is not None and self._annotated(name, frame, annotated))
+                or self.passed_only(name, frame, depth, test)
             ):
                 return False
         return True
@@ -463,6 +472,13 @@ class ProvenanceBase:
             for value, value_frame in owner.index.attributes.get(cls, {}).get(attr, [])
             if value is not None
         ]
+
+    @staticmethod
+    def _annotated(
+        name: cst.Name, frame: Frame, test: Callable[[cst.BaseExpression], bool]
+    ) -> bool:
+        annotation = parameter_annotation(name, frame)
+        return annotation is not None and test(annotation)
 
     def numpy_annotated(self, name: cst.Name, frame: Frame) -> bool:
         """Whether the parameter named like ``name`` is annotated as a numpy array."""
