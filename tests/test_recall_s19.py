@@ -87,3 +87,17 @@ def test_host_floats_and_counters_stay_silent() -> None:
                 return x
     """
     assert _findings(code) == []
+
+
+def test_a_range_is_host_data_of_unknown_length() -> None:
+    code = """
+        import torch
+        class Loss(torch.nn.Module):
+            def forward(self, scores):
+                labels = torch.tensor(range(len(scores)), device=scores.device)
+                fixed = torch.arange(len(scores), device=scores.device)
+                return labels, fixed
+    """
+    found = _findings(code, "HTD106")
+    assert [row for row, _ in found] == [5]
+    assert "`range(len(scores))`" in found[0][1]

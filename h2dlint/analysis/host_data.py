@@ -78,8 +78,9 @@ def host_pipeline_class(name: str) -> bool:
     return name.endswith(HOST_PIPELINE_CLASSES)
 
 
-# Builtins returning a Python list or tuple of unknown length.
-SEQUENCE_BUILTINS = frozenset({"list", "tuple", "sorted"})
+# Builtins returning a Python list, tuple or range of unknown length (``torch.tensor(range(n),
+# device=...)`` copies host data as ``list(range(n))`` does; session 19, sentence-transformers).
+SEQUENCE_BUILTINS = frozenset({"list", "tuple", "sorted", "range"})
 
 
 def host_side(context: FileContext) -> bool:
