@@ -734,8 +734,8 @@ class TensorFromHostDataOnDevice(Rule):
             import torch
             class Loss(torch.nn.Module):
                 def forward(self, scores):
-                    labels = torch.tensor(range(len(scores)), dtype=torch.long, device=scores.device)
-                             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    labels = torch.tensor(range(len(scores)), device=scores.device)
+                             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                     return labels
             """,
         ),
