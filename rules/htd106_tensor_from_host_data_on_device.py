@@ -735,7 +735,7 @@ class TensorFromHostDataOnDevice(Rule):
             class Loss(torch.nn.Module):
                 def forward(self, scores):
                     labels = torch.tensor(range(len(scores)), device=scores.device)
-                             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                     return labels
             """,
         ),
