@@ -101,3 +101,22 @@ def test_a_range_is_host_data_of_unknown_length() -> None:
     found = _findings(code, "HTD106")
     assert [row for row, _ in found] == [5]
     assert "`range(len(scores))`" in found[0][1]
+
+
+def test_a_host_copy_of_a_tensor_the_loop_does_not_change() -> None:
+    code = """
+        import torch
+        def search(query_embeddings: torch.Tensor, client):
+            for q_idx in range(query_embeddings.size(0)):
+                mask = query_embeddings.coalesce().indices()[0].cpu().numpy() == q_idx
+                client.query(mask)
+        def train(model, opt, loader, device):
+            w = model.weight
+            for batch in loader:
+                model(batch.to(device)).sum().backward()
+                opt.step()
+                snapshot = w.cpu()
+    """
+    found = _findings(code, "HTD302")
+    assert [row for row, _ in found] == [5]
+    assert "copied to the host on every iteration" in found[0][1]
