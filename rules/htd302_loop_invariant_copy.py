@@ -473,7 +473,7 @@ class LoopInvariantCopy(Rule):
                 for q_idx in range(query_embeddings.size(0)):
                     mask = query_embeddings.coalesce().indices()[0].cpu().numpy() == q_idx
                     #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-                    client.query(mask)
+                    client.query_points(query=models.SparseVector(indices=mask))
             """,
             message_contains="copied to the host on every iteration",
         ),

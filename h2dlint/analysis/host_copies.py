@@ -11,12 +11,13 @@ import libcst as cst
 from h2dlint.analysis.device_loops import device_loop
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.hot_calls import runs_model
+from h2dlint.analysis.hot_calls import STEP_WORK_WORDS
 from h2dlint.analysis.name_hints import module_named
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target
 from h2dlint.analysis.tensor_kinds import tensor_evidence
 from h2dlint.diagnostics import Confidence
+from h2dlint.walk import visit_read_only
 
 
 def host_copy_of(
@@ -60,4 +61,31 @@ def quiet_loop(provenance: Provenance, loop: cst.For | cst.While, frame: Frame) 
     unseen: no model call, backward pass, optimizer step or graph replay (``opt.step()``
     updates the parameters a name bound before the loop holds). Only in such a loop is a
     device value the body never writes the same on every iteration."""
-    return device_loop(provenance, loop, frame).global_work is None and not runs_model(loop)
+    if device_loop(provenance, loop, frame).global_work is not None:
+        return False
+    finder = _ModelCalls()
+    visit_read_only(loop.body, finder)
+    return not finder.found
+
+
+class _ModelCalls(cst.CSTVisitor):
+    """Whether a loop body calls a model: a callee whose own name holds one of
+    :data:`~h2dlint.analysis.hot_calls.STEP_WORK_WORDS` (``self.model(...)``,
+    ``transformer(...)``, ``self.denoise_step(...)``, any ``.step()``), not a name on the way
+    to it (``models.SparseVector(...)`` of a search client builds a query)."""
+
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        func = node.func
+        name = (
+            func.attr.value
+            if isinstance(func, cst.Attribute)
+            else func.value
+            if isinstance(func, cst.Name)
+            else ""
+        ).lower()
+        if name == "step" or any(word in name for word in STEP_WORK_WORDS if "." not in word):
+            self.found = True
+        return not self.found
