@@ -1669,6 +1669,21 @@ class SyncOnHotPath(Rule):
                     return x_t
             """
         ),
+        # A data collator builds batches on the host, in the data loader (diffusers' OmniGen
+        # collator compares host mask sums).
+        Valid(
+            """
+            import torch
+            class OmniGenCollator:
+                def __call__(self, features):
+                    return [self.pad(mask) for mask in features["attention_mask"]]
+                def pad(self, mask):
+                    pad_l = mask.size(-1) - torch.sum(mask)
+                    if pad_l > 0:
+                        mask = torch.cat([torch.zeros(pad_l), mask])
+                    return mask
+            """
+        ),
     )
     invalid = (
         # its twins: a value computed from the action, and an action kept for a history

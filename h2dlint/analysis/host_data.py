@@ -69,7 +69,9 @@ PREPROCESSING_CLASSES = (
 # Classes of data preparation whose calls run in the data pipeline, on the host, not per model
 # step: processors and tokenizers above, and data transforms (torchvision's and torchtune's
 # ``Transform``s; not ``Transformer``).
-HOST_PIPELINE_CLASSES = (*PREPROCESSING_CLASSES, "Transform", "Transforms")
+# ``Collator``: a data collator's ``__call__`` builds batches in the data loader, on the host
+# (session 19: diffusers' ``OmniGenCollator`` pads host masks).
+HOST_PIPELINE_CLASSES = (*PREPROCESSING_CLASSES, "Transform", "Transforms", "Collator")
 
 
 def host_pipeline_class(name: str) -> bool:
