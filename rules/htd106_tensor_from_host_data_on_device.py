@@ -428,6 +428,15 @@ class TensorFromHostDataOnDevice(Rule):
                         self.table[i, : len(r.blocks)] = torch.tensor(r.blocks)
             """
         ),
+        # The fix of the `range` above (sentence-transformers 5.2): made on the device.
+        Valid(
+            """
+            import torch
+            class Loss(torch.nn.Module):
+                def forward(self, scores):
+                    return torch.arange(len(scores), dtype=torch.long, device=scores.device)
+            """
+        ),
     )
     invalid = (
         # the public twin also called per step: not run once
@@ -720,6 +729,18 @@ class TensorFromHostDataOnDevice(Rule):
                                                ^^^^^^^^^^^^^^^^^
             """,
             message_contains="written into a device tensor",
+        ),
+        # Session 19 (sentence-transformers 5.0's ContrastiveTensionLoss): a `range` is host
+        # data of unknown length, as `list(range(n))` is.
+        Invalid(
+            """
+            import torch
+            class Loss(torch.nn.Module):
+                def forward(self, scores):
+                    labels = torch.tensor(range(len(scores)), device=scores.device)
+                             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return labels
+            """,
         ),
     )
 

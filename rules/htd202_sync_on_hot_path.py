@@ -5,6 +5,7 @@ import libcst as cst
 from h2dlint.analysis.accumulators import ELEMENT_BUILTINS, compared_elements, device_accumulator
 from h2dlint.analysis.arguments import host_named, keyword, positional
 from h2dlint.analysis.device_loops import DeviceLoop, device_loop
+from h2dlint.analysis.earlier_copies import earlier_host_copy
 from h2dlint.analysis.element_writes import ONE_ELEMENT, syncing_write
 from h2dlint.analysis.explicit_waits import queued_copies, stream_wait, timing_code
 from h2dlint.analysis.facts import Where
@@ -41,12 +42,12 @@ from h2dlint.analysis.shape_syncs import (
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, SYNC_METHODS
 from h2dlint.analysis.syncing_helpers import synced_argument
 from h2dlint.analysis.tensor_kinds import not_a_tensor_here
-from h2dlint.analysis.unknown_tensors import annotated_comparison, tensor_root
+from h2dlint.analysis.tested_tensors import model_while_reason, tested_tensor
+from h2dlint.analysis.unknown_tensors import tensor_root
 from h2dlint.analysis.value_syncs import (
     MASK_METHODS,
     REDUCTION_METHODS,
     explicit_sync,
-    tensor_test,
     value_where,
 )
 from h2dlint.candidate_terms import called_as
@@ -1647,6 +1648,42 @@ class SyncOnHotPath(Rule):
                     return list(table.values())[0] + ids
             """
         ),
+        # lerobot 0.4.4's fix: the step time in host floats, a tensor made from it per step;
+        # a `while` loop counting host numbers.
+        Valid(
+            """
+            import torch
+            class FlowMatching(torch.nn.Module):
+                def sample_actions(self, state, noise, num_steps):
+                    device = state.device
+                    dt = -1.0 / num_steps
+                    x_t = noise
+                    for step in range(num_steps):
+                        time = 1.0 + step * dt
+                        t = torch.full((x_t.shape[0],), time, device=device)
+                        x_t = x_t + dt * self.denoise_step(x_t, t)
+                    remaining = num_steps
+                    while remaining > 0 and x_t.shape[0] > 1:
+                        x_t = self.model(x_t)
+                        remaining -= 1
+                    return x_t
+            """
+        ),
+        # A data collator builds batches on the host, in the data loader (diffusers' OmniGen
+        # collator compares host mask sums).
+        Valid(
+            """
+            import torch
+            class OmniGenCollator:
+                def __call__(self, features):
+                    return [self.pad(mask) for mask in features["attention_mask"]]
+                def pad(self, mask):
+                    pad_l = mask.size(-1) - torch.sum(mask)
+                    if pad_l > 0:
+                        mask = torch.cat([torch.zeros(pad_l), mask])
+                    return mask
+            """
+        ),
     )
     invalid = (
         # its twins: a value computed from the action, and an action kept for a history
@@ -2682,6 +2719,40 @@ class SyncOnHotPath(Rule):
                     return max_vals
             """,
         ),
+        # Session 19 (lerobot 0.4.2's samplers): a `while` test is read before every
+        # iteration; a loop whose body runs a model makes each iteration a step, in a method
+        # not otherwise known to be hot.
+        Invalid(
+            """
+            import torch
+            class FlowMatching(torch.nn.Module):
+                def sample_actions(self, state, noise, num_steps):
+                    device = state.device
+                    dt = torch.tensor(-1.0 / num_steps, dtype=torch.float32, device=device)
+                    time = torch.tensor(1.0, dtype=torch.float32, device=device)
+                    x_t = noise
+                    while time >= -dt / 2:
+            #             ^^^^^^^^^^^^^^^
+                        x_t += dt * self.denoise_step(x_t, time.expand(x_t.shape[0]))
+                        time += dt
+                    return x_t
+            """,
+            message_contains="as a `while` test",
+        ),
+        # A value comparison of a tensor made on the device is a tensor test, in an `if` too.
+        Invalid(
+            """
+            import torch
+            class Decoder(torch.nn.Module):
+                def forward(self, x):
+                    budget = torch.zeros((), device="cuda")
+                    budget += x.sum()
+                    if budget > 10:
+            #          ^^^^^^^^^^^
+                        x = x / 2
+                    return x
+            """,
+        ),
     )
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -2690,6 +2761,7 @@ class SyncOnHotPath(Rule):
         self._host_copies: dict[cst.CSTNode, dict[str, str]] = {}
         # Per ``for`` loop: why each of its iterations is a step (device work in its body).
         self._loops: dict[cst.For, DeviceLoop] = {}
+        self._while: cst.While | None = None  # the ``while`` loop whose test is judged
 
     # -- visits ----------------------------------------------------------------------------------
     def _maybe_hot(self) -> bool:
@@ -2893,18 +2965,19 @@ class SyncOnHotPath(Rule):
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self._test(node.test)
 
-    def _test(self, test: cst.BaseExpression) -> None:
+    def visit_While(self, node: cst.While) -> None:
+        self._while = node  # its test is read before every iteration
+        try:
+            self._test(node.test, "a `while`")
+        finally:
+            self._while = None
+
+    def _test(self, test: cst.BaseExpression, kind: str = "an `if`") -> None:
         if not self._maybe_hot():
             return
-        tensor = tensor_test(test)
-        if tensor is None and isinstance(test, (cst.Name, cst.Attribute)):
-            provenance = Provenance.of(self.context)
-            if provenance.where(test) is Where.DEVICE:
-                tensor = test
-        if tensor is None and annotated_comparison(Provenance.of(self.context), test):
-            tensor = test  # ``if input_pos_maxp1 > self.max_seq_length:`` of a tensor parameter
+        tensor = tested_tensor(Provenance.of(self.context), test)
         if tensor is not None:
-            self._judge(tensor, tensor, "{} as an `if` test", "test")
+            self._judge(tensor, tensor, "{} as " + kind + " test", "test")
 
     # -- judging ---------------------------------------------------------------------------------
     def _judge(
@@ -2993,7 +3066,9 @@ class SyncOnHotPath(Rule):
         shown = self.shown(tensor, "the tensor")
         read = what.format(shown)
         read = read[0].upper() + read[1:]
-        earlier = self._earlier_host_copy(function, tensor, explicit)
+        earlier = earlier_host_copy(
+            self._host_copies, self.context.module, function, tensor, explicit
+        )
         if root is not None:
             named = self.shown(root, "the tensor")
             message = (
@@ -3013,7 +3088,9 @@ class SyncOnHotPath(Rule):
         self.report(node, message, confidence=confidence)
         return True
 
-    def _loop_reason(self, frame: Frame, tensor: cst.BaseExpression) -> tuple[str, cst.For] | None:
+    def _loop_reason(
+        self, frame: Frame, tensor: cst.BaseExpression
+    ) -> tuple[str, cst.For | None] | None:
         """Why the read of ``tensor`` being visited runs per step in a function not known to,
         and the loop that makes it: a ``for`` loop around it (in its function) runs device
         work on every iteration that the read waits for. Not in code that saves or exports
@@ -3023,6 +3100,8 @@ class SyncOnHotPath(Rule):
             self.context.ancestors
         ):
             return None
+        if self._while is not None and (why := model_while_reason(self._while)) is not None:
+            return why, None
         for parent in reversed(self.context.ancestors):
             if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
                 return None
@@ -3034,19 +3113,3 @@ class SyncOnHotPath(Rule):
                 if reason is not None:
                     return reason, parent
         return None
-
-    def _earlier_host_copy(
-        self, function: cst.FunctionDef, tensor: cst.BaseExpression, explicit: cst.Call | None
-    ) -> str | None:
-        """For a host copy: the code of an earlier host copy of the same tensor in the same
-        function, if any (and note this one)."""
-        if explicit is None or not isinstance(explicit.func, cst.Attribute):
-            return None
-        if explicit.func.attr.value not in ("cpu", "to"):
-            return None
-        seen = self._host_copies.setdefault(function, {})
-        key = self.context.module.code_for_node(tensor)
-        earlier = seen.get(key)
-        if earlier is None:
-            seen[key] = self.context.module.code_for_node(explicit)
-        return earlier

@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.copies import device_copy_of
+from h2dlint.analysis.host_copies import host_copy_of, quiet_loop
 from h2dlint.analysis.loop_invariance import (
     Reads,
     enclosing_loops,
@@ -12,6 +13,7 @@ from h2dlint.analysis.loop_invariance import (
 )
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.diagnostics import Confidence
 from h2dlint.rule import Invalid, Rule, Valid
 
 
@@ -28,6 +30,14 @@ class LoopInvariantCopy(Rule):
     host memory by the provenance analysis (a tensor made on the host, Python or numpy data): a
     move of a tensor already on the device copies nothing. The finding names the outermost loop
     the copy can leave.
+
+    It also flags the other direction: a copy to the host (`x.cpu()`, `x.to("cpu")`) of a
+    tensor the loop does not change, on the device (HIGH) or surely a tensor of unknown place
+    (MEDIUM: a parameter annotated as a tensor, an element of a tensor method's result such as
+    `q.coalesce().indices()[0]`), in a loop whose body runs no device work (no model call,
+    backward pass, optimizer step or graph replay, which may change a device tensor in place
+    unseen): a per-query `.cpu()` of the same query indices (sentence-transformers 5.5's
+    sparse search).
 
     Left alone, and why:
 
@@ -48,9 +58,10 @@ class LoopInvariantCopy(Rule):
     On the 12 pinned corpus packages: 7 findings, all read, all correct
     (docs/needless-copies.md).
 
-    Confidence: always HIGH: the source is proven host memory and the copy provably loop
-    invariant. Hot paths: the loop itself is the repetition, so the rule does not require a hot
-    function; loops in code that runs once are left alone.
+    Confidence: HIGH for copies to the device (the source is proven host memory and the copy
+    provably loop invariant) and for host copies of device tensors; MEDIUM for host copies of
+    tensors of unknown place. Hot paths: the loop itself is the repetition, so the rule does
+    not require a hot function; loops in code that runs once are left alone.
 
     ## Why is this bad?
     The copy is paid on every iteration although it copies the same bytes: a launch, a device
@@ -86,10 +97,10 @@ class LoopInvariantCopy(Rule):
 
     code = "HTD302"
     name = "loop-invariant-copy"
-    message = "a tensor that the loop does not change is copied to the device on every iteration"
-    prefilter = (b".to(", b".cuda(", b"device=")
+    message = "a tensor that the loop does not change is copied on every iteration"
+    prefilter = (b".to(", b".cuda(", b"device=", b".cpu(")
     candidates = (
-        "loop .to|.cuda",
+        "loop .to|.cuda|.cpu",
         "loop .tensor|tensor|.as_tensor|as_tensor|.asarray|asarray(device=)",
     )
 
@@ -316,6 +327,26 @@ class LoopInvariantCopy(Rule):
                     t = table.to(d)
             """
         ),
+        # Session 19: a device tensor copied to the host in a loop whose device work may change
+        # it in place (the optimizer step updates the parameter `w` holds); the fix of the
+        # sparse search below (one copy before the loop); a copy of the row the loop selects.
+        Valid(
+            """
+            import torch
+            def train(model, opt, loader, device):
+                w = model.weight
+                for batch in loader:
+                    model(batch.to(device)).sum().backward()
+                    opt.step()
+                    snapshot = w.cpu()
+            def search(query_embeddings: torch.Tensor, client):
+                query_indices = query_embeddings.coalesce().indices().cpu().numpy()
+                for q_idx in range(query_embeddings.size(0)):
+                    mask = query_indices[0] == q_idx
+                    client.query(query_indices[1][mask].tolist())
+                    client.query(query_embeddings.coalesce().indices()[q_idx].cpu())
+            """
+        ),
     )
     invalid = (
         Invalid(
@@ -433,6 +464,19 @@ class LoopInvariantCopy(Rule):
                     #            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
             """,
         ),
+        # Session 19 (sentence-transformers 5.5's sparse search): the same indices of a tensor
+        # the loop never changes, copied to the host once per query.
+        Invalid(
+            """
+            import torch
+            def search(query_embeddings: torch.Tensor, client):
+                for q_idx in range(query_embeddings.size(0)):
+                    mask = query_embeddings.coalesce().indices()[0].cpu().numpy() == q_idx
+                    #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    client.query_points(query=models.SparseVector(indices=mask))
+            """,
+            message_contains="copied to the host on every iteration",
+        ),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -444,18 +488,22 @@ class LoopInvariantCopy(Rule):
             if isinstance(func, cst.Name)
             else None
         )
-        if name not in ("to", "cuda", "tensor", "as_tensor", "asarray"):
+        if name not in ("to", "cuda", "tensor", "as_tensor", "asarray", "cpu"):
             return
         loops = enclosing_loops(self.context.ancestors)
         if not loops:
             return
         provenance = Provenance.of(self.context)
         frame = provenance.current_frame()
-        copied = device_copy_of(provenance, node, name, frame)
-        if copied is None:
-            return
-        source, host = copied
-        if not host:
+        # A copy to the device of a host value, or to the host of a device (or surely tensor)
+        # value: both repeat the same transfer on every iteration.
+        to_host = host_copy_of(provenance, node, name, frame)
+        copied = None if name == "cpu" else device_copy_of(provenance, node, name, frame)
+        if to_host is not None:
+            source, confidence, where = to_host[0], to_host[1], "host"
+        elif copied is not None and copied[1]:
+            source, confidence, where = copied[0], Confidence.HIGH, "device"
+        else:
             return
         if RunOnce.of(self.context).code(self.context.ancestors):
             return
@@ -471,13 +519,16 @@ class LoopInvariantCopy(Rule):
                 break
             if result_kept(self.context.ancestors, node, statement, summary):
                 break
+            if where == "host" and not quiet_loop(provenance, loop, frame):
+                break  # the loop's device work may change the tensor in place
             left = loop
         if left is None:
             return
         line = self.context.position(left).start.line
-        shown = self.shown(source, "a host tensor")
+        shown = self.shown(source, "a host tensor" if where == "device" else "a tensor")
         self.report(
             node,
-            f"{shown} does not change in the loop at line {line} but is copied to the device "
+            f"{shown} does not change in the loop at line {line} but is copied to the {where} "
             "on every iteration: copy it once, before the loop",
+            confidence=confidence,
         )

@@ -57,6 +57,23 @@ _TRANSFORMERS_4 = (
     "5.6.2",
 )
 _ACCELERATE = ("0.34.2", "1.0.1", "1.3.0", "1.6.0", "1.8.1", "1.10.0")
+# Session 19's never-mined packages (consecutive pairs of these).
+_TRL = (
+    "0.19.0",
+    "0.21.0",
+    "0.23.1",
+    "0.25.1",
+    "0.27.2",
+    "0.29.1",
+    "1.2.0",
+    "1.6.0",
+    "1.10.0",
+    "1.13.0",
+    "1.16.0",
+)
+_TORCHRL = ("0.10.1", "0.11.1", "0.12.0", "0.13.3", "0.14.1")
+_LEROBOT = ("0.3.3", "0.4.0", "0.4.2", "0.4.4")
+_SBERT = ("5.0.0", "5.2.3", "5.5.1", "6.0.1", "6.3.0")
 
 # Consecutive releases over roughly the last one to two years, serving engines and model code
 # first. Kept modest: every version is a full download of the package's .py files.
@@ -203,6 +220,20 @@ PAIRS: list[tuple[str, str, str]] = [
     ("llama-models", "0.2.0", "0.3.0"),
     ("openrlhf", "0.6.4", "0.7.5"),
     ("openrlhf", "0.7.5", "0.8.0"),
+    # Session 19 (helper recall19): packages whose releases had never been mined. Files that
+    # name vllm or sglang were deleted unread before reading (most of trl's trainers).
+    *(("trl", a, b) for a, b in itertools.pairwise(_TRL)),
+    *(("torchrl", a, b) for a, b in itertools.pairwise(_TORCHRL)),
+    *(("lerobot", a, b) for a, b in itertools.pairwise(_LEROBOT)),
+    *(("sentence-transformers", a, b) for a, b in itertools.pairwise(_SBERT)),
+    ("timm", "1.0.15", "1.0.20"),
+    ("timm", "1.0.20", "1.0.25"),
+    ("torchao", "0.12.0", "0.14.1"),
+    ("torchao", "0.14.1", "0.16.0"),
+    ("mamba-ssm", "2.2.2", "2.2.6.post3"),
+    ("mamba-ssm", "2.2.6.post3", "2.3.2.post1"),
+    ("accelerate", "1.15.0", "1.16.0"),
+    ("peft", "0.18.1", "0.20.0"),
 ]
 
 # A removed line must hold one of these to start a candidate.

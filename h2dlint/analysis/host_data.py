@@ -70,7 +70,9 @@ PREPROCESSING_CLASSES = (
 # Classes of data preparation whose calls run in the data pipeline, on the host, not per model
 # step: processors and tokenizers above, and data transforms (torchvision's and torchtune's
 # ``Transform``s; not ``Transformer``).
-HOST_PIPELINE_CLASSES = (*PREPROCESSING_CLASSES, "Transform", "Transforms")
+# ``Collator``: a data collator's ``__call__`` builds batches in the data loader, on the host
+# (session 19: diffusers' ``OmniGenCollator`` pads host masks).
+HOST_PIPELINE_CLASSES = (*PREPROCESSING_CLASSES, "Transform", "Transforms", "Collator")
 
 
 def host_pipeline_class(name: str) -> bool:
@@ -79,8 +81,9 @@ def host_pipeline_class(name: str) -> bool:
     return name.endswith(HOST_PIPELINE_CLASSES)
 
 
-# Builtins returning a Python list or tuple of unknown length.
-SEQUENCE_BUILTINS = frozenset({"list", "tuple", "sorted"})
+# Builtins returning a Python list, tuple or range of unknown length (``torch.tensor(range(n),
+# device=...)`` copies host data as ``list(range(n))`` does; session 19, sentence-transformers).
+SEQUENCE_BUILTINS = frozenset({"list", "tuple", "sorted", "range"})
 
 
 def host_side(context: FileContext) -> bool:

@@ -66,6 +66,11 @@ PURE_METHODS = DTYPE_METHODS | frozenset(
         "clone",
         "detach",
         "flatten",
+        # a copy to the host, and a sparse tensor's parts (session 19: HTD302's host copies)
+        "cpu",
+        "coalesce",
+        "indices",
+        "values",
     }
 )
 # Methods that change their object in place (besides torch's ``*_`` methods).

@@ -1,0 +1,90 @@
+"""Which part of an ``if``/``while`` test Python turns into ``bool()`` of a tensor (HTD202's
+tests). A ``while`` test is read before every iteration, so a tensor there syncs once per
+step of the loop: ``while time >= -dt / 2:`` of ``time = torch.tensor(1.0, device=device)``
+(a flow-matching sampler's denoising loop) waits for the device on every step.
+
+Besides :func:`~h2dlint.analysis.value_syncs.tensor_test`'s shapes (``t.any()``, a reduction
+compared), a value comparison counts when one of its operands, through arithmetic
+(``-dt / 2``), is a name or attribute that is a tensor by how it was made (a ``torch``
+factory, an in-place update of one) or is on the device: comparing it calls ``bool()`` of
+the tensor the comparison makes. A Python number compared (``step < n``) or a name of unknown
+kind is not.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from h2dlint.analysis.facts import Where
+from h2dlint.analysis.hot_calls import runs_model
+from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.tensor_kinds import tensor_evidence
+from h2dlint.analysis.unknown_tensors import annotated_comparison
+from h2dlint.analysis.value_syncs import COMPARISON_OPERATORS, tensor_test, value_where
+
+
+def tested_tensor(provenance: Provenance, test: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The part of ``test`` that is a tensor Python calls ``bool()`` of, or None."""
+    tensor = tensor_test(test)
+    if tensor is not None:
+        return tensor
+    if isinstance(test, (cst.Name, cst.Attribute)):
+        return test if provenance.where(test) is Where.DEVICE else None
+    if annotated_comparison(provenance, test):
+        return test  # ``if input_pos_maxp1 > self.max_seq_length:`` of a tensor parameter
+    if isinstance(test, cst.Comparison) and (
+        value_where(provenance, test, provenance.current_frame()) is Where.DEVICE
+    ):
+        return test  # ``while t > 0:`` of ``t`` on the device: the comparison is judged whole
+    return compared_tensor(provenance, test)
+
+
+def compared_tensor(provenance: Provenance, test: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The operand of a value comparison in ``test`` (also under ``not``, ``and``/``or``)
+    that is surely a tensor or on the device, the name or attribute read (``time`` of
+    ``time >= -dt / 2``); None when there is none."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return compared_tensor(provenance, test.expression)
+    if isinstance(test, cst.BooleanOperation):
+        return compared_tensor(provenance, test.left) or compared_tensor(provenance, test.right)
+    if not isinstance(test, cst.Comparison) or not all(
+        isinstance(c.operator, COMPARISON_OPERATORS) for c in test.comparisons
+    ):
+        return None
+    operands = [test.left, *(c.comparator for c in test.comparisons)]
+    if any(isinstance(o, cst.Name) and o.value == "None" for o in operands):
+        return None  # ``mask != None``: Python's identity answer, a bool
+    for operand in operands:
+        found = _tensor_operand(provenance, operand)
+        if found is not None:
+            return found
+    return None
+
+
+def _tensor_operand(provenance: Provenance, node: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The name or attribute ``node`` reads (through unary and binary arithmetic) that is on
+    the device, or surely a tensor and not on the host."""
+    if isinstance(node, cst.UnaryOperation):
+        return _tensor_operand(provenance, node.expression)
+    if isinstance(node, cst.BinaryOperation):
+        return _tensor_operand(provenance, node.left) or _tensor_operand(provenance, node.right)
+    if not isinstance(node, (cst.Name, cst.Attribute)):
+        return None
+    frame = provenance.current_frame()
+    where = value_where(provenance, node, frame)
+    if where is Where.DEVICE:
+        return node
+    if where.on_host or provenance.is_host_data(node, frame):
+        return None
+    return node if tensor_evidence(provenance, node, frame) is not None else None
+
+
+WHILE_REASON = "a `while` loop whose every iteration runs a model reads its test before each step"
+
+
+def model_while_reason(loop: cst.While) -> str | None:
+    """Why the test of ``loop`` runs once per step in a function that may run more than once
+    though it is not known to be hot: the loop's own body runs a model (a sampler's denoising
+    loop, ``while time >= -dt / 2: v = self.denoise_step(...)``), so each iteration is a step
+    and the test is read before each."""
+    return WHILE_REASON if runs_model(loop) else None
