@@ -4,6 +4,7 @@ the rules that judge tensors built from host data (HTD106, HTD301)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -161,11 +162,30 @@ def host_sequence(
             empty_list = isinstance(value, cst.List) and not value.elements
             return empty_list or host_sequence(provenance, value, frame, depth)
 
-        def annotated(annotation: cst.BaseExpression) -> bool:
-            return number_sequence_annotation(provenance, annotation)
-
-        return provenance.bound_only_to(node, frame, depth, bound_to_one, annotated)
+        if provenance.bound_only_to(node, frame, depth, bound_to_one):
+            return True
+        return annotated_parameter(
+            provenance, node, frame, lambda a: number_sequence_annotation(provenance, a)
+        )
     return False
+
+
+def annotated_parameter(
+    provenance: Provenance,
+    name: cst.Name,
+    frame: Frame,
+    test: Callable[[cst.BaseExpression], bool],
+) -> bool:
+    """Whether ``name`` is only ever its function's parameter (nothing rebinds it on the way)
+    and the parameter's annotation passes ``test``."""
+    bindings = provenance.bindings(frame)
+    reaching = bindings.reaching_bindings(name)
+    if not reaching or any(
+        b.value is not None or b.statement is not bindings.root for b in reaching
+    ):
+        return False
+    annotation = parameter_annotation(name, frame)
+    return annotation is not None and test(annotation)
 
 
 def few_values_parameter(provenance: Provenance, name: cst.Name, frame: Frame) -> bool:
@@ -190,7 +210,7 @@ def few_values_parameter(provenance: Provenance, name: cst.Name, frame: Frame) -
 
         return annotation_is(provenance, annotation, leaf)
 
-    return provenance.bound_only_to(name, frame, 0, lambda *_: False, few)
+    return annotated_parameter(provenance, name, frame, few)
 
 
 # Element types of a sequence of numbers, at the bottom of ``list[list[int]]``.

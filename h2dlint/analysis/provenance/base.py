@@ -5,7 +5,7 @@ from other modules), sequences of tensors, host data, and copy targets. ``calls.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 import libcst as cst
 
@@ -372,17 +372,10 @@ class ProvenanceBase:
             return self.bound_only_to(node, frame, depth, self.is_numpy_array)
         return False
 
-    def bound_only_to(
-        self,
-        name: cst.Name,
-        frame: Frame,
-        depth: int,
-        test: _Test,
-        annotated: Callable[[cst.BaseExpression], bool] | None = None,
-    ) -> bool:
+    def bound_only_to(self, name: cst.Name, frame: Frame, depth: int, test: _Test) -> bool:
         """Whether every binding that may reach ``name`` passes ``test``; a parameter passes
-        when its annotation says it is a numpy array (or passes ``annotated``), or every call
-        of its function passes a value that does."""
+        when its annotation says it is a numpy array, or every call of its function passes a
+        value that does."""
         bindings = self.bindings(frame)
         reaching = bindings.reaching_bindings(name)
         if not reaching:
@@ -392,9 +385,7 @@ class ProvenanceBase:
                 if not test(binding.value, frame, depth + 1):
                     return False
             elif binding.statement is not bindings.root or not (
-                self.numpy_annotated(name, frame)
-                or (annotated is not None and self._annotated(name, frame, annotated))
-                or self.passed_only(name, frame, depth, test)
+                self.numpy_annotated(name, frame) or self.passed_only(name, frame, depth, test)
             ):
                 return False
         return True
@@ -472,13 +463,6 @@ class ProvenanceBase:
             for value, value_frame in owner.index.attributes.get(cls, {}).get(attr, [])
             if value is not None
         ]
-
-    @staticmethod
-    def _annotated(
-        name: cst.Name, frame: Frame, test: Callable[[cst.BaseExpression], bool]
-    ) -> bool:
-        annotation = parameter_annotation(name, frame)
-        return annotation is not None and test(annotation)
 
     def numpy_annotated(self, name: cst.Name, frame: Frame) -> bool:
         """Whether the parameter named like ``name`` is annotated as a numpy array."""
