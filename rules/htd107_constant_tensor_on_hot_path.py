@@ -19,6 +19,7 @@ from h2dlint.analysis.loop_body import (
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.reference_helpers import in_reference_code
+from h2dlint.analysis.step_drivers import request_setup
 from h2dlint.analysis.targets import Target, device_by_value, tensor_device
 from h2dlint.analysis.tested_arms import waited_at_test
 from h2dlint.diagnostics import Confidence, FixSafety
@@ -57,7 +58,10 @@ class ConstantTensorOnHotPath(Rule):
     guard, `if X is None: X = ...` of a class attribute, a value made on a cache miss `x =
     cache.get(k)` / `if x is None:`), branches run while exporting or tracing (`if
     torch.onnx.is_in_onnx_export():`), code outside hot paths and loops in pipelines (once per
-    request, before the steps: nothing queued to wait for), in functions that drive a loop
+    request, before the steps: nothing queued to wait for) and, in the same way, outside the
+    loop of a function that drives the model's steps (a loop whose body calls the model:
+    `self(**inputs)`, `model.decoder(...)`, `self.unet(...)`) or in a generation entry
+    (`generate`, whose steps run in what it calls), in functions that drive a loop
     (`*_loop`) or whose name, class or file says they run now and then (checkpoint saving,
     export, conversion, warm-up, profiling, benchmarks, logging, reports, validation; outside
     loops also tuning and benchmark drivers that take warm-up and timed-run counts; in and
@@ -227,6 +231,23 @@ class ConstantTensorOnHotPath(Rule):
                 for batch in batches:
                     counts += model(batch)
                 return counts
+            """
+        ),
+        # set-up of a decoding function, before its loop of model calls: once per request,
+        # nothing queued yet (the loop's own copies stay reported)
+        Valid(
+            """
+            import torch
+            class Gen:
+                def _beam_search(self, input_ids, max_new_tokens):
+                    trace_idx = torch.tensor(0, device=input_ids.device)
+                    while trace_idx < max_new_tokens:
+                        out = self(input_ids)
+                        trace_idx += 1
+                    return out
+                def generate(self, inputs):
+                    token_idx = torch.tensor(inputs.shape[1], device=inputs.device)
+                    return self._beam_search(inputs, token_idx)
             """
         ),
         # in a loop, but under a first-pass flag the branch clears: once per call, not per
@@ -484,6 +505,36 @@ class ConstantTensorOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 19's twin: the decoding loop's own copy, every step (its set-up before the
+        # loop is valid); a function with no loop of model calls still pays per call
+        Invalid(
+            """
+            import torch
+            class Gen:
+                def _beam_search(self, input_ids, logits, n):
+                    while n:
+                        out = self(input_ids)
+                        idx = torch.tensor(out.shape[-2], device=input_ids.device)
+                              ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        n -= 1
+                    return idx
+            def grad_scale(grads):
+                return torch.tensor(1.0, device=grads[0].device)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            class Gen:
+                def _beam_search(self, input_ids, logits, n):
+                    while n:
+                        out = self(input_ids)
+                        idx = torch.full((), out.shape[-2], device=input_ids.device)
+                        n -= 1
+                    return idx
+            def grad_scale(grads):
+                return torch.full((), 1.0, device=grads[0].device)
+            """,
+        ),
         # Session 18's twins: device work queued between the test and the constant (the
         # copy waits for it), and a test of a tensor made on the host (it waited for nothing)
         Invalid(
@@ -888,7 +939,7 @@ class ConstantTensorOnHotPath(Rule):
             return  # per call of a reference implementation, or of a helper only it calls
         if export_branch(ancestors, self.context.module):
             return
-        if not hot and pipeline_code(self.context.path, ancestors):
+        if not hot and (pipeline_code(self.context.path, ancestors) or request_setup(ancestors)):
             return  # per request, before the steps: nothing queued to wait for
         if in_loop and varies_with_loop(device.value, ancestors):
             return  # one device after another (initialising each), not one copy repeated
