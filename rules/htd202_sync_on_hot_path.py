@@ -358,6 +358,23 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 19: a parameter annotated as a tensor, but the only call passes a field the
+        # class sets from its config (a Python int)
+        Valid(
+            """
+            import torch
+            def aux_loss(logits: torch.Tensor, num_experts: torch.Tensor = None):
+                probs = logits.softmax(-1)
+                return probs.reshape(-1, num_experts).mean(0)
+            class MoE(torch.nn.Module):
+                def __init__(self, config):
+                    super().__init__()
+                    self.num_experts = config.num_local_experts
+                def forward(self, x):
+                    logits = self.gate(x)
+                    return x, aux_loss(logits, self.num_experts)
+            """
+        ),
         # the fallback of a handler that reports the failure it caught (a shape mismatch):
         # not the path every call takes (an unreported handler is: INVALID twin)
         Valid(
@@ -1649,6 +1666,24 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 19's twin: the class sets the field from a tensor's reduction
+        Invalid(
+            """
+            import torch
+            def aux_loss(logits: torch.Tensor, num_experts: torch.Tensor = None):
+                probs = logits.softmax(-1)
+                return probs.reshape(-1, num_experts).mean(0)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            class MoE(torch.nn.Module):
+                def __init__(self, config):
+                    super().__init__()
+                    self.num_experts = config.num_local_experts
+                def forward(self, x, counts):
+                    self.num_experts = counts.max()
+                    logits = self.gate(x)
+                    return x, aux_loss(logits, self.num_experts)
+            """
+        ),
         # its twins: a value computed from the action, and an action kept for a history
         Invalid(
             """
