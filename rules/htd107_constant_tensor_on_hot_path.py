@@ -233,6 +233,20 @@ class ConstantTensorOnHotPath(Rule):
                 return counts
             """
         ),
+        # Session 19: the test compares a host number with a device tensor (its right
+        # operand): the host has just waited, and the arm queues nothing before the constant
+        Valid(
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x, longest: torch.Tensor):
+                    if len(x) < longest:
+                        return self.pad(x)
+                    else:
+                        count = torch.tensor(0, device="cuda")
+                    return x, count
+            """
+        ),
         # set-up of a decoding function, before its loop of model calls: once per request,
         # nothing queued yet (the loop's own copies stay reported)
         Valid(
@@ -505,6 +519,30 @@ class ConstantTensorOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 19's twin: a concatenation queued between the test and the constant
+        Invalid(
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x, longest: torch.Tensor):
+                    if len(x) < longest:
+                        x = torch.cat([x, x[:1]])
+                        count = torch.tensor(1, device="cuda")
+                                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        return x, count
+                    return x
+            """,
+            expected_fix="""
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x, longest: torch.Tensor):
+                    if len(x) < longest:
+                        x = torch.cat([x, x[:1]])
+                        count = torch.full((), 1, device="cuda")
+                        return x, count
+                    return x
+            """,
+        ),
         # Session 19's twin: the decoding loop's own copy, every step (its set-up before the
         # loop is valid); a function with no loop of model calls still pays per call
         Invalid(
