@@ -4,6 +4,7 @@ import libcst as cst
 
 from h2dlint.analysis.accumulators import ELEMENT_BUILTINS, compared_elements, device_accumulator
 from h2dlint.analysis.arguments import host_named, keyword, positional
+from h2dlint.analysis.decoded_outputs import decoded_output
 from h2dlint.analysis.device_loops import DeviceLoop, device_loop
 from h2dlint.analysis.element_writes import ONE_ELEMENT, syncing_write
 from h2dlint.analysis.explicit_waits import queued_copies, stream_wait, timing_code
@@ -358,6 +359,22 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 19: a finished batch's ids copied once for the tokenizer: text is made on the
+        # host, so the ids must reach it, once per call (not per step)
+        Valid(
+            """
+            import torch
+            class Engine:
+                def process_step(self, tokenizer, cur_id):
+                    next_ids = self.model(self.inputs[cur_id]).argmax(-1)
+                    self.tokens[cur_id].append(next_ids)
+                    if len(self.tokens[cur_id]) >= self.max_tokens:
+                        outputs = torch.cat(self.tokens[cur_id], dim=1)
+                        outputs = outputs.cpu()
+                        texts = tokenizer.batch_decode(outputs, skip_special_tokens=True)
+                        self.results[cur_id] = texts
+            """
+        ),
         # Session 19: a parameter annotated as a tensor, but the only call passes a field the
         # class sets from its config (a Python int)
         Valid(
@@ -1666,6 +1683,19 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 19's twin: each step's token copied in the loop to stream its text
+        Invalid(
+            """
+            import torch
+            class Engine:
+                def process_step(self, tokenizer, ids_per_layer):
+                    for ids in ids_per_layer:
+                        next_ids = self.model(ids).argmax(-1)
+                        text = tokenizer.decode(next_ids.cpu())
+                                                ^^^^^^^^^^^^^^
+                        self.stream(text)
+            """
+        ),
         # Session 19's twin: the class sets the field from a tensor's reduction
         Invalid(
             """
@@ -3019,6 +3049,8 @@ class SyncOnHotPath(Rule):
             return False  # the input preparer's host copy that ``forward`` reads instead
         if after_generation(provenance, self.context.ancestors):
             return False  # ``ids = model.generate(...)`` just before: nothing left queued
+        if kind in ("copy", "read") and decoded_output(self.context.ancestors, explicit or node):
+            return False  # ids a tokenizer decodes: they must reach the host, once per call
         if (
             kind == "copy"
             and isinstance(explicit, cst.Call)
