@@ -4,7 +4,6 @@ import libcst as cst
 
 from h2dlint.analysis.accumulators import ELEMENT_BUILTINS, compared_elements, device_accumulator
 from h2dlint.analysis.arguments import host_named, keyword, positional
-from h2dlint.analysis.decoded_outputs import decoded_output
 from h2dlint.analysis.device_loops import DeviceLoop, device_loop
 from h2dlint.analysis.element_writes import ONE_ELEMENT, syncing_write
 from h2dlint.analysis.explicit_waits import queued_copies, stream_wait, timing_code
@@ -3049,14 +3048,12 @@ class SyncOnHotPath(Rule):
             return False  # the input preparer's host copy that ``forward`` reads instead
         if after_generation(provenance, self.context.ancestors):
             return False  # ``ids = model.generate(...)`` just before: nothing left queued
-        if kind in ("copy", "read") and decoded_output(self.context.ancestors, explicit or node):
-            return False  # ids a tokenizer decodes: they must reach the host, once per call
         if (
             kind == "copy"
             and isinstance(explicit, cst.Call)
             and output_after_loop(provenance, self.context.ancestors, explicit)
         ):
-            return False  # the loop's result handed to the caller once, after the last step
+            return False  # the loop's result handed on (or decoded to text) once, not per step
         shown = self.shown(tensor, "the tensor")
         read = what.format(shown)
         read = read[0].upper() + read[1:]
