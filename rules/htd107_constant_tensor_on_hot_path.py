@@ -247,6 +247,20 @@ class ConstantTensorOnHotPath(Rule):
                     return x, count
             """
         ),
+        # Session 19: a capability probe (the tensor is thrown away inside `try`)
+        Valid(
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x):
+                    try:
+                        torch.tensor([1.0], dtype=torch.bfloat16, device=x.device)
+                        dtype = torch.bfloat16
+                    except TypeError:
+                        dtype = torch.float16
+                    return x.to(dtype)
+            """
+        ),
         # set-up of a decoding function, before its loop of model calls: once per request,
         # nothing queued yet (the loop's own copies stay reported)
         Valid(
@@ -519,6 +533,30 @@ class ConstantTensorOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 19's twin: inside `try`, but the tensor is used
+        Invalid(
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x):
+                    try:
+                        one = torch.tensor([1.0], dtype=torch.bfloat16, device=x.device)
+                              ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    except TypeError:
+                        one = 1.0
+                    return x * one
+            """,
+            expected_fix="""
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x):
+                    try:
+                        one = torch.full((1,), 1.0, dtype=torch.bfloat16, device=x.device)
+                    except TypeError:
+                        one = 1.0
+                    return x * one
+            """,
+        ),
         # Session 19's twin: a concatenation queued between the test and the constant
         Invalid(
             """
@@ -975,8 +1013,8 @@ class ConstantTensorOnHotPath(Rule):
             return  # ``if not mask.any(): best = torch.tensor(1e6, ...)``: nothing to wait for
         if not in_loop and in_reference_code(self.context, ancestors):
             return  # per call of a reference implementation, or of a helper only it calls
-        if export_branch(ancestors, self.context.module):
-            return
+        if export_branch(ancestors, self.context.module) or _probe(ancestors, node):
+            return  # an export branch; a capability probe whose tensor is thrown away
         if not hot and (pipeline_code(self.context.path, ancestors) or request_setup(ancestors)):
             return  # per request, before the steps: nothing queued to wait for
         if in_loop and varies_with_loop(device.value, ancestors):
@@ -1039,3 +1077,17 @@ def _full(call: cst.Call, fill: tuple[str, cst.BaseExpression]) -> cst.Call | No
             *rest,
         ],
     )
+
+
+def _probe(ancestors: list[cst.CSTNode], node: cst.Call) -> bool:
+    """``try: torch.tensor([1.0], dtype=torch.bfloat16, device=d)`` ``except TypeError:``:
+    a statement that makes the tensor and throws it away inside a ``try`` body tests whether
+    the device supports it (once per set-up, and its copy is not on any path of the data)."""
+    if not ancestors or not (isinstance(ancestors[-1], cst.Expr) and ancestors[-1].value is node):
+        return False
+    for parent in reversed(ancestors):
+        if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.For, cst.While)):
+            return False
+        if isinstance(parent, cst.Try):
+            return True
+    return False
