@@ -61,27 +61,28 @@ class ConstantTensorOnHotPath(Rule):
     request, before the steps: nothing queued to wait for) and, in the same way, outside the
     loop of a function that drives the model's steps (a loop whose body calls the model:
     `self(**inputs)`, `model.decoder(...)`, `self.unet(...)`) or in a generation entry
-    (`generate`, whose steps run in what it calls), in functions that drive a loop
-    (`*_loop`) or whose name, class or file says they run now and then (checkpoint saving,
-    export, conversion, warm-up, profiling, benchmarks, logging, reports, validation; outside
-    loops also tuning and benchmark drivers that take warm-up and timed-run counts; in and
-    outside loops, functions named for allocating buffers, `create_*_tensors`/`_build_workspace`,
-    or preparing weights, `preprocess_*_weights`), helpers called only on a cache miss of a
-    function memoised by key (`cached = cache.get(key)` / `if cached is not None: return
-    cached`), outside loops reference implementations a kernel is checked against (named
-    `*_reference`, `oracle`, `golden`, `tester`) and the private helpers only they use (called
-    from them or listed as their inlined dependencies, `_REFERENCE_DEPENDENCIES = (_helper,
-    ...)`), loops in test code (`test_utils`, `testing` packages, `test_*.py`), numbers the
-    analysis cannot prove (a parameter, a call's result: HTD106 judges data per step), tensors
-    made with `pin_memory=`, `torch.tensor(c).cuda()` (HTD301), and fallbacks for degenerate
-    input: the arm of a conditional taken only when a tensor has no element (`x.mean() if
-    x.numel() > 0 else torch.tensor(0.0, device=d)`, `if not x.numel(): return ...`) or only for
-    NaN or infinite values (`if torch.isnan(t).all():`, the `else` of `if
-    torch.isfinite(t).all():`); an empty dimension or list (`if dets.size(0) == 0:`) is a state
-    of normal runs and stays reported. Nor the repair of a bad value: a branch that reports
-    it first (a log call or `print`) and then only rebinds names its test reads (`if
-    loss.item() > 1.0: print("out of range"); loss = torch.tensor(1.0, device=d)`); a branch
-    that logs after its work, or warns and does other work, stays reported.
+    (`generate`, whose steps run in what it calls), before the function first calls the model
+    (after a prefill or an encoder the copy waits for them, and is reported), in functions that
+    drive a loop (`*_loop`) or whose name, class or file says they run now and then (checkpoint
+    saving, export, conversion, warm-up, profiling, benchmarks, logging, reports, validation;
+    outside loops also tuning and benchmark drivers that take warm-up and timed-run counts; in
+    and outside loops, functions named for allocating buffers,
+    `create_*_tensors`/`_build_workspace`, or preparing weights, `preprocess_*_weights`),
+    helpers called only on a cache miss of a function memoised by key (`cached = cache.get(key)`
+    / `if cached is not None: return cached`), outside loops reference implementations a kernel
+    is checked against (named `*_reference`, `oracle`, `golden`, `tester`) and the private
+    helpers only they use (called from them or listed as their inlined dependencies,
+    `_REFERENCE_DEPENDENCIES = (_helper, ...)`), loops in test code (`test_utils`, `testing`
+    packages, `test_*.py`), numbers the analysis cannot prove (a parameter, a call's result:
+    HTD106 judges data per step), tensors made with `pin_memory=`, `torch.tensor(c).cuda()`
+    (HTD301), and fallbacks for degenerate input: the arm of a conditional taken only when a
+    tensor has no element (`x.mean() if x.numel() > 0 else torch.tensor(0.0, device=d)`, `if not
+    x.numel(): return ...`) or only for NaN or infinite values (`if torch.isnan(t).all():`, the
+    `else` of `if torch.isfinite(t).all():`); an empty dimension or list (`if dets.size(0) ==
+    0:`) is a state of normal runs and stays reported. Nor the repair of a bad value: a branch
+    that reports it first (a log call or `print`) and then only rebinds names its test reads
+    (`if loss.item() > 1.0: print("out of range"); loss = torch.tensor(1.0, device=d)`); a
+    branch that logs after its work, or warns and does other work, stays reported.
 
     ## Why is this bad?
     PyTorch builds the tensor in pageable host memory and copies it to the device with a
@@ -582,7 +583,31 @@ class ConstantTensorOnHotPath(Rule):
             """,
         ),
         # Session 19's twin: the decoding loop's own copy, every step (its set-up before the
-        # loop is valid); a function with no loop of model calls still pays per call
+        # loop is valid); a function with no loop of model calls still pays per call; set-up
+        # after the prefill waits for it
+        Invalid(
+            """
+            import torch
+            def generate(model, prompt, n):
+                token = model(prompt)
+                input_pos = torch.tensor([prompt.shape[-1]], device=prompt.device)
+                            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                while n:
+                    token = model(token, input_pos)
+                    n -= 1
+                return token
+            """,
+            expected_fix="""
+            import torch
+            def generate(model, prompt, n):
+                token = model(prompt)
+                input_pos = torch.full((1,), prompt.shape[-1], device=prompt.device)
+                while n:
+                    token = model(token, input_pos)
+                    n -= 1
+                return token
+            """,
+        ),
         Invalid(
             """
             import torch
@@ -1015,7 +1040,9 @@ class ConstantTensorOnHotPath(Rule):
             return  # per call of a reference implementation, or of a helper only it calls
         if export_branch(ancestors, self.context.module) or _probe(ancestors, node):
             return  # an export branch; a capability probe whose tensor is thrown away
-        if not hot and (pipeline_code(self.context.path, ancestors) or request_setup(ancestors)):
+        if not hot and (
+            pipeline_code(self.context.path, ancestors) or request_setup(ancestors, node)
+        ):
             return  # per request, before the steps: nothing queued to wait for
         if in_loop and varies_with_loop(device.value, ancestors):
             return  # one device after another (initialising each), not one copy repeated

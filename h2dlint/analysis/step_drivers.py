@@ -3,10 +3,12 @@
 A generation or sampling function (``_beam_search``, ``generate_speech``, a sampler's
 ``sample``) holds the loop of decoding or denoising steps: each iteration calls the model
 (``self(**model_inputs)``, ``model.decoder(...)``, ``self.model(...)``). What it does outside
-that loop (making the start index, a beam-trace counter, the first position) runs once per
-request, before the steps, when nothing is queued on the device yet, as a pipeline's set-up
-does (``loop_body.pipeline_code``). ``generate`` itself is the request's entry: the loop of
-steps runs in what it calls (``self._sample(...)``), and its own code is that set-up.
+that loop before it first calls the model (making the start index, a beam-trace counter, the
+first position) runs once per request, before the steps, when nothing is queued on the device
+yet, as a pipeline's set-up does (``loop_body.pipeline_code``). ``generate`` itself is the
+request's entry: the loop of steps runs in what it calls (``self._sample(...)``), and its own
+code is that set-up. A copy after the function has called the model (after the prefill, after
+an encoder, after one token's first forward) waits for that work, and stays reported.
 
 Only code outside loops of the function counts, and only where no hot path reaches it: the
 steps themselves stay per step.
@@ -26,16 +28,26 @@ _MODEL_WORDS = frozenset({"model", "transformer", "unet", "denoiser", "decoder"}
 _ENTRY_NAMES = frozenset({"generate"})
 
 
-def request_setup(ancestors: Sequence[cst.CSTNode]) -> bool:
-    """Whether the innermost node of ``ancestors`` (root first) is outside every loop of its
-    function, and that function is a generation entry (``generate``) or holds a loop whose
-    body calls the model (see the module's docs)."""
-    for node in reversed(ancestors):
-        if isinstance(node, (cst.For, cst.While, cst.Lambda)):
+def request_setup(ancestors: Sequence[cst.CSTNode], node: cst.CSTNode) -> bool:
+    """Whether ``node`` (below ``ancestors``, root first) is outside every loop of its
+    function, comes before the function's first call of the model, and that function is a
+    generation entry (``generate``) or holds a loop whose body calls the model (see the
+    module's docs)."""
+    for parent in reversed(ancestors):
+        if isinstance(parent, (cst.For, cst.While, cst.Lambda)):
             return False
-        if isinstance(node, cst.FunctionDef):
-            return node.name.value in _ENTRY_NAMES or drives_steps(node)
+        if isinstance(parent, cst.FunctionDef):
+            driver = parent.name.value in _ENTRY_NAMES or drives_steps(parent)
+            return driver and not _model_called_before(parent, node)
     return False
+
+
+def _model_called_before(function: cst.FunctionDef, node: cst.CSTNode) -> bool:
+    """Whether ``function`` calls the model before ``node``, in the order of its code (a
+    prefill, an encoder): the device then has work queued that a copy would wait for."""
+    finder = _CallsBefore(node)
+    visit_read_only(function.body, finder)
+    return finder.called
 
 
 def drives_steps(function: cst.FunctionDef) -> bool:
@@ -44,6 +56,22 @@ def drives_steps(function: cst.FunctionDef) -> bool:
     finder = _StepLoops()
     visit_read_only(function.body, finder)
     return finder.found
+
+
+class _CallsBefore(cst.CSTVisitor):
+    def __init__(self, node: cst.CSTNode) -> None:
+        self.node = node
+        self.reached = False
+        self.called = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if node is self.node:
+            self.reached = True
+        if self.reached or isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            return False
+        if isinstance(node, cst.Call) and model_call(node):
+            self.called = True
+        return True
 
 
 class _StepLoops(cst.CSTVisitor):
