@@ -138,6 +138,20 @@ class TensorFromHostDataOnDevice(Rule):
     )
 
     valid = (
+        # Session 19: made once, under `if getattr(self, "gates", None) is None:` whose body
+        # registers the buffer (a lazy set-up on the first forward)
+        Valid(
+            """
+            import torch
+            class MoE(torch.nn.Module):
+                def forward(self, x):
+                    if getattr(self, "gates", None) is None:
+                        addrs = [e.weight.data_ptr() for e in self.experts]
+                        gates = torch.tensor(addrs, dtype=torch.uint64, device=x.device)
+                        self.register_buffer("gates", gates, persistent=False)
+                    return moe(x, self.gates)
+            """
+        ),
         # One host tensor per item of a loop that only gathers them: HTD101's per-item
         # transfer reports it (once).
         Valid(
@@ -439,6 +453,21 @@ class TensorFromHostDataOnDevice(Rule):
         ),
     )
     invalid = (
+        # Session 19's twin: the guard tests an attribute the body does not set, so it runs
+        # on every forward
+        Invalid(
+            """
+            import torch
+            class MoE(torch.nn.Module):
+                def forward(self, x):
+                    if getattr(self, "bias", None) is None:
+                        addrs = [e.weight.data_ptr() for e in self.experts]
+                        gates = torch.tensor(addrs, dtype=torch.uint64, device=x.device)
+                                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        self.register_buffer("gates", gates, persistent=False)
+                    return moe(x, self.gates)
+            """
+        ),
         # the public twin also called per step: not run once
         Invalid(
             """

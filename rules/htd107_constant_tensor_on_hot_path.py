@@ -19,6 +19,7 @@ from h2dlint.analysis.loop_body import (
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.reference_helpers import in_reference_code
+from h2dlint.analysis.step_drivers import request_setup
 from h2dlint.analysis.targets import Target, device_by_value, tensor_device
 from h2dlint.analysis.tested_arms import waited_at_test
 from h2dlint.diagnostics import Confidence, FixSafety
@@ -57,27 +58,31 @@ class ConstantTensorOnHotPath(Rule):
     guard, `if X is None: X = ...` of a class attribute, a value made on a cache miss `x =
     cache.get(k)` / `if x is None:`), branches run while exporting or tracing (`if
     torch.onnx.is_in_onnx_export():`), code outside hot paths and loops in pipelines (once per
-    request, before the steps: nothing queued to wait for), in functions that drive a loop
-    (`*_loop`) or whose name, class or file says they run now and then (checkpoint saving,
-    export, conversion, warm-up, profiling, benchmarks, logging, reports, validation; outside
-    loops also tuning and benchmark drivers that take warm-up and timed-run counts; in and
-    outside loops, functions named for allocating buffers, `create_*_tensors`/`_build_workspace`,
-    or preparing weights, `preprocess_*_weights`), helpers called only on a cache miss of a
-    function memoised by key (`cached = cache.get(key)` / `if cached is not None: return
-    cached`), outside loops reference implementations a kernel is checked against (named
-    `*_reference`, `oracle`, `golden`, `tester`) and the private helpers only they use (called
-    from them or listed as their inlined dependencies, `_REFERENCE_DEPENDENCIES = (_helper,
-    ...)`), loops in test code (`test_utils`, `testing` packages, `test_*.py`), numbers the
-    analysis cannot prove (a parameter, a call's result: HTD106 judges data per step), tensors
-    made with `pin_memory=`, `torch.tensor(c).cuda()` (HTD301), and fallbacks for degenerate
-    input: the arm of a conditional taken only when a tensor has no element (`x.mean() if
-    x.numel() > 0 else torch.tensor(0.0, device=d)`, `if not x.numel(): return ...`) or only for
-    NaN or infinite values (`if torch.isnan(t).all():`, the `else` of `if
-    torch.isfinite(t).all():`); an empty dimension or list (`if dets.size(0) == 0:`) is a state
-    of normal runs and stays reported. Nor the repair of a bad value: a branch that reports
-    it first (a log call or `print`) and then only rebinds names its test reads (`if
-    loss.item() > 1.0: print("out of range"); loss = torch.tensor(1.0, device=d)`); a branch
-    that logs after its work, or warns and does other work, stays reported.
+    request, before the steps: nothing queued to wait for) and, in the same way, outside the
+    loop of a function that drives the model's steps (a loop whose body calls the model:
+    `self(**inputs)`, `model.decoder(...)`, `self.unet(...)`) or in a generation entry
+    (`generate`, whose steps run in what it calls), before the function first calls the model
+    (after a prefill or an encoder the copy waits for them, and is reported), in functions that
+    drive a loop (`*_loop`) or whose name, class or file says they run now and then (checkpoint
+    saving, export, conversion, warm-up, profiling, benchmarks, logging, reports, validation;
+    outside loops also tuning and benchmark drivers that take warm-up and timed-run counts; in
+    and outside loops, functions named for allocating buffers,
+    `create_*_tensors`/`_build_workspace`, or preparing weights, `preprocess_*_weights`),
+    helpers called only on a cache miss of a function memoised by key (`cached = cache.get(key)`
+    / `if cached is not None: return cached`), outside loops reference implementations a kernel
+    is checked against (named `*_reference`, `oracle`, `golden`, `tester`) and the private
+    helpers only they use (called from them or listed as their inlined dependencies,
+    `_REFERENCE_DEPENDENCIES = (_helper, ...)`), loops in test code (`test_utils`, `testing`
+    packages, `test_*.py`), numbers the analysis cannot prove (a parameter, a call's result:
+    HTD106 judges data per step), tensors made with `pin_memory=`, `torch.tensor(c).cuda()`
+    (HTD301), and fallbacks for degenerate input: the arm of a conditional taken only when a
+    tensor has no element (`x.mean() if x.numel() > 0 else torch.tensor(0.0, device=d)`, `if not
+    x.numel(): return ...`) or only for NaN or infinite values (`if torch.isnan(t).all():`, the
+    `else` of `if torch.isfinite(t).all():`); an empty dimension or list (`if dets.size(0) ==
+    0:`) is a state of normal runs and stays reported. Nor the repair of a bad value: a branch
+    that reports it first (a log call or `print`) and then only rebinds names its test reads
+    (`if loss.item() > 1.0: print("out of range"); loss = torch.tensor(1.0, device=d)`); a
+    branch that logs after its work, or warns and does other work, stays reported.
 
     ## Why is this bad?
     PyTorch builds the tensor in pageable host memory and copies it to the device with a
@@ -227,6 +232,51 @@ class ConstantTensorOnHotPath(Rule):
                 for batch in batches:
                     counts += model(batch)
                 return counts
+            """
+        ),
+        # Session 19: the test compares a host number with a device tensor (its right
+        # operand): the host has just waited, and the arm queues nothing before the constant
+        Valid(
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x, longest: torch.Tensor):
+                    if len(x) < longest:
+                        return self.pad(x)
+                    else:
+                        count = torch.tensor(0, device="cuda")
+                    return x, count
+            """
+        ),
+        # Session 19: a capability probe (the tensor is thrown away inside `try`)
+        Valid(
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x):
+                    try:
+                        torch.tensor([1.0], dtype=torch.bfloat16, device=x.device)
+                        dtype = torch.bfloat16
+                    except TypeError:
+                        dtype = torch.float16
+                    return x.to(dtype)
+            """
+        ),
+        # set-up of a decoding function, before its loop of model calls: once per request,
+        # nothing queued yet (the loop's own copies stay reported)
+        Valid(
+            """
+            import torch
+            class Gen:
+                def _beam_search(self, input_ids, max_new_tokens):
+                    trace_idx = torch.tensor(0, device=input_ids.device)
+                    while trace_idx < max_new_tokens:
+                        out = self(input_ids)
+                        trace_idx += 1
+                    return out
+                def generate(self, inputs):
+                    token_idx = torch.tensor(inputs.shape[1], device=inputs.device)
+                    return self._beam_search(inputs, token_idx)
             """
         ),
         # in a loop, but under a first-pass flag the branch clears: once per call, not per
@@ -484,6 +534,108 @@ class ConstantTensorOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 19's twin: inside `try`, but the tensor is used
+        Invalid(
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x):
+                    try:
+                        one = torch.tensor([1.0], dtype=torch.bfloat16, device=x.device)
+                              ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    except TypeError:
+                        one = 1.0
+                    return x * one
+            """,
+            expected_fix="""
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x):
+                    try:
+                        one = torch.full((1,), 1.0, dtype=torch.bfloat16, device=x.device)
+                    except TypeError:
+                        one = 1.0
+                    return x * one
+            """,
+        ),
+        # Session 19's twin: a concatenation queued between the test and the constant
+        Invalid(
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x, longest: torch.Tensor):
+                    if len(x) < longest:
+                        x = torch.cat([x, x[:1]])
+                        count = torch.tensor(1, device="cuda")
+                                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        return x, count
+                    return x
+            """,
+            expected_fix="""
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x, longest: torch.Tensor):
+                    if len(x) < longest:
+                        x = torch.cat([x, x[:1]])
+                        count = torch.full((), 1, device="cuda")
+                        return x, count
+                    return x
+            """,
+        ),
+        # Session 19's twin: the decoding loop's own copy, every step (its set-up before the
+        # loop is valid); a function with no loop of model calls still pays per call; set-up
+        # after the prefill waits for it
+        Invalid(
+            """
+            import torch
+            def generate(model, prompt, n):
+                token = model(prompt)
+                input_pos = torch.tensor([prompt.shape[-1]], device=prompt.device)
+                            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                while n:
+                    token = model(token, input_pos)
+                    n -= 1
+                return token
+            """,
+            expected_fix="""
+            import torch
+            def generate(model, prompt, n):
+                token = model(prompt)
+                input_pos = torch.full((1,), prompt.shape[-1], device=prompt.device)
+                while n:
+                    token = model(token, input_pos)
+                    n -= 1
+                return token
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            class Gen:
+                def _beam_search(self, input_ids, logits, n):
+                    while n:
+                        out = self(input_ids)
+                        idx = torch.tensor(out.shape[-2], device=input_ids.device)
+                              ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        n -= 1
+                    return idx
+            def grad_scale(grads):
+                return torch.tensor(1.0, device=grads[0].device)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            class Gen:
+                def _beam_search(self, input_ids, logits, n):
+                    while n:
+                        out = self(input_ids)
+                        idx = torch.full((), out.shape[-2], device=input_ids.device)
+                        n -= 1
+                    return idx
+            def grad_scale(grads):
+                return torch.full((), 1.0, device=grads[0].device)
+            """,
+        ),
         # Session 18's twins: device work queued between the test and the constant (the
         # copy waits for it), and a test of a tensor made on the host (it waited for nothing)
         Invalid(
@@ -886,9 +1038,11 @@ class ConstantTensorOnHotPath(Rule):
             return  # ``if not mask.any(): best = torch.tensor(1e6, ...)``: nothing to wait for
         if not in_loop and in_reference_code(self.context, ancestors):
             return  # per call of a reference implementation, or of a helper only it calls
-        if export_branch(ancestors, self.context.module):
-            return
-        if not hot and pipeline_code(self.context.path, ancestors):
+        if export_branch(ancestors, self.context.module) or _probe(ancestors, node):
+            return  # an export branch; a capability probe whose tensor is thrown away
+        if not hot and (
+            pipeline_code(self.context.path, ancestors) or request_setup(ancestors, node)
+        ):
             return  # per request, before the steps: nothing queued to wait for
         if in_loop and varies_with_loop(device.value, ancestors):
             return  # one device after another (initialising each), not one copy repeated
@@ -950,3 +1104,17 @@ def _full(call: cst.Call, fill: tuple[str, cst.BaseExpression]) -> cst.Call | No
             *rest,
         ],
     )
+
+
+def _probe(ancestors: list[cst.CSTNode], node: cst.Call) -> bool:
+    """``try: torch.tensor([1.0], dtype=torch.bfloat16, device=d)`` ``except TypeError:``:
+    a statement that makes the tensor and throws it away inside a ``try`` body tests whether
+    the device supports it (once per set-up, and its copy is not on any path of the data)."""
+    if not ancestors or not (isinstance(ancestors[-1], cst.Expr) and ancestors[-1].value is node):
+        return False
+    for parent in reversed(ancestors):
+        if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.For, cst.While)):
+            return False
+        if isinstance(parent, cst.Try):
+            return True
+    return False

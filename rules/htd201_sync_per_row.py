@@ -13,7 +13,7 @@ from h2dlint.analysis.row_findings import DEVICE, HOT, RowFinding, loop_rows
 from h2dlint.analysis.row_reductions import RowReduction, list_row_reduction, tensor_row_reduction
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, RowLoop, Walk
 from h2dlint.analysis.syncs import row_loop
-from h2dlint.analysis.tensor_kinds import is_tensor, tensor_evidence
+from h2dlint.analysis.tensor_kinds import is_tensor, not_a_tensor_here, tensor_evidence
 from h2dlint.analysis.value_syncs import TEST_METHODS, iteration_syncs, value_where
 from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.rule import ComprehensionVisits, Invalid, Rule, Valid, snippet
@@ -161,6 +161,19 @@ class SyncPerRow(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # Session 19: the `else` of a type test says the rows are a list's, not a tensor's
+        Valid(
+            """
+            import torch
+            def add_lora(x: torch.Tensor, result: torch.Tensor, im_mask: torch.Tensor = None):
+                if isinstance(im_mask, torch.Tensor) or len(im_mask) == 0:
+                    return result
+                else:
+                    for start, end in im_mask:
+                        result[:, start:end, :] += x[:, start:end, :]
+                    return result
+            """
+        ),
         # A branch that runs only with an off-by-default diagnostic variable set (a NaN probe):
         # its rows are read while someone debugs, not per step. A switch named for a feature
         # (`USE_FAST`) or `or`-ed with another test still counts (INVALID twin).
@@ -704,6 +717,21 @@ class SyncPerRow(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # Session 19's twin: no type test, so the annotation says a tensor's rows
+        Invalid(
+            """
+            import torch
+            def add_lora(x: torch.Tensor, result: torch.Tensor, im_mask: torch.Tensor = None):
+                if len(im_mask) == 0:
+                    return result
+                for start, end in im_mask:
+                ^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    result[:, start:end, :] += x[:, start:end, :]
+                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return result
+            """,
+            message_contains="per-row Python overhead",
+        ),
         # Session 18's twin: the same loop outside the branch
         Invalid(
             """
@@ -1437,6 +1465,12 @@ class SyncPerRow(ComprehensionVisits, Rule):
         """Report the loop's row sync that HTD201 names (:mod:`row_findings`)."""
         sync = finding.sync
         row = "piece" if finding.loop.pieces else "row"
+        if finding.kind != DEVICE:
+            ancestors = list(self.context.ancestors)
+            if not ancestors or ancestors[-1] is not node:
+                ancestors.append(node)
+            if not_a_tensor_here(Provenance.of(self.context), ancestors, sync.tensor):
+                return  # the ``else`` of ``if isinstance(x, torch.Tensor) ...``: a list's rows
         shown = self.shown(sync.tensor, "the tensor")
         if finding.kind == HOT:
             # No fix: the rows may come from a sequence of tensors, which

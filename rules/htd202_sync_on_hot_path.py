@@ -359,6 +359,39 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 19: a finished batch's ids copied once for the tokenizer: text is made on the
+        # host, so the ids must reach it, once per call (not per step)
+        Valid(
+            """
+            import torch
+            class Engine:
+                def process_step(self, tokenizer, cur_id):
+                    next_ids = self.model(self.inputs[cur_id]).argmax(-1)
+                    self.tokens[cur_id].append(next_ids)
+                    if len(self.tokens[cur_id]) >= self.max_tokens:
+                        outputs = torch.cat(self.tokens[cur_id], dim=1)
+                        outputs = outputs.cpu()
+                        texts = tokenizer.batch_decode(outputs, skip_special_tokens=True)
+                        self.results[cur_id] = texts
+            """
+        ),
+        # Session 19: a parameter annotated as a tensor, but the only call passes a field the
+        # class sets from its config (a Python int)
+        Valid(
+            """
+            import torch
+            def aux_loss(logits: torch.Tensor, num_experts: torch.Tensor = None):
+                probs = logits.softmax(-1)
+                return probs.reshape(-1, num_experts).mean(0)
+            class MoE(torch.nn.Module):
+                def __init__(self, config):
+                    super().__init__()
+                    self.num_experts = config.num_local_experts
+                def forward(self, x):
+                    logits = self.gate(x)
+                    return x, aux_loss(logits, self.num_experts)
+            """
+        ),
         # the fallback of a handler that reports the failure it caught (a shape mismatch):
         # not the path every call takes (an unreported handler is: INVALID twin)
         Valid(
@@ -1686,6 +1719,37 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 19's twin: each step's token copied in the loop to stream its text
+        Invalid(
+            """
+            import torch
+            class Engine:
+                def process_step(self, tokenizer, ids_per_layer):
+                    for ids in ids_per_layer:
+                        next_ids = self.model(ids).argmax(-1)
+                        text = tokenizer.decode(next_ids.cpu())
+                                                ^^^^^^^^^^^^^^
+                        self.stream(text)
+            """
+        ),
+        # Session 19's twin: the class sets the field from a tensor's reduction
+        Invalid(
+            """
+            import torch
+            def aux_loss(logits: torch.Tensor, num_experts: torch.Tensor = None):
+                probs = logits.softmax(-1)
+                return probs.reshape(-1, num_experts).mean(0)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            class MoE(torch.nn.Module):
+                def __init__(self, config):
+                    super().__init__()
+                    self.num_experts = config.num_local_experts
+                def forward(self, x, counts):
+                    self.num_experts = counts.max()
+                    logits = self.gate(x)
+                    return x, aux_loss(logits, self.num_experts)
+            """
+        ),
         # its twins: a value computed from the action, and an action kept for a history
         Invalid(
             """
@@ -3062,7 +3126,7 @@ class SyncOnHotPath(Rule):
             and isinstance(explicit, cst.Call)
             and output_after_loop(provenance, self.context.ancestors, explicit)
         ):
-            return False  # the loop's result handed to the caller once, after the last step
+            return False  # the loop's result handed on (or decoded to text) once, not per step
         shown = self.shown(tensor, "the tensor")
         read = what.format(shown)
         read = read[0].upper() + read[1:]

@@ -155,6 +155,21 @@ SERVING_PACKAGES: dict[str, str] = {
     "optimum": "2.3.0",
     "flexgen": "0.1.8",
     "attention-sinks": "0.4.0",
+    # Added in session 19 (helper heldout19a) for a held-out reading of every rule on serving
+    # and inference code no triage had read: optimum-habana's generation utilities (greedy,
+    # beam and contrastive search, bucketed KV caches) and model forwards, ipex-llm's model
+    # patches, pipeline-parallel serving and benchmark wrappers, InvokeAI's denoising
+    # invocations, step callbacks and vendored decoders, AutoGPTQ's quantizer and kernels, and
+    # lookahead decoding (lade). infinity-emb 0.0.78, optimum-quanto 0.2.7, outlines 1.3.3 and
+    # torchserve 0.12.0 were scanned too (0, 0, 0 and 2 findings); stable-fast 1.0.5 would not
+    # download. Files that import or name vllm or sglang (3 of optimum-habana's, 19 of
+    # ipex-llm's, 4 of invokeai's, 6 of outlines', 2 of torchserve's) were removed before the
+    # scan and never read.
+    "optimum-habana": "1.21.2",
+    "ipex-llm": "2.2.0",
+    "invokeai": "6.14.2",
+    "auto-gptq": "0.7.1",
+    "lade": "0.0.2",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 

@@ -12,7 +12,9 @@ The same holds for the result of a whole loop of steps handed to the caller: a d
 loop's trajectory stacked after the loop and stored on the request's batch
 (``batch.trajectory_latents = torch.stack(latents, dim=1).cpu()``). The copy runs once per
 call, after the last step, and the caller needs the values on the host; only cheap statements
-(logging, stacking) are between the loop and the copy (:func:`output_after_loop`).
+(logging, stacking) are between the loop and the copy (:func:`output_after_loop`), and for
+the kept tokens of a whole generation joined and copied once for a tokenizer's decode
+(``decoded_outputs``).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from h2dlint.analysis.decoded_outputs import decoded_output
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.torch_api import ARRAY_METHODS, TENSOR_ONLY_METHODS
 from h2dlint.walk import visit_read_only
@@ -62,10 +65,13 @@ def after_generation(provenance: Provenance, ancestors: Sequence[cst.CSTNode]) -
 def output_after_loop(
     provenance: Provenance, ancestors: Sequence[cst.CSTNode], copy: cst.Call
 ) -> bool:
-    """Whether ``copy`` (a ``.cpu()``/``.to("cpu")`` of the visited statement) hands a value to
+    """Whether ``copy`` (a ``.cpu()``/``.to("cpu")`` of the visited statement) copies a whole
+    generated sequence for a tokenizer's decode (:func:`decoded_output`), or hands a value to
     the caller after the function's loop of steps: the statement stores it on an object or in
     a mapping (``batch.trajectory_timesteps = t.cpu()``), it is in no loop, and the statements
     before it, up to a loop that queues device work, are cheap (see the module's docs)."""
+    if decoded_output(ancestors, copy):
+        return True  # the whole sequence joined and decoded to text, once (decoded_outputs)
     chain = _blocks_up(ancestors)
     statement = chain[0][1] if chain else None
     if not _stores_output(statement, copy):

@@ -23,6 +23,7 @@ Code runs once when it is:
   (:meth:`RunOnce.driver`), its steps; its code outside them runs once (:meth:`lone_driver`);
 - under a guard that makes it run once: ``if key not in cache: cache[key] = ...``,
   ``if self.x is None: self.x = ...``, ``if not hasattr(self, "x")``,
+  ``if getattr(self, "x", None) is None: self.register_buffer("x", ...)``,
   ``if self.x.numel() == 0: self.x = ...``, and flags: ``if not self.ready: ...`` (or
   ``if self.pending: ...``) where the body, or a method of the class it calls, assigns the flag;
 - in a closure factory: a function that returns a nested function or lambda, whose tensors are
@@ -188,8 +189,9 @@ def _self_attribute(node: cst.BaseExpression) -> bool:
 
 def memo_guard(node: cst.If | cst.IfExp) -> bool:
     """``if key not in cache: cache[key] = ...``, ``if self.x is None: self.x = ...``,
-    ``if not hasattr(self, "x"): ...``, ``if self.x.numel() == 0: self.x = ...``: a value
-    computed once and kept."""
+    ``if not hasattr(self, "x"): ...``, ``if getattr(self, "x", None) is None:`` whose body
+    sets ``self.x`` (``self.register_buffer("x", ...)``, ``setattr(self, "x", ...)``),
+    ``if self.x.numel() == 0: self.x = ...``: a value computed once and kept."""
     if not isinstance(node, cst.If):
         return False
     test = node.test
@@ -210,7 +212,59 @@ def memo_guard(node: cst.If | cst.IfExp) -> bool:
             for target in _assigned(node.body)
         )
     left = _guarded_attribute(test)
-    return left is not None and any(target.deep_equals(left) for target in _assigned(node.body))
+    if left is not None and any(target.deep_equals(left) for target in _assigned(node.body)):
+        return True
+    name = _getattr_of_self(test.left)
+    return (
+        name is not None
+        and isinstance(comparison.operator, (cst.Is, cst.Equal))
+        and name in _registered(node.body)
+    )
+
+
+def _getattr_of_self(node: cst.BaseExpression) -> str | None:
+    """``"x"`` of ``getattr(self, "x", None)``."""
+    if not (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value == "getattr"
+        and len(node.args) >= 2
+        and isinstance(node.args[0].value, cst.Name)
+        and node.args[0].value.value == "self"
+        and isinstance(node.args[1].value, cst.SimpleString)
+    ):
+        return None
+    return node.args[1].value.raw_value
+
+
+def _registered(body: cst.BaseSuite) -> set[str]:
+    """The attributes of ``self`` that ``body`` sets directly: ``self.x = ...``,
+    ``self.register_buffer("x", ...)``, ``self.register_parameter("x", ...)``,
+    ``setattr(self, "x", ...)``."""
+    names = {
+        t.attr.value for t in _assigned(body) if _self_attribute(t) and isinstance(t, cst.Attribute)
+    }
+    for small in statements(body):
+        call = small.value if isinstance(small, cst.Expr) else None
+        if not isinstance(call, cst.Call) or len(call.args) < 2:
+            continue
+        func, first, second = call.func, call.args[0].value, call.args[1].value
+        if (
+            isinstance(func, cst.Attribute)
+            and _self_attribute(func)
+            and func.attr.value in ("register_buffer", "register_parameter")
+            and isinstance(first, cst.SimpleString)
+        ):
+            names.add(first.raw_value)
+        elif (
+            isinstance(func, cst.Name)
+            and func.value == "setattr"
+            and isinstance(first, cst.Name)
+            and first.value == "self"
+            and isinstance(second, cst.SimpleString)
+        ):
+            names.add(second.raw_value)
+    return names
 
 
 def _guarded_attribute(test: cst.BaseExpression) -> cst.Attribute | None:

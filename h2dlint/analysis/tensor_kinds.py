@@ -474,11 +474,18 @@ def _within(parent: cst.CSTNode, branch: cst.CSTNode | None, node: cst.CSTNode) 
 
 
 def _type_test(provenance: Provenance, test: cst.BaseExpression, name: str) -> bool | None:
-    """True for ``isinstance(name, torch.Tensor)`` or ``torch.is_tensor(name)``, False for its
-    ``not``, None for any other test."""
+    """True for ``isinstance(name, torch.Tensor)`` or ``torch.is_tensor(name)`` (also ``or``
+    another test: its ``else`` says no tensor all the same), False for its ``not`` (also
+    ``and`` another test), None for any other test."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         inner = _type_test(provenance, test.expression, name)
         return None if inner is None else not inner
+    if isinstance(test, cst.BooleanOperation):
+        # ``isinstance(x, Tensor) or not x``: its ``else`` says no tensor, as the test alone
+        # would; ``not isinstance(x, Tensor) and n > 0``: its body says so
+        sides = (_type_test(provenance, test.left, name), _type_test(provenance, test.right, name))
+        wanted = isinstance(test.operator, cst.Or)
+        return wanted if wanted in sides else None
     if not isinstance(test, cst.Call):
         return None
     args = positional(test)

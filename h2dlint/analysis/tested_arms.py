@@ -115,8 +115,10 @@ def _waits(provenance: Provenance, test: cst.BaseExpression) -> bool:
         tensor is None
         and isinstance(test, cst.Comparison)
         and all(isinstance(c.operator, COMPARISON_OPERATORS) for c in test.comparisons)
-    ):  # not ``x is None``: no value read
-        tensor = tensor_evidence(provenance, test.left, frame)
+    ):  # not ``x is None``: no value read; any operand (``if len(x) < max_len:``)
+        operands = (test.left, *(c.comparator for c in test.comparisons))
+        found = (tensor_evidence(provenance, operand, frame) for operand in operands)
+        tensor = next((t for t in found if t is not None), None)
     if tensor is not None:
         return not value_where(provenance, tensor, frame).on_host
     where = value_where(provenance, test, frame)

@@ -158,9 +158,57 @@ def annotated_tensor_size(provenance: Provenance, name: cst.Name, frame: Frame) 
     if not isinstance(function, cst.FunctionDef):
         return False
     return not any(
-        host_scalar(provenance, argument, caller) or _unpacked_size(provenance, argument, caller)
+        host_scalar(provenance, argument, caller)
+        or _unpacked_size(provenance, argument, caller)
+        or _config_field(argument, caller)
         for argument, caller in _arguments_for(provenance, function, frame, name.value)
     )
+
+
+def _config_field(node: cst.BaseExpression, frame: Frame) -> bool:
+    """``self.num_experts`` where the caller's class sets ``self.num_experts`` only from a
+    field of its configuration (``self.num_experts = config.num_local_experts``, in any
+    method): a number or a string read from a config, never a tensor."""
+    if not (
+        isinstance(node, cst.Attribute)
+        and isinstance(node.value, cst.Name)
+        and frame.cls is not None
+        and node.value.value == frame.self_name
+    ):
+        return False
+    finder = _AttributeSets(node.attr.value)
+    visit_read_only(frame.cls, finder)
+    return bool(finder.values) and all(_config_read(v) for v in finder.values)
+
+
+def _config_read(value: cst.BaseExpression) -> bool:
+    """``config.x``, ``self.config.x``, ``model_config.x``: a field of a ``*config``."""
+    if not isinstance(value, cst.Attribute):
+        return False
+    owner = value.value
+    last = owner.attr.value if isinstance(owner, cst.Attribute) else None
+    if isinstance(owner, cst.Name):
+        last = owner.value
+    return last is not None and last.lower().endswith("config")
+
+
+class _AttributeSets(cst.CSTVisitor):
+    """The values assigned to ``self.<name>`` (any receiver named ``self``) in a class."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.values: list[cst.BaseExpression] = []
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            t = target.target
+            if (
+                isinstance(t, cst.Attribute)
+                and t.attr.value == self.name
+                and isinstance(t.value, cst.Name)
+                and t.value.value == "self"
+            ):
+                self.values.append(node.value)
 
 
 def _arguments_for(

@@ -1,0 +1,125 @@
+"""Functions that drive a loop of model steps, and their code outside that loop (HTD107).
+
+A generation or sampling function (``_beam_search``, ``generate_speech``, a sampler's
+``sample``) holds the loop of decoding or denoising steps: each iteration calls the model
+(``self(**model_inputs)``, ``model.decoder(...)``, ``self.model(...)``). What it does outside
+that loop before it first calls the model (making the start index, a beam-trace counter, the
+first position) runs once per request, before the steps, when nothing is queued on the device
+yet, as a pipeline's set-up does (``loop_body.pipeline_code``). ``generate`` itself is the
+request's entry: the loop of steps runs in what it calls (``self._sample(...)``), and its own
+code is that set-up. A copy after the function has called the model (after the prefill, after
+an encoder, after one token's first forward) waits for that work, and stays reported.
+
+Only code outside loops of the function counts, and only where no hot path reaches it: the
+steps themselves stay per step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+from h2dlint.walk import visit_read_only
+
+# Names of what a loop of steps calls each iteration: the model, or one of its parts.
+_MODEL_WORDS = frozenset({"model", "transformer", "unet", "denoiser", "decoder"})
+# Request entry points of a generation API: the loop of steps runs in what they call.
+_ENTRY_NAMES = frozenset({"generate"})
+
+
+def request_setup(ancestors: Sequence[cst.CSTNode], node: cst.CSTNode) -> bool:
+    """Whether ``node`` (below ``ancestors``, root first) is outside every loop of its
+    function, comes before the function's first call of the model, and that function is a
+    generation entry (``generate``) or holds a loop whose body calls the model (see the
+    module's docs)."""
+    for parent in reversed(ancestors):
+        if isinstance(parent, (cst.For, cst.While, cst.Lambda)):
+            return False
+        if isinstance(parent, cst.FunctionDef):
+            driver = parent.name.value in _ENTRY_NAMES or drives_steps(parent)
+            return driver and not _model_called_before(parent, node)
+    return False
+
+
+def _model_called_before(function: cst.FunctionDef, node: cst.CSTNode) -> bool:
+    """Whether ``function`` calls the model before ``node``, in the order of its code (a
+    prefill, an encoder): the device then has work queued that a copy would wait for."""
+    finder = _CallsBefore(node)
+    visit_read_only(function.body, finder)
+    return finder.called
+
+
+def drives_steps(function: cst.FunctionDef) -> bool:
+    """Whether ``function``'s own body (not a nested function's) holds a ``for``/``while``
+    loop whose body calls the model."""
+    finder = _StepLoops()
+    visit_read_only(function.body, finder)
+    return finder.found
+
+
+class _CallsBefore(cst.CSTVisitor):
+    def __init__(self, node: cst.CSTNode) -> None:
+        self.node = node
+        self.reached = False
+        self.called = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if node is self.node:
+            self.reached = True
+        if self.reached or isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            return False
+        if isinstance(node, cst.Call) and model_call(node):
+            self.called = True
+        return True
+
+
+class _StepLoops(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.loops = 0
+        self.found = False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False  # a nested function runs when it is called
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_For(self, node: cst.For) -> None:
+        self.loops += 1
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self.loops -= 1
+
+    def visit_While(self, node: cst.While) -> None:
+        self.loops += 1
+
+    def leave_While(self, original_node: cst.While) -> None:
+        self.loops -= 1
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.loops and model_call(node):
+            self.found = True
+
+
+def model_call(call: cst.Call) -> bool:
+    """``self(...)``, ``model(...)``, ``draft_model(...)``, ``model.decoder.prenet(...)``,
+    ``self.model(...)``, ``self.unet(...)``, ``self.forward(...)``: a call of the model or a
+    part of it."""
+    func = call.func
+    if isinstance(func, cst.Name):
+        return func.value == "self" or _model_word(func.value)
+    parts: list[str] = []
+    while isinstance(func, cst.Attribute):
+        parts.append(func.attr.value)
+        func = func.value
+    if not isinstance(func, cst.Name):
+        return False
+    if func.value == "self":
+        return bool(parts) and (_model_word(parts[-1]) or parts == ["forward"])
+    return _model_word(func.value)
+
+
+def _model_word(name: str) -> bool:
+    words = [w for w in name.lower().split("_") if w]
+    return bool(words) and words[-1] in _MODEL_WORDS
