@@ -206,7 +206,9 @@ class SyncOnHotPath(Rule):
     `print` calls and of testing assertions (`torch.testing.assert_close`, `assertEqual`)
     (also functions named `log_*`/`print_*`), the body of a branch that ends by
     raising or by a warning (`if bad.any(): n = int(bad.sum().item()); raise ...`: it runs
-    when a check failed; the test itself runs every step and is reported), the arm of a test
+    when a check failed; the test itself runs every step and is reported), an `except` handler
+    that ends by raising, a lambda that only formats a message (`check(ok, lambda: f"got
+    {x.amin().item()}")`: the check calls it when it fails), the arm of a test
     taken only for degenerate input (empty tensors or lists, NaN or infinite values: the body of
     `if torch.isnan(loss).any():`, the `else` of `if norms.isfinite().all():`), the read of a
     generation's output right after `out = model.generate(...)` with only cheap statements
@@ -223,8 +225,10 @@ class SyncOnHotPath(Rule):
     `if x.device.type in {"cpu", "cuda"}:` and the test of its `elif`, the code after
     `if x.is_cuda: return ...`, what only a CPU branch calls, forwards named for the CPU such as
     `_cpu_forward`); values a type test says are no tensor (the `else` of
-    `isinstance(x, torch.Tensor)`); a tokenizer's, processor's or data transform's methods,
-    also when a hot function calls them, and the functions of a tokenizer module
+    `isinstance(x, torch.Tensor)`); a tokenizer's, processor's or data transform's methods
+    (a class named `...Transform`, or derived from one and from no torch module: MONAI's
+    `SqueezeDim(Transform)`, PyTorch Geometric's `AddMetaPaths(BaseTransform)`), also when a
+    hot function calls them, and the functions of a tokenizer module
     (`tokenizer.py`); the `forward`/`__call__` of an export wrapper or an evaluator (a class
     named `...Export...`, `...Onnx...`, `...Evaluator`) and functions named for the log they
     write (`train_step_logs`); calls of the object's own members named like
