@@ -5,6 +5,7 @@ found in code no triage had read (MONAI, PyTorch Geometric, Kornia), and its tru
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 from h2dlint.engine import EnabledRule, check_text
 from h2dlint.registry import all_rules
@@ -88,3 +89,53 @@ def test_an_except_handler_that_raises_explains_a_failure() -> None:
     # A handler that falls back and goes on runs whenever the try fails: still reported.
     fallback = HANDLER.format(after="dim_size = 0", last="return scatter(x, index, dim_size)")
     assert _findings(fallback, "HTD202")
+
+
+MODEL = """
+import torch
+from helpers import as_host
+
+
+class Net(torch.nn.Module):
+    def forward(self, x):
+        y = self.body(x)
+        return as_host(y)
+"""
+
+HELPERS = """
+import numpy as np
+import torch
+
+
+def as_host(data, dtype=None):
+    if isinstance(data, torch.Tensor):
+        {arm}
+    elif isinstance(data, np.ndarray):
+        data = data.astype(dtype)
+    return data
+"""
+
+
+def test_a_converter_arm_of_a_type_test_is_the_callers_request(tmp_path: Path) -> None:
+    """MONAI's ``convert_to_numpy``/``ensure_tuple_rep``: ``if isinstance(data, torch.Tensor):
+    data = data.detach().cpu().numpy()`` beside arms for arrays, called from another module."""
+    from click.testing import CliRunner
+
+    from h2dlint.cli import main
+
+    def reports(name: str, arm: str) -> bool:
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "model.py").write_text(MODEL)
+        (folder / "helpers.py").write_text(HELPERS.format(arm=arm))
+        args = ["check", "--no-cache", "--select", "HTD202", "-j", "1", str(folder)]
+        result = CliRunner().invoke(main, args, catch_exceptions=False)
+        return "helpers.py" in result.output
+
+    assert not reports("rebound", "data = data.detach().cpu().numpy()")
+    assert not reports("wrapped", 'data = np.asarray(data.detach().to("cpu").numpy(), dtype)')
+    assert not reports("returned", "return data.cpu().numpy()")
+    # A value computed from the argument is no conversion of it.
+    assert reports("computed", "data = data.argmax(-1).cpu().numpy()")
+    # Nor is a copy bound to another name that the helper goes on computing with.
+    assert reports("other", "host = data.detach().cpu().numpy()\n        data = host.sum()")
