@@ -186,7 +186,10 @@ class SyncOnHotPath(Rule):
     model's runtime: the caller chose where the tensor is, and the values must reach the host
     there; a value computed from it, `logits.argmax(-1)`, an array the function gives back to a
     `torch.*` call, `pack_padded_sequence(x, lengths)`, and a function that moves values to a
-    device again, a round trip, still count), torch functions of host tensors
+    device again, a round trip, still count), a function's own argument copied in the arm of
+    its type test and rebound or returned (`if isinstance(data, torch.Tensor): data =
+    data.detach().cpu().numpy()`: a converter such as MONAI's `convert_to_numpy`, asked for
+    host data by its caller), torch functions of host tensors
     (`torch.clamp(host, 0, n)`, `torch.stack(torch.meshgrid(*host_ranges))`), and `forward`
     arguments that the class's `prepare_inputs_for_generation` (its own or an inherited one,
     also from another module) returns built on the host, or that an outer module of the same
