@@ -224,7 +224,8 @@ class SyncOnHotPath(Rule):
     level, to `os.environ.get("X_ROUTING_CHECK", "0") != "0"`; a switch on by default or named
     for a feature, `USE_FAST_PATH`, runs per step); branches for another backend
     (`if x.device.type == "mps":`,
-    `x.cpu() if x.device.type == "cpu" else x`, the `else` of
+    `x.cpu() if x.device.type == "cpu" else x`, `if x.is_mps:`, `if is_mps_tensor_safe(x):` (a
+    predicate named for another accelerator), the `else` of
     `if x.device.type in {"cpu", "cuda"}:` and the test of its `elif`, the code after
     `if x.is_cuda: return ...`, what only a CPU branch calls, forwards named for the CPU such as
     `_cpu_forward`); values a type test says are no tensor (the `else` of

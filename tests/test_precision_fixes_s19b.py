@@ -139,3 +139,25 @@ def test_a_converter_arm_of_a_type_test_is_the_callers_request(tmp_path: Path) -
     assert reports("computed", "data = data.argmax(-1).cpu().numpy()")
     # Nor is a copy bound to another name that the helper goes on computing with.
     assert reports("other", "host = data.detach().cpu().numpy()\n        data = host.sum()")
+
+
+ACCELERATOR = """
+    import torch
+    class Solver(torch.nn.Module):
+        def forward(self, x: torch.Tensor):
+            if {test}:
+                u, s, vh = torch.linalg.svd(x.cpu())
+                return u.to(x.device)
+            return torch.linalg.svd(x)[0]
+    """
+
+
+def test_a_branch_for_another_accelerator_by_a_flag_or_a_predicate() -> None:
+    """Kornia's ``if is_mps_tensor_safe(x) and x.numel() >= 8192:`` (an MPS fallback to the CPU
+    SVD), and a tensor's flags for other devices (``x.is_mps``, ``x.is_cpu``)."""
+    for test in ("x.is_mps", "is_mps_tensor_safe(x) and x.numel() >= 8192", "x.is_cpu"):
+        assert not _findings(ACCELERATOR.format(test=test), "HTD202"), test
+    assert not _findings(ACCELERATOR.format(test="utils._is_xpu(x)"), "HTD202")
+    # A size test, a setting named for the CPU, and CUDA's own flag run on CUDA too.
+    for test in ("x.numel() >= 8192", "is_cpu_offload_enabled()", "x.is_cuda"):
+        assert _findings(ACCELERATOR.format(test=test), "HTD202"), test
