@@ -83,6 +83,10 @@ class ConstantTensorOnHotPath(Rule):
     that reports it first (a log call or `print`) and then only rebinds names its test reads
     (`if loss.item() > 1.0: print("out of range"); loss = torch.tensor(1.0, device=d)`); a
     branch that logs after its work, or warns and does other work, stays reported.
+    Nor a constant made right after a test that read a tensor on the host, with no device work
+    queued since: in an arm of the test (`if not indices.any(): best = torch.tensor(0.0,
+    device=d)`) or after an exit it guards (`if y_o > 0: return dice` ... `return
+    torch.tensor(0.0, device=d)`): the stream is drained, and the copy has nothing to wait for.
 
     ## Why is this bad?
     PyTorch builds the tensor in pageable host memory and copies it to the device with a
@@ -520,6 +524,21 @@ class ConstantTensorOnHotPath(Rule):
                     return loss
             """
         ),
+        # Session 19 (held out, MONAI's Dice): after `if y_o > 0: return ...` the rest of the
+        # block is the test's `else`, right after it read `y_o` on the host
+        Valid(
+            """
+            import torch
+            class DiceHelper:
+                def compute_channel(self, y_pred, y):
+                    y_o = torch.sum(y)
+                    if y_o > 0:
+                        return 2.0 * torch.sum(y * y_pred) / (y_o + torch.sum(y_pred))
+                    if self.ignore_empty:
+                        return torch.tensor(float("nan"), device=y_o.device)
+                    return torch.tensor(0.0, device=y_o.device)
+            """
+        ),
         # a warning and then a constant returned: the arm for input the metric cannot score
         Valid(
             """
@@ -634,6 +653,42 @@ class ConstantTensorOnHotPath(Rule):
                     return idx
             def grad_scale(grads):
                 return torch.full((), 1.0, device=grads[0].device)
+            """,
+        ),
+        # Session 19's twin: the exit's test reads no tensor (`if self.flag:`), and device work
+        # queued after a test that did (`denorm = ...`) comes before the constant
+        Invalid(
+            """
+            import torch
+            class DiceHelper:
+                def compute_channel(self, y_pred, y):
+                    y_o = torch.sum(y)
+                    if self.flag:
+                        return y_o
+                    return torch.tensor(0.0, device=y_o.device)
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                def compute_other(self, y_pred, y):
+                    y_o = torch.sum(y)
+                    if y_o > 0:
+                        return y_o
+                    denorm = self.proj(y_pred)
+                    return torch.tensor(1.0, device=y_o.device) * denorm
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            class DiceHelper:
+                def compute_channel(self, y_pred, y):
+                    y_o = torch.sum(y)
+                    if self.flag:
+                        return y_o
+                    return torch.full((), 0.0, device=y_o.device)
+                def compute_other(self, y_pred, y):
+                    y_o = torch.sum(y)
+                    if y_o > 0:
+                        return y_o
+                    denorm = self.proj(y_pred)
+                    return torch.full((), 1.0, device=y_o.device) * denorm
             """,
         ),
         # Session 18's twins: device work queued between the test and the constant (the

@@ -187,7 +187,10 @@ class SyncOnHotPath(Rule):
     model's runtime: the caller chose where the tensor is, and the values must reach the host
     there; a value computed from it, `logits.argmax(-1)`, an array the function gives back to a
     `torch.*` call, `pack_padded_sequence(x, lengths)`, and a function that moves values to a
-    device again, a round trip, still count), torch functions of host tensors
+    device again, a round trip, still count), a function's own argument copied in the arm of
+    its type test and rebound or returned (`if isinstance(data, torch.Tensor): data =
+    data.detach().cpu().numpy()`: a converter such as MONAI's `convert_to_numpy`, asked for
+    host data by its caller), torch functions of host tensors
     (`torch.clamp(host, 0, n)`, `torch.stack(torch.meshgrid(*host_ranges))`), and `forward`
     arguments that the class's `prepare_inputs_for_generation` (its own or an inherited one,
     also from another module) returns built on the host, or that an outer module of the same
@@ -207,7 +210,9 @@ class SyncOnHotPath(Rule):
     `print` calls and of testing assertions (`torch.testing.assert_close`, `assertEqual`)
     (also functions named `log_*`/`print_*`), the body of a branch that ends by
     raising or by a warning (`if bad.any(): n = int(bad.sum().item()); raise ...`: it runs
-    when a check failed; the test itself runs every step and is reported), the arm of a test
+    when a check failed; the test itself runs every step and is reported), an `except` handler
+    that ends by raising, a lambda that only formats a message (`check(ok, lambda: f"got
+    {x.amin().item()}")`: the check calls it when it fails), the arm of a test
     taken only for degenerate input (empty tensors or lists, NaN or infinite values: the body of
     `if torch.isnan(loss).any():`, the `else` of `if norms.isfinite().all():`), the read of a
     generation's output right after `out = model.generate(...)` with only cheap statements
@@ -220,12 +225,15 @@ class SyncOnHotPath(Rule):
     level, to `os.environ.get("X_ROUTING_CHECK", "0") != "0"`; a switch on by default or named
     for a feature, `USE_FAST_PATH`, runs per step); branches for another backend
     (`if x.device.type == "mps":`,
-    `x.cpu() if x.device.type == "cpu" else x`, the `else` of
+    `x.cpu() if x.device.type == "cpu" else x`, `if x.is_mps:`, `if is_mps_tensor_safe(x):` (a
+    predicate named for another accelerator), the `else` of
     `if x.device.type in {"cpu", "cuda"}:` and the test of its `elif`, the code after
     `if x.is_cuda: return ...`, what only a CPU branch calls, forwards named for the CPU such as
     `_cpu_forward`); values a type test says are no tensor (the `else` of
-    `isinstance(x, torch.Tensor)`); a tokenizer's, processor's or data transform's methods,
-    also when a hot function calls them, and the functions of a tokenizer module
+    `isinstance(x, torch.Tensor)`); a tokenizer's, processor's or data transform's methods
+    (a class named `...Transform`, or derived from one and from no torch module: MONAI's
+    `SqueezeDim(Transform)`, PyTorch Geometric's `AddMetaPaths(BaseTransform)`), also when a
+    hot function calls them, and the functions of a tokenizer module
     (`tokenizer.py`); the `forward`/`__call__` of an export wrapper or an evaluator (a class
     named `...Export...`, `...Onnx...`, `...Evaluator`) and functions named for the log they
     write (`train_step_logs`); calls of the object's own members named like

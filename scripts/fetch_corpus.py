@@ -170,6 +170,19 @@ SERVING_PACKAGES: dict[str, str] = {
     "invokeai": "6.14.2",
     "auto-gptq": "0.7.1",
     "lade": "0.0.2",
+    # Added in session 19 (helper heldout19b) for a held-out reading of every rule on model and
+    # training code no triage had read: k-diffusion's samplers, PyTorch Geometric's layers,
+    # samplers, loaders and metrics, MONAI's networks, inferers, metrics and engines, Composer's
+    # trainer, algorithms and callbacks, stable-audio-tools' diffusion sampling and training
+    # wrappers (k-diffusion: no findings), Kornia's augmentations, geometry and feature matchers.
+    # Files that import or name vllm or sglang (1 in torch-geometric) were removed
+    # before the scan and never read.
+    "k-diffusion": "0.1.1.post1",
+    "torch-geometric": "2.8.1",
+    "monai": "1.6.1",
+    "mosaicml": "0.32.1",
+    "stable-audio-tools": "0.0.19",
+    "kornia": "0.9.0",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 

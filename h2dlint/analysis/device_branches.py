@@ -4,7 +4,9 @@
 fallback, not a host-to-GPU copy or a GPU sync: on a GPU the other branch runs (HTD101, HTD202,
 the hot calls of a module). So is the code after ``if x.is_cuda: return ...``, and the operands
 of a test that Python evaluates only off CUDA (``not x.is_cuda and int(x.max()) >= n``,
-``x.is_cuda or bool(x.any())``). A caller that can see a function's bindings passes
+``x.is_cuda or bool(x.any())``). A tensor's flag for another device (``x.is_mps``, ``x.is_cpu``)
+and a predicate named for another accelerator (``is_mps_tensor_safe(x)``) hold only off CUDA
+too. A caller that can see a function's bindings passes
 ``resolve``: then a name bound only to a device test counts as that test (``is_cuda =
 device.type == "cuda"`` ... ``if not is_cuda:``).
 
@@ -27,6 +29,12 @@ from h2dlint.analysis.sync_basics import early_exits
 
 # The types of ``torch.device`` other than ``"cuda"`` that code tests for.
 DEVICE_TYPES = frozenset({"cpu", "mps", "xpu", "npu", "hpu", "meta", "xla", "mtia", "musa"})
+
+# A tensor's flags for a device other than CUDA (``x.is_mps``): true only off CUDA.
+OTHER_BACKEND_FLAGS = frozenset({"is_cpu", "is_mps", "is_xpu", "is_hpu", "is_meta", "is_mtia"})
+# Accelerators other than CUDA that a predicate may be named for (``is_mps_tensor_safe(x)``,
+# ``_is_xpu(device)``); not the CPU: ``is_cpu_offload_enabled()`` is a setting, not a device.
+OTHER_ACCELERATORS = frozenset({"mps", "xpu", "npu", "hpu", "xla", "mtia", "musa"})
 
 # The values of a name that may reach a use of it (``Bindings.reaching``), for tests that read
 # a name bound to a device test.
@@ -101,7 +109,11 @@ def _reading(test: cst.BaseExpression, *, off: bool, resolve: Resolve | None = N
         either = isinstance(test.operator, cst.And) == off
         return (left or right) if either else (left and right)
     if isinstance(test, cst.Attribute):
-        return not off and test.attr.value == "is_cuda"
+        if test.attr.value == "is_cuda":
+            return not off
+        return off and test.attr.value in OTHER_BACKEND_FLAGS  # ``x.is_mps``, ``x.is_cpu``
+    if isinstance(test, cst.Call):
+        return off and _backend_predicate(test.func)  # ``is_mps_tensor_safe(x)``
     if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
         return False
     comparison = test.comparisons[0]
@@ -156,3 +168,13 @@ def _device_like(node: cst.BaseExpression) -> bool:
     if isinstance(node, cst.Name):
         name = node.value
     return name is not None and ("device" in name.lower() or name.lower() in ("dev", "d"))
+
+
+def _backend_predicate(func: cst.BaseExpression) -> bool:
+    """A function named as a test of another accelerator: ``is_mps_tensor_safe``,
+    ``utils.is_xpu``, ``_is_npu`` (``is_<accelerator>...``)."""
+    name = func.attr.value if isinstance(func, cst.Attribute) else None
+    if isinstance(func, cst.Name):
+        name = func.value
+    words = (name or "").lstrip("_").split("_")
+    return len(words) >= 2 and words[0] == "is" and words[1] in OTHER_ACCELERATORS

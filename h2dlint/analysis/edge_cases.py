@@ -203,6 +203,33 @@ def _report(func: cst.BaseExpression) -> bool:
     return func.value in ("print", "warn") or func.value.endswith(("_warn", "_warning"))
 
 
+def raising_handler(handler: cst.ExceptHandler) -> bool:
+    """Whether an ``except`` handler ends by raising (``except IndexError as e: if dim_size <=
+    int(index.max()): raise ValueError(...) from e; raise e``): its body runs only after a
+    failure, to explain it."""
+    body = handler.body
+    if not isinstance(body, cst.IndentedBlock) or not body.body:
+        return False
+    last = body.body[-1]
+    return isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Raise)
+
+
+def lazy_message(function: cst.Lambda) -> bool:
+    """Whether a lambda only formats text (``lambda: f"got [{q.amin().item()}, ...]"``): a
+    message handed to a check, which calls it only when the check fails."""
+    return _text(function.body)
+
+
+def _text(node: cst.BaseExpression) -> bool:
+    if isinstance(node, (cst.FormattedString, cst.SimpleString, cst.ConcatenatedString)):
+        return True
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+        return _text(node.left) or _text(node.right)  # ``"got " + str(x.item())``
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        return node.func.attr.value == "format" and _text(node.func.value)
+    return False
+
+
 def reporting_handler(handler: cst.ExceptHandler) -> bool:
     """Whether an ``except ... as e:`` handler reports the exception it caught (``print`` or a
     warning-level call whose arguments name ``e``): its body is the fallback after a failure

@@ -4,7 +4,7 @@ the rules that judge tensors built from host data (HTD106, HTD301)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -76,10 +76,25 @@ PREPROCESSING_CLASSES = (
 HOST_PIPELINE_CLASSES = (*PREPROCESSING_CLASSES, "Transform", "Transforms", "Collator")
 
 
-def host_pipeline_class(name: str) -> bool:
+def host_pipeline_class(name: str, bases: Sequence[str] = ()) -> bool:
     """Whether a class named ``name`` prepares data on the host (its ``__call__``, ``decode``
-    are no per-step entry points)."""
-    return name.endswith(HOST_PIPELINE_CLASSES)
+    are no per-step entry points): named for it, or derived from a class named for it and from
+    no torch module (``class SqueezeDim(Transform)``, ``class AddMetaPaths(BaseTransform)``,
+    ``class SetLabelClassd(MapTransform)``: the data transforms of MONAI and PyTorch Geometric
+    are named for what they do; ``class Warp(Transform, nn.Module)`` is a layer). ``bases`` are
+    the class's bases as written (``monai.transforms.Transform``)."""
+    if name.endswith(HOST_PIPELINE_CLASSES):
+        return True
+    last = [base.rpartition(".")[2] for base in bases]
+    return any(b.endswith(HOST_PIPELINE_CLASSES) for b in last) and not any(
+        b.endswith("Module") for b in last
+    )
+
+
+def host_pipeline_classdef(cls: cst.ClassDef) -> bool:
+    """:func:`host_pipeline_class` of a class definition."""
+    bases = [dotted_name(arg.value) for arg in cls.bases if arg.keyword is None]
+    return host_pipeline_class(cls.name.value, [b for b in bases if b is not None])
 
 
 # Builtins returning a Python list, tuple or range of unknown length (``torch.tensor(range(n),

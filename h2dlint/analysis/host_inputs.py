@@ -11,6 +11,7 @@ import libcst as cst
 
 from h2dlint.analysis.arguments import keyword, positional
 from h2dlint.analysis.classes import named_class
+from h2dlint.analysis.converters import converts_input
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.names import calls_in
@@ -304,6 +305,12 @@ def input_handed_to_numpy(
         and _own_input(provenance, tensor, frame, 0, read=True)
     ):
         return _handed_to_simulator(ancestors, call, function)
+    if (
+        isinstance(function, cst.FunctionDef)
+        and converts_input(ancestors, tensor)
+        and _own_input(provenance, tensor, frame, 0)
+    ):
+        return True  # ``if isinstance(x, torch.Tensor): x = x.cpu().numpy()``: a converter
     if not (
         isinstance(function, cst.FunctionDef)
         and function.name.value in ("forward", "__call__")

@@ -16,7 +16,13 @@ from h2dlint.analysis.device_branches import (
     off_cuda_operand,
     off_cuda_part,
 )
-from h2dlint.analysis.edge_cases import degenerate_fallback, error_branch, reporting_handler
+from h2dlint.analysis.edge_cases import (
+    degenerate_fallback,
+    error_branch,
+    lazy_message,
+    raising_handler,
+    reporting_handler,
+)
 from h2dlint.analysis.env_switches import diagnostic_switch, may_read_environment
 from h2dlint.analysis.hot_calls import debug_guard
 from h2dlint.analysis.loop_body import set_once
@@ -100,8 +106,12 @@ def runs_every_call(
             return False  # a debugging branch, or one that raises or warns: the check failed
         if isinstance(parent, cst.Call) and logging_call(parent):
             return False
-        if isinstance(parent, cst.ExceptHandler) and reporting_handler(parent):
-            return False  # the fallback after a failure the handler reports
+        if isinstance(parent, cst.ExceptHandler) and (
+            reporting_handler(parent) or raising_handler(parent)
+        ):
+            return False  # the fallback after a failure the handler reports, or its message
+        if isinstance(parent, cst.Lambda) and lazy_message(parent):
+            return False  # ``check(ok, lambda: f"got {x.item()}")``: formatted on failure
         if (
             isinstance(parent, cst.IfExp)
             and child is not parent.test

@@ -68,7 +68,11 @@ import libcst as cst
 
 from h2dlint.analysis.closure_calls import called_in_loops
 from h2dlint.analysis.env_switches import debug_only, may_read_environment
-from h2dlint.analysis.host_data import PREPROCESSING_MODULES, host_pipeline_class
+from h2dlint.analysis.host_data import (
+    PREPROCESSING_MODULES,
+    host_pipeline_class,
+    host_pipeline_classdef,
+)
 from h2dlint.analysis.hot_calls import SameModuleCalls, hook_functions, runs_model
 from h2dlint.analysis.hot_names import (
     ATTENTION_WORD_REASON,
@@ -306,7 +310,7 @@ class HotPaths:
         wherever it is called from (a generation loop's ``tokenizer.decode(token)`` turns
         tokens the host has into text)."""
         cls = self.index.owner.get(function)
-        return cls is not None and host_pipeline_class(cls.name.value)
+        return cls is not None and host_pipeline_classdef(cls)
 
     def _cold(self, function: cst.FunctionDef) -> bool:
         known = self._cold_answers.get(function)
@@ -334,7 +338,7 @@ class HotPaths:
         if self.hot_functions and matches(self.hot_functions, name, qualified):
             return f"`{qualified}()` is configured hot"
         reason = HOT_ENTRY_POINTS.get(name)
-        if reason is not None and cls is not None and host_pipeline_class(cls.name.value):
+        if reason is not None and cls is not None and host_pipeline_classdef(cls):
             return None  # a tokenizer's decode, a data transform's __call__: host data work
         if reason is not None and cls is not None and offline_class(cls.name.value):
             return None  # an export wrapper's forward, an evaluator's __call__: no step
@@ -394,7 +398,7 @@ class HotPaths:
             and any(word in n for n in (cls, *bases) for word in PER_REQUEST_CLASS_WORDS)
         ):
             return None
-        if cls is not None and host_pipeline_class(cls) and name in HOT_ENTRY_POINTS:
+        if cls is not None and host_pipeline_class(cls, bases) and name in HOT_ENTRY_POINTS:
             return False  # a tokenizer's decode, a data transform's __call__: host data work
         if name in HOT_ENTRY_POINTS and offline_class(cls):
             return None  # an export wrapper's forward, an evaluator's __call__: no step

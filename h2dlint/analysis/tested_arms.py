@@ -22,6 +22,7 @@ import libcst as cst
 
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.sync_basics import leaves
 from h2dlint.analysis.tensor_kinds import tensor_evidence
 from h2dlint.analysis.value_syncs import COMPARISON_OPERATORS, tensor_test, value_where
 from h2dlint.walk import visit_read_only
@@ -73,10 +74,14 @@ def waited_at_test(
             if not _quiet(parent.test):
                 return False
         elif isinstance(parent, (cst.IndentedBlock, cst.SimpleStatementLine)):
-            body = parent.body
-            for statement in body:
-                if statement is child:
+            before: list[cst.CSTNode] = []
+            for earlier in parent.body:
+                if earlier is child:
                     break
+                before.append(earlier)
+            for statement in reversed(before):
+                if _exit_after_wait(provenance, statement):
+                    return True  # ``if y_o > 0: return ...`` just before: its implicit else
                 if not _quiet(statement):
                     return False
         elif isinstance(parent, cst.Call):
@@ -93,6 +98,19 @@ def waited_at_test(
             return False
         child = parent
     return False
+
+
+def _exit_after_wait(provenance: Provenance, statement: cst.CSTNode) -> bool:
+    """``if y_o > 0: return dice`` (no ``else``, a body that leaves) whose test reads a tensor
+    on the host: what follows it in the block is its ``else`` arm, right after the test."""
+    return (
+        isinstance(statement, cst.If)
+        and statement.orelse is None
+        and isinstance(statement.body, cst.IndentedBlock)
+        and bool(statement.body.body)
+        and leaves(statement.body.body[-1])
+        and _waits(provenance, statement.test)
+    )
 
 
 def _waits(provenance: Provenance, test: cst.BaseExpression) -> bool:
