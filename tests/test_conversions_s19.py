@@ -59,3 +59,20 @@ def test_a_conversion_of_unknown_data_in_a_dataset_module_is_not_reported() -> N
         """
     # megatron-core's t5_dataset.py: a sample's mask, built in a loader worker on the host
     assert _found(code, "HTD301", "datasets/t5_dataset.py") == []
+
+
+def test_a_function_named_to_or_cuda_in_a_loop_is_no_copy_and_no_error() -> None:
+    # tensordict 0.14's base.py: HTD302 asserted that every `to(...)` was a method call.
+    code = """
+        def to(x, device):
+            return x
+        def cuda(x):
+            return x
+        def step(items, device):
+            for item in items:
+                to(item, device)
+                cuda(item)
+        """
+    rule = all_rules()["HTD302"]
+    enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
+    assert check_text(textwrap.dedent(code), "m.py", enabled) == []

@@ -164,7 +164,8 @@ def device_copy_of(
     numbers moved (HTD301's)."""
     func = node.func
     if name in ("to", "cuda"):
-        assert isinstance(func, cst.Attribute)
+        if not isinstance(func, cst.Attribute):
+            return None  # a function named ``to``/``cuda`` (tensordict's ``to(...)``), no method
         if name == "to" and provenance.to_target(node, frame) is not Target.DEVICE:
             return None
         source = func.value
