@@ -57,9 +57,8 @@ class TensorFromHostDataOnDevice(Rule):
     MEDIUM confidence: it copies from the host in every case but a device
     tensor's (and `torch.tensor` of a tensor is discouraged by PyTorch itself). Not for
     `as_tensor`/`asarray`, which pass a device tensor through; not for data proven a tensor, a
-    shape (`x.shape`, a few ints, a parameter annotated as a number, a fixed-size tuple of
-    numbers such as `tuple[int, int]`, or `torch.Size`) or a number (HTD107's); not in
-    pipeline code outside its loops, export or tracing branches, values made on a cache miss,
+    shape (`x.shape`, a few ints) or a number (HTD107's); not in pipeline code outside its
+    loops, export or tracing branches, values made on a cache miss,
     or code whose name says it runs now and then (logging, reports, checkpoint saving).
 
     Left alone, and why:

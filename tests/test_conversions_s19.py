@@ -42,8 +42,10 @@ def test_both_spellings_of_a_conversion_on_a_step_path_are_reported_alike() -> N
     # a parameter annotated as a list of numbers: host data, whatever the callers pass
     assert [row for row, _ in htd301 if row == 7] == [7]
     assert (8, Confidence.HIGH) in htd106
-    # a parameter annotated as a fixed-size tuple: a few bytes, in neither spelling
-    assert all(row not in (9, 10) for row, _ in htd301 + htd106)
+    # a parameter annotated as a tuple: not proven data of unknown length, judged as data of
+    # unknown type (medium), in either spelling
+    assert (9, Confidence.MEDIUM) in htd301
+    assert (10, Confidence.MEDIUM) in htd106
 
 
 def test_a_conversion_of_unknown_data_in_a_dataset_module_is_not_reported() -> None:

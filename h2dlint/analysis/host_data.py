@@ -203,31 +203,6 @@ def annotated_parameter(
     return annotation is not None and test(annotation)
 
 
-def few_values_parameter(provenance: Provenance, name: cst.Name, frame: Frame) -> bool:
-    """Whether ``name`` is only ever a parameter annotated as a number, a tuple of a fixed few
-    numbers or ``torch.Size`` (``window: tuple[int, int]``): a few bytes, never data of
-    unknown length. Not ``tuple[int, ...]``: that may hold a shape or a length per request
-    (flashinfer's ``q_lens: tuple[int, ...]``)."""
-
-    def few(annotation: cst.BaseExpression) -> bool:
-        def leaf(node: cst.BaseExpression) -> bool:
-            if isinstance(node, cst.Name) and node.value in _NUMBER_TYPES:
-                return True
-            if (provenance.qualify(node) or "") == "torch.Size":
-                return True
-            if not isinstance(node, cst.Subscript):
-                return False
-            head = (provenance.qualify(node.value) or dotted_name(node.value) or "").rsplit(".")
-            items = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
-            return head[-1] in ("tuple", "Tuple") and all(
-                isinstance(item, cst.Name) and item.value in _NUMBER_TYPES for item in items
-            )
-
-        return annotation_is(provenance, annotation, leaf)
-
-    return annotated_parameter(provenance, name, frame, few)
-
-
 # Element types of a sequence of numbers, at the bottom of ``list[list[int]]``.
 _NUMBER_TYPES = frozenset({"int", "float", "bool"})
 

@@ -12,12 +12,7 @@ import libcst as cst
 
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.host_data import (
-    few_values_parameter,
-    host_scalar,
-    module_constant,
-    tensor_shape,
-)
+from h2dlint.analysis.host_data import host_scalar, module_constant, tensor_shape
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.loop_body import (
     export_branch,
@@ -60,8 +55,6 @@ def maybe_host_data(
         return False
     if host_scalar(provenance, data, frame) or tensor_shape(provenance, data, frame):
         return False  # a number or a shape: a few bytes (scalars are HTD107's)
-    if isinstance(data, cst.Name) and few_values_parameter(provenance, data, frame):
-        return False  # annotated ``shape: tuple[int, ...]``: a few bytes
     if isinstance(data, cst.Name) and module_constant(provenance, data) is not None:
         return False  # a constant table: HTD107's
     if provenance.where(data, frame) is not Where.UNKNOWN:
