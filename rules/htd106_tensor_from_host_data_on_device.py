@@ -17,6 +17,7 @@ from h2dlint.analysis.loop_body import (
     on_cache_miss,
 )
 from h2dlint.analysis.mover_calls import gathered_per_item
+from h2dlint.analysis.names import call_name
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target
@@ -774,13 +775,7 @@ class TensorFromHostDataOnDevice(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        name = (
-            func.attr.value
-            if isinstance(func, cst.Attribute)
-            else func.value
-            if isinstance(func, cst.Name)
-            else None
-        )
+        name = call_name(node)
         if name not in ("tensor", "as_tensor", "asarray"):
             return
         device = keyword(node, "device")

@@ -11,6 +11,7 @@ from h2dlint.analysis.loop_invariance import (
     loop_changes,
     result_kept,
 )
+from h2dlint.analysis.names import call_name
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.diagnostics import Confidence
@@ -480,14 +481,7 @@ class LoopInvariantCopy(Rule):
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        name = (
-            func.attr.value
-            if isinstance(func, cst.Attribute)
-            else func.value
-            if isinstance(func, cst.Name)
-            else None
-        )
+        name = call_name(node)
         if name not in ("to", "cuda", "tensor", "as_tensor", "asarray", "cpu"):
             return
         loops = enclosing_loops(self.context.ancestors)

@@ -13,6 +13,7 @@ from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.hot_calls import STEP_WORK_WORDS
 from h2dlint.analysis.name_hints import module_named
+from h2dlint.analysis.names import call_name
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target
 from h2dlint.analysis.tensor_kinds import tensor_evidence
@@ -78,14 +79,7 @@ class _ModelCalls(cst.CSTVisitor):
         self.found = False
 
     def visit_Call(self, node: cst.Call) -> bool:
-        func = node.func
-        name = (
-            func.attr.value
-            if isinstance(func, cst.Attribute)
-            else func.value
-            if isinstance(func, cst.Name)
-            else ""
-        ).lower()
+        name = (call_name(node) or "").lower()
         if name == "step" or any(word in name for word in STEP_WORK_WORDS if "." not in word):
             self.found = True
         return not self.found

@@ -288,6 +288,11 @@ def _kept_attribute(node: cst.BaseExpression) -> str | None:
     """``x`` of ``self.x`` or ``getattr(self, "x", default)``."""
     if _self_attribute(node) and isinstance(node, cst.Attribute):
         return node.attr.value
+    return getattr_of_self(node)
+
+
+def getattr_of_self(node: cst.BaseExpression) -> str | None:
+    """``"x"`` of ``getattr(self, "x")`` or ``getattr(self, "x", default)``."""
     if not (
         isinstance(node, cst.Call)
         and isinstance(node.func, cst.Name)

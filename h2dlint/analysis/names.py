@@ -33,3 +33,12 @@ def calls_in(node: cst.CSTNode) -> list[cst.Call]:
     collector = _Names()
     visit_read_only(node, collector)
     return collector.calls
+
+
+def call_name(call: cst.Call) -> str | None:
+    """The name a call is made by: ``f`` of ``f(...)``, ``m`` of ``x.m(...)``; None for
+    anything else (``fs[i](...)``, ``f()(...)``)."""
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return func.value if isinstance(func, cst.Name) else None

@@ -47,6 +47,7 @@ from h2dlint.analysis.memo_methods import (
     assigned_anywhere,
     closure_factory,
     compile_pass,
+    getattr_of_self,
     memoised,
     memoised_by_key,
 )
@@ -214,27 +215,12 @@ def memo_guard(node: cst.If | cst.IfExp) -> bool:
     left = _guarded_attribute(test)
     if left is not None and any(target.deep_equals(left) for target in _assigned(node.body)):
         return True
-    name = _getattr_of_self(test.left)
+    name = getattr_of_self(test.left)
     return (
         name is not None
         and isinstance(comparison.operator, (cst.Is, cst.Equal))
         and name in _registered(node.body)
     )
-
-
-def _getattr_of_self(node: cst.BaseExpression) -> str | None:
-    """``"x"`` of ``getattr(self, "x", None)``."""
-    if not (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Name)
-        and node.func.value == "getattr"
-        and len(node.args) >= 2
-        and isinstance(node.args[0].value, cst.Name)
-        and node.args[0].value.value == "self"
-        and isinstance(node.args[1].value, cst.SimpleString)
-    ):
-        return None
-    return node.args[1].value.raw_value
 
 
 def _registered(body: cst.BaseSuite) -> set[str]:
