@@ -32,9 +32,8 @@ from h2dlint.analysis.cross_module import field_annotation
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.factories import numeric_constant
 from h2dlint.analysis.frames import Frame, parameter_annotation
-from h2dlint.analysis.host_data import host_scalar
-from h2dlint.analysis.provenance import Provenance, annotation_is
-from h2dlint.imports import dotted_name
+from h2dlint.analysis.host_data import host_scalar, number_sequence_annotation
+from h2dlint.analysis.provenance import Provenance
 
 MAX_DEPTH = 6
 ONE_ELEMENT = "one element"
@@ -138,20 +137,7 @@ def index_tensor(
 def int_list_annotation(provenance: FactSource, annotation: cst.BaseExpression) -> bool:
     """Whether an annotation says a list (or sequence) of ints, optionally or-None
     (``list[int]``, ``Optional[List[int]]``, ``Sequence[int] | None``)."""
-
-    def leaf(node: cst.BaseExpression) -> bool:
-        if not isinstance(node, cst.Subscript) or len(node.slice) != 1:
-            return False
-        head = (provenance.qualify(node.value) or dotted_name(node.value) or "").rsplit(".")[-1]
-        item = node.slice[0].slice
-        return (
-            head in ("list", "List", "Sequence", "MutableSequence")
-            and isinstance(item, cst.Index)
-            and isinstance(item.value, cst.Name)
-            and item.value.value == "int"
-        )
-
-    return annotation_is(provenance, annotation, leaf)
+    return number_sequence_annotation(provenance, annotation, frozenset({"int"}), nested=False)
 
 
 def _int_list_field(provenance: Provenance, node: cst.Attribute, frame: Frame) -> bool:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from h2dlint.analysis.bindings import iterated_by
+from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.factories import numeric
 from h2dlint.analysis.frames import Frame, parameter_annotation
 from h2dlint.analysis.provenance import MAX_DEPTH, Provenance, annotation_is
@@ -207,8 +208,14 @@ def annotated_parameter(
 _NUMBER_TYPES = frozenset({"int", "float", "bool"})
 
 
-def number_sequence_annotation(provenance: Provenance, annotation: cst.BaseExpression) -> bool:
-    """Whether ``annotation`` says a list of numbers, nested or not, optionally or-None:
+def number_sequence_annotation(
+    provenance: FactSource,
+    annotation: cst.BaseExpression,
+    numbers: frozenset[str] = _NUMBER_TYPES,
+    nested: bool = True,
+) -> bool:
+    """Whether ``annotation`` says a list of ``numbers`` (type names), nested or not (unless
+    ``nested`` is False: ``list[int]`` only), optionally or-None:
     ``list[int]``, ``Sequence[list[float]]``, ``Optional[List[int]]``. Such a value is on the
     host whatever is passed: ``torch.tensor`` of a tensor warns, so code that annotates a list
     does not hand it one. Not a tuple, even ``tuple[int, ...]``: tuples hold shapes and
@@ -231,9 +238,9 @@ def number_sequence_annotation(provenance: Provenance, annotation: cst.BaseExpre
         return len(items) == 1 and element(items[0], depth + 1)
 
     def element(node: cst.BaseExpression, depth: int) -> bool:
-        if isinstance(node, cst.Name) and node.value in _NUMBER_TYPES:
+        if isinstance(node, cst.Name) and node.value in numbers:
             return True
-        return sequence(node, depth)
+        return nested and sequence(node, depth)
 
     return annotation_is(provenance, annotation, lambda node: sequence(node, 0))
 

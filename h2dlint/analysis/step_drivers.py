@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from h2dlint.imports import dotted_name
 from h2dlint.walk import visit_read_only
 
 # Names of what a loop of steps calls each iteration: the model, or one of its parts.
@@ -106,18 +107,13 @@ def model_call(call: cst.Call) -> bool:
     """``self(...)``, ``model(...)``, ``draft_model(...)``, ``model.decoder.prenet(...)``,
     ``self.model(...)``, ``self.unet(...)``, ``self.forward(...)``: a call of the model or a
     part of it."""
-    func = call.func
-    if isinstance(func, cst.Name):
-        return func.value == "self" or _model_word(func.value)
-    parts: list[str] = []
-    while isinstance(func, cst.Attribute):
-        parts.append(func.attr.value)
-        func = func.value
-    if not isinstance(func, cst.Name):
+    dotted = dotted_name(call.func)
+    if dotted is None:
         return False
-    if func.value == "self":
-        return bool(parts) and (_model_word(parts[-1]) or parts == ["forward"])
-    return _model_word(func.value)
+    root, *rest = dotted.split(".")
+    if root != "self":
+        return _model_word(root)
+    return not rest or _model_word(rest[0]) or rest == ["forward"]
 
 
 def _model_word(name: str) -> bool:
