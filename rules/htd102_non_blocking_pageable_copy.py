@@ -4,12 +4,15 @@ import libcst as cst
 
 from h2dlint.analysis.arguments import keyword
 from h2dlint.analysis.copies import fresh_joins, non_blocking_h2d_source
+from h2dlint.analysis.dropped_pins import dropped_pin
 from h2dlint.analysis.factories import RANDOM_FACTORIES, SHAPE_FACTORIES, factory_of
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target
+from h2dlint.analysis.tensor_kinds import tensor_evidence
 from h2dlint.analysis.views import Layout, layout
+from h2dlint.diagnostics import Confidence
 from h2dlint.rule import Invalid, Rule, Valid
 
 # Sizes-only factories: `torch.zeros(n).to(dev, non_blocking=True)` is HTD301's finding.
@@ -40,10 +43,18 @@ class NonBlockingPageableCopy(Rule):
     all calls pass `True` and a pageable tensor, and no other module calls a function of that
     name.
 
-    Confidence: always HIGH. The rule reports only a source that the analysis proves pageable,
+    It also flags a `.pin_memory()` whose result is thrown away (`state_dict[k].pin_memory()`
+    as a statement of its own): `Tensor.pin_memory()` returns a pinned copy and leaves the
+    tensor pageable, so the copy to the device it prepares for is staged by the driver after
+    all, and the pinned allocation and copy were wasted. Left alone: `self.pin_memory()`, a
+    call with `inplace=`, and any module that defines a `pin_memory` of its own (a custom batch
+    whose method pins its fields in place, as PyTorch's data loader documents).
+
+    Confidence: HIGH. The rule reports only a source that the analysis proves pageable,
     so no finding rests on a guess; a source it cannot place is left alone. It does not ask
     whether the code is hot: a pageable non-blocking copy blocks the host wherever it runs, so
-    set-up code is reported too.
+    set-up code is reported too. A dropped `.pin_memory()` of a receiver not surely a tensor
+    (`state_dict[k]`) is MEDIUM: an object of another module could pin in place.
 
     ## Why is this bad?
     CUDA can only copy asynchronously from page-locked (pinned) memory. From pageable memory the
@@ -93,10 +104,44 @@ class NonBlockingPageableCopy(Rule):
     code = "HTD102"
     name = "non-blocking-pageable-copy"
     message = "`non_blocking=True` copy from pageable memory is not asynchronous"
-    prefilter = (b"non_blocking",)
-    candidates = (".to|.cuda|.copy_(non_blocking=)",)
+    prefilter = (b"non_blocking", b"pin_memory")
+    candidates = (".to|.cuda|.copy_(non_blocking=)", ".pin_memory")
 
     valid = (
+        # the pinned copy kept (airllm 3.2's fix of its layer prefetcher)
+        Valid(
+            """
+            import torch
+            def load_layer(state_dict, prefetching):
+                if prefetching and torch.cuda.is_available():
+                    for k in state_dict.keys():
+                        state_dict[k] = state_dict[k].pin_memory()
+                return state_dict
+            """
+        ),
+        # a module whose own `pin_memory` pins a custom batch's fields in place
+        Valid(
+            """
+            class Batch:
+                def __init__(self, inp):
+                    self.inp = inp
+                def pin_memory(self):
+                    self.inp = self.inp.pin_memory()
+                    return self
+            def collate_and_pin(batch):
+                batch.pin_memory()
+                return batch
+            """
+        ),
+        # a pinned copy passed on or returned, and an in-place request
+        Valid(
+            """
+            import torch
+            def stage(x, td):
+                td.pin_memory(inplace=True)
+                return x.pin_memory()
+            """
+        ),
         # a view of a raw host address (an engine's host pool, pinned by its allocator or not)
         Valid(
             """
@@ -447,6 +492,30 @@ class NonBlockingPageableCopy(Rule):
         ),
     )
     invalid = (
+        # the pinned copy thrown away: the layer stays pageable (airllm 2.11's prefetcher)
+        Invalid(
+            """
+            import torch
+            def load_layer(state_dict, prefetching):
+                if prefetching and torch.cuda.is_available():
+                    for k in state_dict.keys():
+                        state_dict[k].pin_memory()
+                        ^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return state_dict
+            """,
+            message_contains="thrown away",
+        ),
+        # of a tensor's attribute, before an asynchronous upload
+        Invalid(
+            """
+            import torch
+            def upload(scale: torch.Tensor, device):
+                scale.pin_memory()
+                ^^^^^^^^^^^^^^^^^^
+                return scale.to(device, non_blocking=True)
+            """,
+            message_contains="`scale` stays in pageable memory",
+        ),
         # a view of a Python array's buffer: pageable
         Invalid(
             """
@@ -711,6 +780,18 @@ class NonBlockingPageableCopy(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         provenance = Provenance.of(self.context)
         frame = provenance.current_frame()
+        pinned = dropped_pin(self.context, node)
+        if pinned is not None:
+            shown = self.context.module.code_for_node(pinned)
+            surely = tensor_evidence(provenance, pinned, frame) is not None
+            self.report(
+                node,
+                f"`.pin_memory()` returns a pinned copy, and this one is thrown away: `{shown}` "
+                "stays in pageable memory, so its copy to the device is staged by the driver "
+                f"after all; keep the result (`{shown} = {shown}.pin_memory()`)",
+                confidence=Confidence.HIGH if surely else Confidence.MEDIUM,
+            )
+            return
         source = non_blocking_h2d_source(provenance, node, frame)
         if source is None:
             return
