@@ -96,7 +96,9 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     `[torch.tensor(r).cuda() for r in rows]`, `[torch.tensor(r, device=dev) for r in rows]`, or
     a loop whose body only moves the item and stores
     it (`out.append(x.to(dev))`, `xs[i] = xs[i].to(dev)`, `item.feature = item.feature.to(dev)`,
-    `dst[i].copy_(x)` into a device buffer, an element of one written with a host tensor made
+    `dst[i].copy_(x)` into a device buffer (also at running offsets, `buf[start:end].copy_(row)`
+    then `start = end`, when the rows are proven host tensors: a flat bucket of gradients is
+    packed the same way on the device), an element of one written with a host tensor made
     of the item: `table[i, :len(b)] = torch.tensor(b)`, or with the item itself when it is a
     Python list (`table[i] = blocks` for `blocks` of `rows: list[list[int]]`), `x =
     queue.pop()` in a `while` loop).
@@ -220,6 +222,16 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # a flat bucket packed from tensors not proven on the host (gradients, on the device)
+        Valid(
+            """
+            def flatten(grads, flat):
+                offset = 0
+                for g in grads:
+                    flat[offset : offset + g.numel()].copy_(g.view(-1))
+                    offset += g.numel()
+            """
+        ),
         # A comprehension unpacked into two names: two items of different roles.
         Valid(
             """
@@ -1013,6 +1025,23 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                     dst[i].copy_(x, non_blocking=True)
                     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                 return dst
+            """,
+        ),
+        # host rows packed into one device buffer at running offsets: one copy per row
+        Invalid(
+            """
+            import torch
+            class Runner:
+                def __init__(self, device):
+                    self.buf = torch.empty(8192, dtype=torch.int64, device=device)
+                def prepare(self, prompts):
+                    rows = [torch.tensor(p) for p in prompts]
+                    start = 0
+                    for row in rows:
+                        end = start + row.numel()
+                        self.buf[start:end].copy_(row, non_blocking=True)
+                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        start = end
             """,
         ),
         # each request's block ids written into a row of a device table: one copy per request

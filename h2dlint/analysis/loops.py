@@ -73,6 +73,7 @@ from h2dlint.analysis.loop_transfers import (
 from h2dlint.analysis.loop_transfers import Comprehension as Comprehension
 from h2dlint.analysis.loop_transfers import GatheringLoop as GatheringLoop
 from h2dlint.analysis.model_outputs import iterated_collection
+from h2dlint.analysis.offset_bookkeeping import host_items, offset_statement
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.walk import OwnScopeVisitor, ReadOnlyVisitor, visit_read_only
 
@@ -258,12 +259,21 @@ def gathering_for(node: cst.For, provenance: Provenance, frame: Frame) -> Gather
     if not statements or not (statements := [s for s in statements if s not in aliases.statements]):
         return None
     indices = index_names(node.target, node.iter)
+    offsets = frozenset(s for s in statements if offset_statement(s, loop_names))
     transfers = _gathering_transfers(
-        statements, loop_names, provenance, frame, indices, rebound=frozenset(aliases.values)
+        statements,
+        loop_names,
+        provenance,
+        frame,
+        indices,
+        control=offsets,
+        rebound=frozenset(aliases.values),
     )
     if transfers is None:
         return None
     transfers = [aliases.resolved(t) for t in transfers]
+    if offsets and not host_items(transfers, node.iter, loop_names, provenance, frame):
+        return None  # a flat bucket packed from device tensors looks the same
     if any(item_excluded(t.moved, node, loop_names, provenance, frame) for t in transfers):
         return None
     rows = all(rows_of_one(t, loop_names, provenance) for t in transfers)
