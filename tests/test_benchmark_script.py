@@ -116,3 +116,27 @@ def test_profile_workers_profiles_every_worker_of_a_parallel_run(tmp_path: Path)
     assert run.returncode == 0, run.stderr
     assert (out / "main.prof").exists()
     assert len(list(out.glob("worker-*.prof"))) == 2
+
+
+def test_index_work_counts_every_process_and_compares_two_runs(tmp_path: Path) -> None:
+    # The script wraps the index's methods by name: a renamed method must fail here, not
+    # leave the counts silently empty.
+    tree = _tiny_tree(tmp_path)
+    script = ROOT / "benchmarks" / "index_work.py"
+    outs = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"j{jobs}"
+        args = ["--out", str(out), "--", "--no-cache", "-j", jobs, "--exit-zero", str(tree)]
+        run = subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        outs.append(out)
+    assert len(list(outs[1].glob("*.json"))) == 2  # one file per worker
+    counts = json.loads(next(outs[0].glob("*.json")).read_text())
+    assert counts["stats"]["pipeline.process (all of a file's work)"][0] == 7
+    run = subprocess.run(
+        [sys.executable, str(script), "--compare", str(outs[0]), str(outs[1])],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "libcst parses of other modules" in run.stdout
