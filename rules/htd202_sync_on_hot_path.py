@@ -249,7 +249,7 @@ class SyncOnHotPath(Rule):
     of steps: only the loop's body is hot there. The one `.tolist()` that HTD201's fix leaves
     (`t.prod(dim=-1).tolist()`, all rows at once) is not reported again.
 
-    Explicit waits are reported in one shape only, at MEDIUM confidence: a statement
+    Explicit waits are reported in two shapes, at MEDIUM confidence. First, a statement
     `torch.cuda.synchronize()` (or `torch.accelerator.synchronize()`...) or
     `stream.synchronize()` right after `non_blocking=True` copies to the device in the same
     block, on a hot path or in a loop (a `while` loop of steps counts here) around both: the host
@@ -262,6 +262,13 @@ class SyncOnHotPath(Rule):
     run-once code (warm-up, set-up) and waits with no copy queued before them in their block.
     Most explicit waits in real code are of those kinds; upstream fixes replaced the reported
     kind with an event and a device-side `wait_event`/`wait_stream`.
+    Second, a device-wide wait (`torch.cuda.synchronize()`) with nothing queued before it, in a
+    function that a loop of steps calls on every iteration (the loop's body, or the function it
+    calls, runs a step by name: transformers' continuous batching loop calls
+    `_inner_generation_loop()`, which runs `_generation_step()`): the host stalls for all the
+    device's work every step, where the step's outputs are read with `.tolist()` anyway
+    (transformers 5.0 and 5.4 removed two such waits). Functions named for warm-up, capture,
+    teardown, loading, memory or waiting, and timing code, are left alone.
 
     A call of a helper of another module of the project that returns a host read of its
     argument (`return x.item()`, `return float(all_reduce(x).item())`, or another such helper

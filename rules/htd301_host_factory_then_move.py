@@ -42,7 +42,10 @@ class HostFactoryThenMove(Rule):
     then moved to the device: `torch.ones(n).cuda()`, `torch.zeros(b, n).to(device)`,
     `torch.arange(n).to(x.device)`, `torch.zeros(n, n).fill_(-inf).cuda()` (value-exact methods
     between the factory and the move are seen through: `fill_`, `zero_`, `triu`, `tril`,
-    reshapes, dtype conversions). The target counts when the analysis resolves it to an
+    reshapes, views such as `expand_as`, `transpose`, dtype conversions, and the functions
+    `torch.triu(...)`/`torch.tril(...)` around it: `torch.triu(torch.ones(n, n),
+    diagonal=1).bool().to(q.device)`). A 0-d constant may be chosen between two numbers
+    (`torch.tensor(0.0 if done else 1.0).to(device)`). The target counts when the analysis resolves it to an
     accelerator, by value (`"cuda"`, `.cuda()`) or by name (`device`, `x.device`).
 
     It also flags a tensor built from Python data of unknown length and then moved
