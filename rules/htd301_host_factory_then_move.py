@@ -45,8 +45,9 @@ class HostFactoryThenMove(Rule):
     reshapes, views such as `expand_as`, `transpose`, dtype conversions, and the functions
     `torch.triu(...)`/`torch.tril(...)` around it: `torch.triu(torch.ones(n, n),
     diagonal=1).bool().to(q.device)`). A 0-d constant may be chosen between two numbers
-    (`torch.tensor(0.0 if done else 1.0).to(device)`). The target counts when the analysis resolves it to an
-    accelerator, by value (`"cuda"`, `.cuda()`) or by name (`device`, `x.device`).
+    (`torch.tensor(0.0 if done else 1.0).to(device)`). The target counts when the analysis
+    resolves it to an accelerator, by value (`"cuda"`, `.cuda()`) or by name (`device`,
+    `x.device`).
 
     It also flags a tensor built from Python data of unknown length and then moved
     (`torch.tensor(ids).to(device)`), the same pageable blocking copy as
