@@ -7,7 +7,13 @@ from h2dlint.analysis.arguments import host_named, keyword, positional
 from h2dlint.analysis.device_loops import DeviceLoop, device_loop
 from h2dlint.analysis.earlier_copies import earlier_host_copy
 from h2dlint.analysis.element_writes import ONE_ELEMENT, syncing_write
-from h2dlint.analysis.explicit_waits import queued_copies, stream_wait, timing_code
+from h2dlint.analysis.explicit_waits import (
+    per_step_wait,
+    queued_copies,
+    stream_wait,
+    timing_code,
+    wait_message,
+)
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.generation_outputs import after_generation, output_after_loop
@@ -243,7 +249,7 @@ class SyncOnHotPath(Rule):
     of steps: only the loop's body is hot there. The one `.tolist()` that HTD201's fix leaves
     (`t.prod(dim=-1).tolist()`, all rows at once) is not reported again.
 
-    Explicit waits are reported in one shape only, at MEDIUM confidence: a statement
+    Explicit waits are reported in two shapes, at MEDIUM confidence. First, a statement
     `torch.cuda.synchronize()` (or `torch.accelerator.synchronize()`...) or
     `stream.synchronize()` right after `non_blocking=True` copies to the device in the same
     block, on a hot path or in a loop (a `while` loop of steps counts here) around both: the host
@@ -256,6 +262,13 @@ class SyncOnHotPath(Rule):
     run-once code (warm-up, set-up) and waits with no copy queued before them in their block.
     Most explicit waits in real code are of those kinds; upstream fixes replaced the reported
     kind with an event and a device-side `wait_event`/`wait_stream`.
+    Second, a device-wide wait (`torch.cuda.synchronize()`) with nothing queued before it, in a
+    function that a loop of steps calls on every iteration (the loop's body, or the function it
+    calls, runs a step by name: transformers' continuous batching loop calls
+    `_inner_generation_loop()`, which runs `_generation_step()`): the host stalls for all the
+    device's work every step, where the step's outputs are read with `.tolist()` anyway
+    (transformers 5.0 and 5.4 removed two such waits). Functions named for warm-up, capture,
+    teardown, loading, memory or waiting, and timing code, are left alone.
 
     A call of a helper of another module of the project that returns a host read of its
     argument (`return x.item()`, `return float(all_reduce(x).item())`, or another such helper
@@ -1725,6 +1738,27 @@ class SyncOnHotPath(Rule):
                     return mask
             """
         ),
+        # Session 20 (recall20c): a device-wide wait in a function the loop of steps calls is
+        # left alone when its name says warm-up, and a stream's wait with nothing queued before
+        # it (transformers 5.4's io class waits on its compute stream before reading outputs).
+        Valid(
+            """
+            import torch
+            class Manager:
+                def run_loop(self, processor):
+                    while processor.has_pending_requests():
+                        self._warmup_or_step(processor)
+                        self._retrieve(processor)
+                def _warmup_or_step(self, processor):
+                    torch.cuda.synchronize()
+                    self._generation_step(processor)
+                def _retrieve(self, processor):
+                    self.compute_stream.synchronize()
+                    self._generation_step(processor)
+                def _generation_step(self, processor):
+                    processor.out.copy_(self.model(processor.ids).logits.argmax(-1))
+            """
+        ),
     )
     invalid = (
         # Session 19's twin: each step's token copied in the loop to stream its text
@@ -2933,25 +2967,18 @@ class SyncOnHotPath(Rule):
             return
         before = list(block.body[: block.body.index(line)])
         copies = queued_copies(self.context.module, before)
-        if copies is None or not copies:
-            return  # nothing queued here, or a copy to the host the wait is for
+        if copies is None or (not copies and stream_wait(node) != "device"):
+            return  # a copy to the host the wait is for, or a stream's wait with nothing queued
         reason = HotPaths.of(self.context).why_hot_at(ancestors)
         inner = ancestors[ancestors.index(function) :]
-        if reason is None and any(isinstance(a, (cst.For, cst.While)) for a in inner):
+        if reason is None and copies and any(isinstance(a, (cst.For, cst.While)) for a in inner):
             reason = "it runs on every iteration of the loop around it, as the copies do"
         if reason is None or not runs_every_call(self.context, node, None, loops=True):
             return
-        code = self.context.module.code_for_node
-        self.report(
-            node,
-            f"`{code(node)}` makes the host wait for the `non_blocking=True` copies queued just "
-            f"before it ({copies[0]}) on a hot path ({reason}): the copies overlap nothing. "
-            "Record an event after them (`ev = torch.cuda.Event(); ev.record(stream)`) and make "
-            "the stream that uses the data wait on the device "
-            "(`torch.cuda.current_stream().wait_event(ev)` or `.wait_stream(stream)`); the wait "
-            "is only needed if the host itself reads the copied data next",
-            confidence=Confidence.MEDIUM,
-        )
+        if not copies and not per_step_wait(self.context.module, function, reason):
+            return
+        code = self.context.module.code_for_node(node)
+        self.report(node, wait_message(code, copies, reason), confidence=Confidence.MEDIUM)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:

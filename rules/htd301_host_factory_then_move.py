@@ -8,6 +8,7 @@ from h2dlint.analysis.factories import (
     EXACT_METHODS,
     RANDOM_FACTORIES,
     SHAPE_FACTORIES,
+    constant_choice,
     constant_fill,
     factory_of,
     numeric_constant,
@@ -41,8 +42,12 @@ class HostFactoryThenMove(Rule):
     then moved to the device: `torch.ones(n).cuda()`, `torch.zeros(b, n).to(device)`,
     `torch.arange(n).to(x.device)`, `torch.zeros(n, n).fill_(-inf).cuda()` (value-exact methods
     between the factory and the move are seen through: `fill_`, `zero_`, `triu`, `tril`,
-    reshapes, dtype conversions). The target counts when the analysis resolves it to an
-    accelerator, by value (`"cuda"`, `.cuda()`) or by name (`device`, `x.device`).
+    reshapes, views such as `expand_as`, `transpose`, dtype conversions, and the functions
+    `torch.triu(...)`/`torch.tril(...)` around it: `torch.triu(torch.ones(n, n),
+    diagonal=1).bool().to(q.device)`). A 0-d constant may be chosen between two numbers
+    (`torch.tensor(0.0 if done else 1.0).to(device)`). The target counts when the analysis
+    resolves it to an accelerator, by value (`"cuda"`, `.cuda()`) or by name (`device`,
+    `x.device`).
 
     It also flags a tensor built from Python data of unknown length and then moved
     (`torch.tensor(ids).to(device)`), the same pageable blocking copy as
@@ -318,6 +323,26 @@ class HostFactoryThenMove(Rule):
                 return zeros(n).cuda()
             """
         ),
+        # Session 20 (recall20c): the post-fix spellings of three held-out fixes (the factory
+        # on the device, then value-exact functions and views).
+        Valid(
+            """
+            import torch
+            def f(q, positions, n, finished):
+                mask = torch.triu(torch.ones([2048, 2048], device=q.device), diagonal=1).bool()
+                ids = torch.arange(n, dtype=positions.dtype, device=positions.device).view(1, -1)
+                flag = torch.tensor(0.0 if finished else 1.0, device=q.device)
+                return mask, ids, flag
+            """
+        ),
+        # a choice between a number and data is no constant
+        Valid(
+            """
+            import torch
+            def f(ids, device, empty):
+                return torch.tensor(0 if empty else ids).to(device)
+            """
+        ),
     )
     invalid = (
         # data of unknown type converted on a step path (medium, as HTD106 reports the same
@@ -551,6 +576,30 @@ class HostFactoryThenMove(Rule):
             """,
             message_contains="torch.full((n,), value",
         ),
+        # Session 20 (recall20c): transformers 4.51's NPU attention built its causal mask on
+        # the host through `torch.triu(...)` on every call; 5.2's assisted decoding moved an
+        # `arange(...).expand_as(...)`; 4.50's synced generation a 0-d flag of two constants.
+        Invalid(
+            """
+            import torch
+            def attention(q, next_position_ids, n, finished, device):
+                mask = torch.triu(torch.ones([2048, 2048]), diagonal=1).bool().to(q.device)
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                ids = torch.arange(n).expand_as(next_position_ids).to(next_position_ids.device)
+                #     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                flag = torch.tensor(0.0 if finished else 1.0).to(device)
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return mask, ids, flag
+            """,
+            expected_fix="""
+            import torch
+            def attention(q, next_position_ids, n, finished, device):
+                mask = torch.triu(torch.ones([2048, 2048], device=q.device), diagonal=1).bool()
+                ids = torch.arange(n, device=next_position_ids.device).expand_as(next_position_ids)
+                flag = torch.full((), 0.0 if finished else 1.0, device=device)
+                return mask, ids, flag
+            """,
+        ),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -666,7 +715,7 @@ class HostFactoryThenMove(Rule):
         data = first_positional(factory)
         if data is None or len(positional(factory)) != 1:
             return
-        if numeric_constant(data):
+        if numeric_constant(data) or constant_choice(data):
             message = (
                 f"0-d constant made on the host only to be moved to the device{certain}: "
                 "`torch.full((), value, device=...)` makes it there"

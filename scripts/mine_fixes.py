@@ -74,6 +74,18 @@ _TRL = (
 _TORCHRL = ("0.10.1", "0.11.1", "0.12.0", "0.13.3", "0.14.1")
 _LEROBOT = ("0.3.3", "0.4.0", "0.4.2", "0.4.4")
 _SBERT = ("5.0.0", "5.2.3", "5.5.1", "6.0.1", "6.3.0")
+# Session 20's transformers releases between the session-17 and session-7 pairs.
+_TRANSFORMERS_5_MID = (
+    "5.6.2",
+    "5.7.0",
+    "5.8.0",
+    "5.9.0",
+    "5.10.1",
+    "5.11.0",
+    "5.12.0",
+    "5.13.0",
+    "5.14.0",
+)
 
 # Consecutive releases over roughly the last one to two years, serving engines and model code
 # first. Kept modest: every version is a full download of the package's .py files.
@@ -284,6 +296,19 @@ PAIRS: list[tuple[str, str, str]] = [
     ("tokasaurus", "0.0.2", "0.0.3"),
     ("tokasaurus", "0.0.3", "0.0.3.post1"),
     ("tokasaurus", "0.0.3.post1", "0.0.4"),
+    # Session 20 (helper recall20c): serving-like code only (transformers' generation/,
+    # cache_utils.py, integrations/; flash-attn's Python wrappers; logits processors). The
+    # 5.6.2 -> 5.14.0 pairs had been mined in sessions 10 and 12 but never recorded here; the
+    # 4.50.3 -> 5.6.2 pairs above (session 17) were read for transfers only, so their sync
+    # candidates in these folders were read for the first time. Files that name vllm or sglang
+    # were deleted (or skipped) unread.
+    *(("transformers", a, b) for a, b in itertools.pairwise(_TRANSFORMERS_5_MID)),
+    ("flash-attn", "2.6.3", "2.7.4.post1"),
+    ("flash-attn", "2.7.4.post1", "2.8.3.post2"),
+    *(("outlines", a, b) for a, b in itertools.pairwise(("0.1.14", "1.0.4", "1.2.3", "1.3.3"))),
+    *(("xgrammar", a, b) for a, b in itertools.pairwise(("0.1.19", "0.1.25", "0.2.0", "0.2.8"))),
+    ("llguidance", "0.7.30", "1.3.0"),
+    ("llguidance", "1.3.0", "1.9.1"),
 ]
 
 # A removed line must hold one of these to start a candidate.

@@ -113,3 +113,61 @@ def queued_copies(
     for statement in statements:
         visit_read_only(statement, collector)
     return None if collector.to_host else collector.to_device
+
+
+# Words of a function's name that say a device-wide wait there is the point: warm-up, CUDA-graph
+# capture, teardown, weight loading or offloading, memory accounting.
+_WAIT_FUNCTION_WORDS = (
+    "warm",
+    "capture",
+    "graph",
+    "close",
+    "shutdown",
+    "stop",
+    "teardown",
+    "cleanup",
+    "load",
+    "offload",
+    "memory",
+    "empty_cache",
+    "init",
+    "reset",
+    "sync",
+    "wait",
+    "barrier",
+)
+
+
+def per_step_wait(module: cst.Module, function: cst.FunctionDef, reason: str) -> bool:
+    """Whether a device-wide wait with no copy queued before it in its block
+    (``torch.cuda.synchronize()``) stalls the host on every step for nothing: its function runs
+    once per step of a loop of steps (``reason``: "called in the loop of ..."; session 20:
+    transformers' continuous batching waited for the whole device before and after every
+    batch's step, then read the outputs with ``.tolist()`` anyway, until 5.0 and 5.4 removed
+    the waits). Left alone: functions named for warm-up, graph capture, teardown, loading,
+    memory accounting or waiting itself, and timing code."""
+    name = function.name.value.lower()
+    if any(word in name for word in _WAIT_FUNCTION_WORDS):
+        return False
+    return reason.startswith("called in the loop of") and not timing_code(module, function)
+
+
+def wait_message(code: str, copies: list[str], reason: str) -> str:
+    """HTD202's message for an explicit wait: after ``non_blocking=True`` copies (``copies``),
+    or, with none, a device-wide wait on every step."""
+    if not copies:
+        return (
+            f"`{code}` makes the host wait for all the work queued on the device on every step "
+            f"({reason}): the next step's inputs cannot be prepared while the device works. "
+            "Drop it where the host reads the step's outputs anyway (`.tolist()`, `.item()` "
+            "wait for them), or record an event after the work the host needs and wait on "
+            "that event only"
+        )
+    return (
+        f"`{code}` makes the host wait for the `non_blocking=True` copies queued just "
+        f"before it ({copies[0]}) on a hot path ({reason}): the copies overlap nothing. "
+        "Record an event after them (`ev = torch.cuda.Event(); ev.record(stream)`) and make "
+        "the stream that uses the data wait on the device "
+        "(`torch.cuda.current_stream().wait_event(ev)` or `.wait_stream(stream)`); the wait "
+        "is only needed if the host itself reads the copied data next"
+    )

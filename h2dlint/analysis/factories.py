@@ -34,14 +34,29 @@ EXACT_METHODS = DTYPE_METHODS | frozenset(
         "reshape",
         "expand",
         "contiguous",
+        # Views and copies of the same values (session 20: transformers' assisted decoding
+        # moves `torch.arange(n).expand_as(ids).to(ids.device)` each candidate step).
+        "expand_as",
+        "repeat",
+        "flatten",
+        "squeeze",
+        "transpose",
+        "permute",
     }
 )
+# Functions of torch that compute the same values on either device from their first argument
+# (session 20: `torch.triu(torch.ones([2048, 2048]), diagonal=1).bool().to(q.device)`, a mask
+# built on the host for every attention call).
+EXACT_FUNCTIONS = frozenset({"triu", "tril"})
 
 
 def factory_of(node: cst.BaseExpression) -> cst.Call | None:
     """The factory call at the root of a chain of value-exact methods, or None."""
     while isinstance(node, cst.Call):
         func = node.func
+        if _exact_function(func) and (inner := first_positional(node)) is not None:
+            node = inner
+            continue
         if isinstance(func, cst.Attribute) and func.attr.value in EXACT_METHODS:
             if func.attr.value == "fill_" and not numeric(first_positional(node)):
                 return None
@@ -49,6 +64,16 @@ def factory_of(node: cst.BaseExpression) -> cst.Call | None:
             continue
         return node
     return None
+
+
+def _exact_function(func: cst.BaseExpression) -> bool:
+    """``torch.triu``/``torch.tril`` spelled through the module's name."""
+    return (
+        isinstance(func, cst.Attribute)
+        and isinstance(func.value, cst.Name)
+        and func.value.value == "torch"
+        and func.attr.value in EXACT_FUNCTIONS
+    )
 
 
 def numeric(node: cst.BaseExpression | None) -> bool:
@@ -74,6 +99,16 @@ def numeric_constant(node: cst.BaseExpression) -> bool:
     if isinstance(node, (cst.Integer, cst.Float)):
         return True
     return isinstance(node, cst.Name) and node.value in ("True", "False")
+
+
+def constant_choice(node: cst.BaseExpression) -> bool:
+    """``a if test else b`` with ``a`` and ``b`` numbers: a 0-d constant either way (session 20:
+    transformers' `torch.tensor(0.0 if this_peer_finished else 1.0).to(device)` per step)."""
+    return (
+        isinstance(node, cst.IfExp)
+        and numeric_constant(node.body)
+        and numeric_constant(node.orelse)
+    )
 
 
 def constant_fill(node: cst.BaseExpression) -> bool:

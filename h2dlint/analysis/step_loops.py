@@ -98,7 +98,8 @@ _LOOPS = (ast.While, ast.For, ast.AsyncFor)
 
 def _step_loops(tree: ast.Module) -> dict[str, _Loops]:
     """Per top-level function and method of a top-level class: its loops of steps."""
-    found = {_key(f.name, cls): _loops_in(f) for f, cls in top_functions(tree)}
+    functions = {_key(f.name, cls): f for f, cls in top_functions(tree)}
+    found = {_key(f.name, cls): _loops_in(f, functions, cls) for f, cls in top_functions(tree)}
     return {k: v for k, v in found.items() if v}
 
 
@@ -108,11 +109,11 @@ def _guarded_lines(tree: ast.Module) -> dict[str, _Ranges]:
     return {k: v for k, v in found.items() if v}
 
 
-def _loops_in(function: _Function) -> _Loops:
+def _loops_in(function: _Function, functions: dict[str, _Function], cls: str | None) -> _Loops:
     loops: _Loops = []
     for node in _own_nodes(function.body):
         if isinstance(node, _LOOPS):
-            step = _step_called(node.body)
+            step = _step_called(node.body) or _step_through_callee(node.body, functions, cls)
             if step is not None:
                 last = node.end_lineno or node.lineno
                 loops.append([node.lineno, last, step, _occasional_lines(node.body)])
@@ -159,6 +160,32 @@ def _step_called(body: list[ast.stmt]) -> str | None:
             "step" in name.lower().split("_") and name_reason(name, method) is not None
         ):
             return name
+    return None
+
+
+def _step_through_callee(
+    body: list[ast.stmt], functions: dict[str, _Function], cls: str | None
+) -> str | None:
+    """A step the loop body runs through a function of the module it calls on every iteration
+    (one level): transformers' continuous batching loops ``while ...:
+    self._inner_generation_loop(processor)``, whose body calls ``self._generation_step()``. The
+    callee is ``self.<method>`` of the loop's own class or a top-level function by its name;
+    what it calls under its own loops or occasional branches does not count."""
+    occasional = _occasional_lines(body)
+    for node in _own_nodes(body, loops=False):
+        if not isinstance(node, ast.Call) or _within(node.lineno, occasional):
+            continue
+        func = node.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            key = _key(func.attr, cls) if func.value.id in ("self", "cls") and cls else None
+        elif isinstance(func, ast.Name):
+            key = func.id
+        else:
+            key = None
+        callee = functions.get(key) if key is not None else None
+        step = _step_called(callee.body) if callee is not None else None
+        if step is not None and key is not None:
+            return f"{key.rsplit('.', 1)[-1]}` -> `{step}"
     return None
 
 

@@ -27,7 +27,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 # Bumped whenever a part's meaning or shape changes: summaries of another format are dropped.
-SUMMARY_FORMAT = 3
+# 4 (session 20): the part ``steps`` finds loops that run their step through one call.
+SUMMARY_FORMAT = 4
 # Parsed ``ast`` trees kept per process while their module's parts are computed one by one.
 KEPT_TREES = 4
 # Parts kept in a file of their own, read only when a process first asks for one of them: large
