@@ -200,6 +200,13 @@ SERVING_PACKAGES: dict[str, str] = {
     "lightning-thunder": "0.2.6",
     "whisperx": "3.8.6",
     "litserve": "0.2.19",
+    # Session 20 (helper heldout20), the fresh draw after its fixes: lmms-eval's model wrappers
+    # (per-request image and audio inputs), ms-swift's RL, Megatron and inference-engine code,
+    # unsloth-zoo's patches. Files that import or name vllm or sglang (28 of lmms-eval's, 85
+    # of ms-swift's, 37 of unsloth-zoo's) were removed before the scan and never read.
+    "lmms-eval": "0.7.3",
+    "ms-swift": "4.6.0",
+    "unsloth-zoo": "2026.10.9",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 
