@@ -14,7 +14,9 @@ from h2dlint.registry import all_rules
 def _findings(code: str, rule_code: str, path: str = "m.py") -> list[str]:
     rule = all_rules()[rule_code]
     enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
-    return [f.message for f in check_text(textwrap.dedent(code), path, enabled)]
+    messages = [f.message for f in check_text(textwrap.dedent(code), path, enabled)]
+    assert not any(m.startswith("SyntaxError") for m in messages), messages
+    return messages
 
 
 # -- test bodies: a private ``_test_*`` a harness runs, and helpers nested in a test ----------
@@ -31,8 +33,8 @@ def test_a_private_test_body_runs_once_per_test() -> None:
     assert not _findings(PRIVATE_TEST.format(name="_test_ddp_helper"), "HTD301")
     assert not _findings(PRIVATE_TEST.format(name="test_ddp"), "HTD301")
     # A function that is no test (a private helper its module calls per step) stays reported.
-    per_step = PRIVATE_TEST.format(name="_step") + "\ndef train(xs):\n    for x in xs:\n"
-    per_step += "        _step(x)\n"
+    per_step = textwrap.dedent(PRIVATE_TEST.format(name="_step"))
+    per_step += "def train(xs):\n    for x in xs:\n        _step(x)\n"
     assert _findings(per_step, "HTD301")
 
 
@@ -113,3 +115,30 @@ def test_a_copy_into_a_buffer_on_the_items_device_is_no_transfer() -> None:
     # A buffer on a device the code names (not the items') gets one copy per item.
     assert _findings(PACK.format(device="device"), "HTD101")
     assert _findings(PACK.format(device='"cuda"'), "HTD101")
+
+
+# -- HTD201: another framework's arrays ---------------------------------------------------------
+FRAMEWORK = """
+    {imports}
+    def pack_visual_state(visual_pos_masks, embeds):
+        if embeds is None or isinstance(embeds, mx.array):
+            return embeds, None
+        counts = [
+            int(visual_pos_masks[row].sum().item())
+            for row in range(visual_pos_masks.shape[0])
+        ]
+        return counts, max(counts)
+    """
+
+
+def test_a_module_of_another_array_framework_holds_no_torch_tensor() -> None:
+    # unsloth-zoo's mlx/compile.py imports mlx.core and not torch: MLX arrays.
+    assert not _findings(FRAMEWORK.format(imports="import mlx.core as mx"), "HTD201")
+    assert not _findings(FRAMEWORK.format(imports="import jax.numpy as mx"), "HTD201")
+    # A module that imports torch too (anywhere) is judged as before.
+    pad = "\n    "
+    both = pad.join(("import mlx.core as mx", "try:", "    import torch", "except ImportError:"))
+    both += pad + "    pass"
+    for imports in (both, "import torch" + pad + "import mlx.core as mx", "import numpy as mx"):
+        found = _findings(FRAMEWORK.format(imports=imports), "HTD201")
+        assert found and "per-row" in found[0], imports
