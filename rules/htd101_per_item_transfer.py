@@ -881,6 +881,20 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                     model(*test_batch)
             """
         ),
+        # Session 20 (mergekit's batch packer): a copy into a buffer made on the device of the
+        # loop's own collection packs items on their own device, no host-to-device copy
+        # (twin in tests/test_precision_fixes_s20.py: a buffer on a named device).
+        Valid(
+            """
+            import torch
+            def pack(sources, dtype):
+                shape = (len(sources), *sources[0].shape)
+                tensor = torch.empty(shape, dtype=dtype, device=sources[0].device)
+                for index, source in enumerate(sources):
+                    tensor[index].copy_(source)
+                return tensor
+            """
+        ),
     )
     invalid = (
         # a field of a processor's output, and a list that also holds host tensors

@@ -451,6 +451,22 @@ class TensorFromHostDataOnDevice(Rule):
                     return torch.arange(len(scores), dtype=torch.long, device=scores.device)
             """
         ),
+        # Session 20 (Lightning Thunder's tests): a helper nested in a test makes the test's
+        # inputs, and a loop over literal cases builds one constant per case (twins in
+        # tests/test_precision_fixes_s20.py: the same helper in a function run per call, a loop
+        # over data).
+        Valid(
+            """
+            import torch
+            def test_div(device, dtype):
+                def make_integer_tensor():
+                    return torch.tensor([*range(-5, 0), *range(1, 6)], device=device, dtype=dtype)
+                return make_integer_tensor() // make_integer_tensor()
+            def grouped_mm_samples(a, b, device):
+                for offsets in [[0, 16], [16, 16]]:
+                    yield a, b, torch.tensor(offsets, device=device, dtype=torch.int32)
+            """
+        ),
     )
     invalid = (
         # Session 19's twin: the guard tests an attribute the body does not set, so it runs

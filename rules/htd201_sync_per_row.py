@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.array_frameworks import other_framework_module
 from h2dlint.analysis.device_branches import off_cuda_branch
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.host_data import dataset_module
@@ -716,6 +717,22 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     return index
             """
         ),
+        # Session 20 (unsloth-zoo's mlx/compile.py): a module that imports another array
+        # framework and not torch computes on that framework's arrays (twin in
+        # tests/test_precision_fixes_s20.py: the same module importing torch too).
+        Valid(
+            """
+            import mlx.core as mx
+            def pack_visual_state(visual_pos_masks, embeds):
+                if embeds is None or isinstance(embeds, mx.array):
+                    return embeds, None
+                counts = [
+                    int(visual_pos_masks[row].sum().item())
+                    for row in range(visual_pos_masks.shape[0])
+                ]
+                return counts
+            """
+        ),
     )
     invalid = (
         # Session 19's twin: no type test, so the annotation says a tensor's rows (the `.to(`
@@ -1404,8 +1421,10 @@ class SyncPerRow(ComprehensionVisits, Rule):
         # Where the device is unknown: a surely-tensor read per iteration on a hot path (not
         # in a dataset's module, whose samples are host data unless proven otherwise, nor in
         # a branch that runs only off CUDA: ``if not is_cuda: while (weight == 0).any():``).
-        if dataset_module(self.context) or off_cuda_branch(
-            [*self.context.ancestors, node], name_values(provenance)
+        if (
+            dataset_module(self.context)
+            or other_framework_module(self.context)
+            or off_cuda_branch([*self.context.ancestors, node], name_values(provenance))
         ):
             return
         for sync in ordered:

@@ -343,6 +343,16 @@ class HostFactoryThenMove(Rule):
                 return torch.tensor(0 if empty else ids).to(device)
             """
         ),
+        # Session 20 (Lightning Thunder's test_ddp.py): a private test body a harness runs
+        # (`_test_*`) runs once per test, as a `test_*` does.
+        Valid(
+            """
+            import torch
+            def _test_ddp_transformer_engine(input_data):
+                x = torch.randn(16, 16).cuda() * 100
+                return x.sum()
+            """
+        ),
     )
     invalid = (
         # data of unknown type converted on a step path (medium, as HTD106 reports the same

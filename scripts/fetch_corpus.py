@@ -183,6 +183,30 @@ SERVING_PACKAGES: dict[str, str] = {
     "mosaicml": "0.32.1",
     "stable-audio-tools": "0.0.19",
     "kornia": "0.9.0",
+    # Added in session 20 (helper heldout20) for a held-out reading of every rule on embedding,
+    # reranking, fine-tuning and model-merging code no triage had read: FlagEmbedding's
+    # embedders and rerankers (a layer-wise Gemma/MiniCPM reranker with token compression),
+    # XTuner's model patches (InternLM2/3, LLaVA, InternVL, DeepSeek-V2 and Mixtral copies),
+    # sequence-parallel collation and evaluation hooks, LLM Foundry's MPT, embedding models,
+    # API wrappers and ICL metrics, mergekit's merge methods and evolutionary search, and
+    # Lightning Thunder's benchmarks and tests. whisperx 3.8.6 and litserve 0.2.19 were scanned
+    # too (no findings); tensorrt-llm was skipped (a multi-GB wheel). Files that import or name
+    # vllm or sglang (1 of xtuner's, 5 of mergekit's, 2 of lightning-thunder's) were removed
+    # before the scan and never read.
+    "FlagEmbedding": "1.4.2",
+    "xtuner": "0.2.0",
+    "llm-foundry": "0.22.0",
+    "mergekit": "0.1.5",
+    "lightning-thunder": "0.2.6",
+    "whisperx": "3.8.6",
+    "litserve": "0.2.19",
+    # Session 20 (helper heldout20), the fresh draw after its fixes: lmms-eval's model wrappers
+    # (per-request image and audio inputs), ms-swift's RL, Megatron and inference-engine code,
+    # unsloth-zoo's patches. Files that import or name vllm or sglang (28 of lmms-eval's, 85
+    # of ms-swift's, 37 of unsloth-zoo's) were removed before the scan and never read.
+    "lmms-eval": "0.7.3",
+    "ms-swift": "4.6.0",
+    "unsloth-zoo": "2026.10.9",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 

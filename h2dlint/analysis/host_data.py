@@ -122,10 +122,14 @@ def host_side(context: FileContext) -> bool:
 
 def dataset_module(context: FileContext) -> bool:
     """A module named for a dataset (``sam2_datasets.py``, ``tts_dataset.py``): samples are
-    prepared there on the host, in a data loader's workers, so a tensor whose device is not
-    proven is host data."""
+    proven is host data. So is a module named for collation (``data_collate.py``,
+    ``collate_fns.py``, ``collator.py``): it builds batches in the loader, as a ``Collator``
+    class does (:data:`HOST_PIPELINE_CLASSES`)."""
     stem = context.file_name.removesuffix(".py")
-    return bool({"dataset", "datasets"} & {w.lower() for w in stem.split("_")})
+    return bool(DATASET_WORDS & {w.lower() for w in stem.split("_")})
+
+
+DATASET_WORDS = frozenset({"dataset", "datasets", "collate", "collator", "collation"})
 
 
 def host_sequence(

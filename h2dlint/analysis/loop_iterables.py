@@ -7,6 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.argument_flow import arguments
+from h2dlint.analysis.arguments import keyword
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.loader_batches import loader_batch
@@ -21,9 +22,11 @@ from h2dlint.analysis.loop_transfers import (
     calls_in,
     model_named,
     parameter_attribute,
+    root_name,
     target_names,
 )
 from h2dlint.analysis.model_outputs import called_outputs, iterated_collection
+from h2dlint.analysis.names import names_in
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.provenance.common import SPLITTING_METHODS
 from h2dlint.analysis.targets import name_words
@@ -291,6 +294,48 @@ def item_excluded(
     (:func:`reduced_items`)."""
     return named_field(moved, loop.iter, loop_names, provenance, frame) or reduced_items(
         moved, loop.iter, loop.target, provenance, frame
+    )
+
+
+def into_items_device(
+    call: cst.BaseExpression, iterable: cst.BaseExpression, provenance: Provenance, frame: Frame
+) -> bool:
+    """``buf[i].copy_(item)`` into a buffer made on the device of the loop's own collection
+    (``buf = torch.empty(..., device=sources[0].device)`` for ``i, item`` of
+    ``enumerate(sources)``): the items live where the buffer does, so each copy packs (or
+    converts the dtype of) an item on its own device, no host-to-device copy; as
+    ``h.to(other.device)`` aligns tensors. A buffer made on another tensor's device, or named
+    one, stays a per-item transfer."""
+    if not (
+        isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Attribute)
+        and call.func.attr.value == "copy_"
+    ):
+        return False
+    buffer = root_name(call.func.value)
+    if buffer is None:
+        return False
+    collections = names_in(iterable) - {"enumerate", "zip", "reversed"}
+    values = provenance.bindings(frame).of(buffer)
+    made = [v for v in values if isinstance(v, cst.Call) and keyword(v, "device") is not None]
+    # Every value the buffer may hold lives on the collection's device: made there, or made of
+    # the collection itself (``torch.stack(sources)``, ``sources[0].to(dtype=...)``).
+    return bool(made) and all(
+        _on_device_of(value, collections)
+        if isinstance(value, cst.Call) and value in made
+        else value is not None and bool(names_in(value) & collections)
+        for value in values
+    )
+
+
+def _on_device_of(call: cst.Call, collections: set[str]) -> bool:
+    """An allocation given ``device=<an element of the collection>.device``."""
+    device = keyword(call, "device")
+    return (
+        device is not None
+        and isinstance(device.value, cst.Attribute)
+        and device.value.attr.value == "device"
+        and root_name(device.value.value) in collections
     )
 
 

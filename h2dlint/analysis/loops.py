@@ -52,7 +52,7 @@ from h2dlint.analysis.bindings import COMPREHENSIONS
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.item_filters import skips_non_tensors, small_statements, tensor_filter
 from h2dlint.analysis.loop_aliases import item_aliases
-from h2dlint.analysis.loop_iterables import item_excluded, iterable_excluded
+from h2dlint.analysis.loop_iterables import into_items_device, item_excluded, iterable_excluded
 
 # Re-exported: HTD101 imports them from here.
 from h2dlint.analysis.loop_iterables import tiny_iterable as tiny_iterable
@@ -274,7 +274,11 @@ def gathering_for(node: cst.For, provenance: Provenance, frame: Frame) -> Gather
     transfers = [aliases.resolved(t) for t in transfers]
     if offsets and not host_items(transfers, node.iter, loop_names, provenance, frame):
         return None  # a flat bucket packed from device tensors looks the same
-    if any(item_excluded(t.moved, node, loop_names, provenance, frame) for t in transfers):
+    if any(
+        item_excluded(t.moved, node, loop_names, provenance, frame)
+        or into_items_device(t.call, node.iter, provenance, frame)
+        for t in transfers
+    ):
         return None
     rows = all(rows_of_one(t, loop_names, provenance) for t in transfers)
     if iterable_excluded(node.iter, loop_names, provenance, frame, mapping_ok=rows):

@@ -10,7 +10,8 @@ Code runs once when it is:
   and ``load_fp16``-style loaders,
   a serving engine's start-up runs: ``warmup``, ``profile_run``, ``_dummy_run``,
   ``capture_model`` and ``capture_*graph*``),
-  a test (``test_*``, a method of a ``unittest.TestCase``, ``setUp``), or one memoised by a
+  a test (``test_*``, ``_test_*``, a method of a ``unittest.TestCase``, ``setUp``, and a
+  function nested in a test: a helper that makes the test's inputs), or one memoised by a
   decorator (``functools.cache``/``lru_cache``, ``cached_property``) or by hand: a method
   that first returns what it keeps on ``self`` when it has it (``cached = getattr(self, "x",
   None)`` / ``if cached is not None: return cached``) and keeps what it computes there
@@ -114,6 +115,7 @@ ONCE_PREFIXES = (
     "install_",
     "_install_",
     "test_",
+    "_test_",  # a private test body a harness runs (``_test_ddp_helper``), or a probe
 )
 # ``load_*``/``_load_*`` runs once when it loads state, not data: ``load_weights``,
 # ``load_checkpoint`` (not ``load_image``, ``load_balancing_loss_func``).
@@ -161,6 +163,16 @@ def once_by_name(function: cst.FunctionDef, cls: cst.ClassDef | None = None) -> 
     ):
         return True  # a method of a unittest test case (setUp, helpers)
     return bool(decorator_names(function) & MEMOISING_DECORATORS)
+
+
+def in_test(ancestors: Sequence[cst.CSTNode]) -> bool:
+    """Whether a function around the node (root first) is a test (``test_*``, ``_test_*``):
+    a helper nested in it (``def make_input(): ...`` inside ``test_div``) makes the test's
+    inputs, once or a few times per test, whoever calls it."""
+    return any(
+        isinstance(node, cst.FunctionDef) and node.name.value.startswith(("test_", "_test_"))
+        for node in ancestors
+    )
 
 
 # -- guards -------------------------------------------------------------------------------------
@@ -419,7 +431,11 @@ class RunOnce:
                 driver = self.driver(node)
                 if driver and looped:
                     return False  # a step of a script's main loop
-                return (driver and self.lone_driver(node)) or self.function(node)
+                return (
+                    (driver and self.lone_driver(node))
+                    or self.function(node)
+                    or in_test(ancestors[:i])
+                )
         return True
 
     def driver(self, function: cst.FunctionDef) -> bool:

@@ -22,6 +22,7 @@ from typing import TypeVar
 
 import libcst as cst
 
+from h2dlint.analysis.array_frameworks import other_framework_module
 from h2dlint.analysis.env_switches import may_read_environment, under_switch
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
@@ -176,8 +177,8 @@ def _accepted(
         if where is Where.DEVICE:
             yield RowFinding(sync, loop, DEVICE)
             continue
-        if dataset_module(context):
-            continue  # a dataset's samples: host data unless proven on the device
+        if dataset_module(context) or other_framework_module(context):
+            continue  # a dataset's samples, or another framework's arrays: no device proven
         module = context.module
         if rows_are_tensors(provenance, module, sync.tensor, loop, frame) and not on_host_by_name(
             sync.tensor, frame

@@ -12,7 +12,12 @@ import libcst as cst
 
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.host_data import host_scalar, module_constant, tensor_shape
+from h2dlint.analysis.host_data import (
+    dataset_module,
+    host_scalar,
+    module_constant,
+    tensor_shape,
+)
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.loop_body import (
     export_branch,
@@ -60,9 +65,11 @@ def maybe_host_data(
     if provenance.where(data, frame) is not Where.UNKNOWN:
         return False  # a tensor (on the device: no host copy; on the host: HTD301's)
     ancestors = context.ancestors
+    if constant_case(ancestors, data):
+        return False  # ``for offsets in [[0, 16], [16, 16]]:``: a constant per case (HTD107's)
     hot_paths = HotPaths.of(context)
-    if hot_paths.test_module or occasional(context.path, ancestors):
-        return False
+    if hot_paths.test_module or occasional(context.path, ancestors) or dataset_module(context):
+        return False  # a test, now-and-then code, a data loader's samples and batches
     if set_once(ancestors, context.module, provenance, frame):
         return False  # made on a cache miss
     if export_branch(ancestors, context.module):
@@ -72,6 +79,44 @@ def maybe_host_data(
     if pipeline_code(context.path, ancestors):
         return False  # per request, before the steps: nothing queued to wait for
     return hot_paths.why_hot_at(ancestors) is not None or per_batch_method(ancestors) is not None
+
+
+def constant_case(ancestors: Sequence[cst.CSTNode], data: cst.BaseExpression) -> bool:
+    """Whether ``data`` is the variable of a loop around it over a literal list or tuple of
+    constant cases (``for offsets in [[0, 16], [16, 16]]:``): each iteration's value is a
+    constant written out, as ``torch.tensor([0, 16], device=d)`` is, and the loop runs a fixed,
+    small number of times (test cases, a few configurations), not once per item of data."""
+    if not isinstance(data, cst.Name):
+        return False
+    for node in reversed(ancestors):
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return False
+        if isinstance(node, cst.For) and isinstance(node.target, cst.Name):
+            if node.target.value != data.value:
+                continue
+            cases = node.iter
+            return (
+                isinstance(cases, (cst.List, cst.Tuple))
+                and bool(cases.elements)
+                and all(
+                    isinstance(e, cst.Element) and _literal(e.value, nested=True)
+                    for e in cases.elements
+                )
+            )
+    return False
+
+
+def _literal(node: cst.BaseExpression, nested: bool = False) -> bool:
+    """A literal number (``-1`` too), or, when ``nested``, a list or tuple of them."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        node = node.expression
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return True
+    return (
+        nested
+        and isinstance(node, (cst.List, cst.Tuple))
+        and all(isinstance(e, cst.Element) and _literal(e.value) for e in node.elements)
+    )
 
 
 def _display_value(provenance: Provenance, node: cst.BaseExpression, frame: Frame) -> bool:
