@@ -1,0 +1,106 @@
+"""The facts behind session 20's held-out rows of model code (docs/recall.md, "Session 20:
+held-out rows, model code (helper recall20b)"): a module-level host tensor moved to the device
+inside a function is the same copy on every call (kornia 0.8's ``rad2deg``/``deg2rad`` copied
+the module constant ``pi``), whether the module binds it or imports it from another module of
+the project; each beside the correct look-alikes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from h2dlint.engine import EnabledRule, check_text
+from h2dlint.registry import all_rules
+
+
+def _findings(code: str, rule_code: str = "HTD301") -> list[tuple[int, str]]:
+    rule = all_rules()[rule_code]
+    enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
+    return [(f.start.row, f.message) for f in check_text(textwrap.dedent(code), "m.py", enabled)]
+
+
+def test_module_constant_moved_per_call() -> None:
+    code = """
+        import torch
+        pi = torch.tensor(3.14159265358979323846)
+        EYE = torch.eye(3)
+        def rad2deg(tensor):
+            return 180.0 * tensor / pi.to(tensor.device).type(tensor.dtype)
+        def rotate(x):
+            return EYE.cuda() @ x
+    """
+    found = _findings(code)
+    assert [row for row, _ in found] == [6, 8]
+    assert "module-level host tensor `pi`" in found[0][1]
+    assert "every call" in found[1][1]
+
+
+def test_module_constant_look_alikes() -> None:
+    code = """
+        import math
+        import torch
+        pi = torch.tensor(math.pi)
+        SCALE = 2.0
+        TABLE = torch.tensor(load_table())
+        ON_DEVICE = torch.tensor(1.0, device="cuda")
+        TWICE = torch.ones(3)
+        TWICE = torch.zeros(3)
+        AT_IMPORT = pi.to("cuda")
+        _cache = {}
+        def rad2deg(tensor):
+            return tensor * (180.0 / math.pi)
+        def unknown(x):
+            return TABLE.to(x.device), ON_DEVICE.to(x.device), TWICE.to(x.device)
+        def cached(x):
+            if x.device not in _cache:
+                _cache[x.device] = pi.to(x.device)
+            return _cache[x.device]
+        def shadowed(x, pi):
+            return pi.to(x.device)
+        class M(torch.nn.Module):
+            def __init__(self, device):
+                super().__init__()
+                self.pi = pi.to(device)
+    """
+    assert _findings(code) == []
+
+
+def test_module_constant_imported_from_the_project(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "constants.py").write_text(
+        "import torch\npi = torch.tensor(3.14159265358979323846)\nscale = 2.0\n"
+    )
+    (package / "conversions.py").write_text(
+        textwrap.dedent(
+            """
+            import torch
+            from pkg.constants import pi, scale
+            from .constants import pi as PI
+            def rad2deg(tensor):
+                return 180.0 * tensor / pi.to(tensor.device).type(tensor.dtype)
+            def deg2rad(tensor):
+                return tensor * PI.to(tensor.device) / 180.0
+            def scaled(tensor):
+                return tensor * torch.as_tensor(scale).to(tensor.device)
+            """
+        )
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "h2dlint", "check", "--no-cache", "-j", "1"]
+        + ["--select", "HTD301", "--exit-zero", "--output-format", "json", "pkg"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    found = sorted(
+        (r["location"]["row"], r["message"])
+        for r in json.loads(proc.stdout)
+        if "module-level" in r["message"]
+    )
+    assert [row for row, _ in found] == [6, 8]
