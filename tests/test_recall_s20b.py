@@ -90,9 +90,9 @@ def test_module_constant_imported_from_the_project(tmp_path: Path) -> None:
             """
         )
     )
+    command = ["check", "--no-cache", "-j", "1", "--select", "HTD301", "--exit-zero"]
     proc = subprocess.run(
-        [sys.executable, "-m", "h2dlint", "check", "--no-cache", "-j", "1"]
-        + ["--select", "HTD301", "--exit-zero", "--output-format", "json", "pkg"],
+        [sys.executable, "-m", "h2dlint", *command, "--output-format", "json", "pkg"],
         cwd=tmp_path,
         capture_output=True,
         text=True,
