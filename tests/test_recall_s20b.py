@@ -104,3 +104,33 @@ def test_module_constant_imported_from_the_project(tmp_path: Path) -> None:
         if "module-level" in r["message"]
     )
     assert [row for row, _ in found] == [6, 8]
+
+
+def test_invariant_copy_per_element_of_a_joined_comprehension() -> None:
+    code = """
+        import torch
+        class Mosaic:
+            def forward(self, batch_shape: tuple[int, ...], device):
+                batch_size = batch_shape[0]
+                return torch.stack(
+                    [torch.as_tensor(batch_shape[1:], device=device) for _ in range(batch_size)]
+                )
+    """
+    found = _findings(code, "HTD302")
+    assert [row for row, _ in found] == [7]
+    assert "only for `stack` to join the copies" in found[0][1]
+
+
+def test_joined_comprehension_look_alikes() -> None:
+    code = """
+        import torch
+        def f(shape: tuple[int, ...], rows: list[list[int]], boxes, n, device):
+            kept = [torch.as_tensor(shape, device=device) for _ in range(n)]
+            per_row = torch.stack([torch.as_tensor(r, device=device) for r in rows])
+            per_item = torch.stack([torch.as_tensor(shape[i], device=device) for i in range(n)])
+            moved = torch.cat([b.to(device) for b in boxes])
+            once = torch.as_tensor(shape, device=device).expand(n, -1)
+            unknown = torch.stack([torch.as_tensor(boxes, device=device) for _ in range(n)])
+            return kept, per_row, per_item, moved, once, unknown
+    """
+    assert _findings(code, "HTD302") == []
