@@ -134,3 +134,82 @@ def test_joined_comprehension_look_alikes() -> None:
             return kept, per_row, per_item, moved, once, unknown
     """
     assert _findings(code, "HTD302") == []
+
+
+def _check_project(root: Path, select: str) -> list[tuple[str, int, str]]:
+    command = ["check", "--no-cache", "-j", "1", "--select", select, "--exit-zero"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "h2dlint", *command, "--output-format", "json", "pkg"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return sorted(
+        (Path(r["filename"]).name, r["location"]["row"], r["message"])
+        for r in json.loads(proc.stdout)
+    )
+
+
+def test_helper_imported_through_a_package_reexport_is_hot(tmp_path: Path) -> None:
+    """torch-geometric's ``to_dense_batch`` and ``softmax`` are defined in private modules of
+    ``torch_geometric.utils`` and imported from the package by the layers' ``forward``: the
+    caller index follows the re-export, so the helper is hot through its callers."""
+    package = tmp_path / "pkg"
+    (package / "utils").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "utils" / "__init__.py").write_text(
+        "from ._dense import to_dense\nfrom ._unused import cold\n"
+    )
+    (package / "utils" / "_dense.py").write_text(
+        textwrap.dedent(
+            """
+            import torch
+            def to_dense(x, batch, max_num_nodes):
+                num_nodes = x.new_zeros(4)
+                if num_nodes.max() > max_num_nodes:
+                    x = x[:1]
+                return x
+            """
+        )
+    )
+    (package / "utils" / "_unused.py").write_text(
+        textwrap.dedent(
+            """
+            import torch
+            def cold(x):
+                n = x.new_zeros(4)
+                if n.max() > 1:
+                    x = x[:1]
+                return x
+            """
+        )
+    )
+    (package / "conv.py").write_text(
+        textwrap.dedent(
+            """
+            import torch
+            from pkg.utils import to_dense, cold
+            class GPSConv(torch.nn.Module):
+                def forward(self, x, batch):
+                    return to_dense(x, batch, 8)
+            def setup(x):
+                return cold(x)
+            """
+        )
+    )
+    found = _check_project(tmp_path, "HTD202")
+    assert [(name, row) for name, row, _ in found] == [("_dense.py", 5)]
+    assert "called from `GPSConv.forward()` in pkg.conv" in found[0][2]
+
+
+def test_bincount_is_data_sized() -> None:
+    code = """
+        import torch
+        class SegLoss(torch.nn.Module):
+            def forward(self, preds, masks):
+                target = masks.reshape(-1)[masks.reshape(-1) != 255].long()
+                return torch.bincount(target, minlength=self.nc)
+    """
+    found = _findings(code, "HTD202")
+    assert [row for row, message in found if "bincount" in message] == [6]

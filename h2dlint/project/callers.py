@@ -76,6 +76,8 @@ class CallerIndex:
         # Per module: qualified callee -> the module's functions that call it; the names of
         # its functions that may move items one by one.
         self._edges: dict[str, dict[str, list[Caller]]] = {}
+        # Callees imported through a package's re-export -> where they are defined.
+        self._homes: dict[str, str | None] = {}
         self._mover_names: dict[str, frozenset[str]] = {}
         # Per function name: whether a definition of that name may move items one by one.
         self._movers: dict[str, bool] = {}
@@ -293,7 +295,9 @@ class CallerIndex:
         edges = self._edges.get(module)
         if edges is None:
             raw = self.tree_part(module, "edges", call_edges)
-            edges = _resolve_edges(raw, module, self.project) if raw is not None else {}
+            edges = (
+                _resolve_edges(raw, module, self.project, self._homes) if raw is not None else {}
+            )
             self._edges[module] = edges
         return edges
 
@@ -449,7 +453,9 @@ def _reaching(name: str) -> re.Pattern[bytes]:
     )
 
 
-def _resolve_edges(raw: Any, module: str, project: ProjectIndex) -> dict[str, list[Caller]]:
+def _resolve_edges(
+    raw: Any, module: str, project: ProjectIndex, homes: dict[str, str | None]
+) -> dict[str, list[Caller]]:
     """Qualified callee -> the functions of ``module`` that call it (each once, at its first
     call), from the module's unresolved call edges (``summary.call_edges``)."""
     imports: dict[str, str] = {}
@@ -472,4 +478,32 @@ def _resolve_edges(raw: Any, module: str, project: ProjectIndex) -> dict[str, li
             seen.add(callee)
             caller = Caller(module, owner, name, cls, line, bases.get(cls, ()) if cls else ())
             edges.setdefault(callee, []).append(caller)
+            # Imported from a package that re-exports it (``from pkg.utils import softmax``,
+            # defined in ``pkg.utils._softmax``): the edge also names the definition.
+            home = _defined_at(callee, project, homes)
+            if home is not None and home not in seen:
+                seen.add(home)
+                edges.setdefault(home, []).append(caller)
     return edges
+
+
+def _defined_at(callee: str, project: ProjectIndex, memo: dict[str, str | None]) -> str | None:
+    """Where a project callee imported through a re-export is defined (``pkg.utils.f`` ->
+    ``pkg.utils._f.f``), once per process; None outside the project or where it is defined
+    as imported."""
+    if callee not in memo:
+        module = callee.rpartition(".")[0]
+        found = (
+            project.find(callee)
+            if module in project.layout.modules and _package(module, project)
+            else None
+        )
+        memo[callee] = f"{found[0]}.{found[1]}" if found is not None else None
+    home = memo[callee]
+    return home if home != callee else None
+
+
+def _package(module: str, project: ProjectIndex) -> bool:
+    """Whether ``module`` is a package (its ``__init__``): where re-exports usually live."""
+    path = project.layout.path_of(module)
+    return path is not None and path.endswith("__init__.py")
