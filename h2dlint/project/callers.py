@@ -21,6 +21,7 @@ from typing import Any
 
 from h2dlint.project.call_edges import call_edges
 from h2dlint.project.index import ProjectIndex
+from h2dlint.project.reexports import defined_at
 from h2dlint.project.summary import defined_names, may_move, moving_functions
 from h2dlint.project.syncing_functions import SYNC_TEXT, syncing_functions
 from h2dlint.project.text_scan import called_text, holds_typed
@@ -480,30 +481,8 @@ def _resolve_edges(
             edges.setdefault(callee, []).append(caller)
             # Imported from a package that re-exports it (``from pkg.utils import softmax``,
             # defined in ``pkg.utils._softmax``): the edge also names the definition.
-            home = _defined_at(callee, project, homes)
+            home = defined_at(callee, project.find, project.layout.path_of, homes)
             if home is not None and home not in seen:
                 seen.add(home)
                 edges.setdefault(home, []).append(caller)
     return edges
-
-
-def _defined_at(callee: str, project: ProjectIndex, memo: dict[str, str | None]) -> str | None:
-    """Where a project callee imported through a re-export is defined (``pkg.utils.f`` ->
-    ``pkg.utils._f.f``), once per process; None outside the project or where it is defined
-    as imported."""
-    if callee not in memo:
-        module = callee.rpartition(".")[0]
-        found = (
-            project.find(callee)
-            if module in project.layout.modules and _package(module, project)
-            else None
-        )
-        memo[callee] = f"{found[0]}.{found[1]}" if found is not None else None
-    home = memo[callee]
-    return home if home != callee else None
-
-
-def _package(module: str, project: ProjectIndex) -> bool:
-    """Whether ``module`` is a package (its ``__init__``): where re-exports usually live."""
-    path = project.layout.path_of(module)
-    return path is not None and path.endswith("__init__.py")
