@@ -574,6 +574,18 @@ class ConstantTensorOnHotPath(Rule):
             """,
             message_contains="constant tensor of 2 Python numbers",
         ),
+        # a parameter's default made under `if weights is None:`: on every call without one
+        Invalid(
+            """
+            import torch
+            def gray(image, weights=None):
+                if weights is None:
+                    weights = torch.tensor([0.299, 0.587, 0.114], device=image.device)
+                              ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return image * weights
+            """,
+            message_contains="per call",
+        ),
         Invalid(
             """
             import torch

@@ -233,7 +233,9 @@ def set_once(
 ) -> bool:
     """Under ``if X is None:`` where the statement assigns ``X`` (also a class attribute
     ``Cls.attr``, which run-once guards of ``self`` do not cover), or where ``X`` is a local
-    name bound to a cache lookup ``cache.get(key)``: the value is made on a cache miss only."""
+    name bound to a cache lookup ``cache.get(key)``: the value is made on a cache miss only.
+    Not for a parameter (``if weights is None: weights = ...``): its default is made on every
+    call that does not pass one."""
     statement = next(
         (n for n in reversed(ancestors) if isinstance(n, cst.SimpleStatementLine)), None
     )
@@ -253,11 +255,28 @@ def set_once(
         ):
             continue
         tested = node.test.left
-        if target is not None and module.code_for_node(tested) == target:
+        if (
+            target is not None
+            and module.code_for_node(tested) == target
+            and not _parameter_default(tested, frame)
+        ):
             return True
         if isinstance(tested, cst.Name) and _cache_lookup(tested, provenance, frame):
             return True
     return False
+
+
+def _parameter_default(tested: cst.BaseExpression, frame: Frame) -> bool:
+    """``if weights is None: weights = ...`` of a parameter: a default made on every call
+    that does not pass one (kornia 0.8's grayscale weights), not once."""
+    function = frame.function
+    if not isinstance(tested, cst.Name) or not isinstance(function, cst.FunctionDef):
+        return False
+    params = function.params
+    return any(
+        p.name.value == tested.value
+        for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+    )
 
 
 def _cache_lookup(name: cst.Name, provenance: Provenance, frame: Frame) -> bool:
