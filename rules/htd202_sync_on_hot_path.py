@@ -67,8 +67,7 @@ _MESSAGES = {
     "mask": "keep the shape: `torch.where(mask, x, 0)` or `x.masked_fill(~mask, 0)`, or "
     "index with positions computed on the host",
     "data-sized": "use a fixed-size form (`torch.nonzero_static(..., size=n)`, "
-    "`torch.where(mask, x, fill)`, for `bincount` `torch.zeros(n).scatter_add_(0, x, ones)`), "
-    "or compute it on host data",
+    "`torch.where(mask, x, fill)`), or compute it on host data",
     "repeat_interleave": "pass `output_size=` with the total as a host int",
     "test": "decide on the device with `torch.where`, or on host data you already have",
     "elements": "reduce on the device (`x.max()`, `x.any()`) and read the one result, or use "
@@ -99,7 +98,8 @@ class SyncOnHotPath(Rule):
     annotated `list[int]`), which PyTorch copies from the host, blocking, and
     calls whose output size depends on the data (`nonzero`, `argwhere`, `unique`,
     `masked_select`, `bincount`, even with `minlength=`, which reads the maximum to size its
-    output, `repeat_interleave` with a tensor of repeats and no `output_size=`).
+    output: count with `torch.zeros(n).scatter_add_(0, x, ones)` instead, `repeat_interleave`
+    with a tensor of repeats and no `output_size=`).
     Two reads by how their result is used: a builtin that compares a tensor's elements as
     Python values (`max(lens)`, `min`, `sorted`, `any`, `all` of a tensor: one sync per
     element), and a number read only to go back into a device tensor (`total += n.item()`,

@@ -213,3 +213,19 @@ def test_bincount_is_data_sized() -> None:
     """
     found = _findings(code, "HTD202")
     assert [row for row, message in found if "bincount" in message] == [6]
+
+
+def test_environment_check_is_occasional(tmp_path: Path) -> None:
+    """lmdeploy's ``check_env/triton.py`` makes two small tensors on the GPU once, to see that
+    a Triton kernel runs: an environment check, not per-call code (HTD107's displays)."""
+    code = """
+        import torch
+        def check(custom_add):
+            a = torch.tensor([1, 2], device="cuda")
+            return custom_add(a, a)
+    """
+    rule = all_rules()["HTD107"]
+    enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
+    text = textwrap.dedent(code)
+    assert check_text(text, "pkg/check_env/triton.py", enabled) == []
+    assert [f.start.row for f in check_text(text, "pkg/kernels/triton.py", enabled)] == [4]

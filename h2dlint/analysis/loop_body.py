@@ -132,7 +132,7 @@ def occasional(path: str, ancestors: Sequence[cst.CSTNode], cold: bool = False) 
     function with warm-up and timed-run counts among its parameters)."""
     words = _code_words(path, ancestors)
     known = (OCCASIONAL_WORDS | DRIVER_WORDS) if cold else OCCASIONAL_WORDS
-    if words & known:
+    if words & known or _environment_check(path, ancestors):
         return True
     return cold and any(
         isinstance(node, cst.FunctionDef) and (_setup(node) or _benchmark(node))
@@ -211,6 +211,19 @@ def reference_code(path: str, ancestors: Sequence[cst.CSTNode]) -> bool:
     """Whether the module's, a class's or a function's name around the code says it is a test
     harness or a reference implementation (:data:`REFERENCE_WORDS`)."""
     return bool(_code_words(path, ancestors) & REFERENCE_WORDS)
+
+
+# Names of environment and sanity checks, run once at start-up or on demand: lmdeploy's
+# ``check_env/triton.py`` makes two small tensors on the GPU to see that a kernel runs.
+ENVIRONMENT_CHECKS = ("check_env", "env_check", "collect_env", "check_environment", "sanity_check")
+
+
+def _environment_check(path: str, ancestors: Sequence[cst.CSTNode]) -> bool:
+    names = [p.lower() for p in path.replace("\\", "/").rsplit("/", 2)[-2:]]
+    names += [
+        n.name.value.lower() for n in ancestors if isinstance(n, (cst.FunctionDef, cst.ClassDef))
+    ]
+    return any(check in name for name in names for check in ENVIRONMENT_CHECKS)
 
 
 def _code_words(path: str, ancestors: Sequence[cst.CSTNode]) -> set[str]:
