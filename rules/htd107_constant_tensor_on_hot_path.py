@@ -139,6 +139,21 @@ class ConstantTensorOnHotPath(Rule):
     )
 
     valid = (
+        # kornia 0.9's flip matrix: the literal is kept only where the size is no Python number
+        # (under torch.jit.trace it is a 0-d tensor); the eager arm fills on the device
+        Valid(
+            """
+            import torch
+            class Flip(torch.nn.Module):
+                def forward(self, x):
+                    w: int = x.shape[-1]
+                    return (
+                        fill_on_device([[-1, w - 1], [0, 1]], device=x.device)
+                        if isinstance(w, int)
+                        else torch.tensor([[-1, w - 1], [0, 1]], device=x.device)
+                    )
+            """
+        ),
         # a display of numbers at import, or of values that are not proven numbers
         Valid(
             """
@@ -1110,7 +1125,11 @@ class ConstantTensorOnHotPath(Rule):
         if fill is None:
             if isinstance(data, cst.Name):
                 table = data.value if module_constant(provenance, data) is not None else None
-            numbers = number_display(provenance, data, frame) if table is None else None
+            numbers = (
+                number_display(provenance, data, frame, (*self.context.ancestors, node))
+                if table is None
+                else None
+            )
             if table is None and numbers is None:
                 return
         ancestors = self.context.ancestors
