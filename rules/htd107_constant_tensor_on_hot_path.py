@@ -4,7 +4,12 @@ import libcst as cst
 
 from h2dlint.analysis.arguments import first_positional, keyword
 from h2dlint.analysis.edge_cases import degenerate_fallback, repaired_value
-from h2dlint.analysis.host_data import host_side, module_constant, number_fill
+from h2dlint.analysis.host_data import (
+    host_side,
+    in_host_pipeline_class,
+    module_constant,
+    number_fill,
+)
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.loop_body import (
     export_branch,
@@ -152,6 +157,19 @@ class ConstantTensorOnHotPath(Rule):
                         if isinstance(w, int)
                         else torch.tensor([[-1, w - 1], [0, 1]], device=x.device)
                     )
+            """
+        ),
+        # a data transform (a class derived from one named `...Transform`, torch-geometric's
+        # Delaunay): it runs on a sample in the data pipeline, outside the steps
+        Valid(
+            """
+            import torch
+            from torch_geometric.transforms import BaseTransform
+            class Delaunay(BaseTransform):
+                def forward(self, data):
+                    device = data.pos.device
+                    data.edge_index = torch.tensor([[0, 1], [1, 0]], device=device)
+                    return data
             """
         ),
         # a display of numbers at import, or of values that are not proven numbers
@@ -1146,6 +1164,7 @@ class ConstantTensorOnHotPath(Rule):
         if not hot and (
             hot_paths.test_module
             or host_side(self.context)
+            or in_host_pipeline_class(ancestors)
             or occasional(self.context.path, ancestors, cold=True)
         ):
             return
