@@ -607,6 +607,16 @@ class ConstantTensorOnHotPath(Rule):
             """,
             message_contains="constant tensor of 2 Python numbers",
         ),
+        # a layer named `...Transform` (MONAI's HilbertTransform(nn.Module)) is no data transform
+        Invalid(
+            """
+            import torch
+            class HilbertTransform(torch.nn.Module):
+                def forward(self, f):
+                    return torch.heaviside(f, torch.tensor([0.5, 0.5], device=f.device))
+                                              ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+        ),
         # a parameter's default made under `if weights is None:`: on every call without one
         Invalid(
             """
