@@ -4,7 +4,12 @@ import libcst as cst
 
 from h2dlint.analysis.arguments import first_positional, keyword
 from h2dlint.analysis.edge_cases import degenerate_fallback, repaired_value
-from h2dlint.analysis.host_data import host_side, module_constant, number_fill
+from h2dlint.analysis.host_data import (
+    host_side,
+    in_host_pipeline_class,
+    module_constant,
+    number_fill,
+)
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.loop_body import (
     export_branch,
@@ -16,6 +21,7 @@ from h2dlint.analysis.loop_body import (
     setup_function,
     varies_with_loop,
 )
+from h2dlint.analysis.number_displays import number_display
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.reference_helpers import in_reference_code
@@ -41,7 +47,10 @@ class ConstantTensorOnHotPath(Rule):
     a size (`x.shape[1]`, `x.size(0)`, `x.numel()`), arithmetic of those, the counter of a
     `for ... in range(...)` loop and names bound only to such values (`t = 1.0 + step * dt`).
     A module-level table of numbers (`SPECIAL_TOKENS = [101, 102]`) made into a tensor per
-    call is flagged too (build it once, as a buffer).
+    call is flagged too (build it once, as a buffer), and so is a display of up to 64 such
+    numbers (`torch.tensor([0.299, 0.587, 0.114], device=x.device)`, `torch.tensor([[-1, 0],
+    [0, w - 1]], device=...)`): the same blocking copy, without a `torch.full` fix (kornia 0.8's
+    grayscale weights, rotation centres and flip matrices; 0.9 fills them on the device).
 
     Outside hot paths and loops, a function that is not run-once still pays the copy on every
     call (gradient-clipping helpers, metric computations, quantization helpers): flagged with
@@ -135,6 +144,47 @@ class ConstantTensorOnHotPath(Rule):
     )
 
     valid = (
+        # kornia 0.9's flip matrix: the literal is kept only where the size is no Python number
+        # (under torch.jit.trace it is a 0-d tensor); the eager arm fills on the device
+        Valid(
+            """
+            import torch
+            class Flip(torch.nn.Module):
+                def forward(self, x):
+                    w: int = x.shape[-1]
+                    return (
+                        fill_on_device([[-1, w - 1], [0, 1]], device=x.device)
+                        if isinstance(w, int)
+                        else torch.tensor([[-1, w - 1], [0, 1]], device=x.device)
+                    )
+            """
+        ),
+        # a data transform (a class derived from one named `...Transform`, torch-geometric's
+        # Delaunay): it runs on a sample in the data pipeline, outside the steps
+        Valid(
+            """
+            import torch
+            from torch_geometric.transforms import BaseTransform
+            class Delaunay(BaseTransform):
+                def forward(self, data):
+                    device = data.pos.device
+                    data.edge_index = torch.tensor([[0, 1], [1, 0]], device=device)
+                    return data
+            """
+        ),
+        # a display of numbers at import, or of values that are not proven numbers
+        Valid(
+            """
+            import torch
+            WEIGHTS = torch.tensor([0.299, 0.587, 0.114], device="cuda")
+            class M(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.register_buffer("w", torch.tensor([0.299, 0.587, 0.114], device="cuda"))
+                def forward(self, x, lo, hi):
+                    return x.clamp(*torch.tensor([lo, hi], device=x.device).unbind())
+            """
+        ),
         # a fallback defined where torch lacks it (`sinc = torch.sinc` is a rebinding, not a
         # use), called only while a filter is built in `__init__` (BigVGAN's alias-free filter)
         Valid(
@@ -346,15 +396,6 @@ class ConstantTensorOnHotPath(Rule):
                     return x + self.zero
             """
         ),
-        # several different numbers: no single fill value (HTD106 leaves short displays too)
-        Valid(
-            """
-            import torch
-            class M(torch.nn.Module):
-                def forward(self, x):
-                    return x * torch.tensor([1.0, 2.0], device=x.device)
-            """
-        ),
         # made on the first call only: a class attribute under an `is None` guard
         Valid(
             """
@@ -553,6 +594,51 @@ class ConstantTensorOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 20 (kornia 0.8's grayscale weights, rotation centres, flip matrices; 0.9
+        # fills them on the device): several numbers are the same blocking copy as one, only
+        # without a `torch.full` fix
+        Invalid(
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x):
+                    return x * torch.tensor([1.0, 2.0], device=x.device)
+                               ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="constant tensor of 2 Python numbers",
+        ),
+        # a layer named `...Transform` (MONAI's HilbertTransform(nn.Module)) is no data transform
+        Invalid(
+            """
+            import torch
+            class HilbertTransform(torch.nn.Module):
+                def forward(self, f):
+                    return torch.heaviside(f, torch.tensor([0.5, 0.5], device=f.device))
+                                              ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+        ),
+        # a parameter's default made under `if weights is None:`: on every call without one
+        Invalid(
+            """
+            import torch
+            def gray(image, weights=None):
+                if weights is None:
+                    weights = torch.tensor([0.299, 0.587, 0.114], device=image.device)
+                              ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return image * weights
+            """,
+            message_contains="per call",
+        ),
+        Invalid(
+            """
+            import torch
+            def center(t: torch.Tensor):
+                h, w = t.shape[-2:]
+                return torch.tensor([float(w - 1) / 2, float(h - 1) / 2], device=t.device)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="per call",
+        ),
         # Session 19's twin: inside `try`, but the tensor is used
         Invalid(
             """
@@ -1063,10 +1149,16 @@ class ConstantTensorOnHotPath(Rule):
             return  # module level: runs once
         fill = number_fill(data, provenance, frame)
         table = None
+        numbers = None
         if fill is None:
             if isinstance(data, cst.Name):
                 table = data.value if module_constant(provenance, data) is not None else None
-            if table is None:
+            numbers = (
+                number_display(provenance, data, frame, (*self.context.ancestors, node))
+                if table is None
+                else None
+            )
+            if table is None and numbers is None:
                 return
         ancestors = self.context.ancestors
         if RunOnce.of(self.context).code(ancestors):
@@ -1082,6 +1174,7 @@ class ConstantTensorOnHotPath(Rule):
         if not hot and (
             hot_paths.test_module
             or host_side(self.context)
+            or in_host_pipeline_class(ancestors)
             or occasional(self.context.path, ancestors, cold=True)
         ):
             return
@@ -1122,6 +1215,16 @@ class ConstantTensorOnHotPath(Rule):
                 f"{where}{certain}: a blocking copy from pageable memory waits for the stream "
                 "every time; build it once (a buffer of the module, or a cached tensor per "
                 "device)",
+                confidence=Confidence.HIGH if by_value and hot else Confidence.MEDIUM,
+            )
+            return
+        if numbers is not None:
+            self.report(
+                node,
+                f"constant tensor of {numbers} Python numbers built on the host and copied to the "
+                f"device {where}{certain}: a blocking copy from pageable memory waits for the "
+                "stream every time; build it once (a buffer of the module, or a cached tensor "
+                "per device), or compute with the numbers themselves",
                 confidence=Confidence.HIGH if by_value and hot else Confidence.MEDIUM,
             )
             return

@@ -103,7 +103,9 @@ class SyncOnHotPath(Rule):
     indices (`logits[:, banned] = -inf`, also a parameter or a field of a class of the project
     annotated `list[int]`), which PyTorch copies from the host, blocking, and
     calls whose output size depends on the data (`nonzero`, `argwhere`, `unique`,
-    `masked_select`, `repeat_interleave` with a tensor of repeats and no `output_size=`).
+    `masked_select`, `bincount`, even with `minlength=`, which reads the maximum to size its
+    output: count with `torch.zeros(n).scatter_add_(0, x, ones)` instead, `repeat_interleave`
+    with a tensor of repeats and no `output_size=`).
     Two reads by how their result is used: a builtin that compares a tensor's elements as
     Python values (`max(lens)`, `min`, `sorted`, `any`, `all` of a tensor: one sync per
     element), and a number read only to go back into a device tensor (`total += n.item()`,
@@ -380,6 +382,20 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 20 (ultralytics 8.4.190's Dice loss): counts by scatter_add_ into a
+        # fixed-size tensor, no data-sized output
+        Valid(
+            """
+            import torch
+            class SegLoss(torch.nn.Module):
+                def forward(self, preds, masks):
+                    valid = masks.reshape(-1) != 255
+                    target = torch.where(valid, masks.reshape(-1), 0).long()
+                    counts = torch.zeros(self.nc, device=preds.device)
+                    ones = torch.ones_like(target, dtype=counts.dtype)
+                    return counts.scatter_add_(0, target, ones)
+            """
+        ),
         # Session 19: a finished batch's ids copied once for the tokenizer: text is made on the
         # host, so the ids must reach it, once per call (not per step)
         Valid(
@@ -1761,6 +1777,20 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 20 (ultralytics 8.4.100's Dice loss): bincount reads the maximum to size
+        # its output, a sync even with minlength=
+        Invalid(
+            """
+            import torch
+            class SegLoss(torch.nn.Module):
+                def forward(self, preds, masks):
+                    valid = masks.reshape(-1) != 255
+                    target = torch.where(valid, masks.reshape(-1), 0).long()
+                    return torch.bincount(target, minlength=self.nc)
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="`bincount()` of `target`",
+        ),
         # Session 19's twin: each step's token copied in the loop to stream its text
         Invalid(
             """

@@ -16,6 +16,7 @@ from h2dlint.analysis.factories import (
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import dataset_module, host_sequence, host_side
 from h2dlint.analysis.loop_body import mentions_loop_names
+from h2dlint.analysis.module_constants import host_constant
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Move
@@ -57,6 +58,13 @@ class HostFactoryThenMove(Rule):
     unknown type (`torch.tensor(batch.seq_lens).to(device)`) only on a step path or per
     iteration, at medium confidence, as HTD106 judges `torch.tensor(batch.seq_lens,
     device=device)`.
+
+    It also flags a module-level host tensor (`pi = torch.tensor(3.14159)`, `EYE = torch.eye(3)`
+    at the top of this module, or of the project module a name is imported from) moved to the
+    device inside a function: the same copy on every call (kornia 0.8's `rad2deg` copied `pi`
+    per call; 0.9 multiplies by a Python float). Left alone where the moved copy is kept (an
+    attribute, a buffer, a cache entry), at import, in run-once code, and where the function
+    binds the name itself.
 
     Left alone, and why:
 
@@ -123,9 +131,47 @@ class HostFactoryThenMove(Rule):
     fix_message = "Make the tensor on the device with `device=`"
     prefilter = (b".to(", b".cuda(")
     # The move's receiver is the factory call itself or a chain of exact methods on it.
-    candidates = (f".to|.cuda of {FACTORY_TAILS}|{CHAIN_TAILS} & {FACTORY_TAILS}",)
+    candidates = (
+        f".to|.cuda of {FACTORY_TAILS}|{CHAIN_TAILS} & {FACTORY_TAILS}",
+        # A module-level host tensor moved in a function (`pi.to(x.device)`).
+        "def .to|.cuda",
+    )
 
     valid = (
+        # a Python number instead of a module-level tensor (kornia 0.9's rad2deg)
+        Valid(
+            """
+            import math
+            import torch
+            pi = torch.tensor(math.pi)
+            def rad2deg(tensor):
+                return tensor * (180.0 / math.pi)
+            """
+        ),
+        # a module-level host tensor moved once and kept (a buffer, a per-device cache), moved
+        # at import, or a local of the same name: no copy per call
+        Valid(
+            """
+            import torch
+            EYE = torch.eye(3)
+            WEIGHTS = torch.tensor([0.299, 0.587, 0.114])
+            ON_DEVICE = EYE.to("cuda")
+            _cache = {}
+            class Gray(torch.nn.Module):
+                def __init__(self, device):
+                    super().__init__()
+                    self.weights = WEIGHTS.to(device)
+                def forward(self, x):
+                    if x.device not in _cache:
+                        _cache[x.device] = WEIGHTS.to(x.device)
+                    return x * _cache[x.device]
+            def f(x, EYE):
+                return EYE.to(x.device)
+            def g(x):
+                WEIGHTS = x.new_ones(3)
+                return WEIGHTS.to(x.device)
+            """
+        ),
         # made on the device already
         Valid(
             """
@@ -610,6 +656,17 @@ class HostFactoryThenMove(Rule):
                 return mask, ids, flag
             """,
         ),
+        # a module-level host tensor copied to the device on every call (kornia 0.8's rad2deg)
+        Invalid(
+            """
+            import torch
+            pi = torch.tensor(3.14159265358979323846)
+            def rad2deg(tensor):
+                return 180.0 * tensor / pi.to(tensor.device).type(tensor.dtype)
+                #                       ^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="module-level host tensor `pi`",
+        ),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -618,6 +675,7 @@ class HostFactoryThenMove(Rule):
             return
         factory = factory_of(func.value)
         if factory is None:
+            self._module_constant(node, func.value)
             return
         provenance = Provenance.of(self.context)
         qualified = provenance.qualify(factory.func)
@@ -652,6 +710,45 @@ class HostFactoryThenMove(Rule):
             )
         elif qualified in CONSTRUCTORS and node.func.value is factory:  # type: ignore[attr-defined]
             self._constructor(node, factory, qualified, move, confidence, certain, frame)
+
+    def _module_constant(self, node: cst.Call, receiver: cst.BaseExpression) -> None:
+        """``pi.to(x.device)`` in a function, ``pi`` a module-level host tensor: the same copy
+        on every call. Left alone where the copy is kept (``self.pi = pi.to(device)``, a cache
+        by key): it then runs once per object or per key."""
+        provenance = Provenance.of(self.context)
+        frame = provenance.current_frame()
+        qualified = host_constant(provenance, receiver, frame)
+        if qualified is None:
+            return
+        move = Move.of(node, provenance, frame)
+        if move is None or RunOnce.of(self.context).code(self.context.ancestors):
+            return
+        for ancestor in reversed(self.context.ancestors):
+            if isinstance(ancestor, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+                targets = (
+                    [t.target for t in ancestor.targets]
+                    if isinstance(ancestor, cst.Assign)
+                    else [ancestor.target]
+                )
+                if any(isinstance(t, (cst.Attribute, cst.Subscript)) for t in targets):
+                    return  # kept: a buffer, an attribute, a cache entry
+                break
+            if isinstance(ancestor, cst.BaseStatement):
+                break
+        name = self.context.module.code_for_node(receiver)
+        target = (
+            f" (certain if `{self.context.module.code_for_node(move.device)}` is an "
+            "accelerator, as its name says)"
+            if not move.by_value and move.device is not None
+            else ""
+        )
+        self.report(
+            node,
+            f"module-level host tensor `{name}` (made by `{qualified.rsplit('.', 1)[1]}(...)` "
+            f"at import) copied to the device on every call{target}: use a Python number, or "
+            "make the tensor on the device once (a buffer, a per-device cache)",
+            confidence=Confidence.HIGH if move.by_value else Confidence.MEDIUM,
+        )
 
     def _to_tensor(self, node: cst.Call, factory: cst.Call, qualified: str, frame: Frame) -> None:
         """``torch.zeros(shape).to(value)`` with ``value`` surely a tensor (by how it was made,

@@ -14,6 +14,11 @@ from h2dlint.analysis.loop_invariance import (
 from h2dlint.analysis.names import call_name
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.stacked_copies import (
+    comprehension_names,
+    joined_comprehension,
+    number_tuple,
+)
 from h2dlint.diagnostics import Confidence
 from h2dlint.rule import Invalid, Rule, Valid
 
@@ -51,8 +56,12 @@ class LoopInvariantCopy(Rule):
       leaves the loop (`return x.to(dev)`, a branch ending in `break`): they run once;
     - copies whose result is stored per iteration (`out.append(x.to(dev))`, `outs[i] = ...`)
       or changed in place later in the body: each iteration needs its own tensor;
-    - copies in comprehensions (each element is its own tensor), loops over at most 8 literal
-      items, and code that runs once (setup, initializers, tests);
+    - copies in comprehensions (each element is its own tensor), unless the comprehension
+      goes straight into a join (`torch.stack([torch.as_tensor(shape, device=d) for _ in
+      range(n)])`, kornia 0.8's mosaic parameters): the join copies the elements into one new
+      tensor, so one copy, expanded or repeated, is enough (the data must be host data or a
+      parameter annotated as a tuple of numbers; MEDIUM for the latter); loops over at most 8
+      literal items, and code that runs once (setup, initializers, tests);
     - host factories moved to the device (`torch.zeros(n).cuda()`): HTD301 flags those, and its
       fix removes the copy altogether.
 
@@ -106,6 +115,19 @@ class LoopInvariantCopy(Rule):
     )
 
     valid = (
+        # a comprehension whose copies are kept, or that copies each element's own data
+        # (HTD101's per-item transfer), or that joins device tensors
+        Valid(
+            """
+            import torch
+            def f(shape: tuple[int, ...], rows: list[list[int]], xs, n, device):
+                kept = [torch.as_tensor(shape, device=device) for _ in range(n)]
+                per_row = torch.stack([torch.as_tensor(r, device=device) for r in rows])
+                moved = torch.cat([x.to(device) for x in xs])
+                once = torch.as_tensor(shape, device=device).expand(n, -1)
+                return kept, per_row, moved, once
+            """
+        ),
         # to the device of a tensor the loop makes: it may differ per iteration
         Valid(
             """
@@ -478,6 +500,26 @@ class LoopInvariantCopy(Rule):
             """,
             message_contains="copied to the host on every iteration",
         ),
+        # Session 20 (kornia 0.8's mosaic parameters): the same shape copied once per batch
+        # item, only for torch.stack to join the copies
+        Invalid(
+            """
+            import torch
+            def forward(shape: tuple[int, ...], b, device):
+                return torch.stack([torch.as_tensor(shape[1:], device=device) for _ in range(b)])
+                #                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="only for `stack` to join",
+        ),
+        Invalid(
+            """
+            import torch
+            def f(n, device):
+                table = torch.arange(4).tolist()
+                return torch.cat([torch.tensor(table, device=device) for _ in range(n)])
+                #                 ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+        ),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -486,6 +528,7 @@ class LoopInvariantCopy(Rule):
             return
         loops = enclosing_loops(self.context.ancestors)
         if not loops:
+            self._joined(node, name)
             return
         provenance = Provenance.of(self.context)
         frame = provenance.current_frame()
@@ -525,4 +568,33 @@ class LoopInvariantCopy(Rule):
             f"{shown} does not change in the loop at line {line} but is copied to the {where} "
             "on every iteration: copy it once, before the loop",
             confidence=confidence,
+        )
+
+    def _joined(self, node: cst.Call, name: str) -> None:
+        """``torch.stack([torch.as_tensor(c, device=d) for _ in range(n)])``: the same host
+        data copied once per element, only for the join to copy the elements together."""
+        if name == "cpu":
+            return
+        provenance = Provenance.of(self.context)
+        found = joined_comprehension(provenance, self.context.ancestors, node)
+        if found is None:
+            return
+        comprehension, join = found
+        frame = provenance.current_frame()
+        copied = device_copy_of(provenance, node, name, frame)
+        if copied is None or not (copied[1] or number_tuple(provenance, copied[0], frame)):
+            return
+        reads = Reads(provenance, frame)
+        reads.scan(node)
+        if not reads.pure or reads.names & comprehension_names(comprehension):
+            return
+        if RunOnce.of(self.context).code(self.context.ancestors):
+            return
+        shown = self.shown(copied[0], "a host tensor")
+        self.report(
+            node,
+            f"{shown} is the same for every element of the comprehension but is copied to the "
+            f"device once per element, only for `{join}` to join the copies: copy it once and "
+            "`expand` or `repeat` it",
+            confidence=Confidence.HIGH if copied[1] else Confidence.MEDIUM,
         )

@@ -86,6 +86,12 @@ _TRANSFORMERS_5_MID = (
     "5.13.0",
     "5.14.0",
 )
+# Session 20 (helper recall20b): model and training code never mined before.
+_ULTRALYTICS = ("8.3.0", "8.3.100", "8.3.200", "8.4.0", "8.4.100", "8.4.190")
+_MONAI = ("1.3.2", "1.4.0", "1.5.0", "1.5.2", "1.6.1")
+_KORNIA = ("0.7.4", "0.8.0", "0.8.2", "0.9.0")
+_TORCHMETRICS = ("1.5.2", "1.6.3", "1.7.4", "1.8.2", "1.9.0")
+_PYG = ("2.5.3", "2.6.1", "2.7.0", "2.8.1")
 
 # Consecutive releases over roughly the last one to two years, serving engines and model code
 # first. Kept modest: every version is a full download of the package's .py files.
@@ -309,6 +315,20 @@ PAIRS: list[tuple[str, str, str]] = [
     *(("xgrammar", a, b) for a, b in itertools.pairwise(("0.1.19", "0.1.25", "0.2.0", "0.2.8"))),
     ("llguidance", "0.7.30", "1.3.0"),
     ("llguidance", "1.3.0", "1.9.1"),
+    # Session 20 (helper recall20b): model and training code whose releases had never been
+    # mined. No file of these versions named vllm or sglang.
+    *(("ultralytics", a, b) for a, b in itertools.pairwise(_ULTRALYTICS)),
+    *(("monai", a, b) for a, b in itertools.pairwise(_MONAI)),
+    *(("kornia", a, b) for a, b in itertools.pairwise(_KORNIA)),
+    *(("torchmetrics", a, b) for a, b in itertools.pairwise(_TORCHMETRICS)),
+    *(("torch-geometric", a, b) for a, b in itertools.pairwise(_PYG)),
+    ("speechbrain", "1.0.3", "1.1.0"),
+    ("speechbrain", "1.1.0", "1.1.2"),
+    ("mosaicml", "0.28.0", "0.30.0"),
+    ("mosaicml", "0.30.0", "0.32.1"),
+    ("open-clip-torch", "2.29.0", "3.0.0"),
+    ("open-clip-torch", "3.0.0", "3.3.0"),
+    ("sam2", "0.4.1", "1.1.0"),
 ]
 
 # A removed line must hold one of these to start a candidate.

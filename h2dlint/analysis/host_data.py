@@ -103,6 +103,19 @@ def host_pipeline_classdef(cls: cst.ClassDef) -> bool:
 SEQUENCE_BUILTINS = frozenset({"list", "tuple", "sorted", "range"})
 
 
+def in_host_pipeline_class(ancestors: Sequence[cst.CSTNode]) -> bool:
+    """Whether the innermost class around the node is a data transform or collator by its
+    name or bases (:func:`host_pipeline_classdef`: PyTorch Geometric's ``class
+    Delaunay(BaseTransform)``): its methods run on a sample in the data pipeline."""
+    cls = next((n for n in reversed(ancestors) if isinstance(n, cst.ClassDef)), None)
+    if cls is None:
+        return False
+    bases = [dotted_name(arg.value) or "" for arg in cls.bases if arg.keyword is None]
+    if any(b.rpartition(".")[2].endswith("Module") for b in bases):
+        return False  # ``class HilbertTransform(nn.Module)``: a layer named for what it does
+    return host_pipeline_classdef(cls)
+
+
 def host_side(context: FileContext) -> bool:
     """Data preprocessing (processors, feature extractors, tokenizers, dataset annotations):
     it runs on the host unless the user asks for a device."""

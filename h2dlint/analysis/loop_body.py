@@ -132,7 +132,7 @@ def occasional(path: str, ancestors: Sequence[cst.CSTNode], cold: bool = False) 
     function with warm-up and timed-run counts among its parameters)."""
     words = _code_words(path, ancestors)
     known = (OCCASIONAL_WORDS | DRIVER_WORDS) if cold else OCCASIONAL_WORDS
-    if words & known:
+    if words & known or _environment_check(path, ancestors):
         return True
     return cold and any(
         isinstance(node, cst.FunctionDef) and (_setup(node) or _benchmark(node))
@@ -213,6 +213,19 @@ def reference_code(path: str, ancestors: Sequence[cst.CSTNode]) -> bool:
     return bool(_code_words(path, ancestors) & REFERENCE_WORDS)
 
 
+# Names of environment and sanity checks, run once at start-up or on demand: lmdeploy's
+# ``check_env/triton.py`` makes two small tensors on the GPU to see that a kernel runs.
+ENVIRONMENT_CHECKS = ("check_env", "env_check", "collect_env", "check_environment", "sanity_check")
+
+
+def _environment_check(path: str, ancestors: Sequence[cst.CSTNode]) -> bool:
+    names = [p.lower() for p in path.replace("\\", "/").rsplit("/", 2)[-2:]]
+    names += [
+        n.name.value.lower() for n in ancestors if isinstance(n, (cst.FunctionDef, cst.ClassDef))
+    ]
+    return any(check in name for name in names for check in ENVIRONMENT_CHECKS)
+
+
 def _code_words(path: str, ancestors: Sequence[cst.CSTNode]) -> set[str]:
     """The words of the module's folder and file names and of the classes and functions
     around the code."""
@@ -233,7 +246,9 @@ def set_once(
 ) -> bool:
     """Under ``if X is None:`` where the statement assigns ``X`` (also a class attribute
     ``Cls.attr``, which run-once guards of ``self`` do not cover), or where ``X`` is a local
-    name bound to a cache lookup ``cache.get(key)``: the value is made on a cache miss only."""
+    name bound to a cache lookup ``cache.get(key)``: the value is made on a cache miss only.
+    Not for a parameter (``if weights is None: weights = ...``): its default is made on every
+    call that does not pass one."""
     statement = next(
         (n for n in reversed(ancestors) if isinstance(n, cst.SimpleStatementLine)), None
     )
@@ -253,11 +268,28 @@ def set_once(
         ):
             continue
         tested = node.test.left
-        if target is not None and module.code_for_node(tested) == target:
+        if (
+            target is not None
+            and module.code_for_node(tested) == target
+            and not _parameter_default(tested, frame)
+        ):
             return True
         if isinstance(tested, cst.Name) and _cache_lookup(tested, provenance, frame):
             return True
     return False
+
+
+def _parameter_default(tested: cst.BaseExpression, frame: Frame) -> bool:
+    """``if weights is None: weights = ...`` of a parameter: a default made on every call
+    that does not pass one (kornia 0.8's grayscale weights), not once."""
+    function = frame.function
+    if not isinstance(tested, cst.Name) or not isinstance(function, cst.FunctionDef):
+        return False
+    params = function.params
+    return any(
+        p.name.value == tested.value
+        for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+    )
 
 
 def _cache_lookup(name: cst.Name, provenance: Provenance, frame: Frame) -> bool:

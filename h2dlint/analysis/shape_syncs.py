@@ -28,7 +28,7 @@ SIZE_METHODS = frozenset(
 )
 # Calls whose output size depends on the data: the host waits to learn it.
 DATA_SIZED_METHODS = frozenset(
-    {"nonzero", "argwhere", "unique", "unique_consecutive", "masked_select"}
+    {"nonzero", "argwhere", "unique", "unique_consecutive", "masked_select", "bincount"}
 )
 DATA_SIZED_FUNCTIONS = frozenset(f"torch.{name}" for name in DATA_SIZED_METHODS)
 # Tensor methods that reduce to one value when called without arguments.

@@ -21,6 +21,7 @@ from typing import Any
 
 from h2dlint.project.call_edges import call_edges
 from h2dlint.project.index import ProjectIndex
+from h2dlint.project.reexports import defined_at
 from h2dlint.project.summary import defined_names, may_move, moving_functions
 from h2dlint.project.syncing_functions import SYNC_TEXT, syncing_functions
 from h2dlint.project.text_scan import called_text, holds_typed
@@ -76,6 +77,8 @@ class CallerIndex:
         # Per module: qualified callee -> the module's functions that call it; the names of
         # its functions that may move items one by one.
         self._edges: dict[str, dict[str, list[Caller]]] = {}
+        # Callees imported through a package's re-export -> where they are defined.
+        self._homes: dict[str, str | None] = {}
         self._mover_names: dict[str, frozenset[str]] = {}
         # Per function name: whether a definition of that name may move items one by one.
         self._movers: dict[str, bool] = {}
@@ -293,7 +296,9 @@ class CallerIndex:
         edges = self._edges.get(module)
         if edges is None:
             raw = self.tree_part(module, "edges", call_edges)
-            edges = _resolve_edges(raw, module, self.project) if raw is not None else {}
+            edges = (
+                _resolve_edges(raw, module, self.project, self._homes) if raw is not None else {}
+            )
             self._edges[module] = edges
         return edges
 
@@ -449,7 +454,9 @@ def _reaching(name: str) -> re.Pattern[bytes]:
     )
 
 
-def _resolve_edges(raw: Any, module: str, project: ProjectIndex) -> dict[str, list[Caller]]:
+def _resolve_edges(
+    raw: Any, module: str, project: ProjectIndex, homes: dict[str, str | None]
+) -> dict[str, list[Caller]]:
     """Qualified callee -> the functions of ``module`` that call it (each once, at its first
     call), from the module's unresolved call edges (``summary.call_edges``)."""
     imports: dict[str, str] = {}
@@ -472,4 +479,10 @@ def _resolve_edges(raw: Any, module: str, project: ProjectIndex) -> dict[str, li
             seen.add(callee)
             caller = Caller(module, owner, name, cls, line, bases.get(cls, ()) if cls else ())
             edges.setdefault(callee, []).append(caller)
+            # Imported from a package that re-exports it (``from pkg.utils import softmax``,
+            # defined in ``pkg.utils._softmax``): the edge also names the definition.
+            home = defined_at(callee, project.find, project.layout.path_of, homes)
+            if home is not None and home not in seen:
+                seen.add(home)
+                edges.setdefault(home, []).append(caller)
     return edges
