@@ -17,6 +17,7 @@ import libcst as cst
 
 from h2dlint.analysis.arguments import keyword
 from h2dlint.context import FileContext, SharedKey
+from h2dlint.walk import visit_read_only
 
 _OWN_PIN: SharedKey[bool] = SharedKey("module defines pin_memory")
 
@@ -52,7 +53,7 @@ def _defines_pin_memory(module: cst.Module) -> bool:
     """Whether the module defines a function or method named ``pin_memory`` (a custom batch
     or container whose ``pin_memory`` may pin in place)."""
     finder = _PinDefs()
-    module.visit(finder)
+    visit_read_only(module, finder)
     return finder.found
 
 

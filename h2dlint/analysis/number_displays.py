@@ -21,6 +21,7 @@ import libcst as cst
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import host_scalar
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.walk import visit_read_only
 
 MAX_NUMBERS = 64
 MAX_DEPTH = 3
@@ -46,15 +47,20 @@ def number_display(
 _NUMBER_TYPES = frozenset({"int", "float", "bool", "SymInt", "SymFloat"})
 
 
+class _NameNodes(cst.CSTVisitor):
+    """The ``Name`` nodes under a node, in order."""
+
+    def __init__(self) -> None:
+        self.found: list[cst.Name] = []
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.found.append(node)
+
+
 def _names(node: cst.CSTNode) -> list[cst.Name]:
-    found: list[cst.Name] = []
-
-    class _Collect(cst.CSTVisitor):
-        def visit_Name(self, name: cst.Name) -> None:
-            found.append(name)
-
-    node.visit(_Collect())
-    return found
+    collector = _NameNodes()
+    visit_read_only(node, collector)
+    return collector.found
 
 
 def _isinstance_test(test: cst.BaseExpression, names: set[str]) -> bool | None:

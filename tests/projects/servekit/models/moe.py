@@ -17,7 +17,7 @@ class SparseMoE(nn.Module):
     def forward(self, hidden: torch.Tensor) -> torch.Tensor:
         weights, topk_ids = torch.topk(self.gate(hidden).softmax(dim=-1), self.top_k)
         flat_ids = topk_ids.flatten()
-        expert_counts = torch.bincount(flat_ids, minlength=self.num_experts)
+        expert_counts = torch.bincount(flat_ids, minlength=self.num_experts)  # expect: HTD202
         counts = expert_counts.tolist()  # expect: HTD202
         order = flat_ids.argsort()
         # Integer repeats: the output length is known without reading the device.
