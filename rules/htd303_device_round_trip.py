@@ -41,7 +41,9 @@ class DeviceRoundTrip(Rule):
       function): it may be the device work the copy is for;
     - a source the analysis does not prove on the host (it may be on the device already, where
       `.to(device)` is a no-op and the copy back is the only real copy);
-    - a tensor changed in place in the function (`y.add_(1)`, `y[0] = ...`) or rebound between;
+    - a tensor changed in place in the function (`y.add_(1)`, `y[0] = ...`) or rebound between,
+      passed to a call (`all_reduce(y)`), or whose memory is handed out (`y.data_ptr()` for a
+      kernel, ctypes or another framework, which may write through it);
     - tensors made on the device (`torch.zeros(n, device="cuda").cpu()`): one copy only.
 
     Hot paths: the rule does not require one. Both copies are wasted wherever they run.
@@ -150,6 +152,16 @@ class DeviceRoundTrip(Rule):
                 size = torch.tensor([n], dtype=torch.long, device=device)
                 torch.distributed.all_reduce(size)
                 return int(size.item())
+            """
+        ),
+        # its address handed to a kernel between the copies: the kernel may write it
+        Valid(
+            """
+            import torch
+            def f(n, device, launch):
+                counts = torch.tensor([n, 0, 0], dtype=torch.int32, device=device)
+                launch(make_ptr(counts.data_ptr()))
+                return counts[1:].cpu().tolist()
             """
         ),
         # rebound to device work

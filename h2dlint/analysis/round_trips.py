@@ -200,9 +200,16 @@ def _has_call(node: cst.CSTNode) -> bool:
     return collector.found
 
 
+# Methods that hand out a tensor's memory: a kernel, ctypes or another framework may write
+# through the address (``make_ptr(t.data_ptr())`` for a CUTLASS kernel).
+_ADDRESS_TAKEN = frozenset(
+    {"data_ptr", "untyped_storage", "__dlpack__", "__cuda_array_interface__"}
+)
+
+
 class _InPlace(cst.CSTVisitor):
     """Names a function changes in place: ``x.add_()``, ``x[i] = ...``, ``x += ...``,
-    ``out=x``."""
+    ``out=x``, and names whose memory it hands out (``x.data_ptr()``)."""
 
     def __init__(self) -> None:
         self.names: set[str] = set()
@@ -217,7 +224,7 @@ class _InPlace(cst.CSTVisitor):
         func = node.func
         if isinstance(func, cst.Attribute):
             method = func.attr.value
-            if method.endswith("_") and not method.endswith("__"):
+            if (method.endswith("_") and not method.endswith("__")) or method in _ADDRESS_TAKEN:
                 self._root(func.value)
         out = keyword(node, "out")
         if out is not None:
