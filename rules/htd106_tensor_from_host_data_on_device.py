@@ -138,6 +138,20 @@ class TensorFromHostDataOnDevice(Rule):
     )
 
     valid = (
+        # Session 21: a name that holds a number (a binding of it is a number literal): a few
+        # bytes per iteration
+        Valid(
+            """
+            import torch
+            def modes(control_mode, device):
+                out = []
+                for mode in control_mode:
+                    if mode is None:
+                        mode = -1
+                    out.append((mode, torch.tensor(mode, device=device)))
+                return out
+            """
+        ),
         # Session 19: made once, under `if getattr(self, "gates", None) is None:` whose body
         # registers the buffer (a lazy set-up on the first forward)
         Valid(

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from h2dlint.analysis.factories import numeric_constant
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import (
@@ -60,6 +61,8 @@ def maybe_host_data(
         return False
     if host_scalar(provenance, data, frame) or tensor_shape(provenance, data, frame):
         return False  # a number or a shape: a few bytes (scalars are HTD107's)
+    if _sometimes_a_number(provenance, data, frame):
+        return False  # ``if mode is None: mode = -1``: the name holds a number
     if isinstance(data, cst.Name) and module_constant(provenance, data) is not None:
         return False  # a constant table: HTD107's
     if provenance.where(data, frame) is not Where.UNKNOWN:
@@ -79,6 +82,18 @@ def maybe_host_data(
     if pipeline_code(context.path, ancestors):
         return False  # per request, before the steps: nothing queued to wait for
     return hot_paths.why_hot_at(ancestors) is not None or per_batch_method(ancestors) is not None
+
+
+def _sometimes_a_number(provenance: Provenance, data: cst.BaseExpression, frame: Frame) -> bool:
+    """Whether a binding of the name ``data`` that reaches it is a number literal: a name
+    keeps one type in practice, so the other bindings (a loop's item, a parameter) are numbers
+    too, a few bytes to convert."""
+    if not isinstance(data, cst.Name):
+        return False
+    return any(
+        b.value is not None and numeric_constant(b.value)
+        for b in provenance.bindings(frame).reaching_bindings(data)
+    )
 
 
 def constant_case(ancestors: Sequence[cst.CSTNode], data: cst.BaseExpression) -> bool:
