@@ -57,7 +57,8 @@ class TensorFromHostDataOnDevice(Rule):
     `torch.tensor([scale], ...)`, `torch.tensor([start + 1, x.shape[1]], ...)`) is flagged with
     MEDIUM confidence: it copies from the host in every case but a device
     tensor's (and `torch.tensor` of a tensor is discouraged by PyTorch itself). Not for
-    `as_tensor`/`asarray`, which pass a device tensor through; not for data proven a tensor, a
+    `as_tensor`/`asarray`, which pass a device tensor through, unless the data's name says
+    numpy (`torch.as_tensor(batch.positions_np, device=dev)`); not for data proven a tensor, a
     shape (`x.shape`, a few ints) or a number (HTD107's); not in pipeline code outside its
     loops, export or tracing branches, values made on a cache miss,
     or code whose name says it runs now and then (logging, reports, checkpoint saving).
@@ -138,20 +139,6 @@ class TensorFromHostDataOnDevice(Rule):
     )
 
     valid = (
-        # Session 21: a name that holds a number (a binding of it is a number literal): a few
-        # bytes per iteration
-        Valid(
-            """
-            import torch
-            def modes(control_mode, device):
-                out = []
-                for mode in control_mode:
-                    if mode is None:
-                        mode = -1
-                    out.append((mode, torch.tensor(mode, device=device)))
-                return out
-            """
-        ),
         # Session 19: made once, under `if getattr(self, "gates", None) is None:` whose body
         # registers the buffer (a lazy set-up on the first forward)
         Valid(
@@ -483,6 +470,20 @@ class TensorFromHostDataOnDevice(Rule):
         ),
     )
     invalid = (
+        # Session 21: `as_tensor` of data whose name says numpy, per step (of a device tensor it
+        # would be a no-op, so only the name can say host)
+        Invalid(
+            """
+            import torch
+            class Runner:
+                def execute_model(self, batch):
+                    idx = torch.as_tensor(batch.indices_np, device=self.device)
+                    #     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    same = torch.as_tensor(batch.indices, device=self.device)
+                    return idx, same
+            """,
+            message_contains="batch.indices_np",
+        ),
         # Session 19's twin: the guard tests an attribute the body does not set, so it runs
         # on every forward
         Invalid(

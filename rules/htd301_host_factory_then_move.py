@@ -306,20 +306,6 @@ class HostFactoryThenMove(Rule):
                     self.cu = torch.tensor(lens).cumsum(0).to(device)
             """
         ),
-        # a name that holds a number (one of its bindings is a number literal): a few bytes
-        Valid(
-            """
-            import torch
-            class Pipeline:
-                def __call__(self, control_mode, device, n):
-                    modes = []
-                    for mode in control_mode:
-                        if mode is None:
-                            mode = -1
-                        modes.append((mode, torch.tensor(mode).expand(n).to(device)))
-                    return modes
-            """
-        ),
         # data copied with non_blocking=True: HTD102 reports it, with the same advice
         Valid(
             """

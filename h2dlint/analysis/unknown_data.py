@@ -10,7 +10,6 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from h2dlint.analysis.factories import numeric_constant
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import (
@@ -44,8 +43,11 @@ def maybe_host_data(
     or a host array in all but a device tensor's case, and ``torch.tensor`` of a tensor is
     discouraged (PyTorch warns), so a copy from the host is what it does. Scalars that
     :func:`host_scalar` proves are HTD107's; ``as_tensor``/``asarray`` of a device tensor
-    are no-ops and stay unflagged."""
-    if provenance.qualify(call.func) != "torch.tensor":
+    are no-ops and stay unflagged, unless the data's name says numpy (``positions_np``)."""
+    qualified = provenance.qualify(call.func)
+    if qualified != "torch.tensor" and not (
+        qualified in ("torch.as_tensor", "torch.asarray") and _numpy_named(data)
+    ):
         return False
     if isinstance(data, (cst.List, cst.Tuple)):
         # a short display of values of unknown type (``[scale]``, ``[start + 1, x.shape[1]]``)
@@ -61,8 +63,6 @@ def maybe_host_data(
         return False
     if host_scalar(provenance, data, frame) or tensor_shape(provenance, data, frame):
         return False  # a number or a shape: a few bytes (scalars are HTD107's)
-    if _sometimes_a_number(provenance, data, frame):
-        return False  # ``if mode is None: mode = -1``: the name holds a number
     if isinstance(data, cst.Name) and module_constant(provenance, data) is not None:
         return False  # a constant table: HTD107's
     if provenance.where(data, frame) is not Where.UNKNOWN:
@@ -84,16 +84,18 @@ def maybe_host_data(
     return hot_paths.why_hot_at(ancestors) is not None or per_batch_method(ancestors) is not None
 
 
-def _sometimes_a_number(provenance: Provenance, data: cst.BaseExpression, frame: Frame) -> bool:
-    """Whether a binding of the name ``data`` that reaches it is a number literal: a name
-    keeps one type in practice, so the other bindings (a loop's item, a parameter) are numbers
-    too, a few bytes to convert."""
-    if not isinstance(data, cst.Name):
-        return False
-    return any(
-        b.value is not None and numeric_constant(b.value)
-        for b in provenance.bindings(frame).reaching_bindings(data)
-    )
+def _numpy_named(data: cst.BaseExpression) -> bool:
+    """``batch.positions_np``, ``ids_numpy``: a name that says numpy array (``as_tensor`` of
+    one copies it from pageable memory; of a device tensor it would be a no-op)."""
+    node = data.value if isinstance(data, cst.Subscript) else data
+    name = (
+        node.attr.value
+        if isinstance(node, cst.Attribute)
+        else node.value
+        if isinstance(node, cst.Name)
+        else ""
+    ).lower()
+    return name.endswith(("_np", "_numpy")) or name.startswith(("np_", "numpy_"))
 
 
 def constant_case(ancestors: Sequence[cst.CSTNode], data: cst.BaseExpression) -> bool:
