@@ -382,6 +382,25 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # A default that is a Python number, or set under another test: no tensor proven.
+        Valid(
+            """
+            import torch
+            class Scaled(torch.nn.Module):
+                def forward(self, x, fallback: float):
+                    scale = self.scale
+                    if scale is None:
+                        scale = fallback
+                    if scale == 0:
+                        return x
+                    other = self.other
+                    if self.flag is None:
+                        other = x.sum()
+                    if other == 0:
+                        return x
+                    return x / scale
+            """
+        ),
         # Kernels registered for the host or for tracing only, and a closure (not a method)
         # handed to a call that runs it inside its set-up factory.
         Valid(
@@ -1794,6 +1813,22 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # A value filled in when missing (`if amax is None: amax = x.abs().amax()`): the
+        # default says the name holds a tensor (nvidia-modelopt 0.33's FP8 GEMM, per forward).
+        Invalid(
+            """
+            import torch
+            class Fp8Linear(torch.nn.Module):
+                def forward(self, x):
+                    amax = self.input_quantizer.amax
+                    if amax is None:
+                        amax = x.abs().amax()
+                    if amax == 0:
+                    #  ^^^^
+                        return x
+                    return x / amax
+            """
+        ),
         # Session 21 (recall21b): a custom operator's kernel runs on every call of the operator
         # (nvidia-modelopt 0.33's dynamic block fake-quant read `amax.item()` per forward); a
         # forward patched onto modules by a helper runs on every call, and so do the closures
