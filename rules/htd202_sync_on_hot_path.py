@@ -401,8 +401,8 @@ class SyncOnHotPath(Rule):
                     return x / scale
             """
         ),
-        # Kernels registered for the host or for tracing only, and a closure (not a method)
-        # handed to a call that runs it inside its set-up factory.
+        # Kernels registered for the host, for tracing or for ONNX export only, and a closure
+        # (not a method) handed to a call that runs it inside its set-up factory.
         Valid(
             """
             import torch
@@ -412,6 +412,9 @@ class SyncOnHotPath(Rule):
                 return torch.empty((int(amax.item()),))
             torch.library.impl("trt::block_quant", "cpu")(_cpu_impl)
             torch.library.register_fake("trt::block_quant")(_fake_impl)
+            @torch.library.custom_op("tex::onnx_quantize", mutates_args=[])
+            def onnx_quantize(tensor: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
+                return tensor * scale.item()  # an ONNX export operator: traced, not a step
             def calibrate(model, data):
                 def forward(batch):
                     return model(batch).abs().amax().item()

@@ -457,10 +457,12 @@ class HotPaths:
                 reasons[function] = reason
                 queue.append((function, function))
         registered = hook_functions(self.context.module, self.context.source, self.index)
+        stem = name.rpartition("/")[2].removesuffix(".py")
         for function, reason in op_kernels(
             self.context.module, self.context.source, self.index
         ).items():
-            registered.setdefault(function, reason)
+            if not offline_class(function.name.value) and not offline_class(stem):
+                registered.setdefault(function, reason)  # not an ONNX/export-only operator
         for function, reason in registered.items():
             if function not in reasons and not self._cold(function):
                 reasons[function] = reason

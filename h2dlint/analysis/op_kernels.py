@@ -8,7 +8,8 @@ custom_op("ns::op")``, ``@torch.library.impl("ns::op", "cuda")``, ``torch.librar
 project's registration helper named for it (``direct_register_custom_op("op", op_func=fn)``,
 ``register_custom_op(fn)``). Left alone: a registration for the host or for tracing only (every
 device string it names is ``cpu`` or ``meta``), ``register_fake`` (shapes for tracing, never
-run on data) and ``register_autograd``.
+run on data) and ``register_autograd``; :mod:`hot_paths` also leaves an operator whose name or
+module names ONNX or export (``onnx_extensions.py``: run while a model is exported).
 """
 
 from __future__ import annotations
