@@ -162,6 +162,15 @@ class SyncPerRow(ComprehensionVisits, Rule):
     )
 
     valid = (
+        Valid(
+            """
+            import torch
+            def padding_mask(seqlens: list[int], max_len: int):
+                rows = [[False] * n + [True] * (max_len - n) for n in seqlens]
+                positions = torch.arange(max_len, device="cuda")
+                return positions[None, :] >= torch.tensor(seqlens, device="cuda")[:, None]
+            """
+        ),
         # Session 19: the `else` of a type test says the rows are a list's, not a tensor's
         Valid(
             """
@@ -940,6 +949,22 @@ class SyncPerRow(ComprehensionVisits, Rule):
                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
             """,
             message_contains="a row as a size",
+        ),
+        # A display repeated a row's number of times asks the row for ``__index__``
+        # (transformer-engine 2.18's padding mask, one read per sequence).
+        Invalid(
+            """
+            import torch
+            def padding_mask(cu_seqlens: torch.Tensor, batch_size: int, max_len: int):
+                seqlens = (cu_seqlens[1:] - cu_seqlens[:-1]).to("cuda")
+                rows = []
+                for i in range(batch_size):
+                ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    rows.append([False] * seqlens[i] + [True] * (max_len - seqlens[i]))
+                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return torch.tensor(rows, device="cuda")
+            """,
+            message_contains="a row as a repeat count",
         ),
         # Index loops over a device tensor.
         Invalid(

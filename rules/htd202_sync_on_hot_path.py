@@ -382,6 +382,45 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # A default that is a Python number, or set under another test: no tensor proven.
+        Valid(
+            """
+            import torch
+            class Scaled(torch.nn.Module):
+                def forward(self, x, fallback: float):
+                    scale = self.scale
+                    if scale is None:
+                        scale = fallback
+                    if scale == 0:
+                        return x
+                    other = self.other
+                    if self.flag is None:
+                        other = x.sum()
+                    if other == 0:
+                        return x
+                    return x / scale
+            """
+        ),
+        # Kernels registered for the host, for tracing or for ONNX export only, and a closure
+        # (not a method) handed to a call that runs it inside its set-up factory.
+        Valid(
+            """
+            import torch
+            def _cpu_impl(inputs: torch.Tensor, amax: torch.Tensor):
+                return fake_quant_block(inputs, amax.item())
+            def _fake_impl(inputs: torch.Tensor, amax: torch.Tensor):
+                return torch.empty((int(amax.item()),))
+            torch.library.impl("trt::block_quant", "cpu")(_cpu_impl)
+            torch.library.register_fake("trt::block_quant")(_fake_impl)
+            @torch.library.custom_op("tex::onnx_quantize", mutates_args=[])
+            def onnx_quantize(tensor: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
+                return tensor * scale.item()  # an ONNX export operator: traced, not a step
+            def calibrate(model, data):
+                def forward(batch):
+                    return model(batch).abs().amax().item()
+                return max(map(forward, data))
+            """
+        ),
         # Session 20 (ultralytics 8.4.190's Dice loss): counts by scatter_add_ into a
         # fixed-size tensor, no data-sized output
         Valid(
@@ -1777,6 +1816,46 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # A value filled in when missing (`if amax is None: amax = x.abs().amax()`): the
+        # default says the name holds a tensor (nvidia-modelopt 0.33's FP8 GEMM, per forward).
+        Invalid(
+            """
+            import torch
+            class Fp8Linear(torch.nn.Module):
+                def forward(self, x):
+                    amax = self.input_quantizer.amax
+                    if amax is None:
+                        amax = x.abs().amax()
+                    if amax == 0:
+                    #  ^^^^
+                        return x
+                    return x / amax
+            """
+        ),
+        # Session 21 (recall21b): a custom operator's kernel runs on every call of the operator
+        # (nvidia-modelopt 0.33's dynamic block fake-quant read `amax.item()` per forward); a
+        # forward patched onto modules by a helper runs on every call, and so do the closures
+        # of its factory that it calls (modelopt 0.37's AWQ-lite loss read once per alpha).
+        Invalid(
+            """
+            import torch
+            def _block_quant_impl(inputs: torch.Tensor, amax: torch.Tensor):
+                return fake_quant_block(inputs, amax.item())
+                #                               ^^^^^^^^^^^
+            torch.library.impl("trt::block_quant", ["cpu", "cuda"])(_block_quant_impl)
+            def awq_lite(model):
+                def update_loss(self, out, out_actual, alpha):
+                    self.loss[alpha] += (out - out_actual).float().pow(2).mean().item()
+                    #                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                def forward(self, x):
+                    out_actual = self._forward_no_awq(x)
+                    for alpha in self.loss:
+                        update_loss(self, self._forward_no_awq(x), out_actual, alpha)
+                    return out_actual
+                for module in model.modules():
+                    bind_forward_method(module, forward, "_forward_no_awq")
+            """
+        ),
         # Session 20 (ultralytics 8.4.100's Dice loss): bincount reads the maximum to size
         # its output, a sync even with minlength=
         Invalid(

@@ -26,11 +26,16 @@ from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.rule import Invalid, Rule, Valid
 
 CONSTRUCTORS = frozenset({"torch.tensor", "torch.as_tensor", "torch.asarray"})
+# The legacy constructors: data when given a sequence (``torch.Tensor([0, 1])``), sizes when
+# given numbers (``torch.Tensor(3)``: three uninitialised floats), so only proven data counts.
+LEGACY_CONSTRUCTORS = frozenset(
+    f"torch.{kind}Tensor" for kind in ("", "Float", "Double", "Half", "Long", "Int", "Bool", "Byte")
+)
 # Keywords of a factory that make the move more than a move (or the factory more than shapes).
 BLOCKING_KEYWORDS = ("device", "out", "pin_memory", "requires_grad")
 FACTORY_TAILS = "|".join(
     f".{n.rsplit('.', 1)[1]}|{n.rsplit('.', 1)[1]}"
-    for n in sorted(SHAPE_FACTORIES | RANDOM_FACTORIES | CONSTRUCTORS)
+    for n in sorted(SHAPE_FACTORIES | RANDOM_FACTORIES | CONSTRUCTORS | LEGACY_CONSTRUCTORS)
 )
 CHAIN_TAILS = "|".join(f".{m}" for m in sorted(EXACT_METHODS))
 
@@ -173,6 +178,19 @@ class HostFactoryThenMove(Rule):
             def g(x):
                 WEIGHTS = x.new_ones(3)
                 return WEIGHTS.to(x.device)
+            """
+        ),
+        # the legacy constructor given sizes (not data), indices computed on the device (the
+        # fix of transformer-engine 2.20), host data pinned before its copy
+        Valid(
+            """
+            import torch
+            def f(n: int, seqlens: torch.Tensor, max_seqlen: int, ids: list[int]):
+                buf = torch.Tensor(n).to(torch.float16)
+                valid = torch.arange(max_seqlen, device=seqlens.device) < seqlens[:, None]
+                order = torch.argsort(~valid.flatten(), stable=True)
+                pinned = torch.tensor(ids).pin_memory().to("cuda", non_blocking=True)
+                return buf, order.to(dtype=torch.int64, device="cuda").unsqueeze(1), pinned
             """
         ),
         # made on the device already
@@ -690,6 +708,18 @@ class HostFactoryThenMove(Rule):
                 return mask, ids, flag
             """,
         ),
+        # Session 21 (recall21b): transformer-engine 2.18's flash-attention indices, built as
+        # a host list and copied through the legacy constructor and two views per forward.
+        Invalid(
+            """
+            import torch
+            def get_indices(max_seqlen: int, seqlens: list[int]):
+                indices = [i * max_seqlen + k for i, n in enumerate(seqlens) for k in range(n)]
+                return torch.Tensor(indices).unsqueeze(1).to(dtype=torch.int64, device="cuda")
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="HTD106",
+        ),
         # a module-level host tensor copied to the device on every call (kornia 0.8's rad2deg)
         Invalid(
             """
@@ -751,16 +781,18 @@ class HostFactoryThenMove(Rule):
                 "draws other numbers than the host's",
                 confidence=confidence,
             )
-        elif qualified in CONSTRUCTORS and node.func.value is factory:  # type: ignore[attr-defined]
-            self._constructor(node, factory, qualified, move, confidence, certain, frame)
-        elif qualified in CONSTRUCTORS:  # ``torch.tensor(lens).long().to(device)``
-            self._chained_constructor(node, factory)
+        elif qualified in CONSTRUCTORS or qualified in LEGACY_CONSTRUCTORS:
+            # Views and casts between (``torch.Tensor(ids).unsqueeze(1).to(device=...)``) keep
+            # the host data; only a direct move is fixed.
+            direct = node.func.value is factory  # type: ignore[attr-defined]
+            self._constructor(node, factory, qualified, move, confidence, certain, frame, direct)
 
     def _chained_constructor(self, node: cst.Call, constructor: cst.Call) -> None:
         """``torch.tensor(lens).cumsum(0).to(device)``: a tensor built from Python data and
         computed on the host, then moved: the same pageable blocking copy as a direct move."""
         provenance = Provenance.of(self.context)
-        if provenance.qualify(constructor.func) not in CONSTRUCTORS:
+        qualified = provenance.qualify(constructor.func)
+        if qualified not in CONSTRUCTORS and qualified not in LEGACY_CONSTRUCTORS:
             return
         if any(keyword(constructor, k) for k in BLOCKING_KEYWORDS):
             return
@@ -778,7 +810,7 @@ class HostFactoryThenMove(Rule):
             else f" (certain if `{self.context.module.code_for_node(move.device)}` is an "
             "accelerator, as its name says)"
         )
-        self._constructor(node, constructor, "torch.tensor", move, confidence, certain, frame)
+        self._constructor(node, constructor, qualified, move, confidence, certain, frame, False)
 
     def _module_constant(self, node: cst.Call, receiver: cst.BaseExpression) -> None:
         """``pi.to(x.device)`` in a function, ``pi`` a module-level host tensor: the same copy
@@ -887,10 +919,17 @@ class HostFactoryThenMove(Rule):
         confidence: Confidence,
         certain: str,
         frame: Frame,
+        direct: bool = True,
     ) -> None:
         data = first_positional(factory)
         if data is None or len(positional(factory)) != 1:
             return
+        provenance = Provenance.of(self.context)
+        proven = host_sequence(provenance, data, frame)
+        if qualified in LEGACY_CONSTRUCTORS and not (
+            proven or isinstance(data, (cst.List, cst.ListComp))
+        ):
+            return  # ``torch.Tensor(n)``: sizes, not data
         if numeric_constant(data) or constant_choice(data):
             message = (
                 f"0-d constant made on the host only to be moved to the device{certain}: "
@@ -899,6 +938,7 @@ class HostFactoryThenMove(Rule):
             others = [a for a in factory.args if a.keyword is not None]
             if (
                 not move.fixable
+                or not direct
                 or move.dtype is not None
                 or move.device_value is None
                 or qualified != "torch.tensor"
@@ -918,8 +958,6 @@ class HostFactoryThenMove(Rule):
             )
             self.report(node, message, replacements=[(node, made)], confidence=confidence)
             return
-        provenance = Provenance.of(self.context)
-        proven = host_sequence(provenance, data, frame)
         # Data of unknown type on a step path: what HTD106 takes for `torch.tensor(x,
         # device=...)`, the same copy written with a move.
         if not proven and (

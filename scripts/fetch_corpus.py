@@ -207,6 +207,11 @@ SERVING_PACKAGES: dict[str, str] = {
     "lmms-eval": "0.7.3",
     "ms-swift": "4.6.0",
     "unsloth-zoo": "2026.10.9",
+    # Session 21 (helper recall21b): model, quantization and training code whose releases had
+    # never been mined (held-out recall rows, docs/recall.md). Files that name vllm or sglang
+    # (transformer-engine: none; nvidia-modelopt 0.47.0: 32) were deleted unread before the scan.
+    "transformer-engine": "2.20.2",
+    "nvidia-modelopt": "0.47.0",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 

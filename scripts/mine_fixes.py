@@ -92,6 +92,10 @@ _MONAI = ("1.3.2", "1.4.0", "1.5.0", "1.5.2", "1.6.1")
 _KORNIA = ("0.7.4", "0.8.0", "0.8.2", "0.9.0")
 _TORCHMETRICS = ("1.5.2", "1.6.3", "1.7.4", "1.8.2", "1.9.0")
 _PYG = ("2.5.3", "2.6.1", "2.7.0", "2.8.1")
+# Session 21 (helper recall21b): model, quantization and training code never mined before.
+_MODELOPT = ("0.33.1", "0.35.1", "0.37.0", "0.39.0", "0.41.0", "0.43.0", "0.45.0", "0.47.0")
+_TRANSFORMER_ENGINE = ("2.8.0", "2.10.0", "2.12.0", "2.14.1", "2.16.1", "2.18.0", "2.20.2")
+_BITSANDBYTES = ("0.45.5", "0.46.1", "0.47.0", "0.48.2", "0.49.2", "0.50.2")
 
 # Consecutive releases over roughly the last one to two years, serving engines and model code
 # first. Kept modest: every version is a full download of the package's .py files.
@@ -329,6 +333,13 @@ PAIRS: list[tuple[str, str, str]] = [
     ("open-clip-torch", "2.29.0", "3.0.0"),
     ("open-clip-torch", "3.0.0", "3.3.0"),
     ("sam2", "0.4.1", "1.1.0"),
+    # Session 21 (helper recall21b): transformer-engine's wheel (its PyTorch part holds the
+    # held-out rows), nvidia-modelopt, bitsandbytes. Files naming vllm or sglang were deleted
+    # unread from every version before mining (modelopt: 1 to 32 per version; bitsandbytes
+    # 0.50.2: 1; transformer-engine: none).
+    *(("nvidia-modelopt", a, b) for a, b in itertools.pairwise(_MODELOPT)),
+    *(("transformer-engine", a, b) for a, b in itertools.pairwise(_TRANSFORMER_ENGINE)),
+    *(("bitsandbytes", a, b) for a, b in itertools.pairwise(_BITSANDBYTES)),
 ]
 
 # A removed line must hold one of these to start a candidate.

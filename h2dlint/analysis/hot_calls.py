@@ -54,6 +54,9 @@ class SameModuleCalls(cst.CSTVisitor):
         self.function: cst.FunctionDef | None = None
         self.env_reads = False
         self.depth = 0
+        # Closures defined beside the function in the same factory, by name (a patched
+        # ``forward`` calling its factory's ``update_loss``).
+        self.siblings: dict[str, cst.FunctionDef] = {}
 
     def _counts(self, node: cst.For | cst.While) -> int:
         return 1 if not self.model_loops_only or runs_model(node) else 0
@@ -97,7 +100,7 @@ class SameModuleCalls(cst.CSTVisitor):
             return
         func = node.func
         if isinstance(func, cst.Name):
-            target = self.index.functions.get(func.value)
+            target = self.siblings.get(func.value) or self.index.functions.get(func.value)
             if target is not None:
                 self.found.append(target)
         elif (

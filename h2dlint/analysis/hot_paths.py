@@ -94,6 +94,7 @@ from h2dlint.analysis.installed_closures import installed_closures
 from h2dlint.analysis.memo_methods import may_rewrite_parameters, rewrites_parameters
 from h2dlint.analysis.nested_functions import nested_functions
 from h2dlint.analysis.once import RunOnce, once_name
+from h2dlint.analysis.op_kernels import op_kernels
 from h2dlint.analysis.per_step_names import builder_class
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.step_loops import occasional_call, step_loop_reason
@@ -455,9 +456,14 @@ class HotPaths:
             if reason is not None:
                 reasons[function] = reason
                 queue.append((function, function))
-        for function, reason in hook_functions(
+        registered = hook_functions(self.context.module, self.context.source, self.index)
+        stem = name.rpartition("/")[2].removesuffix(".py")
+        for function, reason in op_kernels(
             self.context.module, self.context.source, self.index
         ).items():
+            if not offline_class(function.name.value) and not offline_class(stem):
+                registered.setdefault(function, reason)  # not an ONNX/export-only operator
+        for function, reason in registered.items():
             if function not in reasons and not self._cold(function):
                 reasons[function] = reason
                 queue.append((function, function))
@@ -480,5 +486,12 @@ class HotPaths:
         collector.model_loops_only = function in self._model_loops_only
         collector.function = function
         collector.env_reads = self._env_reads
+        parent = self.parents.get(function)
+        if parent is not None:
+            collector.siblings = {
+                f.name.value: f
+                for f, p in self.parents.items()
+                if p is parent and f is not function
+            }
         visit_read_only(function.body, collector)
         return collector.found

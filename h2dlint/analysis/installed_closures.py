@@ -32,14 +32,18 @@ def _function_name(value: cst.BaseExpression) -> str | None:
     return None
 
 
-def _handed_out(parent: cst.FunctionDef) -> set[str]:
-    """Names of functions ``parent``'s own statements return or store on an attribute."""
+def _handed_out(parent: cst.FunctionDef) -> tuple[set[str], set[str]]:
+    """Names of functions ``parent``'s own statements return or store on an attribute, and
+    names they pass to a call (``bind_forward_method(module, forward, "_orig")``)."""
     found: set[str] = set()
+    passed: set[str] = set()
     stack: list[cst.CSTNode] = [parent.body]
     while stack:
         node = stack.pop()
         if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             continue  # another scope's returns
+        if isinstance(node, cst.Call):
+            passed.update(n for a in node.args if (n := _function_name(a.value)))
         if isinstance(node, cst.Return) and node.value is not None:
             values = (
                 [e.value for e in node.value.elements]
@@ -54,7 +58,7 @@ def _handed_out(parent: cst.FunctionDef) -> set[str]:
             if name:
                 found.add(name)
         stack.extend(node.children)
-    return found
+    return found, passed
 
 
 def installed_closures(
@@ -63,12 +67,17 @@ def installed_closures(
     """Each nested function its enclosing function returns or stores on an attribute -> whether
     it is written as a method (a first parameter ``self``: it is bound to a module and runs
     as its method)."""
-    handed: dict[cst.FunctionDef, set[str]] = {}
+    handed: dict[cst.FunctionDef, tuple[set[str], set[str]]] = {}
     found: dict[cst.FunctionDef, bool] = {}
     for function, parent in parents.items():
         if parent not in handed:
             handed[parent] = _handed_out(parent)
-        if function.name.value in handed[parent]:
-            params = function.params.params
-            found[function] = bool(params) and params[0].name.value == "self"
+        stored, passed = handed[parent]
+        params = function.params.params
+        method = bool(params) and params[0].name.value == "self"
+        # A method-to-be passed to a call is bound there (``bind_forward_method(m, forward)``,
+        # ``setattr(m, "forward", MethodType(forward, m))``); any other closure passed to a
+        # call (``map(f, xs)``, ``checkpoint(f, x)``) runs inside its factory, as hot as it.
+        if function.name.value in stored or (method and function.name.value in passed):
+            found[function] = method
     return found

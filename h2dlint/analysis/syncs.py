@@ -342,7 +342,8 @@ def sync_of(call: cst.Call, loop: RowLoop) -> RowSync | None:
 # ints is used the same way, so only rows of tensors known to be tensors count.
 ROW_SLICE = "a row as a slice bound"
 ROW_SIZE = "a row as a size"
-INDEX_READS = frozenset({ROW_SLICE, ROW_SIZE})
+ROW_REPEAT = "a row as a repeat count"  # ``[False] * lens[i]``: the list asks for ``__index__``
+INDEX_READS = frozenset({ROW_SLICE, ROW_SIZE, ROW_REPEAT})
 
 
 class _SyncFinder(LoopBodyVisitor):
@@ -400,6 +401,17 @@ class _SyncFinder(LoopBodyVisitor):
                 tensors = reads_row(bound, self.loop)
                 if tensors and not self._shadowed(bound):
                     self.found.append(RowSync(node, tensors[0], ROW_SLICE))
+                    return
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        """``[False] * lens[i]``, ``(0,) * (n - l)``: a display repeated a row's number of times."""
+        if not isinstance(node.operator, cst.Multiply):
+            return
+        for seq, count in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(seq, (cst.List, cst.Tuple, cst.ListComp)) and _row_value(count):
+                tensors = reads_row(count, self.loop)
+                if tensors and not self._shadowed(count):
+                    self.found.append(RowSync(node, tensors[0], ROW_REPEAT))
                     return
 
     def _size(self, call: cst.Call) -> RowSync | None:

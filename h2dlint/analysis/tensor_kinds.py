@@ -14,6 +14,7 @@ from h2dlint.analysis.classes import class_of
 from h2dlint.analysis.cross_module import field_annotation
 from h2dlint.analysis.frames import Frame, parameter_annotation
 from h2dlint.analysis.item_writes import used_as_tensor
+from h2dlint.analysis.none_defaults import defaulted
 from h2dlint.analysis.provenance import Provenance, annotation_is
 from h2dlint.analysis.returned_tensors import returned_annotation
 from h2dlint.analysis.sync_basics import METADATA_METHODS, RowLoop, Walk, early_exits
@@ -203,9 +204,10 @@ def tensor_evidence(
                 annotation = parameter_annotation(node, frame)
                 if annotation is None or not tensor_annotation(provenance, annotation):
                     return None
-            elif tensor_evidence(
-                provenance, value, frame, read=read, depth=depth + 1
-            ) is None or provenance.is_host_data(value, frame):
+            elif provenance.is_host_data(value, frame) or (
+                tensor_evidence(provenance, value, frame, read=read, depth=depth + 1) is None
+                and not defaulted(bindings, reaching, binding, node.value)  # a default's kind
+            ):
                 return None
             proven = True
         return node if proven else None
