@@ -212,6 +212,14 @@ SERVING_PACKAGES: dict[str, str] = {
     # (transformer-engine: none; nvidia-modelopt 0.47.0: 32) were deleted unread before the scan.
     "transformer-engine": "2.20.2",
     "nvidia-modelopt": "0.47.0",
+    # Session 21 (helper heldout21b): a held-out precision reading of HTD101, HTD201 and HTD202
+    # (docs/precision.md) on packages no triage had labelled: GLiNER's span/token decoders,
+    # streaming session cache and relation-extraction forward, and TorchServe's python
+    # (infinity-emb 0.0.78, optimum-quanto 0.2.7 and k-diffusion 0.1.1.post1, pinned above,
+    # were scanned too). None of the five had a finding of these rules but gliner. Files that
+    # name vllm or sglang (1 of gliner's; torchserve's 2 were already gone) were deleted unread.
+    "gliner": "0.2.29",
+    "torchserve": "0.12.0",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 
