@@ -1775,8 +1775,59 @@ class SyncOnHotPath(Rule):
                     processor.out.copy_(self.model(processor.ids).logits.argmax(-1))
             """
         ),
+        # Session 21 (exllamav3 1.4.9's MLA attention): a lookup in a mapping named as a cache
+        # stays a cache miss, and a `.tolist()` under a host-device test reads host memory
+        Valid(
+            """
+            import torch
+            class MLAttention(torch.nn.Module):
+                def forward(self, x, params, seq_cache):
+                    lens = seq_cache.get("host_lens")
+                    if lens is None:
+                        lens = seq_cache["host_lens"] = params["cache_seqlens"].cpu().tolist()
+                    src = params.get("cache_seqlens")
+                    if src.device.type == "cpu":
+                        lens = src.tolist()
+                    return self.attend(x, lens)
+            """
+        ),
     )
     invalid = (
+        # Session 21 (exllamav3 1.4.0's MLA attention): the entry made when it is missing from
+        # a mapping the forward is given (the params its layers share) is made every forward
+        Invalid(
+            """
+            import torch
+            class MLAttention(torch.nn.Module):
+                def forward(self, x, params):
+                    cache_seqlens = params.get("cache_seqlens")
+                    host_seqlens = params.get("_host_seqlens")
+                    if host_seqlens is None:
+                        host_seqlens = cache_seqlens.cpu().tolist()
+                                       ^^^^^^^^^^^^^^^^^^^
+                        params["_host_seqlens"] = host_seqlens
+                    return self.attend(x, host_seqlens)
+            """,
+            message_contains="`.cpu()` of `cache_seqlens`",
+        ),
+        # Session 21 (exllamav3 0.0.20's MoE): a permuted one-hot mask is a tensor, and
+        # `torch.where(mask)` is a `nonzero`: one sync per expert
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+            class SparseMoE(torch.nn.Module):
+                def forward(self, y, selected):
+                    out = torch.zeros_like(y)
+                    expert_mask = F.one_hot(selected, num_classes=self.n).permute(2, 1, 0)
+                    for e in range(self.n):
+                        idx, top_x = torch.where(expert_mask[e])
+                                     ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        out.index_add_(0, top_x, self.experts[e](y[top_x]))
+                    return out
+            """,
+            message_contains="`torch.where()` of `expert_mask[e]`",
+        ),
         # Session 20 (ultralytics 8.4.100's Dice loss): bincount reads the maximum to size
         # its output, a sync even with minlength=
         Invalid(
