@@ -207,6 +207,9 @@ SERVING_PACKAGES: dict[str, str] = {
     "lmms-eval": "0.7.3",
     "ms-swift": "4.6.0",
     "unsloth-zoo": "2026.10.9",
+    # Session 21 (helper recall21a): punica's multi-LoRA serving wrappers, scanned whole for the
+    # before/after diffs (no findings). No file of it names vllm or sglang.
+    "punica": "0.2.1",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 

@@ -92,6 +92,9 @@ _MONAI = ("1.3.2", "1.4.0", "1.5.0", "1.5.2", "1.6.1")
 _KORNIA = ("0.7.4", "0.8.0", "0.8.2", "0.9.0")
 _TORCHMETRICS = ("1.5.2", "1.6.3", "1.7.4", "1.8.2", "1.9.0")
 _PYG = ("2.5.3", "2.6.1", "2.7.0", "2.8.1")
+# Session 21 (helper recall21a): exllamav3 before the session-10 pairs, lmcache in smaller steps.
+_EXLLAMAV3_EARLY = ("0.0.6", "0.0.12", "0.0.16", "0.0.20", "0.0.25", "0.0.30", "0.0.35", "0.0.43")
+_LMCACHE_LATE = ("0.3.15", "0.4.1", "0.4.4", "0.4.7", "0.5.0", "0.5.3", "0.5.6")
 
 # Consecutive releases over roughly the last one to two years, serving engines and model code
 # first. Kept modest: every version is a full download of the package's .py files.
@@ -329,8 +332,41 @@ PAIRS: list[tuple[str, str, str]] = [
     ("open-clip-torch", "2.29.0", "3.0.0"),
     ("open-clip-torch", "3.0.0", "3.3.0"),
     ("sam2", "0.4.1", "1.1.0"),
+    # Session 21 (helper recall21a): serving and structured-generation releases never mined
+    # (exllamav3 before 0.0.43, older outlines/xgrammar/llguidance, punica, fschat,
+    # lm-format-enforcer, transformers-cfg, guidance, auto-gptq, mistral-inference 1.1-1.4,
+    # deepspeed-mii 0.2.2-0.2.4, lmcache 0.3.15-0.5.6 in smaller steps). Files naming vllm or
+    # sglang were deleted unread from every version first. ktransformers and minference would
+    # not download (payload-only or missing wheels).
+    *(("exllamav3", a, b) for a, b in itertools.pairwise(_EXLLAMAV3_EARLY)),
+    *(("outlines", a, b) for a, b in itertools.pairwise(("0.0.34", "0.0.40", "0.0.46", "0.1.0"))),
+    ("outlines", "0.1.0", "0.1.14"),
+    ("xgrammar", "0.1.6", "0.1.10"),
+    ("xgrammar", "0.1.10", "0.1.13"),
+    ("xgrammar", "0.1.13", "0.1.19"),
+    ("llguidance", "0.6.31", "0.7.0"),
+    ("punica", "0.0.10", "0.0.23"),
+    ("punica", "0.0.23", "0.1.0"),
+    ("punica", "0.1.0", "0.2.1"),
+    ("fschat", "0.2.20", "0.2.30"),
+    ("fschat", "0.2.30", "0.2.33"),
+    ("fschat", "0.2.33", "0.2.36"),
+    *(
+        ("lm-format-enforcer", a, b)
+        for a, b in itertools.pairwise(("0.9.0", "0.10.1", "0.10.12", "0.11.3"))
+    ),
+    *(
+        ("transformers-cfg", a, b)
+        for a, b in itertools.pairwise(("0.1.3", "0.2.0", "0.2.4", "0.2.7"))
+    ),
+    *(("guidance", a, b) for a, b in itertools.pairwise(("0.1.10", "0.1.16", "0.2.0", "0.3.1"))),
+    *(("auto-gptq", a, b) for a, b in itertools.pairwise(("0.4.2", "0.5.1", "0.6.0", "0.7.1"))),
+    ("mistral-inference", "1.1.0", "1.3.1"),
+    ("mistral-inference", "1.3.1", "1.4.0"),
+    ("deepspeed-mii", "0.2.2", "0.2.3"),
+    ("deepspeed-mii", "0.2.3", "0.2.4"),
+    *(("lmcache", a, b) for a, b in itertools.pairwise(_LMCACHE_LATE)),
 ]
-
 # A removed line must hold one of these to start a candidate.
 MARKER = re.compile(
     r"\.item\(\)|\.tolist\(\)|\.cpu\(\)|\.numpy\(\)|\.to\(|\.cuda\(|non_blocking|pin_memory"
