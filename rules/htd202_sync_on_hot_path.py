@@ -1791,6 +1791,22 @@ class SyncOnHotPath(Rule):
                     return self.attend(x, lens)
             """
         ),
+        # Session 21 (exllamav3 1.4.9's MLA lengths): the device read is the fallback for a
+        # caller that supplies no host copy; the engine supplies one
+        Valid(
+            """
+            import torch
+            def host_lens(params, cache_seqlens):
+                src = params.get("cache_seqlens_cpu")
+                if isinstance(src, torch.Tensor) and src.device.type == "cpu":
+                    return src.tolist()
+                else:
+                    return cache_seqlens.cpu().tolist()
+            class MLAttention(torch.nn.Module):
+                def forward(self, x, params):
+                    return self.attend(x, host_lens(params, params["cache_seqlens"]))
+            """
+        ),
     )
     invalid = (
         # Session 21 (exllamav3 1.4.0's MLA attention): the entry made when it is missing from
@@ -1809,6 +1825,22 @@ class SyncOnHotPath(Rule):
                     return self.attend(x, host_seqlens)
             """,
             message_contains="`.cpu()` of `cache_seqlens`",
+        ),
+        # Session 21's twin of the host-copy fallback: the test reads the synced tensor
+        # itself, so on a GPU its `else` runs on every call
+        Invalid(
+            """
+            import torch
+            class MLAttention(torch.nn.Module):
+                def forward(self, x, lens: torch.Tensor):
+                    if lens.device.type == "cpu":
+                        host = lens.tolist()
+                    else:
+                        host = lens.cpu().tolist()
+                               ^^^^^^^^^^
+                    return self.attend(x, host)
+            """,
+            message_contains="`.cpu()` of `lens`",
         ),
         # Session 21 (exllamav3 0.0.20's MoE): a permuted one-hot mask is a tensor, and
         # `torch.where(mask)` is a `nonzero`: one sync per expert

@@ -116,3 +116,37 @@ def test_sorted_slices_per_expert_are_silent() -> None:
                 return out
     """
     assert _rows(code) == []
+
+
+# exllamav3 1.4.9's fix: the caller's host copy is read when given; the device read is the
+# fallback for harnesses (silent), unlike a test of the synced tensor itself (reported).
+FALLBACK = """
+    import torch
+    def host_lens(params, cache_seqlens):
+        src = params.get("{tested}")
+        if isinstance(src, torch.Tensor) and src.device.type == "cpu":
+            return src.tolist()
+        else:
+            return {synced}.cpu().tolist()
+    class MLAttention:
+        def forward(self, x, params):
+            return self.attend(x, host_lens(params, params["cache_seqlens"]))
+"""
+
+
+def test_device_read_as_the_fallback_of_a_host_copy_is_silent() -> None:
+    assert _rows(FALLBACK.format(tested="cache_seqlens_cpu", synced="cache_seqlens")) == []
+
+
+def test_device_read_of_the_tested_tensor_is_reported() -> None:
+    code = """
+        import torch
+        class MLAttention:
+            def forward(self, x, lens: torch.Tensor):
+                if lens.device.type == "cpu":
+                    host = lens.tolist()
+                else:
+                    host = lens.cpu().tolist()
+                return self.attend(x, host)
+    """
+    assert _rows(code) == [8]
