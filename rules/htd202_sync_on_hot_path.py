@@ -148,7 +148,12 @@ class SyncOnHotPath(Rule):
     `visualize_predictions`, `log_samples`, `_debug_stats`: the plot or the log needs them).
     Run-once code (`__init__`, setup, loaders, tests, memoised functions, compiler passes over a
     `torch.fx` graph such as `plan_fwd(gm: GraphModule, ...)`, code under a run-once guard such as
-    `if self.cache is None:`) is never hot. A closure that a factory returns or installs on an
+    `if self.cache is None:`) is never hot; an entry made when a mapping the function is given
+    lacks it (`lens = params.get("lens")` / `if lens is None: ...`, `params` a parameter not
+    named as a cache) is made on every call, and is hot. A device read in the `else` of a test
+    that another tensor is on the host (`if src.device.type == "cpu": lens = src.tolist()` /
+    `else: lens = seqlens.cpu().tolist()`) is the fallback for a caller that supplies no host
+    copy, and is not reported. A closure that a factory returns or installs on an
     object (`def get_attention_forward(cfg): def forward(self, x): ...; return forward`, model
     patching) runs when it is called, so it is hot by its own name. Model surgery
     (`W.weight.data = ...`, `setattr(layer, "weight", new)`) and the functions of a module named
