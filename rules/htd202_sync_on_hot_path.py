@@ -148,7 +148,12 @@ class SyncOnHotPath(Rule):
     `visualize_predictions`, `log_samples`, `_debug_stats`: the plot or the log needs them).
     Run-once code (`__init__`, setup, loaders, tests, memoised functions, compiler passes over a
     `torch.fx` graph such as `plan_fwd(gm: GraphModule, ...)`, code under a run-once guard such as
-    `if self.cache is None:`) is never hot. A closure that a factory returns or installs on an
+    `if self.cache is None:`) is never hot; an entry made when a mapping the function is given
+    lacks it (`lens = params.get("lens")` / `if lens is None: ...`, `params` a parameter not
+    named as a cache) is made on every call, and is hot. A device read in the `else` of a test
+    that another tensor is on the host (`if src.device.type == "cpu": lens = src.tolist()` /
+    `else: lens = seqlens.cpu().tolist()`) is the fallback for a caller that supplies no host
+    copy, and is not reported. A closure that a factory returns or installs on an
     object (`def get_attention_forward(cfg): def forward(self, x): ...; return forward`, model
     patching) runs when it is called, so it is hot by its own name. Model surgery
     (`W.weight.data = ...`, `setattr(layer, "weight", new)`) and the functions of a module named
@@ -1814,6 +1819,38 @@ class SyncOnHotPath(Rule):
                     processor.out.copy_(self.model(processor.ids).logits.argmax(-1))
             """
         ),
+        # Session 21 (exllamav3 1.4.9's MLA attention): a lookup in a mapping named as a cache
+        # stays a cache miss, and a `.tolist()` under a host-device test reads host memory
+        Valid(
+            """
+            import torch
+            class MLAttention(torch.nn.Module):
+                def forward(self, x, params, seq_cache):
+                    lens = seq_cache.get("host_lens")
+                    if lens is None:
+                        lens = seq_cache["host_lens"] = params["cache_seqlens"].cpu().tolist()
+                    src = params.get("cache_seqlens")
+                    if src.device.type == "cpu":
+                        lens = src.tolist()
+                    return self.attend(x, lens)
+            """
+        ),
+        # Session 21 (exllamav3 1.4.9's MLA lengths): the device read is the fallback for a
+        # caller that supplies no host copy; the engine supplies one
+        Valid(
+            """
+            import torch
+            def host_lens(params, cache_seqlens):
+                src = params.get("cache_seqlens_cpu")
+                if isinstance(src, torch.Tensor) and src.device.type == "cpu":
+                    return src.tolist()
+                else:
+                    return cache_seqlens.cpu().tolist()
+            class MLAttention(torch.nn.Module):
+                def forward(self, x, params):
+                    return self.attend(x, host_lens(params, params["cache_seqlens"]))
+            """
+        ),
     )
     invalid = (
         # A value filled in when missing (`if amax is None: amax = x.abs().amax()`): the
@@ -1855,6 +1892,57 @@ class SyncOnHotPath(Rule):
                 for module in model.modules():
                     bind_forward_method(module, forward, "_forward_no_awq")
             """
+        ),
+        # Session 21 (exllamav3 1.4.0's MLA attention): the entry made when it is missing from
+        # a mapping the forward is given (the params its layers share) is made every forward
+        Invalid(
+            """
+            import torch
+            class MLAttention(torch.nn.Module):
+                def forward(self, x, params):
+                    cache_seqlens = params.get("cache_seqlens")
+                    host_seqlens = params.get("_host_seqlens")
+                    if host_seqlens is None:
+                        host_seqlens = cache_seqlens.cpu().tolist()
+                                       ^^^^^^^^^^^^^^^^^^^
+                        params["_host_seqlens"] = host_seqlens
+                    return self.attend(x, host_seqlens)
+            """,
+            message_contains="`.cpu()` of `cache_seqlens`",
+        ),
+        # Session 21's twin of the host-copy fallback: the test reads the synced tensor
+        # itself, so on a GPU its `else` runs on every call
+        Invalid(
+            """
+            import torch
+            class MLAttention(torch.nn.Module):
+                def forward(self, x, lens: torch.Tensor):
+                    if lens.device.type == "cpu":
+                        host = lens.tolist()
+                    else:
+                        host = lens.cpu().tolist()
+                               ^^^^^^^^^^
+                    return self.attend(x, host)
+            """,
+            message_contains="`.cpu()` of `lens`",
+        ),
+        # Session 21 (exllamav3 0.0.20's MoE): a permuted one-hot mask is a tensor, and
+        # `torch.where(mask)` is a `nonzero`: one sync per expert
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+            class SparseMoE(torch.nn.Module):
+                def forward(self, y, selected):
+                    out = torch.zeros_like(y)
+                    expert_mask = F.one_hot(selected, num_classes=self.n).permute(2, 1, 0)
+                    for e in range(self.n):
+                        idx, top_x = torch.where(expert_mask[e])
+                                     ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        out.index_add_(0, top_x, self.experts[e](y[top_x]))
+                    return out
+            """,
+            message_contains="`torch.where()` of `expert_mask[e]`",
         ),
         # Session 20 (ultralytics 8.4.100's Dice loss): bincount reads the maximum to size
         # its output, a sync even with minlength=

@@ -220,6 +220,9 @@ SERVING_PACKAGES: dict[str, str] = {
     # name vllm or sglang (1 of gliner's; torchserve's 2 were already gone) were deleted unread.
     "gliner": "0.2.29",
     "torchserve": "0.12.0",
+    # Session 21 (helper recall21a): punica's multi-LoRA serving wrappers, scanned whole for the
+    # before/after diffs (no findings). No file of it names vllm or sglang.
+    "punica": "0.2.1",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 

@@ -96,6 +96,9 @@ _PYG = ("2.5.3", "2.6.1", "2.7.0", "2.8.1")
 _MODELOPT = ("0.33.1", "0.35.1", "0.37.0", "0.39.0", "0.41.0", "0.43.0", "0.45.0", "0.47.0")
 _TRANSFORMER_ENGINE = ("2.8.0", "2.10.0", "2.12.0", "2.14.1", "2.16.1", "2.18.0", "2.20.2")
 _BITSANDBYTES = ("0.45.5", "0.46.1", "0.47.0", "0.48.2", "0.49.2", "0.50.2")
+# Session 21 (helper recall21a): exllamav3 before the session-10 pairs, lmcache in smaller steps.
+_EXLLAMAV3_EARLY = ("0.0.6", "0.0.12", "0.0.16", "0.0.20", "0.0.25", "0.0.30", "0.0.35", "0.0.43")
+_LMCACHE_LATE = ("0.3.15", "0.4.1", "0.4.4", "0.4.7", "0.5.0", "0.5.3", "0.5.6")
 
 # Consecutive releases over roughly the last one to two years, serving engines and model code
 # first. Kept modest: every version is a full download of the package's .py files.
@@ -340,8 +343,41 @@ PAIRS: list[tuple[str, str, str]] = [
     *(("nvidia-modelopt", a, b) for a, b in itertools.pairwise(_MODELOPT)),
     *(("transformer-engine", a, b) for a, b in itertools.pairwise(_TRANSFORMER_ENGINE)),
     *(("bitsandbytes", a, b) for a, b in itertools.pairwise(_BITSANDBYTES)),
+    # Session 21 (helper recall21a): serving and structured-generation releases never mined
+    # (exllamav3 before 0.0.43, older outlines/xgrammar/llguidance, punica, fschat,
+    # lm-format-enforcer, transformers-cfg, guidance, auto-gptq, mistral-inference 1.1-1.4,
+    # deepspeed-mii 0.2.2-0.2.4, lmcache 0.3.15-0.5.6 in smaller steps). Files naming vllm or
+    # sglang were deleted unread from every version first. ktransformers and minference would
+    # not download (payload-only or missing wheels).
+    *(("exllamav3", a, b) for a, b in itertools.pairwise(_EXLLAMAV3_EARLY)),
+    *(("outlines", a, b) for a, b in itertools.pairwise(("0.0.34", "0.0.40", "0.0.46", "0.1.0"))),
+    ("outlines", "0.1.0", "0.1.14"),
+    ("xgrammar", "0.1.6", "0.1.10"),
+    ("xgrammar", "0.1.10", "0.1.13"),
+    ("xgrammar", "0.1.13", "0.1.19"),
+    ("llguidance", "0.6.31", "0.7.0"),
+    ("punica", "0.0.10", "0.0.23"),
+    ("punica", "0.0.23", "0.1.0"),
+    ("punica", "0.1.0", "0.2.1"),
+    ("fschat", "0.2.20", "0.2.30"),
+    ("fschat", "0.2.30", "0.2.33"),
+    ("fschat", "0.2.33", "0.2.36"),
+    *(
+        ("lm-format-enforcer", a, b)
+        for a, b in itertools.pairwise(("0.9.0", "0.10.1", "0.10.12", "0.11.3"))
+    ),
+    *(
+        ("transformers-cfg", a, b)
+        for a, b in itertools.pairwise(("0.1.3", "0.2.0", "0.2.4", "0.2.7"))
+    ),
+    *(("guidance", a, b) for a, b in itertools.pairwise(("0.1.10", "0.1.16", "0.2.0", "0.3.1"))),
+    *(("auto-gptq", a, b) for a, b in itertools.pairwise(("0.4.2", "0.5.1", "0.6.0", "0.7.1"))),
+    ("mistral-inference", "1.1.0", "1.3.1"),
+    ("mistral-inference", "1.3.1", "1.4.0"),
+    ("deepspeed-mii", "0.2.2", "0.2.3"),
+    ("deepspeed-mii", "0.2.3", "0.2.4"),
+    *(("lmcache", a, b) for a, b in itertools.pairwise(_LMCACHE_LATE)),
 ]
-
 # A removed line must hold one of these to start a candidate.
 MARKER = re.compile(
     r"\.item\(\)|\.tolist\(\)|\.cpu\(\)|\.numpy\(\)|\.to\(|\.cuda\(|non_blocking|pin_memory"

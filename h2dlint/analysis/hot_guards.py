@@ -24,6 +24,7 @@ from h2dlint.analysis.edge_cases import (
     reporting_handler,
 )
 from h2dlint.analysis.env_switches import diagnostic_switch, may_read_environment
+from h2dlint.analysis.host_fallbacks import host_copy_fallback
 from h2dlint.analysis.hot_calls import debug_guard
 from h2dlint.analysis.loop_body import set_once
 from h2dlint.analysis.once import RunOnce
@@ -120,6 +121,8 @@ def runs_every_call(
             return False  # ``x.cpu() if x.device.type == "cpu" else x``
         if isinstance(parent, cst.If) and off_cuda_part(parent, child, resolve):
             return False  # the ``else`` of ``if x.device.type in {"cpu", "cuda"}:``
+        if isinstance(parent, cst.If) and host_copy_fallback(parent, child, node):
+            return False  # ``if src.device.type == "cpu": h = src.tolist() else: h = x.cpu()...``
         if isinstance(parent, cst.BooleanOperation) and off_cuda_operand(parent, child, resolve):
             return False  # ``not x.is_cuda and int(x.max()) >= n``
         if isinstance(parent, cst.IndentedBlock) and after_cuda_exit(parent, child):

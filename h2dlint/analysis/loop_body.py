@@ -11,6 +11,7 @@ import libcst as cst
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.hot_names import diagnostic_name, logging_name
 from h2dlint.analysis.loop_transfers import names_in, target_names
+from h2dlint.analysis.per_call_mappings import per_call_lookup, per_call_mapping
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import name_words
 from h2dlint.walk import visit_read_only
@@ -248,7 +249,8 @@ def set_once(
     ``Cls.attr``, which run-once guards of ``self`` do not cover), or where ``X`` is a local
     name bound to a cache lookup ``cache.get(key)``: the value is made on a cache miss only.
     Not for a parameter (``if weights is None: weights = ...``): its default is made on every
-    call that does not pass one."""
+    call that does not pass one; nor for an entry of a mapping the function is given
+    (:func:`per_call_mapping`: ``params.get("host_lens")``), made once per call."""
     statement = next(
         (n for n in reversed(ancestors) if isinstance(n, cst.SimpleStatementLine)), None
     )
@@ -272,6 +274,7 @@ def set_once(
             target is not None
             and module.code_for_node(tested) == target
             and not _parameter_default(tested, frame)
+            and not per_call_lookup(tested, provenance, frame)
         ):
             return True
         if isinstance(tested, cst.Name) and _cache_lookup(tested, provenance, frame):
@@ -293,13 +296,15 @@ def _parameter_default(tested: cst.BaseExpression, frame: Frame) -> bool:
 
 
 def _cache_lookup(name: cst.Name, provenance: Provenance, frame: Frame) -> bool:
-    """``name`` is bound (somewhere in the function) to ``<mapping>.get(key)``."""
+    """``name`` is bound (somewhere in the function) to ``<mapping>.get(key)`` of a mapping
+    that outlives the call (not :func:`per_call_mapping`)."""
     values = provenance.bindings(frame).of(name.value)
     return any(
         isinstance(v, cst.Call)
         and isinstance(v.func, cst.Attribute)
         and v.func.attr.value == "get"
         and len(v.args) == 1
+        and not per_call_mapping(v.func.value, frame)
         for v in values
         if v is not None
     )
@@ -334,6 +339,7 @@ def on_cache_miss(
                 and value.func.attr.value == "get"
                 and len(value.args) == 1
                 and module.code_for_node(value.func.value) in _stored_mappings(function, module)
+                and not per_call_mapping(value.func.value, frame)
             ):
                 return True
     return False

@@ -205,6 +205,8 @@ TENSOR_ONLY_METHODS = frozenset(
         "repeat_interleave",
         "index_select",
         "gather",
+        "permute",
+        "movedim",
         "count_nonzero",
         "pow",
         "exp",
