@@ -138,6 +138,21 @@ class TensorFromHostDataOnDevice(Rule):
     )
 
     valid = (
+        # Session 21: a failure tail: a rank's exception serialised and broadcast on the way
+        # to the `raise` that ends the function (nothing else leaves it): once, on failure
+        Valid(
+            """
+            import torch
+            import torch.distributed as dist
+            def sync_error(error, device, failed):
+                if not failed:
+                    return
+                encoded = str(error).encode()
+                payload = torch.tensor(list(encoded), device=device, dtype=torch.uint8)
+                dist.broadcast(payload, src=0)
+                raise RuntimeError(bytes(payload.cpu().tolist()).decode())
+            """
+        ),
         # Session 19: made once, under `if getattr(self, "gates", None) is None:` whose body
         # registers the buffer (a lazy set-up on the first forward)
         Valid(
@@ -469,6 +484,22 @@ class TensorFromHostDataOnDevice(Rule):
         ),
     )
     invalid = (
+        # Session 21's twin: the same tensor before an early `return` of the normal path runs
+        # on every call, though the function ends by raising
+        Invalid(
+            """
+            import torch
+            import torch.distributed as dist
+            def sync_error(error, device, failed):
+                encoded = str(error).encode()
+                payload = torch.tensor(list(encoded), device=device, dtype=torch.uint8)
+                          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                dist.broadcast(payload, src=0)
+                if not failed:
+                    return
+                raise RuntimeError(bytes(payload.cpu().tolist()).decode())
+            """
+        ),
         # Session 19's twin: the guard tests an attribute the body does not set, so it runs
         # on every forward
         Invalid(
