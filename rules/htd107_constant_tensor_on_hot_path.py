@@ -619,9 +619,9 @@ class ConstantTensorOnHotPath(Rule):
                         if "step" in group:
                             group["step"] += 1
                         else:
-                            step_device = group["params"][0].device
-                            group["count"] = torch.tensor([1], dtype=torch.int, device=step_device)
-                                             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                            dev = group["params"][0].device
+                            group["count"] = torch.tensor([1], dtype=torch.int, device=dev)
+                                             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
             """,
             expected_fix="""
             import torch
@@ -631,8 +631,8 @@ class ConstantTensorOnHotPath(Rule):
                         if "step" in group:
                             group["step"] += 1
                         else:
-                            step_device = group["params"][0].device
-                            group["count"] = torch.full((1,), 1, dtype=torch.int, device=step_device)
+                            dev = group["params"][0].device
+                            group["count"] = torch.full((1,), 1, dtype=torch.int, device=dev)
             """,
         ),
         # Session 20 (kornia 0.8's grayscale weights, rotation centres, flip matrices; 0.9

@@ -158,7 +158,7 @@ class HostFactoryThenMove(Rule):
             class DynamicRotary(Rotary):
                 def _set_cos_sin_cache(self, seq_len, device):
                     self.max_seq_len_cached = seq_len
-                    inv = 1.0 / (10000 ** (torch.arange(0, self.dim, 2).float().to(device) / self.dim))
+                    inv = 1.0 / 10000 ** (torch.arange(0, self.dim, 2).float().to(device) / 8)
                     self.register_buffer("inv_freq", inv, persistent=False)
             """
         ),
@@ -447,8 +447,8 @@ class HostFactoryThenMove(Rule):
                     self.dim = dim
                     self.limit = n
                 def _set_cos_sin_cache(self, seq_len, device):
-                    inv = 1.0 / (10000 ** (torch.arange(0, self.dim, 2).float().to(device) / self.dim))
-                                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    inv = 1.0 / 10000 ** (torch.arange(0, self.dim, 2).float().to(device) / 8)
+                                          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                     self.register_buffer("inv_freq", inv, persistent=False)
                 def forward(self, x, seq_len):
                     if seq_len > self.limit:
@@ -463,7 +463,7 @@ class HostFactoryThenMove(Rule):
                     self.dim = dim
                     self.limit = n
                 def _set_cos_sin_cache(self, seq_len, device):
-                    inv = 1.0 / (10000 ** (torch.arange(0, self.dim, 2, device=device).float() / self.dim))
+                    inv = 1.0 / 10000 ** (torch.arange(0, self.dim, 2, device=device).float() / 8)
                     self.register_buffer("inv_freq", inv, persistent=False)
                 def forward(self, x, seq_len):
                     if seq_len > self.limit:
