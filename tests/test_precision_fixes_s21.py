@@ -145,3 +145,20 @@ def test_a_table_rebuilt_past_its_high_water_mark_is_not_per_forward() -> None:
         assert not _findings(ROTARY.format(raise_mark=mark, test=test), "HTD301")
     # The rebuild does not raise the mark it is compared with: it may run per forward.
     assert _findings(ROTARY.format(raise_mark="pass", test="seq_len > self.limit"), "HTD301")
+
+
+# -- an inference session's outputs ----------------------------------------------------------
+SESSION = """
+    import torch
+    class Extractor:
+        def __call__(self, feat):
+            return {call}[0].flatten().tolist()
+    """
+
+
+def test_an_inference_sessions_outputs_are_host_arrays() -> None:
+    # xinference's speaker-embedding extractor (ONNX Runtime), TensorFlow's Session.run.
+    for call in ('self.session.run(None, {"feat": feat})', 'sess.run(["y"], {"x": feat})'):
+        assert not _findings(SESSION.format(call=call), "HTD202")
+    # A run that is no session's (one argument, a model's output): judged as before.
+    assert _findings(SESSION.format(call="self.model.run(feat)"), "HTD202")
