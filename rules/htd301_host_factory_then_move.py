@@ -138,6 +138,17 @@ class HostFactoryThenMove(Rule):
     )
 
     valid = (
+        # Session 21: `.to(m.device)` where `m` is a host tensor made just before: a copy to the
+        # host's own device, nothing moves
+        Valid(
+            """
+            import torch
+            def build_mask_matrix(seq_length, sep):
+                m = torch.ones((1, seq_length, seq_length))
+                ids = torch.arange(1, seq_length + 1).reshape(1, 1, -1).to(m.device)
+                return (ids <= sep).type_as(m)
+            """
+        ),
         # Session 21: a rotary table rebuilt when a sequence outgrows it (`seq_len >
         # self.max_seq_len_cached`, the rebuild raises the mark), also a subclass's override
         # that the base class's `self._set_cos_sin_cache(...)` calls: not per forward

@@ -162,3 +162,20 @@ def test_an_inference_sessions_outputs_are_host_arrays() -> None:
         assert not _findings(SESSION.format(call=call), "HTD202")
     # A run that is no session's (one argument, a model's output): judged as before.
     assert _findings(SESSION.format(call="self.model.run(feat)"), "HTD202")
+
+
+# -- the device of a host tensor ---------------------------------------------------------------
+MASK = """
+    import torch
+    def build_mask_matrix(seq_length, x):
+        m = {made}
+        return torch.arange(1, seq_length + 1).to(m.device)
+    """
+
+
+def test_the_device_of_a_host_tensor_is_the_host() -> None:
+    # xinference's Bailing tokenizer: `m = torch.ones(...)`, then `.to(m.device)`.
+    assert not _findings(MASK.format(made="torch.ones((1, seq_length))"), "HTD301")
+    # A tensor on the device, or of unknown placement: its device is judged by name as before.
+    assert _findings(MASK.format(made="torch.ones((1, seq_length), device='cuda')"), "HTD301")
+    assert _findings(MASK.format(made="x"), "HTD301")
