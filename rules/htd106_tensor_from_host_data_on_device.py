@@ -77,7 +77,9 @@ class TensorFromHostDataOnDevice(Rule):
       `load_weights`), tests, private helpers called only from such code, closure factories
       (the closure they return is what runs per call), and values built under a guard that
       runs once (`if key not in cache:`, `if self.table is None:`, a flag such as
-      `if not self.prepared:` that the guarded code sets);
+      `if not self.prepared:` that the guarded code sets, the `else` of `if key in d:` that
+      sets `d[key]`, a high-water mark such as `if n > self.max_len:` that the rebuild
+      raises), and a failure's report built on the way to the function's final `raise`;
     - data preprocessing, which runs on the host unless the user asks otherwise: Hugging Face
       processor, feature extractor and tokenizer modules and classes, and dataset annotation
       converters (post-processing of model outputs is still checked);
