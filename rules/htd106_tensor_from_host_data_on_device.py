@@ -57,7 +57,8 @@ class TensorFromHostDataOnDevice(Rule):
     `torch.tensor([scale], ...)`, `torch.tensor([start + 1, x.shape[1]], ...)`) is flagged with
     MEDIUM confidence: it copies from the host in every case but a device
     tensor's (and `torch.tensor` of a tensor is discouraged by PyTorch itself). Not for
-    `as_tensor`/`asarray`, which pass a device tensor through; not for data proven a tensor, a
+    `as_tensor`/`asarray`, which pass a device tensor through, unless the data's name says
+    numpy (`torch.as_tensor(batch.positions_np, device=dev)`); not for data proven a tensor, a
     shape (`x.shape`, a few ints) or a number (HTD107's); not in pipeline code outside its
     loops, export or tracing branches, values made on a cache miss,
     or code whose name says it runs now and then (logging, reports, checkpoint saving).
@@ -486,6 +487,20 @@ class TensorFromHostDataOnDevice(Rule):
         ),
     )
     invalid = (
+        # Session 21: `as_tensor` of data whose name says numpy, per step (of a device tensor it
+        # would be a no-op, so only the name can say host)
+        Invalid(
+            """
+            import torch
+            class Runner:
+                def execute_model(self, batch):
+                    idx = torch.as_tensor(batch.indices_np, device=self.device)
+                    #     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    same = torch.as_tensor(batch.indices, device=self.device)
+                    return idx, same
+            """,
+            message_contains="batch.indices_np",
+        ),
         # Session 21's twin: the same tensor before an early `return` of the normal path runs
         # on every call, though the function ends by raising
         Invalid(

@@ -15,8 +15,8 @@ from h2dlint.analysis.factories import (
 )
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import dataset_module, host_sequence, host_side
-from h2dlint.analysis.loop_body import mentions_loop_names
 from h2dlint.analysis.module_constants import host_constant
+from h2dlint.analysis.mover_calls import gathered_per_item
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Move
@@ -53,7 +53,10 @@ class HostFactoryThenMove(Rule):
     It also flags a tensor built from Python data of unknown length and then moved
     (`torch.tensor(ids).to(device)`), the same pageable blocking copy as
     `torch.tensor(ids, device=device)`: its message gives HTD106's advice (HTD106 reports only
-    the `device=` spelling, so nothing is reported twice). Data proven a Python sequence (a
+    the `device=` spelling, so nothing is reported twice), also when it is computed on the
+    host first (`torch.tensor(lens).cumsum(0).to(device)`, `.long().cuda()`) and when a loop
+    moves one row per iteration and uses it there (`t = torch.tensor(row).to(device)`; rows
+    gathered into a list are HTD101's). Data proven a Python sequence (a
     parameter annotated `list[int]` counts) is reported wherever it is not run-once; data of
     unknown type (`torch.tensor(batch.seq_lens).to(device)`) only on a step path or per
     iteration, at medium confidence, as HTD106 judges `torch.tensor(batch.seq_lens,
@@ -335,6 +338,20 @@ class HostFactoryThenMove(Rule):
                 return [torch.tensor(list(r)).cuda() for r in rows]
             """
         ),
+        # Session 21: a chain on a tensor of unknown origin, a chain ending in a pinned copy
+        # (HTD105's), and data computed on the host in an initializer (run once)
+        Valid(
+            """
+            import torch
+            def f(host, lens: list[int], device):
+                a = host.cumsum(0).to(device)
+                b = torch.tensor(lens).cumsum(0).pin_memory().to(device, non_blocking=True)
+                return a, b
+            class Cache:
+                def __init__(self, lens: list[int], device):
+                    self.cu = torch.tensor(lens).cumsum(0).to(device)
+            """
+        ),
         # data copied with non_blocking=True: HTD102 reports it, with the same advice
         Valid(
             """
@@ -447,6 +464,24 @@ class HostFactoryThenMove(Rule):
         ),
     )
     invalid = (
+        # Session 21: Python data computed on the host before the move (a cumulative sum, a
+        # dtype), and a row of data moved and used in each iteration (not gathered: no per-item
+        # finding of HTD101 covers it); both the same pageable blocking copy per call
+        Invalid(
+            """
+            import torch
+            def cu_seqlens(lens: list[int], device):
+                return torch.tensor(lens).cumsum(0).to(device)
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            def penalize(logits, rows: list[list[int]], device):
+                for i, r in enumerate(rows):
+                    t = torch.tensor(r, dtype=torch.long).to(device)
+                    #   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    logits[i, t] -= 1.0
+                return logits
+            """,
+            message_contains="Python data on the host, then copied",
+        ),
         # Session 21's twin: the guard compares with a mark the rebuild does not raise: it may
         # run on every forward
         Invalid(
@@ -772,11 +807,20 @@ class HostFactoryThenMove(Rule):
             return
         factory = factory_of(func.value)
         if factory is None:
-            self._module_constant(node, func.value)
+            constructor = _constructed_under(func.value)
+            if constructor is None:
+                self._module_constant(node, func.value)
+            else:
+                self._chained_constructor(node, constructor)
             return
         provenance = Provenance.of(self.context)
         qualified = provenance.qualify(factory.func)
-        if qualified is None or any(keyword(factory, k) for k in BLOCKING_KEYWORDS):
+        if qualified is None:
+            constructor = _constructed_under(func.value)
+            if constructor is not None:
+                self._chained_constructor(node, constructor)
+            return
+        if any(keyword(factory, k) for k in BLOCKING_KEYWORDS):
             return
         frame = provenance.current_frame()
         move = Move.of(node, provenance, frame)
@@ -807,6 +851,32 @@ class HostFactoryThenMove(Rule):
             )
         elif qualified in CONSTRUCTORS and node.func.value is factory:  # type: ignore[attr-defined]
             self._constructor(node, factory, qualified, move, confidence, certain, frame)
+        elif qualified in CONSTRUCTORS:  # ``torch.tensor(lens).long().to(device)``
+            self._chained_constructor(node, factory)
+
+    def _chained_constructor(self, node: cst.Call, constructor: cst.Call) -> None:
+        """``torch.tensor(lens).cumsum(0).to(device)``: a tensor built from Python data and
+        computed on the host, then moved: the same pageable blocking copy as a direct move."""
+        provenance = Provenance.of(self.context)
+        if provenance.qualify(constructor.func) not in CONSTRUCTORS:
+            return
+        if any(keyword(constructor, k) for k in BLOCKING_KEYWORDS):
+            return
+        frame = provenance.current_frame()
+        move = Move.of(node, provenance, frame)
+        if move is None or RunOnce.of(self.context).code(self.context.ancestors):
+            return
+        data = first_positional(constructor)
+        if data is None or numeric_constant(data) or constant_choice(data):
+            return  # a 0-d constant computed on: rare, and its own fix differs
+        confidence = Confidence.HIGH if move.by_value else Confidence.MEDIUM
+        certain = (
+            ""
+            if move.by_value or move.device is None
+            else f" (certain if `{self.context.module.code_for_node(move.device)}` is an "
+            "accelerator, as its name says)"
+        )
+        self._constructor(node, constructor, "torch.tensor", move, confidence, certain, frame)
 
     def _module_constant(self, node: cst.Call, receiver: cst.BaseExpression) -> None:
         """``pi.to(x.device)`` in a function, ``pi`` a module-level host tensor: the same copy
@@ -959,7 +1029,8 @@ class HostFactoryThenMove(Rule):
         non_blocking = keyword(node, "non_blocking")
         if non_blocking is not None and is_true(non_blocking.value):
             return  # a non-blocking copy from pageable memory: HTD102's finding, same advice
-        if host_side(self.context) or self._in_loop_over(data):
+        if host_side(self.context) or gathered_per_item(self.context.ancestors, node, provenance):
+            # ``[torch.tensor(r).cuda() for r in rows]``: HTD101 reports the loop
             return
         if not proven:
             shown = self.context.module.code_for_node(data)
@@ -981,10 +1052,28 @@ class HostFactoryThenMove(Rule):
             confidence=confidence,
         )
 
-    def _in_loop_over(self, data: cst.BaseExpression) -> bool:
-        """Whether the data is built from the items of an enclosing loop or comprehension,
-        item by item (HTD101 judges those)."""
-        return mentions_loop_names(self.context.ancestors, data)
+
+# Methods that end the host tensor's story: a copy (pinned or moved) or a Python value.
+_NOT_HOST_TENSOR = frozenset(
+    {"to", "cuda", "cpu", "pin_memory", "share_memory_", "numpy", "tolist", "item"}
+)
+
+
+def _constructed_under(node: cst.BaseExpression) -> cst.Call | None:
+    """The constructor call under a chain of at least one tensor method
+    (``torch.tensor(lens).cumsum(0)``, ``torch.as_tensor(x).long().flip(0)``), or None."""
+    depth = 0
+    while (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value not in _NOT_HOST_TENSOR
+        and not isinstance(node.func.value, cst.Name)
+    ):
+        node = node.func.value
+        depth += 1
+    if depth == 0 or not isinstance(node, cst.Call):
+        return None
+    return node if isinstance(node.func, (cst.Attribute, cst.Name)) else None
 
 
 def _keyword(name: str, value: cst.BaseExpression) -> cst.Arg:

@@ -43,8 +43,11 @@ def maybe_host_data(
     or a host array in all but a device tensor's case, and ``torch.tensor`` of a tensor is
     discouraged (PyTorch warns), so a copy from the host is what it does. Scalars that
     :func:`host_scalar` proves are HTD107's; ``as_tensor``/``asarray`` of a device tensor
-    are no-ops and stay unflagged."""
-    if provenance.qualify(call.func) != "torch.tensor":
+    are no-ops and stay unflagged, unless the data's name says numpy (``positions_np``)."""
+    qualified = provenance.qualify(call.func)
+    if qualified != "torch.tensor" and not (
+        qualified in ("torch.as_tensor", "torch.asarray") and _numpy_named(data)
+    ):
         return False
     if isinstance(data, (cst.List, cst.Tuple)):
         # a short display of values of unknown type (``[scale]``, ``[start + 1, x.shape[1]]``)
@@ -79,6 +82,20 @@ def maybe_host_data(
     if pipeline_code(context.path, ancestors):
         return False  # per request, before the steps: nothing queued to wait for
     return hot_paths.why_hot_at(ancestors) is not None or per_batch_method(ancestors) is not None
+
+
+def _numpy_named(data: cst.BaseExpression) -> bool:
+    """``batch.positions_np``, ``ids_numpy``: a name that says numpy array (``as_tensor`` of
+    one copies it from pageable memory; of a device tensor it would be a no-op)."""
+    node = data.value if isinstance(data, cst.Subscript) else data
+    name = (
+        node.attr.value
+        if isinstance(node, cst.Attribute)
+        else node.value
+        if isinstance(node, cst.Name)
+        else ""
+    ).lower()
+    return name.endswith(("_np", "_numpy")) or name.startswith(("np_", "numpy_"))
 
 
 def constant_case(ancestors: Sequence[cst.CSTNode], data: cst.BaseExpression) -> bool:
