@@ -78,7 +78,9 @@ class TensorFromHostDataOnDevice(Rule):
       `load_weights`), tests, private helpers called only from such code, closure factories
       (the closure they return is what runs per call), and values built under a guard that
       runs once (`if key not in cache:`, `if self.table is None:`, a flag such as
-      `if not self.prepared:` that the guarded code sets);
+      `if not self.prepared:` that the guarded code sets, the `else` of `if key in d:` that
+      sets `d[key]`, a high-water mark such as `if n > self.max_len:` that the rebuild
+      raises), and a failure's report built on the way to the function's final `raise`;
     - data preprocessing, which runs on the host unless the user asks otherwise: Hugging Face
       processor, feature extractor and tokenizer modules and classes, and dataset annotation
       converters (post-processing of model outputs is still checked);
@@ -139,6 +141,21 @@ class TensorFromHostDataOnDevice(Rule):
     )
 
     valid = (
+        # Session 21: a failure tail: a rank's exception serialised and broadcast on the way
+        # to the `raise` that ends the function (nothing else leaves it): once, on failure
+        Valid(
+            """
+            import torch
+            import torch.distributed as dist
+            def sync_error(error, device, failed):
+                if not failed:
+                    return
+                encoded = str(error).encode()
+                payload = torch.tensor(list(encoded), device=device, dtype=torch.uint8)
+                dist.broadcast(payload, src=0)
+                raise RuntimeError(bytes(payload.cpu().tolist()).decode())
+            """
+        ),
         # Session 19: made once, under `if getattr(self, "gates", None) is None:` whose body
         # registers the buffer (a lazy set-up on the first forward)
         Valid(
@@ -483,6 +500,22 @@ class TensorFromHostDataOnDevice(Rule):
                     return idx, same
             """,
             message_contains="batch.indices_np",
+        ),
+        # Session 21's twin: the same tensor before an early `return` of the normal path runs
+        # on every call, though the function ends by raising
+        Invalid(
+            """
+            import torch
+            import torch.distributed as dist
+            def sync_error(error, device, failed):
+                encoded = str(error).encode()
+                payload = torch.tensor(list(encoded), device=device, dtype=torch.uint8)
+                          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                dist.broadcast(payload, src=0)
+                if not failed:
+                    return
+                raise RuntimeError(bytes(payload.cpu().tolist()).decode())
+            """
         ),
         # Session 19's twin: the guard tests an attribute the body does not set, so it runs
         # on every forward

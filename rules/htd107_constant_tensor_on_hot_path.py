@@ -144,6 +144,21 @@ class ConstantTensorOnHotPath(Rule):
     )
 
     valid = (
+        # Session 21: the `else` of `if "step" in group:` sets `group["step"]`: an optimizer's
+        # lazy state, made on its first step only
+        Valid(
+            """
+            import torch
+            class Adam(torch.optim.Optimizer):
+                def step(self):
+                    for group in self.param_groups:
+                        if "step" in group:
+                            group["step"] += 1
+                        else:
+                            step_device = group["params"][0].device
+                            group["step"] = torch.tensor([1], dtype=torch.int, device=step_device)
+            """
+        ),
         # kornia 0.9's flip matrix: the literal is kept only where the size is no Python number
         # (under torch.jit.trace it is a 0-d tensor); the eager arm fills on the device
         Valid(
@@ -594,6 +609,32 @@ class ConstantTensorOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 21's twin: the `else` sets another entry than the one tested: per step
+        Invalid(
+            """
+            import torch
+            class Adam(torch.optim.Optimizer):
+                def step(self):
+                    for group in self.param_groups:
+                        if "step" in group:
+                            group["step"] += 1
+                        else:
+                            dev = group["params"][0].device
+                            group["count"] = torch.tensor([1], dtype=torch.int, device=dev)
+                                             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            class Adam(torch.optim.Optimizer):
+                def step(self):
+                    for group in self.param_groups:
+                        if "step" in group:
+                            group["step"] += 1
+                        else:
+                            dev = group["params"][0].device
+                            group["count"] = torch.full((1,), 1, dtype=torch.int, device=dev)
+            """,
+        ),
         # Session 20 (kornia 0.8's grayscale weights, rotation centres, flip matrices; 0.9
         # fills them on the device): several numbers are the same blocking copy as one, only
         # without a `torch.full` fix

@@ -426,6 +426,17 @@ class SyncOnHotPath(Rule):
                 return max(map(forward, data))
             """
         ),
+        # Session 21: an ONNX Runtime session's outputs (`session.run(None, {...})`) are numpy
+        # arrays on the host: their `.tolist()` is no sync
+        Valid(
+            """
+            import torch
+            class Extractor:
+                def __call__(self, feat):
+                    out = self.session.run(None, {"feat": feat.numpy()})[0].flatten().tolist()
+                    return out
+            """
+        ),
         # Session 20 (ultralytics 8.4.190's Dice loss): counts by scatter_add_ into a
         # fixed-size tensor, no data-sized output
         Valid(
@@ -1943,6 +1954,17 @@ class SyncOnHotPath(Rule):
                     return out
             """,
             message_contains="`torch.where()` of `expert_mask[e]`",
+        ),
+        # Session 21's twin: a module's output (no session run) is on the device
+        Invalid(
+            """
+            import torch
+            class Extractor(torch.nn.Module):
+                def forward(self, feat):
+                    out = self.model(feat)[0].flatten().tolist()
+                          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return out
+            """
         ),
         # Session 20 (ultralytics 8.4.100's Dice loss): bincount reads the maximum to size
         # its output, a sync even with minlength=

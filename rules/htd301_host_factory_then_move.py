@@ -146,6 +146,52 @@ class HostFactoryThenMove(Rule):
     )
 
     valid = (
+        # Session 21: `.to(m.device)` where `m` is a host tensor made just before: a copy to the
+        # host's own device, nothing moves
+        Valid(
+            """
+            import torch
+            def build_mask_matrix(seq_length, sep):
+                m = torch.ones((1, seq_length, seq_length))
+                ids = torch.arange(1, seq_length + 1).reshape(1, 1, -1).to(m.device)
+                return (ids <= sep).type_as(m)
+            """
+        ),
+        # Session 21: a rotary table rebuilt when a sequence outgrows it (`seq_len >
+        # self.max_seq_len_cached`, the rebuild raises the mark), also a subclass's override
+        # that the base class's `self._set_cos_sin_cache(...)` calls: not per forward
+        Valid(
+            """
+            import torch
+            class Rotary(torch.nn.Module):
+                def __init__(self, dim, n, device=None):
+                    super().__init__()
+                    self.dim = dim
+                    self._set_cos_sin_cache(n, device)
+                def _set_cos_sin_cache(self, seq_len, device):
+                    self.max_seq_len_cached = seq_len
+                def forward(self, x, seq_len):
+                    if self.max_seq_len_cached is None or seq_len > self.max_seq_len_cached:
+                        self._set_cos_sin_cache(seq_len, x.device)
+                    return x
+            class DynamicRotary(Rotary):
+                def _set_cos_sin_cache(self, seq_len, device):
+                    self.max_seq_len_cached = seq_len
+                    inv = 1.0 / 10000 ** (torch.arange(0, self.dim, 2).float().to(device) / 8)
+                    self.register_buffer("inv_freq", inv, persistent=False)
+            """
+        ),
+        # Session 21: an ONNX export (`llm_to_onnx`, `export_onnx`) makes its dummy inputs once,
+        # for the exporter's trace
+        Valid(
+            """
+            import torch
+            def llm_to_onnx(model, num_layers, heads, dim):
+                ids = torch.randint(100, (1, 10), dtype=torch.int64).cuda()
+                kv = tuple(torch.rand((1, heads, 10, dim)).cuda() for _ in range(num_layers))
+                torch.onnx.export(model, (ids, kv), "model.onnx")
+            """
+        ),
         # a Python number instead of a module-level tensor (kornia 0.9's rad2deg)
         Valid(
             """
@@ -454,6 +500,58 @@ class HostFactoryThenMove(Rule):
             """,
             message_contains="Python data on the host, then copied",
         ),
+        # Session 21's twin: the guard compares with a mark the rebuild does not raise: it may
+        # run on every forward
+        Invalid(
+            """
+            import torch
+            class Rotary(torch.nn.Module):
+                def __init__(self, dim, n, device=None):
+                    super().__init__()
+                    self.dim = dim
+                    self.limit = n
+                def _set_cos_sin_cache(self, seq_len, device):
+                    inv = 1.0 / 10000 ** (torch.arange(0, self.dim, 2).float().to(device) / 8)
+                                          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    self.register_buffer("inv_freq", inv, persistent=False)
+                def forward(self, x, seq_len):
+                    if seq_len > self.limit:
+                        self._set_cos_sin_cache(seq_len, x.device)
+                    return x
+            """,
+            expected_fix="""
+            import torch
+            class Rotary(torch.nn.Module):
+                def __init__(self, dim, n, device=None):
+                    super().__init__()
+                    self.dim = dim
+                    self.limit = n
+                def _set_cos_sin_cache(self, seq_len, device):
+                    inv = 1.0 / 10000 ** (torch.arange(0, self.dim, 2, device=device).float() / 8)
+                    self.register_buffer("inv_freq", inv, persistent=False)
+                def forward(self, x, seq_len):
+                    if seq_len > self.limit:
+                        self._set_cos_sin_cache(seq_len, x.device)
+                    return x
+            """,
+        ),
+        # Session 21's twin: a function that runs an ONNX session per call is no export
+        Invalid(
+            """
+            import torch
+            def run_onnx(session, x):
+                mask = torch.ones(x.shape).cuda()
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return session.run(None, {"x": x, "mask": mask})
+            """,
+            expected_fix="""
+            import torch
+            def run_onnx(session, x):
+                mask = torch.ones(x.shape, device="cuda")
+                return session.run(None, {"x": x, "mask": mask})
+            """,
+        ),
+        # data of unknown type converted on a step path (medium, as HTD106 reports the same
         # copy written `torch.tensor(x, device=...)`)
         Invalid(
             """

@@ -223,6 +223,16 @@ SERVING_PACKAGES: dict[str, str] = {
     # Session 21 (helper recall21a): punica's multi-LoRA serving wrappers, scanned whole for the
     # before/after diffs (no findings). No file of it names vllm or sglang.
     "punica": "0.2.1",
+    # Added in session 21 (helper heldout21) for a held-out reading of every rule on serving
+    # and model code no triage had read: ktransformers' Python part (its 0.7.2 wheel is a stub;
+    # kt-kernel holds the CPU/GPU hybrid MoE, SFT autograd and loaders; its vendored
+    # sgl_kernel folders were removed unread as sglang's), Transformer Engine's PyTorch layers,
+    # optimizers and attention, and nvidia-modelopt's quantization, sparsity, pruning,
+    # speculative decoding and export (xinference 4.1.0 and deepspeed-mii 0.3.3, the latest,
+    # were scanned again: only findings no label held were drawn). Files that import or name
+    # vllm or sglang (27 of kt-kernel's, 32 of nvidia-modelopt's, 1 of deepspeed-mii's, none of
+    # transformer-engine's) were removed before the scan and never read.
+    "kt-kernel": "0.7.2",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 

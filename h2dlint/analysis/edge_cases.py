@@ -19,6 +19,13 @@
   points"); return torch.tensor(0.0, device=d)``): it runs when the value is out of range.
   A body that warns and then does other work (``logger.warning("large batch");
   total = x.sum().item()``) may be a fallback taken every step, and is not one.
+- A failure tail: code followed, in a block of its function, by that block's final ``raise``
+  with nothing between that leaves the block otherwise (no ``return``, ``break``,
+  ``continue``, ``yield``), no loop between the code and that block, and no ``try`` around
+  that could catch the error (:func:`failure_tail`): a rank's exception serialised and
+  broadcast before every rank raises it (``payload = torch.tensor(list(encoded),
+  device=d)`` ... ``raise RuntimeError(message)``). It runs once, on the way out. The same
+  code before an early ``return`` (``if not failed: return``) runs on every call.
 """
 
 from __future__ import annotations
@@ -201,6 +208,51 @@ def _report(func: cst.BaseExpression) -> bool:
     if not isinstance(func, cst.Name):
         return False
     return func.value in ("print", "warn") or func.value.endswith(("_warn", "_warning"))
+
+
+# Statements that leave a block other than by raising, and ``yield`` (a generator resumes).
+_OTHER_EXITS = (cst.Return, cst.Break, cst.Continue, cst.Yield)
+_LOOPS = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+def failure_tail(ancestors: Sequence[cst.CSTNode]) -> bool:
+    """Whether the innermost node of ``ancestors`` (root first) runs only on the way to a
+    ``raise``: a block around it in its function ends by raising, and nothing from the node's
+    statement on leaves that block otherwise; no loop lies between the node and that block,
+    and no ``try`` around it could catch the error (see the module docs)."""
+    found = False
+    for i in range(len(ancestors) - 1, 0, -1):
+        parent, child = ancestors[i - 1], ancestors[i]
+        if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+            return found
+        if isinstance(parent, (cst.Try, cst.TryStar)) and child is parent.body:
+            return False  # a handler may catch it and go on
+        if not found and isinstance(parent, _LOOPS):
+            return False  # the loop's other iterations run before the raise
+        if not found and isinstance(parent, cst.IndentedBlock):
+            found = _raising_tail(parent, child)
+    return False
+
+
+def _raising_tail(block: cst.IndentedBlock, child: cst.CSTNode) -> bool:
+    lines = list(block.body)
+    if child not in lines or not lines:
+        return False
+    last = lines[-1]
+    if not (isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Raise)):
+        return False
+    return not any(
+        _leaves(line)
+        for line in lines[lines.index(child) :]  # type: ignore[arg-type]
+    )
+
+
+def _leaves(node: cst.CSTNode) -> bool:
+    if isinstance(node, _OTHER_EXITS):
+        return True
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        return False  # a nested definition's exits are its own
+    return any(_leaves(child) for child in node.children)
 
 
 def raising_handler(handler: cst.ExceptHandler) -> bool:

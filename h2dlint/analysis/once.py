@@ -9,7 +9,8 @@ Code runs once when it is:
   ``init_*``/``_init*``/``initialize*``, ``install_*``, ``load_state_dict``, ``load_weights``-
   and ``load_fp16``-style loaders,
   a serving engine's start-up runs: ``warmup``, ``profile_run``, ``_dummy_run``,
-  ``capture_model`` and ``capture_*graph*``),
+  ``capture_model`` and ``capture_*graph*``, an ONNX export: ``llm_to_onnx``,
+  ``export_onnx``),
   a test (``test_*``, ``_test_*``, a method of a ``unittest.TestCase``, ``setUp``, and a
   function nested in a test: a helper that makes the test's inputs), or one memoised by a
   decorator (``functools.cache``/``lru_cache``, ``cached_property``) or by hand: a method
@@ -27,6 +28,9 @@ Code runs once when it is:
   ``if getattr(self, "x", None) is None: self.register_buffer("x", ...)``,
   ``if self.x.numel() == 0: self.x = ...``, and flags: ``if not self.ready: ...`` (or
   ``if self.pending: ...``) where the body, or a method of the class it calls, assigns the flag;
+- on a failure path: before the final ``raise`` of a block of its function that nothing
+  else leaves (:func:`edge_cases.failure_tail`: a rank's exception broadcast before it is
+  raised);
 - in a closure factory: a function that returns a nested function or lambda, whose tensors are
   precomputed constants of the closure (the closure is what runs per call).
 
@@ -42,15 +46,21 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from h2dlint.analysis.argument_flow import called_elsewhere, framework_called, once_elsewhere
+from h2dlint.analysis.edge_cases import failure_tail
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.frames import ModuleIndex, decorator_names
 from h2dlint.analysis.memo_methods import (
     assigned_anywhere,
     closure_factory,
     compile_pass,
-    getattr_of_self,
     memoised,
     memoised_by_key,
+)
+from h2dlint.analysis.once_guards import (
+    guarded_attribute,
+    memo_else,
+    memo_guard,
+    self_attribute,
 )
 from h2dlint.analysis.once_references import Reference, References, private
 from h2dlint.analysis.per_step_names import (
@@ -141,8 +151,18 @@ def once_name(name: str, cls: str | None = None) -> bool:
         return True  # ``capture_cudagraphs``, ``_capture_graph``, ``warmup_graphs``
     if bare.startswith("dummy_") and bare.endswith("_run"):
         return True  # ``_dummy_sampler_run``: a profiling run before serving
+    if onnx_export_name(bare):
+        return True  # ``llm_to_onnx``, ``export_onnx``: dummy inputs made once for the exporter
     words = LOAD_WORDS + LOAD_WORDS_OF_FORMATS
     return name.startswith(LOAD_PREFIXES) and any(word in name for word in words)
+
+
+def onnx_export_name(name: str) -> bool:
+    """``llm_to_onnx``, ``export_onnx``, ``onnx_export_model``: a function named for exporting
+    a model to ONNX traces it once. Not any name with ``onnx`` (``_check_onnx_readiness``
+    runs per forward)."""
+    words = name.lower().split("_")
+    return "onnx" in words and ("export" in words or name.lower().endswith("to_onnx"))
 
 
 def once_by_name(function: cst.FunctionDef, cls: cst.ClassDef | None = None) -> bool:
@@ -173,117 +193,6 @@ def in_test(ancestors: Sequence[cst.CSTNode]) -> bool:
         isinstance(node, cst.FunctionDef) and node.name.value.startswith(("test_", "_test_"))
         for node in ancestors
     )
-
-
-# -- guards -------------------------------------------------------------------------------------
-def _assigned(body: cst.BaseSuite) -> list[cst.BaseExpression]:
-    """The targets of the simple assignments directly in ``body``."""
-    lines = body.body if isinstance(body, cst.IndentedBlock) else [body]
-    targets: list[cst.BaseExpression] = []
-    for line in lines:
-        smalls: Sequence[cst.BaseSmallStatement] = ()
-        if isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-            smalls = line.body
-        for small in smalls:
-            if isinstance(small, cst.Assign):
-                targets.extend(t.target for t in small.targets)
-            elif isinstance(small, cst.AnnAssign):
-                targets.append(small.target)
-    return targets
-
-
-def _self_attribute(node: cst.BaseExpression) -> bool:
-    return (
-        isinstance(node, cst.Attribute)
-        and isinstance(node.value, cst.Name)
-        and node.value.value == "self"
-    )
-
-
-def memo_guard(node: cst.If | cst.IfExp) -> bool:
-    """``if key not in cache: cache[key] = ...``, ``if self.x is None: self.x = ...``,
-    ``if not hasattr(self, "x"): ...``, ``if getattr(self, "x", None) is None:`` whose body
-    sets ``self.x`` (``self.register_buffer("x", ...)``, ``setattr(self, "x", ...)``),
-    ``if self.x.numel() == 0: self.x = ...``: a value computed once and kept."""
-    if not isinstance(node, cst.If):
-        return False
-    test = node.test
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = test.expression
-        return (
-            isinstance(inner, cst.Call)
-            and isinstance(inner.func, cst.Name)
-            and inner.func.value == "hasattr"
-        )
-    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
-        return False
-    comparison = test.comparisons[0]
-    if isinstance(comparison.operator, cst.NotIn):
-        cache = comparison.comparator
-        return any(
-            isinstance(target, cst.Subscript) and target.value.deep_equals(cache)
-            for target in _assigned(node.body)
-        )
-    left = _guarded_attribute(test)
-    if left is not None and any(target.deep_equals(left) for target in _assigned(node.body)):
-        return True
-    name = getattr_of_self(test.left)
-    return (
-        name is not None
-        and isinstance(comparison.operator, (cst.Is, cst.Equal))
-        and name in _registered(node.body)
-    )
-
-
-def _registered(body: cst.BaseSuite) -> set[str]:
-    """The attributes of ``self`` that ``body`` sets directly: ``self.x = ...``,
-    ``self.register_buffer("x", ...)``, ``self.register_parameter("x", ...)``,
-    ``setattr(self, "x", ...)``."""
-    names = {
-        t.attr.value for t in _assigned(body) if _self_attribute(t) and isinstance(t, cst.Attribute)
-    }
-    for small in statements(body):
-        call = small.value if isinstance(small, cst.Expr) else None
-        if not isinstance(call, cst.Call) or len(call.args) < 2:
-            continue
-        func, first, second = call.func, call.args[0].value, call.args[1].value
-        if (
-            isinstance(func, cst.Attribute)
-            and _self_attribute(func)
-            and func.attr.value in ("register_buffer", "register_parameter")
-            and isinstance(first, cst.SimpleString)
-        ):
-            names.add(first.raw_value)
-        elif (
-            isinstance(func, cst.Name)
-            and func.value == "setattr"
-            and isinstance(first, cst.Name)
-            and first.value == "self"
-            and isinstance(second, cst.SimpleString)
-        ):
-            names.add(second.raw_value)
-    return names
-
-
-def _guarded_attribute(test: cst.BaseExpression) -> cst.Attribute | None:
-    """``self.x`` of ``self.x is None``, ``self.x == ...``, ``self.x.numel() == 0``, ``self.x``,
-    ``not self.x``."""
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        test = test.expression
-    if _self_attribute(test):
-        return test  # type: ignore[return-value]
-    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
-        return None
-    if not isinstance(test.comparisons[0].operator, (cst.Is, cst.Equal)):
-        return None
-    left = test.left
-    if (
-        isinstance(left, cst.Call)
-        and isinstance(left.func, cst.Attribute)
-        and left.func.attr.value == "numel"
-    ):
-        left = left.func.value
-    return left if _self_attribute(left) else None  # type: ignore[return-value]
 
 
 # -- the module's run-once code -----------------------------------------------------------------
@@ -373,7 +282,22 @@ class RunOnce:
         if reference.base not in ("self", "cls") or reference.function is None:
             return True
         owner = self.index.owner.get(reference.function)
-        return owner is None or owner is cls or name not in self.index.methods.get(owner, {})
+        return (
+            owner is None
+            or owner is cls
+            or name not in self.index.methods.get(owner, {})
+            or self._inherits(cls, owner)  # the base's ``self._m()`` calls the override
+        )
+
+    def _inherits(self, cls: cst.ClassDef, base: cst.ClassDef, depth: int = 0) -> bool:
+        """Whether ``cls`` derives from ``base`` through classes of this module."""
+        for arg in cls.bases:
+            parent = self.index.classes.get(dotted_name(arg.value) or "")
+            if parent is base or (
+                parent is not None and depth < 8 and self._inherits(parent, base, depth + 1)
+            ):
+                return True
+        return False
 
     def _reference_once(self, reference: Reference, cls: cst.ClassDef | None) -> bool:
         if reference.function is None:
@@ -389,7 +313,7 @@ class RunOnce:
         a flag of ``self`` that the body, or a method of ``cls`` the body calls, assigns."""
         if memo_guard(node):
             return True
-        flag = _guarded_attribute(node.test)
+        flag = guarded_attribute(node.test)
         if flag is None:
             return False
         bodies: list[cst.BaseSuite] = [node.body]
@@ -399,13 +323,13 @@ class RunOnce:
                 continue
             func = small.value.func
             if (
-                _self_attribute(func)
+                self_attribute(func)
                 and isinstance(func, cst.Attribute)
                 and func.attr.value in methods
             ):
                 bodies.append(methods[func.attr.value].body)
         return any(
-            _self_attribute(target) and target.deep_equals(flag)
+            self_attribute(target) and target.deep_equals(flag)
             for body in bodies
             for target in assigned_anywhere(body)
         )
@@ -413,7 +337,10 @@ class RunOnce:
     def code(self, ancestors: list[cst.CSTNode]) -> bool:
         """Whether the innermost node of ``ancestors`` (root first) is in code that runs
         once: at module level or in a class body, in a function that runs once, or under a
-        guard in its function that runs its body once; not in a loop of a script's driver."""
+        guard in its function that runs its body once, or on the way to its function's
+        ``raise`` (:func:`edge_cases.failure_tail`); not in a loop of a script's driver."""
+        if failure_tail(ancestors):
+            return True  # a failure's report, built once before the error leaves
         looped = False
         for i in range(len(ancestors) - 1, -1, -1):
             node = ancestors[i]
@@ -427,6 +354,12 @@ class RunOnce:
                 and self.guard(node, self._class_of(ancestors, i))
             ):
                 return True
+            if (
+                isinstance(node, cst.If)
+                and i + 1 < len(ancestors)
+                and memo_else(node, ancestors[i + 1])
+            ):
+                return True  # the ``else`` of ``if "step" in group:`` sets ``group["step"]``
             if isinstance(node, cst.FunctionDef):
                 driver = self.driver(node)
                 if driver and looped:

@@ -131,6 +131,13 @@ def device_target(
                 )
                 if resolved is not Target.UNKNOWN:
                     return resolved
+        if (
+            node.attr.value == "device"
+            and isinstance(base, cst.Name)
+            and base.value != frame.self_name
+            and provenance.fact(base, frame, depth + 1).where.on_host
+        ):
+            return Target.HOST  # ``m = torch.ones(n)`` ... ``.to(m.device)``: the host's
         return by_name(node.attr.value)
     return Target.UNKNOWN
 

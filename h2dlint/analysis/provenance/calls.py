@@ -53,6 +53,10 @@ class CallFacts(ProvenanceBase):
             # ``processor(text=..., return_tensors="pt")``: a tokenizer's or processor's batch
             # of host tensors (until the caller moves it)
             return Fact(Where.HOST)
+        if _session_run(call):
+            # ``session.run(None, {"feat": feat.cpu().numpy()})``: an ONNX Runtime (or
+            # TensorFlow) session's outputs, numpy arrays on the host
+            return Fact(Where.HOST)
         return self._call_fact(call, frame, depth)
 
     def _own_device_rules(self, call: cst.Call) -> bool:
@@ -320,3 +324,20 @@ def _tokenized(call: cst.Call) -> bool:
     without a device (a fast image processor given ``device=`` returns them there)."""
     keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
     return isinstance(keywords.get("return_tensors"), cst.SimpleString) and "device" not in keywords
+
+
+def _session_run(call: cst.Call) -> bool:
+    """Whether ``call`` runs an inference session: ``<x>.run(fetches, feed)`` whose first
+    argument is ``None`` or a list or tuple of output names and whose second is a dict
+    display of the inputs (ONNX Runtime's ``InferenceSession.run(output_names, input_feed)``,
+    TensorFlow's ``Session.run(fetches, feed_dict)``): its outputs are host arrays."""
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value == "run"):
+        return False
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    if len(positional) != 2 or not isinstance(positional[1], (cst.Dict, cst.DictComp)):
+        return False
+    fetches = positional[0]
+    return (isinstance(fetches, cst.Name) and fetches.value == "None") or isinstance(
+        fetches, (cst.List, cst.Tuple)
+    )
