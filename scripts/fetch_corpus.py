@@ -220,6 +220,16 @@ SERVING_PACKAGES: dict[str, str] = {
     # name vllm or sglang (1 of gliner's; torchserve's 2 were already gone) were deleted unread.
     "gliner": "0.2.29",
     "torchserve": "0.12.0",
+    # Session 21 (helper heldout21c): a held-out precision reading of HTD101, HTD201 and HTD202
+    # (docs/precision.md) on model code with per-image / per-sequence loops: torchvision's
+    # detection models, ops and transforms (0.29.1: the pip constraints here cap it below the
+    # latest 0.29.2), fairseq, segment-anything, stable-baselines3 and espnet's espnet2/. None
+    # of the five had a file naming vllm or sglang (0 deleted).
+    "torchvision": "0.29.1",
+    "fairseq": "0.12.2",
+    "segment-anything": "1.0",
+    "stable-baselines3": "2.9.2",
+    "espnet": "202511",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 
