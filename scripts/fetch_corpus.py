@@ -233,6 +233,16 @@ SERVING_PACKAGES: dict[str, str] = {
     # vllm or sglang (27 of kt-kernel's, 32 of nvidia-modelopt's, 1 of deepspeed-mii's, none of
     # transformer-engine's) were removed before the scan and never read.
     "kt-kernel": "0.7.2",
+    # Session 21 (helper heldout21c): a held-out precision reading of HTD101, HTD201 and HTD202
+    # (docs/precision.md) on model code with per-image / per-sequence loops: torchvision's
+    # detection models, ops and transforms (0.29.1: the pip constraints here cap it below the
+    # latest 0.29.2), fairseq, segment-anything, stable-baselines3 and espnet's espnet2/. None
+    # of the five had a file naming vllm or sglang (0 deleted).
+    "torchvision": "0.29.1",
+    "fairseq": "0.12.2",
+    "segment-anything": "1.0",
+    "stable-baselines3": "2.9.2",
+    "espnet": "202511",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 
