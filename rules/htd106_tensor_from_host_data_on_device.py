@@ -487,6 +487,20 @@ class TensorFromHostDataOnDevice(Rule):
         ),
     )
     invalid = (
+        # Session 21 (lead): a 0-d host tensor of one number (Gemma's `normalizer`) times the
+        # hidden states leaves them where they were: the device of the model's input
+        Invalid(
+            """
+            import torch
+            class Model(torch.nn.Module):
+                def forward(self, inputs_embeds, query_lengths: list[int]):
+                    normalizer = torch.tensor(self.hidden_size**0.5, dtype=inputs_embeds.dtype)
+                    hidden_states = inputs_embeds * normalizer
+                    lengths = torch.tensor(query_lengths, device=hidden_states.device)
+                    #         ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return hidden_states, lengths
+            """,
+        ),
         # Session 21: `as_tensor` of data whose name says numpy, per step (of a device tensor it
         # would be a no-op, so only the name can say host)
         Invalid(

@@ -1937,6 +1937,20 @@ class SyncOnHotPath(Rule):
             """,
             message_contains="`.cpu()` of `lens`",
         ),
+        # Session 21 (lead): the `else` of a test for another accelerator (`"xpu"`) runs on
+        # CUDA on every call: no host-copy fallback (ipex-llm's MoE decode, labelled true)
+        Invalid(
+            """
+            import torch
+            class MoE(torch.nn.Module):
+                def forward(self, x, topk_ids: torch.Tensor):
+                    if x.device.type == "xpu":
+                        return self.fused(x, topk_ids)
+                    idxs = topk_ids.flatten().tolist()
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return [self.experts[i](x) for i in idxs]
+            """,
+        ),
         # Session 21 (exllamav3 0.0.20's MoE): a permuted one-hot mask is a tensor, and
         # `torch.where(mask)` is a `nonzero`: one sync per expert
         Invalid(

@@ -17,12 +17,18 @@ from h2dlint.walk import ReadOnlyVisitor, visit_read_only
 def host_copy_fallback(branch: cst.If, part: cst.CSTNode, node: cst.CSTNode) -> bool:
     """Whether ``node`` is in ``part``, the ``else`` of ``branch``, whose test holds only when a
     named tensor is on the host and whose body reads that tensor, while ``node`` does not."""
-    if part is not branch.orelse or not only_off_cuda(branch.test):
-        return False
+    if part is not branch.orelse or not only_off_cuda(branch.test) or not _says_host(branch.test):
+        return False  # ``if x.device.type == "xpu":``: its ``else`` runs on CUDA, every call
     tested = _host_tested(branch.test)
     if not tested:
         return False
     return bool(tested & _names(branch.body)) and not tested & _names(node)
+
+
+def _says_host(test: cst.BaseExpression) -> bool:
+    """Whether ``test`` names the host: a ``"cpu"`` string or an ``is_cpu`` flag."""
+    code = cst.Module([]).code_for_node(test)
+    return "'cpu'" in code or '"cpu"' in code or ".is_cpu" in code
 
 
 def _host_tested(test: cst.BaseExpression) -> set[str]:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from h2dlint.analysis.arguments import keyword
+from h2dlint.analysis.bindings import Bindings
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.facts import (
     Fact,
@@ -321,3 +322,25 @@ def returned_values(function: cst.FunctionDef) -> list[cst.BaseExpression]:
     collector = ReturnedValues()
     visit_read_only(function.body, collector)
     return [] if collector.bare or collector.yields else collector.values
+
+
+# Constructors of a tensor from one value (``torch.tensor(scale)``: 0-d).
+_SCALAR_CONSTRUCTORS = frozenset({"torch.tensor", "torch.scalar_tensor", "torch.as_tensor"})
+
+
+def scalar_tensor(node: cst.BaseExpression, bindings: Bindings) -> bool:
+    """Whether ``node`` is (or names, through every binding that reaches it) a 0-d tensor made
+    from one number: ``torch.tensor(hidden_size**0.5, dtype=x.dtype)``. Arithmetic of a 0-d
+    host tensor and a device tensor is on the device, so such an operand says nothing about
+    where the result is (Gemma's ``hidden_states * normalizer``)."""
+    if isinstance(node, cst.Name):
+        reaching = bindings.reaching_bindings(node)
+        return bool(reaching) and all(
+            b.value is not None and scalar_tensor(b.value, bindings) for b in reaching
+        )
+    if not isinstance(node, cst.Call) or dotted_name(node.func) not in _SCALAR_CONSTRUCTORS:
+        return False
+    if not node.args or node.args[0].keyword is not None:
+        return False
+    value = node.args[0].value
+    return isinstance(value, (cst.Integer, cst.Float, cst.UnaryOperation, cst.BinaryOperation))

@@ -39,6 +39,7 @@ from h2dlint.analysis.provenance.common import (
     MAX_DEPTH,
     _is_none,
     _Memo,
+    scalar_tensor,
     unpacked_split,
 )
 from h2dlint.analysis.views import subscript_fact
@@ -433,9 +434,8 @@ class Provenance(CallFacts):
     def _binary(self, node: cst.BinaryOperation, frame: Frame, depth: int) -> Fact:
         if isinstance(node.operator, (cst.MatrixMultiply,)):
             return UNKNOWN_FACT
-        left = self.fact(node.left, frame, depth + 1)
-        right = self.fact(node.right, frame, depth + 1)
-        known = [f for f in (left, right) if f.known]
+        sides = [s for s in (node.left, node.right) if not scalar_tensor(s, self.bindings(frame))]
+        known = [f for f in (self.fact(s, frame, depth + 1) for s in sides) if f.known]
         if not known:
             return UNKNOWN_FACT
         if any(f.where is Where.DEVICE for f in known):
