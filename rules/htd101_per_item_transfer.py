@@ -222,6 +222,16 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # Session 21 (lead): rows of a parameter annotated as a tensor, not proven on the host:
+        # a model's input, on the device by the time the loss runs (espnet's targets); copying
+        # its rows is a clone on the device, like moving the pieces of `x.split(1)`
+        Valid(
+            """
+            import torch
+            def att_loss(encoder_out: torch.Tensor, ys_pad: torch.Tensor):
+                return [torch.tensor(ys, device=encoder_out.device) for ys in ys_pad]
+            """
+        ),
         # a flat bucket packed from tensors not proven on the host (gradients, on the device)
         Valid(
             """
@@ -897,6 +907,16 @@ class PerItemTransfer(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # Session 21's twin: rows of a tensor made on the host from Python data
+        Invalid(
+            """
+            import torch
+            def att_loss(encoder_out: torch.Tensor, rows: list[list[int]]):
+                ys_pad = torch.tensor(rows)
+                return [torch.tensor(ys, device=encoder_out.device) for ys in ys_pad]
+                #       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """
+        ),
         # a field of a processor's output, and a list that also holds host tensors
         Invalid(
             """

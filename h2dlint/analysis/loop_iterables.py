@@ -30,6 +30,7 @@ from h2dlint.analysis.names import names_in
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.provenance.common import SPLITTING_METHODS
 from h2dlint.analysis.targets import name_words
+from h2dlint.analysis.tensor_kinds import annotated_tensor_parameter
 
 
 # -- iterables --------------------------------------------------------------------------------
@@ -271,6 +272,15 @@ def iterable_excluded(
         and called_method(pieces) in SPLITTING_METHODS
         and isinstance(pieces.func, cst.Attribute)
         and not provenance.where(pieces.func.value, frame).on_host
+    ):
+        return True
+    # Rows of one tensor (``for ys in ys_pad`` of a parameter annotated as a tensor): as with
+    # its pieces above, a tensor not proven on the host is a model's input or state.
+    if (
+        isinstance(pieces, cst.Name)
+        and annotated_tensor_parameter(provenance, pieces, frame)
+        and not provenance.where(pieces, frame).on_host
+        and not provenance.is_host_data(pieces, frame)
     ):
         return True
     # Tensors of a list proven on a device (``norms = [g.norm() for g in grads]`` of device
