@@ -837,19 +837,16 @@ class HostFactoryThenMove(Rule):
             return
         factory = factory_of(func.value)
         if factory is None:
-            constructor = _constructed_under(func.value)
-            if constructor is None:
-                self._module_constant(node, func.value)
-            else:
-                self._chained_constructor(node, constructor)
+            self._module_constant(node, func.value)
             return
         provenance = Provenance.of(self.context)
         qualified = provenance.qualify(factory.func)
         if qualified is None:
-            constructor = _constructed_under(func.value)
-            if constructor is not None:
-                self._chained_constructor(node, constructor)
-            return
+            # ``torch.tensor(lens).cumsum(0).to(device)``: data computed on the host, then moved
+            factory = _constructed_under(func.value)
+            qualified = provenance.qualify(factory.func) if factory is not None else None
+            if factory is None or qualified not in CONSTRUCTORS | LEGACY_CONSTRUCTORS:
+                return
         if any(keyword(factory, k) for k in BLOCKING_KEYWORDS):
             return
         frame = provenance.current_frame()
@@ -884,31 +881,6 @@ class HostFactoryThenMove(Rule):
             # the host data; only a direct move is fixed.
             direct = node.func.value is factory  # type: ignore[attr-defined]
             self._constructor(node, factory, qualified, move, confidence, certain, frame, direct)
-
-    def _chained_constructor(self, node: cst.Call, constructor: cst.Call) -> None:
-        """``torch.tensor(lens).cumsum(0).to(device)``: a tensor built from Python data and
-        computed on the host, then moved: the same pageable blocking copy as a direct move."""
-        provenance = Provenance.of(self.context)
-        qualified = provenance.qualify(constructor.func)
-        if qualified not in CONSTRUCTORS and qualified not in LEGACY_CONSTRUCTORS:
-            return
-        if any(keyword(constructor, k) for k in BLOCKING_KEYWORDS):
-            return
-        frame = provenance.current_frame()
-        move = Move.of(node, provenance, frame)
-        if move is None or RunOnce.of(self.context).code(self.context.ancestors):
-            return
-        data = first_positional(constructor)
-        if data is None or numeric_constant(data) or constant_choice(data):
-            return  # a 0-d constant computed on: rare, and its own fix differs
-        confidence = Confidence.HIGH if move.by_value else Confidence.MEDIUM
-        certain = (
-            ""
-            if move.by_value or move.device is None
-            else f" (certain if `{self.context.module.code_for_node(move.device)}` is an "
-            "accelerator, as its name says)"
-        )
-        self._constructor(node, constructor, qualified, move, confidence, certain, frame, False)
 
     def _module_constant(self, node: cst.Call, receiver: cst.BaseExpression) -> None:
         """``pi.to(x.device)`` in a function, ``pi`` a module-level host tensor: the same copy
@@ -1098,20 +1070,17 @@ _NOT_HOST_TENSOR = frozenset(
 
 
 def _constructed_under(node: cst.BaseExpression) -> cst.Call | None:
-    """The constructor call under a chain of at least one tensor method
-    (``torch.tensor(lens).cumsum(0)``, ``torch.as_tensor(x).long().flip(0)``), or None."""
-    depth = 0
+    """The call under a chain of tensor methods on a call's result (``torch.tensor(lens)`` of
+    ``torch.tensor(lens).cumsum(0)``), or None; the caller checks it is a constructor."""
+    inner = None
     while (
         isinstance(node, cst.Call)
         and isinstance(node.func, cst.Attribute)
         and node.func.attr.value not in _NOT_HOST_TENSOR
-        and not isinstance(node.func.value, cst.Name)
+        and isinstance(node.func.value, cst.Call)
     ):
-        node = node.func.value
-        depth += 1
-    if depth == 0 or not isinstance(node, cst.Call):
-        return None
-    return node if isinstance(node.func, (cst.Attribute, cst.Name)) else None
+        node = inner = node.func.value
+    return inner
 
 
 def _keyword(name: str, value: cst.BaseExpression) -> cst.Arg:

@@ -17,33 +17,33 @@ from h2dlint.walk import ReadOnlyVisitor, visit_read_only
 def host_copy_fallback(branch: cst.If, part: cst.CSTNode, node: cst.CSTNode) -> bool:
     """Whether ``node`` is in ``part``, the ``else`` of ``branch``, whose test holds only when a
     named tensor is on the host and whose body reads that tensor, while ``node`` does not."""
-    if part is not branch.orelse or not only_off_cuda(branch.test) or not _says_host(branch.test):
-        return False  # ``if x.device.type == "xpu":``: its ``else`` runs on CUDA, every call
+    if part is not branch.orelse or not only_off_cuda(branch.test):
+        return False
     tested = _host_tested(branch.test)
     if not tested:
-        return False
+        return False  # ``if x.device.type == "xpu":``: its ``else`` runs on CUDA, every call
     return bool(tested & _names(branch.body)) and not tested & _names(node)
 
 
-def _says_host(test: cst.BaseExpression) -> bool:
-    """Whether ``test`` names the host: a ``"cpu"`` string or an ``is_cpu`` flag."""
-    code = cst.Module([]).code_for_node(test)
-    return "'cpu'" in code or '"cpu"' in code or ".is_cpu" in code
-
-
 def _host_tested(test: cst.BaseExpression) -> set[str]:
-    """The names whose placement ``test`` reads: ``src`` of ``src.device.type``, ``src.is_cpu``."""
+    """The names whose placement ``test`` reads (``src`` of ``src.device.type``,
+    ``src.is_cpu``), when the test names the host (a ``"cpu"`` string, ``is_cpu``)."""
     collector = _PlacementReads()
     visit_read_only(test, collector)
-    return collector.names
+    return collector.names if collector.host else set()
 
 
 class _PlacementReads(ReadOnlyVisitor):
     def __init__(self) -> None:
         self.names: set[str] = set()
+        self.host = False
+
+    def visit_SimpleString(self, node: cst.SimpleString) -> None:
+        self.host = self.host or node.raw_value == "cpu"
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         value = node.value
+        self.host = self.host or node.attr.value == "is_cpu"
         if (
             node.attr.value == "type"
             and isinstance(value, cst.Attribute)
