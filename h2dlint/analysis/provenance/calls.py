@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.arguments import first_positional, is_false, is_true, keyword
-from h2dlint.analysis.classes import class_of, is_module_class
+from h2dlint.analysis.classes import ClassRef, class_of, is_module_class
 from h2dlint.analysis.facts import (
     DEVICE_FRESH,
     PAGEABLE_FRESH,
@@ -75,6 +75,10 @@ class CallFacts(ProvenanceBase):
     def _call_fact(self, call: cst.Call, frame: Frame, depth: int) -> Fact:
         func = call.func
         qualified = self.qualify(func)
+        if qualified in ("copy.deepcopy", "copy.copy"):
+            # A copy of a tensor (or of a structure of tensors) is where the original is.
+            first = first_positional(call)
+            return self.fact(first, frame, depth + 1) if first is not None else UNKNOWN_FACT
         if qualified is not None:
             fact = self._torch_call(qualified, call, frame, depth)
             if fact.known or qualified.startswith(("torch.", "numpy.", "np.")):
@@ -107,8 +111,13 @@ class CallFacts(ProvenanceBase):
         return owner.return_fact(function, depth + 1)
 
     def _module_output(self, func: cst.BaseExpression, frame: Frame, depth: int) -> bool:
-        """Whether calling ``func`` runs an ``nn.Module`` (``self.encoder(x)``): its output is
-        on the module's device, an accelerator in the code that moves it."""
+        """Whether calling ``func`` runs an ``nn.Module`` (``self.encoder(x)``, or ``self(x)``
+        in a method of the module: its own forward): its output is on the module's device, an
+        accelerator in the code that moves it."""
+        if isinstance(func, cst.Name) and frame.cls is not None and func.value == frame.self_name:
+            name = frame.cls.name.value
+            qualified = f"{self.module_name}.{name}" if self.module_name else name
+            return is_module_class(ClassRef(qualified, self, frame.cls))
         if not isinstance(func, cst.Attribute):
             return False
         owner = class_of(self, func, frame, depth + 1)
