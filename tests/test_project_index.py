@@ -173,6 +173,32 @@ def test_callers_in_other_modules_make_a_function_hot(tmp_path: Path) -> None:
     assert index.hot_reason("serve.model.Model", hot) is None
 
 
+def test_a_method_of_a_local_instance_is_called_by_its_maker(tmp_path: Path) -> None:
+    """``metadata = MetaData(); metadata.set_params(...)`` in a hot function of another
+    module makes ``MetaData.set_params`` hot; a name also bound to something else does not."""
+    package = tmp_path / "attn"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "utils.py").write_text(
+        "class MetaData:\n    def set_params(self, cu):\n        self.cu = cu\n"
+        "    def other(self):\n        pass\n"
+    )
+    (package / "iface.py").write_text(
+        "from attn.utils import MetaData\n\n"
+        "def forward(q, cu):\n    metadata = MetaData()\n    metadata.set_params(cu)\n"
+        "    other = MetaData()\n    other = q\n    other.other()\n"
+    )
+    index = ProjectIndex(build_layout([str(package / "utils.py")]))
+
+    def hot(name: str, cls: str | None, bases: tuple[str, ...]) -> bool:
+        return name == "forward"
+
+    assert index.hot_reason("attn.utils.MetaData.set_params", hot) == (
+        "called from `forward()` in attn.iface"
+    )
+    assert index.hot_reason("attn.utils.MetaData.other", hot) is None
+
+
 def test_a_warm_run_sees_an_edit_in_the_module_a_verdict_rests_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -118,6 +118,7 @@ class SameModuleCalls(cst.CSTVisitor):
             if self.cls is not None:
                 self.found.extend(self._attribute_methods(func))
             self.found.extend(dispatched_methods(self.index, self.function, node))
+            self.found.extend(local_instance_methods(self.index, self.function, func))
 
     def _attribute_methods(self, func: cst.Attribute) -> list[cst.FunctionDef]:
         """``self.attr.m`` where the class assigns ``self.attr`` an instance of a class of the
@@ -193,6 +194,37 @@ def dispatched_methods(
             position < len(params) and _annotated_class(params[position]) == klass
             for position, klass in passed
         ):
+            found.append(method)
+    return found
+
+
+def local_instance_methods(
+    index: ModuleIndex, function: cst.FunctionDef | None, func: cst.Attribute
+) -> list[cst.FunctionDef]:
+    """``metadata.set_params(...)`` where every assignment of the local ``metadata`` in the
+    function makes an instance of a class of the module (``metadata = MetaData(...)``): that
+    class's method, which runs whenever the caller does."""
+    receiver = func.value
+    if function is None or not isinstance(receiver, cst.Name):
+        return []
+    name = func.attr.value
+    if not any(name in methods for methods in index.methods.values()):
+        return []
+    params = function.params
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    if any(param.name.value == receiver.value for param in every):
+        return []
+    values = _local_values(function).get(receiver.value, [])
+    classes = set()
+    for value in values:
+        made = value.func if isinstance(value, cst.Call) else None
+        if not isinstance(made, cst.Name) or made.value not in index.classes:
+            return []
+        classes.add(made.value)
+    found = []
+    for klass in sorted(classes):
+        method = index.methods.get(index.classes[klass], {}).get(name)
+        if method is not None:
             found.append(method)
     return found
 

@@ -118,7 +118,39 @@ def _typed_receivers(
             found = _annotated_classes(argument.annotation, roots, classes)
             if found:
                 receivers[argument.arg] = found
+    parameters = {a.arg for a in [*positional, *arguments.kwonlyargs]}
+    for name, made in _local_instances(function, roots, classes).items():
+        if name not in parameters and name not in receivers:
+            receivers[name] = made
     return receivers
+
+
+def _local_instances(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, roots: set[str], classes: set[str]
+) -> dict[str, list[str]]:
+    """Local names every assignment of which makes an instance of a class the module names
+    (``metadata = MetaData(scale)``): the classes, as callee prefixes. A name also assigned
+    anything else is left out."""
+    found: dict[str, list[str]] = {}
+    other: set[str] = set()
+    for statement in _statements_of(function):
+        if not isinstance(statement, ast.Assign):
+            continue
+        for target in statement.targets:
+            if not isinstance(target, ast.Name):
+                continue
+            value = statement.value
+            made = (
+                _class_named(dotted(value.func), roots, classes)
+                if isinstance(value, ast.Call)
+                else []
+            )
+            if made:
+                held = found.setdefault(target.id, [])
+                held.extend(name for name in made if name not in held)
+            else:
+                other.add(target.id)
+    return {name: made for name, made in found.items() if name not in other}
 
 
 def _static(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
