@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.array_frameworks import other_framework_module
+from h2dlint.analysis.builtin_walks import WALKING_BUILTINS, BuiltinWalk, builtin_walk
 from h2dlint.analysis.device_branches import off_cuda_branch
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.host_data import dataset_module
@@ -10,6 +11,7 @@ from h2dlint.analysis.hot_guards import name_values
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.reference_helpers import in_reference_code
 from h2dlint.analysis.row_findings import DEVICE, HOT, RowFinding, loop_rows
 from h2dlint.analysis.row_reductions import RowReduction, list_row_reduction, tensor_row_reduction
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, RowLoop, Walk
@@ -44,7 +46,12 @@ class SyncPerRow(ComprehensionVisits, Rule):
     a `while` loop that reads a device tensor on every iteration (`while not done.all():`,
     `while x[i].item() > 0:`), and the `.tolist()` round trip that multiplies or sums each row in
     Python (`[math.prod(r) for r in grid.cpu().tolist()]`, `[t * h * w for t, h, w in
-    grid.tolist()]`) where one vectorised op does it.
+    grid.tolist()]`) where one vectorised op does it. Also a builtin that walks a tensor and
+    tests each element on the host, `max(t)`, `min(t)`, `sorted(t)`, `any(t)`, `all(t)` (one
+    sync per element; `t.max()` is one kernel): where `t` is proven on a device, and with MEDIUM
+    confidence where it is surely a tensor of unknown device on a hot path. Not `max(a, b)`,
+    builtins of Python values or host tensors, `sum(t)` (it adds on the device), nor checks in
+    `assert` and `raise`.
 
     Where the analysis proves the tensor is on a device, the finding says it syncs once per row.
     Where it proves the tensor is on the host (no sync there), or names say so (`cpu_ids`, a
@@ -54,7 +61,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
     range(t.shape[0])` reading `t[i]`), as per-row Python overhead with MEDIUM confidence (the
     sync is certain only when the tensor is on a device: serving engines that sample on the CPU
     walk host rows this way); and, with MEDIUM confidence, a loop on a hot path (see below)
-    whose rows are surely tensors (a row goes into a `torch.*` call or `.cpu()`): the message
+    whose rows are surely tensors (a row goes into a `torch.*` call or `.cpu()`, or is read
+    with `.item()`/`.tolist()` itself, `cu_seqlens[i].item()`, which only arrays have): the message
     says which tensor would have to be on the GPU. Whole items copied to the host (`[t.cpu() for
     t in xs]`) count only when `xs` is a parameter annotated as a sequence of tensors (`outputs:
     list[torch.Tensor]`): items of unknown kind are often offloaded by design. A `range(0, n,
@@ -145,6 +153,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
         b".to(",
         *(f".{name}(".encode() for name in sorted(TEST_METHODS)),
         *(f"{name}(".encode() for name in sorted(SYNC_BUILTINS)),
+        *(f"{name}(".encode() for name in sorted(WALKING_BUILTINS)),
     )
     # A sync in a loop: of a loop variable (a row), of a local name bound to a row in the loop
     # body (which no pattern can follow), or in a `while` loop; or a loop over `.tolist()`.
@@ -159,6 +168,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
         # a row as a slice bound (`ids[:l]`) or a size (`torch.arange(n)`, `range(n)`)
         f"loop @subscript arg Slice in {_ROW_LOOPS}",
         f"loop .arange|.zeros|.ones|.empty|.rand|.randn|.full|range in {_ROW_LOOPS}",
+        # a builtin that walks a tensor and tests each element (`max(t)`, `any(t)`)
+        f"{'|'.join(sorted(WALKING_BUILTINS))} arg Name|Attribute|Subscript|Call",
     )
 
     valid = (
@@ -267,6 +278,42 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 widths = [int(part) for part in line.split(",")]
                 counts = [c.sum().item() for c in torch.ones(8).chunk(4)]
                 return total.item(), widths, counts
+            """
+        ),
+        # Builtins that walk Python values, a host tensor, or compare two values once; a check.
+        Valid(
+            """
+            import torch
+            from torch import max as tmax
+            class Layer(torch.nn.Module):
+                def forward(self, x, lens: list[int], offsets: torch.Tensor):
+                    longest = max(lens)
+                    host = torch.tensor(lens)
+                    widest = max(host)
+                    n = max(x.shape[1], longest)
+                    assert max(offsets) < n
+                    top = tmax(offsets)
+                    return x[:, : max(l for l in lens)], widest, top
+            """
+        ),
+        # `.item()` of each element by a counter where the values may be anything: in a
+        # function not known to run per step, in a reference implementation (`ref` beside
+        # `impl`), and on a hot path where the name says numpy.
+        Valid(
+            """
+            import torch
+            def widest(cu_seqlens):
+                return max(cu_seqlens[i + 1].item() - cu_seqlens[i].item() for i in range(3))
+            def attention_varlen_forward_ref_impl(q, cu_seqlens):
+                for i in range(len(cu_seqlens) - 1):
+                    q[cu_seqlens[i].item()] = 0
+                return q
+            class Sampler(torch.nn.Module):
+                def forward(self, logits, lens_np):
+                    total = 0
+                    for i in range(len(lens_np)):
+                        total += lens_np[i].item()
+                    return logits[:total]
             """
         ),
         # A `while` loop that counts through a Python list, and one through a tensor's rows
@@ -1413,6 +1460,77 @@ class SyncPerRow(ComprehensionVisits, Rule):
             """,
             message_contains='on each row of `group["params"]`',
         ),
+        # `.item()` of each element read by a counter, on a hot path: only arrays have
+        # `.item()`, so the elements are tensors (or numpy scalars) whatever the parameter
+        # is; here they sync once per sequence if the lengths are on the GPU (flash-attn's
+        # AMD backend, `set_varlen_params`, run by every varlen attention call through a
+        # local instance of its metadata class; 2.8 takes the maximum from the caller).
+        Invalid(
+            """
+            import torch
+            class MetaData:
+                max_seqlens_q = 0
+                def set_varlen_params(self, cu_seqlens_q):
+                    for i in range(len(cu_seqlens_q) - 1):
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        n = cu_seqlens_q[i + 1].item() - cu_seqlens_q[i].item()
+                     ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        self.max_seqlens_q = max(n, self.max_seqlens_q)
+                     ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            def varlen_fwd(q, cu_seqlens_q):
+                metadata = MetaData()
+                metadata.set_varlen_params(cu_seqlens_q)
+                return q
+            class Attention(torch.nn.Module):
+                def forward(self, q, cu_seqlens_q):
+                    return varlen_fwd(q, cu_seqlens_q)
+            """,
+            message_contains="on a hot path (called from `varlen_fwd()`)",
+        ),
+        # A builtin that walks a tensor and tests each element on the host: `max()` compares
+        # 0-d device tensors pairwise, one sync per element (flash-linear-attention's YOCO
+        # layer took `max(seqlen_offset)` every forward until 0.6).
+        Invalid(
+            """
+            import torch
+            def widest(lens, device):
+                offsets = lens.to(device)
+                return max(offsets)
+                       ^^^^^^^^^^^^
+            class Layer(torch.nn.Module):
+                def forward(self, x, offsets: torch.Tensor):
+                    if any(offsets):
+                       ^^^^^^^^^^^^
+                        return x[:, : max(offsets)]
+                                      ^^^^^^^^^^^^
+                    return x
+            """,
+            message_contains="tests each on the host",
+        ),
+        # What the module's own forward returns (`self(features)`, also through a deep copy)
+        # is on its device: walking each row's mask back with `.item()` syncs per token
+        # (sentence-transformers' `encode` for token embeddings, fixed in 6.x).
+        Invalid(
+            """
+            import copy
+            import torch
+            class Encoder(torch.nn.Module):
+                def encode(self, features, hpu: bool):
+                    out = self(features)
+                    if hpu:
+                        out = copy.deepcopy(out)
+                    kept = []
+                    for emb, mask in zip(out["token_embeddings"], out["attention_mask"]):
+                        last = len(mask) - 1
+                        while last > 0 and mask[last].item() == 0:
+                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                            last -= 1
+                     ...^^^^^^^^^^^^^
+                        kept.append(emb[: last + 1])
+                    return kept
+            """,
+            message_contains="which is on the device, on every iteration of a `while` loop",
+        ),
     )
 
     # -- for statements ---------------------------------------------------------------------------
@@ -1423,6 +1541,57 @@ class SyncPerRow(ComprehensionVisits, Rule):
         finding = loop_rows(self.context, node).finding
         if finding is not None:
             self._report_rows(node, finding, None)
+
+    # -- builtins that walk a tensor -------------------------------------------------------------
+    def visit_Call(self, node: cst.Call) -> None:
+        walk = builtin_walk(node)
+        if walk is None:
+            return
+        provenance = Provenance.of(self.context)
+        if provenance.qualify(node.func) is not None or walk.builtin in provenance.index.functions:
+            return  # ``from torch import max``, or the module's own ``max``
+        frame = provenance.current_frame()
+        if provenance.bindings(frame).of(walk.builtin):
+            return
+        if any(isinstance(a, (cst.Assert, cst.Raise)) for a in self.context.ancestors):
+            return  # a check or an error message
+        self._builtin_walk(node, walk, provenance)
+
+    def _builtin_walk(self, node: cst.Call, walk: BuiltinWalk, provenance: Provenance) -> None:
+        tensor = walk.tensor
+        frame = provenance.current_frame()
+        where = provenance.where(tensor, frame)
+        if where.on_host:
+            return
+        shown = self.shown(tensor, "the tensor")
+        method = f".{walk.method}().values" if walk.builtin == "sorted" else f".{walk.method}()"
+        advice = f"use `{method}` of the tensor (one kernel) and read the result once"
+        if where is Where.DEVICE:
+            self.report(
+                node,
+                f"`{walk.builtin}()` of {shown}, which is on the device, walks it element by "
+                f"element and tests each on the host: one device sync per element; {advice}",
+            )
+            return
+        if (
+            dataset_module(self.context)
+            or other_framework_module(self.context)
+            or on_host_by_name(tensor, frame)
+            or provenance.is_host_data(tensor, frame)
+            or tensor_evidence(provenance, tensor, frame) is None
+            or in_reference_code(self.context, self.context.ancestors)
+        ):
+            return
+        reason = HotPaths.of(self.context).why_hot_at(self.context.ancestors)
+        if reason is None:
+            return
+        self.report(
+            node,
+            f"`{walk.builtin}()` of {shown} walks it element by element and tests each on the "
+            f"host, on a hot path ({reason}): one device sync per element if {shown} is on the "
+            f"GPU; {advice}",
+            confidence=Confidence.MEDIUM,
+        )
 
     # -- while loops ------------------------------------------------------------------------------
     def visit_While(self, node: cst.While) -> None:

@@ -210,8 +210,11 @@ def showing_code(ancestors: Sequence[cst.CSTNode]) -> bool:
 
 def reference_code(path: str, ancestors: Sequence[cst.CSTNode]) -> bool:
     """Whether the module's, a class's or a function's name around the code says it is a test
-    harness or a reference implementation (:data:`REFERENCE_WORDS`)."""
-    return bool(_code_words(path, ancestors) & REFERENCE_WORDS)
+    harness or a reference implementation (:data:`REFERENCE_WORDS`, or ``ref`` beside ``impl``:
+    ``attention_forward_pytorch_ref_impl`` in ``fwd_ref.py``; ``ref`` alone also names an RL
+    reference model, whose forward runs per step)."""
+    words = _code_words(path, ancestors)
+    return bool(words & REFERENCE_WORDS) or {"ref", "impl"} <= words
 
 
 # Names of environment and sanity checks, run once at start-up or on demand: lmdeploy's

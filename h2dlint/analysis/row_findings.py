@@ -44,6 +44,7 @@ from h2dlint.analysis.syncs import (
 from h2dlint.analysis.tensor_kinds import tensor_evidence, tensor_sequence_parameter
 from h2dlint.analysis.value_syncs import value_where
 from h2dlint.context import FileContext, SharedKey
+from h2dlint.walk import visit_read_only
 
 HOST_COPIES = ("`.cpu()`", '`.to("cpu")`')
 # How HTD201 knows a row sync is one: the rows are on the device; the rows are surely tensors
@@ -162,7 +163,10 @@ def _accepted(
         loop = pieces
         syncs = sorted(row_syncs(parts, loop), key=lambda s: not s.what.startswith("`."))
     derived = with_derived(parts, loop)
+    while_tests = _while_tests(parts)
     for sync in syncs:
+        if any(_holds(test, sync.call) for test in while_tests):
+            continue  # the inner ``while`` loop's own finding: one sync per iteration of it
         if isinstance(sync.call, cst.BaseExpression) and not reads_row(
             sync.call, derived, objects=True
         ):
@@ -187,7 +191,9 @@ def _accepted(
             continue
         # Surely a tensor (a field declared as one, a `torch.*` result, a name bound only to
         # such values): its rows are tensors, whatever the loop counts with.
-        known = tensor_evidence(provenance, sync.tensor, frame) is not None
+        known = tensor_evidence(provenance, sync.tensor, frame) is not None or (
+            _array_read_of_row(sync, loop)
+        )
         if not known and (
             not guessed
             or sync.what in INDEX_READS  # a size or bound: rows of ints do that too
@@ -205,6 +211,55 @@ def _accepted(
         )
         if hot is not None:
             yield RowFinding(sync, loop, HOT, hot)
+
+
+class _WhileTests(cst.CSTVisitor):
+    """The tests of the ``while`` loops in a block (not in nested functions)."""
+
+    def __init__(self) -> None:
+        self.tests: list[cst.BaseExpression] = []
+
+    def visit_While(self, node: cst.While) -> None:
+        self.tests.append(node.test)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+
+def _while_tests(parts: list[cst.CSTNode]) -> list[cst.BaseExpression]:
+    finder = _WhileTests()
+    for part in parts:
+        visit_read_only(part, finder)
+    return finder.tests
+
+
+class _Holds(cst.CSTVisitor):
+    def __init__(self, target: cst.CSTNode) -> None:
+        self.target = target
+        self.found = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.found = self.found or node is self.target
+        return not self.found
+
+
+def _holds(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
+    """Whether ``node`` is ``tree`` or inside it."""
+    finder = _Holds(node)
+    tree.visit(finder)
+    return finder.found
+
+
+def _array_read_of_row(sync: RowSync, loop: RowLoop) -> bool:
+    """Whether ``sync`` is ``.item()``/``.tolist()`` of a row itself (``t[i].item()``):
+    only arrays have them, so the rows are tensors (or numpy values) whatever ``t`` is."""
+    call = sync.call
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)):
+        return False
+    if call.func.attr.value not in ("item", "tolist"):
+        return False
+    row = call.func.value
+    return isinstance(row, cst.Subscript) and row.value.deep_equals(sync.tensor)
 
 
 def called_output(provenance: Provenance, read: cst.BaseExpression, frame: Frame) -> bool:

@@ -16,6 +16,7 @@ from h2dlint.analysis.hot_guards import past_cache_lookup
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.reference_helpers import in_reference_code
 from h2dlint.analysis.sync_basics import RowLoop, Walk
 from h2dlint.analysis.syncs import reads_row, split_source, with_derived
 from h2dlint.analysis.tensor_kinds import is_tensor, walks_its_rows
@@ -73,6 +74,8 @@ def hot_rows_of_tensors(
         return None
     reason = HotPaths.of(context).why_hot_at(context.ancestors)
     if reason is None or converted_here(provenance, tensor, frame):
+        return None
+    if in_reference_code(context, context.ancestors):
         return None
     if node is not None and past_cache_lookup(context.ancestors, node):
         return None  # computed once per new input, then looked up

@@ -1,0 +1,50 @@
+"""Python builtins that walk a tensor element by element and test each element on the host.
+
+``max(t)``, ``min(t)`` and ``sorted(t)`` compare the elements of ``t`` pairwise in Python, and
+``any(t)``/``all(t)`` take ``bool()`` of each: every comparison or test of a 0-d element of a
+device tensor copies it to the host and waits for the stream, one sync per element (flash-linear-
+attention's YOCO layer took ``max(seqlen_offset)`` of a device tensor every forward until 0.6).
+The tensor's own reduction (``t.max()``, ``t.any()``) runs in one kernel and is read once.
+
+``sum(t)`` adds the elements on the device (no sync, one kernel launch per element) and
+``list(t)``/``tuple(t)`` only make views: not walks that read the host.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from h2dlint.analysis.arguments import positional
+
+# Builtin -> the tensor method that does the same work in one kernel.
+WALKING_BUILTINS = {"max": "max", "min": "min", "sorted": "sort", "any": "any", "all": "all"}
+# What the argument may be: a tensor is a name, an attribute, an element or a call's result;
+# a generator or a display walks Python values the loop makes (HTD201's comprehensions).
+_OPERANDS = (cst.Name, cst.Attribute, cst.Subscript, cst.Call)
+
+
+@dataclass(frozen=True)
+class BuiltinWalk:
+    """``builtin(tensor)``: the builtin's name, and the tensor method that replaces it."""
+
+    builtin: str
+    method: str
+    tensor: cst.BaseExpression
+
+
+def builtin_walk(call: cst.Call, bound: frozenset[str] = frozenset()) -> BuiltinWalk | None:
+    """``call`` as a builtin that walks one iterable (``max(t)``, ``sorted(t, reverse=True)``),
+    with the iterable; None for other calls, several positional arguments (``max(a, b)``
+    compares two values once), a starred one, a generator or a display, and a builtin name
+    the code rebinds (``bound``)."""
+    func = call.func
+    if not isinstance(func, cst.Name) or func.value not in WALKING_BUILTINS:
+        return None
+    if func.value in bound or any(arg.star for arg in call.args):
+        return None
+    args = positional(call)
+    if len(args) != 1 or not isinstance(args[0].value, _OPERANDS):
+        return None
+    return BuiltinWalk(func.value, WALKING_BUILTINS[func.value], args[0].value)
