@@ -387,6 +387,33 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 22 (heldout22): a `decode()` or `sample()` that holds the loop of model steps
+        # itself decodes or samples a whole request (outetts 0.4.4's chunked DAC decode copies
+        # the audio to the host once, for loudness normalisation), and so does a diffusion
+        # `...Sampler`'s forward looping over the denoiser it is given (StyleTTS 2's VSampler
+        # reads its first sigma before the loop): only their loops run per step.
+        Valid(
+            """
+            import math
+            import numpy as np
+            import torch
+            def normalise(audio):
+                return torch.from_numpy(np.clip(audio.detach().cpu().numpy(), -1, 1))
+            class Codec:
+                def decode(self, codes, chunk=2048):
+                    out = []
+                    for i in range(0, codes.shape[-1], chunk):
+                        out.append(self.model.decode(codes[..., i:i + chunk].to(self.device)))
+                    return normalise(torch.cat(out, dim=-1))
+            class VSampler(Sampler):
+                def forward(self, noise: torch.Tensor, fn, sigmas: torch.Tensor, num_steps: int):
+                    x = sigmas[0] * noise
+                    alpha = math.cos(sigmas[0].item())
+                    for i in range(num_steps - 1):
+                        x = fn(x, sigma=sigmas[i]) * alpha
+                    return x
+            """
+        ),
         # A default that is a Python number, or set under another test: no tensor proven.
         Valid(
             """
@@ -1864,6 +1891,28 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 22 (heldout22): an engine's per-step `decode()` calls the model once, with no
+        # loop of its own: all of it is hot; a chunked decode's loop still runs per chunk.
+        Invalid(
+            """
+            import torch
+            class Runner:
+                def decode(self, batch):
+                    logits = self.model(batch.input_ids)
+                    return logits.argmax(-1).tolist()
+            #              ^^^^^^^^^^^^^^^^^^^^^^^^^^
+            class Codec:
+                def decode(self, codes, chunk=2048):
+                    out = []
+                    for i in range(0, codes.shape[-1], chunk):
+                        r = self.model.decode(codes[..., i:i + chunk])
+                        if torch.isnan(r).any():
+            #              ^^^^^^^^^^^^^^^^^^^^
+                            r = torch.nan_to_num(r)
+                        out.append(r)
+                    return torch.cat(out, -1)
+            """
+        ),
         # A value filled in when missing (`if amax is None: amax = x.abs().amax()`): the
         # default says the name holds a tensor (nvidia-modelopt 0.33's FP8 GEMM, per forward).
         Invalid(

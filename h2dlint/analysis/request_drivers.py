@@ -1,4 +1,5 @@
-"""Entry points that drive a whole request's loop of model steps (HTD201, HTD202 hot paths).
+"""Entry points that run once per request around a loop of model steps (HTD201, HTD202 hot
+paths): a pipeline's ``__call__`` (moved here from ``hot_paths.py``), and the drivers below.
 
 ``decode`` and ``sample`` are hot by name because an engine calls them once per decoding step.
 The same names also name a whole run: a codec's ``decode(codes)`` that decodes chunk after
@@ -19,13 +20,31 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.hot_names import PER_REQUEST_CLASS_WORDS
 from h2dlint.analysis.step_drivers import drives_steps
+from h2dlint.imports import dotted_name
 from h2dlint.walk import visit_read_only
 
 # Entry names that are per step in an engine and a whole run where they hold the step loop.
 _RUN_NAMES = frozenset({"decode", "sample"})
 # Entry names of a diffusion sampler module: one call samples a whole trajectory.
 _SAMPLER_ENTRIES = frozenset({"forward", "__call__"})
+
+
+def pipeline_block(cls: cst.ClassDef) -> bool:
+    """Whether ``cls`` is a block of a modular pipeline (its name or a base's says
+    ``Blocks``) that is no loop block (its own name no ``Loop``)."""
+    names = [cls.name.value, *(dotted_name(base.value) or "" for base in cls.bases)]
+    return "Loop" not in cls.name.value and any("Blocks" in name for name in names)
+
+
+def per_request_class(cls: cst.ClassDef) -> bool:
+    """Whether ``cls``'s ``__call__`` runs once per request around a loop of steps (a
+    pipeline: its name or a base's says so, and its own name no ``Loop``)."""
+    names = [cls.name.value, *(dotted_name(base.value) or "" for base in cls.bases)]
+    return "Loop" not in cls.name.value and any(
+        word in name for name in names for word in PER_REQUEST_CLASS_WORDS
+    )
 
 
 def request_driver(function: cst.FunctionDef, cls: cst.ClassDef | None) -> bool:
