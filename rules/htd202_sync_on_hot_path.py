@@ -7,6 +7,7 @@ from h2dlint.analysis.arguments import host_named, keyword, positional
 from h2dlint.analysis.device_loops import DeviceLoop, device_loop
 from h2dlint.analysis.earlier_copies import earlier_host_copy
 from h2dlint.analysis.element_writes import ONE_ELEMENT, syncing_write
+from h2dlint.analysis.evaluation_steps import in_evaluation_hook
 from h2dlint.analysis.explicit_waits import (
     per_step_wait,
     queued_copies,
@@ -387,6 +388,24 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 22 (heldout22): a validation or test step copies its outputs to the host for
+        # a host metric (outetts 0.4.4's WavTokenizer: PESQ per validation batch): the pass's
+        # purpose, with no training step queued behind it (analysis/evaluation_steps.py).
+        Valid(
+            """
+            import torch
+            from lightning import LightningModule
+            from pesq import pesq
+            class Codec(LightningModule):
+                def validation_step(self, batch, batch_idx):
+                    audio, _ = batch
+                    audio_hat = self(audio)
+                    score = 0.0
+                    for ref, deg in zip(audio.cpu().numpy(), audio_hat.cpu().numpy()):
+                        score += pesq(16000, ref, deg, "wb")
+                    self.log("pesq", score / len(audio))
+            """
+        ),
         # Session 22 (heldout22): a `decode()` or `sample()` that holds the loop of model steps
         # itself decodes or samples a whole request (outetts 0.4.4's chunked DAC decode copies
         # the audio to the host once, for loudness normalisation), and so does a diffusion
@@ -1891,6 +1910,22 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 22 (heldout22): an implicit read in a validation step stalls the pass without
+        # being its output: still reported.
+        Invalid(
+            """
+            import torch
+            from lightning import LightningModule
+            class Codec(LightningModule):
+                def validation_step(self, batch, batch_idx):
+                    audio, lengths = batch
+                    audio_hat = self(audio)
+                    if torch.isnan(audio_hat).any():
+            #          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        raise ValueError("nan")
+                    self.log("loss", self.loss(audio_hat, audio))
+            """
+        ),
         # Session 22 (heldout22): an engine's per-step `decode()` calls the model once, with no
         # loop of its own: all of it is hot; a chunked decode's loop still runs per chunk.
         Invalid(
@@ -3444,6 +3479,8 @@ class SyncOnHotPath(Rule):
             and output_after_loop(provenance, self.context.ancestors, explicit)
         ):
             return False  # the loop's result handed on (or decoded to text) once, not per step
+        if kind == "copy" and in_evaluation_hook(self.context.ancestors):
+            return False  # a validation step's outputs copied to a host metric: its purpose
         shown = self.shown(tensor, "the tensor")
         read = what.format(shown)
         read = read[0].upper() + read[1:]
