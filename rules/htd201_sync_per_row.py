@@ -791,6 +791,23 @@ class SyncPerRow(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # Session 22 (heldout22): a diffusion sampler's forward runs a whole trajectory once per
+        # request, and its loop runs per step: `.item()` of each sigma is one sync per step
+        # (StyleTTS 2's VSampler).
+        Invalid(
+            """
+            import math
+            import torch
+            class VSampler(Sampler):
+                def forward(self, noise: torch.Tensor, fn, sigmas: torch.Tensor, num_steps: int):
+                    x = noise
+                    for i in range(num_steps - 1):
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        x = fn(x, sigma=sigmas[i]) * math.cos(sigmas[i + 1].item())
+                     ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return x
+            """
+        ),
         # Session 19's twin: no type test, so the annotation says a tensor's rows (the `.to(`
         # line gives the byte prefilter a marker: a file whose only row reads are slice bounds
         # has none and is not parsed, a known gap of the prefilter)

@@ -7,6 +7,7 @@ from h2dlint.analysis.arguments import host_named, keyword, positional
 from h2dlint.analysis.device_loops import DeviceLoop, device_loop
 from h2dlint.analysis.earlier_copies import earlier_host_copy
 from h2dlint.analysis.element_writes import ONE_ELEMENT, syncing_write
+from h2dlint.analysis.evaluation_steps import in_evaluation_hook
 from h2dlint.analysis.explicit_waits import (
     per_step_wait,
     queued_copies,
@@ -387,6 +388,51 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 22 (heldout22): a validation or test step copies its outputs to the host for
+        # a host metric (outetts 0.4.4's WavTokenizer: PESQ per validation batch): the pass's
+        # purpose, with no training step queued behind it (analysis/evaluation_steps.py).
+        Valid(
+            """
+            import torch
+            from lightning import LightningModule
+            from pesq import pesq
+            class Codec(LightningModule):
+                def validation_step(self, batch, batch_idx):
+                    audio, _ = batch
+                    audio_hat = self(audio)
+                    score = 0.0
+                    for ref, deg in zip(audio.cpu().numpy(), audio_hat.cpu().numpy()):
+                        score += pesq(16000, ref, deg, "wb")
+                    self.log("pesq", score / len(audio))
+            """
+        ),
+        # Session 22 (heldout22): a `decode()` or `sample()` that holds the loop of model steps
+        # itself decodes or samples a whole request (outetts 0.4.4's chunked DAC decode copies
+        # the audio to the host once, for loudness normalisation), and so does a diffusion
+        # `...Sampler`'s forward looping over the denoiser it is given (StyleTTS 2's VSampler
+        # reads its first sigma before the loop): only their loops run per step.
+        Valid(
+            """
+            import math
+            import numpy as np
+            import torch
+            def normalise(audio):
+                return torch.from_numpy(np.clip(audio.detach().cpu().numpy(), -1, 1))
+            class Codec:
+                def decode(self, codes, chunk=2048):
+                    out = []
+                    for i in range(0, codes.shape[-1], chunk):
+                        out.append(self.model.decode(codes[..., i:i + chunk].to(self.device)))
+                    return normalise(torch.cat(out, dim=-1))
+            class VSampler(Sampler):
+                def forward(self, noise: torch.Tensor, fn, sigmas: torch.Tensor, num_steps: int):
+                    x = sigmas[0] * noise
+                    alpha = math.cos(sigmas[0].item())
+                    for i in range(num_steps - 1):
+                        x = fn(x, sigma=sigmas[i]) * alpha
+                    return x
+            """
+        ),
         # A default that is a Python number, or set under another test: no tensor proven.
         Valid(
             """
@@ -1864,6 +1910,44 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 22 (heldout22): an implicit read in a validation step stalls the pass without
+        # being its output: still reported.
+        Invalid(
+            """
+            import torch
+            from lightning import LightningModule
+            class Codec(LightningModule):
+                def validation_step(self, batch, batch_idx):
+                    audio, lengths = batch
+                    audio_hat = self(audio)
+                    if torch.isnan(audio_hat).any():
+            #          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        raise ValueError("nan")
+                    self.log("loss", self.loss(audio_hat, audio))
+            """
+        ),
+        # Session 22 (heldout22): an engine's per-step `decode()` calls the model once, with no
+        # loop of its own: all of it is hot; a chunked decode's loop still runs per chunk.
+        Invalid(
+            """
+            import torch
+            class Runner:
+                def decode(self, batch):
+                    logits = self.model(batch.input_ids)
+                    return logits.argmax(-1).tolist()
+            #              ^^^^^^^^^^^^^^^^^^^^^^^^^^
+            class Codec:
+                def decode(self, codes, chunk=2048):
+                    out = []
+                    for i in range(0, codes.shape[-1], chunk):
+                        r = self.model.decode(codes[..., i:i + chunk])
+                        if torch.isnan(r).any():
+            #              ^^^^^^^^^^^^^^^^^^^^
+                            r = torch.nan_to_num(r)
+                        out.append(r)
+                    return torch.cat(out, -1)
+            """
+        ),
         # A value filled in when missing (`if amax is None: amax = x.abs().amax()`): the
         # default says the name holds a tensor (nvidia-modelopt 0.33's FP8 GEMM, per forward).
         Invalid(
@@ -3395,6 +3479,8 @@ class SyncOnHotPath(Rule):
             and output_after_loop(provenance, self.context.ancestors, explicit)
         ):
             return False  # the loop's result handed on (or decoded to text) once, not per step
+        if kind == "copy" and in_evaluation_hook(self.context.ancestors):
+            return False  # a validation step's outputs copied to a host metric: its purpose
         shown = self.shown(tensor, "the tensor")
         read = what.format(shown)
         read = read[0].upper() + read[1:]

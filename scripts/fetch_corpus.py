@@ -243,6 +243,22 @@ SERVING_PACKAGES: dict[str, str] = {
     "segment-anything": "1.0",
     "stable-baselines3": "2.9.2",
     "espnet": "202511",
+    # Session 22 (helper heldout22): a held-out precision reading of HTD101, HTD201 and HTD202
+    # (docs/precision.md, session 22) on serving and model code no triage had labelled:
+    # Chronos-2's forecasting model and pipeline, guidance's transformers backend, Tortoise
+    # TTS's autoregressive and diffusion samplers, OuteTTS's HF backend, DAC and WavTokenizer
+    # codecs, StyleTTS 2's models, losses and diffusion sampler, lm-format-enforcer's and
+    # transformers-cfg's logits processors (infinity-emb, litserve, optimum-quanto,
+    # k-diffusion, flexgen, aqlm, spqr-quant, punica, outlines and torchserve, pinned above or
+    # unpinned, were scanned too). Files that import or name vllm or sglang (4 of outetts',
+    # none of the others') were removed before the scan and never read.
+    "chronos-forecasting": "2.2.2",
+    "guidance": "0.3.1",
+    "tortoise-tts": "3.0.0",
+    "outetts": "0.4.4",
+    "styletts2": "0.1.6",
+    "lm-format-enforcer": "0.11.3",
+    "transformers-cfg": "0.2.7",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 

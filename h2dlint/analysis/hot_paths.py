@@ -42,7 +42,10 @@ Run-once code (:mod:`h2dlint.analysis.once`: initialisers, setup, loaders, tests
 functions), model surgery (``W.weight.data = ...``) and functions configured cold
 (``cold-functions``) are never hot, nor is anything through them. ``generate`` is no entry point:
 it runs once per request around a decoding loop whose steps (``forward``, ``sample``) are the hot
-ones.
+ones. A ``decode`` or ``sample`` that holds the loop of model steps itself (a codec's chunked
+decode, a diffusion sampler's run), and a diffusion ``...Sampler``'s ``forward`` looping over
+the denoiser it is given, run once per request: only their loops are hot
+(:mod:`h2dlint.analysis.request_drivers`).
 
 Data preprocessing modules (``processing_*.py``, ``image_processing_*.py``,
 ``feature_extraction_*.py``, ``tokenization_*.py``...) run on the host before the model: none of
@@ -97,6 +100,7 @@ from h2dlint.analysis.once import RunOnce, once_name
 from h2dlint.analysis.op_kernels import op_kernels
 from h2dlint.analysis.per_step_names import builder_class
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.request_drivers import per_request_class, pipeline_block, request_driver
 from h2dlint.analysis.step_loops import occasional_call, step_loop_reason
 from h2dlint.context import SharedKey
 from h2dlint.imports import dotted_name
@@ -104,21 +108,6 @@ from h2dlint.walk import visit_read_only
 
 if TYPE_CHECKING:
     from h2dlint.context import FileContext
-
-
-def _pipeline_block(cls: cst.ClassDef) -> bool:
-    """Whether ``cls`` is a block of a modular pipeline (its name or a base's says
-    ``Blocks``) that is no loop block (its own name no ``Loop``)."""
-    names = [cls.name.value, *(dotted_name(base.value) or "" for base in cls.bases)]
-    return "Loop" not in cls.name.value and any("Blocks" in name for name in names)
-
-
-def _per_request(cls: cst.ClassDef) -> bool:
-    """Whether ``cls``'s ``__call__`` runs once per request around a loop of steps."""
-    names = [cls.name.value, *(dotted_name(base.value) or "" for base in cls.bases)]
-    return "Loop" not in cls.name.value and any(
-        word in name for name in names for word in PER_REQUEST_CLASS_WORDS
-    )
 
 
 # The end of the reason a top-level function with an attention word in its name gets.
@@ -343,12 +332,14 @@ class HotPaths:
             return None  # a tokenizer's decode, a data transform's __call__: host data work
         if reason is not None and cls is not None and offline_class(cls.name.value):
             return None  # an export wrapper's forward, an evaluator's __call__: no step
-        if name == "__call__" and cls is not None and _per_request(cls):
+        if name == "__call__" and cls is not None and per_request_class(cls):
             self._loops_only.add(function)
-            if _pipeline_block(cls):
+            if pipeline_block(cls):
                 self._model_loops_only.add(function)
             return PER_REQUEST_REASON
         if reason is not None and (method or name not in METHOD_ONLY):
+            if request_driver(function, cls):  # a codec's chunked decode, a sampler's run
+                self._loops_only.add(function)
             return reason
         if name == "build" and cls is not None and builder_class(cls):
             return BUILDER_REASON

@@ -1,0 +1,102 @@
+"""Entry points that run once per request around a loop of model steps (HTD201, HTD202 hot
+paths): a pipeline's ``__call__`` (moved here from ``hot_paths.py``), and the drivers below.
+
+``decode`` and ``sample`` are hot by name because an engine calls them once per decoding step.
+The same names also name a whole run: a codec's ``decode(codes)`` that decodes chunk after
+chunk (``for i in range(0, n, chunk): r = model.decode(codes[..., i:i + chunk])``), a
+diffusion model's ``sample`` that holds the denoising loop (``for t in steps: x = model(x,
+t)``), a diffusion ``...Sampler``'s ``forward(noise, fn, sigmas, num_steps)`` that calls the
+denoiser it is given on each step. Such a function holds the loop of steps itself, so it runs
+once per request: only the code in its loops runs per step (the steps), and what it does
+before or after them (the schedule's first sigma, the decoded audio copied to the host for
+loudness normalisation) runs once per request, when a sync stalls nothing that follows.
+
+An engine's per-step ``decode``/``sample`` calls the model once, with no loop of its own around
+the call, and a module's ``forward`` runs per step whatever it loops over (a training forward's
+decoder loop): neither is a driver here.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from h2dlint.analysis.hot_names import PER_REQUEST_CLASS_WORDS
+from h2dlint.analysis.step_drivers import drives_steps
+from h2dlint.imports import dotted_name
+from h2dlint.walk import visit_read_only
+
+# Entry names that are per step in an engine and a whole run where they hold the step loop.
+_RUN_NAMES = frozenset({"decode", "sample"})
+# Entry names of a diffusion sampler module: one call samples a whole trajectory.
+_SAMPLER_ENTRIES = frozenset({"forward", "__call__"})
+
+
+def pipeline_block(cls: cst.ClassDef) -> bool:
+    """Whether ``cls`` is a block of a modular pipeline (its name or a base's says
+    ``Blocks``) that is no loop block (its own name no ``Loop``)."""
+    names = [cls.name.value, *(dotted_name(base.value) or "" for base in cls.bases)]
+    return "Loop" not in cls.name.value and any("Blocks" in name for name in names)
+
+
+def per_request_class(cls: cst.ClassDef) -> bool:
+    """Whether ``cls``'s ``__call__`` runs once per request around a loop of steps (a
+    pipeline: its name or a base's says so, and its own name no ``Loop``)."""
+    names = [cls.name.value, *(dotted_name(base.value) or "" for base in cls.bases)]
+    return "Loop" not in cls.name.value and any(
+        word in name for name in names for word in PER_REQUEST_CLASS_WORDS
+    )
+
+
+def request_driver(function: cst.FunctionDef, cls: cst.ClassDef | None) -> bool:
+    """Whether ``function`` (a hot entry point by name, a method of ``cls``) runs a whole
+    request's loop of model steps itself (see the module's docs)."""
+    name = function.name.value
+    if name in _RUN_NAMES:
+        return drives_steps(function)
+    if name in _SAMPLER_ENTRIES and cls is not None and cls.name.value.endswith("Sampler"):
+        return _calls_parameter_in_loop(function)
+    return False
+
+
+def _calls_parameter_in_loop(function: cst.FunctionDef) -> bool:
+    """Whether a loop of ``function``'s own body calls one of its parameters (``fn(x,
+    sigma=sigmas[i])``, ``model(x, t)``): the denoiser handed to a sampler."""
+    params = function.params
+    names = {
+        p.name.value
+        for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+        if p.name.value not in {"self", "cls"}
+    }
+    finder = _ParameterCalls(names)
+    visit_read_only(function.body, finder)
+    return finder.found
+
+
+class _ParameterCalls(cst.CSTVisitor):
+    def __init__(self, names: set[str]) -> None:
+        self.names = names
+        self.loops = 0
+        self.found = False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False  # a nested function runs when it is called
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_For(self, node: cst.For) -> None:
+        self.loops += 1
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self.loops -= 1
+
+    def visit_While(self, node: cst.While) -> None:
+        self.loops += 1
+
+    def leave_While(self, original_node: cst.While) -> None:
+        self.loops -= 1
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if self.loops and isinstance(func, cst.Name) and func.value in self.names:
+            self.found = True
