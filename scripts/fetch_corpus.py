@@ -243,6 +243,10 @@ SERVING_PACKAGES: dict[str, str] = {
     "segment-anything": "1.0",
     "stable-baselines3": "2.9.2",
     "espnet": "202511",
+    # Session 22 (helper recall22b): releases diffed for held-out upstream fixes (RL and
+    # training-loop code). No file of these named vllm or sglang.
+    "tianshou": "2.0.1",
+    "mmengine": "0.10.7",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 
