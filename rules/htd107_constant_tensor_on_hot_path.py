@@ -52,6 +52,11 @@ class ConstantTensorOnHotPath(Rule):
     numbers (`torch.tensor([0.299, 0.587, 0.114], device=x.device)`, `torch.tensor([[-1, 0],
     [0, w - 1]], device=...)`): the same blocking copy, without a `torch.full` fix (kornia 0.8's
     grayscale weights, rotation centres and flip matrices; 0.9 fills them on the device).
+    The same tensor made on the host and then moved is the same copy, and is flagged alike:
+    `torch.Tensor([len(rewards)]).to(self.accelerator.device)` (trl 0.15's KTO trainer, every
+    training step; 0.17 sums the device labels), `torch.tensor([n, 1]).long().cuda()`,
+    `torch.tensor(x.shape[0] * 2).to(dev)`; a 0-d literal moved (`torch.tensor(0.5).to(dev)`)
+    is HTD301's, a copy with `non_blocking=True` HTD102's.
 
     Outside hot paths and loops, a function that is not run-once still pays the copy on every
     call (gradient-clipping helpers, metric computations, quantization helpers): flagged with
