@@ -21,6 +21,7 @@ from h2dlint.analysis.loop_body import (
     setup_function,
     varies_with_loop,
 )
+from h2dlint.analysis.moved_constants import CHAIN_TAILS, MOVED_TAILS, moved_constant
 from h2dlint.analysis.number_displays import number_display
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
@@ -51,6 +52,11 @@ class ConstantTensorOnHotPath(Rule):
     numbers (`torch.tensor([0.299, 0.587, 0.114], device=x.device)`, `torch.tensor([[-1, 0],
     [0, w - 1]], device=...)`): the same blocking copy, without a `torch.full` fix (kornia 0.8's
     grayscale weights, rotation centres and flip matrices; 0.9 fills them on the device).
+    The same tensor made on the host and then moved is the same copy, and is flagged alike:
+    `torch.Tensor([len(rewards)]).to(self.accelerator.device)` (trl 0.15's KTO trainer, every
+    training step; 0.17 sums the device labels), `torch.tensor([n, 1]).long().cuda()`,
+    `torch.tensor(x.shape[0] * 2).to(dev)`; a 0-d literal moved (`torch.tensor(0.5).to(dev)`)
+    is HTD301's, a copy with `non_blocking=True` HTD102's.
 
     Outside hot paths and loops, a function that is not run-once still pays the copy on every
     call (gradient-clipping helpers, metric computations, quantization helpers): flagged with
@@ -137,13 +143,35 @@ class ConstantTensorOnHotPath(Rule):
     message = "constant tensor built on the host and copied to the device (a stream sync) per step"
     fix_safety = FixSafety.SAFE
     fix_message = "Make the constant on the device with `torch.full`"
-    prefilter = (b"device",)
+    prefilter = (b"device", b".cuda(")
     candidates = (  # numbers: literals, host numbers (names, sizes, arithmetic), tables
         "def .tensor|.as_tensor|tensor|as_tensor(device=) "
+        "arg Literal|List|Tuple|UnaryOp|Call|Name|Attribute|Subscript|BinOp",
+        # a display moved: ``torch.tensor([len(x)]).to(device)`` (analysis/moved_constants.py)
+        f"def .to|.cuda of {MOVED_TAILS}|{CHAIN_TAILS} & def {MOVED_TAILS} "
         "arg Literal|List|Tuple|UnaryOp|Call|Name|Attribute|Subscript|BinOp",
     )
 
     valid = (
+        # Session 22: a display or a number made into a tensor and moved, where nothing runs
+        # per step (a constructor), where the move is a host copy or non-blocking (HTD102's),
+        # the display holds values that are not proven numbers (a device reduction's result),
+        # and the post-fix code of trl 0.17's KTO trainer (a device sum, no host data)
+        Valid(
+            """
+            import torch
+            class M(torch.nn.Module):
+                def __init__(self, n):
+                    super().__init__()
+                    self.scale = torch.tensor([n, 1.0]).to("cuda")
+                def forward(self, x, labels, rewards):
+                    num_chosen = labels.sum().to(x.device)
+                    a = torch.tensor([len(rewards)]).to("cpu")
+                    b = torch.tensor([len(rewards)]).to(x.device, non_blocking=True)
+                    c = torch.tensor([rewards.sum()]).to(x.device)
+                    return x * self.scale, num_chosen, a, b, c
+            """
+        ),
         # Session 21: the `else` of `if "step" in group:` sets `group["step"]`: an optimizer's
         # lazy state, made on its first step only
         Valid(
@@ -609,6 +637,24 @@ class ConstantTensorOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 22 (trl 0.15's KTO trainer, timm 1.0.9's Lamb): a display of Python numbers,
+        # or a computed number, made into a tensor on the host and then moved, per step: the
+        # same blocking copy as `torch.tensor([n], device=dev)` (0-d literals are HTD301's)
+        Invalid(
+            """
+            import torch
+            class KTOTrainer:
+                def compute_loss(self, model, inputs):
+                    chosen_rewards = model(inputs)
+                    num_chosen = torch.Tensor([len(chosen_rewards)]).to(self.accelerator.device)
+                    #            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    bounds = torch.tensor([0.0, inputs.shape[1]]).float().cuda()
+                    #        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    steps = torch.tensor(inputs.shape[0] * 2).to("cuda")
+                    #       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return num_chosen, bounds, steps
+            """
+        ),
         # Session 21's twin: the `else` sets another entry than the one tested: per step
         Invalid(
             """
@@ -1176,18 +1222,37 @@ class ConstantTensorOnHotPath(Rule):
     )
 
     def visit_Call(self, node: cst.Call) -> None:
+        provenance = Provenance.of(self.context)
         device = keyword(node, "device")
-        if device is None or keyword(node, "pin_memory") is not None:
+        if device is None:
+            # ``torch.tensor([len(x)]).to(device)``: the same copy, written with a move
+            frame = provenance.current_frame()
+            moved = moved_constant(node, provenance, frame)
+            if moved is not None and isinstance(frame.function, cst.FunctionDef):
+                self._judge(node, moved.data, moved.device, moved.by_value)
+            return
+        if keyword(node, "pin_memory") is not None:
             return
         data = first_positional(node)
         if data is None:
             return
-        provenance = Provenance.of(self.context)
         if provenance.qualify(node.func) not in CONSTRUCTORS:
             return
-        frame = provenance.current_frame()
-        if not isinstance(frame.function, cst.FunctionDef):
+        if not isinstance(provenance.current_frame().function, cst.FunctionDef):
             return  # module level: runs once
+        self._judge(node, data, device.value, None)
+
+    def _judge(
+        self,
+        node: cst.Call,
+        data: cst.BaseExpression,
+        device: cst.BaseExpression | None,
+        moved_by_value: bool | None,
+    ) -> None:
+        """Report ``node``, a constant tensor made on the device (``device`` the argument; a
+        move when ``moved_by_value`` is not None, ``device`` None for a bare ``.cuda()``)."""
+        provenance = Provenance.of(self.context)
+        frame = provenance.current_frame()
         fill = number_fill(data, provenance, frame)
         table = None
         numbers = None
@@ -1233,18 +1298,25 @@ class ConstantTensorOnHotPath(Rule):
             pipeline_code(self.context.path, ancestors) or request_setup(ancestors, node)
         ):
             return  # per request, before the steps: nothing queued to wait for
-        if in_loop and varies_with_loop(device.value, ancestors):
+        if device is not None and in_loop and varies_with_loop(device, ancestors):
             return  # one device after another (initialising each), not one copy repeated
-        target = provenance.device_target(device.value, frame, allocation=True)
-        if target is not Target.DEVICE:
-            return
-        by_value = device_by_value(device.value, provenance, frame)
-        if not hot and not by_value and not tensor_device(device.value, provenance, frame):
+        if moved_by_value is None:
+            assert device is not None
+            if provenance.device_target(device, frame, allocation=True) is not Target.DEVICE:
+                return
+            by_value = device_by_value(device, provenance, frame)
+        else:
+            by_value = moved_by_value  # the move's target is a device (``Move.of``)
+        if (
+            not hot
+            and not by_value
+            and (device is None or not tensor_device(device, provenance, frame))
+        ):
             return  # two facts inferred: that it runs often, and that the name is a GPU
         where = "in a loop" if in_loop else "on a hot path" if hot else "per call"
-        code = self.context.module.code_for_node(device.value)
         doubts = []
-        if not by_value:
+        if not by_value and device is not None:
+            code = self.context.module.code_for_node(device)
             doubts.append(f"`{code}` is a GPU, as its name says")
         if not hot:
             doubts.append("this function runs per step or per request")
@@ -1270,7 +1342,7 @@ class ConstantTensorOnHotPath(Rule):
             )
             return
         assert fill is not None
-        full = _full(node, fill)
+        full = _full(node, fill) if moved_by_value is None else None
         self.report(
             node,
             f"constant tensor built on the host and copied to the device {where}{certain}: a "

@@ -259,6 +259,10 @@ SERVING_PACKAGES: dict[str, str] = {
     "styletts2": "0.1.6",
     "lm-format-enforcer": "0.11.3",
     "transformers-cfg": "0.2.7",
+    # Session 22 (helper recall22b): releases diffed for held-out upstream fixes (RL and
+    # training-loop code). No file of these named vllm or sglang.
+    "tianshou": "2.0.1",
+    "mmengine": "0.10.7",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 

@@ -100,6 +100,14 @@ _BITSANDBYTES = ("0.45.5", "0.46.1", "0.47.0", "0.48.2", "0.49.2", "0.50.2")
 _EXLLAMAV3_EARLY = ("0.0.6", "0.0.12", "0.0.16", "0.0.20", "0.0.25", "0.0.30", "0.0.35", "0.0.43")
 _LMCACHE_LATE = ("0.3.15", "0.4.1", "0.4.4", "0.4.7", "0.5.0", "0.5.3", "0.5.6")
 
+# Session 22 (helper recall22b): model, RL, training-loop and speech code never mined before.
+_SB3 = ("1.8.0", "2.0.0", "2.1.0", "2.2.1", "2.3.2", "2.4.1", "2.5.0", "2.6.0", "2.7.1", "2.8.0")
+_SB3 = (*_SB3, "2.9.2")
+_TIANSHOU = ("0.5.1", "1.0.0", "1.1.0", "1.2.0", "2.0.1")
+_WHISPERX = ("3.3.1", "3.4.2", "3.5.0", "3.7.0", "3.8.6")
+_MMENGINE = ("0.8.5", "0.9.1", "0.10.3", "0.10.5", "0.10.7")
+_NEMO = ("2.2.1", "2.3.3", "2.4.1", "2.5.3", "2.6.2", "2.7.3", "3.0.0")
+
 # Consecutive releases over roughly the last one to two years, serving engines and model code
 # first. Kept modest: every version is a full download of the package's .py files.
 PAIRS: list[tuple[str, str, str]] = [
@@ -377,6 +385,33 @@ PAIRS: list[tuple[str, str, str]] = [
     ("deepspeed-mii", "0.2.2", "0.2.3"),
     ("deepspeed-mii", "0.2.3", "0.2.4"),
     *(("lmcache", a, b) for a, b in itertools.pairwise(_LMCACHE_LATE)),
+    # Session 22 (helper recall22b): model, RL, training-loop and speech code never mined
+    # (nemo-toolkit's asr/tts/audio/speechlm collections read; stable-baselines3, tianshou,
+    # whisperx, mmengine; older trl, timm, speechbrain, open-clip-torch, peft, torchtune).
+    # Files naming vllm or sglang were deleted unread first (nemo-toolkit 2.4.1-2.7.3: 10-12
+    # per version; trl 0.15.2: 6, 0.17.0: 9); nemo-toolkit 3.0.0 is shared, so it was read from
+    # a copy without its 8 such files.
+    *(("stable-baselines3", a, b) for a, b in itertools.pairwise(_SB3)),
+    *(("tianshou", a, b) for a, b in itertools.pairwise(_TIANSHOU)),
+    *(("whisperx", a, b) for a, b in itertools.pairwise(_WHISPERX)),
+    *(("mmengine", a, b) for a, b in itertools.pairwise(_MMENGINE)),
+    *(("nemo-toolkit", a, b) for a, b in itertools.pairwise(_NEMO)),
+    ("trl", "0.9.6", "0.11.4"),
+    ("trl", "0.11.4", "0.12.2"),
+    ("trl", "0.12.2", "0.15.2"),
+    ("trl", "0.15.2", "0.17.0"),
+    ("trl", "0.17.0", "0.19.0"),
+    *(
+        ("timm", a, b)
+        for a, b in itertools.pairwise(("0.9.7", "0.9.16", "1.0.3", "1.0.9", "1.0.15"))
+    ),
+    ("speechbrain", "0.5.16", "1.0.0"),
+    ("speechbrain", "1.0.0", "1.0.3"),
+    ("open-clip-torch", "2.24.0", "2.26.1"),
+    ("open-clip-torch", "2.26.1", "2.29.0"),
+    ("peft", "0.10.0", "0.12.0"),
+    ("peft", "0.12.0", "0.13.2"),
+    ("torchtune", "0.1.1", "0.2.1"),
 ]
 # A removed line must hold one of these to start a candidate.
 MARKER = re.compile(
