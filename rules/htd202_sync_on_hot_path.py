@@ -30,7 +30,11 @@ from h2dlint.analysis.loop_body import saving_code, showing_code
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.row_findings import mask_judged_alone, reported_row_read
+from h2dlint.analysis.row_findings import (
+    in_reported_row_loop,
+    mask_judged_alone,
+    reported_row_read,
+)
 from h2dlint.analysis.shape_syncs import (
     DATA_SIZED_FUNCTIONS,
     DATA_SIZED_METHODS,
@@ -3381,7 +3385,12 @@ class SyncOnHotPath(Rule):
             found = self._loop_reason(frame, tensor)
             if found is not None:
                 reason, steps = found
-        if reason is None or not runs_every_call(self.context, node, explicit, steps=steps):
+        # A sync of each row that HTD201 does not report (a list of tensors of unknown
+        # device, each read: ``sum(t.norm().item() for t in grads)``) is this rule's.
+        rows = in_reported_row_loop(self.context, node)
+        if reason is None or not runs_every_call(
+            self.context, node, explicit, steps=steps, row_loops=rows
+        ):
             return False
         if reported_row_read(self.context, node, tensor) is not None:
             return False  # a read of a row of a loop whose per-row syncs HTD201 reports
