@@ -118,7 +118,7 @@ class SyncOnHotPath(Rule):
     tensor, whose read is free).
 
     A function is on a *hot path* when it runs per step or per request: `forward` or
-    `__call__` of a class; a step-like entry point by name (`step`, `training_step`,
+    `__call__` of a class; a step-like entry point by name (`step`, `backward`, `training_step`,
     `execute_model`, `prepare_inputs`, `schedule`, `update_from_output`, `sample`, `decode`,
     `handle`, `process_request`...), a model's `prepare_inputs_for_generation` (once per
     decoding step; its host copies returned to `forward` are the preparation and stay
