@@ -3440,7 +3440,7 @@ class SyncOnHotPath(Rule):
             found = self._loop_reason(frame, tensor)
             if found is not None:
                 reason, steps = found
-        rows = in_reported_row_loop(self.context, node)  # else a per-row sync is this rule's
+        rows = kind == "copy" or in_reported_row_loop(self.context, node)  # per-row reads: ours
         if reason is None or not runs_every_call(
             self.context, node, explicit, steps=steps, row_loops=rows
         ):
