@@ -3440,7 +3440,8 @@ class SyncOnHotPath(Rule):
             found = self._loop_reason(frame, tensor)
             if found is not None:
                 reason, steps = found
-        rows = kind == "copy" or in_reported_row_loop(self.context, node)  # per-row reads: ours
+        moved = kind == "copy" and "tolist" not in what  # an item moved to the host: HTD201's
+        rows = moved or in_reported_row_loop(self.context, node)  # else per-row reads are ours
         if reason is None or not runs_every_call(
             self.context, node, explicit, steps=steps, row_loops=rows
         ):
