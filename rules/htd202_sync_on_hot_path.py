@@ -31,7 +31,11 @@ from h2dlint.analysis.loop_body import saving_code, showing_code
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.row_findings import mask_judged_alone, reported_row_read
+from h2dlint.analysis.row_findings import (
+    in_reported_row_loop,
+    mask_judged_alone,
+    reported_row_read,
+)
 from h2dlint.analysis.shape_syncs import (
     DATA_SIZED_FUNCTIONS,
     DATA_SIZED_METHODS,
@@ -115,7 +119,7 @@ class SyncOnHotPath(Rule):
     tensor, whose read is free).
 
     A function is on a *hot path* when it runs per step or per request: `forward` or
-    `__call__` of a class; a step-like entry point by name (`step`, `training_step`,
+    `__call__` of a class; a step-like entry point by name (`step`, `backward`, `training_step`,
     `execute_model`, `prepare_inputs`, `schedule`, `update_from_output`, `sample`, `decode`,
     `handle`, `process_request`...), a model's `prepare_inputs_for_generation` (once per
     decoding step; its host copies returned to `forward` are the preparation and stay
@@ -1892,6 +1896,30 @@ class SyncOnHotPath(Rule):
                     return self.attend(x, lens)
             """
         ),
+        # Session 22 (deepspeed 0.13.5-0.14.5, the fixes of its per-step norm reads): the
+        # norms stay tensors (stacked, summed, copied into a device buffer); the loss is
+        # accumulated as a tensor; items of a list of unknown kind read with `.item()` alone
+        # may be Python numbers
+        Valid(
+            """
+            import torch
+            class ZeroOptimizer:
+                def step(self):
+                    norms = []
+                    for g in self.grads:
+                        norms.append(g.data.double().norm(2))
+                    total = torch.stack(norms).square().sum()
+                    for i, t in enumerate(self.grads):
+                        self.buf[i].copy_(t.data.float().norm(2) ** 2)
+                    counts = [c.item() for c in self.counts]
+                    return total, counts
+            class Engine:
+                def backward(self, loss):
+                    mean_loss = loss.mean().detach()
+                    self.losses = mean_loss if self.losses is None else self.losses + mean_loss
+                    loss.backward()
+            """
+        ),
         # Session 21 (exllamav3 1.4.9's MLA lengths): the device read is the fallback for a
         # caller that supplies no host copy; the engine supplies one
         Valid(
@@ -1962,6 +1990,37 @@ class SyncOnHotPath(Rule):
                     #  ^^^^
                         return x
                     return x / amax
+            """
+        ),
+        # Session 22 (recall22a, deepspeed 0.12.6-0.14.0): a norm read per tensor of a list
+        # of unknown device that HTD201 does not report (its items are no rows of a tensor)
+        # is this rule's; a typed tensor class (`torch.cuda.FloatTensor`, an accelerator's
+        # `FloatTensor`) and `.double()` prove a tensor; an engine's `backward()` runs per step
+        Invalid(
+            """
+            import torch
+            def global_norm(input_tensors):
+                return sum([t.data.float().norm(2).item() ** 2 for t in input_tensors])
+                #           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            class ZeroOptimizer:
+                def step(self):
+                    total = global_norm(self.grads)
+                    total_cuda = get_accelerator().FloatTensor([float(total)])
+                    dist.all_reduce(total_cuda)
+                    total = total_cuda[0].item()
+                    #       ^^^^^^^^^^^^^^^^^^^^
+                    scale = torch.cuda.FloatTensor([total])
+                    dist.all_reduce(scale)
+                    self.scale = scale.item()
+                    #            ^^^^^^^^^^^^
+                    norm = torch.tensor(0.0).to(self.device).double()
+                    return norm.item()
+                    #      ^^^^^^^^^^^
+            class Engine:
+                def backward(self, loss):
+                    self.losses += loss.mean().item()
+                    #              ^^^^^^^^^^^^^^^^^^
+                    loss.backward()
             """
         ),
         # Session 21 (recall21b): a custom operator's kernel runs on every call of the operator
@@ -3465,7 +3524,11 @@ class SyncOnHotPath(Rule):
             found = self._loop_reason(frame, tensor)
             if found is not None:
                 reason, steps = found
-        if reason is None or not runs_every_call(self.context, node, explicit, steps=steps):
+        moved = kind == "copy" and "tolist" not in what  # an item moved to the host: HTD201's
+        rows = moved or in_reported_row_loop(self.context, node)  # else per-row reads are ours
+        if reason is None or not runs_every_call(
+            self.context, node, explicit, steps=steps, row_loops=rows
+        ):
             return False
         if reported_row_read(self.context, node, tensor) is not None:
             return False  # a read of a row of a loop whose per-row syncs HTD201 reports

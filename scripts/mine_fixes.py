@@ -99,6 +99,10 @@ _BITSANDBYTES = ("0.45.5", "0.46.1", "0.47.0", "0.48.2", "0.49.2", "0.50.2")
 # Session 21 (helper recall21a): exllamav3 before the session-10 pairs, lmcache in smaller steps.
 _EXLLAMAV3_EARLY = ("0.0.6", "0.0.12", "0.0.16", "0.0.20", "0.0.25", "0.0.30", "0.0.35", "0.0.43")
 _LMCACHE_LATE = ("0.3.15", "0.4.1", "0.4.4", "0.4.7", "0.5.0", "0.5.3", "0.5.6")
+# Session 22 (helper recall22a): deepspeed, exllamav2 and optimum releases never diffed.
+_DEEPSPEED_EARLY = ("0.12.0", "0.12.6", "0.13.0", "0.13.5", "0.14.0", "0.14.5", "0.15.0")
+_EXLLAMAV2_EARLY = ("0.0.4", "0.0.7", "0.0.10", "0.0.13", "0.0.16", "0.0.19", "0.0.21")
+_OPTIMUM_MID = ("1.17.1", "1.19.2", "1.21.4", "1.23.3", "1.24.0")
 
 # Session 22 (helper recall22b): model, RL, training-loop and speech code never mined before.
 _SB3 = ("1.8.0", "2.0.0", "2.1.0", "2.2.1", "2.3.2", "2.4.1", "2.5.0", "2.6.0", "2.7.1", "2.8.0")
@@ -412,6 +416,20 @@ PAIRS: list[tuple[str, str, str]] = [
     ("peft", "0.10.0", "0.12.0"),
     ("peft", "0.12.0", "0.13.2"),
     ("torchtune", "0.1.1", "0.2.1"),
+    # Session 22 (helper recall22a): deepspeed before the session-16 pairs (FastGen's first
+    # releases, ZeRO and MoE) and between the session-16 and session-1 pairs, exllamav2 before
+    # 0.0.21, xfuser after 0.5.0, moshi before 0.2.4, optimum 1.17-1.24. Files naming vllm or
+    # sglang were deleted unread from every version fetched first (xfuser 0.5.0 and 0.6.0: 7
+    # each; optimum 1.23.3 and 1.24.0: 1 each); xfuser 0.7.0 (shared, pinned) was not
+    # touched: its 8 such files were filtered out of the candidates unread.
+    *(("deepspeed", a, b) for a, b in itertools.pairwise(_DEEPSPEED_EARLY)),
+    ("deepspeed", "0.17.6", "0.18.0"),
+    ("deepspeed", "0.18.0", "0.18.9"),
+    *(("exllamav2", a, b) for a, b in itertools.pairwise(_EXLLAMAV2_EARLY)),
+    ("xfuser", "0.5.0", "0.6.0"),
+    ("xfuser", "0.6.0", "0.7.0"),
+    ("moshi", "0.2.1", "0.2.4"),
+    *(("optimum", a, b) for a, b in itertools.pairwise(_OPTIMUM_MID)),
 ]
 # A removed line must hold one of these to start a candidate.
 MARKER = re.compile(

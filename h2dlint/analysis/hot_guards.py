@@ -71,6 +71,7 @@ def runs_every_call(
     *,
     loops: bool = False,
     steps: cst.CSTNode | None = None,
+    row_loops: bool = True,
 ) -> bool:
     """Whether the code around ``node`` in its function runs on every call: not under a
     run-once or tracing guard, not on a cache miss (``if entry is None:`` of a lookup), not in
@@ -78,7 +79,8 @@ def runs_every_call(
     not in a debugging aid, not in a row loop (HTD201).
     ``loops``: a ``while`` loop around it is a loop of steps, not HTD201's. ``steps``: a ``for``
     loop known to run device work on every iteration (a loop over batches, :mod:`device_loops`):
-    what it walks are batches, not HTD201's rows."""
+    what it walks are batches, not HTD201's rows. ``row_loops``: a sync of each row of a loop is
+    HTD201's (False where HTD201 does not report the loop: then the sync is the caller's)."""
     ancestors = context.ancestors
     if RunOnce.of(context).code(ancestors):
         return False
@@ -135,6 +137,7 @@ def runs_every_call(
             return False  # once every N calls or iterations (``if step % 100 == 0:``)
         if (
             explicit is not None
+            and row_loops
             and isinstance(parent, (cst.For, *COMPREHENSIONS))
             and parent is not steps
             and any(sync_of(explicit, loop) is not None for loop in row_loops_of(parent))

@@ -23,6 +23,7 @@ HOT_ENTRY_POINTS: dict[str, str] = {
     "__call__": "a `__call__()` runs on every call",
     # trainers (Lightning, HF Trainer, custom loops), optimizers, diffusion schedulers
     "step": "a `step()` runs once per step",
+    "backward": "a `backward()` runs once per step (an engine's, or an autograd function's)",
     "training_step": "a `training_step()` runs once per batch",
     "validation_step": "a `validation_step()` runs once per batch",
     "test_step": "a `test_step()` runs once per batch",

@@ -23,6 +23,7 @@ from h2dlint.analysis.torch_api import (
     FRESH_FACTORIES,
     TENSOR_FUNCTIONS,
     TENSOR_ONLY_METHODS,
+    typed_tensor_call,
 )
 from h2dlint.walk import visit_read_only
 
@@ -259,8 +260,8 @@ def tensor_evidence(
             return node
         found = tensor_evidence(provenance, inner, frame, depth=depth + 1)
         return found if found is not None else _plain(inner) or node
-    if _annotated_tensor(provenance, node, frame):
-        return node  # a function of the project that says it returns a tensor
+    if _annotated_tensor(provenance, node, frame) or typed_tensor_call(node, qualified):
+        return node  # a project function that says it returns a tensor, a typed tensor class
     if qualified in FRESH_FACTORIES and keyword(node, "device") is not None:
         return node  # ``torch.zeros(n, device=device)``: a tensor wherever ``device`` is
     if qualified or not isinstance(func, cst.Attribute):
@@ -291,8 +292,7 @@ def tensor_evidence(
 # Collectives of a process-group object (``group.all_reduce(t)``) that return their result.
 COLLECTIVE_METHODS = frozenset({"all_reduce", "all_gather", "reduce_scatter", "broadcast"})
 
-# Keywords only tensor methods take (``x.argmax(dim=-1)``, ``x.sum(1, keepdim=True)``): numpy,
-# pandas and the other array libraries name them ``axis=``/``keepdims=``.
+# Keywords only tensor methods take (``x.argmax(dim=-1)``): numpy and pandas say ``axis=``.
 TORCH_ONLY_KEYWORDS = frozenset({"dim", "keepdim"})
 
 

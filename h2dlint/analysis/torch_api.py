@@ -36,6 +36,24 @@ FRESH_FACTORIES = frozenset(
         "BFloat16Tensor",
     )
 )
+# The legacy typed tensor classes: ``torch.FloatTensor([x])`` builds on the host,
+# ``torch.cuda.FloatTensor([x])`` on the current GPU, and an accelerator's
+# (``get_accelerator().FloatTensor([x])``) on its device: a tensor wherever it is built.
+TYPED_TENSORS = frozenset(
+    f"{kind}Tensor"
+    for kind in ("Long", "Int", "Short", "Char", "Byte", "Bool", "Float", "Double", "Half")
+) | {"BFloat16Tensor"}
+CUDA_TYPED_TENSORS = frozenset(f"torch.cuda.{name}" for name in TYPED_TENSORS)
+
+
+def typed_tensor_call(node: object, qualified: str) -> bool:
+    """Whether ``node`` (a call; ``qualified``: its function's torch name, if any) builds a
+    tensor of a typed class (``torch.cuda.LongTensor(ids)``, ``accel.FloatTensor([x])``)."""
+    func = getattr(node, "func", None)
+    attr = getattr(getattr(func, "attr", None), "value", None)
+    return attr in TYPED_TENSORS and (not qualified or qualified in CUDA_TYPED_TENSORS)
+
+
 # Calls that wrap host memory that is never pinned.
 HOST_WRAPPERS = frozenset({"torch.from_numpy", "torch.frombuffer"})
 # Calls that convert data to a tensor, copying Python data but passing a tensor through as is.
@@ -185,6 +203,10 @@ TENSOR_ONLY_METHODS = frozenset(
         "half",
         "bfloat16",
         "bool",
+        "double",
+        "short",
+        "byte",
+        "char",
         "detach",
         "contiguous",
         "clone",

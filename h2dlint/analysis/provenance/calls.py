@@ -31,6 +31,7 @@ from h2dlint.analysis.provenance.common import (
 from h2dlint.analysis.targets import Target, asks_for_host, device_target, to_target
 from h2dlint.analysis.torch_api import (
     CONVERTERS,
+    CUDA_TYPED_TENSORS,
     FRESH_FACTORIES,
     HOST_WRAPPERS,
     JOINS,
@@ -218,6 +219,8 @@ class CallFacts(ProvenanceBase):
             view = view_method_fact(self, method, call.args[0].value, rest, frame, depth)
             if view is not None:
                 return view
+        if qualified in CUDA_TYPED_TENSORS:
+            return DEVICE_FRESH  # ``torch.cuda.FloatTensor([x])``: built on the current GPU
         if qualified in HOST_WRAPPERS:
             data = first_positional(call)
             if data is not None and self._tensor_memory(data, frame, depth + 1):
