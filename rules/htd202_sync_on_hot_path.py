@@ -31,11 +31,7 @@ from h2dlint.analysis.loop_body import saving_code, showing_code
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.row_findings import (
-    in_reported_row_loop,
-    mask_judged_alone,
-    reported_row_read,
-)
+from h2dlint.analysis.row_findings import in_reported_row_loop, mask_judged_alone, reported_row_read
 from h2dlint.analysis.shape_syncs import (
     DATA_SIZED_FUNCTIONS,
     DATA_SIZED_METHODS,
