@@ -246,7 +246,7 @@ class _Holds(cst.CSTVisitor):
 def _holds(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
     """Whether ``node`` is ``tree`` or inside it."""
     finder = _Holds(node)
-    tree.visit(finder)
+    visit_read_only(tree, finder)
     return finder.found
 
 

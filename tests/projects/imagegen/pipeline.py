@@ -71,7 +71,8 @@ class TextToImagePipeline:
             noise_pred = uncond + guidance_scale * (cond - uncond)
             latents = self.scheduler.step(noise_pred, t, latents)
             if callback is not None:
-                # A few bytes: the step index for the callback's progress tensor.
-                step = torch.tensor([i]).to(device)  # expect-not: HTD101, HTD102, HTD106
+                # A few bytes, but a blocking copy every step: HTD107's, as the `device=`
+                # spelling is (the per-item, pageable and host-data rules stay silent).
+                step = torch.tensor([i]).to(device)  # expect: HTD107; expect-not: HTD101, HTD102, HTD106
                 callback(i, step, latents)
         return self.decode_latents(latents)
