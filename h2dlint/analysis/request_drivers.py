@@ -23,7 +23,6 @@ import libcst as cst
 from h2dlint.analysis.hot_names import PER_REQUEST_CLASS_WORDS
 from h2dlint.analysis.step_drivers import drives_steps
 from h2dlint.imports import dotted_name
-from h2dlint.walk import visit_read_only
 
 # Entry names that are per step in an engine and a whole run where they hold the step loop.
 _RUN_NAMES = frozenset({"decode", "sample"})
@@ -67,36 +66,4 @@ def _calls_parameter_in_loop(function: cst.FunctionDef) -> bool:
         for p in (*params.posonly_params, *params.params, *params.kwonly_params)
         if p.name.value not in {"self", "cls"}
     }
-    finder = _ParameterCalls(names)
-    visit_read_only(function.body, finder)
-    return finder.found
-
-
-class _ParameterCalls(cst.CSTVisitor):
-    def __init__(self, names: set[str]) -> None:
-        self.names = names
-        self.loops = 0
-        self.found = False
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False  # a nested function runs when it is called
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_For(self, node: cst.For) -> None:
-        self.loops += 1
-
-    def leave_For(self, original_node: cst.For) -> None:
-        self.loops -= 1
-
-    def visit_While(self, node: cst.While) -> None:
-        self.loops += 1
-
-    def leave_While(self, original_node: cst.While) -> None:
-        self.loops -= 1
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        if self.loops and isinstance(func, cst.Name) and func.value in self.names:
-            self.found = True
+    return drives_steps(function, frozenset(names))

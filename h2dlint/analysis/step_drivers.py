@@ -51,10 +51,11 @@ def _model_called_before(function: cst.FunctionDef, node: cst.CSTNode) -> bool:
     return finder.called
 
 
-def drives_steps(function: cst.FunctionDef) -> bool:
+def drives_steps(function: cst.FunctionDef, callees: frozenset[str] = frozenset()) -> bool:
     """Whether ``function``'s own body (not a nested function's) holds a ``for``/``while``
-    loop whose body calls the model."""
-    finder = _StepLoops()
+    loop whose body calls the model, or one of ``callees`` by its bare name (a denoiser
+    handed in as a parameter)."""
+    finder = _StepLoops(callees)
     visit_read_only(function.body, finder)
     return finder.found
 
@@ -76,7 +77,8 @@ class _CallsBefore(cst.CSTVisitor):
 
 
 class _StepLoops(cst.CSTVisitor):
-    def __init__(self) -> None:
+    def __init__(self, callees: frozenset[str]) -> None:
+        self.callees = callees
         self.loops = 0
         self.found = False
 
@@ -99,7 +101,10 @@ class _StepLoops(cst.CSTVisitor):
         self.loops -= 1
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.loops and model_call(node):
+        func = node.func
+        if self.loops and (
+            model_call(node) or (isinstance(func, cst.Name) and func.value in self.callees)
+        ):
             self.found = True
 
 
