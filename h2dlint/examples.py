@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import re
 import textwrap
-from dataclasses import dataclass
 
 # A report's expected code (None: the rule's own), start row and column, end row and column
 # (1-based; the end column is one past the last character, as findings give it).
@@ -73,43 +72,116 @@ def marked_reports(text: str) -> tuple[str, tuple[ExpectedReport, ...]]:
     return "".join(code), found
 
 
-@dataclass(frozen=True)
 class Valid:
-    """Code the rule must leave alone."""
+    """Code the rule must leave alone.
 
-    code: str
+    The text as written is kept and dedented on first use: every run imports the rules, and
+    only the tests and the docs read their examples."""
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "code", example_code(self.code))
+    __slots__ = ("_code", "_text")
+
+    def __init__(self, code: str) -> None:
+        self._text = code
+        self._code: str | None = None
+
+    @property
+    def code(self) -> str:
+        if self._code is None:
+            self._code = example_code(self._text)
+        return self._code
+
+    def __repr__(self) -> str:
+        return f"Valid({self.code!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Valid) and other.code == self.code
+
+    def __hash__(self) -> int:
+        return hash(self.code)
 
 
-@dataclass(frozen=True)
 class Invalid:
     """Code the rule must flag, with ``expected_fix`` the whole file after the rule's fix
     (``None`` when the rule offers none here).
 
-    Marked (``line`` left 0): the carets in ``code`` say where each report is; ``code`` becomes
+    Marked (``line`` left 0): the carets in ``code`` say where each report is; ``code`` is
     the code without them, ``reports`` the reports, and ``line``:``column`` the first one's
-    start. Unmarked: ``line``:``column`` (1-based) is where the one report starts."""
+    start. Unmarked: ``line``:``column`` (1-based) is where the one report starts;
+    ``also_at`` the starts (line, column) of the rule's other reports in the example.
 
-    code: str
-    line: int = 0
-    column: int = 0
-    expected_fix: str | None = None
-    message_contains: str | None = None
-    reports: tuple[ExpectedReport, ...] = ()
-    also_at: tuple[tuple[int, int], ...] = ()
-    """Unmarked only: the starts (line, column) of the rule's other reports in the example."""
+    As for :class:`Valid`, the text is resolved on first use, not when the rule is imported."""
 
-    def __post_init__(self) -> None:
-        if self.line:
+    __slots__ = (
+        "_column",
+        "_fix",
+        "_line",
+        "_reports",
+        "_resolved",
+        "_text",
+        "also_at",
+        "message_contains",
+    )
+
+    def __init__(
+        self,
+        code: str,
+        line: int = 0,
+        column: int = 0,
+        expected_fix: str | None = None,
+        message_contains: str | None = None,
+        reports: tuple[ExpectedReport, ...] = (),
+        also_at: tuple[tuple[int, int], ...] = (),
+    ) -> None:
+        self._text = code
+        self._line = line
+        self._column = column
+        self._fix = expected_fix
+        self.message_contains = message_contains
+        self._reports = reports
+        self.also_at = also_at
+        self._resolved = False
+
+    def _resolve(self) -> None:
+        if self._resolved:
             return
-        code, reports = marked_reports(self.code)
-        if not reports:
-            raise ValueError(f"an invalid example marks no report (carets under a line):\n{code}")
-        object.__setattr__(self, "code", code)
-        object.__setattr__(self, "reports", reports)
-        object.__setattr__(self, "line", reports[0][1])
-        object.__setattr__(self, "column", reports[0][2])
-        if self.expected_fix is not None:
-            object.__setattr__(self, "expected_fix", example_code(self.expected_fix))
+        if self._fix is not None:
+            self._fix = example_code(self._fix)
+        if not self._line:
+            code, reports = marked_reports(self._text)
+            if not reports:
+                raise ValueError(
+                    f"an invalid example marks no report (carets under a line):\n{code}"
+                )
+            self._text = code
+            self._reports = reports
+            self._line = reports[0][1]
+            self._column = reports[0][2]
+        self._resolved = True
+
+    @property
+    def code(self) -> str:
+        self._resolve()
+        return self._text
+
+    @property
+    def line(self) -> int:
+        self._resolve()
+        return self._line
+
+    @property
+    def column(self) -> int:
+        self._resolve()
+        return self._column
+
+    @property
+    def reports(self) -> tuple[ExpectedReport, ...]:
+        self._resolve()
+        return self._reports
+
+    @property
+    def expected_fix(self) -> str | None:
+        self._resolve()
+        return self._fix
+
+    def __repr__(self) -> str:
+        return f"Invalid({self.code!r}, line={self.line}, column={self.column})"

@@ -112,7 +112,9 @@ def test_marked_example_gives_its_code_and_reports() -> None:
 
 
 def test_an_example_without_marks_is_refused() -> None:
-    with pytest.raises(ValueError, match="marks no report"):
-        Invalid("""
+    # Resolved on first use (importing a rule does not read its examples).
+    example = Invalid("""
         x = 1
         """)
+    with pytest.raises(ValueError, match="marks no report"):
+        _ = example.reports
