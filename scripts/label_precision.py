@@ -25,49 +25,13 @@ import subprocess
 import sys
 from collections import Counter, defaultdict
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-LABELS = ROOT / "tests" / "data" / "labels"
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import fetch_corpus  # noqa: E402
-
-
-@dataclass(frozen=True)
-class Label:
-    package: str
-    path: str
-    line: int
-    code: str
-    true: bool
-    known_false: bool
-
-
-def load_labels() -> list[Label]:
-    """Labels that say something of a reported line: true ones and false alarms still reported."""
-    labels = []
-    for file in sorted(LABELS.glob("*.tsv")):
-        for raw in file.read_text(encoding="utf-8").splitlines():
-            known_false = raw.startswith("# ")
-            fields = (raw[2:] if known_false else raw).split("\t")
-            if len(fields) < 4 or not fields[2].isdigit() or fields[0] == "package":
-                continue
-            if raw.startswith("#") and not (known_false and fields[3].startswith("clean:")):
-                continue
-            expect = fields[3]
-            labels.append(
-                Label(
-                    fields[0],
-                    fields[1],
-                    int(fields[2]),
-                    expect.removeprefix("clean:"),
-                    not expect.startswith("clean:"),
-                    known_false,
-                )
-            )
-    return labels
+from precision_sample import Label, load_labels  # noqa: E402
 
 
 def findings(package: str, paths: list[str]) -> dict[tuple[str, int, str], str]:
@@ -118,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     by_package: dict[str, list[Label]] = defaultdict(list)
-    for label in load_labels():
+    for label in load_labels().values():  # duplicate rows count once
         if not args.packages or label.package in args.packages:
             by_package[label.package].append(label)
 
@@ -140,9 +104,9 @@ def main(argv: list[str] | None = None) -> int:
             for label in by_package[package]:
                 confidence = found.get(_key(label))
                 if confidence is None:
-                    counts[(label.code, "-", "lost" if label.true else "fixed")] += 1
+                    counts[(label.code, "-", "fixed" if label.clean else "lost")] += 1
                     continue
-                verdict = "true" if label.true else "false"
+                verdict = "false" if label.clean else "true"
                 counts[(label.code, confidence, verdict)] += 1
                 if where:
                     places[(label.code, where[(label.path, label.line)], verdict)] += 1
