@@ -1934,6 +1934,21 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 23: a device counter updated in place (`self.ptr += 1`) stays on the device;
+        # a host one (`torch.zeros(())`) stays on the host (a VALID twin in the tests).
+        Invalid(
+            """
+            import torch
+            class ReplayBuffer:
+                def __init__(self, capacity):
+                    self.ptr = torch.zeros((), dtype=torch.long, device="cuda")
+                def training_step(self, batch):
+                    slot = self.ptr.item()
+            #              ^^^^^^^^^^^^^^^
+                    self.ptr += 1
+                    return slot
+            """
+        ),
         # Session 22 (heldout22): an implicit read in a validation step stalls the pass without
         # being its output: still reported.
         Invalid(

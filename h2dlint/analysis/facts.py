@@ -66,6 +66,15 @@ PINNED_FRESH = Fact(Where.PINNED, True, True)
 DEVICE_FRESH = Fact(Where.DEVICE, True, True)
 
 
+def in_place_kept(facts: list[Fact], in_place: int) -> list[Fact]:
+    """The facts of an attribute's assignments less the unknown ones of its ``in_place``
+    augmented assignments (``self.ptr += 1``), when every other assignment is known: an
+    augmented assignment updates a tensor, a list or an array in place, where it is. (A number
+    is unknown here, and ``self.total += loss`` may make it a tensor: then nothing is dropped.)"""
+    known = [f for f in facts if f.known]
+    return known if in_place and known and len(facts) - len(known) == in_place else facts
+
+
 def join(facts: list[Fact]) -> Fact:
     """What holds for every one of ``facts`` (the value of a name bound several times)."""
     if not facts:

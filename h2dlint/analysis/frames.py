@@ -99,27 +99,41 @@ class ClassAttributes:
 
     def __init__(self, module: cst.Module) -> None:
         self.module = module
-        self._by_class: dict[cst.ClassDef, Assignments] = {}
+        self._by_class: dict[cst.ClassDef, tuple[Assignments, dict[str, int]]] = {}
 
     def get(self, klass: cst.ClassDef, default: Assignments | None = None) -> Assignments:
+        return self._collected(klass)[0]
+
+    def in_place(self, klass: cst.ClassDef, attr: str) -> int:
+        """How many of the unknown (None) values of ``attr`` in :meth:`get` are augmented
+        assignments (``self.ptr += 1``), which update the value in place when it is a tensor,
+        a list or an array."""
+        return self._collected(klass)[1].get(attr, 0)
+
+    def _collected(self, klass: cst.ClassDef) -> tuple[Assignments, dict[str, int]]:
         if klass not in self._by_class:
             self._by_class[klass] = _collect_attributes(klass, self.module)
         return self._by_class[klass]
 
 
-def _collect_attributes(klass: cst.ClassDef, module: cst.Module) -> Assignments:
+def _collect_attributes(
+    klass: cst.ClassDef, module: cst.Module
+) -> tuple[Assignments, dict[str, int]]:
     attributes: Assignments = {}
+    in_place: dict[str, int] = {}
     class_frame = Frame(module, klass, None)
     for stmt in _body(klass):
         if isinstance(stmt, cst.FunctionDef):
             frame = method_frame(stmt, klass)
             if frame.self_name:
-                for attr, value in _self_assignments(stmt, frame.self_name):
+                for attr, value, augmented in _self_assignments(stmt, frame.self_name):
                     attributes.setdefault(attr, []).append((value, frame))
+                    if augmented:
+                        in_place[attr] = in_place.get(attr, 0) + 1
         elif isinstance(stmt, cst.SimpleStatementLine):
             for name, value in _class_level_assignments(stmt):
                 attributes.setdefault(name, []).append((value, class_frame))
-    return attributes
+    return attributes, in_place
 
 
 @dataclass
@@ -194,17 +208,21 @@ def _compound_statements(module: cst.Module) -> Iterator[cst.BaseCompoundStateme
 
 def _self_assignments(
     method: cst.FunctionDef, self_name: str
-) -> Iterator[tuple[str, cst.BaseExpression | None]]:
-    """``self.<attr> = value`` (and ``+=``, unpacking) anywhere in a method's statements. Only
-    statements are walked, never expressions, which keeps this cheap on large classes."""
+) -> Iterator[tuple[str, cst.BaseExpression | None, bool]]:
+    """``self.<attr> = value`` (and ``+=``, unpacking) anywhere in a method's statements, each
+    with whether it is an augmented assignment (its value None). Only statements are walked,
+    never expressions, which keeps this cheap on large classes."""
     for small in statements(method.body):
         if isinstance(small, cst.Assign):
             for target in small.targets:
-                yield from _targets(target.target, small.value, self_name)
+                for attr, value in _targets(target.target, small.value, self_name):
+                    yield attr, value, False
         elif isinstance(small, cst.AnnAssign) and small.value is not None:
-            yield from _targets(small.target, small.value, self_name)
+            for attr, value in _targets(small.target, small.value, self_name):
+                yield attr, value, False
         elif isinstance(small, cst.AugAssign):
-            yield from _targets(small.target, None, self_name)
+            for attr, _ in _targets(small.target, None, self_name):
+                yield attr, None, True
 
 
 def _targets(

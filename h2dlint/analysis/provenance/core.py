@@ -4,13 +4,12 @@ whether it is contiguous.
 Intraprocedural and conservative, with a little help across the module:
 
 - local names have the fact all their bindings agree on (``analysis.bindings``);
-- ``self.<attr>`` has the fact all assignments to it in the class's methods agree on;
+- ``self.<attr>`` has the fact its class's methods' assignments agree on (``+=`` keeps a tensor's);
 - a call of a function or method of the same module has the fact its ``return`` statements
   agree on (a helper that returns a pinned buffer makes its call sites pinned);
 - projects may name their own pinned-returning helpers and pinned attributes in configuration.
 
-Only what the code proves counts; everything else is :data:`UNKNOWN_FACT`, and rules stay silent
-on unknowns.
+Only what the code proves counts; anything else is :data:`UNKNOWN_FACT`: rules stay silent on it.
 """
 
 from __future__ import annotations
@@ -29,6 +28,7 @@ from h2dlint.analysis.facts import (
     UNKNOWN_FACT,
     Fact,
     Where,
+    in_place_kept,
     join,
 )
 from h2dlint.analysis.frames import Frame
@@ -425,7 +425,7 @@ class Provenance(CallFacts):
                 for value, frame in assigned
                 if not _is_none(value)
             ]
-            result = join(facts)
+            result = join(in_place_kept(facts, self.index.attributes.in_place(cls, attr)))
         finally:
             self._in_progress.discard(key)
         self._attributes[key] = result
