@@ -1,0 +1,91 @@
+"""The analysis facts behind session 23's held-out precision fix (helper precision23,
+docs/precision.md, "Session 23 (precision23)"): the look-alike found in code no triage had read
+(cosmos-predict2's preview-sample callbacks), and its true twins."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+
+from h2dlint.analysis.request_drivers import runs_generations
+from h2dlint.engine import EnabledRule, check_text
+from h2dlint.registry import all_rules
+
+
+def _findings(code: str, rule_code: str, path: str = "m.py") -> list[int]:
+    rule = all_rules()[rule_code]
+    enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
+    return [f.start.row for f in check_text(textwrap.dedent(code), path, enabled)]
+
+
+def _function(code: str) -> cst.FunctionDef:
+    module = cst.parse_module(textwrap.dedent(code))
+    node = module.body[-1]
+    if isinstance(node, cst.ClassDef):
+        node = node.body.body[0]
+    assert isinstance(node, cst.FunctionDef)
+    return node
+
+
+CALLBACK = """
+    import torch
+
+    class EveryNDrawSample(EveryN):
+        def sample(self, trainer, model, data_batch, output_batch, loss, iteration):
+            to_show = []
+            for guidance in self.guidance:
+                sample = model.generate_samples_from_batch(data_batch, guidance=guidance)
+                if hasattr(model, "decode"):
+                    sample = model.decode(sample)
+                to_show.append(sample.float().cpu())
+            to_show.append(data_batch["video"].float().cpu())
+            self.draw(to_show, iteration)
+"""
+
+STEP = """
+    import torch
+
+    class Engine:
+        def sample(self, batch):
+            logits = self.model(batch.input_ids)
+            return logits.argmax(-1).cpu()
+"""
+
+CHUNKED = """
+    import torch
+
+    class Codec:
+        def decode(self, codes, chunk=2048):
+            out = []
+            for i in range(0, codes.shape[-1], chunk):
+                r = self.model.decode(codes[..., i:i + chunk])
+                if torch.isnan(r).any():
+                    r = torch.nan_to_num(r)
+                out.append(r)
+            return torch.cat(out, -1)
+"""
+
+
+def test_a_sample_that_calls_a_generation_entry_runs_whole_generations() -> None:
+    assert runs_generations(_function(CALLBACK))
+    assert runs_generations(_function("def decode(self, x):\n    return self.model.generate(x)\n"))
+
+
+def test_a_step_or_a_chunk_loop_is_no_generation_run() -> None:
+    assert not runs_generations(_function(STEP))
+    assert not runs_generations(_function(CHUNKED))
+    # a generation entry of something that is not the model, or under another name
+    other = "def sample(self, x):\n    return self.cfg.generate(x)\n"
+    forward = "def forward(self, x):\n    return self.model.generate(x)\n"
+    assert not runs_generations(_function(other))
+    assert not runs_generations(_function(forward))
+
+
+def test_preview_callback_copies_are_not_reported() -> None:
+    assert _findings(CALLBACK, "HTD202") == []
+
+
+def test_per_step_sample_and_chunk_loop_stay_reported() -> None:
+    assert _findings(STEP, "HTD202") == [7]
+    assert _findings(CHUNKED, "HTD202") == [9]
