@@ -82,6 +82,35 @@ def test_a_step_or_a_chunk_loop_is_no_generation_run() -> None:
     assert not runs_generations(_function(forward))
 
 
+MIXIN = """
+    import torch
+
+    class RemoteGenerationMixin:
+        def generate(self, inputs, eos_token_id=None):
+            outputs = [inputs]
+            while True:
+                logits = self.lm_head(self.transformer(outputs[-1]))
+                last = logits.argmax(-1)
+                outputs.append(last)
+                if torch.all(last == eos_token_id):
+                    break
+            return torch.cat(outputs, dim=-1)
+
+        def sample(self, input_ids, temperature=1.0):
+            return self.generate(input_ids)
+"""
+
+
+def test_a_mixins_sample_alias_of_its_own_generate_stays_an_entry() -> None:
+    module = cst.parse_module(textwrap.dedent(MIXIN))
+    cls = module.body[-1]
+    assert isinstance(cls, cst.ClassDef)
+    sample = cls.body.body[1]
+    assert isinstance(sample, cst.FunctionDef)
+    assert not runs_generations(sample)
+    assert _findings(MIXIN, "HTD201") + _findings(MIXIN, "HTD202") != []
+
+
 def test_preview_callback_copies_are_not_reported() -> None:
     assert _findings(CALLBACK, "HTD202") == []
 

@@ -21,7 +21,9 @@ each with its own loop of steps, so it is no step either, and not even a driver 
 per step: a training callback's ``sample(self, trainer, model, data_batch, ..., iteration)``
 that draws samples every N iterations for a preview, looping over guidance scales, copies each
 finished sample to the host to draw it (:func:`runs_generations`). It is hot only where a hot
-caller calls it.
+caller calls it. The model is another object there (a parameter, ``self.model``): a generation
+mixin's ``sample`` that calls its own ``self.generate(...)`` (petals 2.0.1) stays an entry, so
+that the loop of steps in that ``generate``, hot only through it, stays hot.
 """
 
 from __future__ import annotations
@@ -104,5 +106,7 @@ class _GenerationCalls(cst.CSTVisitor):
         if dotted is None:
             return
         *receiver, method = dotted.split(".")
+        if receiver == ["self"]:
+            return  # a mixin's sample() alias of its own generate(): that loop must stay hot
         if (method == "generate" or method.startswith("generate_")) and model_receiver(receiver):
             self.found = True
