@@ -1,6 +1,6 @@
-"""The analysis facts behind session 23's held-out precision fix (helper precision23,
+"""The analysis facts behind session 23's held-out precision fixes (helper precision23,
 docs/precision.md, "Session 23 (precision23)"): the look-alike found in code no triage had read
-(cosmos-predict2's preview-sample callbacks), and its true twins."""
+(cosmos-predict2's preview-sample callbacks, lm-eval's Neuron backend), and their true twins."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import textwrap
 
 import libcst as cst
 
+from h2dlint.analysis.host_properties import host_property
 from h2dlint.analysis.request_drivers import runs_generations
 from h2dlint.engine import EnabledRule, check_text
 from h2dlint.registry import all_rules
@@ -118,3 +119,61 @@ def test_preview_callback_copies_are_not_reported() -> None:
 def test_per_step_sample_and_chunk_loop_stay_reported() -> None:
     assert _findings(STEP, "HTD202") == [7]
     assert _findings(CHUNKED, "HTD202") == [9]
+
+
+NEURON = """
+    import torch
+
+    class NeuronLM:
+        @property
+        def device(self):
+            return "cpu"
+
+        def loglikelihood(self, requests):
+            for context_enc, continuation_enc in requests:
+                inp = torch.tensor(
+                    (context_enc + continuation_enc)[-(self.max_length + 1) :][:-1],
+                    dtype=torch.long,
+                    device=self.device,
+                )
+                self.model(inp)
+"""
+
+
+def _class(code: str) -> cst.ClassDef:
+    node = cst.parse_module(textwrap.dedent(code)).body[-1]
+    assert isinstance(node, cst.ClassDef)
+    return node
+
+
+def test_a_device_property_returning_the_host_is_the_host() -> None:
+    assert host_property(_class(NEURON), "device")
+    runner = """
+        import torch
+        class Runner:
+            @property
+            def device(self):
+                return torch.device("cpu")
+    """
+    assert host_property(_class(runner), "device")
+    assert _findings(NEURON, "HTD106") == []
+
+
+def test_a_device_property_that_may_name_an_accelerator_stays_a_device() -> None:
+    mixed = """
+        class LM:
+            @property
+            def device(self):
+                if self.neuron:
+                    return "cpu"
+                return self._device
+    """
+    assert not host_property(_class(mixed), "device")
+    plain = """
+        class LM:
+            def device(self):
+                return "cpu"
+    """
+    assert not host_property(_class(plain), "device")  # a method, not a property
+    accelerator = NEURON.replace('return "cpu"', 'return "cuda"')
+    assert _findings(accelerator, "HTD106") == [11]
