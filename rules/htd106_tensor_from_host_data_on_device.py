@@ -141,6 +141,26 @@ class TensorFromHostDataOnDevice(Rule):
     )
 
     valid = (
+        # Session 23 (precision23): a backend whose `device` property is the host, as a
+        # constant (lm-eval 0.4.13's Neuron backend: "Device are neuron cores, but the created
+        # tensors are on CPU"): `device=self.device` makes a host tensor, no copy.
+        Valid(
+            """
+            import torch
+            class NeuronLM:
+                @property
+                def device(self):
+                    return "cpu"
+                def loglikelihood(self, requests):
+                    for context_enc, continuation_enc in requests:
+                        inp = torch.tensor(
+                            (context_enc + continuation_enc)[-(self.max_length + 1) :][:-1],
+                            dtype=torch.long,
+                            device=self.device,
+                        )
+                        self.model(inp)
+            """
+        ),
         # Session 21: a failure tail: a rank's exception serialised and broadcast on the way
         # to the `raise` that ends the function (nothing else leaves it): once, on failure
         Valid(
@@ -487,6 +507,27 @@ class TensorFromHostDataOnDevice(Rule):
         ),
     )
     invalid = (
+        # Session 23 (precision23): a `device` property that may name an accelerator (not a
+        # host constant) leaves `self.device` an accelerator by its name: still reported.
+        Invalid(
+            """
+            import torch
+            class HFLM:
+                @property
+                def device(self):
+                    return self._device
+                def loglikelihood(self, requests):
+                    for context_enc, continuation_enc in requests:
+                        inp = torch.tensor(
+            #                 ^^^^^^^^^^^^^
+                            (context_enc + continuation_enc)[-(self.max_length + 1) :][:-1],
+                            dtype=torch.long,
+                            device=self.device,
+                        )
+            #        ...^
+                        self.model(inp)
+            """
+        ),
         # Session 21 (lead): a 0-d host tensor of one number (Gemma's `normalizer`) times the
         # hidden states leaves them where they were: the device of the model's input
         Invalid(

@@ -433,6 +433,24 @@ class SyncOnHotPath(Rule):
                     return x
             """
         ),
+        # Session 23 (precision23): a `sample()` or `decode()` that calls a model's generation
+        # entry (`model.generate_samples_from_batch(...)`) runs whole generations, each with
+        # its own loop of steps: a training callback drawing preview samples every N
+        # iterations (cosmos-predict2 1.0.9's EveryNDrawSample) copies each finished sample
+        # to the host to draw it. No step, and its loop (over guidance scales) no step loop.
+        Valid(
+            """
+            import torch
+            class EveryNDrawSample(EveryN):
+                def sample(self, trainer, model, data_batch, output_batch, loss, iteration):
+                    to_show = []
+                    for guidance in self.guidance:
+                        sample = model.generate_samples_from_batch(data_batch, guidance=guidance)
+                        to_show.append(sample.float().cpu())
+                    to_show.append(data_batch["video"].float().cpu())
+                    self.draw(to_show, iteration)
+            """
+        ),
         # A default that is a Python number, or set under another test: no tensor proven.
         Valid(
             """
@@ -1985,6 +2003,18 @@ class SyncOnHotPath(Rule):
                             r = torch.nan_to_num(r)
                         out.append(r)
                     return torch.cat(out, -1)
+            """
+        ),
+        # Session 23 (precision23): an engine's per-step `sample()` that calls the model (not
+        # a generation entry) is a step: still reported.
+        Invalid(
+            """
+            import torch
+            class Engine:
+                def sample(self, batch):
+                    logits = self.model(batch.input_ids)
+                    return logits.argmax(-1).cpu()
+            #              ^^^^^^^^^^^^^^^^^^^^^^^
             """
         ),
         # A value filled in when missing (`if amax is None: amax = x.abs().amax()`): the

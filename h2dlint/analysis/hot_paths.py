@@ -100,7 +100,12 @@ from h2dlint.analysis.once import RunOnce, once_name
 from h2dlint.analysis.op_kernels import op_kernels
 from h2dlint.analysis.per_step_names import builder_class
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.request_drivers import per_request_class, pipeline_block, request_driver
+from h2dlint.analysis.request_drivers import (
+    per_request_class,
+    pipeline_block,
+    request_driver,
+    runs_generations,
+)
 from h2dlint.analysis.step_loops import occasional_call, step_loop_reason
 from h2dlint.context import SharedKey
 from h2dlint.imports import dotted_name
@@ -337,6 +342,8 @@ class HotPaths:
             if pipeline_block(cls):
                 self._model_loops_only.add(function)
             return PER_REQUEST_REASON
+        if reason is not None and runs_generations(function):
+            return None  # a preview callback's sample(): whole generations, no step
         if reason is not None and (method or name not in METHOD_ONLY):
             if request_driver(function, cls):  # a codec's chunked decode, a sampler's run
                 self._loops_only.add(function)

@@ -14,6 +14,16 @@ loudness normalisation) runs once per request, when a sync stalls nothing that f
 An engine's per-step ``decode``/``sample`` calls the model once, with no loop of its own around
 the call, and a module's ``forward`` runs per step whatever it loops over (a training forward's
 decoder loop): neither is a driver here.
+
+A ``decode`` or ``sample`` that calls a model's generation entry (``model.generate(...)``,
+``self.model.generate_samples_from_batch(...)``) runs at least one whole generation per call,
+each with its own loop of steps, so it is no step either, and not even a driver whose loops are
+per step: a training callback's ``sample(self, trainer, model, data_batch, ..., iteration)``
+that draws samples every N iterations for a preview, looping over guidance scales, copies each
+finished sample to the host to draw it (:func:`runs_generations`). It is hot only where a hot
+caller calls it. The model is another object there (a parameter, ``self.model``): a generation
+mixin's ``sample`` that calls its own ``self.generate(...)`` (petals 2.0.1) stays an entry, so
+that the loop of steps in that ``generate``, hot only through it, stays hot.
 """
 
 from __future__ import annotations
@@ -21,8 +31,9 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.hot_names import PER_REQUEST_CLASS_WORDS
-from h2dlint.analysis.step_drivers import drives_steps
+from h2dlint.analysis.step_drivers import drives_steps, model_receiver
 from h2dlint.imports import dotted_name
+from h2dlint.walk import visit_read_only
 
 # Entry names that are per step in an engine and a whole run where they hold the step loop.
 _RUN_NAMES = frozenset({"decode", "sample"})
@@ -67,3 +78,35 @@ def _calls_parameter_in_loop(function: cst.FunctionDef) -> bool:
         if p.name.value not in {"self", "cls"}
     }
     return drives_steps(function, frozenset(names))
+
+
+def runs_generations(function: cst.FunctionDef) -> bool:
+    """Whether ``function`` is a ``decode``/``sample`` whose own body (not a nested function's)
+    calls a model's generation entry (``model.generate(...)``, ``self.model.generate_x(...)``):
+    each call runs whole generations (see the module's docs)."""
+    if function.name.value not in _RUN_NAMES:
+        return False
+    finder = _GenerationCalls()
+    visit_read_only(function.body, finder)
+    return finder.found
+
+
+class _GenerationCalls(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False  # a nested function runs when it is called
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        dotted = dotted_name(node.func)
+        if dotted is None:
+            return
+        *receiver, method = dotted.split(".")
+        if receiver == ["self"]:
+            return  # a mixin's sample() alias of its own generate(): that loop must stay hot
+        if (method == "generate" or method.startswith("generate_")) and model_receiver(receiver):
+            self.found = True

@@ -113,9 +113,15 @@ def model_call(call: cst.Call) -> bool:
     ``self.model(...)``, ``self.unet(...)``, ``self.forward(...)``: a call of the model or a
     part of it."""
     dotted = dotted_name(call.func)
-    if dotted is None:
+    return dotted is not None and model_receiver(dotted.split("."))
+
+
+def model_receiver(parts: Sequence[str]) -> bool:
+    """Whether the dotted name ``parts`` names the model or a part of it (``model``,
+    ``self``, ``self.model``, ``model.decoder.prenet``, ``self.forward``)."""
+    if not parts:
         return False
-    root, *rest = dotted.split(".")
+    root, *rest = parts
     if root != "self":
         return _model_word(root)
     return not rest or _model_word(rest[0]) or rest == ["forward"]

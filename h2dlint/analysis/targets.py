@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from h2dlint.analysis.frames import Frame, parameter_annotation, parameter_default
+from h2dlint.analysis.host_properties import host_property
 from h2dlint.analysis.torch_api import DTYPE_NAMES, HOST_DEVICE_PREFIXES
 
 if TYPE_CHECKING:
@@ -131,6 +132,8 @@ def device_target(
                 )
                 if resolved is not Target.UNKNOWN:
                     return resolved
+            if host_property(frame.cls, node.attr.value):
+                return Target.HOST  # ``@property def device(self): return "cpu"``
         if (
             node.attr.value == "device"
             and isinstance(base, cst.Name)
