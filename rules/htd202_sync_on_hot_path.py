@@ -1932,6 +1932,25 @@ class SyncOnHotPath(Rule):
                     return self.attend(x, host_lens(params, params["cache_seqlens"]))
             """
         ),
+        # Session 23: a memo whose key names the object its hit test checks (`id(plan)`) keeps
+        # one entry per object (the look-alike of the last-input cache among the INVALID ones);
+        # the identity test only guards a reused id, and the read runs once per plan.
+        Valid(
+            """
+            import torch
+            _ROWS = {}
+            def plan_rows(plan, device):
+                key = (id(plan), device)
+                entry = _ROWS.get(key)
+                if entry is not None and entry["plan"] is plan:
+                    return entry["rows"]
+                rows = plan.table.to(device).max().item()
+                _ROWS[key] = {"plan": plan, "rows": rows}
+                return rows
+            def attention_forward(self, q, plan):
+                return plan_rows(plan, q.device)
+            """
+        ),
     )
     invalid = (
         # Session 22 (heldout22): an implicit read in a validation step stalls the pass without
@@ -3229,6 +3248,26 @@ class SyncOnHotPath(Rule):
             #          ^^^^^^^^^^^
                         x = x / 2
                     return x
+            """,
+        ),
+        # Session 23 (unsloth 2026.10.8's packing helpers): a cache of the last input (one
+        # entry per device, hit only by the very tensor it was built from) spares the layers of
+        # one step, but each step's new lengths miss it: the read after the lookup runs per step.
+        Invalid(
+            """
+            import torch
+            _INFO = {}
+            def packed_info(lengths_host, device):
+                entry = _INFO.get(device)
+                if entry is not None and entry["lengths"] is lengths_host:
+                    return entry["result"]
+                lengths = lengths_host.to(device, torch.int32)
+                max_len = int(lengths.max().item())
+            #                 ^^^^^^^^^^^^^^^^^^^^
+                _INFO[device] = {"lengths": lengths_host, "result": (lengths, max_len)}
+                return lengths, max_len
+            def attention_forward(self, q, lengths_host):
+                return packed_info(lengths_host, q.device)
             """,
         ),
     )
