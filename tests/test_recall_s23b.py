@@ -62,6 +62,19 @@ def test_a_cache_of_the_last_input_is_no_memo() -> None:
             return lengths
     """
     assert not memoised_by_key(_function(tuple_entry))
+    # the checked object unpacked from a parameter, the key a local naming its attribute
+    unpacked = """
+        def cover(seq_info, total):
+            _, cu_seqlens, n = seq_info
+            device = cu_seqlens.device
+            entry = _CACHE.get(device)
+            if entry is not None and entry["cu_seqlens"] is cu_seqlens and entry["total"] == total:
+                return entry["result"]
+            result = total - int(cu_seqlens[-1].item())
+            _CACHE[device] = {"cu_seqlens": cu_seqlens, "total": total, "result": result}
+            return result
+    """
+    assert not memoised_by_key(_function(unpacked))
 
 
 def test_a_key_that_names_the_object_is_still_a_memo() -> None:
@@ -81,6 +94,9 @@ def test_a_key_that_names_the_object_is_still_a_memo() -> None:
     assert memoised_by_key(_function(plain))
     flag = _LAST_INPUT.replace('entry["seq_lengths"] is seq_lengths', 'entry["ok"] is True')
     assert memoised_by_key(_function(flag))
+    # a module's sentinel is no input of the call
+    sentinel = _LAST_INPUT.replace("is seq_lengths:", "is _SENTINEL:")
+    assert memoised_by_key(_function(sentinel))
 
 
 def test_unsloth_packed_info_reports_the_read_per_step() -> None:

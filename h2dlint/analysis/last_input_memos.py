@@ -23,7 +23,7 @@ def keeps_last_input(
     one). An attribute of the object in the key (``seq_lengths.device``) does not hold it. The
     name is a parameter or a local: the input of this call."""
     assigned = _assignments(function)
-    inputs = {p.name.value for p in function.params.params} | assigned.keys()
+    inputs = {p.name.value for p in function.params.params} | _bound(function)
     identities = _identity_names(lookup.test, read_into) & inputs  # not a module's sentinel
     if not identities:
         return False
@@ -89,3 +89,26 @@ def _assignments(function: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
                 if isinstance(target, cst.Name):
                     found[target.value] = small.value
     return found
+
+
+def _bound(function: cst.FunctionDef) -> set[str]:
+    """The names the ``=`` statements of ``function``'s own body bind, unpacked ones too
+    (``_, cu_seqlens, n = seq_info``)."""
+    found: set[str] = set()
+    body = function.body.body if isinstance(function.body, cst.IndentedBlock) else []
+    for statement in body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.Assign):
+                for target in small.targets:
+                    found |= _target_names(target.target)
+    return found
+
+
+def _target_names(target: cst.BaseExpression) -> set[str]:
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return {n for element in target.elements for n in _target_names(element.value)}
+    return set()
