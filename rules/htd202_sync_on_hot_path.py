@@ -1951,6 +1951,23 @@ class SyncOnHotPath(Rule):
                 return plan_rows(plan, q.device)
             """
         ),
+        # Session 23: the items a tuple annotation names as host data (a numpy array, Python
+        # ints) are not tensors; an unpacking that does not match the annotation says nothing.
+        Valid(
+            """
+            from typing import Tuple
+            import numpy as np
+            import torch
+            def host_lengths(info: Tuple[np.ndarray, torch.Tensor]):
+                lengths, _ = info
+                return lengths.tolist()
+            def mismatched(info: Tuple[torch.Tensor, torch.Tensor]):
+                a, b, c = info
+                return a.tolist()
+            def forward(self, x, info):
+                return host_lengths(info), mismatched(info)
+            """
+        ),
     )
     invalid = (
         # Session 22 (heldout22): an implicit read in a validation step stalls the pass without
@@ -3268,6 +3285,24 @@ class SyncOnHotPath(Rule):
                 return lengths, max_len
             def attention_forward(self, q, lengths_host):
                 return packed_info(lengths_host, q.device)
+            """,
+        ),
+        # Session 23 (unsloth 2026.10.8): an item of a parameter annotated as a tuple of tensors
+        # (by a constant index, or unpacked) is a tensor, as `x: torch.Tensor` is: reading it on
+        # a hot path syncs if it is on the GPU (MEDIUM: where it is stays unknown).
+        Invalid(
+            """
+            from typing import Optional, Tuple
+            import torch
+            def segment_lengths(seq_info: Tuple[torch.Tensor, torch.Tensor, int]):
+                return tuple(seq_info[0].tolist())
+            #                ^^^^^^^^^^^^^^^^^^^^
+            def padding_of(seq_info: Optional[Tuple[torch.Tensor, torch.Tensor, int]], total: int):
+                _, cu_seqlens, _ = seq_info
+                return total - int(cu_seqlens[-1].item())
+            #                      ^^^^^^^^^^^^^^^^^^^^^
+            def attention_forward(self, q, seq_info):
+                return segment_lengths(seq_info), padding_of(seq_info, q.shape[0])
             """,
         ),
     )

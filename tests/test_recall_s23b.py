@@ -125,3 +125,51 @@ def test_unsloth_packed_info_reports_the_read_per_step() -> None:
         "_PACKED_INFO_CACHE.get(device)", "_PACKED_INFO_CACHE.get((id(seq_lengths), device))"
     )
     assert _findings(by_object, "HTD202") == []
+
+
+def test_items_of_a_tuple_annotated_parameter_are_tensors() -> None:
+    code = """
+        from typing import Optional, Tuple
+        import torch
+        def by_index(seq_info: Tuple[torch.Tensor, torch.Tensor, int]):
+            return seq_info[0].tolist(), seq_info[-2].tolist()
+        def unpacked(seq_info: Optional[Tuple[torch.Tensor, torch.Tensor, int]]):
+            lengths, cu, n = seq_info
+            return lengths.tolist(), int(cu[-1].item())
+        def open_tuple(kv: tuple[torch.Tensor, ...]):
+            return kv[3].tolist()
+        def attention_forward(self, q, seq_info, kv):
+            return by_index(seq_info), unpacked(seq_info), open_tuple(kv)
+    """
+    assert _findings(code, "HTD202") == [
+        ("HTD202", 5),
+        ("HTD202", 5),
+        ("HTD202", 8),
+        ("HTD202", 8),
+        ("HTD202", 10),
+    ]
+
+
+def test_items_a_tuple_annotation_does_not_make_tensors() -> None:
+    code = """
+        from typing import Tuple
+        import numpy as np
+        import torch
+        def host(info: Tuple[np.ndarray, torch.Tensor, int]):
+            lengths, _, n = info
+            return lengths.tolist(), info[0].tolist()
+        def out_of_range(info: Tuple[torch.Tensor, int]):
+            return info[5].tolist()
+        def mismatched(info: Tuple[torch.Tensor, torch.Tensor]):
+            a, b, c = info
+            return a.tolist()
+        def starred(info: Tuple[torch.Tensor, torch.Tensor]):
+            a, *rest = info
+            return a.tolist()
+        def rebound(info: Tuple[torch.Tensor, int]):
+            info = make_info()
+            return info[0].tolist()
+        def forward(self, x, info):
+            return host(info), out_of_range(info), mismatched(info), starred(info), rebound(info)
+    """
+    assert _findings(code, "HTD202") == []
