@@ -1950,6 +1950,42 @@ class SyncOnHotPath(Rule):
                     return self.attend(x, host_lens(params, params["cache_seqlens"]))
             """
         ),
+        # Session 23: a memo whose key names the object its hit test checks (`id(plan)`) keeps
+        # one entry per object (the look-alike of the last-input cache among the INVALID ones);
+        # the identity test only guards a reused id, and the read runs once per plan.
+        Valid(
+            """
+            import torch
+            _ROWS = {}
+            def plan_rows(plan, device):
+                key = (id(plan), device)
+                entry = _ROWS.get(key)
+                if entry is not None and entry["plan"] is plan:
+                    return entry["rows"]
+                rows = plan.table.to(device).max().item()
+                _ROWS[key] = {"plan": plan, "rows": rows}
+                return rows
+            def attention_forward(self, q, plan):
+                return plan_rows(plan, q.device)
+            """
+        ),
+        # Session 23: the items a tuple annotation names as host data (a numpy array, Python
+        # ints) are not tensors; an unpacking that does not match the annotation says nothing.
+        Valid(
+            """
+            from typing import Tuple
+            import numpy as np
+            import torch
+            def host_lengths(info: Tuple[np.ndarray, torch.Tensor]):
+                lengths, _ = info
+                return lengths.tolist()
+            def mismatched(info: Tuple[torch.Tensor, torch.Tensor]):
+                a, b, c = info
+                return a.tolist()
+            def forward(self, x, info):
+                return host_lengths(info), mismatched(info)
+            """
+        ),
     )
     invalid = (
         # Session 23: a device counter updated in place (`self.ptr += 1`) stays on the device;
@@ -3274,6 +3310,44 @@ class SyncOnHotPath(Rule):
             #          ^^^^^^^^^^^
                         x = x / 2
                     return x
+            """,
+        ),
+        # Session 23 (unsloth 2026.10.8's packing helpers): a cache of the last input (one
+        # entry per device, hit only by the very tensor it was built from) spares the layers of
+        # one step, but each step's new lengths miss it: the read after the lookup runs per step.
+        Invalid(
+            """
+            import torch
+            _INFO = {}
+            def packed_info(lengths_host, device):
+                entry = _INFO.get(device)
+                if entry is not None and entry["lengths"] is lengths_host:
+                    return entry["result"]
+                lengths = lengths_host.to(device, torch.int32)
+                max_len = int(lengths.max().item())
+            #                 ^^^^^^^^^^^^^^^^^^^^
+                _INFO[device] = {"lengths": lengths_host, "result": (lengths, max_len)}
+                return lengths, max_len
+            def attention_forward(self, q, lengths_host):
+                return packed_info(lengths_host, q.device)
+            """,
+        ),
+        # Session 23 (unsloth 2026.10.8): an item of a parameter annotated as a tuple of tensors
+        # (by a constant index, or unpacked) is a tensor, as `x: torch.Tensor` is: reading it on
+        # a hot path syncs if it is on the GPU (MEDIUM: where it is stays unknown).
+        Invalid(
+            """
+            from typing import Optional, Tuple
+            import torch
+            def segment_lengths(seq_info: Tuple[torch.Tensor, torch.Tensor, int]):
+                return tuple(seq_info[0].tolist())
+            #                ^^^^^^^^^^^^^^^^^^^^
+            def padding_of(seq_info: Optional[Tuple[torch.Tensor, torch.Tensor, int]], total: int):
+                _, cu_seqlens, _ = seq_info
+                return total - int(cu_seqlens[-1].item())
+            #                      ^^^^^^^^^^^^^^^^^^^^^
+            def attention_forward(self, q, seq_info):
+                return segment_lengths(seq_info), padding_of(seq_info, q.shape[0])
             """,
         ),
     )

@@ -430,6 +430,23 @@ PAIRS: list[tuple[str, str, str]] = [
     ("xfuser", "0.6.0", "0.7.0"),
     ("moshi", "0.2.1", "0.2.4"),
     *(("optimum", a, b) for a, b in itertools.pairwise(_OPTIMUM_MID)),
+    # Session 23 (helper heldout23b): the newest releases of packages mined before, in single
+    # steps (transformers 5.24.0 -> 5.25.0 above had never been fetched). Files naming vllm or
+    # sglang were deleted unread from every version fetched first (transformers 5.25.0: 75;
+    # trl 1.15.0: 45; unsloth 2026.10.7 and 2026.10.8: 64 and 68; torchao 0.17.0: 6;
+    # liger-kernel 0.8.4: 7; exllamav3 1.6.3 and 1.6.4: 5 each; megatron-core 0.16.0: 2); the
+    # shared pinned versions kept theirs, filtered out of the candidates unread.
+    ("megatron-core", "0.16.0", "0.16.1"),
+    ("deepspeed", "0.19.6", "0.19.7"),
+    ("deepspeed", "0.19.7", "0.19.8"),
+    ("trl", "1.15.0", "1.16.0"),
+    ("timm", "1.0.30", "1.0.31"),
+    ("liger-kernel", "0.8.4", "0.8.5"),
+    ("lerobot", "0.4.3", "0.4.4"),
+    ("unsloth", "2026.10.7", "2026.10.8"),
+    ("unsloth", "2026.10.8", "2026.10.9"),
+    ("exllamav3", "1.6.3", "1.6.4"),
+    ("exllamav3", "1.6.4", "1.6.5"),
 ]
 # A removed line must hold one of these to start a candidate.
 MARKER = re.compile(

@@ -15,6 +15,7 @@ from typing import TypeVar
 
 import libcst as cst
 
+from h2dlint.analysis.last_input_memos import keeps_last_input
 from h2dlint.imports import statements
 from h2dlint.walk import visit_read_only
 
@@ -167,11 +168,13 @@ def memoised_by_key(function: cst.FunctionDef) -> bool:
     return cached`` (or ``if key in cache: return cache[key]``) ... ``cache[key] = value``. The
     work after the lookup runs once per key (a compiled kernel, a descriptor per buffer)."""
     lookups: dict[str, cst.BaseExpression] = {}  # local name -> the mapping it was read from
+    keys: dict[str, cst.BaseExpression] = {}  # local name -> the key it was read with
     before: list[cst.BaseStatement] = []  # the statements up to the hit test
     for statement in _body(function):
         before.append(statement)
         if isinstance(statement, cst.SimpleStatementLine):
             _bind_reads(statement, _mapping_read, lookups)
+            _bind_reads(statement, _key_read, keys)
             continue
         if not isinstance(statement, cst.If):
             continue
@@ -180,6 +183,9 @@ def memoised_by_key(function: cst.FunctionDef) -> bool:
             # Read last (a walk of each statement): most functions have no lookup at all.
             if any(_reads_values(earlier) for earlier in before):
                 return False  # a key read from a tensor's values: that read runs every call
+            entry = _tested_name(statement.test)
+            if entry in keys and keeps_last_input(function, statement, entry, keys[entry]):
+                return False  # one entry per key, replaced by each new input: work per call
             return any(
                 isinstance(target, cst.Subscript) and target.value.deep_equals(mapping)
                 for target in assigned_anywhere(function.body)
@@ -233,6 +239,22 @@ def _mapping_read(node: cst.BaseExpression) -> cst.BaseExpression | None:
         and (len(node.args) == 1 or _is_none(node.args[1].value))
     ):
         return node.func.value
+    return None
+
+
+def _key_read(node: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``key`` of ``cache.get(key)`` (the lookups :func:`_mapping_read` recognises)."""
+    if isinstance(node, cst.Call) and _mapping_read(node) is not None:
+        return node.args[0].value
+    return None
+
+
+def _tested_name(test: cst.BaseExpression) -> str | None:
+    """``cached`` of ``if cached is not None and ...:``."""
+    while isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        test = test.left
+    if isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name):
+        return test.left.value
     return None
 
 

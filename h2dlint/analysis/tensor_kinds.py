@@ -25,47 +25,29 @@ from h2dlint.analysis.torch_api import (
     TENSOR_ONLY_METHODS,
     typed_tensor_call,
 )
+from h2dlint.analysis.tuple_annotations import (
+    tensor_annotation,
+    tensor_item,
+    tensor_type,
+    unchanged_parameter_annotation,
+    unpacked_tensor_item,
+)
 from h2dlint.walk import visit_read_only
 
 # -- whether an expression is a tensor -----------------------------------------------------------
 
 
-def _tensor_type(provenance: Provenance, node: cst.BaseExpression) -> bool:
-    qualified = provenance.qualify(node) or ""
-    return qualified.startswith("torch.") and qualified.endswith("Tensor")
-
-
-def tensor_annotation(provenance: Provenance, annotation: cst.BaseExpression) -> bool:
-    """Whether an annotation says: a torch tensor (``torch.Tensor``, ``torch.LongTensor``,
-    ``Tensor``), optionally or-None (``Optional[...]``, ``... | None``). A container of
-    tensors, or a union with anything else, is not one tensor."""
-    return annotation_is(provenance, annotation, lambda node: _tensor_type(provenance, node))
-
-
-def _unchanged_parameter_annotation(
-    provenance: Provenance, name: cst.Name, frame: Frame
-) -> cst.BaseExpression | None:
-    """The annotation of the parameter ``name`` when the parameter's value is the one that
-    reaches ``name`` (any other binding of it is a known value, not a parameter)."""
-    if not isinstance(frame.function, cst.FunctionDef):
-        return None
-    bindings = provenance.bindings(frame)
-    if not bindings.is_parameter(name) or bindings.of(name.value).count(None) != 1:
-        return None
-    return parameter_annotation(name, frame)
-
-
 def annotated_tensor_parameter(provenance: Provenance, name: cst.Name, frame: Frame) -> bool:
     """Whether ``name`` is a parameter annotated as one tensor, and the parameter's value is
     the one that reaches ``name`` (any other binding of it is a known value, not a parameter)."""
-    annotation = _unchanged_parameter_annotation(provenance, name, frame)
+    annotation = unchanged_parameter_annotation(provenance, name, frame)
     return annotation is not None and tensor_annotation(provenance, annotation)
 
 
 def tensor_sequence_parameter(provenance: Provenance, name: cst.Name, frame: Frame) -> bool:
     """Whether ``name`` is a parameter annotated as a sequence of tensors (``list[Tensor]``,
     ``Sequence[torch.Tensor]``, ``tuple[Tensor, ...]``), reaching ``name`` unchanged."""
-    annotation = _unchanged_parameter_annotation(provenance, name, frame)
+    annotation = unchanged_parameter_annotation(provenance, name, frame)
     if annotation is None:
         return False
 
@@ -77,12 +59,12 @@ def tensor_sequence_parameter(provenance: Provenance, name: cst.Name, frame: Fra
             head = node.value.value
         items = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
         if head in ("list", "List", "Sequence"):
-            return len(items) == 1 and _tensor_type(provenance, items[0])
+            return len(items) == 1 and tensor_type(provenance, items[0])
         if head in ("tuple", "Tuple"):
             return (
                 bool(items)
-                and _tensor_type(provenance, items[0])
-                and all(_tensor_type(provenance, i) or isinstance(i, cst.Ellipsis) for i in items)
+                and tensor_type(provenance, items[0])
+                and all(tensor_type(provenance, i) or isinstance(i, cst.Ellipsis) for i in items)
             )
         return False
 
@@ -216,6 +198,8 @@ def tensor_evidence(
         inner = tensor_evidence(provenance, node.value, frame, depth=depth + 1)
         if inner is None and used_as_tensor(frame.function, node):
             return node  # ``cache["end"].fill_(n)`` in the function: the entry is a tensor
+        if inner is None and tensor_item(provenance, node, frame):
+            return node  # ``seq_info[0]`` of ``seq_info: Tuple[torch.Tensor, int]``
         return inner
     if isinstance(node, cst.Attribute):
         call = node.value
@@ -333,6 +317,8 @@ def _unpacked_tensor(
             # ``q, k, v = [x.transpose(1, 2).contiguous() for x in (q, k, v)]``: each element
             # is what the comprehension's expression makes.
             return tensor_evidence(provenance, small.value.elt, frame, depth=depth + 1)
+        if unpacked_tensor_item(provenance, small, name, frame):
+            return small.value  # ``lengths, cu, n = seq_info`` of an annotated tuple
         if not isinstance(small.value, cst.Call):
             continue
         if not any(
@@ -496,5 +482,5 @@ def _type_test(provenance: Provenance, test: cst.BaseExpression, name: str) -> b
     if provenance.qualify(test.func) == "torch.is_tensor" and len(args) == 1:
         return True
     if isinstance(test.func, cst.Name) and test.func.value == "isinstance" and len(args) == 2:
-        return True if _tensor_type(provenance, args[1].value) else None
+        return True if tensor_type(provenance, args[1].value) else None
     return None
