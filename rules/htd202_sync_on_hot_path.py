@@ -1387,6 +1387,32 @@ class SyncOnHotPath(Rule):
                 return [float(m.weight.detach().abs().mean().item()) for m in modules]
             """
         ),
+        # The greedy selection fixed: the picked indices stay on the device and are copied
+        # once after the loop; a loop that carries a host tensor (a histogram of host data)
+        # reads it without a sync.
+        Valid(
+            """
+            import torch
+            def greedy_coreset(features: torch.Tensor, k: int) -> list[int]:
+                features = features.cuda()
+                min_dist = torch.full((features.shape[0],), float("inf"), device=features.device)
+                idx = torch.randint(features.shape[0], (1,), device=features.device).squeeze()
+                picked = []
+                for _ in range(k):
+                    dist = torch.linalg.norm(features - features[idx], dim=1)
+                    min_dist = torch.minimum(min_dist, dist)
+                    idx = torch.argmax(min_dist)
+                    picked.append(idx)
+                return torch.stack(picked).tolist()
+            def histogram(batches: list[list[int]]) -> list[int]:
+                hist = torch.zeros(10, dtype=torch.long)
+                seen = []
+                for batch in batches:
+                    hist = hist + torch.bincount(torch.tensor(batch), minlength=10)
+                    seen.append(int(hist.sum().item()))
+                return seen
+            """
+        ),
         # A submodule named like a tensor method (`self.repeat = nn.Sequential(...)`).
         Valid(
             """
@@ -2772,6 +2798,26 @@ class SyncOnHotPath(Rule):
                                                                     ^^^^^^^^^^^^^^^^^^^^^^^^
                     return latents
             """,
+        ),
+        # A greedy selection loop (k-center coreset): every iteration computes the next index
+        # on the device from the one the iteration before picked, and reads it on the host.
+        Invalid(
+            """
+            import torch
+            def greedy_coreset(features: torch.Tensor, k: int) -> list[int]:
+                features = features.cuda()
+                min_dist = torch.full((features.shape[0],), float("inf"), device=features.device)
+                idx = torch.randint(features.shape[0], (1,), device=features.device).squeeze()
+                picked = []
+                for _ in range(k):
+                    dist = torch.linalg.norm(features - features[idx], dim=1)
+                    min_dist = torch.minimum(min_dist, dist)
+                    idx = torch.argmax(min_dist)
+                    picked.append(int(idx.item()))
+                                      ^^^^^^^^^^
+                return picked
+            """,
+            message_contains="from the one the iteration before computed",
         ),
         # A training loop: every iteration runs backward and an optimizer step, and reads
         # the loss on the host.

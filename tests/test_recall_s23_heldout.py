@@ -1,0 +1,106 @@
+"""The facts behind session 23's held-out rows (docs/recall.md, "Session 23 (heldout23)"):
+anomalib's k-center greedy coreset selection read the index it picks on the device to the host
+on every iteration of a loop that feeds that index to the next iteration's device work
+(``idx = self.get_new_idx()`` / ``int(idx.item())``), a loop no rule knew to run device work:
+it made no model call, no backward, no copy. A loop that carries a tensor torch computes from
+one iteration to the next runs device work on every iteration (``device_recurrences``). Each
+beside the correct look-alikes."""
+
+from __future__ import annotations
+
+import textwrap
+
+from h2dlint.engine import EnabledRule, check_text
+from h2dlint.registry import all_rules
+
+
+def _findings(code: str, *rule_codes: str) -> list[tuple[str, int, str]]:
+    rules = all_rules()
+    enabled = tuple(
+        EnabledRule(rules[c], tuple(sorted(rules[c].default_settings().items())))
+        for c in rule_codes
+    )
+    found = check_text(textwrap.dedent(code), "m.py", enabled)
+    return sorted((f.code, f.start.row, f.confidence.value) for f in found)
+
+
+def test_carried_index_read_every_iteration() -> None:
+    """anomalib 2.4.0: the index comes from a method annotated to return a tensor of unknown
+    device, and the next iteration's device work reads it: MEDIUM (the device is unknown)."""
+    code = """
+        import torch
+        class KCenterGreedy:
+            def __init__(self, embedding: torch.Tensor, n: int) -> None:
+                self.embedding = embedding
+                self.n = n
+                self.min_distances = None
+            def update_distances(self, center) -> None:
+                d = torch.linalg.norm(self.features - self.features[center], dim=1)
+                self.min_distances = d
+            def get_new_idx(self) -> torch.Tensor:
+                _, idx = torch.max(self.min_distances, dim=0)
+                return idx
+            def select_coreset_idxs(self) -> list[int]:
+                self.features = self.embedding.reshape(self.embedding.shape[0], -1)
+                idx = torch.randint(high=self.n, size=(1,), device=self.features.device)
+                picked = []
+                for _ in range(self.n - 1):
+                    self.update_distances(idx)
+                    idx = self.get_new_idx()
+                    picked.append(int(idx.item()))
+                return picked
+    """
+    found = _findings(code, "HTD201", "HTD202")
+    assert [(c, r) for c, r, _ in found] == [("HTD202", 21)]
+
+
+def test_carried_state_and_values_computed_from_it() -> None:
+    """A running minimum carried on a proven device, and a value computed from it."""
+    code = """
+        import torch
+        def farthest(points, k):
+            points = points.cuda()
+            best = torch.full((points.shape[0],), float("inf"), device="cuda")
+            out = []
+            for i in range(k):
+                best = torch.minimum(best, points.norm(dim=1) + i)
+                top = best.argmax()
+                out.append(top.item())
+            return out
+    """
+    assert [(c, r) for c, r, _ in _findings(code, "HTD201", "HTD202")] == [("HTD202", 10)]
+
+
+def test_look_alikes_not_reported() -> None:
+    code = """
+        import torch
+        def fixed(features, k):
+            features = features.cuda()
+            idx = torch.zeros((), dtype=torch.long, device="cuda")
+            picked = []
+            for _ in range(k):
+                idx = torch.argmax(torch.linalg.norm(features - features[idx], dim=1))
+                picked.append(idx)
+            return torch.stack(picked).tolist()
+        def fresh_each_time(modules):
+            out = []
+            for m in modules:
+                w = m.weight.abs().mean()
+                out.append(w.item())
+            return out
+        def host_histogram(batches):
+            hist = torch.zeros(10, dtype=torch.long)
+            seen = []
+            for batch in batches:
+                hist = hist + torch.bincount(torch.tensor(batch), minlength=10)
+                seen.append(int(hist.sum().item()))
+            return seen
+        def host_made_each_time(rows, k):
+            ids = torch.tensor(rows)
+            out = []
+            for _ in range(k):
+                ids = torch.tensor([r + 1 for r in ids.tolist()])
+                out.append(ids.sum().item())
+            return out
+    """
+    assert _findings(code, "HTD201", "HTD202") == []
