@@ -173,6 +173,22 @@ class SyncPerRow(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # Session 23: every mask reduced at once, and `torch.where` of three arguments (an
+        # elementwise choice of a fixed size) per row.
+        Valid(
+            """
+            import torch
+            def masks_to_boxes(masks: torch.Tensor) -> torch.Tensor:
+                rows = torch.any(masks.bool(), dim=2)
+                cols = torch.any(masks.bool(), dim=1)
+                return torch.stack([cols.float().argmax(1), rows.float().argmax(1)], dim=1)
+            def pick(scores: torch.Tensor, classes: torch.Tensor):
+                out = []
+                for row in scores:
+                    out.append(torch.where(row > 0, row, classes))
+                return out
+            """
+        ),
         Valid(
             """
             import torch
@@ -791,6 +807,23 @@ class SyncPerRow(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # Session 23 (held out: torchvision's `masks_to_boxes` before 0.27): an op whose output
+        # size depends on each row's values (`torch.where` of one argument is `nonzero`) makes
+        # the host wait for every row.
+        Invalid(
+            """
+            import torch
+            def masks_to_boxes(masks: torch.Tensor) -> torch.Tensor:
+                boxes = torch.zeros((masks.shape[0], 4), device=masks.device)
+                for i, mask in enumerate(masks):
+                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    y, x = torch.where(mask != 0)
+                    boxes[i, 0] = torch.min(x)
+                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return boxes
+            """,
+            message_contains="`torch.where(...)` of one argument",
+        ),
         # Session 22 (heldout22): a diffusion sampler's forward runs a whole trajectory once per
         # request, and its loop runs per step: `.item()` of each sigma is one sync per step
         # (StyleTTS 2's VSampler).

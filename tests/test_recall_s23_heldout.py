@@ -104,3 +104,56 @@ def test_look_alikes_not_reported() -> None:
             return out
     """
     assert _findings(code, "HTD201", "HTD202") == []
+
+
+def test_data_sized_op_per_row() -> None:
+    """torchvision 0.25's ``masks_to_boxes``: ``torch.where(mask != 0)`` (one argument, so
+    ``nonzero``) once per mask; ``.nonzero()`` and ``torch.unique`` spelled per row too."""
+    code = """
+        import torch
+        def masks_to_boxes(masks: torch.Tensor) -> torch.Tensor:
+            boxes = torch.zeros((masks.shape[0], 4), device=masks.device)
+            for index, mask in enumerate(masks):
+                y, x = torch.where(mask != 0)
+                boxes[index, 0] = torch.min(x)
+            return boxes
+        def firsts(masks: torch.Tensor):
+            return [m.nonzero()[0] for m in masks]
+        def labels(segs: torch.Tensor):
+            return [torch.unique(s) for s in segs]
+    """
+    assert [(c, r) for c, r, _ in _findings(code, "HTD201")] == [
+        ("HTD201", 5),
+        ("HTD201", 10),
+        ("HTD201", 12),
+    ]
+
+
+def test_data_sized_look_alikes() -> None:
+    code = """
+        import torch
+        def choose(scores: torch.Tensor, other: torch.Tensor):
+            return [torch.where(row > 0, row, other) for row in scores]
+        def counts(rows: torch.Tensor):
+            return [torch.bincount(r, minlength=4) for r in rows]
+        def host_rows(masks):
+            masks = masks.cpu()
+            return [torch.where(m != 0) for m in masks]
+    """
+    assert _findings(code, "HTD201") == []
+
+
+def test_factory_view_then_move() -> None:
+    """audiocraft 1.1's ``length_to_mask``: ``torch.arange(n)[None, :].to(lengths.device)``:
+    a view by basic indexing between the factory and the move is the same host allocation and
+    copy; a gather by a tensor index is not a view of the factory."""
+    code = """
+        import torch
+        def length_to_mask(lengths: torch.Tensor, n: int) -> torch.Tensor:
+            return torch.arange(n)[None, :].to(lengths.device) < lengths[:, None]
+        def fixed(lengths: torch.Tensor, n: int) -> torch.Tensor:
+            return torch.arange(n, device=lengths.device)[None, :] < lengths[:, None]
+        def gathered(ids: torch.Tensor, n: int, device):
+            return torch.arange(n)[ids].to(device)
+    """
+    assert [(c, r) for c, r, _ in _findings(code, "HTD301")] == [("HTD301", 4)]
