@@ -263,6 +263,18 @@ SERVING_PACKAGES: dict[str, str] = {
     # training-loop code). No file of these named vllm or sglang.
     "tianshou": "2.0.1",
     "mmengine": "0.10.7",
+    # Session 23 (helper heldout23): releases diffed for held-out upstream fixes (anomaly
+    # detection, NLP, SSL, detection, splatting and training-loop code; older releases of
+    # gliner, torchvision, audiocraft, ms-swift and others pinned above were diffed too). Files
+    # that name vllm or sglang were deleted unread from the releases fetched (ms-swift 3.10.0
+    # 45, 3.11.0 51, 3.12.0 56, 4.0.0 56; none of the others').
+    "anomalib": "2.7.0",
+    "flair": "0.15.1",
+    "pytorch-ignite": "0.5.5",
+    "lightly": "1.6.0",
+    "mmdet": "3.3.0",
+    "gsplat": "1.5.3",
+    "pytorch-metric-learning": "2.9.0",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 
