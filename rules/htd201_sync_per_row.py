@@ -36,6 +36,10 @@ class SyncPerRow(ComprehensionVisits, Rule):
     Flags a Python loop or comprehension that reads a tensor on the host once per row:
     `.item()`, `.tolist()`, `int()`, `float()` or `bool()` of each row, a blocking copy of it to
     the host (`.cpu()`, `.to("cpu")`), a tensor of it as an `if` test (`if (x[i] > 0).any():`),
+    an op whose output size depends on the row's values in a walk of the rows themselves
+    (`for mask in masks: y, x = torch.where(mask != 0)`, one argument: `nonzero`; `.nonzero()`,
+    `torch.unique`, `masked_select`, `argwhere`; an index walk, `for e in range(n_experts):
+    torch.where(expert_mask[e])`, picks groups with their own work and is left to HTD202),
     or a row used as a slice bound or a size (`ids[:l]`, `x[start:end]`, `torch.arange(n)`,
     `range(n)`: Python reads the 0-d tensor's `__index__`),
     whether the loop iterates the tensor itself (`for r in t`, `enumerate(t)`, one argument of

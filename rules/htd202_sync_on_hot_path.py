@@ -141,9 +141,13 @@ class SyncOnHotPath(Rule):
     not a scheduler's `step()`, nor a call made every N steps), in any module. The body of a
     `for` loop whose every iteration runs device work is hot too, wherever the loop is (a
     function or a method: `Trainer.fit`, `Validator.validate`): a
-    backward pass, an optimizer step or a CUDA graph replay (a training loop), or a copy to the
+    backward pass, an optimizer step or a CUDA graph replay (a training loop), a copy to the
     device (`x.to(device)`) for reads of values computed from the copied data (a validation
-    loop's `valid += (labels != -100).sum()` of labels it copied; not in code that
+    loop's `valid += (labels != -100).sum()` of labels it copied), or a tensor the loop carries
+    from one iteration to the next, for reads of it and of values computed from it (a greedy
+    selection's `idx = torch.argmax(min_dist)` that the next iteration's `features[idx]` reads,
+    an iterative solver's estimate: read before the body binds it to a tensor torch computes;
+    one copy after the loop does instead; not a tensor proven on the host; not in code that
     saves or exports state, `save_checkpoint`, `gather_cpu_state_dict`: it copies values to the host
     for the file; nor in a function named for showing or recording values,
     `visualize_predictions`, `log_samples`, `_debug_stats`: the plot or the log needs them).

@@ -157,3 +157,39 @@ def test_factory_view_then_move() -> None:
             return torch.arange(n)[ids].to(device)
     """
     assert [(c, r) for c, r, _ in _findings(code, "HTD301")] == [("HTD301", 4)]
+
+
+def test_index_walk_of_groups_left_to_htd202() -> None:
+    """A loop over experts that picks each one's tokens (``torch.where(expert_mask[e])``) is
+    an index walk of groups: HTD202 judges it on the hot path, HTD201 does not claim it."""
+    code = """
+        import torch
+        import torch.nn.functional as F
+        class SparseMoE(torch.nn.Module):
+            def forward(self, y, selected):
+                out = torch.zeros_like(y)
+                expert_mask = F.one_hot(selected, num_classes=self.n).permute(2, 1, 0)
+                for e in range(self.n):
+                    idx, top_x = torch.where(expert_mask[e])
+                    out.index_add_(0, top_x, self.experts[e](y[top_x]))
+                return out
+    """
+    assert [(c, r) for c, r, _ in _findings(code, "HTD201", "HTD202")] == [("HTD202", 9)]
+
+
+def test_rebound_in_the_same_iteration_is_not_carried() -> None:
+    """``mask = ...; mask = torch.stack([mask, ...])`` reads the value this iteration bound:
+    nothing is carried from the iteration before (nerfstudio's camera-type loop)."""
+    code = """
+        import torch
+        def directions(camera_type: torch.Tensor, coord: torch.Tensor, kinds, out):
+            coord = coord.cuda()
+            for kind in kinds:
+                if kind == 1:
+                    mask = (camera_type == kind).squeeze(-1)
+                    mask = torch.stack([mask, mask, mask], dim=0)
+                    total = int(mask.sum().item())
+                    out.append(total)
+            return out
+    """
+    assert [c for c, _, _ in _findings(code, "HTD202")] == []

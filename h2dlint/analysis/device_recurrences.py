@@ -29,39 +29,36 @@ from h2dlint.walk import visit_read_only
 _HOST_MAKERS = frozenset({"torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.Tensor"})
 
 
-class _Reads(cst.CSTVisitor):
-    """The names a statement reads (not those it only binds), outside nested scopes."""
+class _Events(cst.CSTVisitor):
+    """The names a loop body reads and binds, in the order they run: an assignment's value
+    before its targets; ``x[i] = ...`` and ``x.a = ...`` read ``x``; ``x += y`` reads ``x``.
+    Nested functions, classes and lambdas are not the body's."""
 
     def __init__(self) -> None:
-        self.names: set[str] = set()
+        self.first: dict[str, str] = {}  # name -> "read" or "bind", whichever ran first
+        self.bindings: list[tuple[str, cst.BaseExpression]] = []
+
+    def _event(self, name: str, kind: str) -> None:
+        self.first.setdefault(name, kind)
 
     def visit_Name(self, node: cst.Name) -> None:
-        self.names.add(node.value)
+        self._event(node.value, "read")
 
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
-        # ``x = ...`` binds x; ``x[i] = ...`` / ``x.a = ...`` read x
-        return not isinstance(node.target, (cst.Name, cst.Tuple, cst.List))
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-
-class _Bindings(cst.CSTVisitor):
-    """``name = value`` assignments in a statement, outside nested scopes."""
-
-    def __init__(self) -> None:
-        self.found: list[tuple[str, cst.BaseExpression]] = []
-
-    def visit_Assign(self, node: cst.Assign) -> None:
+    def visit_Assign(self, node: cst.Assign) -> bool:
+        visit_read_only(node.value, self)
         for target in node.targets:
             if isinstance(target.target, cst.Name):
-                self.found.append((target.target.value, node.value))
+                self._event(target.target.value, "bind")
+                self.bindings.append((target.target.value, node.value))
+            elif isinstance(target.target, (cst.Tuple, cst.List)):
+                for element in target.target.elements:
+                    if isinstance(element.value, cst.Name):
+                        self._event(element.value.value, "bind")
+                    else:
+                        visit_read_only(element.value, self)
+            else:
+                visit_read_only(target.target, self)
+        return False
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         return False
@@ -71,12 +68,6 @@ class _Bindings(cst.CSTVisitor):
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         return False
-
-
-def _reads(node: cst.CSTNode) -> set[str]:
-    found = _Reads()
-    visit_read_only(node, found)
-    return found.names
 
 
 def _torch_computed(provenance: Provenance, value: cst.BaseExpression, frame: Frame) -> bool:
@@ -104,23 +95,19 @@ def carried_tensors(
     provenance: Provenance, loop: cst.For | cst.While, frame: Frame
 ) -> dict[str, cst.BaseExpression]:
     """The names ``loop``'s body carries from one iteration to the next as tensors torch
-    computes on every iteration, each with the value the body binds it to."""
-    body = loop.body.body if isinstance(loop.body, cst.IndentedBlock) else ()
+    computes on every iteration (read in the iteration before the body binds them), each with
+    the value the body binds it to."""
+    events = _Events()
+    visit_read_only(loop.body, events)
     excluded: set[str] = set()
     if isinstance(loop, cst.For):
-        excluded = _reads(loop.target)
-    read_before: set[str] = set()
+        targets = _Events()
+        visit_read_only(loop.target, targets)
+        excluded = set(targets.first)
     carried: dict[str, cst.BaseExpression] = {}
-    for statement in body:
-        bindings = _Bindings()
-        visit_read_only(statement, bindings)
-        reads = _reads(statement)
-        for name, value in bindings.found:
-            if name in excluded or name in carried:
-                continue
-            if (name in read_before or name in _reads(value)) and _torch_computed(
-                provenance, value, frame
-            ):
-                carried[name] = value
-        read_before |= reads
+    for name, value in events.bindings:
+        if name in excluded or name in carried or events.first.get(name) != "read":
+            continue
+        if _torch_computed(provenance, value, frame):
+            carried[name] = value
     return carried

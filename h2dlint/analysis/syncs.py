@@ -335,7 +335,8 @@ def sync_of(call: cst.Call, loop: RowLoop) -> RowSync | None:
             tensors = reads_row(args[0].value, loop)
             if tensors:
                 return RowSync(call, tensors[0], f"`{func.value}()`")
-    sized = data_sized_operand(call)  # its output size: the host waits for the row's values
+    # A walk of the rows themselves only (an index walk picks groups, experts: HTD202's).
+    sized = data_sized_operand(call) if loop.walk is Walk.ROWS else None
     if sized is not None and (tensors := reads_row(sized[0], loop)):
         return RowSync(call, tensors[0], sized[1])
     return None
