@@ -269,6 +269,9 @@ SERVING_PACKAGES: dict[str, str] = {
     # that name vllm or sglang were deleted unread from the releases fetched (ms-swift 3.10.0
     # 45, 3.11.0 51, 3.12.0 56, 4.0.0 56; none of the others').
     "anomalib": "2.7.0",
+    "nerfstudio": "1.1.5",
+    "torchgeo": "0.8.1",
+    "yolov5": "7.0.14",
     "flair": "0.15.1",
     "pytorch-ignite": "0.5.5",
     "lightly": "1.6.0",

@@ -440,7 +440,8 @@ PAIRS: list[tuple[str, str, str]] = [
     # Session 23 (helper heldout23): anomaly detection, NLP, SSL, detection, speech, codec,
     # splatting, metric-learning and training-loop code never diffed; files naming vllm or
     # sglang were deleted unread from every release fetched first (ms-swift only: 45 to 56
-    # per release). The kept rows came from anomalib, gliner, torchvision and audiocraft.
+    # per release). The kept rows came from anomalib, gliner, torchvision, audiocraft and
+    # nerfstudio.
     *(("anomalib", a, b) for a, b in itertools.pairwise(_ANOMALIB)),
     *(("gliner", a, b) for a, b in itertools.pairwise(_GLINER)),
     *(("lightly", a, b) for a, b in itertools.pairwise(_LIGHTLY)),
@@ -463,6 +464,11 @@ PAIRS: list[tuple[str, str, str]] = [
     *(("lightning", a, b) for a, b in itertools.pairwise(("2.3.3", "2.4.0", "2.5.0", "2.6.0"))),
     *(("torchvision", a, b) for a, b in itertools.pairwise(("0.25.0", "0.27.0", "0.29.1"))),
     *(("ms-swift", a, b) for a, b in itertools.pairwise(("3.10.0", "3.11.0", "3.12.0", "4.0.0"))),
+    ("nerfstudio", "0.3.4", "1.0.3"),
+    ("nerfstudio", "1.0.3", "1.1.5"),
+    ("torchgeo", "0.6.2", "0.7.2"),
+    ("torchgeo", "0.7.2", "0.8.1"),
+    ("yolov5", "7.0.8", "7.0.14"),
     ("FlagEmbedding", "1.2.11", "1.3.5"),
     ("FlagEmbedding", "1.3.5", "1.4.2"),
     ("infinity-emb", "0.0.60", "0.0.66"),
