@@ -36,6 +36,10 @@ class SyncPerRow(ComprehensionVisits, Rule):
     Flags a Python loop or comprehension that reads a tensor on the host once per row:
     `.item()`, `.tolist()`, `int()`, `float()` or `bool()` of each row, a blocking copy of it to
     the host (`.cpu()`, `.to("cpu")`), a tensor of it as an `if` test (`if (x[i] > 0).any():`),
+    an op whose output size depends on the row's values in a walk of the rows themselves
+    (`for mask in masks: y, x = torch.where(mask != 0)`, one argument: `nonzero`; `.nonzero()`,
+    `torch.unique`, `masked_select`, `argwhere`; an index walk, `for e in range(n_experts):
+    torch.where(expert_mask[e])`, picks groups with their own work and is left to HTD202),
     or a row used as a slice bound or a size (`ids[:l]`, `x[start:end]`, `torch.arange(n)`,
     `range(n)`: Python reads the 0-d tensor's `__index__`),
     whether the loop iterates the tensor itself (`for r in t`, `enumerate(t)`, one argument of
@@ -173,6 +177,22 @@ class SyncPerRow(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # Session 23: every mask reduced at once, and `torch.where` of three arguments (an
+        # elementwise choice of a fixed size) per row.
+        Valid(
+            """
+            import torch
+            def masks_to_boxes(masks: torch.Tensor) -> torch.Tensor:
+                rows = torch.any(masks.bool(), dim=2)
+                cols = torch.any(masks.bool(), dim=1)
+                return torch.stack([cols.float().argmax(1), rows.float().argmax(1)], dim=1)
+            def pick(scores: torch.Tensor, classes: torch.Tensor):
+                out = []
+                for row in scores:
+                    out.append(torch.where(row > 0, row, classes))
+                return out
+            """
+        ),
         Valid(
             """
             import torch
@@ -791,6 +811,23 @@ class SyncPerRow(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # Session 23 (held out: torchvision's `masks_to_boxes` before 0.27): an op whose output
+        # size depends on each row's values (`torch.where` of one argument is `nonzero`) makes
+        # the host wait for every row.
+        Invalid(
+            """
+            import torch
+            def masks_to_boxes(masks: torch.Tensor) -> torch.Tensor:
+                boxes = torch.zeros((masks.shape[0], 4), device=masks.device)
+                for i, mask in enumerate(masks):
+                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    y, x = torch.where(mask != 0)
+                    boxes[i, 0] = torch.min(x)
+                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return boxes
+            """,
+            message_contains="`torch.where(...)` of one argument",
+        ),
         # Session 22 (heldout22): a diffusion sampler's forward runs a whole trajectory once per
         # request, and its loop runs per step: `.item()` of each sigma is one sync per step
         # (StyleTTS 2's VSampler).

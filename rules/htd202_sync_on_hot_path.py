@@ -141,9 +141,13 @@ class SyncOnHotPath(Rule):
     not a scheduler's `step()`, nor a call made every N steps), in any module. The body of a
     `for` loop whose every iteration runs device work is hot too, wherever the loop is (a
     function or a method: `Trainer.fit`, `Validator.validate`): a
-    backward pass, an optimizer step or a CUDA graph replay (a training loop), or a copy to the
+    backward pass, an optimizer step or a CUDA graph replay (a training loop), a copy to the
     device (`x.to(device)`) for reads of values computed from the copied data (a validation
-    loop's `valid += (labels != -100).sum()` of labels it copied; not in code that
+    loop's `valid += (labels != -100).sum()` of labels it copied), or a tensor the loop carries
+    from one iteration to the next, for reads of it and of values computed from it (a greedy
+    selection's `idx = torch.argmax(min_dist)` that the next iteration's `features[idx]` reads,
+    an iterative solver's estimate: read before the body binds it to a tensor torch computes;
+    one copy after the loop does instead; not a tensor proven on the host; not in code that
     saves or exports state, `save_checkpoint`, `gather_cpu_state_dict`: it copies values to the host
     for the file; nor in a function named for showing or recording values,
     `visualize_predictions`, `log_samples`, `_debug_stats`: the plot or the log needs them).
@@ -1403,6 +1407,32 @@ class SyncOnHotPath(Rule):
                 return total.item()
             def scales(modules):
                 return [float(m.weight.detach().abs().mean().item()) for m in modules]
+            """
+        ),
+        # The greedy selection fixed: the picked indices stay on the device and are copied
+        # once after the loop; a loop that carries a host tensor (a histogram of host data)
+        # reads it without a sync.
+        Valid(
+            """
+            import torch
+            def greedy_coreset(features: torch.Tensor, k: int) -> list[int]:
+                features = features.cuda()
+                min_dist = torch.full((features.shape[0],), float("inf"), device=features.device)
+                idx = torch.randint(features.shape[0], (1,), device=features.device).squeeze()
+                picked = []
+                for _ in range(k):
+                    dist = torch.linalg.norm(features - features[idx], dim=1)
+                    min_dist = torch.minimum(min_dist, dist)
+                    idx = torch.argmax(min_dist)
+                    picked.append(idx)
+                return torch.stack(picked).tolist()
+            def histogram(batches: list[list[int]]) -> list[int]:
+                hist = torch.zeros(10, dtype=torch.long)
+                seen = []
+                for batch in batches:
+                    hist = hist + torch.bincount(torch.tensor(batch), minlength=10)
+                    seen.append(int(hist.sum().item()))
+                return seen
             """
         ),
         # A submodule named like a tensor method (`self.repeat = nn.Sequential(...)`).
@@ -2853,6 +2883,26 @@ class SyncOnHotPath(Rule):
                                                                     ^^^^^^^^^^^^^^^^^^^^^^^^
                     return latents
             """,
+        ),
+        # A greedy selection loop (k-center coreset): every iteration computes the next index
+        # on the device from the one the iteration before picked, and reads it on the host.
+        Invalid(
+            """
+            import torch
+            def greedy_coreset(features: torch.Tensor, k: int) -> list[int]:
+                features = features.cuda()
+                min_dist = torch.full((features.shape[0],), float("inf"), device=features.device)
+                idx = torch.randint(features.shape[0], (1,), device=features.device).squeeze()
+                picked = []
+                for _ in range(k):
+                    dist = torch.linalg.norm(features - features[idx], dim=1)
+                    min_dist = torch.minimum(min_dist, dist)
+                    idx = torch.argmax(min_dist)
+                    picked.append(int(idx.item()))
+                                      ^^^^^^^^^^
+                return picked
+            """,
+            message_contains="from the one the iteration before computed",
         ),
         # A training loop: every iteration runs backward and an optimizer step, and reads
         # the loss on the host.

@@ -146,6 +146,17 @@ class HostFactoryThenMove(Rule):
     )
 
     valid = (
+        # Session 23: the fixed mask (the view of a factory made on the device), and a view
+        # indexed by a tensor (a gather of values, no view of the factory) moved.
+        Valid(
+            """
+            import torch
+            def length_to_mask(lengths: torch.Tensor, n: int) -> torch.Tensor:
+                return torch.arange(n, device=lengths.device)[None, :] < lengths[:, None]
+            def picked(ids: torch.Tensor, n: int, device):
+                return torch.arange(n)[ids].to(device)
+            """
+        ),
         # Session 21: `.to(m.device)` where `m` is a host tensor made just before: a copy to the
         # host's own device, nothing moves
         Valid(
@@ -482,6 +493,22 @@ class HostFactoryThenMove(Rule):
         ),
     )
     invalid = (
+        # Session 23 (held out: audiocraft's `length_to_mask`, every conditioner's forward): a
+        # view by basic indexing between the factory and the move is the same copy; the fix
+        # moves `device=` into the factory and keeps the view.
+        Invalid(
+            """
+            import torch
+            def length_to_mask(lengths: torch.Tensor, n: int) -> torch.Tensor:
+                return torch.arange(n)[None, :].to(lengths.device) < lengths[:, None]
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def length_to_mask(lengths: torch.Tensor, n: int) -> torch.Tensor:
+                return torch.arange(n, device=lengths.device)[None, :] < lengths[:, None]
+            """,
+        ),
         # Session 21: Python data computed on the host before the move (a cumulative sum, a
         # dtype), and a row of data moved and used in each iteration (not gathered: no per-item
         # finding of HTD101 covers it); both the same pageable blocking copy per call

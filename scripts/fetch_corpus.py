@@ -281,6 +281,21 @@ SERVING_PACKAGES: dict[str, str] = {
     "ltx-video": "0.1.2",
     "denoising-diffusion-pytorch": "2.3.4",
     "bark": "0.1.5",
+    # Session 23 (helper heldout23): releases diffed for held-out upstream fixes (anomaly
+    # detection, NLP, SSL, detection, splatting and training-loop code; older releases of
+    # gliner, torchvision, audiocraft, ms-swift and others pinned above were diffed too). Files
+    # that name vllm or sglang were deleted unread from the releases fetched (ms-swift 3.10.0
+    # 45, 3.11.0 51, 3.12.0 56, 4.0.0 56; none of the others').
+    "anomalib": "2.7.0",
+    "nerfstudio": "1.1.5",
+    "torchgeo": "0.8.1",
+    "yolov5": "7.0.14",
+    "flair": "0.15.1",
+    "pytorch-ignite": "0.5.5",
+    "lightly": "1.6.0",
+    "mmdet": "3.3.0",
+    "gsplat": "1.5.3",
+    "pytorch-metric-learning": "2.9.0",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 

@@ -112,6 +112,13 @@ _WHISPERX = ("3.3.1", "3.4.2", "3.5.0", "3.7.0", "3.8.6")
 _MMENGINE = ("0.8.5", "0.9.1", "0.10.3", "0.10.5", "0.10.7")
 _NEMO = ("2.2.1", "2.3.3", "2.4.1", "2.5.3", "2.6.2", "2.7.3", "3.0.0")
 
+# Session 23 (helper heldout23): packages whose releases had never been diffed.
+_ANOMALIB = ("1.1.0", "1.2.0", "2.0.0", "2.2.0", "2.4.0", "2.6.0", "2.7.0")
+_GLINER = ("0.2.13", "0.2.17", "0.2.21", "0.2.25", "0.2.29")
+_LIGHTLY = ("1.5.10", "1.5.15", "1.5.20", "1.5.26", "1.6.0")
+_FAIRSEQ2 = ("0.2.1", "0.3.0", "0.4.0", "0.4.6", "0.5.2", "0.6", "0.7.0", "0.8.1")
+_PYANNOTE = ("3.0.1", "3.1.1", "3.3.2", "3.4.0", "4.0.0", "4.0.7")
+
 # Consecutive releases over roughly the last one to two years, serving engines and model code
 # first. Kept modest: every version is a full download of the package's .py files.
 PAIRS: list[tuple[str, str, str]] = [
@@ -447,6 +454,42 @@ PAIRS: list[tuple[str, str, str]] = [
     ("unsloth", "2026.10.8", "2026.10.9"),
     ("exllamav3", "1.6.3", "1.6.4"),
     ("exllamav3", "1.6.4", "1.6.5"),
+    # Session 23 (helper heldout23): anomaly detection, NLP, SSL, detection, speech, codec,
+    # splatting, metric-learning and training-loop code never diffed; files naming vllm or
+    # sglang were deleted unread from every release fetched first (ms-swift only: 45 to 56
+    # per release). The kept rows came from anomalib, gliner, torchvision, audiocraft and
+    # nerfstudio.
+    *(("anomalib", a, b) for a, b in itertools.pairwise(_ANOMALIB)),
+    *(("gliner", a, b) for a, b in itertools.pairwise(_GLINER)),
+    *(("lightly", a, b) for a, b in itertools.pairwise(_LIGHTLY)),
+    *(("fairseq2", a, b) for a, b in itertools.pairwise(_FAIRSEQ2)),
+    *(("pyannote.audio", a, b) for a, b in itertools.pairwise(_PYANNOTE)),
+    *(("xtuner", a, b) for a, b in itertools.pairwise(("0.1.5", "0.1.8", "0.1.11", "0.2.0"))),
+    *(("flair", a, b) for a, b in itertools.pairwise(("0.13.1", "0.14.0", "0.15.1"))),
+    *(("pytorch-ignite", a, b) for a, b in itertools.pairwise(("0.4.13", "0.5.1", "0.5.5"))),
+    *(("espnet", a, b) for a, b in itertools.pairwise(("202402", "202412", "202506", "202511"))),
+    *(
+        ("pytorch-metric-learning", a, b)
+        for a, b in itertools.pairwise(("2.3.0", "2.5.0", "2.7.0", "2.9.0"))
+    ),
+    *(
+        ("gsplat", a, b)
+        for a, b in itertools.pairwise(("0.1.10", "1.0.0", "1.3.0", "1.4.0", "1.5.3"))
+    ),
+    *(("mmdet", a, b) for a, b in itertools.pairwise(("3.0.0", "3.1.0", "3.2.0", "3.3.0"))),
+    *(("audiocraft", a, b) for a, b in itertools.pairwise(("1.0.0", "1.1.0", "1.2.0", "1.3.0"))),
+    *(("lightning", a, b) for a, b in itertools.pairwise(("2.3.3", "2.4.0", "2.5.0", "2.6.0"))),
+    *(("torchvision", a, b) for a, b in itertools.pairwise(("0.25.0", "0.27.0", "0.29.1"))),
+    *(("ms-swift", a, b) for a, b in itertools.pairwise(("3.10.0", "3.11.0", "3.12.0", "4.0.0"))),
+    ("nerfstudio", "0.3.4", "1.0.3"),
+    ("nerfstudio", "1.0.3", "1.1.5"),
+    ("torchgeo", "0.6.2", "0.7.2"),
+    ("torchgeo", "0.7.2", "0.8.1"),
+    ("yolov5", "7.0.8", "7.0.14"),
+    ("FlagEmbedding", "1.2.11", "1.3.5"),
+    ("FlagEmbedding", "1.3.5", "1.4.2"),
+    ("infinity-emb", "0.0.60", "0.0.66"),
+    ("infinity-emb", "0.0.66", "0.0.70"),
 ]
 # A removed line must hold one of these to start a candidate.
 MARKER = re.compile(

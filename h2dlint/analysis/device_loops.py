@@ -4,11 +4,12 @@ tensors), with the data they use: a sync in such a loop runs once per iteration.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from h2dlint.analysis.device_recurrences import carried_tensors
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.sync_basics import LoopBodyVisitor
@@ -162,6 +163,9 @@ class DeviceLoop:
     copies: list[cst.Call]
     # Names bound in the body to values computed from a device copy (or a backward's loss).
     tainted: frozenset[str]
+    # Tensors the body carries from one iteration to the next (see ``device_recurrences``),
+    # and the names it computes from them: name -> the carried value they come from.
+    carried: dict[str, cst.BaseExpression] = field(default_factory=dict)
 
     def reason_for(self, read: cst.BaseExpression, module: cst.Module) -> str | None:
         """Why a host read of ``read`` in the body waits for device work every iteration:
@@ -174,10 +178,20 @@ class DeviceLoop:
         if not copies and uses.names & self.tainted:
             copies = self.copies
         if not copies:
-            return None
+            return self._carried_reason(uses.names, module)
         text = module.code_for_node(copies[0])
         shown = f"`{text}`" if len(text) <= 50 and "\n" not in text else "a device copy"
         return f"a loop whose every iteration computes on data it copies to the device ({shown})"
+
+    def _carried_reason(self, names: set[str], module: cst.Module) -> str | None:
+        for name in sorted(names & self.carried.keys()):
+            text = module.code_for_node(self.carried[name])
+            shown = f" (`{text}`)" if len(text) <= 50 and "\n" not in text else ""
+            return (
+                "a loop whose every iteration computes a tensor on the device from the one "
+                f"the iteration before computed{shown}"
+            )
+        return None
 
 
 def device_loop(provenance: Provenance, loop: cst.For | cst.While, frame: Frame) -> DeviceLoop:
@@ -202,4 +216,30 @@ def device_loop(provenance: Provenance, loop: cst.For | cst.While, frame: Frame)
                     tainted.add(name)
                     changed = True
                     break
-    return DeviceLoop(finder.global_work, item_copies, frozenset(tainted))
+    return DeviceLoop(
+        finder.global_work,
+        item_copies,
+        frozenset(tainted),
+        _from_carried(carried_tensors(provenance, loop, frame), finder.assigned),
+    )
+
+
+def _from_carried(
+    carried: dict[str, cst.BaseExpression], assigned: dict[str, list[cst.BaseExpression]]
+) -> dict[str, cst.BaseExpression]:
+    """The carried names, and the names the body binds to values computed from them, each
+    with the carried value it comes from."""
+    found = dict(carried)
+    changed = True
+    while changed:
+        changed = False
+        for name, values in assigned.items():
+            if name in found:
+                continue
+            for value in values:
+                origin = sorted(_data_names(value) & found.keys())
+                if origin:
+                    found[name] = found[origin[0]]
+                    changed = True
+                    break
+    return found

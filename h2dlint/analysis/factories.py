@@ -51,8 +51,14 @@ EXACT_FUNCTIONS = frozenset({"triu", "tril"})
 
 
 def factory_of(node: cst.BaseExpression) -> cst.Call | None:
-    """The factory call at the root of a chain of value-exact methods, or None."""
-    while isinstance(node, cst.Call):
+    """The factory call at the root of a chain of value-exact methods (and views by basic
+    indexing, ``[None, :]``), or None."""
+    while isinstance(node, (cst.Call, cst.Subscript)):
+        if isinstance(node, cst.Subscript):
+            if not basic_view_index(node):
+                return None
+            node = node.value
+            continue
         func = node.func
         if _exact_function(func) and (inner := first_positional(node)) is not None:
             node = inner
@@ -64,6 +70,29 @@ def factory_of(node: cst.BaseExpression) -> cst.Call | None:
             continue
         return node
     return None
+
+
+def basic_view_index(node: cst.Subscript) -> bool:
+    """``x[None, :]``, ``x[..., None]``, ``x[:, 1:]``, ``x[0]``: indexing by ``None``, ``...``,
+    integer literals and slices of them only, a view of the same values on either device
+    (session 23: audiocraft's `torch.arange(n)[None, :].to(lengths.device)` in every mask)."""
+    for element in node.slice:
+        part = element.slice
+        if isinstance(part, cst.Index):
+            value = part.value
+            if not (
+                (isinstance(value, cst.Name) and value.value == "None")
+                or isinstance(value, cst.Ellipsis)
+                or numeric_constant(value)
+            ):
+                return False
+        elif isinstance(part, cst.Slice):
+            bounds = (part.lower, part.upper, part.step)
+            if any(b is not None and not numeric_constant(b) for b in bounds):
+                return False
+        else:
+            return False
+    return True
 
 
 def _exact_function(func: cst.BaseExpression) -> bool:

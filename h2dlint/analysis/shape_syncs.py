@@ -123,6 +123,27 @@ def operand_of(call: cst.Call, method: str | None) -> cst.BaseExpression | None:
     return args[0].value if args else None
 
 
+def data_sized_operand(call: cst.Call) -> tuple[cst.BaseExpression, str] | None:
+    """``call`` as an op whose output size depends on its operand's values, spelled on the
+    tensor or through ``torch`` (``m.nonzero()``, ``torch.unique(m)``, ``torch.where(m != 0)``
+    with one argument, which is ``nonzero``): the operand and how the call is spelled. The host
+    waits to learn the size, a sync per call (session 23: torchvision's `masks_to_boxes` ran
+    `torch.where(mask != 0)` once per mask). None for any other call."""
+    func = call.func
+    if not isinstance(func, cst.Attribute):
+        return None
+    name = func.attr.value
+    through_torch = isinstance(func.value, cst.Name) and func.value.value == "torch"
+    if through_torch and name == "where" and len(call.args) == 1 and not call.args[0].keyword:
+        return call.args[0].value, "`torch.where(...)` of one argument"
+    if name not in DATA_SIZED_METHODS or name == "bincount":
+        return None  # bincount's size is its largest value, often bounded by ``minlength``
+    if through_torch:
+        operand = operand_of(call, None)
+        return (operand, f"`torch.{name}(...)`") if operand is not None else None
+    return func.value, f"`.{name}()`"
+
+
 def is_mask(provenance: Provenance, node: cst.BaseExpression, frame: Frame, depth: int = 0) -> bool:
     """Whether ``node`` is surely a boolean mask: a comparison, `~`/`&`/`|` of masks, a mask
     method (`x.isnan()`, `x.bool()`), or a name bound only to masks."""

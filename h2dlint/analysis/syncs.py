@@ -29,7 +29,7 @@ from dataclasses import replace
 import libcst as cst
 
 from h2dlint.analysis.arguments import first_positional, positional
-from h2dlint.analysis.shape_syncs import SIZE_FACTORIES
+from h2dlint.analysis.shape_syncs import SIZE_FACTORIES, data_sized_operand
 from h2dlint.analysis.sync_basics import (
     METADATA_ATTRIBUTES,
     METADATA_FUNCTIONS,
@@ -335,6 +335,10 @@ def sync_of(call: cst.Call, loop: RowLoop) -> RowSync | None:
             tensors = reads_row(args[0].value, loop)
             if tensors:
                 return RowSync(call, tensors[0], f"`{func.value}()`")
+    # A walk of the rows themselves only (an index walk picks groups, experts: HTD202's).
+    sized = data_sized_operand(call) if loop.walk is Walk.ROWS else None
+    if sized is not None and (tensors := reads_row(sized[0], loop)):
+        return RowSync(call, tensors[0], sized[1])
     return None
 
 
