@@ -19,6 +19,7 @@ from h2dlint.analysis.module_constants import host_constant
 from h2dlint.analysis.mover_calls import gathered_per_item
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.size_built import size_built_name
 from h2dlint.analysis.targets import Move
 from h2dlint.analysis.tensor_kinds import tensor_evidence
 from h2dlint.analysis.unknown_data import maybe_host_data
@@ -73,6 +74,17 @@ class HostFactoryThenMove(Rule):
     per call; 0.9 multiplies by a Python float). Left alone where the moved copy is kept (an
     attribute, a buffer, a cache entry), at import, in run-once code, and where the function
     binds the name itself.
+
+    It also flags a local name holding a tensor computed on the host from sizes alone and then
+    moved: shape factories (`torch.arange(n)`, `torch.tensor([x.shape[1]] * b)`: one size
+    repeated), value-exact methods and views of them, comparisons and arithmetic of such
+    tensors and numbers, each name bound once and its values read only on the way to the move
+    (`mask = row_vector < length_matrix; return mask.float().to(x.device)`: NeMo 2.1's
+    Sortformer built every forward's (batch, frames) mask so, 2.2 builds it on the device).
+    Reads of a name's metadata (`lengths.device`, `x.shape`) do not count as uses. Left alone:
+    a tensor built from data (`torch.tensor(lengths)` of a list), a name bound twice or read
+    elsewhere (the host tensor has another use), a parameter; no fix is offered (each factory
+    needs its own `device=`).
 
     Left alone, and why:
 
@@ -481,6 +493,30 @@ class HostFactoryThenMove(Rule):
                 return torch.tensor(0 if empty else ids).to(device)
             """
         ),
+        # Session 24 (heldout24a): a mask built on the device (NeMo 2.2's Sortformer), one
+        # built from host data (lengths of a list), and one whose host tensor has another use.
+        Valid(
+            """
+            import torch
+            def length_to_mask(lengths, max_length):
+                batch_size = lengths.shape[0]
+                arange = torch.arange(max_length, device=lengths.device)
+                mask = arange.expand(batch_size, max_length) < lengths.unsqueeze(1)
+                return mask
+            def from_data(lens: list[int], n, x):
+                lengths = torch.tensor(lens)
+                mask = torch.arange(n)[None, :] < lengths[:, None]
+                return mask.to(x.device)
+            def both(n, x):
+                positions = torch.arange(n).unsqueeze(0)
+                host_total = positions.sum()
+                return positions.to(x.device), host_total
+            def rebound(n, x):
+                mask = torch.arange(n)
+                mask = mask * 2
+                return mask.to(x.device)
+            """
+        ),
         # Session 20 (Lightning Thunder's test_ddp.py): a private test body a harness runs
         # (`_test_*`) runs once per test, as a `test_*` does.
         Valid(
@@ -845,6 +881,28 @@ class HostFactoryThenMove(Rule):
             """,
             message_contains="HTD106",
         ),
+        # Session 24 (heldout24a): NeMo 2.1's Sortformer mask, computed on the host from
+        # sizes alone through names, then copied on every forward; a view kept in a name.
+        Invalid(
+            """
+            import torch
+            class SortformerModules:
+                def length_to_mask(self, context_embs):
+                    lengths = torch.tensor([context_embs.shape[1]] * context_embs.shape[0])
+                    batch_size = context_embs.shape[0]
+                    max_len = context_embs.shape[1]
+                    row_vector = torch.arange(max_len).unsqueeze(0).expand(batch_size, -1)
+                    length_matrix = lengths.unsqueeze(1).expand(-1, max_len).to(lengths.device)
+                    mask = row_vector < length_matrix
+                    return mask.float().to(context_embs.device)
+                    #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            def positions(n, x):
+                pos = torch.arange(n).unsqueeze(0)
+                return pos.to(x.device)
+                #      ^^^^^^^^^^^^^^^^
+            """,
+            message_contains="computed on the host from sizes alone",
+        ),
         # a module-level host tensor copied to the device on every call (kornia 0.8's rad2deg)
         Invalid(
             """
@@ -864,7 +922,8 @@ class HostFactoryThenMove(Rule):
             return
         factory = factory_of(func.value)
         if factory is None:
-            self._module_constant(node, func.value)
+            if not self._size_built(node, func.value):
+                self._module_constant(node, func.value)
             return
         provenance = Provenance.of(self.context)
         qualified = provenance.qualify(factory.func)
@@ -908,6 +967,32 @@ class HostFactoryThenMove(Rule):
             # the host data; only a direct move is fixed.
             direct = node.func.value is factory  # type: ignore[attr-defined]
             self._constructor(node, factory, qualified, move, confidence, certain, frame, direct)
+
+    def _size_built(self, node: cst.Call, receiver: cst.BaseExpression) -> bool:
+        """A local name holding a host tensor computed from sizes alone (a mask of an arange
+        and host lengths made from shapes), moved: reported, and True."""
+        provenance = Provenance.of(self.context)
+        frame = provenance.current_frame()
+        name = size_built_name(provenance, receiver, frame)
+        if name is None:
+            return False
+        move = Move.of(node, provenance, frame)
+        if move is None or RunOnce.of(self.context).code(self.context.ancestors):
+            return False
+        certain = (
+            f" (certain if `{self.context.module.code_for_node(move.device)}` is an "
+            "accelerator, as its name says)"
+            if not move.by_value and move.device is not None
+            else ""
+        )
+        self.report(
+            node,
+            f"`{name.value}` is computed on the host from sizes alone (shape factories, views "
+            f"and comparisons of them) only to be copied to the device{certain}: compute it "
+            "on the device (`device=` on its factories), with no host work and no blocking copy",
+            confidence=Confidence.HIGH if move.by_value else Confidence.MEDIUM,
+        )
+        return True
 
     def _module_constant(self, node: cst.Call, receiver: cst.BaseExpression) -> None:
         """``pi.to(x.device)`` in a function, ``pi`` a module-level host tensor: the same copy
