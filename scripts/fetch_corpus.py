@@ -296,6 +296,16 @@ SERVING_PACKAGES: dict[str, str] = {
     "mmdet": "3.3.0",
     "gsplat": "1.5.3",
     "pytorch-metric-learning": "2.9.0",
+    # Session 24 (helper heldout24a): RL-training, fine-tuning, quantisation, fault-tolerance
+    # and evaluation releases diffed for held-out upstream fixes (verl, llm-foundry, axolotl,
+    # nemo-toolkit, sentence-transformers and bitsandbytes are pinned above; their older
+    # releases were diffed too). Files that name vllm or sglang were deleted unread from every
+    # release fetched (compressed-tensors 0.14.0 and later name vllm in almost every file: only
+    # 0.10.2 -> 0.12.2 was diffed).
+    "llamafactory": "0.9.5",
+    "torchft": "0.2.0",
+    "compressed-tensors": "0.12.2",
+    "opencompass": "0.5.4",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 

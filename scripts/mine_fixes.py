@@ -118,6 +118,10 @@ _GLINER = ("0.2.13", "0.2.17", "0.2.21", "0.2.25", "0.2.29")
 _LIGHTLY = ("1.5.10", "1.5.15", "1.5.20", "1.5.26", "1.6.0")
 _FAIRSEQ2 = ("0.2.1", "0.3.0", "0.4.0", "0.4.6", "0.5.2", "0.6", "0.7.0", "0.8.1")
 _PYANNOTE = ("3.0.1", "3.1.1", "3.3.2", "3.4.0", "4.0.0", "4.0.7")
+# Session 24 (helper heldout24a): RL-training, fine-tuning, quantisation and ASR releases.
+_VERL = ("0.3.0.post1", "0.4.0", "0.4.1", "0.5.0", "0.6.1", "0.7.1", "0.8.0", "0.9.1")
+_LLM_FOUNDRY = ("0.10.0", "0.14.5", "0.17.1", "0.19.0", "0.21.0", "0.22.0")
+_AXOLOTL = ("0.8.1", "0.10.0", "0.12.2", "0.14.0", "0.16.1", "0.18.0", "0.19.0")
 
 # Consecutive releases over roughly the last one to two years, serving engines and model code
 # first. Kept modest: every version is a full download of the package's .py files.
@@ -490,6 +494,30 @@ PAIRS: list[tuple[str, str, str]] = [
     ("FlagEmbedding", "1.3.5", "1.4.2"),
     ("infinity-emb", "0.0.60", "0.0.66"),
     ("infinity-emb", "0.0.66", "0.0.70"),
+    # Session 24 (helper heldout24a): RL-training (verl), fine-tuning (llm-foundry, axolotl,
+    # llamafactory), quantisation (compressed-tensors, older bitsandbytes), fault tolerance
+    # (torchft), embeddings (older sentence-transformers), evaluation (opencompass) and
+    # NeMo's releases before the session-22 pairs (ASR decoding and Megatron GPT). Files
+    # naming vllm or sglang were deleted unread from every release fetched first (verl: 69 to
+    # 106 per release; axolotl 10 to 35; llamafactory 9 to 15; compressed-tensors 0.10.2 and
+    # 0.12.2: 3 and 5; opencompass 95 to 107; nemo-toolkit 2.0.0-2.2.1: 9 or 10). The kept
+    # rows came from verl, nemo-toolkit and llamafactory.
+    *(("verl", a, b) for a, b in itertools.pairwise(_VERL)),
+    *(("llm-foundry", a, b) for a, b in itertools.pairwise(_LLM_FOUNDRY)),
+    *(("axolotl", a, b) for a, b in itertools.pairwise(_AXOLOTL)),
+    ("compressed-tensors", "0.10.2", "0.12.2"),
+    *(("llamafactory", a, b) for a, b in itertools.pairwise(("0.8.3", "0.9.1", "0.9.3", "0.9.5"))),
+    ("torchft", "0.1.1", "0.2.0"),
+    *(
+        ("sentence-transformers", a, b)
+        for a, b in itertools.pairwise(("3.0.1", "3.4.1", "4.1.0", "5.0.0"))
+    ),
+    *(
+        ("bitsandbytes", a, b)
+        for a, b in itertools.pairwise(("0.42.0", "0.43.3", "0.44.1", "0.45.5"))
+    ),
+    *(("nemo-toolkit", a, b) for a, b in itertools.pairwise(("1.23.0", "2.0.0", "2.1.0", "2.2.1"))),
+    *(("opencompass", a, b) for a, b in itertools.pairwise(("0.3.9", "0.4.2", "0.5.4"))),
 ]
 # A removed line must hold one of these to start a candidate.
 MARKER = re.compile(
