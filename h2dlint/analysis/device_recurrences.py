@@ -21,8 +21,8 @@ import libcst as cst
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.returned_tensors import returned_annotation
-from h2dlint.analysis.tensor_kinds import tensor_annotation
 from h2dlint.analysis.torch_api import FRESH_FACTORIES, TENSOR_ONLY_METHODS
+from h2dlint.analysis.tuple_annotations import tensor_annotation
 from h2dlint.walk import visit_read_only
 
 # torch functions that build a tensor from Python data or a shape: a new value, not one carried.

@@ -42,6 +42,9 @@ EXACT_METHODS = DTYPE_METHODS | frozenset(
         "squeeze",
         "transpose",
         "permute",
+        # A cast to another tensor's dtype (and device): the same values (session 24:
+        # neuralforecast's `(torch.ones(shape) / n).type_as(attn).to(attn.device)`).
+        "type_as",
     }
 )
 # Functions of torch that compute the same values on either device from their first argument
@@ -53,6 +56,14 @@ EXACT_FUNCTIONS = frozenset({"triu", "tril"})
 def factory_of(node: cst.BaseExpression) -> cst.Call | None:
     """The factory call at the root of a chain of value-exact methods (and views by basic
     indexing, ``[None, :]``), or None."""
+    root = chain_root(node)
+    return root if isinstance(root, cst.Call) else None
+
+
+def chain_root(node: cst.BaseExpression) -> cst.BaseExpression | None:
+    """What a chain of value-exact methods, views by basic indexing and ``torch.triu``-like
+    functions starts from: a call (``factory_of``'s factory) or any other expression
+    (``(ones / n)`` of ``(ones / n).type_as(x)``); None when a link is not value-exact."""
     while isinstance(node, (cst.Call, cst.Subscript)):
         if isinstance(node, cst.Subscript):
             if not basic_view_index(node):
@@ -69,7 +80,7 @@ def factory_of(node: cst.BaseExpression) -> cst.Call | None:
             node = func.value
             continue
         return node
-    return None
+    return node
 
 
 def basic_view_index(node: cst.Subscript) -> bool:
