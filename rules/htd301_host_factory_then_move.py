@@ -40,6 +40,11 @@ FACTORY_TAILS = "|".join(
     for n in sorted(SHAPE_FACTORIES | RANDOM_FACTORIES | CONSTRUCTORS | LEGACY_CONSTRUCTORS)
 )
 CHAIN_TAILS = "|".join(f".{m}" for m in sorted(EXACT_METHODS))
+# The last parts of the factories' names: a project name re-exporting one of them is followed.
+FACTORY_NAMES = frozenset(
+    n.rsplit(".", 1)[1]
+    for n in SHAPE_FACTORIES | RANDOM_FACTORIES | CONSTRUCTORS | LEGACY_CONSTRUCTORS
+)
 
 
 class HostFactoryThenMove(Rule):
@@ -917,7 +922,7 @@ class HostFactoryThenMove(Rule):
         if factory is None:
             self._module_constant(node, func.value)
             return
-        qualified = torch_name(provenance, factory.func)
+        qualified = torch_name(provenance, factory.func, FACTORY_NAMES.__contains__)
         if qualified is None:
             # ``torch.tensor(lens).cumsum(0).to(device)``: data computed on the host, then moved
             factory = _constructed_under(func.value)
@@ -978,7 +983,9 @@ class HostFactoryThenMove(Rule):
             if not move.by_value and move.device is not None
             else ""
         )
-        qualified = torch_name(provenance, factory.func) or "torch.zeros"
+        qualified = (
+            torch_name(provenance, factory.func, FACTORY_NAMES.__contains__) or "torch.zeros"
+        )
         if computed.proven and not computed.random and move.dtype is None:
             self._shape_factory(node, factory, qualified, move, confidence, certain)
             return

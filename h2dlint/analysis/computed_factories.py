@@ -26,6 +26,7 @@ from h2dlint.analysis.torch_aliases import torch_name
 _ELEMENTWISE = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Power)
 # ``torch`` functions that draw each element from the element of their one tensor argument.
 _DRAWS = frozenset({"torch.bernoulli", "torch.poisson"})
+_FACTORY_NAMES = frozenset(name.rpartition(".")[2] for name in SHAPE_FACTORIES)
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,10 @@ def _operand(
     """A factory of sizes and fills (seen through its value-exact chain), or a computation on
     one."""
     factory = factory_of(node)
-    if factory is not None and torch_name(provenance, factory.func) in SHAPE_FACTORIES:
+    if (
+        factory is not None
+        and torch_name(provenance, factory.func, _FACTORY_NAMES.__contains__) in SHAPE_FACTORIES
+    ):
         return ComputedFactory(factory, random=False, proven=True)
     return computed_factory(provenance, node, frame, depth + 1)
 

@@ -8,6 +8,8 @@ modules, a few hops, each module parsed once by the project index."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
 from h2dlint.analysis.provenance import Provenance
@@ -19,14 +21,20 @@ MAX_HOPS = 4
 _MEMO: dict[tuple[int, str], str | None] = {}
 
 
-def torch_name(provenance: Provenance, func: cst.BaseExpression) -> str | None:
+def torch_name(
+    provenance: Provenance,
+    func: cst.BaseExpression,
+    wanted: Callable[[str], bool] = lambda name: True,
+) -> str | None:
     """The qualified name of ``func`` as ``provenance.qualify`` gives it, or, when that is a
-    project name bound to a ``torch`` function, the ``torch`` name (``torch.arange``)."""
+    project name bound to a ``torch`` function, the ``torch`` name (``torch.arange``). Only
+    names whose last part ``wanted`` accepts are followed (each may parse a module: a caller
+    asks only about the names it could use, ``Tensor`` or a factory's)."""
     qualified = provenance.qualify(func)
     if qualified is None or qualified.startswith("torch."):
         return qualified
     project = provenance.project
-    if project is None:
+    if project is None or not wanted(qualified.rpartition(".")[2]):
         return qualified
     key = (id(project), qualified)
     if key not in _MEMO:

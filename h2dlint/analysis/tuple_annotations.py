@@ -18,7 +18,7 @@ from h2dlint.analysis.torch_aliases import torch_name
 
 def tensor_type(provenance: Provenance, node: cst.BaseExpression) -> bool:
     # ``from kornia.core import Tensor`` (``Tensor = torch.Tensor`` there) is torch's.
-    qualified = torch_name(provenance, node) or ""
+    qualified = torch_name(provenance, node, lambda name: name.endswith("Tensor")) or ""
     return qualified.startswith("torch.") and qualified.endswith("Tensor")
 
 
