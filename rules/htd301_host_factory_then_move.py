@@ -516,6 +516,21 @@ class HostFactoryThenMove(Rule):
         ),
     )
     invalid = (
+        # Session 24 (held out: kornia 0.6's `denormalize_laf`, per call): a cast to a dtype
+        # (`.to(LAF.dtype)`) between the factory and the move is no move.
+        Invalid(
+            """
+            import torch
+            def denormalize_laf(laf: torch.Tensor, min_size):
+                return torch.ones(1, 1, 2, 3).to(laf.dtype).to(laf.device) * min_size
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def denormalize_laf(laf: torch.Tensor, min_size):
+                return torch.ones(1, 1, 2, 3, device=laf.device).to(laf.dtype) * min_size
+            """,
+        ),
         # Session 24 (held out: neuralforecast 1.6's Informer, every forward with
         # output_attention): ones divided by a size on the host, cast and moved; the fix makes
         # the ones on the device and keeps the cast. TabNet 4.0's obfuscator drew its mask on

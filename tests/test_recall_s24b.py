@@ -163,3 +163,18 @@ def test_torch_functions_re_exported_by_the_project(tmp_path: Path) -> None:
         },
     )
     assert found == [("feature.py", 6), ("feature.py", 7), ("feature.py", 8)]
+
+
+def test_a_dtype_cast_between_the_factory_and_the_move() -> None:
+    code = """
+        import torch
+        def denormalize_laf(laf: torch.Tensor, min_size):
+            coef = torch.ones(1, 1, 2, 3).to(laf.dtype).to(laf.device) * min_size
+            named = torch.zeros(4).to(torch.float16).to(laf.device)
+            ok = torch.ones(1, 1, 2, 3, dtype=laf.dtype, device=laf.device) * min_size
+            cast_only = torch.ones(3).to(torch.float16)
+            moved_data = torch.tensor(laf.shape).to(laf.dtype).to(laf.device)
+            return coef, named, ok, cast_only, moved_data
+    """
+    found = _findings(code, "HTD301")
+    assert [row for _, row, _ in found] == [4, 5]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.arguments import first_positional
-from h2dlint.analysis.torch_api import DTYPE_METHODS
+from h2dlint.analysis.torch_api import DTYPE_METHODS, DTYPE_NAMES
 
 # Factories whose arguments are sizes and fill values, never data: made on the host, then moved.
 SHAPE_FACTORIES = frozenset(
@@ -79,8 +79,32 @@ def chain_root(node: cst.BaseExpression) -> cst.BaseExpression | None:
                 return None
             node = func.value
             continue
+        if isinstance(func, cst.Attribute) and func.attr.value == "to" and dtype_cast(node):
+            node = func.value  # ``.to(LAF.dtype)`` before ``.to(LAF.device)``: a cast
+            continue
         return node
     return node
+
+
+def dtype_cast(call: cst.Call) -> bool:
+    """``x.to(torch.float32)``, ``x.to(other.dtype)``, ``x.to(dtype=d)``: a cast of the same
+    values where they are, no move (session 24: kornia 0.6's `torch.ones(1, 1, 2,
+    3).to(LAF.dtype).to(LAF.device)` per call)."""
+    if len(call.args) != 1:
+        return False
+    arg = call.args[0]
+    if arg.keyword is not None:
+        return arg.keyword.value == "dtype"
+    value = arg.value
+    if not isinstance(value, cst.Attribute) or arg.star:
+        return False
+    if value.attr.value == "dtype":
+        return True
+    return (
+        isinstance(value.value, cst.Name)
+        and value.value.value == "torch"
+        and f"torch.{value.attr.value}" in DTYPE_NAMES
+    )
 
 
 def basic_view_index(node: cst.Subscript) -> bool:
