@@ -501,7 +501,7 @@ PAIRS: list[tuple[str, str, str]] = [
     # torchmetrics, ultralytics, torch-geometric, kornia and torchrl. Files naming vllm or
     # sglang were deleted unread from every release fetched first (torchrl 0.9.2: 15, 0.10.1:
     # 28; none in the others). Rows kept from ultralytics 8.2.0, botorch 0.9.5, neuralforecast
-    # 1.6.4, pytorch-tabnet 4.0, torch-geometric 2.3.1, kornia 0.7.0 and torchmetrics 1.0.3.
+    # 1.6.4, pytorch-tabnet 4.0, torch-geometric 2.3.1, kornia 0.6.8 and 0.7.0, torchmetrics 1.0.3.
     *(("pyro-ppl", a, b) for a, b in itertools.pairwise(_PYRO)),
     *(("gpytorch", a, b) for a, b in itertools.pairwise(_GPYTORCH)),
     *(("botorch", a, b) for a, b in itertools.pairwise(_BOTORCH)),
@@ -517,9 +517,15 @@ PAIRS: list[tuple[str, str, str]] = [
         for a, b in itertools.pairwise(("1.0.3", "1.1.2", "1.2.1", "1.3.2", "1.4.3", "1.5.2"))
     ),
     *(("ultralytics", a, b) for a, b in itertools.pairwise(("8.0.200", "8.1.0", "8.2.0", "8.3.0"))),
-    *(("torch-geometric", a, b) for a, b in itertools.pairwise(("2.3.1", "2.4.0", "2.5.3"))),
-    *(("kornia", a, b) for a, b in itertools.pairwise(("0.6.12", "0.7.0", "0.7.4"))),
-    *(("torchrl", a, b) for a, b in itertools.pairwise(("0.7.2", "0.8.1", "0.9.2", "0.10.1"))),
+    *(
+        ("torch-geometric", a, b)
+        for a, b in itertools.pairwise(("2.2.0", "2.3.1", "2.4.0", "2.5.3"))
+    ),
+    *(("kornia", a, b) for a, b in itertools.pairwise(("0.6.8", "0.6.12", "0.7.0", "0.7.4"))),
+    *(
+        ("torchrl", a, b)
+        for a, b in itertools.pairwise(("0.5.0", "0.7.2", "0.8.1", "0.9.2", "0.10.1"))
+    ),
 ]
 # A removed line must hold one of these to start a candidate.
 MARKER = re.compile(
