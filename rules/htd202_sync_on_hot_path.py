@@ -392,6 +392,16 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 24: `.diff()` of a value of unknown kind (pandas has one) proves no tensor,
+        # so its `nonzero()` may be numpy's.
+        Valid(
+            """
+            class Sampler:
+                def step(self, frame):
+                    changes = frame.diff()
+                    return changes.nonzero()
+            """
+        ),
         # Session 22 (heldout22): a validation or test step copies its outputs to the host for
         # a host metric (outetts 0.4.4's WavTokenizer: PESQ per validation batch): the pass's
         # purpose, with no training step queued behind it (analysis/evaluation_steps.py).
@@ -2018,6 +2028,22 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 24 (held out: botorch 0.9's linear elliptical slice sampler, every step): the
+        # `nonzero()` of the changes of a feasibility mask, `.diff()` of a tensor a method of the
+        # class annotates; a tensor's method returns a tensor.
+        Invalid(
+            """
+            import torch
+            from torch import Tensor
+            class Sampler:
+                def _is_feasible(self, points: Tensor) -> Tensor:
+                    return (self.A @ points <= self.b).all(dim=0)
+                def step(self, samples):
+                    delta = self._is_feasible(samples).to(dtype=int).diff()
+                    return delta.nonzero()
+                    #      ^^^^^^^^^^^^^^^
+            """,
+        ),
         # Session 23: a device counter updated in place (`self.ptr += 1`) stays on the device;
         # a host one (`torch.zeros(())`) stays on the host (a VALID twin in the tests).
         Invalid(

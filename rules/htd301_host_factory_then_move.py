@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.arguments import first_positional, is_true, keyword, positional
+from h2dlint.analysis.computed_factories import ComputedFactory, computed_factory
 from h2dlint.analysis.factories import (
     EXACT_FACTORIES,
     EXACT_METHODS,
@@ -22,6 +23,7 @@ from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.size_built import size_built_name
 from h2dlint.analysis.targets import Move
 from h2dlint.analysis.tensor_kinds import tensor_evidence
+from h2dlint.analysis.torch_aliases import torch_name
 from h2dlint.analysis.unknown_data import maybe_host_data
 from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.rule import Invalid, Rule, Valid
@@ -39,6 +41,11 @@ FACTORY_TAILS = "|".join(
     for n in sorted(SHAPE_FACTORIES | RANDOM_FACTORIES | CONSTRUCTORS | LEGACY_CONSTRUCTORS)
 )
 CHAIN_TAILS = "|".join(f".{m}" for m in sorted(EXACT_METHODS))
+# The last parts of the factories' names: a project name re-exporting one of them is followed.
+FACTORY_NAMES = frozenset(
+    n.rsplit(".", 1)[1]
+    for n in SHAPE_FACTORIES | RANDOM_FACTORIES | CONSTRUCTORS | LEGACY_CONSTRUCTORS
+)
 
 
 class HostFactoryThenMove(Rule):
@@ -158,6 +165,22 @@ class HostFactoryThenMove(Rule):
     )
 
     valid = (
+        # Session 24: a factory's values computed on with numbers, made on the device (the
+        # fix); with a parameter of unknown kind (it may be a tensor of data); with a
+        # reduction of the factory (not element-wise: `cumsum` above); a random draw from a
+        # factory made on the device.
+        Valid(
+            """
+            import torch
+            class ProbAttention(torch.nn.Module):
+                def forward(self, v, attn, x, scale):
+                    b, h, n, d = v.shape
+                    attns = (torch.ones([b, h, n, n], device=attn.device) / n).type_as(attn)
+                    scaled = (torch.ones(4) * scale).to(x.device)
+                    mask = torch.bernoulli(self.ratio * torch.ones(x.shape, device=x.device))
+                    return attns, scaled, mask
+            """
+        ),
         # Session 23: the fixed mask (the view of a factory made on the device), and a view
         # indexed by a tensor (a gather of values, no view of the factory) moved.
         Valid(
@@ -529,6 +552,49 @@ class HostFactoryThenMove(Rule):
         ),
     )
     invalid = (
+        # Session 24 (held out: kornia 0.6's `denormalize_laf`, per call): a cast to a dtype
+        # (`.to(LAF.dtype)`) between the factory and the move is no move.
+        Invalid(
+            """
+            import torch
+            def denormalize_laf(laf: torch.Tensor, min_size):
+                return torch.ones(1, 1, 2, 3).to(laf.dtype).to(laf.device) * min_size
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def denormalize_laf(laf: torch.Tensor, min_size):
+                return torch.ones(1, 1, 2, 3, device=laf.device).to(laf.dtype) * min_size
+            """,
+        ),
+        # Session 24 (held out: neuralforecast 1.6's Informer, every forward with
+        # output_attention): ones divided by a size on the host, cast and moved; the fix makes
+        # the ones on the device and keeps the cast. TabNet 4.0's obfuscator drew its mask on
+        # the host every pretraining step (random: no fix).
+        Invalid(
+            """
+            import torch
+            class ProbAttention(torch.nn.Module):
+                def forward(self, v, attn):
+                    b, h, n, d = v.shape
+                    return (torch.ones([b, h, n, n]) / n).type_as(attn).to(attn.device)
+                    #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            class RandomObfuscator(torch.nn.Module):
+                def forward(self, x):
+                    return torch.bernoulli(self.ratio * torch.ones(x.shape)).to(x.device)
+                    #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            class ProbAttention(torch.nn.Module):
+                def forward(self, v, attn):
+                    b, h, n, d = v.shape
+                    return (torch.ones([b, h, n, n], device=attn.device) / n).type_as(attn)
+            class RandomObfuscator(torch.nn.Module):
+                def forward(self, x):
+                    return torch.bernoulli(self.ratio * torch.ones(x.shape)).to(x.device)
+            """,
+        ),
         # Session 23 (held out: audiocraft's `length_to_mask`, every conditioner's forward): a
         # view by basic indexing between the factory and the move is the same copy; the fix
         # moves `device=` into the factory and keeps the view.
@@ -920,13 +986,17 @@ class HostFactoryThenMove(Rule):
         func = node.func
         if not isinstance(func, cst.Attribute) or func.attr.value not in ("to", "cuda"):
             return
+        provenance = Provenance.of(self.context)
+        computed = computed_factory(provenance, func.value, provenance.current_frame())
+        if computed is not None:
+            self._computed(node, computed)
+            return
         factory = factory_of(func.value)
         if factory is None:
             if not self._size_built(node, func.value):
                 self._module_constant(node, func.value)
             return
-        provenance = Provenance.of(self.context)
-        qualified = provenance.qualify(factory.func)
+        qualified = torch_name(provenance, factory.func, FACTORY_NAMES.__contains__)
         if qualified is None:
             # ``torch.tensor(lens).cumsum(0).to(device)``: data computed on the host, then moved
             factory = _constructed_under(func.value)
@@ -993,6 +1063,44 @@ class HostFactoryThenMove(Rule):
             confidence=Confidence.HIGH if move.by_value else Confidence.MEDIUM,
         )
         return True
+
+    def _computed(self, node: cst.Call, computed: ComputedFactory) -> None:
+        """``(torch.ones(shape) / n).to(device)``, ``torch.bernoulli(p * torch.ones(shape))
+        .to(device)``: a factory's values computed on with numbers on the host, then moved.
+        The fix puts ``device=`` into the factory and drops the move when every other operand
+        is a proven number and nothing is drawn at random."""
+        factory = computed.factory
+        if any(keyword(factory, k) for k in BLOCKING_KEYWORDS):
+            return
+        provenance = Provenance.of(self.context)
+        move = Move.of(node, provenance, provenance.current_frame())
+        if move is None or RunOnce.of(self.context).code(self.context.ancestors):
+            return
+        confidence = Confidence.HIGH if move.by_value else Confidence.MEDIUM
+        certain = (
+            f" (certain if `{self.context.module.code_for_node(move.device)}` is an "
+            "accelerator, as its name says)"
+            if not move.by_value and move.device is not None
+            else ""
+        )
+        qualified = (
+            torch_name(provenance, factory.func, FACTORY_NAMES.__contains__) or "torch.zeros"
+        )
+        if computed.proven and not computed.random and move.dtype is None:
+            self._shape_factory(node, factory, qualified, move, confidence, certain)
+            return
+        why = (
+            "the device's generator draws other numbers than the host's"
+            if computed.random
+            else "an operand may be a host tensor"
+        )
+        self.report(
+            node,
+            f"tensor computed on the host from `{qualified.rsplit('.', 1)[1]}(...)` and numbers "
+            f"only to be moved to the device{certain}: pass `device=` to the factory and "
+            f"compute it there; no fix offered: {why}",
+            confidence=confidence,
+        )
 
     def _module_constant(self, node: cst.Call, receiver: cst.BaseExpression) -> None:
         """``pi.to(x.device)`` in a function, ``pi`` a module-level host tensor: the same copy

@@ -306,6 +306,21 @@ SERVING_PACKAGES: dict[str, str] = {
     "torchft": "0.2.0",
     "compressed-tensors": "0.12.2",
     "opencompass": "0.5.4",
+    # Session 24 (helper heldout24b): releases diffed for held-out upstream fixes (Bayesian
+    # optimisation, probabilistic programming, Gaussian processes, forecasting, tabular,
+    # detection tooling and audio codecs; older releases of monai, torchmetrics, ultralytics,
+    # torch-geometric, kornia and torchrl pinned above were diffed too). Files that name vllm
+    # or sglang were deleted unread from the releases fetched (torchrl 0.9.2 15, 0.10.1 28;
+    # torch-geometric 2.8.1 1; none of the others').
+    "botorch": "0.18.1",
+    "pyro-ppl": "1.9.2",
+    "gpytorch": "1.15.2",
+    "neuralforecast": "3.3.0",
+    "pytorch-tabnet": "4.1.0",
+    "skorch": "1.4.0",
+    "supervision": "0.31.2",
+    "descript-audio-codec": "1.0.0",
+    "encodec": "0.1.1",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 

@@ -122,6 +122,11 @@ _PYANNOTE = ("3.0.1", "3.1.1", "3.3.2", "3.4.0", "4.0.0", "4.0.7")
 _VERL = ("0.3.0.post1", "0.4.0", "0.4.1", "0.5.0", "0.6.1", "0.7.1", "0.8.0", "0.9.1")
 _LLM_FOUNDRY = ("0.10.0", "0.14.5", "0.17.1", "0.19.0", "0.21.0", "0.22.0")
 _AXOLOTL = ("0.8.1", "0.10.0", "0.12.2", "0.14.0", "0.16.1", "0.18.0", "0.19.0")
+# Session 24 (helper heldout24b): scientific and forecasting code never diffed.
+_PYRO = ("1.8.0", "1.8.3", "1.8.6", "1.9.0", "1.9.2")
+_GPYTORCH = ("1.9.1", "1.11", "1.12", "1.13", "1.14", "1.15.2")
+_BOTORCH = ("0.9.5", "0.11.3", "0.13.0", "0.15.1", "0.17.2", "0.18.1")
+_NEURALFORECAST = ("1.6.4", "1.7.7", "2.0.1", "3.0.2", "3.1.9", "3.3.0")
 
 # Consecutive releases over roughly the last one to two years, serving engines and model code
 # first. Kept modest: every version is a full download of the package's .py files.
@@ -518,6 +523,37 @@ PAIRS: list[tuple[str, str, str]] = [
     ),
     *(("nemo-toolkit", a, b) for a, b in itertools.pairwise(("1.23.0", "2.0.0", "2.1.0", "2.2.1"))),
     *(("opencompass", a, b) for a, b in itertools.pairwise(("0.3.9", "0.4.2", "0.5.4"))),
+    # Session 24 (helper heldout24b): scientific, forecasting, tabular, vision and audio code
+    # never diffed (pyro-ppl, gpytorch, botorch, neuralforecast, descript-audio-codec, encodec,
+    # skorch, pytorch-tabnet, supervision), and releases before those mined of monai,
+    # torchmetrics, ultralytics, torch-geometric, kornia and torchrl. Files naming vllm or
+    # sglang were deleted unread from every release fetched first (torchrl 0.9.2: 15, 0.10.1:
+    # 28; none in the others). Rows kept from ultralytics 8.2.0, botorch 0.9.5, neuralforecast
+    # 1.6.4, pytorch-tabnet 4.0, torch-geometric 2.3.1, kornia 0.6.8 and 0.7.0, torchmetrics 1.0.3.
+    *(("pyro-ppl", a, b) for a, b in itertools.pairwise(_PYRO)),
+    *(("gpytorch", a, b) for a, b in itertools.pairwise(_GPYTORCH)),
+    *(("botorch", a, b) for a, b in itertools.pairwise(_BOTORCH)),
+    *(("neuralforecast", a, b) for a, b in itertools.pairwise(_NEURALFORECAST)),
+    ("descript-audio-codec", "0.0.5", "1.0.0"),
+    ("encodec", "0.1.0", "0.1.1"),
+    *(("skorch", a, b) for a, b in itertools.pairwise(("0.15.0", "1.0.0", "1.2.0", "1.4.0"))),
+    *(("pytorch-tabnet", a, b) for a, b in itertools.pairwise(("3.1.1", "4.0", "4.1.0"))),
+    *(("supervision", a, b) for a, b in itertools.pairwise(("0.22.0", "0.26.1", "0.31.2"))),
+    *(("monai", a, b) for a, b in itertools.pairwise(("1.0.1", "1.1.0", "1.2.0", "1.3.2"))),
+    *(
+        ("torchmetrics", a, b)
+        for a, b in itertools.pairwise(("1.0.3", "1.1.2", "1.2.1", "1.3.2", "1.4.3", "1.5.2"))
+    ),
+    *(("ultralytics", a, b) for a, b in itertools.pairwise(("8.0.200", "8.1.0", "8.2.0", "8.3.0"))),
+    *(
+        ("torch-geometric", a, b)
+        for a, b in itertools.pairwise(("2.2.0", "2.3.1", "2.4.0", "2.5.3"))
+    ),
+    *(("kornia", a, b) for a, b in itertools.pairwise(("0.6.8", "0.6.12", "0.7.0", "0.7.4"))),
+    *(
+        ("torchrl", a, b)
+        for a, b in itertools.pairwise(("0.5.0", "0.7.2", "0.8.1", "0.9.2", "0.10.1"))
+    ),
 ]
 # A removed line must hold one of these to start a candidate.
 MARKER = re.compile(

@@ -7,7 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.arguments import first_positional
-from h2dlint.analysis.torch_api import DTYPE_METHODS
+from h2dlint.analysis.torch_api import DTYPE_METHODS, DTYPE_NAMES
 
 # Factories whose arguments are sizes and fill values, never data: made on the host, then moved.
 SHAPE_FACTORIES = frozenset(
@@ -42,6 +42,9 @@ EXACT_METHODS = DTYPE_METHODS | frozenset(
         "squeeze",
         "transpose",
         "permute",
+        # A cast to another tensor's dtype (and device): the same values (session 24:
+        # neuralforecast's `(torch.ones(shape) / n).type_as(attn).to(attn.device)`).
+        "type_as",
     }
 )
 # Functions of torch that compute the same values on either device from their first argument
@@ -53,6 +56,14 @@ EXACT_FUNCTIONS = frozenset({"triu", "tril"})
 def factory_of(node: cst.BaseExpression) -> cst.Call | None:
     """The factory call at the root of a chain of value-exact methods (and views by basic
     indexing, ``[None, :]``), or None."""
+    root = chain_root(node)
+    return root if isinstance(root, cst.Call) else None
+
+
+def chain_root(node: cst.BaseExpression) -> cst.BaseExpression | None:
+    """What a chain of value-exact methods, views by basic indexing and ``torch.triu``-like
+    functions starts from: a call (``factory_of``'s factory) or any other expression
+    (``(ones / n)`` of ``(ones / n).type_as(x)``); None when a link is not value-exact."""
     while isinstance(node, (cst.Call, cst.Subscript)):
         if isinstance(node, cst.Subscript):
             if not basic_view_index(node):
@@ -68,8 +79,32 @@ def factory_of(node: cst.BaseExpression) -> cst.Call | None:
                 return None
             node = func.value
             continue
+        if isinstance(func, cst.Attribute) and func.attr.value == "to" and dtype_cast(node):
+            node = func.value  # ``.to(LAF.dtype)`` before ``.to(LAF.device)``: a cast
+            continue
         return node
-    return None
+    return node
+
+
+def dtype_cast(call: cst.Call) -> bool:
+    """``x.to(torch.float32)``, ``x.to(other.dtype)``, ``x.to(dtype=d)``: a cast of the same
+    values where they are, no move (session 24: kornia 0.6's `torch.ones(1, 1, 2,
+    3).to(LAF.dtype).to(LAF.device)` per call)."""
+    if len(call.args) != 1:
+        return False
+    arg = call.args[0]
+    if arg.keyword is not None:
+        return arg.keyword.value == "dtype"
+    value = arg.value
+    if not isinstance(value, cst.Attribute) or arg.star:
+        return False
+    if value.attr.value == "dtype":
+        return True
+    return (
+        isinstance(value.value, cst.Name)
+        and value.value.value == "torch"
+        and f"torch.{value.attr.value}" in DTYPE_NAMES
+    )
 
 
 def basic_view_index(node: cst.Subscript) -> bool:

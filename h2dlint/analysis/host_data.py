@@ -13,9 +13,9 @@ from h2dlint.analysis.bindings import iterated_by
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.factories import numeric
 from h2dlint.analysis.frames import Frame, parameter_annotation
+from h2dlint.analysis.int_names import range_bound, range_target, shape_unpacked
 from h2dlint.analysis.provenance import MAX_DEPTH, Provenance, annotation_is
 from h2dlint.imports import dotted_name
-from h2dlint.walk import visit_read_only
 
 if TYPE_CHECKING:
     from h2dlint.context import FileContext
@@ -373,62 +373,18 @@ def _scalar_name(provenance: Provenance, name: cst.Name, frame: Frame, depth: in
         elif binding.statement is bindings.root:
             # a parameter: a number if a ``range`` takes it or every call passes one
             if not (
-                _range_bound(frame, name.value)
+                range_bound(frame, name.value)
                 or provenance.passed_only(
                     name, frame, depth, lambda v, f, d: host_scalar(provenance, v, f, d)
                 )
             ):
                 return False
-        elif not _range_target(binding.statement, name.value):
+        elif not (
+            range_target(binding.statement, name.value)
+            or shape_unpacked(binding.statement, name.value)
+        ):
             return False
     return True
-
-
-def _range_bound(frame: Frame, name: str) -> bool:
-    """``range(name)`` or ``range(..., name)`` somewhere in the function: ``name`` counts
-    steps, an ``int``."""
-    function = frame.function
-    if not isinstance(function, cst.FunctionDef):
-        return False
-    for call in _calls(function):
-        if (
-            isinstance(call.func, cst.Name)
-            and call.func.value == "range"
-            and any(isinstance(a.value, cst.Name) and a.value.value == name for a in call.args)
-        ):
-            return True
-    return False
-
-
-class _Calls(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.found: list[cst.Call] = []
-
-    def visit_Call(self, call: cst.Call) -> None:
-        self.found.append(call)
-
-
-def _calls(node: cst.CSTNode) -> list[cst.Call]:
-    collector = _Calls()
-    visit_read_only(node, collector)
-    return collector.found
-
-
-def _range_target(statement: cst.CSTNode, name: str) -> bool:
-    """``for name in range(...)``, or the counter of ``for name, item in enumerate(...)``."""
-    if not (
-        isinstance(statement, cst.For)
-        and isinstance(statement.iter, cst.Call)
-        and isinstance(statement.iter.func, cst.Name)
-    ):
-        return False
-    target, counted = statement.target, statement.iter.func.value
-    if counted == "range":
-        return isinstance(target, cst.Name) and target.value == name
-    if counted != "enumerate" or not isinstance(target, cst.Tuple) or not target.elements:
-        return False
-    first = target.elements[0].value
-    return isinstance(first, cst.Name) and first.value == name
 
 
 def _module_values(provenance: Provenance, name: cst.Name) -> list[cst.BaseExpression]:

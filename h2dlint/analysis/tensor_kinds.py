@@ -23,6 +23,7 @@ from h2dlint.analysis.torch_api import (
     FRESH_FACTORIES,
     TENSOR_FUNCTIONS,
     TENSOR_ONLY_METHODS,
+    TENSOR_VALUE_METHODS,
     typed_tensor_call,
 )
 from h2dlint.analysis.tuple_annotations import (
@@ -203,6 +204,10 @@ def tensor_evidence(
         return inner
     if isinstance(node, cst.Attribute):
         call = node.value
+        if isinstance(call, cst.Name) and node.attr.value in ("values", "indices"):
+            # ``max0 = scores.max(2)`` then ``max0.indices``: the reduction bound once
+            bound = provenance.bindings(frame).reaching_bindings(call)
+            call = bound[0].value or call if len(bound) == 1 else call
         if node.attr.value in ("values", "indices") and isinstance(call, cst.Call):
             # ``x.max(dim=0).values``: a field of the tuple a reduction returns
             func = call.func
@@ -263,6 +268,8 @@ def tensor_evidence(
     if method == "to":
         # ``x.contiguous().to(torch.float32)``: a tensor's copy is a tensor (a module's or a
         # batch's ``.to()`` has no tensor evidence in its receiver).
+        return tensor_evidence(provenance, receiver, frame, read=read, depth=depth + 1)
+    if method in TENSOR_VALUE_METHODS:
         return tensor_evidence(provenance, receiver, frame, read=read, depth=depth + 1)
     if method in TENSOR_ONLY_METHODS or method in ARRAY_METHODS or torch_keyword:
         found = tensor_evidence(provenance, receiver, frame, read=read, depth=depth + 1)

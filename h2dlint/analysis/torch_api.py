@@ -242,6 +242,15 @@ TENSOR_ONLY_METHODS = frozenset(
     }
     | MASK_OPS
 )
+# Methods that return a tensor when called on one, though other values have methods of these
+# names too (pandas' ``diff``, a list's ``sort``): a proven tensor's ``d.diff()`` is a tensor,
+# an unknown value's is not proven one (session 24: botorch's sampler ran `.nonzero()` of
+# `self._is_feasible(x).to(dtype=int).diff()` every step).
+TENSOR_VALUE_METHODS = frozenset(
+    {"diff", "flip", "roll", "t", "cumprod", "neg", "sign", "remainder", "fmod", "square"}
+    | {"tanh", "relu", "ceil", "floor", "trunc", "minimum", "maximum", "clip", "where"}
+    | {"add", "sub", "mul", "div", "matmul", "mm", "bmm", "tile", "nan_to_num", "rsqrt", "log1p"}
+)
 # Methods of an array (a tensor, or a numpy array) whose result is on the input's device:
 # reductions and arithmetic; applied to a value, they prove it is an array, not which kind.
 ARRAY_METHODS = frozenset(

@@ -13,10 +13,12 @@ import libcst as cst
 
 from h2dlint.analysis.frames import Frame, parameter_annotation
 from h2dlint.analysis.provenance import Provenance, annotation_is
+from h2dlint.analysis.torch_aliases import torch_name
 
 
 def tensor_type(provenance: Provenance, node: cst.BaseExpression) -> bool:
-    qualified = provenance.qualify(node) or ""
+    # ``from kornia.core import Tensor`` (``Tensor = torch.Tensor`` there) is torch's.
+    qualified = torch_name(provenance, node, lambda name: name.endswith("Tensor")) or ""
     return qualified.startswith("torch.") and qualified.endswith("Tensor")
 
 
