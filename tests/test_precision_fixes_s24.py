@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from pathlib import Path
 
 import libcst as cst
 
@@ -190,3 +191,57 @@ def test_a_validation_guard_is_occasional() -> None:
     guarded = _guarded_lines(ast.parse(TRAIN))["Trainer.train"]
     assert any(first <= 8 <= last for first, last in guarded)
     assert not any(first <= 10 <= last for first, last in guarded)  # not a validation word
+
+
+# -- a transform that only datasets build -------------------------------------------------------
+
+TRANSFORM = """
+import torch
+from torch import nn
+
+
+class VolumeNorm(nn.Module):
+    def __call__(self, signal):
+        energy = torch.mean(signal**2)
+        if energy < self.energy_threshold:
+            return signal
+        return signal / signal.abs().max()
+"""
+
+BUILDER = """
+from torch import nn
+
+from .utils import VolumeNorm
+
+
+class AudioPipeline:
+    def preprocess(self, audio):
+        augs = nn.Sequential(VolumeNorm())
+        return augs(audio)
+"""
+
+
+def test_a_transform_only_datasets_build_runs_on_host_samples(tmp_path: Path) -> None:
+    """stable-audio-tools' ``VolumeNorm``: defined in ``data/utils.py``, built only by
+    ``data/dataset.py``'s preprocessing; the same class built by a loader stays an entry."""
+    from click.testing import CliRunner
+
+    from h2dlint.cli import main
+
+    def reports(name: str, builder: str, folder_name: str = "data") -> bool:
+        root = tmp_path / name
+        data = root / "pkg" / folder_name
+        data.mkdir(parents=True)
+        (root / "pkg" / "__init__.py").write_text("")
+        (data / "__init__.py").write_text("")
+        (data / "utils.py").write_text(TRANSFORM)
+        (data / builder).write_text(BUILDER)
+        args = ["check", "--no-cache", "--select", "HTD202", "-j", "1", str(root / "pkg")]
+        result = CliRunner().invoke(main, args, catch_exceptions=False)
+        return "utils.py" in result.output
+
+    assert not reports("dataset", "dataset.py")
+    assert not reports("collate", "collate_fns.py")
+    # built by a loader (a device prefetcher may run it), or outside a data folder
+    assert reports("loader", "loader.py")
+    assert reports("model", "dataset.py", folder_name="models")
