@@ -7,7 +7,6 @@ from h2dlint.analysis.arguments import host_named, keyword, positional
 from h2dlint.analysis.device_loops import DeviceLoop, device_loop
 from h2dlint.analysis.earlier_copies import earlier_host_copy
 from h2dlint.analysis.element_writes import ONE_ELEMENT, syncing_write
-from h2dlint.analysis.evaluation_steps import in_evaluation_hook
 from h2dlint.analysis.explicit_waits import (
     per_step_wait,
     queued_copies,
@@ -16,6 +15,7 @@ from h2dlint.analysis.explicit_waits import (
     wait_message,
 )
 from h2dlint.analysis.facts import Where
+from h2dlint.analysis.first_iterations import first_iteration
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.generation_outputs import after_generation, output_after_loop
 from h2dlint.analysis.host_data import host_scalar
@@ -25,6 +25,7 @@ from h2dlint.analysis.host_inputs import (
     prepared_host_input,
     written_to,
 )
+from h2dlint.analysis.host_io_calls import copied_output
 from h2dlint.analysis.hot_guards import runs_every_call
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.loop_body import saving_code, showing_code
@@ -2026,6 +2027,82 @@ class SyncOnHotPath(Rule):
                 return host_lengths(info), mismatched(info)
             """
         ),
+        # Session 24: a string looked up in a batch is a test of a dict's keys, whatever the
+        # values are (uni2ts' Lightning steps over ``batch: dict[str, torch.Tensor]``).
+        Valid(
+            """
+            import torch
+            import lightning as L
+            class Forecaster(L.LightningModule):
+                def training_step(self, batch: dict[str, torch.Tensor], batch_idx: int):
+                    loss = self.model(batch["target"])
+                    size = batch["sample_id"].max() if "sample_id" in batch else None
+                    if f"{self.prefix}_mask" not in batch:
+                        loss = loss * 2
+                    self.log("train/loss", loss, batch_size=size)
+                    return loss
+            """
+        ),
+        # Session 24: an epoch loop's own body, around its loop over batches, runs once per
+        # epoch (TabPFN's fine-tuning: the epoch's loss summed across ranks and read once).
+        Valid(
+            """
+            import torch
+            import torch.distributed as dist
+            class Finetuner:
+                def fit(self, model, optimizer, scaler, loader):
+                    for epoch in range(self.epochs):
+                        epoch_loss_sum = 0.0
+                        for batch in loader:
+                            optimizer.zero_grad()
+                            loss = model(batch)
+                            scaler.scale(loss).backward()
+                            scaler.step(optimizer)
+                        loss_tensor = torch.tensor([epoch_loss_sum], device=self.device)
+                        dist.all_reduce(loss_tensor)
+                        epoch_loss_sum = float(loss_tensor[0].item())
+            """
+        ),
+        # Session 24: a host-in, host-out wrapper (a ControlNet annotator, an infill model):
+        # its ``__call__`` makes the input from a numpy image and returns the result as one;
+        # the copy is the request's output.
+        Valid(
+            """
+            import numpy as np
+            import torch
+            class DepthDetector:
+                def __call__(self, image: np.ndarray) -> np.ndarray:
+                    x = torch.from_numpy(image).unsqueeze(0).to(self.device)
+                    with torch.no_grad():
+                        depth = self.model(x)
+                    depth = depth.cpu().numpy().astype(np.uint8)
+                    return depth
+            """
+        ),
+        # Session 24: ``if i == 0:`` in ``for i in range(n)`` runs on the first iteration
+        # only (Whisper's decoding loop keeps the no-speech probabilities of the first step).
+        Valid(
+            """
+            import torch
+            from torch import Tensor
+            class Inference:
+                def logits(self, tokens: Tensor, audio_features: Tensor) -> Tensor:
+                    return self.model.decoder(tokens, audio_features)
+            class DecodingTask:
+                def __init__(self, model):
+                    self.inference = Inference(model)
+                def _main_loop(self, audio_features: Tensor, tokens: Tensor):
+                    no_speech_probs = None
+                    for i in range(self.sample_len):
+                        logits = self.inference.logits(tokens, audio_features)
+                        if i == 0 and self.no_speech is not None:
+                            probs_at_sot = logits[:, 0].float().softmax(dim=-1)
+                            no_speech_probs = probs_at_sot[:, self.no_speech].tolist()
+                        next_tokens = logits[:, -1].argmax(dim=-1, keepdim=True)
+                        tokens = torch.cat([tokens, next_tokens], dim=-1)
+                    return tokens, no_speech_probs
+            """
+        ),
     )
     invalid = (
         # Session 24 (held out: botorch 0.9's linear elliptical slice sampler, every step): the
@@ -3733,8 +3810,8 @@ class SyncOnHotPath(Rule):
             and output_after_loop(provenance, self.context.ancestors, explicit)
         ):
             return False  # the loop's result handed on (or decoded to text) once, not per step
-        if kind == "copy" and in_evaluation_hook(self.context.ancestors):
-            return False  # a validation step's outputs copied to a host metric: its purpose
+        if kind == "copy" and copied_output(self.context.ancestors, explicit):
+            return False  # a validation step's metric input, a host-in/out wrapper's result
         shown = self.shown(tensor, "the tensor")
         read = what.format(shown)
         read = read[0].upper() + read[1:]
@@ -3777,7 +3854,7 @@ class SyncOnHotPath(Rule):
         for parent in reversed(self.context.ancestors):
             if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
                 return None
-            if isinstance(parent, cst.For):
+            if isinstance(parent, cst.For) and not first_iteration(self.context.ancestors, parent):
                 loop = self._loops.get(parent)
                 if loop is None:
                     loop = self._loops[parent] = device_loop(provenance, parent, frame)

@@ -321,6 +321,21 @@ SERVING_PACKAGES: dict[str, str] = {
     "supervision": "0.31.2",
     "descript-audio-codec": "1.0.0",
     "encodec": "0.1.1",
+    # Session 24 (helper precision24): a held-out precision reading (docs/precision.md,
+    # "Session 24 (precision24)"). The packages asked for were pinned above already (xinference,
+    # litserve, nanotron, torchtitan, flash-linear-attention, transformer-engine, invokeai,
+    # stable-audio-tools, chronos-forecasting): their whole packages were scanned and only the
+    # findings no label held were read. New here, serving and model code no triage had read:
+    # Demucs' source separation (chunked apply_model), TabPFN's inference engine, TimesFM's
+    # forecasting, Spandrel's architectures, ESM's protein models and Moirai (uni2ts). Files
+    # that import or name vllm or sglang (36 of torchtitan's, 182 of xinference's, 4 of
+    # invokeai's, none of the new ones') were removed before the scan and never read.
+    "demucs": "4.1.0",
+    "tabpfn": "9.2.0",
+    "timesfm": "3.0.2",
+    "spandrel": "0.4.2",
+    "fair-esm": "2.0.0",
+    "uni2ts": "2.0.0",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 

@@ -13,7 +13,7 @@ from h2dlint.analysis.device_recurrences import carried_tensors
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.sync_basics import LoopBodyVisitor
-from h2dlint.analysis.targets import Target, to_target
+from h2dlint.analysis.targets import Target, name_words, to_target
 from h2dlint.walk import visit_read_only
 
 if TYPE_CHECKING:
@@ -39,6 +39,9 @@ class _DeviceWork(LoopBodyVisitor):
         # The loop's own names: only copies of them (or of values computed from them) count.
         self.items = items
         self.global_work: str | None = None
+        # Whether the global work found runs only in loops nested in the body.
+        self.global_nested = False
+        self._depth = 0
         self.copies: list[cst.Call] = []
         # name -> the values the body binds to it (simple ``name = value`` assignments).
         self.assigned: dict[str, list[cst.BaseExpression]] = {}
@@ -46,6 +49,18 @@ class _DeviceWork(LoopBodyVisitor):
 
     def visit_If(self, node: cst.If) -> bool:
         return not self._every_n(node)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._depth += 1
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self._depth -= 1
+
+    def visit_While(self, node: cst.While) -> None:
+        self._depth += 1
+
+    def leave_While(self, original_node: cst.While) -> None:
+        self._depth -= 1
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -70,6 +85,9 @@ class _DeviceWork(LoopBodyVisitor):
         if method == "backward" or (method == "replay" and not node.args) or optimizer:
             if self.global_work is None:
                 self.global_work = f"`{code(node)}`"
+                self.global_nested = self._depth > 0
+            elif not self._depth:
+                self.global_nested = False
             if method == "backward" and isinstance(base, cst.Name):
                 self.backward_of.add(base.value)
         elif (method == "cuda" and not node.args) or (
@@ -166,12 +184,15 @@ class DeviceLoop:
     # Tensors the body carries from one iteration to the next (see ``device_recurrences``),
     # and the names it computes from them: name -> the carried value they come from.
     carried: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    # An epoch loop (``for epoch in range(n_epochs):``) whose global work runs only in the
+    # loops nested in it (the batches): what its own body reads runs once per epoch.
+    per_epoch: bool = False
 
     def reason_for(self, read: cst.BaseExpression, module: cst.Module) -> str | None:
         """Why a host read of ``read`` in the body waits for device work every iteration:
         global work (a backward pass, an optimizer step, a graph replay), or a device copy the
         value read is computed from. None when neither."""
-        if self.global_work is not None:
+        if self.global_work is not None and not self.per_epoch:
             return f"a loop whose every iteration runs device work ({self.global_work})"
         uses = _uses(read)
         copies = [c for c in self.copies if c in uses.calls]
@@ -221,7 +242,22 @@ def device_loop(provenance: Provenance, loop: cst.For | cst.While, frame: Frame)
         item_copies,
         frozenset(tainted),
         _from_carried(carried_tensors(provenance, loop, frame), finder.assigned),
+        finder.global_nested and epoch_loop(loop),
     )
+
+
+# Words of a loop variable that counts epochs (``epoch``, ``epoch_idx``, ``n_epoch``).
+EPOCH_WORDS = frozenset({"epoch", "epochs"})
+
+
+def epoch_loop(loop: cst.For | cst.While) -> bool:
+    """Whether ``loop`` walks epochs: its variable is named for them (``for epoch in
+    range(self.epochs):``). Its body around the loop over batches runs once per epoch: an
+    epoch's loss summed across ranks and read once (session 24, TabPFN's fine-tuning loop) is
+    no per-step sync, though a backward pass runs in every epoch."""
+    if not isinstance(loop, cst.For):
+        return False
+    return any(EPOCH_WORDS & name_words(name) for name in _target_names(loop.target))
 
 
 def _from_carried(

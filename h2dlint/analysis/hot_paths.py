@@ -70,6 +70,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from h2dlint.analysis.closure_calls import called_in_loops
+from h2dlint.analysis.data_transforms import dataset_built_class
 from h2dlint.analysis.env_switches import debug_only, may_read_environment
 from h2dlint.analysis.host_data import (
     PREPROCESSING_MODULES,
@@ -337,6 +338,8 @@ class HotPaths:
             return None  # a tokenizer's decode, a data transform's __call__: host data work
         if reason is not None and cls is not None and offline_class(cls.name.value):
             return None  # an export wrapper's forward, an evaluator's __call__: no step
+        if reason is not None and cls is not None and dataset_built_class(self.context, cls):
+            return None  # a sample's transform that only datasets build: host data work
         if name == "__call__" and cls is not None and per_request_class(cls):
             self._loops_only.add(function)
             if pipeline_block(cls):

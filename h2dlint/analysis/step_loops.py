@@ -35,9 +35,14 @@ _HOST_STEPPERS = ("sched", "lr", "progress", "pbar", "bar", "timer", "profiler",
 # ``training_step``; not ``set_step``, ``num_steps``).
 _STEP_CALLS = frozenset({"forward", "execute_model"})
 # Words of a branch test taken once every N steps or for debugging, not on every step.
-# (a word of the test: ``should_log``, ``log_num_zeros``; not ``should_launch``, ``logits``)
+# (a word of the test: ``should_log``, ``log_num_zeros``; not ``should_launch``, ``logits``).
+# A validation or evaluation pass is run now and then too (``if self.validator.should_validate(
+# self.step):``, session 24, torchtitan): its own loop over batches stays hot in it.
 _OCCASIONAL_WORDS = frozenset(
-    {"log", "logging", "save", "eval", "checkpoint", "debug", "verbose", "profile"}
+    {
+        *("log", "logging", "save", "eval", "checkpoint", "debug", "verbose", "profile"),
+        *("validate", "validation", "evaluate", "evaluation"),
+    }
 )
 
 # Words of a comparison with an interval (``(i - 1) * n // test_interval < i * n //

@@ -167,6 +167,8 @@ def _value_where(
     if isinstance(node, cst.Comparison):
         if any(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in node.comparisons):
             return Where.HOST  # ``x is not None``: a Python bool
+        if key_membership(node):
+            return Where.HOST  # ``"mask" in batch``: a dict's keys, a Python bool
         operands = [node.left, *(c.comparator for c in node.comparisons)]
         return _device_first([_operand_where(provenance, o, frame, depth) for o in operands])
     if isinstance(node, cst.UnaryOperation):
@@ -194,6 +196,17 @@ def _value_where(
             if first:
                 return value_where(provenance, first[0].value, frame, depth + 1)
     return Where.UNKNOWN
+
+
+def key_membership(node: cst.Comparison) -> bool:
+    """``"sample_id" in batch``, ``f"{k}_mask" not in inputs``: a membership test of a string
+    (session 24, uni2ts' Lightning steps over ``batch: dict[str, torch.Tensor]``). A tensor
+    cannot hold a string (``Tensor.__contains__`` takes numbers and tensors), so the container
+    is a dict, a list of names or a string, and the test is Python's, whatever the container's
+    values live on; ``x in t`` of a number in a tensor is a real read of ``t`` and stays."""
+    return all(
+        isinstance(c.operator, (cst.In, cst.NotIn)) for c in node.comparisons
+    ) and isinstance(node.left, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString))
 
 
 def _operand_where(

@@ -1,0 +1,112 @@
+"""Host-in, host-out wrappers: a ``__call__`` that turns a host image or array into the
+model's input and returns the model's result as a numpy array (HTD202).
+
+ControlNet's annotators (depth, line art, segmentation), an infill model's wrapper, an OCR
+predictor: ``image = torch.from_numpy(image).to(self.device)``, the model, then
+``depth.cpu().numpy()`` for OpenCV or PIL and the return. Such a class is no torch module and
+its ``__call__`` is the request: it runs once per image the user sends, takes host data in and
+hands host data out, so the copy of the result is its output, not a stall of a step that could
+have been queued behind it. Only a copy outside the function's loops (once per call), that
+becomes a numpy array (``.cpu().numpy()``, ``.cpu().detach().numpy()``), in a ``__call__``
+that itself builds its input from host data (:data:`HOST_INPUTS`), is one. A module's
+``forward``, a per-step sampler's ``__call__`` (its inputs are tensors already), and copies in
+a loop (per scale, per batch of crops) stay reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+from h2dlint.analysis.evaluation_steps import in_evaluation_hook
+from h2dlint.walk import ReadOnlyVisitor, visit_read_only
+
+# Calls that make a tensor (or an image a transform makes one of) from host data.
+HOST_INPUTS = frozenset({"from_numpy", "fromarray", "to_tensor", "ToTensor"})
+# Methods a copy's result may pass through on its way to ``.numpy()``.
+_ON_THE_WAY = frozenset({"detach", "float", "squeeze", "numpy", "clone", "contiguous"})
+
+
+def copied_output(ancestors: Sequence[cst.CSTNode], copy: cst.Call | None) -> bool:
+    """Whether a copy to the host below ``ancestors`` is what its code exists to produce: a
+    validation step's outputs for a host metric (:func:`in_evaluation_hook`), or the result of
+    a host-in, host-out wrapper (:func:`host_io_output`)."""
+    if in_evaluation_hook(ancestors):
+        return True
+    return copy is not None and host_io_output(ancestors, copy)
+
+
+def host_io_output(ancestors: Sequence[cst.CSTNode], copy: cst.Call) -> bool:
+    """Whether ``copy`` (a ``.cpu()`` below ``ancestors``, innermost last) is the result of a
+    host-in, host-out ``__call__`` (see the module): in no loop of the function, turned into
+    a numpy array, in the ``__call__`` of a class that is no torch module, whose body makes
+    a tensor from host data."""
+    function: cst.FunctionDef | None = None
+    cls: cst.ClassDef | None = None
+    for i in range(len(ancestors) - 1, -1, -1):
+        node = ancestors[i]
+        if isinstance(node, (cst.For, cst.While, cst.BaseComp, cst.DictComp, cst.Lambda)):
+            return False
+        if isinstance(node, cst.FunctionDef):
+            function = node
+            owner = ancestors[i - 2] if i >= 2 else None
+            cls = owner if isinstance(owner, cst.ClassDef) else None
+            break
+    if function is None or cls is None or function.name.value != "__call__":
+        return False
+    if not _to_numpy(function, copy):
+        return False
+    if any(_base_name(arg.value).endswith("Module") for arg in cls.bases):
+        return False
+    finder = _HostInputs()
+    visit_read_only(function.body, finder)
+    return finder.found
+
+
+def _to_numpy(function: cst.FunctionDef, copy: cst.Call) -> bool:
+    """Whether a chain of method calls on ``copy`` in ``function`` ends in ``.numpy()``
+    (``x.cpu().numpy()``, ``x.cpu().detach().numpy()``)."""
+    finder = _NumpyOf(copy)
+    visit_read_only(function.body, finder)
+    return finder.found
+
+
+class _NumpyOf(ReadOnlyVisitor):
+    """Whether a ``.numpy`` attribute is reached from ``copy`` through :data:`_ON_THE_WAY`."""
+
+    def __init__(self, copy: cst.Call) -> None:
+        self.copy = copy
+        self.found = False
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value != "numpy" or self.found:
+            return
+        current: cst.BaseExpression = node.value
+        while True:
+            if current is self.copy:
+                self.found = True
+                return
+            if isinstance(current, cst.Call) and isinstance(current.func, cst.Attribute):
+                if current.func.attr.value not in _ON_THE_WAY:
+                    return
+                current = current.func.value
+            else:
+                return
+
+
+def _base_name(node: cst.BaseExpression) -> str:
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return node.value if isinstance(node, cst.Name) else ""
+
+
+class _HostInputs(ReadOnlyVisitor):
+    """Whether a body calls one of :data:`HOST_INPUTS`."""
+
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if _base_name(node.func) in HOST_INPUTS:
+            self.found = True
