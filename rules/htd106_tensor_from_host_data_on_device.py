@@ -12,6 +12,7 @@ from h2dlint.analysis.host_data import (
 from h2dlint.analysis.hot_guards import periodic_steps_only
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.loop_body import (
+    export_branch,
     in_loop_body,
     mentions_loop_names,
     on_cache_miss,
@@ -505,6 +506,29 @@ class TensorFromHostDataOnDevice(Rule):
                     yield a, b, torch.tensor(offsets, device=device, dtype=torch.int32)
             """
         ),
+        # Session 25 (rf-detr's deformable transformer): a branch taken only while the model is
+        # exported or traced (`torch.compiler.is_exporting()`, however spelled,
+        # `torch.onnx.is_in_onnx_export()`, `torch.jit.is_tracing()`) runs once, and its tensor
+        # becomes a constant of the exported graph (twin in tests/test_precision_fixes_s25.py:
+        # the eager `else` of the same test stays reported).
+        Valid(
+            """
+            import torch
+            from torch import nn
+            class Transformer(nn.Module):
+                def forward(self, srcs: list[torch.Tensor]):
+                    shapes = [tuple(src.shape[-2:]) for src in srcs]
+                    if self.cached is not None:
+                        spatial_shapes = self.cached
+                    elif getattr(torch.compiler, "is_exporting", lambda: False)():
+                        spatial_shapes = torch.as_tensor(shapes, device=srcs[0].device)
+                    elif torch.onnx.is_in_onnx_export():
+                        spatial_shapes = torch.as_tensor(shapes, device=srcs[0].device)
+                    else:
+                        spatial_shapes = torch.stack([torch._shape_as_tensor(s)[2:4] for s in srcs])
+                    return spatial_shapes
+            """
+        ),
     )
     invalid = (
         # Session 23 (precision23): a `device` property that may name an accelerator (not a
@@ -931,6 +955,8 @@ class TensorFromHostDataOnDevice(Rule):
         if RunOnce.of(self.context).code(self.context.ancestors):
             return  # setup, an initializer, a memoised value: runs once
         ancestors = list(self.context.ancestors)
+        if export_branch(ancestors, self.context.module):
+            return  # ``if torch.compiler.is_exporting():``: baked into the exported graph once
         if on_cache_miss(ancestors, self.context.module, provenance, frame):
             return  # made on a cache miss (``ent = cache.get(key)``/``if ent is None:``)
         if periodic_steps_only(ancestors):

@@ -809,6 +809,23 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 return counts
             """
         ),
+        # Session 25 (rf-detr's Hungarian assignment): rows moved to the host in a branch that
+        # runs only off CUDA (`if not x.is_cuda:`, MPS or XLA feeding a SciPy solver) are another
+        # backend's path, as HTD202's are; the same copy without the test stays reported
+        # (tests/test_precision_fixes_s25.py).
+        Valid(
+            """
+            import torch
+            from torch import nn
+            def assign(costs: list[torch.Tensor], sizes: list[int]):
+                if not costs[0].is_cuda:
+                    costs = [c.cpu() for c in costs]
+                return [solve(c, sizes) for c in costs]
+            class Matcher(nn.Module):
+                def forward(self, costs: list[torch.Tensor], sizes: list[int]):
+                    return assign(costs, sizes)
+            """
+        ),
     )
     invalid = (
         # Session 23 (held out: torchvision's `masks_to_boxes` before 0.27): an op whose output
@@ -1736,12 +1753,14 @@ class SyncPerRow(ComprehensionVisits, Rule):
         """Report the loop's row sync that HTD201 names (:mod:`row_findings`)."""
         sync = finding.sync
         row = "piece" if finding.loop.pieces else "row"
-        if finding.kind != DEVICE:
-            ancestors = list(self.context.ancestors)
-            if not ancestors or ancestors[-1] is not node:
-                ancestors.append(node)
-            if not_a_tensor_here(Provenance.of(self.context), ancestors, sync.tensor):
-                return  # the ``else`` of ``if isinstance(x, torch.Tensor) ...``: a list's rows
+        ancestors = list(self.context.ancestors)
+        if not ancestors or ancestors[-1] is not node:
+            ancestors.append(node)
+        provenance = Provenance.of(self.context)
+        if off_cuda_branch(ancestors, name_values(provenance)):
+            return  # ``if not x.is_cuda: xs = [x.cpu() for x in xs]``: another backend's path
+        if finding.kind != DEVICE and not_a_tensor_here(provenance, ancestors, sync.tensor):
+            return  # the ``else`` of ``if isinstance(x, torch.Tensor) ...``: a list's rows
         shown = self.shown(sync.tensor, "the tensor")
         if finding.kind == HOT:
             # No fix: the rows may come from a sequence of tensors, which

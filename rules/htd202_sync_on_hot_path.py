@@ -2103,6 +2103,27 @@ class SyncOnHotPath(Rule):
                     return tokens, no_speech_probs
             """
         ),
+        # Session 25 (docTR's recognition post-processors): a post-processor (a class named for
+        # it, or with such a base, and no torch module) turns the model's raw output into words
+        # or boxes on the host once per call: its copies outside loops are that output (twins in
+        # tests/test_precision_fixes_s25.py: a module's own copy, a sampler's `__call__`).
+        Valid(
+            """
+            import torch
+            class RecognitionPostProcessor:
+                def __init__(self, vocab: str) -> None:
+                    self._embedding = list(vocab) + ["<eos>"]
+            class MASTERPostProcessor(RecognitionPostProcessor):
+                def __call__(self, logits: torch.Tensor) -> list[tuple[str, float]]:
+                    out_idxs = logits.argmax(-1)
+                    probs = logits.softmax(-1).max(dim=-1).values.min(dim=1).values.cpu()
+                    words = [
+                        "".join(self._embedding[i] for i in seq).split("<eos>")[0]
+                        for seq in out_idxs.detach().cpu().numpy()
+                    ]
+                    return list(zip(words, probs.numpy().tolist()))
+            """
+        ),
     )
     invalid = (
         # Session 24 (held out: botorch 0.9's linear elliptical slice sampler, every step): the

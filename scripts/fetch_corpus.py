@@ -336,6 +336,26 @@ SERVING_PACKAGES: dict[str, str] = {
     "spandrel": "0.4.2",
     "fair-esm": "2.0.0",
     "uni2ts": "2.0.0",
+    # Session 25 (helper precision25): a held-out precision reading of the per-item, per-row
+    # and pageable-copy rules (docs/precision.md, "Session 25 (precision25)") on detection, OCR,
+    # tracking, pose, MoE, speech-alignment and multimodal code no session had scanned. None of
+    # these files names vllm or sglang but 12 of surya-ocr's (its inference backends and
+    # settings), which were removed unread. ChatTTS 0.2.5 was scanned too but is not pinned: its
+    # ``model/velocity`` package is a vendored copy of vllm, removed unread.
+    "megablocks": "0.10.0",
+    "rwkv": "0.8.32",
+    "sahi": "0.12.8",
+    "rfdetr": "1.11.2",
+    "boxmot": "25.0.0",
+    "effdet": "0.4.1",
+    "mmpose": "1.3.2",
+    "easyocr": "1.7.2",
+    "python-doctr": "1.1.0",
+    "surya-ocr": "0.22.1",
+    "stable-ts": "2.19.1",
+    "fairscale": "0.4.13",
+    "txtai": "9.14.0",
+    "salesforce-lavis": "1.0.2",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 

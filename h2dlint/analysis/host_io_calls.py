@@ -34,7 +34,45 @@ def copied_output(ancestors: Sequence[cst.CSTNode], copy: cst.Call | None) -> bo
     a host-in, host-out wrapper (:func:`host_io_output`)."""
     if in_evaluation_hook(ancestors):
         return True
+    if copy is not None and postprocessor_output(ancestors, copy):
+        return True
     return copy is not None and host_io_output(ancestors, copy)
+
+
+# How the name of a post-processor's class (or of one of its bases) ends.
+_POSTPROCESSOR_WORDS = ("postprocessor", "postprocess")
+
+
+def postprocessor_output(ancestors: Sequence[cst.CSTNode], copy: cst.CSTNode) -> bool:
+    """Whether ``copy`` (a copy to the host below ``ancestors``, innermost last) is a
+    post-processor's result: in a method of a class named for post-processing (``CTCPostProcessor``,
+    ``DBPostProcessor``, or one whose base is), which is no torch module, and in no loop of the
+    method (the outermost ``in`` of a comprehension runs once). Such an object turns a model's
+    raw output into what the caller asked for (words, boxes, scores) on the host, once per call
+    of the model: the copy is its output, and nothing is queued behind it to stall. DETR's
+    ``PostProcess(nn.Module)``, which keeps its work on the device, and a post-processor's
+    copies per row or per box stay reported."""
+    path = [*ancestors, copy]
+    for i in range(len(ancestors) - 1, -1, -1):
+        node = ancestors[i]
+        if isinstance(node, (cst.For, cst.While, cst.Lambda)):
+            return False
+        if isinstance(node, (cst.BaseComp, cst.DictComp)):
+            # Only the outermost ``in`` of a comprehension is evaluated once.
+            outer = node.for_in
+            if i + 2 >= len(path) or path[i + 1] is not outer or path[i + 2] is not outer.iter:
+                return False
+        if isinstance(node, cst.FunctionDef):
+            owner = ancestors[i - 2] if i >= 2 else None
+            return isinstance(owner, cst.ClassDef) and _postprocessor_class(owner)
+    return False
+
+
+def _postprocessor_class(cls: cst.ClassDef) -> bool:
+    bases = [_base_name(arg.value) for arg in cls.bases]
+    if any(base.endswith("Module") for base in bases):
+        return False
+    return any(name.lower().endswith(_POSTPROCESSOR_WORDS) for name in [cls.name.value, *bases])
 
 
 def host_io_output(ancestors: Sequence[cst.CSTNode], copy: cst.Call) -> bool:
