@@ -177,6 +177,33 @@ class SyncPerRow(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # Session 25 (variants25s): a request's state kept in a dict annotated with its class
+        # (`self.states: dict[str, State]`); the class holds a `.cpu()` copy, so its rows are
+        # host rows (the earlier triage's false alarms on serving code).
+        Valid(
+            """
+            import torch
+            class State:
+                def __init__(self, grid_thw):
+                    self.grid = grid_thw.cpu()
+            class Runner:
+                def __init__(self):
+                    self.states: dict[str, State] = {}
+                def execute_model(self, rid):
+                    st = self.states[rid]
+                    return [int(torch.prod(st.grid[i]).item()) for i in range(st.grid.shape[0])]
+            """
+        ),
+        # Session 25: a check in an `assert` (graph capture, tests, validation) is no per-row
+        # work: `python -O` drops it, and HTD202 leaves asserts alone too.
+        Valid(
+            """
+            import torch
+            def check_outputs(out: torch.Tensor):
+                for i in range(out.shape[0]):
+                    assert out[i].isfinite().all().item()
+            """
+        ),
         # Session 23: every mask reduced at once, and `torch.where` of three arguments (an
         # elementwise choice of a fixed size) per row.
         Valid(
@@ -811,6 +838,43 @@ class SyncPerRow(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # Session 25 (variants25s): a request's state reached through a dict annotated with
+        # its class; the state holds the grid on the device, so each row's product syncs.
+        Invalid(
+            """
+            class CachedRequest:
+                def __init__(self, grid_thw, device):
+                    self.mm_grid = grid_thw.to(device)
+            class Runner:
+                def __init__(self):
+                    self.requests: dict[str, CachedRequest] = {}
+                def _update_states(self):
+                    sizes = []
+                    for req in self.requests.values():
+                        for g in req.mm_grid:
+                        ^^^^^^^^^^^^^^^^^^^^^
+                            sizes.append(int(g.prod()))
+                     ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return sizes
+            """
+        ),
+        # Session 25: a row of an unannotated `forward` argument reduced and read with
+        # `.item()` (only arrays have both): the grid's rows, one sync each on a hot path.
+        Invalid(
+            """
+            import torch
+            class PatchMerger(torch.nn.Module):
+                def forward(self, x, grid_thw):
+                    out = []
+                    for row in grid_thw:
+                    ^^^^^^^^^^^^^^^^^^^^
+                        n = row.prod().item()
+                        out.append(x[:n].mean(0))
+                     ...^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return torch.stack(out)
+            """,
+            message_contains="on a hot path",
+        ),
         # Session 23 (held out: torchvision's `masks_to_boxes` before 0.27): an op whose output
         # size depends on each row's values (`torch.where` of one argument is `nonzero`) makes
         # the host wait for every row.
