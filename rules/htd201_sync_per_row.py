@@ -15,7 +15,7 @@ from h2dlint.analysis.reference_helpers import in_reference_code
 from h2dlint.analysis.row_findings import DEVICE, HOT, RowFinding, loop_rows
 from h2dlint.analysis.row_reductions import RowReduction, list_row_reduction, tensor_row_reduction
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, RowLoop, Walk
-from h2dlint.analysis.syncs import row_loop
+from h2dlint.analysis.syncs import SIZE_METHODS, row_loop
 from h2dlint.analysis.tensor_kinds import is_tensor, not_a_tensor_here, tensor_evidence
 from h2dlint.analysis.value_syncs import TEST_METHODS, iteration_syncs, value_where
 from h2dlint.diagnostics import Confidence, FixSafety
@@ -158,6 +158,11 @@ class SyncPerRow(ComprehensionVisits, Rule):
         *(f".{name}(".encode() for name in sorted(TEST_METHODS)),
         *(f"{name}(".encode() for name in sorted(SYNC_BUILTINS)),
         *(f"{name}(".encode() for name in sorted(WALKING_BUILTINS)),
+        # a row as a size (`torch.arange(h)`, `range(n)`, `x.repeat(n, 1)`): rotary positions
+        # built from each row of a grid have no other marker
+        b"range(",
+        *(f"{name}(".encode() for name in ("zeros", "ones", "empty", "full", "rand")),
+        *(f".{name}(".encode() for name in sorted(SIZE_METHODS)),
     )
     # A sync in a loop: of a loop variable (a row), of a local name bound to a row in the loop
     # body (which no pattern can follow), or in a `while` loop; or a loop over `.tolist()`.
@@ -172,6 +177,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
         # a row as a slice bound (`ids[:l]`) or a size (`torch.arange(n)`, `range(n)`)
         f"loop @subscript arg Slice in {_ROW_LOOPS}",
         f"loop .arange|.zeros|.ones|.empty|.rand|.randn|.full|range in {_ROW_LOOPS}",
+        f"loop {'|'.join('.' + m for m in sorted(SIZE_METHODS))} in {_ROW_LOOPS}",
         # a builtin that walks a tensor and tests each element (`max(t)`, `any(t)`)
         f"{'|'.join(sorted(WALKING_BUILTINS))} arg Name|Attribute|Subscript|Call",
     )
@@ -192,6 +198,40 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 def execute_model(self, rid):
                     st = self.states[rid]
                     return [int(torch.prod(st.grid[i]).item()) for i in range(st.grid.shape[0])]
+            """
+        ),
+        # Session 25: the items of a list read bare with `.item()` may be 0-d tensors kept on
+        # the host on purpose (an optimizer's step counts, `torch.tensor(0.0)`): only a row
+        # reduced first (`row.prod().item()`) says the loop walks a tensor's rows.
+        Valid(
+            """
+            import torch
+            class RowAdagrad(torch.optim.Optimizer):
+                def step(self, closure=None):
+                    for group in self.param_groups:
+                        ps = [p for p in group["params"] if p.grad is not None]
+                        steps = [self.state[p]["step"] for p in ps]
+                        for param, step_t in zip(ps, steps):
+                            step_t += 1
+                            param.add_(param.grad, alpha=-0.01 / step_t.item())
+            """
+        ),
+        # Session 25: the same sizes from a grid built on the host from Python lists, or from
+        # its `.tolist()` rows and a list of ints.
+        Valid(
+            """
+            import torch
+            class VisionRope(torch.nn.Module):
+                def forward(self, x: torch.Tensor, sizes: list[tuple[int, int, int]]):
+                    grid = torch.tensor(sizes, dtype=torch.long)
+                    out = []
+                    for t, h, w in grid:
+                        out.append(torch.arange(h).repeat(t))
+                    for t, h, w in grid.tolist():
+                        out.append(x[:1].repeat(t * h * w, 1))
+                    for n in [s[1] for s in sizes]:
+                        out.append(x.new_zeros(n, 4))
+                    return out
             """
         ),
         # Session 25: a check in an `assert` (graph capture, tests, validation) is no per-row
@@ -857,6 +897,40 @@ class SyncPerRow(ComprehensionVisits, Rule):
                      ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                     return sizes
             """
+        ),
+        # Session 25: a row's elements unpacked and used as sizes (`torch.arange(h)`,
+        # `.repeat(t)`): rotary positions built per image of a grid; the file has no other
+        # marker of a host read, so the byte prefilter must know sizes too.
+        Invalid(
+            """
+            import torch
+            class VisionRope(torch.nn.Module):
+                def forward(self, grid_thw: torch.Tensor):
+                    pos = []
+                    for g in grid_thw:
+                    ^^^^^^^^^^^^^^^^^^
+                        t, h, w = g[0], g[1], g[2]
+                        pos.append(torch.arange(h).repeat(t))
+                     ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return torch.cat(pos)
+            """,
+            message_contains="a row as a size",
+        ),
+        # Session 25: a row element as the size a tensor method takes (`x.repeat(n, 1)`,
+        # `x.new_zeros(n, d)`): Python reads the 0-d tensor's `__index__`.
+        Invalid(
+            """
+            import torch
+            class Frames(torch.nn.Module):
+                def forward(self, x: torch.Tensor, grid_thw: torch.Tensor):
+                    frames = []
+                    for i in range(len(grid_thw)):
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        frames.append(x[:1].repeat(grid_thw[i, 0], 1))
+                     ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return torch.cat(frames)
+            """,
+            message_contains="a row as a size",
         ),
         # Session 25: a row of an unannotated `forward` argument reduced and read with
         # `.item()` (only arrays have both): the grid's rows, one sync each on a hot path.

@@ -45,7 +45,7 @@ from h2dlint.analysis.sync_basics import (
     host_copy,
     target_names,
 )
-from h2dlint.analysis.value_syncs import explicit_sync, tensor_test
+from h2dlint.analysis.value_syncs import COMPARISON_OPERATORS, explicit_sync, tensor_test
 from h2dlint.imports import statements
 from h2dlint.walk import visit_read_only
 
@@ -346,6 +346,9 @@ def sync_of(call: cst.Call, loop: RowLoop) -> RowSync | None:
 # ints is used the same way, so only rows of tensors known to be tensors count.
 ROW_SLICE = "a row as a slice bound"
 ROW_SIZE = "a row as a size"
+# Tensor methods whose positional arguments are sizes (``x.repeat(n, 1)``,
+# ``x.new_zeros(n, d)``): a 0-d tensor there is read with ``__index__``.
+SIZE_METHODS = frozenset({"repeat", "new_zeros", "new_ones", "new_empty", "expand"})
 ROW_REPEAT = "a row as a repeat count"  # ``[False] * lens[i]``: the list asks for ``__index__``
 INDEX_READS = frozenset({ROW_SLICE, ROW_SIZE, ROW_REPEAT})
 
@@ -368,12 +371,38 @@ class _SyncFinder(LoopBodyVisitor):
     def visit_If(self, node: cst.If) -> bool:
         if self._every_n(node):
             return False
-        test = tensor_test(node.test)
+        test = tensor_test(node.test) or self._row_comparison(node.test)
         if test is not None:
             tensors = reads_row(test, self.loop)
             if tensors and not self._shadowed(test):
                 self.found.append(RowSync(test, tensors[0], "a tensor as an `if` test"))
         return True
+
+    def _row_comparison(self, test: cst.BaseExpression) -> cst.BaseExpression | None:
+        """``if next_tokens[i] == eos:`` in an index walk: a row of the indexed tensor compared
+        is a 0-d tensor, and ``if`` asks it for ``bool()``. Only a row itself (``t[i]``, not
+        ``t[i] + 1``) and only in an index walk; whether ``t`` is a tensor at all is
+        for the caller's evidence (``range(t.shape[0])``, ``t = x.argmax(dim=-1)``)."""
+        if self.loop.walk is not Walk.INDEX or not isinstance(test, cst.Comparison):
+            return None
+        if len(test.comparisons) != 1:
+            return None
+        comparison = test.comparisons[0]
+        if not isinstance(comparison.operator, COMPARISON_OPERATORS):
+            return None
+        operands = (test.left, comparison.comparator)
+        if any(isinstance(o, (cst.SimpleString, cst.FormattedString)) for o in operands):
+            return None
+        for operand in operands:
+            if (
+                isinstance(operand, cst.Subscript)
+                and len(operand.slice) == 1
+                and isinstance(operand.slice[0].slice, cst.Index)
+                and isinstance(operand.slice[0].slice.value, cst.Name)
+                and operand.slice[0].slice.value.value in self.loop.names
+            ):
+                return test
+        return None
 
     def visit_For(self, node: cst.For) -> None:
         self.inner.append(target_names(node.target))
@@ -424,12 +453,16 @@ class _SyncFinder(LoopBodyVisitor):
                     return
 
     def _size(self, call: cst.Call) -> RowSync | None:
-        """``torch.arange(l)``, ``torch.zeros(l, d)``, ``range(l)`` of a row: a size the host
-        reads from the device."""
+        """``torch.arange(l)``, ``torch.zeros(l, d)``, ``range(l)``, ``x.repeat(l, 1)``,
+        ``x.new_zeros(l, d)`` of a row: a size the host reads from the device."""
         func = call.func
+        every = True  # every positional argument is a size (``range``, ``x.repeat``)
         if isinstance(func, cst.Name):
             sized = func.value == "range"
+        elif isinstance(func, cst.Attribute) and func.attr.value in SIZE_METHODS:
+            sized = not (isinstance(func.value, cst.Name) and func.value.value == "torch")
         else:
+            every = False
             sized = (
                 isinstance(func, cst.Attribute)
                 and isinstance(func.value, cst.Name)
@@ -439,7 +472,7 @@ class _SyncFinder(LoopBodyVisitor):
         args = positional(call)
         if not sized or not args:
             return None
-        for arg in args[:1] if isinstance(func, cst.Attribute) else args:
+        for arg in args if every else args[:1]:
             tensors = reads_row(arg.value, self.loop) if _row_value(arg.value) else None
             if tensors:
                 return RowSync(call, tensors[0], ROW_SIZE)
@@ -465,22 +498,46 @@ def with_derived(body: list[cst.CSTNode], loop: RowLoop) -> RowLoop:
         for small in statements(node, into_definitions=False):
             if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
                 continue
-            target = small.targets[0].target
-            value = small.value
-            if not isinstance(target, cst.Name) or target.value in loop.names:
-                continue
-            if isinstance(value, cst.Call) and explicit_sync(value) is not None:
-                continue
-            tensors = reads_row(value, loop)
-            if not tensors or _host_value(value):
-                continue
-            base = tensors[0]
-            if isinstance(base, cst.Name) and base.value == target.value:
-                continue  # ``t = t[mask[i]]``: still the row ``t = types[i]`` binds
-            derived.setdefault(target.value, base)
+            for target, value in _unpacked(small.targets[0].target, small.value):
+                if target.value in loop.names:
+                    continue
+                if isinstance(value, cst.Call) and explicit_sync(value) is not None:
+                    continue
+                tensors = reads_row(value, loop)
+                if not tensors or _host_value(value):
+                    continue
+                base = tensors[0]
+                if isinstance(base, cst.Name) and base.value == target.value:
+                    continue  # ``t = t[mask[i]]``: still the row ``t = types[i]`` binds
+                derived.setdefault(target.value, base)
     if len(derived) == len(loop.derived):
         return loop
     return replace(loop, derived=tuple(derived.items()))
+
+
+def _unpacked(
+    target: cst.BaseExpression, value: cst.BaseExpression
+) -> list[tuple[cst.Name, cst.BaseExpression]]:
+    """The names an assignment binds with their values: ``n = v``; ``t, h, w = g[0], g[1],
+    g[2]`` pairwise; ``t, h, w = row`` each to the row (its elements are 0-d tensors of the
+    row's device)."""
+    if isinstance(target, cst.Name):
+        return [(target, value)]
+    if not isinstance(target, (cst.Tuple, cst.List)):
+        return []
+    names = [e.value for e in target.elements]
+    if not all(isinstance(n, cst.Name) for n in names):
+        return []
+    if isinstance(value, (cst.Tuple, cst.List)):
+        values = [e.value for e in value.elements]
+        if len(values) != len(names) or any(
+            isinstance(e, cst.StarredElement) for e in value.elements
+        ):
+            return []
+        return [(n, v) for n, v in zip(names, values, strict=True) if isinstance(n, cst.Name)]
+    if isinstance(value, (cst.Name, cst.Subscript)):
+        return [(n, value) for n in names if isinstance(n, cst.Name)]
+    return []
 
 
 def _host_value(value: cst.BaseExpression) -> bool:
