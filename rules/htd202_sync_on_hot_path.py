@@ -356,7 +356,12 @@ class SyncOnHotPath(Rule):
         b"if ",
         b"[",
         b"synchronize(",
-        *(f"{name}(".encode() for name in sorted(DATA_SIZED_METHODS | {"repeat_interleave"})),
+        # `torch.where(mask)` of one argument is `nonzero` (a candidate below): a helper whose
+        # only read is that had no marker
+        *(
+            f"{name}(".encode()
+            for name in sorted(DATA_SIZED_METHODS | {"repeat_interleave", "where"})
+        ),
         *(f"{name.rpartition('.')[2]}(".encode() for name in sorted(SIZE_FACTORIES)),
         *(f".{name}(".encode() for name in sorted(SIZE_METHODS)),
     )
@@ -2105,6 +2110,18 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 25 (variants25s): a file whose only host read is `torch.where` of one
+        # argument (`nonzero`) had no prefilter marker and was never checked.
+        Invalid(
+            """
+            import torch
+            class Router(torch.nn.Module):
+                def forward(self, topk_ids: torch.Tensor, expert: int):
+                    token_idx, _ = torch.where(topk_ids == expert)
+                                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return token_idx
+            """
+        ),
         # Session 24 (held out: botorch 0.9's linear elliptical slice sampler, every step): the
         # `nonzero()` of the changes of a feasibility mask, `.diff()` of a tensor a method of the
         # class annotates; a tensor's method returns a tensor.

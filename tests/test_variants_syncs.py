@@ -50,8 +50,7 @@ KNOWN_MISSES: frozenset[str] = frozenset(
         # a `while` over a generation's done mask in a plain function (no hot name, device
         # of unknown kind)
         "s42_while_done_all/generate.py:8:HTD201",
-        # single-sync misses: `torch.where(mask)` in a helper called as `router.f(...)`
-        "s22_where_one_arg/router.py:5:HTD202",
+        # single-sync misses:
         # `(nxt == eos).any()` with `nxt = logits.argmax(-1)` (positional dim: numpy too) of
         # `self.model(...)` of unknown class
         "s23_eos_any/generate.py:14:HTD202",
