@@ -14,8 +14,9 @@ from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.reference_helpers import in_reference_code
 from h2dlint.analysis.row_findings import DEVICE, HOT, RowFinding, loop_rows
 from h2dlint.analysis.row_reductions import RowReduction, list_row_reduction, tensor_row_reduction
+from h2dlint.analysis.row_shapes import SIZE_METHODS
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, RowLoop, Walk
-from h2dlint.analysis.syncs import SIZE_METHODS, row_loop
+from h2dlint.analysis.syncs import row_loop
 from h2dlint.analysis.tensor_kinds import is_tensor, not_a_tensor_here, tensor_evidence
 from h2dlint.analysis.value_syncs import TEST_METHODS, iteration_syncs, value_where
 from h2dlint.diagnostics import Confidence, FixSafety
@@ -232,6 +233,18 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     for n in [s[1] for s in sizes]:
                         out.append(x.new_zeros(n, 4))
                     return out
+            """
+        ),
+        # Session 25: the same in-place copy into a host buffer: host rows.
+        Valid(
+            """
+            import torch
+            class Runner:
+                def __init__(self, n):
+                    self.qsl_cpu = torch.zeros(n, dtype=torch.int32)
+                def _last_tokens(self, offsets, n):
+                    qsl = self.qsl_cpu[: n + 1].copy_(offsets)
+                    return [qsl[i + 1].item() - 1 for i in range(n)]
             """
         ),
         # Session 25: a check in an `assert` (graph capture, tests, validation) is no per-row
@@ -897,6 +910,21 @@ class SyncPerRow(ComprehensionVisits, Rule):
                      ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                     return sizes
             """
+        ),
+        # Session 25: the result of an in-place copy into a device buffer is the buffer
+        # (`copy_` returns its receiver), so its rows are device rows.
+        Invalid(
+            """
+            import torch
+            class Runner:
+                def __init__(self, n, device):
+                    self.qsl_gpu = torch.zeros(n, dtype=torch.int32, device=device)
+                def _last_tokens(self, offsets, n):
+                    qsl = self.qsl_gpu[: n + 1].copy_(offsets, non_blocking=True)
+                    return [qsl[i + 1].item() - 1 for i in range(n)]
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="which is on the device",
         ),
         # Session 25: a row's elements unpacked and used as sizes (`torch.arange(h)`,
         # `.repeat(t)`): rotary positions built per image of a grid; the file has no other

@@ -356,12 +356,7 @@ class SyncOnHotPath(Rule):
         b"if ",
         b"[",
         b"synchronize(",
-        # `torch.where(mask)` of one argument is `nonzero` (a candidate below): a helper whose
-        # only read is that had no marker
-        *(
-            f"{name}(".encode()
-            for name in sorted(DATA_SIZED_METHODS | {"repeat_interleave", "where"})
-        ),
+        *(f"{n}(".encode() for n in sorted(DATA_SIZED_METHODS | {"repeat_interleave", "where"})),
         *(f"{name.rpartition('.')[2]}(".encode() for name in sorted(SIZE_FACTORIES)),
         *(f".{name}(".encode() for name in sorted(SIZE_METHODS)),
     )

@@ -40,9 +40,7 @@ KNOWN_MISSES: frozenset[str] = frozenset(
         # run-once code: a device-proven row loop in `__init__` whose read feeds a `raise`
         # (HTD201 reports proven per-row syncs wherever they run)
         "c03_init_once/rope.py:11:not-HTD201",
-        # per-row misses: a device buffer returned by a method of an object of another module
-        # (`self.qsl.copy_to_gpu(n)`), not followed into the method's return
-        "s12_qsl_buffer_pair/runner.py:20:HTD201",
+        # per-row misses:
         # rows picked by Python values (`hidden[end].cpu()` for `end` in a list, `lp[req.idx]`):
         # no tensor is walked, so no row loop; left to HTD202, silent off a hot path
         "s36_pool_rows_cpu/pooler.py:8:HTD201",

@@ -29,6 +29,13 @@ from dataclasses import replace
 import libcst as cst
 
 from h2dlint.analysis.arguments import first_positional, positional
+from h2dlint.analysis.row_shapes import (
+    SIZE_METHODS,
+    host_value,
+    row_comparison,
+    row_value,
+    unpacked,
+)
 from h2dlint.analysis.shape_syncs import SIZE_FACTORIES, data_sized_operand
 from h2dlint.analysis.sync_basics import (
     METADATA_ATTRIBUTES,
@@ -45,7 +52,7 @@ from h2dlint.analysis.sync_basics import (
     host_copy,
     target_names,
 )
-from h2dlint.analysis.value_syncs import COMPARISON_OPERATORS, explicit_sync, tensor_test
+from h2dlint.analysis.value_syncs import explicit_sync, tensor_test
 from h2dlint.imports import statements
 from h2dlint.walk import visit_read_only
 
@@ -346,9 +353,6 @@ def sync_of(call: cst.Call, loop: RowLoop) -> RowSync | None:
 # ints is used the same way, so only rows of tensors known to be tensors count.
 ROW_SLICE = "a row as a slice bound"
 ROW_SIZE = "a row as a size"
-# Tensor methods whose positional arguments are sizes (``x.repeat(n, 1)``,
-# ``x.new_zeros(n, d)``): a 0-d tensor there is read with ``__index__``.
-SIZE_METHODS = frozenset({"repeat", "new_zeros", "new_ones", "new_empty", "expand"})
 ROW_REPEAT = "a row as a repeat count"  # ``[False] * lens[i]``: the list asks for ``__index__``
 INDEX_READS = frozenset({ROW_SLICE, ROW_SIZE, ROW_REPEAT})
 
@@ -371,38 +375,12 @@ class _SyncFinder(LoopBodyVisitor):
     def visit_If(self, node: cst.If) -> bool:
         if self._every_n(node):
             return False
-        test = tensor_test(node.test) or self._row_comparison(node.test)
+        test = tensor_test(node.test) or row_comparison(node.test, self.loop)
         if test is not None:
             tensors = reads_row(test, self.loop)
             if tensors and not self._shadowed(test):
                 self.found.append(RowSync(test, tensors[0], "a tensor as an `if` test"))
         return True
-
-    def _row_comparison(self, test: cst.BaseExpression) -> cst.BaseExpression | None:
-        """``if next_tokens[i] == eos:`` in an index walk: a row of the indexed tensor compared
-        is a 0-d tensor, and ``if`` asks it for ``bool()``. Only a row itself (``t[i]``, not
-        ``t[i] + 1``) and only in an index walk; whether ``t`` is a tensor at all is
-        for the caller's evidence (``range(t.shape[0])``, ``t = x.argmax(dim=-1)``)."""
-        if self.loop.walk is not Walk.INDEX or not isinstance(test, cst.Comparison):
-            return None
-        if len(test.comparisons) != 1:
-            return None
-        comparison = test.comparisons[0]
-        if not isinstance(comparison.operator, COMPARISON_OPERATORS):
-            return None
-        operands = (test.left, comparison.comparator)
-        if any(isinstance(o, (cst.SimpleString, cst.FormattedString)) for o in operands):
-            return None
-        for operand in operands:
-            if (
-                isinstance(operand, cst.Subscript)
-                and len(operand.slice) == 1
-                and isinstance(operand.slice[0].slice, cst.Index)
-                and isinstance(operand.slice[0].slice.value, cst.Name)
-                and operand.slice[0].slice.value.value in self.loop.names
-            ):
-                return test
-        return None
 
     def visit_For(self, node: cst.For) -> None:
         self.inner.append(target_names(node.target))
@@ -434,7 +412,7 @@ class _SyncFinder(LoopBodyVisitor):
             if not isinstance(index, cst.Slice):
                 continue
             for bound in (index.lower, index.upper):
-                if bound is None or not _row_value(bound):
+                if bound is None or not row_value(bound):
                     continue
                 tensors = reads_row(bound, self.loop)
                 if tensors and not self._shadowed(bound):
@@ -446,7 +424,7 @@ class _SyncFinder(LoopBodyVisitor):
         if not isinstance(node.operator, cst.Multiply):
             return
         for seq, count in ((node.left, node.right), (node.right, node.left)):
-            if isinstance(seq, (cst.List, cst.Tuple, cst.ListComp)) and _row_value(count):
+            if isinstance(seq, (cst.List, cst.Tuple, cst.ListComp)) and row_value(count):
                 tensors = reads_row(count, self.loop)
                 if tensors and not self._shadowed(count):
                     self.found.append(RowSync(node, tensors[0], ROW_REPEAT))
@@ -473,20 +451,10 @@ class _SyncFinder(LoopBodyVisitor):
         if not sized or not args:
             return None
         for arg in args if every else args[:1]:
-            tensors = reads_row(arg.value, self.loop) if _row_value(arg.value) else None
+            tensors = reads_row(arg.value, self.loop) if row_value(arg.value) else None
             if tensors:
                 return RowSync(call, tensors[0], ROW_SIZE)
         return None
-
-
-def _row_value(node: cst.BaseExpression) -> bool:
-    """A bare value (``l``, ``lens[i]``, ``l + 1``), not a call of it (``l.item()`` is read
-    above) or metadata (``len(x)``, ``x.shape[0]``)."""
-    if isinstance(node, cst.BinaryOperation):
-        return _row_value(node.left) or _row_value(node.right)
-    return isinstance(node, (cst.Name, cst.Subscript)) or (
-        isinstance(node, cst.Attribute) and node.attr.value not in METADATA_ATTRIBUTES
-    )
 
 
 def with_derived(body: list[cst.CSTNode], loop: RowLoop) -> RowLoop:
@@ -498,13 +466,13 @@ def with_derived(body: list[cst.CSTNode], loop: RowLoop) -> RowLoop:
         for small in statements(node, into_definitions=False):
             if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
                 continue
-            for target, value in _unpacked(small.targets[0].target, small.value):
+            for target, value in unpacked(small.targets[0].target, small.value):
                 if target.value in loop.names:
                     continue
                 if isinstance(value, cst.Call) and explicit_sync(value) is not None:
                     continue
                 tensors = reads_row(value, loop)
-                if not tensors or _host_value(value):
+                if not tensors or host_value(value):
                     continue
                 base = tensors[0]
                 if isinstance(base, cst.Name) and base.value == target.value:
@@ -513,38 +481,6 @@ def with_derived(body: list[cst.CSTNode], loop: RowLoop) -> RowLoop:
     if len(derived) == len(loop.derived):
         return loop
     return replace(loop, derived=tuple(derived.items()))
-
-
-def _unpacked(
-    target: cst.BaseExpression, value: cst.BaseExpression
-) -> list[tuple[cst.Name, cst.BaseExpression]]:
-    """The names an assignment binds with their values: ``n = v``; ``t, h, w = g[0], g[1],
-    g[2]`` pairwise; ``t, h, w = row`` each to the row (its elements are 0-d tensors of the
-    row's device)."""
-    if isinstance(target, cst.Name):
-        return [(target, value)]
-    if not isinstance(target, (cst.Tuple, cst.List)):
-        return []
-    names = [e.value for e in target.elements]
-    if not all(isinstance(n, cst.Name) for n in names):
-        return []
-    if isinstance(value, (cst.Tuple, cst.List)):
-        values = [e.value for e in value.elements]
-        if len(values) != len(names) or any(
-            isinstance(e, cst.StarredElement) for e in value.elements
-        ):
-            return []
-        return [(n, v) for n, v in zip(names, values, strict=True) if isinstance(n, cst.Name)]
-    if isinstance(value, (cst.Name, cst.Subscript)):
-        return [(n, value) for n in names if isinstance(n, cst.Name)]
-    return []
-
-
-def _host_value(value: cst.BaseExpression) -> bool:
-    """A Python value computed from a row, never a tensor: a display, a comprehension."""
-    return isinstance(
-        value, (cst.List, cst.Tuple, cst.ListComp, cst.DictComp, cst.Dict, cst.SimpleString)
-    )
 
 
 def row_syncs(body: list[cst.CSTNode], loop: RowLoop) -> list[RowSync]:

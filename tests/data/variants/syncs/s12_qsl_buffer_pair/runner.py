@@ -18,3 +18,7 @@ class ModelRunner:
     def _gather_last(self, num_reqs: int) -> list[int]:
         qsl = self.query_start_loc.copy_to_gpu(num_reqs + 1)
         return [qsl[i + 1].item() - 1 for i in range(num_reqs)]  # expect: HTD201
+
+    def _host_offsets(self, offsets: torch.Tensor, num_reqs: int) -> list[int]:
+        host = self.query_start_loc.cpu[: num_reqs + 1].copy_(offsets)
+        return [host[i + 1].item() - 1 for i in range(num_reqs)]  # expect-not: HTD201
