@@ -48,6 +48,10 @@ KNOWN_MISSES: frozenset[str] = frozenset(
         # a `while` over a generation's done mask in a plain function (no hot name, device
         # of unknown kind)
         "s42_while_done_all/generate.py:8:HTD201",
+        # a dataclass of host tensors built by a collector function of another module: the
+        # field is annotated as a tensor, and construction sites are not followed
+        "c21_dataclass_host_fields/positions.py:13:not-HTD201",
+        "c21_dataclass_host_fields/positions.py:15:not-HTD201",
         # single-sync misses:
         # `(nxt == eos).any()` with `nxt = logits.argmax(-1)` (positional dim: numpy too) of
         # `self.model(...)` of unknown class
@@ -58,12 +62,7 @@ KNOWN_MISSES: frozenset[str] = frozenset(
 )
 
 # HTD2xx findings on lines that expect none: "case/file.py:line:CODE".
-KNOWN_UNEXPECTED: frozenset[str] = frozenset(
-    {
-        # `max(t)` of a device tensor reported by both rules
-        "s35_max_builtin/prep.py:10:HTD202",
-    }
-)
+KNOWN_UNEXPECTED: frozenset[str] = frozenset()
 
 
 def _expectations() -> list[tuple[str, int, str, str]]:
