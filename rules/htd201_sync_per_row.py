@@ -7,6 +7,7 @@ from h2dlint.analysis.builtin_walks import WALKING_BUILTINS, BuiltinWalk, builti
 from h2dlint.analysis.device_branches import off_cuda_branch
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.host_data import dataset_module
+from h2dlint.analysis.hot_calls import runs_model
 from h2dlint.analysis.hot_guards import name_values
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.name_hints import on_host_by_name
@@ -19,6 +20,7 @@ from h2dlint.analysis.sync_basics import SYNC_BUILTINS, RowLoop, Walk
 from h2dlint.analysis.syncs import row_loop
 from h2dlint.analysis.tensor_kinds import is_tensor, not_a_tensor_here, tensor_evidence
 from h2dlint.analysis.value_syncs import TEST_METHODS, iteration_syncs, value_where
+from h2dlint.context import FileContext
 from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.rule import ComprehensionVisits, Invalid, Rule, Valid, snippet
 from h2dlint.walk import visit_read_only
@@ -245,6 +247,22 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 def _last_tokens(self, offsets, n):
                     qsl = self.qsl_cpu[: n + 1].copy_(offsets)
                     return [qsl[i + 1].item() - 1 for i in range(n)]
+            """
+        ),
+        # Session 25: the same loop in warm-up code runs once; a loop that drains a list.
+        Valid(
+            """
+            import torch
+            def warmup(model, input_ids: torch.Tensor, eos: int):
+                done = torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
+                while not done.all():
+                    nxt = model(input_ids)[:, -1].argmax(-1)
+                    done |= nxt == eos
+            def drain(queue):
+                total = torch.zeros(())
+                while queue:
+                    total += queue.pop().sum()
+                return total
             """
         ),
         # Session 25: a check in an `assert` (graph capture, tests, validation) is no per-row
@@ -925,6 +943,23 @@ class SyncPerRow(ComprehensionVisits, Rule):
                            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
             """,
             message_contains="which is on the device",
+        ),
+        # Session 25: a generation loop in a plain function: the `while` body runs the model,
+        # so its test reads the done mask once per step, whatever the function is called.
+        Invalid(
+            """
+            import torch
+            def greedy_generate(model, input_ids: torch.Tensor, eos: int):
+                done = torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
+                while not done.all():
+                ^^^^^^^^^^^^^^^^^^^^^
+                    nxt = model(input_ids)[:, -1].argmax(-1)
+                    done |= nxt == eos
+                    input_ids = torch.cat([input_ids, nxt[:, None]], dim=-1)
+                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return input_ids
+            """,
+            message_contains="its body runs the model on every iteration",
         ),
         # Session 25: a row's elements unpacked and used as sizes (`torch.arange(h)`,
         # `.repeat(t)`): rotary positions built per image of a grid; the file has no other
@@ -1859,7 +1894,9 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     confidence=Confidence.MEDIUM,
                 )
                 return
-            reason = HotPaths.of(self.context).why_hot_at(self.context.ancestors)
+            reason = HotPaths.of(self.context).why_hot_at(
+                self.context.ancestors
+            ) or _model_loop_reason(self.context, node)
             if reason is None:
                 return
             self.report(
@@ -2017,3 +2054,16 @@ def _vectorised(
         func = module.code_for_node(reduction.torch_func)
         return cst.parse_expression(f"{func}({code}, dim=-1).tolist()")
     return cst.parse_expression(f"{code}.{reduction.op}(dim=-1).tolist()")
+
+
+def _model_loop_reason(context: FileContext, loop: cst.While) -> str | None:
+    """A ``while`` loop whose own body runs a model (``while not done.all(): nxt =
+    model(ids)...``, a generation loop in a plain function) tests its tensor once per step,
+    whatever its function is called; not in run-once code or tests."""
+    hot = HotPaths.of(context)
+    function = next(
+        (a for a in reversed(context.ancestors) if isinstance(a, cst.FunctionDef)), None
+    )
+    if function is None or hot.test_module or hot.once.function(function):
+        return None
+    return "its body runs the model on every iteration" if runs_model(loop) else None

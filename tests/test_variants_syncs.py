@@ -45,9 +45,6 @@ KNOWN_MISSES: frozenset[str] = frozenset(
         # no tensor is walked, so no row loop; left to HTD202, silent off a hot path
         "s36_pool_rows_cpu/pooler.py:8:HTD201",
         "s37_request_index_rows/output_processor.py:12:HTD201",
-        # a `while` over a generation's done mask in a plain function (no hot name, device
-        # of unknown kind)
-        "s42_while_done_all/generate.py:8:HTD201",
         # a dataclass of host tensors built by a collector function of another module: the
         # field is annotated as a tensor, and construction sites are not followed
         "c21_dataclass_host_fields/positions.py:13:not-HTD201",
