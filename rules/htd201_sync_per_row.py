@@ -7,6 +7,7 @@ from h2dlint.analysis.builtin_walks import WALKING_BUILTINS, BuiltinWalk, builti
 from h2dlint.analysis.device_branches import off_cuda_branch
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.host_data import dataset_module
+from h2dlint.analysis.hot_calls import runs_model
 from h2dlint.analysis.hot_guards import name_values
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.name_hints import on_host_by_name
@@ -14,10 +15,12 @@ from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.reference_helpers import in_reference_code
 from h2dlint.analysis.row_findings import DEVICE, HOT, RowFinding, loop_rows
 from h2dlint.analysis.row_reductions import RowReduction, list_row_reduction, tensor_row_reduction
+from h2dlint.analysis.row_shapes import SIZE_METHODS
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, RowLoop, Walk
 from h2dlint.analysis.syncs import row_loop
 from h2dlint.analysis.tensor_kinds import is_tensor, not_a_tensor_here, tensor_evidence
 from h2dlint.analysis.value_syncs import TEST_METHODS, iteration_syncs, value_where
+from h2dlint.context import FileContext
 from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.rule import ComprehensionVisits, Invalid, Rule, Valid, snippet
 from h2dlint.walk import visit_read_only
@@ -158,6 +161,11 @@ class SyncPerRow(ComprehensionVisits, Rule):
         *(f".{name}(".encode() for name in sorted(TEST_METHODS)),
         *(f"{name}(".encode() for name in sorted(SYNC_BUILTINS)),
         *(f"{name}(".encode() for name in sorted(WALKING_BUILTINS)),
+        # a row as a size (`torch.arange(h)`, `range(n)`, `x.repeat(n, 1)`): rotary positions
+        # built from each row of a grid have no other marker
+        b"range(",
+        *(f"{name}(".encode() for name in ("zeros", "ones", "empty", "full", "rand")),
+        *(f".{name}(".encode() for name in sorted(SIZE_METHODS)),
     )
     # A sync in a loop: of a loop variable (a row), of a local name bound to a row in the loop
     # body (which no pattern can follow), or in a `while` loop; or a loop over `.tolist()`.
@@ -172,11 +180,101 @@ class SyncPerRow(ComprehensionVisits, Rule):
         # a row as a slice bound (`ids[:l]`) or a size (`torch.arange(n)`, `range(n)`)
         f"loop @subscript arg Slice in {_ROW_LOOPS}",
         f"loop .arange|.zeros|.ones|.empty|.rand|.randn|.full|range in {_ROW_LOOPS}",
+        f"loop {'|'.join('.' + m for m in sorted(SIZE_METHODS))} in {_ROW_LOOPS}",
         # a builtin that walks a tensor and tests each element (`max(t)`, `any(t)`)
         f"{'|'.join(sorted(WALKING_BUILTINS))} arg Name|Attribute|Subscript|Call",
     )
 
     valid = (
+        # Session 25 (variants25s): a request's state kept in a dict annotated with its class
+        # (`self.states: dict[str, State]`); the class holds a `.cpu()` copy, so its rows are
+        # host rows (the earlier triage's false alarms on serving code).
+        Valid(
+            """
+            import torch
+            class State:
+                def __init__(self, grid_thw):
+                    self.grid = grid_thw.cpu()
+            class Runner:
+                def __init__(self):
+                    self.states: dict[str, State] = {}
+                def execute_model(self, rid):
+                    st = self.states[rid]
+                    return [int(torch.prod(st.grid[i]).item()) for i in range(st.grid.shape[0])]
+            """
+        ),
+        # Session 25: the items of a list read bare with `.item()` may be 0-d tensors kept on
+        # the host on purpose (an optimizer's step counts, `torch.tensor(0.0)`): only a row
+        # reduced first (`row.prod().item()`) says the loop walks a tensor's rows.
+        Valid(
+            """
+            import torch
+            class RowAdagrad(torch.optim.Optimizer):
+                def step(self, closure=None):
+                    for group in self.param_groups:
+                        ps = [p for p in group["params"] if p.grad is not None]
+                        steps = [self.state[p]["step"] for p in ps]
+                        for param, step_t in zip(ps, steps):
+                            step_t += 1
+                            param.add_(param.grad, alpha=-0.01 / step_t.item())
+            """
+        ),
+        # Session 25: the same sizes from a grid built on the host from Python lists, or from
+        # its `.tolist()` rows and a list of ints.
+        Valid(
+            """
+            import torch
+            class VisionRope(torch.nn.Module):
+                def forward(self, x: torch.Tensor, sizes: list[tuple[int, int, int]]):
+                    grid = torch.tensor(sizes, dtype=torch.long)
+                    out = []
+                    for t, h, w in grid:
+                        out.append(torch.arange(h).repeat(t))
+                    for t, h, w in grid.tolist():
+                        out.append(x[:1].repeat(t * h * w, 1))
+                    for n in [s[1] for s in sizes]:
+                        out.append(x.new_zeros(n, 4))
+                    return out
+            """
+        ),
+        # Session 25: the same in-place copy into a host buffer: host rows.
+        Valid(
+            """
+            import torch
+            class Runner:
+                def __init__(self, n):
+                    self.qsl_cpu = torch.zeros(n, dtype=torch.int32)
+                def _last_tokens(self, offsets, n):
+                    qsl = self.qsl_cpu[: n + 1].copy_(offsets)
+                    return [qsl[i + 1].item() - 1 for i in range(n)]
+            """
+        ),
+        # Session 25: the same loop in warm-up code runs once; a loop that drains a list.
+        Valid(
+            """
+            import torch
+            def warmup(model, input_ids: torch.Tensor, eos: int):
+                done = torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
+                while not done.all():
+                    nxt = model(input_ids)[:, -1].argmax(-1)
+                    done |= nxt == eos
+            def drain(queue):
+                total = torch.zeros(())
+                while queue:
+                    total += queue.pop().sum()
+                return total
+            """
+        ),
+        # Session 25: a check in an `assert` (graph capture, tests, validation) is no per-row
+        # work: `python -O` drops it, and HTD202 leaves asserts alone too.
+        Valid(
+            """
+            import torch
+            def check_outputs(out: torch.Tensor):
+                for i in range(out.shape[0]):
+                    assert out[i].isfinite().all().item()
+            """
+        ),
         # Session 23: every mask reduced at once, and `torch.where` of three arguments (an
         # elementwise choice of a fixed size) per row.
         Valid(
@@ -828,6 +926,109 @@ class SyncPerRow(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # Session 25 (variants25s): a request's state reached through a dict annotated with
+        # its class; the state holds the grid on the device, so each row's product syncs.
+        Invalid(
+            """
+            class CachedRequest:
+                def __init__(self, grid_thw, device):
+                    self.mm_grid = grid_thw.to(device)
+            class Runner:
+                def __init__(self):
+                    self.requests: dict[str, CachedRequest] = {}
+                def _update_states(self):
+                    sizes = []
+                    for req in self.requests.values():
+                        for g in req.mm_grid:
+                        ^^^^^^^^^^^^^^^^^^^^^
+                            sizes.append(int(g.prod()))
+                     ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return sizes
+            """
+        ),
+        # Session 25: the result of an in-place copy into a device buffer is the buffer
+        # (`copy_` returns its receiver), so its rows are device rows.
+        Invalid(
+            """
+            import torch
+            class Runner:
+                def __init__(self, n, device):
+                    self.qsl_gpu = torch.zeros(n, dtype=torch.int32, device=device)
+                def _last_tokens(self, offsets, n):
+                    qsl = self.qsl_gpu[: n + 1].copy_(offsets, non_blocking=True)
+                    return [qsl[i + 1].item() - 1 for i in range(n)]
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="which is on the device",
+        ),
+        # Session 25: a generation loop in a plain function: the `while` body runs the model,
+        # so its test reads the done mask once per step, whatever the function is called.
+        Invalid(
+            """
+            import torch
+            def greedy_generate(model, input_ids: torch.Tensor, eos: int):
+                done = torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
+                while not done.all():
+                ^^^^^^^^^^^^^^^^^^^^^
+                    nxt = model(input_ids)[:, -1].argmax(-1)
+                    done |= nxt == eos
+                    input_ids = torch.cat([input_ids, nxt[:, None]], dim=-1)
+                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return input_ids
+            """,
+            message_contains="its body runs the model on every iteration",
+        ),
+        # Session 25: a row's elements unpacked and used as sizes (`torch.arange(h)`,
+        # `.repeat(t)`): rotary positions built per image of a grid; the file has no other
+        # marker of a host read, so the byte prefilter must know sizes too.
+        Invalid(
+            """
+            import torch
+            class VisionRope(torch.nn.Module):
+                def forward(self, grid_thw: torch.Tensor):
+                    pos = []
+                    for g in grid_thw:
+                    ^^^^^^^^^^^^^^^^^^
+                        t, h, w = g[0], g[1], g[2]
+                        pos.append(torch.arange(h).repeat(t))
+                     ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return torch.cat(pos)
+            """,
+            message_contains="a row as a size",
+        ),
+        # Session 25: a row element as the size a tensor method takes (`x.repeat(n, 1)`,
+        # `x.new_zeros(n, d)`): Python reads the 0-d tensor's `__index__`.
+        Invalid(
+            """
+            import torch
+            class Frames(torch.nn.Module):
+                def forward(self, x: torch.Tensor, grid_thw: torch.Tensor):
+                    frames = []
+                    for i in range(len(grid_thw)):
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        frames.append(x[:1].repeat(grid_thw[i, 0], 1))
+                     ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return torch.cat(frames)
+            """,
+            message_contains="a row as a size",
+        ),
+        # Session 25: a row of an unannotated `forward` argument reduced and read with
+        # `.item()` (only arrays have both): the grid's rows, one sync each on a hot path.
+        Invalid(
+            """
+            import torch
+            class PatchMerger(torch.nn.Module):
+                def forward(self, x, grid_thw):
+                    out = []
+                    for row in grid_thw:
+                    ^^^^^^^^^^^^^^^^^^^^
+                        n = row.prod().item()
+                        out.append(x[:n].mean(0))
+                     ...^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return torch.stack(out)
+            """,
+            message_contains="on a hot path",
+        ),
         # Session 23 (held out: torchvision's `masks_to_boxes` before 0.27): an op whose output
         # size depends on each row's values (`torch.where` of one argument is `nonzero`) makes
         # the host wait for every row.
@@ -1710,7 +1911,9 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     confidence=Confidence.MEDIUM,
                 )
                 return
-            reason = HotPaths.of(self.context).why_hot_at(self.context.ancestors)
+            reason = HotPaths.of(self.context).why_hot_at(
+                self.context.ancestors
+            ) or _model_loop_reason(self.context, node)
             if reason is None:
                 return
             self.report(
@@ -1870,3 +2073,16 @@ def _vectorised(
         func = module.code_for_node(reduction.torch_func)
         return cst.parse_expression(f"{func}({code}, dim=-1).tolist()")
     return cst.parse_expression(f"{code}.{reduction.op}(dim=-1).tolist()")
+
+
+def _model_loop_reason(context: FileContext, loop: cst.While) -> str | None:
+    """A ``while`` loop whose own body runs a model (``while not done.all(): nxt =
+    model(ids)...``, a generation loop in a plain function) tests its tensor once per step,
+    whatever its function is called; not in run-once code or tests."""
+    hot = HotPaths.of(context)
+    function = next(
+        (a for a in reversed(context.ancestors) if isinstance(a, cst.FunctionDef)), None
+    )
+    if function is None or hot.test_module or hot.once.function(function):
+        return None
+    return "its body runs the model on every iteration" if runs_model(loop) else None

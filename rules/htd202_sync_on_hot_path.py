@@ -356,7 +356,7 @@ class SyncOnHotPath(Rule):
         b"if ",
         b"[",
         b"synchronize(",
-        *(f"{name}(".encode() for name in sorted(DATA_SIZED_METHODS | {"repeat_interleave"})),
+        *(f"{n}(".encode() for n in sorted(DATA_SIZED_METHODS | {"repeat_interleave", "where"})),
         *(f"{name.rpartition('.')[2]}(".encode() for name in sorted(SIZE_FACTORIES)),
         *(f".{name}(".encode() for name in sorted(SIZE_METHODS)),
     )
@@ -393,6 +393,19 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 25 (variants25s): the rows of a tensor whose name says host (HTD201 leaves
+        # the loop for that name) are host rows too: no single sync per row either.
+        Valid(
+            """
+            import torch
+            class VisionEncoder(torch.nn.Module):
+                def forward(self, x: torch.Tensor, batch):
+                    sizes = [int(torch.prod(g)) for g in batch.grid_thw_cpu]
+                    for t, h, w in batch.grid_thw_cpu:
+                        sizes.append(int(t * h * w))
+                    return x.split(sizes)
+            """
+        ),
         # Session 24: `.diff()` of a value of unknown kind (pandas has one) proves no tensor,
         # so its `nonzero()` may be numpy's.
         Valid(
@@ -2126,6 +2139,18 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 25 (variants25s): a file whose only host read is `torch.where` of one
+        # argument (`nonzero`) had no prefilter marker and was never checked.
+        Invalid(
+            """
+            import torch
+            class Router(torch.nn.Module):
+                def forward(self, topk_ids: torch.Tensor, expert: int):
+                    token_idx, _ = torch.where(topk_ids == expert)
+                                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return token_idx
+            """
+        ),
         # Session 24 (held out: botorch 0.9's linear elliptical slice sampler, every step): the
         # `nonzero()` of the changes of a feasibility mask, `.diff()` of a tensor a method of the
         # class annotates; a tensor's method returns a tensor.

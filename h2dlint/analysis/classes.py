@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis import container_items
 from h2dlint.analysis.fact_source import ClassRef as ClassRef
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.frames import Frame, parameter_annotation
@@ -39,6 +40,10 @@ def class_of(
         result = _call_class(provenance, node, frame, depth)
     elif isinstance(node, cst.Attribute):
         result = _attribute_class(provenance, node, frame, depth)
+    elif isinstance(node, cst.Subscript):
+        container = container_items.indexed_container(node)
+        if container is not None:
+            result = _item_class(provenance, container, frame, depth, values=False)
     memo[key] = result
     return result
 
@@ -107,6 +112,12 @@ def _name_class(
         elif binding.statement is bindings.root:
             annotation = parameter_annotation(node, frame)
             refs.append(_annotated(provenance, annotation))
+        elif (
+            isinstance(binding.statement, cst.For)
+            and isinstance(binding.statement.target, cst.Name)
+            and binding.statement.target.value == node.value
+        ):
+            refs.append(_walked_item_class(provenance, binding.statement, frame, depth))
         else:
             refs.append(None)
     return agree(refs)
@@ -179,3 +190,55 @@ def _attribute_class(
     if owner is None or owner.provenance is None or owner.node is None:
         return None
     return owner.provenance.attribute_class(owner.node, attr, depth + 1)
+
+
+def _walked_item_class(
+    provenance: FactSource, loop: cst.For, frame: Frame, depth: int
+) -> ClassRef | None:
+    """The class of ``req`` in ``for req in self.requests.values()`` (``for req in reqs``),
+    by the container's annotation."""
+    walked = container_items.iterated_container(loop.iter)
+    if walked is None:
+        return None
+    container, values = walked
+    return _item_class(provenance, container, frame, depth, values=values)
+
+
+def _item_class(
+    provenance: FactSource,
+    container: cst.BaseExpression,
+    frame: Frame,
+    depth: int,
+    *,
+    values: bool,
+) -> ClassRef | None:
+    """The class of an item of ``container`` by its annotation (``dict[str, Request]``,
+    ``list[Request]``), read in the module that declares it."""
+    declared = _container_annotation(provenance, container, frame, depth)
+    if declared is None:
+        return None
+    source, annotation = declared
+    item = container_items.item_annotation(annotation, values)
+    return _annotated(source, item) if item is not None else None
+
+
+def _container_annotation(
+    provenance: FactSource, container: cst.BaseExpression, frame: Frame, depth: int
+) -> tuple[FactSource, cst.BaseExpression] | None:
+    if isinstance(container, cst.Name):
+        found = container_items.local_annotation(container, frame)
+        return (provenance, found) if found is not None else None
+    if not isinstance(container, cst.Attribute):
+        return None
+    attr = container.attr.value
+    base = container.value
+    if isinstance(base, cst.Name) and frame.cls is not None and base.value == frame.self_name:
+        source, cls = provenance, frame.cls
+    else:
+        owner = class_of(provenance, base, frame, depth + 1)
+        if owner is None or owner.provenance is None or owner.node is None:
+            return None
+        source, cls = owner.provenance, owner.node
+    methods = source.index.methods.get(cls, {})
+    found = container_items.attribute_annotation(cls, methods, attr)
+    return (source, found) if found is not None else None

@@ -250,16 +250,41 @@ def _holds(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
     return finder.found
 
 
+# Reductions of a row that ``.item()``/``.tolist()`` reads (``row.prod().item()``): methods of
+# arrays, as ``.item()`` is.
+_ROW_REDUCTIONS = frozenset({"prod", "sum", "max", "min", "mean", "any", "all", "argmax"})
+
+
 def _array_read_of_row(sync: RowSync, loop: RowLoop) -> bool:
-    """Whether ``sync`` is ``.item()``/``.tolist()`` of a row itself (``t[i].item()``):
-    only arrays have them, so the rows are tensors (or numpy values) whatever ``t`` is."""
+    """Whether ``sync`` is ``.item()``/``.tolist()`` of a row itself (``t[i].item()``) or of
+    a reduction of a row (``t[i].prod().item()``, ``for row in t: row.prod().item()``, a
+    grid's patch count): only arrays have them, so the rows are tensors (or numpy values)
+    whatever ``t`` is."""
     call = sync.call
     if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)):
         return False
     if call.func.attr.value not in ("item", "tolist"):
         return False
     row = call.func.value
-    return isinstance(row, cst.Subscript) and row.value.deep_equals(sync.tensor)
+    reduced = (
+        isinstance(row, cst.Call)
+        and isinstance(row.func, cst.Attribute)
+        and row.func.attr.value in _ROW_REDUCTIONS
+    )
+    if reduced:
+        assert isinstance(row, cst.Call) and isinstance(row.func, cst.Attribute)
+        row = row.func.value
+    if isinstance(row, cst.Subscript) and row.value.deep_equals(sync.tensor):
+        return True
+    # A walked item read bare (``step_t.item()``) may be a 0-d tensor of a list kept on the
+    # host on purpose (an optimizer's step counts): only a reduced row says "rows".
+    return (
+        reduced
+        and loop.tensor is not None
+        and isinstance(row, cst.Name)
+        and row.value in loop.names
+        and loop.tensor.deep_equals(sync.tensor)
+    )
 
 
 def called_output(provenance: Provenance, read: cst.BaseExpression, frame: Frame) -> bool:

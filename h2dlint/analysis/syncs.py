@@ -29,6 +29,13 @@ from dataclasses import replace
 import libcst as cst
 
 from h2dlint.analysis.arguments import first_positional, positional
+from h2dlint.analysis.row_shapes import (
+    SIZE_METHODS,
+    host_value,
+    row_comparison,
+    row_value,
+    unpacked,
+)
 from h2dlint.analysis.shape_syncs import SIZE_FACTORIES, data_sized_operand
 from h2dlint.analysis.sync_basics import (
     METADATA_ATTRIBUTES,
@@ -353,17 +360,22 @@ INDEX_READS = frozenset({ROW_SLICE, ROW_SIZE, ROW_REPEAT})
 class _SyncFinder(LoopBodyVisitor):
     """Row syncs in a loop body. Nested function bodies are not the loop's; a sync that reads a
     nested loop's own rows is that loop's; a branch taken once every N iterations
-    (``if step % 100 == 0``) is not per row."""
+    (``if step % 100 == 0``) is not per row; nor is an ``assert``."""
 
     def __init__(self, loop: RowLoop) -> None:
         self.loop = loop
         self.found: list[RowSync] = []
         self.inner: list[frozenset[str]] = []
 
+    def visit_Assert(self, node: cst.Assert) -> bool:
+        # A check (``assert out[i].isfinite().all()``): graph capture, tests and validation
+        # read rows this way, and ``python -O`` drops it; HTD202 leaves asserts alone too.
+        return False
+
     def visit_If(self, node: cst.If) -> bool:
         if self._every_n(node):
             return False
-        test = tensor_test(node.test)
+        test = tensor_test(node.test) or row_comparison(node.test, self.loop)
         if test is not None:
             tensors = reads_row(test, self.loop)
             if tensors and not self._shadowed(test):
@@ -400,7 +412,7 @@ class _SyncFinder(LoopBodyVisitor):
             if not isinstance(index, cst.Slice):
                 continue
             for bound in (index.lower, index.upper):
-                if bound is None or not _row_value(bound):
+                if bound is None or not row_value(bound):
                     continue
                 tensors = reads_row(bound, self.loop)
                 if tensors and not self._shadowed(bound):
@@ -412,19 +424,23 @@ class _SyncFinder(LoopBodyVisitor):
         if not isinstance(node.operator, cst.Multiply):
             return
         for seq, count in ((node.left, node.right), (node.right, node.left)):
-            if isinstance(seq, (cst.List, cst.Tuple, cst.ListComp)) and _row_value(count):
+            if isinstance(seq, (cst.List, cst.Tuple, cst.ListComp)) and row_value(count):
                 tensors = reads_row(count, self.loop)
                 if tensors and not self._shadowed(count):
                     self.found.append(RowSync(node, tensors[0], ROW_REPEAT))
                     return
 
     def _size(self, call: cst.Call) -> RowSync | None:
-        """``torch.arange(l)``, ``torch.zeros(l, d)``, ``range(l)`` of a row: a size the host
-        reads from the device."""
+        """``torch.arange(l)``, ``torch.zeros(l, d)``, ``range(l)``, ``x.repeat(l, 1)``,
+        ``x.new_zeros(l, d)`` of a row: a size the host reads from the device."""
         func = call.func
+        every = True  # every positional argument is a size (``range``, ``x.repeat``)
         if isinstance(func, cst.Name):
             sized = func.value == "range"
+        elif isinstance(func, cst.Attribute) and func.attr.value in SIZE_METHODS:
+            sized = not (isinstance(func.value, cst.Name) and func.value.value == "torch")
         else:
+            every = False
             sized = (
                 isinstance(func, cst.Attribute)
                 and isinstance(func.value, cst.Name)
@@ -434,21 +450,11 @@ class _SyncFinder(LoopBodyVisitor):
         args = positional(call)
         if not sized or not args:
             return None
-        for arg in args[:1] if isinstance(func, cst.Attribute) else args:
-            tensors = reads_row(arg.value, self.loop) if _row_value(arg.value) else None
+        for arg in args if every else args[:1]:
+            tensors = reads_row(arg.value, self.loop) if row_value(arg.value) else None
             if tensors:
                 return RowSync(call, tensors[0], ROW_SIZE)
         return None
-
-
-def _row_value(node: cst.BaseExpression) -> bool:
-    """A bare value (``l``, ``lens[i]``, ``l + 1``), not a call of it (``l.item()`` is read
-    above) or metadata (``len(x)``, ``x.shape[0]``)."""
-    if isinstance(node, cst.BinaryOperation):
-        return _row_value(node.left) or _row_value(node.right)
-    return isinstance(node, (cst.Name, cst.Subscript)) or (
-        isinstance(node, cst.Attribute) and node.attr.value not in METADATA_ATTRIBUTES
-    )
 
 
 def with_derived(body: list[cst.CSTNode], loop: RowLoop) -> RowLoop:
@@ -460,29 +466,21 @@ def with_derived(body: list[cst.CSTNode], loop: RowLoop) -> RowLoop:
         for small in statements(node, into_definitions=False):
             if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
                 continue
-            target = small.targets[0].target
-            value = small.value
-            if not isinstance(target, cst.Name) or target.value in loop.names:
-                continue
-            if isinstance(value, cst.Call) and explicit_sync(value) is not None:
-                continue
-            tensors = reads_row(value, loop)
-            if not tensors or _host_value(value):
-                continue
-            base = tensors[0]
-            if isinstance(base, cst.Name) and base.value == target.value:
-                continue  # ``t = t[mask[i]]``: still the row ``t = types[i]`` binds
-            derived.setdefault(target.value, base)
+            for target, value in unpacked(small.targets[0].target, small.value):
+                if target.value in loop.names:
+                    continue
+                if isinstance(value, cst.Call) and explicit_sync(value) is not None:
+                    continue
+                tensors = reads_row(value, loop)
+                if not tensors or host_value(value):
+                    continue
+                base = tensors[0]
+                if isinstance(base, cst.Name) and base.value == target.value:
+                    continue  # ``t = t[mask[i]]``: still the row ``t = types[i]`` binds
+                derived.setdefault(target.value, base)
     if len(derived) == len(loop.derived):
         return loop
     return replace(loop, derived=tuple(derived.items()))
-
-
-def _host_value(value: cst.BaseExpression) -> bool:
-    """A Python value computed from a row, never a tensor: a display, a comprehension."""
-    return isinstance(
-        value, (cst.List, cst.Tuple, cst.ListComp, cst.DictComp, cst.Dict, cst.SimpleString)
-    )
 
 
 def row_syncs(body: list[cst.CSTNode], loop: RowLoop) -> list[RowSync]:

@@ -6,6 +6,8 @@ path) asks these for its MEDIUM findings.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 
 from h2dlint.analysis.arguments import host_named, keyword, positional
@@ -62,6 +64,8 @@ def tensor_root(
         return None  # a host tensor by name (``lengths_cpu.max()``), a numpy array
     if host_derived(provenance, root, frame):
         return None  # ``lens = qsl_cpu[1:] - qsl_cpu[:-1]``: computed from host tensors
+    if isinstance(root, cst.Name) and _host_row(provenance, context.ancestors, root, frame):
+        return None  # ``for g in batch.grid_thw_cpu``: a row of a host tensor
     if value_where(provenance, root, frame).on_host:
         return None
     if isinstance(root, cst.Name) and prepared_on_host(provenance, root, frame):
@@ -110,6 +114,40 @@ def host_derived(provenance: Provenance, root: cst.BaseExpression, frame: Frame)
         if found is None or not host_named(found):
             return False
     return True
+
+
+def _host_row(
+    provenance: Provenance,
+    ancestors: Sequence[cst.CSTNode],
+    name: cst.Name,
+    frame: Frame,
+) -> bool:
+    """Whether ``name`` is the row (or an element of the row, ``for t, h, w in grid_cpu``) of
+    the innermost loop around the node that binds it, and that loop walks a tensor whose name
+    says host or that is proven on the host."""
+    for node in reversed(ancestors):
+        loops: list[cst.For | cst.CompFor] = []
+        if isinstance(node, cst.For):
+            loops.append(node)
+        elif isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+            clause: cst.CompFor | None = node.for_in
+            while clause is not None:
+                loops.insert(0, clause)  # the innermost clause binds last
+                clause = clause.inner_for_in
+        for loop in loops:
+            target = loop.target
+            names: list[cst.BaseExpression] = [target]
+            if isinstance(target, (cst.Tuple, cst.List)):
+                names = [e.value for e in target.elements]
+            if not any(isinstance(n, cst.Name) and n.value == name.value for n in names):
+                continue  # not this loop's row; an outer loop may bind it
+            walked = loop.iter
+            return (
+                host_named(walked)
+                or provenance.is_host_data(walked, frame)
+                or value_where(provenance, walked, frame).on_host
+            )
+    return False
 
 
 def moved_in_place(context: FileContext, tensor: cst.BaseExpression) -> bool:

@@ -41,6 +41,25 @@ from h2dlint.analysis.torch_api import (
 from h2dlint.analysis.views import view_method_fact
 from h2dlint.walk import visit_read_only
 
+# Tensor methods that work in place and return their receiver.
+SELF_RETURNING_METHODS = frozenset(
+    {
+        "copy_",
+        "zero_",
+        "fill_",
+        "masked_fill_",
+        "index_copy_",
+        "index_fill_",
+        "index_put_",
+        "scatter_",
+        "clamp_",
+        "add_",
+        "sub_",
+        "mul_",
+        "div_",
+    }
+)
+
 
 class CallFacts(ProvenanceBase):
     """The facts of calls (``core.Provenance`` adds those of names, attributes and the rest)."""
@@ -193,6 +212,12 @@ class CallFacts(ProvenanceBase):
                     else (self.fact(base, frame, depth + 1).derived())
                 )
             return UNKNOWN_FACT
+        if method in SELF_RETURNING_METHODS:
+            # ``buf[:n].copy_(src, non_blocking=True)`` returns ``buf[:n]``: engines bind the
+            # result of the copy into a device buffer and read it next.
+            receiver = self.fact(base, frame, depth + 1)
+            if receiver.known:
+                return receiver
         view = view_method_fact(self, method, base, call, frame, depth)
         if view is not None:
             return view

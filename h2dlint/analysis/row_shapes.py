@@ -1,0 +1,86 @@
+"""The shapes of a row loop's body that :mod:`h2dlint.analysis.syncs` reads: which names an
+assignment binds to a row (``t, h, w = g[0], g[1], g[2]``), which values are bare rows or
+Python values, which tensor methods take sizes, and an ``if`` that compares a row."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from h2dlint.analysis.sync_basics import METADATA_ATTRIBUTES, RowLoop, Walk
+from h2dlint.analysis.value_syncs import COMPARISON_OPERATORS
+
+# Tensor methods whose positional arguments are sizes (``x.repeat(n, 1)``,
+# ``x.new_zeros(n, d)``): a 0-d tensor there is read with ``__index__``.
+SIZE_METHODS = frozenset({"repeat", "new_zeros", "new_ones", "new_empty", "expand"})
+
+
+def row_comparison(test: cst.BaseExpression, loop: RowLoop) -> cst.BaseExpression | None:
+    """``if next_tokens[i] == eos:`` in an index walk: a row of the indexed tensor compared
+    is a 0-d tensor, and ``if`` asks it for ``bool()``. Only a row itself (``t[i]``, not
+    ``t[i] + 1``) and only in an index walk; whether ``t`` is a tensor at all is
+    for the caller's evidence (``range(t.shape[0])``, ``t = x.argmax(dim=-1)``)."""
+    if loop.walk is not Walk.INDEX or not isinstance(test, cst.Comparison):
+        return None
+    if len(test.comparisons) != 1:
+        return None
+    comparison = test.comparisons[0]
+    if not isinstance(comparison.operator, COMPARISON_OPERATORS):
+        return None
+    operands = (test.left, comparison.comparator)
+    if any(isinstance(o, (cst.SimpleString, cst.FormattedString)) for o in operands):
+        return None
+    for operand in operands:
+        if (
+            isinstance(operand, cst.Subscript)
+            and len(operand.slice) == 1
+            and isinstance(operand.slice[0].slice, cst.Index)
+            and isinstance(operand.slice[0].slice.value, cst.Name)
+            and operand.slice[0].slice.value.value in loop.names
+        ):
+            return test
+    return None
+
+
+def unpacked(
+    target: cst.BaseExpression, value: cst.BaseExpression
+) -> list[tuple[cst.Name, cst.BaseExpression]]:
+    """The names an assignment binds with their values: ``n = v``; ``t, h, w = g[0], g[1],
+    g[2]`` pairwise; ``t, h, w = row`` each to the row (its elements are 0-d tensors of the
+    row's device)."""
+    if isinstance(target, cst.Name):
+        return [(target, value)]
+    if not isinstance(target, (cst.Tuple, cst.List)):
+        return []
+    names = [e.value for e in target.elements]
+    if not all(isinstance(n, cst.Name) for n in names):
+        return []
+    if isinstance(value, (cst.Tuple, cst.List)):
+        values = [e.value for e in value.elements]
+        if len(values) != len(names) or any(
+            isinstance(e, cst.StarredElement) for e in value.elements
+        ):
+            return []
+        return [(n, v) for n, v in zip(names, values, strict=True) if isinstance(n, cst.Name)]
+    if isinstance(value, (cst.Name, cst.Subscript)):
+        return [(n, value) for n in names if isinstance(n, cst.Name)]
+    return []
+
+
+def host_value(value: cst.BaseExpression) -> bool:
+    """A Python value computed from a row, never a tensor: a display, a comprehension."""
+    return isinstance(
+        value, (cst.List, cst.Tuple, cst.ListComp, cst.DictComp, cst.Dict, cst.SimpleString)
+    )
+
+
+def row_value(node: cst.BaseExpression) -> bool:
+    """A bare value (``l``, ``lens[i]``, ``l + 1``), not a call of it (``l.item()`` is read
+    above) or metadata (``len(x)``, ``x.shape[0]``)."""
+    if isinstance(node, cst.BinaryOperation):
+        return row_value(node.left) or row_value(node.right)
+    return isinstance(node, (cst.Name, cst.Subscript)) or (
+        isinstance(node, cst.Attribute) and node.attr.value not in METADATA_ATTRIBUTES
+    )
+
+
+__all__ = ["SIZE_METHODS", "host_value", "row_comparison", "row_value", "unpacked"]

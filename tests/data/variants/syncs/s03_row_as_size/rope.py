@@ -1,0 +1,16 @@
+import torch
+from torch import nn
+
+
+class RotaryIds(nn.Module):
+    def __init__(self, merge: int) -> None:
+        super().__init__()
+        self.merge = merge
+
+    def forward(self, grid_thw: torch.Tensor) -> torch.Tensor:
+        pos = []
+        for g in grid_thw:  # expect: HTD201
+            t, h, w = g[0], g[1], g[2]
+            hpos = torch.arange(h).unsqueeze(1).expand(-1, w)
+            pos.append(hpos.flatten().repeat(t))
+        return torch.cat(pos)

@@ -1,0 +1,16 @@
+from .block_table import BlockTable
+
+
+class KVManager:
+    def __init__(self, table: BlockTable) -> None:
+        self.table = table
+        self.free: list[int] = []
+
+    def schedule(self, finished: list[int]) -> None:
+        for row in self.table.table[: len(finished)]:  # expect: HTD201
+            self.free.extend(row.tolist())
+
+    def free_finished(self, finished: list[int]) -> None:
+        for i in finished:
+            n = self.table.num_blocks[i]
+            self.free.extend(self.table.table_cpu[i, :n].tolist())  # expect-not: HTD201, HTD202
