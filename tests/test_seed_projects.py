@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 import io
 import json
+import os
 import re
 import subprocess
 import sys
@@ -42,7 +43,8 @@ import pytest
 
 from h2dlint.registry import all_rules
 
-PROJECTS_DIR = Path(__file__).resolve().parent / "projects"
+ROOT = Path(__file__).resolve().parent.parent
+PROJECTS_DIR = ROOT / "tests" / "projects"
 CONFIG = PROJECTS_DIR / "h2dlint.toml"
 PROJECTS = tuple(sorted(p.name for p in PROJECTS_DIR.iterdir() if (p / "__init__.py").is_file()))
 MODES = ("tree", "file")
@@ -153,8 +155,16 @@ DRIVER = Path(__file__).resolve().parent / "seed_projects_driver.py"
 
 
 def _run(command: list[str]) -> str:
+    # The checkout's own h2dlint, also from a git worktree of a checkout installed editable.
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
     result = subprocess.run(
-        command, cwd=PROJECTS_DIR, capture_output=True, text=True, timeout=300, check=False
+        command,
+        cwd=PROJECTS_DIR,
+        env={**os.environ, "PYTHONPATH": path},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert result.returncode == 0, result.stderr
     return result.stdout
