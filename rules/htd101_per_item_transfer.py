@@ -219,9 +219,35 @@ class PerItemTransfer(ComprehensionVisits, Rule):
         "loop .to|.cuda|.copy_ on .pop|.popleft|.get|.get_nowait|next",  # taken in a while loop
         f"loop {called_as(ITEM_CONVERTERS)} on loop",  # `buf[i] = torch.tensor(item)`
         "loop @subscript arg Store in Name|enumerate",  # `table[i] = row`, a Python list
+        # `stage(x, dev)` of a project helper that only returns `x.to(dev)`: any name
+        "loop * on loop",
     )
 
     valid = (
+        # Session 25 (variants25c): look-alikes of a one-item mover called per item: called
+        # once, a helper that does more than move (the encoder runs on each item), a helper
+        # that moves to the host, and one that aligns with another tensor's device (torchrec's
+        # `_fx_wrap_tensor_to_device_dtype(pos, kjt.values())`, as the loop form is left alone)
+        Valid(
+            """
+            import torch
+            def stage(t, device):
+                return t.to(device, non_blocking=True)
+            def encode(t, device, encoder):
+                x = t.to(device)
+                return encoder(x)
+            def to_host(t):
+                return t.to("cpu")
+            def like(t, ref):
+                return t.to(device=ref.device, dtype=ref.dtype)
+            def f(features, device, encoder, values):
+                one = stage(features[0], device)
+                outs = [encode(x, device, encoder) for x in features]
+                host = [to_host(x) for x in features]
+                aligned = [like(p, values) for p in features]
+                return one, outs, host, aligned
+            """
+        ),
         # Session 21 (lead): rows of a parameter annotated as a tensor, not proven on the host:
         # a model's input, on the device by the time the loss runs (espnet's targets); copying
         # its rows is a clone on the device, like moving the pieces of `x.split(1)`
@@ -907,6 +933,28 @@ class PerItemTransfer(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # Session 25 (variants25c): a one-item mover (a helper whose body only returns its
+        # argument moved to the device) called per item is the same per-item copy; the helper
+        # may be a method or imported from another module
+        Invalid(
+            """
+            import torch
+            def stage(t, device):
+                return t.to(device, non_blocking=True)
+            class Runner:
+                def to_dev(self, t):
+                    return t.cuda(non_blocking=True)
+                def gather(self, features, device):
+                    moved = []
+                    for feat in features:
+                        moved.append(stage(feat, device))
+                        #            ^^^^^^^^^^^^^^^^^^^
+                    return moved
+                def gather_all(self, images):
+                    return [self.to_dev(im) for im in images]
+                    #       ^^^^^^^^^^^^^^^
+            """
+        ),
         # Session 21's twin: rows of a tensor made on the host from Python data
         Invalid(
             """
