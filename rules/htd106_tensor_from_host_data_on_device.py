@@ -141,6 +141,22 @@ class TensorFromHostDataOnDevice(Rule):
     )
 
     valid = (
+        # Session 25 (variants25c): a helper annotated to return a tensor or a number is no
+        # list of unknown length (as_tensor passes a tensor through; a number is HTD107's)
+        Valid(
+            """
+            import torch
+            def lengths_of(reqs) -> torch.Tensor:
+                return torch.stack([r.lens for r in reqs])
+            def total(reqs) -> int:
+                return sum(r.n for r in reqs)
+            class PrefillMeta:
+                def f(self, reqs, device):
+                    a = torch.as_tensor(lengths_of(reqs), device=device)
+                    b = torch.tensor(total(reqs), device=device)
+                    return a, b
+            """
+        ),
         # Session 23 (precision23): a backend whose `device` property is the host, as a
         # constant (lm-eval 0.4.13's Neuron backend: "Device are neuron cores, but the created
         # tensors are on CPU"): `device=self.device` makes a host tensor, no copy.
@@ -507,6 +523,30 @@ class TensorFromHostDataOnDevice(Rule):
         ),
     )
     invalid = (
+        # Session 25 (variants25c): the data is what a helper of the project returns, annotated
+        # as a list of numbers (or a numpy array), here or in another module
+        Invalid(
+            """
+            import numpy as np
+            import torch
+            def cumulative(lengths: list[int]) -> list[int]:
+                out = [0]
+                for n in lengths:
+                    out.append(out[-1] + n)
+                return out
+            def mask_of(allowed: list[int], vocab: int) -> np.ndarray:
+                m = np.zeros(vocab, dtype=np.bool_)
+                m[allowed] = True
+                return m
+            class PrefillMeta:
+                def cu_seqlens(self, lengths, device):
+                    return torch.tensor(cumulative(lengths), dtype=torch.int32, device=device)
+                    #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                def allowed(self, allowed, device):
+                    return torch.tensor(mask_of(allowed, 100), device=device)
+                    #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """
+        ),
         # Session 23 (precision23): a `device` property that may name an accelerator (not a
         # host constant) leaves `self.device` an accelerator by its name: still reported.
         Invalid(

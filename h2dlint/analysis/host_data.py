@@ -15,6 +15,7 @@ from h2dlint.analysis.factories import numeric
 from h2dlint.analysis.frames import Frame, parameter_annotation
 from h2dlint.analysis.int_names import range_bound, range_target, shape_unpacked
 from h2dlint.analysis.provenance import MAX_DEPTH, Provenance, annotation_is
+from h2dlint.analysis.returned_tensors import returned_annotation
 from h2dlint.imports import dotted_name
 
 if TYPE_CHECKING:
@@ -177,11 +178,17 @@ def host_sequence(
         if isinstance(func, cst.Attribute) and func.attr.value in ("tolist", "numpy"):
             return not node.args
         qualified = provenance.qualify(func)
-        if qualified is not None:
-            return qualified.startswith("numpy.") and qualified not in NUMPY_SCALARS
+        if qualified is not None and qualified.startswith("numpy."):
+            return qualified not in NUMPY_SCALARS
         if isinstance(func, cst.Name) and func.value in SEQUENCE_BUILTINS:
             return not provenance.bindings(frame).of(func.value)
-        return False
+        # A helper of the project annotated to return a list of numbers or a numpy array
+        # (``def cu_seqlens(lengths: list[int]) -> list[int]``), in this module or another.
+        returned = returned_annotation(provenance, node, frame)
+        return returned is not None and (
+            number_sequence_annotation(returned[0], returned[1])
+            or annotation_is(returned[0], returned[1], returned[0].numpy_array_type)
+        )
     if isinstance(node, cst.Subscript):
         # A slice of a sequence or array is one; an element may be a scalar.
         if any(isinstance(element.slice, cst.Slice) for element in node.slice):
