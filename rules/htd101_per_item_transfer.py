@@ -118,7 +118,12 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     `if x is not None:`) is seen through. A loop inside a helper is flagged where it is, and a
     call of a function or method of the same module that moves the items of an argument that
     way is flagged too when the call repeats: in the body of a loop (over requests, batches) or
-    in a hot function (`forward`, `__call__`, `step`, `*_step`).
+    in a hot function (`forward`, `__call__`, `step`, `*_step`). A call in such a loop of a
+    one-item mover, a helper whose body only returns its argument moved to the device
+    (`out.append(stage(x, dev))` of `def stage(t, d): return t.to(d, non_blocking=True)`),
+    is a copy of that item as `x.to(dev)` is: the helper may be a method (`self.stager.stage(x)`)
+    or imported from another module; one that aligns with another tensor's device
+    (`t.to(ref.device)`) is left alone, as the loop form is.
 
     Confidence is HIGH where the analysis proves the items on the host (a host tensor made of
     each item, `torch.tensor(row)`; a list of such tensors; rows of a host tensor; a Python

@@ -26,7 +26,9 @@ class NonBlockingPageableCopy(Rule):
     made CPU tensor that is not pinned: the result of a torch factory or conversion
     (`torch.tensor`, `as_tensor` of Python data, `from_numpy`, `zeros`, `arange`, ...) without
     `pin_memory=True`, a tensor computed on the host from others (arithmetic, `clone()`,
-    advanced indexing — even of a pinned buffer, whose result is a fresh pageable tensor), or a
+    advanced indexing — even of a pinned buffer, whose result is a fresh pageable tensor; an
+    index that is a parameter annotated as a tensor, `table[order]` of `order: torch.Tensor`,
+    counts wherever it lives), or a
     name, `self` attribute or same-module helper whose value is provably one of those.
     `torch.cat`/`torch.stack` results are reported by HTD104 instead, with a fix, factories of
     sizes made on the host only to be moved (`torch.zeros(n).to(dev, non_blocking=True)`) by
