@@ -43,7 +43,8 @@ class TensorFromHostDataOnDevice(Rule):
     (`token_ids: list[list[int]]`, `Sequence[int] | None`; not a tuple, which holds a shape or a
     few settings), the result of a helper of the project annotated to return one
     (`def cu_seqlens(...) -> list[int]`, `-> np.ndarray`, here or in another module), or a
-    local name bound only to such values (or to a list built up by `append`). The device counts when the analysis resolves it to an accelerator, by
+    local name bound only to such values (or to a list built up by `append`). The device
+    counts when the analysis resolves it to an accelerator, by
     value or by name (`device`, `self.device`, `x.device`). Also such a tensor built without
     `device=` and written into a tensor proven on a device (`dev[:n] = torch.tensor(lens)`) or
     copied into one without `non_blocking` (`dev[:n].copy_(torch.tensor(lens))`): the same
