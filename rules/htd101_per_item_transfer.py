@@ -229,6 +229,17 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # Session 25 (variants25c): `as_tensor` passes a device tensor through: rows of a list
+        # of tensors, or of an unannotated list, are not proven on the host
+        Valid(
+            """
+            import torch
+            def f(feats: list[torch.Tensor], rows, device):
+                a = [torch.as_tensor(t, device=device) for t in feats]
+                b = [torch.as_tensor(r, device=device) for r in rows]
+                return a, b
+            """
+        ),
         # Session 25 (variants25c): look-alikes of a one-item mover called per item: called
         # once, a helper that does more than move (the encoder runs on each item), a helper
         # that moves to the host, and one that aligns with another tensor's device (torchrec's
@@ -938,6 +949,17 @@ class PerItemTransfer(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # Session 25 (variants25c): `as_tensor` of each row of a parameter annotated as a list
+        # of lists of numbers (a comprehension's item as a loop's): a Python list, so a host
+        # tensor made and copied per row
+        Invalid(
+            """
+            import torch
+            def propose(draft_token_ids: list[list[int]], device):
+                return [torch.as_tensor(d, device=device) for d in draft_token_ids]
+                #       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """
+        ),
         # Session 25 (variants25c): a one-item mover (a helper whose body only returns its
         # argument moved to the device) called per item is the same per-item copy; the helper
         # may be a method or imported from another module

@@ -34,11 +34,6 @@ FAMILY = frozenset({"HTD101", "HTD102", "HTD103", "HTD104", "HTD106"})
 
 # Expectations that fail today (ids as Expectation.id), each with the reason it is left.
 KNOWN_MISSES: dict[str, str] = {
-    "v101_as_tensor_items/spec.py:11:HTD101": (
-        "as_tensor passes a device tensor through, so HTD101 counts it only for data proven on "
-        "the host; a comprehension's item of `list[list[int]]` is not (sequence_row_item reads "
-        "`for` loops, and a comprehension's target has no binding statement to read)"
-    ),
     "v101_map_lambda/audio.py:11:HTD101": "`map(lambda t: t.to(dev), xs)` is not read as a loop",
     "v104_join_in_helper/encoder.py:13:HTD102": (
         "a helper of another module returns `torch.cat` of tensors of unknown placement: its "

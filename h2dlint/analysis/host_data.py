@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from h2dlint.analysis.bindings import iterated_by
+from h2dlint.analysis.bindings import COMPREHENSIONS, Binding, iterated_by
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.factories import numeric
 from h2dlint.analysis.frames import Frame, parameter_annotation
@@ -280,7 +280,11 @@ def sequence_row_item(provenance: Provenance, name: cst.Name, frame: Frame) -> b
     bindings = provenance.bindings(frame)
     reaching = bindings.reaching_bindings(name)
     for binding in reaching:
-        iterable = iterated_by(binding.statement, name.value) if binding.value is None else None
+        iterable = (
+            iterated_by(binding.statement, name.value) or _clause_iterable(binding, name.value)
+            if binding.value is None
+            else None
+        )
         if not (isinstance(iterable, cst.Name) and bindings.is_parameter(iterable)):
             return False
         inner = _sequence_item(parameter_annotation(iterable, frame))
@@ -289,6 +293,19 @@ def sequence_row_item(provenance: Provenance, name: cst.Name, frame: Frame) -> b
         if "Tensor" in cst.Module([]).code_for_node(inner):
             return False
     return bool(reaching)
+
+
+def _clause_iterable(binding: Binding, name: str) -> cst.BaseExpression | None:
+    """``xs`` of a comprehension's ``for name in xs`` that binds ``name`` (``binding``'s)."""
+    statement = binding.statement
+    if not isinstance(statement, COMPREHENSIONS):
+        return None
+    clause: cst.CompFor | None = statement.for_in
+    while clause is not None:
+        if isinstance(clause.target, cst.Name) and clause.target.value == name:
+            return clause.iter
+        clause = clause.inner_for_in
+    return None
 
 
 def _sequence_item(annotation: cst.BaseExpression | None) -> cst.BaseExpression | None:
