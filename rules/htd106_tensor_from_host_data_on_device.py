@@ -144,7 +144,9 @@ class TensorFromHostDataOnDevice(Rule):
 
     valid = (
         # Session 25 (variants25c): a helper annotated to return a tensor or a number is no
-        # list of unknown length (as_tensor passes a tensor through; a number is HTD107's)
+        # list of unknown length (as_tensor passes a tensor through; a number is HTD107's),
+        # nor one whose every return is a short display (transformers' pocket_tts
+        # `_placeholder_token_ids() -> list[int]`, four config ids)
         Valid(
             """
             import torch
@@ -152,11 +154,14 @@ class TensorFromHostDataOnDevice(Rule):
                 return torch.stack([r.lens for r in reqs])
             def total(reqs) -> int:
                 return sum(r.n for r in reqs)
+            def special_ids(cfg) -> list[int]:
+                return [cfg.bos_token_id, cfg.eos_token_id, cfg.pad_token_id]
             class PrefillMeta:
                 def f(self, reqs, device):
                     a = torch.as_tensor(lengths_of(reqs), device=device)
                     b = torch.tensor(total(reqs), device=device)
-                    return a, b
+                    c = torch.tensor(special_ids(self.cfg), device=device)
+                    return a, b, c
             """
         ),
         # Session 23 (precision23): a backend whose `device` property is the host, as a

@@ -15,7 +15,7 @@ from h2dlint.analysis.factories import numeric
 from h2dlint.analysis.frames import Frame, parameter_annotation
 from h2dlint.analysis.int_names import range_bound, range_target, shape_unpacked
 from h2dlint.analysis.provenance import MAX_DEPTH, Provenance, annotation_is
-from h2dlint.analysis.returned_tensors import returned_annotation
+from h2dlint.analysis.provenance.common import returned_values
 from h2dlint.imports import dotted_name
 
 if TYPE_CHECKING:
@@ -182,13 +182,7 @@ def host_sequence(
             return qualified not in NUMPY_SCALARS
         if isinstance(func, cst.Name) and func.value in SEQUENCE_BUILTINS:
             return not provenance.bindings(frame).of(func.value)
-        # A helper of the project annotated to return a list of numbers or a numpy array
-        # (``def cu_seqlens(lengths: list[int]) -> list[int]``), in this module or another.
-        returned = returned_annotation(provenance, node, frame)
-        return returned is not None and (
-            number_sequence_annotation(returned[0], returned[1])
-            or annotation_is(returned[0], returned[1], returned[0].numpy_array_type)
-        )
+        return _returns_sequence(provenance, node, frame)
     if isinstance(node, cst.Subscript):
         # A slice of a sequence or array is one; an element may be a scalar.
         if any(isinstance(element.slice, cst.Slice) for element in node.slice):
@@ -208,6 +202,30 @@ def host_sequence(
             provenance, node, frame, lambda a: number_sequence_annotation(provenance, a)
         )
     return False
+
+
+def _returns_sequence(provenance: Provenance, call: cst.Call, frame: Frame) -> bool:
+    """A helper of the project annotated to return a list of numbers or a numpy array
+    (``def cu_seqlens(lengths: list[int]) -> list[int]``), in this module or another; not one
+    whose every ``return`` is a display of at most 8 items (``return [self.bos_id, eos]``: a
+    few numbers, left alone as such a display written in place is)."""
+    found = provenance.callee(call, frame)
+    returns = found[1].returns if found is not None else None
+    if found is None or returns is None:
+        return False
+    owner, annotation = found[0], returns.annotation
+    if not (
+        number_sequence_annotation(owner, annotation)
+        or annotation_is(owner, annotation, owner.numpy_array_type)
+    ):
+        return False
+    values = returned_values(found[1])
+    return not values or not all(
+        isinstance(v, (cst.List, cst.Tuple))
+        and len(v.elements) <= 8
+        and not any(isinstance(e, cst.StarredElement) for e in v.elements)
+        for v in values
+    )
 
 
 def annotated_parameter(
