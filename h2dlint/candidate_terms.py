@@ -49,6 +49,10 @@ class Term:
             return summary.mentions(self.words)
         calls = summary.calls
         for wanted in self.names:
+            if wanted.name == "*":  # any call, method or not
+                if any(self._fits(shape, summary) for shapes in calls.values() for shape in shapes):
+                    return True
+                continue
             shapes = calls.get(wanted.name)
             if not shapes:
                 continue
@@ -103,7 +107,7 @@ class Candidates:
 
 
 _ID = r"[A-Za-z_][A-Za-z0-9_]*"
-_NAMES = rf"[.@]?{_ID}(?:\|[.@]?{_ID})*"
+_NAMES = rf"(?:\*|[.@]?{_ID}(?:\|[.@]?{_ID})*)"
 _KEYWORD = rf"{_ID}=(?:True|False|None)?"
 _TERM = re.compile(
     rf"(?P<loop>loop\s+)?(?P<iter>iter\s+)?(?P<def>def\s+)?(?P<names>{_NAMES})"

@@ -21,7 +21,8 @@ describes one call, in this order::
 
 - ``NAMES``, ``|``-separated: ``.name`` is a method call (``x.name(...)``, ``torch.name(...)``);
   ``name`` is a call of a bare name (``name(...)``), also of a name imported as ``name`` under
-  another one (``from torch import cat as c; c(...)``). ``.cat|cat`` is both;
+  another one (``from torch import cat as c; c(...)``). ``.cat|cat`` is both; ``*`` alone is
+  any call (a helper of the project, whose name no rule can list);
 - ``(kw=)``: with one of these keyword arguments; ``(kw=True)``: with it set to that literal
   (``True``, ``False`` or ``None``);
 - ``loop``: inside a ``for``/``while`` loop or a comprehension (anywhere in it, its iterables,

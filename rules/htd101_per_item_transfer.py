@@ -118,7 +118,12 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     `if x is not None:`) is seen through. A loop inside a helper is flagged where it is, and a
     call of a function or method of the same module that moves the items of an argument that
     way is flagged too when the call repeats: in the body of a loop (over requests, batches) or
-    in a hot function (`forward`, `__call__`, `step`, `*_step`).
+    in a hot function (`forward`, `__call__`, `step`, `*_step`). A call in such a loop of a
+    one-item mover, a helper whose body only returns its argument moved to the device
+    (`out.append(stage(x, dev))` of `def stage(t, d): return t.to(d, non_blocking=True)`),
+    is a copy of that item as `x.to(dev)` is: the helper may be a method (`self.stager.stage(x)`)
+    or imported from another module; one that aligns with another tensor's device
+    (`t.to(ref.device)`) is left alone, as the loop form is.
 
     Confidence is HIGH where the analysis proves the items on the host (a host tensor made of
     each item, `torch.tensor(row)`; a list of such tensors; rows of a host tensor; a Python
@@ -219,9 +224,46 @@ class PerItemTransfer(ComprehensionVisits, Rule):
         "loop .to|.cuda|.copy_ on .pop|.popleft|.get|.get_nowait|next",  # taken in a while loop
         f"loop {called_as(ITEM_CONVERTERS)} on loop",  # `buf[i] = torch.tensor(item)`
         "loop @subscript arg Store in Name|enumerate",  # `table[i] = row`, a Python list
+        # `stage(x, dev)` of a project helper that only returns `x.to(dev)`: any name
+        "loop * on loop",
     )
 
     valid = (
+        # Session 25 (variants25c): `as_tensor` passes a device tensor through: rows of a list
+        # of tensors, or of an unannotated list, are not proven on the host
+        Valid(
+            """
+            import torch
+            def f(feats: list[torch.Tensor], rows, device):
+                a = [torch.as_tensor(t, device=device) for t in feats]
+                b = [torch.as_tensor(r, device=device) for r in rows]
+                return a, b
+            """
+        ),
+        # Session 25 (variants25c): look-alikes of a one-item mover called per item: called
+        # once, a helper that does more than move (the encoder runs on each item), a helper
+        # that moves to the host, and one that aligns with another tensor's device (torchrec's
+        # `_fx_wrap_tensor_to_device_dtype(pos, kjt.values())`, as the loop form is left alone)
+        Valid(
+            """
+            import torch
+            def stage(t, device):
+                return t.to(device, non_blocking=True)
+            def encode(t, device, encoder):
+                x = t.to(device)
+                return encoder(x)
+            def to_host(t):
+                return t.to("cpu")
+            def like(t, ref):
+                return t.to(device=ref.device, dtype=ref.dtype)
+            def f(features, device, encoder, values):
+                one = stage(features[0], device)
+                outs = [encode(x, device, encoder) for x in features]
+                host = [to_host(x) for x in features]
+                aligned = [like(p, values) for p in features]
+                return one, outs, host, aligned
+            """
+        ),
         # Session 21 (lead): rows of a parameter annotated as a tensor, not proven on the host:
         # a model's input, on the device by the time the loss runs (espnet's targets); copying
         # its rows is a clone on the device, like moving the pieces of `x.split(1)`
@@ -907,6 +949,39 @@ class PerItemTransfer(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # Session 25 (variants25c): `as_tensor` of each row of a parameter annotated as a list
+        # of lists of numbers (a comprehension's item as a loop's): a Python list, so a host
+        # tensor made and copied per row
+        Invalid(
+            """
+            import torch
+            def propose(draft_token_ids: list[list[int]], device):
+                return [torch.as_tensor(d, device=device) for d in draft_token_ids]
+                #       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """
+        ),
+        # Session 25 (variants25c): a one-item mover (a helper whose body only returns its
+        # argument moved to the device) called per item is the same per-item copy; the helper
+        # may be a method or imported from another module
+        Invalid(
+            """
+            import torch
+            def stage(t, device):
+                return t.to(device, non_blocking=True)
+            class Runner:
+                def to_dev(self, t):
+                    return t.cuda(non_blocking=True)
+                def gather(self, features, device):
+                    moved = []
+                    for feat in features:
+                        moved.append(stage(feat, device))
+                        #            ^^^^^^^^^^^^^^^^^^^
+                    return moved
+                def gather_all(self, images):
+                    return [self.to_dev(im) for im in images]
+                    #       ^^^^^^^^^^^^^^^
+            """
+        ),
         # Session 21's twin: rows of a tensor made on the host from Python data
         Invalid(
             """

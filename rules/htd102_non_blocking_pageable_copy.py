@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.arguments import keyword
-from h2dlint.analysis.copies import fresh_joins, non_blocking_h2d_source
+from h2dlint.analysis.copies import fresh_gathers, fresh_joins, non_blocking_h2d_source
 from h2dlint.analysis.dropped_pins import dropped_pin
 from h2dlint.analysis.factories import RANDOM_FACTORIES, SHAPE_FACTORIES, factory_of
 from h2dlint.analysis.facts import Where
@@ -26,7 +26,9 @@ class NonBlockingPageableCopy(Rule):
     made CPU tensor that is not pinned: the result of a torch factory or conversion
     (`torch.tensor`, `as_tensor` of Python data, `from_numpy`, `zeros`, `arange`, ...) without
     `pin_memory=True`, a tensor computed on the host from others (arithmetic, `clone()`,
-    advanced indexing — even of a pinned buffer, whose result is a fresh pageable tensor), or a
+    advanced indexing — even of a pinned buffer, whose result is a fresh pageable tensor; an
+    index that is a parameter annotated as a tensor, `table[order]` of `order: torch.Tensor`,
+    counts wherever it lives), or a
     name, `self` attribute or same-module helper whose value is provably one of those.
     `torch.cat`/`torch.stack` results are reported by HTD104 instead, with a fix, factories of
     sizes made on the host only to be moved (`torch.zeros(n).to(dev, non_blocking=True)`) by
@@ -273,6 +275,31 @@ class NonBlockingPageableCopy(Rule):
                     return self.forward(torch.tensor(ids), non_blocking=True)
             """
         ),
+        # Session 25 (variants25c): a row of a pinned table picked by an integer parameter is
+        # one dense block (a view), not a gather
+        Valid(
+            """
+            import torch
+            class BlockTable:
+                def __init__(self, n, m, device):
+                    self.cpu = torch.zeros(n, m, dtype=torch.int32, pin_memory=True)
+                    self.gpu = torch.zeros(n, m, dtype=torch.int32, device=device)
+                def commit_row(self, row: int):
+                    self.gpu[row].copy_(self.cpu[row], non_blocking=True)
+            """
+        ),
+        # Session 25 (variants25c): an index_select of rows of a pinned table is HTD104's
+        # gather (reported there once, with its advice), not a second finding here
+        Valid(
+            """
+            import torch
+            class Cache:
+                def __init__(self, n, d):
+                    self.host = torch.empty(n, d, pin_memory=True)
+                def fetch(self, ids, dev):
+                    return self.host.index_select(0, ids).to(dev, non_blocking=True)
+            """
+        ),
         # torch.cat/stack then copy is HTD104's, which offers a fix
         Valid(
             """
@@ -492,6 +519,20 @@ class NonBlockingPageableCopy(Rule):
         ),
     )
     invalid = (
+        # Session 25 (variants25c): rows of a pinned table gathered by an index tensor (a
+        # parameter annotated as one) make a fresh pageable tensor
+        Invalid(
+            """
+            import torch
+            class BlockTable:
+                def __init__(self, n, m, device):
+                    self.cpu = torch.zeros(n, m, dtype=torch.int32, pin_memory=True)
+                    self.gpu = torch.zeros(n, m, dtype=torch.int32, device=device)
+                def commit(self, order: torch.Tensor, k: int):
+                    self.gpu[:k].copy_(self.cpu[order], non_blocking=True)
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """
+        ),
         # the pinned copy thrown away: the layer stays pageable (airllm 2.11's prefetcher)
         Invalid(
             """
@@ -797,6 +838,11 @@ class NonBlockingPageableCopy(Rule):
             return
         if fresh_joins(provenance, source, frame):
             return  # torch.cat/stack without out=, then copy: HTD104 reports it, with its fix
+        if any(
+            provenance.where(table, frame).on_host
+            for _, table in fresh_gathers(provenance, source, frame)
+        ):
+            return  # an index_select of host rows is HTD104's gather, with its advice
         factory = factory_of(source)
         if (
             factory is not None

@@ -265,6 +265,20 @@ class NonContiguousViewCopy(Rule):
         ),
     )
     invalid = (
+        # Session 25 (variants25c): named buffers kept in a dict display on `self`: the entry
+        # read by a string key is the pinned buffer it names
+        Invalid(
+            """
+            import torch
+            class IOBuffers:
+                def __init__(self, n, device):
+                    self.host = {"pos": torch.zeros(3, n + 1, pin_memory=True)}
+                    self.dev = {"pos": torch.zeros(3, n + 1, device=device)}
+                def commit(self, n):
+                    self.dev["pos"][:, :n].copy_(self.host["pos"][:, :n], non_blocking=True)
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """
+        ),
         Invalid(
             """
             import torch

@@ -42,8 +42,10 @@ class TensorFromHostDataOnDevice(Rule):
     a display with a starred or nested sequence, a numpy array (a `numpy` call, `x.numpy()`, a
     parameter annotated `np.ndarray`), a parameter annotated as a list of numbers
     (`token_ids: list[list[int]]`, `Sequence[int] | None`; not a tuple, which holds a shape or a
-    few settings), or a local name bound only to such values (or to a list built up by
-    `append`). The device counts when the analysis resolves it to an accelerator, by
+    few settings), the result of a helper of the project annotated to return one
+    (`def cu_seqlens(...) -> list[int]`, `-> np.ndarray`, here or in another module), or a
+    local name bound only to such values (or to a list built up by `append`). The device
+    counts when the analysis resolves it to an accelerator, by
     value or by name (`device`, `self.device`, `x.device`). Also such a tensor built without
     `device=` and written into a tensor proven on a device (`dev[:n] = torch.tensor(lens)`) or
     copied into one without `non_blocking` (`dev[:n].copy_(torch.tensor(lens))`): the same
@@ -142,6 +144,27 @@ class TensorFromHostDataOnDevice(Rule):
     )
 
     valid = (
+        # Session 25 (variants25c): a helper annotated to return a tensor or a number is no
+        # list of unknown length (as_tensor passes a tensor through; a number is HTD107's),
+        # nor one whose every return is a short display (transformers' pocket_tts
+        # `_placeholder_token_ids() -> list[int]`, four config ids)
+        Valid(
+            """
+            import torch
+            def lengths_of(reqs) -> torch.Tensor:
+                return torch.stack([r.lens for r in reqs])
+            def total(reqs) -> int:
+                return sum(r.n for r in reqs)
+            def special_ids(cfg) -> list[int]:
+                return [cfg.bos_token_id, cfg.eos_token_id, cfg.pad_token_id]
+            class PrefillMeta:
+                def f(self, reqs, device):
+                    a = torch.as_tensor(lengths_of(reqs), device=device)
+                    b = torch.tensor(total(reqs), device=device)
+                    c = torch.tensor(special_ids(self.cfg), device=device)
+                    return a, b, c
+            """
+        ),
         # Session 23 (precision23): a backend whose `device` property is the host, as a
         # constant (lm-eval 0.4.13's Neuron backend: "Device are neuron cores, but the created
         # tensors are on CPU"): `device=self.device` makes a host tensor, no copy.
@@ -531,6 +554,30 @@ class TensorFromHostDataOnDevice(Rule):
         ),
     )
     invalid = (
+        # Session 25 (variants25c): the data is what a helper of the project returns, annotated
+        # as a list of numbers (or a numpy array), here or in another module
+        Invalid(
+            """
+            import numpy as np
+            import torch
+            def cumulative(lengths: list[int]) -> list[int]:
+                out = [0]
+                for n in lengths:
+                    out.append(out[-1] + n)
+                return out
+            def mask_of(allowed: list[int], vocab: int) -> np.ndarray:
+                m = np.zeros(vocab, dtype=np.bool_)
+                m[allowed] = True
+                return m
+            class PrefillMeta:
+                def cu_seqlens(self, lengths, device):
+                    return torch.tensor(cumulative(lengths), dtype=torch.int32, device=device)
+                    #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                def allowed(self, allowed, device):
+                    return torch.tensor(mask_of(allowed, 100), device=device)
+                    #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """
+        ),
         # Session 23 (precision23): a `device` property that may name an accelerator (not a
         # host constant) leaves `self.device` an accelerator by its name: still reported.
         Invalid(

@@ -96,6 +96,15 @@ def test_method_calls_and_bare_calls() -> None:
     assert not matches(".to", "x.to\ny = x.too(d)\n")
 
 
+def test_any_call() -> None:
+    """``*`` is any call, method or bare (a project's helper, whose name no rule can list)."""
+    assert matches("loop * on loop", "for x in xs:\n    out.append(stage(x, d))\n")
+    assert matches("loop * on loop", "[m.stage(x) for x in xs]\n")
+    assert not matches("loop * on loop", "for x in xs:\n    pass\nstage(y)\n")
+    assert not matches("loop * on loop", "for x in xs:\n    stage(y)\n")
+    assert not matches("*", "x = 1\n")
+
+
 def test_keywords() -> None:
     assert matches(".to(non_blocking=)", "x.to(d, non_blocking=True)\n")
     assert matches(".to(non_blocking=)", "x.to(d, non_blocking=flag)\n")

@@ -397,6 +397,37 @@ def test_views_of_a_pinned_buffer(index: str, contiguous: bool) -> None:
         assert fact.where is PIN and fact.fresh is False
 
 
+@pytest.mark.parametrize(
+    ("annotation", "fresh"),
+    [("torch.Tensor", True), ("torch.LongTensor", True), ("int", False), ("", False)],
+)
+def test_a_pinned_buffer_indexed_by_a_tensor_parameter(annotation: str, fresh: bool) -> None:
+    """``b[order]`` of ``order: torch.Tensor`` gathers into a fresh pageable tensor (session 25,
+    variants25c); an int picks a row (a view), and an unannotated index proves nothing."""
+    typed = f"order: {annotation}" if annotation else "order"
+    fact = fact_of(
+        f"def f({typed}):\n    b = torch.zeros(4, 8, pin_memory=True)\n    probe(b[order])"
+    )
+    if fresh:
+        assert fact.where is P and fact.fresh
+    else:
+        assert not fact.fresh
+
+
+def test_an_entry_of_a_dict_display_by_its_key() -> None:
+    """``d["key"]`` of a dict display (a local, or ``self.d`` set once) is the value it names
+    (session 25, variants25c); another key, or a dict bound twice, proves nothing."""
+    code = "def f(n):\n    d = {{'a': torch.zeros(4, pin_memory=True), 'b': 1}}\n    probe({})"
+    assert fact_of(code.format("d['a']")).where is PIN
+    assert not fact_of(code.format("d['c']")).known
+    cls = (
+        "class B:\n    def __init__(self):\n"
+        "        self.h = {'a': torch.zeros(4, pin_memory=True)}\n"
+        "    def g(self):\n        probe(self.h['a'][:2])\n"
+    )
+    assert fact_of(cls).where is PIN
+
+
 def test_configured_pinned_helpers_and_attributes() -> None:
     options = (("pinned-attributes", ("staging",)), ("pinned-helpers", ("get_pinned",)))
     assert fact_of("def f(s):\n    probe(s.staging)", options).where is PIN

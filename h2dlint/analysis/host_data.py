@@ -9,12 +9,13 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from h2dlint.analysis.bindings import iterated_by
+from h2dlint.analysis.bindings import COMPREHENSIONS, Binding, iterated_by
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.factories import numeric
 from h2dlint.analysis.frames import Frame, parameter_annotation
 from h2dlint.analysis.int_names import range_bound, range_target, shape_unpacked
 from h2dlint.analysis.provenance import MAX_DEPTH, Provenance, annotation_is
+from h2dlint.analysis.provenance.common import returned_values
 from h2dlint.imports import dotted_name
 
 if TYPE_CHECKING:
@@ -177,11 +178,11 @@ def host_sequence(
         if isinstance(func, cst.Attribute) and func.attr.value in ("tolist", "numpy"):
             return not node.args
         qualified = provenance.qualify(func)
-        if qualified is not None:
-            return qualified.startswith("numpy.") and qualified not in NUMPY_SCALARS
+        if qualified is not None and qualified.startswith("numpy."):
+            return qualified not in NUMPY_SCALARS
         if isinstance(func, cst.Name) and func.value in SEQUENCE_BUILTINS:
             return not provenance.bindings(frame).of(func.value)
-        return False
+        return _returns_sequence(provenance, node, frame)
     if isinstance(node, cst.Subscript):
         # A slice of a sequence or array is one; an element may be a scalar.
         if any(isinstance(element.slice, cst.Slice) for element in node.slice):
@@ -201,6 +202,30 @@ def host_sequence(
             provenance, node, frame, lambda a: number_sequence_annotation(provenance, a)
         )
     return False
+
+
+def _returns_sequence(provenance: Provenance, call: cst.Call, frame: Frame) -> bool:
+    """A helper of the project annotated to return a list of numbers or a numpy array
+    (``def cu_seqlens(lengths: list[int]) -> list[int]``), in this module or another; not one
+    whose every ``return`` is a display of at most 8 items (``return [self.bos_id, eos]``: a
+    few numbers, left alone as such a display written in place is)."""
+    found = provenance.callee(call, frame)
+    returns = found[1].returns if found is not None else None
+    if found is None or returns is None:
+        return False
+    owner, annotation = found[0], returns.annotation
+    if not (
+        number_sequence_annotation(owner, annotation)
+        or annotation_is(owner, annotation, owner.numpy_array_type)
+    ):
+        return False
+    values = returned_values(found[1])
+    return not values or not all(
+        isinstance(v, (cst.List, cst.Tuple))
+        and len(v.elements) <= 8
+        and not any(isinstance(e, cst.StarredElement) for e in v.elements)
+        for v in values
+    )
 
 
 def annotated_parameter(
@@ -273,7 +298,11 @@ def sequence_row_item(provenance: Provenance, name: cst.Name, frame: Frame) -> b
     bindings = provenance.bindings(frame)
     reaching = bindings.reaching_bindings(name)
     for binding in reaching:
-        iterable = iterated_by(binding.statement, name.value) if binding.value is None else None
+        iterable = (
+            iterated_by(binding.statement, name.value) or _clause_iterable(binding, name.value)
+            if binding.value is None
+            else None
+        )
         if not (isinstance(iterable, cst.Name) and bindings.is_parameter(iterable)):
             return False
         inner = _sequence_item(parameter_annotation(iterable, frame))
@@ -282,6 +311,19 @@ def sequence_row_item(provenance: Provenance, name: cst.Name, frame: Frame) -> b
         if "Tensor" in cst.Module([]).code_for_node(inner):
             return False
     return bool(reaching)
+
+
+def _clause_iterable(binding: Binding, name: str) -> cst.BaseExpression | None:
+    """``xs`` of a comprehension's ``for name in xs`` that binds ``name`` (``binding``'s)."""
+    statement = binding.statement
+    if not isinstance(statement, COMPREHENSIONS):
+        return None
+    clause: cst.CompFor | None = statement.for_in
+    while clause is not None:
+        if isinstance(clause.target, cst.Name) and clause.target.value == name:
+            return clause.iter
+        clause = clause.inner_for_in
+    return None
 
 
 def _sequence_item(annotation: cst.BaseExpression | None) -> cst.BaseExpression | None:

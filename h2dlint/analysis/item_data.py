@@ -26,6 +26,7 @@ import libcst as cst
 
 from h2dlint.analysis.arguments import first_positional, keyword
 from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.host_data import sequence_row_item
 from h2dlint.analysis.names import names_in
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target
@@ -141,7 +142,10 @@ def made_on_device(
     if data is None or not item_data(data):
         return None
     if called in PASSING_FACTORIES and not (
-        provenance.is_host_data(data, frame) or provenance.where(data, frame).on_host
+        provenance.is_host_data(data, frame)
+        or provenance.where(data, frame).on_host
+        # a row of ``rows: list[list[int]]``: a Python list, never a device tensor
+        or (isinstance(data, cst.Name) and sequence_row_item(provenance, data, frame))
     ):
         return None
     return data

@@ -14,6 +14,7 @@ from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import sequence_row_item
 from h2dlint.analysis.item_data import built_from_item, made_on_device, tensor_target
+from h2dlint.analysis.item_movers import moved_argument
 from h2dlint.analysis.names import calls_in as calls_in
 from h2dlint.analysis.names import names_in as names_in
 from h2dlint.analysis.provenance import Provenance
@@ -307,11 +308,17 @@ def item_transfer(
         )
     ):
         return Transfer(node, made)  # ``torch.tensor(row, device=dev)``
-    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
+    if not isinstance(node, cst.Call):
         return None
-    method = node.func.attr.value
-    if method == "to":
-        moved = node.func.value
+    func = node.func
+    if not isinstance(func, cst.Attribute) or func.attr.value not in ("to", "cuda", "copy_"):
+        # ``stage(x, dev)`` of a helper that only returns ``x.to(dev)``: the same copy
+        moved_by = moved_argument(node, provenance, frame)
+        if moved_by is None or not rooted_in(moved_by, loop_names):
+            return None
+        moved = moved_by
+    elif func.attr.value == "to":
+        moved = func.value
         made = converted_item(strip_trivial(moved, provenance, frame), loop_names, provenance)
         # A host tensor made of the item, moved to another tensor's device: a copy to it.
         if made is None or tensor_target(provenance, node, frame) is None:
@@ -324,13 +331,13 @@ def item_transfer(
                 or _aligns_to_tensor(device, provenance, frame)
             ):
                 return None
-    elif method == "cuda":
+    elif func.attr.value == "cuda":
         if any(names_in(arg.value) & loop_names for arg in node.args):
             return None  # .cuda(i): a different device per item
-        moved = node.func.value
-    elif method == "copy_":
+        moved = func.value
+    else:  # copy_
         source = first_positional(node)
-        destination = node.func.value
+        destination = func.value
         if source is None or host_named(destination):
             return None
         if root_name(destination) in loop_names:
@@ -340,8 +347,6 @@ def item_transfer(
         ):
             return None
         moved = source
-    else:
-        return None
     moved = strip_trivial(moved, provenance, frame)
     if isinstance(moved, cst.Attribute) and moved.attr.value == "data":
         moved = moved.value

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from h2dlint.analysis.facts import UNKNOWN_FACT, Fact, Where
+from h2dlint.analysis.frames import parameter_annotation
 
 if TYPE_CHECKING:
     from h2dlint.analysis.fact_source import FactSource
@@ -78,7 +79,29 @@ def _element_kind(
         return "advanced"
     if provenance.fact(value, frame, depth + 1).known:
         return "advanced"  # indexing with a tensor
+    if isinstance(value, cst.Name) and _index_tensor_parameter(provenance, value, frame):
+        return "advanced"  # ``table[order]`` of ``order: torch.Tensor``, wherever it lives
     return "unknown"
+
+
+# Annotations of an index tensor: indexing with one gathers (a fresh tensor), not a view.
+_INDEX_TENSOR_TYPES = frozenset(
+    {"torch.Tensor", "torch.LongTensor", "torch.IntTensor", "torch.BoolTensor"}
+)
+
+
+def _index_tensor_parameter(provenance: FactSource, name: cst.Name, frame: Frame) -> bool:
+    """Whether ``name`` is only ever its function's parameter (nothing rebinds it) annotated as
+    a tensor (``order: torch.Tensor``): where it lives is not known, but that it is a tensor
+    is, and a tensor as an index makes advanced indexing (a gather into a fresh tensor)."""
+    bindings = provenance.bindings(frame)
+    reaching = bindings.reaching_bindings(name)
+    if not reaching or any(
+        b.value is not None or b.statement is not bindings.root for b in reaching
+    ):
+        return False
+    annotation = parameter_annotation(name, frame)
+    return annotation is not None and provenance.qualify(annotation) in _INDEX_TENSOR_TYPES
 
 
 def classify_index(
@@ -108,7 +131,50 @@ def classify_index(
     return Index.STRIDED if strided else Index.CONTIGUOUS
 
 
+def _dict_entry(
+    provenance: FactSource, node: cst.Subscript, frame: Frame
+) -> tuple[cst.BaseExpression, Frame] | None:
+    """The value ``d["key"]`` reads when every value ``d`` may hold is a dict display with that
+    key: a local name, or ``self.d`` of the class around (``self.host = {"positions":
+    torch.zeros(..., pin_memory=True), ...}`` in ``__init__``: named buffers kept in a dict)."""
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    key = node.slice[0].slice.value
+    if not isinstance(key, cst.SimpleString):
+        return None
+    base = node.value
+    if isinstance(base, cst.Name):
+        values = [(v, frame) for v in provenance.bindings(frame).reaching(base)]
+    elif (
+        isinstance(base, cst.Attribute)
+        and isinstance(base.value, cst.Name)
+        and frame.cls is not None
+        and base.value.value == frame.self_name
+    ):
+        values = list(provenance.index.attributes.get(frame.cls, {}).get(base.attr.value, []))
+    else:
+        return None
+    found: list[tuple[cst.BaseExpression, Frame]] = []
+    for value, where in values:
+        if not isinstance(value, cst.Dict):
+            return None
+        entries = [
+            e.value
+            for e in value.elements
+            if isinstance(e, cst.DictElement)
+            and isinstance(e.key, cst.SimpleString)
+            and e.key.evaluated_value == key.evaluated_value
+        ]
+        if len(entries) != 1:
+            return None
+        found.append((entries[0], where))
+    return found[0] if len(found) == 1 else None
+
+
 def subscript_fact(provenance: FactSource, node: cst.Subscript, frame: Frame, depth: int) -> Fact:
+    entry = _dict_entry(provenance, node, frame)
+    if entry is not None:
+        return provenance.fact(entry[0], entry[1], depth + 1)
     base = provenance.fact(node.value, frame, depth + 1)
     if not base.known:
         return UNKNOWN_FACT

@@ -22,7 +22,7 @@ from typing import Any
 from h2dlint.project.call_edges import call_edges
 from h2dlint.project.index import ProjectIndex
 from h2dlint.project.reexports import defined_at
-from h2dlint.project.summary import defined_names, may_move, moving_functions
+from h2dlint.project.summary import defined_names, may_move, moving_functions, returning_movers
 from h2dlint.project.syncing_functions import SYNC_TEXT, syncing_functions
 from h2dlint.project.text_scan import called_text, holds_typed
 from h2dlint.project.text_scan import calls as text_calls
@@ -82,6 +82,7 @@ class CallerIndex:
         self._mover_names: dict[str, frozenset[str]] = {}
         # Per function name: whether a definition of that name may move items one by one.
         self._movers: dict[str, bool] = {}
+        self._item_movers: dict[str, bool] = {}
         self._syncing: dict[str, bool] = {}
         # (module, class) -> whether the module's text can hold an object of the class.
         self._typed: dict[tuple[str, str], bool] = {}
@@ -326,6 +327,17 @@ class CallerIndex:
         if known is None:
             known = self._find_mover(name)
             self._movers[name] = known
+        return known
+
+    def may_define_item_mover(self, name: str) -> bool:
+        """Whether a project function ``name`` may move its argument (:func:`returning_movers`)."""
+        known = self._item_movers.get(name)
+        if known is None:
+            defining = self._defining(name)
+            known = self._item_movers[name] = len(defining) > MAX_DEFINITIONS_READ or any(
+                name in (self.tree_part(module, "item_movers", returning_movers) or ())
+                for module in defining
+            )
         return known
 
     def may_define_syncing_helper(self, name: str) -> bool:

@@ -203,6 +203,12 @@ class ProjectIndex:
         call, which parses the defining module with libcst."""
         return self._caller_index().may_define_mover(name)
 
+    def may_define_item_mover(self, name: str) -> bool:
+        """Whether a function of the project named ``name`` may move its one argument to the
+        device (see :meth:`CallerIndex.may_define_item_mover`): a cheap gate before resolving
+        a call in a loop, which parses the defining module with libcst."""
+        return self._caller_index().may_define_item_mover(name)
+
     def may_define_syncing_helper(self, name: str) -> bool:
         """Whether a function of the project named ``name`` may read its argument to the
         host (see :meth:`CallerIndex.may_define_syncing_helper`): a cheap gate before resolving

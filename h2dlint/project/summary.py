@@ -265,6 +265,33 @@ def moving_functions(tree: ast.Module, data: bytes | None = None) -> list[str]:
     return sorted(found)
 
 
+def returning_movers(tree: ast.Module) -> list[str]:
+    """The names of the functions (at any depth) whose body, a docstring aside, is one
+    ``return`` of a ``.to(...)`` or ``.cuda(...)`` call: the one-item movers
+    (``def stage(t, device): return t.to(device, non_blocking=True)``) whose call in a loop
+    copies each item on its own. A superset: the analysis checks what is moved and where."""
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        body = node.body
+        if (
+            len(body) == 2
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+        ):
+            body = body[1:]
+        if len(body) != 1 or not isinstance(body[0], ast.Return):
+            continue
+        value = body[0].value
+        while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+            if value.func.attr in ("to", "cuda"):
+                found.append(node.name)
+                break
+            value = value.func.value
+    return sorted(set(found))
+
+
 def _marked_lines(data: bytes) -> list[int]:
     """The numbers (from 1, as ``ast`` counts lines) of the lines naming a move."""
     return [

@@ -467,9 +467,9 @@ class ProvenanceBase:
     def numpy_annotated(self, name: cst.Name, frame: Frame) -> bool:
         """Whether the parameter named like ``name`` is annotated as a numpy array."""
         annotation = parameter_annotation(name, frame)
-        return annotation is not None and annotation_is(self, annotation, self._numpy_array_type)
+        return annotation is not None and annotation_is(self, annotation, self.numpy_array_type)
 
-    def _numpy_array_type(self, annotation: cst.BaseExpression) -> bool:
+    def numpy_array_type(self, annotation: cst.BaseExpression) -> bool:
         head = annotation.value if isinstance(annotation, cst.Subscript) else annotation
         return (self.qualify(head) or "") in NUMPY_ARRAY_TYPES
 
