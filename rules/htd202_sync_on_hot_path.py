@@ -393,6 +393,26 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 25 (unpack25): names unpacked from a helper's result get the fact of their
+        # position: here numpy arrays, by the helper's `tuple[np.ndarray, np.ndarray]`
+        # annotation and by the display of the other branch (python-doctr 1.1.0's LW-DETR
+        # post-processor), so `.tolist()` of one is no device sync.
+        Valid(
+            """
+            import numpy as np
+            import torch
+            class PostProcessor:
+                def _decode(self, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                    return decode_rotated(boxes)
+                def __call__(self, logits: np.ndarray, boxes: np.ndarray):
+                    results = []
+                    for b in range(boxes.shape[0]):
+                        kept = boxes[b][logits[b] > 0.5]
+                        polys, _ = self._decode(kept) if len(kept) else (np.zeros(0), np.zeros(0))
+                        results.append([polys[i].reshape(-1).tolist() for i in range(len(polys))])
+                    return results
+            """
+        ),
         # Session 25 (variants25s): the rows of a tensor whose name says host (HTD201 leaves
         # the loop for that name) are host rows too: no single sync per row either.
         Valid(
@@ -2139,6 +2159,30 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 25 (unpack25): names unpacked from a helper whose every return is a display
+        # of tensors made on the device are on the device, each by its position: the test of
+        # one per step is a sync (it was missed), the read of the other a certain one.
+        Invalid(
+            """
+            import torch
+            class Decoder(torch.nn.Module):
+                def _init_state(self, batch: int):
+                    lengths = torch.zeros(batch, dtype=torch.long).cuda()
+                    finished = torch.zeros(batch, dtype=torch.bool).cuda()
+                    return lengths, finished
+                def forward(self, x):
+                    lengths, finished = self._init_state(x.shape[0])
+                    for step in range(self.max_steps):
+                        x = self.step(x)
+                        lengths += 1
+                        if finished.sum() == len(finished):
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                            break
+                        n = lengths.max().item()
+                            ^^^^^^^^^^^^^^^^^^^^
+                    return x, n
+            """
+        ),
         # Session 25 (variants25s): a file whose only host read is `torch.where` of one
         # argument (`nonzero`) had no prefilter marker and was never checked.
         Invalid(

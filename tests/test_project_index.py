@@ -798,3 +798,34 @@ def test_a_function_called_in_a_loop_of_steps_of_another_module_is_hot(
     )
     assert [(name, row) for name, row, _ in found] == [("context.py", 6)]
     assert "loop of `Engine.run()`" in found[0][2] and "`async_step()`" in found[0][2]
+
+
+def test_names_unpacked_from_a_function_of_another_module(tmp_path: Path) -> None:
+    """``a, b = helper(...)`` of an imported helper: each name has its position's fact,
+    by the helper's returns or its ``tuple[np.ndarray, ...]`` annotation."""
+    package = _package(
+        tmp_path,
+        {
+            "helpers.py": (
+                "import numpy as np\nimport torch\n\n\n"
+                "def state(n):\n    return torch.zeros(n).cuda(), torch.ones(n)\n\n\n"
+                "def decode(b) -> tuple[np.ndarray, np.ndarray]:\n    return g(b)\n"
+            ),
+            "use.py": (
+                "from .helpers import state, decode\n\n\n"
+                "def f(n, b):\n"
+                "    lengths, weights = state(n)\n"
+                "    polys, angles = decode(b)\n"
+                "    probe(lengths)\n    probe(weights)\n    probe(polys)\n"
+            ),
+        },
+    )
+    use = package / "use.py"
+    index = ProjectIndex(build_layout([str(use)]))
+    install(index)
+    try:
+        index.begin_file()
+        facts = probes(use)
+    finally:
+        install(None)
+    assert [f.where for f in facts] == [DEV, Where.PAGEABLE, HOST]

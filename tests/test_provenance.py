@@ -792,3 +792,91 @@ def test_parameters_from_calls(code: str, where: Where) -> None:
 )
 def test_items_of_known_lists(code: str, where: Where) -> None:
     assert fact_of(code).where is where
+
+
+@pytest.mark.parametrize(
+    ("code", "where"),
+    [
+        # a numpy array by the helper's fixed-length tuple annotation: on the host
+        (
+            "class A:\n"
+            "    def _d(self, b) -> tuple[np.ndarray, np.ndarray]:\n"
+            "        return g(b)\n"
+            "    def f(self, b):\n"
+            "        p, s = self._d(b)\n"
+            "        probe(p)",
+            HOST,
+        ),
+        # ... joined with the display of the other branch (numpy arrays too)
+        (
+            "class A:\n"
+            "    def _d(self, b) -> tuple[np.ndarray, np.ndarray]:\n"
+            "        return g(b)\n"
+            "    def f(self, b):\n"
+            "        p, _ = self._d(b) if len(b) > 0 else (np.zeros(3), np.zeros(3))\n"
+            "        probe(p)",
+            HOST,
+        ),
+        # every return a display of the same length: each name its position's fact
+        (
+            "def h(n):\n"
+            "    return torch.arange(n, device='cuda'), torch.ones(n)\n"
+            "def f(n):\n"
+            "    a, b = h(n)\n"
+            "    probe(a)",
+            DEV,
+        ),
+        (
+            "def h(n):\n"
+            "    return torch.arange(n, device='cuda'), torch.ones(n)\n"
+            "def f(n):\n"
+            "    (a, b) = h(n)\n"
+            "    probe(b)",
+            P,
+        ),
+        # a returned name bound only to a display
+        (
+            "def h(n):\n    out = (torch.ones(n).cuda(), None)\n    return out\n"
+            "def f(n):\n    a, b = h(n)\n    probe(a)",
+            DEV,
+        ),
+        # returns that disagree at the position, a mismatched length, a starred target,
+        # `tuple[X, ...]`, an annotation of another length, a tensor annotation (no place)
+        (
+            "def h(n):\n    if n:\n        return torch.ones(n).cuda(), 1\n"
+            "    return torch.zeros(n), 2\n"
+            "def f(n):\n    a, b = h(n)\n    probe(a)",
+            UNK,
+        ),
+        (
+            "def h(n):\n    return torch.arange(n, device='cuda'), torch.ones(n)\n"
+            "def f(n):\n    a, b, c = h(n)\n    probe(a)",
+            UNK,
+        ),
+        (
+            "def h(n):\n    return torch.arange(n, device='cuda'), torch.ones(n)\n"
+            "def f(n):\n    a, *b = h(n)\n    probe(a)",
+            UNK,
+        ),
+        (
+            "def h(n) -> tuple[np.ndarray, ...]:\n    return g(n)\n"
+            "def f(n):\n    a, b = h(n)\n    probe(a)",
+            UNK,
+        ),
+        (
+            "def h(n) -> tuple[np.ndarray, np.ndarray, int]:\n"
+            "    return np.zeros(n), np.zeros(n)\n"
+            "def f(n):\n    a, b = h(n)\n    probe(a)",
+            UNK,
+        ),
+        (
+            "def h(n) -> tuple[torch.Tensor, list[int]]:\n    return g(n)\n"
+            "def f(n):\n    a, b = h(n)\n    probe(a)",
+            UNK,
+        ),
+        # a call of something the project does not define
+        ("def f(n):\n    a, b = g(n)\n    probe(a)", UNK),
+    ],
+)
+def test_names_unpacked_from_a_call(code: str, where: Where) -> None:
+    assert fact_of(code).where is where

@@ -59,6 +59,7 @@ class ProvenanceBase:
         self._bindings: dict[cst.CSTNode, Bindings] = {}
         self._index: ModuleIndex | None = None
         self._returns: dict[cst.FunctionDef, Fact] = {}
+        self.element_returns: dict[tuple[cst.FunctionDef, int, int], Fact] = {}
         self._attributes: dict[tuple[cst.ClassDef, str], Fact] = {}
         self._in_progress: set[object] = set()
         # Memoised facts, per (node, frame): see ``fact``.

@@ -28,6 +28,7 @@ from h2dlint.analysis.provenance.common import (
     _non_blocking,
     returned_values,
 )
+from h2dlint.analysis.provenance.unpacked import element_fact, unpacked_position
 from h2dlint.analysis.targets import Target, asks_for_host, device_target, to_target
 from h2dlint.analysis.torch_api import (
     CONVERTERS,
@@ -177,6 +178,15 @@ class CallFacts(ProvenanceBase):
             self._deepest = outer
         self._returns[function] = result
         return result
+
+    def unpacked_fact(self, name: str, statement: cst.CSTNode, frame: Frame, depth: int) -> Fact:
+        """``name`` unpacked from a value by ``statement`` (``a, b = helper(...)``): the fact
+        of its position (:mod:`~h2dlint.analysis.provenance.unpacked`); else unknown."""
+        found = unpacked_position(statement, name)
+        if found is None:
+            return UNKNOWN_FACT
+        value, position, length = found
+        return element_fact(self, value, position, length, frame, depth + 1)
 
     def _method_call(
         self, method: str, base: cst.BaseExpression, call: cst.Call, frame: Frame, depth: int

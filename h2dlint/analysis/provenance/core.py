@@ -282,8 +282,8 @@ class Provenance(CallFacts):
         anything else is unknown."""
         if isinstance(statement, cst.SimpleStatementLine):
             unpacked = unpacked_split(statement)
-            if unpacked is None:
-                return UNKNOWN_FACT
+            if unpacked is None:  # ``a, b = helper(...)``: the fact of its position
+                return self.unpacked_fact(name.value, statement, frame, depth)
             if isinstance(unpacked.func, cst.Attribute):  # a split: views of the tensor
                 return self.fact(unpacked.func.value, frame, depth + 1).view(None)
             where = self.sequence_where(unpacked, frame, depth + 1)
