@@ -4,8 +4,9 @@ import os
 
 import pytest
 
-# The example projects are data for test_seed_projects.py, not tests.
-collect_ignore_glob = ["projects/*"]
+# The example projects and the variant batteries are data for test_seed_projects.py and
+# test_variants_*.py, not tests (a battery case may hold a test_*.py: test code h2dlint skips).
+collect_ignore_glob = ["projects/*", "data/*"]
 
 
 @pytest.fixture(autouse=True)

@@ -294,6 +294,8 @@ def recorded_findings() -> list[Finding]:
     return [
         finding("prep.py", "HTD101", 8),
         finding("prep.py", "HTD201", 14, 15),
+        # The per-request call of the helper that holds the per-item loop (the seeds' shape).
+        finding("serve.py", "HTD101", 12),
         finding("serve.py", "HTD102", 15),
         finding("serve.py", "HTD202", 17),
     ]
@@ -429,7 +431,7 @@ def test_text_report(tmp_path: Path) -> None:
     assert "prep.py:8 move_items" in table[0]
     assert "24 copies in 1 burst(s)" in text
     assert (
-        "1 confirmed" not in text and "2 confirmed, 1 contradicted, 1 not reached, 1 missed" in text
+        "1 confirmed" not in text and "3 confirmed, 1 contradicted, 1 not reached, 1 missed" in text
     )
     order = [
         text.index(title)
@@ -443,7 +445,7 @@ def test_json_report_holds_the_join(tmp_path: Path) -> None:
     result = join(trace, recorded_findings(), lambda f: True, str(copy_project(tmp_path)))
     data = json.loads(render_json(trace, result))
     assert data["format"] == "h2dlint-trace" and data["join"] == join_json(result)
-    assert data["join"]["summary"]["confirmed"] == 2
+    assert data["join"]["summary"]["confirmed"] == 3
     assert data["join"]["findings"][0]["status"] == CONFIRMED
 
 
@@ -634,12 +636,16 @@ def test_check_trace_marks_findings_in_every_format(tmp_path: Path, monkeypatch)
     monkeypatch.chdir(project)
     code, text = check(project, "--output-format", "concise")
     assert code == 1
-    marks = {line.split()[1]: line for line in text.splitlines() if ": HTD" in line}
-    assert "[confirmed: 24 events" in marks["HTD101"]
-    assert "[confirmed: 6 events" in marks["HTD201"]
-    assert "[contradicted]" in marks["HTD102"]
-    assert "[not reached]" in marks["HTD202"]
-    assert "trace: 2 confirmed, 1 contradicted, 1 not reached; 1 costly call site" in text
+    marks = {
+        (line.split(":")[0], line.split()[1]): line for line in text.splitlines() if ": HTD" in line
+    }
+    assert "[confirmed: 24 events" in marks["prep.py", "HTD101"]
+    # The call of the helper on each request: the same copies, through its frame.
+    assert "[confirmed: 24 events" in marks["serve.py", "HTD101"]
+    assert "[confirmed: 6 events" in marks["prep.py", "HTD201"]
+    assert "[contradicted]" in marks["serve.py", "HTD102"]
+    assert "[not reached]" in marks["serve.py", "HTD202"]
+    assert "trace: 3 confirmed, 1 contradicted, 1 not reached; 1 costly call site" in text
 
     _, out = check(project, "--output-format", "json", "-q")
     records = {r["code"]: r["trace"] for r in json.loads(out)}
@@ -662,7 +668,7 @@ def test_check_only_confirmed(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(project)
     code, text = check(project, "--output-format", "concise", "--only-confirmed", "-q")
     assert code == 1
-    assert sorted(line.split()[1] for line in text.splitlines()) == ["HTD101", "HTD201"]
+    assert sorted(line.split()[1] for line in text.splitlines()) == ["HTD101", "HTD101", "HTD201"]
 
 
 def test_check_trace_errors(tmp_path: Path) -> None:
