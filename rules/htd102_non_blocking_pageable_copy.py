@@ -8,6 +8,7 @@ from h2dlint.analysis.dropped_pins import dropped_pin
 from h2dlint.analysis.factories import RANDOM_FACTORIES, SHAPE_FACTORIES, factory_of
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.joining_helpers import JoiningHelpers
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target
 from h2dlint.analysis.tensor_kinds import tensor_evidence
@@ -30,7 +31,8 @@ class NonBlockingPageableCopy(Rule):
     index that is a parameter annotated as a tensor, `table[order]` of `order: torch.Tensor`,
     counts wherever it lives), or a
     name, `self` attribute or same-module helper whose value is provably one of those.
-    `torch.cat`/`torch.stack` results are reported by HTD104 instead, with a fix, factories of
+    `torch.cat`/`torch.stack` results (also returned by a project helper whose every `return`
+    is one) are reported by HTD104 instead, with a fix, factories of
     sizes made on the host only to be moved (`torch.zeros(n).to(dev, non_blocking=True)`) by
     HTD301, with a fix, and strided
     views (`buf[:, :n]`) by HTD103; a join written into a buffer with `out=` is judged by its
@@ -110,6 +112,16 @@ class NonBlockingPageableCopy(Rule):
     candidates = (".to|.cuda|.copy_(non_blocking=)", ".pin_memory")
 
     valid = (
+        # Session 25 (join25): a helper whose every return is a fresh join: HTD104's, at the call
+        Valid(
+            """
+            import torch
+            def rows(items):
+                return torch.stack([torch.tensor(i) for i in items])
+            def f(items, dev):
+                return rows(items).cuda(non_blocking=True)
+            """
+        ),
         # the pinned copy kept (airllm 3.2's fix of its layer prefetcher)
         Valid(
             """
@@ -818,6 +830,8 @@ class NonBlockingPageableCopy(Rule):
         ),
     )
 
+    _helpers: JoiningHelpers | None = None
+
     def visit_Call(self, node: cst.Call) -> None:
         provenance = Provenance.of(self.context)
         frame = provenance.current_frame()
@@ -838,6 +852,10 @@ class NonBlockingPageableCopy(Rule):
             return
         if fresh_joins(provenance, source, frame):
             return  # torch.cat/stack without out=, then copy: HTD104 reports it, with its fix
+        if self._helpers is None:
+            self._helpers = JoiningHelpers(provenance)
+        if self._helpers.called(source, frame):
+            return  # a helper's fresh join (HTD104's, at the call)
         if any(
             provenance.where(table, frame).on_host
             for _, table in fresh_gathers(provenance, source, frame)

@@ -14,6 +14,7 @@ from h2dlint.analysis.copies import (
 )
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.joining_helpers import JoiningHelper, JoiningHelpers
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import device_named
@@ -46,6 +47,10 @@ class ConcatThenCopy(Rule):
     pinned cache, as `self.caches` made of `torch.empty(..., pin_memory=True)` in `__init__`
     and iterated in a loop); the gather writes a fresh pageable tensor, so the table's pinning
     is lost. A table of unknown placement (an embedding's weight) is left alone.
+    The join may be written in a helper of the project (of the module, imported from another,
+    a method of `self` or of an object held on `self`) whose every `return` is such a fresh
+    join: `collate(xs).to(dev, non_blocking=True)`, `batch = self._rows(items)` then
+    `batch.cuda()`; the call is reported, naming the helper, by the same policy as below.
 
     The inputs are taken to be on the host when the analysis proves one of them is (the tensors
     of one join share a device: `torch.tensor(...)`, `torch.from_numpy(...)`, `x.cpu()`, also
@@ -128,8 +133,9 @@ class ConcatThenCopy(Rule):
     - `out=` does not support autograd: when an input requires grad, the fixed code raises.
     - The inputs must be on the host (they are where the rule reports); device inputs raise.
 
-    Joins along another dimension, of a display or an expression, and the `hstack` family are
-    reported without a fix.
+    Joins along another dimension, of a display or an expression, the `hstack` family, and
+    joins written in a helper (the buffer belongs in the helper, whose other callers may keep
+    the result) are reported without a fix.
     """
 
     code = "HTD104"
@@ -140,11 +146,52 @@ class ConcatThenCopy(Rule):
     )
     fix_safety = FixSafety.UNSAFE
     fix_message = "concatenate into a pinned buffer with `out=`"
-    prefilter = (b"cat(", b"stack(", b"concatenate(", b"index_select(")
-    # A copy of a join, called as torch.cat or cat, or of a gather.
-    candidates = (f".to|.cuda|.pin_memory|.copy_ on {called_as(JOINS)}|.index_select",)
+    prefilter = (
+        b"cat(",
+        b"stack(",
+        b"concatenate(",
+        b"index_select(",
+        b".to(",
+        b".cuda(",
+        b".pin_memory(",
+        b".copy_(",
+    )
+    candidates = (
+        # A copy of a join, called as torch.cat or cat, or of a gather.
+        f".to|.cuda|.pin_memory|.copy_ on {called_as(JOINS)}|.index_select",
+        # A copy of what a helper returns (a join written in the helper): any copy in a def.
+        "def .to|.cuda|.pin_memory|.copy_",
+    )
 
     valid = (
+        # Session 25 (join25): helpers that join into `out=`, pin or move their join, join
+        # device tensors, or return something else on one path; a caller that runs once; and a
+        # helper's join of unknown tensors moved with a plain `.to(x.device)`.
+        Valid(
+            """
+            import torch
+            def into(xs, out):
+                return torch.cat(xs, out=out)
+            def moved(xs, dev):
+                return torch.cat(xs).to(dev)
+            def on_device(n):
+                return torch.stack([torch.zeros(n, device="cuda") for _ in range(4)])
+            def maybe(xs):
+                if len(xs) == 1:
+                    return xs[0]
+                return torch.cat(xs)
+            def f(xs, buf, dev):
+                a = into(xs, buf).to(dev, non_blocking=True)
+                b = moved(xs, dev).to(dev, non_blocking=True)
+                c = on_device(4).to(dev, non_blocking=True)
+                d = maybe(xs).to(dev, non_blocking=True)
+                e = maybe(xs).to(xs[0].device)
+                return a, b, c, d, e
+            class Runner:
+                def __init__(self, xs, dev):
+                    self.table = maybe(xs).to(dev, non_blocking=True)
+            """
+        ),
         Valid(
             """
             import torch
@@ -366,6 +413,32 @@ class ConcatThenCopy(Rule):
         ),
     )
     invalid = (
+        # Session 25 (join25): the join is in a helper (of the module, a method of `self` or of
+        # an object held on `self`, or imported), the copy at its call: reported at the call.
+        Invalid(
+            """
+            import torch
+            def collate(xs):
+                return torch.cat([x.flatten(0, 1) for x in xs])
+            def f(xs, dev):
+                return collate(xs).to(dev, non_blocking=True)
+                       ^^^^^^^^^^^
+            """,
+            message_contains="joined in `collate()`",
+        ),
+        Invalid(
+            """
+            import torch
+            class Runner:
+                def _rows(self, items):
+                    rows = [torch.tensor(i) for i in items]
+                    return torch.stack(rows)
+                def step(self, items):
+                    batch = self._rows(items)
+                            ^^^^^^^^^^^^^^^^^
+                    return batch.cuda()
+            """,
+        ),
         # A value made when the caller does not pass one is no cache: made on every such call.
         Invalid(
             """
@@ -765,6 +838,7 @@ class ConcatThenCopy(Rule):
     def __init__(self, context: FileContext, settings: dict[str, Any]) -> None:
         super().__init__(context, settings)
         self._reported: set[int] = set()
+        self._helpers: JoiningHelpers | None = None
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -786,7 +860,10 @@ class ConcatThenCopy(Rule):
         )
         if source is None:
             return
-        for join in fresh_joins(provenance, source, frame):
+        joins = fresh_joins(provenance, source, frame)
+        if not joins:
+            self._helper_joins(provenance, node, source, method, frame)
+        for join in joins:
             if id(join) in self._reported:
                 continue
             seq = first_positional(join)
@@ -816,7 +893,48 @@ class ConcatThenCopy(Rule):
             self._reported.add(id(gather))
             self._report_gather(gather, method)
 
+    def _helper_joins(
+        self,
+        provenance: Provenance,
+        node: cst.Call,
+        source: cst.BaseExpression,
+        method: str,
+        frame: Frame,
+    ) -> None:
+        """A copy of what a joining helper returns (:mod:`~h2dlint.analysis.joining_helpers`):
+        reported at the helper's call, by the policy of a join in the same function (host
+        inputs, or a copy that says host and goes to a device)."""
+        if self._helpers is None:
+            self._helpers = JoiningHelpers(provenance)
+        for call, helper in self._helpers.called(source, frame):
+            if id(call) in self._reported or provenance.where(call, frame) is Where.DEVICE:
+                continue
+            if not helper.host and not (
+                implies_host(node, method) and _into_device(provenance, node, method, frame)
+            ):
+                continue
+            if RunOnce.of(self.context).code(self.context.ancestors):
+                return
+            self._reported.add(id(call))
+            self._report_helper(call, helper, method)
+
     # -- reporting and the fix --------------------------------------------------------------------
+
+    def _report_helper(self, call: cst.Call, helper: JoiningHelper, method: str) -> None:
+        shown = self.shown(call, "the call", limit=50)
+        name = helper.function.name.value
+        then = (
+            "pinned with `.pin_memory()`, a second full copy"
+            if method == "pin_memory"
+            else "copied to the device through the driver's pinned bounce buffer"
+        )
+        self.report(
+            call,
+            f"{shown} returns a fresh pageable `torch.cat`/`stack` result, joined in "
+            f"`{name}()` (`{helper.module}`), that is then {then}; have `{name}()` join "
+            "straight into pinned memory with `out=` (a reused pinned buffer, or "
+            "`torch.empty(..., pin_memory=True)`) and copy it with `non_blocking=True`",
+        )
 
     def _report_gather(self, gather: cst.Call, method: str) -> None:
         shown = self.shown(gather, "the gather", limit=50)

@@ -114,7 +114,7 @@ class GPUModelRunner:
             if not req.mm_features:
                 continue
             pixel_values = group_pixel_values(req.mm_features, self.device)  # expect: HTD101
-            grid = grid_rows(req.mm_features).to(self.device, non_blocking=True)  # allow: HTD102
+            grid = grid_rows(req.mm_features).to(self.device, non_blocking=True)  # expect: HTD104; allow: HTD102
             embeds.extend(self.model.embed_multimodal([pixel_values], grid))
         kwargs = to_device({"grid": [torch.zeros(3)]}, self.device)
         del kwargs

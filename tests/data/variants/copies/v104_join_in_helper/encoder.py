@@ -10,4 +10,4 @@ class ImageEncoder:
         self.device = device
 
     def encode(self, images: list[torch.Tensor]) -> torch.Tensor:
-        return collate_pixels(images).to(self.device, non_blocking=True)  # expect: HTD102; allow: HTD104
+        return collate_pixels(images).to(self.device, non_blocking=True)  # expect: HTD104; allow: HTD102
