@@ -14,6 +14,7 @@ import libcst as cst
 from h2dlint.analysis.classes import class_of
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.provenance.common import fixed_tuple_elements
 
 # A module object called runs one of these.
 _CALLED_METHODS = ("forward", "__call__")
@@ -38,17 +39,8 @@ def returned_annotation(
     annotation = returns.annotation
     if position is None:
         return owner, annotation
-    if not isinstance(annotation, cst.Subscript):
-        return None
-    head = annotation.value
-    name = head.value if isinstance(head, cst.Name) else (owner.qualify(head) or "")
-    if name.rpartition(".")[2] not in ("tuple", "Tuple"):
-        return None
-    items = [e.slice for e in annotation.slice]
-    if position >= len(items) or any(not isinstance(i, cst.Index) for i in items):
-        return None
-    elements = [i.value for i in items if isinstance(i, cst.Index)]
-    if any(isinstance(e, cst.Ellipsis) for e in elements):
+    elements = fixed_tuple_elements(owner.qualify, annotation)
+    if elements is None or position >= len(elements):
         return None
     return owner, elements[position]
 

@@ -344,3 +344,21 @@ def scalar_tensor(node: cst.BaseExpression, bindings: Bindings) -> bool:
         return False
     value = node.args[0].value
     return isinstance(value, (cst.Integer, cst.Float, cst.UnaryOperation, cst.BinaryOperation))
+
+
+def fixed_tuple_elements(
+    qualify: Callable[[cst.BaseExpression], str | None], annotation: cst.BaseExpression
+) -> list[cst.BaseExpression] | None:
+    """The elements of ``tuple[A, B]``/``Tuple[A, B]`` (``typing.Tuple`` read through
+    ``qualify``); None for any other annotation and for ``tuple[A, ...]``."""
+    if not isinstance(annotation, cst.Subscript):
+        return None
+    head = annotation.value
+    name = head.value if isinstance(head, cst.Name) else (qualify(head) or "")
+    if name.rpartition(".")[2] not in ("tuple", "Tuple"):
+        return None
+    items = [e.slice for e in annotation.slice]
+    elements = [i.value for i in items if isinstance(i, cst.Index)]
+    if len(elements) != len(items) or any(isinstance(e, cst.Ellipsis) for e in elements):
+        return None
+    return elements

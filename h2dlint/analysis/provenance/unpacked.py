@@ -23,11 +23,12 @@ from h2dlint.analysis.provenance.common import (
     MAX_DEPTH,
     _is_none,
     annotation_is,
+    fixed_tuple_elements,
     returned_values,
 )
 
 if TYPE_CHECKING:
-    from h2dlint.analysis.provenance.calls import CallFacts
+    from h2dlint.analysis.provenance.base import ProvenanceBase
 
 
 def unpacked_position(
@@ -54,7 +55,7 @@ def unpacked_position(
 
 
 def element_fact(
-    source: CallFacts,
+    source: ProvenanceBase,
     value: cst.BaseExpression,
     position: int,
     length: int,
@@ -104,7 +105,7 @@ def element_fact(
 
 
 def returned_element_fact(
-    owner: CallFacts, function: cst.FunctionDef, position: int, length: int
+    owner: ProvenanceBase, function: cst.FunctionDef, position: int, length: int
 ) -> Fact:
     """The fact of element ``position`` of what ``function`` returns, unpacked into
     ``length`` names: a numpy array by its ``tuple[...]`` annotation is on the host; else what
@@ -133,28 +134,19 @@ def returned_element_fact(
     return result
 
 
-def tuple_elements(owner: CallFacts, function: cst.FunctionDef) -> list[cst.BaseExpression] | None:
+def tuple_elements(
+    owner: ProvenanceBase, function: cst.FunctionDef
+) -> list[cst.BaseExpression] | None:
     """The element annotations of ``function``'s return annotation when it is a fixed-length
     ``tuple[...]``/``Tuple[...]`` (no ``...``); else None."""
     if function.returns is None:
         return None
-    annotation = function.returns.annotation
-    if not isinstance(annotation, cst.Subscript):
-        return None
-    head = annotation.value
-    name = head.value if isinstance(head, cst.Name) else (owner.qualify(head) or "")
-    if name.rpartition(".")[2] not in ("tuple", "Tuple"):
-        return None
-    items = [e.slice for e in annotation.slice]
-    elements = [i.value for i in items if isinstance(i, cst.Index)]
-    if len(elements) != len(items) or any(isinstance(e, cst.Ellipsis) for e in elements):
-        return None
-    return elements
+    return fixed_tuple_elements(owner.qualify, function.returns.annotation)
 
 
-def _call_facts(source: object) -> CallFacts:
+def _call_facts(source: object) -> ProvenanceBase:
     """A module's fact source as the provenance it is (``Provenance.for_module``)."""
-    from h2dlint.analysis.provenance.calls import CallFacts
+    from h2dlint.analysis.provenance.base import ProvenanceBase
 
-    assert isinstance(source, CallFacts)
+    assert isinstance(source, ProvenanceBase)
     return source
