@@ -982,6 +982,14 @@ class HostFactoryThenMove(Rule):
         ),
     )
 
+    def _certain(self, move: Move) -> str:
+        """What would make a move to a device given by name certain: the name's being an
+        accelerator (nothing when the move's device is a value)."""
+        if move.by_value or move.device is None:
+            return ""
+        device = self.context.module.code_for_node(move.device)
+        return f" (certain if `{device}` is an accelerator, as its name says)"
+
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if not isinstance(func, cst.Attribute) or func.attr.value not in ("to", "cuda"):
@@ -1014,14 +1022,7 @@ class HostFactoryThenMove(Rule):
         if RunOnce.of(self.context).code(self.context.ancestors):
             return  # setup, an initializer, a test: the copy costs once
         confidence = Confidence.HIGH if move.by_value else Confidence.MEDIUM
-        certain = (
-            ""
-            if move.by_value
-            else f" (certain if `{self.context.module.code_for_node(move.device)}` is an "
-            "accelerator, as its name says)"
-            if move.device is not None
-            else ""
-        )
+        certain = self._certain(move)
         if qualified in SHAPE_FACTORIES:
             self._shape_factory(node, factory, qualified, move, confidence, certain)
         elif qualified in RANDOM_FACTORIES:
@@ -1049,12 +1050,7 @@ class HostFactoryThenMove(Rule):
         move = Move.of(node, provenance, frame)
         if move is None or RunOnce.of(self.context).code(self.context.ancestors):
             return False
-        certain = (
-            f" (certain if `{self.context.module.code_for_node(move.device)}` is an "
-            "accelerator, as its name says)"
-            if not move.by_value and move.device is not None
-            else ""
-        )
+        certain = self._certain(move)
         self.report(
             node,
             f"`{name.value}` is computed on the host from sizes alone (shape factories, views "
@@ -1077,12 +1073,7 @@ class HostFactoryThenMove(Rule):
         if move is None or RunOnce.of(self.context).code(self.context.ancestors):
             return
         confidence = Confidence.HIGH if move.by_value else Confidence.MEDIUM
-        certain = (
-            f" (certain if `{self.context.module.code_for_node(move.device)}` is an "
-            "accelerator, as its name says)"
-            if not move.by_value and move.device is not None
-            else ""
-        )
+        certain = self._certain(move)
         qualified = (
             torch_name(provenance, factory.func, FACTORY_NAMES.__contains__) or "torch.zeros"
         )
@@ -1127,12 +1118,7 @@ class HostFactoryThenMove(Rule):
             if isinstance(ancestor, cst.BaseStatement):
                 break
         name = self.context.module.code_for_node(receiver)
-        target = (
-            f" (certain if `{self.context.module.code_for_node(move.device)}` is an "
-            "accelerator, as its name says)"
-            if not move.by_value and move.device is not None
-            else ""
-        )
+        target = self._certain(move)
         self.report(
             node,
             f"module-level host tensor `{name}` (made by `{qualified.rsplit('.', 1)[1]}(...)` "

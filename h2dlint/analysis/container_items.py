@@ -71,22 +71,32 @@ def _annotated_target(
     return None
 
 
+def field_annotation(cls: cst.ClassDef, attr: str) -> cst.BaseExpression | None:
+    """The annotation of ``attr: ...`` in the body of ``cls``, or None."""
+    body = cls.body
+    if not isinstance(body, cst.IndentedBlock):
+        return None
+    for statement in body.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if (
+                isinstance(small, cst.AnnAssign)
+                and isinstance(small.target, cst.Name)
+                and small.target.value == attr
+            ):
+                return small.annotation.annotation
+    return None
+
+
 def attribute_annotation(
     cls: cst.ClassDef, methods: dict[str, cst.FunctionDef], attr: str
 ) -> cst.BaseExpression | None:
     """``attr: T`` in the class body, or ``self.attr: T = ...`` at the top level of a method's
     body (``__init__`` first)."""
-    body = cls.body
-    if isinstance(body, cst.IndentedBlock):
-        for statement in body.body:
-            if isinstance(statement, cst.SimpleStatementLine):
-                for small in statement.body:
-                    if (
-                        isinstance(small, cst.AnnAssign)
-                        and isinstance(small.target, cst.Name)
-                        and small.target.value == attr
-                    ):
-                        return small.annotation.annotation
+    found = field_annotation(cls, attr)
+    if found is not None:
+        return found
     ordered = sorted(methods.values(), key=lambda f: f.name.value != "__init__")
     for method in ordered:
         params = method.params.params

@@ -12,6 +12,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.classes import class_of, named_class
+from h2dlint.analysis.container_items import field_annotation
 from h2dlint.analysis.fact_source import ClassRef, Definition, FactSource
 from h2dlint.analysis.frames import Frame, method_frame
 from h2dlint.context import FileContext
@@ -98,24 +99,6 @@ def callee(
 
 def frame_of(provenance: FactSource, function: cst.FunctionDef) -> Frame:
     return provenance.index.frame_of(function)
-
-
-def field_annotation(cls: cst.ClassDef, attr: str) -> cst.BaseExpression | None:
-    """The annotation of ``attr: ...`` in the body of ``cls``, or None."""
-    body = cls.body
-    if not isinstance(body, cst.IndentedBlock):
-        return None
-    for statement in body.body:
-        if not isinstance(statement, cst.SimpleStatementLine):
-            continue
-        for small in statement.body:
-            if (
-                isinstance(small, cst.AnnAssign)
-                and isinstance(small.target, cst.Name)
-                and small.target.value == attr
-            ):
-                return small.annotation.annotation
-    return None
 
 
 def class_annotation(provenance: FactSource, cls: cst.ClassDef, attr: str) -> ClassRef | None:
