@@ -16,22 +16,20 @@ hold what fails today, as strict xfails, with the reason in a comment.
 from __future__ import annotations
 
 import functools
-import io
 import json
 import os
 import re
 import subprocess
 import sys
-import tokenize
 from pathlib import Path
 
 import pytest
+from test_seed_projects import parse_expectations
 
 ROOT = Path(__file__).resolve().parents[1]
 BATTERY = Path(__file__).resolve().parent / "data" / "variants" / "syncs"
 CONFIG = Path(__file__).resolve().parent / "projects" / "h2dlint.toml"
 CASES = tuple(sorted(p.name for p in BATTERY.iterdir() if (p / "__init__.py").is_file()))
-CLAUSE = re.compile(r"\b(expect|expect-not|allow):([^;#]*)")
 SYNC_CODE = re.compile(r"^HTD2\d\d$")
 
 # Expectations that fail today: "case/file.py:line:CODE" (a miss) or ":not-CODE" (a false alarm).
@@ -63,20 +61,15 @@ KNOWN_UNEXPECTED: frozenset[str] = frozenset()
 
 
 def _expectations() -> list[tuple[str, int, str, str]]:
-    """(path, line, code, kind) of every clause in the battery."""
-    found = []
-    for case in CASES:
-        for file in sorted((BATTERY / case).rglob("*.py")):
-            path = file.relative_to(BATTERY).as_posix()
-            source = file.read_text(encoding="utf-8")
-            for token in tokenize.generate_tokens(io.StringIO(source).readline):
-                if token.type != tokenize.COMMENT:
-                    continue
-                for kind, codes in CLAUSE.findall(token.string):
-                    for code in (c.strip() for c in codes.split(",")):
-                        assert re.fullmatch(r"HTD\d{3}", code), f"{path}: bad code {code!r}"
-                        found.append((path, token.start[0], code, kind))
-    return found
+    """(path, line, code, kind) of every clause in the battery (the seed projects' syntax)."""
+    return [
+        (e.path, e.line, e.code, e.kind)
+        for case in CASES
+        for file in sorted((BATTERY / case).rglob("*.py"))
+        for e in parse_expectations(
+            file.relative_to(BATTERY).as_posix(), file.read_text(encoding="utf-8")
+        )
+    ]
 
 
 EXPECTATIONS = _expectations()
