@@ -89,7 +89,7 @@ _MESSAGES = {
 
 
 # The words that make a file's common syntax worth a libcst parse (see ``candidates``).
-_TORCH_TEXT = "text torch|tensor"
+_TORCH_TEXT = "text torch|tensor|cuda|device|gpu"
 
 
 class SyncOnHotPath(Rule):
@@ -374,9 +374,11 @@ class SyncOnHotPath(Rule):
     # that is a mask (made by a comparison or a mask method in the function).
     # Only the explicit reads stand alone; the shapes common in any Python (`int(x)`,
     # `x.view(n)`, `sorted(...)`, `if x:`, `x[:n]`) make a file a candidate only when its text
-    # names torch or tensors: without either, the tensor would have to be learned from another
-    # module, and none of the 3,509 labelled lines of the corpus is such a file (on
-    # transformers these shapes alone sent 262 torch-free files, 1.4 MB, to libcst).
+    # names torch, tensors, CUDA, a GPU or a device: without any, the tensor would have to be
+    # learned from another module by a file that never says so, and none of the 3,509
+    # labelled lines of the corpus is in such a file (on transformers these shapes alone sent
+    # 262 torch-free files, 1.4 MB, to libcst). HTD201 keeps its shapes unconditional: a
+    # runner's per-row loop over a request class's device grid (another module) needs none.
     candidates = (
         "def "
         + "|".join(
