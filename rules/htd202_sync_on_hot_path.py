@@ -88,10 +88,6 @@ _MESSAGES = {
 }
 
 
-# The words that make a file's common syntax worth a libcst parse (see ``candidates``).
-_TORCH_TEXT = "text torch|tensor|cuda|device|gpu"
-
-
 class SyncOnHotPath(Rule):
     """## What it does
     Flags a single host sync of a device tensor on a hot path, code that runs once per step or
@@ -372,43 +368,28 @@ class SyncOnHotPath(Rule):
     # elsewhere builds): an `if` test that is a name, an attribute or a comparison (of a
     # parameter annotated as a tensor), a slice bound, a write into a subscript, or an index
     # that is a mask (made by a comparison or a mask method in the function).
-    # Only the explicit reads stand alone; the shapes common in any Python (`int(x)`,
-    # `x.view(n)`, `sorted(...)`, `if x:`, `x[:n]`) make a file a candidate only when its text
-    # names torch, tensors, CUDA, a GPU or a device: without any, the tensor would have to be
-    # learned from another module by a file that never says so, and none of the 3,509
-    # labelled lines of the corpus is in such a file (on transformers these shapes alone sent
-    # 262 torch-free files, 1.4 MB, to libcst). HTD201 keeps its shapes unconditional: a
-    # runner's per-row loop over a request class's device grid (another module) needs none.
     candidates = (
         "def "
         + "|".join(
             [
                 "|".join(f".{name}" for name in sorted(SYNC_METHODS)),
-                ".cpu|.synchronize",
-                called_as(DATA_SIZED_FUNCTIONS | {"torch.repeat_interleave"}),
-                "|".join(f".{name}" for name in sorted(DATA_SIZED_METHODS)),
+                ".cpu|" + "|".join(sorted(SYNC_BUILTINS | ELEMENT_BUILTINS)),
+                called_as(
+                    SIZE_FACTORIES
+                    | DATA_SIZED_FUNCTIONS
+                    | {"torch.repeat_interleave", "torch.where"}
+                ),
+                "|".join(f".{name}" for name in sorted(SIZE_METHODS | DATA_SIZED_METHODS)),
+                ".any|.all|" + "|".join(f".{name}" for name in sorted(REDUCTION_METHODS)),
+                ".synchronize",
             ]
         ),
         "def .to arg Literal",  # .to("cpu")
         "def .to(device=)",
-        *(
-            f"{pattern} & {_TORCH_TEXT}"
-            for pattern in (
-                "def "
-                + "|".join(
-                    [
-                        "|".join(sorted(SYNC_BUILTINS | ELEMENT_BUILTINS)),
-                        called_as(SIZE_FACTORIES | {"torch.where"}),
-                        "|".join(f".{name}" for name in sorted(SIZE_METHODS)),
-                        ".any|.all|" + "|".join(f".{n}" for n in sorted(REDUCTION_METHODS)),
-                    ]
-                ),
-                "def @if arg Name|Attribute|Compare",
-                "def @subscript arg Slice|Store",
-                "def @subscript & def @compare",
-                f"def @subscript & def {called_as(f'torch.{name}' for name in MASK_METHODS)}",
-            )
-        ),
+        "def @if arg Name|Attribute|Compare",
+        "def @subscript arg Slice|Store",
+        "def @subscript & def @compare",
+        f"def @subscript & def {called_as(f'torch.{name}' for name in MASK_METHODS)}",
     )
 
     valid = (

@@ -84,17 +84,6 @@ def test_rules_about_comments_declare_no_candidates() -> None:
     assert RULES["HTD901"].candidate_filter is None
 
 
-def test_common_syntax_makes_a_sync_candidate_only_in_a_file_that_names_torch() -> None:
-    """HTD202's shapes that any Python has (`int(x)`, `if x:`, `x[:n]`, `sorted(...)`) send a
-    file to libcst only when it names torch or tensors; an explicit read (`.item()`) always."""
-    enabled = (EnabledRule(RULES["HTD202"]),)
-    plain = "def f(x, n):\n    if x:\n        return sorted(x[:n]) + [int(n)]\n"
-    with_torch = "import torch\n" + plain
-    explicit = "def f(out):\n    return out.logits.item()\n"
-    for code, kept in ((plain, ()), (with_torch, enabled), (explicit, enabled)):
-        assert candidate_rules(code.encode(), enabled, ast.parse(code)) == kept
-
-
 # -- the patterns ----------------------------------------------------------------------------------
 
 
