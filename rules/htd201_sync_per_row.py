@@ -1223,7 +1223,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
             """
             import torch
             def gather(logits, reqs, ids):
-                logprobs = torch.log(logits.cuda())
+                logprobs = logits.cuda().log_softmax(dim=-1)
                 for req in reqs:
                 ^^^^^^^^^^^^^^^^
                     req.logprob = logprobs[req.idx, req.token_id].item()

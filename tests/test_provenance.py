@@ -69,6 +69,13 @@ def target_of(code: str) -> Target:
 @pytest.mark.parametrize(
     ("code", "where"),
     [
+        # a sampler's normalisations keep the logits' device (and a host tensor's place)
+        ("def f(x):\n    probe(torch.log_softmax(x.cuda(), dim=-1))", DEV),
+        ("def f(x):\n    probe(torch.nn.functional.softmax(x.cuda(), dim=-1))", DEV),
+        ("def f(x):\n    probe(x.cuda().log_softmax(-1))", DEV),
+        ("def f(x):\n    probe(torch.logsumexp(x.cuda(), -1))", DEV),
+        ("probe(torch.softmax(torch.zeros(4), -1))", P),
+        ("def f(x):\n    probe(torch.softmax(x, -1))", UNK),
         # factories and their keywords
         ("probe(torch.tensor([1, 2]))", P),
         ("probe(torch.zeros(4, dtype=torch.int64))", P),
