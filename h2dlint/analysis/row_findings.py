@@ -125,7 +125,7 @@ def _walks(node: Loop) -> Iterator[tuple[RowLoop, list[cst.CSTNode], bool, bool]
         for zipped in zipped_loops(iterable, target):
             yield zipped, zip_parts, False, True
     counted = counter_loop(iterable, target)
-    if counted is not None and isinstance(node, cst.For):
+    if counted is not None and (loop is not None or isinstance(node, cst.For)):
         yield counted, parts, False, False
     if items is not None:
         yield items, parts, False, False
