@@ -14,6 +14,7 @@ from h2dlint.analysis.loops import (
     gathering_comprehension,
     gathering_for,
     gathering_while,
+    mapped_comprehension,
     passed_parameters,
     under_type_dispatch,
 )
@@ -93,6 +94,7 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     Flags a `for` or `while` loop or a comprehension whose only job is to copy each item of a
     collection to the device, one copy per item: `[t.to(device) for t in patches]`,
     `tuple(x.to(dev, non_blocking=True) for x in xs)`, `{i: im.cuda() for i, im in enumerate(ims)}`,
+    `list(map(lambda t: t.to(dev), items))` (a `map` of a lambda is judged as its generator),
     `[torch.tensor(r).cuda() for r in rows]`, `[torch.tensor(r, device=dev) for r in rows]`, or
     a loop whose body only moves the item and stores
     it (`out.append(x.to(dev))`, `xs[i] = xs[i].to(dev)`, `item.feature = item.feature.to(dev)`,
@@ -226,9 +228,26 @@ class PerItemTransfer(ComprehensionVisits, Rule):
         "loop @subscript arg Store in Name|enumerate",  # `table[i] = row`, a Python list
         # `stage(x, dev)` of a project helper that only returns `x.to(dev)`: any name
         "loop * on loop",
+        "map arg Lambda",  # `map(lambda t: t.to(dev), items)`: the generator it is
     )
 
     valid = (
+        # Session 26's twins: `map` of a lambda judged as the generator it is: two names
+        # unpacked, copies aligned to another tensor's device, a module's parameters, a named
+        # function mapped (a mover call, judged as such elsewhere), copies to the host.
+        Valid(
+            """
+            import torch
+            class Block(torch.nn.Module):
+                def forward(self, x, y, hs):
+                    a, b = map(lambda t: t.to(self.device), (x, y))
+                    c = list(map(lambda h: h.to(x.device), hs))
+                    d = list(map(lambda h: h.cpu(), hs))
+                    p = list(map(lambda q: q.to(self.device), self.parameters()))
+                    e = list(map(str, hs))
+                    return a, b, c, d, p, e
+            """
+        ),
         # Session 25 (variants25c): `as_tensor` passes a device tensor through: rows of a list
         # of tensors, or of an unannotated list, are not proven on the host
         Valid(
@@ -949,6 +968,19 @@ class PerItemTransfer(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # Session 26 (misses26): `map` of a lambda that moves its argument is the generator
+        # `(t.to(dev) for t in items)`, one copy per item.
+        Invalid(
+            """
+            import torch
+            def upload(rows: list[list[int]], images, device):
+                ids = list(map(lambda r: torch.tensor(r, device=device), rows))
+                #                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                pixels = tuple(map(lambda im: im.to(device, non_blocking=True), images))
+                #                             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return ids, pixels
+            """
+        ),
         # Session 25 (variants25c): `as_tensor` of each row of a parameter annotated as a list
         # of lists of numbers (a comprehension's item as a loop's): a Python list, so a host
         # tensor made and copied per row
@@ -1562,6 +1594,10 @@ class PerItemTransfer(ComprehensionVisits, Rule):
         return off_cuda_branch(ancestors) or RunOnce.of(self.context).code(ancestors)
 
     def on_comprehension(self, node: Comprehension) -> None:
+        self._judge_comprehension(node, node)
+
+    def _judge_comprehension(self, node: Comprehension, at: cst.CSTNode) -> None:
+        """``node``, a comprehension (or the generator a ``map`` call ``at`` is)."""
         element = node.value if isinstance(node, cst.DictComp) else node.elt
         if not isinstance(element, cst.Call):
             return
@@ -1569,9 +1605,9 @@ class PerItemTransfer(ComprehensionVisits, Rule):
         loop = gathering_comprehension(node, provenance, provenance.current_frame())
         if loop is None or under_type_dispatch(self.context.ancestors):
             return
-        if assigned_in_place(self.context.ancestors, node, loop.iterable) or self._runs_once():
+        if assigned_in_place(self.context.ancestors, at, loop.iterable) or self._runs_once():
             return
-        if unpacked_into_few_names(self.context.ancestors, node):
+        if unpacked_into_few_names(self.context.ancestors, at):
             return
         self._report(loop, loop.transfer.call)
 
@@ -1635,6 +1671,10 @@ class PerItemTransfer(ComprehensionVisits, Rule):
         return owner, function, shown, bound
 
     def visit_Call(self, node: cst.Call) -> None:
+        mapped = mapped_comprehension(node)
+        if mapped is not None:  # `map(lambda t: t.to(dev), items)`: `(t.to(dev) for t in items)`
+            self._judge_comprehension(mapped, node)
+            return
         repeats = repeats_here(self.context, node) if node.args else False
         if repeats is False:
             return  # cheap tests first: most calls are not repeated movers

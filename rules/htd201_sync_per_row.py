@@ -29,7 +29,7 @@ ATOMS = (cst.Name, cst.Attribute, cst.Subscript, cst.Call)
 # The methods that make a tensor an `if` or `while` test (see syncs.tensor_test).
 _ROW_LOOPS = (
     "While|Name|Attribute|Subscript|enumerate|range|zip|.unbind|.tolist"
-    "|.split|.chunk|.tensor_split|.split_with_sizes"
+    "|.split|.chunk|.tensor_split|.split_with_sizes|.values|.items|sorted|reversed"
 )
 _TESTS = "|".join(f".{name}" for name in sorted(TEST_METHODS))
 
@@ -48,7 +48,9 @@ class SyncPerRow(ComprehensionVisits, Rule):
     whether the loop iterates the tensor itself (`for r in t`, `enumerate(t)`, one argument of
     `zip(...)`), its pieces (`t.split(n)`, `torch.chunk(t, k)`, `t.tensor_split(idx)`, also
     through a name bound to them: one sync per piece, and no per-row fix) or indexes it
-    (`for i in range(len(t))` with `t[i].item()`), also through a local name bound to the row
+    (`for i in range(len(t))` with `t[i].item()`) by a position the loop's items give
+    (`for req in reqs: logprobs[req.idx].item()`, `[scores[i].item() for i in ids.tolist()]`,
+    one read per item whatever the items are), also through a local name bound to the row
     (`g = torch.as_tensor(row, dtype=torch.long)`, which stays on the row's device). Also flags
     a `while` loop that reads a device tensor on every iteration (`while not done.all():`,
     `while x[i].item() > 0:`), and the `.tolist()` round trip that multiplies or sums each row in
@@ -601,6 +603,22 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     for i, req in enumerate(reqs):
                         req.num_computed = self.lens_cpu[i].item() + int(counts[i])
                         self.lens[i].fill_(len(req.tokens))
+            """
+        ),
+        # Positions the items give, indexing a host copy made once before the loop, or a
+        # Python list: one transfer, then host reads.
+        Valid(
+            """
+            import torch
+            def gather(logprobs, reqs):
+                logprobs = logprobs.cuda()
+                host = logprobs.cpu()
+                picked = [host[req.idx].item() for req in reqs]
+                names = [req.name for req in reqs]
+                for req in reqs:
+                    req.logprob = host[req.idx, req.token_id].item()
+                    req.label = names[req.idx]
+                return picked
             """
         ),
         # A numpy array, and a tensor of unknown kind.
@@ -1196,6 +1214,22 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                         req.num_computed = self.lens[i].item()
                      ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="which is on the device",
+        ),
+        # Rows picked by positions the items give (a request's index in the batch, the
+        # Python rows of a `.tolist()`): one device sync per item.
+        Invalid(
+            """
+            import torch
+            def gather(logits, reqs, ids):
+                logprobs = logits.cuda().log_softmax(dim=-1)
+                for req in reqs:
+                ^^^^^^^^^^^^^^^^
+                    req.logprob = logprobs[req.idx, req.token_id].item()
+                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return [logprobs[i].max().item() for i in ids.tolist()]
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
             """,
             message_contains="which is on the device",
         ),
@@ -1930,10 +1964,16 @@ class SyncPerRow(ComprehensionVisits, Rule):
         for_in = node.for_in
         simple = isinstance(node, cst.ListComp) and not for_in.ifs and for_in.inner_for_in is None
         loop = row_loop(for_in.iter, for_in.target)
-        if loop is not None and loop.walk is Walk.LIST:
-            if simple and isinstance(node, cst.ListComp):
-                self._list_round_trip(node, loop)
+        if (
+            loop is not None
+            and loop.walk is Walk.LIST
+            and simple
+            and isinstance(node, cst.ListComp)
+            and self._list_round_trip(node, loop)
+        ):
             return
+        # Otherwise a `.tolist()` walk's Python rows may index other tensors (`[logprobs[i]
+        # .item() for i in ids.tolist()]`): one read of those per row (row_findings._walks).
         finding = loop_rows(self.context, node).finding
         if finding is None:
             return
@@ -2004,19 +2044,19 @@ class SyncPerRow(ComprehensionVisits, Rule):
             return None
         return _vectorised(self.context.module, loop.tensor, reduction)
 
-    def _list_round_trip(self, node: cst.ListComp, loop: RowLoop) -> None:
+    def _list_round_trip(self, node: cst.ListComp, loop: RowLoop) -> bool:
         tensor = loop.tensor
         if tensor is None:
-            return
+            return False
         provenance = Provenance.of(self.context)
         frame = provenance.current_frame()
         reduction = list_row_reduction(provenance, node.elt, node.for_in.target, frame)
         if reduction is None:
-            return
+            return False
         if provenance.where(tensor, frame).on_host:
-            return  # already on the host: no transfer to save
+            return False  # already on the host: no transfer to save
         if not loop.via_tensor_method and not is_tensor(provenance, tensor, frame):
-            return  # may be a numpy array (`.prod(dim=...)` is no numpy call) or a list
+            return False  # may be a numpy array (`.prod(dim=...)` is no numpy call) or a list
         module = self.context.module
         shown = snippet(f"{module.code_for_node(tensor)}.tolist()", "the tensor")
         replacements: list[tuple[cst.CSTNode, cst.CSTNode]] = []
@@ -2031,6 +2071,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
             "one vectorised op and transfers only the result",
             replacements=replacements,
         )
+        return True
 
 
 def _counted_row(loop: cst.While, read: cst.BaseExpression) -> bool:

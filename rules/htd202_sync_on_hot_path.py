@@ -393,6 +393,23 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 26's twin: a module of the project whose `forward` returns a host tensor at
+        # that position (a count built on the host), unpacked: its read is no device sync.
+        Valid(
+            """
+            import torch
+            class Encoder(torch.nn.Module):
+                def forward(self, x):
+                    return self.proj(x), torch.tensor([x.shape[0]])
+            class Net(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.encoder = Encoder()
+                def forward(self, x):
+                    feats, n = self.encoder(x)
+                    return feats, n.tolist()
+            """
+        ),
         # Session 25 (unpack25): names unpacked from a helper's result get the fact of their
         # position: here numpy arrays, by the helper's `tuple[np.ndarray, np.ndarray]`
         # annotation and by the display of the other branch (python-doctr 1.1.0's LW-DETR
@@ -2411,6 +2428,36 @@ class SyncOnHotPath(Rule):
                     return out
             """,
             message_contains="`torch.where()` of `expert_mask[e]`",
+        ),
+        # Session 26 (misses26): outputs of a module unpacked into names are on the module's
+        # device, as `self.rnn(x)[0]` is: torch's and libraries' modules by that rule, the
+        # project's by what the returns of its `forward` give at each position.
+        Invalid(
+            """
+            import torch
+            class Encoder(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.proj = torch.nn.Linear(16, 16)
+                    self.norm = torch.nn.LayerNorm(16)
+                def forward(self, x):
+                    return self.proj(x), self.norm(x)
+            class Tagger(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.rnn = torch.nn.LSTM(16, 16)
+                    self.encoder = Encoder()
+                def forward(self, x):
+                    out, (h, c) = self.rnn(x)
+                    feats, normed = self.encoder(out)
+                    if feats.isnan().any():
+                       ^^^^^^^^^^^^^^^^^^^
+                        return None
+                    logits, _ = self.rnn(normed)
+                    return logits.argmax(-1).tolist()
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="`logits.argmax(-1)` is on the device",
         ),
         # Session 21's twin: a module's output (no session run) is on the device
         Invalid(

@@ -69,6 +69,13 @@ def target_of(code: str) -> Target:
 @pytest.mark.parametrize(
     ("code", "where"),
     [
+        # a sampler's normalisations keep the logits' device (and a host tensor's place)
+        ("def f(x):\n    probe(torch.log_softmax(x.cuda(), dim=-1))", DEV),
+        ("def f(x):\n    probe(torch.nn.functional.softmax(x.cuda(), dim=-1))", DEV),
+        ("def f(x):\n    probe(x.cuda().log_softmax(-1))", DEV),
+        ("def f(x):\n    probe(torch.logsumexp(x.cuda(), -1))", DEV),
+        ("probe(torch.softmax(torch.zeros(4), -1))", P),
+        ("def f(x):\n    probe(torch.softmax(x, -1))", UNK),
         # factories and their keywords
         ("probe(torch.tensor([1, 2]))", P),
         ("probe(torch.zeros(4, dtype=torch.int64))", P),
@@ -876,6 +883,61 @@ def test_items_of_known_lists(code: str, where: Where) -> None:
         ),
         # a call of something the project does not define
         ("def f(n):\n    a, b = g(n)\n    probe(a)", UNK),
+        # the outputs of torch's modules: on the module's device, as `self.rnn(x)[0]` is
+        (
+            "class M(torch.nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.rnn = torch.nn.LSTM(4, 4)\n"
+            "    def forward(self, x):\n"
+            "        out, state = self.rnn(x)\n"
+            "        probe(out)",
+            DEV,
+        ),
+        # a module of the project: what its forward returns at the position (a host count)
+        (
+            "class E(torch.nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.proj = torch.nn.Linear(4, 4)\n"
+            "    def forward(self, x):\n"
+            "        return self.proj(x), torch.tensor([x.shape[0]])\n"
+            "class M(torch.nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.enc = E()\n"
+            "    def forward(self, x):\n"
+            "        h, n = self.enc(x)\n"
+            "        probe(n)",
+            P,
+        ),
+        # ... and a position it does not know (a parameter passed through): unknown
+        (
+            "class E(torch.nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.proj = torch.nn.Linear(4, 4)\n"
+            "    def forward(self, x, lengths):\n"
+            "        return self.proj(x), lengths\n"
+            "class M(torch.nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.enc = E()\n"
+            "    def forward(self, x, lengths):\n"
+            "        h, n = self.enc(x, lengths)\n"
+            "        probe(n)",
+            UNK,
+        ),
+        # an object that is no module
+        (
+            "class S:\n"
+            "    def __init__(self):\n"
+            "        self.tok = object()\n"
+            "    def f(self, x):\n"
+            "        a, b = self.tok(x)\n"
+            "        probe(a)",
+            UNK,
+        ),
     ],
 )
 def test_names_unpacked_from_a_call(code: str, where: Where) -> None:

@@ -34,7 +34,6 @@ FAMILY = frozenset({"HTD101", "HTD102", "HTD103", "HTD104", "HTD106"})
 
 # Expectations that fail today (ids as Expectation.id), each with the reason it is left.
 KNOWN_MISSES: dict[str, str] = {
-    "v101_map_lambda/audio.py:11:HTD101": "`map(lambda t: t.to(dev), xs)` is not read as a loop",
     "v102_as_tensor_cuda/logits_bias.py:16:HTD102": (
         "a helper annotated `-> np.ndarray`: is_numpy_array reads numpy calls only (host_data's "
         "host_sequence reads the annotation now, for HTD106; provenance/base.py is at 500 lines)"

@@ -38,11 +38,6 @@ KNOWN_MISSES: frozenset[str] = frozenset(
         # run-once code: a device-proven row loop in `__init__` whose read feeds a `raise`
         # (HTD201 reports proven per-row syncs wherever they run)
         "c03_init_once/rope.py:11:not-HTD201",
-        # per-row misses:
-        # rows picked by Python values (`hidden[end].cpu()` for `end` in a list, `lp[req.idx]`):
-        # no tensor is walked, so no row loop; left to HTD202, silent off a hot path
-        "s36_pool_rows_cpu/pooler.py:8:HTD201",
-        "s37_request_index_rows/output_processor.py:12:HTD201",
         # a dataclass of host tensors built by a collector function of another module: the
         # field is annotated as a tensor, and construction sites are not followed
         "c21_dataclass_host_fields/positions.py:13:not-HTD201",

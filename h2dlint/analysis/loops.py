@@ -329,19 +329,43 @@ def gathering_while(node: cst.While, provenance: Provenance, frame: Frame) -> Ga
     return GatheringLoop(node, transfers[0], iterable)
 
 
-def _comprehension_in(node: cst.BaseExpression) -> Comprehension | None:
-    """A comprehension, or one passed to ``list``/``tuple``/``dict``."""
-    if isinstance(node, COMPREHENSIONS):
-        return node
+def _collected(node: cst.BaseExpression) -> cst.BaseExpression:
+    """What ``list``/``tuple``/``dict``/``set`` of one argument collects (a comprehension, a
+    ``map``), else ``node`` itself."""
     if (
         isinstance(node, cst.Call)
         and isinstance(node.func, cst.Name)
         and node.func.value in ("list", "tuple", "dict", "set")
         and len(node.args) == 1
-        and isinstance(node.args[0].value, COMPREHENSIONS)
+        and not node.args[0].star
     ):
         return node.args[0].value
-    return None
+    return node
+
+
+def mapped_comprehension(call: cst.Call) -> cst.GeneratorExp | None:
+    """``map(lambda t: t.to(dev), items)`` as the generator it is, ``(t.to(dev) for t in
+    items)`` (a node made here: its parts are the call's own, so facts and positions of them
+    hold); None for any other call (a named function mapped, several iterables)."""
+    if not (isinstance(call.func, cst.Name) and call.func.value == "map" and len(call.args) == 2):
+        return None
+    function, iterable = call.args
+    if function.keyword is not None or iterable.keyword is not None or iterable.star:
+        return None
+    lam = function.value
+    if not isinstance(lam, cst.Lambda):
+        return None
+    params = lam.params
+    if (
+        len(params.params) != 1
+        or params.posonly_params
+        or params.kwonly_params
+        or not isinstance(params.star_arg, cst.MaybeSentinel)
+        or params.star_kwarg is not None
+    ):
+        return None
+    name = params.params[0].name
+    return cst.GeneratorExp(elt=lam.body, for_in=cst.CompFor(target=name, iter=iterable.value))
 
 
 def under_type_dispatch(ancestors: list[cst.CSTNode]) -> bool:
@@ -356,11 +380,12 @@ def under_type_dispatch(ancestors: list[cst.CSTNode]) -> bool:
 
 
 def assignment_of(ancestors: list[cst.CSTNode], node: cst.CSTNode) -> cst.Assign | None:
-    """The assignment whose value is the comprehension ``node`` (or ``list(...)`` of it)."""
+    """The assignment whose value is the comprehension or ``map`` call ``node`` (or
+    ``list(...)`` of it)."""
     for parent in reversed(ancestors):
         if isinstance(parent, cst.Assign):
             value = parent.value
-            return parent if value is node or _comprehension_in(value) is node else None
+            return parent if value is node or _collected(value) is node else None
         if isinstance(parent, (cst.BaseStatement, cst.BaseSmallStatement)):
             return None
     return None

@@ -28,13 +28,13 @@ from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import dataset_module, host_side
 from h2dlint.analysis.hot_names import metrics_name
+from h2dlint.analysis.loop_positions import counter_loop, item_index_loop
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.row_tensors import hot_rows_of_tensors, pieces_walk, rows_are_tensors
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, RowLoop, RowSync, Walk
 from h2dlint.analysis.syncs import (
     INDEX_READS,
-    counter_loop,
     reads_row,
     row_loop,
     row_syncs,
@@ -112,18 +112,23 @@ def _walks(node: Loop) -> Iterator[tuple[RowLoop, list[cst.CSTNode], bool, bool]
         zip_parts = [*comprehension_parts(node), *for_in.ifs]
         parts = zip_parts + ([for_in.inner_for_in] if for_in.inner_for_in is not None else [])
     loop = row_loop(iterable, target)
+    items = item_index_loop(iterable, target)
     if loop is not None and loop.walk is Walk.LIST:
-        return  # one transfer, then Python rows (a comprehension's round trip is HTD201's own)
+        # One transfer, then Python rows (a comprehension's round trip is HTD201's own); the
+        # rows of other tensors indexed by them are read one at a time.
+        if items is not None:
+            yield items, parts, False, False
+        return
     if loop is not None:
         yield loop, parts, True, True
     else:
         for zipped in zipped_loops(iterable, target):
             yield zipped, zip_parts, False, True
-        if not isinstance(node, cst.For):
-            return
     counted = counter_loop(iterable, target)
-    if counted is not None:
+    if counted is not None and (loop is not None or isinstance(node, cst.For)):
         yield counted, parts, False, False
+    if items is not None:
+        yield items, parts, False, False
 
 
 def _judge_loop(context: FileContext, node: Loop) -> LoopRows:

@@ -147,26 +147,6 @@ def zipped_loops(iterable: cst.BaseExpression, target: cst.BaseExpression) -> li
     return loops
 
 
-def counter_loop(iterable: cst.BaseExpression, target: cst.BaseExpression) -> RowLoop | None:
-    """``for i, item in enumerate(xs)`` as an index loop of its counter ``i``: the rows of the
-    tensors the body indexes by ``i`` (``mm_token_type_ids[i]``, ``self.lens[i]``), whatever
-    ``xs`` is (the rows of a tensor, or requests)."""
-    if not (
-        isinstance(iterable, cst.Call)
-        and isinstance(iterable.func, cst.Name)
-        and iterable.func.value == "enumerate"
-        and positional(iterable)
-        and len(iterable.args) <= 2
-        and isinstance(target, cst.Tuple)
-        and len(target.elements) == 2
-    ):
-        return None
-    counter = target.elements[0].value
-    if not isinstance(counter, cst.Name):
-        return None
-    return RowLoop(Walk.INDEX, None, frozenset({counter.value}), counter)
-
-
 def _dim_zero(call: cst.Call) -> bool:
     if not call.args:
         return True

@@ -151,8 +151,22 @@ SAME_DEVICE_FUNCTIONS = frozenset(
         "isinf",
         "isfinite",
         "logical_not",
+        # a sampler's normalisations and picks: where the logits are
+        "softmax",
+        "log_softmax",
+        "logsumexp",
+        "argsort",
+        "nan_to_num",
+        # (not ``multinomial``: a random draw, which loop_invariance must not take as pure)
     )
-) | frozenset({"torch.nn.functional.pad", "torch.nn.functional.one_hot"})  # ``F.pad(index, ...)``
+) | frozenset(
+    {
+        "torch.nn.functional.pad",  # ``F.pad(index, ...)``
+        "torch.nn.functional.one_hot",
+        "torch.nn.functional.softmax",
+        "torch.nn.functional.log_softmax",
+    }
+)  # ``F.pad(index, ...)``
 HOST_DEVICE_PREFIXES = ("cpu", "meta")
 DTYPE_NAMES = frozenset(
     f"torch.{name}"

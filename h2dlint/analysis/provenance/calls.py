@@ -28,7 +28,11 @@ from h2dlint.analysis.provenance.common import (
     _non_blocking,
     returned_values,
 )
-from h2dlint.analysis.provenance.unpacked import element_fact, unpacked_position
+from h2dlint.analysis.provenance.unpacked import (
+    element_fact,
+    returned_element_fact,
+    unpacked_position,
+)
 from h2dlint.analysis.targets import Target, asks_for_host, device_target, to_target
 from h2dlint.analysis.torch_api import (
     CONVERTERS,
@@ -181,12 +185,40 @@ class CallFacts(ProvenanceBase):
 
     def unpacked_fact(self, name: str, statement: cst.CSTNode, frame: Frame, depth: int) -> Fact:
         """``name`` unpacked from a value by ``statement`` (``a, b = helper(...)``): the fact
-        of its position (:mod:`~h2dlint.analysis.provenance.unpacked`); else unknown."""
+        of its position (:mod:`~h2dlint.analysis.provenance.unpacked`); for the outputs of an
+        ``nn.Module`` (``out, state = self.rnn(x)``), :meth:`_module_element`; else
+        unknown."""
         found = unpacked_position(statement, name)
         if found is None:
             return UNKNOWN_FACT
         value, position, length = found
-        return element_fact(self, value, position, length, frame, depth + 1)
+        fact = element_fact(self, value, position, length, frame, depth + 1)
+        if fact.known or not isinstance(value, cst.Call):
+            return fact
+        return self._module_element(value, position, length, frame, depth + 1)
+
+    def _module_element(
+        self, call: cst.Call, position: int, length: int, frame: Frame, depth: int
+    ) -> Fact:
+        """Element ``position`` of what a module call returns: what the returns of the
+        module's ``forward`` agree on there, where the project defines it (``return
+        self.proj(x), torch.tensor([n])``: the second on the host); the module's device where
+        the module is torch's or a library's (``nn.LSTM``, ``nn.MultiheadAttention``), as for
+        ``self.rnn(x)[0]``. Unknown for any other call."""
+        if not self._module_output(call.func, frame, depth):
+            return UNKNOWN_FACT
+        owner = None
+        if isinstance(call.func, cst.Attribute):
+            owner = class_of(self, call.func, frame, depth + 1)
+        elif frame.cls is not None:  # ``self(x)``: the module's own forward
+            owner = ClassRef(frame.cls.name.value, self, frame.cls)
+        if owner is not None and owner.provenance is not None and owner.node is not None:
+            forward = owner.provenance.index.methods.get(owner.node, {}).get("forward")
+            if forward is not None:
+                source = owner.provenance
+                assert isinstance(source, ProvenanceBase)
+                return returned_element_fact(source, forward, position, length)
+        return Fact(Where.DEVICE)
 
     def _method_call(
         self, method: str, base: cst.BaseExpression, call: cst.Call, frame: Frame, depth: int

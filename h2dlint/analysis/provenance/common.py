@@ -103,6 +103,11 @@ DERIVING_METHODS = frozenset(
         "logical_not",
         "remainder",
         "floor_divide",
+        "softmax",
+        "log_softmax",
+        "logsumexp",
+        "multinomial",
+        "nan_to_num",
     }
 )
 # Methods that keep the host/device placement but may or may not copy (a no-op conversion

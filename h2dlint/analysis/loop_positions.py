@@ -1,0 +1,51 @@
+"""Index loops by positions a loop's iteration gives (HTD201, HTD202): the counter of
+``enumerate`` (``for i, req in enumerate(reqs)`` reading ``lens[i]``) and the items themselves
+or their fields (``for req in reqs`` reading ``logprobs[req.idx]``). Each is a
+:class:`~h2dlint.analysis.sync_basics.RowLoop` of :attr:`Walk.INDEX`: the rows it reads are
+those of the tensors the body indexes by those names, one read per iteration."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from h2dlint.analysis.arguments import positional
+from h2dlint.analysis.sync_basics import RowLoop, Walk, target_names
+
+
+def counter_loop(iterable: cst.BaseExpression, target: cst.BaseExpression) -> RowLoop | None:
+    """``for i, item in enumerate(xs)`` as an index loop of its counter ``i``: the rows of the
+    tensors the body indexes by ``i`` (``mm_token_type_ids[i]``, ``self.lens[i]``), whatever
+    ``xs`` is (the rows of a tensor, or requests)."""
+    if not (
+        isinstance(iterable, cst.Call)
+        and isinstance(iterable.func, cst.Name)
+        and iterable.func.value == "enumerate"
+        and positional(iterable)
+        and len(iterable.args) <= 2
+        and isinstance(target, cst.Tuple)
+        and len(target.elements) == 2
+    ):
+        return None
+    counter = target.elements[0].value
+    if not isinstance(counter, cst.Name):
+        return None
+    return RowLoop(Walk.INDEX, None, frozenset({counter.value}), counter)
+
+
+def item_index_loop(iterable: cst.BaseExpression, target: cst.BaseExpression) -> RowLoop | None:
+    """``for req in reqs`` as an index loop of its items: the rows of the tensors the body
+    indexes by an item or a field of it (``logprobs[req.idx]``, ``x[seq.start:seq.end]``,
+    ``scores[i, tok]`` of ``for i, tok in pairs``), one read per item whatever the items are
+    (requests, Python positions, the rows of a ``.tolist()``). Not ``range`` (an index loop of
+    its own) nor ``enumerate``'s counter (:func:`counter_loop`): its item only."""
+    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name):
+        if iterable.func.value == "range":
+            return None
+        if iterable.func.value == "enumerate":
+            if not (isinstance(target, cst.Tuple) and len(target.elements) == 2):
+                return None
+            target = target.elements[1].value
+    names = target_names(target)
+    if not names:
+        return None
+    return RowLoop(Walk.INDEX, None, names, target)
