@@ -248,6 +248,16 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                     return a, b, c, d, p, e
             """
         ),
+        # Session 26 (heldout26): a numpy conversion of something other than the item (a
+        # shared table, read once per item) is no per-item copy of the item's data.
+        Valid(
+            """
+            import numpy as np
+            import torch
+            def upload(images, table):
+                return [torch.from_numpy(np.asarray(table)).to("cuda") + i for i in images]
+            """
+        ),
         # Session 25 (variants25c): `as_tensor` passes a device tensor through: rows of a list
         # of tensors, or of an unannotated list, are not proven on the host
         Valid(
@@ -979,6 +989,17 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                 pixels = tuple(map(lambda im: im.to(device, non_blocking=True), images))
                 #                             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                 return ids, pixels
+            """
+        ),
+        # Session 26 (heldout26): an item converted to a numpy array first, then made a host
+        # tensor and moved, one copy per image (an inference helper's upload of its inputs).
+        Invalid(
+            """
+            import numpy as np
+            import torch
+            def upload(images):
+                return torch.stack([torch.from_numpy(np.asarray(i)).to("cuda") for i in images])
+                                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
             """
         ),
         # Session 25 (variants25c): `as_tensor` of each row of a parameter annotated as a list

@@ -56,7 +56,9 @@ class ConstantTensorOnHotPath(Rule):
     `torch.Tensor([len(rewards)]).to(self.accelerator.device)` (trl 0.15's KTO trainer, every
     training step; 0.17 sums the device labels), `torch.tensor([n, 1]).long().cuda()`,
     `torch.tensor(x.shape[0] * 2).to(dev)`; a 0-d literal moved (`torch.tensor(0.5).to(dev)`)
-    is HTD301's, a copy with `non_blocking=True` HTD102's.
+    is HTD301's, a copy with `non_blocking=True` HTD102's. `x.new_tensor([0])` is
+    `torch.tensor([0], device=x.device)` and is flagged alike, in a loop or on a hot path only
+    (optimum-intel 1.22's per-layer `input_lens.new_tensor([0])`; 1.24 builds it once per step).
 
     Outside hot paths and loops, a function that is not run-once still pays the copy on every
     call (gradient-clipping helpers, metric computations, quantization helpers): flagged with
@@ -143,16 +145,32 @@ class ConstantTensorOnHotPath(Rule):
     message = "constant tensor built on the host and copied to the device (a stream sync) per step"
     fix_safety = FixSafety.SAFE
     fix_message = "Make the constant on the device with `torch.full`"
-    prefilter = (b"device", b".cuda(")
+    prefilter = (b"device", b".cuda(", b".new_tensor(")
     candidates = (  # numbers: literals, host numbers (names, sizes, arithmetic), tables
         "def .tensor|.as_tensor|tensor|as_tensor(device=) "
         "arg Literal|List|Tuple|UnaryOp|Call|Name|Attribute|Subscript|BinOp",
+        # ``x.new_tensor([0])``: a constant made on ``x``'s device
+        "def .new_tensor arg Literal|List|Tuple|UnaryOp|Call|Name|Attribute|Subscript|BinOp",
         # a display moved: ``torch.tensor([len(x)]).to(device)`` (analysis/moved_constants.py)
         f"def .to|.cuda of {MOVED_TAILS}|{CHAIN_TAILS} & def {MOVED_TAILS} "
         "arg Literal|List|Tuple|UnaryOp|Call|Name|Attribute|Subscript|BinOp",
     )
 
     valid = (
+        # Session 26 (heldout26): ``new_tensor`` of a host tensor makes a host tensor (no
+        # copy), and one outside a hot path (a collate function) runs per batch on the host.
+        Valid(
+            """
+            import torch
+            from torch import nn
+            class Net(nn.Module):
+                def forward(self, x: torch.Tensor) -> torch.Tensor:
+                    counts = torch.zeros(3)
+                    return x + counts.new_tensor([len(x)]).sum().item()
+            def collate(items, lens):
+                return lens.new_tensor([len(items)])
+            """
+        ),
         # Session 22: a display or a number made into a tensor and moved, where nothing runs
         # per step (a constructor), where the move is a host copy or non-blocking (HTD102's),
         # the display holds values that are not proven numbers (a device reduction's result),
@@ -637,6 +655,20 @@ class ConstantTensorOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 26 (heldout26): ``x.new_tensor([0])`` is ``torch.tensor([0],
+        # device=x.device)``: a constant copied to ``x``'s device on every call (optimum-intel's
+        # per-layer ``input_lens.new_tensor([0])``).
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            class Attn(nn.Module):
+                def forward(self, q: torch.Tensor, input_lens: torch.Tensor) -> torch.Tensor:
+                    seq = torch.cat((input_lens.new_tensor([0]), input_lens.cumsum(-1)))
+                                     ^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return q[seq]
+            """
+        ),
         # Session 22 (trl 0.15's KTO trainer, timm 1.0.9's Lamb): a display of Python numbers,
         # or a computed number, made into a tensor on the host and then moved, per step: the
         # same blocking copy as `torch.tensor([n], device=dev)` (0-d literals are HTD301's)
@@ -1224,6 +1256,18 @@ class ConstantTensorOnHotPath(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         provenance = Provenance.of(self.context)
         device = keyword(node, "device")
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "new_tensor":
+            # ``lens.new_tensor([0])``: ``torch.tensor([0], device=lens.device)`` said through
+            # a tensor (only tensors have ``new_tensor``): the same copy to its device
+            data = first_positional(node)
+            if data is None or keyword(node, "pin_memory") is not None:
+                return
+            if not isinstance(provenance.current_frame().function, cst.FunctionDef):
+                return  # module level: runs once
+            where = cst.Attribute(value=func.value, attr=cst.Name("device"))
+            self._judge(node, data, device.value if device is not None else where, None, False)
+            return
         if device is None:
             # ``torch.tensor([len(x)]).to(device)``: the same copy, written with a move
             frame = provenance.current_frame()
@@ -1248,9 +1292,11 @@ class ConstantTensorOnHotPath(Rule):
         data: cst.BaseExpression,
         device: cst.BaseExpression | None,
         moved_by_value: bool | None,
+        per_call: bool = True,
     ) -> None:
         """Report ``node``, a constant tensor made on the device (``device`` the argument; a
-        move when ``moved_by_value`` is not None, ``device`` None for a bare ``.cuda()``)."""
+        move when ``moved_by_value`` is not None, ``device`` None for a bare ``.cuda()``); not
+        ``per_call``: only in a loop or on a hot path."""
         provenance = Provenance.of(self.context)
         frame = provenance.current_frame()
         fill = number_fill(data, provenance, frame)
@@ -1277,6 +1323,8 @@ class ConstantTensorOnHotPath(Rule):
         if in_loop and not by_name and setup_function(ancestors):
             return  # a loop over layers or ranks while allocating a workspace: once per set-up
         hot = in_loop or by_name
+        if not hot and not per_call:
+            return  # ``x.new_tensor(c)`` only where it runs often: ``x`` is often host data
         if not hot and (
             hot_paths.test_module
             or host_side(self.context)
@@ -1360,6 +1408,8 @@ def _full(call: cst.Call, fill: tuple[str, cst.BaseExpression]) -> cst.Call | No
     func = call.func
     if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name):
         return None
+    if func.attr.value not in ("tensor", "as_tensor"):
+        return None  # ``x.new_tensor(c)``: no ``x.full``
     first, *rest = call.args
     if first.keyword is not None or first.star:
         return None

@@ -188,6 +188,30 @@ class SyncPerRow(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # Session 26 (heldout26): the same helper where the caller passes a list of ints
+        # (annotated so), or where one call passes a value of unknown kind: no tensor proven.
+        Valid(
+            """
+            import torch
+            from torch import nn
+            class Host(nn.Module):
+                def unpack(self, q, lengths):
+                    out = []
+                    for i, n in enumerate(lengths):
+                        out.extend([i] * n)
+                    return out
+                def forward(self, q: torch.Tensor, lengths: list[int]) -> torch.Tensor:
+                    return self.unpack(q, lengths)
+            class Mixed(nn.Module):
+                def unpack2(self, q, lengths):
+                    out = []
+                    for i, n in enumerate(lengths):
+                        out.extend([i] * n)
+                    return out
+                def forward(self, q: torch.Tensor, lengths: torch.Tensor, other) -> torch.Tensor:
+                    return self.unpack2(q, lengths) + self.unpack2(q, other)
+            """
+        ),
         # Session 25 (variants25s): a request's state kept in a dict annotated with its class
         # (`self.states: dict[str, State]`); the class holds a `.cpu()` copy, so its rows are
         # host rows (the earlier triage's false alarms on serving code).
@@ -944,6 +968,26 @@ class SyncPerRow(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # Session 26 (heldout26): a helper's bare parameter that every call passes a tensor
+        # for (its caller's annotated parameter): its rows are tensors, and a row used as a
+        # repeat count or a size reads the device (surya's unpack_qkv_with_mask).
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            class Attn(nn.Module):
+                def unpack(self, q, cu_seqlens):
+                    seq_lengths = cu_seqlens[1:] - cu_seqlens[:-1]
+                    batch_indices = []
+                    for i, seq_len in enumerate(seq_lengths):
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        batch_indices.extend([i] * seq_len)
+                     ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return batch_indices
+                def forward(self, q: torch.Tensor, cu_seqlens: torch.Tensor) -> torch.Tensor:
+                    return self.unpack(q, cu_seqlens)
+            """
+        ),
         # Session 25 (variants25s): a request's state reached through a dict annotated with
         # its class; the state holds the grid on the device, so each row's product syncs.
         Invalid(

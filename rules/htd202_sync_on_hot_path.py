@@ -410,6 +410,24 @@ class SyncOnHotPath(Rule):
                     return feats, n.tolist()
             """
         ),
+        # Session 26 (heldout26): the fixed step keeps the backpropagated loss on the device
+        # (``.detach()``), and a name bound twice (a Python total, then a loss) proves nothing.
+        Valid(
+            """
+            class Unit:
+                def train_step(self, state, data):
+                    loss_dict = self.compute_loss(self.model(data), data)
+                    scalar_loss = sum(loss_dict.values())
+                    scalar_loss.backward()
+                    self.optimizer.step()
+                    self.last_loss = scalar_loss.detach()
+                def eval_step(self, state, data):
+                    total = 0.0
+                    total = self.criterion(self.model(data), data)
+                    total.backward()
+                    return total.item()
+            """
+        ),
         # Session 25 (unpack25): names unpacked from a helper's result get the fact of their
         # position: here numpy arrays, by the helper's `tuple[np.ndarray, np.ndarray]`
         # annotation and by the display of the other branch (python-doctr 1.1.0's LW-DETR
@@ -2176,6 +2194,21 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 26 (heldout26): a loss summed from a dict of terms has no tensor evidence but
+        # the ``.backward()`` called on it: its ``.item()`` every training step is a sync
+        # (fairchem 2.18's ``self.last_loss = scalar_loss.item()``; 2.24 keeps it on the device).
+        Invalid(
+            """
+            class Unit:
+                def train_step(self, state, data):
+                    loss_dict = self.compute_loss(self.model(data), data)
+                    scalar_loss = sum(loss_dict.values())
+                    scalar_loss.backward()
+                    self.optimizer.step()
+                    self.last_loss = scalar_loss.item()
+                                     ^^^^^^^^^^^^^^^^^^
+            """
+        ),
         # Session 25 (unpack25): names unpacked from a helper whose every return is a display
         # of tensors made on the device are on the device, each by its position: the test of
         # one per step is a sync (it was missed), the read of the other a certain one.

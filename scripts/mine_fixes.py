@@ -130,6 +130,12 @@ _NEURALFORECAST = ("1.6.4", "1.7.7", "2.0.1", "3.0.2", "3.1.9", "3.3.0")
 
 # Consecutive releases over roughly the last one to two years, serving engines and model code
 # first. Kept modest: every version is a full download of the package's .py files.
+# Session 26 (helper heldout26).
+_SURYA = ("0.4.15", "0.6.1", "0.9.3", "0.12.1", "0.14.7", "0.16.7", "0.17.1", "0.22.1")
+_DOCLING_MODELS = ("2.0.8", "3.4.4", "3.10.3", "3.15.0", "4.0.4")
+_OPTIMUM_INTEL = ("1.15.2", "1.17.2", "1.18.3", "1.20.1", "1.22.0", "1.24.0", "1.26.1", "2.2.0")
+_FAIRCHEM = ("1.10.0", "2.2.0", "2.7.1", "2.13.0", "2.18.1", "2.24.0")
+_RFDETR = ("1.2.1", "1.4.3", "1.6.5", "1.8.3", "1.10.1", "1.11.2")
 PAIRS: list[tuple[str, str, str]] = [
     ("lmdeploy", "0.9.2", "0.10.0"),
     ("lmdeploy", "0.10.0", "0.11.0"),
@@ -554,6 +560,41 @@ PAIRS: list[tuple[str, str, str]] = [
         ("torchrl", a, b)
         for a, b in itertools.pairwise(("0.5.0", "0.7.2", "0.8.1", "0.9.2", "0.10.1"))
     ),
+    # Session 26 (helper heldout26): OCR, document, forecasting, NLP, quantisation, retrieval,
+    # Intel's IPEX/OpenVINO serving code, detection, atomistic and RL packages never diffed.
+    # Files naming vllm or sglang were deleted unread from every release first (gemlite 0.4.8+,
+    # optimum-intel 1.22.0+, surya-ocr 0.22.1, unsloth-zoo). Rows kept from surya-ocr, chronos-
+    # forecasting, unsloth-zoo, optimum-intel, rfdetr, fairchem-core and mace-torch.
+    *(("surya-ocr", a, b) for a, b in itertools.pairwise(_SURYA)),
+    *(("docling-ibm-models", a, b) for a, b in itertools.pairwise(_DOCLING_MODELS)),
+    *(
+        ("python-doctr", a, b)
+        for a, b in itertools.pairwise(("0.8.1", "0.10.0", "0.12.0", "1.1.0"))
+    ),
+    *(
+        ("pytorch-forecasting", a, b)
+        for a, b in itertools.pairwise(("0.10.1", "1.1.1", "1.4.0", "1.8.0"))
+    ),
+    *(
+        ("chronos-forecasting", a, b)
+        for a, b in itertools.pairwise(("1.3.0", "1.5.3", "2.0.1", "2.3.2"))
+    ),
+    *(("gluonts", a, b) for a, b in itertools.pairwise(("0.13.9", "0.15.1", "0.17.0"))),
+    *(("stanza", a, b) for a, b in itertools.pairwise(("1.7.0", "1.9.2", "1.11.1", "1.15.0"))),
+    ("unsloth-zoo", "2026.8.17", "2026.10.9"),
+    *(("gemlite", a, b) for a, b in itertools.pairwise(("0.4.1", "0.4.8", "0.5.1", "0.6.0.post2"))),
+    ("aqlm", "1.0.3", "1.1.7"),
+    ("rerankers", "0.5.3", "0.10.0"),
+    *(("colpali-engine", a, b) for a, b in itertools.pairwise(("0.3.0", "0.3.8", "0.3.18"))),
+    *(("optimum-intel", a, b) for a, b in itertools.pairwise(_OPTIMUM_INTEL)),
+    *(("fairchem-core", a, b) for a, b in itertools.pairwise(_FAIRCHEM)),
+    *(("rfdetr", a, b) for a, b in itertools.pairwise(_RFDETR)),
+    *(("d3rlpy", a, b) for a, b in itertools.pairwise(("2.3.0", "2.6.2", "2.8.1"))),
+    *(("pylate", a, b) for a, b in itertools.pairwise(("1.1.7", "1.3.4", "1.6.0"))),
+    *(("para-attn", a, b) for a, b in itertools.pairwise(("0.3.10", "0.3.20", "0.3.30", "0.3.38"))),
+    *(("mace-torch", a, b) for a, b in itertools.pairwise(("0.3.6", "0.3.10", "0.3.13", "0.3.16"))),
+    *(("esm", a, b) for a, b in itertools.pairwise(("3.0.8", "3.1.6", "3.2.1"))),
+    *(("boltz", a, b) for a, b in itertools.pairwise(("0.4.1", "1.0.0", "2.0.3", "2.2.1"))),
 ]
 # A removed line must hold one of these to start a candidate.
 MARKER = re.compile(

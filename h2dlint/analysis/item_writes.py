@@ -63,6 +63,9 @@ TENSOR_USE_METHODS = IN_PLACE_TENSOR_METHODS | frozenset(
         "narrow",
         "unsqueeze",
         "count_nonzero",
+        # ``loss.backward()``: autograd's entry point, a tensor's (a loss summed from a dict
+        # of terms, ``sum(loss_dict.values())``, has no other evidence)
+        "backward",
     }
 )
 

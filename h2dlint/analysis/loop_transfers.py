@@ -111,6 +111,8 @@ ITEM_CONVERTERS = frozenset(
         "torch.FloatTensor",
     }
 )
+# numpy conversions of an item's data on the host (``np.asarray(img)``) inside a converter.
+NUMPY_CONVERTERS = frozenset({"numpy.asarray", "numpy.array", "numpy.ascontiguousarray"})
 # Calls that take one item at a time off a collection in a ``while`` loop.
 TAKING_METHODS = frozenset({"pop", "popleft", "get", "get_nowait"})
 
@@ -227,6 +229,8 @@ def converted_item(
     if keyword(node, "device") is not None:
         return None
     data = first_positional(node)
+    if isinstance(data, cst.Call) and provenance.qualify(data.func) in NUMPY_CONVERTERS:
+        data = first_positional(data)  # ``torch.from_numpy(np.asarray(img))``: the item's data
     if data is None or _small_constant(data):
         return None
     return data if rooted_in(data, loop_names) or built_from_item(data, loop_names) else None

@@ -15,6 +15,7 @@ from h2dlint.analysis.cross_module import field_annotation
 from h2dlint.analysis.frames import Frame, parameter_annotation
 from h2dlint.analysis.item_writes import used_as_tensor
 from h2dlint.analysis.none_defaults import defaulted
+from h2dlint.analysis.passed_tensors import passed_tensors
 from h2dlint.analysis.provenance import Provenance, annotation_is
 from h2dlint.analysis.returned_tensors import returned_annotation
 from h2dlint.analysis.sync_basics import METADATA_METHODS, RowLoop, Walk, early_exits
@@ -186,7 +187,10 @@ def tensor_evidence(
                     proven = True
                     continue
                 annotation = parameter_annotation(node, frame)
-                if annotation is None or not tensor_annotation(provenance, annotation):
+                if annotation is None:  # a bare parameter: what every call passes
+                    if not passed_tensors(provenance, node, frame, depth, tensor_evidence):
+                        return None
+                elif not tensor_annotation(provenance, annotation):
                     return None
             elif provenance.is_host_data(value, frame) or (
                 tensor_evidence(provenance, value, frame, read=read, depth=depth + 1) is None
