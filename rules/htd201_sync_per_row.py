@@ -183,6 +183,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
         f"loop @subscript arg Slice in {_ROW_LOOPS}",
         f"loop .arange|.zeros|.ones|.empty|.rand|.randn|.full|range in {_ROW_LOOPS}",
         f"loop {'|'.join('.' + m for m in sorted(SIZE_METHODS))} in {_ROW_LOOPS}",
+        # a row as a repeat count in an argument (`indices.extend([i] * seq_len)`)
+        f"loop * arg BinOp in {_ROW_LOOPS}",
         # a builtin that walks a tensor and tests each element (`max(t)`, `any(t)`)
         f"{'|'.join(sorted(WALKING_BUILTINS))} arg Name|Attribute|Subscript|Call",
     )
