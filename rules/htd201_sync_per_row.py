@@ -924,6 +924,31 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     return assign(costs, sizes)
             """
         ),
+        # Session 26 (flair's sequence tagger): lengths the function hands to
+        # `pack_padded_sequence` are on the host (PyTorch takes no CUDA lengths), and so is a
+        # helper's parameter every call passes them as: its rows sync nothing (twins in
+        # tests/test_precision_fixes_s26.py: lengths rebound to a device copy stay reported).
+        Valid(
+            """
+            import torch
+            from torch.nn.utils.rnn import pack_padded_sequence
+            class Tagger(torch.nn.Module):
+                def forward(self, sentence_tensor, lengths):
+                    if self.use_rnn:
+                        packed = pack_padded_sequence(sentence_tensor, lengths, batch_first=True)
+                        sentence_tensor = self.rnn(packed)
+                    features = self.linear(sentence_tensor)
+                    return self._get_scores_from_features(features, lengths)
+                @staticmethod
+                def _get_scores_from_features(features: torch.Tensor, lengths: torch.Tensor):
+                    out = []
+                    for feat, length in zip(features, lengths):
+                        out.append(feat[:length])
+                    return torch.cat(out)
+            def pack(features, lengths: torch.Tensor):
+                return pack_padded_sequence(features, lengths.cpu())
+            """
+        ),
     )
     invalid = (
         # Session 25 (variants25s): a request's state reached through a dict annotated with

@@ -1,0 +1,136 @@
+"""Session 26's precision fixes (helper precision26, docs/precision.md, "Session 26
+(precision26)"): HTD101's MEDIUM findings over whole batches and over a local name bound to an
+element of an activations collection (``analysis/whole_units.py``), and their true twins."""
+
+from __future__ import annotations
+
+import textwrap
+
+from h2dlint.engine import EnabledRule, check_text
+from h2dlint.registry import all_rules
+
+
+def _findings(code: str, rule_code: str = "HTD101", path: str = "m.py") -> list[tuple[int, str]]:
+    rule = all_rules()[rule_code]
+    enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
+    return [
+        (f.start.row, str(f.confidence.value))
+        for f in check_text(textwrap.dedent(code), path, enabled)
+    ]
+
+
+# -- whole batches ------------------------------------------------------------------------------
+
+BATCHES = """
+    def prepare(model, NAME, device):
+        return [batch.to(device) for batch in NAME]
+"""
+
+
+def test_a_collection_named_as_batches_is_left_alone() -> None:
+    for name in ("batches", "processed_batches", "micro_batches", "microbatches", "minibatches"):
+        assert not _findings(BATCHES.replace("NAME", name)), name
+
+
+def test_a_collection_of_other_items_stays_reported() -> None:
+    # `batch` (one batch's items) and `items` are no collections of batches
+    for name in ("batch", "items", "crops", "batch_items"):
+        assert _findings(BATCHES.replace("NAME", name)) == [(3, "medium")], name
+
+
+def test_batches_proven_on_the_host_stay_reported() -> None:
+    code = """
+        import torch
+        def upload(rows, device):
+            batches = [torch.tensor(r) for r in rows]
+            return [b.to(device) for b in batches]
+    """
+    assert _findings(code) == [(5, "high")]
+
+
+def test_a_call_of_a_batch_mover_is_left_alone() -> None:
+    code = """
+        def to_device(batches, device):
+            return [b.to(device, non_blocking=True) for b in batches]
+
+        class Predictor:
+            def forward(self, batches, device):
+                return self.model(to_device(batches, device))
+    """
+    assert not _findings(code)
+
+
+# -- a local name of activations -----------------------------------------------------------------
+
+ALIAS = """
+    class Offload:
+        def forward(self, *inputs):
+            self._activations = []
+            for layer in self.slices:
+                inputs = layer(*inputs)
+                self._activations.append(inputs)
+            result = VALUE
+            return [r.cuda() for r in result]
+"""
+
+
+def test_an_element_of_activations_is_left_alone() -> None:
+    for value in ("self._activations[-1]", "self._activations[1:]", "self.hidden_states[0]"):
+        assert not _findings(ALIAS.replace("VALUE", value)), value
+
+
+def test_other_aliases_stay_reported() -> None:
+    # another collection, a call of the activations (it may return anything), a mixed binding
+    for value in ("self.crops[-1]", "prepare(self._activations)", "inputs"):
+        assert _findings(ALIAS.replace("VALUE", value)) == [(9, "medium")], value
+
+
+# -- lengths handed to pack_padded_sequence (HTD201) ---------------------------------------------
+
+TAGGER = """
+    import torch
+    from torch.nn.utils.rnn import pack_padded_sequence
+
+    class Tagger(torch.nn.Module):
+        def forward(self, sentence_tensor, lengths):
+            if self.use_rnn:
+                packed = pack_padded_sequence(sentence_tensor, PASSED, batch_first=True)
+                sentence_tensor = self.rnn(packed)
+            features = self.linear(sentence_tensor)
+            return self._get_scores_from_features(features, lengths)
+
+        @staticmethod
+        def _get_scores_from_features(features: torch.Tensor, lengths: torch.Tensor):
+            out = []
+            for feat, length in zip(features, lengths):
+                out.append(feat[:length])
+            return torch.cat(out)
+
+    def pack(features, lengths: torch.Tensor):
+        return pack_padded_sequence(features, lengths.cpu())
+"""
+
+
+def test_lengths_handed_to_pack_padded_sequence_are_on_the_host() -> None:
+    for passed in ("lengths", "lengths=lengths"):
+        assert not _findings(TAGGER.replace("PASSED", passed), "HTD201"), passed
+
+
+def test_lengths_not_handed_as_they_are_stay_reported() -> None:
+    # a host copy handed to PyTorch says nothing of the value the helper reads
+    assert _findings(TAGGER.replace("PASSED", "lengths.cpu()"), "HTD201") == [(16, "medium")]
+
+
+def test_a_device_copy_before_the_host_lengths_stays_reported() -> None:
+    code = """
+        import torch
+        from torch.nn.utils.rnn import pack_padded_sequence
+
+        def encode(features, lengths: torch.Tensor):
+            lengths = lengths.cuda()
+            for feat, length in zip(features, lengths):
+                print(feat[:length])
+            lengths = lengths.cpu()
+            return pack_padded_sequence(features, lengths)
+    """
+    assert _findings(code, "HTD201") == [(7, "high")]
