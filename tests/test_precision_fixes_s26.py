@@ -134,3 +134,34 @@ def test_a_device_copy_before_the_host_lengths_stays_reported() -> None:
             return pack_padded_sequence(features, lengths)
     """
     assert _findings(code, "HTD201") == [(7, "high")]
+
+
+# -- a collator named for its task (HTD202) ------------------------------------------------------
+
+COLLATOR = """
+    import torch
+
+    class NAME:
+        def __call__(self, features):
+            return self.positions(features)
+
+        def positions(self, features):
+            unpadded_length = int(features["attention_mask"][0].bool().sum().item())
+            return torch.arange(unpadded_length)
+"""
+
+
+def test_a_collator_named_for_its_task_runs_on_the_host() -> None:
+    for name in (
+        "MultiModalDataCollatorForSeq2Seq",
+        "DataCollatorWithPadding",
+        "PaddingCollator",
+        "Packer(DataCollatorForSeq2Seq)",
+    ):
+        assert not _findings(COLLATOR.replace("NAME", name), "HTD202"), name
+
+
+def test_other_callables_stay_reported() -> None:
+    # a word that only begins with the letters of "Collator" is no collator
+    for name in ("Runner", "Collatorless", "PositionHead"):
+        assert _findings(COLLATOR.replace("NAME", name), "HTD202") == [(9, "medium")], name
