@@ -949,6 +949,22 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 return pack_padded_sequence(features, lengths.cpu())
             """
         ),
+        # Session 26 (mmdet's SCNet head): the distinct values of a host copy are a host
+        # tensor (`torch.unique`, `.unique()`, `nonzero` compute where their input is).
+        Valid(
+            """
+            import torch
+            from torch import nn
+            class Head(nn.Module):
+                def forward(self, roi_feats: torch.Tensor, rois: torch.Tensor, ctx: torch.Tensor):
+                    img_inds = torch.unique(rois[:, 0].detach().cpu(), sorted=True).long()
+                    fused_feats = torch.zeros_like(roi_feats)
+                    for img_id in img_inds:
+                        inds = rois[:, 0] == img_id.item()
+                        fused_feats[inds] = roi_feats[inds] + ctx[img_id]
+                    return fused_feats
+            """
+        ),
     )
     invalid = (
         # Session 25 (variants25s): a request's state reached through a dict annotated with

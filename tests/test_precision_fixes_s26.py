@@ -165,3 +165,35 @@ def test_other_callables_stay_reported() -> None:
     # a word that only begins with the letters of "Collator" is no collator
     for name in ("Runner", "Collatorless", "PositionHead"):
         assert _findings(COLLATOR.replace("NAME", name), "HTD202") == [(9, "medium")], name
+
+
+# -- the distinct values of a tensor are where it is (HTD201) ------------------------------------
+
+UNIQUE = """
+    import torch
+    from torch import nn
+
+    class Head(nn.Module):
+        def forward(self, roi_feats: torch.Tensor, rois: torch.Tensor, ctx: torch.Tensor):
+            img_inds = VALUE
+            fused_feats = torch.zeros_like(roi_feats)
+            for img_id in img_inds:
+                inds = rois[:, 0] == img_id.item()
+                fused_feats[inds] = roi_feats[inds] + ctx[img_id]
+            return fused_feats
+"""
+
+
+def test_distinct_values_of_a_host_copy_are_on_the_host() -> None:
+    for value in (
+        "torch.unique(rois[:, 0].detach().cpu(), sorted=True).long()",
+        "rois[:, 0].cpu().unique()",
+        "torch.nonzero(rois[:, 0].cpu())",
+        "torch.unique_consecutive(rois[:, 0].cpu())",
+    ):
+        assert not _findings(UNIQUE.replace("VALUE", value), "HTD201"), value
+
+
+def test_distinct_values_of_a_device_tensor_stay_reported() -> None:
+    for value in ("torch.unique(rois[:, 0].cuda())", "rois[:, 0].cuda().unique()"):
+        assert _findings(UNIQUE.replace("VALUE", value), "HTD201") == [(9, "high")], value

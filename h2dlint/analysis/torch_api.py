@@ -151,6 +151,11 @@ SAME_DEVICE_FUNCTIONS = frozenset(
         "isinf",
         "isfinite",
         "logical_not",
+        # the distinct values or the positions of a tensor, where it is (mmdet's
+        # ``torch.unique(rois[:, 0].cpu())``: a host tensor)
+        "unique",
+        "unique_consecutive",
+        "nonzero",
     )
 ) | frozenset({"torch.nn.functional.pad", "torch.nn.functional.one_hot"})  # ``F.pad(index, ...)``
 HOST_DEVICE_PREFIXES = ("cpu", "meta")
