@@ -166,7 +166,9 @@ class PerItemTransfer(ComprehensionVisits, Rule):
       `else` that recurses), and comprehensions in their branches: generic movers of mixed
       containers;
     - code that runs once: `__init__`, `setup`, `_init_*` helpers, a private helper only they
-      call, a run-once guard (`if self.x is None:`): the copies cost once, at setup;
+      call, a run-once guard (`if self.x is None:`, or through a local name: `cached =
+      self._cache`, `if cached is None:` ... `self._cache = cached`): the copies cost once,
+      at setup;
     - copies to a different device per item (a multi-GPU scatter), to another tensor's device
       (`h.to(x.device)`, `first = norms[0].device`), or to an offload device; activations
       (`hidden_states`, `latents`, `logits`), lists of tensors made on a device, and the pieces
@@ -961,6 +963,25 @@ class PerItemTransfer(ComprehensionVisits, Rule):
             def set_device_and_dtype(model, batches, device, dtype):
                 model = model.to(device=device, dtype=dtype)
                 return model, [batch.to(device=device, dtype=dtype) for batch in batches]
+            """
+        ),
+        # Session 26 (torchrl's trajectory boundaries): a value memoised through a local name
+        # (`cached = self._cache`, `if cached is None:` ... `self._cache = cached`) is
+        # computed, and moved, once.
+        Valid(
+            """
+            import torch
+            def start_stop(end: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+                start = torch.nonzero(end)
+                return start, start + 1
+            class Storage:
+                def boundaries(self):
+                    boundaries = self._boundaries
+                    if boundaries is None:
+                        boundaries = start_stop(self.end)
+                        boundaries = tuple(value.to(self.device) for value in boundaries)
+                        self._boundaries = boundaries
+                    return boundaries
             """
         ),
         # Session 26 (fairscale's offload forward): a local name bound to an element of a

@@ -197,3 +197,39 @@ def test_distinct_values_of_a_host_copy_are_on_the_host() -> None:
 def test_distinct_values_of_a_device_tensor_stay_reported() -> None:
     for value in ("torch.unique(rois[:, 0].cuda())", "rois[:, 0].cuda().unique()"):
         assert _findings(UNIQUE.replace("VALUE", value), "HTD201") == [(9, "high")], value
+
+
+# -- a value memoised through a local name runs once (HTD101, RunOnce) ---------------------------
+
+MEMO = """
+    import torch
+
+    def start_stop(end: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        start = torch.nonzero(end)
+        return start, start + 1
+
+    class Storage:
+        def boundaries(self):
+            boundaries = READ
+            if boundaries is None:
+                boundaries = start_stop(self.end)
+                boundaries = tuple(value.to(self.device) for value in boundaries)
+                STORE
+            return boundaries
+"""
+
+
+def test_a_value_memoised_through_a_local_name_is_moved_once() -> None:
+    code = MEMO.replace("READ", "self._boundaries")
+    code = code.replace("STORE", "self._boundaries = boundaries")
+    assert not _findings(code)
+
+
+def test_other_guards_on_a_local_name_stay_reported() -> None:
+    for read, store in (
+        ("self._boundaries", "self.last = boundaries"),  # written back elsewhere: no cache
+        ("self._boundaries", "pass"),  # never written back
+        ("self.lookup()", "self._boundaries = boundaries"),  # not read from the attribute
+    ):
+        code = MEMO.replace("READ", read).replace("STORE", store)
+        assert _findings(code) == [(13, "medium")], (read, store)
