@@ -27,6 +27,7 @@ from h2dlint.analysis.mover_calls import (
 )
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.whole_units import unsure_whole_units
 from h2dlint.candidate_terms import called_as
 from h2dlint.diagnostics import Confidence
 from h2dlint.rule import ComprehensionVisits, Invalid, Rule, Valid, snippet
@@ -155,6 +156,11 @@ class PerItemTransfer(ComprehensionVisits, Rule):
       and a helper's parameter that every
       caller passes as a short display (`_allreduce([loss, count])`): few values of different
       kinds that one copy cannot carry;
+    - at MEDIUM (items not proven on the host), a collection named as batches (`batches`,
+      `processed_batches`, `micro_batches`): each item is a whole batch that one step consumes,
+      one copy per batch is the floor and batches differ in shape; and a local name bound to an
+      element of a collection named as activations or outputs (`result =
+      self._activations[-1]`): it holds what the collection holds;
     - loops over a model's parameters, buffers, modules or state dict, storage swaps
       (`p.data = p.data.to(dev)`) and an object's stored tensors moved in place
       (`self.freqs = [f.to(dev) for f in self.freqs]`): one-time relocations of state;
@@ -162,7 +168,9 @@ class PerItemTransfer(ComprehensionVisits, Rule):
       `else` that recurses), and comprehensions in their branches: generic movers of mixed
       containers;
     - code that runs once: `__init__`, `setup`, `_init_*` helpers, a private helper only they
-      call, a run-once guard (`if self.x is None:`): the copies cost once, at setup;
+      call, a run-once guard (`if self.x is None:`, or through a local name: `cached =
+      self._cache`, `if cached is None:` ... `self._cache = cached`): the copies cost once,
+      at setup;
     - copies to a different device per item (a multi-GPU scatter), to another tensor's device
       (`h.to(x.device)`, `first = norms[0].device`), or to an offload device; activations
       (`hidden_states`, `latents`, `logits`), lists of tensors made on a device, and the pieces
@@ -976,6 +984,49 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                 return tensor
             """
         ),
+        # Session 26 (python-doctr's `set_device_and_dtype`): a collection named as batches
+        # holds whole batches, each the unit one forward consumes; one copy per batch is the
+        # floor and batches differ in shape (twin: batches proven on the host stay reported).
+        Valid(
+            """
+            def set_device_and_dtype(model, batches, device, dtype):
+                model = model.to(device=device, dtype=dtype)
+                return model, [batch.to(device=device, dtype=dtype) for batch in batches]
+            """
+        ),
+        # Session 26 (torchrl's trajectory boundaries): a value memoised through a local name
+        # (`cached = self._cache`, `if cached is None:` ... `self._cache = cached`) is
+        # computed, and moved, once.
+        Valid(
+            """
+            import torch
+            def start_stop(end: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+                start = torch.nonzero(end)
+                return start, start + 1
+            class Storage:
+                def boundaries(self):
+                    boundaries = self._boundaries
+                    if boundaries is None:
+                        boundaries = start_stop(self.end)
+                        boundaries = tuple(value.to(self.device) for value in boundaries)
+                        self._boundaries = boundaries
+                    return boundaries
+            """
+        ),
+        # Session 26 (fairscale's offload forward): a local name bound to an element of a
+        # collection named as activations holds activations, made where the model ran.
+        Valid(
+            """
+            def forward(self, *inputs):
+                self._activations = []
+                for layer in self.model_slices:
+                    inputs = layer(*inputs)
+                    self._activations.append(inputs)
+                result = self._activations[-1]
+                result = tuple([r.cuda() for r in result])
+                return result
+            """
+        ),
     )
     invalid = (
         # Session 26 (misses26): `map` of a lambda that moves its argument is the generator
@@ -1589,12 +1640,31 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                     model(images)
             """
         ),
+        # Batches proven on the host (a host tensor made of each row) stay reported, HIGH;
+        # and a local name bound to an element of a collection that is not named as
+        # activations (twins of the session-26 valid examples).
+        Invalid(
+            """
+            import torch
+            def upload(rows, crops, device):
+                batches = [torch.tensor(r) for r in rows]
+                a = [b.to(device) for b in batches]
+                #    ^^^^^^^^^^^^
+                result = crops[-1]
+                c = [r.to(device) for r in result]
+                #    ^^^^^^^^^^^^
+                return a, c
+            """
+        ),
     )
 
     def _report(self, loop: GatheringLoop, node: cst.CSTNode) -> None:
         shown = self.shown(loop.iterable, "the collection")
         provenance = Provenance.of(self.context)
-        certain = items_on_host(loop, provenance, provenance.current_frame())
+        frame = provenance.current_frame()
+        certain = items_on_host(loop, provenance, frame)
+        if not certain and unsure_whole_units(loop.iterable, provenance, frame):
+            return  # whole batches, or activations through a local name: nothing to stack
         self.report(
             node,
             f"each item of {shown} is copied to the device on its own (one copy per item, "
@@ -1723,7 +1793,10 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     ) -> None:
         iterable = snippet(owner.context.module.code_for_node(loop.iterable), "")
         over = f" over {iterable}" if iterable else ""
-        certain = items_on_host(loop, owner, owner.index.frame_of(function))
+        frame = owner.index.frame_of(function)
+        certain = items_on_host(loop, owner, frame)
+        if not certain and unsure_whole_units(loop.iterable, owner, frame):
+            return
         self.report(
             node,
             f"`{shown}` copies each item to the device on its own (its loop{over} makes one "

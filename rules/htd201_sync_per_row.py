@@ -968,6 +968,47 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     return assign(costs, sizes)
             """
         ),
+        # Session 26 (flair's sequence tagger): lengths the function hands to
+        # `pack_padded_sequence` are on the host (PyTorch takes no CUDA lengths), and so is a
+        # helper's parameter every call passes them as: its rows sync nothing (twins in
+        # tests/test_precision_fixes_s26.py: lengths rebound to a device copy stay reported).
+        Valid(
+            """
+            import torch
+            from torch.nn.utils.rnn import pack_padded_sequence
+            class Tagger(torch.nn.Module):
+                def forward(self, sentence_tensor, lengths):
+                    if self.use_rnn:
+                        packed = pack_padded_sequence(sentence_tensor, lengths, batch_first=True)
+                        sentence_tensor = self.rnn(packed)
+                    features = self.linear(sentence_tensor)
+                    return self._get_scores_from_features(features, lengths)
+                @staticmethod
+                def _get_scores_from_features(features: torch.Tensor, lengths: torch.Tensor):
+                    out = []
+                    for feat, length in zip(features, lengths):
+                        out.append(feat[:length])
+                    return torch.cat(out)
+            def pack(features, lengths: torch.Tensor):
+                return pack_padded_sequence(features, lengths.cpu())
+            """
+        ),
+        # Session 26 (mmdet's SCNet head): the distinct values of a host copy are a host
+        # tensor (`torch.unique`, `.unique()`, `nonzero` compute where their input is).
+        Valid(
+            """
+            import torch
+            from torch import nn
+            class Head(nn.Module):
+                def forward(self, roi_feats: torch.Tensor, rois: torch.Tensor, ctx: torch.Tensor):
+                    img_inds = torch.unique(rois[:, 0].detach().cpu(), sorted=True).long()
+                    fused_feats = torch.zeros_like(roi_feats)
+                    for img_id in img_inds:
+                        inds = rois[:, 0] == img_id.item()
+                        fused_feats[inds] = roi_feats[inds] + ctx[img_id]
+                    return fused_feats
+            """
+        ),
     )
     invalid = (
         # Session 26 (heldout26): a helper's bare parameter that every call passes a tensor

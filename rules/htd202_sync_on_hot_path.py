@@ -1982,6 +1982,19 @@ class SyncOnHotPath(Rule):
                     return mask
             """
         ),
+        # Session 26 (LLaMA-Factory's `MultiModalDataCollatorForSeq2Seq`): a collator named for
+        # its task (Hugging Face's `DataCollatorForSeq2Seq` family) is a collator too.
+        Valid(
+            """
+            import torch
+            class MultiModalDataCollatorForSeq2Seq:
+                def __call__(self, features):
+                    return self.positions(features)
+                def positions(self, features):
+                    unpadded_length = int(features["attention_mask"][0].bool().sum().item())
+                    return torch.arange(unpadded_length)
+            """
+        ),
         # Session 20 (recall20c): a device-wide wait in a function the loop of steps calls is
         # left alone when its name says warm-up, and a stream's wait with nothing queued before
         # it (transformers 5.4's io class waits on its compute stream before reading outputs).

@@ -13,6 +13,7 @@ import libcst as cst
 
 from h2dlint.analysis.classes import named_class
 from h2dlint.analysis.fact_source import FactSource
+from h2dlint.analysis.facts import Fact, Where
 from h2dlint.analysis.frames import Frame
 
 # The hooks Lightning calls with a batch it has moved to the device.
@@ -20,6 +21,9 @@ LIGHTNING_STEP_HOOKS = frozenset({"training_step", "validation_step", "test_step
 # The packages whose ``LightningModule`` that is.
 LIGHTNING_PACKAGES = ("lightning.", "pytorch_lightning.")
 MAX_BASES_DEPTH = 4
+# A batch the framework moved to the device before calling the hook (not made here: no
+# layout known).
+MOVED_BY_FRAMEWORK = Fact(Where.DEVICE, False, None)
 
 
 def moved_by_framework(provenance: FactSource, name: cst.Name, frame: Frame) -> bool:

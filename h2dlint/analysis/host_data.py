@@ -4,6 +4,7 @@ the rules that judge tensors built from host data (HTD106, HTD301)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -76,6 +77,8 @@ PREPROCESSING_CLASSES = (
 # ``Collator``: a data collator's ``__call__`` builds batches in the data loader, on the host
 # (session 19: diffusers' ``OmniGenCollator`` pads host masks).
 HOST_PIPELINE_CLASSES = (*PREPROCESSING_CLASSES, "Transform", "Transforms", "Collator")
+# ``DataCollatorForSeq2Seq``, ``MultiModalDataCollatorForSeq2Seq``: a collator named for its task.
+COLLATOR = re.compile(r"Collator(?![a-z])")
 
 
 def host_pipeline_class(name: str, bases: Sequence[str] = ()) -> bool:
@@ -85,10 +88,10 @@ def host_pipeline_class(name: str, bases: Sequence[str] = ()) -> bool:
     ``class SetLabelClassd(MapTransform)``: the data transforms of MONAI and PyTorch Geometric
     are named for what they do; ``class Warp(Transform, nn.Module)`` is a layer). ``bases`` are
     the class's bases as written (``monai.transforms.Transform``)."""
-    if name.endswith(HOST_PIPELINE_CLASSES):
+    if name.endswith(HOST_PIPELINE_CLASSES) or COLLATOR.search(name):
         return True
     last = [base.rpartition(".")[2] for base in bases]
-    return any(b.endswith(HOST_PIPELINE_CLASSES) for b in last) and not any(
+    return any(b.endswith(HOST_PIPELINE_CLASSES) or COLLATOR.search(b) for b in last) and not any(
         b.endswith("Module") for b in last
     )
 

@@ -109,10 +109,10 @@ def model_state_iterable(node: cst.BaseExpression, loop_names: set[str]) -> bool
             return True
     if any(model_named(n) for n in loop_names):
         return True
-    return model_named(_last_name(node) or "")
+    return model_named(last_name(node) or "")
 
 
-def _last_name(node: cst.BaseExpression) -> str | None:
+def last_name(node: cst.BaseExpression) -> str | None:
     """The name an iterable goes by: ``xs``, ``self.items`` -> ``items``, ``d.items()`` -> ``d``,
     ``enumerate(xs)`` -> ``xs``."""
     while True:
@@ -146,7 +146,7 @@ def activation_iterable(node: cst.BaseExpression) -> bool:
     """Activations (``hidden_states``) or a model call's outputs (``outputs``): made where the
     model ran. (Not a method named so: ``_iter_reference_output_chunks(...)`` may yield host
     copies of outputs.)"""
-    name = (_last_name(node) or "").lower()
+    name = (last_name(node) or "").lower()
     return any(word in name for word in ACTIVATION_WORDS) or bool(OUTPUT_WORDS & name_words(name))
 
 
@@ -183,7 +183,7 @@ def rooted_in_names(node: cst.BaseExpression, names: set[str]) -> bool:
 def per_kind_iterable(node: cst.BaseExpression) -> bool:
     """``metric_results``, ``stats``: one entry per metric or statistic (whole words: not
     ``state``)."""
-    return bool(KIND_WORDS & name_words(_last_name(node) or ""))
+    return bool(KIND_WORDS & name_words(last_name(node) or ""))
 
 
 def keyed_by_own_keys(moved: cst.BaseExpression, iterable: cst.BaseExpression) -> bool:

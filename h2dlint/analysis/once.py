@@ -24,7 +24,8 @@ Code runs once when it is:
   by another module's ``__init__``); not in the loops of a script's ``main()``
   (:meth:`RunOnce.driver`), its steps; its code outside them runs once (:meth:`lone_driver`);
 - under a guard that makes it run once: ``if key not in cache: cache[key] = ...``,
-  ``if self.x is None: self.x = ...``, ``if not hasattr(self, "x")``,
+  ``if self.x is None: self.x = ...`` (also through a local name: ``x = self.x``, ``if x is
+  None: ... self.x = x``), ``if not hasattr(self, "x")``,
   ``if getattr(self, "x", None) is None: self.register_buffer("x", ...)``,
   ``if self.x.numel() == 0: self.x = ...``, and flags: ``if not self.ready: ...`` (or
   ``if self.pending: ...``) where the body, or a method of the class it calls, assigns the flag;
@@ -57,6 +58,7 @@ from h2dlint.analysis.memo_methods import (
     memoised_by_key,
 )
 from h2dlint.analysis.once_guards import (
+    alias_memo_guard,
     guarded_attribute,
     memo_else,
     memo_guard,
@@ -351,7 +353,10 @@ class RunOnce:
                 isinstance(node, cst.If)
                 and i + 1 < len(ancestors)
                 and ancestors[i + 1] is node.body
-                and self.guard(node, self._class_of(ancestors, i))
+                and (
+                    self.guard(node, self._class_of(ancestors, i))
+                    or (i > 0 and alias_memo_guard(node, ancestors[i - 1]))
+                )
             ):
                 return True
             if (

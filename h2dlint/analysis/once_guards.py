@@ -161,3 +161,40 @@ def _high_water_mark(test: cst.Comparison) -> cst.Attribute | None:
     if isinstance(operator, (cst.LessThan, cst.LessThanEqual)) and self_attribute(test.left):
         return test.left  # type: ignore[return-value]
     return None
+
+
+def alias_memo_guard(node: cst.If, parent: cst.CSTNode) -> bool:
+    """``cached = self._cache`` then ``if cached is None: cached = ...; self._cache = cached``
+    (``parent`` the block holding both): a memoisation through a local name, the attribute
+    read just before the test and written back from the name in the body."""
+    test = node.test
+    if not (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, cst.Is)
+        and isinstance(test.left, cst.Name)
+        and isinstance(test.comparisons[0].comparator, cst.Name)
+        and test.comparisons[0].comparator.value == "None"
+    ):
+        return False
+    lines = list(getattr(parent, "body", ()))
+    index = next((i for i, line in enumerate(lines) if line is node), 0)
+    before = lines[index - 1] if index > 0 else None
+    if not isinstance(before, cst.SimpleStatementLine) or len(before.body) != 1:
+        return False
+    read = before.body[0]
+    if not (
+        isinstance(read, cst.Assign)
+        and len(read.targets) == 1
+        and isinstance(read.targets[0].target, cst.Name)
+        and read.targets[0].target.value == test.left.value
+        and self_attribute(read.value)
+    ):
+        return False
+    return any(
+        isinstance(small, cst.Assign)
+        and isinstance(small.value, cst.Name)
+        and small.value.value == test.left.value
+        and any(t.target.deep_equals(read.value) for t in small.targets)
+        for small in statements(node.body)
+    )

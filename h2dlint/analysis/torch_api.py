@@ -158,6 +158,11 @@ SAME_DEVICE_FUNCTIONS = frozenset(
         "argsort",
         "nan_to_num",
         # (not ``multinomial``: a random draw, which loop_invariance must not take as pure)
+        # the distinct values or the positions of a tensor, where it is (mmdet's
+        # ``torch.unique(rois[:, 0].cpu())``: a host tensor)
+        "unique",
+        "unique_consecutive",
+        "nonzero",
     )
 ) | frozenset(
     {

@@ -99,6 +99,8 @@ DERIVING_METHODS = frozenset(
         "argmin",
         "diff",
         "nonzero",
+        "unique",
+        "unique_consecutive",
         "outer",
         "logical_not",
         "remainder",

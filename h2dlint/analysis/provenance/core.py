@@ -32,7 +32,8 @@ from h2dlint.analysis.facts import (
     join,
 )
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.framework_inputs import moved_by_framework
+from h2dlint.analysis.framework_inputs import MOVED_BY_FRAMEWORK, moved_by_framework
+from h2dlint.analysis.host_lengths import HOST_LENGTHS, host_lengths
 from h2dlint.analysis.provenance.calls import CallFacts
 from h2dlint.analysis.provenance.common import (
     MAX_COMPUTED_PER_QUESTION,
@@ -45,10 +46,6 @@ from h2dlint.analysis.provenance.common import (
 from h2dlint.analysis.views import subscript_fact
 from h2dlint.context import FileContext, SharedKey
 from h2dlint.imports import dotted_name, statements
-
-# A batch the framework moved to the device before calling the hook (not made here: no
-# layout known).
-MOVED_BY_FRAMEWORK = Fact(Where.DEVICE, False, None)
 
 
 class Provenance(CallFacts):
@@ -162,6 +159,8 @@ class Provenance(CallFacts):
         # ``pre``) adds nothing the other bindings do not already say: it is left out of the
         # join (and the result is not memoised, as for the other cycle guards), where it used
         # to recurse to the depth limit and spoil the name with an unknown.
+        if host_lengths(self, name, frame):
+            return HOST_LENGTHS  # what PyTorch takes only from the host (``pack_padded_sequence``)
         facts = []
         looped = False
         for binding in self.bindings(frame).reaching_bindings(name):
