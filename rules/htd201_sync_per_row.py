@@ -166,6 +166,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
         # a row as a size (`torch.arange(h)`, `range(n)`, `x.repeat(n, 1)`): rotary positions
         # built from each row of a grid have no other marker
         b"range(",
+        b"] *",  # a row as a repeat count of a list (`[i] * seq_len`)
         *(f"{name}(".encode() for name in ("zeros", "ones", "empty", "full", "rand")),
         *(f".{name}(".encode() for name in sorted(SIZE_METHODS)),
     )
