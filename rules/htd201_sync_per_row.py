@@ -632,6 +632,20 @@ class SyncPerRow(ComprehensionVisits, Rule):
                         self.lens[i].fill_(len(req.tokens))
             """
         ),
+        # Ranges sliced by the items' positions (a tiled encode's tiles): a chunk of work per
+        # item, not a row; the copy of each tile's output is HTD202's (diffsynth's ACE-Step VAE).
+        Valid(
+            """
+            import torch
+            class VAE(torch.nn.Module):
+                def tiled_encode(self, x: torch.Tensor, tiles: list[tuple[int, int]]):
+                    values = torch.zeros(x.shape, device="cpu")
+                    for start, end in tiles:
+                        tile = x[:, :, start:end]
+                        values[:, :, start:end] += self.encoder(tile).to("cpu")
+                    return values
+            """
+        ),
         # Positions the items give, indexing a host copy made once before the loop, or a
         # Python list: one transfer, then host reads.
         Valid(

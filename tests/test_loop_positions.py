@@ -67,3 +67,25 @@ def test_counter_loop_of_enumerate() -> None:
 def test_walks(code: str, walks: list[tuple[Walk, set[str]]]) -> None:
     got = [(loop.walk, set(loop.names)) for loop, *_ in _walks(_loop(code))]
     assert got == walks
+
+
+def test_ranges_sliced_by_the_items_are_no_rows() -> None:
+    """A tiled encode slices each tile by the positions its item gives and copies the module's
+    output for it to the host: a chunk of work per tile, no per-row read of the input for
+    HTD201 (session 26: merging the item-position loops turned diffsynth's labelled HTD202 at
+    the copy into an HTD201 on the input; the copy stays HTD202's to judge)."""
+    from h2dlint.engine import EnabledRule, check_text
+    from h2dlint.registry import all_rules
+
+    code = (
+        "import torch\n"
+        "class VAE(torch.nn.Module):\n"
+        "    def forward(self, x: torch.Tensor, tiles: list[tuple[int, int]]):\n"
+        "        values = torch.zeros(x.shape, device='cpu')\n"
+        "        for start, end in tiles:\n"
+        "            latent = self.encoder(x[:, :, start:end]).to('cpu')\n"
+        "            values[:, :, start:end] += latent\n"
+        "        return values\n"
+    )
+    enabled = (EnabledRule(all_rules()["HTD201"]),)
+    assert check_text(code, "vae.py", enabled) == []

@@ -34,9 +34,11 @@ def counter_loop(iterable: cst.BaseExpression, target: cst.BaseExpression) -> Ro
 
 def item_index_loop(iterable: cst.BaseExpression, target: cst.BaseExpression) -> RowLoop | None:
     """``for req in reqs`` as an index loop of its items: the rows of the tensors the body
-    indexes by an item or a field of it (``logprobs[req.idx]``, ``x[seq.start:seq.end]``,
-    ``scores[i, tok]`` of ``for i, tok in pairs``), one read per item whatever the items are
-    (requests, Python positions, the rows of a ``.tolist()``). Not ``range`` (an index loop of
+    indexes by an item or a field of it (``logprobs[req.idx]``, ``scores[i, tok]`` of
+    ``for i, tok in pairs``), one read per item whatever the items are (requests, Python
+    positions, the rows of a ``.tolist()``). Only rows picked by an index count: a range
+    sliced by the items (``x[:, :, start:end]`` of ``for start, end in tiles``) is a chunk of
+    work per item (a tiled encode), whose reads HTD202 judges. Not ``range`` (an index loop of
     its own) nor ``enumerate``'s counter (:func:`counter_loop`): its item only."""
     if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name):
         if iterable.func.value == "range":
@@ -48,4 +50,4 @@ def item_index_loop(iterable: cst.BaseExpression, target: cst.BaseExpression) ->
     names = target_names(target)
     if not names:
         return None
-    return RowLoop(Walk.INDEX, None, names, target)
+    return RowLoop(Walk.INDEX, None, names, target, picks=True)

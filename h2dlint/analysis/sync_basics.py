@@ -125,6 +125,10 @@ class RowLoop:
     # A walk of the pieces of ``tensor`` (``t.split(n)``, ``torch.chunk(t, k)``), not of its
     # rows: each piece is a tensor on ``t``'s device, but no per-row fix fits.
     pieces: bool = False
+    # An index loop of positions a loop's items give (``logprobs[req.idx]``): only rows picked
+    # by them count, not ranges sliced by them (``x[:, :, start:end]`` of a tiled encode's
+    # tiles: a chunk of work per item, not a row to read).
+    picks: bool = False
 
 
 @dataclass(frozen=True)

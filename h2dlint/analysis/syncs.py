@@ -209,7 +209,11 @@ class _RowReads(cst.CSTVisitor):
                     self.reads = True
                     self.bases.append(base)
         if self.loop.walk is Walk.INDEX:
-            if isinstance(node, cst.Subscript) and _mentions(node.slice, self.loop.names):
+            if (
+                isinstance(node, cst.Subscript)
+                and _mentions(node.slice, self.loop.names)
+                and (not self.loop.picks or _picked(node, self.loop.names))
+            ):
                 self.reads = True
                 self.bases.append(_innermost_base(node))
                 return False
@@ -278,6 +282,14 @@ class _Names(cst.CSTVisitor):
 
     def visit_Name(self, node: cst.Name) -> None:
         self.names.add(node.value)
+
+
+def _picked(node: cst.Subscript, names: frozenset[str]) -> bool:
+    """Whether an index of ``node`` (not a slice bound) mentions one of ``names``."""
+    return any(
+        isinstance(element.slice, cst.Index) and _mentions(element.slice, names)
+        for element in node.slice
+    )
 
 
 def _mentions(node: cst.CSTNode | Sequence[cst.CSTNode], names: frozenset[str]) -> bool:
