@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from h2dlint.analysis.bindings import pairwise
+from h2dlint.analysis.bindings import Bindings, pairwise
 from h2dlint.imports import dotted_name, statements
 
 
@@ -39,6 +39,19 @@ def parameter_annotation(name: cst.Name, frame: Frame) -> cst.BaseExpression | N
     if param is None or param.annotation is None:
         return None
     return param.annotation.annotation
+
+
+def unrebound_parameter_annotation(
+    bindings: Bindings, name: cst.Name, frame: Frame
+) -> cst.BaseExpression | None:
+    """The annotation of the parameter ``name`` when the parameter is all that ever reaches
+    ``name`` (nothing rebinds it on the way; ``bindings``: the frame's); else None."""
+    reaching = bindings.reaching_bindings(name)
+    if not reaching or any(
+        b.value is not None or b.statement is not bindings.root for b in reaching
+    ):
+        return None
+    return parameter_annotation(name, frame)
 
 
 def parameter_default(name: cst.Name, frame: Frame) -> cst.BaseExpression | None:

@@ -5,7 +5,7 @@ the rules that judge tensors built from host data (HTD106, HTD301)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -13,7 +13,7 @@ import libcst as cst
 from h2dlint.analysis.bindings import COMPREHENSIONS, Binding, iterated_by
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.factories import numeric
-from h2dlint.analysis.frames import Frame, parameter_annotation
+from h2dlint.analysis.frames import Frame, parameter_annotation, unrebound_parameter_annotation
 from h2dlint.analysis.int_names import range_bound, range_target, shape_unpacked
 from h2dlint.analysis.provenance import MAX_DEPTH, Provenance, annotation_is
 from h2dlint.analysis.provenance.common import returned_values
@@ -201,9 +201,8 @@ def host_sequence(
 
         if provenance.bound_only_to(node, frame, depth, bound_to_one):
             return True
-        return annotated_parameter(
-            provenance, node, frame, lambda a: number_sequence_annotation(provenance, a)
-        )
+        annotation = unrebound_parameter_annotation(provenance.bindings(frame), node, frame)
+        return annotation is not None and number_sequence_annotation(provenance, annotation)
     return False
 
 
@@ -229,24 +228,6 @@ def _returns_sequence(provenance: Provenance, call: cst.Call, frame: Frame) -> b
         and not any(isinstance(e, cst.StarredElement) for e in v.elements)
         for v in values
     )
-
-
-def annotated_parameter(
-    provenance: Provenance,
-    name: cst.Name,
-    frame: Frame,
-    test: Callable[[cst.BaseExpression], bool],
-) -> bool:
-    """Whether ``name`` is only ever its function's parameter (nothing rebinds it on the way)
-    and the parameter's annotation passes ``test``."""
-    bindings = provenance.bindings(frame)
-    reaching = bindings.reaching_bindings(name)
-    if not reaching or any(
-        b.value is not None or b.statement is not bindings.root for b in reaching
-    ):
-        return False
-    annotation = parameter_annotation(name, frame)
-    return annotation is not None and test(annotation)
 
 
 # Element types of a sequence of numbers, at the bottom of ``list[list[int]]``.

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from h2dlint.analysis.facts import UNKNOWN_FACT, Fact, Where
-from h2dlint.analysis.frames import parameter_annotation
+from h2dlint.analysis.frames import unrebound_parameter_annotation
 
 if TYPE_CHECKING:
     from h2dlint.analysis.fact_source import FactSource
@@ -94,13 +94,7 @@ def _index_tensor_parameter(provenance: FactSource, name: cst.Name, frame: Frame
     """Whether ``name`` is only ever its function's parameter (nothing rebinds it) annotated as
     a tensor (``order: torch.Tensor``): where it lives is not known, but that it is a tensor
     is, and a tensor as an index makes advanced indexing (a gather into a fresh tensor)."""
-    bindings = provenance.bindings(frame)
-    reaching = bindings.reaching_bindings(name)
-    if not reaching or any(
-        b.value is not None or b.statement is not bindings.root for b in reaching
-    ):
-        return False
-    annotation = parameter_annotation(name, frame)
+    annotation = unrebound_parameter_annotation(provenance.bindings(frame), name, frame)
     return annotation is not None and provenance.qualify(annotation) in _INDEX_TENSOR_TYPES
 
 
