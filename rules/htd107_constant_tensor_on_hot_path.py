@@ -1266,7 +1266,9 @@ class ConstantTensorOnHotPath(Rule):
             if not isinstance(provenance.current_frame().function, cst.FunctionDef):
                 return  # module level: runs once
             where = cst.Attribute(value=func.value, attr=cst.Name("device"))
-            self._judge(node, data, device.value if device is not None else where, None, False)
+            self._judge(
+                node, data, device.value if device is not None else where, None, per_call=False
+            )
             return
         if device is None:
             # ``torch.tensor([len(x)]).to(device)``: the same copy, written with a move
@@ -1292,6 +1294,7 @@ class ConstantTensorOnHotPath(Rule):
         data: cst.BaseExpression,
         device: cst.BaseExpression | None,
         moved_by_value: bool | None,
+        *,
         per_call: bool = True,
     ) -> None:
         """Report ``node``, a constant tensor made on the device (``device`` the argument; a

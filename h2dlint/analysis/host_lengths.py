@@ -33,7 +33,9 @@ HOST_LENGTHS_CALLS = frozenset({"torch.nn.utils.rnn.pack_padded_sequence"})
 HOST_LENGTHS = Fact(Where.HOST, False, None)
 
 # Per function: the ``lengths`` names of its calls of :data:`HOST_LENGTHS_CALLS`.
-_HANDED: SharedKey[dict[cst.FunctionDef, tuple[cst.Name, ...]]] = SharedKey("host lengths")
+_HANDED: SharedKey[tuple[cst.Name, ...]] = SharedKey("host lengths")
+# Per file: whether its text names ``pack_padded`` at all (asked for every name's fact).
+_PACKS: SharedKey[bool] = SharedKey("packs padded sequences")
 
 
 class _LengthsNames(OwnScopeVisitor, ReadOnlyVisitor):
@@ -57,20 +59,22 @@ class _LengthsNames(OwnScopeVisitor, ReadOnlyVisitor):
 
 
 def _handed_names(source: FactSource, function: cst.FunctionDef) -> tuple[cst.Name, ...]:
-    handed = source.context.shared(_HANDED, dict)
-    names = handed.get(function)
-    if names is None:
+    def build() -> tuple[cst.Name, ...]:
         visitor = _LengthsNames(function, source)
         visit_read_only(function, visitor)
-        names = handed[function] = tuple(visitor.found)
-    return names
+        return tuple(visitor.found)
+
+    return source.context.shared(_HANDED, build, function)
 
 
 def host_lengths(source: FactSource, name: cst.Name, frame: Frame) -> bool:
     """Whether ``name`` holds the value that its function hands to ``pack_padded_sequence``
     as ``lengths``: a host tensor or a Python list, since PyTorch takes no other."""
     function = frame.function
-    if not isinstance(function, cst.FunctionDef) or "pack_padded" not in source.context.source:
+    context = source.context
+    if not isinstance(function, cst.FunctionDef) or not context.shared(
+        _PACKS, lambda: "pack_padded" in context.source
+    ):
         return False
     handed = [n for n in _handed_names(source, function) if n.value == name.value]
     if not handed:

@@ -171,7 +171,7 @@ SAME_DEVICE_FUNCTIONS = frozenset(
         "torch.nn.functional.softmax",
         "torch.nn.functional.log_softmax",
     }
-)  # ``F.pad(index, ...)``
+)
 HOST_DEVICE_PREFIXES = ("cpu", "meta")
 DTYPE_NAMES = frozenset(
     f"torch.{name}"
