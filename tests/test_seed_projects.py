@@ -151,6 +151,38 @@ ARGS = (
     "--output-format",
     "json",
 )
+
+
+def battery_findings(directory: Path, cases: tuple[str, ...]) -> frozenset[tuple[str, int, str]]:
+    """(path under ``directory``, line, code) of every finding of one h2dlint run over the
+    ``cases`` (top-level packages of ``directory``) with the projects' settings: the variant
+    batteries' runner. The directory is the working directory, so the checkout under test
+    goes first on the path, not an installed h2dlint elsewhere."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    result = subprocess.run(
+        [sys.executable, "-m", "h2dlint", *ARGS, *cases],
+        cwd=directory,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    return frozenset(
+        (
+            Path(r["filename"]).resolve().relative_to(directory).as_posix(),
+            r["location"]["row"],
+            r["code"],
+        )
+        for r in json.loads(result.stdout)
+    )
+
+
 DRIVER = Path(__file__).resolve().parent / "seed_projects_driver.py"
 
 

@@ -17,18 +17,13 @@ its code fails the case; findings of the other families are not this battery's b
 from __future__ import annotations
 
 import functools
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from test_seed_projects import Expectation, parse_expectations
+from test_seed_projects import Expectation, battery_findings, parse_expectations
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES_DIR = ROOT / "tests" / "data" / "variants" / "copies"
-CONFIG = Path(__file__).resolve().parent / "projects" / "h2dlint.toml"
 CASES = tuple(sorted(p.name for p in CASES_DIR.iterdir() if (p / "__init__.py").is_file()))
 FAMILY = frozenset({"HTD101", "HTD102", "HTD103", "HTD104", "HTD106"})
 
@@ -60,41 +55,8 @@ def expectations() -> tuple[Expectation, ...]:
 
 @functools.cache
 def findings() -> frozenset[tuple[str, int, str]]:
-    command = [
-        sys.executable,
-        "-m",
-        "h2dlint",
-        "check",
-        "--config",
-        str(CONFIG),
-        "--select",
-        "ALL",
-        "--no-cache",
-        "--exit-zero",
-        "-j",
-        "1",
-        "--output-format",
-        "json",
-        *CASES,
-    ]
-    # The cases' directory is the working directory (paths in the findings are the cases'),
-    # so the checkout under test goes first on the path: not an installed h2dlint elsewhere.
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-    }
-    result = subprocess.run(
-        command, cwd=CASES_DIR, env=env, capture_output=True, text=True, timeout=300, check=False
-    )
-    assert result.returncode == 0, result.stderr
-    return frozenset(
-        (
-            Path(r["filename"]).resolve().relative_to(CASES_DIR).as_posix(),
-            r["location"]["row"],
-            r["code"],
-        )
-        for r in json.loads(result.stdout)
-    )
+    """(path, line, code) of every finding of one run over all the cases."""
+    return battery_findings(CASES_DIR, CASES)
 
 
 def _params() -> list[object]:

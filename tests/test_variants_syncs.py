@@ -16,19 +16,13 @@ hold what fails today, as strict xfails, with the reason in a comment.
 from __future__ import annotations
 
 import functools
-import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from test_seed_projects import parse_expectations
+from test_seed_projects import battery_findings, parse_expectations
 
-ROOT = Path(__file__).resolve().parents[1]
 BATTERY = Path(__file__).resolve().parent / "data" / "variants" / "syncs"
-CONFIG = Path(__file__).resolve().parent / "projects" / "h2dlint.toml"
 CASES = tuple(sorted(p.name for p in BATTERY.iterdir() if (p / "__init__.py").is_file()))
 SYNC_CODE = re.compile(r"^HTD2\d\d$")
 
@@ -73,26 +67,7 @@ EXPECTATIONS = _expectations()
 @functools.cache
 def findings() -> frozenset[tuple[str, int, str]]:
     """(path, line, code) of every finding of one run over all the cases."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
-    args = ["--config", str(CONFIG), "--select", "ALL", "--no-cache", "--exit-zero", "-j", "1"]
-    result = subprocess.run(
-        [sys.executable, "-m", "h2dlint", "check", *args, "--output-format", "json", *CASES],
-        cwd=BATTERY,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    return frozenset(
-        (
-            Path(r["filename"]).resolve().relative_to(BATTERY).as_posix(),
-            r["location"]["row"],
-            r["code"],
-        )
-        for r in json.loads(result.stdout)
-    )
+    return battery_findings(BATTERY, CASES)
 
 
 def _id(path: str, line: int, code: str, kind: str) -> str:
