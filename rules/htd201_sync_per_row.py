@@ -13,7 +13,7 @@ from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.reference_helpers import in_reference_code
-from h2dlint.analysis.row_findings import DEVICE, HOT, RowFinding, loop_rows
+from h2dlint.analysis.row_findings import DEVICE, HOT, RowFinding, holds, loop_rows
 from h2dlint.analysis.row_reductions import RowReduction, list_row_reduction, tensor_row_reduction
 from h2dlint.analysis.row_shapes import SIZE_METHODS
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, RowLoop, Walk
@@ -46,8 +46,9 @@ class SyncPerRow(ComprehensionVisits, Rule):
     or a row used as a slice bound or a size (`ids[:l]`, `x[start:end]`, `torch.arange(n)`,
     `range(n)`: Python reads the 0-d tensor's `__index__`),
     whether the loop iterates the tensor itself (`for r in t`, `enumerate(t)`, one argument of
-    `zip(...)`), its pieces (`t.split(n)`, `torch.chunk(t, k)`, `t.tensor_split(idx)`, also
-    through a name bound to them: one sync per piece, and no per-row fix) or indexes it
+    `zip(...)`, `t.unbind(0)` or a name bound to it), its pieces (`t.split(n)`,
+    `torch.chunk(t, k)`, `t.tensor_split(idx)`, `t.unbind(1)`, also through a name bound to
+    them: one sync per piece, and no per-row fix) or indexes it
     (`for i in range(len(t))` with `t[i].item()`) by a position the loop's items give
     (`for req in reqs: logprobs[req.idx].item()`, `[scores[i].item() for i in ids.tolist()]`,
     one read per item whatever the items are), also through a local name bound to the row
@@ -1024,6 +1025,15 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     return fused_feats
             """
         ),
+        # Rows of a host tensor through a name bound to `unbind` (INVALID twin: on the device).
+        Valid(
+            """
+            import torch
+            def lengths(masks, device):
+                rows = masks.cpu().unbind(0)
+                return [int(r.sum()) for r in rows]
+            """
+        ),
     )
     invalid = (
         # Session 26 (heldout26): a helper's bare parameter that every call passes a tensor
@@ -1377,6 +1387,27 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 return total
             """,
             message_contains="one device sync per piece",
+        ),
+        # Rows through a name bound to `unbind` (dim 0): a walk of the rows, as `for r in t`;
+        # another dimension cuts pieces, one sync each too.
+        Invalid(
+            """
+            import torch
+            def lengths(masks, device):
+                rows = masks.to(device).unbind(0)
+                return [int(r.sum()) for r in rows]
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="on each row of `masks.to(device)`",
+        ),
+        Invalid(
+            """
+            import torch
+            def lengths(masks, device):
+                return [int(c.sum()) for c in torch.unbind(masks.to(device), 1)]
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="on each piece of `masks.to(device)`",
         ),
         # A row used as a slice bound or a size: Python reads the 0-d tensor (`__index__`), one
         # sync per row (lmdeploy's rotary-embedding fallback `[ids[:l] for ids, l in
@@ -2140,6 +2171,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
         """``[int(torch.prod(r).item()) for r in t]`` -> ``torch.prod(t, dim=-1).tolist()``."""
         if loop.walk is not Walk.ROWS or not isinstance(loop.tensor, ATOMS):
             return None
+        if not holds(node.for_in.iter, loop.tensor):
+            return None  # rows reached through a name (`rows = x.unbind(0)`): x stays as is
         provenance = Provenance.of(self.context)
         reduction = tensor_row_reduction(provenance, node.elt, row)
         if reduction is None:

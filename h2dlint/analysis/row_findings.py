@@ -170,7 +170,7 @@ def _accepted(
     derived = with_derived(parts, loop)
     while_tests = _while_tests(parts)
     for sync in syncs:
-        if any(_holds(test, sync.call) for test in while_tests):
+        if any(holds(test, sync.call) for test in while_tests):
             continue  # the inner ``while`` loop's own finding: one sync per iteration of it
         if isinstance(sync.call, cst.BaseExpression) and not reads_row(
             sync.call, derived, objects=True
@@ -248,7 +248,7 @@ class _Holds(cst.CSTVisitor):
         return not self.found
 
 
-def _holds(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
+def holds(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
     """Whether ``node`` is ``tree`` or inside it."""
     finder = _Holds(node)
     visit_read_only(tree, finder)

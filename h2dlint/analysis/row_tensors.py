@@ -18,22 +18,32 @@ from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.reference_helpers import in_reference_code
 from h2dlint.analysis.sync_basics import RowLoop, Walk
-from h2dlint.analysis.syncs import reads_row, split_source, with_derived
+from h2dlint.analysis.syncs import reads_row, with_derived
 from h2dlint.analysis.tensor_kinds import is_tensor, walks_its_rows
+from h2dlint.analysis.tensor_pieces import split_source, unbound
 from h2dlint.context import FileContext
 from h2dlint.walk import visit_read_only
 
 
 def pieces_walk(provenance: Provenance, loop: RowLoop, frame: Frame) -> RowLoop:
     """``loop`` as a walk of the pieces of a tensor when the name it walks holds them on every
-    path (``chunks = torch.split(x, n)`` then ``for c in chunks``), else ``loop``."""
+    path (``chunks = torch.split(x, n)`` then ``for c in chunks``), or as a walk of the rows of
+    a tensor when the name holds them (``rows = x.unbind(0)``), else ``loop``."""
     if loop.walk is not Walk.ROWS or loop.pieces or not isinstance(loop.tensor, cst.Name):
         return loop
     values = provenance.bindings(frame).reaching(loop.tensor)
-    sources = [split_source(value) for value in values]
-    if len(sources) != 1 or sources[0] is None:
+    if len(values) != 1:
         return loop
-    return replace(loop, tensor=sources[0], pieces=True)
+    value = values[0]
+    if value is None:
+        return loop
+    cut = unbound(value)
+    if cut is not None:  # `rows = x.unbind(0)` then `for r in rows`: x's rows (or pieces)
+        return replace(loop, tensor=cut[0], pieces=not cut[1])
+    source = split_source(value)
+    if source is None:
+        return loop
+    return replace(loop, tensor=source, pieces=True)
 
 
 def rows_are_tensors(

@@ -28,7 +28,7 @@ from dataclasses import replace
 
 import libcst as cst
 
-from h2dlint.analysis.arguments import first_positional, positional
+from h2dlint.analysis.arguments import positional
 from h2dlint.analysis.row_shapes import (
     SIZE_METHODS,
     host_value,
@@ -52,6 +52,7 @@ from h2dlint.analysis.sync_basics import (
     host_copy,
     target_names,
 )
+from h2dlint.analysis.tensor_pieces import split_source, unbound
 from h2dlint.analysis.value_syncs import explicit_sync, tensor_test
 from h2dlint.imports import statements
 from h2dlint.walk import visit_read_only
@@ -91,8 +92,11 @@ def row_loop(iterable: cst.BaseExpression, target: cst.BaseExpression) -> RowLoo
                 names = target_names(target)
                 stripped = tensor is not func.value
                 return RowLoop(Walk.LIST, tensor, names, target, via_tensor_method=stripped)
-            if func.attr.value == "unbind" and _dim_zero(iterable):
-                return RowLoop(Walk.ROWS, func.value, target_names(target), target)
+            cut = unbound(iterable)
+            if cut is not None:
+                tensor, rows = cut
+                names = target_names(target)
+                return RowLoop(Walk.ROWS, tensor, names, target, pieces=not rows)
             source = split_source(iterable)
             if source is not None:
                 return RowLoop(Walk.ROWS, source, target_names(target), target, pieces=True)
@@ -100,27 +104,6 @@ def row_loop(iterable: cst.BaseExpression, target: cst.BaseExpression) -> RowLoo
     if isinstance(iterable, (cst.Name, cst.Attribute, cst.Subscript)):
         return RowLoop(Walk.ROWS, iterable, target_names(target), target)
     return None
-
-
-# Calls that cut a tensor into pieces on its device, as methods (``t.split(n)``) or functions
-# of torch (``torch.chunk(t, k)``); ``unbind`` (rows) is a row walk of its own.
-PIECE_CALLS = frozenset({"split", "chunk", "tensor_split", "split_with_sizes"})
-
-
-def split_source(node: cst.BaseExpression | None) -> cst.BaseExpression | None:
-    """``t`` of ``t.split(n)``, ``t.chunk(k)``, ``torch.split(t, n)``, ``torch.tensor_split(t,
-    idx)``: a loop over the call walks pieces of ``t`` (a string's ``line.split(",")`` names
-    ``line``, which no tensor fact proves a tensor)."""
-    if not (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Attribute)
-        and node.func.attr.value in PIECE_CALLS
-    ):
-        return None
-    owner = node.func.value
-    if isinstance(owner, cst.Name) and owner.value == "torch":
-        return None if any(a.star for a in node.args) else first_positional(node)
-    return owner
 
 
 def zipped_loops(iterable: cst.BaseExpression, target: cst.BaseExpression) -> list[RowLoop]:
@@ -145,16 +128,6 @@ def zipped_loops(iterable: cst.BaseExpression, target: cst.BaseExpression) -> li
         if loop is not None and loop.walk is Walk.ROWS:
             loops.append(loop)
     return loops
-
-
-def _dim_zero(call: cst.Call) -> bool:
-    if not call.args:
-        return True
-    if len(call.args) != 1:
-        return False
-    value = call.args[0].value
-    keyword_ok = call.args[0].keyword is None or call.args[0].keyword.value == "dim"
-    return keyword_ok and isinstance(value, cst.Integer) and value.value == "0"
 
 
 # -- which expressions read a row ----------------------------------------------------------------
