@@ -46,7 +46,9 @@ class SyncPerRow(ComprehensionVisits, Rule):
     or a row used as a slice bound or a size (`ids[:l]`, `x[start:end]`, `torch.arange(n)`,
     `range(n)`: Python reads the 0-d tensor's `__index__`),
     whether the loop iterates the tensor itself (`for r in t`, `enumerate(t)`, one argument of
-    `zip(...)`, `t.unbind(0)` or a name bound to it), its pieces (`t.split(n)`,
+    `zip(...)`, `t.unbind(0)` or a name bound to it), the items of a Python list of tensors each
+    proven on the device (`counts = [torch.zeros(1, device=d) for _ in range(world)]`, filled
+    by `all_gather`, then `[c.item() for c in counts]`), its pieces (`t.split(n)`,
     `torch.chunk(t, k)`, `t.tensor_split(idx)`, `t.unbind(1)`, also through a name bound to
     them: one sync per piece, and no per-row fix) or indexes it
     (`for i in range(len(t))` with `t[i].item()`) by a position the loop's items give
@@ -1025,6 +1027,18 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     return fused_feats
             """
         ),
+        # The items of a list of device tensors, read for their metadata only; and of a list of
+        # host copies (INVALID twin: the items on the device, read with `.item()`).
+        Valid(
+            """
+            import torch
+            def sizes(batch, device):
+                outs = [t.to(device) for t in batch]
+                lengths = [o.shape[0] for o in outs]
+                host = [t.cpu() for t in batch]
+                return lengths, [h.item() for h in host]
+            """
+        ),
         # Rows of a host tensor through a name bound to `unbind` (INVALID twin: on the device).
         Valid(
             """
@@ -1387,6 +1401,21 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 return total
             """,
             message_contains="one device sync per piece",
+        ),
+        # The items of a Python list of device tensors (an all_gather's outputs, per-request
+        # results moved to the device): one sync per item, as per row; stacked on the device,
+        # one copy reads them all (no fix: a list has no `.sum(dim=-1)`).
+        Invalid(
+            """
+            import torch
+            import torch.distributed as dist
+            def gather_counts(local, world, device):
+                counts = [torch.zeros(1, dtype=torch.long, device=device) for _ in range(world)]
+                dist.all_gather(counts, local)
+                return [c.item() for c in counts]
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="on each item of `counts`, each on the device",
         ),
         # Rows through a name bound to `unbind` (dim 0): a walk of the rows, as `for r in t`;
         # another dimension cuts pieces, one sync each too.
@@ -2118,6 +2147,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
             and finding.own_walk
             and finding.kind != HOT
             and not finding.loop.pieces
+            and not finding.loop.items
         ):
             fixed = self._fixed_rows(node, finding.loop, for_in.target.value)
         self._report_rows(node, finding, fixed)
@@ -2128,7 +2158,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
     ) -> None:
         """Report the loop's row sync that HTD201 names (:mod:`row_findings`)."""
         sync = finding.sync
-        row = "piece" if finding.loop.pieces else "row"
+        row = "piece" if finding.loop.pieces else "item" if finding.loop.items else "row"
         ancestors = list(self.context.ancestors)
         if not ancestors or ancestors[-1] is not node:
             ancestors.append(node)
@@ -2149,7 +2179,14 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 confidence=Confidence.MEDIUM,
             )
             return
-        if finding.kind == DEVICE:
+        if finding.kind == DEVICE and finding.loop.items:
+            message = (
+                f"{sync.what} on each item of {shown}, each on the device: one device sync "
+                "per item; stack or concatenate the items on the device and copy the result "
+                "once"
+            )
+            confidence = Confidence.HIGH
+        elif finding.kind == DEVICE:
             message = (
                 f"{sync.what} on each {row} of {shown}, which is on the device: one device "
                 f"sync per {row}; compute on the whole tensor and copy the result once"

@@ -179,6 +179,9 @@ def _accepted(
         where = provenance.where(sync.tensor, frame)
         if where.on_host:
             continue
+        if where is Where.UNKNOWN and _items_on_device(provenance, sync, loop, frame):
+            yield RowFinding(sync, replace(loop, items=True), DEVICE)
+            continue
         if sync.what in HOST_COPIES and called_output(provenance, sync.call, frame):
             continue  # `out = module(piece)`, `out.cpu()`: the call's output leaving
         if sync.what in INDEX_READS and host_side(context):
@@ -246,6 +249,37 @@ class _Holds(cst.CSTVisitor):
     def on_visit(self, node: cst.CSTNode) -> bool:
         self.found = self.found or node is self.target
         return not self.found
+
+
+def _items_on_device(provenance: Provenance, sync: RowSync, loop: RowLoop, frame: Frame) -> bool:
+    """Whether ``loop`` walks a sequence whose item, as the sync reads it, is proven on the
+    device (``[o.cpu() for o in outs]`` of ``outs = [t.to(dev) for t in xs]``)."""
+    if loop.walk is not Walk.ROWS or loop.pieces or not isinstance(loop.tensor, cst.Name):
+        return False
+    finder = _RowNames(loop.names)
+    visit_read_only(sync.call, finder)
+    bindings = provenance.bindings(frame)
+    return any(
+        # the item itself, as the loop bound it (not rebound in the body: `o = o.to(dev)`
+        # moves each item, and what the list holds is not known)
+        all(value is None for value in bindings.reaching(name))
+        and provenance.where(name, frame) is Where.DEVICE
+        for name in finder.found
+    )
+
+
+class _RowNames(cst.CSTVisitor):
+    def __init__(self, names: frozenset[str]) -> None:
+        self.names = names
+        self.found: list[cst.Name] = []
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value in self.names:
+            self.found.append(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
 
 
 def holds(tree: cst.CSTNode, node: cst.CSTNode) -> bool:

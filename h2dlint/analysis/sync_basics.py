@@ -129,6 +129,10 @@ class RowLoop:
     # by them count, not ranges sliced by them (``x[:, :, start:end]`` of a tiled encode's
     # tiles: a chunk of work per item, not a row to read).
     picks: bool = False
+    # A walk of the items of a Python sequence of tensors (``outs = [t.to(dev) for t in xs]``
+    # then ``[o.cpu() for o in outs]``): each item proven on the device, one sync each, and no
+    # per-row fix (a list has no ``.sum(dim=-1)``).
+    items: bool = False
 
 
 @dataclass(frozen=True)
