@@ -812,6 +812,17 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                     batch[k] = batch[k].to(device)
             """
         ),
+        # Session 27 (precision27): the same fields taken by key through the mapping's
+        # ``.items()`` (modelscope's models and pipelines: six forwards), the value unused
+        Valid(
+            """
+            class Model:
+                def forward(self, input):
+                    for key, value in input.items():
+                        input[key] = input[key].to(self._device)
+                    return self.net(**input)
+            """
+        ),
         # an object's stored tensors moved in place: a one-time relocation
         Valid(
             """
@@ -1029,6 +1040,18 @@ class PerItemTransfer(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # Session 27 (precision27): a list's items moved one by one through their positions
+        # (not a mapping's fields by key): like images of a batch, one copy each
+        Invalid(
+            """
+            class Model:
+                def forward(self, images):
+                    for i, image in enumerate(images):
+                        images[i] = images[i].to(self._device)
+                                    ^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return self.net(images)
+            """
+        ),
         # Session 26 (misses26): `map` of a lambda that moves its argument is the generator
         # `(t.to(dev) for t in items)`, one copy per item.
         Invalid(

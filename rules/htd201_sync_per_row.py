@@ -194,6 +194,19 @@ class SyncPerRow(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # Session 27 (precision27): a numpy array reshaped (or cast, copied) by its own method
+        # is still a numpy array: its rows are host data (modelscope's SCRFD key points).
+        Valid(
+            """
+            import numpy as np
+            def parse(values):
+                kps = np.array(values[4:19], dtype=np.float32).reshape((5, 3))
+                for li in range(kps.shape[0]):
+                    if (kps[li, :] == -1).all():
+                        kps[li][2] = 0.0
+                return kps
+            """
+        ),
         # Session 26 (heldout26): the same helper where the caller passes a list of ints
         # (annotated so), or where one call passes a value of unknown kind: no tensor proven.
         Valid(

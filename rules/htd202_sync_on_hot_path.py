@@ -2160,6 +2160,24 @@ class SyncOnHotPath(Rule):
                     return depth
             """
         ),
+        # Session 27 (precision27): the same wrapper split into helper methods (mineru's OCR
+        # text detector): ``__call__`` reaches ``_build_preds`` through ``self.`` calls made
+        # once per request, and the class makes its input from numpy: the maps copied for the
+        # host post-processing are the request's output.
+        Valid(
+            """
+            import numpy as np
+            import torch
+            class TextDetector:
+                def _build_preds(self, outputs):
+                    return {"maps": outputs["maps"].float().cpu().numpy()}
+                def _run(self, batch):
+                    inp = torch.from_numpy(np.stack(batch)).to(self.device)
+                    return self._build_preds(self.net(inp))
+                def __call__(self, img):
+                    return self._run([img])
+            """
+        ),
         # Session 24: ``if i == 0:`` in ``for i in range(n)`` runs on the first iteration
         # only (Whisper's decoding loop keeps the no-speech probabilities of the first step).
         Valid(
@@ -2207,6 +2225,23 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 27 (precision27): a helper that ``__call__`` reaches only from its loop runs
+        # once per generated token, not once per request: its copy stays a sync per step.
+        Invalid(
+            """
+            import torch
+            class Generator:
+                def _next_token(self, ids):
+                    return self.model(ids)[:, -1].argmax(-1).cpu().numpy()
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                def __call__(self, prompt):
+                    ids = torch.from_numpy(prompt).to(self.device)
+                    out = []
+                    while len(out) < self.max_new_tokens:
+                        out.append(self._next_token(ids))
+                    return out
+            """
+        ),
         # Session 26 (heldout26): a loss summed from a dict of terms has no tensor evidence but
         # the ``.backward()`` called on it: its ``.item()`` every training step is a sync
         # (fairchem 2.18's ``self.last_loss = scalar_loss.item()``; 2.24 keeps it on the device).

@@ -356,6 +356,24 @@ SERVING_PACKAGES: dict[str, str] = {
     "fairscale": "0.4.13",
     "txtai": "9.14.0",
     "salesforce-lavis": "1.0.2",
+    # Session 27 (helper precision27): a held-out precision reading of the per-item, per-row,
+    # hot-path and pageable-copy rules (docs/precision.md, "Session 27 (precision27)") on
+    # serving and model code no session had labelled: ModelScope's models, pipelines and
+    # trainers, MinerU 4's OCR, layout and formula recognisers, Intel Extension for PyTorch's
+    # reference model forwards, fusions, generation loops and optimizers, PyKEEN's
+    # representations and anchor search, pytorch-forecasting's models and data modules,
+    # GluonTS's torch models and rerankers' ColBERT ranker (litserve 0.2.19 and marker-pdf
+    # 2.0.0 were scanned too: no findings; torchdrug 0.2.1 was read but ships a wheel for
+    # Python < 3.11 only, which this script cannot fetch). Files that import or name vllm or
+    # sglang (6 of modelscope's, 13 of mineru's, 5 of intel-extension-for-pytorch's) were
+    # removed before the scan and never read.
+    "modelscope": "1.40.2",
+    "mineru": "4.0.12",
+    "intel-extension-for-pytorch": "2.8.0",
+    "pykeen": "1.11.1",
+    "pytorch-forecasting": "1.8.0",
+    "gluonts": "0.17.0",
+    "rerankers": "0.10.0",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 

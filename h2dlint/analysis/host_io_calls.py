@@ -10,7 +10,11 @@ have been queued behind it. Only a copy outside the function's loops (once per c
 becomes a numpy array (``.cpu().numpy()``, ``.cpu().detach().numpy()``), in a ``__call__``
 that itself builds its input from host data (:data:`HOST_INPUTS`), is one. A module's
 ``forward``, a per-step sampler's ``__call__`` (its inputs are tensors already), and copies in
-a loop (per scale, per batch of crops) stay reported.
+a loop (per scale, per batch of crops) stay reported. A wrapper split into helper methods
+(``__call__`` -> ``self._batch_process(...)`` -> ``self._build_preds(outputs)``, OCR
+predictors) is the same request: a copy in a method that ``__call__`` reaches through ``self.``
+calls, each outside loops where some call of it is, with a host input made somewhere in the
+class, is its output too.
 """
 
 from __future__ import annotations
@@ -91,15 +95,65 @@ def host_io_output(ancestors: Sequence[cst.CSTNode], copy: cst.Call) -> bool:
             owner = ancestors[i - 2] if i >= 2 else None
             cls = owner if isinstance(owner, cst.ClassDef) else None
             break
-    if function is None or cls is None or function.name.value != "__call__":
-        return False
-    if not _to_numpy(function, copy):
+    if function is None or cls is None or not _to_numpy(function, copy):
         return False
     if any(_base_name(arg.value).endswith("Module") for arg in cls.bases):
         return False
+    if function.name.value == "__call__":
+        finder = _HostInputs()
+        visit_read_only(function.body, finder)
+        return finder.found
+    methods = _methods(cls)
+    if "__call__" not in methods or function.name.value not in _reached_once(methods):
+        return False
     finder = _HostInputs()
-    visit_read_only(function.body, finder)
+    visit_read_only(cls.body, finder)
     return finder.found
+
+
+def _methods(cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
+    if not isinstance(cls.body, cst.IndentedBlock):
+        return {}
+    return {s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)}
+
+
+def _reached_once(methods: dict[str, cst.FunctionDef]) -> set[str]:
+    """The methods ``__call__`` reaches through ``self.name(...)`` calls, where each method on
+    the way has a call outside the loops of its caller (once per request, not per step)."""
+    reached = {"__call__"}
+    todo = ["__call__"]
+    while todo:
+        finder = _SelfCalls()
+        visit_read_only(methods[todo.pop()].body, finder)
+        for name in finder.once:
+            if name in methods and name not in reached:
+                reached.add(name)
+                todo.append(name)
+    return reached
+
+
+class _SelfCalls(ReadOnlyVisitor):
+    """The names of ``self.name(...)`` calls outside loops, lambdas and nested functions."""
+
+    def __init__(self) -> None:
+        self.once: set[str] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == "self"
+        ):
+            self.once.add(func.attr.value)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, _LOOPS):
+            return False
+        return super().on_visit(node)
+
+
+_LOOPS = (cst.For, cst.While, cst.BaseComp, cst.DictComp, cst.Lambda, cst.FunctionDef)
 
 
 def _to_numpy(function: cst.FunctionDef, copy: cst.Call) -> bool:

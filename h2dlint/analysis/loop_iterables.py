@@ -187,8 +187,19 @@ def per_kind_iterable(node: cst.BaseExpression) -> bool:
 
 
 def keyed_by_own_keys(moved: cst.BaseExpression, iterable: cst.BaseExpression) -> bool:
-    """``for k in batch: batch[k]...``: a mapping iterated by its keys."""
-    return isinstance(moved, cst.Subscript) and moved.value.deep_equals(iterable)
+    """``for k in batch: batch[k]...``: a mapping iterated by its keys, also through its
+    ``.items()`` or ``.keys()`` (``for key, value in input.items(): input[key] =
+    input[key].to(dev)``, the value left unused)."""
+    if not isinstance(moved, cst.Subscript):
+        return False
+    if (
+        isinstance(iterable, cst.Call)
+        and not iterable.args
+        and isinstance(iterable.func, cst.Attribute)
+        and iterable.func.attr.value in ("items", "keys")
+    ):
+        iterable = iterable.func.value
+    return moved.value.deep_equals(iterable)
 
 
 def named_field(

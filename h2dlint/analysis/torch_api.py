@@ -203,6 +203,12 @@ DTYPE_NAMES = frozenset(
         "float8_e5m2",
     )
 )
+# Methods of a numpy array that give a numpy array (its data reshaped, cast or copied):
+# ``np.array(values).reshape((n, 3))`` is as much host data as the array.
+ARRAY_KEEPING_METHODS = frozenset(
+    {"reshape", "astype", "copy", "transpose", "squeeze", "flatten", "ravel", "clip", "round"}
+    | {"swapaxes", "take", "repeat", "cumsum"}
+)
 # Numpy calls whose result is a (pageable) ndarray.
 NUMPY_PREFIXES = ("numpy.",)
 

@@ -14,10 +14,7 @@ from h2dlint.analysis.argument_flow import arguments
 from h2dlint.analysis.bindings import Bindings, collect_bindings
 from h2dlint.analysis.classes import agree, class_of
 from h2dlint.analysis.fact_source import ClassRef, Definition, FactSource
-from h2dlint.analysis.facts import (
-    Fact,
-    Where,
-)
+from h2dlint.analysis.facts import Fact, Where
 from h2dlint.analysis.frames import Frame, ModuleIndex, frame_at, parameter_annotation
 from h2dlint.analysis.provenance.common import (
     MAX_DEPTH,
@@ -31,11 +28,10 @@ from h2dlint.analysis.provenance.common import (
     _Test,
     _tolist_part,
     annotation_is,
+    array_method_receiver,
 )
 from h2dlint.analysis.targets import Target, device_target, to_target
-from h2dlint.analysis.torch_api import (
-    NUMPY_PREFIXES,
-)
+from h2dlint.analysis.torch_api import NUMPY_PREFIXES
 from h2dlint.context import FileContext
 from h2dlint.imports import ImportTable
 from h2dlint.project import index as project_index
@@ -364,6 +360,9 @@ class ProvenanceBase:
         if isinstance(node, cst.Call):
             func = node.func
             if isinstance(func, cst.Attribute) and func.attr.value == "numpy":
+                return True
+            receiver = array_method_receiver(func)  # ``np.array(values).reshape(n, 3)``
+            if receiver is not None and self.is_numpy_array(receiver, frame, depth + 1):
                 return True
             qualified = self.qualify(func)
             return qualified is not None and qualified.startswith(NUMPY_PREFIXES)

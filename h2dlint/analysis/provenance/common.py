@@ -17,7 +17,7 @@ from h2dlint.analysis.facts import (
 )
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.targets import Target, device_target
-from h2dlint.analysis.torch_api import ALL_DTYPE_METHODS
+from h2dlint.analysis.torch_api import ALL_DTYPE_METHODS, ARRAY_KEEPING_METHODS
 from h2dlint.imports import dotted_name
 from h2dlint.walk import visit_read_only
 
@@ -369,3 +369,11 @@ def fixed_tuple_elements(
     if len(elements) != len(items) or any(isinstance(e, cst.Ellipsis) for e in elements):
         return None
     return elements
+
+
+def array_method_receiver(func: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``a`` of ``a.reshape(...)``, ``a.astype(...)`` and the other methods that give a numpy
+    array of a numpy array ``a`` (:data:`~h2dlint.analysis.torch_api.ARRAY_KEEPING_METHODS`)."""
+    if isinstance(func, cst.Attribute) and func.attr.value in ARRAY_KEEPING_METHODS:
+        return func.value
+    return None
