@@ -582,6 +582,21 @@ class HostFactoryThenMove(Rule):
                 return a, b, c, d
             """
         ),
+        # Session 27: a mover of another object, whose `self.device` the caller cannot name
+        Valid(
+            """
+            import torch
+            class Runner:
+                def _stage(self, t):
+                    return t.to(self.device, non_blocking=True)
+            class Other:
+                def __init__(self, runner: Runner):
+                    self.runner = runner
+                    self.device = "cpu"
+                def step(self, n: int):
+                    return self.runner._stage(torch.zeros(n))
+            """
+        ),
     )
     invalid = (
         # Session 24 (held out: kornia 0.6's `denormalize_laf`, per call): a cast to a dtype
@@ -1035,6 +1050,24 @@ class HostFactoryThenMove(Rule):
                 #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                 hist.scatter_add_(-1, x, ones)
                 return hist
+            """
+        ),
+        # Session 27: a one-item mover of the class called on the caller's own `self` (its
+        # `self.device` is the caller's), and one that calls `.cuda()`
+        Invalid(
+            """
+            import torch
+            class Runner:
+                def _stage(self, t):
+                    return t.to(self.device, non_blocking=True)
+                def _gpu(self, t):
+                    return t.cuda()
+                def step(self, n: int):
+                    pos = self._stage(torch.arange(n))
+                    #     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    acc = self._gpu(torch.zeros(n))
+                    #     ^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return pos, acc
             """
         ),
     )

@@ -4,6 +4,10 @@ module or imported from another one (``from pkg.utils import stage``, ``import p
 a method of an object stored on ``self``). In a loop over items, ``out.append(stage(x, dev))``
 copies each item on its own just as ``out.append(x.to(dev))`` does; the per-item loop analysis
 (``loop_transfers.item_transfer``) asks :func:`moved_argument` for the item such a call moves.
+A collection mover counts too: a helper whose first branch to return is ``if isinstance(o,
+torch.Tensor): return o.to(device, ...)`` (its other branches recurse into dicts and lists,
+``move_to_device(o, device)``). HTD301 asks :func:`mover_call` for the argument moved and the
+device it goes to (``move_to_device(torch.zeros(n), x.device)``: a host factory moved).
 """
 
 from __future__ import annotations
@@ -187,9 +191,11 @@ def mover_call(
     node: cst.Call, provenance: Provenance, frame: Frame
 ) -> tuple[cst.BaseExpression, cst.BaseExpression | None] | None:
     """For ``node``, a call of a mover of the project (``move_to_device(x, dev)``): the
-    argument it copies to the device, and what the call passes for the device the mover's
-    ``.to(...)`` names when that is one of its parameters (None for ``.cuda()`` or a device
-    the mover picks itself). None for any other call."""
+    argument it copies to the device, and the device as the caller can read it: what the call
+    passes for the mover's device parameter, ``"cuda"`` for ``.cuda()``, a device the mover
+    writes as a string, or the mover's ``self.device`` when the caller calls it on its own
+    ``self`` (``self._stage(x)``); None for a device the caller cannot name. None for any
+    other call."""
     found = _resolved_mover(node, provenance, frame)
     if found is None:
         return None
@@ -198,13 +204,38 @@ def mover_call(
     if moved is None:
         return None
     call = _returned_call(_body(function))
-    device = None
-    if call is not None and isinstance(call.func, cst.Attribute) and call.func.attr.value == "to":
-        named = keyword(call, "device")
-        value = named.value if named is not None else first_positional(call)
-        if isinstance(value, cst.Name) and value.value != parameter:
-            device = _argument_for(function, node, value.value, bound)
-    return moved, device
+    if call is None or not isinstance(call.func, cst.Attribute):
+        return moved, None
+    if call.func.attr.value == "cuda":
+        return moved, cst.SimpleString('"cuda"') if not call.args else None
+    named = keyword(call, "device")
+    value = named.value if named is not None else first_positional(call)
+    if isinstance(value, cst.Name) and value.value != parameter:
+        return moved, _argument_for(function, node, value.value, bound)
+    if isinstance(value, cst.SimpleString):
+        return moved, value
+    if _own_attribute(value, function, node, frame):
+        return moved, value
+    return moved, None
+
+
+def _own_attribute(
+    value: cst.BaseExpression | None, function: cst.FunctionDef, node: cst.Call, frame: Frame
+) -> bool:
+    """Whether ``value`` is ``self.x`` of the mover and the caller calls the mover on its own
+    ``self`` under the same name, so that ``self.x`` means the same object in both."""
+    if not (isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name)):
+        return False
+    params = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
+    func = node.func
+    return (
+        bool(params)
+        and value.value.value == params[0]
+        and frame.self_name == params[0]
+        and isinstance(func, cst.Attribute)
+        and isinstance(func.value, cst.Name)
+        and func.value.value == params[0]
+    )
 
 
 def _resolved_mover(
