@@ -840,6 +840,25 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                     buf.data = buf.data.to(device, non_blocking=True)
             """
         ),
+        # Session 27: a collection mover whose tensor branch pins before the copy is no plain
+        # per-item copy (its copies overlap), nor is one whose branch tests another name
+        Valid(
+            """
+            import torch
+            def host_to_device(o, device):
+                if isinstance(o, torch.Tensor):
+                    return o.pin_memory().to(device, non_blocking=True)
+                return o
+            def odd(o, device, flag):
+                if torch.is_tensor(flag):
+                    return o.to(device)
+                return o
+            def gather(items: list[torch.Tensor], device, flag):
+                a = [host_to_device(t, device) for t in items]
+                b = [odd(t, device, flag) for t in items]
+                return a, b
+            """
+        ),
         # a branch of a type-dispatching mover
         Valid(
             """
@@ -1107,6 +1126,23 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                 def gather_all(self, images):
                     return [self.to_dev(im) for im in images]
                     #       ^^^^^^^^^^^^^^^
+            """
+        ),
+        # Session 27: a collection mover (its tensor branch returns `o.to(device)`, other
+        # branches recurse into dicts and lists) called per item copies each item as a
+        # one-item mover does (MEDIUM: where the items are is not known here)
+        Invalid(
+            """
+            import torch
+            def move_to_device(o, device):
+                if isinstance(o, torch.Tensor):
+                    return o.to(device, non_blocking=True)
+                elif isinstance(o, dict):
+                    return {k: move_to_device(v, device) for k, v in o.items()}
+                return o
+            def gather(items: list[torch.Tensor], device):
+                return [move_to_device(t, device) for t in items]
+                #       ^^^^^^^^^^^^^^^^^^^^^^^^^
             """
         ),
         # Session 21's twin: rows of a tensor made on the host from Python data

@@ -687,6 +687,31 @@ class ConstantTensorOnHotPath(Rule):
                     return num_chosen, bounds, steps
             """
         ),
+        # Session 27 (held out: ai2-olmo-core 2.1's AdamW, `torch.tensor(0.0, device=p.device)`
+        # per parameter; 2.3 fills with `torch.zeros`): on a hot path, a device that changes
+        # with the loop (each parameter's) is one copy per iteration of every call all the
+        # same, not one device initialised after another
+        Invalid(
+            """
+            import torch
+            class SkipStepAdamW(torch.optim.Optimizer):
+                def step(self, closure=None):
+                    for group in self.param_groups:
+                        for p in group["params"]:
+                            one = torch.tensor(1.0, dtype=torch.float32, device=p.device)
+                            #     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                            p.mul_(one)
+            """,
+            expected_fix="""
+            import torch
+            class SkipStepAdamW(torch.optim.Optimizer):
+                def step(self, closure=None):
+                    for group in self.param_groups:
+                        for p in group["params"]:
+                            one = torch.full((), 1.0, dtype=torch.float32, device=p.device)
+                            p.mul_(one)
+            """,
+        ),
         # Session 21's twin: the `else` sets another entry than the one tested: per step
         Invalid(
             """
@@ -1349,8 +1374,11 @@ class ConstantTensorOnHotPath(Rule):
             pipeline_code(self.context.path, ancestors) or request_setup(ancestors, node)
         ):
             return  # per request, before the steps: nothing queued to wait for
-        if device is not None and in_loop and varies_with_loop(device, ancestors):
-            return  # one device after another (initialising each), not one copy repeated
+        if device is not None and in_loop and not by_name and varies_with_loop(device, ancestors):
+            # One device after another (initialising each), not one copy repeated; on a hot
+            # path (an optimizer's `step` over its parameters, `p.device`) each iteration of
+            # each call copies its constant all the same.
+            return
         if moved_by_value is None:
             assert device is not None
             if provenance.device_target(device, frame, allocation=True) is not Target.DEVICE:

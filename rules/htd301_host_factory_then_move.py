@@ -16,12 +16,13 @@ from h2dlint.analysis.factories import (
 )
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import dataset_module, host_sequence, host_side
+from h2dlint.analysis.item_movers import mover_call
 from h2dlint.analysis.module_constants import host_constant
 from h2dlint.analysis.mover_calls import gathered_per_item
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.size_built import size_built_name
-from h2dlint.analysis.targets import Move
+from h2dlint.analysis.targets import Move, Target, device_by_value, device_target
 from h2dlint.analysis.tensor_kinds import tensor_evidence
 from h2dlint.analysis.torch_aliases import torch_name
 from h2dlint.analysis.unknown_data import maybe_host_data
@@ -156,12 +157,15 @@ class HostFactoryThenMove(Rule):
     message = "tensor made on the host only to be moved to the device: make it there"
     fix_safety = FixSafety.SAFE
     fix_message = "Make the tensor on the device with `device=`"
-    prefilter = (b".to(", b".cuda(")
+    # ``device``: a factory handed to a mover of the project (``move_to_device(...)``).
+    prefilter = (b".to(", b".cuda(", b"device")
     # The move's receiver is the factory call itself or a chain of exact methods on it.
     candidates = (
         f".to|.cuda of {FACTORY_TAILS}|{CHAIN_TAILS} & {FACTORY_TAILS}",
         # A module-level host tensor moved in a function (`pi.to(x.device)`).
         "def .to|.cuda",
+        # A factory handed to a mover of the project (`move_to_device(torch.zeros(n), dev)`).
+        f"def * of {FACTORY_TAILS}",
     )
 
     valid = (
@@ -548,6 +552,49 @@ class HostFactoryThenMove(Rule):
             def _test_ddp_transformer_engine(input_data):
                 x = torch.randn(16, 16).cuda() * 100
                 return x.sum()
+            """
+        ),
+        # Session 27: factories handed to movers that are no plain copy: a helper that pins
+        # first (its copy overlaps), a move to the host, a helper whose tensor branch tests
+        # another parameter than the one it moves, and a factory made on the device already.
+        Valid(
+            """
+            import torch
+            def host_to_device(t, device):
+                if isinstance(t, torch.Tensor):
+                    return t.pin_memory().to(device, non_blocking=True)
+                return t
+            def move_to_device(o, device):
+                if isinstance(o, torch.Tensor):
+                    return o.to(device)
+                elif isinstance(o, dict):
+                    return {k: move_to_device(v, device) for k, v in o.items()}
+                return o
+            def odd(o, device, flag):
+                if isinstance(flag, torch.Tensor):
+                    return o.to(device)
+                return o
+            def f(n, x: torch.Tensor):
+                a = host_to_device(torch.zeros(n), x.device)
+                b = move_to_device(torch.zeros(n), torch.device("cpu"))
+                c = odd(torch.zeros(n), x.device, x)
+                d = move_to_device(torch.zeros(n, device=x.device), x.device)
+                return a, b, c, d
+            """
+        ),
+        # Session 27: a mover of another object, whose `self.device` the caller cannot name
+        Valid(
+            """
+            import torch
+            class Runner:
+                def _stage(self, t):
+                    return t.to(self.device, non_blocking=True)
+            class Other:
+                def __init__(self, runner: Runner):
+                    self.runner = runner
+                    self.device = "cpu"
+                def step(self, n: int):
+                    return self.runner._stage(torch.zeros(n))
             """
         ),
     )
@@ -980,6 +1027,49 @@ class HostFactoryThenMove(Rule):
             """,
             message_contains="module-level host tensor `pi`",
         ),
+        # Session 27 (held out: ai2-olmo-core 2.1's `batched_histc`, the MoE router's
+        # histogram every forward): a factory handed to the project's collection mover, whose
+        # tensor branch returns `o.to(device)`: the same host allocation and copy as
+        # `torch.zeros(...).to(x.device)`, reported without a fix (the helper may do more).
+        Invalid(
+            """
+            import torch
+            def move_to_device(o, device, non_blocking=None):
+                "Move a tensor or a container of tensors to the given device."
+                if non_blocking is None:
+                    non_blocking = device.type != "cpu"
+                if isinstance(o, torch.Tensor):
+                    return o.to(device, non_blocking=non_blocking)
+                elif isinstance(o, dict):
+                    return {k: move_to_device(v, device) for k, v in o.items()}
+                return o
+            def batched_histc(x: torch.Tensor, num_classes: int) -> torch.Tensor:
+                hist = move_to_device(torch.zeros((x.shape[0], num_classes)), x.device)
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                ones = move_to_device(torch.tensor(1, dtype=x.dtype), x.device).expand_as(x)
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                hist.scatter_add_(-1, x, ones)
+                return hist
+            """
+        ),
+        # Session 27: a one-item mover of the class called on the caller's own `self` (its
+        # `self.device` is the caller's), and one that calls `.cuda()`
+        Invalid(
+            """
+            import torch
+            class Runner:
+                def _stage(self, t):
+                    return t.to(self.device, non_blocking=True)
+                def _gpu(self, t):
+                    return t.cuda()
+                def step(self, n: int):
+                    pos = self._stage(torch.arange(n))
+                    #     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    acc = self._gpu(torch.zeros(n))
+                    #     ^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return pos, acc
+            """
+        ),
     )
 
     def _certain(self, move: Move) -> str:
@@ -993,6 +1083,7 @@ class HostFactoryThenMove(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if not isinstance(func, cst.Attribute) or func.attr.value not in ("to", "cuda"):
+            self._helper_move(node)
             return
         provenance = Provenance.of(self.context)
         computed = computed_factory(provenance, func.value, provenance.current_frame())
@@ -1038,6 +1129,44 @@ class HostFactoryThenMove(Rule):
             # the host data; only a direct move is fixed.
             direct = node.func.value is factory  # type: ignore[attr-defined]
             self._constructor(node, factory, qualified, move, confidence, certain, frame, direct)
+
+    def _helper_move(self, node: cst.Call) -> None:
+        """``move_to_device(torch.zeros(n), x.device)``: a factory handed to a mover of the
+        project (a helper that returns its argument's ``.to(device)``, or a collection mover
+        whose tensor branch does), the same host allocation and copy as
+        ``torch.zeros(n).to(x.device)``. Reported without a fix (the helper may do more)."""
+        provenance = Provenance.of(self.context)
+        if not any(_torch_factory(provenance, a.value) for a in node.args):
+            return  # the cheap gate: no torch factory among the arguments
+        frame = provenance.current_frame()
+        found = mover_call(node, provenance, frame)
+        if found is None:
+            return
+        moved, device = found
+        if device is None:
+            return  # ``.cuda()``, or a device the helper picks itself
+        factory = factory_of(moved)
+        if factory is None or any(keyword(factory, k) for k in BLOCKING_KEYWORDS):
+            return
+        qualified = torch_name(provenance, factory.func, FACTORY_NAMES.__contains__)
+        if qualified is None or device_target(provenance, device, frame) is not Target.DEVICE:
+            return
+        if RunOnce.of(self.context).code(self.context.ancestors):
+            return
+        move = Move(device, None, None, False, device_by_value(device, provenance, frame))
+        confidence = Confidence.HIGH if move.by_value else Confidence.MEDIUM
+        certain = self._certain(move)
+        if qualified in SHAPE_FACTORIES:
+            self._shape_factory(node, factory, qualified, move, confidence, certain)
+        elif qualified in RANDOM_FACTORIES:
+            self.report(
+                node,
+                f"random tensor made on the host only to be moved to the device{certain}: "
+                "pass `device=` to the factory instead",
+                confidence=confidence,
+            )
+        elif qualified in CONSTRUCTORS or qualified in LEGACY_CONSTRUCTORS:
+            self._constructor(node, factory, qualified, move, confidence, certain, frame, False)
 
     def _size_built(self, node: cst.Call, receiver: cst.BaseExpression) -> bool:
         """A local name holding a host tensor computed from sizes alone (a mask of an arange
@@ -1273,6 +1402,14 @@ class HostFactoryThenMove(Rule):
 _NOT_HOST_TENSOR = frozenset(
     {"to", "cuda", "cpu", "pin_memory", "share_memory_", "numpy", "tolist", "item"}
 )
+
+
+def _torch_factory(provenance: Provenance, node: cst.BaseExpression) -> bool:
+    """Whether ``node`` is a torch factory (or a chain of exact methods on one)."""
+    factory = factory_of(node)
+    return factory is not None and (
+        torch_name(provenance, factory.func, FACTORY_NAMES.__contains__) is not None
+    )
 
 
 def _constructed_under(node: cst.BaseExpression) -> cst.Call | None:

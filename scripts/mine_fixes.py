@@ -136,6 +136,13 @@ _DOCLING_MODELS = ("2.0.8", "3.4.4", "3.10.3", "3.15.0", "4.0.4")
 _OPTIMUM_INTEL = ("1.15.2", "1.17.2", "1.18.3", "1.20.1", "1.22.0", "1.24.0", "1.26.1", "2.2.0")
 _FAIRCHEM = ("1.10.0", "2.2.0", "2.7.1", "2.13.0", "2.18.1", "2.24.0")
 _RFDETR = ("1.2.1", "1.4.3", "1.6.5", "1.8.3", "1.10.1", "1.11.2")
+# Session 27 (helper heldout27).
+_OLMO_CORE = ("1.0.0", "1.3.0", "1.6.0", "1.9.0", "2.1.0", "2.3.0", "2.6.0", "3.0.0")
+_COMPRESSED_TENSORS = ("0.12.2", "0.14.0", "0.16.0", "0.18.0", "0.20.1")
+_TORCH_TENSORRT = ("2.6.0", "2.8.0", "2.10.0", "2.12.0", "2.14.0")
+_PROTENIX = ("0.4.0", "0.5.0", "0.7.0", "1.0.0", "1.1.0", "2.0.0")
+_OPTIMUM = ("1.17.0", "1.20.0", "1.23.0", "1.26.1", "2.0.0", "2.3.0")
+_NNUNET = ("2.1.2", "2.2.1", "2.3.1", "2.4.2", "2.5.2", "2.6.4", "2.8.1")
 PAIRS: list[tuple[str, str, str]] = [
     ("lmdeploy", "0.9.2", "0.10.0"),
     ("lmdeploy", "0.10.0", "0.11.0"),
@@ -595,6 +602,37 @@ PAIRS: list[tuple[str, str, str]] = [
     *(("mace-torch", a, b) for a, b in itertools.pairwise(("0.3.6", "0.3.10", "0.3.13", "0.3.16"))),
     *(("esm", a, b) for a, b in itertools.pairwise(("3.0.8", "3.1.6", "3.2.1"))),
     *(("boltz", a, b) for a, b in itertools.pairwise(("0.4.1", "1.0.0", "2.0.3", "2.2.1"))),
+    # Session 27 (helper heldout27): model, serving-adjacent and scientific packages never
+    # scored (OLMo, AlphaFold-3 and interatomic models, TensorRT and ONNX Runtime runtimes,
+    # quantisation, super-resolution, segmentation, TTS, RWKV, retrieval). Files naming vllm
+    # or sglang were deleted unread from every release first (ai2-olmo-core 3.0.0: 1;
+    # compressed-tensors 0.12.2 to 0.20.1: 5, 88, 108, 111, 121; optimum 1.23.0 to 2.3.0: 1
+    # each; chattts 0.2.0 to 0.2.5: 12 each). Rows kept from ai2-olmo-core, protenix and
+    # orb-models.
+    *(("ai2-olmo-core", a, b) for a, b in itertools.pairwise(_OLMO_CORE)),
+    *(
+        ("ai2-olmo", a, b)
+        for a, b in itertools.pairwise(("0.2.5", "0.3.0", "0.4.0", "0.5.1", "0.6.0"))
+    ),
+    *(("compressed-tensors", a, b) for a, b in itertools.pairwise(_COMPRESSED_TENSORS)),
+    *(("torch-tensorrt", a, b) for a, b in itertools.pairwise(_TORCH_TENSORRT)),
+    *(("protenix", a, b) for a, b in itertools.pairwise(_PROTENIX)),
+    *(("spandrel", a, b) for a, b in itertools.pairwise(("0.1.0", "0.2.0", "0.3.0", "0.4.2"))),
+    ("optimum-quanto", "0.2.1", "0.2.4"),
+    *(("chai-lab", a, b) for a, b in itertools.pairwise(("0.2.0", "0.4.2", "0.6.1"))),
+    ("k-diffusion", "0.0.12", "0.1.1.post1"),
+    *(("optimum", a, b) for a, b in itertools.pairwise(_OPTIMUM)),
+    *(("lightning", a, b) for a, b in itertools.pairwise(("2.1.4", "2.3.3", "2.5.0", "2.6.6"))),
+    *(("colbert-ai", a, b) for a, b in itertools.pairwise(("0.2.15", "0.2.19", "0.2.22"))),
+    *(("orb-models", a, b) for a, b in itertools.pairwise(("0.3.2", "0.4.2", "0.5.5"))),
+    *(("chgnet", a, b) for a, b in itertools.pairwise(("0.3.1", "0.3.8", "0.4.2"))),
+    *(("infinity-emb", a, b) for a, b in itertools.pairwise(("0.0.40", "0.0.50", "0.0.60"))),
+    *(("nnunetv2", a, b) for a, b in itertools.pairwise(_NNUNET)),
+    *(("chattts", a, b) for a, b in itertools.pairwise(("0.1.1", "0.2.0", "0.2.3", "0.2.5"))),
+    *(
+        ("rwkv", a, b)
+        for a, b in itertools.pairwise(("0.7.5", "0.8.0", "0.8.10", "0.8.20", "0.8.32"))
+    ),
 ]
 # A removed line must hold one of these to start a candidate.
 MARKER = re.compile(

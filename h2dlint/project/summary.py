@@ -28,7 +28,9 @@ from typing import Any
 
 # Bumped whenever a part's meaning or shape changes: summaries of another format are dropped.
 # 4 (session 20): the part ``steps`` finds loops that run their step through one call.
-SUMMARY_FORMAT = 4
+# 5 (session 27): ``item_movers`` also names collection movers whose tensor branch returns
+# the moved argument.
+SUMMARY_FORMAT = 5
 # Parsed ``ast`` trees kept per process while their module's parts are computed one by one.
 KEPT_TREES = 4
 # Parts kept in a file of their own, read only when a process first asks for one of them: large
@@ -269,7 +271,9 @@ def returning_movers(tree: ast.Module) -> list[str]:
     """The names of the functions (at any depth) whose body, a docstring aside, is one
     ``return`` of a ``.to(...)`` or ``.cuda(...)`` call: the one-item movers
     (``def stage(t, device): return t.to(device, non_blocking=True)``) whose call in a loop
-    copies each item on its own. A superset: the analysis checks what is moved and where."""
+    copies each item on its own; also the collection movers whose tensor branch is such a
+    ``return`` (``move_to_device(o, device)``). A superset: the analysis checks what is moved
+    and where."""
     found: list[str] = []
     for node in ast.walk(tree):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -281,15 +285,46 @@ def returning_movers(tree: ast.Module) -> list[str]:
             and isinstance(body[0].value, ast.Constant)
         ):
             body = body[1:]
-        if len(body) != 1 or not isinstance(body[0], ast.Return):
-            continue
-        value = body[0].value
+        if len(body) == 1 and isinstance(body[0], ast.Return):
+            value = body[0].value
+        else:
+            value = _tensor_branch_return(body)
         while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
             if value.func.attr in ("to", "cuda"):
                 found.append(node.name)
                 break
             value = value.func.value
     return sorted(set(found))
+
+
+def _tensor_branch_return(body: list[ast.stmt]) -> ast.expr | None:
+    """What the tensor branch of a collection mover returns (``if isinstance(o, torch.Tensor):
+    return o.to(device)``, then branches for dicts and lists), when statements without a
+    ``return`` are all that come before it."""
+    for statement in body:
+        if isinstance(statement, ast.If) and _tests_tensor(statement.test):
+            inner = statement.body
+            if len(inner) == 1 and isinstance(inner[0], ast.Return):
+                return inner[0].value
+            return None
+        if any(isinstance(node, ast.Return) for node in ast.walk(statement)):
+            return None
+    return None
+
+
+def _tests_tensor(test: ast.expr) -> bool:
+    """``isinstance(o, torch.Tensor)``, ``isinstance(o, Tensor)`` or ``torch.is_tensor(o)``."""
+    if not isinstance(test, ast.Call) or not test.args:
+        return False
+    func = test.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    if name == "is_tensor":
+        return len(test.args) == 1
+    if name != "isinstance" or len(test.args) != 2:
+        return False
+    kind = test.args[1]
+    kind_name = kind.attr if isinstance(kind, ast.Attribute) else getattr(kind, "id", None)
+    return kind_name == "Tensor"
 
 
 def _marked_lines(data: bytes) -> list[int]:
