@@ -253,7 +253,10 @@ class SyncOnHotPath(Rule):
     (a class named `...Transform`, or derived from one and from no torch module: MONAI's
     `SqueezeDim(Transform)`, PyTorch Geometric's `AddMetaPaths(BaseTransform)`), also when a
     hot function calls them, and the functions of a tokenizer module
-    (`tokenizer.py`); the `forward`/`__call__` of an export wrapper or an evaluator (a class
+    (`tokenizer.py`); the copy of a post-processor's result outside its loops (a class named
+    `...PostProcessor`, or any class that is no torch module in a module named for
+    post-processing, `rec_postprocess.py`: an OCR label decoder's `preds.cpu().numpy()`);
+    the `forward`/`__call__` of an export wrapper or an evaluator (a class
     named `...Export...`, `...Onnx...`, `...Evaluator`) and functions named for the log they
     write (`train_step_logs`); calls of the object's own members named like
     tensor methods (`self.repeat(x)` runs a submodule);
@@ -4028,7 +4031,7 @@ class SyncOnHotPath(Rule):
             and output_after_loop(provenance, self.context.ancestors, explicit)
         ):
             return False  # the loop's result handed on (or decoded to text) once, not per step
-        if kind == "copy" and copied_output(self.context.ancestors, explicit):
+        if kind == "copy" and copied_output(self.context.path, self.context.ancestors, explicit):
             return False  # a validation step's metric input, a host-in/out wrapper's result
         shown = self.shown(tensor, "the tensor")
         read = what.format(shown)

@@ -120,3 +120,33 @@ def test_rows_of_a_reshaped_numpy_array_are_host_data() -> None:
 def test_rows_of_a_reshaped_tensor_stay_reported() -> None:
     code = KEYPOINTS.replace("MADE", "torch.as_tensor(values)")
     assert _findings(code, "HTD201") == [7]
+
+
+# A label decoder in a module named for post-processing (mineru 4's `CTCLabelDecode` in
+# `postprocess/rec_postprocess.py`): the copy of the model's output is the object's result.
+DECODER = """
+    import torch
+
+    class CTCLabelDecode:
+        def __call__(self, preds):
+            probs, idx = preds.max(dim=2)
+            idx = idx.cpu().numpy()
+            return self.decode(idx)
+"""
+
+
+def _findings_in(code: str, path: str) -> list[int]:
+    rule = all_rules()["HTD202"]
+    enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
+    return [f.start.row for f in check_text(textwrap.dedent(code), path, enabled)]
+
+
+def test_a_class_in_a_post_processing_module_returns_its_copy() -> None:
+    assert _findings_in(DECODER, "ocr/rec_postprocess.py") == []
+    assert _findings_in(DECODER, "ocr/postprocessing.py") == []
+
+
+def test_the_same_class_elsewhere_or_a_module_stays_reported() -> None:
+    assert _findings_in(DECODER, "ocr/rec_decode.py") == [7]
+    module = DECODER.replace("class CTCLabelDecode:", "class CTCLabelDecode(torch.nn.Module):")
+    assert _findings_in(module, "ocr/rec_postprocess.py") == [7]

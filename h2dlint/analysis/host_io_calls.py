@@ -32,13 +32,14 @@ HOST_INPUTS = frozenset({"from_numpy", "fromarray", "to_tensor", "ToTensor"})
 _ON_THE_WAY = frozenset({"detach", "float", "squeeze", "numpy", "clone", "contiguous"})
 
 
-def copied_output(ancestors: Sequence[cst.CSTNode], copy: cst.Call | None) -> bool:
-    """Whether a copy to the host below ``ancestors`` is what its code exists to produce: a
-    validation step's outputs for a host metric (:func:`in_evaluation_hook`), or the result of
-    a host-in, host-out wrapper (:func:`host_io_output`)."""
+def copied_output(path: str, ancestors: Sequence[cst.CSTNode], copy: cst.Call | None) -> bool:
+    """Whether a copy to the host below ``ancestors`` (in the module at ``path``) is what its
+    code exists to produce: a validation step's outputs for a host metric
+    (:func:`in_evaluation_hook`), a post-processor's result (:func:`postprocessor_output`), or
+    the result of a host-in, host-out wrapper (:func:`host_io_output`)."""
     if in_evaluation_hook(ancestors):
         return True
-    if copy is not None and postprocessor_output(ancestors, copy):
+    if copy is not None and postprocessor_output(ancestors, copy, postprocessing_module(path)):
         return True
     return copy is not None and host_io_output(ancestors, copy)
 
@@ -47,10 +48,21 @@ def copied_output(ancestors: Sequence[cst.CSTNode], copy: cst.Call | None) -> bo
 _POSTPROCESSOR_WORDS = ("postprocessor", "postprocess")
 
 
-def postprocessor_output(ancestors: Sequence[cst.CSTNode], copy: cst.CSTNode) -> bool:
+def postprocessing_module(path: str) -> bool:
+    """Whether the module's file is named for post-processing (``rec_postprocess.py``,
+    ``postprocessing.py``, ``post_process.py``): its classes turn a model's output into results
+    (``CTCLabelDecode`` in an OCR package's ``rec_postprocess.py``), whatever they are called."""
+    stem = path.replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".py")
+    return "postprocess" in stem.lower().replace("_", "")
+
+
+def postprocessor_output(
+    ancestors: Sequence[cst.CSTNode], copy: cst.CSTNode, module_named: bool = False
+) -> bool:
     """Whether ``copy`` (a copy to the host below ``ancestors``, innermost last) is a
     post-processor's result: in a method of a class named for post-processing (``CTCPostProcessor``,
-    ``DBPostProcessor``, or one whose base is), which is no torch module, and in no loop of the
+    ``DBPostProcessor``, or one whose base is; any class where ``module_named``: the module is
+    named for post-processing), which is no torch module, and in no loop of the
     method (the outermost ``in`` of a comprehension runs once). Such an object turns a model's
     raw output into what the caller asked for (words, boxes, scores) on the host, once per call
     of the model: the copy is its output, and nothing is queued behind it to stall. DETR's
@@ -68,15 +80,16 @@ def postprocessor_output(ancestors: Sequence[cst.CSTNode], copy: cst.CSTNode) ->
                 return False
         if isinstance(node, cst.FunctionDef):
             owner = ancestors[i - 2] if i >= 2 else None
-            return isinstance(owner, cst.ClassDef) and _postprocessor_class(owner)
+            return isinstance(owner, cst.ClassDef) and _postprocessor_class(owner, module_named)
     return False
 
 
-def _postprocessor_class(cls: cst.ClassDef) -> bool:
+def _postprocessor_class(cls: cst.ClassDef, module_named: bool) -> bool:
     bases = [_base_name(arg.value) for arg in cls.bases]
     if any(base.endswith("Module") for base in bases):
         return False
-    return any(name.lower().endswith(_POSTPROCESSOR_WORDS) for name in [cls.name.value, *bases])
+    names = [cls.name.value, *bases]
+    return module_named or any(name.lower().endswith(_POSTPROCESSOR_WORDS) for name in names)
 
 
 def host_io_output(ancestors: Sequence[cst.CSTNode], copy: cst.Call) -> bool:
