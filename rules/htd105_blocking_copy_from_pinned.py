@@ -135,9 +135,13 @@ class BlockingCopyFromPinned(Rule):
     message = "blocking host-to-device copy from pinned memory"
     fix_safety = FixSafety.UNSAFE
     fix_message = "Add `non_blocking=True`"
-    # The source must be provably pinned: the file says pin_memory somewhere.
-    prefilter = (b"pin_memory",)
-    candidates = (".to|.cuda|.copy_",)
+    # The source must be provably pinned, but the proof may come from another module of the
+    # project (a module-level pinned buffer imported from a pool module, a helper or class of
+    # another module that allocates with ``pin_memory=True``): a file that never says
+    # ``pin_memory`` itself can hold one, so a copy call in a function makes the file a
+    # candidate (at module level, only where the file says ``pin_memory``).
+    prefilter = (b"pin_memory", b".to", b".cuda", b"copy_")
+    candidates = (".to|.cuda|.copy_ & text pin_memory", "def .to|.cuda|.copy_")
 
     valid = (
         Valid(
@@ -146,6 +150,17 @@ class BlockingCopyFromPinned(Rule):
             def f(device):
                 x = torch.zeros(8, pin_memory=True)
                 return x.to(device, non_blocking=True)
+            """
+        ),
+        # Session 27 (misses27): a file that never says pin_memory is checked (a pinned buffer
+        # may come from another module), but a tensor it cannot place stays unknown
+        Valid(
+            """
+            import torch
+            from pool import scratch
+            def upload(values, device):
+                scratch[: len(values)].copy_(torch.as_tensor(values))
+                return values.to(device), scratch[: len(values)].to(device)
             """
         ),
         # to the host, a dtype conversion, a pinned-to-pinned host copy

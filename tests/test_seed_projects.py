@@ -61,12 +61,6 @@ KNOWN_MISSES: frozenset[str] = frozenset(
         # and passed in as a parameter (needs argument flow between functions).
         "imagegen/train.py:62:HTD102",
         "imagegen/train.py:63:HTD102",
-        # HTD105 miss: the pinned module-level tensor of another module is known now (the
-        # provenance tests show it), but HTD105 does not report this blocking copy of a slice
-        # of it yet.
-        "kvoffload/swapper.py:42:HTD105",
-        # HTD202 miss: a sync in a per-request helper of another module.
-        "serving_mm/mm_utils.py:84:HTD202",
         # servekit: a pinned host pool reached through a list a helper fills and a zip of it
         # (HTD105); a number written through a list unpacked from a dict of tuples into a
         # parameter tensor (HTD202 element write, HIGH-only).

@@ -1,0 +1,134 @@
+"""Session 27 (misses27): facts that come from another module of the project.
+
+- HTD105's byte prefilter asked the file itself to say ``pin_memory``; a pinned buffer made in
+  another module (a pool module's module-level staging tensor, a helper that allocates pinned)
+  is proven pinned by the project index, so a file that only imports and copies it is checked
+  too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _check_package(
+    tmp_path: Path, files: dict[str, str], *codes: str
+) -> list[tuple[str, int, str]]:
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    command = ["check", "--no-cache", "-j", "1", "--select", ",".join(codes), "--exit-zero"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "h2dlint", *command, "--output-format", "json", "pkg"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    )
+    return sorted(
+        (r["filename"].rsplit("/", 1)[-1], r["location"]["row"], r["code"])
+        for r in json.loads(proc.stdout)
+    )
+
+
+_POOL = """
+    import torch
+    STAGING = torch.empty(4096, dtype=torch.int32, pin_memory=True)
+    SCRATCH = torch.empty(4096, dtype=torch.int32)
+    def make_host(n):
+        return torch.empty(n, dtype=torch.int64, pin_memory=True)
+"""
+
+
+def test_a_pinned_buffer_of_another_module_copied_blocking(tmp_path: Path) -> None:
+    found = _check_package(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/pool.py": _POOL,
+            "pkg/upload.py": """
+                import torch
+                from pkg.pool import SCRATCH, STAGING, make_host
+                def upload(table, device):
+                    n = len(table)
+                    STAGING[:n].copy_(torch.tensor(table, dtype=torch.int32))
+                    return STAGING[:n].to(device)
+                def upload_scratch(table, device):
+                    n = len(table)
+                    SCRATCH[:n].copy_(torch.tensor(table, dtype=torch.int32))
+                    return SCRATCH[:n].to(device)
+                def upload_given(values, device):
+                    return values.to(device)
+                def upload_slots(slots, device):
+                    host = make_host(len(slots))
+                    host.copy_(torch.tensor(slots))
+                    return host.to(device)
+            """,
+        },
+        "HTD105",
+    )
+    # The pageable scratch buffer and a tensor of unknown placement are left alone.
+    assert found == [("upload.py", 7, "HTD105"), ("upload.py", 17, "HTD105")]
+
+
+def test_a_method_reached_through_an_attribute_typed_as_the_framework_base(
+    tmp_path: Path,
+) -> None:
+    """``self.model.embed(...)`` of ``model: nn.Module``, from a runner's per-step helper
+    (``execute_model`` -> ``self._encode()`` -> ``self.model.embed()``) reaches the model's
+    ``embed`` and what it calls in a third module; a method the runner calls only from
+    ``__init__`` (``warm_up``), or one no runner calls, stays cold."""
+    utils = """
+        import torch
+        def sizes(grid: torch.Tensor) -> list[int]:
+            return grid.prod(-1).tolist()
+        def warm_sizes(grid: torch.Tensor) -> list[int]:
+            return grid.prod(-1).tolist()
+        def other_sizes(grid: torch.Tensor) -> list[int]:
+            return grid.prod(-1).tolist()
+    """
+    model = """
+        import torch
+        import torch.nn as nn
+        from pkg.utils import other_sizes, sizes, warm_sizes
+        class Model(nn.Module):
+            def embed(self, grid: torch.Tensor):
+                return sizes(grid)
+            def warm_up(self, grid: torch.Tensor):
+                return warm_sizes(grid)
+            def unused(self, grid: torch.Tensor):
+                return other_sizes(grid)
+    """
+    runner = """
+        import torch
+        import torch.nn as nn
+        class Runner:
+            def __init__(self, model: nn.Module, grid: torch.Tensor) -> None:
+                self.model = model
+                self.model.warm_up(grid)
+            def _encode(self, grid: torch.Tensor):
+                return self.model.embed(grid)
+            def execute_model(self, grid: torch.Tensor):
+                return self._encode(grid)
+    """
+    found = _check_package(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/utils.py": utils,
+            "pkg/model.py": model,
+            "pkg/runner.py": runner,
+        },
+        "HTD202",
+    )
+    assert found == [("utils.py", 4, "HTD202")]
