@@ -2205,6 +2205,21 @@ class SyncOnHotPath(Rule):
                     return list(zip(words, probs.numpy().tolist()))
             """
         ),
+        # Session 27 (misses27): TorchScript's arm of a device test is never taken when Python
+        # runs the code: `is_scripting() or not x.is_cuda` holds only off CUDA (torchrec's
+        # `_safe_tolist`)
+        Valid(
+            """
+            import torch
+            def _safe_tolist(tensor: torch.Tensor) -> list[int]:
+                if torch.jit.is_scripting() or not tensor.is_cuda:
+                    return tensor.tolist()
+                return []
+            class M(torch.nn.Module):
+                def forward(self, x: torch.Tensor):
+                    return _safe_tolist(x)
+            """
+        ),
         # Session 27 (misses27): unpacked from a parameter's items as a list of stop tokens is,
         # a tensor of stop positions (`dict[int, tuple[int, torch.Tensor]]`) may be a mask
         Valid(

@@ -132,3 +132,58 @@ def test_a_method_reached_through_an_attribute_typed_as_the_framework_base(
         "HTD202",
     )
     assert found == [("utils.py", 4, "HTD202")]
+
+
+def test_torchscript_arm_of_a_device_test() -> None:
+    """``torch.jit.is_scripting() or not x.is_cuda`` holds only off CUDA when Python runs the
+    code; ``flag or not x.is_cuda`` does not."""
+    import libcst as cst
+
+    from h2dlint.analysis.device_branches import holds_on_cuda, only_off_cuda
+
+    def test(text: str) -> cst.BaseExpression:
+        return cst.parse_expression(text)
+
+    assert only_off_cuda(test("torch.jit.is_scripting() or not x.is_cuda"))
+    assert only_off_cuda(test("not x.is_cuda or jit.is_scripting()"))
+    assert not only_off_cuda(test("flag or not x.is_cuda"))
+    assert holds_on_cuda(test("torch.jit.is_scripting() or x.is_cuda"))
+    assert not only_off_cuda(test("torch.jit.is_scripting()"))
+
+
+def test_unpinned_loader_batches_of_another_module_passed_as_a_parameter(tmp_path: Path) -> None:
+    """``train, val = make_loaders(...)`` of another module; ``evaluate(val)`` copies each
+    batch's fields with ``non_blocking=True``: the workers' batches are pageable. The pinned
+    train loader's batches, and a loader one of whose callers passes a pinned one, are not."""
+    data = """
+        import torch
+        from torch.utils.data import DataLoader
+        def collate(samples):
+            return {"x": torch.stack([s["x"] for s in samples])}
+        def make_loaders(train_set, val_set, workers: int = 4):
+            train = DataLoader(train_set, num_workers=workers, pin_memory=True, collate_fn=collate)
+            val = DataLoader(val_set, num_workers=2, collate_fn=collate)
+            return train, val
+    """
+    train = """
+        from pkg.data import make_loaders
+        def evaluate(loader, device):
+            for batch in loader:
+                x = batch["x"].to(device, non_blocking=True)
+        def train_epoch(loader, device):
+            for batch in loader:
+                x = batch["x"].to(device, non_blocking=True)
+        def mixed(loader, device):
+            for batch in loader:
+                x = batch["x"].to(device, non_blocking=True)
+        def fit(train_set, val_set, device):
+            train_loader, val_loader = make_loaders(train_set, val_set)
+            train_epoch(train_loader, device)
+            evaluate(val_loader, device)
+            mixed(train_loader, device)
+            mixed(val_loader, device)
+    """
+    found = _check_package(
+        tmp_path, {"pkg/__init__.py": "", "pkg/data.py": data, "pkg/train.py": train}, "HTD102"
+    )
+    assert found == [("train.py", 5, "HTD102")]

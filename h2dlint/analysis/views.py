@@ -172,6 +172,10 @@ def subscript_fact(provenance: FactSource, node: cst.Subscript, frame: Frame, de
     base = provenance.fact(node.value, frame, depth + 1)
     if not base.known:
         return UNKNOWN_FACT
+    if _field_key(node):
+        # ``batch["pixel_values"]``: no tensor takes a string index, so the base is a
+        # collection whose fact is its fields' (a loader's batch): the whole field, as it is.
+        return base
     kind = classify_index(provenance, node, frame, depth)
     if kind is Index.ADVANCED:
         return base.derived()
@@ -181,6 +185,13 @@ def subscript_fact(provenance: FactSource, node: cst.Subscript, frame: Frame, de
         return base.view(contiguous=False)
     # A view or a gather: placement is kept, pinning is not known.
     return Fact(Where.DEVICE if base.where is Where.DEVICE else Where.HOST)
+
+
+def _field_key(node: cst.Subscript) -> bool:
+    """``x["name"]``: one string literal as the index."""
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return False
+    return isinstance(node.slice[0].slice.value, (cst.SimpleString, cst.ConcatenatedString))
 
 
 def _literal_dim(call: cst.Call) -> int | None:
