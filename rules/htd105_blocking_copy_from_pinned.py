@@ -144,6 +144,24 @@ class BlockingCopyFromPinned(Rule):
     candidates = (".to|.cuda|.copy_ & text pin_memory", "def .to|.cuda|.copy_")
 
     valid = (
+        # Session 27 (misses27): items of a list of pinned pools indexed by a tensor (a gather:
+        # a fresh pageable tensor), or of a list whose items are not all pinned
+        Valid(
+            """
+            import torch
+            def pool(n):
+                return torch.zeros(n, 8, pin_memory=True)
+            class Handler:
+                def __init__(self, n: int, layers: int) -> None:
+                    self.host_caches = [pool(n) for _ in range(layers)]
+                    self.mixed = [pool(n), torch.zeros(n, 8)]
+                def swap_in(self, src: torch.Tensor, i: int, device) -> None:
+                    for host in self.host_caches:
+                        host[src].to(device)
+                    for host in self.mixed:
+                        host[i].to(device)
+            """
+        ),
         Valid(
             """
             import torch
@@ -328,6 +346,23 @@ class BlockingCopyFromPinned(Rule):
         ),
     )
     invalid = (
+        # Session 27 (misses27): an item of a list of pinned pools (one per layer, a helper
+        # allocating each), reached through a zip, indexed by a number its annotation says
+        Invalid(
+            """
+            import torch
+            def pool(n, shape):
+                return torch.zeros((n, *shape), pin_memory=True)
+            class Handler:
+                def __init__(self, gpu_caches: list[torch.Tensor], n: int) -> None:
+                    self.gpu_caches = gpu_caches
+                    self.host_caches = [pool(n, c.shape[1:]) for c in gpu_caches]
+                def swap_in(self, src: list[int], dst: list[int]) -> None:
+                    for gpu, host in zip(self.gpu_caches, self.host_caches):
+                        gpu[dst[0]] = host[src[0]].to(gpu.device)
+                #                     ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """
+        ),
         # the copy grows past the line length: its arguments go on a line of their own
         Invalid(
             """

@@ -187,3 +187,28 @@ def test_unpinned_loader_batches_of_another_module_passed_as_a_parameter(tmp_pat
         tmp_path, {"pkg/__init__.py": "", "pkg/data.py": data, "pkg/train.py": train}, "HTD102"
     )
     assert found == [("train.py", 5, "HTD102")]
+
+
+def test_python_ints_by_annotation_index_a_pinned_pool_as_views() -> None:
+    """Parameters, loop targets and list elements that annotations say are ints index a
+    pinned tensor as numbers do (a view: still pinned), not as index tensors (a gather into a
+    fresh pageable tensor); a ``tuple[int, str]`` element or a bare parameter says nothing."""
+    from h2dlint.engine import EnabledRule, check_text
+    from h2dlint.registry import all_rules
+
+    code = """
+        import torch
+        POOL = torch.zeros(64, 8, pin_memory=True)
+        def f(i: int, ids: list[int], t: tuple[int, ...], pair: tuple[int, str], x, dev):
+            for a, b in zip(ids, ids):
+                POOL[a].to(dev)
+            POOL[i].to(dev)
+            POOL[ids[0]].to(dev)
+            POOL[t[0]].to(dev)
+            POOL[pair[0]].to(dev)
+            POOL[x].to(dev)
+    """
+    rule = all_rules()["HTD105"]
+    enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
+    found = check_text(textwrap.dedent(code), "m.py", enabled)
+    assert sorted(f.start.row for f in found) == [6, 7, 8, 9]

@@ -58,6 +58,9 @@ def _iterated(node: cst.BaseExpression, bindings: Bindings, frame: Frame) -> Ele
     if not isinstance(node, cst.Call) or any(a.keyword or a.star for a in node.args):
         return None
     func = node.func
+    if isinstance(func, cst.Name) and func.value == "zip" and node.args:
+        items = [_iterated(a.value, bindings, frame) for a in node.args]
+        return tuple(i for i in items if i is not None) if None not in items else None
     if isinstance(func, cst.Name) and func.value == "enumerate" and len(node.args) == 1:
         inner = _iterated(node.args[0].value, bindings, frame)
         return (_INT, inner) if inner is not None else None
@@ -113,3 +116,32 @@ def _parts(annotation: cst.BaseExpression) -> tuple[str, list[cst.BaseExpression
             return None
         args.append(element.slice.value)
     return base.value, args
+
+
+def python_int(bindings: Bindings, node: cst.BaseExpression, frame: Frame) -> bool:
+    """Whether an annotation says ``node`` is a Python ``int``: a parameter annotated ``int``
+    (that nothing rebinds), a loop target so annotated (:func:`loop_target_annotation`: ``for
+    src, dst in zip(src_blocks, dst_blocks)`` of ``list[int]`` parameters), or an element of a
+    parameter annotated as a list or sequence of ints (``src_blocks[0]``)."""
+    if isinstance(node, cst.Name):
+        annotation = unrebound_parameter_annotation(
+            bindings, node, frame
+        ) or loop_target_annotation(bindings, node, frame)
+        return isinstance(annotation, cst.Name) and annotation.value == "int"
+    if not (
+        isinstance(node, cst.Subscript)
+        and isinstance(node.value, cst.Name)
+        and len(node.slice) == 1
+        and isinstance(node.slice[0].slice, cst.Index)
+    ):
+        return False
+    annotation = unrebound_parameter_annotation(bindings, node.value, frame)
+    parts = _parts(annotation) if annotation is not None else None
+    if parts is None or parts[0] not in _SEQUENCES | {"tuple", "Tuple"}:
+        return False
+    args = parts[1]
+    if parts[0] in ("tuple", "Tuple") and not (
+        len(args) == 2 and isinstance(args[1], cst.Ellipsis)
+    ):
+        return False
+    return isinstance(args[0], cst.Name) and args[0].value == "int"

@@ -13,6 +13,7 @@ import libcst as cst
 
 from h2dlint.analysis.facts import UNKNOWN_FACT, Fact, Where
 from h2dlint.analysis.frames import unrebound_parameter_annotation
+from h2dlint.analysis.loop_annotations import python_int
 
 if TYPE_CHECKING:
     from h2dlint.analysis.fact_source import FactSource
@@ -73,8 +74,8 @@ def _element_kind(
         return "ellipsis"
     if isinstance(value, cst.Name) and value.value == "None":
         return "newaxis"
-    if _is_int_literal(value):
-        return "int"
+    if _is_int_literal(value) or python_int(provenance.bindings(frame), value, frame):
+        return "int"  # also a number by its annotation (``src_blocks[0]`` of ``list[int]``)
     if isinstance(value, (cst.List, cst.ListComp, cst.Tuple)):
         return "advanced"
     if provenance.fact(value, frame, depth + 1).known:

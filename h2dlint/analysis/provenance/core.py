@@ -42,6 +42,7 @@ from h2dlint.analysis.provenance.common import (
     scalar_tensor,
     unpacked_split,
 )
+from h2dlint.analysis.provenance.items import item_fact
 from h2dlint.analysis.provenance.loaders import loader_fact
 from h2dlint.analysis.views import subscript_fact
 from h2dlint.context import FileContext, SharedKey
@@ -345,9 +346,13 @@ class Provenance(CallFacts):
             return UNKNOWN_FACT
         whole = self.fact(iterable, frame, depth + 1)
         if not whole.known:
-            # An item of a list of tensors whose placement is proven (``self.caches`` made of
-            # ``torch.empty(..., pin_memory=True)``): where they are; pinned or not, unsaid.
+            # An item of a list of tensors whose facts agree (``self.caches`` made of
+            # ``torch.empty(..., pin_memory=True)``): theirs; where the items are placed only,
+            # where they are (pinned or not, unsaid).
             if isinstance(iterable, (cst.Name, cst.Attribute)):
+                item = item_fact(self, iterable, frame, depth + 1)
+                if item.known:
+                    return item
                 where = self.sequence_where(iterable, frame, depth + 1)
                 if where is not Where.UNKNOWN:
                     return Fact(where)
