@@ -212,3 +212,33 @@ def test_python_ints_by_annotation_index_a_pinned_pool_as_views() -> None:
     enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
     found = check_text(textwrap.dedent(code), "m.py", enabled)
     assert sorted(f.start.row for f in found) == [6, 7, 8, 9]
+
+
+def test_a_callee_reached_only_through_an_off_cuda_arm_is_not_hot(tmp_path: Path) -> None:
+    """gptqmodel's ``forward``: ``if x.device.type == "cpu": return self._cpu_forward(x)``:
+    what ``_cpu_forward`` calls in another module runs on CPU tensors; what the CUDA arm calls
+    runs per step on the GPU."""
+    utils = """
+        import torch
+        def cpu_scale(s: torch.Tensor) -> float:
+            return s.max().item()
+        def gpu_scale(s: torch.Tensor) -> float:
+            return s.max().item()
+    """
+    layer = """
+        import torch
+        from pkg.utils import cpu_scale, gpu_scale
+        class Layer(torch.nn.Module):
+            def _cpu_path(self, x: torch.Tensor):
+                return x * cpu_scale(x)
+            def _gpu_path(self, x: torch.Tensor):
+                return x * gpu_scale(x)
+            def forward(self, x: torch.Tensor):
+                if x.device.type == "cpu":
+                    return self._cpu_path(x)
+                return self._gpu_path(x)
+    """
+    found = _check_package(
+        tmp_path, {"pkg/__init__.py": "", "pkg/utils.py": utils, "pkg/layer.py": layer}, "HTD202"
+    )
+    assert found == [("layer.py", 8, "HTD202"), ("utils.py", 6, "HTD202")], found

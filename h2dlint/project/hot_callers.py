@@ -16,7 +16,7 @@ from typing import Protocol, TypeVar
 # Hops between modules followed up the call graph from the function asked about.
 MAX_HOPS = 2
 # Hops of any kind.
-MAX_STEPS = 4
+MAX_STEPS = 3
 
 
 class CallerLike(Protocol):

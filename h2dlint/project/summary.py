@@ -28,7 +28,8 @@ from typing import Any
 
 # Bumped whenever a part's meaning or shape changes: summaries of another format are dropped.
 # 4 (session 20): the part ``steps`` finds loops that run their step through one call.
-SUMMARY_FORMAT = 4
+# 5 (session 27): its ``guarded`` lines also hold the arms of device tests taken only off CUDA.
+SUMMARY_FORMAT = 5
 # Parsed ``ast`` trees kept per process while their module's parts are computed one by one.
 KEPT_TREES = 4
 # Parts kept in a file of their own, read only when a process first asks for one of them: large
