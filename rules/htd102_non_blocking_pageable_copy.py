@@ -112,6 +112,31 @@ class NonBlockingPageableCopy(Rule):
     candidates = (".to|.cuda|.copy_(non_blocking=)", ".pin_memory")
 
     valid = (
+        # Session 27 (misses27): a loader's batches are pageable only where workers collate
+        # them and nothing pins them: pinned by the loader, made by the dataset in the main
+        # process (`num_workers=0`: it may hand out device tensors), or collated by a function
+        # that moves them, they are left alone; so is a parameter one of whose callers passes
+        # a pinned loader
+        Valid(
+            """
+            import torch
+            from torch.utils.data import DataLoader
+            def to_device(samples):
+                return {"x": torch.stack([s["x"] for s in samples]).cuda()}
+            def run(loader, device):
+                for batch in loader:
+                    batch["x"].to(device, non_blocking=True)
+            def main(ds, device):
+                for batch in DataLoader(ds, num_workers=4, pin_memory=True):
+                    batch["x"].to(device, non_blocking=True)
+                for batch in DataLoader(ds, num_workers=0):
+                    batch["x"].to(device, non_blocking=True)
+                for batch in DataLoader(ds, num_workers=4, collate_fn=to_device):
+                    batch["x"].to(device, non_blocking=True)
+                run(DataLoader(ds, num_workers=4), device)
+                run(DataLoader(ds, num_workers=4, pin_memory=True), device)
+            """
+        ),
         # Session 25 (join25): a helper whose every return is a fresh join: HTD104's, at the call
         Valid(
             """
@@ -531,6 +556,33 @@ class NonBlockingPageableCopy(Rule):
         ),
     )
     invalid = (
+        # Session 27 (misses27): batches that worker processes collate without pinning are
+        # pageable host memory: the loader made here, returned in a tuple by a helper
+        # (`train, val = make_loaders(...)`), or passed to a function's parameter by every call
+        Invalid(
+            """
+            import torch
+            from torch.utils.data import DataLoader
+            def collate(samples):
+                return {"x": torch.stack([s["x"] for s in samples])}
+            def make_loaders(train_set, val_set):
+                train = DataLoader(train_set, num_workers=4, pin_memory=True, collate_fn=collate)
+                val = DataLoader(val_set, num_workers=2, collate_fn=collate)
+                return train, val
+            def evaluate(loader, device):
+                for batch in loader:
+                    batch["x"].to(device, non_blocking=True)
+                #   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            def fit(train_set, val_set, device):
+                train, val = make_loaders(train_set, val_set)
+                for batch in train:
+                    batch["x"].to(device, non_blocking=True)
+                evaluate(val, device)
+                for batch in DataLoader(val_set, num_workers=2):
+                    batch.to(device, non_blocking=True)
+                #   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """
+        ),
         # Session 25 (variants25c): rows of a pinned table gathered by an index tensor (a
         # parameter annotated as one) make a fresh pageable tensor
         Invalid(

@@ -135,17 +135,50 @@ class BlockingCopyFromPinned(Rule):
     message = "blocking host-to-device copy from pinned memory"
     fix_safety = FixSafety.UNSAFE
     fix_message = "Add `non_blocking=True`"
-    # The source must be provably pinned: the file says pin_memory somewhere.
-    prefilter = (b"pin_memory",)
-    candidates = (".to|.cuda|.copy_",)
+    # The source must be provably pinned, but the proof may come from another module of the
+    # project (a module-level pinned buffer imported from a pool module, a helper or class of
+    # another module that allocates with ``pin_memory=True``): a file that never says
+    # ``pin_memory`` itself can hold one, so a copy call in a function makes the file a
+    # candidate (at module level, only where the file says ``pin_memory``).
+    prefilter = (b"pin_memory", b".to", b".cuda", b"copy_")
+    candidates = (".to|.cuda|.copy_ & text pin_memory", "def .to|.cuda|.copy_")
 
     valid = (
+        # Session 27 (misses27): items of a list of pinned pools indexed by a tensor (a gather:
+        # a fresh pageable tensor), or of a list whose items are not all pinned
+        Valid(
+            """
+            import torch
+            def pool(n):
+                return torch.zeros(n, 8, pin_memory=True)
+            class Handler:
+                def __init__(self, n: int, layers: int) -> None:
+                    self.host_caches = [pool(n) for _ in range(layers)]
+                    self.mixed = [pool(n), torch.zeros(n, 8)]
+                def swap_in(self, src: torch.Tensor, i: int, device) -> None:
+                    for host in self.host_caches:
+                        host[src].to(device)
+                    for host in self.mixed:
+                        host[i].to(device)
+            """
+        ),
         Valid(
             """
             import torch
             def f(device):
                 x = torch.zeros(8, pin_memory=True)
                 return x.to(device, non_blocking=True)
+            """
+        ),
+        # Session 27 (misses27): a file that never says pin_memory is checked (a pinned buffer
+        # may come from another module), but a tensor it cannot place stays unknown
+        Valid(
+            """
+            import torch
+            from pool import scratch
+            def upload(values, device):
+                scratch[: len(values)].copy_(torch.as_tensor(values))
+                return values.to(device), scratch[: len(values)].to(device)
             """
         ),
         # to the host, a dtype conversion, a pinned-to-pinned host copy
@@ -313,6 +346,23 @@ class BlockingCopyFromPinned(Rule):
         ),
     )
     invalid = (
+        # Session 27 (misses27): an item of a list of pinned pools (one per layer, a helper
+        # allocating each), reached through a zip, indexed by a number its annotation says
+        Invalid(
+            """
+            import torch
+            def pool(n, shape):
+                return torch.zeros((n, *shape), pin_memory=True)
+            class Handler:
+                def __init__(self, gpu_caches: list[torch.Tensor], n: int) -> None:
+                    self.gpu_caches = gpu_caches
+                    self.host_caches = [pool(n, c.shape[1:]) for c in gpu_caches]
+                def swap_in(self, src: list[int], dst: list[int]) -> None:
+                    for gpu, host in zip(self.gpu_caches, self.host_caches):
+                        gpu[dst[0]] = host[src[0]].to(gpu.device)
+                #                     ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """
+        ),
         # the copy grows past the line length: its arguments go on a line of their own
         Invalid(
             """

@@ -2226,6 +2226,34 @@ class SyncOnHotPath(Rule):
                     return list(zip(words, probs.numpy().tolist()))
             """
         ),
+        # Session 27 (misses27): TorchScript's arm of a device test is never taken when Python
+        # runs the code: `is_scripting() or not x.is_cuda` holds only off CUDA (torchrec's
+        # `_safe_tolist`)
+        Valid(
+            """
+            import torch
+            def _safe_tolist(tensor: torch.Tensor) -> list[int]:
+                if torch.jit.is_scripting() or not tensor.is_cuda:
+                    return tensor.tolist()
+                return []
+            class M(torch.nn.Module):
+                def forward(self, x: torch.Tensor):
+                    return _safe_tolist(x)
+            """
+        ),
+        # Session 27 (misses27): unpacked from a parameter's items as a list of stop tokens is,
+        # a tensor of stop positions (`dict[int, tuple[int, torch.Tensor]]`) may be a mask
+        Valid(
+            """
+            import torch
+            class Sampler:
+                def forward(self, n: int, masks: dict[int, tuple[int, torch.Tensor]]):
+                    logits = torch.zeros(n, 8, device="cuda")
+                    for row, (min_toks, stop_mask) in masks.items():
+                        logits[row, stop_mask] = float("-inf")
+                    return logits
+            """
+        ),
     )
     invalid = (
         # Session 27 (precision27): a helper that ``__call__`` reaches only from its loop runs
@@ -3021,6 +3049,21 @@ class SyncOnHotPath(Rule):
                     #   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                     self.allowed[:, banned] = False
                 #   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="through a list or tensor of indices",
+        ),
+        # Session 27 (misses27): through a list a per-request loop unpacks from a parameter's
+        # items (`dict[int, tuple[int, list[int]]]`: each request's stop tokens)
+        Invalid(
+            """
+            import torch
+            class Sampler:
+                def forward(self, n: int, min_tokens: dict[int, tuple[int, list[int]]]):
+                    logits = torch.zeros(n, 8, device="cuda")
+                    for row, (min_toks, stop_ids) in min_tokens.items():
+                        logits[row, stop_ids] = float("-inf")
+                    #   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return logits
             """,
             message_contains="through a list or tensor of indices",
         ),

@@ -738,7 +738,7 @@ def test_parameters_from_calls(code: str, where: Where) -> None:
             "    xs = [torch.empty(n, pin_memory=True) for _ in range(4)]\n"
             "    for x in xs:\n"
             "        probe(x)",
-            HOST,
+            PIN,  # session 27: the items' own fact, pinned
         ),
         (
             "def f(rows):\n"
@@ -747,7 +747,7 @@ def test_parameters_from_calls(code: str, where: Where) -> None:
             "        xs.append(torch.tensor(r))\n"
             "    for x in xs:\n"
             "        probe(x)",
-            HOST,
+            P,
         ),
         # a list a class keeps: assigned in __init__, or grown there with .append
         (
@@ -769,7 +769,7 @@ def test_parameters_from_calls(code: str, where: Where) -> None:
             "    def g(self):\n"
             "        for h, v in zip(self.host, self.views):\n"
             "            probe(h)",
-            HOST,
+            PIN,
         ),
         # the other target of the zip, a list of unknown tensors: unknown
         (

@@ -88,6 +88,19 @@ def only_off_cuda(test: cst.BaseExpression) -> bool:
     return _reading(test, off=True)
 
 
+def _scripting(node: cst.BaseExpression) -> bool:
+    """``torch.jit.is_scripting()`` (also as ``jit.is_scripting()``): false whenever Python
+    itself runs the code."""
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
+        return False
+    owner = node.func.value
+    return (
+        node.func.attr.value == "is_scripting"
+        and isinstance(owner, (cst.Name, cst.Attribute))
+        and (owner.value if isinstance(owner, cst.Name) else owner.attr.value) == "jit"
+    )
+
+
 def holds_on_cuda(test: cst.BaseExpression) -> bool:
     """Whether ``test`` holds whenever the device is CUDA (``x.is_cuda``, ``dev.type ==
     "cuda"``, ``dev.type in ("cpu", "cuda")``, ``dev.type != "cpu"``, ``x.is_cuda or flag``)."""
@@ -103,6 +116,12 @@ def _reading(test: cst.BaseExpression, *, off: bool, resolve: Resolve | None = N
         values = resolve(test)
         return bool(values) and all(v is not None and _reading(v, off=off) for v in values)
     if isinstance(test, cst.BooleanOperation):
+        # ``torch.jit.is_scripting() or not x.is_cuda``: TorchScript's arm, never taken when
+        # Python runs the code, leaves the other operand to decide.
+        if isinstance(test.operator, cst.Or) and _scripting(test.left):
+            return _reading(test.right, off=off, resolve=resolve)
+        if isinstance(test.operator, cst.Or) and _scripting(test.right):
+            return _reading(test.left, off=off, resolve=resolve)
         left = _reading(test.left, off=off, resolve=resolve)
         right = _reading(test.right, off=off, resolve=resolve)
         # ``a and b`` implies what either side implies; CUDA implies it when it implies both.

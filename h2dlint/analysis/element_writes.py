@@ -33,6 +33,7 @@ from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.factories import numeric_constant
 from h2dlint.analysis.frames import Frame, parameter_annotation
 from h2dlint.analysis.host_data import host_scalar, number_sequence_annotation
+from h2dlint.analysis.loop_annotations import loop_target_annotation
 from h2dlint.analysis.provenance import Provenance
 
 MAX_DEPTH = 6
@@ -126,6 +127,10 @@ def index_tensor(
         if bindings.is_parameter(node) and bindings.of(node.value).count(None) == 1:
             annotation = parameter_annotation(node, frame)
             return annotation is not None and int_list_annotation(provenance, annotation)
+        # ``for row, (n, stop_ids) in min_tokens.items()`` of ``dict[int, tuple[int, list[int]]]``
+        looped = loop_target_annotation(bindings, node, frame)
+        if looped is not None:
+            return int_list_annotation(provenance, looped)
         reaching = bindings.reaching_bindings(node)
         return bool(reaching) and all(
             b.value is not None and index_tensor(provenance, b.value, frame, depth + 1)

@@ -212,7 +212,36 @@ def _occasional_lines(body: list[ast.stmt]) -> _Ranges:
             taken = node.body if isinstance(node.body, list) else [node.body]
             for part in taken:
                 lines.append([part.lineno, part.end_lineno or part.lineno])
+        elif _DEVICE_WORDS & words:
+            lines.extend(_off_cuda_lines(node))
     return lines
+
+
+# Words of a test that may be a device test (``x.device.type == "cpu"``, ``not x.is_cuda``).
+_DEVICE_WORDS = frozenset({"cpu", "cuda", "is_cuda", "type", "is_cpu", "mps", "xpu"})
+
+
+def _off_cuda_lines(node: ast.If | ast.IfExp) -> _Ranges:
+    """The lines of the arm of ``node`` that runs only off CUDA (``if x.device.type ==
+    "cpu": return self._cpu_forward(x)``; the ``else`` of ``if x.is_cuda:``): a call there
+    does not make its callee run per step on a GPU (:mod:`h2dlint.analysis.device_branches`
+    judges the test)."""
+    import libcst as cst
+
+    from h2dlint.analysis.device_branches import holds_on_cuda, only_off_cuda
+
+    try:
+        test = cst.parse_expression(ast.unparse(node.test))
+    except (cst.ParserSyntaxError, RecursionError, ValueError):
+        return []
+    if only_off_cuda(test):
+        arm = node.body
+    elif holds_on_cuda(test):
+        arm = node.orelse
+    else:
+        return []
+    parts = arm if isinstance(arm, list) else [arm]
+    return [[part.lineno, part.end_lineno or part.lineno] for part in parts]
 
 
 def occasional_call(project: ProjectIndex, caller: Caller) -> bool:

@@ -13,6 +13,7 @@ import libcst as cst
 
 from h2dlint.analysis.facts import UNKNOWN_FACT, Fact, Where
 from h2dlint.analysis.frames import unrebound_parameter_annotation
+from h2dlint.analysis.loop_annotations import python_int
 
 if TYPE_CHECKING:
     from h2dlint.analysis.fact_source import FactSource
@@ -73,8 +74,8 @@ def _element_kind(
         return "ellipsis"
     if isinstance(value, cst.Name) and value.value == "None":
         return "newaxis"
-    if _is_int_literal(value):
-        return "int"
+    if _is_int_literal(value) or python_int(provenance.bindings(frame), value, frame):
+        return "int"  # also a number by its annotation (``src_blocks[0]`` of ``list[int]``)
     if isinstance(value, (cst.List, cst.ListComp, cst.Tuple)):
         return "advanced"
     if provenance.fact(value, frame, depth + 1).known:
@@ -172,6 +173,10 @@ def subscript_fact(provenance: FactSource, node: cst.Subscript, frame: Frame, de
     base = provenance.fact(node.value, frame, depth + 1)
     if not base.known:
         return UNKNOWN_FACT
+    if _field_key(node):
+        # ``batch["pixel_values"]``: no tensor takes a string index, so the base is a
+        # collection whose fact is its fields' (a loader's batch): the whole field, as it is.
+        return base
     kind = classify_index(provenance, node, frame, depth)
     if kind is Index.ADVANCED:
         return base.derived()
@@ -181,6 +186,13 @@ def subscript_fact(provenance: FactSource, node: cst.Subscript, frame: Frame, de
         return base.view(contiguous=False)
     # A view or a gather: placement is kept, pinning is not known.
     return Fact(Where.DEVICE if base.where is Where.DEVICE else Where.HOST)
+
+
+def _field_key(node: cst.Subscript) -> bool:
+    """``x["name"]``: one string literal as the index."""
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return False
+    return isinstance(node.slice[0].slice.value, (cst.SimpleString, cst.ConcatenatedString))
 
 
 def _literal_dim(call: cst.Call) -> int | None:

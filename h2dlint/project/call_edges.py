@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import ast
 from collections import deque
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, Protocol
 
 from h2dlint.project.summary import BODIES, Parts, dotted, statements, top_functions
 
@@ -255,3 +255,29 @@ def _statements_of(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator
         for name in BODIES.get(type(node), ()):
             todo.extend(getattr(node, name))
         yield node
+
+
+class _Modules(Protocol):
+    @property
+    def layout(self) -> Any: ...
+
+
+def external_bases(
+    raw: Parts, cls: str, absolute: Callable[[str], str], project: _Modules
+) -> tuple[str, ...]:
+    """The bases of class ``cls`` (of the module whose :func:`call_edges` are ``raw``) that
+    are defined outside the project, qualified (``torch.nn.Module``): a call through an object
+    annotated with one of them (``self.model`` of ``model: nn.Module``) may reach the class's
+    method of that name. ``absolute``: a name as the module imports it made absolute."""
+    imports = {local: absolute(full) for local, full in raw["imports"]}
+    modules = project.layout.modules
+    found = []
+    for written in raw.get("bases", {}).get(cls, ()):
+        root, _, rest = written.partition(".")
+        if root not in imports:
+            continue  # a class of the module, or a builtin (``object``)
+        full = f"{imports[root]}.{rest}" if rest else imports[root]
+        parts = full.split(".")
+        if not any(".".join(parts[:n]) in modules for n in range(1, len(parts))):
+            found.append(full)
+    return tuple(found)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from h2dlint.project.call_edges import call_edges
+from h2dlint.project.call_edges import call_edges, external_bases
 from h2dlint.project.index import ProjectIndex
 from h2dlint.project.reexports import defined_at
 from h2dlint.project.summary import defined_names, may_move, moving_functions, returning_movers
@@ -27,8 +27,6 @@ from h2dlint.project.syncing_functions import SYNC_TEXT, syncing_functions
 from h2dlint.project.text_scan import called_text, holds_typed
 from h2dlint.project.text_scan import calls as text_calls
 
-# Hops followed up the call graph from the function asked about.
-MAX_HOPS = 2
 # Files a single question may parse; beyond it the answer is "not known to be hot".
 MAX_FILES_PER_NAME = 64
 # Definitions of one name read (with CPython's ast) to tell whether one moves items; a name
@@ -167,8 +165,9 @@ class CallerIndex:
             # one known to be of it (``self.drafter = Proposer(...)``, ``batch: InputBatch``);
             # its own module calls it through ``self`` too.
             typed = cls if module not in layout and owner in layout else None
+            bases = self._external_bases(owner, cls) if typed is not None else ()
             scan = self._scans[key] = _Scan(
-                qualified, self._calling(_last(qualified)), typed, own_module
+                qualified, self._calling(_last(qualified)), typed, own_module, bases
             )
         # The answer rests on the files read for it: an edit to one of them must refresh the
         # cached verdict. (A file that starts to mention the name only later is seen on a cold
@@ -184,6 +183,10 @@ class CallerIndex:
             if read is None:
                 return
             consulted[read[0]] = read[1]
+
+    def home_callers(self, qualified: str) -> list[Caller]:
+        """The functions of ``qualified``'s own module that call it (no other module read)."""
+        return self._edges_of(defining_module(qualified, self.project)).get(qualified, [])
 
     def called_names(self) -> dict[str, list[str]]:
         """Each name that is called somewhere (``name(``) -> the modules whose text calls it,
@@ -265,7 +268,7 @@ class CallerIndex:
                 if other == owner:
                     if not scan.own_module:
                         continue
-                elif not self._holds(other, scan.typed):
+                elif not any(self._holds(other, _last(c)) for c in (scan.typed, *scan.bases)):
                     continue
             elif other == module:
                 if not scan.own_module:
@@ -276,12 +279,20 @@ class CallerIndex:
                 scan.pending.clear()
                 return None
             path = self.project.layout.path_of(other)
-            scan.found.extend(self._edges_of(other).get(scan.qualified, ()))
+            edges = self._edges_of(other)
+            for callee in scan.callees:
+                scan.found.extend(edges.get(callee, ()))
             if path is None:
                 continue
             digest = scan.depends[path] = self._digest(other)
             return path, digest
         return None
+
+    def _external_bases(self, module: str, cls: str) -> tuple[str, ...]:
+        raw = self.tree_part(module, "edges", call_edges)
+        if raw is None:
+            return ()
+        return external_bases(raw, cls, lambda n: self.project.absolute(module, n), self.project)
 
     def _holds(self, module: str, cls: str) -> bool:
         """:func:`holds_typed` of ``module``'s text, once per process."""
@@ -395,54 +406,33 @@ class CallerIndex:
             return True  # too common a name to read every definition: assume one may be
         return any(name in self._movers_of(module) for module in defining)
 
-    def hot_reason(
-        self,
-        qualified: str,
-        hot_name: HotName,
-        hops: int = 0,
-        skip: Callable[[Caller], bool] | None = None,
-    ) -> str | None:
-        """Why the top-level function ``qualified`` runs per step: the hot function of another
-        module that calls it (directly, or through one more such call); None when no caller
-        is known to be hot. ``skip``: calls that do not count (the analysis reads where the
-        call is: under a branch taken every N steps)."""
-        if hops >= MAX_HOPS:
-            return None
-        # The first question comes from the analysis of the function's own file, which knows
-        # which of its module's functions are hot by name (under its guards): a caller there
-        # counts only on a path that crosses modules (it is hot through another module).
-        home = _home(qualified, self.project)
-        for caller in self.callers(qualified):
-            where = f"{caller.cls}.{caller.name}" if caller.cls else caller.name
-            verdict = hot_name(caller.name, caller.cls, caller.bases)
-            if verdict is not None and skip is not None and skip(caller):
-                continue
-            if verdict and not (hops == 0 and caller.module == home):
-                return f"called from `{where}()` in {caller.module}"
-            if verdict is not None and caller.qualified != qualified:
-                deeper = self.hot_reason(caller.qualified, hot_name, hops + 1, skip)
-                if deeper is not None:
-                    return f"called from `{where}()` in {caller.module}, {deeper}"
-        return None
-
 
 class _Scan:
     """The callers of one function found so far, and the modules left to read for more.
     ``typed``: for a method, its class (see :meth:`CallerIndex.callers`)."""
 
     def __init__(
-        self, qualified: str, calling: list[str], typed: str | None, own_module: bool
+        self,
+        qualified: str,
+        calling: list[str],
+        typed: str | None,
+        own: bool,
+        bases: tuple[str, ...],
     ) -> None:
         self.qualified = qualified
         self.typed = typed
-        self.own_module = own_module
+        # A method is also called through its class's external bases (``nn.Module.m``).
+        self.bases = bases
+        method = _last(qualified)
+        self.callees = (qualified, *(f"{base}.{method}" for base in bases))
+        self.own_module = own
         self.reaches = _reaching(_last(qualified))
         self.pending = deque(calling)
         self.found: list[Caller] = []
         self.depends: dict[str, str] = {}
 
 
-def _home(qualified: str, project: ProjectIndex) -> str:
+def defining_module(qualified: str, project: ProjectIndex) -> str:
     """The module that defines the function or method ``qualified``."""
     module = qualified.rpartition(".")[0]
     owner = module.rpartition(".")[0]

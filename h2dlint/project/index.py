@@ -195,7 +195,18 @@ class ProjectIndex:
         """Why the function or method ``qualified`` runs per step, from its callers elsewhere
         (``hot_name(function, class, bases)`` says which names run per step, and which are
         cold; ``skip``, which calls do not count); None when no caller is known to."""
-        return self._caller_index().hot_reason(qualified, hot_name, skip=skip)
+        from h2dlint.project.callers import defining_module
+        from h2dlint.project.hot_callers import hot_reason
+
+        def home(name: str) -> str:
+            return defining_module(name, self)
+
+        index = self._caller_index()
+
+        def callers(name: str, home_only: bool) -> Iterable[Caller]:
+            return index.home_callers(name) if home_only else index.callers(name)
+
+        return hot_reason(callers, home, qualified, hot_name, skip)
 
     def may_define_mover(self, name: str) -> bool:
         """Whether a function of the project named ``name`` may copy items to the device one

@@ -30,7 +30,8 @@ from typing import Any
 # 4 (session 20): the part ``steps`` finds loops that run their step through one call.
 # 5 (session 27): ``item_movers`` also names collection movers whose tensor branch returns
 # the moved argument.
-SUMMARY_FORMAT = 5
+# 6 (session 27): the ``guarded`` lines also hold the arms of device tests taken only off CUDA.
+SUMMARY_FORMAT = 6
 # Parsed ``ast`` trees kept per process while their module's parts are computed one by one.
 KEPT_TREES = 4
 # Parts kept in a file of their own, read only when a process first asks for one of them: large

@@ -18,7 +18,6 @@ import libcst as cst
 
 from h2dlint.analysis import cross_module
 from h2dlint.analysis.argument_flow import arguments
-from h2dlint.analysis.arguments import is_false, is_true, keyword
 from h2dlint.analysis.bindings import COMPREHENSIONS, arithmetic_update, enumerated_item
 from h2dlint.analysis.classes import class_of
 from h2dlint.analysis.fact_source import FactSource
@@ -43,6 +42,8 @@ from h2dlint.analysis.provenance.common import (
     scalar_tensor,
     unpacked_split,
 )
+from h2dlint.analysis.provenance.items import item_fact
+from h2dlint.analysis.provenance.loaders import loader_fact
 from h2dlint.analysis.views import subscript_fact
 from h2dlint.context import FileContext, SharedKey
 from h2dlint.imports import dotted_name, statements
@@ -292,7 +293,7 @@ class Provenance(CallFacts):
         target, iterable = enumerated_item(statement.target, statement.iter)
         if not (isinstance(target, cst.Name) and target.value == name.value):
             return self._row_item(name, target, iterable, frame, depth)
-        loader = self._loader_fact(iterable, frame, depth + 1)
+        loader = loader_fact(self, iterable, frame, depth + 1)
         return loader if loader.known else self._row_item(name, target, iterable, frame, depth)
 
     def _comprehension_item(
@@ -345,34 +346,18 @@ class Provenance(CallFacts):
             return UNKNOWN_FACT
         whole = self.fact(iterable, frame, depth + 1)
         if not whole.known:
-            # An item of a list of tensors whose placement is proven (``self.caches`` made of
-            # ``torch.empty(..., pin_memory=True)``): where they are; pinned or not, unsaid.
+            # An item of a list of tensors whose facts agree (``self.caches`` made of
+            # ``torch.empty(..., pin_memory=True)``): theirs; where the items are placed only,
+            # where they are (pinned or not, unsaid).
             if isinstance(iterable, (cst.Name, cst.Attribute)):
+                item = item_fact(self, iterable, frame, depth + 1)
+                if item.known:
+                    return item
                 where = self.sequence_where(iterable, frame, depth + 1)
                 if where is not Where.UNKNOWN:
                     return Fact(where)
             return UNKNOWN_FACT
         return whole.view(whole.contiguous)
-
-    def _loader_fact(self, node: cst.BaseExpression, frame: Frame, depth: int) -> Fact:
-        if depth > MAX_DEPTH:
-            return UNKNOWN_FACT
-        if isinstance(node, cst.Name):
-            values = self.bindings(frame).reaching(node)
-            facts = [
-                self._loader_fact(v, frame, depth + 1) if v is not None else UNKNOWN_FACT
-                for v in values
-            ]
-            return join(facts) if facts else UNKNOWN_FACT
-        if not isinstance(node, cst.Call):
-            return UNKNOWN_FACT
-        qualified = self.qualify(node.func) or ""
-        if not qualified.endswith("DataLoader"):
-            return UNKNOWN_FACT
-        pin = keyword(node, "pin_memory")
-        if pin is None or is_false(pin.value):
-            return UNKNOWN_FACT  # a collate function may still pin, or move to the device
-        return Fact(Where.PINNED if is_true(pin.value) else Where.MAYBE_PINNED, None, True)
 
     def _attribute(self, node: cst.Attribute, frame: Frame, depth: int) -> Fact:
         attr = node.attr.value
