@@ -63,8 +63,9 @@ def _instrument(out: str) -> None:
 
     _wrap(index.ProjectIndex, "_parse", record=lambda _self, name: name)
     _wrap(index.ProjectIndex, "find")
+    _wrap(index.ProjectIndex, "hot_reason")
     _wrap(summary.SummaryStore, "tree")
-    for method in ("hot_reason", "may_define_mover", "may_define_syncing_helper", "callers"):
+    for method in ("may_define_mover", "may_define_syncing_helper", "callers"):
         _wrap(callers.CallerIndex, method)
     _wrap(callers.CallerIndex, "called_names")
     _wrap(callers.CallerIndex, "_edges_of")

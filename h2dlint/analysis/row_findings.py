@@ -278,7 +278,7 @@ class _RowNames(cst.CSTVisitor):
             self.found.append(node)
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
+        visit_read_only(node.value, self)  # an attribute's own name is not the row's
         return False
 
 
