@@ -1112,23 +1112,10 @@ class HostFactoryThenMove(Rule):
             return
         if RunOnce.of(self.context).code(self.context.ancestors):
             return  # setup, an initializer, a test: the copy costs once
-        confidence = Confidence.HIGH if move.by_value else Confidence.MEDIUM
-        certain = self._certain(move)
-        if qualified in SHAPE_FACTORIES:
-            self._shape_factory(node, factory, qualified, move, confidence, certain)
-        elif qualified in RANDOM_FACTORIES:
-            self.report(
-                node,
-                f"random tensor made on the host only to be moved to the device{certain}: "
-                "pass `device=` to the factory instead; no fix offered: the device's generator "
-                "draws other numbers than the host's",
-                confidence=confidence,
-            )
-        elif qualified in CONSTRUCTORS or qualified in LEGACY_CONSTRUCTORS:
-            # Views and casts between (``torch.Tensor(ids).unsqueeze(1).to(device=...)``) keep
-            # the host data; only a direct move is fixed.
-            direct = node.func.value is factory  # type: ignore[attr-defined]
-            self._constructor(node, factory, qualified, move, confidence, certain, frame, direct)
+        # Views and casts between (``torch.Tensor(ids).unsqueeze(1).to(device=...)``) keep the
+        # host data; only a direct move is fixed.
+        direct = node.func.value is factory  # type: ignore[attr-defined]
+        self._report_made(node, factory, qualified, move, frame, direct)
 
     def _helper_move(self, node: cst.Call) -> None:
         """``move_to_device(torch.zeros(n), x.device)``: a factory handed to a mover of the
@@ -1154,6 +1141,20 @@ class HostFactoryThenMove(Rule):
         if RunOnce.of(self.context).code(self.context.ancestors):
             return
         move = Move(device, None, None, False, device_by_value(device, provenance, frame))
+        self._report_made(node, factory, qualified, move, frame, direct=False)
+
+    def _report_made(
+        self,
+        node: cst.Call,
+        factory: cst.Call,
+        qualified: str,
+        move: Move,
+        frame: Frame,
+        direct: bool,
+    ) -> None:
+        """Report ``factory``'s tensor, made on the host and moved by ``node``, by the kind of
+        factory: shapes and fills, random draws, or data (``direct``: moved by ``node`` itself,
+        not through views or casts, so the constructor may be fixed)."""
         confidence = Confidence.HIGH if move.by_value else Confidence.MEDIUM
         certain = self._certain(move)
         if qualified in SHAPE_FACTORIES:
@@ -1162,11 +1163,12 @@ class HostFactoryThenMove(Rule):
             self.report(
                 node,
                 f"random tensor made on the host only to be moved to the device{certain}: "
-                "pass `device=` to the factory instead",
+                "pass `device=` to the factory instead; no fix offered: the device's generator "
+                "draws other numbers than the host's",
                 confidence=confidence,
             )
         elif qualified in CONSTRUCTORS or qualified in LEGACY_CONSTRUCTORS:
-            self._constructor(node, factory, qualified, move, confidence, certain, frame, False)
+            self._constructor(node, factory, qualified, move, confidence, certain, frame, direct)
 
     def _size_built(self, node: cst.Call, receiver: cst.BaseExpression) -> bool:
         """A local name holding a host tensor computed from sizes alone (a mask of an arange

@@ -25,7 +25,7 @@ from h2dlint.analysis.arguments import is_false, is_true, keyword
 from h2dlint.analysis.facts import UNKNOWN_FACT, Fact, Where, join
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance.common import MAX_DEPTH, returned_values
-from h2dlint.analysis.provenance.unpacked import unpacked_position
+from h2dlint.analysis.provenance.unpacked import display_element, unpacked_position
 
 if TYPE_CHECKING:
     from h2dlint.analysis.provenance.base import ProvenanceBase
@@ -88,10 +88,10 @@ def _element(
     if depth > MAX_DEPTH:
         return UNKNOWN_FACT
     if isinstance(value, (cst.Tuple, cst.List)):
-        elements = value.elements
-        if len(elements) != length or any(isinstance(e, cst.StarredElement) for e in elements):
+        element = display_element(value, position, length)
+        if element is None:
             return UNKNOWN_FACT
-        return loader_fact(source, elements[position].value, frame, depth + 1)
+        return loader_fact(source, element, frame, depth + 1)
     if not isinstance(value, cst.Call):
         return UNKNOWN_FACT
     found = source.callee(value, frame, depth + 1)

@@ -54,6 +54,17 @@ def unpacked_position(
     return None
 
 
+def display_element(
+    value: cst.Tuple | cst.List, position: int, length: int
+) -> cst.BaseExpression | None:
+    """Element ``position`` of a tuple or list display unpacked into ``length`` names; None
+    when the display has another length or a starred element."""
+    elements = value.elements
+    if len(elements) != length or any(isinstance(e, cst.StarredElement) for e in elements):
+        return None
+    return elements[position].value
+
+
 def element_fact(
     source: ProvenanceBase,
     value: cst.BaseExpression,
@@ -69,10 +80,9 @@ def element_fact(
     if depth > MAX_DEPTH:
         return UNKNOWN_FACT
     if isinstance(value, (cst.Tuple, cst.List)):
-        elements = value.elements
-        if len(elements) != length or any(isinstance(e, cst.StarredElement) for e in elements):
+        element = display_element(value, position, length)
+        if element is None:
             return UNKNOWN_FACT
-        element = elements[position].value
         fact = source.fact(element, frame, depth + 1)
         if not fact.known and source.is_numpy_array(element, frame, depth + 1):
             return Fact(Where.HOST)  # ``np.zeros(...)``: a numpy array, as annotated ones
