@@ -11,6 +11,7 @@ import libcst as cst
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.hot_names import diagnostic_name, logging_name
 from h2dlint.analysis.loop_transfers import names_in, target_names
+from h2dlint.analysis.names import names_read
 from h2dlint.analysis.per_call_mappings import per_call_lookup, per_call_mapping
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import name_words
@@ -445,25 +446,5 @@ def mentions_loop_names(ancestors: list[cst.CSTNode], data: cst.BaseExpression) 
                 targets.append(clause.target)
                 clause = clause.inner_for_in
         for target in targets:
-            bound |= {n.value for n in _names(target)}
-    return bool(bound & {n.value for n in _names(data)})
-
-
-class _NamesRead(cst.CSTVisitor):
-    """The names an expression reads (not the attribute names of ``x.attr``)."""
-
-    def __init__(self) -> None:
-        self.found: list[cst.Name] = []
-
-    def visit_Name(self, name: cst.Name) -> None:
-        self.found.append(name)
-
-    def visit_Attribute(self, attribute: cst.Attribute) -> bool:
-        visit_read_only(attribute.value, self)
-        return False
-
-
-def _names(node: cst.CSTNode) -> list[cst.Name]:
-    collector = _NamesRead()
-    visit_read_only(node, collector)
-    return collector.found
+            bound |= {n.value for n in names_read(target)}
+    return bool(bound & {n.value for n in names_read(data)})

@@ -10,10 +10,12 @@ from h2dlint.walk import visit_read_only
 class _Names(cst.CSTVisitor):
     def __init__(self) -> None:
         self.names: set[str] = set()
+        self.read: list[cst.Name] = []
         self.calls: list[cst.Call] = []
 
     def visit_Name(self, node: cst.Name) -> None:
         self.names.add(node.value)
+        self.read.append(node)
 
     def visit_Call(self, node: cst.Call) -> None:
         self.calls.append(node)
@@ -27,6 +29,13 @@ def names_in(node: cst.CSTNode) -> set[str]:
     collector = _Names()
     visit_read_only(node, collector)
     return collector.names
+
+
+def names_read(node: cst.CSTNode) -> list[cst.Name]:
+    """The name nodes an expression reads, in order (not the attribute names of ``x.attr``)."""
+    collector = _Names()
+    visit_read_only(node, collector)
+    return collector.read
 
 
 def calls_in(node: cst.CSTNode) -> list[cst.Call]:

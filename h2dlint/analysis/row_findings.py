@@ -30,6 +30,7 @@ from h2dlint.analysis.host_data import dataset_module, host_side
 from h2dlint.analysis.hot_names import metrics_name
 from h2dlint.analysis.loop_positions import counter_loop, item_index_loop
 from h2dlint.analysis.name_hints import on_host_by_name
+from h2dlint.analysis.names import names_read
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.row_tensors import hot_rows_of_tensors, pieces_walk, rows_are_tensors
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, RowLoop, RowSync, Walk
@@ -256,30 +257,15 @@ def _items_on_device(provenance: Provenance, sync: RowSync, loop: RowLoop, frame
     device (``[o.cpu() for o in outs]`` of ``outs = [t.to(dev) for t in xs]``)."""
     if loop.walk is not Walk.ROWS or loop.pieces or not isinstance(loop.tensor, cst.Name):
         return False
-    finder = _RowNames(loop.names)
-    visit_read_only(sync.call, finder)
+    rows = [name for name in names_read(sync.call) if name.value in loop.names]
     bindings = provenance.bindings(frame)
     return any(
         # the item itself, as the loop bound it (not rebound in the body: `o = o.to(dev)`
         # moves each item, and what the list holds is not known)
         all(value is None for value in bindings.reaching(name))
         and provenance.where(name, frame) is Where.DEVICE
-        for name in finder.found
+        for name in rows
     )
-
-
-class _RowNames(cst.CSTVisitor):
-    def __init__(self, names: frozenset[str]) -> None:
-        self.names = names
-        self.found: list[cst.Name] = []
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if node.value in self.names:
-            self.found.append(node)
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        visit_read_only(node.value, self)  # an attribute's own name is not the row's
-        return False
 
 
 def holds(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
