@@ -13,7 +13,9 @@ looks like it removes, vectorises or moves it: fewer markers, ``non_blocking``/`
     python scripts/mine_fixes.py --pair lmdeploy:0.17.0:0.18.0 -o -
 
 Only lines and short summaries are printed, never whole files. vllm, vllm-omni and sglang are
-refused: they are reserved for an independent evaluation.
+refused: they are reserved for an independent evaluation. A file that names vllm or sglang in
+either version (a vendored copy, an integration shim) is skipped unread: its lines are never
+diffed or printed, and the count of such files is reported per pair.
 """
 
 from __future__ import annotations
@@ -702,13 +704,6 @@ def _py_files(root: Path) -> dict[str, Path]:
     return files
 
 
-def _read(path: Path) -> list[str]:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return []
-
-
 def diff_file(
     package: str, old: str, new: str, rel_old: str, old_lines: list[str], new_lines: list[str]
 ) -> Iterator[Candidate]:
@@ -754,19 +749,35 @@ def diff_file(
             )
 
 
-def mine_pair(package: str, old: str, new: str) -> list[Candidate]:
+# Bytes that mark a file as naming a reserved project (case-blind).
+NAMES_RESERVED = re.compile(rb"vllm|sglang", re.IGNORECASE)
+
+
+@dataclass
+class Mined:
+    candidates: list[Candidate]
+    skipped_reserved: int  # shared files that name vllm or sglang in either version, unread
+
+
+def mine_pair(package: str, old: str, new: str) -> Mined:
     if package.lower() in RESERVED:
         raise ValueError(f"{package} is reserved for independent evaluation")
     old_root, new_root = fetch(package, old), fetch(package, new)
     old_files, new_files = _py_files(old_root), _py_files(new_root)
-    found: list[Candidate] = []
+    mined = Mined([], 0)
     for key in sorted(old_files.keys() & new_files.keys()):
         old_path, new_path = old_files[key], new_files[key]
-        if old_path.read_bytes() == new_path.read_bytes():
+        old_bytes, new_bytes = old_path.read_bytes(), new_path.read_bytes()
+        if old_bytes == new_bytes:
+            continue
+        if NAMES_RESERVED.search(old_bytes) or NAMES_RESERVED.search(new_bytes):
+            mined.skipped_reserved += 1
             continue
         rel_old = old_path.relative_to(old_root).as_posix()
-        found.extend(diff_file(package, old, new, rel_old, _read(old_path), _read(new_path)))
-    return found
+        old_lines = old_bytes.decode("utf-8", errors="replace").splitlines()
+        new_lines = new_bytes.decode("utf-8", errors="replace").splitlines()
+        mined.candidates.extend(diff_file(package, old, new, rel_old, old_lines, new_lines))
+    return mined
 
 
 def _write(out: TextIO, rows: list[Candidate]) -> None:
@@ -794,7 +805,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     pairs = args.pair or [p for p in PAIRS if not args.package or p[0] in args.package]
 
-    def run(pair: tuple[str, str, str]) -> tuple[tuple[str, str, str], list[Candidate] | str]:
+    def run(pair: tuple[str, str, str]) -> tuple[tuple[str, str, str], Mined | str]:
         try:
             return pair, mine_pair(*pair)
         except Exception as exc:  # one failing pair must not lose the others
@@ -817,8 +828,16 @@ def main(argv: list[str] | None = None) -> int:
             if isinstance(result, str):
                 print(f"{name} {old}->{new}: FAILED {result}", file=sys.stderr)
                 continue
-            print(f"{name} {old}->{new}: {len(result)} candidates", file=sys.stderr)
-            rows.extend(result)
+            skipped = (
+                f" ({result.skipped_reserved} changed files naming vllm/sglang skipped unread)"
+                if result.skipped_reserved
+                else ""
+            )
+            print(
+                f"{name} {old}->{new}: {len(result.candidates)} candidates{skipped}",
+                file=sys.stderr,
+            )
+            rows.extend(result.candidates)
     if args.output == "-":
         _write(sys.stdout, rows)
     else:
