@@ -5,17 +5,13 @@ number a few bytes."""
 
 from __future__ import annotations
 
-import textwrap
+from lint_runs import lint
 
 from h2dlint.diagnostics import Confidence
-from h2dlint.engine import EnabledRule, check_text
-from h2dlint.registry import all_rules
 
 
 def _found(code: str, rule_code: str, path: str = "runner.py") -> list[tuple[int, Confidence]]:
-    rule = all_rules()[rule_code]
-    enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
-    findings = check_text(textwrap.dedent(code), path, enabled)
+    findings = lint(code, rule_code, path=path)
     return [(f.start.row, f.confidence) for f in findings if f.code == rule_code]
 
 
@@ -75,6 +71,4 @@ def test_a_function_named_to_or_cuda_in_a_loop_is_no_copy_and_no_error() -> None
                 to(item, device)
                 cuda(item)
         """
-    rule = all_rules()["HTD302"]
-    enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
-    assert check_text(textwrap.dedent(code), "m.py", enabled) == []
+    assert lint(code, "HTD302") == []

@@ -7,10 +7,9 @@ from __future__ import annotations
 import textwrap
 
 import libcst as cst
+from lint_runs import lint
 
 from h2dlint.analysis.edge_cases import degenerate_fallback, error_branch
-from h2dlint.engine import EnabledRule, check_text
-from h2dlint.registry import all_rules
 
 
 def _ancestors_of(code: str, marker: str) -> tuple[list[cst.CSTNode], cst.CSTNode]:
@@ -97,9 +96,7 @@ class Trainer:
 
 
 def _syncs(code: str) -> list[str]:
-    rule = all_rules()["HTD202"]
-    enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
-    return [f.message for f in check_text(textwrap.dedent(code), "m.py", enabled)]
+    return [f.message for f in lint(code, "HTD202")]
 
 
 def test_a_read_right_after_a_generation_waits_for_nothing() -> None:

@@ -7,17 +7,14 @@ from __future__ import annotations
 import textwrap
 
 import libcst as cst
+from lint_runs import lint
 
 from h2dlint.analysis.env_switches import debug_only
 from h2dlint.analysis.hot_names import diagnostic_name
-from h2dlint.engine import EnabledRule, check_text
-from h2dlint.registry import all_rules
 
 
 def _findings(code: str, rule_code: str) -> list[str]:
-    rule = all_rules()[rule_code]
-    enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
-    return [f.message for f in check_text(textwrap.dedent(code), "m.py", enabled)]
+    return [f.message for f in lint(code, rule_code)]
 
 
 def _function(code: str) -> tuple[cst.Module, cst.FunctionDef]:

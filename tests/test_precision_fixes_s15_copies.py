@@ -9,16 +9,13 @@ from __future__ import annotations
 import textwrap
 
 import libcst as cst
+from lint_runs import lint
 
 from h2dlint.analysis.memo_methods import grown_cache, memoised
-from h2dlint.engine import EnabledRule, check_text
-from h2dlint.registry import all_rules
 
 
 def _findings(code: str, rule_code: str) -> list[int]:
-    rule = all_rules()[rule_code]
-    enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
-    return [f.start.row for f in check_text(textwrap.dedent(code), "m.py", enabled)]
+    return [f.start.row for f in lint(code, rule_code)]
 
 
 def _method(code: str, name: str) -> tuple[cst.FunctionDef, cst.ClassDef]:

@@ -3,17 +3,13 @@ each look-alike the analysis must now tell apart, and its true twin."""
 
 from __future__ import annotations
 
-import textwrap
+from lint_runs import lint
 
 from h2dlint.analysis.hot_names import logging_name, name_reason, offline_class
-from h2dlint.engine import EnabledRule, check_text
-from h2dlint.registry import all_rules
 
 
 def _findings(code: str, rule_code: str, path: str = "m.py") -> list[str]:
-    rule = all_rules()[rule_code]
-    enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
-    return [f.message for f in check_text(textwrap.dedent(code), path, enabled)]
+    return [f.message for f in lint(code, rule_code, path=path)]
 
 
 def test_names_of_logs_are_no_steps() -> None:

@@ -3,19 +3,14 @@
 
 from __future__ import annotations
 
-import textwrap
-
 import libcst as cst
+from lint_runs import lint
 
 from h2dlint.analysis.bindings import arithmetic_update
-from h2dlint.engine import EnabledRule, check_text
-from h2dlint.registry import all_rules
 
 
 def _findings(code: str, rule_code: str, path: str = "m.py") -> list[str]:
-    rule = all_rules()[rule_code]
-    enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
-    return [f.message for f in check_text(textwrap.dedent(code), path, enabled)]
+    return [f.message for f in lint(code, rule_code, path=path)]
 
 
 def test_arithmetic_updates_are_found_by_name() -> None:

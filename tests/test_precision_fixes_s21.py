@@ -8,15 +8,13 @@ from __future__ import annotations
 
 import textwrap
 
+from lint_runs import lint
+
 from h2dlint.analysis.once import onnx_export_name
-from h2dlint.engine import EnabledRule, check_text
-from h2dlint.registry import all_rules
 
 
 def _findings(code: str, rule_code: str, path: str = "m.py") -> list[str]:
-    rule = all_rules()[rule_code]
-    enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
-    messages = [f.message for f in check_text(textwrap.dedent(code), path, enabled)]
+    messages = [f.message for f in lint(code, rule_code, path=path)]
     assert not any(m.startswith("SyntaxError") for m in messages), messages
     return messages
 

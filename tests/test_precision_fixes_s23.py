@@ -7,17 +7,14 @@ from __future__ import annotations
 import textwrap
 
 import libcst as cst
+from lint_runs import lint
 
 from h2dlint.analysis.host_properties import host_property
 from h2dlint.analysis.request_drivers import runs_generations
-from h2dlint.engine import EnabledRule, check_text
-from h2dlint.registry import all_rules
 
 
 def _findings(code: str, rule_code: str, path: str = "m.py") -> list[int]:
-    rule = all_rules()[rule_code]
-    enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
-    return [f.start.row for f in check_text(textwrap.dedent(code), path, enabled)]
+    return [f.start.row for f in lint(code, rule_code, path=path)]
 
 
 def _function(code: str) -> cst.FunctionDef:

@@ -6,22 +6,18 @@ wrapper, Whisper's decoding loop, torchtitan's validation pass), and their true 
 from __future__ import annotations
 
 import ast
-import textwrap
 from pathlib import Path
 
 import libcst as cst
+from lint_runs import lint
 
 from h2dlint.analysis.first_iterations import first_iteration
 from h2dlint.analysis.step_loops import _guarded_lines
 from h2dlint.analysis.value_syncs import key_membership
-from h2dlint.engine import EnabledRule, check_text
-from h2dlint.registry import all_rules
 
 
 def _findings(code: str, rule_code: str = "HTD202", path: str = "m.py") -> list[int]:
-    rule = all_rules()[rule_code]
-    enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
-    return [f.start.row for f in check_text(textwrap.dedent(code), path, enabled)]
+    return [f.start.row for f in lint(code, rule_code, path=path)]
 
 
 # -- a string looked up in a batch --------------------------------------------------------------

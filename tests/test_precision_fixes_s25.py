@@ -5,16 +5,11 @@ their true twins."""
 
 from __future__ import annotations
 
-import textwrap
-
-from h2dlint.engine import EnabledRule, check_text
-from h2dlint.registry import all_rules
+from lint_runs import lint
 
 
 def _findings(code: str, rule_code: str, path: str = "m.py") -> list[int]:
-    rule = all_rules()[rule_code]
-    enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
-    return [f.start.row for f in check_text(textwrap.dedent(code), path, enabled)]
+    return [f.start.row for f in lint(code, rule_code, path=path)]
 
 
 # -- a tensor made only while the model is exported ---------------------------------------------

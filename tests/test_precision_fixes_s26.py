@@ -4,19 +4,11 @@ element of an activations collection (``analysis/whole_units.py``), and their tr
 
 from __future__ import annotations
 
-import textwrap
-
-from h2dlint.engine import EnabledRule, check_text
-from h2dlint.registry import all_rules
+from lint_runs import lint
 
 
 def _findings(code: str, rule_code: str = "HTD101", path: str = "m.py") -> list[tuple[int, str]]:
-    rule = all_rules()[rule_code]
-    enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
-    return [
-        (f.start.row, str(f.confidence.value))
-        for f in check_text(textwrap.dedent(code), path, enabled)
-    ]
+    return [(f.start.row, str(f.confidence.value)) for f in lint(code, rule_code, path=path)]
 
 
 # -- whole batches ------------------------------------------------------------------------------

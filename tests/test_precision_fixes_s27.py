@@ -5,16 +5,11 @@ detector) returns its copy from a helper that ``__call__`` reaches once per requ
 
 from __future__ import annotations
 
-import textwrap
-
-from h2dlint.engine import EnabledRule, check_text
-from h2dlint.registry import all_rules
+from lint_runs import lint
 
 
 def _findings(code: str, rule_code: str = "HTD202") -> list[int]:
-    rule = all_rules()[rule_code]
-    enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
-    return [f.start.row for f in check_text(textwrap.dedent(code), "m.py", enabled)]
+    return [f.start.row for f in lint(code, rule_code)]
 
 
 DETECTOR = """
@@ -136,9 +131,7 @@ DECODER = """
 
 
 def _findings_in(code: str, path: str) -> list[int]:
-    rule = all_rules()["HTD202"]
-    enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
-    return [f.start.row for f in check_text(textwrap.dedent(code), path, enabled)]
+    return [f.start.row for f in lint(code, "HTD202", path=path)]
 
 
 def test_a_class_in_a_post_processing_module_returns_its_copy() -> None:

@@ -6,18 +6,15 @@ from __future__ import annotations
 import textwrap
 
 import libcst as cst
+from lint_runs import lint
 
 from h2dlint.analysis.installed_closures import installed_closures
 from h2dlint.analysis.item_writes import used_as_tensor
 from h2dlint.analysis.nested_functions import nested_functions
-from h2dlint.engine import EnabledRule, check_text
-from h2dlint.registry import all_rules
 
 
 def _findings(code: str, rule_code: str = "HTD202", path: str = "m.py") -> list[str]:
-    rule = all_rules()[rule_code]
-    enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
-    return [f.message for f in check_text(textwrap.dedent(code), path, enabled)]
+    return [f.message for f in lint(code, rule_code, path=path)]
 
 
 # -- closures a factory returns or installs ----------------------------------------------------

@@ -8,16 +8,13 @@ from __future__ import annotations
 import textwrap
 
 import libcst as cst
+from lint_runs import lint
 
 from h2dlint.analysis.tested_tensors import WHILE_REASON, model_while_reason
-from h2dlint.engine import EnabledRule, check_text
-from h2dlint.registry import all_rules
 
 
 def _findings(code: str, rule_code: str = "HTD202") -> list[tuple[int, str]]:
-    rule = all_rules()[rule_code]
-    enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
-    return [(f.start.row, f.message) for f in check_text(textwrap.dedent(code), "m.py", enabled)]
+    return [(f.start.row, f.message) for f in lint(code, rule_code)]
 
 
 def _while(code: str) -> cst.While:

@@ -4,20 +4,13 @@ result is thrown away leaves the tensor pageable (HTD102), beside the correct lo
 
 from __future__ import annotations
 
-import textwrap
+from lint_runs import lint
 
 from h2dlint.diagnostics import Confidence
-from h2dlint.engine import EnabledRule, check_text
-from h2dlint.registry import all_rules
 
 
 def _findings(code: str, rule_code: str = "HTD102") -> list[tuple[int, str, Confidence]]:
-    rule = all_rules()[rule_code]
-    enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
-    return [
-        (f.start.row, f.message, f.confidence)
-        for f in check_text(textwrap.dedent(code), "m.py", enabled)
-    ]
+    return [(f.start.row, f.message, f.confidence) for f in lint(code, rule_code)]
 
 
 # airllm 2.11's layer prefetcher (held-out positive) and 3.2's fix (its look-alike).

@@ -6,20 +6,14 @@ the project; each beside the correct look-alikes."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
-from h2dlint.engine import EnabledRule, check_text
-from h2dlint.registry import all_rules
+from lint_runs import lint, lint_project
 
 
 def _findings(code: str, rule_code: str = "HTD301") -> list[tuple[int, str]]:
-    rule = all_rules()[rule_code]
-    enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
-    return [(f.start.row, f.message) for f in check_text(textwrap.dedent(code), "m.py", enabled)]
+    return [(f.start.row, f.message) for f in lint(code, rule_code)]
 
 
 def test_module_constant_moved_per_call() -> None:
@@ -90,17 +84,9 @@ def test_module_constant_imported_from_the_project(tmp_path: Path) -> None:
             """
         )
     )
-    command = ["check", "--no-cache", "-j", "1", "--select", "HTD301", "--exit-zero"]
-    proc = subprocess.run(
-        [sys.executable, "-m", "h2dlint", *command, "--output-format", "json", "pkg"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
     found = sorted(
         (r["location"]["row"], r["message"])
-        for r in json.loads(proc.stdout)
+        for r in lint_project(tmp_path, "HTD301")
         if "module-level" in r["message"]
     )
     assert [row for row, _ in found] == [6, 8]
@@ -137,17 +123,9 @@ def test_joined_comprehension_look_alikes() -> None:
 
 
 def _check_project(root: Path, select: str) -> list[tuple[str, int, str]]:
-    command = ["check", "--no-cache", "-j", "1", "--select", select, "--exit-zero"]
-    proc = subprocess.run(
-        [sys.executable, "-m", "h2dlint", *command, "--output-format", "json", "pkg"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
     return sorted(
         (Path(r["filename"]).name, r["location"]["row"], r["message"])
-        for r in json.loads(proc.stdout)
+        for r in lint_project(root, select)
     )
 
 
@@ -224,8 +202,5 @@ def test_environment_check_is_occasional(tmp_path: Path) -> None:
             a = torch.tensor([1, 2], device="cuda")
             return custom_add(a, a)
     """
-    rule = all_rules()["HTD107"]
-    enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
-    text = textwrap.dedent(code)
-    assert check_text(text, "pkg/check_env/triton.py", enabled) == []
-    assert [f.start.row for f in check_text(text, "pkg/kernels/triton.py", enabled)] == [4]
+    assert lint(code, "HTD107", path="pkg/check_env/triton.py") == []
+    assert [f.start.row for f in lint(code, "HTD107", path="pkg/kernels/triton.py")] == [4]

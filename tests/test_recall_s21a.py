@@ -5,16 +5,11 @@ value proves it is a tensor, beside the look-alikes that stay silent."""
 
 from __future__ import annotations
 
-import textwrap
-
-from h2dlint.engine import EnabledRule, check_text
-from h2dlint.registry import all_rules
+from lint_runs import lint
 
 
 def _rows(code: str, rule_code: str = "HTD202") -> list[int]:
-    rule = all_rules()[rule_code]
-    enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
-    return [f.start.row for f in check_text(textwrap.dedent(code), "m.py", enabled)]
+    return [f.start.row for f in lint(code, rule_code)]
 
 
 # exllamav3 1.4.0's MLA prefill (held-out positive): host lengths kept in the forward's params.

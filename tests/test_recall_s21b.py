@@ -7,16 +7,11 @@ beside the correct look-alikes."""
 
 from __future__ import annotations
 
-import textwrap
-
-from h2dlint.engine import EnabledRule, check_text
-from h2dlint.registry import all_rules
+from lint_runs import lint
 
 
 def _findings(code: str, rule_code: str) -> list[tuple[int, str]]:
-    rule = all_rules()[rule_code]
-    enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
-    return [(f.start.row, f.message) for f in check_text(textwrap.dedent(code), "m.py", enabled)]
+    return [(f.start.row, f.message) for f in lint(code, rule_code)]
 
 
 def test_list_repeated_by_a_row_reads_it() -> None:

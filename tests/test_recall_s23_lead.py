@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-import textwrap
-
 import pytest
-
-from h2dlint.engine import EnabledRule, check_text
-from h2dlint.registry import all_rules
+from lint_runs import lint
 
 
 def _findings(code: str, rule_code: str) -> list[tuple[int, str]]:
-    rule = all_rules()[rule_code]
-    enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
-    found = check_text(textwrap.dedent(code), "m.py", enabled)
+    found = lint(code, rule_code)
     return [(f.start.row, f.confidence.value) for f in found if f.code == rule_code]
 
 

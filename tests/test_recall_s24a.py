@@ -6,19 +6,11 @@ move's receiver (``size_built``). Each beside the correct look-alikes."""
 
 from __future__ import annotations
 
-import textwrap
-
-from h2dlint.engine import EnabledRule, check_text
-from h2dlint.registry import all_rules
+from lint_runs import lint
 
 
 def _findings(code: str, *rule_codes: str) -> list[tuple[str, int, str]]:
-    rules = all_rules()
-    enabled = tuple(
-        EnabledRule(rules[c], tuple(sorted(rules[c].default_settings().items())))
-        for c in rule_codes
-    )
-    found = check_text(textwrap.dedent(code), "m.py", enabled)
+    found = lint(code, *rule_codes)
     return sorted((f.code, f.start.row, f.confidence.value) for f in found)
 
 

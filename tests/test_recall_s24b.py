@@ -10,23 +10,17 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
+
+from lint_runs import lint, lint_project, write_files
 
 from h2dlint.engine import EnabledRule, check_text
 from h2dlint.registry import all_rules
 
 
 def _findings(code: str, *rule_codes: str) -> list[tuple[str, int, str]]:
-    rules = all_rules()
-    enabled = tuple(
-        EnabledRule(rules[c], tuple(sorted(rules[c].default_settings().items())))
-        for c in rule_codes
-    )
-    found = check_text(textwrap.dedent(code), "m.py", enabled)
+    found = lint(code, *rule_codes)
     return sorted((f.code, f.start.row, f.message) for f in found)
 
 
@@ -121,20 +115,10 @@ def test_indices_of_a_name_bound_to_a_reduction() -> None:
 
 
 def _check_package(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int]]:
-    for name, text in files.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-    command = ["check", "--no-cache", "-j", "1", "--select", "HTD301", "--exit-zero"]
-    proc = subprocess.run(
-        [sys.executable, "-m", "h2dlint", *command, "--output-format", "json", "pkg"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    write_files(tmp_path, files)
     return sorted(
-        (r["filename"].rsplit("/", 1)[-1], r["location"]["row"]) for r in json.loads(proc.stdout)
+        (r["filename"].rsplit("/", 1)[-1], r["location"]["row"])
+        for r in lint_project(tmp_path, "HTD301")
     )
 
 

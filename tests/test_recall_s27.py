@@ -8,36 +8,18 @@
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from lint_runs import lint, lint_project, write_files
 
 
 def _check_package(
     tmp_path: Path, files: dict[str, str], *codes: str
 ) -> list[tuple[str, int, str]]:
-    for name, text in files.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-    command = ["check", "--no-cache", "-j", "1", "--select", ",".join(codes), "--exit-zero"]
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
-    proc = subprocess.run(
-        [sys.executable, "-m", "h2dlint", *command, "--output-format", "json", "pkg"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=True,
-        env=env,
-    )
+    write_files(tmp_path, files)
     return sorted(
         (r["filename"].rsplit("/", 1)[-1], r["location"]["row"], r["code"])
-        for r in json.loads(proc.stdout)
+        for r in lint_project(tmp_path, *codes)
     )
 
 
@@ -193,8 +175,6 @@ def test_python_ints_by_annotation_index_a_pinned_pool_as_views() -> None:
     """Parameters, loop targets and list elements that annotations say are ints index a
     pinned tensor as numbers do (a view: still pinned), not as index tensors (a gather into a
     fresh pageable tensor); a ``tuple[int, str]`` element or a bare parameter says nothing."""
-    from h2dlint.engine import EnabledRule, check_text
-    from h2dlint.registry import all_rules
 
     code = """
         import torch
@@ -208,9 +188,7 @@ def test_python_ints_by_annotation_index_a_pinned_pool_as_views() -> None:
             POOL[pair[0]].to(dev)
             POOL[x].to(dev)
     """
-    rule = all_rules()["HTD105"]
-    enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
-    found = check_text(textwrap.dedent(code), "m.py", enabled)
+    found = lint(code, "HTD105")
     assert sorted(f.start.row for f in found) == [6, 7, 8, 9]
 
 
