@@ -116,3 +116,16 @@ def test_labelled_lines(package: str) -> None:
             verdict = "flagged but labelled clean" if label.clean else "missed"
             wrong.append(f"{label.source}: {label.path}:{label.line} {label.code} {verdict}")
     assert not wrong, "\n".join(wrong)
+
+
+def test_each_label_is_written_once() -> None:
+    """Two rows for one finding (a re-triage appended instead of edited) would count it twice
+    in the precision tables of scripts/label_precision.py."""
+    seen: dict[tuple[str, str, int, str, bool], str] = {}
+    twice = []
+    for label in load_labels():
+        key = (label.package, label.path, label.line, label.code, label.clean)
+        if key in seen:
+            twice.append(f"{label.source} repeats {seen[key]}")
+        seen.setdefault(key, label.source)
+    assert twice == []
