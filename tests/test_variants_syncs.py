@@ -40,8 +40,6 @@ KNOWN_MISSES: frozenset[str] = frozenset(
         # `(nxt == eos).any()` with `nxt = logits.argmax(-1)` (positional dim: numpy too) of
         # `self.model(...)` of unknown class
         "s23_eos_any/generate.py:14:HTD202",
-        # `int(m)` of `m = max(t)`: the builtin's result is not known as a 0-d tensor
-        "s35_max_builtin/prep.py:12:HTD202",
     }
 )
 

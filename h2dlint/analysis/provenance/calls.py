@@ -153,9 +153,22 @@ class CallFacts(ProvenanceBase):
             return PINNED_FRESH
         local = self.bindings(frame).of(name)
         function = self.index.functions.get(name)
-        if function is None or local:
+        if local:
             return UNKNOWN_FACT
+        if function is None:
+            return self._builtin_pick(name, call, frame, depth)
         return self.return_fact(function, depth)
+
+    def _builtin_pick(self, name: str, call: cst.Call, frame: Frame, depth: int) -> Fact:
+        """``max(lens)`` / ``min(lens)`` of one device tensor: Python's builtin iterates it and
+        returns one of its 0-d elements, a device tensor still (``int(max(lens))`` reads it
+        back). Other iterables, and several arguments, stay unknown."""
+        if name not in ("max", "min") or len(call.args) != 1 or call.args[0].keyword:
+            return UNKNOWN_FACT
+        if call.args[0].star:
+            return UNKNOWN_FACT
+        fact = self.fact(call.args[0].value, frame, depth + 1)
+        return fact if fact.where is Where.DEVICE else UNKNOWN_FACT
 
     def return_fact(self, function: cst.FunctionDef, depth: int = 0) -> Fact:
         """What every ``return`` of ``function`` agrees on.
