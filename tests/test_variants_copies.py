@@ -28,12 +28,7 @@ CASES = tuple(sorted(p.name for p in CASES_DIR.iterdir() if (p / "__init__.py").
 FAMILY = frozenset({"HTD101", "HTD102", "HTD103", "HTD104", "HTD106"})
 
 # Expectations that fail today (ids as Expectation.id), each with the reason it is left.
-KNOWN_MISSES: dict[str, str] = {
-    "v102_as_tensor_cuda/logits_bias.py:16:HTD102": (
-        "a helper annotated `-> np.ndarray`: is_numpy_array reads numpy calls only (host_data's "
-        "host_sequence reads the annotation now, for HTD106; provenance/base.py is at 500 lines)"
-    ),
-}
+KNOWN_MISSES: dict[str, str] = {}
 
 # Copy-family findings on lines that mark nothing for their code ("path:line:code").
 KNOWN_UNEXPECTED: dict[str, str] = {}

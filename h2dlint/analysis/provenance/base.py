@@ -18,7 +18,6 @@ from h2dlint.analysis.facts import Fact, Where
 from h2dlint.analysis.frames import Frame, ModuleIndex, frame_at, parameter_annotation
 from h2dlint.analysis.provenance.common import (
     MAX_DEPTH,
-    NUMPY_ARRAY_TYPES,
     SPLITTING_METHODS,
     ReturnedValues,
     _any_where,
@@ -29,6 +28,8 @@ from h2dlint.analysis.provenance.common import (
     _tolist_part,
     annotation_is,
     array_method_receiver,
+    numpy_array_annotation,
+    returns_numpy_array,
 )
 from h2dlint.analysis.targets import Target, device_target, to_target
 from h2dlint.analysis.torch_api import NUMPY_PREFIXES
@@ -364,8 +365,8 @@ class ProvenanceBase:
             receiver = array_method_receiver(func)  # ``np.array(values).reshape(n, 3)``
             if receiver is not None and self.is_numpy_array(receiver, frame, depth + 1):
                 return True
-            qualified = self.qualify(func)
-            return qualified is not None and qualified.startswith(NUMPY_PREFIXES)
+            qualified = self.qualify(func) or ""
+            return qualified.startswith(NUMPY_PREFIXES) or returns_numpy_array(self, node, frame)
         if isinstance(node, cst.Subscript):
             return self.is_numpy_array(node.value, frame, depth + 1)
         if isinstance(node, cst.Name):
@@ -470,8 +471,7 @@ class ProvenanceBase:
         return annotation is not None and annotation_is(self, annotation, self.numpy_array_type)
 
     def numpy_array_type(self, annotation: cst.BaseExpression) -> bool:
-        head = annotation.value if isinstance(annotation, cst.Subscript) else annotation
-        return (self.qualify(head) or "") in NUMPY_ARRAY_TYPES
+        return numpy_array_annotation(self, annotation)
 
     # -- copy targets ------------------------------------------------------------------------
     def to_target(self, call: cst.Call, frame: Frame | None = None) -> Target:

@@ -172,6 +172,25 @@ def annotation_is(
     return bool(values) and all(annotation_is(provenance, v, leaf) for v in values)
 
 
+def numpy_array_annotation(provenance: FactSource, annotation: cst.BaseExpression) -> bool:
+    """Whether ``annotation`` names a numpy array type (``np.ndarray``, ``npt.NDArray[...]``)."""
+    head = annotation.value if isinstance(annotation, cst.Subscript) else annotation
+    return (provenance.qualify(head) or "") in NUMPY_ARRAY_TYPES
+
+
+def returns_numpy_array(provenance: FactSource, call: cst.Call, frame: Frame) -> bool:
+    """Whether ``call`` calls a project function annotated to return a numpy array
+    (``def bias_rows(...) -> np.ndarray``, optionally or-None), in this module or another."""
+    found = provenance.callee(call, frame)
+    returns = found[1].returns if found is not None else None
+    if found is None or returns is None:
+        return False
+    owner = found[0]
+    return annotation_is(
+        owner, returns.annotation, lambda annotation: numpy_array_annotation(owner, annotation)
+    )
+
+
 # Methods of a tensor that return a sequence of tensors on its device.
 SPLITTING_METHODS = frozenset({"split", "chunk", "unbind", "tensor_split", "split_with_sizes"})
 # Functions that return one tensor per tensor given, on their device.
