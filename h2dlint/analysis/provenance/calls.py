@@ -28,6 +28,7 @@ from h2dlint.analysis.provenance.common import (
     _non_blocking,
     returned_values,
 )
+from h2dlint.analysis.provenance.specialised import specialised_return
 from h2dlint.analysis.provenance.unpacked import (
     element_fact,
     returned_element_fact,
@@ -121,7 +122,8 @@ class CallFacts(ProvenanceBase):
                 and base.value == frame.self_name
                 and func.attr.value in self.index.methods.get(frame.cls, {})
             ):
-                return self.return_fact(self.index.methods[frame.cls][func.attr.value], depth)
+                method = self.index.methods[frame.cls][func.attr.value]
+                return specialised_return(self, self, method, call, frame, depth)
             return self._method_call(func.attr.value, base, call, frame, depth)
         return UNKNOWN_FACT
 
@@ -133,7 +135,10 @@ class CallFacts(ProvenanceBase):
         if found is None:
             return UNKNOWN_FACT
         owner, function = found
-        return owner.return_fact(function, depth + 1)
+        assert isinstance(owner, ProvenanceBase)
+        # ``Decoder._mask(obj, ...)``: called through its class, a method is passed its object
+        through_class = isinstance(call.func, cst.Attribute) and self.qualify(call.func) is not None
+        return specialised_return(self, owner, function, call, frame, depth + 1, through_class)
 
     def _module_output(self, func: cst.BaseExpression, frame: Frame, depth: int) -> bool:
         """Whether calling ``func`` runs an ``nn.Module`` (``self.encoder(x)``, or ``self(x)``
@@ -155,7 +160,7 @@ class CallFacts(ProvenanceBase):
         function = self.index.functions.get(name)
         if function is None or local:
             return UNKNOWN_FACT
-        return self.return_fact(function, depth)
+        return specialised_return(self, self, function, call, frame, depth)
 
     def return_fact(self, function: cst.FunctionDef, depth: int = 0) -> Fact:
         """What every ``return`` of ``function`` agrees on.
