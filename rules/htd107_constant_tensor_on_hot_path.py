@@ -73,7 +73,8 @@ class ConstantTensorOnHotPath(Rule):
 
     Not flagged: code that runs once (initializers, setup, module level, code under a run-once
     guard, `if X is None: X = ...` of a class attribute, a value made on a cache miss `x =
-    cache.get(k)` / `if x is None:`), branches run while exporting or tracing (`if
+    cache.get(k)` / `if x is None:`, an optimizer's per-parameter state set up while empty,
+    `if len(state) == 0: state["step"] = ...`), branches run while exporting or tracing (`if
     torch.onnx.is_in_onnx_export():`), code outside hot paths and loops in pipelines (once per
     request, before the steps: nothing queued to wait for) and, in the same way, outside the
     loop of a function that drives the model's steps (a loop whose body calls the model:
@@ -203,6 +204,23 @@ class ConstantTensorOnHotPath(Rule):
                         else:
                             step_device = group["params"][0].device
                             group["step"] = torch.tensor([1], dtype=torch.int, device=step_device)
+            """
+        ),
+        # Session 28: an optimizer's per-parameter state set up while it is still empty
+        # (`if len(state) == 0:`, `if not state:`), on the parameter's first step only: the
+        # same lazy state as the `else` of `if "step" in group:`
+        Valid(
+            """
+            import torch
+            class AdamW(torch.optim.Optimizer):
+                def step(self, closure=None):
+                    for group in self.param_groups:
+                        for p in group["params"]:
+                            state = self.state[p]
+                            if len(state) == 0:
+                                state["step"] = torch.tensor(0.0, device=p.device)
+                                state["exp_avg"] = torch.zeros_like(p)
+                            state["step"] += 1
             """
         ),
         # kornia 0.9's flip matrix: the literal is kept only where the size is no Python number

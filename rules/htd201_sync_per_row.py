@@ -194,6 +194,24 @@ class SyncPerRow(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # Session 28 (eole 0.6.4's mask tests): a mask builder whose device follows its
+        # argument (`device=pad_mask.device`), called with a host tensor, returns host rows,
+        # though its other callers (the model) pass device tensors
+        Valid(
+            """
+            import torch
+            def causal_mask(pad_mask):
+                idx = torch.arange(pad_mask.shape[-1], device=pad_mask.device)
+                return idx[:, None] >= idx[None, :]
+            def attention_bias(scores, pad_mask):
+                return scores.masked_fill(~causal_mask(pad_mask), float("-inf"))
+            def host_mask(n):
+                return causal_mask(torch.zeros(1, n, dtype=torch.bool))
+            def window_sizes(n):
+                mask = host_mask(n)
+                return [mask[q].nonzero().view(-1).tolist() for q in range(n)]
+            """
+        ),
         # Session 27 (precision27): a numpy array reshaped (or cast, copied) by its own method
         # is still a numpy array: its rows are host data (modelscope's SCRFD key points).
         Valid(

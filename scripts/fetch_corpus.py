@@ -374,6 +374,35 @@ SERVING_PACKAGES: dict[str, str] = {
     "pytorch-forecasting": "1.8.0",
     "gluonts": "0.17.0",
     "rerankers": "0.10.0",
+    # Session 28 (helper serving28): a held-out precision reading of the per-item, per-row,
+    # hot-path and pageable-copy rules (docs/precision.md, "Session 28 (serving28)") on serving
+    # and inference code no session had labelled: eole's predictors, trainers and mask tests,
+    # LightLLM's router backends, memory manager and kernel test harnesses, ColPali's and
+    # PyLate's late-interaction scoring and PLAID indexing, ColBERT's codecs, F5-TTS's sampler
+    # and evaluation, optimum-intel's OpenVINO models and export patches, optimum-neuron's
+    # generation and NxD inference, speculators' draft models and metrics, AnglE's losses,
+    # Docling's table models, Torch-TensorRT's engine runtime, BERTScore's batching,
+    # lmms-engine's multimodal models and FSDP2 trainers, MTEB's model wrappers and
+    # late-interaction scoring (infinity-emb, lightning, gritlm, whisperx, whisper-live,
+    # setfit, unstructured-inference and audio-separator were scanned too). Files that import
+    # or name vllm or sglang (2 of eole's, 3 of lightllm's, 13 of llmcompressor's, 1 of
+    # optimum-intel's, 13 of optimum-neuron's, 14 of speculators', 1 of lmms-engine's, 2 of
+    # mteb's) were removed before the scan and never read.
+    "eole": "0.6.4",
+    "colpali-engine": "0.3.18",
+    "f5-tts": "1.1.22",
+    "lightllm": "0.0.1",
+    "pylate": "1.6.0",
+    "optimum-intel": "2.2.0",
+    "optimum-neuron": "0.4.5",
+    "colbert-ai": "0.2.22",
+    "speculators": "0.9.0",
+    "angle-emb": "0.6.1",
+    "docling-ibm-models": "4.0.4",
+    "torch-tensorrt": "2.14.0",
+    "bert-score": "0.3.13",
+    "lmms-engine": "0.1.4",
+    "mteb": "2.26.24",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 

@@ -74,6 +74,93 @@ def memo_guard(node: cst.If | cst.IfExp) -> bool:
     )
 
 
+def _len_of(node: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``X`` of ``len(X)``."""
+    if (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value == "len"
+        and len(node.args) == 1
+        and not node.args[0].star
+    ):
+        return node.args[0].value
+    return None
+
+
+def _zero(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Integer) and node.value == "0"
+
+
+def _empty_mapping(test: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``X`` of a test that ``X`` is empty: ``len(X) == 0``, ``not X``, ``not len(X)``. With a
+    body that fills ``X[key]``, an optimizer's per-parameter state set up on its first step
+    (``state = self.state[p]`` / ``if len(state) == 0: state["step"] = ...``)."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = test.expression
+        counted = _len_of(inner)
+        if counted is not None:
+            return counted
+        if isinstance(inner, (cst.Name, cst.Attribute, cst.Subscript)):
+            return inner
+        return None
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return None
+    comparison = test.comparisons[0]
+    if not isinstance(comparison.operator, cst.Equal):
+        return None
+    if _zero(comparison.comparator):
+        return _len_of(test.left)
+    if _zero(test.left):
+        return _len_of(comparison.comparator)
+    return None
+
+
+_FRESH_MAPPINGS = frozenset({"dict", "list", "OrderedDict", "defaultdict"})
+
+
+def _made_fresh(name: str, function: cst.FunctionDef) -> bool:
+    """Whether ``function`` binds ``name`` to a new empty container (``d = {}``, ``dict()``):
+    emptiness then holds on every call, not on the first only."""
+    for small in statements(function.body):
+        if not isinstance(small, cst.Assign):
+            continue
+        if not any(
+            isinstance(t.target, cst.Name) and t.target.value == name for t in small.targets
+        ):
+            continue
+        value = small.value
+        if isinstance(value, (cst.Dict, cst.List, cst.Set, cst.DictComp, cst.ListComp)):
+            return True
+        if isinstance(value, cst.Call):
+            func = value.func
+            called = func.value if isinstance(func, cst.Name) else None
+            if isinstance(func, cst.Attribute):
+                called = func.attr.value
+            if called in _FRESH_MAPPINGS:
+                return True
+    return False
+
+
+def empty_guard(node: cst.If, function: cst.FunctionDef | None) -> bool:
+    """``if len(state) == 0: state["step"] = ...`` (also ``if not state:``): entries set up
+    when a kept mapping is still empty, on its first use only: an optimizer's per-parameter
+    state (``state = self.state[p]``) made on its first step. Not a mapping the function
+    itself makes empty (``out = {}``), which is empty on every call."""
+    emptied = _empty_mapping(node.test)
+    if emptied is None:
+        return False
+    if (
+        isinstance(emptied, cst.Name)
+        and function is not None
+        and _made_fresh(emptied.value, function)
+    ):
+        return False
+    return any(
+        isinstance(target, cst.Subscript) and target.value.deep_equals(emptied)
+        for target in _assigned(node.body)
+    )
+
+
 def memo_else(node: cst.If, child: cst.CSTNode) -> bool:
     """``if key in cache: ... else: cache[key] = ...`` (``child`` the ``else``): the lazy
     initialisation of an entry, on the first call only (``group["step"]`` of an optimizer)."""

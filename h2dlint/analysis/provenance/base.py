@@ -1,7 +1,6 @@
-"""The provenance analysis's state and the questions built on its facts: the module's
-structure (index, bindings, qualified names), the project around it (definitions and classes
-from other modules), sequences of tensors, host data, and copy targets. ``calls.py`` and
-``core.py`` add the facts themselves."""
+"""The provenance analysis's state and the questions built on its facts: the module's structure
+(index, bindings, qualified names), the project around it (definitions and classes from other
+modules), sequences of tensors, host data, copy targets. ``calls.py``, ``core.py``: the facts."""
 
 from __future__ import annotations
 
@@ -31,6 +30,7 @@ from h2dlint.analysis.provenance.common import (
     numpy_array_annotation,
     returns_numpy_array,
 )
+from h2dlint.analysis.provenance.specialisation import Specialisation
 from h2dlint.analysis.targets import Target, device_target, to_target
 from h2dlint.analysis.torch_api import NUMPY_PREFIXES
 from h2dlint.context import FileContext
@@ -81,6 +81,7 @@ class ProvenanceBase:
         self._device_contexts: dict[cst.CSTNode, frozenset[cst.CSTNode]] = {}
         self.class_memo: dict[tuple[cst.CSTNode, Frame], ClassRef | None] = {}
         self._globals: frozenset[str] | None = None
+        self.specialisation = Specialisation()  # call sites' host arguments: specialised.py
 
     # -- structure ---------------------------------------------------------------------------
     @property

@@ -28,6 +28,7 @@ from h2dlint.analysis.provenance.common import (
     _non_blocking,
     returned_values,
 )
+from h2dlint.analysis.provenance.specialised import specialised_return
 from h2dlint.analysis.provenance.unpacked import (
     element_fact,
     returned_element_fact,
@@ -121,7 +122,8 @@ class CallFacts(ProvenanceBase):
                 and base.value == frame.self_name
                 and func.attr.value in self.index.methods.get(frame.cls, {})
             ):
-                return self.return_fact(self.index.methods[frame.cls][func.attr.value], depth)
+                method = self.index.methods[frame.cls][func.attr.value]
+                return specialised_return(self, self, method, call, frame, depth)
             return self._method_call(func.attr.value, base, call, frame, depth)
         return UNKNOWN_FACT
 
@@ -133,7 +135,10 @@ class CallFacts(ProvenanceBase):
         if found is None:
             return UNKNOWN_FACT
         owner, function = found
-        return owner.return_fact(function, depth + 1)
+        assert isinstance(owner, ProvenanceBase)
+        # ``Decoder._mask(obj, ...)``: called through its class, a method is passed its object
+        through_class = isinstance(call.func, cst.Attribute) and self.qualify(call.func) is not None
+        return specialised_return(self, owner, function, call, frame, depth + 1, through_class)
 
     def _module_output(self, func: cst.BaseExpression, frame: Frame, depth: int) -> bool:
         """Whether calling ``func`` runs an ``nn.Module`` (``self.encoder(x)``, or ``self(x)``
@@ -157,7 +162,7 @@ class CallFacts(ProvenanceBase):
             return UNKNOWN_FACT
         if function is None:
             return self._builtin_pick(name, call, frame, depth)
-        return self.return_fact(function, depth)
+        return specialised_return(self, self, function, call, frame, depth)
 
     def _builtin_pick(self, name: str, call: cst.Call, frame: Frame, depth: int) -> Fact:
         """``max(lens)`` / ``min(lens)`` of one device tensor: Python's builtin iterates it and

@@ -214,6 +214,9 @@ class Provenance(CallFacts):
         function = frame.function
         if not isinstance(function, cst.FunctionDef):
             return UNKNOWN_FACT
+        given = self.specialisation.parameters.get((function, name.value))
+        if given is not None:
+            return given  # what the call being specialised passes (``specialised.py``)
         key = ("parameter", function, name.value)
         if not self._begin(key):
             return UNKNOWN_FACT
