@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -405,6 +406,25 @@ SERVING_PACKAGES: dict[str, str] = {
     "mteb": "2.26.24",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
+# Packages whose files that import or name vllm or sglang were removed, unread, before they were
+# scanned and labelled (sessions 27 and 28): they are dropped when the package is unpacked, so
+# that a fresh fetch holds the files the labels were made on. Older pinned packages keep theirs
+# (their labels point into some of them: an integration switch, a comment naming the project).
+DROPS_RESERVED_MENTIONS = frozenset(
+    {
+        "modelscope",
+        "mineru",
+        "intel-extension-for-pytorch",
+        "eole",
+        "lightllm",
+        "optimum-intel",
+        "optimum-neuron",
+        "speculators",
+        "lmms-engine",
+        "mteb",
+    }
+)
+NAMES_RESERVED = re.compile(rb"vllm|sglang", re.IGNORECASE)
 
 
 def corpus_dir() -> Path:
@@ -462,8 +482,20 @@ def _download(name: str, version: str, into: Path) -> Path:
     raise RuntimeError(f"could not download {name}=={version} from PyPI")
 
 
-def _unpack_py(archive: Path, dest: Path) -> int:
+def _unpack_py(archive: Path, dest: Path, drop_reserved: bool = False) -> int:
+    """Unpack ``archive``'s ``.py`` files under ``dest``; with ``drop_reserved``, not those whose
+    bytes name vllm or sglang (never written, never read further)."""
     count = 0
+
+    def write(name: str, data: bytes) -> None:
+        nonlocal count
+        if drop_reserved and NAMES_RESERVED.search(data):
+            return
+        target = dest / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        count += 1
+
     if archive.suffix in (".whl", ".zip"):
         with zipfile.ZipFile(archive) as zf:
             for info in zf.infolist():
@@ -472,10 +504,7 @@ def _unpack_py(archive: Path, dest: Path) -> int:
                     and not info.filename.startswith("/")
                     and ".." not in info.filename
                 ):
-                    target = dest / info.filename
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    target.write_bytes(zf.read(info))
-                    count += 1
+                    write(info.filename, zf.read(info))
     else:
         with tarfile.open(archive) as tf:
             for member in tf.getmembers():
@@ -483,10 +512,7 @@ def _unpack_py(archive: Path, dest: Path) -> int:
                     extracted = tf.extractfile(member)
                     if extracted is None:
                         continue
-                    target = dest / member.name.lstrip("/")
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    target.write_bytes(extracted.read())
-                    count += 1
+                    write(member.name.lstrip("/"), extracted.read())
     return count
 
 
@@ -504,7 +530,7 @@ def fetch(name: str, version: str | None = None) -> Path:
             tempfile.mkdtemp(dir=corpus_dir().parent if corpus_dir().parent.exists() else None)
         )
         try:
-            _unpack_py(archive, staging)
+            _unpack_py(archive, staging, drop_reserved=name.lower() in DROPS_RESERVED_MENTIONS)
             (staging / ".complete").write_text(archive.name)
             dest.parent.mkdir(parents=True, exist_ok=True)
             if dest.exists():
