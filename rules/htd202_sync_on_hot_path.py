@@ -152,7 +152,8 @@ class SyncOnHotPath(Rule):
     `range` of steps whose own body calls the model by the callee's name (a translator's
     decoding loop, `for step in range(max_length):` around `self.model.decoder(...)`,
     `model.forward(...)`; not `ModelInput(...)`, which builds an input; not a loop over a
-    collection's positions, `range(len(batches))`; not in code that
+    collection's positions, `range(len(batches))`; for reads of values, not `.cpu()` copies
+    of whole outputs, which a loop over tiles or chunks hands to the host; not in code that
     saves or exports state, `save_checkpoint`, `gather_cpu_state_dict`: it copies values to the host
     for the file; nor in a function named for showing or recording values,
     `visualize_predictions`, `log_samples`, `_debug_stats`: the plot or the log needs them).
@@ -421,6 +422,13 @@ class SyncOnHotPath(Rule):
                         if hyps[i].numel() > 4:
                             break
                     return scores.tolist()
+            # xinference's tiled upscaler: each tile's output copied to the host, which needs it
+            def upscale(model, pixels, tile):
+                result = torch.empty(pixels.shape)
+                for y in range(0, pixels.shape[-2], tile):
+                    patch = pixels[..., y : y + tile].to("cuda")
+                    result[..., y : y + tile] = model(patch.to("cuda")).float().cpu()
+                return result
             # torchrec's test-input generator: `ModelInput(...)` builds an input, no model runs
             class ModelInput:
                 @staticmethod
@@ -4109,7 +4117,7 @@ class SyncOnHotPath(Rule):
         # project could call from a step.
         steps: cst.For | None = None
         if reason is None and hot.could_be_hot_at(self.context.ancestors, False):
-            found = self._loop_reason(frame, tensor)
+            found = self._loop_reason(frame, tensor, kind == "copy" and "tolist" not in what)
             if found is not None:
                 reason, steps = found
         moved = kind == "copy" and "tolist" not in what  # an item moved to the host: HTD201's
@@ -4158,7 +4166,7 @@ class SyncOnHotPath(Rule):
         return True
 
     def _loop_reason(
-        self, frame: Frame, tensor: cst.BaseExpression
+        self, frame: Frame, tensor: cst.BaseExpression, whole_copy: bool
     ) -> tuple[str, cst.For | None] | None:
         """Why the read of ``tensor`` being visited runs per step in a function not known to,
         and the loop that makes it: a ``for`` loop around it (in its function) runs device
@@ -4178,7 +4186,7 @@ class SyncOnHotPath(Rule):
                 loop = self._loops.get(parent)
                 if loop is None:
                     loop = self._loops[parent] = device_loop(provenance, parent, frame)
-                reason = loop.reason_for(tensor, self.context.module) or model_steps_reason(parent)
-                if reason is not None:
+                reason = loop.reason_for(tensor, self.context.module)
+                if reason := reason or model_steps_reason(parent, whole_copy):
                     return reason, parent
         return None

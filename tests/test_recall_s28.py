@@ -140,3 +140,27 @@ def test_a_name_holding_the_word_is_no_model_call() -> None:
                 return inputs
     """
     assert _findings(code, "HTD202") == []
+
+
+def test_tile_outputs_copied_to_the_host() -> None:
+    """xinference's tiled upscaler copies each tile's output to the host result (which needs
+    it): a whole-tensor copy is no read of values in a loop of steps (a precision fix found
+    by the diff); the stop test of a decoding loop still is."""
+    code = """
+        import torch
+        def upscale(model, pixels, tile):
+            result = torch.empty(pixels.shape)
+            for y in range(0, pixels.shape[-2], tile):
+                patch = pixels[..., y : y + tile].to("cuda")
+                result[..., y : y + tile] = model(patch.to("cuda")).float().cpu()
+            return result
+        def decode(model, ids, n):
+            ids = ids.to("cuda")
+            for _ in range(n):
+                logits = model(ids)
+                ids = logits.argmax(-1)
+                if (ids == 2).any().item():
+                    break
+            return ids
+    """
+    assert _findings(code, "HTD202") == [("HTD202", 14, "medium")]

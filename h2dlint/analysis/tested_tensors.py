@@ -95,7 +95,7 @@ def model_while_reason(loop: cst.While) -> str | None:
 STEPS_REASON = "a loop of steps whose every iteration runs a model"
 
 
-def model_steps_reason(loop: cst.For) -> str | None:
+def model_steps_reason(loop: cst.For, whole_copy: bool = False) -> str | None:
     """Why a read in the body of ``loop`` runs once per step in a function not known to be
     hot: a loop over a ``range`` of steps (``for step in range(decode_strategy.max_length):``)
     whose own body runs a model is a decoding or sampling loop (a translator's beam search,
@@ -103,7 +103,12 @@ def model_steps_reason(loop: cst.For) -> str | None:
     ``self._decode_and_generate(...)`` and ``self.model.decoder.map_state(...)``), and a sync
     there waits for the step the iteration queued. Not a loop over a collection's items
     (``for batch in loader:``, ``range(len(batches))``): an evaluation pass reads its
-    outputs."""
+    outputs. Only for reads of values (``.item()``, ``.tolist()``, a test, a mask), not for
+    a copy of a whole tensor to the host (``whole_copy``: ``.cpu()``): a loop over tiles or
+    chunks hands each chunk's output to the host, which needs it (xinference's tiled
+    upscaler)."""
+    if whole_copy:
+        return None
     it = loop.iter
     if not (
         isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range"
