@@ -50,7 +50,7 @@ from h2dlint.analysis.shape_syncs import (
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, SYNC_METHODS
 from h2dlint.analysis.syncing_helpers import synced_argument
 from h2dlint.analysis.tensor_kinds import not_a_tensor_here
-from h2dlint.analysis.tested_tensors import model_while_reason, tested_tensor
+from h2dlint.analysis.tested_tensors import model_steps_reason, model_while_reason, tested_tensor
 from h2dlint.analysis.unknown_tensors import tensor_root
 from h2dlint.analysis.value_syncs import (
     MASK_METHODS,
@@ -148,7 +148,12 @@ class SyncOnHotPath(Rule):
     from one iteration to the next, for reads of it and of values computed from it (a greedy
     selection's `idx = torch.argmax(min_dist)` that the next iteration's `features[idx]` reads,
     an iterative solver's estimate: read before the body binds it to a tensor torch computes;
-    one copy after the loop does instead; not a tensor proven on the host; not in code that
+    one copy after the loop does instead; not a tensor proven on the host), or a loop over a
+    `range` of steps whose own body calls the model by the callee's name (a translator's
+    decoding loop, `for step in range(max_length):` around `self.model.decoder(...)`,
+    `model.forward(...)`; not `ModelInput(...)`, which builds an input; not a loop over a
+    collection's positions, `range(len(batches))`; for reads of values, not `.cpu()` copies
+    of whole outputs, which a loop over tiles or chunks hands to the host; not in code that
     saves or exports state, `save_checkpoint`, `gather_cpu_state_dict`: it copies values to the host
     for the file; nor in a function named for showing or recording values,
     `visualize_predictions`, `log_samples`, `_debug_stats`: the plot or the log needs them).
@@ -396,6 +401,46 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 28 (held out: eole 0.4.4's fix): the source length read once before the
+        # loop of decoding steps, a Python int in the loop; a loop over a collection's
+        # positions (`range(len(...))`) is no loop of steps by that alone.
+        Valid(
+            """
+            import torch
+            class GeneratorLM:
+                def _predict_batch_with_strategy(self, batch, decode_strategy):
+                    src_len = batch["srclen"].to("cuda")
+                    prefill_length = max(src_len.tolist())
+                    for step in range(decode_strategy.max_length):
+                        position = step + prefill_length
+                        log_probs = self.model.decoder(decode_strategy.current, position)
+                        decode_strategy.advance(log_probs)
+                def rescore(self, hyps):
+                    scores = torch.zeros(len(hyps), device="cuda")
+                    for i in range(len(hyps)):
+                        scores[i] = self.model(hyps[i]).sum()
+                        if hyps[i].numel() > 4:
+                            break
+                    return scores.tolist()
+            # xinference's tiled upscaler: each tile's output copied to the host, which needs it
+            def upscale(model, pixels, tile):
+                result = torch.empty(pixels.shape)
+                for y in range(0, pixels.shape[-2], tile):
+                    patch = pixels[..., y : y + tile].to("cuda")
+                    result[..., y : y + tile] = model(patch.to("cuda")).float().cpu()
+                return result
+            # torchrec's test-input generator: `ModelInput(...)` builds an input, no model runs
+            class ModelInput:
+                @staticmethod
+                def generate(lengths, world_size):
+                    lengths = lengths.to("cuda")
+                    inputs = []
+                    for r in range(world_size):
+                        cumsum = lengths.view(world_size, -1).sum(dim=1).cumsum(dim=0).tolist()
+                        inputs.append(ModelInput(cumsum[r]))
+                    return inputs
+            """
+        ),
         # Session 26's twin: a module of the project whose `forward` returns a host tensor at
         # that position (a count built on the host), unpacked: its read is no device sync.
         Valid(
@@ -2256,6 +2301,25 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 28 (held out: eole 0.4.0's generator): a loop over a range of decoding steps
+        # whose own body runs the model is per step wherever it is, and a read of a device
+        # tensor in it waits for the step the iteration queued.
+        Invalid(
+            """
+            import torch
+            class GeneratorLM:
+                def _predict_batch_with_strategy(self, batch, decode_strategy):
+                    src_len = batch["srclen"].to("cuda")
+                    for step in range(decode_strategy.max_length):
+                        position = step + max(src_len.tolist())
+            #                                 ^^^^^^^^^^^^^^^^
+                        log_probs = self._decode_and_generate(decode_strategy.current, position)
+                        decode_strategy.advance(log_probs)
+                        if decode_strategy.any_finished:
+                            self.model.decoder.map_state(decode_strategy.select_indices)
+            """,
+            message_contains="a loop of steps whose every iteration runs a model",
+        ),
         # Session 27 (precision27): a helper that ``__call__`` reaches only from its loop runs
         # once per generated token, not once per request: its copy stays a sync per step.
         Invalid(
@@ -4053,7 +4117,7 @@ class SyncOnHotPath(Rule):
         # project could call from a step.
         steps: cst.For | None = None
         if reason is None and hot.could_be_hot_at(self.context.ancestors, False):
-            found = self._loop_reason(frame, tensor)
+            found = self._loop_reason(frame, tensor, kind == "copy" and "tolist" not in what)
             if found is not None:
                 reason, steps = found
         moved = kind == "copy" and "tolist" not in what  # an item moved to the host: HTD201's
@@ -4102,7 +4166,7 @@ class SyncOnHotPath(Rule):
         return True
 
     def _loop_reason(
-        self, frame: Frame, tensor: cst.BaseExpression
+        self, frame: Frame, tensor: cst.BaseExpression, whole_copy: bool
     ) -> tuple[str, cst.For | None] | None:
         """Why the read of ``tensor`` being visited runs per step in a function not known to,
         and the loop that makes it: a ``for`` loop around it (in its function) runs device
@@ -4123,6 +4187,6 @@ class SyncOnHotPath(Rule):
                 if loop is None:
                     loop = self._loops[parent] = device_loop(provenance, parent, frame)
                 reason = loop.reason_for(tensor, self.context.module)
-                if reason is not None:
+                if reason := reason or model_steps_reason(parent, whole_copy):
                     return reason, parent
         return None

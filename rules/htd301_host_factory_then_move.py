@@ -89,7 +89,10 @@ class HostFactoryThenMove(Rule):
     tensors and numbers, each name bound once and its values read only on the way to the move
     (`mask = row_vector < length_matrix; return mask.float().to(x.device)`: NeMo 2.1's
     Sortformer built every forward's (batch, frames) mask so, 2.2 builds it on the device).
-    Reads of a name's metadata (`lengths.device`, `x.shape`) do not count as uses. Left alone:
+    Reads of a name's metadata (`lengths.device`, `x.shape`) do not count as uses, nor do
+    writes of a number into ranges of it (`mask[start:end, start:end] = True`, bounds spelled
+    as Python numbers: eole 0.4's vision encoder filled a block-diagonal mask so on the host
+    every forward). Left alone:
     a tensor built from data (`torch.tensor(lengths)` of a list), a name bound twice or read
     elsewhere (the host tensor has another use), a parameter; no fix is offered (each factory
     needs its own `device=`).
@@ -169,6 +172,30 @@ class HostFactoryThenMove(Rule):
     )
 
     valid = (
+        # Session 28 (held out: eole 0.4.4's fix): the block-diagonal mask allocated on the
+        # device and filled block by block there; a host mask written through data (an index
+        # list, values) is no mask of sizes alone.
+        Valid(
+            """
+            import torch
+            def create_block_diagonal_mask(lengths, device):
+                total_length = sum(lengths)
+                mask = torch.zeros((total_length, total_length), dtype=torch.bool, device=device)
+                start = 0
+                for length in lengths:
+                    mask[start : start + length, start : start + length] = True
+                    start += length
+                return mask
+            def scatter_mask(ids, device):
+                mask = torch.zeros(8, dtype=torch.bool)
+                mask[ids] = True
+                return mask.to(device)
+            def written(values, device):
+                table = torch.zeros(4, 8)
+                table[0:2] = values
+                return table.to(device)
+            """
+        ),
         # Session 24: a factory's values computed on with numbers, made on the device (the
         # fix); with a parameter of unknown kind (it may be a tensor of data); with a
         # reduction of the factory (not element-wise: `cumsum` above); a random draw from a
@@ -599,6 +626,25 @@ class HostFactoryThenMove(Rule):
         ),
     )
     invalid = (
+        # Session 28 (held out: eole 0.4.0's vision encoder): a (N, N) block-diagonal mask
+        # allocated on the host, filled with a constant block by block (ranges of Python
+        # numbers), then copied to the device on every forward.
+        Invalid(
+            """
+            import torch
+            def create_block_diagonal_mask(lengths, device):
+                total_length = sum(lengths)
+                mask = torch.zeros((total_length, total_length), dtype=torch.bool)
+                start = 0
+                for length in lengths:
+                    end = start + length
+                    mask[start:end, start:end] = True
+                    start = end
+                return mask.to(device)
+            #          ^^^^^^^^^^^^^^^
+            """,
+            message_contains="computed on the host from sizes alone",
+        ),
         # Session 24 (held out: kornia 0.6's `denormalize_laf`, per call): a cast to a dtype
         # (`.to(LAF.dtype)`) between the factory and the move is no move.
         Invalid(

@@ -145,6 +145,13 @@ _TORCH_TENSORRT = ("2.6.0", "2.8.0", "2.10.0", "2.12.0", "2.14.0")
 _PROTENIX = ("0.4.0", "0.5.0", "0.7.0", "1.0.0", "1.1.0", "2.0.0")
 _OPTIMUM = ("1.17.0", "1.20.0", "1.23.0", "1.26.1", "2.0.0", "2.3.0")
 _NNUNET = ("2.1.2", "2.2.1", "2.3.1", "2.4.2", "2.5.2", "2.6.4", "2.8.1")
+# Session 28 (helper heldout28).
+_EOLE = ("0.0.1", "0.0.3", "0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.4.4", "0.5.0", "0.5.3", "0.6.0")
+_EOLE += ("0.6.4",)
+_OPENNMT = ("2.3.0", "3.0.4", "3.1.3", "3.2.0", "3.3", "3.4.3", "3.5.1")
+_X_TRANSFORMERS = ("1.25.6", "1.30.0", "1.35.0", "1.40.0", "1.44.8", "2.3.0", "2.10.0", "2.20.0")
+_X_TRANSFORMERS += ("2.31.10",)
+_STABLE_TS = ("2.6.0", "2.10.0", "2.13.0", "2.15.0", "2.17.0", "2.19.1")
 PAIRS: list[tuple[str, str, str]] = [
     ("lmdeploy", "0.9.2", "0.10.0"),
     ("lmdeploy", "0.10.0", "0.11.0"),
@@ -635,6 +642,14 @@ PAIRS: list[tuple[str, str, str]] = [
         ("rwkv", a, b)
         for a, b in itertools.pairwise(("0.7.5", "0.8.0", "0.8.10", "0.8.20", "0.8.32"))
     ),
+    # Session 28 (helper heldout28): translation and generation engines (eole, OpenNMT-py),
+    # model code (x-transformers) and a Whisper inference wrapper (stable-ts), never scored.
+    # Files naming vllm or sglang were deleted unread first (eole 0.4.4, 0.5.3, 0.6.0: 1
+    # each; 0.6.4: 2). Rows kept from eole and opennmt-py.
+    *(("eole", a, b) for a, b in itertools.pairwise(_EOLE)),
+    *(("opennmt-py", a, b) for a, b in itertools.pairwise(_OPENNMT)),
+    *(("x-transformers", a, b) for a, b in itertools.pairwise(_X_TRANSFORMERS)),
+    *(("stable-ts", a, b) for a, b in itertools.pairwise(_STABLE_TS)),
 ]
 # A removed line must hold one of these to start a candidate.
 MARKER = re.compile(

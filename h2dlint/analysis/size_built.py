@@ -44,13 +44,20 @@ _VALUE_READS: SharedKey[dict[cst.CSTNode, dict[str, int]]] = SharedKey("value re
 
 class _ValueReads(cst.CSTVisitor):
     """Counts each name's appearances in a function, leaving out reads of its metadata
-    (``lengths.device``, ``x.shape``, ``x.size(0)``)."""
+    (``lengths.device``, ``x.shape``, ``x.size(0)``) and constant fills of its ranges
+    (``mask[start:end, start:end] = True``: part of building the tensor from sizes)."""
 
     def __init__(self) -> None:
         self.counts: dict[str, int] = {}
 
     def visit_Name(self, node: cst.Name) -> None:
         self.counts[node.value] = self.counts.get(node.value, 0) + 1
+
+    def visit_Assign(self, node: cst.Assign) -> bool:
+        if len(node.targets) == 1 and constant_fill(node.targets[0].target, node.value):
+            visit_read_only(node.value, self)  # the target's own name is no value read
+            return False
+        return True
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         if not (isinstance(node.value, cst.Name) and node.attr.value in _METADATA):
@@ -166,6 +173,47 @@ def _name_built(
     if _value_reads(provenance, frame, name.value) != 1:
         return False  # the host tensor has another use, or the name is rebound
     return _built(provenance, values[0], frame, depth + 1, seen | {name.value})
+
+
+def constant_fill(target: cst.BaseExpression, value: cst.BaseExpression) -> bool:
+    """``mask[start:end, start:end] = True``, ``m[:, :n] = 0``, ``m[0] = 1``: a number written
+    into ranges of a local name, the ranges' bounds Python numbers by their spelling (names,
+    literals, arithmetic and ``len(...)`` of them; an index a literal). The values then
+    depend on sizes alone, as a factory's do: a block-diagonal mask filled block by block on
+    the host (eole 0.4's vision encoder) can be filled on the device the same way."""
+    if not (
+        isinstance(target, cst.Subscript)
+        and isinstance(target.value, cst.Name)
+        and numeric_constant(value)
+    ):
+        return False
+    for element in target.slice:
+        part = element.slice
+        if isinstance(part, cst.Index):
+            if not numeric_constant(part.value):
+                return False
+        elif isinstance(part, cst.Slice):
+            bounds = (part.lower, part.upper, part.step)
+            if any(b is not None and not _host_number(b) for b in bounds):
+                return False
+        else:
+            return False
+    return True
+
+
+def _host_number(node: cst.BaseExpression) -> bool:
+    """A slice bound spelled as a Python number: a literal, a plain name, ``len(x)``, or
+    arithmetic of those."""
+    if numeric_constant(node) or isinstance(node, cst.Name):
+        return True
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _ELEMENTWISE):
+        return _host_number(node.left) and _host_number(node.right)
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value == "len"
+        and len(node.args) == 1
+    )
 
 
 def _sizes_fill(node: cst.BaseExpression) -> bool:

@@ -18,9 +18,11 @@ import libcst as cst
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.hot_calls import runs_model
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.step_drivers import model_call
 from h2dlint.analysis.tensor_kinds import tensor_evidence
 from h2dlint.analysis.unknown_tensors import annotated_comparison
 from h2dlint.analysis.value_syncs import COMPARISON_OPERATORS, tensor_test, value_where
+from h2dlint.walk import visit_read_only
 
 
 def tested_tensor(provenance: Provenance, test: cst.BaseExpression) -> cst.BaseExpression | None:
@@ -88,3 +90,70 @@ def model_while_reason(loop: cst.While) -> str | None:
     loop, ``while time >= -dt / 2: v = self.denoise_step(...)``), so each iteration is a step
     and the test is read before each."""
     return WHILE_REASON if runs_model(loop) else None
+
+
+STEPS_REASON = "a loop of steps whose every iteration runs a model"
+
+
+def model_steps_reason(loop: cst.For, whole_copy: bool = False) -> str | None:
+    """Why a read in the body of ``loop`` runs once per step in a function not known to be
+    hot: a loop over a ``range`` of steps (``for step in range(decode_strategy.max_length):``)
+    whose own body runs a model is a decoding or sampling loop (a translator's beam search,
+    session 28: eole's and OpenNMT's ``_translate_batch_with_strategy`` around
+    ``self._decode_and_generate(...)`` and ``self.model.decoder.map_state(...)``), and a sync
+    there waits for the step the iteration queued. Not a loop over a collection's items
+    (``for batch in loader:``, ``range(len(batches))``): an evaluation pass reads its
+    outputs. Only for reads of values (``.item()``, ``.tolist()``, a test, a mask), not for
+    a copy of a whole tensor to the host (``whole_copy``: ``.cpu()``): a loop over tiles or
+    chunks hands each chunk's output to the host, which needs it (xinference's tiled
+    upscaler)."""
+    if whole_copy:
+        return None
+    it = loop.iter
+    if not (
+        isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range"
+    ):
+        return None
+    if any(_calls_len(arg.value) for arg in it.args):
+        return None
+    finder = _ModelCalls()
+    visit_read_only(loop.body, finder)
+    return STEPS_REASON if finder.found else None
+
+
+class _ModelCalls(cst.CSTVisitor):
+    """Whether a loop's own body (not nested loops, functions, classes or lambdas) calls the
+    model or a part of it by the callee's name (:func:`~h2dlint.analysis.step_drivers.
+    model_call`: ``self.model.decoder.map_state(...)``, ``model.forward(...)``), not a name
+    that only holds the word (``ModelInput(...)`` builds an input)."""
+
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_For(self, node: cst.For) -> bool:
+        return False
+
+    def visit_While(self, node: cst.While) -> bool:
+        return False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        self.found = self.found or model_call(node)
+        return not self.found
+
+
+def _calls_len(node: cst.BaseExpression) -> bool:
+    """Whether ``node`` calls ``len`` anywhere (a range over a collection's positions)."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "len":
+        return True
+    return any(
+        _calls_len(child) for child in node.children if isinstance(child, cst.BaseExpression)
+    )
