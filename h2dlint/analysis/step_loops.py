@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from h2dlint.project.ast_walk import child_nodes
 from h2dlint.project.summary import top_functions
 
 if TYPE_CHECKING:
@@ -132,7 +133,6 @@ def _own_nodes(body: list[ast.stmt], loops: bool = True) -> list[ast.AST]:
     without ``loops``, of the loops in it: what runs once per iteration of the body)."""
     found: list[ast.AST] = []
     stack: list[ast.AST] = list(body)
-    node_type = ast.AST
     while stack:
         node = stack.pop()
         found.append(node)
@@ -140,13 +140,7 @@ def _own_nodes(body: list[ast.stmt], loops: bool = True) -> list[ast.AST]:
             not loops and isinstance(node, _LOOPS)
         ):
             continue
-        # ``ast.iter_child_nodes``, inlined (its two generators cost more than the walk).
-        for name in node._fields:
-            value = getattr(node, name, None)
-            if isinstance(value, node_type):
-                stack.append(value)
-            elif isinstance(value, list):
-                stack.extend(item for item in value if isinstance(item, node_type))
+        stack.extend(child_nodes(node))
     return found
 
 
