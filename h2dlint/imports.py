@@ -30,6 +30,7 @@ def dotted_name(node: cst.BaseExpression) -> str | None:
 _LINES = frozenset({cst.SimpleStatementLine, cst.SimpleStatementSuite})
 _BLOCKS = frozenset({cst.Module, cst.IndentedBlock})
 _DEFINITIONS = frozenset({cst.FunctionDef, cst.ClassDef})
+_IMPORTS = frozenset({cst.Import, cst.ImportFrom})  # neither has subclasses
 
 
 def statements(
@@ -51,8 +52,10 @@ def statements(
         if not into_definitions and kind in _DEFINITIONS:
             continue
         for part_name in ("body", "orelse", "finalbody"):
+            # A node or None: only the lines and blocks above hold sequences of statements
+            # (not isinstance: libcst's abstract classes check through ABCMeta).
             part = getattr(node, part_name, None)
-            if isinstance(part, cst.CSTNode):
+            if part is not None:
                 stack.append(part)
         stack.extend(getattr(node, "handlers", ()))
         stack.extend(getattr(node, "cases", ()))
@@ -68,6 +71,8 @@ class ImportTable:
     def from_module(cls, module: cst.Module) -> ImportTable:
         table = cls()
         for stmt in statements(module):
+            if stmt.__class__ not in _IMPORTS:
+                continue  # most statements: no isinstance through ABCMeta for them
             if isinstance(stmt, cst.Import):
                 for alias in stmt.names:
                     full = dotted_name(alias.name)

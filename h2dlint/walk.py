@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import typing
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
@@ -100,6 +101,7 @@ Handlers = list[tuple[Any, Callable[[Any], Any]]]
 # Per node class: its visit handlers, leave handlers, whether it is a statement, child fields.
 Plan = tuple[Handlers, Handlers, bool, tuple[str, ...]]
 _FIELDS: dict[type[cst.CSTNode], tuple[str, ...]] = {}
+_CONTENT_FIELDS: dict[type[cst.CSTNode], tuple[str, ...]] = {}
 
 
 def _fields_of(kind: type[cst.CSTNode]) -> tuple[str, ...]:
@@ -107,6 +109,49 @@ def _fields_of(kind: type[cst.CSTNode]) -> tuple[str, ...]:
     if fields is None:
         fields = _FIELDS[kind] = _child_fields(kind)
     return fields
+
+
+def _content_fields_of(kind: type[cst.CSTNode]) -> tuple[str, ...]:
+    """``kind``'s child fields less those that by their declared type hold nothing but tokens
+    (``lpar``, ``comma``, ``whitespace_after_func``...: two fields in three): for a walk that
+    skips tokens, which would read each such field only to skip its value."""
+    fields = _CONTENT_FIELDS.get(kind)
+    if fields is None:
+        fields = _CONTENT_FIELDS[kind] = _content_fields(kind)
+    return fields
+
+
+def _content_fields(kind: type[cst.CSTNode]) -> tuple[str, ...]:
+    fields = _fields_of(kind)
+    try:
+        hints = typing.get_type_hints(kind)
+    except Exception:  # an annotation that cannot be resolved: keep every field
+        return fields
+    return tuple(name for name in fields if not _tokens_only(hints.get(name, Any)))
+
+
+_NOT_CHILDREN = frozenset({*TOKEN_TYPES, type(None), MaybeSentinel})
+
+
+def content_children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """``node.children`` without whitespace, comments and punctuation (``TOKEN_TYPES``), in
+    libcst's order: libcst's ``children`` visits and rebuilds every field to list them."""
+    found: list[cst.CSTNode] = []
+    for name in _content_fields_of(node.__class__):
+        value = getattr(node, name)
+        if value.__class__ is tuple or value.__class__ is list:
+            found.extend(child for child in value if child.__class__ not in TOKEN_TYPES)
+        elif value.__class__ not in _NOT_CHILDREN:
+            found.append(value)
+    return found
+
+
+def _tokens_only(hint: Any) -> bool:
+    """Whether every value of the type ``hint`` is a token, None or ``MaybeSentinel``."""
+    args = typing.get_args(hint)
+    if typing.get_origin(hint) is None or not args:
+        return hint is type(None) or hint is MaybeSentinel or hint in TOKEN_TYPES
+    return all(_tokens_only(arg) for arg in args)
 
 
 class HandlerTable:
@@ -130,7 +175,7 @@ class HandlerTable:
             self.skipped = TOKEN_TYPES | leaves
 
     def plan(self, kind: type[cst.CSTNode]) -> Plan:
-        fields = _fields_of(kind)
+        fields = _content_fields_of(kind) if self.skipped else _fields_of(kind)
         name = kind.__name__
         plan = (self.visits.get(name, []), self.leaves.get(name, []), _is_statement(kind), fields)
         self.plans[kind] = plan
@@ -207,10 +252,11 @@ def visit_read_only(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
 class _ReadOnlyPlan:
     """How one visitor class walks: per node class, its handlers and child fields."""
 
-    def __init__(self, visitor_class: type[cst.CSTVisitor]) -> None:
+    def __init__(self, visitor_class: type[cst.CSTVisitor], every_node: bool = False) -> None:
         self.visitor_class = visitor_class
-        self.default = visitor_class.on_visit in _DEFAULT_ON_VISIT and (
-            visitor_class.on_leave in _DEFAULT_ON_LEAVE
+        self.default = not every_node and (
+            visitor_class.on_visit in _DEFAULT_ON_VISIT
+            and visitor_class.on_leave in _DEFAULT_ON_LEAVE
         )
         handled = {name[6:] for name in _handler_names(visitor_class) if self._own(name)}
         # Tokens nest (a comment is inside an empty line): one handled keeps them all.
@@ -220,6 +266,7 @@ class _ReadOnlyPlan:
         if self.default:
             skipped |= {kind for kind in LEAF_TYPES if kind.__name__ not in handled}
         self.skipped = frozenset({*skipped, type(None), MaybeSentinel})
+        self.fields_of = _content_fields_of if skipped >= TOKEN_TYPES else _fields_of
         # node class -> (visit function, leave function, child fields)
         self.kinds: dict[type[cst.CSTNode], tuple[Any, Any, tuple[str, ...]]] = {}
 
@@ -235,11 +282,8 @@ class _ReadOnlyPlan:
         return found if found is not None else self._kind(kind)
 
     def _kind(self, kind: type[cst.CSTNode]) -> tuple[Any, Any, tuple[str, ...]]:
-        fields = _FIELDS.get(kind)
-        if fields is None:
-            fields = _FIELDS[kind] = _child_fields(kind)
         name = kind.__name__
-        entry = (self._own(f"visit_{name}"), self._own(f"leave_{name}"), fields)
+        entry = (self._own(f"visit_{name}"), self._own(f"leave_{name}"), self.fields_of(kind))
         self.kinds[kind] = entry
         return entry
 
@@ -299,6 +343,21 @@ def _plan_of(visitor_class: type[cst.CSTVisitor]) -> _ReadOnlyPlan:
     plan = _READ_ONLY_PLANS.get(visitor_class)
     if plan is None:
         plan = _READ_ONLY_PLANS[visitor_class] = _ReadOnlyPlan(visitor_class)
+    return plan
+
+
+_EVERY_NODE_PLANS: dict[type[cst.CSTVisitor], _ReadOnlyPlan] = {}
+
+
+def every_node_plan(visitor_class: type[cst.CSTVisitor]) -> _ReadOnlyPlan:
+    """The tables of a visitor class that walks a tree by itself and sees every node but
+    tokens (the nodes an ``on_visit`` override sees: to record each one's parent, say) without
+    an ``on_visit``/``on_leave`` call per node: per node class, ``entry`` gives its
+    ``visit_``/``leave_`` methods (None where the class has none) and child fields, and
+    ``skipped`` holds the classes of children not to enter."""
+    plan = _EVERY_NODE_PLANS.get(visitor_class)
+    if plan is None:
+        plan = _EVERY_NODE_PLANS[visitor_class] = _ReadOnlyPlan(visitor_class, every_node=True)
     return plan
 
 

@@ -19,6 +19,8 @@ from h2dlint.walk import (
     TOKEN_TYPES,
     ReadOnlyVisitor,
     _child_fields,
+    _content_fields_of,
+    content_children,
     visit_read_only,
 )
 
@@ -165,6 +167,34 @@ def test_child_fields_cover_every_node_field() -> None:
             continue
         fields = _child_fields(kind)
         assert len(set(fields)) == len(fields), kind
+
+
+@pytest.mark.parametrize("text", SOURCES[::3] + SNIPPETS)
+def test_fields_left_out_hold_only_tokens(text: str) -> None:
+    """The fields a token-skipping walk does not read (their declared types hold only tokens)
+    hold nothing but tokens, None or ``MaybeSentinel`` on real code."""
+    stack: list[cst.CSTNode] = [cst.parse_module(text)]
+    while stack:
+        node = stack.pop()
+        kept = _content_fields_of(type(node))
+        for name in _child_fields(type(node)):
+            value = getattr(node, name)
+            values = value if isinstance(value, (tuple, list)) else [value]
+            for child in values:
+                if name not in kept:
+                    assert child is None or type(child) in (*TOKEN_TYPES, cst.MaybeSentinel)
+                elif isinstance(child, cst.CSTNode):
+                    stack.append(child)
+
+
+@pytest.mark.parametrize("text", SOURCES[::7] + SNIPPETS)
+def test_content_children_are_libcsts_children_but_tokens(text: str) -> None:
+    stack: list[cst.CSTNode] = [cst.parse_module(text)]
+    while stack:
+        node = stack.pop()
+        expected = [c for c in node.children if type(c) not in TOKEN_TYPES]
+        assert content_children(node) == expected
+        stack.extend(expected)
 
 
 def test_form_feed_at_line_start_is_counted() -> None:

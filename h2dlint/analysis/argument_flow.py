@@ -78,6 +78,8 @@ class _References(cst.CSTVisitor):
         self.frames: list[Frame] = [Frame(source.context.module)]
         self.calls: dict[int, cst.Call] = {}
         self.depth = 0
+        # ids of the names that are no use: keywords, parameters, attributes' own names.
+        self.own_names: set[int] = set()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         index = self.source.index
@@ -101,23 +103,20 @@ class _References(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         self.calls[id(node.func)] = node
 
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        visit_read_only(node.value, self)  # not the keyword's name
-        return False
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self.own_names.add(id(node.keyword))
 
-    def visit_Param(self, node: cst.Param) -> bool:
-        for part in (node.annotation, node.default):
-            if part is not None:
-                visit_read_only(part, self)  # not the parameter's name
-        return False
+    def visit_Param(self, node: cst.Param) -> None:
+        self.own_names.add(id(node.name))  # its annotation and default are uses
 
     def visit_Name(self, node: cst.Name) -> None:
-        self._use(node.value, node)
+        if id(node) not in self.own_names:
+            self._use(node.value, node)
 
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
+    def visit_Attribute(self, node: cst.Attribute) -> None:
         self._use(node.attr.value, node)
-        visit_read_only(node.value, self)  # not the attribute's own name
-        return False
+        self.own_names.add(id(node.attr))  # then what it is read from
 
     def _use(self, name: str, node: cst.Name | cst.Attribute) -> None:
         self.uses.setdefault(name, []).append(_Use(node, self.calls.get(id(node)), self.frames[-1]))

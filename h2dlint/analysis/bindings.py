@@ -27,7 +27,7 @@ from typing import Final
 import libcst as cst
 
 from h2dlint.context import FileContext, SharedKey
-from h2dlint.walk import ReadOnlyVisitor, node_classes, visit_read_only
+from h2dlint.walk import every_node_plan, node_classes, visit_read_only
 
 UNKNOWN: Final = None
 Scope = cst.FunctionDef | cst.Module
@@ -288,32 +288,58 @@ def pairwise(
     return [UNKNOWN] * n
 
 
-class _Collector(ReadOnlyVisitor):
+class _Collector(cst.CSTVisitor):
+    """The bindings of one scope, and the parent and statement order of each of its nodes.
+    It walks the scope by itself (:meth:`collect`), every node but tokens."""
+
     def __init__(self, root: cst.CSTNode) -> None:
         self.root = root
         self.bindings = Bindings()
-        self.stack: list[cst.CSTNode] = []
-        self.statement: cst.CSTNode = root
         self.statements: list[cst.CSTNode] = [root]
         self.bindings.order[root] = -1
         self.bindings.root = root
         self.lambdas = 0
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if self.stack:
-            self.bindings.parents[node] = self.stack[-1]
-        self.stack.append(node)
-        if node.__class__ in STATEMENT_CLASSES and node is not self.root:
-            self.bindings.order[node] = len(self.bindings.order)
-            self.statements.append(node)
-        return super().on_visit(node)
+    def collect(self) -> None:
+        """Record each node's parent and each statement's order, and call the ``visit_``/
+        ``leave_`` methods, in libcst's visiting order (a ``visit_`` method's False skips the
+        node's children; the node itself is recorded)."""
+        plan = every_node_plan(_Collector)
+        kinds, make, skipped = plan.kinds, plan.entry, plan.skipped
+        parents, order, statements = self.bindings.parents, self.bindings.order, self.statements
+        root = self.root
 
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        # libcst calls on_leave also for nodes whose children were skipped.
-        super().on_leave(original_node)
-        self.stack.pop()
-        if original_node.__class__ in STATEMENT_CLASSES and original_node is not self.root:
-            self.statements.pop()
+        def visit(node: cst.CSTNode, parent: cst.CSTNode | None) -> None:
+            kind = node.__class__
+            entry = kinds.get(kind)
+            if entry is None:
+                entry = make(kind)
+            visit_function, leave_function, names = entry
+            if parent is not None:
+                parents[node] = parent
+            statement = kind in STATEMENT_CLASSES and node is not root
+            if statement:
+                order[node] = len(order)
+                statements.append(node)
+            if visit_function is None or visit_function(self, node) is not False:
+                for name in names:
+                    value = getattr(node, name)
+                    value_kind = value.__class__
+                    if value_kind is tuple or value_kind is list:
+                        for child in value:
+                            if child.__class__ not in skipped:
+                                visit(child, node)
+                    elif value_kind not in skipped:  # None and MaybeSentinel are in it
+                        visit(value, node)
+            if leave_function is not None:
+                leave_function(self, node)
+            if statement:
+                statements.pop()
+
+        try:
+            visit(root, None)
+        finally:
+            visit = None  # type: ignore[assignment]  # the closure's reference cycle
 
     def add(self, name: str, value: cst.BaseExpression | None) -> None:
         statement = self.statements[-1]
@@ -426,7 +452,7 @@ def _params(params: cst.Parameters) -> list[str]:
 
 def collect_bindings(scope: Scope) -> Bindings:
     collector = _Collector(scope)
-    visit_read_only(scope, collector)
+    collector.collect()
     return collector.bindings
 
 

@@ -77,13 +77,23 @@ def decorator_names(func: cst.FunctionDef) -> set[str]:
     return names
 
 
-def frame_at(ancestors: Sequence[cst.CSTNode], i: int) -> Frame:
+def frame_at(
+    ancestors: Sequence[cst.CSTNode],
+    i: int,
+    known: dict[tuple[cst.CSTNode, cst.CSTNode | None], Frame] | None = None,
+) -> Frame:
     """The frame of the function ``ancestors[i]`` (outermost first): a method's when the
-    node two up (past the class body) is a class."""
+    node two up (past the class body) is a class. ``known``: the frames made so far, by
+    function and that node (a file's visits ask for the same few thousands of times)."""
     function = ancestors[i]
     assert isinstance(function, cst.FunctionDef)
     owner = ancestors[i - 2] if i >= 2 else None
-    return method_frame(function, owner if isinstance(owner, cst.ClassDef) else None)
+    if known is None:
+        return method_frame(function, owner if isinstance(owner, cst.ClassDef) else None)
+    found = known.get((function, owner))
+    if found is None:
+        found = known[function, owner] = frame_at(ancestors, i)
+    return found
 
 
 def method_frame(func: cst.FunctionDef, cls: cst.ClassDef | None) -> Frame:

@@ -95,7 +95,7 @@ from h2dlint.analysis.hot_names import (
     state_builder_reason,
 )
 from h2dlint.analysis.installed_closures import installed_closures
-from h2dlint.analysis.memo_methods import may_rewrite_parameters, rewrites_parameters
+from h2dlint.analysis.memo_methods import parameter_rewrites
 from h2dlint.analysis.nested_functions import nested_functions
 from h2dlint.analysis.once import RunOnce, once_name
 from h2dlint.analysis.op_kernels import op_kernels
@@ -182,7 +182,7 @@ class HotPaths:
         self._maybe: dict[tuple[cst.FunctionDef, bool], bool] = {}
         self._top_level_functions: frozenset[cst.FunctionDef] | None = None
         self._cold_answers: dict[cst.FunctionDef, bool] = {}
-        self._may_rewrite = may_rewrite_parameters(context.source)
+        self._rewrites = parameter_rewrites(context.source)
 
     # -- the answer ---------------------------------------------------------------------------
     def why_hot(self, function: cst.FunctionDef) -> str | None:
@@ -322,7 +322,7 @@ class HotPaths:
             return True  # ``_debug_transformer_args``, ``record_probe``: diagnostic aids
         if self._env_reads and debug_only(self.context.module, function):
             return True  # off unless a debugging variable is set at launch
-        if self._may_rewrite and name not in HOT_ENTRY_POINTS and rewrites_parameters(function):
+        if self._rewrites and name not in HOT_ENTRY_POINTS and self._rewrites(function):
             return True  # model surgery, unless a forward reprojects its weights each call
         return self.once.function(function)
 

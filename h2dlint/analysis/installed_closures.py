@@ -15,6 +15,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.imports import dotted_name
+from h2dlint.walk import content_children
 
 # Wrappers that bind or wrap a function and return something that runs it.
 _BINDERS = frozenset({"MethodType", "types.MethodType", "partial", "functools.partial"})
@@ -57,7 +58,7 @@ def _handed_out(parent: cst.FunctionDef) -> tuple[set[str], set[str]]:
             name = _function_name(node.value)
             if name:
                 found.add(name)
-        stack.extend(node.children)
+        stack.extend(content_children(node))
     return found, passed
 
 

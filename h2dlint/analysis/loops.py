@@ -48,7 +48,6 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from h2dlint.analysis.bindings import COMPREHENSIONS
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.item_filters import skips_non_tensors, small_statements, tensor_filter
 from h2dlint.analysis.loop_aliases import item_aliases
@@ -75,7 +74,7 @@ from h2dlint.analysis.loop_transfers import GatheringLoop as GatheringLoop
 from h2dlint.analysis.model_outputs import iterated_collection
 from h2dlint.analysis.offset_bookkeeping import host_items, offset_statement
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.walk import OwnScopeVisitor, ReadOnlyVisitor, visit_read_only
+from h2dlint.walk import OwnScopeVisitor, visit_read_only
 
 
 # -- comprehensions ---------------------------------------------------------------------------
@@ -402,7 +401,7 @@ def assigned_in_place(
 
 
 # -- helpers that move the items of a parameter -------------------------------------------------
-class _GatheringLoops(OwnScopeVisitor, ReadOnlyVisitor):
+class _GatheringLoops(OwnScopeVisitor):
     """The gathering loops of one function (not of nested functions, classes or lambdas, and
     not under a dispatch on type)."""
 
@@ -416,28 +415,38 @@ class _GatheringLoops(OwnScopeVisitor, ReadOnlyVisitor):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         return node is self.root
 
-    def _dispatches(self, node: cst.CSTNode) -> bool:
-        return isinstance(node, (cst.If, cst.IfExp, cst.While)) and mentions_isinstance(node.test)
+    def _add(self, found: GatheringLoop | None) -> None:
+        if found is not None:
+            self.found.append(found)
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
+    def visit_For(self, node: cst.For) -> None:
         if not self.dispatch:
-            found: GatheringLoop | None = None
-            if isinstance(node, cst.For):
-                found = gathering_for(node, self.provenance, self.frame)
-            elif isinstance(node, cst.While):
-                found = gathering_while(node, self.provenance, self.frame)
-            elif isinstance(node, COMPREHENSIONS):
-                found = gathering_comprehension(node, self.provenance, self.frame)
-            if found is not None:
-                self.found.append(found)
-        if self._dispatches(node):
-            self.dispatch += 1
-        return super().on_visit(node)
+            self._add(gathering_for(node, self.provenance, self.frame))
 
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        if self._dispatches(original_node):
+    def visit_While(self, node: cst.While) -> None:
+        if not self.dispatch:
+            self._add(gathering_while(node, self.provenance, self.frame))
+        self.visit_If(node)  # its test may dispatch on type too
+
+    def visit_comprehension(
+        self, node: cst.ListComp | cst.SetComp | cst.DictComp | cst.GeneratorExp
+    ) -> None:
+        if not self.dispatch:
+            self._add(gathering_comprehension(node, self.provenance, self.frame))
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_comprehension
+
+    # A dispatch on type (``if isinstance(x, Tensor):``): the loops under it are left alone.
+    def visit_If(self, node: cst.If | cst.IfExp | cst.While) -> None:
+        if mentions_isinstance(node.test):
+            self.dispatch += 1
+
+    def leave_If(self, original_node: cst.If | cst.IfExp | cst.While) -> None:
+        if mentions_isinstance(original_node.test):
             self.dispatch -= 1
-        super().on_leave(original_node)
+
+    visit_IfExp = visit_If
+    leave_IfExp = leave_While = leave_If
 
 
 def parameter_names(function: cst.FunctionDef) -> list[str]:

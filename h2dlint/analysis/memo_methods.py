@@ -373,16 +373,22 @@ PARAMETER_NAMES = frozenset({"weight", "bias"})
 _REWRITE_TEXT = re.compile(r"setattr|\.[\s\\]*data\b")
 
 
-def may_rewrite_parameters(source: str) -> bool:
-    """Whether any function of ``source`` may rewrite a parameter (:func:`rewrites_parameters`):
-    most files cannot, and the question walks each function's body."""
-    return _REWRITE_TEXT.search(source) is not None
+def parameter_rewrites(source: str) -> Callable[[cst.FunctionDef], bool] | None:
+    """:func:`rewrites_parameters` for the functions of ``source``; None when its text cannot
+    rewrite a parameter (most files: the question walks each function's body), and without
+    the walk for a ``setattr`` call when its text names none."""
+    if _REWRITE_TEXT.search(source) is None:
+        return None
+    if "setattr" in source:
+        return rewrites_parameters
+    return lambda function: rewrites_parameters(function, setattr_named=False)
 
 
-def rewrites_parameters(function: cst.FunctionDef) -> bool:
+def rewrites_parameters(function: cst.FunctionDef, setattr_named: bool = True) -> bool:
     """Whether ``function`` assigns the ``.data`` of a module's parameter (``W.weight.data =
     ...``, ``layer.bias.data = ...``) or replaces the parameter (``setattr(layer, "weight",
-    new)``): it changes the model, which a step never does."""
+    new)``): it changes the model, which a step never does. ``setattr_named``: False when the
+    file's text does not say ``setattr``, so that no call of it needs looking for."""
     for target in assigned_anywhere(function.body):
         if (
             isinstance(target, cst.Attribute)
@@ -391,6 +397,8 @@ def rewrites_parameters(function: cst.FunctionDef) -> bool:
             and target.value.attr.value in PARAMETER_NAMES
         ):
             return True
+    if not setattr_named:
+        return False
     finder = _ParameterSetattr()
     visit_read_only(function.body, finder)
     return finder.found

@@ -67,6 +67,10 @@ def shared_mover_loops(
     return movers[function]
 
 
+_LOOPS = frozenset({cst.For, cst.While})
+_COMPREHENSIONS = frozenset(COMPREHENSIONS)
+
+
 def repeats_here(context: FileContext, node: cst.Call) -> bool | None:
     """Whether ``node``, the call being visited, runs again and again, as far as its own
     function tells: True in the body of a loop (over requests, batches, steps) of its
@@ -76,14 +80,15 @@ def repeats_here(context: FileContext, node: cst.Call) -> bool | None:
     ancestors = [*context.ancestors, node]
     for i in range(len(ancestors) - 1, 0, -1):
         parent, child = ancestors[i - 1], ancestors[i]
-        if isinstance(parent, (cst.For, cst.While)) and child is parent.body:
-            if not (isinstance(parent, cst.For) and tiny_iterable(parent.iter)):
+        kind = parent.__class__  # tested by class: these node classes have no subclasses
+        if kind in _LOOPS and child is parent.body:  # type: ignore[attr-defined]
+            if not (kind is cst.For and tiny_iterable(parent.iter)):  # type: ignore[attr-defined]
                 return True
-        elif isinstance(parent, COMPREHENSIONS) and not isinstance(child, cst.CompFor):
+        elif kind in _COMPREHENSIONS and child.__class__ is not cst.CompFor:
             return True
-        elif isinstance(parent, (cst.Lambda, cst.ClassDef)):
+        elif kind is cst.Lambda or kind is cst.ClassDef:
             return False
-        elif isinstance(parent, cst.FunctionDef):
+        elif kind is cst.FunctionDef:
             hot = HotPaths.of(context)
             return None if hot.could_be_hot_at(ancestors[:i], ask_project=False) else False
     return False

@@ -39,6 +39,7 @@ class References(cst.CSTVisitor):
         self.loops: list[int] = [0]  # per function: the loops around the visitor
         self.calls: set[cst.CSTNode] = set()
         self.definitions: set[cst.Name] = set()
+        self.own_names: set[int] = set()  # ids of attributes' and parameters' own names
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.definitions.add(node.name)
@@ -84,25 +85,27 @@ class References(cst.CSTVisitor):
         self.found.setdefault(name, []).append(reference)
 
     def visit_Name(self, node: cst.Name) -> None:
-        if self._wanted(node.value) and node not in self.definitions:
+        if (
+            self._wanted(node.value)
+            and id(node) not in self.own_names
+            and node not in self.definitions
+        ):
             self._add(node.value, node, None)
 
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        visit_read_only(node.value, self)
-        name = node.attr.value
+    # An attribute is a reference by its own name once what it is read from was walked.
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.own_names.add(id(node.attr))
+
+    def leave_Attribute(self, original_node: cst.Attribute) -> None:
+        name = original_node.attr.value
         if self._wanted(name):
-            base = node.value.value if isinstance(node.value, cst.Name) else ""
-            self._add(name, node, base)
-        return False
+            value = original_node.value
+            self._add(name, original_node, value.value if isinstance(value, cst.Name) else "")
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         if isinstance(node.target, cst.Name):
             self.definitions.add(node.target)  # ``sinc = torch.sinc``: a rebinding, no use
 
-    def visit_Param(self, node: cst.Param) -> bool:
+    def visit_Param(self, node: cst.Param) -> None:
         # a parameter's name is no reference (its annotation and default are visited)
-        if node.annotation is not None:
-            visit_read_only(node.annotation, self)
-        if node.default is not None:
-            visit_read_only(node.default, self)
-        return False
+        self.own_names.add(id(node.name))

@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from h2dlint.project.ast_walk import child_nodes
 from h2dlint.project.summary import top_functions
 
 if TYPE_CHECKING:
@@ -93,7 +94,21 @@ def _steps_of(project: ProjectIndex, module: str) -> _Steps:
 
 
 def _steps(tree: ast.Module) -> _Steps:
-    return {"loops": _step_loops(tree), "guarded": _guarded_lines(tree)}
+    """Per top-level function and method of a top-level class: its loops of steps, and the
+    lines under its branches taken every N steps or for debugging (both read from one list of
+    the function's own nodes)."""
+    functions = {_key(f.name, cls): f for f, cls in top_functions(tree)}
+    loops: dict[str, _Loops] = {}
+    guarded: dict[str, _Ranges] = {}
+    for function, cls in top_functions(tree):
+        key = _key(function.name, cls)
+        nodes = _own_nodes(function.body)
+        loops[key] = _loops_in(nodes, functions, cls)
+        guarded[key] = _occasional_in(nodes)
+    return {
+        "loops": {k: v for k, v in loops.items() if v},
+        "guarded": {k: v for k, v in guarded.items() if v},
+    }
 
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -101,22 +116,10 @@ _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _LOOPS = (ast.While, ast.For, ast.AsyncFor)
 
 
-def _step_loops(tree: ast.Module) -> dict[str, _Loops]:
-    """Per top-level function and method of a top-level class: its loops of steps."""
-    functions = {_key(f.name, cls): f for f, cls in top_functions(tree)}
-    found = {_key(f.name, cls): _loops_in(f, functions, cls) for f, cls in top_functions(tree)}
-    return {k: v for k, v in found.items() if v}
-
-
-def _guarded_lines(tree: ast.Module) -> dict[str, _Ranges]:
-    """Per function: the lines under its branches taken every N steps or for debugging."""
-    found = {_key(f.name, cls): _occasional_lines(f.body) for f, cls in top_functions(tree)}
-    return {k: v for k, v in found.items() if v}
-
-
-def _loops_in(function: _Function, functions: dict[str, _Function], cls: str | None) -> _Loops:
+def _loops_in(nodes: list[ast.AST], functions: dict[str, _Function], cls: str | None) -> _Loops:
+    """The loops of steps among a function's own ``nodes``."""
     loops: _Loops = []
-    for node in _own_nodes(function.body):
+    for node in nodes:
         if isinstance(node, _LOOPS):
             step = _step_called(node.body) or _step_through_callee(node.body, functions, cls)
             if step is not None:
@@ -137,7 +140,7 @@ def _own_nodes(body: list[ast.stmt], loops: bool = True) -> list[ast.AST]:
             not loops and isinstance(node, _LOOPS)
         ):
             continue
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))
     return found
 
 
@@ -153,9 +156,10 @@ def _step_called(body: list[ast.stmt]) -> str | None:
             continue
         func = node.func
         if isinstance(func, ast.Attribute):
-            receiver = ast.unparse(func.value).lower()
             name, method = func.attr, True
-            if name == "step" and any(word in receiver for word in _HOST_STEPPERS):
+            if name == "step" and any(
+                word in ast.unparse(func.value).lower() for word in _HOST_STEPPERS
+            ):
                 continue
         elif isinstance(func, ast.Name):
             name, method = func.id, False
@@ -198,8 +202,13 @@ def _occasional_lines(body: list[ast.stmt]) -> _Ranges:
     """The line ranges of the branches in ``body`` taken once every N steps or for debugging
     (``if step % 100 == 0:``, ``if self.should_log(step):``, ``if args.debug:``, a comparison
     with an interval: ``if (i - 1) * n // test_interval < i * n // test_interval:``)."""
+    return _occasional_in(_own_nodes(body))
+
+
+def _occasional_in(nodes: list[ast.AST]) -> _Ranges:
+    """:func:`_occasional_lines` of the body whose own nodes are ``nodes``."""
     lines: _Ranges = []
-    for node in _own_nodes(body):
+    for node in nodes:
         if not isinstance(node, (ast.If, ast.IfExp)):
             continue
         test = ast.unparse(node.test).lower()

@@ -10,6 +10,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
+from h2dlint.project.ast_walk import walk
 from h2dlint.project.summary import BODIES, Parts, dotted, statements, top_functions
 
 
@@ -60,7 +61,7 @@ def call_edges(tree: ast.Module) -> Parts:
     for function, cls in top_functions(tree):
         receivers = _typed_receivers(function, cls, attributes, roots, classes)
         first: dict[str, int] = {}
-        for node in ast.walk(function):
+        for node in walk(function):
             if not isinstance(node, ast.Call):
                 continue
             for callee in _callees(node.func, roots, receivers, own):

@@ -26,6 +26,8 @@ from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from h2dlint.project.ast_walk import child_nodes, walk
+
 # Bumped whenever a part's meaning or shape changes: summaries of another format are dropped.
 # 4 (session 20): the part ``steps`` finds loops that run their step through one call.
 # 5 (session 27): ``item_movers`` also names collection movers whose tensor branch returns
@@ -259,7 +261,7 @@ def moving_functions(tree: ast.Module, data: bytes | None = None) -> list[str]:
             and node.func.attr in _MOVES
         ):
             found.update(functions)
-        for child in ast.iter_child_nodes(node):
+        for child in child_nodes(node):
             visit(child, in_loop)
         if is_function:
             functions.pop()
@@ -276,7 +278,7 @@ def returning_movers(tree: ast.Module) -> list[str]:
     ``return`` (``move_to_device(o, device)``). A superset: the analysis checks what is moved
     and where."""
     found: list[str] = []
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         body = node.body
@@ -308,7 +310,7 @@ def _tensor_branch_return(body: list[ast.stmt]) -> ast.expr | None:
             if len(inner) == 1 and isinstance(inner[0], ast.Return):
                 return inner[0].value
             return None
-        if any(isinstance(node, ast.Return) for node in ast.walk(statement)):
+        if any(isinstance(node, ast.Return) for node in walk(statement)):
             return None
     return None
 

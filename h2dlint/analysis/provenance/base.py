@@ -54,6 +54,7 @@ class ProvenanceBase:
         self.memoise = memoise
         self.imports: ImportTable = context.imports
         self._bindings: dict[cst.CSTNode, Bindings] = {}
+        self._frames: dict[tuple[cst.CSTNode, cst.CSTNode | None], Frame] = {}
         self._index: ModuleIndex | None = None
         self._returns: dict[cst.FunctionDef, Fact] = {}
         self.element_returns: dict[tuple[cst.FunctionDef, int, int], Fact] = {}
@@ -102,7 +103,7 @@ class ProvenanceBase:
         for i in range(len(ancestors) - 1, -1, -1):
             node = ancestors[i]
             if node.__class__ is cst.FunctionDef:  # not isinstance: see walk.node_classes
-                return frame_at(ancestors, i)
+                return frame_at(ancestors, i, self._frames)
         return Frame(self.context.module)
 
     def qualify(self, node: cst.BaseExpression) -> str | None:
