@@ -27,6 +27,7 @@ from h2dlint.analysis.provenance.common import (
     _tolist_part,
     annotation_is,
     array_method_receiver,
+    data_mapping,
     numpy_array_annotation,
     returns_numpy_array,
 )
@@ -338,20 +339,9 @@ class ProvenanceBase:
             return False
         if not isinstance(node.slice[0].slice, cst.Index):
             return False
-        return self.bound_only_to(node.value, frame, depth, self._data_mapping)
-
-    def _data_mapping(self, value: cst.BaseExpression, frame: Frame, depth: int) -> bool:
-        if isinstance(value, cst.DictComp):
-            return self.is_host_data(value.value, frame, depth + 1)
-        if isinstance(value, cst.Dict):
-            return bool(value.elements) and all(
-                isinstance(e, cst.DictElement) and self.is_host_data(e.value, frame, depth + 1)
-                for e in value.elements
-            )
-        if isinstance(value, cst.Call) and self.qualify(value.func) == "collections.defaultdict":
-            factory = value.args[0].value if value.args else None
-            return isinstance(factory, cst.Name) and factory.value in ("list", "tuple")
-        return False
+        return self.bound_only_to(
+            node.value, frame, depth, lambda v, f, d: data_mapping(self, self.is_host_data, v, f, d)
+        )
 
     def is_numpy_array(self, node: cst.BaseExpression, frame: Frame, depth: int = 0) -> bool:
         """A numpy array (or an element or slice of one), never a tensor: a ``numpy.*`` call,

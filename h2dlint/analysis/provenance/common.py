@@ -172,6 +172,28 @@ def annotation_is(
     return bool(values) and all(annotation_is(provenance, v, leaf) for v in values)
 
 
+def data_mapping(
+    provenance: FactSource,
+    is_host_data: _Test,
+    value: cst.BaseExpression,
+    frame: Frame,
+    depth: int,
+) -> bool:
+    """A mapping of Python data: a dict display or comprehension whose values pass
+    ``is_host_data`` (``{k: [] for k in keys}``, ``{"a": [1, 2]}``), or ``defaultdict(list)``."""
+    if isinstance(value, cst.DictComp):
+        return is_host_data(value.value, frame, depth + 1)
+    if isinstance(value, cst.Dict):
+        return bool(value.elements) and all(
+            isinstance(e, cst.DictElement) and is_host_data(e.value, frame, depth + 1)
+            for e in value.elements
+        )
+    if isinstance(value, cst.Call) and provenance.qualify(value.func) == "collections.defaultdict":
+        factory = value.args[0].value if value.args else None
+        return isinstance(factory, cst.Name) and factory.value in ("list", "tuple")
+    return False
+
+
 def numpy_array_annotation(provenance: FactSource, annotation: cst.BaseExpression) -> bool:
     """Whether ``annotation`` names a numpy array type (``np.ndarray``, ``npt.NDArray[...]``)."""
     head = annotation.value if isinstance(annotation, cst.Subscript) else annotation
