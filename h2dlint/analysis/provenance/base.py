@@ -10,7 +10,7 @@ from collections.abc import Iterable
 import libcst as cst
 
 from h2dlint.analysis import cross_module
-from h2dlint.analysis.argument_flow import arguments
+from h2dlint.analysis.argument_flow import passed
 from h2dlint.analysis.bindings import Bindings, collect_bindings
 from h2dlint.analysis.classes import agree, class_of
 from h2dlint.analysis.fact_source import ClassRef, Definition, FactSource
@@ -29,6 +29,7 @@ from h2dlint.analysis.provenance.common import (
     _tolist_part,
     annotation_is,
     array_method_receiver,
+    remote_answer,
 )
 from h2dlint.analysis.targets import Target, device_target, to_target
 from h2dlint.analysis.torch_api import NUMPY_PREFIXES
@@ -39,8 +40,7 @@ from h2dlint.walk import visit_read_only
 
 
 class ProvenanceBase:
-    """Answers provenance questions for one file. Bindings, the module index and facts are
-    computed on demand and memoised."""
+    """Answers provenance questions for one file (bindings, index, facts: memoised)."""
 
     def __init__(
         self,
@@ -400,9 +400,8 @@ class ProvenanceBase:
         return True
 
     def passed_only(self, name: cst.Name, frame: Frame, depth: int, test: _Test) -> bool:
-        """Whether the parameter ``name`` of ``frame``'s function is passed only values that
-        pass ``test`` by the calls of the function (:mod:`~h2dlint.analysis.argument_flow`;
-        a ``None`` passes, as it never reaches a tensor operation)."""
+        """Whether every call of ``frame``'s function passes its parameter ``name`` values that
+        pass ``test`` (:mod:`~h2dlint.analysis.argument_flow`; ``None`` passes any)."""
         function = frame.function
         if not isinstance(function, cst.FunctionDef) or depth > MAX_DEPTH:
             return False
@@ -410,9 +409,11 @@ class ProvenanceBase:
         if not self._begin(key):
             return False
         try:
-            passed = arguments(self, function, name.value)
-            values = [a for a in passed or () if not _is_none(a.value)]
-            return bool(values) and all(test(a.value, a.frame, depth + 1) for a in values)
+            flow = passed(self, function, name.value)
+            values = [a for a in flow.local if not _is_none(a.value)] if flow else []
+            remote = remote_answer(test, flow.remote if flow else [])
+            told = remote is not False and bool(values or remote)
+            return told and all(test(a.value, a.frame, depth + 1) for a in values)
         finally:
             self._in_progress.discard(key)
 

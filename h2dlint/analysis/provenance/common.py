@@ -144,6 +144,29 @@ FUNCTION_VIEWS = frozenset(
 )
 
 
+# What another module's call passes for a parameter (``project.passed_args``' codes), as a
+# tensor's fact: a pageable host tensor (``torch.randperm(n)``, ``t.cpu()``), pinned, on the
+# accelerator; numpy and Python data are no tensor (``REMOTE_DATA`` says which host-data
+# questions they answer).
+REMOTE_FACTS = {
+    "c": Fact(Where.PAGEABLE),
+    "p": Fact(Where.PINNED),
+    "d": Fact(Where.DEVICE),
+}
+# A provenance question (by its method's name) -> the codes of other modules' arguments that
+# answer it (``None``, code ``0``, passes every question, as a ``None`` argument does).
+REMOTE_DATA = {"is_host_data": frozenset("nl0"), "is_numpy_array": frozenset("n0")}
+
+
+def remote_answer(question: object, codes: list[str]) -> bool | None:
+    """Whether every one of ``codes`` answers ``question`` (see :data:`REMOTE_DATA`); None
+    when they hold no value but ``None``."""
+    accepted = REMOTE_DATA.get(getattr(question, "__name__", ""), frozenset("0"))
+    if all(code == "0" for code in codes):
+        return None
+    return all(code in accepted for code in codes)
+
+
 def _is_none(node: cst.BaseExpression | None) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
 

@@ -1,0 +1,154 @@
+"""The calls of a function from the other modules of the project, with what each passes as far
+as its module can place it (:mod:`h2dlint.project.passed_args`): argument flow across modules.
+
+A module whose text calls the function's name (its ``calls`` summary part) is read through its
+``passes`` part. Each call of the name there is told apart by what it resolves to:
+
+- the function itself (through an import, a re-export, an object of its class): a call site;
+- another function: a module's own function of that name, a method of another class that
+  defines it (``self._create_windows(...)`` of a second data module): not a caller;
+- nothing the module can name: for a top-level function, ``obj.name(...)`` is some object's
+  method and ``name(...)`` some local function (unless the module imports ``*``); for a method,
+  ``obj.name(...)`` may be the method's when the module's text names its class (it can make,
+  annotate or subclass it): the callers are not all known then. A module that never names the
+  class (a test of another data module calling its own ``dm._create_windows(...)``) holds no
+  object known to be of it, as the callers index assumes for hot paths
+  (:func:`~h2dlint.project.text_scan.holds_typed`).
+
+A method called through its class (``Cls.m(obj, x)``), or through a subclass that does not define
+it (the class may inherit it), also leaves the callers unknown. The answer is None then, or when
+more than :data:`MAX_MODULES` modules call the name; every module read is recorded as consulted.
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
+from h2dlint.project.callers import CallerIndex, defining_module
+from h2dlint.project.passed_args import passed_arguments
+from h2dlint.project.reexports import defined_at
+
+# Other modules calling a function's name read at most.
+MAX_MODULES = 8
+
+
+@dataclass(frozen=True)
+class Site:
+    """One call of the function from another module: its arguments' codes (see
+    :mod:`~h2dlint.project.passed_args`), ``self`` not counted for a method."""
+
+    module: str
+    line: int
+    positional: str
+    keywords: dict[str, str]
+
+    def code(self, position: int | None, name: str) -> str | None:
+        """The code of the argument passed for the parameter ``name`` at ``position`` (None:
+        keyword-only); "" when the call leaves it to its default; None when a ``*args`` or a
+        ``**kwargs`` may pass it."""
+        if name in self.keywords:
+            return self.keywords[name]
+        if position is not None:
+            star = self.positional.find("*")
+            if star != -1 and position >= star:
+                return None
+            if position < len(self.positional):
+                return self.positional[position]
+        return None if "**" in self.keywords else ""
+
+
+_MEMO: weakref.WeakKeyDictionary[CallerIndex, dict[str, list[Site] | None]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def remote_sites(index: CallerIndex, qualified: str, method: bool) -> list[Site] | None:
+    """The calls of ``qualified`` (a top-level function, or a method of a top-level class when
+    ``method``) in modules other than its own; None when they are not all known (see the
+    module's docstring)."""
+    memo = _MEMO.setdefault(index, {})
+    if qualified not in memo:
+        memo[qualified] = _sites(index, qualified, method)
+    home = defining_module(qualified, index.project)
+    for module in index.calling(qualified.rpartition(".")[2]):
+        if module != home:
+            index.consult(module)
+    return memo[qualified]
+
+
+def _sites(index: CallerIndex, qualified: str, method: bool) -> list[Site] | None:
+    project = index.project
+    home = defining_module(qualified, project)
+    name = qualified.rpartition(".")[2]
+    others = [m for m in index.calling(name) if m != home]
+    if len(others) > MAX_MODULES:
+        return None
+    sites: list[Site] = []
+    homes: dict[str, str | None] = {}
+    for module in others:
+        part = index.tree_part(module, "passes", passed_arguments)
+        if part is None:
+            return None
+        for callee, line, through_object, positional, keywords in part["calls"].get(name, ()):
+            if not callee:
+                if part["star"] or (method and _names(index, module, qualified)):
+                    return None
+                continue  # ``obj.name(...)`` of an object not of the class, a local ``name``
+            resolved = _absolute(callee, module, part, project)
+            if resolved is None:
+                return None
+            home_of = defined_at(resolved, project.find, project.layout.path_of, homes)
+            if qualified in (resolved, home_of):
+                if method and not through_object:
+                    return None  # ``Cls.m(obj, x)``: ``self`` among the arguments
+                sites.append(Site(module, line, positional, _keywords(keywords)))
+            elif method and not _defines(index, resolved, module, part):
+                return None  # a class that may inherit the method
+    return sites
+
+
+def _names(index: CallerIndex, module: str, qualified: str) -> bool:
+    """Whether ``module``'s text names the class of the method ``qualified`` (a word): only
+    then can it make or be handed an object it knows to be of that class."""
+    cls = qualified.rpartition(".")[0].rpartition(".")[2]
+    return (
+        re.search(rb"\b" + re.escape(cls.encode()) + rb"\b", index.data(module) or b"") is not None
+    )
+
+
+def _keywords(text: str) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for item in text.split(",") if text else ():
+        key, _, code = item.partition("=")
+        found[key] = code
+    return found
+
+
+def _absolute(callee: str, module: str, part: Any, project: Any) -> str | None:
+    if callee.startswith("."):
+        return module + callee
+    root, _, rest = callee.partition(".")
+    full = part["imports"].get(root)
+    if full is None:
+        return None
+    absolute: str = project.absolute(module, full)
+    return f"{absolute}.{rest}" if rest else absolute
+
+
+def _defines(index: CallerIndex, resolved: str, module: str, part: Any) -> bool:
+    """Whether the method ``resolved`` (``pkg.mod.Cls.m``) is defined by ``Cls`` itself, or is
+    a function of a module (not a method at all); False when it may be inherited."""
+    owner, _, name = resolved.rpartition(".")
+    where, _, cls = owner.rpartition(".")
+    layout = index.project.layout.modules
+    if owner in layout:
+        return True  # ``pkg.mod.f``: a module's function
+    if where not in layout:
+        return True  # a class outside the project cannot inherit the project's method
+    found = part if where == module else index.tree_part(where, "passes", passed_arguments)
+    if found is None:
+        return False
+    return name in found["methods"].get(cls, ())
