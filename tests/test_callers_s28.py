@@ -6,6 +6,9 @@ tensor, pinned, the accelerator); argument flow (``analysis/argument_flow.passed
 with the function's own module's calls when every call of the function in the project is known
 (``project/passed_sites.py``): a method called through ``self.`` in another module resolves to
 that module's class, not to every class with a method of that name.
+
+Also: a parameter annotated as a sequence of numpy arrays (``logi_points: List[np.ndarray]``)
+is host data, as one annotated ``np.ndarray`` is.
 """
 
 from __future__ import annotations
@@ -17,8 +20,15 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import ClassVar
 
+import libcst as cst
+import pytest
+
+from h2dlint.analysis.provenance import Provenance
+from h2dlint.engine import EnabledRule, check_text
 from h2dlint.project.passed_args import passed_arguments
+from h2dlint.rule import Rule
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -215,3 +225,51 @@ def test_the_summary_places_what_one_module_can_tell() -> None:
     calls = part["calls"]["draw"]
     assert calls[0][:4] == ["draw", 9, False, "ncdcpl0???dd*"]
     assert calls[1][3:] == ["?", "boxes=n,**=*"]
+
+
+class _HostDataProbe(Rule):
+    """## What it does
+    Test rule recording whether `probe(x)`'s argument is host data."""
+
+    code = "HTD982"
+    name = "host-data-probe"
+    message = "probe"
+    answers: ClassVar[list[bool]] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Name) and node.func.value == "probe":
+            provenance = Provenance.of(self.context)
+            frame = provenance.current_frame()
+            type(self).answers.append(provenance.is_host_data(node.args[0].value, frame))
+
+
+@pytest.mark.parametrize(
+    ("annotation", "rebound", "expected"),
+    [
+        ("List[np.ndarray]", False, True),  # mineru's table recogniser: logi_points
+        ("list[npt.NDArray[np.float32]]", False, True),
+        ("Sequence[np.ndarray]", False, True),
+        ("tuple[np.ndarray, ...]", False, True),
+        ("Optional[List[np.ndarray]]", False, True),
+        ("List[torch.Tensor]", False, False),
+        ("List", False, False),
+        ("Dict[str, np.ndarray]", False, False),
+        ("List[np.ndarray]", True, False),  # rebound to what a model returns
+    ],
+)
+def test_a_parameter_annotated_as_numpy_arrays_is_host_data(
+    annotation: str, rebound: bool, expected: bool
+) -> None:
+    _HostDataProbe.answers = []
+    code = (
+        "from collections.abc import Sequence\n"
+        "from typing import Dict, List, Optional\n"
+        "import numpy as np\n"
+        "import numpy.typing as npt\n"
+        "import torch\n"
+        f"def step(model, points: {annotation}):\n"
+        + ("    points = model(points)\n" if rebound else "")
+        + "    probe(points)\n"
+    )
+    assert check_text(code, "m.py", (EnabledRule(_HostDataProbe),)) == []
+    assert _HostDataProbe.answers == [expected]

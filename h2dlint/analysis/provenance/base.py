@@ -29,6 +29,7 @@ from h2dlint.analysis.provenance.common import (
     _tolist_part,
     annotation_is,
     array_method_receiver,
+    numpy_items,
     remote_answer,
 )
 from h2dlint.analysis.targets import Target, device_target, to_target
@@ -129,12 +130,11 @@ class ProvenanceBase:
         return cross_module.callee(self, call, frame, depth)
 
     def return_class(self, function: cst.FunctionDef, depth: int = 0) -> ClassRef | None:
-        """The class of what every ``return`` of ``function`` gives, when they agree.
-
-        Like :meth:`return_fact`, a summary that does not depend on who asks, so it is
-        computed with a depth budget of its own: an answer computed deep in a chain would
-        otherwise be cached as unknown for every later, shallow question. ``depth`` is
-        unused; ``_in_progress`` guards recursion."""
+        """The class of what every ``return`` of ``function`` gives, when they agree. Like
+        :meth:`return_fact`, a summary that does not depend on who asks, so it is computed
+        with a depth budget of its own: an answer computed deep in a chain would otherwise be
+        cached as unknown for every later, shallow question (``_in_progress`` guards
+        recursion; ``depth`` is unused)."""
         if function in self._return_classes:
             return self._return_classes[function]
         if function in self._in_progress:
@@ -325,7 +325,8 @@ class ProvenanceBase:
                 for value in self.appended(frame, node.value)
             ):
                 return False
-            return self.bound_only_to(node, frame, depth, self.is_host_data)
+            held = numpy_items(self, node, frame)  # ``xs: List[np.ndarray]``
+            return held or self.bound_only_to(node, frame, depth, self.is_host_data)
         return False
 
     def _data_mapping_item(self, node: cst.Subscript, frame: Frame, depth: int) -> bool:
@@ -465,8 +466,7 @@ class ProvenanceBase:
             if value is not None
         ]
 
-    def numpy_annotated(self, name: cst.Name, frame: Frame) -> bool:
-        """Whether the parameter named like ``name`` is annotated as a numpy array."""
+    def numpy_annotated(self, name: cst.Name, frame: Frame) -> bool:  # ``x: np.ndarray``
         annotation = parameter_annotation(name, frame)
         return annotation is not None and annotation_is(self, annotation, self.numpy_array_type)
 
@@ -494,7 +494,6 @@ def _agreed(wheres: list[Where]) -> Where:
 
 
 def _as_base(source: FactSource) -> ProvenanceBase:
-    """``source`` as the provenance it is: every module's analysis is a ``core.Provenance``
-    (``Provenance.for_module``)."""
+    """``source`` as the provenance it is (every module's is a ``core.Provenance``)."""
     assert isinstance(source, ProvenanceBase)
     return source

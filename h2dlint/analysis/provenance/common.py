@@ -15,7 +15,7 @@ from h2dlint.analysis.facts import (
     Fact,
     Where,
 )
-from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.frames import Frame, parameter_annotation
 from h2dlint.analysis.targets import Target, device_target
 from h2dlint.analysis.torch_api import ALL_DTYPE_METHODS, ARRAY_KEEPING_METHODS
 from h2dlint.imports import dotted_name
@@ -193,6 +193,42 @@ def annotation_is(
     if len(values) == len(parts) and not isinstance(annotation, cst.Subscript):
         return False  # ``X | Y``: neither is None
     return bool(values) and all(annotation_is(provenance, v, leaf) for v in values)
+
+
+# Sequences whose items an annotation types (``List[np.ndarray]``, ``Sequence[...]``).
+_SEQUENCE_HEADS = frozenset({"List", "list", "Sequence", "Tuple", "tuple"})
+
+
+def numpy_items(provenance: FactSource, value: cst.BaseExpression, frame: Frame) -> bool:
+    """A parameter annotated as a sequence of numpy arrays (``List[np.ndarray]``,
+    ``Sequence[npt.NDArray[...]]``, ``tuple[np.ndarray, ...]``), never rebound: host data."""
+    if not isinstance(value, cst.Name):
+        return False
+    bindings = provenance.bindings(frame)
+    reaching = bindings.reaching_bindings(value)
+    if not reaching or any(
+        b.value is not None or b.statement is not bindings.root for b in reaching
+    ):
+        return False
+    annotation = parameter_annotation(value, frame)
+    return annotation is not None and annotation_is(
+        provenance, annotation, lambda a: _numpy_sequence(provenance, a)
+    )
+
+
+def _numpy_sequence(provenance: FactSource, annotation: cst.BaseExpression) -> bool:
+    if not isinstance(annotation, cst.Subscript):
+        return False
+    head = provenance.qualify(annotation.value) or dotted_name(annotation.value) or ""
+    if head.rsplit(".", 1)[-1] not in _SEQUENCE_HEADS:
+        return False
+    items = [e.slice.value for e in annotation.slice if isinstance(e.slice, cst.Index)]
+    items = [item for item in items if not isinstance(item, cst.Ellipsis)]
+    return bool(items) and all(
+        (provenance.qualify(i.value if isinstance(i, cst.Subscript) else i) or "")
+        in NUMPY_ARRAY_TYPES
+        for i in items
+    )
 
 
 # Methods of a tensor that return a sequence of tensors on its device.
