@@ -33,12 +33,15 @@ from h2dlint.rule import Rule
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _check(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int, str, str]]:
+def _check(
+    tmp_path: Path, files: dict[str, str], cache: bool = False
+) -> list[tuple[str, int, str, str]]:
     for name, text in {"pkg/__init__.py": "", **files}.items():
         path = tmp_path / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(text))
-    command = ["check", "--no-cache", "-j", "1", "--select", "ALL", "--exit-zero"]
+    command = ["check", "-j", "1", "--select", "ALL", "--exit-zero"]
+    command += ["--cache-dir", str(tmp_path / "cache")] if cache else ["--no-cache"]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
     proc = subprocess.run(
         [sys.executable, "-m", "h2dlint", *command, "--output-format", "json", "pkg"],
@@ -93,6 +96,19 @@ def test_host_arrays_from_every_caller_in_other_modules(tmp_path: Path) -> None:
         },
     )
     assert _rows(found) == []
+
+
+def test_a_cached_answer_is_refreshed_when_a_caller_changes(tmp_path: Path) -> None:
+    host = """
+        from pkg.draw import draw
+        def show(x, image):
+            return draw(image, x.cpu().numpy())
+    """
+    assert _rows(_check(tmp_path, {"pkg/draw.py": _DRAW, "pkg/a.py": host}, cache=True)) == []
+    assert _rows(_check(tmp_path, {}, cache=True)) == []  # warm: the stored parts
+    device = host.replace("x.cpu().numpy()", "x.cuda()")
+    found = _check(tmp_path, {"pkg/a.py": device}, cache=True)
+    assert _rows(found) == [("draw.py", 3, "HTD201", "high")]
 
 
 def test_a_caller_passing_a_device_tensor_keeps_it(tmp_path: Path) -> None:

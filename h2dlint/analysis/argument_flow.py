@@ -11,9 +11,17 @@ project whose name says a framework may call it: ``forward``, a ``*_step``, an `
 callback, a hook; see :func:`framework_called`); every reference to its name in the
 module is a call that resolves to it (a function passed as a callback, a method called through
 an object the analysis cannot place, or a call with ``*args``/``**kwargs`` before the argument
-make the parameter unknown); no other module of the project calls a function of that name (its
-text does not say ``name(``); and there is at least one call. A call that leaves the parameter
-out passes its default; a recursive call that passes the parameter on adds nothing.
+make the parameter unknown); every call of that name in the other modules of the project is
+told (:mod:`h2dlint.project.passed_sites`: it resolves to the function, or surely to another
+one, such as a second class's own ``self._create_windows(...)``); and there is at least one
+call. A call that leaves the parameter out passes its default; a recursive call that passes the
+parameter on adds nothing.
+
+The own module's calls are expressions the analyses evaluate (:func:`arguments`); the other
+modules' calls are what their modules alone can place (``project/passed_args.py``: numpy,
+Python data, a host tensor, pinned, the accelerator), which :func:`passed` hands to the
+provenance's questions (a parameter's fact, whether it is host data) beside them. Analyses that
+need the expressions themselves get None from :func:`arguments` when another module calls.
 """
 
 from __future__ import annotations
