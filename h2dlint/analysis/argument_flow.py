@@ -181,9 +181,6 @@ def passed(source: FactSource, function: cst.FunctionDef, name: str) -> Passed |
         return None
     if method and framework_called(own) and _external_bases(source, index.owner[function]):
         return None  # a framework's base class may call it (``forward``, a hook)
-    remote = _remote(source, function, slot, method)
-    if remote is None:
-        return None
     found: list[Argument] = []
     for use in _references(source).get(own, []):
         if use.call is None:
@@ -201,8 +198,13 @@ def passed(source: FactSource, function: cst.FunctionDef, name: str) -> Passed |
             found.append(Argument(source, default, Frame(source.context.module)))
         elif not _passed_on(source, argument, use.frame, function, name):
             found.append(Argument(source, argument, use.frame))
-        if len(found) + len(remote) > MAX_CALL_SITES:
+        if len(found) > MAX_CALL_SITES:
             return None
+    # The other modules last: a call of the own module that is not known settles the answer
+    # without reading them.
+    remote = _remote(source, function, slot, method)
+    if remote is None or len(found) + len(remote) > MAX_CALL_SITES:
+        return None
     codes: list[str] = []
     for code in remote:
         if code:

@@ -19,6 +19,10 @@ the arguments), and one code per argument (positional as a string, keywords as `
 - ``0``: ``None``; ``*``: a ``*args``/``**kwargs`` (what follows it is not known);
 - ``?``: anything else.
 
+Only a call that may name a function of another module gets codes (one through an import, not
+of :data:`EXTERNAL_PACKAGES`, which are left out); a call of the module's own function or
+method, or of an object of unknown class, is recorded for its callee alone (``""`` codes).
+
 A local name is placed by its one reaching assignment when the module can tell it (the last
 plain assignment before the call, at the top level of the function's body, none of the name's
 other bindings in a loop around the call); a parameter, an attribute or a call's result is ``?``.
@@ -75,6 +79,34 @@ _KEEPING = frozenset(
     }
 )
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
+# Packages whose functions a call may name but the summary leaves out (most calls of a module
+# are theirs); argument flow does not ask about functions defined in them
+# (``passed_sites.remote_sites``).
+EXTERNAL_PACKAGES = frozenset(
+    {
+        "torch",
+        "numpy",
+        "math",
+        "os",
+        "sys",
+        "re",
+        "json",
+        "logging",
+        "warnings",
+        "functools",
+        "itertools",
+        "collections",
+        "typing",
+        "inspect",
+        "copy",
+        "time",
+        "random",
+        "dataclasses",
+        "contextlib",
+        "einops",
+        "triton",
+    }
+)
 
 
 def passed_arguments(tree: ast.Module) -> Parts:
@@ -118,11 +150,11 @@ def passed_arguments(tree: ast.Module) -> Parts:
         for node in ast.walk(function):
             if isinstance(node, ast.Call):
                 seen.add(id(node))
-                _record(node, calls, roots, receivers, own, placer)
+                _record(node, calls, imports, roots, receivers, own, placer)
     module_level = _Placer(None, imports)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and id(node) not in seen:
-            _record(node, calls, roots, {}, own, module_level)
+            _record(node, calls, imports, roots, {}, own, module_level)
     methods = {
         node.name: sorted(
             m.name for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -136,6 +168,7 @@ def passed_arguments(tree: ast.Module) -> Parts:
 def _record(
     call: ast.Call,
     calls: dict[str, list[list[Any]]],
+    imports: dict[str, str],
     roots: set[str],
     receivers: dict[str, list[str]],
     own: set[str],
@@ -148,18 +181,22 @@ def _record(
         name = func.attr
     else:
         return
-    if not call.args and not call.keywords:
-        return  # passes nothing: no parameter to place
     found = _callees(func, roots, receivers, own)
+    callee = found[0] if len(found) == 1 else ""
+    root = callee.partition(".")[0]
+    if root in imports and imports[root].partition(".")[0] in EXTERNAL_PACKAGES:
+        return  # ``torch.cat(...)``: no function of the project
     written = dotted(func) or ""
     through_object = "." in written and written.rpartition(".")[0] in receivers
-    positional = "".join(
-        "*" if isinstance(a, ast.Starred) else placer.code(a, call.lineno) for a in call.args
-    )
-    keywords = ",".join(
-        f"{k.arg}={placer.code(k.value, call.lineno)}" if k.arg else "**=*" for k in call.keywords
-    )
-    callee = found[0] if len(found) == 1 else ""
+    positional = keywords = ""
+    if callee and not callee.startswith("."):  # a module's own callee is no other's function
+        positional = "".join(
+            "*" if isinstance(a, ast.Starred) else placer.code(a, call.lineno) for a in call.args
+        )
+        keywords = ",".join(
+            f"{k.arg}={placer.code(k.value, call.lineno)}" if k.arg else "**=*"
+            for k in call.keywords
+        )
     calls.setdefault(name, []).append([callee, call.lineno, through_object, positional, keywords])
 
 

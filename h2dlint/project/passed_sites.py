@@ -9,26 +9,31 @@ A module whose text calls the function's name (its ``calls`` summary part) is re
   defines it (``self._create_windows(...)`` of a second data module): not a caller;
 - nothing the module can name: for a top-level function, ``obj.name(...)`` is some object's
   method and ``name(...)`` some local function (unless the module imports ``*``); for a method,
-  ``obj.name(...)`` may be the method's when the module's text names its class (it can make,
-  annotate or subclass it): the callers are not all known then. A module that never names the
-  class (a test of another data module calling its own ``dm._create_windows(...)``) holds no
-  object known to be of it, as the callers index assumes for hot paths
-  (:func:`~h2dlint.project.text_scan.holds_typed`).
+  ``obj.name(...)`` may be the method's: the callers are not all known then.
+
+Before a module is parsed its text is asked whether it can call the function at all: for a
+top-level function, an import naming it or a call through its module (``mod.name(``); for a
+method, a mention of its class (to make, annotate or subclass it). A module that never names
+the class (a test of another data module calling its own ``dm._create_windows(...)``) holds
+no object known to be of it, as the callers index assumes for hot paths
+(:func:`~h2dlint.project.text_scan.holds_typed`); a module importing ``*`` is always read.
 
 A method called through its class (``Cls.m(obj, x)``), or through a subclass that does not define
 it (the class may inherit it), also leaves the callers unknown. The answer is None then, or when
-more than :data:`MAX_MODULES` modules call the name; every module read is recorded as consulted.
+more than :data:`MAX_MODULES` other modules call the name; every module that calls the name
+is recorded as consulted (an edit may make it a caller).
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import weakref
 from dataclasses import dataclass
 from typing import Any
 
-from h2dlint.project.callers import CallerIndex, defining_module
-from h2dlint.project.passed_args import passed_arguments
+from h2dlint.project.callers import CallerIndex, _reaching, defining_module
+from h2dlint.project.passed_args import EXTERNAL_PACKAGES, passed_arguments
 from h2dlint.project.reexports import defined_at
 
 # Other modules calling a function's name read at most.
@@ -60,9 +65,11 @@ class Site:
         return None if "**" in self.keywords else ""
 
 
-_MEMO: weakref.WeakKeyDictionary[CallerIndex, dict[str, list[Site] | None]] = (
-    weakref.WeakKeyDictionary()
-)
+# Per caller index: qualified function -> its sites, and the modules (path -> digest) the
+# answer rests on.
+_MEMO: weakref.WeakKeyDictionary[
+    CallerIndex, dict[str, tuple[list[Site] | None, dict[str, str]]]
+] = weakref.WeakKeyDictionary()
 
 
 def remote_sites(index: CallerIndex, qualified: str, method: bool) -> list[Site] | None:
@@ -70,17 +77,27 @@ def remote_sites(index: CallerIndex, qualified: str, method: bool) -> list[Site]
     ``method``) in modules other than its own; None when they are not all known (see the
     module's docstring)."""
     memo = _MEMO.setdefault(index, {})
-    if qualified not in memo:
-        memo[qualified] = _sites(index, qualified, method)
-    home = defining_module(qualified, index.project)
-    for module in index.calling(qualified.rpartition(".")[2]):
-        if module != home:
-            index.consult(module)
-    return memo[qualified]
+    found = memo.get(qualified)
+    if found is None:
+        consulted: dict[str, str] = {}
+        before = index.project.consulted
+        index.project.consulted = consulted
+        try:
+            home = defining_module(qualified, index.project)
+            for module in index.calling(qualified.rpartition(".")[2]):
+                if module != home:
+                    index.consult(module)
+            found = memo[qualified] = (_sites(index, qualified, method), consulted)
+        finally:
+            index.project.consulted = before
+    index.project.consulted.update(found[1])
+    return found[0]
 
 
 def _sites(index: CallerIndex, qualified: str, method: bool) -> list[Site] | None:
     project = index.project
+    if qualified.partition(".")[0] in EXTERNAL_PACKAGES:
+        return None  # the summaries leave their calls out (a run over torch itself)
     home = defining_module(qualified, project)
     name = qualified.rpartition(".")[2]
     others = [m for m in index.calling(name) if m != home]
@@ -88,13 +105,21 @@ def _sites(index: CallerIndex, qualified: str, method: bool) -> list[Site] | Non
         return None
     sites: list[Site] = []
     homes: dict[str, str | None] = {}
+    cls = qualified.rpartition(".")[0].rpartition(".")[2] if method else None
+    reaching = _reaching_text(name)
     for module in others:
+        text = index.data(module) or b""
+        if b"import *" not in text:
+            if cls is not None and not _names(text, cls):
+                continue  # no object known to be of the class: its calls are other classes'
+            if cls is None and not reaching.search(text):
+                continue  # neither imports the function nor calls it through its module
         part = index.tree_part(module, "passes", passed_arguments)
         if part is None:
             return None
         for callee, line, through_object, positional, keywords in part["calls"].get(name, ()):
             if not callee:
-                if part["star"] or (method and _names(index, module, qualified)):
+                if part["star"] or method:
                     return None
                 continue  # ``obj.name(...)`` of an object not of the class, a local ``name``
             resolved = _absolute(callee, module, part, project)
@@ -110,13 +135,20 @@ def _sites(index: CallerIndex, qualified: str, method: bool) -> list[Site] | Non
     return sites
 
 
-def _names(index: CallerIndex, module: str, qualified: str) -> bool:
-    """Whether ``module``'s text names the class of the method ``qualified`` (a word): only
-    then can it make or be handed an object it knows to be of that class."""
-    cls = qualified.rpartition(".")[0].rpartition(".")[2]
-    return (
-        re.search(rb"\b" + re.escape(cls.encode()) + rb"\b", index.data(module) or b"") is not None
-    )
+def _names(text: bytes, cls: str) -> bool:
+    """Whether the text names the class ``cls`` (a word): only then can it make, annotate or
+    subclass it, or be handed an object it knows to be of it."""
+    return _word(cls).search(text) is not None
+
+
+@functools.lru_cache(maxsize=1024)
+def _word(name: str) -> re.Pattern[bytes]:
+    return re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
+
+
+@functools.lru_cache(maxsize=1024)
+def _reaching_text(name: str) -> re.Pattern[bytes]:
+    return _reaching(name)
 
 
 def _keywords(text: str) -> dict[str, str]:
@@ -148,6 +180,8 @@ def _defines(index: CallerIndex, resolved: str, module: str, part: Any) -> bool:
         return True  # ``pkg.mod.f``: a module's function
     if where not in layout:
         return True  # a class outside the project cannot inherit the project's method
+    if where != module:
+        index.consult(where)
     found = part if where == module else index.tree_part(where, "passes", passed_arguments)
     if found is None:
         return False
