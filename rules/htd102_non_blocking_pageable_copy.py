@@ -4,6 +4,7 @@ import libcst as cst
 
 from h2dlint.analysis.arguments import keyword
 from h2dlint.analysis.copies import fresh_gathers, fresh_joins, non_blocking_h2d_source
+from h2dlint.analysis.device_branches import else_of_pinning_move
 from h2dlint.analysis.dropped_pins import dropped_pin
 from h2dlint.analysis.factories import RANDOM_FACTORIES, SHAPE_FACTORIES, factory_of
 from h2dlint.analysis.facts import Where
@@ -378,6 +379,21 @@ class NonBlockingPageableCopy(Rule):
                 return torch.arange(n).to(offload_device, non_blocking=True)
             """
         ),
+        # torchrec's pin-and-move helper: for a host tensor (every call passes one), the plain
+        # copy's arm runs only off CUDA
+        Valid(
+            """
+            import torch
+            def _pin_and_move(tensor, device):
+                return (
+                    tensor.pin_memory().to(device=device, non_blocking=True)
+                    if device.type == "cuda" and tensor.device.type == "cpu"
+                    else tensor.to(device=device, non_blocking=True)
+                )
+            def permute(order, device):
+                return _pin_and_move(torch.tensor(order), device)
+            """
+        ),
         # the comprehension's `x` is an item of `xs`, not the pageable tensor bound before
         Valid(
             """
@@ -595,6 +611,21 @@ class NonBlockingPageableCopy(Rule):
                 def commit(self, order: torch.Tensor, k: int):
                     self.gpu[:k].copy_(self.cpu[order], non_blocking=True)
                     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """
+        ),
+        # a pin-and-move helper's other arm with a test that says nothing of the source
+        Invalid(
+            """
+            import torch
+            def _move(tensor, device, pin):
+                return (
+                    tensor.pin_memory().to(device=device, non_blocking=True)
+                    if device.type == "cuda" and pin
+                    else tensor.to(device=device, non_blocking=True)
+                    #    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                )
+            def permute(order, device, pin):
+                return _move(torch.tensor(order), device, pin)
             """
         ),
         # the pinned copy thrown away: the layer stays pageable (airllm 2.11's prefetcher)
@@ -924,6 +955,8 @@ class NonBlockingPageableCopy(Rule):
         if fact.contiguous is False and layout(provenance, source, frame) is Layout.STRIDED:
             return  # a strided view: HTD103 reports it, pinned or not
         if fact.where is Where.PAGEABLE:
+            if else_of_pinning_move([*self.context.ancestors, node], source):
+                return  # the host source's CUDA copy is the pinned arm's; this one runs off CUDA
             shown = self.shown(source, "the source")
             self.report(
                 node,

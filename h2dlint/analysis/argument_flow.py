@@ -11,9 +11,17 @@ project whose name says a framework may call it: ``forward``, a ``*_step``, an `
 callback, a hook; see :func:`framework_called`); every reference to its name in the
 module is a call that resolves to it (a function passed as a callback, a method called through
 an object the analysis cannot place, or a call with ``*args``/``**kwargs`` before the argument
-make the parameter unknown); no other module of the project calls a function of that name (its
-text does not say ``name(``); and there is at least one call. A call that leaves the parameter
-out passes its default; a recursive call that passes the parameter on adds nothing.
+make the parameter unknown); every call of that name in the other modules of the project is
+told (:mod:`h2dlint.project.passed_sites`: it resolves to the function, or surely to another
+one, such as a second class's own ``self._create_windows(...)``); and there is at least one
+call. A call that leaves the parameter out passes its default; a recursive call that passes the
+parameter on adds nothing.
+
+The own module's calls are expressions the analyses evaluate (:func:`arguments`); the other
+modules' calls are what their modules alone can place (``project/passed_args.py``: numpy,
+Python data, a host tensor, pinned, the accelerator), which :func:`passed` hands to the
+provenance's questions (a parameter's fact, whether it is host data) beside them. Analyses that
+need the expressions themselves get None from :func:`arguments` when another module calls.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ import libcst as cst
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.frames import Frame, decorator_names
 from h2dlint.context import SharedKey
+from h2dlint.project.passed_sites import remote_sites
 from h2dlint.walk import visit_read_only
 
 # Calls of a function examined at most (a helper called from everywhere says little).
@@ -136,7 +145,28 @@ _REFERENCES: SharedKey[dict[str, list[_Use]]] = SharedKey("references by name")
 
 def arguments(source: FactSource, function: cst.FunctionDef, name: str) -> list[Argument] | None:
     """What the calls of ``function`` (of ``source``'s module) pass for its parameter
-    ``name``; None when a call is not known (see the module's docstring)."""
+    ``name``; None when a call is not known (see the module's docstring) or is made from
+    another module (:func:`passed` tells those)."""
+    found = passed(source, function, name)
+    if found is None or found.remote:
+        return None
+    return found.local or None
+
+
+@dataclass(frozen=True)
+class Passed:
+    """What the calls of a function pass for one parameter: the arguments of its own module's
+    calls (and the defaults calls leave it to), and the codes of the other modules' calls
+    (:mod:`h2dlint.project.passed_args`: ``n`` numpy, ``l`` Python data, ``c`` pageable host
+    tensor, ``p`` pinned, ``d`` accelerator, ``0`` None, ``?`` unknown)."""
+
+    local: list[Argument]
+    remote: list[str]
+
+
+def passed(source: FactSource, function: cst.FunctionDef, name: str) -> Passed | None:
+    """What every call of ``function`` passes for its parameter ``name``, from its own module
+    and the others (:mod:`h2dlint.project.passed_sites`); None when a call is not known."""
     index = source.index
     own = function.name.value
     method = function in index.owner
@@ -148,11 +178,9 @@ def arguments(source: FactSource, function: cst.FunctionDef, name: str) -> list[
     slot = _slot(function, name, frame, method)
     if slot is None:
         return None
-    if called_elsewhere(source, own):
-        return None
-    found: list[Argument] = []
     if method and framework_called(own) and _external_bases(source, index.owner[function]):
         return None  # a framework's base class may call it (``forward``, a hook)
+    found: list[Argument] = []
     for use in _references(source).get(own, []):
         if use.call is None:
             return None  # passed on (a callback, ``partial(f, ...)``): its calls are unseen
@@ -171,7 +199,46 @@ def arguments(source: FactSource, function: cst.FunctionDef, name: str) -> list[
             found.append(Argument(source, argument, use.frame))
         if len(found) > MAX_CALL_SITES:
             return None
-    return found or None
+    # The other modules last: a call of the own module that is not known settles the answer
+    # without reading them.
+    remote = _remote(source, function, slot, method)
+    if remote is None or len(found) + len(remote) > MAX_CALL_SITES:
+        return None
+    codes: list[str] = []
+    for code in remote:
+        if code:
+            codes.append(code)
+            continue
+        default = _default(function, name)  # the call leaves it to its default
+        if default is None:
+            return None
+        found.append(Argument(source, default, Frame(source.context.module)))
+    return Passed(found, codes) if found or codes else None
+
+
+def _remote(
+    source: FactSource, function: cst.FunctionDef, slot: _Slot, method: bool
+) -> list[str] | None:
+    """The codes the other modules' calls of ``function`` pass for ``slot`` ("": the default);
+    None when those calls are not all known."""
+    project = source.project
+    module = source.module_name
+    own = function.name.value
+    if project is None or module is None or not called_elsewhere(source, own):
+        return []
+    qualified = f"{module}.{own}"
+    if method:
+        qualified = f"{module}.{source.index.owner[function].name.value}.{own}"
+    sites = remote_sites(project.caller_index(), qualified, method)
+    if sites is None or len(sites) > MAX_CALL_SITES:
+        return None
+    codes: list[str] = []
+    for site in sites:
+        code = site.code(slot.position, slot.name)
+        if code is None:
+            return None
+        codes.append(code)
+    return codes
 
 
 @dataclass(frozen=True)

@@ -197,3 +197,51 @@ def _backend_predicate(func: cst.BaseExpression) -> bool:
         name = func.value
     words = (name or "").lstrip("_").split("_")
     return len(words) >= 2 and words[0] == "is" and words[1] in OTHER_ACCELERATORS
+
+
+def else_of_pinning_move(ancestors: Sequence[cst.CSTNode], source: cst.BaseExpression) -> bool:
+    """Whether the innermost node of ``ancestors`` is in the ``else`` (of an ``if`` or a
+    conditional expression) of a test that holds whenever the target is CUDA and ``source`` is
+    on the CPU: torchrec's ``tensor.pin_memory().to(device, non_blocking=True) if device.type
+    == "cuda" and tensor.device.type == "cpu" else tensor.to(device, non_blocking=True)``. For a
+    source known to be on the host the ``else`` runs only off CUDA."""
+    for i in range(len(ancestors) - 1, 0, -1):
+        parent, child = ancestors[i - 1], ancestors[i]
+        if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            return False
+        if isinstance(parent, (cst.If, cst.IfExp)) and child is parent.orelse:
+            parts = _conjuncts(parent.test)
+            if any(holds_on_cuda(p) for p in parts) and any(_on_cpu(p, source) for p in parts):
+                return True
+    return False
+
+
+def _conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return [*_conjuncts(test.left), *_conjuncts(test.right)]
+    return [test]
+
+
+def _on_cpu(test: cst.BaseExpression, source: cst.BaseExpression) -> bool:
+    """``source.device.type == "cpu"``, ``source.is_cpu``, ``not source.is_cuda``."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = test.expression
+        return (
+            isinstance(inner, cst.Attribute)
+            and inner.attr.value == "is_cuda"
+            and inner.value.deep_equals(source)
+        )
+    if isinstance(test, cst.Attribute):
+        return test.attr.value == "is_cpu" and test.value.deep_equals(source)
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return False
+    left, comparison = test.left, test.comparisons[0]
+    return (
+        isinstance(comparison.operator, cst.Equal)
+        and _type_names(comparison.comparator) == frozenset({"cpu"})
+        and isinstance(left, cst.Attribute)
+        and left.attr.value == "type"
+        and isinstance(left.value, cst.Attribute)
+        and left.value.attr.value == "device"
+        and left.value.value.deep_equals(source)
+    )

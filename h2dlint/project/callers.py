@@ -184,6 +184,12 @@ class CallerIndex:
                 return
             consulted[read[0]] = read[1]
 
+    def consult(self, module: str) -> None:
+        """Record ``module`` as consulted for the file being checked (an answer rests on it)."""
+        path = self.project.layout.path_of(module)
+        if path is not None and self.data(module) is not None:
+            self.project.consulted[path] = self._digest(module)
+
     def home_callers(self, qualified: str) -> list[Caller]:
         """The functions of ``qualified``'s own module that call it (no other module read)."""
         return self._edges_of(defining_module(qualified, self.project)).get(qualified, [])

@@ -39,7 +39,9 @@ KEPT_TREES = 4
 # Parts kept in a file of their own, read only when a process first asks for one of them: large
 # (every name a module calls) and needed by few runs (a question about callers in other
 # modules), so that a run that never asks does not pay for reading them.
-LAZY_PARTS = frozenset({"calls"})
+# ``passes`` (what each call passes, ``passed_args.py``) likewise: read for argument flow across
+# modules only.
+LAZY_PARTS = frozenset({"calls", "passes"})
 
 # A function or method definition in the text (``def name(``): close enough to find the few
 # modules worth parsing.

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 import libcst as cst
 
 from h2dlint.analysis import cross_module
-from h2dlint.analysis.argument_flow import arguments
+from h2dlint.analysis.argument_flow import passed
 from h2dlint.analysis.bindings import Bindings, collect_bindings
 from h2dlint.analysis.classes import agree, class_of
 from h2dlint.analysis.fact_source import ClassRef, Definition, FactSource
@@ -29,6 +29,8 @@ from h2dlint.analysis.provenance.common import (
     array_method_receiver,
     data_mapping,
     numpy_array_annotation,
+    numpy_items,
+    remote_answer,
     returns_numpy_array,
 )
 from h2dlint.analysis.provenance.specialisation import Specialisation
@@ -41,8 +43,7 @@ from h2dlint.walk import visit_read_only
 
 
 class ProvenanceBase:
-    """Answers provenance questions for one file. Bindings, the module index and facts are
-    computed on demand and memoised."""
+    """Answers provenance questions for one file (bindings, index, facts: memoised)."""
 
     def __init__(
         self,
@@ -133,12 +134,11 @@ class ProvenanceBase:
         return cross_module.callee(self, call, frame, depth)
 
     def return_class(self, function: cst.FunctionDef, depth: int = 0) -> ClassRef | None:
-        """The class of what every ``return`` of ``function`` gives, when they agree.
-
-        Like :meth:`return_fact`, a summary that does not depend on who asks, so it is
-        computed with a depth budget of its own: an answer computed deep in a chain would
-        otherwise be cached as unknown for every later, shallow question. ``depth`` is
-        unused; ``_in_progress`` guards recursion."""
+        """The class of what every ``return`` of ``function`` gives, when they agree. Like
+        :meth:`return_fact`, a summary that does not depend on who asks, so it is computed
+        with a depth budget of its own: an answer computed deep in a chain would otherwise be
+        cached as unknown for every later, shallow question (``_in_progress`` guards
+        recursion; ``depth`` is unused)."""
         if function in self._return_classes:
             return self._return_classes[function]
         if function in self._in_progress:
@@ -329,7 +329,8 @@ class ProvenanceBase:
                 for value in self.appended(frame, node.value)
             ):
                 return False
-            return self.bound_only_to(node, frame, depth, self.is_host_data)
+            held = numpy_items(self, node, frame)  # ``xs: List[np.ndarray]``
+            return held or self.bound_only_to(node, frame, depth, self.is_host_data)
         return False
 
     def _data_mapping_item(self, node: cst.Subscript, frame: Frame, depth: int) -> bool:
@@ -393,9 +394,8 @@ class ProvenanceBase:
         return True
 
     def passed_only(self, name: cst.Name, frame: Frame, depth: int, test: _Test) -> bool:
-        """Whether the parameter ``name`` of ``frame``'s function is passed only values that
-        pass ``test`` by the calls of the function (:mod:`~h2dlint.analysis.argument_flow`;
-        a ``None`` passes, as it never reaches a tensor operation)."""
+        """Whether every call of ``frame``'s function passes its parameter ``name`` values that
+        pass ``test`` (:mod:`~h2dlint.analysis.argument_flow`; ``None`` passes any)."""
         function = frame.function
         if not isinstance(function, cst.FunctionDef) or depth > MAX_DEPTH:
             return False
@@ -403,9 +403,11 @@ class ProvenanceBase:
         if not self._begin(key):
             return False
         try:
-            passed = arguments(self, function, name.value)
-            values = [a for a in passed or () if not _is_none(a.value)]
-            return bool(values) and all(test(a.value, a.frame, depth + 1) for a in values)
+            flow = passed(self, function, name.value)
+            values = [a for a in flow.local if not _is_none(a.value)] if flow else []
+            remote = remote_answer(test, flow.remote if flow else [])
+            told = remote is not False and bool(values or remote)
+            return told and all(test(a.value, a.frame, depth + 1) for a in values)
         finally:
             self._in_progress.discard(key)
 
@@ -457,8 +459,7 @@ class ProvenanceBase:
             if value is not None
         ]
 
-    def numpy_annotated(self, name: cst.Name, frame: Frame) -> bool:
-        """Whether the parameter named like ``name`` is annotated as a numpy array."""
+    def numpy_annotated(self, name: cst.Name, frame: Frame) -> bool:  # ``x: np.ndarray``
         annotation = parameter_annotation(name, frame)
         return annotation is not None and annotation_is(self, annotation, self.numpy_array_type)
 
@@ -485,7 +486,6 @@ def _agreed(wheres: list[Where]) -> Where:
 
 
 def _as_base(source: FactSource) -> ProvenanceBase:
-    """``source`` as the provenance it is: every module's analysis is a ``core.Provenance``
-    (``Provenance.for_module``)."""
+    """``source`` as the provenance it is (every module's is a ``core.Provenance``)."""
     assert isinstance(source, ProvenanceBase)
     return source

@@ -15,7 +15,7 @@ from h2dlint.analysis.facts import (
     Fact,
     Where,
 )
-from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.frames import Frame, parameter_annotation
 from h2dlint.analysis.targets import Target, device_target
 from h2dlint.analysis.torch_api import ALL_DTYPE_METHODS, ARRAY_KEEPING_METHODS
 from h2dlint.imports import dotted_name
@@ -144,6 +144,29 @@ FUNCTION_VIEWS = frozenset(
 )
 
 
+# What another module's call passes for a parameter (``project.passed_args``' codes), as a
+# tensor's fact: a pageable host tensor (``torch.randperm(n)``, ``t.cpu()``), pinned, on the
+# accelerator; numpy and Python data are no tensor (``REMOTE_DATA`` says which host-data
+# questions they answer).
+REMOTE_FACTS = {
+    "c": Fact(Where.PAGEABLE),
+    "p": Fact(Where.PINNED),
+    "d": Fact(Where.DEVICE),
+}
+# A provenance question (by its method's name) -> the codes of other modules' arguments that
+# answer it (``None``, code ``0``, passes every question, as a ``None`` argument does).
+REMOTE_DATA = {"is_host_data": frozenset("nl0"), "is_numpy_array": frozenset("n0")}
+
+
+def remote_answer(question: object, codes: list[str]) -> bool | None:
+    """Whether every one of ``codes`` answers ``question`` (see :data:`REMOTE_DATA`); None
+    when they hold no value but ``None``."""
+    accepted = REMOTE_DATA.get(getattr(question, "__name__", ""), frozenset("0"))
+    if all(code == "0" for code in codes):
+        return None
+    return all(code in accepted for code in codes)
+
+
 def _is_none(node: cst.BaseExpression | None) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
 
@@ -210,6 +233,42 @@ def returns_numpy_array(provenance: FactSource, call: cst.Call, frame: Frame) ->
     owner = found[0]
     return annotation_is(
         owner, returns.annotation, lambda annotation: numpy_array_annotation(owner, annotation)
+    )
+
+
+# Sequences whose items an annotation types (``List[np.ndarray]``, ``Sequence[...]``).
+_SEQUENCE_HEADS = frozenset({"List", "list", "Sequence", "Tuple", "tuple"})
+
+
+def numpy_items(provenance: FactSource, value: cst.BaseExpression, frame: Frame) -> bool:
+    """A parameter annotated as a sequence of numpy arrays (``List[np.ndarray]``,
+    ``Sequence[npt.NDArray[...]]``, ``tuple[np.ndarray, ...]``), never rebound: host data."""
+    if not isinstance(value, cst.Name):
+        return False
+    bindings = provenance.bindings(frame)
+    reaching = bindings.reaching_bindings(value)
+    if not reaching or any(
+        b.value is not None or b.statement is not bindings.root for b in reaching
+    ):
+        return False
+    annotation = parameter_annotation(value, frame)
+    return annotation is not None and annotation_is(
+        provenance, annotation, lambda a: _numpy_sequence(provenance, a)
+    )
+
+
+def _numpy_sequence(provenance: FactSource, annotation: cst.BaseExpression) -> bool:
+    if not isinstance(annotation, cst.Subscript):
+        return False
+    head = provenance.qualify(annotation.value) or dotted_name(annotation.value) or ""
+    if head.rsplit(".", 1)[-1] not in _SEQUENCE_HEADS:
+        return False
+    items = [e.slice.value for e in annotation.slice if isinstance(e.slice, cst.Index)]
+    items = [item for item in items if not isinstance(item, cst.Ellipsis)]
+    return bool(items) and all(
+        (provenance.qualify(i.value if isinstance(i, cst.Subscript) else i) or "")
+        in NUMPY_ARRAY_TYPES
+        for i in items
     )
 
 

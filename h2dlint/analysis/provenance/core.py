@@ -17,7 +17,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis import cross_module
-from h2dlint.analysis.argument_flow import arguments
+from h2dlint.analysis.argument_flow import passed
 from h2dlint.analysis.bindings import COMPREHENSIONS, arithmetic_update, enumerated_item
 from h2dlint.analysis.classes import class_of
 from h2dlint.analysis.fact_source import FactSource
@@ -37,6 +37,7 @@ from h2dlint.analysis.provenance.calls import CallFacts
 from h2dlint.analysis.provenance.common import (
     MAX_COMPUTED_PER_QUESTION,
     MAX_DEPTH,
+    REMOTE_FACTS,
     _is_none,
     _Memo,
     scalar_tensor,
@@ -221,12 +222,17 @@ class Provenance(CallFacts):
         if not self._begin(key):
             return UNKNOWN_FACT
         try:
-            passed = arguments(self, function, name.value)
-            if not passed:
+            flow = passed(self, function, name.value)
+            if flow is None:
                 return UNKNOWN_FACT
             facts = [
-                a.source.fact(a.value, a.frame, depth + 1) for a in passed if not _is_none(a.value)
+                a.source.fact(a.value, a.frame, depth + 1)
+                for a in flow.local
+                if not _is_none(a.value)
             ]
+            facts.extend(
+                REMOTE_FACTS.get(code, UNKNOWN_FACT) for code in flow.remote if code != "0"
+            )
         finally:
             self._in_progress.discard(key)
         return join(facts) if facts else UNKNOWN_FACT
