@@ -14,5 +14,7 @@ def test_greedy_matches_reference() -> None:
 class TestSampler:
     def test_rows(self) -> None:
         out = greedy(torch.randn(4, 16, device="cuda"))
-        vals = [int(v) for v in out]  # expect-not: HTD201
+        # `out` is proven on the device (greedy's only caller passes a CUDA tensor), and
+        # HTD201 reports proven per-row syncs in tests too (flash-attn's and mamba's labels)
+        vals = [int(v) for v in out]  # expect: HTD201
         assert len(vals) == 4
