@@ -12,7 +12,7 @@ import libcst as cst
 from lint_runs import lint
 
 from h2dlint.analysis.first_iterations import first_iteration
-from h2dlint.analysis.step_loops import _guarded_lines
+from h2dlint.analysis.step_loops import _steps
 from h2dlint.analysis.value_syncs import key_membership
 
 
@@ -184,7 +184,7 @@ class Trainer:
 
 
 def test_a_validation_guard_is_occasional() -> None:
-    guarded = _guarded_lines(ast.parse(TRAIN))["Trainer.train"]
+    guarded = _steps(ast.parse(TRAIN))["guarded"]["Trainer.train"]
     assert any(first <= 8 <= last for first, last in guarded)
     assert not any(first <= 10 <= last for first, last in guarded)  # not a validation word
 

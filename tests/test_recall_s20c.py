@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from h2dlint.analysis.factories import constant_choice, factory_of
-from h2dlint.analysis.step_loops import _step_loops
+from h2dlint.analysis.step_loops import _steps
 from h2dlint.cli import main
 
 
@@ -80,10 +80,10 @@ LOOP = """
 
 def test_step_loop_through_the_callee() -> None:
     code = textwrap.dedent(LOOP.format(name="_inner_generation_loop", wait="pass"))
-    loops = _step_loops(ast.parse(code))
+    loops = _steps(ast.parse(code))["loops"]
     assert loops["Manager.run_loop"][0][2] == "_inner_generation_loop` -> `_generation_step"
     plain = code.replace("self._generation_step(processor)", "self._prepare(processor)")
-    assert "Manager.run_loop" not in _step_loops(ast.parse(plain))
+    assert "Manager.run_loop" not in _steps(ast.parse(plain))["loops"]
 
 
 def _check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: str) -> list[tuple[int, str]]:
