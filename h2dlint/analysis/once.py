@@ -24,7 +24,6 @@ Code runs once when it is:
   by another module's ``__init__``); not in the loops of a script's ``main()``
   (:meth:`RunOnce.driver`), its steps; its code outside them runs once (:meth:`lone_driver`);
 - under a guard that makes it run once: ``if key not in cache: cache[key] = ...``,
-  ``if len(state) == 0: state["step"] = ...`` (a kept mapping's first use),
   ``if self.x is None: self.x = ...`` (also through a local name: ``x = self.x``, ``if x is
   None: ... self.x = x``), ``if not hasattr(self, "x")``,
   ``if getattr(self, "x", None) is None: self.register_buffer("x", ...)``,
@@ -60,7 +59,6 @@ from h2dlint.analysis.memo_methods import (
 )
 from h2dlint.analysis.once_guards import (
     alias_memo_guard,
-    empty_guard,
     guarded_attribute,
     memo_else,
     memo_guard,
@@ -358,7 +356,6 @@ class RunOnce:
                 and (
                     self.guard(node, self._class_of(ancestors, i))
                     or (i > 0 and alias_memo_guard(node, ancestors[i - 1]))
-                    or empty_guard(node, _function_of(ancestors, i))
                 )
             ):
                 return True
@@ -403,8 +400,3 @@ class RunOnce:
 
 
 RUN_ONCE: SharedKey[RunOnce] = SharedKey("run once")
-
-
-def _function_of(ancestors: list[cst.CSTNode], i: int) -> cst.FunctionDef | None:
-    """The innermost function around ``ancestors[i]``."""
-    return next((n for n in reversed(ancestors[:i]) if isinstance(n, cst.FunctionDef)), None)
