@@ -164,3 +164,25 @@ def test_tile_outputs_copied_to_the_host() -> None:
             return ids
     """
     assert _findings(code, "HTD202") == [("HTD202", 14, "medium")]
+
+
+def test_a_loop_over_epochs_is_no_loop_of_steps() -> None:
+    """tabpfn's fine-tuning: `for epoch in range(start, self.epochs):` runs a whole pass per
+    iteration (its batches in a nested loop); a read in its own body, after the batch loop,
+    runs once per epoch (the lead's mend of this reason after the label run)."""
+    code = """
+        import torch
+        import torch.distributed as dist
+        class Finetuner:
+            def fit(self, loader):
+                for epoch in range(0, self.epochs):
+                    self.model.train()
+                    total = torch.zeros(2, device="cuda")
+                    for batch in loader:
+                        total += self.model(batch).sum()
+                    dist.all_reduce(total)
+                    loss = float(total[0].item())
+    """
+    assert _findings(code, "HTD202") == []
+    stepped = code.replace("for epoch in range(0, self.epochs)", "for step in range(0, self.n)")
+    assert [row for _, row, _ in _findings(stepped, "HTD202")] == [12]

@@ -107,7 +107,7 @@ def model_steps_reason(loop: cst.For, whole_copy: bool = False) -> str | None:
     a copy of a whole tensor to the host (``whole_copy``: ``.cpu()``): a loop over tiles or
     chunks hands each chunk's output to the host, which needs it (xinference's tiled
     upscaler)."""
-    if whole_copy:
+    if whole_copy or _epoch_loop(loop):
         return None
     it = loop.iter
     if not (
@@ -148,6 +148,14 @@ class _ModelCalls(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> bool:
         self.found = self.found or model_call(node)
         return not self.found
+
+
+def _epoch_loop(loop: cst.For) -> bool:
+    """``for epoch in range(start, self.epochs):``: each iteration is a whole pass over the data
+    (its batches in a nested loop), and what its own body reads runs once per epoch (tabpfn's
+    fine-tuning loss all-reduced after the batch loop)."""
+    target = loop.target
+    return isinstance(target, cst.Name) and "epoch" in target.value.lower()
 
 
 def _calls_len(node: cst.BaseExpression) -> bool:
