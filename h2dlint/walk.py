@@ -376,6 +376,24 @@ class OwnScopeVisitor(cst.CSTVisitor):
         return False
 
 
+class OwnLoopBodyVisitor(cst.CSTVisitor):
+    """Visits a loop's own body: what runs once per iteration. Nested loops (their own
+    iterations), functions and classes are not entered; a lambda is (one called in the body
+    runs there)."""
+
+    def visit_For(self, node: cst.For) -> bool:
+        return False
+
+    def visit_While(self, node: cst.While) -> bool:
+        return False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+
 class ReadOnlyVisitor(cst.CSTVisitor):
     """A ``CSTVisitor`` whose ``on_visit``/``on_leave`` find the ``visit_<Node>``/
     ``leave_<Node>`` methods once per class instead of by name on every node: the base of

@@ -14,7 +14,7 @@ from h2dlint.analysis.frames import ModuleIndex
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.sync_basics import periodic_test
 from h2dlint.imports import dotted_name
-from h2dlint.walk import visit_read_only
+from h2dlint.walk import OwnLoopBodyVisitor, visit_read_only
 
 # Words of an ``if`` test whose body is a debugging aid (``if _dump_dir is not None:``,
 # ``if self.debug:``): what it calls does not run per step.
@@ -316,24 +316,12 @@ def _statements(block: cst.BaseSuite) -> list[cst.BaseStatement]:
 STEP_WORK_WORDS = ("transformer", "unet", "denoise", "model", "lm_head", "scheduler.step")
 
 
-class _StepWork(cst.CSTVisitor):
+class _StepWork(OwnLoopBodyVisitor):
     """Whether a loop's own body (not nested loops, functions or classes) runs a model."""
 
     def __init__(self) -> None:
         self.found = False
         self.module = cst.Module([])
-
-    def visit_For(self, node: cst.For) -> bool:
-        return False
-
-    def visit_While(self, node: cst.While) -> bool:
-        return False
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
 
     def visit_Call(self, node: cst.Call) -> bool:
         if not self.found:

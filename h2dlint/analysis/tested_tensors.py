@@ -22,7 +22,7 @@ from h2dlint.analysis.step_drivers import model_call
 from h2dlint.analysis.tensor_kinds import tensor_evidence
 from h2dlint.analysis.unknown_tensors import annotated_comparison
 from h2dlint.analysis.value_syncs import COMPARISON_OPERATORS, tensor_test, value_where
-from h2dlint.walk import visit_read_only
+from h2dlint.walk import OwnLoopBodyVisitor, visit_read_only
 
 
 def tested_tensor(provenance: Provenance, test: cst.BaseExpression) -> cst.BaseExpression | None:
@@ -121,29 +121,14 @@ def model_steps_reason(loop: cst.For, whole_copy: bool = False) -> str | None:
     return STEPS_REASON if finder.found else None
 
 
-class _ModelCalls(cst.CSTVisitor):
-    """Whether a loop's own body (not nested loops, functions, classes or lambdas) calls the
-    model or a part of it by the callee's name (:func:`~h2dlint.analysis.step_drivers.
-    model_call`: ``self.model.decoder.map_state(...)``, ``model.forward(...)``), not a name
-    that only holds the word (``ModelInput(...)`` builds an input)."""
+class _ModelCalls(OwnLoopBodyVisitor):
+    """Whether a loop's own body calls the model or a part of it by the callee's name
+    (:func:`~h2dlint.analysis.step_drivers.model_call`: ``self.model.decoder.map_state(...)``,
+    ``model.forward(...)``), not a name that only holds the word (``ModelInput(...)`` builds an
+    input)."""
 
     def __init__(self) -> None:
         self.found = False
-
-    def visit_For(self, node: cst.For) -> bool:
-        return False
-
-    def visit_While(self, node: cst.While) -> bool:
-        return False
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
 
     def visit_Call(self, node: cst.Call) -> bool:
         self.found = self.found or model_call(node)

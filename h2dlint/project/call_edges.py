@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 from collections import deque
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from h2dlint.project.ast_walk import walk
@@ -28,35 +29,9 @@ def call_edges(tree: ast.Module) -> Parts:
     annotated ``batch: InputBatch``, ``self.helper(...)`` of the method's own class, and the
     module's own top-level functions by name. Callees of the module's own classes and
     functions start with a dot (``.Runner.helper``, ``.pad``)."""
-    imports: list[list[str]] = []
-    for node in statements(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.asname:
-                    imports.append([alias.asname, alias.name])
-                else:
-                    top = alias.name.split(".", 1)[0]
-                    imports.append([top, top])
-        elif isinstance(node, ast.ImportFrom):
-            base = "." * node.level + (node.module or "")
-            for alias in node.names:
-                if alias.name == "*":
-                    continue
-                joint = "" if base.endswith(".") or not base else "."
-                imports.append([alias.asname or alias.name, f"{base}{joint}{alias.name}"])
-    roots = {local for local, _ in imports}
-    classes = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
-    own = {
-        node.name
-        for node in tree.body
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-        and node.name not in roots
-    }
-    attributes = {
-        node.name: _attribute_classes(node, roots, classes)
-        for node in tree.body
-        if isinstance(node, ast.ClassDef)
-    }
+    names = module_names(tree)
+    imports, roots, classes, own = names.imports, names.roots, names.classes, names.own
+    attributes = names.attributes
     functions: list[list[Any]] = []
     for function, cls in top_functions(tree):
         receivers = _typed_receivers(function, cls, attributes, roots, classes)
@@ -75,6 +50,58 @@ def call_edges(tree: ast.Module) -> Parts:
         if isinstance(node, ast.ClassDef) and node.bases
     }
     return {"imports": imports, "functions": functions, "bases": bases}
+
+
+@dataclass
+class ModuleNames:
+    """What a module's top level names: its imports (local name, imported name as written, in
+    statement order), whether it imports ``*``, the imported roots, its classes, its own
+    functions and classes (not shadowed by an import), and per class the classes of the
+    attributes its methods assign (:func:`_attribute_classes`)."""
+
+    imports: list[list[str]]
+    star: bool
+    roots: set[str]
+    classes: set[str]
+    own: set[str]
+    attributes: dict[str, dict[str, list[str]]]
+
+
+def module_names(tree: ast.Module) -> ModuleNames:
+    """The names of ``tree``'s top level (shared by the call edges and the passed arguments
+    of the project index)."""
+    imports: list[list[str]] = []
+    star = False
+    for node in statements(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    imports.append([alias.asname, alias.name])
+                else:
+                    top = alias.name.split(".", 1)[0]
+                    imports.append([top, top])
+        elif isinstance(node, ast.ImportFrom):
+            base = "." * node.level + (node.module or "")
+            for alias in node.names:
+                if alias.name == "*":
+                    star = True
+                    continue
+                joint = "" if base.endswith(".") or not base else "."
+                imports.append([alias.asname or alias.name, f"{base}{joint}{alias.name}"])
+    roots = {local for local, _ in imports}
+    classes = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+    own = {
+        node.name
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        and node.name not in roots
+    }
+    attributes = {
+        node.name: _attribute_classes(node, roots, classes)
+        for node in tree.body
+        if isinstance(node, ast.ClassDef)
+    }
+    return ModuleNames(imports, star, roots, classes, own, attributes)
 
 
 def _callees(

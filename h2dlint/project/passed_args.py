@@ -33,8 +33,8 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from h2dlint.project.call_edges import _attribute_classes, _callees, _typed_receivers
-from h2dlint.project.summary import Parts, dotted, statements, top_functions
+from h2dlint.project.call_edges import _callees, _typed_receivers, module_names
+from h2dlint.project.summary import Parts, dotted, top_functions
 
 # Names followed from a call's argument to their assignments at most.
 MAX_NAME_DEPTH = 4
@@ -114,34 +114,10 @@ def passed_arguments(tree: ast.Module) -> Parts:
     keywords]`` per call), ``methods`` (class -> the names of the methods it defines),
     ``star`` (whether the module imports ``*``) and ``imports`` (local name -> the name it
     imports, as written)."""
-    imports: dict[str, str] = {}
-    star = False
-    for node in statements(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                top = alias.name.split(".", 1)[0]
-                imports[alias.asname or top] = alias.name if alias.asname else top
-        elif isinstance(node, ast.ImportFrom):
-            base = "." * node.level + (node.module or "")
-            for alias in node.names:
-                if alias.name == "*":
-                    star = True
-                    continue
-                joint = "" if base.endswith(".") or not base else "."
-                imports[alias.asname or alias.name] = f"{base}{joint}{alias.name}"
-    roots = set(imports)
-    classes = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
-    own = {
-        node.name
-        for node in tree.body
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-        and node.name not in roots
-    }
-    attributes = {
-        node.name: _attribute_classes(node, roots, classes)
-        for node in tree.body
-        if isinstance(node, ast.ClassDef)
-    }
+    names = module_names(tree)
+    imports = dict(names.imports)
+    star, roots, classes, own = names.star, names.roots, names.classes, names.own
+    attributes = names.attributes
     calls: dict[str, list[list[Any]]] = {}
     seen: set[int] = set()
     for function, cls in top_functions(tree):
