@@ -4,6 +4,8 @@ rules about tensors made on the host only to be moved (HTD301, HTD302)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
 from h2dlint.analysis.arguments import first_positional
@@ -111,19 +113,32 @@ def basic_view_index(node: cst.Subscript) -> bool:
     """``x[None, :]``, ``x[..., None]``, ``x[:, 1:]``, ``x[0]``: indexing by ``None``, ``...``,
     integer literals and slices of them only, a view of the same values on either device
     (session 23: audiocraft's `torch.arange(n)[None, :].to(lengths.device)` in every mask)."""
+    return subscript_parts(node, _view_index, numeric_constant)
+
+
+def _view_index(value: cst.BaseExpression) -> bool:
+    return (
+        (isinstance(value, cst.Name) and value.value == "None")
+        or isinstance(value, cst.Ellipsis)
+        or numeric_constant(value)
+    )
+
+
+def subscript_parts(
+    node: cst.Subscript,
+    index_ok: Callable[[cst.BaseExpression], bool],
+    bound_ok: Callable[[cst.BaseExpression], bool],
+) -> bool:
+    """Whether every element of ``node``'s subscript is an index ``index_ok`` accepts or a
+    slice whose given bounds (lower, upper, step) ``bound_ok`` accepts."""
     for element in node.slice:
         part = element.slice
         if isinstance(part, cst.Index):
-            value = part.value
-            if not (
-                (isinstance(value, cst.Name) and value.value == "None")
-                or isinstance(value, cst.Ellipsis)
-                or numeric_constant(value)
-            ):
+            if not index_ok(part.value):
                 return False
         elif isinstance(part, cst.Slice):
             bounds = (part.lower, part.upper, part.step)
-            if any(b is not None and not numeric_constant(b) for b in bounds):
+            if any(b is not None and not bound_ok(b) for b in bounds):
                 return False
         else:
             return False

@@ -17,6 +17,7 @@ from h2dlint.analysis.factories import (
     basic_view_index,
     factory_of,
     numeric_constant,
+    subscript_parts,
 )
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
@@ -187,18 +188,7 @@ def constant_fill(target: cst.BaseExpression, value: cst.BaseExpression) -> bool
         and numeric_constant(value)
     ):
         return False
-    for element in target.slice:
-        part = element.slice
-        if isinstance(part, cst.Index):
-            if not numeric_constant(part.value):
-                return False
-        elif isinstance(part, cst.Slice):
-            bounds = (part.lower, part.upper, part.step)
-            if any(b is not None and not _host_number(b) for b in bounds):
-                return False
-        else:
-            return False
-    return True
+    return subscript_parts(target, numeric_constant, _host_number)
 
 
 def _host_number(node: cst.BaseExpression) -> bool:

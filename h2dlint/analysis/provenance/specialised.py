@@ -34,7 +34,7 @@ MAX_NESTED = 2
 
 
 def _method(owner: ProvenanceBase, function: cst.FunctionDef) -> bool:
-    return any(function in methods.values() for methods in owner.index.methods.values())
+    return function in owner.index.owner
 
 
 def _parameter_names(
