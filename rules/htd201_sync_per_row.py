@@ -194,6 +194,50 @@ class SyncPerRow(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # Session 29 (precision29, fairseq's vq-wav2vec featuriser): each chunk's codes are
+        # copied to the host in every arm of an `if`/`else` (one inside a `with` block), so
+        # the unpacked codes of unknown place bound before no longer reach the join; its rows
+        # are host rows.
+        Valid(
+            """
+            import torch
+            class Writer:
+                def __call__(self, samples):
+                    for wav in samples:
+                        chunks = []
+                        for x in wav.cuda().chunk(4, dim=-1):
+                            _, codes = self.model.quantize(x)
+                            if self.per_frame:
+                                with torch.no_grad():
+                                    codes = codes.squeeze(0).cpu()
+                            else:
+                                codes = codes.flatten(1).cpu()
+                            chunks.append(codes)
+                        codes = torch.cat(chunks)
+                        yield " ".join(str(row.tolist()) for row in codes)
+            """
+        ),
+        # Session 29 (precision29, exllamav2's dynamic generator): a method returns `None` or
+        # its host buffer; the `None` never reaches the rows read, which are host rows.
+        Valid(
+            """
+            import torch
+            class Generator:
+                def __init__(self, n):
+                    self.draft_ids = torch.empty((8, n), dtype=torch.long)
+                def draft(self, batch):
+                    if not batch:
+                        return None
+                    self.draft_ids.copy_(self.model(batch).argmax(-1))
+                    return self.draft_ids
+                def step(self, batch, logits):
+                    self.accept(logits, self.draft(batch))
+                def accept(self, logits, drafts):
+                    for i in range(logits.shape[1]):
+                        if drafts is not None and drafts[0, i].item() != 0:
+                            break
+            """
+        ),
         # Session 28 (eole 0.6.4's mask tests): a mask builder whose device follows its
         # argument (`device=pad_mask.device`), called with a host tensor, returns host rows,
         # though its other callers (the model) pass device tensors
@@ -1081,6 +1125,51 @@ class SyncPerRow(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # Session 29 (precision29): the valid featuriser's twin whose `elif` may leave the
+        # unpacked codes (of unknown place) as they were: MEDIUM.
+        Invalid(
+            """
+            import torch
+            class Writer:
+                def __call__(self, samples):
+                    for wav in samples:
+                        chunks = []
+                        for x in wav.cuda().chunk(4, dim=-1):
+                            _, codes = self.model.quantize(x)
+                            if self.per_frame:
+                                with torch.no_grad():
+                                    codes = codes.squeeze(0).cpu()
+                            elif self.flat:
+                                codes = codes.flatten(1).cpu()
+                            chunks.append(codes)
+                        codes = torch.cat(chunks)
+                        yield " ".join(str(row.tolist()) for row in codes)
+                                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """
+        ),
+        # Session 29 (precision29): the valid draft buffer's twin on the device: the method
+        # returns `None` or the device buffer, so its rows are device rows (HIGH).
+        Invalid(
+            """
+            import torch
+            class Generator:
+                def __init__(self, n):
+                    self.draft_ids = torch.empty((8, n), dtype=torch.long, device="cuda")
+                def draft(self, batch):
+                    if not batch:
+                        return None
+                    self.draft_ids.copy_(self.model(batch).argmax(-1))
+                    return self.draft_ids
+                def step(self, batch, logits):
+                    self.accept(logits, self.draft(batch))
+                def accept(self, logits, drafts):
+                    for i in range(logits.shape[1]):
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        if drafts is not None and drafts[0, i].item() != 0:
+                            break
+                         ...^^^^^
+            """
+        ),
         # Session 26 (heldout26): a helper's bare parameter that every call passes a tensor
         # for (its caller's annotated parameter): its rows are tensors, and a row used as a
         # repeat count or a size reads the device (surya's unpack_qkv_with_mask).

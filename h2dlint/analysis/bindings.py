@@ -6,7 +6,9 @@ whose value cannot be named (a parameter, a loop target, unpacking of a call, ``
 
 For a use, the bindings that may reach it are found flow-sensitively but cheaply: the bindings
 before the use's statement in source order; of those, only the last one when it runs
-unconditionally before the use (its block encloses the use), else all of them; plus any binding
+unconditionally before the use (its block encloses the use), else all of them but those a
+statement binding the name on every path kills (every arm of an ``if``/``else``, a ``with``
+block: :mod:`~h2dlint.analysis.branch_bindings`); plus any binding
 later in a loop that encloses the use (it reaches the next iteration). So ``x = torch.tensor(d)``
 followed by ``x = x.to(dev)`` is understood line by line. Nested functions and classes are scopes
 of their own and are not entered.
@@ -26,6 +28,7 @@ from typing import Final
 
 import libcst as cst
 
+from h2dlint.analysis.branch_bindings import through_branches
 from h2dlint.context import FileContext, SharedKey
 from h2dlint.walk import every_node_plan, node_classes, visit_read_only
 
@@ -121,6 +124,11 @@ class Bindings:
                 # binding later in the loop reaches the use only through the next iteration's
                 # start, and this one rebinds the name before the use every time.
                 carried = []
+        elif len(before) + len(carried) > 1:
+            # ``if c: x = a`` ... ``else: x = b``: what was bound before the ``if`` is gone.
+            cut = through_branches(statement, before, carried, self.order, self._ancestors)
+            if cut is not None:
+                before, carried = cut
         return (*before, *carried)
 
     def _shadowing(self, use: cst.Name) -> tuple[Binding, ...] | None:

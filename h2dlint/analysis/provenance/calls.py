@@ -25,6 +25,7 @@ from h2dlint.analysis.provenance.common import (
     MAX_DEPTH,
     NEW_FACTORIES,
     _DeviceContexts,
+    _is_none,
     _non_blocking,
     returned_values,
 )
@@ -193,7 +194,9 @@ class CallFacts(ProvenanceBase):
         self._deepest = 0
         try:
             frame = self.index.frame_of(function)
-            values = returned_values(function)
+            # A ``return None`` beside tensor returns (an ``Optional`` result) never reaches a
+            # tensor operation, as a ``None`` binding of a name does not.
+            values = [v for v in returned_values(function) if not _is_none(v)]
             result = join([self.fact(v, frame, 1) for v in values]) if values else UNKNOWN_FACT
         finally:
             self._in_progress.discard(function)

@@ -145,10 +145,9 @@ class Provenance(CallFacts):
             return self._comparison(node, frame, depth)
         if isinstance(node, cst.UnaryOperation) and not isinstance(node.operator, cst.Not):
             return self.fact(node.expression, frame, depth + 1).derived()  # ``~mask``, ``-x``
-        if isinstance(node, cst.IfExp):
-            return join(
-                [self.fact(node.body, frame, depth + 1), self.fact(node.orelse, frame, depth + 1)]
-            )
+        if isinstance(node, cst.IfExp):  # an arm that is ``None`` never reaches a tensor op
+            arms = [arm for arm in (node.body, node.orelse) if not _is_none(arm)]
+            return join([self.fact(arm, frame, depth + 1) for arm in arms])
         return UNKNOWN_FACT
 
     def where(self, node: cst.BaseExpression, frame: Frame | None = None) -> Where:
