@@ -217,6 +217,22 @@ class SyncPerRow(ComprehensionVisits, Rule):
                         yield " ".join(str(row.tolist()) for row in codes)
             """
         ),
+        # Session 29 (precision29): every arm of the `if` makes a host tensor of the input or
+        # raises, so the parameter of unknown kind never reaches the rows read.
+        Valid(
+            """
+            import numpy as np
+            import torch
+            def score_rows(scores):
+                if isinstance(scores, np.ndarray):
+                    scores = torch.from_numpy(scores)
+                elif isinstance(scores, list):
+                    scores = torch.tensor(scores)
+                else:
+                    raise TypeError(type(scores))
+                return [scores[i].item() for i in range(scores.shape[0])]
+            """
+        ),
         # Session 29 (precision29, exllamav2's dynamic generator): a method returns `None` or
         # its host buffer; the `None` never reaches the rows read, which are host rows.
         Valid(
@@ -1145,6 +1161,23 @@ class SyncPerRow(ComprehensionVisits, Rule):
                         codes = torch.cat(chunks)
                         yield " ".join(str(row.tolist()) for row in codes)
                                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """
+        ),
+        # Session 29 (precision29): the valid `score_rows`'s twin whose last arm only logs, so
+        # the parameter (of unknown place) may reach the rows: per-row overhead, MEDIUM.
+        Invalid(
+            """
+            import numpy as np
+            import torch
+            def score_rows(scores):
+                if isinstance(scores, np.ndarray):
+                    scores = torch.from_numpy(scores)
+                elif isinstance(scores, list):
+                    scores = torch.tensor(scores)
+                else:
+                    log(type(scores))
+                return [scores[i].item() for i in range(scores.shape[0])]
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
             """
         ),
         # Session 29 (precision29): the valid draft buffer's twin on the device: the method

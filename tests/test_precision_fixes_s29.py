@@ -74,6 +74,17 @@ P = Where.PAGEABLE
             "    for _ in xs:\n        probe(y)\n        y = x.cuda()",
             UNK,
         ),
+        # an arm that raises (or returns, continues, breaks) lets nothing through
+        (
+            "def f(x, c):\n    y = x.cuda()\n    if c:\n        y = x.cpu()\n"
+            "    else:\n        raise ValueError(c)\n    probe(y)",
+            HOST,
+        ),
+        (
+            "def f(x, c, d):\n    y = x.cuda()\n    if c:\n        y = x.cpu()\n"
+            "    elif d:\n        return None\n    else:\n        log(d)\n    probe(y)",
+            UNK,
+        ),
         # ``return None`` beside a host return; a ``None`` arm of a conditional expression
         (
             "def g(n, c):\n    if c:\n        return None\n    return torch.zeros(n)\n"

@@ -16,7 +16,8 @@ an ``if``/``else`` (or inside a ``with`` block) joined with what it was before::
 
 This module finds, among the statements that precede the use in the blocks around it, the
 innermost one that binds the name on every path through it (a line that binds it, an ``if``
-whose arms all do and that has an ``else``, a ``with`` whose block does, and so on nested) and
+whose arms all do or end in ``raise``, ``return``, ``continue`` or ``break``, and that has an
+``else``, a ``with`` whose block does, and so on nested) and
 keeps of the bindings before it only those that leave it: what its arms bind last. Loops, ``try``
 statements and ``match`` may run their blocks zero times or leave them early, so they never
 bind on every path; an arm written on the ``if`` line (``if c: x = 1``) is not looked into.
@@ -129,6 +130,8 @@ def _block(block: cst.BaseSuite, mine: Sequence[B], ancestors: Ancestors) -> tup
     leaving: list[B] = []
     every = False
     for statement in block.body:
+        if _leaves(statement):
+            return [], True  # ``raise``, ``return``: no path goes on past the block
         inner = [b for b in mine if _inside(b, statement, ancestors)]
         if not inner:
             continue
@@ -138,3 +141,15 @@ def _block(block: cst.BaseSuite, mine: Sequence[B], ancestors: Ancestors) -> tup
         else:
             leaving.extend(exits)
     return leaving, every
+
+
+# Statements after which no path falls through to the next one.
+_LEAVING = (cst.Raise, cst.Return, cst.Continue, cst.Break)
+
+
+def _leaves(statement: cst.CSTNode) -> bool:
+    """Whether ``statement`` is a line that ends its block's paths (``raise ValueError(...)``,
+    ``return``, ``continue``, ``break``): an arm ending so binds nothing for what follows."""
+    return isinstance(statement, cst.SimpleStatementLine) and any(
+        isinstance(small, _LEAVING) for small in statement.body
+    )
