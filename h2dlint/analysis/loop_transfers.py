@@ -203,6 +203,9 @@ def _aligns_to_tensor(
     if not (isinstance(device, cst.Attribute) and device.attr.value == "device"):
         return False
     base = device.value
+    last = base.attr.value if isinstance(base, cst.Attribute) else getattr(base, "value", "")
+    if isinstance(last, str) and (last.lower() == "model" or last.lower().endswith("_model")):
+        return False  # ``self.model.device``: the model's device, where host data is sent
     return not (isinstance(base, cst.Name) and base.value in ("self", "cls"))
 
 
