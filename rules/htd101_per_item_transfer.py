@@ -28,6 +28,7 @@ from h2dlint.analysis.mover_calls import (
 )
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.step_readbacks import step_readback
 from h2dlint.analysis.whole_units import unsure_whole_units
 from h2dlint.candidate_terms import called_as
 from h2dlint.diagnostics import Confidence
@@ -201,6 +202,14 @@ class PerItemTransfer(ComprehensionVisits, Rule):
       `if device.type != "cuda":`, the `else` of `if device.type == "cuda":` (not of
       `if device.type == "cuda" and packed:`, which runs on CUDA too), and the code after
       `if device.type == "cuda": return ...`.
+
+    It also flags the other direction in a loop of model steps: each step's model output
+    copied (blocking) into its own slot of a host buffer, `buf[:, idx:idx + 1].copy_(new_ids)`
+    for `new_ids` of `self.draft_model.sample_from_state(...)` in `for idx in range(window)`
+    (MEDIUM; `analysis/step_readbacks.py`): each copy waits for the step, where the outputs
+    could stay on the device and be copied once after the loop. A loop over a collection (an
+    evaluation pass writing each batch's outputs to the host) and a non-blocking copy are
+    left alone.
 
     ## Why is this bad?
     Every copy pays a fixed launch cost, and a copy from pageable memory also synchronizes the
@@ -1122,6 +1131,22 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                         cond = pixels / 127.5 - 1.0
                         out.append(cond.to(dtype=torch.bfloat16, device=device))
                     return out
+                def drafts(self, ids, params, window, bs):
+                    # each step's output kept on the device, the window copied once after
+                    # the loop (exllamav3 1.6.5), and an evaluation pass writing each batch's
+                    # outputs to the host (a collection, not steps)
+                    host = torch.empty((bs, window), dtype=torch.long, pin_memory=True)
+                    cols = []
+                    for idx in range(window):
+                        new_ids = self.draft_model.sample_from_state(ids, params)
+                        cols.append(new_ids)
+                        ids = new_ids
+                    host[:bs, :window].copy_(torch.cat(cols, dim=1))
+                    preds = torch.empty(100, 10)
+                    for i, batch in enumerate(self.loader):
+                        logits = self.model(batch)
+                        preds[i].copy_(logits)
+                    return host, preds
                 def outputs(self, xs, device):
                     made = [torch.zeros(4, device=device) for _ in xs]
                     out = []
@@ -1825,6 +1850,26 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                     return out
             """
         ),
+        # Session 29 (peritem29): each draft step's sampled ids copied (blocking) into their
+        # own column of a pinned host buffer (exllamav3 1.6.4's MTP drafting): one
+        # device-to-host copy per step, each waiting for the step. MEDIUM: a model's output is
+        # made on the device, which the analysis does not prove.
+        Invalid(
+            """
+            import torch
+            class Generator:
+                def __init__(self, bs, n):
+                    self.draft_ids_pinned = torch.empty((bs, n), dtype=torch.long, pin_memory=True)
+                def draft(self, ids, params, window, bs):
+                    for idx in range(window):
+                        state = self.draft_model.forward(ids, params)
+                        new_ids = self.draft_model.sample_from_state(state, params)
+                        self.draft_ids_pinned[:bs, idx:idx + 1].copy_(new_ids)
+                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        ids = new_ids
+            """,
+            message_contains="its own slot of a host buffer",
+        ),
     )
 
     def _report(self, loop: GatheringLoop, node: cst.CSTNode) -> None:
@@ -1876,7 +1921,10 @@ class PerItemTransfer(ComprehensionVisits, Rule):
         frame = provenance.current_frame()
         loop = gathering_for(node, provenance, frame) or collecting_for(node, provenance, frame)
         blocks = None if loop is not None else host_to_device_blocks(node, provenance, frame)
-        if (loop is None and blocks is None) or under_type_dispatch(self.context.ancestors):
+        if loop is None and blocks is None:
+            self._readback(node, provenance, frame)
+            return
+        if under_type_dispatch(self.context.ancestors):
             return
         if self._runs_once():
             return
@@ -1893,6 +1941,23 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                 "with `non_blocking=True`",
                 confidence=Confidence.HIGH,
             )
+
+    def _readback(self, node: cst.For, provenance: Provenance, frame: Frame) -> None:
+        """Each step's model output copied into its own slot of a host buffer
+        (``step_readbacks``)."""
+        found = step_readback(node, provenance, frame)
+        if found is None or self._runs_once():
+            return
+        call, output = found
+        shown = self.shown(output, "the step's output")
+        self.report(
+            call,
+            f"each step copies the model's output {shown} into its own slot of a host buffer, "
+            "a blocking device-to-host copy that waits for the step (if the output is a device "
+            "tensor, as a model's output is): keep the outputs on the device (a list, or a "
+            "device buffer) and copy them to the host once, after the loop",
+            confidence=Confidence.MEDIUM,
+        )
 
     def visit_While(self, node: cst.While) -> None:
         provenance = Provenance.of(self.context)

@@ -180,3 +180,29 @@ def test_history_of_host_tokens_is_certain() -> None:
             return ids
     """
     assert _carried(code) == [(5, "high")]
+
+
+# exllamav3 1.6.4's MTP drafting copied each step's sampled ids (blocking) into their own
+# column of a pinned host buffer; 1.6.5 keeps the columns on the device and copies once.
+_DRAFT = """
+    import torch
+    class Generator:
+        def __init__(self, bs, n):
+            self.draft_ids_pinned = torch.empty((bs, n), dtype=torch.long, pin_memory=True)
+        def draft(self, ids, params, window, bs):
+            for idx in {steps}:
+                state = self.draft_model.forward(ids, params)
+                new_ids = self.draft_model.sample_from_state(state, params)
+                self.draft_ids_pinned[:bs, idx:idx + 1].copy_(new_ids{blocking})
+                ids = new_ids
+"""
+
+
+def test_each_step_output_read_back_into_its_slot() -> None:
+    assert _rows(_DRAFT.format(steps="range(window)", blocking="")) == [(10, "medium")]
+
+
+def test_non_blocking_readback_or_a_collection_is_left_alone() -> None:
+    code = _DRAFT.format(steps="range(window)", blocking=", non_blocking=True")
+    assert _rows(code) == []
+    assert _rows(_DRAFT.format(steps="self.steps", blocking="")) == []
