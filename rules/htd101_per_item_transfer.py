@@ -182,9 +182,9 @@ class PerItemTransfer(ComprehensionVisits, Rule):
       self._cache`, `if cached is None:` ... `self._cache = cached`): the copies cost once,
       at setup;
     - copies to a different device per item (a multi-GPU scatter), to another tensor's device
-      (`h.to(x.device)`, `first = norms[0].device`; a model's own device, `self.model.device`
-      or `next(model.parameters()).device`, is where host data is sent and counts as the
-      device), or to an offload device; activations
+      (`h.to(x.device)`, `first = norms[0].device`; not a model's, `next(model.parameters())
+      .device`, and in an input loop that does host work per item, below, not
+      `self.model.device`: those items go to the model), or to an offload device; activations
       (`hidden_states`, `latents`, `logits`), lists of tensors made on a device, and the pieces
       of one tensor not proven on the host (`[h.to(dev) for h in out.split(1)]` of a model's
       output) already live on an accelerator, so their moves are not host-to-device copies;
@@ -1147,6 +1147,13 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                         logits = self.model(batch)
                         preds[i].copy_(logits)
                     return host, preds
+                def step(self, model, input_ids, input_pos):
+                    # each decoding step's token lists (made on the device by the previous
+                    # step) moved to the model's device: a comprehension's move to
+                    # `model.device` aligns, as to another tensor's device (espnet's
+                    # mini-omni generator)
+                    input_ids = [input_id.to(model.device) for input_id in input_ids]
+                    return model(input_ids, input_pos)
                 def outputs(self, xs, device):
                     made = [torch.zeros(4, device=device) for _ in xs]
                     out = []

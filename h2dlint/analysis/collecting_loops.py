@@ -33,6 +33,11 @@ from pageable memory one sync per item). A ``for`` loop is a *collecting loop* w
   already (``pixels = x.to(device)``, resized there, then ``out.append(pixels.to(dtype=...,
   device=device))``, a move within the device), and the loop does device work per item.
 
+The item goes to the model: a move to a model's own device (``self.model.device``) counts
+here, where in a gathering loop or a comprehension it reads as aligning with another tensor's
+device (moving a list of token tensors to ``model.device`` every decoding step, as
+mini-omni's generator does, re-places tensors already there).
+
 Whatever else holds for gathering loops holds here too (the rule asks ``loops.py``'s exclusions
 of iterables and items: a few items, model state, mappings, batches of a loader, items proven on
 the device; a per-item device or another tensor's device is no transfer).
@@ -181,7 +186,7 @@ def collecting_for(node: cst.For, provenance: Provenance, frame: Frame) -> Gathe
                 and len(small.targets) == 1
                 and isinstance(small.targets[0].target, cst.Name)
             ):
-                moved = item_transfer(small.value, names, provenance, frame, indices)
+                moved = item_transfer(small.value, names, provenance, frame, indices, True)
                 if moved is not None:
                     temporaries[small.targets[0].target.value] = moved
                 continue
@@ -194,7 +199,7 @@ def collecting_for(node: cst.For, provenance: Provenance, frame: Frame) -> Gathe
                     continue  # the moved value is used in the iteration too
                 transfer: Transfer | None = temporaries[value.value]
             else:
-                transfer = item_transfer(value, names, provenance, frame, indices)
+                transfer = item_transfer(value, names, provenance, frame, indices, True)
             if transfer is None or _excluded(node, transfer, names, provenance, frame):
                 continue
             if any(
