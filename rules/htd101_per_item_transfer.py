@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.cache_swaps import host_to_device_blocks
+from h2dlint.analysis.collecting_loops import collecting_for
 from h2dlint.analysis.device_branches import off_cuda_branch
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.loop_transfers import ITEM_CONVERTERS
@@ -27,6 +28,7 @@ from h2dlint.analysis.mover_calls import (
 )
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.step_readbacks import step_readback
 from h2dlint.analysis.whole_units import unsure_whole_units
 from h2dlint.candidate_terms import called_as
 from h2dlint.diagnostics import Confidence
@@ -136,7 +138,15 @@ class PerItemTransfer(ComprehensionVisits, Rule):
 
     Left alone, on purpose (the corpus showed each to be correct code or not batchable):
 
-    - loops doing other work per item (a training loop moving a batch and running the model);
+    - loops doing other work per item that runs the model or a step (a training loop moving
+      a batch and running the model), reads the moved value again, or copies or allocates
+      anything else on the device (what it appends may be made of what it moved already).
+      A loop whose other work is host work on the item (opening, checking, converting it:
+      `img = F.to_tensor(img)`, `t = torch.from_numpy(arr)`) and that appends each item's
+      move to a list, in a statement every iteration runs, is flagged like a gathering loop
+      (an inference pipeline's input loop; `analysis/collecting_loops.py`): the item is
+      followed through what module functions make of it, not through what a method returns
+      (`x = req.load()`, `h = self.encoder(img)`);
     - a mapping's values (`{k: v.to(dev) for k, v in batch.items()}`, `for k in batch:
       batch[k] = batch[k].to(dev)`): named fields such as `input_ids`, `attention_mask` and
       `pixel_values` differ in dtype and shape, so one copy cannot carry them without repacking;
@@ -172,7 +182,9 @@ class PerItemTransfer(ComprehensionVisits, Rule):
       self._cache`, `if cached is None:` ... `self._cache = cached`): the copies cost once,
       at setup;
     - copies to a different device per item (a multi-GPU scatter), to another tensor's device
-      (`h.to(x.device)`, `first = norms[0].device`), or to an offload device; activations
+      (`h.to(x.device)`, `first = norms[0].device`; not a model's, `next(model.parameters())
+      .device`, and in an input loop that does host work per item, below, not
+      `self.model.device`: those items go to the model), or to an offload device; activations
       (`hidden_states`, `latents`, `logits`), lists of tensors made on a device, and the pieces
       of one tensor not proven on the host (`[h.to(dev) for h in out.split(1)]` of a model's
       output) already live on an accelerator, so their moves are not host-to-device copies;
@@ -190,6 +202,14 @@ class PerItemTransfer(ComprehensionVisits, Rule):
       `if device.type != "cuda":`, the `else` of `if device.type == "cuda":` (not of
       `if device.type == "cuda" and packed:`, which runs on CUDA too), and the code after
       `if device.type == "cuda": return ...`.
+
+    It also flags the other direction in a loop of model steps: each step's model output
+    copied (blocking) into its own slot of a host buffer, `buf[:, idx:idx + 1].copy_(new_ids)`
+    for `new_ids` of `self.draft_model.sample_from_state(...)` in `for idx in range(window)`
+    (MEDIUM; `analysis/step_readbacks.py`): each copy waits for the step, where the outputs
+    could stay on the device and be copied once after the loop. A loop over a collection (an
+    evaluation pass writing each batch's outputs to the host) and a non-blocking copy are
+    left alone.
 
     ## Why is this bad?
     Every copy pays a fixed launch cost, and a copy from pageable memory also synchronizes the
@@ -1057,6 +1077,93 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                 return result
             """
         ),
+        # Session 29 (peritem29): loops that do other work per item as well as moving it are
+        # judged by what happens to the moved value. Left alone: a loop that runs the model on
+        # each moved batch (the copy per step is the floor), one that reads the moved value
+        # again in the iteration, a number taken of each item (`n = len(item)`), a few items,
+        # items made on the device, and a loop in `__init__` (runs once).
+        Valid(
+            """
+            import torch
+            class Runner:
+                def __init__(self, paths, device):
+                    self.cached = []
+                    for p in paths:
+                        t = torch.load(p)
+                        self.cached.append(t.to(device))
+                def train(self, loader, device):
+                    kept = []
+                    for batch in loader:
+                        if batch is None:
+                            continue
+                        x = batch.to(device)
+                        loss = self.model(x)
+                        kept.append(x)
+                    return kept
+                def stage(self, images, device):
+                    out = []
+                    for img in images:
+                        x = img.float()
+                        y = x.to(device)
+                        print(y.shape)
+                        out.append(y)
+                    return out
+                def lengths(self, items, device):
+                    out = []
+                    for item in items:
+                        n = len(item)
+                        out.append(torch.tensor(n).to(device))
+                    return out
+                def views(self, a, b, c, device):
+                    out = []
+                    for v in (a, b, c):
+                        if v is None:
+                            continue
+                        out.append(v.to(device))
+                    return out
+                def conditions(self, frames, device):
+                    # moved, resized on the device, then cast: the last move is within the
+                    # device (diffusers' LTX-2 conditioning frames)
+                    out = []
+                    for arr in frames:
+                        pixels = torch.from_numpy(arr).to(device)
+                        pixels = torch.nn.functional.interpolate(pixels, size=(64, 64))
+                        cond = pixels / 127.5 - 1.0
+                        out.append(cond.to(dtype=torch.bfloat16, device=device))
+                    return out
+                def drafts(self, ids, params, window, bs):
+                    # each step's output kept on the device, the window copied once after
+                    # the loop (exllamav3 1.6.5), and an evaluation pass writing each batch's
+                    # outputs to the host (a collection, not steps)
+                    host = torch.empty((bs, window), dtype=torch.long, pin_memory=True)
+                    cols = []
+                    for idx in range(window):
+                        new_ids = self.draft_model.sample_from_state(ids, params)
+                        cols.append(new_ids)
+                        ids = new_ids
+                    host[:bs, :window].copy_(torch.cat(cols, dim=1))
+                    preds = torch.empty(100, 10)
+                    for i, batch in enumerate(self.loader):
+                        logits = self.model(batch)
+                        preds[i].copy_(logits)
+                    return host, preds
+                def step(self, model, input_ids, input_pos):
+                    # each decoding step's token lists (made on the device by the previous
+                    # step) moved to the model's device: a comprehension's move to
+                    # `model.device` aligns, as to another tensor's device (espnet's
+                    # mini-omni generator)
+                    input_ids = [input_id.to(model.device) for input_id in input_ids]
+                    return model(input_ids, input_pos)
+                def outputs(self, xs, device):
+                    made = [torch.zeros(4, device=device) for _ in xs]
+                    out = []
+                    for m in made:
+                        if m.sum() > 0:
+                            m = m * 2
+                        out.append(m.to(device))
+                    return out
+            """
+        ),
     )
     invalid = (
         # Session 27 (precision27): a list's items moved one by one through their positions
@@ -1715,6 +1822,61 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                 return a, c
             """
         ),
+        # Session 29 (peritem29): an input loop that opens, checks or converts each item on
+        # the host, then moves it on its own into a list (rfdetr's `predict`): the copies are
+        # one per item whatever else the body does. The item is followed through the names
+        # the body binds from it (`img = F.to_tensor(img)`, `t = torch.from_numpy(arr)`), also
+        # through a name bound to the transfer and appended later; a model's device
+        # (`self.model.device`) is where host data is sent, not another tensor's device.
+        Invalid(
+            """
+            import numpy as np
+            import torch
+            import torchvision.transforms.functional as F
+            class Detector:
+                def predict(self, images):
+                    sizes, batch = [], []
+                    for img in images:
+                        if not isinstance(img, torch.Tensor):
+                            img = F.to_tensor(img)
+                        if img.shape[0] != 3:
+                            raise ValueError("channels")
+                        img_tensor = img
+                        sizes.append(img_tensor.shape[1:])
+                        batch.append(img_tensor.to(self.model.device))
+                        #            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return torch.stack(batch), sizes
+                def encode(self, arrays, device):
+                    out = []
+                    for a in arrays:
+                        arr = np.asarray(a, dtype=np.float32)
+                        t = torch.from_numpy(arr)
+                        moved = t.to(device)
+                        #       ^^^^^^^^^^^^
+                        out.append(moved)
+                    return out
+            """
+        ),
+        # Session 29 (peritem29): each draft step's sampled ids copied (blocking) into their
+        # own column of a pinned host buffer (exllamav3 1.6.4's MTP drafting): one
+        # device-to-host copy per step, each waiting for the step. MEDIUM: a model's output is
+        # made on the device, which the analysis does not prove.
+        Invalid(
+            """
+            import torch
+            class Generator:
+                def __init__(self, bs, n):
+                    self.draft_ids_pinned = torch.empty((bs, n), dtype=torch.long, pin_memory=True)
+                def draft(self, ids, params, window, bs):
+                    for idx in range(window):
+                        state = self.draft_model.forward(ids, params)
+                        new_ids = self.draft_model.sample_from_state(state, params)
+                        self.draft_ids_pinned[:bs, idx:idx + 1].copy_(new_ids)
+                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        ids = new_ids
+            """,
+            message_contains="its own slot of a host buffer",
+        ),
     )
 
     def _report(self, loop: GatheringLoop, node: cst.CSTNode) -> None:
@@ -1764,9 +1926,12 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     def visit_For(self, node: cst.For) -> None:
         provenance = Provenance.of(self.context)
         frame = provenance.current_frame()
-        loop = gathering_for(node, provenance, frame)
+        loop = gathering_for(node, provenance, frame) or collecting_for(node, provenance, frame)
         blocks = None if loop is not None else host_to_device_blocks(node, provenance, frame)
-        if (loop is None and blocks is None) or under_type_dispatch(self.context.ancestors):
+        if loop is None and blocks is None:
+            self._readback(node, provenance, frame)
+            return
+        if under_type_dispatch(self.context.ancestors):
             return
         if self._runs_once():
             return
@@ -1783,6 +1948,23 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                 "with `non_blocking=True`",
                 confidence=Confidence.HIGH,
             )
+
+    def _readback(self, node: cst.For, provenance: Provenance, frame: Frame) -> None:
+        """Each step's model output copied into its own slot of a host buffer
+        (``step_readbacks``)."""
+        found = step_readback(node, provenance, frame)
+        if found is None or self._runs_once():
+            return
+        call, output = found
+        shown = self.shown(output, "the step's output")
+        self.report(
+            call,
+            f"each step copies the model's output {shown} into its own slot of a host buffer, "
+            "a blocking device-to-host copy that waits for the step (if the output is a device "
+            "tensor, as a model's output is): keep the outputs on the device (a list, or a "
+            "device buffer) and copy them to the host once, after the loop",
+            confidence=Confidence.MEDIUM,
+        )
 
     def visit_While(self, node: cst.While) -> None:
         provenance = Provenance.of(self.context)

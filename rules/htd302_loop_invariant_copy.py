@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.carried_copies import carried_copy
 from h2dlint.analysis.copies import device_copy_of
 from h2dlint.analysis.host_copies import host_copy_of, quiet_loop
 from h2dlint.analysis.loop_invariance import (
@@ -44,6 +45,14 @@ class LoopInvariantCopy(Rule):
     backward pass, optimizer step or graph replay, which may change a device tensor in place
     unseen): a per-query `.cpu()` of the same query indices (sentence-transformers 5.5's
     sparse search).
+
+    It also flags a history a loop grows where it lives and copies whole to the device on every
+    iteration (`analysis/carried_copies.py`): `X.to(device)` in a loop whose body rebinds `X`
+    by joining it with a value brought back from the device to `X` (`.to(X)`, `.to(X.device)`)
+    or to the host (`.cpu()`): an autoregressive loop keeping its context on the host
+    (chronos-forecasting 1.3's Chronos-Bolt). MEDIUM (certain if `X` is a host tensor), HIGH
+    when the value is brought to the host (`torch.cat` then proves `X` a host tensor). A
+    history grown on the device, or moved once before the loop, is left alone.
 
     Left alone, and why:
 
@@ -370,6 +379,25 @@ class LoopInvariantCopy(Rule):
                     client.query(query_embeddings.coalesce().indices()[q_idx].cpu())
             """
         ),
+        # Session 29 (peritem29): a history grown on the device (nothing brought back from
+        # it), or moved once before the loop, is no carried copy.
+        Valid(
+            """
+            import torch
+            def generate(model, ids, n, device):
+                for _ in range(n):
+                    logits = model(ids.to(device))
+                    nxt = logits[:, -1].argmax(-1, keepdim=True)
+                    ids = torch.cat([ids, nxt], dim=-1)
+                return ids
+            def forecast(model, context, n):
+                context = context.to(model.device)
+                for _ in range(n):
+                    pred = model(context.to(dtype=torch.float32)).to(context)
+                    context = torch.cat([context, pred[:, 4]], dim=-1)
+                return context
+            """
+        ),
     )
     invalid = (
         Invalid(
@@ -520,6 +548,40 @@ class LoopInvariantCopy(Rule):
                 #                 ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
             """,
         ),
+        # Session 29 (peritem29): a history the loop grows where it lives, bringing each
+        # step's output back there (`.to(context)`), copied whole to the device every step
+        # (chronos-forecasting 1.3's Chronos-Bolt): MEDIUM; HIGH where the output is brought
+        # back to the host (`torch.cat` then proves the history a host tensor).
+        Invalid(
+            """
+            import torch
+            class Pipeline:
+                def predict(self, context, remaining):
+                    while remaining > 0:
+                        prediction = self.model(
+                            context=context.to(device=self.model.device, dtype=torch.float32),
+                            #       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        ).quantile_preds.to(context)
+                        remaining -= prediction.shape[-1]
+                        central = prediction[:, 4]
+                        context = torch.cat([context, central], dim=-1)
+                    return context
+            """,
+            message_contains="if it is a host tensor",
+        ),
+        Invalid(
+            """
+            import torch
+            def generate(model, ids, n, device):
+                for _ in range(n):
+                    logits = model(ids.to(device))
+                    #              ^^^^^^^^^^^^^^
+                    nxt = logits[:, -1].argmax(-1, keepdim=True).cpu()
+                    ids = torch.cat([ids, nxt], dim=-1)
+                return ids
+            """,
+            message_contains="as a host tensor",
+        ),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -541,6 +603,8 @@ class LoopInvariantCopy(Rule):
         elif copied is not None and copied[1]:
             source, confidence, where = copied[0], Confidence.HIGH, "device"
         else:
+            if copied is not None:
+                self._carried(node, loops)
             return
         if RunOnce.of(self.context).code(self.context.ancestors):
             return
@@ -568,6 +632,34 @@ class LoopInvariantCopy(Rule):
             f"{shown} does not change in the loop at line {line} but is copied to the {where} "
             "on every iteration: copy it once, before the loop",
             confidence=confidence,
+        )
+
+    def _carried(
+        self, node: cst.Call, loops: list[tuple[cst.For | cst.While, list[cst.CSTNode]]]
+    ) -> None:
+        """A tensor the innermost loop grows where it lives, bringing each step's output back
+        there, and copies whole to the device on every iteration (``carried_copies``)."""
+        loop, path = loops[0]
+        carried = carried_copy(node, loop)
+        if carried is None:
+            return
+        copied, on_host = carried
+        provenance = Provenance.of(self.context)
+        summary = loop_changes(self.context, loop, provenance, provenance.current_frame())
+        if not every_iteration(path, summary):
+            return
+        if RunOnce.of(self.context).code(self.context.ancestors):
+            return
+        line = self.context.position(loop).start.line
+        shown = self.shown(copied, "the tensor")
+        self.report(
+            node,
+            f"{shown} grows in the loop at line {line} with values brought back to it from the "
+            "device, and is copied whole to the device on every iteration: "
+            f"{'as a host tensor' if on_host else 'if it is a host tensor'}, each step copies "
+            "the whole history again; move it to the device once, before the loop, and grow "
+            "it there",
+            confidence=Confidence.HIGH if on_host else Confidence.MEDIUM,
         )
 
     def _joined(self, node: cst.Call, name: str) -> None:

@@ -650,6 +650,23 @@ PAIRS: list[tuple[str, str, str]] = [
     *(("opennmt-py", a, b) for a, b in itertools.pairwise(_OPENNMT)),
     *(("x-transformers", a, b) for a, b in itertools.pairwise(_X_TRANSFORMERS)),
     *(("stable-ts", a, b) for a, b in itertools.pairwise(_STABLE_TS)),
+    # Session 29 (helper peritem29): serving and model packages never diffed, read for the
+    # per-item transfer family. 63 candidate lines, no row kept (docs/recall.md). Files naming
+    # vllm or sglang were deleted unread first (torchserve 0.11.1, 0.12.0: 2 each).
+    *(
+        ("fairseq2", a, b)
+        for a, b in itertools.pairwise(("0.4.6", "0.5.2", "0.6", "0.7.0", "0.8.1"))
+    ),
+    *(
+        ("pyannote-audio", a, b)
+        for a, b in itertools.pairwise(("3.1.1", "3.3.2", "4.0.0", "4.0.7"))
+    ),
+    *(("whisperx", a, b) for a, b in itertools.pairwise(("3.3.4", "3.4.3", "3.7.4", "3.8.6"))),
+    *(("monai", a, b) for a, b in itertools.pairwise(("1.3.2", "1.4.0", "1.5.2", "1.6.1"))),
+    *(
+        ("torchserve", a, b)
+        for a, b in itertools.pairwise(("0.8.2", "0.9.0", "0.10.0", "0.11.1", "0.12.0"))
+    ),
 ]
 # A removed line must hold one of these to start a candidate.
 MARKER = re.compile(

@@ -206,6 +206,16 @@ def _aligns_to_tensor(
     return not (isinstance(base, cst.Name) and base.value in ("self", "cls"))
 
 
+def model_device(device: cst.BaseExpression | None) -> bool:
+    """``self.model.device``, ``model.device``, ``self.vision_model.device``: a model's own
+    device."""
+    if not (isinstance(device, cst.Attribute) and device.attr.value == "device"):
+        return False
+    base = device.value
+    last = base.attr.value if isinstance(base, cst.Attribute) else getattr(base, "value", "")
+    return isinstance(last, str) and (last.lower() == "model" or last.lower().endswith("_model"))
+
+
 def _to_device(node: cst.Call, provenance: Provenance, frame: Frame) -> bool:
     """``x.to(<device>)``: named a device, or an unnamed target of a non-blocking copy."""
     if provenance.to_target(node, frame) is Target.DEVICE:
@@ -302,9 +312,12 @@ def item_transfer(
     provenance: Provenance,
     frame: Frame,
     indices: frozenset[str] = frozenset(),
+    to_model: bool = False,
 ) -> Transfer | None:
     """The host-to-device copy of a loop item that ``node`` is, trivial wrapping aside.
-    ``indices`` are the loop names that are integers (a ``range``'s, ``enumerate``'s count)."""
+    ``indices`` are the loop names that are integers (a ``range``'s, ``enumerate``'s count);
+    ``to_model``: a move to a model's device (``self.model.device``) counts, which otherwise
+    aligns with another tensor's device (a collecting loop's inputs go to the model)."""
     node = strip_trivial(node, provenance, frame)
     if isinstance(node, cst.Call) and (
         made := made_on_device(
@@ -332,7 +345,10 @@ def item_transfer(
             if (
                 device is None
                 or names_in(device) & loop_names
-                or _aligns_to_tensor(device, provenance, frame)
+                or (
+                    _aligns_to_tensor(device, provenance, frame)
+                    and not (to_model and model_device(device))
+                )
             ):
                 return None
     elif func.attr.value == "cuda":
