@@ -81,6 +81,10 @@ class ProjectIndex:
         self._names: dict[tuple[str, str], str] = {}
         self._parsed: OrderedDict[str, ParsedModule | None] = OrderedDict()
         self._kept_chars = 0
+        # Trees the run parsed and offered (:meth:`offer_tree`), oldest first, that no question
+        # used yet, and their source's length: within what the kept modules leave of KEPT_CHARS.
+        self._offers: OrderedDict[str, ParsedModule] = OrderedDict()
+        self._offered_chars = 0
         # path -> digest of each module consulted since :meth:`begin_file`.
         self.consulted: dict[str, str] = {}
         self._callers: CallerIndex | None = None
@@ -142,7 +146,13 @@ class ProjectIndex:
             self._parsed.move_to_end(name)
             found = self._parsed[name]
         else:
-            found = self._parse(name)
+            found = self._offers.pop(name, None)
+            if found is None:
+                found = self._parse(name)
+            else:
+                self._offered_chars -= len(found.source)
+                if self.trees is not None:
+                    self.trees.save(found.digest, found.tree)  # as a parse here would
             self._parsed[name] = found
             self._kept_chars += len(found.source) if found is not None else 0
             while len(self._parsed) > 1 and (
@@ -150,6 +160,7 @@ class ProjectIndex:
             ):
                 _, dropped = self._parsed.popitem(last=False)
                 self._kept_chars -= len(dropped.source) if dropped is not None else 0
+            self._drop_offers(0)
         if found is not None:
             self.consulted[found.path] = found.digest
         return found
@@ -166,6 +177,40 @@ class ProjectIndex:
             return None
         self._parsed.move_to_end(name)  # type: ignore[arg-type]
         return found.tree
+
+    def offer_tree(self, path: str, data: bytes, text: str, tree: cst.Module) -> None:
+        """Keep the tree the run parsed from ``data`` (the file at ``path``, decoded as
+        ``text``) for a later question about its module, where :meth:`parsed` would make the
+        same tree: a later file's facts often need a module checked a few dozen files before.
+        Offered trees live in what the kept modules leave of KEPT_CHARS (the memory they may
+        take stays the same), at most KEPT_MODULES of them, the oldest dropped first; one that
+        a question uses joins the kept modules as a parse would."""
+        name = self.module_name_of(path)
+        if name is None or name in self._parsed or name in self._offers:
+            return
+        if len(data) > MAX_MODULE_BYTES or len(text) > KEPT_CHARS - self._kept_chars:
+            return
+        real = self.layout.path_of(name)
+        try:
+            same = real is not None and text.encode("utf-8") == data
+        except UnicodeEncodeError:
+            same = False
+        if real is None or not same:
+            return  # another encoding, or a BOM: the index decodes the bytes otherwise
+        if len(self._offers) >= KEPT_MODULES:
+            self._drop_offer()
+        self._drop_offers(len(text))
+        self._offers[name] = ParsedModule(name, real, text, tree, self.digest(real, data))
+        self._offered_chars += len(text)
+
+    def _drop_offers(self, room: int) -> None:
+        """Drop the oldest offered trees until ``room`` more characters fit in KEPT_CHARS."""
+        while self._offers and self._kept_chars + self._offered_chars + room > KEPT_CHARS:
+            self._drop_offer()
+
+    def _drop_offer(self) -> None:
+        _, dropped = self._offers.popitem(last=False)
+        self._offered_chars -= len(dropped.source)
 
     def _parse(self, name: str) -> ParsedModule | None:
         path = self.layout.path_of(name)
