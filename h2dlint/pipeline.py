@@ -209,7 +209,7 @@ def _process(job: FileJob) -> FileResult:
                 tree = parse(text, job.display, parsed)
             except ParseFailure as failure:
                 return FileResult(job.display, [failure.finding], job.data, parsed=True)
-            project.offer_tree(job.path, job.data, text, tree)
+            project.offer_tree(job.path, job.data, text, tree, parsed.tree)
         findings = check_text(text, job.display, rules, job.analysis, parsed, tree)
         return FileResult(job.display, findings, job.data, parsed=True)
 

@@ -65,3 +65,15 @@ def test_offered_trees_take_only_what_the_kept_modules_leave(
     monkeypatch.setattr(index_module, "KEPT_CHARS", len(parsed.source))
     index.parsed("pkg")  # a kept module more: the offers make room
     assert not index._offers
+
+
+def test_cpython_s_tree_of_a_checked_file_serves_its_summary_parts(tmp_path: Path) -> None:
+    import ast
+
+    helper, user = _package(tmp_path)
+    index = ProjectIndex(build_layout([str(helper), str(user)]))
+    data = helper.read_bytes()
+    python_tree = ast.parse(data)
+    index.offer_tree(str(helper), data, data.decode(), cst.parse_module(data), python_tree)
+    digest = index.digest(str(helper.resolve()), data)
+    assert index.summaries.tree(digest, data) is python_tree  # not parsed again

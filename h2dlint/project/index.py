@@ -11,6 +11,7 @@ changes.
 
 from __future__ import annotations
 
+import ast
 import os
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
@@ -178,17 +179,25 @@ class ProjectIndex:
         self._parsed.move_to_end(name)  # type: ignore[arg-type]
         return found.tree
 
-    def offer_tree(self, path: str, data: bytes, text: str, tree: cst.Module) -> None:
-        """Keep the tree the run parsed from ``data`` (the file at ``path``, decoded as
-        ``text``) for a later question about its module, where :meth:`parsed` would make the
-        same tree: a later file's facts often need a module checked a few dozen files before.
-        Offered trees live in what the kept modules leave of KEPT_CHARS (the memory they may
-        take stays the same), at most KEPT_MODULES of them, the oldest dropped first; one that
-        a question uses joins the kept modules as a parse would."""
+    def offer_tree(
+        self,
+        path: str,
+        data: bytes,
+        text: str,
+        tree: cst.Module,
+        python_tree: ast.Module | None = None,
+    ) -> None:
+        """Keep the trees the run parsed from ``data`` (the file at ``path``, decoded as
+        ``text``; ``python_tree``: CPython's) for later questions about its module, where the
+        index would make the same trees.
+
+        The libcst tree: a later file's facts often need a module checked a few dozen files
+        before. Offered trees live in what the kept modules leave of KEPT_CHARS (the memory
+        they may take stays the same), at most KEPT_MODULES of them, the oldest dropped first;
+        one that a question uses joins the kept modules as a parse would. CPython's tree joins
+        the few the summaries keep (its own parts are often asked for while it is checked)."""
         name = self.module_name_of(path)
-        if name is None or name in self._parsed or name in self._offers:
-            return
-        if len(data) > MAX_MODULE_BYTES or len(text) > KEPT_CHARS - self._kept_chars:
+        if name is None or len(data) > MAX_MODULE_BYTES:
             return
         real = self.layout.path_of(name)
         try:
@@ -197,10 +206,17 @@ class ProjectIndex:
             same = False
         if real is None or not same:
             return  # another encoding, or a BOM: the index decodes the bytes otherwise
+        digest = self.digest(real, data)
+        if python_tree is not None:
+            self.summaries.offer_tree(digest, python_tree)
+        if name in self._parsed or name in self._offers:
+            return
+        if len(text) > KEPT_CHARS - self._kept_chars:
+            return
         if len(self._offers) >= KEPT_MODULES:
             self._drop_offer()
         self._drop_offers(len(text))
-        self._offers[name] = ParsedModule(name, real, text, tree, self.digest(real, data))
+        self._offers[name] = ParsedModule(name, real, text, tree, digest)
         self._offered_chars += len(text)
 
     def _drop_offers(self, room: int) -> None:
