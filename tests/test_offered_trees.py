@@ -77,3 +77,15 @@ def test_cpython_s_tree_of_a_checked_file_serves_its_summary_parts(tmp_path: Pat
     index.offer_tree(str(helper), data, data.decode(), cst.parse_module(data), python_tree)
     digest = index.digest(str(helper.resolve()), data)
     assert index.summaries.tree(digest, data) is python_tree  # not parsed again
+
+
+def test_offered_trees_stay_within_their_own_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    helper, user = _package(tmp_path)
+    index = ProjectIndex(build_layout([str(helper), str(user)]))
+    monkeypatch.setattr(index_module, "OFFERED_CHARS", len(helper.read_text()))
+    _offer(index, helper)
+    assert list(index._offers) == ["pkg.helper"]
+    _offer(index, user)  # the older offer makes room for the newer one
+    assert list(index._offers) == ["pkg.user"]
