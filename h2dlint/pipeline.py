@@ -28,7 +28,14 @@ from h2dlint.fixer import fix_text
 from h2dlint.jobs import EnabledRule, FileJob, FileResult, Mode
 from h2dlint.large_files import LARGE_FILE_CHARS, MAX_KEPT_CHARS, is_large, reduce_source
 from h2dlint.noqa import add_noqa
-from h2dlint.parsing import CPythonParse, cpython_parse, cpython_syntax_finding, syntax_check
+from h2dlint.parsing import (
+    CPythonParse,
+    ParseFailure,
+    cpython_parse,
+    cpython_syntax_finding,
+    parse,
+    syntax_check,
+)
 from h2dlint.project import index as project_index
 from h2dlint.source import SourceError, SourceText, decode
 from h2dlint.suppression import has_skip_file
@@ -195,6 +202,14 @@ def _process(job: FileJob) -> FileResult:
         # project index parsed already (for another file's facts) is not parsed again.
         project = project_index.current()
         tree = project.tree_of(job.path, text) if project is not None else None
+        if tree is None and project is not None:
+            # The index may ask about this module later (another file's facts): it keeps the
+            # tree where it has room, rather than parse the same text again.
+            try:
+                tree = parse(text, job.display, parsed)
+            except ParseFailure as failure:
+                return FileResult(job.display, [failure.finding], job.data, parsed=True)
+            project.offer_tree(job.path, job.data, text, tree, parsed.tree)
         findings = check_text(text, job.display, rules, job.analysis, parsed, tree)
         return FileResult(job.display, findings, job.data, parsed=True)
 

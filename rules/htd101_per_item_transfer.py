@@ -1984,10 +1984,8 @@ class PerItemTransfer(ComprehensionVisits, Rule):
         provenance = Provenance.of(self.context)
         func = node.func
         if isinstance(func, cst.Name):
-            shown, bound = f"{func.value}(...)", False
+            bound = False
         elif isinstance(func, cst.Attribute):
-            code = self.context.module.code_for_node(func)
-            shown = f"{code}(...)" if len(code) <= 40 else f"{func.attr.value}(...)"
             # ``module.helper(...)`` passes no instance; ``self.m(...)`` or ``obj.m(...)`` does.
             bound = provenance.qualify(func) is None
         else:
@@ -2000,6 +1998,12 @@ class PerItemTransfer(ComprehensionVisits, Rule):
         owner, function = found
         if bound and owner.index.owner.get(function) is None:
             return None  # ``obj.f(...)`` resolved to a plain function: not a method call
+        # How to show the call: generated only now, for the few calls that resolve.
+        if isinstance(func, cst.Name):
+            shown = f"{func.value}(...)"
+        else:
+            code = self.context.module.code_for_node(func)
+            shown = f"{code}(...)" if len(code) <= 40 else f"{func.attr.value}(...)"
         return owner, function, shown, bound
 
     def visit_Call(self, node: cst.Call) -> None:

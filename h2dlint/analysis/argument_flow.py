@@ -84,6 +84,10 @@ class _References(cst.CSTVisitor):
     def __init__(self, source: FactSource) -> None:
         self.source = source
         self.uses: dict[str, list[_Use]] = {}
+        # The names :func:`passed` asks about (its top-level functions and methods): the uses
+        # of every other name would be kept for nothing.
+        index = source.index
+        self.wanted = frozenset({*index.functions, *(f.name.value for f in index.owner)})
         self.frames: list[Frame] = [Frame(source.context.module)]
         self.calls: dict[int, cst.Call] = {}
         self.depth = 0
@@ -120,11 +124,12 @@ class _References(cst.CSTVisitor):
         self.own_names.add(id(node.name))  # its annotation and default are uses
 
     def visit_Name(self, node: cst.Name) -> None:
-        if id(node) not in self.own_names:
+        if node.value in self.wanted and id(node) not in self.own_names:
             self._use(node.value, node)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        self._use(node.attr.value, node)
+        if node.attr.value in self.wanted:
+            self._use(node.attr.value, node)
         self.own_names.add(id(node.attr))  # then what it is read from
 
     def _use(self, name: str, node: cst.Name | cst.Attribute) -> None:

@@ -11,6 +11,7 @@ changes.
 
 from __future__ import annotations
 
+import ast
 import os
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
@@ -35,6 +36,10 @@ KEPT_MODULES = 48
 # ... and at most this much of their source: a libcst tree takes some 40-60 times its text in
 # memory, and large model files would otherwise keep a process at several hundred MB.
 KEPT_CHARS = 3 << 20
+# Trees the run parsed and offered to the index (``offer_tree``) are kept up to this much of
+# their source besides (and within what the kept modules leave of KEPT_CHARS): with the whole
+# budget, diffusers' peak memory at ``-j 1`` grew from 270 to 291 MB.
+OFFERED_CHARS = 1 << 19
 # Larger modules are not parsed for their facts (a generated table, a vendored bundle).
 MAX_MODULE_BYTES = 1 << 20
 # Re-exports followed from one name (``pkg/__init__.py`` importing ``pkg.impl.Thing``).
@@ -81,6 +86,10 @@ class ProjectIndex:
         self._names: dict[tuple[str, str], str] = {}
         self._parsed: OrderedDict[str, ParsedModule | None] = OrderedDict()
         self._kept_chars = 0
+        # Trees the run parsed and offered (:meth:`offer_tree`), oldest first, that no question
+        # used yet, and their source's length: within what the kept modules leave of KEPT_CHARS.
+        self._offers: OrderedDict[str, ParsedModule] = OrderedDict()
+        self._offered_chars = 0
         # path -> digest of each module consulted since :meth:`begin_file`.
         self.consulted: dict[str, str] = {}
         self._callers: CallerIndex | None = None
@@ -142,7 +151,13 @@ class ProjectIndex:
             self._parsed.move_to_end(name)
             found = self._parsed[name]
         else:
-            found = self._parse(name)
+            found = self._offers.pop(name, None)
+            if found is None:
+                found = self._parse(name)
+            else:
+                self._offered_chars -= len(found.source)
+                if self.trees is not None:
+                    self.trees.save(found.digest, found.tree)  # as a parse here would
             self._parsed[name] = found
             self._kept_chars += len(found.source) if found is not None else 0
             while len(self._parsed) > 1 and (
@@ -150,6 +165,7 @@ class ProjectIndex:
             ):
                 _, dropped = self._parsed.popitem(last=False)
                 self._kept_chars -= len(dropped.source) if dropped is not None else 0
+            self._drop_offers(0)
         if found is not None:
             self.consulted[found.path] = found.digest
         return found
@@ -166,6 +182,59 @@ class ProjectIndex:
             return None
         self._parsed.move_to_end(name)  # type: ignore[arg-type]
         return found.tree
+
+    def offer_tree(
+        self,
+        path: str,
+        data: bytes,
+        text: str,
+        tree: cst.Module,
+        python_tree: ast.Module | None = None,
+    ) -> None:
+        """Keep the trees the run parsed from ``data`` (the file at ``path``, decoded as
+        ``text``; ``python_tree``: CPython's) for later questions about its module, where the
+        index would make the same trees.
+
+        The libcst tree: a later file's facts often need a module checked a few dozen files
+        before. Offered trees live in what the kept modules leave of KEPT_CHARS, at most
+        OFFERED_CHARS and KEPT_MODULES of them, the oldest dropped first;
+        one that a question uses joins the kept modules as a parse would. CPython's tree joins
+        the few the summaries keep (its own parts are often asked for while it is checked)."""
+        name = self.module_name_of(path)
+        if name is None or len(data) > MAX_MODULE_BYTES:
+            return
+        real = self.layout.path_of(name)
+        try:
+            same = real is not None and text.encode("utf-8") == data
+        except UnicodeEncodeError:
+            same = False
+        if real is None or not same:
+            return  # another encoding, or a BOM: the index decodes the bytes otherwise
+        digest = self.digest(real, data)
+        if python_tree is not None:
+            self.summaries.offer_tree(digest, python_tree)
+        if name in self._parsed or name in self._offers:
+            return
+        if len(text) > min(OFFERED_CHARS, KEPT_CHARS - self._kept_chars):
+            return
+        if len(self._offers) >= KEPT_MODULES:
+            self._drop_offer()
+        self._drop_offers(len(text))
+        self._offers[name] = ParsedModule(name, real, text, tree, digest)
+        self._offered_chars += len(text)
+
+    def _drop_offers(self, room: int) -> None:
+        """Drop the oldest offered trees until ``room`` more characters fit in KEPT_CHARS and
+        OFFERED_CHARS."""
+        while self._offers and (
+            self._kept_chars + self._offered_chars + room > KEPT_CHARS
+            or self._offered_chars + room > OFFERED_CHARS
+        ):
+            self._drop_offer()
+
+    def _drop_offer(self) -> None:
+        _, dropped = self._offers.popitem(last=False)
+        self._offered_chars -= len(dropped.source)
 
     def _parse(self, name: str) -> ParsedModule | None:
         path = self.layout.path_of(name)

@@ -31,8 +31,10 @@ other bindings in a loop around the call); a parameter, an attribute or a call's
 from __future__ import annotations
 
 import ast
+from collections import deque
 from typing import Any
 
+from h2dlint.project.ast_walk import child_nodes, walk
 from h2dlint.project.call_edges import _callees, _typed_receivers, module_names
 from h2dlint.project.summary import Parts, dotted, top_functions
 
@@ -119,17 +121,25 @@ def passed_arguments(tree: ast.Module) -> Parts:
     star, roots, classes, own = names.star, names.roots, names.classes, names.own
     attributes = names.attributes
     calls: dict[str, list[list[Any]]] = {}
-    seen: set[int] = set()
+    functions: set[int] = set()
     for function, cls in top_functions(tree):
+        functions.add(id(function))
         receivers = _typed_receivers(function, cls, attributes, roots, classes)
-        placer = _Placer(function, imports)
-        for node in ast.walk(function):
-            if isinstance(node, ast.Call):
-                seen.add(id(node))
+        nodes = list(walk(function))
+        placer = _Placer(function, imports, nodes)
+        for node in nodes:
+            if type(node) is ast.Call:
                 _record(node, calls, imports, roots, receivers, own, placer)
+    # The rest of the module, breadth first as ``ast.walk`` goes, without the functions' nodes
+    # (their calls are recorded above): leaving whole subtrees out keeps the others' order.
     module_level = _Placer(None, imports)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and id(node) not in seen:
+    todo: deque[ast.AST] = deque([tree])
+    while todo:
+        node = todo.popleft()
+        if id(node) in functions:
+            continue
+        todo.extend(child_nodes(node))
+        if type(node) is ast.Call:
             _record(node, calls, imports, roots, {}, own, module_level)
     methods = {
         node.name: sorted(
@@ -180,10 +190,15 @@ class _Placer:
     """Places the expressions of one function (None: the module's own statements)."""
 
     def __init__(
-        self, function: ast.FunctionDef | ast.AsyncFunctionDef | None, imports: dict[str, str]
+        self,
+        function: ast.FunctionDef | ast.AsyncFunctionDef | None,
+        imports: dict[str, str],
+        nodes: list[ast.AST] | None = None,
     ) -> None:
         self.function = function
         self.imports = imports
+        # The function's nodes in ``ast.walk``'s order, when the caller listed them already.
+        self._nodes = nodes
         self._bindings: dict[str, list[tuple[int, ast.expr | None, bool]]] | None = None
         self._loops: list[tuple[int, int]] = []  # the lines of each loop of the function
 
@@ -278,7 +293,7 @@ class _Placer:
         top = {id(s) for s in function.body}
 
         def bind(target: ast.AST | None, line: int, value: ast.expr | None = None) -> None:
-            for leaf in ast.walk(target) if target is not None else ():
+            for leaf in walk(target) if target is not None else ():
                 if isinstance(leaf, ast.Name):
                     found.setdefault(leaf.id, []).append((line, value, value is not None))
 
@@ -288,7 +303,7 @@ class _Placer:
         for extra in (arguments.vararg, arguments.kwarg):
             if extra is not None:
                 found.setdefault(extra.arg, []).append((function.lineno, None, False))
-        for node in ast.walk(function):
+        for node in self._nodes if self._nodes is not None else walk(function):
             if isinstance(node, _LOOPS):
                 self._loops.append((node.lineno, node.end_lineno or node.lineno))
             if isinstance(node, ast.Assign):

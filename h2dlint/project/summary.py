@@ -117,6 +117,14 @@ class SummaryStore:
             self._trees.popitem(last=False)
         return tree
 
+    def offer_tree(self, digest: str, tree: ast.Module) -> None:
+        """CPython's tree of the bytes with ``digest``, parsed elsewhere (the run's own parse
+        of a file it checks): kept as the newest of the few kept trees."""
+        if digest not in self._trees:
+            self._trees[digest] = tree
+            while len(self._trees) > KEPT_TREES:
+                self._trees.popitem(last=False)
+
     def take_fresh(self) -> dict[str, Parts]:
         """The parts computed since the last call (to send to the main process)."""
         fresh, self.fresh = self.fresh, {}
