@@ -33,7 +33,9 @@ from h2dlint.project.ast_walk import child_nodes, walk
 # 5 (session 27): ``item_movers`` also names collection movers whose tensor branch returns
 # the moved argument.
 # 6 (session 27): the ``guarded`` lines also hold the arms of device tests taken only off CUDA.
-SUMMARY_FORMAT = 6
+# 7 (session 29): ``passes`` also holds the calls of objects of named classes and the classes
+# whose objects escape.
+SUMMARY_FORMAT = 7
 # Parsed ``ast`` trees kept per process while their module's parts are computed one by one.
 KEPT_TREES = 4
 # Parts kept in a file of their own, read only when a process first asks for one of them: large
