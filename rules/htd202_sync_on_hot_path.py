@@ -2286,6 +2286,20 @@ class SyncOnHotPath(Rule):
                     return _safe_tolist(x)
             """
         ),
+        # Session 29 (chain29, megatron's unfused MoE sort): a device chosen between the GPU
+        # and the host (`torch.device("cuda") if fused else "cpu"`) proves no placement, whatever
+        # the attribute's name says.
+        Valid(
+            """
+            import torch
+            class Dispatcher:
+                def __init__(self, fused: bool, n: int) -> None:
+                    self.permute_idx_device = torch.device("cuda") if fused else "cpu"
+                    self.idx = torch.arange(n, device=self.permute_idx_device)
+                def forward_step(self, x: torch.Tensor) -> torch.Tensor:
+                    return torch.cat([x[i] for i in self.idx.tolist()])
+            """
+        ),
         # Session 29 (chain29): the sampler escapes (`torch.compile` of it is called, maybe
         # elsewhere too): its `forward`'s callers are not all known, nor where `logits` is.
         Valid(
@@ -3203,6 +3217,19 @@ class SyncOnHotPath(Rule):
                     return logits
             """,
             message_contains="through a list or tensor of indices",
+        ),
+        # Session 29 (chain29): a choice between two GPUs is a GPU.
+        Invalid(
+            """
+            import torch
+            class Dispatcher:
+                def __init__(self, first: bool, n: int) -> None:
+                    self.permute_idx_device = torch.device("cuda:0") if first else "cuda:1"
+                    self.idx = torch.arange(n, device=self.permute_idx_device)
+                def forward_step(self, x: torch.Tensor) -> torch.Tensor:
+                    return torch.cat([x[i] for i in self.idx.tolist()])
+                    #                               ^^^^^^^^^^^^^^^^^
+            """
         ),
         # Session 29 (chain29, servekit's seed miss): the tensor is a parameter of a method
         # called from an `nn.Module`'s `forward`, which runs through the module's object

@@ -263,3 +263,19 @@ def test_a_cached_verdict_follows_the_callers_caller(tmp_path: Path) -> None:
     assert _cached(tmp_path) == [("processors.py", 7)]
     _project(tmp_path, call="self.sampler(logits.cpu(), stops)")
     assert ("processors.py", 7) not in _cached(tmp_path)
+
+
+def test_a_device_chosen_between_the_gpu_and_the_host_proves_nothing() -> None:
+    code = """
+        import torch
+
+        class Dispatcher:
+            def __init__(self, fused: bool, n: int) -> None:
+                self.permute_idx_device = torch.device("cuda") if fused else "{other}"
+                self.idx = torch.arange(n, device=self.permute_idx_device)
+
+            def forward_step(self, x: torch.Tensor) -> torch.Tensor:
+                return torch.cat([x[i] for i in self.idx.tolist()])
+    """
+    assert lint(code.replace("{other}", "cpu"), "HTD202") == []
+    assert [f.start.row for f in lint(code.replace("{other}", "cuda:1"), "HTD202")] == [10]

@@ -12,20 +12,25 @@ asked about like any expression of that module, which follows a parameter of the
 function to its own callers (:mod:`~h2dlint.analysis.argument_flow`).
 
 Bounded: at most :data:`MAX_HOPS` such steps are open at once along one question (a caller,
-its caller, and theirs), each under argument flow's own bounds (call sites, modules), and a
+its caller), each under argument flow's own bounds (call sites, modules), and a
 calling module is parsed only when a question reaches one of its calls.
 """
 
 from __future__ import annotations
 
+import ast
+
+import libcst as cst
+
 from h2dlint.analysis import cross_module
-from h2dlint.analysis.argument_flow import Passed, _argument, _references, _Slot
+from h2dlint.analysis.argument_flow import Passed, _argument, _references, _Slot, _Use
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.facts import Fact
+from h2dlint.context import Positions, SharedKey
 from h2dlint.project.passed_sites import Site
 
 # Chained steps open at once along one question.
-MAX_HOPS = 3
+MAX_HOPS = 2
 _open = [0]
 
 
@@ -54,11 +59,7 @@ def argument_fact(source: FactSource, site: Site, slot: _Slot, depth: int, unkno
     other = _module(source, site.module)
     if other is None:
         return unknown
-    matches = [
-        use
-        for use in _references(other).get(site.called, [])
-        if use.call is not None and other.context.position(use.call).start.line == site.line
-    ]
+    matches = [use for line, use in _located(other, site.called) if line == site.line]
     if len(matches) != 1:
         return unknown
     use = matches[0]
@@ -81,3 +82,43 @@ def _module(source: FactSource, module: str) -> FactSource | None:
         return None
     parsed = project.parsed(module)
     return cross_module.provenance_of(parsed, source) if parsed is not None else None
+
+
+def _located(source: FactSource, called: str) -> list[tuple[int, _Use]]:
+    """The calls of ``called`` in ``source``'s module with their lines, once per module and
+    name: the code of the functions that hold them is generated (not the whole module's)."""
+    memo = source.context.shared(_LOCATED, dict)
+    found = memo.get(called)
+    if found is None:
+        uses = [u for u in _references(source).get(called, []) if u.call is not None]
+        calls: list[cst.CSTNode] = [u.call for u in uses if u.call is not None]
+        tops: set[cst.CSTNode | None] = {u.frame.function for u in uses}
+        positions = None
+        if uses and all(isinstance(top, cst.FunctionDef) for top in tops):
+            tree = source.context.shared(_TREE, lambda: _python_tree(source))
+            if tree is not None:
+                context = source.context
+                positions = Positions.of_statements(
+                    context.module, context.source, tree, tops, calls
+                )
+        if positions is None:
+            found = [
+                (source.context.position(c).start.line, u) for c, u in zip(calls, uses, strict=True)
+            ]
+        else:
+            found = [(positions.range(c).start.line, u) for c, u in zip(calls, uses, strict=True)]
+        memo[called] = found
+    return found
+
+
+def _python_tree(source: FactSource) -> ast.Module | None:
+    if source.context.python_tree is not None:
+        return source.context.python_tree
+    try:
+        return ast.parse(source.context.source)
+    except (SyntaxError, ValueError):
+        return None
+
+
+_LOCATED: SharedKey[dict[str, list[tuple[int, _Use]]]] = SharedKey("calls located by line")
+_TREE: SharedKey[ast.Module | None] = SharedKey("CPython's tree for locating calls")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -69,6 +70,26 @@ def _agree(targets: list[Target]) -> Target:
     return targets[0] if targets and all(t is targets[0] for t in targets) else Target.UNKNOWN
 
 
+def _either(
+    provenance: FactSource,
+    values: Sequence[cst.BaseExpression | None],
+    frame: Frame,
+    depth: int,
+    allocation: bool,
+) -> bool:
+    """Whether a name's values include a choice between the host and a device
+    (``torch.device("cuda") if fused else "cpu"``): then what the name says proves nothing."""
+    for value in values:
+        if isinstance(value, cst.IfExp):
+            arms = {
+                device_target(provenance, arm, frame, depth + 1, allocation)
+                for arm in (value.body, value.orelse)
+            }
+            if {Target.HOST, Target.DEVICE} <= arms:
+                return True
+    return False
+
+
 def device_target(
     provenance: FactSource,
     node: cst.BaseExpression,
@@ -102,6 +123,13 @@ def device_target(
         if called in ("torch.cuda.current_device",):
             return Target.DEVICE
         return Target.UNKNOWN
+    if isinstance(node, cst.IfExp):  # ``torch.device("cuda") if fused else "cpu"``
+        return _agree(
+            [
+                device_target(provenance, arm, frame, depth + 1, allocation)
+                for arm in (node.body, node.orelse)
+            ]
+        )
     if isinstance(node, cst.Name):
         bindings = provenance.bindings(frame)
         values = bindings.reaching(node)
@@ -115,6 +143,8 @@ def device_target(
             )
             if resolved is not Target.UNKNOWN:
                 return resolved
+            if _either(provenance, values, frame, depth, allocation):
+                return Target.UNKNOWN
         if len(values) == 1 and bindings.is_parameter(node):
             return _parameter_target(provenance, node, frame, depth, allocation)
         return by_name(node.value)
@@ -132,6 +162,8 @@ def device_target(
                 )
                 if resolved is not Target.UNKNOWN:
                     return resolved
+                if _either(provenance, [v for v, _ in assigned], frame, depth, allocation):
+                    return Target.UNKNOWN
             if host_property(frame.cls, node.attr.value):
                 return Target.HOST  # ``@property def device(self): return "cpu"``
         if (

@@ -36,28 +36,34 @@ def escaping_classes(
     own) that escape in ``tree`` (see the module's docstring), and those it makes into
     holders, each sorted."""
     parents: dict[int, ast.AST] = {}
-    for node in ast.walk(tree):
-        for child in ast.iter_child_nodes(node):
-            parents[id(child)] = node
+    mentions: list[ast.Name] = []
+    for walked in ast.walk(tree):
+        for child in ast.iter_child_nodes(walked):
+            parents[id(child)] = walked
+        if isinstance(walked, ast.Name) and (walked.id in roots or walked.id in classes):
+            mentions.append(walked)
+    if not mentions:
+        return [], []
     annotations = _annotation_nodes(tree)
     escaped: set[str] = set()
     held: dict[tuple[str, ...], list[str]] = {}  # holder -> the classes made into it
-    for node in ast.walk(tree):
-        if not isinstance(node, (ast.Name, ast.Attribute)) or id(node) in annotations:
+    for name in mentions:
+        node: ast.AST = name
+        while isinstance(parents.get(id(node)), ast.Attribute):
+            node = parents[id(node)]  # the longest dotted name is the mention
+        if id(node) in annotations or not isinstance(node, (ast.Name, ast.Attribute)):
             continue
-        parent = parents.get(id(node))
-        if isinstance(parent, ast.Attribute) and parent.value is node:
-            continue  # the longer dotted name is the mention
         found = _class_named(dotted(node), roots, classes)
         if not found:
             continue
+        parent = parents.get(id(node))
         holder = _holder(node, parent, parents)
         if holder is not None:
             held.setdefault(holder, []).extend(found)
         elif not _tested(node, parent, parents):
             escaped.update(found)
-    for function, cls in top_functions(tree):
-        for holder in _escaping_holders(function, cls):
+    if held:
+        for holder in _escaping_holders(tree, held, parents):
             escaped.update(held.get(holder, ()))
     made = {name for names in held.values() for name in names}
     return sorted(escaped), sorted(made)
@@ -157,29 +163,32 @@ def _tested(node: ast.AST, parent: ast.AST | None, parents: dict[int, ast.AST]) 
 
 
 def _escaping_holders(
-    function: ast.FunctionDef | ast.AsyncFunctionDef, cls: str | None
+    tree: ast.Module, held: dict[tuple[str, ...], list[str]], parents: dict[int, ast.AST]
 ) -> Iterator[tuple[str, ...]]:
-    """The holders ``function`` uses otherwise than by calling them, reading an attribute of
-    them or assigning them."""
-    own = _self_name(function) if cls is not None else None
-    parents: dict[int, ast.AST] = {}
-    for node in ast.walk(function):
-        for child in ast.iter_child_nodes(node):
-            parents[id(child)] = node
-    for node in ast.walk(function):
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            if own is None or node.value.id != own:
+    """The holders of ``held`` that their functions use otherwise than by calling them,
+    reading an attribute of them or assigning them."""
+    attributes = {holder[2] for holder in held if holder[0] == "self"}
+    names = {holder[2] for holder in held if holder[0] == "name"}
+    for function, cls in top_functions(tree):
+        own = _self_name(function) if cls is not None else None
+        for node in ast.walk(function):
+            if isinstance(node, ast.Attribute) and node.attr in attributes:
+                if not isinstance(node.value, ast.Name) or own is None or node.value.id != own:
+                    continue
+                holder: tuple[str, ...] = ("self", str(cls), node.attr)
+            elif isinstance(node, ast.Name) and node.id in names:
+                if not isinstance(node.ctx, ast.Load):
+                    continue
+                holder = ("name", f"{cls}.{function.name}", node.id)
+            else:
                 continue
-            holder: tuple[str, ...] = ("self", str(cls), node.attr)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            holder = ("name", f"{cls}.{function.name}", node.id)
-        else:
-            continue
-        parent = parents.get(id(node))
-        if isinstance(parent, ast.Call) and parent.func is node:
-            continue
-        if isinstance(parent, ast.Attribute) and parent.value is node:
-            continue
-        if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            continue
-        yield holder
+            if holder not in held:
+                continue
+            parent = parents.get(id(node))
+            if isinstance(parent, ast.Call) and parent.func is node:
+                continue
+            if isinstance(parent, ast.Attribute) and parent.value is node:
+                continue
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                continue
+            yield holder
