@@ -279,3 +279,70 @@ def test_a_device_chosen_between_the_gpu_and_the_host_proves_nothing() -> None:
     """
     assert lint(code.replace("{other}", "cpu"), "HTD202") == []
     assert [f.start.row for f in lint(code.replace("{other}", "cuda:1"), "HTD202")] == [10]
+
+
+DATACLASS = """
+    from dataclasses import dataclass
+
+    import torch
+
+    @dataclass
+    class Grids:
+        thw: torch.Tensor
+        scale: float = 1.0
+"""
+USER = """
+    import torch
+
+    from pkg.kwargs import Grids
+
+    def collect(grids: list[list[int]]) -> Grids:
+        return Grids({made})
+
+    def prepare_inputs(grids: list[list[int]]) -> list[torch.Tensor]:
+        mm = collect(grids)
+        return [torch.arange(int(t * h * w)) for t, h, w in mm.thw]
+"""
+
+
+def _rows(tmp_path: Path, made: str, extra: str = "") -> list[tuple[str, int, str]]:
+    write_files(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/kwargs.py": DATACLASS + extra,
+            "pkg/user.py": USER.format(made=made),
+        },
+    )
+    return [
+        (r["filename"].rsplit("/", 1)[-1], r["location"]["row"], r.get("confidence") or "")
+        for r in lint_project(tmp_path, "HTD201")
+    ]
+
+
+def test_a_dataclass_field_placed_by_its_constructions_in_another_module(tmp_path: Path) -> None:
+    assert _rows(tmp_path, "torch.as_tensor(grids, dtype=torch.long)") == []
+    assert _rows(tmp_path, 'torch.tensor(grids, device="cuda")') == [("user.py", 11, "high")]
+
+
+def test_a_dataclass_used_as_a_factory_keeps_its_field_unknown(tmp_path: Path) -> None:
+    factory = """
+    def make(kind=Grids):
+        return kind(torch.zeros(3, 3))
+    """
+    rows = _rows(tmp_path, "torch.as_tensor(grids, dtype=torch.long)", factory)
+    assert rows == [("user.py", 11, "medium")]
+
+
+def test_python_data_annotations() -> None:
+    import libcst as cst
+
+    from h2dlint.analysis.python_annotations import python_data
+
+    def says(text: str) -> bool:
+        return python_data(cst.parse_expression(text))
+
+    assert says("list[list[int]]") and says("tuple[int, ...]") and says("Sequence[float] | None")
+    assert says("Optional[List[int]]") and says("int")
+    assert not says("list[torch.Tensor]") and not says("None") and not says("np.ndarray")
+    assert not says("dict[int, int]") and not says("'list[int]'")

@@ -78,6 +78,7 @@ class _Use:
     node: cst.Name | cst.Attribute
     call: cst.Call | None
     frame: Frame
+    annotation: bool = False  # in an annotation (``-> Kwargs``, ``mm: Kwargs``)
 
 
 class _References(cst.CSTVisitor):
@@ -90,6 +91,7 @@ class _References(cst.CSTVisitor):
         self.frames: list[Frame] = [Frame(source.context.module)]
         self.calls: dict[int, cst.Call] = {}
         self.depth = 0
+        self.annotations = 0  # annotations open around the node being visited
         # ids of the names that are no use: keywords, parameters, attributes' own names.
         self.own_names: set[int] = set()
 
@@ -115,6 +117,12 @@ class _References(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         self.calls[id(node.func)] = node
 
+    def visit_Annotation(self, node: cst.Annotation) -> bool:
+        self.annotations += 1
+        visit_read_only(node.annotation, self)
+        self.annotations -= 1
+        return False
+
     def visit_Arg(self, node: cst.Arg) -> None:
         if node.keyword is not None:
             self.own_names.add(id(node.keyword))
@@ -131,7 +139,8 @@ class _References(cst.CSTVisitor):
         self.own_names.add(id(node.attr))  # then what it is read from
 
     def _use(self, name: str, node: cst.Name | cst.Attribute) -> None:
-        self.uses.setdefault(name, []).append(_Use(node, self.calls.get(id(node)), self.frames[-1]))
+        use = _Use(node, self.calls.get(id(node)), self.frames[-1], self.annotations > 0)
+        self.uses.setdefault(name, []).append(use)
 
 
 def _references(source: FactSource) -> dict[str, list[_Use]]:

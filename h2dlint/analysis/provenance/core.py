@@ -44,6 +44,7 @@ from h2dlint.analysis.provenance.common import (
     scalar_tensor,
     unpacked_split,
 )
+from h2dlint.analysis.provenance.fields import field_fact
 from h2dlint.analysis.provenance.items import item_fact
 from h2dlint.analysis.provenance.loaders import loader_fact
 from h2dlint.analysis.views import subscript_fact
@@ -418,6 +419,8 @@ class Provenance(CallFacts):
                 if not _is_none(value)
             ]
             result = join(in_place_kept(facts, self.index.attributes.in_place(cls, attr)))
+            if not assigned:  # a dataclass's field: what its constructions pass
+                result = field_fact(self, cls, attr, depth, REMOTE_FACTS) or result
         finally:
             self._in_progress.discard(key)
         self._attributes[key] = result
