@@ -106,7 +106,16 @@ def _located(source: FactSource, called: str) -> list[tuple[int, _Use]]:
                 (source.context.position(c).start.line, u) for c, u in zip(calls, uses, strict=True)
             ]
         else:
-            found = [(positions.range(c).start.line, u) for c, u in zip(calls, uses, strict=True)]
+            spans = positions.spans
+            found = [
+                (
+                    positions.range(c).start.line
+                    if c in spans
+                    else source.context.position(c).start.line,
+                    u,
+                )
+                for c, u in zip(calls, uses, strict=True)
+            ]
         memo[called] = found
     return found
 
