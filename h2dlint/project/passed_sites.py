@@ -97,18 +97,29 @@ def remote_sites(index: CallerIndex, qualified: str, method: bool) -> list[Site]
     return found[0]
 
 
-def _sites(index: CallerIndex, qualified: str, method: bool) -> list[Site] | None:
+def _sites(
+    index: CallerIndex, qualified: str, method: bool, naming: bool = False
+) -> list[Site] | None:
+    """The calls of ``qualified`` in the other modules (see :func:`remote_sites`); with
+    ``naming``, the modules that may call it are first narrowed to those whose text names
+    make objects of its class (``forward``, which most modules call for some module of
+    theirs)."""
     project = index.project
     if qualified.partition(".")[0] in EXTERNAL_PACKAGES:
         return None  # the summaries leave their calls out (a run over torch itself)
     home = defining_module(qualified, project)
     name = qualified.rpartition(".")[2]
+    cls = qualified.rpartition(".")[0].rpartition(".")[2] if method else None
     others = [m for m in index.calling(name) if m != home]
+    if naming and cls is not None:
+        # A module holds an object of the class only where it makes one (a holder passed on
+        # escapes where it is made: ``project/instance_escapes.py``).
+        making = set(index.calling(cls))
+        others = [m for m in others if m in making]
     if len(others) > MAX_MODULES:
         return None
     sites: list[Site] = []
     homes: dict[str, str | None] = {}
-    cls = qualified.rpartition(".")[0].rpartition(".")[2] if method else None
     reaching = _reaching_text(name)
     for module in others:
         text = index.data(module) or b""
@@ -208,8 +219,8 @@ def object_sites(index: CallerIndex, qualified: str) -> list[Site] | None:
         before = index.project.consulted
         index.project.consulted = consulted
         try:
-            explicit = _sites(index, qualified, True)
-            objects = _object_sites(index, qualified) if explicit is not None else None
+            objects = _object_sites(index, qualified)
+            explicit = _sites(index, qualified, True, naming=True) if objects is not None else None
             sites = None if objects is None or explicit is None else [*explicit, *objects]
             found = memo[key] = (sites, consulted)
         finally:
