@@ -77,10 +77,13 @@ def _either(
     depth: int,
     allocation: bool,
 ) -> bool:
-    """Whether a name's values include a choice between the host and a device
-    (``torch.device("cuda") if fused else "cpu"``): then what the name says proves nothing."""
+    """Whether a name's values include a choice between the host and a device, both written
+    as values (``torch.device("cuda") if fused else "cpu"``): then what the name says proves
+    nothing."""
     for value in values:
-        if isinstance(value, cst.IfExp):
+        if isinstance(value, cst.IfExp) and all(
+            _literal(arm) for arm in (value.body, value.orelse)
+        ):
             arms = {
                 device_target(provenance, arm, frame, depth + 1, allocation)
                 for arm in (value.body, value.orelse)
@@ -88,6 +91,14 @@ def _either(
             if {Target.HOST, Target.DEVICE} <= arms:
                 return True
     return False
+
+
+def _literal(node: cst.BaseExpression) -> bool:
+    """A device written as a value: ``"cpu"``, ``torch.device("cuda")`` (not a parameter
+    ``device`` that a ``None`` test falls back from)."""
+    if isinstance(node, cst.Call) and node.args:
+        node = node.args[0].value
+    return _string(node) is not None
 
 
 def device_target(
