@@ -24,7 +24,7 @@ from typing import Any
 
 from lint_runs import ROOT, lint, lint_project, write_files
 
-from h2dlint.project.passed_args import passed_arguments
+from h2dlint.project.passed_args import object_escapes, passed_arguments
 
 PROCESSOR = """
     import torch
@@ -209,8 +209,9 @@ def test_the_summary_records_object_calls_and_escapes() -> None:
     )
     part = passed_arguments(tree)
     assert part["objects"] == [["Sampler.__call__", 11, "sampler", "c", ""]]
-    assert part["escapes"] == ["Other"]
-    assert part["made"] == ["Kept", "Other", "Sampler"]
+    kept = object_escapes(tree)
+    assert kept["escapes"] == ["Other"]
+    assert kept["made"] == ["Kept", "Other", "Sampler"]
 
 
 def test_a_module_moved_by_to_keeps_its_class() -> None:

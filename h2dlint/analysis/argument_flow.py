@@ -36,7 +36,7 @@ import libcst as cst
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.frames import Frame, decorator_names
 from h2dlint.context import SharedKey
-from h2dlint.project.passed_args import passed_arguments
+from h2dlint.project.passed_args import object_escapes, passed_arguments
 from h2dlint.project.passed_sites import Site, _keywords, object_sites, remote_sites
 from h2dlint.walk import visit_read_only
 
@@ -290,7 +290,7 @@ def home_object_sites(source: FactSource, cls: cst.ClassDef) -> list[Site] | Non
     if part is None:
         return None
     own = "." + cls.name.value
-    if own in part["escapes"] or own not in part["made"]:
+    if own in part["escapes"]["escapes"] or own not in part["escapes"]["made"]:
         return None
     sites: list[Site] = []
     for callee, line, called, positional, keywords in part["objects"]:
@@ -309,7 +309,7 @@ def _own_passes(source: FactSource) -> Any:
         tree = source.context.python_tree or ast.parse(source.context.source)
     except (SyntaxError, ValueError):
         return None
-    return passed_arguments(tree)
+    return {**passed_arguments(tree), "escapes": object_escapes(tree)}
 
 
 _OWN_PASSES: SharedKey[Any] = SharedKey("the module's own passes part")

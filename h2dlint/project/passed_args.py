@@ -114,11 +114,9 @@ def passed_arguments(tree: ast.Module) -> Parts:
     """The part ``passes``: ``calls`` (name -> ``[callee, line, through_object, positional,
     keywords]`` per call), ``methods`` (class -> the names of the methods it defines),
     ``star`` (whether the module imports ``*``), ``imports`` (local name -> the name it
-    imports, as written), ``objects`` (the calls of objects of a class the module names:
+    imports, as written) and ``objects`` (the calls of objects of a class the module names:
     ``self.sampler(logits)`` of ``self.sampler = Sampler(...)``, ``[class + ".__call__",
-    line, the name called, positional, keywords]``), ``escapes`` (the classes whose objects
-    the module lets escape, :mod:`h2dlint.project.instance_escapes`) and ``made`` (those whose
-    objects it makes and keeps)."""
+    line, the name called, positional, keywords]``)."""
     names = module_names(tree)
     imports = dict(names.imports)
     star, roots, classes, own = names.star, names.roots, names.classes, names.own
@@ -145,16 +143,23 @@ def passed_arguments(tree: ast.Module) -> Parts:
         for node in tree.body
         if isinstance(node, ast.ClassDef)
     }
-    escapes, made = escaping_classes(tree, roots, classes)
     return {
         "calls": calls,
         "methods": methods,
         "star": star,
         "imports": imports,
         "objects": objects,
-        "escapes": escapes,
-        "made": made,
     }
+
+
+def object_escapes(tree: ast.Module) -> Parts:
+    """The part ``escapes``: ``escapes`` (the classes whose objects the module lets escape,
+    :mod:`h2dlint.project.instance_escapes`) and ``made`` (those whose objects it makes and
+    keeps); apart from ``passes``, since only a question about an ``nn.Module``'s ``forward``
+    reads it."""
+    names = module_names(tree)
+    escapes, made = escaping_classes(tree, names.roots, names.classes)
+    return {"escapes": escapes, "made": made}
 
 
 def _record_object(

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from h2dlint.project.callers import CallerIndex, _reaching, defining_module
-from h2dlint.project.passed_args import EXTERNAL_PACKAGES, passed_arguments
+from h2dlint.project.passed_args import EXTERNAL_PACKAGES, object_escapes, passed_arguments
 from h2dlint.project.reexports import defined_at
 
 # Other modules calling a function's name read at most.
@@ -247,7 +247,8 @@ def _object_sites(index: CallerIndex, qualified: str) -> list[Site] | None:
             if b"import *" not in text and not _names(text, cls):
                 continue
         part = index.tree_part(module, "passes", passed_arguments)
-        if part is None or "objects" not in part:
+        kept = index.tree_part(module, "escapes", object_escapes)
+        if part is None or kept is None:
             return None
 
         def absolute(written: str, module: str = module, part: Any = part) -> str | None:
@@ -256,11 +257,11 @@ def _object_sites(index: CallerIndex, qualified: str) -> list[Site] | None:
                 return None
             return defined_at(resolved, project.find, project.layout.path_of, homes) or resolved
 
-        for written in part["escapes"]:
+        for written in kept["escapes"]:
             resolved = _absolute(written, module, part, project)
             if resolved is None or cls_qualified in (resolved, absolute(written)):
                 return None
-        made = made or any(absolute(written) == cls_qualified for written in part["made"])
+        made = made or any(absolute(written) == cls_qualified for written in kept["made"])
         for callee, line, called, positional, keywords in part["objects"]:
             owner = absolute(callee.rpartition(".")[0])
             if owner is None:
