@@ -19,15 +19,19 @@ calling module is parsed only when a question reaches one of its calls.
 from __future__ import annotations
 
 import ast
+import bisect
 
 import libcst as cst
 
 from h2dlint.analysis import cross_module
-from h2dlint.analysis.argument_flow import Passed, _argument, _references, _Slot, _Use
+from h2dlint.analysis.argument_flow import Passed, _argument, _Slot
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.facts import Fact
+from h2dlint.analysis.frames import Frame
 from h2dlint.context import Positions, SharedKey
 from h2dlint.project.passed_sites import Site
+from h2dlint.statement_positions import statement_lines
+from h2dlint.walk import visit_read_only
 
 # Chained steps open at once along one question.
 MAX_HOPS = 2
@@ -59,19 +63,87 @@ def argument_fact(source: FactSource, site: Site, slot: _Slot, depth: int, unkno
     other = _module(source, site.module)
     if other is None:
         return unknown
-    matches = [use for line, use in _located(other, site.called) if line == site.line]
-    if len(matches) != 1:
+    found = _call_at(other, site.called, site.line)
+    if found is None:
         return unknown
-    use = matches[0]
-    assert use.call is not None
-    told, value = _argument(use.call, slot)
+    call, frame = found
+    told, value = _argument(call, slot)
     if not told or value is None:
         return unknown
     _open[0] += 1
     try:
-        return other.fact(value, use.frame, depth + 1)
+        return other.fact(value, frame, depth + 1)
     finally:
         _open[0] -= 1
+
+
+def _call_at(source: FactSource, called: str, line: int) -> tuple[cst.Call, Frame] | None:
+    """The one call of ``called`` on ``line`` of ``source``'s module, with the frame of the
+    function or method that holds it: found in that function's code alone (by CPython's
+    lines of the module's statements), not by a walk of the whole module; None at module
+    level, or when the line holds no such call or several."""
+    starts = source.context.shared(_STARTS, lambda: _statement_starts(source))
+    if not starts:
+        return None
+    at = bisect.bisect_right([start for start, _ in starts], line) - 1
+    if at < 0:
+        return None
+    statement = starts[at][1]
+    if not isinstance(statement, cst.FunctionDef):
+        return None
+    index = source.index
+    if index.functions.get(statement.name.value) is not statement and statement not in index.owner:
+        return None
+    collector = _Calls(called)
+    visit_read_only(statement, collector)
+    tree = source.context.shared(_TREE, lambda: _python_tree(source))
+    if not collector.calls or tree is None:
+        return None
+    context = source.context
+    positions = Positions.of_statements(
+        context.module, context.source, tree, {statement}, collector.calls
+    )
+    matches = [
+        call
+        for call in collector.calls
+        if (
+            positions.range(call)
+            if positions is not None and call in positions.spans
+            else context.position(call)
+        ).start.line
+        == line
+    ]
+    if len(matches) != 1:
+        return None
+    return matches[0], index.frame_of(statement)
+
+
+class _Calls(cst.CSTVisitor):
+    """The calls whose function ends with a name (``apply`` of ``self.proc.apply(...)``)."""
+
+    def __init__(self, called: str) -> None:
+        self.called = called
+        self.calls: list[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else None
+        if isinstance(func, cst.Name):
+            name = func.value
+        if name == self.called:
+            self.calls.append(node)
+
+
+def _statement_starts(source: FactSource) -> list[tuple[int, cst.CSTNode]]:
+    """The module's top-level statements and top-level classes' members by the line each
+    starts on (its decorators, comments and blank lines before it included), in order."""
+    tree = source.context.shared(_TREE, lambda: _python_tree(source))
+    if tree is None:
+        return []
+    lines = statement_lines(source.context.module, tree)
+    if lines is None:
+        return []
+    return sorted(((line, node) for node, line in lines.items()), key=lambda item: item[0])
 
 
 def _module(source: FactSource, module: str) -> FactSource | None:
@@ -84,42 +156,6 @@ def _module(source: FactSource, module: str) -> FactSource | None:
     return cross_module.provenance_of(parsed, source) if parsed is not None else None
 
 
-def _located(source: FactSource, called: str) -> list[tuple[int, _Use]]:
-    """The calls of ``called`` in ``source``'s module with their lines, once per module and
-    name: the code of the functions that hold them is generated (not the whole module's)."""
-    memo = source.context.shared(_LOCATED, dict)
-    found = memo.get(called)
-    if found is None:
-        uses = [u for u in _references(source).get(called, []) if u.call is not None]
-        calls: list[cst.CSTNode] = [u.call for u in uses if u.call is not None]
-        tops: set[cst.CSTNode | None] = {u.frame.function for u in uses}
-        positions = None
-        if uses and all(isinstance(top, cst.FunctionDef) for top in tops):
-            tree = source.context.shared(_TREE, lambda: _python_tree(source))
-            if tree is not None:
-                context = source.context
-                positions = Positions.of_statements(
-                    context.module, context.source, tree, tops, calls
-                )
-        if positions is None:
-            found = [
-                (source.context.position(c).start.line, u) for c, u in zip(calls, uses, strict=True)
-            ]
-        else:
-            spans = positions.spans
-            found = [
-                (
-                    positions.range(c).start.line
-                    if c in spans
-                    else source.context.position(c).start.line,
-                    u,
-                )
-                for c, u in zip(calls, uses, strict=True)
-            ]
-        memo[called] = found
-    return found
-
-
 def _python_tree(source: FactSource) -> ast.Module | None:
     if source.context.python_tree is not None:
         return source.context.python_tree
@@ -129,5 +165,7 @@ def _python_tree(source: FactSource) -> ast.Module | None:
         return None
 
 
-_LOCATED: SharedKey[dict[str, list[tuple[int, _Use]]]] = SharedKey("calls located by line")
+_STARTS: SharedKey[list[tuple[int, cst.CSTNode]]] = SharedKey(
+    "statements by the line they start on"
+)
 _TREE: SharedKey[ast.Module | None] = SharedKey("CPython's tree for locating calls")
