@@ -63,7 +63,11 @@ def argument_fact(source: FactSource, site: Site, slot: _Slot, depth: int, unkno
     other = _module(source, site.module)
     if other is None:
         return unknown
-    found = _call_at(other, site.called, site.line)
+    memo = other.context.shared(_CALLS, dict)
+    key = (site.called, site.line)
+    if key not in memo:
+        memo[key] = _call_at(other, site.called, site.line)
+    found = memo[key]
     if found is None:
         return unknown
     call, frame = found
@@ -165,6 +169,9 @@ def _python_tree(source: FactSource) -> ast.Module | None:
         return None
 
 
+_CALLS: SharedKey[dict[tuple[str, int], tuple[cst.Call, Frame] | None]] = SharedKey(
+    "calls found by line"
+)
 _STARTS: SharedKey[list[tuple[int, cst.CSTNode]]] = SharedKey(
     "statements by the line they start on"
 )
