@@ -668,6 +668,30 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 return [(h // 2, w // 2) for t, h, w in grid_thw.tolist()]
             """
         ),
+        # Session 29 (chain29, variant c21): the same dataclass made from host tensors
+        # (`torch.tensor` and `torch.as_tensor` of annotated lists of ints): host rows.
+        Valid(
+            """
+            from dataclasses import dataclass
+            import torch
+            @dataclass
+            class Grids:
+                thw: torch.Tensor
+                vids: torch.Tensor
+                scale: float = 1.0
+            def collect(grids: list[list[int]], vids: list[list[int]]) -> Grids:
+                return Grids(torch.tensor(grids), torch.as_tensor(vids, dtype=torch.long))
+            class Positions:
+                def prepare_inputs(self, grids: list[list[int]], vids: list[list[int]]):
+                    mm = collect(grids, vids)
+                    pos = []
+                    for t, h, w in mm.thw:
+                        pos.append(torch.arange(int(t * h * w)))
+                    for i in range(len(mm.vids)):
+                        pos.append(torch.arange(int(mm.vids[i].prod().item())))
+                    return pos
+            """
+        ),
         # A loop over a Python list, and over batches: not rows of one tensor.
         Valid(
             """
@@ -1201,6 +1225,29 @@ class SyncPerRow(ComprehensionVisits, Rule):
                         if drafts is not None and drafts[0, i].item() != 0:
                             break
                          ...^^^^^
+            """
+        ),
+        # Session 29 (chain29): a dataclass's field no method assigns is what its
+        # constructions pass (here a tensor made on the device by a collector).
+        Invalid(
+            """
+            from dataclasses import dataclass
+            import torch
+            @dataclass
+            class Grids:
+                thw: torch.Tensor
+                scale: float = 1.0
+            def collect(grids: list[list[int]]) -> Grids:
+                return Grids(torch.zeros(len(grids), 3, dtype=torch.long, device="cuda"))
+            class Positions:
+                def prepare_inputs(self, grids: list[list[int]]) -> list[torch.Tensor]:
+                    mm = collect(grids)
+                    pos = []
+                    for t, h, w in mm.thw:
+                    ^^^^^^^^^^^^^^^^^^^^^^
+                        pos.append(torch.arange(int(t * h * w)))
+                     ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return pos
             """
         ),
         # Session 26 (heldout26): a helper's bare parameter that every call passes a tensor

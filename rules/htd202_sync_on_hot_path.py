@@ -2286,6 +2286,93 @@ class SyncOnHotPath(Rule):
                     return _safe_tolist(x)
             """
         ),
+        # Session 29 (chain29, megatron's unfused MoE sort): a device chosen between the GPU
+        # and the host (`torch.device("cuda") if fused else "cpu"`) proves no placement, whatever
+        # the attribute's name says.
+        Valid(
+            """
+            import torch
+            class Dispatcher:
+                def __init__(self, fused: bool, n: int) -> None:
+                    self.permute_idx_device = torch.device("cuda") if fused else "cpu"
+                    self.idx = torch.arange(n, device=self.permute_idx_device)
+                def forward_step(self, x: torch.Tensor) -> torch.Tensor:
+                    return torch.cat([x[i] for i in self.idx.tolist()])
+            """
+        ),
+        # Session 29 (chain29): the sampler escapes (`torch.compile` of it is called, maybe
+        # elsewhere too): its `forward`'s callers are not all known, nor where `logits` is.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            class MinTokens:
+                def apply(self, logits: torch.Tensor, stops: dict[int, list[int]]) -> torch.Tensor:
+                    for row, stop_ids in stops.items():
+                        logits[row, stop_ids] = float("-inf")
+                    return logits
+            class Sampler(nn.Module):
+                def __init__(self) -> None:
+                    super().__init__()
+                    self.min_tokens = MinTokens()
+                def forward(self, logits: torch.Tensor, stops: dict[int, list[int]]):
+                    return self.min_tokens.apply(logits, stops).argmax(-1)
+            class Runner:
+                def __init__(self) -> None:
+                    self.lm_head = nn.Linear(64, 1000).cuda()
+                    self.sampler = torch.compile(Sampler())
+                def execute_model(self, hidden: torch.Tensor, stops: dict[int, list[int]]):
+                    return self.sampler(self.lm_head(hidden), stops)
+            """
+        ),
+        # Session 29 (chain29): every call of the sampler passes host logits (a CPU fallback).
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            class MinTokens:
+                def apply(self, logits: torch.Tensor, stops: dict[int, list[int]]) -> torch.Tensor:
+                    for row, stop_ids in stops.items():
+                        logits[row, stop_ids] = float("-inf")
+                    return logits
+            class Sampler(nn.Module):
+                def __init__(self) -> None:
+                    super().__init__()
+                    self.min_tokens = MinTokens()
+                def forward(self, logits: torch.Tensor, stops: dict[int, list[int]]):
+                    return self.min_tokens.apply(logits, stops).argmax(-1)
+            class Runner:
+                def __init__(self) -> None:
+                    self.sampler = Sampler()
+                def execute_model(self, n: int, stops: dict[int, list[int]]):
+                    return self.sampler(torch.zeros(n, 1000), stops)
+            """
+        ),
+        # Session 29 (chain29): samplers kept in a `ModuleList` are called by iterating it,
+        # calls no assignment shows.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            class MinTokens:
+                def apply(self, logits: torch.Tensor, stops: dict[int, list[int]]) -> torch.Tensor:
+                    for row, stop_ids in stops.items():
+                        logits[row, stop_ids] = float("-inf")
+                    return logits
+            class Sampler(nn.Module):
+                def __init__(self) -> None:
+                    super().__init__()
+                    self.min_tokens = MinTokens()
+                def forward(self, logits: torch.Tensor, stops: dict[int, list[int]]):
+                    return self.min_tokens.apply(logits, stops).argmax(-1)
+            class Runner:
+                def __init__(self) -> None:
+                    self.lm_head = nn.Linear(64, 1000).cuda()
+                    self.samplers = nn.ModuleList([Sampler()])
+                def execute_model(self, hidden: torch.Tensor, stops: dict[int, list[int]]):
+                    return [s(self.lm_head(hidden), stops) for s in self.samplers]
+            """
+        ),
         # Session 27 (misses27): unpacked from a parameter's items as a list of stop tokens is,
         # a tensor of stop positions (`dict[int, tuple[int, torch.Tensor]]`) may be a mask
         Valid(
@@ -3128,6 +3215,48 @@ class SyncOnHotPath(Rule):
                         logits[row, stop_ids] = float("-inf")
                     #   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                     return logits
+            """,
+            message_contains="through a list or tensor of indices",
+        ),
+        # Session 29 (chain29): a choice between two GPUs is a GPU.
+        Invalid(
+            """
+            import torch
+            class Dispatcher:
+                def __init__(self, first: bool, n: int) -> None:
+                    self.permute_idx_device = torch.device("cuda:0") if first else "cuda:1"
+                    self.idx = torch.arange(n, device=self.permute_idx_device)
+                def forward_step(self, x: torch.Tensor) -> torch.Tensor:
+                    return torch.cat([x[i] for i in self.idx.tolist()])
+                    #                               ^^^^^^^^^^^^^^^^^
+            """
+        ),
+        # Session 29 (chain29, servekit's seed miss): the tensor is a parameter of a method
+        # called from an `nn.Module`'s `forward`, which runs through the module's object
+        # (`self.sampler(logits, ...)`): the model's logits, known on the device only at the
+        # caller's caller.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class MinTokens:
+                def apply(self, logits: torch.Tensor, stops: dict[int, list[int]]) -> torch.Tensor:
+                    for row, stop_ids in stops.items():
+                        logits[row, stop_ids] = float("-inf")
+                    #   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return logits
+            class Sampler(nn.Module):
+                def __init__(self) -> None:
+                    super().__init__()
+                    self.min_tokens = MinTokens()
+                def forward(self, logits: torch.Tensor, stops: dict[int, list[int]]):
+                    return self.min_tokens.apply(logits, stops).argmax(-1)
+            class Runner:
+                def __init__(self) -> None:
+                    self.lm_head = nn.Linear(64, 1000).cuda()
+                    self.sampler = Sampler().cuda()
+                def execute_model(self, hidden: torch.Tensor, stops: dict[int, list[int]]):
+                    return self.sampler(self.lm_head(hidden), stops)
             """,
             message_contains="through a list or tensor of indices",
         ),

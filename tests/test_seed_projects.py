@@ -55,15 +55,7 @@ RULE_CODES = frozenset(all_rules())
 
 # Expectations that fail today in both modes (ids as in the test ids, without the mode).
 # Grouped by what the rules lack; see the projects for the code itself.
-KNOWN_MISSES: frozenset[str] = frozenset(
-    {
-        # servekit: a number written through a list unpacked from a dict of tuples into a
-        # parameter tensor (HTD202 element write, HIGH-only): the list is known since session
-        # 27, but not that `logits` (a parameter of the sampler's `forward`, a module up) is on
-        # the device.
-        "servekit/sample/logits_processors.py:18:HTD202",
-    }
-)
+KNOWN_MISSES: frozenset[str] = frozenset()
 
 # Expectations that fail only when the file is checked on its own ("file:" + id).
 KNOWN_SCOPE_MISSES: frozenset[str] = frozenset()

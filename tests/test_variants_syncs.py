@@ -32,10 +32,6 @@ KNOWN_MISSES: frozenset[str] = frozenset(
         # run-once code: a device-proven row loop in `__init__` whose read feeds a `raise`
         # (HTD201 reports proven per-row syncs wherever they run)
         "c03_init_once/rope.py:11:not-HTD201",
-        # a dataclass of host tensors built by a collector function of another module: the
-        # field is annotated as a tensor, and construction sites are not followed
-        "c21_dataclass_host_fields/positions.py:13:not-HTD201",
-        "c21_dataclass_host_fields/positions.py:15:not-HTD201",
         # single-sync misses:
         # `(nxt == eos).any()` with `nxt = logits.argmax(-1)` (positional dim: numpy too) of
         # `self.model(...)` of unknown class

@@ -26,15 +26,18 @@ need the expressions themselves get None from :func:`arguments` when another mod
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import libcst as cst
 
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.frames import Frame, decorator_names
 from h2dlint.context import SharedKey
-from h2dlint.project.passed_sites import remote_sites
+from h2dlint.project.passed_args import object_escapes, passed_arguments
+from h2dlint.project.passed_sites import Site, _keywords, object_sites, remote_sites
 from h2dlint.walk import visit_read_only
 
 # Calls of a function examined at most (a helper called from everywhere says little).
@@ -75,6 +78,7 @@ class _Use:
     node: cst.Name | cst.Attribute
     call: cst.Call | None
     frame: Frame
+    annotation: bool = False  # in an annotation (``-> Kwargs``, ``mm: Kwargs``)
 
 
 class _References(cst.CSTVisitor):
@@ -84,13 +88,17 @@ class _References(cst.CSTVisitor):
     def __init__(self, source: FactSource) -> None:
         self.source = source
         self.uses: dict[str, list[_Use]] = {}
-        # The names :func:`passed` asks about (its top-level functions and methods): the uses
-        # of every other name would be kept for nothing.
+        # The names :func:`passed` asks about (its top-level functions and methods) and the
+        # classes whose constructions place a dataclass's fields (:mod:`provenance.fields`):
+        # the uses of every other name would be kept for nothing.
         index = source.index
-        self.wanted = frozenset({*index.functions, *(f.name.value for f in index.owner)})
+        self.wanted = frozenset(
+            {*index.functions, *index.classes, *(f.name.value for f in index.owner)}
+        )
         self.frames: list[Frame] = [Frame(source.context.module)]
         self.calls: dict[int, cst.Call] = {}
         self.depth = 0
+        self.annotations = 0  # annotations open around the node being visited
         # ids of the names that are no use: keywords, parameters, attributes' own names.
         self.own_names: set[int] = set()
 
@@ -116,6 +124,12 @@ class _References(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         self.calls[id(node.func)] = node
 
+    def visit_Annotation(self, node: cst.Annotation) -> bool:
+        self.annotations += 1
+        visit_read_only(node.annotation, self)
+        self.annotations -= 1
+        return False
+
     def visit_Arg(self, node: cst.Arg) -> None:
         if node.keyword is not None:
             self.own_names.add(id(node.keyword))
@@ -133,7 +147,8 @@ class _References(cst.CSTVisitor):
         self.own_names.add(id(node.attr))  # then what it is read from
 
     def _use(self, name: str, node: cst.Name | cst.Attribute) -> None:
-        self.uses.setdefault(name, []).append(_Use(node, self.calls.get(id(node)), self.frames[-1]))
+        use = _Use(node, self.calls.get(id(node)), self.frames[-1], self.annotations > 0)
+        self.uses.setdefault(name, []).append(use)
 
 
 def _references(source: FactSource) -> dict[str, list[_Use]]:
@@ -167,6 +182,9 @@ class Passed:
 
     local: list[Argument]
     remote: list[str]
+    # Per ``?`` of ``remote``, in order: the call and the parameter, for a question that may
+    # evaluate the argument in its own module (:mod:`~h2dlint.analysis.chained_arguments`).
+    pending: tuple[tuple[Site, _Slot], ...] = ()
 
 
 def passed(source: FactSource, function: cst.FunctionDef, name: str) -> Passed | None:
@@ -183,8 +201,14 @@ def passed(source: FactSource, function: cst.FunctionDef, name: str) -> Passed |
     slot = _slot(function, name, frame, method)
     if slot is None:
         return None
+    objects = False
     if method and framework_called(own) and _external_bases(source, index.owner[function]):
-        return None  # a framework's base class may call it (``forward``, a hook)
+        # A framework's base class may call it (a hook, a step); an ``nn.Module``'s
+        # ``forward`` only through the object (``self.sampler(logits)``), whose calls the
+        # project shows unless the object escapes (``project/instance_escapes.py``).
+        if own != "forward" or not plain_module(source, index.owner[function]):
+            return None
+        objects = True
     found: list[Argument] = []
     for use in _references(source).get(own, []):
         if use.call is None:
@@ -206,44 +230,97 @@ def passed(source: FactSource, function: cst.FunctionDef, name: str) -> Passed |
             return None
     # The other modules last: a call of the own module that is not known settles the answer
     # without reading them.
-    remote = _remote(source, function, slot, method)
+    remote = _remote(source, function, slot, method, objects)
     if remote is None or len(found) + len(remote) > MAX_CALL_SITES:
         return None
     codes: list[str] = []
-    for code in remote:
+    pending: list[tuple[Site, _Slot]] = []
+    for code, site in remote:
         if code:
             codes.append(code)
+            if code == "?":
+                pending.append((site, slot))
             continue
         default = _default(function, name)  # the call leaves it to its default
         if default is None:
             return None
         found.append(Argument(source, default, Frame(source.context.module)))
-    return Passed(found, codes) if found or codes else None
+    return Passed(found, codes, tuple(pending)) if found or codes else None
 
 
 def _remote(
-    source: FactSource, function: cst.FunctionDef, slot: _Slot, method: bool
-) -> list[str] | None:
-    """The codes the other modules' calls of ``function`` pass for ``slot`` ("": the default);
-    None when those calls are not all known."""
+    source: FactSource, function: cst.FunctionDef, slot: _Slot, method: bool, objects: bool
+) -> list[tuple[str, Site]] | None:
+    """The codes the other modules' calls of ``function`` pass for ``slot`` ("": the default),
+    with each call; with ``objects``, also the calls through objects of its class in every
+    module (an ``nn.Module``'s ``forward``). None when those calls are not all known."""
     project = source.project
     module = source.module_name
     own = function.name.value
-    if project is None or module is None or not called_elsewhere(source, own):
-        return []
-    qualified = f"{module}.{own}"
-    if method:
+    if objects:
         qualified = f"{module}.{source.index.owner[function].name.value}.{own}"
-    sites = remote_sites(project.caller_index(), qualified, method)
+        if project is None or module is None:
+            sites = home_object_sites(source, source.index.owner[function])
+        else:
+            sites = object_sites(project.caller_index(), qualified)
+    elif project is None or module is None or not called_elsewhere(source, own):
+        return []
+    else:
+        qualified = f"{module}.{own}"
+        if method:
+            qualified = f"{module}.{source.index.owner[function].name.value}.{own}"
+        sites = remote_sites(project.caller_index(), qualified, method)
     if sites is None or len(sites) > MAX_CALL_SITES:
         return None
-    codes: list[str] = []
+    codes: list[tuple[str, Site]] = []
     for site in sites:
         code = site.code(slot.position, slot.name)
         if code is None:
             return None
-        codes.append(code)
+        codes.append((code, site))
     return codes
+
+
+def plain_module(source: FactSource, cls: cst.ClassDef) -> bool:
+    """Whether ``cls`` derives from ``torch.nn.Module`` alone: nothing but ``__call__`` runs
+    its ``forward`` (a ``PreTrainedModel``'s ``generate``, a Lightning module's
+    ``predict_step`` call it from outside the project)."""
+    return bool(cls.bases) and all(
+        source.qualify(base.value) in ("torch.nn.Module", "torch.nn.modules.module.Module")
+        for base in cls.bases
+    )
+
+
+def home_object_sites(source: FactSource, cls: cst.ClassDef) -> list[Site] | None:
+    """:func:`~h2dlint.project.passed_sites.object_sites` for a file checked alone: the
+    calls through objects of ``cls`` in its own module."""
+    part = source.context.shared(_OWN_PASSES, lambda: _own_passes(source))
+    if part is None:
+        return None
+    own = "." + cls.name.value
+    if own in part["escapes"]["escapes"] or own not in part["escapes"]["made"]:
+        return None
+    sites: list[Site] = []
+    for callee, line, called, positional, keywords in part["objects"]:
+        owner = callee.rpartition(".")[0]
+        if owner == own:
+            sites.append(Site("", line, positional, _keywords(keywords), called))
+        elif owner.startswith("."):
+            methods = part["methods"].get(owner[1:], ())
+            if "forward" not in methods and "__call__" not in methods:
+                return None  # may inherit ``forward`` from the class
+    return sites
+
+
+def _own_passes(source: FactSource) -> Any:
+    try:
+        tree = source.context.python_tree or ast.parse(source.context.source)
+    except (SyntaxError, ValueError):
+        return None
+    return {**passed_arguments(tree), "escapes": object_escapes(tree)}
+
+
+_OWN_PASSES: SharedKey[Any] = SharedKey("the module's own passes part")
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from h2dlint.analysis import container_items
 from h2dlint.analysis.fact_source import ClassRef as ClassRef
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.frames import Frame, parameter_annotation
+from h2dlint.project.call_edges import RETURNING_SELF
 
 MAX_DEPTH = 8
 # Classes outside the project whose instances are modules: calling one runs a model on its
@@ -168,6 +169,10 @@ def _call_class(
     constructed = named_class(provenance, func)
     if constructed is not None:
         return constructed
+    if isinstance(func, cst.Attribute) and func.attr.value in RETURNING_SELF:
+        # ``Model(...).to(device)``, ``.eval()``: a module's methods that return the module.
+        moved = class_of(provenance, func.value, frame, depth + 1)
+        return moved if moved is not None and is_module_class(moved) else None
     if isinstance(func, cst.Name):
         chosen = _chosen_class(provenance, func, frame)
         if chosen is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -69,6 +70,37 @@ def _agree(targets: list[Target]) -> Target:
     return targets[0] if targets and all(t is targets[0] for t in targets) else Target.UNKNOWN
 
 
+def _either(
+    provenance: FactSource,
+    values: Sequence[cst.BaseExpression | None],
+    frame: Frame,
+    depth: int,
+    allocation: bool,
+) -> bool:
+    """Whether a name's values include a choice between the host and a device, both written
+    as values (``torch.device("cuda") if fused else "cpu"``): then what the name says proves
+    nothing."""
+    for value in values:
+        if isinstance(value, cst.IfExp) and all(
+            _literal(arm) for arm in (value.body, value.orelse)
+        ):
+            arms = {
+                device_target(provenance, arm, frame, depth + 1, allocation)
+                for arm in (value.body, value.orelse)
+            }
+            if {Target.HOST, Target.DEVICE} <= arms:
+                return True
+    return False
+
+
+def _literal(node: cst.BaseExpression) -> bool:
+    """A device written as a value: ``"cpu"``, ``torch.device("cuda")`` (not a parameter
+    ``device`` that a ``None`` test falls back from)."""
+    if isinstance(node, cst.Call) and node.args:
+        node = node.args[0].value
+    return _string(node) is not None
+
+
 def device_target(
     provenance: FactSource,
     node: cst.BaseExpression,
@@ -102,6 +134,13 @@ def device_target(
         if called in ("torch.cuda.current_device",):
             return Target.DEVICE
         return Target.UNKNOWN
+    if isinstance(node, cst.IfExp):  # ``torch.device("cuda") if fused else "cpu"``
+        return _agree(
+            [
+                device_target(provenance, arm, frame, depth + 1, allocation)
+                for arm in (node.body, node.orelse)
+            ]
+        )
     if isinstance(node, cst.Name):
         bindings = provenance.bindings(frame)
         values = bindings.reaching(node)
@@ -115,6 +154,8 @@ def device_target(
             )
             if resolved is not Target.UNKNOWN:
                 return resolved
+            if _either(provenance, values, frame, depth, allocation):
+                return Target.UNKNOWN
         if len(values) == 1 and bindings.is_parameter(node):
             return _parameter_target(provenance, node, frame, depth, allocation)
         return by_name(node.value)
@@ -132,6 +173,8 @@ def device_target(
                 )
                 if resolved is not Target.UNKNOWN:
                     return resolved
+                if _either(provenance, [v for v, _ in assigned], frame, depth, allocation):
+                    return Target.UNKNOWN
             if host_property(frame.cls, node.attr.value):
                 return Target.HOST  # ``@property def device(self): return "cpu"``
         if (

@@ -167,7 +167,7 @@ def _local_instances(
         for target in statement.targets:
             if not isinstance(target, ast.Name):
                 continue
-            value = statement.value
+            value = _unmoved(statement.value)
             made = (
                 _class_named(dotted(value.func), roots, classes)
                 if isinstance(value, ast.Call)
@@ -179,6 +179,25 @@ def _local_instances(
             else:
                 other.add(target.id)
     return {name: made for name, made in found.items() if name not in other}
+
+
+# Methods of an ``nn.Module`` that return the module itself (``Model(...).to(device)``).
+RETURNING_SELF = frozenset(
+    {"to", "cuda", "cpu", "eval", "train", "half", "float", "bfloat16", "double", "requires_grad_"}
+)
+
+
+def _unmoved(value: ast.expr) -> ast.expr:
+    """``Cls(...)`` of ``Cls(...).to(device).eval()``: the object made (a module's ``to`` and
+    ``eval`` return it); any other value as it is."""
+    while (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr in RETURNING_SELF
+        and isinstance(value.func.value, ast.Call)
+    ):
+        value = value.func.value
+    return value
 
 
 def _static(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -229,6 +248,8 @@ def _attribute_classes(
                 continue
             if annotation is not None:
                 add(target.attr, _annotated_classes(annotation, roots, classes))
+            if value is not None:
+                value = _unmoved(value)
             if isinstance(value, ast.Call):
                 add(target.attr, _class_named(dotted(value.func), roots, classes))
             elif isinstance(value, ast.Name) and value.id in parameters:

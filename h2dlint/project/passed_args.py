@@ -36,6 +36,7 @@ from typing import Any
 
 from h2dlint.project.ast_walk import child_nodes, walk
 from h2dlint.project.call_edges import _callees, _typed_receivers, module_names
+from h2dlint.project.instance_escapes import escaping_classes
 from h2dlint.project.summary import Parts, dotted, top_functions
 
 # Names followed from a call's argument to their assignments at most.
@@ -114,14 +115,17 @@ EXTERNAL_PACKAGES = frozenset(
 def passed_arguments(tree: ast.Module) -> Parts:
     """The part ``passes``: ``calls`` (name -> ``[callee, line, through_object, positional,
     keywords]`` per call), ``methods`` (class -> the names of the methods it defines),
-    ``star`` (whether the module imports ``*``) and ``imports`` (local name -> the name it
-    imports, as written)."""
+    ``star`` (whether the module imports ``*``), ``imports`` (local name -> the name it
+    imports, as written) and ``objects`` (the calls of objects of a class the module names:
+    ``self.sampler(logits)`` of ``self.sampler = Sampler(...)``, ``[class + ".__call__",
+    line, the name called, positional, keywords]``)."""
     names = module_names(tree)
     imports = dict(names.imports)
     star, roots, classes, own = names.star, names.roots, names.classes, names.own
     attributes = names.attributes
     calls: dict[str, list[list[Any]]] = {}
     functions: set[int] = set()
+    objects: list[list[Any]] = []
     for function, cls in top_functions(tree):
         functions.add(id(function))
         receivers = _typed_receivers(function, cls, attributes, roots, classes)
@@ -130,6 +134,7 @@ def passed_arguments(tree: ast.Module) -> Parts:
         for node in nodes:
             if type(node) is ast.Call:
                 _record(node, calls, imports, roots, receivers, own, placer)
+                _record_object(node, objects, receivers, placer)
     # The rest of the module, breadth first as ``ast.walk`` goes, without the functions' nodes
     # (their calls are recorded above): leaving whole subtrees out keeps the others' order.
     module_level = _Placer(None, imports)
@@ -148,7 +153,49 @@ def passed_arguments(tree: ast.Module) -> Parts:
         for node in tree.body
         if isinstance(node, ast.ClassDef)
     }
-    return {"calls": calls, "methods": methods, "star": star, "imports": imports}
+    return {
+        "calls": calls,
+        "methods": methods,
+        "star": star,
+        "imports": imports,
+        "objects": objects,
+    }
+
+
+def object_escapes(tree: ast.Module) -> Parts:
+    """The part ``escapes``: ``escapes`` (the classes whose objects the module lets escape,
+    :mod:`h2dlint.project.instance_escapes`) and ``made`` (those whose objects it makes and
+    keeps); apart from ``passes``, since only a question about an ``nn.Module``'s ``forward``
+    reads it."""
+    names = module_names(tree)
+    escapes, made = escaping_classes(tree, names.roots, names.classes)
+    return {"escapes": escapes, "made": made}
+
+
+def _record_object(
+    call: ast.Call, objects: list[list[Any]], receivers: dict[str, list[str]], placer: _Placer
+) -> None:
+    """A call of an object whose class the module names (its ``__call__``, an ``nn.Module``'s
+    ``forward``), with its arguments' codes."""
+    written = dotted(call.func)
+    found = receivers.get(written) if written is not None else None
+    if written is None or not found or len(found) != 1:
+        return
+    positional, keywords = _codes(call, placer)
+    objects.append(
+        [found[0] + ".__call__", call.lineno, written.rpartition(".")[2], positional, keywords]
+    )
+
+
+def _codes(call: ast.Call, placer: _Placer) -> tuple[str, str]:
+    """The codes of a call's positional and keyword arguments."""
+    positional = "".join(
+        "*" if isinstance(a, ast.Starred) else placer.code(a, call.lineno) for a in call.args
+    )
+    keywords = ",".join(
+        f"{k.arg}={placer.code(k.value, call.lineno)}" if k.arg else "**=*" for k in call.keywords
+    )
+    return positional, keywords
 
 
 def _record(
@@ -176,13 +223,7 @@ def _record(
     through_object = "." in written and written.rpartition(".")[0] in receivers
     positional = keywords = ""
     if callee and not callee.startswith("."):  # a module's own callee is no other's function
-        positional = "".join(
-            "*" if isinstance(a, ast.Starred) else placer.code(a, call.lineno) for a in call.args
-        )
-        keywords = ",".join(
-            f"{k.arg}={placer.code(k.value, call.lineno)}" if k.arg else "**=*"
-            for k in call.keywords
-        )
+        positional, keywords = _codes(call, placer)
     calls.setdefault(name, []).append([callee, call.lineno, through_object, positional, keywords])
 
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from h2dlint.project.callers import CallerIndex, _reaching, defining_module
-from h2dlint.project.passed_args import EXTERNAL_PACKAGES, passed_arguments
+from h2dlint.project.passed_args import EXTERNAL_PACKAGES, object_escapes, passed_arguments
 from h2dlint.project.reexports import defined_at
 
 # Other modules calling a function's name read at most.
@@ -49,6 +49,9 @@ class Site:
     line: int
     positional: str
     keywords: dict[str, str]
+    # The name the call's function ends with (``apply`` of ``self.proc.apply(...)``,
+    # ``sampler`` of ``self.sampler(...)``): where the call is found again in its module.
+    called: str = ""
 
     def code(self, position: int | None, name: str) -> str | None:
         """The code of the argument passed for the parameter ``name`` at ``position`` (None:
@@ -94,18 +97,29 @@ def remote_sites(index: CallerIndex, qualified: str, method: bool) -> list[Site]
     return found[0]
 
 
-def _sites(index: CallerIndex, qualified: str, method: bool) -> list[Site] | None:
+def _sites(
+    index: CallerIndex, qualified: str, method: bool, naming: bool = False
+) -> list[Site] | None:
+    """The calls of ``qualified`` in the other modules (see :func:`remote_sites`); with
+    ``naming``, the modules that may call it are first narrowed to those whose text names
+    make objects of its class (``forward``, which most modules call for some module of
+    theirs)."""
     project = index.project
     if qualified.partition(".")[0] in EXTERNAL_PACKAGES:
         return None  # the summaries leave their calls out (a run over torch itself)
     home = defining_module(qualified, project)
     name = qualified.rpartition(".")[2]
+    cls = qualified.rpartition(".")[0].rpartition(".")[2] if method else None
     others = [m for m in index.calling(name) if m != home]
+    if naming and cls is not None:
+        # A module holds an object of the class only where it makes one (a holder passed on
+        # escapes where it is made: ``project/instance_escapes.py``).
+        making = set(index.calling(cls))
+        others = [m for m in others if m in making]
     if len(others) > MAX_MODULES:
         return None
     sites: list[Site] = []
     homes: dict[str, str | None] = {}
-    cls = qualified.rpartition(".")[0].rpartition(".")[2] if method else None
     reaching = _reaching_text(name)
     for module in others:
         text = index.data(module) or b""
@@ -129,7 +143,7 @@ def _sites(index: CallerIndex, qualified: str, method: bool) -> list[Site] | Non
             if qualified in (resolved, home_of):
                 if method and not through_object:
                     return None  # ``Cls.m(obj, x)``: ``self`` among the arguments
-                sites.append(Site(module, line, positional, _keywords(keywords)))
+                sites.append(Site(module, line, positional, _keywords(keywords), name))
             elif method and not _defines(index, resolved, module, part):
                 return None  # a class that may inherit the method
     return sites
@@ -186,3 +200,77 @@ def _defines(index: CallerIndex, resolved: str, module: str, part: Any) -> bool:
     if found is None:
         return False
     return name in found["methods"].get(cls, ())
+
+
+def object_sites(index: CallerIndex, qualified: str) -> list[Site] | None:
+    """The calls of ``qualified`` (an ``nn.Module``'s ``forward``: ``pkg.mod.Cls.forward``)
+    through objects of its class in every module, its own included (``self.sampler(x)``),
+    and its explicit calls (``obj.forward(x)``) in the other modules; None when they are not
+    all known: a module that names the class lets an object of it escape
+    (:mod:`h2dlint.project.instance_escapes`), calls an object of a class of the project that
+    defines neither ``forward`` nor ``__call__`` (it may inherit them), or more than
+    :data:`MAX_MODULES` modules make objects of it; and when no module makes one (a model the
+    project's users make)."""
+    memo = _MEMO.setdefault(index, {})
+    key = "()" + qualified
+    found = memo.get(key)
+    if found is None:
+        consulted: dict[str, str] = {}
+        before = index.project.consulted
+        index.project.consulted = consulted
+        try:
+            objects = _object_sites(index, qualified)
+            explicit = _sites(index, qualified, True, naming=True) if objects is not None else None
+            sites = None if objects is None or explicit is None else [*explicit, *objects]
+            found = memo[key] = (sites, consulted)
+        finally:
+            index.project.consulted = before
+    index.project.consulted.update(found[1])
+    return found[0]
+
+
+def _object_sites(index: CallerIndex, qualified: str) -> list[Site] | None:
+    project = index.project
+    cls_qualified = qualified.rpartition(".")[0]
+    home = defining_module(qualified, project)
+    cls = cls_qualified.rpartition(".")[2]
+    modules = [home, *(m for m in index.calling(cls) if m != home)]
+    if len(modules) > MAX_MODULES + 1:
+        return None
+    sites: list[Site] = []
+    homes: dict[str, str | None] = {}
+    made = False
+    for module in modules:
+        if module != home:
+            index.consult(module)
+            text = index.data(module) or b""
+            if b"import *" not in text and not _names(text, cls):
+                continue
+        part = index.tree_part(module, "passes", passed_arguments)
+        kept = index.tree_part(module, "escapes", object_escapes)
+        if part is None or kept is None:
+            return None
+
+        def absolute(written: str, module: str = module, part: Any = part) -> str | None:
+            resolved = _absolute(written, module, part, project)
+            if resolved is None:
+                return None
+            return defined_at(resolved, project.find, project.layout.path_of, homes) or resolved
+
+        for written in kept["escapes"]:
+            resolved = _absolute(written, module, part, project)
+            if resolved is None or cls_qualified in (resolved, absolute(written)):
+                return None
+        made = made or any(absolute(written) == cls_qualified for written in kept["made"])
+        for callee, line, called, positional, keywords in part["objects"]:
+            owner = absolute(callee.rpartition(".")[0])
+            if owner is None:
+                return None
+            if owner == cls_qualified:
+                sites.append(Site(module, line, positional, _keywords(keywords), called))
+            elif not (
+                _defines(index, owner + ".forward", module, part)
+                or _defines(index, owner + ".__call__", module, part)
+            ):
+                return None  # may inherit ``forward`` from the class
+    return sites if made else None  # objects made outside the project only: calls unseen

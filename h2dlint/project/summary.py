@@ -33,7 +33,9 @@ from h2dlint.project.ast_walk import child_nodes, walk
 # 5 (session 27): ``item_movers`` also names collection movers whose tensor branch returns
 # the moved argument.
 # 6 (session 27): the ``guarded`` lines also hold the arms of device tests taken only off CUDA.
-SUMMARY_FORMAT = 6
+# 7 (session 29): ``passes`` also holds the calls of objects of named classes; the part
+# ``escapes`` the classes whose objects escape.
+SUMMARY_FORMAT = 7
 # Parsed ``ast`` trees kept per process while their module's parts are computed one by one.
 KEPT_TREES = 4
 # Parts kept in a file of their own, read only when a process first asks for one of them: large
@@ -41,7 +43,7 @@ KEPT_TREES = 4
 # modules), so that a run that never asks does not pay for reading them.
 # ``passes`` (what each call passes, ``passed_args.py``) likewise: read for argument flow across
 # modules only.
-LAZY_PARTS = frozenset({"calls", "passes"})
+LAZY_PARTS = frozenset({"calls", "passes", "escapes"})
 
 # A function or method definition in the text (``def name(``): close enough to find the few
 # modules worth parsing.

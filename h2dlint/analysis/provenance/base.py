@@ -34,6 +34,7 @@ from h2dlint.analysis.provenance.common import (
     returns_numpy_array,
 )
 from h2dlint.analysis.provenance.specialisation import Specialisation
+from h2dlint.analysis.python_annotations import python_data_annotated
 from h2dlint.analysis.targets import Target, device_target, to_target
 from h2dlint.analysis.torch_api import NUMPY_PREFIXES
 from h2dlint.context import FileContext
@@ -379,7 +380,9 @@ class ProvenanceBase:
                 if not test(binding.value, frame, depth + 1):
                     return False
             elif binding.statement is not bindings.root or not (
-                self.numpy_annotated(name, frame) or self.passed_only(name, frame, depth, test)
+                self.numpy_annotated(name, frame)
+                or (test == self.is_host_data and python_data_annotated(name, frame))
+                or self.passed_only(name, frame, depth, test)
             ):
                 return False
         return True

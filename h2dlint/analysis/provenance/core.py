@@ -19,6 +19,7 @@ import libcst as cst
 from h2dlint.analysis import cross_module
 from h2dlint.analysis.argument_flow import passed
 from h2dlint.analysis.bindings import COMPREHENSIONS, arithmetic_update, enumerated_item
+from h2dlint.analysis.chained_arguments import remote_facts
 from h2dlint.analysis.classes import class_of
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.facts import (
@@ -43,6 +44,7 @@ from h2dlint.analysis.provenance.common import (
     scalar_tensor,
     unpacked_split,
 )
+from h2dlint.analysis.provenance.fields import field_fact
 from h2dlint.analysis.provenance.items import item_fact
 from h2dlint.analysis.provenance.loaders import loader_fact
 from h2dlint.analysis.views import subscript_fact
@@ -229,9 +231,7 @@ class Provenance(CallFacts):
                 for a in flow.local
                 if not _is_none(a.value)
             ]
-            facts.extend(
-                REMOTE_FACTS.get(code, UNKNOWN_FACT) for code in flow.remote if code != "0"
-            )
+            facts.extend(remote_facts(self, flow, depth, REMOTE_FACTS, UNKNOWN_FACT))
         finally:
             self._in_progress.discard(key)
         return join(facts) if facts else UNKNOWN_FACT
@@ -418,6 +418,8 @@ class Provenance(CallFacts):
                 if not _is_none(value)
             ]
             result = join(in_place_kept(facts, self.index.attributes.in_place(cls, attr)))
+            if not assigned:  # a dataclass's field: what its constructions pass
+                result = field_fact(self, cls, attr, depth, REMOTE_FACTS) or result
         finally:
             self._in_progress.discard(key)
         self._attributes[key] = result

@@ -1,0 +1,138 @@
+"""A dataclass's field, placed by the arguments its constructions pass.
+
+``MultiModalKwargs(torch.tensor(grids), torch.as_tensor(vids))`` made by a collector function
+fills fields that no method assigns (``image_grid_thw: torch.Tensor`` in the class body): the
+annotation says a tensor, not where it is. The constructions say: each call of the class
+passes the field's argument by its position (the fields' order) or its name, or leaves it to
+its default. Argument flow's rules apply (:mod:`~h2dlint.analysis.argument_flow`): every
+reference to the class in its module is a call of it or an annotation, every call elsewhere in
+the project is told (``project/passed_sites.py``), and what another module's summary cannot
+place is asked in that module (:mod:`~h2dlint.analysis.chained_arguments`).
+
+Only a plain dataclass: ``@dataclass`` with no base, no ``__init__`` or ``__post_init__``, and
+fields that its methods never assign (a method's assignment is a binding the analysis already
+joins).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from h2dlint.analysis.argument_flow import (
+    MAX_CALL_SITES,
+    Argument,
+    Passed,
+    _argument,
+    _references,
+    _Slot,
+    called_elsewhere,
+)
+from h2dlint.analysis.chained_arguments import remote_facts
+from h2dlint.analysis.fact_source import FactSource
+from h2dlint.analysis.facts import Fact, join
+from h2dlint.analysis.frames import Frame
+from h2dlint.imports import dotted_name
+from h2dlint.project.passed_sites import Site, remote_sites
+
+
+def field_fact(
+    source: FactSource, cls: cst.ClassDef, attr: str, depth: int, known: dict[str, Fact]
+) -> Fact | None:
+    """What every construction of the dataclass ``cls`` passes for its field ``attr`` agrees
+    on; None when ``cls`` is no plain dataclass or a construction is not known."""
+    flow = _field_arguments(source, cls, attr)
+    if flow is None:
+        return None
+    facts = [
+        a.source.fact(a.value, a.frame, depth + 1)
+        for a in flow.local
+        if not (isinstance(a.value, cst.Name) and a.value.value == "None")
+    ]
+    facts.extend(remote_facts(source, flow, depth, known, join([])))
+    return join(facts) if facts else None
+
+
+def _field_arguments(source: FactSource, cls: cst.ClassDef, attr: str) -> Passed | None:
+    if cls.bases or not _dataclass(cls):
+        return None
+    fields = _fields(cls)
+    methods = source.index.methods.get(cls, {})
+    if attr not in fields or "__init__" in methods or "__post_init__" in methods:
+        return None
+    slot = _Slot(attr, list(fields).index(attr))
+    default = fields[attr]
+    own = cls.name.value
+    found: list[Argument] = []
+    for use in _references(source).get(own, []):
+        if use.annotation:
+            continue
+        if use.call is None or use.call.func is not use.node:
+            return None  # passed as a factory, or an attribute of the class read
+        told, value = _argument(use.call, slot)
+        if not told:
+            return None
+        if value is not None:
+            found.append(Argument(source, value, use.frame))
+        elif default is not None:
+            found.append(Argument(source, default, Frame(source.context.module)))
+        else:
+            return None
+        if len(found) > MAX_CALL_SITES:
+            return None
+    codes: list[str] = []
+    pending: list[tuple[Site, _Slot]] = []
+    if called_elsewhere(source, own):
+        project, module = source.project, source.module_name
+        if project is None or module is None:
+            return None
+        sites = remote_sites(project.caller_index(), f"{module}.{own}", False)
+        if sites is None or len(found) + len(sites) > MAX_CALL_SITES:
+            return None
+        for site in sites:
+            code = site.code(slot.position, slot.name)
+            if code is None:
+                return None
+            if not code:
+                if default is None:
+                    return None
+                found.append(Argument(source, default, Frame(source.context.module)))
+                continue
+            codes.append(code)
+            if code == "?":
+                pending.append((site, slot))
+    return Passed(found, codes, tuple(pending)) if found or codes else None
+
+
+def _dataclass(cls: cst.ClassDef) -> bool:
+    for decorator in cls.decorators:
+        node = decorator.decorator
+        name = dotted_name(node.func if isinstance(node, cst.Call) else node)
+        if name in ("dataclass", "dataclasses.dataclass"):
+            return not isinstance(node, cst.Call) or not any(
+                arg.keyword is not None and arg.keyword.value == "kw_only" for arg in node.args
+            )
+    return False
+
+
+def _fields(cls: cst.ClassDef) -> dict[str, cst.BaseExpression | None]:
+    """The fields of a dataclass's body in order, each with its default (None: none, or one
+    that is not a plain value: ``field(default_factory=...)``)."""
+    fields: dict[str, cst.BaseExpression | None] = {}
+    body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
+    for statement in body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if not isinstance(small, cst.AnnAssign) or not isinstance(small.target, cst.Name):
+                continue
+            written = small.annotation.annotation
+            if isinstance(written, cst.Subscript):
+                written = written.value  # ``ClassVar[int]``
+            annotation = dotted_name(written) or ""
+            if annotation.rsplit(".", 1)[-1] in ("ClassVar", "InitVar"):
+                continue
+            value = small.value
+            if isinstance(value, cst.Call):
+                value = None  # ``field(...)``: its default, if any, is not followed
+            fields[small.target.value] = value
+    return fields
