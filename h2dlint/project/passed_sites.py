@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 import re
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,18 +80,31 @@ def remote_sites(index: CallerIndex, qualified: str, method: bool) -> list[Site]
     """The calls of ``qualified`` (a top-level function, or a method of a top-level class when
     ``method``) in modules other than its own; None when they are not all known (see the
     module's docstring)."""
+
+    def find() -> list[Site] | None:
+        home = defining_module(qualified, index.project)
+        for module in index.calling(qualified.rpartition(".")[2]):
+            if module != home:
+                index.consult(module)
+        return _sites(index, qualified, method)
+
+    return _remembered(index, qualified, find)
+
+
+def _remembered(
+    index: CallerIndex, key: str, find: Callable[[], list[Site] | None]
+) -> list[Site] | None:
+    """``find()``'s answer, once per index and key; the modules it consulted are recorded as
+    consulted again by every later question that reuses the answer (the result cache keys a
+    file's findings by them)."""
     memo = _MEMO.setdefault(index, {})
-    found = memo.get(qualified)
+    found = memo.get(key)
     if found is None:
         consulted: dict[str, str] = {}
         before = index.project.consulted
         index.project.consulted = consulted
         try:
-            home = defining_module(qualified, index.project)
-            for module in index.calling(qualified.rpartition(".")[2]):
-                if module != home:
-                    index.consult(module)
-            found = memo[qualified] = (_sites(index, qualified, method), consulted)
+            found = memo[key] = (find(), consulted)
         finally:
             index.project.consulted = before
     index.project.consulted.update(found[1])
@@ -211,22 +225,13 @@ def object_sites(index: CallerIndex, qualified: str) -> list[Site] | None:
     defines neither ``forward`` nor ``__call__`` (it may inherit them), or more than
     :data:`MAX_MODULES` modules make objects of it; and when no module makes one (a model the
     project's users make)."""
-    memo = _MEMO.setdefault(index, {})
-    key = "()" + qualified
-    found = memo.get(key)
-    if found is None:
-        consulted: dict[str, str] = {}
-        before = index.project.consulted
-        index.project.consulted = consulted
-        try:
-            objects = _object_sites(index, qualified)
-            explicit = _sites(index, qualified, True, naming=True) if objects is not None else None
-            sites = None if objects is None or explicit is None else [*explicit, *objects]
-            found = memo[key] = (sites, consulted)
-        finally:
-            index.project.consulted = before
-    index.project.consulted.update(found[1])
-    return found[0]
+
+    def find() -> list[Site] | None:
+        objects = _object_sites(index, qualified)
+        explicit = _sites(index, qualified, True, naming=True) if objects is not None else None
+        return None if objects is None or explicit is None else [*explicit, *objects]
+
+    return _remembered(index, "()" + qualified, find)
 
 
 def _object_sites(index: CallerIndex, qualified: str) -> list[Site] | None:
