@@ -554,6 +554,21 @@ class TensorFromHostDataOnDevice(Rule):
         ),
     )
     invalid = (
+        # Session 29 (lead): a device picked by whether CUDA is there is the GPU wherever
+        # there is one (a choice by a feature flag, `"cuda" if fused else "cpu"`, proves
+        # nothing: targets._either)
+        Invalid(
+            """
+            import torch
+            def average_metrics(metrics: dict[str, float]) -> dict[str, float]:
+                keys, values = zip(*metrics.items())
+                device = "cuda" if torch.cuda.is_available() else "cpu"
+                tensor = torch.tensor(list(values) + [1], device=device)
+                         ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                torch.distributed.all_reduce(tensor)
+                return dict(zip(keys, (tensor[:-1] / tensor[-1]).tolist()))
+            """
+        ),
         # Session 25 (variants25c): the data is what a helper of the project returns, annotated
         # as a list of numbers (or a numpy array), here or in another module
         Invalid(

@@ -122,6 +122,20 @@ def test_a_subclass_leaves_forward_unknown(tmp_path: Path) -> None:
     assert _found(lint_project(tmp_path, "HTD202")) == []
 
 
+def test_objects_made_through_another_name_leave_forward_unknown(tmp_path: Path) -> None:
+    # A module that names the class without calling it (``sampler_cls = Sampler if ...``)
+    # makes its objects under another name, and hands them on: their calls are unseen.
+    factory = """
+        from pkg.sampler import Sampler
+
+        def make_sampler(greedy: bool):
+            sampler_cls = Sampler if greedy else None
+            return sampler_cls()
+    """
+    _project(tmp_path, **{"pkg/factory.py": factory})
+    assert _found(lint_project(tmp_path, "HTD202")) == []
+
+
 def test_a_host_argument_at_the_callers_caller_is_not_the_device(tmp_path: Path) -> None:
     _project(tmp_path, call="self.sampler(logits.float().cpu(), stops)")
     assert ("processors.py", 7) not in _found(lint_project(tmp_path, "HTD202"))

@@ -78,11 +78,15 @@ def _either(
     allocation: bool,
 ) -> bool:
     """Whether a name's values include a choice between the host and a device, both written
-    as values (``torch.device("cuda") if fused else "cpu"``): then what the name says proves
-    nothing."""
+    as values, by a test that is not about the GPU's presence (``torch.device("cuda") if
+    fused else "cpu"``): then what the name says proves nothing. A test of whether CUDA is
+    there (``"cuda" if torch.cuda.is_available() else "cpu"``, ``if backend == "nccl"``)
+    picks the GPU wherever there is one: the name keeps its meaning."""
     for value in values:
-        if isinstance(value, cst.IfExp) and all(
-            _literal(arm) for arm in (value.body, value.orelse)
+        if (
+            isinstance(value, cst.IfExp)
+            and all(_literal(arm) for arm in (value.body, value.orelse))
+            and not _gpu_test(value.test)
         ):
             arms = {
                 device_target(provenance, arm, frame, depth + 1, allocation)
@@ -91,6 +95,12 @@ def _either(
             if {Target.HOST, Target.DEVICE} <= arms:
                 return True
     return False
+
+
+def _gpu_test(test: cst.BaseExpression) -> bool:
+    """Whether a condition asks for the GPU's presence: it names CUDA, a GPU or NCCL."""
+    words = cst.Module([]).code_for_node(test).lower()
+    return any(word in words for word in ("cuda", "gpu", "nccl"))
 
 
 def _literal(node: cst.BaseExpression) -> bool:

@@ -163,6 +163,21 @@ def _sites(
     return sites
 
 
+def _naming_modules(index: CallerIndex, cls: str) -> list[str] | None:
+    """The modules whose text names ``cls`` as a word; None when more than
+    :data:`MAX_MODULES` + 1 do (the home module included). Each module's bytes are read once
+    per process (:meth:`CallerIndex.data`), and a first substring test skips most."""
+    needle = cls.encode()
+    found: list[str] = []
+    for module in index.project.layout.modules:
+        text = index.data(module) or b""
+        if needle in text and _names(text, cls):
+            found.append(module)
+            if len(found) > MAX_MODULES + 1:
+                return None
+    return found
+
+
 def _names(text: bytes, cls: str) -> bool:
     """Whether the text names the class ``cls`` (a word): only then can it make, annotate or
     subclass it, or be handed an object it knows to be of it."""
@@ -239,9 +254,13 @@ def _object_sites(index: CallerIndex, qualified: str) -> list[Site] | None:
     cls_qualified = qualified.rpartition(".")[0]
     home = defining_module(qualified, project)
     cls = cls_qualified.rpartition(".")[2]
-    modules = [home, *(m for m in index.calling(cls) if m != home)]
-    if len(modules) > MAX_MODULES + 1:
+    # Every module naming the class, not only those calling it: a module may make its
+    # objects through another name (``observer_cls = Cls if running else Other``) and let
+    # them escape there, which only its own escapes part tells.
+    naming = _naming_modules(index, cls)
+    if naming is None:
         return None
+    modules = [home, *(m for m in naming if m != home)]
     sites: list[Site] = []
     homes: dict[str, str | None] = {}
     made = False
