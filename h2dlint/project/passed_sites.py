@@ -267,9 +267,6 @@ def _object_sites(index: CallerIndex, qualified: str) -> list[Site] | None:
     for module in modules:
         if module != home:
             index.consult(module)
-            text = index.data(module) or b""
-            if b"import *" not in text and not _names(text, cls):
-                continue
         part = index.tree_part(module, "passes", passed_arguments)
         kept = index.tree_part(module, "escapes", object_escapes)
         if part is None or kept is None:
