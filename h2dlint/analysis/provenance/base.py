@@ -17,6 +17,7 @@ from h2dlint.analysis.facts import Fact, Where
 from h2dlint.analysis.frames import Frame, ModuleIndex, frame_at, parameter_annotation
 from h2dlint.analysis.provenance.common import (
     MAX_DEPTH,
+    NO_HIT,
     SPLITTING_METHODS,
     ReturnedValues,
     _any_where,
@@ -63,6 +64,20 @@ class ProvenanceBase:
         self.element_returns: dict[tuple[cst.FunctionDef, int, int], Fact] = {}
         self._attributes: dict[tuple[cst.ClassDef, str], Fact] = {}
         self._in_progress: set[object] = set()
+        # When each key was last begun (``_begin``: a running count), and the earliest begun of
+        # the keys whose guards answered during the fact being computed (``Provenance.fact``):
+        # a guard that answered on a key begun inside that computation answers the same every
+        # time the computation runs, so only one begun before it makes its result depend on
+        # who asks. -1: an answer that depends on more than the guards (cut short, or reused
+        # from an earlier computation that did).
+        self._began: dict[object, int] = {}
+        self._serial = 0
+        self._earliest_hit = NO_HIT
+        # The earliest start (``_serial``) of the open question's earlier computations whose
+        # results the fact being computed reused, and the results a cycle guard answered in
+        # by the computations in progress around them (``Provenance.fact``).
+        self._earliest_reuse = NO_HIT
+        self._guarded_memo: dict[tuple[cst.CSTNode, Frame, int, frozenset[object]], _Memo] = {}
         # Memoised facts, per (node, frame): see ``fact``.
         self._memo: dict[tuple[cst.CSTNode, Frame], _Memo] = {}
         self._memo_at_depth: dict[tuple[cst.CSTNode, Frame, int], _Memo] = {}
@@ -70,7 +85,7 @@ class ProvenanceBase:
         self._cycles = 0
         # Results a cycle guard answered in, kept while the outermost question that computed
         # them is open (see ``Provenance.fact``), and how many questions are open.
-        self._open_memo: dict[tuple[cst.CSTNode, Frame, int], _Memo] = {}
+        self._open_memo: dict[tuple[cst.CSTNode, Frame, int], tuple[_Memo, int, int]] = {}
         self._open = 0
         self._computed = 0  # facts computed for the open outermost question
         self._appends: dict[cst.CSTNode, dict[str, list[cst.BaseExpression]]] = {}
@@ -392,8 +407,13 @@ class ProvenanceBase:
         False, counted as a cycle, when it is already in progress further up."""
         if key in self._in_progress:
             self._cycles += 1
+            began = self._began.get(key, -1)  # -1: added without ``_begin`` (never inside)
+            if began < self._earliest_hit:
+                self._earliest_hit = began
             return False
         self._in_progress.add(key)
+        self._serial += 1
+        self._began[key] = self._serial
         return True
 
     def passed_only(self, name: cst.Name, frame: Frame, depth: int, test: _Test) -> bool:

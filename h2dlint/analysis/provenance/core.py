@@ -38,6 +38,7 @@ from h2dlint.analysis.provenance.calls import CallFacts
 from h2dlint.analysis.provenance.common import (
     MAX_COMPUTED_PER_QUESTION,
     MAX_DEPTH,
+    NO_HIT,
     REMOTE_FACTS,
     _is_none,
     _Memo,
@@ -88,9 +89,12 @@ class Provenance(CallFacts):
         guard answered during its computation, and is reused only at depths where the same
         computation would stay within the limit (or at its own depth when it did not).
 
-        A result a cycle guard answered in is kept until the outermost question returns: a
-        loop updating a name under many branches reaches each update along exponentially
-        many paths, which differ only in which cycle guard answers first."""
+        A guard that answered on a computation begun inside this one (a loop's rebinding
+        reached again from within) answers the same whenever this result is computed, so
+        such a result is kept as if no guard had answered. A result a guard answered in on a
+        computation begun further out is kept until the outermost question returns: a loop
+        updating a name under many branches reaches each update along exponentially many
+        paths, which differ only in which cycle guard answers first."""
         self._note(depth)
         if depth > MAX_DEPTH:
             return UNKNOWN_FACT
@@ -101,7 +105,11 @@ class Provenance(CallFacts):
         if memo is None or depth + memo.span > MAX_DEPTH:
             memo = self._memo_at_depth.get((node, frame, depth))
         if memo is None:
-            memo = self._open_memo.get((node, frame, depth))
+            opened = self._open_memo.get((node, frame, depth))
+            if opened is not None:
+                memo, hit, began = opened
+                self._earliest_hit = min(self._earliest_hit, hit)
+                self._earliest_reuse = min(self._earliest_reuse, began)
         if memo is not None:
             self._note(depth + memo.span)
             return memo.fact
@@ -109,28 +117,61 @@ class Provenance(CallFacts):
             self._computed = 0
         elif self._computed >= MAX_COMPUTED_PER_QUESTION:
             self._cycles += 1  # an answer cut short: kept no longer than a cycle guard's
+            self._earliest_hit = self._earliest_reuse = -1
             return UNKNOWN_FACT
         self._computed += 1
+        guards = frozenset(self._in_progress) if self._in_progress else None
+        if guards is not None:
+            memo = self._guarded_memo.get((node, frame, depth, guards))
+            if memo is not None:
+                return self._reuse_guarded(memo, node, frame, depth, guards)
         outer, cycles = self._deepest, self._cycles
+        outer_hit, outer_reuse = self._earliest_hit, self._earliest_reuse
+        began = self._serial  # keys begun inside this computation count from here
         self._deepest = depth
+        self._earliest_hit = self._earliest_reuse = NO_HIT
         self._open += 1
         try:
             result = self._compute(node, frame, depth)
         finally:
             deepest = self._deepest
             self._deepest = max(outer, deepest)
+            hit, reused = self._earliest_hit, self._earliest_reuse
+            self._earliest_hit = min(outer_hit, hit)
+            self._earliest_reuse = min(outer_reuse, reused)
             self._open -= 1
             if not self._open:
                 self._open_memo.clear()
         span = deepest - depth
-        if self._cycles != cycles:
+        if self._cycles != cycles and hit <= began:
             if self._open:  # by depth: such a computation often reaches the depth limit
-                self._open_memo[(node, frame, depth)] = _Memo(result, span)
+                self._open_memo[(node, frame, depth)] = (_Memo(result, span), hit, began)
+            if guards is not None and reused > began:
+                self._guarded_memo[(node, frame, depth, guards)] = _Memo(result, span)
         elif deepest <= MAX_DEPTH:
             self._memo[key] = _Memo(result, span)
         else:
             self._memo_at_depth[(node, frame, depth)] = _Memo(result, span)
         return result
+
+    def _reuse_guarded(
+        self,
+        memo: _Memo,
+        node: cst.BaseExpression,
+        frame: Frame,
+        depth: int,
+        guards: frozenset[object],
+    ) -> Fact:
+        """A result a cycle guard answered in, computed before with the same computations in
+        progress around it and from nothing an earlier computation of the open question left
+        (``fact``): computed again, it would take the same steps to the same answer."""
+        self._note(depth + memo.span)
+        self._cycles += 1
+        hit = min(self._began.get(guard, -1) for guard in guards)
+        self._earliest_hit = min(self._earliest_hit, hit)
+        if self._open:
+            self._open_memo[(node, frame, depth)] = (memo, hit, self._serial)
+        return memo.fact
 
     def _compute(self, node: cst.BaseExpression, frame: Frame, depth: int) -> Fact:
         if isinstance(node, cst.Name):
