@@ -54,7 +54,8 @@ def test_nodes_compare_and_hash_by_identity_through_cpython() -> None:
     from libcst._nodes.base import CSTNode
 
     first, second = cst.Name("x"), cst.Name("x")
-    assert first == first and first != second and not (first == second)
+    assert first == first and first != second
+    assert (first == second) is False
     assert len({first, second, first}) == 2
     assert hash(first) == object.__hash__(first)
     # Every node class: CPython's slots, not libcst's Python methods (one call per lookup).
