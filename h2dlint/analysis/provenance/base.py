@@ -34,6 +34,7 @@ from h2dlint.analysis.provenance.common import (
     remote_answer,
     returns_numpy_array,
 )
+from h2dlint.analysis.provenance.memo import begin
 from h2dlint.analysis.provenance.specialisation import Specialisation
 from h2dlint.analysis.python_annotations import python_data_annotated
 from h2dlint.analysis.targets import Target, device_target, to_target
@@ -64,19 +65,10 @@ class ProvenanceBase:
         self.element_returns: dict[tuple[cst.FunctionDef, int, int], Fact] = {}
         self._attributes: dict[tuple[cst.ClassDef, str], Fact] = {}
         self._in_progress: set[object] = set()
-        # When each key was last begun (``_begin``: a running count), and the earliest begun of
-        # the keys whose guards answered during the fact being computed (``Provenance.fact``):
-        # a guard that answered on a key begun inside that computation answers the same every
-        # time the computation runs, so only one begun before it makes its result depend on
-        # who asks. -1: an answer that depends on more than the guards (cut short, or reused
-        # from an earlier computation that did).
+        # The cycle guards' bookkeeping for the memo of facts (provenance/memo.py).
         self._began: dict[object, int] = {}
         self._serial = 0
-        self._earliest_hit = NO_HIT
-        # The earliest start (``_serial``) of the open question's earlier computations whose
-        # results the fact being computed reused, and the results a cycle guard answered in
-        # by the computations in progress around them (``Provenance.fact``).
-        self._earliest_reuse = NO_HIT
+        self._earliest_hit = self._earliest_reuse = NO_HIT
         self._guarded_memo: dict[tuple[cst.CSTNode, Frame, int, frozenset[object]], _Memo] = {}
         # Memoised facts, per (node, frame): see ``fact``.
         self._memo: dict[tuple[cst.CSTNode, Frame], _Memo] = {}
@@ -403,18 +395,8 @@ class ProvenanceBase:
         return True
 
     def _begin(self, key: object) -> bool:
-        """Start the computation ``key`` (end it with ``self._in_progress.discard(key)``);
-        False, counted as a cycle, when it is already in progress further up."""
-        if key in self._in_progress:
-            self._cycles += 1
-            began = self._began.get(key, -1)  # -1: added without ``_begin`` (never inside)
-            if began < self._earliest_hit:
-                self._earliest_hit = began
-            return False
-        self._in_progress.add(key)
-        self._serial += 1
-        self._began[key] = self._serial
-        return True
+        """:func:`~h2dlint.analysis.provenance.memo.begin`."""
+        return begin(self, key)
 
     def passed_only(self, name: cst.Name, frame: Frame, depth: int, test: _Test) -> bool:
         """Whether every call of ``frame``'s function passes its parameter ``name`` values that
