@@ -13,6 +13,25 @@ from libcst._nodes.base import CSTNode
 
 _VALIDATE = CSTNode.__post_init__
 
+# libcst compares nodes by identity, through Python methods (``self is other``, ``id(self)``)
+# that every dict and set keyed by nodes calls: hundreds of thousands of times a run (the
+# analyses' memos, parents, bindings). CPython's own identity comparison and hash mean the same
+# without a Python call.
+
+
+def _identity_by_cpython(cls: type, libcst_own: dict[str, object]) -> None:
+    """Give ``cls`` and its subclasses (each node class holds its own copy of the two methods,
+    made by libcst's ``add_slots``) CPython's identity ``__eq__`` and ``__hash__``."""
+    for name, method in libcst_own.items():
+        if cls.__dict__.get(name) is method:
+            setattr(cls, name, getattr(object, name))
+    subclasses: list[type] = cls.__subclasses__()
+    for sub in subclasses:
+        _identity_by_cpython(sub, libcst_own)
+
+
+_identity_by_cpython(CSTNode, {name: CSTNode.__dict__[name] for name in ("__eq__", "__hash__")})
+
 
 def _unchecked(self: CSTNode) -> None:
     """Stands in for :meth:`CSTNode.__post_init__` (node validation) while a parse runs."""

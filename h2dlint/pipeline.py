@@ -42,9 +42,20 @@ from h2dlint.suppression import has_skip_file
 from h2dlint.time_limit import TimeLimitExceeded, cpu_time_limit, disarm
 
 
-def _has_markers(data: bytes, enabled: EnabledRule) -> bool:
+def _has_markers(data: bytes, enabled: EnabledRule, found: dict[bytes, bool]) -> bool:
+    """Whether ``data`` holds one of the rule's markers; ``found``: the markers looked for in
+    ``data`` so far (rules share many, ``.to(``, ``non_blocking``, ``.cpu(``, and one that is
+    absent costs a scan of the whole file for every rule that names it)."""
     markers = enabled.rule.prefilter
-    return markers is None or any(marker in data for marker in markers)
+    if markers is None:
+        return True
+    for marker in markers:
+        there = found.get(marker)
+        if there is None:
+            there = found[marker] = marker in data
+        if there:
+            return True
+    return False
 
 
 def candidate_rules(
@@ -53,7 +64,8 @@ def candidate_rules(
     """The rules that could flag this file: its bytes hold one of the rule's markers and, when
     CPython parsed it (``tree``), it holds a call the rule declares a candidate. A rule that
     declares no candidates is one whenever its markers occur."""
-    kept = [enabled for enabled in rules if _has_markers(data, enabled)]
+    found: dict[bytes, bool] = {}
+    kept = [enabled for enabled in rules if _has_markers(data, enabled, found)]
     if tree is None or not kept:
         return tuple(kept)
     summary = None

@@ -41,3 +41,24 @@ def test_a_syntax_error_still_raises_and_validation_comes_back() -> None:
         parse_valid_python("def f(:\n")
     with pytest.raises(cst.CSTValidationError):
         cst.Name("1x")
+
+
+def _node_classes(cls: type) -> list[type]:
+    found = [cls]
+    for sub in cls.__subclasses__():
+        found.extend(_node_classes(sub))
+    return found
+
+
+def test_nodes_compare_and_hash_by_identity_through_cpython() -> None:
+    from libcst._nodes.base import CSTNode
+
+    first, second = cst.Name("x"), cst.Name("x")
+    assert first == first and first != second
+    assert (first == second) is False
+    assert len({first, second, first}) == 2
+    assert hash(first) == object.__hash__(first)
+    # Every node class: CPython's slots, not libcst's Python methods (one call per lookup).
+    for cls in _node_classes(CSTNode):
+        assert cls.__hash__ is object.__hash__, cls
+        assert cls.__eq__ is object.__eq__, cls

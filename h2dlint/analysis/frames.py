@@ -21,6 +21,14 @@ class Frame:
     cls: cst.ClassDef | None = None
     self_name: str | None = None
 
+    def __post_init__(self) -> None:
+        # A frame is a key of every memo of the provenance analysis: its hash (the generated
+        # one's value, which hashes two libcst nodes through Python calls) is computed once.
+        object.__setattr__(self, "_hash", hash((self.function, self.cls, self.self_name)))
+
+    def __hash__(self) -> int:
+        return self._hash  # type: ignore[attr-defined, no-any-return]
+
 
 def _parameter(function: cst.FunctionDef, name: str) -> cst.Param | None:
     params = function.params

@@ -17,6 +17,7 @@ from h2dlint.analysis.facts import Fact, Where
 from h2dlint.analysis.frames import Frame, ModuleIndex, frame_at, parameter_annotation
 from h2dlint.analysis.provenance.common import (
     MAX_DEPTH,
+    NO_HIT,
     SPLITTING_METHODS,
     ReturnedValues,
     _any_where,
@@ -33,6 +34,7 @@ from h2dlint.analysis.provenance.common import (
     remote_answer,
     returns_numpy_array,
 )
+from h2dlint.analysis.provenance.memo import begin
 from h2dlint.analysis.provenance.specialisation import Specialisation
 from h2dlint.analysis.python_annotations import python_data_annotated
 from h2dlint.analysis.targets import Target, device_target, to_target
@@ -63,6 +65,11 @@ class ProvenanceBase:
         self.element_returns: dict[tuple[cst.FunctionDef, int, int], Fact] = {}
         self._attributes: dict[tuple[cst.ClassDef, str], Fact] = {}
         self._in_progress: set[object] = set()
+        # The cycle guards' bookkeeping for the memo of facts (provenance/memo.py).
+        self._began: dict[object, int] = {}
+        self._serial = 0
+        self._earliest_hit = self._earliest_reuse = NO_HIT
+        self._guarded_memo: dict[tuple[cst.CSTNode, Frame, int, frozenset[object]], _Memo] = {}
         # Memoised facts, per (node, frame): see ``fact``.
         self._memo: dict[tuple[cst.CSTNode, Frame], _Memo] = {}
         self._memo_at_depth: dict[tuple[cst.CSTNode, Frame, int], _Memo] = {}
@@ -70,7 +77,7 @@ class ProvenanceBase:
         self._cycles = 0
         # Results a cycle guard answered in, kept while the outermost question that computed
         # them is open (see ``Provenance.fact``), and how many questions are open.
-        self._open_memo: dict[tuple[cst.CSTNode, Frame, int], _Memo] = {}
+        self._open_memo: dict[tuple[cst.CSTNode, Frame, int], tuple[_Memo, int, int]] = {}
         self._open = 0
         self._computed = 0  # facts computed for the open outermost question
         self._appends: dict[cst.CSTNode, dict[str, list[cst.BaseExpression]]] = {}
@@ -388,13 +395,8 @@ class ProvenanceBase:
         return True
 
     def _begin(self, key: object) -> bool:
-        """Start the computation ``key`` (end it with ``self._in_progress.discard(key)``);
-        False, counted as a cycle, when it is already in progress further up."""
-        if key in self._in_progress:
-            self._cycles += 1
-            return False
-        self._in_progress.add(key)
-        return True
+        """:func:`~h2dlint.analysis.provenance.memo.begin`."""
+        return begin(self, key)
 
     def passed_only(self, name: cst.Name, frame: Frame, depth: int, test: _Test) -> bool:
         """Whether every call of ``frame``'s function passes its parameter ``name`` values that

@@ -31,6 +31,7 @@ MAX_DEPTH = 16
 # function in a web backend). Real questions stay far below it: the largest on lightning,
 # torchrec, lmdeploy, fastvideo and transformers' generation computed 109 facts.
 MAX_COMPUTED_PER_QUESTION = 1_000
+NO_HIT = 1 << 62  # ``Provenance._earliest_hit`` when no cycle guard answered
 # Annotations that say: a numpy array.
 NUMPY_ARRAY_TYPES = frozenset(
     {"numpy.ndarray", "numpy.typing.NDArray", "numpy.typing.ArrayLike", "numpy.array"}

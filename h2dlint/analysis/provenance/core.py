@@ -36,17 +36,16 @@ from h2dlint.analysis.framework_inputs import MOVED_BY_FRAMEWORK, moved_by_frame
 from h2dlint.analysis.host_lengths import HOST_LENGTHS, host_lengths
 from h2dlint.analysis.provenance.calls import CallFacts
 from h2dlint.analysis.provenance.common import (
-    MAX_COMPUTED_PER_QUESTION,
     MAX_DEPTH,
     REMOTE_FACTS,
     _is_none,
-    _Memo,
     scalar_tensor,
     unpacked_split,
 )
 from h2dlint.analysis.provenance.fields import field_fact
 from h2dlint.analysis.provenance.items import item_fact
 from h2dlint.analysis.provenance.loaders import loader_fact
+from h2dlint.analysis.provenance.memo import memoised_fact
 from h2dlint.analysis.views import subscript_fact
 from h2dlint.context import FileContext, SharedKey
 from h2dlint.imports import dotted_name, statements
@@ -80,57 +79,9 @@ class Provenance(CallFacts):
 
     # -- facts -------------------------------------------------------------------------------
     def fact(self, node: cst.BaseExpression, frame: Frame, depth: int = 0) -> Fact:
-        """What is proven about ``node`` evaluated in ``frame``.
-
-        Memoised per (node, frame) for the file. A result depends on the depth it is asked at
-        only through the depth limit, and on the facts being computed around it only through
-        the cycle guards of attributes and helpers; so a result is kept only when no cycle
-        guard answered during its computation, and is reused only at depths where the same
-        computation would stay within the limit (or at its own depth when it did not).
-
-        A result a cycle guard answered in is kept until the outermost question returns: a
-        loop updating a name under many branches reaches each update along exponentially
-        many paths, which differ only in which cycle guard answers first."""
-        self._note(depth)
-        if depth > MAX_DEPTH:
-            return UNKNOWN_FACT
-        if not self.memoise:
-            return self._compute(node, frame, depth)
-        key = (node, frame)
-        memo = self._memo.get(key)
-        if memo is None or depth + memo.span > MAX_DEPTH:
-            memo = self._memo_at_depth.get((node, frame, depth))
-        if memo is None:
-            memo = self._open_memo.get((node, frame, depth))
-        if memo is not None:
-            self._note(depth + memo.span)
-            return memo.fact
-        if not self._open:
-            self._computed = 0
-        elif self._computed >= MAX_COMPUTED_PER_QUESTION:
-            self._cycles += 1  # an answer cut short: kept no longer than a cycle guard's
-            return UNKNOWN_FACT
-        self._computed += 1
-        outer, cycles = self._deepest, self._cycles
-        self._deepest = depth
-        self._open += 1
-        try:
-            result = self._compute(node, frame, depth)
-        finally:
-            deepest = self._deepest
-            self._deepest = max(outer, deepest)
-            self._open -= 1
-            if not self._open:
-                self._open_memo.clear()
-        span = deepest - depth
-        if self._cycles != cycles:
-            if self._open:  # by depth: such a computation often reaches the depth limit
-                self._open_memo[(node, frame, depth)] = _Memo(result, span)
-        elif deepest <= MAX_DEPTH:
-            self._memo[key] = _Memo(result, span)
-        else:
-            self._memo_at_depth[(node, frame, depth)] = _Memo(result, span)
-        return result
+        """What is proven about ``node`` evaluated in ``frame``, memoised for the file as
+        :func:`~h2dlint.analysis.provenance.memo.memoised_fact` says."""
+        return memoised_fact(self, node, frame, depth)
 
     def _compute(self, node: cst.BaseExpression, frame: Frame, depth: int) -> Fact:
         if isinstance(node, cst.Name):
