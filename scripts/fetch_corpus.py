@@ -411,6 +411,23 @@ SERVING_PACKAGES: dict[str, str] = {
     # (and is dropped when it is fetched: DROPS_RESERVED_MENTIONS).
     "gliner2": "2.1.0",
     "whisperspeech": "0.8.9",
+    # Session 30 (helper triage30): a blind-style precision reading of every rule
+    # (docs/precision.md, "Session 30 (triage30)") on inference, export and training code no
+    # session had read: ParaAttention's context-parallel attention and first-block cache for
+    # diffusers pipelines, GemLite's low-bit Triton GEMM helpers, ExecuTorch's export,
+    # quantization and LLM runner code, skrl's RL agents, memories and env wrappers,
+    # PufferLib's vectorised RL training loop, OneDiff's compiled diffusers deployments,
+    # CLIP-as-service's torch executor and Matcha-TTS's ODE sampler. Files whose bytes or path
+    # name vllm or sglang (7 of gemlite's plus its ``gemlite/vllm/``, 6 of executorch's) are
+    # dropped unread when these are fetched (DROPS_RESERVED_MENTIONS).
+    "para-attn": "0.3.38",
+    "gemlite": "0.6.0.post2",
+    "executorch": "1.5.1",
+    "skrl": "2.1.1",
+    "pufferlib": "2.0.2",
+    "onediff": "1.2.0",
+    "clip-server": "0.8.3",
+    "matcha-tts": "0.0.7.0",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # Packages whose files that import or name vllm or sglang were removed, unread, before they were
@@ -430,6 +447,14 @@ DROPS_RESERVED_MENTIONS = frozenset(
         "lmms-engine",
         "mteb",
         "gliner2",
+        "para-attn",
+        "gemlite",
+        "executorch",
+        "skrl",
+        "pufferlib",
+        "onediff",
+        "clip-server",
+        "matcha-tts",
     }
 )
 NAMES_RESERVED = re.compile(rb"vllm|sglang", re.IGNORECASE)
@@ -506,13 +531,15 @@ def _download(name: str, version: str, into: Path) -> Path:
 
 def _unpack_py(archive: Path, dest: Path, drop_reserved: bool = False) -> int:
     """Unpack ``archive``'s ``.py`` files under ``dest``, but not those that vendor vllm or
-    sglang code; with ``drop_reserved``, not those whose bytes name vllm or sglang either (never
-    written, never read further)."""
+    sglang code; with ``drop_reserved``, not those whose bytes or path name vllm or sglang either
+    (an integration subpackage such as ``gemlite/vllm/``; never written, never read further)."""
     count = 0
 
     def write(name: str, data: bytes) -> None:
         nonlocal count
-        if VENDORS_RESERVED.search(data) or (drop_reserved and NAMES_RESERVED.search(data)):
+        if VENDORS_RESERVED.search(data) or (
+            drop_reserved and (NAMES_RESERVED.search(data) or NAMES_RESERVED.search(name.encode()))
+        ):
             return
         target = dest / name
         target.parent.mkdir(parents=True, exist_ok=True)

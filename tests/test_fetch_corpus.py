@@ -12,17 +12,20 @@ def _wheel(path: Path) -> Path:
     with zipfile.ZipFile(path, "w") as archive:
         archive.writestr("pkg/model.py", "import torch\n")
         archive.writestr("pkg/shim.py", "# talks to an SGLang server\n")
+        archive.writestr("pkg/vllm/loader.py", "import torch\n")
         archive.writestr("pkg/notes.txt", "not python\n")
     return path
 
 
 def test_only_python_files_are_unpacked(tmp_path: Path) -> None:
     fetch_corpus = fetch_corpus_module()
-    assert fetch_corpus._unpack_py(_wheel(tmp_path / "p.whl"), tmp_path / "out") == 2
+    assert fetch_corpus._unpack_py(_wheel(tmp_path / "p.whl"), tmp_path / "out") == 3
     assert sorted(p.name for p in (tmp_path / "out").rglob("*")) == [
+        "loader.py",
         "model.py",
         "pkg",
         "shim.py",
+        "vllm",
     ]
 
 
