@@ -269,15 +269,15 @@ class HostFactoryThenMove(Rule):
             class RotaryPositionalEmbeddings(torch.nn.Module):
                 def __init__(self, d, base=10000):
                     super().__init__()
-                    self.base = base
+                    self.b = base
                     self.d = d
                     self.cos_cached = None
                 def _build_cache(self, x):
                     if self.cos_cached is not None and x.shape[0] <= self.cos_cached.shape[0]:
                         return
-                    theta = 1.0 / (self.base ** (torch.arange(0, self.d, 2).float() / self.d)).to(x.device)
+                    th = 1 / (self.b ** (torch.arange(0, self.d, 2).float() / self.d)).to(x.device)
                     seq_idx = torch.arange(x.shape[0], device=x.device).float()
-                    self.cos_cached = torch.einsum("n,d->nd", seq_idx, theta).cos()
+                    self.cos_cached = torch.einsum("n,d->nd", seq_idx, th).cos()
                 def forward(self, x):
                     self._build_cache(x)
                     return x * self.cos_cached[: x.shape[0]]
@@ -659,16 +659,16 @@ class HostFactoryThenMove(Rule):
             class Rotary(torch.nn.Module):
                 def __init__(self, d, base=10000):
                     super().__init__()
-                    self.base = base
+                    self.b = base
                     self.d = d
                     self.cos_cached = None
                 def _build_cache(self, x):
                     if self.cos_cached is not None and x.shape[0] <= self.cos_cached.shape[0]:
                         return self.cos_cached
-                    theta = 1.0 / (self.base ** (torch.arange(0, self.d, 2).float() / self.d)).to(x.device)
-                    #             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    th = 1 / (self.b ** (torch.arange(0, self.d, 2).float() / self.d)).to(x.device)
+                    #        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                     seq_idx = torch.arange(x.shape[0], device=x.device).float()
-                    return torch.einsum("n,d->nd", seq_idx, theta).cos()
+                    return torch.einsum("n,d->nd", seq_idx, th).cos()
                 def forward(self, x):
                     return x * self._build_cache(x)[: x.shape[0]]
             """,

@@ -10,6 +10,7 @@ import textwrap
 import libcst as cst
 from lint_runs import lint
 
+from h2dlint.analysis.hot_names import name_reason
 from h2dlint.analysis.memo_methods import grown_cache, memoised
 
 ROTARY = """
@@ -69,3 +70,10 @@ def test_an_or_guard_is_no_cache_hit() -> None:
     function, cls = _method(code, "_build_cache")
     assert not grown_cache(function, cls)
     assert _rows(code, "HTD301") == [12]
+
+
+def test_a_driver_named_for_attention_is_no_attention_call() -> None:
+    assert name_reason("eval_llama_with_attention_sink", False) is None
+    assert name_reason("benchmark_flash_attention", False) is None
+    assert name_reason("_flash_varlen_attention", False) is not None
+    assert name_reason("evaluate_step", False) is not None  # a step word still counts
