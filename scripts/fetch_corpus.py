@@ -461,12 +461,14 @@ NAMES_RESERVED = re.compile(rb"vllm|sglang", re.IGNORECASE)
 # Files that say they hold code copied or adapted from vllm or sglang (a "modified from
 # https://github.com/vllm-project/vllm" note, a vLLM-authors copyright) are vendored reserved
 # source, not a mention: they are dropped from every package, pinned or not (session 30 found 67
-# in lmdeploy 0.18.0, one each in megatron-core, transformers and unsloth). A project merely
-# named, an ``import vllm`` switch, vllm-ascend, llm-compressor or "Alpha-VLLM" is kept.
+# in lmdeploy 0.18.0, one each in megatron-core, transformers and unsloth, and more in the
+# fetched releases of fastvideo, verl, xinference, flashinfer and others: docs/precision.md,
+# "Session 30 (triage30)"). A project merely named, an ``import vllm`` switch, a name such as
+# ``vllm_worker``, vllm-ascend, llm-compressor or "Alpha-VLLM" is kept.
 VENDORS_RESERVED = re.compile(
     rb"(?i)\b(adapted|adopted|copied|copy|borrowed|ported|modified|modify|modifier|taken)"
-    rb"( it)?( from)?:?\s+(https?://github\.com/)?(the )?"
-    rb"(vllm(?![-_]?(project/(?!vllm\b)|ascend|omni\b))|sglang|sgl-project/sglang)"
+    rb"( it)? from:?\s+(https?://github\.com/)?(the )?"
+    rb"(vllm(?![\w-])|vllm-project/vllm\b|sglang(?![\w-])|sgl-project/sglang|sglang-ai/sglang)"
     rb"|copyright[^\n]*(?<![-\w])(the )?(vllm|sglang)( project)? (authors|team)"
 )
 # Written into a package's folder once its vendored reserved files are gone (a folder unpacked

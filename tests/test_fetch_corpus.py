@@ -49,6 +49,9 @@ def test_files_that_vendor_reserved_code_are_always_dropped(tmp_path: Path) -> N
         archive.writestr("pkg/b.py", "# Copyright 2025 The vLLM authors.\n")
         archive.writestr("pkg/c.py", "# Adapted from sgl-project/sglang python/sglang/srt/x.py\n")
         archive.writestr("pkg/d.py", "def f():\n    # modify from vllm\n    pass\n")
+        archive.writestr(
+            "pkg/d2.py", "# Copied and adapted from: https://github.com/sglang-ai/sglang\n"
+        )
         # mentions only: kept
         archive.writestr("pkg/e.py", "from vllm import SamplingParams\n")
         archive.writestr("pkg/f.py", "# Copyright 2025 Alpha-VLLM Authors\n")
@@ -57,13 +60,17 @@ def test_files_that_vendor_reserved_code_are_always_dropped(tmp_path: Path) -> N
         )
         archive.writestr("pkg/h.py", "# copied from vllm-ascend commit 420e794\n")
         archive.writestr("pkg/i.py", "# adopted by the vLLM Project: github.com/vllm-project\n")
-    assert fetch_corpus._unpack_py(tmp_path / "v.whl", tmp_path / "out") == 5
+        archive.writestr("pkg/j.py", "# Modified from vllm_worker (this package's own)\n")
+        archive.writestr("pkg/k.py", '"""Rebuild the copy vLLM derives from the weight."""\n')
+    assert fetch_corpus._unpack_py(tmp_path / "v.whl", tmp_path / "out") == 7
     assert sorted(p.name for p in (tmp_path / "out").rglob("*.py")) == [
         "e.py",
         "f.py",
         "g.py",
         "h.py",
         "i.py",
+        "j.py",
+        "k.py",
     ]
 
 
