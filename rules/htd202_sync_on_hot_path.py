@@ -401,6 +401,21 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 30 (held out: ExecuTorch 1.5.1's attention-sink perplexity eval): a driver
+        # named for what it evaluates (`eval_..._attention_sink`) is no attention call; its
+        # result read once after the loop is no per-step sync (the INVALID twin below is an
+        # attention function, run per layer and forward)
+        Valid(
+            """
+            import torch
+            def eval_llama_with_attention_sink(model, chunks):
+                nlls = []
+                for chunk in chunks:
+                    nlls.append(model(chunk.to("cuda")).mean())
+                ppl = torch.exp(torch.cat(nlls).mean())
+                return ppl.item()
+            """
+        ),
         # Session 28 (held out: eole 0.4.4's fix): the source length read once before the
         # loop of decoding steps, a Python int in the loop; a loop over a collection's
         # positions (`range(len(...))`) is no loop of steps by that alone.
@@ -2388,6 +2403,18 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 30: the VALID eval driver's twin: a top-level attention function (an
+        # `attention` word not after a driver's verb) runs per layer and forward pass
+        Invalid(
+            """
+            import torch
+            def _sink_attention(q, k, v, lengths):
+                longest = lengths.max().item()
+                #         ^^^^^^^^^^^^^^^^^^^^
+                return torch.softmax(q @ k[:, :longest].transpose(-1, -2), dim=-1) @ v[:, :longest]
+            """,
+            message_contains="runs in every attention call",
+        ),
         # Session 28 (held out: eole 0.4.0's generator): a loop over a range of decoding steps
         # whose own body runs the model is per step wherever it is, and a read of a device
         # tensor in it waits for the step the iteration queued.

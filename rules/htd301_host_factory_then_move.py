@@ -258,6 +258,31 @@ class HostFactoryThenMove(Rule):
                     self.register_buffer("inv_freq", inv, persistent=False)
             """
         ),
+        # Session 30 (held out: Matcha-TTS 0.0.7's copy of labml's rotary embedding): the
+        # table's builder returns at once when the kept table is there and long enough (one
+        # `and` test: `self.cos_cached is not None and n <= len`), so the host arange and its
+        # move run when a sequence outgrows the table, not per forward (the INVALID twin below
+        # never keeps what it builds)
+        Valid(
+            """
+            import torch
+            class RotaryPositionalEmbeddings(torch.nn.Module):
+                def __init__(self, d, base=10000):
+                    super().__init__()
+                    self.b = base
+                    self.d = d
+                    self.cos_cached = None
+                def _build_cache(self, x):
+                    if self.cos_cached is not None and x.shape[0] <= self.cos_cached.shape[0]:
+                        return
+                    th = 1 / (self.b ** (torch.arange(0, self.d, 2).float() / self.d)).to(x.device)
+                    seq_idx = torch.arange(x.shape[0], device=x.device).float()
+                    self.cos_cached = torch.einsum("n,d->nd", seq_idx, th).cos()
+                def forward(self, x):
+                    self._build_cache(x)
+                    return x * self.cos_cached[: x.shape[0]]
+            """
+        ),
         # Session 21: an ONNX export (`llm_to_onnx`, `export_onnx`) makes its dummy inputs once,
         # for the exporter's trace
         Valid(
@@ -626,6 +651,29 @@ class HostFactoryThenMove(Rule):
         ),
     )
     invalid = (
+        # Session 30: the look-alike of Matcha-TTS's rotary table builder that tests a kept
+        # table but never keeps what it builds: the host arange and its move run per forward
+        Invalid(
+            """
+            import torch
+            class Rotary(torch.nn.Module):
+                def __init__(self, d, base=10000):
+                    super().__init__()
+                    self.b = base
+                    self.d = d
+                    self.cos_cached = None
+                def _build_cache(self, x):
+                    if self.cos_cached is not None and x.shape[0] <= self.cos_cached.shape[0]:
+                        return self.cos_cached
+                    th = 1 / (self.b ** (torch.arange(0, self.d, 2).float() / self.d)).to(x.device)
+                    #        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    seq_idx = torch.arange(x.shape[0], device=x.device).float()
+                    return torch.einsum("n,d->nd", seq_idx, th).cos()
+                def forward(self, x):
+                    return x * self._build_cache(x)[: x.shape[0]]
+            """,
+            message_contains="computed on the host from",
+        ),
         # Session 28 (held out: eole 0.4.0's vision encoder): a (N, N) block-diagonal mask
         # allocated on the host, filled with a constant block by block (ranges of Python
         # numbers), then copied to the device on every forward.

@@ -411,6 +411,23 @@ SERVING_PACKAGES: dict[str, str] = {
     # (and is dropped when it is fetched: DROPS_RESERVED_MENTIONS).
     "gliner2": "2.1.0",
     "whisperspeech": "0.8.9",
+    # Session 30 (helper triage30): a blind-style precision reading of every rule
+    # (docs/precision.md, "Session 30 (triage30)") on inference, export and training code no
+    # session had read: ParaAttention's context-parallel attention and first-block cache for
+    # diffusers pipelines, GemLite's low-bit Triton GEMM helpers, ExecuTorch's export,
+    # quantization and LLM runner code, skrl's RL agents, memories and env wrappers,
+    # PufferLib's vectorised RL training loop, OneDiff's compiled diffusers deployments,
+    # CLIP-as-service's torch executor and Matcha-TTS's ODE sampler. Files whose bytes or path
+    # name vllm or sglang (7 of gemlite's plus its ``gemlite/vllm/``, 6 of executorch's) are
+    # dropped unread when these are fetched (DROPS_RESERVED_MENTIONS).
+    "para-attn": "0.3.38",
+    "gemlite": "0.6.0.post2",
+    "executorch": "1.5.1",
+    "skrl": "2.1.1",
+    "pufferlib": "2.0.2",
+    "onediff": "1.2.0",
+    "clip-server": "0.8.3",
+    "matcha-tts": "0.0.7.0",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # Packages whose files that import or name vllm or sglang were removed, unread, before they were
@@ -430,9 +447,33 @@ DROPS_RESERVED_MENTIONS = frozenset(
         "lmms-engine",
         "mteb",
         "gliner2",
+        "para-attn",
+        "gemlite",
+        "executorch",
+        "skrl",
+        "pufferlib",
+        "onediff",
+        "clip-server",
+        "matcha-tts",
     }
 )
 NAMES_RESERVED = re.compile(rb"vllm|sglang", re.IGNORECASE)
+# Files that say they hold code copied or adapted from vllm or sglang (a "modified from
+# https://github.com/vllm-project/vllm" note, a vLLM-authors copyright) are vendored reserved
+# source, not a mention: they are dropped from every package, pinned or not (session 30 found 67
+# in lmdeploy 0.18.0, one each in megatron-core, transformers and unsloth, and more in the
+# fetched releases of fastvideo, verl, xinference, flashinfer and others: docs/precision.md,
+# "Session 30 (triage30)"). A project merely named, an ``import vllm`` switch, a name such as
+# ``vllm_worker``, vllm-ascend, llm-compressor or "Alpha-VLLM" is kept.
+VENDORS_RESERVED = re.compile(
+    rb"(?i)\b(adapted|adopted|copied|copy|borrowed|ported|modified|modify|modifier|taken)"
+    rb"( it)? from:?\s+(https?://github\.com/)?(the )?"
+    rb"(vllm(?![\w-])|vllm-project/vllm\b|sglang(?![\w-])|sgl-project/sglang|sglang-ai/sglang)"
+    rb"|copyright[^\n]*(?<![-\w])(the )?(vllm|sglang)( project)? (authors|team)"
+)
+# Written into a package's folder once its vendored reserved files are gone (a folder unpacked
+# before VENDORS_RESERVED existed is pruned on its next fetch).
+PRUNED_MARK = ".vendored-reserved-dropped"
 
 
 def corpus_dir() -> Path:
@@ -491,13 +532,16 @@ def _download(name: str, version: str, into: Path) -> Path:
 
 
 def _unpack_py(archive: Path, dest: Path, drop_reserved: bool = False) -> int:
-    """Unpack ``archive``'s ``.py`` files under ``dest``; with ``drop_reserved``, not those whose
-    bytes name vllm or sglang (never written, never read further)."""
+    """Unpack ``archive``'s ``.py`` files under ``dest``, but not those that vendor vllm or
+    sglang code; with ``drop_reserved``, not those whose bytes or path name vllm or sglang either
+    (an integration subpackage such as ``gemlite/vllm/``; never written, never read further)."""
     count = 0
 
     def write(name: str, data: bytes) -> None:
         nonlocal count
-        if drop_reserved and NAMES_RESERVED.search(data):
+        if VENDORS_RESERVED.search(data) or (
+            drop_reserved and (NAMES_RESERVED.search(data) or NAMES_RESERVED.search(name.encode()))
+        ):
             return
         target = dest / name
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -524,6 +568,15 @@ def _unpack_py(archive: Path, dest: Path, drop_reserved: bool = False) -> int:
     return count
 
 
+def drop_vendored_reserved(dest: Path) -> list[Path]:
+    """Delete the files of an unpacked package that vendor vllm or sglang code; the deleted."""
+    dropped = [p for p in sorted(dest.rglob("*.py")) if VENDORS_RESERVED.search(p.read_bytes())]
+    for path in dropped:
+        path.unlink()
+    (dest / PRUNED_MARK).write_text("".join(f"{p.relative_to(dest)}\n" for p in dropped))
+    return dropped
+
+
 def fetch(name: str, version: str | None = None) -> Path:
     """The folder holding ``name``'s ``.py`` files, downloading them on first use."""
     if name.lower() in RESERVED:
@@ -531,6 +584,8 @@ def fetch(name: str, version: str | None = None) -> Path:
     version = version or pinned(name)
     dest = package_dir(name, version)
     if (dest / ".complete").exists():
+        if not (dest / PRUNED_MARK).exists():
+            drop_vendored_reserved(dest)
         return dest
     with tempfile.TemporaryDirectory() as tmp:
         archive = _download(name, version, Path(tmp))
@@ -540,6 +595,7 @@ def fetch(name: str, version: str | None = None) -> Path:
         try:
             _unpack_py(archive, staging, drop_reserved=name.lower() in DROPS_RESERVED_MENTIONS)
             (staging / ".complete").write_text(archive.name)
+            (staging / PRUNED_MARK).write_text("")
             dest.parent.mkdir(parents=True, exist_ok=True)
             if dest.exists():
                 shutil.rmtree(dest)

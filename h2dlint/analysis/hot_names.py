@@ -169,6 +169,12 @@ def metrics_name(name: str) -> bool:
     return not METRICS_NAME_WORDS.isdisjoint(name.lower().split("_"))
 
 
+# First words of a driver named for what it does over a data set or a model
+# (``eval_llama_with_attention_sink``, ``benchmark_attention``, ``export_attention``): an
+# ``attention`` word later in such a name is its subject, not its role in a forward pass.
+DRIVER_FIRST_WORDS = frozenset({"eval", "evaluate", "benchmark", "bench", "export", "calibrate"})
+
+
 # Words of a forward's name that say it is a reference implementation, not the forward pass.
 REFERENCE_NAME_WORDS = frozenset({"reference", "ref", "oracle", "golden"})
 
@@ -179,7 +185,8 @@ def name_reason(name: str, method: bool) -> str | None:
     or last (``forward_decode``, ``_attn_forward``, also spelled ``fwd``), a forward hook
     (``pre_process_fwd_hook``: the closures it makes run on every forward), or, for a
     top-level function, an ``attention``/``attn`` word (``_flash_varlen_attention``,
-    ``_prepare_for_flash_attn_...``: attention backends run per layer and forward). Not
+    ``_prepare_for_flash_attn_...``: attention backends run per layer and forward; not a
+    driver's, ``eval_llama_with_attention_sink``: :data:`DRIVER_FIRST_WORDS`). Not
     names that configure or query (``set_step``, ``get_attention_backend``, ``num_steps``),
     nor a forward named for the CPU (``forward_cpu``: the host implementation) or for a
     reference (``forward_reference``: kept for tests, the module's ``forward`` runs the fast
@@ -203,7 +210,7 @@ def name_reason(name: str, method: bool) -> str | None:
         return FORWARD_WORD_REASON.format(name)
     if "hook" in words and FORWARD_WORDS & set(words):
         return HOOK_WORD_REASON.format(name)
-    if not method and ATTENTION_WORDS & set(words):
+    if not method and ATTENTION_WORDS & set(words) and words[0] not in DRIVER_FIRST_WORDS:
         return ATTENTION_WORD_REASON.format(name)
     return None
 

@@ -59,14 +59,15 @@ def _memoised(function: cst.FunctionDef) -> bool:
 def grown_cache(function: cst.FunctionDef, cls: cst.ClassDef | None) -> bool:
     """Whether ``function`` first returns the table it keeps when the table is there (and, in
     nested tests, big enough), and rebuilds it only otherwise: ``if self.pe is not None:`` /
-    ``if self.pe.size(1) >= n: return`` ... ``self.pe = pe``; or, with the table passed in,
+    ``if self.pe.size(1) >= n: return`` ... ``self.pe = pe`` (the two tests may be one ``and``:
+    ``if self.pe is not None and n <= self.pe.size(1): return``); or, with the table passed in,
     ``if pe is not None: ... return pe`` ... ``return pe`` where every call of the method in
     its class (but in ``__init__``) is ``self.pe = self.extend_pe(x, self.pe)``. The rebuild
     runs when sequences outgrow the table, not per call."""
     first = next((s for s in _body(function) if not _docstring(s)), None)
     if not isinstance(first, cst.If) or first.orelse is not None:
         return False
-    test = first.test
+    test = _leftmost_conjunct(first.test)
     if not (
         isinstance(test, cst.Comparison)
         and len(test.comparisons) == 1
@@ -87,6 +88,14 @@ def grown_cache(function: cst.FunctionDef, cls: cst.ClassDef | None) -> bool:
     finder = _CallsBack(function.name.value, kept.value, names.index(kept.value) - 1)
     visit_read_only(cls.body, finder)
     return finder.passed_back and not finder.other
+
+
+def _leftmost_conjunct(test: cst.BaseExpression) -> cst.BaseExpression:
+    """The first test of an ``and`` chain (the test itself otherwise): in ``if self.pe is not
+    None and n <= self.pe.size(0): return`` the table is kept and, when big enough, returned."""
+    while isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        test = test.left
+    return test
 
 
 def _returns_on_hit(body: cst.BaseSuite, kept: cst.BaseExpression) -> bool:
