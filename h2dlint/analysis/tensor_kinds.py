@@ -218,7 +218,9 @@ def tensor_evidence(
             name = func.attr.value if isinstance(func, cst.Attribute) else ""
             if name in TUPLE_FUNCTIONS:
                 return tensor_evidence(provenance, call, frame, read=read, depth=depth + 1)
-        return node if annotated_tensor_field(provenance, node, frame) else None
+        if annotated_tensor_field(provenance, node, frame):
+            return node
+        return node if own_tensor_attribute(provenance, node, frame, depth) else None
     if isinstance(node, cst.Comparison):
         if any(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in node.comparisons):
             return None  # ``x is not None``: a Python bool, whatever ``x`` is
@@ -282,6 +284,50 @@ def tensor_evidence(
         if method in TENSOR_ONLY_METHODS or read or torch_keyword:
             return _plain(receiver) or receiver
     return None
+
+
+# (class, attribute) pairs whose assignments are being judged (an attribute assigned from
+# itself, ``self.seq = self.seq[keep]``, would ask again).
+_JUDGING: set[tuple[int, str]] = set()
+
+
+def own_tensor_attribute(
+    provenance: Provenance, node: cst.Attribute, frame: Frame, depth: int = 0
+) -> bool:
+    """Whether ``self.<attr>`` is surely a tensor because every assignment of it in the class
+    is one (``self.is_finished = topk_ids.eq(eos)`` where ``topk_ids`` is listed in a
+    ``torch.cat``; ``self.seq = torch.cat([self.seq, ids], -1)``): a search strategy's or a
+    sampler's state kept between the steps of a decoding loop (session 30: OpenNMT's
+    ``GreedySearch.update_finished`` reads ``self.is_finished.view(-1).nonzero()``). An
+    assignment of ``None`` is passed over (a tensor then, when it is used as one); an
+    augmented one (``self.scores += s``) keeps a tensor a tensor; an unpacked one
+    (``ids, self.scores = self._pick(x)``), or any value not surely a tensor, proves
+    nothing. Assignments from outside the class are not seen."""
+    base = node.value
+    cls = frame.cls
+    if cls is None or not isinstance(base, cst.Name) or base.value != frame.self_name:
+        return False
+    attr = node.attr.value
+    key = (id(cls), attr)
+    if key in _JUDGING:
+        return True  # the other assignments decide
+    assigned = provenance.index.attributes.get(cls, {}).get(attr, [])
+    values = [(v, f) for v, f in assigned if v is not None and not _none(v)]
+    unknown = sum(1 for v, _ in assigned if v is None)
+    if not values or unknown > provenance.index.attributes.in_place(cls, attr):
+        return False
+    _JUDGING.add(key)
+    try:
+        return all(
+            tensor_evidence(provenance, value, where, depth=depth + 1) is not None
+            for value, where in values
+        )
+    finally:
+        _JUDGING.discard(key)
+
+
+def _none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
 
 
 # Collectives of a process-group object (``group.all_reduce(t)``) that return their result.
