@@ -401,6 +401,28 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 30 (recall30): the look-alike of the strategy's attribute (HTD202's invalid
+        # examples). OpenNMT-py 3.5.1 walks the host list of finished flags and gathers with an
+        # index tensor made from it: no sync; and an attribute also assigned a list
+        # (`self.finished = []`) or unpacked from a call is no proven tensor.
+        Valid(
+            """
+            import torch
+            class GreedySearch:
+                def __init__(self):
+                    self.finished = []
+                def advance(self, log_probs, finished_list):
+                    topk_ids, self.topk_scores = self._pick(log_probs)
+                    self.finished = topk_ids.eq(self.eos)
+                    self.finished_list = finished_list
+                    self.alive_seq = torch.cat([self.alive_seq, topk_ids], -1)
+                def step(self):
+                    keep = [b for b, fin in enumerate(self.finished_list) if not fin]
+                    index = torch.tensor(keep, device=self.alive_seq.device)
+                    self.alive_seq = self.alive_seq[index]
+                    return self.finished.nonzero(), self.topk_scores.nonzero()
+            """
+        ),
         # Session 28 (held out: eole 0.4.4's fix): the source length read once before the
         # loop of decoding steps, a Python int in the loop; a loop over a collection's
         # positions (`range(len(...))`) is no loop of steps by that alone.
@@ -2388,6 +2410,25 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 30 (recall30: OpenNMT-py 3.4.3's greedy search): `self.is_finished` is a
+        # tensor in every assignment of its class (`topk_ids.eq(...)` of ids listed in a
+        # `torch.cat`), so its `nonzero()` in a per-step method is a sync. (The strategy's
+        # `update_finished` is per step through the decoding loop of the translator that is
+        # handed it: tests/test_recall_s30.py, through the project index.)
+        Invalid(
+            """
+            import torch
+            class GreedySearch:
+                def advance(self, log_probs):
+                    topk_ids, self.topk_scores = self._pick(log_probs)
+                    self.is_finished = topk_ids.eq(self.eos)
+                    self.alive_seq = torch.cat([self.alive_seq, topk_ids], -1)
+                def step(self):
+                    finished = self.is_finished.view(-1).nonzero()
+                               ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return finished
+            """
+        ),
         # Session 28 (held out: eole 0.4.0's generator): a loop over a range of decoding steps
         # whose own body runs the model is per step wherever it is, and a read of a device
         # tensor in it waits for the step the iteration queued.

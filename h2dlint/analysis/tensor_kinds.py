@@ -302,7 +302,8 @@ def own_tensor_attribute(
     assignment of ``None`` is passed over (a tensor then, when it is used as one); an
     augmented one (``self.scores += s``) keeps a tensor a tensor; an unpacked one
     (``ids, self.scores = self._pick(x)``), or any value not surely a tensor, proves
-    nothing. Assignments from outside the class are not seen."""
+    nothing, as does a factory given a ``device=`` the analysis could not place
+    (:func:`_placed_on_purpose`). Assignments from outside the class are not seen."""
     base = node.value
     cls = frame.cls
     if cls is None or not isinstance(base, cst.Name) or base.value != frame.self_name:
@@ -316,6 +317,8 @@ def own_tensor_attribute(
     unknown = sum(1 for v, _ in assigned if v is None)
     if not values or unknown > provenance.index.attributes.in_place(cls, attr):
         return False
+    if any(_placed_on_purpose(provenance, value) for value, _ in values):
+        return False
     _JUDGING.add(key)
     try:
         return all(
@@ -324,6 +327,16 @@ def own_tensor_attribute(
         )
     finally:
         _JUDGING.discard(key)
+
+
+def _placed_on_purpose(provenance: Provenance, value: cst.BaseExpression) -> bool:
+    """``torch.arange(n, device=self.idx_device)``: a tensor made where the code chose, which
+    the analysis could not place (a choice between the GPU and the host: megatron's
+    dispatcher keeps its permutation indices on the host when not fused, to read them
+    without a sync). Its reads are not reported as a tensor's of unknown placement."""
+    if not isinstance(value, cst.Call) or keyword(value, "device") is None:
+        return False
+    return (provenance.qualify(value.func) or "") in FRESH_FACTORIES
 
 
 def _none(node: cst.BaseExpression) -> bool:
