@@ -114,7 +114,14 @@ def function_receivers(
         _typed_receivers(function, cls, names.attributes, names.roots, names.classes)
         for function, cls in functions
     ]
-    typed = passed_classes(functions, own, _static)
+
+    def made(argument: ast.expr) -> list[str]:
+        value = _unmoved(argument)
+        if not isinstance(value, ast.Call):
+            return []
+        return _class_named(dotted(value.func), names.roots, names.classes)
+
+    typed = passed_classes(functions, own, _static, made)
     return [
         (function, cls, receivers)
         for (function, cls), receivers in zip(functions, typed, strict=True)

@@ -10,7 +10,8 @@ the module's own functions by name (``helper(x)``) and of its classes' methods t
 ``self``/``cls`` (``self.run(x)`` of a method the class defines), at any depth of the callers'
 bodies. A parameter gets the classes of what its callers pass there (a union: each class's
 method may run), when the argument is a receiver whose class the caller knows (a local made
-by ``Cls(...)``, ``self.attr`` of ``self.attr = Cls(...)``, an annotated parameter; not a
+by ``Cls(...)``, ``self.attr`` of ``self.attr = Cls(...)``, an annotated parameter, an object
+made in the call (``helper(x, strategy=GreedySearch())``); not a
 parameter typed this way itself: one level). A parameter the function assigns is left out (it
 may hold anything after), as is one that is annotated (the annotation says it).
 """
@@ -32,10 +33,12 @@ def passed_classes(
     functions: list[tuple[_Function, str | None]],
     receivers: list[Receivers],
     static: Callable[[_Function], bool],
+    made: Callable[[ast.expr], list[str]],
 ) -> list[Receivers]:
     """Per function of ``functions`` (with ``receivers``, its own typed receivers, in the same
     order), the receivers its parameters get from the module's calls of it (see the module
-    docs), added to a copy of its own; ``static``: whether a method is a ``staticmethod``."""
+    docs), added to a copy of its own; ``static``: whether a method is a ``staticmethod``;
+    ``made``: the classes an argument makes in place (``helper(GreedySearch(...))``)."""
     by_key: dict[_Key, int] = {(f.name, cls): i for i, (f, cls) in enumerate(functions)}
     found: list[dict[str, list[str]]] = [{} for _ in functions]
     for i, (function, cls) in enumerate(functions):
@@ -49,7 +52,7 @@ def passed_classes(
             callee, _ = functions[target]
             method = functions[target][1] is not None and not static(callee)
             for parameter, argument in _bound(node, callee, method):
-                classes = _classes_of(argument, receivers[i])
+                classes = _classes_of(argument, receivers[i]) or made(argument)
                 if classes:
                     held = found[target].setdefault(parameter, [])
                     held.extend(c for c in classes if c not in held)
