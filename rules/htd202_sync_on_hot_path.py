@@ -404,7 +404,8 @@ class SyncOnHotPath(Rule):
         # Session 30 (recall30): the look-alike of the strategy's attribute (HTD202's invalid
         # examples). OpenNMT-py 3.5.1 walks the host list of finished flags and gathers with an
         # index tensor made from it: no sync; and an attribute also assigned a list
-        # (`self.finished = []`) or unpacked from a call is no proven tensor.
+        # (`self.finished = []`) or unpacked from a call is no proven tensor, one also
+        # assigned an index tensor no mask.
         Valid(
             """
             import torch
@@ -420,6 +421,8 @@ class SyncOnHotPath(Rule):
                     keep = [b for b, fin in enumerate(self.finished_list) if not fin]
                     index = torch.tensor(keep, device=self.alive_seq.device)
                     self.alive_seq = self.alive_seq[index]
+                    self.keep = self.keep if self.finished_list else index
+                    self.scores = self.scores[self.keep.view(-1)]
                     return self.finished.nonzero(), self.topk_scores.nonzero()
             """
         ),
@@ -2411,8 +2414,9 @@ class SyncOnHotPath(Rule):
     )
     invalid = (
         # Session 30 (recall30: OpenNMT-py 3.4.3's greedy search): `self.is_finished` is a
-        # tensor in every assignment of its class (`topk_ids.eq(...)` of ids listed in a
-        # `torch.cat`), so its `nonzero()` in a per-step method is a sync. (The strategy's
+        # tensor in every assignment of its class (`topk_ids.eq(...)`, a method only tensors
+        # have) and a mask (so is its view), so its `nonzero()` and a gather with it in a
+        # per-step method are syncs. (The strategy's
         # `update_finished` is per step through the decoding loop of the translator that is
         # handed it: tests/test_recall_s30.py, through the project index.)
         Invalid(
@@ -2426,6 +2430,8 @@ class SyncOnHotPath(Rule):
                 def step(self):
                     finished = self.is_finished.view(-1).nonzero()
                                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    self.alive_seq = self.alive_seq[~self.is_finished.view(-1)]
+                                     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                     return finished
             """
         ),

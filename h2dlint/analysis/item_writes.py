@@ -4,9 +4,6 @@ read (a KV cache kept as a dict of tensors: ``{"k": ..., "end": torch.tensor([0]
 ``ids.masked_select(mask)`` says that ``ids`` is one, so ``(ids >= lo).nonzero()`` is a tensor's
 data-sized call.
 
-A name listed in ``torch.cat([...])`` or ``torch.stack([...])`` is a tensor too (those take
-tensors only: a numpy array or a list there raises a ``TypeError``).
-
 The use must be a method that no Python value and no numpy array has: an in-place tensor method
 (``fill_``, ``zero_``, ``copy_``, ``add_``...: numpy's ``fill`` has no underscore) or one of a
 few tensor-only methods (``masked_select``, ``detach``, ``contiguous``, ``new_zeros``...), called on
@@ -73,10 +70,6 @@ TENSOR_USE_METHODS = IN_PLACE_TENSOR_METHODS | frozenset(
 )
 
 
-# ``torch.<name>(tensors, ...)`` functions that take only tensors in their sequence.
-JOINING_FUNCTIONS = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack"})
-
-
 def _entry_key(node: cst.BaseExpression) -> str | None:
     """``cache["end"]`` (a constant string key of a name or attribute) as comparable text."""
     if not isinstance(node, cst.Subscript) or len(node.slice) != 1:
@@ -105,20 +98,6 @@ class _TensorUses(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if (
-            isinstance(func, cst.Attribute)
-            and func.attr.value in JOINING_FUNCTIONS
-            and isinstance(func.value, cst.Name)
-            and func.value.value == "torch"
-            and node.args
-            and node.args[0].keyword is None
-            and isinstance(node.args[0].value, (cst.List, cst.Tuple))
-        ):
-            # ``torch.cat([seq, ids], -1)``: each element must be a tensor (a numpy array or a
-            # list there is a TypeError), so a name listed there is one
-            for element in node.args[0].value.elements:
-                if isinstance(element, cst.Element) and isinstance(element.value, cst.Name):
-                    self.keys.add(element.value.value)
         if isinstance(func, cst.Attribute) and func.attr.value in TENSOR_USE_METHODS:
             if isinstance(func.value, cst.Name):
                 self.keys.add(func.value.value)

@@ -295,8 +295,8 @@ def own_tensor_attribute(
     provenance: Provenance, node: cst.Attribute, frame: Frame, depth: int = 0
 ) -> bool:
     """Whether ``self.<attr>`` is surely a tensor because every assignment of it in the class
-    is one (``self.is_finished = topk_ids.eq(eos)`` where ``topk_ids`` is listed in a
-    ``torch.cat``; ``self.seq = torch.cat([self.seq, ids], -1)``): a search strategy's or a
+    is one (``self.is_finished = topk_ids.eq(eos)``; ``self.seq = torch.cat([self.seq, ids],
+    -1)``): a search strategy's or a
     sampler's state kept between the steps of a decoding loop (session 30: OpenNMT's
     ``GreedySearch.update_finished`` reads ``self.is_finished.view(-1).nonzero()``). An
     assignment of ``None`` is passed over (a tensor then, when it is used as one); an

@@ -275,8 +275,6 @@ TENSOR_VALUE_METHODS = frozenset(
     {"diff", "flip", "roll", "t", "cumprod", "neg", "sign", "remainder", "fmod", "square"}
     | {"tanh", "relu", "ceil", "floor", "trunc", "minimum", "maximum", "clip", "where"}
     | {"add", "sub", "mul", "div", "matmul", "mm", "bmm", "tile", "nan_to_num", "rsqrt", "log1p"}
-    # elementwise comparisons by name (``topk_ids.eq(eos)``): pandas has them too (session 30)
-    | {"eq", "ne", "lt", "le", "gt", "ge", "logical_not", "logical_and", "logical_or"}
 )
 # Methods of an array (a tensor, or a numpy array) whose result is on the input's device:
 # reductions and arithmetic; applied to a value, they prove it is an array, not which kind.
