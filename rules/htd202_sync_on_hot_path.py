@@ -401,6 +401,25 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 30 (recall30): the look-alike of the slice sampler above: the helper hands
+        # back host values (a list, an attribute of unknown kind) in that position, so the
+        # test of an element is no tensor's.
+        Valid(
+            """
+            import torch
+            from torch import Tensor
+            class Sampler:
+                def step(self, nu: Tensor) -> Tensor:
+                    theta, delta = self._active(nu)
+                    if delta[0] == -1:
+                        theta = torch.cat((theta[1:], theta[:1]))
+                    return theta
+                def _active(self, theta: Tensor):
+                    if len(theta) < 2:
+                        return theta, []
+                    return theta, self.signs
+            """
+        ),
         # Session 30 (recall30): the look-alike of the strategy's attribute (HTD202's invalid
         # examples). OpenNMT-py 3.5.1 walks the host list of finished flags and gathers with an
         # index tensor made from it: no sync; and an attribute also assigned a list
@@ -2413,6 +2432,28 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 30 (recall30: botorch 0.9.5's elliptical slice sampler): a pair unpacked from
+        # a helper whose every return is a pair of tensors (whatever its annotation says); the
+        # test of an element of one is a sync per sampler step.
+        Invalid(
+            """
+            import torch
+            from torch import Tensor
+            class Sampler:
+                def step(self, nu: Tensor) -> Tensor:
+                    theta, delta = self._active(nu)
+                    if delta[0] == -1:
+                       ^^^^^
+                        theta = torch.cat((theta[1:], theta[:1]))
+                    return theta
+                def _active(self, theta: Tensor) -> Tensor:
+                    if len(theta) < 2:
+                        empty = torch.tensor([], device=theta.device)
+                        return empty, empty
+                    d = (theta > 0).to(dtype=int).diff()
+                    return theta, d
+            """
+        ),
         # Session 30 (recall30: OpenNMT-py 3.4.3's greedy search): `self.is_finished` is a
         # tensor in every assignment of its class (`topk_ids.eq(...)`, a method only tensors
         # have) and a mask (so is its view), so its `nonzero()` and a gather with it in a

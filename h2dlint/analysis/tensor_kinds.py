@@ -17,6 +17,7 @@ from h2dlint.analysis.item_writes import used_as_tensor
 from h2dlint.analysis.none_defaults import defaulted
 from h2dlint.analysis.passed_tensors import passed_tensors
 from h2dlint.analysis.provenance import Provenance, annotation_is
+from h2dlint.analysis.provenance.common import returned_values
 from h2dlint.analysis.returned_tensors import returned_annotation
 from h2dlint.analysis.sync_basics import METADATA_METHODS, RowLoop, Walk, early_exits
 from h2dlint.analysis.torch_api import (
@@ -403,6 +404,10 @@ def _unpacked_tensor(
         position = _position(small.targets, name)
         if position is not None and _annotated_tensor(provenance, call, frame, position):
             return call  # ``sampled, _ = self.sampler(...)``, its ``forward`` annotated
+        if position is not None and _returned_tensors(
+            provenance, call, frame, position, _length(small.targets), depth
+        ):
+            return call  # ``theta, delta = self._active(nu)``: each return a pair of tensors
         qualified = provenance.qualify(call.func) or ""
         if qualified.startswith("torch.") and qualified[6:] in TUPLE_FUNCTIONS:
             first = positional(call)
@@ -426,6 +431,44 @@ def _unpacked_tensor(
             return _plain(receiver) or receiver
         return None
     return None
+
+
+def _length(targets: Sequence[cst.AssignTarget]) -> int:
+    for target in targets:
+        if isinstance(target.target, (cst.Tuple, cst.List)):
+            return len(target.target.elements)
+    return 0
+
+
+def _returned_tensors(
+    provenance: Provenance, call: cst.Call, frame: Frame, position: int, length: int, depth: int
+) -> bool:
+    """Whether every ``return`` of the project function ``call`` calls is a display of
+    ``length`` values whose element ``position`` is surely a tensor in the callee
+    (``return torch.tensor([], device=d), ...`` and ``return theta[idx], delta[idx]``;
+    session 30: botorch 0.9.5's elliptical slice sampler tests ``delta_active[0] == -1`` of
+    the pair its helper returns, each sampler step, a helper annotated ``-> Tensor``)."""
+    if depth > 3 or length < 2:
+        return False
+    found = provenance.callee(call, frame, depth + 1)
+    if found is None:
+        return False
+    owner, function = found
+    if not isinstance(owner, Provenance):
+        return False
+    values = [v for v in returned_values(function) if not _none(v)]
+    if not values:
+        return False
+    where = owner.index.frame_of(function)
+    for value in values:
+        if not isinstance(value, (cst.Tuple, cst.List)) or len(value.elements) != length:
+            return False
+        if any(isinstance(e, cst.StarredElement) for e in value.elements):
+            return False
+        element = value.elements[position].value
+        if tensor_evidence(owner, element, where, depth=depth + 1) is None:
+            return False
+    return True
 
 
 def _names_in_tuple(targets: Sequence[cst.AssignTarget], name: str) -> bool:
