@@ -132,3 +132,44 @@ def test_an_attribute_also_assigned_other_values_is_no_tensor() -> None:
     """
     assert lint(code, "HTD202") == []
     assert [f.start.row for f in lint(code.replace("self.done = []", "pass"), "HTD202")] == [12]
+
+
+def test_a_view_of_a_mask_attribute_is_a_mask() -> None:
+    code = """
+        import torch
+
+        class Search:
+            def advance(self, ids: torch.Tensor):
+                self.is_finished = ids.eq(2)
+
+            def step(self, seq: torch.Tensor):
+                return seq[~self.is_finished.view(-1)]
+    """
+    assert [f.start.row for f in lint(code, "HTD202")] == [9]
+    # also assigned an index tensor: no mask
+    other = code.replace(
+        "self.is_finished = ids.eq(2)",
+        "self.is_finished = ids.eq(2)\n                self.is_finished = ids.argmax(-1)",
+    )
+    assert lint(other, "HTD202") == []
+
+
+def test_a_pair_unpacked_from_a_helper_returning_tensors() -> None:
+    code = """
+        import torch
+        from torch import Tensor
+
+        class Sampler:
+            def step(self, nu: Tensor) -> Tensor:
+                theta, delta = self._active(nu)
+                if delta[0] == -1:
+                    return theta
+                return nu
+
+            def _active(self, theta: Tensor) -> Tensor:
+                d = (theta > 0).to(dtype=int).diff()
+                return theta, {second}
+    """
+    assert [f.start.row for f in lint(code.replace("{second}", "d"), "HTD202")] == [8]
+    assert lint(code.replace("{second}", "[1, -1]"), "HTD202") == []
+    assert lint(code.replace("{second}", "d, d"), "HTD202") == []  # another length
