@@ -401,6 +401,24 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 30 (recall30): an attribute also re-assigned what a project helper makes of
+        # it (megatron's dispatcher: `self.splits = maybe_move_tensor_to_cpu(self.splits,
+        # as_numpy=True)` at its host point, a helper annotated `-> torch.Tensor`) is no proven
+        # tensor: its later `.tolist()` reads the host copy.
+        Valid(
+            """
+            import torch
+            def to_host(t: torch.Tensor, as_numpy: bool = False) -> torch.Tensor:
+                return t.cpu().numpy() if as_numpy else t.cpu()
+            class Dispatcher:
+                def preprocess(self, counts: torch.Tensor):
+                    self.splits = counts.sum(dim=1)
+                def to_host_point(self):
+                    self.splits = to_host(self.splits, as_numpy=True)
+                def forward(self, x):
+                    return x.split(self.splits.tolist())
+            """
+        ),
         # Session 30 (recall30): the look-alike of the slice sampler above: the helper hands
         # back host values (a list, an attribute of unknown kind) in that position, so the
         # test of an element is no tensor's.

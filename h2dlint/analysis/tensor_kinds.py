@@ -318,7 +318,10 @@ def own_tensor_attribute(
     unknown = sum(1 for v, _ in assigned if v is None)
     if not values or unknown > provenance.index.attributes.in_place(cls, attr):
         return False
-    if any(_placed_on_purpose(provenance, value) for value, _ in values):
+    if any(
+        _placed_on_purpose(provenance, value) or _converted(provenance, value, attr, where)
+        for value, where in values
+    ):
         return False
     _JUDGING.add(key)
     try:
@@ -328,6 +331,30 @@ def own_tensor_attribute(
         )
     finally:
         _JUDGING.discard(key)
+
+
+def _converted(provenance: Provenance, value: cst.BaseExpression, attr: str, frame: Frame) -> bool:
+    """``self.splits = maybe_move_tensor_to_cpu(self.splits, as_numpy=True)``: the attribute
+    handed to a helper of the project (not a ``torch`` function, not a method of the value)
+    that converts it; what the helper's annotation says proves nothing (megatron's says
+    ``-> torch.Tensor`` and returns a numpy array), and the value read later is that copy."""
+    if not isinstance(value, cst.Call) or (provenance.qualify(value.func) or "").startswith(
+        "torch."
+    ):
+        return False
+    func = value.func
+    if isinstance(func, cst.Attribute) and _is_own_attribute(func.value, attr, frame):
+        return False  # ``self.x.to(device)``: a method of the value itself
+    return any(_is_own_attribute(a.value, attr, frame) for a in value.args)
+
+
+def _is_own_attribute(node: cst.BaseExpression, attr: str, frame: Frame) -> bool:
+    return (
+        isinstance(node, cst.Attribute)
+        and node.attr.value == attr
+        and isinstance(node.value, cst.Name)
+        and node.value.value == frame.self_name
+    )
 
 
 def _placed_on_purpose(provenance: Provenance, value: cst.BaseExpression) -> bool:
