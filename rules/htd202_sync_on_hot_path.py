@@ -401,6 +401,42 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 30 (recall30): look-alikes of the pair and attribute evidence. A scheduler
+        # that moves its sigmas to the host on purpose (diffusers: "to avoid too much CPU/GPU
+        # communication") tests an element without a sync; a helper annotated to return a
+        # tensor whose return is numpy arithmetic (`np.arange(n) / rate`, diffusers' MIDI
+        # processor) hands back host data.
+        Valid(
+            """
+            import numpy as np
+            import torch
+            class Scheduler:
+                def set_timesteps(self, sigmas: torch.Tensor, device):
+                    self.sigmas = torch.cat([sigmas, sigmas[-1:]]).to(device)
+                    self.sigmas = self.sigmas.to("cpu")
+                def step(self, x: torch.Tensor, i: int):
+                    sigma_next = self.sigmas[i + 1]
+                    if sigma_next == 0:
+                        return x
+                    return x * sigma_next
+            """
+        ),
+        Valid(
+            """
+            import numpy as np
+            import torch
+            def to_frames(samples, rate: int) -> tuple[torch.Tensor, torch.Tensor]:
+                frames = torch.as_tensor(samples)
+                times = np.arange(len(samples)) / rate
+                return frames, times
+            class Encoder:
+                def forward(self, samples):
+                    frames, times = to_frames(samples, 100)
+                    if times[-1] > 3.0:
+                        return frames[:300]
+                    return frames
+            """
+        ),
         # Session 30 (recall30): an attribute also re-assigned what a project helper makes of
         # it (megatron's dispatcher: `self.splits = maybe_move_tensor_to_cpu(self.splits,
         # as_numpy=True)` at its host point, a helper annotated `-> torch.Tensor`) is no proven

@@ -18,6 +18,7 @@ from h2dlint.analysis.none_defaults import defaulted
 from h2dlint.analysis.passed_tensors import passed_tensors
 from h2dlint.analysis.provenance import Provenance, annotation_is
 from h2dlint.analysis.provenance.common import returned_values
+from h2dlint.analysis.provenance.unpacked import element_fact
 from h2dlint.analysis.returned_tensors import returned_annotation
 from h2dlint.analysis.sync_basics import METADATA_METHODS, RowLoop, Walk, early_exits
 from h2dlint.analysis.torch_api import (
@@ -304,7 +305,10 @@ def own_tensor_attribute(
     augmented one (``self.scores += s``) keeps a tensor a tensor; an unpacked one
     (``ids, self.scores = self._pick(x)``), or any value not surely a tensor, proves
     nothing, as does a factory given a ``device=`` the analysis could not place
-    (:func:`_placed_on_purpose`). Assignments from outside the class are not seen."""
+    (:func:`_placed_on_purpose`), a conversion by a helper (:func:`_converted`) or an
+    assignment on the host (``self.sigmas = self.sigmas.to("cpu")``: diffusers' schedulers
+    keep their sigmas on the host to read them without a sync). Assignments from outside the
+    class are not seen."""
     base = node.value
     cls = frame.cls
     if cls is None or not isinstance(base, cst.Name) or base.value != frame.self_name:
@@ -319,7 +323,9 @@ def own_tensor_attribute(
     if not values or unknown > provenance.index.attributes.in_place(cls, attr):
         return False
     if any(
-        _placed_on_purpose(provenance, value) or _converted(provenance, value, attr, where)
+        _placed_on_purpose(provenance, value)
+        or _converted(provenance, value, attr, where)
+        or provenance.fact(value, where).where.on_host
         for value, where in values
     ):
         return False
@@ -430,6 +436,11 @@ def _unpacked_tensor(
         call = small.value
         position = _position(small.targets, name)
         if position is not None and _annotated_tensor(provenance, call, frame, position):
+            length = _length(small.targets)
+            if element_fact(provenance, call, position, length, frame, depth + 1).where.on_host:
+                # ``-> tuple[..., torch.Tensor]`` over ``return frames, np.arange(n) / r``
+                # (diffusers' MIDI processor): what the returns make wins (session 30)
+                return None
             return call  # ``sampled, _ = self.sampler(...)``, its ``forward`` annotated
         if position is not None and _returned_tensors(
             provenance, call, frame, position, _length(small.targets), depth
