@@ -416,6 +416,104 @@ class SyncOnHotPath(Rule):
                 return ppl.item()
             """
         ),
+        # Session 30 (recall30): look-alikes of the pair and attribute evidence. A scheduler
+        # that moves its sigmas to the host on purpose (diffusers: "to avoid too much CPU/GPU
+        # communication") tests an element without a sync; a helper annotated to return a
+        # tensor whose return is numpy arithmetic (`np.arange(n) / rate`, diffusers' MIDI
+        # processor) hands back host data.
+        Valid(
+            """
+            import numpy as np
+            import torch
+            class Scheduler:
+                def set_timesteps(self, sigmas: torch.Tensor, device):
+                    self.sigmas = torch.cat([sigmas, sigmas[-1:]]).to(device)
+                    self.sigmas = self.sigmas.to("cpu")
+                def step(self, x: torch.Tensor, i: int):
+                    sigma_next = self.sigmas[i + 1]
+                    if sigma_next == 0:
+                        return x
+                    return x * sigma_next
+            """
+        ),
+        Valid(
+            """
+            import numpy as np
+            import torch
+            def to_frames(samples, rate: int) -> tuple[torch.Tensor, torch.Tensor]:
+                frames = torch.as_tensor(samples)
+                times = np.arange(len(samples)) / rate
+                return frames, times
+            class Encoder:
+                def forward(self, samples):
+                    frames, times = to_frames(samples, 100)
+                    if times[-1] > 3.0:
+                        return frames[:300]
+                    return frames
+            """
+        ),
+        # Session 30 (recall30): an attribute also re-assigned what a project helper makes of
+        # it (megatron's dispatcher: `self.splits = maybe_move_tensor_to_cpu(self.splits,
+        # as_numpy=True)` at its host point, a helper annotated `-> torch.Tensor`) is no proven
+        # tensor: its later `.tolist()` reads the host copy.
+        Valid(
+            """
+            import torch
+            def to_host(t: torch.Tensor, as_numpy: bool = False) -> torch.Tensor:
+                return t.cpu().numpy() if as_numpy else t.cpu()
+            class Dispatcher:
+                def preprocess(self, counts: torch.Tensor):
+                    self.splits = counts.sum(dim=1)
+                def to_host_point(self):
+                    self.splits = to_host(self.splits, as_numpy=True)
+                def forward(self, x):
+                    return x.split(self.splits.tolist())
+            """
+        ),
+        # Session 30 (recall30): the look-alike of the slice sampler above: the helper hands
+        # back host values (a list, an attribute of unknown kind) in that position, so the
+        # test of an element is no tensor's.
+        Valid(
+            """
+            import torch
+            from torch import Tensor
+            class Sampler:
+                def step(self, nu: Tensor) -> Tensor:
+                    theta, delta = self._active(nu)
+                    if delta[0] == -1:
+                        theta = torch.cat((theta[1:], theta[:1]))
+                    return theta
+                def _active(self, theta: Tensor):
+                    if len(theta) < 2:
+                        return theta, []
+                    return theta, self.signs
+            """
+        ),
+        # Session 30 (recall30): the look-alike of the strategy's attribute (HTD202's invalid
+        # examples). OpenNMT-py 3.5.1 walks the host list of finished flags and gathers with an
+        # index tensor made from it: no sync; and an attribute also assigned a list
+        # (`self.finished = []`) or unpacked from a call is no proven tensor, one also
+        # assigned an index tensor no mask.
+        Valid(
+            """
+            import torch
+            class GreedySearch:
+                def __init__(self):
+                    self.finished = []
+                def advance(self, log_probs, finished_list):
+                    topk_ids, self.topk_scores = self._pick(log_probs)
+                    self.finished = topk_ids.eq(self.eos)
+                    self.finished_list = finished_list
+                    self.alive_seq = torch.cat([self.alive_seq, topk_ids], -1)
+                def step(self):
+                    keep = [b for b, fin in enumerate(self.finished_list) if not fin]
+                    index = torch.tensor(keep, device=self.alive_seq.device)
+                    self.alive_seq = self.alive_seq[index]
+                    self.keep = self.keep if self.finished_list else index
+                    self.scores = self.scores[self.keep.view(-1)]
+                    return self.finished.nonzero(), self.topk_scores.nonzero()
+            """
+        ),
         # Session 28 (held out: eole 0.4.4's fix): the source length read once before the
         # loop of decoding steps, a Python int in the loop; a loop over a collection's
         # positions (`range(len(...))`) is no loop of steps by that alone.
@@ -2414,6 +2512,50 @@ class SyncOnHotPath(Rule):
                 return torch.softmax(q @ k[:, :longest].transpose(-1, -2), dim=-1) @ v[:, :longest]
             """,
             message_contains="runs in every attention call",
+        ),
+        # Session 30 (recall30: botorch 0.9.5's elliptical slice sampler): a pair unpacked from
+        # a helper whose every return is a pair of tensors (whatever its annotation says); the
+        # test of an element of one is a sync per sampler step.
+        Invalid(
+            """
+            import torch
+            from torch import Tensor
+            class Sampler:
+                def step(self, nu: Tensor) -> Tensor:
+                    theta, delta = self._active(nu)
+                    if delta[0] == -1:
+                       ^^^^^
+                        theta = torch.cat((theta[1:], theta[:1]))
+                    return theta
+                def _active(self, theta: Tensor) -> Tensor:
+                    if len(theta) < 2:
+                        empty = torch.tensor([], device=theta.device)
+                        return empty, empty
+                    d = (theta > 0).to(dtype=int).diff()
+                    return theta, d
+            """
+        ),
+        # Session 30 (recall30: OpenNMT-py 3.4.3's greedy search): `self.is_finished` is a
+        # tensor in every assignment of its class (`topk_ids.eq(...)`, a method only tensors
+        # have) and a mask (so is its view), so its `nonzero()` and a gather with it in a
+        # per-step method are syncs. (The strategy's
+        # `update_finished` is per step through the decoding loop of the translator that is
+        # handed it: tests/test_recall_s30.py, through the project index.)
+        Invalid(
+            """
+            import torch
+            class GreedySearch:
+                def advance(self, log_probs):
+                    topk_ids, self.topk_scores = self._pick(log_probs)
+                    self.is_finished = topk_ids.eq(self.eos)
+                    self.alive_seq = torch.cat([self.alive_seq, topk_ids], -1)
+                def step(self):
+                    finished = self.is_finished.view(-1).nonzero()
+                               ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    self.alive_seq = self.alive_seq[~self.is_finished.view(-1)]
+                                     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return finished
+            """
         ),
         # Session 28 (held out: eole 0.4.0's generator): a loop over a range of decoding steps
         # whose own body runs the model is per step wherever it is, and a read of a device

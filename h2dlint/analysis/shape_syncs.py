@@ -163,11 +163,16 @@ def is_mask(provenance: Provenance, node: cst.BaseExpression, frame: Frame, dept
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in MASK_METHODS:
             return not node.args or func.attr.value != "bool"
+        if isinstance(func, cst.Attribute) and func.attr.value in _MASK_KEEPING:
+            # ``mask.view(-1)``, ``mask.flatten()``: the same elements, still booleans
+            return is_mask(provenance, func.value, frame, depth + 1)
         qualified = provenance.qualify(func) or ""
         return qualified.startswith("torch.") and qualified[6:] in MASK_METHODS
     if isinstance(node, cst.Subscript):
         # ``masks[i]``, ``mask[:, :n]``: a part of a mask is a mask.
         return is_mask(provenance, node.value, frame, depth + 1)
+    if isinstance(node, cst.Attribute):
+        return _mask_attribute(provenance, node, frame, depth)
     if isinstance(node, cst.Name):
         bindings = provenance.bindings(frame)
         found = bindings.reaching_bindings(node)
@@ -178,6 +183,30 @@ def is_mask(provenance: Provenance, node: cst.BaseExpression, frame: Frame, dept
             for b in found
         )
     return False
+
+
+# Tensor methods that keep their input's elements and dtype (a mask stays a mask).
+_MASK_KEEPING = frozenset(
+    {"view", "reshape", "flatten", "squeeze", "unsqueeze", "contiguous", "clone", "detach"}
+    | {"transpose", "permute", "expand", "expand_as", "view_as"}
+)
+
+
+def _mask_attribute(provenance: Provenance, node: cst.Attribute, frame: Frame, depth: int) -> bool:
+    """``self.is_finished`` where every assignment of it in its class is a mask
+    (``self.is_finished = topk_ids.eq(eos)``, session 30: OpenNMT-py's greedy search gathers
+    its alive rows with ``~self.is_finished.view(-1)``). An assignment of ``None`` is passed
+    over; an unknown one (unpacked, augmented) proves nothing."""
+    base = node.value
+    cls = frame.cls
+    if cls is None or not isinstance(base, cst.Name) or base.value != frame.self_name:
+        return False
+    assigned = provenance.index.attributes.get(cls, {}).get(node.attr.value, [])
+    values = [(v, f) for v, f in assigned if not (isinstance(v, cst.Name) and v.value == "None")]
+    return bool(values) and all(
+        v is not None and not isinstance(v, cst.Attribute) and is_mask(provenance, v, f, depth + 1)
+        for v, f in values
+    )
 
 
 def _mask_row(

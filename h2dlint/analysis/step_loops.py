@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from h2dlint.project.ast_walk import child_nodes
-from h2dlint.project.summary import top_functions
+from h2dlint.project.summary import dotted, top_functions
 
 if TYPE_CHECKING:
     from h2dlint.project.callers import Caller
@@ -121,7 +121,11 @@ def _loops_in(nodes: list[ast.AST], functions: dict[str, _Function], cls: str | 
     loops: _Loops = []
     for node in nodes:
         if isinstance(node, _LOOPS):
-            step = _step_called(node.body) or _step_through_callee(node.body, functions, cls)
+            step = (
+                _step_called(node.body)
+                or _step_through_callee(node.body, functions, cls)
+                or _decoding_step(node)
+            )
             if step is not None:
                 last = node.end_lineno or node.lineno
                 loops.append([node.lineno, last, step, _occasional_lines(node.body)])
@@ -170,6 +174,44 @@ def _step_called(body: list[ast.stmt]) -> str | None:
         ):
             return name
     return None
+
+
+def _decoding_step(loop: ast.While | ast.For | ast.AsyncFor) -> str | None:
+    """The model call that makes ``loop`` a decoding or sampling loop: a ``for`` loop over a
+    ``range`` of steps whose own body calls the model or a part of it by the callee's name
+    (``for step in range(strategy.max_length):`` around ``self.model.decoder(...)``; session
+    30: OpenNMT's and eole's translators call their search strategy's ``advance`` and
+    ``update_finished`` there, each once per decoded token). As
+    :func:`~h2dlint.analysis.tested_tensors.model_steps_reason` (session 28) takes such a loop
+    for the function holding it: not a loop over a collection's positions
+    (``range(len(batches))``) nor over epochs, not a name that only holds the word
+    (``ModelInput(...)``)."""
+    from h2dlint.analysis.step_drivers import model_receiver
+
+    if not isinstance(loop, ast.For) or not _step_range(loop):
+        return None
+    occasional = _occasional_lines(loop.body)
+    for node in _own_nodes(loop.body, loops=False):
+        if not isinstance(node, ast.Call) or _within(node.lineno, occasional):
+            continue
+        name = dotted(node.func)
+        if name is not None and model_receiver(name.split(".")):
+            return name
+    return None
+
+
+def _step_range(loop: ast.For) -> bool:
+    """``for step in range(n):``: no ``len(...)`` in its bounds, no ``epoch`` target."""
+    it = loop.iter
+    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"):
+        return False
+    if isinstance(loop.target, ast.Name) and "epoch" in loop.target.id.lower():
+        return False
+    return not any(
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len"
+        for argument in it.args
+        for node in ast.walk(argument)
+    )
 
 
 def _step_through_callee(

@@ -17,7 +17,9 @@ from h2dlint.analysis.item_writes import used_as_tensor
 from h2dlint.analysis.none_defaults import defaulted
 from h2dlint.analysis.passed_tensors import passed_tensors
 from h2dlint.analysis.provenance import Provenance, annotation_is
+from h2dlint.analysis.provenance.unpacked import element_fact
 from h2dlint.analysis.returned_tensors import returned_annotation
+from h2dlint.analysis.state_tensors import own_tensor_attribute, returned_tensors, target_length
 from h2dlint.analysis.sync_basics import METADATA_METHODS, RowLoop, Walk, early_exits
 from h2dlint.analysis.torch_api import (
     ARRAY_METHODS,
@@ -218,7 +220,10 @@ def tensor_evidence(
             name = func.attr.value if isinstance(func, cst.Attribute) else ""
             if name in TUPLE_FUNCTIONS:
                 return tensor_evidence(provenance, call, frame, read=read, depth=depth + 1)
-        return node if annotated_tensor_field(provenance, node, frame) else None
+        if annotated_tensor_field(provenance, node, frame):
+            return node
+        attribute = own_tensor_attribute(provenance, node, frame, depth, tensor_evidence)
+        return node if attribute else None
     if isinstance(node, cst.Comparison):
         if any(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in node.comparisons):
             return None  # ``x is not None``: a Python bool, whatever ``x`` is
@@ -343,7 +348,16 @@ def _unpacked_tensor(
         call = small.value
         position = _position(small.targets, name)
         if position is not None and _annotated_tensor(provenance, call, frame, position):
+            length = target_length(small.targets)
+            if element_fact(provenance, call, position, length, frame, depth + 1).where.on_host:
+                # ``-> tuple[..., torch.Tensor]`` over ``return frames, np.arange(n) / r``
+                # (diffusers' MIDI processor): what the returns make wins (session 30)
+                return None
             return call  # ``sampled, _ = self.sampler(...)``, its ``forward`` annotated
+        if position is not None and returned_tensors(
+            provenance, call, frame, position, target_length(small.targets), depth, tensor_evidence
+        ):
+            return call  # ``theta, delta = self._active(nu)``: each return a pair of tensors
         qualified = provenance.qualify(call.func) or ""
         if qualified.startswith("torch.") and qualified[6:] in TUPLE_FUNCTIONS:
             first = positional(call)

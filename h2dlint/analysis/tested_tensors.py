@@ -64,12 +64,16 @@ def compared_tensor(provenance: Provenance, test: cst.BaseExpression) -> cst.Bas
 
 
 def _tensor_operand(provenance: Provenance, node: cst.BaseExpression) -> cst.BaseExpression | None:
-    """The name or attribute ``node`` reads (through unary and binary arithmetic) that is on
-    the device, or surely a tensor and not on the host."""
+    """The name or attribute ``node`` reads (through unary and binary arithmetic and
+    indexing) that is on the device, or surely a tensor and not on the host."""
     if isinstance(node, cst.UnaryOperation):
         return _tensor_operand(provenance, node.expression)
     if isinstance(node, cst.BinaryOperation):
         return _tensor_operand(provenance, node.left) or _tensor_operand(provenance, node.right)
+    if isinstance(node, cst.Subscript) and isinstance(node.value, (cst.Name, cst.Attribute)):
+        # ``delta_active[0] == -1``: an element of a tensor is a 0-d tensor (session 30,
+        # botorch 0.9.5's slice sampler); the tensor indexed decides
+        return _tensor_operand(provenance, node.value)
     if not isinstance(node, (cst.Name, cst.Attribute)):
         return None
     frame = provenance.current_frame()

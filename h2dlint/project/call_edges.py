@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from h2dlint.project.ast_walk import walk
+from h2dlint.project.passed_classes import passed_classes
 from h2dlint.project.summary import BODIES, Parts, dotted, statements, top_functions
 
 
@@ -30,11 +31,9 @@ def call_edges(tree: ast.Module) -> Parts:
     module's own top-level functions by name. Callees of the module's own classes and
     functions start with a dot (``.Runner.helper``, ``.pad``)."""
     names = module_names(tree)
-    imports, roots, classes, own = names.imports, names.roots, names.classes, names.own
-    attributes = names.attributes
+    imports, roots, own = names.imports, names.roots, names.own
     functions: list[list[Any]] = []
-    for function, cls in top_functions(tree):
-        receivers = _typed_receivers(function, cls, attributes, roots, classes)
+    for function, cls, receivers in function_receivers(tree, names):
         first: dict[str, int] = {}
         for node in walk(function):
             if not isinstance(node, ast.Call):
@@ -102,6 +101,31 @@ def module_names(tree: ast.Module) -> ModuleNames:
         if isinstance(node, ast.ClassDef)
     }
     return ModuleNames(imports, star, roots, classes, own, attributes)
+
+
+def function_receivers(
+    tree: ast.Module, names: ModuleNames
+) -> list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str | None, dict[str, list[str]]]]:
+    """Each top-level function and method of a top-level class (``top_functions``' order),
+    with its typed receivers (:func:`_typed_receivers`), its parameters also typed by what the
+    module's calls of it pass (:mod:`h2dlint.project.passed_classes`)."""
+    functions = list(top_functions(tree))
+    own = [
+        _typed_receivers(function, cls, names.attributes, names.roots, names.classes)
+        for function, cls in functions
+    ]
+
+    def made(argument: ast.expr) -> list[str]:
+        value = _unmoved(argument)
+        if not isinstance(value, ast.Call):
+            return []
+        return _class_named(dotted(value.func), names.roots, names.classes)
+
+    typed = passed_classes(functions, own, _static, made)
+    return [
+        (function, cls, receivers)
+        for (function, cls), receivers in zip(functions, typed, strict=True)
+    ]
 
 
 def _callees(

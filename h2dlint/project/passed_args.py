@@ -35,9 +35,9 @@ from collections import deque
 from typing import Any
 
 from h2dlint.project.ast_walk import child_nodes, walk
-from h2dlint.project.call_edges import _callees, _typed_receivers, module_names
+from h2dlint.project.call_edges import _callees, function_receivers, module_names
 from h2dlint.project.instance_escapes import escaping_classes
-from h2dlint.project.summary import Parts, dotted, top_functions
+from h2dlint.project.summary import Parts, dotted
 
 # Names followed from a call's argument to their assignments at most.
 MAX_NAME_DEPTH = 4
@@ -121,14 +121,12 @@ def passed_arguments(tree: ast.Module) -> Parts:
     line, the name called, positional, keywords]``)."""
     names = module_names(tree)
     imports = dict(names.imports)
-    star, roots, classes, own = names.star, names.roots, names.classes, names.own
-    attributes = names.attributes
+    star, roots, own = names.star, names.roots, names.own
     calls: dict[str, list[list[Any]]] = {}
     functions: set[int] = set()
     objects: list[list[Any]] = []
-    for function, cls in top_functions(tree):
+    for function, _, receivers in function_receivers(tree, names):
         functions.add(id(function))
-        receivers = _typed_receivers(function, cls, attributes, roots, classes)
         nodes = list(walk(function))
         placer = _Placer(function, imports, nodes)
         for node in nodes:

@@ -35,7 +35,9 @@ from h2dlint.project.ast_walk import child_nodes, walk
 # 6 (session 27): the ``guarded`` lines also hold the arms of device tests taken only off CUDA.
 # 7 (session 29): ``passes`` also holds the calls of objects of named classes; the part
 # ``escapes`` the classes whose objects escape.
-SUMMARY_FORMAT = 7
+# 8 (session 30): receivers in ``calls`` and ``passes`` also typed by what the module's calls
+# of a function pass its parameters; the part ``steps`` also finds decoding loops.
+SUMMARY_FORMAT = 8
 # Parsed ``ast`` trees kept per process while their module's parts are computed one by one.
 KEPT_TREES = 4
 # Parts kept in a file of their own, read only when a process first asks for one of them: large

@@ -372,6 +372,16 @@ class ProvenanceBase:
             return self.is_numpy_array(node.value, frame, depth + 1)
         if isinstance(node, cst.Name):
             return self.bound_only_to(node, frame, depth, self.is_numpy_array)
+        if isinstance(node, cst.BinaryOperation) and not isinstance(
+            node.operator, cst.MatrixMultiply
+        ):
+            # ``np.arange(n) / frame_rate`` of a number (session 30): still a numpy array (a
+            # tensor on the other side would make a tensor, so only numbers count)
+            sides = (node.left, node.right)
+            return any(
+                _python_number(other, frame) and self.is_numpy_array(side, frame, depth + 1)
+                for side, other in (sides, sides[::-1])
+            )
         return False
 
     def bound_only_to(self, name: cst.Name, frame: Frame, depth: int, test: _Test) -> bool:
@@ -494,3 +504,12 @@ def _as_base(source: FactSource) -> ProvenanceBase:
     """``source`` as the provenance it is (every module's is a ``core.Provenance``)."""
     assert isinstance(source, ProvenanceBase)
     return source
+
+
+def _python_number(node: cst.BaseExpression, frame: Frame) -> bool:
+    """A number literal, or a parameter annotated as Python numbers (``frame_rate: int``)."""
+    if isinstance(node, cst.UnaryOperation):
+        node = node.expression
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return True
+    return isinstance(node, cst.Name) and python_data_annotated(node, frame)

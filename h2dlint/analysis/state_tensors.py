@@ -1,0 +1,155 @@
+"""Tensors known from state and helpers, their device unknown (session 30, recall30): an
+object's attribute every assignment of which in its class is a tensor (a search strategy's or a
+sampler's state kept between the steps of a decoding loop), and names unpacked from a project
+helper whose every return is a display with a tensor at that position. What proves a single
+expression a tensor is :func:`h2dlint.analysis.tensor_kinds.tensor_evidence`, handed in as
+``evidence`` (it asks these in turn)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import libcst as cst
+
+from h2dlint.analysis.arguments import keyword
+from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.provenance.common import returned_values
+from h2dlint.analysis.torch_api import FRESH_FACTORIES
+
+# ``tensor_evidence(provenance, node, frame, depth=...)``: the expression proving ``node`` a
+# tensor, or None.
+Evidence = Callable[..., "cst.BaseExpression | None"]
+
+
+# (class, attribute) pairs whose assignments are being judged (an attribute assigned from
+# itself, ``self.seq = self.seq[keep]``, would ask again).
+_JUDGING: set[tuple[int, str]] = set()
+
+
+def own_tensor_attribute(
+    provenance: Provenance, node: cst.Attribute, frame: Frame, depth: int, evidence: Evidence
+) -> bool:
+    """Whether ``self.<attr>`` is surely a tensor because every assignment of it in the class
+    is one (``self.is_finished = topk_ids.eq(eos)``; ``self.seq = torch.cat([self.seq, ids],
+    -1)``): a search strategy's or a
+    sampler's state kept between the steps of a decoding loop (session 30: OpenNMT's
+    ``GreedySearch.update_finished`` reads ``self.is_finished.view(-1).nonzero()``). An
+    assignment of ``None`` is passed over (a tensor then, when it is used as one); an
+    augmented one (``self.scores += s``) keeps a tensor a tensor; an unpacked one
+    (``ids, self.scores = self._pick(x)``), or any value not surely a tensor, proves
+    nothing, as does a factory given a ``device=`` the analysis could not place
+    (:func:`_placed_on_purpose`), a conversion by a helper (:func:`_converted`) or an
+    assignment on the host (``self.sigmas = self.sigmas.to("cpu")``: diffusers' schedulers
+    keep their sigmas on the host to read them without a sync). Assignments from outside the
+    class are not seen."""
+    base = node.value
+    cls = frame.cls
+    if cls is None or not isinstance(base, cst.Name) or base.value != frame.self_name:
+        return False
+    attr = node.attr.value
+    key = (id(cls), attr)
+    if key in _JUDGING:
+        return True  # the other assignments decide
+    assigned = provenance.index.attributes.get(cls, {}).get(attr, [])
+    values = [(v, f) for v, f in assigned if v is not None and not _none(v)]
+    unknown = sum(1 for v, _ in assigned if v is None)
+    if not values or unknown > provenance.index.attributes.in_place(cls, attr):
+        return False
+    if any(
+        _placed_on_purpose(provenance, value)
+        or _converted(provenance, value, attr, where)
+        or provenance.fact(value, where).where.on_host
+        for value, where in values
+    ):
+        return False
+    _JUDGING.add(key)
+    try:
+        return all(
+            evidence(provenance, value, where, depth=depth + 1) is not None
+            for value, where in values
+        )
+    finally:
+        _JUDGING.discard(key)
+
+
+def _converted(provenance: Provenance, value: cst.BaseExpression, attr: str, frame: Frame) -> bool:
+    """``self.splits = maybe_move_tensor_to_cpu(self.splits, as_numpy=True)``: the attribute
+    handed to a helper of the project (not a ``torch`` function, not a method of the value)
+    that converts it; what the helper's annotation says proves nothing (megatron's says
+    ``-> torch.Tensor`` and returns a numpy array), and the value read later is that copy."""
+    if not isinstance(value, cst.Call) or (provenance.qualify(value.func) or "").startswith(
+        "torch."
+    ):
+        return False
+    func = value.func
+    if isinstance(func, cst.Attribute) and _is_own_attribute(func.value, attr, frame):
+        return False  # ``self.x.to(device)``: a method of the value itself
+    return any(_is_own_attribute(a.value, attr, frame) for a in value.args)
+
+
+def _is_own_attribute(node: cst.BaseExpression, attr: str, frame: Frame) -> bool:
+    return (
+        isinstance(node, cst.Attribute)
+        and node.attr.value == attr
+        and isinstance(node.value, cst.Name)
+        and node.value.value == frame.self_name
+    )
+
+
+def _placed_on_purpose(provenance: Provenance, value: cst.BaseExpression) -> bool:
+    """``torch.arange(n, device=self.idx_device)``: a tensor made where the code chose, which
+    the analysis could not place (a choice between the GPU and the host: megatron's
+    dispatcher keeps its permutation indices on the host when not fused, to read them
+    without a sync). Its reads are not reported as a tensor's of unknown placement."""
+    if not isinstance(value, cst.Call) or keyword(value, "device") is None:
+        return False
+    return (provenance.qualify(value.func) or "") in FRESH_FACTORIES
+
+
+def _none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+def target_length(targets: Sequence[cst.AssignTarget]) -> int:
+    for target in targets:
+        if isinstance(target.target, (cst.Tuple, cst.List)):
+            return len(target.target.elements)
+    return 0
+
+
+def returned_tensors(
+    provenance: Provenance,
+    call: cst.Call,
+    frame: Frame,
+    position: int,
+    length: int,
+    depth: int,
+    evidence: Evidence,
+) -> bool:
+    """Whether every ``return`` of the project function ``call`` calls is a display of
+    ``length`` values whose element ``position`` is surely a tensor in the callee
+    (``return torch.tensor([], device=d), ...`` and ``return theta[idx], delta[idx]``;
+    session 30: botorch 0.9.5's elliptical slice sampler tests ``delta_active[0] == -1`` of
+    the pair its helper returns, each sampler step, a helper annotated ``-> Tensor``)."""
+    if depth > 3 or length < 2:
+        return False
+    found = provenance.callee(call, frame, depth + 1)
+    if found is None:
+        return False
+    owner, function = found
+    if not isinstance(owner, Provenance):
+        return False
+    values = [v for v in returned_values(function) if not _none(v)]
+    if not values:
+        return False
+    where = owner.index.frame_of(function)
+    for value in values:
+        if not isinstance(value, (cst.Tuple, cst.List)) or len(value.elements) != length:
+            return False
+        if any(isinstance(e, cst.StarredElement) for e in value.elements):
+            return False
+        element = value.elements[position].value
+        if evidence(owner, element, where, depth=depth + 1) is None:
+            return False
+    return True
