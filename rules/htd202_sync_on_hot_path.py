@@ -2524,7 +2524,7 @@ class SyncOnHotPath(Rule):
                 def step(self, nu: Tensor) -> Tensor:
                     theta, delta = self._active(nu)
                     if delta[0] == -1:
-                       ^^^^^
+                       ^^^^^^^^
                         theta = torch.cat((theta[1:], theta[:1]))
                     return theta
                 def _active(self, theta: Tensor) -> Tensor:

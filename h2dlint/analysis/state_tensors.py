@@ -7,7 +7,7 @@ expression a tensor is :func:`h2dlint.analysis.tensor_kinds.tensor_evidence`, ha
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import libcst as cst
 
@@ -109,13 +109,6 @@ def _placed_on_purpose(provenance: Provenance, value: cst.BaseExpression) -> boo
 
 def _none(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
-
-
-def target_length(targets: Sequence[cst.AssignTarget]) -> int:
-    for target in targets:
-        if isinstance(target.target, (cst.Tuple, cst.List)):
-            return len(target.target.elements)
-    return 0
 
 
 def returned_tensors(

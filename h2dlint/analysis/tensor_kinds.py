@@ -19,7 +19,7 @@ from h2dlint.analysis.passed_tensors import passed_tensors
 from h2dlint.analysis.provenance import Provenance, annotation_is
 from h2dlint.analysis.provenance.unpacked import element_fact
 from h2dlint.analysis.returned_tensors import returned_annotation
-from h2dlint.analysis.state_tensors import own_tensor_attribute, returned_tensors, target_length
+from h2dlint.analysis.state_tensors import own_tensor_attribute, returned_tensors
 from h2dlint.analysis.sync_basics import METADATA_METHODS, RowLoop, Walk, early_exits
 from h2dlint.analysis.torch_api import (
     ARRAY_METHODS,
@@ -36,6 +36,7 @@ from h2dlint.analysis.tuple_annotations import (
     unchanged_parameter_annotation,
     unpacked_tensor_item,
 )
+from h2dlint.analysis.tuple_targets import names_in_tuple, position_in_tuple, tuple_length
 from h2dlint.walk import visit_read_only
 
 # -- whether an expression is a tensor -----------------------------------------------------------
@@ -327,7 +328,7 @@ def _unpacked_tensor(
     for small in statement.body:
         if not isinstance(small, cst.Assign):
             continue
-        if isinstance(small.value, (cst.ListComp, cst.GeneratorExp)) and _names_in_tuple(
+        if isinstance(small.value, (cst.ListComp, cst.GeneratorExp)) and names_in_tuple(
             small.targets, name
         ):
             # ``q, k, v = [x.transpose(1, 2).contiguous() for x in (q, k, v)]``: each element
@@ -337,25 +338,19 @@ def _unpacked_tensor(
             return small.value  # ``lengths, cu, n = seq_info`` of an annotated tuple
         if not isinstance(small.value, cst.Call):
             continue
-        if not any(
-            isinstance(t.target, (cst.Tuple, cst.List))
-            and any(
-                isinstance(e.value, cst.Name) and e.value.value == name for e in t.target.elements
-            )
-            for t in small.targets
-        ):
+        if not names_in_tuple(small.targets, name):
             continue
         call = small.value
-        position = _position(small.targets, name)
+        position = position_in_tuple(small.targets, name)
         if position is not None and _annotated_tensor(provenance, call, frame, position):
-            length = target_length(small.targets)
+            length = tuple_length(small.targets)
             if element_fact(provenance, call, position, length, frame, depth + 1).where.on_host:
                 # ``-> tuple[..., torch.Tensor]`` over ``return frames, np.arange(n) / r``
                 # (diffusers' MIDI processor): what the returns make wins (session 30)
                 return None
             return call  # ``sampled, _ = self.sampler(...)``, its ``forward`` annotated
         if position is not None and returned_tensors(
-            provenance, call, frame, position, target_length(small.targets), depth, tensor_evidence
+            provenance, call, frame, position, tuple_length(small.targets), depth, tensor_evidence
         ):
             return call  # ``theta, delta = self._active(nu)``: each return a pair of tensors
         qualified = provenance.qualify(call.func) or ""
@@ -383,14 +378,6 @@ def _unpacked_tensor(
     return None
 
 
-def _names_in_tuple(targets: Sequence[cst.AssignTarget], name: str) -> bool:
-    return any(
-        isinstance(t.target, (cst.Tuple, cst.List))
-        and any(isinstance(e.value, cst.Name) and e.value.value == name for e in t.target.elements)
-        for t in targets
-    )
-
-
 def _row_of_tensor(
     provenance: Provenance, statement: cst.CSTNode, name: str, frame: Frame, depth: int
 ) -> bool:
@@ -414,20 +401,6 @@ def _annotated_tensor(
         return False
     found = returned_annotation(provenance, call, frame, position)
     return found is not None and tensor_annotation(found[0], found[1])
-
-
-def _position(targets: Sequence[cst.AssignTarget], name: str) -> int | None:
-    """Where ``name`` is in a tuple target (``a, b = ...``), when no element is starred."""
-    for target in targets:
-        if not isinstance(target.target, (cst.Tuple, cst.List)):
-            continue
-        elements = target.target.elements
-        if any(isinstance(e, cst.StarredElement) for e in elements):
-            return None
-        for at, element in enumerate(elements):
-            if isinstance(element.value, cst.Name) and element.value.value == name:
-                return at
-    return None
 
 
 def _plain(node: cst.BaseExpression) -> cst.BaseExpression | None:

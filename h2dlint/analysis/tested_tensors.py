@@ -72,8 +72,9 @@ def _tensor_operand(provenance: Provenance, node: cst.BaseExpression) -> cst.Bas
         return _tensor_operand(provenance, node.left) or _tensor_operand(provenance, node.right)
     if isinstance(node, cst.Subscript) and isinstance(node.value, (cst.Name, cst.Attribute)):
         # ``delta_active[0] == -1``: an element of a tensor is a 0-d tensor (session 30,
-        # botorch 0.9.5's slice sampler); the tensor indexed decides
-        return _tensor_operand(provenance, node.value)
+        # botorch 0.9.5's slice sampler); the tensor indexed decides, and the element is what
+        # is read (a row of a loop HTD201 reports stays HTD201's)
+        return node if _tensor_operand(provenance, node.value) is not None else None
     if not isinstance(node, (cst.Name, cst.Attribute)):
         return None
     frame = provenance.current_frame()

@@ -5,6 +5,7 @@ modules), sequences of tensors, host data, copy targets. ``calls.py``, ``core.py
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import partial
 
 import libcst as cst
 
@@ -35,6 +36,7 @@ from h2dlint.analysis.provenance.common import (
     returns_numpy_array,
 )
 from h2dlint.analysis.provenance.memo import begin
+from h2dlint.analysis.provenance.numpy_arithmetic import numpy_with_number
 from h2dlint.analysis.provenance.specialisation import Specialisation
 from h2dlint.analysis.python_annotations import python_data_annotated
 from h2dlint.analysis.targets import Target, device_target, to_target
@@ -372,17 +374,8 @@ class ProvenanceBase:
             return self.is_numpy_array(node.value, frame, depth + 1)
         if isinstance(node, cst.Name):
             return self.bound_only_to(node, frame, depth, self.is_numpy_array)
-        if isinstance(node, cst.BinaryOperation) and not isinstance(
-            node.operator, cst.MatrixMultiply
-        ):
-            # ``np.arange(n) / frame_rate`` of a number (session 30): still a numpy array (a
-            # tensor on the other side would make a tensor, so only numbers count)
-            sides = (node.left, node.right)
-            return any(
-                _python_number(other, frame) and self.is_numpy_array(side, frame, depth + 1)
-                for side, other in (sides, sides[::-1])
-            )
-        return False
+        numpy_side = partial(self.is_numpy_array, frame=frame, depth=depth + 1)
+        return isinstance(node, cst.BinaryOperation) and numpy_with_number(node, frame, numpy_side)
 
     def bound_only_to(self, name: cst.Name, frame: Frame, depth: int, test: _Test) -> bool:
         """Whether every binding that may reach ``name`` passes ``test``; a parameter passes
@@ -504,12 +497,3 @@ def _as_base(source: FactSource) -> ProvenanceBase:
     """``source`` as the provenance it is (every module's is a ``core.Provenance``)."""
     assert isinstance(source, ProvenanceBase)
     return source
-
-
-def _python_number(node: cst.BaseExpression, frame: Frame) -> bool:
-    """A number literal, or a parameter annotated as Python numbers (``frame_rate: int``)."""
-    if isinstance(node, cst.UnaryOperation):
-        node = node.expression
-    if isinstance(node, (cst.Integer, cst.Float)):
-        return True
-    return isinstance(node, cst.Name) and python_data_annotated(node, frame)
