@@ -3106,6 +3106,39 @@ class SyncOnHotPath(Rule):
                     return self._score(model, inputs)
             """,
         ),
+        # Session 30 (precision30): a mask of finite elements kept under a name (detectron2's
+        # `find_top_rpn_proposals`, vendored by ControlNet annotators: `valid_mask =
+        # torch.isfinite(boxes).all(dim=1) & torch.isfinite(scores)`; `if not
+        # valid_mask.all():`): the test runs every call and is reported; the arm, which drops
+        # rows with Inf/NaN boxes, runs only when training diverged. A mask mixed with another
+        # test (`& (scores > t)`) holds in normal runs: its arm is reported (below).
+        Invalid(
+            """
+            import torch
+            class RPN(torch.nn.Module):
+                def forward(self, boxes, scores, lvl):
+                    valid_mask = torch.isfinite(boxes).all(dim=1) & torch.isfinite(scores)
+                    if not valid_mask.all():
+                           ^^^^^^^^^^^^^^^^
+                        boxes = boxes[valid_mask]
+                        scores = scores[valid_mask]
+                        lvl = lvl[valid_mask]
+                    return boxes, scores, lvl
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            class RPN(torch.nn.Module):
+                def forward(self, boxes, scores, threshold: float):
+                    keep = torch.isfinite(boxes).all(dim=1) & (scores > threshold)
+                    if not keep.all():
+                           ^^^^^^^^^^
+                        boxes = boxes[keep]
+                                ^^^^^^^^^^^
+                    return boxes
+            """,
+        ),
         # A module hook runs on every forward of the module it is registered on (a denoiser's
         # pre-hook: every denoising step).
         Invalid(
