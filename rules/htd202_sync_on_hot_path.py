@@ -2386,8 +2386,53 @@ class SyncOnHotPath(Rule):
                     return logits
             """
         ),
+        # Session 30 (precision30): a copy whose value the function then writes to a file
+        # (whisperspeech's extraction scripts writing each batch's codes to a tar shard, an
+        # F5-TTS benchmark saving each waveform): file I/O reads host memory, so the data must
+        # reach the host; the copy is the output. A copy written only every N steps, or only
+        # as text in a log line, stays reported (INVALID twin).
+        Valid(
+            """
+            import numpy as np
+            import torch
+            import torchaudio
+            def prepare_codes(model, loader, sink):
+                for keys, audio in loader:
+                    with torch.no_grad():
+                        codes = model.encode_audio(audio.to("cuda")).cpu().numpy().astype(np.int16)
+                    for key, code in zip(keys, codes):
+                        sample = {"__key__": key}
+                        sample["codes.npy"] = code
+                        sink.write(sample)
+            def synthesize(model, vocoder, loader, out_dir):
+                for batch in loader:
+                    mel = model(batch["text"].to("cuda"))
+                    wave = vocoder.decode(mel).cpu()
+                    wave = wave / 2
+                    torchaudio.save(f"{out_dir}/{batch['id']}.wav", wave, 24000)
+            """
+        ),
     )
     invalid = (
+        Invalid(
+            """
+            import torch
+            from torchvision.utils import save_image
+            def train(model, loader, opt, log):
+                for step, batch in enumerate(loader):
+                    images = model(batch.to("cuda"))
+                    grid = images.detach().cpu()
+                           ^^^^^^^^^^^^^^^^^^^^^
+                    if step % 100 == 0:
+                        save_image(grid, f"sample_{step}.png")
+                    loss = images.mean()
+                    loss.backward()
+                    opt.step()
+                    total = loss.detach().cpu()
+                            ^^^^^^^^^^^^^^^^^^^
+                    log.write(f"loss {total}")
+            """
+        ),
         # Session 28 (held out: eole 0.4.0's generator): a loop over a range of decoding steps
         # whose own body runs the model is per step wherever it is, and a read of a device
         # tensor in it waits for the step the iteration queued.

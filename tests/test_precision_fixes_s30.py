@@ -3,6 +3,9 @@ for broken numbers (docs/precision.md, Session 30), and its look-alikes are not.
 
 from __future__ import annotations
 
+import textwrap
+
+from lint_runs import lint
 from test_precision_fixes_s12 import _fallback
 
 
@@ -40,3 +43,32 @@ def test_a_mask_of_anything_else_is_no_fallback() -> None:
         "    if not valid.all():\n        torch.tensor(0.0)\n"
     )
     assert not _fallback("def f(valid):\n    if not valid.all():\n        torch.tensor(0.0)\n")
+
+
+def _copies(body: str) -> list[int]:
+    """The lines of the HTD202 findings in a per-batch loop of a script with ``body`` after
+    the model call (``out`` is its device output)."""
+    code = (
+        "import numpy as np\nimport torch\n"
+        "def run(model, loader, sink, path, log):\n"
+        "    for step, batch in enumerate(loader):\n"
+        "        out = model(batch.to('cuda'))\n" + textwrap.indent(textwrap.dedent(body), " " * 8)
+    )
+    return [f.start.row for f in lint(code, "HTD202")]
+
+
+def test_a_copy_written_to_a_file_is_output() -> None:
+    assert _copies("arr = out.cpu().numpy()\nnp.save(path, arr)\n") == []
+    assert _copies("arr = out.cpu()\narr = arr * 2\nsink.write({'x': arr})\n") == []
+    assert _copies("arr = out.cpu().numpy()\nfor a in arr:\n    sink.write(a)\n") == []
+    assert _copies("rows = []\narr = out.cpu()\nrows.append(arr)\ntorch.save(rows, path)\n") == []
+    assert _copies("if step:\n    arr = out.cpu()\n    sink.write(arr)\n") == []
+
+
+def test_a_copy_not_written_as_data_stays_reported() -> None:
+    # written only every N steps, as text in a log line, kept on an attribute, not written
+    assert _copies("arr = out.cpu()\nif step % 100 == 0:\n    np.save(path, arr)\n") == [6]
+    assert _copies("arr = out.cpu()\nlog.write(f'{arr}')\n") == [6]
+    assert _copies("arr = out.cpu()\nlog.write(str(arr))\n") == [6]
+    assert _copies("self.arr = out.cpu()\nsink.write(self.arr)\n") == [6]
+    assert _copies("arr = out.cpu()\nprint(arr.shape)\n") == [6]
