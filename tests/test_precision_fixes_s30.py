@@ -72,3 +72,30 @@ def test_a_copy_not_written_as_data_stays_reported() -> None:
     assert _copies("arr = out.cpu()\nlog.write(str(arr))\n") == [6]
     assert _copies("self.arr = out.cpu()\nsink.write(self.arr)\n") == [6]
     assert _copies("arr = out.cpu()\nprint(arr.shape)\n") == [6]
+
+
+def test_a_write_before_the_copy_counts_only_in_its_loop() -> None:
+    # the other arm of an `if` wrote the same name before the copy: no loop carries it there
+    code = (
+        "import io\nimport torch\n"
+        "class Model(torch.nn.Module):\n"
+        "    def forward(self, batch, send, buffer):\n"
+        "        out = self.net(batch)\n"
+        "        if send:\n"
+        "            torch.save(batch, buffer)\n"
+        "        else:\n"
+        "            buffer = io.BytesIO(out.cpu().numpy())\n"
+        "            batch = torch.load(buffer)\n"
+        "        return self.net(batch)\n"
+    )
+    assert [f.start.row for f in lint(code, "HTD202")] == [9]
+    carried = (
+        "import numpy as np\nimport torch\n"
+        "def run(model, loader, path):\n"
+        "    rows = []\n"
+        "    for batch in loader:\n"
+        "        for row in rows:\n"
+        "            np.save(path, row)\n"
+        "        rows = model(batch.to('cuda')).cpu().numpy()\n"
+    )
+    assert [f.start.row for f in lint(carried, "HTD202")] == []

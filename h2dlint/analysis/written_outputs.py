@@ -52,6 +52,7 @@ def written_copy(ancestors: Sequence[cst.CSTNode], copy: cst.CSTNode) -> bool:
     its function (see the module)."""
     function: cst.FunctionDef | None = None
     statement: cst.Assign | None = None
+    loop: cst.For | cst.While | None = None
     conditions: set[int] = set()
     for node in reversed(ancestors):
         if isinstance(node, (cst.Lambda, cst.ClassDef)):
@@ -59,6 +60,8 @@ def written_copy(ancestors: Sequence[cst.CSTNode], copy: cst.CSTNode) -> bool:
         if isinstance(node, cst.FunctionDef):
             function = node
             break
+        if isinstance(node, (cst.For, cst.While)) and loop is None:
+            loop = node
         if isinstance(node, cst.Call) and _write_call(node) and copy is not node.func:
             return True  # ``sf.write(path, x.cpu().numpy())``
         if isinstance(node, cst.Assign) and statement is None:
@@ -72,10 +75,10 @@ def written_copy(ancestors: Sequence[cst.CSTNode], copy: cst.CSTNode) -> bool:
         return False
     finder = _Flow(statement, start, conditions)
     visit_read_only(function.body, finder)
-    if finder.written:
-        return True
-    finder.again()  # a loop carries a name to an earlier statement of its body
-    visit_read_only(function.body, finder)
+    if finder.written or loop is None:
+        return finder.written
+    finder.again()  # the loop carries a name to an earlier statement of its body
+    visit_read_only(loop.body, finder)
     return finder.written
 
 
