@@ -212,16 +212,19 @@ def _nonfinite_test(test: cst.BaseExpression, masks: _MaskNames | None = None) -
     Element masks combine: ``isfinite(a) & isfinite(b)`` holds where both are finite,
     ``isnan(a) | isinf(b)`` where either is not (an ``&`` of non-finite masks, or a mask mixed
     with any other test, ``isfinite(x) & (x > 0)``, is none); with ``masks``, a name bound
-    only to such a mask is one."""
+    only to such a mask and reduced by ``.all()`` or ``.any()`` is one."""
     node = test
+    reduced = False
     while (
         isinstance(node, cst.Call)
         and isinstance(node.func, cst.Attribute)
         and node.func.attr.value in ("any", "all", "item")
     ):
+        reduced = reduced or node.func.attr.value != "item"
         node = node.func.value
     if isinstance(node, cst.Name):
-        return masks.polarity(node.value) if masks is not None else None
+        # only a reduced mask (``valid.all()``): a bare name tested is a flag, not looked up
+        return masks.polarity(node.value) if masks is not None and reduced else None
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.BitAnd, cst.BitOr)):
         left, right = _nonfinite_test(node.left, masks), _nonfinite_test(node.right, masks)
         if left is None or left != right:
