@@ -45,18 +45,16 @@ _REPORT_CALLS = _WARNING_CALLS | {"info", "debug", "log", "warning_once", "info_
 def degenerate_fallback(ancestors: Sequence[cst.CSTNode], node: cst.CSTNode) -> bool:
     """Whether ``node`` (below ``ancestors``, innermost last) lies in the arm of a conditional
     expression or an ``if`` statement of its function taken only for empty or all-NaN input."""
-    function = next((n for n in reversed(ancestors) if isinstance(n, cst.FunctionDef)), None)
-    masks = _MaskNames(function)
+    masks: _MaskNames | None = None
     child = node
     for parent in reversed(ancestors):
         if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
             return False
-        if (
-            isinstance(parent, (cst.IfExp, cst.If))
-            and child is not parent.test
-            and _degenerate_arm(parent.test, taken=child is parent.body, masks=masks)
-        ):
-            return True
+        if isinstance(parent, (cst.IfExp, cst.If)) and child is not parent.test:
+            if masks is None:
+                masks = _MaskNames(ancestors)
+            if _degenerate_arm(parent.test, taken=child is parent.body, masks=masks):
+                return True
         child = parent
     return False
 
@@ -67,16 +65,17 @@ class _MaskNames:
     name with any other binding in the function (a parameter, a loop target, ``&=``, a
     tuple target, a second value of another kind) is none."""
 
-    def __init__(self, function: cst.FunctionDef | None) -> None:
-        self._function = function
+    def __init__(self, ancestors: Sequence[cst.CSTNode]) -> None:
+        self._ancestors = ancestors
         self._values: dict[str, list[cst.BaseExpression | None]] | None = None
 
     def polarity(self, name: str) -> bool | None:
         """True when ``name`` is a mask of non-finite values, False when of finite ones."""
-        if self._function is None:
-            return None
         if self._values is None:
-            self._values = _bindings(self._function)
+            function = next(
+                (n for n in reversed(self._ancestors) if isinstance(n, cst.FunctionDef)), None
+            )
+            self._values = _bindings(function) if function is not None else {}
         values = self._values.get(name)
         if not values or any(value is None for value in values):
             return None
