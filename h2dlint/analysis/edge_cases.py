@@ -35,6 +35,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from h2dlint.analysis.names import names_in
+from h2dlint.walk import ReadOnlyVisitor, visit_read_only
 
 # Calls that emit a warning or an error report (``warnings.warn``, ``logger.warning``).
 _WARNING_CALLS = frozenset({"warn", "warning", "error", "exception", "critical"})
@@ -92,45 +93,54 @@ def _bindings(function: cst.FunctionDef) -> dict[str, list[cst.BaseExpression | 
     for param in function.params.posonly_params:
         found.setdefault(param.name.value, []).append(None)
 
-    class Visitor(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return node is function
-
-        def visit_Lambda(self, node: cst.Lambda) -> bool:
-            return False
-
-        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-            return False
-
-        def visit_Assign(self, node: cst.Assign) -> None:
-            for target in node.targets:
-                plain = isinstance(target.target, cst.Name) and len(node.targets) == 1
-                for name in names_in(target.target):
-                    found.setdefault(name, []).append(node.value if plain else None)
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            for name in names_in(node.target):
-                found.setdefault(name, []).append(node.value)
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            for name in names_in(node.target):
-                found.setdefault(name, []).append(None)
-
-        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-            for name in names_in(node.target):
-                found.setdefault(name, []).append(None)
-
-        def visit_For(self, node: cst.For) -> None:
-            for name in names_in(node.target):
-                found.setdefault(name, []).append(None)
-
-        def visit_WithItem(self, node: cst.WithItem) -> None:
-            if node.asname is not None:
-                for name in names_in(node.asname.name):
-                    found.setdefault(name, []).append(None)
-
-    function.visit(Visitor())
+    visit_read_only(function, _Bindings(function, found))
     return found
+
+
+class _Bindings(ReadOnlyVisitor):
+    """Records each binding of a name in one function into ``found`` (see :func:`_bindings`)."""
+
+    def __init__(
+        self, function: cst.FunctionDef, found: dict[str, list[cst.BaseExpression | None]]
+    ) -> None:
+        self.function = function
+        self.found = found
+
+    def _other(self, target: cst.CSTNode) -> None:
+        for name in names_in(target):
+            self.found.setdefault(name, []).append(None)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return node is self.function
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            plain = isinstance(target.target, cst.Name) and len(node.targets) == 1
+            for name in names_in(target.target):
+                self.found.setdefault(name, []).append(node.value if plain else None)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        for name in names_in(node.target):
+            self.found.setdefault(name, []).append(node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._other(node.target)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._other(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._other(node.target)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self._other(node.asname.name)
 
 
 def _degenerate_arm(
