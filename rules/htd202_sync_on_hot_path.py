@@ -2499,6 +2499,32 @@ class SyncOnHotPath(Rule):
                     return logits
             """
         ),
+        # Session 30 (precision30): a copy whose value the function then writes to a file
+        # (whisperspeech's extraction scripts writing each batch's codes to a tar shard, an
+        # F5-TTS benchmark saving each waveform): file I/O reads host memory, so the data must
+        # reach the host; the copy is the output. A copy written only every N steps, or only
+        # as text in a log line, stays reported (INVALID twin).
+        Valid(
+            """
+            import numpy as np
+            import torch
+            import torchaudio
+            def prepare_codes(model, loader, sink):
+                for keys, audio in loader:
+                    with torch.no_grad():
+                        codes = model.encode_audio(audio.to("cuda")).cpu().numpy().astype(np.int16)
+                    for key, code in zip(keys, codes):
+                        sample = {"__key__": key}
+                        sample["codes.npy"] = code
+                        sink.write(sample)
+            def synthesize(model, vocoder, loader, out_dir):
+                for batch in loader:
+                    mel = model(batch["text"].to("cuda"))
+                    wave = vocoder.decode(mel).cpu()
+                    wave = wave / 2
+                    torchaudio.save(f"{out_dir}/{batch['id']}.wav", wave, 24000)
+            """
+        ),
     )
     invalid = (
         # Session 30: the VALID eval driver's twin: a top-level attention function (an
@@ -2555,6 +2581,25 @@ class SyncOnHotPath(Rule):
                     self.alive_seq = self.alive_seq[~self.is_finished.view(-1)]
                                      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                     return finished
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            from torchvision.utils import save_image
+            def train(model, loader, opt, log):
+                for step, batch in enumerate(loader):
+                    images = model(batch.to("cuda"))
+                    grid = images.detach().cpu()
+                           ^^^^^^^^^^^^^^^^^^^^^
+                    if step % 100 == 0:
+                        save_image(grid, f"sample_{step}.png")
+                    loss = images.mean()
+                    loss.backward()
+                    opt.step()
+                    total = loss.detach().cpu()
+                            ^^^^^^^^^^^^^^^^^^^
+                    log.write(f"loss {total}")
             """
         ),
         # Session 28 (held out: eole 0.4.0's generator): a loop over a range of decoding steps
@@ -3273,6 +3318,39 @@ class SyncOnHotPath(Rule):
                            ^^^^^^^^^^^^^^^^^^^^^^^
                 def training_step(self, model, inputs):
                     return self._score(model, inputs)
+            """,
+        ),
+        # Session 30 (precision30): a mask of finite elements kept under a name (detectron2's
+        # `find_top_rpn_proposals`, vendored by ControlNet annotators: `valid_mask =
+        # torch.isfinite(boxes).all(dim=1) & torch.isfinite(scores)`; `if not
+        # valid_mask.all():`): the test runs every call and is reported; the arm, which drops
+        # rows with Inf/NaN boxes, runs only when training diverged. A mask mixed with another
+        # test (`& (scores > t)`) holds in normal runs: its arm is reported (below).
+        Invalid(
+            """
+            import torch
+            class RPN(torch.nn.Module):
+                def forward(self, boxes, scores, lvl):
+                    valid_mask = torch.isfinite(boxes).all(dim=1) & torch.isfinite(scores)
+                    if not valid_mask.all():
+                           ^^^^^^^^^^^^^^^^
+                        boxes = boxes[valid_mask]
+                        scores = scores[valid_mask]
+                        lvl = lvl[valid_mask]
+                    return boxes, scores, lvl
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            class RPN(torch.nn.Module):
+                def forward(self, boxes, scores, threshold: float):
+                    keep = torch.isfinite(boxes).all(dim=1) & (scores > threshold)
+                    if not keep.all():
+                           ^^^^^^^^^^
+                        boxes = boxes[keep]
+                                ^^^^^^^^^^^
+                    return boxes
             """,
         ),
         # A module hook runs on every forward of the module it is registered on (a denoiser's

@@ -35,6 +35,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from h2dlint.analysis.names import names_in
+from h2dlint.walk import ReadOnlyVisitor, visit_read_only
 
 # Calls that emit a warning or an error report (``warnings.warn``, ``logger.warning``).
 _WARNING_CALLS = frozenset({"warn", "warning", "error", "exception", "critical"})
@@ -45,30 +46,117 @@ _REPORT_CALLS = _WARNING_CALLS | {"info", "debug", "log", "warning_once", "info_
 def degenerate_fallback(ancestors: Sequence[cst.CSTNode], node: cst.CSTNode) -> bool:
     """Whether ``node`` (below ``ancestors``, innermost last) lies in the arm of a conditional
     expression or an ``if`` statement of its function taken only for empty or all-NaN input."""
+    masks: _MaskNames | None = None
     child = node
     for parent in reversed(ancestors):
         if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
             return False
-        if (
-            isinstance(parent, (cst.IfExp, cst.If))
-            and child is not parent.test
-            and _degenerate_arm(parent.test, taken=child is parent.body)
-        ):
-            return True
+        if isinstance(parent, (cst.IfExp, cst.If)) and child is not parent.test:
+            if masks is None:
+                masks = _MaskNames(ancestors)
+            if _degenerate_arm(parent.test, taken=child is parent.body, masks=masks):
+                return True
         child = parent
     return False
 
 
-def _degenerate_arm(test: cst.BaseExpression, *, taken: bool) -> bool:
+class _MaskNames:
+    """The names of a function bound only to element masks of (non-)finite values
+    (``valid = torch.isfinite(boxes).all(dim=1) & torch.isfinite(scores)``), read lazily: a
+    name with any other binding in the function (a parameter, a loop target, ``&=``, a
+    tuple target, a second value of another kind) is none."""
+
+    def __init__(self, ancestors: Sequence[cst.CSTNode]) -> None:
+        self._ancestors = ancestors
+        self._values: dict[str, list[cst.BaseExpression | None]] | None = None
+
+    def polarity(self, name: str) -> bool | None:
+        """True when ``name`` is a mask of non-finite values, False when of finite ones."""
+        if self._values is None:
+            function = next(
+                (n for n in reversed(self._ancestors) if isinstance(n, cst.FunctionDef)), None
+            )
+            self._values = _bindings(function) if function is not None else {}
+        values = self._values.get(name)
+        if not values or any(value is None for value in values):
+            return None
+        kinds = {_nonfinite_test(value) for value in values if value is not None}
+        return kinds.pop() if len(kinds) == 1 else None
+
+
+def _bindings(function: cst.FunctionDef) -> dict[str, list[cst.BaseExpression | None]]:
+    """Each name bound in ``function`` (not in nested scopes) with the values a plain
+    ``name = value`` gives it; ``None`` for a binding of any other form."""
+    found: dict[str, list[cst.BaseExpression | None]] = {}
+    for param in [*function.params.params, *function.params.kwonly_params]:
+        found.setdefault(param.name.value, []).append(None)
+    for param in function.params.posonly_params:
+        found.setdefault(param.name.value, []).append(None)
+
+    visit_read_only(function, _Bindings(function, found))
+    return found
+
+
+class _Bindings(ReadOnlyVisitor):
+    """Records each binding of a name in one function into ``found`` (see :func:`_bindings`)."""
+
+    def __init__(
+        self, function: cst.FunctionDef, found: dict[str, list[cst.BaseExpression | None]]
+    ) -> None:
+        self.function = function
+        self.found = found
+
+    def _other(self, target: cst.CSTNode) -> None:
+        for name in names_in(target):
+            self.found.setdefault(name, []).append(None)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return node is self.function
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            plain = isinstance(target.target, cst.Name) and len(node.targets) == 1
+            for name in names_in(target.target):
+                self.found.setdefault(name, []).append(node.value if plain else None)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        for name in names_in(node.target):
+            self.found.setdefault(name, []).append(node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._other(node.target)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._other(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._other(node.target)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self._other(node.asname.name)
+
+
+def _degenerate_arm(
+    test: cst.BaseExpression, *, taken: bool, masks: _MaskNames | None = None
+) -> bool:
     """Whether the arm run when ``test`` is ``taken`` (True: the body) is for degenerate
     input: the body of an emptiness test or of a test for NaN or infinite values, the other
     arm of a non-emptiness test or of a test that values are finite (a count of zero
-    elements only)."""
+    elements only). A test of a name bound only to such a mask (``valid =
+    torch.isfinite(boxes).all(dim=1) & torch.isfinite(scores)``; ``if not valid.all():``)
+    is one too."""
     if isinstance(test, cst.NamedExpr):  # ``if ok := norms.isfinite().all():``
-        return _degenerate_arm(test.value, taken=taken)
+        return _degenerate_arm(test.value, taken=taken, masks=masks)
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        return _degenerate_arm(test.expression, taken=not taken)
-    nonfinite = _nonfinite_test(test)
+        return _degenerate_arm(test.expression, taken=not taken, masks=masks)
+    nonfinite = _nonfinite_test(test, masks)
     if nonfinite is not None:
         return taken if nonfinite else not taken
     if _size(test):  # ``if x.numel():`` holds for non-empty input
@@ -126,17 +214,32 @@ def _small_int(node: cst.BaseExpression) -> int | None:
 _NONFINITE_TESTS = frozenset({"isnan", "isinf", "isposinf", "isneginf"})
 
 
-def _nonfinite_test(test: cst.BaseExpression) -> bool | None:
+def _nonfinite_test(test: cst.BaseExpression, masks: _MaskNames | None = None) -> bool | None:
     """For a test of non-finite values: True when its body is for them (``torch.isnan(t).any()``,
     ``t.isnan().all()``, ``torch.isinf(loss)``), False when its other arm is
-    (``torch.isfinite(norm)``, ``norms.isfinite().all()``); None for any other test."""
+    (``torch.isfinite(norm)``, ``norms.isfinite().all()``); None for any other test.
+    Element masks combine: ``isfinite(a) & isfinite(b)`` holds where both are finite,
+    ``isnan(a) | isinf(b)`` where either is not (an ``&`` of non-finite masks, or a mask mixed
+    with any other test, ``isfinite(x) & (x > 0)``, is none); with ``masks``, a name bound
+    only to such a mask and reduced by ``.all()`` or ``.any()`` is one."""
     node = test
+    reduced = False
     while (
         isinstance(node, cst.Call)
         and isinstance(node.func, cst.Attribute)
         and node.func.attr.value in ("any", "all", "item")
     ):
+        reduced = reduced or node.func.attr.value != "item"
         node = node.func.value
+    if isinstance(node, cst.Name):
+        # only a reduced mask (``valid.all()``): a bare name tested is a flag, not looked up
+        return masks.polarity(node.value) if masks is not None and reduced else None
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.BitAnd, cst.BitOr)):
+        left, right = _nonfinite_test(node.left, masks), _nonfinite_test(node.right, masks)
+        if left is None or left != right:
+            return None
+        # all-finite masks meet with ``&``, non-finite ones join with ``|``
+        return left if isinstance(node.operator, cst.BitOr) == left else None
     if not isinstance(node, cst.Call):
         return None
     func = node.func

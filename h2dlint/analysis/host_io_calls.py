@@ -24,6 +24,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from h2dlint.analysis.evaluation_steps import in_evaluation_hook
+from h2dlint.analysis.written_outputs import written_copy
 from h2dlint.walk import ReadOnlyVisitor, visit_read_only
 
 # Calls that make a tensor (or an image a transform makes one of) from host data.
@@ -36,10 +37,13 @@ def copied_output(path: str, ancestors: Sequence[cst.CSTNode], copy: cst.Call | 
     """Whether a copy to the host below ``ancestors`` (in the module at ``path``) is what its
     code exists to produce: a validation step's outputs for a host metric
     (:func:`in_evaluation_hook`), a post-processor's result (:func:`postprocessor_output`), or
-    the result of a host-in, host-out wrapper (:func:`host_io_output`)."""
+    the result of a host-in, host-out wrapper (:func:`host_io_output`), or data the function
+    writes to a file (:func:`written_copy`)."""
     if in_evaluation_hook(ancestors):
         return True
     if copy is not None and postprocessor_output(ancestors, copy, postprocessing_module(path)):
+        return True
+    if copy is not None and written_copy(ancestors, copy):
         return True
     return copy is not None and host_io_output(ancestors, copy)
 
