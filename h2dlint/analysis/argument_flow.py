@@ -71,7 +71,7 @@ class Argument:
 
 
 @dataclass(frozen=True)
-class _Use:
+class NameUse:
     """A reference to a name in the module: a call's function (``call`` set) or anything
     else, with the function or method it is read in."""
 
@@ -87,7 +87,7 @@ class _References(cst.CSTVisitor):
 
     def __init__(self, source: FactSource) -> None:
         self.source = source
-        self.uses: dict[str, list[_Use]] = {}
+        self.uses: dict[str, list[NameUse]] = {}
         # The names :func:`passed` asks about (its top-level functions and methods) and the
         # classes whose constructions place a dataclass's fields (:mod:`provenance.fields`):
         # the uses of every other name would be kept for nothing.
@@ -147,12 +147,14 @@ class _References(cst.CSTVisitor):
         self.own_names.add(id(node.attr))  # then what it is read from
 
     def _use(self, name: str, node: cst.Name | cst.Attribute) -> None:
-        use = _Use(node, self.calls.get(id(node)), self.frames[-1], self.annotations > 0)
+        use = NameUse(node, self.calls.get(id(node)), self.frames[-1], self.annotations > 0)
         self.uses.setdefault(name, []).append(use)
 
 
-def _references(source: FactSource) -> dict[str, list[_Use]]:
-    def build() -> dict[str, list[_Use]]:
+def name_uses(source: FactSource) -> dict[str, list[NameUse]]:
+    """Every reference to a name in ``source``'s module, by name (built once per module)."""
+
+    def build() -> dict[str, list[NameUse]]:
         collector = _References(source)
         visit_read_only(source.context.module, collector)
         return collector.uses
@@ -160,7 +162,7 @@ def _references(source: FactSource) -> dict[str, list[_Use]]:
     return source.context.shared(_REFERENCES, build)
 
 
-_REFERENCES: SharedKey[dict[str, list[_Use]]] = SharedKey("references by name")
+_REFERENCES: SharedKey[dict[str, list[NameUse]]] = SharedKey("references by name")
 
 
 def arguments(source: FactSource, function: cst.FunctionDef, name: str) -> list[Argument] | None:
@@ -184,7 +186,7 @@ class Passed:
     remote: list[str]
     # Per ``?`` of ``remote``, in order: the call and the parameter, for a question that may
     # evaluate the argument in its own module (:mod:`~h2dlint.analysis.chained_arguments`).
-    pending: tuple[tuple[Site, _Slot], ...] = ()
+    pending: tuple[tuple[Site, Slot], ...] = ()
 
 
 def passed(source: FactSource, function: cst.FunctionDef, name: str) -> Passed | None:
@@ -210,13 +212,13 @@ def passed(source: FactSource, function: cst.FunctionDef, name: str) -> Passed |
             return None
         objects = True
     found: list[Argument] = []
-    for use in _references(source).get(own, []):
+    for use in name_uses(source).get(own, []):
         if use.call is None:
             return None  # passed on (a callback, ``partial(f, ...)``): its calls are unseen
         resolved = source.callee(use.call, use.frame)
         if resolved is None or resolved[1] is not function:
             return None
-        told, argument = _argument(use.call, slot)
+        told, argument = slot_argument(use.call, slot)
         if not told:
             return None
         if argument is None:
@@ -234,7 +236,7 @@ def passed(source: FactSource, function: cst.FunctionDef, name: str) -> Passed |
     if remote is None or len(found) + len(remote) > MAX_CALL_SITES:
         return None
     codes: list[str] = []
-    pending: list[tuple[Site, _Slot]] = []
+    pending: list[tuple[Site, Slot]] = []
     for code, site in remote:
         if code:
             codes.append(code)
@@ -249,7 +251,7 @@ def passed(source: FactSource, function: cst.FunctionDef, name: str) -> Passed |
 
 
 def _remote(
-    source: FactSource, function: cst.FunctionDef, slot: _Slot, method: bool, objects: bool
+    source: FactSource, function: cst.FunctionDef, slot: Slot, method: bool, objects: bool
 ) -> list[tuple[str, Site]] | None:
     """The codes the other modules' calls of ``function`` pass for ``slot`` ("": the default),
     with each call; with ``objects``, also the calls through objects of its class in every
@@ -324,12 +326,14 @@ _OWN_PASSES: SharedKey[Any] = SharedKey("the module's own passes part")
 
 
 @dataclass(frozen=True)
-class _Slot:
+class Slot:
+    """A parameter as callers fill it: its name, and its position among the positional ones."""
+
     name: str
     position: int | None  # None: keyword-only
 
 
-def _slot(function: cst.FunctionDef, name: str, frame: Frame, method: bool) -> _Slot | None:
+def _slot(function: cst.FunctionDef, name: str, frame: Frame, method: bool) -> Slot | None:
     params = function.params
     positional = [*params.posonly_params, *params.params]
     if method and "staticmethod" not in decorator_names(function):
@@ -338,13 +342,13 @@ def _slot(function: cst.FunctionDef, name: str, frame: Frame, method: bool) -> _
         positional = positional[1:]  # ``self``/``cls``: the object the call is made through
     for position, param in enumerate(positional):
         if param.name.value == name:
-            return _Slot(name, position)
+            return Slot(name, position)
     if any(param.name.value == name for param in params.kwonly_params):
-        return _Slot(name, None)
+        return Slot(name, None)
     return None
 
 
-def _argument(call: cst.Call, slot: _Slot) -> tuple[bool, cst.BaseExpression | None]:
+def slot_argument(call: cst.Call, slot: Slot) -> tuple[bool, cst.BaseExpression | None]:
     """Whether the value ``call`` passes for ``slot`` can be told (not with ``*args`` or
     ``**kwargs``), and that value: None when the call passes none (the default applies)."""
     position = 0

@@ -24,7 +24,7 @@ import bisect
 import libcst as cst
 
 from h2dlint.analysis import cross_module
-from h2dlint.analysis.argument_flow import Passed, _argument, _Slot
+from h2dlint.analysis.argument_flow import Passed, Slot, slot_argument
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.facts import Fact
 from h2dlint.analysis.frames import Frame
@@ -56,7 +56,7 @@ def remote_facts(
     return facts
 
 
-def argument_fact(source: FactSource, site: Site, slot: _Slot, depth: int, unknown: Fact) -> Fact:
+def argument_fact(source: FactSource, site: Site, slot: Slot, depth: int, unknown: Fact) -> Fact:
     """The fact of what ``site`` passes for ``slot``, asked in the calling module."""
     if _open[0] >= MAX_HOPS or not site.called:
         return unknown
@@ -71,7 +71,7 @@ def argument_fact(source: FactSource, site: Site, slot: _Slot, depth: int, unkno
     if found is None:
         return unknown
     call, frame = found
-    told, value = _argument(call, slot)
+    told, value = slot_argument(call, slot)
     if not told or value is None:
         return unknown
     _open[0] += 1

@@ -22,10 +22,10 @@ from h2dlint.analysis.argument_flow import (
     MAX_CALL_SITES,
     Argument,
     Passed,
-    _argument,
-    _references,
-    _Slot,
+    Slot,
     called_elsewhere,
+    name_uses,
+    slot_argument,
 )
 from h2dlint.analysis.chained_arguments import remote_facts
 from h2dlint.analysis.fact_source import FactSource
@@ -59,16 +59,16 @@ def _field_arguments(source: FactSource, cls: cst.ClassDef, attr: str) -> Passed
     methods = source.index.methods.get(cls, {})
     if attr not in fields or "__init__" in methods or "__post_init__" in methods:
         return None
-    slot = _Slot(attr, list(fields).index(attr))
+    slot = Slot(attr, list(fields).index(attr))
     default = fields[attr]
     own = cls.name.value
     found: list[Argument] = []
-    for use in _references(source).get(own, []):
+    for use in name_uses(source).get(own, []):
         if use.annotation:
             continue
         if use.call is None or use.call.func is not use.node:
             return None  # passed as a factory, or an attribute of the class read
-        told, value = _argument(use.call, slot)
+        told, value = slot_argument(use.call, slot)
         if not told:
             return None
         if value is not None:
@@ -80,7 +80,7 @@ def _field_arguments(source: FactSource, cls: cst.ClassDef, attr: str) -> Passed
         if len(found) > MAX_CALL_SITES:
             return None
     codes: list[str] = []
-    pending: list[tuple[Site, _Slot]] = []
+    pending: list[tuple[Site, Slot]] = []
     if called_elsewhere(source, own):
         project, module = source.project, source.module_name
         if project is None or module is None:
