@@ -13,6 +13,7 @@ from h2dlint.analysis.bindings import zipped_item
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.state_tensors import none_literal, own_assignments
 from h2dlint.analysis.tensor_kinds import tensor_evidence
 from h2dlint.analysis.value_syncs import COMPARISON_OPERATORS, MASK_METHODS, value_where
 
@@ -197,12 +198,8 @@ def _mask_attribute(provenance: Provenance, node: cst.Attribute, frame: Frame, d
     (``self.is_finished = topk_ids.eq(eos)``, session 30: OpenNMT-py's greedy search gathers
     its alive rows with ``~self.is_finished.view(-1)``). An assignment of ``None`` is passed
     over; an unknown one (unpacked, augmented) proves nothing."""
-    base = node.value
-    cls = frame.cls
-    if cls is None or not isinstance(base, cst.Name) or base.value != frame.self_name:
-        return False
-    assigned = provenance.index.attributes.get(cls, {}).get(node.attr.value, [])
-    values = [(v, f) for v, f in assigned if not (isinstance(v, cst.Name) and v.value == "None")]
+    assigned = own_assignments(provenance, node, frame) or []
+    values = [(v, f) for v, f in assigned if v is None or not none_literal(v)]
     return bool(values) and all(
         v is not None and not isinstance(v, cst.Attribute) and is_mask(provenance, v, f, depth + 1)
         for v, f in values

@@ -43,18 +43,16 @@ def own_tensor_attribute(
     assignment on the host (``self.sigmas = self.sigmas.to("cpu")``: diffusers' schedulers
     keep their sigmas on the host to read them without a sync). Assignments from outside the
     class are not seen."""
-    base = node.value
-    cls = frame.cls
-    if cls is None or not isinstance(base, cst.Name) or base.value != frame.self_name:
+    assigned = own_assignments(provenance, node, frame)
+    if assigned is None or frame.cls is None:
         return False
     attr = node.attr.value
-    key = (id(cls), attr)
+    key = (id(frame.cls), attr)
     if key in _JUDGING:
         return True  # the other assignments decide
-    assigned = provenance.index.attributes.get(cls, {}).get(attr, [])
-    values = [(v, f) for v, f in assigned if v is not None and not _none(v)]
+    values = [(v, f) for v, f in assigned if v is not None and not none_literal(v)]
     unknown = sum(1 for v, _ in assigned if v is None)
-    if not values or unknown > provenance.index.attributes.in_place(cls, attr):
+    if not values or unknown > provenance.index.attributes.in_place(frame.cls, attr):
         return False
     if any(
         _placed_on_purpose(provenance, value)
@@ -107,7 +105,20 @@ def _placed_on_purpose(provenance: Provenance, value: cst.BaseExpression) -> boo
     return (provenance.qualify(value.func) or "") in FRESH_FACTORIES
 
 
-def _none(node: cst.BaseExpression) -> bool:
+def own_assignments(
+    provenance: Provenance, node: cst.Attribute, frame: Frame
+) -> list[tuple[cst.BaseExpression | None, Frame]] | None:
+    """Every value assigned to ``self.<attr>`` in the class of ``frame`` (None for one the
+    index could not tell, an unpacked one), with the frame it is assigned in; None when
+    ``node`` is not an attribute of the method's own object."""
+    base = node.value
+    cls = frame.cls
+    if cls is None or not isinstance(base, cst.Name) or base.value != frame.self_name:
+        return None
+    return list(provenance.index.attributes.get(cls, {}).get(node.attr.value, []))
+
+
+def none_literal(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
 
 
@@ -133,7 +144,7 @@ def returned_tensors(
     owner, function = found
     if not isinstance(owner, Provenance):
         return False
-    values = [v for v in returned_values(function) if not _none(v)]
+    values = [v for v in returned_values(function) if not none_literal(v)]
     if not values:
         return False
     where = owner.index.frame_of(function)

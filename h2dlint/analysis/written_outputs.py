@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from h2dlint.analysis.names import names_read
+from h2dlint.analysis.names import call_name, names_read
 from h2dlint.walk import ReadOnlyVisitor, visit_read_only
 
 # Calls that write their arguments to a file or a stream: ``f.write``, ``torch.save``,
@@ -83,11 +83,7 @@ def written_copy(ancestors: Sequence[cst.CSTNode], copy: cst.CSTNode) -> bool:
 
 
 def _write_call(call: cst.Call) -> bool:
-    func = call.func
-    name = func.attr.value if isinstance(func, cst.Attribute) else ""
-    if isinstance(func, cst.Name):
-        name = func.value
-    return name in WRITE_CALLS
+    return call_name(call) in WRITE_CALLS
 
 
 def _targets(statement: cst.Assign | cst.AugAssign | cst.For) -> set[str]:
