@@ -22,6 +22,7 @@ from h2dlint.analysis.names import call_name
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target
+from h2dlint.analysis.tensor_lists import tensor_elements
 from h2dlint.analysis.unknown_data import empty_here, maybe_host_data
 from h2dlint.candidate_terms import called_as
 from h2dlint.diagnostics import Confidence
@@ -125,6 +126,12 @@ class TensorFromHostDataOnDevice(Rule):
     Measured with this rule's fixture (a million Python ints from 64 requests, H200), the step
     took 70.4 ms as flagged against 72.2 ms in the recommended form: turning the Python list
     into a tensor dominates both, and the pinned form adds one host copy into the buffer.
+
+    When the list holds tensors (`[x[s].sum() for s in subsets]`, losses appended per
+    mini-batch), the message says so: `torch.tensor` turns each element into a Python number
+    first, one device-to-host read and sync per element that lives on a device, before the
+    pageable copy back. `torch.stack(xs)` (`torch.stack(xs).to(device)` for host tensors)
+    joins them where they are, with no read back.
 
     ## Fix safety
     No automatic fix: where the pinned memory comes from (a buffer owned by whom, sized how, and
@@ -924,6 +931,46 @@ class TensorFromHostDataOnDevice(Rule):
                     return s
             """,
         ),
+        # Session 31: a list of device tensors (torch-geometric's influence, skrl's KL list):
+        # torch.tensor reads each element back (one sync each), then copies; torch.stack is
+        # the fix the message names.
+        Invalid(
+            """
+            import torch
+            def per_hop(influence, subsets):
+                influence = influence.cuda()
+                sums = [influence[s].sum() for s in subsets]
+                return torch.tensor(sums, device=influence.device)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="`torch.stack(sums)` keeps them on the device",
+        ),
+        Invalid(
+            """
+            import torch
+            def update(self, batches):
+                kls = []
+                for ratio in batches:
+                    kls.append(((torch.exp(ratio) - 1) - ratio).mean())
+                return torch.tensor(kls, device=self.device).mean()
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="one sync per element when they are on a device",
+        ),
+        # ... but a list also grown with Python numbers is Python data: the pinned-memory advice
+        Invalid(
+            """
+            import torch
+            def update(self, batches):
+                kls = []
+                for ratio in batches:
+                    kls.append(ratio.mean())
+                kls.extend([0.0, 1.0])
+                return torch.tensor(kls, device=self.device)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="build it into pinned memory",
+        ),
         # data of unknown type on a hot path: a list in all but a device tensor's case (MEDIUM)
         Invalid(
             """
@@ -1035,12 +1082,7 @@ class TensorFromHostDataOnDevice(Rule):
             )
             return
         if proven:
-            self.report(
-                node,
-                f"tensor built from {shown} on the device: PyTorch stages it in pageable host "
-                "memory and copies it synchronously; build it into pinned memory and copy it "
-                "with `non_blocking=True`",
-            )
+            self.report(node, self._proven_message(node, data, shown, provenance, frame))
             return
         ancestors = self.context.ancestors
         if in_loop_body(ancestors):
@@ -1055,6 +1097,39 @@ class TensorFromHostDataOnDevice(Rule):
             "copies it synchronously every time; build it into pinned memory and copy it with "
             "`non_blocking=True`, or keep it on the device",
             confidence=Confidence.MEDIUM,
+        )
+
+    @staticmethod
+    def _proven_message(
+        node: cst.Call,
+        data: cst.BaseExpression,
+        shown: str,
+        provenance: Provenance,
+        frame: Frame,
+    ) -> str:
+        """What a proven finding says: a list of tensors costs a read per element, and
+        ``torch.stack`` is its fix; other Python data wants pinned memory."""
+        elements = tensor_elements(provenance, data, frame)
+        if elements is None:
+            return (
+                f"tensor built from {shown} on the device: PyTorch stages it in pageable host "
+                "memory and copies it synchronously; build it into pinned memory and copy it "
+                "with `non_blocking=True`"
+            )
+        stack = f"`torch.stack({shown.strip('`')})`" if shown.startswith("`") else "`torch.stack`"
+        built = provenance.qualify(node.func) or call_name(node)
+        if elements is Where.DEVICE:
+            cost = "reads each of its device tensors back to the host (one sync per element)"
+            keep = "keeps them on the device with no sync"
+        else:
+            cost = (
+                "reads each of its tensors back as a Python number (one sync per element when "
+                "they are on a device)"
+            )
+            keep = "joins them where they are"
+        return (
+            f"tensor built on the device from {shown}, a list of tensors: `{built}` "
+            f"{cost}, then copies the values from pageable memory again; {stack} {keep}"
         )
 
     def _written_to_device(
