@@ -22,11 +22,6 @@ from h2dlint.analysis.torch_api import FRESH_FACTORIES
 Evidence = Callable[..., "cst.BaseExpression | None"]
 
 
-# (class, attribute) pairs whose assignments are being judged (an attribute assigned from
-# itself, ``self.seq = self.seq[keep]``, would ask again).
-_JUDGING: set[tuple[int, str]] = set()
-
-
 def own_tensor_attribute(
     provenance: Provenance, node: cst.Attribute, frame: Frame, depth: int, evidence: Evidence
 ) -> bool:
@@ -47,9 +42,10 @@ def own_tensor_attribute(
     if assigned is None or frame.cls is None:
         return False
     attr = node.attr.value
-    key = (id(frame.cls), attr)
-    if key in _JUDGING:
-        return True  # the other assignments decide
+    # An attribute assigned from itself (``self.seq = self.seq[keep]``) asks again while its
+    # assignments are judged: provenance's cycle guard answers, so facts memoised meanwhile
+    # know they depended on it.
+    key = ("own_tensor_attribute", frame.cls, attr)
     values = [(v, f) for v, f in assigned if v is not None and not none_literal(v)]
     unknown = sum(1 for v, _ in assigned if v is None)
     if not values or unknown > provenance.index.attributes.in_place(frame.cls, attr):
@@ -61,14 +57,15 @@ def own_tensor_attribute(
         for value, where in values
     ):
         return False
-    _JUDGING.add(key)
+    if not provenance._begin(key):
+        return True  # the other assignments decide
     try:
         return all(
             evidence(provenance, value, where, depth=depth + 1) is not None
             for value, where in values
         )
     finally:
-        _JUDGING.discard(key)
+        provenance._in_progress.discard(key)
 
 
 def _converted(provenance: Provenance, value: cst.BaseExpression, attr: str, frame: Frame) -> bool:
