@@ -9,7 +9,6 @@ import pytest
 from h2dlint.analysis.frames import Frame, ModuleIndex
 from h2dlint.analysis.host_data import host_sequence
 from h2dlint.analysis.loop_iterables import tiny_iterable
-from h2dlint.analysis.loop_transfers import target_names
 from h2dlint.analysis.loops import (
     gathering_comprehension,
     gathering_for,
@@ -17,6 +16,7 @@ from h2dlint.analysis.loops import (
     mover_parameters,
     passed_parameters,
 )
+from h2dlint.analysis.names import target_names
 from h2dlint.analysis.once import RunOnce, memo_guard
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.context import FileContext

@@ -29,6 +29,7 @@ from typing import Final
 import libcst as cst
 
 from h2dlint.analysis.branch_bindings import through_branches
+from h2dlint.analysis.names import target_names
 from h2dlint.context import FileContext, SharedKey
 from h2dlint.walk import every_node_plan, node_classes, visit_read_only
 
@@ -255,7 +256,7 @@ def _comprehension_values(
     clause: cst.CompFor | None = node.for_in
     found: list[cst.BaseExpression | None] | None = None
     while clause is not None:
-        if name in _target_names(clause.target):
+        if name in target_names(clause.target):
             iterable = clause.iter
             if (
                 isinstance(clause.target, cst.Name)
@@ -268,16 +269,6 @@ def _comprehension_values(
                 found = [UNKNOWN]
         clause = clause.inner_for_in
     return found
-
-
-def _target_names(target: cst.BaseExpression) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for element in target.elements for n in _target_names(element.value)]
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    return []
 
 
 def pairwise(
@@ -355,7 +346,7 @@ class _Collector(cst.CSTVisitor):
         self.bindings.values.setdefault(name, []).append(binding)
 
     def _unknown(self, target: cst.BaseExpression) -> None:
-        for name in _target_names(target):
+        for name in target_names(target):
             self.add(name, UNKNOWN)
 
     def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:

@@ -50,8 +50,8 @@ from h2dlint.analysis.loop_transfers import (
     calls_in,
     names_in,
     strip_trivial,
-    target_names,
 )
+from h2dlint.analysis.names import target_names
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.provenance.common import returned_values
 

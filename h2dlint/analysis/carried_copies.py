@@ -33,7 +33,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.arguments import first_positional, keyword
-from h2dlint.analysis.names import call_name, names_in
+from h2dlint.analysis.names import call_name, calls_in, names_in
 from h2dlint.walk import OwnScopeVisitor, visit_read_only
 
 # Joins that grow a tensor by its own value and new ones.
@@ -89,25 +89,11 @@ def _brought_back(call: cst.Call, name: str) -> str | None:
     return None
 
 
-class _Calls(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.calls: list[cst.Call] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.calls.append(node)
-
-
-def _calls(value: cst.BaseExpression) -> list[cst.Call]:
-    found = _Calls()
-    visit_read_only(value, found)
-    return found.calls
-
-
 def _comes_back(
     value: cst.BaseExpression, name: str, bindings: dict[str, list[cst.BaseExpression]], hops: int
 ) -> str | None:
     """How ``value`` was brought back (``_brought_back``), through names bound in the body."""
-    kinds = {_brought_back(call, name) for call in _calls(value)}
+    kinds = {_brought_back(call, name) for call in calls_in(value)}
     if hops > 0:
         kinds |= {
             _comes_back(bound, name, bindings, hops - 1)
@@ -128,7 +114,7 @@ def carried_copy(node: cst.Call, loop: cst.For | cst.While) -> tuple[cst.Name, b
     found = _Bindings()
     visit_read_only(loop.body, found)
     values = found.values.get(copied.value, [])
-    if any(call is node for v in values for call in _calls(v)):
+    if any(call is node for v in values for call in calls_in(v)):
         return None  # ``X = X.to(dev)``: moved once, for good
     kinds: set[str | None] = set()
     for value in values:

@@ -59,9 +59,8 @@ from h2dlint.analysis.loop_transfers import (
     index_names,
     item_transfer,
     model_named,
-    target_names,
 )
-from h2dlint.analysis.names import calls_in, names_in, names_read
+from h2dlint.analysis.names import calls_in, names_in, names_read, target_names
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target
 from h2dlint.walk import OwnScopeVisitor, visit_read_only

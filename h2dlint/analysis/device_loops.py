@@ -11,6 +11,7 @@ import libcst as cst
 
 from h2dlint.analysis.device_recurrences import carried_tensors
 from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.names import target_names
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.sync_basics import LoopBodyVisitor
 from h2dlint.analysis.targets import Target, name_words, to_target
@@ -64,7 +65,7 @@ class _DeviceWork(LoopBodyVisitor):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
-            for name in _target_names(target.target):
+            for name in target_names(target.target):
                 self.assigned.setdefault(name, []).append(node.value)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
@@ -114,14 +115,6 @@ class _DeviceWork(LoopBodyVisitor):
             if _data_names(func.value) & from_items:
                 found.append(copy)
         return found
-
-
-def _target_names(target: cst.BaseExpression) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _target_names(e.value)]
-    return []
 
 
 class _Uses(cst.CSTVisitor):
@@ -219,7 +212,7 @@ def device_loop(provenance: Provenance, loop: cst.For | cst.While, frame: Frame)
     """The device work of ``loop``'s body: each iteration is then a step, and a host sync in
     the body that waits for the work stalls every iteration (a training loop's
     ``loss.item()`` after ``loss.backward()``; a chunked loss read after ``.to(device)``)."""
-    items = frozenset(_target_names(loop.target)) if isinstance(loop, cst.For) else frozenset()
+    items = frozenset(target_names(loop.target)) if isinstance(loop, cst.For) else frozenset()
     finder = _DeviceWork(provenance, frame, items)
     visit_read_only(loop.body, finder)
     tainted = set(finder.backward_of)
@@ -257,7 +250,7 @@ def epoch_loop(loop: cst.For | cst.While) -> bool:
     no per-step sync, though a backward pass runs in every epoch."""
     if not isinstance(loop, cst.For):
         return False
-    return any(EPOCH_WORDS & name_words(name) for name in _target_names(loop.target))
+    return any(EPOCH_WORDS & name_words(name) for name in target_names(loop.target))
 
 
 def _from_carried(

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from h2dlint.analysis.decoded_outputs import decoded_output
+from h2dlint.analysis.names import calls_in
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.torch_api import ARRAY_METHODS, TENSOR_ONLY_METHODS
 from h2dlint.walk import visit_read_only
@@ -139,9 +140,7 @@ def _queues_in_loop(provenance: Provenance, statement: cst.BaseStatement) -> boo
     loops = _Loops()
     visit_read_only(statement, loops)
     for loop in loops.loops:
-        calls = _Calls()
-        visit_read_only(loop, calls)
-        if any(not _cheap_call(provenance, call) for call in calls.calls):
+        if any(not _cheap_call(provenance, call) for call in calls_in(loop)):
             return True
     return False
 
@@ -154,12 +153,10 @@ def _cheap_block(provenance: Provenance, statement: cst.BaseStatement) -> bool:
     """A cheap statement (:func:`_cheap`, or a logging call), or an ``if`` whose branches hold
     only such statements."""
     if isinstance(statement, cst.SimpleStatementLine):
-        visitor = _Calls()
-        visit_read_only(statement, visitor)
         return all(
             _cheap_call(provenance, call)
             or (isinstance(call.func, cst.Attribute) and call.func.attr.value in _LOG_METHODS)
-            for call in visitor.calls
+            for call in calls_in(statement)
         )
     if isinstance(statement, cst.If):
         parts: list[cst.BaseStatement] = list(statement.body.body)  # type: ignore[arg-type]
@@ -189,22 +186,12 @@ def _generates(statement: cst.BaseStatement) -> bool:
     )
 
 
-class _Calls(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.calls: list[cst.Call] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.calls.append(node)
-
-
 def _cheap(provenance: Provenance, statement: cst.BaseStatement) -> bool:
     """Whether ``statement`` is a simple statement whose calls queue nothing but small
     kernels on data in hand (builtins, ``torch.*`` outside ``torch.nn``, tensor methods)."""
     if not isinstance(statement, cst.SimpleStatementLine):
         return False
-    visitor = _Calls()
-    visit_read_only(statement, visitor)
-    return all(_cheap_call(provenance, call) for call in visitor.calls)
+    return all(_cheap_call(provenance, call) for call in calls_in(statement))
 
 
 def _cheap_call(provenance: Provenance, call: cst.Call) -> bool:

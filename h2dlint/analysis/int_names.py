@@ -8,7 +8,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.frames import Frame
-from h2dlint.walk import visit_read_only
+from h2dlint.analysis.names import calls_in
 
 
 def shape_unpacked(statement: cst.CSTNode, name: str) -> bool:
@@ -43,7 +43,7 @@ def range_bound(frame: Frame, name: str) -> bool:
     function = frame.function
     if not isinstance(function, cst.FunctionDef):
         return False
-    for call in _calls(function):
+    for call in calls_in(function):
         if (
             isinstance(call.func, cst.Name)
             and call.func.value == "range"
@@ -51,20 +51,6 @@ def range_bound(frame: Frame, name: str) -> bool:
         ):
             return True
     return False
-
-
-class _Calls(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.found: list[cst.Call] = []
-
-    def visit_Call(self, call: cst.Call) -> None:
-        self.found.append(call)
-
-
-def _calls(node: cst.CSTNode) -> list[cst.Call]:
-    collector = _Calls()
-    visit_read_only(node, collector)
-    return collector.found
 
 
 def range_target(statement: cst.CSTNode, name: str) -> bool:

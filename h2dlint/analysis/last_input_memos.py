@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.names import target_names
+
 
 def keeps_last_input(
     function: cst.FunctionDef, lookup: cst.If, read_into: str | None, key: cst.BaseExpression
@@ -102,13 +104,5 @@ def _bound(function: cst.FunctionDef) -> set[str]:
         for small in statement.body:
             if isinstance(small, cst.Assign):
                 for target in small.targets:
-                    found |= _target_names(target.target)
+                    found |= target_names(target.target)
     return found
-
-
-def _target_names(target: cst.BaseExpression) -> set[str]:
-    if isinstance(target, cst.Name):
-        return {target.value}
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return {n for element in target.elements for n in _target_names(element.value)}
-    return set()

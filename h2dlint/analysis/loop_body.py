@@ -10,8 +10,7 @@ import libcst as cst
 
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.hot_names import diagnostic_name, logging_name
-from h2dlint.analysis.loop_transfers import names_in, target_names
-from h2dlint.analysis.names import names_read
+from h2dlint.analysis.names import names_in, names_read, target_names
 from h2dlint.analysis.per_call_mappings import per_call_lookup, per_call_mapping
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import name_words

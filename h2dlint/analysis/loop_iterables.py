@@ -23,10 +23,9 @@ from h2dlint.analysis.loop_transfers import (
     model_named,
     parameter_attribute,
     root_name,
-    target_names,
 )
 from h2dlint.analysis.model_outputs import called_outputs, iterated_collection
-from h2dlint.analysis.names import names_in
+from h2dlint.analysis.names import names_in, target_names
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.provenance.common import SPLITTING_METHODS
 from h2dlint.analysis.targets import name_words

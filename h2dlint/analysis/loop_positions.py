@@ -9,7 +9,8 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.arguments import positional
-from h2dlint.analysis.sync_basics import RowLoop, Walk, target_names
+from h2dlint.analysis.names import target_names
+from h2dlint.analysis.sync_basics import RowLoop, Walk
 
 
 def counter_loop(iterable: cst.BaseExpression, target: cst.BaseExpression) -> RowLoop | None:
@@ -47,7 +48,7 @@ def item_index_loop(iterable: cst.BaseExpression, target: cst.BaseExpression) ->
             if not (isinstance(target, cst.Tuple) and len(target.elements) == 2):
                 return None
             target = target.elements[1].value
-    names = target_names(target)
+    names = frozenset(target_names(target))
     if not names:
         return None
     return RowLoop(Walk.INDEX, None, names, target, picks=True)

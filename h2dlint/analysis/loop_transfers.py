@@ -136,17 +136,6 @@ class GatheringLoop:
 
 
 # -- names ------------------------------------------------------------------------------------
-def target_names(target: cst.BaseExpression) -> set[str]:
-    """The names a ``for`` target binds."""
-    if isinstance(target, cst.Name):
-        return {target.value}
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return {n for element in target.elements for n in target_names(element.value)}
-    if isinstance(target, cst.StarredElement):
-        return target_names(target.value)
-    return set()
-
-
 def mentions_isinstance(node: cst.CSTNode) -> bool:
     return any(
         (isinstance(call.func, cst.Name) and call.func.value in ("isinstance", "is_tensor"))

@@ -67,11 +67,11 @@ from h2dlint.analysis.loop_transfers import (
     root_name,
     rows_of_one,
     strip_trivial,
-    target_names,
 )
 from h2dlint.analysis.loop_transfers import Comprehension as Comprehension
 from h2dlint.analysis.loop_transfers import GatheringLoop as GatheringLoop
 from h2dlint.analysis.model_outputs import iterated_collection
+from h2dlint.analysis.names import target_names
 from h2dlint.analysis.offset_bookkeeping import host_items, offset_statement
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.walk import OwnScopeVisitor, visit_read_only

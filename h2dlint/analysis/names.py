@@ -44,6 +44,18 @@ def calls_in(node: cst.CSTNode) -> list[cst.Call]:
     return collector.calls
 
 
+def target_names(target: cst.BaseExpression) -> set[str]:
+    """The names an assignment or ``for`` target binds (``a``, ``a, (b, *c)``); an attribute
+    or an item binds none."""
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return {n for element in target.elements for n in target_names(element.value)}
+    if isinstance(target, cst.StarredElement):
+        return target_names(target.value)
+    return set()
+
+
 def call_name(call: cst.Call) -> str | None:
     """The name a call is made by: ``f`` of ``f(...)``, ``m`` of ``x.m(...)``; None for
     anything else (``fs[i](...)``, ``f()(...)``)."""

@@ -36,6 +36,7 @@ import libcst as cst
 
 from h2dlint.analysis.aliases import ways_in
 from h2dlint.analysis.arguments import first_positional, is_true, keyword
+from h2dlint.analysis.names import target_names
 from h2dlint.analysis.writes import WriteCollector, buffer_roots, view_root
 from h2dlint.imports import dotted_name
 from h2dlint.walk import visit_read_only
@@ -181,17 +182,6 @@ class FunctionScan:
         )
 
 
-def _target_names(target: cst.BaseExpression) -> list[str]:
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [name for element in target.elements for name in _target_names(element.value)]
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    if isinstance(target, (cst.Name, cst.Attribute)):
-        root = view_root(target)
-        return [root] if root is not None and root == dotted_name(target) else []
-    return []
-
-
 class _Scan(WriteCollector):
     def __init__(self, root: cst.CSTNode, imports: ImportTable, self_name: str | None) -> None:
         super().__init__(root, imports)
@@ -210,7 +200,7 @@ class _Scan(WriteCollector):
             self.scan.writes.append(HostWrite(root, target, node, self.place()))
 
     def _rebind(self, target: cst.BaseExpression) -> None:
-        for name in _target_names(target):
+        for name in target_names(target):
             self.scan.rebinds.setdefault(name, []).append(self.place())
 
     def visit_Assign(self, node: cst.Assign) -> None:

@@ -31,8 +31,8 @@ import libcst as cst
 
 from h2dlint.analysis.arguments import first_positional, is_true, keyword
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.loop_transfers import called_method, target_names
-from h2dlint.analysis.names import names_in
+from h2dlint.analysis.loop_transfers import called_method
+from h2dlint.analysis.names import names_in, target_names
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.step_drivers import model_call
 

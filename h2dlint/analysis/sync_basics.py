@@ -45,16 +45,6 @@ def early_exits(block: cst.IndentedBlock, child: cst.CSTNode) -> Iterator[cst.If
             yield statement
 
 
-def target_names(target: cst.BaseExpression) -> frozenset[str]:
-    if isinstance(target, cst.Name):
-        return frozenset({target.value})
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return frozenset(n for element in target.elements for n in target_names(element.value))
-    if isinstance(target, cst.StarredElement):
-        return target_names(target.value)
-    return frozenset()
-
-
 SYNC_METHODS = frozenset({"item", "tolist"})
 SYNC_BUILTINS = frozenset({"int", "float", "bool", "complex"})
 # Reading these of a tensor does not copy its data to the host.

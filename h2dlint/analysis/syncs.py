@@ -29,6 +29,7 @@ from dataclasses import replace
 import libcst as cst
 
 from h2dlint.analysis.arguments import positional
+from h2dlint.analysis.names import target_names
 from h2dlint.analysis.row_shapes import (
     SIZE_METHODS,
     host_value,
@@ -50,7 +51,6 @@ from h2dlint.analysis.sync_basics import (
     RowSync,
     Walk,
     host_copy,
-    target_names,
 )
 from h2dlint.analysis.tensor_pieces import split_source, unbound
 from h2dlint.analysis.value_syncs import explicit_sync, tensor_test
@@ -89,20 +89,21 @@ def row_loop(iterable: cst.BaseExpression, target: cst.BaseExpression) -> RowLoo
         if isinstance(func, cst.Attribute):
             if func.attr.value == "tolist" and not iterable.args:
                 tensor = strip_to_host(func.value)
-                names = target_names(target)
+                names = frozenset(target_names(target))
                 stripped = tensor is not func.value
                 return RowLoop(Walk.LIST, tensor, names, target, via_tensor_method=stripped)
             cut = unbound(iterable)
             if cut is not None:
                 tensor, rows = cut
-                names = target_names(target)
+                names = frozenset(target_names(target))
                 return RowLoop(Walk.ROWS, tensor, names, target, pieces=not rows)
             source = split_source(iterable)
             if source is not None:
-                return RowLoop(Walk.ROWS, source, target_names(target), target, pieces=True)
+                names = frozenset(target_names(target))
+                return RowLoop(Walk.ROWS, source, names, target, pieces=True)
         return None
     if isinstance(iterable, (cst.Name, cst.Attribute, cst.Subscript)):
-        return RowLoop(Walk.ROWS, iterable, target_names(target), target)
+        return RowLoop(Walk.ROWS, iterable, frozenset(target_names(target)), target)
     return None
 
 
@@ -348,13 +349,13 @@ class _SyncFinder(LoopBodyVisitor):
         return True
 
     def visit_For(self, node: cst.For) -> None:
-        self.inner.append(target_names(node.target))
+        self.inner.append(frozenset(target_names(node.target)))
 
     def leave_For(self, original_node: cst.For) -> None:
         self.inner.pop()
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
-        self.inner.append(target_names(node.target))
+        self.inner.append(frozenset(target_names(node.target)))
 
     def leave_CompFor(self, original_node: cst.CompFor) -> None:
         self.inner.pop()
