@@ -23,13 +23,13 @@ from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.returned_tensors import returned_annotation
 from h2dlint.analysis.torch_api import FRESH_FACTORIES, TENSOR_ONLY_METHODS
 from h2dlint.analysis.tuple_annotations import tensor_annotation
-from h2dlint.walk import visit_read_only
+from h2dlint.walk import OwnScopeVisitor, visit_read_only
 
 # torch functions that build a tensor from Python data or a shape: a new value, not one carried.
 _HOST_MAKERS = frozenset({"torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.Tensor"})
 
 
-class _Events(cst.CSTVisitor):
+class _Events(OwnScopeVisitor):
     """The names a loop body reads and binds, in the order they run: an assignment's value
     before its targets; ``x[i] = ...`` and ``x.a = ...`` read ``x``; ``x += y`` reads ``x``.
     Nested functions, classes and lambdas are not the body's."""
@@ -58,15 +58,6 @@ class _Events(cst.CSTVisitor):
                         visit_read_only(element.value, self)
             else:
                 visit_read_only(target.target, self)
-        return False
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
         return False
 
 

@@ -19,7 +19,7 @@ from h2dlint.analysis.frames import Frame, parameter_annotation
 from h2dlint.analysis.targets import Target, device_target
 from h2dlint.analysis.torch_api import ALL_DTYPE_METHODS, ARRAY_KEEPING_METHODS
 from h2dlint.imports import dotted_name
-from h2dlint.walk import visit_read_only
+from h2dlint.walk import OwnScopeVisitor, visit_read_only
 
 # Deep enough for a loop body that rebuilds an index through a few views before reading it
 # (``index = arange(...).reshape(...)``, ``F.pad``, ``permute``, ``reshape`` twice, a
@@ -397,22 +397,13 @@ class _Appends(cst.CSTVisitor):
         self.found.setdefault(key, []).append(node.args[0].value)
 
 
-class ReturnedValues(cst.CSTVisitor):
+class ReturnedValues(OwnScopeVisitor):
     """The values a function returns (not those of nested functions)."""
 
     def __init__(self) -> None:
         self.values: list[cst.BaseExpression] = []
         self.bare = False
         self.yields = False
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
 
     def visit_Return(self, node: cst.Return) -> None:
         if node.value is None:
