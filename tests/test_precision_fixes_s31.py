@@ -38,9 +38,11 @@ def test_device_work_after_the_wait_or_no_tensor_stays_reported() -> None:
     # Device work queued after the wait, in a later statement or in the same one after the read.
     assert not _waited("u = target.unique()\npreds = preds.softmax(-1)")
     assert not _waited("s = target.sum().item() * preds.softmax(-1)")
-    # Not surely a tensor (a list's ``.tolist`` does not exist, ``np.unique`` reads no device),
-    # or a host tensor (nothing waited).
+    # Not surely a tensor (``np.unique`` and a numpy array's ``.tolist()`` read no device), or a
+    # host tensor (nothing waited).
     assert not _waited("u = np.unique(lens)")
+    assert not _waited("rows = lens.tolist()")  # ``lens`` may be a numpy array
+    assert not _waited("n = lens.sum().item()")
     assert not _waited("host = torch.tensor([1, 2])\nu = host.unique()")
     # The read is not the statement's last step: the value is used further on the device.
     assert not _waited("u = target.unique().float().softmax(-1)")

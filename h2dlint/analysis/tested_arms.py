@@ -138,7 +138,8 @@ def _ends_in_wait(provenance: Provenance, statement: cst.CSTNode) -> bool:
     """Whether ``statement`` is one assignment or expression whose value's last step is a host
     read or a data-sized op of a tensor not proven on the host (``y_unique = y.unique()``,
     ``n = mask.sum().item()``, ``idx = torch.nonzero(m)``): the host waited for the device
-    there, after everything the statement queued."""
+    there, after everything the statement queued. The receiver must surely be a tensor: a
+    numpy array has ``.tolist()``, ``.item()`` and ``.nonzero()`` too, and reads no device."""
     if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
         return False
     small = statement.body[0]
@@ -155,7 +156,7 @@ def _ends_in_wait(provenance: Provenance, statement: cst.CSTNode) -> bool:
             return False
         receiver = value.args[0].value  # ``torch.unique(y)``
     frame = provenance.current_frame()
-    if tensor_evidence(provenance, receiver, frame, read=True) is None:
+    if tensor_evidence(provenance, receiver, frame) is None:
         return False  # ``ids.tolist()`` of a list, ``np.unique(a)``: maybe no tensor at all
     return not value_where(provenance, receiver, frame).on_host
 
