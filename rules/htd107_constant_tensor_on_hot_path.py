@@ -655,6 +655,30 @@ class ConstantTensorOnHotPath(Rule):
                 return torch.trapz(tpr, fpr)
             """
         ),
+        # Session 31 (precision31: MONAI's ROC-AUC and average precision, torchmetrics'
+        # retrieval AUROC): a statement just before that waited for the device
+        # (`y_unique = y.unique()`, data-sized; `n = m.sum().item()`), or a test `0 not in t`
+        # (`Tensor.__contains__` reads `(t == 0).any()`), with only quiet statements between:
+        # the stream is drained, and the constant has nothing to wait for. Device work between
+        # them stays reported (INVALID twin).
+        Valid(
+            """
+            import torch
+            from torch import Tensor
+            def roc_auc(y_pred: Tensor, y: Tensor) -> float:
+                y_unique = y.unique()
+                if len(y_unique) == 1:
+                    print(f"y values can not be all {y_unique.item()}")
+                    return float("nan")
+                if not y_unique.equal(torch.tensor([0, 1], dtype=y.dtype, device=y.device)):
+                    return float("nan")
+                return float(y_pred.mean())
+            def retrieval_auroc(preds: Tensor, target: Tensor) -> Tensor:
+                if (0 not in target) or (1 not in target):
+                    return torch.tensor(0.0, device=preds.device, dtype=preds.dtype)
+                return preds.mean()
+            """
+        ),
     )
     invalid = (
         # Session 26 (heldout26): ``x.new_tensor([0])`` is ``torch.tensor([0],
@@ -1307,6 +1331,21 @@ class ConstantTensorOnHotPath(Rule):
                                            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
             """,
             message_contains="module-level `SPECIAL`",
+        ),
+        # Session 31: the VALID ROC-AUC's twin: device work (`y_pred.softmax`) queued after the
+        # data-sized `y.unique()` read, so the constant's copy waits for it
+        Invalid(
+            """
+            import torch
+            from torch import Tensor
+            def roc_auc(y_pred: Tensor, y: Tensor) -> float:
+                y_unique = y.unique()
+                y_pred = y_pred.softmax(-1)
+                if not y_unique.equal(torch.tensor([0, 1], dtype=y.dtype, device=y.device)):
+                                      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return float("nan")
+                return float(y_pred.mean())
+            """
         ),
     )
 

@@ -11,7 +11,18 @@ what Python always evaluates: the left operand of ``and``/``or`` (``numel() < 2 
 may never read ``x``), a test of :func:`~h2dlint.analysis.value_syncs.tensor_test`
 (``x.any()``, ``x.max() > 0``, ``torch.min(a, b) == 1``) or a name proven on the device. What
 may come between: assignments and returns of host numbers and constant tensors, warnings, log
-calls and prints; a loop, a model call or any other call in between may queue device work.
+calls and prints, host reads (``.item()``, ``.tolist()``: they wait, they queue nothing); a loop,
+a model call or any other call in between may queue device work.
+
+Session 31: a test ``x in t`` (``if 0 not in target:``) of a tensor ``t`` reads it on the host
+(``Tensor.__contains__`` is ``(t == x).any().item()``), and so does a statement earlier in the
+block whose value ends in a host read or a data-sized op (``y_unique = y.unique()``,
+``n = mask.sum().item()``, ``ids = x.nonzero()``): the host waited there, and if only quiet
+statements (or ``if ...: return`` arms whose tests and bodies are quiet) follow it, nothing is
+queued when the copy is made (MONAI's ROC-AUC and average precision check ``y.unique()``
+against ``torch.tensor([0, 1], device=y.device)`` right after computing it). A statement that
+runs device work after its read (``s = x.sum().item() * y.softmax(-1)``), or quiet statements
+after device work, do not count.
 """
 
 from __future__ import annotations
@@ -22,7 +33,8 @@ import libcst as cst
 
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.sync_basics import leaves
+from h2dlint.analysis.shape_syncs import DATA_SIZED_METHODS
+from h2dlint.analysis.sync_basics import SYNC_METHODS, leaves
 from h2dlint.analysis.tensor_kinds import tensor_evidence
 from h2dlint.analysis.value_syncs import COMPARISON_OPERATORS, tensor_test, value_where
 from h2dlint.walk import visit_read_only
@@ -49,6 +61,9 @@ _QUIET_CALLS = frozenset(
         "debug",
         "log",
         "error",
+        # Host reads wait for the device; they queue no work.
+        "item",
+        "tolist",
     }
 )
 
@@ -82,6 +97,8 @@ def waited_at_test(
             for statement in reversed(before):
                 if _exit_after_wait(provenance, statement):
                     return True  # ``if y_o > 0: return ...`` just before: its implicit else
+                if _ends_in_wait(provenance, statement):
+                    return True  # ``y_unique = y.unique()`` just before (quiet statements between)
                 if not _quiet(statement):
                     return False
         elif isinstance(parent, cst.Call):
@@ -113,6 +130,51 @@ def _exit_after_wait(provenance: Provenance, statement: cst.CSTNode) -> bool:
     )
 
 
+# Methods whose result the host waits for: a value read, or a result sized by the data.
+_WAITING_METHODS = SYNC_METHODS | DATA_SIZED_METHODS
+
+
+def _ends_in_wait(provenance: Provenance, statement: cst.CSTNode) -> bool:
+    """Whether ``statement`` is one assignment or expression whose value's last step is a host
+    read or a data-sized op of a tensor not proven on the host (``y_unique = y.unique()``,
+    ``n = mask.sum().item()``, ``idx = torch.nonzero(m)``): the host waited for the device
+    there, after everything the statement queued. The receiver must surely be a tensor: a
+    numpy array has ``.tolist()``, ``.item()`` and ``.nonzero()`` too, and reads no device."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return False
+    small = statement.body[0]
+    if not isinstance(small, (cst.Assign, cst.AnnAssign, cst.Expr)) or small.value is None:
+        return False
+    value = small.value
+    if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Attribute):
+        return False
+    method, receiver = value.func.attr.value, value.func.value
+    if method not in _WAITING_METHODS:
+        return False
+    if isinstance(receiver, cst.Name) and receiver.value == "torch":
+        if method not in DATA_SIZED_METHODS or not value.args:
+            return False
+        receiver = value.args[0].value  # ``torch.unique(y)``
+    frame = provenance.current_frame()
+    if tensor_evidence(provenance, receiver, frame) is None:
+        return False  # ``ids.tolist()`` of a list, ``np.unique(a)``: maybe no tensor at all
+    return not value_where(provenance, receiver, frame).on_host
+
+
+def _membership(provenance: Provenance, test: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The tensor ``t`` of a test ``x in t`` / ``x not in t`` (``Tensor.__contains__`` reads
+    ``(t == x).any()`` on the host), when ``t`` is surely a tensor and ``x`` no string."""
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return None
+    comparison = test.comparisons[0]
+    if not isinstance(comparison.operator, (cst.In, cst.NotIn)):
+        return None
+    if isinstance(test.left, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
+        return None
+    frame = provenance.current_frame()
+    return tensor_evidence(provenance, comparison.comparator, frame)
+
+
 def _waits(provenance: Provenance, test: cst.BaseExpression) -> bool:
     """Whether evaluating ``test`` surely reads a tensor's value on the host (where the tensor
     is not proven to be on the host): also a name bound only to tensors (``n = target.sum()``
@@ -128,7 +190,7 @@ def _waits(provenance: Provenance, test: cst.BaseExpression) -> bool:
         else:
             break
     frame = provenance.current_frame()
-    tensor = tensor_test(test) or _read_tensor(test)
+    tensor = tensor_test(test) or _read_tensor(test) or _membership(provenance, test)
     if (
         tensor is None
         and isinstance(test, cst.Comparison)
