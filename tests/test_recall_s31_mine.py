@@ -18,11 +18,9 @@ from h2dlint.analysis.metric_updates import metric_update_reason
 FUSED = """
     import torch
 
-    def get_states_fused(
-        labels: torch.Tensor, predictions: torch.Tensor, grouping_keys: torch.Tensor, num_groups: int
-    ):
+    def get_states_fused(labels: torch.Tensor, preds: torch.Tensor, grouping_keys: torch.Tensor, n):
         groups = torch.unique(grouping_keys)
-        out = torch.zeros((2, num_groups), device=labels.device)
+        out = torch.zeros((2, n), device=labels.device)
         for group in groups:
             group_mask = grouping_keys == group
             group_labels = labels[:, group_mask]
@@ -69,7 +67,7 @@ def _project(root: Path, cls: str) -> None:
 def test_a_metrics_update_makes_the_helpers_of_another_module_hot(tmp_path: Path) -> None:
     _project(tmp_path, "SegmentedNEMetricComputation")
     # unique() and the boolean mask of the fused helper; the scatter_add_ form is silent
-    assert _found(lint_project(tmp_path, "HTD202")) == [("states.py", 7), ("states.py", 11)]
+    assert _found(lint_project(tmp_path, "HTD202")) == [("states.py", 5), ("states.py", 9)]
 
 
 def test_a_logger_of_metrics_is_no_metric(tmp_path: Path) -> None:
