@@ -96,3 +96,24 @@ def test_an_update_of_no_metric_stays_cold() -> None:
                 return torch.unique(keys)
     """
     assert lint(code, "HTD202") == []
+
+
+def test_numbers_unpacked_into_masked_elements_are_masked_fills() -> None:
+    """torchrec 1.5.1's NDCG: ``(a[mask], b[mask]) = (0.0, 0.0)`` fills, element by element;
+    tensors written so go through ``nonzero`` and sync."""
+    code = """
+        import torch
+
+        class M(torch.nn.Module):
+            def forward(self, ranks: torch.Tensor, fill: torch.Tensor):
+                a, b = self.discounts(ranks)
+                (a[ranks <= 0], b[ranks <= 0]) = (0.0, 0.0)
+                a[ranks > 9], [b[ranks > 9]] = 0.0, [0.0]
+                (a[ranks == 3], b[ranks == 3]) = (fill, fill)
+                a[ranks == 4], b[ranks == 4] = fill.unbind(0)
+                return a, b
+    """
+    found = sorted((f.start.row, f.start.column) for f in lint(code, "HTD202"))
+    # the tensors of line 9, one report per element written; line 10 unpacks a value whose
+    # parts the statement does not show: each masked element is reported as before
+    assert found == [(9, 10), (9, 25), (10, 9), (10, 24)]
