@@ -401,24 +401,6 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
-        # Session 31 (mine31): the INVALID metric's twins: a metric whose `update()` sums per
-        # group with `scatter_add_` (torchrec 1.7.0's fix) syncs nothing, and a logger of
-        # metrics records values already read (`MetricLogger.update(**values)`), once per log.
-        Valid(
-            """
-            import torch
-            from torchmetrics import Metric
-            class SegmentedNE(Metric):
-                def update(self, labels: torch.Tensor, keys: torch.Tensor):
-                    out = torch.zeros(self.num_groups, device=labels.device)
-                    out.scatter_add_(0, keys.long(), labels)
-                    self.sums += out
-            class MetricLogger:
-                def update(self, **values):
-                    for name, value in values.items():
-                        self.meters[name].append(float(torch.as_tensor(value).sum()))
-            """
-        ),
         # Session 30 (held out: ExecuTorch 1.5.1's attention-sink perplexity eval): a driver
         # named for what it evaluates (`eval_..._attention_sink`) is no attention call; its
         # result read once after the loop is no per-step sync (the INVALID twin below is an
@@ -1740,7 +1722,7 @@ class SyncOnHotPath(Rule):
                     return dict(embeds=embeds, grid_thw=grid_thw)
             """
         ),
-        # Session 31 (mine31: torchrec 1.5.1's NDCG): numbers written through masks by an
+        # Session 31 (mine31: torchrec 1.5.1's NDCG discounts): numbers written through masks by an
         # unpacking assignment are `masked_fill`s too, element by element (INVALID twin:
         # tensors written so).
         Valid(
@@ -2559,22 +2541,6 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
-        # Session 31 (mine31: torchrec 1.5.1's segmented NE): a torchmetrics-style metric's
-        # `update()` runs once per batch; `torch.unique` and boolean-mask indexing of the
-        # batch's device tensors in it (or in a helper it calls) sync the host every batch.
-        Invalid(
-            """
-            import torch
-            from torchmetrics import Metric
-            class SegmentedNE(Metric):
-                def update(self, labels: torch.Tensor, keys: torch.Tensor):
-                    for group in torch.unique(keys):
-                        #        ^^^^^^^^^^^^^^^^^^
-                        self.sums[group] += labels[keys == group].sum()
-                        #                   ^^^^^^^^^^^^^^^^^^^^^
-            """,
-            message_contains="runs once per batch",
-        ),
         # Session 31 (mine31): the VALID unpacked mask fills' twin: tensors of values written
         # through masks by an unpacking assignment sync once per element written.
         Invalid(
