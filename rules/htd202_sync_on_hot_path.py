@@ -1722,6 +1722,20 @@ class SyncOnHotPath(Rule):
                     return dict(embeds=embeds, grid_thw=grid_thw)
             """
         ),
+        # Session 31 (mine31: torchrec 1.5.1's NDCG discounts): numbers written through masks by an
+        # unpacking assignment are `masked_fill`s too, element by element (INVALID twin:
+        # tensors written so).
+        Valid(
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, ranks: torch.Tensor, limit: int):
+                    a, b = self.discounts(ranks)
+                    (a[ranks <= 0], b[ranks <= 0]) = (0.0, 0.0)
+                    a[ranks > limit], [b[ranks > limit]] = 0.0, [0.0]
+                    return a, b
+            """
+        ),
         # Writes of one number through a mask are a `masked_fill` (no sync); a
         # `masked_scatter_` of many values does not sync either.
         Valid(
@@ -2527,6 +2541,20 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 31 (mine31): the VALID unpacked mask fills' twin: tensors of values written
+        # through masks by an unpacking assignment sync once per element written.
+        Invalid(
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, ranks: torch.Tensor, fill_a: torch.Tensor, fill_b: torch.Tensor):
+                    a, b = self.discounts(ranks)
+                    (a[ranks <= 0], b[ranks <= 0]) = (fill_a, fill_b)
+                    #^^^^^^^^^^^^^
+                    #               ^^^^^^^^^^^^^
+                    return a, b
+            """,
+        ),
         # Session 30: the VALID eval driver's twin: a top-level attention function (an
         # `attention` word not after a driver's verb) runs per layer and forward pass
         Invalid(
@@ -4330,7 +4358,9 @@ class SyncOnHotPath(Rule):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
-            self._mask_write(node, target.target, node.value)
+            for written, value in _unpacked_pairs(target.target, node.value):
+                # an element of an unpacking target is reported where it is written
+                self._mask_write(node if written is target.target else written, written, value)
             self._element_write(node, target.target, node.value)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
@@ -4566,3 +4596,24 @@ class SyncOnHotPath(Rule):
                 if reason := reason or model_steps_reason(parent, whole_copy):
                     return reason, parent
         return None
+
+
+def _unpacked_pairs(
+    target: cst.BaseExpression, value: cst.BaseExpression
+) -> list[tuple[cst.BaseExpression, cst.BaseExpression]]:
+    """The (target, value) pairs an assignment writes: itself, or, for a tuple or list target
+    unpacking a literal tuple or list of as many values (``(x[m], y[m]) = (0.0, 0.0)``), each
+    element with its value (nested alike). Unpacking anything else pairs nothing: what each
+    element gets is not written here."""
+    if not isinstance(target, (cst.Tuple, cst.List)):
+        return [(target, value)]
+    if (
+        not isinstance(value, (cst.Tuple, cst.List))
+        or len(value.elements) != len(target.elements)
+        or any(isinstance(e, (cst.StarredElement)) for e in (*target.elements, *value.elements))
+    ):
+        return []
+    pairs = []
+    for written, given in zip(target.elements, value.elements, strict=True):
+        pairs.extend(_unpacked_pairs(written.value, given.value))
+    return pairs

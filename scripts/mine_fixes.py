@@ -667,6 +667,21 @@ PAIRS: list[tuple[str, str, str]] = [
         ("torchserve", a, b)
         for a, b in itertools.pairwise(("0.8.2", "0.9.0", "0.10.0", "0.11.1", "0.12.0"))
     ),
+    # Session 31 (helper mine31): releases never diffed, read for the transfer and
+    # implicit-sync families (349 candidates; rows kept from exllamav3 and torchrec, see
+    # docs/recall.md). Files naming vllm or sglang were skipped unread (xinference: 130).
+    *(("xinference", a, b) for a, b in itertools.pairwise(("3.0.0", "3.5.0", "4.0.0", "4.0.1"))),
+    ("xinference", "4.0.1", "4.1.0"),
+    *(("torchtitan", a, b) for a, b in itertools.pairwise(("0.1.0", "0.2.0", "0.2.2", "0.3.0"))),
+    *(("megatron-core", a, b) for a, b in itertools.pairwise(("0.11.0", "0.12.0", "0.13.1"))),
+    *(
+        ("exllamav3", a, b)
+        for a, b in itertools.pairwise(("0.0.43", "1.0.0", "1.4.0", "1.4.9", "1.5.0", "1.6.4"))
+    ),
+    ("flashinfer-python", "0.6.10", "0.6.17"),
+    ("torchrec", "1.5.1", "1.7.0"),
+    ("fastvideo", "0.1.3", "0.1.7"),
+    ("lmcache", "0.5.3", "0.5.6"),
 ]
 # A removed line must hold one of these to start a candidate.
 MARKER = re.compile(
