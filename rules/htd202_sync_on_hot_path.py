@@ -2539,6 +2539,30 @@ class SyncOnHotPath(Rule):
                     torchaudio.save(f"{out_dir}/{batch['id']}.wav", wave, 24000)
             """
         ),
+        # Session 31 (triage31, AReaL's vision sequence-parallel patch): a forward defined
+        # inside the function that installs it copies `grid_thw` to the host once and hands
+        # the copy to module helpers; the helpers' reads of it are host reads. The argument is
+        # read in the nested function that binds it, not in the installer around it (the
+        # `.cpu()` itself is still reported, at medium confidence).
+        Valid(
+            """
+            import torch
+            def _patch_counts(grid_thw):
+                return (grid_thw[:, 0] * grid_thw[:, 1] * grid_thw[:, 2]).tolist()
+            def _local_inputs(pixels, grid_thw, first):
+                counts = torch.tensor(_patch_counts(grid_thw), device=grid_thw.device)
+                offsets = torch.cumsum(counts, dim=0)
+                return pixels[offsets[first].item():]
+            def apply_vision_patch(model_cls):
+                original_forward = model_cls.forward
+                def sharded_forward(self, hidden_states, grid_thw):
+                    grid_thw_cpu = grid_thw.cpu()  # h2dlint: ignore[HTD202]
+                    total = sum(_patch_counts(grid_thw_cpu))
+                    local = _local_inputs(hidden_states, grid_thw_cpu, 0)
+                    return original_forward(self, local, grid_thw), total
+                model_cls.forward = sharded_forward
+            """
+        ),
     )
     invalid = (
         # Session 31 (mine31): the VALID unpacked mask fills' twin: tensors of values written
@@ -4233,6 +4257,23 @@ class SyncOnHotPath(Rule):
             #                      ^^^^^^^^^^^^^^^^^^^^^
             def attention_forward(self, q, seq_info):
                 return segment_lengths(seq_info), padding_of(seq_info, q.shape[0])
+            """,
+        ),
+        # Session 31 (triage31): the VALID vision patch's twin: the nested forward hands the
+        # helper a copy it makes on the device, read in the nested function too.
+        Invalid(
+            """
+            import torch
+            def _patch_counts(grid_thw):
+                return (grid_thw[:, 0] * grid_thw[:, 1] * grid_thw[:, 2]).tolist()
+            #          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            def apply_vision_patch(model_cls):
+                original_forward = model_cls.forward
+                def sharded_forward(self, hidden_states, grid_thw):
+                    grid_thw_dev = grid_thw.to("cuda")
+                    total = sum(_patch_counts(grid_thw_dev))
+                    return original_forward(self, hidden_states, grid_thw), total
+                model_cls.forward = sharded_forward
             """,
         ),
     )

@@ -428,6 +428,17 @@ SERVING_PACKAGES: dict[str, str] = {
     "onediff": "1.2.0",
     "clip-server": "0.8.3",
     "matcha-tts": "0.0.7.0",
+    # Session 31 (helper triage31): a blind-style precision reading of every rule
+    # (docs/precision.md, "Session 31 (triage31)") on serving, RL and speech code no session had
+    # read: AReaL's RL engines, data packing, tree attention and model patches, Meta's
+    # llama-cookbook inference and fine-tuning recipes and E2-TTS's model (lmcache,
+    # tokasaurus, openrlhf, moshi and deepspeed-mii, pinned above, were read whole again;
+    # cosyvoice 0.0.8 and distrifuser 0.0.1b1 were scanned too: no findings). Files whose bytes
+    # or path name vllm or sglang are dropped unread when these are fetched
+    # (DROPS_RESERVED_MENTIONS).
+    "areal": "1.0.4",
+    "llama-cookbook": "0.0.5.post1",
+    "e2-tts-pytorch": "2.2.2",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # Packages whose files that import or name vllm or sglang were removed, unread, before they were
@@ -455,6 +466,9 @@ DROPS_RESERVED_MENTIONS = frozenset(
         "onediff",
         "clip-server",
         "matcha-tts",
+        "areal",
+        "llama-cookbook",
+        "e2-tts-pytorch",
     }
 )
 NAMES_RESERVED = re.compile(rb"vllm|sglang", re.IGNORECASE)

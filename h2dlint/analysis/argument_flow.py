@@ -79,6 +79,46 @@ class NameUse:
     call: cst.Call | None
     frame: Frame
     annotation: bool = False  # in an annotation (``-> Kwargs``, ``mm: Kwargs``)
+    # The function nested in ``frame``'s (a closure, a patched ``forward`` defined inside its
+    # installer) that the reference is in, innermost; None outside nested functions.
+    inner: Frame | None = None
+
+    def argument_frame(self, source: FactSource, argument: cst.BaseExpression) -> Frame:
+        """Where to read ``argument`` of this call: in the nested function it is made in when
+        the argument reads a name that function binds itself (``grid_thw_cpu =
+        grid_thw.cpu()`` then ``_counts(grid_thw_cpu)``), which the function around it does not
+        see; in ``frame`` otherwise (a closure's free names are the outer function's)."""
+        if self.inner is None:
+            return self.frame
+        names = _read_names(argument)
+        inner = source.bindings(self.inner)
+        if not any(inner.of(n) for n in names):
+            return self.frame
+        outer = source.bindings(self.frame)
+        if any(outer.of(n) and not inner.of(n) for n in names):
+            return self.frame  # it reads the outer function's names too: left as it was
+        return self.inner
+
+
+def _read_names(node: cst.BaseExpression) -> set[str]:
+    """The plain names ``node`` reads (not attributes' own names, keywords or the names a
+    lambda or comprehension binds; those count as read, which only keeps the outer frame)."""
+    names: set[str] = set()
+
+    class _Names(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            names.add(name.value)
+
+        def visit_Attribute(self, attribute: cst.Attribute) -> bool:
+            visit_read_only(attribute.value, self)
+            return False
+
+        def visit_Arg(self, arg: cst.Arg) -> bool:
+            visit_read_only(arg.value, self)
+            return False
+
+    visit_read_only(node, _Names())
+    return names
 
 
 class _References(cst.CSTVisitor):
@@ -96,6 +136,7 @@ class _References(cst.CSTVisitor):
             {*index.functions, *index.classes, *(f.name.value for f in index.owner)}
         )
         self.frames: list[Frame] = [Frame(source.context.module)]
+        self.inner: list[Frame | None] = [None]  # the innermost nested function's frame
         self.calls: dict[int, cst.Call] = {}
         self.depth = 0
         self.annotations = 0  # annotations open around the node being visited
@@ -106,9 +147,12 @@ class _References(cst.CSTVisitor):
         index = self.source.index
         if index.functions.get(node.name.value) is node or node in index.owner:
             self.frames.append(index.frame_of(node))
+            self.inner.append(None)
         else:
             self.frames.append(self.frames[-1])  # nested: read in the function around it
+            self.inner.append(Frame(node))  # ... but its own names in itself (argument_frame)
         visit_read_only(node.body, self)
+        self.inner.pop()
         for decorator in node.decorators:
             visit_read_only(decorator, self)
         self.frames.pop()
@@ -147,7 +191,9 @@ class _References(cst.CSTVisitor):
         self.own_names.add(id(node.attr))  # then what it is read from
 
     def _use(self, name: str, node: cst.Name | cst.Attribute) -> None:
-        use = NameUse(node, self.calls.get(id(node)), self.frames[-1], self.annotations > 0)
+        use = NameUse(
+            node, self.calls.get(id(node)), self.frames[-1], self.annotations > 0, self.inner[-1]
+        )
         self.uses.setdefault(name, []).append(use)
 
 
@@ -227,7 +273,7 @@ def passed(source: FactSource, function: cst.FunctionDef, name: str) -> Passed |
                 return None
             found.append(Argument(source, default, Frame(source.context.module)))
         elif not _passed_on(source, argument, use.frame, function, name):
-            found.append(Argument(source, argument, use.frame))
+            found.append(Argument(source, argument, use.argument_frame(source, argument)))
         if len(found) > MAX_CALL_SITES:
             return None
     # The other modules last: a call of the own module that is not known settles the answer

@@ -72,7 +72,7 @@ def _field_arguments(source: FactSource, cls: cst.ClassDef, attr: str) -> Passed
         if not told:
             return None
         if value is not None:
-            found.append(Argument(source, value, use.frame))
+            found.append(Argument(source, value, use.argument_frame(source, value)))
         elif default is not None:
             found.append(Argument(source, default, Frame(source.context.module)))
         else:
