@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from h2dlint.project.call_edges import call_edges, external_bases
+from h2dlint.project.call_edges import call_edges, external_bases, inheriting_classes
 from h2dlint.project.index import ProjectIndex
 from h2dlint.project.reexports import defined_at
 from h2dlint.project.summary import defined_names, may_move, moving_functions, returning_movers
@@ -166,8 +166,9 @@ class CallerIndex:
             # its own module calls it through ``self`` too.
             typed = cls if module not in layout and owner in layout else None
             bases = self._external_bases(owner, cls) if typed is not None else ()
+            inheriting = self._inheriting(owner, cls, _last(qualified)) if typed else ()
             scan = self._scans[key] = _Scan(
-                qualified, self._calling(_last(qualified)), typed, own_module, bases
+                qualified, self._calling(_last(qualified)), typed, own_module, bases, inheriting
             )
         # The answer rests on the files read for it: an edit to one of them must refresh the
         # cached verdict. (A file that starts to mention the name only later is seen on a cold
@@ -274,7 +275,10 @@ class CallerIndex:
                 if other == owner:
                     if not scan.own_module:
                         continue
-                elif not any(self._holds(other, _last(c)) for c in (scan.typed, *scan.bases)):
+                elif not any(
+                    self._holds(other, _last(c))
+                    for c in (scan.typed, *scan.bases, *scan.inheriting)
+                ):
                     continue
             elif other == module:
                 if not scan.own_module:
@@ -299,6 +303,12 @@ class CallerIndex:
         if raw is None:
             return ()
         return external_bases(raw, cls, lambda n: self.project.absolute(module, n), self.project)
+
+    def _inheriting(self, module: str, cls: str, method: str) -> tuple[str, ...]:
+        """The classes of ``module`` that inherit ``cls.method`` unchanged
+        (:func:`inheriting_classes`)."""
+        raw = self.tree_part(module, "edges", call_edges)
+        return inheriting_classes(raw, cls, method) if raw is not None else ()
 
     def _holds(self, module: str, cls: str) -> bool:
         """:func:`holds_typed` of ``module``'s text, once per process."""
@@ -424,13 +434,21 @@ class _Scan:
         typed: str | None,
         own: bool,
         bases: tuple[str, ...],
+        inheriting: tuple[str, ...] = (),
     ) -> None:
         self.qualified = qualified
         self.typed = typed
-        # A method is also called through its class's external bases (``nn.Module.m``).
+        # A method is also called through its class's external bases (``nn.Module.m``), and
+        # through the classes of its module that inherit it unchanged (``Sub.m``).
         self.bases = bases
+        self.inheriting = inheriting
         method = _last(qualified)
-        self.callees = (qualified, *(f"{base}.{method}" for base in bases))
+        owner = qualified.rpartition(".")[0].rpartition(".")[0]
+        self.callees = (
+            qualified,
+            *(f"{base}.{method}" for base in bases),
+            *(f"{owner}.{sub}.{method}" for sub in inheriting),
+        )
         self.own_module = own
         self.reaches = _reaching(_last(qualified))
         self.pending = deque(calling)
