@@ -2,9 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from h2dlint.analysis.accumulators import ELEMENT_BUILTINS, compared_elements, device_accumulator
+from h2dlint.analysis.accumulators import ELEMENT_BUILTINS, compared_reads, device_accumulator
 from h2dlint.analysis.arguments import host_named, keyword, positional
-from h2dlint.analysis.builtin_walks import compared_values
 from h2dlint.analysis.device_loops import DeviceLoop, device_loop
 from h2dlint.analysis.earlier_copies import earlier_host_copy
 from h2dlint.analysis.element_writes import ONE_ELEMENT, syncing_write
@@ -4258,12 +4257,9 @@ class SyncOnHotPath(Rule):
             return
         func = node.func
         qualified = provenance.qualify(func) or ""
-        compared = compared_elements(node, qualified)
-        if compared is not None:
-            what = f"`{compared[1]}()` of {{}} (Python compares its elements one by one)"
-            self._judge(node, compared[0], what, "elements")
-            return
-        if isinstance(func, cst.Name) and self._compared(node, func.value, qualified):
+        compared = compared_reads(node, qualified)
+        if compared:
+            any(self._judge(node, tensor, what, kind) for tensor, what, kind in compared)
             return
         # A method of a tensor (not a function of a module: ``torch.nonzero``; not a method or
         # submodule of the object itself: ``self.repeat(x)`` runs an ``nn.Sequential``).
@@ -4295,21 +4291,6 @@ class SyncOnHotPath(Rule):
                 self._judge(
                     node, repeats, "`repeat_interleave()` with repeats {}", "repeat_interleave"
                 )
-
-    def _compared(self, node: cst.Call, name: str, qualified: str) -> bool:
-        """``max(s, best)``, ``min(a, b)`` of the builtin (:func:`compared_values`): Python
-        compares the values and asks ``bool()`` of each result; whether the call is one (then
-        nothing else is asked of it)."""
-        if qualified not in ("", name, f"builtins.{name}"):
-            return False
-        operands = compared_values(node)
-        for operand in operands:
-            if isinstance(operand, cst.Call) and explicit_sync(operand) is not None:
-                continue  # ``max(loss.item(), best)``: the ``.item()`` is the read
-            what = f"`{name}()` of {{}} and other values (Python compares them)"
-            if self._judge(node, operand, what, "read"):
-                break
-        return bool(operands)
 
     def _explicit_wait(self, node: cst.Call) -> None:
         """``stream.synchronize()`` or ``torch.cuda.synchronize()`` as a statement right after

@@ -1,0 +1,59 @@
+"""Objects made anew on every call: a class of the module with no bases (a mask or a small
+state holder, not an ``nn.Module``) constructed inside a function that does not run once (a
+``forward``, a helper of one). Its ``__init__`` then runs on every call, not once per owning
+object: what it builds on the host and moves is built and moved every call (session 31: the
+Informer family's ``TriangularCausalMask(B, L, device=queries.device)`` and ``ProbMask(...)``,
+made in each attention forward, copy a host ``torch.ones`` mask to the device; neuralforecast
+1.7 and pytorch-forecasting build them with ``device=``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import libcst as cst
+
+from h2dlint.walk import visit_read_only
+
+# Methods run on every call of the object that holds them.
+PER_CALL_METHODS = frozenset({"forward", "__call__"})
+
+
+class _Constructions(cst.CSTVisitor):
+    """The innermost functions around the calls of ``name`` (None for one at module level)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.functions: list[cst.FunctionDef] = []
+        self.found: list[cst.FunctionDef | None] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.functions.append(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.functions.pop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Name) and func.value == self.name:
+            self.found.append(self.functions[-1] if self.functions else None)
+
+
+def made_per_call(
+    module: cst.Module, cls: cst.ClassDef, once: Callable[[cst.FunctionDef], bool]
+) -> bool:
+    """Whether ``cls`` (a top-level class of ``module`` without bases) is constructed by its
+    name in a function that does not run once: a ``forward`` or ``__call__`` surely, any
+    other function when ``once`` (the module's run-once judgement) says it is not."""
+    if cls.bases or cls.keywords:
+        return False
+    finder = _Constructions(cls.name.value)
+    visit_read_only(module, finder)
+    return any(
+        function is not None
+        and function.name.value != "__init__"
+        and (function.name.value in PER_CALL_METHODS or not once(function))
+        for function in finder.found
+    )
+
+
+__all__ = ["PER_CALL_METHODS", "made_per_call"]
