@@ -401,6 +401,16 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 31 (recall31): `max()` of sizes and counts compares Python ints.
+        Valid(
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x, lengths: list[int]):
+                    n = max(x.size(0), len(lengths), 1)
+                    return x[:n]
+            """
+        ),
         # Session 30 (held out: ExecuTorch 1.5.1's attention-sink perplexity eval): a driver
         # named for what it evaluates (`eval_..._attention_sink`) is no attention call; its
         # result read once after the loop is no per-step sync (the INVALID twin below is an
@@ -2527,6 +2537,19 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 31 (recall31): `max(loss, self.best)` of a device loss: Python compares the
+        # 0-d tensor with the float and asks `bool()` of the result, a sync every forward.
+        Invalid(
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x):
+                    loss = x.cuda().pow(2).mean()
+                    self.best = max(loss, self.best)
+            #                   ^^^^^^^^^^^^^^^^^^^^
+                    return loss
+            """
+        ),
         # Session 30: the VALID eval driver's twin: a top-level attention function (an
         # `attention` word not after a driver's verb) runs per layer and forward pass
         Invalid(
