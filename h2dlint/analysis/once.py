@@ -65,7 +65,7 @@ from h2dlint.analysis.once_guards import (
     self_attribute,
 )
 from h2dlint.analysis.once_references import Reference, References, private
-from h2dlint.analysis.per_call_objects import made_per_call
+from h2dlint.analysis.per_call_objects import Constructions, made_per_call, plain_constructions
 from h2dlint.analysis.per_step_names import (
     builder_class,
     per_step_state_builder,
@@ -221,6 +221,7 @@ class RunOnce:
         self._functions: dict[cst.FunctionDef, bool] = {}
         self._in_progress: set[cst.FunctionDef] = set()
         self._per_call: dict[cst.ClassDef, bool] = {}
+        self._constructions: Constructions | None = None
 
     @property
     def references(self) -> dict[str, list[Reference]]:
@@ -280,8 +281,10 @@ class RunOnce:
     def _made_per_call(self, cls: cst.ClassDef) -> bool:
         known = self._per_call.get(cls)
         if known is None:
+            if self._constructions is None:
+                self._constructions = plain_constructions(self.module, self.index.classes)
             self._per_call[cls] = False  # while judging: a construction in its own class
-            known = self._per_call[cls] = made_per_call(self.module, cls, self.function)
+            known = self._per_call[cls] = made_per_call(cls, self._constructions, self.function)
         return known
 
     def _refers_to(self, reference: Reference, name: str, cls: cst.ClassDef | None) -> bool:
