@@ -232,3 +232,17 @@ def test_a_plain_class_called_from_another_module_must_pass_a_device(tmp_path: P
     """
     write_files(tmp_path, {"pkg/__init__.py": "", "pkg/masks.py": MASKS, "pkg/user.py": user})
     assert _rows(lint_project(tmp_path, "HTD301"), "HTD301") == []
+
+
+def test_a_construction_elsewhere_passing_an_unknown_value_is_asked_there(tmp_path: Path) -> None:
+    user = """
+        from pkg.masks import CausalMask
+
+        def make(q, dev):
+            return CausalMask(q.shape[0], q.shape[1], device=dev).mask
+    """
+    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/masks.py": MASKS, "pkg/user.py": user})
+    records = lint_project(tmp_path, "HTD301")
+    assert not [r for r in records if r["code"].startswith("E9")]  # its argument is pending
+    # another module's argument counts only as a device it can place there (code ``d``)
+    assert _rows(records, "HTD301") == []

@@ -18,7 +18,7 @@ from h2dlint.analysis.argument_flow import (
 )
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.frames import Frame
-from h2dlint.project.passed_sites import remote_sites
+from h2dlint.project.passed_sites import Site, remote_sites
 
 
 def constructed(
@@ -53,6 +53,7 @@ def constructed(
     project = source.project
     module = source.module_name
     codes: list[str] = []
+    pending: list[tuple[Site, Slot]] = []
     if project is not None and module is not None and called_elsewhere(source, called):
         sites = remote_sites(project.caller_index(), f"{module}.{called}", False)
         if sites is None or len(found) + len(sites) > MAX_CALL_SITES:
@@ -68,4 +69,6 @@ def constructed(
                 found.append(Argument(source, default, Frame(source.context.module)))
             else:
                 codes.append(code)
-    return Passed(found, codes) if found or codes else None
+                if code == "?":  # asked in its own module (``chained_arguments``)
+                    pending.append((site, slot))
+    return Passed(found, codes, tuple(pending)) if found or codes else None
