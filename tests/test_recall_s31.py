@@ -94,6 +94,9 @@ def test_compared_values_are_the_operands_of_a_builtin_comparison() -> None:
     assert compared_values(_call("max(a, b, key=len)")) == []
     assert compared_values(_call("min(*pair)")) == []
     assert compared_values(_call("torch.max(a, b)")) == []
+    # a helper's result may be a Python number already: ``max(eps, self._rms(p))``
+    (eps,) = compared_values(_call("max(eps, self._rms(p), norm(q))"))
+    assert isinstance(eps, cst.Name) and eps.value == "eps"
 
 
 def test_max_of_a_device_row_is_a_read_per_row_and_of_host_rows_none() -> None:

@@ -60,7 +60,7 @@ def compared_values(call: cst.Call) -> list[cst.BaseExpression]:
     pairwise (``b > a``) and asks ``bool()`` of each result, so a 0-d CUDA tensor among them
     is copied to the host and waited for, once per comparison (OpenNMT-py 3.4.3's beam search
     keeps ``best_scores[b] = max(s, best_scores[b])`` of a device score per finished
-    hypothesis). Literals are left out; empty for any other call."""
+    hypothesis). Literals and helpers' results are left out; empty for any other call."""
     func = call.func
     if not isinstance(func, cst.Name) or func.value not in ("max", "min"):
         return []
@@ -69,7 +69,23 @@ def compared_values(call: cst.Call) -> list[cst.BaseExpression]:
     args = positional(call)
     if len(args) < 2:
         return []
-    return [a.value for a in args if not _literal(a.value)]
+    return [a.value for a in args if not _literal(a.value) and not _helper_call(a.value)]
+
+
+def _helper_call(node: cst.BaseExpression) -> bool:
+    """A call of a function or of the object's own method (``self._rms(p)``, ``norm(x)``):
+    what it returns may be a Python number already (the read, if any, is inside it). A tensor
+    method's result (``x.sum()``) or a ``torch`` function's stays a tensor."""
+    if not isinstance(node, cst.Call):
+        return False
+    func = node.func
+    if isinstance(func, cst.Name):
+        return True
+    return (
+        isinstance(func, cst.Attribute)
+        and isinstance(func.value, cst.Name)
+        and func.value.value in ("self", "cls")
+    )
 
 
 def _literal(node: cst.BaseExpression) -> bool:
