@@ -364,6 +364,7 @@ class SyncOnHotPath(Rule):
         b"if ",
         b"[",
         b"synchronize(",
+        *(b"max(", b"min("),  # ``max(loss, best)``: Python compares the values
         *(f"{n}(".encode() for n in sorted(DATA_SIZED_METHODS | {"repeat_interleave", "where"})),
         *(f"{name.rpartition('.')[2]}(".encode() for name in sorted(SIZE_FACTORIES)),
         *(f".{name}(".encode() for name in sorted(SIZE_METHODS)),
@@ -4280,8 +4281,7 @@ class SyncOnHotPath(Rule):
             return
         func = node.func
         qualified = provenance.qualify(func) or ""
-        compared = compared_reads(node, qualified)
-        if compared:
+        if compared := compared_reads(node, qualified):
             any(self._judge(node, tensor, what, kind) for tensor, what, kind in compared)
             return
         # A method of a tensor (not a function of a module: ``torch.nonzero``; not a method or

@@ -197,18 +197,12 @@ def passed(source: FactSource, function: cst.FunctionDef, name: str) -> Passed |
     method = function in index.owner
     if not method and index.functions.get(own) is not function:
         return None
-    # The ``__init__`` of a class of its own (no bases): called through the class's name.
-    init = method and own == "__init__" and not index.owner[function].bases
-    if own.startswith("__") and own.endswith("__") and not init:
-        return None  # called by Python or a framework
+    if own.startswith("__") and own.endswith("__"):
+        return None  # called by Python or a framework (``__init__`` through the class)
     frame = index.frame_of(function)
     slot = _slot(function, name, frame, method)
     if slot is None:
         return None
-    if init:
-        from h2dlint.analysis.constructions import constructed
-
-        return constructed(source, function, name, slot)
     objects = False
     if method and framework_called(own) and _external_bases(source, index.owner[function]):
         # A framework's base class may call it (a hook, a step); an ``nn.Module``'s

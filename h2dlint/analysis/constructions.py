@@ -12,13 +12,27 @@ from h2dlint.analysis.argument_flow import (
     Passed,
     Slot,
     _default,
+    _slot,
     called_elsewhere,
     name_uses,
+    passed,
     slot_argument,
 )
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.frames import Frame
 from h2dlint.project.passed_sites import Site, remote_sites
+
+
+def passed_or_constructed(
+    source: FactSource, function: cst.FunctionDef, name: str
+) -> Passed | None:
+    """:func:`~h2dlint.analysis.argument_flow.passed`, and for the ``__init__`` of a top-level
+    class of the module without bases, what its constructions pass (:func:`constructed`)."""
+    cls = source.index.owner.get(function)
+    if cls is None or function.name.value != "__init__" or cls.bases:
+        return passed(source, function, name)
+    slot = _slot(function, name, source.index.frame_of(function), True)
+    return constructed(source, function, name, slot) if slot is not None else None
 
 
 def constructed(

@@ -226,16 +226,16 @@ def _callers_name_device(
     provenance: FactSource, node: cst.Name, frame: Frame, depth: int, allocation: bool
 ) -> bool:
     """Whether every call of the function (its own module's and the others', as
-    :func:`~h2dlint.analysis.argument_flow.passed` tells them, at least one) passes the
-    parameter ``node`` a device: ``self.sequence_mask(lens, device=mel.device)`` of ``def
+    :func:`~h2dlint.analysis.constructions.passed_or_constructed` tells them, at least one)
+    passes the parameter ``node`` a device: ``self.sequence_mask(lens, device=mel.device)`` of ``def
     sequence_mask(self, seq_lens, device='cpu')``. The ``"cpu"`` default is then only a
     default no call takes (session 31: megatts3's aligner, neuralforecast's informer mask)."""
-    from h2dlint.analysis.argument_flow import passed
+    from h2dlint.analysis.constructions import passed_or_constructed
 
     function = frame.function
     if not isinstance(function, cst.FunctionDef):
         return False
-    found = passed(provenance, function, node.value)
+    found = passed_or_constructed(provenance, function, node.value)
     if found is None or not found.local or any(code != "d" for code in found.remote):
         return False
     return all(

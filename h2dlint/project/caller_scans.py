@@ -6,10 +6,19 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
-if TYPE_CHECKING:
-    from h2dlint.project.callers import Caller
+
+@dataclass(frozen=True)
+class Caller:
+    """A function of another module that calls the function asked about."""
+
+    module: str
+    qualified: str  # module.function or module.Class.method
+    name: str  # the caller's own (last) name
+    cls: str | None
+    line: int
+    bases: tuple[str, ...] = ()  # the class's bases, as written
 
 
 class Scan:

@@ -14,10 +14,10 @@ from __future__ import annotations
 import bisect
 import itertools
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from h2dlint.project.call_edges import call_edges, external_bases, inheriting_classes
+from h2dlint.project.caller_scans import Caller as Caller
 from h2dlint.project.caller_scans import Scan, reaching
 from h2dlint.project.index import ProjectIndex
 from h2dlint.project.reexports import defined_at
@@ -43,18 +43,6 @@ MAX_SYNC_DEPTH = 3
 # Whether a function (name, class, the class's bases) runs per step by its name: True; may
 # through its callers: False; is cold, nothing hot through it: None.
 HotName = Callable[[str, str | None, tuple[str, ...]], "bool | None"]
-
-
-@dataclass(frozen=True)
-class Caller:
-    """A function of another module that calls the function asked about."""
-
-    module: str
-    qualified: str  # module.function or module.Class.method
-    name: str  # the caller's own (last) name
-    cls: str | None
-    line: int
-    bases: tuple[str, ...] = ()  # the class's bases, as written
 
 
 class CallerIndex:
