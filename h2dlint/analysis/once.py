@@ -284,7 +284,7 @@ class RunOnce:
             if self._constructions is None:
                 self._constructions = plain_constructions(self.module, self.index.classes)
             self._per_call[cls] = False  # while judging: a construction in its own class
-            known = self._per_call[cls] = made_per_call(cls, self._constructions, self.function)
+            known = self._per_call[cls] = made_per_call(cls, self._constructions, self.code)
         return known
 
     def _refers_to(self, reference: Reference, name: str, cls: cst.ClassDef | None) -> bool:
