@@ -249,3 +249,16 @@ def test_a_construction_elsewhere_passing_an_unknown_value_is_asked_there(tmp_pa
     assert not [r for r in records if r["code"].startswith("E9")]  # its argument is pending
     # another module's argument counts only as a device it can place there (code ``d``)
     assert _rows(records, "HTD301") == []
+
+
+def test_a_mask_made_on_a_cache_miss_runs_once_per_key() -> None:
+    code = MASKS.replace(
+        """    def forward(self, q):
+            return CausalMask(q.shape[0], q.shape[1], device=q.device).mask""",
+        """    def forward(self, q):
+            key = (q.shape[0], q.shape[1])
+            if key not in CACHE:
+                CACHE[key] = CausalMask(q.shape[0], q.shape[1], device=q.device)
+            return CACHE[key].mask""",
+    )
+    assert lint("CACHE = {}\n" + textwrap.dedent(code), "HTD301") == []
