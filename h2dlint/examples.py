@@ -156,6 +156,8 @@ class Invalid:
             self._reports = reports
             self._line = reports[0][1]
             self._column = reports[0][2]
+        else:
+            self._text = example_code(self._text)  # a report over lines has no carets
         self._resolved = True
 
     @property

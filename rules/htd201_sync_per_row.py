@@ -194,6 +194,33 @@ class SyncPerRow(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # Session 31 (recall31): `max()` of two values compares them in Python; of rows of a
+        # `.tolist()` read once before the loop, they are Python floats: no read per row.
+        Valid(
+            """
+            import torch
+            def best_per_row(scores: torch.Tensor, best: list[float]):
+                rows = scores.cuda().tolist()
+                for i in range(len(best)):
+                    best[i] = max(rows[i], best[i])
+                return best
+            """
+        ),
+        # Session 31 (recall31): an attribute unpacked from an own method whose returns are
+        # moved to the host: its rows are host rows, however often `max()` compares them.
+        Valid(
+            """
+            import torch
+            class Beam:
+                def _pick(self, log_probs):
+                    scores, ids = torch.topk(log_probs, 2, dim=-1)
+                    return scores.cpu(), ids.cpu()
+                def step(self, log_probs, best):
+                    self.scores, self.ids = self._pick(log_probs)
+                    for j in range(self.scores.shape[1]):
+                        best[j] = max(self.scores[0, j], best[j])
+            """
+        ),
         # Session 29 (precision29, fairseq's vq-wav2vec featuriser): each chunk's codes are
         # copied to the host in every arm of an `if`/`else` (one inside a `with` block), so
         # the unpacked codes of unknown place bound before no longer reach the join; its rows
@@ -1165,6 +1192,29 @@ class SyncPerRow(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # Session 31 (recall31, OpenNMT-py 3.4.3's beam search): `max(s, best[b])` of a row
+        # compares a 0-d tensor with a float in Python, one `bool()` (a sync) per finished
+        # hypothesis; the scores are unpacked from an own method's returned pair, made on the
+        # input's device (MEDIUM: where the input is stays unknown).
+        Invalid(
+            """
+            import torch
+            class Beam:
+                def initialize(self, device):
+                    self.topk_scores = torch.empty((4, 2), device=device)
+                def _pick(self, log_probs):
+                    topk_scores, topk_ids = torch.topk(log_probs, 2, dim=-1)
+                    return topk_scores, topk_ids
+                def step(self, log_probs, best, finished):
+                    self.topk_scores, self.topk_ids = self._pick(log_probs)
+                    for j in [k for k, fin in enumerate(finished) if fin]:
+                        s = self.topk_scores[0, j] / 2
+                        best[j] = max(s, best[j])
+            """,
+            line=10,
+            column=9,
+            message_contains="`max()` of a row",
+        ),
         # Session 29 (precision29): the valid featuriser's twin whose `elif` may leave the
         # unpacked codes (of unknown place) as they were: MEDIUM.
         Invalid(

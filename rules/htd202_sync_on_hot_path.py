@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from h2dlint.analysis.accumulators import ELEMENT_BUILTINS, compared_elements, device_accumulator
+from h2dlint.analysis.accumulators import ELEMENT_BUILTINS, compared_reads, device_accumulator
 from h2dlint.analysis.arguments import host_named, keyword, positional
 from h2dlint.analysis.device_loops import DeviceLoop, device_loop
 from h2dlint.analysis.earlier_copies import earlier_host_copy
@@ -364,6 +364,7 @@ class SyncOnHotPath(Rule):
         b"if ",
         b"[",
         b"synchronize(",
+        *(b"max(", b"min("),  # ``max(loss, best)``: Python compares the values
         *(f"{n}(".encode() for n in sorted(DATA_SIZED_METHODS | {"repeat_interleave", "where"})),
         *(f"{name.rpartition('.')[2]}(".encode() for name in sorted(SIZE_FACTORIES)),
         *(f".{name}(".encode() for name in sorted(SIZE_METHODS)),
@@ -401,6 +402,16 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 31 (recall31): `max()` of sizes and counts compares Python ints.
+        Valid(
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x, lengths: list[int]):
+                    n = max(x.size(0), len(lengths), 1)
+                    return x[:n]
+            """
+        ),
         # Session 30 (held out: ExecuTorch 1.5.1's attention-sink perplexity eval): a driver
         # named for what it evaluates (`eval_..._attention_sink`) is no attention call; its
         # result read once after the loop is no per-step sync (the INVALID twin below is an
@@ -2579,6 +2590,19 @@ class SyncOnHotPath(Rule):
                     return a, b
             """,
         ),
+        # Session 31 (recall31): `max(loss, self.best)` of a device loss: Python compares the
+        # 0-d tensor with the float and asks `bool()` of the result, a sync every forward.
+        Invalid(
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x):
+                    loss = x.cuda().pow(2).mean()
+                    self.best = max(loss, self.best)
+            #                   ^^^^^^^^^^^^^^^^^^^^
+                    return loss
+            """
+        ),
         # Session 30: the VALID eval driver's twin: a top-level attention function (an
         # `attention` word not after a driver's verb) runs per layer and forward pass
         Invalid(
@@ -4326,10 +4350,8 @@ class SyncOnHotPath(Rule):
             return
         func = node.func
         qualified = provenance.qualify(func) or ""
-        compared = compared_elements(node, qualified)
-        if compared is not None:
-            what = f"`{compared[1]}()` of {{}} (Python compares its elements one by one)"
-            self._judge(node, compared[0], what, "elements")
+        if compared := compared_reads(node, qualified):
+            any(self._judge(node, tensor, what, kind) for tensor, what, kind in compared)
             return
         # A method of a tensor (not a function of a module: ``torch.nonzero``; not a method or
         # submodule of the object itself: ``self.repeat(x)`` runs an ``nn.Sequential``).

@@ -172,6 +172,34 @@ class HostFactoryThenMove(Rule):
     )
 
     valid = (
+        # Session 31 (recall31): a `device="cpu"` parameter one call leaves to its default
+        # proves nothing (the mask may be meant for the host there).
+        Valid(
+            """
+            import torch
+            class Aligner(torch.nn.Module):
+                def sequence_mask(self, lens, max_len, device="cpu"):
+                    return torch.arange(max_len).unsqueeze(0).to(device) < lens.unsqueeze(1)
+                def forward(self, mel, lens):
+                    return self.sequence_mask(lens, mel.shape[-1], device=mel.device)
+                def host_mask(self, lens, n):
+                    return self.sequence_mask(lens, n)
+            """
+        ),
+        # Session 31 (recall31): a mask class built only in `__init__` (once per model) runs
+        # its own `__init__` once too.
+        Valid(
+            """
+            import torch
+            class CausalMask:
+                def __init__(self, n, device="cpu"):
+                    self.mask = torch.ones(n, n, dtype=torch.bool).triu(1).to(device)
+            class Decoder(torch.nn.Module):
+                def __init__(self, n, device):
+                    super().__init__()
+                    self.causal = CausalMask(n, device=device)
+            """
+        ),
         # Session 28 (held out: eole 0.4.4's fix): the block-diagonal mask allocated on the
         # device and filled block by block there; a host mask written through data (an index
         # list, values) is no mask of sizes alone.
@@ -651,6 +679,54 @@ class HostFactoryThenMove(Rule):
         ),
     )
     invalid = (
+        # Session 31 (recall31, megatts3's aligner): the `device="cpu"` default is one no call
+        # takes: every call passes a tensor's device.
+        Invalid(
+            """
+            import torch
+            class Aligner(torch.nn.Module):
+                def sequence_mask(self, lens, max_len, device="cpu"):
+                    return torch.arange(max_len).unsqueeze(0).to(device) < lens.unsqueeze(1)
+            #              ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                def forward(self, mel, lens):
+                    return self.sequence_mask(lens, mel.shape[-1], device=mel.device)
+            """,
+            expected_fix="""
+            import torch
+            class Aligner(torch.nn.Module):
+                def sequence_mask(self, lens, max_len, device="cpu"):
+                    return torch.arange(max_len, device=device).unsqueeze(0) < lens.unsqueeze(1)
+                def forward(self, mel, lens):
+                    return self.sequence_mask(lens, mel.shape[-1], device=mel.device)
+            """,
+        ),
+        # Session 31 (recall31, neuralforecast 1.6.4's Informer): a mask object made in every
+        # attention forward: its `__init__` builds ones on the host and moves them each call.
+        Invalid(
+            """
+            import torch
+            class ProbMask:
+                def __init__(self, L, n, device="cpu"):
+                    self._mask = torch.ones(L, n, dtype=torch.bool).to(device).triu(1)
+            #                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            class ProbAttention(torch.nn.Module):
+                def _update_context(self, V, scores):
+                    return ProbMask(V.shape[1], scores.shape[-1], device=V.device)._mask
+                def forward(self, V, scores):
+                    return self._update_context(V, scores)
+            """,
+            expected_fix="""
+            import torch
+            class ProbMask:
+                def __init__(self, L, n, device="cpu"):
+                    self._mask = torch.ones(L, n, dtype=torch.bool, device=device).triu(1)
+            class ProbAttention(torch.nn.Module):
+                def _update_context(self, V, scores):
+                    return ProbMask(V.shape[1], scores.shape[-1], device=V.device)._mask
+                def forward(self, V, scores):
+                    return self._update_context(V, scores)
+            """,
+        ),
         # Session 30: the look-alike of Matcha-TTS's rotary table builder that tests a kept
         # table but never keeps what it builds: the host arange and its move run per forward
         Invalid(

@@ -21,10 +21,11 @@ from collections.abc import Sequence
 import libcst as cst
 
 from h2dlint.analysis.bindings import ARITHMETIC_UPDATES
+from h2dlint.analysis.builtin_walks import compared_values
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame, frame_at
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.value_syncs import value_where
+from h2dlint.analysis.value_syncs import explicit_sync, value_where
 
 ELEMENT_BUILTINS = frozenset({"max", "min", "sorted", "any", "all"})
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide)
@@ -124,3 +125,27 @@ def compared_elements(call: cst.Call, qualified: str) -> tuple[cst.BaseExpressio
     if arg.keyword is not None or arg.star:
         return None
     return arg.value, func.value
+
+
+def compared_reads(call: cst.Call, qualified: str) -> list[tuple[cst.BaseExpression, str, str]]:
+    """What a builtin that compares on the host reads, as ``(tensor, what, kind)`` for HTD202:
+    ``max(x)`` walks ``x`` (:func:`compared_elements`, kind ``elements``); ``max(s, best)``
+    compares its values (:func:`~h2dlint.analysis.builtin_walks.compared_values`, each operand
+    that is no explicit read itself, kind ``read``). Empty for other calls."""
+    walked = compared_elements(call, qualified)
+    if walked is not None:
+        what = f"`{walked[1]}()` of {{}} (Python compares its elements one by one)"
+        return [(walked[0], what, "elements")]
+    func = call.func
+    if not isinstance(func, cst.Name) or qualified not in (
+        "",
+        func.value,
+        f"builtins.{func.value}",
+    ):
+        return []
+    what = f"`{func.value}()` of {{}} and other values (Python compares them)"
+    return [
+        (operand, what, "read")
+        for operand in compared_values(call)
+        if not (isinstance(operand, cst.Call) and explicit_sync(operand) is not None)
+    ]

@@ -48,3 +48,47 @@ def builtin_walk(call: cst.Call, bound: frozenset[str] = frozenset()) -> Builtin
     if len(args) != 1 or not isinstance(args[0].value, _OPERANDS):
         return None
     return BuiltinWalk(func.value, WALKING_BUILTINS[func.value], args[0].value)
+
+
+# Literals: a value Python compares without any tensor's help.
+_LITERALS = (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+
+
+def compared_values(call: cst.Call) -> list[cst.BaseExpression]:
+    """The operands of ``max(a, b)`` / ``min(a, b, c)`` (two or more positional arguments, none
+    starred, no ``key=``) that may be tensors: Python compares them
+    pairwise (``b > a``) and asks ``bool()`` of each result, so a 0-d CUDA tensor among them
+    is copied to the host and waited for, once per comparison (OpenNMT-py 3.4.3's beam search
+    keeps ``best_scores[b] = max(s, best_scores[b])`` of a device score per finished
+    hypothesis). Literals and helpers' results are left out; empty for any other call."""
+    func = call.func
+    if not isinstance(func, cst.Name) or func.value not in ("max", "min"):
+        return []
+    if any(arg.star or arg.keyword is not None for arg in call.args):
+        return []
+    args = positional(call)
+    if len(args) < 2:
+        return []
+    return [a.value for a in args if not _literal(a.value) and not _helper_call(a.value)]
+
+
+def _helper_call(node: cst.BaseExpression) -> bool:
+    """A call of a function or of the object's own method (``self._rms(p)``, ``norm(x)``):
+    what it returns may be a Python number already (the read, if any, is inside it). A tensor
+    method's result (``x.sum()``) or a ``torch`` function's stays a tensor."""
+    if not isinstance(node, cst.Call):
+        return False
+    func = node.func
+    if isinstance(func, cst.Name):
+        return True
+    return (
+        isinstance(func, cst.Attribute)
+        and isinstance(func.value, cst.Name)
+        and func.value.value in ("self", "cls")
+    )
+
+
+def _literal(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.UnaryOperation):
+        return _literal(node.expression)
+    return isinstance(node, _LITERALS)

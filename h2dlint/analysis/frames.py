@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from h2dlint.analysis.bindings import Bindings, pairwise
+from h2dlint.analysis.returned_displays import own_method_call, returned_displays
 from h2dlint.imports import dotted_name, statements
 
 
@@ -153,14 +154,19 @@ def _collect_attributes(
     attributes: Assignments = {}
     in_place: dict[str, int] = {}
     class_frame = Frame(module, klass, None)
+    methods = {s.name.value: s for s in _body(klass) if isinstance(s, cst.FunctionDef)}
     for stmt in _body(klass):
         if isinstance(stmt, cst.FunctionDef):
             frame = method_frame(stmt, klass)
             if frame.self_name:
-                for attr, value, augmented in _self_assignments(stmt, frame.self_name):
+                unpacked = list(_unpacked_returns(stmt, frame.self_name, methods))
+                resolved = frozenset(assign for assign, _, _, _ in unpacked)
+                for attr, value, augmented in _self_assignments(stmt, frame.self_name, resolved):
                     attributes.setdefault(attr, []).append((value, frame))
                     if augmented:
                         in_place[attr] = in_place.get(attr, 0) + 1
+                for _, attr, value, callee in unpacked:
+                    attributes.setdefault(attr, []).append((value, method_frame(callee, klass)))
         elif isinstance(stmt, cst.SimpleStatementLine):
             for name, value in _class_level_assignments(stmt):
                 attributes.setdefault(name, []).append((value, class_frame))
@@ -238,13 +244,22 @@ def _compound_statements(module: cst.Module) -> Iterator[cst.BaseCompoundStateme
 
 
 def _self_assignments(
-    method: cst.FunctionDef, self_name: str
+    method: cst.FunctionDef, self_name: str, resolved: frozenset[cst.Assign] = frozenset()
 ) -> Iterator[tuple[str, cst.BaseExpression | None, bool]]:
     """``self.<attr> = value`` (and ``+=``, unpacking) anywhere in a method's statements, each
     with whether it is an augmented assignment (its value None). Only statements are walked,
-    never expressions, which keeps this cheap on large classes."""
+    never expressions, which keeps this cheap on large classes. The unpackings in ``resolved``
+    (of an own method's returned displays) give their values elsewhere: the attributes they
+    bind are left out here, not recorded as unknown."""
     for small in statements(method.body):
-        if isinstance(small, cst.Assign):
+        if isinstance(small, cst.Assign) and small in resolved:
+            unpacked = small.targets[0].target
+            elements = unpacked.elements if isinstance(unpacked, (cst.Tuple, cst.List)) else ()
+            direct = {e.value.attr.value for e in elements if isinstance(e.value, cst.Attribute)}
+            for attr, value in _targets(unpacked, small.value, self_name):
+                if attr not in direct:
+                    yield attr, value, False
+        elif isinstance(small, cst.Assign):
             for target in small.targets:
                 for attr, value in _targets(target.target, small.value, self_name):
                     yield attr, value, False
@@ -254,6 +269,37 @@ def _self_assignments(
         elif isinstance(small, cst.AugAssign):
             for attr, _ in _targets(small.target, None, self_name):
                 yield attr, None, True
+
+
+def _unpacked_returns(
+    method: cst.FunctionDef, self_name: str, methods: dict[str, cst.FunctionDef]
+) -> Iterator[tuple[cst.Assign, str, cst.BaseExpression, cst.FunctionDef]]:
+    """``self.a, self.b = self._pick(x)`` where every return of ``_pick`` (a method of the same
+    class) is a display of two values: each return's element at ``a``'s position is one more
+    value of ``a``, evaluated in ``_pick``'s frame (:mod:`returned_displays`). The unpacking
+    itself is recorded as unknown by :func:`_self_assignments`; these are its values."""
+    for small in statements(method.body):
+        if not isinstance(small, cst.Assign) or len(small.targets) != 1:
+            continue
+        target = small.targets[0].target
+        if not isinstance(target, (cst.Tuple, cst.List)):
+            continue
+        callee = own_method_call(small.value, self_name, methods)
+        if callee is None or callee is method:
+            continue
+        if any(not isinstance(e, cst.Element) for e in target.elements):
+            continue  # a starred target
+        displays = returned_displays(callee, len(target.elements))
+        for position, element in enumerate(target.elements):
+            name = element.value
+            if not (
+                isinstance(name, cst.Attribute)
+                and isinstance(name.value, cst.Name)
+                and name.value.value == self_name
+            ):
+                continue
+            for display in displays:
+                yield small, name.attr.value, display[position], callee
 
 
 def _targets(

@@ -65,6 +65,7 @@ from h2dlint.analysis.once_guards import (
     self_attribute,
 )
 from h2dlint.analysis.once_references import Reference, References, private
+from h2dlint.analysis.per_call_objects import Constructions, made_per_call, plain_constructions
 from h2dlint.analysis.per_step_names import (
     builder_class,
     per_step_state_builder,
@@ -219,6 +220,8 @@ class RunOnce:
         self._references: dict[str, list[Reference]] | None = None
         self._functions: dict[cst.FunctionDef, bool] = {}
         self._in_progress: set[cst.FunctionDef] = set()
+        self._per_call: dict[cst.ClassDef, bool] = {}
+        self._constructions: Constructions | None = None
 
     @property
     def references(self) -> dict[str, list[Reference]]:
@@ -246,6 +249,8 @@ class RunOnce:
 
     def _function(self, function: cst.FunctionDef) -> bool:
         cls = self.index.owner.get(function)
+        if cls is not None and function.name.value == "__init__" and self._made_per_call(cls):
+            return False  # a mask object made in every forward (``per_call_objects``)
         if (
             once_by_name(function, cls)
             or closure_factory(function)
@@ -272,6 +277,15 @@ class RunOnce:
         if not private(name) and self.source and called_elsewhere(self.source, name):
             return cls is None and once_elsewhere(self.source, name, once_name)  # an __init__'s
         return True
+
+    def _made_per_call(self, cls: cst.ClassDef) -> bool:
+        known = self._per_call.get(cls)
+        if known is None:
+            if self._constructions is None:
+                self._constructions = plain_constructions(self.module, self.index.classes)
+            self._per_call[cls] = False  # while judging: a construction in its own class
+            known = self._per_call[cls] = made_per_call(cls, self._constructions, self.code)
+        return known
 
     def _refers_to(self, reference: Reference, name: str, cls: cst.ClassDef | None) -> bool:
         """Whether ``reference`` may be to the function ``name`` (a method of ``cls``, or a

@@ -12,6 +12,7 @@ from collections.abc import Callable
 import libcst as cst
 
 from h2dlint.analysis.arguments import keyword
+from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.provenance.common import returned_values
@@ -51,7 +52,7 @@ def own_tensor_attribute(
     if not values or unknown > provenance.index.attributes.in_place(frame.cls, attr):
         return False
     if any(
-        _placed_on_purpose(provenance, value)
+        _placed_on_purpose(provenance, value, where)
         or _converted(provenance, value, attr, where)
         or provenance.fact(value, where).where.on_host
         for value, where in values
@@ -92,14 +93,19 @@ def _is_own_attribute(node: cst.BaseExpression, attr: str, frame: Frame) -> bool
     )
 
 
-def _placed_on_purpose(provenance: Provenance, value: cst.BaseExpression) -> bool:
+def _placed_on_purpose(provenance: Provenance, value: cst.BaseExpression, frame: Frame) -> bool:
     """``torch.arange(n, device=self.idx_device)``: a tensor made where the code chose, which
     the analysis could not place (a choice between the GPU and the host: megatron's
     dispatcher keeps its permutation indices on the host when not fused, to read them
-    without a sync). Its reads are not reported as a tensor's of unknown placement."""
+    without a sync). Its reads are not reported as a tensor's of unknown placement. One the
+    analysis places on the device (``torch.empty(..., device=device)`` of a parameter named
+    ``device``) is no such choice (session 31: OpenNMT-py's beam search allocates its top-k
+    buffers so, then rebinds them to what its ``_pick`` returns)."""
     if not isinstance(value, cst.Call) or keyword(value, "device") is None:
         return False
-    return (provenance.qualify(value.func) or "") in FRESH_FACTORIES
+    if (provenance.qualify(value.func) or "") not in FRESH_FACTORIES:
+        return False
+    return provenance.fact(value, frame).where is not Where.DEVICE
 
 
 def own_assignments(

@@ -58,13 +58,27 @@ _Ranges = list[list[int]]
 _Steps = dict[str, dict[str, Any]]
 
 
-def step_loop_reason(project: ProjectIndex, qualified: str, hot_name: HotName) -> str | None:
+# Calls within the function's own module followed up to a caller in a loop of steps.
+MAX_HOME_HOPS = 1
+
+
+def step_loop_reason(
+    project: ProjectIndex, qualified: str, hot_name: HotName, hops: int = 0
+) -> str | None:
     """Why the function or method ``qualified`` runs per step: a function of the project
-    calls it inside a loop of steps (see the module docs); None when no known caller does."""
+    calls it inside a loop of steps (see the module docs), or a function of its own module
+    that is so called calls it (:data:`MAX_HOME_HOPS` such hops: an engine's step split into
+    helpers of one class, session 31: OpenNMT-py's translator loops over ``update_finished()``,
+    which calls ``self.beams_non_finished(i, ...)`` per sentence); None when no known caller
+    does."""
     index = project.caller_index()
+    home: list[Caller] = []
+    module = _home_module(project, qualified)
     for caller in index.callers(qualified):
         if hot_name(caller.name, caller.cls, caller.bases) is None:
             continue  # a cold caller (run once by its name, a logger): nothing is hot through it
+        if caller.module == module and caller.qualified != qualified:
+            home.append(caller)
         loops = _steps_of(project, caller.module)["loops"].get(_key(caller.name, caller.cls))
         for first, last, step, occasional in loops or ():
             if first <= caller.line <= last and not _within(caller.line, occasional):
@@ -73,7 +87,22 @@ def step_loop_reason(project: ProjectIndex, qualified: str, hot_name: HotName) -
                     f"called in the loop of `{where}()` in {caller.module}, which runs "
                     f"`{step}()` on every iteration"
                 )
+    if hops >= MAX_HOME_HOPS:
+        return None
+    for caller in home:
+        if occasional_call(project, caller):
+            continue
+        reason = step_loop_reason(project, caller.qualified, hot_name, hops + 1)
+        if reason is not None:
+            where = f"{caller.cls}.{caller.name}" if caller.cls else caller.name
+            return f"called from `{where}()`, {reason}"
     return None
+
+
+def _home_module(project: ProjectIndex, qualified: str) -> str:
+    from h2dlint.project.callers import defining_module
+
+    return defining_module(qualified, project)
 
 
 def _key(name: str, cls: str | None) -> str:

@@ -29,6 +29,7 @@ from dataclasses import replace
 import libcst as cst
 
 from h2dlint.analysis.arguments import positional
+from h2dlint.analysis.builtin_walks import compared_values
 from h2dlint.analysis.names import target_names
 from h2dlint.analysis.row_shapes import (
     SIZE_METHODS,
@@ -308,6 +309,13 @@ def sync_of(call: cst.Call, loop: RowLoop) -> RowSync | None:
             tensors = reads_row(args[0].value, loop)
             if tensors:
                 return RowSync(call, tensors[0], f"`{func.value}()`")
+    if isinstance(func, cst.Name):
+        for operand in compared_values(call):
+            if isinstance(operand, cst.Call) and explicit_sync(operand) is not None:
+                continue  # ``max(t[i].item(), m)``: the ``.item()`` is the read
+            tensors = reads_row(operand, loop)
+            if tensors:
+                return RowSync(call, tensors[0], f"`{func.value}()` of a row and other values")
     # A walk of the rows themselves only (an index walk picks groups, experts: HTD202's).
     sized = data_sized_operand(call) if loop.walk is Walk.ROWS else None
     if sized is not None and (tensors := reads_row(sized[0], loop)):

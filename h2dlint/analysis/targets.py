@@ -217,7 +217,31 @@ def _parameter_target(
     by_default = device_target(provenance, default, module, depth + 1, allocation)
     if by_default is Target.UNKNOWN or by_default is named:
         return named
+    if named is Target.DEVICE and _callers_name_device(provenance, node, frame, depth, allocation):
+        return named
     return Target.UNKNOWN
+
+
+def _callers_name_device(
+    provenance: FactSource, node: cst.Name, frame: Frame, depth: int, allocation: bool
+) -> bool:
+    """Whether every call of the function (its own module's and the others', as
+    :func:`~h2dlint.analysis.constructions.passed_or_constructed` tells them, at least one)
+    passes the parameter ``node`` a device: ``self.sequence_mask(lens, device=mel.device)`` of ``def
+    sequence_mask(self, seq_lens, device='cpu')``. The ``"cpu"`` default is then only a
+    default no call takes (session 31: megatts3's aligner, neuralforecast's informer mask)."""
+    from h2dlint.analysis.constructions import passed_or_constructed
+
+    function = frame.function
+    if not isinstance(function, cst.FunctionDef):
+        return False
+    found = passed_or_constructed(provenance, function, node.value)
+    if found is None or not found.local or any(code != "d" for code in found.remote):
+        return False
+    return all(
+        device_target(a.source, a.value, a.frame, depth + 1, allocation) is Target.DEVICE
+        for a in found.local
+    )
 
 
 def to_target(provenance: FactSource, call: cst.Call, frame: Frame) -> Target:

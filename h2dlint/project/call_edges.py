@@ -48,7 +48,18 @@ def call_edges(tree: ast.Module) -> Parts:
         for node in tree.body
         if isinstance(node, ast.ClassDef) and node.bases
     }
-    return {"imports": imports, "functions": functions, "bases": bases}
+    methods = {
+        node.name: sorted(
+            {
+                member.name
+                for member in node.body
+                if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef))
+            }
+        )
+        for node in tree.body
+        if isinstance(node, ast.ClassDef) and node.bases
+    }
+    return {"imports": imports, "functions": functions, "bases": bases, "methods": methods}
 
 
 @dataclass
@@ -333,6 +344,29 @@ def _statements_of(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator
 class _Modules(Protocol):
     @property
     def layout(self) -> Any: ...
+
+
+def inheriting_classes(raw: Parts, cls: str, method: str) -> tuple[str, ...]:
+    """The classes of the module whose :func:`call_edges` are ``raw`` that inherit ``method``
+    of its class ``cls`` without overriding it (directly or through classes of the module
+    that do not override it either): a call of ``Sub.method`` through an object of such a
+    class runs ``cls.method`` (session 31: OpenNMT-py's translator drives ``BeamSearch``,
+    whose ``update_finished`` is its base ``BeamSearchBase``'s)."""
+    bases: dict[str, list[str]] = raw.get("bases", {})
+    methods: dict[str, list[str]] = raw.get("methods", {})
+    found: list[str] = []
+    reached = {cls}
+    changed = True
+    while changed:
+        changed = False
+        for sub, written in bases.items():
+            if sub in reached or method in methods.get(sub, ()):
+                continue
+            if any(name in reached for name in written):
+                reached.add(sub)
+                found.append(sub)
+                changed = True
+    return tuple(found)
 
 
 def external_bases(

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import bisect
 import itertools
-import re
-from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
-from h2dlint.project.call_edges import call_edges, external_bases
+from h2dlint.project.call_edges import call_edges, external_bases, inheriting_classes
+from h2dlint.project.caller_scans import Caller as Caller
+from h2dlint.project.caller_scans import Scan, reaching
 from h2dlint.project.index import ProjectIndex
 from h2dlint.project.reexports import defined_at
 from h2dlint.project.summary import defined_names, may_move, moving_functions, returning_movers
@@ -46,25 +45,13 @@ MAX_SYNC_DEPTH = 3
 HotName = Callable[[str, str | None, tuple[str, ...]], "bool | None"]
 
 
-@dataclass(frozen=True)
-class Caller:
-    """A function of another module that calls the function asked about."""
-
-    module: str
-    qualified: str  # module.function or module.Class.method
-    name: str  # the caller's own (last) name
-    cls: str | None
-    line: int
-    bases: tuple[str, ...] = ()  # the class's bases, as written
-
-
 class CallerIndex:
     """Reverse call edges across the project, found on demand."""
 
     def __init__(self, project: ProjectIndex) -> None:
         self.project = project
         self._read: dict[str, bytes | None] = {}
-        self._scans: dict[str, _Scan] = {}
+        self._scans: dict[str, Scan] = {}
         self._called: dict[str, list[str]] | None = None
         # Per module: the names its text calls (summary part ``calls``, :func:`called_text`).
         self._calls: dict[str, str] = {}
@@ -166,8 +153,9 @@ class CallerIndex:
             # its own module calls it through ``self`` too.
             typed = cls if module not in layout and owner in layout else None
             bases = self._external_bases(owner, cls) if typed is not None else ()
-            scan = self._scans[key] = _Scan(
-                qualified, self._calling(_last(qualified)), typed, own_module, bases
+            inheriting = self._inheriting(owner, cls, _last(qualified)) if typed else ()
+            scan = self._scans[key] = Scan(
+                qualified, self._calling(_last(qualified)), typed, own_module, bases, inheriting
             )
         # The answer rests on the files read for it: an edit to one of them must refresh the
         # cached verdict. (A file that starts to mention the name only later is seen on a cold
@@ -263,7 +251,7 @@ class CallerIndex:
             self._defined = defined
         return self._defined.get(name, [])
 
-    def _advance(self, scan: _Scan) -> tuple[str, str] | None:
+    def _advance(self, scan: Scan) -> tuple[str, str] | None:
         """Read the next module that may call ``scan``'s function (its callers join
         ``scan.found``): its path and digest; None when none is left."""
         module = scan.qualified.rpartition(".")[0]
@@ -274,7 +262,10 @@ class CallerIndex:
                 if other == owner:
                     if not scan.own_module:
                         continue
-                elif not any(self._holds(other, _last(c)) for c in (scan.typed, *scan.bases)):
+                elif not any(
+                    self._holds(other, _last(c))
+                    for c in (scan.typed, *scan.bases, *scan.inheriting)
+                ):
                     continue
             elif other == module:
                 if not scan.own_module:
@@ -299,6 +290,12 @@ class CallerIndex:
         if raw is None:
             return ()
         return external_bases(raw, cls, lambda n: self.project.absolute(module, n), self.project)
+
+    def _inheriting(self, module: str, cls: str, method: str) -> tuple[str, ...]:
+        """The classes of ``module`` that inherit ``cls.method`` unchanged
+        (:func:`inheriting_classes`)."""
+        raw = self.tree_part(module, "edges", call_edges)
+        return inheriting_classes(raw, cls, method) if raw is not None else ()
 
     def _holds(self, module: str, cls: str) -> bool:
         """:func:`holds_typed` of ``module``'s text, once per process."""
@@ -413,31 +410,6 @@ class CallerIndex:
         return any(name in self._movers_of(module) for module in defining)
 
 
-class _Scan:
-    """The callers of one function found so far, and the modules left to read for more.
-    ``typed``: for a method, its class (see :meth:`CallerIndex.callers`)."""
-
-    def __init__(
-        self,
-        qualified: str,
-        calling: list[str],
-        typed: str | None,
-        own: bool,
-        bases: tuple[str, ...],
-    ) -> None:
-        self.qualified = qualified
-        self.typed = typed
-        # A method is also called through its class's external bases (``nn.Module.m``).
-        self.bases = bases
-        method = _last(qualified)
-        self.callees = (qualified, *(f"{base}.{method}" for base in bases))
-        self.own_module = own
-        self.reaches = _reaching(_last(qualified))
-        self.pending = deque(calling)
-        self.found: list[Caller] = []
-        self.depends: dict[str, str] = {}
-
-
 def defining_module(qualified: str, project: ProjectIndex) -> str:
     """The module that defines the function or method ``qualified``."""
     module = qualified.rpartition(".")[0]
@@ -446,20 +418,12 @@ def defining_module(qualified: str, project: ProjectIndex) -> str:
     return owner if module not in layout and owner in layout else module
 
 
+# The text through which a module can call another module's name (``caller_scans.reaching``).
+_reaching = reaching
+
+
 def _last(qualified: str) -> str:
     return qualified.rpartition(".")[2]
-
-
-def _reaching(name: str) -> re.Pattern[bytes]:
-    """Text through which a module can call another module's ``name``: an import naming it
-    (``from .x import name``, also inside parentheses), or a call of it as an attribute
-    (``x.name(``, ``module.name(``). A module that defines and calls its own ``name`` (the
-    same helper copied into every model file) has neither."""
-    word = re.escape(name.encode())
-    return re.compile(
-        rb"import\s*(?:\([^)]*?\b" + word + rb"\b|[^\n(]*?\b" + word + rb"\b)"
-        rb"|\." + word + rb"\s*\("
-    )
 
 
 def _resolve_edges(

@@ -37,7 +37,9 @@ from h2dlint.project.ast_walk import child_nodes, walk
 # ``escapes`` the classes whose objects escape.
 # 8 (session 30): receivers in ``calls`` and ``passes`` also typed by what the module's calls
 # of a function pass its parameters; the part ``steps`` also finds decoding loops.
-SUMMARY_FORMAT = 8
+# 9 (session 31): ``edges`` also holds each class's methods (calls through a subclass that
+# inherits a method reach its base's).
+SUMMARY_FORMAT = 9
 # Parsed ``ast`` trees kept per process while their module's parts are computed one by one.
 KEPT_TREES = 4
 # Parts kept in a file of their own, read only when a process first asks for one of them: large

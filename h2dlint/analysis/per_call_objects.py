@@ -1,0 +1,72 @@
+"""Objects made anew on every call: a class of the module with no bases (a mask or a small
+state holder, not an ``nn.Module``) constructed in a function where the code does not run
+once (a ``forward``, a helper of one; not under a cache guard). Its ``__init__`` then runs on
+every call, not once per owning object: what it builds on the host and moves is built and
+moved every call (session 31: the Informer family's ``TriangularCausalMask(B, L,
+device=queries.device)`` and ``ProbMask(...)``, made in each attention forward, copy a host
+``torch.ones`` mask to the device). A construction under a cache guard (diffsynth's plan made
+on a cache miss) runs once per key."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import libcst as cst
+
+from h2dlint.walk import visit_read_only
+
+# Methods run on every call of the object that holds them.
+PER_CALL_METHODS = frozenset({"forward", "__call__"})
+
+
+class _Constructions(cst.CSTVisitor):
+    """The ancestors (root first, the call last) of each call of a bare name in ``names``, by
+    name."""
+
+    def __init__(self, names: frozenset[str]) -> None:
+        self.names = names
+        self.stack: list[cst.CSTNode] = []
+        self.found: dict[str, list[list[cst.CSTNode]]] = {}
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.stack.append(node)
+        if isinstance(node, cst.Call):
+            func = node.func
+            if isinstance(func, cst.Name) and func.value in self.names:
+                self.found.setdefault(func.value, []).append(list(self.stack))
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self.stack.pop()
+
+
+Constructions = dict[str, list[list[cst.CSTNode]]]
+
+
+def plain_constructions(module: cst.Module, classes: dict[str, cst.ClassDef]) -> Constructions:
+    """Per class of ``classes`` (the module's top-level classes) without bases: where it is
+    constructed by its name (one walk of the module for all of them)."""
+    plain = frozenset(n for n, c in classes.items() if not c.bases and not c.keywords)
+    if not plain:
+        return {}
+    finder = _Constructions(plain)
+    visit_read_only(module, finder)
+    return finder.found
+
+
+def made_per_call(
+    cls: cst.ClassDef, constructions: Constructions, once: Callable[[list[cst.CSTNode]], bool]
+) -> bool:
+    """Whether ``cls`` (a top-level class without bases) is constructed by its name in a
+    function, outside an ``__init__``, where ``once`` (the module's run-once judgement of the
+    code there: a run-once function, a cache guard) says it does not run once."""
+    if cls.bases or cls.keywords:
+        return False
+    for ancestors in constructions.get(cls.name.value, ()):
+        functions = [n for n in ancestors if isinstance(n, cst.FunctionDef)]
+        if functions and functions[-1].name.value != "__init__" and not once(ancestors):
+            return True
+    return False
+
+
+__all__ = ["PER_CALL_METHODS", "made_per_call", "plain_constructions"]
