@@ -8,11 +8,8 @@ from h2dlint.analysis.device_loops import DeviceLoop, device_loop
 from h2dlint.analysis.earlier_copies import earlier_host_copy
 from h2dlint.analysis.element_writes import ONE_ELEMENT, syncing_write
 from h2dlint.analysis.explicit_waits import (
-    per_step_wait,
-    queued_copies,
+    hot_wait_message,
     stream_wait,
-    timing_code,
-    wait_message,
 )
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.first_iterations import first_iteration
@@ -30,7 +27,6 @@ from h2dlint.analysis.hot_guards import runs_every_call
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.loop_body import saving_code, showing_code
 from h2dlint.analysis.name_hints import on_host_by_name
-from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.row_findings import in_reported_row_loop, mask_judged_alone, reported_row_read
 from h2dlint.analysis.shape_syncs import (
@@ -51,6 +47,7 @@ from h2dlint.analysis.sync_basics import SYNC_BUILTINS, SYNC_METHODS
 from h2dlint.analysis.syncing_helpers import synced_argument
 from h2dlint.analysis.tensor_kinds import not_a_tensor_here
 from h2dlint.analysis.tested_tensors import model_steps_reason, model_while_reason, tested_tensor
+from h2dlint.analysis.tuple_targets import unpacked_pairs
 from h2dlint.analysis.unknown_tensors import tensor_root
 from h2dlint.analysis.value_syncs import (
     MASK_METHODS,
@@ -4385,43 +4382,15 @@ class SyncOnHotPath(Rule):
                 )
 
     def _explicit_wait(self, node: cst.Call) -> None:
-        """``stream.synchronize()`` or ``torch.cuda.synchronize()`` as a statement right after
-        ``non_blocking=True`` copies to the device in the same block, per step: the host waits
-        for the copies it has just queued (see the class docs for what is left alone)."""
-        ancestors = self.context.ancestors
-        statement = ancestors[-1] if ancestors else None
-        line = ancestors[-2] if len(ancestors) > 1 else None
-        block = ancestors[-3] if len(ancestors) > 2 else None
-        if not (isinstance(statement, cst.Expr) and isinstance(line, cst.SimpleStatementLine)):
-            return
-        if not isinstance(block, (cst.IndentedBlock, cst.Module)) or RunOnce.of(self.context).code(
-            ancestors
-        ):
-            return
-        function = next(
-            (a for a in reversed(ancestors) if isinstance(a, (cst.FunctionDef, cst.Lambda))),
-            None,
-        )
-        if not isinstance(function, cst.FunctionDef) or timing_code(self.context.module, function):
-            return
-        before = list(block.body[: block.body.index(line)])
-        copies = queued_copies(self.context.module, before)
-        if copies is None or (not copies and stream_wait(node) != "device"):
-            return  # a copy to the host the wait is for, or a stream's wait with nothing queued
-        reason = HotPaths.of(self.context).why_hot_at(ancestors)
-        inner = ancestors[ancestors.index(function) :]
-        if reason is None and copies and any(isinstance(a, (cst.For, cst.While)) for a in inner):
-            reason = "it runs on every iteration of the loop around it, as the copies do"
-        if reason is None or not runs_every_call(self.context, node, None, loops=True):
-            return
-        if not copies and not per_step_wait(self.context.module, function, reason):
-            return
-        code = self.context.module.code_for_node(node)
-        self.report(node, wait_message(code, copies, reason), confidence=Confidence.MEDIUM)
+        """A stream's or the device's wait right after ``non_blocking`` copies to the device,
+        per step (:func:`~h2dlint.analysis.explicit_waits.hot_wait_message`)."""
+        message = hot_wait_message(self.context, node)
+        if message is not None:
+            self.report(node, message, confidence=Confidence.MEDIUM)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
-            for written, value in _unpacked_pairs(target.target, node.value):
+            for written, value in unpacked_pairs(target.target, node.value):
                 # an element of an unpacking target is reported where it is written
                 self._mask_write(node if written is target.target else written, written, value)
             self._element_write(node, target.target, node.value)
@@ -4659,24 +4628,3 @@ class SyncOnHotPath(Rule):
                 if reason := reason or model_steps_reason(parent, whole_copy):
                     return reason, parent
         return None
-
-
-def _unpacked_pairs(
-    target: cst.BaseExpression, value: cst.BaseExpression
-) -> list[tuple[cst.BaseExpression, cst.BaseExpression]]:
-    """The (target, value) pairs an assignment writes: itself, or, for a tuple or list target
-    unpacking a literal tuple or list of as many values (``(x[m], y[m]) = (0.0, 0.0)``), each
-    element with its value (nested alike). Unpacking anything else pairs nothing: what each
-    element gets is not written here."""
-    if not isinstance(target, (cst.Tuple, cst.List)):
-        return [(target, value)]
-    if (
-        not isinstance(value, (cst.Tuple, cst.List))
-        or len(value.elements) != len(target.elements)
-        or any(isinstance(e, (cst.StarredElement)) for e in (*target.elements, *value.elements))
-    ):
-        return []
-    pairs = []
-    for written, given in zip(target.elements, value.elements, strict=True):
-        pairs.extend(_unpacked_pairs(written.value, given.value))
-    return pairs

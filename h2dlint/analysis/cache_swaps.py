@@ -53,7 +53,7 @@ from h2dlint.analysis.loop_transfers import (
 )
 from h2dlint.analysis.names import target_names
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.provenance.common import returned_values
+from h2dlint.analysis.returns import returned_values
 
 # Calls on a CUDA event or stream that only order work: no work of the loop's own.
 BOOKKEEPING_METHODS = frozenset({"record", "record_stream", "wait_stream", "wait_event"})

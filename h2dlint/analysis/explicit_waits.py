@@ -12,6 +12,10 @@ from collections.abc import Sequence
 import libcst as cst
 
 from h2dlint.analysis.arguments import keyword
+from h2dlint.analysis.hot_guards import runs_every_call
+from h2dlint.analysis.hot_paths import HotPaths
+from h2dlint.analysis.once import RunOnce
+from h2dlint.context import FileContext
 from h2dlint.imports import dotted_name
 from h2dlint.walk import visit_read_only
 
@@ -171,3 +175,40 @@ def wait_message(code: str, copies: list[str], reason: str) -> str:
         "(`torch.cuda.current_stream().wait_event(ev)` or `.wait_stream(stream)`); the wait "
         "is only needed if the host itself reads the copied data next"
     )
+
+
+def hot_wait_message(context: FileContext, node: cst.Call) -> str | None:
+    """What HTD202 says of ``node``, a ``stream.synchronize()`` or ``torch.cuda.synchronize()``
+    statement, when it comes right after ``non_blocking=True`` copies to the device in the same
+    block on a hot path (the host waits for the copies it has just queued); None when it is no
+    such wait: run-once or timing code, a wait after a copy to the host, a stream's wait with
+    nothing queued, a cold path."""
+    ancestors = context.ancestors
+    statement = ancestors[-1] if ancestors else None
+    line = ancestors[-2] if len(ancestors) > 1 else None
+    block = ancestors[-3] if len(ancestors) > 2 else None
+    if not (isinstance(statement, cst.Expr) and isinstance(line, cst.SimpleStatementLine)):
+        return None
+    if not isinstance(block, (cst.IndentedBlock, cst.Module)) or RunOnce.of(context).code(
+        ancestors
+    ):
+        return None
+    function = next(
+        (a for a in reversed(ancestors) if isinstance(a, (cst.FunctionDef, cst.Lambda))),
+        None,
+    )
+    if not isinstance(function, cst.FunctionDef) or timing_code(context.module, function):
+        return None
+    before = list(block.body[: block.body.index(line)])
+    copies = queued_copies(context.module, before)
+    if copies is None or (not copies and stream_wait(node) != "device"):
+        return None  # a copy to the host the wait is for, or a stream's wait with nothing queued
+    reason = HotPaths.of(context).why_hot_at(ancestors)
+    inner = ancestors[ancestors.index(function) :]
+    if reason is None and copies and any(isinstance(a, (cst.For, cst.While)) for a in inner):
+        reason = "it runs on every iteration of the loop around it, as the copies do"
+    if reason is None or not runs_every_call(context, node, None, loops=True):
+        return None
+    if not copies and not per_step_wait(context.module, function, reason):
+        return None
+    return wait_message(context.module.code_for_node(node), copies, reason)

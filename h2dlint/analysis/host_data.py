@@ -16,7 +16,7 @@ from h2dlint.analysis.factories import numeric
 from h2dlint.analysis.frames import Frame, parameter_annotation, unrebound_parameter_annotation
 from h2dlint.analysis.int_names import range_bound, range_target, shape_unpacked
 from h2dlint.analysis.provenance import MAX_DEPTH, Provenance, annotation_is
-from h2dlint.analysis.provenance.common import returned_values
+from h2dlint.analysis.returns import returned_values
 from h2dlint.imports import dotted_name
 
 if TYPE_CHECKING:

@@ -16,6 +16,7 @@ from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.names import calls_in
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.tuple_targets import unpacked_target
 from h2dlint.analysis.value_syncs import value_where
 from h2dlint.context import SharedKey
 from h2dlint.walk import visit_read_only
@@ -467,28 +468,6 @@ def written_to(ancestors: Sequence[cst.CSTNode], node: cst.Subscript) -> bool:
     if isinstance(parent, cst.Element) and unpacked_target(ancestors[:-1]):
         return True  # ``(x[m], y[m]) = (0.0, 0.0)``: each element is assigned
     return isinstance(parent, (cst.AugAssign, cst.AnnAssign)) and parent.target is node
-
-
-def unpacked_target(ancestors: Sequence[cst.CSTNode]) -> bool:
-    """Whether the tuple or list at the end of ``ancestors`` is (nested in) the target of an
-    assignment that unpacks a literal tuple or list of as many values into its elements
-    (``(a[m], b[m]) = (0.0, 0.0)``): each element is written with its own value. Unpacking
-    anything else (``a[m], b[m] = t.unbind(0)``) is not read as writes here."""
-    i = len(ancestors) - 1
-    while i >= 0 and isinstance(ancestors[i], (cst.Tuple, cst.List)):
-        if i >= 2 and isinstance(ancestors[i - 1], cst.AssignTarget):
-            target, assign = ancestors[i], ancestors[i - 2]
-            return (
-                isinstance(assign, cst.Assign)
-                and isinstance(target, (cst.Tuple, cst.List))
-                and isinstance(assign.value, (cst.Tuple, cst.List))
-                and len(assign.value.elements) == len(target.elements)
-            )
-        if i >= 1 and isinstance(ancestors[i - 1], cst.Element):
-            i -= 2
-            continue
-        return False
-    return False
 
 
 def _assigned_names(ancestors: Sequence[cst.CSTNode]) -> set[str]:

@@ -23,7 +23,7 @@ from h2dlint.analysis.copies import fresh_joins
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.provenance.common import ReturnedValues
+from h2dlint.analysis.returns import ReturnedValues
 from h2dlint.walk import visit_read_only
 
 

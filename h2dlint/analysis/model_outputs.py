@@ -9,7 +9,8 @@ import libcst as cst
 
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.provenance.common import NEW_FACTORIES, SPLITTING_METHODS, returned_values
+from h2dlint.analysis.provenance.common import NEW_FACTORIES, SPLITTING_METHODS
+from h2dlint.analysis.returns import returned_values
 from h2dlint.analysis.targets import name_words
 from h2dlint.analysis.torch_api import LIKE_FACTORIES
 

@@ -12,34 +12,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from h2dlint.walk import visit_read_only
-
-
-class _Returns(cst.CSTVisitor):
-    """The values of a function's own ``return`` statements; whether one is bare or the
-    function yields (then what a call gives is no display)."""
-
-    def __init__(self) -> None:
-        self.values: list[cst.BaseExpression] = []
-        self.opaque = False
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_Return(self, node: cst.Return) -> None:
-        if node.value is None:
-            self.opaque = True
-        else:
-            self.values.append(node.value)
-
-    def visit_Yield(self, node: cst.Yield) -> None:
-        self.opaque = True
+from h2dlint.analysis.returns import returned_values
 
 
 def own_method_call(
@@ -63,12 +36,11 @@ def returned_displays(function: cst.FunctionDef, length: int) -> list[list[cst.B
     """The elements of every ``return`` of ``function`` when each returns a tuple or list
     display of ``length`` values without starred elements; empty otherwise (a bare return, a
     generator, one return of anything else: then what the call unpacks is not known)."""
-    collector = _Returns()
-    visit_read_only(function.body, collector)
-    if collector.opaque or not collector.values:
+    values = returned_values(function)
+    if not values:
         return []
     displays = []
-    for value in collector.values:
+    for value in values:
         if not isinstance(value, (cst.Tuple, cst.List)) or len(value.elements) != length:
             return []
         if any(isinstance(e, cst.StarredElement) for e in value.elements):

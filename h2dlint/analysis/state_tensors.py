@@ -15,7 +15,7 @@ from h2dlint.analysis.arguments import keyword
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.provenance.common import returned_values
+from h2dlint.analysis.returns import returned_values
 from h2dlint.analysis.torch_api import FRESH_FACTORIES
 
 # ``tensor_evidence(provenance, node, frame, depth=...)``: the expression proving ``node`` a

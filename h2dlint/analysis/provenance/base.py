@@ -20,7 +20,6 @@ from h2dlint.analysis.provenance.common import (
     MAX_DEPTH,
     NO_HIT,
     SPLITTING_METHODS,
-    ReturnedValues,
     _any_where,
     _Appends,
     _is_none,
@@ -39,6 +38,7 @@ from h2dlint.analysis.provenance.memo import begin
 from h2dlint.analysis.provenance.numpy_arithmetic import numpy_with_number
 from h2dlint.analysis.provenance.specialisation import Specialisation
 from h2dlint.analysis.python_annotations import python_data_annotated
+from h2dlint.analysis.returns import ReturnedValues
 from h2dlint.analysis.targets import Target, device_target, to_target
 from h2dlint.analysis.torch_api import NUMPY_PREFIXES
 from h2dlint.context import FileContext

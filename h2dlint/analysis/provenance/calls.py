@@ -27,7 +27,6 @@ from h2dlint.analysis.provenance.common import (
     _DeviceContexts,
     _is_none,
     _non_blocking,
-    returned_values,
 )
 from h2dlint.analysis.provenance.specialised import specialised_return
 from h2dlint.analysis.provenance.unpacked import (
@@ -35,6 +34,7 @@ from h2dlint.analysis.provenance.unpacked import (
     returned_element_fact,
     unpacked_position,
 )
+from h2dlint.analysis.returns import returned_values
 from h2dlint.analysis.targets import Target, asks_for_host, device_target, to_target
 from h2dlint.analysis.torch_api import (
     CONVERTERS,

@@ -19,7 +19,6 @@ from h2dlint.analysis.frames import Frame, parameter_annotation
 from h2dlint.analysis.targets import Target, device_target
 from h2dlint.analysis.torch_api import ALL_DTYPE_METHODS, ARRAY_KEEPING_METHODS
 from h2dlint.imports import dotted_name
-from h2dlint.walk import OwnScopeVisitor, visit_read_only
 
 # Deep enough for a loop body that rebuilds an index through a few views before reading it
 # (``index = arange(...).reshape(...)``, ``F.pad``, ``permute``, ``reshape`` twice, a
@@ -395,32 +394,6 @@ class _Appends(cst.CSTVisitor):
         else:
             return
         self.found.setdefault(key, []).append(node.args[0].value)
-
-
-class ReturnedValues(OwnScopeVisitor):
-    """The values a function returns (not those of nested functions)."""
-
-    def __init__(self) -> None:
-        self.values: list[cst.BaseExpression] = []
-        self.bare = False
-        self.yields = False
-
-    def visit_Return(self, node: cst.Return) -> None:
-        if node.value is None:
-            self.bare = True
-        else:
-            self.values.append(node.value)
-
-    def visit_Yield(self, node: cst.Yield) -> None:
-        self.yields = True
-
-
-def returned_values(function: cst.FunctionDef) -> list[cst.BaseExpression]:
-    """What every ``return`` of ``function`` gives; empty when one is bare, the function
-    yields, or it returns nothing."""
-    collector = ReturnedValues()
-    visit_read_only(function.body, collector)
-    return [] if collector.bare or collector.yields else collector.values
 
 
 # Constructors of a tensor from one value (``torch.tensor(scale)``: 0-d).

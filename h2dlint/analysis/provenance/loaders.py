@@ -24,8 +24,9 @@ from h2dlint.analysis.argument_flow import arguments
 from h2dlint.analysis.arguments import is_false, is_true, keyword
 from h2dlint.analysis.facts import UNKNOWN_FACT, Fact, Where, join
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.provenance.common import MAX_DEPTH, returned_values
+from h2dlint.analysis.provenance.common import MAX_DEPTH
 from h2dlint.analysis.provenance.unpacked import display_element, unpacked_position
+from h2dlint.analysis.returns import returned_values
 
 if TYPE_CHECKING:
     from h2dlint.analysis.provenance.base import ProvenanceBase

@@ -24,8 +24,8 @@ from h2dlint.analysis.provenance.common import (
     _is_none,
     annotation_is,
     fixed_tuple_elements,
-    returned_values,
 )
+from h2dlint.analysis.returns import returned_values
 
 if TYPE_CHECKING:
     from h2dlint.analysis.provenance.base import ProvenanceBase
