@@ -100,25 +100,30 @@ class NameUse:
         return self.inner
 
 
+class _ReadNames(cst.CSTVisitor):
+    """The plain names an expression reads (not attributes' own names or keywords)."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_Name(self, name: cst.Name) -> None:
+        self.names.add(name.value)
+
+    def visit_Attribute(self, attribute: cst.Attribute) -> bool:
+        visit_read_only(attribute.value, self)
+        return False
+
+    def visit_Arg(self, arg: cst.Arg) -> bool:
+        visit_read_only(arg.value, self)
+        return False
+
+
 def _read_names(node: cst.BaseExpression) -> set[str]:
     """The plain names ``node`` reads (not attributes' own names, keywords or the names a
     lambda or comprehension binds; those count as read, which only keeps the outer frame)."""
-    names: set[str] = set()
-
-    class _Names(cst.CSTVisitor):
-        def visit_Name(self, name: cst.Name) -> None:
-            names.add(name.value)
-
-        def visit_Attribute(self, attribute: cst.Attribute) -> bool:
-            visit_read_only(attribute.value, self)
-            return False
-
-        def visit_Arg(self, arg: cst.Arg) -> bool:
-            visit_read_only(arg.value, self)
-            return False
-
-    visit_read_only(node, _Names())
-    return names
+    reader = _ReadNames()
+    visit_read_only(node, reader)
+    return reader.names
 
 
 class _References(cst.CSTVisitor):
