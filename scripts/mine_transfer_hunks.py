@@ -26,8 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fetch_corpus import RESERVED, fetch
-from mine_fixes import SKIP_PARTS, _py_files
+from fetch_corpus import fetch
+from mine_fixes import SKIP_PARTS, _parse_pair, _py_files
 
 NAMES_RESERVED = re.compile(r"vllm|sglang", re.IGNORECASE)
 PINNED = re.compile(r"pin_memory|pinned")
@@ -83,18 +83,9 @@ def scan(package: str, old: str, new: str) -> list[str]:
     return out
 
 
-def _pair(text: str) -> tuple[str, str, str]:
-    parts = text.split(":")
-    if len(parts) != 3:
-        raise argparse.ArgumentTypeError(f"expected NAME:OLD:NEW, got {text!r}")
-    if parts[0].lower() in RESERVED:
-        raise argparse.ArgumentTypeError(f"{parts[0]} is reserved for independent evaluation")
-    return parts[0], parts[1], parts[2]
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("pairs", nargs="+", type=_pair, help="NAME:OLD:NEW")
+    parser.add_argument("pairs", nargs="+", type=_parse_pair, help="NAME:OLD:NEW")
     args = parser.parse_args(argv)
     for package, old, new in args.pairs:
         try:

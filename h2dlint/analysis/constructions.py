@@ -64,25 +64,43 @@ def constructed(
             found.append(Argument(source, argument, use.frame))
         if len(found) > MAX_CALL_SITES:
             return None
-    project = source.project
-    module = source.module_name
+    elsewhere = constructions_elsewhere(source, called, slot, _default(function, name), found)
+    if elsewhere is None:
+        return None
+    codes, pending = elsewhere
+    return Passed(found, codes, tuple(pending)) if found or codes else None
+
+
+def constructions_elsewhere(
+    source: FactSource,
+    own: str,
+    slot: Slot,
+    default: cst.BaseExpression | None,
+    found: list[Argument],
+) -> tuple[list[str], list[tuple[Site, Slot]]] | None:
+    """The codes that the other modules' calls of the module's top-level name ``own`` (a class
+    they construct) pass for ``slot``, and the ``?`` ones to ask in their own modules
+    (:mod:`~h2dlint.analysis.chained_arguments`); a call that leaves the parameter to
+    ``default`` adds the default to ``found``. Empty when no other module calls the name; None
+    when a call is not known, the default is needed and unknown, or the calls are too many."""
     codes: list[str] = []
     pending: list[tuple[Site, Slot]] = []
-    if project is not None and module is not None and called_elsewhere(source, called):
-        sites = remote_sites(project.caller_index(), f"{module}.{called}", False)
-        if sites is None or len(found) + len(sites) > MAX_CALL_SITES:
+    project, module = source.project, source.module_name
+    if project is None or module is None or not called_elsewhere(source, own):
+        return codes, pending
+    sites = remote_sites(project.caller_index(), f"{module}.{own}", False)
+    if sites is None or len(found) + len(sites) > MAX_CALL_SITES:
+        return None
+    for site in sites:
+        code = site.code(slot.position, slot.name)
+        if code is None:
             return None
-        for site in sites:
-            code = site.code(slot.position, slot.name)
-            if code is None:
+        if not code:  # the call leaves it to its default
+            if default is None:
                 return None
-            if not code:  # the call leaves it to its default
-                default = _default(function, name)
-                if default is None:
-                    return None
-                found.append(Argument(source, default, Frame(source.context.module)))
-            else:
-                codes.append(code)
-                if code == "?":  # asked in its own module (``chained_arguments``)
-                    pending.append((site, slot))
-    return Passed(found, codes, tuple(pending)) if found or codes else None
+            found.append(Argument(source, default, Frame(source.context.module)))
+            continue
+        codes.append(code)
+        if code == "?":
+            pending.append((site, slot))
+    return codes, pending

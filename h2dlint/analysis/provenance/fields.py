@@ -23,16 +23,15 @@ from h2dlint.analysis.argument_flow import (
     Argument,
     Passed,
     Slot,
-    called_elsewhere,
     name_uses,
     slot_argument,
 )
 from h2dlint.analysis.chained_arguments import remote_facts
+from h2dlint.analysis.constructions import constructions_elsewhere
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.facts import Fact, join
 from h2dlint.analysis.frames import Frame
 from h2dlint.imports import dotted_name
-from h2dlint.project.passed_sites import Site, remote_sites
 
 
 def field_fact(
@@ -79,27 +78,10 @@ def _field_arguments(source: FactSource, cls: cst.ClassDef, attr: str) -> Passed
             return None
         if len(found) > MAX_CALL_SITES:
             return None
-    codes: list[str] = []
-    pending: list[tuple[Site, Slot]] = []
-    if called_elsewhere(source, own):
-        project, module = source.project, source.module_name
-        if project is None or module is None:
-            return None
-        sites = remote_sites(project.caller_index(), f"{module}.{own}", False)
-        if sites is None or len(found) + len(sites) > MAX_CALL_SITES:
-            return None
-        for site in sites:
-            code = site.code(slot.position, slot.name)
-            if code is None:
-                return None
-            if not code:
-                if default is None:
-                    return None
-                found.append(Argument(source, default, Frame(source.context.module)))
-                continue
-            codes.append(code)
-            if code == "?":
-                pending.append((site, slot))
+    elsewhere = constructions_elsewhere(source, own, slot, default, found)
+    if elsewhere is None:
+        return None
+    codes, pending = elsewhere
     return Passed(found, codes, tuple(pending)) if found or codes else None
 
 
