@@ -12,6 +12,8 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import libcst as cst
+
 from h2dlint.diagnostics import Finding
 from h2dlint.engine import EnabledRule, check_text
 from h2dlint.registry import all_rules
@@ -53,3 +55,14 @@ def lint_project(root: Path, *rule_codes: str, target: str = "pkg") -> list[dict
     )
     records: list[dict[str, Any]] = json.loads(proc.stdout)
     return records
+
+
+def method_of(code: str, name: str) -> tuple[cst.FunctionDef, cst.ClassDef]:
+    """The method ``name`` of the first class in ``code`` (dedented), and that class."""
+    module = cst.parse_module(textwrap.dedent(code))
+    cls = next(s for s in module.body if isinstance(s, cst.ClassDef))
+    assert isinstance(cls.body, cst.IndentedBlock)
+    function = next(
+        s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == name
+    )
+    return function, cls

@@ -6,26 +6,13 @@ with its twin that must keep its verdict."""
 
 from __future__ import annotations
 
-import textwrap
-
-import libcst as cst
-from lint_runs import lint
+from lint_runs import lint, method_of
 
 from h2dlint.analysis.memo_methods import grown_cache, memoised
 
 
 def _findings(code: str, rule_code: str) -> list[int]:
     return [f.start.row for f in lint(code, rule_code)]
-
-
-def _method(code: str, name: str) -> tuple[cst.FunctionDef, cst.ClassDef]:
-    module = cst.parse_module(textwrap.dedent(code))
-    cls = next(s for s in module.body if isinstance(s, cst.ClassDef))
-    assert isinstance(cls.body, cst.IndentedBlock)
-    function = next(
-        s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == name
-    )
-    return function, cls
 
 
 RELATIVE_POSITIONS = """
@@ -50,14 +37,14 @@ RELATIVE_POSITIONS = """
 
 
 def test_a_table_passed_back_to_self_is_a_grown_cache() -> None:
-    function, cls = _method(RELATIVE_POSITIONS, "extend_pe")
+    function, cls = method_of(RELATIVE_POSITIONS, "extend_pe")
     assert grown_cache(function, cls)
     assert memoised(function, cls)
     assert _findings(RELATIVE_POSITIONS, "HTD104") == []
     # called once without handing the table back: rebuilt on that call every time
     other = "        def other(self, x):\n            return self.extend_pe(x)\n"
     per_call = RELATIVE_POSITIONS.rstrip(" ") + other
-    function, cls = _method(per_call, "extend_pe")
+    function, cls = method_of(per_call, "extend_pe")
     assert not grown_cache(function, cls)
     assert _findings(per_call, "HTD104") == [14]
 
@@ -74,7 +61,7 @@ def test_a_default_made_when_none_is_passed_is_no_cache() -> None:
                 self.pos = self.positions(x)
                 return self.pos
         """
-    function, cls = _method(code, "positions")
+    function, cls = method_of(code, "positions")
     assert not grown_cache(function, cls)
     assert _findings(code, "HTD104") == [7]
 
@@ -89,11 +76,11 @@ def test_a_table_kept_on_self_is_a_grown_cache() -> None:
                         return
                 self.pe = torch.cat([torch.zeros(x.size(1)), torch.ones(1)]).to(x.device)
         """
-    function, cls = _method(code, "extend_pe")
+    function, cls = method_of(code, "extend_pe")
     assert grown_cache(function, cls)
     # the same early return without keeping the table: a rebuild per call
     rebuilt = code.replace("self.pe = torch", "table = torch")
-    function, cls = _method(rebuilt, "extend_pe")
+    function, cls = method_of(rebuilt, "extend_pe")
     assert not grown_cache(function, cls)
     assert _findings(rebuilt, "HTD104") == [8]
 

@@ -5,10 +5,7 @@ work. Each case comes with its twin that must keep its verdict."""
 
 from __future__ import annotations
 
-import textwrap
-
-import libcst as cst
-from lint_runs import lint
+from lint_runs import lint, method_of
 
 from h2dlint.analysis.hot_names import name_reason
 from h2dlint.analysis.memo_methods import grown_cache, memoised
@@ -33,22 +30,12 @@ ROTARY = """
     """
 
 
-def _method(code: str, name: str) -> tuple[cst.FunctionDef, cst.ClassDef]:
-    module = cst.parse_module(textwrap.dedent(code))
-    cls = next(s for s in module.body if isinstance(s, cst.ClassDef))
-    assert isinstance(cls.body, cst.IndentedBlock)
-    function = next(
-        s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == name
-    )
-    return function, cls
-
-
 def _rows(code: str, rule_code: str) -> list[int]:
     return [f.start.row for f in lint(code, rule_code)]
 
 
 def test_a_table_tested_and_measured_in_one_and_is_a_grown_cache() -> None:
-    function, cls = _method(ROTARY, "_build_cache")
+    function, cls = method_of(ROTARY, "_build_cache")
     assert grown_cache(function, cls)
     assert memoised(function, cls)
     assert _rows(ROTARY, "HTD301") == []
@@ -59,7 +46,7 @@ def test_the_same_guard_without_keeping_the_table_is_per_call() -> None:
         "            self._build_cache(x)\n            return x * self.cos_cached",
         "            return x * self._build_cache(x)",
     )
-    function, cls = _method(code, "_build_cache")
+    function, cls = method_of(code, "_build_cache")
     assert not grown_cache(function, cls)
     assert _rows(code, "HTD301") == [12]
 
@@ -67,7 +54,7 @@ def test_the_same_guard_without_keeping_the_table_is_per_call() -> None:
 def test_an_or_guard_is_no_cache_hit() -> None:
     """``if self.t is not None or ...: return`` returns without the table too: not a memo."""
     code = ROTARY.replace("is not None and x.shape[0]", "is not None or x.shape[0]")
-    function, cls = _method(code, "_build_cache")
+    function, cls = method_of(code, "_build_cache")
     assert not grown_cache(function, cls)
     assert _rows(code, "HTD301") == [12]
 
