@@ -177,7 +177,11 @@ def alias_memo_guard(node: cst.If, parent: cst.CSTNode) -> bool:
         and test.comparisons[0].comparator.value == "None"
     ):
         return False
-    lines = list(getattr(parent, "body", ()))
+    # An ``elif``'s parent is the ``if`` before it, whose ``body`` is a block, not statements:
+    # no statement comes just before an ``elif`` test.
+    lines = getattr(parent, "body", ())
+    if not isinstance(lines, (list, tuple)):
+        return False
     index = next((i for i, line in enumerate(lines) if line is node), 0)
     before = lines[index - 1] if index > 0 else None
     if not isinstance(before, cst.SimpleStatementLine) or len(before.body) != 1:

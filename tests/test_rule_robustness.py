@@ -1,0 +1,37 @@
+"""Statement shapes that once raised inside a rule's analysis (reported as E900, the rule
+skipped for the file): every rule runs on them without an internal error."""
+
+from __future__ import annotations
+
+import pytest
+from lint_runs import lint
+
+from h2dlint.diagnostics import INTERNAL_ERROR_CODE
+from h2dlint.registry import all_rules
+
+SHAPES = {
+    # transformers 5.24.0 modeling_blip.py: the run-once question asked of an `elif ... is
+    # None:` test, whose parent is the `if` before it (a block, not a list of statements).
+    "elif_is_none": """
+        import torch
+
+        class M(torch.nn.Module):
+            def generate(self, input_ids, image_embeds, batch_size):
+                if isinstance(input_ids, list):
+                    input_ids = torch.LongTensor(input_ids)
+                elif input_ids is None:
+                    input_ids = (
+                        torch.LongTensor([[self.decoder_input_ids, 2]])
+                        .repeat(batch_size, 1)
+                        .to(image_embeds.device)
+                    )
+                return input_ids
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_no_rule_raises(name: str) -> None:
+    codes = sorted(all_rules())
+    errors = [f.message for f in lint(SHAPES[name], *codes) if f.code == INTERNAL_ERROR_CODE]
+    assert errors == []
