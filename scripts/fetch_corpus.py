@@ -439,6 +439,13 @@ SERVING_PACKAGES: dict[str, str] = {
     "areal": "1.0.4",
     "llama-cookbook": "0.0.5.post1",
     "e2-tts-pytorch": "2.2.2",
+    # Session 32 (helper triage32): a blind-style precision reading of every finding
+    # (docs/precision.md, "Session 32 (triage32)") on Liger's kernels and chunked losses; bark,
+    # encodec, whisperx, tianshou, llamafactory and opencompass (pinned above) were read whole
+    # too, infinity-emb, litserve, para-attn and onediff scanned (no findings). Files whose bytes
+    # or path name vllm or sglang are dropped unread from liger-kernel, llamafactory and
+    # opencompass when they are fetched (DROPS_RESERVED_MENTIONS).
+    "liger-kernel": "0.8.5",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # Packages whose files that import or name vllm or sglang were removed, unread, before they were
@@ -469,6 +476,9 @@ DROPS_RESERVED_MENTIONS = frozenset(
         "areal",
         "llama-cookbook",
         "e2-tts-pytorch",
+        "liger-kernel",
+        "llamafactory",
+        "opencompass",
     }
 )
 NAMES_RESERVED = re.compile(rb"vllm|sglang", re.IGNORECASE)

@@ -418,7 +418,12 @@ def test_test_modules_have_no_hot_functions() -> None:
     code = "def forward_step(model, batch):\n    return model(batch)\n"
     assert reasons(code, path="pkg/test_utils/test_sharding.py")["forward_step"] is None
     assert reasons(code, path="test_model.py")["forward_step"] is None
+    # pytest's other default name (session 32: torchft's process_group_test.py)
+    assert reasons(code, path="pkg/process_group_test.py")["forward_step"] is None
     assert reasons(code, path="pkg/model.py")["forward_step"] is not None
+    # a name that only ends in "test" is no test module
+    assert reasons(code, path="pkg/latest.py")["forward_step"] is not None
+    assert reasons(code, path="pkg/contest.py")["forward_step"] is not None
 
 
 def test_a_pipeline_block_is_hot_only_in_loops_that_run_a_model() -> None:

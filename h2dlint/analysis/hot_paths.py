@@ -426,11 +426,16 @@ class HotPaths:
 
     def _test_module(self, file_name: str) -> bool:
         """Whether the file is test code of its package (``pkg.test_utils.*``,
-        ``pkg.testing.*``, ``test_*.py``): what it runs per step is a test's, not
-        production's."""
+        ``pkg.testing.*``, and the two names pytest collects by default: ``test_*.py`` and
+        ``*_test.py``, torchft's ``process_group_test.py``): what it runs per step is a
+        test's, not production's."""
         module = Provenance.of(self.context).module_name
         parts = module.split(".") if module else [file_name.removesuffix(".py")]
-        return any(part in TEST_PACKAGES for part in parts[:-1]) or parts[-1].startswith("test_")
+        return (
+            any(part in TEST_PACKAGES for part in parts[:-1])
+            or parts[-1].startswith("test_")
+            or parts[-1].endswith("_test")
+        )
 
     def _functions(self) -> list[cst.FunctionDef]:
         found = list(self.index.functions.values())
