@@ -96,6 +96,7 @@ from h2dlint.analysis.hot_names import (
 )
 from h2dlint.analysis.installed_closures import installed_closures
 from h2dlint.analysis.memo_methods import parameter_rewrites
+from h2dlint.analysis.metric_updates import classdef_bases, metric_update_reason
 from h2dlint.analysis.nested_functions import nested_functions
 from h2dlint.analysis.once import RunOnce, once_name
 from h2dlint.analysis.op_kernels import op_kernels
@@ -357,6 +358,9 @@ class HotPaths:
             state = state_builder_reason(name, cls.name.value)
             if state is not None:
                 return state
+            metric = metric_update_reason(name, cls.name.value, classdef_bases(cls))
+            if metric is not None:
+                return metric  # torchmetrics-style ``update()``: once per batch
         reason = name_reason(name, method)
         if reason is not None and reason.endswith(ATTENTION_TAIL) and _returns_host_data(function):
             return None  # ``_apply_attention_mask(...) -> list[list[int]]``: prompt preparation
@@ -409,6 +413,8 @@ class HotPaths:
         if name == "build" and cls is not None and "Metadata" in cls and cls.endswith("Builder"):
             return True
         if state_builder_reason(name, cls) is not None:
+            return True
+        if metric_update_reason(name, cls, bases) is not None:
             return True
         return name_reason(name, cls is not None) is not None
 
