@@ -118,7 +118,10 @@ class SyncOnHotPath(Rule):
     `execute_model`, `prepare_inputs`, `schedule`, `update_from_output`, `sample`, `decode`,
     `handle`, `process_request`...), a model's `prepare_inputs_for_generation` (once per
     decoding step; its host copies returned to `forward` are the preparation and stay
-    silent) and an iterator's `__next__` (once per item: a batch, for a data loader);
+    silent), an iterator's `__next__` (once per item: a batch, for a data loader) and a
+    metric's `update()` (a class whose name or a base's has the word `Metric`, torchmetrics'
+    `Metric`, torchrec's `RecMetricComputation`: a loop calls it once per batch, and
+    `Metric.forward` calls it; not a logger, tracker or meter of metrics);
     `build()` of an attention metadata builder (a class named
     `...Metadata...Builder`) and functions named for the per-step metadata of attention or a
     batch (`init_forward_metadata`, `build_attn_metadata`), which run per step although
@@ -209,7 +212,12 @@ class SyncOnHotPath(Rule):
     model's runtime: the caller chose where the tensor is, and the values must reach the host
     there; a value computed from it, `logits.argmax(-1)`, an array the function gives back to a
     `torch.*` call, `pack_padded_sequence(x, lengths)`, and a function that moves values to a
-    device again, a round trip, still count), a function's own argument copied in the arm of
+    device again, a round trip, still count), a function's own tensor argument (or a layout
+    of it) handed with `.cpu().numpy()` to a library outside PyTorch, numpy and the project,
+    directly or through the name the array is bound to (`pesq(fs, target.cpu().numpy(), ...)`,
+    `stoi(target_np[b, :], preds_np[b, :], fs)`: an audio metric's score, also with the library
+    imported inside the function; not in a method of a class that may be a `torch.nn` module,
+    not an array given back to `torch.*`), a function's own argument copied in the arm of
     its type test and rebound or returned (`if isinstance(data, torch.Tensor): data =
     data.detach().cpu().numpy()`: a converter such as MONAI's `convert_to_numpy`, asked for
     host data by its caller), torch functions of host tensors
@@ -247,7 +255,8 @@ class SyncOnHotPath(Rule):
     level, to `os.environ.get("X_ROUTING_CHECK", "0") != "0"`; a switch on by default or named
     for a feature, `USE_FAST_PATH`, runs per step); branches for another backend
     (`if x.device.type == "mps":`,
-    `x.cpu() if x.device.type == "cpu" else x`, `if x.is_mps:`, `if is_mps_tensor_safe(x):` (a
+    `x.cpu() if x.device.type == "cpu" else x`, `if x.device == torch.device("cpu"):`,
+    `if x.is_mps:`, `if is_mps_tensor_safe(x):` (a
     predicate named for another accelerator), the `else` of
     `if x.device.type in {"cpu", "cuda"}:` and the test of its `elif`, the code after
     `if x.is_cuda: return ...`, what only a CPU branch calls, forwards named for the CPU such as

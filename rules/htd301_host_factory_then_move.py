@@ -112,7 +112,10 @@ class HostFactoryThenMove(Rule):
     - Python data copied with `non_blocking=True` (HTD102 reports that copy, with the same
       advice);
     - Python data of few elements (`torch.tensor([n, 1]).cuda()`), non-constant scalars, numpy
-      arrays wrapped with `from_numpy` (how host data reaches the device by design), code that
+      arrays wrapped with `from_numpy` (how host data reaches the device by design; but not an
+      array the function builds from Python data, `torch.from_numpy(np.array(ptrs,
+      dtype=np.uint64)).to(device)` with `ptrs` a list or a helper's `-> list[int]`: that is
+      `torch.tensor(ptrs).to(device)` spelled through numpy, and is reported), code that
       runs once with data (setup, initializers, tests), data preprocessing, and moves of data
       that a loop gathers item by item (HTD101's finding).
 
