@@ -57,3 +57,8 @@ def classdef_bases(cls: cst.ClassDef) -> tuple[str, ...]:
         if name is not None:
             found.append(name)
     return tuple(found)
+
+
+def metric_reason(name: str, cls: cst.ClassDef) -> str | None:
+    """:func:`metric_update_reason` of method ``name`` of the class ``cls`` defines."""
+    return metric_update_reason(name, cls.name.value, classdef_bases(cls))

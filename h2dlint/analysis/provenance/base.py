@@ -184,12 +184,8 @@ class ProvenanceBase:
                 class_of(self, value, frame, 1) if value is not None else None
                 for value, frame in assigned
             ]
-            # Modules that differ by branch (``self.loss_fn = PairWiseLoss()`` / ``LogExpLoss()``)
-            # are a module alike: calling either runs it on its inputs' device.
-            if refs:
-                result = agree_or_module(refs)
-            else:
-                result = cross_module.class_annotation(self, cls, attr)
+            annotated = cross_module.class_annotation  # modules by branch: a module alike
+            result = agree_or_module(refs) if refs else annotated(self, cls, attr)
         finally:
             self._in_progress.discard(("class", key))
         self._attribute_classes[key] = result
