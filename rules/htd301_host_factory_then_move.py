@@ -1347,7 +1347,8 @@ class HostFactoryThenMove(Rule):
             or gathered_per_item(self.context.ancestors, node, provenance)
         ):
             return
-        shown = self.context.module.code_for_node(data)
+        shown = " ".join(self.context.module.code_for_node(data).split()).replace("( ", "(")
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
         self.report(
             node,
             f"array built from Python data (`{shown}`) on the host, wrapped with "
