@@ -28,8 +28,9 @@ from h2dlint.analysis.names import calls_in
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.imports import dotted_name
 
-# Packages whose functions are PyTorch's or numpy's own work, not a host library's.
-_NOT_LIBRARIES = ("torch", "numpy", "np", "builtins")
+# Packages whose functions are PyTorch's, numpy's or Python's own arithmetic, not a host
+# library's (``math.fsum(x.cpu().numpy())`` is work a tensor op does on the device).
+_NOT_LIBRARIES = ("torch", "numpy", "np", "builtins", "math", "cmath", "statistics")
 
 
 def input_handed_to_library(
