@@ -25,6 +25,7 @@ from h2dlint.analysis.host_inputs import (
 from h2dlint.analysis.host_io_calls import copied_output
 from h2dlint.analysis.hot_guards import runs_every_call
 from h2dlint.analysis.hot_paths import HotPaths
+from h2dlint.analysis.library_inputs import input_handed_to_library
 from h2dlint.analysis.loop_body import saving_code, showing_code
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.provenance import Provenance
@@ -117,7 +118,10 @@ class SyncOnHotPath(Rule):
     `execute_model`, `prepare_inputs`, `schedule`, `update_from_output`, `sample`, `decode`,
     `handle`, `process_request`...), a model's `prepare_inputs_for_generation` (once per
     decoding step; its host copies returned to `forward` are the preparation and stay
-    silent) and an iterator's `__next__` (once per item: a batch, for a data loader);
+    silent), an iterator's `__next__` (once per item: a batch, for a data loader) and a
+    metric's `update()` (a class whose name or a base's has the word `Metric`, torchmetrics'
+    `Metric`, torchrec's `RecMetricComputation`: a loop calls it once per batch, and
+    `Metric.forward` calls it; not a logger, tracker or meter of metrics);
     `build()` of an attention metadata builder (a class named
     `...Metadata...Builder`) and functions named for the per-step metadata of attention or a
     batch (`init_forward_metadata`, `build_attn_metadata`), which run per step although
@@ -208,7 +212,12 @@ class SyncOnHotPath(Rule):
     model's runtime: the caller chose where the tensor is, and the values must reach the host
     there; a value computed from it, `logits.argmax(-1)`, an array the function gives back to a
     `torch.*` call, `pack_padded_sequence(x, lengths)`, and a function that moves values to a
-    device again, a round trip, still count), a function's own argument copied in the arm of
+    device again, a round trip, still count), a function's own tensor argument (or a layout
+    of it) handed with `.cpu().numpy()` to a library outside PyTorch, numpy and the project,
+    directly or through the name the array is bound to (`pesq(fs, target.cpu().numpy(), ...)`,
+    `stoi(target_np[b, :], preds_np[b, :], fs)`: an audio metric's score, also with the library
+    imported inside the function; not in a method of a class that may be a `torch.nn` module,
+    not an array given back to `torch.*`), a function's own argument copied in the arm of
     its type test and rebound or returned (`if isinstance(data, torch.Tensor): data =
     data.detach().cpu().numpy()`: a converter such as MONAI's `convert_to_numpy`, asked for
     host data by its caller), torch functions of host tensors
@@ -246,7 +255,8 @@ class SyncOnHotPath(Rule):
     level, to `os.environ.get("X_ROUTING_CHECK", "0") != "0"`; a switch on by default or named
     for a feature, `USE_FAST_PATH`, runs per step); branches for another backend
     (`if x.device.type == "mps":`,
-    `x.cpu() if x.device.type == "cpu" else x`, `if x.is_mps:`, `if is_mps_tensor_safe(x):` (a
+    `x.cpu() if x.device.type == "cpu" else x`, `if x.device == torch.device("cpu"):`,
+    `if x.is_mps:`, `if is_mps_tensor_safe(x):` (a
     predicate named for another accelerator), the `else` of
     `if x.device.type in {"cpu", "cuda"}:` and the test of its `elif`, the code after
     `if x.is_cuda: return ...`, what only a CPU branch calls, forwards named for the CPU such as
@@ -399,6 +409,69 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 32 (recall32: torchmetrics' STOI, PESQ, DNSMOS): a metric's functional helper
+        # hands its own inputs to a host library: the copy is the hand-off the library needs,
+        # read at once, with the library's score moved back (INVALID twin: a computed value).
+        Valid(
+            """
+            import numpy as np
+            import torch
+            from pystoi import stoi as stoi_backend
+            from torchmetrics import Metric
+            def one_quality(preds: torch.Tensor, target: torch.Tensor, fs: int):
+                score = stoi_backend(target.detach().cpu().numpy(), preds.cpu().numpy(), fs)
+                return torch.tensor(score).to(preds.device)
+            def batch_quality(preds: torch.Tensor, target: torch.Tensor, fs: int):
+                preds_np = preds.reshape(-1, preds.shape[-1]).detach().cpu().numpy()
+                target_np = target.reshape(-1, preds.shape[-1]).detach().cpu().numpy()
+                score = np.empty(preds_np.shape[0])
+                for b in range(preds_np.shape[0]):
+                    score[b] = stoi_backend(target_np[b, :], preds_np[b, :], fs)
+                return torch.from_numpy(score).to(preds.device)
+            class SpeechQuality(Metric):
+                def update(self, preds: torch.Tensor, target: torch.Tensor):
+                    self.total += one_quality(preds, target, 16000).sum()
+                    self.total += batch_quality(preds, target, 16000).sum()
+            """
+        ),
+        # Session 32 (recall32): a test that the tensor is on the CPU (`x.device ==
+        # torch.device("cpu")`) guards host work; on a GPU the other arm runs.
+        Valid(
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x: torch.Tensor):
+                    if x.device == torch.device("cpu"):
+                        if not torch.all((x >= 0) * (x <= 1)):
+                            x = x.sigmoid()
+                    return x
+            """
+        ),
+        # Session 32 (recall32): the INVALID loss module's twin: an attribute that is a module
+        # in one branch and a host scorer in the other says nothing of where its result is.
+        Valid(
+            """
+            import torch
+            from torch import nn
+            class PairLoss(nn.Module):
+                def forward(self, a, b):
+                    return -torch.nn.functional.logsigmoid(a - b).mean()
+            class HostScore:
+                def __call__(self, a, b):
+                    return (a - b).numpy().mean()
+            class Trainer:
+                def __init__(self, host):
+                    if host:
+                        self.loss_fn = HostScore()
+                    else:
+                        self.loss_fn = PairLoss()
+                def fit(self, model, optimizer, batches):
+                    for x, y in batches:
+                        loss = self.loss_fn(model(x), model(y))
+                        optimizer.step()
+                        self.total += loss.item()
+            """
+        ),
         # Session 31 (recall31): `max()` of sizes and counts compares Python ints.
         Valid(
             """
@@ -407,6 +480,24 @@ class SyncOnHotPath(Rule):
                 def forward(self, x, lengths: list[int]):
                     n = max(x.size(0), len(lengths), 1)
                     return x[:n]
+            """
+        ),
+        # Session 31 (mine31): the INVALID metric's twins: a metric whose `update()` sums per
+        # group with `scatter_add_` (torchrec 1.7.0's fix) syncs nothing, and a logger of
+        # metrics records values already read (`MetricLogger.update(**values)`), once per log.
+        Valid(
+            """
+            import torch
+            from torchmetrics import Metric
+            class SegmentedNE(Metric):
+                def update(self, labels: torch.Tensor, keys: torch.Tensor):
+                    out = torch.zeros(self.num_groups, device=labels.device)
+                    out.scatter_add_(0, keys.long(), labels)
+                    self.sums += out
+            class MetricLogger:
+                def update(self, **values):
+                    for name, value in values.items():
+                        self.meters[name].append(float(torch.as_tensor(value).sum()))
             """
         ),
         # Session 30 (held out: ExecuTorch 1.5.1's attention-sink perplexity eval): a driver
@@ -1730,7 +1821,7 @@ class SyncOnHotPath(Rule):
                     return dict(embeds=embeds, grid_thw=grid_thw)
             """
         ),
-        # Session 31 (mine31: torchrec 1.5.1's NDCG discounts): numbers written through masks by an
+        # Session 31 (mine31: torchrec 1.5.1's NDCG): numbers written through masks by an
         # unpacking assignment are `masked_fill`s too, element by element (INVALID twin:
         # tensors written so).
         Valid(
@@ -2573,6 +2664,78 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 32 (recall32: openrlhf 0.11.2's reward-model trainer): a loss module chosen
+        # by branch (`PairWiseLoss()` or `LogExpLoss()`, both `nn.Module`s) returns a tensor
+        # where its inputs are; its `.item()` every step is a sync (VALID twin: a host scorer).
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            class PairLoss(nn.Module):
+                def forward(self, a, b):
+                    return -torch.nn.functional.logsigmoid(a - b).mean()
+            class LogExpLoss(nn.Module):
+                def forward(self, a, b):
+                    return torch.log(1 + torch.exp(b - a)).mean()
+            class Trainer:
+                def __init__(self, kind):
+                    if kind == "sigmoid":
+                        self.loss_fn = PairLoss()
+                    else:
+                        self.loss_fn = LogExpLoss()
+                def fit(self, model, optimizer, batches):
+                    for x, y in batches:
+                        loss = self.loss_fn(model(x), model(y))
+                        optimizer.step()
+                        self.total += loss.item()
+                        #             ^^^^^^^^^^^
+            """
+        ),
+        # Session 32 (recall32): the VALID host-library hand-off's twin: a value the metric
+        # computed on the device (not its input) copied for the library, every batch.
+        Invalid(
+            """
+            import torch
+            from torchmetrics import Metric
+            def matched(cost: torch.Tensor):
+                from scipy.optimize import linear_sum_assignment
+                return linear_sum_assignment(cost.softmax(-1).cpu().numpy())
+                #                            ^^^^^^^^^^^^^^^^^^^^^^
+            class Matching(Metric):
+                def update(self, preds: torch.Tensor, target: torch.Tensor):
+                    self.pairs.append(matched(preds @ target.T))
+            """,
+            message_contains="called from `Matching.update()`",
+        ),
+        # Session 32 (recall32): the VALID CPU test's twin: the arm for CUDA runs on a GPU.
+        Invalid(
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x: torch.Tensor):
+                    if x.device == torch.device("cuda"):
+                        if not torch.all((x >= 0) * (x <= 1)):
+                        #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                            x = x.sigmoid()
+                    return x
+            """
+        ),
+        # Session 31 (mine31: torchrec 1.5.1's segmented NE): a torchmetrics-style metric's
+        # `update()` runs once per batch; `torch.unique` and boolean-mask indexing of the
+        # batch's device tensors in it (or in a helper it calls) sync the host every batch.
+        Invalid(
+            """
+            import torch
+            from torchmetrics import Metric
+            class SegmentedNE(Metric):
+                def update(self, labels: torch.Tensor, keys: torch.Tensor):
+                    for group in torch.unique(keys):
+                        #        ^^^^^^^^^^^^^^^^^^
+                        self.sums[group] += labels[keys == group].sum()
+                        #                   ^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="runs once per batch",
+        ),
         # Session 31 (mine31): the VALID unpacked mask fills' twin: tensors of values written
         # through masks by an unpacking assignment sync once per element written.
         Invalid(
@@ -4544,6 +4707,12 @@ class SyncOnHotPath(Rule):
             # The function's own input handed to numpy (``im.cpu().numpy()`` for an exported
             # model's runtime): the caller chose where it is, and the values must reach the host.
             if kind == "copy" and input_handed_to_numpy(
+                provenance, self.context.ancestors, tensor, frame
+            ):
+                return False
+            # ... or to a host library (``pesq(fs, target.cpu().numpy(), ...)``): the
+            # hand-off the library needs, read at once, nothing to overlap.
+            if kind == "copy" and input_handed_to_library(
                 provenance, self.context.ancestors, tensor, frame
             ):
                 return False

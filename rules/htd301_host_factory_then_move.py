@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.arguments import first_positional, is_true, keyword, positional
+from h2dlint.analysis.array_data import wrapped_python_data
 from h2dlint.analysis.computed_factories import ComputedFactory, computed_factory
 from h2dlint.analysis.factories import (
     EXACT_FACTORIES,
@@ -111,7 +112,10 @@ class HostFactoryThenMove(Rule):
     - Python data copied with `non_blocking=True` (HTD102 reports that copy, with the same
       advice);
     - Python data of few elements (`torch.tensor([n, 1]).cuda()`), non-constant scalars, numpy
-      arrays wrapped with `from_numpy` (how host data reaches the device by design), code that
+      arrays wrapped with `from_numpy` (how host data reaches the device by design; but not an
+      array the function builds from Python data, `torch.from_numpy(np.array(ptrs,
+      dtype=np.uint64)).to(device)` with `ptrs` a list or a helper's `-> list[int]`: that is
+      `torch.tensor(ptrs).to(device)` spelled through numpy, and is reported), code that
       runs once with data (setup, initializers, tests), data preprocessing, and moves of data
       that a loop gathers item by item (HTD101's finding).
 
@@ -172,6 +176,24 @@ class HostFactoryThenMove(Rule):
     )
 
     valid = (
+        # Session 32 (recall32): the INVALID pointer table's twins: an array the function
+        # loaded or was given is how host data reaches the device (as `torch.from_numpy(arr)`
+        # of a parameter), and `torch.from_numpy` of an array numpy computed is not Python data.
+        Valid(
+            """
+            import numpy as np
+            import torch
+            def load(path, device):
+                arr = np.load(path).astype(np.float32)
+                return torch.from_numpy(arr).to(device)
+            def given(frames: np.ndarray, device):
+                table = np.asarray(frames)
+                return torch.from_numpy(table).to(device)
+            def computed(n, device):
+                grid = np.array(np.meshgrid(np.arange(n), np.arange(n)))
+                return torch.from_numpy(grid).to(device)
+            """
+        ),
         # Session 31 (recall31): a `device="cpu"` parameter one call leaves to its default
         # proves nothing (the mask may be meant for the host there).
         Valid(
@@ -679,6 +701,20 @@ class HostFactoryThenMove(Rule):
         ),
     )
     invalid = (
+        # Session 32 (recall32: lmcache 0.5.6's KV transfers): a table of pointers built as a
+        # numpy array from a Python list on every transfer, wrapped and moved: the pageable
+        # blocking copy of `torch.tensor(ptrs).to(device)`, spelled through numpy.
+        Invalid(
+            """
+            import numpy as np
+            import torch
+            def gather(kv_caches, block_ids, device):
+                ptrs = np.array([t.data_ptr() for t in kv_caches], dtype=np.uint64).view(np.int64)
+                table = torch.from_numpy(ptrs).to(device=device)
+                #       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return table, block_ids
+            """
+        ),
         # Session 31 (recall31, megatts3's aligner): the `device="cpu"` default is one no call
         # takes: every call passes a tensor's device.
         Invalid(
@@ -1266,6 +1302,9 @@ class HostFactoryThenMove(Rule):
                 self._module_constant(node, func.value)
             return
         qualified = torch_name(provenance, factory.func, FACTORY_NAMES.__contains__)
+        if qualified == "torch.from_numpy":
+            self._wrapped_data(node, factory)  # ``torch.from_numpy(np.array(ids)).to(dev)``
+            return
         if qualified is None:
             # ``torch.tensor(lens).cumsum(0).to(device)``: data computed on the host, then moved
             factory = _constructed_under(func.value)
@@ -1286,6 +1325,39 @@ class HostFactoryThenMove(Rule):
         # host data; only a direct move is fixed.
         direct = node.func.value is factory  # type: ignore[attr-defined]
         self._report_made(node, factory, qualified, move, frame, direct)
+
+    def _wrapped_data(self, node: cst.Call, receiver: cst.BaseExpression) -> None:
+        """``torch.from_numpy(np.array(ptrs, dtype=np.uint64)).to(device)``: Python data made an
+        array in the function, wrapped and moved, the copy ``torch.tensor(ptrs).to(device)``
+        makes (a loaded or given array is left alone: how host data reaches the device)."""
+        provenance = Provenance.of(self.context)
+        frame = provenance.current_frame()
+        data = wrapped_python_data(provenance, receiver, frame)
+        if data is None:
+            return
+        move = Move.of(node, provenance, frame)
+        if move is None or RunOnce.of(self.context).code(self.context.ancestors):
+            return
+        non_blocking = keyword(node, "non_blocking")
+        if non_blocking is not None and is_true(non_blocking.value):
+            return  # HTD102's finding
+        if (
+            dataset_module(self.context)
+            or host_side(self.context)
+            or gathered_per_item(self.context.ancestors, node, provenance)
+        ):
+            return
+        shown = " ".join(self.context.module.code_for_node(data).split()).replace("( ", "(")
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        self.report(
+            node,
+            f"array built from Python data (`{shown}`) on the host, wrapped with "
+            f"`torch.from_numpy` and copied to the device{self._certain(move)}: the same "
+            "blocking copy from pageable memory as `torch.tensor(data, device=...)` (see "
+            "HTD106): build it once if the data does not change, or into pinned memory and "
+            "copy it with `non_blocking=True`",
+            confidence=Confidence.HIGH if move.by_value else Confidence.MEDIUM,
+        )
 
     def _helper_move(self, node: cst.Call) -> None:
         """``move_to_device(torch.zeros(n), x.device)``: a factory handed to a mover of the

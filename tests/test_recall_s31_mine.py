@@ -1,13 +1,9 @@
 """Session 31 (mine31): upstream fixes mined for the transfer and implicit-sync families.
 
 torchrec 1.7.0 replaced ``get_segemented_ne_states_fused``'s ``torch.unique`` of the grouping
-keys and its boolean-mask indexing per group with ``scatter_add_``. The function runs in
+keys and its boolean-mask indexing per group with ``scatter_add_``: the function runs in
 ``SegmentedNEMetricComputation.update()``, a torchmetrics-style metric's ``update``, which a
-training loop calls once per batch; h2dlint does not take a metric's ``update`` to be hot by
-default (it would widen HTD202 over every torchmetrics metric), so the rows are found only with
-``hot-functions`` configured. Once hot, torchrec's NDCG wrote numbers through masks in an
-unpacking assignment (``(a[m], b[m]) = (0.0, 0.0)``): ``masked_fill``s, element by element, no
-longer reported as mask reads.
+training loop calls once per batch (``analysis/metric_updates.py``).
 """
 
 from __future__ import annotations
@@ -16,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from lint_runs import lint, lint_project, write_files
+
+from h2dlint.analysis.metric_updates import metric_update_reason
 
 FUSED = """
     import torch
@@ -55,26 +53,49 @@ def _found(records: list[dict[str, Any]]) -> list[tuple[str, int]]:
     )
 
 
-def _project(root: Path, cls: str, hot: str = "") -> None:
-    files = {
-        "pkg/__init__.py": "",
-        "pkg/states.py": FUSED,
-        "pkg/metric.py": METRIC.replace("{cls}", cls),
-    }
-    if hot:
-        files["pyproject.toml"] = f'[tool.h2dlint.analysis]\nhot-functions = ["{hot}"]\n'
-    write_files(root, files)
+def _project(root: Path, cls: str) -> None:
+    write_files(
+        root,
+        {
+            "pkg/__init__.py": "",
+            "pkg/states.py": FUSED,
+            "pkg/metric.py": METRIC.replace("{cls}", cls),
+        },
+    )
 
 
-def test_a_metrics_update_is_not_hot_by_default(tmp_path: Path) -> None:
+def test_a_metrics_update_makes_the_helpers_of_another_module_hot(tmp_path: Path) -> None:
     _project(tmp_path, "SegmentedNEMetricComputation")
+    # unique() and the boolean mask of the fused helper; the scatter_add_ form is silent
+    assert _found(lint_project(tmp_path, "HTD202")) == [("states.py", 5), ("states.py", 9)]
+
+
+def test_a_logger_of_metrics_is_no_metric(tmp_path: Path) -> None:
+    _project(tmp_path, "SegmentedMetricLogger")
     assert _found(lint_project(tmp_path, "HTD202")) == []
 
 
-def test_a_metrics_update_configured_hot_finds_the_fused_helpers_syncs(tmp_path: Path) -> None:
-    _project(tmp_path, "SegmentedNEMetricComputation", hot="*MetricComputation.update")
-    # unique() and the boolean mask of the fused helper; the scatter_add_ form is silent
-    assert _found(lint_project(tmp_path, "HTD202")) == [("states.py", 5), ("states.py", 9)]
+def test_metric_update_reason_by_the_class_and_its_bases() -> None:
+    assert metric_update_reason("update", "SegmentedNEMetricComputation") is not None
+    assert metric_update_reason("update", "NE", ("torchmetrics.Metric",)) is not None
+    assert metric_update_reason("update", "NE", ("RecMetricComputation",)) is not None
+    # not a metric's update: another method, another class, plural aggregates, recorders
+    assert metric_update_reason("compute", "NE", ("Metric",)) is None
+    assert metric_update_reason("update", "EMA", ("nn.Module",)) is None
+    assert metric_update_reason("update", "TrainMetrics") is None
+    assert metric_update_reason("update", "MetricLogger") is None
+    assert metric_update_reason("update", "AverageMeter", ("Metric",)) is None
+
+
+def test_an_update_of_no_metric_stays_cold() -> None:
+    code = """
+        import torch
+
+        class Accumulator:
+            def update(self, labels: torch.Tensor, keys: torch.Tensor):
+                return torch.unique(keys)
+    """
+    assert lint(code, "HTD202") == []
 
 
 def test_numbers_unpacked_into_masked_elements_are_masked_fills() -> None:

@@ -139,13 +139,18 @@ def _chosen_class(provenance: FactSource, name: cst.Name, frame: Frame) -> Class
                 stack.extend((node.body, node.orelse))
             else:
                 leaves.append(node)
-    refs = [named_class(provenance, leaf) for leaf in leaves]
-    if not refs or any(r is None for r in refs):
-        return None
+    return agree_or_module([named_class(provenance, leaf) for leaf in leaves])
+
+
+def agree_or_module(refs: list[ClassRef | None]) -> ClassRef | None:
+    """The one class ``refs`` agree on; for ``torch.nn`` modules that differ (``self.loss_fn =
+    PairWiseLoss()`` in one branch, ``LogExpLoss()`` in the other; ``Packed if packed else
+    Plain``), any ``nn.Module``: calling either runs a module, whose outputs are on the device
+    alike."""
     agreed = agree(refs)
     if agreed is not None:
         return agreed
-    if all(r is not None and is_module_class(r) for r in refs):
+    if refs and all(r is not None and is_module_class(r) for r in refs):
         return ClassRef("torch.nn.Module")
     return None
 

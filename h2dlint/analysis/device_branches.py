@@ -1,13 +1,13 @@
 """Branches that run only off CUDA: the body of ``if device.type != "cuda":`` (or ``== "cpu"``,
-``if not x.is_cuda:``) and the ``else`` of ``if device.type == "cuda":`` (or ``if x.is_cuda:``,
-``if device.type in {"cpu", "cuda"}:``). A copy or a sync there is a CPU or other backend's
-fallback, not a host-to-GPU copy or a GPU sync: on a GPU the other branch runs (HTD101, HTD202,
-the hot calls of a module). So is the code after ``if x.is_cuda: return ...``, and the operands
-of a test that Python evaluates only off CUDA (``not x.is_cuda and int(x.max()) >= n``,
-``x.is_cuda or bool(x.any())``). A tensor's flag for another device (``x.is_mps``, ``x.is_cpu``)
-and a predicate named for another accelerator (``is_mps_tensor_safe(x)``) hold only off CUDA
-too. A caller that can see a function's bindings passes
-``resolve``: then a name bound only to a device test counts as that test (``is_cuda =
+``if not x.is_cuda:``, ``if x.device == torch.device("cpu"):``) and the ``else`` of ``if
+device.type == "cuda":`` (or ``if x.is_cuda:``, ``if device.type in {"cpu", "cuda"}:``). A copy
+or a sync there is a CPU or other backend's fallback, not a host-to-GPU copy or a GPU sync: on a
+GPU the other branch runs (HTD101, HTD202, the hot calls of a module). So is the code after ``if
+x.is_cuda: return ...``, and the operands of a test that Python evaluates only off CUDA (``not
+x.is_cuda and int(x.max()) >= n``, ``x.is_cuda or bool(x.any())``). A tensor's flag for another
+device (``x.is_mps``, ``x.is_cpu``) and a predicate named for another accelerator
+(``is_mps_tensor_safe(x)``) hold only off CUDA too. A caller that can see a function's bindings
+passes ``resolve``: then a name bound only to a device test counts as that test (``is_cuda =
 device.type == "cuda"`` ... ``if not is_cuda:``).
 
 Two questions are asked of a test, each answered structurally (a ``type`` that is no device's,
@@ -136,9 +136,12 @@ def _reading(test: cst.BaseExpression, *, off: bool, resolve: Resolve | None = N
     if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
         return False
     comparison = test.comparisons[0]
-    if not _device_type(test.left):
+    if _device_type(test.left):
+        kinds = _type_names(comparison.comparator)
+    elif _device_like(test.left):
+        kinds = _device_value_type(comparison.comparator)  # ``x.device == torch.device("cpu")``
+    else:
         return False
-    kinds = _type_names(comparison.comparator)
     if kinds is None:
         return False
     operator = comparison.operator
@@ -168,6 +171,22 @@ def _type_names(node: cst.BaseExpression) -> frozenset[str] | None:
             names.add(text)
         return frozenset(names) if names else None
     return None
+
+
+def _device_value_type(node: cst.BaseExpression) -> frozenset[str] | None:
+    """The type of a device built from a literal: ``torch.device("cpu")`` (``"cuda:0"`` is a
+    ``"cuda"``); None for anything else."""
+    if not (isinstance(node, cst.Call) and node.args and node.args[0].keyword is None):
+        return None
+    func = node.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else None
+    if isinstance(func, cst.Name):
+        name = func.value
+    if name != "device":
+        return None
+    literal = node.args[0].value
+    text = literal.evaluated_value if isinstance(literal, cst.SimpleString) else None
+    return frozenset({text.split(":", 1)[0]}) if isinstance(text, str) else None
 
 
 def _device_type(node: cst.BaseExpression) -> bool:

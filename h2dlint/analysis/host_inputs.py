@@ -303,25 +303,25 @@ def input_handed_to_numpy(
         isinstance(function, cst.FunctionDef)
         and function.name.value in _ENV_STEPS
         and frame.cls is not None
-        and _own_input(provenance, tensor, frame, 0, read=True)
+        and own_input(provenance, tensor, frame, 0, read=True)
     ):
         return _handed_to_simulator(ancestors, call, function)
     if (
         isinstance(function, cst.FunctionDef)
         and converts_input(ancestors, tensor)
-        and _own_input(provenance, tensor, frame, 0)
+        and own_input(provenance, tensor, frame, 0)
     ):
         return True  # ``if isinstance(x, torch.Tensor): x = x.cpu().numpy()``: a converter
     if not (
         isinstance(function, cst.FunctionDef)
         and function.name.value in ("forward", "__call__")
         and frame.cls is not None
-        and not _may_be_module(provenance, frame.cls, 0)
+        and not may_be_module(provenance, frame.cls, 0)
     ):
         return False  # a decoding step's ``decode(output_ids)``, a module's forward: stay
-    if not _own_input(provenance, tensor, frame, 0):
+    if not own_input(provenance, tensor, frame, 0):
         return False
-    return not _back_to_torch(provenance, ancestors, call, frame)
+    return not back_to_torch(provenance, ancestors, call, frame)
 
 
 # The step methods of an environment wrapper (Gym's ``step``, TorchRL's ``_step``).
@@ -362,7 +362,7 @@ def _holds(node: cst.BaseExpression, inner: cst.BaseExpression) -> bool:
 _PLAIN_BASES = frozenset({"abc.ABC", "object", "typing.Protocol", "typing.Generic"})
 
 
-def _may_be_module(provenance: FactSource, cls: cst.ClassDef, depth: int) -> bool:
+def may_be_module(provenance: FactSource, cls: cst.ClassDef, depth: int) -> bool:
     """Whether ``cls`` may be a ``torch.nn`` module: a base that is one, or that the project
     does not define (a library class may be one); only plain bases (``ABC``, none) and the
     project's own plain classes say it is not (ultralytics' ``BaseBackend(ABC)``)."""
@@ -374,12 +374,12 @@ def _may_be_module(provenance: FactSource, cls: cst.ClassDef, depth: int) -> boo
         parent = named_class(provenance, base.value)
         if parent is None or parent.node is None or parent.provenance is None:
             return True
-        if parent.node is cls or _may_be_module(parent.provenance, parent.node, depth + 1):
+        if parent.node is cls or may_be_module(parent.provenance, parent.node, depth + 1):
             return True
     return False
 
 
-def _back_to_torch(
+def back_to_torch(
     provenance: Provenance, ancestors: Sequence[cst.CSTNode], numpy: cst.Call, frame: Frame
 ) -> bool:
     """Whether the host array goes back into PyTorch in the function: given to a ``torch.*``
@@ -418,7 +418,7 @@ def _device_expression(node: cst.BaseExpression) -> bool:
     return isinstance(name, str) and "device" in name.lower()
 
 
-def _own_input(
+def own_input(
     provenance: Provenance,
     node: cst.BaseExpression,
     frame: Frame,
@@ -446,7 +446,7 @@ def _own_input(
     reaching = bindings.reaching_bindings(node)
     return bool(reaching) and all(
         (b.statement is bindings.root and isinstance(b.statement, cst.FunctionDef))
-        or (b.value is not None and _own_input(provenance, b.value, frame, depth + 1, read=read))
+        or (b.value is not None and own_input(provenance, b.value, frame, depth + 1, read=read))
         for b in reaching
     )
 

@@ -10,7 +10,8 @@ A function of a module is *hot* when:
   ``prepare_inputs``, ``schedule``, ``update_from_output``, ``sample``, ``decode``); request
   handlers (``handle``, ``process_request``); ``build`` of an attention metadata builder
   (``...MetadataBuilder``) and functions named for per-step metadata (``init_forward_metadata``,
-  ``build_attn_metadata``), which :mod:`h2dlint.analysis.once` does not take for initialisers;
+  ``build_attn_metadata``), which :mod:`h2dlint.analysis.once` does not take for initialisers; a
+  metric's ``update`` (:mod:`h2dlint.analysis.metric_updates`);
 - or it is configured hot (``[tool.h2dlint.analysis] hot-functions``);
 - or a hot function of the same module calls it, directly or through other functions:
   ``self.<method>(...)``/``cls.<method>(...)`` of the caller's own class, and calls of a
@@ -18,15 +19,15 @@ A function of a module is *hot* when:
   does not count;
 - or ``self.attr.m(...)`` of a hot method whose class assigns ``self.attr`` an instance of a
   class of the module (``self.batch = Batch(...)``);
-- or, for a function or method a rule asks about, the project index (``h2dlint.project``)
-  finds a caller that is hot by its name (or calls it from one more function that is): in
-  another module by name, or anywhere through an object of the method's class
+- or, for a function or method a rule asks about, the project index (``h2dlint.project``) finds
+  a caller that is hot by its name (or calls it from one more function that is): in another
+  module by name, or anywhere through an object of the method's class
   (``self.drafter.propose(...)``). A cold caller (run once by its name, configured cold, a
   logger, a pipeline's per-request ``__call__``) ends the chain. Only the function asked about
   is looked up: what it calls in its module is not marked hot through it;
-- or, asked the same way, a function of the project calls it inside a loop whose every
-  iteration runs a step by name (:mod:`h2dlint.analysis.step_loops`: an engine's
-  ``while True:`` loop around ``self.async_step()``).
+- or, asked the same way, a function of the project calls it inside a loop whose every iteration
+  runs a step by name (:mod:`h2dlint.analysis.step_loops`: an engine's ``while True:`` loop
+  around ``self.async_step()``).
 
 A *per-request* entry point runs once per request around a loop of steps: ``__call__`` of a
 pipeline (a class whose name or a base's says ``Pipeline``, such as diffusers'
@@ -96,6 +97,7 @@ from h2dlint.analysis.hot_names import (
 )
 from h2dlint.analysis.installed_closures import installed_closures
 from h2dlint.analysis.memo_methods import parameter_rewrites
+from h2dlint.analysis.metric_updates import metric_reason, metric_update_reason
 from h2dlint.analysis.nested_functions import nested_functions
 from h2dlint.analysis.once import RunOnce, once_name
 from h2dlint.analysis.op_kernels import op_kernels
@@ -353,8 +355,8 @@ class HotPaths:
             return reason
         if name == "build" and cls is not None and builder_class(cls):
             return BUILDER_REASON
-        if cls is not None:
-            state = state_builder_reason(name, cls.name.value)
+        if cls is not None:  # a step's state builder; a torchmetrics-style ``update()``
+            state = state_builder_reason(name, cls.name.value) or metric_reason(name, cls)
             if state is not None:
                 return state
         reason = name_reason(name, method)
@@ -408,7 +410,7 @@ class HotPaths:
             return True
         if name == "build" and cls is not None and "Metadata" in cls and cls.endswith("Builder"):
             return True
-        if state_builder_reason(name, cls) is not None:
+        if state_builder_reason(name, cls) or metric_update_reason(name, cls, bases):
             return True
         return name_reason(name, cls is not None) is not None
 

@@ -12,7 +12,7 @@ import libcst as cst
 from h2dlint.analysis import cross_module
 from h2dlint.analysis.argument_flow import passed
 from h2dlint.analysis.bindings import Bindings, collect_bindings
-from h2dlint.analysis.classes import agree, class_of
+from h2dlint.analysis.classes import agree, agree_or_module, class_of
 from h2dlint.analysis.fact_source import ClassRef, Definition, FactSource
 from h2dlint.analysis.facts import Fact, Where
 from h2dlint.analysis.frames import Frame, ModuleIndex, frame_at, parameter_annotation
@@ -184,7 +184,8 @@ class ProvenanceBase:
                 class_of(self, value, frame, 1) if value is not None else None
                 for value, frame in assigned
             ]
-            result = agree(refs) if refs else cross_module.class_annotation(self, cls, attr)
+            annotated = cross_module.class_annotation  # modules by branch: a module alike
+            result = agree_or_module(refs) if refs else annotated(self, cls, attr)
         finally:
             self._in_progress.discard(("class", key))
         self._attribute_classes[key] = result
