@@ -155,6 +155,18 @@ LOOPS = (cst.For, cst.While)
 TEST_PACKAGES = frozenset({"test_utils", "testing"})
 
 
+def test_module(module: str | None, file_name: str) -> bool:
+    """Whether the file is test code of its package (``pkg.test_utils.*``, ``pkg.testing.*``,
+    and the two names pytest collects by default: ``test_*.py`` and ``*_test.py``, torchft's
+    ``process_group_test.py``): what it runs per step is a test's, not production's."""
+    parts = module.split(".") if module else [file_name.removesuffix(".py")]
+    return (
+        any(part in TEST_PACKAGES for part in parts[:-1])
+        or parts[-1].startswith("test_")
+        or parts[-1].endswith("_test")
+    )
+
+
 METADATA_REASON = "`{}()` builds the attention metadata of each step (its name says so)"
 BUILDER_REASON = "an attention metadata builder's `build()` runs once per step"
 

@@ -87,13 +87,13 @@ from h2dlint.analysis.hot_names import (
     METHOD_ONLY,
     PER_REQUEST_CLASS_WORDS,
     PER_REQUEST_REASON,
-    TEST_PACKAGES,
     diagnostic_name,
     logging_name,
     matches,
     name_reason,
     offline_class,
     state_builder_reason,
+    test_module,
 )
 from h2dlint.analysis.installed_closures import installed_closures
 from h2dlint.analysis.memo_methods import parameter_rewrites
@@ -427,17 +427,8 @@ class HotPaths:
         return self._test_module(name)
 
     def _test_module(self, file_name: str) -> bool:
-        """Whether the file is test code of its package (``pkg.test_utils.*``,
-        ``pkg.testing.*``, and the two names pytest collects by default: ``test_*.py`` and
-        ``*_test.py``, torchft's ``process_group_test.py``): what it runs per step is a
-        test's, not production's."""
-        module = Provenance.of(self.context).module_name
-        parts = module.split(".") if module else [file_name.removesuffix(".py")]
-        return (
-            any(part in TEST_PACKAGES for part in parts[:-1])
-            or parts[-1].startswith("test_")
-            or parts[-1].endswith("_test")
-        )
+        """Whether the file is test code of its package (:func:`hot_names.test_module`)."""
+        return test_module(Provenance.of(self.context).module_name, file_name)
 
     def _functions(self) -> list[cst.FunctionDef]:
         found = list(self.index.functions.values())
