@@ -202,7 +202,7 @@ class SyncOnHotPath(Rule):
     of a tensor is reported as its `bool()`), a tokenizer's or processor's batch (a call
     with `return_tensors="pt"`, or with a parameter of the function passed on whose default is
     such a string, and no `device=`) and its fields (`enc.input_ids`, unless the function moves
-    it in place with `enc.to(dev)`), results of a helper asked for the host by a
+    it in place with `enc.to(dev)` or sets that field), results of a helper asked for the host by a
     literal device argument (`get_for_device(params, "slots", "cpu")`, `device="cpu"`; not
     `src_device="cpu"`), the `forward`/`__call__` argument (or the same values in another
     layout: `.permute`, `.flatten`, `.detach`) of a class that is no `torch.nn` module, handed

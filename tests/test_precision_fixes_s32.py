@@ -42,7 +42,7 @@ def test_a_filter_that_keeps_only_the_tensors_stays_reported() -> None:
 
 TOKENIZED = """
 import torch
-def preprocess(tokenizer, text, {param}):
+def preprocess(tokenizer, text, ids, {param}):
     enc = tokenizer(text, return_tensors={value}, padding=True)
     {between}
     labels = torch.full_like(enc.input_ids, -100)
@@ -51,7 +51,7 @@ def preprocess(tokenizer, text, {param}):
     return enc
 class Policy(torch.nn.Module):
     def forward(self, text):
-        return self.model(**preprocess(self.tokenizer, text))
+        return self.model(**preprocess(self.tokenizer, text, self.ids))
 """
 
 
@@ -73,3 +73,6 @@ def test_a_moved_batch_or_a_format_of_unknown_value_stays_reported() -> None:
     assert not _read_on_host('return_tensors: str = "pt"', "return_tensors", 'enc.to("cuda")')
     assert not _read_on_host("return_tensors=None", "return_tensors")
     assert not _read_on_host("return_tensors", "return_tensors")
+    # A field the function sets may hold anything set there (diffsynth's Step1x embedder
+    # writes ``inputs.input_ids = (...).to(get_device_type())`` later in the same loop).
+    assert not _read_on_host("flag=None", '"pt"', 'enc.input_ids = ids.to("cuda")')

@@ -17,7 +17,6 @@ from h2dlint.analysis.facts import (
     join,
 )
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.names import calls_in
 from h2dlint.analysis.provenance.base import ProvenanceBase
 from h2dlint.analysis.provenance.common import (
     CONVERTING_METHODS,
@@ -37,6 +36,7 @@ from h2dlint.analysis.provenance.unpacked import (
 )
 from h2dlint.analysis.returns import returned_values
 from h2dlint.analysis.targets import Target, asks_for_host, device_target, to_target
+from h2dlint.analysis.tokenizer_batches import field_set, format_passed_on, moved_in_place
 from h2dlint.analysis.torch_api import (
     CONVERTERS,
     CUDA_TYPED_TENSORS,
@@ -89,13 +89,17 @@ class CallFacts(ProvenanceBase):
 
     def tokenizer_batch(self, call: cst.Call, frame: Frame) -> bool:
         """Whether ``call`` asks a tokenizer or processor for a batch of host tensors."""
-        return _tokenized(call) or self._format_passed_on(call, frame)
+        if _tokenized(call):
+            return True
+        value = format_passed_on(call, frame.function)
+        return value is not None and self.bindings(frame).is_parameter(value)
 
-    def tokenizer_batch_field(self, base: cst.BaseExpression, frame: Frame) -> bool:
-        """Whether ``base`` is a tokenizer's batch whose fields (``enc.input_ids``) are host
-        tensors: the call itself, or a name every binding of which is one, that the function
-        never moves in place (``enc.to(dev)`` moves a ``BatchEncoding``'s tensors and returns
-        it)."""
+    def tokenizer_batch_field(self, node: cst.Attribute, frame: Frame) -> bool:
+        """Whether ``node`` is a field (``enc.input_ids``) of a tokenizer's batch, a host
+        tensor: of the call itself, or of a name every binding of which is one, that the
+        function never moves in place (``enc.to(dev)`` moves a ``BatchEncoding``'s tensors and
+        returns it) and whose field it never sets (``enc.input_ids = ids.to(dev)``)."""
+        base = node.value
         if isinstance(base, cst.Call):
             return self.tokenizer_batch(base, frame)
         if not isinstance(base, cst.Name):
@@ -105,28 +109,7 @@ class CallFacts(ProvenanceBase):
             bool(values)
             and all(isinstance(v, cst.Call) and self.tokenizer_batch(v, frame) for v in values)
             and not moved_in_place(frame.function, base.value)
-        )
-
-    def _format_passed_on(self, call: cst.Call, frame: Frame) -> bool:
-        """``tokenizer(text, return_tensors=return_tensors)`` in a function whose parameter
-        ``return_tensors: str = "pt"`` is passed on: every format a tokenizer or processor
-        returns (``"pt"``, ``"np"``, lists) is host data; not with a ``device`` or a ``**``
-        argument, which may carry one (a fast image processor's ``device=``)."""
-        if any(a.star == "**" for a in call.args):
-            return False
-        keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
-        value = keywords.get("return_tensors")
-        function = frame.function
-        if "device" in keywords or not isinstance(value, cst.Name):
-            return False
-        if not isinstance(function, cst.FunctionDef) or not self.bindings(frame).is_parameter(
-            value
-        ):
-            return False
-        params = function.params
-        return any(
-            p.name.value == value.value and isinstance(p.default, cst.SimpleString)
-            for p in (*params.params, *params.kwonly_params)
+            and not field_set(frame.function, base.value, node.attr.value)
         )
 
     def _own_device_rules(self, call: cst.Call) -> bool:
@@ -483,16 +466,4 @@ def _session_run(call: cst.Call) -> bool:
     fetches = positional[0]
     return (isinstance(fetches, cst.Name) and fetches.value == "None") or isinstance(
         fetches, (cst.List, cst.Tuple)
-    )
-
-
-def moved_in_place(function: cst.CSTNode, name: str) -> bool:
-    """Whether ``function`` calls ``name.to(...)`` or ``name.cuda(...)`` (a ``BatchEncoding``
-    or module moved in place, whatever is done with the result)."""
-    return any(
-        isinstance(call.func, cst.Attribute)
-        and call.func.attr.value in ("to", "cuda")
-        and isinstance(call.func.value, cst.Name)
-        and call.func.value.value == name
-        for call in calls_in(function)
     )
