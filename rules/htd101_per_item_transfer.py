@@ -175,8 +175,10 @@ class PerItemTransfer(ComprehensionVisits, Rule):
       (`p.data = p.data.to(dev)`) and an object's stored tensors moved in place
       (`self.freqs = [f.to(dev) for f in self.freqs]`): one-time relocations of state;
     - loops that dispatch on type (`isinstance` with branches doing different things, an
-      `else` that recurses), and comprehensions in their branches: generic movers of mixed
-      containers;
+      `else` that recurses; also spelt as a default and an override, `new = arg` then
+      `if isinstance(arg, torch.Tensor): new = arg.to(dev)`, storing `new`: the items that
+      are no tensors are kept as they are), and comprehensions in their branches: generic
+      movers of mixed containers;
     - code that runs once: `__init__`, `setup`, `_init_*` helpers, a private helper only they
       call, a run-once guard (`if self.x is None:`, or through a local name: `cached =
       self._cache`, `if cached is None:` ... `self._cache = cached`): the copies cost once,
@@ -571,6 +573,23 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                         out.append(item.to(device))
                     else:
                         out.append(move(item, device))
+                return out
+            """
+        ),
+        # Session 32 (precision32): the same dispatch spelt as a default and an override: the
+        # item is kept as it is and replaced by its copy only when it is a tensor, so the list
+        # holds an op's mixed arguments (tensors, ints, dtypes), which no single copy can carry
+        # (ExecuTorch's FACTO calibration harness, `move_to_device`)
+        Valid(
+            """
+            import torch
+            def move_to_device(device, args):
+                out = []
+                for arg in args:
+                    new = arg
+                    if isinstance(arg, torch.Tensor):
+                        new = arg.to(device=device)
+                    out.append(new)
                 return out
             """
         ),
@@ -1491,6 +1510,21 @@ class PerItemTransfer(ComprehensionVisits, Rule):
             def f(samples, device):
                 return [s['pixel_values'].to(device) for s in samples]
                         ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+        ),
+        # Session 32 (precision32): the VALID default-and-override's twin: the type filter
+        # keeps only the tensors (nothing else is stored), so the list is of tensors alone
+        Invalid(
+            """
+            import torch
+            def move_to_device(device, args):
+                out = []
+                for arg in args:
+                    if isinstance(arg, torch.Tensor):
+                        new = arg.to(device=device)
+                              ^^^^^^^^^^^^^^^^^^^^^
+                        out.append(new)
+                return out
             """,
         ),
         # keeping a collection's tensors is a filter, not a dispatch on type

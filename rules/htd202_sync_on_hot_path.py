@@ -204,7 +204,9 @@ class SyncOnHotPath(Rule):
     names bound to values computed from them (`query_lens = qsl_cpu[1:] - qsl_cpu[:-1]`),
     results of `numel()`/`size()` (Python numbers), `float(not flag)` (a Python bool; `not`
     of a tensor is reported as its `bool()`), a tokenizer's or processor's batch (a call
-    with `return_tensors="pt"` and no `device=`), results of a helper asked for the host by a
+    with `return_tensors="pt"`, or with a parameter of the function passed on whose default is
+    such a string, and no `device=`) and its fields (`enc.input_ids`, unless the function moves
+    it in place with `enc.to(dev)` or sets that field), results of a helper asked for the host by a
     literal device argument (`get_for_device(params, "slots", "cpu")`, `device="cpu"`; not
     `src_device="cpu"`), the `forward`/`__call__` argument (or the same values in another
     layout: `.permute`, `.flatten`, `.detach`) of a class that is no `torch.nn` module, handed
@@ -2662,6 +2664,26 @@ class SyncOnHotPath(Rule):
                 model_cls.forward = sharded_forward
             """
         ),
+        # Session 32 (precision32): the fields of a tokenizer's batch (`enc.input_ids`) are
+        # host tensors as its items are, also when the function passes its own format
+        # parameter on (`return_tensors=return_tensors` of `return_tensors: str = "pt"`: every
+        # format a tokenizer returns is host data): labels made like them are read on the host
+        # (lerobot's Wall-X `preprocesser_call`, run per policy forward)
+        Valid(
+            """
+            import torch
+            def preprocess(tokenizer, text, return_tensors: str = "pt"):
+                enc = tokenizer(text, return_tensors=return_tensors, padding=True)
+                labels = torch.full_like(enc.input_ids, -100)
+                if (labels != -100).any().item():
+                    enc["labels"] = labels
+                return enc
+            class Policy(torch.nn.Module):
+                def forward(self, text):
+                    batch = preprocess(self.tokenizer, text)
+                    return self.model(**batch)
+            """
+        ),
     )
     invalid = (
         # Session 32 (recall32: openrlhf 0.11.2's reward-model trainer): a loss module chosen
@@ -2735,6 +2757,25 @@ class SyncOnHotPath(Rule):
                         #                   ^^^^^^^^^^^^^^^^^^^^^
             """,
             message_contains="runs once per batch",
+        ),
+        # Session 32 (precision32): the VALID tokenizer batch's twin: `enc.to("cuda")` moves a
+        # `BatchEncoding`'s tensors in place, so its fields may be on the GPU after it
+        Invalid(
+            """
+            import torch
+            def preprocess(tokenizer, text, return_tensors: str = "pt"):
+                enc = tokenizer(text, return_tensors=return_tensors, padding=True)
+                enc.to("cuda")
+                labels = torch.full_like(enc.input_ids, -100)
+                if (labels != -100).any().item():
+                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    enc["labels"] = labels
+                return enc
+            class Policy(torch.nn.Module):
+                def forward(self, text):
+                    batch = preprocess(self.tokenizer, text)
+                    return self.model(**batch)
+            """,
         ),
         # Session 31 (mine31): the VALID unpacked mask fills' twin: tensors of values written
         # through masks by an unpacking assignment sync once per element written.

@@ -50,7 +50,7 @@ import libcst as cst
 
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.item_filters import skips_non_tensors, small_statements, tensor_filter
-from h2dlint.analysis.loop_aliases import item_aliases
+from h2dlint.analysis.loop_aliases import item_aliases, keeps_unmoved_items
 from h2dlint.analysis.loop_iterables import into_items_device, item_excluded, iterable_excluded
 
 # Re-exported: HTD101 imports them from here.
@@ -253,6 +253,8 @@ def gathering_for(node: cst.For, provenance: Provenance, frame: Frame) -> Gather
     if node.orelse is not None or node.asynchronous is not None:
         return None
     aliases = item_aliases(node.body, target_names(node.target))
+    if keeps_unmoved_items(node.body, set(aliases.values)):
+        return None  # non-tensor items stored as they are: a mixed container's mover
     loop_names = target_names(node.target) | set(aliases.values)
     statements = loop_statements(node.body, loop_names, provenance)
     if not statements or not (statements := [s for s in statements if s not in aliases.statements]):

@@ -36,6 +36,7 @@ from h2dlint.analysis.provenance.unpacked import (
 )
 from h2dlint.analysis.returns import returned_values
 from h2dlint.analysis.targets import Target, asks_for_host, device_target, to_target
+from h2dlint.analysis.tokenizer_batches import field_set, format_passed_on, moved_in_place
 from h2dlint.analysis.torch_api import (
     CONVERTERS,
     CUDA_TYPED_TENSORS,
@@ -76,7 +77,7 @@ class CallFacts(ProvenanceBase):
             # ``get_for_device(params, "slots", "cpu")``: a helper asked for the host copy,
             # whatever its return says of a ``device`` parameter it is given
             return Fact(Where.HOST)
-        if _tokenized(call):
+        if self.tokenizer_batch(call, frame):
             # ``processor(text=..., return_tensors="pt")``: a tokenizer's or processor's batch
             # of host tensors (until the caller moves it)
             return Fact(Where.HOST)
@@ -85,6 +86,31 @@ class CallFacts(ProvenanceBase):
             # TensorFlow) session's outputs, numpy arrays on the host
             return Fact(Where.HOST)
         return self._call_fact(call, frame, depth)
+
+    def tokenizer_batch(self, call: cst.Call, frame: Frame) -> bool:
+        """Whether ``call`` asks a tokenizer or processor for a batch of host tensors."""
+        if _tokenized(call):
+            return True
+        value = format_passed_on(call, frame.function)
+        return value is not None and self.bindings(frame).is_parameter(value)
+
+    def tokenizer_batch_field(self, node: cst.Attribute, frame: Frame) -> bool:
+        """Whether ``node`` is a field (``enc.input_ids``) of a tokenizer's batch, a host
+        tensor: of the call itself, or of a name every binding of which is one, that the
+        function never moves in place (``enc.to(dev)`` moves a ``BatchEncoding``'s tensors and
+        returns it) and whose field it never sets (``enc.input_ids = ids.to(dev)``)."""
+        base = node.value
+        if isinstance(base, cst.Call):
+            return self.tokenizer_batch(base, frame)
+        if not isinstance(base, cst.Name):
+            return False
+        values = self.bindings(frame).reaching(base)
+        return (
+            bool(values)
+            and all(isinstance(v, cst.Call) and self.tokenizer_batch(v, frame) for v in values)
+            and not moved_in_place(frame.function, base.value)
+            and not field_set(frame.function, base.value, node.attr.value)
+        )
 
     def _own_device_rules(self, call: cst.Call) -> bool:
         """Whether ``call`` is a torch or numpy function or a tensor method whose device

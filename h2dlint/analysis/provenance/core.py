@@ -332,6 +332,8 @@ class Provenance(CallFacts):
         owner = class_of(self, base, frame, depth + 1)
         if owner is not None and owner.provenance is not None and owner.node is not None:
             return owner.provenance.attribute_fact(owner.node, attr, depth + 1)
+        if self.tokenizer_batch_field(node, frame):
+            return Fact(Where.HOST)  # ``enc.input_ids`` of ``enc = tokenizer(..., "pt")``
         return UNKNOWN_FACT
 
     def _instance_attribute(
