@@ -453,7 +453,7 @@ def _resolve_edges(
             edges.setdefault(callee, []).append(caller)
             # Imported from a package that re-exports it (``from pkg.utils import softmax``,
             # defined in ``pkg.utils._softmax``): the edge also names the definition.
-            home = defined_at(callee, project.find, project.layout.path_of, homes)
+            home = defined_at(callee, project.find_home, project.layout.path_of, homes)
             if home is not None and home not in seen:
                 seen.add(home)
                 edges.setdefault(home, []).append(caller)
