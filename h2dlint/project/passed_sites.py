@@ -276,7 +276,8 @@ def _object_sites(index: CallerIndex, qualified: str) -> list[Site] | None:
             resolved = _absolute(written, module, part, project)
             if resolved is None:
                 return None
-            return defined_at(resolved, project.find_home, project.layout.path_of, homes) or resolved
+            home = defined_at(resolved, project.find_home, project.layout.path_of, homes)
+            return home or resolved
 
         for written in kept["escapes"]:
             resolved = _absolute(written, module, part, project)
