@@ -40,6 +40,9 @@ if TYPE_CHECKING:
 NO_INDEX_VARIABLE = "H2DLINT_NO_PROJECT_INDEX"
 # Below this many files to check, worker start-up costs more than it saves.
 PARALLEL_THRESHOLD = 4
+# From this many files per worker, every worker asks the project index enough to build its
+# tables of defined names and joined texts: they are built once before the workers fork.
+SHARE_TABLES_FROM_FILES_PER_WORKER = 8
 
 
 @dataclass
@@ -307,17 +310,21 @@ def _execute(
 
 
 def _share_called_names(index: ProjectIndex, jobs: list[FileJob], requested: int) -> None:
-    """Before a large parallel run forks its workers: the project's table of called names,
-    built once for all of them (:mod:`h2dlint.project.called_names`)."""
+    """Before a large parallel run forks its workers: the index's tables of defined names and
+    joined texts (:meth:`CallerIndex.share_tables`), and on larger runs the project's table of
+    called names (:mod:`h2dlint.project.called_names`), built once for all of them."""
     from h2dlint.project.called_names import SHARE_FROM_FILES_PER_WORKER, share_called_names
 
     workers = min(requested or available_cores(), len(jobs))
-    if workers <= 1 or len(jobs) < SHARE_FROM_FILES_PER_WORKER * workers:
+    if workers <= 1 or len(jobs) < SHARE_TABLES_FROM_FILES_PER_WORKER * workers:
         return
     import multiprocessing
 
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-    if context.get_start_method() == "fork":  # spawned processes would not inherit the index
+    if context.get_start_method() != "fork":  # spawned processes would not inherit the index
+        return
+    index.caller_index().share_tables()
+    if len(jobs) >= SHARE_FROM_FILES_PER_WORKER * workers:
         share_called_names(index, workers, context)
 
 

@@ -254,6 +254,14 @@ class CallerIndex:
         sizes = (len(text) + len(SEPARATOR) for text in texts[:-1])
         return SEPARATOR.join(texts) + SEPARATOR, list(itertools.accumulate(sizes, initial=0))
 
+    def share_tables(self) -> None:
+        """Build the tables every process of a whole-tree run builds on its first questions
+        (the modules defining each name; without kept summaries, the modules' texts joined),
+        before the run forks its workers: they inherit them instead of building them again."""
+        self._defining("")
+        if not self.project.keeps_summaries and self._joined_texts is None:
+            self._joined_texts = self._join_texts(list(self.project.layout.modules))
+
     def _defining(self, name: str) -> list[str]:
         """The modules whose text defines a function or method ``name`` (``def name(``): one
         table per process, from each module's summary."""
