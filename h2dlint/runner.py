@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from multiprocessing.context import BaseContext
 
     from h2dlint.project.index import ProjectIndex
+    from h2dlint.project.shared_parts import SharedParts
 
 # Set (to anything), a run checks each file without the project index: a file's findings then
 # rest on its own text alone (benchmarks/bench_lint.py measures the index's cost with it).
@@ -293,11 +294,16 @@ def _execute(
     )
     index.know_bytes(files)  # read once here, not again in every worker
     install(index)
+    shared = _shared_parts(jobs, requested)
     try:
         _share_called_names(index, jobs, requested)
+        index.summaries.shared = shared
         results = _execute_jobs(jobs, requested)
     finally:
         install(None)
+        index.summaries.shared = None
+        if shared is not None:
+            shared.remove()
     if stored is not None:
         for result in results:
             if result.summaries:
@@ -307,6 +313,17 @@ def _execute(
     if trees is not None:
         trees.prune()
     return results
+
+
+def _shared_parts(jobs: list[FileJob], requested: int) -> SharedParts | None:
+    """A directory through which the workers of a parallel run share the summary parts they
+    compute (:mod:`h2dlint.project.shared_parts`); None for a run in one process."""
+    from h2dlint.project.shared_parts import SharedParts
+
+    workers = min(requested or available_cores(), len(jobs))
+    if workers <= 1 or len(jobs) < PARALLEL_THRESHOLD:
+        return None
+    return SharedParts.create()
 
 
 def _share_called_names(index: ProjectIndex, jobs: list[FileJob], requested: int) -> None:
