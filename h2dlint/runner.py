@@ -34,12 +34,16 @@ if TYPE_CHECKING:
     from multiprocessing.context import BaseContext
 
     from h2dlint.project.index import ProjectIndex
+    from h2dlint.project.shared_parts import SharedParts
 
 # Set (to anything), a run checks each file without the project index: a file's findings then
 # rest on its own text alone (benchmarks/bench_lint.py measures the index's cost with it).
 NO_INDEX_VARIABLE = "H2DLINT_NO_PROJECT_INDEX"
 # Below this many files to check, worker start-up costs more than it saves.
 PARALLEL_THRESHOLD = 4
+# From this many files per worker, every worker asks the project index enough to build its
+# tables of defined names and joined texts: they are built once before the workers fork.
+SHARE_TABLES_FROM_FILES_PER_WORKER = 8
 
 
 @dataclass
@@ -290,11 +294,16 @@ def _execute(
     )
     index.know_bytes(files)  # read once here, not again in every worker
     install(index)
+    shared = _shared_parts(jobs, requested)
     try:
         _share_called_names(index, jobs, requested)
+        index.summaries.shared = shared
         results = _execute_jobs(jobs, requested)
     finally:
         install(None)
+        index.summaries.shared = None
+        if shared is not None:
+            shared.remove()
     if stored is not None:
         for result in results:
             if result.summaries:
@@ -306,18 +315,33 @@ def _execute(
     return results
 
 
+def _shared_parts(jobs: list[FileJob], requested: int) -> SharedParts | None:
+    """A directory through which the workers of a parallel run share the summary parts they
+    compute (:mod:`h2dlint.project.shared_parts`); None for a run in one process."""
+    from h2dlint.project.shared_parts import SharedParts
+
+    workers = min(requested or available_cores(), len(jobs))
+    if workers <= 1 or len(jobs) < PARALLEL_THRESHOLD:
+        return None
+    return SharedParts.create()
+
+
 def _share_called_names(index: ProjectIndex, jobs: list[FileJob], requested: int) -> None:
-    """Before a large parallel run forks its workers: the project's table of called names,
-    built once for all of them (:mod:`h2dlint.project.called_names`)."""
+    """Before a large parallel run forks its workers: the index's tables of defined names and
+    joined texts (:meth:`CallerIndex.share_tables`), and on larger runs the project's table of
+    called names (:mod:`h2dlint.project.called_names`), built once for all of them."""
     from h2dlint.project.called_names import SHARE_FROM_FILES_PER_WORKER, share_called_names
 
     workers = min(requested or available_cores(), len(jobs))
-    if workers <= 1 or len(jobs) < SHARE_FROM_FILES_PER_WORKER * workers:
+    if workers <= 1 or len(jobs) < SHARE_TABLES_FROM_FILES_PER_WORKER * workers:
         return
     import multiprocessing
 
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-    if context.get_start_method() == "fork":  # spawned processes would not inherit the index
+    if context.get_start_method() != "fork":  # spawned processes would not inherit the index
+        return
+    index.caller_index().share_tables()
+    if len(jobs) >= SHARE_FROM_FILES_PER_WORKER * workers:
         share_called_names(index, workers, context)
 
 

@@ -15,8 +15,10 @@ from h2dlint.project.text_scan import (
     DEFINED,
     DEFINITION,
     NAMED,
+    SEPARATOR,
     WORD,
     called_text,
+    calling_texts,
     calls,
     naming,
 )
@@ -90,3 +92,32 @@ def test_the_called_names_scan_finds_what_the_plain_pattern_finds(text: str) -> 
     plain = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)\s*\(")  # the look-behind only saves time
     data = text.encode()
     assert _CALLED.findall(data) == plain.findall(data)
+
+
+# Bytes mapped onto names, blanks, parentheses and the separator itself (a text may hold one).
+_ALPHABET = bytes(b"fa_ (\n\t.\x00"[i % 9] for i in range(256))
+
+
+def _joined(texts: list[bytes]) -> tuple[bytes, list[int]]:
+    starts, at = [], 0
+    for text in texts:
+        starts.append(at)
+        at += len(text) + len(SEPARATOR)
+    return SEPARATOR.join(texts) + SEPARATOR, starts
+
+
+@given(
+    st.lists(st.binary(max_size=12).map(lambda b: b.translate(_ALPHABET)), max_size=6),
+    st.sampled_from(["f", "fa", "a", "_", ""]),
+)
+def test_the_joined_search_answers_as_one_search_per_text(texts: list[bytes], name: str) -> None:
+    joined, starts = _joined(texts)
+    expected = [i for i, text in enumerate(texts) if calls(text, name)]
+    assert calling_texts(joined, starts, name) == expected
+
+
+def test_no_call_runs_from_one_text_into_the_next() -> None:
+    joined, starts = _joined([b"x = f", b"(1)", b"f \n", b"\n(2)", b"g(f (3))"])
+    assert calling_texts(joined, starts, "f") == [4]
+    assert calling_texts(joined, starts, "g") == [4]
+    assert calling_texts(joined, starts, "x") == []

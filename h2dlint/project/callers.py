@@ -23,7 +23,7 @@ from h2dlint.project.index import ProjectIndex
 from h2dlint.project.reexports import defined_at
 from h2dlint.project.summary import defined_names, may_move, moving_functions, returning_movers
 from h2dlint.project.syncing_functions import SYNC_TEXT, syncing_functions
-from h2dlint.project.text_scan import called_text, holds_typed
+from h2dlint.project.text_scan import SEPARATOR, called_text, calling_texts, holds_typed
 from h2dlint.project.text_scan import calls as text_calls
 
 # Files a single question may parse; beyond it the answer is "not known to be hot".
@@ -34,6 +34,10 @@ MAX_DEFINITIONS_READ = 8
 # Questions about called names answered by a scan for that name alone, before one table of
 # every called name is built (cheaper once many names are asked, as in a whole-tree run).
 TABLE_AFTER_QUESTIONS = 32
+# Without kept summaries, the modules' texts are searched joined (one search per name) up to
+# this much text in all; past it, module by module (the joined copy would double the memory
+# their bytes take in every process).
+MAX_JOINED_BYTES = 16 << 20
 
 
 # Helpers followed through helpers, as :data:`h2dlint.analysis.syncing_helpers.MAX_DEPTH`.
@@ -57,6 +61,9 @@ class CallerIndex:
         self._calls: dict[str, str] = {}
         # The parts of every module joined, the offset where each starts, and the modules.
         self._joined: tuple[str, list[int], list[str]] | None = None
+        # Without kept summaries: the text of every module joined (text_scan.calling_texts),
+        # and where each starts.
+        self._joined_texts: tuple[bytes, list[int]] | tuple[()] | None = None
         self._mentions: dict[str, list[str]] = {}
         self._defined: dict[str, list[str]] | None = None
         # Per module: qualified callee -> the module's functions that call it; the names of
@@ -217,8 +224,13 @@ class CallerIndex:
         the modules' text for the name instead: listing every name each module calls costs
         more than the few questions such a run asks."""
         if not self.project.keeps_summaries:  # nothing is kept: a scan for the name alone
-            layout = self.project.layout.modules
-            return [m for m in layout if text_calls(self.data(m) or b"", name)]
+            modules = list(self.project.layout.modules)
+            if self._joined_texts is None:
+                self._joined_texts = self._join_texts(modules)
+            if not self._joined_texts:
+                return [m for m in modules if text_calls(self.data(m) or b"", name)]
+            joined, starts = self._joined_texts
+            return [modules[i] for i in calling_texts(joined, starts, name)]
         if self._joined is None:
             modules = list(self.project.layout.modules)
             parts = [self.calls_of(module) for module in modules]
@@ -232,6 +244,23 @@ class CallerIndex:
             found.append(modules[bisect.bisect_right(starts, at) - 1])
             at = text.find(word, at + len(word) - 1)
         return found
+
+    def _join_texts(self, modules: list[str]) -> tuple[bytes, list[int]] | tuple[()]:
+        """The texts of ``modules`` joined for :func:`calling_texts`, and where each starts;
+        ``()`` when they are more than MAX_JOINED_BYTES in all."""
+        texts = [self.data(module) or b"" for module in modules]
+        if sum(len(text) for text in texts) > MAX_JOINED_BYTES:
+            return ()
+        sizes = (len(text) + len(SEPARATOR) for text in texts[:-1])
+        return SEPARATOR.join(texts) + SEPARATOR, list(itertools.accumulate(sizes, initial=0))
+
+    def share_tables(self) -> None:
+        """Build the tables every process of a whole-tree run builds on its first questions
+        (the modules defining each name; without kept summaries, the modules' texts joined),
+        before the run forks its workers: they inherit them instead of building them again."""
+        self._defining("")
+        if not self.project.keeps_summaries and self._joined_texts is None:
+            self._joined_texts = self._join_texts(list(self.project.layout.modules))
 
     def _defining(self, name: str) -> list[str]:
         """The modules whose text defines a function or method ``name`` (``def name(``): one
@@ -453,7 +482,7 @@ def _resolve_edges(
             edges.setdefault(callee, []).append(caller)
             # Imported from a package that re-exports it (``from pkg.utils import softmax``,
             # defined in ``pkg.utils._softmax``): the edge also names the definition.
-            home = defined_at(callee, project.find, project.layout.path_of, homes)
+            home = defined_at(callee, project.find_home, project.layout.path_of, homes)
             if home is not None and home not in seen:
                 seen.add(home)
                 edges.setdefault(home, []).append(caller)

@@ -332,6 +332,17 @@ class ProjectIndex:
         one that names it otherwise is asked through its summary (what it imports, from
         CPython's ``ast``), or its libcst tree where the summary cannot tell (CPython cannot
         parse it, or it imports the name twice as different things)."""
+        return self._find(qualified, True)
+
+    def find_home(self, qualified: str) -> tuple[str, str] | None:
+        """:meth:`find`, for a caller that needs only where the name leads, not its
+        definition (``reexports.defined_at``): a module whose text defines the name is asked
+        through its summary too unless its libcst tree is at hand, so that no module is parsed
+        with libcst only to learn that it defines the name. The same answer as :meth:`find`
+        (the summary's imports are the libcst tree's wherever the summary tells them)."""
+        return self._find(qualified, False)
+
+    def _find(self, qualified: str, definition: bool) -> tuple[str, str] | None:
         seen = 0
         while seen <= MAX_REEXPORTS:
             seen += 1
@@ -346,7 +357,10 @@ class ProjectIndex:
             state = self._naming(module_name, data, head)
             if state == _ABSENT:
                 return module_name, rest
-            top = self._top(module_name, data) if state == _NAMED else None
+            summary = state == _NAMED or not (
+                definition or module_name in self._parsed or module_name in self._offers
+            )
+            top = self._top(module_name, data) if summary else None
             imports = top["imports"] if top is not None else None
             if imports is None or (head in imports and imports[head] is None):
                 module = self.parsed(module_name)

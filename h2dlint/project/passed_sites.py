@@ -153,7 +153,7 @@ def _sites(
             resolved = _absolute(callee, module, part, project)
             if resolved is None:
                 return None
-            home_of = defined_at(resolved, project.find, project.layout.path_of, homes)
+            home_of = defined_at(resolved, project.find_home, project.layout.path_of, homes)
             if qualified in (resolved, home_of):
                 if method and not through_object:
                     return None  # ``Cls.m(obj, x)``: ``self`` among the arguments
@@ -276,7 +276,8 @@ def _object_sites(index: CallerIndex, qualified: str) -> list[Site] | None:
             resolved = _absolute(written, module, part, project)
             if resolved is None:
                 return None
-            return defined_at(resolved, project.find, project.layout.path_of, homes) or resolved
+            home = defined_at(resolved, project.find_home, project.layout.path_of, homes)
+            return home or resolved
 
         for written in kept["escapes"]:
             resolved = _absolute(written, module, part, project)

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from h2dlint.project.ast_walk import child_nodes, walk
+from h2dlint.project.shared_parts import SharedParts
 
 # Bumped whenever a part's meaning or shape changes: summaries of another format are dropped.
 # 4 (session 20): the part ``steps`` finds loops that run their step through one call.
@@ -70,6 +71,8 @@ class SummaryStore:
         self._trees: OrderedDict[str, ast.Module | None] = OrderedDict()
         # Reads the stored :data:`LAZY_PARTS` (None once read, or when none are stored).
         self._lazy = lazy
+        # The parts the other workers of a parallel run computed (set by the run).
+        self.shared: SharedParts | None = None
 
     def load_lazy(self) -> None:
         """Add the stored :data:`LAZY_PARTS` to the entries (once; parts computed in this
@@ -91,9 +94,16 @@ class SummaryStore:
             parts = self.entries[digest] = {}
         if name in parts:
             return parts[name]
+        shared = self.shared
+        found = shared.get(digest, name) if shared is not None else None
+        if found is not None:
+            value = parts[name] = found[0]
+            return value
         value = compute()
         parts[name] = value
         self.fresh.setdefault(digest, {})[name] = value
+        if shared is not None:
+            shared.put(digest, name, value)
         return value
 
     def stored(self, digest: str, name: str) -> tuple[Any] | None:

@@ -1,0 +1,48 @@
+"""Summary parts shared by the workers of a parallel run (project/shared_parts.py)."""
+
+from __future__ import annotations
+
+import os
+
+from h2dlint.project.shared_parts import SharedParts
+from h2dlint.project.summary import SummaryStore
+
+
+def test_a_part_one_process_computed_is_read_by_another_store() -> None:
+    shared = SharedParts.create()
+    assert shared is not None
+    try:
+        first, second = SummaryStore(), SummaryStore()
+        first.shared = second.shared = shared
+        value = {"functions": [["f", None, [[".g", 3]]]], "imports": []}
+        assert first.part("d1", "edges", lambda: value) == value
+
+        def not_again() -> object:
+            raise AssertionError("computed twice")
+
+        assert second.part("d1", "edges", not_again) == value
+        assert second.part("d1", "missing", lambda: None) is None  # None is a value too
+        assert first.part("d1", "missing", not_again) is None
+        # What a store knows without computing stays its own.
+        assert second.stored("d1", "edges") == (value,)
+        assert SummaryStore().stored("d1", "edges") is None
+        # Only the computing store hands the part back to be saved.
+        assert first.take_fresh() == {"d1": {"edges": value}}
+        assert second.take_fresh() == {"d1": {"missing": None}}
+    finally:
+        shared.remove()
+    assert not os.path.exists(shared.directory)
+
+
+def test_an_unreadable_part_is_computed() -> None:
+    shared = SharedParts.create()
+    assert shared is not None
+    try:
+        with open(os.path.join(shared.directory, "d2.top"), "wb") as handle:
+            handle.write(b"not a pickle")
+        store = SummaryStore()
+        store.shared = shared
+        assert store.part("d2", "top", lambda: {"imports": {}}) == {"imports": {}}
+        assert shared.get("d2", "top") == ({"imports": {}},)  # written over, whole
+    finally:
+        shared.remove()
