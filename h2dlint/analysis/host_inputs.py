@@ -288,15 +288,8 @@ def input_handed_to_numpy(
     (``logits.argmax(-1).cpu().numpy()``) are no such input, and only the ``forward`` or
     ``__call__`` of a class that is no ``torch.nn`` module is such a wrapper: a decoding step's
     ``decode(output_ids)`` copies a model's output."""
-    if len(ancestors) < 2:
-        return False
-    attribute, call = ancestors[-1], ancestors[-2]
-    if not (
-        isinstance(attribute, cst.Attribute)
-        and attribute.attr.value == "numpy"
-        and isinstance(call, cst.Call)
-        and call.func is attribute
-    ):
+    call = numpy_call(ancestors)
+    if call is None:
         return False
     function = frame.function
     if (
@@ -326,6 +319,15 @@ def input_handed_to_numpy(
 
 # The step methods of an environment wrapper (Gym's ``step``, TorchRL's ``_step``).
 _ENV_STEPS = frozenset({"step", "_step"})
+
+
+def numpy_call(ancestors: Sequence[cst.CSTNode]) -> cst.Call | None:
+    """The ``.numpy()`` call that ``ancestors`` (root first) end in, around a copy's call."""
+    if len(ancestors) < 2:
+        return None
+    attribute, call = ancestors[-1], ancestors[-2]
+    numpy = isinstance(attribute, cst.Attribute) and attribute.attr.value == "numpy"
+    return call if numpy and isinstance(call, cst.Call) and call.func is attribute else None
 
 
 def _handed_to_simulator(

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.host_inputs import may_be_module, own_input
+from h2dlint.analysis.host_inputs import may_be_module, numpy_call, own_input
 from h2dlint.analysis.names import calls_in
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.imports import dotted_name
@@ -44,15 +44,8 @@ def input_handed_to_library(
     argument of the call (``librosa.resample(x.cpu().numpy(), ...)``) or through the name it is
     assigned to (``preds_np = preds.detach().cpu().numpy()`` then ``stoi_backend(t,
     preds_np[b, :], fs)``)."""
-    if len(ancestors) < 2:
-        return False
-    attribute, numpy = ancestors[-1], ancestors[-2]
-    if not (
-        isinstance(attribute, cst.Attribute)
-        and attribute.attr.value == "numpy"
-        and isinstance(numpy, cst.Call)
-        and numpy.func is attribute
-    ):
+    numpy = numpy_call(ancestors)
+    if numpy is None:
         return False
     function = frame.function
     if not isinstance(function, cst.FunctionDef):
