@@ -1,6 +1,11 @@
-# Sourced by the device scripts (run from the repository root): the work folder $W's
-# virtual environment with libcst and click from .bench/peers, and h2dlint from the working
-# tree laid out and compiled as installed (rules/ becomes h2dlint/rules) in $W/src.
+# Sourced by the device scripts (run from the repository root): the pinned corpus unpacked in
+# $W/corpus, the work folder $W's virtual environment with libcst and click from .bench/peers,
+# and h2dlint from the working tree laid out and compiled as installed (rules/ becomes
+# h2dlint/rules) in $W/src.
+bench_corpus() {  # the pinned corpus, unpacked into $W/corpus once per machine
+  mkdir -p $W/corpus &&
+    { [ -d $W/corpus/lightning-2.6.6 ] || xz -dc .bench/corpus.tar.xz | tar -xf - -C $W/corpus; }
+}
 h2dlint_venv() {
   [ -x $W/hv/bin/python ] && return 0
   python3 -m venv $W/hv &&

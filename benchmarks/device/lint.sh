@@ -7,8 +7,8 @@ set -u
 cd "$(dirname "$0")/../.."
 source benchmarks/device/common.sh
 W=/tmp/bench-work
-mkdir -p $W/corpus $W/pv
-[ -d $W/corpus/lightning-2.6.6 ] || xz -dc .bench/corpus.tar.xz | tar -xf - -C $W/corpus
+mkdir -p $W/pv
+bench_corpus || exit 9
 h2dlint_venv || exit 9
 for spec in torchfix==0.7.0 fixit==2.2.1 ruff==0.17.6; do
   name=${spec%%==*}

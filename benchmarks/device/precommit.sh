@@ -10,8 +10,8 @@ cd "$(dirname "$0")/../.."
 source benchmarks/device/common.sh
 REPO=$PWD
 W=/tmp/bench-work
-mkdir -p $W/corpus $OUT/precommit
-[ -d $W/corpus/lightning-2.6.6 ] || xz -dc .bench/corpus.tar.xz | tar -xf - -C $W/corpus
+mkdir -p $OUT/precommit
+bench_corpus || exit 9
 h2dlint_venv || exit 9
 h2dlint_src
 export PYTHONPATH=$W/src

@@ -8,8 +8,7 @@ set -u
 cd "$(dirname "$0")/../.."
 source benchmarks/device/common.sh
 W=/tmp/bench-work
-mkdir -p $W/corpus
-[ -d $W/corpus/lightning-2.6.6 ] || xz -dc .bench/corpus.tar.xz | tar -xf - -C $W/corpus
+bench_corpus || exit 9
 h2dlint_venv || exit 9
 h2dlint_src
 TREE_PATH=$W/corpus/${TREE:-transformers-5.24.0/transformers}
