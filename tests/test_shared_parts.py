@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
 from h2dlint.project.shared_parts import SharedParts
 from h2dlint.project.summary import SummaryStore
@@ -46,3 +48,27 @@ def test_an_unreadable_part_is_computed() -> None:
         assert shared.get("d2", "top") == ({"imports": {}},)  # written over, whole
     finally:
         shared.remove()
+
+
+def test_a_directory_a_killed_run_left_is_removed_by_the_next_run() -> None:
+    shared = SharedParts.create()
+    assert shared is not None
+    base = os.path.dirname(shared.directory)
+    # A run killed before its cleanup: its directory is named for a process that is gone.
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    orphan = os.path.join(base, f"h2dlint-parts-{gone.stdout.strip()}-x")
+    os.mkdir(orphan)
+    open(os.path.join(orphan, "d.part"), "wb").close()
+    live = SharedParts.create()  # the running one's directory (this process) stays
+    assert live is not None
+    try:
+        assert not os.path.exists(orphan)
+        assert os.path.isdir(shared.directory)
+    finally:
+        shared.remove()
+        live.remove()

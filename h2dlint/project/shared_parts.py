@@ -21,6 +21,7 @@ from typing import Any
 
 # Where the directory is made: memory, where there is such a file system.
 _MEMORY = "/dev/shm"
+_PREFIX = "h2dlint-parts-"
 
 
 class SharedParts:
@@ -31,10 +32,14 @@ class SharedParts:
 
     @classmethod
     def create(cls) -> SharedParts | None:
-        """A new private directory (mode 0700); None when none can be made."""
+        """A new private directory (mode 0700), named for this process; None when none can be
+        made. The directories that runs killed before their cleanup left (their process gone)
+        are removed first: memory is what they hold."""
         base = _MEMORY if os.path.isdir(_MEMORY) and os.access(_MEMORY, os.W_OK) else None
+        with contextlib.suppress(OSError):
+            _remove_orphans(base or tempfile.gettempdir())
         try:
-            return cls(tempfile.mkdtemp(prefix="h2dlint-parts-", dir=base))
+            return cls(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-", dir=base))
         except OSError:
             return None
 
@@ -60,3 +65,23 @@ class SharedParts:
         except (OSError, pickle.PicklingError):
             with contextlib.suppress(OSError):
                 os.unlink(partial)
+
+
+def _remove_orphans(base: str) -> None:
+    """Remove this user's part directories under ``base`` whose run's process is gone."""
+    for entry in os.scandir(base):
+        pid = entry.name.removeprefix(_PREFIX).split("-", 1)[0]
+        if not (entry.name.startswith(_PREFIX) and pid.isdigit() and entry.is_dir()):
+            continue
+        if entry.stat(follow_symlinks=False).st_uid == os.getuid() and not _alive(int(pid)):
+            shutil.rmtree(entry.path, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # another user's process: alive
+    return True
