@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import csv
 import importlib.util
+import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -137,3 +139,15 @@ def test_reserved_package_is_refused(tmp_path: Path) -> None:
     )
     with pytest.raises(ValueError, match="reserved"):
         _score_recall().read_labels(bad)
+
+
+def test_an_internal_error_of_a_scored_run_is_printed(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # A rule that raised was skipped for that file (E900): the score may have lost a row there.
+    module = _score_recall()
+    error = {"code": "E900", "filename": "pkg/m.py", "message": "internal error in rule HTD301"}
+    done = subprocess.CompletedProcess([], 2, stdout=json.dumps([error]), stderr="")
+    monkeypatch.setattr(module.subprocess, "run", lambda *a, **k: done)
+    assert module.run_h2dlint(tmp_path, ["pkg"], 10.0) == [error]
+    assert "pkg/m.py: internal error in rule HTD301" in capsys.readouterr().err
