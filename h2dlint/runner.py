@@ -28,9 +28,11 @@ from h2dlint.digest import content_digest
 from h2dlint.discovery import Candidate, relative_to_root
 from h2dlint.fileio import read_bytes
 from h2dlint.jobs import AnalysisOptions, EnabledRule, FileJob, FileResult, Mode
+from h2dlint.parent_death import end_with_parent
 from h2dlint.time_limit import DEFAULT_TIME_LIMIT_S
 
 if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
     from multiprocessing.context import BaseContext
 
     from h2dlint.project.index import ProjectIndex
@@ -380,23 +382,32 @@ def _process_in_worker(job: FileJob) -> FileResult:
     return result
 
 
-def _start_worker() -> None:
-    """Workers leave Ctrl-C to the main process, which cancels the files not yet started and
-    waits for those in flight: each ends checked, or fixed and written whole. Their garbage
-    collector stays paused between files (``pipeline._process_collecting`` frees a file's few
-    cycles before the next one), so that a worker's last file, a pre-commit run's only one,
-    does not wait for a walk over everything it allocated."""
+def _start_worker(parent: int) -> None:
+    """Workers end when the main process dies (:mod:`h2dlint.parent_death`). They leave Ctrl-C
+    to the main process, which cancels the files not yet started and waits for those in flight:
+    each ends checked, or fixed and written whole. Their garbage collector stays paused between
+    files (``pipeline._process_collecting`` frees a file's few cycles before the next one), so
+    that a worker's last file, a pre-commit run's only one, does not wait for a walk over
+    everything it allocated."""
+    end_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     gc.disable()
 
 
-def _in_pool(jobs: list[FileJob], workers: int, context: BaseContext) -> list[FileResult]:
+def _pool(workers: int, context: BaseContext) -> ProcessPoolExecutor:
     from concurrent.futures import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=_start_worker, initargs=(os.getpid(),)
+    )
+
+
+def _in_pool(jobs: list[FileJob], workers: int, context: BaseContext) -> list[FileResult]:
     from concurrent.futures.process import BrokenProcessPool
 
     chunksize = max(1, len(jobs) // (workers * 32))
     results: list[FileResult] = []
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_start_worker)
+    pool = _pool(workers, context)
     try:
         for outcome in pool.map(_process_in_worker, jobs, chunksize=chunksize):
             results.append(outcome)
@@ -422,10 +433,9 @@ def _in_pool(jobs: list[FileJob], workers: int, context: BaseContext) -> list[Fi
 
 
 def _alone(job: FileJob, context: BaseContext) -> FileResult:
-    from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    with ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=_start_worker) as pool:
+    with _pool(1, context) as pool:
         try:
             return pool.submit(_process_in_worker, job).result()
         except BrokenProcessPool:

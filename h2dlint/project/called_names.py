@@ -13,8 +13,10 @@ inherit both.
 
 from __future__ import annotations
 
+import os
 from multiprocessing.context import BaseContext
 
+from h2dlint.parent_death import end_with_parent
 from h2dlint.project.index import ProjectIndex, current
 from h2dlint.project.text_scan import called_text
 
@@ -38,7 +40,9 @@ def share_called_names(index: ProjectIndex, processes: int, context: BaseContext
             callers.data(module)
         step = -(-len(missing) // (processes * SLICES_PER_PROCESS))
         slices = [missing[start : start + step] for start in range(0, len(missing), step)]
-        with context.Pool(min(processes, len(slices))) as pool:
+        with context.Pool(
+            min(processes, len(slices)), initializer=end_with_parent, initargs=(os.getpid(),)
+        ) as pool:
             parts = pool.map(_names_in, slices)
         for part in parts:
             for module, calls in part:
