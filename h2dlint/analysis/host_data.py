@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from h2dlint.analysis.bindings import COMPREHENSIONS, Binding, iterated_by
+from h2dlint.analysis.class_bases import module_subclass, written_bases
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.factories import numeric
 from h2dlint.analysis.frames import Frame, parameter_annotation, unrebound_parameter_annotation
@@ -98,8 +99,7 @@ def host_pipeline_class(name: str, bases: Sequence[str] = ()) -> bool:
 
 def host_pipeline_classdef(cls: cst.ClassDef) -> bool:
     """:func:`host_pipeline_class` of a class definition."""
-    bases = [dotted_name(arg.value) for arg in cls.bases if arg.keyword is None]
-    return host_pipeline_class(cls.name.value, [b for b in bases if b is not None])
+    return host_pipeline_class(cls.name.value, written_bases(cls))
 
 
 # Builtins returning a Python list, tuple or range of unknown length (``torch.tensor(range(n),
@@ -114,8 +114,7 @@ def in_host_pipeline_class(ancestors: Sequence[cst.CSTNode]) -> bool:
     cls = next((n for n in reversed(ancestors) if isinstance(n, cst.ClassDef)), None)
     if cls is None:
         return False
-    bases = [dotted_name(arg.value) or "" for arg in cls.bases if arg.keyword is None]
-    if any(b.rpartition(".")[2].endswith("Module") for b in bases):
+    if module_subclass(cls):
         return False  # ``class HilbertTransform(nn.Module)``: a layer named for what it does
     return host_pipeline_classdef(cls)
 

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from h2dlint.analysis.class_bases import class_and_base_names, module_subclass
 from h2dlint.analysis.evaluation_steps import in_evaluation_hook
 from h2dlint.analysis.written_outputs import written_copy
 from h2dlint.walk import ReadOnlyVisitor, visit_read_only
@@ -89,10 +90,9 @@ def postprocessor_output(
 
 
 def _postprocessor_class(cls: cst.ClassDef, module_named: bool) -> bool:
-    bases = [_base_name(arg.value) for arg in cls.bases]
-    if any(base.endswith("Module") for base in bases):
+    if module_subclass(cls):
         return False
-    names = [cls.name.value, *bases]
+    names = class_and_base_names(cls)
     return module_named or any(name.lower().endswith(_POSTPROCESSOR_WORDS) for name in names)
 
 
@@ -114,7 +114,7 @@ def host_io_output(ancestors: Sequence[cst.CSTNode], copy: cst.Call) -> bool:
             break
     if function is None or cls is None or not _to_numpy(function, copy):
         return False
-    if any(_base_name(arg.value).endswith("Module") for arg in cls.bases):
+    if module_subclass(cls):
         return False
     if function.name.value == "__call__":
         finder = _HostInputs()

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 
 import libcst as cst
 
-from h2dlint.imports import dotted_name
+from h2dlint.analysis.class_bases import written_bases
 
 METRIC_UPDATE_REASON = "a metric's `{}.update()` runs once per batch"
 # Words of a class name that make a metric's class a recorder of values read already.
@@ -49,16 +49,6 @@ def _recorder(name: str) -> bool:
     return bool(_RECORDER_WORDS.intersection(_words(name)))
 
 
-def classdef_bases(cls: cst.ClassDef) -> tuple[str, ...]:
-    """The bases ``cls`` lists, as written (``Metric``, ``torchmetrics.Metric``)."""
-    found = []
-    for arg in cls.bases:
-        name = dotted_name(arg.value)
-        if name is not None:
-            found.append(name)
-    return tuple(found)
-
-
 def metric_reason(name: str, cls: cst.ClassDef) -> str | None:
     """:func:`metric_update_reason` of method ``name`` of the class ``cls`` defines."""
-    return metric_update_reason(name, cls.name.value, classdef_bases(cls))
+    return metric_update_reason(name, cls.name.value, written_bases(cls))

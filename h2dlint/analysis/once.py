@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from h2dlint.analysis.argument_flow import called_elsewhere, framework_called, once_elsewhere
+from h2dlint.analysis.class_bases import written_bases
 from h2dlint.analysis.edge_cases import failure_tail
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.frames import ModuleIndex, decorator_names
@@ -181,9 +182,7 @@ def once_by_name(function: cst.FunctionDef, cls: cst.ClassDef | None = None) -> 
         return False  # ``ForwardBatch.init_new``: built anew for every step
     if once_name(name):
         return True
-    if cls is not None and any(
-        (dotted_name(base.value) or "").endswith("TestCase") for base in cls.bases
-    ):
+    if cls is not None and any(base.endswith("TestCase") for base in written_bases(cls)):
         return True  # a method of a unittest test case (setUp, helpers)
     return bool(decorator_names(function) & MEMOISING_DECORATORS)
 

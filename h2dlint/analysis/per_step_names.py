@@ -8,7 +8,7 @@ import re
 
 import libcst as cst
 
-from h2dlint.imports import dotted_name
+from h2dlint.analysis.class_bases import class_and_base_names
 
 # Words that, with ``metadata``, name the per-step metadata of attention or of a batch
 # (``init_forward_metadata``, ``build_attn_metadata``, ``_prepare_decode_metadata``).
@@ -52,5 +52,5 @@ def per_step_state_builder(name: str, cls: str) -> bool:
 def builder_class(cls: cst.ClassDef) -> bool:
     """Whether a class builds per-step attention metadata: its name (or a base's) says
     ``...MetadataBuilder`` (``FlashAttentionMetadataBuilder``, ``AttnMetadataBuilder``)."""
-    names = [cls.name.value, *((dotted_name(b.value) or "").rpartition(".")[2] for b in cls.bases)]
+    names = [name.rpartition(".")[2] for name in class_and_base_names(cls)]
     return any("Metadata" in n and n.endswith("Builder") for n in names)

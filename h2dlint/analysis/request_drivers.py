@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.class_bases import class_and_base_names
 from h2dlint.analysis.hot_names import PER_REQUEST_CLASS_WORDS
 from h2dlint.analysis.step_drivers import drives_steps, model_receiver
 from h2dlint.imports import dotted_name
@@ -44,14 +45,14 @@ _SAMPLER_ENTRIES = frozenset({"forward", "__call__"})
 def pipeline_block(cls: cst.ClassDef) -> bool:
     """Whether ``cls`` is a block of a modular pipeline (its name or a base's says
     ``Blocks``) that is no loop block (its own name no ``Loop``)."""
-    names = [cls.name.value, *(dotted_name(base.value) or "" for base in cls.bases)]
+    names = class_and_base_names(cls)
     return "Loop" not in cls.name.value and any("Blocks" in name for name in names)
 
 
 def per_request_class(cls: cst.ClassDef) -> bool:
     """Whether ``cls``'s ``__call__`` runs once per request around a loop of steps (a
     pipeline: its name or a base's says so, and its own name no ``Loop``)."""
-    names = [cls.name.value, *(dotted_name(base.value) or "" for base in cls.bases)]
+    names = class_and_base_names(cls)
     return "Loop" not in cls.name.value and any(
         word in name for name in names for word in PER_REQUEST_CLASS_WORDS
     )
