@@ -1,0 +1,78 @@
+"""Session 33 (precision33): code that runs only in Ray actors declared without GPUs
+(docs/precision.md, "Session 33 (precision33)"), each fact with its true twin. The facts need
+the project index (every subclass and creation site of a class), so they are checked on small
+projects written to disk."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lint_runs import lint_project, write_files
+
+BASE = """
+import torch
+class BaseTrainer:
+    def train_step(self, experiences):
+        rewards = torch.cat([e.reward for e in experiences])
+        return {"reward_mean": rewards.float().mean().item()}
+"""
+ACTOR = """
+import ray
+from pkg.base import BaseTrainer
+@ray.remote{args}
+class Trainer(BaseTrainer):
+    def fit(self):
+        for batch in self.batches:
+            self.train_step(batch)
+"""
+DRIVER = """
+import ray
+from pkg.actor import Trainer
+def main():
+    trainer = {creation}
+    ray.get(trainer.fit.remote())
+"""
+
+
+def _reported(
+    tmp_path: Path, args: str = "", creation: str = "Trainer.remote()", **more: str
+) -> int:
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/base.py": "import ray\n" + BASE,
+        "pkg/actor.py": ACTOR.format(args=args),
+        "pkg/driver.py": DRIVER.format(creation=creation),
+        **more,
+    }
+    write_files(tmp_path, files)
+    return len(lint_project(tmp_path, "HTD202", target="pkg/base.py"))
+
+
+def test_a_base_class_run_only_by_gpu_less_actors_holds_host_tensors(tmp_path: Path) -> None:
+    assert _reported(tmp_path) == 0  # a bare ``@ray.remote``: CUDA_VISIBLE_DEVICES=""
+    assert _reported(tmp_path / "b", "(num_cpus=1)") == 0
+    assert _reported(tmp_path / "c", "(num_gpus=0)") == 0
+    # A test that builds the base directly says nothing of production.
+    test = {"pkg/test_base.py": "from pkg.base import BaseTrainer\nBaseTrainer()\n"}
+    assert _reported(tmp_path / "d", **test) == 0
+
+
+def test_an_actor_with_gpus_or_a_direct_instance_stays_reported(tmp_path: Path) -> None:
+    assert _reported(tmp_path / "a", "(num_gpus=1)") == 1
+    assert _reported(tmp_path / "b", "(**options)") == 1
+    assert _reported(tmp_path / "c", creation="Trainer.options(num_gpus=1).remote()") == 1
+    # The base class built directly in production code: it runs wherever its caller does.
+    direct = {"pkg/local.py": "from pkg.base import BaseTrainer\ntrainer = BaseTrainer()\n"}
+    assert _reported(tmp_path / "d", **direct) == 1
+    # Imported under another name: its uses are not followed.
+    alias = {"pkg/other.py": "from pkg.base import BaseTrainer as B\nB()\n"}
+    assert _reported(tmp_path / "e", **alias) == 1
+    # Ray's opt-out set by the project: the actor sees every GPU.
+    noset = {
+        "pkg/env.py": 'import os\nos.environ["RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES"] = "1"\n'
+    }
+    assert _reported(tmp_path / "f", **noset) == 1
+    # Reading the opt-out (to learn whether a launcher set it) is no setting.
+    getter = 'os.environ.get("RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES")'
+    read = {"pkg/env.py": f"import os\nNOSET = {getter}\n"}
+    assert _reported(tmp_path / "g", **read) == 0
