@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lint_runs import lint_project, write_files
+from lint_runs import lint, lint_project, write_files
 
 BASE = """
 import torch
@@ -76,3 +76,34 @@ def test_an_actor_with_gpus_or_a_direct_instance_stays_reported(tmp_path: Path) 
     getter = 'os.environ.get("RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES")'
     read = {"pkg/env.py": f"import os\nNOSET = {getter}\n"}
     assert _reported(tmp_path / "g", **read) == 0
+
+
+HELPER = """
+import numpy as np
+import torch
+class Detector:
+    def order(self, pts):
+        rect = {made}
+        return rect
+    def clip(self, points, width):
+        for i in range(points.shape[0]):
+            points[i, 0] = int(min(max(points[i, 0], 0), width - 1))
+        return points
+    def boxes(self, found, width):
+        out = []
+        for box in found:
+            box = self.order(box)
+            out.append(self.clip(box, width))
+        return out
+"""
+
+
+def test_an_unannotated_helper_returning_numpy_arrays_gives_host_rows() -> None:
+    # Every caller of ``clip`` passes what ``order`` returns: a numpy array it builds.
+    assert not lint(HELPER.format(made='np.array([pts[0], pts[1]], dtype="float32")'), "HTD201")
+    assert not lint(HELPER.format(made="np.stack([pts[0], pts[1]])"), "HTD201")
+
+
+def test_a_helper_returning_a_tensor_or_its_argument_stays_reported() -> None:
+    assert lint(HELPER.format(made="torch.stack([pts[0], pts[1]])"), "HTD201")
+    assert lint(HELPER.format(made="pts"), "HTD201")  # what the loop gave: not known
