@@ -107,3 +107,16 @@ def test_an_unannotated_helper_returning_numpy_arrays_gives_host_rows() -> None:
 def test_a_helper_returning_a_tensor_or_its_argument_stays_reported() -> None:
     assert lint(HELPER.format(made="torch.stack([pts[0], pts[1]])"), "HTD201")
     assert lint(HELPER.format(made="pts"), "HTD201")  # what the loop gave: not known
+
+
+def test_annotations_are_no_instances_but_other_uses_are(tmp_path: Path) -> None:
+    # An annotation of a parameter, a variable or a return names the class, builds nothing.
+    typed = (
+        "from pkg.base import BaseTrainer\ndef f(t: BaseTrainer) -> BaseTrainer:\n    return t\n"
+    )
+    assert _reported(tmp_path / "a", **{"pkg/typed.py": typed}) == 0
+    held = "from pkg.base import BaseTrainer\nx: BaseTrainer = None\n"
+    assert _reported(tmp_path / "b", **{"pkg/held.py": held}) == 0
+    # The class itself held as a value may be built anywhere later.
+    passed = "from pkg.base import BaseTrainer\nx: type = BaseTrainer\n"
+    assert _reported(tmp_path / "c", **{"pkg/passed.py": passed}) == 1

@@ -157,16 +157,15 @@ def _harmless_use(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
         return False
     if isinstance(parent, ast.Call) and node in parent.args:
         return _last_of(parent.func) in TYPE_TESTS
+    child: ast.AST = node
     while parent is not None:  # inside an annotation
-        if isinstance(parent, ast.arg) and parent.annotation is not None:
-            return True
-        if isinstance(parent, ast.AnnAssign):
-            return True
+        if isinstance(parent, (ast.arg, ast.AnnAssign)):
+            return child is parent.annotation
         if isinstance(parent, ast.FunctionDef):
-            return parent.returns is not None
+            return child is parent.returns
         if isinstance(parent, (ast.stmt, ast.Call)):
             return False
-        parent = parents.get(parent)
+        child, parent = parent, parents.get(parent)
     return False
 
 
