@@ -2686,6 +2686,26 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 33 (precision33): a Ray actor declared with `num_gpus=1` has a GPU, so its
+        # tensors may be on it and each step's `.item()` may wait. Its look-alike, a bare
+        # `@ray.remote` (no GPU: `CUDA_VISIBLE_DEVICES=""`), needs the project index to see
+        # every subclass and creation site: tests/test_precision_fixes_s33.py
+        Invalid(
+            """
+            import ray
+            import torch
+            class BaseTrainer:
+                def train_step(self, experiences):
+                    rewards = torch.cat([e.reward for e in experiences])
+                    return {"reward_mean": rewards.float().mean().item()}
+                    #                      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            @ray.remote(num_gpus=1)
+            class Trainer(BaseTrainer):
+                def fit(self):
+                    for batch in self.batches:
+                        self.train_step(batch)
+            """
+        ),
         # Session 32 (recall32: openrlhf 0.11.2's reward-model trainer): a loss module chosen
         # by branch (`PairWiseLoss()` or `LogExpLoss()`, both `nn.Module`s) returns a tensor
         # where its inputs are; its `.item()` every step is a sync (VALID twin: a host scorer).

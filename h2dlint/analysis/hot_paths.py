@@ -73,6 +73,7 @@ import libcst as cst
 from h2dlint.analysis.closure_calls import called_in_loops
 from h2dlint.analysis.data_transforms import dataset_built_class
 from h2dlint.analysis.env_switches import debug_only, may_read_environment
+from h2dlint.analysis.gpu_less_actors import gpu_less_method, may_hold_actor
 from h2dlint.analysis.host_data import (
     PREPROCESSING_MODULES,
     host_pipeline_class,
@@ -185,6 +186,7 @@ class HotPaths:
         self._top_level_functions: frozenset[cst.FunctionDef] | None = None
         self._cold_answers: dict[cst.FunctionDef, bool] = {}
         self._rewrites = parameter_rewrites(context.source)
+        self._actors = may_hold_actor(context.source)
 
     # -- the answer ---------------------------------------------------------------------------
     def why_hot(self, function: cst.FunctionDef) -> str | None:
@@ -326,6 +328,8 @@ class HotPaths:
             return True  # off unless a debugging variable is set at launch
         if self._rewrites and name not in HOT_ENTRY_POINTS and self._rewrites(function):
             return True  # model surgery, unless a forward reprojects its weights each call
+        if self._actors and gpu_less_method(self.context, self.index.owner.get(function)):
+            return True  # a Ray actor without GPUs: its tensors are host tensors
         return self.once.function(function)
 
     def _entry_reason(self, function: cst.FunctionDef, method: bool = False) -> str | None:

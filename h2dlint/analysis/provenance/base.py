@@ -369,8 +369,8 @@ class ProvenanceBase:
             receiver = array_method_receiver(func)  # ``np.array(values).reshape(n, 3)``
             if receiver is not None and self.is_numpy_array(receiver, frame, depth + 1):
                 return True
-            qualified = self.qualify(func) or ""
-            return qualified.startswith(NUMPY_PREFIXES) or returns_numpy_array(self, node, frame)
+            numpy_call = (self.qualify(func) or "").startswith(NUMPY_PREFIXES)
+            return numpy_call or returns_numpy_array(self, node, frame, depth)
         if isinstance(node, cst.Subscript):
             return self.is_numpy_array(node.value, frame, depth + 1)
         if isinstance(node, cst.Name):

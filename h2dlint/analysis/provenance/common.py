@@ -16,6 +16,7 @@ from h2dlint.analysis.facts import (
     Where,
 )
 from h2dlint.analysis.frames import Frame, parameter_annotation
+from h2dlint.analysis.returns import returned_values
 from h2dlint.analysis.targets import Target, device_target
 from h2dlint.analysis.torch_api import ALL_DTYPE_METHODS, ARRAY_KEEPING_METHODS
 from h2dlint.imports import dotted_name
@@ -223,17 +224,35 @@ def numpy_array_annotation(provenance: FactSource, annotation: cst.BaseExpressio
     return (provenance.qualify(head) or "") in NUMPY_ARRAY_TYPES
 
 
-def returns_numpy_array(provenance: FactSource, call: cst.Call, frame: Frame) -> bool:
+def returns_numpy_array(
+    provenance: FactSource, call: cst.Call, frame: Frame, depth: int = 0
+) -> bool:
     """Whether ``call`` calls a project function annotated to return a numpy array
-    (``def bias_rows(...) -> np.ndarray``, optionally or-None), in this module or another."""
+    (``def bias_rows(...) -> np.ndarray``, optionally or-None), in this module or another; or,
+    without a return annotation, one whose every ``return`` gives a numpy array
+    (``rect = np.array([tl, tr, br, bl]); return rect``)."""
     found = provenance.callee(call, frame)
-    returns = found[1].returns if found is not None else None
-    if found is None or returns is None:
+    if found is None:
         return False
-    owner = found[0]
+    owner, function = found
+    returns = function.returns
+    if returns is None:
+        return _returns_only_arrays(owner, function, depth)
     return annotation_is(
         owner, returns.annotation, lambda annotation: numpy_array_annotation(owner, annotation)
     )
+
+
+def _returns_only_arrays(owner: FactSource, function: cst.FunctionDef, depth: int) -> bool:
+    """Whether every ``return`` of the unannotated ``function`` gives a numpy array, read in
+    its own module (a chain of such helpers costs depth, as any binding does)."""
+    is_numpy_array: Callable[[cst.BaseExpression, Frame, int], bool] | None
+    is_numpy_array = getattr(owner, "is_numpy_array", None)
+    values = returned_values(function)
+    if is_numpy_array is None or not values:
+        return False
+    callee_frame = owner.index.frame_of(function)
+    return all(is_numpy_array(value, callee_frame, depth + 1) for value in values)
 
 
 # Sequences whose items an annotation types (``List[np.ndarray]``, ``Sequence[...]``).
