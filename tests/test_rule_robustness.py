@@ -27,6 +27,35 @@ SHAPES = {
                     )
                 return input_ids
     """,
+    # auto-round 0.16.1 shard_writer.py: the writes of a loop that calls a method of the class
+    # are the method's, read through the methods it calls; a method that calls itself (a
+    # fused tensor split into parts, each added again) recursed until Python's limit.
+    "recursive_method_in_loop": """
+        import torch
+
+        class Writer:
+            def add(self, name: str, tensor: torch.Tensor) -> None:
+                if name.endswith("experts"):
+                    for i, part in enumerate(tensor.unbind(0)):
+                        self.add(f"{name}.{i}", part)
+                        self.sizes[name] = tensor.detach().cpu()
+                    return
+                self.current[name] = tensor.to("cpu")
+                self.flush()
+
+            def flush(self):
+                if len(self.current) > 8:
+                    self.spill()
+
+            def spill(self):
+                self.flush_count += 1
+                self.add("marker", torch.zeros(1))
+
+            def write(self, tensors, device):
+                for name, tensor in tensors.items():
+                    self.add(name, tensor)
+                    scale = torch.ones(1).to(device)
+    """,
 }
 
 

@@ -213,10 +213,15 @@ def _overlap(a: str, b: str) -> bool:
 class LoopWrites(OwnScopeVisitor):
     """The names a loop body binds and the objects it writes (see :class:`LoopChanges`)."""
 
-    def __init__(self, provenance: Provenance, frame: Frame) -> None:
+    def __init__(
+        self, provenance: Provenance, frame: Frame, entered: set[int] | None = None
+    ) -> None:
         self.provenance = provenance
         self.frame = frame
         self.summary = LoopChanges()
+        # The methods whose writes this walk has read already (shared with the walks of the
+        # methods it calls): each is read once, and methods that call each other end.
+        self.entered: set[int] = set() if entered is None else entered
 
     def bind_target(self, target: cst.BaseExpression) -> None:
         if isinstance(target, cst.Name):
@@ -324,9 +329,10 @@ class LoopWrites(OwnScopeVisitor):
         ):
             return
         method = self.provenance.index.methods.get(frame.cls, {}).get(func.attr.value)
-        if method is None:
-            return
-        inner = LoopWrites(self.provenance, self.provenance.index.frame_of(method))
+        if method is None or id(method) in self.entered:
+            return  # unknown, or its writes are in the summary already (or on their way)
+        self.entered.add(id(method))
+        inner = LoopWrites(self.provenance, self.provenance.index.frame_of(method), self.entered)
         visit_read_only(method.body, inner)
         self_name = frame.self_name
         for written in inner.summary.written:
