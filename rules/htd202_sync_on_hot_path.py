@@ -411,6 +411,21 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 33 (recall33): `and`/`or` of host values, and a device comparison as the
+        # last operand (returned as it is, not converted: no read here)
+        Valid(
+            """
+            import torch
+            class Beam(torch.nn.Module):
+                def __init__(self, device):
+                    super().__init__()
+                    self.best = torch.zeros(4, device=device)
+                def forward(self, scores, done, limit: float):
+                    stop = all(done) or limit < 0
+                    keep = all(done) and (scores.sum() <= self.best[0])
+                    return stop, keep
+            """
+        ),
         # Session 32 (recall32: torchmetrics' STOI, PESQ, DNSMOS): a metric's functional helper
         # hands its own inputs to a host library: the copy is the hand-off the library needs,
         # read at once, with the library's score moved back (INVALID twin: a computed value).
@@ -2686,6 +2701,22 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 33 (recall33): Python calls `bool()` of the left operand of `and`/`or`
+        # (and of `not`'s) outside a test too: the best-score check of a beam step
+        Invalid(
+            """
+            import torch
+            class Beam(torch.nn.Module):
+                def __init__(self, device):
+                    super().__init__()
+                    self.best = torch.zeros(4, device=device)
+                def forward(self, scores, done):
+                    stop = (scores[0] <= self.best[0]) or all(done)
+                    #       ^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return stop
+            """,
+            message_contains="as an `or` operand",
+        ),
         # Session 32 (recall32: openrlhf 0.11.2's reward-model trainer): a loss module chosen
         # by branch (`PairWiseLoss()` or `LogExpLoss()`, both `nn.Module`s) returns a tensor
         # where its inputs are; its `.item()` every step is a sync (VALID twin: a host scorer).
@@ -4685,6 +4716,31 @@ class SyncOnHotPath(Rule):
         finally:
             self._while = None
 
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        # ``flag = (score <= best) or done``: Python calls ``bool()`` of the left operand to
+        # pick the result (the right one is returned as it is). Under a test (``if``,
+        # ``while``, a conditional's test) the test's own judgement covers every operand.
+        if self._maybe_hot() and not _under_test(self.context.ancestors, node):
+            self._operand(node.left, f"an `{_keyword(node)}` operand")
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        # ``stop = not (loss < best)``: ``not`` asks ``bool()`` of its operand.
+        if (
+            isinstance(node.operator, cst.Not)
+            and self._maybe_hot()
+            and not _under_test(self.context.ancestors, node)
+        ):
+            self._operand(node.expression, "the operand of `not`")
+
+    def _operand(self, operand: cst.BaseExpression, kind: str) -> None:
+        if isinstance(operand, cst.BooleanOperation) or (
+            isinstance(operand, cst.UnaryOperation) and isinstance(operand.operator, cst.Not)
+        ):
+            return  # judged as its own node
+        tensor = tested_tensor(Provenance.of(self.context), operand)
+        if tensor is not None:
+            self._judge(tensor, tensor, "{} as " + kind, "test")
+
     def _test(self, test: cst.BaseExpression, kind: str = "an `if`") -> None:
         if not self._maybe_hot():
             return
@@ -4838,3 +4894,33 @@ class SyncOnHotPath(Rule):
                 if reason := reason or model_steps_reason(parent, whole_copy):
                     return reason, parent
         return None
+
+
+def _keyword(node: cst.BooleanOperation) -> str:
+    return "and" if isinstance(node.operator, cst.And) else "or"
+
+
+def _under_test(ancestors: list[cst.CSTNode], node: cst.CSTNode) -> bool:
+    """Whether ``node`` is (inside ``and``/``or``/``not`` only) the test of an ``if``, a
+    ``while``, a conditional expression, a comprehension's ``if`` or an ``assert`` (HTD202
+    leaves asserts alone), or the argument of ``bool()``/``int()``/``float()``: judged
+    there."""
+    child = node
+    for parent in reversed(ancestors):
+        if isinstance(parent, cst.BooleanOperation) or (
+            isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not)
+        ):
+            child = parent
+            continue
+        if isinstance(parent, (cst.If, cst.While, cst.IfExp, cst.CompIf)):
+            return parent.test is child
+        if isinstance(parent, cst.Arg):  # ``float(not mask.any())``: the builtin's read
+            child = parent
+            continue
+        if isinstance(parent, cst.Call) and isinstance(child, cst.Arg):
+            return isinstance(parent.func, cst.Name) and parent.func.value in _READING_BUILTINS
+        return isinstance(parent, cst.Assert)
+    return False
+
+
+_READING_BUILTINS = frozenset({"bool", "int", "float"})

@@ -139,3 +139,34 @@ def test_the_list_a_helper_returns_has_its_appended_items_placement(tmp_path: Pa
         {"pkg/__init__.py": "", "pkg/positions.py": POSITIONS, "pkg/vision.py": VISION},
     )
     assert _rows(lint_project(tmp_path, "HTD104"), "HTD104") == [("vision.py", 14)]
+
+
+BEAM = """
+    import torch
+
+    class BeamSearch:
+        def __init__(self, batch_size, device):
+            self.topk_scores = torch.zeros(batch_size, 4, device=device)
+            self.best_scores = torch.full([batch_size], -1e10, device=device)
+
+        def forward(self, i, finished, ratio, pred_len):
+            if ratio > 0:
+                finish_flag = (
+                    (self.topk_scores[i, 0] / pred_len) <= self.best_scores[i]
+                ) or all(finished)
+            else:
+                finish_flag = finished[0]
+            stop = not (self.best_scores[i] > 0)
+            last = all(finished) and (self.best_scores[i] > 0)
+            if (self.best_scores[i] > 0) or all(finished):
+                return finish_flag, stop, last
+            return float(not self.best_scores.any())
+"""
+
+
+def test_the_left_operand_of_and_or_and_of_not_is_read_on_the_host() -> None:
+    rows = sorted((f.start.row, f.message.split(" syncs")[0]) for f in lint(BEAM, "HTD202"))
+    assert [row for row, _ in rows] == [12, 16, 18, 20]
+    assert "as an `or` operand" in rows[0][1]
+    assert "as the operand of `not`" in rows[1][1]
+    assert "as an `if` test" in rows[2][1]  # judged as the test, once
