@@ -4,6 +4,7 @@ import libcst as cst
 
 from h2dlint.analysis.accumulators import ELEMENT_BUILTINS, compared_reads, device_accumulator
 from h2dlint.analysis.arguments import host_named, keyword, positional
+from h2dlint.analysis.boolean_operands import bool_operand
 from h2dlint.analysis.device_loops import DeviceLoop, device_loop
 from h2dlint.analysis.earlier_copies import earlier_host_copy
 from h2dlint.analysis.element_writes import ONE_ELEMENT, syncing_write
@@ -4717,29 +4718,18 @@ class SyncOnHotPath(Rule):
             self._while = None
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
-        # ``flag = (score <= best) or done``: Python calls ``bool()`` of the left operand to
-        # pick the result (the right one is returned as it is). Under a test (``if``,
-        # ``while``, a conditional's test) the test's own judgement covers every operand.
-        if self._maybe_hot() and not _under_test(self.context.ancestors, node):
-            self._operand(node.left, f"an `{_keyword(node)}` operand")
+        self._bool_operand(node)  # ``flag = (score <= best) or done``: ``bool()`` of the left
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
-        # ``stop = not (loss < best)``: ``not`` asks ``bool()`` of its operand.
-        if (
-            isinstance(node.operator, cst.Not)
-            and self._maybe_hot()
-            and not _under_test(self.context.ancestors, node)
-        ):
-            self._operand(node.expression, "the operand of `not`")
+        self._bool_operand(node)  # ``stop = not (loss < best)``
 
-    def _operand(self, operand: cst.BaseExpression, kind: str) -> None:
-        if isinstance(operand, cst.BooleanOperation) or (
-            isinstance(operand, cst.UnaryOperation) and isinstance(operand.operator, cst.Not)
-        ):
-            return  # judged as its own node
-        tensor = tested_tensor(Provenance.of(self.context), operand)
+    def _bool_operand(self, node: cst.CSTNode) -> None:
+        found = bool_operand(node, self.context.ancestors)
+        if found is None or not self._maybe_hot():
+            return
+        tensor = tested_tensor(Provenance.of(self.context), found[0])
         if tensor is not None:
-            self._judge(tensor, tensor, "{} as " + kind, "test")
+            self._judge(tensor, tensor, "{} as " + found[1], "test")
 
     def _test(self, test: cst.BaseExpression, kind: str = "an `if`") -> None:
         if not self._maybe_hot():
@@ -4894,33 +4884,3 @@ class SyncOnHotPath(Rule):
                 if reason := reason or model_steps_reason(parent, whole_copy):
                     return reason, parent
         return None
-
-
-def _keyword(node: cst.BooleanOperation) -> str:
-    return "and" if isinstance(node.operator, cst.And) else "or"
-
-
-def _under_test(ancestors: list[cst.CSTNode], node: cst.CSTNode) -> bool:
-    """Whether ``node`` is (inside ``and``/``or``/``not`` only) the test of an ``if``, a
-    ``while``, a conditional expression, a comprehension's ``if`` or an ``assert`` (HTD202
-    leaves asserts alone), or the argument of ``bool()``/``int()``/``float()``: judged
-    there."""
-    child = node
-    for parent in reversed(ancestors):
-        if isinstance(parent, cst.BooleanOperation) or (
-            isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not)
-        ):
-            child = parent
-            continue
-        if isinstance(parent, (cst.If, cst.While, cst.IfExp, cst.CompIf)):
-            return parent.test is child
-        if isinstance(parent, cst.Arg):  # ``float(not mask.any())``: the builtin's read
-            child = parent
-            continue
-        if isinstance(parent, cst.Call) and isinstance(child, cst.Arg):
-            return isinstance(parent.func, cst.Name) and parent.func.value in _READING_BUILTINS
-        return isinstance(parent, cst.Assert)
-    return False
-
-
-_READING_BUILTINS = frozenset({"bool", "int", "float"})
