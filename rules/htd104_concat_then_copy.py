@@ -164,6 +164,21 @@ class ConcatThenCopy(Rule):
     )
 
     valid = (
+        # Session 33 (recall33): a helper of the project returns the list, its items made on
+        # the device (`device=` of the patch they index): the join is on the device
+        Valid(
+            """
+            import torch
+            def positions_of(patches):
+                positions = []
+                for patch in patches:
+                    positions.append(torch.arange(patch.shape[-1], device=patch.device))
+                return positions
+            class Encoder(torch.nn.Module):
+                def forward(self, patches):
+                    return torch.cat(positions_of(patches)).to(patches[0].device)
+            """
+        ),
         # Session 25 (join25): helpers that join into `out=`, pin or move their join, join
         # device tensors, or return something else on one path; a caller that runs once; and a
         # helper's join of unknown tensors moved with a plain `.to(x.device)`.
@@ -413,6 +428,23 @@ class ConcatThenCopy(Rule):
         ),
     )
     invalid = (
+        # Session 33 (recall33): the list a helper of the project returns, its items host
+        # aranges appended per image, joined and copied every forward
+        Invalid(
+            """
+            import torch
+            def positions_of(patches):
+                positions = []
+                for patch in patches:
+                    positions.append(torch.arange(patch.shape[-1]))
+                return positions
+            class Encoder(torch.nn.Module):
+                def forward(self, patches, device):
+                    positions = positions_of(patches)
+                    return torch.cat(positions).to(device)
+                           ^^^^^^^^^^^^^^^^^^^^
+            """,
+        ),
         # Session 25 (join25): the join is in a helper (of the module, a method of `self` or of
         # an object held on `self`, or imported), the copy at its call: reported at the call.
         Invalid(

@@ -4,6 +4,7 @@ import libcst as cst
 
 from h2dlint.analysis.accumulators import ELEMENT_BUILTINS, compared_reads, device_accumulator
 from h2dlint.analysis.arguments import host_named, keyword, positional
+from h2dlint.analysis.boolean_operands import bool_operand
 from h2dlint.analysis.device_loops import DeviceLoop, device_loop
 from h2dlint.analysis.earlier_copies import earlier_host_copy
 from h2dlint.analysis.element_writes import ONE_ELEMENT, syncing_write
@@ -411,6 +412,21 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 33 (recall33): `and`/`or` of host values, and a device comparison as the
+        # last operand (returned as it is, not converted: no read here)
+        Valid(
+            """
+            import torch
+            class Beam(torch.nn.Module):
+                def __init__(self, device):
+                    super().__init__()
+                    self.best = torch.zeros(4, device=device)
+                def forward(self, scores, done, limit: float):
+                    stop = all(done) or limit < 0
+                    keep = all(done) and (scores.sum() <= self.best[0])
+                    return stop, keep
+            """
+        ),
         # Session 32 (recall32: torchmetrics' STOI, PESQ, DNSMOS): a metric's functional helper
         # hands its own inputs to a host library: the copy is the hand-off the library needs,
         # read at once, with the library's score moved back (INVALID twin: a computed value).
@@ -2706,6 +2722,22 @@ class SyncOnHotPath(Rule):
                         self.train_step(batch)
             """
         ),
+        # Session 33 (recall33): Python calls `bool()` of the left operand of `and`/`or`
+        # (and of `not`'s) outside a test too: the best-score check of a beam step
+        Invalid(
+            """
+            import torch
+            class Beam(torch.nn.Module):
+                def __init__(self, device):
+                    super().__init__()
+                    self.best = torch.zeros(4, device=device)
+                def forward(self, scores, done):
+                    stop = (scores[0] <= self.best[0]) or all(done)
+                    #       ^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return stop
+            """,
+            message_contains="as an `or` operand",
+        ),
         # Session 32 (recall32: openrlhf 0.11.2's reward-model trainer): a loss module chosen
         # by branch (`PairWiseLoss()` or `LogExpLoss()`, both `nn.Module`s) returns a tensor
         # where its inputs are; its `.item()` every step is a sync (VALID twin: a host scorer).
@@ -4704,6 +4736,20 @@ class SyncOnHotPath(Rule):
             self._test(node.test, "a `while`")
         finally:
             self._while = None
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        self._bool_operand(node)  # ``flag = (score <= best) or done``: ``bool()`` of the left
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        self._bool_operand(node)  # ``stop = not (loss < best)``
+
+    def _bool_operand(self, node: cst.CSTNode) -> None:
+        found = bool_operand(node, self.context.ancestors)
+        if found is None or not self._maybe_hot():
+            return
+        tensor = tested_tensor(Provenance.of(self.context), found[0])
+        if tensor is not None:
+            self._judge(tensor, tensor, "{} as " + found[1], "test")
 
     def _test(self, test: cst.BaseExpression, kind: str = "an `if`") -> None:
         if not self._maybe_hot():

@@ -86,13 +86,18 @@ class DeviceRoundTrip(Rule):
     prefilter = (b".cpu(", b".tolist(", b".item(", b".to(")
     # A read back (anywhere: module-level code too) of what traces, through indexing and
     # names bound to it, to a copy up, a reshape or a join of copies up; and a copy up. A
-    # `.to()` reads back only to a target that says host: a string ("cpu", "meta"), or a name
-    # or attribute that says cpu/host/offload (analysis/targets.py), all in this file's text.
+    # `.to()` reads back only to a target that says host: a string ("cpu", "meta"), a name
+    # or attribute that says cpu/host/offload (analysis/targets.py), all in this file's text,
+    # or the `.device` of a tensor proven on the host.
     candidates = (
         f".cpu|.tolist|.item on {_TRACED} & .cuda|.to",
         f".cpu|.tolist|.item on {_TRACED} & {_CONVERTED}",
         f".to on {_TRACED} & .cuda|.to & {_HOST_WORDS}",
         f".to on {_TRACED} & {_CONVERTED} & {_HOST_WORDS}",
+        # ``.to(old.device)`` of a host tensor ``old`` (a tokenizer's ids): the host by the
+        # provenance of ``old``, no word in the file says so.
+        f".to on {_TRACED} & .cuda|.to & text device",
+        f".to on {_TRACED} & {_CONVERTED} & text device",
     )
 
     valid = (
@@ -207,8 +212,63 @@ class DeviceRoundTrip(Rule):
                 return torch.tensor(ids).cuda().to(torch.float16)
             """
         ),
+        # Session 33 (recall33): a helper that picks the host or the GPU by a flag that is not
+        # about the GPU's presence names neither: the "copy up" may be to the host
+        Valid(
+            """
+            import torch
+            def pick(offload):
+                return "cpu" if offload else "cuda"
+            def f(ids, offload):
+                return torch.tensor(ids).to(pick(offload)).tolist()
+            """
+        ),
+        # the batch's field is set to the device copy before it is read: the second `.to()`
+        # goes to the device, not back
+        Valid(
+            """
+            import torch
+            def f(tokenizer, texts, device):
+                for text in texts:
+                    enc = tokenizer(text, return_tensors="pt")
+                    enc.input_ids = enc.input_ids.to(device)
+                    ids = torch.tensor([1, 2]).to(device)
+                    ids = ids.to(enc.input_ids.device)
+            """
+        ),
     )
     invalid = (
+        # Session 33 (recall33): a helper of the project that returns the accelerator found
+        # (`"cuda"`, `"npu"`, else `"cpu"`) names a device as a `device` parameter does
+        Invalid(
+            """
+            import torch
+            def get_device_type():
+                if torch.cuda.is_available():
+                    device = "cuda"
+                else:
+                    device = "cpu"
+                return device
+            def f(ids):
+                return torch.tensor(ids).to(get_device_type()).tolist()
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+        ),
+        # the processor's ids (host) read before the batch's field is set to a device copy:
+        # new ids moved to the device and straight back to where the old ones are, per prompt
+        Invalid(
+            """
+            import torch
+            def f(processor, prompts, device):
+                for text in prompts:
+                    inputs = processor(text=[text], return_tensors="pt")
+                    old_ids = inputs.input_ids
+                    new_ids = torch.tensor([1, 2]).to(device)
+                    new_ids = new_ids.to(old_ids.device)
+                    #         ^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    inputs.input_ids = new_ids.to(device)
+            """,
+        ),
         Invalid(
             """
             import torch

@@ -11,6 +11,7 @@ import libcst as cst
 
 from h2dlint.analysis.frames import Frame, parameter_annotation, parameter_default
 from h2dlint.analysis.host_properties import host_property
+from h2dlint.analysis.returns import returned_values
 from h2dlint.analysis.torch_api import DTYPE_NAMES, HOST_DEVICE_PREFIXES
 
 if TYPE_CHECKING:
@@ -143,7 +144,7 @@ def device_target(
             return Target.UNKNOWN
         if called in ("torch.cuda.current_device",):
             return Target.DEVICE
-        return Target.UNKNOWN
+        return _returned_target(provenance, node, frame, depth, allocation)
     if isinstance(node, cst.IfExp):  # ``torch.device("cuda") if fused else "cpu"``
         return _agree(
             [
@@ -196,6 +197,24 @@ def device_target(
             return Target.HOST  # ``m = torch.ones(n)`` ... ``.to(m.device)``: the host's
         return by_name(node.attr.value)
     return Target.UNKNOWN
+
+
+def _returned_target(
+    provenance: FactSource, call: cst.Call, frame: Frame, depth: int, allocation: bool
+) -> Target:
+    """What a helper the project defines returns as a device (``.to(get_device_type())``):
+    what its ``return`` values say, read in its own frame, when they all agree (a ``device``
+    bound to ``"cuda"``, ``"npu"`` or ``"cpu"`` by the accelerator found says a device by its
+    name, as such a parameter does); unknown for a call the project does not define."""
+    found = provenance.callee(call, frame, depth + 1)
+    if found is None:
+        return Target.UNKNOWN
+    source, function = found
+    values = returned_values(function)
+    if not values:
+        return Target.UNKNOWN
+    own = source.index.frame_of(function)
+    return _agree([device_target(source, v, own, depth + 1, allocation) for v in values])
 
 
 def _parameter_target(

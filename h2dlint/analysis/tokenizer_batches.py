@@ -12,6 +12,8 @@ ids.to(dev)``): :func:`moved_in_place`, :func:`field_set`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 
 from h2dlint.analysis.names import calls_in
@@ -50,16 +52,37 @@ def moved_in_place(function: cst.CSTNode, name: str) -> bool:
     )
 
 
-def field_set(function: cst.CSTNode, name: str, attr: str) -> bool:
-    """Whether ``function`` assigns ``name.attr`` anywhere (``enc.input_ids = ...``)."""
+def field_set(
+    function: cst.CSTNode,
+    name: str,
+    attr: str,
+    read: cst.CSTNode | None = None,
+    bound: Sequence[cst.CSTNode] = (),
+) -> bool:
+    """Whether ``function`` assigns ``name.attr`` (``enc.input_ids = ...``) where it may run
+    between a binding of ``name`` in ``bound`` and the ``read`` of the field: anywhere, unless
+    the set comes after the read and every binding before it, with every loop around the set
+    around the bindings too (``ids = enc.input_ids`` ... ``enc.input_ids = new.to(dev)``, with
+    ``enc`` made anew each pass: the set changes a batch the read is done with)."""
     targets = _Targets()
     visit_read_only(function, targets)
-    return any(
-        isinstance(target, cst.Attribute)
+    sets = [
+        (target, targets.loops[i])
+        for i, target in enumerate(targets.found)
+        if isinstance(target, cst.Attribute)
         and target.attr.value == attr
         and isinstance(target.value, cst.Name)
         and target.value.value == name
-        for target in targets.found
+    ]
+    if not sets or read is None or not bound:
+        return bool(sets)
+    order = targets.order
+    if read not in order or any(b not in order or order[b] > order[read] for b in bound):
+        return True
+    return any(
+        order[target] < order[read]
+        or any(not all(targets.inside(loop, b) for b in bound) for loop in loops)
+        for target, loops in sets
     )
 
 
@@ -68,12 +91,36 @@ class _Targets(ReadOnlyVisitor):
 
     def __init__(self) -> None:
         self.found: list[cst.BaseExpression] = []
+        self.loops: list[tuple[cst.CSTNode, ...]] = []  # the loops around each target
+        self.order: dict[cst.CSTNode, int] = {}  # every node by the walk's (source) order
+        self.ends: dict[cst.CSTNode, int] = {}  # where each loop's nodes end in ``order``
+        self._open: list[cst.CSTNode] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.order[node] = len(self.order)
+        if isinstance(node, (cst.For, cst.While)):
+            self._open.append(node)
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if self._open and self._open[-1] is original_node:
+            self._open.pop()
+            self.ends[original_node] = len(self.order) - 1
+        super().on_leave(original_node)
+
+    def inside(self, loop: cst.CSTNode, node: cst.CSTNode) -> bool:
+        """Whether ``node`` lies in ``loop``."""
+        return self.order[loop] < self.order[node] <= self.ends[loop]
+
+    def _add(self, target: cst.BaseExpression) -> None:
+        self.found.append(target)
+        self.loops.append(tuple(self._open))
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self.found.append(node.target)
+        self._add(node.target)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self.found.append(node.target)
+        self._add(node.target)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self.found.append(node.target)
+        self._add(node.target)

@@ -36,6 +36,11 @@ from h2dlint.analysis.provenance.common import (
 )
 from h2dlint.analysis.provenance.memo import begin
 from h2dlint.analysis.provenance.numpy_arithmetic import numpy_with_number
+from h2dlint.analysis.provenance.sequences import agreed as _agreed
+from h2dlint.analysis.provenance.sequences import (
+    attribute_sequence_where,
+    returned_sequence_where,
+)
 from h2dlint.analysis.provenance.specialisation import Specialisation
 from h2dlint.analysis.python_annotations import python_data_annotated
 from h2dlint.analysis.returns import ReturnedValues
@@ -247,6 +252,8 @@ class ProvenanceBase:
                 if a.keyword is None
             ]
             return _any_where(wheres) if wheres else Where.UNKNOWN
+        if isinstance(seq, cst.Call):
+            return returned_sequence_where(self, seq, frame, depth)
         if isinstance(seq, cst.Name):
             wheres = []
             for value in self.bindings(frame).reaching(seq):
@@ -262,25 +269,8 @@ class ProvenanceBase:
             if agreed is not Where.UNKNOWN:
                 return agreed
         if isinstance(seq, cst.Attribute):
-            return self._attribute_sequence_where(seq, frame, depth)
+            return attribute_sequence_where(self, seq, frame, depth)
         return Where.UNKNOWN
-
-    def _attribute_sequence_where(self, seq: cst.Attribute, frame: Frame, depth: int) -> Where:
-        """``self.caches`` (or ``obj.caches`` of a known class), a list the class keeps: judged
-        by every value it is assigned; one assigned empty (``self.caches = []``) by what the
-        class's methods append to it (``self.caches.append(torch.empty(..., pin_memory=True))``)."""
-        wheres = []
-        for owner, value, value_frame in self.attribute_values(seq, frame, depth + 1):
-            if isinstance(value, cst.List) and not value.elements:
-                # Appended in any method, maybe far from the use: every item must agree.
-                added = owner.appended_to_attribute(value_frame.cls, seq.attr.value)
-                items = [owner.fact(v, f, depth + 1).where for v, f in added]
-                if _agreed(items) is Where.UNKNOWN:
-                    return Where.UNKNOWN
-                wheres.append(items[0])
-            else:
-                wheres.append(owner.sequence_where(value, value_frame, depth + 1))
-        return _agreed(wheres)
 
     def appended_to_attribute(
         self, cls: cst.ClassDef | None, attr: str
@@ -483,15 +473,6 @@ class ProvenanceBase:
         self, node: cst.BaseExpression, frame: Frame | None = None, allocation: bool = False
     ) -> Target:
         return device_target(self, node, frame or self.current_frame(), allocation=allocation)
-
-
-def _agreed(wheres: list[Where]) -> Where:
-    """DEVICE or HOST when every placement says so (HOST for any host kind), else UNKNOWN."""
-    if wheres and all(w is Where.DEVICE for w in wheres):
-        return Where.DEVICE
-    if wheres and all(w.on_host for w in wheres):
-        return Where.HOST
-    return Where.UNKNOWN
 
 
 def _as_base(source: FactSource) -> ProvenanceBase:

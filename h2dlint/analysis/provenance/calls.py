@@ -98,7 +98,9 @@ class CallFacts(ProvenanceBase):
         """Whether ``node`` is a field (``enc.input_ids``) of a tokenizer's batch, a host
         tensor: of the call itself, or of a name every binding of which is one, that the
         function never moves in place (``enc.to(dev)`` moves a ``BatchEncoding``'s tensors and
-        returns it) and whose field it never sets (``enc.input_ids = ids.to(dev)``)."""
+        returns it) and whose field it never sets between the batch's binding and the read
+        (``enc.input_ids = ids.to(dev)`` after ``old = enc.input_ids``, of a batch made anew
+        each pass, does not count)."""
         base = node.value
         if isinstance(base, cst.Call):
             return self.tokenizer_batch(base, frame)
@@ -109,7 +111,13 @@ class CallFacts(ProvenanceBase):
             bool(values)
             and all(isinstance(v, cst.Call) and self.tokenizer_batch(v, frame) for v in values)
             and not moved_in_place(frame.function, base.value)
-            and not field_set(frame.function, base.value, node.attr.value)
+            and not field_set(
+                frame.function,
+                base.value,
+                node.attr.value,
+                node,
+                [v for v in values if v is not None],
+            )
         )
 
     def _own_device_rules(self, call: cst.Call) -> bool:
