@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from h2dlint.project.ast_walk import child_nodes, walk
+from h2dlint.project.packed import Packed, encode
 from h2dlint.project.shared_parts import SharedParts
 
 # Bumped whenever a part's meaning or shape changes: summaries of another format are dropped.
@@ -40,7 +41,8 @@ from h2dlint.project.shared_parts import SharedParts
 # of a function pass its parameters; the part ``steps`` also finds decoding loops.
 # 9 (session 31): ``edges`` also holds each class's methods (calls through a subclass that
 # inherits a method reach its base's).
-SUMMARY_FORMAT = 9
+# 10 (session 33): the files hold each summary's JSON text apart (``packed.py``).
+SUMMARY_FORMAT = 10
 # Parsed ``ast`` trees kept per process while their module's parts are computed one by one.
 KEPT_TREES = 4
 # Parts kept in a file of their own, read only when a process first asks for one of them: large
@@ -59,37 +61,59 @@ Parts = dict[str, Any]
 
 class SummaryStore:
     """Summaries by content digest: those loaded from the disk, and those computed in this
-    process (``fresh``: the parts to hand back to the main process and save)."""
+    process (``fresh``: the parts to hand back to the main process and save).
+
+    The stored ones come as :class:`Packed` entries, each decoded when first asked for
+    (``entries`` holds those decoded and those computed here); the stored :data:`LAZY_PARTS`
+    come from a second file, read when a process first asks for one of them, and a summary's
+    lazy parts are added to it when one of them is first asked for."""
 
     def __init__(
         self,
         entries: dict[str, Parts] | None = None,
-        lazy: Callable[[], dict[str, Parts]] | None = None,
+        lazy: Callable[[], Packed | None] | None = None,
+        packed: Packed | None = None,
     ) -> None:
         self.entries: dict[str, Parts] = entries if entries is not None else {}
         self.fresh: dict[str, Parts] = {}
         self._trees: OrderedDict[str, ast.Module | None] = OrderedDict()
-        # Reads the stored :data:`LAZY_PARTS` (None once read, or when none are stored).
+        # The stored parts not yet decoded (those of ``entries`` were or are not stored).
+        self._packed = packed
+        # Reads the stored :data:`LAZY_PARTS` (None once read, or when none are stored) ...
         self._lazy = lazy
+        self._lazy_packed: Packed | None = None
+        # ... and the digests whose stored lazy parts were added to their entry.
+        self._lazy_added: set[str] = set()
         # The parts the other workers of a parallel run computed (set by the run).
         self.shared: SharedParts | None = None
 
-    def load_lazy(self) -> None:
-        """Add the stored :data:`LAZY_PARTS` to the entries (once; parts computed in this
-        process meanwhile are kept)."""
-        if self._lazy is None:
-            return
-        load, self._lazy = self._lazy, None
-        for digest, parts in load().items():
-            have = self.entries.setdefault(digest, {})
-            for name, value in parts.items():
-                have.setdefault(name, value)
+    def lazy_packed(self) -> Packed | None:
+        """The stored :data:`LAZY_PARTS` (read now if they were not)."""
+        if self._lazy is not None:
+            load, self._lazy = self._lazy, None
+            self._lazy_packed = load()
+        return self._lazy_packed
+
+    def _parts(self, digest: str, lazy: bool) -> Parts | None:
+        """The summary of ``digest`` as known (decoded now from the stored one if it was
+        not), with its stored lazy parts added when ``lazy``; None when nothing is known."""
+        parts = self.entries.get(digest)
+        if parts is None and self._packed is not None and digest in self._packed:
+            parts = self.entries[digest] = self._packed.decode(digest) or {}
+        if lazy and digest not in self._lazy_added:
+            self._lazy_added.add(digest)
+            stored = self.lazy_packed()
+            found = stored.decode(digest) if stored is not None else None
+            if found:
+                if parts is None:
+                    parts = self.entries[digest] = {}
+                for name, value in found.items():
+                    parts.setdefault(name, value)  # a part computed here meanwhile is kept
+        return parts
 
     def part(self, digest: str, name: str, compute: Callable[[], Any]) -> Any:
         """Part ``name`` of the summary of the content ``digest``: stored, or computed now."""
-        if self._lazy is not None and name in LAZY_PARTS:
-            self.load_lazy()
-        parts = self.entries.get(digest)
+        parts = self._parts(digest, name in LAZY_PARTS)
         if parts is None:
             parts = self.entries[digest] = {}
         if name in parts:
@@ -109,12 +133,32 @@ class SummaryStore:
     def stored(self, digest: str, name: str) -> tuple[Any] | None:
         """Part ``name`` of the summary of ``digest`` when it is known (in a 1-tuple: a part
         may be None), without computing it."""
-        if self._lazy is not None and name in LAZY_PARTS:
-            self.load_lazy()
-        parts = self.entries.get(digest)
+        parts = self._parts(digest, name in LAZY_PARTS)
         if parts is None or name not in parts:
             return None
         return (parts[name],)
+
+    def known(self, digest: str) -> bool:
+        """Whether a summary of ``digest`` is known (stored or computed), decoded or not."""
+        return digest in self.entries or (self._packed is not None and digest in self._packed)
+
+    def stored_text(self, digest: str, lazy: bool) -> bytes | None:
+        """The JSON text of the summary's parts (its lazy ones, or the others) to write: as
+        stored where they were not decoded, else encoded from what is known now; None when
+        there are none (lazy) or nothing is known of the summary."""
+        if not lazy:
+            parts = self.entries.get(digest)
+            if parts is None:
+                return self._packed.raw(digest) if self._packed is not None else None
+            return encode({n: v for n, v in parts.items() if n not in LAZY_PARTS})
+        stored = self.lazy_packed()
+        parts = self.entries.get(digest)
+        if stored is not None and digest in stored and digest not in self._lazy_added:
+            return stored.raw(digest)  # no lazy part of it was asked for or computed here
+        if parts is None:
+            return None
+        chosen = {n: v for n, v in parts.items() if n in LAZY_PARTS}
+        return encode(chosen) if chosen else None
 
     def tree(self, digest: str, data: bytes) -> ast.Module | None:
         """The ``ast`` tree of ``data`` (whose digest is ``digest``), kept while a few parts of
@@ -149,7 +193,10 @@ class SummaryStore:
     def merge(self, fresh: dict[str, Parts]) -> None:
         """Add parts computed elsewhere (a worker) to the store and to what is saved."""
         for digest, parts in fresh.items():
-            self.entries.setdefault(digest, {}).update(parts)
+            known = self._parts(digest, not LAZY_PARTS.isdisjoint(parts))
+            if known is None:
+                known = self.entries[digest] = {}
+            known.update(parts)
             self.fresh.setdefault(digest, {}).update(parts)
 
 
