@@ -248,18 +248,14 @@ class SummaryFile:
     def load(self) -> SummaryStore:
         """The stored summaries; their :data:`LAZY_PARTS` are read from a file of their own
         when a process first asks for one."""
-        found = self._read(self.file)
-        if found is None:
+        stored = self._read(self.file)
+        if stored is None:
             return SummaryStore()
-        stored, self.stamps = found
-        return SummaryStore(packed=stored, lazy=self._load_lazy)
+        self.stamps = {d: stamp for d in stored.index if (stamp := stored.stamp(d)) is not None}
+        return SummaryStore(packed=stored, lazy=lambda: self._read(self.lazy_file))
 
-    def _load_lazy(self) -> Packed | None:
-        found = self._read(self.lazy_file)
-        return found[0] if found is not None else None
-
-    def _read(self, file: Path) -> tuple[Packed, dict[str, int]] | None:
-        """The entries of one of the two files; None when it is missing, unreadable or of
+    def _read(self, file: Path) -> Packed | None:
+        """The parts in one of the two files; None when it is missing, unreadable or of
         another format or build."""
         try:
             data = file.read_bytes()
@@ -276,25 +272,25 @@ class SummaryFile:
         for digest in store.fresh:
             self.stamps[digest] = self.now
         stamps = _recent(self.stamps, lambda used: used, self.now)
-        texts = {}
+        kept: dict[str, tuple[int, dict[str, bytes]]] = {}
         for digest, stamp in stamps.items():
-            text = store.stored_text(digest, lazy=False)
-            if text is not None:
-                texts[digest] = (stamp, text)
-        self._write(self.file, texts)
+            texts = store.texts(digest, lazy=False)
+            if texts is not None:
+                kept[digest] = (stamp, texts)
+        self._write(self.file, kept)
         if lazy_fresh:
-            lazy = {}
-            for digest in texts:
-                text = store.stored_text(digest, lazy=True)
-                if text is not None:
-                    lazy[digest] = (0, text)
+            lazy: dict[str, tuple[int, dict[str, bytes]]] = {}
+            for digest in kept:
+                texts = store.texts(digest, lazy=True)
+                if texts:
+                    lazy[digest] = (0, texts)
             self._write(self.lazy_file, lazy)
         for old in range(1, SUMMARY_FORMAT):  # an earlier format's summaries are dead weight
             for name in (f"summaries-v{old}.json", f"summaries-v{old}-lazy.json"):
                 with contextlib.suppress(OSError):
                     (self.directory / name).unlink(missing_ok=True)
 
-    def _write(self, file: Path, texts: dict[str, tuple[int, bytes]]) -> None:
+    def _write(self, file: Path, texts: dict[str, tuple[int, dict[str, bytes]]]) -> None:
         payload = packed.write(texts, SUMMARY_FORMAT, build_fingerprint())
         try:
             write_in_cache_dir(self.directory, file.name, payload)

@@ -1,14 +1,15 @@
-"""A file of JSON entries by key, each decoded only when first asked for.
+"""A file of JSON values by key and part name, each decoded only when first asked for.
 
 The project index's summaries of a large tree take megabytes (transformers: 4 MB of summaries,
-12 MB of lazy parts for 2,900 modules), and a run over a few files asks for a few dozen of
-them: decoding all of them (millions of Python objects, at every start and in every worker that
-asks for a lazy part) cost more than the summaries saved. So the file is one line of JSON, the
-header (``format``, ``build`` and, by key, ``[stamp, start, end]``: where the entry's own JSON
-text lies in the bytes after that line), then the entries' texts one after the other. Reading
-it decodes the header; an entry is decoded when asked for, and one that does not decode to a
-JSON object (a damaged or truncated file) counts as absent. Writing takes each entry's text as
-it is: an entry read and not changed is written back without being decoded.
+12 MB of lazy parts for 2,900 modules), and a run over a few files asks for a few parts of
+each module (the names it defines, the names it calls) and for more of a few dozen: decoding
+all of them (millions of Python objects, at every start and in every worker that asks for a
+lazy part) cost more than the summaries saved. So the file is one line of JSON, the header
+(``format``, ``build`` and, by key, ``[stamp, start, name, end, name, end, ...]``: the bytes
+after that line from ``start`` hold each part's JSON text up to its ``end``), then the parts'
+texts one after the other. Reading it decodes the header; a part is decoded when asked for,
+and one that does not decode (a damaged or truncated file) counts as absent. Writing takes
+each part's text as it is: a part read and not changed is written back without being decoded.
 """
 
 from __future__ import annotations
@@ -16,44 +17,73 @@ from __future__ import annotations
 import json
 from typing import Any
 
-Entry = dict[str, Any]
-
 
 class Packed:
-    """The entries of one file (``index``: key -> (start, end) in ``body``)."""
+    """The parts of one file (``index``: key -> the header's list for it) in ``body``."""
 
-    __slots__ = ("body", "index")
+    __slots__ = ("_where", "body", "index")
 
-    def __init__(self, index: dict[str, tuple[int, int]], body: bytes) -> None:
+    def __init__(self, index: dict[str, list[Any]], body: bytes) -> None:
         self.index = index
         self.body = body
+        self._where: dict[str, dict[str, tuple[int, int]]] = {}
 
     def __contains__(self, key: str) -> bool:
         return key in self.index
 
-    def raw(self, key: str) -> bytes | None:
-        """The entry's JSON text, as stored; None when there is none."""
-        where = self.index.get(key)
-        if where is None:
-            return None
-        start, end = where
-        return self.body[start:end]
+    def stamp(self, key: str) -> int | None:
+        found = self.index.get(key)
+        return found[0] if found is not None and isinstance(found[0], int) else None
 
-    def decode(self, key: str) -> Entry | None:
-        """The entry, decoded; None when there is none or it does not decode to an object."""
-        raw = self.raw(key)
+    def where(self, key: str) -> dict[str, tuple[int, int]]:
+        """Part name -> (start, end) in the body, for ``key``; empty where the header's list
+        for it is not well formed."""
+        found = self._where.get(key)
+        if found is None:
+            found = self._where[key] = _where(self.index.get(key), len(self.body))
+        return found
+
+    def raw(self, key: str, name: str) -> bytes | None:
+        """The part's JSON text, as stored; None when there is none."""
+        span = self.where(key).get(name)
+        return self.body[span[0] : span[1]] if span is not None else None
+
+    def decode(self, key: str, name: str) -> tuple[Any] | None:
+        """The part, decoded, in a 1-tuple (a part may be None); None when there is none or
+        its text does not decode."""
+        raw = self.raw(key, name)
         if raw is None:
             return None
         try:
-            value = json.loads(raw)
+            return (json.loads(raw),)
         except ValueError:  # UnicodeDecodeError is one
             return None
-        return value if isinstance(value, dict) else None
+
+    def texts(self, key: str) -> dict[str, bytes]:
+        """Every part of ``key``, as stored."""
+        body = self.body
+        return {name: body[start:end] for name, (start, end) in self.where(key).items()}
 
 
-def read(data: bytes, format_: int, build: str) -> tuple[Packed, dict[str, int]] | None:
-    """The entries of a file's ``data`` and each one's stamp; None when it is not such a file
-    of this format and build."""
+def _where(entry: list[Any] | None, size: int) -> dict[str, tuple[int, int]]:
+    if entry is None or len(entry) < 2 or len(entry) % 2:
+        return {}
+    found: dict[str, tuple[int, int]] = {}
+    start = entry[1]
+    for at in range(2, len(entry), 2):
+        name, end = entry[at], entry[at + 1]
+        if not (isinstance(name, str) and isinstance(start, int) and isinstance(end, int)):
+            return {}
+        if not 0 <= start <= end <= size:
+            return {}
+        found[name] = (start, end)
+        start = end
+    return found
+
+
+def read(data: bytes, format_: int, build: str) -> Packed | None:
+    """The parts in a file's ``data``; None when it is not such a file of this format and
+    build."""
     end = data.find(b"\n")
     if end < 0:
         return None
@@ -66,34 +96,28 @@ def read(data: bytes, format_: int, build: str) -> tuple[Packed, dict[str, int]]
         return None
     if not isinstance(entries, dict):
         return None
-    body = data[end + 1 :]
-    index: dict[str, tuple[int, int]] = {}
-    stamps: dict[str, int] = {}
-    for key, where in entries.items():
-        if (
-            isinstance(where, list)
-            and len(where) == 3
-            and all(isinstance(number, int) for number in where)
-            and 0 <= where[1] <= where[2] <= len(body)
-        ):
-            stamps[key] = where[0]
-            index[key] = (where[1], where[2])
-    return Packed(index, body), stamps
+    index = {key: entry for key, entry in entries.items() if isinstance(entry, list) and entry}
+    return Packed(index, data[end + 1 :])
 
 
-def encode(entry: Entry) -> bytes:
-    """An entry's JSON text, as :func:`write` takes it."""
-    return json.dumps(entry, separators=(",", ":")).encode()
+def encode(value: Any) -> bytes:
+    """A part's JSON text, as :func:`write` takes it."""
+    return json.dumps(value, separators=(",", ":")).encode()
 
 
-def write(texts: dict[str, tuple[int, bytes]], format_: int, build: str) -> bytes:
-    """The bytes of a file holding ``texts`` (key -> (stamp, the entry's JSON text))."""
-    entries: dict[str, list[int]] = {}
+def write(texts: dict[str, tuple[int, dict[str, bytes]]], format_: int, build: str) -> bytes:
+    """The bytes of a file holding ``texts`` (key -> (stamp, part name -> its JSON text))."""
+    entries: dict[str, list[Any]] = {}
+    chunks: list[bytes] = []
     offset = 0
-    for key, (stamp, text) in texts.items():
-        entries[key] = [stamp, offset, offset + len(text)]
-        offset += len(text)
+    for key, (stamp, parts) in texts.items():
+        entry: list[Any] = [stamp, offset]
+        for name, text in parts.items():
+            offset += len(text)
+            entry += (name, offset)
+            chunks.append(text)
+        entries[key] = entry
     header = json.dumps(
         {"format": format_, "build": build, "entries": entries}, separators=(",", ":")
     )
-    return b"".join([header.encode(), b"\n", *(text for _stamp, text in texts.values())])
+    return b"".join([header.encode(), b"\n", *chunks])

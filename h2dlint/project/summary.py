@@ -63,10 +63,9 @@ class SummaryStore:
     """Summaries by content digest: those loaded from the disk, and those computed in this
     process (``fresh``: the parts to hand back to the main process and save).
 
-    The stored ones come as :class:`Packed` entries, each decoded when first asked for
-    (``entries`` holds those decoded and those computed here); the stored :data:`LAZY_PARTS`
-    come from a second file, read when a process first asks for one of them, and a summary's
-    lazy parts are added to it when one of them is first asked for."""
+    The stored parts come :class:`Packed`, each decoded when first asked for (``entries``
+    holds those decoded and those computed here); the stored :data:`LAZY_PARTS` come from a
+    second file, read when a process first asks for one of them."""
 
     def __init__(
         self,
@@ -77,13 +76,11 @@ class SummaryStore:
         self.entries: dict[str, Parts] = entries if entries is not None else {}
         self.fresh: dict[str, Parts] = {}
         self._trees: OrderedDict[str, ast.Module | None] = OrderedDict()
-        # The stored parts not yet decoded (those of ``entries`` were or are not stored).
+        # The stored parts, not decoded until asked for.
         self._packed = packed
-        # Reads the stored :data:`LAZY_PARTS` (None once read, or when none are stored) ...
+        # Reads the stored :data:`LAZY_PARTS` (None once read, or when none are stored).
         self._lazy = lazy
         self._lazy_packed: Packed | None = None
-        # ... and the digests whose stored lazy parts were added to their entry.
-        self._lazy_added: set[str] = set()
         # The parts the other workers of a parallel run computed (set by the run).
         self.shared: SharedParts | None = None
 
@@ -94,30 +91,28 @@ class SummaryStore:
             self._lazy_packed = load()
         return self._lazy_packed
 
-    def _parts(self, digest: str, lazy: bool) -> Parts | None:
-        """The summary of ``digest`` as known (decoded now from the stored one if it was
-        not), with its stored lazy parts added when ``lazy``; None when nothing is known."""
+    def _known(self, digest: str, name: str) -> tuple[Any] | None:
+        """Part ``name`` of ``digest``'s summary in a 1-tuple when it is known: computed or
+        decoded here, or stored (decoded now)."""
         parts = self.entries.get(digest)
-        if parts is None and self._packed is not None and digest in self._packed:
-            parts = self.entries[digest] = self._packed.decode(digest) or {}
-        if lazy and digest not in self._lazy_added:
-            self._lazy_added.add(digest)
-            stored = self.lazy_packed()
-            found = stored.decode(digest) if stored is not None else None
-            if found:
-                if parts is None:
-                    parts = self.entries[digest] = {}
-                for name, value in found.items():
-                    parts.setdefault(name, value)  # a part computed here meanwhile is kept
-        return parts
+        if parts is not None and name in parts:
+            return (parts[name],)
+        stored = self.lazy_packed() if name in LAZY_PARTS else self._packed
+        found = stored.decode(digest, name) if stored is not None else None
+        if found is not None:
+            if parts is None:
+                parts = self.entries[digest] = {}
+            parts[name] = found[0]
+        return found
 
     def part(self, digest: str, name: str, compute: Callable[[], Any]) -> Any:
         """Part ``name`` of the summary of the content ``digest``: stored, or computed now."""
-        parts = self._parts(digest, name in LAZY_PARTS)
+        known = self._known(digest, name)
+        if known is not None:
+            return known[0]
+        parts = self.entries.get(digest)
         if parts is None:
             parts = self.entries[digest] = {}
-        if name in parts:
-            return parts[name]
         shared = self.shared
         found = shared.get(digest, name) if shared is not None else None
         if found is not None:
@@ -133,32 +128,21 @@ class SummaryStore:
     def stored(self, digest: str, name: str) -> tuple[Any] | None:
         """Part ``name`` of the summary of ``digest`` when it is known (in a 1-tuple: a part
         may be None), without computing it."""
-        parts = self._parts(digest, name in LAZY_PARTS)
-        if parts is None or name not in parts:
-            return None
-        return (parts[name],)
+        return self._known(digest, name)
 
-    def known(self, digest: str) -> bool:
-        """Whether a summary of ``digest`` is known (stored or computed), decoded or not."""
-        return digest in self.entries or (self._packed is not None and digest in self._packed)
-
-    def stored_text(self, digest: str, lazy: bool) -> bytes | None:
-        """The JSON text of the summary's parts (its lazy ones, or the others) to write: as
-        stored where they were not decoded, else encoded from what is known now; None when
-        there are none (lazy) or nothing is known of the summary."""
-        if not lazy:
-            parts = self.entries.get(digest)
-            if parts is None:
-                return self._packed.raw(digest) if self._packed is not None else None
-            return encode({n: v for n, v in parts.items() if n not in LAZY_PARTS})
-        stored = self.lazy_packed()
-        parts = self.entries.get(digest)
-        if stored is not None and digest in stored and digest not in self._lazy_added:
-            return stored.raw(digest)  # no lazy part of it was asked for or computed here
-        if parts is None:
+    def texts(self, digest: str, lazy: bool) -> dict[str, bytes] | None:
+        """The JSON texts of the summary's parts to write (its lazy ones, or the others): the
+        stored ones as stored, with those computed since; None when the summary is neither
+        stored nor computed."""
+        stored = self.lazy_packed() if lazy else self._packed
+        fresh = self.fresh.get(digest)
+        if fresh is None and (stored is None or digest not in stored):
             return None
-        chosen = {n: v for n, v in parts.items() if n in LAZY_PARTS}
-        return encode(chosen) if chosen else None
+        texts = stored.texts(digest) if stored is not None else {}
+        for name, value in (fresh or {}).items():
+            if (name in LAZY_PARTS) is lazy:
+                texts[name] = encode(value)
+        return texts
 
     def tree(self, digest: str, data: bytes) -> ast.Module | None:
         """The ``ast`` tree of ``data`` (whose digest is ``digest``), kept while a few parts of
@@ -193,10 +177,7 @@ class SummaryStore:
     def merge(self, fresh: dict[str, Parts]) -> None:
         """Add parts computed elsewhere (a worker) to the store and to what is saved."""
         for digest, parts in fresh.items():
-            known = self._parts(digest, not LAZY_PARTS.isdisjoint(parts))
-            if known is None:
-                known = self.entries[digest] = {}
-            known.update(parts)
+            self.entries.setdefault(digest, {}).update(parts)
             self.fresh.setdefault(digest, {}).update(parts)
 
 
