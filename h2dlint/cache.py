@@ -25,7 +25,7 @@ import h2dlint
 from h2dlint.diagnostics import Finding
 from h2dlint.digest import content_digest
 from h2dlint.project import packed
-from h2dlint.project.packed import Packed
+from h2dlint.project.packed import Laid, Packed
 from h2dlint.project.summary import LAZY_PARTS, SUMMARY_FORMAT, SummaryStore
 
 CACHE_FORMAT = 3
@@ -272,26 +272,26 @@ class SummaryFile:
         for digest in store.fresh:
             self.stamps[digest] = self.now
         stamps = _recent(self.stamps, lambda used: used, self.now)
-        kept: dict[str, tuple[int, dict[str, bytes]]] = {}
+        kept: dict[str, tuple[int, Laid]] = {}
         for digest, stamp in stamps.items():
-            texts = store.texts(digest, lazy=False)
-            if texts is not None:
-                kept[digest] = (stamp, texts)
+            laid = store.laid(digest, lazy=False)
+            if laid is not None:
+                kept[digest] = (stamp, laid)
         self._write(self.file, kept)
         if lazy_fresh:
-            lazy: dict[str, tuple[int, dict[str, bytes]]] = {}
+            lazy: dict[str, tuple[int, Laid]] = {}
             for digest in kept:
-                texts = store.texts(digest, lazy=True)
-                if texts:
-                    lazy[digest] = (0, texts)
+                laid = store.laid(digest, lazy=True)
+                if laid is not None and laid[0]:
+                    lazy[digest] = (0, laid)
             self._write(self.lazy_file, lazy)
         for old in range(1, SUMMARY_FORMAT):  # an earlier format's summaries are dead weight
             for name in (f"summaries-v{old}.json", f"summaries-v{old}-lazy.json"):
                 with contextlib.suppress(OSError):
                     (self.directory / name).unlink(missing_ok=True)
 
-    def _write(self, file: Path, texts: dict[str, tuple[int, dict[str, bytes]]]) -> None:
-        payload = packed.write(texts, SUMMARY_FORMAT, build_fingerprint())
+    def _write(self, file: Path, laid: dict[str, tuple[int, Laid]]) -> None:
+        payload = packed.write(laid, SUMMARY_FORMAT, build_fingerprint())
         try:
             write_in_cache_dir(self.directory, file.name, payload)
         except OSError as exc:

@@ -19,7 +19,7 @@ from h2dlint.project.summary import SUMMARY_FORMAT, SummaryStore
 
 def _file(parts: dict[str, tuple[int, dict[str, object]]]) -> bytes:
     texts = {
-        key: (stamp, {name: packed.encode(value) for name, value in values.items()})
+        key: (stamp, packed.lay({name: packed.encode(value) for name, value in values.items()}))
         for key, (stamp, values) in parts.items()
     }
     return packed.write(texts, SUMMARY_FORMAT, "build")
@@ -35,6 +35,8 @@ def test_parts_come_back_as_written_each_decoded_alone() -> None:
     assert found.stamp("d1") == 5 and found.stamp("d2") == 7 and "d2" in found
     assert found.texts("d1") == {"defs": b'["f","g"]', "top": b"null"}
     assert found.texts("d2") == {}
+    assert found.laid("d1") == ([("defs", 9), ("top", 13)], b'["f","g"]null')
+    assert found.laid("d2") == ([], b"")
 
 
 def test_a_file_of_another_build_or_format_or_without_a_header_is_not_read() -> None:

@@ -17,6 +17,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+# Parts laid out for :func:`write`: each part's name with where its text ends in the bytes,
+# and the bytes (the parts' texts one after the other).
+Laid = tuple[list[tuple[str, int]], bytes]
+
 
 class Packed:
     """The parts of one file (``index``: key -> the header's list for it) in ``body``."""
@@ -64,6 +68,15 @@ class Packed:
         body = self.body
         return {name: body[start:end] for name, (start, end) in self.where(key).items()}
 
+    def laid(self, key: str) -> Laid:
+        """Every part of ``key`` as stored, laid out for :func:`write` in one piece."""
+        where = self.where(key)
+        if not where:
+            return [], b""
+        first = next(iter(where.values()))[0]
+        ends = [(name, end - first) for name, (_start, end) in where.items()]
+        return ends, self.body[first : first + ends[-1][1]]
+
 
 def _where(entry: list[Any] | None, size: int) -> dict[str, tuple[int, int]]:
     if entry is None or len(entry) < 2 or len(entry) % 2:
@@ -105,18 +118,28 @@ def encode(value: Any) -> bytes:
     return json.dumps(value, separators=(",", ":")).encode()
 
 
-def write(texts: dict[str, tuple[int, dict[str, bytes]]], format_: int, build: str) -> bytes:
-    """The bytes of a file holding ``texts`` (key -> (stamp, part name -> its JSON text))."""
+def lay(texts: dict[str, bytes]) -> Laid:
+    """Parts (name -> JSON text) laid out for :func:`write`."""
+    ends = []
+    offset = 0
+    for name, text in texts.items():
+        offset += len(text)
+        ends.append((name, offset))
+    return ends, b"".join(texts.values())
+
+
+def write(laid: dict[str, tuple[int, Laid]], format_: int, build: str) -> bytes:
+    """The bytes of a file holding the parts ``laid`` (key -> (stamp, its parts))."""
     entries: dict[str, list[Any]] = {}
     chunks: list[bytes] = []
     offset = 0
-    for key, (stamp, parts) in texts.items():
+    for key, (stamp, (ends, blob)) in laid.items():
         entry: list[Any] = [stamp, offset]
-        for name, text in parts.items():
-            offset += len(text)
-            entry += (name, offset)
-            chunks.append(text)
+        for name, end in ends:
+            entry += (name, offset + end)
         entries[key] = entry
+        chunks.append(blob)
+        offset += len(blob)
     header = json.dumps(
         {"format": format_, "build": build, "entries": entries}, separators=(",", ":")
     )

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from h2dlint.project.ast_walk import child_nodes, walk
-from h2dlint.project.packed import Packed, encode
+from h2dlint.project.packed import Laid, Packed, encode, lay
 from h2dlint.project.shared_parts import SharedParts
 
 # Bumped whenever a part's meaning or shape changes: summaries of another format are dropped.
@@ -130,19 +130,23 @@ class SummaryStore:
         may be None), without computing it."""
         return self._known(digest, name)
 
-    def texts(self, digest: str, lazy: bool) -> dict[str, bytes] | None:
-        """The JSON texts of the summary's parts to write (its lazy ones, or the others): the
-        stored ones as stored, with those computed since; None when the summary is neither
-        stored nor computed."""
+    def laid(self, digest: str, lazy: bool) -> Laid | None:
+        """The summary's parts to write (its lazy ones, or the others), laid out: the stored
+        ones as stored, with those computed since; None when the summary is neither stored
+        nor computed."""
         stored = self.lazy_packed() if lazy else self._packed
-        fresh = self.fresh.get(digest)
-        if fresh is None and (stored is None or digest not in stored):
+        fresh = {n: v for n, v in self.fresh.get(digest, {}).items() if (n in LAZY_PARTS) is lazy}
+        if stored is not None and digest in stored:
+            if not fresh:
+                return stored.laid(digest)  # one piece, not decoded
+            texts = stored.texts(digest)
+        elif digest in self.fresh:
+            texts = {}
+        else:
             return None
-        texts = stored.texts(digest) if stored is not None else {}
-        for name, value in (fresh or {}).items():
-            if (name in LAZY_PARTS) is lazy:
-                texts[name] = encode(value)
-        return texts
+        for name, value in fresh.items():
+            texts[name] = encode(value)
+        return lay(texts)
 
     def tree(self, digest: str, data: bytes) -> ast.Module | None:
         """The ``ast`` tree of ``data`` (whose digest is ``digest``), kept while a few parts of
