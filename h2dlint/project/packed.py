@@ -23,13 +23,16 @@ Laid = tuple[list[tuple[str, int]], bytes]
 
 
 class Packed:
-    """The parts of one file (``index``: key -> the header's list for it) in ``body``."""
+    """The parts of one file (``index``: key -> the header's list for it), whose texts lie in
+    ``data`` from ``base`` on (the file's bytes, the header line included: not copied)."""
 
-    __slots__ = ("_where", "body", "index")
+    __slots__ = ("_where", "base", "data", "index", "size")
 
-    def __init__(self, index: dict[str, list[Any]], body: bytes) -> None:
+    def __init__(self, index: dict[str, list[Any]], data: bytes, base: int = 0) -> None:
         self.index = index
-        self.body = body
+        self.data = data
+        self.base = base
+        self.size = len(data) - base
         self._where: dict[str, dict[str, tuple[int, int]]] = {}
 
     def __contains__(self, key: str) -> bool:
@@ -37,20 +40,32 @@ class Packed:
 
     def stamp(self, key: str) -> int | None:
         found = self.index.get(key)
-        return found[0] if found is not None and isinstance(found[0], int) else None
+        return found[0] if found is not None and type(found[0]) is int else None
 
     def where(self, key: str) -> dict[str, tuple[int, int]]:
-        """Part name -> (start, end) in the body, for ``key``; empty where the header's list
-        for it is not well formed."""
+        """Part name -> (start, end) after ``base``, for ``key``; empty where the header's
+        list for it is not well formed."""
         found = self._where.get(key)
         if found is None:
-            found = self._where[key] = _where(self.index.get(key), len(self.body))
+            found = self._where[key] = _where(self.index.get(key), self.size)
         return found
 
     def raw(self, key: str, name: str) -> bytes | None:
-        """The part's JSON text, as stored; None when there is none."""
-        span = self.where(key).get(name)
-        return self.body[span[0] : span[1]] if span is not None else None
+        """The part's JSON text, as stored; None when there is none, or its offsets are not
+        well formed (those of the key's other parts are not looked at)."""
+        entry = self.index.get(key)
+        if entry is None:
+            return None
+        try:
+            at = entry.index(name, 2)
+        except ValueError:
+            return None
+        if at % 2 or at + 1 >= len(entry):
+            return None
+        start, end = entry[at - 1] if at > 2 else entry[1], entry[at + 1]
+        if type(start) is not int or type(end) is not int or not 0 <= start <= end <= self.size:
+            return None
+        return self.data[self.base + start : self.base + end]
 
     def decode(self, key: str, name: str) -> tuple[Any] | None:
         """The part, decoded, in a 1-tuple (a part may be None); None when there is none or
@@ -65,8 +80,10 @@ class Packed:
 
     def texts(self, key: str) -> dict[str, bytes]:
         """Every part of ``key``, as stored."""
-        body = self.body
-        return {name: body[start:end] for name, (start, end) in self.where(key).items()}
+        data, base = self.data, self.base
+        return {
+            name: data[base + start : base + end] for name, (start, end) in self.where(key).items()
+        }
 
     def laid(self, key: str) -> Laid:
         """Every part of ``key`` as stored, laid out for :func:`write` in one piece."""
@@ -75,7 +92,7 @@ class Packed:
             return [], b""
         first = next(iter(where.values()))[0]
         ends = [(name, end - first) for name, (_start, end) in where.items()]
-        return ends, self.body[first : first + ends[-1][1]]
+        return ends, self.data[self.base + first : self.base + first + ends[-1][1]]
 
 
 def _where(entry: list[Any] | None, size: int) -> dict[str, tuple[int, int]]:
@@ -85,7 +102,7 @@ def _where(entry: list[Any] | None, size: int) -> dict[str, tuple[int, int]]:
     start = entry[1]
     for at in range(2, len(entry), 2):
         name, end = entry[at], entry[at + 1]
-        if not (isinstance(name, str) and isinstance(start, int) and isinstance(end, int)):
+        if not (isinstance(name, str) and type(start) is int and type(end) is int):
             return {}
         if not 0 <= start <= end <= size:
             return {}
@@ -110,7 +127,7 @@ def read(data: bytes, format_: int, build: str) -> Packed | None:
     if not isinstance(entries, dict):
         return None
     index = {key: entry for key, entry in entries.items() if isinstance(entry, list) and entry}
-    return Packed(index, data[end + 1 :])
+    return Packed(index, data, end + 1)
 
 
 def encode(value: Any) -> bytes:
