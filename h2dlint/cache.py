@@ -24,7 +24,9 @@ from typing import Any
 import h2dlint
 from h2dlint.diagnostics import Finding
 from h2dlint.digest import content_digest
-from h2dlint.project.summary import LAZY_PARTS, SUMMARY_FORMAT, Parts, SummaryStore
+from h2dlint.project import packed
+from h2dlint.project.packed import Laid, Packed
+from h2dlint.project.summary import LAZY_PARTS, SUMMARY_FORMAT, SummaryStore
 
 CACHE_FORMAT = 3
 # Entries not used for this long are dropped when the cache is written.
@@ -231,7 +233,8 @@ class SummaryFile:
     """The project index's module summaries (``h2dlint/project/summary.py``) on disk, beside
     the results: by content digest, for this build (an edit to h2dlint drops them, as it does
     the results). Read when a run has files to check, written at its end when it computed new
-    ones; an unreadable file is ignored (the summaries are computed again), never fatal."""
+    ones; an unreadable file is ignored (the summaries are computed again), never fatal. Each
+    summary is decoded only when the run asks for it (``h2dlint/project/packed.py``)."""
 
     def __init__(self, directory: Path, warn: Callable[[str], None]) -> None:
         self.directory = directory
@@ -245,66 +248,54 @@ class SummaryFile:
     def load(self) -> SummaryStore:
         """The stored summaries; their :data:`LAZY_PARTS` are read from a file of their own
         when a process first asks for one."""
-        found = self._read(self.file)
-        if found is None:
+        stored = self._read(self.file)
+        if stored is None:
             return SummaryStore()
-        entries: dict[str, Parts] = {}
-        for digest, entry in found.items():
-            if isinstance(entry, list) and len(entry) == 2:
-                used, parts = entry
-                if isinstance(used, int) and isinstance(parts, dict):
-                    entries[digest] = parts
-                    self.stamps[digest] = used
-        return SummaryStore(entries, self._load_lazy)
+        self.stamps = {d: stamp for d in stored.index if (stamp := stored.stamp(d)) is not None}
+        return SummaryStore(packed=stored, lazy=lambda: self._read(self.lazy_file))
 
-    def _load_lazy(self) -> dict[str, Parts]:
-        found = self._read(self.lazy_file) or {}
-        return {digest: parts for digest, parts in found.items() if isinstance(parts, dict)}
-
-    def _read(self, file: Path) -> dict[str, Any] | None:
-        """The entries of one of the two files; None when it is missing, unreadable or of
+    def _read(self, file: Path) -> Packed | None:
+        """The parts in one of the two files; None when it is missing, unreadable or of
         another format or build."""
         try:
-            data = json.loads(file.read_bytes())
-            if data.get("format") != SUMMARY_FORMAT or data.get("build") != build_fingerprint():
-                return None
-            entries = data["entries"]
-        except (OSError, ValueError, AttributeError, KeyError, TypeError):
+            data = file.read_bytes()
+        except OSError:
             return None
-        return entries if isinstance(entries, dict) else None
+        return packed.read(data, SUMMARY_FORMAT, build_fingerprint())
 
     def save(self, store: SummaryStore) -> None:
         """Write the store when this run computed new summaries: the lazy parts' file only
-        when some of them are new (with those stored before, read first)."""
+        when some of them are new (with those stored before, as stored)."""
         if not store.fresh:
             return
         lazy_fresh = any(LAZY_PARTS.intersection(parts) for parts in store.fresh.values())
-        if lazy_fresh:
-            store.load_lazy()
         for digest in store.fresh:
             self.stamps[digest] = self.now
         stamps = _recent(self.stamps, lambda used: used, self.now)
-        kept = [d for d in stamps if d in store.entries]
-        entries = {d: [stamps[d], _parts(store.entries[d], lazy=False)] for d in kept}
-        self._write(self.file, entries)
+        kept: dict[str, tuple[int, Laid]] = {}
+        for digest, stamp in stamps.items():
+            laid = store.laid(digest, lazy=False)
+            if laid is not None:
+                kept[digest] = (stamp, laid)
+        self._write(self.file, kept)
         if lazy_fresh:
-            lazy = {d: _parts(store.entries[d], lazy=True) for d in kept}
-            self._write(self.lazy_file, {d: parts for d, parts in lazy.items() if parts})
+            lazy: dict[str, tuple[int, Laid]] = {}
+            for digest in kept:
+                laid = store.laid(digest, lazy=True)
+                if laid is not None and laid[0]:
+                    lazy[digest] = (0, laid)
+            self._write(self.lazy_file, lazy)
+        for old in range(1, SUMMARY_FORMAT):  # an earlier format's summaries are dead weight
+            for name in (f"summaries-v{old}.json", f"summaries-v{old}-lazy.json"):
+                with contextlib.suppress(OSError):
+                    (self.directory / name).unlink(missing_ok=True)
 
-    def _write(self, file: Path, entries: dict[str, Any]) -> None:
-        payload = json.dumps(
-            {"format": SUMMARY_FORMAT, "build": build_fingerprint(), "entries": entries},
-            separators=(",", ":"),
-        )
+    def _write(self, file: Path, laid: dict[str, tuple[int, Laid]]) -> None:
+        payload = packed.write(laid, SUMMARY_FORMAT, build_fingerprint())
         try:
             write_in_cache_dir(self.directory, file.name, payload)
         except OSError as exc:
             self.warn(f"cache {self.directory} cannot be written ({exc.strerror}); skipped")
-
-
-def _parts(parts: Parts, lazy: bool) -> Parts:
-    """The parts of a summary kept in the lazy parts' file, or those kept in the other."""
-    return {name: value for name, value in parts.items() if (name in LAZY_PARTS) is lazy}
 
 
 _STATUS_FIELDS = ("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino")
@@ -328,7 +319,7 @@ def _recent(items: dict[str, Any], used: Callable[[Any], Any], now: int) -> dict
     return fresh
 
 
-def write_in_cache_dir(directory: Path, name: str, payload: str) -> None:
+def write_in_cache_dir(directory: Path, name: str, payload: str | bytes) -> None:
     """Write ``payload`` to ``directory/name`` atomically, creating the directory with a
     ``.gitignore`` that keeps it out of version control. Raises OSError."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -337,8 +328,8 @@ def write_in_cache_dir(directory: Path, name: str, payload: str) -> None:
         ignore.write_text("# Created by h2dlint automatically.\n*\n", encoding="utf-8")
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{name}-", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(payload)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload.encode() if isinstance(payload, str) else payload)
         os.replace(tmp, directory / name)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from h2dlint.project.ast_walk import child_nodes, walk
+from h2dlint.project.packed import Laid, Packed, encode, lay
 from h2dlint.project.shared_parts import SharedParts
 
 # Bumped whenever a part's meaning or shape changes: summaries of another format are dropped.
@@ -40,7 +41,8 @@ from h2dlint.project.shared_parts import SharedParts
 # of a function pass its parameters; the part ``steps`` also finds decoding loops.
 # 9 (session 31): ``edges`` also holds each class's methods (calls through a subclass that
 # inherits a method reach its base's).
-SUMMARY_FORMAT = 9
+# 10 (session 33): the files hold each summary's JSON text apart (``packed.py``).
+SUMMARY_FORMAT = 10
 # Parsed ``ast`` trees kept per process while their module's parts are computed one by one.
 KEPT_TREES = 4
 # Parts kept in a file of their own, read only when a process first asks for one of them: large
@@ -59,41 +61,58 @@ Parts = dict[str, Any]
 
 class SummaryStore:
     """Summaries by content digest: those loaded from the disk, and those computed in this
-    process (``fresh``: the parts to hand back to the main process and save)."""
+    process (``fresh``: the parts to hand back to the main process and save).
+
+    The stored parts come :class:`Packed`, each decoded when first asked for (``entries``
+    holds those decoded and those computed here); the stored :data:`LAZY_PARTS` come from a
+    second file, read when a process first asks for one of them."""
 
     def __init__(
         self,
         entries: dict[str, Parts] | None = None,
-        lazy: Callable[[], dict[str, Parts]] | None = None,
+        lazy: Callable[[], Packed | None] | None = None,
+        packed: Packed | None = None,
     ) -> None:
         self.entries: dict[str, Parts] = entries if entries is not None else {}
         self.fresh: dict[str, Parts] = {}
         self._trees: OrderedDict[str, ast.Module | None] = OrderedDict()
+        # The stored parts, not decoded until asked for.
+        self._packed = packed
         # Reads the stored :data:`LAZY_PARTS` (None once read, or when none are stored).
         self._lazy = lazy
+        self._lazy_packed: Packed | None = None
         # The parts the other workers of a parallel run computed (set by the run).
         self.shared: SharedParts | None = None
 
-    def load_lazy(self) -> None:
-        """Add the stored :data:`LAZY_PARTS` to the entries (once; parts computed in this
-        process meanwhile are kept)."""
-        if self._lazy is None:
-            return
-        load, self._lazy = self._lazy, None
-        for digest, parts in load().items():
-            have = self.entries.setdefault(digest, {})
-            for name, value in parts.items():
-                have.setdefault(name, value)
+    def lazy_packed(self) -> Packed | None:
+        """The stored :data:`LAZY_PARTS` (read now if they were not)."""
+        if self._lazy is not None:
+            load, self._lazy = self._lazy, None
+            self._lazy_packed = load()
+        return self._lazy_packed
+
+    def _known(self, digest: str, name: str) -> tuple[Any] | None:
+        """Part ``name`` of ``digest``'s summary in a 1-tuple when it is known: computed or
+        decoded here, or stored (decoded now)."""
+        parts = self.entries.get(digest)
+        if parts is not None and name in parts:
+            return (parts[name],)
+        stored = self.lazy_packed() if name in LAZY_PARTS else self._packed
+        found = stored.decode(digest, name) if stored is not None else None
+        if found is not None:
+            if parts is None:
+                parts = self.entries[digest] = {}
+            parts[name] = found[0]
+        return found
 
     def part(self, digest: str, name: str, compute: Callable[[], Any]) -> Any:
         """Part ``name`` of the summary of the content ``digest``: stored, or computed now."""
-        if self._lazy is not None and name in LAZY_PARTS:
-            self.load_lazy()
+        known = self._known(digest, name)
+        if known is not None:
+            return known[0]
         parts = self.entries.get(digest)
         if parts is None:
             parts = self.entries[digest] = {}
-        if name in parts:
-            return parts[name]
         shared = self.shared
         found = shared.get(digest, name) if shared is not None else None
         if found is not None:
@@ -109,12 +128,25 @@ class SummaryStore:
     def stored(self, digest: str, name: str) -> tuple[Any] | None:
         """Part ``name`` of the summary of ``digest`` when it is known (in a 1-tuple: a part
         may be None), without computing it."""
-        if self._lazy is not None and name in LAZY_PARTS:
-            self.load_lazy()
-        parts = self.entries.get(digest)
-        if parts is None or name not in parts:
+        return self._known(digest, name)
+
+    def laid(self, digest: str, lazy: bool) -> Laid | None:
+        """The summary's parts to write (its lazy ones, or the others), laid out: the stored
+        ones as stored, with those computed since; None when the summary is neither stored
+        nor computed."""
+        stored = self.lazy_packed() if lazy else self._packed
+        fresh = {n: v for n, v in self.fresh.get(digest, {}).items() if (n in LAZY_PARTS) is lazy}
+        if stored is not None and digest in stored:
+            if not fresh:
+                return stored.laid(digest)  # one piece, not decoded
+            texts = stored.texts(digest)
+        elif digest in self.fresh:
+            texts = {}
+        else:
             return None
-        return (parts[name],)
+        for name, value in fresh.items():
+            texts[name] = encode(value)
+        return lay(texts)
 
     def tree(self, digest: str, data: bytes) -> ast.Module | None:
         """The ``ast`` tree of ``data`` (whose digest is ``digest``), kept while a few parts of

@@ -1,0 +1,163 @@
+"""A file of JSON values by key and part name, each decoded only when first asked for.
+
+The project index's summaries of a large tree take megabytes (transformers: 4 MB of summaries,
+12 MB of lazy parts for 2,900 modules), and a run over a few files asks for a few parts of
+each module (the names it defines, the names it calls) and for more of a few dozen: decoding
+all of them (millions of Python objects, at every start and in every worker that asks for a
+lazy part) cost more than the summaries saved. So the file is one line of JSON, the header
+(``format``, ``build`` and, by key, ``[stamp, start, name, end, name, end, ...]``: the bytes
+after that line from ``start`` hold each part's JSON text up to its ``end``), then the parts'
+texts one after the other. Reading it decodes the header; a part is decoded when asked for,
+and one that does not decode (a damaged or truncated file) counts as absent. Writing takes
+each part's text as it is: a part read and not changed is written back without being decoded.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+# Parts laid out for :func:`write`: each part's name with where its text ends in the bytes,
+# and the bytes (the parts' texts one after the other).
+Laid = tuple[list[tuple[str, int]], bytes]
+
+
+class Packed:
+    """The parts of one file (``index``: key -> the header's list for it), whose texts lie in
+    ``data`` from ``base`` on (the file's bytes, the header line included: not copied)."""
+
+    __slots__ = ("_where", "base", "data", "index", "size")
+
+    def __init__(self, index: dict[str, list[Any]], data: bytes, base: int = 0) -> None:
+        self.index = index
+        self.data = data
+        self.base = base
+        self.size = len(data) - base
+        self._where: dict[str, dict[str, tuple[int, int]]] = {}
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.index
+
+    def stamp(self, key: str) -> int | None:
+        found = self.index.get(key)
+        return found[0] if found is not None and type(found[0]) is int else None
+
+    def where(self, key: str) -> dict[str, tuple[int, int]]:
+        """Part name -> (start, end) after ``base``, for ``key``; empty where the header's
+        list for it is not well formed."""
+        found = self._where.get(key)
+        if found is None:
+            found = self._where[key] = _where(self.index.get(key), self.size)
+        return found
+
+    def raw(self, key: str, name: str) -> bytes | None:
+        """The part's JSON text, as stored; None when there is none, or its offsets are not
+        well formed (those of the key's other parts are not looked at)."""
+        entry = self.index.get(key)
+        if entry is None:
+            return None
+        try:
+            at = entry.index(name, 2)
+        except ValueError:
+            return None
+        if at % 2 or at + 1 >= len(entry):
+            return None
+        start, end = entry[at - 1] if at > 2 else entry[1], entry[at + 1]
+        if type(start) is not int or type(end) is not int or not 0 <= start <= end <= self.size:
+            return None
+        return self.data[self.base + start : self.base + end]
+
+    def decode(self, key: str, name: str) -> tuple[Any] | None:
+        """The part, decoded, in a 1-tuple (a part may be None); None when there is none or
+        its text does not decode."""
+        raw = self.raw(key, name)
+        if raw is None:
+            return None
+        try:
+            return (json.loads(raw),)
+        except ValueError:  # UnicodeDecodeError is one
+            return None
+
+    def texts(self, key: str) -> dict[str, bytes]:
+        """Every part of ``key``, as stored."""
+        data, base = self.data, self.base
+        return {
+            name: data[base + start : base + end] for name, (start, end) in self.where(key).items()
+        }
+
+    def laid(self, key: str) -> Laid:
+        """Every part of ``key`` as stored, laid out for :func:`write` in one piece."""
+        where = self.where(key)
+        if not where:
+            return [], b""
+        first = next(iter(where.values()))[0]
+        ends = [(name, end - first) for name, (_start, end) in where.items()]
+        return ends, self.data[self.base + first : self.base + first + ends[-1][1]]
+
+
+def _where(entry: list[Any] | None, size: int) -> dict[str, tuple[int, int]]:
+    if entry is None or len(entry) < 2 or len(entry) % 2:
+        return {}
+    found: dict[str, tuple[int, int]] = {}
+    start = entry[1]
+    for at in range(2, len(entry), 2):
+        name, end = entry[at], entry[at + 1]
+        if not (isinstance(name, str) and type(start) is int and type(end) is int):
+            return {}
+        if not 0 <= start <= end <= size:
+            return {}
+        found[name] = (start, end)
+        start = end
+    return found
+
+
+def read(data: bytes, format_: int, build: str) -> Packed | None:
+    """The parts in a file's ``data``; None when it is not such a file of this format and
+    build."""
+    end = data.find(b"\n")
+    if end < 0:
+        return None
+    try:
+        header = json.loads(data[:end])
+        if header.get("format") != format_ or header.get("build") != build:
+            return None
+        entries = header["entries"]
+    except (ValueError, AttributeError, KeyError, TypeError):
+        return None
+    if not isinstance(entries, dict):
+        return None
+    index = {key: entry for key, entry in entries.items() if isinstance(entry, list) and entry}
+    return Packed(index, data, end + 1)
+
+
+def encode(value: Any) -> bytes:
+    """A part's JSON text, as :func:`write` takes it."""
+    return json.dumps(value, separators=(",", ":")).encode()
+
+
+def lay(texts: dict[str, bytes]) -> Laid:
+    """Parts (name -> JSON text) laid out for :func:`write`."""
+    ends = []
+    offset = 0
+    for name, text in texts.items():
+        offset += len(text)
+        ends.append((name, offset))
+    return ends, b"".join(texts.values())
+
+
+def write(laid: dict[str, tuple[int, Laid]], format_: int, build: str) -> bytes:
+    """The bytes of a file holding the parts ``laid`` (key -> (stamp, its parts))."""
+    entries: dict[str, list[Any]] = {}
+    chunks: list[bytes] = []
+    offset = 0
+    for key, (stamp, (ends, blob)) in laid.items():
+        entry: list[Any] = [stamp, offset]
+        for name, end in ends:
+            entry += (name, offset + end)
+        entries[key] = entry
+        chunks.append(blob)
+        offset += len(blob)
+    header = json.dumps(
+        {"format": format_, "build": build, "entries": entries}, separators=(",", ":")
+    )
+    return b"".join([header.encode(), b"\n", *chunks])

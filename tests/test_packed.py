@@ -1,0 +1,175 @@
+"""The summaries' file, packed by part (``h2dlint/project/packed.py``), and the runs that read
+it: a part is decoded only when asked for, a damaged part counts as absent, parts read and not
+changed are written back as they were, and a run with stored summaries finds what a run
+without the cache finds after modules it consults were edited or deleted."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from h2dlint.cache import SummaryFile, build_fingerprint
+from h2dlint.cli import main
+from h2dlint.project import packed
+from h2dlint.project.summary import SUMMARY_FORMAT, SummaryStore
+
+
+def _file(parts: dict[str, tuple[int, dict[str, object]]]) -> bytes:
+    texts = {
+        key: (stamp, packed.lay({name: packed.encode(value) for name, value in values.items()}))
+        for key, (stamp, values) in parts.items()
+    }
+    return packed.write(texts, SUMMARY_FORMAT, "build")
+
+
+def test_parts_come_back_as_written_each_decoded_alone() -> None:
+    data = _file({"d1": (5, {"defs": ["f", "g"], "top": None}), "d2": (7, {}), "d3": (1, {})})
+    found = packed.read(data, SUMMARY_FORMAT, "build")
+    assert found is not None
+    assert found.decode("d1", "defs") == (["f", "g"],)
+    assert found.decode("d1", "top") == (None,)  # a part may be None: still a part
+    assert found.decode("d1", "calls") is None and found.decode("d9", "defs") is None
+    assert found.stamp("d1") == 5 and found.stamp("d2") == 7 and "d2" in found
+    assert found.texts("d1") == {"defs": b'["f","g"]', "top": b"null"}
+    assert found.texts("d2") == {}
+    assert found.laid("d1") == ([("defs", 9), ("top", 13)], b'["f","g"]null')
+    assert found.laid("d2") == ([], b"")
+
+
+def test_a_file_of_another_build_or_format_or_without_a_header_is_not_read() -> None:
+    data = _file({"d1": (5, {"defs": ["f"]})})
+    assert packed.read(data, SUMMARY_FORMAT, "other") is None
+    assert packed.read(data, SUMMARY_FORMAT + 1, "build") is None
+    assert packed.read(b'{"format": 1}', SUMMARY_FORMAT, "build") is None
+    assert packed.read(b"{not json\n[]", SUMMARY_FORMAT, "build") is None
+
+
+def test_damaged_parts_count_as_absent() -> None:
+    data = _file({"d1": (5, {"defs": ["f"], "top": {"imports": {}}}), "d2": (5, {"defs": []})})
+    cut = packed.read(data[:-1], SUMMARY_FORMAT, "build")  # truncated: d2's part runs past
+    assert cut is not None
+    assert cut.decode("d1", "defs") == (["f"],)
+    assert cut.decode("d2", "defs") is None
+    header, body = data.split(b"\n", 1)
+    garbled = packed.read(
+        header + b"\n" + body.replace(b'["f"]', b'["f"}'), SUMMARY_FORMAT, "build"
+    )
+    assert garbled is not None
+    assert garbled.decode("d1", "defs") is None  # does not decode
+    assert garbled.decode("d1", "top") == ({"imports": {}},)
+    entries = json.loads(header)
+    entries["entries"]["d1"] = [5, 0, "defs", "x"]  # not an offset
+    entries["entries"]["d2"] = [5, 9, "defs", 3]  # ends before it starts
+    bad = packed.read(json.dumps(entries).encode() + b"\n" + body, SUMMARY_FORMAT, "build")
+    assert bad is not None
+    assert bad.decode("d1", "defs") is None and bad.decode("d2", "defs") is None
+
+
+def test_a_loaded_store_decodes_only_the_parts_asked_for_and_writes_the_rest_as_stored(
+    tmp_path: Path,
+) -> None:
+    first = SummaryStore()
+    first.part("d1", "defs", lambda: ["f"])
+    first.part("d1", "calls", lambda: " f ")
+    first.part("d2", "defs", lambda: ["g"])
+    first.part("d2", "edges", lambda: {"x": [1.5, None, "é"]})
+    SummaryFile(tmp_path, print).save(first)
+    run = SummaryFile(tmp_path, print)
+    store = run.load()
+    assert store.entries == {}  # nothing decoded yet
+    assert store.stored("d1", "defs") == (["f"],)
+    assert store.entries == {"d1": {"defs": ["f"]}}
+    computed: list[str] = []
+    assert store.part("d1", "calls", lambda: computed.append("calls")) == " f "
+    assert computed == []
+    store.part("d3", "defs", lambda: ["h"])
+    store.part("d3", "calls", lambda: " h ")
+    run.save(store)
+    after = SummaryFile(tmp_path, print).load()
+    assert after.stored("d2", "edges") == ({"x": [1.5, None, "é"]},)  # never decoded between
+    assert after.stored("d2", "defs") == (["g"],)
+    assert after.stored("d1", "calls") == (" f ",) and after.stored("d3", "calls") == (" h ",)
+    assert after.stored("d3", "defs") == (["h"],)
+
+
+def test_a_part_computed_or_merged_here_is_written_over_the_stored_one(tmp_path: Path) -> None:
+    first = SummaryStore()
+    first.part("d1", "defs", lambda: ["old"])
+    SummaryFile(tmp_path, print).save(first)
+    run = SummaryFile(tmp_path, print)
+    store = run.load()
+    store.merge({"d1": {"defs": ["new"], "calls": " g "}})  # as a worker's fresh parts come
+    run.save(store)
+    after = SummaryFile(tmp_path, print).load()
+    assert after.stored("d1", "defs") == (["new"],) and after.stored("d1", "calls") == (" g ",)
+
+
+def test_an_earlier_format_of_the_summaries_is_removed_when_they_are_written(
+    tmp_path: Path,
+) -> None:
+    old = tmp_path / f"summaries-v{SUMMARY_FORMAT - 1}.json"
+    old.write_text("{}")
+    store = SummaryStore()
+    store.part("d1", "defs", lambda: [])
+    SummaryFile(tmp_path, print).save(store)
+    assert not old.exists()
+    data = (tmp_path / f"summaries-v{SUMMARY_FORMAT}.json").read_bytes()
+    assert json.loads(data.split(b"\n", 1)[0])["build"] == build_fingerprint()
+
+
+PACKAGE = {
+    "__init__.py": "from .impl import helper\n",
+    "impl.py": "import torch\n\ndef helper():\n    return torch.zeros(3)\n",
+    "other.py": "def unrelated():\n    return 1\n",
+    "step.py": (
+        "from . import helper\n\ndef step(n):\n    return helper().to('cuda', non_blocking=True)\n"
+    ),
+}
+
+
+def _codes(*args: str) -> list[tuple[str, str, int]]:
+    result = CliRunner().invoke(
+        main, ["--select", "ALL", "--output-format", "json", *args], catch_exceptions=False
+    )
+    return [(f["filename"], f["code"], f["location"]["row"]) for f in json.loads(result.stdout)]
+
+
+@pytest.mark.parametrize("jobs", ["-j1", "-j4"])
+def test_a_run_over_a_few_files_with_stored_summaries_finds_what_a_run_without_finds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    package = tmp_path / "pkg"
+    package.mkdir()
+    for name, text in PACKAGE.items():
+        (package / name).write_text(text)
+    whole = _codes(jobs, "--cache-dir", "cache", "pkg")
+    assert whole == _codes(jobs, "--no-cache", "pkg")
+    assert [(Path(f).name, c, r) for f, c, r in whole] == [("step.py", "HTD102", 4)]
+    results = next((tmp_path / "cache").glob("results-v*.json"))
+
+    def few() -> list[tuple[str, str, int]]:
+        # A pre-commit run: the files' own results dropped, the summaries kept.
+        data = json.loads(results.read_text())
+        data["entries"] = {}
+        results.write_text(json.dumps(data))
+        files = ["pkg/step.py", "pkg/other.py", "pkg/__init__.py", "pkg/impl.py"]
+        files = [f for f in files if Path(f).exists()]
+        found = _codes(jobs, "--cache-dir", "cache", *files)
+        assert found == _codes(jobs, "--no-cache", *files)
+        return found
+
+    before = few()
+    # The consulted module changed between runs: its stored summary is another content's.
+    (package / "impl.py").write_text(
+        "import torch\n\ndef helper():\n    return torch.zeros(3).pin_memory()\n"
+    )
+    edited = few()
+    assert edited != before
+    (package / "impl.py").unlink()  # ... and deleted
+    few()
+    (package / "impl.py").write_text(PACKAGE["impl.py"])  # back as it was: the stored parts
+    assert few() == before
