@@ -153,7 +153,8 @@ def tensor_evidence(
     ``read``, a reduction (``x.sum(dim=1)``) or a comparison (``a == b``), which a Python
     value would not offer ``.item()``/``.tolist()`` on; a name bound only to such values.
     Host facts (numpy, ``.cpu()`` results) are the caller's to check: this answers "is it a
-    tensor", not "where"."""
+    tensor", not "where"; but a reduction or comparison of numpy arrays and numbers alone is
+    no evidence with ``read`` (numpy offers the same reads: ``(counts < targets).any()``)."""
     if depth > 6:
         return None
     if isinstance(node, cst.Name):
@@ -235,7 +236,11 @@ def tensor_evidence(
             root = tensor_evidence(provenance, operand, frame, depth=depth + 1)
             if root is not None:
                 return root
-        if read and all(isinstance(c.operator, _ARRAY_COMPARISONS) for c in node.comparisons):
+        if (
+            read
+            and all(isinstance(c.operator, _ARRAY_COMPARISONS) for c in node.comparisons)
+            and not _host_operands(provenance, node, frame)
+        ):
             return _plain(node.left)
         return None
     if isinstance(node, cst.BinaryOperation):
@@ -285,9 +290,30 @@ def tensor_evidence(
         found = tensor_evidence(provenance, receiver, frame, read=read, depth=depth + 1)
         if found is not None:
             return found
-        if method in TENSOR_ONLY_METHODS or read or torch_keyword:
+        if method in TENSOR_ONLY_METHODS or torch_keyword:
+            return _plain(receiver) or receiver
+        if read and not _host_operands(provenance, receiver, frame):
             return _plain(receiver) or receiver
     return None
+
+
+def _host_operands(provenance: Provenance, node: cst.BaseExpression, frame: Frame) -> bool:
+    """Whether ``node`` is Python or numpy data, also as a comparison or arithmetic of such
+    data (``counts < targets`` of two numpy arrays, ``counts + 1``): then a reduction read of
+    it (``(counts < targets).any()``) is numpy's, no tensor's. One tensor operand makes the
+    whole a tensor (numpy defers to ``torch.Tensor``'s operators), so every operand must be."""
+    if isinstance(node, cst.Comparison):
+        if not all(isinstance(c.operator, _ARRAY_COMPARISONS) for c in node.comparisons):
+            return False
+        operands = [node.left, *(c.comparator for c in node.comparisons)]
+        return all(_host_operands(provenance, o, frame) for o in operands)
+    if isinstance(node, cst.BinaryOperation):
+        return _host_operands(provenance, node.left, frame) and _host_operands(
+            provenance, node.right, frame
+        )
+    if isinstance(node, cst.UnaryOperation):
+        return _host_operands(provenance, node.expression, frame)
+    return provenance.is_host_data(node, frame)
 
 
 # Collectives of a process-group object (``group.all_reduce(t)``) that return their result.
