@@ -13,6 +13,7 @@ from h2dlint.analysis.bindings import arithmetic_update, zipped_item
 from h2dlint.analysis.classes import class_of
 from h2dlint.analysis.cross_module import field_annotation
 from h2dlint.analysis.frames import Frame, parameter_annotation
+from h2dlint.analysis.host_operands import host_operands
 from h2dlint.analysis.item_writes import used_as_tensor
 from h2dlint.analysis.none_defaults import defaulted
 from h2dlint.analysis.passed_tensors import passed_tensors
@@ -239,7 +240,7 @@ def tensor_evidence(
         if (
             read
             and all(isinstance(c.operator, _ARRAY_COMPARISONS) for c in node.comparisons)
-            and not _host_operands(provenance, node, frame)
+            and not host_operands(provenance, node, frame)
         ):
             return _plain(node.left)
         return None
@@ -292,28 +293,9 @@ def tensor_evidence(
             return found
         if method in TENSOR_ONLY_METHODS or torch_keyword:
             return _plain(receiver) or receiver
-        if read and not _host_operands(provenance, receiver, frame):
+        if read and not host_operands(provenance, receiver, frame):
             return _plain(receiver) or receiver
     return None
-
-
-def _host_operands(provenance: Provenance, node: cst.BaseExpression, frame: Frame) -> bool:
-    """Whether ``node`` is Python or numpy data, also as a comparison or arithmetic of such
-    data (``counts < targets`` of two numpy arrays, ``counts + 1``): then a reduction read of
-    it (``(counts < targets).any()``) is numpy's, no tensor's. One tensor operand makes the
-    whole a tensor (numpy defers to ``torch.Tensor``'s operators), so every operand must be."""
-    if isinstance(node, cst.Comparison):
-        if not all(isinstance(c.operator, _ARRAY_COMPARISONS) for c in node.comparisons):
-            return False
-        operands = [node.left, *(c.comparator for c in node.comparisons)]
-        return all(_host_operands(provenance, o, frame) for o in operands)
-    if isinstance(node, cst.BinaryOperation):
-        return _host_operands(provenance, node.left, frame) and _host_operands(
-            provenance, node.right, frame
-        )
-    if isinstance(node, cst.UnaryOperation):
-        return _host_operands(provenance, node.expression, frame)
-    return provenance.is_host_data(node, frame)
 
 
 # Collectives of a process-group object (``group.all_reduce(t)``) that return their result.
