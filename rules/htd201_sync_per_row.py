@@ -1190,8 +1190,50 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 return [int(r.sum()) for r in rows]
             """
         ),
+        # Session 33 (sb3-contrib's maskable evaluate_policy): an evaluation loop counted in
+        # numpy arrays: `(counts < targets).any()` is numpy's reduction of numpy's comparison,
+        # a host read however often the body runs the model (INVALID twin: compared with a
+        # tensor, numpy defers to `torch.Tensor`'s operator and the test is a tensor's).
+        Valid(
+            """
+            import numpy as np
+            import torch
+            def evaluate(model, env, n_envs: int, n_episodes: int):
+                counts = np.zeros(n_envs, dtype="int")
+                targets = np.array([(n_episodes + i) // n_envs for i in range(n_envs)])
+                obs = env.reset()
+                while (counts < targets).any():
+                    actions, _ = model.predict(obs)
+                    obs, rewards, dones, infos = env.step(actions)
+                    for i in range(n_envs):
+                        if dones[i]:
+                            counts[i] += 1
+                return counts
+            """
+        ),
     )
     invalid = (
+        # Session 33: the twin of the numpy evaluation loop above, its targets a tensor: the
+        # comparison is a tensor wherever `targets` is (MEDIUM).
+        Invalid(
+            """
+            import numpy as np
+            import torch
+            def evaluate(model, env, n_envs: int, targets: torch.Tensor):
+                counts = np.zeros(n_envs, dtype="int")
+                obs = env.reset()
+                while (counts < targets).any():
+                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    actions, _ = model.predict(obs)
+                    obs, rewards, dones, infos = env.step(actions)
+                    for i in range(n_envs):
+                        if dones[i]:
+                            counts[i] += 1
+                 ...^^^^^^^^^^^^^^^^^^^^^^
+                return counts
+            """,
+            message_contains="on every iteration of a `while` loop on a hot path",
+        ),
         # Session 31 (recall31, OpenNMT-py 3.4.3's beam search): `max(s, best[b])` of a row
         # compares a 0-d tensor with a float in Python, one `bool()` (a sync) per finished
         # hypothesis; the scores are unpacked from an own method's returned pair, made on the

@@ -2700,6 +2700,28 @@ class SyncOnHotPath(Rule):
                     return self.model(**batch)
             """
         ),
+        # Session 33 (triage33: d3rlpy's off-policy evaluators): a method annotated to return
+        # the project's alias of a numpy array (`NDArray = npt.NDArray[Any]`, here or imported
+        # from its types module) returns host data: `.tolist()` of it reads no device (INVALID
+        # twin: the alias names `torch.Tensor`).
+        Valid(
+            """
+            from typing import Any, Protocol
+            import numpy as np
+            import numpy.typing as npt
+            NDArray = npt.NDArray[Any]
+            class AlgoProtocol(Protocol):
+                def predict_value(self, x: NDArray, action: NDArray) -> NDArray: ...
+            class SoftOPCEvaluator:
+                def __call__(self, algo: AlgoProtocol, dataset) -> float:
+                    all_values = []
+                    for episode in dataset.episodes:
+                        for batch in episode.batches():
+                            values = algo.predict_value(batch.observations, batch.actions)
+                            all_values += values.reshape(-1).tolist()
+                    return float(np.mean(all_values))
+            """
+        ),
     )
     invalid = (
         # Session 33 (precision33): a Ray actor declared with `num_gpus=1` has a GPU, so its
@@ -2737,6 +2759,28 @@ class SyncOnHotPath(Rule):
                     return stop
             """,
             message_contains="as an `or` operand",
+        ),
+        # Session 33: the twin of the numpy alias above: the project's alias names a tensor,
+        # whose `.tolist()` every batch is a sync if it is on the GPU (MEDIUM).
+        Invalid(
+            """
+            from typing import Protocol
+            import numpy as np
+            import torch
+            NDArray = torch.Tensor
+            class AlgoProtocol(Protocol):
+                def predict_value(self, x: NDArray, action: NDArray) -> NDArray: ...
+            class SoftOPCEvaluator:
+                def __call__(self, algo: AlgoProtocol, dataset) -> float:
+                    all_values = []
+                    for episode in dataset.episodes:
+                        for batch in episode.batches():
+                            values = algo.predict_value(batch.observations, batch.actions)
+                            all_values += values.reshape(-1).tolist()
+                            #             ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return float(np.mean(all_values))
+            """,
+            message_contains="if `values` is on the GPU",
         ),
         # Session 32 (recall32: openrlhf 0.11.2's reward-model trainer): a loss module chosen
         # by branch (`PairWiseLoss()` or `LogExpLoss()`, both `nn.Module`s) returns a tensor

@@ -446,6 +446,24 @@ SERVING_PACKAGES: dict[str, str] = {
     # or path name vllm or sglang are dropped unread from liger-kernel, llamafactory and
     # opencompass when they are fetched (DROPS_RESERVED_MENTIONS).
     "liger-kernel": "0.8.5",
+    # Session 33 (helper triage33): a blind-style precision reading of every finding
+    # (docs/precision.md, "Session 33 (triage33)") on RL rollout and training loops (rl-games,
+    # RSL-RL, SB3-Contrib, d3rlpy), recommendation models and their evaluation (RecBole, a random
+    # sample), ring and zigzag context-parallel attention, DeepCache's cached diffusion
+    # pipelines, Chai-1's structure-prediction inference, ControlNet's annotators and Vocos'
+    # vocoder (aqlm, realesrgan, snac, yunchang, optimum-quanto, k-diffusion and
+    # descript-audio-codec were scanned too: no findings). Files whose bytes or path name vllm or
+    # sglang are dropped unread when these are fetched (DROPS_RESERVED_MENTIONS; none did).
+    "rl-games": "1.6.5",
+    "rsl-rl-lib": "5.5.1",
+    "sb3-contrib": "2.9.2",
+    "d3rlpy": "2.8.1",
+    "recbole": "1.2.1",
+    "ring-flash-attn": "0.1.8",
+    "deepcache": "0.1.1",
+    "chai-lab": "0.6.1",
+    "controlnet-aux": "0.0.10",
+    "vocos": "0.1.0",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # Packages whose files that import or name vllm or sglang were removed, unread, before they were
@@ -479,6 +497,16 @@ DROPS_RESERVED_MENTIONS = frozenset(
         "liger-kernel",
         "llamafactory",
         "opencompass",
+        "rl-games",
+        "rsl-rl-lib",
+        "sb3-contrib",
+        "d3rlpy",
+        "recbole",
+        "ring-flash-attn",
+        "deepcache",
+        "chai-lab",
+        "controlnet-aux",
+        "vocos",
     }
 )
 NAMES_RESERVED = re.compile(rb"vllm|sglang", re.IGNORECASE)

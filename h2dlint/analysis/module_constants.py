@@ -17,6 +17,7 @@ from h2dlint.analysis.arguments import first_positional, keyword
 from h2dlint.analysis.factories import SHAPE_FACTORIES, factory_of, numeric
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.type_aliases import top_assignment
 from h2dlint.imports import ImportTable
 
 CONSTRUCTORS = frozenset({"torch.tensor", "torch.as_tensor", "torch.asarray"})
@@ -51,39 +52,12 @@ def host_constant(provenance: Provenance, node: cst.BaseExpression, frame: Frame
         return None
     key = f"module-constant:{found[1]}"
     if key not in parsed.attached:
-        value = _single_top_assignment(parsed.tree, found[1])
+        value = top_assignment(parsed.tree, found[1])
         parsed.attached[key] = (
             _host_factory(value, ImportTable.from_module(parsed.tree)) if value else ""
         )
     answer = parsed.attached[key]
     return answer if isinstance(answer, str) and answer else None
-
-
-def _single_top_assignment(tree: cst.Module, name: str) -> cst.BaseExpression | None:
-    """The value of ``name = value`` at the top of ``tree`` when that is its only binding."""
-    found: list[cst.BaseExpression] = []
-    for statement in tree.body:
-        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-            if statement.name.value == name:
-                return None
-            continue
-        if not isinstance(statement, cst.SimpleStatementLine):
-            continue
-        for small in statement.body:
-            if isinstance(small, cst.Assign):
-                targets = [t.target for t in small.targets]
-                if any(isinstance(t, cst.Name) and t.value == name for t in targets):
-                    if len(targets) != 1:
-                        return None
-                    found.append(small.value)
-            elif (
-                isinstance(small, cst.AnnAssign)
-                and isinstance(small.target, cst.Name)
-                and small.target.value == name
-                and small.value is not None
-            ):
-                found.append(small.value)
-    return found[0] if len(found) == 1 else None
 
 
 def _host_factory(value: cst.BaseExpression, imports: ImportTable) -> str | None:

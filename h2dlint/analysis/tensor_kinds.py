@@ -13,6 +13,7 @@ from h2dlint.analysis.bindings import arithmetic_update, zipped_item
 from h2dlint.analysis.classes import class_of
 from h2dlint.analysis.cross_module import field_annotation
 from h2dlint.analysis.frames import Frame, parameter_annotation
+from h2dlint.analysis.host_operands import host_operands
 from h2dlint.analysis.item_writes import used_as_tensor
 from h2dlint.analysis.none_defaults import defaulted
 from h2dlint.analysis.passed_tensors import passed_tensors
@@ -153,7 +154,8 @@ def tensor_evidence(
     ``read``, a reduction (``x.sum(dim=1)``) or a comparison (``a == b``), which a Python
     value would not offer ``.item()``/``.tolist()`` on; a name bound only to such values.
     Host facts (numpy, ``.cpu()`` results) are the caller's to check: this answers "is it a
-    tensor", not "where"."""
+    tensor", not "where"; but a reduction or comparison of numpy arrays and numbers alone is
+    no evidence with ``read`` (numpy offers the same reads: ``(counts < targets).any()``)."""
     if depth > 6:
         return None
     if isinstance(node, cst.Name):
@@ -235,7 +237,11 @@ def tensor_evidence(
             root = tensor_evidence(provenance, operand, frame, depth=depth + 1)
             if root is not None:
                 return root
-        if read and all(isinstance(c.operator, _ARRAY_COMPARISONS) for c in node.comparisons):
+        if (
+            read
+            and all(isinstance(c.operator, _ARRAY_COMPARISONS) for c in node.comparisons)
+            and not host_operands(provenance, node, frame)
+        ):
             return _plain(node.left)
         return None
     if isinstance(node, cst.BinaryOperation):
@@ -285,7 +291,9 @@ def tensor_evidence(
         found = tensor_evidence(provenance, receiver, frame, read=read, depth=depth + 1)
         if found is not None:
             return found
-        if method in TENSOR_ONLY_METHODS or read or torch_keyword:
+        if method in TENSOR_ONLY_METHODS or torch_keyword:
+            return _plain(receiver) or receiver
+        if read and not host_operands(provenance, receiver, frame):
             return _plain(receiver) or receiver
     return None
 

@@ -19,6 +19,7 @@ from h2dlint.analysis.frames import Frame, parameter_annotation
 from h2dlint.analysis.returns import returned_values
 from h2dlint.analysis.targets import Target, device_target
 from h2dlint.analysis.torch_api import ALL_DTYPE_METHODS, ARRAY_KEEPING_METHODS
+from h2dlint.analysis.type_aliases import alias_target
 from h2dlint.imports import dotted_name
 
 # Deep enough for a loop body that rebuilds an index through a few views before reading it
@@ -219,9 +220,13 @@ def data_mapping(
 
 
 def numpy_array_annotation(provenance: FactSource, annotation: cst.BaseExpression) -> bool:
-    """Whether ``annotation`` names a numpy array type (``np.ndarray``, ``npt.NDArray[...]``)."""
+    """Whether ``annotation`` names a numpy array type (``np.ndarray``, ``npt.NDArray[...]``),
+    also through a module-level alias of one (``NDArray = npt.NDArray[Any]``, here or imported
+    from the project's types module: :mod:`~h2dlint.analysis.type_aliases`)."""
     head = annotation.value if isinstance(annotation, cst.Subscript) else annotation
-    return (provenance.qualify(head) or "") in NUMPY_ARRAY_TYPES
+    if (provenance.qualify(head) or "") in NUMPY_ARRAY_TYPES:
+        return True
+    return (alias_target(provenance, head) or "") in NUMPY_ARRAY_TYPES
 
 
 def returns_numpy_array(
