@@ -15,11 +15,13 @@ from h2dlint.analysis.cross_module import field_annotation
 from h2dlint.analysis.frames import Frame, parameter_annotation
 from h2dlint.analysis.host_operands import host_operands
 from h2dlint.analysis.item_writes import used_as_tensor
+from h2dlint.analysis.module_buffers import own_buffer
 from h2dlint.analysis.none_defaults import defaulted
 from h2dlint.analysis.passed_tensors import passed_tensors
 from h2dlint.analysis.provenance import Provenance, annotation_is
 from h2dlint.analysis.provenance.unpacked import element_fact
 from h2dlint.analysis.returned_tensors import returned_annotation
+from h2dlint.analysis.scripted_parameters import scripted_parameter
 from h2dlint.analysis.state_tensors import own_tensor_attribute, returned_tensors
 from h2dlint.analysis.sync_basics import METADATA_METHODS, RowLoop, Walk, early_exits
 from h2dlint.analysis.torch_api import (
@@ -193,6 +195,9 @@ def tensor_evidence(
                     continue
                 annotation = parameter_annotation(node, frame)
                 if annotation is None:  # a bare parameter: what every call passes
+                    if scripted_parameter(provenance, node, frame):
+                        proven = True  # TorchScript's bare parameters are tensors
+                        continue
                     if not passed_tensors(provenance, node, frame, depth, tensor_evidence):
                         return None
                 elif not tensor_annotation(provenance, annotation):
@@ -223,8 +228,8 @@ def tensor_evidence(
             name = func.attr.value if isinstance(func, cst.Attribute) else ""
             if name in TUPLE_FUNCTIONS:
                 return tensor_evidence(provenance, call, frame, read=read, depth=depth + 1)
-        if annotated_tensor_field(provenance, node, frame):
-            return node
+        if annotated_tensor_field(provenance, node, frame) or own_buffer(node, frame):
+            return node  # a declared tensor field, a module's registered buffer
         attribute = own_tensor_attribute(provenance, node, frame, depth, tensor_evidence)
         return node if attribute else None
     if isinstance(node, cst.Comparison):
