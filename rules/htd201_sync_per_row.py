@@ -194,6 +194,18 @@ class SyncPerRow(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # Session 33 (recall33b): the twin of the scripted helper in `invalid`, not scripted:
+        # its bare parameters may be numpy arrays (which have `.item()` too), read for free.
+        Valid(
+            """
+            import torch
+            def half_lse(lse, cu_seqlens):
+                for i in range(len(cu_seqlens) - 1):
+                    seqlen = (cu_seqlens[i + 1] - cu_seqlens[i]).item()
+                    lse[i, :seqlen] = 0
+                return lse
+            """
+        ),
         # Session 31 (recall31): `max()` of two values compares them in Python; of rows of a
         # `.tolist()` read once before the loop, they are Python floats: no read per row.
         Valid(
@@ -1213,6 +1225,23 @@ class SyncPerRow(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # Session 33 (recall33b, ring-flash-attn 0.1.8's `get_half_lse`): TorchScript types a
+        # bare parameter of a `@torch.jit.script` function as a `Tensor`, so the rows of
+        # `cu_seqlens` are 0-d tensors, read one by one (MEDIUM: its device is unknown).
+        Invalid(
+            """
+            import torch
+            @torch.jit.script
+            def half_lse(lse, cu_seqlens):
+                for i in range(len(cu_seqlens) - 1):
+                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    seqlen = (cu_seqlens[i + 1] - cu_seqlens[i]).item()
+                    lse[i, :seqlen] = 0
+             ...^^^^^^^^^^^^^^^^^^^^^^^
+                return lse
+            """,
+            message_contains="`.item()` on each row of `cu_seqlens`",
+        ),
         # Session 33: the twin of the numpy evaluation loop above, its targets a tensor: the
         # comparison is a tensor wherever `targets` is (MEDIUM).
         Invalid(

@@ -19,13 +19,20 @@ from h2dlint.analysis.provenance import Provenance
 SCRIPT_DECORATORS = frozenset({"torch.jit.script"})
 
 
-def scripted_parameter(provenance: Provenance, name: cst.Name, frame: Frame) -> bool:
+def scripted_parameter(
+    provenance: Provenance, name: cst.Name, frame: Frame, *, unchanged: bool = False
+) -> bool:
     """Whether ``name`` is a parameter with neither annotation nor default of a
     ``@torch.jit.script`` function (a ``Tensor`` in TorchScript's typing; a default's type
-    would be the parameter's)."""
+    would be the parameter's). With ``unchanged``, only where the parameter's value is the one
+    that reaches ``name`` (no other binding of it does)."""
     function = frame.function
-    if not isinstance(function, cst.FunctionDef):
+    if not isinstance(function, cst.FunctionDef) or not function.decorators:
         return False
+    if unchanged:
+        bindings = provenance.bindings(frame)
+        if not bindings.is_parameter(name) or bindings.of(name.value).count(None) != 1:
+            return False
     params = function.params
     for param in (*params.posonly_params, *params.params, *params.kwonly_params):
         if param.name.value == name.value:

@@ -49,7 +49,9 @@ def annotated_tensor_parameter(provenance: Provenance, name: cst.Name, frame: Fr
     """Whether ``name`` is a parameter annotated as one tensor, and the parameter's value is
     the one that reaches ``name`` (any other binding of it is a known value, not a parameter)."""
     annotation = unchanged_parameter_annotation(provenance, name, frame)
-    return annotation is not None and tensor_annotation(provenance, annotation)
+    if annotation is None:  # TorchScript's bare parameters are ``Tensor``s
+        return scripted_parameter(provenance, name, frame, unchanged=True)
+    return tensor_annotation(provenance, annotation)
 
 
 def tensor_sequence_parameter(provenance: Provenance, name: cst.Name, frame: Frame) -> bool:
