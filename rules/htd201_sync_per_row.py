@@ -82,7 +82,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
     when the tensor it reads is proven to be on a device; where the device is unknown, with
     MEDIUM confidence, when it walks the rows of a tensor by a counter (`while n < k and
     draft[n].item() == target[n].item(): n += 1`) or reads a tensor on a hot path. Rows are
-    surely tensors when the tensor is a parameter or a dataclass field annotated as one, a
+    surely tensors when the tensor is a parameter or a dataclass field annotated as one (or a
+    bare parameter of a `@torch.jit.script` function, which TorchScript types `Tensor`), a
     `torch.*` result, what a function or module of the project returns by its annotation
     (`sampled, _ = self.sampler(logits)` with `forward(...) -> tuple[torch.Tensor, ...]`), a
     row of such a tensor (`for seq in t`, then `for length in seq[seq > 0]`), or a name bound

@@ -178,10 +178,15 @@ class SyncOnHotPath(Rule):
     `.to(device)`, `device=` of a factory, and what is computed from those); MEDIUM when it is
     surely a tensor whose device is unknown: a parameter annotated `torch.Tensor`, a field a
     class of the project declares as a tensor (`seq_lens: torch.Tensor` of a dataclass of
-    step inputs), a `torch.<function>` result (`torch.cat(...)`, `torch.max(x)`), a factory
-    given a device of unknown kind (`torch.zeros((), device=device_type)`), a method
-    only tensors have (`x.int()`, `x.detach()`) or a method called with a keyword only tensor
-    methods take (`logits.argmax(dim=-1)`; numpy says `axis=`), a reduction or comparison read
+    step inputs), a buffer the module registers (`self.register_buffer("count", ...)`: it
+    moves with the module, wherever `__init__` built it; a plain `self.count = torch.tensor(0)`
+    stays on the host), a parameter its function saves with `ctx.save_for_backward(...)` (only
+    tensors may be saved so) or a bare parameter of a `@torch.jit.script` function (TorchScript
+    types it `Tensor`), also as passed on to a helper by every call of it, a
+    `torch.<function>` result (`torch.cat(...)`, `torch.max(x)`), a factory given a device
+    of unknown kind (`torch.zeros((), device=device_type)`), a method only tensors have
+    (`x.int()`, `x.detach()`) or a method called with a keyword only tensor methods take
+    (`logits.argmax(dim=-1)`; numpy says `axis=`), a reduction or comparison read
     with `.item()`/`.tolist()` (`ctx.q_seqlens.max().item()`, `(a == b).tolist()`), the used
     result of a `.cpu()` of something not named as a module, or a name bound only to such
     values (also when updated in place, `count += mask.sum()`) or unpacked from a function
