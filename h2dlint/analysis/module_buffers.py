@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.frames import Frame, decorator_names
 from h2dlint.walk import visit_read_only
 
 
@@ -46,7 +46,11 @@ def registered_buffers(cls: cst.ClassDef) -> frozenset[str]:
         return cached[1]
     found: set[str] = set()
     for statement in cls.body.body:
-        if isinstance(statement, cst.FunctionDef) and statement.params.params:
+        if (
+            isinstance(statement, cst.FunctionDef)
+            and statement.params.params
+            and "staticmethod" not in decorator_names(statement)  # no ``self`` there
+        ):
             visitor = _Buffers(frozenset({statement.params.params[0].name.value}))
             visit_read_only(statement.body, visitor)
             found |= visitor.names
