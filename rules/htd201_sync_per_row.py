@@ -82,7 +82,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
     when the tensor it reads is proven to be on a device; where the device is unknown, with
     MEDIUM confidence, when it walks the rows of a tensor by a counter (`while n < k and
     draft[n].item() == target[n].item(): n += 1`) or reads a tensor on a hot path. Rows are
-    surely tensors when the tensor is a parameter or a dataclass field annotated as one, a
+    surely tensors when the tensor is a parameter or a dataclass field annotated as one (or a
+    bare parameter of a `@torch.jit.script` function, which TorchScript types `Tensor`), a
     `torch.*` result, what a function or module of the project returns by its annotation
     (`sampled, _ = self.sampler(logits)` with `forward(...) -> tuple[torch.Tensor, ...]`), a
     row of such a tensor (`for seq in t`, then `for length in seq[seq > 0]`), or a name bound
@@ -194,6 +195,18 @@ class SyncPerRow(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # Session 33 (recall33b): the twin of the scripted helper in `invalid`, not scripted:
+        # its bare parameters may be numpy arrays (which have `.item()` too), read for free.
+        Valid(
+            """
+            import torch
+            def half_lse(lse, cu_seqlens):
+                for i in range(len(cu_seqlens) - 1):
+                    seqlen = (cu_seqlens[i + 1] - cu_seqlens[i]).item()
+                    lse[i, :seqlen] = 0
+                return lse
+            """
+        ),
         # Session 31 (recall31): `max()` of two values compares them in Python; of rows of a
         # `.tolist()` read once before the loop, they are Python floats: no read per row.
         Valid(
@@ -1213,6 +1226,23 @@ class SyncPerRow(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # Session 33 (recall33b, ring-flash-attn 0.1.8's `get_half_lse`): TorchScript types a
+        # bare parameter of a `@torch.jit.script` function as a `Tensor`, so the rows of
+        # `cu_seqlens` are 0-d tensors, read one by one (MEDIUM: its device is unknown).
+        Invalid(
+            """
+            import torch
+            @torch.jit.script
+            def half_lse(lse, cu_seqlens):
+                for i in range(len(cu_seqlens) - 1):
+                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    seqlen = (cu_seqlens[i + 1] - cu_seqlens[i]).item()
+                    lse[i, :seqlen] = 0
+             ...^^^^^^^^^^^^^^^^^^^^^^^
+                return lse
+            """,
+            message_contains="`.item()` on each row of `cu_seqlens`",
+        ),
         # Session 33: the twin of the numpy evaluation loop above, its targets a tensor: the
         # comparison is a tensor wherever `targets` is (MEDIUM).
         Invalid(

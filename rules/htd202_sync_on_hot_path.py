@@ -178,10 +178,15 @@ class SyncOnHotPath(Rule):
     `.to(device)`, `device=` of a factory, and what is computed from those); MEDIUM when it is
     surely a tensor whose device is unknown: a parameter annotated `torch.Tensor`, a field a
     class of the project declares as a tensor (`seq_lens: torch.Tensor` of a dataclass of
-    step inputs), a `torch.<function>` result (`torch.cat(...)`, `torch.max(x)`), a factory
-    given a device of unknown kind (`torch.zeros((), device=device_type)`), a method
-    only tensors have (`x.int()`, `x.detach()`) or a method called with a keyword only tensor
-    methods take (`logits.argmax(dim=-1)`; numpy says `axis=`), a reduction or comparison read
+    step inputs), a buffer the module registers (`self.register_buffer("count", ...)`: it
+    moves with the module, wherever `__init__` built it; a plain `self.count = torch.tensor(0)`
+    stays on the host), a parameter its function saves with `ctx.save_for_backward(...)` (only
+    tensors may be saved so) or a bare parameter of a `@torch.jit.script` function (TorchScript
+    types it `Tensor`), also as passed on to a helper by every call of it, a
+    `torch.<function>` result (`torch.cat(...)`, `torch.max(x)`), a factory given a device
+    of unknown kind (`torch.zeros((), device=device_type)`), a method only tensors have
+    (`x.int()`, `x.detach()`) or a method called with a keyword only tensor methods take
+    (`logits.argmax(dim=-1)`; numpy says `axis=`), a reduction or comparison read
     with `.item()`/`.tolist()` (`ctx.q_seqlens.max().item()`, `(a == b).tolist()`), the used
     result of a `.cpu()` of something not named as a module, or a name bound only to such
     values (also when updated in place, `count += mask.sum()`) or unpacked from a function
@@ -412,6 +417,41 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 33 (recall33b): twins of the buffer and the saved tensor in `invalid`. A
+        # plain attribute is no buffer: `.to(device)` leaves it on the host where it was built;
+        # a value kept on `ctx` as an attribute (not saved) may be a Python list.
+        Valid(
+            """
+            import torch
+            class Normalizer(torch.nn.Module):
+                def __init__(self, until: int):
+                    super().__init__()
+                    self.until = until
+                    self.count = torch.tensor(0)
+                def forward(self, x):
+                    if self.count >= self.until:
+                        return x
+                    self.count += x.shape[0]
+                    return x * 2
+            """
+        ),
+        Valid(
+            """
+            import torch
+            def half_index(cu_seqlens):
+                return torch.zeros((cu_seqlens[-1].item(),), dtype=torch.bool)
+            class ZigZag(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, q, cu_seqlens):
+                    index = half_index(cu_seqlens)
+                    ctx.save_for_backward(q)
+                    ctx.cu_seqlens = cu_seqlens
+                    return q[index]
+                @staticmethod
+                def backward(ctx, dout):
+                    return dout, None
+            """
+        ),
         # Session 33 (recall33): `and`/`or` of host values, and a device comparison as the
         # last operand (returned as it is, not converted: no read here)
         Valid(
@@ -2724,6 +2764,47 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 33 (recall33b, rsl-rl 5.5.1's `EmpiricalNormalization.update`): a registered
+        # buffer moves with its module (`.to(device)`), wherever `__init__` built it: its test
+        # every call reads the device when the module is on the GPU (MEDIUM).
+        Invalid(
+            """
+            import torch
+            class Normalizer(torch.nn.Module):
+                def __init__(self, until: int):
+                    super().__init__()
+                    self.until = until
+                    self.register_buffer("count", torch.tensor(0))
+                def forward(self, x):
+                    if self.count >= self.until:
+                    #  ^^^^^^^^^^
+                        return x
+                    self.count += x.shape[0]
+                    return x * 2
+            """,
+            message_contains="`self.count` as an `if` test",
+        ),
+        # Session 33 (recall33b, ring-flash-attn 0.1.8's `get_half_index`): an autograd
+        # `Function` saves only tensors with `save_for_backward`, so the `cu_seqlens` its
+        # `forward` saves is a tensor, and so is the helper's parameter it is passed to.
+        Invalid(
+            """
+            import torch
+            def half_index(cu_seqlens):
+                return torch.zeros((cu_seqlens[-1].item(),), dtype=torch.bool)
+                #                   ^^^^^^^^^^^^^^^^^^^^^
+            class ZigZag(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, q, cu_seqlens):
+                    index = half_index(cu_seqlens)
+                    ctx.save_for_backward(q, cu_seqlens)
+                    return q[index]
+                @staticmethod
+                def backward(ctx, dout):
+                    return dout, None
+            """,
+            message_contains="`.item()` of `cu_seqlens[-1]`",
+        ),
         # Session 33 (precision33): a Ray actor declared with `num_gpus=1` has a GPU, so its
         # tensors may be on it and each step's `.item()` may wait. Its look-alike, a bare
         # `@ray.remote` (no GPU: `CUDA_VISIBLE_DEVICES=""`), needs the project index to see

@@ -98,6 +98,12 @@ class _TensorUses(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "save_for_backward":
+            # an autograd ``Function`` saves only tensors (or ``None``) so: ``forward(ctx, q,
+            # cu_seqlens)`` that saves ``cu_seqlens`` was given a tensor
+            for arg in node.args:
+                if arg.star == "" and isinstance(arg.value, cst.Name):
+                    self.keys.add(arg.value.value)
         if isinstance(func, cst.Attribute) and func.attr.value in TENSOR_USE_METHODS:
             if isinstance(func.value, cst.Name):
                 self.keys.add(func.value.value)

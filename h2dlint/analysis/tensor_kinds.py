@@ -15,11 +15,13 @@ from h2dlint.analysis.cross_module import field_annotation
 from h2dlint.analysis.frames import Frame, parameter_annotation
 from h2dlint.analysis.host_operands import host_operands
 from h2dlint.analysis.item_writes import used_as_tensor
+from h2dlint.analysis.module_buffers import own_buffer
 from h2dlint.analysis.none_defaults import defaulted
 from h2dlint.analysis.passed_tensors import passed_tensors
 from h2dlint.analysis.provenance import Provenance, annotation_is
 from h2dlint.analysis.provenance.unpacked import element_fact
 from h2dlint.analysis.returned_tensors import returned_annotation
+from h2dlint.analysis.scripted_parameters import scripted_parameter
 from h2dlint.analysis.state_tensors import own_tensor_attribute, returned_tensors
 from h2dlint.analysis.sync_basics import METADATA_METHODS, RowLoop, Walk, early_exits
 from h2dlint.analysis.torch_api import (
@@ -47,7 +49,9 @@ def annotated_tensor_parameter(provenance: Provenance, name: cst.Name, frame: Fr
     """Whether ``name`` is a parameter annotated as one tensor, and the parameter's value is
     the one that reaches ``name`` (any other binding of it is a known value, not a parameter)."""
     annotation = unchanged_parameter_annotation(provenance, name, frame)
-    return annotation is not None and tensor_annotation(provenance, annotation)
+    if annotation is None:  # TorchScript's bare parameters are ``Tensor``s
+        return scripted_parameter(provenance, name, frame, unchanged=True)
+    return tensor_annotation(provenance, annotation)
 
 
 def tensor_sequence_parameter(provenance: Provenance, name: cst.Name, frame: Frame) -> bool:
@@ -193,6 +197,9 @@ def tensor_evidence(
                     continue
                 annotation = parameter_annotation(node, frame)
                 if annotation is None:  # a bare parameter: what every call passes
+                    if scripted_parameter(provenance, node, frame):
+                        proven = True  # TorchScript's bare parameters are tensors
+                        continue
                     if not passed_tensors(provenance, node, frame, depth, tensor_evidence):
                         return None
                 elif not tensor_annotation(provenance, annotation):
@@ -223,8 +230,8 @@ def tensor_evidence(
             name = func.attr.value if isinstance(func, cst.Attribute) else ""
             if name in TUPLE_FUNCTIONS:
                 return tensor_evidence(provenance, call, frame, read=read, depth=depth + 1)
-        if annotated_tensor_field(provenance, node, frame):
-            return node
+        if annotated_tensor_field(provenance, node, frame) or own_buffer(node, frame):
+            return node  # a declared tensor field, a module's registered buffer
         attribute = own_tensor_attribute(provenance, node, frame, depth, tensor_evidence)
         return node if attribute else None
     if isinstance(node, cst.Comparison):
