@@ -34,8 +34,8 @@ def _profiled_initializer(out: str) -> None:
 
     original = runner._start_worker
 
-    def initializer() -> None:
-        original()
+    def initializer(parent: int) -> None:
+        original(parent)
         for inherited in _MAIN:
             inherited.disable()
         profile = cProfile.Profile()

@@ -87,6 +87,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "h2dlint.candidate_syntax",
             "h2dlint.cst_parse",
             "h2dlint.statement_positions",
+            "h2dlint.parent_death",
         ),
     ),
 )
