@@ -17,7 +17,7 @@ from h2dlint.analysis.arguments import first_positional, keyword
 from h2dlint.analysis.factories import SHAPE_FACTORIES, factory_of, numeric
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.type_aliases import top_assignment
+from h2dlint.analysis.top_bindings import imported_top_answer
 from h2dlint.imports import ImportTable
 
 CONSTRUCTORS = frozenset({"torch.tensor", "torch.as_tensor", "torch.asarray"})
@@ -41,23 +41,14 @@ def host_constant(provenance: Provenance, node: cst.BaseExpression, frame: Frame
         if len(values) != 1 or values[0] is None:
             return None
         return _host_factory(values[0], provenance.imports)
-    project = provenance.project
-    if qualified is None or project is None or qualified.startswith("torch."):
+    if qualified is None or qualified.startswith("torch."):
         return None
-    found = project.find(project.absolute(provenance.module_name, qualified))
-    if found is None or "." in found[1]:
-        return None
-    parsed = project.parsed(found[0])
-    if parsed is None:
-        return None
-    key = f"module-constant:{found[1]}"
-    if key not in parsed.attached:
-        value = top_assignment(parsed.tree, found[1])
-        parsed.attached[key] = (
-            _host_factory(value, ImportTable.from_module(parsed.tree)) if value else ""
-        )
-    answer = parsed.attached[key]
-    return answer if isinstance(answer, str) and answer else None
+    return imported_top_answer(
+        provenance,
+        qualified,
+        "module-constant",
+        lambda value, tree: _host_factory(value, ImportTable.from_module(tree)) or "",
+    )
 
 
 def _host_factory(value: cst.BaseExpression, imports: ImportTable) -> str | None:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 import libcst as cst
 
 from h2dlint.analysis.fact_source import FactSource
+from h2dlint.analysis.top_bindings import imported_top_answer, top_assignment
 from h2dlint.context import SharedKey
 from h2dlint.imports import ImportTable
 
@@ -35,22 +36,14 @@ def alias_target(provenance: FactSource, head: cst.BaseExpression) -> str | None
             value = top_assignment(provenance.context.module, head.value)
             local[head.value] = (_head(value, provenance.qualify) or "") if value else ""
         return local[head.value] or None
-    project = provenance.project
-    if project is None or qualified.startswith(("torch.", "numpy.", "typing.")):
+    if qualified.startswith(("torch.", "numpy.", "typing.")):
         return None
-    found = project.find(project.absolute(provenance.module_name, qualified))
-    if found is None or "." in found[1]:
-        return None
-    parsed = project.parsed(found[0])
-    if parsed is None:
-        return None
-    key = f"type-alias:{found[1]}"
-    if key not in parsed.attached:
-        value = top_assignment(parsed.tree, found[1])
-        qualify = ImportTable.from_module(parsed.tree).qualify
-        parsed.attached[key] = (_head(value, qualify) or "") if value is not None else ""
-    answer = parsed.attached[key]
-    return answer if isinstance(answer, str) and answer else None
+    return imported_top_answer(
+        provenance,
+        qualified,
+        "type-alias",
+        lambda value, tree: _head(value, ImportTable.from_module(tree).qualify) or "",
+    )
 
 
 def _head(
@@ -61,31 +54,3 @@ def _head(
     if not isinstance(head, (cst.Name, cst.Attribute)):
         return None
     return qualify(head)
-
-
-def top_assignment(tree: cst.Module, name: str) -> cst.BaseExpression | None:
-    """The value of ``name = value`` (or ``name: T = value``) at the top of ``tree`` when that
-    is its only binding there."""
-    found: list[cst.BaseExpression] = []
-    for statement in tree.body:
-        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-            if statement.name.value == name:
-                return None
-            continue
-        if not isinstance(statement, cst.SimpleStatementLine):
-            continue
-        for small in statement.body:
-            if isinstance(small, cst.Assign):
-                targets = [t.target for t in small.targets]
-                if any(isinstance(t, cst.Name) and t.value == name for t in targets):
-                    if len(targets) != 1:
-                        return None
-                    found.append(small.value)
-            elif (
-                isinstance(small, cst.AnnAssign)
-                and isinstance(small.target, cst.Name)
-                and small.target.value == name
-                and small.value is not None
-            ):
-                found.append(small.value)
-    return found[0] if len(found) == 1 else None
