@@ -3,9 +3,13 @@ skipped for the file): every rule runs on them without an internal error."""
 
 from __future__ import annotations
 
+import warnings
+from types import SimpleNamespace
+
 import pytest
 from lint_runs import lint
 
+from h2dlint.analysis import chained_arguments
 from h2dlint.diagnostics import INTERNAL_ERROR_CODE
 from h2dlint.registry import all_rules
 
@@ -64,3 +68,17 @@ def test_no_rule_raises(name: str) -> None:
     codes = sorted(all_rules())
     errors = [f.message for f in lint(SHAPES[name], *codes) if f.code == INTERNAL_ERROR_CODE]
     assert errors == []
+
+
+def test_compiler_warnings_about_the_code_are_not_raised_or_printed() -> None:
+    """CPython warns about some code it compiles (an invalid escape sequence in a docstring,
+    ``\\in``: a DeprecationWarning, a SyntaxWarning from 3.12, shown by default). Those
+    warnings name no file and are not h2dlint's to report; under ``-W error`` they would make
+    the parse fail. chai-lab 0.6.1's ``ranking/ptm.py`` printed one from the tree read to
+    locate a call's chained arguments."""
+    source = 'def f(x):\n    """ipTM over chains c \\in C"""\n    return x\n'
+    holder = SimpleNamespace(context=SimpleNamespace(python_tree=None, source=source))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tree = chained_arguments._python_tree(holder)  # type: ignore[arg-type]
+    assert tree is not None

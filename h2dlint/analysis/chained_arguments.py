@@ -30,6 +30,7 @@ from h2dlint.analysis.facts import Fact
 from h2dlint.analysis.frames import Frame
 from h2dlint.context import Positions, SharedKey
 from h2dlint.project.passed_sites import Site
+from h2dlint.source import python_ast
 from h2dlint.statement_positions import statement_lines
 from h2dlint.walk import visit_read_only
 
@@ -164,7 +165,7 @@ def _python_tree(source: FactSource) -> ast.Module | None:
     if source.context.python_tree is not None:
         return source.context.python_tree
     try:
-        return ast.parse(source.context.source)
+        return python_ast(source.context.source)
     except (SyntaxError, ValueError):
         return None
 

@@ -6,6 +6,7 @@ package)."""
 from __future__ import annotations
 
 import ast
+import warnings
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -297,7 +298,9 @@ def _annotated_classes(annotation: ast.expr, roots: set[str], classes: set[str])
     ``Cls | None``, ``"Cls"``."""
     if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
         try:
-            annotation = ast.parse(annotation.value, mode="eval").body
+            with warnings.catch_warnings():  # CPython's warnings about the code are not ours
+                warnings.simplefilter("ignore")
+                annotation = ast.parse(annotation.value, mode="eval").body
         except SyntaxError:
             return []
     if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
