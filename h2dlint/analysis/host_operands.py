@@ -10,23 +10,14 @@ import libcst as cst
 
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
-
-# Element-wise comparisons an array offers (``is``, ``in`` give a Python bool whatever it is).
-ARRAY_COMPARISONS = (
-    cst.Equal,
-    cst.NotEqual,
-    cst.LessThan,
-    cst.GreaterThan,
-    cst.LessThanEqual,
-    cst.GreaterThanEqual,
-)
+from h2dlint.analysis.provenance.core import ELEMENTWISE_COMPARISONS
 
 
 def host_operands(provenance: Provenance, node: cst.BaseExpression, frame: Frame) -> bool:
     """Whether ``node`` is Python or numpy data, also as a comparison or arithmetic of such
     data (``counts < targets``, ``counts + 1``, ``~done``)."""
     if isinstance(node, cst.Comparison):
-        if not all(isinstance(c.operator, ARRAY_COMPARISONS) for c in node.comparisons):
+        if not all(isinstance(c.operator, ELEMENTWISE_COMPARISONS) for c in node.comparisons):
             return False
         operands = [node.left, *(c.comparator for c in node.comparisons)]
         return all(host_operands(provenance, o, frame) for o in operands)
