@@ -26,7 +26,6 @@ need the expressions themselves get None from :func:`arguments` when another mod
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -38,6 +37,7 @@ from h2dlint.analysis.frames import Frame, decorator_names
 from h2dlint.context import SharedKey
 from h2dlint.project.passed_args import object_escapes, passed_arguments
 from h2dlint.project.passed_sites import Site, _keywords, object_sites, remote_sites
+from h2dlint.source import python_ast
 from h2dlint.walk import visit_read_only
 
 # Calls of a function examined at most (a helper called from everywhere says little).
@@ -367,7 +367,7 @@ def home_object_sites(source: FactSource, cls: cst.ClassDef) -> list[Site] | Non
 
 def _own_passes(source: FactSource) -> Any:
     try:
-        tree = source.context.python_tree or ast.parse(source.context.source)
+        tree = source.context.python_tree or python_ast(source.context.source)
     except (SyntaxError, ValueError):
         return None
     return {**passed_arguments(tree), "escapes": object_escapes(tree)}

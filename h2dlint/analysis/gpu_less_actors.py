@@ -86,12 +86,11 @@ def _trees_naming(project: ProjectIndex, name: str) -> list[ast.Module]:
         if test_module(module, os.path.basename(path)) or not project.mentions(module, name):
             continue
         data = project.read(path)
-        if data is None:
-            continue
-        try:
-            trees.append(ast.parse(data))
-        except (SyntaxError, ValueError):
-            continue
+        # The index's own parse: CPython's warnings about the code hidden, and the few trees
+        # asked last kept (a base class's subclasses are named in the same modules).
+        tree = None if data is None else project.summaries.tree(project.digest(path, data), data)
+        if tree is not None:
+            trees.append(tree)
     return trees
 
 
