@@ -2510,6 +2510,27 @@ class SyncOnHotPath(Rule):
                     return self._run([img])
             """
         ),
+        # Session 34 (precision34, controlnet-aux 0.0.10's LeReS and MLSD annotators): a
+        # host-in, host-out ``__call__`` (no torch module; it makes an image from host data)
+        # runs once per request, like a pipeline's: a helper without loops that it calls
+        # outside its loops runs the model once, and its copy to numpy is the request's output.
+        Valid(
+            """
+            import numpy as np
+            import torch
+            from PIL import Image
+            def estimate_depth(image, model):
+                x = torch.from_numpy(image).unsqueeze(0).to("cuda")
+                with torch.no_grad():
+                    depth = model(x)
+                return depth.squeeze().cpu().numpy()
+            class LeresDetector:
+                def __call__(self, input_image):
+                    image = np.array(input_image, dtype=np.uint8)
+                    depth = estimate_depth(image, self.model)
+                    return Image.fromarray(depth)
+            """
+        ),
         # Session 24: ``if i == 0:`` in ``for i in range(n)`` runs on the first iteration
         # only (Whisper's decoding loop keeps the no-speech probabilities of the first step).
         Valid(
@@ -2764,6 +2785,27 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 34 (precision34): the VALID annotator helper's twin: called in the
+        # ``__call__``'s loop over scales, the helper runs per scale, and so does its copy.
+        Invalid(
+            """
+            import numpy as np
+            import torch
+            from PIL import Image
+            def estimate_depth(image, model):
+                x = torch.from_numpy(image).unsqueeze(0).to("cuda")
+                with torch.no_grad():
+                    depth = model(x)
+                return depth.squeeze().cpu().numpy()
+                #      ^^^^^^^^^^^^^^^^^^^^^
+            class LeresDetector:
+                def __call__(self, input_image, scales):
+                    image = np.array(input_image, dtype=np.uint8)
+                    depths = [estimate_depth(image[::s, ::s], self.model) for s in scales]
+                    return Image.fromarray(np.mean(depths, axis=0))
+            """,
+            message_contains="`.cpu()` of `depth.squeeze()`",
+        ),
         # Session 33 (recall33b, rsl-rl 5.5.1's `EmpiricalNormalization.update`): a registered
         # buffer moves with its module (`.to(device)`), wherever `__init__` built it: its test
         # every call reads the device when the module is on the GPU (MEDIUM).

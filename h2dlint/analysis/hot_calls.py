@@ -11,6 +11,7 @@ import libcst as cst
 from h2dlint.analysis.device_branches import holds_on_cuda, only_off_cuda
 from h2dlint.analysis.env_switches import diagnostic_switch
 from h2dlint.analysis.frames import ModuleIndex
+from h2dlint.analysis.host_io_requests import device_loops_cst
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.sync_basics import periodic_test
 from h2dlint.imports import dotted_name
@@ -49,6 +50,10 @@ class SameModuleCalls(cst.CSTVisitor):
         self.loops_only = False
         # Only calls in loops that run a model count (a block of a modular pipeline).
         self.model_loops_only = False
+        # With ``loops_only``, a call outside loops still counts when its callee has loops of
+        # its own that may run a model (a host-in, host-out ``__call__``'s helper looping over
+        # crops or patches: :func:`h2dlint.analysis.host_io_requests.device_loops`).
+        self.keep_looping = False
         # The function whose calls are collected (names its tests read are bound there), and
         # whether the file reads the environment at all (:mod:`env_switches`).
         self.function: cst.FunctionDef | None = None
@@ -73,6 +78,32 @@ class SameModuleCalls(cst.CSTVisitor):
     def leave_While(self, original_node: cst.While) -> None:
         self.depth -= self._counts(original_node)
 
+    # With ``keep_looping`` (a host-in, host-out ``__call__``), a comprehension is a loop too:
+    # ``[estimate(image, s) for s in scales]`` runs the helper per scale.
+    def visit_ListComp(self, node: cst.ListComp) -> None:
+        self.depth += self.keep_looping
+
+    def leave_ListComp(self, original_node: cst.ListComp) -> None:
+        self.depth -= self.keep_looping
+
+    def visit_SetComp(self, node: cst.SetComp) -> None:
+        self.depth += self.keep_looping
+
+    def leave_SetComp(self, original_node: cst.SetComp) -> None:
+        self.depth -= self.keep_looping
+
+    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
+        self.depth += self.keep_looping
+
+    def leave_GeneratorExp(self, original_node: cst.GeneratorExp) -> None:
+        self.depth -= self.keep_looping
+
+    def visit_DictComp(self, node: cst.DictComp) -> None:
+        self.depth += self.keep_looping
+
+    def leave_DictComp(self, original_node: cst.DictComp) -> None:
+        self.depth -= self.keep_looping
+
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         return False
 
@@ -96,8 +127,15 @@ class SameModuleCalls(cst.CSTVisitor):
         return False
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.loops_only and not self.depth:
+        outside = self.loops_only and not self.depth
+        if outside and not self.keep_looping:
             return
+        before = len(self.found)
+        self._collect(node)
+        if outside:
+            self.found[before:] = [f for f in self.found[before:] if device_loops_cst(f)]
+
+    def _collect(self, node: cst.Call) -> None:
         func = node.func
         if isinstance(func, cst.Name):
             target = self.siblings.get(func.value) or self.index.functions.get(func.value)

@@ -79,6 +79,7 @@ from h2dlint.analysis.host_data import (
     host_pipeline_class,
     host_pipeline_classdef,
 )
+from h2dlint.analysis.host_io_requests import host_io_call, host_io_request_call
 from h2dlint.analysis.hot_calls import SameModuleCalls, hook_functions, runs_model
 from h2dlint.analysis.hot_names import (
     ATTENTION_WORD_REASON,
@@ -179,6 +180,9 @@ class HotPaths:
         # decoding loop); their other loops walk inputs once per request.
         self._model_loops_only: set[cst.FunctionDef] = set()
         self._model_loops: dict[cst.CSTNode, bool] = {}
+        # Host-in, host-out ``__call__``s (:mod:`host_io_requests`): per request, but a helper
+        # with loops of its own that they call stays hot through them.
+        self._host_io: set[cst.FunctionDef] = set()
         # The project index's answers, for the functions asked about.
         self._asked: dict[cst.FunctionDef, str | None] = {}
         # could_be_hot's answers (a True may later turn out not hot: it only gates).
@@ -276,6 +280,8 @@ class HotPaths:
         for node in inner:
             if isinstance(node, LOOPS) and self._step_loop(function, node):
                 return True
+            if function in self._host_io and isinstance(node, (cst.BaseComp, cst.DictComp)):
+                return True  # an annotator's comprehension over scales or crops
             if isinstance(node, cst.FunctionDef):
                 return called_in_loops(
                     function.body, node.name.value, lambda loop: self._step_loop(function, loop)
@@ -351,6 +357,9 @@ class HotPaths:
             if pipeline_block(cls):
                 self._model_loops_only.add(function)
             return PER_REQUEST_REASON
+        if reason is not None and cls is not None and host_io_call(cls, function):
+            self._loops_only.add(function)  # an annotator's __call__: a request, host data in
+            self._host_io.add(function)
         if reason is not None and runs_generations(function):
             return None  # a preview callback's sample(): whole generations, no step
         if reason is not None and (method or name not in METHOD_ONLY):
@@ -379,7 +388,9 @@ class HotPaths:
         reason = project.hot_reason(
             f"{module}.{qualified}",
             self._hot_name,
-            skip=lambda caller: occasional_call(project, caller),
+            skip=lambda caller, callee: (
+                occasional_call(project, caller) or host_io_request_call(project, caller, callee)
+            ),
         )
         if reason is None and not logging_name(qualified.rpartition(".")[2]):
             reason = step_loop_reason(project, f"{module}.{qualified}", self._hot_name)
@@ -487,6 +498,7 @@ class HotPaths:
         collector = SameModuleCalls(self.index, self.once, cls, self_names)
         collector.loops_only = function in self._loops_only
         collector.model_loops_only = function in self._model_loops_only
+        collector.keep_looping = function in self._host_io
         collector.function = function
         collector.env_reads = self._env_reads
         parent = self.parents.get(function)

@@ -43,7 +43,7 @@ def hot_reason(
     home: Callable[[str], str],
     qualified: str,
     hot_name: HotName,
-    skip: Callable[[C], bool] | None = None,
+    skip: Callable[[C, str], bool] | None = None,
     hops: int = 0,
     steps: int = 0,
 ) -> str | None:
@@ -51,8 +51,8 @@ def hot_reason(
     another module that calls it (directly, or through more calls, see the module's
     docstring); None when no caller is known to be hot. ``callers(q, home_only)``: the
     functions that call ``q`` (only those of its own module: no other module is read);
-    ``home(q)``: the module that defines ``q``; ``skip``: calls that do not count (the
-    analysis reads where the call is: under a branch taken every N steps). ``hops``: the
+    ``home(q)``: the module that defines ``q``; ``skip(caller, q)``: calls of ``q`` that do not
+    count (the analysis reads where the call is: under a branch taken every N steps). ``hops``: the
     modules crossed to reach ``qualified``."""
     if steps >= MAX_STEPS:
         return None
@@ -66,7 +66,7 @@ def hot_reason(
             continue
         where = f"{caller.cls}.{caller.name}" if caller.cls else caller.name
         verdict = hot_name(caller.name, caller.cls, caller.bases)
-        if verdict is not None and skip is not None and skip(caller):
+        if verdict is not None and skip is not None and skip(caller, qualified):
             continue
         if verdict and not (steps == 0 and caller.module == own):
             return f"called from `{where}()` in {caller.module}"

@@ -259,7 +259,7 @@ class ProjectIndex:
 
     # -- callers ------------------------------------------------------------------------------
     def hot_reason(
-        self, qualified: str, hot_name: HotName, skip: Callable[[Caller], bool] | None = None
+        self, qualified: str, hot_name: HotName, skip: Callable[[Caller, str], bool] | None = None
     ) -> str | None:
         """Why the function or method ``qualified`` runs per step, from its callers elsewhere
         (``hot_name(function, class, bases)`` says which names run per step, and which are
