@@ -282,7 +282,11 @@ class SyncOnHotPath(Rule):
     tensor methods (`self.repeat(x)` runs a submodule);
     assignments through a mask (`x[mask] = 0` does not sync). A pipeline's `__call__` (a class
     named, or derived from one named, `...Pipeline...`) runs once per request around its loop
-    of steps: only the loop's body is hot there. The one `.tolist()` that HTD201's fix leaves
+    of steps: only the loop's body is hot there. So does a host-in, host-out `__call__` (a
+    class that is no torch module whose `__call__` makes its tensor or image from host data:
+    `torch.from_numpy`, `Image.fromarray`; ControlNet's annotators): a helper without loops
+    that run a model, called outside its loops (in any module of the project), runs the model
+    once per request, and its copy to numpy is the request's output. The one `.tolist()` that HTD201's fix leaves
     (`t.prod(dim=-1).tolist()`, all rows at once) is not reported again.
 
     Explicit waits are reported in two shapes, at MEDIUM confidence. First, a statement

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from h2dlint.analysis.per_step_names import per_step_state_builder, step_metadata_name
+from h2dlint.imports import dotted_name
 
 if TYPE_CHECKING:
     pass
@@ -243,3 +244,23 @@ def matches(patterns: tuple[str, ...], name: str, qualified: str) -> bool:
         fnmatch.fnmatchcase(name, pattern) or fnmatch.fnmatchcase(qualified, pattern)
         for pattern in patterns
     )
+
+
+# The end of the reason a top-level function with an attention word in its name gets.
+ATTENTION_TAIL = ATTENTION_WORD_REASON.split("{}", 1)[1]
+# Return annotations of Python data built on the host (``list[list[int]]``, ``str``).
+HOST_RETURN_TYPES = frozenset({"list", "List", "dict", "Dict", "str", "bytes", "set", "Set"})
+
+
+def returns_host_data(function: cst.FunctionDef) -> bool:
+    """Whether ``function`` is annotated to return Python data (a list, a dict, a string) with
+    no tensor in it: it prepares requests on the host, it is no attention kernel."""
+    returns = function.returns
+    if returns is None:
+        return False
+    annotation = returns.annotation
+    outer = annotation.value if isinstance(annotation, cst.Subscript) else annotation
+    name = dotted_name(outer) or ""
+    if name.rsplit(".", 1)[-1] not in HOST_RETURN_TYPES:
+        return False
+    return "Tensor" not in cst.Module([]).code_for_node(annotation)

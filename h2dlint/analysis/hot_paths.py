@@ -37,7 +37,10 @@ of a denoising loop run per step). In a block of a modular pipeline (a base name
 autoregressive decoding loop; not a loop over conditions or frames). Only the code in its
 loops (``for``/``while`` bodies) runs per step, so only that code is hot, and only what it
 calls from there; its prompt encoding, input checks and schedule set-up run once per request,
-when nothing is queued on the device to stall.
+when nothing is queued on the device to stall. A host-in, host-out ``__call__`` (a class that is
+no torch module and makes its input from host data, :mod:`h2dlint.analysis.host_io_requests`)
+is judged the same way, except that a helper it calls outside its loops stays hot through it
+when the helper has loops of its own that may run a model (comprehensions count as loops).
 
 Run-once code (:mod:`h2dlint.analysis.once`: initialisers, setup, loaders, tests, memoised
 functions), model surgery (``W.weight.data = ...``) and functions configured cold
@@ -82,7 +85,7 @@ from h2dlint.analysis.host_data import (
 from h2dlint.analysis.host_io_requests import host_io_call, host_io_request_call
 from h2dlint.analysis.hot_calls import SameModuleCalls, hook_functions, runs_model
 from h2dlint.analysis.hot_names import (
-    ATTENTION_WORD_REASON,
+    ATTENTION_TAIL,
     BUILDER_REASON,
     HOT_ENTRY_POINTS,
     LOOPS,
@@ -94,6 +97,7 @@ from h2dlint.analysis.hot_names import (
     matches,
     name_reason,
     offline_class,
+    returns_host_data,
     state_builder_reason,
     test_module,
 )
@@ -113,31 +117,10 @@ from h2dlint.analysis.request_drivers import (
 )
 from h2dlint.analysis.step_loops import occasional_call, step_loop_reason
 from h2dlint.context import SharedKey
-from h2dlint.imports import dotted_name
 from h2dlint.walk import visit_read_only
 
 if TYPE_CHECKING:
     from h2dlint.context import FileContext
-
-
-# The end of the reason a top-level function with an attention word in its name gets.
-ATTENTION_TAIL = ATTENTION_WORD_REASON.split("{}", 1)[1]
-# Return annotations of Python data built on the host (``list[list[int]]``, ``str``).
-HOST_RETURN_TYPES = frozenset({"list", "List", "dict", "Dict", "str", "bytes", "set", "Set"})
-
-
-def _returns_host_data(function: cst.FunctionDef) -> bool:
-    """Whether ``function`` is annotated to return Python data (a list, a dict, a string) with
-    no tensor in it: it prepares requests on the host, it is no attention kernel."""
-    returns = function.returns
-    if returns is None:
-        return False
-    annotation = returns.annotation
-    outer = annotation.value if isinstance(annotation, cst.Subscript) else annotation
-    name = dotted_name(outer) or ""
-    if name.rsplit(".", 1)[-1] not in HOST_RETURN_TYPES:
-        return False
-    return "Tensor" not in cst.Module([]).code_for_node(annotation)
 
 
 _HOT_PATHS: SharedKey[HotPaths] = SharedKey("hot paths")
@@ -373,7 +356,7 @@ class HotPaths:
             if state is not None:
                 return state
         reason = name_reason(name, method)
-        if reason is not None and reason.endswith(ATTENTION_TAIL) and _returns_host_data(function):
+        if reason is not None and reason.endswith(ATTENTION_TAIL) and returns_host_data(function):
             return None  # ``_apply_attention_mask(...) -> list[list[int]]``: prompt preparation
         return reason
 
