@@ -286,8 +286,8 @@ class SyncOnHotPath(Rule):
     class that is no torch module whose `__call__` makes its tensor or image from host data:
     `torch.from_numpy`, `Image.fromarray`; ControlNet's annotators): a helper without loops
     that run a model, called outside its loops (in any module of the project), runs the model
-    once per request, and its copy to numpy is the request's output. The one `.tolist()` that HTD201's fix leaves
-    (`t.prod(dim=-1).tolist()`, all rows at once) is not reported again.
+    once per request, and its copy to numpy is the request's output. The one `.tolist()` that
+    HTD201's fix leaves (`t.prod(dim=-1).tolist()`, all rows at once) is not reported again.
 
     Explicit waits are reported in two shapes, at MEDIUM confidence. First, a statement
     `torch.cuda.synchronize()` (or `torch.accelerator.synchronize()`...) or
