@@ -25,6 +25,7 @@ from h2dlint.analysis.scripted_parameters import scripted_parameter
 from h2dlint.analysis.state_tensors import own_tensor_attribute, returned_tensors
 from h2dlint.analysis.sync_basics import METADATA_METHODS, RowLoop, Walk, early_exits
 from h2dlint.analysis.torch_api import (
+    ARITHMETIC_HELPERS,
     ARRAY_METHODS,
     FRESH_FACTORIES,
     TENSOR_FUNCTIONS,
@@ -263,6 +264,13 @@ def tensor_evidence(
         return None
     func = node.func
     qualified = provenance.qualify(func) or ""
+    if qualified in ARITHMETIC_HELPERS:
+        # ``triton.cdiv(lens, n)``: ``(lens + n - 1) // n``, a tensor when an operand is one
+        for argument in positional(node)[:2]:
+            root = tensor_evidence(provenance, argument.value, frame, read=read, depth=depth + 1)
+            if root is not None:
+                return root
+        return None
     if qualified in TENSOR_FUNCTIONS or qualified.startswith("torch.nn.functional."):
         first = positional(node)
         if not first:
