@@ -83,3 +83,14 @@ def test_a_method_of_a_host_named_tensor_is_not_looked_through() -> None:
                 return x[: (self.prepare(lens_cpu) + 1).tolist()[0]]
     """
     assert _rows(code, "HTD202") == [(7, "medium")]
+
+
+def test_a_host_named_tensor_placed_by_a_device_argument_is_not_host() -> None:
+    # ``torch.as_tensor(ids_cpu, device=...)`` is where ``device`` says, whatever the name.
+    code = """
+        import torch
+        class M(torch.nn.Module):
+            def forward(self, x, ids_cpu: torch.Tensor):
+                return x[: torch.sum(torch.as_tensor(ids_cpu, device=self.target)).item()]
+    """
+    assert _rows(code, "HTD202") == [(5, "medium")]

@@ -61,7 +61,8 @@ _COMPUTING_MODULES = frozenset({"torch", "F", "triton", "np", "numpy", "math"})
 def computed_from(node: cst.BaseExpression) -> cst.BaseExpression:
     """The first argument of the function calls ``node`` is made by (``cu_seqlens_cpu`` for
     ``triton.cdiv(prepare_lens(cu_seqlens_cpu), n)``), followed while each call is a plain
-    function of the project or a function of torch, numpy or triton; else ``node``."""
+    function of the project or a function of torch, numpy or triton not told a ``device=``;
+    else ``node``."""
     while isinstance(node, cst.Call) and node.args and node.args[0].keyword is None:
         func = node.func
         plain = isinstance(func, cst.Name)
@@ -70,8 +71,9 @@ def computed_from(node: cst.BaseExpression) -> cst.BaseExpression:
             and isinstance(func.value, cst.Name)
             and func.value.value in _COMPUTING_MODULES
         )
-        if not (plain or library) or node.args[0].star:
-            break
+        placed = any(a.keyword is not None and a.keyword.value == "device" for a in node.args)
+        if not (plain or library) or node.args[0].star or placed:
+            break  # a method may move it; ``torch.as_tensor(ids_cpu, device=d)`` places it
         node = node.args[0].value
     return node
 
