@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.accumulators import ELEMENT_BUILTINS, compared_reads, device_accumulator
-from h2dlint.analysis.arguments import host_named, keyword, positional
+from h2dlint.analysis.arguments import keyword, positional
 from h2dlint.analysis.boolean_operands import bool_operand
 from h2dlint.analysis.device_loops import DeviceLoop, device_loop
 from h2dlint.analysis.earlier_copies import earlier_host_copy
@@ -28,7 +28,7 @@ from h2dlint.analysis.hot_guards import runs_every_call
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.library_inputs import input_handed_to_library
 from h2dlint.analysis.loop_body import saving_code, showing_code
-from h2dlint.analysis.name_hints import on_host_by_name
+from h2dlint.analysis.name_hints import named_host, on_host_by_name
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.row_findings import in_reported_row_loop, mask_judged_alone, reported_row_read
 from h2dlint.analysis.shape_syncs import (
@@ -421,6 +421,35 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 34 (recall34): the twin of `triton.cdiv` of a tensor in `invalid`: of two
+        # Python ints it is an int (a number of blocks), with nothing to read back.
+        Valid(
+            """
+            import torch
+            import triton
+            class Chunked(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, x: torch.Tensor, chunk_size: int):
+                    n = triton.cdiv(x.shape[1], chunk_size)
+                    starts = [i * chunk_size for i in range(n)]
+                    return torch.stack([x[:, s] for s in starts])
+            """
+        ),
+        # Session 34 (recall34): the same chunk counts of the caller's host copy of the
+        # lengths (`cu_seqlens_cpu`, computed from by a function): nothing to read back.
+        Valid(
+            """
+            import torch
+            import triton
+            def chunk_indices(cu_seqlens: torch.Tensor, cu_seqlens_cpu: torch.Tensor, size: int):
+                counts = triton.cdiv(torch.diff(cu_seqlens_cpu), size).tolist()
+                return torch.cat([torch.arange(n) for n in counts]).to(cu_seqlens)
+            class Chunked(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, x, cu_seqlens, cu_seqlens_cpu):
+                    return x[chunk_indices(cu_seqlens, cu_seqlens_cpu, 64)]
+            """
+        ),
         # Session 33 (recall33b): twins of the buffer and the saved tensor in `invalid`. A
         # plain attribute is no buffer: `.to(device)` leaves it on the host where it was built;
         # a value kept on `ctx` as an attribute (not saved) may be a Python list.
@@ -2830,6 +2859,25 @@ class SyncOnHotPath(Rule):
             """,
             message_contains="`self.count` as an `if` test",
         ),
+        # Session 34 (recall34, fla-core 0.5.0's `prepare_chunk_indices`): `triton.cdiv(a, b)`
+        # is `(a + b - 1) // b`; of a tensor it is a tensor on that tensor's device, and its
+        # `.tolist()` on a hot path reads the device lengths back on every call.
+        Invalid(
+            """
+            import torch
+            import triton
+            def chunk_indices(cu_seqlens: torch.Tensor, chunk_size: int):
+                lens = torch.diff(cu_seqlens)
+                counts = triton.cdiv(lens, chunk_size).tolist()
+                #        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return torch.cat([torch.arange(n) for n in counts]).to(cu_seqlens)
+            class Chunked(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, x, cu_seqlens, chunk_size):
+                    return x[chunk_indices(cu_seqlens, chunk_size)]
+            """,
+            message_contains="`.tolist()`",
+        ),
         # Session 33 (recall33b, ring-flash-attn 0.1.8's `get_half_index`): an autograd
         # `Function` saves only tensors with `save_for_backward`, so the `cu_seqlens` its
         # `forward` saves is a tensor, and so is the helper's parameter it is passed to.
@@ -4980,7 +5028,7 @@ class SyncOnHotPath(Rule):
             # A CPU reference implementation (``fill_cpu``) reads its own host tensors; a
             # ``.cpu()`` copy in a function named for what it makes (``get_cpu_seqlens``)
             # still copies a tensor that may be on the device.
-            if on_host_by_name(tensor, frame) and not (kind == "copy" and not host_named(tensor)):
+            if on_host_by_name(tensor, frame) and not (kind == "copy" and not named_host(tensor)):
                 return False
             # The function's own input handed to numpy (``im.cpu().numpy()`` for an exported
             # model's runtime): the caller chose where it is, and the values must reach the host.

@@ -682,6 +682,18 @@ PAIRS: list[tuple[str, str, str]] = [
     ("torchrec", "1.5.1", "1.7.0"),
     ("fastvideo", "0.1.3", "0.1.7"),
     ("lmcache", "0.5.3", "0.5.6"),
+    # Session 34 (recall34, docs/recall.md): flash-linear-attention from 0.3.1 on is a
+    # metapackage, its code in fla-core; the other pairs gave nothing.
+    *(("fla-core", a, b) for a, b in itertools.pairwise(("0.3.2", "0.4.0", "0.4.2", "0.5.0"))),
+    *(("fla-core", a, b) for a, b in itertools.pairwise(("0.5.0", "0.5.2", "0.6.0"))),
+    *(("flashinfer-python", a, b) for a, b in itertools.pairwise(("0.4.1", "0.5.0", "0.5.3"))),
+    *(("megablocks", a, b) for a, b in itertools.pairwise(("0.6.1", "0.7.0", "0.8.0", "0.9.0"))),
+    ("megablocks", "0.9.0", "0.10.0"),
+    *(("xinference", a, b) for a, b in itertools.pairwise(("2.10.0", "2.11.0", "2.12.0", "3.0.0"))),
+    ("nanotron", "0.2", "0.4"),
+    ("xformers", "0.0.32.post2", "0.0.33.post2"),
+    ("xformers", "0.0.33.post2", "0.0.35"),
+    ("lightning-thunder", "0.2.3", "0.2.6"),
 ]
 # A removed line must hold one of these to start a candidate.
 MARKER = re.compile(

@@ -25,6 +25,7 @@ from h2dlint.analysis.scripted_parameters import scripted_parameter
 from h2dlint.analysis.state_tensors import own_tensor_attribute, returned_tensors
 from h2dlint.analysis.sync_basics import METADATA_METHODS, RowLoop, Walk, early_exits
 from h2dlint.analysis.torch_api import (
+    ARITHMETIC_HELPERS,
     ARRAY_METHODS,
     FRESH_FACTORIES,
     TENSOR_FUNCTIONS,
@@ -121,9 +122,8 @@ class _ShapeReads(cst.CSTVisitor):
 
 
 def walks_its_rows(module: cst.Module, tensor: cst.BaseExpression, loop: RowLoop) -> bool:
-    """Whether an index loop counts up to ``tensor``'s own length: ``range(t.shape[0])``,
-    ``range(t.size(0))``. Then ``t`` is an array (a tensor, or a numpy array in a torch file)
-    walked row by row."""
+    """Whether an index loop counts up to ``tensor``'s own length (``range(t.shape[0])``,
+    ``range(t.size(0))``): ``t`` is an array (tensor, or numpy in a torch file) walked by row."""
     if loop.walk is not Walk.INDEX:
         return False
     finder = _ShapeReads()
@@ -263,6 +263,9 @@ def tensor_evidence(
         return None
     func = node.func
     qualified = provenance.qualify(func) or ""
+    if qualified in ARITHMETIC_HELPERS and len(node.args) == 2:  # ``triton.cdiv(a, b)``
+        arithmetic = cst.BinaryOperation(node.args[0].value, cst.FloorDivide(), node.args[1].value)
+        return tensor_evidence(provenance, arithmetic, frame, read=read, depth=depth + 1)
     if qualified in TENSOR_FUNCTIONS or qualified.startswith("torch.nn.functional."):
         first = positional(node)
         if not first:
@@ -397,8 +400,7 @@ def _row_of_tensor(
     provenance: Provenance, statement: cst.CSTNode, name: str, frame: Frame, depth: int
 ) -> bool:
     """Whether ``statement`` is ``for name in t`` (or ``for i, name in enumerate(t)``, ``for x,
-    name in zip(xs, t)``) over
-    ``t`` that is surely a tensor."""
+    name in zip(xs, t)``) over ``t`` that is surely a tensor."""
     iterable = zipped_item(statement, name)
     return iterable is not None and (
         tensor_evidence(provenance, iterable, frame, depth=depth + 1) is not None
@@ -409,8 +411,7 @@ def _annotated_tensor(
     provenance: Provenance, call: cst.Call, frame: Frame, position: int | None = None
 ) -> bool:
     """Whether ``call`` (or element ``position`` of the tuple it returns) is a tensor by its
-    callee's return annotation (:mod:`returned_tensors`); calls of other libraries are not
-    looked up."""
+    callee's return annotation (:mod:`returned_tensors`); other libraries' are not looked up."""
     head = (provenance.qualify(call.func) or "").partition(".")[0]
     if head in OTHER_LIBRARIES:
         return False

@@ -363,3 +363,9 @@ TENSOR_FUNCTIONS = frozenset(
         "empty_like",
     }
 )
+
+# Library helpers that are plain arithmetic on their two operands: ``triton.cdiv(a, b)`` is
+# ``(a + b - 1) // b``, so a tensor operand gives a tensor on its device (as ``a // b`` would)
+# and two Python ints give an int (session 34: fla-core's ``prepare_chunk_indices`` read
+# ``triton.cdiv(prepare_lens(cu_seqlens), chunk_size).tolist()`` of device lengths per call).
+ARITHMETIC_HELPERS = frozenset({"triton.cdiv"})

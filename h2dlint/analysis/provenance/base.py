@@ -211,6 +211,9 @@ class ProvenanceBase:
     def attribute_fact(self, cls: cst.ClassDef, attr: str, depth: int = 0) -> Fact:
         raise NotImplementedError
 
+    def _binary(self, node: cst.BinaryOperation, frame: Frame, depth: int) -> Fact:
+        raise NotImplementedError  # arithmetic is where its operands are (``core``)
+
     def for_module(self, context: FileContext) -> FactSource:
         raise NotImplementedError
 

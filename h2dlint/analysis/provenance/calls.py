@@ -38,6 +38,7 @@ from h2dlint.analysis.returns import returned_values
 from h2dlint.analysis.targets import Target, asks_for_host, device_target, to_target
 from h2dlint.analysis.tokenizer_batches import field_set, format_passed_on, moved_in_place
 from h2dlint.analysis.torch_api import (
+    ARITHMETIC_HELPERS,
     CONVERTERS,
     CUDA_TYPED_TENSORS,
     FRESH_FACTORIES,
@@ -140,6 +141,10 @@ class CallFacts(ProvenanceBase):
             # A copy of a tensor (or of a structure of tensors) is where the original is.
             first = first_positional(call)
             return self.fact(first, frame, depth + 1) if first is not None else UNKNOWN_FACT
+        if qualified in ARITHMETIC_HELPERS and len(call.args) == 2:
+            # ``triton.cdiv(lens, n)`` is ``(lens + n - 1) // n``: where its operands are
+            left, right = (a.value for a in call.args)
+            return self._binary(cst.BinaryOperation(left, cst.FloorDivide(), right), frame, depth)
         if qualified is not None:
             fact = self._torch_call(qualified, call, frame, depth)
             if fact.known or qualified.startswith(("torch.", "numpy.", "np.")):
