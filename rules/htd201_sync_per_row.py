@@ -1224,8 +1224,90 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 return counts
             """
         ),
+        # Session 34 (precision34b, d3rlpy's `EpisodeGenerator`): an attribute whose every
+        # assignment in its class is a numpy array (a parameter annotated as one, or
+        # `np.reshape` of it) is numpy data; its rows are read on the host (INVALID twin: the
+        # parameter annotated `torch.Tensor`).
+        Valid(
+            """
+            import numpy as np
+            class EpisodeGenerator:
+                def __init__(self, rewards: np.ndarray, terminals: np.ndarray):
+                    if terminals.ndim > 1:
+                        terminals = np.reshape(terminals, [-1])
+                    self._rewards = rewards
+                    self._terminals = terminals
+                def __call__(self):
+                    episodes, start = [], 0
+                    for i in range(self._terminals.shape[0]):
+                        if self._terminals[i]:
+                            episodes.append((self._rewards[start:i], bool(self._terminals[i])))
+                            start = i + 1
+                    return episodes
+            """
+        ),
+        # Session 34 (precision34b, modelscope's OFA preprocessors): the `__call__` of a class
+        # named for preprocessing (and no `nn.Module` by its bases) turns one sample into
+        # inputs on the host; it is no per-step entry point (INVALID twin: an `nn.Module`
+        # preprocessor's `forward`, as mmdet's `DetDataPreprocessor`, runs on the device).
+        Valid(
+            """
+            import torch
+            class EntailmentPreprocessor(BasePreprocessor):
+                def __call__(self, sample):
+                    target = torch.cat([sample["source"][1:], self.eos_item])
+                    mask = torch.zeros(len(target), self.vocab_size).bool()
+                    for i in range(len(target)):
+                        allowed = self.trie.next_tokens(target[: i + 1].tolist())
+                        mask[i][allowed] = True
+                    return mask
+            """
+        ),
     )
     invalid = (
+        # Session 34 (precision34b): the twin of the numpy `EpisodeGenerator` in `valid`, its
+        # terminals a tensor: each row is read on the host (MEDIUM: the device is unknown).
+        Invalid(
+            """
+            import torch
+            class EpisodeGenerator:
+                def __init__(self, rewards, terminals: torch.Tensor):
+                    if terminals.ndim > 1:
+                        terminals = terminals.reshape(-1)
+                    self._rewards = rewards
+                    self._terminals = terminals
+                def __call__(self):
+                    episodes, start = [], 0
+                    for i in range(self._terminals.shape[0]):
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        if self._terminals[i]:
+                            episodes.append((self._rewards[start:i], bool(self._terminals[i])))
+                            start = i + 1
+                 ...^^^^^^^^^^^^^^^^^^^^^
+                    return episodes
+            """,
+            message_contains="`bool()` on each row of `self._terminals`",
+        ),
+        # Session 34 (precision34b): the twin of the preprocessor in `valid`, an `nn.Module`
+        # whose `forward` runs on every call of the module (MEDIUM: `target`'s device is
+        # unknown).
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            class EntailmentPreprocessor(nn.Module):
+                def forward(self, sample):
+                    target = torch.cat([sample["source"][1:], self.eos_item])
+                    mask = torch.zeros(len(target), self.vocab_size).bool()
+                    for i in range(len(target)):
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        allowed = self.trie.next_tokens(target[: i + 1].tolist())
+                        mask[i][allowed] = True
+                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return mask
+            """,
+            message_contains="`.tolist()` on each row of `target`",
+        ),
         # Session 33 (recall33b, ring-flash-attn 0.1.8's `get_half_lse`): TorchScript types a
         # bare parameter of a `@torch.jit.script` function as a `Tensor`, so the rows of
         # `cu_seqlens` are 0-d tensors, read one by one (MEDIUM: its device is unknown).
