@@ -14,35 +14,45 @@ does an attribute no method assigns (a property, a class constant, a field that 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol, cast
 
 import libcst as cst
 
 from h2dlint.analysis.classes import class_of
-from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.fact_source import FactSource
+from h2dlint.analysis.frames import Frame, ModuleIndex
 from h2dlint.analysis.provenance.common import MAX_DEPTH, _is_none
 
-if TYPE_CHECKING:
-    from h2dlint.analysis.provenance.base import ProvenanceBase
+
+class _Owner(Protocol):
+    """What is asked of the provenance of the class's module (a ``ProvenanceBase``, which
+    imports this module: named by what it does, not imported)."""
+
+    _in_progress: set[object]
+
+    @property
+    def index(self) -> ModuleIndex: ...
+
+    def _begin(self, key: object) -> bool: ...
+
+    def is_numpy_array(self, node: cst.BaseExpression, frame: Frame, depth: int = 0) -> bool: ...
 
 
-def numpy_attribute(source: ProvenanceBase, node: cst.Attribute, frame: Frame, depth: int) -> bool:
+def numpy_attribute(source: FactSource, node: cst.Attribute, frame: Frame, depth: int) -> bool:
     """Whether every value ``node``'s class assigns the attribute is a numpy array."""
     if depth > MAX_DEPTH:
         return False
     base, attr = node.value, node.attr.value
+    found: FactSource | None
+    cls: cst.ClassDef | None
     if isinstance(base, cst.Name) and frame.cls is not None and base.value == frame.self_name:
-        owner: ProvenanceBase | None = source
-        cls: cst.ClassDef | None = frame.cls
+        found, cls = source, frame.cls
     else:
-        from h2dlint.analysis.provenance.base import _as_base  # here: base imports this module
-
         ref = class_of(source, base, frame, depth + 1)
-        found = ref.provenance if ref is not None else None
-        owner = _as_base(found) if found is not None else None
-        cls = ref.node if ref is not None else None
-    if owner is None or cls is None:
+        found, cls = (ref.provenance, ref.node) if ref is not None else (None, None)
+    if found is None or cls is None or not hasattr(found, "is_numpy_array"):
         return False
+    owner = cast(_Owner, found)
     assigned = [
         (value, value_frame)
         for value, value_frame in owner.index.attributes.get(cls, {}).get(attr, [])
