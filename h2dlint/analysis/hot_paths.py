@@ -51,8 +51,7 @@ the denoiser it is given, run once per request: only their loops are hot
 Data preprocessing modules (``processing_*.py``, ``image_processing_*.py``,
 ``feature_extraction_*.py``, ``tokenization_*.py``...) run on the host before the model: none of
 their functions is hot. Nor are the entry-point names of data-preparation classes (a
-``...Tokenizer``'s ``decode``, a ``...Transform``'s or ``...Processor``'s ``__call__``; a
-``...Preprocessor``'s ``__call__``, not an ``nn.Module``'s ``forward``), nor a
+``...Tokenizer``'s ``decode``, a ``...Transform``'s or ``...Processor``'s ``__call__``), nor a
 top-level function with an attention word annotated to return Python data
 (``_apply_attention_mask(...) -> list[list[int]]``: it prepares prompts on the host).
 
@@ -75,7 +74,11 @@ from h2dlint.analysis.closure_calls import called_in_loops
 from h2dlint.analysis.data_transforms import dataset_built_class
 from h2dlint.analysis.env_switches import debug_only, may_read_environment
 from h2dlint.analysis.gpu_less_actors import gpu_less_method, may_hold_actor
-from h2dlint.analysis.host_data import PREPROCESSING_MODULES, host_pipeline_classdef
+from h2dlint.analysis.host_data import (
+    PREPROCESSING_MODULES,
+    host_pipeline_class,
+    host_pipeline_classdef,
+)
 from h2dlint.analysis.hot_calls import SameModuleCalls, hook_functions, runs_model
 from h2dlint.analysis.hot_names import (
     ATTENTION_WORD_REASON,
@@ -100,7 +103,6 @@ from h2dlint.analysis.nested_functions import nested_functions
 from h2dlint.analysis.once import RunOnce, once_name
 from h2dlint.analysis.op_kernels import op_kernels
 from h2dlint.analysis.per_step_names import builder_class
-from h2dlint.analysis.preprocessors import host_data_entry, host_data_entry_of
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.request_drivers import (
     per_request_class,
@@ -338,8 +340,8 @@ class HotPaths:
         if self.hot_functions and matches(self.hot_functions, name, qualified):
             return f"`{qualified}()` is configured hot"
         reason = HOT_ENTRY_POINTS.get(name)
-        if reason is not None and cls is not None and host_data_entry_of(name, cls):
-            return None  # a tokenizer's decode, a preprocessor's __call__: host data work
+        if reason is not None and cls is not None and host_pipeline_classdef(cls):
+            return None  # a tokenizer's decode, a data transform's __call__: host data work
         if reason is not None and cls is not None and offline_class(cls.name.value):
             return None  # an export wrapper's forward, an evaluator's __call__: no step
         if reason is not None and cls is not None and dataset_built_class(self.context, cls):
@@ -404,8 +406,8 @@ class HotPaths:
             and any(word in n for n in (cls, *bases) for word in PER_REQUEST_CLASS_WORDS)
         ):
             return None
-        if host_data_entry(name, cls, bases) and name in HOT_ENTRY_POINTS:
-            return False  # a tokenizer's decode, a preprocessor's __call__: host data work
+        if cls is not None and host_pipeline_class(cls, bases) and name in HOT_ENTRY_POINTS:
+            return False  # a tokenizer's decode, a data transform's __call__: host data work
         if name in HOT_ENTRY_POINTS and offline_class(cls):
             return None  # an export wrapper's forward, an evaluator's __call__: no step
         if name in HOT_ENTRY_POINTS and (cls is not None or name not in METHOD_ONLY):
