@@ -1246,23 +1246,6 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     return episodes
             """
         ),
-        # Session 34 (precision34b, modelscope's OFA preprocessors): the `__call__` of a class
-        # named for preprocessing (and no `nn.Module` by its bases) turns one sample into
-        # inputs on the host; it is no per-step entry point (INVALID twin: an `nn.Module`
-        # preprocessor's `forward`, as mmdet's `DetDataPreprocessor`, runs on the device).
-        Valid(
-            """
-            import torch
-            class EntailmentPreprocessor(BasePreprocessor):
-                def __call__(self, sample):
-                    target = torch.cat([sample["source"][1:], self.eos_item])
-                    mask = torch.zeros(len(target), self.vocab_size).bool()
-                    for i in range(len(target)):
-                        allowed = self.trie.next_tokens(target[: i + 1].tolist())
-                        mask[i][allowed] = True
-                    return mask
-            """
-        ),
     )
     invalid = (
         # Session 34 (precision34b): the twin of the numpy `EpisodeGenerator` in `valid`, its
@@ -1287,26 +1270,6 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     return episodes
             """,
             message_contains="`bool()` on each row of `self._terminals`",
-        ),
-        # Session 34 (precision34b): the twin of the preprocessor in `valid`, an `nn.Module`
-        # whose `forward` runs on every call of the module (MEDIUM: `target`'s device is
-        # unknown).
-        Invalid(
-            """
-            import torch
-            from torch import nn
-            class EntailmentPreprocessor(nn.Module):
-                def forward(self, sample):
-                    target = torch.cat([sample["source"][1:], self.eos_item])
-                    mask = torch.zeros(len(target), self.vocab_size).bool()
-                    for i in range(len(target)):
-                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-                        allowed = self.trie.next_tokens(target[: i + 1].tolist())
-                        mask[i][allowed] = True
-                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^
-                    return mask
-            """,
-            message_contains="`.tolist()` on each row of `target`",
         ),
         # Session 33 (recall33b, ring-flash-attn 0.1.8's `get_half_lse`): TorchScript types a
         # bare parameter of a `@torch.jit.script` function as a `Tensor`, so the rows of

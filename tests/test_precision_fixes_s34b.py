@@ -5,16 +5,11 @@
   one, ``np.reshape`` of it) is numpy data, as a name bound only to numpy arrays is (d3rlpy's
   ``EpisodeGenerator``);
 - HTD107 leaves alone a constant made on an unknown device in a module named for a dataset
-  (stable-audio-tools' ``data/dataset.py``), as HTD201 and HTD301 already do;
-- the ``__call__`` of a class named for preprocessing (and no ``nn.Module`` by its bases) is
-  no per-step entry point (modelscope's OFA preprocessors); an ``nn.Module`` preprocessor's
-  ``forward`` still is."""
+  (stable-audio-tools' ``data/dataset.py``), as HTD201 and HTD301 already do."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from lint_runs import lint, lint_project, write_files
+from lint_runs import lint
 
 GENERATOR = """
     import numpy as np
@@ -78,70 +73,3 @@ def test_a_constant_in_a_dataset_module_is_left_alone() -> None:
 def test_the_same_constant_elsewhere_stays_reported() -> None:
     for path in ("m.py", "pkg/data/utils.py", "pkg/models/audio.py"):
         assert [f.start.row for f in lint(TRIM, "HTD107", path=path)] == [7], path
-
-
-PREPROCESSOR = """
-    import torch
-    {imports}
-    class EntailmentPreprocessor({base}):
-        def {method}(self, sample):
-            target = torch.cat([sample["source"][1:], self.eos_item])
-            mask = torch.zeros(len(target), self.vocab_size).bool()
-            for i in range(len(target)):
-                allowed = self.trie.next_tokens(target[: i + 1].tolist())
-                mask[i][allowed] = True
-            return mask
-"""
-
-
-def _preprocessor_rows(base: str, method: str, imports: str = "") -> list[int]:
-    code = PREPROCESSOR.format(base=base, method=method, imports=imports)
-    return [f.start.row for f in lint(code, "HTD201")]
-
-
-def test_a_preprocessors_call_is_no_step() -> None:
-    assert _preprocessor_rows("BasePreprocessor", "__call__") == []
-    assert _preprocessor_rows("object", "__call__") == []
-
-
-def test_a_module_preprocessor_stays_hot() -> None:
-    nn = "from torch import nn"
-    assert _preprocessor_rows("nn.Module", "forward", nn) == [8]
-    assert _preprocessor_rows("nn.Module", "__call__", nn) == [8]
-    # Not a preprocessor by name: a plain `__call__` stays an entry point.
-    code = PREPROCESSOR.format(base="object", method="__call__", imports="").replace(
-        "EntailmentPreprocessor", "EntailmentScorer"
-    )
-    assert [f.start.row for f in lint(code, "HTD201")] == [8]
-
-
-def test_a_helper_called_only_from_a_preprocessor_is_not_hot(tmp_path: Path) -> None:
-    helper = """
-        import torch
-        def constraint_mask(target, trie, vocab_size: int):
-            mask = torch.zeros(len(target), vocab_size).bool()
-            for i in range(len(target)):
-                mask[i][trie.next_tokens(target[: i + 1].tolist())] = True
-            return mask
-    """
-    caller = """
-        from .masks import constraint_mask
-        class {name}:
-            def {method}(self, sample):
-                return constraint_mask(sample["target"], self.trie, self.vocab_size)
-    """
-    for name, method, want in (
-        ("EntailmentPreprocessor", "__call__", []),
-        ("EntailmentModel", "forward", [5]),
-    ):
-        root = tmp_path / name
-        write_files(
-            root,
-            {
-                "pkg/__init__.py": "",
-                "pkg/masks.py": helper,
-                "pkg/caller.py": caller.format(name=name, method=method),
-            },
-        )
-        records = lint_project(root, "HTD201")
-        assert [r["location"]["row"] for r in records] == want, name
