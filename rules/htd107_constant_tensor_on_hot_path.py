@@ -5,6 +5,7 @@ import libcst as cst
 from h2dlint.analysis.arguments import first_positional, keyword
 from h2dlint.analysis.edge_cases import degenerate_fallback, repaired_value
 from h2dlint.analysis.host_data import (
+    dataset_module,
     host_side,
     in_host_pipeline_class,
     module_constant,
@@ -681,6 +682,33 @@ class ConstantTensorOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 34 (precision34b, stable-audio-tools' `trim_silence`): a constant made on the
+        # device of an argument whose device is unknown, per call (MEDIUM). The same function
+        # in a module named for a dataset (`data/dataset.py`, `*_dataset.py`, a collation
+        # module) is left alone: a dataset's samples are host data unless proven otherwise, as
+        # HTD201 and HTD301 already judge there (a path, which an example cannot give: see
+        # tests/test_precision_fixes_s34b.py).
+        Invalid(
+            """
+            import torch
+            def trim_silence(audio, threshold: float):
+                mask = torch.abs(audio) < threshold
+                starts = torch.where(torch.diff(mask.int()) == 1)[0] + 1
+                if mask[0]:
+                    starts = torch.cat((torch.tensor([0], device=starts.device), starts))
+                                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return starts
+            """,
+            expected_fix="""
+            import torch
+            def trim_silence(audio, threshold: float):
+                mask = torch.abs(audio) < threshold
+                starts = torch.where(torch.diff(mask.int()) == 1)[0] + 1
+                if mask[0]:
+                    starts = torch.cat((torch.full((1,), 0, device=starts.device), starts))
+                return starts
+            """,
+        ),
         # Session 26 (heldout26): ``x.new_tensor([0])`` is ``torch.tensor([0],
         # device=x.device)``: a constant copied to ``x``'s device on every call (optimum-intel's
         # per-layer ``input_lens.new_tensor([0])``).
@@ -1427,6 +1455,7 @@ class ConstantTensorOnHotPath(Rule):
         if not hot and (
             hot_paths.test_module
             or host_side(self.context)
+            or dataset_module(self.context)  # a dataset's samples: host data, as for HTD201
             or in_host_pipeline_class(ancestors)
             or occasional(self.context.path, ancestors, cold=True)
         ):

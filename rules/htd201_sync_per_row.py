@@ -1224,8 +1224,53 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 return counts
             """
         ),
+        # Session 34 (precision34b, d3rlpy's `EpisodeGenerator`): an attribute whose every
+        # assignment in its class is a numpy array (a parameter annotated as one, or
+        # `np.reshape` of it) is numpy data; its rows are read on the host (INVALID twin: the
+        # parameter annotated `torch.Tensor`).
+        Valid(
+            """
+            import numpy as np
+            class EpisodeGenerator:
+                def __init__(self, rewards: np.ndarray, terminals: np.ndarray):
+                    if terminals.ndim > 1:
+                        terminals = np.reshape(terminals, [-1])
+                    self._rewards = rewards
+                    self._terminals = terminals
+                def __call__(self):
+                    episodes, start = [], 0
+                    for i in range(self._terminals.shape[0]):
+                        if self._terminals[i]:
+                            episodes.append((self._rewards[start:i], bool(self._terminals[i])))
+                            start = i + 1
+                    return episodes
+            """
+        ),
     )
     invalid = (
+        # Session 34 (precision34b): the twin of the numpy `EpisodeGenerator` in `valid`, its
+        # terminals a tensor: each row is read on the host (MEDIUM: the device is unknown).
+        Invalid(
+            """
+            import torch
+            class EpisodeGenerator:
+                def __init__(self, rewards, terminals: torch.Tensor):
+                    if terminals.ndim > 1:
+                        terminals = terminals.reshape(-1)
+                    self._rewards = rewards
+                    self._terminals = terminals
+                def __call__(self):
+                    episodes, start = [], 0
+                    for i in range(self._terminals.shape[0]):
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        if self._terminals[i]:
+                            episodes.append((self._rewards[start:i], bool(self._terminals[i])))
+                            start = i + 1
+                 ...^^^^^^^^^^^^^^^^^^^^^
+                    return episodes
+            """,
+            message_contains="`bool()` on each row of `self._terminals`",
+        ),
         # Session 33 (recall33b, ring-flash-attn 0.1.8's `get_half_lse`): TorchScript types a
         # bare parameter of a `@torch.jit.script` function as a `Tensor`, so the rows of
         # `cu_seqlens` are 0-d tensors, read one by one (MEDIUM: its device is unknown).

@@ -36,6 +36,7 @@ from h2dlint.analysis.provenance.common import (
 )
 from h2dlint.analysis.provenance.memo import begin
 from h2dlint.analysis.provenance.numpy_arithmetic import numpy_with_number
+from h2dlint.analysis.provenance.numpy_attributes import numpy_attribute
 from h2dlint.analysis.provenance.sequences import agreed as _agreed
 from h2dlint.analysis.provenance.sequences import (
     attribute_sequence_where,
@@ -335,6 +336,8 @@ class ProvenanceBase:
                 return False
             held = numpy_items(self, node, frame)  # ``xs: List[np.ndarray]``
             return held or self.bound_only_to(node, frame, depth, self.is_host_data)
+        if isinstance(node, cst.Attribute):
+            return self.is_numpy_array(node, frame, depth)
         return False
 
     def _data_mapping_item(self, node: cst.Subscript, frame: Frame, depth: int) -> bool:
@@ -368,6 +371,8 @@ class ProvenanceBase:
             return self.is_numpy_array(node.value, frame, depth + 1)
         if isinstance(node, cst.Name):
             return self.bound_only_to(node, frame, depth, self.is_numpy_array)
+        if isinstance(node, cst.Attribute):  # ``self.terminals`` assigned only arrays
+            return numpy_attribute(self, node, frame, depth)
         numpy_side = partial(self.is_numpy_array, frame=frame, depth=depth + 1)
         return isinstance(node, cst.BinaryOperation) and numpy_with_number(node, frame, numpy_side)
 
