@@ -9,7 +9,7 @@ import sys
 if sys.path and sys.path[0] in ("", os.getcwd()):
     del sys.path[0]
 
-from h2dlint.cli import main
+from h2dlint.cli import entry
 
 if __name__ == "__main__":
-    main()
+    entry()

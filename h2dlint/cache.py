@@ -47,13 +47,24 @@ def build_fingerprint() -> str:
         roots += [Path(p) for p in rules_package().__path__]
     except ImportError:  # pragma: no cover
         pass
-    files = sorted({path.resolve() for root in roots for path in root.rglob("*.py")})
-    for path in files:
+    for path in _module_files(roots):
         try:
-            digest.update(path.read_bytes())
+            with open(path, "rb") as file:
+                digest.update(file.read())
         except OSError:
             continue
     return digest.hexdigest()
+
+
+def _module_files(roots: Sequence[Path]) -> list[str]:
+    """The ``.py`` files under ``roots`` (real paths, each once, sorted). ``os.walk`` of the
+    real roots, without following links, as ``Path.rglob`` went and about a tenth of its cost
+    (a path object and a ``resolve`` per file were most of a warm run's fingerprint)."""
+    found: set[str] = set()
+    for root in {os.path.realpath(root) for root in roots}:
+        for directory, _folders, names in os.walk(root):
+            found.update(os.path.join(directory, n) for n in names if n.endswith(".py"))
+    return sorted(found)
 
 
 def entry_key(digest: str, settings_fingerprint: str) -> str:

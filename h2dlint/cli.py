@@ -10,6 +10,7 @@ This module imports only click at start-up; libcst and the engine load when a co
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
@@ -69,6 +70,36 @@ def main() -> None:
     `h2dlint PATH...` is short for `h2dlint check PATH...`: `h2dlint --fix src/` fixes what it
     safely can under src/ and reports the rest.
     """
+
+
+# Set once a ``check`` has written its output and saved its cache: the process may then end
+# without the interpreter's teardown (:func:`entry`).
+_CHECKED = False
+
+
+def entry() -> None:
+    """The command's entry point (``h2dlint``, ``python -m h2dlint``): :func:`main`; after a
+    ``check`` the process then ends at once, as its forked workers do, without the
+    interpreter's teardown, which frees every object the run made one by one (the libcst trees
+    the project index kept, the rules and libcst's modules): a quarter of the CPU of a
+    pre-commit run in one process. Its output is flushed first; where that fails (a closed
+    pipe), or after any other command, the interpreter ends as usual."""
+    try:
+        main()
+    except SystemExit as exc:
+        code = exc.code
+        if _CHECKED and (code is None or isinstance(code, int)) and _flushed():
+            os._exit(code or 0)
+        raise
+
+
+def _flushed() -> bool:
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 @main.command("check")
@@ -236,11 +267,14 @@ def check_command(**kwargs: Any) -> None:
     from h2dlint.check_args import CheckArgs
     from h2dlint.check_command import run_check
 
+    global _CHECKED
     try:
         code = run_check(CheckArgs(**kwargs))
     except KeyboardInterrupt:
         click.echo("h2dlint: interrupted", err=True)
         code = EXIT_INTERRUPTED
+    else:
+        _CHECKED = True
     sys.exit(code)
 
 

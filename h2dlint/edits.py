@@ -9,7 +9,7 @@ import libcst as cst
 
 from h2dlint.context import FileContext
 from h2dlint.diagnostics import Edit, Location
-from h2dlint.rule import Report
+from h2dlint.rule import Replacement, Report
 from h2dlint.walk import visit_read_only
 
 
@@ -82,15 +82,22 @@ def text_edit(context: FileContext, report: Report) -> tuple[Edit, ...]:
     before = context.positions.code
     if before is None:
         before = module.code
-    after = replace_nodes(module, dict(report.replacements)).code
+    spliced = _spliced(context, before, report.replacements)
+    if spliced is not None:
+        # What the fixed module's code would be, without generating all of it: the same text
+        # up to ``equal_head`` and from ``equal_tail`` characters before its end.
+        after, equal_head, equal_tail = spliced
+    else:
+        after = replace_nodes(module, dict(report.replacements)).code
+        equal_head = equal_tail = 0
     if after == before:
         return ()
     limit = min(len(before), len(after))
-    prefix = 0
+    prefix = min(equal_head, limit)
     while prefix < limit and before[prefix] == after[prefix]:
         prefix += 1
     limit -= prefix
-    suffix = 0
+    suffix = min(equal_tail, limit)
     while suffix < limit and before[-1 - suffix] == after[-1 - suffix]:
         suffix += 1
     positions = context.positions
@@ -103,3 +110,31 @@ def text_edit(context: FileContext, report: Report) -> tuple[Edit, ...]:
             Location(end.line, end.column + 1),
         ),
     )
+
+
+def _spliced(
+    context: FileContext, before: str, replacements: tuple[Replacement, ...]
+) -> tuple[str, int, int] | None:
+    """The module's code with its one replaced expression's code swapped for the new
+    expression's (and how many characters at the head and at the tail stay as they were),
+    when that is surely what generating the fixed module gives; None otherwise (the caller
+    generates it). An expression's code depends on where it stands only through the
+    indentation of its continuation lines (``ParenthesizedWhitespace``) and the module's
+    newline: a new expression on one line, replacing one whose code in place is its code
+    alone, has neither."""
+    if len(replacements) != 1:
+        return None
+    old, new = replacements[0]
+    if not isinstance(old, cst.BaseExpression) or not isinstance(new, cst.BaseExpression):
+        return None
+    span = context.positions.spans.get(old)
+    if span is None:
+        return None
+    start, end = span
+    module = context.module
+    if before[start:end] != module.code_for_node(old):
+        return None
+    code = module.code_for_node(new)
+    if "\n" in code or "\r" in code:
+        return None
+    return before[:start] + code + before[end:], start, len(before) - end

@@ -276,6 +276,29 @@ def test_python_dash_m_entry_point(tree: Path) -> None:
     assert "flagged.py:4:12: HTD102" in proc.stdout
 
 
+def test_check_ends_without_teardown_and_writes_everything(tree: Path) -> None:
+    """After a check, ``cli.entry`` ends the process at once (no interpreter teardown): all
+    it printed is there (more than a pipe holds), and the exit status is the check's; other
+    commands end as usual."""
+    body = "".join(
+        f"def f{i}(ids, dev):\n    return torch.tensor(ids).to(dev, non_blocking=True)\n\n"
+        for i in range(300)
+    )
+    (tree / "many.py").write_text("import torch\n\n" + body)
+    command = [sys.executable, "-m", "h2dlint", "--no-cache", "--output-format", "json"]
+    found = subprocess.run([*command, "many.py"], capture_output=True, text=True, cwd=tree)
+    assert found.returncode == 1, found.stderr
+    assert [f["code"] for f in json.loads(found.stdout)].count("HTD102") == 300
+    zero = subprocess.run(
+        [*command, "--exit-zero", "many.py"], capture_output=True, text=True, cwd=tree
+    )
+    assert zero.returncode == 0 and zero.stdout == found.stdout
+    version = subprocess.run(
+        [sys.executable, "-m", "h2dlint", "--version"], capture_output=True, text=True
+    )
+    assert version.returncode == 0 and version.stdout == f"h2dlint {__version__}\n"
+
+
 def test_stdin_is_not_read_unless_asked(tree: Path) -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "h2dlint", "--no-cache", "clean.py"],

@@ -70,3 +70,39 @@ def test_nested_replacements_and_nodes_the_walk_skips_are_replaced_too() -> None
     replacements = {statement: cst.RemovalSentinel.REMOVE, comma: cst.MaybeSentinel.DEFAULT}
     pruned, full = _both(module, replacements)
     assert pruned == full and "def f" not in pruned
+
+
+def test_spliced_fix_edits_are_the_generated_ones(monkeypatch: Any) -> None:
+    """A fix's text edit made by splicing the new expression's code into the module's
+    (``edits._spliced``) is the edit that generating the whole fixed module gives, on every
+    invalid example of every rule (and on indented, multi-line and parenthesized shapes)."""
+    import h2dlint.edits as edits
+    from h2dlint.engine import EnabledRule, check_text
+    from h2dlint.registry import all_rules
+
+    extra = [
+        "import torch\n\ndef f(x, d):\n    if x:\n        y = (x\n             .cuda())\n"
+        "        return torch.tensor([1, 2]).to(d)\n",
+        "import torch\n\nclass M(torch.nn.Module):\n    def forward(self, x):\n"
+        "        for t in x:\n            t.to('cuda', non_blocking=True)\n"
+        "        return (torch.zeros(3)).cuda() + torch.tensor(\n"
+        "            [1]\n        ).cuda()\n",
+    ]
+    spliced = 0
+    original = edits._spliced
+
+    def counting(*args: Any) -> Any:
+        nonlocal spliced
+        found = original(*args)
+        spliced += found is not None
+        return found
+
+    for rule in all_rules().values():
+        enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
+        for code in [example.code for example in rule.invalid] + extra:
+            monkeypatch.setattr(edits, "_spliced", counting)
+            fast = check_text(code, "example.py", enabled)
+            monkeypatch.setattr(edits, "_spliced", lambda *args: None)
+            slow = check_text(code, "example.py", enabled)
+            assert [(f.code, f.fix) for f in fast] == [(f.code, f.fix) for f in slow]
+    assert spliced > 20  # the splice is what most fixes take

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 from collections import deque
 from collections.abc import Iterator
+from weakref import WeakKeyDictionary
 
 
 def child_nodes(node: ast.AST) -> list[ast.AST]:
@@ -29,3 +30,17 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
         node = todo.popleft()
         todo.extend(child_nodes(node))
         yield node
+
+
+# Function node -> its nodes in ``walk`` order: the summary parts of one module (the call
+# edges, the passed arguments, the classes passed to parameters, the names a function binds)
+# each walk every function of it, several times over; the tree is kept while they are computed.
+_FUNCTION_NODES: WeakKeyDictionary[ast.AST, tuple[ast.AST, ...]] = WeakKeyDictionary()
+
+
+def function_nodes(function: ast.AST) -> tuple[ast.AST, ...]:
+    """``tuple(walk(function))``, computed once per node object (the tree must not change)."""
+    found = _FUNCTION_NODES.get(function)
+    if found is None:
+        found = _FUNCTION_NODES[function] = tuple(walk(function))
+    return found

@@ -11,8 +11,9 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
+from weakref import WeakKeyDictionary
 
-from h2dlint.project.ast_walk import walk
+from h2dlint.project.ast_walk import function_nodes
 from h2dlint.project.passed_classes import passed_classes
 from h2dlint.project.summary import BODIES, Parts, dotted, statements, top_functions
 
@@ -36,7 +37,7 @@ def call_edges(tree: ast.Module) -> Parts:
     functions: list[list[Any]] = []
     for function, cls, receivers in function_receivers(tree, names):
         first: dict[str, int] = {}
-        for node in walk(function):
+        for node in function_nodes(function):
             if not isinstance(node, ast.Call):
                 continue
             for callee in _callees(node.func, roots, receivers, own):
@@ -60,7 +61,12 @@ def call_edges(tree: ast.Module) -> Parts:
         for node in tree.body
         if isinstance(node, ast.ClassDef) and node.bases
     }
-    return {"imports": imports, "functions": functions, "bases": bases, "methods": methods}
+    return {
+        "imports": [list(pair) for pair in imports],
+        "functions": functions,
+        "bases": bases,
+        "methods": methods,
+    }
 
 
 @dataclass
@@ -78,9 +84,23 @@ class ModuleNames:
     attributes: dict[str, dict[str, list[str]]]
 
 
+FunctionReceivers = tuple[ast.FunctionDef | ast.AsyncFunctionDef, str | None, dict[str, list[str]]]
+# Per tree, its names and its functions' receivers: the call edges, the passed arguments and
+# the objects' escapes of one module (parts computed from the same kept tree) each asked them.
+_NAMES: WeakKeyDictionary[ast.Module, ModuleNames] = WeakKeyDictionary()
+_RECEIVERS: WeakKeyDictionary[ast.Module, list[FunctionReceivers]] = WeakKeyDictionary()
+
+
 def module_names(tree: ast.Module) -> ModuleNames:
     """The names of ``tree``'s top level (shared by the call edges and the passed arguments
-    of the project index)."""
+    of the project index), computed once per tree: not to be changed."""
+    found = _NAMES.get(tree)
+    if found is None:
+        found = _NAMES[tree] = _module_names(tree)
+    return found
+
+
+def _module_names(tree: ast.Module) -> ModuleNames:
     imports: list[list[str]] = []
     star = False
     for node in statements(tree):
@@ -115,12 +135,18 @@ def module_names(tree: ast.Module) -> ModuleNames:
     return ModuleNames(imports, star, roots, classes, own, attributes)
 
 
-def function_receivers(
-    tree: ast.Module, names: ModuleNames
-) -> list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str | None, dict[str, list[str]]]]:
+def function_receivers(tree: ast.Module, names: ModuleNames) -> list[FunctionReceivers]:
     """Each top-level function and method of a top-level class (``top_functions``' order),
     with its typed receivers (:func:`_typed_receivers`), its parameters also typed by what the
-    module's calls of it pass (:mod:`h2dlint.project.passed_classes`)."""
+    module's calls of it pass (:mod:`h2dlint.project.passed_classes`). ``names``: the tree's
+    :func:`module_names`. Computed once per tree: not to be changed."""
+    found = _RECEIVERS.get(tree)
+    if found is None:
+        found = _RECEIVERS[tree] = _function_receivers(tree, names)
+    return found
+
+
+def _function_receivers(tree: ast.Module, names: ModuleNames) -> list[FunctionReceivers]:
     functions = list(top_functions(tree))
     own = [
         _typed_receivers(function, cls, names.attributes, names.roots, names.classes)

@@ -34,7 +34,7 @@ import ast
 from collections import deque
 from typing import Any
 
-from h2dlint.project.ast_walk import child_nodes, walk
+from h2dlint.project.ast_walk import child_nodes, function_nodes, walk
 from h2dlint.project.call_edges import _callees, function_receivers, module_names
 from h2dlint.project.instance_escapes import escaping_classes
 from h2dlint.project.summary import Parts, dotted
@@ -127,7 +127,7 @@ def passed_arguments(tree: ast.Module) -> Parts:
     objects: list[list[Any]] = []
     for function, _, receivers in function_receivers(tree, names):
         functions.add(id(function))
-        nodes = list(walk(function))
+        nodes = list(function_nodes(function))
         placer = _Placer(function, imports, nodes)
         for node in nodes:
             if type(node) is ast.Call:
@@ -342,7 +342,7 @@ class _Placer:
         for extra in (arguments.vararg, arguments.kwarg):
             if extra is not None:
                 found.setdefault(extra.arg, []).append((function.lineno, None, False))
-        for node in self._nodes if self._nodes is not None else walk(function):
+        for node in self._nodes if self._nodes is not None else function_nodes(function):
             if isinstance(node, _LOOPS):
                 self._loops.append((node.lineno, node.end_lineno or node.lineno))
             if isinstance(node, ast.Assign):

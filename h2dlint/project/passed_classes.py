@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterable
 
-from h2dlint.project.ast_walk import walk
+from h2dlint.project.ast_walk import function_nodes
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 # (name, class or None) of a top-level function or a method of a top-level class.
@@ -43,7 +43,7 @@ def passed_classes(
     found: list[dict[str, list[str]]] = [{} for _ in functions]
     for i, (function, cls) in enumerate(functions):
         own = _self_name(function, cls, static)
-        for node in walk(function):
+        for node in function_nodes(function):
             if type(node) is not ast.Call:
                 continue
             target = _target(node.func, cls, own, by_key)
@@ -125,7 +125,7 @@ def _classes_of(argument: ast.expr, receivers: Receivers) -> list[str]:
 def _assigned_names(function: _Function) -> set[str]:
     """The names the function's body binds (assignments, loop targets, ``with ... as``)."""
     found: set[str] = set()
-    for node in walk(function):
+    for node in function_nodes(function):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             found.add(node.id)
     return found
