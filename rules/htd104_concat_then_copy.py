@@ -435,7 +435,7 @@ class ConcatThenCopy(Rule):
             from torch import nn
             class Speaker(nn.Module):
                 def _starts(self, n: int, device: torch.device):
-                    return torch.cat([torch.tensor([1]), torch.zeros(n, dtype=torch.long)]).to(device)
+                    return torch.cat([torch.tensor([1]), torch.zeros(n)]).to(device)
                 def forward(self, ids: list[int], n: int):
                     tokens = torch.LongTensor(ids)
                     return tokens, self._starts(n, tokens.device)
@@ -451,8 +451,8 @@ class ConcatThenCopy(Rule):
             from torch import nn
             class Speaker(nn.Module):
                 def _starts(self, n: int, device: torch.device):
-                    return torch.cat([torch.tensor([1]), torch.zeros(n, dtype=torch.long)]).to(device)
-                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return torch.cat([torch.tensor([1]), torch.zeros(n)]).to(device)
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                 def forward(self, tokens: torch.Tensor, n: int):
                     return tokens, self._starts(n, tokens.device)
             """
