@@ -426,8 +426,37 @@ class ConcatThenCopy(Rule):
                     self.pe = torch.cat([torch.zeros(x.size(1)), torch.ones(1)]).to(x.device)
             """
         ),
+        # Session 34 (triage34, VoxCPM 2.0.3's `_make_ref_prefix`): every call of the helper
+        # passes `tokens.device` of a `LongTensor` of token ids, the host's: `.to(device)` moves
+        # nothing (INVALID twin below: the tokens are the caller's, their device unknown).
+        Valid(
+            """
+            import torch
+            from torch import nn
+            class Speaker(nn.Module):
+                def _starts(self, n: int, device: torch.device):
+                    return torch.cat([torch.tensor([1]), torch.zeros(n)]).to(device)
+                def forward(self, ids: list[int], n: int):
+                    tokens = torch.LongTensor(ids)
+                    return tokens, self._starts(n, tokens.device)
+            """
+        ),
     )
     invalid = (
+        # Session 34 (triage34): the twin of VoxCPM's host prefix above, the tokens a tensor
+        # parameter: the helper's `device` is what its name says.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            class Speaker(nn.Module):
+                def _starts(self, n: int, device: torch.device):
+                    return torch.cat([torch.tensor([1]), torch.zeros(n)]).to(device)
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                def forward(self, tokens: torch.Tensor, n: int):
+                    return tokens, self._starts(n, tokens.device)
+            """
+        ),
         # Session 33 (recall33): the list a helper of the project returns, its items host
         # aranges appended per image, joined and copied every forward
         Invalid(

@@ -1246,6 +1246,23 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     return episodes
             """
         ),
+        # Session 34 (triage34, WhisperLive 0.10.0's word timestamps): a name the loop binds
+        # to a numpy array built from the row is host data: `.nonzero()` and `np.median` of it
+        # are numpy's (INVALID twin below: the durations computed by torch from the row).
+        Valid(
+            """
+            import numpy as np
+            import torch
+            class Aligner:
+                def forward(self, tokens, features):
+                    alignments = self.find_alignment(tokens, features)
+                    for alignment in alignments:
+                        durations = np.array([word["end"] - word["start"] for word in alignment])
+                        durations = durations[durations.nonzero()]
+                        median = float(np.median(durations)) if len(durations) else 0.0
+                        print(median)
+            """
+        ),
     )
     invalid = (
         # Session 34 (precision34b): the twin of the numpy `EpisodeGenerator` in `valid`, its
@@ -1270,6 +1287,24 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     return episodes
             """,
             message_contains="`bool()` on each row of `self._terminals`",
+        ),
+        # Session 34 (triage34): the twin of WhisperLive's numpy durations above, computed
+        # with `torch.diff` of the row: a tensor wherever the row is (MEDIUM).
+        Invalid(
+            """
+            import torch
+            class Aligner:
+                def forward(self, tokens, features):
+                    alignments = self.find_alignment(tokens, features)
+                    for alignment in alignments:
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        durations = torch.diff(alignment)
+                        durations = durations[durations.nonzero()]
+                        median = float(durations.median()) if len(durations) else 0.0
+                        print(median)
+                 ...^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="`.nonzero()` on each row of `alignments`",
         ),
         # Session 33 (recall33b, ring-flash-attn 0.1.8's `get_half_lse`): TorchScript types a
         # bare parameter of a `@torch.jit.script` function as a `Tensor`, so the rows of

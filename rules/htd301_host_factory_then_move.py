@@ -699,8 +699,54 @@ class HostFactoryThenMove(Rule):
                     return self.runner._stage(torch.zeros(n))
             """
         ),
+        # Session 34 (triage34, VoxCPM 2.0.3's prompt builders): the helper's `device` is the
+        # host's at its one call (`tokens.device` of a `LongTensor` of token ids), so its zeros,
+        # the join and the mask are all on the host: nothing moves (INVALID twin below: the
+        # tokens are the caller's, their device unknown).
+        Valid(
+            """
+            import torch
+            from torch import nn
+            class Speaker(nn.Module):
+                def _prefix(self, n: int, device: torch.device):
+                    return torch.zeros(n, dtype=torch.long, device=device)
+                def forward(self, ids: list[int], n: int):
+                    tokens = torch.LongTensor(ids)
+                    tokens = torch.cat([self._prefix(n, tokens.device), tokens])
+                    mask = torch.ones(len(tokens), dtype=torch.int32).to(tokens.device)
+                    return tokens, mask
+            """
+        ),
     )
     invalid = (
+        # Session 34 (triage34): the twin of VoxCPM's host prompt above, the tokens a tensor
+        # parameter: the helper's `device` may be an accelerator's, as its name says (MEDIUM).
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            class Speaker(nn.Module):
+                def _prefix(self, n: int, device: torch.device):
+                    return torch.zeros(n, dtype=torch.long, device=device)
+                def forward(self, tokens: torch.Tensor, n: int):
+                    tokens = torch.cat([self._prefix(n, tokens.device), tokens])
+                    mask = torch.ones(len(tokens), dtype=torch.int32).to(tokens.device)
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return tokens, mask
+            """,
+            expected_fix="""
+            import torch
+            from torch import nn
+            class Speaker(nn.Module):
+                def _prefix(self, n: int, device: torch.device):
+                    return torch.zeros(n, dtype=torch.long, device=device)
+                def forward(self, tokens: torch.Tensor, n: int):
+                    tokens = torch.cat([self._prefix(n, tokens.device), tokens])
+                    mask = torch.ones(len(tokens), dtype=torch.int32, device=tokens.device)
+                    return tokens, mask
+            """,
+            message_contains="certain if `tokens.device` is an accelerator",
+        ),
         # Session 32 (recall32: lmcache 0.5.6's KV transfers): a table of pointers built as a
         # numpy array from a Python list on every transfer, wrapped and moved: the pageable
         # blocking copy of `torch.tensor(ptrs).to(device)`, spelled through numpy.

@@ -464,6 +464,28 @@ SERVING_PACKAGES: dict[str, str] = {
     "chai-lab": "0.6.1",
     "controlnet-aux": "0.0.10",
     "vocos": "0.1.0",
+    # Session 34 (helper triage34): a blind-style precision reading of every finding
+    # (docs/precision.md, "Session 34 (triage34)") on serving and inference code: StreamDiffusion's
+    # real-time pipeline and TensorRT engines, VoxCPM's streaming TTS, WhisperLive's transcription
+    # servers, LLM2Vec's embedding encoder, hivemind's remote mixture-of-experts and server task
+    # pools, parallelformers' inference workers, Kani-TTS, Outlines' structured generation,
+    # RealtimeSTT, GritLM, NeuCodec, tensor_parallel and insanely-fast-whisper (silero-vad,
+    # cosyvoice, distrifuser and zonos were scanned too: no findings). Files whose bytes or path
+    # name vllm or sglang are dropped unread when these are fetched (DROPS_RESERVED_MENTIONS:
+    # six of outlines', one of RealtimeSTT's).
+    "streamdiffusion": "0.1.1",
+    "voxcpm": "2.0.3",
+    "whisper-live": "0.10.0",
+    "llm2vec": "0.2.3",
+    "hivemind": "1.1.12",
+    "parallelformers": "1.2.7",
+    "kani-tts": "1.0.1",
+    "outlines": "1.3.3",
+    "realtimestt": "1.1.2",
+    "gritlm": "1.0.2",
+    "neucodec": "0.0.6",
+    "tensor-parallel": "2.0.0",
+    "insanely-fast-whisper": "0.0.15",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # Packages whose files that import or name vllm or sglang were removed, unread, before they were
@@ -507,6 +529,19 @@ DROPS_RESERVED_MENTIONS = frozenset(
         "chai-lab",
         "controlnet-aux",
         "vocos",
+        "streamdiffusion",
+        "voxcpm",
+        "whisper-live",
+        "llm2vec",
+        "hivemind",
+        "parallelformers",
+        "kani-tts",
+        "outlines",
+        "realtimestt",
+        "gritlm",
+        "neucodec",
+        "tensor-parallel",
+        "insanely-fast-whisper",
     }
 )
 NAMES_RESERVED = re.compile(rb"vllm|sglang", re.IGNORECASE)

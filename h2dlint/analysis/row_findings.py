@@ -168,7 +168,8 @@ def _accepted(
     if pieces is not loop:  # `for c in chunks` of `chunks = torch.split(x, n)`: x's pieces
         loop = pieces
         syncs = sorted(row_syncs(parts, loop), key=lambda s: not s.what.startswith("`."))
-    derived = with_derived(parts, loop)
+    # A name bound to a numpy array built from a row is host data, not a row of the tensor.
+    derived = with_derived(parts, loop, lambda value: provenance.is_numpy_array(value, frame))
     while_tests = _while_tests(parts)
     for sync in syncs:
         if any(holds(test, sync.call) for test in while_tests):

@@ -23,7 +23,7 @@ only the row's metadata (``.shape``, ``.size()``, ``len()``, ``.dtype``) is not 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import libcst as cst
@@ -431,10 +431,16 @@ class _SyncFinder(LoopBodyVisitor):
         return None
 
 
-def with_derived(body: list[cst.CSTNode], loop: RowLoop) -> RowLoop:
+def with_derived(
+    body: list[cst.CSTNode],
+    loop: RowLoop,
+    host: Callable[[cst.BaseExpression], bool] | None = None,
+) -> RowLoop:
     """``loop`` knowing the names its body binds to tensors computed from a row: ``r =
     torch.as_tensor(t[i], dtype=torch.long)``, ``g = row.to(torch.int64)``. A name bound to a
-    host read of the row (``n = t[i].item()``) holds a Python value, not a row."""
+    host read of the row (``n = t[i].item()``) holds a Python value, not a row; so does one
+    that ``host`` says is host data (``d = np.array([w["end"] for w in row])``: numpy holds no
+    device memory), where the caller can tell."""
     derived = dict(loop.derived)
     for node in body:
         for small in statements(node, into_definitions=False):
@@ -446,7 +452,7 @@ def with_derived(body: list[cst.CSTNode], loop: RowLoop) -> RowLoop:
                 if isinstance(value, cst.Call) and explicit_sync(value) is not None:
                     continue
                 tensors = reads_row(value, loop)
-                if not tensors or host_value(value):
+                if not tensors or host_value(value) or (host is not None and host(value)):
                     continue
                 base = tensors[0]
                 if isinstance(base, cst.Name) and base.value == target.value:

@@ -227,6 +227,8 @@ def _parameter_target(
     not for a copy (``x.to(None)`` copies nothing: when it copies, it copies to the device the
     name says). A dtype-named parameter stays a dtype."""
     named = by_name(node.value)
+    if named is Target.DEVICE and _callers_pass_host(provenance, node, frame, depth, allocation):
+        return Target.HOST
     default = parameter_default(node, frame)
     if default is None or named is Target.DTYPE:
         return named
@@ -259,6 +261,29 @@ def _callers_name_device(
         return False
     return all(
         device_target(a.source, a.value, a.frame, depth + 1, allocation) is Target.DEVICE
+        for a in found.local
+    )
+
+
+def _callers_pass_host(
+    provenance: FactSource, node: cst.Name, frame: Frame, depth: int, allocation: bool
+) -> bool:
+    """Whether every call of the function, at least one and all in its own module, passes the
+    device-named parameter ``node`` the host: ``text.device`` of a tensor proven on the host
+    (``text = torch.LongTensor(ids)``), ``"cpu"``, or a ``"cpu"`` default a call leaves it to.
+    A helper ``_make_prefix(feat, device)`` whose every caller passes ``text.device`` then
+    allocates on the host, whatever its parameter is called (session 34: VoxCPM's prompt
+    builders). A call from another module, or one not known, leaves the name's word."""
+    from h2dlint.analysis.constructions import passed_or_constructed
+
+    function = frame.function
+    if not isinstance(function, cst.FunctionDef) or depth > MAX_DEPTH:
+        return False
+    found = passed_or_constructed(provenance, function, node.value)
+    if found is None or not found.local or found.remote:
+        return False
+    return all(
+        device_target(a.source, a.value, a.frame, depth + 1, allocation) is Target.HOST
         for a in found.local
     )
 
