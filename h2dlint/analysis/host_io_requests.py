@@ -33,7 +33,8 @@ import libcst as cst
 
 from h2dlint.analysis.class_bases import module_subclass
 from h2dlint.analysis.host_io_calls import HOST_INPUTS
-from h2dlint.project.summary import top_functions
+from h2dlint.analysis.names import call_name
+from h2dlint.project.summary import LOOP_NODES, top_functions
 from h2dlint.walk import ReadOnlyVisitor, visit_read_only
 
 if TYPE_CHECKING:
@@ -58,15 +59,7 @@ class _HostInputs(ReadOnlyVisitor):
         self.found = False
 
     def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        name = (
-            func.attr.value
-            if isinstance(func, cst.Attribute)
-            else func.value
-            if isinstance(func, cst.Name)
-            else ""
-        )
-        if name in HOST_INPUTS:
+        if call_name(node) in HOST_INPUTS:
             self.found = True
 
 
@@ -189,16 +182,8 @@ def _builds_host_input(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool
     return False
 
 
-_LOOPS = (
-    ast.For,
-    ast.AsyncFor,
-    ast.While,
-    ast.ListComp,
-    ast.SetComp,
-    ast.DictComp,
-    ast.GeneratorExp,
-    ast.Lambda,
-)
+# Loops and comprehensions, and lambdas (where they run is not followed).
+_LOOPS = (*LOOP_NODES, ast.Lambda)
 
 
 def _loops(function: ast.FunctionDef | ast.AsyncFunctionDef) -> _Ranges:

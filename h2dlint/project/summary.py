@@ -275,7 +275,8 @@ def _import_names(node: ast.Import | ast.ImportFrom) -> Iterator[tuple[str, str]
         yield alias.asname or alias.name, full
 
 
-_LOOPS = (
+# The statements and expressions that repeat their body: loops and comprehensions.
+LOOP_NODES = (
     ast.For,
     ast.AsyncFor,
     ast.While,
@@ -310,7 +311,7 @@ def moving_functions(tree: ast.Module, data: bytes | None = None) -> list[str]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions.append(node.name)
             in_loop = False
-        elif isinstance(node, _LOOPS):
+        elif isinstance(node, LOOP_NODES):
             in_loop = True
         elif (
             in_loop
