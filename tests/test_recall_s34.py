@@ -94,3 +94,22 @@ def test_a_host_named_tensor_placed_by_a_device_argument_is_not_host() -> None:
                 return x[: torch.sum(torch.as_tensor(ids_cpu, device=self.target)).item()]
     """
     assert _rows(code, "HTD202") == [(5, "medium")]
+
+
+def test_a_function_named_as_a_mover_is_not_looked_through() -> None:
+    # ``to_device(lens_cpu)`` (a helper whose name says it moves its argument, where to is
+    # not known): its result is not where ``lens_cpu`` was; ``halve(lens_cpu)``'s is.
+    code = """
+        import torch
+        from helpers import place, split
+        def to_device(t: torch.Tensor) -> torch.Tensor:
+            return place(t)
+        def halve(t: torch.Tensor) -> torch.Tensor:
+            return split(t)
+        class M(torch.nn.Module):
+            def forward(self, x, lens_cpu: torch.Tensor):
+                moved = to_device(lens_cpu).tolist()
+                kept = halve(lens_cpu).tolist()
+                return x[: moved[0] + kept[0]]
+    """
+    assert [row for row, _ in _rows(code, "HTD202")] == [10]

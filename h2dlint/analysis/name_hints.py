@@ -56,16 +56,19 @@ def named_host(node: cst.BaseExpression) -> bool:
 # Modules whose functions compute a value from their first argument where it is (``torch.diff``,
 # ``F.pad``, ``triton.cdiv``); other dotted calls may be methods that move it (``x.cuda()``).
 _COMPUTING_MODULES = frozenset({"torch", "F", "triton", "np", "numpy", "math"})
+# Words of a plain function's name that say it moves its argument (``to_device(ids_cpu)``,
+# ``move_to_cuda``, ``gpu``): its result is not where the argument was.
+_MOVER_WORDS = frozenset({"to", "move", "cuda", "gpu", "device", "transfer", "send", "copy"})
 
 
 def computed_from(node: cst.BaseExpression) -> cst.BaseExpression:
     """The first argument of the function calls ``node`` is made by (``cu_seqlens_cpu`` for
     ``triton.cdiv(prepare_lens(cu_seqlens_cpu), n)``), followed while each call is a plain
-    function of the project or a function of torch, numpy or triton not told a ``device=``;
-    else ``node``."""
+    function of the project whose name does not say it moves (``to_device``) or a function of
+    torch, numpy or triton not told a ``device=``; else ``node``."""
     while isinstance(node, cst.Call) and node.args and node.args[0].keyword is None:
         func = node.func
-        plain = isinstance(func, cst.Name)
+        plain = isinstance(func, cst.Name) and not _MOVER_WORDS & set(func.value.lower().split("_"))
         library = (
             isinstance(func, cst.Attribute)
             and isinstance(func.value, cst.Name)
