@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import textwrap
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -156,14 +155,47 @@ def _host_call(func: ast.expr) -> bool:
 
 
 def device_loops_cst(function: cst.FunctionDef) -> bool:
-    """:func:`device_loops` of a function of the file being checked."""
-    code = textwrap.dedent(cst.Module([]).code_for_node(function))
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError):
+    """:func:`device_loops` of a function of the file being checked, read from its libcst tree
+    (no second parse of the file's code)."""
+    finder = _DeviceLoops()
+    visit_read_only(function, finder)
+    return finder.found
+
+
+_CST_LOOPS = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+class _DeviceLoops(ReadOnlyVisitor):
+    """A call other than host work (:func:`_host_call`'s, on libcst nodes) inside a loop or a
+    comprehension."""
+
+    def __init__(self) -> None:
+        self.loops = 0
+        self.found = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, _CST_LOOPS):
+            self.loops += 1
+        elif self.loops and isinstance(node, cst.Call) and not _host_call_cst(node.func):
+            self.found = True
+        return not self.found
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if isinstance(original_node, _CST_LOOPS):
+            self.loops -= 1
+
+
+def _host_call_cst(func: cst.BaseExpression) -> bool:
+    if isinstance(func, cst.Name):
+        return func.value in _BUILTINS
+    if not isinstance(func, cst.Attribute):
+        return False
+    root: cst.BaseExpression = func
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    if isinstance(root, cst.Name) and root.value in HOST_LIBRARIES:
         return True
-    first = tree.body[0] if tree.body else None
-    return not isinstance(first, (ast.FunctionDef, ast.AsyncFunctionDef)) or device_loops(first)
+    return func.attr.value in HOST_METHODS
 
 
 def _builds_host_input(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
