@@ -19,6 +19,7 @@ from h2dlint.analysis.module_buffers import own_buffer
 from h2dlint.analysis.none_defaults import defaulted
 from h2dlint.analysis.passed_tensors import passed_tensors
 from h2dlint.analysis.provenance import Provenance, annotation_is
+from h2dlint.analysis.provenance.core import ELEMENTWISE_COMPARISONS
 from h2dlint.analysis.provenance.unpacked import element_fact
 from h2dlint.analysis.returned_tensors import returned_annotation
 from h2dlint.analysis.scripted_parameters import scripted_parameter
@@ -135,8 +136,6 @@ def walks_its_rows(module: cst.Module, tensor: cst.BaseExpression, loop: RowLoop
 
 # -- what proves an expression is a tensor (its device unknown) -----------------------------------
 
-_ARRAY_COMPARISONS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.GreaterThan)
-
 
 def tensor_evidence(
     provenance: Provenance,
@@ -246,7 +245,7 @@ def tensor_evidence(
                 return root
         if (
             read
-            and all(isinstance(c.operator, _ARRAY_COMPARISONS) for c in node.comparisons)
+            and all(isinstance(c.operator, ELEMENTWISE_COMPARISONS) for c in node.comparisons)
             and not host_operands(provenance, node, frame)
         ):
             return _plain(node.left)
