@@ -14,7 +14,6 @@ from h2dlint.analysis.facts import (
     UNKNOWN_FACT,
     Fact,
     Where,
-    join,
 )
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance.base import ProvenanceBase
@@ -25,8 +24,8 @@ from h2dlint.analysis.provenance.common import (
     MAX_DEPTH,
     NEW_FACTORIES,
     _DeviceContexts,
-    _is_none,
     _non_blocking,
+    returns_joined,
 )
 from h2dlint.analysis.provenance.specialised import specialised_return
 from h2dlint.analysis.provenance.unpacked import (
@@ -34,7 +33,6 @@ from h2dlint.analysis.provenance.unpacked import (
     returned_element_fact,
     unpacked_position,
 )
-from h2dlint.analysis.returns import returned_values
 from h2dlint.analysis.targets import Target, asks_for_host, device_target, to_target
 from h2dlint.analysis.tokenizer_batches import field_set, format_passed_on, moved_in_place
 from h2dlint.analysis.torch_api import (
@@ -232,11 +230,7 @@ class CallFacts(ProvenanceBase):
         outer = self._deepest
         self._deepest = 0
         try:
-            frame = self.index.frame_of(function)
-            # A ``return None`` beside tensor returns (an ``Optional`` result) never reaches a
-            # tensor operation, as a ``None`` binding of a name does not.
-            values = [v for v in returned_values(function) if not _is_none(v)]
-            result = join([self.fact(v, frame, 1) for v in values]) if values else UNKNOWN_FACT
+            result = returns_joined(self, function, lambda v, frame: self.fact(v, frame, 1))
         finally:
             self._in_progress.discard(function)
             self._deepest = outer

@@ -12,8 +12,10 @@ from h2dlint.analysis.arguments import keyword
 from h2dlint.analysis.bindings import Bindings
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.facts import (
+    UNKNOWN_FACT,
     Fact,
     Where,
+    join,
 )
 from h2dlint.analysis.frames import Frame, parameter_annotation
 from h2dlint.analysis.returns import returned_values
@@ -173,6 +175,20 @@ def _is_none(node: cst.BaseExpression | None) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
 
 
+def returns_joined(
+    owner: FactSource,
+    function: cst.FunctionDef,
+    fact_of: Callable[[cst.BaseExpression, Frame], Fact],
+) -> Fact:
+    """What every ``return`` of ``function`` agrees on, each value's fact ``fact_of(value,
+    frame)`` read in ``function``'s own frame; unknown when it returns nothing. A ``return
+    None`` beside them (an ``Optional`` result) is left out: it never reaches a tensor
+    operation, as a ``None`` binding of a name does not."""
+    frame = owner.index.frame_of(function)
+    values = [v for v in returned_values(function) if not _is_none(v)]
+    return join([fact_of(v, frame) for v in values]) if values else UNKNOWN_FACT
+
+
 def annotation_is(
     provenance: FactSource,
     annotation: cst.BaseExpression,
@@ -251,13 +267,11 @@ def returns_numpy_array(
 def _returns_only_arrays(owner: FactSource, function: cst.FunctionDef, depth: int) -> bool:
     """Whether every ``return`` of the unannotated ``function`` gives a numpy array, read in
     its own module (a chain of such helpers costs depth, as any binding does)."""
-    is_numpy_array: Callable[[cst.BaseExpression, Frame, int], bool] | None
-    is_numpy_array = getattr(owner, "is_numpy_array", None)
     values = returned_values(function)
-    if is_numpy_array is None or not values:
+    if not values:
         return False
     callee_frame = owner.index.frame_of(function)
-    return all(is_numpy_array(value, callee_frame, depth + 1) for value in values)
+    return all(owner.is_numpy_array(value, callee_frame, depth + 1) for value in values)
 
 
 # Sequences whose items an annotation types (``List[np.ndarray]``, ``Sequence[...]``).

@@ -24,9 +24,8 @@ from h2dlint.analysis.argument_flow import arguments
 from h2dlint.analysis.arguments import is_false, is_true, keyword
 from h2dlint.analysis.facts import UNKNOWN_FACT, Fact, Where, join
 from h2dlint.analysis.frames import Frame
-from h2dlint.analysis.provenance.common import MAX_DEPTH
+from h2dlint.analysis.provenance.common import MAX_DEPTH, returns_joined
 from h2dlint.analysis.provenance.unpacked import display_element, unpacked_position
-from h2dlint.analysis.returns import returned_values
 
 if TYPE_CHECKING:
     from h2dlint.analysis.provenance.base import ProvenanceBase
@@ -100,11 +99,9 @@ def _element(
         return UNKNOWN_FACT
     owner = _provenance(found[0])
     function = found[1]
-    inner = owner.index.frame_of(function)
-    values = returned_values(function)
-    if not values:
-        return UNKNOWN_FACT
-    return join([_element(owner, v, position, length, inner, depth + 1) for v in values])
+    return returns_joined(
+        owner, function, lambda v, inner: _element(owner, v, position, length, inner, depth + 1)
+    )
 
 
 def _workers(call: cst.Call) -> bool:

@@ -35,8 +35,6 @@ class _Owner(Protocol):
 
     def _begin(self, key: object) -> bool: ...
 
-    def is_numpy_array(self, node: cst.BaseExpression, frame: Frame, depth: int = 0) -> bool: ...
-
 
 def numpy_attribute(source: FactSource, node: cst.Attribute, frame: Frame, depth: int) -> bool:
     """Whether every value ``node``'s class assigns the attribute is a numpy array."""
@@ -50,7 +48,7 @@ def numpy_attribute(source: FactSource, node: cst.Attribute, frame: Frame, depth
     else:
         ref = class_of(source, base, frame, depth + 1)
         found, cls = (ref.provenance, ref.node) if ref is not None else (None, None)
-    if found is None or cls is None or not hasattr(found, "is_numpy_array"):
+    if found is None or cls is None:
         return False
     owner = cast(_Owner, found)
     assigned = [
@@ -65,7 +63,7 @@ def numpy_attribute(source: FactSource, node: cst.Attribute, frame: Frame, depth
         return False
     try:
         return all(
-            value is not None and owner.is_numpy_array(value, value_frame, depth + 1)
+            value is not None and found.is_numpy_array(value, value_frame, depth + 1)
             for value, value_frame in assigned
         )
     finally:

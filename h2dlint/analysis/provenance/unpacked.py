@@ -21,11 +21,10 @@ from h2dlint.analysis.facts import UNKNOWN_FACT, Fact, Where, join
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance.common import (
     MAX_DEPTH,
-    _is_none,
     annotation_is,
     fixed_tuple_elements,
+    returns_joined,
 )
-from h2dlint.analysis.returns import returned_values
 
 if TYPE_CHECKING:
     from h2dlint.analysis.provenance.base import ProvenanceBase
@@ -134,10 +133,9 @@ def returned_element_fact(
         if not owner._begin(key):
             return UNKNOWN_FACT
         try:
-            frame = owner.index.frame_of(function)
-            values = [v for v in returned_values(function) if not _is_none(v)]
-            facts = [element_fact(owner, v, position, length, frame, 1) for v in values]
-            result = join(facts) if facts else UNKNOWN_FACT
+            result = returns_joined(
+                owner, function, lambda v, frame: element_fact(owner, v, position, length, frame, 1)
+            )
         finally:
             owner._in_progress.discard(key)
     memo[key] = result
