@@ -17,7 +17,7 @@ from pathlib import Path
 import libcst as cst
 from click.testing import CliRunner
 
-from h2dlint.analysis.argument_flow import calls_own_copy
+from h2dlint.analysis.other_callers import calls_own_copy
 from h2dlint.analysis.per_call_objects import loads_weights
 from h2dlint.cli import main
 

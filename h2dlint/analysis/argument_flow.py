@@ -26,7 +26,6 @@ need the expressions themselves get None from :func:`arguments` when another mod
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +34,7 @@ import libcst as cst
 
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.frames import Frame, decorator_names
+from h2dlint.analysis.other_callers import called_elsewhere
 from h2dlint.context import SharedKey
 from h2dlint.project.passed_args import object_escapes, passed_arguments
 from h2dlint.project.passed_sites import Site, _keywords, object_sites, remote_sites
@@ -469,36 +469,6 @@ def _external_bases(source: FactSource, cls: cst.ClassDef) -> bool:
         if qualified not in ("object", "builtins.object") and source.resolve(qualified) is None:
             return True
     return False
-
-
-def called_elsewhere(source: FactSource, name: str) -> bool:
-    """Whether another module of the project may call this module's function (or class)
-    ``name``: one whose text calls the name, unless it defines its own top-level function or
-    class of that name and calls no attribute of that name (``mod.name(``). Python looks a
-    bare name up in the module's own globals first, so each script's ``main()`` under its
-    ``if __name__ == "__main__":`` calls its own ``main``, not every other script's."""
-    project = source.project
-    if project is None or source.module_name is None:
-        return False
-    index = project.caller_index()
-    return any(
-        module != source.module_name and not calls_own_copy(index.data(module), name)
-        for module in index.calling(name)
-    )
-
-
-def calls_own_copy(data: bytes | None, name: str) -> bool:
-    """Whether a module's text (``data``) defines a top-level function or class ``name`` and
-    calls no ``.name(`` attribute: its calls of ``name`` reach its own definition."""
-    if data is None:
-        return False
-    escaped = re.escape(name.encode())
-    own = re.compile(
-        rb"^(?:async[ \t]+)?def[ \t]+" + escaped + rb"[ \t]*\(|^class[ \t]+" + escaped + rb"\b",
-        re.M,
-    )
-    attribute = re.compile(rb"\.[ \t]*" + escaped + rb"[ \t]*\(")
-    return own.search(data) is not None and attribute.search(data) is None
 
 
 def once_elsewhere(source: FactSource, name: str, once: Callable[[str, str | None], bool]) -> bool:
