@@ -574,6 +574,24 @@ class HostFactoryThenMove(Rule):
                 check_forward_equal_with_pytorch_float()
             """
         ),
+        # Session 35 (triage35, transparent-background's `Remover`): the look-alike of
+        # neuralforecast's ProbMask (INVALID below), a class made in a function, whose
+        # `__init__` loads weights: a model's holder, built once per run by the command that
+        # makes it, not per step
+        Valid(
+            """
+            import torch
+            class Remover:
+                def __init__(self, ckpt, device="cuda"):
+                    self.model = torch.jit.load(ckpt, map_location=device)
+                    self.model(torch.rand(1, 3, 64, 64).to(device))
+                def process(self, img):
+                    return self.model(img)
+            def entry_point(ckpt, images):
+                remover = Remover(ckpt)
+                return [remover.process(i) for i in images]
+            """
+        ),
         # a short display of values of unknown type: a few bytes (HTD106 weighs the
         # `device=` spelling; a move of one is left alone)
         Valid(

@@ -486,6 +486,24 @@ SERVING_PACKAGES: dict[str, str] = {
     "neucodec": "0.0.6",
     "tensor-parallel": "2.0.0",
     "insanely-fast-whisper": "0.0.15",
+    # Session 35 (helper triage35): a sixth blind-style precision reading of every finding
+    # (docs/precision.md, "Session 35 (triage35)") on inference and serving code: OpenNMT-py's
+    # translator and translation server, whisper-timestamped, GFPGAN, facexlib and BasicSR's
+    # restoration inference, text2vec's encoders, Grounding DINO, Nougat, Compel,
+    # transparent-background, XCodec2 and ToMe for SD. Files whose bytes or path name vllm or
+    # sglang are dropped unread when these are fetched (DROPS_RESERVED_MENTIONS).
+    "opennmt-py": "3.5.1",
+    "whisper-timestamped": "1.15.9",
+    "gfpgan": "1.3.8",
+    "facexlib": "0.3.0",
+    "basicsr": "1.4.2",
+    "text2vec": "1.3.8",
+    "groundingdino-py": "0.4.0",
+    "nougat-ocr": "0.1.17",
+    "compel": "2.5.1",
+    "transparent-background": "1.3.4",
+    "xcodec2": "0.1.5",
+    "tomesd": "0.1.3",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # Packages whose files that import or name vllm or sglang were removed, unread, before they were
@@ -542,6 +560,18 @@ DROPS_RESERVED_MENTIONS = frozenset(
         "neucodec",
         "tensor-parallel",
         "insanely-fast-whisper",
+        "opennmt-py",
+        "whisper-timestamped",
+        "gfpgan",
+        "facexlib",
+        "basicsr",
+        "text2vec",
+        "groundingdino-py",
+        "nougat-ocr",
+        "compel",
+        "transparent-background",
+        "xcodec2",
+        "tomesd",
     }
 )
 NAMES_RESERVED = re.compile(rb"vllm|sglang", re.IGNORECASE)

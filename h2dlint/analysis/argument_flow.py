@@ -34,6 +34,7 @@ import libcst as cst
 
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.frames import Frame, decorator_names
+from h2dlint.analysis.other_callers import called_elsewhere
 from h2dlint.context import SharedKey
 from h2dlint.project.passed_args import object_escapes, passed_arguments
 from h2dlint.project.passed_sites import Site, _keywords, object_sites, remote_sites
@@ -468,14 +469,6 @@ def _external_bases(source: FactSource, cls: cst.ClassDef) -> bool:
         if qualified not in ("object", "builtins.object") and source.resolve(qualified) is None:
             return True
     return False
-
-
-def called_elsewhere(source: FactSource, name: str) -> bool:
-    """Whether another module of the project calls a function named ``name``."""
-    project = source.project
-    if project is None or source.module_name is None:
-        return False
-    return any(module != source.module_name for module in project.caller_index().calling(name))
 
 
 def once_elsewhere(source: FactSource, name: str, once: Callable[[str, str | None], bool]) -> bool:

@@ -13,13 +13,13 @@ from h2dlint.analysis.argument_flow import (
     Slot,
     _default,
     _slot,
-    called_elsewhere,
     name_uses,
     passed,
     slot_argument,
 )
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.other_callers import called_elsewhere
 from h2dlint.project.passed_sites import Site, remote_sites
 
 

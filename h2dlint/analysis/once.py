@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from h2dlint.analysis.argument_flow import called_elsewhere, framework_called, once_elsewhere
+from h2dlint.analysis.argument_flow import framework_called, once_elsewhere
 from h2dlint.analysis.class_bases import written_bases
 from h2dlint.analysis.edge_cases import failure_tail
 from h2dlint.analysis.fact_source import FactSource
@@ -66,6 +66,7 @@ from h2dlint.analysis.once_guards import (
     self_attribute,
 )
 from h2dlint.analysis.once_references import Reference, References, private
+from h2dlint.analysis.other_callers import called_elsewhere
 from h2dlint.analysis.per_call_objects import Constructions, made_per_call, plain_constructions
 from h2dlint.analysis.per_step_names import (
     builder_class,

@@ -5,7 +5,10 @@ every call, not once per owning object: what it builds on the host and moves is 
 moved every call (session 31: the Informer family's ``TriangularCausalMask(B, L,
 device=queries.device)`` and ``ProbMask(...)``, made in each attention forward, copy a host
 ``torch.ones`` mask to the device). A construction under a cache guard (diffsynth's plan made
-on a cache miss) runs once per key."""
+on a cache miss) runs once per key. A class whose ``__init__`` loads weights
+(``torch.load``, ``torch.jit.load``, ``load_state_dict``, ``from_pretrained``) is a model's
+holder, not a per-call object: reading a checkpoint per step is no one's design (session 35:
+transparent-background's ``Remover``, built by its command's ``entry_point``)."""
 
 from __future__ import annotations
 
@@ -17,6 +20,42 @@ from h2dlint.walk import visit_read_only
 
 # Methods run on every call of the object that holds them.
 PER_CALL_METHODS = frozenset({"forward", "__call__"})
+# Calls that read a model's weights: an ``__init__`` making one builds a model's holder.
+WEIGHT_LOADERS = frozenset({"load_state_dict", "from_pretrained"})
+LOAD_RECEIVERS = frozenset({"torch", "jit"})
+
+
+class _LoadsWeights(cst.CSTVisitor):
+    """Finds a call that loads weights: ``torch.load(...)``, ``torch.jit.load(...)``,
+    ``m.load_state_dict(...)``, ``Model.from_pretrained(...)``."""
+
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            name = func.attr.value
+            receiver = func.value
+            if name in WEIGHT_LOADERS or (
+                name == "load"
+                and (
+                    (isinstance(receiver, cst.Name) and receiver.value in LOAD_RECEIVERS)
+                    or (isinstance(receiver, cst.Attribute) and receiver.attr.value == "jit")
+                )
+            ):
+                self.found = True
+        return not self.found
+
+
+def loads_weights(cls: cst.ClassDef) -> bool:
+    """Whether ``cls``'s own ``__init__`` loads weights (:class:`_LoadsWeights`)."""
+    for small in cls.body.body:
+        if isinstance(small, cst.FunctionDef) and small.name.value == "__init__":
+            finder = _LoadsWeights()
+            visit_read_only(small, finder)
+            return finder.found
+    return False
 
 
 class _Constructions(cst.CSTVisitor):
@@ -60,7 +99,7 @@ def made_per_call(
     """Whether ``cls`` (a top-level class without bases) is constructed by its name in a
     function, outside an ``__init__``, where ``once`` (the module's run-once judgement of the
     code there: a run-once function, a cache guard) says it does not run once."""
-    if cls.bases or cls.keywords:
+    if cls.bases or cls.keywords or loads_weights(cls):
         return False
     for ancestors in constructions.get(cls.name.value, ()):
         functions = [n for n in ancestors if isinstance(n, cst.FunctionDef)]
@@ -69,4 +108,4 @@ def made_per_call(
     return False
 
 
-__all__ = ["PER_CALL_METHODS", "made_per_call", "plain_constructions"]
+__all__ = ["PER_CALL_METHODS", "loads_weights", "made_per_call", "plain_constructions"]

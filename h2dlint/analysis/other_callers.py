@@ -1,0 +1,58 @@
+"""Whether another module of the project may call a module's top-level function or class by
+its name (argument flow and run-once code ask it before they trust the module's own calls).
+
+A module whose text calls the name may; not one that defines its own top-level function or
+class of that name and calls no attribute of that name (``mod.name(``): Python looks a bare
+name up in the module's own globals first, so each demo script's ``main()`` under its
+``if __name__ == "__main__":`` calls its own ``main``, not every other script's (session 35:
+XCodec2's two decoder modules)."""
+
+from __future__ import annotations
+
+from h2dlint.analysis.fact_source import FactSource
+
+
+def called_elsewhere(source: FactSource, name: str) -> bool:
+    """Whether another module of the project may call this module's function (or class)
+    ``name``: one whose text calls the name, unless it defines its own top-level function or
+    class of that name and calls no attribute of that name (``mod.name(``). Python looks a
+    bare name up in the module's own globals first, so each script's ``main()`` under its
+    ``if __name__ == "__main__":`` calls its own ``main``, not every other script's."""
+    project = source.project
+    if project is None or source.module_name is None:
+        return False
+    index = project.caller_index()
+    return any(
+        module != source.module_name and not calls_own_copy(index.data(module), name)
+        for module in index.calling(name)
+    )
+
+
+def calls_own_copy(data: bytes | None, name: str) -> bool:
+    """Whether a module's text (``data``) defines a top-level function or class ``name`` and
+    calls no ``.name(`` attribute: its calls of ``name`` reach its own definition. Substring
+    searches only, two for a module that defines no such name (most callers); a definition
+    spelled with extra spaces is not seen: the module then counts as a caller, the old
+    answer."""
+    if data is None:
+        return False
+    needle = name.encode()
+    return _defines(data, needle) and b"." + needle + b"(" not in data
+
+
+def _defines(data: bytes, needle: bytes) -> bool:
+    """Whether a line of ``data`` starts ``def needle(``, ``async def needle(`` or ``class
+    needle(``/``class needle:``."""
+    for keyword in (b"def ", b"class "):
+        key = keyword + needle
+        at = data.find(key)
+        while at != -1:
+            line = data.rfind(b"\n", 0, at) + 1
+            end = at + len(key)
+            if data[line:at] in (b"", b"async ") and data[end : end + 1] in (b"(", b":"):
+                return True
+            at = data.find(key, end)
+    return False
+
+
+__all__ = ["called_elsewhere", "calls_own_copy"]
