@@ -5,6 +5,7 @@ import libcst as cst
 from h2dlint.analysis.cache_swaps import host_to_device_blocks
 from h2dlint.analysis.collecting_loops import collecting_for
 from h2dlint.analysis.device_branches import off_cuda_branch
+from h2dlint.analysis.filled_defaults import filled_values
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.loop_transfers import ITEM_CONVERTERS
 from h2dlint.analysis.loops import (
@@ -203,7 +204,11 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     - branches that run only off CUDA (a CPU or other backend's fallback): the body of
       `if device.type != "cuda":`, the `else` of `if device.type == "cuda":` (not of
       `if device.type == "cuda" and packed:`, which runs on CUDA too), and the code after
-      `if device.type == "cuda": return ...`.
+      `if device.type == "cuda": return ...`; also the fallback of a cross-device gather for
+      tensors not all on CUDA, `if not all(x.device.type == "cuda" for x in tensors):` (or
+      through a flag, `all_cuda`, the function computes when its caller leaves it `None`),
+      and a call of a helper whose per-item loop is only there; and copies to a literal
+      device of another accelerator (`inp.to("mps")`, `torch.device("xpu")`).
 
     It also flags the other direction in a loop of model steps: each step's model output
     copied (blocking) into its own slot of a host buffer, `buf[:, idx:idx + 1].copy_(new_ids)`
@@ -971,6 +976,35 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                 return [t.to(device) for t in items]
             """
         ),
+        # Session 35 (precision35): the fallback of a cross-device gather for tensors not all
+        # on CUDA (tensor_parallel's): with every shard on a GPU the other branch runs; also
+        # through a flag the function computes when its caller leaves it out, and at a call of
+        # such a helper
+        Valid(
+            """
+            import torch
+            def gather(tensors, destination=None, all_cuda=None):
+                if all_cuda is None:
+                    all_cuda = all(x.device.type == "cuda" for x in tensors)
+                if destination is None:
+                    destination = tensors[0].device
+                if not all_cuda:
+                    return torch.cat([x.to(destination, non_blocking=True) for x in tensors])
+                return Gather.apply(destination, 0, *tensors)
+            def forward(self, shards):
+                return tuple(gather(shards, destination=s.device) for s in shards)
+            """
+        ),
+        # Session 35 (precision35): copies to another accelerator named by a literal (Apple's
+        # MPS, Intel's XPU): that backend's code, not a host-to-CUDA copy
+        Valid(
+            """
+            import torch
+            def run_on_mps(model, inputs):
+                inputs_mps = tuple(inp.to("mps") for inp in inputs)
+                return model.to("mps")(*inputs_mps)
+            """
+        ),
         # model state: each layer's parameter, or a list collecting the layers' parameters or
         # state (on the device already, or moved once), not per-request data
         Valid(
@@ -1331,6 +1365,30 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                 else:
                     return [t.to(device) for t in items]
                             ^^^^^^^^^^^^
+            """
+        ),
+        # Session 35 (precision35): a flag that holds whenever the items are on CUDA chooses
+        # the per-item branch there (`all(...)` of each item's test), and a flag the caller
+        # passes without the function computing it is not known; a literal CUDA device is one
+        Invalid(
+            """
+            import torch
+            def gather(tensors, destination, all_cuda=None):
+                if all_cuda is None:
+                    all_cuda = all(x.device.type == "cuda" for x in tensors)
+                if all_cuda:
+                    return torch.cat([x.to(destination, non_blocking=True) for x in tensors])
+                                      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return torch.cat(tensors).to(destination)
+            def upload(tensors, device, all_cuda):
+                if not all_cuda:
+                    return torch.cat([x.to(device, non_blocking=True) for x in tensors])
+                                      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return fused(tensors, device)
+            def run_on_cuda(model, inputs):
+                inputs_gpu = tuple(inp.to("cuda:0") for inp in inputs)
+                                   ^^^^^^^^^^^^^^^^
+                return model(*inputs_gpu)
             """
         ),
         # A Python list written into a row of a device tensor: PyTorch makes a host tensor of
@@ -1937,7 +1995,8 @@ class PerItemTransfer(ComprehensionVisits, Rule):
             return False
         # A branch taken only off CUDA (`if device.type != "cuda":`) is a CPU fallback: on a
         # GPU the other branch runs.
-        return off_cuda_branch(ancestors) or RunOnce.of(self.context).code(ancestors)
+        resolve = filled_values(Provenance.of(self.context))
+        return off_cuda_branch(ancestors, resolve) or RunOnce.of(self.context).code(ancestors)
 
     def on_comprehension(self, node: Comprehension) -> None:
         self._judge_comprehension(node, node)

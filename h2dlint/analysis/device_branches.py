@@ -6,9 +6,11 @@ GPU the other branch runs (HTD101, HTD202, the hot calls of a module). So is the
 x.is_cuda: return ...``, and the operands of a test that Python evaluates only off CUDA (``not
 x.is_cuda and int(x.max()) >= n``, ``x.is_cuda or bool(x.any())``). A tensor's flag for another
 device (``x.is_mps``, ``x.is_cpu``) and a predicate named for another accelerator
-(``is_mps_tensor_safe(x)``) hold only off CUDA too. A caller that can see a function's bindings
-passes ``resolve``: then a name bound only to a device test counts as that test (``is_cuda =
-device.type == "cuda"`` ... ``if not is_cuda:``).
+(``is_mps_tensor_safe(x)``) hold only off CUDA too. A test of every item of a collection
+(``all(x.device.type == "cuda" for x in tensors)``, ``any(x.is_cpu for x in xs)``) reads as its
+items' test: ``if not all_cuda:`` is the fallback for tensors not all on CUDA. A caller that can
+see a function's bindings passes ``resolve``: then a name bound only to a device test counts as
+that test (``is_cuda = device.type == "cuda"`` ... ``if not is_cuda:``).
 
 Two questions are asked of a test, each answered structurally (a ``type`` that is no device's,
 ``self.type == "tapas"``, is no device test):
@@ -132,6 +134,9 @@ def _reading(test: cst.BaseExpression, *, off: bool, resolve: Resolve | None = N
             return not off
         return off and test.attr.value in OTHER_BACKEND_FLAGS  # ``x.is_mps``, ``x.is_cpu``
     if isinstance(test, cst.Call):
+        each = _each_item_test(test)
+        if each is not None:  # ``all(x.device.type == "cuda" for x in xs)``: every item's
+            return _reading(each, off=off)
         return off and _backend_predicate(test.func)  # ``is_mps_tensor_safe(x)``
     if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
         return False
@@ -152,6 +157,25 @@ def _reading(test: cst.BaseExpression, *, off: bool, resolve: Resolve | None = N
     if off:  # the equality holds only off CUDA: every type named is another device's
         return "cuda" not in kinds and kinds <= DEVICE_TYPES
     return "cuda" in kinds  # CUDA makes the equality hold
+
+
+def _each_item_test(call: cst.Call) -> cst.BaseExpression | None:
+    """The test ``all(...)`` or ``any(...)`` asks of each item (``x.device.type == "cuda"`` of
+    ``all(x.device.type == "cuda" for x in tensors)``). Where every item is on CUDA it holds of
+    each, so the aggregate holds (of a collection that has items); where it holds only off
+    CUDA, the aggregate holds only where not every item is on CUDA: a mixed or CPU collection,
+    the fallback of code whose all-CUDA path is another (a cross-device gather's)."""
+    if not (
+        isinstance(call.func, cst.Name)
+        and call.func.value in ("all", "any")
+        and len(call.args) == 1
+        and call.args[0].keyword is None
+    ):
+        return None
+    generator = call.args[0].value
+    if isinstance(generator, (cst.GeneratorExp, cst.ListComp)) and not generator.for_in.ifs:
+        return generator.elt
+    return None
 
 
 def _type_names(node: cst.BaseExpression) -> frozenset[str] | None:
@@ -264,3 +288,17 @@ def _on_cpu(test: cst.BaseExpression, source: cst.BaseExpression) -> bool:
         and left.value.attr.value == "device"
         and left.value.value.deep_equals(source)
     )
+
+
+def other_backend_device(device: cst.BaseExpression | None) -> bool:
+    """A literal device of another accelerator than CUDA: ``"mps"``, ``"xpu:0"``,
+    ``torch.device("mps")``. A copy there is that backend's (Apple's unified memory, Intel's),
+    not a host-to-CUDA copy."""
+    if isinstance(device, cst.SimpleString):
+        text = device.evaluated_value
+        kinds = frozenset({text.split(":", 1)[0]}) if isinstance(text, str) else None
+    elif device is not None:
+        kinds = _device_value_type(device)
+    else:
+        kinds = None
+    return kinds is not None and kinds <= OTHER_ACCELERATORS

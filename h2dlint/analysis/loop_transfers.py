@@ -10,6 +10,7 @@ import libcst as cst
 
 from h2dlint.analysis.arguments import first_positional, host_named, is_true, keyword
 from h2dlint.analysis.copies import non_blocking_to_unnamed_device
+from h2dlint.analysis.device_branches import other_backend_device
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import sequence_row_item
@@ -333,6 +334,7 @@ def item_transfer(
             device = _device_argument(node)
             if (
                 device is None
+                or other_backend_device(device)
                 or names_in(device) & loop_names
                 or (
                     _aligns_to_tensor(device, provenance, frame)

@@ -48,6 +48,7 @@ from collections.abc import Iterator
 
 import libcst as cst
 
+from h2dlint.analysis.cuda_loops import cuda_loops
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.item_filters import skips_non_tensors, small_statements, tensor_filter
 from h2dlint.analysis.loop_aliases import item_aliases, keeps_unmoved_items
@@ -468,7 +469,7 @@ def mover_loops(
     finder = _GatheringLoops(function, provenance, frame)
     visit_read_only(function, finder)
     loops: dict[str, GatheringLoop] = {}
-    for loop in finder.found:
+    for loop in cuda_loops(function, finder.found, provenance, frame):
         root = root_name(iterated_collection(loop.iterable))
         if root is not None and root in names:
             loops.setdefault(root, loop)
