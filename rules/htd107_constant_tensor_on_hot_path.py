@@ -680,6 +680,27 @@ class ConstantTensorOnHotPath(Rule):
                 return preds.mean()
             """
         ),
+        # Session 35 (precision35b: exllamav3's xIELU reference, MONAI's embedding collapse):
+        # the statement just before waited for the device although its value goes on after the
+        # read: host arithmetic with a literal (`softplus(a).item() + 0.5`) or a non-torch
+        # function given only host copies (`silhouette(e.cpu().numpy(), l.cpu().numpy())`).
+        # Nothing is queued after the wait, so the constant has nothing to wait for. A tensor
+        # operand after the read, or a tensor handed to the callee, stays reported (INVALID).
+        Valid(
+            """
+            import torch
+            from torch import Tensor
+            from sklearn.metrics import silhouette_score
+            class XIELU(torch.nn.Module):
+                def forward(self, x: Tensor) -> Tensor:
+                    alpha_n = torch.nn.functional.softplus(self.alpha_n.float()).item() + 0.5
+                    eps = torch.tensor([-1e-6], device=x.device)
+                    return torch.expm1(torch.min(x, eps)) * alpha_n
+            def collapse(emb: Tensor, labels: Tensor) -> Tensor:
+                sil = silhouette_score(emb.cpu().numpy(), labels.cpu().numpy(), metric="cosine")
+                return torch.tensor((1.0 - float(sil)) / 2.0, device=emb.device)
+            """
+        ),
     )
     invalid = (
         # Session 34 (precision34b, stable-audio-tools' `trim_silence`): a constant made on the
@@ -1374,6 +1395,47 @@ class ConstantTensorOnHotPath(Rule):
                     return float("nan")
                 return float(y_pred.mean())
             """
+        ),
+        # Session 35: the VALID xIELU's and embedding collapse's twins: the read's number is
+        # multiplied by a device tensor (device work after the read), and the callee is handed
+        # a tensor (`.cpu()` without `.numpy()`: a function may move it back and compute)
+        Invalid(
+            """
+            import torch
+            from torch import Tensor
+            class XIELU(torch.nn.Module):
+                def forward(self, x: Tensor) -> Tensor:
+                    alpha_n = torch.nn.functional.softplus(self.alpha_n.float()).item() * x
+                    eps = torch.tensor([-1e-6], device=x.device)
+                          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return torch.expm1(torch.min(x, eps)) * alpha_n
+            """,
+            expected_fix="""
+            import torch
+            from torch import Tensor
+            class XIELU(torch.nn.Module):
+                def forward(self, x: Tensor) -> Tensor:
+                    alpha_n = torch.nn.functional.softplus(self.alpha_n.float()).item() * x
+                    eps = torch.full((1,), -1e-6, device=x.device)
+                    return torch.expm1(torch.min(x, eps)) * alpha_n
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            from torch import Tensor
+            def collapse(emb: Tensor, labels: Tensor) -> Tensor:
+                sil = score_on_gpu(emb.detach().cpu(), labels.cpu().numpy())
+                return torch.tensor((1.0 - float(sil)) / 2.0, device=emb.device)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            from torch import Tensor
+            def collapse(emb: Tensor, labels: Tensor) -> Tensor:
+                sil = score_on_gpu(emb.detach().cpu(), labels.cpu().numpy())
+                return torch.full((), (1.0 - float(sil)) / 2.0, device=emb.device)
+            """,
         ),
     )
 

@@ -145,7 +145,9 @@ def _ends_in_wait(provenance: Provenance, statement: cst.CSTNode) -> bool:
     small = statement.body[0]
     if not isinstance(small, (cst.Assign, cst.AnnAssign, cst.Expr)) or small.value is None:
         return False
-    value = small.value
+    value = _read_core(small.value)
+    if _host_copies_only(provenance, value):
+        return True
     if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Attribute):
         return False
     method, receiver = value.func.attr.value, value.func.value
@@ -159,6 +161,93 @@ def _ends_in_wait(provenance: Provenance, statement: cst.CSTNode) -> bool:
     if tensor_evidence(provenance, receiver, frame) is None:
         return False  # ``ids.tolist()`` of a list, ``np.unique(a)``: maybe no tensor at all
     return not value_where(provenance, receiver, frame).on_host
+
+
+def _read_core(value: cst.BaseExpression) -> cst.BaseExpression:
+    """The expression whose host read must end ``value`` once host arithmetic and conversions
+    after the read are set aside (session 35): ``softplus(a).item() + 0.5``, ``-x.max().item()``,
+    ``int(n.item())``: a Python number combined with a literal queues nothing on the device.
+    An operand that is not a number literal (``x.sum().item() * y.softmax(-1)``) may be a tensor,
+    so the whole operation stays the value (no host read ends it)."""
+    while True:
+        if isinstance(value, cst.UnaryOperation) and not isinstance(value.operator, cst.Not):
+            value = value.expression
+        elif isinstance(value, cst.BinaryOperation) and _number(value.right):
+            value = value.left
+        elif isinstance(value, cst.BinaryOperation) and _number(value.left):
+            value = value.right
+        elif (
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Name)
+            and value.func.value in ("int", "float", "bool")
+            and len(value.args) == 1
+            and value.args[0].keyword is None
+            and not value.args[0].star
+        ):
+            value = value.args[0].value
+        else:
+            return value
+
+
+def _number(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.UnaryOperation):
+        node = node.expression
+    return isinstance(node, (cst.Integer, cst.Float))
+
+
+# A tensor's last steps that hand its values to the host (``x.detach().cpu().numpy()``).
+_TO_HOST_STEPS = frozenset({"cpu", "numpy", "detach", "tolist", "item"})
+
+
+def _host_copies_only(provenance: Provenance, value: cst.BaseExpression) -> bool:
+    """A call of a function that is no torch function, every argument of which is a device
+    tensor's values copied to the host (``x.cpu().numpy()``, ``x.tolist()``, ``x.item()``) or a
+    literal (session 35, MONAI's ``sklearn_silhouette(emb.detach().cpu().numpy(),
+    labels.detach().cpu().numpy(), metric="cosine")``): the copies waited for the device, and
+    the callee is given host values only. A tensor argument, a name, a ``torch.``/``self.``
+    callee or a method of a value (``model.score(x.cpu())``) may queue device work: not this."""
+    if not isinstance(value, cst.Call) or not value.args:
+        return False
+    func = value.func
+    if not isinstance(func, cst.Name) or func.value in ("print",):
+        return False  # a method (``self.f``, ``torch.f``, ``model.f``) may run the device
+    frame = provenance.current_frame()
+    for arg in value.args:
+        if arg.star:
+            return False
+        if isinstance(arg.value, (cst.SimpleString, cst.Integer, cst.Float)) or (
+            isinstance(arg.value, cst.Name) and arg.value.value in ("True", "False", "None")
+        ):
+            continue
+        if arg.keyword is not None and isinstance(arg.value, cst.Name):
+            return False
+        root = _copied_to_host(arg.value)
+        if root is None or tensor_evidence(provenance, root, frame) is None:
+            return False
+        if value_where(provenance, root, frame).on_host:
+            return False
+    return True
+
+
+def _copied_to_host(node: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``x`` of ``x.detach().cpu().numpy()``, ``x.tolist()``, ``x.item()``: the tensor whose values
+    the expression copies to the host (its last step a host read or ``.numpy()`` after
+    ``.cpu()``); None for anything else (``x.cpu()`` is still a tensor a callee may move back)."""
+    steps: list[str] = []
+    while (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and not node.args
+        and node.func.attr.value in _TO_HOST_STEPS
+    ):
+        steps.append(node.func.attr.value)
+        node = node.func.value
+    if not steps:
+        return None
+    last = steps[0]
+    if last in ("tolist", "item") or (last == "numpy" and "cpu" in steps):
+        return node
+    return None
 
 
 def _membership(provenance: Provenance, test: cst.BaseExpression) -> cst.BaseExpression | None:
