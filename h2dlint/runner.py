@@ -46,6 +46,10 @@ PARALLEL_THRESHOLD = 4
 # From this many files per worker, every worker asks the project index enough to build its
 # tables of defined names and joined texts: they are built once before the workers fork.
 SHARE_TABLES_FROM_FILES_PER_WORKER = 8
+# With fewer (a pre-commit run), they are built before the fork where the stored summaries hold
+# the parts they are made of for this share of the project's modules: a decode per module
+# then, not a read and a scan (a first run with an empty cache leaves them to the workers).
+SHARE_STORED_TABLES_FROM = 0.9
 
 
 @dataclass
@@ -331,16 +335,22 @@ def _shared_parts(jobs: list[FileJob], requested: int) -> SharedParts | None:
 def _share_called_names(index: ProjectIndex, jobs: list[FileJob], requested: int) -> None:
     """Before a large parallel run forks its workers: the index's tables of defined names and
     joined texts (:meth:`CallerIndex.share_tables`), and on larger runs the project's table of
-    called names (:mod:`h2dlint.project.called_names`), built once for all of them."""
+    called names (:mod:`h2dlint.project.called_names`), built once for all of them. Before a
+    smaller one (a pre-commit run), those of its tables whose parts are stored: the modules
+    defining each name, the ``calls`` parts joined (:meth:`CallerIndex.share_stored_tables`)."""
     from h2dlint.project.called_names import SHARE_FROM_FILES_PER_WORKER, share_called_names
 
     workers = min(requested or available_cores(), len(jobs))
-    if workers <= 1 or len(jobs) < SHARE_TABLES_FROM_FILES_PER_WORKER * workers:
+    if workers <= 1 or len(jobs) < PARALLEL_THRESHOLD:
         return
     import multiprocessing
 
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
     if context.get_start_method() != "fork":  # spawned processes would not inherit the index
+        return
+    if len(jobs) < SHARE_TABLES_FROM_FILES_PER_WORKER * workers:
+        callers = index.caller_index()
+        callers.share_stored_tables(callers.stored_tables(SHARE_STORED_TABLES_FROM))
         return
     index.caller_index().share_tables()
     if len(jobs) >= SHARE_FROM_FILES_PER_WORKER * workers:
