@@ -350,7 +350,15 @@ def _share_called_names(index: ProjectIndex, jobs: list[FileJob], requested: int
         return
     if len(jobs) < SHARE_TABLES_FROM_FILES_PER_WORKER * workers:
         callers = index.caller_index()
-        callers.share_stored_tables(callers.stored_tables(SHARE_STORED_TABLES_FROM))
+        # Tens of thousands of small lists and strings, none of them garbage: the collector
+        # would walk them and all the main process holds (libcst, the rules) again and again.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            callers.share_stored_tables(callers.stored_tables(SHARE_STORED_TABLES_FROM))
+        finally:
+            if collecting:
+                gc.enable()
         return
     index.caller_index().share_tables()
     if len(jobs) >= SHARE_FROM_FILES_PER_WORKER * workers:
