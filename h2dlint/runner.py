@@ -15,7 +15,8 @@ import gc
 import os
 import signal
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -271,17 +272,32 @@ def _execute(
 ) -> Iterable[FileResult]:
     if not jobs:
         return []
+    try:
+        return _execute_indexed(jobs, requested, cache)
+    finally:
+        # What the set-up froze (:func:`_collector_paused`) is collectable again once the files
+        # are checked: a process that runs again (tests, an editor's server) frees it.
+        gc.unfreeze()
+
+
+def _execute_indexed(
+    jobs: list[FileJob], requested: int, cache: ResultCache | None
+) -> list[FileResult]:
     # The pipeline, the rules and libcst's native parser are imported here, once, before any
-    # worker is forked.
-    import libcst.native  # noqa: F401
+    # worker is forked; then the project index is set up. What they make lives as long as the
+    # run (modules, classes, tables), so the collector is paused meanwhile and it is frozen
+    # afterwards: the collector's young and middle collections walked it for nothing. It runs
+    # again before any file is checked.
+    with _collector_paused():
+        import libcst.native  # noqa: F401
 
-    from h2dlint.pipeline import process as _  # noqa: F401
-    from h2dlint.project.index import ProjectIndex, install
-    from h2dlint.project.layout import build_layout
-    from h2dlint.project.tree_store import TreeStore
-    from h2dlint.registry import all_rules
+        from h2dlint.pipeline import process as _  # noqa: F401
+        from h2dlint.project.index import ProjectIndex, install
+        from h2dlint.project.layout import build_layout
+        from h2dlint.project.tree_store import TreeStore
+        from h2dlint.registry import all_rules
 
-    all_rules()
+        all_rules()
     # The packages around the files to check, for facts defined in other modules; inherited
     # by the forked workers, each of which parses the modules it consults on demand.
     if os.environ.get(NO_INDEX_VARIABLE):
@@ -292,13 +308,14 @@ def _execute(
     stored = SummaryFile(cache.directory, cache.warn) if cache is not None else None
     # ... and the libcst trees of the modules they parsed for facts.
     trees = TreeStore(cache.directory) if cache is not None else None
-    index = ProjectIndex(
-        build_layout(path for path, _data in files),
-        stored.load() if stored is not None else None,
-        cache.digest_by_status if cache is not None else None,
-        trees,
-    )
-    index.know_bytes(files)  # read once here, not again in every worker
+    with _collector_paused():
+        index = ProjectIndex(
+            build_layout(path for path, _data in files),
+            stored.load() if stored is not None else None,
+            cache.digest_by_status if cache is not None else None,
+            trees,
+        )
+        index.know_bytes(files)  # read once here, not again in every worker
     install(index)
     shared = _shared_parts(jobs, requested)
     try:
@@ -319,6 +336,22 @@ def _execute(
     if trees is not None:
         trees.prune()
     return results
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused while the block runs, and what is alive then frozen
+    (left out of later collections, as the workers' fork leaves it): what the block makes lives
+    as long as the run. Merely paused, the collector's next young collection would walk all of
+    it at once."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if collecting:
+            gc.enable()
 
 
 def _shared_parts(jobs: list[FileJob], requested: int) -> SharedParts | None:
@@ -352,13 +385,8 @@ def _share_called_names(index: ProjectIndex, jobs: list[FileJob], requested: int
         callers = index.caller_index()
         # Tens of thousands of small lists and strings, none of them garbage: the collector
         # would walk them and all the main process holds (libcst, the rules) again and again.
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
+        with _collector_paused():
             callers.share_stored_tables(callers.stored_tables(SHARE_STORED_TABLES_FROM))
-        finally:
-            if collecting:
-                gc.enable()
         return
     index.caller_index().share_tables()
     if len(jobs) >= SHARE_FROM_FILES_PER_WORKER * workers:
