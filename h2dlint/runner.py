@@ -15,7 +15,8 @@ import gc
 import os
 import signal
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -46,6 +47,10 @@ PARALLEL_THRESHOLD = 4
 # From this many files per worker, every worker asks the project index enough to build its
 # tables of defined names and joined texts: they are built once before the workers fork.
 SHARE_TABLES_FROM_FILES_PER_WORKER = 8
+# With fewer (a pre-commit run), they are built before the fork where the stored summaries hold
+# the parts they are made of for this share of the project's modules: a decode per module
+# then, not a read and a scan (a first run with an empty cache leaves them to the workers).
+SHARE_STORED_TABLES_FROM = 0.9
 
 
 @dataclass
@@ -267,17 +272,32 @@ def _execute(
 ) -> Iterable[FileResult]:
     if not jobs:
         return []
+    try:
+        return _execute_indexed(jobs, requested, cache)
+    finally:
+        # What the set-up froze (:func:`_collector_paused`) is collectable again once the files
+        # are checked: a process that runs again (tests, an editor's server) frees it.
+        gc.unfreeze()
+
+
+def _execute_indexed(
+    jobs: list[FileJob], requested: int, cache: ResultCache | None
+) -> list[FileResult]:
     # The pipeline, the rules and libcst's native parser are imported here, once, before any
-    # worker is forked.
-    import libcst.native  # noqa: F401
+    # worker is forked; then the project index is set up. What they make lives as long as the
+    # run (modules, classes, tables), so the collector is paused meanwhile and it is frozen
+    # afterwards: the collector's young and middle collections walked it for nothing. It runs
+    # again before any file is checked.
+    with _collector_paused():
+        import libcst.native  # noqa: F401
 
-    from h2dlint.pipeline import process as _  # noqa: F401
-    from h2dlint.project.index import ProjectIndex, install
-    from h2dlint.project.layout import build_layout
-    from h2dlint.project.tree_store import TreeStore
-    from h2dlint.registry import all_rules
+        from h2dlint.pipeline import process as _  # noqa: F401
+        from h2dlint.project.index import ProjectIndex, install
+        from h2dlint.project.layout import build_layout
+        from h2dlint.project.tree_store import TreeStore
+        from h2dlint.registry import all_rules
 
-    all_rules()
+        all_rules()
     # The packages around the files to check, for facts defined in other modules; inherited
     # by the forked workers, each of which parses the modules it consults on demand.
     if os.environ.get(NO_INDEX_VARIABLE):
@@ -288,13 +308,14 @@ def _execute(
     stored = SummaryFile(cache.directory, cache.warn) if cache is not None else None
     # ... and the libcst trees of the modules they parsed for facts.
     trees = TreeStore(cache.directory) if cache is not None else None
-    index = ProjectIndex(
-        build_layout(path for path, _data in files),
-        stored.load() if stored is not None else None,
-        cache.digest_by_status if cache is not None else None,
-        trees,
-    )
-    index.know_bytes(files)  # read once here, not again in every worker
+    with _collector_paused():
+        index = ProjectIndex(
+            build_layout(path for path, _data in files),
+            stored.load() if stored is not None else None,
+            cache.digest_by_status if cache is not None else None,
+            trees,
+        )
+        index.know_bytes(files)  # read once here, not again in every worker
     install(index)
     shared = _shared_parts(jobs, requested)
     try:
@@ -317,6 +338,22 @@ def _execute(
     return results
 
 
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused while the block runs, and what is alive then frozen
+    (left out of later collections, as the workers' fork leaves it): what the block makes lives
+    as long as the run. Merely paused, the collector's next young collection would walk all of
+    it at once."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if collecting:
+            gc.enable()
+
+
 def _shared_parts(jobs: list[FileJob], requested: int) -> SharedParts | None:
     """A directory through which the workers of a parallel run share the summary parts they
     compute (:mod:`h2dlint.project.shared_parts`); None for a run in one process."""
@@ -331,16 +368,25 @@ def _shared_parts(jobs: list[FileJob], requested: int) -> SharedParts | None:
 def _share_called_names(index: ProjectIndex, jobs: list[FileJob], requested: int) -> None:
     """Before a large parallel run forks its workers: the index's tables of defined names and
     joined texts (:meth:`CallerIndex.share_tables`), and on larger runs the project's table of
-    called names (:mod:`h2dlint.project.called_names`), built once for all of them."""
+    called names (:mod:`h2dlint.project.called_names`), built once for all of them. Before a
+    smaller one (a pre-commit run), those of its tables whose parts are stored: the modules
+    defining each name, the ``calls`` parts joined (:meth:`CallerIndex.share_stored_tables`)."""
     from h2dlint.project.called_names import SHARE_FROM_FILES_PER_WORKER, share_called_names
 
     workers = min(requested or available_cores(), len(jobs))
-    if workers <= 1 or len(jobs) < SHARE_TABLES_FROM_FILES_PER_WORKER * workers:
+    if workers <= 1 or len(jobs) < PARALLEL_THRESHOLD:
         return
     import multiprocessing
 
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
     if context.get_start_method() != "fork":  # spawned processes would not inherit the index
+        return
+    if len(jobs) < SHARE_TABLES_FROM_FILES_PER_WORKER * workers:
+        callers = index.caller_index()
+        # Tens of thousands of small lists and strings, none of them garbage: the collector
+        # would walk them and all the main process holds (libcst, the rules) again and again.
+        with _collector_paused():
+            callers.share_stored_tables(callers.stored_tables(SHARE_STORED_TABLES_FROM))
         return
     index.caller_index().share_tables()
     if len(jobs) >= SHARE_FROM_FILES_PER_WORKER * workers:

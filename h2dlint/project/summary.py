@@ -105,6 +105,15 @@ class SummaryStore:
             parts[name] = found[0]
         return found
 
+    def holds(self, digest: str, name: str) -> bool:
+        """Whether part ``name`` of ``digest``'s summary is known without computing it, told
+        without decoding it (a stored part that turns out not to decode is computed later)."""
+        parts = self.entries.get(digest)
+        if parts is not None and name in parts:
+            return True
+        stored = self.lazy_packed() if name in LAZY_PARTS else self._packed
+        return stored is not None and name in stored.where(digest)
+
     def part(self, digest: str, name: str, compute: Callable[[], Any]) -> Any:
         """Part ``name`` of the summary of the content ``digest``: stored, or computed now."""
         known = self._known(digest, name)
