@@ -77,7 +77,7 @@ def host_io_request_call(project: ProjectIndex, caller: Caller, callee: str) -> 
     loops = (found or {}).get(caller.cls)
     if loops is None or any(first <= caller.line <= last for first, last in loops):
         return False
-    from h2dlint.project.callers import defining_module
+    from h2dlint.project.call_resolution import defining_module
 
     home = defining_module(callee, project)
     looping = index.tree_part(home, "looping_functions", _looping_functions)

@@ -100,7 +100,7 @@ def step_loop_reason(
 
 
 def _home_module(project: ProjectIndex, qualified: str) -> str:
-    from h2dlint.project.callers import defining_module
+    from h2dlint.project.call_resolution import defining_module
 
     return defining_module(qualified, project)
 

@@ -17,10 +17,10 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from h2dlint.project.call_edges import call_edges, external_bases, inheriting_classes
+from h2dlint.project.call_resolution import defining_module, resolve_edges
 from h2dlint.project.caller_scans import Caller as Caller
 from h2dlint.project.caller_scans import Scan, reaching
 from h2dlint.project.index import ProjectIndex
-from h2dlint.project.reexports import defined_at
 from h2dlint.project.summary import defined_names, may_move, moving_functions, returning_movers
 from h2dlint.project.syncing_functions import SYNC_TEXT, syncing_functions
 from h2dlint.project.text_scan import SEPARATOR, called_text, calling_texts, holds_typed
@@ -373,9 +373,7 @@ class CallerIndex:
         edges = self._edges.get(module)
         if edges is None:
             raw = self.tree_part(module, "edges", call_edges)
-            edges = (
-                _resolve_edges(raw, module, self.project, self._homes) if raw is not None else {}
-            )
+            edges = resolve_edges(raw, module, self.project, self._homes) if raw is not None else {}
             self._edges[module] = edges
         return edges
 
@@ -472,51 +470,9 @@ class CallerIndex:
         return any(name in self._movers_of(module) for module in defining)
 
 
-def defining_module(qualified: str, project: ProjectIndex) -> str:
-    """The module that defines the function or method ``qualified``."""
-    module = qualified.rpartition(".")[0]
-    owner = module.rpartition(".")[0]
-    layout = project.layout.modules
-    return owner if module not in layout and owner in layout else module
-
-
 # The text through which a module can call another module's name (``caller_scans.reaching``).
 _reaching = reaching
 
 
 def _last(qualified: str) -> str:
     return qualified.rpartition(".")[2]
-
-
-def _resolve_edges(
-    raw: Any, module: str, project: ProjectIndex, homes: dict[str, str | None]
-) -> dict[str, list[Caller]]:
-    """Qualified callee -> the functions of ``module`` that call it (each once, at its first
-    call), from the module's unresolved call edges (``summary.call_edges``)."""
-    imports: dict[str, str] = {}
-    for local, full in raw["imports"]:
-        imports[local] = project.absolute(module, full)
-    edges: dict[str, list[Caller]] = {}
-    bases = {cls: tuple(names) for cls, names in raw.get("bases", {}).items()}
-    for name, cls, calls in raw["functions"]:
-        owner = f"{module}.{cls}.{name}" if cls else f"{module}.{name}"
-        seen: set[str] = set()
-        for dotted, line in calls:
-            if dotted.startswith("."):  # a method of one of the module's own classes
-                callee = module + dotted
-            else:
-                root, _, rest = dotted.partition(".")
-                full = imports[root]
-                callee = f"{full}.{rest}" if rest else full
-            if callee in seen:
-                continue
-            seen.add(callee)
-            caller = Caller(module, owner, name, cls, line, bases.get(cls, ()) if cls else ())
-            edges.setdefault(callee, []).append(caller)
-            # Imported from a package that re-exports it (``from pkg.utils import softmax``,
-            # defined in ``pkg.utils._softmax``): the edge also names the definition.
-            home = defined_at(callee, project.find_home, project.layout.path_of, homes)
-            if home is not None and home not in seen:
-                seen.add(home)
-                edges.setdefault(home, []).append(caller)
-    return edges

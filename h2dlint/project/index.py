@@ -264,7 +264,7 @@ class ProjectIndex:
         """Why the function or method ``qualified`` runs per step, from its callers elsewhere
         (``hot_name(function, class, bases)`` says which names run per step, and which are
         cold; ``skip``, which calls do not count); None when no caller is known to."""
-        from h2dlint.project.callers import defining_module
+        from h2dlint.project.call_resolution import defining_module
         from h2dlint.project.hot_callers import hot_reason
 
         def home(name: str) -> str:

@@ -33,7 +33,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from h2dlint.project.callers import CallerIndex, _reaching, defining_module
+from h2dlint.project.call_resolution import defining_module
+from h2dlint.project.callers import CallerIndex, _reaching
 from h2dlint.project.passed_args import EXTERNAL_PACKAGES, object_escapes, passed_arguments
 from h2dlint.project.reexports import defined_at
 
