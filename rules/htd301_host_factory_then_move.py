@@ -15,6 +15,7 @@ from h2dlint.analysis.factories import (
     factory_of,
     numeric_constant,
 )
+from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import dataset_module, host_sequence, host_side
 from h2dlint.analysis.item_movers import mover_call
@@ -31,6 +32,8 @@ from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.rule import Invalid, Rule, Valid
 
 CONSTRUCTORS = frozenset({"torch.tensor", "torch.as_tensor", "torch.asarray"})
+# Views that repeat elements with stride 0; a copy of one materialises every repeat.
+_BROADCASTS = frozenset({"expand", "expand_as", "broadcast_to"})
 # The legacy constructors: data when given a sequence (``torch.Tensor([0, 1])``), sizes when
 # given numbers (``torch.Tensor(3)``: three uninitialised floats), so only proven data counts.
 LEGACY_CONSTRUCTORS = frozenset(
@@ -76,6 +79,16 @@ class HostFactoryThenMove(Rule):
     unknown type (`torch.tensor(batch.seq_lens).to(device)`) only on a step path or per
     iteration, at medium confidence, as HTD106 judges `torch.tensor(batch.seq_lens,
     device=device)`.
+
+    It also flags a broadcast view of any other tensor copied to the device,
+    `lam.view(-1, 1, 1, 1).expand_as(x).to(x.device)` (`.expand`, `.expand_as`,
+    `broadcast_to`): `.to` cannot keep the stride-0 dimensions, so it allocates and copies the
+    full expanded size where `lam.view(-1, 1, 1, 1).to(x.device).expand_as(x)` copies `lam`'s few
+    values (kornia 0.8's MixUp copied an image-sized tensor of per-sample weights every batch;
+    0.9 moves the weights, then expands). HIGH when the source is proven on the host and the
+    target is a device by value, else MEDIUM; not when the source is proven on the device, nor
+    in run-once code; no fix is offered. (A copy written in place afterwards needs memory of its
+    own: `.to(device).expand(...).clone()` still moves only the small tensor.)
 
     It also flags a module-level host tensor (`pi = torch.tensor(3.14159)`, `EYE = torch.eye(3)`
     at the top of this module, or of the project module a name is imported from) moved to the
@@ -173,9 +186,27 @@ class HostFactoryThenMove(Rule):
         "def .to|.cuda",
         # A factory handed to a mover of the project (`move_to_device(torch.zeros(n), dev)`).
         f"def * of {FACTORY_TAILS}",
+        # A broadcast view moved (`lam.view(-1, 1).expand_as(x).to(x.device)`).
+        ".to|.cuda of .expand|.expand_as|.broadcast_to|broadcast_to",
     )
 
     valid = (
+        # Session 35 (recall35): the broadcast made on the device after the copy (kornia 0.9's
+        # fix), a broadcast of a device tensor, and a broadcast cast to a dtype: no host copy
+        # of repeated elements
+        Valid(
+            """
+            import torch
+            from torch import Tensor
+            def mix(input: Tensor, lambdas: Tensor):
+                lam = lambdas.view(-1, 1, 1, 1).to(input.device).expand_as(input)
+                return input * lam
+            def on_device(n, device):
+                return torch.ones(3, device="cuda").expand(n, 3).to(device)
+            def cast(x: Tensor):
+                return x.expand(4, 3).to(torch.float16)
+            """
+        ),
         # Session 32 (recall32): the INVALID pointer table's twins: an array the function
         # loaded or was given is how host data reaches the device (as `torch.from_numpy(arr)`
         # of a parameter), and `torch.from_numpy` of an array numpy computed is not Python data.
@@ -719,6 +750,19 @@ class HostFactoryThenMove(Rule):
         ),
     )
     invalid = (
+        # Session 35 (recall35): per-sample weights broadcast to the image's shape on the host
+        # and then copied: an image-sized copy per batch (kornia 0.8's MixUp)
+        Invalid(
+            """
+            import torch
+            from torch import Tensor
+            def mix(input: Tensor, lambdas: Tensor):
+                lam = lambdas.view(-1, 1, 1, 1).expand_as(input).to(input.device)
+                #     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return input * lam
+            """,
+            message_contains="broadcast view",
+        ),
         # Session 34 (triage34): the twin of VoxCPM's host prompt above, the tokens a tensor
         # parameter: the helper's `device` may be an accelerator's, as its name says (MEDIUM).
         Invalid(
@@ -1344,6 +1388,8 @@ class HostFactoryThenMove(Rule):
             return
         factory = factory_of(func.value)
         if factory is None:
+            if self._broadcast_moved(node, func.value, provenance):
+                return
             if not self._size_built(node, func.value):
                 self._module_constant(node, func.value)
             return
@@ -1371,6 +1417,44 @@ class HostFactoryThenMove(Rule):
         # host data; only a direct move is fixed.
         direct = node.func.value is factory  # type: ignore[attr-defined]
         self._report_made(node, factory, qualified, move, frame, direct)
+
+    def _broadcast_moved(
+        self, node: cst.Call, receiver: cst.BaseExpression, provenance: Provenance
+    ) -> bool:
+        """``lam.view(-1, 1, 1, 1).expand_as(x).to(x.device)``: a broadcast view (stride 0 along
+        the expanded dimensions) copied to the device. ``.to`` cannot keep overlapping strides:
+        it allocates and copies the full expanded size, every repeated element, where copying
+        ``lam`` and expanding on the device moves ``lam``'s few values (kornia's MixUp copied
+        an image-sized tensor of per-sample weights per batch, fixed in 0.9). Never worse: a
+        source already on the device makes both forms free. Session 35 (recall35)."""
+        if not isinstance(receiver, cst.Call):
+            return False
+        inner = receiver.func
+        if isinstance(inner, cst.Attribute) and inner.attr.value in _BROADCASTS:
+            source: cst.BaseExpression = inner.value
+            how = inner.attr.value
+        elif provenance.qualify(inner) == "torch.broadcast_to" and receiver.args:
+            source, how = receiver.args[0].value, "broadcast_to"
+        else:
+            return False
+        frame = provenance.current_frame()
+        where = provenance.where(source, frame)
+        if where is Where.DEVICE:
+            return True  # moved between devices, or not at all: no host copy to shrink
+        move = Move.of(node, provenance, frame)
+        if move is None or (move.device is None and move.device_value is None):
+            return True
+        if RunOnce.of(self.context).code(self.context.ancestors):
+            return True
+        proven = where.on_host and move.by_value
+        self.report(
+            node,
+            f"a broadcast view (`.{how}(...)`) copied to the device{self._certain(move)}: the "
+            "copy allocates and moves the full expanded size, every repeated element; move the "
+            f"small tensor first and broadcast on the device (`x.to(device).{how}(...)`)",
+            confidence=Confidence.HIGH if proven else Confidence.MEDIUM,
+        )
+        return True
 
     def _wrapped_data(self, node: cst.Call, receiver: cst.BaseExpression) -> None:
         """``torch.from_numpy(np.array(ptrs, dtype=np.uint64)).to(device)``: Python data made an
