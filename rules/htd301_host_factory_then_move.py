@@ -15,7 +15,6 @@ from h2dlint.analysis.factories import (
     factory_of,
     numeric_constant,
 )
-from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import dataset_module, host_sequence, host_side
 from h2dlint.analysis.item_movers import mover_call
@@ -85,9 +84,10 @@ class HostFactoryThenMove(Rule):
     `broadcast_to`): `.to` cannot keep the stride-0 dimensions, so it allocates and copies the
     full expanded size where `lam.view(-1, 1, 1, 1).to(x.device).expand_as(x)` copies `lam`'s few
     values (kornia 0.8's MixUp copied an image-sized tensor of per-sample weights every batch;
-    0.9 moves the weights, then expands). HIGH when the source is proven on the host and the
-    target is a device by value, else MEDIUM; not when the source is proven on the device, nor
-    in run-once code; no fix is offered. (A copy written in place afterwards needs memory of its
+    0.9 moves the weights, then expands). Only a source proven on the host (a tensor of
+    unknown placement is mostly a device mask moved defensively, where `.to` copies nothing);
+    HIGH when the target is a device by value, else MEDIUM; not in run-once code; no fix is
+    offered. (A copy written in place afterwards needs memory of its
     own: `.to(device).expand(...).clone()` still moves only the small tensor.)
 
     It also flags a module-level host tensor (`pi = torch.tensor(3.14159)`, `EYE = torch.eye(3)`
@@ -192,8 +192,9 @@ class HostFactoryThenMove(Rule):
 
     valid = (
         # Session 35 (recall35): the broadcast made on the device after the copy (kornia 0.9's
-        # fix), a broadcast of a device tensor, and a broadcast cast to a dtype: no host copy
-        # of repeated elements
+        # fix), a broadcast of a device tensor, a broadcast cast to a dtype, and a mask of
+        # unknown placement (the model's ids: on the device, `.to` a no-op): no host copy of
+        # repeated elements
         Valid(
             """
             import torch
@@ -205,6 +206,9 @@ class HostFactoryThenMove(Rule):
                 return torch.ones(3, device="cuda").expand(n, 3).to(device)
             def cast(x: Tensor):
                 return x.expand(4, 3).to(torch.float16)
+            def merge(input_ids: Tensor, embeds: Tensor, image_id: int):
+                mask = input_ids == image_id
+                return mask.unsqueeze(-1).expand_as(embeds).to(embeds.device)
             """
         ),
         # Session 32 (recall32): the INVALID pointer table's twins: an array the function
@@ -750,13 +754,14 @@ class HostFactoryThenMove(Rule):
         ),
     )
     invalid = (
-        # Session 35 (recall35): per-sample weights broadcast to the image's shape on the host
-        # and then copied: an image-sized copy per batch (kornia 0.8's MixUp)
+        # Session 35 (recall35): per-sample weights drawn on the host, broadcast to the image's
+        # shape and then copied: an image-sized copy per batch (kornia 0.8's MixUp)
         Invalid(
             """
             import torch
             from torch import Tensor
-            def mix(input: Tensor, lambdas: Tensor):
+            def mix(input: Tensor, lo: float):
+                lambdas = torch.rand(input.shape[0]) * (1 - lo) + lo
                 lam = lambdas.view(-1, 1, 1, 1).expand_as(input).to(input.device)
                 #     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                 return input * lam
@@ -1439,20 +1444,22 @@ class HostFactoryThenMove(Rule):
             return False
         frame = provenance.current_frame()
         where = provenance.where(source, frame)
-        if where is Where.DEVICE:
-            return True  # moved between devices, or not at all: no host copy to shrink
+        if not where.on_host:
+            # Of unknown placement it is mostly a device mask made from the model's ids moved
+            # defensively (`mask.unsqueeze(-1).expand_as(embeds).to(embeds.device)`, some forty
+            # times in transformers): `.to` is then a no-op and nothing is copied.
+            return True
         move = Move.of(node, provenance, frame)
         if move is None or (move.device is None and move.device_value is None):
             return True
         if RunOnce.of(self.context).code(self.context.ancestors):
             return True
-        proven = where.on_host and move.by_value
         self.report(
             node,
             f"a broadcast view (`.{how}(...)`) copied to the device{self._certain(move)}: the "
             "copy allocates and moves the full expanded size, every repeated element; move the "
             f"small tensor first and broadcast on the device (`x.to(device).{how}(...)`)",
-            confidence=Confidence.HIGH if proven else Confidence.MEDIUM,
+            confidence=Confidence.HIGH if move.by_value else Confidence.MEDIUM,
         )
         return True
 
