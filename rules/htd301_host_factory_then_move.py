@@ -60,7 +60,8 @@ class HostFactoryThenMove(Rule):
     then moved to the device: `torch.ones(n).cuda()`, `torch.zeros(b, n).to(device)`,
     `torch.arange(n).to(x.device)`, `torch.zeros(n, n).fill_(-inf).cuda()` (value-exact methods
     between the factory and the move are seen through: `fill_`, `zero_`, `triu`, `tril`,
-    reshapes, views such as `expand_as`, `transpose`, dtype conversions, and the functions
+    reshapes, views such as `expand_as`, `transpose`, dtype conversions, reductions
+    (`sum`, `mean`, `prod`: still sizes and fills; not scans such as `cumsum`), and the functions
     `torch.triu(...)`/`torch.tril(...)` around it: `torch.triu(torch.ones(n, n),
     diagonal=1).bool().to(q.device)`). A 0-d constant may be chosen between two numbers
     (`torch.tensor(0.0 if done else 1.0).to(device)`). The target counts when the analysis
@@ -191,6 +192,17 @@ class HostFactoryThenMove(Rule):
     )
 
     valid = (
+        # Session 35 (recall35): the count made where the weights are (torchrec 1.4), and a
+        # reduction of data the function was given
+        Valid(
+            """
+            import torch
+            def update(weights: torch.Tensor, counts: torch.Tensor):
+                a = torch.ones_like(weights).sum(dim=-1)
+                b = counts.sum(dim=-1).to(device=weights.device)
+                return a, b
+            """
+        ),
         # Session 35 (recall35): the broadcast made on the device after the copy (kornia 0.9's
         # fix), a broadcast of a device tensor, a broadcast cast to a dtype, and a mask of
         # unknown placement (the model's ids: on the device, `.to` a no-op): no host copy of
@@ -754,6 +766,21 @@ class HostFactoryThenMove(Rule):
         ),
     )
     invalid = (
+        # Session 35 (recall35): a reduction of a host factory's ones, moved every metric
+        # update (torchrec 1.3's weighted average without weights)
+        Invalid(
+            """
+            import torch
+            def update(weights: torch.Tensor):
+                return torch.ones(weights.shape).sum(dim=-1).to(device=weights.device)
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def update(weights: torch.Tensor):
+                return torch.ones(weights.shape, device=weights.device).sum(dim=-1)
+            """,
+        ),
         # Session 35 (recall35): per-sample weights drawn on the host, broadcast to the image's
         # shape and then copied: an image-sized copy per batch (kornia 0.8's MixUp)
         Invalid(
