@@ -4,6 +4,7 @@ import libcst as cst
 
 from h2dlint.analysis.arguments import first_positional, is_true, keyword, positional
 from h2dlint.analysis.array_data import wrapped_python_data
+from h2dlint.analysis.broadcast_moves import moved_broadcast
 from h2dlint.analysis.computed_factories import ComputedFactory, computed_factory
 from h2dlint.analysis.factories import (
     EXACT_FACTORIES,
@@ -31,8 +32,6 @@ from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.rule import Invalid, Rule, Valid
 
 CONSTRUCTORS = frozenset({"torch.tensor", "torch.as_tensor", "torch.asarray"})
-# Views that repeat elements with stride 0; a copy of one materialises every repeat.
-_BROADCASTS = frozenset({"expand", "expand_as", "broadcast_to"})
 # The legacy constructors: data when given a sequence (``torch.Tensor([0, 1])``), sizes when
 # given numbers (``torch.Tensor(3)``: three uninitialised floats), so only proven data counts.
 LEGACY_CONSTRUCTORS = frozenset(
@@ -1453,39 +1452,21 @@ class HostFactoryThenMove(Rule):
     def _broadcast_moved(
         self, node: cst.Call, receiver: cst.BaseExpression, provenance: Provenance
     ) -> bool:
-        """``lam.view(-1, 1, 1, 1).expand_as(x).to(x.device)``: a broadcast view (stride 0 along
-        the expanded dimensions) copied to the device. ``.to`` cannot keep overlapping strides:
-        it allocates and copies the full expanded size, every repeated element, where copying
-        ``lam`` and expanding on the device moves ``lam``'s few values (kornia's MixUp copied
-        an image-sized tensor of per-sample weights per batch, fixed in 0.9). Never worse: a
-        source already on the device makes both forms free. Session 35 (recall35)."""
-        if not isinstance(receiver, cst.Call):
+        """A broadcast view of a host tensor copied to the device (:mod:`broadcast_moves`);
+        True when ``receiver`` is a broadcast view (reported or not)."""
+        found = moved_broadcast(provenance, receiver)
+        if found is None:
             return False
-        inner = receiver.func
-        if isinstance(inner, cst.Attribute) and inner.attr.value in _BROADCASTS:
-            source: cst.BaseExpression = inner.value
-            how = inner.attr.value
-        elif provenance.qualify(inner) == "torch.broadcast_to" and receiver.args:
-            source, how = receiver.args[0].value, "broadcast_to"
-        else:
-            return False
-        frame = provenance.current_frame()
-        where = provenance.where(source, frame)
-        if not where.on_host:
-            # Of unknown placement it is mostly a device mask made from the model's ids moved
-            # defensively (`mask.unsqueeze(-1).expand_as(embeds).to(embeds.device)`, some forty
-            # times in transformers): `.to` is then a no-op and nothing is copied.
-            return True
-        move = Move.of(node, provenance, frame)
-        if move is None or (move.device is None and move.device_value is None):
+        move = Move.of(node, provenance, provenance.current_frame())
+        if not found.on_host or move is None or (move.device is None and move.device_value is None):
             return True
         if RunOnce.of(self.context).code(self.context.ancestors):
             return True
         self.report(
             node,
-            f"a broadcast view (`.{how}(...)`) copied to the device{self._certain(move)}: the "
-            "copy allocates and moves the full expanded size, every repeated element; move the "
-            f"small tensor first and broadcast on the device (`x.to(device).{how}(...)`)",
+            f"a broadcast view (`.{found.how}(...)`) copied to the device{self._certain(move)}: "
+            "the copy allocates and moves the full expanded size, every repeated element; move "
+            f"the small tensor first and broadcast on the device (`x.to(device).{found.how}(...)`)",
             confidence=Confidence.HIGH if move.by_value else Confidence.MEDIUM,
         )
         return True
