@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 
 from h2dlint.analysis.arguments import first_positional, keyword
@@ -9,6 +11,7 @@ from h2dlint.analysis.host_data import (
     host_sequence,
     host_side,
 )
+from h2dlint.analysis.host_indices import host_index
 from h2dlint.analysis.hot_guards import periodic_steps_only
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.loop_body import (
@@ -29,6 +32,30 @@ from h2dlint.diagnostics import Confidence
 from h2dlint.rule import Invalid, Rule, Valid
 
 CONSTRUCTORS = frozenset({"torch.tensor", "torch.as_tensor", "torch.asarray"})
+# Index expressions that may be a tensor (not a number, a string, a slice or ``None``).
+_INDEX_NODES = (cst.Name, cst.Attribute, cst.Call)
+
+
+def _stored(ancestors: Sequence[cst.CSTNode]) -> bool:
+    """Whether a subscript that is an element of a tuple or list display is assigned to
+    (``a[i], b[j] = ...``)."""
+    for node in reversed(ancestors):
+        if isinstance(node, (cst.AssignTarget, cst.For, cst.CompFor)):
+            return True
+        if not isinstance(node, (cst.Element, cst.Tuple, cst.List)):
+            return False
+    return False
+
+
+def _in_comprehension(ancestors: Sequence[cst.CSTNode]) -> bool:
+    """Inside what a comprehension computes per item (of the innermost function)."""
+    for node in reversed(ancestors):
+        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            return False
+        if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+            return True
+    return False
+
 
 _CONSTRUCTED = called_as(CONSTRUCTORS)
 # Data host_sequence or maybe_host_data may take (not a literal, a dict, a generator...).
@@ -52,6 +79,16 @@ class TensorFromHostDataOnDevice(Rule):
     copied into one without `non_blocking` (`dev[:n].copy_(torch.tensor(lens))`): the same
     blocking copy from pageable memory (one item per iteration of a loop is HTD101's; with
     `non_blocking=True`, HTD102's).
+
+    Also a read of a device tensor through a host index tensor, per iteration of a loop or a
+    comprehension or on a hot path: `h[idx]` with `idx = torch.arange(n)` (a host tensor of one
+    dimension or more; a 0-d one is read as a number), or a row of a host tensor of two or more
+    taken by the loop (`for s, col in zip(scores, grid.T)`). Advanced indexing copies the index
+    to the indexed tensor's device before the gather, from pageable memory, blocking: the copy
+    `torch.tensor(data, device=...)` makes. A CUDA tensor takes indices on its own device or
+    on the host only, so an index proven on the device beside the host one proves the indexed
+    tensor there (MEDIUM; HIGH when the indexed tensor itself is proven on the device). Writes
+    through such an index are HTD202's.
 
     Per step (in a hot function, see HTD202, or an attention backend's per-batch `plan`,
     `begin_forward`, `init_forward_metadata`, `build_metadata`) or per iteration of a loop,
@@ -142,15 +179,34 @@ class TensorFromHostDataOnDevice(Rule):
     code = "HTD106"
     name = "tensor-from-host-data-on-device"
     message = "tensor built from Python data on the device: a blocking copy from pageable memory"
+    # Session 35 (recall35): widening this to `.device`/`.cuda(` (for host index reads) let the
+    # constructor checks into files that spell `device = x` with spaces, which they never saw
+    # (exllamav3: a loader's nested helper reported); left as it was, measured in recall.md.
     prefilter = (b"device=", b".copy_(", b"] = torch.", b"] = tensor(")
     candidates = (  # torch.tensor(data, device=...) in a function, data not a literal
         f"def {_CONSTRUCTED}(device=) arg {_DATA}",
         # `dev[:n] = torch.tensor(data)`, `dev[:n].copy_(torch.tensor(data))`
         f"def @subscript arg Store & def {_CONSTRUCTED} arg {_DATA}",
         f"def .copy_ of {_CONSTRUCTED} & def {_CONSTRUCTED} arg {_DATA}",
+        # `dev[host_idx]`: a host index tensor copied to the indexed tensor's device
+        "def @subscript arg Index & text device|cuda",
     )
 
     valid = (
+        # Session 35 (recall35): an index made on the device, a 0-d host index (read as a
+        # number), and a host tensor indexed by a host index: no copy of the index
+        Valid(
+            """
+            import torch
+            def f(x, n, device):
+                h = x.to(device)
+                idx = torch.arange(n, device=device)
+                one = torch.tensor(3)
+                host = torch.zeros(n, 4)
+                rows = torch.arange(n)
+                return [(h[idx], h[one], host[rows]) for _ in range(3)]
+            """
+        ),
         # Session 25 (variants25c): a helper annotated to return a tensor or a number is no
         # list of unknown length (as_tensor passes a tensor through; a number is HTD107's),
         # nor one whose every return is a short display (transformers' pocket_tts
@@ -561,6 +617,34 @@ class TensorFromHostDataOnDevice(Rule):
         ),
     )
     invalid = (
+        # Session 35 (recall35): a host index tensor indexing a device tensor in a loop, and a
+        # column of a host grid beside device row indices, per grid dimension (hivemind's MoE
+        # gating)
+        Invalid(
+            """
+            import torch
+            def f(x, n, device):
+                h = x.to(device)
+                idx = torch.arange(n)
+                out = []
+                for _ in range(3):
+                    out.append(h[idx])
+                    #          ^^^^^^
+                return out
+            """,
+            message_contains="host index tensor `idx`",
+        ),
+        Invalid(
+            """
+            import torch
+            def gate(grid_scores, n, device):
+                rows = torch.arange(n, device=device)
+                grid = torch.zeros([n, len(grid_scores)], dtype=torch.int64)
+                return [s[rows, col] for s, col in zip(grid_scores, grid.T)]
+                #       ^^^^^^^^^^^^
+            """,
+            message_contains="an index beside it is on the device",
+        ),
         # Session 29 (lead): a device picked by whether CUDA is there is the GPU wherever
         # there is one (a choice by a feature flag, `"cuda" if fused else "cpu"`, proves
         # nothing: targets._either)
@@ -1024,6 +1108,52 @@ class TensorFromHostDataOnDevice(Rule):
             """,
         ),
     )
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        """``dev[idx]`` read with ``idx`` a host tensor: advanced indexing copies the index to
+        the device from pageable memory, blocking, as ``torch.tensor(data, device=...)`` does
+        (:mod:`h2dlint.analysis.host_indices`); per iteration of a loop or per step."""
+        if not any(
+            isinstance(e.slice, cst.Index) and isinstance(e.slice.value, _INDEX_NODES)
+            for e in node.slice
+        ):
+            return  # cheap test first: constants, strings and slices copy nothing
+        ancestors = self.context.ancestors
+        parent = ancestors[-1] if ancestors else None
+        if isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.Del)) or (
+            isinstance(parent, cst.Element) and _stored(ancestors)
+        ):
+            return  # a write: HTD202's index writes
+        provenance = Provenance.of(self.context)
+        frame = provenance.current_frame()
+        if not isinstance(frame.function, cst.FunctionDef):
+            return
+        found = host_index(provenance, node, frame, ancestors)
+        if found is None:
+            return
+        per_item = in_loop_body(ancestors) or _in_comprehension(ancestors)
+        reason = None if per_item else HotPaths.of(self.context).why_hot_at(list(ancestors))
+        if not per_item and reason is None:
+            return
+        if host_side(self.context) or RunOnce.of(self.context).code(ancestors):
+            return
+        if export_branch(list(ancestors), self.context.module):
+            return
+        where = "per iteration of a loop" if per_item else f"on a hot path ({reason})"
+        index = self.shown(found.index, "the index", limit=30)
+        beside = (
+            ""
+            if found.indexed_proven
+            else " (an index beside it is on the device, so the indexed tensor is there too)"
+        )
+        self.report(
+            node,
+            f"host index tensor {index} indexes a device tensor{beside} {where}: PyTorch "
+            "copies the index to the device from pageable memory and waits for the copy "
+            "every time; make the index on the device (`device=`), or copy it once, from "
+            "pinned memory with `non_blocking=True`",
+            confidence=Confidence.HIGH if found.indexed_proven else Confidence.MEDIUM,
+        )
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func

@@ -195,6 +195,15 @@ class SyncPerRow(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # Session 35 (recall35): the negated bounds of host ints, read once with `.tolist()`
+        Valid(
+            """
+            import torch
+            def pool(hidden, mask, device):
+                lengths = mask.to(device).sum(dim=-1).tolist()
+                return torch.stack([hidden[i, -n:, :].mean(0) for i, n in enumerate(lengths)])
+            """
+        ),
         # Session 33 (recall33b): the twin of the scripted helper in `invalid`, not scripted:
         # its bare parameters may be numpy arrays (which have `.item()` too), read for free.
         Valid(
@@ -1839,6 +1848,19 @@ class SyncPerRow(ComprehensionVisits, Rule):
                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
             """,
             message_contains="on each piece of `masks.to(device)`",
+        ),
+        # Session 35 (recall35): a negated row as a slice bound (LLM2Vec's mean pooling of
+        # left-padded sequences, `h[i, -length:, :]` per device length): `-length` is a 0-d
+        # tensor too, read by `__index__`
+        Invalid(
+            """
+            import torch
+            def pool(hidden, mask, device):
+                lengths = mask.to(device).sum(dim=-1)
+                return torch.stack([hidden[i, -n:, :].mean(0) for i, n in enumerate(lengths)])
+                                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="a row as a slice bound",
         ),
         # A row used as a slice bound or a size: Python reads the 0-d tensor (`__index__`), one
         # sync per row (lmdeploy's rotary-embedding fallback `[ids[:l] for ids, l in

@@ -4,6 +4,7 @@ import libcst as cst
 
 from h2dlint.analysis.arguments import first_positional, is_true, keyword, positional
 from h2dlint.analysis.array_data import wrapped_python_data
+from h2dlint.analysis.broadcast_moves import moved_broadcast
 from h2dlint.analysis.computed_factories import ComputedFactory, computed_factory
 from h2dlint.analysis.factories import (
     EXACT_FACTORIES,
@@ -58,7 +59,8 @@ class HostFactoryThenMove(Rule):
     then moved to the device: `torch.ones(n).cuda()`, `torch.zeros(b, n).to(device)`,
     `torch.arange(n).to(x.device)`, `torch.zeros(n, n).fill_(-inf).cuda()` (value-exact methods
     between the factory and the move are seen through: `fill_`, `zero_`, `triu`, `tril`,
-    reshapes, views such as `expand_as`, `transpose`, dtype conversions, and the functions
+    reshapes, views such as `expand_as`, `transpose`, dtype conversions, reductions
+    (`sum`, `mean`, `prod`: still sizes and fills; not scans such as `cumsum`), and the functions
     `torch.triu(...)`/`torch.tril(...)` around it: `torch.triu(torch.ones(n, n),
     diagonal=1).bool().to(q.device)`). A 0-d constant may be chosen between two numbers
     (`torch.tensor(0.0 if done else 1.0).to(device)`). The target counts when the analysis
@@ -76,6 +78,17 @@ class HostFactoryThenMove(Rule):
     unknown type (`torch.tensor(batch.seq_lens).to(device)`) only on a step path or per
     iteration, at medium confidence, as HTD106 judges `torch.tensor(batch.seq_lens,
     device=device)`.
+
+    It also flags a broadcast view of any other tensor copied to the device,
+    `lam.view(-1, 1, 1, 1).expand_as(x).to(x.device)` (`.expand`, `.expand_as`,
+    `broadcast_to`): `.to` cannot keep the stride-0 dimensions, so it allocates and copies the
+    full expanded size where `lam.view(-1, 1, 1, 1).to(x.device).expand_as(x)` copies `lam`'s few
+    values (kornia 0.8's MixUp copied an image-sized tensor of per-sample weights every batch;
+    0.9 moves the weights, then expands). Only a source proven on the host (a tensor of
+    unknown placement is mostly a device mask moved defensively, where `.to` copies nothing);
+    HIGH when the target is a device by value, else MEDIUM; not in run-once code; no fix is
+    offered. (A copy written in place afterwards needs memory of its
+    own: `.to(device).expand(...).clone()` still moves only the small tensor.)
 
     It also flags a module-level host tensor (`pi = torch.tensor(3.14159)`, `EYE = torch.eye(3)`
     at the top of this module, or of the project module a name is imported from) moved to the
@@ -173,9 +186,42 @@ class HostFactoryThenMove(Rule):
         "def .to|.cuda",
         # A factory handed to a mover of the project (`move_to_device(torch.zeros(n), dev)`).
         f"def * of {FACTORY_TAILS}",
+        # A broadcast view moved (`lam.view(-1, 1).expand_as(x).to(x.device)`).
+        ".to|.cuda of .expand|.expand_as|.broadcast_to|broadcast_to",
     )
 
     valid = (
+        # Session 35 (recall35): the count made where the weights are (torchrec 1.4), and a
+        # reduction of data the function was given
+        Valid(
+            """
+            import torch
+            def update(weights: torch.Tensor, counts: torch.Tensor):
+                a = torch.ones_like(weights).sum(dim=-1)
+                b = counts.sum(dim=-1).to(device=weights.device)
+                return a, b
+            """
+        ),
+        # Session 35 (recall35): the broadcast made on the device after the copy (kornia 0.9's
+        # fix), a broadcast of a device tensor, a broadcast cast to a dtype, and a mask of
+        # unknown placement (the model's ids: on the device, `.to` a no-op): no host copy of
+        # repeated elements
+        Valid(
+            """
+            import torch
+            from torch import Tensor
+            def mix(input: Tensor, lambdas: Tensor):
+                lam = lambdas.view(-1, 1, 1, 1).to(input.device).expand_as(input)
+                return input * lam
+            def on_device(n, device):
+                return torch.ones(3, device="cuda").expand(n, 3).to(device)
+            def cast(x: Tensor):
+                return x.expand(4, 3).to(torch.float16)
+            def merge(input_ids: Tensor, embeds: Tensor, image_id: int):
+                mask = input_ids == image_id
+                return mask.unsqueeze(-1).expand_as(embeds).to(embeds.device)
+            """
+        ),
         # Session 32 (recall32): the INVALID pointer table's twins: an array the function
         # loaded or was given is how host data reaches the device (as `torch.from_numpy(arr)`
         # of a parameter), and `torch.from_numpy` of an array numpy computed is not Python data.
@@ -737,6 +783,35 @@ class HostFactoryThenMove(Rule):
         ),
     )
     invalid = (
+        # Session 35 (recall35): a reduction of a host factory's ones, moved every metric
+        # update (torchrec 1.3's weighted average without weights)
+        Invalid(
+            """
+            import torch
+            def update(weights: torch.Tensor):
+                return torch.ones(weights.shape).sum(dim=-1).to(device=weights.device)
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            expected_fix="""
+            import torch
+            def update(weights: torch.Tensor):
+                return torch.ones(weights.shape, device=weights.device).sum(dim=-1)
+            """,
+        ),
+        # Session 35 (recall35): per-sample weights drawn on the host, broadcast to the image's
+        # shape and then copied: an image-sized copy per batch (kornia 0.8's MixUp)
+        Invalid(
+            """
+            import torch
+            from torch import Tensor
+            def mix(input: Tensor, lo: float):
+                lambdas = torch.rand(input.shape[0]) * (1 - lo) + lo
+                lam = lambdas.view(-1, 1, 1, 1).expand_as(input).to(input.device)
+                #     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return input * lam
+            """,
+            message_contains="broadcast view",
+        ),
         # Session 34 (triage34): the twin of VoxCPM's host prompt above, the tokens a tensor
         # parameter: the helper's `device` may be an accelerator's, as its name says (MEDIUM).
         Invalid(
@@ -1362,6 +1437,8 @@ class HostFactoryThenMove(Rule):
             return
         factory = factory_of(func.value)
         if factory is None:
+            if self._broadcast_moved(node, func.value, provenance):
+                return
             if not self._size_built(node, func.value):
                 self._module_constant(node, func.value)
             return
@@ -1389,6 +1466,28 @@ class HostFactoryThenMove(Rule):
         # host data; only a direct move is fixed.
         direct = node.func.value is factory  # type: ignore[attr-defined]
         self._report_made(node, factory, qualified, move, frame, direct)
+
+    def _broadcast_moved(
+        self, node: cst.Call, receiver: cst.BaseExpression, provenance: Provenance
+    ) -> bool:
+        """A broadcast view of a host tensor copied to the device (:mod:`broadcast_moves`);
+        True when ``receiver`` is a broadcast view (reported or not)."""
+        found = moved_broadcast(provenance, receiver)
+        if found is None:
+            return False
+        move = Move.of(node, provenance, provenance.current_frame())
+        if not found.on_host or move is None or (move.device is None and move.device_value is None):
+            return True
+        if RunOnce.of(self.context).code(self.context.ancestors):
+            return True
+        self.report(
+            node,
+            f"a broadcast view (`.{found.how}(...)`) copied to the device{self._certain(move)}: "
+            "the copy allocates and moves the full expanded size, every repeated element; move "
+            f"the small tensor first and broadcast on the device (`x.to(device).{found.how}(...)`)",
+            confidence=Confidence.HIGH if move.by_value else Confidence.MEDIUM,
+        )
+        return True
 
     def _wrapped_data(self, node: cst.Call, receiver: cst.BaseExpression) -> None:
         """``torch.from_numpy(np.array(ptrs, dtype=np.uint64)).to(device)``: Python data made an

@@ -3,7 +3,14 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.round_trips import CONVERTERS, RESHAPES, reads_of, trace_up_copies
+from h2dlint.analysis.round_trips import (
+    CONVERTERS,
+    REDUCTIONS,
+    RESHAPES,
+    TORCH_REDUCTIONS,
+    reads_of,
+    trace_up_copies,
+)
 from h2dlint.analysis.targets import Target
 from h2dlint.analysis.torch_api import HOST_DEVICE_PREFIXES, JOINS
 from h2dlint.candidate_terms import called_as
@@ -16,7 +23,11 @@ _CONVERTED = f"{called_as(CONVERTERS)}(device=)"
 _HOST_WORDS = "text " + "|".join(sorted({*HOST_DEVICE_PREFIXES, "cpu", "host", "offload"}))
 # What a read back's operand may be for trace_up_copies to find a copy up in it.
 _TRACED = "|".join(
-    [".cuda|.to", called_as(CONVERTERS | JOINS), "|".join(f".{m}" for m in sorted(RESHAPES))]
+    [
+        ".cuda|.to",
+        called_as(CONVERTERS | JOINS | TORCH_REDUCTIONS),
+        "|".join(f".{m}" for m in sorted(RESHAPES | REDUCTIONS)),
+    ]
 )
 
 
@@ -24,11 +35,19 @@ class DeviceRoundTrip(Rule):
     """## What it does
     Flags a copy back to the host (`.cpu()`, `.to("cpu")`, `.tolist()`, `.item()`) of a tensor
     that was copied to the device from host memory in the same function with nothing but
-    reshapes, views, indexing, dtype conversions and joins (`torch.cat`, `torch.stack`) between:
-    `torch.tensor(ids).cuda().tolist()`, `y = x.to(device); ...; y.view(-1).cpu()`, and items
-    moved one by one, joined on the device and copied back,
-    `torch.cat([p.cuda() for p in parts]).cpu()`. Names are followed through their one reaching
-    binding; a name changed in place anywhere in the function stops the trace.
+    reshapes, views, indexing, dtype conversions, joins (`torch.cat`, `torch.stack`) and
+    whole-value reductions (`x.max()`, `torch.sum(x)`, `.min`/`.amax`/`.amin`/`.any`/`.all`,
+    without `dim`) between: `torch.tensor(ids).cuda().tolist()`, `y = x.to(device); ...;
+    y.view(-1).cpu()`, items moved one by one, joined on the device and copied back,
+    `torch.cat([p.cuda() for p in parts]).cpu()`, and the maximum of lengths the function has
+    as a list read back from the device copy it built of them,
+    `lens_t = torch.tensor(lens, device="cuda"); max_len = lens_t.max().item()` (the host
+    had every value: `max(lens)` reads them in the pass the copy makes anyway, the device read
+    waits for all queued work; serving engines' metadata builders were fixed so). Names are
+    followed through their one reaching binding; a name changed in place (`y.add_(1)`, passed to
+    a call that may write it) stops the trace where the change can reach the read: on an
+    earlier line, or anywhere in a loop around both (a call after the read, outside any loop,
+    does not).
 
     The up copy's source must be host memory by the provenance analysis (a tensor made on the
     host, Python or numpy data). Items of a per-item join are usually of unknown placement: that
@@ -37,8 +56,8 @@ class DeviceRoundTrip(Rule):
 
     Left alone, and why:
 
-    - any other operation between the copies (`sum`, `softmax`, a model call, a custom
-      function): it may be the device work the copy is for;
+    - any other operation between the copies (`softmax`, `cumsum`, a reduction along a `dim`,
+      a model call, a custom function): it may be the device work the copy is for;
     - a source the analysis does not prove on the host (it may be on the device already, where
       `.to(device)` is a no-op and the copy back is the only real copy);
     - a tensor changed in place in the function (`y.add_(1)`, `y[0] = ...`) or rebound between,
@@ -106,7 +125,36 @@ class DeviceRoundTrip(Rule):
             """
             import torch
             def f(ids):
-                return torch.tensor(ids).cuda().sum().item()
+                return torch.tensor(ids).cuda().cumsum(0).tolist()
+            """
+        ),
+        # Session 35 (recall35): passed to a call later in a loop around the read: the next
+        # iteration reads what the call may have written
+        Valid(
+            """
+            import torch
+            def f(n, device, steps, fill):
+                counts = torch.tensor([n, 0], device=device)
+                for _ in range(steps):
+                    total = counts.sum().item()
+                    fill(counts, total)
+            """
+        ),
+        # Session 35 (recall35): the maximum of values the device computed is a real read
+        Valid(
+            """
+            import torch
+            def f(model, ids):
+                lens = model(torch.tensor(ids, device="cuda")).sum(-1)
+                return torch.max(lens).item()
+            """
+        ),
+        # the elementwise maximum of two tensors is no whole-value reduction
+        Valid(
+            """
+            import torch
+            def f(ids, other):
+                return torch.max(torch.tensor(ids).cuda(), other).tolist()
             """
         ),
         Valid(
@@ -238,6 +286,30 @@ class DeviceRoundTrip(Rule):
         ),
     )
     invalid = (
+        # Session 35 (recall35): the maximum of lengths the host has as a list, read back from
+        # the device copy built of them (WhisperLive's TensorRT decoder, per chunk); the copy
+        # stays for the decoder, the read is the waste
+        Invalid(
+            """
+            import torch
+            def generate(session, ids):
+                lens = torch.tensor([ids.shape[-1] for _ in range(ids.shape[0])],
+                                    dtype=torch.int32, device='cuda')
+                max_len = torch.max(lens).item()
+                #         ^^^^^^^^^^^^^^^^^^^^^^
+                return session.decode(ids, lens, max_len)
+            """,
+            message_contains="`lens` holds",
+        ),
+        Invalid(
+            """
+            import torch
+            def f(seq_lens, device):
+                seq_lens_t = torch.tensor(seq_lens, dtype=torch.int32).to(device)
+                return seq_lens_t.sum().item()
+                #      ^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+        ),
         # Session 33 (recall33): a helper of the project that returns the accelerator found
         # (`"cuda"`, `"npu"`, else `"cpu"`) names a device as a `device` parameter does
         Invalid(
@@ -369,16 +441,17 @@ class DeviceRoundTrip(Rule):
             self.report(
                 node,
                 f"`{shared[0]}` holds a copy to the device{where} of host data, and this copies "
-                "it straight back with nothing but reshapes, indexing or joins between: keep "
-                "the host tensor (or data) and read it here instead",
+                "it straight back with nothing but reshapes, indexing, joins or whole "
+                "reductions between: keep the host tensor (or data) and read it (`max(lens)` "
+                "for a maximum) here instead",
             )
             return
         if all(up.proven for up in ups):
             self.report(
                 node,
                 f"a host tensor is copied to the device{where} and straight back with nothing "
-                "but reshapes, indexing or joins between: do them on the host and drop both "
-                "copies",
+                "but reshapes, indexing, joins or whole reductions between: do them on the host "
+                "and drop both copies",
             )
             return
         self.report(

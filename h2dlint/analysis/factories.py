@@ -47,6 +47,13 @@ EXACT_METHODS = DTYPE_METHODS | frozenset(
         # A cast to another tensor's dtype (and device): the same values (session 24:
         # neuralforecast's `(torch.ones(shape) / n).type_as(attn).to(attn.device)`).
         "type_as",
+        # Reductions of a tensor of sizes and fills are still sizes and fills (session 35:
+        # torchrec 1.3's `torch.ones(weights.shape).sum(dim=-1).to(device=...)` every metric
+        # update, `torch.ones_like(weights).sum(dim=-1)` in 1.4). Scans (`cumsum`) stay out:
+        # HTD301 keeps `torch.ones(n).cumsum(0).to(device)` as host work (session 20's VALID).
+        "sum",
+        "mean",
+        "prod",
     }
 )
 # Functions of torch that compute the same values on either device from their first argument

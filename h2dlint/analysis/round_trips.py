@@ -16,12 +16,12 @@ from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import MAX_DEPTH, Provenance
 from h2dlint.analysis.targets import Target
 from h2dlint.analysis.torch_api import DTYPE_METHODS, JOINS
-from h2dlint.context import SharedKey
+from h2dlint.context import FileContext, SharedKey
 from h2dlint.walk import visit_read_only
 
 # Per function of a file, each under its own typed key.
 _READS: SharedKey[dict[cst.CSTNode, dict[str, int]]] = SharedKey("reads per name")
-_IN_PLACE: SharedKey[dict[cst.CSTNode, set[str]]] = SharedKey("names changed in place")
+_IN_PLACE: SharedKey[dict[cst.CSTNode, dict[str, list[int]]]] = SharedKey("names changed in place")
 
 
 # Methods that only reshape, view, select or convert: no work that needs the device.
@@ -43,6 +43,12 @@ RESHAPES = DTYPE_METHODS | frozenset(
         "clone",
     }
 )
+# Whole-value reductions the host computes from the data it copied in one pass (`max(lens)`,
+# `sum(lens)`): read back as a number, the device adds nothing but a sync (Session 35,
+# recall35: `torch.max(torch.tensor(lens, device="cuda")).item()`, a serving engine's
+# `seq_lens_t.max().item()` of the lengths it just built from its list).
+REDUCTIONS = frozenset({"max", "min", "sum", "amax", "amin", "any", "all"})
+TORCH_REDUCTIONS = frozenset(f"torch.{name}" for name in REDUCTIONS)
 # Builtins that read a tensor without changing it.
 READING_BUILTINS = frozenset({"len", "isinstance", "print", "type", "id", "repr", "str"})
 JOIN_NAMES = frozenset(name.rsplit(".", 1)[1] for name in JOINS)
@@ -90,9 +96,22 @@ def trace_up_copies(
             if any(_has_call(arg.value) for arg in node.args):
                 return None
             return trace_up_copies(provenance, func.value, frame, seen, depth + 1, names)
-    if provenance.qualify(func) in JOINS and keyword(node, "out") is None:
+        if method in REDUCTIONS and _plain_reduction(node):
+            return trace_up_copies(provenance, func.value, frame, seen, depth + 1, names)
+    qualified = provenance.qualify(func)
+    if qualified in TORCH_REDUCTIONS and _plain_reduction(node, operand=True):
+        return trace_up_copies(provenance, node.args[0].value, frame, seen, depth + 1, names)
+    if qualified in JOINS and keyword(node, "out") is None:
         return _join(provenance, node, frame, seen, depth, names)
     return None
+
+
+def _plain_reduction(node: cst.Call, operand: bool = False) -> bool:
+    """A reduction over the whole value: no argument (beyond the operand of ``torch.max(x)``),
+    no ``dim``, ``out=`` or second tensor (``torch.max(a, b)`` is an elementwise maximum)."""
+    return len(node.args) == (1 if operand else 0) and (
+        not operand or (node.args[0].keyword is None and node.args[0].star == "")
+    )
 
 
 def _through_name(
@@ -108,7 +127,7 @@ def _through_name(
     values = provenance.bindings(frame).reaching(node)
     if len(values) != 1 or values[0] is None:
         return None
-    if node.value in _changed_in_place(provenance, frame):
+    if _changed_before(provenance, frame, node):
         return None
     names.append(node.value)
     return trace_up_copies(provenance, values[0], frame, seen | {node.value}, depth + 1, names)
@@ -208,31 +227,59 @@ _ADDRESS_TAKEN = frozenset(
 
 
 class _InPlace(cst.CSTVisitor):
-    """Names a function changes in place: ``x.add_()``, ``x[i] = ...``, ``x += ...``,
-    ``out=x``, and names whose memory it hands out (``x.data_ptr()``)."""
+    """Where a function changes a name in place: ``x.add_()``, ``x[i] = ...``, ``x += ...``,
+    ``out=x``, names whose memory it hands out (``x.data_ptr()``) and names passed to a call
+    that may write them; each change with the lines from which it can reach a read: its own
+    line on, and the whole of every loop around it (the next iteration reads it)."""
 
-    def __init__(self) -> None:
-        self.names: set[str] = set()
+    def __init__(self, context: FileContext) -> None:
+        self.context = context
+        self.changes: dict[str, list[int]] = {}
+        self._loops: list[tuple[int, int]] = []
 
-    def _root(self, node: cst.BaseExpression) -> None:
+    def _span(self, node: cst.CSTNode) -> tuple[int, int]:
+        position = self.context.position(node)
+        return position.start.line, position.end.line
+
+    def visit_For(self, node: cst.For) -> None:
+        self._loops.append(self._span(node))
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self._loops.pop()
+
+    def visit_While(self, node: cst.While) -> None:
+        self._loops.append(self._span(node))
+
+    def leave_While(self, original_node: cst.While) -> None:
+        self._loops.pop()
+
+    def _root(self, node: cst.BaseExpression, at: cst.CSTNode) -> None:
         while isinstance(node, (cst.Attribute, cst.Subscript)):
             node = node.value
         if isinstance(node, cst.Name):
-            self.names.add(node.value)
+            self._add(node.value, at)
+
+    def _add(self, name: str, at: cst.CSTNode) -> None:
+        line = self._span(at)[0]
+        # From the change's line on, or from the start of the outermost loop around it.
+        first = min([line, *(start for start, _ in self._loops)])
+        self.changes.setdefault(name, []).append(first)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if isinstance(func, cst.Attribute):
             method = func.attr.value
             if (method.endswith("_") and not method.endswith("__")) or method in _ADDRESS_TAKEN:
-                self._root(func.value)
+                self._root(func.value, node)
         out = keyword(node, "out")
         if out is not None:
-            self._root(out.value)
+            self._root(out.value, node)
         # Passed to a function (``all_reduce(t)``, ``fill(buf)``): it may write the tensor.
         if isinstance(func, cst.Name) and func.value in READING_BUILTINS:
             return
         if isinstance(func, cst.Attribute) and func.attr.value in RESHAPES | JOIN_NAMES:
+            return
+        if isinstance(func, cst.Attribute) and func.attr.value in REDUCTIONS and out is None:
             return
         for arg in node.args:
             values = (
@@ -242,14 +289,14 @@ class _InPlace(cst.CSTVisitor):
             )
             for value in values:
                 if isinstance(value, cst.Name):
-                    self.names.add(value.value)
+                    self._add(value.value, node)
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         if isinstance(node.target, (cst.Subscript, cst.Attribute)):
-            self._root(node.target)
+            self._root(node.target, node)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._root(node.target)
+        self._root(node.target, node)
 
 
 class _Names(cst.CSTVisitor):
@@ -275,11 +322,16 @@ def reads_of(provenance: Provenance, frame: Frame, name: str) -> int:
     return memo[function].get(name, 0) - 1
 
 
-def _changed_in_place(provenance: Provenance, frame: Frame) -> set[str]:
+def _changed_before(provenance: Provenance, frame: Frame, use: cst.Name) -> bool:
+    """Whether the function changes ``use``'s name in place where the change can reach this
+    read: on an earlier line, on its own line, or in a loop around both. A change after the
+    read (the decoder given the lengths whose maximum was read) does not make it stale.
+    Session 35 (recall35): before, any change anywhere in the function did."""
     memo = provenance.context.shared(_IN_PLACE, dict)
     function = frame.function
     if function not in memo:
-        collector = _InPlace()
+        collector = _InPlace(provenance.context)
         visit_read_only(function, collector)
-        memo[function] = collector.names
-    return memo[function]
+        memo[function] = collector.changes
+    line = provenance.context.position(use).start.line
+    return any(first <= line for first in memo[function].get(use.value, ()))

@@ -78,6 +78,10 @@ def row_value(node: cst.BaseExpression) -> bool:
     above) or metadata (``len(x)``, ``x.shape[0]``)."""
     if isinstance(node, cst.BinaryOperation):
         return row_value(node.left) or row_value(node.right)
+    # ``x[-l:]``: the negation of a 0-d tensor is one (Session 35, recall35: LLM2Vec's mean
+    # pooling of left-padded rows, ``h[i, -length:, :]`` per device length).
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+        return row_value(node.expression)
     return isinstance(node, (cst.Name, cst.Subscript)) or (
         isinstance(node, cst.Attribute) and node.attr.value not in METADATA_ATTRIBUTES
     )
