@@ -182,6 +182,7 @@ class TensorFromHostDataOnDevice(Rule):
     # Session 35 (recall35): widening this to `.device`/`.cuda(` (for host index reads) let the
     # constructor checks into files that spell `device = x` with spaces, which they never saw
     # (exllamav3: a loader's nested helper reported); left as it was, measured in recall.md.
+    # So a host index read is looked for only in files that pass it (`device=` written).
     prefilter = (b"device=", b".copy_(", b"] = torch.", b"] = tensor(")
     candidates = (  # torch.tensor(data, device=...) in a function, data not a literal
         f"def {_CONSTRUCTED}(device=) arg {_DATA}",
@@ -624,7 +625,7 @@ class TensorFromHostDataOnDevice(Rule):
             """
             import torch
             def f(x, n, device):
-                h = x.to(device)
+                h = x.to(device=device)
                 idx = torch.arange(n)
                 out = []
                 for _ in range(3):

@@ -14,6 +14,7 @@ from h2dlint.analysis.device_branches import off_cuda_branch
 from h2dlint.analysis.filled_defaults import own_bindings
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.walk import visit_read_only
 
 
 class _Loop(Protocol):
@@ -49,7 +50,7 @@ def cuda_loops(
     if not loops:
         return []
     finder = _Paths({loop.node for loop in loops})
-    function.visit(finder)
+    visit_read_only(function, finder)
     bindings = provenance.bindings(frame)
 
     def resolve(name: cst.Name) -> Sequence[cst.BaseExpression | None]:
