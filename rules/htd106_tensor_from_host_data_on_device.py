@@ -183,7 +183,7 @@ class TensorFromHostDataOnDevice(Rule):
     # constructor checks into files that spell `device = x` with spaces, which they never saw
     # (exllamav3: a loader's nested helper reported); left as it was, measured in recall.md.
     # So a host index read is looked for only in files that pass it (`device=` written).
-    prefilter = (b"device=", b".copy_(", b"] = torch.", b"] = tensor(")
+    prefilter = (b"device=", b"device =", b".copy_(", b"] = torch.", b"] = tensor(")
     candidates = (  # torch.tensor(data, device=...) in a function, data not a literal
         f"def {_CONSTRUCTED}(device=) arg {_DATA}",
         # `dev[:n] = torch.tensor(data)`, `dev[:n].copy_(torch.tensor(data))`
