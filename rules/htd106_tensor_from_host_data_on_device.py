@@ -183,7 +183,7 @@ class TensorFromHostDataOnDevice(Rule):
     # constructor checks into files that spell `device = x` with spaces, which they never saw
     # (exllamav3: a loader's nested helper reported); left as it was, measured in recall.md.
     # So a host index read is looked for only in files that pass it (`device=` written).
-    prefilter = (b"device=", b".copy_(", b"] = torch.", b"] = tensor(")
+    prefilter = (b"device=", b"device =", b".copy_(", b"] = torch.", b"] = tensor(")
     candidates = (  # torch.tensor(data, device=...) in a function, data not a literal
         f"def {_CONSTRUCTED}(device=) arg {_DATA}",
         # `dev[:n] = torch.tensor(data)`, `dev[:n].copy_(torch.tensor(data))`
@@ -616,8 +616,35 @@ class TensorFromHostDataOnDevice(Rule):
                     return spatial_shapes
             """
         ),
+        # Session 35 (prefilter35): a helper nested in a run-once function and only called
+        # there runs once (a loader's per-expert pointer tables, exllamav3's `_bias_ptrs`);
+        # twin INVALID: the same helper handed on as a hook, which runs per call
+        Valid(
+            """
+            import torch
+            class Experts(torch.nn.Module):
+                def __init__(self, layers, device):
+                    def pointers(ls):
+                        return torch.tensor([l.weight.data_ptr() for l in ls], device=device)
+                    self.up = pointers(layers)
+                    self.down = pointers(reversed(layers))
+            """
+        ),
     )
     invalid = (
+        # Session 35 (prefilter35): a helper nested in a run-once function but registered as
+        # a hook runs on every forward (twin VALID: one only called there)
+        Invalid(
+            """
+            import torch
+            class Experts(torch.nn.Module):
+                def __init__(self, device):
+                    def hook(module, args):
+                        return (torch.tensor([a.numel() for a in args], device=device),)
+                        #       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    self.register_forward_pre_hook(hook)
+            """
+        ),
         # Session 35 (recall35): a host index tensor indexing a device tensor in a loop, and a
         # column of a host grid beside device row indices, per grid dimension (hivemind's MoE
         # gating)

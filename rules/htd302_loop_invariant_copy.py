@@ -117,7 +117,7 @@ class LoopInvariantCopy(Rule):
     code = "HTD302"
     name = "loop-invariant-copy"
     message = "a tensor that the loop does not change is copied on every iteration"
-    prefilter = (b".to(", b".cuda(", b"device=", b".cpu(")
+    prefilter = (b".to(", b".cuda(", b"device=", b"device =", b".cpu(")
     candidates = (
         "loop .to|.cuda|.cpu",
         "loop .tensor|tensor|.as_tensor|as_tensor|.asarray|asarray(device=)",

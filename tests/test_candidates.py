@@ -306,6 +306,22 @@ def test_a_file_with_a_candidate_is_parsed_and_flagged() -> None:
     assert [f.code for f in result.findings] == ["HTD101"]
 
 
+@pytest.mark.parametrize("keyword", ["device=device", "device = device"])
+def test_a_device_keyword_written_with_spaces_is_checked(keyword: str) -> None:
+    """Session 35 (prefilter35): the byte prefilters of HTD106 and HTD302 must pass a file
+    that spells the keyword with spaces (exllamav3's style), or its findings are hidden."""
+    code = (
+        "import torch\n\n\ndef f(model, ids, bad_words, device):\n"
+        f"    a = torch.tensor(list(ids), {keyword})\n"
+        "    banned = list(bad_words)\n"
+        "    while True:\n"
+        "        logits = model(a)\n"
+        f"        logits[:, torch.tensor(banned, {keyword})] = -1e9\n"
+    )
+    found = {(f.code, f.start.row) for f in process(_job(code)).findings}
+    assert {("HTD106", 5), ("HTD302", 9)} <= found
+
+
 def test_suppression_comments_are_still_checked() -> None:
     result = process(_job("x = 1  # noqa: HTD999\n"))
     assert result.parsed

@@ -23,6 +23,9 @@ Code runs once when it is:
   and no other module calls it but from run-once functions (BigVGAN's filter builder, called
   by another module's ``__init__``); not in the loops of a script's ``main()``
   (:meth:`RunOnce.driver`), its steps; its code outside them runs once (:meth:`lone_driver`);
+- in a helper nested in a function that runs once and only called there by name (not
+  returned, handed on as a hook or callback, or called from a lambda or another nested
+  function): :func:`local_helpers.local_helper`;
 - under a guard that makes it run once: ``if key not in cache: cache[key] = ...``,
   ``if self.x is None: self.x = ...`` (also through a local name: ``x = self.x``, ``if x is
   None: ... self.x = x``), ``if not hasattr(self, "x")``,
@@ -51,6 +54,7 @@ from h2dlint.analysis.class_bases import written_bases
 from h2dlint.analysis.edge_cases import failure_tail
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.frames import ModuleIndex, decorator_names
+from h2dlint.analysis.local_helpers import local_helper
 from h2dlint.analysis.memo_methods import (
     assigned_anywhere,
     closure_factory,
@@ -58,6 +62,7 @@ from h2dlint.analysis.memo_methods import (
     memoised,
     memoised_by_key,
 )
+from h2dlint.analysis.nested_functions import nested_functions
 from h2dlint.analysis.once_guards import (
     alias_memo_guard,
     guarded_attribute,
@@ -222,6 +227,7 @@ class RunOnce:
         self._in_progress: set[cst.FunctionDef] = set()
         self._per_call: dict[cst.ClassDef, bool] = {}
         self._constructions: Constructions | None = None
+        self._parents: dict[cst.FunctionDef, cst.FunctionDef] | None = None
 
     @property
     def references(self) -> dict[str, list[Reference]]:
@@ -261,7 +267,9 @@ class RunOnce:
             return True
         name = function.name.value
         top_level = self.index.functions.get(name) is function
-        if name.startswith("__") or not (top_level or cls is not None):
+        if not top_level and cls is None:
+            return self._local_helper_once(function)
+        if name.startswith("__"):
             return False
         if not private(name) and (self.source is None or framework_called(name)):
             return False
@@ -277,6 +285,14 @@ class RunOnce:
         if not private(name) and self.source and called_elsewhere(self.source, name):
             return cls is None and once_elsewhere(self.source, name, once_name)  # an __init__'s
         return True
+
+    def _local_helper_once(self, function: cst.FunctionDef) -> bool:
+        """A helper nested in a function that runs once, and only called there by name,
+        runs once too (exllamav3's ``_bias_ptrs`` pointer tables, built in ``load_local``)."""
+        if self._parents is None:
+            self._parents = nested_functions(self.module)
+        around = self._parents.get(function)
+        return around is not None and local_helper(function, around) and self.function(around)
 
     def _made_per_call(self, cls: cst.ClassDef) -> bool:
         known = self._per_call.get(cls)
