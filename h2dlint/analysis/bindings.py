@@ -215,7 +215,15 @@ def zipped_item(loop: cst.CSTNode, name: str) -> cst.BaseExpression | None:
     ``ys`` of ``for x, name in zip(xs, ys)``; else what :func:`iterated_by` says."""
     if not isinstance(loop, cst.For):
         return None
-    target, iterable = loop.target, loop.iter
+    found = zip_item(loop.target, loop.iter, name)
+    return found if found is not None else iterated_by(loop, name)
+
+
+def zip_item(
+    target: cst.BaseExpression, iterable: cst.BaseExpression, name: str
+) -> cst.BaseExpression | None:
+    """``ys`` when ``target`` binds ``name`` to the items of ``ys`` in ``iterable`` =
+    ``zip(xs, ys)`` (a loop's or a comprehension's ``for x, name in zip(xs, ys)``)."""
     if (
         isinstance(target, (cst.Tuple, cst.List))
         and isinstance(iterable, cst.Call)
@@ -227,8 +235,7 @@ def zipped_item(loop: cst.CSTNode, name: str) -> cst.BaseExpression | None:
         for element, arg in zip(target.elements, iterable.args, strict=True):
             if isinstance(element.value, cst.Name) and element.value.value == name:
                 return arg.value
-        return None
-    return iterated_by(loop, name)
+    return None
 
 
 def enumerated_item(

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from h2dlint.analysis.bindings import zip_item
 from h2dlint.analysis.element_writes import known_ndim
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
@@ -107,18 +108,7 @@ def _bound_by(
         return iterable if target.value == name else None
     if not isinstance(target, (cst.Tuple, cst.List)):
         return None
-    names = [e.value for e in target.elements]
-    position = next(
-        (k for k, e in enumerate(names) if isinstance(e, cst.Name) and e.value == name), None
-    )
-    if position is None:
+    if not any(isinstance(e.value, cst.Name) and e.value.value == name for e in target.elements):
         return None
-    if (
-        isinstance(iterable, cst.Call)
-        and isinstance(iterable.func, cst.Name)
-        and iterable.func.value == "zip"
-        and len(iterable.args) == len(names)
-        and not any(a.star or a.keyword for a in iterable.args)
-    ):
-        return iterable.args[position].value
-    return False
+    found = zip_item(target, iterable, name)
+    return found if found is not None else False
