@@ -1995,7 +1995,8 @@ class PerItemTransfer(ComprehensionVisits, Rule):
             return False
         # A branch taken only off CUDA (`if device.type != "cuda":`) is a CPU fallback: on a
         # GPU the other branch runs.
-        resolve = filled_values(Provenance.of(self.context))
+        provenance = Provenance.of(self.context)
+        resolve = filled_values(provenance.bindings(provenance.current_frame()))
         return off_cuda_branch(ancestors, resolve) or RunOnce.of(self.context).code(ancestors)
 
     def on_comprehension(self, node: Comprehension) -> None:

@@ -11,7 +11,7 @@ from typing import Protocol, TypeVar
 import libcst as cst
 
 from h2dlint.analysis.device_branches import off_cuda_branch
-from h2dlint.analysis.filled_defaults import own_bindings
+from h2dlint.analysis.filled_defaults import filled_values
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.walk import visit_read_only
@@ -51,11 +51,7 @@ def cuda_loops(
         return []
     finder = _Paths({loop.node for loop in loops})
     visit_read_only(function, finder)
-    bindings = provenance.bindings(frame)
-
-    def resolve(name: cst.Name) -> Sequence[cst.BaseExpression | None]:
-        return [b.value for b in own_bindings(bindings, bindings.reaching_bindings(name), name)]
-
+    resolve = filled_values(provenance.bindings(frame))
     return [
         loop
         for loop in loops

@@ -12,14 +12,12 @@ import libcst as cst
 
 from h2dlint.analysis.bindings import Binding, Bindings
 from h2dlint.analysis.device_branches import Resolve
-from h2dlint.analysis.provenance import Provenance
 
 
-def filled_values(provenance: Provenance) -> Resolve:
-    """The values of a name that may reach its use in the current function, a parameter
+def filled_values(bindings: Bindings) -> Resolve:
+    """The values of a name that may reach its use in ``bindings``' function, a parameter
     defaulting to ``None`` that the function also binds left out (for
     :mod:`device_branches`: ``all_cuda`` of ``if not all_cuda:``)."""
-    bindings = provenance.bindings(provenance.current_frame())
 
     def resolve(name: cst.Name) -> Sequence[cst.BaseExpression | None]:
         return [b.value for b in own_bindings(bindings, bindings.reaching_bindings(name), name)]
