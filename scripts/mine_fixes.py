@@ -694,6 +694,22 @@ PAIRS: list[tuple[str, str, str]] = [
     ("xformers", "0.0.32.post2", "0.0.33.post2"),
     ("xformers", "0.0.33.post2", "0.0.35"),
     ("lightning-thunder", "0.2.3", "0.2.6"),
+    # Session 36 (mine36, docs/recall.md): releases never diffed. Rows kept from nemo-automodel
+    # and diffsynth-engine; openrlhf, fastvideo, megatron-bridge, oumi, lm-eval, cosmos-predict2
+    # and the exllamav3 steps gave none. Files naming vllm or sglang were skipped unread
+    # (nemo-automodel 0.6.0->0.7.0: 36; openrlhf: 10 per pair; oumi: 16-17).
+    *(
+        ("nemo-automodel", a, b)
+        for a, b in itertools.pairwise(("0.2.0", "0.3.0", "0.4.0", "0.5.0", "0.6.0", "0.7.0"))
+    ),
+    *(("diffsynth-engine", a, b) for a, b in itertools.pairwise(("0.5.0", "0.6.0", "0.7.0"))),
+    *(("openrlhf", a, b) for a, b in itertools.pairwise(("0.10.4", "0.11.0", "0.11.2"))),
+    ("fastvideo", "0.2.0", "0.2.1"),
+    ("megatron-bridge", "0.3.0", "0.3.1"),
+    *(("oumi", a, b) for a, b in itertools.pairwise(("0.7", "0.8", "0.9"))),
+    *(("lm-eval", a, b) for a, b in itertools.pairwise(("0.4.10", "0.4.11", "0.4.12", "0.4.13"))),
+    ("cosmos-predict2", "1.0.7", "1.0.9"),
+    *(("exllamav3", a, b) for a, b in itertools.pairwise(("1.5.0", "1.5.3", "1.6.0", "1.6.3"))),
 ]
 # A removed line must hold one of these to start a candidate.
 MARKER = re.compile(
