@@ -246,7 +246,10 @@ class SyncOnHotPath(Rule):
     `tester`) and the private helpers only they use;
     debugging aids and error paths: `assert` and `raise` statements, arguments of logging and
     `print` calls and of testing assertions (`torch.testing.assert_close`, `assertEqual`)
-    (also functions named `log_*`/`print_*`), the body of a branch that ends by
+    (also functions named `log_*`/`print_*`; not a logger's `debug(...)`, whose arguments
+    Python evaluates also when debug logging is off and the message is dropped, unless a
+    debugging branch such as `if logger.isEnabledFor(logging.DEBUG):` holds it), the body of a
+    branch that ends by
     raising or by a warning (`if bad.any(): n = int(bad.sum().item()); raise ...`: it runs
     when a check failed; the test itself runs every step and is reported), an `except` handler
     that ends by raising, a lambda that only formats a message (`check(ok, lambda: f"got
@@ -421,6 +424,36 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 36 (mine36): the twins of the INVALID debug log and gradient norm. Under
+        # `logger.isEnabledFor(logging.DEBUG)` the reads run only when the message is kept
+        # (nemo-automodel 0.6's fix); a log at INFO level is one the run asked for; a norm read
+        # only every N steps.
+        Valid(
+            """
+            import logging
+            import torch
+            logger = logging.getLogger(__name__)
+            class CausalAttention(torch.nn.Module):
+                def forward(self, q, k, v, mask):
+                    rows = (mask > -1e4).sum(dim=-1)
+                    if logger.isEnabledFor(logging.DEBUG):
+                        logger.debug("visible keys per row: %s", rows.tolist())
+                    logger.info("visible keys in the first row: %s", rows[0].item())
+                    return torch.nn.functional.scaled_dot_product_attention(q, k, v, mask)
+            """
+        ),
+        Valid(
+            """
+            import torch
+            def train(model, optimizer, loader, max_norm, log_every):
+                for step, batch in enumerate(loader):
+                    model(batch).loss.backward()
+                    grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+                    optimizer.step()
+                    if step % log_every == 0:
+                        print(step, grad_norm.item())
+            """
+        ),
         # Session 34 (recall34): the twin of `triton.cdiv` of a tensor in `invalid`: of two
         # Python ints it is an int (a number of blocks), with nothing to read back.
         Valid(
@@ -1694,7 +1727,9 @@ class SyncOnHotPath(Rule):
                     return out
             """
         ),
-        # An explicit synchronize, an assert, a log line and a debugging branch.
+        # An explicit synchronize, an assert, a log line (INFO: one the run asked for; a debug
+        # line's arguments are evaluated also when it is dropped, see `invalid`) and a debugging
+        # branch.
         Valid(
             """
             import torch
@@ -1703,7 +1738,7 @@ class SyncOnHotPath(Rule):
                     y = x.to(device) * 2
                     torch.cuda.synchronize()
                     assert (y >= 0).all()
-                    logger.debug('norm %s', y.norm().item())
+                    logger.info('norm %s', y.norm().item())
                     if self.debug:
                         print(y.sum().item())
                     return y
@@ -2818,6 +2853,41 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 36 (mine36, nemo-automodel 0.5's `te_attention._detect_causal_mask`, run on
+        # every attention call): the arguments of `logger.debug(...)` are evaluated also when
+        # debug logging is off and the message is dropped, so their `.tolist()` syncs every call.
+        Invalid(
+            """
+            import logging
+            import torch
+            logger = logging.getLogger(__name__)
+            class CausalAttention(torch.nn.Module):
+                def forward(self, q, k, v, mask):
+                    rows = (mask > -1e4).sum(dim=-1)
+                    logger.debug("visible keys per row: %s", rows.tolist())
+                    #                                        ^^^^^^^^^^^^^
+                    return torch.nn.functional.scaled_dot_product_attention(q, k, v, mask)
+            """,
+            message_contains="`.tolist()` of `rows`",
+        ),
+        # Session 36 (mine36, nemo-automodel 0.5's `clip_grad_norm` helper, every optimizer
+        # step): `clip_grad_norm_` returns the total norm as a 0-d tensor on the gradients'
+        # device, so reading it every step waits for the whole backward pass (MEDIUM).
+        Invalid(
+            """
+            import torch
+            def train(model, optimizer, loader, max_norm):
+                norms = []
+                for batch in loader:
+                    model(batch).loss.backward()
+                    grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+                    optimizer.step()
+                    norms.append(grad_norm.item())
+                    #            ^^^^^^^^^^^^^^^^
+                return norms
+            """,
+            message_contains="`.item()` of `grad_norm`",
+        ),
         # Session 34 (precision34): the VALID annotator helper's twin: called in the
         # ``__call__``'s loop over scales, the helper runs per scale, and so does its copy.
         Invalid(

@@ -107,8 +107,8 @@ def runs_every_call(
             and (debug_or_tracing(provenance, parent.test) or error_branch(parent))
         ):
             return False  # a debugging branch, or one that raises or warns: the check failed
-        if isinstance(parent, cst.Call) and logging_call(parent):
-            return False
+        if isinstance(parent, cst.Call) and logging_call(parent) and not debug_call(parent):
+            return False  # a log the run asked for; a debug log's arguments are read anyway
         if isinstance(parent, cst.ExceptHandler) and (
             reporting_handler(parent) or raising_handler(parent)
         ):
@@ -180,6 +180,16 @@ def logging_call(call: cst.Call) -> bool:
             text = base.attr.value
         return any(word in text.lower() for word in ("log", "warn", "writer", "stdout", "stderr"))
     return False
+
+
+def debug_call(call: cst.Call) -> bool:
+    """``logger.debug(msg, x.tolist())``: a logger's debug-level call. Python evaluates its
+    arguments on every call, also when debug logging is off (the default) and the message is
+    dropped, so a sync in them is paid every time for nothing (session 36: nemo-automodel 0.5
+    read two masks with ``.tolist()`` for a debug line on every attention call; 0.6 moved the
+    call under ``if logger.isEnabledFor(logging.DEBUG):``, a guard that still exempts it)."""
+    func = call.func
+    return isinstance(func, cst.Attribute) and func.attr.value == "debug" and logging_call(call)
 
 
 def _assertion(func: cst.BaseExpression) -> bool:

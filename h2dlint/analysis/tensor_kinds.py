@@ -32,7 +32,7 @@ from h2dlint.analysis.torch_api import (
     TENSOR_FUNCTIONS,
     TENSOR_ONLY_METHODS,
     TENSOR_VALUE_METHODS,
-    typed_tensor_call,
+    known_tensor_call,
 )
 from h2dlint.analysis.tuple_annotations import (
     tensor_annotation,
@@ -274,7 +274,7 @@ def tensor_evidence(
             return node
         found = tensor_evidence(provenance, inner, frame, depth=depth + 1)
         return found if found is not None else _plain(inner) or node
-    if _annotated_tensor(provenance, node, frame) or typed_tensor_call(node, qualified):
+    if _annotated_tensor(provenance, node, frame) or known_tensor_call(node, qualified):
         return node  # a project function that says it returns a tensor, a typed tensor class
     if qualified in FRESH_FACTORIES and keyword(node, "device") is not None:
         return node  # ``torch.zeros(n, device=device)``: a tensor wherever ``device`` is

@@ -54,6 +54,23 @@ def typed_tensor_call(node: object, qualified: str) -> bool:
     return attr in TYPED_TENSORS and (not qualified or qualified in CUDA_TYPED_TENSORS)
 
 
+# Functions that return the total norm of gradients as one 0-d tensor on the gradients' device,
+# whatever they are given (a module's ``parameters()``, a list of them): a read of the result
+# is a read of a tensor (session 36: nemo-automodel 0.5's ``clip_grad_norm`` helper read
+# ``clip_grad_norm_(...).item()`` every optimizer step; 0.6 returns the tensor).
+GRAD_NORM_FUNCTIONS = frozenset(
+    {"torch.nn.utils.clip_grad_norm_", "torch.nn.utils.clip_grad_norm"}
+    | {"torch.nn.utils.clip_grad.clip_grad_norm_", "torch.nn.utils.get_total_norm"}
+)
+
+
+def known_tensor_call(node: object, qualified: str) -> bool:
+    """Whether ``node`` (a call; ``qualified``: its function's torch name, if any) surely
+    returns a tensor whatever its arguments are: a typed tensor class
+    (:func:`typed_tensor_call`) or a gradient norm (``torch.nn.utils.clip_grad_norm_``)."""
+    return typed_tensor_call(node, qualified) or qualified in GRAD_NORM_FUNCTIONS
+
+
 # Calls that wrap host memory that is never pinned.
 HOST_WRAPPERS = frozenset({"torch.from_numpy", "torch.frombuffer"})
 # Calls that convert data to a tensor, copying Python data but passing a tensor through as is.
