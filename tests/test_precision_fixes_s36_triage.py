@@ -133,7 +133,9 @@ def test_a_while_loop_of_steps_in_a_delegate_keeps_its_test_hot(tmp_path: Path) 
 def test_a_sample_holding_its_own_loop_hands_nothing_over() -> None:
     source = SAMPLER.replace(
         "        self.make_schedule(steps)\n        return self.ddim_sampling(cond, shape, steps)",
-        "        for i in range(steps):\n            cond = self.model(cond, i)\n        return cond",
+        "        for i in range(steps):\n"
+        "            cond = self.model(cond, i)\n"
+        "        return cond",
     )
     cls = _class(source, "DDIMSampler")
     assert step_delegates(_method(cls, "sample"), cls) == []

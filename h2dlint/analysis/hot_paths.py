@@ -448,10 +448,10 @@ class HotPaths:
                 reasons[function] = reason
                 queue.append((function, function))
         for driver, delegates in self._delegates.items():
-            for method in (m for m in delegates if m not in reasons and not self._cold(m)):
-                reasons[method] = f"called from `{self.qualified(driver)}()`"
-                self._loops_only.add(method)  # only its loop of steps is hot
-                queue.append((method, driver))
+            for holder in (m for m in delegates if m not in reasons and not self._cold(m)):
+                reasons[holder] = f"called from `{self.qualified(driver)}()`"
+                self._loops_only.add(holder)  # only its loop of steps is hot
+                queue.append((holder, driver))
         # A closure a factory returns or installs runs when called, by its own name.
         for function, method in installed_closures(self.parents).items():
             reason = None if self._cold(function) else self._entry_reason(function, method)
