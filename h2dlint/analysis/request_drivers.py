@@ -207,14 +207,15 @@ def _reaches_model(
 
 
 class _SelfCalls(cst.CSTVisitor):
-    """The methods a function's own body calls as ``self.m(...)``: inside its loops, or (with
-    ``outside_loops``) outside them."""
+    """The methods a function's own body calls as ``self.m(...)``, and the functions it calls
+    by a bare name: inside its loops, or (with ``outside_loops``) outside them."""
 
     def __init__(self, outside_loops: bool) -> None:
         self.outside_loops = outside_loops
         self.loops = 0
         self.loops_seen = False
-        self.names: list[str] = []
+        self.names: list[str] = []  # ``self.m(...)``
+        self.bare: list[str] = []  # ``f(...)``
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         return False
@@ -247,7 +248,7 @@ class _SelfCalls(cst.CSTVisitor):
         ):
             self.names.append(func.attr.value)
         elif isinstance(func, cst.Name):
-            self.names.append(func.value)
+            self.bare.append(func.value)
 
 
 class _ModelCalls(cst.CSTVisitor):
@@ -298,4 +299,4 @@ def setup_call(
         return False
     finder = _SelfCalls(outside_loops=False)
     visit_read_only(function.body, finder)
-    return callee.rpartition(".")[2] not in finder.names
+    return callee.rpartition(".")[2] not in {*finder.names, *finder.bare}
