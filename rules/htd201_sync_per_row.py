@@ -2531,8 +2531,10 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     confidence=Confidence.MEDIUM,
                 )
                 return
+            # The test runs on every iteration: in a per-request driver, whose loops are its
+            # steps, it is as hot as the loop's body.
             reason = HotPaths.of(self.context).why_hot_at(
-                self.context.ancestors
+                [*self.context.ancestors, node]
             ) or _model_loop_reason(self.context, node)
             if reason is None:
                 return

@@ -2851,6 +2851,88 @@ class SyncOnHotPath(Rule):
                     return float(np.mean(all_values))
             """
         ),
+        # Session 36 (triage36: CompVis DDIM/PLMS samplers, vendored by AudioSR and IOPaint): a
+        # sampler's `sample()` hands its loop of steps to a method of its class; the schedule
+        # it makes first (`alphas_cumprod.cpu()`) is set-up, once per request (INVALID twin: a
+        # read in the delegate's loop of steps).
+        Valid(
+            """
+            import numpy as np
+            import torch
+            class DDIMSampler:
+                def __init__(self, model):
+                    self.model = model
+                def make_schedule(self, steps):
+                    alphas_cumprod = self.model.alphas_cumprod
+                    self.sqrt_alphas = torch.tensor(np.sqrt(alphas_cumprod.cpu()))
+                def sample(self, steps, cond, shape):
+                    self.make_schedule(steps)
+                    return self.ddim_sampling(cond, shape, steps)
+                def ddim_sampling(self, cond, shape, steps):
+                    img = torch.randn(shape, device=self.model.device)
+                    for i in range(steps):
+                        img = self.p_sample_ddim(img, cond, i)
+                    return img
+                def p_sample_ddim(self, x, c, t):
+                    return self.model.apply_model(x, t, c)
+            """
+        ),
+        # Session 36 (triage36: GPT-SoVITS' VITS encoders): `g != None` of a tensor is Python's
+        # identity answer (`Tensor.__ne__` returns NotImplemented for None), no device read.
+        Valid(
+            """
+            import torch
+            class PosteriorEncoder(torch.nn.Module):
+                def forward(self, x, g=None):
+                    if g != None:
+                        g = g.detach()
+                    return self.enc(x, g=g)
+            """
+        ),
+        # Session 36 (triage36: resemble-enhance's enhancer): an early return unless this is a
+        # step of the period, `or`-ed with another exit: what follows runs every 100th step.
+        Valid(
+            """
+            import torch
+            class Enhancer(torch.nn.Module):
+                def _visualize(self, mel):
+                    loop = self.loop
+                    if loop is None or loop.global_step % 100 != 0:
+                        return
+                    self.plot(mel[0].cpu().numpy())
+                def forward(self, x):
+                    mel = self.net(x)
+                    self._visualize(mel)
+                    return mel
+            """
+        ),
+        # Session 36 (triage36: icefall's ScaledAdam/ActivationBalancer copies in GPT-SoVITS): a
+        # branch taken on one call in a hundred (`random.random() < 0.01`) is occasional, as a
+        # modulo of the step is (INVALID twin: a coin flip taken every other call).
+        Valid(
+            """
+            import random
+            import torch
+            class ActivationBalancer(torch.nn.Module):
+                def forward(self, x):
+                    if random.random() < 0.01:
+                        self.max_seen = max(self.max_seen, x.abs().max().item())
+                    return x * self.scale
+            """
+        ),
+        # Session 36 (triage36: so-vits-svc-fork): a VITS-style `...Collate` class pads host
+        # samples into a batch in the data loader, even as an `nn.Module`'s `forward`.
+        Valid(
+            """
+            import torch
+            class TextAudioCollate(torch.nn.Module):
+                def forward(self, batch):
+                    results = {}
+                    for key in batch[0].keys():
+                        results[key] = torch.stack([b[key] for b in batch]).cpu()
+                    return results
+            """
+        ),
     )
     invalid = (
         # Session 36 (mine36, nemo-automodel 0.5's `te_attention._detect_causal_mask`, run on
@@ -2887,6 +2969,43 @@ class SyncOnHotPath(Rule):
                 return norms
             """,
             message_contains="`.item()` of `grad_norm`",
+        ),
+        # Session 36 (triage36): the VALID DDIM sampler's twin: a read in the loop of steps of
+        # the method `sample()` hands its loop to runs every step.
+        Invalid(
+            """
+            import torch
+            class DDIMSampler:
+                def sample(self, steps, cond, shape):
+                    self.make_schedule(steps)
+                    return self.ddim_sampling(cond, shape, steps)
+                def make_schedule(self, steps):
+                    self.steps = steps
+                def ddim_sampling(self, cond, shape, steps):
+                    img = torch.randn(shape, device="cuda")
+                    for i in range(steps):
+                        img = self.p_sample_ddim(img, cond, i)
+                        if img.isnan().any():
+            #              ^^^^^^^^^^^^^^^^^
+                            break
+                    return img
+                def p_sample_ddim(self, x, c, t):
+                    return self.model.apply_model(x, t, c)
+            """
+        ),
+        # Session 36 (triage36): the VALID rare draw's twin: a coin flip taken on every other
+        # call is no occasional branch.
+        Invalid(
+            """
+            import random
+            import torch
+            class ActivationBalancer(torch.nn.Module):
+                def forward(self, x):
+                    if random.random() < 0.5:
+                        self.max_seen = max(self.max_seen, x.abs().max().item())
+            #                                              ^^^^^^^^^^^^^^^^^^^^
+                    return x * self.scale
+            """
         ),
         # Session 34 (precision34): the VALID annotator helper's twin: called in the
         # ``__call__``'s loop over scales, the helper runs per scale, and so does its copy.
@@ -5114,7 +5233,9 @@ class SyncOnHotPath(Rule):
                 return False
             confidence = Confidence.MEDIUM
         hot = HotPaths.of(self.context)
-        reason = hot.why_hot_at(self.context.ancestors)
+        # A ``while`` test runs on every iteration: in a per-request driver it is a step.
+        looped = [] if self._while is None else [self._while]
+        reason = hot.why_hot_at([*self.context.ancestors, *looped])
         # A loop of steps makes its body hot in any function that may run more than once,
         # a method too (``Trainer.fit``, ``Validator.validate``): not only in functions the
         # project could call from a step.

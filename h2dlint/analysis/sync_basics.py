@@ -194,10 +194,37 @@ PERIOD_WORDS = ("interval", "every", "period", "freq")
 def periodic_test(test: cst.BaseExpression) -> bool:
     """Whether an ``if`` test says its branch is taken once every N steps: a modulo
     (``step % 100 == 0``), or a comparison with an interval
-    (``it - self.last_eviction == self.eviction_interval``, ``step >= self.next_every``)."""
+    (``it - self.last_eviction == self.eviction_interval``, ``step >= self.next_every``), or
+    a draw taken on a few calls in a hundred (``random.random() < 0.01``: icefall's scaling
+    modules read a device counter there, "don't do this on every iter")."""
     if has_modulo(test):
         return True
     if not isinstance(test, cst.Comparison):
         return False
+    if _rare_draw(test):
+        return True
     code = cst.Module([]).code_for_node(test).lower()
     return any(word in code for word in PERIOD_WORDS)
+
+
+# The largest chance of a ``random.random() < p`` branch that makes it occasional.
+RARE_CHANCE = 0.1
+
+
+def _rare_draw(test: cst.Comparison) -> bool:
+    """``random.random() < p`` (or ``<=``) with a literal ``p`` of at most :data:`RARE_CHANCE`."""
+    if len(test.comparisons) != 1:
+        return False
+    target = test.comparisons[0]
+    left, right = test.left, target.comparator
+    if not isinstance(target.operator, (cst.LessThan, cst.LessThanEqual)):
+        return False
+    if not (
+        isinstance(left, cst.Call)
+        and not left.args
+        and cst.Module([]).code_for_node(left.func) in ("random.random", "random")
+    ):
+        return False
+    if not isinstance(right, (cst.Float, cst.Integer)):
+        return False
+    return float(right.evaluated_value) <= RARE_CHANCE

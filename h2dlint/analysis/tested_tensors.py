@@ -27,6 +27,8 @@ from h2dlint.walk import OwnLoopBodyVisitor, visit_read_only
 
 def tested_tensor(provenance: Provenance, test: cst.BaseExpression) -> cst.BaseExpression | None:
     """The part of ``test`` that is a tensor Python calls ``bool()`` of, or None."""
+    if _compared_with_none(test):
+        return None  # ``if g != None:`` of a tensor: Python's identity answer, a bool
     tensor = tensor_test(test)
     if tensor is not None:
         return tensor
@@ -39,6 +41,20 @@ def tested_tensor(provenance: Provenance, test: cst.BaseExpression) -> cst.BaseE
     ):
         return test  # ``while t > 0:`` of ``t`` on the device: the comparison is judged whole
     return compared_tensor(provenance, test)
+
+
+def _compared_with_none(test: cst.BaseExpression) -> bool:
+    """``g != None``, ``x == None``: ``Tensor.__eq__``/``__ne__`` return ``NotImplemented`` for
+    None, so Python answers by identity with a bool and reads nothing on the device."""
+    return (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, (cst.Equal, cst.NotEqual))
+        and any(
+            isinstance(o, cst.Name) and o.value == "None"
+            for o in (test.left, test.comparisons[0].comparator)
+        )
+    )
 
 
 def compared_tensor(provenance: Provenance, test: cst.BaseExpression) -> cst.BaseExpression | None:
