@@ -170,3 +170,35 @@ def converted_here(
     if isinstance(tensor, cst.Subscript):
         return converted_here(provenance, tensor.value, frame, depth + 1)
     return False
+
+
+class _DeviceReads(cst.CSTVisitor):
+    """``seq[0].device``, ``seq[0][0].device``: the device of an item of ``seq`` read."""
+
+    def __init__(self, code: str, module: cst.Module) -> None:
+        self.code = code
+        self.module = module
+        self.found = False
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if self.found or node.attr.value not in ("device", "is_cuda"):
+            return
+        value = node.value
+        if not isinstance(value, cst.Subscript):
+            return
+        while isinstance(value, cst.Subscript):
+            value = value.value
+        self.found = self.module.code_for_node(value) == self.code
+
+
+def items_device_read(
+    module: cst.Module, function: cst.FunctionDef, sequence: cst.BaseExpression
+) -> bool:
+    """Whether ``function`` reads the device of an item of ``sequence`` (``dtype, device =
+    predictions[0][0].dtype, predictions[0][0].device``): the items are tensors (numpy arrays
+    and Python values have no device a function builds on)."""
+    if not isinstance(sequence, (cst.Name, cst.Attribute)):
+        return False
+    finder = _DeviceReads(module.code_for_node(sequence), module)
+    visit_read_only(function.body, finder)
+    return finder.found
