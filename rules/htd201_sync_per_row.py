@@ -77,7 +77,10 @@ class SyncPerRow(ComprehensionVisits, Rule):
     with `.item()`/`.tolist()` itself, `cu_seqlens[i].item()`, which only arrays have): the message
     says which tensor would have to be on the GPU. Whole items copied to the host (`[t.cpu() for
     t in xs]`) count only when `xs` is a parameter annotated as a sequence of tensors (`outputs:
-    list[torch.Tensor]`): items of unknown kind are often offloaded by design. A `range(0, n,
+    list[torch.Tensor]`): items of unknown kind are often offloaded by design. The items of a
+    sequence whose item's device the function reads (`device = preds[0][0].device`) are
+    tensors, also walked through a comprehension that flattens it (`[b.tolist() for bs in
+    preds for b in bs]`: one read per item). A `range(0, n,
     chunk)` loop (a step that is no literal) walks chunks, not rows. A `while` loop is reported
     when the tensor it reads is proven to be on a device; where the device is unknown, with
     MEDIUM confidence, when it walks the rows of a tensor by a counter (`while n < k and
