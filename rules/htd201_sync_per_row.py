@@ -213,6 +213,20 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 return [e.item() for e in ends]
             """
         ),
+        # Session 36 (recall36, petals 2.2.0's `sequential_backward`): the device of the
+        # given gradients is read, but the name is rebound to their host copies before the
+        # loop copies them again.
+        Valid(
+            """
+            import torch
+            def backward(grad_outputs, send):
+                device = grad_outputs[0].device
+                grad_outputs = [g.cpu() for g in grad_outputs]
+                for attempt in range(3):
+                    send([g.cpu() for g in grad_outputs])
+                return device
+            """
+        ),
         # Session 35 (recall35): the negated bounds of host ints, read once with `.tolist()`
         Valid(
             """
