@@ -41,8 +41,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
     the host (`.cpu()`, `.to("cpu")`), a tensor of it as an `if` test (`if (x[i] > 0).any():`),
     an op whose output size depends on the row's values in a walk of the rows themselves
     (`for mask in masks: y, x = torch.where(mask != 0)`, one argument: `nonzero`; `.nonzero()`,
-    `torch.unique`, `masked_select`, `argwhere`, a boolean-mask index, `for pred, inds in
-    zip(boxes, keep): pred[inds]` or `s[s > t]`; an index walk, `for e in range(n_experts):
+    `torch.unique`, `masked_select`, `argwhere`; an index walk, `for e in range(n_experts):
     torch.where(expert_mask[e])`, picks groups with their own work and is left to HTD202),
     or a row used as a slice bound or a size (`ids[:l]`, `x[start:end]`, `torch.arange(n)`,
     `range(n)`: Python reads the 0-d tensor's `__index__`),
@@ -175,7 +174,6 @@ class SyncPerRow(ComprehensionVisits, Rule):
         # built from each row of a grid have no other marker
         b"range(",
         b"] *",  # a row as a repeat count of a list (`[i] * seq_len`)
-        b"zip(",  # a row of masks as an index (`for p, m in zip(preds, masks): p[m]`)
         *(f"{name}(".encode() for name in ("zeros", "ones", "empty", "full", "rand")),
         *(f".{name}(".encode() for name in sorted(SIZE_METHODS)),
     )
@@ -191,8 +189,6 @@ class SyncPerRow(ComprehensionVisits, Rule):
         "iter .tolist",
         # a row as a slice bound (`ids[:l]`) or a size (`torch.arange(n)`, `range(n)`)
         f"loop @subscript arg Slice in {_ROW_LOOPS}",
-        # a row as a boolean mask index (`pred[inds]`, `s[s > t]`) in a walk of the rows
-        f"loop @subscript arg Index in {_ROW_LOOPS}",
         f"loop .arange|.zeros|.ones|.empty|.rand|.randn|.full|range in {_ROW_LOOPS}",
         f"loop {'|'.join('.' + m for m in sorted(SIZE_METHODS))} in {_ROW_LOOPS}",
         # a row as a repeat count in an argument (`indices.extend([i] * seq_len)`)
@@ -202,20 +198,6 @@ class SyncPerRow(ComprehensionVisits, Rule):
     )
 
     valid = (
-        # Session 36 (recall36): the twins of the per-frame masks in `invalid`: each frame's
-        # boxes gathered by an integer index (no count to learn), and masks of host scores.
-        Valid(
-            """
-            import torch
-            def batched_detect(b_loc: torch.Tensor, b_conf: torch.Tensor, threshold: float):
-                b_loc, b_conf = b_loc.to("cuda"), b_conf.to("cuda")
-                best = b_conf.argmax(dim=-1)
-                kept = [pred[i] for pred, i in zip(b_loc, best)]
-                scores = b_conf.cpu()
-                flags = [(s > threshold).numpy() for s in scores]
-                return kept, [s[s > threshold] for s in scores], flags
-            """
-        ),
         # Session 36 (recall36): the twins of the flattened hypotheses in `invalid`: nothing
         # says the items are tensors (they may be lists of ints); a per-row read in an
         # `assert` (a check, or its message, built only when it fails); the indices
@@ -1324,27 +1306,6 @@ class SyncPerRow(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
-        # Session 36 (recall36, facexlib 0.3.0 `retinaface.py:341`): each frame's boxes picked
-        # by its row of a device mask, and by a comparison of its row of scores: a boolean
-        # index is a nonzero, whose count the host waits for, once per frame.
-        Invalid(
-            """
-            import torch
-            def batched_detect(b_loc: torch.Tensor, b_conf: torch.Tensor, threshold: float):
-                b_loc, b_conf = b_loc.to("cuda"), b_conf.to("cuda")
-                b_indice = b_conf > threshold
-                kept = []
-                for pred, inds in zip(b_loc, b_indice):
-                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-                    kept.append(pred[inds, :])
-                ...^^^^^^^^^^^^^^^^^^^^^^^^^^^
-                for pred, conf in zip(b_loc, b_conf):
-                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-                    kept.append(pred[conf > threshold])
-                ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-                return kept
-            """
-        ),
         # Session 36 (recall36, OpenNMT-py 3.5.1 `translator.py:624`): a comprehension that
         # flattens a list of lists of hypotheses reads each one with `.tolist()`; the items
         # are tensors (the function builds on their device), and the helper a base class of
@@ -2394,8 +2355,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
             message_contains="which is on the device",
         ),
         # The rows of a row of a tensor are tensors too (a patcher's forward splitting each
-        # sequence's patch lengths; session 36: past the first, as `seq[seq > 0]` would now
-        # also be reported at the outer loop, a boolean index per sequence).
+        # sequence's patch lengths).
         Invalid(
             """
             import torch
@@ -2403,13 +2363,13 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 def forward(self, patch_lengths: torch.Tensor, max_len: int):
                     out = []
                     for seq in patch_lengths:
-                        for length in seq[1:]:
-                        ^^^^^^^^^^^^^^^^^^^^^^
+                        for length in seq[seq > 0]:
+                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^
                             out.append(divmod(length.item(), max_len))
                          ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                     return out
             """,
-            message_contains="on each row of `seq[1:]`, on a hot path",
+            message_contains="on each row of `seq[seq > 0]`, on a hot path",
         ),
         # A `while` loop walking a tensor's rows by a counter: one sync per row.
         Invalid(

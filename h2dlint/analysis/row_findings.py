@@ -38,11 +38,9 @@ from h2dlint.analysis.row_tensors import (
     pieces_walk,
     rows_are_tensors,
 )
-from h2dlint.analysis.shape_syncs import is_mask
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, RowLoop, RowSync, Walk
 from h2dlint.analysis.syncs import (
     INDEX_READS,
-    ROW_MASK,
     reads_row,
     row_loop,
     row_syncs,
@@ -210,8 +208,6 @@ def _accepted(
             sync.call, derived, objects=True
         ):
             continue  # ``hyp.yseq.tolist()`` of ``for hyp in nbest_hyps``: objects, no rows
-        if sync.what == ROW_MASK and not _masked(provenance, sync.call, frame):
-            continue  # ``x[idx]`` of a row of integer indices: a gather, no sync
         where = provenance.where(sync.tensor, frame)
         if where.on_host:
             continue
@@ -260,14 +256,6 @@ def _accepted(
         )
         if hot is not None:
             yield RowFinding(sync, loop, HOT, hot)
-
-
-def _masked(provenance: Provenance, node: cst.BaseExpression, frame: Frame) -> bool:
-    """Whether the subscript ``node`` indexes with a boolean mask (:func:`is_mask`)."""
-    return isinstance(node, cst.Subscript) and any(
-        isinstance(e.slice, cst.Index) and is_mask(provenance, e.slice.value, frame)
-        for e in node.slice
-    )
 
 
 class _WhileTests(cst.CSTVisitor):

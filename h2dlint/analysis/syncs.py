@@ -329,8 +329,6 @@ ROW_SLICE = "a row as a slice bound"
 ROW_SIZE = "a row as a size"
 ROW_REPEAT = "a row as a repeat count"  # ``[False] * lens[i]``: the list asks for ``__index__``
 INDEX_READS = frozenset({ROW_SLICE, ROW_SIZE, ROW_REPEAT})
-# A boolean mask of a row as an index (``pred[inds]``): the result's size is the mask's count.
-ROW_MASK = "boolean-mask indexing"
 
 
 class _SyncFinder(LoopBodyVisitor):
@@ -382,23 +380,9 @@ class _SyncFinder(LoopBodyVisitor):
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         """``ids[:l]`` with ``l`` a row (``for ids, l in zip(pos, lens)``), ``x[s:e]`` with
-        rows of offsets: Python asks a 0-d tensor for its ``__index__``, which reads it. In a
-        walk of the rows themselves, ``pred[inds]`` with ``inds`` a row or a comparison of one
-        (``for pred, inds in zip(boxes, keep)``, ``s[s > t]``): a boolean-mask index, whose
-        result's size the host must read (the caller checks that it is a mask)."""
+        rows of offsets: Python asks a 0-d tensor for its ``__index__``, which reads it."""
         for element in node.slice:
             index = element.slice
-            if isinstance(index, cst.Index) and self.loop.walk is Walk.ROWS:
-                value = index.value
-                if isinstance(value, cst.UnaryOperation) and isinstance(
-                    value.operator, cst.BitInvert
-                ):
-                    value = value.expression
-                if isinstance(value, (cst.Name, cst.Comparison)):
-                    tensors = reads_row(value, self.loop)
-                    if tensors and not self._shadowed(value):
-                        self.found.append(RowSync(node, tensors[0], ROW_MASK))
-                        return
             if not isinstance(index, cst.Slice):
                 continue
             for bound in (index.lower, index.upper):
