@@ -446,15 +446,6 @@ class SyncOnHotPath(Rule):
                 return model.transcribe(audio), probs
             """
         ),
-        # Session 36 (recall36): the twin of the element slice bound in `invalid`: the
-        # lengths as a host list of ints.
-        Valid(
-            """
-            import torch
-            def forward(attention: torch.Tensor, src_len: list[int], i: int):
-                return attention[i, :, : src_len[i]]
-            """
-        ),
         # Session 34 (recall34): the twin of `triton.cdiv` of a tensor in `invalid`: of two
         # Python ints it is an int (a number of blocks), with nothing to read back.
         Valid(
@@ -2877,17 +2868,6 @@ class SyncOnHotPath(Rule):
                     return hook
                 for name, module in model.named_modules():
                     module.register_forward_hook(make_hook(name))
-            """
-        ),
-        # Session 36 (recall36, OpenNMT-py 3.5.1 `beam_search.py:199`): one element of a
-        # tensor used as a slice bound is a 0-d tensor (a size only a 0-d tensor can be): its
-        # `__index__` reads the device (MEDIUM: the lengths are surely a tensor).
-        Invalid(
-            """
-            import torch
-            def forward(attention: torch.Tensor, src_len: torch.Tensor, i: int):
-                return attention[i, :, : src_len[i]]
-                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
             """
         ),
         # Session 34 (precision34): the VALID annotator helper's twin: called in the

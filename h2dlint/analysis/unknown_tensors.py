@@ -43,15 +43,10 @@ def tensor_root(
         else:
             if isinstance(tensor, cst.Name):  # ``longest = lens.max()``, then the name
                 tensor = _bound_reduction(provenance, tensor, frame) or tensor
-            if _element(tensor):
-                # ``x[: lens[i]]``: an element of a tensor, a 0-d tensor where it is a size
-                assert isinstance(tensor, cst.Subscript)
-                tensor = tensor.value
-            elif not _reduction(tensor):
+            if not _reduction(tensor):
                 return None
-            else:
-                assert isinstance(tensor, cst.Call) and isinstance(tensor.func, cst.Attribute)
-                tensor = tensor.func.value
+            assert isinstance(tensor, cst.Call) and isinstance(tensor.func, cst.Attribute)
+            tensor = tensor.func.value
     method = (
         explicit.func.attr.value
         if explicit is not None and isinstance(explicit.func, cst.Attribute)
@@ -88,17 +83,6 @@ def _reduction(node: cst.BaseExpression) -> bool:
         and isinstance(node.func, cst.Attribute)
         and node.func.attr.value in _REDUCTIONS
         and not node.args
-    )
-
-
-def _element(node: cst.BaseExpression) -> bool:
-    """``lens[i]``, ``lens[0]``: one element of a sequence by a single plain index (no slice,
-    no second dimension), by a name, an attribute or a number."""
-    if not isinstance(node, cst.Subscript) or len(node.slice) != 1:
-        return False
-    index = node.slice[0].slice
-    return isinstance(index, cst.Index) and isinstance(
-        index.value, (cst.Name, cst.Attribute, cst.Integer)
     )
 
 
