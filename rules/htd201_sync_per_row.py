@@ -77,7 +77,10 @@ class SyncPerRow(ComprehensionVisits, Rule):
     with `.item()`/`.tolist()` itself, `cu_seqlens[i].item()`, which only arrays have): the message
     says which tensor would have to be on the GPU. Whole items copied to the host (`[t.cpu() for
     t in xs]`) count only when `xs` is a parameter annotated as a sequence of tensors (`outputs:
-    list[torch.Tensor]`): items of unknown kind are often offloaded by design. A `range(0, n,
+    list[torch.Tensor]`): items of unknown kind are often offloaded by design. The items of a
+    sequence whose item's device the function reads (`device = preds[0][0].device`) are
+    tensors, also walked through a comprehension that flattens it (`[b.tolist() for bs in
+    preds for b in bs]`: one read per item). A `range(0, n,
     chunk)` loop (a step that is no literal) walks chunks, not rows. A `while` loop is reported
     when the tensor it reads is proven to be on a device; where the device is unknown, with
     MEDIUM confidence, when it walks the rows of a tensor by a counter (`while n < k and
@@ -195,6 +198,35 @@ class SyncPerRow(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # Session 36 (recall36): the twins of the flattened hypotheses in `invalid`: nothing
+        # says the items are tensors (they may be lists of ints); a per-row read in an
+        # `assert` (a check, or its message, built only when it fails); the indices
+        # `torch.where` finds in a host tensor are on the host.
+        Valid(
+            """
+            import torch
+            def forward(predictions, logprobs):
+                flat = [best.tolist() for bests in predictions for best in bests]
+                assert len(flat) > 0, [v.item() for v in logprobs]
+                tokens = torch.tensor(flat[0]).int()
+                ends = torch.where(tokens.ge(5))[0]
+                return [e.item() for e in ends]
+            """
+        ),
+        # Session 36 (recall36, petals 2.2.0's `sequential_backward`): the device of the
+        # given gradients is read, but the name is rebound to their host copies before the
+        # loop copies them again.
+        Valid(
+            """
+            import torch
+            def backward(grad_outputs, send):
+                device = grad_outputs[0].device
+                grad_outputs = [g.cpu() for g in grad_outputs]
+                for attempt in range(3):
+                    send([g.cpu() for g in grad_outputs])
+                return device
+            """
+        ),
         # Session 35 (recall35): the negated bounds of host ints, read once with `.tolist()`
         Valid(
             """
@@ -1274,6 +1306,26 @@ class SyncPerRow(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # Session 36 (recall36, OpenNMT-py 3.5.1 `translator.py:624`): a comprehension that
+        # flattens a list of lists of hypotheses reads each one with `.tolist()`; the items
+        # are tensors (the function builds on their device), and the helper a base class of
+        # the module defines runs on every call of the subclass's hot `_align_forward`.
+        Invalid(
+            """
+            import torch
+            class Inference:
+                def _pad_predictions(self, predictions, pad):
+                    device = predictions[0][0].device
+                    flat = [best.tolist() for bests in predictions for best in bests]
+                    #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    width = max(len(f) for f in flat)
+                    rows = [f + [pad] * (width - len(f)) for f in flat]
+                    return torch.tensor(rows, device=device)
+            class Translator(Inference):
+                def _align_forward(self, batch, predictions):
+                    return self._pad_predictions(predictions, pad=0)
+            """
+        ),
         # Session 34 (precision34b): the twin of the numpy `EpisodeGenerator` in `valid`, its
         # terminals a tensor: each row is read on the host (MEDIUM: the device is unknown).
         Invalid(
@@ -2588,6 +2640,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
         ancestors = list(self.context.ancestors)
         if not ancestors or ancestors[-1] is not node:
             ancestors.append(node)
+        if any(isinstance(a, (cst.Assert, cst.Raise)) for a in ancestors):
+            return  # a check or its error message, as for the builtins' walks below
         provenance = Provenance.of(self.context)
         if off_cuda_branch(ancestors, name_values(provenance)):
             return  # ``if not x.is_cuda: xs = [x.cpu() for x in xs]``: another backend's path

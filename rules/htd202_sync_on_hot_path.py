@@ -321,11 +321,16 @@ class SyncOnHotPath(Rule):
     steps; not a check that raises, `if length % chunk != 0: raise ...`) runs once every N
     steps and is left alone, like the body of `if step % n == 0:`; so is code after a lookup
     that returns a cached result (`for key, plan in memo: if key is k: return plan`), which runs
-    once per new input. A function registered as a module hook
-    (`module.register_forward_pre_hook(f)`, `register_forward_hook`, the backward ones) runs on
-    every forward: it is hot, and so is what it calls; so is a function of the module installed
-    as a module's forward (`Model.forward = __patch__Model_forward__`, `m.forward =
-    types.MethodType(f, m)`: model patching libraries replace forwards this way).
+    once per new input. A function registered as a hook (`module.register_forward_pre_hook(f)`,
+    `register_forward_hook`, the backward ones, `register_module_forward_hook`, a tensor's
+    `register_hook`, an optimizer's `register_step_post_hook`) runs on every forward, backward
+    or step: it is hot, and so is what it calls. The hook is found as a function of the module,
+    a method (`self._hook`), one nested in the function that registers it, a `partial` of one,
+    the functions a lambda calls (`register_forward_hook(lambda m, i, o, k=j: record(m, i, o,
+    k))`) or the closure a factory returns (`register_forward_hook(make_hook(name))`); not the
+    hooks of loading and saving (`register_load_state_dict_post_hook`: once). So is a function
+    of the module installed as a module's forward (`Model.forward = __patch__Model_forward__`,
+    `m.forward = types.MethodType(f, m)`: model patching libraries replace forwards this way).
 
     ## Why is this bad?
     The host queues GPU work far ahead of the GPU; a sync makes it wait until all queued work
@@ -452,6 +457,26 @@ class SyncOnHotPath(Rule):
                     optimizer.step()
                     if step % log_every == 0:
                         print(step, grad_norm.item())
+            """
+        ),
+        # Session 36 (recall36): the twins of the hooks in `invalid`: a hook of loading
+        # (runs once per `load_state_dict`), a nested helper only called once in set-up, and
+        # a value read once when the `and` of tests says it is unset (`probs is None`).
+        Valid(
+            """
+            import torch
+            def attach(model):
+                def fix_scales(module, incompatible_keys):
+                    module.scale_host = module.scale.cpu()
+                model.register_load_state_dict_post_hook(fix_scales)
+            def transcribe(model, audio, language):
+                probs = None
+                def hook_logits(layer, ins, outs):
+                    nonlocal probs
+                    if language is None and probs is None:
+                        probs = outs[0].softmax(dim=-1).tolist()
+                model.decoder.ln.register_forward_hook(hook_logits)
+                return model.transcribe(audio), probs
             """
         ),
         # Session 34 (recall34): the twin of `triton.cdiv` of a tensor in `invalid`: of two
@@ -3005,6 +3030,33 @@ class SyncOnHotPath(Rule):
                         self.max_seen = max(self.max_seen, x.abs().max().item())
             #                                              ^^^^^^^^^^^^^^^^^^^^
                     return x * self.scale
+            """
+        ),
+        # Session 36 (recall36, whisper-timestamped 1.15.9 `transcribe.py:793`): a hook nested
+        # in the function that registers it, through a lambda per attention block; and a
+        # closure a factory returns, registered per layer: both run on every forward.
+        Invalid(
+            """
+            import torch
+            def transcribe(model, audio):
+                weights = [[] for _ in model.decoder.blocks]
+                def hook_attention(layer, ins, outs, index):
+                    w = outs[-1][:, :, -1:, :]
+                    weights[index].append(w.cpu())
+                    #                     ^^^^^^^
+                for j, block in enumerate(model.decoder.blocks):
+                    block.cross_attn.register_forward_hook(
+                        lambda layer, ins, outs, index=j: hook_attention(layer, ins, outs, index)
+                    )
+                return model.transcribe(audio), weights
+            def capture(model, store):
+                def make_hook(name):
+                    def hook(module, args, output):
+                        store[name] = output.detach().cpu()
+                        #             ^^^^^^^^^^^^^^^^^^^^^
+                    return hook
+                for name, module in model.named_modules():
+                    module.register_forward_hook(make_hook(name))
             """
         ),
         # Session 34 (precision34): the VALID annotator helper's twin: called in the

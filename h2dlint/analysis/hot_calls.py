@@ -4,8 +4,6 @@ loop of a per-request entry point)."""
 
 from __future__ import annotations
 
-import re
-
 import libcst as cst
 
 from h2dlint.analysis.device_branches import holds_on_cuda, only_off_cuda
@@ -14,7 +12,6 @@ from h2dlint.analysis.frames import ModuleIndex
 from h2dlint.analysis.host_io_requests import device_loops_cst
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.sync_basics import periodic_test
-from h2dlint.imports import dotted_name
 from h2dlint.walk import OwnLoopBodyVisitor, visit_read_only
 
 # Words of an ``if`` test whose body is a debugging aid (``if _dump_dir is not None:``,
@@ -147,7 +144,7 @@ class SameModuleCalls(cst.CSTVisitor):
             and func.value.value in self.self_names
             and self.cls is not None
         ):
-            target = self.index.methods.get(self.cls, {}).get(func.attr.value)
+            target = inherited_method(self.index, self.cls, func.attr.value)
             if target is not None:
                 self.found.append(target)
             else:
@@ -177,6 +174,28 @@ class SameModuleCalls(cst.CSTVisitor):
                 if method is not None:
                     found.append(method)
         return found
+
+
+def inherited_method(
+    index: ModuleIndex, cls: cst.ClassDef, name: str, depth: int = 0
+) -> cst.FunctionDef | None:
+    """The method ``self.name(...)`` runs in a method of ``cls``: ``cls``'s own, else one a
+    base class of the same module defines (``Translator(Inference)`` calling
+    ``self._align_pad_prediction`` that ``Inference`` defines), in the order of the bases."""
+    own = index.methods.get(cls, {}).get(name)
+    if own is not None or depth > 8:
+        return own
+    for base in cls.bases:
+        value = base.value
+        if base.keyword is not None or not isinstance(value, cst.Name):
+            continue
+        parent = index.classes.get(value.value)
+        if parent is None or parent is cls:
+            continue
+        found = inherited_method(index, parent, name, depth + 1)
+        if found is not None:
+            return found
+    return None
 
 
 def stored_functions(index: ModuleIndex, cls: cst.ClassDef, attr: str) -> list[cst.FunctionDef]:
@@ -373,91 +392,4 @@ def runs_model(loop: cst.For | cst.While) -> bool:
     ``language_model.lm_head(...)``, ``scheduler.step(...)``)."""
     finder = _StepWork()
     visit_read_only(loop.body, finder)
-    return finder.found
-
-
-# Methods of an ``nn.Module`` that register a function PyTorch calls on every forward (or
-# backward) of the module.
-HOOK_REGISTRATIONS = frozenset(
-    {
-        "register_forward_pre_hook",
-        "register_forward_hook",
-        "register_full_backward_hook",
-        "register_full_backward_pre_hook",
-    }
-)
-HOOK_REASON = "a module hook (`{}`): PyTorch runs it on every forward"
-# Attributes a function assigned to (``Model.forward = f``) is called through on every call.
-INSTALLED_SLOTS = frozenset({"forward", "__call__"})
-_INSTALLED = re.compile(rb"\.(?:forward|__call__)\s*=[^=]")
-INSTALLED_REASON = "installed as `{}`: it runs on every call of the module"
-
-
-class _HookRegistrations(cst.CSTVisitor):
-    """Functions of the module registered as module hooks: ``m.register_forward_pre_hook(f)``,
-    ``self._hook`` (a method), ``partial(f, ...)``; and those installed as a module's forward
-    (``Model.forward = f``, ``m.forward = types.MethodType(f, m)``)."""
-
-    def __init__(self, index: ModuleIndex) -> None:
-        self.index = index
-        self.found: dict[cst.FunctionDef, str] = {}
-        self.cls: list[cst.ClassDef] = []
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self.cls.append(node)
-
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self.cls.pop()
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        if not (isinstance(func, cst.Attribute) and func.attr.value in HOOK_REGISTRATIONS):
-            return
-        if not node.args or node.args[0].keyword is not None:
-            return
-        hook = node.args[0].value
-        if isinstance(hook, cst.Call) and (dotted_name(hook.func) or "").endswith("partial"):
-            hook = hook.args[0].value if hook.args else hook
-        function: cst.FunctionDef | None = None
-        if isinstance(hook, cst.Name):
-            function = self.index.functions.get(hook.value)
-        elif (
-            isinstance(hook, cst.Attribute)
-            and isinstance(hook.value, cst.Name)
-            and hook.value.value == "self"
-            and self.cls
-        ):
-            function = self.index.methods.get(self.cls[-1], {}).get(hook.attr.value)
-        if function is not None:
-            self.found.setdefault(function, HOOK_REASON.format(func.attr.value))
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        # ``Model.forward = __patch__Model_forward__``: the module's forward from now on.
-        value = node.value
-        if isinstance(value, cst.Call) and value.args:
-            name = dotted_name(value.func) or ""
-            if not name.endswith(("partial", "MethodType")):
-                return
-            value = value.args[0].value
-        if not isinstance(value, cst.Name):
-            return
-        function = self.index.functions.get(value.value)
-        if function is None:
-            return
-        for target in node.targets:
-            slot = target.target
-            if isinstance(slot, cst.Attribute) and slot.attr.value in INSTALLED_SLOTS:
-                shown = dotted_name(slot) or slot.attr.value
-                self.found.setdefault(function, INSTALLED_REASON.format(shown))
-
-
-def hook_functions(
-    module: cst.Module, source: bytes | str, index: ModuleIndex
-) -> dict[cst.FunctionDef, str]:
-    """The functions of the module registered as module hooks, with why they are hot."""
-    text = source.encode() if isinstance(source, str) else source
-    if b"register_f" not in text and _INSTALLED.search(text) is None:
-        return {}
-    finder = _HookRegistrations(index)
-    visit_read_only(module, finder)
     return finder.found

@@ -61,6 +61,7 @@ DEBUG_WORDS = (
     "report",
     "should_log",
     "dump",
+    "plot",
 )
 
 

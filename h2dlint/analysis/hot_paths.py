@@ -77,13 +77,14 @@ from h2dlint.analysis.closure_calls import called_in_loops
 from h2dlint.analysis.data_transforms import dataset_built_class
 from h2dlint.analysis.env_switches import debug_only, may_read_environment
 from h2dlint.analysis.gpu_less_actors import gpu_less_method, may_hold_actor
+from h2dlint.analysis.hook_registrations import hook_functions
 from h2dlint.analysis.host_data import (
     PREPROCESSING_MODULES,
     host_pipeline_class,
     host_pipeline_classdef,
 )
 from h2dlint.analysis.host_io_requests import host_io_call, host_io_request_call
-from h2dlint.analysis.hot_calls import SameModuleCalls, hook_functions, runs_model
+from h2dlint.analysis.hot_calls import SameModuleCalls, runs_model
 from h2dlint.analysis.hot_names import (
     ATTENTION_TAIL,
     BUILDER_REASON,
@@ -458,7 +459,9 @@ class HotPaths:
             if reason is not None:
                 reasons[function] = reason
                 queue.append((function, function))
-        registered = hook_functions(self.context.module, self.context.source, self.index)
+        registered = hook_functions(
+            self.context.module, self.context.source, self.index, self.parents
+        )
         stem = name.rpartition("/")[2].removesuffix(".py")
         for function, reason in op_kernels(
             self.context.module, self.context.source, self.index

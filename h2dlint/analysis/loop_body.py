@@ -242,6 +242,22 @@ def _code_words(path: str, ancestors: Sequence[cst.CSTNode]) -> set[str]:
     return words
 
 
+def _none_tests(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """What ``test`` requires to be None: ``X`` of ``X is None``, each such ``X`` of an
+    ``and`` of tests (``if lang is None and probs is None:``, session 36)."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _none_tests(test.left) + _none_tests(test.right)
+    if (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, cst.Is)
+        and isinstance(test.comparisons[0].comparator, cst.Name)
+        and test.comparisons[0].comparator.value == "None"
+    ):
+        return [test.left]
+    return []
+
+
 def set_once(
     ancestors: Sequence[cst.CSTNode],
     module: cst.Module,
@@ -263,25 +279,18 @@ def set_once(
         if isinstance(assign, cst.Assign) and len(assign.targets) == 1:
             target = module.code_for_node(assign.targets[0].target)
     for node in ancestors:
-        if not (
-            isinstance(node, cst.If)
-            and isinstance(node.test, cst.Comparison)
-            and len(node.test.comparisons) == 1
-            and isinstance(node.test.comparisons[0].operator, cst.Is)
-            and isinstance(node.test.comparisons[0].comparator, cst.Name)
-            and node.test.comparisons[0].comparator.value == "None"
-        ):
+        if not isinstance(node, cst.If):
             continue
-        tested = node.test.left
-        if (
-            target is not None
-            and module.code_for_node(tested) == target
-            and not _parameter_default(tested, frame)
-            and not per_call_lookup(tested, provenance, frame)
-        ):
-            return True
-        if isinstance(tested, cst.Name) and _cache_lookup(tested, provenance, frame):
-            return True
+        for tested in _none_tests(node.test):
+            if (
+                target is not None
+                and module.code_for_node(tested) == target
+                and not _parameter_default(tested, frame)
+                and not per_call_lookup(tested, provenance, frame)
+            ):
+                return True
+            if isinstance(tested, cst.Name) and _cache_lookup(tested, provenance, frame):
+                return True
     return False
 
 

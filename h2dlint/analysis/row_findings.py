@@ -30,9 +30,14 @@ from h2dlint.analysis.host_data import dataset_module, host_side
 from h2dlint.analysis.hot_names import metrics_name
 from h2dlint.analysis.loop_positions import counter_loop, item_index_loop
 from h2dlint.analysis.name_hints import on_host_by_name
-from h2dlint.analysis.names import names_read
+from h2dlint.analysis.names import names_read, target_names
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.row_tensors import hot_rows_of_tensors, pieces_walk, rows_are_tensors
+from h2dlint.analysis.row_tensors import (
+    hot_rows_of_tensors,
+    items_device_read,
+    pieces_walk,
+    rows_are_tensors,
+)
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, RowLoop, RowSync, Walk
 from h2dlint.analysis.syncs import (
     INDEX_READS,
@@ -130,6 +135,31 @@ def _walks(node: Loop) -> Iterator[tuple[RowLoop, list[cst.CSTNode], bool, bool]
         yield counted, parts, False, False
     if items is not None:
         yield items, parts, False, False
+    flattened = _flattened(node)
+    if flattened is not None:
+        yield flattened
+
+
+def _flattened(node: Loop) -> tuple[RowLoop, list[cst.CSTNode], bool, bool] | None:
+    """``[b.tolist() for bs in seq for b in bs]``: a comprehension that flattens ``seq`` walks
+    the items of its items one by one, a walk of ``seq`` (session 36: OpenNMT-py's n-best
+    hypotheses, ``best.tolist()`` per hypothesis)."""
+    if isinstance(node, cst.For):
+        return None
+    outer = node.for_in
+    inner = outer.inner_for_in
+    if (
+        inner is None
+        or inner.inner_for_in is not None
+        or not isinstance(outer.iter, (cst.Name, cst.Attribute))
+        or not isinstance(outer.target, cst.Name)
+        or not isinstance(inner.iter, cst.Name)
+        or inner.iter.value != outer.target.value
+    ):
+        return None
+    names = frozenset(target_names(inner.target))
+    loop = RowLoop(Walk.ROWS, outer.iter, names, inner.target, items=True)
+    return loop, [*comprehension_parts(node), *inner.ifs], False, True
 
 
 def _judge_loop(context: FileContext, node: Loop) -> LoopRows:
@@ -201,8 +231,13 @@ def _accepted(
             continue
         # Surely a tensor (a field declared as one, a `torch.*` result, a name bound only to
         # such values): its rows are tensors, whatever the loop counts with.
-        known = tensor_evidence(provenance, sync.tensor, frame) is not None or (
-            _array_read_of_row(sync, loop)
+        known = (
+            tensor_evidence(provenance, sync.tensor, frame) is not None
+            or _array_read_of_row(sync, loop)
+            or (
+                isinstance(frame.function, cst.FunctionDef)
+                and items_device_read(module, frame.function, sync.tensor)
+            )
         )
         if not known and (
             not guessed

@@ -170,3 +170,67 @@ def converted_here(
     if isinstance(tensor, cst.Subscript):
         return converted_here(provenance, tensor.value, frame, depth + 1)
     return False
+
+
+class _DeviceReads(cst.CSTVisitor):
+    """``seq[0].device``, ``seq[0][0].device``: the device of an item of ``seq`` read; and how
+    many times the function binds ``seq`` (a rebound name may hold other items)."""
+
+    def __init__(self, code: str, module: cst.Module) -> None:
+        self.code = code
+        self.module = module
+        self.found = False
+        self.bound = 0
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if self.found or node.attr.value not in ("device", "is_cuda"):
+            return
+        value = node.value
+        if not isinstance(value, cst.Subscript):
+            return
+        while isinstance(value, cst.Subscript):
+            value = value.value
+        self.found = self.module.code_for_node(value) == self.code
+
+    def _binds(self, target: cst.CSTNode) -> None:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._binds(element.value)
+        elif isinstance(target, cst.StarredElement):
+            self._binds(target.value)
+        elif isinstance(target, (cst.Name, cst.Attribute)):
+            self.bound += self.module.code_for_node(target) == self.code
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._binds(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._binds(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._binds(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._binds(node.target)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._binds(node.target)
+
+
+def items_device_read(
+    module: cst.Module, function: cst.FunctionDef, sequence: cst.BaseExpression
+) -> bool:
+    """Whether ``function`` reads the device of an item of ``sequence`` (``dtype, device =
+    predictions[0][0].dtype, predictions[0][0].device``) and binds ``sequence`` once at most (a
+    parameter never rebound: ``grads = [g.cpu() for g in grads]`` holds host copies after): the
+    items are tensors (numpy arrays and Python values have no device a function builds on)."""
+    if not isinstance(sequence, (cst.Name, cst.Attribute)):
+        return False
+    finder = _DeviceReads(module.code_for_node(sequence), module)
+    visit_read_only(function.body, finder)
+    params = function.params
+    parameter = isinstance(sequence, cst.Name) and any(
+        p.name.value == sequence.value
+        for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+    )
+    return finder.found and finder.bound <= (0 if parameter else 1)

@@ -394,7 +394,11 @@ class CallFacts(ProvenanceBase):
             if where is not None and where.on_host:
                 return PAGEABLE_FRESH
             return UNKNOWN_FACT  # tensors of unknown placement: so is their join
-        if qualified in SAME_DEVICE_FUNCTIONS:
+        if qualified in SAME_DEVICE_FUNCTIONS or (
+            qualified == "torch.where" and len(call.args) == 1
+        ):
+            # ``torch.where(cond)`` alone is ``cond.nonzero(as_tuple=True)``: its indices are
+            # where ``cond`` is
             source = first_positional(call)
             return self.fact(source, frame, depth + 1).derived() if source else UNKNOWN_FACT
         return UNKNOWN_FACT

@@ -114,6 +114,19 @@ DERIVING_METHODS = frozenset(
         "logsumexp",
         "multinomial",
         "nan_to_num",
+        # comparisons and masks: a fresh boolean tensor where the input is (session 36)
+        "eq",
+        "ne",
+        "gt",
+        "ge",
+        "lt",
+        "le",
+        "logical_and",
+        "logical_or",
+        "logical_xor",
+        "isnan",
+        "isinf",
+        "isfinite",
     }
 )
 # Methods that keep the host/device placement but may or may not copy (a no-op conversion
