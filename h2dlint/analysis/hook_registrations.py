@@ -24,6 +24,8 @@ import re
 import libcst as cst
 
 from h2dlint.analysis.frames import ModuleIndex
+from h2dlint.analysis.hot_names import offline_class
+from h2dlint.analysis.op_kernels import op_kernels
 from h2dlint.imports import dotted_name
 from h2dlint.walk import visit_read_only
 
@@ -209,3 +211,21 @@ def hook_functions(
     finder = _HookRegistrations(index, parents)
     visit_read_only(module, finder)
     return finder.found
+
+
+def registered_functions(
+    module: cst.Module,
+    source: bytes | str,
+    index: ModuleIndex,
+    parents: dict[cst.FunctionDef, cst.FunctionDef],
+    file_name: str,
+) -> dict[cst.FunctionDef, str]:
+    """What something else calls on every step, with why: the hooks of :func:`hook_functions`
+    and the operators registered as kernels (:func:`op_kernels`), except ONNX/export-only
+    operators (an offline class's name, or the module's)."""
+    registered = hook_functions(module, source, index, parents)
+    stem = file_name.rpartition("/")[2].removesuffix(".py")
+    for function, reason in op_kernels(module, source, index).items():
+        if not offline_class(function.name.value) and not offline_class(stem):
+            registered.setdefault(function, reason)
+    return registered

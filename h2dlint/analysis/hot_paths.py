@@ -77,7 +77,7 @@ from h2dlint.analysis.closure_calls import called_in_loops
 from h2dlint.analysis.data_transforms import dataset_built_class
 from h2dlint.analysis.env_switches import debug_only, may_read_environment
 from h2dlint.analysis.gpu_less_actors import gpu_less_method, may_hold_actor
-from h2dlint.analysis.hook_registrations import hook_functions
+from h2dlint.analysis.hook_registrations import registered_functions
 from h2dlint.analysis.host_data import (
     PREPROCESSING_MODULES,
     host_pipeline_class,
@@ -107,7 +107,6 @@ from h2dlint.analysis.memo_methods import parameter_rewrites
 from h2dlint.analysis.metric_updates import metric_reason, metric_update_reason
 from h2dlint.analysis.nested_functions import nested_functions
 from h2dlint.analysis.once import RunOnce, once_name
-from h2dlint.analysis.op_kernels import op_kernels
 from h2dlint.analysis.per_step_names import builder_class
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.request_drivers import (
@@ -459,15 +458,10 @@ class HotPaths:
             if reason is not None:
                 reasons[function] = reason
                 queue.append((function, function))
-        registered = hook_functions(
-            self.context.module, self.context.source, self.index, self.parents
+        context = self.context
+        registered = registered_functions(
+            context.module, context.source, self.index, self.parents, name
         )
-        stem = name.rpartition("/")[2].removesuffix(".py")
-        for function, reason in op_kernels(
-            self.context.module, self.context.source, self.index
-        ).items():
-            if not offline_class(function.name.value) and not offline_class(stem):
-                registered.setdefault(function, reason)  # not an ONNX/export-only operator
         for function, reason in registered.items():
             if function not in reasons and not self._cold(function):
                 reasons[function] = reason
