@@ -44,6 +44,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "h2dlint.discovery",
             "h2dlint.excludes",
             "h2dlint.gitignore",
+            "h2dlint.dataclass_code",
             "h2dlint.globs",
             "h2dlint.fileio",
             "h2dlint.noqa",
