@@ -118,6 +118,12 @@ class FileContext:
                 return
         self._positions = Positions.of(self.module, self.source, wanted, stop_early=not whole)
 
+    def whole_positions(self) -> Positions:
+        """Every node's position, with the module's whole generated code."""
+        if self._positions is None or self._positions.code is None:
+            self._positions = Positions.of(self.module, self.source)
+        return self._positions
+
     def position(self, node: cst.CSTNode) -> CodeRange:
         """Where ``node`` is in the source: 1-based line, 0-based column."""
         positions = self.positions
