@@ -140,3 +140,37 @@ def test_fix_edits_located_by_statements_are_the_whole_passes(monkeypatch: Any) 
             ]
             fixes += sum(f.fix is not None for f in fast)
     assert fixes > 20
+
+
+def test_lines_asked_during_the_walk_are_the_whole_passes(monkeypatch: Any) -> None:
+    """A rule that asks a node's line during the walk (HTD302, HTD303, HTD401, HTD402) gets
+    it from the code of the statement being walked (``FileContext._holding``): the same
+    findings as from a pass over the whole module, on every example of every rule."""
+    from h2dlint.context import FileContext, Positions
+    from h2dlint.engine import EnabledRule, check_text
+    from h2dlint.parsing import cpython_parse
+    from h2dlint.registry import all_rules
+
+    holding = FileContext._holding
+    asked = 0
+
+    def counting(self: FileContext, node: Any, known: Any) -> Any:
+        nonlocal asked
+        asked += 1
+        return holding(self, node, known)
+
+    def whole(self: FileContext, node: Any, known: Any) -> Any:
+        return Positions.of(self.module, self.source)
+
+    for rule in all_rules().values():
+        enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
+        for example in [*rule.invalid, *rule.valid]:
+            code = example.code
+            monkeypatch.setattr(FileContext, "_holding", counting)
+            fast = check_text(code, "example.py", enabled, (), cpython_parse(code, "example.py"))
+            monkeypatch.setattr(FileContext, "_holding", whole)
+            slow = check_text(code, "example.py", enabled, (), cpython_parse(code, "example.py"))
+            assert [(f.code, f.start, f.end, f.fix) for f in fast] == [
+                (f.code, f.start, f.end, f.fix) for f in slow
+            ]
+    assert asked > 20
