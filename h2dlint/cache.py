@@ -16,7 +16,7 @@ import json
 import os
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -283,26 +283,42 @@ class SummaryFile:
         for digest in store.fresh:
             self.stamps[digest] = self.now
         stamps = _recent(self.stamps, lambda used: used, self.now)
+        # Where the stored summaries are all kept, first, unchanged (a pre-commit run's
+        # edited files are new digests), only the new ones are laid out, after them as stored.
+        before = store.stored_packed(lazy=False)
+        new = packed.appended(before, stamps, set(store.fresh)) if before is not None else None
         kept: dict[str, tuple[int, Laid]] = {}
-        for digest, stamp in stamps.items():
+        for digest in stamps if new is None else new:
             laid = store.laid(digest, lazy=False)
             if laid is not None:
-                kept[digest] = (stamp, laid)
-        self._write(self.file, kept)
+                kept[digest] = (stamps[digest], laid)
+        self._write(self.file, kept, before if new is not None else None)
         if lazy_fresh:
+            lazy_before = store.stored_packed(lazy=True)
+            whole = (
+                before is None
+                or new is None
+                or lazy_before is None
+                or not lazy_before.index.keys() <= before.index.keys()
+            )
+            keys: Iterable[str] = kept
+            if whole and new is not None and before is not None:
+                keys = [*before.index, *kept]  # the stored ones were not laid out above
             lazy: dict[str, tuple[int, Laid]] = {}
-            for digest in kept:
+            for digest in keys:
                 laid = store.laid(digest, lazy=True)
                 if laid is not None and laid[0]:
                     lazy[digest] = (0, laid)
-            self._write(self.lazy_file, lazy)
+            self._write(self.lazy_file, lazy, None if whole else lazy_before)
         for old in range(1, SUMMARY_FORMAT):  # an earlier format's summaries are dead weight
             for name in (f"summaries-v{old}.json", f"summaries-v{old}-lazy.json"):
                 with contextlib.suppress(OSError):
                     (self.directory / name).unlink(missing_ok=True)
 
-    def _write(self, file: Path, laid: dict[str, tuple[int, Laid]]) -> None:
-        payload = packed.write(laid, SUMMARY_FORMAT, build_fingerprint())
+    def _write(
+        self, file: Path, laid: dict[str, tuple[int, Laid]], before: Packed | None = None
+    ) -> None:
+        payload = packed.write(laid, SUMMARY_FORMAT, build_fingerprint(), before)
         try:
             write_in_cache_dir(self.directory, file.name, payload)
         except OSError as exc:

@@ -265,7 +265,10 @@ def check_command(**kwargs: Any) -> None:
     directory is walked, skipping what `exclude` and .gitignore files leave out.
     """
     from h2dlint.check_args import CheckArgs
-    from h2dlint.check_command import run_check
+    from h2dlint.dataclass_code import kept
+
+    with kept():  # the command's modules define dataclasses (h2dlint.dataclass_code)
+        from h2dlint.check_command import run_check
 
     global _CHECKED
     try:

@@ -18,7 +18,7 @@ from libcst.metadata import CodePosition, CodeRange
 
 from h2dlint.imports import ImportTable
 from h2dlint.source import NEWLINE
-from h2dlint.statement_positions import statement_lines
+from h2dlint.statement_positions import member_of_class, statement_lines
 
 T = TypeVar("T")
 
@@ -107,6 +107,8 @@ class FileContext:
         the top-level statements that hold them, are all known, only those statements' code
         is generated (:mod:`h2dlint.statement_positions`). A node found in neither is located
         by a whole pass when asked for."""
+        if self._positions is not None and self._positions.code is not None:
+            return  # a rule's question during the walk had every node located
         wanted = list(nodes)
         held = set(tops)
         if not whole and held and None not in held and self.python_tree is not None:
@@ -118,12 +120,39 @@ class FileContext:
                 return
         self._positions = Positions.of(self.module, self.source, wanted, stop_early=not whole)
 
+    def whole_positions(self) -> Positions:
+        """Every node's position, with the module's whole generated code."""
+        if self._positions is None or self._positions.code is None:
+            self._positions = Positions.of(self.module, self.source)
+        return self._positions
+
     def position(self, node: cst.CSTNode) -> CodeRange:
         """Where ``node`` is in the source: 1-based line, 0-based column."""
-        positions = self.positions
-        if node not in positions.spans:
-            positions = self._positions = Positions.of(self.module, self.source)
+        positions = self._positions
+        if positions is None or node not in positions.spans:
+            positions = self._positions = self._holding(node, positions)
         return positions.range(node)
+
+    def _holding(self, node: cst.CSTNode, known: Positions | None) -> Positions:
+        """Positions that hold ``node``: asked during the walk (a rule wants a line number), those
+        of the statement being walked (a method, a top-level function: see
+        :mod:`h2dlint.statement_positions`) added to the ``known`` ones, when ``node`` is in it;
+        else every node's, from one pass over the whole module."""
+        top = member_of_class(self.ancestors)
+        if (
+            top is not None
+            and self.python_tree is not None
+            and (known is None or (known.code is None and not known.skipped))
+            and "\x0c" not in self.source
+        ):
+            found = Positions.of_statements(
+                self.module, self.source, self.python_tree, {top}, (top,)
+            )
+            if found is not None and node in found.spans:
+                if known is not None:
+                    found.spans = {**known.spans, **found.spans}
+                return found
+        return Positions.of(self.module, self.source)
 
     # -- shared analyses ------------------------------------------------------------------
     def shared(

@@ -105,11 +105,12 @@ def check_module(
             )
     raw = [report for rule in instances for report in rule.drain_reports()]
     if raw:
-        # A fix's edit is located in the whole generated code; a finding alone needs only
-        # the code up to its node.
+        # A fix's edit is located in the whole generated code, unless it replaces one
+        # expression by another (edits.text_edit splices its code into the source); a finding
+        # alone needs only the code of the statement that holds it.
         context.locate(
             _reported_nodes(raw),
-            whole=any(r.replacements for r in raw),
+            whole=any(r.replacements and not _one_expression(r) for r in raw),
             tops=[r.top for r in raw],
         )
     located = [_locate(context, report) for report in raw]
@@ -124,6 +125,14 @@ def check_module(
         if not suppressions.suppresses(item.report.rule.code, (item.start.row, item.statement_row))
     ]
     return CheckResult(kept, errors, code)
+
+
+def _one_expression(report: Report) -> bool:
+    """Whether the report's fix replaces one expression by another."""
+    if len(report.replacements) != 1:
+        return False
+    old, new = report.replacements[0]
+    return isinstance(old, cst.BaseExpression) and isinstance(new, cst.BaseExpression)
 
 
 def _reported_nodes(reports: Sequence[Report]) -> Iterator[cst.CSTNode]:

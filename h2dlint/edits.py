@@ -77,12 +77,22 @@ def text_edit(context: FileContext, report: Report) -> tuple[Edit, ...]:
     if not report.replacements:
         return ()
     module = context.module
-    # The position pass generated the whole code when a report carries a fix
-    # (dispatch.check_module).
-    before = context.positions.code
+    # The position pass generated the whole code when a report carries a fix that may not be
+    # spliced (dispatch.check_module); else it located the reports from the code of the
+    # statements that hold them: offsets in the source, which is the module's code there.
+    positions = context.positions
+    before = positions.code
+    spliced = None
+    if before is None and not positions.skipped and "\x0c" not in context.source:
+        spliced = _spliced(context, context.source, report.replacements)
+        if spliced is not None:
+            before = context.source
     if before is None:
-        before = module.code
-    spliced = _spliced(context, before, report.replacements)
+        before = context.whole_positions().code
+        if before is None:
+            before = module.code
+    if spliced is None:
+        spliced = _spliced(context, before, report.replacements)
     if spliced is not None:
         # What the fixed module's code would be, without generating all of it: the same text
         # up to ``equal_head`` and from ``equal_tail`` characters before its end.

@@ -16,6 +16,7 @@ from functools import cache
 from pathlib import Path
 from types import ModuleType
 
+from h2dlint.dataclass_code import kept
 from h2dlint.rule import CODE_PATTERN, NAME_PATTERN, Rule
 
 RULES_PACKAGE = "h2dlint.rules"
@@ -33,7 +34,9 @@ def all_rules() -> dict[str, type[Rule]]:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        modules = _import_rule_modules()
+        # ... and their dataclasses' methods come compiled (h2dlint.dataclass_code).
+        with kept():
+            modules = _import_rule_modules()
     finally:
         if collecting:
             gc.enable()

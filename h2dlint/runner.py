@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from h2dlint.cache import ResultCache, SummaryFile, entry_key
 from h2dlint.confidence import shown
 from h2dlint.config import Settings, fingerprint
+from h2dlint.dataclass_code import kept
 from h2dlint.diagnostics import INTERNAL_ERROR_CODE, IO_ERROR_CODE, Finding, file_finding
 from h2dlint.digest import content_digest
 from h2dlint.discovery import Candidate, relative_to_root
@@ -288,7 +289,9 @@ def _execute_indexed(
     # run (modules, classes, tables), so the collector is paused meanwhile and it is frozen
     # afterwards: the collector's young and middle collections walked it for nothing. It runs
     # again before any file is checked.
-    with _collector_paused():
+    # Defining libcst's node classes and the analyses' dataclasses compiles their generated
+    # methods: their code comes from the table earlier runs kept (h2dlint.dataclass_code).
+    with _collector_paused(), kept():
         import libcst.native  # noqa: F401
 
         from h2dlint.pipeline import process as _  # noqa: F401

@@ -106,3 +106,71 @@ def test_spliced_fix_edits_are_the_generated_ones(monkeypatch: Any) -> None:
             slow = check_text(code, "example.py", enabled)
             assert [(f.code, f.fix) for f in fast] == [(f.code, f.fix) for f in slow]
     assert spliced > 20  # the splice is what most fixes take
+
+
+def test_fix_edits_located_by_statements_are_the_whole_passes(monkeypatch: Any) -> None:
+    """Checked as the pipeline checks (with CPython's tree), a report whose fix replaces one
+    expression is located from the code of its statement and its edit spliced into the source
+    (``dispatch._one_expression``): the same fixes as the whole module's generated code gives,
+    on every invalid example of every rule, in a class, after a form feed, and where the new
+    code spans lines (the edit is then made from the whole pass)."""
+    import h2dlint.dispatch as dispatch
+    from h2dlint.engine import EnabledRule, check_text
+    from h2dlint.parsing import cpython_parse
+    from h2dlint.registry import all_rules
+
+    extra = [
+        "import torch\n\nclass A:\n    def forward(self, x):\n        for t in x:\n"
+        "            t.to('cuda', non_blocking=True)\n        return torch.zeros(3).cuda()\n",
+        "import torch\n\x0c\ndef f(x, d):\n    return torch.tensor([1, 2]).to(d)\n",
+        "import torch\n\ndef f(x, d):\n    y = (x\n         .cuda())\n"
+        "    return torch.tensor([1, 2]).to(d)\n",
+    ]
+    fixes = 0
+    one_expression = dispatch._one_expression
+    for rule in all_rules().values():
+        enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
+        for code in [example.code for example in rule.invalid] + extra:
+            monkeypatch.setattr(dispatch, "_one_expression", one_expression)
+            fast = check_text(code, "example.py", enabled, (), cpython_parse(code, "example.py"))
+            monkeypatch.setattr(dispatch, "_one_expression", lambda report: False)
+            slow = check_text(code, "example.py", enabled, (), cpython_parse(code, "example.py"))
+            assert [(f.code, f.start, f.end, f.fix) for f in fast] == [
+                (f.code, f.start, f.end, f.fix) for f in slow
+            ]
+            fixes += sum(f.fix is not None for f in fast)
+    assert fixes > 20
+
+
+def test_lines_asked_during_the_walk_are_the_whole_passes(monkeypatch: Any) -> None:
+    """A rule that asks a node's line during the walk (HTD302, HTD303, HTD401, HTD402) gets
+    it from the code of the statement being walked (``FileContext._holding``): the same
+    findings as from a pass over the whole module, on every example of every rule."""
+    from h2dlint.context import FileContext, Positions
+    from h2dlint.engine import EnabledRule, check_text
+    from h2dlint.parsing import cpython_parse
+    from h2dlint.registry import all_rules
+
+    holding = FileContext._holding
+    asked = 0
+
+    def counting(self: FileContext, node: Any, known: Any) -> Any:
+        nonlocal asked
+        asked += 1
+        return holding(self, node, known)
+
+    def whole(self: FileContext, node: Any, known: Any) -> Any:
+        return Positions.of(self.module, self.source)
+
+    for rule in all_rules().values():
+        enabled = (EnabledRule(rule, tuple(sorted(rule.default_settings().items()))),)
+        for example in [*rule.invalid, *rule.valid]:
+            code = example.code
+            monkeypatch.setattr(FileContext, "_holding", counting)
+            fast = check_text(code, "example.py", enabled, (), cpython_parse(code, "example.py"))
+            monkeypatch.setattr(FileContext, "_holding", whole)
+            slow = check_text(code, "example.py", enabled, (), cpython_parse(code, "example.py"))
+            assert [(f.code, f.start, f.end, f.fix) for f in fast] == [
+                (f.code, f.start, f.end, f.fix) for f in slow
+            ]
+    assert asked > 20

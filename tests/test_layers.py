@@ -74,6 +74,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "h2dlint.rule",
             "h2dlint.examples",
             "h2dlint.registry",  # loads the rules by name (importlib), never by an import
+            "h2dlint.dataclass_code",
             "h2dlint.jobs",
             "h2dlint.time_limit",
             "h2dlint.source",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -173,3 +174,94 @@ def test_a_run_over_a_few_files_with_stored_summaries_finds_what_a_run_without_f
     few()
     (package / "impl.py").write_text(PACKAGE["impl.py"])  # back as it was: the stored parts
     assert few() == before
+
+
+def _saved_twice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: object) -> None:
+    """Save the same store over the same stored files with new summaries appended and laid out
+    whole: the same bytes."""
+    import shutil
+
+    first = SummaryStore()
+    first.part("d1", "defs", lambda: ["f"])
+    first.part("d1", "calls", lambda: " f ")
+    first.part("d1", "edges", lambda: {"f": ["g"]})
+    first.part("d2", "defs", lambda: ["g"])
+    first.part("d4", "defs", lambda: [])
+    first.part("d2", "edges", lambda: {"x": [1.5, None, "é"]})
+    SummaryFile(tmp_path / "stored", print).save(first)
+    written = {}
+    for way in ("appended", "whole"):
+        directory = tmp_path / way
+        shutil.copytree(tmp_path / "stored", directory)
+        if way == "whole":
+            monkeypatch.setattr(packed, "appended", lambda *args: None)
+        run = SummaryFile(directory, print)
+        run.now = 123
+        store = run.load()
+        change(store)  # type: ignore[operator]
+        run.save(store)
+        written[way] = sorted((p.name, p.read_bytes()) for p in directory.glob("summaries-*"))
+        after = SummaryFile(directory, print).load()
+        assert after.stored("d2", "edges") == ({"x": [1.5, None, "é"]},)
+        assert after.stored("d1", "calls") == (" f ",)
+        assert after.stored("d3", "defs") == (["h"],)
+        assert after.stored("d3", "calls") == (" h ",)
+    assert written["appended"] == written["whole"]
+
+
+def test_new_summaries_are_appended_as_laying_out_every_one_writes_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pre-commit run computes the summaries of its edited files (new digests) only: they are
+    laid out after the stored ones, which are written as stored (``packed.appended``), and the
+    files are those that laying out every summary again gives."""
+    calls: list[object] = []
+    appended = packed.appended
+
+    def counting(*args: object) -> object:
+        found = appended(*args)  # type: ignore[arg-type]
+        calls.append(found)
+        return found
+
+    monkeypatch.setattr(packed, "appended", counting)
+    write = packed.write
+    whole: list[bool] = []
+
+    def writing(*args: Any) -> bytes:
+        whole.append(len(args) < 4 or args[3] is None)
+        return write(*args)
+
+    monkeypatch.setattr(packed, "write", writing)
+
+    def change(store: SummaryStore) -> None:
+        store.part("d3", "defs", lambda: ["h"])
+        store.part("d3", "calls", lambda: " h ")
+
+    _saved_twice(tmp_path, monkeypatch, change)
+    assert calls[0] == ["d3"]  # the main file: d3 laid out after the stored ones
+    # stored (both files laid out), then appended to both, then laid out again
+    assert whole == [True, True, False, False, True, True]
+
+
+@pytest.mark.parametrize("old", ["defs", "calls"])
+def test_a_stored_summary_given_a_new_part_is_laid_out_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, old: str
+) -> None:
+    def change(store: SummaryStore) -> None:
+        store.part("d3", "defs", lambda: ["h"])
+        store.part("d3", "calls", lambda: " h ")
+        store.merge({"d4": {old: ["new"]}})
+
+    _saved_twice(tmp_path, monkeypatch, change)
+
+
+def test_appended_needs_every_stored_key_first_with_its_stamp() -> None:
+    data = _file({"d1": (5, {"defs": ["f"]}), "d2": (7, {"defs": []})})
+    before = packed.read(data, SUMMARY_FORMAT, "build")
+    assert before is not None
+    assert packed.appended(before, {"d1": 5, "d2": 7, "d3": 9}, {"d3"}) == ["d3"]
+    assert packed.appended(before, {"d1": 5, "d2": 7}, set()) == []
+    assert packed.appended(before, {"d2": 7, "d1": 5, "d3": 9}, set()) is None  # order
+    assert packed.appended(before, {"d1": 5, "d2": 8, "d3": 9}, set()) is None  # stamp
+    assert packed.appended(before, {"d1": 5, "d3": 9}, set()) is None  # d2 dropped
+    assert packed.appended(before, {"d1": 5, "d2": 7, "d3": 9}, {"d2"}) is None  # changed

@@ -15,5 +15,7 @@ h2dlint_src() {  # with its bytecode, as pip installs it (the host sets PYTHONDO
   # without this each run would compile ~150 modules, 0.35 s of its start-up)
   rm -rf $W/src && mkdir -p $W/src && cp -r h2dlint $W/src/ && rm -rf $W/src/h2dlint/rules &&
     cp -r rules $W/src/h2dlint/rules &&
-    env -u PYTHONDONTWRITEBYTECODE $W/hv/bin/python -m compileall -q $W/src > /dev/null
+    env -u PYTHONDONTWRITEBYTECODE $W/hv/bin/python -m compileall -q $W/src > /dev/null &&
+    { [ ! -f $W/src/h2dlint/dataclass_code.py ] ||  # and the dataclasses' generated methods
+      (cd $W/src && $W/hv/bin/python -m h2dlint.dataclass_code > /dev/null); }
 }

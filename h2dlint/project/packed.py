@@ -145,11 +145,19 @@ def lay(texts: dict[str, bytes]) -> Laid:
     return ends, b"".join(texts.values())
 
 
-def write(laid: dict[str, tuple[int, Laid]], format_: int, build: str) -> bytes:
-    """The bytes of a file holding the parts ``laid`` (key -> (stamp, its parts))."""
+def write(
+    laid: dict[str, tuple[int, Laid]], format_: int, build: str, before: Packed | None = None
+) -> bytes:
+    """The bytes of a file holding the parts ``laid`` (key -> (stamp, its parts)); with
+    ``before``, first every part of that file, as stored (its header's entries and its texts
+    taken whole: :func:`appended` says when that is what laying each of them out again gives)."""
     entries: dict[str, list[Any]] = {}
     chunks: list[bytes] = []
     offset = 0
+    if before is not None:
+        entries.update(before.index)
+        chunks.append(before.data[before.base :])
+        offset = before.size
     for key, (stamp, (ends, blob)) in laid.items():
         entry: list[Any] = [stamp, offset]
         for name, end in ends:
@@ -161,3 +169,16 @@ def write(laid: dict[str, tuple[int, Laid]], format_: int, build: str) -> bytes:
         {"format": format_, "build": build, "entries": entries}, separators=(",", ":")
     )
     return b"".join([header.encode(), b"\n", *chunks])
+
+
+def appended(before: Packed, stamps: dict[str, int], changed: set[str]) -> list[str] | None:
+    """When a file to write holds every key of ``before`` with the stamp stored there, in the
+    same order and first (``stamps``: key -> stamp, in the order they are written), and none of
+    them ``changed``: the keys after them, whose parts alone need laying out (the parts of
+    ``before`` are then written as they are stored, :func:`write`); else None."""
+    keys = iter(stamps.items())
+    for key, entry in before.index.items():
+        found = next(keys, None)
+        if found is None or found[0] != key or found[1] != entry[0] or key in changed:
+            return None
+    return [key for key, _stamp in keys]

@@ -91,6 +91,11 @@ class SummaryStore:
             self._lazy_packed = load()
         return self._lazy_packed
 
+    def stored_packed(self, lazy: bool) -> Packed | None:
+        """The stored parts: the :data:`LAZY_PARTS` (read now if they were not), or the
+        others."""
+        return self.lazy_packed() if lazy else self._packed
+
     def _known(self, digest: str, name: str) -> tuple[Any] | None:
         """Part ``name`` of ``digest``'s summary in a 1-tuple when it is known: computed or
         decoded here, or stored (decoded now)."""
