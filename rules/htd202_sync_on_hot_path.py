@@ -29,6 +29,7 @@ from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.library_inputs import input_handed_to_library
 from h2dlint.analysis.loop_body import saving_code, showing_code
 from h2dlint.analysis.name_hints import named_host, on_host_by_name
+from h2dlint.analysis.optional_offloads import optional_offload
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.row_findings import in_reported_row_loop, mask_judged_alone, reported_row_read
 from h2dlint.analysis.shape_syncs import (
@@ -1198,6 +1199,23 @@ class SyncOnHotPath(Rule):
                         self.vae.to("cpu")
                         self.encoder.cpu()
                     return out
+            """
+        ),
+        # An offload a setting asks for: the name rebound to its host copy under a flag, and
+        # the code after it works on the value wherever it is (BasicVSR++'s `cpu_cache`).
+        Valid(
+            """
+            import torch
+            class Restorer(torch.nn.Module):
+                def forward(self, frames):
+                    outputs = []
+                    for i in range(frames.size(1)):
+                        out = self.body(frames[:, i].cuda())
+                        if self.cpu_cache:
+                            out = out.cpu()
+                            torch.cuda.empty_cache()
+                        outputs.append(out)
+                    return torch.stack(outputs, dim=1)
             """
         ),
         # A data loader's shards kept on the host on purpose (assigned back in place).
@@ -5073,6 +5091,12 @@ class SyncOnHotPath(Rule):
             return False  # the loop's result handed on (or decoded to text) once, not per step
         if kind == "copy" and copied_output(self.context.path, self.context.ancestors, explicit):
             return False  # a validation step's metric input, a host-in/out wrapper's result
+        if (
+            kind == "copy"
+            and isinstance(explicit, cst.Call)
+            and optional_offload(self.context.ancestors, explicit)
+        ):
+            return False  # ``if self.cpu_cache: hr = hr.cpu()``: an offload a setting asks for
         shown = self.shown(tensor, "the tensor")
         read = what.format(shown)
         read = read[0].upper() + read[1:]
