@@ -31,6 +31,7 @@ from h2dlint.analysis.loop_body import saving_code, showing_code
 from h2dlint.analysis.name_hints import named_host, on_host_by_name
 from h2dlint.analysis.optional_offloads import optional_offload
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.returned_copies import returned_copy
 from h2dlint.analysis.row_findings import in_reported_row_loop, mask_judged_alone, reported_row_read
 from h2dlint.analysis.shape_syncs import (
     DATA_SIZED_FUNCTIONS,
@@ -5118,6 +5119,17 @@ class SyncOnHotPath(Rule):
             message = (
                 f"{read} syncs the host on a hot path ({reason}): {shown} is on the device; "
                 f"{_MESSAGES[kind]}"
+            )
+        if (
+            confidence is Confidence.HIGH
+            and kind == "copy"
+            and isinstance(explicit, cst.Call)
+            and returned_copy(self.context.ancestors, function, explicit)
+        ):
+            confidence = Confidence.MEDIUM  # per step or once per request: the callers say
+            message += (
+                f" (`{function.name.value}()` returns it: certain only if its callers run it "
+                "every step, not once per request for its result)"
             )
         self.report(node, message, confidence=confidence)
         return True

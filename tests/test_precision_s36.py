@@ -89,3 +89,31 @@ def test_an_unconditional_or_computed_host_copy_stays_reported() -> None:
                 return flows
     """
     assert [row for row, _ in _levels(code, "HTD202")] == [6, 12]
+
+
+def test_a_forward_returning_its_output_on_the_host_is_medium() -> None:
+    code = """
+        import torch
+        class Vocoder(torch.nn.Module):
+            def forward(self, mel):
+                wave = self.conv(mel.cuda())
+                return torch.clamp(wave, -1, 1).squeeze().cpu()
+
+        class Speaker(torch.nn.Module):
+            def forward(self, ids):
+                audio = self.decode(ids.cuda())
+                audio = audio.squeeze().cpu()
+                return self.Output(audio=audio) if self.full else audio
+
+        class Sampler(torch.nn.Module):
+            def forward(self, logits):
+                ids = logits.cuda().argmax(-1)
+                ids = ids.cpu()
+                self.history.append(ids)
+                return ids
+    """
+    assert _levels(code, "HTD202") == [
+        (6, Confidence.MEDIUM),
+        (11, Confidence.MEDIUM),
+        (17, Confidence.HIGH),  # read by more than the return
+    ]
