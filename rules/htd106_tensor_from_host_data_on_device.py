@@ -5,7 +5,6 @@ from collections.abc import Sequence
 import libcst as cst
 
 from h2dlint.analysis.arguments import first_positional, keyword
-from h2dlint.analysis.borrowed_devices import borrowed_device
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import (
@@ -1241,19 +1240,7 @@ class TensorFromHostDataOnDevice(Rule):
             )
             return
         if proven:
-            message = self._proven_message(node, data, shown, provenance, frame)
-            lender = None if device is None else borrowed_device(provenance, device.value, frame)
-            if lender is None:
-                self.report(node, message)
-                return
-            # ``device=x.device`` is where ``x`` is, the host too (a collate's, a data
-            # transform's): proven only with ``x``.
-            lent = self.shown(lender, "the tensor", limit=30)
-            self.report(
-                node,
-                f"{message} (certain if {lent}, whose device it takes, is on the GPU)",
-                confidence=Confidence.MEDIUM,
-            )
+            self.report(node, self._proven_message(node, data, shown, provenance, frame))
             return
         ancestors = self.context.ancestors
         if in_loop_body(ancestors):
