@@ -1,7 +1,7 @@
 """Session 36's precision fixes (helper precision36, docs/precision.md, "Session 36
-(precision36)"): HIGH confidence only where its facts are proven. HTD202 leaves an offload a setting asks
-for alone (``analysis/optional_offloads.py``: BasicVSR++'s ``cpu_cache``) and reports a
-``forward`` returning its output on the host at MEDIUM (``analysis/returned_copies.py``: a
+(precision36)"): HIGH confidence only where its facts are proven. HTD202 leaves an offload
+a setting asks for alone (``analysis/optional_offloads.py``: BasicVSR++'s ``cpu_cache``) and
+reports a ``forward`` returning its output on the host at MEDIUM (``analysis/returned_copies.py``: a
 vocoder's waveform, a TTS model's audio)."""
 
 from __future__ import annotations
