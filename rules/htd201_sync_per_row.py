@@ -10,6 +10,7 @@ from h2dlint.analysis.host_data import dataset_module
 from h2dlint.analysis.hot_calls import runs_model
 from h2dlint.analysis.hot_guards import name_values
 from h2dlint.analysis.hot_paths import HotPaths
+from h2dlint.analysis.module_outputs import walked_module_output
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.reference_helpers import in_reference_code
@@ -2616,6 +2617,16 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 f"sync per {row}; compute on the whole tensor and copy the result once"
             )
             confidence = Confidence.HIGH
+            frame = provenance.current_frame()
+            called = walked_module_output(provenance, finding.loop.tensor, frame)
+            if row == "row" and called is not None:
+                # A module may return a tuple of tensors: then the loop walks whole tensors.
+                confidence = Confidence.MEDIUM
+                module = self.context.module.code_for_node(called.func)
+                message += (
+                    f" (certain if `{module}(...)` returns one tensor, not a tuple or list of "
+                    "tensors)"
+                )
         else:
             # The sync itself is inferred where the device is unknown (the rows may be a host
             # tensor's, as a serving engine's CPU-side sampling keeps them): MEDIUM.

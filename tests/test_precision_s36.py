@@ -79,3 +79,31 @@ def test_a_forward_returning_its_output_on_the_host_is_medium() -> None:
         (11, Confidence.MEDIUM),
         (17, Confidence.HIGH),  # read by more than the return
     ]
+
+
+def test_a_loop_over_a_submodule_output_is_medium_for_htd201() -> None:
+    code = """
+        import numpy as np
+        import torch
+        class Net(torch.nn.Module):
+            def forward(self, x):
+                return [x, x[:, :1]]
+
+        class Hed:
+            def __init__(self):
+                self.network = Net()
+
+            def run(self, image):
+                x = torch.from_numpy(image).float().to("cuda")
+                edges = self.network(x)
+                side = [e.detach().cpu().numpy() for e in edges]
+                scores = torch.sigmoid(x)
+                rows = [s.cpu().numpy() for s in scores]
+                return side, rows
+    """
+    found = lint(code, "HTD201")
+    assert [(f.start.row, f.confidence) for f in found] == [
+        (15, Confidence.MEDIUM),
+        (17, Confidence.HIGH),  # the rows of one tensor
+    ]
+    assert "certain if `self.network(...)` returns one tensor" in found[0].message
