@@ -66,7 +66,10 @@ class SyncPerRow(ComprehensionVisits, Rule):
     builtins of Python values or host tensors, `sum(t)` (it adds on the device), nor checks in
     `assert` and `raise`.
 
-    Where the analysis proves the tensor is on a device, the finding says it syncs once per row.
+    Where the analysis proves the tensor is on a device, the finding says it syncs once per row
+    (MEDIUM, naming the call, where the rows are those of what a submodule's call returned,
+    `edges = self.network(x)`: a module may return a tuple or list of tensors, whose items a
+    loop copies whole).
     Where it proves the tensor is on the host (no sync there), or names say so (`cpu_ids`, a
     `..._cpu` reference function, not one named for moving to the host: `outputs_to_host`), or
     it is numpy data, the rule is silent. Where the device is unknown, it reports only what is

@@ -207,7 +207,13 @@ class SyncOnHotPath(Rule):
     `longest = lens.max()`) or a parameter annotated as a tensor (`input_pos_maxp1:
     Optional[Tensor]` in `mask[..., :input_pos_maxp1]`: it can only be a 0-d tensor there)
     counts, unless a call of its function in the module passes a Python
-    number for it. The message says which tensor would have to be on the GPU. Host tensors stay
+    number for it. The message says which tensor would have to be on the GPU. A copy that a
+    `forward` or `__call__` returns (`return wave.squeeze().cpu()`, or a name bound to the copy
+    and read by nothing but the `return`s) is MEDIUM even of a device tensor: whether it costs
+    a stall per step or hands a request its result once is its callers' to say. An offload a
+    setting asks for is left alone: a name rebound to its own host copy in an `if` of a flag
+    with no `else` (`if self.cpu_cache: hr = hr.cpu()`), after which the code works on the
+    value wherever it is. Host tensors stay
     silent: numpy arrays, `.cpu()` results, names that say host (`lengths_cpu`, `host_ids`) and
     names bound to values computed from them (`query_lens = qsl_cpu[1:] - qsl_cpu[:-1]`),
     results of `numel()`/`size()` (Python numbers), `float(not flag)` (a Python bool; `not`
