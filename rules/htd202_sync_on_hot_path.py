@@ -29,9 +29,8 @@ from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.library_inputs import input_handed_to_library
 from h2dlint.analysis.loop_body import saving_code, showing_code
 from h2dlint.analysis.name_hints import named_host, on_host_by_name
-from h2dlint.analysis.optional_offloads import optional_offload
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.returned_copies import returned_copy
+from h2dlint.analysis.returned_copies import RETURNED_NOTE, copy_role
 from h2dlint.analysis.row_findings import in_reported_row_loop, mask_judged_alone, reported_row_read
 from h2dlint.analysis.shape_syncs import (
     DATA_SIZED_FUNCTIONS,
@@ -5098,11 +5097,8 @@ class SyncOnHotPath(Rule):
             return False  # the loop's result handed on (or decoded to text) once, not per step
         if kind == "copy" and copied_output(self.context.path, self.context.ancestors, explicit):
             return False  # a validation step's metric input, a host-in/out wrapper's result
-        if (
-            kind == "copy"
-            and isinstance(explicit, cst.Call)
-            and optional_offload(self.context.ancestors, explicit)
-        ):
+        role = copy_role(self.context.ancestors, function, explicit) if kind == "copy" else None
+        if role == "offload":
             return False  # ``if self.cpu_cache: hr = hr.cpu()``: an offload a setting asks for
         shown = self.shown(tensor, "the tensor")
         read = what.format(shown)
@@ -5126,17 +5122,9 @@ class SyncOnHotPath(Rule):
                 f"{read} syncs the host on a hot path ({reason}): {shown} is on the device; "
                 f"{_MESSAGES[kind]}"
             )
-        if (
-            confidence is Confidence.HIGH
-            and kind == "copy"
-            and isinstance(explicit, cst.Call)
-            and returned_copy(self.context.ancestors, function, explicit)
-        ):
+        if role == "returned" and confidence is Confidence.HIGH:
             confidence = Confidence.MEDIUM  # per step or once per request: the callers say
-            message += (
-                f" (`{function.name.value}()` returns it: certain only if its callers run it "
-                "every step, not once per request for its result)"
-            )
+            message += RETURNED_NOTE.format(function.name.value)
         self.report(node, message, confidence=confidence)
         return True
 

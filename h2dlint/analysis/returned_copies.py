@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from h2dlint.analysis.names import names_in
+from h2dlint.analysis.optional_offloads import optional_offload
 
 # The methods that make an object's output: what they return goes to the caller.
 _OUTPUT_METHODS = frozenset({"forward", "__call__"})
@@ -75,3 +76,23 @@ def returned_copy(
         elif name in names_in(later):
             return False  # read (or rebound) by other code: maybe more than an output
     return returned
+
+
+# What HTD202 adds to the message of a returned copy (the method's name goes in ``{}``).
+RETURNED_NOTE = (
+    " (`{}()` returns it: certain only if its callers run it every step, not once per request "
+    "for its result)"
+)
+
+
+def copy_role(
+    ancestors: Sequence[cst.CSTNode], function: cst.FunctionDef, copy: cst.BaseExpression | None
+) -> str | None:
+    """What a host copy ``copy`` below ``ancestors`` is besides a read: ``"offload"`` (one a
+    setting asks for, :func:`optional_offloads.optional_offload`), ``"returned"`` (the output
+    ``function`` returns, :func:`returned_copy`), or None."""
+    if not isinstance(copy, cst.Call):
+        return None
+    if optional_offload(ancestors, copy):
+        return "offload"
+    return "returned" if returned_copy(ancestors, function, copy) else None
