@@ -23,7 +23,6 @@ from h2dlint.analysis.host_inputs import (
     prepared_host_input,
     written_to,
 )
-from h2dlint.analysis.host_io_calls import copied_output
 from h2dlint.analysis.hot_guards import runs_every_call
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.library_inputs import input_handed_to_library
@@ -5095,11 +5094,9 @@ class SyncOnHotPath(Rule):
             and output_after_loop(provenance, self.context.ancestors, explicit)
         ):
             return False  # the loop's result handed on (or decoded to text) once, not per step
-        if kind == "copy" and copied_output(self.context.path, self.context.ancestors, explicit):
-            return False  # a validation step's metric input, a host-in/out wrapper's result
-        role = copy_role(self.context.ancestors, function, explicit) if kind == "copy" else None
-        if role == "offload":
-            return False  # ``if self.cpu_cache: hr = hr.cpu()``: an offload a setting asks for
+        role = kind == "copy" and copy_role(self.context, function, explicit)
+        if role in ("output", "offload"):
+            return False  # a metric's input, a host-in/out wrapper's result, ``hr = hr.cpu()``
         shown = self.shown(tensor, "the tensor")
         read = what.format(shown)
         read = read[0].upper() + read[1:]

@@ -14,8 +14,10 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from h2dlint.analysis.host_io_calls import copied_output
 from h2dlint.analysis.names import names_in
 from h2dlint.analysis.optional_offloads import optional_offload
+from h2dlint.context import FileContext
 
 # The methods that make an object's output: what they return goes to the caller.
 _OUTPUT_METHODS = frozenset({"forward", "__call__"})
@@ -86,11 +88,15 @@ RETURNED_NOTE = (
 
 
 def copy_role(
-    ancestors: Sequence[cst.CSTNode], function: cst.FunctionDef, copy: cst.BaseExpression | None
+    context: FileContext, function: cst.FunctionDef, copy: cst.BaseExpression | None
 ) -> str | None:
-    """What a host copy ``copy`` below ``ancestors`` is besides a read: ``"offload"`` (one a
-    setting asks for, :func:`optional_offloads.optional_offload`), ``"returned"`` (the output
-    ``function`` returns, :func:`returned_copy`), or None."""
+    """What the host copy ``copy`` being visited is besides an avoidable read: ``"output"``
+    (what its code exists to produce, :func:`host_io_calls.copied_output`), ``"offload"`` (one
+    a setting asks for, :func:`optional_offloads.optional_offload`), ``"returned"`` (the
+    output ``function`` returns, :func:`returned_copy`), or None."""
+    ancestors = context.ancestors
+    if copied_output(context.path, ancestors, copy if isinstance(copy, cst.Call) else None):
+        return "output"
     if not isinstance(copy, cst.Call):
         return None
     if optional_offload(ancestors, copy):
