@@ -10,6 +10,7 @@ from h2dlint.analysis.host_data import dataset_module
 from h2dlint.analysis.hot_calls import runs_model
 from h2dlint.analysis.hot_guards import name_values
 from h2dlint.analysis.hot_paths import HotPaths
+from h2dlint.analysis.module_outputs import walked_module_output
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.reference_helpers import in_reference_code
@@ -65,7 +66,10 @@ class SyncPerRow(ComprehensionVisits, Rule):
     builtins of Python values or host tensors, `sum(t)` (it adds on the device), nor checks in
     `assert` and `raise`.
 
-    Where the analysis proves the tensor is on a device, the finding says it syncs once per row.
+    Where the analysis proves the tensor is on a device, the finding says it syncs once per row
+    (MEDIUM, naming the call, where the rows are those of what a submodule's call returned,
+    `edges = self.network(x)`: a module may return a tuple or list of tensors, whose items a
+    loop copies whole).
     Where it proves the tensor is on the host (no sync there), or names say so (`cpu_ids`, a
     `..._cpu` reference function, not one named for moving to the host: `outputs_to_host`), or
     it is numpy data, the rule is silent. Where the device is unknown, it reports only what is
@@ -2672,6 +2676,16 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 f"sync per {row}; compute on the whole tensor and copy the result once"
             )
             confidence = Confidence.HIGH
+            frame = provenance.current_frame()
+            called = walked_module_output(provenance, finding.loop.tensor, frame)
+            if row == "row" and called is not None:
+                # A module may return a tuple of tensors: then the loop walks whole tensors.
+                confidence = Confidence.MEDIUM
+                module = self.context.module.code_for_node(called.func)
+                message += (
+                    f" (certain if `{module}(...)` returns one tensor, not a tuple or list of "
+                    "tensors)"
+                )
         else:
             # The sync itself is inferred where the device is unknown (the rows may be a host
             # tensor's, as a serving engine's CPU-side sampling keeps them): MEDIUM.

@@ -23,13 +23,13 @@ from h2dlint.analysis.host_inputs import (
     prepared_host_input,
     written_to,
 )
-from h2dlint.analysis.host_io_calls import copied_output
 from h2dlint.analysis.hot_guards import runs_every_call
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.library_inputs import input_handed_to_library
 from h2dlint.analysis.loop_body import saving_code, showing_code
 from h2dlint.analysis.name_hints import named_host, on_host_by_name
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.returned_copies import RETURNED_NOTE, copy_role
 from h2dlint.analysis.row_findings import in_reported_row_loop, mask_judged_alone, reported_row_read
 from h2dlint.analysis.shape_syncs import (
     DATA_SIZED_FUNCTIONS,
@@ -205,7 +205,13 @@ class SyncOnHotPath(Rule):
     `longest = lens.max()`) or a parameter annotated as a tensor (`input_pos_maxp1:
     Optional[Tensor]` in `mask[..., :input_pos_maxp1]`: it can only be a 0-d tensor there)
     counts, unless a call of its function in the module passes a Python
-    number for it. The message says which tensor would have to be on the GPU. Host tensors stay
+    number for it. The message says which tensor would have to be on the GPU. A copy that a
+    `forward` or `__call__` returns (`return wave.squeeze().cpu()`, or a name bound to the copy
+    and read by nothing but the `return`s) is MEDIUM even of a device tensor: whether it costs
+    a stall per step or hands a request its result once is its callers' to say. An offload a
+    setting asks for is left alone: a name rebound to its own host copy in an `if` of a flag
+    with no `else` (`if self.cpu_cache: hr = hr.cpu()`), after which the code works on the
+    value wherever it is. Host tensors stay
     silent: numpy arrays, `.cpu()` results, names that say host (`lengths_cpu`, `host_ids`) and
     names bound to values computed from them (`query_lens = qsl_cpu[1:] - qsl_cpu[:-1]`),
     results of `numel()`/`size()` (Python numbers), `float(not flag)` (a Python bool; `not`
@@ -1256,6 +1262,23 @@ class SyncOnHotPath(Rule):
                         self.vae.to("cpu")
                         self.encoder.cpu()
                     return out
+            """
+        ),
+        # An offload a setting asks for: the name rebound to its host copy under a flag, and
+        # the code after it works on the value wherever it is (BasicVSR++'s `cpu_cache`).
+        Valid(
+            """
+            import torch
+            class Restorer(torch.nn.Module):
+                def forward(self, frames):
+                    outputs = []
+                    for i in range(frames.size(1)):
+                        out = self.body(frames[:, i].cuda())
+                        if self.cpu_cache:
+                            out = out.cpu()
+                            torch.cuda.empty_cache()
+                        outputs.append(out)
+                    return torch.stack(outputs, dim=1)
             """
         ),
         # A data loader's shards kept on the host on purpose (assigned back in place).
@@ -5314,8 +5337,9 @@ class SyncOnHotPath(Rule):
             and output_after_loop(provenance, self.context.ancestors, explicit)
         ):
             return False  # the loop's result handed on (or decoded to text) once, not per step
-        if kind == "copy" and copied_output(self.context.path, self.context.ancestors, explicit):
-            return False  # a validation step's metric input, a host-in/out wrapper's result
+        role = kind == "copy" and copy_role(self.context, function, explicit)
+        if role in ("output", "offload"):
+            return False  # a metric's input, a host-in/out wrapper's result, ``hr = hr.cpu()``
         shown = self.shown(tensor, "the tensor")
         read = what.format(shown)
         read = read[0].upper() + read[1:]
@@ -5338,6 +5362,9 @@ class SyncOnHotPath(Rule):
                 f"{read} syncs the host on a hot path ({reason}): {shown} is on the device; "
                 f"{_MESSAGES[kind]}"
             )
+        if role == "returned" and confidence is Confidence.HIGH:
+            confidence = Confidence.MEDIUM  # per step or once per request: the callers say
+            message += RETURNED_NOTE.format(function.name.value)
         self.report(node, message, confidence=confidence)
         return True
 

@@ -1,0 +1,104 @@
+"""A module's output returned on the host: ``return wave.squeeze().cpu()`` at the end of a
+``forward``, or ``audio = audio.cpu()`` read by nothing but the ``return`` statements.
+
+The host copy is what the module hands its caller (a vocoder's waveform, a TTS model's
+audio). Whether it costs a stall each step depends on the callers: a module run once per
+request hands over its result once, and its caller needs the values on the host. The
+analysis cannot prove which from the module alone (a ``forward`` is hot by its own name), so
+HTD202 reports such a copy at MEDIUM confidence even of a tensor proven on the device.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+from h2dlint.analysis.host_io_calls import copied_output
+from h2dlint.analysis.names import names_in
+from h2dlint.analysis.optional_offloads import optional_offload
+from h2dlint.context import FileContext
+
+# The methods that make an object's output: what they return goes to the caller.
+_OUTPUT_METHODS = frozenset({"forward", "__call__"})
+
+
+def _statement_in_body(
+    ancestors: Sequence[cst.CSTNode], function: cst.FunctionDef
+) -> cst.SimpleStatementLine | None:
+    """The statement of ``function``'s own body (not nested in a loop, branch or closure)
+    that holds the node below ``ancestors``."""
+    try:
+        start = next(i for i, node in enumerate(ancestors) if node is function)
+    except StopIteration:
+        return None
+    rest = ancestors[start + 1 :]
+    if len(rest) < 2 or rest[0] is not function.body:
+        return None
+    line = rest[1]
+    if not isinstance(line, cst.SimpleStatementLine) or any(
+        isinstance(node, (cst.Lambda, cst.FunctionDef, cst.BaseComp)) for node in rest[2:]
+    ):
+        return None
+    return line
+
+
+def returned_copy(
+    ancestors: Sequence[cst.CSTNode], function: cst.FunctionDef, copy: cst.Call
+) -> bool:
+    """Whether ``copy`` (a host copy below ``ancestors``, innermost last) is what the
+    ``forward`` or ``__call__`` ``function`` returns: inside a ``return`` of its own body, or
+    bound to a name that its later statements read in ``return`` statements only."""
+    if function.name.value not in _OUTPUT_METHODS or not ancestors:
+        return False
+    line = _statement_in_body(ancestors, function)
+    if line is None or len(line.body) != 1:
+        return False
+    statement = line.body[0]
+    if isinstance(statement, cst.Return):
+        return True
+    parent = ancestors[-1]
+    if not (
+        isinstance(statement, cst.Assign)
+        and parent is statement
+        and statement.value is copy
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0].target, cst.Name)
+    ):
+        return False
+    name = statement.targets[0].target.value
+    body = list(function.body.body) if isinstance(function.body, cst.IndentedBlock) else []
+    after = body[body.index(line) + 1 :] if line in body else []
+    returned = False
+    for later in after:
+        if isinstance(later, cst.SimpleStatementLine) and all(
+            isinstance(small, cst.Return) for small in later.body
+        ):
+            returned = returned or name in names_in(later)
+        elif name in names_in(later):
+            return False  # read (or rebound) by other code: maybe more than an output
+    return returned
+
+
+# What HTD202 adds to the message of a returned copy (the method's name goes in ``{}``).
+RETURNED_NOTE = (
+    " (`{}()` returns it: certain only if its callers run it every step, not once per request "
+    "for its result)"
+)
+
+
+def copy_role(
+    context: FileContext, function: cst.FunctionDef, copy: cst.BaseExpression | None
+) -> str | None:
+    """What the host copy ``copy`` being visited is besides an avoidable read: ``"output"``
+    (what its code exists to produce, :func:`host_io_calls.copied_output`), ``"offload"`` (one
+    a setting asks for, :func:`optional_offloads.optional_offload`), ``"returned"`` (the
+    output ``function`` returns, :func:`returned_copy`), or None."""
+    ancestors = context.ancestors
+    if copied_output(context.path, ancestors, copy if isinstance(copy, cst.Call) else None):
+        return "output"
+    if not isinstance(copy, cst.Call):
+        return None
+    if optional_offload(ancestors, copy):
+        return "offload"
+    return "returned" if returned_copy(ancestors, function, copy) else None
