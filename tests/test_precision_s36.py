@@ -107,3 +107,20 @@ def test_a_loop_over_a_submodule_output_is_medium_for_htd201() -> None:
         (17, Confidence.HIGH),  # the rows of one tensor
     ]
     assert "certain if `self.network(...)` returns one tensor" in found[0].message
+
+
+def test_a_host_copy_a_return_reads_as_a_size_stays_high() -> None:
+    """Lead's mend: read in the ``return`` as a slice bound or an operand, the copy is a read of
+    the values (a size the host needs), not the output handed over (recall34's cdiv test)."""
+    code = """
+        import torch
+        class Trim(torch.nn.Module):
+            def forward(self, x, lens):
+                n = lens.cuda().max().item()
+                return x[:n]
+
+        class Scale(torch.nn.Module):
+            def forward(self, x):
+                return x * x.cuda().abs().max().item()
+    """
+    assert _levels(code, "HTD202") == [(5, Confidence.HIGH), (10, Confidence.HIGH)]

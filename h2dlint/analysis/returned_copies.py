@@ -47,8 +47,8 @@ def returned_copy(
     ancestors: Sequence[cst.CSTNode], function: cst.FunctionDef, copy: cst.Call
 ) -> bool:
     """Whether ``copy`` (a host copy below ``ancestors``, innermost last) is what the
-    ``forward`` or ``__call__`` ``function`` returns: inside a ``return`` of its own body, or
-    bound to a name that its later statements read in ``return`` statements only."""
+    ``forward`` or ``__call__`` ``function`` returns: the value of a ``return`` of its own body
+    (:func:`_output`), or bound to a name that its later statements read only as such."""
     if function.name.value not in _OUTPUT_METHODS or not ancestors:
         return False
     line = _statement_in_body(ancestors, function)
@@ -56,7 +56,7 @@ def returned_copy(
         return False
     statement = line.body[0]
     if isinstance(statement, cst.Return):
-        return True
+        return statement.value is not None and _output(statement.value, copy)
     parent = ancestors[-1]
     if not (
         isinstance(statement, cst.Assign)
@@ -74,10 +74,40 @@ def returned_copy(
         if isinstance(later, cst.SimpleStatementLine) and all(
             isinstance(small, cst.Return) for small in later.body
         ):
-            returned = returned or name in names_in(later)
+            for small in later.body:
+                value = small.value if isinstance(small, cst.Return) else None
+                if value is not None and name in names_in(value):
+                    if not _output(value, name):
+                        return False  # a size or an index: a read of the values
+                    returned = True
         elif name in names_in(later):
             return False  # read (or rebound) by other code: maybe more than an output
     return returned
+
+
+def _output(value: cst.BaseExpression, copied: cst.BaseExpression | str) -> bool:
+    """Whether the returned ``value`` hands over ``copied`` (the copy's node, or the name bound
+    to it) as it is: the value itself, an element of a returned tuple, list or dict, an arm of
+    a conditional, an argument of an output class (``self.Output(audio=audio)``), or the object
+    of a method call (``audio.numpy()``). Not a size or an index (``x[: counts[0]]``), nor an
+    operand: those read the values."""
+    if value is copied or (isinstance(value, cst.Name) and value.value == copied):
+        return True
+    if isinstance(value, (cst.Tuple, cst.List)):
+        return any(_output(element.value, copied) for element in value.elements)
+    if isinstance(value, cst.Dict):
+        return any(
+            isinstance(e, cst.DictElement) and _output(e.value, copied) for e in value.elements
+        )
+    if isinstance(value, cst.IfExp):
+        return _output(value.body, copied) or _output(value.orelse, copied)
+    if not isinstance(value, cst.Call):
+        return False
+    func = value.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+    if isinstance(name, str) and (name[:1].isupper() or name in ("dict", "tuple", "list")):
+        return any(_output(argument.value, copied) for argument in value.args)
+    return isinstance(func, cst.Attribute) and _output(func.value, copied)
 
 
 # What HTD202 adds to the message of a returned copy (the method's name goes in ``{}``).
