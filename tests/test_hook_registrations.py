@@ -4,39 +4,7 @@ nested definition, a lambda, ``partial`` or a factory's returned closure
 
 from __future__ import annotations
 
-import libcst as cst
-
-from h2dlint.analysis.hot_paths import HotPaths
-from h2dlint.context import FileContext
-from h2dlint.walk import visit_read_only
-
-
-class _Functions(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.found: dict[str, cst.FunctionDef] = {}
-        self.stack: list[str] = []
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self.stack.append(node.name.value)
-
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self.stack.pop()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.found[".".join([*self.stack, node.name.value])] = node
-        self.stack.append(node.name.value)
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self.stack.pop()
-
-
-def reasons(code: str) -> dict[str, str | None]:
-    module = cst.parse_module(code)
-    context = FileContext("m.py", code, module, {})
-    functions = _Functions()
-    visit_read_only(module, functions)
-    hot = HotPaths.of(context)
-    return {name: hot.why_hot(node) for name, node in functions.found.items()}
+from hot_path_reasons import reasons
 
 
 def test_a_nested_hook_called_from_a_lambda_is_hot() -> None:
