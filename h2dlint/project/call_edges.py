@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 import warnings
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 from weakref import WeakKeyDictionary
@@ -416,4 +416,30 @@ def external_bases(
         parts = full.split(".")
         if not any(".".join(parts[:n]) in modules for n in range(1, len(parts))):
             found.append(full)
+    return tuple(found)
+
+
+def importing_subclasses(
+    raw: Parts, bases: Collection[str], method: str, absolute: Callable[[str], str]
+) -> tuple[str, ...]:
+    """The classes of the module whose :func:`call_edges` are ``raw`` that subclass one of
+    the project classes ``bases`` of another module (qualified: ``pkg.arch.MetaForCausalLM``),
+    which they import, and inherit its ``method`` without overriding it (directly or through
+    classes of the module that do not override it either): ``self.method(...)`` in such a
+    class runs the base's ``method`` (session 36: LLaVA's ``LlavaLlamaForCausalLM(
+    LlamaForCausalLM, LlavaMetaForCausalLM)`` calls its mixin's
+    ``prepare_inputs_labels_for_multimodal`` from ``forward``). ``absolute``: a name as the
+    module imports it made absolute."""
+    imports = {local: absolute(full) for local, full in raw["imports"]}
+    methods: dict[str, list[str]] = raw.get("methods", {})
+    found: list[str] = []
+    for sub, written in raw.get("bases", {}).items():
+        if sub in found or method in methods.get(sub, ()):
+            continue
+        for name in written:
+            root, _, rest = name.partition(".")
+            if root in imports and (f"{imports[root]}.{rest}" if rest else imports[root]) in bases:
+                found.append(sub)
+                found.extend(s for s in inheriting_classes(raw, sub, method) if s not in found)
+                break
     return tuple(found)

@@ -16,7 +16,12 @@ import itertools
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from h2dlint.project.call_edges import call_edges, external_bases, inheriting_classes
+from h2dlint.project.call_edges import (
+    call_edges,
+    external_bases,
+    importing_subclasses,
+    inheriting_classes,
+)
 from h2dlint.project.call_resolution import defining_module, resolve_edges
 from h2dlint.project.caller_scans import Caller as Caller
 from h2dlint.project.caller_scans import Scan, reaching
@@ -320,6 +325,7 @@ class CallerIndex:
         owner = module.rpartition(".")[0]
         while scan.pending:
             other = scan.pending.popleft()
+            subclasses: tuple[str, ...] = ()
             if scan.typed is not None:
                 if other == owner:
                     if not scan.own_module:
@@ -327,7 +333,7 @@ class CallerIndex:
                 elif not any(
                     self._holds(other, _last(c))
                     for c in (scan.typed, *scan.bases, *scan.inheriting)
-                ):
+                ) and not (subclasses := self._subclasses(other, scan)):
                     continue
             elif other == module:
                 if not scan.own_module:
@@ -339,7 +345,8 @@ class CallerIndex:
                 return None
             path = self.project.layout.path_of(other)
             edges = self._edges_of(other)
-            for callee in scan.callees:
+            method = _last(scan.qualified)
+            for callee in (*scan.callees, *(f"{other}.{sub}.{method}" for sub in subclasses)):
                 scan.found.extend(edges.get(callee, ()))
             if path is None:
                 continue
@@ -358,6 +365,19 @@ class CallerIndex:
         (:func:`inheriting_classes`)."""
         raw = self.tree_part(module, "edges", call_edges)
         return inheriting_classes(raw, cls, method) if raw is not None else ()
+
+    def _subclasses(self, module: str, scan: Scan) -> tuple[str, ...]:
+        """``module``'s subclasses of ``scan``'s class that inherit its method
+        (:func:`importing_subclasses`)."""
+        owner = scan.qualified.rpartition(".")[0].rpartition(".")[0]
+        data = self.data(module) or b""
+        named = [c for c in (scan.typed or "", *scan.inheriting) if c and c.encode() in data]
+        raw = self.tree_part(module, "edges", call_edges) if named else None
+        if raw is None:
+            return ()
+        bases = {f"{owner}.{c}" for c in named}
+        absolute = lambda n: self.project.absolute(module, n)  # noqa: E731
+        return importing_subclasses(raw, bases, _last(scan.qualified), absolute)
 
     def _holds(self, module: str, cls: str) -> bool:
         """:func:`holds_typed` of ``module``'s text, once per process."""
