@@ -48,6 +48,7 @@ import libcst as cst
 
 from h2dlint.analysis.class_bases import class_and_base_names
 from h2dlint.analysis.hot_names import PER_REQUEST_CLASS_WORDS
+from h2dlint.analysis.once_guards import self_attribute
 from h2dlint.analysis.step_drivers import drives_steps, model_call, model_receiver
 from h2dlint.imports import dotted_name
 from h2dlint.walk import visit_read_only
@@ -241,11 +242,7 @@ class _SelfCalls(cst.CSTVisitor):
         if bool(self.loops) == self.outside_loops:
             return
         func = node.func
-        if (
-            isinstance(func, cst.Attribute)
-            and isinstance(func.value, cst.Name)
-            and func.value.value == "self"
-        ):
+        if isinstance(func, cst.Attribute) and self_attribute(func):
             self.names.append(func.attr.value)
         elif isinstance(func, cst.Name):
             self.bare.append(func.value)
@@ -269,11 +266,7 @@ class _ModelCalls(cst.CSTVisitor):
         if model_call(node):
             self.found = True
         func = node.func
-        if (
-            isinstance(func, cst.Attribute)
-            and isinstance(func.value, cst.Name)
-            and func.value.value == "self"
-        ):
+        if isinstance(func, cst.Attribute) and self_attribute(func):
             self.self_calls.append(func.attr.value)
 
 
