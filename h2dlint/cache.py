@@ -329,7 +329,9 @@ _STATUS_FIELDS = ("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino")
 
 
 def _status(status: os.stat_result) -> list[int]:
-    return [getattr(status, name) for name in _STATUS_FIELDS]
+    """The fields of :data:`_STATUS_FIELDS`, in that order (read directly: this runs for
+    every module of the project before a run over a few files forks its workers)."""
+    return [status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino]
 
 
 def _recent(items: dict[str, Any], used: Callable[[Any], Any], now: int) -> dict[str, Any]:

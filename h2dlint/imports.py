@@ -17,10 +17,12 @@ import libcst as cst
 def dotted_name(node: cst.BaseExpression) -> str | None:
     """``a.b.c`` for a chain of names and attributes, else None."""
     parts: list[str] = []
-    while isinstance(node, cst.Attribute):
+    # By exact class (neither has subclasses): an ``isinstance`` that fails calls
+    # ``ABCMeta.__instancecheck__`` (see walk.node_classes), and this runs on every name.
+    while type(node) is cst.Attribute:
         parts.append(node.attr.value)
         node = node.value
-    if not isinstance(node, cst.Name):
+    if type(node) is not cst.Name:
         return None
     parts.append(node.value)
     return ".".join(reversed(parts))

@@ -265,3 +265,81 @@ def test_appended_needs_every_stored_key_first_with_its_stamp() -> None:
     assert packed.appended(before, {"d1": 5, "d2": 8, "d3": 9}, set()) is None  # stamp
     assert packed.appended(before, {"d1": 5, "d3": 9}, set()) is None  # d2 dropped
     assert packed.appended(before, {"d1": 5, "d2": 7, "d3": 9}, {"d2"}) is None  # changed
+
+
+# Raw part texts, as a damaged or hand-written file may hold them: JSON values, values with
+# whitespace around them, numbers that the next text would extend, texts that do not decode.
+RAW_PARTS = [
+    b'["f","g"]',
+    b"null",
+    b"1",
+    b"2.5e3",
+    b"12",
+    b".5",
+    b'"a,b"',
+    b' ["x"]',
+    b'["x"] ',
+    b'{"k":[1,2,{"z":null}]}',
+    b'1,"',
+    b'"',
+    b"[1",
+    b"2]",
+    b"true",
+    b'"\\u00e9"',
+    b"",
+    b"-0",
+    b"0",
+    b"7e",
+    b'["\\ud800"]',
+    b"NaN",
+    b"Infinity",
+]
+
+
+def _raw_file(raws: list[bytes], name: str = "defs") -> packed.Packed:
+    texts = {f"d{i}": (1, packed.lay({name: raw})) for i, raw in enumerate(raws)}
+    found = packed.read(packed.write(texts, SUMMARY_FORMAT, "build"), SUMMARY_FORMAT, "build")
+    assert found is not None
+    return found
+
+
+@pytest.mark.parametrize("order", [1, -1])
+def test_parts_decoded_at_once_are_those_decoded_one_by_one(order: int) -> None:
+    raws = RAW_PARTS[::order]
+    found = _raw_file(raws)
+    keys = [f"d{i}" for i in range(len(raws))] + ["d99"]
+    alone = {key: found.decode(key, "defs") for key in keys}
+    at_once = found.decode_many(keys, "defs")
+    for key, value in at_once.items():
+        assert alone[key] == (value,), key
+    # Each part as ``encode`` writes it comes back at once, but a number (the next part's
+    # text may extend it: ``1`` then ``2.5e3``): those are left to be decoded alone.
+    missed = [
+        raw
+        for key, raw in zip(keys[:-1], raws, strict=True)
+        if key not in at_once
+        and alone[key] is not None
+        and packed.encode(alone[key][0]) == raw  # type: ignore[index]
+        and raw[:1] not in b"-0123456789"
+    ]
+    assert missed == [] and len(at_once) >= 8
+    assert found.decode_many(keys, "calls") == {}
+
+
+def test_texts_that_are_not_ascii_are_left_to_be_decoded_one_by_one() -> None:
+    found = _raw_file(['["é"]'.encode(), b'["f"]'])
+    assert found.decode_many(["d0", "d1"], "defs") == {}
+    assert found.decode("d0", "defs") == (["é"],)
+
+
+def test_a_store_knows_parts_decoded_at_once_as_it_would_decode_them() -> None:
+    values = {"d1": ["f", "g"], "d2": [], "d3": ["h"]}
+    data = _file({key: (1, {"defs": value, "top": None}) for key, value in values.items()})
+    at_once = SummaryStore(packed=packed.read(data, SUMMARY_FORMAT, "build"))
+    alone = SummaryStore(packed=packed.read(data, SUMMARY_FORMAT, "build"))
+    at_once.decode_stored(["d1", None, "d3", "d9"], ("defs",))
+    assert set(at_once.entries) == {"d1", "d3"}
+    for key in (*values, "d9"):
+        assert at_once.stored(key, "defs") == alone.stored(key, "defs")
+        assert at_once.stored(key, "top") == alone.stored(key, "top")
+    assert at_once.entries == alone.entries

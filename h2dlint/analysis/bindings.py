@@ -24,7 +24,7 @@ outside it, in the function.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, cast
 
 import libcst as cst
 
@@ -39,6 +39,8 @@ STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
 STATEMENT_CLASSES = node_classes(*STATEMENTS)  # the same, for a test by class
 LOOPS = (cst.For, cst.While)
 COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+_COMPREHENSION_CLASSES = node_classes(*COMPREHENSIONS)  # the same, for a test by class
+Comprehension = cst.ListComp | cst.SetComp | cst.DictComp | cst.GeneratorExp
 # In-place arithmetic updates (``t += x``, ``t *= 2``): the name keeps its kind and place.
 ARITHMETIC_UPDATES = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign)
 
@@ -140,14 +142,17 @@ class Bindings:
         for node in self._ancestors(use):
             if node.__class__ in STATEMENT_CLASSES:
                 return None
-            if isinstance(node, COMPREHENSIONS):
-                first = node.for_in
+            kind = node.__class__  # not isinstance: see walk.node_classes
+            if kind in _COMPREHENSION_CLASSES:
+                comprehension = cast(Comprehension, node)
+                first = comprehension.for_in
                 outside = child is first and grandchild is first.iter
-                values = None if outside else _comprehension_values(node, use.value)
+                values = None if outside else _comprehension_values(comprehension, use.value)
                 if values is not None:
                     return tuple(Binding(v, node, -1) for v in values)
             elif (
-                isinstance(node, cst.Lambda)
+                kind is cst.Lambda  # no subclasses: the isinstance below is its fast path
+                and isinstance(node, cst.Lambda)
                 and child is node.body
                 and use.value in _params(node.params)
             ):

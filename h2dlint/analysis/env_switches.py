@@ -160,11 +160,13 @@ def _bindings(
         found.extend((value, True) for value in values)
         if values:
             return found
+    # By exact class (none of these has subclasses): a failed ``isinstance`` of a libcst class
+    # calls ``ABCMeta.__instancecheck__`` (see walk.node_classes), on every top-level statement.
     for statement in module.body:
-        if isinstance(statement, cst.SimpleStatementLine):
+        if type(statement) is cst.SimpleStatementLine:
             for small in statement.body:
-                if isinstance(small, cst.Assign) and any(
-                    isinstance(t.target, cst.Name) and t.target.value == name for t in small.targets
+                if type(small) is cst.Assign and any(
+                    type(t.target) is cst.Name and t.target.value == name for t in small.targets
                 ):
                     found.append((small.value, False))
     return found

@@ -230,16 +230,18 @@ def _compound_statements(module: cst.Module) -> Iterator[cst.BaseCompoundStateme
     stack: list[cst.CSTNode] = list(module.body)
     while stack:
         node = stack.pop(0)
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        # By exact class (none of these has subclasses): a failed ``isinstance`` of a libcst
+        # class calls ``ABCMeta.__instancecheck__`` (see walk.node_classes).
+        if type(node) is cst.FunctionDef or type(node) is cst.ClassDef:
             yield node
-        elif isinstance(node, (cst.If, cst.Try, cst.With)):
+        elif type(node) is cst.If or type(node) is cst.Try or type(node) is cst.With:
             body = node.body
-            if isinstance(body, cst.IndentedBlock):
+            if type(body) is cst.IndentedBlock:
                 stack.extend(body.body)
             orelse = getattr(node, "orelse", None)
-            if isinstance(orelse, (cst.Else, cst.If)) and isinstance(
-                orelse.body, cst.IndentedBlock
-            ):
+            if (type(orelse) is cst.Else or type(orelse) is cst.If) and type(
+                orelse.body
+            ) is cst.IndentedBlock:
                 stack.extend(orelse.body.body)
 
 
@@ -252,21 +254,22 @@ def _self_assignments(
     (of an own method's returned displays) give their values elsewhere: the attributes they
     bind are left out here, not recorded as unknown."""
     for small in statements(method.body):
-        if isinstance(small, cst.Assign) and small in resolved:
+        # By exact class (none has subclasses): see _compound_statements.
+        if type(small) is cst.Assign and small in resolved:
             unpacked = small.targets[0].target
             elements = unpacked.elements if isinstance(unpacked, (cst.Tuple, cst.List)) else ()
             direct = {e.value.attr.value for e in elements if isinstance(e.value, cst.Attribute)}
             for attr, value in _targets(unpacked, small.value, self_name):
                 if attr not in direct:
                     yield attr, value, False
-        elif isinstance(small, cst.Assign):
+        elif type(small) is cst.Assign:
             for target in small.targets:
                 for attr, value in _targets(target.target, small.value, self_name):
                     yield attr, value, False
-        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+        elif type(small) is cst.AnnAssign and small.value is not None:
             for attr, value in _targets(small.target, small.value, self_name):
                 yield attr, value, False
-        elif isinstance(small, cst.AugAssign):
+        elif type(small) is cst.AugAssign:
             for attr, _ in _targets(small.target, None, self_name):
                 yield attr, None, True
 
@@ -279,10 +282,10 @@ def _unpacked_returns(
     value of ``a``, evaluated in ``_pick``'s frame (:mod:`returned_displays`). The unpacking
     itself is recorded as unknown by :func:`_self_assignments`; these are its values."""
     for small in statements(method.body):
-        if not isinstance(small, cst.Assign) or len(small.targets) != 1:
+        if type(small) is not cst.Assign or len(small.targets) != 1:  # see _self_assignments
             continue
         target = small.targets[0].target
-        if not isinstance(target, (cst.Tuple, cst.List)):
+        if type(target) is not cst.Tuple and type(target) is not cst.List:
             continue
         callee = own_method_call(small.value, self_name, methods)
         if callee is None or callee is method:
@@ -305,15 +308,16 @@ def _unpacked_returns(
 def _targets(
     target: cst.BaseExpression, value: cst.BaseExpression | None, self_name: str
 ) -> Iterator[tuple[str, cst.BaseExpression | None]]:
+    # By exact class (none has subclasses): see _compound_statements.
     if (
-        isinstance(target, cst.Attribute)
-        and isinstance(target.value, cst.Name)
+        type(target) is cst.Attribute
+        and type(target.value) is cst.Name
         and target.value.value == self_name
     ):
         yield target.attr.value, value
-    elif isinstance(target, (cst.Tuple, cst.List)):
+    elif type(target) is cst.Tuple or type(target) is cst.List:
         values = pairwise(target, value)
         for element, element_value in zip(target.elements, values, strict=True):
             yield from _targets(element.value, element_value, self_name)
-    elif isinstance(target, cst.StarredElement):
+    elif type(target) is cst.StarredElement:
         yield from _targets(target.value, None, self_name)

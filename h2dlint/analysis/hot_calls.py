@@ -4,6 +4,9 @@ loop of a per-request entry point)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import libcst as cst
 
 from h2dlint.analysis.device_branches import holds_on_cuda, only_off_cuda
@@ -12,7 +15,7 @@ from h2dlint.analysis.frames import ModuleIndex
 from h2dlint.analysis.host_io_requests import device_loops_cst
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.sync_basics import periodic_test
-from h2dlint.walk import OwnLoopBodyVisitor, visit_read_only
+from h2dlint.walk import OwnLoopBodyVisitor, node_classes, visit_read_only
 
 # Words of an ``if`` test whose body is a debugging aid (``if _dump_dir is not None:``,
 # ``if self.debug:``): what it calls does not run per step.
@@ -347,6 +350,13 @@ def _local_values(method: cst.FunctionDef) -> dict[str, list[cst.BaseExpression]
     return found
 
 
+# Node classes for :func:`_statements`, tested by ``node.__class__ in ...`` (an ``isinstance``
+# of libcst's abstract classes calls ``ABCMeta.__instancecheck__``: see walk.node_classes).
+_STATEMENTS = node_classes(cst.BaseStatement)
+_DEFINITIONS = node_classes(cst.FunctionDef, cst.ClassDef)
+_INNER_BLOCKS = node_classes(cst.BaseSuite, cst.ExceptHandler, cst.Else, cst.Finally, cst.MatchCase)
+
+
 def _statements(block: cst.BaseSuite) -> list[cst.BaseStatement]:
     """Every statement in ``block`` and the compound statements in it, not inside a nested
     function or class (whose own statements are not the function's)."""
@@ -356,14 +366,14 @@ def _statements(block: cst.BaseSuite) -> list[cst.BaseStatement]:
         node = stack.pop()
         for name in ("body", "orelse", "handlers", "finalbody", "cases"):
             value = getattr(node, name, None)
-            children = value if isinstance(value, (list, tuple)) else [value]
+            children: Sequence[Any] = value if isinstance(value, (list, tuple)) else [value]
             for child in children:
-                if isinstance(child, (cst.BaseStatement, cst.BaseSuite, cst.ExceptHandler)):
-                    if isinstance(child, cst.BaseStatement):
-                        found.append(child)
-                    if not isinstance(child, (cst.FunctionDef, cst.ClassDef)):
+                kind = child.__class__
+                if kind in _STATEMENTS:
+                    found.append(child)
+                    if kind not in _DEFINITIONS:
                         stack.append(child)
-                elif isinstance(child, (cst.Else, cst.Finally, cst.MatchCase)):
+                elif kind in _INNER_BLOCKS:
                     stack.append(child)
     return found
 

@@ -79,17 +79,39 @@ class _Constructions(cst.CSTVisitor):
         self.stack.pop()
 
 
+class _NamedCall(cst.CSTVisitor):
+    """Whether a subtree calls a bare name in ``names``: the default walk, which calls no
+    method on the nodes between calls (:class:`_Constructions` keeps every node's ancestors)."""
+
+    def __init__(self, names: frozenset[str]) -> None:
+        self.names = names
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        func = node.func
+        if isinstance(func, cst.Name) and func.value in self.names:
+            self.found = True
+        return not self.found
+
+
 Constructions = dict[str, list[list[cst.CSTNode]]]
 
 
 def plain_constructions(module: cst.Module, classes: dict[str, cst.ClassDef]) -> Constructions:
     """Per class of ``classes`` (the module's top-level classes) without bases: where it is
-    constructed by its name (one walk of the module for all of them)."""
+    constructed by its name. Only the top-level statements that hold such a call are walked
+    with their ancestors kept (the same ancestors and order as a walk of the whole module,
+    whose only content field is its ``body``)."""
     plain = frozenset(n for n, c in classes.items() if not c.bases and not c.keywords)
     if not plain:
         return {}
     finder = _Constructions(plain)
-    visit_read_only(module, finder)
+    finder.stack.append(module)
+    for statement in module.body:
+        probe = _NamedCall(plain)
+        visit_read_only(statement, probe)
+        if probe.found:
+            visit_read_only(statement, finder)
     return finder.found
 
 

@@ -155,16 +155,25 @@ def _modules_in(directory: str) -> list[str]:
 
 def _walk_package(root: str, layout: ProjectLayout) -> None:
     base = os.path.dirname(root)
+    prefix = base if base.endswith(os.sep) else base + os.sep
     for directory, dirs, files in os.walk(root):
         dirs[:] = sorted(
             d
             for d in dirs
             if d not in SKIPPED_DIRECTORIES
             and not d.startswith(".")
-            # a package, or a namespace subpackage of this one
-            and (os.path.isfile(os.path.join(directory, d, "__init__.py")) or d.isidentifier())
+            # a namespace subpackage of this one, or a package (asked second: a name that is
+            # an identifier needs no status call of its ``__init__.py``)
+            and (d.isidentifier() or os.path.isfile(os.path.join(directory, d, "__init__.py")))
         )
-        relative = os.path.relpath(directory, base).replace(os.sep, ".")
+        # ``os.walk`` joins entry names to ``root``: the path under ``base`` is a slice of it
+        # (``os.path.relpath`` normalised both paths again for every directory).
+        under = (
+            directory[len(prefix) :]
+            if directory.startswith(prefix)
+            else os.path.relpath(directory, base)
+        )
+        relative = under.replace(os.sep, ".")
         for name in sorted(files):
             if not name.endswith(".py") or len(layout.modules) >= MAX_MODULES:
                 continue

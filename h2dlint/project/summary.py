@@ -23,7 +23,7 @@ import bisect
 import re
 import warnings
 from collections import OrderedDict, deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from h2dlint.project.ast_walk import child_nodes, walk
@@ -109,6 +109,20 @@ class SummaryStore:
                 parts = self.entries[digest] = {}
             parts[name] = found[0]
         return found
+
+    def decode_stored(self, digests: list[str | None], names: Iterable[str]) -> None:
+        """Decode each part of ``names`` of the stored summaries of ``digests`` (None:
+        unknown, left out) at once (:meth:`Packed.decode_many`), for a table of every module's
+        part: each is then known as :meth:`stored` would have decoded it; one that does not
+        decode that way is left to :meth:`stored`."""
+        entries = self.entries
+        for name in names:
+            stored = self.lazy_packed() if name in LAZY_PARTS else self._packed
+            if stored is None:
+                continue
+            wanted = [d for d in digests if d is not None and name not in entries.get(d, ())]
+            for digest, value in stored.decode_many(wanted, name).items():
+                entries.setdefault(digest, {})[name] = value
 
     def holds(self, digest: str, name: str) -> bool:
         """Whether part ``name`` of ``digest``'s summary is known without computing it, told
