@@ -298,9 +298,10 @@ class SyncOnHotPath(Rule):
     that run a model, called outside its loops (in any module of the project), runs the model
     once per request, and its copy to numpy is the request's output. The one `.tolist()` that
     HTD201's fix leaves (`t.prod(dim=-1).tolist()`, all rows at once) is not reported again,
-    nor a copy that becomes the numpy array its function declares it returns (`-> np.ndarray`,
-    `-> tuple[np.ndarray, ...]`, not under `Iterator`; not in a torch module's method): the
-    function's caller is host code, and the copy is what it exists to hand over.
+    nor a copy outside loops that becomes the numpy array its function declares it returns
+    (`-> np.ndarray`, `-> tuple[np.ndarray, ...]`, not under `Iterator`; not in a torch
+    module's method): the function's caller is host code, and the copy is what it exists to
+    hand over; nor a copy handed straight to `matplotlib` (a plot).
 
     Explicit waits are reported in two shapes, at MEDIUM confidence. First, a statement
     `torch.cuda.synchronize()` (or `torch.accelerator.synchronize()`...) or

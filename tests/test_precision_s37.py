@@ -5,10 +5,12 @@ class besides its ``__call__`` (``analysis/host_io_calls.py``: iopaint's infill 
 
 from __future__ import annotations
 
+import textwrap
+
 import libcst as cst
 from lint_runs import lint
 
-from h2dlint.analysis.numpy_outputs import numpy_annotation
+from h2dlint.analysis.numpy_outputs import declared_numpy_output, numpy_annotation
 
 
 def _rows(code: str) -> list[int]:
@@ -133,3 +135,42 @@ def test_a_round_trip_through_a_host_library_stays_reported() -> None:
                 return torch.from_numpy(cv2.blur(self.model(x).cpu().numpy(), (3, 3)))
     """
     assert _rows(code) == [6, 10]
+
+
+def _copies_declared(code: str) -> list[bool]:
+    """``declared_numpy_output`` of every ``.cpu()`` call of ``code``, in order."""
+    module = cst.parse_module(textwrap.dedent(code))
+    found: list[bool] = []
+
+    class Copies(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.stack: list[cst.CSTNode] = []
+
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            func = node.func if isinstance(node, cst.Call) else None
+            if isinstance(func, cst.Attribute) and func.attr.value == "cpu":
+                assert isinstance(node, cst.Call)
+                found.append(declared_numpy_output(self.stack, node))
+            self.stack.append(node)
+            return True
+
+        def on_leave(self, original_node: cst.CSTNode) -> None:
+            self.stack.pop()
+
+    module.visit(Copies())
+    return found
+
+
+def test_a_declared_numpy_result_copied_per_iteration_is_no_output() -> None:
+    code = """
+        import numpy as np
+        class Generator:
+            def generate(self, ids, n) -> np.ndarray:
+                for _ in range(n):
+                    ids = self.model(ids).argmax(-1)
+                    tok = ids.cpu().numpy()
+                    if tok[0] == self.eos:
+                        break
+                return ids.cpu().numpy()
+    """
+    assert _copies_declared(code) == [False, True]

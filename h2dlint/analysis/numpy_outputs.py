@@ -9,8 +9,10 @@ operation it exists for, not a read of a step that could have stayed on the devi
 sampler hands back tensors (or the Python ids of a ``list[int]``), not a declared numpy array;
 that is the fact that separates the two, stated by the code's own author.
 
-Only a copy whose value reaches ``.numpy()`` (:func:`host_io_calls.to_numpy`) counts, in a
-function (not a lambda) that is no method of a torch module (a ``forward`` that returns numpy is
+Only a copy whose value reaches ``.numpy()`` (:func:`host_io_calls.to_numpy`) counts, outside
+the loops of its function (an autoregressive ``generate(...) -> np.ndarray`` that copies each
+step's token in its loop stalls per step, whatever it returns at the end), in a function (not a
+lambda) that is no method of a torch module (a ``forward`` that returns numpy is
 still called by the module's callers, maybe per step), whose return annotation names a numpy
 array (``np.ndarray``, ``NDArray[...]``, ``npt.NDArray``), alone or inside ``Optional``,
 ``Union``, ``X | None``, ``tuple``, ``list`` or ``dict``, not under an iterator or generator type
@@ -39,8 +41,8 @@ def declared_numpy_output(ancestors: Sequence[cst.CSTNode], copy: cst.Call) -> b
     array in a function that declares a numpy array as its result (see the module)."""
     for i in range(len(ancestors) - 1, -1, -1):
         node = ancestors[i]
-        if isinstance(node, cst.Lambda):
-            return False
+        if isinstance(node, (cst.Lambda, cst.For, cst.While, cst.BaseComp, cst.DictComp)):
+            return False  # per iteration: a generation loop may copy each step's tokens
         if isinstance(node, cst.FunctionDef):
             owner = ancestors[i - 2] if i >= 2 else None
             if isinstance(owner, cst.ClassDef) and module_subclass(owner):
