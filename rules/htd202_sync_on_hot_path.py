@@ -293,10 +293,15 @@ class SyncOnHotPath(Rule):
     named, or derived from one named, `...Pipeline...`) runs once per request around its loop
     of steps: only the loop's body is hot there. So does a host-in, host-out `__call__` (a
     class that is no torch module whose `__call__` makes its tensor or image from host data:
-    `torch.from_numpy`, `Image.fromarray`; ControlNet's annotators): a helper without loops
+    `torch.from_numpy`, `Image.fromarray`; ControlNet's annotators; any other method of such
+    a class that makes its own input so: an infill model's `forward`): a helper without loops
     that run a model, called outside its loops (in any module of the project), runs the model
     once per request, and its copy to numpy is the request's output. The one `.tolist()` that
-    HTD201's fix leaves (`t.prod(dim=-1).tolist()`, all rows at once) is not reported again.
+    HTD201's fix leaves (`t.prod(dim=-1).tolist()`, all rows at once) is not reported again,
+    nor a copy outside loops that becomes the numpy array its function declares it returns
+    (`-> np.ndarray`, `-> tuple[np.ndarray, ...]`, not under `Iterator`; not in a torch
+    module's method): the function's caller is host code, and the copy is what it exists to
+    hand over; nor a copy handed straight to `matplotlib` (a plot).
 
     Explicit waits are reported in two shapes, at MEDIUM confidence. First, a statement
     `torch.cuda.synchronize()` (or `torch.accelerator.synchronize()`...) or
@@ -2626,6 +2631,36 @@ class SyncOnHotPath(Rule):
                     return self._run([img])
             """
         ),
+        # Session 37 (precision37): any method of a host-in, host-out class, not only its
+        # ``__call__`` (iopaint's infill models: ``InpaintModel.forward`` of a plain class
+        # makes its input from numpy and hands OpenCV the result): the copy is the output.
+        Valid(
+            """
+            import numpy as np
+            import torch
+            class InpaintModel:
+                def forward(self, image, mask):
+                    image = torch.from_numpy(image).unsqueeze(0).to(self.device)
+                    mask = torch.from_numpy(mask).unsqueeze(0).to(self.device)
+                    out = self.model(image, mask)
+                    res = out[0].permute(1, 2, 0).detach().cpu().numpy()
+                    return np.clip(res * 255, 0, 255).astype("uint8")
+            """
+        ),
+        # Session 37 (precision37): a function that declares a numpy array as its result
+        # (an agent's ``predict``, a SAM predictor, a codec's ``get_waveform``) hands it to
+        # host code: the copy that becomes that array is its output, wherever it is called.
+        Valid(
+            """
+            import numpy as np
+            import torch
+            class Agent:
+                def step(self, obs: torch.Tensor) -> tuple[np.ndarray, float]:
+                    with torch.no_grad():
+                        action = self.policy(obs.to("cuda"))
+                    return action.cpu().detach().numpy(), 0.0
+            """
+        ),
         # Session 34 (precision34, controlnet-aux 0.0.10's LeReS and MLSD annotators): a
         # host-in, host-out ``__call__`` (no torch module; it makes an image from host data)
         # runs once per request, like a pipeline's: a helper without loops that it calls
@@ -3102,6 +3137,23 @@ class SyncOnHotPath(Rule):
                     return Image.fromarray(np.mean(depths, axis=0))
             """,
             message_contains="`.cpu()` of `depth.squeeze()`",
+        ),
+        # Session 37 (precision37): a generator annotated ``Iterator[np.ndarray]`` yields per
+        # step of its loop, and a torch module's ``forward`` that returns numpy is still run by
+        # its callers, maybe per step: both stay reported.
+        Invalid(
+            """
+            from collections.abc import Iterator
+            import numpy as np
+            import torch
+            class Streamer:
+                def stream(self, chunks) -> Iterator[np.ndarray]:
+                    for chunk in chunks:
+                        wave = self.decoder(chunk.to("cuda"))
+                        yield wave.cpu().numpy()
+                        #     ^^^^^^^^^^
+            """,
+            message_contains="`.cpu()` of `wave`",
         ),
         # Session 33 (recall33b, rsl-rl 5.5.1's `EmpiricalNormalization.update`): a registered
         # buffer moves with its module (`.to(device)`), wherever `__init__` built it: its test

@@ -14,7 +14,11 @@ a loop (per scale, per batch of crops) stay reported. A wrapper split into helpe
 (``__call__`` -> ``self._batch_process(...)`` -> ``self._build_preds(outputs)``, OCR
 predictors) is the same request: a copy in a method that ``__call__`` reaches through ``self.``
 calls, each outside loops where some call of it is, with a host input made somewhere in the
-class, is its output too.
+class, is its output too. Session 37: the same holds for any method of such a class, not
+only ``__call__``, whose own body makes its input from host data: iopaint's infill models
+(``InpaintModel.forward``, a plain class: ``torch.from_numpy(image).to(self.device)``, the
+model, ``cur_res = output[0].permute(1, 2, 0).cpu().numpy()`` for OpenCV), a segmenter's
+``predict``. The chain to ``.numpy()`` may pass views, casts, clamps and subscripts.
 """
 
 from __future__ import annotations
@@ -30,8 +34,15 @@ from h2dlint.walk import ReadOnlyVisitor, visit_read_only
 
 # Calls that make a tensor (or an image a transform makes one of) from host data.
 HOST_INPUTS = frozenset({"from_numpy", "fromarray", "to_tensor", "ToTensor"})
-# Methods a copy's result may pass through on its way to ``.numpy()``.
-_ON_THE_WAY = frozenset({"detach", "float", "squeeze", "numpy", "clone", "contiguous"})
+# Methods a copy's result may pass through on its way to ``.numpy()``: each keeps it on the
+# host (a view, a cast, an element-wise op), so the array is the copy's values.
+_ON_THE_WAY = frozenset(
+    {
+        *("detach", "float", "half", "double", "byte", "squeeze", "unsqueeze", "numpy"),
+        *("clone", "contiguous", "permute", "transpose", "flatten", "reshape", "view"),
+        *("clamp", "clamp_", "round", "to", "type"),
+    }
+)
 
 
 def copied_output(path: str, ancestors: Sequence[cst.CSTNode], copy: cst.Call | None) -> bool:
@@ -98,9 +109,10 @@ def _postprocessor_class(cls: cst.ClassDef, module_named: bool) -> bool:
 
 def host_io_output(ancestors: Sequence[cst.CSTNode], copy: cst.Call) -> bool:
     """Whether ``copy`` (a ``.cpu()`` below ``ancestors``, innermost last) is the result of a
-    host-in, host-out ``__call__`` (see the module): in no loop of the function, turned into
-    a numpy array, in the ``__call__`` of a class that is no torch module, whose body makes
-    a tensor from host data."""
+    host-in, host-out method (see the module): in no loop of the function, turned into a numpy
+    array, in a method of a class that is no torch module, whose own body makes a tensor from
+    host data (an infill model's ``forward``, a segmenter's ``predict``; session 37), or that
+    ``__call__`` reaches once where the class makes one."""
     function: cst.FunctionDef | None = None
     cls: cst.ClassDef | None = None
     for i in range(len(ancestors) - 1, -1, -1):
@@ -112,7 +124,7 @@ def host_io_output(ancestors: Sequence[cst.CSTNode], copy: cst.Call) -> bool:
             owner = ancestors[i - 2] if i >= 2 else None
             cls = owner if isinstance(owner, cst.ClassDef) else None
             break
-    if function is None or cls is None or not _to_numpy(function, copy):
+    if function is None or cls is None or not to_numpy(function, copy):
         return False
     if module_subclass(cls):
         return False
@@ -120,6 +132,8 @@ def host_io_output(ancestors: Sequence[cst.CSTNode], copy: cst.Call) -> bool:
         finder = _HostInputs()
         visit_read_only(function.body, finder)
         return finder.found
+    if _host_in_then_out(function, copy):
+        return True  # any method that takes its input from the host before the copy
     methods = _methods(cls)
     if "__call__" not in methods or function.name.value not in _reached_once(methods):
         return False
@@ -173,7 +187,7 @@ class _SelfCalls(ReadOnlyVisitor):
 _LOOPS = (cst.For, cst.While, cst.BaseComp, cst.DictComp, cst.Lambda, cst.FunctionDef)
 
 
-def _to_numpy(function: cst.FunctionDef, copy: cst.Call) -> bool:
+def to_numpy(function: cst.FunctionDef, copy: cst.Call) -> bool:
     """Whether a chain of method calls on ``copy`` in ``function`` ends in ``.numpy()``
     (``x.cpu().numpy()``, ``x.cpu().detach().numpy()``)."""
     finder = _NumpyOf(copy)
@@ -182,7 +196,8 @@ def _to_numpy(function: cst.FunctionDef, copy: cst.Call) -> bool:
 
 
 class _NumpyOf(ReadOnlyVisitor):
-    """Whether a ``.numpy`` attribute is reached from ``copy`` through :data:`_ON_THE_WAY`."""
+    """Whether a ``.numpy`` attribute is reached from ``copy`` through :data:`_ON_THE_WAY`,
+    ``.data`` and subscripts (``x.cpu()[0].numpy()``)."""
 
     def __init__(self, copy: cst.Call) -> None:
         self.copy = copy
@@ -200,6 +215,10 @@ class _NumpyOf(ReadOnlyVisitor):
                 if current.func.attr.value not in _ON_THE_WAY:
                     return
                 current = current.func.value
+            elif isinstance(current, cst.Subscript) or (
+                isinstance(current, cst.Attribute) and current.attr.value == "data"
+            ):
+                current = current.value
             else:
                 return
 
@@ -210,12 +229,35 @@ def _base_name(node: cst.BaseExpression) -> str:
     return node.value if isinstance(node, cst.Name) else ""
 
 
-class _HostInputs(ReadOnlyVisitor):
-    """Whether a body calls one of :data:`HOST_INPUTS`."""
+def _host_in_then_out(function: cst.FunctionDef, copy: cst.Call) -> bool:
+    """Whether ``function``'s body makes a tensor from host data before ``copy`` (in the order
+    of its code) and none after it: ``image = torch.from_numpy(image).to(self.device)``, the
+    model, then the copy for OpenCV. A ``torch.from_numpy(...)`` after the copy is its way
+    back to the device (a round trip through a host library: ``cv2.blur`` of an offset map),
+    and such a method stays reported."""
+    finder = _HostInputs(copy)
+    visit_read_only(function.body, finder)
+    return finder.found and not finder.after
 
-    def __init__(self) -> None:
+
+class _HostInputs(ReadOnlyVisitor):
+    """Whether a body calls one of :data:`HOST_INPUTS` (``found``); given ``copy``, only
+    before it, and ``after``: whether one is called after it."""
+
+    def __init__(self, copy: cst.Call | None = None) -> None:
+        self.copy = copy
+        self.passed = False
         self.found = False
+        self.after = False
 
     def visit_Call(self, node: cst.Call) -> None:
-        if _base_name(node.func) in HOST_INPUTS:
-            self.found = True
+        if node is self.copy:
+            self.passed = True
+
+    def leave_Call(self, original_node: cst.Call) -> None:
+        # On leaving: ``torch.from_numpy(x.cpu().numpy())`` passes the copy inside it first.
+        if _base_name(original_node.func) in HOST_INPUTS:
+            if self.passed:
+                self.after = True
+            else:
+                self.found = True

@@ -16,7 +16,10 @@ import libcst as cst
 
 from h2dlint.analysis.host_io_calls import copied_output
 from h2dlint.analysis.names import names_in
+from h2dlint.analysis.numpy_outputs import declared_numpy_output
 from h2dlint.analysis.optional_offloads import optional_offload
+from h2dlint.analysis.plotted_copies import plotted_copy
+from h2dlint.analysis.provenance import Provenance
 from h2dlint.context import FileContext
 
 # The methods that make an object's output: what they return goes to the caller.
@@ -121,14 +124,20 @@ def copy_role(
     context: FileContext, function: cst.FunctionDef, copy: cst.BaseExpression | None
 ) -> str | None:
     """What the host copy ``copy`` being visited is besides an avoidable read: ``"output"``
-    (what its code exists to produce, :func:`host_io_calls.copied_output`), ``"offload"`` (one
-    a setting asks for, :func:`optional_offloads.optional_offload`), ``"returned"`` (the
-    output ``function`` returns, :func:`returned_copy`), or None."""
+    (what its code exists to produce, :func:`host_io_calls.copied_output`, or the numpy array
+    its function declares it returns, :func:`numpy_outputs.declared_numpy_output`, or a
+    plot's input, :func:`plotted_copies.plotted_copy`),
+    ``"offload"`` (one a setting asks for, :func:`optional_offloads.optional_offload`),
+    ``"returned"`` (the output ``function`` returns, :func:`returned_copy`), or None."""
     ancestors = context.ancestors
     if copied_output(context.path, ancestors, copy if isinstance(copy, cst.Call) else None):
         return "output"
     if not isinstance(copy, cst.Call):
         return None
+    if declared_numpy_output(ancestors, copy):
+        return "output"
+    if plotted_copy(Provenance.of(context), ancestors, copy):
+        return "output"  # a plot's input (session 37)
     if optional_offload(ancestors, copy):
         return "offload"
     return "returned" if returned_copy(ancestors, function, copy) else None
