@@ -47,9 +47,9 @@ from h2dlint.analysis.shape_syncs import (
 )
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, SYNC_METHODS
 from h2dlint.analysis.syncing_helpers import synced_argument
-from h2dlint.analysis.tensor_kinds import not_a_tensor_here
 from h2dlint.analysis.tested_tensors import model_steps_reason, model_while_reason, tested_tensor
 from h2dlint.analysis.tuple_targets import unpacked_pairs
+from h2dlint.analysis.type_tests import not_a_tensor_here
 from h2dlint.analysis.unknown_tensors import tensor_root
 from h2dlint.analysis.value_syncs import (
     MASK_METHODS,
