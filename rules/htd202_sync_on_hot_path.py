@@ -5184,8 +5184,13 @@ class SyncOnHotPath(Rule):
             index = element.slice
             if isinstance(index, cst.Index) and is_mask(provenance, index.value, frame):
                 # The mask on the device, or the indexed value says nothing and the mask is
-                # surely a tensor (``m = mask.bool()``, a row of one): judged on the mask.
-                on_device = value_where(provenance, index.value, frame) is Where.DEVICE
+                # surely a tensor (``m = mask.bool()``, a row of one): judged on the mask. A
+                # host mask (``torch.tensor(keep, dtype=torch.bool)``) is turned into indices
+                # on the host: nothing waits for the device.
+                where = value_where(provenance, index.value, frame)
+                on_device = where is Where.DEVICE
+                if where.on_host:
+                    return
                 if on_device or (
                     not self._judge(node, node.value, "indexing {} with a boolean mask", "mask")
                     and mask_judged_alone(self.context, node, frame)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.arguments import keyword, positional
-from h2dlint.analysis.bindings import arithmetic_update, zipped_item
+from h2dlint.analysis.bindings import arithmetic_update, comprehension_item, zipped_item
 from h2dlint.analysis.classes import class_of
 from h2dlint.analysis.cross_module import field_annotation
 from h2dlint.analysis.frames import Frame, parameter_annotation
@@ -397,10 +397,29 @@ def _row_of_tensor(
     provenance: Provenance, statement: cst.CSTNode, name: str, frame: Frame, depth: int
 ) -> bool:
     """Whether ``statement`` is ``for name in t`` (or ``for i, name in enumerate(t)``, ``for x,
-    name in zip(xs, t)``) over ``t`` that is surely a tensor."""
-    iterable = zipped_item(statement, name)
-    return iterable is not None and (
-        tensor_evidence(provenance, iterable, frame, depth=depth + 1) is not None
+    name in zip(xs, t)``; also a comprehension's ``for``) over ``t`` that is surely a tensor,
+    or over a list built with one tensor per item (``rows = [ids[m] for ids, m in zip(x, ms)]``
+    then ``for row in rows``)."""
+    iterable = zipped_item(statement, name) or comprehension_item(statement, name)
+    if iterable is None:
+        return False
+    if tensor_evidence(provenance, iterable, frame, depth=depth + 1) is not None:
+        return True
+    return _tensor_per_item(provenance, iterable, frame, depth)
+
+
+def _tensor_per_item(
+    provenance: Provenance, iterable: cst.BaseExpression, frame: Frame, depth: int
+) -> bool:
+    """Whether ``iterable`` is a list comprehension (or a name bound only to ones) whose every
+    item is surely a tensor: its items are, though the list is none."""
+    values: list[cst.BaseExpression | None] = [iterable]
+    if isinstance(iterable, cst.Name):
+        values = list(provenance.bindings(frame).reaching(iterable))
+    return bool(values) and all(
+        isinstance(v, (cst.ListComp, cst.GeneratorExp))
+        and tensor_evidence(provenance, v.elt, frame, depth=depth + 1) is not None
+        for v in values
     )
 
 
