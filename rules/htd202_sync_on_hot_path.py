@@ -30,6 +30,7 @@ from h2dlint.analysis.loop_body import saving_code, showing_code
 from h2dlint.analysis.name_hints import named_host, on_host_by_name
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.returned_copies import RETURNED_NOTE, copy_role
+from h2dlint.analysis.round_trips import round_trip_read
 from h2dlint.analysis.row_findings import in_reported_row_loop, mask_judged_alone, reported_row_read
 from h2dlint.analysis.shape_syncs import (
     DATA_SIZED_FUNCTIONS,
@@ -3620,8 +3621,7 @@ class SyncOnHotPath(Rule):
                     self.scale = scale.item()
                     #            ^^^^^^^^^^^^
                     norm = torch.tensor(0.0).to(self.device).double()
-                    return norm.item()
-                    #      ^^^^^^^^^^^
+                    return norm.item()  # a copy up read straight back: HTD303's finding
             class Engine:
                 def backward(self, loss):
                     self.losses += loss.mean().item()
@@ -5067,6 +5067,9 @@ class SyncOnHotPath(Rule):
             copy = what in ("`.cpu()`", '`.to("cpu")`')
             if copy and discarded_copy(self.context.ancestors, node):
                 return  # ``vae.to("cpu")`` as a statement: a module offloaded in place
+            provenance = Provenance.of(self.context)
+            if round_trip_read(provenance, node, provenance.current_frame()):
+                return  # a copy up read straight back: HTD303's finding, the more specific
             kind = "copy" if what in ("`.cpu()`", '`.to("cpu")`', "`.tolist()`") else "read"
             if kind == "read" and what != "`bool()`":
                 provenance = Provenance.of(self.context)
