@@ -1659,6 +1659,23 @@ class SyncOnHotPath(Rule):
                     self.allowed.copy_(self.allowed_cpu, non_blocking=True)
             """
         ),
+        # Session 37 (recall37): boolean masks that do not sync: a host mask made from a Python
+        # list (its indices are found on the host), `torch.where(mask, a, b)` (same shape), a
+        # number written through a mask (a `masked_fill`), and a mask read once at load time.
+        Valid(
+            """
+            import torch
+            class Model(torch.nn.Module):
+                def __init__(self, table: torch.Tensor):
+                    super().__init__()
+                    self.kept = table[table > 0]
+                def forward(self, x: torch.Tensor, keep: list[bool]):
+                    m = torch.tensor(keep, dtype=torch.bool)
+                    y = torch.where(x > 0, x, 0)
+                    x[x < 0] = 0
+                    return x[m], y
+            """
+        ),
         # The `else` of a test that takes the CUDA path: another backend's (or the CPU's)
         # fallback through host memory.
         Valid(
@@ -4261,6 +4278,33 @@ class SyncOnHotPath(Rule):
                 #   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
             """,
             message_contains="through a list or tensor of indices",
+        ),
+        # Session 37 (recall37): LLaVA's per-sample syncs. The rows of a list built one tensor
+        # per item are tensors; a name compared inside `torch.where(...)` is one, so its
+        # `(ids == X).sum()` is a 0-d tensor, and testing it syncs; each sample's ids are
+        # indexed with its row of a boolean mask (`dtype=torch.bool`).
+        Invalid(
+            """
+            import torch
+            IMAGE = -200
+            class Model(torch.nn.Module):
+                def forward(self, input_ids, attention_mask=None):
+                    if attention_mask is None:
+                        attention_mask = torch.ones_like(input_ids, dtype=torch.bool)
+                    else:
+                        attention_mask = attention_mask.bool()
+                    input_ids = [ids[m] for ids, m in zip(input_ids, attention_mask)]
+                    #            ^^^^^^
+                    out = []
+                    for cur in input_ids:
+                        n = (cur == IMAGE).sum()
+                        if n == 0:
+                        #  ^
+                            out.append(cur)
+                            continue
+                        out.append(torch.where(cur == IMAGE, 0, cur))
+                    return out
+            """
         ),
         # Session 27 (misses27): through a list a per-request loop unpacks from a parameter's
         # items (`dict[int, tuple[int, list[int]]]`: each request's stop tokens)
