@@ -8,10 +8,7 @@ from h2dlint.analysis.boolean_operands import bool_operand
 from h2dlint.analysis.device_loops import DeviceLoop, device_loop
 from h2dlint.analysis.earlier_copies import earlier_host_copy
 from h2dlint.analysis.element_writes import ONE_ELEMENT, syncing_write
-from h2dlint.analysis.explicit_waits import (
-    hot_wait_message,
-    stream_wait,
-)
+from h2dlint.analysis.explicit_waits import hot_wait_message, stream_wait
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.first_iterations import first_iteration
 from h2dlint.analysis.frames import Frame
@@ -30,7 +27,7 @@ from h2dlint.analysis.loop_body import saving_code, showing_code
 from h2dlint.analysis.name_hints import named_host, on_host_by_name
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.returned_copies import RETURNED_NOTE, copy_role
-from h2dlint.analysis.round_trips import round_trip_read
+from h2dlint.analysis.round_trips import read_straight_away, round_trip_read
 from h2dlint.analysis.row_findings import in_reported_row_loop, mask_judged_alone, reported_row_read
 from h2dlint.analysis.shape_syncs import (
     DATA_SIZED_FUNCTIONS,
@@ -38,7 +35,7 @@ from h2dlint.analysis.shape_syncs import (
     FIRST_ARG_SIZE,
     SIZE_FACTORIES,
     SIZE_METHODS,
-    is_mask,
+    device_mask,
     mask_write,
     operand_of,
     own_member,
@@ -5111,8 +5108,7 @@ class SyncOnHotPath(Rule):
             copy = what in ("`.cpu()`", '`.to("cpu")`')
             if copy and discarded_copy(self.context.ancestors, node):
                 return  # ``vae.to("cpu")`` as a statement: a module offloaded in place
-            provenance = Provenance.of(self.context)
-            if round_trip_read(provenance, node, provenance.current_frame()):
+            if round_trip_read(Provenance.of(self.context), node):
                 return  # a copy up read straight back: HTD303's finding, the more specific
             kind = "copy" if what in ("`.cpu()`", '`.to("cpu")`', "`.tolist()`") else "read"
             if kind == "read" and what != "`bool()`":
@@ -5151,6 +5147,8 @@ class SyncOnHotPath(Rule):
                 if self._judge(node, size, "{} as a size", "size", sizes=True):
                     return
             return
+        if read_straight_away(self.context.ancestors, node):
+            return  # ``torch.where(m)[0].tolist()``: one report, the read's
         if qualified in DATA_SIZED_FUNCTIONS or method in DATA_SIZED_METHODS:
             operand = operand_of(node, method)
             name = method or qualified.rpartition(".")[2]
@@ -5229,15 +5227,10 @@ class SyncOnHotPath(Rule):
         frame = provenance.current_frame()
         for element in node.slice:
             index = element.slice
-            if isinstance(index, cst.Index) and is_mask(provenance, index.value, frame):
+            if isinstance(index, cst.Index) and device_mask(provenance, index.value, frame):
                 # The mask on the device, or the indexed value says nothing and the mask is
-                # surely a tensor (``m = mask.bool()``, a row of one): judged on the mask. A
-                # host mask (``torch.tensor(keep, dtype=torch.bool)``) is turned into indices
-                # on the host: nothing waits for the device.
-                where = value_where(provenance, index.value, frame)
-                on_device = where is Where.DEVICE
-                if where.on_host:
-                    return
+                # surely a tensor (``m = mask.bool()``, a row of one): judged on the mask.
+                on_device = value_where(provenance, index.value, frame) is Where.DEVICE
                 if on_device or (
                     not self._judge(node, node.value, "indexing {} with a boolean mask", "mask")
                     and mask_judged_alone(self.context, node, frame)

@@ -219,24 +219,6 @@ def zipped_item(loop: cst.CSTNode, name: str) -> cst.BaseExpression | None:
     return found if found is not None else iterated_by(loop, name)
 
 
-def comprehension_item(node: cst.CSTNode, name: str) -> cst.BaseExpression | None:
-    """What ``name`` is an item of when the comprehension ``node`` binds it as :func:`zipped_item`
-    says of a loop: ``ys`` of ``[... for x, name in zip(xs, ys)]``, ``xs`` of ``for name in xs``
-    (also through ``enumerate``); None otherwise."""
-    if not isinstance(node, COMPREHENSIONS):
-        return None
-    clause: cst.CompFor | None = node.for_in
-    while clause is not None:
-        found = zip_item(clause.target, clause.iter, name)
-        target, iterable = enumerated_item(clause.target, clause.iter)
-        if found is None and isinstance(target, cst.Name) and target.value == name:
-            found = iterable
-        if found is not None:
-            return found
-        clause = clause.inner_for_in
-    return None
-
-
 def zip_item(
     target: cst.BaseExpression, iterable: cst.BaseExpression, name: str
 ) -> cst.BaseExpression | None:

@@ -9,12 +9,12 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.arguments import keyword, positional
-from h2dlint.analysis.bindings import comprehension_item, zipped_item
+from h2dlint.analysis.bindings import zipped_item
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.state_tensors import none_literal, own_assignments
-from h2dlint.analysis.tensor_kinds import tensor_evidence
+from h2dlint.analysis.tensor_kinds import comprehension_item, tensor_evidence
 from h2dlint.analysis.value_syncs import COMPARISON_OPERATORS, MASK_METHODS, value_where
 
 # torch.<factory>(*sizes): every positional argument is a size (or a tuple of sizes).
@@ -186,6 +186,13 @@ def is_mask(provenance: Provenance, node: cst.BaseExpression, frame: Frame, dept
             for b in found
         )
     return False
+
+
+def device_mask(provenance: Provenance, node: cst.BaseExpression, frame: Frame) -> bool:
+    """Whether ``node`` is a boolean mask (:func:`is_mask`) not proven on the host: a host
+    mask (``torch.tensor(keep, dtype=torch.bool)``) is turned into indices on the host, and
+    indexing with it waits for no device work."""
+    return is_mask(provenance, node, frame) and not value_where(provenance, node, frame).on_host
 
 
 def _boolean_dtype(provenance: Provenance, call: cst.Call) -> bool:

@@ -7,7 +7,13 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.arguments import keyword, positional
-from h2dlint.analysis.bindings import arithmetic_update, comprehension_item, zipped_item
+from h2dlint.analysis.bindings import (
+    COMPREHENSIONS,
+    arithmetic_update,
+    enumerated_item,
+    zip_item,
+    zipped_item,
+)
 from h2dlint.analysis.classes import class_of
 from h2dlint.analysis.cross_module import field_annotation
 from h2dlint.analysis.frames import Frame, parameter_annotation
@@ -406,6 +412,24 @@ def _row_of_tensor(
     if tensor_evidence(provenance, iterable, frame, depth=depth + 1) is not None:
         return True
     return _tensor_per_item(provenance, iterable, frame, depth)
+
+
+def comprehension_item(node: cst.CSTNode, name: str) -> cst.BaseExpression | None:
+    """What ``name`` is an item of when the comprehension ``node`` binds it as :func:`zipped_item`
+    says of a loop: ``ys`` of ``[... for x, name in zip(xs, ys)]``, ``xs`` of ``for name in xs``
+    (also through ``enumerate``); None otherwise."""
+    if not isinstance(node, COMPREHENSIONS):
+        return None
+    clause: cst.CompFor | None = node.for_in
+    while clause is not None:
+        found = zip_item(clause.target, clause.iter, name)
+        target, iterable = enumerated_item(clause.target, clause.iter)
+        if found is None and isinstance(target, cst.Name) and target.value == name:
+            found = iterable
+        if found is not None:
+            return found
+        clause = clause.inner_for_in
+    return None
 
 
 def _tensor_per_item(
