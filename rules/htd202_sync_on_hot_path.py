@@ -27,7 +27,7 @@ from h2dlint.analysis.loop_body import saving_code, showing_code
 from h2dlint.analysis.name_hints import named_host, on_host_by_name
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.returned_copies import RETURNED_NOTE, copy_role
-from h2dlint.analysis.round_trips import read_straight_away, round_trip_read
+from h2dlint.analysis.round_trips import round_trip_read
 from h2dlint.analysis.row_findings import in_reported_row_loop, mask_judged_alone, reported_row_read
 from h2dlint.analysis.shape_syncs import (
     DATA_SIZED_FUNCTIONS,
@@ -5145,8 +5145,6 @@ class SyncOnHotPath(Rule):
                 if self._judge(node, size, "{} as a size", "size", sizes=True):
                     return
             return
-        if read_straight_away(self.context.ancestors, node):
-            return  # ``torch.where(m)[0].tolist()``: one report, the read's
         if qualified in DATA_SIZED_FUNCTIONS or method in DATA_SIZED_METHODS:
             operand = operand_of(node, method)
             name = method or qualified.rpartition(".")[2]

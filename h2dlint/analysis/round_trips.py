@@ -6,7 +6,6 @@ device and straight back) asks these.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import libcst as cst
@@ -17,7 +16,6 @@ from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import MAX_DEPTH, Provenance
 from h2dlint.analysis.targets import Target
 from h2dlint.analysis.torch_api import DTYPE_METHODS, JOINS
-from h2dlint.analysis.value_syncs import explicit_sync
 from h2dlint.context import FileContext, SharedKey
 from h2dlint.walk import visit_read_only
 
@@ -90,19 +88,6 @@ def round_trip_read(
         return None
     ups = trace_up_copies(provenance, func.value, frame, set(), 0, [] if names is None else names)
     return ups or None
-
-
-def read_straight_away(ancestors: Sequence[cst.CSTNode], node: cst.Call) -> bool:
-    """Whether ``node`` (visited; ``ancestors`` outermost first) is read whole on the host by
-    the call around it, through indexing and attributes: ``torch.where(m)[0].tolist()``,
-    ``x.nonzero().item()``. The read reports the line: one report per read (session 37)."""
-    child: cst.CSTNode = node
-    for parent in reversed(ancestors):
-        if isinstance(parent, (cst.Subscript, cst.Attribute)) and parent.value is child:
-            child = parent
-            continue
-        return isinstance(parent, cst.Call) and parent.func is child and bool(explicit_sync(parent))
-    return False
 
 
 def trace_up_copies(
