@@ -19,7 +19,8 @@ from h2dlint.analysis.row_reductions import RowReduction, list_row_reduction, te
 from h2dlint.analysis.row_shapes import SIZE_METHODS
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, RowLoop, Walk
 from h2dlint.analysis.syncs import row_loop
-from h2dlint.analysis.tensor_kinds import is_tensor, not_a_tensor_here, tensor_evidence
+from h2dlint.analysis.tensor_kinds import is_tensor, tensor_evidence
+from h2dlint.analysis.type_tests import not_a_tensor_here
 from h2dlint.analysis.value_syncs import TEST_METHODS, iteration_syncs, value_where
 from h2dlint.context import FileContext
 from h2dlint.diagnostics import Confidence, FixSafety

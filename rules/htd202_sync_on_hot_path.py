@@ -8,10 +8,7 @@ from h2dlint.analysis.boolean_operands import bool_operand
 from h2dlint.analysis.device_loops import DeviceLoop, device_loop
 from h2dlint.analysis.earlier_copies import earlier_host_copy
 from h2dlint.analysis.element_writes import ONE_ELEMENT, syncing_write
-from h2dlint.analysis.explicit_waits import (
-    hot_wait_message,
-    stream_wait,
-)
+from h2dlint.analysis.explicit_waits import hot_wait_message, stream_wait
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.first_iterations import first_iteration
 from h2dlint.analysis.frames import Frame
@@ -30,6 +27,7 @@ from h2dlint.analysis.loop_body import saving_code, showing_code
 from h2dlint.analysis.name_hints import named_host, on_host_by_name
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.returned_copies import RETURNED_NOTE, copy_role
+from h2dlint.analysis.round_trips import round_trip_read
 from h2dlint.analysis.row_findings import in_reported_row_loop, mask_judged_alone, reported_row_read
 from h2dlint.analysis.shape_syncs import (
     DATA_SIZED_FUNCTIONS,
@@ -37,7 +35,7 @@ from h2dlint.analysis.shape_syncs import (
     FIRST_ARG_SIZE,
     SIZE_FACTORIES,
     SIZE_METHODS,
-    is_mask,
+    device_mask,
     mask_write,
     operand_of,
     own_member,
@@ -47,9 +45,9 @@ from h2dlint.analysis.shape_syncs import (
 )
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, SYNC_METHODS
 from h2dlint.analysis.syncing_helpers import synced_argument
-from h2dlint.analysis.tensor_kinds import not_a_tensor_here
 from h2dlint.analysis.tested_tensors import model_steps_reason, model_while_reason, tested_tensor
 from h2dlint.analysis.tuple_targets import unpacked_pairs
+from h2dlint.analysis.type_tests import not_a_tensor_here
 from h2dlint.analysis.unknown_tensors import tensor_root
 from h2dlint.analysis.value_syncs import (
     MASK_METHODS,
@@ -1661,6 +1659,23 @@ class SyncOnHotPath(Rule):
                         self.allowed_cpu[row, p.allowed_token_ids] = True
                     self.allowed_cpu[:, banned] = False
                     self.allowed.copy_(self.allowed_cpu, non_blocking=True)
+            """
+        ),
+        # Session 37 (recall37): boolean masks that do not sync: a host mask made from a Python
+        # list (its indices are found on the host), `torch.where(mask, a, b)` (same shape), a
+        # number written through a mask (a `masked_fill`), and a mask read once at load time.
+        Valid(
+            """
+            import torch
+            class Model(torch.nn.Module):
+                def __init__(self, table: torch.Tensor):
+                    super().__init__()
+                    self.kept = table[table > 0]
+                def forward(self, x: torch.Tensor, keep: list[bool]):
+                    m = torch.tensor(keep, dtype=torch.bool)
+                    y = torch.where(x > 0, x, 0)
+                    x[x < 0] = 0
+                    return x[m], y
             """
         ),
         # The `else` of a test that takes the CUDA path: another backend's (or the CPU's)
@@ -3671,9 +3686,6 @@ class SyncOnHotPath(Rule):
                     dist.all_reduce(scale)
                     self.scale = scale.item()
                     #            ^^^^^^^^^^^^
-                    norm = torch.tensor(0.0).to(self.device).double()
-                    return norm.item()
-                    #      ^^^^^^^^^^^
             class Engine:
                 def backward(self, loss):
                     self.losses += loss.mean().item()
@@ -4313,6 +4325,33 @@ class SyncOnHotPath(Rule):
                 #   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
             """,
             message_contains="through a list or tensor of indices",
+        ),
+        # Session 37 (recall37): LLaVA's per-sample syncs. The rows of a list built one tensor
+        # per item are tensors; a name compared inside `torch.where(...)` is one, so its
+        # `(ids == X).sum()` is a 0-d tensor, and testing it syncs; each sample's ids are
+        # indexed with its row of a boolean mask (`dtype=torch.bool`).
+        Invalid(
+            """
+            import torch
+            IMAGE = -200
+            class Model(torch.nn.Module):
+                def forward(self, input_ids, attention_mask=None):
+                    if attention_mask is None:
+                        attention_mask = torch.ones_like(input_ids, dtype=torch.bool)
+                    else:
+                        attention_mask = attention_mask.bool()
+                    input_ids = [ids[m] for ids, m in zip(input_ids, attention_mask)]
+                    #            ^^^^^^
+                    out = []
+                    for cur in input_ids:
+                        n = (cur == IMAGE).sum()
+                        if n == 0:
+                        #  ^
+                            out.append(cur)
+                            continue
+                        out.append(torch.where(cur == IMAGE, 0, cur))
+                    return out
+            """
         ),
         # Session 27 (misses27): through a list a per-request loop unpacks from a parameter's
         # items (`dict[int, tuple[int, list[int]]]`: each request's stop tokens)
@@ -5119,6 +5158,8 @@ class SyncOnHotPath(Rule):
             copy = what in ("`.cpu()`", '`.to("cpu")`')
             if copy and discarded_copy(self.context.ancestors, node):
                 return  # ``vae.to("cpu")`` as a statement: a module offloaded in place
+            if round_trip_read(Provenance.of(self.context), node):
+                return  # a copy up read straight back: HTD303's finding, the more specific
             kind = "copy" if what in ("`.cpu()`", '`.to("cpu")`', "`.tolist()`") else "read"
             if kind == "read" and what != "`bool()`":
                 provenance = Provenance.of(self.context)
@@ -5234,7 +5275,7 @@ class SyncOnHotPath(Rule):
         frame = provenance.current_frame()
         for element in node.slice:
             index = element.slice
-            if isinstance(index, cst.Index) and is_mask(provenance, index.value, frame):
+            if isinstance(index, cst.Index) and device_mask(provenance, index.value, frame):
                 # The mask on the device, or the indexed value says nothing and the mask is
                 # surely a tensor (``m = mask.bool()``, a row of one): judged on the mask.
                 on_device = value_where(provenance, index.value, frame) is Where.DEVICE

@@ -5,19 +5,18 @@ import libcst as cst
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.round_trips import (
     CONVERTERS,
+    DOWN_METHODS,
     REDUCTIONS,
     RESHAPES,
     TORCH_REDUCTIONS,
     reads_of,
-    trace_up_copies,
+    round_trip_read,
 )
-from h2dlint.analysis.targets import Target
 from h2dlint.analysis.torch_api import HOST_DEVICE_PREFIXES, JOINS
 from h2dlint.candidate_terms import called_as
 from h2dlint.diagnostics import Confidence
 from h2dlint.rule import Invalid, Rule, Valid
 
-DOWN_METHODS = frozenset({"cpu", "tolist", "item", "to"})
 _CONVERTED = f"{called_as(CONVERTERS)}(device=)"
 # targets.device_target: strings starting with HOST_DEVICE_PREFIXES, names by_name says host.
 _HOST_WORDS = "text " + "|".join(sorted({*HOST_DEVICE_PREFIXES, "cpu", "host", "offload"}))
@@ -424,12 +423,8 @@ class DeviceRoundTrip(Rule):
             return
         provenance = Provenance.of(self.context)
         frame = provenance.current_frame()
-        if func.attr.value == "to" and provenance.to_target(node, frame) is not Target.HOST:
-            return
-        if func.attr.value in ("cpu", "tolist", "item") and node.args:
-            return
         names: list[str] = []
-        ups = trace_up_copies(provenance, func.value, frame, set(), 0, names)
+        ups = round_trip_read(provenance, node, frame, names)
         if not ups:
             return
         first = ups[0]

@@ -16,7 +16,7 @@ from h2dlint.analysis.hot_names import name_reason
 from h2dlint.analysis.memo_methods import memoised_by_key
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.reference_helpers import reference_helper
-from h2dlint.analysis.tensor_kinds import not_a_tensor_here
+from h2dlint.analysis.type_tests import not_a_tensor_here
 from h2dlint.analysis.value_syncs import value_where
 from h2dlint.context import FileContext
 

@@ -10,6 +10,12 @@ few tensor-only methods (``masked_select``, ``detach``, ``contiguous``, ``new_ze
 the same container entry (the same constant key of the same name or attribute) or on a local
 name the function binds once (a parameter or one assignment: a rebound name may hold other
 values). Where the value lives stays unknown: a read of it is at most a MEDIUM finding.
+
+A name is also used as a tensor where a ``torch`` function that takes only tensors gets it, or a
+comparison of it with constants, as its first argument: ``torch.where(ids == IMAGE_TOKEN)``
+(a list or a number compared gives a Python bool, a numpy array compared an array, and
+``torch.where`` takes neither), ``torch.ones_like(ids)``. A comprehension's own ``for`` names
+are its own: neither a binding of the function's name nor a use of it.
 """
 
 from __future__ import annotations
@@ -95,9 +101,26 @@ class _TensorUses(cst.CSTVisitor):
     def __init__(self) -> None:
         self.keys: set[str] = set()
         self.bindings: dict[str, int] = {}
+        self.shadowed: list[frozenset[str]] = []  # the ``for`` names of comprehensions around
+
+    def _use(self, name: str) -> None:
+        if not any(name in names for names in self.shadowed):
+            self.keys.add(name)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
+        if (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == "torch"
+            and func.attr.value in TENSOR_ARGUMENT_FUNCTIONS
+            and node.args
+            and not node.args[0].star
+            and node.args[0].keyword is None
+        ):
+            compared = _compared_name(node.args[0].value)
+            if compared is not None:
+                self._use(compared)
         if isinstance(func, cst.Attribute) and func.attr.value == "save_for_backward":
             # an autograd ``Function`` saves only tensors (or ``None``) so: ``forward(ctx, q,
             # cu_seqlens)`` that saves ``cu_seqlens`` was given a tensor
@@ -106,7 +129,7 @@ class _TensorUses(cst.CSTVisitor):
                     self.keys.add(arg.value.value)
         if isinstance(func, cst.Attribute) and func.attr.value in TENSOR_USE_METHODS:
             if isinstance(func.value, cst.Name):
-                self.keys.add(func.value.value)
+                self._use(func.value.value)
             else:
                 key = _entry_key(func.value)
                 if key is not None:
@@ -139,8 +162,85 @@ class _TensorUses(cst.CSTVisitor):
     def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
         self._bind(node.target)
 
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        self._bind(node.target)
+    def _enter(self, node: cst.ListComp | cst.SetComp | cst.DictComp | cst.GeneratorExp) -> None:
+        names: set[str] = set()
+        clause: cst.CompFor | None = node.for_in
+        while clause is not None:
+            visit_read_only(clause.target, _Names(names))
+            clause = clause.inner_for_in
+        self.shadowed.append(frozenset(names))
+
+    def visit_ListComp(self, node: cst.ListComp) -> None:
+        self._enter(node)
+
+    def visit_SetComp(self, node: cst.SetComp) -> None:
+        self._enter(node)
+
+    def visit_DictComp(self, node: cst.DictComp) -> None:
+        self._enter(node)
+
+    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
+        self._enter(node)
+
+    def leave_ListComp(self, original_node: cst.ListComp) -> None:
+        self.shadowed.pop()
+
+    def leave_SetComp(self, original_node: cst.SetComp) -> None:
+        self.shadowed.pop()
+
+    def leave_DictComp(self, original_node: cst.DictComp) -> None:
+        self.shadowed.pop()
+
+    def leave_GeneratorExp(self, original_node: cst.GeneratorExp) -> None:
+        self.shadowed.pop()
+
+
+class _Names(cst.CSTVisitor):
+    """The names a target binds."""
+
+    def __init__(self, names: set[str]) -> None:
+        self.names = names
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+
+# ``torch`` functions whose first argument must be a tensor (a list, a number or a numpy array
+# there is a ``TypeError``): the name handed to them, or compared with constants, is a tensor.
+TENSOR_ARGUMENT_FUNCTIONS = frozenset(
+    {"where", "nonzero", "argwhere", "count_nonzero", "masked_select"}
+    | {"ones_like", "zeros_like", "full_like", "empty_like"}
+)
+
+
+_ORDERS: tuple[type[cst.BaseCompOp], ...] = (cst.Equal, cst.NotEqual, cst.LessThan)
+_ORDERS += (cst.GreaterThan, cst.LessThanEqual, cst.GreaterThanEqual)
+
+
+def _compared_name(node: cst.BaseExpression) -> str | None:
+    """The name ``node`` is, or the one name a comparison ``name == CONSTANT`` compares with
+    numbers and upper-case constants (``ids == IMAGE_TOKEN_INDEX``, ``x > 0``); else None."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if not isinstance(node, cst.Comparison):
+        return None
+    if not all(isinstance(c.operator, _ORDERS) for c in node.comparisons):
+        return None
+    operands = [node.left, *(c.comparator for c in node.comparisons)]
+    names = [o.value for o in operands if isinstance(o, cst.Name) and not o.value.isupper()]
+    others = [o for o in operands if not (isinstance(o, cst.Name) and not o.value.isupper())]
+    if len(names) != 1 or not all(_constant(o) for o in others):
+        return None
+    return names[0]
+
+
+def _constant(node: cst.BaseExpression) -> bool:
+    """A number (``0``, ``-1``) or an upper-case constant's name."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        node = node.expression
+    return isinstance(node, (cst.Integer, cst.Float)) or (
+        isinstance(node, cst.Name) and node.value.isupper()
+    )
 
 
 _CACHE: dict[int, tuple[cst.FunctionDef, frozenset[str]]] = {}

@@ -64,6 +64,32 @@ class UpCopy:
     proven: bool
 
 
+# The reads back: copies to the host and reads of a tensor's values.
+DOWN_METHODS = frozenset({"cpu", "tolist", "item", "to"})
+
+
+def round_trip_read(
+    provenance: Provenance,
+    node: cst.Call,
+    frame: Frame | None = None,
+    names: list[str] | None = None,
+) -> list[UpCopy] | None:
+    """The up copies a read back ``node`` (``.cpu()``, ``.tolist()``, ``.item()``, ``.to(host)``)
+    copies straight back (HTD303's finding), else None. ``names``, when given, collects the
+    names the trace went through. HTD202 asks it too: a read back that is a round trip is
+    reported as one (the more specific finding), not also as a sync on a hot path."""
+    func = node.func
+    if not isinstance(func, cst.Attribute) or func.attr.value not in DOWN_METHODS:
+        return None
+    frame = provenance.current_frame() if frame is None else frame
+    if func.attr.value == "to" and provenance.to_target(node, frame) is not Target.HOST:
+        return None
+    if func.attr.value in ("cpu", "tolist", "item") and node.args:
+        return None
+    ups = trace_up_copies(provenance, func.value, frame, set(), 0, [] if names is None else names)
+    return ups or None
+
+
 def trace_up_copies(
     provenance: Provenance,
     node: cst.BaseExpression,

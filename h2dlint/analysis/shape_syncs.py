@@ -14,7 +14,7 @@ from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.state_tensors import none_literal, own_assignments
-from h2dlint.analysis.tensor_kinds import tensor_evidence
+from h2dlint.analysis.tensor_kinds import comprehension_item, tensor_evidence
 from h2dlint.analysis.value_syncs import COMPARISON_OPERATORS, MASK_METHODS, value_where
 
 # torch.<factory>(*sizes): every positional argument is a size (or a tuple of sizes).
@@ -162,6 +162,8 @@ def is_mask(provenance: Provenance, node: cst.BaseExpression, frame: Frame, dept
         )
     if isinstance(node, cst.Call):
         func = node.func
+        if _boolean_dtype(provenance, node):
+            return True  # ``torch.ones_like(ids, dtype=torch.bool)``, ``x.to(torch.bool)``
         if isinstance(func, cst.Attribute) and func.attr.value in MASK_METHODS:
             return not node.args or func.attr.value != "bool"
         if isinstance(func, cst.Attribute) and func.attr.value in _MASK_KEEPING:
@@ -184,6 +186,30 @@ def is_mask(provenance: Provenance, node: cst.BaseExpression, frame: Frame, dept
             for b in found
         )
     return False
+
+
+def device_mask(provenance: Provenance, node: cst.BaseExpression, frame: Frame) -> bool:
+    """Whether ``node`` is a boolean mask (:func:`is_mask`) not proven on the host: a host
+    mask (``torch.tensor(keep, dtype=torch.bool)``) is turned into indices on the host, and
+    indexing with it waits for no device work."""
+    return is_mask(provenance, node, frame) and not value_where(provenance, node, frame).on_host
+
+
+def _boolean_dtype(provenance: Provenance, call: cst.Call) -> bool:
+    """Whether ``call`` makes a boolean tensor by its ``dtype``: a ``torch.*`` function or a
+    tensor's ``new_*`` given ``dtype=torch.bool``, or ``x.to(torch.bool)``."""
+    func = call.func
+    given = keyword(call, "dtype")
+    dtype = given.value if given is not None else None
+    if dtype is None and isinstance(func, cst.Attribute) and func.attr.value == "to":
+        dtype = next((a.value for a in positional(call) if provenance.qualify(a.value)), None)
+    if dtype is None or provenance.qualify(dtype) != "torch.bool":
+        return False
+    if isinstance(func, cst.Attribute) and (
+        func.attr.value == "to" or func.attr.value.startswith("new_")
+    ):
+        return True
+    return (provenance.qualify(func) or "").startswith("torch.")
 
 
 # Tensor methods that keep their input's elements and dtype (a mask stays a mask).
@@ -210,8 +236,9 @@ def _mask_row(
     provenance: Provenance, statement: cst.CSTNode, name: str, frame: Frame, depth: int
 ) -> bool:
     """Whether ``statement`` binds ``name`` to a row of a mask: ``for m in mask``, ``for i, m
-    in enumerate(mask)``, ``for x, m in zip(xs, mask)`` (each row of a boolean tensor is one)."""
-    rows = zipped_item(statement, name)
+    in enumerate(mask)``, ``for x, m in zip(xs, mask)`` (each row of a boolean tensor is one),
+    also a comprehension's ``for``."""
+    rows = zipped_item(statement, name) or comprehension_item(statement, name)
     return rows is not None and is_mask(provenance, rows, frame, depth + 1)
 
 

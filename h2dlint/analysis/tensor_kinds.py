@@ -4,12 +4,16 @@ that say host, and the methods, functions and comparisons only tensors have. Spl
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import libcst as cst
 
 from h2dlint.analysis.arguments import keyword, positional
-from h2dlint.analysis.bindings import arithmetic_update, zipped_item
+from h2dlint.analysis.bindings import (
+    COMPREHENSIONS,
+    arithmetic_update,
+    enumerated_item,
+    zip_item,
+    zipped_item,
+)
 from h2dlint.analysis.classes import class_of
 from h2dlint.analysis.cross_module import field_annotation
 from h2dlint.analysis.frames import Frame, parameter_annotation
@@ -24,7 +28,7 @@ from h2dlint.analysis.provenance.unpacked import element_fact
 from h2dlint.analysis.returned_tensors import returned_annotation
 from h2dlint.analysis.scripted_parameters import scripted_parameter
 from h2dlint.analysis.state_tensors import own_tensor_attribute, returned_tensors
-from h2dlint.analysis.sync_basics import METADATA_METHODS, RowLoop, Walk, early_exits
+from h2dlint.analysis.sync_basics import METADATA_METHODS, RowLoop, Walk
 from h2dlint.analysis.torch_api import (
     ARITHMETIC_HELPERS,
     ARRAY_METHODS,
@@ -399,10 +403,47 @@ def _row_of_tensor(
     provenance: Provenance, statement: cst.CSTNode, name: str, frame: Frame, depth: int
 ) -> bool:
     """Whether ``statement`` is ``for name in t`` (or ``for i, name in enumerate(t)``, ``for x,
-    name in zip(xs, t)``) over ``t`` that is surely a tensor."""
-    iterable = zipped_item(statement, name)
-    return iterable is not None and (
-        tensor_evidence(provenance, iterable, frame, depth=depth + 1) is not None
+    name in zip(xs, t)``; also a comprehension's ``for``) over ``t`` that is surely a tensor,
+    or over a list built with one tensor per item (``rows = [ids[m] for ids, m in zip(x, ms)]``
+    then ``for row in rows``)."""
+    iterable = zipped_item(statement, name) or comprehension_item(statement, name)
+    if iterable is None:
+        return False
+    if tensor_evidence(provenance, iterable, frame, depth=depth + 1) is not None:
+        return True
+    return _tensor_per_item(provenance, iterable, frame, depth)
+
+
+def comprehension_item(node: cst.CSTNode, name: str) -> cst.BaseExpression | None:
+    """What ``name`` is an item of when the comprehension ``node`` binds it as :func:`zipped_item`
+    says of a loop: ``ys`` of ``[... for x, name in zip(xs, ys)]``, ``xs`` of ``for name in xs``
+    (also through ``enumerate``); None otherwise."""
+    if not isinstance(node, COMPREHENSIONS):
+        return None
+    clause: cst.CompFor | None = node.for_in
+    while clause is not None:
+        found = zip_item(clause.target, clause.iter, name)
+        target, iterable = enumerated_item(clause.target, clause.iter)
+        if found is None and isinstance(target, cst.Name) and target.value == name:
+            found = iterable
+        if found is not None:
+            return found
+        clause = clause.inner_for_in
+    return None
+
+
+def _tensor_per_item(
+    provenance: Provenance, iterable: cst.BaseExpression, frame: Frame, depth: int
+) -> bool:
+    """Whether ``iterable`` is a list comprehension (or a name bound only to ones) whose every
+    item is surely a tensor: its items are, though the list is none."""
+    values: list[cst.BaseExpression | None] = [iterable]
+    if isinstance(iterable, cst.Name):
+        values = list(provenance.bindings(frame).reaching(iterable))
+    return bool(values) and all(
+        isinstance(v, (cst.ListComp, cst.GeneratorExp))
+        and tensor_evidence(provenance, v.elt, frame, depth=depth + 1) is not None
+        for v in values
     )
 
 
@@ -425,75 +466,3 @@ def _plain(node: cst.BaseExpression) -> cst.BaseExpression | None:
     while isinstance(inner, (cst.Attribute, cst.Subscript)):
         inner = inner.value
     return node if isinstance(inner, cst.Name) else None
-
-
-# Methods of a model class that build its ``forward``'s keyword arguments once per step (the
-# generation loop calls ``model(**model.prepare_inputs_for_generation(...))``).
-
-
-# -- type tests ------------------------------------------------------------------------------------
-
-
-_EMPTY = cst.Module([])
-
-
-def not_a_tensor_here(
-    provenance: Provenance, ancestors: Sequence[cst.CSTNode], node: cst.BaseExpression
-) -> bool:
-    """Whether a type test around the innermost of ``ancestors`` (outermost first) says the name
-    ``node`` reads is no tensor there: the ``else`` of ``if isinstance(x, torch.Tensor):``
-    (or ``torch.is_tensor(x)``), the body of ``if not isinstance(x, torch.Tensor):``, or code
-    after ``if isinstance(x, torch.Tensor): return ...`` (``float(x)`` there reads a number);
-    also of a subscript (``int(d["n"])`` in ``... if isinstance(d["n"], torch.Tensor) else``)."""
-    if not isinstance(node, (cst.Name, cst.Subscript)):
-        return False
-    name = _EMPTY.code_for_node(node)
-    chain = [*ancestors, node]  # the read's own call is not among the ancestors yet
-    for i in range(len(chain) - 1, 0, -1):
-        parent, child = chain[i - 1], chain[i]
-        if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            return False
-        if isinstance(parent, (cst.If, cst.IfExp)):
-            tested = _type_test(provenance, parent.test, name)
-            if (tested is True and _within(parent, parent.orelse, child)) or (
-                tested is False and _within(parent, parent.body, child)
-            ):
-                return True
-        if isinstance(parent, cst.IndentedBlock) and any(
-            _type_test(provenance, branch.test, name) is True
-            for branch in early_exits(parent, child)
-        ):
-            return True
-    return False
-
-
-def _within(parent: cst.CSTNode, branch: cst.CSTNode | None, node: cst.CSTNode) -> bool:
-    """Whether ``node`` is ``branch`` or, for a conditional expression, inside it."""
-    if branch is None or branch is node:
-        return branch is not None
-    return isinstance(parent, cst.IfExp) and any(_within(parent, c, node) for c in branch.children)
-
-
-def _type_test(provenance: Provenance, test: cst.BaseExpression, name: str) -> bool | None:
-    """True for ``isinstance(name, torch.Tensor)`` or ``torch.is_tensor(name)`` (also ``or``
-    another test: its ``else`` says no tensor all the same), False for its ``not`` (also
-    ``and`` another test), None for any other test."""
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = _type_test(provenance, test.expression, name)
-        return None if inner is None else not inner
-    if isinstance(test, cst.BooleanOperation):
-        # ``isinstance(x, Tensor) or not x``: its ``else`` says no tensor, as the test alone
-        # would; ``not isinstance(x, Tensor) and n > 0``: its body says so
-        sides = (_type_test(provenance, test.left, name), _type_test(provenance, test.right, name))
-        wanted = isinstance(test.operator, cst.Or)
-        return wanted if wanted in sides else None
-    if not isinstance(test, cst.Call):
-        return None
-    args = positional(test)
-    if not args or _EMPTY.code_for_node(args[0].value) != name:
-        return None
-    if provenance.qualify(test.func) == "torch.is_tensor" and len(args) == 1:
-        return True
-    if isinstance(test.func, cst.Name) and test.func.value == "isinstance" and len(args) == 2:
-        return True if tensor_type(provenance, args[1].value) else None
-    return None
