@@ -4,7 +4,9 @@ remainder of a step counter (``if total_steps % self.checkpoint_every: return``,
 trainer) is true on the steps off the period, so what follows it runs once every N steps, in
 the function itself, in the methods of its module it calls (``hot_calls``), and in the
 functions of other modules it calls (the project index's ``steps`` part); the remainder of a
-size is no period."""
+size is no period. And a miss: a value compared in an ``if`` test of a ``while`` loop whose
+body runs the model (``if nxt == eos: break``, RIFE's ``if ssim > 0.996:``) is read on every
+iteration; a Python counter compared is not."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import libcst as cst
 from click.testing import CliRunner
 
 from h2dlint.analysis.periodic_exits import periodic_exit
+from h2dlint.analysis.value_syncs import compared_value
 from h2dlint.cli import main
 
 TRAINER = """
@@ -102,3 +105,50 @@ def test_the_other_modules_twin_called_on_every_step(tmp_path: Path) -> None:
     every = CALLER.replace("self.global_step % self.log_every != 0", "batch is None")
     files = {"checkpoints.py": CHECKPOINTS, "trainer.py": every}
     assert ("checkpoints.py", 4) in _findings(tmp_path, files)
+
+
+GREEDY = """
+import torch
+def greedy(model, ids, eos):
+    while True:
+        logits = model(ids)
+        nxt = torch.argmax(logits[:, -1], dim=-1)
+        ids = torch.cat([ids, nxt[:, None]], dim=-1)
+        if nxt == eos:
+            break
+    return ids
+"""
+
+
+def test_a_compared_value_is_read_only_where_it_is_a_value() -> None:
+    def compared(code: str) -> str | None:
+        found = compared_value(cst.parse_expression(code))
+        return None if found is None else cst.Module([]).code_for_node(found)
+
+    assert compared("nxt == eos") == "nxt"
+    assert compared("not score > 0.996") == "score"
+    assert compared("self.ids[i] != pad") == "self.ids[i]"
+    # identity, membership, None, strings and chained comparisons are no tensor reads
+    assert compared("x is None") is None
+    assert compared("x == None") is None
+    assert compared("mode == 'greedy'") is None
+    assert compared("tok in stops") is None
+    assert compared("0 < x < 1") is None
+
+
+def test_a_comparison_tested_in_a_model_while_loop_is_read_per_step(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "greedy.py").write_text(GREEDY)
+    (package / "counted.py").write_text(
+        GREEDY.replace("nxt == eos", "len(ids) == eos").replace(
+            "import torch\n", "import torch\n", 1
+        )
+    )
+    args = ["-j1", "--no-cache", "--select", "HTD201", "--output-format", "json", str(package)]
+    result = CliRunner().invoke(main, args, catch_exceptions=False)
+    found = sorted(
+        (Path(f["filename"]).name, f["location"]["row"]) for f in json.loads(result.stdout)
+    )
+    # The `while` loop of greedy.py (line 4); counted.py tests a Python length, no tensor.
+    assert found == [("greedy.py", 4)]
