@@ -181,6 +181,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
         b"] *",  # a row as a repeat count of a list (`[i] * seq_len`)
         *(f"{name}(".encode() for name in ("zeros", "ones", "empty", "full", "rand")),
         *(f".{name}(".encode() for name in sorted(SIZE_METHODS)),
+        b"while ",  # a comparison tested in a `while` loop (`if nxt == eos: break`)
     )
     # A sync in a loop: of a loop variable (a row), of a local name bound to a row in the loop
     # body (which no pattern can follow), or in a `while` loop; or a loop over `.tolist()`.
@@ -200,9 +201,26 @@ class SyncPerRow(ComprehensionVisits, Rule):
         f"loop * arg BinOp in {_ROW_LOOPS}",
         # a builtin that walks a tensor and tests each element (`max(t)`, `any(t)`)
         f"{'|'.join(sorted(WALKING_BUILTINS))} arg Name|Attribute|Subscript|Call",
+        # a comparison as an `if` test on every iteration of a `while` loop
+        "loop @if arg Compare in While",
     )
 
     valid = (
+        # Session 37 (triage37): the twin of the greedy decoder in `invalid`: a Python counter
+        # compared in the `while` loop that runs the model is no tensor read.
+        Valid(
+            """
+            import torch
+            def greedy(model, ids, eos, max_new):
+                step = 0
+                while True:
+                    ids = torch.cat([ids, model(ids)[:, -1:]], dim=-1)
+                    step += 1
+                    if step == max_new:
+                        break
+                return ids
+            """
+        ),
         # Session 36 (recall36): the twins of the flattened hypotheses in `invalid`: nothing
         # says the items are tensors (they may be lists of ints); a per-row read in an
         # `assert` (a check, or its message, built only when it fails); the indices
@@ -1572,6 +1590,26 @@ class SyncPerRow(ComprehensionVisits, Rule):
                            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
             """,
             message_contains="which is on the device",
+        ),
+        # Session 37 (triage37: imaginAIry's vendored RIFE interpolator, `if ssim > 0.996:`
+        # per frame): a comparison of a tensor as an `if` test in a `while` loop whose body
+        # runs the model, `if nxt == eos: break` of a greedy decoder (VALID twin: a Python
+        # counter compared).
+        Invalid(
+            """
+            import torch
+            def greedy(model, ids, eos):
+                while True:
+                ^^^^^^^^^^^
+                    logits = model(ids)
+                    nxt = torch.argmax(logits[:, -1], dim=-1)
+                    ids = torch.cat([ids, nxt[:, None]], dim=-1)
+                    if nxt == eos:
+                        break
+                 ...^^^^^^^^^
+                return ids
+            """,
+            message_contains="a comparison as an `if` test of `nxt` on every iteration",
         ),
         # Session 25: a generation loop in a plain function: the `while` body runs the model,
         # so its test reads the done mask once per step, whatever the function is called.

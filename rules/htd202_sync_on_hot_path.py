@@ -3004,6 +3004,25 @@ class SyncOnHotPath(Rule):
                     return mel
             """
         ),
+        # Session 37 (triage37: imagen-pytorch's trainer): a bare remainder of a step counter
+        # as an early exit (`if total_steps % self.checkpoint_every: return`) is true off the
+        # period: the method called after it runs once every N updates (INVALID twin: the
+        # remainder of a batch's size).
+        Valid(
+            """
+            import torch
+            class Trainer(torch.nn.Module):
+                def save_to_checkpoint_folder(self):
+                    total_steps = int(self.steps.sum().item())
+                    torch.save(self.state_dict(), f"checkpoint.{total_steps}.pt")
+                def train_step(self, batch):
+                    self.optimizer.step()
+                    self.num_updates += 1
+                    if self.num_updates % self.checkpoint_every:
+                        return
+                    self.save_to_checkpoint_folder()
+            """
+        ),
         # Session 36 (triage36: icefall's ScaledAdam/ActivationBalancer copies in GPT-SoVITS): a
         # branch taken on one call in a hundred (`random.random() < 0.01`) is occasional, as a
         # modulo of the step is (INVALID twin: a coin flip taken every other call).
@@ -3089,6 +3108,23 @@ class SyncOnHotPath(Rule):
                     return img
                 def p_sample_ddim(self, x, c, t):
                     return self.model.apply_model(x, t, c)
+            """
+        ),
+        # Session 37 (triage37): the VALID checkpoint exit's twin: the remainder of a batch's
+        # size is no period of steps; what follows runs on every uneven batch.
+        Invalid(
+            """
+            import torch
+            class Trainer(torch.nn.Module):
+                def pad_batch(self, batch):
+                    total_steps = int(self.steps.sum().item())
+            #                         ^^^^^^^^^^^^^^^^^^^^^^^
+                    return self.pad(batch, total_steps)
+                def train_step(self, batch):
+                    self.optimizer.step()
+                    if batch.shape[0] % self.chunk_size:
+                        return
+                    self.pad_batch(batch)
             """
         ),
         # Session 36 (triage36): the VALID rare draw's twin: a coin flip taken on every other

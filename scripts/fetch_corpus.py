@@ -524,6 +524,23 @@ SERVING_PACKAGES: dict[str, str] = {
     "audiosr": "0.0.7",
     "rvc-python": "0.1.5",
     "gpt-sovits-infer": "0.2.8",
+    # Session 37 (helper triage37): an eighth blind-style precision reading (docs/precision.md,
+    # "Session 37 (triage37)") on TTS, text-to-image/audio generation and sequence-model code:
+    # Qwen-TTS, Kyutai's Pocket-TTS, imaginAIry, sdkit, AudioLDM, lucidrains' DALL-E 2, Imagen
+    # and MUSE, xLSTM, stable-diffusion-videos, Asteroid and RealtimeTTS. Files whose bytes or
+    # path name vllm or sglang are dropped unread when these are fetched (DROPS_RESERVED_MENTIONS).
+    "qwen-tts": "0.1.1",
+    "pocket-tts": "4.0.1",
+    "imaginairy": "15.0.0",
+    "sdkit": "2.1.1",
+    "audioldm": "0.1.1",
+    "dalle2-pytorch": "1.15.6",
+    "imagen-pytorch": "2.1.0",
+    "muse-maskgit-pytorch": "0.3.5",
+    "xlstm": "2.0.6",
+    "stable-diffusion-videos": "0.9.2",
+    "asteroid": "0.7.0",
+    "realtimetts": "0.8.10",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # Packages whose files that import or name vllm or sglang were removed, unread, before they were
@@ -604,6 +621,18 @@ DROPS_RESERVED_MENTIONS = frozenset(
         "audiosr",
         "rvc-python",
         "gpt-sovits-infer",
+        "qwen-tts",
+        "pocket-tts",
+        "imaginairy",
+        "sdkit",
+        "audioldm",
+        "dalle2-pytorch",
+        "imagen-pytorch",
+        "muse-maskgit-pytorch",
+        "xlstm",
+        "stable-diffusion-videos",
+        "asteroid",
+        "realtimetts",
     }
 )
 NAMES_RESERVED = re.compile(rb"vllm|sglang", re.IGNORECASE)

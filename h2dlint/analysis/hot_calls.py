@@ -14,19 +14,9 @@ from h2dlint.analysis.env_switches import diagnostic_switch
 from h2dlint.analysis.frames import ModuleIndex
 from h2dlint.analysis.host_io_requests import device_loops_cst
 from h2dlint.analysis.once import RunOnce
+from h2dlint.analysis.periodic_exits import debug_guard, periodic_exit
 from h2dlint.analysis.sync_basics import periodic_test
 from h2dlint.walk import OwnLoopBodyVisitor, node_classes, visit_read_only
-
-# Words of an ``if`` test whose body is a debugging aid (``if _dump_dir is not None:``,
-# ``if self.debug:``): what it calls does not run per step.
-DEBUG_GUARD_WORDS = ("debug", "verbose", "dump", "isenabledfor")
-_EMPTY = cst.Module(body=[])
-
-
-def debug_guard(test: cst.BaseExpression) -> bool:
-    """Whether an ``if`` test says its body is for debugging (:data:`DEBUG_GUARD_WORDS`)."""
-    code = _EMPTY.code_for_node(test).lower()
-    return any(word in code for word in DEBUG_GUARD_WORDS)
 
 
 class SameModuleCalls(cst.CSTVisitor):
@@ -105,6 +95,15 @@ class SameModuleCalls(cst.CSTVisitor):
         self.depth -= self.keep_looping
 
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> bool:
+        # What follows ``if step % self.save_every: return`` runs once every N calls
+        # (:func:`periodic_exit`): the functions it calls are not per step.
+        for statement in node.body:
+            visit_read_only(statement, self)
+            if periodic_exit(statement):
+                break
         return False
 
     def visit_If(self, node: cst.If) -> bool:

@@ -25,16 +25,13 @@ from h2dlint.analysis.edge_cases import (
 )
 from h2dlint.analysis.env_switches import diagnostic_switch, may_read_environment
 from h2dlint.analysis.host_fallbacks import host_copy_fallback
-from h2dlint.analysis.hot_calls import debug_guard
 from h2dlint.analysis.loop_body import set_once
 from h2dlint.analysis.once import RunOnce
+from h2dlint.analysis.periodic_exits import after_periodic_exit
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.reference_helpers import in_reference_code
 from h2dlint.analysis.sync_basics import (
-    PERIOD_WORDS,
     RowLoop,
-    early_exits,
-    has_modulo,
     leaves,
     periodic_test,
 )
@@ -240,102 +237,6 @@ def periodic_steps_only(ancestors: list[cst.CSTNode]) -> bool:
     return False
 
 
-def after_periodic_exit(block: cst.IndentedBlock, child: cst.CSTNode) -> bool:
-    """Whether a statement before ``child`` in ``block`` leaves it unless this is a step of
-    the period: ``if not self.metrics.should_log(step): return``, ``if step % n != 0:
-    continue``; what follows runs once every N steps. A ``raise`` is a check of the input
-    (``if length % chunk != 0: raise ...``): what follows runs on every valid call. So is
-    ``if batch_idx > 0: return`` (:func:`_past_first_step`): what follows runs once per epoch."""
-    return any(
-        not _raises(branch) and _off_period(branch.test) for branch in early_exits(block, child)
-    )
-
-
-def _off_period(test: cst.BaseExpression) -> bool:
-    """Whether ``test`` holds on the steps off the period (see :func:`after_periodic_exit`),
-    also as one operand of an ``or`` (``if loop is None or loop.global_step % 100 != 0:
-    return``: what follows runs only on every hundredth step)."""
-    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
-        return _off_period(test.left) or _off_period(test.right)
-    if (
-        isinstance(test, cst.UnaryOperation)
-        and isinstance(test.operator, cst.Not)
-        and periodic_gate(test.expression)
-    ):
-        return True
-    if (
-        isinstance(test, cst.Comparison)
-        and has_modulo(test)
-        and all(isinstance(c.operator, cst.NotEqual) for c in test.comparisons)
-        and _counts_steps(test)
-    ):
-        return True
-    return _past_first_step(test)
-
-
-# The names of a counter of the steps done (a name or the attribute read last).
-_STEP_COUNTERS = frozenset(
-    {
-        "step",
-        "global_step",
-        "step_idx",
-        "batch_idx",
-        "batch_index",
-        "batch_nb",
-        "iteration",
-        "iter",
-        "epoch",
-        "current_epoch",
-    }
-)
-
-
-def _past_first_step(test: cst.BaseExpression) -> bool:
-    """Whether ``test`` holds on every step but the first: ``batch_idx > 0``, ``step != 0``,
-    ``i >= 1``, or an ``or`` with such an operand (``if self.current_epoch == 0 or batch_idx >
-    0: return``): what follows the exit runs for the first batch or step only."""
-    if isinstance(test, cst.BooleanOperation):
-        if isinstance(test.operator, cst.Or):
-            return _past_first_step(test.left) or _past_first_step(test.right)
-        return False
-    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
-        return False
-    comparison = test.comparisons[0]
-    bound = comparison.comparator
-    if not isinstance(bound, cst.Integer) or not isinstance(test.left, (cst.Name, cst.Attribute)):
-        return False
-    operator, value = comparison.operator, int(bound.value)
-    counter = test.left.attr if isinstance(test.left, cst.Attribute) else test.left
-    if counter.value.lower() not in _STEP_COUNTERS:
-        return False  # ``num_steps > 0`` counts what is left to do, not the steps done
-    if isinstance(operator, (cst.GreaterThan, cst.NotEqual)):
-        return value == 0
-    return isinstance(operator, cst.GreaterThanEqual) and value == 1
-
-
-# Words of a counter of steps or calls, the left side of ``if step % n != 0: return``.
-_STEP_WORDS = ("step", "iter", "epoch", "batch_idx", "count", "tick", "round")
-
-
-def _counts_steps(test: cst.Comparison) -> bool:
-    """Whether the modulo of ``test`` divides a counter of steps (``self.global_step % n``,
-    ``iteration % log_every``), not a length (``length % chunk``)."""
-    left = test.left
-    if not (isinstance(left, cst.BinaryOperation) and isinstance(left.operator, cst.Modulo)):
-        return False
-    code = cst.Module([]).code_for_node(left.left).lower()
-    return any(word in code for word in _STEP_WORDS) or any(
-        word in cst.Module([]).code_for_node(left.right).lower() for word in PERIOD_WORDS
-    )
-
-
-def _raises(branch: cst.If) -> bool:
-    last = branch.body.body[-1]
-    if isinstance(last, cst.SimpleStatementLine):
-        last = last.body[-1]
-    return isinstance(last, cst.Raise)
-
-
 def past_cache_lookup(ancestors: list[cst.CSTNode], node: cst.CSTNode) -> bool:
     """Whether ``node`` (with its ``ancestors``) runs only when a cache lookup before it in
     its function missed (:func:`after_cache_lookup`)."""
@@ -376,32 +277,6 @@ def after_cache_lookup(block: cst.IndentedBlock, child: cst.CSTNode) -> bool:
 def _exits(branch: cst.If) -> bool:
     """Whether the body of ``branch`` ends by leaving its block (``return``, ``continue``...)."""
     return bool(branch.body.body) and leaves(branch.body.body[-1])
-
-
-# The words of a call that says this step is one of the period's (``should_log(step)``).
-_GATE_WORDS = frozenset({"log", "logging", "print", "report", "eval", "save", "checkpoint"})
-
-
-def periodic_gate(test: cst.BaseExpression) -> bool:
-    """A test that holds once every N steps: :func:`periodic_test`, or a call or a flag named
-    for it (``should_log(step)``, ``is_log_step()``, ``time_to_report()``, ``should_log``), or
-    only in debugging runs (:func:`~h2dlint.analysis.hot_calls.debug_guard`)."""
-    if periodic_test(test):
-        return True
-    if debug_guard(test):  # ``if not self.debug: return``: what follows is for debugging
-        return True
-    if "log_every" in cst.Module([]).code_for_node(test).lower():
-        return True  # ``if not self._log_every_n(step): return``
-    func = test.func if isinstance(test, cst.Call) else test  # ``if not should_log:`` too
-    name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
-    words = str(name).lower().split("_")
-    if len(words) < 2:
-        return False
-    if words[0] == "should":  # should_log, should_save_checkpoint
-        return words[1] in _GATE_WORDS
-    if words[0] == "is":  # is_log_step, is_eval_iteration (not is_activation_to_checkpoint)
-        return words[-1] in ("step", "iter", "iteration") and bool(_GATE_WORDS & set(words[1:-1]))
-    return words[:2] == ["time", "to"] and bool(_GATE_WORDS & set(words[2:]))  # time_to_log
 
 
 def debug_or_tracing(provenance: Provenance, test: cst.BaseExpression) -> bool:

@@ -133,7 +133,7 @@ def _steps(tree: ast.Module) -> _Steps:
         key = _key(function.name, cls)
         nodes = _own_nodes(function.body)
         loops[key] = _loops_in(nodes, functions, cls)
-        guarded[key] = _occasional_in(nodes)
+        guarded[key] = _occasional_in(nodes) + _past_periodic_exits(function, nodes)
     return {
         "loops": {k: v for k, v in loops.items() if v},
         "guarded": {k: v for k, v in guarded.items() if v},
@@ -295,6 +295,58 @@ def _occasional_in(nodes: list[ast.AST]) -> _Ranges:
         elif _DEVICE_WORDS & words:
             lines.extend(_off_cuda_lines(node))
     return lines
+
+
+# Words of the counter a remainder divides when an early exit skips the steps off the period.
+_COUNTER_WORDS = ("step", "iter", "epoch", "batch_idx", "count", "tick", "round")
+_BLOCKS = ("body", "orelse", "finalbody")
+
+
+def _past_periodic_exits(function: _Function, nodes: list[ast.AST]) -> _Ranges:
+    """The lines of each block of the function that follow an early exit taken off the
+    period (``if total_steps % self.checkpoint_every: return``, ``if step % n != 0:
+    continue``): what follows runs once every N steps (the ``ast`` side of
+    :func:`h2dlint.analysis.periodic_exits.after_periodic_exit`)."""
+    lines: _Ranges = []
+    for owner in [function, *nodes]:
+        for name in _BLOCKS:
+            block = getattr(owner, name, None)
+            if not isinstance(block, list):
+                continue
+            for i, statement in enumerate(block[:-1]):
+                if _periodic_exit(statement):
+                    last = block[-1]
+                    lines.append([block[i + 1].lineno, last.end_lineno or last.lineno])
+                    break
+    return lines
+
+
+def _periodic_exit(statement: ast.AST) -> bool:
+    """``if step % n: return`` or ``if step % n != 0: continue`` (no ``else``, no ``raise``)."""
+    if not (isinstance(statement, ast.If) and not statement.orelse and statement.body):
+        return False
+    if not isinstance(statement.body[-1], (ast.Return, ast.Continue, ast.Break)):
+        return False
+    return _off_period(statement.test)
+
+
+def _off_period(test: ast.expr) -> bool:
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        return any(_off_period(value) for value in test.values)
+    if (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.NotEq)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value == 0
+    ):
+        test = test.left
+    if not (isinstance(test, ast.BinOp) and isinstance(test.op, ast.Mod)):
+        return False
+    counter, divisor = ast.unparse(test.left).lower(), ast.unparse(test.right).lower()
+    return any(word in counter for word in _COUNTER_WORDS) or any(
+        word in divisor for word in _PERIOD_WORDS
+    )
 
 
 # Words of a test that may be a device test (``x.device.type == "cpu"``, ``not x.is_cuda``).

@@ -104,6 +104,28 @@ def tensor_test(test: cst.BaseExpression) -> cst.BaseExpression | None:
     return None
 
 
+def compared_value(test: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The value an ``if`` test compares with a number or a name (``nxt == eos``, ``score >
+    0.996``, ``not step_id < n``): Python calls ``bool()`` of the comparison, a tensor's read
+    when the value is one (:func:`tensor_test` takes only values surely tensors by their
+    syntax). Not ``is``/``in``, ``None`` or a string: no tensor comparison."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return compared_value(test.expression)
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return None
+    target = test.comparisons[0]
+    if not isinstance(target.operator, COMPARISON_OPERATORS):
+        return None
+    left, right = test.left, target.comparator
+    if not isinstance(left, (cst.Name, cst.Attribute, cst.Subscript)):
+        return None
+    if isinstance(right, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+        return None
+    if isinstance(right, cst.Name) and right.value in ("None", "True", "False"):
+        return None
+    return left
+
+
 def _reduction_call(node: cst.BaseExpression) -> bool:
     """``x.max()``, ``x.sum()``, ``x.abs().max()``: a tensor method that reduces."""
     return (
@@ -285,6 +307,10 @@ class _IterationSyncs(LoopBodyVisitor):
         test = tensor_test(node.test)
         if test is not None:
             self.found.append(IterationSync(test, test, "a tensor as an `if` test"))
+        elif (compared := compared_value(node.test)) is not None:
+            # ``if nxt == eos: break``: a bool only if ``nxt`` is a number; HTD201 asks for
+            # the evidence that it is a tensor (``torch.argmax(...)``) before it reports.
+            self.found.append(IterationSync(node.test, compared, "a comparison as an `if` test"))
         return True
 
     def visit_Call(self, node: cst.Call) -> None:

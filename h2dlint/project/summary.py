@@ -42,7 +42,9 @@ from h2dlint.project.shared_parts import SharedParts
 # 9 (session 31): ``edges`` also holds each class's methods (calls through a subclass that
 # inherits a method reach its base's).
 # 10 (session 33): the files hold each summary's JSON text apart (``packed.py``).
-SUMMARY_FORMAT = 10
+# 11 (session 37): the ``guarded`` lines also hold what follows an early exit taken off the
+# period (``if step % n: return``).
+SUMMARY_FORMAT = 11
 # Parsed ``ast`` trees kept per process while their module's parts are computed one by one.
 KEPT_TREES = 4
 # Parts kept in a file of their own, read only when a process first asks for one of them: large
