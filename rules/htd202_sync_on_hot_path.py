@@ -1732,6 +1732,21 @@ class SyncOnHotPath(Rule):
                     return [r.prod().item() for r in g]
             """
         ),
+        # An index that is a mask for one caller of its helper and positions for another, and
+        # the element of a helper's returned tuple that holds positions: no boolean mask.
+        Valid(
+            """
+            import torch
+            def gather(x, keep):
+                return x[keep]
+            class M(torch.nn.Module):
+                def split(self, x):
+                    return x.argsort(), x.sum()
+                def forward(self, x, ids):
+                    order, total = self.split(x)
+                    return gather(x, ids != 3), gather(x, ids), x[order]
+            """
+        ),
         # A method named for the log it writes (`train_step_logs`, called every N steps), the
         # forward of a wrapper traced for export, an evaluator's `__call__` (once per
         # evaluation over a data set): no step runs them.
@@ -3915,6 +3930,27 @@ class SyncOnHotPath(Rule):
                                 ^^^^^^^^^^^^^^
                     return local_indices, local_map
             """,
+        ),
+        # A mask handed to a helper: unpacked from what a method of the module returns, and
+        # passed as an argument by every call of the helper that indexes with it (unsloth
+        # 2026.10.4's block-diffusion loss gathered `hidden[masked]` every step).
+        Invalid(
+            """
+            import torch
+            class Objective:
+                def sample_noise(self, clean):
+                    masked = torch.rand(clean.shape, device="cuda") < 0.5
+                    return torch.where(masked, 0, clean), masked
+                def compute_loss(self, model, inputs):
+                    clean = torch.zeros(4, 8, device="cuda")
+                    noisy, masked = self.sample_noise(clean)
+                    return self.loss_from_noise(model(noisy), clean, masked)
+                def loss_from_noise(self, hidden, clean, masked):
+                    logits = hidden[masked].float()
+                             ^^^^^^^^^^^^^^
+                    return logits.sum() + clean[masked].sum()
+                                          ^^^^^^^^^^^^^
+            """
         ),
         # A CUDA graph runner's replay closure, defined in `__init__`, stored on `self` (also
         # wrapped: `functools.wraps(m)(_call)`) and called by `__call__` on every call; and a
