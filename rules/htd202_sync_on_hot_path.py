@@ -95,7 +95,10 @@ class SyncOnHotPath(Rule):
     `.to("cpu")`, also when the function already made a host copy of the same tensor), and
     implicit syncs: a device scalar used as a size (`torch.arange(n)`, `torch.zeros(n)`,
     `x.repeat(n, 1)`, `x.view(n, -1)`), boolean-mask indexing (`x[x > 0]`; a row or a slice of
-    a mask is one too: `for h, m in zip(hidden, masks): h[m]`, `x[i][mask[i]]`), writes of many
+    a mask is one too: `for h, m in zip(hidden, masks): h[m]`, `x[i][mask[i]]`, and so is a
+    helper's parameter that every call of the module passes a mask for, or a name unpacked
+    from what a function of the module returns with a mask at its position:
+    `noisy, masked = self.sample_noise(x)` then `self.loss(hidden, masked)`), writes of many
     values through a boolean mask (`embeds[is_image] = image_embeds`, and any `x[mask] += v`:
     PyTorch turns the mask into indices with `nonzero`; `x[mask] = 0` is a `masked_fill` and
     does not sync), a Python number written into one element of a device tensor
