@@ -93,7 +93,10 @@ class SyncOnHotPath(Rule):
     `.to("cpu")`, also when the function already made a host copy of the same tensor), and
     implicit syncs: a device scalar used as a size (`torch.arange(n)`, `torch.zeros(n)`,
     `x.repeat(n, 1)`, `x.view(n, -1)`), boolean-mask indexing (`x[x > 0]`; a row or a slice of
-    a mask is one too: `for h, m in zip(hidden, masks): h[m]`, `x[i][mask[i]]`), writes of many
+    a mask is one too: `for h, m in zip(hidden, masks): h[m]`, `x[i][mask[i]]`, and so is a
+    helper's parameter that every call of the module passes a mask for, or a name unpacked
+    from what a function of the module returns with a mask at its position:
+    `noisy, masked = self.sample_noise(x)` then `self.loss(hidden, masked)`), writes of many
     values through a boolean mask (`embeds[is_image] = image_embeds`, and any `x[mask] += v`:
     PyTorch turns the mask into indices with `nonzero`; `x[mask] = 0` is a `masked_fill` and
     does not sync), a Python number written into one element of a device tensor
@@ -1750,6 +1753,21 @@ class SyncOnHotPath(Rule):
                 def forward(self, grid, device):
                     g = grid.to(device)
                     return [r.prod().item() for r in g]
+            """
+        ),
+        # An index that is a mask for one caller of its helper and positions for another, and
+        # the element of a helper's returned tuple that holds positions: no boolean mask.
+        Valid(
+            """
+            import torch
+            def gather(x, keep):
+                return x[keep]
+            class M(torch.nn.Module):
+                def split(self, x):
+                    return x.argsort(), x.sum()
+                def forward(self, x, ids):
+                    order, total = self.split(x)
+                    return gather(x, ids != 3), gather(x, ids), x[order]
             """
         ),
         # A method named for the log it writes (`train_step_logs`, called every N steps), the
@@ -4015,6 +4033,27 @@ class SyncOnHotPath(Rule):
                                 ^^^^^^^^^^^^^^
                     return local_indices, local_map
             """,
+        ),
+        # A mask handed to a helper: unpacked from what a method of the module returns, and
+        # passed as an argument by every call of the helper that indexes with it (unsloth
+        # 2026.10.4's block-diffusion loss gathered `hidden[masked]` every step).
+        Invalid(
+            """
+            import torch
+            class Objective:
+                def sample_noise(self, clean):
+                    masked = torch.rand(clean.shape, device="cuda") < 0.5
+                    return torch.where(masked, 0, clean), masked
+                def compute_loss(self, model, inputs):
+                    clean = torch.zeros(4, 8, device="cuda")
+                    noisy, masked = self.sample_noise(clean)
+                    return self.loss_from_noise(model(noisy), clean, masked)
+                def loss_from_noise(self, hidden, clean, masked):
+                    logits = hidden[masked].float()
+                             ^^^^^^^^^^^^^^
+                    return logits.sum() + clean[masked].sum()
+                                          ^^^^^^^^^^^^^
+            """
         ),
         # A CUDA graph runner's replay closure, defined in `__init__`, stored on `self` (also
         # wrapped: `functools.wraps(m)(_call)`) and called by `__call__` on every call; and a

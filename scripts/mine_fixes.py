@@ -710,6 +710,27 @@ PAIRS: list[tuple[str, str, str]] = [
     *(("lm-eval", a, b) for a, b in itertools.pairwise(("0.4.10", "0.4.11", "0.4.12", "0.4.13"))),
     ("cosmos-predict2", "1.0.7", "1.0.9"),
     *(("exllamav3", a, b) for a, b in itertools.pairwise(("1.5.0", "1.5.3", "1.6.0", "1.6.3"))),
+    # Session 37 (helper mine37): ms-swift 4.x, unsloth 2026.9-10, liger-kernel 0.5, deepspeed
+    # 0.19 patch steps, megatron-core 0.15.3, lmdeploy 0.12 patches, transformers patches, xtuner.
+    *(
+        ("ms-swift", a, b)
+        for a, b in itertools.pairwise(
+            ("4.0.0", "4.1.0", "4.2.0", "4.3.0", "4.4.0", "4.5.0", "4.6.0")
+        )
+    ),
+    *(
+        ("unsloth", a, b)
+        for a, b in itertools.pairwise(
+            ("2026.9.8", "2026.9.14", "2026.10.1", "2026.10.4", "2026.10.7")
+        )
+    ),
+    *(("liger-kernel", a, b) for a, b in itertools.pairwise(("0.5.0", "0.5.5", "0.5.10", "0.6.0"))),
+    *(("deepspeed", a, b) for a, b in itertools.pairwise(("0.19.0", "0.19.3", "0.19.6"))),
+    ("megatron-core", "0.15.3", "0.16.0"),
+    ("lmdeploy", "0.12.0", "0.12.3"),
+    ("transformers", "5.20.0", "5.20.2"),
+    ("transformers", "5.22.0", "5.22.2"),
+    ("xtuner", "0.1.11", "0.2.0"),
 ]
 # A removed line must hold one of these to start a candidate.
 MARKER = re.compile(

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.argument_flow import arguments
 from h2dlint.analysis.arguments import keyword, positional
 from h2dlint.analysis.bindings import zipped_item
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.provenance.unpacked import display_element, unpacked_position
+from h2dlint.analysis.returns import returned_values
 from h2dlint.analysis.state_tensors import none_literal, own_assignments
 from h2dlint.analysis.tensor_kinds import comprehension_item, tensor_evidence
 from h2dlint.analysis.value_syncs import COMPARISON_OPERATORS, MASK_METHODS, value_where
@@ -145,10 +148,16 @@ def data_sized_operand(call: cst.Call) -> tuple[cst.BaseExpression, str] | None:
     return func.value, f"`.{name}()`"
 
 
+# Steps of a mask's derivation followed: a name, its call's argument, the helper's returned
+# element and that name's own bindings.
+MAX_MASK_DEPTH = 7
+
+
 def is_mask(provenance: Provenance, node: cst.BaseExpression, frame: Frame, depth: int = 0) -> bool:
     """Whether ``node`` is surely a boolean mask: a comparison, `~`/`&`/`|` of masks, a mask
-    method (`x.isnan()`, `x.bool()`), or a name bound only to masks."""
-    if depth > 4:
+    method (`x.isnan()`, `x.bool()`), or a name bound only to masks (also a parameter given
+    masks by every call of the module, and an element unpacked from a helper's masks)."""
+    if depth > MAX_MASK_DEPTH:
         return False
     if isinstance(node, cst.Comparison):
         return all(isinstance(c.operator, COMPARISON_OPERATORS) for c in node.comparisons)
@@ -182,7 +191,7 @@ def is_mask(provenance: Provenance, node: cst.BaseExpression, frame: Frame, dept
         return bool(found) and all(
             is_mask(provenance, b.value, frame, depth + 1)
             if b.value is not None
-            else _mask_row(provenance, b.statement, node.value, frame, depth)
+            else _mask_binding(provenance, b.statement, node.value, frame, depth)
             for b in found
         )
     return False
@@ -210,6 +219,61 @@ def _boolean_dtype(provenance: Provenance, call: cst.Call) -> bool:
     ):
         return True
     return (provenance.qualify(func) or "").startswith("torch.")
+
+
+def _mask_binding(
+    provenance: Provenance, statement: cst.CSTNode, name: str, frame: Frame, depth: int
+) -> bool:
+    """A binding without a value: a row of a mask, an element unpacked from a helper's mask,
+    or a parameter given masks."""
+    if isinstance(statement, (cst.FunctionDef, cst.Param)):
+        return _mask_parameter(provenance, name, frame, depth)
+    return _mask_row(provenance, statement, name, frame, depth) or _mask_unpacked(
+        provenance, statement, name, frame, depth
+    )
+
+
+def _mask_parameter(provenance: Provenance, name: str, frame: Frame, depth: int) -> bool:
+    """A parameter for which every call of its function in the module passes a mask
+    (``self.loss(hidden, masked)`` with ``masked = (torch.rand(...) < p) & maskable`` in the
+    caller: unsloth's diffusion objectives gathered ``hidden[masked]`` in the helper). A call
+    from another module, or one that is not known, proves nothing."""
+    function = frame.function
+    if not isinstance(function, cst.FunctionDef):
+        return False
+    if not any(p.name.value == name for p in function.params.params):
+        return False
+    passed = arguments(provenance, function, name)
+    return bool(passed) and all(
+        a.source is provenance and is_mask(provenance, a.value, a.frame, depth + 1)
+        for a in passed or ()
+    )
+
+
+def _mask_unpacked(
+    provenance: Provenance, statement: cst.CSTNode, name: str, frame: Frame, depth: int
+) -> bool:
+    """``noisy, masked, p = self.sample_noise(...)`` where every ``return`` of the module's
+    function is a display whose element at ``masked``'s position is a mask."""
+    unpacked = unpacked_position(statement, name)
+    if unpacked is None:
+        return False
+    value, position, length = unpacked
+    if not isinstance(value, cst.Call):
+        return False
+    found = provenance.callee(value, frame)
+    if found is None or found[0] is not provenance:
+        return False
+    function = found[1]
+    inner = provenance.index.frame_of(function)
+    values = [v for v in returned_values(function) if not none_literal(v)]
+    elements = [
+        display_element(v, position, length) if isinstance(v, (cst.Tuple, cst.List)) else None
+        for v in values
+    ]
+    return bool(elements) and all(
+        e is not None and is_mask(provenance, e, inner, depth + 1) for e in elements
+    )
 
 
 # Tensor methods that keep their input's elements and dtype (a mask stays a mask).
