@@ -76,6 +76,32 @@ def test_a_comprehension_name_is_not_the_function_name() -> None:
     assert _codes(source, "HTD202") == []
 
 
+def test_a_comprehension_name_used_as_a_tensor_in_it_is_one() -> None:
+    # the lead's review: speechbrain's per-item ``item.masked_select(item_mask)`` (labelled
+    # HTD202) was lost when comprehension names stopped counting as the function's
+    source = """
+        import torch
+        class M(torch.nn.Module):
+            def forward(self, x, mask):
+                return torch.stack(
+                    [item.masked_select(m).var() for item, m in zip(x, mask)]
+                )
+    """
+    assert _codes(source, "HTD202") == [("HTD202", 6)]
+
+
+def test_a_comprehension_name_bound_again_outside_proves_nothing() -> None:
+    source = """
+        import torch
+        class M(torch.nn.Module):
+            def forward(self, x, mask, item):
+                kept = [item.masked_select(m) for item, m in zip(x, mask)]
+                if item == 0:
+                    return kept
+    """
+    assert _codes(source, "HTD202") == []
+
+
 def test_mask_rows_of_a_comprehension_and_host_masks() -> None:
     source = """
         import torch

@@ -15,7 +15,9 @@ A name is also used as a tensor where a ``torch`` function that takes only tenso
 comparison of it with constants, as its first argument: ``torch.where(ids == IMAGE_TOKEN)``
 (a list or a number compared gives a Python bool, a numpy array compared an array, and
 ``torch.where`` takes neither), ``torch.ones_like(ids)``. A comprehension's own ``for`` names
-are its own: neither a binding of the function's name nor a use of it.
+are its own: neither a binding of the function's name nor a use of it; a use inside the
+comprehension proves its own name a tensor when no other binding in the function has that name
+(``[item.masked_select(m) for item, m in zip(x, masks)]``).
 """
 
 from __future__ import annotations
@@ -102,9 +104,15 @@ class _TensorUses(cst.CSTVisitor):
         self.keys: set[str] = set()
         self.bindings: dict[str, int] = {}
         self.shadowed: list[frozenset[str]] = []  # the ``for`` names of comprehensions around
+        # A comprehension's own names used as tensors inside it, and how many comprehensions
+        # bind each name: ``[item.masked_select(m) for item, m in zip(x, masks)]``.
+        self.own_keys: set[str] = set()
+        self.own_bindings: dict[str, int] = {}
 
     def _use(self, name: str) -> None:
-        if not any(name in names for names in self.shadowed):
+        if any(name in names for names in self.shadowed):
+            self.own_keys.add(name)
+        else:
             self.keys.add(name)
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -168,6 +176,8 @@ class _TensorUses(cst.CSTVisitor):
         while clause is not None:
             visit_read_only(clause.target, _Names(names))
             clause = clause.inner_for_in
+        for name in names:
+            self.own_bindings[name] = self.own_bindings.get(name, 0) + 1
         self.shadowed.append(frozenset(names))
 
     def visit_ListComp(self, node: cst.ListComp) -> None:
@@ -267,6 +277,13 @@ def _tensor_uses(function: cst.FunctionDef) -> frozenset[str]:
         key
         for key in visitor.keys
         if "[" in key or visitor.bindings.get(key, 0) + (key in parameters) == 1
+    ) | frozenset(
+        # a comprehension's own name, where nothing else in the function binds that name
+        key
+        for key in visitor.own_keys
+        if visitor.own_bindings.get(key, 0) == 1
+        and key not in visitor.bindings
+        and key not in parameters
     )
     if len(_CACHE) > 256:
         _CACHE.clear()
