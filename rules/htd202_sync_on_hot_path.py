@@ -16,15 +16,12 @@ from h2dlint.analysis.generation_outputs import after_generation, output_after_l
 from h2dlint.analysis.host_data import host_scalar
 from h2dlint.analysis.host_inputs import (
     discarded_copy,
-    input_handed_to_numpy,
     prepared_host_input,
     written_to,
 )
 from h2dlint.analysis.hot_guards import runs_every_call
 from h2dlint.analysis.hot_paths import HotPaths
-from h2dlint.analysis.library_inputs import input_handed_to_library
 from h2dlint.analysis.loop_body import saving_code, showing_code
-from h2dlint.analysis.name_hints import named_host, on_host_by_name
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.returned_copies import RETURNED_NOTE, copy_role
 from h2dlint.analysis.round_trips import round_trip_read
@@ -48,7 +45,7 @@ from h2dlint.analysis.syncing_helpers import synced_argument
 from h2dlint.analysis.tested_tensors import model_steps_reason, model_while_reason, tested_tensor
 from h2dlint.analysis.tuple_targets import unpacked_pairs
 from h2dlint.analysis.type_tests import not_a_tensor_here
-from h2dlint.analysis.unknown_tensors import tensor_root
+from h2dlint.analysis.unknown_reads import unknown_device_root
 from h2dlint.analysis.value_syncs import (
     MASK_METHODS,
     REDUCTION_METHODS,
@@ -5436,43 +5433,8 @@ class SyncOnHotPath(Rule):
         if where is Where.DEVICE:
             confidence = Confidence.HIGH
         else:
-            if kind not in (
-                "read",
-                "round-trip",
-                "elements",
-                "copy",
-                "test",
-                "size",
-                "mask",
-                "mask-write",
-                "repeat_interleave",
-                "data-sized",
-            ):
-                return False
-            # A number added straight back into a device tensor was read from a tensor
-            # (``total += n.item()``): ``n`` may be a host tensor (the read is then free).
-            if kind == "round-trip":
-                root = tensor
-            else:
-                root = tensor_root(self.context, tensor, frame, explicit, sizes)
-            if root is None or provenance.is_host_data(tensor, frame):
-                return False
-            # A CPU reference implementation (``fill_cpu``) reads its own host tensors; a
-            # ``.cpu()`` copy in a function named for what it makes (``get_cpu_seqlens``)
-            # still copies a tensor that may be on the device.
-            if on_host_by_name(tensor, frame) and not (kind == "copy" and not named_host(tensor)):
-                return False
-            # The function's own input handed to numpy (``im.cpu().numpy()`` for an exported
-            # model's runtime): the caller chose where it is, and the values must reach the host.
-            if kind == "copy" and input_handed_to_numpy(
-                provenance, self.context.ancestors, tensor, frame
-            ):
-                return False
-            # ... or to a host library (``pesq(fs, target.cpu().numpy(), ...)``): the
-            # hand-off the library needs, read at once, nothing to overlap.
-            if kind == "copy" and input_handed_to_library(
-                provenance, self.context.ancestors, tensor, frame
-            ):
+            root = unknown_device_root(self.context, tensor, frame, kind, explicit, sizes)
+            if root is None:
                 return False
             confidence = Confidence.MEDIUM
         hot = HotPaths.of(self.context)
