@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.period_words import PERIOD_WORDS, STEP_COUNTER_WORDS
 from h2dlint.analysis.sync_basics import (
-    PERIOD_WORDS,
     early_exits,
     has_modulo,
     leaves,
@@ -115,17 +115,13 @@ def _past_first_step(test: cst.BaseExpression) -> bool:
     return isinstance(operator, cst.GreaterThanEqual) and value == 1
 
 
-# Words of a counter of steps or calls, the left side of ``if step % n != 0: return``.
-_STEP_WORDS = ("step", "iter", "epoch", "batch_idx", "count", "tick", "round")
-
-
 def _counts_steps(left: cst.BaseExpression) -> bool:
     """Whether ``left`` is a modulo that divides a counter of steps (``self.global_step % n``,
     ``iteration % log_every``), not a length (``length % chunk``)."""
     if not (isinstance(left, cst.BinaryOperation) and isinstance(left.operator, cst.Modulo)):
         return False
     code = cst.Module([]).code_for_node(left.left).lower()
-    return any(word in code for word in _STEP_WORDS) or any(
+    return any(word in code for word in STEP_COUNTER_WORDS) or any(
         word in cst.Module([]).code_for_node(left.right).lower() for word in PERIOD_WORDS
     )
 

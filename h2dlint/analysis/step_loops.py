@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from h2dlint.analysis.period_words import PERIOD_WORDS, STEP_COUNTER_WORDS
 from h2dlint.project.ast_walk import child_nodes
 from h2dlint.project.summary import dotted, top_functions
 
@@ -48,7 +49,7 @@ _OCCASIONAL_WORDS = frozenset(
 
 # Words of a comparison with an interval (``(i - 1) * n // test_interval < i * n //
 # test_interval``, ``step - last >= eval_every``): taken once every so many steps.
-_PERIOD_WORDS = frozenset({"interval", "every", "period", "freq"})
+_PERIOD_WORDS = frozenset(PERIOD_WORDS)
 
 # Per function ("name" or "Class.name"): its loops of steps, each as [first line, last line, the
 # step it calls, the line ranges [first, last] under an occasional branch].
@@ -297,8 +298,6 @@ def _occasional_in(nodes: list[ast.AST]) -> _Ranges:
     return lines
 
 
-# Words of the counter a remainder divides when an early exit skips the steps off the period.
-_COUNTER_WORDS = ("step", "iter", "epoch", "batch_idx", "count", "tick", "round")
 _BLOCKS = ("body", "orelse", "finalbody")
 
 
@@ -344,7 +343,7 @@ def _off_period(test: ast.expr) -> bool:
     if not (isinstance(test, ast.BinOp) and isinstance(test.op, ast.Mod)):
         return False
     counter, divisor = ast.unparse(test.left).lower(), ast.unparse(test.right).lower()
-    return any(word in counter for word in _COUNTER_WORDS) or any(
+    return any(word in counter for word in STEP_COUNTER_WORDS) or any(
         word in divisor for word in _PERIOD_WORDS
     )
 

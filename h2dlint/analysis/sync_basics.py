@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from h2dlint.analysis.period_words import PERIOD_WORDS
 from h2dlint.walk import OwnScopeVisitor, visit_read_only
 
 # Statements after which nothing more of their block runs.
@@ -185,10 +186,6 @@ def has_modulo(node: cst.BaseExpression) -> bool:
     finder = _Modulo()
     visit_read_only(node, finder)
     return finder.found
-
-
-# Words of a name in a test that says the branch is taken once every so many steps.
-PERIOD_WORDS = ("interval", "every", "period", "freq")
 
 
 def periodic_test(test: cst.BaseExpression) -> bool:
