@@ -34,9 +34,10 @@ from h2dlint.walk import ReadOnlyVisitor, visit_read_only
 
 # Calls that make a tensor (or an image a transform makes one of) from host data.
 HOST_INPUTS = frozenset({"from_numpy", "fromarray", "to_tensor", "ToTensor"})
-# Methods a copy's result may pass through on its way to ``.numpy()``: each keeps it on the
-# host (a view, a cast, an element-wise op), so the array is the copy's values.
-_ON_THE_WAY = frozenset(
+# Methods a copy's result may pass through on its way to ``.numpy()`` (or into a plot,
+# :mod:`plotted_copies`): each keeps it on the host (a view, a cast, an element-wise op), so
+# the array is the copy's values.
+VALUE_KEEPING_METHODS = frozenset(
     {
         *("detach", "float", "half", "double", "byte", "squeeze", "unsqueeze", "numpy"),
         *("clone", "contiguous", "permute", "transpose", "flatten", "reshape", "view"),
@@ -196,8 +197,8 @@ def to_numpy(function: cst.FunctionDef, copy: cst.Call) -> bool:
 
 
 class _NumpyOf(ReadOnlyVisitor):
-    """Whether a ``.numpy`` attribute is reached from ``copy`` through :data:`_ON_THE_WAY`,
-    ``.data`` and subscripts (``x.cpu()[0].numpy()``)."""
+    """Whether a ``.numpy`` attribute is reached from ``copy`` through
+    :data:`VALUE_KEEPING_METHODS`, ``.data`` and subscripts (``x.cpu()[0].numpy()``)."""
 
     def __init__(self, copy: cst.Call) -> None:
         self.copy = copy
@@ -212,7 +213,7 @@ class _NumpyOf(ReadOnlyVisitor):
                 self.found = True
                 return
             if isinstance(current, cst.Call) and isinstance(current.func, cst.Attribute):
-                if current.func.attr.value not in _ON_THE_WAY:
+                if current.func.attr.value not in VALUE_KEEPING_METHODS:
                     return
                 current = current.func.value
             elif isinstance(current, cst.Subscript) or (

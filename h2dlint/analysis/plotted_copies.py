@@ -17,12 +17,12 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from h2dlint.analysis.host_io_calls import VALUE_KEEPING_METHODS
 from h2dlint.analysis.provenance import Provenance
 
-# Methods a copy may pass through on its way into the plotting call.
-_ON_THE_WAY = frozenset(
-    {"numpy", "detach", "float", "squeeze", "permute", "transpose", "flatten", "clone", "T"}
-)
+# Methods (and ``.T``) a copy may pass through on its way into the plotting call: those that
+# keep its values on the host, as on the way to ``.numpy()``.
+_ON_THE_WAY = VALUE_KEEPING_METHODS | {"T"}
 
 
 def plotted_copy(provenance: Provenance, ancestors: Sequence[cst.CSTNode], copy: cst.Call) -> bool:
