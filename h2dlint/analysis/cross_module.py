@@ -17,6 +17,7 @@ from h2dlint.analysis.fact_source import ClassRef, Definition, FactSource
 from h2dlint.analysis.frames import Frame, method_frame
 from h2dlint.context import FileContext
 from h2dlint.project.index import ParsedModule, ProjectIndex
+from h2dlint.project.top_definitions import may_define_function
 
 
 def provenance_of(parsed: ParsedModule, like: FactSource) -> FactSource:
@@ -89,12 +90,24 @@ def callee(
                     return owner.provenance, method
             return None
     qualified = provenance.qualify(func)
-    if qualified is None:
+    if qualified is None or not _may_run(provenance.project, provenance, qualified):
         return None
     found = resolve(provenance, provenance.project, qualified)
     if found is not None and isinstance(found[1], cst.FunctionDef):
         return found[0], found[1]
     return None
+
+
+def _may_run(project: ProjectIndex | None, provenance: FactSource, qualified: str) -> bool:
+    """False when :func:`resolve` would surely find no function for ``qualified``: the module
+    it leads to defines none of that name at its level (a class called, as a dataclass of
+    outputs is), by its summary, so that its tree is not loaded to learn it."""
+    if project is None:
+        return True
+    found = project.find_home(project.absolute(provenance.module_name, qualified))
+    if found is None or "." in found[1]:
+        return True
+    return may_define_function(project, *found)
 
 
 def frame_of(provenance: FactSource, function: cst.FunctionDef) -> Frame:

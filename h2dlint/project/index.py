@@ -425,6 +425,14 @@ class ProjectIndex:
             return path, digest, None
         return path, digest, data
 
+    def top_summary(self, module_name: str) -> Parts | None:
+        """The "top" summary part of a module whose libcst tree is not at hand (recorded as
+        consulted); None when it is at hand, cannot be read or CPython cannot parse it."""
+        if module_name in self._parsed or module_name in self._offers:
+            return None
+        data = self._text(module_name)
+        return self._top(module_name, data) if data is not None else None
+
     def _top(self, module_name: str, data: bytes) -> Parts | None:
         """The "top" summary part of a module (None when CPython cannot parse it)."""
         path = self.layout.modules[module_name]

@@ -44,7 +44,9 @@ from h2dlint.project.shared_parts import SharedParts
 # 10 (session 33): the files hold each summary's JSON text apart (``packed.py``).
 # 11 (session 37): the ``guarded`` lines also hold what follows an early exit taken off the
 # period (``if step % n: return``).
-SUMMARY_FORMAT = 11
+# 12 (session 38): ``top`` also names the functions and classes of the module's body and the
+# functions at its level (``project/top_definitions.py``).
+SUMMARY_FORMAT = 12
 # Parsed ``ast`` trees kept per process while their module's parts are computed one by one.
 KEPT_TREES = 4
 # Parts kept in a file of their own, read only when a process first asks for one of them: large
@@ -228,7 +230,11 @@ def top_level(tree: ast.Module) -> Parts:
     name it imports (as written: relative ones keep their dots) when every import of that
     local name agrees, else None (the index then asks the libcst tree, which settles the order
     of the imports); and the names of the functions and classes it defines anywhere (a superset
-    of those the analysis indexes: a name not among them is surely not defined there)."""
+    of those the analysis indexes: a name not among them is surely not defined there). Also
+    the names of the functions and classes right in the module's body (``body``: each one the
+    analysis surely indexes), and of the functions at the module's level, in any compound
+    statement but a class or function (``functions``: a superset of the functions it indexes;
+    see ``project/top_definitions.py``)."""
     imports: dict[str, str | None] = {}
     defined: set[str] = set()
     for node in statements(tree):
@@ -248,7 +254,25 @@ def top_level(tree: ast.Module) -> Parts:
     return {
         "imports": {local: full for local, full in imports.items() if local not in top},
         "defined": sorted(defined),
+        "body": sorted(top),
+        "functions": sorted(_module_functions(tree)),
     }
+
+
+def _module_functions(tree: ast.Module) -> set[str]:
+    """The names of the functions defined at the module's level: in its body or in any
+    compound statement there (``if``, ``try``, ``with``, loops, ``match``), not in a class or
+    function."""
+    found: set[str] = set()
+    todo = deque(tree.body)
+    while todo:
+        node = todo.popleft()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found.add(node.name)
+        elif not isinstance(node, ast.ClassDef):
+            for name in BODIES.get(type(node), ()):
+                todo.extend(getattr(node, name))
+    return found
 
 
 _BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)

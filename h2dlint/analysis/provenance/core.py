@@ -49,6 +49,7 @@ from h2dlint.analysis.provenance.memo import memoised_fact
 from h2dlint.analysis.views import subscript_fact
 from h2dlint.context import FileContext, SharedKey
 from h2dlint.imports import dotted_name, statements
+from h2dlint.project.top_definitions import defined_in_body
 
 
 class Provenance(CallFacts):
@@ -218,9 +219,12 @@ class Provenance(CallFacts):
         qualified = self.qualify(name)
         if qualified is None or self.project is None or depth > MAX_DEPTH:
             return UNKNOWN_FACT
-        found = self.project.find(self.project.absolute(self.module_name, qualified))
-        # A module whose text never names it binds no such value: not parsed to learn it.
+        found = self.project.find_home(self.project.absolute(self.module_name, qualified))
+        # A module whose text never names it binds no such value, and a function or class its
+        # summary finds in its body is none: not parsed to learn it.
         if found is None or "." in found[1] or not self.project.mentions(*found):
+            return UNKNOWN_FACT
+        if defined_in_body(self.project, *found):
             return UNKNOWN_FACT
         located = self.project.locate(self.project.absolute(self.module_name, qualified))
         if located is None:
