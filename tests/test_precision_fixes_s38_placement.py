@@ -74,6 +74,7 @@ def test_a_checker_moved_or_handed_on_stays_reported(tmp_path: Path) -> None:
     assert _reported(tmp_path / "c", kwargs=", **options") == both
     assert _reported(tmp_path / "d", use="pipe = Pipeline(checker)") == both
     assert _reported(tmp_path / "e", use="self.checker = checker") == both
+    assert _reported(tmp_path / "j", use="checker.vision_model.cuda()") == both
     # A second caller that moves what the loader returns.
     other = "from pkg.checker import safety_models\nmodel = safety_models()[1].cuda()\n"
     assert _reported(tmp_path / "f", more={"pkg/other.py": other}) == both

@@ -249,8 +249,10 @@ def _kept(
             _RUN.append(True)
             continue  # run: ``model(x)``
         if isinstance(parent, ast.Attribute):
-            if parent.attr in MOVES:
-                return False
+            while isinstance(parent, ast.Attribute):  # ``model.unet.to(...)`` moves a part
+                if parent.attr in MOVES:
+                    return False
+                parent = parents.get(parent)
             continue  # a method or an attribute: ``model.eval()``, ``model.config``
         if isinstance(parent, ast.Compare | ast.Delete):
             continue
