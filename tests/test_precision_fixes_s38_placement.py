@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lint_runs import lint_project, write_files
+from lint_runs import lint, lint_project, write_files
 
 CHECKER = """
 from functools import lru_cache
@@ -87,3 +87,30 @@ def test_a_checker_moved_or_handed_on_stays_reported(tmp_path: Path) -> None:
     # A default device set anywhere in the project.
     default = "import torch\ntorch.set_default_device('cuda')\n"
     assert _reported(tmp_path / "i", more={"pkg/boot.py": default}) == both
+
+
+LOADING_CALL = """
+from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
+
+
+class SafetyChecker:
+    def __call__(self, text, keys):
+        tokenizer = AutoTokenizer.from_pretrained("org/checker")
+        model = AutoModelForSeq2SeqLM.from_pretrained("org/checker")
+        ids = tokenizer(text, return_tensors="pt").input_ids
+        outputs = model.generate(ids, output_scores=True, return_dict_in_generate=True)
+        scores = {}
+        for k, i in zip(keys, range(3, 20, 2)):
+            scores[k] = {step}
+        return scores
+"""
+
+
+def test_a_call_that_loads_its_model_runs_no_step_unless_a_loop_runs_a_model() -> None:
+    # The loop only reads rows of the output the loaded model made: once per request.
+    read = "round(outputs.scores[i][0, :2].softmax(0)[0].item(), 5)"
+    assert lint(LOADING_CALL.replace("{step}", read), "HTD202") == []
+    # A loop that may run a model: the loaded one, the object's own, a local alias.
+    for call in ("model(ids)", "self.scorer(ids)", "scorer(ids)"):
+        step = f"({read}, {call})"
+        assert len(lint(LOADING_CALL.replace("{step}", step), "HTD202")) == 1, call

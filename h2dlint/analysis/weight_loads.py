@@ -6,11 +6,15 @@ one's design calls it per step, so it runs once per request at most, and a read 
 output there waits for the few kernels the call itself queued (llama-cookbook's
 ``SalesforceSafetyChecker.__call__``: loads the checker, generates once, reads its scores). A
 tokenizer's, a processor's or a config's ``from_pretrained`` reads small files and proves
-nothing. A function whose loop runs the loaded model (a generation loop of steps after the
-load) keeps its per-step reads: the load runs once, the loop does not.
+nothing. A function with a loop that may run a model keeps its per-step reads (the load runs
+once, the loop does not): a loop that calls the loaded model, a parameter, ``self`` or one of
+its attributes, or any function by a bare name other than a builtin (a local alias of a
+model: ``unet = self.unet``) is such a loop; a loop over the output's rows is not.
 """
 
 from __future__ import annotations
+
+import builtins
 
 import libcst as cst
 
@@ -36,7 +40,8 @@ def loads_model_each_call(function: cst.FunctionDef) -> bool:
                 loaded.add(name)
     if not loaded:
         return False
-    finder = _LoopCalls(loaded)
+    params = {p.name.value for p in (*function.params.params, *function.params.kwonly_params)}
+    finder = _LoopCalls(loaded | params | {"self", "cls"})
     visit_read_only(body, finder)
     return not finder.found
 
@@ -60,8 +65,12 @@ def _loaded_name(small: cst.CSTNode) -> str | None:
     return target.value
 
 
+BUILTINS = frozenset(dir(builtins))
+
+
 class _LoopCalls(cst.CSTVisitor):
-    """Finds a loop that calls one of the loaded names (``model(...)``, ``model.generate``)."""
+    """Finds a call in a loop that may run a model: of a function by a bare name other than a
+    builtin, or a method of ``names`` (the loaded models, the parameters, ``self``)."""
 
     def __init__(self, names: set[str]) -> None:
         self.names = names
@@ -84,7 +93,10 @@ class _LoopCalls(cst.CSTVisitor):
         if self.depth == 0:
             return
         func = node.func
-        if isinstance(func, cst.Attribute):
-            func = func.value
+        if isinstance(func, cst.Name):
+            self.found = self.found or func.value not in BUILTINS or func.value in self.names
+            return
+        while isinstance(func, (cst.Attribute, cst.Subscript, cst.Call)):
+            func = func.func if isinstance(func, cst.Call) else func.value
         if isinstance(func, cst.Name) and func.value in self.names:
             self.found = True
