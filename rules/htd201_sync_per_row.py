@@ -1246,6 +1246,34 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     return fused_feats
             """
         ),
+        # Session 38 (placement38, diffusers' SkyReels-V2 diffusion-forcing schedule): a list of
+        # host masks rebound to one of its items in a branch (`masks = masks[0]`) still holds
+        # host tensors, and so does the stack of it the caller reads per frame.
+        Valid(
+            """
+            import torch
+            class Pipe:
+                def schedule(self, n, shrink):
+                    masks = []
+                    prev = torch.zeros(n, dtype=torch.long)
+                    for _ in range(n):
+                        row = (prev + 1).clamp(0, n)
+                        masks.append(row != prev)
+                        prev = row
+                    if shrink:
+                        masks = masks[0]
+                    return torch.stack(masks, dim=0)
+                def __call__(self, latents, n, shrink):
+                    update = self.schedule(n, shrink)
+                    for i in range(n):
+                        latents = self.unet(latents)
+                        row = update[i]
+                        for idx in range(n):
+                            if row[idx].item():
+                                latents = self.step(latents, idx)
+                    return latents
+            """
+        ),
         # The items of a list of device tensors, read for their metadata only; and of a list of
         # host copies (INVALID twin: the items on the device, read with `.item()`).
         Valid(
@@ -1389,6 +1417,35 @@ class SyncPerRow(ComprehensionVisits, Rule):
                  ...^^^^^^^^^^^^^^^^^
             """,
             message_contains="`.nonzero()` on each row of `alignments`",
+        ),
+        # Session 38 (placement38): the twin of the SkyReels schedule in `valid`, its masks made
+        # from a device tensor: the item a branch rebinds the list to is on the device too.
+        Invalid(
+            """
+            import torch
+            class Pipe:
+                def schedule(self, n, shrink):
+                    masks = []
+                    prev = torch.zeros(n, dtype=torch.long, device="cuda")
+                    for _ in range(n):
+                        row = (prev + 1).clamp(0, n)
+                        masks.append(row != prev)
+                        prev = row
+                    if shrink:
+                        masks = masks[0]
+                    return torch.stack(masks, dim=0)
+                def __call__(self, latents, n, shrink):
+                    update = self.schedule(n, shrink)
+                    for i in range(n):
+                        latents = self.unet(latents)
+                        row = update[i]
+                        for idx in range(n):
+                        ^^^^^^^^^^^^^^^^^^^^
+                            if row[idx].item():
+                                latents = self.step(latents, idx)
+                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return latents
+            """
         ),
         # Session 33 (recall33b, ring-flash-attn 0.1.8's `get_half_lse`): TorchScript types a
         # bare parameter of a `@torch.jit.script` function as a `Tensor`, so the rows of

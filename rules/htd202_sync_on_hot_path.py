@@ -2627,6 +2627,22 @@ class SyncOnHotPath(Rule):
                         epoch_loss_sum = float(loss_tensor[0].item())
             """
         ),
+        # Session 38 (placement38, llama-cookbook's safety checker): a `__call__` that loads
+        # its model on every call runs once per request at most, and the model stays on the
+        # host (analysis/weight_loads.py)
+        Valid(
+            """
+            import torch
+            from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
+            class SafetyChecker:
+                def __call__(self, text):
+                    tokenizer = AutoTokenizer.from_pretrained("org/safety-t5")
+                    model = AutoModelForSeq2SeqLM.from_pretrained("org/safety-t5")
+                    ids = tokenizer(text, return_tensors="pt").input_ids
+                    outputs = model.generate(ids, output_scores=True, return_dict_in_generate=True)
+                    return outputs.scores[3][0, :2].softmax(dim=0)[0].item()
+            """
+        ),
         # Session 24: a host-in, host-out wrapper (a ControlNet annotator, an infill model):
         # its ``__call__`` makes the input from a numpy image and returns the result as one;
         # the copy is the request's output.
@@ -3140,6 +3156,24 @@ class SyncOnHotPath(Rule):
                     if batch.shape[0] % self.chunk_size:
                         return
                     self.pad_batch(batch)
+            """
+        ),
+        # Session 38 (placement38): the VALID safety checker's twin: the model loaded once,
+        # then run in a loop of steps whose every token is read on the host.
+        Invalid(
+            """
+            import torch
+            from transformers import AutoModelForCausalLM
+            class Generator:
+                def __call__(self, ids, steps):
+                    model = AutoModelForCausalLM.from_pretrained("org/lm", device_map="cuda")
+                    for _ in range(steps):
+                        nxt = model(ids).logits[:, -1].argmax(-1)
+                        if nxt.item() == self.eos:
+            #              ^^^^^^^^^^
+                            break
+                        ids = torch.cat([ids, nxt[:, None]], dim=1)
+                    return ids
             """
         ),
         # Session 36 (triage36): the VALID rare draw's twin: a coin flip taken on every other

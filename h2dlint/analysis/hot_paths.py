@@ -76,7 +76,7 @@ import libcst as cst
 from h2dlint.analysis.closure_calls import called_in_loops
 from h2dlint.analysis.data_transforms import dataset_built_class
 from h2dlint.analysis.env_switches import debug_only, may_read_environment
-from h2dlint.analysis.gpu_less_actors import gpu_less_method, may_hold_actor
+from h2dlint.analysis.gpu_less_actors import may_hold_actor
 from h2dlint.analysis.hook_registrations import registered_functions
 from h2dlint.analysis.host_data import (
     PREPROCESSING_MODULES,
@@ -84,6 +84,7 @@ from h2dlint.analysis.host_data import (
     host_pipeline_classdef,
 )
 from h2dlint.analysis.host_io_requests import host_io_call, host_io_request_call
+from h2dlint.analysis.host_only_modules import host_only_method
 from h2dlint.analysis.hot_calls import SameModuleCalls, runs_model
 from h2dlint.analysis.hot_names import (
     ATTENTION_TAIL,
@@ -317,8 +318,8 @@ class HotPaths:
             return True  # off unless a debugging variable is set at launch
         if self._rewrites and name not in HOT_ENTRY_POINTS and self._rewrites(function):
             return True  # model surgery, unless a forward reprojects its weights each call
-        if self._actors and gpu_less_method(self.context, self.index.owner.get(function)):
-            return True  # a Ray actor without GPUs: its tensors are host tensors
+        if host_only_method(self.context, self.index.owner.get(function), self._actors):
+            return True  # a Ray actor without GPUs, a module never moved: host tensors only
         return self.once.function(function)
 
     def _entry_reason(self, function: cst.FunctionDef, method: bool = False) -> str | None:

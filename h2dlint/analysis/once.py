@@ -79,6 +79,7 @@ from h2dlint.analysis.per_step_names import (
     step_metadata_name,
 )
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.weight_loads import loads_model_each_call
 from h2dlint.context import SharedKey
 from h2dlint.imports import dotted_name, statements
 from h2dlint.walk import visit_read_only
@@ -263,6 +264,7 @@ class RunOnce:
             or memoised(function, cls)
             or memoised_by_key(function)
             or compile_pass(function)
+            or loads_model_each_call(function)
         ):
             return True
         name = function.name.value

@@ -258,6 +258,11 @@ class ProvenanceBase:
             return _any_where(wheres) if wheres else Where.UNKNOWN
         if isinstance(seq, cst.Call):
             return returned_sequence_where(self, seq, frame, depth)
+        if isinstance(seq, cst.Subscript):  # ``xs[0]``, ``xs[1:]``: rows or items of ``xs``'s
+            where = self.sequence_where(seq.value, frame, depth)  # a smaller node: no depth
+            if where is Where.UNKNOWN:
+                where = self.fact(seq, frame, depth + 1).where
+            return Where.HOST if where.on_host else where
         if isinstance(seq, cst.Name):
             wheres = []
             for value in self.bindings(frame).reaching(seq):
