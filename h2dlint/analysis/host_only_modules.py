@@ -123,7 +123,7 @@ def _never_moved(context: FileContext, cls: str) -> bool:
         return False  # exported by a package: its users build and move it
     trees = _trees_naming(project, cls)
     declared = 0
-    _RUN.clear()
+    scan = _Scan(project)
     for tree in trees:
         parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
         for node in ast.walk(tree):
@@ -131,14 +131,21 @@ def _never_moved(context: FileContext, cls: str) -> bool:
                 return False
             if isinstance(node, ast.ClassDef) and node.name == cls:
                 declared += 1
-            elif _names(node, cls) and not _harmless(node, parents, project, 1):
+            elif _names(node, cls) and not _harmless(node, parents, scan, 1):
                 return False
-    return declared == 1 and bool(_RUN)
+    return declared == 1 and scan.run
 
 
-# Whether the last question found an object of the class run in the project (``model(x)``):
-# the project is then its user, not only its library (a conversion script that saves it).
-_RUN: list[bool] = []
+class _Scan:
+    """One question's reading of the project: the index, and whether an object of the class
+    was found run (``model(x)``): the project is then its user, not only its library (a
+    conversion script that saves it)."""
+
+    __slots__ = ("project", "run")
+
+    def __init__(self, project: ProjectIndex) -> None:
+        self.project = project
+        self.run = False
 
 
 def _trees_naming(project: ProjectIndex, name: str) -> list[ast.Module]:
@@ -159,9 +166,7 @@ def _names(node: ast.AST, name: str) -> bool:
     )
 
 
-def _harmless(
-    node: ast.AST, parents: dict[ast.AST, ast.AST], project: ProjectIndex, hops: int
-) -> bool:
+def _harmless(node: ast.AST, parents: dict[ast.AST, ast.AST], scan: _Scan, hops: int) -> bool:
     """A use of the class's name that builds no object, or builds one that stays put."""
     parent = parents.get(node)
     if isinstance(parent, ast.ClassDef):
@@ -183,7 +188,7 @@ def _harmless(
         return False
     if DEVICE_WORDS.search(" ".join(ast.unparse(a) for a in (*call.args, *call.keywords))):
         return False
-    return _bound_and_kept(call, parents, project, hops)
+    return _bound_and_kept(call, parents, scan, hops)
 
 
 def _in_annotation(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
@@ -200,7 +205,7 @@ def _in_annotation(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
 
 
 def _bound_and_kept(
-    value: ast.AST, parents: dict[ast.AST, ast.AST], project: ProjectIndex, hops: int
+    value: ast.AST, parents: dict[ast.AST, ast.AST], scan: _Scan, hops: int
 ) -> bool:
     """``name = value`` in a function, outside a device ``with``, and ``name`` kept there."""
     assign = parents.get(value)
@@ -213,7 +218,7 @@ def _bound_and_kept(
     function = _enclosing(assign, parents)
     if function is None:
         return False
-    return _kept(function, assign.targets[0].id, parents, project, hops)
+    return _kept(function, assign.targets[0].id, parents, scan, hops)
 
 
 def _enclosing(
@@ -237,7 +242,7 @@ def _kept(
     function: ast.FunctionDef | ast.AsyncFunctionDef,
     name: str,
     parents: dict[ast.AST, ast.AST],
-    project: ProjectIndex,
+    scan: _Scan,
     hops: int,
 ) -> bool:
     """Whether every use of ``name`` in ``function`` leaves the object where it is."""
@@ -246,7 +251,7 @@ def _kept(
             continue
         parent = parents.get(node)
         if isinstance(parent, ast.Call) and parent.func is node:
-            _RUN.append(True)
+            scan.run = True
             continue  # run: ``model(x)``
         if isinstance(parent, ast.Attribute):
             while isinstance(parent, ast.Attribute):  # ``model.unet.to(...)`` moves a part
@@ -261,7 +266,7 @@ def _kept(
             position = parent.elts.index(node)
             parent = parents.get(parent)
         if isinstance(parent, ast.Return) and hops > 0:
-            if not _callers_keep(function, position, project, hops - 1):
+            if not _callers_keep(function, position, scan, hops - 1):
                 return False
             continue
         return False
@@ -271,13 +276,13 @@ def _kept(
 def _callers_keep(
     function: ast.FunctionDef | ast.AsyncFunctionDef,
     position: int | None,
-    project: ProjectIndex,
+    scan: _Scan,
     hops: int,
 ) -> bool:
     """Whether every call of a plain function that returns the object keeps what it gets."""
     name = function.name
     found = False
-    for tree in _trees_naming(project, name):
+    for tree in _trees_naming(scan.project, name):
         parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
         for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef) and any(
@@ -292,7 +297,7 @@ def _callers_keep(
             call = parents.get(node)
             if not isinstance(call, ast.Call) or call.func is not node:
                 return False
-            if not _unpacked_kept(call, position, parents, project, hops):
+            if not _unpacked_kept(call, position, parents, scan, hops):
                 return False
             found = True
     return found
@@ -302,11 +307,11 @@ def _unpacked_kept(
     call: ast.Call,
     position: int | None,
     parents: dict[ast.AST, ast.AST],
-    project: ProjectIndex,
+    scan: _Scan,
     hops: int,
 ) -> bool:
     if position is None:
-        return _bound_and_kept(call, parents, project, hops)
+        return _bound_and_kept(call, parents, scan, hops)
     assign = parents.get(call)
     if not (isinstance(assign, ast.Assign) and len(assign.targets) == 1):
         return False
@@ -317,4 +322,4 @@ def _unpacked_kept(
     function = _enclosing(assign, parents)
     if not isinstance(item, ast.Name) or function is None:
         return False
-    return _kept(function, item.id, parents, project, hops)
+    return _kept(function, item.id, parents, scan, hops)
