@@ -72,6 +72,7 @@ class ImportTable:
     @classmethod
     def from_module(cls, module: cst.Module) -> ImportTable:
         table = cls()
+        starred = False
         for stmt in statements(module):
             if stmt.__class__ not in _IMPORTS:
                 continue  # most statements: no isinstance through ABCMeta for them
@@ -87,6 +88,7 @@ class ImportTable:
                         table.names[top] = top
             elif isinstance(stmt, cst.ImportFrom):
                 if isinstance(stmt.names, cst.ImportStar):
+                    starred = True
                     continue
                 dots = "." * len(stmt.relative)
                 if stmt.module is None and not dots:
@@ -108,6 +110,10 @@ class ImportTable:
                         if base.endswith(".")
                         else f"{base}.{alias.name.value}"
                     )
+        if starred:
+            # ``from .utils import *`` that brings numpy in: ``np`` is numpy by convention (a
+            # research module's ``np.sum(...)`` loop is over a host array, not a tensor).
+            table.names.setdefault("np", "numpy")
         return table
 
     def qualify(self, node: cst.BaseExpression) -> str | None:

@@ -893,6 +893,23 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 return [a[i].item() for i in range(n)]
             """
         ),
+        # Session 38 (triage38): `np` brought in by a star import is numpy by convention
+        # (voicefixer's `from .pytorch_util import *`): a loop over a numpy sum's rows.
+        Valid(
+            """
+            from .pytorch_util import *
+            import torch
+            class Fixer(torch.nn.Module):
+                def energy(self, stft, threshold):
+                    e = np.sum(stft, axis=1)
+                    total = e[-1]
+                    for i in range(e.shape[0]):
+                        if e[i] < total * threshold:
+                            continue
+                        break
+                    return i
+            """
+        ),
         Valid(
             """
             def f(grid):

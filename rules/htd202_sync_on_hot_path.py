@@ -1435,6 +1435,27 @@ class SyncOnHotPath(Rule):
                     return x
             """
         ),
+        # Session 38 (triage38): a CPU hop for a backend without complex kernels, DirectML
+        # (torch-directml's `privateuseone` devices) or MPS, tested through names bound to the
+        # device tests, in a branch and in a conditional expression's arm (audio-separator's
+        # band-split RoFormer).
+        Valid(
+            """
+            import torch
+            def _is_dml_device(device) -> bool:
+                return device.type == "privateuseone"
+            class BSRoformer(torch.nn.Module):
+                def forward(self, audio: torch.Tensor):
+                    x_is_mps = audio.device.type == "mps"
+                    x_is_dml = _is_dml_device(audio.device)
+                    window = torch.hann_window(1024, device=audio.device)
+                    if x_is_mps or x_is_dml:
+                        spec = torch.stft(audio.cpu(), 1024, window=window.cpu())
+                    else:
+                        spec = torch.stft(audio, 1024, window=window)
+                    return torch.istft(spec, 1024, window=window.cpu() if x_is_dml else window)
+            """
+        ),
         # Code past an early return unless this step logs (it runs on logging steps only),
         # and a forward named for a reference implementation (kept for tests; `forward` runs
         # the fast path), with the helper only it calls.

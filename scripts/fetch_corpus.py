@@ -541,6 +541,26 @@ SERVING_PACKAGES: dict[str, str] = {
     "stable-diffusion-videos": "0.9.2",
     "asteroid": "0.7.0",
     "realtimetts": "0.8.10",
+    # Session 38 (helper triage38): a ninth blind-style precision reading (docs/precision.md,
+    # "Session 38 (triage38)") on speech and audio inference (music separation, speech
+    # enhancement, VAD, TTS and codecs), image matting, OCR generation and TTS trainers. Files
+    # whose bytes or path name vllm or sglang are dropped unread when these are fetched
+    # (DROPS_RESERVED_MENTIONS).
+    "audio-separator": "0.47.1",
+    "maskgct": "0.0.19",
+    "whisper-s2t": "1.3.1",
+    "texify": "0.2.1",
+    "soundstorm-pytorch": "0.6.1",
+    "clearvoice": "0.1.2",
+    "hidiffusion": "0.1.10",
+    "snac": "1.2.1",
+    "carvekit": "4.1.2",
+    "voicefixer": "0.1.3",
+    "pix2tex": "0.1.4",
+    "voicebox-pytorch": "0.5.0",
+    "naturalspeech2-pytorch": "0.1.8",
+    "manga-ocr": "0.1.16",
+    "openvoice-cli": "0.0.5",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # Packages whose files that import or name vllm or sglang were removed, unread, before they were
@@ -633,6 +653,21 @@ DROPS_RESERVED_MENTIONS = frozenset(
         "stable-diffusion-videos",
         "asteroid",
         "realtimetts",
+        "audio-separator",
+        "maskgct",
+        "whisper-s2t",
+        "texify",
+        "soundstorm-pytorch",
+        "clearvoice",
+        "hidiffusion",
+        "snac",
+        "carvekit",
+        "voicefixer",
+        "pix2tex",
+        "voicebox-pytorch",
+        "naturalspeech2-pytorch",
+        "manga-ocr",
+        "openvoice-cli",
     }
 )
 NAMES_RESERVED = re.compile(rb"vllm|sglang", re.IGNORECASE)

@@ -30,13 +30,20 @@ import libcst as cst
 from h2dlint.analysis.sync_basics import early_exits
 
 # The types of ``torch.device`` other than ``"cuda"`` that code tests for.
-DEVICE_TYPES = frozenset({"cpu", "mps", "xpu", "npu", "hpu", "meta", "xla", "mtia", "musa"})
+# ``"privateuseone"`` is the slot of out-of-tree backends (torch-directml's DirectML devices).
+DEVICE_TYPES = frozenset(
+    {"cpu", "mps", "xpu", "npu", "hpu", "meta", "xla", "mtia", "musa", "privateuseone"}
+)
 
 # A tensor's flags for a device other than CUDA (``x.is_mps``): true only off CUDA.
 OTHER_BACKEND_FLAGS = frozenset({"is_cpu", "is_mps", "is_xpu", "is_hpu", "is_meta", "is_mtia"})
 # Accelerators other than CUDA that a predicate may be named for (``is_mps_tensor_safe(x)``,
-# ``_is_xpu(device)``); not the CPU: ``is_cpu_offload_enabled()`` is a setting, not a device.
-OTHER_ACCELERATORS = frozenset({"mps", "xpu", "npu", "hpu", "xla", "mtia", "musa"})
+# ``_is_xpu(device)``, ``_is_dml_device(device)``: DirectML, whose devices torch-directml puts in
+# the ``privateuseone`` slot); not the CPU: ``is_cpu_offload_enabled()`` is a setting, not a
+# device.
+OTHER_ACCELERATORS = frozenset(
+    {"mps", "xpu", "npu", "hpu", "xla", "mtia", "musa", "dml", "directml", "privateuseone"}
+)
 
 # The values of a name that may reach a use of it (``Bindings.reaching``), for tests that read
 # a name bound to a device test.
@@ -50,7 +57,7 @@ def off_cuda_branch(ancestors: Sequence[cst.CSTNode], resolve: Resolve | None = 
         parent, child = ancestors[i - 1], ancestors[i]
         if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             return False
-        if isinstance(parent, cst.If) and off_cuda_part(parent, child, resolve):
+        if isinstance(parent, (cst.If, cst.IfExp)) and off_cuda_part(parent, child, resolve):
             return True
         if isinstance(parent, cst.BooleanOperation) and off_cuda_operand(parent, child, resolve):
             return True
@@ -59,8 +66,11 @@ def off_cuda_branch(ancestors: Sequence[cst.CSTNode], resolve: Resolve | None = 
     return False
 
 
-def off_cuda_part(branch: cst.If, part: cst.CSTNode, resolve: Resolve | None = None) -> bool:
-    """Whether ``part``, the body or the ``else`` of ``branch``, runs only off CUDA."""
+def off_cuda_part(
+    branch: cst.If | cst.IfExp, part: cst.CSTNode, resolve: Resolve | None = None
+) -> bool:
+    """Whether ``part``, the body or the ``else`` of ``branch`` (a statement or a conditional
+    expression: ``w.cpu() if x_is_mps else w``), runs only off CUDA."""
     if part is branch.body:
         return _reading(branch.test, off=True, resolve=resolve)
     return part is branch.orelse and _reading(branch.test, off=False, resolve=resolve)

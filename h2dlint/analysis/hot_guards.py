@@ -119,7 +119,7 @@ def runs_every_call(
             and device_type_test(provenance, parent.test)
         ):
             return False  # ``x.cpu() if x.device.type == "cpu" else x``
-        if isinstance(parent, cst.If) and off_cuda_part(parent, child, resolve):
+        if isinstance(parent, (cst.If, cst.IfExp)) and off_cuda_part(parent, child, resolve):
             return False  # the ``else`` of ``if x.device.type in {"cpu", "cuda"}:``
         if isinstance(parent, cst.If) and host_copy_fallback(parent, child, node):
             return False  # ``if src.device.type == "cpu": h = src.tolist() else: h = x.cpu()...``
