@@ -2499,6 +2499,21 @@ class SyncOnHotPath(Rule):
                     processor.out.copy_(self.model(processor.ids).logits.argmax(-1))
             """
         ),
+        # Session 38 (mine38): a `while` loop that runs no model (a reader filling a queue)
+        # makes nothing it calls hot (one that does: tests/test_recall_s38_mine.py).
+        Valid(
+            """
+            import torch
+            def normalise(frame):
+                return frame.float() / 255.0 if torch.max(frame) > 1 else frame
+            def load_frames(reader, queue):
+                while True:
+                    frame = reader.read()
+                    if frame is None:
+                        break
+                    queue.put(normalise(frame))
+            """
+        ),
         # Session 21 (exllamav3 1.4.9's MLA attention): a lookup in a mapping named as a cache
         # stays a cache miss, and a `.tolist()` under a host-device test reads host memory
         Valid(

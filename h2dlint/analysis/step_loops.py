@@ -155,6 +155,7 @@ def _loops_in(nodes: list[ast.AST], functions: dict[str, _Function], cls: str | 
                 _step_called(node.body)
                 or _step_through_callee(node.body, functions, cls)
                 or _decoding_step(node)
+                or _model_while(node)
             )
             if step is not None:
                 last = node.end_lineno or node.lineno
@@ -227,6 +228,30 @@ def _decoding_step(loop: ast.While | ast.For | ast.AsyncFor) -> str | None:
         name = dotted(node.func)
         if name is not None and model_receiver(name.split(".")):
             return name
+    return None
+
+
+def _model_while(loop: ast.While | ast.For | ast.AsyncFor) -> str | None:
+    """The model call that makes ``loop`` a loop of steps: a ``while`` loop whose own body runs
+    a model (a video interpolation driver's ``while True:`` around ``model.inference(I0, I1)``
+    reading frames until the queue is empty, a sampler's ``while t > 0:`` around
+    ``self.denoise_step(...)``). The ``ast`` side of
+    :func:`~h2dlint.analysis.tested_tensors.model_while_reason`, which makes such a loop's own
+    body hot in the function holding it (session 37, triage37): with it, what the body calls
+    is hot too (session 38, mine38: RIFE's ``ssim_matlab``, two syncs per frame). The same
+    words (:data:`~h2dlint.analysis.hot_calls.STEP_WORK_WORDS`) in the called expression;
+    calls under an occasional branch do not count."""
+    from h2dlint.analysis.hot_calls import STEP_WORK_WORDS
+
+    if not isinstance(loop, ast.While):
+        return None
+    occasional = _occasional_lines(loop.body)
+    for node in _own_nodes(loop.body, loops=False):
+        if not isinstance(node, ast.Call) or _within(node.lineno, occasional):
+            continue
+        code = ast.unparse(node.func)
+        if any(word in code.lower() for word in STEP_WORK_WORDS):
+            return code
     return None
 
 

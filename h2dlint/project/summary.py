@@ -44,7 +44,8 @@ from h2dlint.project.shared_parts import SharedParts
 # 10 (session 33): the files hold each summary's JSON text apart (``packed.py``).
 # 11 (session 37): the ``guarded`` lines also hold what follows an early exit taken off the
 # period (``if step % n: return``).
-SUMMARY_FORMAT = 11
+# 12 (session 38): the part ``steps`` also finds ``while`` loops whose own body runs a model.
+SUMMARY_FORMAT = 12
 # Parsed ``ast`` trees kept per process while their module's parts are computed one by one.
 KEPT_TREES = 4
 # Parts kept in a file of their own, read only when a process first asks for one of them: large
