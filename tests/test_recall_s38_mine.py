@@ -82,3 +82,10 @@ def test_a_model_call_under_an_occasional_branch_makes_no_step(tmp_path: Path) -
     )
     _project(tmp_path, body=body)
     assert _found(lint_project(tmp_path, "HTD202")) == []
+
+
+def test_a_tokenizer_model_in_a_while_loop_is_no_model_step(tmp_path: Path) -> None:
+    # exllamav2's tokenizer decodes pieces in a `while` loop over `tokenizer_model.decode`:
+    # host text work, however the object is named.
+    _project(tmp_path, body="middle = tokenizer_model.decode(similarity(last, frame))")
+    assert _found(lint_project(tmp_path, "HTD202")) == []

@@ -239,7 +239,8 @@ def _model_while(loop: ast.While | ast.For | ast.AsyncFor) -> str | None:
     :func:`~h2dlint.analysis.tested_tensors.model_while_reason`, which makes such a loop's own
     body hot in the function holding it (session 37, triage37): with it, what the body calls
     is hot too (session 38, mine38: RIFE's ``ssim_matlab``, two syncs per frame). The same
-    words (:data:`~h2dlint.analysis.hot_calls.STEP_WORK_WORDS`) in the called expression;
+    words (:data:`~h2dlint.analysis.hot_calls.STEP_WORK_WORDS`) in the called expression, not
+    a tokenizer's or processor's (exllamav2's ``while`` loop over ``tokenizer_model.decode``);
     calls under an occasional branch do not count."""
     from h2dlint.analysis.hot_calls import STEP_WORK_WORDS
 
@@ -250,9 +251,17 @@ def _model_while(loop: ast.While | ast.For | ast.AsyncFor) -> str | None:
         if not isinstance(node, ast.Call) or _within(node.lineno, occasional):
             continue
         code = ast.unparse(node.func)
-        if any(word in code.lower() for word in STEP_WORK_WORDS):
+        words = code.lower()
+        if any(word in words for word in STEP_WORK_WORDS) and not any(
+            word in words for word in _HOST_MODEL_WORDS
+        ):
             return code
     return None
+
+
+# Words of a called expression that name a host-side "model" (a tokenizer's
+# ``self.tokenizer_model.decode(...)``, a processor's): a loop around it decodes text.
+_HOST_MODEL_WORDS = ("token", "processor")
 
 
 def _step_range(loop: ast.For) -> bool:
