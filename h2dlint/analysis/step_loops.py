@@ -243,10 +243,12 @@ def _model_while(loop: ast.While | ast.For | ast.AsyncFor) -> str | None:
     a tokenizer's or processor's (exllamav2's ``while`` loop over ``tokenizer_model.decode``);
     calls under an occasional branch do not count."""
     from h2dlint.analysis.hot_calls import STEP_WORK_WORDS
+    from h2dlint.analysis.step_drivers import model_receiver
 
     if not isinstance(loop, ast.While):
         return None
     occasional = _occasional_lines(loop.body)
+    found = None
     for node in _own_nodes(loop.body, loops=False):
         if not isinstance(node, ast.Call) or _within(node.lineno, occasional):
             continue
@@ -255,8 +257,11 @@ def _model_while(loop: ast.While | ast.For | ast.AsyncFor) -> str | None:
         if any(word in words for word in STEP_WORK_WORDS) and not any(
             word in words for word in _HOST_MODEL_WORDS
         ):
-            return code
-    return None
+            name = dotted(node.func)
+            if name is not None and model_receiver(name.split(".")):
+                return code  # the model itself, named in the message (``self.model(...)``)
+            found = found or code
+    return found
 
 
 # Words of a called expression that name a host-side "model" (a tokenizer's
