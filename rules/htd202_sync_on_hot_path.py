@@ -2520,6 +2520,33 @@ class SyncOnHotPath(Rule):
                     processor.out.copy_(self.model(processor.ids).logits.argmax(-1))
             """
         ),
+        # Session 38 (mine38): an assignment expression of host data in a test reads the host.
+        Valid(
+            """
+            import numpy as np
+            import torch
+            class Block(torch.nn.Module):
+                def forward(self, x, lengths: list[int]):
+                    if (short := np.asarray(lengths) < 4).any():
+                        raise ValueError(f"too short: {short}")
+                    return x
+            """
+        ),
+        # Session 38 (mine38): a `while` loop that runs no model (a reader filling a queue)
+        # makes nothing it calls hot (one that does: tests/test_recall_s38_mine.py).
+        Valid(
+            """
+            import torch
+            def normalise(frame):
+                return frame.float() / 255.0 if torch.max(frame) > 1 else frame
+            def load_frames(reader, queue):
+                while True:
+                    frame = reader.read()
+                    if frame is None:
+                        break
+                    queue.put(normalise(frame))
+            """
+        ),
         # Session 21 (exllamav3 1.4.9's MLA attention): a lookup in a mapping named as a cache
         # stays a cache miss, and a `.tolist()` under a host-device test reads host memory
         Valid(
@@ -5197,6 +5224,20 @@ class SyncOnHotPath(Rule):
             #          ^^^^^^^^^^^
                         x = x / 2
                     return x
+            """,
+        ),
+        # Session 38 (mine38; speculators 0.5.0's DFlash mask builder): a test written with an
+        # assignment expression reads the value it binds.
+        Invalid(
+            """
+            import torch
+            class Block(torch.nn.Module):
+                def forward(self, positions: torch.Tensor, total: int):
+                    positions = positions.to(dtype=torch.long).contiguous()
+                    if (oob := (positions < 0) | (positions >= total)).any():
+            #          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        raise ValueError(f"out of range: {positions[oob]}")
+                    return positions
             """,
         ),
         # Session 23 (unsloth 2026.10.8's packing helpers): a cache of the last input (one

@@ -155,6 +155,7 @@ def _loops_in(nodes: list[ast.AST], functions: dict[str, _Function], cls: str | 
                 _step_called(node.body)
                 or _step_through_callee(node.body, functions, cls)
                 or _decoding_step(node)
+                or _model_while(node)
             )
             if step is not None:
                 last = node.end_lineno or node.lineno
@@ -228,6 +229,44 @@ def _decoding_step(loop: ast.While | ast.For | ast.AsyncFor) -> str | None:
         if name is not None and model_receiver(name.split(".")):
             return name
     return None
+
+
+def _model_while(loop: ast.While | ast.For | ast.AsyncFor) -> str | None:
+    """The model call that makes ``loop`` a loop of steps: a ``while`` loop whose own body runs
+    a model (a video interpolation driver's ``while True:`` around ``model.inference(I0, I1)``
+    reading frames until the queue is empty, a sampler's ``while t > 0:`` around
+    ``self.denoise_step(...)``). The ``ast`` side of
+    :func:`~h2dlint.analysis.tested_tensors.model_while_reason`, which makes such a loop's own
+    body hot in the function holding it (session 37, triage37): with it, what the body calls
+    is hot too (session 38, mine38: RIFE's ``ssim_matlab``, two syncs per frame). The same
+    words (:data:`~h2dlint.analysis.hot_calls.STEP_WORK_WORDS`) in the called expression, not
+    a tokenizer's or processor's (exllamav2's ``while`` loop over ``tokenizer_model.decode``);
+    calls under an occasional branch do not count."""
+    from h2dlint.analysis.hot_calls import STEP_WORK_WORDS
+    from h2dlint.analysis.step_drivers import model_receiver
+
+    if not isinstance(loop, ast.While):
+        return None
+    occasional = _occasional_lines(loop.body)
+    found = None
+    for node in _own_nodes(loop.body, loops=False):
+        if not isinstance(node, ast.Call) or _within(node.lineno, occasional):
+            continue
+        code = ast.unparse(node.func)
+        words = code.lower()
+        if any(word in words for word in STEP_WORK_WORDS) and not any(
+            word in words for word in _HOST_MODEL_WORDS
+        ):
+            name = dotted(node.func)
+            if name is not None and model_receiver(name.split(".")):
+                return code  # the model itself, named in the message (``self.model(...)``)
+            found = found or code
+    return found
+
+
+# Words of a called expression that name a host-side "model" (a tokenizer's
+# ``self.tokenizer_model.decode(...)``, a processor's): a loop around it decodes text.
+_HOST_MODEL_WORDS = ("token", "processor")
 
 
 def _step_range(loop: ast.For) -> bool:

@@ -165,6 +165,8 @@ def tensor_evidence(
     no evidence with ``read`` (numpy offers the same reads: ``(counts < targets).any()``)."""
     if depth > 6:
         return None
+    if isinstance(node, cst.NamedExpr):  # ``(oob := x < 0).any()``: the value it binds
+        return tensor_evidence(provenance, node.value, frame, read=read, depth=depth + 1)
     if isinstance(node, cst.Name):
         if annotated_tensor_parameter(provenance, node, frame):
             return node

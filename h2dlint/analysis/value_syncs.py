@@ -175,6 +175,8 @@ def value_where(
 def _value_where(
     provenance: Provenance, node: cst.BaseExpression, frame: Frame, depth: int
 ) -> Where:
+    if isinstance(node, cst.NamedExpr):  # ``(oob := x < 0)``: what it binds is its value
+        return value_where(provenance, node.value, frame, depth + 1)
     where = provenance.fact(node, frame).where
     if where is not Where.UNKNOWN or depth > 4:
         return where

@@ -46,7 +46,8 @@ from h2dlint.project.shared_parts import SharedParts
 # period (``if step % n: return``).
 # 12 (session 38): ``top`` also names the functions and classes of the module's body and the
 # functions at its level (``project/top_definitions.py``).
-SUMMARY_FORMAT = 12
+# 13 (session 38): the part ``steps`` also finds ``while`` loops whose own body runs a model.
+SUMMARY_FORMAT = 13
 # Parsed ``ast`` trees kept per process while their module's parts are computed one by one.
 KEPT_TREES = 4
 # Parts kept in a file of their own, read only when a process first asks for one of them: large
