@@ -36,6 +36,7 @@ of it (``model(x)``: the project is then its library, not its user).
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import re
 from typing import TYPE_CHECKING
@@ -75,8 +76,30 @@ def host_only_method(context: FileContext, cls: cst.ClassDef | None, actors: boo
     answers = context.shared(_ANSWERS, dict)
     name = cls.name.value
     if name not in answers:
-        answers[name] = _own_body_host(context, cls) and _never_moved(context, name)
+        answers[name] = (
+            _built_here(context.source, name)
+            and _own_body_host(context, cls)
+            and _never_moved(context, name)
+        )
     return answers[name]
+
+
+def _built_here(source: str, cls: str) -> bool:
+    """The cheap gate before the scan, which reads the project: the module builds an object of
+    the class bound to a plain name (``model = Cls(...)``, ``= Cls.from_pretrained(``), and
+    none stored on an attribute (``self.model = Cls(...)``, a use the proof never takes, so the
+    answer is no without reading further: a library's model classes, built as sub-modules of
+    others, stop here)."""
+    built = re.compile(rf"^[ \t]*(?:([A-Za-z_][\w.]*)\s*=\s*)?{cls}(?:\(|\.from_)", re.M)
+    plain = False
+    for match in built.finditer(source):
+        target = match.group(1)
+        if target is None:
+            continue
+        if "." in target:
+            return False
+        plain = True
+    return plain
 
 
 def _own_body_host(context: FileContext, cls: cst.ClassDef) -> bool:
@@ -109,18 +132,18 @@ def _built_by_function(node: ast.AST) -> bool:
 
 
 def _never_moved(context: FileContext, cls: str) -> bool:
-    if not re.search(rf"=\s*{cls}(?:\(|\.from_)", context.source):
-        return False  # built elsewhere or not at all: not asked (the scan reads the project)
     provenance = Provenance.of(context)
     project, module = provenance.project, provenance.module_name
-    if project is None or module is None or _trees_naming(project, DEFAULT_DEVICE):
+    if project is None or module is None:
         return False
     if any(
-        name.rpartition(".")[2] == "__init__" or os.path.basename(path) == "__init__.py"
+        project.mentions(name, cls)
         for name, path in project.layout.modules.items()
-        if project.mentions(name, cls)
+        if name.rpartition(".")[2] == "__init__" or os.path.basename(path) == "__init__.py"
     ):
         return False  # exported by a package: its users build and move it
+    if _sets_default_device(project):
+        return False
     trees = _trees_naming(project, cls)
     declared = 0
     scan = _Scan(project)
@@ -146,6 +169,12 @@ class _Scan:
     def __init__(self, project: ProjectIndex) -> None:
         self.project = project
         self.run = False
+
+
+@functools.lru_cache(maxsize=2)
+def _sets_default_device(project: ProjectIndex) -> bool:
+    """Whether a module of the project sets a default device (asked once per project)."""
+    return bool(_trees_naming(project, DEFAULT_DEVICE))
 
 
 def _trees_naming(project: ProjectIndex, name: str) -> list[ast.Module]:
