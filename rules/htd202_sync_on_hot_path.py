@@ -5585,7 +5585,9 @@ class SyncOnHotPath(Rule):
             and output_after_loop(provenance, self.context.ancestors, explicit)
         ):
             return False  # the loop's result handed on (or decoded to text) once, not per step
-        role = kind == "copy" and copy_role(self.context, function, explicit, root is not None)
+        role = kind == "copy" and copy_role(
+            self.context, function, explicit, root is not None and not reason.startswith("called ")
+        )
         if role in ("output", "offload"):
             return False  # a metric's input, a host-in/out wrapper's result, ``hr = hr.cpu()``
         shown = self.shown(tensor, "the tensor")

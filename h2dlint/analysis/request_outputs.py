@@ -19,7 +19,9 @@ or is an argument of a host library's call; the function is not hot by its name
 criterion or trainer class (run per training step), and no loop of its own module calls a
 function of its name. A ``forward``/``__call__`` counts: the objects that call it are not
 resolved, so this is a shape rule, kept to device-unknown copies (a proven device copy stays
-HIGH or MEDIUM as before).
+HIGH or MEDIUM as before) in functions hot by themselves: HTD202 does not ask it where the
+function is hot only as the callee of a hot function (``called from `Model.forward()` ``, a
+converter helper of another module): there the callers decide, and they run per step.
 """
 
 from __future__ import annotations

@@ -133,8 +133,9 @@ def copy_role(
     plot's input, :func:`plotted_copies.plotted_copy`),
     ``"offload"`` (one a setting asks for, :func:`optional_offloads.optional_offload`),
     ``"returned"`` (the output ``function`` returns, :func:`returned_copy`), or None.
-    ``device_unknown``: the copied tensor's device is unknown, where a request's result handed
-    to host code is an output too (:func:`request_outputs.request_output`)."""
+    ``device_unknown``: the copied tensor's device is unknown and the function is hot by
+    itself, not only through its callers, where a request's result handed to host code is an
+    output too (:func:`request_outputs.request_output`)."""
     ancestors = context.ancestors
     if copied_output(context.path, ancestors, copy if isinstance(copy, cst.Call) else None):
         return "output"
