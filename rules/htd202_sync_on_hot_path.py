@@ -2755,6 +2755,19 @@ class SyncOnHotPath(Rule):
                     return action.cpu().detach().numpy(), 0.0
             """
         ),
+        # Session 38 (outputs38b): a copy of a tensor on an unknown device that the function
+        # returns as host data (numpy, a PIL image), outside its loops, in a function not hot
+        # by its name nor called in a loop of its module: a VAD's or matting model's result
+        # for host code (whisper-s2t, carvekit), once per request.
+        Valid(
+            """
+            import torch
+            class FrameVAD(torch.nn.Module):
+                def forward(self, audio):
+                    probs = self.model(audio).softmax(dim=-1)[:, 1]
+                    return probs.cpu().numpy()
+            """
+        ),
         # Session 34 (precision34, controlnet-aux 0.0.10's LeReS and MLSD annotators): a
         # host-in, host-out ``__call__`` (no torch module; it makes an image from host data)
         # runs once per request, like a pipeline's: a helper without loops that it calls
@@ -3302,6 +3315,56 @@ class SyncOnHotPath(Rule):
                         #     ^^^^^^^^^^
             """,
             message_contains="`.cpu()` of `wave`",
+        ),
+        # Session 38 (outputs38b): the twins of the valid FrameVAD stay reported: Python ids
+        # (a sampler's `.tolist()`), a copy per item of a loop, a function named for a step,
+        # a loss module's forward (per training step).
+        Invalid(
+            """
+            import torch
+            class Sampler(torch.nn.Module):
+                def forward(self, logits):
+                    ids = torch.argmax(logits, dim=-1)
+                    return ids.cpu().numpy().tolist()
+                    #      ^^^^^^^^^
+            """,
+            message_contains="`.cpu()` of `ids`",
+        ),
+        Invalid(
+            """
+            import torch
+            class Streamer(torch.nn.Module):
+                def forward(self, chunks):
+                    outs = []
+                    for chunk in chunks:
+                        wave = self.model(chunk)
+                        outs.append(wave.cpu().numpy())
+                        #           ^^^^^^^^^^
+                    return outs
+            """,
+            message_contains="`.cpu()` of `wave`",
+        ),
+        Invalid(
+            """
+            class Policy:
+                def act_step(self, obs):
+                    action = self.actor(obs).tanh()
+                    return action.cpu().numpy()
+                    #      ^^^^^^^^^^^^
+            """,
+            message_contains="`.cpu()` of `action`",
+        ),
+        Invalid(
+            """
+            import torch
+            class AdversarialLoss(torch.nn.Module):
+                def forward(self, wav):
+                    pred = self.model(wav)
+                    loss = self.disc(pred).mean()
+                    return loss, pred.detach().cpu().numpy()
+                    #            ^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="`.cpu()` of `pred.detach()`",
         ),
         # Session 33 (recall33b, rsl-rl 5.5.1's `EmpiricalNormalization.update`): a registered
         # buffer moves with its module (`.to(device)`), wherever `__init__` built it: its test
@@ -5563,7 +5626,9 @@ class SyncOnHotPath(Rule):
             and output_after_loop(provenance, self.context.ancestors, explicit)
         ):
             return False  # the loop's result handed on (or decoded to text) once, not per step
-        role = kind == "copy" and copy_role(self.context, function, explicit)
+        role = kind == "copy" and copy_role(
+            self.context, function, explicit, root is not None and not reason.startswith("called ")
+        )
         if role in ("output", "offload"):
             return False  # a metric's input, a host-in/out wrapper's result, ``hr = hr.cpu()``
         shown = self.shown(tensor, "the tensor")

@@ -20,6 +20,7 @@ from h2dlint.analysis.numpy_outputs import declared_numpy_output
 from h2dlint.analysis.optional_offloads import optional_offload
 from h2dlint.analysis.plotted_copies import plotted_copy
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.request_outputs import request_output
 from h2dlint.context import FileContext
 
 # The methods that make an object's output: what they return goes to the caller.
@@ -121,14 +122,20 @@ RETURNED_NOTE = (
 
 
 def copy_role(
-    context: FileContext, function: cst.FunctionDef, copy: cst.BaseExpression | None
+    context: FileContext,
+    function: cst.FunctionDef,
+    copy: cst.BaseExpression | None,
+    device_unknown: bool = False,
 ) -> str | None:
     """What the host copy ``copy`` being visited is besides an avoidable read: ``"output"``
     (what its code exists to produce, :func:`host_io_calls.copied_output`, or the numpy array
     its function declares it returns, :func:`numpy_outputs.declared_numpy_output`, or a
     plot's input, :func:`plotted_copies.plotted_copy`),
     ``"offload"`` (one a setting asks for, :func:`optional_offloads.optional_offload`),
-    ``"returned"`` (the output ``function`` returns, :func:`returned_copy`), or None."""
+    ``"returned"`` (the output ``function`` returns, :func:`returned_copy`), or None.
+    ``device_unknown``: the copied tensor's device is unknown and the function is hot by
+    itself, not only through its callers, where a request's result handed to host code is an
+    output too (:func:`request_outputs.request_output`)."""
     ancestors = context.ancestors
     if copied_output(context.path, ancestors, copy if isinstance(copy, cst.Call) else None):
         return "output"
@@ -140,4 +147,6 @@ def copy_role(
         return "output"  # a plot's input (session 37)
     if optional_offload(ancestors, copy):
         return "offload"
+    if device_unknown and request_output(ancestors, copy):
+        return "output"  # a request's result returned as host data (session 38)
     return "returned" if returned_copy(ancestors, function, copy) else None
