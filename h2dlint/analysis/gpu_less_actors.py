@@ -80,7 +80,9 @@ def gpu_less_class(project: ProjectIndex | None, module: str | None, cls: str) -
     return _gpu_less(project, cls, 0) and not _sets_noset(project)
 
 
-def _trees_naming(project: ProjectIndex, name: str) -> list[ast.Module]:
+def trees_naming(project: ProjectIndex, name: str) -> list[ast.Module]:
+    """The `ast` trees of the project's modules (test modules left out) whose text names
+    ``name``."""
     trees = []
     for module, path in project.layout.modules.items():
         if test_module(module, os.path.basename(path)) or not project.mentions(module, name):
@@ -97,7 +99,7 @@ def _trees_naming(project: ProjectIndex, name: str) -> list[ast.Module]:
 def _gpu_less(project: ProjectIndex, cls: str, depth: int) -> bool:
     """Whether the class named ``cls`` runs only in GPU-less actors, judged by every module
     of the project that names it."""
-    trees = _trees_naming(project, cls)
+    trees = trees_naming(project, cls)
     declared: list[ast.ClassDef] = []
     subclasses: list[str] = []
     for tree in trees:
@@ -204,7 +206,7 @@ def _sets_noset(project: ProjectIndex) -> bool:
     """Whether a module of the project sets Ray's opt-out of ``CUDA_VISIBLE_DEVICES`` (as a
     key of a dict literal, a subscript assigned to, or the first argument of a call such as
     ``os.environ.setdefault``); reading it is no setting."""
-    return any(_sets(tree) for tree in _trees_naming(project, NOSET))
+    return any(_sets(tree) for tree in trees_naming(project, NOSET))
 
 
 def _sets(tree: ast.Module) -> bool:

@@ -43,8 +43,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from h2dlint.analysis.gpu_less_actors import gpu_less_method
-from h2dlint.analysis.hot_names import test_module
+from h2dlint.analysis.gpu_less_actors import gpu_less_method, trees_naming
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.context import SharedKey
 
@@ -144,7 +143,7 @@ def _never_moved(context: FileContext, cls: str) -> bool:
         return False  # exported by a package: its users build and move it
     if _sets_default_device(project):
         return False
-    trees = _trees_naming(project, cls)
+    trees = trees_naming(project, cls)
     declared = 0
     scan = _Scan(project)
     for tree in trees:
@@ -174,19 +173,7 @@ class _Scan:
 @functools.lru_cache(maxsize=2)
 def _sets_default_device(project: ProjectIndex) -> bool:
     """Whether a module of the project sets a default device (asked once per project)."""
-    return bool(_trees_naming(project, DEFAULT_DEVICE))
-
-
-def _trees_naming(project: ProjectIndex, name: str) -> list[ast.Module]:
-    trees = []
-    for module, path in project.layout.modules.items():
-        if test_module(module, os.path.basename(path)) or not project.mentions(module, name):
-            continue
-        data = project.read(path)
-        tree = None if data is None else project.summaries.tree(project.digest(path, data), data)
-        if tree is not None:
-            trees.append(tree)
-    return trees
+    return bool(trees_naming(project, DEFAULT_DEVICE))
 
 
 def _names(node: ast.AST, name: str) -> bool:
@@ -311,7 +298,7 @@ def _callers_keep(
     """Whether every call of a plain function that returns the object keeps what it gets."""
     name = function.name
     found = False
-    for tree in _trees_naming(scan.project, name):
+    for tree in trees_naming(scan.project, name):
         parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
         for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef) and any(
