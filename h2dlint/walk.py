@@ -423,3 +423,24 @@ class ReadOnlyVisitor(cst.CSTVisitor):
 
 _DEFAULT_ON_VISIT = (cst.CSTVisitor.on_visit, ReadOnlyVisitor.on_visit)
 _DEFAULT_ON_LEAVE = (cst.CSTVisitor.on_leave, ReadOnlyVisitor.on_leave)
+
+
+class _Holds(cst.CSTVisitor):
+    def __init__(self, target: cst.CSTNode) -> None:
+        self.target = target
+        self.found = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.found = self.found or node is self.target
+        return not self.found
+
+
+def holds(tree: cst.CSTNode | None, node: cst.CSTNode) -> bool:
+    """Whether ``node`` is ``tree`` or inside it (False for no tree)."""
+    if tree is None:
+        return False
+    if tree is node:
+        return True
+    finder = _Holds(node)
+    visit_read_only(tree, finder)
+    return finder.found

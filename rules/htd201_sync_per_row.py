@@ -14,7 +14,7 @@ from h2dlint.analysis.module_outputs import walked_module_output
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.reference_helpers import in_reference_code
-from h2dlint.analysis.row_findings import DEVICE, HOT, RowFinding, holds, loop_rows
+from h2dlint.analysis.row_findings import DEVICE, HOT, RowFinding, loop_rows
 from h2dlint.analysis.row_reductions import RowReduction, list_row_reduction, tensor_row_reduction
 from h2dlint.analysis.row_shapes import SIZE_METHODS
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, RowLoop, Walk
@@ -25,7 +25,7 @@ from h2dlint.analysis.value_syncs import TEST_METHODS, iteration_syncs, value_wh
 from h2dlint.context import FileContext
 from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.rule import ComprehensionVisits, Invalid, Rule, Valid, snippet
-from h2dlint.walk import visit_read_only
+from h2dlint.walk import holds, visit_read_only
 
 ATOMS = (cst.Name, cst.Attribute, cst.Subscript, cst.Call)
 # The methods that make a tensor an `if` or `while` test (see syncs.tensor_test).

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from h2dlint.analysis.arguments import positional
-from h2dlint.walk import visit_read_only
+from h2dlint.walk import holds, visit_read_only
 
 # Methods that only a tokenizer (or a processor wrapping one) has.
 _TOKENIZER_METHODS = frozenset({"batch_decode", "detokenize", "convert_ids_to_tokens"})
@@ -45,7 +45,7 @@ def decoded_output(ancestors: Sequence[cst.CSTNode], copy: cst.CSTNode) -> bool:
             block = parent if isinstance(parent, cst.IndentedBlock) else None
     if statement is None or block is None or not _whole_sequence(copy, block, statement):
         return False
-    if any(_holds(_first_argument(call), copy) for call in _decodes(statement)):
+    if any(holds(_first_argument(call), copy) for call in _decodes(statement)):
         return True
     name = _bound_name(statement, copy)
     if name is None:
@@ -112,7 +112,7 @@ def _bound_name(statement: cst.SimpleStatementLine, copy: cst.CSTNode) -> str | 
         isinstance(small, cst.Assign)
         and len(small.targets) == 1
         and isinstance(small.targets[0].target, cst.Name)
-        and _holds(small.value, copy)
+        and holds(small.value, copy)
     ):
         return None
     return small.targets[0].target.value
@@ -121,27 +121,6 @@ def _bound_name(statement: cst.SimpleStatementLine, copy: cst.CSTNode) -> str | 
 def _first_argument(call: cst.Call) -> cst.BaseExpression | None:
     args = positional(call)
     return args[0].value if args else None
-
-
-def _holds(node: cst.CSTNode | None, part: cst.CSTNode) -> bool:
-    if node is None:
-        return False
-    if node is part:
-        return True
-    finder = _Finds(part)
-    visit_read_only(node, finder)
-    return finder.found
-
-
-class _Finds(cst.CSTVisitor):
-    def __init__(self, part: cst.CSTNode) -> None:
-        self.part = part
-        self.found = False
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if node is self.part:
-            self.found = True
-        return not self.found
 
 
 def _decodes(statement: cst.CSTNode) -> list[cst.Call]:

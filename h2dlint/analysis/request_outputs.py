@@ -33,7 +33,8 @@ import libcst as cst
 
 from h2dlint.analysis.host_io_calls import to_numpy
 from h2dlint.analysis.hot_names import name_reason
-from h2dlint.walk import ReadOnlyVisitor, visit_read_only
+from h2dlint.analysis.returns import ReturnedValues
+from h2dlint.walk import ReadOnlyVisitor, holds, visit_read_only
 
 # Host libraries whose calls take the copy as host data.
 _HOST_LIBRARIES = frozenset(
@@ -129,7 +130,7 @@ def _returned(function: cst.FunctionDef, statement: cst.BaseSmallStatement, copy
     ):
         return False
     name = statement.targets[0].target.value
-    returns = _Returns()
+    returns = ReturnedValues()
     visit_read_only(function.body, returns)
     for value in returns.values:
         elements = value.elements if isinstance(value, (cst.Tuple, cst.List)) else ()
@@ -162,23 +163,6 @@ def _root(node: cst.BaseExpression) -> str:
     return node.value if isinstance(node, cst.Name) else ""
 
 
-class _Returns(ReadOnlyVisitor):
-    """The values of the ``return`` statements of a function's own body (not its closures)."""
-
-    def __init__(self) -> None:
-        self.values: list[cst.BaseExpression] = []
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_Return(self, node: cst.Return) -> None:
-        if node.value is not None:
-            self.values.append(node.value)
-
-
 class _HostCalls(ReadOnlyVisitor):
     """Whether ``copy`` is inside an argument of a host library's call."""
 
@@ -189,10 +173,7 @@ class _HostCalls(ReadOnlyVisitor):
     def visit_Call(self, node: cst.Call) -> bool:
         if self.found or _root(node.func) not in _HOST_LIBRARIES:
             return True
-        inside = _Contains(self.copy)
-        for argument in node.args:
-            visit_read_only(argument.value, inside)
-        self.found = inside.found
+        self.found = any(holds(argument.value, self.copy) for argument in node.args)
         return True
 
 
@@ -205,20 +186,7 @@ class _Listed(ReadOnlyVisitor):
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.attr.value == "tolist" and not self.found:
-            inside = _Contains(self.copy)
-            visit_read_only(node.value, inside)
-            self.found = inside.found
-
-
-class _Contains(ReadOnlyVisitor):
-    def __init__(self, target: cst.CSTNode) -> None:
-        self.target = target
-        self.found = False
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if node is self.target:
-            self.found = True
-        return not self.found
+            self.found = holds(node.value, self.copy)
 
 
 def _called_in_loop(module: cst.CSTNode, name: str) -> bool:

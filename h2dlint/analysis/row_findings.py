@@ -50,7 +50,7 @@ from h2dlint.analysis.syncs import (
 from h2dlint.analysis.tensor_kinds import tensor_evidence, tensor_sequence_parameter
 from h2dlint.analysis.value_syncs import value_where
 from h2dlint.context import FileContext, SharedKey
-from h2dlint.walk import visit_read_only
+from h2dlint.walk import holds, visit_read_only
 
 HOST_COPIES = ("`.cpu()`", '`.to("cpu")`')
 # How HTD201 knows a row sync is one: the rows are on the device; the rows are surely tensors
@@ -278,16 +278,6 @@ def _while_tests(parts: list[cst.CSTNode]) -> list[cst.BaseExpression]:
     return finder.tests
 
 
-class _Holds(cst.CSTVisitor):
-    def __init__(self, target: cst.CSTNode) -> None:
-        self.target = target
-        self.found = False
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        self.found = self.found or node is self.target
-        return not self.found
-
-
 def _items_on_device(provenance: Provenance, sync: RowSync, loop: RowLoop, frame: Frame) -> bool:
     """Whether ``loop`` walks a sequence whose item, as the sync reads it, is proven on the
     device (``[o.cpu() for o in outs]`` of ``outs = [t.to(dev) for t in xs]``)."""
@@ -302,13 +292,6 @@ def _items_on_device(provenance: Provenance, sync: RowSync, loop: RowLoop, frame
         and provenance.where(name, frame) is Where.DEVICE
         for name in rows
     )
-
-
-def holds(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
-    """Whether ``node`` is ``tree`` or inside it."""
-    finder = _Holds(node)
-    visit_read_only(tree, finder)
-    return finder.found
 
 
 # Reductions of a row that ``.item()``/``.tolist()`` reads (``row.prod().item()``): methods of
