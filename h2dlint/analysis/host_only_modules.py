@@ -109,14 +109,26 @@ def _own_body_host(context: FileContext, cls: cst.ClassDef) -> bool:
         for s in getattr(cls.body, "body", ())
     ):
         return False
-    code = context.module.code_for_node(cls)
-    if DEVICE_WORDS.search(code):
+    # The file's CPython tree, which the run parsed already: the class is not printed and
+    # parsed a second time.
+    found = _python_class(context.python_tree, cls.name.value)
+    if found is None:
         return False
-    try:
-        tree = ast.parse(code.strip())
-    except SyntaxError:
+    first = min([found.lineno, *(d.lineno for d in found.decorator_list)])
+    lines = context.source.splitlines()[first - 1 : found.end_lineno]
+    if DEVICE_WORDS.search("\n".join(lines)):
         return False
-    return not any(_built_by_function(node) for node in ast.walk(tree))
+    return not any(_built_by_function(node) for node in ast.walk(found))
+
+
+def _python_class(tree: ast.Module | None, name: str) -> ast.ClassDef | None:
+    """The top-level class ``name`` of the file's CPython tree (the last of that name, as
+    Python binds it)."""
+    found = None
+    for node in tree.body if tree is not None else ():
+        if isinstance(node, ast.ClassDef) and node.name == name:
+            found = node
+    return found
 
 
 def _built_by_function(node: ast.AST) -> bool:
