@@ -62,7 +62,8 @@ def _forked(
                 read, write = os.pipe()
                 pid = os.fork()
                 if pid == 0:  # pragma: no cover - the child; coverage does not follow forks
-                    _child(job, work, start, parent, read, write)
+                    reads = [read, *(key.fd for key in selector.get_map().values())]
+                    _child(job, work, start, parent, reads, write)
                 os.close(write)
                 pids.append(pid)
                 selector.register(read, selectors.EVENT_READ, at)
@@ -94,12 +95,13 @@ def _child(
     work: Callable[[FileJob], FileResult],
     start: Callable[[int], None],
     parent: int,
-    read: int,
+    reads: list[int],
     write: int,
 ) -> None:  # pragma: no cover - runs in the forked process
     code = 1
     try:
-        os.close(read)
+        for read in reads:  # its own pipe's and the earlier processes' (their ends stay theirs)
+            os.close(read)
         start(parent)
         payload = pickle.dumps(work(job), protocol=pickle.HIGHEST_PROTOCOL)
         view = memoryview(payload)
