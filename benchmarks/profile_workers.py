@@ -20,6 +20,10 @@ import os
 import pstats
 import sys
 import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from h2dlint.jobs import FileJob, FileResult
 
 # The main process's profiler: a forked worker inherits it running, and stops it before it
 # starts its own (Python 3.12 allows one profiler at a time).
@@ -33,21 +37,32 @@ def _profiled_initializer(out: str) -> None:
     import h2dlint.runner as runner
 
     original = runner._start_worker
+    checked = runner._process_in_worker
+    profiles: list[cProfile.Profile] = []
+
+    def dump() -> None:
+        profiles[-1].disable()
+        profiles[-1].dump_stats(os.path.join(out, f"worker-{os.getpid()}.prof"))
 
     def initializer(parent: int) -> None:
         original(parent)
         for inherited in _MAIN:
             inherited.disable()
-        profile = cProfile.Profile()
-
-        def dump() -> None:
-            profile.disable()
-            profile.dump_stats(os.path.join(out, f"worker-{os.getpid()}.prof"))
-
+        profiles.append(cProfile.Profile())
         Finalize(None, dump, exitpriority=100)
-        profile.enable()
+        profiles[-1].enable()
+
+    def checking(job: FileJob) -> FileResult:
+        # A process forked for one file (h2dlint/forked_files.py) ends with os._exit, which
+        # runs no finalizer: the profile is written after each file as well.
+        result = checked(job)
+        if profiles:
+            dump()
+            profiles[-1].enable()
+        return result
 
     runner._start_worker = initializer
+    runner._process_in_worker = checking
 
 
 def run(out: str, arguments: list[str]) -> int:
