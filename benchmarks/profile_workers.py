@@ -20,6 +20,7 @@ import os
 import pstats
 import sys
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -30,6 +31,28 @@ if TYPE_CHECKING:
 _MAIN: list[cProfile.Profile] = []
 
 
+# The worker's own profiler and where it writes (set in each worker by its initializer).
+_WORKER: list[tuple[cProfile.Profile, str]] = []
+_CHECKED: list[Callable[[FileJob], FileResult]] = []
+
+
+def _dump() -> None:
+    profile, out = _WORKER[-1]
+    profile.disable()
+    profile.dump_stats(os.path.join(out, f"worker-{os.getpid()}.prof"))
+
+
+def _checking(job: FileJob) -> FileResult:
+    """The worker's check of one file; a process forked for one file
+    (h2dlint/forked_files.py) ends with os._exit, which runs no finalizer: the profile is
+    written after each file as well. Module-level: a pool pickles it by name."""
+    result = _CHECKED[0](job)
+    if _WORKER:
+        _dump()
+        _WORKER[-1][0].enable()
+    return result
+
+
 def _profiled_initializer(out: str) -> None:
     """Wrap the pool's worker initializer: each worker profiles itself until it exits."""
     from multiprocessing.util import Finalize
@@ -37,32 +60,18 @@ def _profiled_initializer(out: str) -> None:
     import h2dlint.runner as runner
 
     original = runner._start_worker
-    checked = runner._process_in_worker
-    profiles: list[cProfile.Profile] = []
-
-    def dump() -> None:
-        profiles[-1].disable()
-        profiles[-1].dump_stats(os.path.join(out, f"worker-{os.getpid()}.prof"))
+    _CHECKED.append(runner._process_in_worker)
 
     def initializer(parent: int) -> None:
         original(parent)
         for inherited in _MAIN:
             inherited.disable()
-        profiles.append(cProfile.Profile())
-        Finalize(None, dump, exitpriority=100)
-        profiles[-1].enable()
-
-    def checking(job: FileJob) -> FileResult:
-        # A process forked for one file (h2dlint/forked_files.py) ends with os._exit, which
-        # runs no finalizer: the profile is written after each file as well.
-        result = checked(job)
-        if profiles:
-            dump()
-            profiles[-1].enable()
-        return result
+        _WORKER.append((cProfile.Profile(), out))
+        Finalize(None, _dump, exitpriority=100)
+        _WORKER[-1][0].enable()
 
     runner._start_worker = initializer
-    runner._process_in_worker = checking
+    runner._process_in_worker = _checking
 
 
 def run(out: str, arguments: list[str]) -> int:
