@@ -99,3 +99,22 @@ def test_a_result_larger_than_a_pipe_holds_comes_back_whole() -> None:
     ]
     results = h2dlint.forked_files.check_each(jobs, work, lambda parent: None, lambda job: None)  # type: ignore[arg-type,return-value]
     assert [r.final_data for r in results] == [b"%d" % i + big for i in range(3)]
+
+
+def test_a_process_per_file_fixes_each_file_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from test_interrupt import _fixable_source
+
+    found = _fixable_source()
+    if found is None:
+        pytest.skip("no registered rule offers a fix")
+    source, fixed = found
+    monkeypatch.chdir(tmp_path)
+    names = [f"f{i}.py" for i in range(5)]
+    for name in names:
+        (tmp_path / name).write_text(source)
+    calls = _forks(monkeypatch)
+    lint("--fix", "--unsafe-fixes", "-j5", *names)
+    assert calls == [5]
+    assert [(tmp_path / name).read_text() for name in names] == [fixed] * 5
