@@ -20,10 +20,37 @@ import os
 import pstats
 import sys
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from h2dlint.jobs import FileJob, FileResult
 
 # The main process's profiler: a forked worker inherits it running, and stops it before it
 # starts its own (Python 3.12 allows one profiler at a time).
 _MAIN: list[cProfile.Profile] = []
+
+
+# The worker's own profiler and where it writes (set in each worker by its initializer).
+_WORKER: list[tuple[cProfile.Profile, str]] = []
+_CHECKED: list[Callable[[FileJob], FileResult]] = []
+
+
+def _dump() -> None:
+    profile, out = _WORKER[-1]
+    profile.disable()
+    profile.dump_stats(os.path.join(out, f"worker-{os.getpid()}.prof"))
+
+
+def _checking(job: FileJob) -> FileResult:
+    """The worker's check of one file; a process forked for one file
+    (h2dlint/forked_files.py) ends with os._exit, which runs no finalizer: the profile is
+    written after each file as well. Module-level: a pool pickles it by name."""
+    result = _CHECKED[0](job)
+    if _WORKER:
+        _dump()
+        _WORKER[-1][0].enable()
+    return result
 
 
 def _profiled_initializer(out: str) -> None:
@@ -33,21 +60,18 @@ def _profiled_initializer(out: str) -> None:
     import h2dlint.runner as runner
 
     original = runner._start_worker
+    _CHECKED.append(runner._process_in_worker)
 
     def initializer(parent: int) -> None:
         original(parent)
         for inherited in _MAIN:
             inherited.disable()
-        profile = cProfile.Profile()
-
-        def dump() -> None:
-            profile.disable()
-            profile.dump_stats(os.path.join(out, f"worker-{os.getpid()}.prof"))
-
-        Finalize(None, dump, exitpriority=100)
-        profile.enable()
+        _WORKER.append((cProfile.Profile(), out))
+        Finalize(None, _dump, exitpriority=100)
+        _WORKER[-1][0].enable()
 
     runner._start_worker = initializer
+    runner._process_in_worker = _checking
 
 
 def run(out: str, arguments: list[str]) -> int:

@@ -11,6 +11,7 @@ warned about and then ignored: it never fails a run.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -32,6 +33,8 @@ CACHE_FORMAT = 3
 # Entries not used for this long are dropped when the cache is written.
 MAX_AGE_S = 30 * 24 * 3600
 MAX_ENTRIES = 200_000
+# Segments appended to a summaries file (``packed.segment``) before it is written whole again.
+MAX_SEGMENTS = 16
 
 
 @cache
@@ -284,21 +287,25 @@ class SummaryFile:
             self.stamps[digest] = self.now
         stamps = _recent(self.stamps, lambda used: used, self.now)
         # Where the stored summaries are all kept, first, unchanged (a pre-commit run's
-        # edited files are new digests), only the new ones are laid out, after them as stored.
+        # edited files are new digests), only the new ones are laid out and appended to the
+        # stored file (``packed.segment``), up to MAX_SEGMENTS: then all are laid out again.
         before = store.stored_packed(lazy=False)
-        new = packed.appended(before, stamps, set(store.fresh)) if before is not None else None
+        new = None
+        if before is not None and before.segments < MAX_SEGMENTS:
+            new = packed.appended(before, stamps, set(store.fresh))
         kept: dict[str, tuple[int, Laid]] = {}
         for digest in stamps if new is None else new:
             laid = store.laid(digest, lazy=False)
             if laid is not None:
                 kept[digest] = (stamps[digest], laid)
-        self._write(self.file, kept, before if new is not None else None)
+        self._write(self.file, kept, new is not None)
         if lazy_fresh:
             lazy_before = store.stored_packed(lazy=True)
             whole = (
                 before is None
                 or new is None
                 or lazy_before is None
+                or lazy_before.segments >= MAX_SEGMENTS
                 or not lazy_before.index.keys() <= before.index.keys()
             )
             keys: Iterable[str] = kept
@@ -309,17 +316,20 @@ class SummaryFile:
                 laid = store.laid(digest, lazy=True)
                 if laid is not None and laid[0]:
                     lazy[digest] = (0, laid)
-            self._write(self.lazy_file, lazy, None if whole else lazy_before)
+            self._write(self.lazy_file, lazy, not whole)
         for old in range(1, SUMMARY_FORMAT):  # an earlier format's summaries are dead weight
             for name in (f"summaries-v{old}.json", f"summaries-v{old}-lazy.json"):
                 with contextlib.suppress(OSError):
                     (self.directory / name).unlink(missing_ok=True)
 
-    def _write(
-        self, file: Path, laid: dict[str, tuple[int, Laid]], before: Packed | None = None
-    ) -> None:
-        payload = packed.write(laid, SUMMARY_FORMAT, build_fingerprint(), before)
+    def _write(self, file: Path, laid: dict[str, tuple[int, Laid]], append: bool) -> None:
+        """Write ``laid`` as the whole file, or append it to the stored one (``append``)."""
         try:
+            if append:
+                if laid:
+                    append_to_file(file, packed.segment(laid, SUMMARY_FORMAT, build_fingerprint()))
+                return
+            payload = packed.write(laid, SUMMARY_FORMAT, build_fingerprint())
             write_in_cache_dir(self.directory, file.name, payload)
         except OSError as exc:
             self.warn(f"cache {self.directory} cannot be written ({exc.strerror}); skipped")
@@ -346,6 +356,18 @@ def _recent(items: dict[str, Any], used: Callable[[Any], Any], now: int) -> dict
         newest = sorted(fresh.items(), key=lambda kv: age(kv[1]))
         fresh = dict(newest[:MAX_ENTRIES])
     return fresh
+
+
+def append_to_file(file: Path, payload: bytes) -> None:
+    """Append ``payload`` to ``file`` (created if it is gone) in one write: two runs appending
+    at once do not interleave their bytes. Raises OSError."""
+    descriptor = os.open(file, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        written = os.write(descriptor, payload)
+    finally:
+        os.close(descriptor)
+    if written != len(payload):  # a segment cut short is ignored when read
+        raise OSError(errno.ENOSPC, "the cache's disk is full")
 
 
 def write_in_cache_dir(directory: Path, name: str, payload: str | bytes) -> None:

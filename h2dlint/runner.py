@@ -29,6 +29,7 @@ from h2dlint.diagnostics import INTERNAL_ERROR_CODE, IO_ERROR_CODE, Finding, fil
 from h2dlint.digest import content_digest
 from h2dlint.discovery import Candidate, relative_to_root
 from h2dlint.fileio import read_bytes
+from h2dlint.forked_files import check_each
 from h2dlint.jobs import AnalysisOptions, EnabledRule, FileJob, FileResult, Mode
 from h2dlint.parent_death import end_with_parent
 from h2dlint.time_limit import DEFAULT_TIME_LIMIT_S
@@ -400,18 +401,20 @@ def _execute_jobs(jobs: list[FileJob], requested: int) -> list[FileResult]:
     workers = min(requested or available_cores(), len(jobs))
     if workers <= 1 or len(jobs) < PARALLEL_THRESHOLD:
         return [process(job) for job in jobs]
-    import multiprocessing  # only here: a run the cache answers, or on one core, needs no pool
-
-    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-    # Largest files first, in small chunks: the few files that libcst parses take most of the
-    # time, and the files of one package directory are alike, so chunks in path order leave
-    # one worker with the expensive ones while the other idles.
+    # Largest files first, in small chunks: the few files libcst parses take most of the time,
+    # and chunks in path order (one directory's files are alike) would leave one worker idle.
     order = sorted(range(len(jobs)), key=lambda i: len(jobs[i].data), reverse=True)
     # What the main process holds now (libcst, the rules) is never garbage: frozen, the
     # collector leaves it alone, in the workers too, whose copies of those pages stay shared.
     gc.freeze()
     try:
-        results = _in_pool([jobs[i] for i in order], workers, context)
+        if workers == len(jobs) and sys.platform == "linux":  # a process per file, no pool
+            results = check_each([jobs[i] for i in order], _process_in_worker, _start_worker, _died)
+        else:
+            import multiprocessing  # only here: a run the cache answers, or on one core, has none
+
+            context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+            results = _in_pool([jobs[i] for i in order], workers, context)
     finally:
         gc.unfreeze()
     ordered: list[FileResult] = [results[0]] * len(jobs)
@@ -488,10 +491,10 @@ def _alone(job: FileJob, context: BaseContext) -> FileResult:
         try:
             return pool.submit(_process_in_worker, job).result()
         except BrokenProcessPool:
-            message = (
-                "the process checking this file died (a crash in native code, or out of "
-                "memory); please report it"
-            )
-            return FileResult(
-                job.display, [file_finding(job.display, INTERNAL_ERROR_CODE, message)]
-            )
+            return _died(job)
+
+
+def _died(job: FileJob) -> FileResult:
+    message = "the process checking this file died (a crash in native code, or out of memory)"
+    message += "; please report it"
+    return FileResult(job.display, [file_finding(job.display, INTERNAL_ERROR_CODE, message)])

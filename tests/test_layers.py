@@ -34,6 +34,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "run",
         (
             "h2dlint.runner",
+            "h2dlint.forked_files",
             "h2dlint.pipeline",
             "h2dlint.cache",
             "h2dlint.catalogue",

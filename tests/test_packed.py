@@ -200,7 +200,9 @@ def _saved_twice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: object
         store = run.load()
         change(store)  # type: ignore[operator]
         run.save(store)
-        written[way] = sorted((p.name, p.read_bytes()) for p in directory.glob("summaries-*"))
+        written[way] = sorted(
+            (p.name, _held(p.read_bytes())) for p in directory.glob("summaries-*")
+        )
         after = SummaryFile(directory, print).load()
         assert after.stored("d2", "edges") == ({"x": [1.5, None, "é"]},)
         assert after.stored("d1", "calls") == (" f ",)
@@ -209,12 +211,20 @@ def _saved_twice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: object
     assert written["appended"] == written["whole"]
 
 
+def _held(data: bytes) -> list[tuple[str, int | None, dict[str, bytes]]]:
+    """What a summaries file holds: each key with its stamp and parts' texts, in order."""
+    found = packed.read(data, SUMMARY_FORMAT, build_fingerprint())
+    assert found is not None
+    return [(key, found.stamp(key), found.texts(key)) for key in found.index]
+
+
 def test_new_summaries_are_appended_as_laying_out_every_one_writes_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A pre-commit run computes the summaries of its edited files (new digests) only: they are
-    laid out after the stored ones, which are written as stored (``packed.appended``), and the
-    files are those that laying out every summary again gives."""
+    laid out after the stored ones and appended to the stored files as a segment
+    (``packed.appended``, ``packed.segment``), and the files hold what laying out every summary
+    again gives."""
     calls: list[object] = []
     appended = packed.appended
 
@@ -224,14 +234,19 @@ def test_new_summaries_are_appended_as_laying_out_every_one_writes_them(
         return found
 
     monkeypatch.setattr(packed, "appended", counting)
-    write = packed.write
+    write, segment = packed.write, packed.segment
     whole: list[bool] = []
 
     def writing(*args: Any) -> bytes:
-        whole.append(len(args) < 4 or args[3] is None)
+        whole.append(True)
         return write(*args)
 
+    def appending(*args: Any) -> bytes:
+        whole.append(False)
+        return segment(*args)
+
     monkeypatch.setattr(packed, "write", writing)
+    monkeypatch.setattr(packed, "segment", appending)
 
     def change(store: SummaryStore) -> None:
         store.part("d3", "defs", lambda: ["h"])
@@ -343,3 +358,70 @@ def test_a_store_knows_parts_decoded_at_once_as_it_would_decode_them() -> None:
         assert at_once.stored(key, "defs") == alone.stored(key, "defs")
         assert at_once.stored(key, "top") == alone.stored(key, "top")
     assert at_once.entries == alone.entries
+
+
+def _laid(parts: dict[str, tuple[int, dict[str, object]]]) -> dict[str, tuple[int, packed.Laid]]:
+    return {
+        key: (stamp, packed.lay({name: packed.encode(value) for name, value in values.items()}))
+        for key, (stamp, values) in parts.items()
+    }
+
+
+def test_appended_segments_are_read_with_the_first_the_later_key_winning() -> None:
+    data = _file({"d1": (5, {"defs": ["f"]}), "d2": (5, {"defs": ["g"]})})
+    data += packed.segment(_laid({"d3": (6, {"defs": ["h"], "calls": " h "})}), 14, "x")
+    data += packed.segment(_laid({"d3": (6, {"defs": ["h"]})}), SUMMARY_FORMAT, "build")
+    assert packed.read(data, SUMMARY_FORMAT, "build").segments == 1  # another format: ends it
+    data = _file({"d1": (5, {"defs": ["f"]}), "d2": (5, {"defs": ["g"]})})
+    data += packed.segment(
+        _laid({"d3": (6, {"defs": ["h"], "calls": " h "})}), SUMMARY_FORMAT, "build"
+    )
+    data += packed.segment(
+        _laid({"d2": (7, {"defs": ["k"]}), "d4": (7, {})}), SUMMARY_FORMAT, "build"
+    )
+    found = packed.read(data, SUMMARY_FORMAT, "build")
+    assert found is not None and found.segments == 3
+    assert list(found.index) == ["d1", "d2", "d3", "d4"]
+    assert found.decode("d1", "defs") == (["f"],) and found.decode("d2", "defs") == (["k"],)
+    assert found.stamp("d2") == 7 and found.texts("d3") == {"defs": b'["h"]', "calls": b'" h "'}
+    assert found.decode_many(["d1", "d2", "d3"], "defs") == {"d1": ["f"], "d2": ["k"], "d3": ["h"]}
+    assert found.laid("d3") == ([("defs", 5), ("calls", 10)], b'["h"]" h "')
+
+
+@pytest.mark.parametrize("damage", ["cut", "check", "build", "header"])
+def test_an_appended_segment_cut_short_or_damaged_ends_the_file_there(damage: str) -> None:
+    first = _file({"d1": (5, {"defs": ["f"]})})
+    good = packed.segment(_laid({"d2": (6, {"defs": ["g"]})}), SUMMARY_FORMAT, "build")
+    bad = packed.segment(_laid({"d3": (6, {"defs": ["h"]})}), SUMMARY_FORMAT, "build")
+    if damage == "cut":
+        bad = bad[:-1]
+    elif damage == "check":
+        bad = bad.replace(b'["h"]', b'["i"]')
+    elif damage == "build":
+        bad = packed.segment(_laid({"d3": (6, {"defs": ["h"]})}), SUMMARY_FORMAT, "other")
+    else:
+        bad = bad.replace(b'"size"', b'"sise"')
+    after = packed.segment(_laid({"d4": (6, {"defs": ["j"]})}), SUMMARY_FORMAT, "build")
+    found = packed.read(first + good + bad + after, SUMMARY_FORMAT, "build")
+    assert found is not None and found.segments == 2
+    assert list(found.index) == ["d1", "d2"] and found.decode("d2", "defs") == (["g"],)
+
+
+def test_a_file_of_many_segments_is_written_whole_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import h2dlint.cache as cache
+
+    monkeypatch.setattr(cache, "MAX_SEGMENTS", 3)
+    for run in range(4):
+        summaries = SummaryFile(tmp_path, print)
+        store = summaries.load()
+        store.part(f"d{run}", "defs", lambda: [f"f{run}"])  # noqa: B023
+        store.part(f"d{run}", "calls", lambda: f" f{run} ")  # noqa: B023
+        summaries.save(store)
+        for file in (summaries.file, summaries.lazy_file):
+            found = packed.read(file.read_bytes(), SUMMARY_FORMAT, build_fingerprint())
+            assert found is not None and found.segments == [1, 2, 3, 1][run]
+            assert list(found.index) == [f"d{n}" for n in range(run + 1)]
+    store = SummaryFile(tmp_path, print).load()
+    assert [store.stored(f"d{n}", "calls") for n in range(4)] == [(f" f{n} ",) for n in range(4)]

@@ -10,10 +10,18 @@ after that line from ``start`` hold each part's JSON text up to its ``end``), th
 texts one after the other. Reading it decodes the header; a part is decoded when asked for,
 and one that does not decode (a damaged or truncated file) counts as absent. Writing takes
 each part's text as it is: a part read and not changed is written back without being decoded.
+
+The header also says how many bytes of parts follow it (``size``). A run that only adds new
+keys (a pre-commit run's edited files) appends a segment to the file instead of writing it
+again (17 MB for transformers): a header of its own (``size`` and ``check``, a digest of its
+parts' bytes) and its parts. Reading joins the segments' keys, the later one winning; a segment
+that is cut short, damaged or of another format or build ends the file there (its keys and
+those after it count as absent: they are computed again, never misread).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -30,13 +38,17 @@ class Packed:
     """The parts of one file (``index``: key -> the header's list for it), whose texts lie in
     ``data`` from ``base`` on (the file's bytes, the header line included: not copied)."""
 
-    __slots__ = ("_where", "base", "data", "index", "size")
+    __slots__ = ("_where", "base", "data", "index", "segments", "size")
 
-    def __init__(self, index: dict[str, list[Any]], data: bytes, base: int = 0) -> None:
+    def __init__(
+        self, index: dict[str, list[Any]], data: bytes, base: int = 0, segments: int = 1
+    ) -> None:
         self.index = index
         self.data = data
         self.base = base
         self.size = len(data) - base
+        # The segments read (the first one and those appended to it, :func:`segment`).
+        self.segments = segments
         self._where: dict[str, dict[str, tuple[int, int]]] = {}
 
     def __contains__(self, key: str) -> bool:
@@ -149,21 +161,66 @@ def _where(entry: list[Any] | None, size: int) -> dict[str, tuple[int, int]]:
 
 def read(data: bytes, format_: int, build: str) -> Packed | None:
     """The parts in a file's ``data``; None when it is not such a file of this format and
-    build."""
-    end = data.find(b"\n")
-    if end < 0:
+    build. The segments appended after the first (:func:`segment`) are read up to the first
+    that is cut short, damaged or of another format or build."""
+    header, base = _header(data, 0, format_, build)
+    if header is None:
         return None
-    try:
-        header = json.loads(data[:end])
-        if header.get("format") != format_ or header.get("build") != build:
-            return None
-        entries = header["entries"]
-    except (ValueError, AttributeError, KeyError, TypeError):
-        return None
-    if not isinstance(entries, dict):
-        return None
+    entries, size = header["entries"], header["size"]
     index = {key: entry for key, entry in entries.items() if isinstance(entry, list) and entry}
-    return Packed(index, data, end + 1)
+    # A first segment cut short keeps what it holds (a part running past counts as absent).
+    at, segments = (base + size if size <= len(data) - base else len(data)), 1
+    while at < len(data):
+        header, start = _header(data, at, format_, build)
+        if header is None or not isinstance(check := header.get("check"), str):
+            break
+        at = start + header["size"]
+        if _check(data[start:at]) != check:
+            break
+        segments += 1
+        for key, entry in header["entries"].items():
+            shifted = _shifted(entry, start - base, header["size"])
+            if shifted is not None:
+                index[key] = shifted
+    return Packed(index, data, base, segments)
+
+
+def _header(data: bytes, at: int, format_: int, build: str) -> tuple[Any, int]:
+    """The header of the segment at ``at`` (its ``entries`` a dict, its ``size`` within the
+    data) and where its parts start; (None, 0) when there is none such."""
+    end = data.find(b"\n", at)
+    if end < 0:
+        return None, 0
+    try:
+        header = json.loads(data[at:end])
+        if header.get("format") != format_ or header.get("build") != build:
+            return None, 0
+        size = header.get("size")
+        if not isinstance(header["entries"], dict) or type(size) is not int or size < 0:
+            return None, 0
+    except (ValueError, AttributeError, KeyError, TypeError):
+        return None, 0
+    if at and size > len(data) - end - 1:  # an appended segment cut short
+        return None, 0
+    return header, end + 1
+
+
+def _shifted(entry: Any, shift: int, size: int) -> list[Any] | None:
+    """An appended segment's header list with its offsets made relative to the first
+    segment's parts (``shift`` bytes before its own); None unless well formed within the
+    segment's ``size`` bytes."""
+    if not isinstance(entry, list) or len(entry) < 2 or len(entry) % 2:
+        return None
+    offsets = entry[1::2]
+    if not all(type(offset) is int and 0 <= offset <= size for offset in offsets):
+        return None
+    shifted = entry[:]
+    shifted[1::2] = [offset + shift for offset in offsets]
+    return shifted
+
+
+def _check(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def encode(value: Any) -> bytes:
@@ -181,19 +238,24 @@ def lay(texts: dict[str, bytes]) -> Laid:
     return ends, b"".join(texts.values())
 
 
-def write(
-    laid: dict[str, tuple[int, Laid]], format_: int, build: str, before: Packed | None = None
-) -> bytes:
-    """The bytes of a file holding the parts ``laid`` (key -> (stamp, its parts)); with
-    ``before``, first every part of that file, as stored (its header's entries and its texts
-    taken whole: :func:`appended` says when that is what laying each of them out again gives)."""
+def write(laid: dict[str, tuple[int, Laid]], format_: int, build: str) -> bytes:
+    """The bytes of a file holding the parts ``laid`` (key -> (stamp, its parts))."""
+    entries, data = _laid_out(laid)
+    return _joined({"format": format_, "build": build, "size": len(data)}, entries, data)
+
+
+def segment(laid: dict[str, tuple[int, Laid]], format_: int, build: str) -> bytes:
+    """The bytes to append to a file of this format and build for it to hold the parts
+    ``laid`` too (:func:`read`): the file's own parts are neither read nor written again."""
+    entries, data = _laid_out(laid)
+    header = {"format": format_, "build": build, "size": len(data), "check": _check(data)}
+    return _joined(header, entries, data)
+
+
+def _laid_out(laid: dict[str, tuple[int, Laid]]) -> tuple[dict[str, list[Any]], bytes]:
     entries: dict[str, list[Any]] = {}
     chunks: list[bytes] = []
     offset = 0
-    if before is not None:
-        entries.update(before.index)
-        chunks.append(before.data[before.base :])
-        offset = before.size
     for key, (stamp, (ends, blob)) in laid.items():
         entry: list[Any] = [stamp, offset]
         for name, end in ends:
@@ -201,17 +263,19 @@ def write(
         entries[key] = entry
         chunks.append(blob)
         offset += len(blob)
-    header = json.dumps(
-        {"format": format_, "build": build, "entries": entries}, separators=(",", ":")
-    )
-    return b"".join([header.encode(), b"\n", *chunks])
+    return entries, b"".join(chunks)
+
+
+def _joined(header: dict[str, Any], entries: dict[str, list[Any]], data: bytes) -> bytes:
+    header["entries"] = entries
+    return b"".join([json.dumps(header, separators=(",", ":")).encode(), b"\n", data])
 
 
 def appended(before: Packed, stamps: dict[str, int], changed: set[str]) -> list[str] | None:
     """When a file to write holds every key of ``before`` with the stamp stored there, in the
     same order and first (``stamps``: key -> stamp, in the order they are written), and none of
-    them ``changed``: the keys after them, whose parts alone need laying out (the parts of
-    ``before`` are then written as they are stored, :func:`write`); else None."""
+    them ``changed``: the keys after them, whose parts alone need laying out (appended to the
+    stored file as a :func:`segment`); else None."""
     keys = iter(stamps.items())
     for key, entry in before.index.items():
         found = next(keys, None)

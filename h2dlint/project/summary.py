@@ -47,7 +47,9 @@ from h2dlint.project.shared_parts import SharedParts
 # 12 (session 38): ``top`` also names the functions and classes of the module's body and the
 # functions at its level (``project/top_definitions.py``).
 # 13 (session 38): the part ``steps`` also finds ``while`` loops whose own body runs a model.
-SUMMARY_FORMAT = 13
+# 14 (session 39): the files' headers say how many bytes of parts follow; new summaries are
+# appended as segments (``packed.segment``).
+SUMMARY_FORMAT = 14
 # Parsed ``ast`` trees kept per process while their module's parts are computed one by one.
 KEPT_TREES = 4
 # Parts kept in a file of their own, read only when a process first asks for one of them: large
@@ -129,14 +131,12 @@ class SummaryStore:
             for digest, value in stored.decode_many(wanted, name).items():
                 entries.setdefault(digest, {})[name] = value
 
-    def holds(self, digest: str, name: str) -> bool:
-        """Whether part ``name`` of ``digest``'s summary is known without computing it, told
-        without decoding it (a stored part that turns out not to decode is computed later)."""
-        parts = self.entries.get(digest)
-        if parts is not None and name in parts:
-            return True
+    def count_held(self, digests: list[str], name: str) -> int:
+        """How many of ``digests``' summaries know part ``name`` without computing it: by the
+        name alone in a stored header (a part that turns out not to decode is computed later)."""
         stored = self.lazy_packed() if name in LAZY_PARTS else self._packed
-        return stored is not None and name in stored.where(digest)
+        index, entries = stored.index if stored is not None else {}, self.entries
+        return sum(name in entries.get(d, ()) or name in index.get(d, ()) for d in digests)
 
     def part(self, digest: str, name: str, compute: Callable[[], Any]) -> Any:
         """Part ``name`` of the summary of the content ``digest``: stored, or computed now."""
