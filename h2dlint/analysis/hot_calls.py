@@ -4,6 +4,7 @@ loop of a per-request entry point)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -381,6 +382,22 @@ def _statements(block: cst.BaseSuite) -> list[cst.BaseStatement]:
 # expression, lower case).
 STEP_WORK_WORDS = ("transformer", "unet", "denoise", "model", "lm_head", "scheduler.step")
 
+# Words of a name in the called expression that make its "model" a host-side one: a
+# tokenizer's (``self.tokenizer_model.decode(...)``, ``llava_model.tokenizer.decode(...)``) or
+# a processor's; a loop around it decodes text. Whole names, not ``token``: ``embed_tokens``
+# and ``decode_one_token(model=...)`` run the model.
+HOST_MODEL_WORDS = ("tokenizer", "processor")
+_NAMES = re.compile(r"[a-z_][a-z0-9_]*")
+
+
+def runs_model_call(code: str) -> bool:
+    """Whether a call of ``code`` (the called expression, lower case) runs a model: one of
+    :data:`STEP_WORK_WORDS`, no name of a tokenizer or processor. The one test of both sides:
+    :func:`runs_model` here, the index's ``while`` loops (``step_loops._model_while``)."""
+    return any(word in code for word in STEP_WORK_WORDS) and not any(
+        word in name for name in _NAMES.findall(code) for word in HOST_MODEL_WORDS
+    )
+
 
 class _StepWork(OwnLoopBodyVisitor):
     """Whether a loop's own body (not nested loops, functions or classes) runs a model."""
@@ -391,8 +408,7 @@ class _StepWork(OwnLoopBodyVisitor):
 
     def visit_Call(self, node: cst.Call) -> bool:
         if not self.found:
-            code = self.module.code_for_node(node.func).lower()
-            self.found = any(word in code for word in STEP_WORK_WORDS)
+            self.found = runs_model_call(self.module.code_for_node(node.func).lower())
         return not self.found
 
 
