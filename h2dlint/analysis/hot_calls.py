@@ -4,7 +4,6 @@ loop of a per-request entry point)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -382,20 +381,19 @@ def _statements(block: cst.BaseSuite) -> list[cst.BaseStatement]:
 # expression, lower case).
 STEP_WORK_WORDS = ("transformer", "unet", "denoise", "model", "lm_head", "scheduler.step")
 
-# Words of a name in the called expression that make its "model" a host-side one: a
-# tokenizer's (``self.tokenizer_model.decode(...)``, ``llava_model.tokenizer.decode(...)``) or
-# a processor's; a loop around it decodes text. Whole names, not ``token``: ``embed_tokens``
-# and ``decode_one_token(model=...)`` run the model.
-HOST_MODEL_WORDS = ("tokenizer", "processor")
-_NAMES = re.compile(r"[a-z_][a-z0-9_]*")
+# Words of the called expression that make its "model" a host-side one: a tokenizer's
+# (``self.tokenizer_model.decode(...)``, ``llava_model.tokenizer.decode(...)``), a model
+# wrapper's token count (``self.model.get_token_len_from_template(prompt)``), a processor's;
+# a loop around it decodes or measures text.
+HOST_MODEL_WORDS = ("token", "processor")
 
 
 def runs_model_call(code: str) -> bool:
     """Whether a call of ``code`` (the called expression, lower case) runs a model: one of
-    :data:`STEP_WORK_WORDS`, no name of a tokenizer or processor. The one test of both sides:
+    :data:`STEP_WORK_WORDS` and none of :data:`HOST_MODEL_WORDS`. The one test of both sides:
     :func:`runs_model` here, the index's ``while`` loops (``step_loops._model_while``)."""
     return any(word in code for word in STEP_WORK_WORDS) and not any(
-        word in name for name in _NAMES.findall(code) for word in HOST_MODEL_WORDS
+        word in code for word in HOST_MODEL_WORDS
     )
 
 

@@ -47,9 +47,7 @@ from h2dlint.project.shared_parts import SharedParts
 # 12 (session 38): ``top`` also names the functions and classes of the module's body and the
 # functions at its level (``project/top_definitions.py``).
 # 13 (session 38): the part ``steps`` also finds ``while`` loops whose own body runs a model.
-# 14 (session 39): those ``while`` loops' model test is ``hot_calls.runs_model_call`` (a
-# tokenizer's or processor's name, not any ``token`` word, makes a call host work).
-SUMMARY_FORMAT = 14
+SUMMARY_FORMAT = 13
 # Parsed ``ast`` trees kept per process while their module's parts are computed one by one.
 KEPT_TREES = 4
 # Parts kept in a file of their own, read only when a process first asks for one of them: large
