@@ -10,7 +10,7 @@ from h2dlint.analysis.host_data import dataset_module
 from h2dlint.analysis.hot_calls import runs_model
 from h2dlint.analysis.hot_guards import name_values
 from h2dlint.analysis.hot_paths import HotPaths
-from h2dlint.analysis.module_outputs import walked_module_output
+from h2dlint.analysis.module_outputs import copies_each_output, walked_module_output
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.reference_helpers import in_reference_code
@@ -70,7 +70,9 @@ class SyncPerRow(ComprehensionVisits, Rule):
     Where the analysis proves the tensor is on a device, the finding says it syncs once per row
     (MEDIUM, naming the call, where the rows are those of what a submodule's call returned,
     `edges = self.network(x)`: a module may return a tuple or list of tensors, whose items a
-    loop copies whole).
+    loop copies whole; not reported where a comprehension only copies each of them to the host,
+    `[e.detach().cpu().numpy() for e in edges]`: nothing is queued between the copies, so only
+    the first waits).
     Where it proves the tensor is on the host (no sync there), or names say so (`cpu_ids`, a
     `..._cpu` reference function, not one named for moving to the host: `outputs_to_host`), or
     it is numpy data, the rule is silent. Where the device is unknown, it reports only what is
@@ -500,6 +502,23 @@ class SyncPerRow(ComprehensionVisits, Rule):
             def check_outputs(out: torch.Tensor):
                 for i in range(out.shape[0]):
                     assert out[i].isfinite().all().item()
+            """
+        ),
+        # Session 39 (reads39): a comprehension that only copies each output of a submodule's
+        # call to the host (a HED network's side outputs, tensors of their own sizes) queues
+        # nothing between its copies: only the first waits for the call. Its twin that
+        # computes on each output before reading it is in `invalid`.
+        Valid(
+            """
+            import numpy as np
+            import torch
+            class Hed:
+                def __init__(self):
+                    self.network = torch.nn.Conv2d(3, 1, 1)
+                def run(self, image):
+                    x = torch.from_numpy(image).float().to("cuda")
+                    edges = self.network(x)
+                    return [e.detach().cpu().numpy().astype(np.float32)[0, 0] for e in edges]
             """
         ),
         # Session 23: every mask reduced at once, and `torch.where` of three arguments (an
@@ -1392,6 +1411,22 @@ class SyncPerRow(ComprehensionVisits, Rule):
             class Translator(Inference):
                 def _align_forward(self, batch, predictions):
                     return self._pad_predictions(predictions, pad=0)
+            """
+        ),
+        # Session 39 (reads39): the twin of the HED side outputs in `valid`: each output is
+        # computed on (a threshold, a sum) before its read, so every read waits (MEDIUM: the
+        # call may return one tensor or several).
+        Invalid(
+            """
+            import torch
+            class Hed:
+                def __init__(self):
+                    self.network = torch.nn.Conv2d(3, 1, 1)
+                def run(self, image):
+                    x = torch.from_numpy(image).float().to("cuda")
+                    edges = self.network(x)
+                    return [(e > 0.5).sum().item() for e in edges]
+                    #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
             """
         ),
         # Session 34 (precision34b): the twin of the numpy `EpisodeGenerator` in `valid`, its
@@ -2791,6 +2826,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
             confidence = Confidence.HIGH
             frame = provenance.current_frame()
             called = walked_module_output(provenance, finding.loop.tensor, frame)
+            if row == "row" and called is not None and copies_each_output(node):
+                return  # each output copied, nothing queued between: only the first waits
             if row == "row" and called is not None:
                 # A module may return a tuple of tensors: then the loop walks whole tensors.
                 confidence = Confidence.MEDIUM

@@ -381,6 +381,21 @@ def _statements(block: cst.BaseSuite) -> list[cst.BaseStatement]:
 # expression, lower case).
 STEP_WORK_WORDS = ("transformer", "unet", "denoise", "model", "lm_head", "scheduler.step")
 
+# Words of the called expression that make its "model" a host-side one: a tokenizer's
+# (``self.tokenizer_model.decode(...)``, ``llava_model.tokenizer.decode(...)``), a model
+# wrapper's token count (``self.model.get_token_len_from_template(prompt)``), a processor's;
+# a loop around it decodes or measures text.
+HOST_MODEL_WORDS = ("token", "processor")
+
+
+def runs_model_call(code: str) -> bool:
+    """Whether a call of ``code`` (the called expression, lower case) runs a model: one of
+    :data:`STEP_WORK_WORDS` and none of :data:`HOST_MODEL_WORDS`. The one test of both sides:
+    :func:`runs_model` here, the index's ``while`` loops (``step_loops._model_while``)."""
+    return any(word in code for word in STEP_WORK_WORDS) and not any(
+        word in code for word in HOST_MODEL_WORDS
+    )
+
 
 class _StepWork(OwnLoopBodyVisitor):
     """Whether a loop's own body (not nested loops, functions or classes) runs a model."""
@@ -391,8 +406,7 @@ class _StepWork(OwnLoopBodyVisitor):
 
     def visit_Call(self, node: cst.Call) -> bool:
         if not self.found:
-            code = self.module.code_for_node(node.func).lower()
-            self.found = any(word in code for word in STEP_WORK_WORDS)
+            self.found = runs_model_call(self.module.code_for_node(node.func).lower())
         return not self.found
 
 

@@ -7,6 +7,12 @@ model's several heads). A loop over it walks the rows of one tensor only in the 
 the second it walks whole tensors, whose copies cannot be joined into one and wait for the
 stream once between them (the first copy waits for the call; the rest find it done). HTD201
 reports such a walk at MEDIUM confidence, certain only if the call returns one tensor.
+
+Session 39 (reads39): a comprehension that only copies each output to the host
+(``[e.detach().cpu().numpy() for e in edges]``, HED's side outputs) is left alone: it queues
+no device work between its copies, so only the first one waits, whatever the call returns (0
+of 2 such labelled rows were true). A loop that computes on each output before reading it
+(surya's ``res["scores"] > threshold`` per image's result) stays reported.
 """
 
 from __future__ import annotations
@@ -41,3 +47,31 @@ def walked_module_output(
         calls = [_submodule_call(value, frame) for value in values if value is not None]
         return calls[0] if calls and all(call is not None for call in calls) else None
     return _submodule_call(walked, frame)
+
+
+# Methods of a copy chain: views, casts and the copy itself, no device computation.
+_COPY_CHAIN = frozenset(
+    {"detach", "cpu", "numpy", "to", "float", "half", "double", "astype", "contiguous", "clone"}
+    | {"squeeze", "tolist", "item"}
+)
+
+
+def copies_each_output(loop: cst.CSTNode) -> bool:
+    """``[e.detach().cpu().numpy()[0, 0] for e in edges]``: a comprehension with no condition
+    whose element is its target through a copy chain (:data:`_COPY_CHAIN` methods, subscripts)
+    only."""
+    if not isinstance(loop, cst.ListComp) or loop.for_in.ifs or loop.for_in.inner_for_in:
+        return False
+    target = loop.for_in.target
+    if not isinstance(target, cst.Name):
+        return False
+    node: cst.BaseExpression = loop.elt
+    while True:
+        if isinstance(node, cst.Subscript):
+            node = node.value
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            if node.func.attr.value not in _COPY_CHAIN:
+                return False
+            node = node.func.value
+        else:
+            return isinstance(node, cst.Name) and node.value == target.value

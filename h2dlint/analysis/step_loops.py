@@ -239,10 +239,11 @@ def _model_while(loop: ast.While | ast.For | ast.AsyncFor) -> str | None:
     :func:`~h2dlint.analysis.tested_tensors.model_while_reason`, which makes such a loop's own
     body hot in the function holding it (session 37, triage37): with it, what the body calls
     is hot too (session 38, mine38: RIFE's ``ssim_matlab``, two syncs per frame). The same
-    words (:data:`~h2dlint.analysis.hot_calls.STEP_WORK_WORDS`) in the called expression, not
-    a tokenizer's or processor's (exllamav2's ``while`` loop over ``tokenizer_model.decode``);
-    calls under an occasional branch do not count."""
-    from h2dlint.analysis.hot_calls import STEP_WORK_WORDS
+    words in the called expression as the in-file side
+    (:func:`~h2dlint.analysis.hot_calls.runs_model_call`: not a tokenizer's or processor's,
+    exllamav2's ``while`` loop over ``tokenizer_model.decode``); calls under an occasional
+    branch do not count."""
+    from h2dlint.analysis.hot_calls import runs_model_call
     from h2dlint.analysis.step_drivers import model_receiver
 
     if not isinstance(loop, ast.While):
@@ -253,20 +254,12 @@ def _model_while(loop: ast.While | ast.For | ast.AsyncFor) -> str | None:
         if not isinstance(node, ast.Call) or _within(node.lineno, occasional):
             continue
         code = ast.unparse(node.func)
-        words = code.lower()
-        if any(word in words for word in STEP_WORK_WORDS) and not any(
-            word in words for word in _HOST_MODEL_WORDS
-        ):
+        if runs_model_call(code.lower()):
             name = dotted(node.func)
             if name is not None and model_receiver(name.split(".")):
                 return code  # the model itself, named in the message (``self.model(...)``)
             found = found or code
     return found
-
-
-# Words of a called expression that name a host-side "model" (a tokenizer's
-# ``self.tokenizer_model.decode(...)``, a processor's): a loop around it decodes text.
-_HOST_MODEL_WORDS = ("token", "processor")
 
 
 def _step_range(loop: ast.For) -> bool:
