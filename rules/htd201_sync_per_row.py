@@ -250,6 +250,20 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 return device
             """
         ),
+        # Session 39 (triage39, TransformerLens' coordinate patch): the items of a list made
+        # from a display of three vectors: three reads, however large the data, as a loop
+        # over the display itself.
+        Valid(
+            """
+            import torch
+            def check(reconstruction, inside, outside, device):
+                vectors = (reconstruction, inside, outside)
+                local = [v.float().to(device) for v in vectors]
+                if not all(bool(torch.isfinite(v).all()) for v in local):
+                    raise ValueError("non-finite")
+                return local
+            """
+        ),
         # Session 35 (recall35): the negated bounds of host ints, read once with `.tolist()`
         Valid(
             """

@@ -28,6 +28,7 @@ from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import dataset_module, host_side
 from h2dlint.analysis.hot_names import metrics_name
+from h2dlint.analysis.loop_iterables import bound_tiny
 from h2dlint.analysis.loop_positions import counter_loop, item_index_loop
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.names import names_read, target_names
@@ -194,6 +195,8 @@ def _accepted(
         return
     provenance = Provenance.of(context)
     frame = provenance.current_frame()
+    if isinstance(loop.tensor, cst.Name) and bound_tiny(loop.tensor, provenance, frame):
+        return  # `vs = [v.to(dev) for v in (a, b, c)]`: as many items as the display has
     pieces = pieces_walk(provenance, loop, frame)
     if pieces is not loop:  # `for c in chunks` of `chunks = torch.split(x, n)`: x's pieces
         loop = pieces
