@@ -264,6 +264,19 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 return local
             """
         ),
+        # Session 39 (triage39, SwissArmyTransformer's model-parallel merge): a layer's weight
+        # shards gathered on the device and copied to the host one by one to be merged (a
+        # checkpoint's or a merge's copies: whole weights, by design; a list of other device
+        # tensors read item by item, `gather_counts` in INVALID, is still reported).
+        Valid(
+            """
+            import torch
+            def merge_rank0(sub_module, full, device):
+                new_weights = [w.to(device) for w in sub_module.partition()]
+                torch.distributed.gather(full.weight.data, gather_list=new_weights, dst=0)
+                full.merge([torch.clone(x.cpu()).detach() for x in new_weights])
+            """
+        ),
         # Session 35 (recall35): the negated bounds of host ints, read once with `.tolist()`
         Valid(
             """
