@@ -29,8 +29,8 @@ from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import dataset_module, host_side
 from h2dlint.analysis.hot_names import metrics_name
 from h2dlint.analysis.loop_iterables import bound_tiny
-from h2dlint.analysis.loop_transfers import PARAMETER_WORDS
 from h2dlint.analysis.loop_positions import counter_loop, item_index_loop
+from h2dlint.analysis.loop_transfers import PARAMETER_WORDS
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.names import names_read, target_names
 from h2dlint.analysis.provenance import Provenance
