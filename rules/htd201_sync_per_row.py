@@ -252,6 +252,33 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 return device
             """
         ),
+        # Session 39 (triage39, TransformerLens' coordinate patch): the items of a list made
+        # from a display of three vectors: three reads, however large the data, as a loop
+        # over the display itself.
+        Valid(
+            """
+            import torch
+            def check(reconstruction, inside, outside, device):
+                vectors = (reconstruction, inside, outside)
+                local = [v.float().to(device) for v in vectors]
+                if not all(bool(torch.isfinite(v).all()) for v in local):
+                    raise ValueError("non-finite")
+                return local
+            """
+        ),
+        # Session 39 (triage39, SwissArmyTransformer's model-parallel merge): a layer's weight
+        # shards gathered on the device and copied to the host one by one to be merged (a
+        # checkpoint's or a merge's copies: whole weights, by design; a list of other device
+        # tensors read item by item, `gather_counts` in INVALID, is still reported).
+        Valid(
+            """
+            import torch
+            def merge_rank0(sub_module, full, device):
+                new_weights = [w.to(device) for w in sub_module.partition()]
+                torch.distributed.gather(full.weight.data, gather_list=new_weights, dst=0)
+                full.merge([torch.clone(x.cpu()).detach() for x in new_weights])
+            """
+        ),
         # Session 35 (recall35): the negated bounds of host ints, read once with `.tolist()`
         Valid(
             """

@@ -673,6 +673,19 @@ class SyncOnHotPath(Rule):
                 return ppl.item()
             """
         ),
+        # Session 39 (triage39, TransformerLens' benchmarks): a driver named for the forward
+        # it verifies (`benchmark_..._forward`) runs one forward per benchmark, not per step:
+        # its NaN check is read once (`encoder_forward` itself, below, is a forward pass).
+        Valid(
+            """
+            import torch
+            def benchmark_encoder_forward(bridge, tokens):
+                out = bridge(tokens.to("cuda"))
+                if torch.isnan(out).any() or torch.isinf(out).any():
+                    return "non-finite output"
+                return "ok"
+            """
+        ),
         # Session 30 (recall30): look-alikes of the pair and attribute evidence. A scheduler
         # that moves its sigmas to the host on purpose (diffusers: "to avoid too much CPU/GPU
         # communication") tests an element without a sync; a helper annotated to return a
@@ -3178,6 +3191,20 @@ class SyncOnHotPath(Rule):
                 return norms
             """,
             message_contains="`.item()` of `grad_norm`",
+        ),
+        # Session 39 (triage39): the twin of the VALID benchmark driver: a top-level function
+        # named for a forward (`encoder_forward`) is one, and its NaN check syncs every call.
+        Invalid(
+            """
+            import torch
+            def encoder_forward(bridge, tokens):
+                out = bridge(tokens.to("cuda"))
+                if torch.isnan(out).any():
+                #  ^^^^^^^^^^^^^^^^^^^^^^
+                    return None
+                return out
+            """,
+            message_contains="`encoder_forward()` runs on every forward pass",
         ),
         # Session 36 (triage36): the VALID DDIM sampler's twin: a read in the loop of steps of
         # the method `sample()` hands its loop to runs every step.

@@ -561,6 +561,24 @@ SERVING_PACKAGES: dict[str, str] = {
     "naturalspeech2-pytorch": "0.1.8",
     "manga-ocr": "0.1.16",
     "openvoice-cli": "0.0.5",
+    # Session 39 (helper triage39): a tenth blind-style precision reading (docs/precision.md,
+    # "Session 39 (triage39)") on image diffusion inference (refiners, DistriFusion, T-GATE),
+    # autoregressive generation frameworks (SwissArmyTransformer, TransformerLens, OpenFlamingo),
+    # speech codecs and vocoders (SpeechTokenizer, BigVGAN), super-resolution, face detection
+    # and matting (Real-ESRGAN, facenet-pytorch, backgroundremover). Files whose bytes or path
+    # name vllm or sglang are dropped unread when these are fetched (DROPS_RESERVED_MENTIONS).
+    # Not drawn: ace-step, minference and stable-fast (no release pip could download here).
+    "swissarmytransformer": "0.4.12",
+    "transformer-lens": "4.3.0",
+    "refiners": "0.4.0",
+    "distrifuser": "0.0.1b1",
+    "speechtokenizer": "1.0.1",
+    "bigvgan": "2.4.1",
+    "open-flamingo": "2.0.1",
+    "realesrgan": "0.3.0",
+    "facenet-pytorch": "2.6.0",
+    "tgate": "1.0.0",
+    "backgroundremover": "0.4.5",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # Packages whose files that import or name vllm or sglang were removed, unread, before they were
@@ -668,6 +686,17 @@ DROPS_RESERVED_MENTIONS = frozenset(
         "naturalspeech2-pytorch",
         "manga-ocr",
         "openvoice-cli",
+        "swissarmytransformer",
+        "transformer-lens",
+        "refiners",
+        "distrifuser",
+        "speechtokenizer",
+        "bigvgan",
+        "open-flamingo",
+        "realesrgan",
+        "facenet-pytorch",
+        "tgate",
+        "backgroundremover",
     }
 )
 NAMES_RESERVED = re.compile(rb"vllm|sglang", re.IGNORECASE)

@@ -183,8 +183,9 @@ def metrics_name(name: str) -> bool:
 
 
 # First words of a driver named for what it does over a data set or a model
-# (``eval_llama_with_attention_sink``, ``benchmark_attention``, ``export_attention``): an
-# ``attention`` word later in such a name is its subject, not its role in a forward pass.
+# (``eval_llama_with_attention_sink``, ``benchmark_attention``, ``export_attention``,
+# ``benchmark_encoder_forward``: one verification forward per benchmark run): an ``attention``
+# or ``forward`` word later in such a name is its subject, not its role in a forward pass.
 DRIVER_FIRST_WORDS = frozenset({"eval", "evaluate", "benchmark", "bench", "export", "calibrate"})
 
 
@@ -198,8 +199,9 @@ def name_reason(name: str, method: bool) -> str | None:
     or last (``forward_decode``, ``_attn_forward``, also spelled ``fwd``), a forward hook
     (``pre_process_fwd_hook``: the closures it makes run on every forward), or, for a
     top-level function, an ``attention``/``attn`` word (``_flash_varlen_attention``,
-    ``_prepare_for_flash_attn_...``: attention backends run per layer and forward; not a
-    driver's, ``eval_llama_with_attention_sink``: :data:`DRIVER_FIRST_WORDS`). Not
+    ``_prepare_for_flash_attn_...``: attention backends run per layer and forward; neither
+    word in a driver's name, ``eval_llama_with_attention_sink``, ``benchmark_encoder_forward``:
+    :data:`DRIVER_FIRST_WORDS`). Not
     names that configure or query (``set_step``, ``get_attention_backend``, ``num_steps``),
     nor a forward named for the CPU (``forward_cpu``: the host implementation) or for a
     reference (``forward_reference``: kept for tests, the module's ``forward`` runs the fast
@@ -217,9 +219,11 @@ def name_reason(name: str, method: bool) -> str | None:
         (words[0] in FORWARD_WORDS or words[-1] in FORWARD_WORDS)
         and "cpu" not in words
         and not REFERENCE_NAME_WORDS & set(words)
+        and words[0] not in DRIVER_FIRST_WORDS
     ):
         # ``_cpu_forward``, ``forward_cpu``: the CPU implementation, on host tensors;
-        # ``forward_reference``, ``ref_forward``: the oracle a kernel path is checked against.
+        # ``forward_reference``, ``ref_forward``: the oracle a kernel path is checked against;
+        # ``benchmark_encoder_forward``, ``export_forward``: a driver whose subject is a forward.
         return FORWARD_WORD_REASON.format(name)
     if "hook" in words and FORWARD_WORDS & set(words):
         return HOOK_WORD_REASON.format(name)

@@ -28,7 +28,9 @@ from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import dataset_module, host_side
 from h2dlint.analysis.hot_names import metrics_name
+from h2dlint.analysis.loop_iterables import bound_tiny
 from h2dlint.analysis.loop_positions import counter_loop, item_index_loop
+from h2dlint.analysis.loop_transfers import PARAMETER_WORDS
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.names import names_read, target_names
 from h2dlint.analysis.provenance import Provenance
@@ -194,6 +196,8 @@ def _accepted(
         return
     provenance = Provenance.of(context)
     frame = provenance.current_frame()
+    if isinstance(loop.tensor, cst.Name) and bound_tiny(loop.tensor, provenance, frame):
+        return  # `vs = [v.to(dev) for v in (a, b, c)]`: as many items as the display has
     pieces = pieces_walk(provenance, loop, frame)
     if pieces is not loop:  # `for c in chunks` of `chunks = torch.split(x, n)`: x's pieces
         loop = pieces
@@ -209,8 +213,8 @@ def _accepted(
         ):
             continue  # ``hyp.yseq.tolist()`` of ``for hyp in nbest_hyps``: objects, no rows
         where = provenance.where(sync.tensor, frame)
-        if where.on_host:
-            continue
+        if where.on_host or (sync.what in HOST_COPIES and _weights_walked(loop)):
+            continue  # `[w.cpu() for w in new_weights]`: a checkpoint's or a merge's copies
         if where is Where.UNKNOWN and _items_on_device(provenance, sync, loop, frame):
             yield RowFinding(sync, replace(loop, items=True), DEVICE)
             continue
@@ -276,6 +280,15 @@ def _while_tests(parts: list[cst.CSTNode]) -> list[cst.BaseExpression]:
     for part in parts:
         visit_read_only(part, finder)
     return finder.tests
+
+
+def _weights_walked(loop: RowLoop) -> bool:
+    """Whether ``loop`` walks a sequence named for a layer's parameters (``new_weights``,
+    ``biases``): whole weights copied one by one to the host are saved or merged, by design."""
+    tensor = loop.tensor
+    return isinstance(tensor, cst.Name) and (
+        tensor.value.lower().rsplit("_", 1)[-1] in PARAMETER_WORDS
+    )
 
 
 def _items_on_device(provenance: Provenance, sync: RowSync, loop: RowLoop, frame: Frame) -> bool:
