@@ -1,0 +1,172 @@
+"""A host copy that is the output of a function its callers run once per call of theirs: the
+caller chain (HTD202).
+
+``forward`` is hot by its name, and a helper a hot function calls is hot through it, so a host
+copy at the end of either looks like a per-step sync. Whether it is one depends on who calls the
+function and how often: a safety checker's verdict, a folding run's coordinates, an annotator's
+heatmaps copied to numpy are what the host needs, once per request, after the device work is
+done; a sampler's token ids copied every step stall every step. The module alone cannot tell
+them apart; the project's call graph (:mod:`h2dlint.project.callers`) can, where it knows the
+callers.
+
+A copy counts when it is an *output* of its function: outside the function's loops, and either
+what it returns (:func:`returned_copies.returned_copy`, for any function) or handed to numpy
+(``.cpu().numpy()``, :func:`host_io_calls.to_numpy`). The function then runs once per request
+when every caller the project index finds (resolved calls, methods through objects of their
+class, a module attribute's ``__call__``/``forward``) calls it outside any loop of the caller,
+and the caller is cold by its name (set-up, a logger, a pipeline's per-request ``__call__``), or
+is in turn run only that way (:data:`MAX_DEPTH` hops up), or is an entry nobody in the project
+calls that is a request by its name (:func:`_request_name`). A caller that runs per step by its
+name (``forward``, ``step``, ``sample``, ``decode``) or that calls it in a loop keeps it
+reported, and so does a function nobody calls (a model's public ``forward`` runs under the
+user's own loop of steps as often as not): only the named request entries are trusted.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from h2dlint.analysis.class_bases import module_subclass
+from h2dlint.analysis.host_io_calls import to_numpy
+from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.returned_copies import returned_copy
+from h2dlint.project.summary import top_functions
+
+if TYPE_CHECKING:
+    from h2dlint.context import FileContext
+    from h2dlint.project.caller_scans import Caller
+    from h2dlint.project.index import ProjectIndex
+
+# Hops up the chain of callers, and callers of one function read, before the answer is "not
+# known to run once" (a helper called from many places is left reported).
+MAX_DEPTH = 2
+MAX_CALLERS = 6
+
+# Whether a function (name, class, the class's bases) runs per step by its name (True), may
+# through its callers (False), or is cold (None): :meth:`HotPaths._hot_name`.
+HotName = Callable[[str, str | None, tuple[str, ...]], "bool | None"]
+
+# The names of a request's entry point on an object that is no torch module: called by the
+# user once per input (an image, a prompt, a structure), whatever loops it holds.
+_ENTRY_PREFIXES = ("predict", "infer", "generate", "detect", "transcribe", "synthesize")
+_LOOPS: tuple[type[ast.AST], ...] = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp)
+_LOOPS += (ast.DictComp, ast.GeneratorExp, ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def once_output(
+    context: FileContext, function: cst.FunctionDef, copy: cst.Call, hot_name: HotName
+) -> bool:
+    """Whether the host copy ``copy`` being visited in ``function`` is an output of a function
+    that every known caller runs once per call of its own (see the module)."""
+    ancestors = context.ancestors
+    if not _outside_loops(ancestors, function):
+        return False
+    if not (returned_copy(ancestors, function, copy, any_name=True) or to_numpy(function, copy)):
+        return False
+    provenance = Provenance.of(context)
+    project, module = provenance.project, provenance.module_name
+    owner = provenance.index.owner.get(function)
+    if project is None or module is None or (owner is None and function not in _top(context)):
+        return False
+    name = function.name.value
+    qualified = f"{module}.{owner.name.value}.{name}" if owner else f"{module}.{name}"
+    entry = _request_name(name) and (owner is None or not module_subclass(owner))
+    return _called_once(project, qualified, hot_name, 0, entry)
+
+
+def _top(context: FileContext) -> frozenset[cst.FunctionDef]:
+    return frozenset(Provenance.of(context).index.functions.values())
+
+
+def _outside_loops(ancestors: Sequence[cst.CSTNode], function: cst.FunctionDef) -> bool:
+    """Whether the node below ``ancestors`` is in ``function``'s own body, outside its loops,
+    comprehensions and closures."""
+    for node in reversed(ancestors):
+        if node is function:
+            return True
+        if isinstance(node, (cst.For, cst.While, cst.BaseComp, cst.DictComp, cst.Lambda)):
+            return False
+        if isinstance(node, cst.FunctionDef):
+            return False
+    return False
+
+
+def _called_once(
+    project: ProjectIndex, qualified: str, hot_name: HotName, depth: int, entry: bool
+) -> bool:
+    """Whether every caller of ``qualified`` the project knows runs it once per call of its
+    own, outside loops, up a chain of callers that ends cold or at a request entry (``entry``:
+    ``qualified`` is one by its name, :func:`_request_name`, on no torch module)."""
+    index = project.caller_index()
+    callers = list(itertools.islice(index.callers(qualified), MAX_CALLERS + 1))
+    if not callers:
+        return entry
+    if len(callers) > MAX_CALLERS:
+        return False
+    callee = qualified.rpartition(".")[2]
+    for caller in callers:
+        if caller.qualified == qualified or _looped(project, caller, callee):
+            return False
+        verdict = hot_name(caller.name, caller.cls, caller.bases)
+        if verdict is None:
+            continue  # run once by its name, a logger, a pipeline's per-request ``__call__``
+        entry = _request_name(caller.name) and not any(b.endswith("Module") for b in caller.bases)
+        if verdict and not entry:
+            return False  # a step, a forward: per step as often as not
+        if depth >= MAX_DEPTH or not _called_once(
+            project, caller.qualified, hot_name, depth + 1, entry
+        ):
+            return False
+    return True
+
+
+def _request_name(name: str) -> bool:
+    """Whether a function nothing in the project calls is a request's entry by its name:
+    ``__call__`` or ``predict...``/``infer...``/``generate...`` (not ``forward``: a model's
+    forward runs under the user's loop of steps; not ``step``, ``sample``, ``decode``)."""
+    return name == "__call__" or name.startswith(_ENTRY_PREFIXES)
+
+
+def _looped(project: ProjectIndex, caller: Caller, callee: str) -> bool:
+    """Whether ``caller`` calls ``callee`` (or anything, at its first call's line) in a loop, a
+    comprehension or a closure of its own body (read from its module's ``ast``)."""
+    part = project.caller_index().tree_part(caller.module, "looped_calls", _looped_calls)
+    if part is None:
+        return True
+    key = f"{caller.cls}.{caller.name}" if caller.cls else caller.name
+    found = part.get(key)
+    if found is None:
+        return False
+    ranges, names = found
+    return callee in names or any(first <= caller.line <= last for first, last in ranges)
+
+
+def _looped_calls(tree: ast.Module) -> dict[str, Any]:
+    """Per top-level function and method: the line ranges of its loops (comprehensions and
+    closures too) and the last names of the calls in them."""
+    found: dict[str, Any] = {}
+    for function, cls in top_functions(tree):
+        ranges: list[list[int]] = []
+        names: set[str] = set()
+        for statement in function.body:
+            for node in ast.walk(statement):
+                if isinstance(node, _LOOPS) and isinstance(node, (ast.stmt, ast.expr)):
+                    ranges.append([node.lineno, node.end_lineno or node.lineno])
+                    for inner in ast.walk(node):
+                        if isinstance(inner, ast.Call):
+                            func = inner.func
+                            if isinstance(func, ast.Attribute):
+                                names.add(func.attr)
+                            elif isinstance(func, ast.Name):
+                                names.add(func.id)
+        if ranges:
+            found[f"{cls}.{function.name}" if cls else function.name] = [ranges, sorted(names)]
+    return found
+
+
+__all__ = ["once_output"]
