@@ -11,7 +11,10 @@ callers.
 
 A copy counts when it is an *output* of its function: outside the function's loops, and either
 what it returns (:func:`returned_copies.returned_copy`, for any function) or handed to numpy
-(``.cpu().numpy()``, :func:`host_io_calls.to_numpy`). The function then runs once per request
+(``.cpu().numpy()``, :func:`host_io_calls.to_numpy`), and a value the function computed, not
+one of its parameters copied as it came in (fastchat's RWKV wrapper: ``input_ids =
+input_ids[0].detach().cpu().numpy()`` in a ``__call__`` a generation loop calls per step through
+a variable, the step's input handed to a host runtime). The function then runs once per request
 when every caller the project index finds (resolved calls, methods through objects of their
 class, a module attribute's ``__call__``/``forward``) calls it outside any loop of the caller,
 and the caller is cold by its name (set-up, a logger, a pipeline's per-request ``__call__``), or
@@ -33,9 +36,11 @@ import libcst as cst
 
 from h2dlint.analysis.class_bases import module_subclass
 from h2dlint.analysis.host_io_calls import to_numpy
+from h2dlint.analysis.names import target_names
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.returned_copies import returned_copy
 from h2dlint.project.summary import top_functions
+from h2dlint.walk import visit_read_only
 
 if TYPE_CHECKING:
     from h2dlint.context import FileContext
@@ -68,6 +73,8 @@ def once_output(
         return False
     if not (returned_copy(ancestors, function, copy, any_name=True) or to_numpy(function, copy)):
         return False
+    if _copied_parameter(function, copy):
+        return False  # the step's input handed to a host runtime (a model wrapper's ``__call__``)
     provenance = Provenance.of(context)
     project, module = provenance.project, provenance.module_name
     owner = provenance.index.owner.get(function)
@@ -94,6 +101,66 @@ def _outside_loops(ancestors: Sequence[cst.CSTNode], function: cst.FunctionDef) 
         if isinstance(node, cst.FunctionDef):
             return False
     return False
+
+
+def _copied_parameter(function: cst.FunctionDef, copy: cst.Call) -> bool:
+    """Whether ``copy`` copies a parameter of ``function`` that nothing rebinds before it, through
+    views and method calls (``input_ids[0].detach().cpu()``): what the caller handed in, not a
+    result the function computed (fastchat's RWKV wrapper copies each step's ids for the host
+    runtime, called by a generation loop through a variable the index cannot follow)."""
+    node: cst.BaseExpression = copy.func.value if isinstance(copy.func, cst.Attribute) else copy
+    while True:
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            node = node.func.value
+        elif isinstance(node, (cst.Attribute, cst.Subscript)):
+            node = node.value
+        else:
+            break
+    if not isinstance(node, cst.Name):
+        return False
+    name = node.value
+    params = function.params
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    if name not in {param.name.value for param in every}:
+        return False
+    rebinds = _Rebinds(name, copy)
+    visit_read_only(function.body, rebinds)
+    return not rebinds.found
+
+
+class _Rebinds(cst.CSTVisitor):
+    """Whether a statement before ``copy`` binds ``name`` (an assignment, a loop, a ``with``
+    target, ``:=``); the copy's own assignment (``ids = ids.cpu()``) binds it after the read."""
+
+    def __init__(self, name: str, copy: cst.Call) -> None:
+        self.name = name
+        self.copy = copy
+        self.seen = False
+        self.found = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if node is self.copy:
+            self.seen = True
+        if self.seen or self.found:
+            return False
+        if isinstance(node, cst.For):
+            self._bind(node.target)
+        elif isinstance(node, cst.WithItem) and node.asname is not None:
+            self._bind(node.asname.name)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if self.seen:
+            return
+        if isinstance(original_node, cst.Assign):
+            for target in original_node.targets:
+                self._bind(target.target)
+        elif isinstance(original_node, (cst.AugAssign, cst.AnnAssign, cst.NamedExpr)):
+            self._bind(original_node.target)
+
+    def _bind(self, target: cst.BaseExpression) -> None:
+        if self.name in target_names(target):
+            self.found = True
 
 
 def _called_once(
