@@ -6,7 +6,7 @@ function once per call of its own, outside loops, up to a cold caller or a reque
 calls). Its twins keep their findings: a function called in a caller's loop, one called from a
 step, a torch module's ``forward`` nobody in the project calls (a model runs under the user's
 loop of steps), a copy of the function's own input parameter (a step's input handed to a host
-runtime), a copy inside the function's own loop."""
+runtime), a copy kept on the object as host state, a copy inside the function's own loop."""
 
 from __future__ import annotations
 
@@ -48,7 +48,10 @@ class Runner:
         return ids.cpu()
     def finish(self, x):
         y = self.model(x).to("cuda")
+        self.keep(y)
         return y.cpu()
+    def keep(self, y):
+        self.counts = torch.bincount(y).cpu().numpy()
 """
 
 HELPERS = """
@@ -98,10 +101,13 @@ def test_a_request_entrys_output_is_not_reported_a_modules_forward_is(tmp_path: 
 
 
 def test_a_helper_called_once_after_the_loop_is_not_one_called_per_step(tmp_path: Path) -> None:
-    # ``finish`` is called once, after the loop; ``pick`` from ``step`` (hot by its name).
+    # ``finish`` is called once, after the loop; ``pick`` from ``step`` (hot by its name);
+    # ``keep`` once too, but it keeps its copy on the object as host state (kvpress's counts,
+    # read back into the masks the device applies), which is no output.
     found = _findings(tmp_path, {"runner.py": RUNNER})
-    assert ("runner.py", 15) not in found
+    assert ("runner.py", 16) not in found
     assert ("runner.py", 12) in found
+    assert ("runner.py", 18) in found
 
 
 def test_the_chain_crosses_modules(tmp_path: Path) -> None:

@@ -11,8 +11,10 @@ callers.
 
 A copy counts when it is an *output* of its function: outside the function's loops, and either
 what it returns (:func:`returned_copies.returned_copy`, for any function) or handed to numpy
-(``.cpu().numpy()``, :func:`host_io_calls.to_numpy`), and a value the function computed, not
-one of its parameters copied as it came in (fastchat's RWKV wrapper: ``input_ids =
+(``.cpu().numpy()``, :func:`host_io_calls.to_numpy`), not kept on an object as host state
+(kvpress's ``self.important_per_head = torch.bincount(...).cpu().numpy()``, once per request
+but read back into the masks the device then applies: labelled true), and a value the function
+computed, not one of its parameters copied as it came in (fastchat's RWKV wrapper: ``input_ids =
 input_ids[0].detach().cpu().numpy()`` in a ``__call__`` a generation loop calls per step through
 a variable, the step's input handed to a host runtime). The function then runs once per request
 when every caller the project index finds (resolved calls, methods through objects of their
@@ -75,6 +77,8 @@ def once_output(
         return False
     if _copied_parameter(function, copy):
         return False  # the step's input handed to a host runtime (a model wrapper's ``__call__``)
+    if _kept_as_state(ancestors):
+        return False  # ``self.counts = bins.cpu().numpy()``: host state for later work
     provenance = Provenance.of(context)
     project, module = provenance.project, provenance.module_name
     owner = provenance.index.owner.get(function)
@@ -99,6 +103,20 @@ def _outside_loops(ancestors: Sequence[cst.CSTNode], function: cst.FunctionDef) 
         if isinstance(node, (cst.For, cst.While, cst.BaseComp, cst.DictComp, cst.Lambda)):
             return False
         if isinstance(node, cst.FunctionDef):
+            return False
+    return False
+
+
+def _kept_as_state(ancestors: Sequence[cst.CSTNode]) -> bool:
+    """Whether the copy below ``ancestors`` is assigned to an attribute or an item
+    (``self.important_per_head = torch.bincount(...).cpu().numpy()``): a host mirror kept on an
+    object for the work that follows, not an output handed on."""
+    for node in reversed(ancestors):
+        if isinstance(node, cst.Assign):
+            return any(not isinstance(t.target, (cst.Name, cst.Tuple)) for t in node.targets)
+        if isinstance(node, (cst.AnnAssign, cst.AugAssign)):
+            return not isinstance(node.target, cst.Name)
+        if isinstance(node, (cst.SimpleStatementLine, cst.FunctionDef)):
             return False
     return False
 
