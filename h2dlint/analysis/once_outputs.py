@@ -20,11 +20,19 @@ a variable, the step's input handed to a host runtime). The function then runs o
 when every caller the project index finds (resolved calls, methods through objects of their
 class, a module attribute's ``__call__``/``forward``) calls it outside any loop of the caller,
 and the caller is cold by its name (set-up, a logger, a pipeline's per-request ``__call__``), or
-is in turn run only that way (:data:`MAX_DEPTH` hops up), or is an entry nobody in the project
-calls that is a request by its name (:func:`_request_name`). A caller that runs per step by its
-name (``forward``, ``step``, ``sample``, ``decode``) or that calls it in a loop keeps it
-reported, and so does a function nobody calls (a model's public ``forward`` runs under the
-user's own loop of steps as often as not): only the named request entries are trusted.
+is in turn run only that way (:data:`MAX_DEPTH` hops up: a pipeline's ``decode`` is hot by its
+name, but one the pipeline's ``__call__`` alone calls, once after its loop, runs once per
+request). A ``forward`` or ``__call__`` (the function or a caller up the chain) keeps it
+reported: Python runs them through calls of objects (``self.vocoder(mel)``), which the index
+cannot all see; so does a caller that calls it in a loop.
+
+Unknown callers keep it reported too: a function (or a caller up the chain) that nothing in the
+project is found to call is no proof of a request. Tried and dropped (session 38): trusting an
+uncalled ``__call__``/``predict...`` of a class that is no torch module as a request's entry
+cleared two true labelled rows whose callers are reached through variables the index cannot
+follow (fastchat's RWKV wrapper, called by a generation loop per step; lerobot's Pi0-FAST
+processor step, called per action by a processor pipeline over its list of steps), against
+one false row (controlnet-aux's DWPose detector) and three unlabelled ones.
 """
 
 from __future__ import annotations
@@ -36,7 +44,6 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from h2dlint.analysis.class_bases import module_subclass
 from h2dlint.analysis.host_io_calls import to_numpy
 from h2dlint.analysis.names import target_names
 from h2dlint.analysis.provenance import Provenance
@@ -58,9 +65,9 @@ MAX_CALLERS = 6
 # through its callers (False), or is cold (None): :meth:`HotPaths._hot_name`.
 HotName = Callable[[str, str | None, tuple[str, ...]], "bool | None"]
 
-# The names of a request's entry point on an object that is no torch module: called by the
-# user once per input (an image, a prompt, a structure), whatever loops it holds.
-_ENTRY_PREFIXES = ("predict", "infer", "generate", "detect", "transcribe", "synthesize")
+# Methods Python runs through a call of the object (``self.vocoder(mel)``, a framework's
+# ``step(batch)`` of a list of steps): the index cannot find all their callers.
+_IMPLICIT = frozenset({"forward", "__call__"})
 _LOOPS: tuple[type[ast.AST], ...] = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp)
 _LOOPS += (ast.DictComp, ast.GeneratorExp, ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -86,8 +93,7 @@ def once_output(
         return False
     name = function.name.value
     qualified = f"{module}.{owner.name.value}.{name}" if owner else f"{module}.{name}"
-    entry = _request_name(name) and (owner is None or not module_subclass(owner))
-    return _called_once(project, qualified, hot_name, 0, entry)
+    return name not in _IMPLICIT and _called_once(project, qualified, hot_name, 0)
 
 
 def _top(context: FileContext) -> frozenset[cst.FunctionDef]:
@@ -181,17 +187,12 @@ class _Rebinds(cst.CSTVisitor):
             self.found = True
 
 
-def _called_once(
-    project: ProjectIndex, qualified: str, hot_name: HotName, depth: int, entry: bool
-) -> bool:
-    """Whether every caller of ``qualified`` the project knows runs it once per call of its
-    own, outside loops, up a chain of callers that ends cold or at a request entry (``entry``:
-    ``qualified`` is one by its name, :func:`_request_name`, on no torch module)."""
+def _called_once(project: ProjectIndex, qualified: str, hot_name: HotName, depth: int) -> bool:
+    """Whether ``qualified`` has callers in the project and every one runs it once per call of
+    its own, outside loops, up a chain of callers that ends cold."""
     index = project.caller_index()
     callers = list(itertools.islice(index.callers(qualified), MAX_CALLERS + 1))
-    if not callers:
-        return entry
-    if len(callers) > MAX_CALLERS:
+    if not callers or len(callers) > MAX_CALLERS:
         return False
     callee = qualified.rpartition(".")[2]
     for caller in callers:
@@ -200,21 +201,11 @@ def _called_once(
         verdict = hot_name(caller.name, caller.cls, caller.bases)
         if verdict is None:
             continue  # run once by its name, a logger, a pipeline's per-request ``__call__``
-        entry = _request_name(caller.name) and not any(b.endswith("Module") for b in caller.bases)
-        if verdict and not entry:
-            return False  # a step, a forward: per step as often as not
-        if depth >= MAX_DEPTH or not _called_once(
-            project, caller.qualified, hot_name, depth + 1, entry
-        ):
+        if caller.name in _IMPLICIT or depth >= MAX_DEPTH:
+            return False  # run through calls of objects, which the index may not all see
+        if not _called_once(project, caller.qualified, hot_name, depth + 1):
             return False
     return True
-
-
-def _request_name(name: str) -> bool:
-    """Whether a function nothing in the project calls is a request's entry by its name:
-    ``__call__`` or ``predict...``/``infer...``/``generate...`` (not ``forward``: a model's
-    forward runs under the user's loop of steps; not ``step``, ``sample``, ``decode``)."""
-    return name == "__call__" or name.startswith(_ENTRY_PREFIXES)
 
 
 def _looped(project: ProjectIndex, caller: Caller, callee: str) -> bool:
