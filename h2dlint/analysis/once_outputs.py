@@ -17,8 +17,9 @@ but read back into the masks the device then applies: labelled true), and a valu
 computed, not one of its parameters copied as it came in (fastchat's RWKV wrapper: ``input_ids =
 input_ids[0].detach().cpu().numpy()`` in a ``__call__`` a generation loop calls per step through
 a variable, the step's input handed to a host runtime). The function then runs once per request
-when every caller the project index finds (resolved calls, methods through objects of their
-class, a module attribute's ``__call__``/``forward``) calls it outside any loop of the caller,
+when every caller the project index finds (resolved calls, and methods called through objects
+of their class: ``self.helper(...)``, ``self.drafter.propose(...)``) calls it outside any loop of
+the caller,
 and the caller is cold by its name (set-up, a logger, a pipeline's per-request ``__call__``), or
 is in turn run only that way (:data:`MAX_DEPTH` hops up: a pipeline's ``decode`` is hot by its
 name, but one the pipeline's ``__call__`` alone calls, once after its loop, runs once per
