@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +50,7 @@ from h2dlint.analysis.host_io_calls import to_numpy
 from h2dlint.analysis.names import target_names
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.returned_copies import returned_copy
+from h2dlint.project.object_callers import object_callers
 from h2dlint.project.summary import top_functions
 from h2dlint.walk import visit_read_only
 
@@ -69,6 +71,11 @@ HotName = Callable[[str, str | None, tuple[str, ...]], "bool | None"]
 # Methods Python runs through a call of the object (``self.vocoder(mel)``, a framework's
 # ``step(batch)`` of a list of steps): the index cannot find all their callers.
 _IMPLICIT = frozenset({"forward", "__call__"})
+# Per project index: (function, depth) -> whether it runs once, and the modules the answer
+# rests on (recorded as consulted again by every question that reuses it).
+_MEMO: weakref.WeakKeyDictionary[
+    ProjectIndex, dict[tuple[str, int], tuple[bool, dict[str, str]]]
+] = weakref.WeakKeyDictionary()
 _LOOPS: tuple[type[ast.AST], ...] = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp)
 _LOOPS += (ast.DictComp, ast.GeneratorExp, ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -94,7 +101,7 @@ def once_output(
         return False
     name = function.name.value
     qualified = f"{module}.{owner.name.value}.{name}" if owner else f"{module}.{name}"
-    return name not in _IMPLICIT and _called_once(project, qualified, hot_name, 0)
+    return _called_once(project, qualified, hot_name, 0)
 
 
 def _top(context: FileContext) -> frozenset[cst.FunctionDef]:
@@ -190,20 +197,52 @@ class _Rebinds(cst.CSTVisitor):
 
 def _called_once(project: ProjectIndex, qualified: str, hot_name: HotName, depth: int) -> bool:
     """Whether ``qualified`` has callers in the project and every one runs it once per call of
-    its own, outside loops, up a chain of callers that ends cold."""
+    its own, outside loops, up a chain of callers that ends cold (kept per project index)."""
+    memo = _MEMO.setdefault(project, {})
+    key = (qualified, depth)
+    known = memo.get(key)
+    if known is None:
+        known = memo[key] = _runs_once(project, qualified, hot_name, depth)
+    project.consulted.update(known[1])
+    return known[0]
+
+
+def _runs_once(
+    project: ProjectIndex, qualified: str, hot_name: HotName, depth: int
+) -> tuple[bool, dict[str, str]]:
+    consulted: dict[str, str] = {}
+    before = project.consulted
+    project.consulted = consulted
+    try:
+        return _every_caller_once(project, qualified, hot_name, depth), consulted
+    finally:
+        project.consulted = before
+
+
+def _every_caller_once(
+    project: ProjectIndex, qualified: str, hot_name: HotName, depth: int
+) -> bool:
     index = project.caller_index()
     callers = list(itertools.islice(index.callers(qualified), MAX_CALLERS + 1))
-    if not callers or len(callers) > MAX_CALLERS:
+    if len(callers) > MAX_CALLERS:
         return False
-    callee = qualified.rpartition(".")[2]
+    owner, _, callee = qualified.rpartition(".")
+    if callee in _IMPLICIT:
+        # Run through calls of its objects (``self.vocoder(mel)``): all of them must be known.
+        objects = object_callers(index, owner) if owner not in project.layout.modules else None
+        if objects is None or any(call.looped for call in objects):
+            return False
+        callers += [call.caller for call in objects]
+    if not callers:
+        return False
     for caller in callers:
         if caller.qualified == qualified or _looped(project, caller, callee):
             return False
         verdict = hot_name(caller.name, caller.cls, caller.bases)
         if verdict is None:
             continue  # run once by its name, a logger, a pipeline's per-request ``__call__``
-        if caller.name in _IMPLICIT or depth >= MAX_DEPTH:
-            return False  # run through calls of objects, which the index may not all see
+        if depth >= MAX_DEPTH:
+            return False
         if not _called_once(project, caller.qualified, hot_name, depth + 1):
             return False
     return True
