@@ -3345,6 +3345,26 @@ class SyncOnHotPath(Rule):
             """,
             message_contains="`.cpu()` of `wave`",
         ),
+        # Session 39 (calls39): a vocoder whose object is called per chunk in a streaming loop
+        # (``self.vocoder(chunk)``): its copy runs per chunk. Its twin called once after a
+        # pipeline's loop is left alone only with the project index (tests/test_once_outputs.py).
+        Invalid(
+            """
+            import torch
+            class Vocoder(torch.nn.Module):
+                def forward(self, mel):
+                    wave = self.net(mel)
+                    return wave.cpu()
+                    #      ^^^^^^^^^^
+            class SpeechPipeline:
+                def __init__(self, vocoder: Vocoder):
+                    self.vocoder = vocoder
+                def stream(self, text):
+                    for chunk in self.acoustic(text).split(16):
+                        yield self.vocoder(chunk)
+            """,
+            message_contains="`.cpu()` of `wave`",
+        ),
         Invalid(
             """
             class Policy:

@@ -119,3 +119,70 @@ def test_the_chain_crosses_modules(tmp_path: Path) -> None:
     # ``step``, which nothing in the project calls.
     found = _findings(tmp_path, {"helpers.py": HELPERS, "callers.py": CALLERS})
     assert found == [("helpers.py", 8)]
+
+
+# Session 39 (calls39): calls of objects resolved to their class's ``forward``/``__call__``
+# (``h2dlint/project/object_callers.py``).
+MODELS = """
+import torch
+from torch import nn
+class SafetyChecker(nn.Module):
+    def forward(self, clip_input):
+        scores = self.head(clip_input)
+        return scores.cpu()
+class Vocoder(nn.Module):
+    def forward(self, mel):
+        wave = self.net(mel)
+        return wave.cpu()
+class StreamVocoder(nn.Module):
+    def forward(self, mel):
+        wave = self.net(mel)
+        return wave.cpu()
+class Escaping(nn.Module):
+    def forward(self, mel):
+        wave = self.net(mel)
+        return wave.cpu()
+"""
+
+PIPELINES = """
+from pkg.models import SafetyChecker, Vocoder, StreamVocoder, Escaping
+class ImagePipeline:
+    def __init__(self, unet, safety_checker: SafetyChecker):
+        self.register_modules(unet=unet, safety_checker=safety_checker)
+    def run_safety_checker(self, image):
+        return self.safety_checker(image)
+    def __call__(self, x):
+        for t in range(10):
+            x = self.unet(x, t)
+        return self.run_safety_checker(x)
+class SpeechPipeline:
+    def __init__(self):
+        self.vocoder = Vocoder.from_pretrained("v")
+        self.streamer = StreamVocoder()
+    def __call__(self, mel):
+        for t in range(10):
+            mel = self.refine(mel)
+        return self.vocoder(mel)
+    def stream(self, mels):
+        for mel in mels:
+            yield self.streamer(mel)
+def load_vocoder():
+    return Escaping()
+"""
+
+
+def test_object_calls_resolve_to_forward(tmp_path: Path) -> None:
+    # VALID: the safety checker (an attribute registered from an annotated ``__init__``
+    # parameter, diffusers' ``register_modules``) is called by ``run_safety_checker``, once
+    # after the pipeline's loop; the vocoder (``from_pretrained``) once by the pipeline's
+    # ``__call__``. INVALID: the streaming vocoder's object is called per chunk in a loop; an
+    # object of ``Escaping`` is returned by a loader (its calls are not all known).
+    found = _findings(tmp_path, {"models.py": MODELS, "pipes.py": PIPELINES})
+    assert found == [("models.py", 15), ("models.py", 19)]
+
+
+def test_an_object_nobody_in_the_project_calls_keeps_the_finding(tmp_path: Path) -> None:
+    # The class is exported and its objects are called by the package's users only: no
+    # proof of a request (session 39 kept this rule on the labels).
+    found = _findings(tmp_path, {"models.py": MODELS})
+    assert found == [("models.py", 7), ("models.py", 11), ("models.py", 15), ("models.py", 19)]
