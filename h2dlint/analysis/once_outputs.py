@@ -23,9 +23,11 @@ the caller,
 and the caller is cold by its name (set-up, a logger, a pipeline's per-request ``__call__``), or
 is in turn run only that way (:data:`MAX_DEPTH` hops up: a pipeline's ``decode`` is hot by its
 name, but one the pipeline's ``__call__`` alone calls, once after its loop, runs once per
-request). A ``forward`` or ``__call__`` (the function or a caller up the chain) keeps it
-reported: Python runs them through calls of objects (``self.vocoder(mel)``), which the index
-cannot all see; so does a caller that calls it in a loop.
+request). A ``forward`` or ``__call__`` (the function or a caller up the chain) is run
+through calls of its objects (``self.vocoder(mel)``): those calls count as its callers where
+:func:`object_callers.object_callers` knows them all (session 39: no module naming the class
+lets an object of it escape), and any one of them in a loop (a vocoder called per chunk of a
+stream) keeps it reported, as does a caller that calls it in a loop.
 
 Unknown callers keep it reported too: a function (or a caller up the chain) that nothing in the
 project is found to call is no proof of a request. Tried and dropped (session 38): trusting an
