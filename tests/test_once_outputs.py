@@ -186,3 +186,45 @@ def test_an_object_nobody_in_the_project_calls_keeps_the_finding(tmp_path: Path)
     # proof of a request (session 39 kept this rule on the labels).
     found = _findings(tmp_path, {"models.py": MODELS})
     assert found == [("models.py", 7), ("models.py", 11), ("models.py", 15), ("models.py", 19)]
+
+
+VERDICTS = """
+import numpy as np
+from torch import nn
+class WatermarkChecker(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(8, 1)
+    def forward(self, clip_input, images):
+        flags = (self.head(clip_input) > 0.5).tolist()
+        for i, flag in enumerate(flags):
+            if flag:
+                images[i] = np.zeros(images[i].shape)
+        return images, flags
+class StepChecker(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(8, 1)
+    def forward(self, latents):
+        flags = (self.head(latents) > 0.5).tolist()
+        return latents, flags
+"""
+
+VERDICT_CALLERS = """
+from pkg.verdicts import WatermarkChecker, StepChecker
+class ImagePipeline:
+    def __init__(self, checker: WatermarkChecker, guard: StepChecker):
+        self.register_modules(checker=checker, guard=guard)
+    def __call__(self, x):
+        for t in range(10):
+            x, flags = self.guard(self.unet(x, t))
+        return self.checker(x, x)
+"""
+
+
+def test_a_verdict_bound_to_a_returned_name_is_an_output_once_proven(tmp_path: Path) -> None:
+    # VALID: ``flags`` is read on the way (to blank images) and returned, in a ``forward``
+    # whose only object call runs once after the pipeline's loop (deepfloyd's safety checker).
+    # INVALID: the same shape in a checker the pipeline calls every step.
+    found = _findings(tmp_path, {"verdicts.py": VERDICTS, "callers.py": VERDICT_CALLERS})
+    assert found == [("verdicts.py", 19)]

@@ -49,9 +49,10 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from h2dlint.analysis.host_io_calls import to_numpy
-from h2dlint.analysis.names import target_names
+from h2dlint.analysis.names import names_read, target_names
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.returned_copies import returned_copy
+from h2dlint.analysis.returns import ReturnedValues
 from h2dlint.project.object_callers import object_callers
 from h2dlint.project.summary import top_functions
 from h2dlint.walk import visit_read_only
@@ -90,7 +91,11 @@ def once_output(
     ancestors = context.ancestors
     if not _outside_loops(ancestors, function):
         return False
-    if not (returned_copy(ancestors, function, copy, any_name=True) or to_numpy(function, copy)):
+    if not (
+        returned_copy(ancestors, function, copy, any_name=True)
+        or to_numpy(function, copy)
+        or _returned_name(ancestors, function)
+    ):
         return False
     if _copied_parameter(function, copy):
         return False  # the step's input handed to a host runtime (a model wrapper's ``__call__``)
@@ -104,6 +109,22 @@ def once_output(
     name = function.name.value
     qualified = f"{module}.{owner.name.value}.{name}" if owner else f"{module}.{name}"
     return _called_once(project, qualified, hot_name, 0)
+
+
+def _returned_name(ancestors: Sequence[cst.CSTNode], function: cst.FunctionDef) -> bool:
+    """Whether the copy below ``ancestors`` is bound to a name that a ``return`` of
+    ``function`` gives, read on the way or not (deepfloyd's safety checker: ``nsfw_detected =
+    (...).tolist()``, tested to blank images, then ``return images, nsfw_detected, ...``):
+    only where the caller chain proves the function runs once per request."""
+    for node in reversed(ancestors):
+        if isinstance(node, cst.Assign):
+            bound = {name for t in node.targets for name in target_names(t.target)}
+            returns = ReturnedValues()
+            visit_read_only(function.body, returns)
+            return any(n.value in bound for v in returns.values for n in names_read(v))
+        if isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+            return False
+    return False
 
 
 def _top(context: FileContext) -> frozenset[cst.FunctionDef]:
