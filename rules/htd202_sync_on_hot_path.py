@@ -22,6 +22,7 @@ from h2dlint.analysis.host_inputs import (
 from h2dlint.analysis.hot_guards import runs_every_call
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.loop_body import saving_code, showing_code
+from h2dlint.analysis.once_outputs import once_output
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.returned_copies import RETURNED_NOTE, copy_role
 from h2dlint.analysis.round_trips import round_trip_read
@@ -3371,6 +3372,26 @@ class SyncOnHotPath(Rule):
             """,
             message_contains="`.cpu()` of `wave`",
         ),
+        # Session 39 (calls39): a vocoder whose object is called per chunk in a streaming loop
+        # (``self.vocoder(chunk)``): its copy runs per chunk. Its twin called once after a
+        # pipeline's loop is left alone only with the project index (tests/test_once_outputs.py).
+        Invalid(
+            """
+            import torch
+            class Vocoder(torch.nn.Module):
+                def forward(self, mel):
+                    wave = self.net(mel)
+                    return wave.cpu()
+                    #      ^^^^^^^^^^
+            class SpeechPipeline:
+                def __init__(self, vocoder: Vocoder):
+                    self.vocoder = vocoder
+                def stream(self, text):
+                    for chunk in self.acoustic(text).split(16):
+                        yield self.vocoder(chunk)
+            """,
+            message_contains="`.cpu()` of `wave`",
+        ),
         Invalid(
             """
             class Policy:
@@ -5658,6 +5679,12 @@ class SyncOnHotPath(Rule):
         )
         if role in ("output", "offload"):
             return False  # a metric's input, a host-in/out wrapper's result, ``hr = hr.cpu()``
+        if (
+            kind == "copy"
+            and isinstance(explicit, cst.Call)
+            and once_output(self.context, function, explicit, hot._hot_name)
+        ):
+            return False  # the output of a function its callers run once (the caller chain)
         shown = self.shown(tensor, "the tensor")
         read = what.format(shown)
         read = read[0].upper() + read[1:]

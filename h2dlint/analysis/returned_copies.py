@@ -48,12 +48,16 @@ def _statement_in_body(
 
 
 def returned_copy(
-    ancestors: Sequence[cst.CSTNode], function: cst.FunctionDef, copy: cst.Call
+    ancestors: Sequence[cst.CSTNode],
+    function: cst.FunctionDef,
+    copy: cst.Call,
+    any_name: bool = False,
 ) -> bool:
     """Whether ``copy`` (a host copy below ``ancestors``, innermost last) is what the
-    ``forward`` or ``__call__`` ``function`` returns: the value of a ``return`` of its own body
-    (:func:`_output`), or bound to a name that its later statements read only as such."""
-    if function.name.value not in _OUTPUT_METHODS or not ancestors:
+    ``forward`` or ``__call__`` ``function`` (any function with ``any_name``) returns: the
+    value of a ``return`` of its own body (:func:`_output`), or bound to a name that its later
+    statements read only as such."""
+    if (not any_name and function.name.value not in _OUTPUT_METHODS) or not ancestors:
         return False
     line = _statement_in_body(ancestors, function)
     if line is None or len(line.body) != 1:
