@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.host_pads import PAD_FACTORIES as _PAD_FACTORIES
+from h2dlint.analysis.host_pads import host_pad
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.round_trips import (
     CONVERTERS,
@@ -27,6 +29,13 @@ _TRACED = "|".join(
         called_as(CONVERTERS | JOINS | TORCH_REDUCTIONS),
         "|".join(f".{m}" for m in sorted(RESHAPES | REDUCTIONS)),
     ]
+)
+
+
+_PAD_MESSAGE = (
+    "`{1}` is written into `{0}`, built on the host, and `{0}` is copied back to `{1}`'s "
+    "device: a blocking copy to the host and one back (certain if `{1}` is on an accelerator); "
+    "build `{0}` with `device={1}.device`"
 )
 
 
@@ -116,6 +125,8 @@ class DeviceRoundTrip(Rule):
         # provenance of ``old``, no word in the file says so.
         f".to on {_TRACED} & .cuda|.to & text device",
         f".to on {_TRACED} & {_CONVERTED} & text device",
+        # ``x_pad[...] = x`` into a host factory's pad, then ``x_pad.to(x.device)`` (host_pads)
+        f".to & @subscript arg Store & {called_as(_PAD_FACTORIES)} & text device",
     )
 
     valid = (
@@ -176,6 +187,21 @@ class DeviceRoundTrip(Rule):
             """
             def f(x, device):
                 return x.to(device).view(-1).cpu()
+            """
+        ),
+        # Session 39 (mine39): the host pad's look-alikes: the pad built on the tensor's device
+        # (kokoro 0.9), and a host pad filled from host data before its move
+        Valid(
+            """
+            import torch
+            def pad_on_device(x, n):
+                x_pad = torch.zeros([x.shape[0], n], device=x.device)
+                x_pad[:, :x.shape[-1]] = x
+                return x_pad
+            def pad_of_rows(x, rows, n):
+                table = torch.zeros([len(rows), n])
+                table[:, :2] = torch.tensor(rows)
+                return table.to(x.device)
             """
         ),
         # made on the device: one copy
@@ -357,6 +383,22 @@ class DeviceRoundTrip(Rule):
                 #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
             """,
         ),
+        # Session 39 (mine39): kokoro 0.7's encoders pad a device activation in a host
+        # `torch.zeros` and move the pad back to its device on every forward (0.9 fixed it).
+        Invalid(
+            """
+            import torch
+            class TextEncoder(torch.nn.Module):
+                def forward(self, x, m):
+                    x = self.lstm(x)
+                    x_pad = torch.zeros([x.shape[0], x.shape[1], m.shape[-1]])
+                    x_pad[:, :, :x.shape[-1]] = x
+                    x = x_pad.to(x.device)
+                    #   ^^^^^^^^^^^^^^^^^^
+                    return x
+            """,
+            message_contains="build `x_pad` with `device=x.device`",
+        ),
         Invalid(
             """
             import torch
@@ -423,6 +465,9 @@ class DeviceRoundTrip(Rule):
             return
         provenance = Provenance.of(self.context)
         frame = provenance.current_frame()
+        if (pad := host_pad(provenance, node, frame)) is not None:
+            self.report(node, _PAD_MESSAGE.format(*pad), confidence=Confidence.MEDIUM)
+            return
         names: list[str] = []
         ups = round_trip_read(provenance, node, frame, names)
         if not ups:
