@@ -57,6 +57,12 @@ class DeviceRoundTrip(Rule):
     earlier line, or anywhere in a loop around both (a call after the read, outside any loop,
     does not).
 
+    The other way round, a device tensor written into a pad the function built on the host
+    and the pad moved back to that tensor's device (`x_pad = torch.zeros([...]);
+    x_pad[:, :n] = x; x = x_pad.to(x.device)`: StyleTTS2-style encoders, fixed in kokoro 0.9
+    with `device=x.device`) is reported on the move, at medium confidence (on the host the move
+    is a no-op).
+
     The up copy's source must be host memory by the provenance analysis (a tensor made on the
     host, Python or numpy data). Items of a per-item join are usually of unknown placement: that
     finding is of medium confidence and says so (if the items are already on the device, their
