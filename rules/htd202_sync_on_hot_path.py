@@ -41,6 +41,7 @@ from h2dlint.analysis.shape_syncs import (
     row_reduction,
     sizes_of,
 )
+from h2dlint.analysis.step_schedules import schedule_reason, schedule_root
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, SYNC_METHODS
 from h2dlint.analysis.syncing_helpers import synced_argument
 from h2dlint.analysis.tested_tensors import model_steps_reason, model_while_reason, tested_tensor
@@ -946,6 +947,26 @@ class SyncOnHotPath(Rule):
                     for i in range(num_steps - 1):
                         x = fn(x, sigma=sigmas[i]) * alpha
                     return x
+            """
+        ),
+        # Session 39 (mine39): the schedule sampler's look-alikes: a loop over a collection
+        # whose items are the model's whole inputs (no schedule combined with a tensor), and
+        # a schedule annotated as a list of floats (host numbers).
+        Valid(
+            """
+            def evaluate(model, batches, lengths):
+                for i in range(len(batches)):
+                    out = model(batches[i])
+                    if lengths[i] == 0:
+                        continue
+                    print(out)
+            def sample(model, x, sigmas: list[float]):
+                s_in = x.new_ones([x.shape[0]])
+                for i in range(len(sigmas) - 1):
+                    x = model(x, sigmas[i] * s_in)
+                    if sigmas[i + 1] == 0:
+                        break
+                return x
             """
         ),
         # Session 23 (precision23): a `sample()` or `decode()` that calls a model's generation
@@ -3229,6 +3250,26 @@ class SyncOnHotPath(Rule):
                 def p_sample_ddim(self, x, c, t):
                     return self.model.apply_model(x, t, c)
             """
+        ),
+        # Session 39 (mine39): k-diffusion's samplers (and their copies) take the noise
+        # schedule as a bare parameter, made by the caller on the model's device, and test an
+        # element of it on every step the model runs (k-diffusion issue #108).
+        Invalid(
+            """
+            from tqdm.auto import trange
+            def sample_heun(model, x, sigmas, extra_args=None):
+                s_in = x.new_ones([x.shape[0]])
+                for i in trange(len(sigmas) - 1):
+                    denoised = model(x, sigmas[i] * s_in, **extra_args)
+                    d = (x - denoised) / sigmas[i]
+                    if sigmas[i + 1] == 0:
+            #          ^^^^^^^^^^^^^
+                        x = denoised
+                    else:
+                        x = x + d * (sigmas[i + 1] - sigmas[i])
+                return x
+            """,
+            message_contains="if `sigmas` is on the GPU",
         ),
         # Session 37 (triage37): the VALID checkpoint exit's twin: the remainder of a batch's
         # size is no period of steps; what follows runs on every uneven batch.
@@ -5641,6 +5682,7 @@ class SyncOnHotPath(Rule):
             confidence = Confidence.HIGH
         else:
             root = unknown_device_root(self.context, tensor, frame, kind, explicit, sizes)
+            root = root or schedule_root(provenance, self.context.ancestors, tensor, frame, kind)
             if root is None:
                 return False
             confidence = Confidence.MEDIUM
@@ -5735,6 +5777,9 @@ class SyncOnHotPath(Rule):
                 if loop is None:
                     loop = self._loops[parent] = device_loop(provenance, parent, frame)
                 reason = loop.reason_for(tensor, self.context.module)
-                if reason := reason or model_steps_reason(parent, whole_copy):
+                reason = reason or model_steps_reason(parent, whole_copy)
+                if reason := reason or schedule_reason(
+                    provenance, self.context.ancestors, tensor, parent
+                ):
                     return reason, parent
         return None

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.host_pads import PAD_FACTORIES as _PAD_FACTORIES
+from h2dlint.analysis.host_pads import host_pad
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.round_trips import (
     CONVERTERS,
@@ -30,6 +32,13 @@ _TRACED = "|".join(
 )
 
 
+_PAD_MESSAGE = (
+    "`{1}` is written into `{0}`, built on the host, and `{0}` is copied back to `{1}`'s "
+    "device: a blocking copy to the host and one back (certain if `{1}` is on an accelerator); "
+    "build `{0}` with `device={1}.device`"
+)
+
+
 class DeviceRoundTrip(Rule):
     """## What it does
     Flags a copy back to the host (`.cpu()`, `.to("cpu")`, `.tolist()`, `.item()`) of a tensor
@@ -47,6 +56,12 @@ class DeviceRoundTrip(Rule):
     a call that may write it) stops the trace where the change can reach the read: on an
     earlier line, or anywhere in a loop around both (a call after the read, outside any loop,
     does not).
+
+    The other way round, a device tensor written into a pad the function built on the host
+    and the pad moved back to that tensor's device (`x_pad = torch.zeros([...]);
+    x_pad[:, :n] = x; x = x_pad.to(x.device)`: StyleTTS2-style encoders, fixed in kokoro 0.9
+    with `device=x.device`) is reported on the move, at medium confidence (on the host the move
+    is a no-op).
 
     The up copy's source must be host memory by the provenance analysis (a tensor made on the
     host, Python or numpy data). Items of a per-item join are usually of unknown placement: that
@@ -116,6 +131,8 @@ class DeviceRoundTrip(Rule):
         # provenance of ``old``, no word in the file says so.
         f".to on {_TRACED} & .cuda|.to & text device",
         f".to on {_TRACED} & {_CONVERTED} & text device",
+        # ``x_pad[...] = x`` into a host factory's pad, then ``x_pad.to(x.device)`` (host_pads)
+        f".to & @subscript arg Store & {called_as(_PAD_FACTORIES)} & text device",
     )
 
     valid = (
@@ -176,6 +193,21 @@ class DeviceRoundTrip(Rule):
             """
             def f(x, device):
                 return x.to(device).view(-1).cpu()
+            """
+        ),
+        # Session 39 (mine39): the host pad's look-alikes: the pad built on the tensor's device
+        # (kokoro 0.9), and a host pad filled from host data before its move
+        Valid(
+            """
+            import torch
+            def pad_on_device(x, n):
+                x_pad = torch.zeros([x.shape[0], n], device=x.device)
+                x_pad[:, :x.shape[-1]] = x
+                return x_pad
+            def pad_of_rows(x, rows, n):
+                table = torch.zeros([len(rows), n])
+                table[:, :2] = torch.tensor(rows)
+                return table.to(x.device)
             """
         ),
         # made on the device: one copy
@@ -357,6 +389,22 @@ class DeviceRoundTrip(Rule):
                 #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
             """,
         ),
+        # Session 39 (mine39): kokoro 0.7's encoders pad a device activation in a host
+        # `torch.zeros` and move the pad back to its device on every forward (0.9 fixed it).
+        Invalid(
+            """
+            import torch
+            class TextEncoder(torch.nn.Module):
+                def forward(self, x, m):
+                    x = self.lstm(x)
+                    x_pad = torch.zeros([x.shape[0], x.shape[1], m.shape[-1]])
+                    x_pad[:, :, :x.shape[-1]] = x
+                    x = x_pad.to(x.device)
+                    #   ^^^^^^^^^^^^^^^^^^
+                    return x
+            """,
+            message_contains="build `x_pad` with `device=x.device`",
+        ),
         Invalid(
             """
             import torch
@@ -423,6 +471,9 @@ class DeviceRoundTrip(Rule):
             return
         provenance = Provenance.of(self.context)
         frame = provenance.current_frame()
+        if (pad := host_pad(provenance, node, frame)) is not None:
+            self.report(node, _PAD_MESSAGE.format(*pad), confidence=Confidence.MEDIUM)
+            return
         names: list[str] = []
         ups = round_trip_read(provenance, node, frame, names)
         if not ups:

@@ -19,6 +19,7 @@ from h2dlint.analysis.facts import Where
 from h2dlint.analysis.hot_calls import runs_model
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.step_drivers import model_call
+from h2dlint.analysis.step_schedules import schedule_loop
 from h2dlint.analysis.tensor_kinds import tensor_evidence
 from h2dlint.analysis.unknown_tensors import annotated_comparison
 from h2dlint.analysis.value_syncs import COMPARISON_OPERATORS, tensor_test, value_where
@@ -90,7 +91,12 @@ def _tensor_operand(provenance: Provenance, node: cst.BaseExpression) -> cst.Bas
         # ``delta_active[0] == -1``: an element of a tensor is a 0-d tensor (session 30,
         # botorch 0.9.5's slice sampler); the tensor indexed decides, and the element is what
         # is read (a row of a loop HTD201 reports stays HTD201's)
-        return node if _tensor_operand(provenance, node.value) is not None else None
+        if _tensor_operand(provenance, node.value) is not None:
+            return node
+        # ``sigmas[i + 1] == 0`` of a sampler's schedule handed in bare (step_schedules)
+        frame = provenance.current_frame()
+        found = schedule_loop(provenance, provenance.context.ancestors, node, frame)
+        return node if found is not None else None
     if not isinstance(node, (cst.Name, cst.Attribute)):
         return None
     frame = provenance.current_frame()
