@@ -21,7 +21,6 @@ index, with the modules it rests on (recorded as consulted by every question tha
 from __future__ import annotations
 
 import ast
-import re
 import weakref
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +31,7 @@ from h2dlint.project.call_resolution import defining_module
 from h2dlint.project.caller_scans import Caller
 from h2dlint.project.callers import CallerIndex
 from h2dlint.project.passed_args import object_escapes
+from h2dlint.project.passed_sites import absolute_name, naming_modules
 from h2dlint.project.reexports import defined_at
 from h2dlint.project.summary import Parts, dotted
 
@@ -162,16 +162,9 @@ def object_callers(index: CallerIndex, cls_qualified: str) -> list[ObjectCall] |
 def _object_callers(index: CallerIndex, cls_qualified: str) -> list[ObjectCall] | None:
     project = index.project
     home = defining_module(cls_qualified + ".forward", project)
-    cls = cls_qualified.rpartition(".")[2]
-    word = re.compile(rb"\b" + re.escape(cls.encode()) + rb"\b")
-    needle = cls.encode()
-    naming = []
-    for module in project.layout.modules:
-        text = index.data(module) or b""
-        if needle in text and word.search(text) is not None:
-            naming.append(module)
-            if len(naming) > MAX_MODULES:
-                return None
+    naming = naming_modules(index, cls_qualified.rpartition(".")[2], MAX_MODULES)
+    if naming is None:
+        return None
     homes: dict[str, str | None] = {}
     found: list[ObjectCall] = []
     for module in naming:
@@ -183,14 +176,9 @@ def _object_callers(index: CallerIndex, cls_qualified: str) -> list[ObjectCall] 
             return None
 
         def absolute(written: str, module: str = module, part: Any = part) -> str | None:
-            if written.startswith("."):
-                return module + written
-            root, _, rest = written.partition(".")
-            full = part["imports"].get(root)
-            if full is None:
+            resolved = absolute_name(written, module, part, project)
+            if resolved is None:
                 return None
-            resolved = project.absolute(module, full)
-            resolved = f"{resolved}.{rest}" if rest else resolved
             return defined_at(resolved, project.find_home, project.layout.path_of, homes) or (
                 resolved
             )

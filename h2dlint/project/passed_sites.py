@@ -151,7 +151,7 @@ def _sites(
                 if part["star"] or method:
                     return None
                 continue  # ``obj.name(...)`` of an object not of the class, a local ``name``
-            resolved = _absolute(callee, module, part, project)
+            resolved = absolute_name(callee, module, part, project)
             if resolved is None:
                 return None
             home_of = defined_at(resolved, project.find_home, project.layout.path_of, homes)
@@ -164,17 +164,17 @@ def _sites(
     return sites
 
 
-def _naming_modules(index: CallerIndex, cls: str) -> list[str] | None:
-    """The modules whose text names ``cls`` as a word; None when more than
-    :data:`MAX_MODULES` + 1 do (the home module included). Each module's bytes are read once
-    per process (:meth:`CallerIndex.data`), and a first substring test skips most."""
+def naming_modules(index: CallerIndex, cls: str, limit: int = MAX_MODULES + 1) -> list[str] | None:
+    """The modules whose text names ``cls`` as a word; None when more than ``limit`` do (the
+    home module included). Each module's bytes are read once per process
+    (:meth:`CallerIndex.data`), and a first substring test skips most."""
     needle = cls.encode()
     found: list[str] = []
     for module in index.project.layout.modules:
         text = index.data(module) or b""
         if needle in text and _names(text, cls):
             found.append(module)
-            if len(found) > MAX_MODULES + 1:
+            if len(found) > limit:
                 return None
     return found
 
@@ -203,7 +203,9 @@ def _keywords(text: str) -> dict[str, str]:
     return found
 
 
-def _absolute(callee: str, module: str, part: Any, project: Any) -> str | None:
+def absolute_name(callee: str, module: str, part: Any, project: Any) -> str | None:
+    """``callee`` as written in ``module`` (relative, or through the imports of ``part``, a
+    summary part with an ``imports`` table), made absolute; None for a name not imported."""
     if callee.startswith("."):
         return module + callee
     root, _, rest = callee.partition(".")
@@ -258,7 +260,7 @@ def _object_sites(index: CallerIndex, qualified: str) -> list[Site] | None:
     # Every module naming the class, not only those calling it: a module may make its
     # objects through another name (``observer_cls = Cls if running else Other``) and let
     # them escape there, which only its own escapes part tells.
-    naming = _naming_modules(index, cls)
+    naming = naming_modules(index, cls)
     if naming is None:
         return None
     modules = [home, *(m for m in naming if m != home)]
@@ -274,14 +276,14 @@ def _object_sites(index: CallerIndex, qualified: str) -> list[Site] | None:
             return None
 
         def absolute(written: str, module: str = module, part: Any = part) -> str | None:
-            resolved = _absolute(written, module, part, project)
+            resolved = absolute_name(written, module, part, project)
             if resolved is None:
                 return None
             home = defined_at(resolved, project.find_home, project.layout.path_of, homes)
             return home or resolved
 
         for written in kept["escapes"]:
-            resolved = _absolute(written, module, part, project)
+            resolved = absolute_name(written, module, part, project)
             if resolved is None or cls_qualified in (resolved, absolute(written)):
                 return None
         made = made or any(absolute(written) == cls_qualified for written in kept["made"])
