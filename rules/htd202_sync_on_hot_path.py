@@ -5724,7 +5724,7 @@ class SyncOnHotPath(Rule):
         if (
             kind == "copy"
             and isinstance(explicit, cst.Call)
-            and once_output(self.context, function, explicit, hot._hot_name)
+            and once_output(self.context, function, explicit, hot.hot_name)
         ):
             return False  # the output of a function its callers run once (the caller chain)
         shown = self.shown(tensor, "the tensor")

@@ -372,7 +372,7 @@ class HotPaths:
             return None
         reason = project.hot_reason(
             f"{module}.{qualified}",
-            self._hot_name,
+            self.hot_name,
             skip=lambda caller, callee: (
                 occasional_call(project, caller)
                 or host_io_request_call(project, caller, callee)
@@ -380,10 +380,10 @@ class HotPaths:
             ),
         )
         if reason is None and not logging_name(qualified.rpartition(".")[2]):
-            reason = step_loop_reason(project, f"{module}.{qualified}", self._hot_name)
+            reason = step_loop_reason(project, f"{module}.{qualified}", self.hot_name)
         return reason
 
-    def _hot_name(self, name: str, cls: str | None, bases: tuple[str, ...] = ()) -> bool | None:
+    def hot_name(self, name: str, cls: str | None, bases: tuple[str, ...] = ()) -> bool | None:
         """Whether a function of another module runs per step by its name alone (True), may
         run per step through its callers (False), or is cold, so that nothing is hot through
         it (None): configured cold, run once by its name (``__init__``, ``setup``,

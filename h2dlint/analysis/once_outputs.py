@@ -68,7 +68,7 @@ MAX_DEPTH = 2
 MAX_CALLERS = 6
 
 # Whether a function (name, class, the class's bases) runs per step by its name (True), may
-# through its callers (False), or is cold (None): :meth:`HotPaths._hot_name`.
+# through its callers (False), or is cold (None): :meth:`HotPaths.hot_name`.
 HotName = Callable[[str, str | None, tuple[str, ...]], "bool | None"]
 
 # Methods Python runs through a call of the object (``self.vocoder(mel)``, a framework's

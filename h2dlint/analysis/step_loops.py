@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from h2dlint.project.index import ProjectIndex
 
 # Whether a function (name, class, the class's bases) runs per step by its name (True), may
-# (False), or is cold (None): :meth:`HotPaths._hot_name`.
+# (False), or is cold (None): :meth:`HotPaths.hot_name`.
 HotName = Callable[[str, str | None, tuple[str, ...]], "bool | None"]
 
 # A receiver whose ``step()`` is host bookkeeping, not a step of the model (an LR scheduler's).
