@@ -31,8 +31,7 @@ from h2dlint.project.call_resolution import defining_module
 from h2dlint.project.caller_scans import Caller
 from h2dlint.project.callers import CallerIndex
 from h2dlint.project.passed_args import object_escapes
-from h2dlint.project.passed_sites import absolute_name, naming_modules
-from h2dlint.project.reexports import defined_at
+from h2dlint.project.passed_sites import defined_name, naming_modules
 from h2dlint.project.summary import Parts, dotted
 
 # Modules naming a class read at most before its objects' callers are "not known" (diffusers'
@@ -176,12 +175,7 @@ def _object_callers(index: CallerIndex, cls_qualified: str) -> list[ObjectCall] 
             return None
 
         def absolute(written: str, module: str = module, part: Any = part) -> str | None:
-            resolved = absolute_name(written, module, part, project)
-            if resolved is None:
-                return None
-            return defined_at(resolved, project.find_home, project.layout.path_of, homes) or (
-                resolved
-            )
+            return defined_name(written, module, part, project, homes)
 
         if any(absolute(written) in (cls_qualified, None) for written in kept["escapes"]):
             return None  # an object of it made in a list, passed on, returned, subclassed

@@ -216,6 +216,17 @@ def absolute_name(callee: str, module: str, part: Any, project: Any) -> str | No
     return f"{absolute}.{rest}" if rest else absolute
 
 
+def defined_name(
+    written: str, module: str, part: Any, project: Any, homes: dict[str, str | None]
+) -> str | None:
+    """:func:`absolute_name`, then where that name is defined when it is a re-export
+    (:func:`~h2dlint.project.reexports.defined_at`, memoised in ``homes``)."""
+    resolved = absolute_name(written, module, part, project)
+    if resolved is None:
+        return None
+    return defined_at(resolved, project.find_home, project.layout.path_of, homes) or resolved
+
+
 def _defines(index: CallerIndex, resolved: str, module: str, part: Any) -> bool:
     """Whether the method ``resolved`` (``pkg.mod.Cls.m``) is defined by ``Cls`` itself, or is
     a function of a module (not a method at all); False when it may be inherited."""
@@ -276,11 +287,7 @@ def _object_sites(index: CallerIndex, qualified: str) -> list[Site] | None:
             return None
 
         def absolute(written: str, module: str = module, part: Any = part) -> str | None:
-            resolved = absolute_name(written, module, part, project)
-            if resolved is None:
-                return None
-            home = defined_at(resolved, project.find_home, project.layout.path_of, homes)
-            return home or resolved
+            return defined_name(written, module, part, project, homes)
 
         for written in kept["escapes"]:
             resolved = absolute_name(written, module, part, project)
