@@ -53,7 +53,8 @@ from h2dlint.analysis.names import names_read, target_names
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.returned_copies import returned_copy
 from h2dlint.analysis.returns import ReturnedValues
-from h2dlint.project.object_callers import object_callers
+from h2dlint.project.object_callers import REPEATING, object_callers
+from h2dlint.project.remembered import remembered
 from h2dlint.project.summary import top_functions
 from h2dlint.walk import visit_read_only
 
@@ -79,8 +80,6 @@ _IMPLICIT = frozenset({"forward", "__call__"})
 _MEMO: weakref.WeakKeyDictionary[
     ProjectIndex, dict[tuple[str, int], tuple[bool, dict[str, str]]]
 ] = weakref.WeakKeyDictionary()
-_LOOPS: tuple[type[ast.AST], ...] = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp)
-_LOOPS += (ast.DictComp, ast.GeneratorExp, ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def once_output(
@@ -222,24 +221,12 @@ def _called_once(project: ProjectIndex, qualified: str, hot_name: HotName, depth
     """Whether ``qualified`` has callers in the project and every one runs it once per call of
     its own, outside loops, up a chain of callers that ends cold (kept per project index)."""
     memo = _MEMO.setdefault(project, {})
-    key = (qualified, depth)
-    known = memo.get(key)
-    if known is None:
-        known = memo[key] = _runs_once(project, qualified, hot_name, depth)
-    project.consulted.update(known[1])
-    return known[0]
-
-
-def _runs_once(
-    project: ProjectIndex, qualified: str, hot_name: HotName, depth: int
-) -> tuple[bool, dict[str, str]]:
-    consulted: dict[str, str] = {}
-    before = project.consulted
-    project.consulted = consulted
-    try:
-        return _every_caller_once(project, qualified, hot_name, depth), consulted
-    finally:
-        project.consulted = before
+    return remembered(
+        memo,
+        (qualified, depth),
+        project,
+        lambda: _every_caller_once(project, qualified, hot_name, depth),
+    )
 
 
 def _every_caller_once(
@@ -294,7 +281,7 @@ def _looped_calls(tree: ast.Module) -> dict[str, Any]:
         names: set[str] = set()
         for statement in function.body:
             for node in ast.walk(statement):
-                if isinstance(node, _LOOPS) and isinstance(node, (ast.stmt, ast.expr)):
+                if isinstance(node, REPEATING) and isinstance(node, (ast.stmt, ast.expr)):
                     ranges.append([node.lineno, node.end_lineno or node.lineno])
                     for inner in ast.walk(node):
                         if isinstance(inner, ast.Call):

@@ -32,15 +32,16 @@ from h2dlint.project.caller_scans import Caller
 from h2dlint.project.callers import CallerIndex
 from h2dlint.project.passed_args import object_escapes
 from h2dlint.project.passed_sites import defined_name, naming_modules
+from h2dlint.project.remembered import remembered
 from h2dlint.project.summary import Parts, dotted
 
 # Modules naming a class read at most before its objects' callers are "not known" (diffusers'
 # safety checker is named by about 60 pipeline modules).
 MAX_MODULES = 80
 # What runs a call more than once per call of its function, or at another time.
-_REPEATING: tuple[type[ast.AST], ...] = (ast.For, ast.AsyncFor, ast.While, ast.ListComp)
-_REPEATING += (ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda)
-_REPEATING += (ast.FunctionDef, ast.AsyncFunctionDef)
+REPEATING: tuple[type[ast.AST], ...] = (ast.For, ast.AsyncFor, ast.While, ast.ListComp)
+REPEATING += (ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda)
+REPEATING += (ast.FunctionDef, ast.AsyncFunctionDef)
 _REGISTER = "register_modules"
 
 
@@ -89,7 +90,7 @@ def _repeated_calls(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int
     aside), comprehensions or closures."""
     found: set[int] = set()
     for node in function_nodes(function):
-        if node is function or not isinstance(node, _REPEATING):
+        if node is function or not isinstance(node, REPEATING):
             continue
         if isinstance(node, (ast.For, ast.AsyncFor)):
             parts: list[ast.AST] = [*node.body, *node.orelse]
@@ -145,17 +146,9 @@ def object_callers(index: CallerIndex, cls_qualified: str) -> list[ObjectCall] |
     module of the project, each with the function that makes it; None when they are not all
     known (see the module)."""
     memo = _MEMO.setdefault(index, {})
-    found = memo.get(cls_qualified)
-    if found is None:
-        consulted: dict[str, str] = {}
-        before = index.project.consulted
-        index.project.consulted = consulted
-        try:
-            found = memo[cls_qualified] = (_object_callers(index, cls_qualified), consulted)
-        finally:
-            index.project.consulted = before
-    index.project.consulted.update(found[1])
-    return found[0]
+    return remembered(
+        memo, cls_qualified, index.project, lambda: _object_callers(index, cls_qualified)
+    )
 
 
 def _object_callers(index: CallerIndex, cls_qualified: str) -> list[ObjectCall] | None:

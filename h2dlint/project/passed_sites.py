@@ -37,6 +37,7 @@ from h2dlint.project.call_resolution import defining_module
 from h2dlint.project.callers import CallerIndex, _reaching
 from h2dlint.project.passed_args import EXTERNAL_PACKAGES, object_escapes, passed_arguments
 from h2dlint.project.reexports import defined_at
+from h2dlint.project.remembered import remembered
 
 # Other modules calling a function's name read at most.
 MAX_MODULES = 8
@@ -95,21 +96,9 @@ def remote_sites(index: CallerIndex, qualified: str, method: bool) -> list[Site]
 def _remembered(
     index: CallerIndex, key: str, find: Callable[[], list[Site] | None]
 ) -> list[Site] | None:
-    """``find()``'s answer, once per index and key; the modules it consulted are recorded as
-    consulted again by every later question that reuses the answer (the result cache keys a
-    file's findings by them)."""
-    memo = _MEMO.setdefault(index, {})
-    found = memo.get(key)
-    if found is None:
-        consulted: dict[str, str] = {}
-        before = index.project.consulted
-        index.project.consulted = consulted
-        try:
-            found = memo[key] = (find(), consulted)
-        finally:
-            index.project.consulted = before
-    index.project.consulted.update(found[1])
-    return found[0]
+    """``find()``'s answer, once per index and key (:func:`remembered`: the modules it
+    consulted are recorded again by every later question that reuses it)."""
+    return remembered(_MEMO.setdefault(index, {}), key, index.project, find)
 
 
 def _sites(
