@@ -146,6 +146,8 @@ def _flushed() -> bool:
 @click.option("--ignore", multiple=True, metavar="RULES", help="Rules to disable.")
 @click.option(
     "--min-confidence",
+    "--confidence",
+    "min_confidence",
     type=click.Choice(("high", "medium"), case_sensitive=False),
     default=None,
     help="Show (and fix) only findings at least this sure (default: medium, i.e. all).",

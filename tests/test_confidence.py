@@ -166,6 +166,13 @@ def test_min_confidence_high_hides_medium_and_says_so(project: Path) -> None:
     ]
 
 
+def test_confidence_is_the_same_option(project: Path) -> None:
+    """`--confidence high`, as the issue that asked for the filter spells it, is the same option."""
+    spelled = lint("--no-cache", "--confidence", "high", "a.py")
+    assert spelled.exit_code == 1
+    assert spelled.stdout == lint("--no-cache", "--min-confidence", "high", "a.py").stdout
+
+
 def test_exit_code_follows_the_findings_shown(project: Path) -> None:
     assert lint("--no-cache", "b.py").exit_code == 1
     hidden = lint("--no-cache", "--min-confidence", "high", "b.py")
