@@ -341,7 +341,7 @@ class ProvenanceBase:
                 return False
             held = numpy_items(self, node, frame)  # ``xs: List[np.ndarray]``
             return held or self.bound_only_to(node, frame, depth, self.is_host_data)
-        if isinstance(node, cst.Attribute):
+        if isinstance(node, (cst.Attribute, cst.BinaryOperation)):  # ``array * gains``
             return self.is_numpy_array(node, frame, depth)
         return False
 
