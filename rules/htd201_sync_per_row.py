@@ -951,6 +951,17 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 return [meter.loudness(array[i].T).item() for i in range(array.shape[0])]
             """
         ),
+        # The same batch normalised in place (`array /= peak`): numpy updates it in place, so
+        # it stays a numpy array (INVALID twin: a tensor parameter normalised so).
+        Valid(
+            """
+            import numpy as np
+            def loudness(meter):
+                array = np.random.randn(16, 2, 16000)
+                array /= np.abs(array).max()
+                return [meter.loudness(array[i].T).item() for i in range(array.shape[0])]
+            """
+        ),
         # Session 38 (triage38): `np` brought in by a star import is numpy by convention
         # (voicefixer's `from .pytorch_util import *`): a loop over a numpy sum's rows.
         Valid(
@@ -1888,6 +1899,16 @@ class SyncPerRow(ComprehensionVisits, Rule):
             def loudness(meter, gains: torch.Tensor):
                 array = np.random.randn(16, 2, 16000)
                 array = array * gains
+                return [meter.loudness(array[i].T).item() for i in range(array.shape[0])]
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="per-row Python overhead",
+        ),
+        Invalid(
+            """
+            import torch
+            def loudness(meter, array: torch.Tensor):
+                array /= array.abs().max()
                 return [meter.loudness(array[i].T).item() for i in range(array.shape[0])]
                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
             """,

@@ -35,7 +35,7 @@ from h2dlint.analysis.provenance.common import (
     returns_numpy_array,
 )
 from h2dlint.analysis.provenance.memo import begin
-from h2dlint.analysis.provenance.numpy_arithmetic import numpy_with_number
+from h2dlint.analysis.provenance.numpy_arithmetic import numpy_update, numpy_with_number
 from h2dlint.analysis.provenance.numpy_attributes import numpy_attribute
 from h2dlint.analysis.provenance.sequences import agreed as _agreed
 from h2dlint.analysis.provenance.sequences import (
@@ -392,6 +392,9 @@ class ProvenanceBase:
         for binding in reaching:
             if binding.value is not None:
                 if not test(binding.value, frame, depth + 1):
+                    return False
+            elif (kept := numpy_update(self, binding, name, test, frame, depth)) is not None:
+                if not kept:
                     return False
             elif binding.statement is not bindings.root or not (
                 self.numpy_annotated(name, frame)
