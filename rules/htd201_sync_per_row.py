@@ -939,6 +939,29 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 return [a[i].item() for i in range(n)]
             """
         ),
+        # Session 40 (reads40): arithmetic of two numpy arrays is a numpy array (a test's batch of
+        # signals scaled by numpy gains), so its rows are host data (INVALID twin: a tensor).
+        Valid(
+            """
+            import numpy as np
+            def loudness(meter):
+                array = np.random.randn(16, 2, 16000)
+                gains = np.random.rand(array.shape[0])[:, None, None]
+                array = array * gains
+                return [meter.loudness(array[i].T).item() for i in range(array.shape[0])]
+            """
+        ),
+        # The same batch normalised in place (`array /= peak`): numpy updates it in place, so
+        # it stays a numpy array (INVALID twin: a tensor parameter normalised so).
+        Valid(
+            """
+            import numpy as np
+            def loudness(meter):
+                array = np.random.randn(16, 2, 16000)
+                array /= np.abs(array).max()
+                return [meter.loudness(array[i].T).item() for i in range(array.shape[0])]
+            """
+        ),
         # Session 38 (triage38): `np` brought in by a star import is numpy by convention
         # (voicefixer's `from .pytorch_util import *`): a loop over a numpy sum's rows.
         Valid(
@@ -1864,6 +1887,30 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     result[:, start:end, :] += x[:, start:end, :]
                  ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                 return result
+            """,
+            message_contains="per-row Python overhead",
+        ),
+        # Session 40 (reads40): the VALID numpy batch's twin: scaled by a tensor, the batch is a
+        # tensor (numpy defers to the tensor's operator), of unknown device.
+        Invalid(
+            """
+            import numpy as np
+            import torch
+            def loudness(meter, gains: torch.Tensor):
+                array = np.random.randn(16, 2, 16000)
+                array = array * gains
+                return [meter.loudness(array[i].T).item() for i in range(array.shape[0])]
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="per-row Python overhead",
+        ),
+        Invalid(
+            """
+            import torch
+            def loudness(meter, array: torch.Tensor):
+                array /= array.abs().max()
+                return [meter.loudness(array[i].T).item() for i in range(array.shape[0])]
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
             """,
             message_contains="per-row Python overhead",
         ),

@@ -35,7 +35,7 @@ from h2dlint.analysis.provenance.common import (
     returns_numpy_array,
 )
 from h2dlint.analysis.provenance.memo import begin
-from h2dlint.analysis.provenance.numpy_arithmetic import numpy_with_number
+from h2dlint.analysis.provenance.numpy_arithmetic import numpy_update, numpy_with_number
 from h2dlint.analysis.provenance.numpy_attributes import numpy_attribute
 from h2dlint.analysis.provenance.sequences import agreed as _agreed
 from h2dlint.analysis.provenance.sequences import (
@@ -341,7 +341,7 @@ class ProvenanceBase:
                 return False
             held = numpy_items(self, node, frame)  # ``xs: List[np.ndarray]``
             return held or self.bound_only_to(node, frame, depth, self.is_host_data)
-        if isinstance(node, cst.Attribute):
+        if isinstance(node, (cst.Attribute, cst.BinaryOperation)):  # ``array * gains``
             return self.is_numpy_array(node, frame, depth)
         return False
 
@@ -392,6 +392,9 @@ class ProvenanceBase:
         for binding in reaching:
             if binding.value is not None:
                 if not test(binding.value, frame, depth + 1):
+                    return False
+            elif (kept := numpy_update(self, binding, name, test, frame, depth)) is not None:
+                if not kept:
                     return False
             elif binding.statement is not bindings.root or not (
                 self.numpy_annotated(name, frame)
