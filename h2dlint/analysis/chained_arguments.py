@@ -26,7 +26,7 @@ import libcst as cst
 from h2dlint.analysis import cross_module
 from h2dlint.analysis.argument_flow import Passed, Slot, slot_argument
 from h2dlint.analysis.fact_source import FactSource
-from h2dlint.analysis.facts import Fact
+from h2dlint.analysis.facts import UNKNOWN_FACT, Fact, join
 from h2dlint.analysis.frames import Frame
 from h2dlint.context import Positions, SharedKey
 from h2dlint.project.passed_sites import Site
@@ -40,20 +40,29 @@ _open = [0]
 
 
 def remote_facts(
-    source: FactSource, flow: Passed, depth: int, known: dict[str, Fact], unknown: Fact
+    source: FactSource,
+    flow: Passed,
+    depth: int,
+    known: dict[str, Fact],
+    unknown: Fact,
+    local: list[Fact],
 ) -> list[Fact]:
     """The facts of the other modules' arguments in ``flow``: ``known`` facts of their codes,
-    and an argument coded ``?`` asked in its own module (:func:`argument_fact`)."""
-    facts: list[Fact] = []
-    pending = iter(flow.pending)
-    for code in flow.remote:
-        if code == "0":
-            continue
-        if code == "?":
-            site, slot = next(pending)
-            facts.append(argument_fact(source, site, slot, depth, unknown))
-        else:
-            facts.append(known.get(code, unknown))
+    and an argument coded ``?`` asked in its own module (:func:`argument_fact`).
+
+    The caller joins them with ``local``, the facts of its own module's arguments. A join
+    that is unknown in every field stays so whatever is joined to it (and the order of
+    the facts joined does not matter): once the codes, ``local`` and the arguments asked so
+    far make it so, the rest of the arguments coded ``?`` are not asked, and their modules
+    are not parsed for them."""
+    facts = [known.get(code, unknown) for code in flow.remote if code not in ("0", "?")]
+    joined = join([*local, *facts]) if local or facts else None
+    for site, slot in flow.pending:
+        if joined == UNKNOWN_FACT:
+            break
+        fact = argument_fact(source, site, slot, depth, unknown)
+        facts.append(fact)
+        joined = fact if joined is None else join([joined, fact])
     return facts
 
 

@@ -8,6 +8,8 @@ binding or assignment must agree on one class, else the class is unknown (None).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+
 import libcst as cst
 
 from h2dlint.analysis import container_items
@@ -104,24 +106,25 @@ def _name_class(
     reaching = bindings.reaching_bindings(node)
     if not reaching:
         return None
-    refs: list[ClassRef | None] = []
-    for binding in reaching:
-        if binding.value is not None:
-            if isinstance(binding.value, cst.Name) and binding.value.value == "None":
-                continue
-            refs.append(class_of(provenance, binding.value, frame, depth + 1))
-        elif binding.statement is bindings.root:
-            annotation = parameter_annotation(node, frame)
-            refs.append(_annotated(provenance, annotation))
-        elif (
-            isinstance(binding.statement, cst.For)
-            and isinstance(binding.statement.target, cst.Name)
-            and binding.statement.target.value == node.value
-        ):
-            refs.append(_walked_item_class(provenance, binding.statement, frame, depth))
-        else:
-            refs.append(None)
-    return agree(refs)
+
+    def refs() -> Iterator[ClassRef | None]:
+        for binding in reaching:
+            if binding.value is not None:
+                if isinstance(binding.value, cst.Name) and binding.value.value == "None":
+                    continue
+                yield class_of(provenance, binding.value, frame, depth + 1)
+            elif binding.statement is bindings.root:
+                yield _annotated(provenance, parameter_annotation(node, frame))
+            elif (
+                isinstance(binding.statement, cst.For)
+                and isinstance(binding.statement.target, cst.Name)
+                and binding.statement.target.value == node.value
+            ):
+                yield _walked_item_class(provenance, binding.statement, frame, depth)
+            else:
+                yield None
+
+    return agreed_class(refs())
 
 
 def _chosen_class(provenance: FactSource, name: cst.Name, frame: Frame) -> ClassRef | None:
@@ -139,7 +142,20 @@ def _chosen_class(provenance: FactSource, name: cst.Name, frame: Frame) -> Class
                 stack.extend((node.body, node.orelse))
             else:
                 leaves.append(node)
-    return agree_or_module([named_class(provenance, leaf) for leaf in leaves])
+    return agreed_class((named_class(provenance, leaf) for leaf in leaves), modules=True)
+
+
+def agreed_class(refs: Iterable[ClassRef | None], modules: bool = False) -> ClassRef | None:
+    """:func:`agree` (with ``modules``, :func:`agree_or_module`) of ``refs``, taken one at a
+    time: a None leaves no class to agree on, and without ``modules`` neither do two classes
+    that differ, so the refs after it are not computed (each may resolve a class elsewhere,
+    parsing its module)."""
+    taken: list[ClassRef | None] = []
+    for ref in refs:
+        taken.append(ref)
+        if ref is None or (not modules and ref != taken[0]):
+            return None
+    return agree_or_module(taken) if modules else agree(taken)
 
 
 def agree_or_module(refs: list[ClassRef | None]) -> ClassRef | None:

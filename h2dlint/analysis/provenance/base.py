@@ -12,7 +12,7 @@ import libcst as cst
 from h2dlint.analysis import cross_module
 from h2dlint.analysis.argument_flow import passed
 from h2dlint.analysis.bindings import Bindings, collect_bindings
-from h2dlint.analysis.classes import agree, agree_or_module, class_of
+from h2dlint.analysis.classes import agreed_class, class_of
 from h2dlint.analysis.fact_source import ClassRef, Definition, FactSource
 from h2dlint.analysis.facts import Fact, Where
 from h2dlint.analysis.frames import Frame, ModuleIndex, frame_at, parameter_annotation
@@ -164,8 +164,7 @@ class ProvenanceBase:
             collector = ReturnedValues()
             visit_read_only(function.body, collector)
             frame = self.index.frame_of(function)
-            refs = [class_of(self, v, frame, 1) for v in collector.values]
-            result = agree(refs)
+            result = agreed_class(class_of(self, v, frame, 1) for v in collector.values)
         finally:
             self._in_progress.discard(function)
         self._return_classes[function] = result
@@ -186,12 +185,12 @@ class ProvenanceBase:
                 for value, frame in self.index.attributes.get(cls, {}).get(attr, [])
                 if not _is_none(value)
             ]
-            refs = [
+            refs = (
                 class_of(self, value, frame, 1) if value is not None else None
                 for value, frame in assigned
-            ]
+            )
             annotated = cross_module.class_annotation  # modules by branch: a module alike
-            result = agree_or_module(refs) if refs else annotated(self, cls, attr)
+            result = agreed_class(refs, modules=True) if assigned else annotated(self, cls, attr)
         finally:
             self._in_progress.discard(("class", key))
         self._attribute_classes[key] = result

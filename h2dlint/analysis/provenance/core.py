@@ -183,7 +183,7 @@ class Provenance(CallFacts):
                 for a in flow.local
                 if not _is_none(a.value)
             ]
-            facts.extend(remote_facts(self, flow, depth, REMOTE_FACTS, UNKNOWN_FACT))
+            facts.extend(remote_facts(self, flow, depth, REMOTE_FACTS, UNKNOWN_FACT, facts))
         finally:
             self._in_progress.discard(key)
         return join(facts) if facts else UNKNOWN_FACT

@@ -47,7 +47,7 @@ def field_fact(
         for a in flow.local
         if not (isinstance(a.value, cst.Name) and a.value.value == "None")
     ]
-    facts.extend(remote_facts(source, flow, depth, known, join([])))
+    facts.extend(remote_facts(source, flow, depth, known, join([]), facts))
     return join(facts) if facts else None
 
 
