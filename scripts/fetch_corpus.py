@@ -579,6 +579,23 @@ SERVING_PACKAGES: dict[str, str] = {
     "facenet-pytorch": "2.6.0",
     "tgate": "1.0.0",
     "backgroundremover": "0.4.5",
+    # Session 40 (helper triage40): an eleventh blind-style precision reading (docs/precision.md,
+    # "Session 40 (triage40)") on voice activity and pitch detection (Silero VAD, torchcrepe),
+    # face alignment, object detection (YOLOX, EfficientDet), speculative decoding and a VLA's
+    # action sampler (lucidrains), a ComfyUI-based diffusion worker (hordelib), OCR (kraken),
+    # image reward scoring and a streaming generation loop. Files whose bytes or path name vllm
+    # or sglang are dropped unread when these are fetched (DROPS_RESERVED_MENTIONS).
+    "silero-vad": "6.2.3",
+    "torchcrepe": "0.0.24",
+    "face-alignment": "1.5.0",
+    "yolox": "0.3.0",
+    "effdet": "0.4.1",
+    "speculative-decoding": "0.2.0",
+    "pi-zero-pytorch": "0.5.17",
+    "hordelib": "2.8.1",
+    "kraken": "7.1.1",
+    "image-reward": "1.5",
+    "transformers-stream-generator": "0.0.5",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # Packages whose files that import or name vllm or sglang were removed, unread, before they were
@@ -697,6 +714,17 @@ DROPS_RESERVED_MENTIONS = frozenset(
         "facenet-pytorch",
         "tgate",
         "backgroundremover",
+        "silero-vad",
+        "torchcrepe",
+        "face-alignment",
+        "yolox",
+        "effdet",
+        "speculative-decoding",
+        "pi-zero-pytorch",
+        "hordelib",
+        "kraken",
+        "image-reward",
+        "transformers-stream-generator",
     }
 )
 NAMES_RESERVED = re.compile(rb"vllm|sglang", re.IGNORECASE)
