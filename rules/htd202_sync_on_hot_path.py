@@ -607,6 +607,27 @@ class SyncOnHotPath(Rule):
                     return x
             """
         ),
+        # Session 40 (triage40): a value of any name compared with "cpu" chooses where the
+        # work runs: YOLOX's label assignment, retried with mode="cpu" after an out-of-memory
+        # error, moves its inputs to the host on purpose in that branch.
+        Valid(
+            """
+            import torch
+            from torch import nn
+            class Head(nn.Module):
+                def forward(self, preds, gts):
+                    try:
+                        return self.assign(preds, gts)
+                    except RuntimeError:
+                        return self.assign(preds, gts, "cpu")
+                def assign(self, preds, gts, mode="gpu"):
+                    preds = preds.cuda()
+                    if mode == "cpu":
+                        preds = preds.cpu().float()
+                        gts = gts.cpu()
+                    return preds * 2, gts
+            """
+        ),
         # Session 32 (recall32): the INVALID loss module's twin: an attribute that is a module
         # in one branch and a host scorer in the other says nothing of where its result is.
         Valid(
@@ -2688,6 +2709,29 @@ class SyncOnHotPath(Rule):
                         loss = loss * 2
                     self.log("train/loss", loss, batch_size=size)
                     return loss
+            """
+        ),
+        # Session 40 (triage40): a plain item of a moved batch may be any of its Python
+        # containers (kraken's baselines: a dict of polylines per class): a membership test of
+        # it is Python's, and `torch.tensor(bl)` of what a loop takes out of it is Python data.
+        Valid(
+            """
+            import torch
+            import lightning as L
+            def resample(points):
+                total = torch.norm(points[1:] - points[:-1], dim=-1).sum()
+                if total < 1e-6:
+                    return points[:1]
+                return points
+            class Segmenter(L.LightningModule):
+                def validation_step(self, batch, batch_idx):
+                    gt = batch["baselines"][0]
+                    lines = []
+                    for cls_idx in self.classes:
+                        if cls_idx in gt:
+                            for bl in gt[cls_idx]:
+                                lines.append(resample(torch.tensor(bl, dtype=torch.float32)))
+                    return lines
             """
         ),
         # Session 24: an epoch loop's own body, around its loop over batches, runs once per

@@ -580,16 +580,14 @@ SERVING_PACKAGES: dict[str, str] = {
     "tgate": "1.0.0",
     "backgroundremover": "0.4.5",
     # Session 40 (helper triage40): an eleventh blind-style precision reading (docs/precision.md,
-    # "Session 40 (triage40)") on voice activity and pitch detection (Silero VAD, torchcrepe),
-    # face alignment, object detection (YOLOX, EfficientDet), speculative decoding and a VLA's
-    # action sampler (lucidrains), a ComfyUI-based diffusion worker (hordelib), OCR (kraken),
-    # image reward scoring and a streaming generation loop. Files whose bytes or path name vllm
-    # or sglang are dropped unread when these are fetched (DROPS_RESERVED_MENTIONS).
-    "silero-vad": "6.2.3",
+    # "Session 40 (triage40)") on pitch detection (torchcrepe), face alignment, object detection
+    # (YOLOX), speculative decoding and a VLA's action sampler (lucidrains), a ComfyUI-based
+    # diffusion worker (hordelib), OCR (kraken), image reward scoring, and the streaming
+    # generation loop session 29 scanned (its one finding labelled). Files whose bytes or path
+    # name vllm or sglang are dropped unread when these are fetched (DROPS_RESERVED_MENTIONS).
     "torchcrepe": "0.0.24",
     "face-alignment": "1.5.0",
     "yolox": "0.3.0",
-    "effdet": "0.4.1",
     "speculative-decoding": "0.2.0",
     "pi-zero-pytorch": "0.5.17",
     "hordelib": "2.8.1",
@@ -714,11 +712,9 @@ DROPS_RESERVED_MENTIONS = frozenset(
         "facenet-pytorch",
         "tgate",
         "backgroundremover",
-        "silero-vad",
         "torchcrepe",
         "face-alignment",
         "yolox",
-        "effdet",
         "speculative-decoding",
         "pi-zero-pytorch",
         "hordelib",

@@ -85,9 +85,13 @@ def _either(
     there (``"cuda" if torch.cuda.is_available() else "cpu"``, ``if backend == "nccl"``)
     picks the GPU wherever there is one: the name keeps its meaning."""
     for value in values:
-        if isinstance(value, cst.Call) and value.args and value.args[0].keyword is None:
-            if provenance.qualify(value.func) == "torch.device":
-                value = value.args[0].value  # ``torch.device("cpu" if gloo else "cuda")``
+        if (
+            isinstance(value, cst.Call)
+            and value.args
+            and value.args[0].keyword is None
+            and provenance.qualify(value.func) == "torch.device"
+        ):
+            value = value.args[0].value  # ``torch.device("cpu" if gloo else "cuda")``
         if (
             isinstance(value, cst.IfExp)
             and all(_literal(arm) for arm in (value.body, value.orelse))
