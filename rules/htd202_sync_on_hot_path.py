@@ -594,6 +594,26 @@ class SyncOnHotPath(Rule):
                     self.total += batch_quality(preds, target, 16000).sum()
             """
         ),
+        # Session 40 (triage40): numpy's own reshaping of the array on the way (`.squeeze(0)`,
+        # `.astype(...)`) keeps it the input handed to the library (torchcrepe's loudness).
+        Valid(
+            """
+            import librosa
+            import numpy as np
+            import resampy
+            import torch
+            def a_weighted(audio, sample_rate):
+                device = audio.device
+                audio = audio.detach().cpu().numpy().squeeze(0)
+                if sample_rate != 16000:
+                    audio = resampy.resample(audio, sample_rate, 16000)
+                db = librosa.amplitude_to_db(np.abs(librosa.stft(audio, n_fft=1024)))
+                return torch.from_numpy(db.mean(axis=0)).float().to(device)[None]
+            class Silence:
+                def __call__(self, periodicity, audio, sample_rate):
+                    return periodicity * (a_weighted(audio, sample_rate) > -60)
+            """
+        ),
         # Session 32 (recall32): a test that the tensor is on the CPU (`x.device ==
         # torch.device("cpu")`) guards host work; on a GPU the other arm runs.
         Valid(

@@ -5,7 +5,9 @@ label assignment retried with ``mode="cpu"`` after an out-of-memory error), whil
 copies under a test for ``"cuda"`` stay reported. ``torch.device("cpu" if c else "cuda")`` is
 a choice that proves no device. A membership test of a plain item of a moved batch and
 ``torch.tensor`` of what a loop takes out of one are Python's (kraken's baselines, a dict of
-polylines per class); a membership test of a computed tensor stays a read."""
+polylines per class); a membership test of a computed tensor stays a read. A function's own
+input copied to numpy and reshaped by numpy's own methods (`.squeeze(0)`) on its way to a host
+library is the library's input, as the bare array already was (torchcrepe's loudness)."""
 
 from __future__ import annotations
 
@@ -88,3 +90,24 @@ def test_a_plain_batch_item_is_a_container(tmp_path: Path) -> None:
     # A computed tensor's membership test and rows stay reads of the device.
     computed = BATCH.format(container='batch["scores"].argmax(-1)')
     assert _findings(tmp_path, computed, "HTD202") == [6, 14]
+
+
+LIBRARY = """
+import librosa
+import torch
+def loudness(audio):
+    arr = audio.detach().cpu().numpy().squeeze(0)
+    out = librosa.effects.preemphasis(arr)
+    return {returned}
+class Silence:
+    def __call__(self, periodicity, audio):
+        return periodicity * loudness(audio)
+"""
+
+
+def test_a_reshaped_array_handed_to_a_library_is_its_input(tmp_path: Path) -> None:
+    handed = LIBRARY.format(returned="torch.from_numpy(out)")
+    assert _findings(tmp_path, handed, "HTD202") == []
+    # The array itself taken back into PyTorch is a round trip through the host.
+    back = LIBRARY.format(returned="torch.from_numpy(arr) + torch.from_numpy(out)")
+    assert _findings(tmp_path, back, "HTD202") == [5]
