@@ -23,6 +23,7 @@ from h2dlint.analysis.sync_basics import (
     LoopBodyVisitor,
     host_copy,
 )
+from h2dlint.analysis.tensor_kinds import tensor_evidence
 from h2dlint.analysis.torch_api import MASK_OPS
 from h2dlint.context import SharedKey
 from h2dlint.walk import visit_read_only
@@ -243,8 +244,6 @@ def _container_membership(provenance: Provenance, node: cst.Comparison, frame: F
     class), whose membership test is Python's. Only such a plain item of a structure (a
     subscript of a name, no call) is read so; where the container is computed or surely a
     tensor the test stays the read it is."""
-    from h2dlint.analysis.tensor_kinds import tensor_evidence  # tensor_kinds reads value_syncs
-
     comparisons = node.comparisons
     if len(comparisons) != 1 or not isinstance(comparisons[0].operator, (cst.In, cst.NotIn)):
         return False
