@@ -594,6 +594,26 @@ class SyncOnHotPath(Rule):
                     self.total += batch_quality(preds, target, 16000).sum()
             """
         ),
+        # Session 40 (triage40): numpy's own reshaping of the array on the way (`.squeeze(0)`,
+        # `.astype(...)`) keeps it the input handed to the library (torchcrepe's loudness).
+        Valid(
+            """
+            import librosa
+            import numpy as np
+            import resampy
+            import torch
+            def a_weighted(audio, sample_rate):
+                device = audio.device
+                audio = audio.detach().cpu().numpy().squeeze(0)
+                if sample_rate != 16000:
+                    audio = resampy.resample(audio, sample_rate, 16000)
+                db = librosa.amplitude_to_db(np.abs(librosa.stft(audio, n_fft=1024)))
+                return torch.from_numpy(db.mean(axis=0)).float().to(device)[None]
+            class Silence:
+                def __call__(self, periodicity, audio, sample_rate):
+                    return periodicity * (a_weighted(audio, sample_rate) > -60)
+            """
+        ),
         # Session 32 (recall32): a test that the tensor is on the CPU (`x.device ==
         # torch.device("cpu")`) guards host work; on a GPU the other arm runs.
         Valid(
@@ -605,6 +625,27 @@ class SyncOnHotPath(Rule):
                         if not torch.all((x >= 0) * (x <= 1)):
                             x = x.sigmoid()
                     return x
+            """
+        ),
+        # Session 40 (triage40): a value of any name compared with "cpu" chooses where the
+        # work runs: YOLOX's label assignment, retried with mode="cpu" after an out-of-memory
+        # error, moves its inputs to the host on purpose in that branch.
+        Valid(
+            """
+            import torch
+            from torch import nn
+            class Head(nn.Module):
+                def forward(self, preds, gts):
+                    try:
+                        return self.assign(preds, gts)
+                    except RuntimeError:
+                        return self.assign(preds, gts, "cpu")
+                def assign(self, preds, gts, mode="gpu"):
+                    preds = preds.cuda()
+                    if mode == "cpu":
+                        preds = preds.cpu().float()
+                        gts = gts.cpu()
+                    return preds * 2, gts
             """
         ),
         # Session 32 (recall32): the INVALID loss module's twin: an attribute that is a module
@@ -2688,6 +2729,29 @@ class SyncOnHotPath(Rule):
                         loss = loss * 2
                     self.log("train/loss", loss, batch_size=size)
                     return loss
+            """
+        ),
+        # Session 40 (triage40): a plain item of a moved batch may be any of its Python
+        # containers (kraken's baselines: a dict of polylines per class): a membership test of
+        # it is Python's, and `torch.tensor(bl)` of what a loop takes out of it is Python data.
+        Valid(
+            """
+            import torch
+            import lightning as L
+            def resample(points):
+                total = torch.norm(points[1:] - points[:-1], dim=-1).sum()
+                if total < 1e-6:
+                    return points[:1]
+                return points
+            class Segmenter(L.LightningModule):
+                def validation_step(self, batch, batch_idx):
+                    gt = batch["baselines"][0]
+                    lines = []
+                    for cls_idx in self.classes:
+                        if cls_idx in gt:
+                            for bl in gt[cls_idx]:
+                                lines.append(resample(torch.tensor(bl, dtype=torch.float32)))
+                    return lines
             """
         ),
         # Session 24: an epoch loop's own body, around its loop over batches, runs once per

@@ -579,6 +579,21 @@ SERVING_PACKAGES: dict[str, str] = {
     "facenet-pytorch": "2.6.0",
     "tgate": "1.0.0",
     "backgroundremover": "0.4.5",
+    # Session 40 (helper triage40): an eleventh blind-style precision reading (docs/precision.md,
+    # "Session 40 (triage40)") on pitch detection (torchcrepe), face alignment, object detection
+    # (YOLOX), speculative decoding and a VLA's action sampler (lucidrains), a ComfyUI-based
+    # diffusion worker (hordelib), OCR (kraken), image reward scoring, and the streaming
+    # generation loop session 29 scanned (its one finding labelled). Files whose bytes or path
+    # name vllm or sglang are dropped unread when these are fetched (DROPS_RESERVED_MENTIONS).
+    "torchcrepe": "0.0.24",
+    "face-alignment": "1.5.0",
+    "yolox": "0.3.0",
+    "speculative-decoding": "0.2.0",
+    "pi-zero-pytorch": "0.5.17",
+    "hordelib": "2.8.1",
+    "kraken": "7.1.1",
+    "image-reward": "1.5",
+    "transformers-stream-generator": "0.0.5",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # Packages whose files that import or name vllm or sglang were removed, unread, before they were
@@ -697,6 +712,15 @@ DROPS_RESERVED_MENTIONS = frozenset(
         "facenet-pytorch",
         "tgate",
         "backgroundremover",
+        "torchcrepe",
+        "face-alignment",
+        "yolox",
+        "speculative-decoding",
+        "pi-zero-pytorch",
+        "hordelib",
+        "kraken",
+        "image-reward",
+        "transformers-stream-generator",
     }
 )
 NAMES_RESERVED = re.compile(rb"vllm|sglang", re.IGNORECASE)

@@ -156,7 +156,7 @@ def _reading(test: cst.BaseExpression, *, off: bool, resolve: Resolve | None = N
     elif _device_like(test.left):
         kinds = _device_value_type(comparison.comparator)  # ``x.device == torch.device("cpu")``
     else:
-        return False
+        kinds = _cpu_choice(comparison.comparator)  # ``if mode == "cpu":``
     if kinds is None:
         return False
     operator = comparison.operator
@@ -205,6 +205,16 @@ def _type_names(node: cst.BaseExpression) -> frozenset[str] | None:
             names.add(text)
         return frozenset(names) if names else None
     return None
+
+
+def _cpu_choice(node: cst.BaseExpression) -> frozenset[str] | None:
+    """The device types a value of any name is compared with where they name the CPU: ``"cpu"``,
+    ``("cpu", "mps")``. Whatever holds a string that may be ``"cpu"`` (``mode``, ``backend``,
+    ``accelerator``, ``args.offload``) chooses where the work runs: YOLOX's label assignment
+    retried ``mode="cpu"`` after an out-of-memory error moves its inputs to the host in ``if
+    mode == "cpu":``. Other words (``"meta"``, ``"xla"``) alone are not read so of any name."""
+    kinds = _type_names(node)
+    return kinds if kinds is not None and "cpu" in kinds and kinds <= DEVICE_TYPES else None
 
 
 def _device_value_type(node: cst.BaseExpression) -> frozenset[str] | None:

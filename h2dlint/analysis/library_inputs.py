@@ -54,11 +54,14 @@ def input_handed_to_library(
         return False
     if not own_input(provenance, tensor, frame, 0):
         return False
-    names = _assigned_names(ancestors)
+    end = _array_end(ancestors)  # ``x.cpu().numpy().squeeze(0)``: still the array
+    names = _assigned_names(ancestors[: end + 2])
     calls = calls_in(function)
-    if any(_torch_call(provenance, call) and _passes(call, names, numpy) for call in calls):
+    outer = ancestors[end]
+    array = outer if isinstance(outer, cst.Call) else numpy
+    if any(_torch_call(provenance, call) and _passes(call, names, array) for call in calls):
         return False  # the array goes back into PyTorch: a round trip through the host
-    if _library_argument(provenance, ancestors[:-2], function):
+    if _library_argument(provenance, ancestors[:end], function):
         return True
     return bool(names) and any(
         _library_call(provenance, call, function) and _passes(call, names) for call in calls
@@ -74,6 +77,31 @@ def _library_argument(
             continue
         return isinstance(node, cst.Call) and _library_call(provenance, node, function)
     return False
+
+
+# numpy's own methods that keep an array the array it was (its values, reshaped or retyped):
+# ``audio.detach().cpu().numpy().squeeze(0)`` handed to ``resampy.resample`` (torchcrepe).
+_ARRAY_METHODS = frozenset(
+    {"squeeze", "reshape", "astype", "flatten", "ravel", "transpose", "copy"}
+)
+
+
+def _array_end(ancestors: Sequence[cst.CSTNode]) -> int:
+    """The index in ``ancestors`` (ending in ``.numpy``'s attribute) of the outermost call of
+    the array: the ``.numpy()`` call or a chain of :data:`_ARRAY_METHODS` calls around it."""
+    end = len(ancestors) - 2
+    while end >= 2:
+        attribute, call = ancestors[end - 1], ancestors[end - 2]
+        if not (
+            isinstance(attribute, cst.Attribute)
+            and attribute.attr.value in _ARRAY_METHODS
+            and attribute.value is ancestors[end]
+            and isinstance(call, cst.Call)
+            and call.func is attribute
+        ):
+            break
+        end -= 2
+    return end
 
 
 def _assigned_names(ancestors: Sequence[cst.CSTNode]) -> set[str]:

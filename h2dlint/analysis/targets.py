@@ -80,10 +80,18 @@ def _either(
 ) -> bool:
     """Whether a name's values include a choice between the host and a device, both written
     as values, by a test that is not about the GPU's presence (``torch.device("cuda") if
-    fused else "cpu"``): then what the name says proves nothing. A test of whether CUDA is
+    fused else "cpu"``, ``torch.device("cpu" if backend == "gloo" else "cuda")``): then what
+    the name says proves nothing. A test of whether CUDA is
     there (``"cuda" if torch.cuda.is_available() else "cpu"``, ``if backend == "nccl"``)
     picks the GPU wherever there is one: the name keeps its meaning."""
     for value in values:
+        if (
+            isinstance(value, cst.Call)
+            and value.args
+            and value.args[0].keyword is None
+            and provenance.qualify(value.func) == "torch.device"
+        ):
+            value = value.args[0].value  # ``torch.device("cpu" if gloo else "cuda")``
         if (
             isinstance(value, cst.IfExp)
             and all(_literal(arm) for arm in (value.body, value.orelse))

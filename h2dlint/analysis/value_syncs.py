@@ -23,6 +23,7 @@ from h2dlint.analysis.sync_basics import (
     LoopBodyVisitor,
     host_copy,
 )
+from h2dlint.analysis.tensor_kinds import tensor_evidence
 from h2dlint.analysis.torch_api import MASK_OPS
 from h2dlint.context import SharedKey
 from h2dlint.walk import visit_read_only
@@ -193,6 +194,8 @@ def _value_where(
             return Where.HOST  # ``x is not None``: a Python bool
         if key_membership(node):
             return Where.HOST  # ``"mask" in batch``: a dict's keys, a Python bool
+        if _container_membership(provenance, node, frame):
+            return Where.UNKNOWN  # ``k in batch["boxes"][0]``: a container's test, maybe
         operands = [node.left, *(c.comparator for c in node.comparisons)]
         return _device_first([_operand_where(provenance, o, frame, depth) for o in operands])
     if isinstance(node, cst.UnaryOperation):
@@ -231,6 +234,31 @@ def key_membership(node: cst.Comparison) -> bool:
     return all(
         isinstance(c.operator, (cst.In, cst.NotIn)) for c in node.comparisons
     ) and isinstance(node.left, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString))
+
+
+def _container_membership(provenance: Provenance, node: cst.Comparison, frame: Frame) -> bool:
+    """``cls_idx in gt_baselines`` of ``gt_baselines = batch["baselines"][0]`` (kraken's
+    validation step): a membership test reads a tensor only where the container is surely a
+    tensor (``Tensor.__contains__``); a value that is on the device only because it comes out
+    of a moved batch may be any of the batch's Python containers (a dict of polylines per
+    class), whose membership test is Python's. Only such a plain item of a structure (a
+    subscript of a name, no call) is read so; where the container is computed or surely a
+    tensor the test stays the read it is."""
+    comparisons = node.comparisons
+    if len(comparisons) != 1 or not isinstance(comparisons[0].operator, (cst.In, cst.NotIn)):
+        return False
+    container = comparisons[0].comparator
+    value: cst.BaseExpression | None = container
+    for _ in range(3):  # ``gt = batch["baselines"][0]`` ... ``k in gt``
+        if not isinstance(value, cst.Name):
+            break
+        values = provenance.bindings(frame).reaching(value)
+        value = values[0] if len(values) == 1 else None
+    if not isinstance(value, cst.Subscript):
+        return False  # ``3 in ids`` of ``ids = logits.argmax(-1)``: computed, a tensor
+    while isinstance(value, (cst.Subscript, cst.Attribute)):
+        value = value.value
+    return isinstance(value, cst.Name) and tensor_evidence(provenance, container, frame) is None
 
 
 def _operand_where(

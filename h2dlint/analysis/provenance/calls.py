@@ -33,6 +33,7 @@ from h2dlint.analysis.provenance.unpacked import (
     returned_element_fact,
     unpacked_position,
 )
+from h2dlint.analysis.structure_items import looped_structure_item
 from h2dlint.analysis.targets import Target, asks_for_host, device_target, to_target
 from h2dlint.analysis.tokenizer_batches import field_set, format_passed_on, moved_in_place
 from h2dlint.analysis.torch_api import (
@@ -351,8 +352,13 @@ class CallFacts(ProvenanceBase):
             return PAGEABLE_FRESH
         if qualified == "torch.tensor" and keyword(call, "device") is None:
             # ``torch.tensor(t)`` of a tensor copies it on its own device.
+            # Not ``for bl in gt[k]: torch.tensor(bl)``: Python data of a structure's item.
             data = first_positional(call)
-            if data is not None and not self.is_host_data(data, frame, depth):
+            if (
+                data is not None
+                and not self.is_host_data(data, frame, depth)
+                and not looped_structure_item(self.bindings(frame), data)
+            ):
                 inner = self.fact(data, frame, depth + 1)
                 if inner.where is Where.DEVICE:
                     return DEVICE_FRESH
