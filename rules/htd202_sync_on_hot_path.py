@@ -2567,6 +2567,20 @@ class SyncOnHotPath(Rule):
                     return x
             """
         ),
+        # Session 40 (mine40): the same count of a numpy array's matches is a host number.
+        Valid(
+            """
+            import numpy as np
+            import torch
+            def fused_loss_forward(logits, target, ignore_index=-100):
+                total = (np.asarray(target) != ignore_index).sum()
+                for start in range(0, logits.shape[0], 1024):
+                    chunk = logits[start : start + 1024].float()
+                    alpha = chunk.shape[0] / total if total > 0 else 0.0
+                    logits[start : start + 1024] = chunk * alpha
+                return logits
+            """
+        ),
         # Session 38 (mine38): a `while` loop that runs no model (a reader filling a queue)
         # makes nothing it calls hot (one that does: tests/test_recall_s38_mine.py).
         Valid(
@@ -5390,6 +5404,21 @@ class SyncOnHotPath(Rule):
             #          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                         raise ValueError(f"out of range: {positions[oob]}")
                     return positions
+            """,
+        ),
+        # Session 40 (mine40; liger-kernel 0.5.0's fused linear cross-entropy): a count of
+        # matches bound to a name, then compared on every chunk, reads its value as `.item()`.
+        Invalid(
+            """
+            import torch
+            def fused_loss_forward(logits, target, ignore_index=-100):
+                total = (target != ignore_index).sum()
+                for start in range(0, logits.shape[0], 1024):
+                    chunk = logits[start : start + 1024].float()
+                    alpha = chunk.shape[0] / total if total > 0 else 0.0
+            #                                         ^^^^^
+                    logits[start : start + 1024] = chunk * alpha
+                return logits
             """,
         ),
         # Session 23 (unsloth 2026.10.8's packing helpers): a cache of the last input (one
