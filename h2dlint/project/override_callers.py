@@ -21,17 +21,25 @@ method ``pkg.mod.Sub.m``, the methods of each project base class ``Base`` of ``S
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from h2dlint.project.call_edges import call_edges
 from h2dlint.project.call_resolution import defining_module
-
-if TYPE_CHECKING:
-    from h2dlint.project.caller_scans import Caller
-    from h2dlint.project.callers import CallerIndex
+from h2dlint.project.caller_scans import Caller
 
 
-def base_self_callers(index: CallerIndex, qualified: str) -> list[Caller]:
+class _Callers(Protocol):
+    """What this module reads of ``callers.CallerIndex`` (which imports the project index,
+    which calls this module: a protocol, not an import)."""
+
+    @property
+    def project(self) -> Any: ...
+    def tree_part(self, module: str, name: str, compute: Callable[[Any], Any]) -> Any: ...
+    def home_callers(self, qualified: str) -> list[Caller]: ...
+
+
+def base_self_callers(index: _Callers, qualified: str) -> list[Caller]:
     """The methods of ``Sub``'s project bases that call ``m`` on ``self``, for a method
     ``qualified`` = ``pkg.mod.Sub.m`` (empty for a top-level function)."""
     project = index.project
