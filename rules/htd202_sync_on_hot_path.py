@@ -3285,6 +3285,26 @@ class SyncOnHotPath(Rule):
             """,
             message_contains="if `sigmas` is on the GPU",
         ),
+        # Session 40 (mine40): k-diffusion's ancestral samplers test a value a helper computes
+        # from two elements of the schedule (a tensor on the schedule's device) on every step.
+        Invalid(
+            """
+            from tqdm.auto import trange
+            def sample_dpm_2_ancestral(model, x, sigmas, eta=1.0):
+                s_in = x.new_ones([x.shape[0]])
+                for i in trange(len(sigmas) - 1):
+                    denoised = model(x, sigmas[i] * s_in)
+                    sigma_down, sigma_up = get_ancestral_step(sigmas[i], sigmas[i + 1], eta=eta)
+                    d = (x - denoised) / sigmas[i]
+                    if sigma_down == 0:
+            #          ^^^^^^^^^^
+                        x = x + d * (sigma_down - sigmas[i])
+                    else:
+                        x = x + d * (sigma_down - sigmas[i]) + sigma_up
+                return x
+            """,
+            message_contains="if `sigma_down` is on the GPU",
+        ),
         # Session 37 (triage37): the VALID checkpoint exit's twin: the remainder of a batch's
         # size is no period of steps; what follows runs on every uneven batch.
         Invalid(

@@ -97,3 +97,31 @@ def test_a_bound_host_count_tested_per_chunk_is_no_sync() -> None:
     assert _rows(LOSS.format(total="sum(t != ignore_index for t in target)")) == []
     code = "import numpy as np\n" + LOSS.format(total="(np.asarray(target) != ignore_index).sum()")
     assert _rows(code) == []
+
+
+ANCESTRAL = """
+from tqdm.auto import trange
+
+def sample_ancestral(model, x, sigmas, s_churn=0.0, s_tmin=0.0, s_tmax=1e9):
+    s_in = x.new_ones([x.shape[0]])
+    for i in trange(len(sigmas) - 1):
+        gamma = min(s_churn, 0.4) if s_tmin <= sigmas[i] <= s_tmax else 0.0
+        sigma_hat = sigmas[i] * (gamma + 1)
+        x = model(x, sigma_hat * s_in)
+        sigma_down, sigma_up = get_ancestral_step(sigma_hat, sigmas[i + 1])
+        if gamma > 0:
+            x = x * 2
+        step = float(sigmas[i + 1])
+        if step == 0:
+            break
+        if sigma_down == 0:
+            x = x + sigma_up
+    return x
+"""
+
+
+def test_a_name_bound_from_schedule_elements_is_read_every_step() -> None:
+    # Reported: the churn gate's element test (7), `float()` of an element (13) and
+    # `sigma_down`, a helper's result of two elements (16); not `gamma` (the churn gate
+    # chooses between host numbers) nor `step` (a host number made by `float()`).
+    assert _rows(ANCESTRAL) == [7, 13, 16]

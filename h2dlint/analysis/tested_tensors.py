@@ -107,7 +107,14 @@ def _tensor_operand(provenance: Provenance, node: cst.BaseExpression) -> cst.Bas
         return None
     # ``total = (target != ignore).sum()`` then ``if total > 0``: a reduction's value compared
     read = isinstance(node, cst.Name) and read_reduction(provenance, node, frame)
-    return node if tensor_evidence(provenance, node, frame, read=read) is not None else None
+    if tensor_evidence(provenance, node, frame, read=read) is not None:
+        return node
+    # ``if sigma_down == 0:`` of a name bound from a schedule's elements (step_schedules)
+    if isinstance(node, cst.Name) and schedule_loop(
+        provenance, provenance.context.ancestors, node, frame
+    ):
+        return node
+    return None
 
 
 WHILE_REASON = "a `while` loop whose every iteration runs a model reads its test before each step"
