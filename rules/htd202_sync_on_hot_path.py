@@ -2608,6 +2608,20 @@ class SyncOnHotPath(Rule):
                     return x
             """
         ),
+        # Session 40 (mine40): the same count of a numpy array's matches is a host number.
+        Valid(
+            """
+            import numpy as np
+            import torch
+            def fused_loss_forward(logits, target, ignore_index=-100):
+                total = (np.asarray(target) != ignore_index).sum()
+                for start in range(0, logits.shape[0], 1024):
+                    chunk = logits[start : start + 1024].float()
+                    alpha = chunk.shape[0] / total if total > 0 else 0.0
+                    logits[start : start + 1024] = chunk * alpha
+                return logits
+            """
+        ),
         # Session 38 (mine38): a `while` loop that runs no model (a reader filling a queue)
         # makes nothing it calls hot (one that does: tests/test_recall_s38_mine.py).
         Valid(
@@ -3334,6 +3348,26 @@ class SyncOnHotPath(Rule):
                 return x
             """,
             message_contains="if `sigmas` is on the GPU",
+        ),
+        # Session 40 (mine40): k-diffusion's ancestral samplers test a value a helper computes
+        # from two elements of the schedule (a tensor on the schedule's device) on every step.
+        Invalid(
+            """
+            from tqdm.auto import trange
+            def sample_dpm_2_ancestral(model, x, sigmas, eta=1.0):
+                s_in = x.new_ones([x.shape[0]])
+                for i in trange(len(sigmas) - 1):
+                    denoised = model(x, sigmas[i] * s_in)
+                    sigma_down, sigma_up = get_ancestral_step(sigmas[i], sigmas[i + 1], eta=eta)
+                    d = (x - denoised) / sigmas[i]
+                    if sigma_down == 0:
+            #          ^^^^^^^^^^
+                        x = x + d * (sigma_down - sigmas[i])
+                    else:
+                        x = x + d * (sigma_down - sigmas[i]) + sigma_up
+                return x
+            """,
+            message_contains="if `sigma_down` is on the GPU",
         ),
         # Session 37 (triage37): the VALID checkpoint exit's twin: the remainder of a batch's
         # size is no period of steps; what follows runs on every uneven batch.
@@ -5454,6 +5488,21 @@ class SyncOnHotPath(Rule):
             #          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                         raise ValueError(f"out of range: {positions[oob]}")
                     return positions
+            """,
+        ),
+        # Session 40 (mine40; liger-kernel 0.5.0's fused linear cross-entropy): a count of
+        # matches bound to a name, then compared on every chunk, reads its value as `.item()`.
+        Invalid(
+            """
+            import torch
+            def fused_loss_forward(logits, target, ignore_index=-100):
+                total = (target != ignore_index).sum()
+                for start in range(0, logits.shape[0], 1024):
+                    chunk = logits[start : start + 1024].float()
+                    alpha = chunk.shape[0] / total if total > 0 else 0.0
+            #                                         ^^^^^
+                    logits[start : start + 1024] = chunk * alpha
+                return logits
             """,
         ),
         # Session 23 (unsloth 2026.10.8's packing helpers): a cache of the last input (one

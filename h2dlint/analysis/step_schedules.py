@@ -57,7 +57,10 @@ def schedule_loop(
     frame: Frame,
 ) -> cst.For | None:
     """The loop of steps around ``node`` (below ``ancestors``, root first) when ``node`` is
-    an element of the step schedule (see the module's docs); else None."""
+    an element of the step schedule (see the module's docs), or a name the loop's body binds
+    from elements only (:func:`_derived_loop`); else None."""
+    if isinstance(node, cst.Name):
+        return _derived_loop(provenance, ancestors, node, frame)
     if not (
         isinstance(node, cst.Subscript)
         and isinstance(node.value, cst.Name)
@@ -83,6 +86,64 @@ def schedule_loop(
                 return parent
             return None
     return None
+
+
+# Calls that make a host number of a value: a name bound through one is host data.
+_HOST_CONVERSIONS = frozenset({"float", "int", "item", "tolist", "bool"})
+
+
+def _derived_loop(
+    provenance: Provenance, ancestors: Sequence[cst.CSTNode], name: cst.Name, frame: Frame
+) -> cst.For | None:
+    """``sigma_down`` of ``sigma_down, sigma_up = get_ancestral_step(sigmas[i], sigmas[i +
+    1])`` in k-diffusion's ancestral samplers (``if sigma_down == 0:``): every binding that
+    reaches ``name`` is an assignment in the own body of the schedule's loop around it whose
+    value reads an element of the schedule (arithmetic or a helper's result: a tensor on the
+    schedule's device) and converts nothing to a host number (``float(sigmas[i])``)."""
+    reaching = provenance.bindings(frame).reaching_bindings(name)
+    loop: cst.For | None = None
+    for binding in reaching:
+        statement = binding.statement
+        if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+            statement = statement.body[0]
+        if not isinstance(statement, cst.Assign) or _converts(statement.value):
+            return None
+        elements = [e for e in _subscripts(statement.value) if isinstance(e.value, cst.Name)]
+        found = next(
+            (
+                f
+                for e in elements
+                if (f := schedule_loop(provenance, ancestors, e, frame)) is not None
+            ),
+            None,
+        )
+        if found is None or (loop is not None and found is not loop):
+            return None
+        loop = found
+    return loop
+
+
+def _converts(node: cst.CSTNode) -> bool:
+    if isinstance(node, cst.Call):
+        func = node.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+        if name in _HOST_CONVERSIONS:
+            return True
+    return any(_converts(child) for child in node.children)
+
+
+def _subscripts(node: cst.CSTNode) -> list[cst.Subscript]:
+    """The subscripts whose values flow into ``node``'s value: not those in the test of a
+    conditional expression (``gamma = ... if s_tmin <= sigmas[i] <= s_tmax else 0.`` chooses
+    between host numbers), nor in a subscript's index."""
+    if isinstance(node, cst.IfExp):
+        return _subscripts(node.body) + _subscripts(node.orelse)
+    if isinstance(node, cst.Subscript):
+        return [node, *_subscripts(node.value)]
+    found: list[cst.Subscript] = []
+    for child in node.children:
+        found.extend(_subscripts(child))
+    return found
 
 
 def _bare_parameter(provenance: Provenance, name: cst.Name, frame: Frame) -> bool:
@@ -222,8 +283,8 @@ def schedule_root(
     judges with the device unknown; None when ``tensor`` is no step schedule's element."""
     if kind not in _KINDS or schedule_loop(provenance, ancestors, tensor, frame) is None:
         return None
-    assert isinstance(tensor, cst.Subscript)
-    return tensor.value
+    assert isinstance(tensor, (cst.Subscript, cst.Name))
+    return tensor.value if isinstance(tensor, cst.Subscript) else tensor
 
 
 def schedule_reason(

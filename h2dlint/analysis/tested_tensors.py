@@ -21,7 +21,7 @@ from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.step_drivers import model_call
 from h2dlint.analysis.step_schedules import schedule_loop
 from h2dlint.analysis.tensor_kinds import tensor_evidence
-from h2dlint.analysis.unknown_tensors import annotated_comparison
+from h2dlint.analysis.unknown_tensors import annotated_comparison, read_reduction
 from h2dlint.analysis.value_syncs import COMPARISON_OPERATORS, tensor_test, value_where
 from h2dlint.walk import OwnLoopBodyVisitor, visit_read_only
 
@@ -105,7 +105,16 @@ def _tensor_operand(provenance: Provenance, node: cst.BaseExpression) -> cst.Bas
         return node
     if where.on_host or provenance.is_host_data(node, frame):
         return None
-    return node if tensor_evidence(provenance, node, frame) is not None else None
+    # ``total = (target != ignore).sum()`` then ``if total > 0``: a reduction's value compared
+    read = isinstance(node, cst.Name) and read_reduction(provenance, node, frame)
+    if tensor_evidence(provenance, node, frame, read=read) is not None:
+        return node
+    # ``if sigma_down == 0:`` of a name bound from a schedule's elements (step_schedules)
+    if isinstance(node, cst.Name) and schedule_loop(
+        provenance, provenance.context.ancestors, node, frame
+    ):
+        return node
+    return None
 
 
 WHILE_REASON = "a `while` loop whose every iteration runs a model reads its test before each step"

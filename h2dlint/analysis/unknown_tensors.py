@@ -42,7 +42,7 @@ def tensor_root(
             pass  # a parameter annotated as a tensor, used as a size: a 0-d tensor
         else:
             if isinstance(tensor, cst.Name):  # ``longest = lens.max()``, then the name
-                tensor = _bound_reduction(provenance, tensor, frame) or tensor
+                tensor = bound_reduction(provenance, tensor, frame) or tensor
             if not _reduction(tensor):
                 return None
             assert isinstance(tensor, cst.Call) and isinstance(tensor.func, cst.Attribute)
@@ -52,7 +52,10 @@ def tensor_root(
         if explicit is not None and isinstance(explicit.func, cst.Attribute)
         else None
     )
-    read = method in ("item", "tolist")
+    # ``total = (target != ignore).sum()`` then ``total > 0``: :func:`read_reduction`
+    read = method in ("item", "tolist") or (
+        isinstance(tensor, cst.Name) and read_reduction(provenance, tensor, frame)
+    )
     root = tensor_evidence(provenance, tensor, frame, read=read)
     if method == "cpu" and moved_in_place(context, tensor):
         return None  # ``x.w = x.w.cpu()``: offloading a tensor (or a module), by design
@@ -86,7 +89,7 @@ def _reduction(node: cst.BaseExpression) -> bool:
     )
 
 
-def _bound_reduction(
+def bound_reduction(
     provenance: Provenance, name: cst.Name, frame: Frame
 ) -> cst.BaseExpression | None:
     """The reduction a local name is bound to where it is used (``longest = lens.max()``), when
@@ -95,6 +98,31 @@ def _bound_reduction(
     if len(reaching) != 1 or reaching[0].value is None or not _reduction(reaching[0].value):
         return None
     return reaching[0].value
+
+
+def read_reduction(provenance: Provenance, name: cst.Name, frame: Frame) -> bool:
+    """Whether ``name`` is bound to a reduction (:func:`bound_reduction`) of an elementwise
+    comparison that is not host data (``total = (target != ignore).sum()``, not
+    ``(np.asarray(t) != ignore).sum()``, nor ``arr.min()`` of a parameter that may be a numpy
+    array): its value, compared or tested, is read as ``.item()`` reads it."""
+    value = bound_reduction(provenance, name, frame)
+    if value is None or value_where(provenance, value, frame).on_host:
+        return False
+    assert isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+    counted = value.func.value  # only a count of matches: ``arr.min()`` may be numpy's
+    return isinstance(counted, cst.Comparison) and not _any_host_operand(provenance, counted, frame)
+
+
+def _any_host_operand(provenance: Provenance, node: cst.BaseExpression, frame: Frame) -> bool:
+    """Whether an operand of the comparison or arithmetic ``node`` is host data (a numpy
+    array compared with a number stays on the host)."""
+    if isinstance(node, cst.Comparison):
+        operands = [node.left, *(c.comparator for c in node.comparisons)]
+        return any(_any_host_operand(provenance, o, frame) for o in operands)
+    if isinstance(node, cst.BinaryOperation):
+        sides = (node.left, node.right)
+        return any(_any_host_operand(provenance, o, frame) for o in sides)
+    return provenance.is_host_data(node, frame)
 
 
 def host_derived(provenance: Provenance, root: cst.BaseExpression, frame: Frame) -> bool:

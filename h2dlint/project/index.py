@@ -12,6 +12,7 @@ changes.
 from __future__ import annotations
 
 import ast
+import itertools
 import os
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
@@ -266,6 +267,7 @@ class ProjectIndex:
         cold; ``skip``, which calls do not count); None when no caller is known to."""
         from h2dlint.project.call_resolution import defining_module
         from h2dlint.project.hot_callers import hot_reason
+        from h2dlint.project.override_callers import base_self_callers as overriding
 
         def home(name: str) -> str:
             return defining_module(name, self)
@@ -273,7 +275,10 @@ class ProjectIndex:
         index = self._caller_index()
 
         def callers(name: str, home_only: bool) -> Iterable[Caller]:
-            return index.home_callers(name) if home_only else index.callers(name)
+            if home_only:
+                return index.home_callers(name)
+            # and a base class's methods that call an override on ``self``
+            return itertools.chain(index.callers(name), overriding(index, name))
 
         return hot_reason(callers, home, qualified, hot_name, skip)
 
