@@ -57,6 +57,20 @@ def lint_project(root: Path, *rule_codes: str, target: str = "pkg") -> list[dict
     return records
 
 
+def cli_rows(tmp_path: Path, text: str, rule: str) -> list[int]:
+    """The rows of ``rule``'s findings when the command line checks ``text`` written alone as
+    ``tmp_path/mod.py`` (no cache, one job, in this process)."""
+    from click.testing import CliRunner
+
+    from h2dlint.cli import main
+
+    path = tmp_path / "mod.py"
+    path.write_text(text)
+    args = ["-j1", "--no-cache", "--output-format", "json", "--exit-zero", "--select", rule]
+    result = CliRunner().invoke(main, [*args, str(path)], catch_exceptions=False)
+    return sorted(f["location"]["row"] for f in json.loads(result.stdout))
+
+
 def method_of(code: str, name: str) -> tuple[cst.FunctionDef, cst.ClassDef]:
     """The method ``name`` of the first class in ``code`` (dedented), and that class."""
     module = cst.parse_module(textwrap.dedent(code))

@@ -9,13 +9,11 @@ neither, and keeps the same shapes over other lists."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from click.testing import CliRunner
+from lint_runs import cli_rows
 
 from h2dlint.analysis.hot_names import name_reason
-from h2dlint.cli import main
 
 NAN_CHECK = """
 import torch
@@ -37,15 +35,6 @@ def check(a, b, c, device, rows, sub_module):
 """
 
 
-def _findings(tmp_path: Path, text: str, rule: str) -> list[int]:
-    path = tmp_path / "mod.py"
-    path.write_text(text)
-    args = ["-j1", "--no-cache", "--output-format", "json", "--exit-zero", "--select", rule]
-    args.append(str(path))
-    result = CliRunner().invoke(main, args, catch_exceptions=False)
-    return sorted(f["location"]["row"] for f in json.loads(result.stdout))
-
-
 def test_a_forward_word_in_a_drivers_name_is_its_subject() -> None:
     for name in ("benchmark_encoder_forward", "bench_forward", "export_forward"):
         assert name_reason(name, method=False) is None, name
@@ -56,16 +45,16 @@ def test_a_forward_word_in_a_drivers_name_is_its_subject() -> None:
 
 def test_a_benchmark_drivers_check_is_not_reported(tmp_path: Path) -> None:
     text = NAN_CHECK.format(name="benchmark_encoder_forward")
-    assert _findings(tmp_path, text, "HTD202") == []
-    assert _findings(tmp_path, NAN_CHECK.format(name="encoder_forward"), "HTD202") == [5]
+    assert cli_rows(tmp_path, text, "HTD202") == []
+    assert cli_rows(tmp_path, NAN_CHECK.format(name="encoder_forward"), "HTD202") == [5]
 
 
 def test_items_of_a_display_and_whole_weights_are_not_reported(tmp_path: Path) -> None:
     text = ITEMS.format(source="(a, b, c)", weights="new_weights")
-    assert _findings(tmp_path, text, "HTD201") == []
+    assert cli_rows(tmp_path, text, "HTD201") == []
 
 
 def test_the_same_loops_over_other_lists_stay_reported(tmp_path: Path) -> None:
     """Items of a list of unknown length, and of device outputs not named for weights."""
     text = ITEMS.format(source="rows", weights="outs")
-    assert _findings(tmp_path, text, "HTD201") == [5, 8]
+    assert cli_rows(tmp_path, text, "HTD201") == [5, 8]

@@ -11,12 +11,9 @@ library is the library's input, as the bare array already was (torchcrepe's loud
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from click.testing import CliRunner
-
-from h2dlint.cli import main
+from lint_runs import cli_rows
 
 MODE = """
 import torch
@@ -62,34 +59,25 @@ class Segmenter(L.LightningModule):
 """
 
 
-def _findings(tmp_path: Path, text: str, rule: str) -> list[int]:
-    path = tmp_path / "mod.py"
-    path.write_text(text)
-    args = ["-j1", "--no-cache", "--output-format", "json", "--exit-zero", "--select", rule]
-    args.append(str(path))
-    result = CliRunner().invoke(main, args, catch_exceptions=False)
-    return sorted(f["location"]["row"] for f in json.loads(result.stdout))
-
-
 def test_a_copy_in_a_cpu_mode_branch_is_the_choice(tmp_path: Path) -> None:
-    assert _findings(tmp_path, MODE.format(mode="cpu"), "HTD202") == []
+    assert cli_rows(tmp_path, MODE.format(mode="cpu"), "HTD202") == []
     # The same copy where the mode names the GPU is a sync on the hot path.
-    assert _findings(tmp_path, MODE.format(mode="cuda"), "HTD202") == [13]
+    assert cli_rows(tmp_path, MODE.format(mode="cuda"), "HTD202") == [13]
 
 
 def test_a_device_chosen_between_cpu_and_cuda_proves_none(tmp_path: Path) -> None:
     chosen = CHOSEN_DEVICE.format(device='torch.device("cpu" if flag else "cuda")')
-    assert _findings(tmp_path, chosen, "HTD201") == []
+    assert cli_rows(tmp_path, chosen, "HTD201") == []
     cuda = CHOSEN_DEVICE.format(device='torch.device("cuda")')
-    assert _findings(tmp_path, cuda, "HTD201") == [6]
+    assert cli_rows(tmp_path, cuda, "HTD201") == [6]
 
 
 def test_a_plain_batch_item_is_a_container(tmp_path: Path) -> None:
     plain = BATCH.format(container='batch["baselines"][0]')
-    assert _findings(tmp_path, plain, "HTD202") == []
+    assert cli_rows(tmp_path, plain, "HTD202") == []
     # A computed tensor's membership test and rows stay reads of the device.
     computed = BATCH.format(container='batch["scores"].argmax(-1)')
-    assert _findings(tmp_path, computed, "HTD202") == [6, 14]
+    assert cli_rows(tmp_path, computed, "HTD202") == [6, 14]
 
 
 LIBRARY = """
@@ -107,7 +95,7 @@ class Silence:
 
 def test_a_reshaped_array_handed_to_a_library_is_its_input(tmp_path: Path) -> None:
     handed = LIBRARY.format(returned="torch.from_numpy(out)")
-    assert _findings(tmp_path, handed, "HTD202") == []
+    assert cli_rows(tmp_path, handed, "HTD202") == []
     # The array itself taken back into PyTorch is a round trip through the host.
     back = LIBRARY.format(returned="torch.from_numpy(arr) + torch.from_numpy(out)")
-    assert _findings(tmp_path, back, "HTD202") == [5]
+    assert cli_rows(tmp_path, back, "HTD202") == [5]
