@@ -71,6 +71,25 @@ def cli_rows(tmp_path: Path, text: str, rule: str) -> list[int]:
     return sorted(f["location"]["row"] for f in json.loads(result.stdout))
 
 
+def package_records(tmp_path: Path, files: dict[str, str], select: str) -> list[dict[str, Any]]:
+    """The JSON records of ``select``'s findings when the command line checks the package
+    ``tmp_path/pkg`` holding ``files`` (names to texts, beside an empty ``__init__.py``), no
+    cache, one job, in this process: the project index sees every module of it."""
+    from click.testing import CliRunner
+
+    from h2dlint.cli import main
+
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    for name, text in files.items():
+        (package / name).write_text(text)
+    args = ["-j1", "--no-cache", "--select", select, "--output-format", "json", str(package)]
+    result = CliRunner().invoke(main, args, catch_exceptions=False)
+    records: list[dict[str, Any]] = json.loads(result.stdout)
+    return records
+
+
 def method_of(code: str, name: str) -> tuple[cst.FunctionDef, cst.ClassDef]:
     """The method ``name`` of the first class in ``code`` (dedented), and that class."""
     module = cst.parse_module(textwrap.dedent(code))

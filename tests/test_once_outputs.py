@@ -9,12 +9,9 @@ a host runtime), a copy kept on the object as host state."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from click.testing import CliRunner
-
-from h2dlint.cli import main
+from lint_runs import package_records
 
 CHECKER = """
 import torch
@@ -80,16 +77,8 @@ class Engine:
 
 
 def _findings(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int]]:
-    package = tmp_path / "pkg"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    for name, text in files.items():
-        (package / name).write_text(text)
-    args = ["-j1", "--no-cache", "--select", "HTD202", "--output-format", "json", str(package)]
-    result = CliRunner().invoke(main, args, catch_exceptions=False)
-    return sorted(
-        (Path(f["filename"]).name, f["location"]["row"]) for f in json.loads(result.stdout)
-    )
+    records = package_records(tmp_path, files, "HTD202")
+    return sorted((Path(f["filename"]).name, f["location"]["row"]) for f in records)
 
 
 def test_unknown_callers_keep_the_finding(tmp_path: Path) -> None:

@@ -5,12 +5,9 @@ callers (a ``main()`` whose loop is the program's steps)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from click.testing import CliRunner
-
-from h2dlint.cli import main
+from lint_runs import package_records
 
 PRUNER = (
     "import torch\n"
@@ -26,16 +23,8 @@ PRUNER = (
 
 
 def _rows(tmp_path: Path, files: dict[str, str], target: str, code: str) -> list[int]:
-    package = tmp_path / "pkg"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    for name, text in files.items():
-        (package / name).write_text(text)
-    args = ["-j1", "--no-cache", "--select", code, "--output-format", "json", str(package)]
-    result = CliRunner().invoke(main, args, catch_exceptions=False)
-    return sorted(
-        f["location"]["row"] for f in json.loads(result.stdout) if f["filename"].endswith(target)
-    )
+    records = package_records(tmp_path, files, code)
+    return sorted(f["location"]["row"] for f in records if f["filename"].endswith(target))
 
 
 def test_a_public_helper_that_only_set_up_calls_runs_once(tmp_path: Path) -> None:

@@ -11,15 +11,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import libcst as cst
-from click.testing import CliRunner
+from lint_runs import package_records
 
 from h2dlint.analysis.other_callers import calls_own_copy
 from h2dlint.analysis.per_call_objects import loads_weights
-from h2dlint.cli import main
 
 DEMO = (
     "import torch\n"
@@ -33,16 +31,8 @@ DEMO = (
 
 
 def _rows(tmp_path: Path, files: dict[str, str], target: str) -> list[int]:
-    package = tmp_path / "pkg"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    for name, text in files.items():
-        (package / name).write_text(text)
-    args = ["-j1", "--no-cache", "--select", "HTD301", "--output-format", "json", str(package)]
-    result = CliRunner().invoke(main, args, catch_exceptions=False)
-    return sorted(
-        f["location"]["row"] for f in json.loads(result.stdout) if f["filename"].endswith(target)
-    )
+    records = package_records(tmp_path, files, "HTD301")
+    return sorted(f["location"]["row"] for f in records if f["filename"].endswith(target))
 
 
 def test_a_scripts_main_is_run_once_beside_other_scripts_with_their_own(tmp_path: Path) -> None:

@@ -13,16 +13,14 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import libcst as cst
-from click.testing import CliRunner
+from lint_runs import package_records
 
 from h2dlint.analysis.host_data import host_pipeline_class
 from h2dlint.analysis.request_drivers import request_driver, step_delegates
 from h2dlint.analysis.sync_basics import periodic_test
-from h2dlint.cli import main
 
 SAMPLER = """
 import numpy as np
@@ -79,17 +77,8 @@ class LDM(torch.nn.Module):
 
 
 def _findings(tmp_path: Path, files: dict[str, str], select: str = "HTD202") -> list[tuple]:
-    package = tmp_path / "pkg"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    for name, text in files.items():
-        (package / name).write_text(text)
-    args = ["-j1", "--no-cache", "--select", select, "--output-format", "json", str(package)]
-    result = CliRunner().invoke(main, args, catch_exceptions=False)
-    return sorted(
-        (Path(f["filename"]).name, f["location"]["row"], f["code"])
-        for f in json.loads(result.stdout)
-    )
+    records = package_records(tmp_path, files, select)
+    return sorted((Path(f["filename"]).name, f["location"]["row"], f["code"]) for f in records)
 
 
 def _class(source: str, name: str) -> cst.ClassDef:

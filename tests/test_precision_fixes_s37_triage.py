@@ -15,6 +15,7 @@ from pathlib import Path
 
 import libcst as cst
 from click.testing import CliRunner
+from lint_runs import package_records
 
 from h2dlint.analysis.periodic_exits import periodic_exit
 from h2dlint.analysis.value_syncs import compared_value
@@ -61,16 +62,8 @@ class Trainer(torch.nn.Module):
 
 
 def _findings(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int]]:
-    package = tmp_path / "pkg"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    for name, text in files.items():
-        (package / name).write_text(text)
-    args = ["-j1", "--no-cache", "--select", "HTD202", "--output-format", "json", str(package)]
-    result = CliRunner().invoke(main, args, catch_exceptions=False)
-    return sorted(
-        (Path(f["filename"]).name, f["location"]["row"]) for f in json.loads(result.stdout)
-    )
+    records = package_records(tmp_path, files, "HTD202")
+    return sorted((Path(f["filename"]).name, f["location"]["row"]) for f in records)
 
 
 def _exit(code: str) -> cst.BaseStatement:
