@@ -22,6 +22,11 @@ from h2dlint.analysis.provenance import Provenance
 
 # The calls that hand an action to an environment (Gym's ``step``, the vectorised ``step_async``).
 ENV_STEP_CALLS = frozenset({"step", "step_async"})
+# An environment's own step methods, which :func:`~h2dlint.analysis.host_inputs.
+# input_handed_to_numpy` judges: there only the action the step is given is the simulator's
+# input; a value the step computes from it on the device (a policy inside the environment)
+# stays reported.
+OWN_ENV_STEPS = frozenset({"step", "_step"})
 
 
 def handed_to_environment(
@@ -32,11 +37,13 @@ def handed_to_environment(
     array itself, a method chain on it (``.reshape(shape)``), or a name every binding of which
     that reaches the call is such an array (one per branch: ``if continuous: a = ...numpy()
     else: a = ...numpy()``), and one of them this copy. ``self.step(...)`` is the object's own
-    step, no simulator."""
+    step, no simulator; an environment's own ``step``/``_step`` is judged by its input alone."""
     numpy = numpy_call(ancestors)
     function = frame.function
     if numpy is None or not isinstance(function, cst.FunctionDef):
         return False
+    if function.name.value in OWN_ENV_STEPS:
+        return False  # an environment's own step: only its action input is the simulator's
     bindings = provenance.bindings(frame)
     for call in calls_in(function):
         func = call.func
