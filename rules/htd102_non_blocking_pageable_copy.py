@@ -11,6 +11,7 @@ from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.joining_helpers import JoiningHelpers
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.registered_pins import host_registered
 from h2dlint.analysis.targets import Target
 from h2dlint.analysis.tensor_kinds import tensor_evidence
 from h2dlint.analysis.views import Layout, layout
@@ -191,6 +192,27 @@ class NonBlockingPageableCopy(Rule):
                 return torch.frombuffer((ctypes.c_uint8 * n).from_address(ptr), dtype=torch.uint8)
             def memcpy_h2d(dev_view, host_ptr, n):
                 dev_view.copy_(_host_bytes(host_ptr, n), non_blocking=True)
+            """
+        ),
+        # Session 41 (triage41): host memory page-locked in place by `cudaHostRegister` (shared
+        # rollout storage registered in a loop, a host pool registered in `__init__`); the
+        # registered tensors' slices are views of the same memory
+        Valid(
+            """
+            import torch
+            obs = torch.zeros((128, 8, 4))
+            actions = torch.zeros((128, 8)).long()
+            for x in [obs, actions]:
+                x.share_memory_()
+                torch.cuda.cudart().cudaHostRegister(x.data_ptr(), x.nbytes, 0)
+            gpu_obs = obs.to("cuda", non_blocking=True)
+            gpu_actions = actions[:64].to("cuda", non_blocking=True)
+            class Pool:
+                def __init__(self, n):
+                    self.kv = torch.empty(n, 1024)
+                    torch.cuda.cudart().cudaHostRegister(self.kv.data_ptr(), self.kv.nbytes, 0)
+                def load(self, n, device):
+                    return self.kv[:n].to(device, non_blocking=True)
             """
         ),
         # factories of sizes made on the host and moved to a device: HTD301's, with its fix
@@ -957,6 +979,8 @@ class NonBlockingPageableCopy(Rule):
         if fact.where is Where.PAGEABLE:
             if else_of_pinning_move([*self.context.ancestors, node], source):
                 return  # the host source's CUDA copy is the pinned arm's; this one runs off CUDA
+            if host_registered(self.context, source, frame):
+                return  # pinned in place: ``cudaHostRegister(source.data_ptr(), ...)``
             shown = self.shown(source, "the source")
             self.report(
                 node,

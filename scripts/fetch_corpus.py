@@ -594,6 +594,21 @@ SERVING_PACKAGES: dict[str, str] = {
     "kraken": "7.1.1",
     "image-reward": "1.5",
     "transformers-stream-generator": "0.0.5",
+    # Session 41 (helper triage41): a twelfth blind-style precision reading (docs/precision.md,
+    # "Session 41 (triage41)") on RL rollout and training loops (Sample Factory, SheepRL,
+    # AgileRL, CleanRL), an LLM's training and generation code (OLMo), OpenMMLab's image and
+    # video generation and editing (MMagic), segmentation and action recognition, and a
+    # tracker's embedder (deep-sort-realtime). Files whose bytes or path name vllm or sglang
+    # are dropped unread when these are fetched (DROPS_RESERVED_MENTIONS).
+    "sample-factory": "2.1.1",
+    "sheeprl": "0.8.4",
+    "agilerl": "2.58.0",
+    "cleanrl": "0.4.8",
+    "ai2-olmo": "0.6.0",
+    "mmagic": "1.2.0",
+    "mmsegmentation": "1.2.2",
+    "mmaction2": "1.2.0",
+    "deep-sort-realtime": "1.3.2",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # Packages whose files that import or name vllm or sglang were removed, unread, before they were
@@ -721,6 +736,15 @@ DROPS_RESERVED_MENTIONS = frozenset(
         "kraken",
         "image-reward",
         "transformers-stream-generator",
+        "sample-factory",
+        "sheeprl",
+        "agilerl",
+        "cleanrl",
+        "ai2-olmo",
+        "mmagic",
+        "mmsegmentation",
+        "mmaction2",
+        "deep-sort-realtime",
     }
 )
 NAMES_RESERVED = re.compile(rb"vllm|sglang", re.IGNORECASE)

@@ -36,6 +36,7 @@ from h2dlint.analysis.torch_api import (
     TENSOR_FUNCTIONS,
     TENSOR_ONLY_METHODS,
     TENSOR_VALUE_METHODS,
+    functional_call,
     known_tensor_call,
 )
 from h2dlint.analysis.tuple_annotations import (
@@ -271,7 +272,7 @@ def tensor_evidence(
     if qualified in ARITHMETIC_HELPERS and len(node.args) == 2:  # ``triton.cdiv(a, b)``
         arithmetic = cst.BinaryOperation(node.args[0].value, cst.FloorDivide(), node.args[1].value)
         return tensor_evidence(provenance, arithmetic, frame, read=read, depth=depth + 1)
-    if qualified in TENSOR_FUNCTIONS or qualified.startswith("torch.nn.functional."):
+    if qualified in TENSOR_FUNCTIONS or functional_call(qualified):
         first = positional(node)
         if not first:
             return node

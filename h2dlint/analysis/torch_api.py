@@ -386,3 +386,12 @@ TENSOR_FUNCTIONS = frozenset(
 # and two Python ints give an int (session 34: fla-core's ``prepare_chunk_indices`` read
 # ``triton.cdiv(prepare_lens(cu_seqlens), chunk_size).tolist()`` of device lengths per call).
 ARITHMETIC_HELPERS = frozenset({"triton.cdiv"})
+
+
+def functional_call(qualified: str) -> bool:
+    """Whether ``qualified`` names a function of ``torch.nn.functional`` (``F.softmax``), whose
+    results are tensors; an attribute of an object that module holds is none
+    (``F._Reduction.get_enum("mean")``, the ``int`` that OpenMMLab's ``reduce_loss`` and its
+    copies compare: session 41)."""
+    prefix = "torch.nn.functional."
+    return qualified.startswith(prefix) and "." not in qualified[len(prefix) :]

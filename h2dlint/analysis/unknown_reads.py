@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from h2dlint.analysis.env_steps import handed_to_environment
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_inputs import input_handed_to_numpy
 from h2dlint.analysis.library_inputs import input_handed_to_library
@@ -71,6 +72,8 @@ def _handed_to_host(
     runtime: the caller chose where it is, and the values must reach the host), or to a host
     library (``pesq(fs, target.cpu().numpy(), ...)``: the hand-off the library needs, read at
     once, nothing to overlap)."""
-    return input_handed_to_numpy(provenance, ancestors, tensor, frame) or input_handed_to_library(
-        provenance, ancestors, tensor, frame
+    return (
+        input_handed_to_numpy(provenance, ancestors, tensor, frame)
+        or input_handed_to_library(provenance, ancestors, tensor, frame)
+        or handed_to_environment(provenance, ancestors, frame)
     )
