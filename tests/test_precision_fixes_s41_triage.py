@@ -83,6 +83,11 @@ def test_memory_registered_with_cuda_is_pinned(tmp_path: Path) -> None:
     # The registered tensors (and their slices) are pinned; their unregistered neighbours
     # (`other`, `self.scratch`) stay pageable.
     assert cli_rows(tmp_path, REGISTERED, "HTD102") == [8, 16]
+    # A strided view of registered memory (`obs[:, :4]`, `obs[::2]`) is copied as pageable memory
+    # is: HTD103's, still reported.
+    for strided in ("obs[:, :4]", "obs[::2]"):
+        code = REGISTERED.replace("obs[:64]", strided)
+        assert cli_rows(tmp_path, code, "HTD103") == [7], strided
 
 
 REDUCE = """

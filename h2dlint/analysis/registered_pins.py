@@ -12,6 +12,8 @@ function (or module) that registers it; ``self.buf`` in the class whose method r
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 
 from h2dlint.analysis.frames import Frame
@@ -27,7 +29,7 @@ def host_registered(context: FileContext, source: cst.BaseExpression, frame: Fra
     """Whether ``source`` (or the tensor it slices: ``buf[:n]``, ``buf[i]``) is a name or
     ``self`` attribute whose memory its function or class registers with ``cudaHostRegister``."""
     base = source
-    while isinstance(base, cst.Subscript) and all(_view_index(e) for e in base.slice):
+    while isinstance(base, cst.Subscript) and _contiguous_view(base.slice):
         base = base.value
     if isinstance(base, cst.Name):
         scope: cst.CSTNode | None = frame.function
@@ -39,12 +41,22 @@ def host_registered(context: FileContext, source: cst.BaseExpression, frame: Fra
     return (scope, context.module.code_for_node(base)) in registered
 
 
-def _view_index(element: cst.SubscriptElement) -> bool:
-    """A slice or an integer: basic indexing, a view of the same memory."""
-    index = element.slice
+def _contiguous_view(elements: Sequence[cst.SubscriptElement]) -> bool:
+    """Basic indexing that keeps the memory contiguous: an integer or a step-less slice of the
+    first dimension, every later one whole (``buf[:n]``, ``buf[i]``, ``buf[:n, :]``). A strided
+    view (``buf[:, :n]``, ``buf[::2]``) of pinned memory is copied as pageable memory is."""
+    first, *rest = elements
+    return _plain_index(first.slice) and all(_whole(e.slice) for e in rest)
+
+
+def _plain_index(index: cst.BaseSlice) -> bool:
     if isinstance(index, cst.Slice):
-        return True
+        return index.step is None
     return isinstance(index, cst.Index) and isinstance(index.value, cst.Integer)
+
+
+def _whole(index: cst.BaseSlice) -> bool:
+    return isinstance(index, cst.Slice) and index.lower is index.upper is index.step is None
 
 
 def _registrations(module: cst.Module) -> _Registered:
