@@ -37,6 +37,7 @@ from h2dlint.parsing import (
     syntax_check,
 )
 from h2dlint.project import index as project_index
+from h2dlint.project.kept_trees import held_python_tree
 from h2dlint.source import SourceError, SourceText, decode
 from h2dlint.suppression import has_skip_file
 from h2dlint.time_limit import TimeLimitExceeded, cpu_time_limit, disarm
@@ -193,8 +194,10 @@ def _process(job: FileJob) -> FileResult:
     text = source.text
     if has_skip_file(text):
         return FileResult(job.display, [], final_data=job.data)
-    # With no rule enabled the file is still syntax-checked: E999 cannot be deselected.
-    parsed = cpython_parse(text, job.display)
+    # With no rule enabled the file is still syntax-checked: E999 cannot be deselected. The
+    # summary store's tree of these bytes, where it made one already, is not made again.
+    held = held_python_tree(project_index.current(), job.data, text)
+    parsed = CPythonParse(tree=held) if held is not None else cpython_parse(text, job.display)
     if parsed.fatal is not None:
         return FileResult(job.display, [parsed.fatal], final_data=job.data)
     rules = job.rules
