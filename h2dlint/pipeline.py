@@ -37,7 +37,6 @@ from h2dlint.parsing import (
     syntax_check,
 )
 from h2dlint.project import index as project_index
-from h2dlint.project.kept_trees import held_python_tree
 from h2dlint.source import SourceError, SourceText, decode
 from h2dlint.suppression import has_skip_file
 from h2dlint.time_limit import TimeLimitExceeded, cpu_time_limit, disarm
@@ -196,7 +195,8 @@ def _process(job: FileJob) -> FileResult:
         return FileResult(job.display, [], final_data=job.data)
     # With no rule enabled the file is still syntax-checked: E999 cannot be deselected. The
     # summary store's tree of these bytes, where it made one already, is not made again.
-    held = held_python_tree(project_index.current(), job.data, text)
+    project = project_index.current()
+    held = project.summaries.kept_trees.held(job.data, text) if project is not None else None
     parsed = CPythonParse(tree=held) if held is not None else cpython_parse(text, job.display)
     if parsed.fatal is not None:
         return FileResult(job.display, [parsed.fatal], final_data=job.data)
@@ -215,7 +215,6 @@ def _process(job: FileJob) -> FileResult:
     if job.mode is Mode.CHECK:
         # Only the rules that could flag the file: the others would find nothing. A tree the
         # project index parsed already (for another file's facts) is not parsed again.
-        project = project_index.current()
         tree = project.tree_of(job.path, text) if project is not None else None
         if tree is None and project is not None:
             # The index may ask about this module later (another file's facts): it keeps the

@@ -10,12 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from h2dlint import pipeline
 from h2dlint.digest import content_digest
 from h2dlint.parsing import cpython_parse
 from h2dlint.project import kept_trees
 from h2dlint.project.index import ProjectIndex
-from h2dlint.project.kept_trees import KeptTrees, held_python_tree
+from h2dlint.project.kept_trees import KeptTrees
 from h2dlint.project.layout import build_layout
 from h2dlint.source import decode
 
@@ -87,9 +86,9 @@ def test_the_store_s_tree_is_the_tree_the_run_would_parse(tmp_path: Path) -> Non
     for name, path in paths.items():
         data = path.read_bytes()
         text = decode(data).text
-        assert held_python_tree(index, data, text) is None  # none kept yet
+        assert index.summaries.kept_trees.held(data, text) is None  # none kept yet
         made = index.summaries.tree(content_digest(data), data)
-        held = held_python_tree(index, data, text)
+        held = index.summaries.kept_trees.held(data, text)
         assert held is made is not None, name
         parsed = cpython_parse(text, str(path)).tree
         assert parsed is not None
@@ -110,15 +109,14 @@ def test_bytes_that_are_not_their_text_s_utf8_are_parsed_by_the_run(
     index, _ = _index(tmp_path, {"m.py": data})
     text = decode(data).text
     assert index.summaries.tree(content_digest(data), data) is not None
-    assert held_python_tree(index, data, text) is None
+    assert index.summaries.kept_trees.held(data, text) is None
 
 
 def test_bytes_cpython_refuses_are_parsed_by_the_run(tmp_path: Path) -> None:
     data = b"def f(:\n"
     index, _ = _index(tmp_path, {"m.py": data})
     assert index.summaries.tree(content_digest(data), data) is None
-    assert held_python_tree(index, data, data.decode()) is None
-    assert held_python_tree(None, data, data.decode()) is None
+    assert index.summaries.kept_trees.held(data, data.decode()) is None
 
 
 def _records(project: Path) -> list[dict[str, object]]:
@@ -137,14 +135,15 @@ def test_the_same_findings_with_the_store_s_trees_handed_over(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     handed: list[bool] = []
+    held = KeptTrees.held
 
-    def counted(*args: object) -> ast.Module | None:
-        found = held_python_tree(*args)  # type: ignore[arg-type]
+    def counted(self: KeptTrees, data: bytes, text: str) -> ast.Module | None:
+        found = held(self, data, text)
         handed.append(found is not None)
         return found
 
-    monkeypatch.setattr(pipeline, "held_python_tree", counted)
+    monkeypatch.setattr(KeptTrees, "held", counted)
     with_trees = _records(project)
-    monkeypatch.setattr(pipeline, "held_python_tree", lambda *args: None)
+    monkeypatch.setattr(KeptTrees, "held", lambda self, data, text: None)
     assert _records(project) == with_trees
     assert any(handed)  # some files' trees came from the store (summarised before checked)

@@ -7,7 +7,7 @@ parsed lightning's modules 239 times for 167 of them in a ``-j 1`` run, and the 
 again the files whose trees the store had just made. Kept by a budget of source bytes
 (:data:`KEPT_TREE_BYTES`, newest kept, oldest dropped first), a tree serves every part of its
 module asked while it is kept, and the run takes the store's tree of the bytes it checks
-(:func:`held_python_tree`) instead of parsing them again: ``ast.parse`` of the bytes and of
+(:meth:`KeptTrees.held`) instead of parsing them again: ``ast.parse`` of the bytes and of
 their UTF-8 text give the same tree, and no analysis writes to an ``ast`` tree.
 """
 
@@ -15,12 +15,8 @@ from __future__ import annotations
 
 import ast
 from collections import OrderedDict
-from typing import TYPE_CHECKING
 
 from h2dlint.digest import content_digest
-
-if TYPE_CHECKING:
-    from h2dlint.project.index import ProjectIndex
 
 # Source bytes whose trees are kept (a tree takes some 15 to 25 times its source in memory:
 # about 40 MB at most). The newest tree is kept whatever its size.
@@ -62,18 +58,14 @@ class KeptTrees:
             _, (_, dropped) = self._trees.popitem(last=False)
             self._bytes -= dropped
 
-
-def held_python_tree(project: ProjectIndex | None, data: bytes, text: str) -> ast.Module | None:
-    """CPython's tree of ``data`` (the bytes of a file the run checks, decoded as ``text``)
-    when the project's summary store holds it already; None otherwise (the run parses it).
-    Looked up by the digest of these very bytes, and only where ``text`` is their UTF-8
-    (another encoding, or a BOM: the run parses the text it decoded)."""
-    if project is None:
-        return None
-    kept = project.summaries.kept_trees
-    if not len(kept):
-        return None
-    tree = kept.get(content_digest(data))
-    if tree is None or text.encode("utf-8", "surrogatepass") != data:
-        return None
-    return tree
+    def held(self, data: bytes, text: str) -> ast.Module | None:
+        """CPython's tree of ``data`` (the bytes of a file the run checks, decoded as ``text``)
+        when it is kept already; None otherwise (the run parses it). Looked up by the digest
+        of these very bytes, and only where ``text`` is their UTF-8 (another encoding, or a
+        BOM: the run parses the text it decoded)."""
+        if not self._trees:
+            return None
+        tree = self.get(content_digest(data))
+        if tree is None or text.encode("utf-8", "surrogatepass") != data:
+            return None
+        return tree
