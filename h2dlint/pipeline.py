@@ -193,8 +193,11 @@ def _process(job: FileJob) -> FileResult:
     text = source.text
     if has_skip_file(text):
         return FileResult(job.display, [], final_data=job.data)
-    # With no rule enabled the file is still syntax-checked: E999 cannot be deselected.
-    parsed = cpython_parse(text, job.display)
+    # With no rule enabled the file is still syntax-checked: E999 cannot be deselected. The
+    # summary store's tree of these bytes, where it made one already, is not made again.
+    project = project_index.current()
+    held = project.summaries.kept_trees.held(job.data, text) if project is not None else None
+    parsed = CPythonParse(tree=held) if held is not None else cpython_parse(text, job.display)
     if parsed.fatal is not None:
         return FileResult(job.display, [parsed.fatal], final_data=job.data)
     rules = job.rules
@@ -212,7 +215,6 @@ def _process(job: FileJob) -> FileResult:
     if job.mode is Mode.CHECK:
         # Only the rules that could flag the file: the others would find nothing. A tree the
         # project index parsed already (for another file's facts) is not parsed again.
-        project = project_index.current()
         tree = project.tree_of(job.path, text) if project is not None else None
         if tree is None and project is not None:
             # The index may ask about this module later (another file's facts): it keeps the

@@ -213,7 +213,7 @@ class ProjectIndex:
             return  # another encoding, or a BOM: the index decodes the bytes otherwise
         digest = self.digest(real, data)
         if python_tree is not None:
-            self.summaries.offer_tree(digest, python_tree)
+            self.summaries.offer_tree(digest, python_tree, len(data))
         if name in self._parsed or name in self._offers:
             return
         if len(text) > min(OFFERED_CHARS, KEPT_CHARS - self._kept_chars):

@@ -22,11 +22,12 @@ import ast
 import bisect
 import re
 import warnings
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from h2dlint.project.ast_walk import child_nodes, walk
+from h2dlint.project.kept_trees import KeptTrees
 from h2dlint.project.packed import Laid, Packed, encode, lay
 from h2dlint.project.shared_parts import SharedParts
 
@@ -50,8 +51,6 @@ from h2dlint.project.shared_parts import SharedParts
 # 14 (session 39): the files' headers say how many bytes of parts follow; new summaries are
 # appended as segments (``packed.segment``).
 SUMMARY_FORMAT = 14
-# Parsed ``ast`` trees kept per process while their module's parts are computed one by one.
-KEPT_TREES = 4
 # Parts kept in a file of their own, read only when a process first asks for one of them: large
 # (every name a module calls) and needed by few runs (a question about callers in other
 # modules), so that a run that never asks does not pay for reading them.
@@ -82,7 +81,8 @@ class SummaryStore:
     ) -> None:
         self.entries: dict[str, Parts] = entries if entries is not None else {}
         self.fresh: dict[str, Parts] = {}
-        self._trees: OrderedDict[str, ast.Module | None] = OrderedDict()
+        # Parsed ``ast`` trees kept while their module's parts are computed one by one.
+        self.kept_trees = KeptTrees()
         # The stored parts, not decoded until asked for.
         self._packed = packed
         # Reads the stored :data:`LAZY_PARTS` (None once read, or when none are stored).
@@ -183,28 +183,24 @@ class SummaryStore:
 
     def tree(self, digest: str, data: bytes) -> ast.Module | None:
         """The ``ast`` tree of ``data`` (whose digest is ``digest``), kept while a few parts of
-        the same module are computed; None when CPython cannot parse it."""
-        if digest in self._trees:
-            self._trees.move_to_end(digest)
-            return self._trees[digest]
+        the same module are computed (``kept_trees.py``); None when CPython cannot parse it."""
+        kept = self.kept_trees
+        if digest in kept:
+            return kept.get(digest)
         try:
             with warnings.catch_warnings():  # CPython's warnings about the code are not ours
                 warnings.simplefilter("ignore")
                 tree: ast.Module | None = ast.parse(data)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             tree = None
-        self._trees[digest] = tree
-        while len(self._trees) > KEPT_TREES:
-            self._trees.popitem(last=False)
+        kept.keep(digest, tree, len(data))
         return tree
 
-    def offer_tree(self, digest: str, tree: ast.Module) -> None:
-        """CPython's tree of the bytes with ``digest``, parsed elsewhere (the run's own parse
-        of a file it checks): kept as the newest of the few kept trees."""
-        if digest not in self._trees:
-            self._trees[digest] = tree
-            while len(self._trees) > KEPT_TREES:
-                self._trees.popitem(last=False)
+    def offer_tree(self, digest: str, tree: ast.Module, size: int) -> None:
+        """CPython's tree of the ``size`` bytes with ``digest``, parsed elsewhere (the run's
+        own parse of a file it checks): kept as the newest of the kept trees."""
+        if digest not in self.kept_trees:
+            self.kept_trees.keep(digest, tree, size)
 
     def take_fresh(self) -> dict[str, Parts]:
         """The parts computed since the last call (to send to the main process)."""
