@@ -18,6 +18,7 @@ from h2dlint.analysis.factories import (
 )
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import dataset_module, host_sequence, host_side
+from h2dlint.analysis.host_function_inputs import constructed_input
 from h2dlint.analysis.item_movers import mover_call
 from h2dlint.analysis.module_constants import host_constant
 from h2dlint.analysis.mover_calls import gathered_per_item
@@ -1446,9 +1447,9 @@ class HostFactoryThenMove(Rule):
         if qualified == "torch.from_numpy":
             self._wrapped_data(node, factory)  # ``torch.from_numpy(np.array(ids)).to(dev)``
             return
-        if qualified is None:
+        if qualified is None or (inner := constructed_input(provenance, func.value)):
             # ``torch.tensor(lens).cumsum(0).to(device)``: data computed on the host, then moved
-            factory = _constructed_under(func.value)
+            factory = _constructed_under(func.value) if qualified is None else inner
             qualified = provenance.qualify(factory.func) if factory is not None else None
             if factory is None or qualified not in CONSTRUCTORS | LEGACY_CONSTRUCTORS:
                 return
