@@ -569,6 +569,20 @@ class HostFactoryThenMove(Rule):
                     self.cu = torch.tensor(lens).cumsum(0).to(device)
             """
         ),
+        # Session 41: a torch function given a name that may hold a device tensor, one that
+        # places its result (`device=`), or one whose result is pinned before the move: not
+        # computed on the host alone, or not HTD301's copy.
+        Valid(
+            """
+            import torch
+            def f(counts: list[int], repeats, n: int, device):
+                a = torch.repeat_interleave(torch.tensor(counts), repeats).to(device)
+                b = torch.repeat_interleave(torch.tensor(counts), 2).pin_memory()
+                b = b.to(device, non_blocking=True)
+                c = torch.where(torch.tensor(counts) > 0, torch.tensor(counts), n).to(device)
+                return a, b, c
+            """
+        ),
         # data copied with non_blocking=True: HTD102 reports it, with the same advice
         Valid(
             """
@@ -1021,6 +1035,18 @@ class HostFactoryThenMove(Rule):
                 return logits
             """,
             message_contains="Python data on the host, then copied",
+        ),
+        # Session 41 (agilerl 2.50's routed LoRA experts): a torch function of host-made
+        # inputs (a shape factory and a constructor of a list) computes on the host; the
+        # result moved is the same copy (2.58 builds it on the device with `output_size=`).
+        Invalid(
+            """
+            import torch
+            def expert_ids(c: list[int], a: int, b: int, x):
+                ids = torch.repeat_interleave(torch.arange(a, b), torch.tensor(c)).to(x.device)
+                #     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return ids
+            """,
         ),
         # Session 21's twin: the guard compares with a mark the rebuild does not raise: it may
         # run on every forward
