@@ -470,6 +470,17 @@ class SyncOnHotPath(Rule):
                         print(step, grad_norm.item())
             """
         ),
+        # Session 41: a call that names a backward without running one (registering a hook,
+        # saving for an autograd backward) is no loop's device work.
+        Valid(
+            """
+            def attach(modules, hooks, scales, ctx):
+                for module, scale in zip(modules, scales):
+                    module.register_full_backward_hook(hooks[0])
+                    ctx.save_for_backward(scale)
+                    module.scale = scale.item()
+            """
+        ),
         # Session 36 (recall36): the twins of the hooks in `invalid`: a hook of loading
         # (runs once per `load_state_dict`), a nested helper only called once in set-up, and
         # a value read once when the `and` of tests says it is unset (`probs is None`).
@@ -3862,6 +3873,21 @@ class SyncOnHotPath(Rule):
                     total = loss.detach().cpu()
                             ^^^^^^^^^^^^^^^^^^^
                     log.write(f"loss {total}")
+            """
+        ),
+        # Session 41 (agilerl 2.50's DPO and SFT loops): the backward pass runs in a helper the
+        # loop hands its loss to; each micro-batch's reads wait for it (2.58 reads them once).
+        Invalid(
+            """
+            class DPO:
+                def learn(self, batches, metrics):
+                    for batch in batches:
+                        loss, reward = self._dpo_loss(batch)
+                        self._backward_pass(loss)
+                        metrics["loss"] += loss.item()
+                                           ^^^^^^^^^^^
+                        metrics["reward"] += reward.mean().item()
+                                             ^^^^^^^^^^^^^^^^^^^^
             """
         ),
         # Session 28 (held out: eole 0.4.0's generator): a loop over a range of decoding steps

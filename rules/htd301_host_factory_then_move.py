@@ -18,6 +18,7 @@ from h2dlint.analysis.factories import (
 )
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import dataset_module, host_sequence, host_side
+from h2dlint.analysis.host_function_inputs import constructed_input
 from h2dlint.analysis.item_movers import mover_call
 from h2dlint.analysis.module_constants import host_constant
 from h2dlint.analysis.mover_calls import gathered_per_item
@@ -568,6 +569,20 @@ class HostFactoryThenMove(Rule):
                     self.cu = torch.tensor(lens).cumsum(0).to(device)
             """
         ),
+        # Session 41: a torch function given a name that may hold a device tensor, one that
+        # places its result (`device=`), or one whose result is pinned before the move: not
+        # computed on the host alone, or not HTD301's copy.
+        Valid(
+            """
+            import torch
+            def f(counts: list[int], repeats, n: int, device):
+                a = torch.repeat_interleave(torch.tensor(counts), repeats).to(device)
+                b = torch.repeat_interleave(torch.tensor(counts), 2).pin_memory()
+                b = b.to(device, non_blocking=True)
+                c = torch.where(torch.tensor(counts) > 0, torch.tensor(counts), n).to(device)
+                return a, b, c
+            """
+        ),
         # data copied with non_blocking=True: HTD102 reports it, with the same advice
         Valid(
             """
@@ -1021,6 +1036,18 @@ class HostFactoryThenMove(Rule):
             """,
             message_contains="Python data on the host, then copied",
         ),
+        # Session 41 (agilerl 2.50's routed LoRA experts): a torch function of host-made
+        # inputs (a shape factory and a constructor of a list) computes on the host; the
+        # result moved is the same copy (2.58 builds it on the device with `output_size=`).
+        Invalid(
+            """
+            import torch
+            def expert_ids(c: list[int], a: int, b: int, x):
+                ids = torch.repeat_interleave(torch.arange(a, b), torch.tensor(c)).to(x.device)
+                #     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return ids
+            """,
+        ),
         # Session 21's twin: the guard compares with a mark the rebuild does not raise: it may
         # run on every forward
         Invalid(
@@ -1446,9 +1473,9 @@ class HostFactoryThenMove(Rule):
         if qualified == "torch.from_numpy":
             self._wrapped_data(node, factory)  # ``torch.from_numpy(np.array(ids)).to(dev)``
             return
-        if qualified is None:
+        if qualified is None or (inner := constructed_input(provenance, func.value)):
             # ``torch.tensor(lens).cumsum(0).to(device)``: data computed on the host, then moved
-            factory = _constructed_under(func.value)
+            factory = _constructed_under(func.value) if qualified is None else inner
             qualified = provenance.qualify(factory.func) if factory is not None else None
             if factory is None or qualified not in CONSTRUCTORS | LEGACY_CONSTRUCTORS:
                 return

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from h2dlint.analysis.backward_calls import backward_helper, backward_loss
 from h2dlint.analysis.device_recurrences import carried_tensors
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.names import target_names
@@ -74,27 +75,35 @@ class _DeviceWork(LoopBodyVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
+        if isinstance(func, cst.Name) and backward_helper(func.value):
+            self._global(node)  # ``backward_step(...)``: a pipeline schedule's backward
         if not isinstance(func, cst.Attribute):
             return
         method = func.attr.value
-        code = self.provenance.context.module.code_for_node
         base = func.value
         base_name = base.attr.value if isinstance(base, cst.Attribute) else ""
         if isinstance(base, cst.Name):
             base_name = base.value
         optimizer = method == "step" and any(w in base_name.lower() for w in OPTIMIZER_WORDS)
-        if method == "backward" or (method == "replay" and not node.args) or optimizer:
-            if self.global_work is None:
-                self.global_work = f"`{code(node)}`"
-                self.global_nested = self._depth > 0
-            elif not self._depth:
-                self.global_nested = False
+        if backward_helper(method):
+            self._global(node)  # ``self._backward_pass(loss)``
+            if (loss := backward_loss(node)) is not None:
+                self.backward_of.add(loss)
+        elif method == "backward" or (method == "replay" and not node.args) or optimizer:
+            self._global(node)
             if method == "backward" and isinstance(base, cst.Name):
                 self.backward_of.add(base.value)
         elif (method == "cuda" and not node.args) or (
             method == "to" and to_target(self.provenance, node, self.frame) is Target.DEVICE
         ):
             self.copies.append(node)
+
+    def _global(self, node: cst.Call) -> None:
+        if self.global_work is None:
+            self.global_work = f"`{self.provenance.context.module.code_for_node(node)}`"
+            self.global_nested = self._depth > 0
+        elif not self._depth:
+            self.global_nested = False
 
     def copies_of_items(self) -> list[cst.Call]:
         """The copies of what the loop walks (its names, or names bound from them in the

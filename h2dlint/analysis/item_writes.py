@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.backward_calls import backward_loss
 from h2dlint.walk import visit_read_only
 
 # In-place tensor methods: a container entry written with one of them is a tensor.
@@ -135,6 +136,8 @@ class _TensorUses(cst.CSTVisitor):
             for arg in node.args:
                 if arg.star == "" and isinstance(arg.value, cst.Name):
                     self.keys.add(arg.value.value)
+        if (loss := backward_loss(node)) is not None:
+            self.keys.add(loss)  # ``self._backward_pass(loss)``: a backward pass's loss
         if isinstance(func, cst.Attribute) and func.attr.value in TENSOR_USE_METHODS:
             if isinstance(func.value, cst.Name):
                 self._use(func.value.value)

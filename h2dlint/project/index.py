@@ -266,6 +266,7 @@ class ProjectIndex:
         (``hot_name(function, class, bases)`` says which names run per step, and which are
         cold; ``skip``, which calls do not count); None when no caller is known to."""
         from h2dlint.project.call_resolution import defining_module
+        from h2dlint.project.closure_callers import with_closures
         from h2dlint.project.hot_callers import hot_reason
         from h2dlint.project.override_callers import base_self_callers as overriding
 
@@ -274,11 +275,16 @@ class ProjectIndex:
 
         index = self._caller_index()
 
+        def hot_closure(name: str) -> bool:
+            return hot_name(name, None, ()) is True
+
         def callers(name: str, home_only: bool) -> Iterable[Caller]:
             if home_only:
                 return index.home_callers(name)
-            # and a base class's methods that call an override on ``self``
-            return itertools.chain(index.callers(name), overriding(index, name))
+            # with closures they install as a hot method, and a base class's methods that
+            # call an override on ``self``
+            found = with_closures(index, name, index.callers(name), hot_closure)
+            return itertools.chain(found, overriding(index, name))
 
         return hot_reason(callers, home, qualified, hot_name, skip)
 

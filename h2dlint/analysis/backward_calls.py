@@ -1,0 +1,43 @@
+"""Calls that run a backward pass by their name, and the loss they are given.
+
+A training loop often runs its backward pass in a helper (``self._backward_pass(loss)``,
+a pipeline schedule's ``backward_step(...)``), not through ``loss.backward()`` in its own
+body: agilerl 2.50's DPO and SFT loops read ``loss.item()`` and two rewards per micro-batch
+after ``self._backward_pass(loss)`` (2.58 keeps them on the device and reads them once). Such
+a call is the loop's global device work (:mod:`h2dlint.analysis.device_loops`), and the loss
+it is given is a tensor (:mod:`h2dlint.analysis.item_writes`), as ``loss.backward()`` says.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+# First words of a helper's name before ``backward`` that say it runs one.
+_RUNNING_WORDS = frozenset({"do", "run", "perform", "compute", "forward"})
+
+
+def backward_helper(name: str) -> bool:
+    """Whether a function or method ``name`` runs a backward pass by its name: its words start
+    with ``backward`` (``_backward_pass``, ``backward_step``: the helper a training loop calls
+    with its loss, agilerl 2.50's DPO and SFT loops; a pipeline schedule's ``backward_step``), or
+    a running word then ``backward`` (``forward_backward_func``, ``do_backward``). Not
+    ``backward`` itself (the caller's own case), hooks, nor ``save_for_backward``."""
+    words = name.strip("_").lower().split("_")
+    if name == "backward" or "hook" in words or "hooks" in words or len(words) < 2:
+        return False
+    return words[0] == "backward" or (words[0] in _RUNNING_WORDS and words[1] == "backward")
+
+
+def backward_loss(node: cst.Call) -> str | None:
+    """The name ``node`` hands to a backward pass as its loss: the first positional argument
+    of a backward helper (:func:`backward_helper`) or of an engine's ``backward``
+    (``accelerator.backward(loss)``, ``model_engine.backward(loss)``); None otherwise."""
+    func = node.func
+    if isinstance(func, cst.Attribute):
+        runs = func.attr.value == "backward" or backward_helper(func.attr.value)
+    else:
+        runs = isinstance(func, cst.Name) and backward_helper(func.value)
+    first = node.args[0] if node.args else None
+    if not runs or first is None or first.star or first.keyword is not None:
+        return None
+    return first.value.value if isinstance(first.value, cst.Name) else None
