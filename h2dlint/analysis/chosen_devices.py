@@ -119,11 +119,8 @@ def _name(provenance: FactSource, node: cst.Name, frame: Frame, depth: int) -> b
             if not _passed(provenance, node, frame, depth):  # the parameter, as called
                 return False
         elif value is None:
-            value = _unpacked(provenance, binding.statement, node.value, frame, depth)
-            if value is None:
-                return False
-            source, value, own = value
-            if not chosen(source, value, own, depth + 1):
+            unpacked = _unpacked(provenance, binding.statement, node.value, frame, depth)
+            if unpacked is None or not chosen(*unpacked, depth + 1):
                 return False
         elif not chosen(provenance, value, frame, depth + 1):
             return False

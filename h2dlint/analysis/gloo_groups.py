@@ -105,9 +105,9 @@ def _gloo(provenance: FactSource, node: cst.BaseExpression, frame: Frame, depth:
         gloo = {id(v) for v in values if _gloo(source, v, own, depth + 1)}
         return bool(gloo) and all(id(v) in gloo or source.qualify(v) in _WORLD for v in values)
     if isinstance(node, cst.Name):
-        values = provenance.bindings(frame).reaching(node)
-        return bool(values) and all(
-            v is not None and _gloo(provenance, v, frame, depth + 1) for v in values
+        bound = provenance.bindings(frame).reaching(node)
+        return bool(bound) and all(
+            v is not None and _gloo(provenance, v, frame, depth + 1) for v in bound
         )
     if (
         isinstance(node, cst.Attribute)

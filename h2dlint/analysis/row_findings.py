@@ -199,7 +199,7 @@ def _accepted(
     frame = provenance.current_frame()
     if isinstance(loop.tensor, cst.Name) and bound_tiny(loop.tensor, provenance, frame):
         return  # `vs = [v.to(dev) for v in (a, b, c)]`: as many items as the display has
-    if gloo_gathered(provenance, loop.tensor, frame):
+    if loop.tensor is not None and gloo_gathered(provenance, loop.tensor, frame):
         return  # the outputs of a gather on a gloo group: host tensors
     pieces = pieces_walk(provenance, loop, frame)
     if pieces is not loop:  # `for c in chunks` of `chunks = torch.split(x, n)`: x's pieces
