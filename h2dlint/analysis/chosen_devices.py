@@ -145,24 +145,26 @@ def _unpacked(
 ) -> tuple[FactSource, cst.BaseExpression, Frame] | None:
     """``size_list, tensor = _pad(tensor, group)``: the value ``_pad``'s one ``return`` display
     gives ``tensor``'s position, in ``_pad``'s frame."""
-    from h2dlint.analysis.provenance.unpacked import display_element, unpacked_position
-
-    found = unpacked_position(statement, name)
-    if found is None or not isinstance(found[0], cst.Call):
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
         return None
-    call, position, length = found
-    assert isinstance(call, cst.Call)
-    callee = provenance.callee(call, frame, depth + 1)
-    if callee is None:
+    assign = statement.body[0]
+    if not isinstance(assign, cst.Assign) or not isinstance(assign.value, cst.Call):
+        return None
+    targets = [t.target for t in assign.targets if isinstance(t.target, (cst.Tuple, cst.List))]
+    if len(targets) != 1 or any(isinstance(e, cst.StarredElement) for e in targets[0].elements):
+        return None
+    names = [e.value.value if isinstance(e.value, cst.Name) else None for e in targets[0].elements]
+    callee = provenance.callee(assign.value, frame, depth + 1)
+    if name not in names or callee is None:
         return None
     source, function = callee
     values = returned_values(function)
     if len(values) != 1 or not isinstance(values[0], (cst.Tuple, cst.List)):
         return None
-    element = display_element(values[0], position, length)
-    if element is None:
+    elements = values[0].elements
+    if len(elements) != len(names) or any(isinstance(e, cst.StarredElement) for e in elements):
         return None
-    return source, element, source.index.frame_of(function)
+    return source, elements[names.index(name)].value, source.index.frame_of(function)
 
 
 def _call(provenance: FactSource, node: cst.Call, frame: Frame, depth: int) -> bool:
