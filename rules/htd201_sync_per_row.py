@@ -279,6 +279,40 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 full.merge([torch.clone(x.cpu()).detach() for x in new_weights])
             """
         ),
+        # Session 41 (gloo41, detectron2's `comm.all_gather`, copied into yolox and effdet):
+        # the buffer goes to `torch.device("cpu" if backend == "gloo" else "cuda")`, the
+        # default group a gloo one: the size list made with `device=tensor.device` of that
+        # buffer is where the choice put it, not on the device by its name (the same list of a
+        # `torch.device("cuda")` buffer is in INVALID); and a list gathered on a gloo group
+        # holds host tensors (gloo gathers take CPU tensors only; NCCL's twin in INVALID).
+        Valid(
+            """
+            import torch
+            import torch.distributed as dist
+            def _serialize(data, group):
+                device = torch.device("cpu" if dist.get_backend(group) == "gloo" else "cuda")
+                return torch.ByteTensor(torch.ByteStorage.from_buffer(data)).to(device=device)
+            def _sizes(tensor, group, world):
+                sizes = [torch.zeros(1, device=tensor.device) for _ in range(world)]
+                dist.all_gather(sizes, tensor.new_tensor([tensor.numel()]), group=group)
+                return [int(s.item()) for s in sizes]
+            def all_gather(data, group, world):
+                return _sizes(_serialize(data, group), group, world)
+            """
+        ),
+        Valid(
+            """
+            import torch
+            import torch.distributed as dist
+            class Coordinator:
+                def __init__(self, ranks):
+                    self.cpu_group = dist.new_group(ranks, backend="gloo")
+                def gather_counts(self, local, world):
+                    counts = [torch.zeros(1, device=local.device) for _ in range(world)]
+                    dist.all_gather(counts, local, group=self.cpu_group)
+                    return [c.item() for c in counts]
+            """
+        ),
         # Session 35 (recall35): the negated bounds of host ints, read once with `.tolist()`
         Valid(
             """
@@ -2103,6 +2137,41 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 dist.all_gather(counts, local)
                 return [c.item() for c in counts]
                        ^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="on each item of `counts`, each on the device",
+        ),
+        Invalid(
+            """
+            import torch
+            import torch.distributed as dist
+            def _serialize(data):
+                device = torch.device("cuda")
+                return torch.ByteTensor(torch.ByteStorage.from_buffer(data)).to(device=device)
+            def _sizes(tensor, group, world):
+                sizes = [torch.zeros(1, device=tensor.device) for _ in range(world)]
+                dist.all_gather(sizes, tensor.new_tensor([tensor.numel()]), group=group)
+                return [int(s.item()) for s in sizes]
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            def all_gather(data, group, world):
+                return _sizes(_serialize(data), group, world)
+            """,
+            message_contains="on each item of `sizes`, each on the device",
+        ),
+        Invalid(
+            """
+            import torch
+            import torch.distributed as dist
+            class Coordinator:
+                def __init__(self, ranks):
+                    self.device_group = dist.new_group(ranks, backend="nccl")
+                def gather_counts(self, local, world):
+                    counts = [
+                        torch.zeros(1, dtype=torch.long, device=torch.cuda.current_device())
+                        for _ in range(world)
+                    ]
+                    dist.all_gather(counts, local, group=self.device_group)
+                    return [c.item() for c in counts]
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^
             """,
             message_contains="on each item of `counts`, each on the device",
         ),

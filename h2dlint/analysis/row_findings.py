@@ -26,6 +26,7 @@ from h2dlint.analysis.array_frameworks import other_framework_module
 from h2dlint.analysis.env_switches import may_read_environment, under_switch
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.gloo_groups import gloo_gathered
 from h2dlint.analysis.host_data import dataset_module, host_side
 from h2dlint.analysis.hot_names import metrics_name
 from h2dlint.analysis.loop_iterables import bound_tiny
@@ -198,6 +199,8 @@ def _accepted(
     frame = provenance.current_frame()
     if isinstance(loop.tensor, cst.Name) and bound_tiny(loop.tensor, provenance, frame):
         return  # `vs = [v.to(dev) for v in (a, b, c)]`: as many items as the display has
+    if loop.tensor is not None and gloo_gathered(provenance, loop.tensor, frame):
+        return  # the outputs of a gather on a gloo group: host tensors
     pieces = pieces_walk(provenance, loop, frame)
     if pieces is not loop:  # `for c in chunks` of `chunks = torch.split(x, n)`: x's pieces
         loop = pieces
@@ -296,6 +299,8 @@ def _items_on_device(provenance: Provenance, sync: RowSync, loop: RowLoop, frame
     device (``[o.cpu() for o in outs]`` of ``outs = [t.to(dev) for t in xs]``)."""
     if loop.walk is not Walk.ROWS or loop.pieces or not isinstance(loop.tensor, cst.Name):
         return False
+    if gloo_gathered(provenance, loop.tensor, frame, maybe=True):
+        return False  # gathered on a group that may be a gloo one: host tensors then
     rows = [name for name in names_read(sync.call) if name.value in loop.names]
     bindings = provenance.bindings(frame)
     return any(

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from h2dlint.analysis.chosen_devices import chosen
 from h2dlint.analysis.frames import Frame, parameter_annotation, parameter_default
 from h2dlint.analysis.host_properties import host_property
 from h2dlint.analysis.returns import returned_values
@@ -85,6 +86,8 @@ def _either(
     there (``"cuda" if torch.cuda.is_available() else "cpu"``, ``if backend == "nccl"``)
     picks the GPU wherever there is one: the name keeps its meaning."""
     for value in values:
+        if value is not None and chosen(provenance, value, frame, depth):
+            return True  # ``t.device`` of ``t = x.to(device=d)``, ``d`` such a choice
         if (
             isinstance(value, cst.Call)
             and value.args
@@ -176,6 +179,8 @@ def device_target(
             if _either(provenance, values, frame, depth, allocation):
                 return Target.UNKNOWN
         if len(values) == 1 and bindings.is_parameter(node):
+            if chosen(provenance, node, frame, depth):
+                return Target.UNKNOWN  # every call passes a host-or-device choice
             return _parameter_target(provenance, node, frame, depth, allocation)
         return by_name(node.value)
     if isinstance(node, cst.Attribute):
@@ -203,6 +208,8 @@ def device_target(
             and provenance.fact(base, frame, depth + 1).where.on_host
         ):
             return Target.HOST  # ``m = torch.ones(n)`` ... ``.to(m.device)``: the host's
+        if node.attr.value == "device" and chosen(provenance, base, frame, depth):
+            return Target.UNKNOWN  # ``t.device`` of ``t = x.to(device=d)``, d host or device
         return by_name(node.attr.value)
     return Target.UNKNOWN
 
