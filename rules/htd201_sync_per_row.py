@@ -197,6 +197,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
         "iter .tolist",
         # a row as a slice bound (`ids[:l]`) or a size (`torch.arange(n)`, `range(n)`)
         f"loop @subscript arg Slice in {_ROW_LOOPS}",
+        # a row written into a host tensor's element (`order[i, j] = yhat[idx]`)
+        f"loop @subscript arg Store in {_ROW_LOOPS}",
         f"loop .arange|.zeros|.ones|.empty|.rand|.randn|.full|range in {_ROW_LOOPS}",
         f"loop {'|'.join('.' + m for m in sorted(SIZE_METHODS))} in {_ROW_LOOPS}",
         # a row as a repeat count in an argument (`indices.extend([i] * seq_len)`)
@@ -898,6 +900,24 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     for i, req in enumerate(reqs):
                         req.num_computed = self.lens_cpu[i].item() + int(counts[i])
                         self.lens[i].fill_(len(req.tokens))
+            """
+        ),
+        # Session 41 (misses41): the twin of the reading-order pairs in `invalid`: a device row
+        # written into a device tensor (a copy on the device) or into a list (a reference).
+        Valid(
+            """
+            import torch
+            def pairs(logits, n: int):
+                yhat = torch.sigmoid(logits.cuda())
+                order = torch.zeros((n, n), device="cuda")
+                rows = [None] * (n * n)
+                idx = 0
+                for i in range(n):
+                    for j in range(n):
+                        order[i, j] = yhat[idx]
+                        rows[idx] = yhat[idx]
+                        idx += 1
+                return order, rows
             """
         ),
         # Ranges sliced by the items' positions (a tiled encode's tiles): a chunk of work per
@@ -2017,6 +2037,27 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 return groups
             """,
             message_contains="on each row of `token_types`",
+        ),
+        # Session 41 (misses41, kraken 7.1.1's reading-order validation): a device row written
+        # into a host tensor's element, indexed by a counter the body adds 1 to: a blocking
+        # device-to-host copy per pair.
+        Invalid(
+            """
+            import torch
+            def pairs(logits, n: int):
+                yhat = torch.sigmoid(logits.cuda())
+                order = torch.zeros((n, n))
+                idx = 0
+                for i in range(n):
+                    for j in range(n):
+                    ^^^^^^^^^^^^^^^^^^
+                        if i != j:
+                            order[i, j] = yhat[idx]
+                            idx += 1
+                 ...^^^^^^^^^^^^^^^^
+                return order
+            """,
+            message_contains="a write into a host tensor or array on each row of `yhat`",
         ),
         Invalid(
             """

@@ -134,6 +134,9 @@ class RowSync:
     call: cst.BaseExpression
     tensor: cst.BaseExpression
     what: str
+    # The tensor or array a row is written into by index (``order[i, j] = yhat[k]``): a read
+    # only where it is on the host (``analysis/row_writes.py``).
+    written: cst.BaseExpression | None = None
 
 
 def host_copy(call: cst.Call) -> str | None:

@@ -49,7 +49,9 @@ from h2dlint.project.shared_parts import SharedParts
 # 13 (session 38): the part ``steps`` also finds ``while`` loops whose own body runs a model.
 # 14 (session 39): the files' headers say how many bytes of parts follow; new summaries are
 # appended as segments (``packed.segment``).
-SUMMARY_FORMAT = 14
+# 15 (session 41): the ``guarded`` lines also hold the branches a loop of model steps takes on
+# its first few iterations only (``if batch_i < 3:``, ``analysis/first_steps.py``).
+SUMMARY_FORMAT = 15
 # Parsed ``ast`` trees kept per process while their module's parts are computed one by one.
 KEPT_TREES = 4
 # Parts kept in a file of their own, read only when a process first asks for one of them: large
