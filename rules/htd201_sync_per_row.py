@@ -40,7 +40,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
     """## What it does
     Flags a Python loop or comprehension that reads a tensor on the host once per row:
     `.item()`, `.tolist()`, `int()`, `float()` or `bool()` of each row, a blocking copy of it to
-    the host (`.cpu()`, `.to("cpu")`), a tensor of it as an `if` test (`if (x[i] > 0).any():`),
+    the host (`.cpu()`, `.to("cpu")`, or a write of the row into an element of a host tensor or
+    numpy array: `order[i, j] = yhat[k]`), a tensor of it as an `if` test (`if (x[i] > 0).any():`),
     an op whose output size depends on the row's values in a walk of the rows themselves
     (`for mask in masks: y, x = torch.where(mask != 0)`, one argument: `nonzero`; `.nonzero()`,
     `torch.unique`, `masked_select`, `argwhere`; an index walk, `for e in range(n_experts):
@@ -55,7 +56,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
     them: one sync per piece, and no per-row fix) or indexes it
     (`for i in range(len(t))` with `t[i].item()`) by a position the loop's items give
     (`for req in reqs: logprobs[req.idx].item()`, `[scores[i].item() for i in ids.tolist()]`,
-    one read per item whatever the items are), also through a local name bound to the row
+    one read per item whatever the items are) or by a counter the body adds 1 to (`yhat[idx]`,
+    `idx += 1`), also through a local name bound to the row
     (`g = torch.as_tensor(row, dtype=torch.long)`, which stays on the row's device). Also flags
     a `while` loop that reads a device tensor on every iteration (`while not done.all():`,
     `while x[i].item() > 0:`), and the `.tolist()` round trip that multiplies or sums each row in
