@@ -8,16 +8,19 @@ project index keeps these lines among a function's ``guarded`` ones (``step_loop
 the branches taken once every N steps (``if step % 100 == 0:``): a call there does not make its
 callee per step.
 
-Only a loop whose own body runs a model (the words of
-:func:`~h2dlint.analysis.hot_calls.runs_model_call`: a loop of steps, each iteration one batch or
-one decoded token) and whose counter counts from 0 (``for i in range(n)``, ``range(0, n)``,
-``for i, x in enumerate(xs)`` without a start) is judged, and only a test that holds, alone or as
-a conjunct of an ``and``, ``<counter> == K``, ``<counter> < K`` or ``<counter> <= K`` (or the
-same reversed: ``K > <counter>``) with ``K`` an integer literal of at most :data:`FEW_STEPS`
-(``== K`` takes one iteration whatever ``K``). Not judged: a loop over a model's layers or
-blocks (``for i, layer in enumerate(self.layers): if i == 0:`` runs once per forward, that is
-per step), a comparison with a name (``step < warmup``: the warm-up may be most of a run), and
-``>`` / ``>=`` / ``!=`` (every iteration after the first few).
+Only a loop of steps is judged: its own body runs a model (the words of
+:func:`~h2dlint.analysis.hot_calls.runs_model_call`) and its iterable is named for steps
+(:data:`STEP_ITERABLE_WORDS`: ``enumerate(bar)`` of a progress bar around the data loader,
+``enumerate(timesteps)``, ``range(max_new_tokens)``), and its counter counts from 0 (``for i in
+range(n)``, ``range(0, n)``, ``for i, x in enumerate(xs)`` without a start); and only a test that
+holds, alone or as a conjunct of an ``and``, ``<counter> == K``, ``<counter> < K`` or
+``<counter> <= K`` (or the same reversed: ``K > <counter>``) with ``K`` an integer literal of at
+most :data:`FEW_STEPS` (``== K`` takes one iteration whatever ``K``). Not judged: a loop over a
+model's or an optimizer's parts (``for i, opt in enumerate(self.chained_optimizers): if i ==
+0:`` in megatron-core's optimizer step, ``for i in range(self.nums):`` in a block's ``forward``:
+the first part runs once per step, so per step), a comparison with a name (``step < warmup``:
+the warm-up may be most of a run), and ``>`` / ``>=`` / ``!=`` (every iteration after the first
+few).
 """
 
 from __future__ import annotations
@@ -27,8 +30,12 @@ import ast
 # The largest ``K`` of ``counter < K`` that still means "the first few iterations".
 FEW_STEPS = 10
 
-# Words of a loop's iterable that make its iterations a model's parts, run within one step.
-_PART_WORDS = ("layer", "block", "head", "module", "stage")
+# Words of a loop's iterable that make its iterations steps: batches of a data loader (or the
+# progress bar around one), a sampler's timesteps, generated tokens, epochs.
+STEP_ITERABLE_WORDS = (
+    *("loader", "batch", "data", "bar", "tqdm", "iter"),
+    *("step", "timestep", "token", "epoch"),
+)
 
 # What a loop's own body does not hold: nested loops, functions and classes.
 _SCOPES = (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -68,8 +75,8 @@ def _counter(loop: ast.For) -> str | None:
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)) or call.keywords:
         return None
     iterable = ast.unparse(call).lower()
-    if any(word in iterable for word in _PART_WORDS):
-        return None
+    if not any(word in iterable for word in STEP_ITERABLE_WORDS):
+        return None  # ``enumerate(self.chained_optimizers)``, ``range(self.nums)``: parts
     target = loop.target
     if call.func.id == "range":
         if len(call.args) == 2 and not _literal(call.args[0], 0):

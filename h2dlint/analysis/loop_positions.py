@@ -59,7 +59,9 @@ def counted_loop(node: cst.For) -> RowLoop | None:
     """``for j in range(n): ... order[i, j] = yhat[idx]; idx += 1`` as an index loop of the
     names its own body (not a nested loop's or function's) adds 1 to (``idx += 1``): a counter
     kept by hand moves one position per iteration (or per iteration its branch takes), as an
-    ``enumerate`` counter does; the rows of the tensors the body indexes by it."""
+    ``enumerate`` counter does; the rows of the tensors the body indexes by it, written into a
+    host tensor or array (other reads by such a counter, Qwen2-VL's rope index reading
+    ``image_grid_thw[image_index]`` per image, are HTD202's findings, and stay so)."""
     names: set[str] = set()
     stack: list[cst.CSTNode] = [node.body]
     while stack:
@@ -79,4 +81,4 @@ def counted_loop(node: cst.For) -> RowLoop | None:
     if not names:
         return None
     first = min(names)
-    return RowLoop(Walk.INDEX, None, frozenset(names), cst.Name(first))
+    return RowLoop(Walk.INDEX, None, frozenset(names), cst.Name(first), kept_counter=True)

@@ -218,6 +218,8 @@ def _accepted(
         ):
             continue  # ``hyp.yseq.tolist()`` of ``for hyp in nbest_hyps``: objects, no rows
         where = provenance.where(sync.tensor, frame)
+        if loop.kept_counter and sync.what != ROW_WRITE:
+            continue  # ``image_grid_thw[image_index].item()``: HTD202's read, as before
         if sync.what == ROW_WRITE and not host_write(provenance, sync, frame):
             continue  # a row written into a device tensor, a list or a dict: nothing read
         if where.on_host or (sync.what in HOST_COPIES and _weights_walked(loop)):

@@ -124,6 +124,9 @@ class RowLoop:
     # then ``[o.cpu() for o in outs]``): each item proven on the device, one sync each, and no
     # per-row fix (a list has no ``.sum(dim=-1)``).
     items: bool = False
+    # An index loop of a counter the body adds 1 to (``idx += 1``): only a row it indexes
+    # written into a host tensor counts (``loop_positions.counted_loop``).
+    kept_counter: bool = False
 
 
 @dataclass(frozen=True)
