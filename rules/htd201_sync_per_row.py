@@ -40,7 +40,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
     """## What it does
     Flags a Python loop or comprehension that reads a tensor on the host once per row:
     `.item()`, `.tolist()`, `int()`, `float()` or `bool()` of each row, a blocking copy of it to
-    the host (`.cpu()`, `.to("cpu")`), a tensor of it as an `if` test (`if (x[i] > 0).any():`),
+    the host (`.cpu()`, `.to("cpu")`, or a write of the row into an element of a host tensor or
+    numpy array: `order[i, j] = yhat[k]`), a tensor of it as an `if` test (`if (x[i] > 0).any():`),
     an op whose output size depends on the row's values in a walk of the rows themselves
     (`for mask in masks: y, x = torch.where(mask != 0)`, one argument: `nonzero`; `.nonzero()`,
     `torch.unique`, `masked_select`, `argwhere`; an index walk, `for e in range(n_experts):
@@ -55,7 +56,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
     them: one sync per piece, and no per-row fix) or indexes it
     (`for i in range(len(t))` with `t[i].item()`) by a position the loop's items give
     (`for req in reqs: logprobs[req.idx].item()`, `[scores[i].item() for i in ids.tolist()]`,
-    one read per item whatever the items are), also through a local name bound to the row
+    one read per item whatever the items are) or by a counter the body adds 1 to (`yhat[idx]`,
+    `idx += 1`), also through a local name bound to the row
     (`g = torch.as_tensor(row, dtype=torch.long)`, which stays on the row's device). Also flags
     a `while` loop that reads a device tensor on every iteration (`while not done.all():`,
     `while x[i].item() > 0:`), and the `.tolist()` round trip that multiplies or sums each row in
@@ -197,6 +199,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
         "iter .tolist",
         # a row as a slice bound (`ids[:l]`) or a size (`torch.arange(n)`, `range(n)`)
         f"loop @subscript arg Slice in {_ROW_LOOPS}",
+        # a row written into a host tensor's element (`order[i, j] = yhat[idx]`)
+        f"loop @subscript arg Store in {_ROW_LOOPS}",
         f"loop .arange|.zeros|.ones|.empty|.rand|.randn|.full|range in {_ROW_LOOPS}",
         f"loop {'|'.join('.' + m for m in sorted(SIZE_METHODS))} in {_ROW_LOOPS}",
         # a row as a repeat count in an argument (`indices.extend([i] * seq_len)`)
@@ -932,6 +936,24 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     for i, req in enumerate(reqs):
                         req.num_computed = self.lens_cpu[i].item() + int(counts[i])
                         self.lens[i].fill_(len(req.tokens))
+            """
+        ),
+        # Session 41 (misses41): the twin of the reading-order pairs in `invalid`: a device row
+        # written into a device tensor (a copy on the device) or into a list (a reference).
+        Valid(
+            """
+            import torch
+            def pairs(logits, n: int):
+                yhat = torch.sigmoid(logits.cuda())
+                order = torch.zeros((n, n), device="cuda")
+                rows = [None] * (n * n)
+                idx = 0
+                for i in range(n):
+                    for j in range(n):
+                        order[i, j] = yhat[idx]
+                        rows[idx] = yhat[idx]
+                        idx += 1
+                return order, rows
             """
         ),
         # Ranges sliced by the items' positions (a tiled encode's tiles): a chunk of work per
@@ -2051,6 +2073,27 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 return groups
             """,
             message_contains="on each row of `token_types`",
+        ),
+        # Session 41 (misses41, kraken 7.1.1's reading-order validation): a device row written
+        # into a host tensor's element, indexed by a counter the body adds 1 to: a blocking
+        # device-to-host copy per pair.
+        Invalid(
+            """
+            import torch
+            def pairs(logits, n: int):
+                yhat = torch.sigmoid(logits.cuda())
+                order = torch.zeros((n, n))
+                idx = 0
+                for i in range(n):
+                    for j in range(n):
+                    ^^^^^^^^^^^^^^^^^^
+                        if i != j:
+                            order[i, j] = yhat[idx]
+                            idx += 1
+                 ...^^^^^^^^^^^^^^^^
+                return order
+            """,
+            message_contains="a write into a host tensor or array on each row of `yhat`",
         ),
         Invalid(
             """

@@ -2633,6 +2633,22 @@ class SyncOnHotPath(Rule):
                 return logits
             """
         ),
+        # Session 41 (misses41): the same count compared inline, or tested bare, of a numpy
+        # array's matches: host numbers, as the bound form.
+        Valid(
+            """
+            import numpy as np
+            import torch
+            def fused_loss_forward(logits, target, ignore_index=-100):
+                ids = np.asarray(target)
+                if (ids != ignore_index).sum() > 0:
+                    logits = logits * 2
+                kept = (ids != ignore_index).sum()
+                if kept:
+                    logits = logits + 1
+                return logits
+            """
+        ),
         # Session 38 (mine38): a `while` loop that runs no model (a reader filling a queue)
         # makes nothing it calls hot (one that does: tests/test_recall_s38_mine.py).
         Valid(
@@ -5528,6 +5544,22 @@ class SyncOnHotPath(Rule):
                     alpha = chunk.shape[0] / total if total > 0 else 0.0
             #                                         ^^^^^
                     logits[start : start + 1024] = chunk * alpha
+                return logits
+            """,
+        ),
+        # Session 41 (misses41): the same count compared inline, or bound and tested bare,
+        # is the same read.
+        Invalid(
+            """
+            import torch
+            def fused_loss_forward(logits, target, ignore_index=-100):
+                if (target != ignore_index).sum() > 0:
+            #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    logits = logits * 2
+                kept = (target != ignore_index).sum()
+                if kept:
+            #      ^^^^
+                    logits = logits + 1
                 return logits
             """,
         ),

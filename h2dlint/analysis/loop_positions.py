@@ -1,5 +1,6 @@
 """Index loops by positions a loop's iteration gives (HTD201, HTD202): the counter of
-``enumerate`` (``for i, req in enumerate(reqs)`` reading ``lens[i]``) and the items themselves
+``enumerate`` (``for i, req in enumerate(reqs)`` reading ``lens[i]``), a counter the body
+adds 1 to (``yhat[idx]`` then ``idx += 1``) and the items themselves
 or their fields (``for req in reqs`` reading ``logprobs[req.idx]``). Each is a
 :class:`~h2dlint.analysis.sync_basics.RowLoop` of :attr:`Walk.INDEX`: the rows it reads are
 those of the tensors the body indexes by those names, one read per iteration."""
@@ -52,3 +53,32 @@ def item_index_loop(iterable: cst.BaseExpression, target: cst.BaseExpression) ->
     if not names:
         return None
     return RowLoop(Walk.INDEX, None, names, target, picks=True)
+
+
+def counted_loop(node: cst.For) -> RowLoop | None:
+    """``for j in range(n): ... order[i, j] = yhat[idx]; idx += 1`` as an index loop of the
+    names its own body (not a nested loop's or function's) adds 1 to (``idx += 1``): a counter
+    kept by hand moves one position per iteration (or per iteration its branch takes), as an
+    ``enumerate`` counter does; the rows of the tensors the body indexes by it, written into a
+    host tensor or array (other reads by such a counter, Qwen2-VL's rope index reading
+    ``image_grid_thw[image_index]`` per image, are HTD202's findings, and stay so)."""
+    names: set[str] = set()
+    stack: list[cst.CSTNode] = [node.body]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (cst.For, cst.While, cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if (
+            isinstance(current, cst.AugAssign)
+            and isinstance(current.operator, cst.AddAssign)
+            and isinstance(current.target, cst.Name)
+            and isinstance(current.value, cst.Integer)
+            and current.value.value == "1"
+        ):
+            names.add(current.target.value)
+        stack.extend(current.children)
+    names -= set(target_names(node.target))
+    if not names:
+        return None
+    first = min(names)
+    return RowLoop(Walk.INDEX, None, frozenset(names), cst.Name(first), kept_counter=True)

@@ -30,7 +30,7 @@ from h2dlint.analysis.gloo_groups import gloo_gathered
 from h2dlint.analysis.host_data import dataset_module, host_side
 from h2dlint.analysis.hot_names import metrics_name
 from h2dlint.analysis.loop_iterables import bound_tiny
-from h2dlint.analysis.loop_positions import counter_loop, item_index_loop
+from h2dlint.analysis.loop_positions import counted_loop, counter_loop, item_index_loop
 from h2dlint.analysis.loop_transfers import PARAMETER_WORDS
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.names import names_read, target_names
@@ -41,9 +41,11 @@ from h2dlint.analysis.row_tensors import (
     pieces_walk,
     rows_are_tensors,
 )
+from h2dlint.analysis.row_writes import host_write
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, RowLoop, RowSync, Walk
 from h2dlint.analysis.syncs import (
     INDEX_READS,
+    ROW_WRITE,
     reads_row,
     row_loop,
     row_syncs,
@@ -136,6 +138,9 @@ def _walks(node: Loop) -> Iterator[tuple[RowLoop, list[cst.CSTNode], bool, bool]
     counted = counter_loop(iterable, target)
     if counted is not None and (loop is not None or isinstance(node, cst.For)):
         yield counted, parts, False, False
+    kept = counted_loop(node) if isinstance(node, cst.For) else None
+    if kept is not None:
+        yield kept, parts, False, False
     if items is not None:
         yield items, parts, False, False
     flattened = _flattened(node)
@@ -216,6 +221,10 @@ def _accepted(
         ):
             continue  # ``hyp.yseq.tolist()`` of ``for hyp in nbest_hyps``: objects, no rows
         where = provenance.where(sync.tensor, frame)
+        if loop.kept_counter and sync.what != ROW_WRITE:
+            continue  # ``image_grid_thw[image_index].item()``: HTD202's read, as before
+        if sync.what == ROW_WRITE and not host_write(provenance, sync, frame):
+            continue  # a row written into a device tensor, a list or a dict: nothing read
         if where.on_host or (sync.what in HOST_COPIES and _weights_walked(loop)):
             continue  # `[w.cpu() for w in new_weights]`: a checkpoint's or a merge's copies
         if where is Where.UNKNOWN and _items_on_device(provenance, sync, loop, frame):

@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from h2dlint.analysis.first_steps import first_step_lines
 from h2dlint.analysis.period_words import PERIOD_WORDS, STEP_COUNTER_WORDS
 from h2dlint.project.ast_walk import child_nodes
 from h2dlint.project.summary import dotted, top_functions
@@ -135,6 +136,7 @@ def _steps(tree: ast.Module) -> _Steps:
         nodes = _own_nodes(function.body)
         loops[key] = _loops_in(nodes, functions, cls)
         guarded[key] = _occasional_in(nodes) + _past_periodic_exits(function, nodes)
+        guarded[key] += first_step_lines(nodes)
     return {
         "loops": {k: v for k, v in loops.items() if v},
         "guarded": {k: v for k, v in guarded.items() if v},
@@ -159,7 +161,8 @@ def _loops_in(nodes: list[ast.AST], functions: dict[str, _Function], cls: str | 
             )
             if step is not None:
                 last = node.end_lineno or node.lineno
-                loops.append([node.lineno, last, step, _occasional_lines(node.body)])
+                occasional = _occasional_lines(node.body) + first_step_lines([node], True)
+                loops.append([node.lineno, last, step, occasional])
     return loops
 
 

@@ -124,6 +124,9 @@ class RowLoop:
     # then ``[o.cpu() for o in outs]``): each item proven on the device, one sync each, and no
     # per-row fix (a list has no ``.sum(dim=-1)``).
     items: bool = False
+    # An index loop of a counter the body adds 1 to (``idx += 1``): only a row it indexes
+    # written into a host tensor counts (``loop_positions.counted_loop``).
+    kept_counter: bool = False
 
 
 @dataclass(frozen=True)
@@ -134,6 +137,9 @@ class RowSync:
     call: cst.BaseExpression
     tensor: cst.BaseExpression
     what: str
+    # The tensor or array a row is written into by index (``order[i, j] = yhat[k]``): a read
+    # only where it is on the host (``analysis/row_writes.py``).
+    written: cst.BaseExpression | None = None
 
 
 def host_copy(call: cst.Call) -> str | None:

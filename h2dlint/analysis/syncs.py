@@ -329,6 +329,7 @@ ROW_SLICE = "a row as a slice bound"
 ROW_SIZE = "a row as a size"
 ROW_REPEAT = "a row as a repeat count"  # ``[False] * lens[i]``: the list asks for ``__index__``
 INDEX_READS = frozenset({ROW_SLICE, ROW_SIZE, ROW_REPEAT})
+ROW_WRITE = "a write into a host tensor or array"
 
 
 class _SyncFinder(LoopBodyVisitor):
@@ -377,6 +378,18 @@ class _SyncFinder(LoopBodyVisitor):
         if sync is None or self._shadowed(node):
             return
         self.found.append(sync)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        """``order[i, j] = yhat[k]``: a row written by index into another tensor or array
+        (a read where that one is on the host: :mod:`~h2dlint.analysis.row_writes`)."""
+        value = node.value
+        if len(node.targets) != 1 or not isinstance(value, (cst.Subscript, cst.Name)):
+            return
+        target = node.targets[0].target
+        if isinstance(target, cst.Subscript) and not self._shadowed(value):
+            tensors = reads_row(value, self.loop)
+            if tensors and not _mentions(target.value, self.loop.names):
+                self.found.append(RowSync(value, tensors[0], ROW_WRITE, target.value))
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         """``ids[:l]`` with ``l`` a row (``for ids, l in zip(pos, lens)``), ``x[s:e]`` with

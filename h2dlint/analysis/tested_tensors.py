@@ -34,7 +34,12 @@ def tested_tensor(provenance: Provenance, test: cst.BaseExpression) -> cst.BaseE
     if tensor is not None:
         return tensor
     if isinstance(test, (cst.Name, cst.Attribute)):
-        return test if provenance.where(test) is Where.DEVICE else None
+        if provenance.where(test) is Where.DEVICE:
+            return test
+        # ``if total:`` of ``total = (target != ignore).sum()``, as ``if total > 0:``
+        frame = provenance.current_frame()
+        read = isinstance(test, cst.Name) and read_reduction(provenance, test, frame)
+        return test if read else None
     if annotated_comparison(provenance, test):
         return test  # ``if input_pos_maxp1 > self.max_seq_length:`` of a tensor parameter
     if isinstance(test, cst.Comparison) and (

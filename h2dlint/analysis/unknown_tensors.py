@@ -52,9 +52,14 @@ def tensor_root(
         if explicit is not None and isinstance(explicit.func, cst.Attribute)
         else None
     )
-    # ``total = (target != ignore).sum()`` then ``total > 0``: :func:`read_reduction`
-    read = method in ("item", "tolist") or (
-        isinstance(tensor, cst.Name) and read_reduction(provenance, tensor, frame)
+    # ``total = (target != ignore).sum()`` then ``total > 0``: :func:`read_reduction`; the
+    # same count compared inline (``(target != ignore).sum() > 0``): :func:`compared_count`
+    inline = compared_count(provenance, tensor, frame)
+    tensor = inline if inline is not None else tensor
+    read = (
+        method in ("item", "tolist")
+        or inline is not None
+        or (isinstance(tensor, cst.Name) and read_reduction(provenance, tensor, frame))
     )
     root = tensor_evidence(provenance, tensor, frame, read=read)
     if method == "cpu" and moved_in_place(context, tensor):
@@ -106,7 +111,29 @@ def read_reduction(provenance: Provenance, name: cst.Name, frame: Frame) -> bool
     ``(np.asarray(t) != ignore).sum()``, nor ``arr.min()`` of a parameter that may be a numpy
     array): its value, compared or tested, is read as ``.item()`` reads it."""
     value = bound_reduction(provenance, name, frame)
-    if value is None or value_where(provenance, value, frame).on_host:
+    return value is not None and _count_of_matches(provenance, value, frame)
+
+
+def compared_count(
+    provenance: Provenance, node: cst.BaseExpression, frame: Frame
+) -> cst.BaseExpression | None:
+    """The reduction of an elementwise comparison (see :func:`read_reduction`) that the value
+    comparison ``node`` compares inline (``(target != ignore).sum() > 0``: the spelling of
+    ``total = (target != ignore).sum()`` then ``total > 0`` without the name), or None."""
+    if not isinstance(node, cst.Comparison) or not all(
+        isinstance(c.operator, COMPARISON_OPERATORS) for c in node.comparisons
+    ):
+        return None
+    for operand in (node.left, *(c.comparator for c in node.comparisons)):
+        if _reduction(operand) and _count_of_matches(provenance, operand, frame):
+            return operand
+    return None
+
+
+def _count_of_matches(provenance: Provenance, value: cst.BaseExpression, frame: Frame) -> bool:
+    """Whether the reduction ``value`` (:func:`_reduction`) counts an elementwise comparison
+    that is not host data."""
+    if value_where(provenance, value, frame).on_host:
         return False
     assert isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
     counted = value.func.value  # only a count of matches: ``arr.min()`` may be numpy's

@@ -50,7 +50,9 @@ from h2dlint.project.shared_parts import SharedParts
 # 13 (session 38): the part ``steps`` also finds ``while`` loops whose own body runs a model.
 # 14 (session 39): the files' headers say how many bytes of parts follow; new summaries are
 # appended as segments (``packed.segment``).
-SUMMARY_FORMAT = 14
+# 15 (session 41): the ``guarded`` lines also hold the branches a loop of model steps takes on
+# its first few iterations only (``if batch_i < 3:``, ``analysis/first_steps.py``).
+SUMMARY_FORMAT = 15
 # Parts kept in a file of their own, read only when a process first asks for one of them: large
 # (every name a module calls) and needed by few runs (a question about callers in other
 # modules), so that a run that never asks does not pay for reading them.
