@@ -14,6 +14,10 @@ import libcst as cst
 
 # First words of a helper's name before ``backward`` that say it runs one.
 _RUNNING_WORDS = frozenset({"do", "run", "perform", "compute", "forward"})
+# Second words after ``backward`` that speak of an API's history, not of a backward pass
+# (``backward_compatible_load(state)``, transformers'
+# ``_backward_compatibility_gradient_checkpointing()``).
+_HISTORY_WORDS = frozenset({"compat", "compatible", "compatibility"})
 
 
 def backward_helper(name: str) -> bool:
@@ -21,9 +25,12 @@ def backward_helper(name: str) -> bool:
     with ``backward`` (``_backward_pass``, ``backward_step``: the helper a training loop calls
     with its loss, agilerl 2.50's DPO and SFT loops; a pipeline schedule's ``backward_step``), or
     a running word then ``backward`` (``forward_backward_func``, ``do_backward``). Not
-    ``backward`` itself (the caller's own case), hooks, nor ``save_for_backward``."""
+    ``backward`` itself (the caller's own case), hooks, ``save_for_backward``, nor names of an
+    API's history (``backward_compatible_load``)."""
     words = name.strip("_").lower().split("_")
     if name == "backward" or "hook" in words or "hooks" in words or len(words) < 2:
+        return False
+    if words[1] in _HISTORY_WORDS:
         return False
     return words[0] == "backward" or (words[0] in _RUNNING_WORDS and words[1] == "backward")
 
