@@ -5,6 +5,7 @@ import libcst as cst
 from h2dlint.analysis.array_frameworks import other_framework_module
 from h2dlint.analysis.builtin_walks import WALKING_BUILTINS, BuiltinWalk, builtin_walk
 from h2dlint.analysis.device_branches import off_cuda_branch
+from h2dlint.analysis.env_steps import loop_copy_handed_to_environment
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.host_data import dataset_module
 from h2dlint.analysis.hot_calls import runs_model
@@ -936,6 +937,20 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     for i, req in enumerate(reqs):
                         req.num_computed = self.lens_cpu[i].item() + int(counts[i])
                         self.lens[i].fill_(len(req.tokens))
+            """
+        ),
+        # Session 41 (lead, SheepRL's test episodes): a `while` loop's copy handed to an
+        # environment's `step` is the simulator's input, needed on the host every step, not
+        # loop state that could stay on the device (the copy kept instead stays reported:
+        # tests/test_precision_fixes_s41_triage.py).
+        Valid(
+            """
+            import torch
+            def evaluate(policy, env):
+                obs, done = env.reset(), False
+                while not done:
+                    action = torch.tanh(torch.as_tensor(obs, device="cuda"))
+                    obs, reward, done, info = env.step(action.cpu().numpy().reshape(-1))
             """
         ),
         # Session 41 (misses41): the twin of the reading-order pairs in `invalid`: a device row
@@ -2883,6 +2898,12 @@ class SyncPerRow(ComprehensionVisits, Rule):
         provenance = Provenance.of(self.context)
         frame = provenance.current_frame()
         ordered = sorted(syncs, key=lambda s: not s.what.startswith("`."))
+        ancestors = self.context.ancestors
+        ordered = [  # an episode's actions handed to the simulator: its input, not loop state
+            s
+            for s in ordered
+            if not loop_copy_handed_to_environment(provenance, ancestors, node, s.node, frame)
+        ]
         for sync in ordered:
             if value_where(provenance, sync.tensor, frame) is not Where.DEVICE:
                 continue

@@ -2,7 +2,8 @@
 (triage41)"), with the twins that must keep their verdict. A numpy array that its function
 hands to an environment's ``step`` or ``step_async`` is the simulator's input, needed on the
 host at once (CleanRL's ``VecPyTorch.step_async``, SheepRL's rollout loop); the same copy kept
-in a buffer, or handed to the object's own ``self.step``, stays reported. Memory that
+in a buffer, or handed to the object's own ``self.step``, stays reported; so for the copy an
+episode's ``while`` loop makes on every step (HTD201, the lead's). Memory that
 ``cudaHostRegister`` page-locks in place is pinned (CleanRL's asynchronous PPO storage, a host
 pool registered in ``__init__``); an unregistered neighbour stays pageable. An attribute of an
 object that ``torch.nn.functional`` holds (``F._Reduction.get_enum``) is no tensor function:
@@ -110,3 +111,34 @@ def test_an_attribute_of_an_object_functional_holds_is_no_tensor(tmp_path: Path)
     # A function of torch.nn.functional returns a tensor: its test stays a read.
     tensor = REDUCE.format(value="F.relu(loss).sum()")
     assert cli_rows(tmp_path, tensor, "HTD202") == [6]
+
+
+EPISODE = """
+import torch
+def evaluate(actor, env, device):
+    obs = env.reset()
+    done = False
+    kept = []
+    while not done:
+        action = torch.tanh(torch.as_tensor(obs, device="cuda"))
+        {handoff}
+    return kept
+"""
+
+
+def test_an_episodes_actions_handed_to_env_step_are_no_loop_state(tmp_path: Path) -> None:
+    # HTD201's `while` loop: the copy is the simulator's input on every step (SheepRL's test
+    # episodes), however the array is reshaped on the way.
+    for handoff in (
+        "obs, reward, done, info = env.step(action.cpu().numpy())",
+        "obs, reward, done, info = env.step(action.cpu().numpy().reshape(env.shape))",
+    ):
+        assert cli_rows(tmp_path, EPISODE.format(handoff=handoff), "HTD201") == [], handoff
+    # The same copy kept, with the loop's end tested on the host: still one sync per step.
+    kept = "kept.append(action.cpu().numpy())\n        done = len(kept) > 100"
+    assert cli_rows(tmp_path, EPISODE.format(handoff=kept), "HTD201") == [7]
+    # An object's own step is no simulator: still reported.
+    own = "obs, reward, done, info = self.step(action.cpu().numpy())"
+    assert cli_rows(
+        tmp_path, EPISODE.format(handoff=own).replace("(actor,", "(self, actor,"), "HTD201"
+    ) == [7]

@@ -6,7 +6,9 @@ environment's step: ``envs.step(actions.cpu().numpy())``, ``real_actions = torch
 the host and needs the action now: the copy is the step's input, nothing can overlap it, and the
 advice to copy it asynchronously and wait later does not apply (session 41: CleanRL's twelve
 ``VecPyTorch.step_async`` copies, SheepRL's rollout loops). HTD202 asks this for its MEDIUM
-copies, beside an environment's own ``step`` (:mod:`h2dlint.analysis.host_inputs`).
+copies, beside an environment's own ``step`` (:mod:`h2dlint.analysis.host_inputs`); HTD201 for
+the copy a ``while`` loop makes on every iteration (an episode's ``while not done:`` loop: the
+action is the simulator's input, not loop state that could stay on the device).
 """
 
 from __future__ import annotations
@@ -66,6 +68,32 @@ def handed_to_environment(
             ):
                 return True
     return False
+
+
+def loop_copy_handed_to_environment(
+    provenance: Provenance,
+    ancestors: Sequence[cst.CSTNode],
+    loop: cst.CSTNode,
+    copy: cst.CSTNode,
+    frame: Frame,
+) -> bool:
+    """:func:`handed_to_environment` for ``copy``, a node inside ``loop`` (whose own ancestors
+    are ``ancestors``): the copy a ``while`` loop makes on every iteration."""
+    path = _path(loop, copy)
+    return path is not None and handed_to_environment(provenance, [*ancestors, *path], frame)
+
+
+def _path(root: cst.CSTNode, target: cst.CSTNode) -> list[cst.CSTNode] | None:
+    """The nodes from ``root`` down to ``target``'s parent, root first; None when ``target``
+    is not under ``root``."""
+    stack: list[tuple[cst.CSTNode, list[cst.CSTNode]]] = [(root, [])]
+    while stack:
+        node, above = stack.pop()
+        if node is target:
+            return above
+        below = [*above, node]
+        stack.extend((child, below) for child in node.children)
+    return None
 
 
 def _chain_root(node: cst.BaseExpression) -> cst.BaseExpression:
