@@ -74,7 +74,7 @@ def chosen(provenance: FactSource, node: cst.BaseExpression, frame: Frame, depth
 
 def _chosen(provenance: FactSource, node: cst.BaseExpression, frame: Frame, depth: int) -> bool:
     if isinstance(node, cst.IfExp):
-        return _literal_choice(node)
+        return _literal_choice(provenance, node)
     if isinstance(node, cst.Name):
         return _name(provenance, node, frame, depth)
     if isinstance(node, cst.Attribute):
@@ -88,22 +88,42 @@ def _chosen(provenance: FactSource, node: cst.BaseExpression, frame: Frame, dept
     return False
 
 
-def _literal_choice(node: cst.IfExp) -> bool:
+def _literal_choice(provenance: FactSource, node: cst.IfExp) -> bool:
     """``"cpu" if backend == "gloo" else "cuda"`` (or ``torch.device(...)`` of each arm)."""
-    arms = {_literal_place(arm) for arm in (node.body, node.orelse)}
-    if arms != {"host", "device"}:
-        return False
-    words = cst.Module([]).code_for_node(node.test).lower()
-    return not any(word in words for word in ("cuda", "gpu", "nccl"))
+    arms = {_literal_place(provenance, arm) for arm in (node.body, node.orelse)}
+    return arms == {"host", "device"} and not gpu_test(node.test)
 
 
-def _literal_place(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.Call) and node.args and node.args[0].keyword is None:
-        node = node.args[0].value  # ``torch.device("cuda")``
-    if not isinstance(node, cst.SimpleString):
-        return None
-    text = node.evaluated_value
-    if not isinstance(text, str):
+def gpu_test(test: cst.BaseExpression) -> bool:
+    """Whether a condition asks for the GPU's presence: it names CUDA, a GPU or NCCL."""
+    words = cst.Module([]).code_for_node(test).lower()
+    return any(word in words for word in ("cuda", "gpu", "nccl"))
+
+
+def device_string(node: cst.BaseExpression) -> str | None:
+    """The text of a device written as a string (an f-string's leading text: ``f"cuda:{i}"``)."""
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else None
+    if isinstance(node, cst.FormattedString):
+        head = node.parts[0] if node.parts else None
+        if isinstance(head, cst.FormattedStringText):
+            return head.value
+    return None
+
+
+def _literal_place(provenance: FactSource, node: cst.BaseExpression) -> str | None:
+    """ "host" or "device" for a device written as a value (``"cpu"``, ``torch.device("cuda")``);
+    None for anything else (a parameter ``device`` that a ``None`` test falls back from)."""
+    if (
+        isinstance(node, cst.Call)
+        and node.args
+        and node.args[0].keyword is None
+        and provenance.qualify(node.func) == "torch.device"
+    ):
+        node = node.args[0].value
+    text = device_string(node)
+    if text is None:
         return None
     return "host" if text.startswith(HOST_DEVICE_PREFIXES) else "device"
 

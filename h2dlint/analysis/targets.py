@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from h2dlint.analysis.chosen_devices import chosen
+from h2dlint.analysis.chosen_devices import chosen, device_string
 from h2dlint.analysis.frames import Frame, parameter_annotation, parameter_default
 from h2dlint.analysis.host_properties import host_property
 from h2dlint.analysis.returns import returned_values
@@ -30,17 +30,6 @@ class Target(enum.Enum):
     HOST = "host"
     DTYPE = "dtype"
     UNKNOWN = "unknown"
-
-
-def _string(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.SimpleString):
-        value = node.evaluated_value
-        return value if isinstance(value, str) else None
-    if isinstance(node, cst.FormattedString):
-        head = node.parts[0] if node.parts else None
-        if isinstance(head, cst.FormattedStringText):
-            return head.value
-    return None
 
 
 def _by_string(text: str) -> Target:
@@ -74,53 +63,16 @@ def _agree(targets: list[Target]) -> Target:
 
 def _either(
     provenance: FactSource,
-    values: Sequence[cst.BaseExpression | None],
-    frame: Frame,
+    values: Sequence[tuple[cst.BaseExpression | None, Frame]],
     depth: int,
-    allocation: bool,
 ) -> bool:
-    """Whether a name's values include a choice between the host and a device, both written
-    as values, by a test that is not about the GPU's presence (``torch.device("cuda") if
-    fused else "cpu"``, ``torch.device("cpu" if backend == "gloo" else "cuda")``): then what
-    the name says proves nothing. A test of whether CUDA is
-    there (``"cuda" if torch.cuda.is_available() else "cpu"``, ``if backend == "nccl"``)
-    picks the GPU wherever there is one: the name keeps its meaning."""
-    for value in values:
-        if value is not None and chosen(provenance, value, frame, depth):
-            return True  # ``t.device`` of ``t = x.to(device=d)``, ``d`` such a choice
-        if (
-            isinstance(value, cst.Call)
-            and value.args
-            and value.args[0].keyword is None
-            and provenance.qualify(value.func) == "torch.device"
-        ):
-            value = value.args[0].value  # ``torch.device("cpu" if gloo else "cuda")``
-        if (
-            isinstance(value, cst.IfExp)
-            and all(_literal(arm) for arm in (value.body, value.orelse))
-            and not _gpu_test(value.test)
-        ):
-            arms = {
-                device_target(provenance, arm, frame, depth + 1, allocation)
-                for arm in (value.body, value.orelse)
-            }
-            if {Target.HOST, Target.DEVICE} <= arms:
-                return True
-    return False
-
-
-def _gpu_test(test: cst.BaseExpression) -> bool:
-    """Whether a condition asks for the GPU's presence: it names CUDA, a GPU or NCCL."""
-    words = cst.Module([]).code_for_node(test).lower()
-    return any(word in words for word in ("cuda", "gpu", "nccl"))
-
-
-def _literal(node: cst.BaseExpression) -> bool:
-    """A device written as a value: ``"cpu"``, ``torch.device("cuda")`` (not a parameter
-    ``device`` that a ``None`` test falls back from)."""
-    if isinstance(node, cst.Call) and node.args:
-        node = node.args[0].value
-    return _string(node) is not None
+    """Whether a name's values (each with its frame) include a device chosen between the host
+    and a device, or a tensor placed by such a choice (:func:`~h2dlint.analysis.
+    chosen_devices.chosen`: ``torch.device("cpu" if backend == "gloo" else "cuda")``, ``t.device``
+    of ``t = x.to(device=d)``): then what the name says proves nothing. A test of whether CUDA
+    is there (``"cuda" if torch.cuda.is_available() else "cpu"``) picks the GPU wherever there
+    is one: the name keeps its meaning."""
+    return any(v is not None and chosen(provenance, v, f, depth) for v, f in values)
 
 
 def device_target(
@@ -135,7 +87,7 @@ def device_target(
     :func:`_parameter_target`)."""
     if depth > MAX_DEPTH:
         return Target.UNKNOWN
-    text = _string(node)
+    text = device_string(node)
     if text is not None:
         return _by_string(text)
     if isinstance(node, cst.Integer):
@@ -147,7 +99,7 @@ def device_target(
         called = provenance.qualify(node.func)
         if called == "torch.device":
             args = [a for a in node.args if a.keyword is None]
-            first = _string(args[0].value) if args else None
+            first = device_string(args[0].value) if args else None
             if first is not None:
                 return _by_string(first)
             if args:
@@ -176,7 +128,7 @@ def device_target(
             )
             if resolved is not Target.UNKNOWN:
                 return resolved
-            if _either(provenance, values, frame, depth, allocation):
+            if _either(provenance, [(v, frame) for v in values], depth):
                 return Target.UNKNOWN
         if len(values) == 1 and bindings.is_parameter(node):
             if chosen(provenance, node, frame, depth):
@@ -197,7 +149,7 @@ def device_target(
                 )
                 if resolved is not Target.UNKNOWN:
                     return resolved
-                if _either(provenance, [v for v, _ in assigned], frame, depth, allocation):
+                if _either(provenance, assigned, depth):
                     return Target.UNKNOWN
             if host_property(frame.cls, node.attr.value):
                 return Target.HOST  # ``@property def device(self): return "cpu"``
