@@ -19,11 +19,9 @@ import libcst as cst
 
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_inputs import numpy_call
-from h2dlint.analysis.names import calls_in
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.step_handoffs import hands_to_step
 
-# The calls that hand an action to an environment (Gym's ``step``, the vectorised ``step_async``).
-ENV_STEP_CALLS = frozenset({"step", "step_async"})
 # An environment's own step methods, which :func:`~h2dlint.analysis.host_inputs.
 # input_handed_to_numpy` judges: there only the action the step is given is the simulator's
 # input; a value the step computes from it on the device (a policy inside the environment)
@@ -46,28 +44,7 @@ def handed_to_environment(
         return False
     if function.name.value in OWN_ENV_STEPS:
         return False  # an environment's own step: only its action input is the simulator's
-    bindings = provenance.bindings(frame)
-    for call in calls_in(function):
-        func = call.func
-        if not (isinstance(func, cst.Attribute) and func.attr.value in ENV_STEP_CALLS):
-            continue
-        if isinstance(func.value, cst.Name) and func.value.value == "self":
-            continue
-        for arg in call.args:
-            root = _chain_root(arg.value)
-            if root is numpy:
-                return True
-            if not isinstance(root, cst.Name):
-                continue
-            values = [b.value for b in bindings.reaching_bindings(root)]
-            arrays = [v for v in values if v is not None and _numpy_array(v)]
-            if (
-                arrays
-                and len(arrays) == len(values)
-                and any(_chain_root(v) is numpy for v in arrays)
-            ):
-                return True
-    return False
+    return hands_to_step(provenance, numpy, function, frame)
 
 
 def loop_copy_handed_to_environment(
@@ -94,23 +71,3 @@ def _path(root: cst.CSTNode, target: cst.CSTNode) -> list[cst.CSTNode] | None:
         below = [*above, node]
         stack.extend((child, below) for child in node.children)
     return None
-
-
-def _chain_root(node: cst.BaseExpression) -> cst.BaseExpression:
-    """What a method chain is called on, down to a ``.numpy()`` call or a plain expression:
-    ``a.cpu().numpy()`` for ``a.cpu().numpy().reshape(s).astype(f)``; ``x`` for ``x.reshape(s)``."""
-    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-        if node.func.attr.value == "numpy":
-            return node
-        node = node.func.value
-    return node
-
-
-def _numpy_array(value: cst.BaseExpression) -> bool:
-    """Whether ``value`` is a ``.numpy()`` call, or a method chain on one."""
-    root = _chain_root(value)
-    return (
-        isinstance(root, cst.Call)
-        and isinstance(root.func, cst.Attribute)
-        and root.func.attr.value == "numpy"
-    )

@@ -16,6 +16,7 @@ from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.names import calls_in
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.step_handoffs import hands_to_step
 from h2dlint.analysis.tuple_targets import unpacked_target
 from h2dlint.analysis.value_syncs import value_where
 from h2dlint.context import SharedKey
@@ -298,7 +299,7 @@ def input_handed_to_numpy(
         and frame.cls is not None
         and own_input(provenance, tensor, frame, 0, read=True)
     ):
-        return _handed_to_simulator(ancestors, call, function)
+        return hands_to_step(provenance, call, function, frame)  # the action, to a simulator
     if (
         isinstance(function, cst.FunctionDef)
         and converts_input(ancestors, tensor)
@@ -328,36 +329,6 @@ def numpy_call(ancestors: Sequence[cst.CSTNode]) -> cst.Call | None:
     attribute, call = ancestors[-1], ancestors[-2]
     numpy = isinstance(attribute, cst.Attribute) and attribute.attr.value == "numpy"
     return call if numpy and isinstance(call, cst.Call) and call.func is attribute else None
-
-
-def _handed_to_simulator(
-    ancestors: Sequence[cst.CSTNode], numpy: cst.Call, function: cst.FunctionDef
-) -> bool:
-    """Whether an environment's step hands the array (directly, after host-side reshapes, or
-    through the name it is assigned to) to another object's ``step`` (``obs, reward, done,
-    info = self._env.step(action_np)``): a simulator that needs the action on the host now,
-    so the copy cannot be deferred. What comes back (observations) is no round trip."""
-    names = _assigned_names(ancestors)
-    for call in calls_in(function):
-        func = call.func
-        if not (isinstance(func, cst.Attribute) and func.attr.value == "step"):
-            continue
-        if isinstance(func.value, cst.Name) and func.value.value == "self":
-            continue  # the environment's own step: no simulator
-        for arg in call.args:
-            value = arg.value
-            if _holds(value, numpy) or (isinstance(value, cst.Name) and value.value in names):
-                return True
-    return False
-
-
-def _holds(node: cst.BaseExpression, inner: cst.BaseExpression) -> bool:
-    """Whether ``node`` is ``inner`` or a method chain on it (``a.cpu().numpy().flatten()``)."""
-    while node is not inner:
-        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
-            return False
-        node = node.func.value
-    return True
 
 
 # Bases that say a class is no ``torch.nn`` module.
