@@ -609,6 +609,22 @@ SERVING_PACKAGES: dict[str, str] = {
     "mmsegmentation": "1.2.2",
     "mmaction2": "1.2.0",
     "deep-sort-realtime": "1.3.2",
+    # Session 42 (helper triage42a): a thirteenth blind-style precision reading (docs/precision.md,
+    # "Session 42 (triage42a)") on LLM, speech and audio serving and generation code: streaming
+    # ASR servers (WhisperLiveKit), ASR and TTS inference (Qwen-ASR, FireRedASR, OmniVoice),
+    # text-to-audio generation (TangoFlux), NeMo-Aligner's RLHF rollouts, AMD Quark's and
+    # FP-Quant's quantized runtimes and calibration, and Formatron's constrained decoding. Files
+    # whose bytes or path name vllm or sglang are dropped unread when these are fetched
+    # (DROPS_RESERVED_MENTIONS).
+    "whisperlivekit": "0.2.26",
+    "qwen-asr": "0.0.6",
+    "omnivoice": "0.2.1",
+    "fireredasr": "0.0.2",
+    "tangoflux": "0.1.0",
+    "nemo-aligner": "0.7.0",
+    "formatron": "0.5.0",
+    "amd-quark": "0.13",
+    "fp-quant": "0.3.2",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # Packages whose files that import or name vllm or sglang were removed, unread, before they were
@@ -745,6 +761,15 @@ DROPS_RESERVED_MENTIONS = frozenset(
         "mmsegmentation",
         "mmaction2",
         "deep-sort-realtime",
+        "whisperlivekit",
+        "qwen-asr",
+        "omnivoice",
+        "fireredasr",
+        "tangoflux",
+        "nemo-aligner",
+        "formatron",
+        "amd-quark",
+        "fp-quant",
     }
 )
 NAMES_RESERVED = re.compile(rb"vllm|sglang", re.IGNORECASE)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.named_models import named_model_call
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.provenance.common import NEW_FACTORIES, SPLITTING_METHODS
 from h2dlint.analysis.returns import returned_values
@@ -114,7 +115,11 @@ def _made(value: cst.BaseExpression, provenance: Provenance, frame: Frame, depth
         value = value.func.value  # ``self.encoder(x).split(sizes)``: pieces of its output
     if isinstance(value, cst.Subscript):
         return _made(value.value, provenance, frame, depth)
-    if _model_call(value, provenance, frame, depth) or made_like(value, provenance, frame):
+    if (
+        _model_call(value, provenance, frame, depth)
+        or named_model_call(value, provenance, frame)
+        or made_like(value, provenance, frame)
+    ):
         return True
     if depth >= _MAX_DEPTH:
         return False

@@ -124,13 +124,14 @@ def _registered(body: cst.BaseSuite) -> set[str]:
     return names
 
 
-def guarded_attribute(test: cst.BaseExpression) -> cst.Attribute | None:
+def guarded_attribute(test: cst.BaseExpression) -> cst.BaseExpression | None:
     """``self.x`` of ``self.x is None``, ``self.x == ...``, ``self.x.numel() == 0``, ``self.x``,
-    ``not self.x``."""
+    ``not self.x``; ``self.x[0]`` of ``self.x[0] == 1`` (a flag kept in a buffer's element,
+    which a warm-up body clears: ``self._warmup_enable[0] = 0``)."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         test = test.expression
     if self_attribute(test):
-        return test  # type: ignore[return-value]
+        return test
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
         first, second = guarded_attribute(test.left), guarded_attribute(test.right)
         same = first is not None and second is not None and first.deep_equals(second)
@@ -149,7 +150,18 @@ def guarded_attribute(test: cst.BaseExpression) -> cst.Attribute | None:
         and left.func.attr.value == "numel"
     ):
         left = left.func.value
-    return left if self_attribute(left) else None  # type: ignore[return-value]
+    return left if self_attribute(left) or _flag_element(left) else None
+
+
+def _flag_element(node: cst.BaseExpression) -> bool:
+    """``self.x[0]``: one element of an attribute of ``self`` at a literal index."""
+    return (
+        isinstance(node, cst.Subscript)
+        and self_attribute(node.value)
+        and len(node.slice) == 1
+        and isinstance(node.slice[0].slice, cst.Index)
+        and isinstance(node.slice[0].slice.value, cst.Integer)
+    )
 
 
 def _high_water_mark(test: cst.Comparison) -> cst.Attribute | None:

@@ -31,6 +31,7 @@ import libcst as cst
 from h2dlint.analysis.arguments import positional
 from h2dlint.analysis.builtin_walks import compared_values
 from h2dlint.analysis.names import target_names
+from h2dlint.analysis.paired_results import star_zip_loops
 from h2dlint.analysis.row_shapes import (
     SIZE_METHODS,
     host_value,
@@ -120,6 +121,8 @@ def zipped_loops(iterable: cst.BaseExpression, target: cst.BaseExpression) -> li
         return []
     args = positional(iterable)
     elements = target.elements
+    if not args:
+        return star_zip_loops(iterable, elements)  # ``zip(*logprobs.topk(k))``
     if len(args) != len(elements) or any(a.star for a in args):
         return []
     loops = []
