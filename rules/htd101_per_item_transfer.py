@@ -741,6 +741,25 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                     return torch.cat(embeds)
             """
         ),
+        # the same with the image features a field of a submodule's output (mPLUG-Owl2's
+        # `.last_hidden_state` of the vision model and of the visual abstractor)
+        Valid(
+            """
+            import torch
+            class Owl(torch.nn.Module):
+                def encode_images(self, images):
+                    feats = self.vision_model(images).last_hidden_state
+                    return self.abstractor(encoder_hidden_states=feats).last_hidden_state
+                def merge(self, ids, images):
+                    image_features = self.encode_images(images)
+                    embeds = []
+                    for i in range(len(ids)):
+                        embeds.append(self.embed_tokens(ids[i]))
+                        embeds.append(image_features[i])
+                    embeds = [x.to(device=self.device) for x in embeds]
+                    return torch.cat(embeds)
+            """
+        ),
         # the same, through a name and a comprehension (an OCR model's three inputs)
         Valid(
             """

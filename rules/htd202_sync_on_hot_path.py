@@ -247,7 +247,10 @@ class SyncOnHotPath(Rule):
     HTD201 at the loop; a read in a loop nested in the row loop, or of items of a Python list,
     stays HTD202's) and syncs in `while` loops (HTD201); explicit waits (`torch.cuda.synchronize()`,
     `stream.synchronize()`) other than the one shape below; code that only runs while tracing or
-    scripting (`if torch.jit.is_tracing():`);
+    scripting (`if torch.jit.is_tracing():`); an arm only a torch older than 2.0 takes (the
+    `else` of `if digit_version(torch.__version__) > digit_version("1.6.0"):`, the body of
+    `if V(torch.__version__) < V("1.7"):`, also through a module constant such as
+    `is_torch_1_9_plus`);
     reference implementations a kernel is checked against (`*_reference`, `oracle`, `golden`,
     `tester`) and the private helpers only they use;
     debugging aids and error paths: `assert` and `raise` statements, arguments of logging and
@@ -1947,6 +1950,23 @@ class SyncOnHotPath(Rule):
                     y[y < 0] = 0
                     c = counts.to(device)
                     return y.repeat_interleave(c, dim=0, output_size=total)
+            """
+        ),
+        # The fallback for a torch older than 2.0 (MMOCR's SmoothL1Loss): never taken now.
+        Valid(
+            """
+            import torch
+            from mmengine.utils import digit_version
+            class SmoothL1(torch.nn.Module):
+                def forward(self, pred, gt, beta):
+                    diff = torch.abs(pred.cuda() - gt)
+                    if digit_version(torch.__version__) > digit_version("1.6.0"):
+                        loss = torch.nn.functional.smooth_l1_loss(pred, gt)
+                    else:
+                        small = diff < beta
+                        loss = torch.zeros_like(diff)
+                        loss[small] = 0.5 * diff[small] ** 2 / beta
+                    return loss
             """
         ),
         # A pipeline's per-request set-up, outside its loop of steps.

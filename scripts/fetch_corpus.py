@@ -625,6 +625,21 @@ SERVING_PACKAGES: dict[str, str] = {
     "formatron": "0.5.0",
     "amd-quark": "0.13",
     "fp-quant": "0.3.2",
+    # Session 42 (helper triage42b): a thirteenth blind-style precision reading (docs/precision.md,
+    # "Session 42 (triage42b)") on diffusion quantization (SD.Next's SDNQ), a GPU-simulated
+    # robotics benchmark and robot-learning policies (ManiSkill3, robomimic), OCR (MMOCR),
+    # image quality assessment (pyiqa), a vision-language model's local inference (moondream),
+    # multi-object trackers and a computer-vision serving engine (Roboflow's trackers and
+    # inference). Files whose bytes or path name vllm or sglang are dropped unread when these
+    # are fetched (DROPS_RESERVED_MENTIONS).
+    "sdnq": "0.2.8",
+    "mani-skill": "3.0.1",
+    "robomimic": "0.3.0",
+    "mmocr": "1.0.1",
+    "pyiqa": "0.1.16",
+    "moondream": "2.6.1",
+    "trackers": "2.6.1",
+    "inference": "1.8.3",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # Packages whose files that import or name vllm or sglang were removed, unread, before they were
@@ -770,6 +785,14 @@ DROPS_RESERVED_MENTIONS = frozenset(
         "formatron",
         "amd-quark",
         "fp-quant",
+        "sdnq",
+        "mani-skill",
+        "robomimic",
+        "mmocr",
+        "pyiqa",
+        "moondream",
+        "trackers",
+        "inference",
     }
 )
 NAMES_RESERVED = re.compile(rb"vllm|sglang", re.IGNORECASE)

@@ -1,8 +1,9 @@
 """Whether code on a hot path runs on every call: not under a run-once or tracing guard, not in
 a debugging aid (``assert``, ``raise``, a debug or logging branch, a logging call's arguments,
 a branch that ends by raising or warning), not in an arm for degenerate input (empty, NaN or
-infinite values), not in a branch that knows which kind of device it is on, not once every N
-steps, and not in a row loop (HTD201's). HTD202 (a sync on a hot path) asks these.
+infinite values), not in a branch that knows which kind of device it is on, not in an arm only
+a torch older than 2.0 takes, not once every N steps, and not in a row loop (HTD201's). HTD202
+(a sync on a hot path) asks these.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from h2dlint.analysis.sync_basics import (
     periodic_test,
 )
 from h2dlint.analysis.syncs import row_loop, sync_of, zipped_loops
+from h2dlint.analysis.torch_versions import old_torch_arm
 from h2dlint.context import FileContext
 
 # Calls whose arguments are only logged or printed.
@@ -121,6 +123,8 @@ def runs_every_call(
             return False  # ``x.cpu() if x.device.type == "cpu" else x``
         if isinstance(parent, (cst.If, cst.IfExp)) and off_cuda_part(parent, child, resolve):
             return False  # the ``else`` of ``if x.device.type in {"cpu", "cuda"}:``
+        if old_torch_arm(parent, child, context.module):
+            return False  # the ``else`` of ``if digit_version(torch.__version__) > ...('1.6')``
         if isinstance(parent, cst.If) and host_copy_fallback(parent, child, node):
             return False  # ``if src.device.type == "cpu": h = src.tolist() else: h = x.cpu()...``
         if isinstance(parent, cst.BooleanOperation) and off_cuda_operand(parent, child, resolve):

@@ -115,6 +115,9 @@ def _made(value: cst.BaseExpression, provenance: Provenance, frame: Frame, depth
         value = value.func.value  # ``self.encoder(x).split(sizes)``: pieces of its output
     if isinstance(value, cst.Subscript):
         return _made(value.value, provenance, frame, depth)
+    if isinstance(value, cst.Attribute) and _output_field_name(value, frame):
+        # ``self.vision(x).last_hidden_state``, ``out.logits``: a field of a model's output
+        return _made(value.value, provenance, frame, depth)
     if (
         _model_call(value, provenance, frame, depth)
         or named_model_call(value, provenance, frame)
@@ -163,6 +166,25 @@ def _made(value: cst.BaseExpression, provenance: Provenance, frame: Frame, depth
     return bool(values) and all(
         v is not None and _made(v, provenance, frame, depth + 1) for v in values
     )
+
+
+# Words of the fields of a model's output (``transformers``' ``ModelOutput``s, ``diffusers``'
+# ``.sample``): ``last_hidden_state``, ``logits``, ``image_embeds``, ``pooler_output``.
+OUTPUT_FIELD_WORDS = frozenset(
+    {"hidden", "logits", "embeds", "embedding", "embeddings", "pooler", "features", "sample"}
+    | {"attentions", "latents", "latent"}
+)
+
+
+def _output_field_name(node: cst.Attribute, frame: Frame) -> bool:
+    """``x.last_hidden_state``: a field named as a model's output's, of anything but ``self``
+    (whose attributes are the object's state). Only such names: what a call on an attribute of
+    ``self`` returns may be an environment's or a client's result (``self._env.get_steps(b)
+    [0].action_mask``: a numpy array), not a model's."""
+    owner = node.value
+    if isinstance(owner, cst.Name) and owner.value == frame.self_name:
+        return False
+    return bool(name_words(node.attr.value) & OUTPUT_FIELD_WORDS)
 
 
 def made_like(node: cst.BaseExpression, provenance: Provenance, frame: Frame) -> bool:
