@@ -173,7 +173,7 @@ def write(header: dict[str, Any], entries: Entries, keys: list[str]) -> bytes:
     decoded whole."""
     kept = any(entries.undecoded(key) is not None for key in keys)
     table: list[Any] = list(entries.table) if kept else []
-    at: dict[str, int] | None = None
+    at: dict[tuple[str, str] | str, int] | None = None
     lines = [b""]
     last = len(keys) - 1
     for number, key in enumerate(keys):
@@ -201,5 +201,9 @@ def write(header: dict[str, Any], entries: Entries, keys: list[str]) -> bytes:
     return b"\n".join(lines)
 
 
-def _pair(pair: Any) -> str:
+def _pair(pair: Any) -> tuple[str, str] | str:
+    """A key for a module's pair (a path and a digest, as :meth:`ResultCache.put` makes them;
+    anything else read from a file by its JSON)."""
+    if type(pair) is list and len(pair) == 2 and type(pair[0]) is str and type(pair[1]) is str:
+        return pair[0], pair[1]
     return json.dumps(pair, separators=(",", ":"))
