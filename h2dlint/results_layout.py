@@ -30,6 +30,9 @@ _HEAD_END = b',"entries":{'
 # An entry's line: its key (a digest: hex), its `used` stamp first, the entry's JSON after the key.
 _LINE = re.compile(rb'"([0-9a-f]+)":(\{"used":(-?[0-9]+)[,}])')
 _TAIL = b"}}"
+# The modules' table is built again from the entries' own when it names this many more modules
+# than there are entries (modules of entries dropped since, digests edited away).
+MAX_STALE_MODULES = 50_000
 
 
 class Entries:
@@ -168,18 +171,24 @@ def write(header: dict[str, Any], entries: Entries, keys: list[str]) -> bytes:
     """The document ``header`` with ``entries``' ``keys``, laid out for :func:`read`, their
     ``depends`` as positions in its ``modules``. The modules of the entries written as read
     keep their positions (the stored table, extended); where every entry was decoded, the
-    table holds only what they name. Keys not of hex digits, or entries whose ``used`` does
-    not come first, still make valid JSON; :func:`read` then declines the file, which is
-    decoded whole."""
+    table holds only what they name, and so it does when the stored one has grown past
+    :data:`MAX_STALE_MODULES` more than the entries (each is decoded then: an entry that does
+    not decode is left out). Keys not of hex digits, or entries whose ``used`` does not come
+    first, still make valid JSON; :func:`read` then declines the file, decoded whole."""
     kept = any(entries.undecoded(key) is not None for key in keys)
+    if kept and len(entries.table) > len(keys) + MAX_STALE_MODULES:
+        for key in keys:
+            entries.get(key)  # decoded: the table is then built from what they name
+        kept = False
     table: list[Any] = list(entries.table) if kept else []
     at: dict[tuple[str, str] | str, int] | None = None
     lines = [b""]
-    last = len(keys) - 1
-    for number, key in enumerate(keys):
+    for key in keys:
         encoded = entries.undecoded(key)
         if encoded is None:
-            entry = entries[key]
+            entry = entries.get(key)
+            if entry is None:
+                continue
             depends = entry.get("depends")
             if depends:
                 if at is None:
@@ -192,8 +201,9 @@ def write(header: dict[str, Any], entries: Entries, keys: list[str]) -> bytes:
                     positions.append(position)
                 entry = {**entry, "depends": positions}
             encoded = json.dumps(entry, separators=(",", ":")).encode()
-        comma = b"," if number < last else b""
-        lines.append(json.dumps(key).encode() + b":" + encoded + comma)
+        lines.append(json.dumps(key).encode() + b":" + encoded + b",")
+    if len(lines) > 1:
+        lines[-1] = lines[-1][:-1]
     head = json.dumps({**header, "modules": table}, separators=(",", ":")).encode()
     lines[0] = head[:-1] + _HEAD_END
     lines.append(_TAIL)

@@ -116,6 +116,28 @@ def test_a_table_of_modules_is_compacted_once_every_entry_was_decoded(tmp_path: 
     assert whole["modules"] == kept
 
 
+def test_a_table_grown_stale_is_compacted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    entries = _entries(4, 30)
+    _cache(tmp_path, entries).save()
+    cache = ResultCache(tmp_path, pytest.fail)
+    dropped = [key for key in sorted(entries) if "depends" in entries[key]][:10]
+    for key in dropped:
+        del cache.entries[key]
+    monkeypatch.setattr(results_layout, "MAX_STALE_MODULES", -1000)  # always stale
+    cache.dirty = True
+    cache.save()
+    whole = json.loads((tmp_path / f"results-v{CACHE_FORMAT}.json").read_bytes())
+    named = {
+        json.dumps(p) for k, e in entries.items() if k not in dropped for p in e.get("depends", [])
+    }
+    assert {json.dumps(p) for p in whole["modules"]} == named
+    assert len(whole["modules"]) == len(named)
+    read = ResultCache(tmp_path, pytest.fail)
+    assert {key: read.entries[key] for key in read.entries} == {
+        k: e for k, e in entries.items() if k not in dropped
+    }
+
+
 @pytest.mark.parametrize(
     "broken",
     [b'"depends":[99]', b'"depends":[-1]', b'"depends":["0"]', b'"depends":5'],
