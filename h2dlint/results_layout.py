@@ -49,9 +49,8 @@ class Entries:
     ) -> None:
         self._decoded: dict[str, dict[str, Any]] = {}
         self._data = data
-        self._raw: dict[str, tuple[int, int, int]] = (
-            raw if raw is not None else {}
-        )  # start, end, used
+        # Not decoded yet: where each entry's bytes start and end, and its `used` stamp.
+        self._raw: dict[str, tuple[int, int, int]] = raw if raw is not None else {}
         self.table: list[Any] = table if table is not None else []
 
     @classmethod
