@@ -23,13 +23,14 @@ from pathlib import Path
 from typing import Any
 
 import h2dlint
+from h2dlint import results_layout
 from h2dlint.diagnostics import Finding
 from h2dlint.digest import content_digest
 from h2dlint.project import packed
 from h2dlint.project.packed import Laid, Packed
 from h2dlint.project.summary import LAZY_PARTS, SUMMARY_FORMAT, SummaryStore
 
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4
 # Entries not used for this long are dropped when the cache is written.
 MAX_AGE_S = 30 * 24 * 3600
 MAX_ENTRIES = 200_000
@@ -93,7 +94,7 @@ class ResultCache:
         self.directory = directory
         self.file = directory / f"results-v{CACHE_FORMAT}.json"
         self.warn = warn
-        self.entries: dict[str, dict[str, Any]] = {}
+        self.entries = results_layout.Entries()
         self.files: dict[str, list[Any]] = {}
         self.rules: Any = None
         self.dirty = False
@@ -112,15 +113,21 @@ class ResultCache:
             self.warn(f"cache {self.file} cannot be read ({exc.strerror}); running without it")
             return
         try:
-            data = json.loads(raw)
-            if data.get("format") != CACHE_FORMAT or not isinstance(data.get("entries"), dict):
+            laid = results_layout.read(raw)
+            if laid is not None:  # the entries decoded when asked for
+                data, self.entries = laid
+            else:
+                data = json.loads(raw)
+                if data.get("format") != CACHE_FORMAT or not isinstance(data.get("entries"), dict):
+                    raise ValueError("unexpected layout")
+                # An entry of the wrong shape is dropped, so that no later step trips over it.
+                table = data.get("modules", [])
+                if not isinstance(table, list):
+                    raise ValueError("unexpected layout")
+                self.entries = results_layout.Entries.decoded(data["entries"], table)
+                self.dirty = len(self.entries) != len(data["entries"])
+            if data.get("format") != CACHE_FORMAT:
                 raise ValueError("unexpected layout")
-            # An entry of the wrong shape is dropped, so that no later step trips over it.
-            self.entries = {
-                key: entry
-                for key, entry in data["entries"].items()
-                if isinstance(entry, dict) and isinstance(entry.get("used", 0), int)
-            }
             files = data.get("files")
             if isinstance(files, dict):
                 self.files = {
@@ -129,10 +136,9 @@ class ResultCache:
                     if isinstance(status, list) and len(status) == len(_STATUS_FIELDS) + 2
                 }
             self.rules = data.get("rules")
-            self.dirty = len(self.entries) != len(data["entries"])
         except (ValueError, AttributeError) as exc:  # UnicodeDecodeError is a ValueError
             self.warn(f"cache {self.file} is corrupt ({exc}); it will be rebuilt")
-            self.entries, self.files, self.rules = {}, {}, None
+            self.entries, self.files, self.rules = results_layout.Entries(), {}, None
             self.dirty = True
 
     def get(self, key: str, path: str) -> list[Finding] | None:
@@ -227,12 +233,11 @@ class ResultCache:
     def save(self) -> None:
         if not self.dirty:
             return
-        fresh = _recent(self.entries, lambda entry: entry.get("used", 0), self.now)
+        entries = self.entries
+        fresh = _recent({key: entries.used(key) for key in entries}, lambda used: used, self.now)
         files = _recent(self.files, lambda status: status[-1], self.now)
-        payload = json.dumps(
-            {"format": CACHE_FORMAT, "rules": self.rules, "entries": fresh, "files": files},
-            separators=(",", ":"),
-        )
+        header = {"format": CACHE_FORMAT, "rules": self.rules, "files": files}
+        payload = results_layout.write(header, entries, list(fresh))
         try:
             write_in_cache_dir(self.directory, self.file.name, payload)
         except OSError as exc:

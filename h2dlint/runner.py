@@ -380,10 +380,7 @@ def _share_called_names(index: ProjectIndex, jobs: list[FileJob], requested: int
     workers = min(requested or available_cores(), len(jobs))
     if workers <= 1 or len(jobs) < PARALLEL_THRESHOLD:
         return
-    import multiprocessing
-
-    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-    if context.get_start_method() != "fork":  # spawned processes would not inherit the index
+    if sys.platform != "linux":  # spawned processes (no fork) would not inherit the index
         return
     if len(jobs) < SHARE_TABLES_FROM_FILES_PER_WORKER * workers:
         callers = index.caller_index()
@@ -394,7 +391,9 @@ def _share_called_names(index: ProjectIndex, jobs: list[FileJob], requested: int
         return
     index.caller_index().share_tables()
     if len(jobs) >= SHARE_FROM_FILES_PER_WORKER * workers:
-        share_called_names(index, workers, context)
+        import multiprocessing  # not before: its import (sockets, pickling) is 5 ms
+
+        share_called_names(index, workers, multiprocessing.get_context("fork"))
 
 
 def _execute_jobs(jobs: list[FileJob], requested: int) -> list[FileResult]:

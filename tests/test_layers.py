@@ -37,6 +37,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "h2dlint.forked_files",
             "h2dlint.pipeline",
             "h2dlint.cache",
+            "h2dlint.results_layout",
             "h2dlint.catalogue",
             "h2dlint.config",
             "h2dlint.config_file",

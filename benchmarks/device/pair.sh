@@ -3,9 +3,10 @@
 # device's machine changes between calls, so only runs of one call compare): lightning's whole
 # tree cold on all cores (wall and CPU of all processes) beside its libcst parse floor, and the
 # pre-commit case of lightning and transformers (the ten files precommit.sh uses, the rest of
-# the index cached by a whole-tree run of the same side; unchanged, and edited). Prepare the
-# earlier revision with `git archive REV -o .bench/base.tar`; run from the repository root with
-# carry [".bench"]:  ROUNDS=3 bash benchmarks/device/pair.sh
+# the index cached by a whole-tree run of the same side; unchanged, and edited; and "kept":
+# edited, with the other files' results that the whole-tree run cached kept, as a hook finds
+# them). Prepare the earlier revision with `git archive REV -o .bench/base.tar`; run from the
+# repository root with carry [".bench"]:  ROUNDS=3 bash benchmarks/device/pair.sh
 set -u
 cd "$(dirname "$0")/../.."
 source benchmarks/device/common.sh
@@ -48,6 +49,7 @@ transformers/models/videomt/video_processing_videomt.py"
     FILES=${!var}
     for side in base new; do  # each side's cache, written by a whole-tree run
       rm -rf $W/pc-$side && PYTHONPATH=$W/src-$side $H --cache-dir $W/pc-$side $top > /dev/null
+      rm -rf $W/pck-$side && cp -r $W/pc-$side $W/pck-$side  # as the whole-tree run left it
       $P - $W/pc-$side/results-v*.json <<'PY' || exit 9
 import json, sys
 for p in sys.argv[1:]:
@@ -56,10 +58,11 @@ PY
     done
     for f in $FILES; do cp $f $f.orig; done
     for round in $(seq ${ROUNDS:-3}); do
-      for case in unchanged edited; do
+      for case in unchanged edited kept; do  # kept: edited, the other files' results kept
         for side in base new; do
           rm -rf $W/pcr && cp -r $W/pc-$side $W/pcr
-          for f in $FILES; do cp $f.orig $f; [ $case = edited ] && echo "# edited $round" >> $f; done
+          [ $case = kept ] && rm -rf $W/pcr && cp -r $W/pck-$side $W/pcr
+          for f in $FILES; do cp $f.orig $f; [ $case != unchanged ] && echo "# edited $round" >> $f; done
           PYTHONPATH=$W/src-$side $T "$top pre-commit $case $side: %e s wall, %U s user, %S s sys" \
             $H --cache-dir $W/pcr $FILES > $W/pc-$top-$case-$side.json
         done

@@ -14,11 +14,14 @@ inherit both.
 from __future__ import annotations
 
 import os
-from multiprocessing.context import BaseContext
+from typing import TYPE_CHECKING
 
 from h2dlint.parent_death import end_with_parent
 from h2dlint.project.index import ProjectIndex, current
 from h2dlint.project.text_scan import called_text
+
+if TYPE_CHECKING:
+    from multiprocessing.context import BaseContext
 
 # A worker given fewer files asks too few questions to build the table itself (a pre-commit
 # run; lightning's 266 files on 16 cores): sharing it would only add the scan.
