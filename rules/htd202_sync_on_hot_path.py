@@ -101,7 +101,9 @@ class SyncOnHotPath(Rule):
     `noisy, masked = self.sample_noise(x)` then `self.loss(hidden, masked)`), writes of many
     values through a boolean mask (`embeds[is_image] = image_embeds`, and any `x[mask] += v`:
     PyTorch turns the mask into indices with `nonzero`; `x[mask] = 0` is a `masked_fill` and
-    does not sync), a Python number written into one element of a device tensor
+    does not sync), a tensor given where an op takes a Python number (`g.sub(w, alpha=t)`,
+    `x.addcmul_(a, b, value=t)`: PyTorch reads it with `.item()`), a Python number written
+    into one element of a device tensor
     (`seq_lens[i] = n` of a 1-D tensor, `block_table[i, j] = b` of a 2-D one: the number of
     dimensions must be known from where the tensor was made) or through a list or tensor of
     indices (`logits[:, banned] = -inf`, also a parameter or a field of a class of the project
@@ -5713,7 +5715,7 @@ class SyncOnHotPath(Rule):
         if method is not None and own_member(provenance, node):
             return
         if (scalar := scalar_argument(node, qualified, method)) is not None:
-            self._judge(node, scalar.value, f"{{}} as `{scalar.keyword.value}=`", "scalar")
+            self._judge(node, scalar[1], f"{{}} as `{scalar[0]}=`", "scalar")
             return
         if qualified in SIZE_FACTORIES or method in SIZE_METHODS:
             args = positional(node)

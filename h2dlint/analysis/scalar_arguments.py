@@ -18,9 +18,12 @@ SCALAR_KEYWORDS = {
 }
 
 
-def scalar_argument(call: cst.Call, qualified: str, method: str | None) -> cst.Arg | None:
-    """The ``alpha=``/``value=`` argument of ``call`` (a tensor method, or the ``torch``
-    function of the same name) when it is not a number written in the code; else None."""
+def scalar_argument(
+    call: cst.Call, qualified: str, method: str | None
+) -> tuple[str, cst.BaseExpression] | None:
+    """The keyword (``alpha``/``value``) and value of ``call``'s ``Scalar`` argument (a tensor
+    method, or the ``torch`` function of the same name) when the value is not a number written
+    in the code; else None."""
     if method is not None:
         name = method
     elif qualified.startswith("torch.") and qualified.count(".") == 1:
@@ -33,7 +36,7 @@ def scalar_argument(call: cst.Call, qualified: str, method: str | None) -> cst.A
         arg = keyword(call, word)
         if arg is None or _number(arg.value):
             return None
-        return arg
+        return word, arg.value
     return None
 
 
