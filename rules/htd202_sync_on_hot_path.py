@@ -27,6 +27,7 @@ from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.returned_copies import RETURNED_NOTE, copy_role
 from h2dlint.analysis.round_trips import round_trip_read
 from h2dlint.analysis.row_findings import in_reported_row_loop, mask_judged_alone, reported_row_read
+from h2dlint.analysis.scalar_arguments import scalar_argument
 from h2dlint.analysis.shape_syncs import (
     DATA_SIZED_FUNCTIONS,
     DATA_SIZED_METHODS,
@@ -73,6 +74,8 @@ _MESSAGES = {
     "data-sized": "use a fixed-size form (`torch.nonzero_static(..., size=n)`, "
     "`torch.where(mask, x, fill)`), or compute it on host data",
     "repeat_interleave": "pass `output_size=` with the total as a host int",
+    "scalar": "PyTorch reads a tensor given as a Python scalar with `.item()`: multiply by the "
+    "tensor instead (`g.sub(w * proj)`, `x.addcmul_(a, b * v)`)",
     "test": "decide on the device with `torch.where`, or on host data you already have",
     "elements": "reduce on the device (`x.max()`, `x.any()`) and read the one result, or use "
     "host values kept next to the tensor",
@@ -98,7 +101,9 @@ class SyncOnHotPath(Rule):
     `noisy, masked = self.sample_noise(x)` then `self.loss(hidden, masked)`), writes of many
     values through a boolean mask (`embeds[is_image] = image_embeds`, and any `x[mask] += v`:
     PyTorch turns the mask into indices with `nonzero`; `x[mask] = 0` is a `masked_fill` and
-    does not sync), a Python number written into one element of a device tensor
+    does not sync), a tensor given where an op takes a Python number (`g.sub(w, alpha=t)`,
+    `x.addcmul_(a, b, value=t)`: PyTorch reads it with `.item()`), a Python number written
+    into one element of a device tensor
     (`seq_lens[i] = n` of a 1-D tensor, `block_table[i, j] = b` of a 2-D one: the number of
     dimensions must be known from where the tensor was made) or through a list or tensor of
     indices (`logits[:, banned] = -inf`, also a parameter or a field of a class of the project
@@ -436,6 +441,8 @@ class SyncOnHotPath(Rule):
         ),
         "def .to arg Literal",  # .to("cpu")
         "def .to(device=)",
+        "def .add|.add_|.sub|.sub_|.subtract|.rsub|add|sub|subtract|rsub(alpha=)",
+        "def .addcmul|.addcmul_|.addcdiv|.addcdiv_|addcmul|addcdiv(value=)",
         "def @if arg Name|Attribute|Compare",
         "def @subscript arg Slice|Store",
         "def @subscript & def @compare",
@@ -1967,6 +1974,20 @@ class SyncOnHotPath(Rule):
                         loss = torch.zeros_like(diff)
                         loss[small] = 0.5 * diff[small] ** 2 / beta
                     return loss
+            """
+        ),
+        # Session 42 (mine42): the twins of the `alpha=` read: the product on the device
+        # (adv-optm 1.2.13's fix), a learning rate and a literal as Python numbers.
+        Valid(
+            """
+            import torch
+            class Opt(torch.optim.Optimizer):
+                def step_parameter(self, p, grad, lr: float, beta: float):
+                    w = p.view(-1).float()
+                    g = grad.view(-1).float()
+                    proj = torch.dot(w, g) / torch.dot(w, w).add_(1e-30)
+                    g = g.sub(w * proj).sub(w, alpha=lr).add(w, alpha=-0.5)
+                    return g.addcmul_(w, w, value=beta * (1 - beta))
             """
         ),
         # A pipeline's per-request set-up, outside its loop of steps.
@@ -4958,6 +4979,21 @@ class SyncOnHotPath(Rule):
             """,
             message_contains="output_size=",
         ),
+        # Session 42 (mine42): a tensor given where PyTorch takes a Python number (`alpha=`,
+        # `value=`) is read with `.item()` first; adv-optm 1.2's OrthoGrad, per parameter.
+        Invalid(
+            """
+            import torch
+            class Opt(torch.optim.Optimizer):
+                def step_parameter(self, p, grad):
+                    w = p.view(-1).float()
+                    g = grad.view(-1).float()
+                    proj = torch.dot(w, g) / torch.dot(w, w).add_(1e-30)
+                    return g.sub(w, alpha=proj)
+                           ^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="multiply by the tensor",
+        ),
         Invalid(
             """
             import torch
@@ -5697,6 +5733,9 @@ class SyncOnHotPath(Rule):
         # submodule of the object itself: ``self.repeat(x)`` runs an ``nn.Sequential``).
         method = func.attr.value if isinstance(func, cst.Attribute) and not qualified else None
         if method is not None and own_member(provenance, node):
+            return
+        if (scalar := scalar_argument(node, qualified, method)) is not None:
+            self._judge(node, scalar[1], f"{{}} as `{scalar[0]}=`", "scalar")
             return
         if qualified in SIZE_FACTORIES or method in SIZE_METHODS:
             args = positional(node)

@@ -731,6 +731,30 @@ PAIRS: list[tuple[str, str, str]] = [
     ("transformers", "5.20.0", "5.20.2"),
     ("transformers", "5.22.0", "5.22.2"),
     ("xtuner", "0.1.11", "0.2.0"),
+    # Session 42 (mine42, docs/recall.md): never diffed before. Rows kept from adv-optm,
+    # torchebm, torchdr and lmms-engine; the others gave none (gptqmodel 6.0.3 is an sdist that
+    # compiles C++ to download: skipped).
+    ("openrlhf", "0.11.0", "0.11.2"),
+    *(("neutts", a, b) for a, b in itertools.pairwise(("1.0.0", "1.2.1", "1.4.1"))),
+    *(("yunchang", a, b) for a, b in itertools.pairwise(("0.5.1", "0.6.0", "0.6.4"))),
+    *(("gptqmodel", a, b) for a, b in itertools.pairwise(("5.8.0", "7.0.0", "7.2.0", "7.3.6"))),
+    *(
+        ("mmgp", a, b)
+        for a, b in itertools.pairwise(("3.5.12", "3.6.8", "3.7.0", "3.7.8", "3.8.2"))
+    ),
+    ("litserve", "0.2.10", "0.2.19"),
+    *(("whittle", a, b) for a, b in itertools.pairwise(("0.3.0", "0.4.0", "0.4.1", "0.5.1"))),
+    *(
+        ("adv-optm", a, b)
+        for a, b in itertools.pairwise(("1.1.0", "1.2.0", "1.2.13", "2.0.0", "2.5", "2.5.16"))
+    ),
+    *(("torchebm", a, b) for a, b in itertools.pairwise(("0.6.0", "0.7.1", "0.7.5", "0.8.0"))),
+    *(("torchebm", a, b) for a, b in itertools.pairwise(("0.8.0", "0.8.5", "0.8.9"))),
+    *(("fvdb-reality-capture", a, b) for a, b in itertools.pairwise(("0.1.0", "0.3.0", "0.4.0"))),
+    ("torchdr", "0.4", "0.5"),
+    ("lmms-engine", "0.1.2", "0.1.4"),
+    *(("neuracore", a, b) for a, b in itertools.pairwise(("17.0.1", "18.0.0", "18.2.0", "19.0.0"))),
+    ("neuracore", "16.1.0", "17.0.0"),
 ]
 # A removed line must hold one of these to start a candidate.
 MARKER = re.compile(

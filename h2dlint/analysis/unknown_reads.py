@@ -25,7 +25,7 @@ from h2dlint.context import FileContext
 # written through), repeats, a data-sized result.
 UNKNOWN_DEVICE_KINDS = frozenset(
     {"read", "round-trip", "elements", "copy", "test", "size", "mask", "mask-write"}
-    | {"repeat_interleave", "data-sized"}
+    | {"repeat_interleave", "data-sized", "scalar"}
 )
 
 
