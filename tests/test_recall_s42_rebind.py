@@ -99,3 +99,28 @@ def test_keeps_kind() -> None:
     assert not keeps_kind("loss", _expr("loss.item()"))
     assert not keeps_kind("loss", _expr("f(loss) / n"))
     assert not keeps_kind("loss", _expr("other.mean()"))
+
+
+GENERIC = """
+import torch
+def decollate(batch, detach=True):
+    if getattr(batch, "ndim", -1) == 0 and hasattr(batch, "item"):
+        return batch.item() if detach else batch
+    if isinstance(batch, torch.Tensor):
+        if detach:
+            batch = batch.{method}()
+        return list(torch.unbind(batch, dim=0))
+    return batch
+class Interaction:
+    def __call__(self, engine, batch):
+        return decollate(engine.network(batch))
+"""
+
+
+@pytest.mark.parametrize("method", ["detach", "contiguous"])
+def test_a_rebinding_that_proves_itself_a_tensor_under_a_guard_still_counts(
+    tmp_path: Path, method: str
+) -> None:
+    # monai's ``decollate_batch``: ``batch = batch.detach()`` under ``isinstance(batch,
+    # torch.Tensor)``; its ``.item()`` above is of a numpy or torch scalar, or nothing.
+    assert cli_rows(tmp_path, GENERIC.format(method=method), "HTD202") == []

@@ -20,19 +20,12 @@ import libcst as cst
 
 # Methods of a tensor that return a tensor (of the same data, reduced or cast) and of a numpy
 # array an array or a numpy scalar, never a tensor: a name rebound to one of them keeps its kind.
+# Not the methods that themselves prove a tensor (``item_writes.TENSOR_USE_METHODS``:
+# ``x = x.detach()``, ``x = x.contiguous()``): generic helpers write them under an
+# ``isinstance(x, torch.Tensor)`` guard (monai's ``decollate_batch``), and the rebinding would
+# then prove its own name a tensor outside the guard, where it is a dict, a list or a number.
 KEEPING_METHODS = frozenset(
-    {
-        "mean",
-        "sum",
-        "float",
-        "double",
-        "half",
-        "bfloat16",
-        "squeeze",
-        "contiguous",
-        "clone",
-        "detach",
-    }
+    {"mean", "sum", "float", "double", "half", "bfloat16", "squeeze", "clone"}
 )
 
 
