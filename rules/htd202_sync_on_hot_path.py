@@ -91,7 +91,8 @@ class SyncOnHotPath(Rule):
     """## What it does
     Flags a single host sync of a device tensor on a hot path, code that runs once per step or
     per request: an explicit read (`.item()`, `.tolist()`, `int(t)`, `float(t)`, `bool(t)`, a
-    tensor as an `if` test such as `if mask.any():`), a blocking copy to the host (`.cpu()`,
+    tensor as an `if` test such as `if mask.any():` or `if torch.isnan(loss):`), a blocking
+    copy to the host (`.cpu()`,
     `.to("cpu")`, also when the function already made a host copy of the same tensor), and
     implicit syncs: a device scalar used as a size (`torch.arange(n)`, `torch.zeros(n)`,
     `x.repeat(n, 1)`, `x.view(n, -1)`), boolean-mask indexing (`x[x > 0]`; a row or a slice of
@@ -198,7 +199,9 @@ class SyncOnHotPath(Rule):
     that returns several tensors
     (`weights, ids = torch.topk(x, k)`, `vals, idx = x.sort()`), a container entry or a name
     bound once that the function uses with a method only tensors have
-    (`cache["end"].fill_(n)`, `ids.masked_select(mask)`), and what a process group's
+    (`cache["end"].fill_(n)`, `ids.masked_select(mask)`, `loss.backward()`; a rebinding by
+    arithmetic on itself, `loss = loss / accumulation_steps`, is no second binding), and what
+    a process group's
     collective returns of a tensor (`group.all_reduce(loss, op=AVG)`). Such a tensor given to a call
     whose output size depends on the data (`torch.nonzero(input_ids == image_token_id)`) or
     indexed through a boolean mask (`ids[ids < k]`) is MEDIUM too, and so is a mask that is
@@ -3374,6 +3377,21 @@ class SyncOnHotPath(Rule):
             """,
             message_contains="`encoder_forward()` runs on every forward pass",
         ),
+        # Session 42 (rebind42): the bare check, as ai2-olmo 0.6.0's trainer makes every step
+        # (``if torch.isnan(ce_batch_loss): raise``): ``bool()`` of the bool tensor reads it.
+        Invalid(
+            """
+            import torch
+            def fit(model, optim, loader):
+                for batch in loader:
+                    loss = model(batch.cuda()).sum()
+                    loss.backward()
+                    optim.step()
+                    if torch.isnan(loss):
+                    #  ^^^^^^^^^^^^^^^^^
+                        raise ValueError("nan loss encountered")
+            """,
+        ),
         # Session 36 (triage36): the VALID DDIM sampler's twin: a read in the loop of steps of
         # the method `sample()` hands its loop to runs every step.
         Invalid(
@@ -3996,6 +4014,23 @@ class SyncOnHotPath(Rule):
                     self.optimizer.step()
                     self.last_loss = scalar_loss.item()
                                      ^^^^^^^^^^^^^^^^^^
+            """
+        ),
+        # Session 42 (rebind42): gradient accumulation rebinds the loss by arithmetic on itself
+        # (gliner2 1.3.2's trainer): ``loss.backward()`` still proves it a tensor, and its
+        # ``.item()`` every step is a sync (2.1.0 sums on the device, reads once per period).
+        Invalid(
+            """
+            class Trainer:
+                def train(self, loader):
+                    tr_loss = 0.0
+                    for batch in loader:
+                        loss = self.model(batch)["total_loss"]
+                        if self.accumulation_steps > 1:
+                            loss = loss / self.accumulation_steps
+                        loss.backward()
+                        tr_loss += loss.item()
+                                   ^^^^^^^^^^^
             """
         ),
         # Session 25 (unpack25): names unpacked from a helper whose every return is a display

@@ -9,7 +9,9 @@ The use must be a method that no Python value and no numpy array has: an in-plac
 few tensor-only methods (``masked_select``, ``detach``, ``contiguous``, ``new_zeros``...), called on
 the same container entry (the same constant key of the same name or attribute) or on a local
 name the function binds once (a parameter or one assignment: a rebound name may hold other
-values). Where the value lives stays unknown: a read of it is at most a MEDIUM finding.
+values; a rebinding by arithmetic on itself, ``loss = loss / n`` or ``loss /= n``, keeps the
+kind and is no second binding: :mod:`h2dlint.analysis.self_rebindings`). Where the value
+lives stays unknown: a read of it is at most a MEDIUM finding.
 
 A name is also used as a tensor where a ``torch`` function that takes only tensors gets it, or a
 comparison of it with constants, as its first argument: ``torch.where(ids == IMAGE_TOKEN)``
@@ -25,6 +27,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.backward_calls import backward_loss
+from h2dlint.analysis.self_rebindings import keeps_kind
 from h2dlint.walk import visit_read_only
 
 # In-place tensor methods: a container entry written with one of them is a tensor.
@@ -155,14 +158,19 @@ class _TensorUses(cst.CSTVisitor):
         elif isinstance(target, cst.StarredElement):
             self._bind(target.value)
 
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._bind(node.target)
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for assigned in node.targets:
+            target = assigned.target
+            # ``loss = loss / n``, ``loss = loss.mean()`` keep the kind: no second binding
+            if not (isinstance(target, cst.Name) and keeps_kind(target.value, node.value)):
+                self._bind(target)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         self._bind(node.target)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._bind(node.target)
+        if not isinstance(node.target, cst.Name):  # ``loss /= n`` keeps a tensor a tensor
+            self._bind(node.target)
 
     def visit_For(self, node: cst.For) -> None:
         self._bind(node.target)

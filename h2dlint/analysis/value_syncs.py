@@ -10,6 +10,7 @@ import libcst as cst
 
 from h2dlint.analysis.arguments import positional
 from h2dlint.analysis.facts import Where
+from h2dlint.analysis.float_checks import float_check
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import host_scalar
 from h2dlint.analysis.loop_transfers import root_name
@@ -95,7 +96,7 @@ def tensor_test(test: cst.BaseExpression) -> cst.BaseExpression | None:
     if isinstance(test, cst.Call) and isinstance(test.func, cst.Attribute):
         if test.func.attr.value in ("any", "all") and not _metadata_value(test.func.value):
             return test
-        return None
+        return test if float_check(test) else None
     if isinstance(test, cst.Comparison) and all(
         isinstance(c.operator, COMPARISON_OPERATORS) for c in test.comparisons
     ):
