@@ -35,6 +35,15 @@ class CheckedReport:
     edits: tuple[Edit, ...]
     # Where the replaced nodes are: fixes whose nodes overlap are never applied together.
     node_span: tuple[Location, Location] | None = None
+    # The first row of the report's enclosing construct, whose suppression comment applies too.
+    enclosing_row: int | None = None
+
+    @property
+    def suppression_rows(self) -> tuple[int, ...]:
+        """The rows whose suppression comments apply: the report's first, its statement's and
+        its enclosing construct's."""
+        rows = (self.start.row, self.statement_row)
+        return rows if self.enclosing_row is None else (*rows, self.enclosing_row)
 
     @property
     def replacements(self) -> tuple[Replacement, ...]:
@@ -122,7 +131,7 @@ def check_module(
     kept = [
         item
         for item in located
-        if not suppressions.suppresses(item.report.rule.code, (item.start.row, item.statement_row))
+        if not suppressions.suppresses(item.report.rule.code, item.suppression_rows)
     ]
     return CheckResult(kept, errors, code)
 
@@ -140,6 +149,8 @@ def _reported_nodes(reports: Sequence[Report]) -> Iterator[cst.CSTNode]:
         yield report.node
         if report.statement is not None:
             yield report.statement
+        if report.enclosing is not None:
+            yield report.enclosing
         for old, _ in report.replacements:
             yield old
 
@@ -163,4 +174,5 @@ def _locate(context: FileContext, report: Report) -> CheckedReport:
         statement_row,
         text_edit(context, report),
         node_span,
+        None if report.enclosing is None else context.position(report.enclosing).start.line,
     )

@@ -86,6 +86,9 @@ class Report:
     fix_message: str = ""
     # The innermost statement around the node, for multi-line suppression comments.
     statement: cst.CSTNode | None = None
+    # A construct around the node whose first line's suppression comment applies too (the loop
+    # of a read reported inside it).
+    enclosing: cst.CSTNode | None = None
     # The statement of the module, or of a top-level class's body, that holds the node (None
     # at module level): its code alone usually locates the node (``FileContext.locate``).
     top: cst.CSTNode | None = None
@@ -190,12 +193,14 @@ class Rule:
         replacements: Sequence[Replacement] = (),
         fix_message: str | None = None,
         confidence: Confidence = Confidence.HIGH,
+        enclosing: cst.CSTNode | None = None,
     ) -> None:
         """Report ``node``. ``replacements`` are (old node, new node) pairs that fix it (a
         statement may be replaced by a ``cst.FlattenSentinel`` of statements; see
         h2dlint/fix_format.py for laying the new code out); they are offered only when the rule
         declares a fix safety other than NONE. A MEDIUM ``confidence`` finding rests on one
-        inferred fact, and its message must say what would make it certain."""
+        inferred fact, and its message must say what would make it certain. A suppression
+        comment on the first line of ``enclosing`` (a loop around the node) applies too."""
         if replacements and self.fix_safety is FixSafety.NONE:
             raise TypeError(f"{self.code} offers a fix but declares fix_safety NONE")
         # (Imported here: a run the cache answers imports the rules' catalogue, not libcst.)
@@ -212,6 +217,7 @@ class Rule:
                 statement=self.context.current_statement(),
                 top=member_of_class(ancestors),
                 confidence=confidence,
+                enclosing=enclosing,
             )
         )
 

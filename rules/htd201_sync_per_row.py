@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 import libcst as cst
 
 from h2dlint.analysis.array_frameworks import other_framework_module
@@ -120,6 +122,10 @@ class SyncPerRow(ComprehensionVisits, Rule):
     run-once code (`__init__`, setup, loaders, memoised functions). Configure it with
     `[tool.h2dlint.analysis] hot-functions = [...]` and `cold-functions = [...]` (names,
     `Class.method`, globs).
+
+    The finding is placed at the read that waits (the loop's first one: `t[i].item()`, the
+    `if` test, the `while` test), not at the loop, so an annotation points at the sync; a
+    `# noqa: HTD201` on the loop's first line covers it too.
 
     ## Why is this bad?
     Each `.item()`, `.tolist()`, `int(t)` or `float(t)` of a CUDA tensor copies to the host and
@@ -1525,7 +1531,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 def _pad_predictions(self, predictions, pad):
                     device = predictions[0][0].device
                     flat = [best.tolist() for bests in predictions for best in bests]
-                    #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                            ^^^^^^^^^^^^^
                     width = max(len(f) for f in flat)
                     rows = [f + [pad] * (width - len(f)) for f in flat]
                     return torch.tensor(rows, device=device)
@@ -1547,7 +1553,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     x = torch.from_numpy(image).float().to("cuda")
                     edges = self.network(x)
                     return [(e > 0.5).sum().item() for e in edges]
-                    #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                            ^^^^^^^^^^^^^^^^^^^^^^
             """
         ),
         # Session 34 (precision34b): the twin of the numpy `EpisodeGenerator` in `valid`, its
@@ -1564,11 +1570,10 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 def __call__(self):
                     episodes, start = [], 0
                     for i in range(self._terminals.shape[0]):
-                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                         if self._terminals[i]:
                             episodes.append((self._rewards[start:i], bool(self._terminals[i])))
+                                                                     ^^^^^^^^^^^^^^^^^^^^^^^^
                             start = i + 1
-                 ...^^^^^^^^^^^^^^^^^^^^^
                     return episodes
             """,
             message_contains="`bool()` on each row of `self._terminals`",
@@ -1582,12 +1587,11 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 def forward(self, tokens, features):
                     alignments = self.find_alignment(tokens, features)
                     for alignment in alignments:
-                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                         durations = torch.diff(alignment)
                         durations = durations[durations.nonzero()]
+                                              ^^^^^^^^^^^^^^^^^^^
                         median = float(durations.median()) if len(durations) else 0.0
                         print(median)
-                 ...^^^^^^^^^^^^^^^^^
             """,
             message_contains="`.nonzero()` on each row of `alignments`",
         ),
@@ -1613,10 +1617,9 @@ class SyncPerRow(ComprehensionVisits, Rule):
                         latents = self.unet(latents)
                         row = update[i]
                         for idx in range(n):
-                        ^^^^^^^^^^^^^^^^^^^^
                             if row[idx].item():
+                               ^^^^^^^^^^^^^^^
                                 latents = self.step(latents, idx)
-                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                     return latents
             """
         ),
@@ -1629,10 +1632,9 @@ class SyncPerRow(ComprehensionVisits, Rule):
             @torch.jit.script
             def half_lse(lse, cu_seqlens):
                 for i in range(len(cu_seqlens) - 1):
-                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                     seqlen = (cu_seqlens[i + 1] - cu_seqlens[i]).item()
+                             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                     lse[i, :seqlen] = 0
-             ...^^^^^^^^^^^^^^^^^^^^^^^
                 return lse
             """,
             message_contains="`.item()` on each row of `cu_seqlens`",
@@ -1647,13 +1649,12 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 counts = np.zeros(n_envs, dtype="int")
                 obs = env.reset()
                 while (counts < targets).any():
-                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                      ^^^^^^^^^^^^^^^^^^^^^^^^
                     actions, _ = model.predict(obs)
                     obs, rewards, dones, infos = env.step(actions)
                     for i in range(n_envs):
                         if dones[i]:
                             counts[i] += 1
-                 ...^^^^^^^^^^^^^^^^^^^^^^
                 return counts
             """,
             message_contains="on every iteration of a `while` loop on a hot path",
@@ -1677,8 +1678,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
                         s = self.topk_scores[0, j] / 2
                         best[j] = max(s, best[j])
             """,
-            line=10,
-            column=9,
+            line=12,
+            column=23,
             message_contains="`max()` of a row",
         ),
         # Session 29 (precision29): the valid featuriser's twin whose `elif` may leave the
@@ -1700,7 +1701,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
                             chunks.append(codes)
                         codes = torch.cat(chunks)
                         yield " ".join(str(row.tolist()) for row in codes)
-                                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                                           ^^^^^^^^^^^^
             """
         ),
         # Session 29 (precision29): the valid `score_rows`'s twin whose last arm only logs, so
@@ -1717,7 +1718,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 else:
                     log(type(scores))
                 return [scores[i].item() for i in range(scores.shape[0])]
-                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        ^^^^^^^^^^^^^^^^
             """
         ),
         # Session 29 (precision29): the valid draft buffer's twin on the device: the method
@@ -1737,10 +1738,9 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     self.accept(logits, self.draft(batch))
                 def accept(self, logits, drafts):
                     for i in range(logits.shape[1]):
-                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                         if drafts is not None and drafts[0, i].item() != 0:
+                                                  ^^^^^^^^^^^^^^^^^^^
                             break
-                         ...^^^^^
             """
         ),
         # Session 29 (chain29): a dataclass's field no method assigns is what its
@@ -1760,9 +1760,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     mm = collect(grids)
                     pos = []
                     for t, h, w in mm.thw:
-                    ^^^^^^^^^^^^^^^^^^^^^^
                         pos.append(torch.arange(int(t * h * w)))
-                     ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                                                ^^^^^^^^^^^^^^
                     return pos
             """
         ),
@@ -1778,9 +1777,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     seq_lengths = cu_seqlens[1:] - cu_seqlens[:-1]
                     batch_indices = []
                     for i, seq_len in enumerate(seq_lengths):
-                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                         batch_indices.extend([i] * seq_len)
-                     ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                                             ^^^^^^^^^^^^^
                     return batch_indices
                 def forward(self, q: torch.Tensor, cu_seqlens: torch.Tensor) -> torch.Tensor:
                     return self.unpack(q, cu_seqlens)
@@ -1800,9 +1798,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     sizes = []
                     for req in self.requests.values():
                         for g in req.mm_grid:
-                        ^^^^^^^^^^^^^^^^^^^^^
                             sizes.append(int(g.prod()))
-                     ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                                         ^^^^^^^^^^^^^
                     return sizes
             """
         ),
@@ -1817,7 +1814,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 def _last_tokens(self, offsets, n):
                     qsl = self.qsl_gpu[: n + 1].copy_(offsets, non_blocking=True)
                     return [qsl[i + 1].item() - 1 for i in range(n)]
-                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                            ^^^^^^^^^^^^^^^^^
             """,
             message_contains="which is on the device",
         ),
@@ -1830,13 +1827,12 @@ class SyncPerRow(ComprehensionVisits, Rule):
             import torch
             def greedy(model, ids, eos):
                 while True:
-                ^^^^^^^^^^^
                     logits = model(ids)
                     nxt = torch.argmax(logits[:, -1], dim=-1)
                     ids = torch.cat([ids, nxt[:, None]], dim=-1)
                     if nxt == eos:
+                       ^^^^^^^^^^
                         break
-                 ...^^^^^^^^^
                 return ids
             """,
             message_contains="a comparison as an `if` test of `nxt` on every iteration",
@@ -1849,11 +1845,10 @@ class SyncPerRow(ComprehensionVisits, Rule):
             def greedy_generate(model, input_ids: torch.Tensor, eos: int):
                 done = torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
                 while not done.all():
-                ^^^^^^^^^^^^^^^^^^^^^
+                          ^^^^^^^^^^
                     nxt = model(input_ids)[:, -1].argmax(-1)
                     done |= nxt == eos
                     input_ids = torch.cat([input_ids, nxt[:, None]], dim=-1)
-                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                 return input_ids
             """,
             message_contains="its body runs the model on every iteration",
@@ -1868,10 +1863,9 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 def forward(self, grid_thw: torch.Tensor):
                     pos = []
                     for g in grid_thw:
-                    ^^^^^^^^^^^^^^^^^^
                         t, h, w = g[0], g[1], g[2]
                         pos.append(torch.arange(h).repeat(t))
-                     ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                                   ^^^^^^^^^^^^^^^^^^^^^^^^^
                     return torch.cat(pos)
             """,
             message_contains="a row as a size",
@@ -1885,9 +1879,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 def forward(self, x: torch.Tensor, grid_thw: torch.Tensor):
                     frames = []
                     for i in range(len(grid_thw)):
-                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                         frames.append(x[:1].repeat(grid_thw[i, 0], 1))
-                     ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                                      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                     return torch.cat(frames)
             """,
             message_contains="a row as a size",
@@ -1901,10 +1894,9 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 def forward(self, x, grid_thw):
                     out = []
                     for row in grid_thw:
-                    ^^^^^^^^^^^^^^^^^^^^
                         n = row.prod().item()
+                            ^^^^^^^^^^^^^^^^^
                         out.append(x[:n].mean(0))
-                     ...^^^^^^^^^^^^^^^^^^^^^^^^^
                     return torch.stack(out)
             """,
             message_contains="on a hot path",
@@ -1918,10 +1910,9 @@ class SyncPerRow(ComprehensionVisits, Rule):
             def masks_to_boxes(masks: torch.Tensor) -> torch.Tensor:
                 boxes = torch.zeros((masks.shape[0], 4), device=masks.device)
                 for i, mask in enumerate(masks):
-                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                     y, x = torch.where(mask != 0)
+                           ^^^^^^^^^^^^^^^^^^^^^^
                     boxes[i, 0] = torch.min(x)
-                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^
                 return boxes
             """,
             message_contains="`torch.where(...)` of one argument",
@@ -1937,9 +1928,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 def forward(self, noise: torch.Tensor, fn, sigmas: torch.Tensor, num_steps: int):
                     x = noise
                     for i in range(num_steps - 1):
-                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                         x = fn(x, sigma=sigmas[i]) * math.cos(sigmas[i + 1].item())
-                     ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                                                              ^^^^^^^^^^^^^^^^^^^^
                     return x
             """
         ),
@@ -1954,9 +1944,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 if len(im_mask) == 0:
                     return result
                 for start, end in im_mask:
-                ^^^^^^^^^^^^^^^^^^^^^^^^^^
                     result[:, start:end, :] += x[:, start:end, :]
-                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    ^^^^^^^^^^^^^^^^^^^^^^^
                 return result
             """,
             message_contains="per-row Python overhead",
@@ -1971,7 +1960,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 array = np.random.randn(16, 2, 16000)
                 array = array * gains
                 return [meter.loudness(array[i].T).item() for i in range(array.shape[0])]
-                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
             """,
             message_contains="per-row Python overhead",
         ),
@@ -1981,7 +1970,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
             def loudness(meter, array: torch.Tensor):
                 array /= array.abs().max()
                 return [meter.loudness(array[i].T).item() for i in range(array.shape[0])]
-                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
             """,
             message_contains="per-row Python overhead",
         ),
@@ -1997,10 +1986,9 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     weight = torch.as_tensor(self.tree[index], device=tree_device)
                     zero_weight = weight == 0
                     while zero_weight.any():
-                    ^^^^^^^^^^^^^^^^^^^^^^^^
+                          ^^^^^^^^^^^^^^^^^
                         index = torch.where(zero_weight, index - 1, index)
                         zero_weight = torch.as_tensor(self.tree[index]) == 0
-                     ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                     return index
             """
         ),
@@ -2015,16 +2003,14 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     h = self.norm(h)
                     if USE_FAST:
                         for i in range(h.shape[0]):
-                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^
                             if torch.isnan(h[i]).any().item():
+                               ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                                 print(i)
-                             ...^^^^^^^^
                     if _NAN_DEBUG or rank == 0:
                         for i in range(h.shape[0]):
-                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^
                             if torch.isnan(h[i]).any().item():
+                               ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                                 print(i)
-                             ...^^^^^^^^
                     return h
             """
         ),
@@ -2035,7 +2021,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
             def f(x: torch.Tensor, device):
                 y = x.to(device)
                 return [r.data.sum().item() for r in y]
-                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        ^^^^^^^^^^^^^^^^^^^
             """,
         ),
         # A field of what a torch op returns for the row (`torch.topk(row).values`) is still
@@ -2047,10 +2033,9 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 y = x.to(device)
                 out = []
                 for i in range(y.size(0)):
-                ^^^^^^^^^^^^^^^^^^^^^^^^^^
                     top = torch.topk(y[i], k=k)
                     out.append(top.values.cpu())
-                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                               ^^^^^^^^^^^^^^^^
                 return out
             """,
         ),
@@ -2063,10 +2048,9 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     total = torch.clamp_min(counts.cuda(), 8)
                     offsets = torch.cumsum(total, dim=0) - total
                     for e in range(counts.shape[0]):
-                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                         start = int(offsets[e])
+                                ^^^^^^^^^^^^^^^
                         tokens[start:start + 8] = 0
-                     ...^^^^^^^^^^^^^^^^^^^^^^^^^^^
                     return tokens
             """
         ),
@@ -2079,12 +2063,11 @@ class SyncPerRow(ComprehensionVisits, Rule):
             def rope_index(input_ids: torch.Tensor, token_types: torch.Tensor, mask):
                 groups = []
                 for b, ids in enumerate(input_ids):
-                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                     types = token_types[b]
                     if mask is not None:
                         types = types[mask[b].bool()]
                     groups.append(list(itertools.groupby(types.tolist())))
-                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                                                         ^^^^^^^^^^^^^^
                 return groups
             """,
             message_contains="on each row of `token_types`",
@@ -2101,11 +2084,10 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 idx = 0
                 for i in range(n):
                     for j in range(n):
-                    ^^^^^^^^^^^^^^^^^^
                         if i != j:
                             order[i, j] = yhat[idx]
+                                          ^^^^^^^^^
                             idx += 1
-                 ...^^^^^^^^^^^^^^^^
                 return order
             """,
             message_contains="a write into a host tensor or array on each row of `yhat`",
@@ -2118,9 +2100,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     self.lens = torch.zeros(n, dtype=torch.int32, device="cuda")
                 def update(self, reqs):
                     for i, req in enumerate(reqs):
-                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                         req.num_computed = self.lens[i].item()
-                     ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                                           ^^^^^^^^^^^^^^^^^^^
             """,
             message_contains="which is on the device",
         ),
@@ -2132,11 +2113,10 @@ class SyncPerRow(ComprehensionVisits, Rule):
             def gather(logits, reqs, ids):
                 logprobs = logits.cuda().log_softmax(dim=-1)
                 for req in reqs:
-                ^^^^^^^^^^^^^^^^
                     req.logprob = logprobs[req.idx, req.token_id].item()
-                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                 return [logprobs[i].max().item() for i in ids.tolist()]
-                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        ^^^^^^^^^^^^^^^^^^^^^^^^
             """,
             message_contains="which is on the device",
         ),
@@ -2151,7 +2131,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     return self._outputs_to_host(self.pooler(batch))
                 def _outputs_to_host(self, outputs: list[torch.Tensor]):
                     return [o.cpu() for o in outputs]
-                           ^^^^^^^^^^^^^^^^^^^^^^^^^^
+                            ^^^^^^^
             """,
             message_contains="on a hot path",
         ),
@@ -2164,7 +2144,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
             def f(ids, lens, device):
                 out = ids.to(device)
                 return [piece.tolist() for piece in out.split(lens)]
-                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        ^^^^^^^^^^^^^^
             """,
             message_contains="on each piece of `out`",
         ),
@@ -2176,9 +2156,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 outs = torch.split(out.to(device), n)
                 total = 0.0
                 for a, b in zip(refs, outs):
-                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                     total += (a - b).pow(2).sum().item()
-                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                             ^^^^^^^^^^^^^^^^^^^^^^^^^^^
                 return total
             """,
             message_contains="one device sync per piece",
@@ -2194,7 +2173,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 counts = [torch.zeros(1, dtype=torch.long, device=device) for _ in range(world)]
                 dist.all_gather(counts, local)
                 return [c.item() for c in counts]
-                       ^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        ^^^^^^^^
             """,
             message_contains="on each item of `counts`, each on the device",
         ),
@@ -2209,7 +2188,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 sizes = [torch.zeros(1, device=tensor.device) for _ in range(world)]
                 dist.all_gather(sizes, tensor.new_tensor([tensor.numel()]), group=group)
                 return [int(s.item()) for s in sizes]
-                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                            ^^^^^^^^
             def all_gather(data, group, world):
                 return _sizes(_serialize(data), group, world)
             """,
@@ -2229,7 +2208,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     ]
                     dist.all_gather(counts, local, group=self.device_group)
                     return [c.item() for c in counts]
-                           ^^^^^^^^^^^^^^^^^^^^^^^^^^
+                            ^^^^^^^^
             """,
             message_contains="on each item of `counts`, each on the device",
         ),
@@ -2241,7 +2220,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
             def lengths(masks, device):
                 rows = masks.to(device).unbind(0)
                 return [int(r.sum()) for r in rows]
-                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        ^^^^^^^^^^^^
             """,
             message_contains="on each row of `masks.to(device)`",
         ),
@@ -2250,7 +2229,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
             import torch
             def lengths(masks, device):
                 return [int(c.sum()) for c in torch.unbind(masks.to(device), 1)]
-                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        ^^^^^^^^^^^^
             """,
             message_contains="on each piece of `masks.to(device)`",
         ),
@@ -2263,7 +2242,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
             def pool(hidden, mask, device):
                 lengths = mask.to(device).sum(dim=-1)
                 return torch.stack([hidden[i, -n:, :].mean(0) for i, n in enumerate(lengths)])
-                                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                                    ^^^^^^^^^^^^^^^^^
             """,
             message_contains="a row as a slice bound",
         ),
@@ -2277,9 +2256,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 off = offsets.to(device)
                 out = []
                 for start, end in zip(off[:-1], off[1:]):
-                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                     out.append(x[start:end])
-                 ...^^^^^^^^^^^^^^^^^^^^^^^^
+                               ^^^^^^^^^^^^
                 return out
             """,
             message_contains="a row as a slice bound",
@@ -2290,7 +2268,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
             def ranges(lens, device):
                 lens = lens.to(device)
                 return [torch.arange(n, device=device) for n in lens]
-                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
             """,
             message_contains="a row as a size",
         ),
@@ -2303,9 +2281,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 seqlens = (cu_seqlens[1:] - cu_seqlens[:-1]).to("cuda")
                 rows = []
                 for i in range(batch_size):
-                ^^^^^^^^^^^^^^^^^^^^^^^^^^^
                     rows.append([False] * seqlens[i] + [True] * (max_len - seqlens[i]))
-                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                                ^^^^^^^^^^^^^^^^^^^^
                 return torch.tensor(rows, device="cuda")
             """,
             message_contains="a row as a repeat count",
@@ -2317,7 +2294,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
             def f(ids, device):
                 t = ids.to(device)
                 return [t[i].tolist() for i in range(len(t))]
-                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        ^^^^^^^^^^^^^
             """,
             message_contains="which is on the device",
         ),
@@ -2328,9 +2305,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 t = ids.to(device)
                 out = []
                 for i in range(t.shape[0]):
-                ^^^^^^^^^^^^^^^^^^^^^^^^^^^
                     out.append(int(t[i]))
-                 ...^^^^^^^^^^^^^^^^^^^^^
+                               ^^^^^^^^^
                 return out
             """,
         ),
@@ -2340,7 +2316,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
             def f(x, device):
                 logits = x.to(device) * 2
                 return [logits[i].cpu().numpy() for i in range(logits.shape[0])]
-                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        ^^^^^^^^^^^^^^^
             """,
             message_contains="`.cpu()`",
         ),
@@ -2350,10 +2326,9 @@ class SyncPerRow(ComprehensionVisits, Rule):
             def f(n, device):
                 x = torch.randn(n, 4, device=device)
                 for i in range(n):
-                ^^^^^^^^^^^^^^^^^^
                     if (x[i] > 0).any():
+                       ^^^^^^^^^^^^^^^^
                         print(i)
-                     ...^^^^^^^^
             """,
             message_contains="`if` test",
         ),
@@ -2365,10 +2340,9 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 grid = grid_thw.to(device)
                 out = []
                 for t_row in grid:
-                ^^^^^^^^^^^^^^^^^^
                     g = torch.as_tensor(t_row, dtype=torch.long)
                     out.append(int(torch.prod(g).item()))
-                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                                   ^^^^^^^^^^^^^^^^^^^^
                 return out
             """,
             message_contains="one device sync per row",
@@ -2381,9 +2355,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 x = torch.randn(n, device=device)
                 i = 0
                 while x[i].item() > 0:
-                ^^^^^^^^^^^^^^^^^^^^^^
+                      ^^^^^^^^^^^
                     i += 1
-                 ...^^^^^^
                 return i
             """,
             message_contains="every iteration of a `while` loop",
@@ -2395,11 +2368,9 @@ class SyncPerRow(ComprehensionVisits, Rule):
             def offload(x: torch.Tensor, n: int):
                 outputs = []
                 for x_partial in torch.split(x, n):
-                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                     y = x_partial.float()
-                 ...^^^^^^^^^^^^^^^^^^^^^
                     outputs.append(y.cpu())
-                 ...^^^^^^^^^^^^^^^^^^^^^^^
+                                   ^^^^^^^
                 return outputs
             """,
         ),
@@ -2411,11 +2382,9 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 def forward(self, pending: list[torch.Tensor]):
                     total = 0.0
                     while pending:
-                    ^^^^^^^^^^^^^^
                         x = pending.pop()
-                 ...^^^^^^^^^^^^^^^^^^^^^
                         total += x.sum().item()
-                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                                 ^^^^^^^^^^^^^^
                     return total
             """,
             message_contains="on every iteration of a `while` loop on a hot path",
@@ -2428,11 +2397,9 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 x = torch.randn(n, device=device)
                 i = 0
                 while x[i].item() > 0:
-                ^^^^^^^^^^^^^^^^^^^^^^
+                      ^^^^^^^^^^^
                     item = queue.pop()
-                 ...^^^^^^^^^^^^^^^^^^
                     i += len(item)
-                 ...^^^^^^^^^^^^^^
                 return i
             """,
         ),
@@ -2445,11 +2412,9 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     num_iterations = len(steps) + 1
                     pre_row = torch.zeros(num_blocks, dtype=torch.long, device=device)
                     while not torch.all(pre_row >= (num_iterations - 1)):
-                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                              ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                         new_row = (pre_row + 1).clamp(0, num_iterations)
-                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                         pre_row = new_row
-                 ...^^^^^^^^^^^^^^^^^^^^^
                     return pre_row
             """,
         ),
@@ -2459,9 +2424,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
             def f(n, device):
                 done = torch.zeros(n, dtype=torch.bool, device=device)
                 while not done.all():
-                ^^^^^^^^^^^^^^^^^^^^^
+                          ^^^^^^^^^^
                     done = torch.rand(n, device=device) > 0.5
-                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                 return done
             """,
         ),
@@ -2472,7 +2436,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
             class Vision(torch.nn.Module):
                 def forward(self, x, grid_thw):
                     sizes = [int(torch.prod(r).item()) for r in grid_thw]
-                            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                                 ^^^^^^^^^^^^^^^^^^^^
                     return x.split(sizes)
             """,
             message_contains="if `grid_thw` is on the GPU",
@@ -2485,7 +2449,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 parts = [x.cuda() for x in xs]
                 t = torch.cat(parts)
                 return [r.item() for r in t]
-                       ^^^^^^^^^^^^^^^^^^^^^
+                        ^^^^^^^^
             """,
             message_contains="which is on the device",
         ),
@@ -2495,7 +2459,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
             def f(rows, device):
                 grid = torch.tensor(rows, device=device)
                 return [int(torch.prod(r).item()) for r in grid]
-                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                            ^^^^^^^^^^^^^^^^^^^^
             """,
             expected_fix="""
             import torch
@@ -2510,7 +2474,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
             import torch
             def f(grid_thw: torch.Tensor):
                 return [r.prod().item() for r in grid_thw]
-                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        ^^^^^^^^^^^^^^^
             """,
             expected_fix="""
             import torch
@@ -2554,9 +2518,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 lens = lengths.to(device)
                 out = []
                 for i in range(lens.shape[0]):
-                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                     out.append(lens[i].item() * 2)
-                 ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                               ^^^^^^^^^^^^^^
                 return out
             """,
             message_contains="`lens`",
@@ -2566,10 +2529,9 @@ class SyncPerRow(ComprehensionVisits, Rule):
             import torch
             def f(x: torch.Tensor):
                 for i, v in enumerate(x):
-                ^^^^^^^^^^^^^^^^^^^^^^^^^
                     if float(v) > 0.5:
+                       ^^^^^^^^
                         return i
-                     ...^^^^^^^^
             """,
         ),
         Invalid(
@@ -2594,7 +2556,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
             import torch
             def f(ids: torch.LongTensor, tok):
                 return [tok.decode(ids[b].tolist()) for b in range(ids.size(0))]
-                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                                   ^^^^^^^^^^^^^^^
             """,
         ),
         Invalid(
@@ -2602,7 +2564,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
             import torch
             def f(scores: torch.Tensor):
                 return {k: v.sum().item() for k, v in enumerate(scores)}
-                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                           ^^^^^^^^^^^^^^
             """,
         ),
         Invalid(
@@ -2610,11 +2572,10 @@ class SyncPerRow(ComprehensionVisits, Rule):
             import torch
             def panoptic(pred_labels, label_ids_to_fuse):
                 for k in range(pred_labels.shape[0]):
-                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                     pred_class = pred_labels[k].item()
+                                 ^^^^^^^^^^^^^^^^^^^^^
                     if pred_class in label_ids_to_fuse:
                         print(k)
-                     ...^^^^^^^^
             """,
             message_contains="per-row Python overhead",
         ),
@@ -2625,10 +2586,9 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 codebook_idx = torch.arange(input_ids.shape[1], device=input_ids.device) + past
                 out = []
                 for position_idx in codebook_idx:
-                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                     position_idx = position_idx.item()
+                                   ^^^^^^^^^^^^^^^^^^^
                     out.append(position_idx)
-                 ...^^^^^^^^^^^^^^^^^^^^^^^^
                 return out
             """,
             message_contains="which is on the device",
@@ -2639,7 +2599,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
             def f(t):
                 x = t.cuda()
                 return [r.sum().item() for r in x if r.numel()]
-                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        ^^^^^^^^^^^^^^
             """,
             message_contains="one device sync per row",
         ),
@@ -2656,17 +2616,15 @@ class SyncPerRow(ComprehensionVisits, Rule):
             class Sampler:
                 def apply_bad_words(self, logits: torch.Tensor, meta: Metadata):
                     for i in range(logits.shape[0]):
-                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                         if (meta.bad_words[i] > 0).any():
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                             logits[i].fill_(0.0)
-                         ...^^^^^^^^^^^^^^^^^^^^
                     return logits
                 def keep_logprobs(self, logits: torch.Tensor, req_ids: list[str]):
                     logprobs = torch.log_softmax(logits, dim=-1)
                     for i, req_id in enumerate(req_ids):
-                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                         self.kept[req_id] = logprobs[i].cpu()
-                     ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                                            ^^^^^^^^^^^^^^^^^
                 def __call__(self, logits, meta, req_ids):
                     self.keep_logprobs(logits, req_ids)
                     return self.apply_bad_words(logits, meta)
@@ -2687,7 +2645,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 def execute_model(self, logits, n):
                     sampled, _ = self.sampler(logits)
                     return [int(sampled[i].item()) for i in range(n)]
-                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                                ^^^^^^^^^^^^^^^^^
             """,
             message_contains="on a hot path",
         ),
@@ -2700,9 +2658,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 def training_step(self, batch, batch_idx):
                     losses = []
                     for latent, label in zip(batch["latents"], batch["labels"]):
-                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                         losses.append(self.loss(latent, self.table[int(label)]))
-                     ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                                                                   ^^^^^^^^^^
                     return sum(losses)
             """,
             message_contains="which is on the device",
@@ -2717,9 +2674,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     out = []
                     for seq in patch_lengths:
                         for length in seq[seq > 0]:
-                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^
                             out.append(divmod(length.item(), max_len))
-                         ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                                              ^^^^^^^^^^^^^
                     return out
             """,
             message_contains="on each row of `seq[seq > 0]`, on a hot path",
@@ -2731,9 +2687,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
             def num_accepted(draft: torch.Tensor, target: torch.Tensor, k: int) -> int:
                 n = 0
                 while n < k and draft[n].item() == target[n].item():
-                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                                ^^^^^^^^^^^^^^^
                     n += 1
-                 ...^^^^^^
                 return n
             """,
             message_contains="one row per iteration of a `while` loop",
@@ -2747,13 +2702,12 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 def step(self, closure=None):
                     for group in self.param_groups:
                         for p in group["params"]:
-                        ^^^^^^^^^^^^^^^^^^^^^^^^^
                             grad = p.grad.data.float()
                             state = self.state[p]
                             if len(state) == 0:
                                 state["exp_avg"] = torch.zeros_like(grad)
                             scale = int(grad.abs().max())
-                         ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                                    ^^^^^^^^^^^^^^^^^^^^^
             """,
             message_contains='on each row of `group["params"]`',
         ),
@@ -2769,11 +2723,9 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 max_seqlens_q = 0
                 def set_varlen_params(self, cu_seqlens_q):
                     for i in range(len(cu_seqlens_q) - 1):
-                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                         n = cu_seqlens_q[i + 1].item() - cu_seqlens_q[i].item()
-                     ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                            ^^^^^^^^^^^^^^^^^^^^^^^^^^
                         self.max_seqlens_q = max(n, self.max_seqlens_q)
-                     ...^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
             def varlen_fwd(q, cu_seqlens_q):
                 metadata = MetaData()
                 metadata.set_varlen_params(cu_seqlens_q)
@@ -2820,9 +2772,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     for emb, mask in zip(out["token_embeddings"], out["attention_mask"]):
                         last = len(mask) - 1
                         while last > 0 and mask[last].item() == 0:
-                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                                           ^^^^^^^^^^^^^^^^^
                             last -= 1
-                     ...^^^^^^^^^^^^^
                         kept.append(emb[: last + 1])
                     return kept
             """,
@@ -2890,6 +2841,19 @@ class SyncPerRow(ComprehensionVisits, Rule):
             confidence=Confidence.MEDIUM,
         )
 
+    def report(
+        self,
+        node: cst.CSTNode,
+        message: str | None = None,
+        **options: Any,
+    ) -> None:
+        """Reports sit at the read that waits: where loops nest, the outer loop's first read
+        may be the inner loop's too (``for b in x: for i in range(n): b[i].item()``); the read
+        is reported once, for the outer loop (visited first)."""
+        if any(report.node is node for report in self._reports):
+            return
+        super().report(node, message, **options)
+
     # -- while loops ------------------------------------------------------------------------------
     def visit_While(self, node: cst.While) -> None:
         syncs = iteration_syncs(node)
@@ -2909,10 +2873,11 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 continue
             shown = self.shown(sync.tensor, "the tensor")
             self.report(
-                node,
+                sync.node,
                 f"{sync.what} of {shown}, which is on the device, on every iteration of a "
                 "`while` loop: one device sync per iteration; keep the loop's state on the "
                 "device, or test it once every N iterations",
+                enclosing=node,
             )
             return
         # Where the device is unknown: a surely-tensor read per iteration on a hot path (not
@@ -2935,11 +2900,12 @@ class SyncPerRow(ComprehensionVisits, Rule):
             shown = self.shown(tensor, "the tensor")
             if _counted_row(node, tensor):
                 self.report(
-                    node,
+                    sync.node,
                     f"per-row Python overhead: {sync.what} of {shown}, one row per iteration "
                     "of a `while` loop (one device sync per row when it is on a device); "
                     "compare the rows on the whole tensor and copy the result once",
                     confidence=Confidence.MEDIUM,
+                    enclosing=node,
                 )
                 return
             # The test runs on every iteration: in a per-request driver, whose loops are its
@@ -2950,11 +2916,12 @@ class SyncPerRow(ComprehensionVisits, Rule):
             if reason is None:
                 return
             self.report(
-                node,
+                sync.node,
                 f"{sync.what} of {shown} on every iteration of a `while` loop on a hot path "
                 f"({reason}): one device sync per iteration if {shown} is on the GPU; keep "
                 "the loop's state on the device, or read the values once before the loop",
                 confidence=Confidence.MEDIUM,
+                enclosing=node,
             )
             return
 
@@ -3011,11 +2978,12 @@ class SyncPerRow(ComprehensionVisits, Rule):
             # No fix: the rows may come from a sequence of tensors, which
             # `torch.prod(..., dim=-1)` does not take.
             self.report(
-                node,
+                sync.call,
                 f"{sync.what} on each {row} of {shown}, on a hot path ({finding.reason}): one "
                 f"device sync per {row} if {shown} is on the GPU; compute on the whole tensor "
                 "and copy the result once",
                 confidence=Confidence.MEDIUM,
+                enclosing=node,
             )
             return
         if finding.kind == DEVICE and finding.loop.items:
@@ -3053,7 +3021,9 @@ class SyncPerRow(ComprehensionVisits, Rule):
             )
             confidence = Confidence.MEDIUM
         replacements = [(node, fixed)] if fixed is not None else []
-        self.report(node, message, replacements=replacements, confidence=confidence)
+        self.report(
+            sync.call, message, replacements=replacements, confidence=confidence, enclosing=node
+        )
 
     def _fixed_rows(self, node: cst.ListComp, loop: RowLoop, row: str) -> cst.BaseExpression | None:
         """``[int(torch.prod(r).item()) for r in t]`` -> ``torch.prod(t, dim=-1).tolist()``."""

@@ -252,7 +252,7 @@ class SyncOnHotPath(Rule):
     results, `.to("cpu", non_blocking=True)` results); syncs reading the rows of a loop that HTD201
     reports (its own rows, the rows its `enumerate` counter takes from other tensors, names
     bound to them, a mask row indexing any tensor: each per-row sync is reported once, by
-    HTD201 at the loop; a read in a loop nested in the row loop, or of items of a Python list,
+    HTD201 at its read; a read in a loop nested in the row loop, or of items of a Python list,
     stays HTD202's) and syncs in `while` loops (HTD201); explicit waits (`torch.cuda.synchronize()`,
     `stream.synchronize()`) other than the one shape below; code that only runs while tracing or
     scripting (`if torch.jit.is_tracing():`); an arm only a torch older than 2.0 takes (the

@@ -11,8 +11,8 @@ folder), so facts that cross modules count:
 
 A positive is found when a finding starts inside the labelled statement (the statement that
 holds the line, or a compound statement's header) or covers the line from an enclosing
-statement (HTD201 reports the loop, not the read inside it; such codes are shown with a
-trailing ``~``); any HTD code counts and the codes are reported. Per family the table gives
+statement (shown with a trailing ``~``: before session 42 HTD201 reported the loop, not the
+read inside it); any HTD code counts and the codes are reported. Per family the table gives
 positives found, recall and look-alikes flagged, then every miss with its snippet:
 
     python scripts/score_recall.py                 # table and misses

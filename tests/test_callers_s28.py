@@ -108,7 +108,7 @@ def test_a_cached_answer_is_refreshed_when_a_caller_changes(tmp_path: Path) -> N
     assert _rows(_check(tmp_path, {}, cache=True)) == []  # warm: the stored parts
     device = host.replace("x.cpu().numpy()", "x.cuda()")
     found = _check(tmp_path, {"pkg/a.py": device}, cache=True)
-    assert _rows(found) == [("draw.py", 3, "HTD201", "high")]
+    assert _rows(found) == [("draw.py", 4, "HTD201", "high")]
 
 
 def test_a_caller_passing_a_device_tensor_keeps_it(tmp_path: Path) -> None:
@@ -124,7 +124,7 @@ def test_a_caller_passing_a_device_tensor_keeps_it(tmp_path: Path) -> None:
         },
     )
     # Every call passes a tensor on the accelerator: a sync per row, HIGH.
-    assert _rows(found) == [("draw.py", 3, "HTD201", "high")]
+    assert _rows(found) == [("draw.py", 4, "HTD201", "high")]
 
 
 def test_callers_that_disagree_keep_it(tmp_path: Path) -> None:
@@ -144,12 +144,12 @@ def test_callers_that_disagree_keep_it(tmp_path: Path) -> None:
             """,
         },
     )
-    assert _rows(found) == [("draw.py", 3, "HTD201", "medium")]
+    assert _rows(found) == [("draw.py", 4, "HTD201", "medium")]
 
 
 def test_a_public_function_without_callers_keeps_it(tmp_path: Path) -> None:
     found = _check(tmp_path, {"pkg/draw.py": _DRAW})
-    assert [f[:3] for f in _rows(found)] == [("draw.py", 3, "HTD201")]
+    assert [f[:3] for f in _rows(found)] == [("draw.py", 4, "HTD201")]
 
 
 def test_a_call_through_an_unknown_object_of_a_method_keeps_it(tmp_path: Path) -> None:
@@ -175,7 +175,7 @@ def test_a_call_through_an_unknown_object_of_a_method_keeps_it(tmp_path: Path) -
             """,
         },
     )
-    assert [f[:3] for f in _rows(found)] == [("draw.py", 4, "HTD201")]
+    assert [f[:3] for f in _rows(found)] == [("draw.py", 5, "HTD201")]
 
 
 def test_a_method_of_the_same_name_in_another_class_is_no_caller(tmp_path: Path) -> None:
@@ -211,7 +211,7 @@ def test_a_method_of_the_same_name_in_another_class_is_no_caller(tmp_path: Path)
         },
     )
     # ``Sub`` inherits ``_draw`` and passes what a model returns: the rows stay reported.
-    assert [f[:3] for f in _rows(found)] == [("draw.py", 8, "HTD201")]
+    assert [f[:3] for f in _rows(found)] == [("draw.py", 9, "HTD201")]
     del found
     (tmp_path / "pkg" / "sub.py").unlink()
     found = _check(tmp_path, {})

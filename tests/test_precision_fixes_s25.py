@@ -117,4 +117,4 @@ def test_a_postprocessors_copies_per_row_stay_reported() -> None:
                     out.append(probs.max().cpu())
                 return out
     """
-    assert _findings(code, "HTD201") == [7]
+    assert _findings(code, "HTD201") == [9]

@@ -110,7 +110,7 @@ def test_lengths_handed_to_pack_padded_sequence_are_on_the_host() -> None:
 
 def test_lengths_not_handed_as_they_are_stay_reported() -> None:
     # a host copy handed to PyTorch says nothing of the value the helper reads
-    assert _findings(TAGGER.replace("PASSED", "lengths.cpu()"), "HTD201") == [(16, "medium")]
+    assert _findings(TAGGER.replace("PASSED", "lengths.cpu()"), "HTD201") == [(17, "medium")]
 
 
 def test_a_device_copy_before_the_host_lengths_stays_reported() -> None:
@@ -125,7 +125,7 @@ def test_a_device_copy_before_the_host_lengths_stays_reported() -> None:
             lengths = lengths.cpu()
             return pack_padded_sequence(features, lengths)
     """
-    assert _findings(code, "HTD201") == [(7, "high")]
+    assert _findings(code, "HTD201") == [(8, "high")]
 
 
 # -- a collator named for its task (HTD202) ------------------------------------------------------
@@ -188,7 +188,7 @@ def test_distinct_values_of_a_host_copy_are_on_the_host() -> None:
 
 def test_distinct_values_of_a_device_tensor_stay_reported() -> None:
     for value in ("torch.unique(rois[:, 0].cuda())", "rois[:, 0].cuda().unique()"):
-        assert _findings(UNIQUE.replace("VALUE", value), "HTD201") == [(9, "high")], value
+        assert _findings(UNIQUE.replace("VALUE", value), "HTD201") == [(10, "high")], value
 
 
 # -- a value memoised through a local name runs once (HTD101, RunOnce) ---------------------------

@@ -152,4 +152,4 @@ def test_an_optional_return_of_a_host_buffer() -> None:
     whose rows are then read per position: host rows. Its device twin is now HIGH."""
     assert lint(DRAFTS.replace("{DEVICE}", ""), "HTD201") == []
     device = lint(DRAFTS.replace("{DEVICE}", ', device="cuda"'), "HTD201")
-    assert [(f.start.row, f.confidence.value) for f in device] == [(14, "high")]
+    assert [(f.start.row, f.confidence.value) for f in device] == [(15, "high")]

@@ -44,7 +44,7 @@ def test_an_attribute_assigned_only_numpy_arrays_is_numpy_data() -> None:
 
 
 def test_an_attribute_that_may_hold_a_tensor_stays_reported() -> None:
-    assert _generator_rows("torch.Tensor") == [10]
+    assert _generator_rows("torch.Tensor") == [12]
     assert _generator_rows("torch.Tensor", "terminals.reshape(-1)") == [10]
     # Also assigned a tensor in another method: not only numpy arrays.
     moved = "def to(self, device):\n            self._terminals = torch.as_tensor(self._terminals)"

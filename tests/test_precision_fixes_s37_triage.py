@@ -144,4 +144,4 @@ def test_a_comparison_tested_in_a_model_while_loop_is_read_per_step(tmp_path: Pa
         (Path(f["filename"]).name, f["location"]["row"]) for f in json.loads(result.stdout)
     )
     # The `while` loop of greedy.py (line 4); counted.py tests a Python length, no tensor.
-    assert found == [("greedy.py", 4)]
+    assert found == [("greedy.py", 8)]

@@ -67,7 +67,7 @@ def test_a_checker_loaded_and_never_moved_holds_host_tensors(tmp_path: Path) -> 
 
 
 def test_a_checker_moved_or_handed_on_stays_reported(tmp_path: Path) -> None:
-    both = [("HTD201", 13), ("HTD202", 11)]
+    both = [("HTD201", 14), ("HTD202", 11)]
     # Moved by the caller, loaded onto a device, or handed to something that may move it.
     assert _reported(tmp_path / "a", use="checker.to(torch.device('cuda'))") == both
     assert _reported(tmp_path / "b", kwargs=', device_map="auto"') == both

@@ -136,9 +136,9 @@ def test_an_episodes_actions_handed_to_env_step_are_no_loop_state(tmp_path: Path
         assert cli_rows(tmp_path, EPISODE.format(handoff=handoff), "HTD201") == [], handoff
     # The same copy kept, with the loop's end tested on the host: still one sync per step.
     kept = "kept.append(action.cpu().numpy())\n        done = len(kept) > 100"
-    assert cli_rows(tmp_path, EPISODE.format(handoff=kept), "HTD201") == [7]
+    assert cli_rows(tmp_path, EPISODE.format(handoff=kept), "HTD201") == [9]
     # An object's own step is no simulator: still reported.
     own = "obs, reward, done, info = self.step(action.cpu().numpy())"
     assert cli_rows(
         tmp_path, EPISODE.format(handoff=own).replace("(actor,", "(self, actor,"), "HTD201"
-    ) == [7]
+    ) == [9]

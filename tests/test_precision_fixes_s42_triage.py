@@ -77,7 +77,7 @@ def test_pairs_of_topk_are_rows_of_its_tensor(tmp_path: Path) -> None:
     (values and indices made where ``logprobs`` is) is one sync per candidate (a miss before)."""
     for pair in ("logprobs[i].topk(5)", "torch.topk(logprobs[i], 5)", "logprobs[i].sort(-1)"):
         rows = cli_rows(tmp_path, BEAM.format(host="", pair=pair), "HTD201")
-        assert rows == [11], pair  # the loop's line
+        assert rows == [12], pair  # the loop's line
     # Log-probabilities copied to the host first: host rows, nothing to sync.
     host = BEAM.format(host=".cpu()", pair="logprobs[i].topk(5)")
     assert cli_rows(tmp_path, host, "HTD201") == []

@@ -26,7 +26,7 @@ def test_list_repeated_by_a_row_reads_it() -> None:
                 return torch.tensor(rows).to(x.device)
     """
     found = _findings(code, "HTD201")
-    assert [row for row, _ in found] == [7]
+    assert [row for row, _ in found] == [8]
     assert "a row as a repeat count" in found[0][1]
 
 

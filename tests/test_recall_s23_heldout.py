@@ -115,7 +115,7 @@ def test_data_sized_op_per_row() -> None:
             return [torch.unique(s) for s in segs]
     """
     assert [(c, r) for c, r, _ in _findings(code, "HTD201")] == [
-        ("HTD201", 5),
+        ("HTD201", 6),
         ("HTD201", 10),
         ("HTD201", 12),
     ]

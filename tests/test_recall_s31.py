@@ -109,7 +109,7 @@ def test_max_of_a_device_row_is_a_read_per_row_and_of_host_rows_none() -> None:
                 best[i] = max(scores[i], best[i])
             return best
     """
-    assert [(f.code, f.start.row) for f in lint(code, "HTD201")] == [("HTD201", 6)]
+    assert [(f.code, f.start.row) for f in lint(code, "HTD201")] == [("HTD201", 7)]
     host = code.replace("scores = scores.cuda()", "scores = scores.cuda().tolist()")
     assert lint(host, "HTD201") == []
 
@@ -183,7 +183,7 @@ def test_inheriting_classes_are_the_subclasses_that_keep_the_method() -> None:
 def test_a_per_row_read_in_a_helper_of_an_inherited_step_method(tmp_path: Path) -> None:
     files = {"pkg/__init__.py": "", "pkg/search.py": SEARCH, "pkg/driver.py": DRIVER}
     write_files(tmp_path, files)
-    assert _rows(lint_project(tmp_path, "HTD201"), "HTD201") == [("search.py", 16)]
+    assert _rows(lint_project(tmp_path, "HTD201"), "HTD201") == [("search.py", 18)]
     # the subclass overrides the method: the driver's calls are not the base's
     override = "\n        def update_finished(self, finished, best):\n            return []\n"
     overridden = SEARCH + override

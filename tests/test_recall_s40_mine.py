@@ -51,7 +51,7 @@ def _found(records: list[dict[str, Any]]) -> list[tuple[str, int, str]]:
 def test_an_override_the_base_forward_calls_on_self_is_hot(tmp_path: Path) -> None:
     base = BASE.replace("{entry}", "forward")
     write_files(tmp_path, {"pkg/__init__.py": "", "pkg/base.py": base, "pkg/sub.py": SUB})
-    assert _found(lint_project(tmp_path, "HTD201")) == [("sub.py", 8, "HTD201")]
+    assert _found(lint_project(tmp_path, "HTD201")) == [("sub.py", 9, "HTD201")]
 
 
 def test_an_override_the_base_calls_from_a_cold_method_is_not_hot(tmp_path: Path) -> None:

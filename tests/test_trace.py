@@ -776,7 +776,7 @@ def test_the_h200_recording_of_the_example_confirms_every_seeded_mistake(monkeyp
         ("model.py", "HTD104", 36, "confirmed"),
         ("preprocess.py", "HTD101", 31, "confirmed"),
         ("preprocess.py", "HTD101", 36, "confirmed"),
-        ("preprocess.py", "HTD201", 43, "confirmed"),
+        ("preprocess.py", "HTD201", 44, "confirmed"),
         ("serve.py", "HTD106", 28, "confirmed"),
     ]
 

@@ -13,8 +13,8 @@ class DraftProposer:
     def propose(self, target_ids: torch.Tensor, num_accepted: torch.Tensor) -> list[list[int]]:
         next_ids = target_ids.argmax(dim=-1)
         drafts = []
-        for i in range(num_accepted.shape[0]):  # expect: HTD201
-            n = int(num_accepted[i])
+        for i in range(num_accepted.shape[0]):
+            n = int(num_accepted[i])  # expect: HTD201
             drafts.append(next_ids[i, :n].tolist())
         return drafts
 

@@ -28,9 +28,9 @@ class VisionLanguageModel(nn.Module):
 
     def split_sizes(self, grid_thw: torch.Tensor) -> list[int]:
         sizes = []
-        for row in grid_thw:  # expect: HTD201
+        for row in grid_thw:
             thw = torch.as_tensor(row, dtype=torch.long)
-            sizes.append(int(thw.prod()) // self.merge_unit)
+            sizes.append(int(thw.prod()) // self.merge_unit)  # expect: HTD201
         return sizes
 
     def get_image_embeddings(self, pixel_values: torch.Tensor, image_grid_thw: torch.Tensor) -> tuple[torch.Tensor, ...]:

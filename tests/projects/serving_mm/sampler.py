@@ -31,8 +31,8 @@ class Sampler:
         self.logprobs_by_request: dict[str, np.ndarray] = {}
 
     def apply_bad_words(self, logits: torch.Tensor, metadata: SamplingMetadata) -> torch.Tensor:
-        for i in range(logits.shape[0]):  # expect: HTD201
-            if (metadata.bad_words_mask[i] > 0).any():  # expect-not: HTD202
+        for i in range(logits.shape[0]):
+            if (metadata.bad_words_mask[i] > 0).any():  # expect: HTD201; expect-not: HTD202
                 logits[i].masked_fill_(metadata.bad_words_mask[i], float("-inf"))
         return logits
 
@@ -44,8 +44,8 @@ class Sampler:
 
     def keep_logprobs(self, logits: torch.Tensor, req_ids: list[str]) -> None:
         logprobs = torch.log_softmax(logits, dim=-1)
-        for i, req_id in enumerate(req_ids):  # expect: HTD201
-            self.logprobs_by_request[req_id] = logprobs[i].cpu().numpy()  # expect-not: HTD202
+        for i, req_id in enumerate(req_ids):
+            self.logprobs_by_request[req_id] = logprobs[i].cpu().numpy()  # expect: HTD201; expect-not: HTD202
 
     def __call__(self, logits: torch.Tensor, metadata: SamplingMetadata, stop_ids: list[torch.Tensor]) -> torch.Tensor:
         logits = self.apply_bad_words(logits, metadata)

@@ -110,8 +110,8 @@ class VisionTransformer(nn.Module):
 
     def cu_seqlens(self, grid_thw: torch.Tensor) -> torch.Tensor:
         lengths: list[int] = []
-        for grid in grid_thw:  # expect: HTD201
-            n = int(torch.prod(grid).item())
+        for grid in grid_thw:
+            n = int(torch.prod(grid).item())  # expect: HTD201
             frames = int(grid[0].item())
             lengths.extend([n // frames] * frames)
         cu = torch.tensor([0, *itertools.accumulate(lengths)], dtype=torch.int32)
@@ -122,8 +122,8 @@ class VisionTransformer(nn.Module):
         window = self.config.window_size // m // self.config.patch_size
         index: list[torch.Tensor] = []
         offset = 0
-        for i in range(grid_thw.shape[0]):  # expect: HTD201
-            t, h, w = grid_thw[i].tolist()
+        for i in range(grid_thw.shape[0]):
+            t, h, w = grid_thw[i].tolist()  # expect: HTD201
             llm_h, llm_w = h // m, w // m
             ids = torch.arange(t * llm_h * llm_w, device=self.device).reshape(t, llm_h, llm_w)
             pad_h = (window - llm_h % window) % window

@@ -11,8 +11,8 @@ def get_rope_index(input_ids: torch.Tensor, image_grid_thw: torch.Tensor, image_
     image_starts = torch.nonzero(input_ids == image_token_id).squeeze(1)  # expect: HTD202
     pieces = []
     st = 0
-    for i in range(image_grid_thw.shape[0]):  # expect: HTD201
-        t = image_grid_thw[i, 0].item()
+    for i in range(image_grid_thw.shape[0]):
+        t = image_grid_thw[i, 0].item()  # expect: HTD201
         h = image_grid_thw[i, 1].item() // merge
         w = image_grid_thw[i, 2].item() // merge
         pieces.append(torch.arange(st, st + t * h * w, device=input_ids.device).expand(3, -1))

@@ -34,6 +34,6 @@ class VisionEncoder(nn.Module):
 
     def split_sizes_as_tensor(self, grid_thw: torch.Tensor) -> list[int]:
         sizes = []
-        for i in range(grid_thw.shape[0]):  # expect: HTD201
-            sizes.append(int(torch.as_tensor(grid_thw[i], dtype=torch.long).prod()) // self.merge**2)
+        for i in range(grid_thw.shape[0]):
+            sizes.append(int(torch.as_tensor(grid_thw[i], dtype=torch.long).prod()) // self.merge**2)  # expect: HTD201
         return sizes

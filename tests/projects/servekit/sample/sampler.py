@@ -31,8 +31,8 @@ class Sampler(nn.Module):
         return sampled, logprobs
 
     def apply_top_p(self, logits: torch.Tensor, top_p: torch.Tensor) -> torch.Tensor:
-        for i in range(logits.shape[0]):  # expect: HTD201
-            p = top_p[i].item()
+        for i in range(logits.shape[0]):
+            p = top_p[i].item()  # expect: HTD201
             if p < 1.0:
                 logits[i] = _top_p_row(logits[i], p)
         return logits

@@ -166,8 +166,8 @@ class GPUModelRunner:
         # The one read of the step's sampled tokens.
         sampled_ids = sampled.tolist()  # allow: HTD202
         per_request = []
-        for i in range(common.num_reqs):  # expect: HTD201
-            per_request.append([int(sampled[i].item())])
+        for i in range(common.num_reqs):
+            per_request.append([int(sampled[i].item())])  # expect: HTD201
         return per_request if per_request else [sampled_ids]
 
     def _execute_pooling(self, scheduler_output: SchedulerOutput) -> list[torch.Tensor]:

@@ -10,8 +10,8 @@ class PatchMerger(nn.Module):
     def forward(self, x, grid_thw):
         out = []
         offset = 0
-        for row in grid_thw:  # expect: HTD201
-            n = row.prod().item()
+        for row in grid_thw:
+            n = row.prod().item()  # expect: HTD201
             out.append(self.mlp(x[offset : offset + n]).mean(0))
             offset += n
         return torch.stack(out)

@@ -9,8 +9,8 @@ class RotaryIds(nn.Module):
 
     def forward(self, grid_thw: torch.Tensor) -> torch.Tensor:
         pos = []
-        for g in grid_thw:  # expect: HTD201
+        for g in grid_thw:
             t, h, w = g[0], g[1], g[2]
-            hpos = torch.arange(h).unsqueeze(1).expand(-1, w)
+            hpos = torch.arange(h).unsqueeze(1).expand(-1, w)  # expect: HTD201
             pos.append(hpos.flatten().repeat(t))
         return torch.cat(pos)

@@ -8,7 +8,7 @@ class Sampler:
     def sample(self, logits: torch.Tensor, req_ids: list[str]) -> dict[str, list[float]]:
         logprobs = torch.log_softmax(logits, dim=-1)
         out: dict[str, list[float]] = {}
-        for i, req_id in enumerate(req_ids):  # expect: HTD201
+        for i, req_id in enumerate(req_ids):
             top = logprobs[i].topk(self.k)
-            out[req_id] = top.values.tolist()
+            out[req_id] = top.values.tolist()  # expect: HTD201
         return out

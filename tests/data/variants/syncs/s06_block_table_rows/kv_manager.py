@@ -7,8 +7,8 @@ class KVManager:
         self.free: list[int] = []
 
     def schedule(self, finished: list[int]) -> None:
-        for row in self.table.table[: len(finished)]:  # expect: HTD201
-            self.free.extend(row.tolist())
+        for row in self.table.table[: len(finished)]:
+            self.free.extend(row.tolist())  # expect: HTD201
 
     def free_finished(self, finished: list[int]) -> None:
         for i in finished:

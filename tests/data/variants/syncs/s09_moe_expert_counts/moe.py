@@ -16,8 +16,8 @@ class SparseMoE(nn.Module):
         counts = torch.bincount(topk_ids.flatten(), minlength=self.num_experts)  # expect: HTD202
         out = torch.zeros_like(hidden)
         start = 0
-        for e in range(self.num_experts):  # expect: HTD201
-            n = counts[e].item()
+        for e in range(self.num_experts):
+            n = counts[e].item()  # expect: HTD201
             if n == 0:
                 continue
             rows = order[start : start + n] // self.top_k

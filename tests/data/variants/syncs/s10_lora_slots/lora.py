@@ -11,7 +11,7 @@ class LoRABatch:
         self.slot_of_token[: len(token_lora)] = mapping
 
     def apply(self, x: torch.Tensor, lora_ids: torch.Tensor, adapters: list) -> torch.Tensor:
-        for i in range(len(lora_ids)):  # expect: HTD201
-            if lora_ids[i].item() >= 0:
+        for i in range(len(lora_ids)):
+            if lora_ids[i].item() >= 0:  # expect: HTD201
                 x[i] += adapters[lora_ids[i]](x[i])
         return x

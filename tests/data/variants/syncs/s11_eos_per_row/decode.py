@@ -10,8 +10,8 @@ class DecodeLoop:
     def decode(self, tokens: torch.Tensor, finished: list[bool]) -> list[bool]:
         logits = self.model(tokens)
         next_tokens = logits[:, -1].argmax(dim=-1)
-        for i in range(next_tokens.shape[0]):  # expect: HTD201
-            if next_tokens[i] == self.eos_id:
+        for i in range(next_tokens.shape[0]):
+            if next_tokens[i] == self.eos_id:  # expect: HTD201
                 finished[i] = True
         return finished
 

@@ -5,6 +5,6 @@ from torch import nn
 class LastTokenPooler(nn.Module):
     def forward(self, hidden: torch.Tensor, seq_ends: list[int]) -> list[torch.Tensor]:
         outs = []
-        for i, end in enumerate(seq_ends):  # expect: HTD201
-            outs.append(hidden[end].cpu())
+        for i, end in enumerate(seq_ends):
+            outs.append(hidden[end].cpu())  # expect: HTD201
         return outs

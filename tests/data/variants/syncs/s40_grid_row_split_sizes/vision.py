@@ -13,6 +13,6 @@ class VisionEncoder(nn.Module):
         for i in range(grid_thw.shape[0]):  # allow: HTD201
             cu.append(cu[-1] + grid_thw[i].prod())
         frames = []
-        for i in range(len(grid_thw)):  # expect: HTD201
-            frames.append(x.new_zeros(1, x.shape[-1]).repeat(grid_thw[i, 0], 1))
+        for i in range(len(grid_thw)):
+            frames.append(x.new_zeros(1, x.shape[-1]).repeat(grid_thw[i, 0], 1))  # expect: HTD201
         return torch.cat([x, *frames]) + cu[-1]

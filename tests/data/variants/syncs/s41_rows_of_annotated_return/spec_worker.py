@@ -8,6 +8,6 @@ class SpecWorker:
     def execute_model(self, hidden, num_spec: int) -> list[list[int]]:
         drafts = self.drafter.propose(hidden, num_spec)
         out = []
-        for d in drafts:  # expect: HTD201
-            out.append(d.tolist())
+        for d in drafts:
+            out.append(d.tolist())  # expect: HTD201
         return out

@@ -8,8 +8,8 @@ class Runner:
     def _update_states(self, req_ids: list[str]) -> list[int]:
         sizes = []
         for req in self.requests.values():
-            for g in req.mm_grid:  # expect: HTD201
-                sizes.append(int(g.prod()))
+            for g in req.mm_grid:
+                sizes.append(int(g.prod()))  # expect: HTD201
         for rid in req_ids:
             req = self.requests[rid]
             for g in req.mm_grid_host:  # expect-not: HTD201

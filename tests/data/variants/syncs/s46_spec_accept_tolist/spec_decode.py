@@ -12,5 +12,5 @@ class SpecDecodeWorker:
         counts = num_accepted.tolist()  # expect: HTD202
         for req, n in zip(reqs, counts):  # expect-not: HTD201
             req.num_computed += n + 1
-        for req, n in zip(reqs, num_accepted):  # expect: HTD201
-            req.num_computed += int(n)
+        for req, n in zip(reqs, num_accepted):
+            req.num_computed += int(n)  # expect: HTD201
