@@ -45,13 +45,13 @@ def test_an_attribute_assigned_only_numpy_arrays_is_numpy_data() -> None:
 
 def test_an_attribute_that_may_hold_a_tensor_stays_reported() -> None:
     assert _generator_rows("torch.Tensor") == [12]
-    assert _generator_rows("torch.Tensor", "terminals.reshape(-1)") == [10]
+    assert _generator_rows("torch.Tensor", "terminals.reshape(-1)") == [12]
     # Also assigned a tensor in another method: not only numpy arrays.
     moved = "def to(self, device):\n            self._terminals = torch.as_tensor(self._terminals)"
-    assert _generator_rows("np.ndarray", extra=moved) == [10]
+    assert _generator_rows("np.ndarray", extra=moved) == [12]
     # Also assigned something unknown (a call's result): not known to be numpy.
     loaded = "def load(self, f):\n            self._terminals = f.read_terminals()"
-    assert _generator_rows("np.ndarray", extra=loaded) == [10]
+    assert _generator_rows("np.ndarray", extra=loaded) == [12]
 
 
 TRIM = """
