@@ -8,6 +8,8 @@ a torch older than 2.0 takes, not once every N steps, and not in a row loop (HTD
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 
 from h2dlint.analysis.bindings import COMPREHENSIONS
@@ -25,6 +27,7 @@ from h2dlint.analysis.edge_cases import (
     reporting_handler,
 )
 from h2dlint.analysis.env_switches import diagnostic_switch, may_read_environment
+from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_fallbacks import host_copy_fallback
 from h2dlint.analysis.loop_body import set_once
 from h2dlint.analysis.once import RunOnce
@@ -85,6 +88,11 @@ def runs_every_call(
     if RunOnce.of(context).code(ancestors):
         return False
     provenance = Provenance.of(context)
+    module_frame = Frame(context.module)
+
+    def module_values(name: str) -> Sequence[cst.BaseExpression | None]:
+        return provenance.bindings(module_frame).of(name)
+
     if in_reference_code(context, ancestors) or set_once(
         ancestors, context.module, provenance, provenance.current_frame()
     ):
@@ -123,7 +131,7 @@ def runs_every_call(
             return False  # ``x.cpu() if x.device.type == "cpu" else x``
         if isinstance(parent, (cst.If, cst.IfExp)) and off_cuda_part(parent, child, resolve):
             return False  # the ``else`` of ``if x.device.type in {"cpu", "cuda"}:``
-        if old_torch_arm(parent, child, context.module):
+        if old_torch_arm(parent, child, module_values):
             return False  # the ``else`` of ``if digit_version(torch.__version__) > ...('1.6')``
         if isinstance(parent, cst.If) and host_copy_fallback(parent, child, node):
             return False  # ``if src.device.type == "cpu": h = src.tolist() else: h = x.cpu()...``

@@ -10,6 +10,7 @@ forward). HTD202 asks it through ``hot_guards.runs_every_call``.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 
 import libcst as cst
 
@@ -22,9 +23,11 @@ _OLD_VERSION = re.compile(r"[01](\.\d+)+")
 _HOLDS_WHEN_GREATER = {cst.GreaterThan: True, cst.GreaterThanEqual: True}
 _HOLDS_WHEN_LESS = {cst.LessThan: True, cst.LessThanEqual: True}
 _DEPTH = 3
+# The values a module-level name is bound to (None for a binding without one: an import).
+ModuleValues = Callable[[str], Sequence[cst.BaseExpression | None]]
 
 
-def old_torch_arm(parent: cst.CSTNode, child: cst.CSTNode, module: cst.Module) -> bool:
+def old_torch_arm(parent: cst.CSTNode, child: cst.CSTNode, module: ModuleValues) -> bool:
     """Whether ``child``, an arm of the ``if`` statement or expression ``parent``, runs only on
     a torch older than 2.0: the body of a test that holds only there, or the other arm of a
     test that holds on every later torch."""
@@ -36,7 +39,7 @@ def old_torch_arm(parent: cst.CSTNode, child: cst.CSTNode, module: cst.Module) -
     return child is parent.body if old else child is parent.orelse
 
 
-def _old_only(test: cst.BaseExpression, module: cst.Module, depth: int) -> bool | None:
+def _old_only(test: cst.BaseExpression, module: ModuleValues, depth: int) -> bool | None:
     """True if ``test`` holds only on a torch older than 2.0, False if it holds on every torch
     from 2.0 on, None if the version does not decide it."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
@@ -96,16 +99,8 @@ def _old_literal(node: cst.BaseExpression) -> bool:
     return isinstance(value, str) and _OLD_VERSION.fullmatch(value) is not None
 
 
-def _module_constant(module: cst.Module, name: str) -> cst.BaseExpression | None:
-    """The value of ``name`` when the module binds it once, at its top level, by a plain
-    assignment (``is_torch_1_9_plus = V(torch.__version__) >= V("1.9.0")``)."""
-    values = []
-    for statement in module.body:
-        if not isinstance(statement, cst.SimpleStatementLine):
-            continue
-        for small in statement.body:
-            if isinstance(small, cst.Assign) and any(
-                isinstance(t.target, cst.Name) and t.target.value == name for t in small.targets
-            ):
-                values.append(small.value)
+def _module_constant(module: ModuleValues, name: str) -> cst.BaseExpression | None:
+    """The value of ``name`` when the module binds it once, to a value
+    (``is_torch_1_9_plus = V(torch.__version__) >= V("1.9.0")``)."""
+    values = module(name)
     return values[0] if len(values) == 1 else None
