@@ -34,6 +34,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from h2dlint.analysis.float_checks import FLOAT_CHECKS
 from h2dlint.analysis.names import names_in
 from h2dlint.walk import ReadOnlyVisitor, visit_read_only
 
@@ -211,7 +212,7 @@ def _small_int(node: cst.BaseExpression) -> int | None:
 
 
 # Element tests for values that are not finite: their branch is for broken numbers.
-_NONFINITE_TESTS = frozenset({"isnan", "isinf", "isposinf", "isneginf"})
+_NONFINITE_TESTS = FLOAT_CHECKS - {"isfinite"}
 
 
 def _nonfinite_test(test: cst.BaseExpression, masks: _MaskNames | None = None) -> bool | None:
