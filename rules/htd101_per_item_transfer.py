@@ -1236,6 +1236,35 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                     return out
             """
         ),
+        # Session 43 (triage43b): a list the class's forward hook fills with a layer's output
+        # (vit-pytorch 1.26.11 recorder.py:56): the recordings were made where the model ran,
+        # so moving each to the input's device copies nothing from the host.
+        Valid(
+            """
+            import torch
+            from torch import nn
+            class Recorder(nn.Module):
+                def __init__(self, vit, device=None):
+                    super().__init__()
+                    self.vit, self.device, self.recordings = vit, device, []
+                def _hook(self, _, input, output):
+                    self.recordings.append(output.clone().detach())
+                def register(self):
+                    for module in self.vit.modules():
+                        module.register_forward_hook(self._hook)
+                def record(self, attn):
+                    recording = attn.clone().detach()
+                    self.recordings.append(recording)
+                def clear(self):
+                    self.recordings.clear()
+                def forward(self, img):
+                    self.clear()
+                    pred = self.vit(img)
+                    target_device = self.device if self.device is not None else img.device
+                    recordings = tuple(map(lambda t: t.to(target_device), self.recordings))
+                    return pred, torch.stack(recordings, dim=1)
+            """
+        ),
     )
     invalid = (
         # Session 27 (precision27): a list's items moved one by one through their positions
@@ -1987,6 +2016,33 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                         ids = new_ids
             """,
             message_contains="its own slot of a host buffer",
+        ),
+        # Session 43 (triage43b): the look-alike of the hook-filled list above: another method
+        # appends what it loads from a file, so the items may be host tensors (MEDIUM).
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            class Recorder(nn.Module):
+                def __init__(self, vit, device):
+                    super().__init__()
+                    self.vit, self.device, self.recordings = vit, device, []
+                def _hook(self, _, input, output):
+                    self.recordings.append(output.clone().detach())
+                def register(self):
+                    for module in self.vit.modules():
+                        module.register_forward_hook(self._hook)
+                def load(self, path):
+                    self.recordings.append(torch.load(path))
+                def clear(self):
+                    self.recordings.clear()
+                def forward(self, img):
+                    self.clear()
+                    pred = self.vit(img)
+                    recordings = tuple(map(lambda t: t.to(self.device), self.recordings))
+                    #                                ^^^^^^^^^^^^^^^^^
+                    return pred, torch.stack(recordings, dim=1)
+            """
         ),
     )
 

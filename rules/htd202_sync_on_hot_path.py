@@ -3326,6 +3326,50 @@ class SyncOnHotPath(Rule):
                     return results
             """
         ),
+        # Session 43 (triage43b): a helper that answers with a Python bool (a length, a shape)
+        # or reads the tensor itself is no tensor test of the caller: the look-alikes of
+        # `if has_only_one_value(sizes):` below.
+        Valid(
+            """
+            import torch
+            from torch import nn
+            def single(t):
+                return len(t) == 1
+            def flat(t):
+                return t.ndim == 1
+            class Experts(nn.Module):
+                def forward(self, x):
+                    sizes = torch.stack([x.sum(), x.mean()]).cuda()
+                    if single(sizes) or flat(sizes):
+                        x = x + 1
+                    return x
+            """
+        ),
+        # Session 43 (triage43b): an accelerate trainer's own step buffer (phenaki-pytorch
+        # 0.5.0 cvivit_trainer.py:219): accelerate places the models it is handed, nothing
+        # moves the trainer, so `self.steps` stays the host tensor `__init__` made.
+        Valid(
+            """
+            import torch
+            from torch import nn
+            from accelerate import Accelerator
+            class Trainer(nn.Module):
+                def __init__(self, vae, lr):
+                    super().__init__()
+                    self.accelerator = Accelerator()
+                    self.register_buffer("steps", torch.Tensor([0]))
+                    self.vae = vae
+                    self.optim = torch.optim.Adam(vae.parameters(), lr=lr)
+                    self.vae, self.optim = self.accelerator.prepare(self.vae, self.optim)
+                def train_step(self, batch):
+                    steps = int(self.steps.item())
+                    loss = self.vae(batch)
+                    self.accelerator.backward(loss)
+                    self.optim.step()
+                    self.steps += 1
+                    return steps
+            """
+        ),
     )
     invalid = (
         # Session 36 (mine36, nemo-automodel 0.5's `te_attention._detect_causal_mask`, run on
@@ -5708,6 +5752,49 @@ class SyncOnHotPath(Rule):
                     return original_forward(self, hidden_states, grid_thw), total
                 model_cls.forward = sharded_forward
             """,
+        ),
+        # Session 43 (triage43b): a helper that returns a tensor test of its argument, tested
+        # by the caller (st-moe-pytorch 0.1.8 st_moe_pytorch.py:224, on the sizes every rank
+        # all-gathers each forward): `not` of it is `bool()` of a device tensor.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            def has_only_one_value(t):
+                return (t == t[0]).all()
+            class Experts(nn.Module):
+                def forward(self, x):
+                    sizes = torch.stack([x.sum(), x.mean()]).cuda()
+                    var_seq_len = not has_only_one_value(sizes)
+                    #                                    ^^^^^
+                    return x, var_seq_len
+            """
+        ),
+        # Session 43 (triage43b): the look-alike of the accelerate trainer's step buffer: this
+        # trainer moves itself (`self.to(...)`, imagen-pytorch's way), buffers and all.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            from accelerate import Accelerator
+            class Trainer(nn.Module):
+                def __init__(self, vae, lr):
+                    super().__init__()
+                    self.accelerator = Accelerator()
+                    self.register_buffer("steps", torch.Tensor([0]))
+                    self.vae = vae
+                    self.optim = torch.optim.Adam(vae.parameters(), lr=lr)
+                    self.vae, self.optim = self.accelerator.prepare(self.vae, self.optim)
+                    self.to(self.accelerator.device)
+                def train_step(self, batch):
+                    steps = int(self.steps.item())
+                    #           ^^^^^^^^^^^^^^^^^
+                    loss = self.vae(batch)
+                    self.accelerator.backward(loss)
+                    self.optim.step()
+                    self.steps += 1
+                    return steps
+            """
         ),
     )
 

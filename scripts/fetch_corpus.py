@@ -640,6 +640,21 @@ SERVING_PACKAGES: dict[str, str] = {
     "moondream": "2.6.1",
     "trackers": "2.6.1",
     "inference": "1.8.3",
+    # Added in session 43 (triage43b) for a blind-style reading of VLM, video and MoE model
+    # code no triage had read: Qwen's VL and omni preprocessing (image/video sizing, frame
+    # sampling, audio), MinerU's VLM client, OmniGen's multimodal generation, rotary embeddings
+    # (axial and pixel positions), mixture-of-experts layers (ST-MoE, sparsely gated, soft MoE),
+    # ViT variants and Phenaki's video tokenizer/transformer.
+    "qwen-vl-utils": "0.0.14",
+    "qwen-omni-utils": "0.0.9",
+    "mineru-vl-utils": "2.0.7",
+    "rotary-embedding-torch": "0.9.1",
+    "st-moe-pytorch": "0.1.8",
+    "mixture-of-experts": "0.2.3",
+    "soft-moe-pytorch": "0.1.9",
+    "omnigen": "1.0.3",
+    "vit-pytorch": "1.26.11",
+    "phenaki-pytorch": "0.5.0",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # Packages whose files that import or name vllm or sglang were removed, unread, before they were
@@ -793,6 +808,16 @@ DROPS_RESERVED_MENTIONS = frozenset(
         "moondream",
         "trackers",
         "inference",
+        "qwen-vl-utils",
+        "qwen-omni-utils",
+        "mineru-vl-utils",
+        "rotary-embedding-torch",
+        "st-moe-pytorch",
+        "mixture-of-experts",
+        "soft-moe-pytorch",
+        "omnigen",
+        "vit-pytorch",
+        "phenaki-pytorch",
     }
 )
 NAMES_RESERVED = re.compile(rb"vllm|sglang", re.IGNORECASE)

@@ -21,6 +21,7 @@ from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.step_drivers import model_call
 from h2dlint.analysis.step_schedules import schedule_loop
 from h2dlint.analysis.tensor_kinds import tensor_evidence
+from h2dlint.analysis.tested_helpers import helper_tested_argument
 from h2dlint.analysis.unknown_tensors import annotated_comparison, read_reduction
 from h2dlint.analysis.value_syncs import COMPARISON_OPERATORS, tensor_test, value_where
 from h2dlint.walk import OwnLoopBodyVisitor, visit_read_only
@@ -33,6 +34,9 @@ def tested_tensor(provenance: Provenance, test: cst.BaseExpression) -> cst.BaseE
     tensor = tensor_test(test)
     if tensor is not None:
         return tensor
+    argument = helper_tested_argument(provenance, test, provenance.current_frame())
+    if argument is not None:
+        return argument  # ``if has_only_one_value(sizes):`` of ``return (t == t[0]).all()``
     if isinstance(test, (cst.Name, cst.Attribute)):
         if provenance.where(test) is Where.DEVICE:
             return test

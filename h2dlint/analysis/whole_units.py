@@ -14,7 +14,9 @@ cannot prove the items on the host. Two kinds of collection are left alone there
   activations or outputs (``result = self._activations[-1]``, then ``[r.cuda() for r in
   result]``): the alias holds what the collection holds, tensors made where the model ran, as
   a loop over the collection itself does (``loop_iterables.activation_iterable``). A name
-  bound to a call of one (``process(hidden)``) is not followed: a call may return anything.
+  bound to a call of one (``process(hidden)``) is not followed: a call may return anything;
+- a list of ``self`` that the class's forward hooks fill with a layer's outputs
+  (``self.recordings.append(output.clone().detach())``): :mod:`hook_records`.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.hook_records import hook_recorded
 from h2dlint.analysis.loop_iterables import activation_iterable, last_name
 from h2dlint.analysis.model_outputs import iterated_collection
 from h2dlint.analysis.provenance import Provenance
@@ -63,4 +66,8 @@ def _plain_access(node: cst.BaseExpression) -> bool:
 def unsure_whole_units(iterable: cst.BaseExpression, provenance: Provenance, frame: Frame) -> bool:
     """Whether a per-item move over ``iterable`` whose items are not proven on the host moves
     whole batches or activations (see the module's docstring)."""
-    return whole_batches(iterable) or activation_alias(iterable, provenance, frame)
+    return (
+        whole_batches(iterable)
+        or activation_alias(iterable, provenance, frame)
+        or hook_recorded(iterable, provenance, frame)
+    )

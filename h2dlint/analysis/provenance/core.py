@@ -33,6 +33,7 @@ from h2dlint.analysis.facts import (
 )
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.framework_inputs import MOVED_BY_FRAMEWORK, moved_by_framework
+from h2dlint.analysis.host_buffers import unmoved_buffer
 from h2dlint.analysis.host_lengths import HOST_LENGTHS, host_lengths
 from h2dlint.analysis.provenance.calls import CallFacts
 from h2dlint.analysis.provenance.common import (
@@ -374,7 +375,12 @@ class Provenance(CallFacts):
                 for value, frame in assigned
                 if not _is_none(value)
             ]
-            result = join(in_place_kept(facts, self.index.attributes.in_place(cls, attr)))
+            in_place = self.index.attributes.in_place(cls, attr)
+            # An accelerate trainer's own buffer, only updated in place: where it is made.
+            buffer = None if len(assigned) > in_place else unmoved_buffer(self.index, cls, attr)
+            if buffer is not None:
+                facts.append(self.fact(buffer[0], buffer[1], depth + 1))
+            result = join(in_place_kept(facts, in_place))
             if not assigned:  # a dataclass's field: what its constructions pass
                 result = field_fact(self, cls, attr, depth, REMOTE_FACTS) or result
         finally:
