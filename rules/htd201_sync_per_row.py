@@ -25,7 +25,6 @@ from h2dlint.analysis.syncs import row_loop
 from h2dlint.analysis.tensor_kinds import is_tensor, tensor_evidence
 from h2dlint.analysis.type_tests import not_a_tensor_here
 from h2dlint.analysis.value_syncs import TEST_METHODS, iteration_syncs, value_where
-from h2dlint.analysis.written_outputs import loop_copy_written
 from h2dlint.context import FileContext
 from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.rule import ComprehensionVisits, Invalid, Rule, Valid, snippet
@@ -2872,8 +2871,6 @@ class SyncPerRow(ComprehensionVisits, Rule):
         for sync in ordered:
             if value_where(provenance, sync.tensor, frame) is not Where.DEVICE:
                 continue
-            if loop_copy_written(ancestors, node, sync.node):
-                continue  # a message sent or written out each iteration (written_outputs)
             shown = self.shown(sync.tensor, "the tensor")
             self.report(
                 sync.node,
@@ -2899,8 +2896,6 @@ class SyncPerRow(ComprehensionVisits, Rule):
             if tensor_evidence(provenance, tensor, frame, read=True) is None:
                 continue
             if provenance.is_host_data(tensor, frame):
-                continue
-            if loop_copy_written(ancestors, node, sync.node):
                 continue
             shown = self.shown(tensor, "the tensor")
             if _counted_row(node, tensor):

@@ -13,16 +13,6 @@ such a call's arguments, is one; a write under a condition the copy is not under
 saved every N steps from a copy made every step) does not count, nor does text made of the
 values (``log.write(f"{loss}\n")``: a per-step loss written to a log is the classic stall).
 Scalar reads (``.item()``, ``int(t)``) are no copies and are not looked at.
-
-Session 43 (triage43a): a send to another process is a write to a stream too. A speculative
-decoder whose draft side builds a token tree on its GPU and ships it to the target model's
-server every step (autodraft-sd's ``payload = {"draft_input_ids": draft_ids[0].tolist(), ...}``
-then ``send_json_with_size(sock, payload)``) must have the tree on the host to serialise it:
-the copy is the message, not loop state that could stay on the device. A call whose name's
-first word is a send (:data:`SEND_WORDS`: ``sock.send``, ``sendall``, ``send_json``,
-``send_pyobj``, ``send_multipart``, ``send_json_with_size``) counts, unless its name says it
-moves to a device (``send_to_device``). :func:`loop_copy_written` asks the same for the copy a
-``while`` loop makes on every iteration (HTD201).
 """
 
 from __future__ import annotations
@@ -52,10 +42,6 @@ WRITE_CALLS = frozenset(
         "write_audio",
     }
 )
-# First words of the names of calls that send their arguments to another process (a socket, a
-# pipe, a message queue); :data:`_DEVICE_WORDS` in the name make it a device move instead.
-SEND_WORDS = frozenset({"send", "sendall", "sendto"})
-_DEVICE_WORDS = frozenset({"device", "devices", "cuda", "gpu", "gpus", "accelerator"})
 # Methods that put a value into the container they are called on.
 _FILLING = frozenset({"append", "extend", "update", "add", "insert", "put"})
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
@@ -97,38 +83,7 @@ def written_copy(ancestors: Sequence[cst.CSTNode], copy: cst.CSTNode) -> bool:
 
 
 def _write_call(call: cst.Call) -> bool:
-    name = call_name(call)
-    if name is None:
-        return False
-    return name in WRITE_CALLS or sending_name(name)
-
-
-def sending_name(name: str) -> bool:
-    """Whether a call of ``name`` sends its arguments to another process (see the module)."""
-    words = [word for word in name.lower().split("_") if word]
-    return bool(words) and words[0] in SEND_WORDS and not _DEVICE_WORDS.intersection(words)
-
-
-def loop_copy_written(
-    ancestors: Sequence[cst.CSTNode], loop: cst.CSTNode, copy: cst.CSTNode
-) -> bool:
-    """:func:`written_copy` for ``copy``, a node inside ``loop`` (whose own ancestors are
-    ``ancestors``): the copy a ``while`` loop makes on every iteration, written or sent out."""
-    path = _path_to(loop, copy)
-    return path is not None and written_copy([*ancestors, *path], copy)
-
-
-def _path_to(root: cst.CSTNode, target: cst.CSTNode) -> list[cst.CSTNode] | None:
-    """The nodes from ``root`` down to ``target``'s parent, root first; None when ``target``
-    is not under ``root``."""
-    stack: list[tuple[cst.CSTNode, list[cst.CSTNode]]] = [(root, [])]
-    while stack:
-        node, above = stack.pop()
-        if node is target:
-            return above
-        below = [*above, node]
-        stack.extend((child, below) for child in node.children)
-    return None
+    return call_name(call) in WRITE_CALLS
 
 
 def _targets(statement: cst.Assign | cst.AugAssign | cst.For) -> set[str]:
@@ -227,7 +182,5 @@ def _text(node: cst.BaseExpression) -> bool:
         func = node.func
         if isinstance(func, cst.Name) and func.value in ("str", "repr"):
             return True
-        if isinstance(func, cst.Attribute) and func.attr.value == "encode":
-            return _text(func.value)  # ``sock.send(f"{loss}".encode())``: a log line's bytes
         return isinstance(func, cst.Attribute) and func.attr.value == "format"
     return False
