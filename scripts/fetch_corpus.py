@@ -645,9 +645,9 @@ SERVING_PACKAGES: dict[str, str] = {
     # TPU and TensorRT-LLM serving front ends (optimum-tpu, optimum-nvidia), a KV-cache offload
     # framework (aibrix-kvcache: its files naming vllm dropped unread), speculative decoders
     # (flashspec, specdec, autodraft-sd), a KV-cache memory pool (infinistore), the first
-    # ExLlama, paged-attention and diffusion-LM engines (bllm-inference, dlmserve) and a small
-    # Llama engine (cottus). minference and ktransformers 0.2 would not download (their sdists
-    # build CUDA code); ktransformers 0.7 is a stub.
+    # ExLlama, paged-attention and diffusion-LM engines (bllm-inference, dlmserve).
+    # minference, ktransformers 0.2 and cottus would not download or build here;
+    # ktransformers 0.7 is a stub.
     "lightseq": "3.0.1",
     "optimum-tpu": "0.2.3",
     "optimum-nvidia": "0.1.0b9",
@@ -659,7 +659,6 @@ SERVING_PACKAGES: dict[str, str] = {
     "autodraft-sd": "1.1.1",
     "bllm-inference": "0.1.0",
     "dlmserve": "0.1.1",
-    "cottus": "0.1.0",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # Packages whose files that import or name vllm or sglang were removed, unread, before they were
@@ -679,7 +678,6 @@ DROPS_RESERVED_MENTIONS = frozenset(
         "autodraft-sd",
         "bllm-inference",
         "dlmserve",
-        "cottus",
         "modelscope",
         "mineru",
         "intel-extension-for-pytorch",
