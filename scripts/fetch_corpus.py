@@ -655,6 +655,25 @@ SERVING_PACKAGES: dict[str, str] = {
     "omnigen": "1.0.3",
     "vit-pytorch": "1.26.11",
     "phenaki-pytorch": "0.5.0",
+    # Added in session 43 (helper triage43a) for a fourteenth blind-style reading of serving and
+    # inference-engine code no triage had read: a CUDA sequence-generation engine (lightseq),
+    # TPU and TensorRT-LLM serving front ends (optimum-tpu, optimum-nvidia), a KV-cache offload
+    # framework (aibrix-kvcache: its files naming vllm dropped unread), speculative decoders
+    # (flashspec, specdec, autodraft-sd), a KV-cache memory pool (infinistore), the first
+    # ExLlama, paged-attention and diffusion-LM engines (bllm-inference, dlmserve).
+    # minference, ktransformers 0.2 and cottus would not download or build here;
+    # ktransformers 0.7 is a stub.
+    "lightseq": "3.0.1",
+    "optimum-tpu": "0.2.3",
+    "optimum-nvidia": "0.1.0b9",
+    "aibrix-kvcache": "0.8.0",
+    "flashspec": "0.3.1",
+    "specdec": "0.2.0",
+    "infinistore": "0.2.35",
+    "exllama": "0.1.0",
+    "autodraft-sd": "1.1.1",
+    "bllm-inference": "0.1.0",
+    "dlmserve": "0.1.1",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # Packages whose files that import or name vllm or sglang were removed, unread, before they were
@@ -663,6 +682,17 @@ RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # (their labels point into some of them: an integration switch, a comment naming the project).
 DROPS_RESERVED_MENTIONS = frozenset(
     {
+        "lightseq",
+        "optimum-tpu",
+        "optimum-nvidia",
+        "aibrix-kvcache",
+        "flashspec",
+        "specdec",
+        "infinistore",
+        "exllama",
+        "autodraft-sd",
+        "bllm-inference",
+        "dlmserve",
         "modelscope",
         "mineru",
         "intel-extension-for-pytorch",
