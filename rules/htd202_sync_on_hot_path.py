@@ -277,7 +277,9 @@ class SyncOnHotPath(Rule):
     between (slicing, `torch.isin`, masks: `generate` reads the host every step to stop, so
     nothing is left queued; a model call between queues work again), branches taken once
     every N steps (`if step % 100 == 0:`, `if it - last == self.eviction_interval:`, also
-    around the call of a helper), and branches whose test names debugging (`if self.debug:`,
+    around the call of a helper), the first step's set-up (a step counter equal to 0 or 1:
+    `if group["step"] == 0:`, `if self.global_step == 1:`), and branches whose test names
+    debugging (`if self.debug:`,
     `if logger.isEnabledFor(...)`) or reads a diagnostic switch from the environment that is
     off unless set at launch (`if check:` with `check` bound, in the function or at module
     level, to `os.environ.get("X_ROUTING_CHECK", "0") != "0"`; a switch on by default or named
@@ -3370,6 +3372,32 @@ class SyncOnHotPath(Rule):
                     return steps
             """
         ),
+        # Session 43 (mine43): pytorch-optimizer 4.x's LAMB keeps the norms of
+        # `torch._foreach_norm` on the device (stacked, clamped, given back as tensors); its
+        # D-Adaptation reads the initial gradient norm on the first step only.
+        Valid(
+            """
+            import torch
+            class Lamb(torch.optim.Optimizer):
+                def step(self, closure=None):
+                    for group in self.param_groups:
+                        params = group["params"]
+                        norms = torch.stack(torch._foreach_norm(params))
+                        torch._foreach_mul_(params, norms.clamp(max=1.0).unbind())
+            """
+        ),
+        Valid(
+            """
+            import torch
+            class DAdapt(torch.optim.Optimizer):
+                def step(self, closure=None):
+                    group = self.param_groups[0]
+                    if group["step"] == 0:
+                        norms = torch.stack(torch._foreach_norm(group["params"]))
+                        group["g0_norm"] = norms.norm().item()
+                    group["step"] += 1
+            """
+        ),
     )
     invalid = (
         # Session 36 (mine36, nemo-automodel 0.5's `te_attention._detect_causal_mask`, run on
@@ -5072,6 +5100,47 @@ class SyncOnHotPath(Rule):
                            ^^^^^^^^^^^^^^^^^^^^
             """,
             message_contains="multiply by the tensor",
+        ),
+        # Session 43 (mine43): in-place arithmetic returns its receiver, a tensor
+        # (pytorch-optimizer 3.10's OrthoGrad); the items of a `torch._foreach_norm` result are
+        # tensors (its LAMB read each trust ratio per parameter).
+        Invalid(
+            """
+            import torch
+            class Opt(torch.optim.Optimizer):
+                def step_parameter(self, p, grad):
+                    w = p.view(-1)
+                    g = grad.view(-1)
+                    proj = torch.dot(w, g).div_(torch.dot(w, w).add_(1e-30))
+                    return g.sub_(w, alpha=proj)
+                           ^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="multiply by the tensor",
+        ),
+        Invalid(
+            """
+            import torch
+            class Lamb(torch.optim.Optimizer):
+                def step(self, closure=None):
+                    for group in self.param_groups:
+                        params = group["params"]
+                        for p, wn in zip(params, torch._foreach_norm(params)):
+                            p.mul_(wn.item())
+                                   ^^^^^^^^^
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            class DAdapt(torch.optim.Optimizer):
+                def step(self, closure=None):
+                    group = self.param_groups[0]
+                    if group["step"] > 0:
+                        norms = torch.stack(torch._foreach_norm(group["params"]))
+                        group["g0_norm"] = norms.norm().item()
+                                           ^^^^^^^^^^^^^^^^^^^
+                    group["step"] += 1
+            """,
         ),
         Invalid(
             """

@@ -674,6 +674,9 @@ SERVING_PACKAGES: dict[str, str] = {
     "autodraft-sd": "1.1.1",
     "bllm-inference": "0.1.0",
     "dlmserve": "0.1.1",
+    # Session 43 (mine43): an optimizer collection whose 3.10 -> 4.x releases removed per-step and
+    # per-parameter syncs (tests/data/upstream_fixes.tsv holds the 3.10.1 rows).
+    "pytorch-optimizer": "4.1.0",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # Packages whose files that import or name vllm or sglang were removed, unread, before they were

@@ -16,6 +16,7 @@ from h2dlint.analysis.bindings import (
 )
 from h2dlint.analysis.classes import class_of
 from h2dlint.analysis.cross_module import field_annotation
+from h2dlint.analysis.foreach_lists import foreach_result
 from h2dlint.analysis.frames import Frame, parameter_annotation
 from h2dlint.analysis.host_operands import host_operands
 from h2dlint.analysis.item_writes import used_as_tensor
@@ -438,14 +439,18 @@ def comprehension_item(node: cst.CSTNode, name: str) -> cst.BaseExpression | Non
 def _tensor_per_item(
     provenance: Provenance, iterable: cst.BaseExpression, frame: Frame, depth: int
 ) -> bool:
-    """Whether ``iterable`` is a list comprehension (or a name bound only to ones) whose every
-    item is surely a tensor: its items are, though the list is none."""
+    """Whether ``iterable`` is a list comprehension or a ``torch._foreach_<op>`` result (or a
+    name bound only to those) whose every item is surely a tensor: its items are, though the
+    list is none."""
     values: list[cst.BaseExpression | None] = [iterable]
     if isinstance(iterable, cst.Name):
         values = list(provenance.bindings(frame).reaching(iterable))
     return bool(values) and all(
-        isinstance(v, (cst.ListComp, cst.GeneratorExp))
-        and tensor_evidence(provenance, v.elt, frame, depth=depth + 1) is not None
+        foreach_result(provenance, v)
+        or (
+            isinstance(v, (cst.ListComp, cst.GeneratorExp))
+            and tensor_evidence(provenance, v.elt, frame, depth=depth + 1) is not None
+        )
         for v in values
     )
 

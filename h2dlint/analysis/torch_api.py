@@ -292,6 +292,10 @@ TENSOR_VALUE_METHODS = frozenset(
     {"diff", "flip", "roll", "t", "cumprod", "neg", "sign", "remainder", "fmod", "square"}
     | {"tanh", "relu", "ceil", "floor", "trunc", "minimum", "maximum", "clip", "where"}
     | {"add", "sub", "mul", "div", "matmul", "mm", "bmm", "tile", "nan_to_num", "rsqrt", "log1p"}
+    # In-place arithmetic returns its receiver: ``torch.dot(w, g).div_(n)`` is the tensor
+    # ``torch.dot`` made (pytorch-optimizer 3.10's OrthoGrad gave it as ``alpha=``).
+    | {"add_", "sub_", "mul_", "div_", "pow_", "sqrt_", "rsqrt_", "neg_", "abs_", "reciprocal_"}
+    | {"clamp_", "clamp_min_", "clamp_max_", "clip_", "exp_", "log_", "square_"}
 )
 # Methods of an array (a tensor, or a numpy array) whose result is on the input's device:
 # reductions and arithmetic; applied to a value, they prove it is an array, not which kind.
