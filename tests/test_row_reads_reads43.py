@@ -61,6 +61,19 @@ def test_the_same_read_twice_on_one_line_is_one_finding() -> None:
     assert [row for _, row, _ in _places(code, "HTD201")] == [5]
 
 
+def test_a_read_around_a_dropped_duplicate_is_dropped_too() -> None:
+    # NeMo's speaker_utils: `[float(r[0].item() - b), float(r[1].item() - b)]`: the second
+    # `.item()` is the first's twin on the line, and the `float()` around it no read of its own.
+    code = """\
+        import torch
+        def offsets(spl: torch.Tensor, b: float):
+            spl = spl.cuda()
+            return [[float(r[0].item() - b), float(r[1].item() - b)] for r in spl]
+        """
+    found = lint(code, "HTD201")
+    assert [(f.start.row, f.message[:10]) for f in found] == [(4, "`.item()` ")]
+
+
 def test_a_suppression_on_the_loop_line_covers_every_read() -> None:
     assert lint(TWO_READS.format(noqa="  # noqa: HTD201"), "HTD201") == []
 

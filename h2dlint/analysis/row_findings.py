@@ -179,6 +179,7 @@ def _flattened(node: Loop) -> tuple[RowLoop, list[cst.CSTNode], bool, bool] | No
 
 def _judge_loop(context: FileContext, node: Loop) -> LoopRows:
     findings: list[RowFinding] = []
+    seen: list[RowSync] = []
     walks: list[RowLoop] = []
     # A loop in a branch that runs only with a diagnostic switch on (``if _NAN_DEBUG:``)
     # reads rows while someone debugs, not per step of a deployment.
@@ -190,8 +191,11 @@ def _judge_loop(context: FileContext, node: Loop) -> LoopRows:
         if switched:
             continue
         for found in _accepted(context, node, loop, parts, guessed):
-            if not any(same_read(context, found.sync, kept.sync) for kept in findings):
+            # against every read seen, kept or not: ``float(r[1].item() - s)`` beside
+            # ``r[0].item()`` is the second `.item()`, one finding with the first
+            if not any(same_read(context, found.sync, other) for other in seen):
                 findings.append(replace(found, own_walk=own))
+            seen.append(found.sync)
     return LoopRows(tuple(findings), tuple(walks))
 
 
