@@ -123,9 +123,11 @@ class SyncPerRow(ComprehensionVisits, Rule):
     `[tool.h2dlint.analysis] hot-functions = [...]` and `cold-functions = [...]` (names,
     `Class.method`, globs).
 
-    The finding is placed at the read that waits (the loop's first one: `t[i].item()`, the
-    `if` test, the `while` test), not at the loop, so an annotation points at the sync; a
-    `# noqa: HTD201` on the loop's first line covers it too.
+    The finding is placed at the read that waits (`t[i].item()`, the `if` test, the `while`
+    test), not at the loop, so an annotation points at the sync; a `for` loop or comprehension
+    gets one finding per distinct read (`cu[i].item()` and `cu[i + 1].item()` are two lines to
+    change; `int(t[i].item())` is one read, and the same read of the same tensor twice on one
+    line is one finding). A `# noqa: HTD201` on the loop's first line covers all of them.
 
     ## Why is this bad?
     Each `.item()`, `.tolist()`, `int(t)` or `float(t)` of a CUDA tensor copies to the host and
