@@ -123,9 +123,11 @@ class SyncPerRow(ComprehensionVisits, Rule):
     `[tool.h2dlint.analysis] hot-functions = [...]` and `cold-functions = [...]` (names,
     `Class.method`, globs).
 
-    The finding is placed at the read that waits (the loop's first one: `t[i].item()`, the
-    `if` test, the `while` test), not at the loop, so an annotation points at the sync; a
-    `# noqa: HTD201` on the loop's first line covers it too.
+    The finding is placed at the read that waits (`t[i].item()`, the `if` test, the `while`
+    test), not at the loop, so an annotation points at the sync; a `for` loop or comprehension
+    gets one finding per distinct read (`cu[i].item()` and `cu[i + 1].item()` are two lines to
+    change; `int(t[i].item())` is one read, and the same read of the same tensor twice on one
+    line is one finding). A `# noqa: HTD201` on the loop's first line covers all of them.
 
     ## Why is this bad?
     Each `.item()`, `.tolist()`, `int(t)` or `float(t)` of a CUDA tensor copies to the host and
@@ -1579,7 +1581,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
             message_contains="`bool()` on each row of `self._terminals`",
         ),
         # Session 34 (triage34): the twin of WhisperLive's numpy durations above, computed
-        # with `torch.diff` of the row: a tensor wherever the row is (MEDIUM).
+        # with `torch.diff` of the row: a tensor wherever the row is (MEDIUM). Each distinct
+        # read of the loop is reported (session 43): the `.nonzero()` and the `float()`.
         Invalid(
             """
             import torch
@@ -1591,6 +1594,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
                         durations = durations[durations.nonzero()]
                                               ^^^^^^^^^^^^^^^^^^^
                         median = float(durations.median()) if len(durations) else 0.0
+                                 ^^^^^^^^^^^^^^^^^^^^^^^^^
                         print(median)
             """,
             message_contains="`.nonzero()` on each row of `alignments`",
@@ -2786,8 +2790,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
         # The loop's rows, the arguments of the ``zip`` it iterates, or the rows its
         # ``enumerate`` counter indexes (``for i, item in enumerate(xs)`` reading ``other[i]``);
         # a statement loop over ``.tolist()`` rows is one transfer, then Python work.
-        finding = loop_rows(self.context, node).finding
-        if finding is not None:
+        for finding in loop_rows(self.context, node).findings:
             self._report_rows(node, finding, None)
 
     # -- builtins that walk a tensor -------------------------------------------------------------
@@ -2940,12 +2943,14 @@ class SyncPerRow(ComprehensionVisits, Rule):
             return
         # Otherwise a `.tolist()` walk's Python rows may index other tensors (`[logprobs[i]
         # .item() for i in ids.tolist()]`): one read of those per row (row_findings._walks).
-        finding = loop_rows(self.context, node).finding
-        if finding is None:
+        findings = loop_rows(self.context, node).findings
+        if not findings:
             return
+        finding = findings[0]
         fixed = None
         if (
             simple
+            and len(findings) == 1  # the fix rewrites the element: it must be the one read
             and isinstance(node, cst.ListComp)
             and isinstance(for_in.target, cst.Name)
             and finding.own_walk
@@ -2954,13 +2959,15 @@ class SyncPerRow(ComprehensionVisits, Rule):
             and not finding.loop.items
         ):
             fixed = self._fixed_rows(node, finding.loop, for_in.target.value)
-        self._report_rows(node, finding, fixed)
+        for each in findings:  # each distinct read; the fix (one per loop) with the first
+            self._report_rows(node, each, fixed if each is finding else None)
 
     # -- reporting --------------------------------------------------------------------------------
     def _report_rows(
         self, node: cst.CSTNode, finding: RowFinding, fixed: cst.BaseExpression | None
     ) -> None:
-        """Report the loop's row sync that HTD201 names (:mod:`row_findings`)."""
+        """Report one of the loop's row syncs that HTD201 accepts (:mod:`row_findings`), at
+        the read."""
         sync = finding.sync
         row = "piece" if finding.loop.pieces else "item" if finding.loop.items else "row"
         ancestors = list(self.context.ancestors)

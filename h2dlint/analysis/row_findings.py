@@ -1,14 +1,15 @@
 """What a loop reads per row, as one fact that HTD201 (a sync per row) and HTD202 (a sync on a
 hot path) share: for a ``for`` loop or a comprehension, the ways it walks rows (the rows it
 iterates, each argument of the ``zip`` it iterates, the rows its ``enumerate`` counter
-indexes in other tensors, names its body binds to a row) and the first row sync HTD201
+indexes in other tensors, names its body binds to a row) and each distinct row sync HTD201
 accepts there (on the device, or rows surely tensors on a hot path), which HTD201 reports at
-the loop, naming the tensor whose rows it reads.
+the read, naming the tensor whose rows it reads (session 43: every read, not only the first,
+so that each line to change is reported).
 
-HTD202 leaves to that finding every sync in the loop that reads a row of the tensor HTD201
+HTD202 leaves to those findings every sync in the loop that reads a row of a tensor HTD201
 names (a ``.tolist()`` of ``mm_token_type_ids[batch_idx]`` in ``for batch_idx, ids in
 enumerate(input_ids)``, the same row indexed by the mask ``attention_mask[batch_idx].bool()``),
-so that each per-row sync is reported once, by HTD201, at the loop. Where HTD201 reports
+so that each per-row sync is reported once, by HTD201. Where HTD201 reports
 nothing for the loop (host rows, items of a Python list, outputs of a module), or the read is
 of another tensor's rows, HTD202 judges each read on its own.
 """
@@ -28,6 +29,7 @@ from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.gloo_groups import gloo_gathered
 from h2dlint.analysis.host_data import dataset_module, host_side
+from h2dlint.analysis.host_rebinds import read_after_host_rebinding, same_read
 from h2dlint.analysis.hot_names import metrics_name
 from h2dlint.analysis.loop_iterables import bound_tiny
 from h2dlint.analysis.loop_positions import counted_loop, counter_loop, item_index_loop
@@ -84,11 +86,16 @@ class RowFinding:
 
 @dataclass(frozen=True)
 class LoopRows:
-    """What one loop reads per row: HTD201's finding (the first accepted row sync) and the
-    walks it judged."""
+    """What one loop reads per row: HTD201's findings (each distinct row sync it accepts, in
+    the order it judges them: the first walk's first) and the walks it judged."""
 
-    finding: RowFinding | None
+    findings: tuple[RowFinding, ...]
     walks: tuple[RowLoop, ...]
+
+    @property
+    def finding(self) -> RowFinding | None:
+        """The first accepted row sync (the one a comprehension's fix is attached to)."""
+        return self.findings[0] if self.findings else None
 
 
 _LOOP_ROWS: SharedKey[LoopRows] = SharedKey("loop rows")
@@ -171,7 +178,8 @@ def _flattened(node: Loop) -> tuple[RowLoop, list[cst.CSTNode], bool, bool] | No
 
 
 def _judge_loop(context: FileContext, node: Loop) -> LoopRows:
-    finding: RowFinding | None = None
+    findings: list[RowFinding] = []
+    seen: list[RowSync] = []
     walks: list[RowLoop] = []
     # A loop in a branch that runs only with a diagnostic switch on (``if _NAN_DEBUG:``)
     # reads rows while someone debugs, not per step of a deployment.
@@ -180,11 +188,15 @@ def _judge_loop(context: FileContext, node: Loop) -> LoopRows:
     )
     for loop, parts, own, guessed in _walks(node):
         walks.append(with_derived(parts, loop))
-        if finding is None and not switched:
-            found = next(_accepted(context, node, loop, parts, guessed), None)
-            if found is not None:
-                finding = replace(found, own_walk=own)
-    return LoopRows(finding, tuple(walks))
+        if switched:
+            continue
+        for found in _accepted(context, node, loop, parts, guessed):
+            # against every read seen, kept or not: ``float(r[1].item() - s)`` beside
+            # ``r[0].item()`` is the second `.item()`, one finding with the first
+            if not any(same_read(context, found.sync, other) for other in seen):
+                findings.append(replace(found, own_walk=own))
+            seen.append(found.sync)
+    return LoopRows(tuple(findings), tuple(walks))
 
 
 def _accepted(
@@ -221,6 +233,8 @@ def _accepted(
         ):
             continue  # ``hyp.yseq.tolist()`` of ``for hyp in nbest_hyps``: objects, no rows
         where = provenance.where(sync.tensor, frame)
+        if read_after_host_rebinding(context, parts, sync, derived):
+            continue  # ``h = h.item()`` earlier in the loop: ``emb[:h]`` reads a Python int
         if loop.kept_counter and sync.what != ROW_WRITE:
             continue  # ``image_grid_thw[image_index].item()``: HTD202's read, as before
         if sync.what == ROW_WRITE and not host_write(provenance, sync, frame):
@@ -408,19 +422,19 @@ def reported_row_read(
     if found is None:
         return None
     parent, rows = found
-    if rows.finding is None:
+    if not rows.findings:
         return None
-    if node is rows.finding.sync.call:
-        return parent
-    # A read of a row of the tensor HTD201 names (``types[b]`` bound to a name, its row
+    if any(holds(f.sync.call, node) or holds(node, f.sync.call) for f in rows.findings):
+        return parent  # one of the reads HTD201 reports, or around one (``int(t[i].item())``)
+    # A read of a row of a tensor HTD201 names (``types[b]`` bound to a name, its row
     # indexed by a mask): the same per-row syncs. Rows of another tensor read in the same
     # loop (per-request top-k copies beside a read of host metadata) stay HTD202's.
     code = context.module.code_for_node
-    named = code(rows.finding.sync.tensor)
+    named = {code(finding.sync.tensor) for finding in rows.findings}
     read = [tensor, node] if isinstance(node, cst.BaseExpression) else [tensor]
     for walk in rows.walks:
         for part in read:
-            if any(code(base) == named for base in reads_row(part, walk) or ()):
+            if any(code(base) in named for base in reads_row(part, walk) or ()):
                 return parent
     return None
 
@@ -442,7 +456,7 @@ def in_reported_row_loop(context: FileContext, node: cst.CSTNode) -> bool:
     """Whether the innermost loop that repeats ``node`` is one HTD201 reports per-row syncs
     for: a mask read in it is left to that finding (one report per loop)."""
     found = _repeating_loop(context, node)
-    return found is not None and found[1].finding is not None
+    return found is not None and bool(found[1].findings)
 
 
 def _repeating_loop(context: FileContext, node: cst.CSTNode) -> tuple[Loop, LoopRows] | None:

@@ -30,6 +30,7 @@ import libcst as cst
 
 from h2dlint.analysis.arguments import positional
 from h2dlint.analysis.builtin_walks import compared_values
+from h2dlint.analysis.host_rebinds import host_arithmetic
 from h2dlint.analysis.names import target_names
 from h2dlint.analysis.paired_results import star_zip_loops
 from h2dlint.analysis.row_shapes import (
@@ -470,6 +471,8 @@ def with_derived(
                 tensors = reads_row(value, loop)
                 if not tensors or host_value(value) or (host is not None and host(value)):
                     continue
+                if host_arithmetic(value, lambda operand: bool(reads_row(operand, loop))):
+                    continue  # ``n = lens[i].item() + 2``: a Python number
                 base = tensors[0]
                 if isinstance(base, cst.Name) and base.value == target.value:
                     continue  # ``t = t[mask[i]]``: still the row ``t = types[i]`` binds

@@ -112,7 +112,7 @@ class VisionTransformer(nn.Module):
         lengths: list[int] = []
         for grid in grid_thw:
             n = int(torch.prod(grid).item())  # expect: HTD201
-            frames = int(grid[0].item())
+            frames = int(grid[0].item())  # expect: HTD201
             lengths.extend([n // frames] * frames)
         cu = torch.tensor([0, *itertools.accumulate(lengths)], dtype=torch.int32)
         return cu.to(self.device, non_blocking=True)  # expect: HTD102

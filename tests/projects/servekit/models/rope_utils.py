@@ -13,8 +13,8 @@ def get_rope_index(input_ids: torch.Tensor, image_grid_thw: torch.Tensor, image_
     st = 0
     for i in range(image_grid_thw.shape[0]):
         t = image_grid_thw[i, 0].item()  # expect: HTD201
-        h = image_grid_thw[i, 1].item() // merge
-        w = image_grid_thw[i, 2].item() // merge
+        h = image_grid_thw[i, 1].item() // merge  # expect: HTD201
+        w = image_grid_thw[i, 2].item() // merge  # expect: HTD201
         pieces.append(torch.arange(st, st + t * h * w, device=input_ids.device).expand(3, -1))
         st += t * h * w
     text_len = input_ids.shape[0] - st

@@ -12,5 +12,5 @@ class RotaryIds(nn.Module):
         for g in grid_thw:
             t, h, w = g[0], g[1], g[2]
             hpos = torch.arange(h).unsqueeze(1).expand(-1, w)  # expect: HTD201
-            pos.append(hpos.flatten().repeat(t))
+            pos.append(hpos.flatten().repeat(t))  # expect: HTD201
         return torch.cat(pos)
