@@ -11,7 +11,7 @@ from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.joining_helpers import JoiningHelpers
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.registered_pins import host_registered
+from h2dlint.analysis.registered_pins import registered_view
 from h2dlint.analysis.targets import Target
 from h2dlint.analysis.tensor_kinds import tensor_evidence
 from h2dlint.analysis.views import Layout, layout
@@ -979,8 +979,9 @@ class NonBlockingPageableCopy(Rule):
         if fact.where is Where.PAGEABLE:
             if else_of_pinning_move([*self.context.ancestors, node], source):
                 return  # the host source's CUDA copy is the pinned arm's; this one runs off CUDA
-            if host_registered(self.context, source, frame):
-                return  # pinned in place: ``cudaHostRegister(source.data_ptr(), ...)``
+            if registered_view(self.context, source, frame):
+                return  # pinned in place: ``cudaHostRegister(source.data_ptr(), ...)`` (a
+                # transposed view of it is HTD103's, session 43)
             shown = self.shown(source, "the source")
             self.report(
                 node,

@@ -8,6 +8,7 @@ from h2dlint.analysis.copies import non_blocking_h2d_source, permutation_staged
 from h2dlint.analysis.facts import Fact, Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.registered_pins import registered_view
 from h2dlint.analysis.targets import device_named
 from h2dlint.analysis.views import Layout, layout, row_slices
 from h2dlint.analysis.writes import (
@@ -22,7 +23,12 @@ from h2dlint.rule import Invalid, Rule, Valid
 LOOP_VARIABLE = "_row"
 
 
-def _pinned_words(fact: Fact) -> str:
+REGISTERED = "memory pinned in place by `cudaHostRegister`"
+
+
+def _pinned_words(fact: Fact, registered: bool = False) -> str:
+    if registered:
+        return REGISTERED
     if fact.where is Where.MAYBE_PINNED:
         return "memory that is pinned when pinning is enabled"
     if fact.where is Where.PINNED:
@@ -87,7 +93,8 @@ class NonContiguousViewCopy(Rule):
     Or lay the buffer out so that the part you copy is contiguous (`buf[:n]` of a
     `(max_tokens, 3)` buffer), or copy the whole buffer when it is small. A buffer in pageable
     memory must be pinned as well (allocated once with `pin_memory=True`): its rows are
-    pageable too.
+    pageable too. Memory page-locked in place by `cudaHostRegister(t.data_ptr(), ...)` is
+    pinned: the message says so, and its rows are copied as a pinned buffer's.
 
     ## Fix safety
     For the common form `dst[:, a:b].copy_(src[:, a:b], non_blocking=True)` standing alone as a
@@ -265,6 +272,19 @@ class NonContiguousViewCopy(Rule):
         ),
     )
     invalid = (
+        # Session 43 (truth43): memory `cudaHostRegister` page-locks in place is pinned; a
+        # strided view of it is still staged, and the message says pinned, not pageable.
+        Invalid(
+            """
+            import torch
+            def f(dev):
+                obs = torch.zeros(64, 8)
+                torch.cuda.cudart().cudaHostRegister(obs.data_ptr(), obs.numel() * 4, 0)
+                return obs[:, ::2].to(dev, non_blocking=True)
+                #      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="memory pinned in place by `cudaHostRegister`",
+        ),
         # Session 25 (variants25c): named buffers kept in a dict display on `self`: the entry
         # read by a string key is the pinned buffer it names
         Invalid(
@@ -512,19 +532,21 @@ class NonContiguousViewCopy(Rule):
         if not fact.where.on_host or fact.contiguous is not False:
             return
         kind = layout(provenance, source, frame)
+        # Memory ``cudaHostRegister`` page-locks in place is pinned, not pageable (session 43).
+        registered = fact.where is Where.PAGEABLE and registered_view(self.context, source, frame)
         if kind is Layout.STRIDED:
-            self._report_strided(node, source, fact, shown, provenance, frame)
+            self._report_strided(node, source, fact, shown, provenance, frame, registered)
         elif (
             kind is Layout.PERMUTED
-            and fact.where is not Where.PAGEABLE  # a pageable source is HTD102's
+            and (fact.where is not Where.PAGEABLE or registered)  # a pageable one is HTD102's
             and permutation_staged(provenance, node, frame)
         ):
             self.report(
                 node,
                 f"`non_blocking=True` copy from {shown}, a transposed view of "
-                f"{_pinned_words(fact)}, into a destination laid out differently: PyTorch "
-                "gathers it into pageable memory first, so the copy is staged and, from a few "
-                "MiB up, blocks the host",
+                f"{_pinned_words(fact, registered)}, into a destination laid out differently: "
+                "PyTorch gathers it into pageable memory first, so the copy is staged and, from "
+                "a few MiB up, blocks the host",
             )
 
     def _report_strided(
@@ -535,13 +557,15 @@ class NonContiguousViewCopy(Rule):
         shown: str,
         provenance: Provenance,
         frame: Frame,
+        registered: bool = False,
     ) -> None:
+        words = _pinned_words(fact, registered)
         message = (
-            f"`non_blocking=True` copy from {shown}, a strided view of {_pinned_words(fact)}: "
+            f"`non_blocking=True` copy from {shown}, a strided view of {words}: "
             "PyTorch gathers it into pageable memory first, so the copy is staged and, from a "
             "few MiB up, blocks the host"
         )
-        if fact.where is Where.PAGEABLE:
+        if fact.where is Where.PAGEABLE and not registered:
             # Row by row would still copy pageable rows: the buffer must be pinned first.
             self.report(node, f"{message}; pin the buffer and copy it one contiguous row at a time")
             return

@@ -65,7 +65,12 @@ class SyncPerRow(ComprehensionVisits, Rule):
     a `while` loop that reads a device tensor on every iteration (`while not done.all():`,
     `while x[i].item() > 0:`), and the `.tolist()` round trip that multiplies or sums each row in
     Python (`[math.prod(r) for r in grid.cpu().tolist()]`, `[t * h * w for t, h, w in
-    grid.tolist()]`) where one vectorised op does it. Also a builtin that walks a tensor and
+    grid.tolist()]`) where one vectorised op does it. A row used as a truth value calls
+    `Tensor.__bool__`, a sync each: `if y[i]:`, `if not y[i]:`, `if ok and y[i]:`, `x if y[i]
+    else z`, `[i for i in range(n) if keep[i]]`, `flag = y[i] and z`, `not y[i]` (and a row's
+    comparison there: `flag = y[i] > 0 or z`), reported where `y` is proven on a device or
+    surely a tensor on a hot path (a Python list's, a numpy array's or a `.tolist()`'s rows are
+    truth values too; not in an `assert`). Also a builtin that walks a tensor and
     tests each element on the host, `max(t)`, `min(t)`, `sorted(t)`, `any(t)`, `all(t)` (one
     sync per element; `t.max()` is one kernel): where `t` is proven on a device, and with MEDIUM
     confidence where it is surely a tensor of unknown device on a hot path. Not `max(a, b)`,
@@ -221,6 +226,17 @@ class SyncPerRow(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # Session 43 (truth43): rows of a `.tolist()`, a list or a numpy array as truth values.
+        Valid(
+            """
+            import numpy as np
+            import torch
+            def pick(x, n, flags: list[bool]):
+                keep = (x.cuda() > 0).tolist()
+                mask = np.ones(n, dtype=bool)
+                return [i for i in range(n) if keep[i] and flags[i] and mask[i]]
+            """
+        ),
         # Session 37 (triage37): the twin of the greedy decoder in `invalid`: a Python counter
         # compared in the `while` loop that runs the model is no tensor read.
         Valid(
@@ -1522,6 +1538,20 @@ class SyncPerRow(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # Session 43 (truth43): a device row as a truth value, `Tensor.__bool__` per row.
+        Invalid(
+            """
+            import torch
+            def pick(x, n):
+                keep = x.cuda() > 0
+                out = []
+                for i in range(n):
+                    out.append(1 if keep[i] else 0)
+                                    ^^^^^^^
+                return out
+            """,
+            message_contains="a row as a truth value",
+        ),
         # Session 36 (recall36, OpenNMT-py 3.5.1 `translator.py:624`): a comprehension that
         # flattens a list of lists of hypotheses reads each one with `.tolist()`; the items
         # are tensors (the function builds on their device), and the helper a base class of

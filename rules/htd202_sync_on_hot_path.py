@@ -219,7 +219,13 @@ class SyncOnHotPath(Rule):
     a stall per step or hands a request its result once is its callers' to say. An offload a
     setting asks for is left alone: a name rebound to its own host copy in an `if` of a flag
     with no `else` (`if self.cpu_cache: hr = hr.cpu()`), after which the code works on the
-    value wherever it is. Host tensors stay
+    value wherever it is. So is a calibration pass's input offloaded whole and only stored, in
+    code whose names say calibration, an observer or a weight-quantization search
+    (`self.inputs.append(input.to("cpu"))` in an AWQ or SmoothQuant observer's `forward`,
+    AutoAWQ's `x = x.detach().cpu(); feat_dict[name].append(x)` hook, a weight backed up to the
+    host before a scale search): the pass runs once offline and the host never reads the copy;
+    a statistic of the input copied there (`torch.max(x).to("cpu")`, accumulate it on the
+    device) or a copy read on the host stays reported. Host tensors stay
     silent: numpy arrays, `.cpu()` results, names that say host (`lengths_cpu`, `host_ids`) and
     names bound to values computed from them (`query_lens = qsl_cpu[1:] - qsl_cpu[:-1]`),
     results of `numel()`/`size()` (Python numbers), `float(not flag)` (a Python bool; `not`
@@ -455,6 +461,19 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 43 (truth43): a calibration observer stores each input on the host, to
+        # move it back for its search once; the host never reads it (stored_offloads).
+        Valid(
+            """
+            import torch
+            class AWQObserver(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.inputs = []
+                def forward(self, input: torch.Tensor, output: torch.Tensor):
+                    self.inputs.append(input.to("cpu"))
+            """
+        ),
         # Session 36 (mine36): the twins of the INVALID debug log and gradient norm. Under
         # `logger.isEnabledFor(logging.DEBUG)` the reads run only when the message is kept
         # (nemo-automodel 0.6's fix); a log at INFO level is one the run asked for; a norm read
@@ -3400,6 +3419,22 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 43 (truth43): the look-alike of the observer's stored input: a statistic of
+        # the input copied every calibration forward (accumulate it on the device).
+        Invalid(
+            """
+            import torch
+            class SmoothQuantObserver(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.maxima = []
+                def forward(self, input: torch.Tensor):
+                    self.maxima.append(torch.max(input).to("cpu"))
+                                       ^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return input
+            """,
+            message_contains="on a hot path",
+        ),
         # Session 36 (mine36, nemo-automodel 0.5's `te_attention._detect_causal_mask`, run on
         # every attention call): the arguments of `logger.debug(...)` are evaluated also when
         # debug logging is off and the message is dropped, so their `.tolist()` syncs every call.

@@ -41,6 +41,31 @@ def host_registered(context: FileContext, source: cst.BaseExpression, frame: Fra
     return (scope, context.module.code_for_node(base)) in registered
 
 
+# Views that keep their base's memory: ``buf.T``, ``buf.t()``, ``buf.permute(1, 0)``.
+_VIEW_ATTRIBUTES = frozenset({"T", "mT"})
+_VIEW_METHODS = frozenset({"t", "transpose", "permute", "narrow", "select", "view", "unfold"})
+
+
+def registered_view(context: FileContext, source: cst.BaseExpression, frame: Frame) -> bool:
+    """Whether ``source`` is any view (a strided slice, a transpose) of memory its function or
+    class registers with ``cudaHostRegister``: the bytes are page-locked, not pageable, though
+    a strided view of them is still gathered into a staging copy (HTD103 says so)."""
+    base = source
+    while True:
+        if isinstance(base, cst.Subscript) or (
+            isinstance(base, cst.Attribute) and base.attr.value in _VIEW_ATTRIBUTES
+        ):
+            base = base.value
+        elif (
+            isinstance(base, cst.Call)
+            and isinstance(base.func, cst.Attribute)
+            and base.func.attr.value in _VIEW_METHODS
+        ):
+            base = base.func.value
+        else:
+            return host_registered(context, base, frame)
+
+
 def _contiguous_view(elements: Sequence[cst.SubscriptElement]) -> bool:
     """Basic indexing that keeps the memory contiguous: an integer or a step-less slice of the
     first dimension, every later one whole (``buf[:n]``, ``buf[i]``, ``buf[:n, :]``). A strided

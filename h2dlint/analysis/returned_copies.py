@@ -21,6 +21,7 @@ from h2dlint.analysis.optional_offloads import optional_offload
 from h2dlint.analysis.plotted_copies import plotted_copy
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.request_outputs import request_output
+from h2dlint.analysis.stored_offloads import stored_offload
 from h2dlint.context import FileContext
 
 # The methods that make an object's output: what they return goes to the caller.
@@ -135,7 +136,8 @@ def copy_role(
     (what its code exists to produce, :func:`host_io_calls.copied_output`, or the numpy array
     its function declares it returns, :func:`numpy_outputs.declared_numpy_output`, or a
     plot's input, :func:`plotted_copies.plotted_copy`),
-    ``"offload"`` (one a setting asks for, :func:`optional_offloads.optional_offload`),
+    ``"offload"`` (one a setting asks for, :func:`optional_offloads.optional_offload`, or a
+    calibration pass's input stored on the host, :func:`stored_offloads.stored_offload`),
     ``"returned"`` (the output ``function`` returns, :func:`returned_copy`), or None.
     ``device_unknown``: the copied tensor's device is unknown and the function is hot by
     itself, not only through its callers, where a request's result handed to host code is an
@@ -151,6 +153,8 @@ def copy_role(
         return "output"  # a plot's input (session 37)
     if optional_offload(ancestors, copy):
         return "offload"
+    if stored_offload(context.path, ancestors, function, copy):
+        return "offload"  # a calibration pass's input stored on the host (session 43)
     if device_unknown and request_output(ancestors, copy):
         return "output"  # a request's result returned as host data (session 38)
     return "returned" if returned_copy(ancestors, function, copy) else None

@@ -43,6 +43,7 @@ from h2dlint.analysis.row_tensors import (
     pieces_walk,
     rows_are_tensors,
 )
+from h2dlint.analysis.row_truths import TRUTH_READS
 from h2dlint.analysis.row_writes import host_write
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, RowLoop, RowSync, Walk
 from h2dlint.analysis.syncs import (
@@ -208,8 +209,7 @@ def _accepted(
 ) -> Iterator[RowFinding]:
     """The row syncs of ``loop`` in ``parts`` that HTD201 reports, first the one it names. Not
     ``guessed``: only rows of tensors known to be tensors."""
-    # A method sync (`.item()`) names the read better than the `int()` around it.
-    syncs = sorted(row_syncs(parts, loop), key=lambda s: not s.what.startswith("`."))
+    syncs = sorted(row_syncs(parts, loop), key=_named_first)
     if not syncs:
         return
     provenance = Provenance.of(context)
@@ -221,7 +221,7 @@ def _accepted(
     pieces = pieces_walk(provenance, loop, frame)
     if pieces is not loop:  # `for c in chunks` of `chunks = torch.split(x, n)`: x's pieces
         loop = pieces
-        syncs = sorted(row_syncs(parts, loop), key=lambda s: not s.what.startswith("`."))
+        syncs = sorted(row_syncs(parts, loop), key=_named_first)
     # A name bound to a numpy array built from a row is host data, not a row of the tensor.
     derived = with_derived(parts, loop, lambda value: provenance.is_numpy_array(value, frame))
     while_tests = _while_tests(parts)
@@ -254,8 +254,10 @@ def _accepted(
         if dataset_module(context) or other_framework_module(context):
             continue  # a dataset's samples, or another framework's arrays: no device proven
         module = context.module
-        if rows_are_tensors(provenance, module, sync.tensor, loop, frame) and not on_host_by_name(
-            sync.tensor, frame
+        if (
+            sync.what not in TRUTH_READS  # rows of lists and arrays are truth values too
+            and rows_are_tensors(provenance, module, sync.tensor, loop, frame)
+            and not on_host_by_name(sync.tensor, frame)
         ):
             yield RowFinding(sync, loop, TENSORS)
             continue
@@ -271,7 +273,7 @@ def _accepted(
         )
         if not known and (
             not guessed
-            or sync.what in INDEX_READS  # a size or bound: rows of ints do that too
+            or sync.what in INDEX_READS | TRUTH_READS  # rows of ints, bools do that too
             or (
                 sync.what in HOST_COPIES
                 and not (
@@ -286,6 +288,12 @@ def _accepted(
         )
         if hot is not None:
             yield RowFinding(sync, loop, HOT, hot)
+
+
+def _named_first(sync: RowSync) -> tuple[bool, bool]:
+    """A method sync (`.item()`) names the read better than the `int()` around it; a row's
+    truth value comes last (where the row is also read explicitly, the finding stays there)."""
+    return not sync.what.startswith("`."), sync.what in TRUTH_READS
 
 
 class _WhileTests(cst.CSTVisitor):

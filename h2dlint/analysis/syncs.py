@@ -33,13 +33,8 @@ from h2dlint.analysis.builtin_walks import compared_values
 from h2dlint.analysis.host_rebinds import host_arithmetic
 from h2dlint.analysis.names import target_names
 from h2dlint.analysis.paired_results import star_zip_loops
-from h2dlint.analysis.row_shapes import (
-    SIZE_METHODS,
-    host_value,
-    row_comparison,
-    row_value,
-    unpacked,
-)
+from h2dlint.analysis.row_shapes import SIZE_METHODS, host_value, row_value, unpacked
+from h2dlint.analysis.row_truths import IF_TEST, TruthReads, test_read
 from h2dlint.analysis.shape_syncs import SIZE_FACTORIES, data_sized_operand
 from h2dlint.analysis.sync_basics import (
     METADATA_ATTRIBUTES,
@@ -56,7 +51,7 @@ from h2dlint.analysis.sync_basics import (
     host_copy,
 )
 from h2dlint.analysis.tensor_pieces import split_source, unbound
-from h2dlint.analysis.value_syncs import explicit_sync, tensor_test
+from h2dlint.analysis.value_syncs import explicit_sync
 from h2dlint.imports import statements
 from h2dlint.walk import visit_read_only
 
@@ -336,12 +331,14 @@ INDEX_READS = frozenset({ROW_SLICE, ROW_SIZE, ROW_REPEAT})
 ROW_WRITE = "a write into a host tensor or array"
 
 
-class _SyncFinder(LoopBodyVisitor):
+class _SyncFinder(TruthReads, LoopBodyVisitor):
     """Row syncs in a loop body. Nested function bodies are not the loop's; a sync that reads a
     nested loop's own rows is that loop's; a branch taken once every N iterations
-    (``if step % 100 == 0``) is not per row; nor is an ``assert``."""
+    (``if step % 100 == 0``) is not per row; nor is an ``assert``. Truth values of rows:
+    :mod:`~h2dlint.analysis.row_truths`."""
 
     def __init__(self, loop: RowLoop) -> None:
+        super().__init__()
         self.loop = loop
         self.found: list[RowSync] = []
         self.inner: list[frozenset[str]] = []
@@ -354,12 +351,15 @@ class _SyncFinder(LoopBodyVisitor):
     def visit_If(self, node: cst.If) -> bool:
         if self._every_n(node):
             return False
-        test = tensor_test(node.test) or row_comparison(node.test, self.loop)
-        if test is not None:
-            tensors = reads_row(test, self.loop)
-            if tensors and not self._shadowed(test):
-                self.found.append(RowSync(test, tensors[0], "a tensor as an `if` test"))
+        self.truth(test_read(node.test, self.loop, IF_TEST))
         return True
+
+    def truth(self, read: tuple[cst.BaseExpression, str] | None) -> None:
+        if read is None or any(sync.call is read[0] for sync in self.found):
+            return
+        tensors = reads_row(read[0], self.loop)
+        if tensors and not self._shadowed(read[0]):
+            self.found.append(RowSync(read[0], tensors[0], read[1]))
 
     def visit_For(self, node: cst.For) -> None:
         self.inner.append(frozenset(target_names(node.target)))
