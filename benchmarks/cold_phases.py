@@ -130,7 +130,7 @@ def _instrument(out: str) -> None:
     )
     dispatch = importlib.import_module("h2dlint.dispatch")
     _DISPATCH_CALL.append(dispatch._Dispatcher._call)
-    dispatch._Dispatcher._call = _per_rule_call  # type: ignore[method-assign]
+    dispatch._Dispatcher._call = _per_rule_call
     processed = pipeline.process
 
     def process(job: Any) -> Any:
@@ -138,7 +138,7 @@ def _instrument(out: str) -> None:
         _write(out)  # after every file: a forked worker ends without atexit handlers
         return result
 
-    pipeline.process = process
+    setattr(pipeline, "process", process)  # noqa: B010 - a module's attribute, replaced
     os.register_at_fork(after_in_child=_forked)
 
 
