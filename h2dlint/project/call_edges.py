@@ -45,12 +45,38 @@ def call_edges(tree: ast.Module) -> Parts:
                     first[callee] = node.lineno
         if first:
             functions.append([function.name, cls, [[d, line] for d, line in first.items()]])
-    bases = {
+    return {
+        "imports": [list(pair) for pair in imports],
+        "functions": functions,
+        "bases": _class_bases(tree),
+        "methods": _class_methods(tree),
+    }
+
+
+def subclassing(tree: ast.Module) -> Parts:
+    """What :func:`importing_subclasses` and :func:`inheriting_classes` read of
+    :func:`call_edges` (the imports, each class's bases and method names), the same values,
+    without resolving any call: a module asked only whether it subclasses another module's
+    class (every transformers model file names ``GenerationMixin``; few subclass the class
+    asked about) is not worth its call edges."""
+    imports, _star = _imports(tree)
+    return {
+        "imports": [list(pair) for pair in imports],
+        "bases": _class_bases(tree),
+        "methods": _class_methods(tree),
+    }
+
+
+def _class_bases(tree: ast.Module) -> dict[str, list[str]]:
+    return {
         node.name: [name for name in map(dotted, node.bases) if name is not None]
         for node in tree.body
         if isinstance(node, ast.ClassDef) and node.bases
     }
-    methods = {
+
+
+def _class_methods(tree: ast.Module) -> dict[str, list[str]]:
+    return {
         node.name: sorted(
             {
                 member.name
@@ -60,12 +86,6 @@ def call_edges(tree: ast.Module) -> Parts:
         )
         for node in tree.body
         if isinstance(node, ast.ClassDef) and node.bases
-    }
-    return {
-        "imports": [list(pair) for pair in imports],
-        "functions": functions,
-        "bases": bases,
-        "methods": methods,
     }
 
 
@@ -101,6 +121,26 @@ def module_names(tree: ast.Module) -> ModuleNames:
 
 
 def _module_names(tree: ast.Module) -> ModuleNames:
+    imports, star = _imports(tree)
+    roots = {local for local, _ in imports}
+    classes = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+    own = {
+        node.name
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        and node.name not in roots
+    }
+    attributes = {
+        node.name: _attribute_classes(node, roots, classes)
+        for node in tree.body
+        if isinstance(node, ast.ClassDef)
+    }
+    return ModuleNames(imports, star, roots, classes, own, attributes)
+
+
+def _imports(tree: ast.Module) -> tuple[list[list[str]], bool]:
+    """The module's imports (local name, imported name as written, in statement order) and
+    whether it imports ``*``."""
     imports: list[list[str]] = []
     star = False
     for node in statements(tree):
@@ -119,20 +159,7 @@ def _module_names(tree: ast.Module) -> ModuleNames:
                     continue
                 joint = "" if base.endswith(".") or not base else "."
                 imports.append([alias.asname or alias.name, f"{base}{joint}{alias.name}"])
-    roots = {local for local, _ in imports}
-    classes = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
-    own = {
-        node.name
-        for node in tree.body
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-        and node.name not in roots
-    }
-    attributes = {
-        node.name: _attribute_classes(node, roots, classes)
-        for node in tree.body
-        if isinstance(node, ast.ClassDef)
-    }
-    return ModuleNames(imports, star, roots, classes, own, attributes)
+    return imports, star
 
 
 def function_receivers(tree: ast.Module, names: ModuleNames) -> list[FunctionReceivers]:

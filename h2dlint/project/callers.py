@@ -26,6 +26,7 @@ from h2dlint.project.call_resolution import defining_module, resolve_edges
 from h2dlint.project.caller_scans import Caller as Caller
 from h2dlint.project.caller_scans import Scan, reaching
 from h2dlint.project.index import ProjectIndex
+from h2dlint.project.subclassing_part import subclassing_part
 from h2dlint.project.summary import defined_names, may_move, moving_functions, returning_movers
 from h2dlint.project.syncing_functions import SYNC_TEXT, syncing_functions
 from h2dlint.project.text_scan import SEPARATOR, called_text, calling_texts, holds_typed
@@ -369,7 +370,7 @@ class CallerIndex:
         owner = scan.qualified.rpartition(".")[0].rpartition(".")[0]
         data = self.data(module) or b""
         named = [c for c in (scan.typed or "", *scan.inheriting) if c and c.encode() in data]
-        raw = self.tree_part(module, "edges", call_edges) if named else None
+        raw = subclassing_part(self, module) if named else None
         if raw is None:
             return ()
         bases = {f"{owner}.{c}" for c in named}
