@@ -26,7 +26,11 @@ from h2dlint.analysis.once_outputs import once_output
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.returned_copies import RETURNED_NOTE, copy_role
 from h2dlint.analysis.round_trips import round_trip_read
-from h2dlint.analysis.row_findings import in_reported_row_loop, mask_judged_alone, reported_row_read
+from h2dlint.analysis.row_deferrals import (
+    in_reported_row_loop,
+    mask_judged_alone,
+    reported_row_read,
+)
 from h2dlint.analysis.scalar_arguments import scalar_argument
 from h2dlint.analysis.shape_syncs import (
     DATA_SIZED_FUNCTIONS,
