@@ -1589,7 +1589,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
             """
         ),
         # Session 34 (precision34b): the twin of the numpy `EpisodeGenerator` in `valid`, its
-        # terminals a tensor: each row is read on the host (MEDIUM: the device is unknown).
+        # terminals a tensor: each row is read on the host (MEDIUM: the device is unknown), twice:
+        # as the `if`'s truth value and by `bool()` (session 43: each distinct read reported).
         Invalid(
             """
             import torch
@@ -1603,6 +1604,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     episodes, start = [], 0
                     for i in range(self._terminals.shape[0]):
                         if self._terminals[i]:
+                           ^^^^^^^^^^^^^^^^^^
                             episodes.append((self._rewards[start:i], bool(self._terminals[i])))
                                                                      ^^^^^^^^^^^^^^^^^^^^^^^^
                             start = i + 1

@@ -44,9 +44,11 @@ def test_an_attribute_assigned_only_numpy_arrays_is_numpy_data() -> None:
 
 
 def test_an_attribute_that_may_hold_a_tensor_stays_reported() -> None:
-    assert _generator_rows("torch.Tensor") == [12]
-    assert _generator_rows("torch.Tensor", "terminals.reshape(-1)") == [12]
-    # Also assigned a tensor in another method: not only numpy arrays.
+    # Both reads of the row: `bool()` on line 12 and the `if`'s truth value on line 11.
+    assert _generator_rows("torch.Tensor") == [12, 11]
+    assert _generator_rows("torch.Tensor", "terminals.reshape(-1)") == [12, 11]
+    # Also assigned a tensor in another method: not only numpy arrays (the `if` of a row that
+    # may be numpy is no read: a truth value needs a tensor surely).
     moved = "def to(self, device):\n            self._terminals = torch.as_tensor(self._terminals)"
     assert _generator_rows("np.ndarray", extra=moved) == [12]
     # Also assigned something unknown (a call's result): not known to be numpy.
