@@ -89,11 +89,6 @@ class LoopRows:
     findings: tuple[RowFinding, ...]
     walks: tuple[RowLoop, ...]
 
-    @property
-    def finding(self) -> RowFinding | None:
-        """The first accepted row sync (the one a comprehension's fix is attached to)."""
-        return self.findings[0] if self.findings else None
-
 
 _LOOP_ROWS: SharedKey[LoopRows] = SharedKey("loop rows")
 
@@ -287,7 +282,8 @@ def _accepted(
 
 def _named_first(sync: RowSync) -> tuple[bool, bool]:
     """A method sync (`.item()`) names the read better than the `int()` around it; a row's
-    truth value comes last (where the row is also read explicitly, the finding stays there)."""
+    truth value comes last, so that an explicit read of the row is the loop's first finding
+    (the one a comprehension's fix is attached to)."""
     return not sync.what.startswith("`."), sync.what in TRUTH_READS
 
 

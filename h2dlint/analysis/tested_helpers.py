@@ -41,13 +41,11 @@ def helper_tested_argument(
     found = provenance.callee(test, frame)
     if found is None:
         return None
-    function = found[1]
+    owner, function = found
     params = [p.name.value for p in function.params.params]
-    if found[0].index.owner.get(function) is not None and isinstance(test.func, cst.Attribute):
+    if owner.index.owner.get(function) is not None and isinstance(test.func, cst.Attribute):
         params = params[1:]  # a method called on its object: ``self`` is bound
-    owner = found[0]
-    imported = _imported(owner)
-    tested = _tested_parameter(function, frozenset(params), imported)
+    tested = _tested_parameter(function, frozenset(params), _imported(owner))
     if tested is None:
         return None
     return _argument(test, params, tested)
