@@ -7,6 +7,12 @@ non-blocking copy to the device that the code prepares for is staged by the driv
 blocks, from a few MiB up). Only an object whose own ``pin_memory`` pins in place is written
 that way: a class of the same module that defines one (a custom batch's ``pin_memory`` as
 PyTorch's data loader documents it), ``self``, or a call asking for it (``inplace=True``).
+
+A module's own ``pin_memory`` that only drops pinned copies itself (``for td in
+self.tensordicts: td.pin_memory()`` then ``return self``: tensordict 0.4.0's lazy stack, fixed
+in 0.5.0 to return the pinned result) is no such evidence: where every ``pin_memory`` the module
+defines is made of dropped ``.pin_memory()`` calls, ``return self`` and loops or branches of
+them, the drops are reported.
 """
 
 from __future__ import annotations
@@ -51,7 +57,8 @@ def dropped_pin(context: FileContext, call: cst.Call) -> cst.BaseExpression | No
 
 def _defines_pin_memory(module: cst.Module) -> bool:
     """Whether the module defines a function or method named ``pin_memory`` (a custom batch
-    or container whose ``pin_memory`` may pin in place)."""
+    or container whose ``pin_memory`` may pin in place) that does more than drop pinned
+    copies itself."""
     finder = _PinDefs()
     visit_read_only(module, finder)
     return finder.found
@@ -62,6 +69,44 @@ class _PinDefs(cst.CSTVisitor):
         self.found = False
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        if node.name.value == "pin_memory":
+        if node.name.value == "pin_memory" and not _drops_only(node.body):
             self.found = True
         return not self.found
+
+
+def _drops_only(block: cst.BaseSuite) -> bool:
+    """Whether every statement of ``block`` is a dropped ``x.pin_memory()`` (no ``inplace=``),
+    ``return self``, a docstring or ``pass``, or a ``for``/``if`` made only of those."""
+    if not isinstance(block, cst.IndentedBlock):
+        return False
+    for statement in block.body:
+        if isinstance(statement, (cst.For, cst.If)):
+            orelse = statement.orelse
+            if not _drops_only(statement.body) or (
+                orelse is not None and not _drops_only(orelse.body)
+            ):
+                return False
+        elif not isinstance(statement, cst.SimpleStatementLine) or not all(
+            _dropping(small) for small in statement.body
+        ):
+            return False
+    return True
+
+
+def _dropping(small: cst.BaseSmallStatement) -> bool:
+    if isinstance(small, cst.Pass):
+        return True
+    if isinstance(small, cst.Return):
+        return isinstance(small.value, cst.Name) and small.value.value == "self"
+    if not isinstance(small, cst.Expr):
+        return False
+    value = small.value
+    if isinstance(value, (cst.SimpleString, cst.ConcatenatedString)):
+        return True  # a docstring
+    return (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value == "pin_memory"
+        and not (isinstance(value.func.value, cst.Name) and value.func.value.value == "self")
+        and keyword(value, "inplace") is None
+    )

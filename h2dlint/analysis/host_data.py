@@ -18,6 +18,7 @@ from h2dlint.analysis.frames import Frame, parameter_annotation, unrebound_param
 from h2dlint.analysis.int_names import range_bound, range_target, shape_unpacked
 from h2dlint.analysis.provenance import MAX_DEPTH, Provenance, annotation_is
 from h2dlint.analysis.returns import returned_values
+from h2dlint.analysis.step_outputs import simulator_mapping_value
 from h2dlint.imports import dotted_name
 
 if TYPE_CHECKING:
@@ -202,6 +203,8 @@ def host_sequence(
 
         if provenance.bound_only_to(node, frame, depth, bound_to_one):
             return True
+        if simulator_mapping_value(provenance, node, frame):
+            return True  # ``v`` of ``for k, v in info["final_obs"][i].items()`` after a step
         annotation = unrebound_parameter_annotation(provenance.bindings(frame), node, frame)
         return annotation is not None and number_sequence_annotation(provenance, annotation)
     return False
