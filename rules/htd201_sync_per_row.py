@@ -10,6 +10,7 @@ from h2dlint.analysis.device_branches import off_cuda_branch
 from h2dlint.analysis.env_steps import loop_copy_handed_to_environment
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.host_data import dataset_module
+from h2dlint.analysis.host_runtimes import host_runtime_module
 from h2dlint.analysis.hot_calls import runs_model
 from h2dlint.analysis.hot_guards import name_values
 from h2dlint.analysis.hot_paths import HotPaths
@@ -2887,6 +2888,10 @@ class SyncPerRow(ComprehensionVisits, Rule):
         is reported once, for the outer loop (visited first)."""
         if any(report.node is node for report in self._reports):
             return
+        if options.get("confidence") is Confidence.MEDIUM and host_runtime_module(
+            self.context.path
+        ):
+            return  # OpenVINO's, Core ML's host tensors: rows not proven on a device
         super().report(node, message, **options)
 
     # -- while loops ------------------------------------------------------------------------------

@@ -1,0 +1,47 @@
+"""Session 44 (fp201m44): HTD201 and HTD101 MEDIUM false alarms, by class (docs/precision.md,
+"Session 44 (fp201m44)"): each class left out, and the true twin that stays reported."""
+
+from __future__ import annotations
+
+from lint_runs import lint
+
+from h2dlint.analysis.host_runtimes import host_runtime_module
+
+
+def _findings(code: str, rule_code: str, path: str = "m.py") -> list[str]:
+    return [f.message for f in lint(code, rule_code, path=path)]
+
+
+ROWS = """
+    import torch
+    def loudness(meter, array: torch.Tensor):
+        array /= array.abs().max()
+        return [meter.loudness(array[i].T).item() for i in range(array.shape[0])]
+    """
+
+
+def test_rows_of_unknown_tensors_in_a_host_runtime_folder_are_left_out() -> None:
+    assert _findings(ROWS, "HTD201", path="pkg/models/m.py")
+    assert not _findings(ROWS, "HTD201", path="optimum/intel/openvino/modeling_seq2seq.py")
+    assert not _findings(ROWS, "HTD201", path="executorch/backends/cortex_m/ops/operators.py")
+    assert not _findings(ROWS, "HTD201", path="examples/apple/coreml/llama/llama_transformer.py")
+    # A file named for a runtime exports a model that may run on CUDA; npu names a device.
+    assert _findings(ROWS, "HTD201", path="transformers/integrations/openvino.py")
+    assert _findings(ROWS, "HTD201", path="gptqmodel/npu/m.py")
+
+
+def test_rows_proven_on_the_device_stay_reported_in_a_host_runtime_folder() -> None:
+    device = """
+        import torch
+        def f(x):
+            t = x.cuda()
+            return [r.item() for r in t]
+        """
+    assert _findings(device, "HTD201", path="optimum/intel/openvino/m.py")
+
+
+def test_host_runtime_folders() -> None:
+    assert host_runtime_module("a/openvino/b.py")
+    assert host_runtime_module("a\\CoreML\\b.py")
+    assert not host_runtime_module("a/openvino.py")
+    assert not host_runtime_module("a/mps/b.py")
