@@ -24,6 +24,7 @@ from h2dlint.analysis.row_shapes import SIZE_METHODS
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, RowLoop, Walk
 from h2dlint.analysis.syncs import row_loop
 from h2dlint.analysis.tensor_kinds import is_tensor, tensor_evidence
+from h2dlint.analysis.tokenizer_decodes import in_tokenizer_decode
 from h2dlint.analysis.type_tests import not_a_tensor_here
 from h2dlint.analysis.value_syncs import TEST_METHODS, iteration_syncs, value_where
 from h2dlint.context import FileContext
@@ -3017,6 +3018,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
             return  # ``if not x.is_cuda: xs = [x.cpu() for x in xs]``: another backend's path
         if finding.kind != DEVICE and not_a_tensor_here(provenance, ancestors, sync.tensor):
             return  # the ``else`` of ``if isinstance(x, torch.Tensor) ...``: a list's rows
+        if finding.kind != DEVICE and in_tokenizer_decode(ancestors):
+            return  # a text tokenizer's decode of the ids handed to it: host ids
         shown = self.shown(sync.tensor, "the tensor")
         if finding.kind == HOT:
             # No fix: the rows may come from a sequence of tensors, which

@@ -45,3 +45,26 @@ def test_host_runtime_folders() -> None:
     assert host_runtime_module("a\\CoreML\\b.py")
     assert not host_runtime_module("a/openvino.py")
     assert not host_runtime_module("a/mps/b.py")
+
+
+DECODE = """
+    import torch
+    class {cls}:
+        def {method}(self, ids: torch.Tensor):
+            texts = []
+            for i in range(ids.shape[0]):
+                seq = ids[i].tolist()
+                texts.append(self.sp.decode(seq))
+            return texts
+    """
+
+
+def test_a_text_tokenizers_decode_reads_host_ids() -> None:
+    assert not _findings(DECODE.format(cls="ExLlamaV2Tokenizer", method="decode"), "HTD201")
+    assert not _findings(DECODE.format(cls="Tokenizer", method="batch_decode"), "HTD201")
+    # A generator's decode is a decoding step; a tokenizer's other methods are not decode.
+    assert _findings(DECODE.format(cls="ExLlamaV2Generator", method="decode"), "HTD201")
+    assert _findings(DECODE.format(cls="ExLlamaV2Tokenizer", method="encode"), "HTD201")
+    # A neural tokenizer (an audio codec) is a model: its decode runs on the device.
+    assert _findings(DECODE.format(cls="WavTokenizer(torch.nn.Module)", method="decode"), "HTD201")
+    assert _findings(DECODE.format(cls="SpeechTokenizer(CodecModel)", method="decode"), "HTD201")
