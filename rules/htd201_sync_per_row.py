@@ -16,6 +16,7 @@ from h2dlint.analysis.hot_guards import name_values
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.module_outputs import copies_each_output, walked_module_output
 from h2dlint.analysis.name_hints import on_host_by_name
+from h2dlint.analysis.numpy_rows import row_read_through_numpy
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.reference_helpers import in_reference_code
 from h2dlint.analysis.row_findings import DEVICE, HOT, RowFinding, loop_rows
@@ -3020,6 +3021,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
             return  # the ``else`` of ``if isinstance(x, torch.Tensor) ...``: a list's rows
         if finding.kind != DEVICE and in_tokenizer_decode(ancestors):
             return  # a text tokenizer's decode of the ids handed to it: host ids
+        if finding.kind != DEVICE and row_read_through_numpy(sync.call, sync.tensor):
+            return  # ``boxes[i].numpy()``: raises on a device tensor, so host rows
         shown = self.shown(sync.tensor, "the tensor")
         if finding.kind == HOT:
             # No fix: the rows may come from a sequence of tensors, which

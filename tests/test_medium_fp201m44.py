@@ -68,3 +68,21 @@ def test_a_text_tokenizers_decode_reads_host_ids() -> None:
     # A neural tokenizer (an audio codec) is a model: its decode runs on the device.
     assert _findings(DECODE.format(cls="WavTokenizer(torch.nn.Module)", method="decode"), "HTD201")
     assert _findings(DECODE.format(cls="SpeechTokenizer(CodecModel)", method="decode"), "HTD201")
+
+
+NUMPY = """
+    import torch
+    def boxes(array: torch.Tensor):
+        array /= array.abs().max()
+        return [{read}.tolist() for i in range(array.shape[0])]
+    """
+
+
+def test_a_row_read_through_numpy_is_a_host_row() -> None:
+    # `.numpy()` raises on a device tensor: the rows are in host memory.
+    assert not _findings(NUMPY.format(read="array[i].numpy()"), "HTD201")
+    assert not _findings(NUMPY.format(read="array[i].detach().numpy()"), "HTD201")
+    # Moved first, the row may have been on the device: the usual per-row copy.
+    assert _findings(NUMPY.format(read="array[i].cpu().numpy()"), "HTD201")
+    assert _findings(NUMPY.format(read='array[i].to("cpu").numpy()'), "HTD201")
+    assert _findings(NUMPY.format(read="array[i]"), "HTD201")
