@@ -5,6 +5,7 @@ from typing import Any
 import libcst as cst
 
 from h2dlint.analysis.array_frameworks import other_framework_module
+from h2dlint.analysis.batch_augmentors import in_batch_augmentor
 from h2dlint.analysis.builtin_walks import WALKING_BUILTINS, BuiltinWalk, builtin_walk
 from h2dlint.analysis.device_branches import off_cuda_branch
 from h2dlint.analysis.env_steps import loop_copy_handed_to_environment
@@ -3023,6 +3024,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
             return  # a text tokenizer's decode of the ids handed to it: host ids
         if finding.kind != DEVICE and row_read_through_numpy(sync.call, sync.tensor):
             return  # ``boxes[i].numpy()``: raises on a device tensor, so host rows
+        if finding.kind != DEVICE and in_batch_augmentor(self.context.imports, ancestors):
+            return  # the data loader's batch augmentor: host batches
         shown = self.shown(sync.tensor, "the tensor")
         if finding.kind == HOT:
             # No fix: the rows may come from a sequence of tensors, which

@@ -86,3 +86,32 @@ def test_a_row_read_through_numpy_is_a_host_row() -> None:
     assert _findings(NUMPY.format(read="array[i].cpu().numpy()"), "HTD201")
     assert _findings(NUMPY.format(read='array[i].to("cpu").numpy()'), "HTD201")
     assert _findings(NUMPY.format(read="array[i]"), "HTD201")
+
+
+AUGMENTOR = """
+    import torch
+    from pkg.data.{module} import AudioBatch
+    class {cls}:
+        def __call__(self, batch: {annotation}):
+            lengths: torch.Tensor = batch.audio_len
+            lengths /= lengths.max()
+            for i in range(lengths.shape[0]):
+                n = int(lengths[i] * self.rate)
+                batch.noise[i, :n] = 0
+            return batch
+    """
+
+
+def test_a_batch_augmentor_of_a_datasets_batch_reads_host_rows() -> None:
+    def found(module: str, cls: str, annotation: str = "AudioBatch") -> list[str]:
+        code = AUGMENTOR.format(module=module, cls=cls, annotation=annotation)
+        return _findings(code, "HTD201")
+
+    assert not found("ssl_dataset", "SpeakerNoiseAugmentation")
+    assert not found("collate", "NoiseAugmentor(object)")
+    # The batch type of a module not named for data loading, a class not named for
+    # augmentation, a torch module's augmentation: judged as before.
+    assert found("ssl_batches", "SpeakerNoiseAugmentation")
+    assert found("ssl_dataset", "SpeakerNoiseMixer")
+    assert found("ssl_dataset", "SpecAugmentation(torch.nn.Module)")
+    assert found("ssl_dataset", "SpeakerNoiseAugmentation", annotation="torch.Tensor")
