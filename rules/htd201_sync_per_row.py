@@ -7,6 +7,7 @@ import libcst as cst
 from h2dlint.analysis.array_frameworks import other_framework_module
 from h2dlint.analysis.batch_augmentors import in_batch_augmentor
 from h2dlint.analysis.builtin_walks import WALKING_BUILTINS, BuiltinWalk, builtin_walk
+from h2dlint.analysis.data_folders import in_data_folder
 from h2dlint.analysis.device_branches import off_cuda_branch
 from h2dlint.analysis.env_steps import loop_copy_handed_to_environment
 from h2dlint.analysis.facts import Where
@@ -3026,6 +3027,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
             return  # ``boxes[i].numpy()``: raises on a device tensor, so host rows
         if finding.kind != DEVICE and in_batch_augmentor(self.context.imports, ancestors):
             return  # the data loader's batch augmentor: host batches
+        if finding.kind != DEVICE and in_data_folder(self.context.path, ancestors):
+            return  # a `datasets/` or `preprocessors/` folder's code: host data
         shown = self.shown(sync.tensor, "the tensor")
         if finding.kind == HOT:
             # No fix: the rows may come from a sequence of tensors, which

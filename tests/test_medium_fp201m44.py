@@ -115,3 +115,20 @@ def test_a_batch_augmentor_of_a_datasets_batch_reads_host_rows() -> None:
     assert found("ssl_dataset", "SpeakerNoiseMixer")
     assert found("ssl_dataset", "SpecAugmentation(torch.nn.Module)")
     assert found("ssl_dataset", "SpeakerNoiseAugmentation", annotation="torch.Tensor")
+
+
+def test_rows_in_a_data_loading_folder_are_host_rows() -> None:
+    assert not _findings(ROWS, "HTD201", path="pykeen/datasets/ea/combination.py")
+    assert not _findings(ROWS, "HTD201", path="modelscope/preprocessors/ofa/vqa.py")
+    assert not _findings(ROWS, "HTD201", path="pytorch_forecasting/data/data_module/tslib.py")
+    # A plain `data/` folder holds model-side helpers too; a torch module under `datasets/`
+    # is a model.
+    assert _findings(ROWS, "HTD201", path="fairseq/data/data_utils.py")
+    module = """
+        import torch
+        class Folder(torch.nn.Module):
+            def forward(self, array: torch.Tensor):
+                array /= array.abs().max()
+                return [self.f(array[i].T).item() for i in range(array.shape[0])]
+        """
+    assert _findings(module, "HTD201", path="opencompass/datasets/omegafold/confidence.py")
