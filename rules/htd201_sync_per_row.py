@@ -10,6 +10,7 @@ from h2dlint.analysis.builtin_walks import WALKING_BUILTINS, BuiltinWalk, builti
 from h2dlint.analysis.data_folders import in_data_folder
 from h2dlint.analysis.device_branches import off_cuda_branch
 from h2dlint.analysis.env_steps import loop_copy_handed_to_environment
+from h2dlint.analysis.error_handlers import read_on_error_path
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.host_data import dataset_module
 from h2dlint.analysis.host_runtimes import host_runtime_module
@@ -3029,6 +3030,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
             return  # the data loader's batch augmentor: host batches
         if finding.kind != DEVICE and in_data_folder(self.context.path, ancestors):
             return  # a `datasets/` or `preprocessors/` folder's code: host data
+        if finding.kind != DEVICE and read_on_error_path(ancestors[:-1], node, sync.call):
+            return  # in `except Exception:`: runs when the step failed
         shown = self.shown(sync.tensor, "the tensor")
         if finding.kind == HOT:
             # No fix: the rows may come from a sequence of tensors, which

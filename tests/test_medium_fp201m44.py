@@ -132,3 +132,26 @@ def test_rows_in_a_data_loading_folder_are_host_rows() -> None:
                 return [self.f(array[i].T).item() for i in range(array.shape[0])]
         """
     assert _findings(module, "HTD201", path="opencompass/datasets/omegafold/confidence.py")
+
+
+HANDLER = """
+    import torch
+    def fill(out: torch.Tensor, lens: torch.Tensor):
+        out /= out.abs().max()
+        for i in range(lens.shape[0]):
+            try:
+                out[i, :4] = 0
+            except {kind}:
+                n = lens[i].item()
+                out[i, :n] = 0
+    """
+
+
+def test_a_read_in_a_handler_of_any_error_is_on_the_error_path() -> None:
+    assert not _findings(HANDLER.format(kind="Exception as e"), "HTD201")
+    assert not _findings(HANDLER.format(kind="(ValueError, Exception)"), "HTD201")
+    assert not _findings(HANDLER.replace("except {kind}", "except"), "HTD201")  # bare
+    # A narrow handler may be the normal path (a cache miss); the try block is the step.
+    assert _findings(HANDLER.format(kind="KeyError"), "HTD201")
+    in_try = HANDLER.format(kind="Exception").replace("out[i, :4]", "out[i, : lens[i].item()]")
+    assert _findings(in_try, "HTD201")
