@@ -124,7 +124,14 @@ class SyncPerRow(ComprehensionVisits, Rule):
     (`for hyp in nbest_hyps: hyp.yseq.tolist()`: beam hypotheses, requests). Not flagged: a
     single read after the loop, one `.tolist()` followed by a Python loop that does other work
     per row, loops over Python lists, reads in a branch taken once every N iterations (`if
-    step % 100 == 0`), and reads of a row's shape only.
+    step % 100 == 0`), and reads of a row's shape only. Where the rows are not proven on a
+    device (MEDIUM), also not: code in a folder of a runtime that runs the model on the host
+    (`openvino/`, `coreml/`, `cortex_m/`) or of data loading (`datasets/`, `preprocessors/`,
+    `data_module/`, outside a torch module's class), a text tokenizer's `decode` (a class named
+    `...Tokenizer` that is no torch module), a plain augmentation class's method taking the batch
+    type of a dataset module (the loader's batch augmentor), a row read through `.numpy()` with
+    no move before it (`.numpy()` raises on a device tensor), and a read in an `except
+    Exception:` handler (the error path).
 
     A function is on a *hot path* when it runs per step or per request: `forward` or
     `__call__` of a class, a step-like entry point by name (`step`, `training_step`,
@@ -1540,6 +1547,58 @@ class SyncPerRow(ComprehensionVisits, Rule):
                         durations = durations[durations.nonzero()]
                         median = float(np.median(durations)) if len(durations) else 0.0
                         print(median)
+            """
+        ),
+        # Session 44 (fp201m44): a text tokenizer's decode walks the ids handed to it, host
+        # ids (exllamav2's ExLlamaV2Tokenizer.decode; tokenizer_decodes). Its twin in a
+        # generator's decode is reported (tests/test_medium_fp201m44.py).
+        Valid(
+            """
+            import torch
+            class ExLlamaV2Tokenizer:
+                def decode(self, ids: torch.Tensor):
+                    ids /= ids.abs().max()
+                    return [self.sp.decode(ids[i].tolist()) for i in range(ids.shape[0])]
+            """
+        ),
+        # Session 44 (fp201m44): `.numpy()` raises on a device tensor, so a row read through it
+        # is a host row (yolox's COCO evaluator; numpy_rows). `.cpu().numpy()` stays reported.
+        Valid(
+            """
+            import torch
+            def boxes(array: torch.Tensor):
+                array /= array.abs().max()
+                return [array[i].numpy().tolist() for i in range(array.shape[0])]
+            """
+        ),
+        # Session 44 (fp201m44): a plain augmentation class whose method takes a dataset
+        # module's batch type runs in the loader's collate, on host batches (NeMo's SSL noise
+        # augmentors; batch_augmentors).
+        Valid(
+            """
+            import torch
+            from nemo.collections.asr.data.ssl_dataset import AudioNoiseBatch
+            class SpeakerNoiseAugmentation:
+                def __call__(self, batch: AudioNoiseBatch):
+                    lengths: torch.Tensor = batch.audio_len
+                    lengths /= lengths.max()
+                    for i in range(lengths.shape[0]):
+                        batch.noise[i, : int(lengths[i] * self.rate)] = 0
+                    return batch
+            """
+        ),
+        # Session 44 (fp201m44): a read in `except Exception:` runs when the step failed
+        # (funasr's LLM-ASR fallback length; error_handlers).
+        Valid(
+            """
+            import torch
+            def fill(out: torch.Tensor, lens: torch.Tensor):
+                out /= out.abs().max()
+                for i in range(lens.shape[0]):
+                    try:
+                        out[i, :4] = 0
+                    except Exception:
+                        out[i, : lens[i].item()] = 0
             """
         ),
     )
