@@ -25,6 +25,7 @@ from h2dlint.analysis.reference_helpers import in_reference_code
 from h2dlint.analysis.row_findings import DEVICE, HOT, RowFinding, loop_rows
 from h2dlint.analysis.row_reductions import RowReduction, list_row_reduction, tensor_row_reduction
 from h2dlint.analysis.row_shapes import SIZE_METHODS
+from h2dlint.analysis.star_arguments import walks_star_arguments
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, RowLoop, Walk
 from h2dlint.analysis.syncs import row_loop
 from h2dlint.analysis.tensor_kinds import is_tensor, tensor_evidence
@@ -3091,6 +3092,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
             return  # a `datasets/` or `preprocessors/` folder's code: host data
         if finding.kind != DEVICE and read_on_error_path(ancestors[:-1], node, sync.call):
             return  # in `except Exception:`: runs when the step failed
+        if finding.kind != DEVICE and walks_star_arguments(ancestors, finding.loop.tensor):
+            return  # `for t in args` of `*args`: the call's few arguments, read one by one
         shown = self.shown(sync.tensor, "the tensor")
         if finding.kind == HOT:
             # No fix: the rows may come from a sequence of tensors, which

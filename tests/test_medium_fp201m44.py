@@ -155,3 +155,29 @@ def test_a_read_in_a_handler_of_any_error_is_on_the_error_path() -> None:
     assert _findings(HANDLER.format(kind="KeyError"), "HTD201")
     in_try = HANDLER.format(kind="Exception").replace("out[i, :4]", "out[i, : lens[i].item()]")
     assert _findings(in_try, "HTD201")
+
+
+STAR = """
+    import torch
+    class Call(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, flag, {params}):
+            {unpack}
+            out = []
+            for tensor in {walked}:
+                out.append(tensor.cpu())
+            return out
+    """
+
+
+def test_a_loop_over_star_arguments_reads_the_calls_few_arguments() -> None:
+    def found(params: str, walked: str, unpack: str = "pass") -> list[str]:
+        code = STAR.format(params=params, walked=walked, unpack=unpack)
+        return _findings(code, "HTD201")
+
+    assert not found("*flat_inputs: torch.Tensor", "flat_inputs")
+    assert not found("*raw: torch.Tensor", "rest", unpack="mask, *rest = raw")
+    # A sequence parameter holds as many tensors as the caller puts in it.
+    assert found("flat_inputs: list[torch.Tensor]", "flat_inputs")
+    # Another parameter of a function with `*args` is judged as before.
+    assert found("*extra: torch.Tensor, xs: list[torch.Tensor]", "xs")
