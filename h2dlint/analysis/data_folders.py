@@ -8,7 +8,8 @@ the host: its tensors reach a device when a training or inference step moves the
 :func:`~h2dlint.analysis.host_data.dataset_module` says so of a module by its own name; this
 says it of the folder (session 44, fp201m44: four HTD201 MEDIUM false alarms).
 
-Only rows not proven on a device are left out, and not in a torch module's class (a model
+Only rows not proven on a device are left out, and not in a torch module's class (a
+Lightning ``DataModule`` is none) (a model
 kept beside the data, opencompass's OmegaFold under ``datasets/``, runs on the device). A
 plain ``data/`` folder is not one of these: it holds the loaders' helpers and model-side
 utilities alike (fairseq's ``data/data_utils.py`` masks wav2vec2's device padding mask per
@@ -21,7 +22,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from h2dlint.analysis.class_bases import module_subclass
+from h2dlint.analysis.class_bases import module_subclass, written_bases
 
 DATA_FOLDERS = frozenset(
     {"datasets", "preprocessors", "data_module", "data_modules", "datamodule", "datamodules"}
@@ -34,4 +35,11 @@ def in_data_folder(path: str, ancestors: Sequence[cst.CSTNode]) -> bool:
     folders = path.replace("\\", "/").split("/")[:-1]
     if not any(folder.lower() in DATA_FOLDERS for folder in folders):
         return False
-    return not any(isinstance(n, cst.ClassDef) and module_subclass(n) for n in ancestors)
+    return not any(isinstance(n, cst.ClassDef) and _torch_module(n) for n in ancestors)
+
+
+def _torch_module(cls: cst.ClassDef) -> bool:
+    """A torch module's class; a ``LightningDataModule`` is named like one and is not."""
+    return module_subclass(cls) and not all(
+        base.endswith("DataModule") for base in written_bases(cls) if base.endswith("Module")
+    )
