@@ -8,9 +8,9 @@ the host: its tensors reach a device when a training or inference step moves the
 :func:`~h2dlint.analysis.host_data.dataset_module` says so of a module by its own name; this
 says it of the folder (session 44, fp201m44: four HTD201 MEDIUM false alarms).
 
-Only rows not proven on a device are left out, and not in a torch module's class (a
-Lightning ``DataModule`` is none) (a model
-kept beside the data, opencompass's OmegaFold under ``datasets/``, runs on the device). A
+Only rows not proven on a device are left out, and not in a torch module's class (a model
+kept beside the data, opencompass's OmegaFold under ``datasets/``, runs on the device; a
+Lightning ``DataModule`` is named like one and is none). A
 plain ``data/`` folder is not one of these: it holds the loaders' helpers and model-side
 utilities alike (fairseq's ``data/data_utils.py`` masks wav2vec2's device padding mask per
 row, torchrl's ``data/`` its replay buffers on the device).
