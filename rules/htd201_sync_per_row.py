@@ -5,24 +5,31 @@ from typing import Any
 import libcst as cst
 
 from h2dlint.analysis.array_frameworks import other_framework_module
+from h2dlint.analysis.batch_augmentors import in_batch_augmentor
 from h2dlint.analysis.builtin_walks import WALKING_BUILTINS, BuiltinWalk, builtin_walk
+from h2dlint.analysis.data_folders import in_data_folder
 from h2dlint.analysis.device_branches import off_cuda_branch
 from h2dlint.analysis.env_steps import loop_copy_handed_to_environment
+from h2dlint.analysis.error_handlers import read_on_error_path
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.host_data import dataset_module
+from h2dlint.analysis.host_runtimes import host_runtime_module
 from h2dlint.analysis.hot_calls import runs_model
 from h2dlint.analysis.hot_guards import name_values
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.module_outputs import copies_each_output, walked_module_output
 from h2dlint.analysis.name_hints import on_host_by_name
+from h2dlint.analysis.numpy_rows import row_read_through_numpy
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.reference_helpers import in_reference_code
 from h2dlint.analysis.row_findings import DEVICE, HOT, RowFinding, loop_rows
 from h2dlint.analysis.row_reductions import RowReduction, list_row_reduction, tensor_row_reduction
 from h2dlint.analysis.row_shapes import SIZE_METHODS
+from h2dlint.analysis.star_arguments import walks_star_arguments
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, RowLoop, Walk
 from h2dlint.analysis.syncs import row_loop
 from h2dlint.analysis.tensor_kinds import is_tensor, tensor_evidence
+from h2dlint.analysis.tokenizer_decodes import in_tokenizer_decode
 from h2dlint.analysis.type_tests import not_a_tensor_here
 from h2dlint.analysis.value_syncs import TEST_METHODS, iteration_syncs, value_where
 from h2dlint.context import FileContext
@@ -118,7 +125,14 @@ class SyncPerRow(ComprehensionVisits, Rule):
     (`for hyp in nbest_hyps: hyp.yseq.tolist()`: beam hypotheses, requests). Not flagged: a
     single read after the loop, one `.tolist()` followed by a Python loop that does other work
     per row, loops over Python lists, reads in a branch taken once every N iterations (`if
-    step % 100 == 0`), and reads of a row's shape only.
+    step % 100 == 0`), and reads of a row's shape only. Where the rows are not proven on a
+    device (MEDIUM), also not: code in a folder of a runtime that runs the model on the host
+    (`openvino/`, `coreml/`, `cortex_m/`) or of data loading (`datasets/`, `preprocessors/`,
+    `data_module/`, outside a torch module's class), a text tokenizer's `decode` (a class named
+    `...Tokenizer` that is no torch module), a plain augmentation class's method taking the batch
+    type of a dataset module (the loader's batch augmentor), a row read through `.numpy()` with
+    no move before it (`.numpy()` raises on a device tensor), and a read in an `except
+    Exception:` handler (the error path).
 
     A function is on a *hot path* when it runs per step or per request: `forward` or
     `__call__` of a class, a step-like entry point by name (`step`, `training_step`,
@@ -1536,6 +1550,58 @@ class SyncPerRow(ComprehensionVisits, Rule):
                         print(median)
             """
         ),
+        # Session 44 (fp201m44): a text tokenizer's decode walks the ids handed to it, host
+        # ids (exllamav2's ExLlamaV2Tokenizer.decode; tokenizer_decodes). Its twin in a
+        # generator's decode is reported (tests/test_medium_fp201m44.py).
+        Valid(
+            """
+            import torch
+            class ExLlamaV2Tokenizer:
+                def decode(self, ids: torch.Tensor):
+                    ids /= ids.abs().max()
+                    return [self.sp.decode(ids[i].tolist()) for i in range(ids.shape[0])]
+            """
+        ),
+        # Session 44 (fp201m44): `.numpy()` raises on a device tensor, so a row read through it
+        # is a host row (yolox's COCO evaluator; numpy_rows). `.cpu().numpy()` stays reported.
+        Valid(
+            """
+            import torch
+            def boxes(array: torch.Tensor):
+                array /= array.abs().max()
+                return [array[i].numpy().tolist() for i in range(array.shape[0])]
+            """
+        ),
+        # Session 44 (fp201m44): a plain augmentation class whose method takes a dataset
+        # module's batch type runs in the loader's collate, on host batches (NeMo's SSL noise
+        # augmentors; batch_augmentors).
+        Valid(
+            """
+            import torch
+            from nemo.collections.asr.data.ssl_dataset import AudioNoiseBatch
+            class SpeakerNoiseAugmentation:
+                def __call__(self, batch: AudioNoiseBatch):
+                    lengths: torch.Tensor = batch.audio_len
+                    lengths /= lengths.max()
+                    for i in range(lengths.shape[0]):
+                        batch.noise[i, : int(lengths[i] * self.rate)] = 0
+                    return batch
+            """
+        ),
+        # Session 44 (fp201m44): a read in `except Exception:` runs when the step failed
+        # (funasr's LLM-ASR fallback length; error_handlers).
+        Valid(
+            """
+            import torch
+            def fill(out: torch.Tensor, lens: torch.Tensor):
+                out /= out.abs().max()
+                for i in range(lens.shape[0]):
+                    try:
+                        out[i, :4] = 0
+                    except Exception:
+                        out[i, : lens[i].item()] = 0
+            """
+        ),
     )
     invalid = (
         # Session 43 (truth43): a device row as a truth value, `Tensor.__bool__` per row.
@@ -2887,6 +2953,10 @@ class SyncPerRow(ComprehensionVisits, Rule):
         is reported once, for the outer loop (visited first)."""
         if any(report.node is node for report in self._reports):
             return
+        if options.get("confidence") is Confidence.MEDIUM and host_runtime_module(
+            self.context.path
+        ):
+            return  # OpenVINO's, Core ML's host tensors: rows not proven on a device
         super().report(node, message, **options)
 
     # -- while loops ------------------------------------------------------------------------------
@@ -3012,6 +3082,18 @@ class SyncPerRow(ComprehensionVisits, Rule):
             return  # ``if not x.is_cuda: xs = [x.cpu() for x in xs]``: another backend's path
         if finding.kind != DEVICE and not_a_tensor_here(provenance, ancestors, sync.tensor):
             return  # the ``else`` of ``if isinstance(x, torch.Tensor) ...``: a list's rows
+        if finding.kind != DEVICE and in_tokenizer_decode(ancestors):
+            return  # a text tokenizer's decode of the ids handed to it: host ids
+        if finding.kind != DEVICE and row_read_through_numpy(sync.call, sync.tensor):
+            return  # ``boxes[i].numpy()``: raises on a device tensor, so host rows
+        if finding.kind != DEVICE and in_batch_augmentor(self.context.imports, ancestors):
+            return  # the data loader's batch augmentor: host batches
+        if finding.kind != DEVICE and in_data_folder(self.context.path, ancestors):
+            return  # a `datasets/` or `preprocessors/` folder's code: host data
+        if finding.kind != DEVICE and read_on_error_path(ancestors[:-1], node, sync.call):
+            return  # in `except Exception:`: runs when the step failed
+        if finding.kind != DEVICE and walks_star_arguments(ancestors, finding.loop.tensor):
+            return  # `for t in args` of `*args`: the call's few arguments, read one by one
         shown = self.shown(sync.tensor, "the tensor")
         if finding.kind == HOT:
             # No fix: the rows may come from a sequence of tensors, which
