@@ -13,6 +13,7 @@ from h2dlint.analysis.host_data import dataset_module
 from h2dlint.analysis.hot_calls import runs_model
 from h2dlint.analysis.hot_guards import name_values
 from h2dlint.analysis.hot_paths import HotPaths
+from h2dlint.analysis.keyed_outputs import keyed_lookup
 from h2dlint.analysis.module_outputs import copies_each_output, walked_module_output
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.provenance import Provenance
@@ -226,6 +227,28 @@ class SyncPerRow(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # Session 44 (triage44): a dict of named outputs looked up by key after a membership
+        # test (SchNetPack's calculator): each name's whole tensor copied once (keyed_outputs).
+        Valid(
+            """
+            import torch
+            from torch import nn
+            class Calculator:
+                def __init__(self, model: nn.Module, property_units, device="cuda"):
+                    self.device = torch.device(device)
+                    self.property_units = property_units
+                    self.model = model.eval()
+                    self.model.to(device=self.device)
+                def calculate(self, inputs):
+                    property_keys = list(self.property_units.keys())
+                    model_results = self.model(inputs)
+                    results = {}
+                    for prop in property_keys:
+                        if prop in model_results:
+                            results[prop] = model_results[prop].detach().cpu().numpy()
+                    return results
+            """
+        ),
         # Session 43 (truth43): rows of a `.tolist()`, a list or a numpy array as truth values.
         Valid(
             """
@@ -1538,6 +1561,22 @@ class SyncPerRow(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # Session 44 (triage44): the named outputs' look-alike: a membership test in another
+        # container says nothing of the indexed tensor, whose rows are read one by one.
+        Invalid(
+            """
+            import torch
+            def calculate(x, keys, wanted):
+                scores = x.cuda().softmax(-1)
+                results = {}
+                for k in keys:
+                    if k in wanted:
+                        results[k] = scores[k].cpu()
+                                     ^^^^^^^^^^^^^^^
+                return results
+            """,
+            message_contains="on each row of `scores`",
+        ),
         # Session 43 (truth43): a device row as a truth value, `Tensor.__bool__` per row.
         Invalid(
             """
@@ -3012,6 +3051,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
             return  # ``if not x.is_cuda: xs = [x.cpu() for x in xs]``: another backend's path
         if finding.kind != DEVICE and not_a_tensor_here(provenance, ancestors, sync.tensor):
             return  # the ``else`` of ``if isinstance(x, torch.Tensor) ...``: a list's rows
+        if isinstance(node, cst.For) and keyed_lookup(node, sync.tensor):
+            return  # ``if key in outputs: outputs[key].cpu()``: a dict's named outputs
         shown = self.shown(sync.tensor, "the tensor")
         if finding.kind == HOT:
             # No fix: the rows may come from a sequence of tensors, which

