@@ -3051,7 +3051,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
             return  # ``if not x.is_cuda: xs = [x.cpu() for x in xs]``: another backend's path
         if finding.kind != DEVICE and not_a_tensor_here(provenance, ancestors, sync.tensor):
             return  # the ``else`` of ``if isinstance(x, torch.Tensor) ...``: a list's rows
-        if isinstance(node, cst.For) and keyed_lookup(node, sync.tensor):
+        if isinstance(node, cst.For) and keyed_lookup(node, sync.tensor, sync.call):
             return  # ``if key in outputs: outputs[key].cpu()``: a dict's named outputs
         shown = self.shown(sync.tensor, "the tensor")
         if finding.kind == HOT:

@@ -9,7 +9,7 @@ loop that reads the copy for more than collecting it, a loop with gradients on, 
 as state instead of returned stay reported. A loop that tests its key for membership in the
 indexed value (``if prop in model_results: model_results[prop].cpu()``) picks named outputs
 out of a dict, not rows out of a tensor (analysis/keyed_outputs.py); a membership test in
-another container leaves HTD201's finding."""
+another container, or a scalar ``.item()`` of each entry, leaves HTD201's finding."""
 
 from __future__ import annotations
 
@@ -129,4 +129,14 @@ def test_named_outputs_looked_up_by_key_are_no_rows(tmp_path: Path) -> None:
 
 def test_membership_in_another_container_stays_reported(tmp_path: Path) -> None:
     text = CALCULATOR.replace("if prop in model_results:", "if prop in self.property_units:")
+    assert cli_rows(tmp_path, text, "HTD201") == [16]
+
+
+def test_scalar_read_of_each_named_entry_stays_reported(tmp_path: Path) -> None:
+    """lmms-engine's RAE trainer reads each loss term of a dict with ``.item()``: one sync per
+    entry where one stack and one read would do (a true HTD201 row, session 28)."""
+    text = CALCULATOR.replace(
+        "results[prop] = model_results[prop].detach().cpu().numpy()",
+        "results[prop] = model_results[prop].item()",
+    )
     assert cli_rows(tmp_path, text, "HTD201") == [16]

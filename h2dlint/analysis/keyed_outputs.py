@@ -8,6 +8,11 @@ tensor with the loop's target would read a row per iteration, but a tensor is ne
 holding the key first: ``key in container`` before ``container[key]`` is the mapping idiom,
 as is a loop over ``container.keys()`` or ``container.items()``. Either proves that the
 indexed value is a mapping and that each iteration copies a different tensor, once.
+
+Only a copy of the whole value counts (``.cpu()``, ``.to(...)``, ``.numpy()``): named outputs
+of their own shapes, handed to host code. A scalar read from each entry (``loss_kwargs[k] =
+loss_kwargs[k].item()`` over a dict of loss terms, lmms-engine's RAE trainer, a true HTD201
+row) is one sync per entry where one stack and one read would do: it stays reported.
 """
 
 from __future__ import annotations
@@ -18,11 +23,20 @@ from h2dlint.analysis.names import target_names
 from h2dlint.walk import visit_read_only
 
 _KEY_METHODS = frozenset({"keys", "items"})
+# Calls that copy a whole value to the host.
+_WHOLE_COPIES = frozenset({"cpu", "to", "numpy"})
 
 
-def keyed_lookup(loop: cst.For, container: cst.BaseExpression) -> bool:
-    """Whether ``loop`` walks the keys of ``container`` (``for k in container.keys()``) or
-    tests its own target for membership in it (``if k in container:``)."""
+def keyed_lookup(loop: cst.For, container: cst.BaseExpression, read: cst.BaseExpression) -> bool:
+    """Whether ``read`` copies a whole value of ``container`` to the host and ``loop`` walks
+    the keys of ``container`` (``for k in container.keys()``) or tests its own target for
+    membership in it (``if k in container:``)."""
+    if not (
+        isinstance(read, cst.Call)
+        and isinstance(read.func, cst.Attribute)
+        and read.func.attr.value in _WHOLE_COPIES
+    ):
+        return False
     iterable = loop.iter
     if (
         isinstance(iterable, cst.Call)
