@@ -465,23 +465,6 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
-        # Session 44 (triage44): a predict loop over host batches collects each batch's
-        # predictions as numpy for the array it returns: the copies are its output
-        # (collected_outputs; DeepCTR-Torch's `BaseModel.predict`).
-        Valid(
-            """
-            import numpy as np
-            import torch
-            class Model(torch.nn.Module):
-                def predict(self, loader):
-                    preds = []
-                    with torch.no_grad():
-                        for batch in loader:
-                            x = batch[0].to(self.device)
-                            preds.append(self(x).cpu().numpy())
-                    return np.concatenate(preds)
-            """
-        ),
         # Session 43 (truth43): a calibration observer stores each input on the host, to
         # move it back for its search once; the host never reads it (stored_offloads).
         Valid(
@@ -3440,25 +3423,6 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
-        # Session 44 (triage44): the predict loop's look-alike: a training loop collecting
-        # each step's loss as numpy for the array it returns still reads the host every step.
-        Invalid(
-            """
-            import numpy as np
-            import torch
-            class Model(torch.nn.Module):
-                def fit(self, loader, optimizer):
-                    losses = []
-                    for batch in loader:
-                        loss = self(batch[0].to(self.device)).mean()
-                        loss.backward()
-                        optimizer.step()
-                        losses.append(loss.detach().cpu().numpy())
-                        #             ^^^^^^^^^^^^^^^^^^^
-                    return np.array(losses)
-            """,
-            message_contains="on a hot path",
-        ),
         # Session 43 (truth43): the look-alike of the observer's stored input: a statistic of
         # the input copied every calibration forward (accumulate it on the device).
         Invalid(

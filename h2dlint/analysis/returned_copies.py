@@ -14,7 +14,6 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from h2dlint.analysis.collected_outputs import collected_output
 from h2dlint.analysis.host_io_calls import copied_output
 from h2dlint.analysis.names import names_in
 from h2dlint.analysis.numpy_outputs import declared_numpy_output
@@ -136,8 +135,7 @@ def copy_role(
     """What the host copy ``copy`` being visited is besides an avoidable read: ``"output"``
     (what its code exists to produce, :func:`host_io_calls.copied_output`, or the numpy array
     its function declares it returns, :func:`numpy_outputs.declared_numpy_output`, or a
-    predict loop's batch collected for its result, :func:`collected_outputs.collected_output`,
-    or a plot's input, :func:`plotted_copies.plotted_copy`),
+    plot's input, :func:`plotted_copies.plotted_copy`),
     ``"offload"`` (one a setting asks for, :func:`optional_offloads.optional_offload`, or a
     calibration pass's input stored on the host, :func:`stored_offloads.stored_offload`),
     ``"returned"`` (the output ``function`` returns, :func:`returned_copy`), or None.
@@ -151,8 +149,6 @@ def copy_role(
         return None
     if declared_numpy_output(ancestors, copy):
         return "output"
-    if collected_output(ancestors, function, copy):
-        return "output"  # a predict loop's batch collected for its result (session 44)
     if plotted_copy(Provenance.of(context), ancestors, copy):
         return "output"  # a plot's input (session 37)
     if optional_offload(ancestors, copy):
