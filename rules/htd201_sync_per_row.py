@@ -17,6 +17,7 @@ from h2dlint.analysis.host_runtimes import host_runtime_module
 from h2dlint.analysis.hot_calls import runs_model
 from h2dlint.analysis.hot_guards import name_values
 from h2dlint.analysis.hot_paths import HotPaths
+from h2dlint.analysis.keyed_outputs import keyed_lookup
 from h2dlint.analysis.module_outputs import copies_each_output, walked_module_output
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.numpy_rows import row_read_through_numpy
@@ -240,6 +241,28 @@ class SyncPerRow(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # Session 44 (triage44): a dict of named outputs looked up by key after a membership
+        # test (SchNetPack's calculator): each name's whole tensor copied once (keyed_outputs).
+        Valid(
+            """
+            import torch
+            from torch import nn
+            class Calculator:
+                def __init__(self, model: nn.Module, property_units, device="cuda"):
+                    self.device = torch.device(device)
+                    self.property_units = property_units
+                    self.model = model.eval()
+                    self.model.to(device=self.device)
+                def calculate(self, inputs):
+                    property_keys = list(self.property_units.keys())
+                    model_results = self.model(inputs)
+                    results = {}
+                    for prop in property_keys:
+                        if prop in model_results:
+                            results[prop] = model_results[prop].detach().cpu().numpy()
+                    return results
+            """
+        ),
         # Session 43 (truth43): rows of a `.tolist()`, a list or a numpy array as truth values.
         Valid(
             """
@@ -1604,6 +1627,22 @@ class SyncPerRow(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # Session 44 (triage44): the named outputs' look-alike: a membership test in another
+        # container says nothing of the indexed tensor, whose rows are read one by one.
+        Invalid(
+            """
+            import torch
+            def calculate(x, keys, wanted):
+                scores = x.cuda().softmax(-1)
+                results = {}
+                for k in keys:
+                    if k in wanted:
+                        results[k] = scores[k].cpu()
+                                     ^^^^^^^^^^^^^^^
+                return results
+            """,
+            message_contains="on each row of `scores`",
+        ),
         # Session 43 (truth43): a device row as a truth value, `Tensor.__bool__` per row.
         Invalid(
             """
@@ -3094,6 +3133,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
             return  # in `except Exception:`: runs when the step failed
         if finding.kind != DEVICE and walks_star_arguments(ancestors, finding.loop.tensor):
             return  # `for t in args` of `*args`: the call's few arguments, read one by one
+        if isinstance(node, cst.For) and keyed_lookup(node, sync.tensor, sync.call):
+            return  # ``if key in outputs: outputs[key].cpu()``: a dict's named outputs
         shown = self.shown(sync.tensor, "the tensor")
         if finding.kind == HOT:
             # No fix: the rows may come from a sequence of tensors, which

@@ -677,6 +677,22 @@ SERVING_PACKAGES: dict[str, str] = {
     # Session 43 (mine43): an optimizer collection whose 3.10 -> 4.x releases removed per-step and
     # per-parameter syncs (tests/data/upstream_fixes.tsv holds the 3.10.1 rows).
     "pytorch-optimizer": "4.1.0",
+    # Session 44 (helper triage44): a blind-style reading of model, inference and per-step
+    # training code no triage had read: EvolutionaryScale's ESM3/ESM C generation, Stanza's NLP
+    # pipelines, optimum-executorch's exported runtimes, BitBLAS's quantized kernels, MOMENT's
+    # time-series model, vector quantizers, tabular and CTR training loops (pytorch-widedeep,
+    # DeepCTR-Torch) and molecular potentials (SchNetPack, TorchMD-Net); stable-fast 1.0.5 would not
+    # download. Files whose bytes or path name vllm or sglang are dropped unread.
+    "esm": "3.2.1.post1",
+    "stanza": "1.15.0",
+    "optimum-executorch": "1.1.0",
+    "bitblas": "0.1.0.post1",
+    "momentfm": "0.1.4",
+    "vector-quantize-pytorch": "1.32.0",
+    "pytorch-widedeep": "1.7.0",
+    "deepctr-torch": "0.3.0",
+    "schnetpack": "2.1.1",
+    "torchmd-net": "3.1.0",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # Packages whose files that import or name vllm or sglang were removed, unread, before they were
@@ -685,6 +701,16 @@ RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # (their labels point into some of them: an integration switch, a comment naming the project).
 DROPS_RESERVED_MENTIONS = frozenset(
     {
+        "esm",
+        "stanza",
+        "optimum-executorch",
+        "bitblas",
+        "momentfm",
+        "vector-quantize-pytorch",
+        "pytorch-widedeep",
+        "deepctr-torch",
+        "schnetpack",
+        "torchmd-net",
         "lightseq",
         "optimum-tpu",
         "optimum-nvidia",
