@@ -5,6 +5,7 @@ import libcst as cst
 from h2dlint.analysis.accumulators import ELEMENT_BUILTINS, compared_reads, device_accumulator
 from h2dlint.analysis.arguments import keyword, positional
 from h2dlint.analysis.boolean_operands import bool_operand
+from h2dlint.analysis.cpu_backend_flags import cpu_backend_arm
 from h2dlint.analysis.device_loops import DeviceLoop, device_loop
 from h2dlint.analysis.earlier_copies import earlier_host_copy
 from h2dlint.analysis.element_writes import ONE_ELEMENT, syncing_write
@@ -3468,6 +3469,20 @@ class SyncOnHotPath(Rule):
                     return env.step(action)
             """
         ),
+        # ... and a tensor handed to JAX copied only when JAX has no GPU backend (skrl's
+        # wrappers: cpu_backend_flags).
+        Valid(
+            """
+            import jax
+            from jax import dlpack as jax_dlpack
+            _CPU = jax.devices()[0].device_kind.lower() == "cpu"
+            def _torch2jax(tensor):
+                return jax_dlpack.from_dlpack(tensor.cpu() if _CPU else tensor)
+            class Wrapper:
+                def step(self, actions):
+                    return self.env.step(_torch2jax(actions))
+            """
+        ),
     )
     invalid = (
         # Session 43 (truth43): the look-alike of the observer's stored input: a statistic of
@@ -6273,6 +6288,8 @@ class SyncOnHotPath(Rule):
             return False  # a model's prediction mode (``predict()`` of a model with ``loss()``)
         if kind == "copy" and action_copy(function, explicit):
             return False  # a policy's action handed back to the rollout loop's host env
+        if kind == "copy" and cpu_backend_arm(self.context.module, self.context.ancestors, node):
+            return False  # ``x.cpu() if _CPU else x``: the hand-off a CPU backend needs
         shown = self.shown(tensor, "the tensor")
         read = what.format(shown)
         read = read[0].upper() + read[1:]

@@ -124,3 +124,51 @@ def test_what_a_policy_stores_besides_the_action_stays_reported(line: str) -> No
 
 def test_an_action_copy_in_a_function_not_named_for_actions_stays_reported() -> None:
     assert lint(POLICY.format(method="rollout", line="out = action.cpu()"), "HTD202") != []
+
+
+BRIDGE = """\
+import jax
+import torch
+from jax import dlpack as jax_dlpack
+{flag}
+def _torch2jax(tensor):
+    return jax_dlpack.from_dlpack({expr})
+class Wrapper:
+    def step(self, actions):
+        return self.env.step(_torch2jax(actions))
+"""
+
+CPU_FLAG = '_CPU = jax.devices()[0].device_kind.lower() == "cpu"'
+
+
+@pytest.mark.parametrize(
+    "flag",
+    [CPU_FLAG, '_CPU = jax.default_backend() == "cpu"'],
+)
+def test_a_copy_only_when_the_backend_is_the_cpu_is_its_hand_off(flag: str) -> None:
+    expr = "tensor.contiguous().cpu() if _CPU else tensor.contiguous()"
+    assert lint(BRIDGE.format(flag=flag, expr=expr), "HTD202") == []
+
+
+def test_the_negated_flags_else_arm_is_the_cpu_arm() -> None:
+    expr = "tensor if not _CPU else tensor.cpu()"
+    assert lint(BRIDGE.format(flag=CPU_FLAG, expr=expr), "HTD202") == []
+
+
+@pytest.mark.parametrize(
+    ("flag", "expr"),
+    [
+        # the other arm: runs on a GPU backend
+        (CPU_FLAG, "tensor if _CPU else tensor.cpu()"),
+        # a flag that is no device's kind, or bound twice
+        ('_CPU = jax.__version__ == "cpu"', "tensor.cpu() if _CPU else tensor"),
+        (CPU_FLAG + "\n_CPU = bool(jax.config.x64)", "tensor.cpu() if _CPU else tensor"),
+        # a flag that says CUDA
+        (
+            '_CPU = jax.devices()[0].device_kind.lower() == "gpu"',
+            "tensor.cpu() if _CPU else tensor",
+        ),
+    ],
+)
+def test_other_flags_and_arms_stay_reported(flag: str, expr: str) -> None:
+    assert lint(BRIDGE.format(flag=flag, expr=expr), "HTD202") != []
