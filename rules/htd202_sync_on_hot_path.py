@@ -5,6 +5,7 @@ import libcst as cst
 from h2dlint.analysis.accumulators import ELEMENT_BUILTINS, compared_reads, device_accumulator
 from h2dlint.analysis.arguments import keyword, positional
 from h2dlint.analysis.boolean_operands import bool_operand
+from h2dlint.analysis.cpu_backend_flags import cpu_backend_arm
 from h2dlint.analysis.device_loops import DeviceLoop, device_loop
 from h2dlint.analysis.earlier_copies import earlier_host_copy
 from h2dlint.analysis.element_writes import ONE_ELEMENT, syncing_write
@@ -23,6 +24,8 @@ from h2dlint.analysis.hot_guards import runs_every_call
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.loop_body import saving_code, showing_code
 from h2dlint.analysis.once_outputs import once_output
+from h2dlint.analysis.policy_actions import action_copy
+from h2dlint.analysis.prediction_outputs import prediction_output
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.returned_copies import RETURNED_NOTE, copy_role
 from h2dlint.analysis.round_trips import round_trip_read
@@ -3421,6 +3424,65 @@ class SyncOnHotPath(Rule):
                     group["step"] += 1
             """
         ),
+        # Session 44 (fp202m44): a model's prediction mode copies its results to the host
+        # (mmaction2's BMN.predict, mmagic's forward_inference: prediction_outputs), and a
+        # policy's get_action hands the action back to a host environment (AgileRL:
+        # policy_actions).
+        Valid(
+            """
+            import torch
+            from mmengine.model import BaseModel
+            class Localizer(BaseModel):
+                def forward(self, inputs, samples, mode="loss"):
+                    if mode == "loss":
+                        return self.loss(inputs, samples)
+                    return self.predict(inputs, samples)
+                def loss(self, inputs, samples):
+                    return {"loss": self.head(inputs).mean()}
+                def predict(self, inputs, samples):
+                    start, end = self.head(inputs)
+                    start_scores = start[0].cpu().numpy()
+                    end_scores = end[0].cpu().numpy()
+                    return self.post_process(start_scores, end_scores, samples)
+            """
+        ),
+        Valid(
+            """
+            import torch
+            class Editor(BaseModel):
+                def forward_inference(self, inputs, samples=None):
+                    feats = self.generator(inputs)
+                    return DataSample(pred_img=feats.cpu())
+            """
+        ),
+        Valid(
+            """
+            import torch
+            class PPO:
+                def get_action(self, obs):
+                    with torch.no_grad():
+                        action, log_prob = self.actor(torch.as_tensor(obs, device=self.device))
+                    action_np = action.cpu().numpy()
+                    return action_np, log_prob
+                def train_step(self, env, obs):
+                    action, log_prob = self.get_action(obs)
+                    return env.step(action)
+            """
+        ),
+        # ... and a tensor handed to JAX copied only when JAX has no GPU backend (skrl's
+        # wrappers: cpu_backend_flags).
+        Valid(
+            """
+            import jax
+            from jax import dlpack as jax_dlpack
+            _CPU = jax.devices()[0].device_kind.lower() == "cpu"
+            def _torch2jax(tensor):
+                return jax_dlpack.from_dlpack(tensor.cpu() if _CPU else tensor)
+            class Wrapper:
+                def step(self, actions):
+                    return self.env.step(_torch2jax(actions))
+            """
+        ),
     )
     invalid = (
         # Session 43 (truth43): the look-alike of the observer's stored input: a statistic of
@@ -5904,6 +5966,41 @@ class SyncOnHotPath(Rule):
                     return steps
             """
         ),
+        # Session 44 (fp202m44): the look-alikes: a prediction method's read that is no output
+        # (`.item()` of a device count), a `predict()` copy per item of a loop, and the values
+        # a policy's get_action stores for the update besides the action.
+        Invalid(
+            """
+            import torch
+            class Localizer(BaseModel):
+                def forward(self, inputs, samples, mode="loss"):
+                    if mode == "loss":
+                        return self.loss(inputs, samples)
+                    return self.predict(inputs, samples)
+                def loss(self, inputs, samples):
+                    return {"loss": self.head(inputs).mean()}
+                def predict(self, inputs, samples):
+                    scores = self.head(inputs)
+                    keep = int((scores > 0.5).sum().item())
+                    #          ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return scores[:keep]
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            class PPO:
+                def get_action(self, obs):
+                    with torch.no_grad():
+                        action, log_prob = self.actor(torch.as_tensor(obs, device=self.device))
+                    log_prob_np = log_prob.cpu().numpy()
+                    #             ^^^^^^^^^^^^^^
+                    return action, log_prob_np
+                def train_step(self, env, obs):
+                    action, log_prob = self.get_action(obs)
+                    return env.step(action)
+            """
+        ),
     )
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -6187,6 +6284,12 @@ class SyncOnHotPath(Rule):
             and once_output(self.context, function, explicit, hot.hot_name)
         ):
             return False  # the output of a function its callers run once (the caller chain)
+        if kind == "copy" and prediction_output(provenance.index, self.context.ancestors, function):
+            return False  # a model's prediction mode (``predict()`` of a model with ``loss()``)
+        if kind == "copy" and action_copy(function, explicit):
+            return False  # a policy's action handed back to the rollout loop's host env
+        if kind == "copy" and cpu_backend_arm(self.context.module, self.context.ancestors, node):
+            return False  # ``x.cpu() if _CPU else x``: the hand-off a CPU backend needs
         shown = self.shown(tensor, "the tensor")
         read = what.format(shown)
         read = read[0].upper() + read[1:]
