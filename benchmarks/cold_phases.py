@@ -9,7 +9,9 @@ question needs, inside the rules' walk) is counted once, by the innermost. ``--r
 processes and prints the table with the floor: the CPU of ``libcst.parse_module`` of every file
 the run was given, in one process (``--floor``, measured by this script), so that the phases
 read as fractions of the floor (``benchmarks/bench_lint.py``'s target is the run's wall against
-the floor's). ``--compare A B`` prints two reports side by side.
+the floor's). ``--compare A B`` prints two reports side by side. ``--questions`` also times
+the questions HTD202 asks, where the rule asks them, and the parts of a module's hot paths
+(``QUESTIONS``).
 
     python benchmarks/cold_phases.py --out /tmp/a -- --no-cache -j 1 --select ALL TREE
     python benchmarks/cold_phases.py --out /tmp/a --floor TREE   # the floor's CPU, once
@@ -50,6 +52,37 @@ PHASES: tuple[tuple[str, str, str], ...] = (
     ("h2dlint.cache", "SummaryFile.save", "summary store write"),
     ("h2dlint.check_report", "report", "reporter"),
     ("h2dlint.pipeline", "process", "the rest of a file's work (digests, trees offered)"),
+)
+# With ``--questions``: the questions HTD202 asks, each timed where the rule's module calls it
+# (its name replaced in that module only), and the parts of the module's hot paths (asked by
+# any rule), each counting its own time as any phase does (session 44).
+RULE_202 = "h2dlint.rules.htd202_sync_on_hot_path"
+HOT = "h2dlint.analysis.hot_paths"
+QUESTIONS_202 = (
+    "tested_tensor",
+    "synced_argument",
+    "device_mask",
+    "value_where",
+    "explicit_sync",
+    "compared_reads",
+    "unknown_device_root",
+    "schedule_root",
+    "not_a_tensor_here",
+    "host_scalar",
+    "mask_write",
+    "round_trip_read",
+    "bool_operand",
+    "written_to",
+    "runs_every_call",
+)
+QUESTIONS: tuple[tuple[str, str, str], ...] = (
+    *((RULE_202, name, f"HTD202 asks {name}") for name in QUESTIONS_202),
+    (HOT, "HotPaths._propagate", "hot paths: the module's propagation"),
+    (HOT, "HotPaths._cold_uncached", "hot paths: is a function cold"),
+    (HOT, "HotPaths._callees", "hot paths: callees in the module"),
+    (HOT, "HotPaths._project_reason", "hot paths: the project's callers"),
+    (HOT, "host_only_method", "hot paths: a host-only module's method"),
+    ("h2dlint.analysis.once", "RunOnce.function", "run once: a function (its references)"),
 )
 # Modules that import a timed function by name.
 IMPORTERS = (
@@ -105,8 +138,8 @@ def _per_rule_call(self: Any, handlers: Any, node: Any) -> None:
 _DISPATCH_CALL: list[Callable[..., Any]] = []
 
 
-def _instrument(out: str) -> None:
-    for module_name, attribute, phase in PHASES:
+def _instrument(out: str, questions: bool = False) -> None:
+    for module_name, attribute, phase in PHASES + (QUESTIONS if questions else ()):
         module = importlib.import_module(module_name)
         owner_name, _, name = attribute.rpartition(".")
         if owner_name:
@@ -247,6 +280,9 @@ def main() -> int:
     parser.add_argument("--report", action="store_true", help="print the table of --out")
     parser.add_argument("--floor", nargs="+", metavar="PATH", help="measure the floor's CPU")
     parser.add_argument("--compare", nargs="+", metavar="OUT", help="--out folders side by side")
+    parser.add_argument(
+        "--questions", action="store_true", help="also time HTD202's questions and hot paths"
+    )
     parser.add_argument("arguments", nargs="*", help="h2dlint check's arguments (after --)")
     options = parser.parse_args()
     if options.compare:
@@ -263,7 +299,7 @@ def main() -> int:
         return 0
     for old in glob.glob(os.path.join(options.out, "[0-9]*.json")):
         os.remove(old)
-    _instrument(options.out)
+    _instrument(options.out, options.questions)
     from h2dlint.cli import main as h2dlint_main
 
     sys.argv = ["h2dlint", "check", *options.arguments]

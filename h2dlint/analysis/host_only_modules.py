@@ -89,16 +89,23 @@ def _built_here(source: str, cls: str) -> bool:
     none stored on an attribute (``self.model = Cls(...)``, a use the proof never takes, so the
     answer is no without reading further: a library's model classes, built as sub-modules of
     others, stop here)."""
-    built = re.compile(rf"^[ \t]*(?:([A-Za-z_][\w.]*)\s*=\s*)?{cls}(?:\(|\.from_)", re.M)
-    plain = False
-    for match in built.finditer(source):
-        target = match.group(1)
-        if target is None:
-            continue
-        if "." in target:
-            return False
-        plain = True
-    return plain
+    targets = _constructions(source).get(cls, ())
+    return "." not in "".join(targets) and any(targets)
+
+
+# A line that calls a name or a loader of it (``Cls(``, ``Cls.from_``), bound to a target or not.
+_BUILT = re.compile(r"^[ \t]*(?:([A-Za-z_][\w.]*)\s*=\s*)?([A-Za-z_]\w*)(?:\(|\.from_)", re.M)
+
+
+@functools.lru_cache(maxsize=4)
+def _constructions(source: str) -> dict[str, list[str]]:
+    """Per name called at the start of a line of ``source``, the targets it is bound to, in
+    order ("" for none): one scan of the file for all its classes, which the gate asks about
+    one by one (a line holds one such call: a name at its start, or after one target)."""
+    found: dict[str, list[str]] = {}
+    for match in _BUILT.finditer(source):
+        found.setdefault(match.group(2), []).append(match.group(1) or "")
+    return found
 
 
 def _own_body_host(context: FileContext, cls: cst.ClassDef) -> bool:
