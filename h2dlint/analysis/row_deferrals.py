@@ -37,7 +37,7 @@ def reported_row_read(context: FileContext, node: cst.CSTNode) -> cst.CSTNode | 
     the ``.tolist()`` HTD201 reports), is HTD202's: before session 44 HTD202 left every read of
     a row of a tensor HTD201 named to HTD201, a rule from when HTD201 reported one read per
     loop, and a read HTD201 does not accept was then reported by neither."""
-    line = context.position(node).start.line
+    line = None
     for parent, rows in _row_loops(context, node):
         if not rows.findings:
             continue
@@ -47,6 +47,7 @@ def reported_row_read(context: FileContext, node: cst.CSTNode) -> cst.CSTNode | 
             read = finding.sync.call
             if holds(read, node) or holds(node, read):
                 return parent
+            line = line or context.position(node).start.line
             if context.position(read).start.line == line:
                 return parent
     return None
