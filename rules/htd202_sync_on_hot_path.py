@@ -29,11 +29,7 @@ from h2dlint.analysis.prediction_outputs import prediction_output
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.returned_copies import RETURNED_NOTE, copy_role
 from h2dlint.analysis.round_trips import round_trip_read
-from h2dlint.analysis.row_deferrals import (
-    in_reported_row_loop,
-    mask_judged_alone,
-    reported_row_read,
-)
+from h2dlint.analysis.row_deferrals import mask_judged_alone, reported_row_read
 from h2dlint.analysis.scalar_arguments import scalar_argument
 from h2dlint.analysis.shape_syncs import (
     DATA_SIZED_FUNCTIONS,
@@ -214,7 +210,7 @@ class SyncOnHotPath(Rule):
     indexed through a boolean mask (`ids[ids < k]`) is MEDIUM too, and so is a mask that is
     surely a tensor (`keep = mask.bool()`, a row of one) indexing a value that says nothing
     (`jsd[keep]`), except in a function named for metrics (`compute_data_metrics`: the values
-    go to a logger) and in a row loop HTD201 reports. `x.max(dim=0).values` (`.indices`) is
+    go to a logger). `x.max(dim=0).values` (`.indices`) is
     the tensor `x.max(dim=0)` is. Used as a size, a slice
     bound or compared in an `if` test, only a reduction (`x.max()`, also bound to a name:
     `longest = lens.max()`) or a parameter annotated as a tensor (`input_pos_maxp1:
@@ -262,11 +258,11 @@ class SyncOnHotPath(Rule):
     file passes on from such an argument (`self.model(x, grid_thw=grid_thw)`).
 
     Not flagged: run-once and cold code; host tensors (built without `device=`, `.cpu()`
-    results, `.to("cpu", non_blocking=True)` results); syncs reading the rows of a loop that HTD201
-    reports (its own rows, the rows its `enumerate` counter takes from other tensors, names
-    bound to them, a mask row indexing any tensor: each per-row sync is reported once, by
-    HTD201 at its read; a read in a loop nested in the row loop, or of items of a Python list,
-    stays HTD202's) and syncs in `while` loops (HTD201); explicit waits (`torch.cuda.synchronize()`,
+    results, `.to("cpu", non_blocking=True)` results); the reads HTD201 reports in a row loop
+    (each per-row sync is reported once, by HTD201 at its read: the read itself, a sync around
+    or inside it, a read on its line; every read of a loop whose line suppresses HTD201, `#
+    noqa: HTD201`; any other read in the loop, such as a mask indexing a row, is HTD202's) and
+    syncs in `while` loops (HTD201); explicit waits (`torch.cuda.synchronize()`,
     `stream.synchronize()`) other than the one shape below; code that only runs while tracing or
     scripting (`if torch.jit.is_tracing():`); an arm only a torch older than 2.0 takes (the
     `else` of `if digit_version(torch.__version__) > digit_version("1.6.0"):`, the body of
@@ -1936,27 +1932,32 @@ class SyncOnHotPath(Rule):
                     return scores.cpu()
             """
         ),
-        # Reads of a row of a loop that HTD201 reports at the loop (row_findings): a row taken
-        # by the loop's `enumerate` counter from another tensor, a name bound to it, the mask
-        # row that indexes it or another tensor, and a row of a `range(len(x))` counter.
+        # The reads HTD201 reports in a row loop (row_findings, row_deferrals): a row taken by
+        # the loop's `enumerate` counter from another tensor through a name bound to it, a row
+        # of a `range(len(x))` counter, and a read in a loop nested in the row loop that HTD201
+        # reports for the outer loop: each reported once, by HTD201.
         Valid(
             """
             import torch
             class M(torch.nn.Module):
-                def forward(
-                    self, ids: torch.Tensor, types: torch.Tensor, mask: torch.Tensor, y
-                ):
+                def forward(self, ids: torch.Tensor, types: torch.Tensor):
                     out = []
                     for b, row_ids in enumerate(ids):
                         row_types = types[b]
-                        row_types = row_types[mask[b].bool()]
                         out.append(row_types.tolist())
-                        keep = mask[b] > 0
-                        out.append(y[keep])
                     for i in range(len(ids)):
                         row = ids[i]
                         out.append(row.tolist())
                     return out
+            class Table(torch.nn.Module):
+                def forward(self, token_types, n: int, k: int):
+                    types = token_types.cuda()
+                    labels = []
+                    for b in range(n):
+                        example = types[b]
+                        for i in range(k):
+                            labels.append(example[:, 0].tolist()[i])
+                    return labels
             """
         ),
         # An explicit synchronize, an assert, a log line (INFO: one the run asked for; a debug
@@ -5687,22 +5688,11 @@ class SyncOnHotPath(Rule):
                            ^^^^^^^
             """,
         ),
-        # Look-alikes of HTD201's rows: a read in a loop nested in the row loop runs once per
-        # inner iteration (the column copied again for each token), and items of a Python list
-        # taken by the counter are no rows (HTD201 does not report that loop).
+        # Look-alikes of HTD201's rows: items of a Python list taken by the counter are no
+        # rows (HTD201 does not report that loop).
         Invalid(
             """
             import torch
-            class Table(torch.nn.Module):
-                def forward(self, token_types, n: int, k: int):
-                    types = token_types.cuda()
-                    labels = []
-                    for b in range(n):
-                        example = types[b]
-                        for i in range(k):
-                            labels.append(example[:, 0].tolist()[i])
-                                          ^^^^^^^^^^^^^^^^^^^^^^
-                    return labels
             class Heads(torch.nn.Module):
                 def forward(self, x, requests):
                     y = self.proj(x.cuda())
@@ -5712,6 +5702,29 @@ class SyncOnHotPath(Rule):
                         done.append(outs[i].sum().item())
                                     ^^^^^^^^^^^^^^^^^^^^
                     return done
+            """,
+        ),
+        # A read of a row in a loop HTD201 reports that HTD201 does not report itself: the
+        # mask indexing that unpads each row before the `.tolist()` HTD201 reports
+        # (transformers' minicpmv4_7 `get_rope_index`), and a mask row indexing another
+        # tensor. Session 44: HTD202 leaves to HTD201 only the reads it reports.
+        Invalid(
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(
+                    self, ids: torch.Tensor, types: torch.Tensor, mask: torch.Tensor, y
+                ):
+                    out = []
+                    for b, row_ids in enumerate(ids):
+                        row_types = types[b]
+                        row_types = row_types[mask[b].bool()]
+                                    ^^^^^^^^^^^^^^^^^^^^^^^^^
+                        out.append(row_types.tolist())
+                        keep = mask[b] > 0
+                        out.append(y[keep])
+                                   ^^^^^^^
+                    return out
             """,
         ),
         # The same in-place update of a tensor made on the device: still on the device.
@@ -6256,13 +6269,12 @@ class SyncOnHotPath(Rule):
             if found is not None:
                 reason, steps = found
         moved = kind == "copy" and "tolist" not in what  # an item moved to the host: HTD201's
-        rows = moved or in_reported_row_loop(self.context, node)  # else per-row reads are ours
         if reason is None or not runs_every_call(
-            self.context, node, explicit, steps=steps, row_loops=rows
+            self.context, node, explicit, steps=steps, row_loops=moved
         ):
             return False
-        if reported_row_read(self.context, node, tensor) is not None:
-            return False  # a read of a row of a loop whose per-row syncs HTD201 reports
+        if reported_row_read(self.context, node) is not None:
+            return False  # a read HTD201 reports (or one it merges with it): reported once
         if kind == "copy" and prepared_host_input(function, self.context.ancestors):
             return False  # the input preparer's host copy that ``forward`` reads instead
         if after_generation(provenance, self.context.ancestors):

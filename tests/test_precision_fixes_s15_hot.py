@@ -58,6 +58,10 @@ ROWS = """
     """
 
 
-def test_each_row_sync_is_reported_once_at_the_loop() -> None:
-    assert len(_findings(ROWS, "HTD201")) == 1
-    assert not _findings(ROWS, "HTD202")
+def test_each_row_sync_is_reported_once() -> None:
+    # HTD201 reports the `.tolist()` of each row; the mask indexing before it is another sync
+    # per row that HTD201 does not report: HTD202's since session 44 (defer44), which leaves to
+    # HTD201 only the reads HTD201 reports (before, every read of a row of the tensor HTD201
+    # named, and then this one was reported by neither).
+    assert [m[:10] for m in _findings(ROWS, "HTD201")] == ["per-row Py"]
+    assert [m[:20] for m in _findings(ROWS, "HTD202")] == ["Indexing `t` with a "]

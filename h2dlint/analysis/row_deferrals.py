@@ -1,12 +1,13 @@
-"""Which syncs HTD202 (a sync on a hot path) leaves to HTD201 (a sync per row): the reads
-HTD201 reports in a row loop (:mod:`row_findings`), syncs around them, and the reads of a row of
-a tensor HTD201 names there (a name bound to the row, a boolean mask of the row, the row indexed
-by a mask), so that each per-row sync is reported once, by HTD201. A read in a loop HTD201
-reports nothing for, or of another tensor's rows, is HTD202's own."""
+"""Which syncs HTD202 (a sync on a hot path) leaves to HTD201 (a sync per row): exactly the
+reads HTD201 reports in a row loop (:mod:`row_findings`), a sync around one or inside one, a
+read on the line of one (one report a line), and every read of a loop whose first line
+suppresses HTD201. Any other read in the loop is HTD202's (session 44; before, HTD202 also left
+to HTD201 every read of a row of a tensor HTD201 named, which HTD201 does not report itself
+since it reports each read)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import partial
 from typing import TypeVar
 
@@ -16,40 +17,38 @@ from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.hot_names import metrics_name
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.row_findings import LOOPS, Loop, LoopRows, comprehension_parts, loop_rows
-from h2dlint.analysis.syncs import reads_row
 from h2dlint.analysis.value_syncs import value_where
-from h2dlint.context import FileContext
+from h2dlint.context import FileContext, SharedKey
+from h2dlint.suppression import Suppressions, parse_suppressions
 from h2dlint.walk import holds
 
 T = TypeVar("T")
 
 
-def reported_row_read(
-    context: FileContext, node: cst.CSTNode, tensor: cst.BaseExpression
-) -> cst.CSTNode | None:
-    """The loop that repeats ``node`` (being visited; the innermost loop of its function whose
-    iterations run it, not one whose iterable holds it) when HTD201 reports a per-row finding
-    for that loop and ``node`` (``tensor`` being what it reads) is the sync HTD201 names or
-    reads a row of the tensor HTD201 names (through a name bound to the row, a boolean mask of
-    the row, the row indexed by a mask). None otherwise: a read in a loop nested in the row
-    loop runs once per inner iteration, not once per row."""
-    found = _repeating_loop(context, node)
-    if found is None:
-        return None
-    parent, rows = found
-    if not rows.findings:
-        return None
-    if any(holds(f.sync.call, node) or holds(node, f.sync.call) for f in rows.findings):
-        return parent  # one of the reads HTD201 reports, or around one (``int(t[i].item())``)
-    # A read of a row of a tensor HTD201 names (``types[b]`` bound to a name, its row
-    # indexed by a mask): the same per-row syncs. Rows of another tensor read in the same
-    # loop (per-request top-k copies beside a read of host metadata) stay HTD202's.
-    code = context.module.code_for_node
-    named = {code(finding.sync.tensor) for finding in rows.findings}
-    read = [tensor, node] if isinstance(node, cst.BaseExpression) else [tensor]
-    for walk in rows.walks:
-        for part in read:
-            if any(code(base) in named for base in reads_row(part, walk) or ()):
+def reported_row_read(context: FileContext, node: cst.CSTNode) -> cst.CSTNode | None:
+    """The row loop (around ``node``, being visited, in its function) whose HTD201 finding
+    covers ``node``; None when HTD202 judges ``node`` itself. A finding covers ``node`` when
+    it is the same sync: ``node`` is a read HTD201 reports, holds one or is held by one
+    (``int(t[i].item())``), or starts on the line of one (HTD201 merges the reads of a line
+    into one finding, and a line gets one report); or when the loop's first line suppresses
+    HTD201 (``# noqa: HTD201``), which said the loop's per-row reads are meant (session 44:
+    a suppressed loop must not come back under HTD202). Any other read in the loop, of the
+    same tensor's rows or not (minicpmv4_7's ``current_mm_token_type_ids[valid_mask]`` beside
+    the ``.tolist()`` HTD201 reports), is HTD202's: before session 44 HTD202 left every read of
+    a row of a tensor HTD201 named to HTD201, a rule from when HTD201 reported one read per
+    loop, and a read HTD201 does not accept was then reported by neither."""
+    line = None
+    for parent, rows in _row_loops(context, node):
+        if not rows.findings:
+            continue
+        if _suppressed_loop(context, parent):
+            return parent
+        for finding in rows.findings:
+            read = finding.sync.call
+            if holds(read, node) or holds(node, read):
+                return parent
+            line = line or context.position(node).start.line
+            if context.position(read).start.line == line:
                 return parent
     return None
 
@@ -57,38 +56,45 @@ def reported_row_read(
 def mask_judged_alone(context: FileContext, node: cst.Subscript, frame: Frame) -> bool:
     """Whether HTD202 judges the mask of ``node`` (``x[mask]``) by itself when ``x`` says
     nothing: the mask is surely a tensor (``m = mask.bool()``, a row of one) and may be on the
-    device. Not when ``x`` is on the host, in a row loop HTD201 reports (one report per loop),
-    nor in a function named for metrics (``compute_data_metrics``: values for a logger)."""
+    device. Not when ``x`` is on the host, nor in a function named for metrics
+    (``compute_data_metrics``: values for a logger). (A mask read in a row loop HTD201 reports
+    is judged too since session 44: :func:`reported_row_read` leaves to HTD201 only its own
+    reads.)"""
     function = frame.function
     if isinstance(function, cst.FunctionDef) and metrics_name(function.name.value):
         return False
-    if value_where(Provenance.of(context), node.value, frame).on_host:
-        return False
-    return not in_reported_row_loop(context, node)
+    return not value_where(Provenance.of(context), node.value, frame).on_host
 
 
-def in_reported_row_loop(context: FileContext, node: cst.CSTNode) -> bool:
-    """Whether the innermost loop that repeats ``node`` is one HTD201 reports per-row syncs
-    for: a mask read in it is left to that finding (one report per loop)."""
-    found = _repeating_loop(context, node)
-    return found is not None and bool(found[1].findings)
-
-
-def _repeating_loop(context: FileContext, node: cst.CSTNode) -> tuple[Loop, LoopRows] | None:
-    """The innermost loop of ``node``'s function whose iterations run ``node`` (being visited;
-    not a loop whose iterable holds it), with HTD201's judgement of its rows; None in none."""
+def _row_loops(context: FileContext, node: cst.CSTNode) -> Iterator[tuple[Loop, LoopRows]]:
+    """The loops of ``node``'s function whose iterations run ``node`` (being visited; not a
+    loop whose iterable holds it), innermost first, each with HTD201's judgement of its rows:
+    HTD201 may report a read for an outer loop too (a read in an inner loop that reads the
+    outer loop's row)."""
     ancestors = context.ancestors
     for index in range(len(ancestors) - 1, -1, -1):
         parent = ancestors[index]
-        if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.While)):
-            return None
+        if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return
         if not isinstance(parent, LOOPS):
             continue
         inside = (*ancestors[index + 1 :], node)
         if not any(part in inside for part in _repeated(parent)):
             continue  # the iterable, evaluated once per iteration of the loop around
-        return parent, _at(context, index, partial(loop_rows, context, parent))
-    return None
+        yield parent, _at(context, index, partial(loop_rows, context, parent))
+
+
+_SUPPRESSIONS: SharedKey[Suppressions] = SharedKey("suppression comments")
+
+
+def _suppressed_loop(context: FileContext, loop: Loop) -> bool:
+    """Whether the first line of ``loop`` holds a comment that suppresses HTD201 (``# noqa:
+    HTD201``, ``# h2dlint: ignore[HTD201]``, a bare ``# noqa``): HTD201's findings of the loop
+    are suppressed there (they are reported with the loop as their enclosing construct)."""
+    found = context.shared(_SUPPRESSIONS, lambda: parse_suppressions(context.source))
+    if not found.by_row:
+        return False
+    return found.suppresses("HTD201", (context.position(loop).start.line,))
 
 
 def _repeated(node: Loop) -> list[cst.CSTNode]:

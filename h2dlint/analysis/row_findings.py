@@ -6,12 +6,10 @@ accepts there (on the device, or rows surely tensors on a hot path), which HTD20
 the read, naming the tensor whose rows it reads (session 43: every read, not only the first,
 so that each line to change is reported).
 
-HTD202 leaves to those findings (:mod:`row_deferrals` asks) every sync in the loop that reads
-a row of a tensor HTD201 names (a ``.tolist()`` of ``mm_token_type_ids[batch_idx]`` in ``for
-batch_idx, ids in enumerate(input_ids)``, the same row indexed by the mask
-``attention_mask[batch_idx].bool()``), so that each per-row sync is reported once, by HTD201.
-Where HTD201 reports nothing for the loop (host rows, items of a Python list, outputs of a
-module), or the read is of another tensor's rows, HTD202 judges each read on its own.
+HTD202 leaves to those findings (:mod:`row_deferrals` asks) exactly the syncs they are: the
+read, a sync around or inside it, a read on its line (session 44), so that each per-row sync is
+reported once. Any other read in the loop (the mask ``attention_mask[batch_idx].bool()``
+unpadding the row whose ``.tolist()`` HTD201 reports) HTD202 judges on its own.
 """
 
 from __future__ import annotations
