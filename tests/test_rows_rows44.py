@@ -5,8 +5,6 @@ its look-alike that must stay clean.
   as a tensor (``cu = packed.cu_seqlens`` of a ``NamedTuple``; agilerl's packing), a slice of an
   annotated tensor parameter or arithmetic of one (``zip(sizes, cu[:-1])`` with ``sizes =
   (cu[1:] - cu[:-1]) // n``; Transformer Engine's THD split), also read by a closure.
-- Items of a parameter annotated as a sequence of tensors (``losses: Sequence[torch.Tensor]``;
-  pytorch-optimizer's RotoGrad ``losses[i]`` per task), not when copied whole to the host.
 - A row scaled by arithmetic and compared in an ``if`` (``if block >= lengths[i] * ratio:``;
   NeMo's SSL masking).
 - The recall scorer counts, for a label on a loop's header, the family rule's findings in the
@@ -145,31 +143,3 @@ def test_scorer_counts_the_family_rule_in_a_labelled_loop_header_body() -> None:
     assert score.matching_codes(other, (2, 2), 2, body, family) == set()
     # without a body (not a header), the body's finding does not count
     assert score.matching_codes(records, (2, 2), 2) == set()
-
-
-ITEMS = """\
-from typing import Sequence
-import torch
-
-
-def normalised(losses: {kind}, initial: list[float]) -> list[float]:
-    out = []
-    for i in range(len(losses)):
-        loss = losses[i] / initial[i]
-        out.append(loss.item())
-    return out
-
-
-def offload(tensors: {kind}):
-    return [t.cpu() for t in tensors]
-"""
-
-
-def test_items_of_a_sequence_declared_of_tensors_are_read() -> None:
-    found = _rows(ITEMS.format(kind="Sequence[torch.Tensor]"))
-    # the `.item()` per item; copying each item whole to the host is offloading, not reported
-    assert found == [(9, "per-row Python overhead: `.item()` on each row of `losses`")]
-
-
-def test_items_of_a_sequence_of_floats_are_not() -> None:
-    assert _rows(ITEMS.format(kind="Sequence[float]")) == []

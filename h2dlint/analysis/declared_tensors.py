@@ -10,11 +10,6 @@ it is defined in (``def process(val):`` inside ``get_batch_on_this_cp_rank``). I
 tensors whatever the loop counts with, as the rows of an annotated parameter are (session 44,
 rows44: agilerl's ``int(cu[b])`` of ``cu = packed.cu_seqlens``, Transformer Engine's
 ``zip(slice_sizes, cu_seqlens_padded[:-1])``).
-
-The items of a parameter annotated as a sequence of tensors (``grads: List[torch.Tensor]``,
-``losses: Sequence[torch.Tensor]``) are tensors too, walked one by one or by index
-(:func:`declared_items`; pytorch-optimizer's PCGrad ``if g_i_g_j < 0:`` per pair of gradients,
-RotoGrad's ``losses[i]`` read per task).
 """
 
 from __future__ import annotations
@@ -24,12 +19,7 @@ import libcst as cst
 from h2dlint.analysis.frames import Frame, parameter_annotation
 from h2dlint.analysis.nested_functions import nested_functions
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.sync_basics import RowLoop, Walk
-from h2dlint.analysis.tensor_kinds import (
-    annotated_tensor_field,
-    annotated_tensor_parameter,
-    tensor_sequence_parameter,
-)
+from h2dlint.analysis.tensor_kinds import annotated_tensor_field, annotated_tensor_parameter
 from h2dlint.analysis.tuple_annotations import tensor_annotation
 
 # Arithmetic whose result is a tensor when an operand is one (not ``@`` of unknown operands,
@@ -116,15 +106,3 @@ def _parents(module: cst.Module) -> dict[cst.FunctionDef, cst.FunctionDef]:
         _PARENTS.clear()
         kept = _PARENTS[id(module)] = (module, nested_functions(module))
     return kept[1]
-
-
-def declared_items(
-    provenance: Provenance, tensor: cst.BaseExpression, loop: RowLoop, frame: Frame
-) -> bool:
-    """Whether ``loop`` walks the items of ``tensor``, a parameter annotated as a sequence of
-    tensors (``for g in grads``, ``for i in range(len(losses))`` reading ``losses[i]``)."""
-    return (
-        loop.walk in (Walk.ROWS, Walk.INDEX)
-        and isinstance(tensor, cst.Name)
-        and tensor_sequence_parameter(provenance, tensor, frame)
-    )

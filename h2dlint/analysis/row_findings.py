@@ -22,7 +22,6 @@ from dataclasses import dataclass, replace
 import libcst as cst
 
 from h2dlint.analysis.array_frameworks import other_framework_module
-from h2dlint.analysis.declared_tensors import declared_items
 from h2dlint.analysis.env_switches import may_read_environment, under_switch
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
@@ -247,14 +246,7 @@ def _accepted(
         module = context.module
         if (
             sync.what not in TRUTH_READS  # rows of lists and arrays are truth values too
-            and (
-                rows_are_tensors(provenance, module, sync.tensor, loop, frame)
-                # the items of a sequence declared of tensors (not copied whole: offloading)
-                or (
-                    sync.what not in HOST_COPIES
-                    and declared_items(provenance, sync.tensor, loop, frame)
-                )
-            )
+            and rows_are_tensors(provenance, module, sync.tensor, loop, frame)
             and not on_host_by_name(sync.tensor, frame)
         ):
             yield RowFinding(sync, loop, TENSORS)
