@@ -7,6 +7,9 @@ its look-alike that must stay clean.
   (cu[1:] - cu[:-1]) // n``; Transformer Engine's THD split), also read by a closure.
 - A row scaled by arithmetic and compared in an ``if`` (``if block >= lengths[i] * ratio:``;
   NeMo's SSL masking).
+- No row read inside a function compiled into a kernel (numba's ``@cuda.jit``, triton's
+  ``@triton.jit``): NeMo's RNNT numba kernels compare rows of ``torch.Tensor``-annotated arrays
+  on the device.
 - The recall scorer counts, for a label on a loop's header, the family rule's findings in the
   loop's body (surya 0.14.7's ``for i, seq_len in enumerate(seq_lengths):``).
 """
@@ -143,3 +146,23 @@ def test_scorer_counts_the_family_rule_in_a_labelled_loop_header_body() -> None:
     assert score.matching_codes(other, (2, 2), 2, body, family) == set()
     # without a body (not a header), the body's finding does not count
     assert score.matching_codes(records, (2, 2), 2) == set()
+
+
+KERNEL = """\
+import torch
+import triton
+
+
+{decorator}
+def alphas(durations: torch.Tensor, T: int, n: int, out: torch.Tensor):
+    for i in range(n):
+        if 1 + durations[i] < T:
+            out[i] += 1
+"""
+
+
+def test_a_compiled_kernel_reads_rows_on_the_device() -> None:
+    # the kernel's compare runs on the device; the same loop in host code is a read per row
+    assert lint(KERNEL.format(decorator="@triton.jit"), "HTD201", "HTD202") == []
+    found = lint(KERNEL.format(decorator="@torch.no_grad()"), "HTD201", "HTD202")
+    assert [(f.code, f.start.row) for f in found] == [("HTD201", 8)]
