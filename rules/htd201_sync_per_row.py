@@ -263,6 +263,25 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     return results
             """
         ),
+        # Session 44 (rows44): the twins of the declared tensors in `invalid`: a field declared
+        # as a list of ints, a parameter annotated as one, scaled and compared in an `if`.
+        Valid(
+            """
+            from typing import NamedTuple
+            import torch
+            class Packed(NamedTuple):
+                cu_seqlens: list[int]
+                batch_size: int
+            def scatter(flat: torch.Tensor, packed: Packed, lengths: list[int], ratio: float):
+                cu = packed.cu_seqlens
+                src = []
+                for b in range(packed.batch_size):
+                    if 8 >= lengths[b] * ratio:
+                        continue
+                    src.append(torch.arange(int(cu[b]), int(cu[b]) + 4, device=flat.device))
+                return src
+            """
+        ),
         # Session 43 (truth43): rows of a `.tolist()`, a list or a numpy array as truth values.
         Valid(
             """
@@ -1642,6 +1661,58 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 return results
             """,
             message_contains="on each row of `scores`",
+        ),
+        # Session 44 (rows44, agilerl 2.50 `llm_packing.py:240`): the rows of a field a class
+        # declares as a tensor, read through a local name, are rows of a tensor.
+        Invalid(
+            """
+            from typing import NamedTuple
+            import torch
+            class Packed(NamedTuple):
+                cu_seqlens: torch.Tensor
+                batch_size: int
+            def scatter(flat: torch.Tensor, packed: Packed):
+                cu = packed.cu_seqlens
+                src = []
+                for b in range(packed.batch_size):
+                    offset = int(cu[b])
+                             ^^^^^^^^^^
+                    src.append(torch.arange(offset, offset + 4, device=flat.device))
+                return src
+            """,
+            message_contains="`int()` on each row of `cu`",
+        ),
+        # Session 44 (rows44, Transformer Engine 2.18 `context_parallel.py:5322`): a slice of an
+        # annotated tensor and arithmetic of one, zipped in a closure, bound `torch.arange`.
+        Invalid(
+            """
+            import torch
+            def split(cu: torch.Tensor, rank: int, device):
+                sizes = (cu[1:] - cu[:-1]) // 4
+                def process(val):
+                    out = []
+                    for size, start in zip(sizes, cu[:-1]):
+                        out.append(torch.arange(start + rank * size, start + size, device=device))
+                                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return out
+                return process
+            """,
+            message_contains="a row as a size on each row of `sizes`",
+        ),
+        # Session 44 (rows44, NeMo 2.7.3 `ssl_modules/masking.py:105`): a row scaled by
+        # arithmetic and compared in an `if` is a 0-d tensor asked for `bool()`.
+        Invalid(
+            """
+            import torch
+            def mask(feats: torch.Tensor, lengths: torch.Tensor, block: int, ratio: float):
+                out = []
+                for i in range(feats.size(0)):
+                    if block >= lengths[i] * ratio:
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        out.append(i)
+                return out
+            """,
+            message_contains="a tensor as an `if` test on each row of `lengths`",
         ),
         # Session 43 (truth43): a device row as a truth value, `Tensor.__bool__` per row.
         Invalid(

@@ -12,7 +12,9 @@ folder), so facts that cross modules count:
 A positive is found when a finding starts inside the labelled statement (the statement that
 holds the line, or a compound statement's header) or covers the line from an enclosing
 statement (shown with a trailing ``~``: before session 42 HTD201 reported the loop, not the
-read inside it); any HTD code counts and the codes are reported. Per family the table gives
+read inside it); for a label on a loop's header, a finding of the family's own rule inside
+the loop's body counts too (``>``: the read that waits, where the fix walks the rows on the
+host, session 44); any HTD code counts and the codes are reported. Per family the table gives
 positives found, recall and look-alikes flagged, then every miss with its snippet:
 
     python scripts/score_recall.py                 # table and misses
@@ -133,9 +135,38 @@ def statement_span(source: str, line: int) -> tuple[int, int]:
     return best
 
 
-def matching_codes(records: Sequence[dict[str, Any]], span: tuple[int, int], line: int) -> set[str]:
+def loop_body_span(source: str, line: int) -> tuple[int, int] | None:
+    """Rows of the body of the ``for``/``while`` loop whose header holds ``line`` (the
+    innermost statement there), else None."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    span = statement_span(source, line)
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, (ast.For, ast.AsyncFor, ast.While))
+            and node.lineno == span[0]
+            and node.body
+        ):
+            return node.body[0].lineno, node.body[-1].end_lineno or node.body[-1].lineno
+    return None
+
+
+def matching_codes(
+    records: Sequence[dict[str, Any]],
+    span: tuple[int, int],
+    line: int,
+    body: tuple[int, int] | None = None,
+    family_codes: frozenset[str] = frozenset(),
+) -> set[str]:
     """Codes of the findings that start in ``span`` (the labelled statement), and, marked
-    ``~``, of those reported on an enclosing statement that covers ``line``."""
+    ``~``, of those reported on an enclosing statement that covers ``line``. With ``body``
+    (the labelled statement is a loop's header), also, marked ``>``, the findings of the
+    family's own rules (``family_codes``) inside the loop's body: a per-row read is reported
+    where it waits (session 42), while upstream's fix may change the header that walks the
+    rows (surya 0.14.7's ``for i, seq_len in enumerate(seq_lengths):`` became
+    ``...enumerate(seq_lengths.tolist())``)."""
     codes: set[str] = set()
     for record in records:
         row = record["location"]["row"]
@@ -144,6 +175,8 @@ def matching_codes(records: Sequence[dict[str, Any]], span: tuple[int, int], lin
             codes.add(str(record["code"]))
         elif row <= line <= end_row:
             codes.add(f"{record['code']}~")
+        elif body is not None and body[0] <= row <= body[1] and record["code"] in family_codes:
+            codes.add(f"{record['code']}>")
     return codes
 
 
@@ -215,7 +248,10 @@ def score_group(labels: list[Label], timeout: float, raw_dir: Path | None = None
             outcome.error = f"file missing: {exc}"
             continue
         span = statement_span(source, label.line)
-        codes = matching_codes(by_file.get(os.path.realpath(file), []), span, label.line)
+        body = loop_body_span(source, label.line)
+        family_codes = frozenset(FAMILIES.get(label.family, "").split("/"))
+        found = by_file.get(os.path.realpath(file), [])
+        codes = matching_codes(found, span, label.line, body, family_codes)
         outcome.flagged = bool(codes)
         outcome.codes = sorted(codes)
     return outcomes

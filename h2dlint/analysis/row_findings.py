@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 import libcst as cst
 
 from h2dlint.analysis.array_frameworks import other_framework_module
+from h2dlint.analysis.compiled_kernels import in_compiled_kernel
 from h2dlint.analysis.env_switches import may_read_environment, under_switch
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
@@ -172,9 +173,10 @@ def _judge_loop(context: FileContext, node: Loop) -> LoopRows:
     walks: list[RowLoop] = []
     # A loop in a branch that runs only with a diagnostic switch on (``if _NAN_DEBUG:``)
     # reads rows while someone debugs, not per step of a deployment.
-    switched = may_read_environment(context.source) and under_switch(
-        [*context.ancestors, node], context.module
-    )
+    switched = (
+        may_read_environment(context.source)
+        and under_switch([*context.ancestors, node], context.module)
+    ) or in_compiled_kernel(context.ancestors)  # a numba/triton kernel reads on the device
     for loop, parts, own, guessed in _walks(node):
         walks.append(with_derived(parts, loop))
         if switched:

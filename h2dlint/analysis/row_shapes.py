@@ -16,9 +16,10 @@ SIZE_METHODS = frozenset({"repeat", "new_zeros", "new_ones", "new_empty", "expan
 
 def row_comparison(test: cst.BaseExpression, loop: RowLoop) -> cst.BaseExpression | None:
     """``if next_tokens[i] == eos:`` in an index walk: a row of the indexed tensor compared
-    is a 0-d tensor, and ``if`` asks it for ``bool()``. Only a row itself (``t[i]``, not
-    ``t[i] + 1``) and only in an index walk; whether ``t`` is a tensor at all is
-    for the caller's evidence (``range(t.shape[0])``, ``t = x.argmax(dim=-1)``)."""
+    is a 0-d tensor, and ``if`` asks it for ``bool()``. Only a row itself or arithmetic of
+    one (``t[i]``, ``t[i] * k``; not a call of it) and only in an index walk; whether ``t``
+    is a tensor at all is for the caller's evidence (``range(t.shape[0])``,
+    ``t = x.argmax(dim=-1)``)."""
     if loop.walk is not Walk.INDEX or not isinstance(test, cst.Comparison):
         return None
     if len(test.comparisons) != 1:
@@ -30,15 +31,28 @@ def row_comparison(test: cst.BaseExpression, loop: RowLoop) -> cst.BaseExpressio
     if any(isinstance(o, (cst.SimpleString, cst.FormattedString)) for o in operands):
         return None
     for operand in operands:
-        if (
-            isinstance(operand, cst.Subscript)
-            and len(operand.slice) == 1
-            and isinstance(operand.slice[0].slice, cst.Index)
-            and isinstance(operand.slice[0].slice.value, cst.Name)
-            and operand.slice[0].slice.value.value in loop.names
-        ):
+        if _indexed_row(operand, loop):
             return test
     return None
+
+
+# Arithmetic of a row that is a 0-d tensor of the row's device (``lengths[i] * ratio``).
+_ROW_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide)
+
+
+def _indexed_row(operand: cst.BaseExpression, loop: RowLoop) -> bool:
+    """``t[i]`` by the walk's index, also scaled or shifted by arithmetic (``t[i] * ratio``,
+    ``t[i] + 1``: still a 0-d tensor compared; NeMo's ``if self.block_size >=
+    input_lengths[i] * self.max_mask_ratio:``, session 44)."""
+    if isinstance(operand, cst.BinaryOperation) and isinstance(operand.operator, _ROW_ARITHMETIC):
+        return _indexed_row(operand.left, loop) or _indexed_row(operand.right, loop)
+    return (
+        isinstance(operand, cst.Subscript)
+        and len(operand.slice) == 1
+        and isinstance(operand.slice[0].slice, cst.Index)
+        and isinstance(operand.slice[0].slice.value, cst.Name)
+        and operand.slice[0].slice.value.value in loop.names
+    )
 
 
 def unpacked(

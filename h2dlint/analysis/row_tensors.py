@@ -11,6 +11,7 @@ from dataclasses import replace
 import libcst as cst
 
 from h2dlint.analysis.arguments import keyword
+from h2dlint.analysis.declared_tensors import declared_tensor
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.hot_guards import past_cache_lookup
 from h2dlint.analysis.hot_paths import HotPaths
@@ -53,13 +54,24 @@ def rows_are_tensors(
     loop: RowLoop,
     frame: Frame,
 ) -> bool:
-    """Whether ``tensor``, whose rows ``loop`` reads, is a tensor: known to be one, or walked
-    row by row as only a tensor is (not numpy or Python data)."""
-    if is_tensor(provenance, tensor, frame):
+    """Whether ``tensor``, whose rows ``loop`` reads, is a tensor: known to be one (declared,
+    or cut or computed from a declared one), or walked row by row as only a tensor is (not
+    numpy or Python data)."""
+    if proven_tensor(provenance, tensor, frame, module):
         return True
     if provenance.is_host_data(tensor, frame):
         return False  # numpy or Python data
     return walks_its_rows(module, tensor, loop)
+
+
+def proven_tensor(
+    provenance: Provenance, tensor: cst.BaseExpression, frame: Frame, module: cst.Module
+) -> bool:
+    """Whether ``tensor`` is surely one tensor: known, or a tensor by declaration
+    (:mod:`declared_tensors`); a row of it tested as a truth value is read then."""
+    return is_tensor(provenance, tensor, frame) or declared_tensor(
+        provenance, tensor, frame, module
+    )
 
 
 def hot_rows_of_tensors(
