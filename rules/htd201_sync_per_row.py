@@ -12,6 +12,7 @@ from h2dlint.analysis.device_branches import off_cuda_branch
 from h2dlint.analysis.env_steps import loop_copy_handed_to_environment
 from h2dlint.analysis.error_handlers import read_on_error_path
 from h2dlint.analysis.facts import Where
+from h2dlint.analysis.host_company import shown_on_host
 from h2dlint.analysis.host_data import dataset_module
 from h2dlint.analysis.host_runtimes import host_runtime_module
 from h2dlint.analysis.hot_calls import runs_model
@@ -1644,6 +1645,19 @@ class SyncPerRow(ComprehensionVisits, Rule):
                         out[i, : lens[i].item()] = 0
             """
         ),
+        # Session 44 (lead): a function that adds a host tensor of a list to the lengths
+        # works only on host lengths (Transformer Engine's `pad_thd_sequences_for_cp`;
+        # host_company). Without that sum, or with `device=`, the rows are reported
+        # (tests/test_host_company.py).
+        Valid(
+            """
+            import torch
+            def pad(cu_seqlens: torch.Tensor, factor: int):
+                seqlens = cu_seqlens[1:] - cu_seqlens[:-1]
+                pads = [(factor - l.item() % factor) % factor for l in seqlens]
+                return seqlens + torch.tensor(pads, dtype=seqlens.dtype)
+            """
+        ),
     )
     invalid = (
         # Session 44 (triage44): the named outputs' look-alike: a membership test in another
@@ -3204,6 +3218,10 @@ class SyncPerRow(ComprehensionVisits, Rule):
             return  # in `except Exception:`: runs when the step failed
         if finding.kind != DEVICE and walks_star_arguments(ancestors, finding.loop.tensor):
             return  # `for t in args` of `*args`: the call's few arguments, read one by one
+        if finding.kind != DEVICE and shown_on_host(
+            self.context, ancestors, finding.loop.tensor, sync.tensor
+        ):
+            return  # `seqlens + torch.tensor(pads)` in the function: host tensors, or it raises
         if isinstance(node, cst.For) and keyed_lookup(node, sync.tensor, sync.call):
             return  # ``if key in outputs: outputs[key].cpu()``: a dict's named outputs
         shown = self.shown(sync.tensor, "the tensor")
