@@ -5,14 +5,10 @@ from typing import Any
 import libcst as cst
 
 from h2dlint.analysis.array_frameworks import other_framework_module
-from h2dlint.analysis.batch_augmentors import in_batch_augmentor
 from h2dlint.analysis.builtin_walks import WALKING_BUILTINS, BuiltinWalk, builtin_walk
-from h2dlint.analysis.data_folders import in_data_folder
 from h2dlint.analysis.device_branches import off_cuda_branch
 from h2dlint.analysis.env_steps import loop_copy_handed_to_environment
-from h2dlint.analysis.error_handlers import read_on_error_path
 from h2dlint.analysis.facts import Where
-from h2dlint.analysis.host_company import shown_on_host
 from h2dlint.analysis.host_data import dataset_module
 from h2dlint.analysis.host_runtimes import host_runtime_module
 from h2dlint.analysis.hot_calls import runs_model
@@ -21,18 +17,15 @@ from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.keyed_outputs import keyed_lookup
 from h2dlint.analysis.module_outputs import copies_each_output, walked_module_output
 from h2dlint.analysis.name_hints import on_host_by_name
-from h2dlint.analysis.numpy_rows import row_read_through_numpy
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.reference_helpers import in_reference_code
 from h2dlint.analysis.row_findings import DEVICE, HOT, RowFinding, loop_rows
 from h2dlint.analysis.row_reductions import RowReduction, list_row_reduction, tensor_row_reduction
 from h2dlint.analysis.row_shapes import SIZE_METHODS
-from h2dlint.analysis.star_arguments import walks_star_arguments
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, RowLoop, Walk
 from h2dlint.analysis.syncs import row_loop
 from h2dlint.analysis.tensor_kinds import is_tensor, tensor_evidence
-from h2dlint.analysis.tokenizer_decodes import in_tokenizer_decode
-from h2dlint.analysis.type_tests import not_a_tensor_here
+from h2dlint.analysis.unproven_rows import unproven_rows_on_host
 from h2dlint.analysis.value_syncs import TEST_METHODS, iteration_syncs, value_where
 from h2dlint.context import FileContext
 from h2dlint.diagnostics import Confidence, FixSafety
@@ -3204,24 +3197,10 @@ class SyncPerRow(ComprehensionVisits, Rule):
         provenance = Provenance.of(self.context)
         if off_cuda_branch(ancestors, name_values(provenance)):
             return  # ``if not x.is_cuda: xs = [x.cpu() for x in xs]``: another backend's path
-        if finding.kind != DEVICE and not_a_tensor_here(provenance, ancestors, sync.tensor):
-            return  # the ``else`` of ``if isinstance(x, torch.Tensor) ...``: a list's rows
-        if finding.kind != DEVICE and in_tokenizer_decode(ancestors):
-            return  # a text tokenizer's decode of the ids handed to it: host ids
-        if finding.kind != DEVICE and row_read_through_numpy(sync.call, sync.tensor):
-            return  # ``boxes[i].numpy()``: raises on a device tensor, so host rows
-        if finding.kind != DEVICE and in_batch_augmentor(self.context.imports, ancestors):
-            return  # the data loader's batch augmentor: host batches
-        if finding.kind != DEVICE and in_data_folder(self.context.path, ancestors):
-            return  # a `datasets/` or `preprocessors/` folder's code: host data
-        if finding.kind != DEVICE and read_on_error_path(ancestors[:-1], node, sync.call):
-            return  # in `except Exception:`: runs when the step failed
-        if finding.kind != DEVICE and walks_star_arguments(ancestors, finding.loop.tensor):
-            return  # `for t in args` of `*args`: the call's few arguments, read one by one
-        if finding.kind != DEVICE and shown_on_host(
-            self.context, ancestors, finding.loop.tensor, sync.tensor
+        if finding.kind != DEVICE and unproven_rows_on_host(
+            self.context, provenance, ancestors, node, finding
         ):
-            return  # `seqlens + torch.tensor(pads)` in the function: host tensors, or it raises
+            return  # host rows by where or how they are read (:mod:`unproven_rows`)
         if isinstance(node, cst.For) and keyed_lookup(node, sync.tensor, sync.call):
             return  # ``if key in outputs: outputs[key].cpu()``: a dict's named outputs
         shown = self.shown(sync.tensor, "the tensor")
