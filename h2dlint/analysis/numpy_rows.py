@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.walk import visit_read_only
+
 # Methods that move a tensor (or may): the row before them may be on a device.
 MOVES = frozenset({"cpu", "to", "cuda", "xpu", "npu", "mps", "pin_memory"})
 
@@ -22,7 +24,7 @@ def row_read_through_numpy(read: cst.BaseExpression, tensor: cst.BaseExpression)
     chain of methods of it that moves nothing (``t[i].detach().numpy()``), the row being
     ``tensor[...]`` or ``tensor`` itself."""
     finder = _NumpyCalls()
-    read.visit(finder)
+    visit_read_only(read, finder)
     return any(_unmoved_row(call, tensor) for call in finder.calls)
 
 
