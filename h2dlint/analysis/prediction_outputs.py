@@ -31,6 +31,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from h2dlint.analysis.frames import ModuleIndex
+from h2dlint.analysis.hot_calls import inherited_method
 
 # Names that say the method is the evaluation or inference mode of a model's forward.
 _PREDICTION_ONLY = frozenset({"forward_test", "forward_inference", "simple_test", "aug_test"})
@@ -59,20 +60,9 @@ def prediction_output(
     owner = ancestors[start - 2] if start >= 2 else None
     if not isinstance(owner, cst.ClassDef):
         return False
-    return name in _PREDICTION_ONLY or _trains(index, owner, 0)
+    return name in _PREDICTION_ONLY or _trains(index, owner)
 
 
-def _trains(index: ModuleIndex, cls: cst.ClassDef, depth: int) -> bool:
+def _trains(index: ModuleIndex, cls: cst.ClassDef) -> bool:
     """Whether ``cls`` or a base class of the same module defines a training method."""
-    if not _TRAINING.isdisjoint(index.methods.get(cls, {})):
-        return True
-    if depth > 8:
-        return False
-    for base in cls.bases:
-        value = base.value
-        if base.keyword is not None or not isinstance(value, cst.Name):
-            continue
-        parent = index.classes.get(value.value)
-        if parent is not None and parent is not cls and _trains(index, parent, depth + 1):
-            return True
-    return False
+    return any(inherited_method(index, cls, name) is not None for name in _TRAINING)
