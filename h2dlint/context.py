@@ -19,6 +19,7 @@ from libcst.metadata import CodePosition, CodeRange
 from h2dlint.imports import ImportTable
 from h2dlint.source import NEWLINE
 from h2dlint.statement_positions import member_of_class, statement_lines
+from h2dlint.suppression import Suppressions, parse_suppressions
 
 T = TypeVar("T")
 
@@ -39,6 +40,7 @@ class SharedKey(Generic[T]):
 
 
 IMPORTS: SharedKey[ImportTable] = SharedKey("imports")
+SUPPRESSIONS: SharedKey[Suppressions] = SharedKey("suppression comments")
 
 
 class FileContext:
@@ -169,6 +171,11 @@ class FileContext:
     @property
     def imports(self) -> ImportTable:
         return self.shared(IMPORTS, lambda: ImportTable.from_module(self.module))
+
+    @property
+    def suppressions(self) -> Suppressions:
+        """The file's suppression comments, read once for the engine and the analyses."""
+        return self.shared(SUPPRESSIONS, lambda: parse_suppressions(self.source))
 
     @property
     def file_name(self) -> str:

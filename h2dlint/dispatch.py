@@ -20,7 +20,6 @@ from h2dlint.diagnostics import INTERNAL_ERROR_CODE, Edit, Finding, Location, fi
 from h2dlint.edits import text_edit
 from h2dlint.jobs import AnalysisOptions, EnabledRule
 from h2dlint.rule import Replacement, Report, Rule
-from h2dlint.suppression import parse_suppressions
 from h2dlint.walk import Handlers, HandlerTable, walk_handlers
 
 
@@ -124,10 +123,10 @@ def check_module(
         )
     located = [_locate(context, report) for report in raw]
     code = context.positions.code if raw else None
+    suppressions = context.suppressions if located else None
     context.release()
-    if not located:
+    if suppressions is None:
         return CheckResult([], errors)
-    suppressions = parse_suppressions(text)
     kept = [
         item
         for item in located

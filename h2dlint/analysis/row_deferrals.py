@@ -18,8 +18,7 @@ from h2dlint.analysis.hot_names import metrics_name
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.row_findings import LOOPS, Loop, LoopRows, comprehension_parts, loop_rows
 from h2dlint.analysis.value_syncs import value_where
-from h2dlint.context import FileContext, SharedKey
-from h2dlint.suppression import Suppressions, parse_suppressions
+from h2dlint.context import FileContext
 from h2dlint.walk import holds
 
 T = TypeVar("T")
@@ -84,14 +83,11 @@ def _row_loops(context: FileContext, node: cst.CSTNode) -> Iterator[tuple[Loop, 
         yield parent, _at(context, index, partial(loop_rows, context, parent))
 
 
-_SUPPRESSIONS: SharedKey[Suppressions] = SharedKey("suppression comments")
-
-
 def _suppressed_loop(context: FileContext, loop: Loop) -> bool:
     """Whether the first line of ``loop`` holds a comment that suppresses HTD201 (``# noqa:
     HTD201``, ``# h2dlint: ignore[HTD201]``, a bare ``# noqa``): HTD201's findings of the loop
     are suppressed there (they are reported with the loop as their enclosing construct)."""
-    found = context.shared(_SUPPRESSIONS, lambda: parse_suppressions(context.source))
+    found = context.suppressions
     if not found.by_row:
         return False
     return found.suppresses("HTD201", (context.position(loop).start.line,))
