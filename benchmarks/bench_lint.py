@@ -851,8 +851,8 @@ def _profile_main(argv: list[str]) -> int:
     timers.patch("analysis", context.FileContext, "shared")
     timers.patch("rules", dispatch._Dispatcher, "_call")
     timers.patch("traversal", engine, "check_module")
-    for name in ("_locate", "parse_suppressions"):
-        timers.patch("reporting", dispatch, name)
+    timers.patch("reporting", dispatch, "_locate")
+    timers.patch("reporting", context, "parse_suppressions")
     for name in ("to_finding", "physical_lines"):
         timers.patch("reporting", engine, name)
     timers.patch("reporting", check_report, "render")
