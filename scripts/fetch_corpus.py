@@ -693,6 +693,27 @@ SERVING_PACKAGES: dict[str, str] = {
     "deepctr-torch": "0.3.0",
     "schnetpack": "2.1.1",
     "torchmd-net": "3.1.0",
+    # Session 45 (helper triage45): a blind-style reading of inference, serving and per-step
+    # model code no triage had read: AMD's Optimum (Brevitas quantization, Ryzen AI), AQLM and
+    # VPTQ's quantized inference layers and generation, Lightricks' LTX-2 model and pipelines,
+    # MeloTTS's synthesis, SageAttention's 8-bit attention, causal-conv1d's PyTorch interface,
+    # e3nn's equivariant layers and optimum-benchmark's backends and trackers (ktransformers 0.7
+    # is a stub, stable-fast 1.0.5 would not download). Files whose bytes or path name vllm or
+    # sglang are dropped unread.
+    "optimum-amd": "0.1.0",
+    "aqlm": "1.1.7",
+    "vptq": "0.0.5.post1",
+    "ltx-core": "1.0.0",
+    "ltx-pipelines": "1.0.0",
+    "spqr-quant": "0.2.0",
+    "deepcompressor-toolkit": "0.1.0",
+    "diffusers-dynamic-offloader": "0.1.0rc2",
+    "mmgp": "3.8.2",
+    "tensorizer": "2.12.1",
+    "fastsafetensors": "0.5.0",
+    "sageattention": "1.0.6",
+    "e3nn": "0.6.0",
+    "optimum-benchmark": "0.6.0",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # Packages whose files that import or name vllm or sglang were removed, unread, before they were
@@ -701,6 +722,20 @@ RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # (their labels point into some of them: an integration switch, a comment naming the project).
 DROPS_RESERVED_MENTIONS = frozenset(
     {
+        "optimum-amd",
+        "aqlm",
+        "vptq",
+        "ltx-core",
+        "ltx-pipelines",
+        "spqr-quant",
+        "deepcompressor-toolkit",
+        "diffusers-dynamic-offloader",
+        "mmgp",
+        "tensorizer",
+        "fastsafetensors",
+        "sageattention",
+        "e3nn",
+        "optimum-benchmark",
         "esm",
         "stanza",
         "optimum-executorch",

@@ -21,6 +21,7 @@ from h2dlint.analysis.optional_offloads import optional_offload
 from h2dlint.analysis.plotted_copies import plotted_copy
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.request_outputs import request_output
+from h2dlint.analysis.session_feeds import session_feed
 from h2dlint.analysis.stored_offloads import stored_offload
 from h2dlint.context import FileContext
 
@@ -135,7 +136,8 @@ def copy_role(
     """What the host copy ``copy`` being visited is besides an avoidable read: ``"output"``
     (what its code exists to produce, :func:`host_io_calls.copied_output`, or the numpy array
     its function declares it returns, :func:`numpy_outputs.declared_numpy_output`, or a
-    plot's input, :func:`plotted_copies.plotted_copy`),
+    plot's input, :func:`plotted_copies.plotted_copy`, or an inference session's input,
+    :func:`session_feeds.session_feed`),
     ``"offload"`` (one a setting asks for, :func:`optional_offloads.optional_offload`, or a
     calibration pass's input stored on the host, :func:`stored_offloads.stored_offload`),
     ``"returned"`` (the output ``function`` returns, :func:`returned_copy`), or None.
@@ -151,6 +153,8 @@ def copy_role(
         return "output"
     if plotted_copy(Provenance.of(context), ancestors, copy):
         return "output"  # a plot's input (session 37)
+    if session_feed(ancestors, function, copy):
+        return "output"  # an inference session's input, fed as host arrays (session 45)
     if optional_offload(ancestors, copy):
         return "offload"
     if stored_offload(context.path, ancestors, function, copy):

@@ -19,8 +19,10 @@ so three things must hold together:
   (``torch.max(flat).to("cpu")`` is a statistic that could be accumulated on the device and
   read once, and stays reported; so does a loss);
 - the copy is only stored: appended to a list, written into an entry or a field, or bound to a
-  name that is then only stored or asked for its metadata (``x.numel()``); a copy read on the
-  host (``.item()``, ``.numpy()``, compared, returned) is not an offload.
+  name that is then only stored or asked for its metadata (``x.numel()``), or packed into a
+  record the function returns or stores (:mod:`h2dlint.analysis.recorded_offloads`, session
+  45); a copy read on the host (``.item()``, ``.numpy()``, compared, returned) is not an
+  offload. An entry taken out of an input (``kwargs.pop("hidden_states")``) is an input.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from pathlib import PurePath
 
 import libcst as cst
 
+from h2dlint.analysis.recorded_offloads import copied_container, recorded_offload
 from h2dlint.analysis.sync_basics import METADATA_ATTRIBUTES, METADATA_METHODS
 from h2dlint.walk import visit_read_only
 
@@ -39,6 +42,8 @@ _SAME_VALUES = frozenset(
     {"detach", "clone", "contiguous", "reshape", "view", "flatten", "squeeze", "unsqueeze"}
     | {"float", "half", "cpu", "to"}
 )
+# Methods that take an entry out of a container (``kwargs.pop("hidden_states")``): an element.
+_ENTRY = frozenset({"pop", "get"})
 # Methods that store their argument in a container.
 _STORING = frozenset({"append", "extend", "insert", "put", "add", "setdefault"})
 _TRANSPARENT = (cst.Element, cst.DictElement, cst.List, cst.Tuple, cst.Dict, cst.DictComp)
@@ -56,7 +61,7 @@ def stored_offload(
     params = _parameters(function)
     if not _input_value(copy.func.value, function, params):
         return False
-    return _stored(copy, ancestors, function)
+    return _stored(copy, ancestors, function) or recorded_offload(ancestors, function, copy)
 
 
 def _calibration_code(path: str, ancestors: Sequence[cst.CSTNode]) -> bool:
@@ -84,11 +89,13 @@ def _input_value(
     name is a parameter the function does not rebind, or every value the function binds to it
     is such a value (``x = x[0]``, ``inp = inp.reshape(-1, d)`` of ``inp = input[0]``)."""
     while True:
-        if isinstance(node, cst.Call) and _same_values_call(node):
+        if isinstance(node, cst.Call) and (_same_values_call(node) or _entry_call(node)):
             assert isinstance(node.func, cst.Attribute)
             node = node.func.value
         elif isinstance(node, (cst.Subscript, cst.Attribute)):
             node = node.value
+        elif (container := copied_container(node)) is not None:
+            node = container  # ``kwargs = {k: v for k, v in kwargs.items()}``
         else:
             break
     if not isinstance(node, cst.Name):
@@ -153,6 +160,10 @@ def _stored(copy: cst.Call, ancestors: Sequence[cst.CSTNode], function: cst.Func
 
 def _same_values_call(call: cst.Call) -> bool:
     return isinstance(call.func, cst.Attribute) and call.func.attr.value in _SAME_VALUES
+
+
+def _entry_call(call: cst.Call) -> bool:
+    return isinstance(call.func, cst.Attribute) and call.func.attr.value in _ENTRY
 
 
 def _storing_call(call: cst.Call) -> bool:
