@@ -29,6 +29,7 @@ from h2dlint.analysis.mover_calls import (
 )
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.pytest_tests import collected_module
 from h2dlint.analysis.step_readbacks import step_readback
 from h2dlint.analysis.whole_units import unsure_whole_units
 from h2dlint.candidate_terms import called_as
@@ -158,7 +159,9 @@ class PerItemTransfer(ComprehensionVisits, Rule):
       attribute of `self` that is no method returns: `feats = self.vision_tower(images)`, its
       pieces, or a method whose every `return` is such a call): made where the model ran;
       not a callable named for host work (`self.image_processor`, `self.collate_fn`,
-      `self.load_batch`); a list of such outputs, or of tensors made like another tensor not
+      `self.load_batch`); their pieces joined with `torch.cat`/`torch.stack` to anything
+      (one device for all) and taken through a loop's item (`for i, f in enumerate(feats)`);
+      a list of such outputs, or of tensors made like another tensor not
       proven on the host (`[self.layer(x) for _ in range(n)]`, `[x.new_zeros(4) for _ in
       heads]`, `[torch.zeros_like(h) for h in hs]`): each is made where the model or that
       tensor is;
@@ -171,7 +174,8 @@ class PerItemTransfer(ComprehensionVisits, Rule):
       `processed_batches`, `micro_batches`): each item is a whole batch that one step consumes,
       one copy per batch is the floor and batches differ in shape; and a local name bound to an
       element of a collection named as activations or outputs (`result =
-      self._activations[-1]`): it holds what the collection holds;
+      self._activations[-1]`): it holds what the collection holds; and code of a module
+      pytest collects (`test_*.py`, `*_test.py`), run once per test;
     - loops over a model's parameters, buffers, modules or state dict, storage swaps
       (`p.data = p.data.to(dev)`) and an object's stored tensors moved in place
       (`self.freqs = [f.to(dev) for f in self.freqs]`): one-time relocations of state;
@@ -1265,6 +1269,27 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                     return pred, torch.stack(recordings, dim=1)
             """
         ),
+        # Session 45 (fp1xx45, LLaVA's `prepare_inputs_labels_for_multimodal`): pieces of the
+        # vision tower's output, each joined with `torch.cat` to another piece of it, taken
+        # through the loop's own item: made where the model ran, as the output is.
+        Valid(
+            """
+            import torch
+            class Llava(torch.nn.Module):
+                def embed(self, images, device):
+                    feats = torch.split(self.vision(images), [1, 2])
+                    merged = []
+                    for idx, feat in enumerate(feats):
+                        if feat.shape[0] > 1:
+                            base = feat[0]
+                            feat = feat[1:].flatten(0, 1)
+                            feat = torch.cat((base, feat), dim=0)
+                        else:
+                            feat = torch.cat((feat[0], self.newline[None]), dim=0)
+                        merged.append(feat)
+                    return [x.to(device) for x in merged]
+            """
+        ),
     )
     invalid = (
         # Session 27 (precision27): a list's items moved one by one through their positions
@@ -2053,6 +2078,8 @@ class PerItemTransfer(ComprehensionVisits, Rule):
         certain = items_on_host(loop, provenance, frame)
         if not certain and unsure_whole_units(loop.iterable, provenance, frame):
             return  # whole batches, or activations through a local name: nothing to stack
+        if not certain and collected_module(self.context.file_name):
+            return  # a pytest module's code: once per test
         self.report(
             node,
             f"each item of {shown} is copied to the device on its own (one copy per item, "
@@ -2211,6 +2238,8 @@ class PerItemTransfer(ComprehensionVisits, Rule):
         certain = items_on_host(loop, owner, frame)
         if not certain and unsure_whole_units(loop.iterable, owner, frame):
             return
+        if not certain and collected_module(self.context.file_name):
+            return  # a pytest module's call, run once per test
         self.report(
             node,
             f"`{shown}` copies each item to the device on its own (its loop{over} makes one "

@@ -4,6 +4,7 @@ import libcst as cst
 
 from h2dlint.analysis.arguments import first_positional, keyword
 from h2dlint.analysis.edge_cases import degenerate_fallback, repaired_value
+from h2dlint.analysis.export_modules import export_module
 from h2dlint.analysis.host_data import (
     dataset_module,
     host_side,
@@ -107,6 +108,9 @@ class ConstantTensorOnHotPath(Rule):
     queued since: in an arm of the test (`if not indices.any(): best = torch.tensor(0.0,
     device=d)`) or after an exit it guards (`if y_o > 0: return dice` ... `return
     torch.tensor(0.0, device=d)`): the stream is drained, and the copy has nothing to wait for.
+    Nor, at MEDIUM, a constant in exporter code or a host runtime's (a file named `onnx*`, a
+    folder `exporters/`, `mlx/`, `openvino/`, `coreml/`, `cortex_m/`): traced once into an
+    exported graph, or made on the host for a runtime off torch's CUDA devices.
 
     ## Why is this bad?
     PyTorch builds the tensor in pageable host memory and copies it to the device with a
@@ -1554,6 +1558,8 @@ class ConstantTensorOnHotPath(Rule):
             and (device is None or not tensor_device(device, provenance, frame))
         ):
             return  # two facts inferred: that it runs often, and that the name is a GPU
+        if not (by_value and hot) and export_module(self.context.path):
+            return  # MEDIUM in an exporter's or a host runtime's module: traced once
         where = "in a loop" if in_loop else "on a hot path" if hot else "per call"
         doubts = []
         if not by_value and device is not None:

@@ -7,7 +7,13 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.bindings import zipped_item
 from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.joined_outputs import (
+    BindingsOnPath,
+    joined_operands,
+    past_target_rebinding,
+)
 from h2dlint.analysis.named_models import named_model_call
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.provenance.common import NEW_FACTORIES, SPLITTING_METHODS
@@ -87,7 +93,7 @@ KEEPING_METHODS = SPLITTING_METHODS | {
     "transpose",
 }
 _SPLITTING_FUNCTIONS = frozenset({"torch.split", "torch.chunk", "torch.unbind"})
-_MAX_DEPTH = 12
+_MAX_DEPTH = 24
 
 
 def _output_field(node: cst.BaseExpression, frame: Frame) -> cst.BaseExpression:
@@ -128,6 +134,9 @@ def _made(value: cst.BaseExpression, provenance: Provenance, frame: Frame, depth
         return False
     if isinstance(value, cst.Call) and provenance.qualify(value.func) in _SPLITTING_FUNCTIONS:
         return bool(value.args) and _made(value.args[0].value, provenance, frame, depth + 1)
+    operands = joined_operands(value, provenance)  # one device for all: made if one is
+    if operands:
+        return any(_made(operand, provenance, frame, depth + 1) for operand in operands)
     if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
         if _made(value.elt, provenance, frame, depth + 1):
             return True
@@ -153,19 +162,36 @@ def _made(value: cst.BaseExpression, provenance: Provenance, frame: Frame, depth
         )
     if not isinstance(value, cst.Name) or value.value == frame.self_name:
         return False
-    values: list[cst.BaseExpression | None] = []
-    for bound in provenance.bindings(frame).reaching(value):
+    values: list[tuple[cst.CSTNode, cst.BaseExpression | None]] = []
+    for binding in past_target_rebinding(provenance.bindings(frame), value):
+        bound = binding.value
+        if bound is None:  # ``for i, feat in enumerate(feats)``: an item of ``feats``
+            bound = zipped_item(binding.statement, value.value)
         if isinstance(bound, cst.List) and not bound.elements:
             # ``parts = []`` filled by ``parts.append(self.proj(h))``: judged by what is added
             added = provenance.appended(frame, value.value)
             if not added:
                 return False
-            values.extend(added)
+            values.extend((binding.statement, v) for v in added)
         else:
-            values.append(bound)
-    return bool(values) and all(
-        v is not None and _made(v, provenance, frame, depth + 1) for v in values
-    )
+            values.append((binding.statement, bound))
+    judged = False
+    for statement, bound in values:
+        if bound is None:
+            return False
+        if not _ON_PATH.entered(statement):
+            continue  # met again while its own value is judged: no origin of its own
+        try:
+            if not _made(bound, provenance, frame, depth + 1):
+                return False
+        finally:
+            _ON_PATH.leave(statement)
+        judged = True
+    return judged
+
+
+# The binding statements :func:`_made` is judging (one path of the recursion).
+_ON_PATH = BindingsOnPath()
 
 
 # Words of the fields of a model's output (``transformers``' ``ModelOutput``s, ``diffusers``'
