@@ -194,6 +194,14 @@ class TensorFromHostDataOnDevice(Rule):
     )
 
     valid = (
+        # Session 45 (mine45): a parameter annotated as a bare tuple: a shape or a few settings
+        Valid(
+            """
+            import torch
+            def f(shape: tuple, device):
+                return torch.tensor(shape, device=device)
+            """
+        ),
         # Session 45 (mine45): the device of an attribute the class allocates on the host by an
         # explicit `device="cpu"` (megatron-core 0.18's Mamba slot allocator)
         Valid(
@@ -648,6 +656,15 @@ class TensorFromHostDataOnDevice(Rule):
         ),
     )
     invalid = (
+        # Session 45 (mine45): a parameter annotated as a bare list holds host data
+        Invalid(
+            """
+            import torch
+            def allocate(block_ids: list, device):
+                return torch.tensor(block_ids, device=device)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+        ),
         # Session 45 (mine45): the same attribute allocated on the GPU (megatron-core 0.17.1)
         Invalid(
             """
