@@ -194,6 +194,30 @@ class TensorFromHostDataOnDevice(Rule):
     )
 
     valid = (
+        # Session 45 (mine45): a parameter annotated as a bare tuple: a shape or a few settings
+        Valid(
+            """
+            import torch
+            def f(shape: tuple, device):
+                return torch.tensor(shape, device=device)
+            """
+        ),
+        # Session 45 (mine45): the device of an attribute the class allocates on the host by an
+        # explicit `device="cpu"` (megatron-core 0.18's Mamba slot allocator)
+        Valid(
+            """
+            import torch
+            class Slots:
+                def __init__(self, n):
+                    self.block_to_slot = torch.full((n,), -1, device="cpu")
+                def assign(self, blocks):
+                    device = self.block_to_slot.device
+                    new_bids = []
+                    for b in blocks:
+                        new_bids.append(b + 1)
+                    return torch.tensor(new_bids, device=device)
+            """
+        ),
         # Session 35 (recall35): an index made on the device, a 0-d host index (read as a
         # number), and a host tensor indexed by a host index: no copy of the index
         Valid(
@@ -632,6 +656,31 @@ class TensorFromHostDataOnDevice(Rule):
         ),
     )
     invalid = (
+        # Session 45 (mine45): a parameter annotated as a bare list holds host data
+        Invalid(
+            """
+            import torch
+            def allocate(block_ids: list, device):
+                return torch.tensor(block_ids, device=device)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+        ),
+        # Session 45 (mine45): the same attribute allocated on the GPU (megatron-core 0.17.1)
+        Invalid(
+            """
+            import torch
+            class Slots:
+                def __init__(self, n):
+                    self.block_to_slot = torch.full((n,), -1, device=torch.cuda.current_device())
+                def assign(self, blocks):
+                    device = self.block_to_slot.device
+                    new_bids = []
+                    for b in blocks:
+                        new_bids.append(b + 1)
+                    return torch.tensor(new_bids, device=device)
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+        ),
         # Session 35 (prefilter35): a helper nested in a run-once function but registered as
         # a hook runs on every forward (twin VALID: one only called there)
         Invalid(

@@ -958,10 +958,14 @@ _NO_CUDA_BUILD = {
 
 
 def _download(name: str, version: str, into: Path) -> Path:
-    for extra in (
-        ["--only-binary", ":all:"],
-        ["--no-binary", ":all:"],
-        ["--no-binary", ":all:", "--no-build-isolation"],
+    # Wheels for 3.11 first; newer releases of some packages (megatron-core 0.17 on) ship wheels
+    # only for 3.12 and later, and their sdists need a build.
+    for python, extra in (
+        ("3.11", ["--only-binary", ":all:"]),
+        ("3.12", ["--only-binary", ":all:"]),
+        ("3.13", ["--only-binary", ":all:"]),
+        ("", ["--no-binary", ":all:"]),
+        ("", ["--no-binary", ":all:", "--no-build-isolation"]),
     ):
         cmd = [
             sys.executable,
@@ -970,16 +974,12 @@ def _download(name: str, version: str, into: Path) -> Path:
             "download",
             "--no-deps",
             "--quiet",
-            "--python-version",
-            "3.11",
+            *(["--python-version", python] if python else []),
             "-d",
             str(into),
             *extra,
             f"{name}=={version}",
         ]
-        if extra[0] == "--no-binary":
-            cmd.remove("--python-version")
-            cmd.remove("3.11")
         env = {**os.environ, **_NO_CUDA_BUILD}
         if subprocess.run(cmd, capture_output=True, env=env).returncode == 0:
             files = sorted(into.iterdir())

@@ -16,6 +16,7 @@ from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.factories import numeric
 from h2dlint.analysis.frames import Frame, parameter_annotation, unrebound_parameter_annotation
 from h2dlint.analysis.int_names import range_bound, range_target, shape_unpacked
+from h2dlint.analysis.list_parameters import bare_list_annotation
 from h2dlint.analysis.provenance import MAX_DEPTH, Provenance, annotation_is
 from h2dlint.analysis.returns import returned_values
 from h2dlint.analysis.step_outputs import simulator_mapping_value
@@ -206,7 +207,10 @@ def host_sequence(
         if simulator_mapping_value(provenance, node, frame):
             return True  # ``v`` of ``for k, v in info["final_obs"][i].items()`` after a step
         annotation = unrebound_parameter_annotation(provenance.bindings(frame), node, frame)
-        return annotation is not None and number_sequence_annotation(provenance, annotation)
+        return annotation is not None and (
+            number_sequence_annotation(provenance, annotation)
+            or bare_list_annotation(provenance, annotation)  # ``block_ids: list``
+        )
     return False
 
 

@@ -11,6 +11,7 @@ import libcst as cst
 
 from h2dlint.analysis.chosen_devices import chosen, device_string
 from h2dlint.analysis.frames import Frame, parameter_annotation, parameter_default
+from h2dlint.analysis.host_attributes import explicit_host_attribute
 from h2dlint.analysis.host_properties import host_property
 from h2dlint.analysis.returns import returned_values
 from h2dlint.analysis.torch_api import DTYPE_NAMES, HOST_DEVICE_PREFIXES
@@ -160,6 +161,13 @@ def device_target(
             and provenance.fact(base, frame, depth + 1).where.on_host
         ):
             return Target.HOST  # ``m = torch.ones(n)`` ... ``.to(m.device)``: the host's
+        if node.attr.value == "device" and explicit_host_attribute(
+            provenance,
+            base,
+            frame,
+            lambda v, f: device_target(provenance, v, f, depth + 1, True) is Target.HOST,
+        ):
+            return Target.HOST  # ``self.buf.device`` of ``self.buf = torch.zeros(n, device="cpu")``
         if node.attr.value == "device" and chosen(provenance, base, frame, depth):
             return Target.UNKNOWN  # ``t.device`` of ``t = x.to(device=d)``, d host or device
         return by_name(node.attr.value)
