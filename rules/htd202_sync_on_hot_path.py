@@ -6411,7 +6411,7 @@ class SyncOnHotPath(Rule):
         if kind == "copy" and (
             host_runtime_arm(self.context.ancestors, node)
             or request_end_class(self.context.ancestors)
-            or conversion_helper(self.context.ancestors)
+            or (root is not None and conversion_helper(self.context.ancestors))
         ):
             return False  # ``elif self.onnx: im.cpu().numpy()``; an inferencer's; ``to_numpy()``
         shown = self.shown(tensor, "the tensor")

@@ -223,3 +223,20 @@ def to_numpy(x):
 )
 def test_other_helpers_and_reads_stay_reported(name: str, line: str) -> None:
     assert lint(HELPER.format(name=name, line=line), "HTD202") != []
+
+
+def test_a_conversion_of_a_proven_device_tensor_stays_reported() -> None:
+    code = """\
+import torch
+import torch.nn as nn
+class Model(nn.Module):
+    def forward(self, batches):
+        outs = []
+        for batch in batches:
+            y = self.net(batch.cuda())
+            outs.append(tensor2numpy(torch.zeros(4, device="cuda") + y))
+        return outs
+def tensor2numpy(tensor):
+    return tensor.detach().cpu().numpy()
+"""
+    assert lint(code, "HTD202") != []

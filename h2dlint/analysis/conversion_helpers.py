@@ -17,7 +17,10 @@ after ``to_`` or ``2``, maybe after ``convert``/``tensor``/``output`` (``to_nump
 (``txt2img``, ``text_to_image``, ``img2img``) runs the denoising loop and is no conversion,
 nor is ``seq2img`` (patches back into an image, a device op). Only whole-tensor copies count
 (the rule asks for ``kind == "copy"``): a read of one value in such a function stays reported,
-as do copies in helpers named otherwise.
+as do copies in helpers named otherwise. So does a copy the rule proves is of a device tensor
+(HIGH: the rule asks only at MEDIUM): modelscope's ``tensor2numpy`` of the outputs its
+multi-view depth model computes per batch of a loop over the views (``casmvs_model.py:112``),
+where the callers are known to hand device tensors, one per step.
 """
 
 from __future__ import annotations
