@@ -3488,10 +3488,9 @@ class SyncOnHotPath(Rule):
             """
         ),
         # Session 45 (fp202m45): a multi-backend model's host runtime arm hands it numpy
-        # (yolov5 models/common.py:530, runtime_backend_arms); an inferencer's results and a
-        # safety checker's scores copied for the user (mmocr kie_inferencer.py:281, diffusers
-        # stable_diffusion/safety_checker.py:59: request_end_classes); a helper named for a host
-        # format (robomimic tensor_utils.py:315, mmagic stable_diffusion.py:335:
+        # (yolov5 models/common.py:530, runtime_backend_arms); an inferencer's results copied
+        # for the user (mmocr kie_inferencer.py:281: request_end_classes); a helper named for a
+        # host format (robomimic tensor_utils.py:315, mmagic stable_diffusion.py:335:
         # conversion_helpers).
         Valid(
             """
@@ -3522,18 +3521,6 @@ class SyncOnHotPath(Rule):
                     return [self.pred2dict(pred) for pred in preds]
                 def pred2dict(self, pred):
                     return {"scores": pred.scores.cpu().numpy().tolist()}
-            """
-        ),
-        Valid(
-            """
-            import torch
-            class StableDiffusionSafetyChecker(PreTrainedModel):
-                @torch.no_grad()
-                def forward(self, clip_input, images):
-                    embeds = self.visual_projection(self.vision_model(clip_input)[1])
-                    cos_dist = cosine_distance(embeds, self.concept_embeds).cpu().float().numpy()
-                    has_nsfw = [bool((row > 0).any()) for row in cos_dist]
-                    return images, has_nsfw
             """
         ),
         Valid(
@@ -6079,8 +6066,8 @@ class SyncOnHotPath(Rule):
             """
         ),
         # Session 45 (fp202m45): the look-alikes: the torch arm of a multi-backend model, a
-        # safety checker's read of one value (mmagic clip_wrapper.py:103, labelled true for
-        # HTD201), a copy in a helper not named for a host format.
+        # safety checker (no inferencer: its callers decide; mmagic clip_wrapper.py:103, a read
+        # labelled true for HTD201), a copy in a helper not named for a host format.
         Invalid(
             """
             import torch

@@ -1,12 +1,13 @@
-"""HTD202 MEDIUM false alarms, session 45 (fp202m45): two classes an analysis tells apart.
+"""HTD202 MEDIUM false alarms, session 45 (fp202m45): three classes an analysis tells apart.
 
 A host runtime's arm of a multi-backend model (YOLOv5's ``DetectMultiBackend.forward``: ``elif
-self.onnx: im = im.cpu().numpy()``, ``analysis/runtime_backend_arms.py``), and the copies of an
-inferencer or a safety checker (mmagic's and mmocr's inferencers, diffusers' and mmagic's
-``StableDiffusionSafetyChecker``: ``analysis/request_end_classes.py``). Their look-alikes stay
-reported: the torch or TensorRT arm, a chain that tests anything but runtime flags, reads of
-one value (``.item()``, an ``if`` on a tensor) in such a class, and copies in classes of other
-names.
+self.onnx: im = im.cpu().numpy()``, ``analysis/runtime_backend_arms.py``), the copies of an
+inferencer (mmagic's, mmocr's, mmdet's: ``analysis/request_end_classes.py``), and copies in
+helpers named for a host format (``to_numpy``, ``tensor2img``:
+``analysis/conversion_helpers.py``). Their look-alikes stay reported: the torch or TensorRT
+arm, a chain that tests anything but runtime flags, reads of one value (``.item()``, an ``if``
+on a tensor) in an inferencer, copies in classes of other names (a safety checker's too: its
+callers decide), and a conversion of a proven device tensor.
 """
 
 from __future__ import annotations
@@ -145,29 +146,17 @@ class {name}(PreTrainedModel):
 
 
 @pytest.mark.parametrize(
-    "name", ["StableDiffusionSafetyChecker", "IFSafetyChecker", "MySafetyChecker"]
-)
-def test_a_safety_checkers_verdict_reaches_the_host(name: str) -> None:
-    line = "scores = cosine_distance(image_embeds, self.concept_embeds).cpu().float().numpy()"
-    assert lint(CHECKER.format(name=name, line=line), "HTD202") == []
-
-
-@pytest.mark.parametrize(
-    ("name", "line"),
+    "line",
     [
-        # a value read per image stays reported (mmagic's concept weights: labelled true)
-        (
-            "StableDiffusionSafetyChecker",
-            "scores = cosine_distance(image_embeds, self.concept_embeds).max().item()",
-        ),
-        (
-            "StableDiffusionEncoder",
-            "scores = cosine_distance(image_embeds, self.concept_embeds).cpu().float().numpy()",
-        ),
+        "scores = cosine_distance(image_embeds, self.concept_embeds).cpu().float().numpy()",
+        # a value read per image (mmagic's concept weights: labelled true for HTD201)
+        "scores = cosine_distance(image_embeds, self.concept_embeds).max().item()",
     ],
 )
-def test_a_checkers_reads_and_other_modules_copies_stay_reported(name: str, line: str) -> None:
-    assert lint(CHECKER.format(name=name, line=line), "HTD202") != []
+def test_a_safety_checkers_copies_are_left_to_its_callers(line: str) -> None:
+    # Not an inferencer: the project clears a checker's copy only where its callers are known
+    # to run it once per request (once_outputs) or its weights stay on the host.
+    assert lint(CHECKER.format(name="StableDiffusionSafetyChecker", line=line), "HTD202") != []
 
 
 HELPER = """\
