@@ -5,6 +5,7 @@ import libcst as cst
 from h2dlint.analysis.accumulators import ELEMENT_BUILTINS, compared_reads, device_accumulator
 from h2dlint.analysis.arguments import keyword, positional
 from h2dlint.analysis.boolean_operands import bool_operand
+from h2dlint.analysis.conversion_helpers import conversion_helper
 from h2dlint.analysis.cpu_backend_flags import cpu_backend_arm
 from h2dlint.analysis.device_loops import DeviceLoop, device_loop
 from h2dlint.analysis.earlier_copies import earlier_host_copy
@@ -27,9 +28,11 @@ from h2dlint.analysis.once_outputs import once_output
 from h2dlint.analysis.policy_actions import action_copy
 from h2dlint.analysis.prediction_outputs import prediction_output
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.request_end_classes import request_end_class
 from h2dlint.analysis.returned_copies import RETURNED_NOTE, copy_role
 from h2dlint.analysis.round_trips import round_trip_read
 from h2dlint.analysis.row_deferrals import mask_judged_alone, reported_row_read
+from h2dlint.analysis.runtime_backend_arms import host_runtime_arm
 from h2dlint.analysis.scalar_arguments import scalar_argument
 from h2dlint.analysis.shape_syncs import (
     DATA_SIZED_FUNCTIONS,
@@ -3484,6 +3487,54 @@ class SyncOnHotPath(Rule):
                     return self.env.step(_torch2jax(actions))
             """
         ),
+        # Session 45 (fp202m45): a multi-backend model's host runtime arm hands it numpy
+        # (yolov5 models/common.py:530, runtime_backend_arms); an inferencer's results copied
+        # for the user (mmocr kie_inferencer.py:281: request_end_classes); a helper named for a
+        # host format (robomimic tensor_utils.py:315, mmagic stable_diffusion.py:335:
+        # conversion_helpers).
+        Valid(
+            """
+            import torch
+            from torch import nn
+            class DetectMultiBackend(nn.Module):
+                def forward(self, im):
+                    if self.pt:
+                        y = self.model(im)
+                    elif self.onnx:
+                        im = im.cpu().numpy()
+                        y = self.session.run(self.output_names, {"images": im})
+                    else:
+                        im = im.cpu().numpy()
+                        y = self.tf_model(im)
+                    return y
+            """
+        ),
+        Valid(
+            """
+            import torch
+            class KIEInferencer(BaseMMOCRInferencer):
+                def __call__(self, inputs):
+                    return self.postprocess(self.forward(inputs))
+                def forward(self, inputs):
+                    return self.model.test_step(inputs)
+                def postprocess(self, preds):
+                    return [self.pred2dict(pred) for pred in preds]
+                def pred2dict(self, pred):
+                    return {"scores": pred.scores.cpu().numpy().tolist()}
+            """
+        ),
+        Valid(
+            """
+            import torch
+            from torch import nn
+            class Model(nn.Module):
+                def forward(self, x):
+                    return output_to_pil(self.net(x))
+            def output_to_pil(image):
+                image = image.permute(0, 2, 3, 1).to(torch.uint8).cpu().numpy()
+                return [Image.fromarray(i) for i in image]
+            """
+        ),
     )
     invalid = (
         # Session 43 (truth43): the look-alike of the observer's stored input: a statistic of
@@ -6014,6 +6065,48 @@ class SyncOnHotPath(Rule):
                     return env.step(action)
             """
         ),
+        # Session 45 (fp202m45): the look-alikes: the torch arm of a multi-backend model, a
+        # safety checker (no inferencer: its callers decide; mmagic clip_wrapper.py:103, a read
+        # labelled true for HTD201), a copy in a helper not named for a host format.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            class DetectMultiBackend(nn.Module):
+                def forward(self, im):
+                    if self.pt:
+                        y = self.model(im).cpu()
+                        #   ^^^^^^^^^^^^^^^^^^^^
+                    elif self.onnx:
+                        y = self.session.run(self.output_names, {"images": im.cpu().numpy()})
+                    return y
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            class StableDiffusionSafetyChecker(PreTrainedModel):
+                @torch.no_grad()
+                def forward(self, clip_input, images):
+                    embeds = self.visual_projection(self.vision_model(clip_input)[1])
+                    worst = cosine_distance(embeds, self.concept_embeds).max().item()
+                    #       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return images, worst > 0
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            class Model(nn.Module):
+                def forward(self, x):
+                    return postprocess(self.net(x))
+            def postprocess(image):
+                image = image.permute(0, 2, 3, 1).to(torch.uint8).cpu().numpy()
+                #       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return [Image.fromarray(i) for i in image]
+            """
+        ),
     )
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -6302,6 +6395,12 @@ class SyncOnHotPath(Rule):
             return False  # a policy's action handed back to the rollout loop's host env
         if kind == "copy" and cpu_backend_arm(self.context.module, self.context.ancestors, node):
             return False  # ``x.cpu() if _CPU else x``: the hand-off a CPU backend needs
+        if kind == "copy" and (
+            host_runtime_arm(self.context.ancestors, node)
+            or request_end_class(self.context.ancestors)
+            or (root is not None and conversion_helper(self.context.ancestors))
+        ):
+            return False  # ``elif self.onnx: im.cpu().numpy()``; an inferencer's; ``to_numpy()``
         shown = self.shown(tensor, "the tensor")
         read = what.format(shown)
         read = read[0].upper() + read[1:]
