@@ -184,7 +184,7 @@ def _prepare(
         digest = cache.known_digest(path, status) if status is not None else None
         if digest is not None:
             settings_key = _job_fingerprint(_rules(candidate), candidate.settings.job_analysis)
-            if _answer(cache, entry_key(digest, settings_key), candidate, options, result):
+            if _answer(cache, entry_key(digest, settings_key, path), candidate, options, result):
                 return None
     try:
         data = read_bytes(path)
@@ -197,7 +197,7 @@ def _prepare(
     item = _Pending(_job(candidate, data, options))
     if cache is not None:
         item.status, item.digest = status, content_digest(data)
-        item.key = entry_key(item.digest, _job_fingerprint(item.job.rules, item.job.analysis))
+        item.key = entry_key(item.digest, _job_fingerprint(item.job.rules, item.job.analysis), path)
         if _answer(cache, item.key, candidate, options, result):
             if status is not None:
                 cache.remember_digest(path, status, item.digest)
@@ -236,7 +236,7 @@ def _record(
     else:  # fixed: the findings belong to the new bytes, whose status is not known yet
         settings_key = _job_fingerprint(job.rules, job.analysis)
         cache.put(
-            entry_key(content_digest(outcome.final_data), settings_key),
+            entry_key(content_digest(outcome.final_data), settings_key, job.path),
             outcome.findings,
             outcome.depends,
         )

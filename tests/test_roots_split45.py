@@ -56,7 +56,7 @@ def _found(paths: list[Path], *options: str) -> set[tuple[str, int, str, str]]:
     result = CliRunner().invoke(
         main,
         [
-            "--no-cache",
+            *([] if "--cache-dir" in options else ["--no-cache"]),
             "--output-format",
             "json",
             "--exit-zero",
@@ -146,3 +146,17 @@ def test_each_index_knows_only_its_own_project(tmp_path: Path) -> None:
     single = ProjectIndexes([str(one)], ProjectIndex)
     assert single.of("-") is single.of(str(one))
     assert ProjectIndexes([], ProjectIndex).of("-") is not None  # an index of nothing
+
+
+def test_the_cache_never_answers_for_the_same_text_in_another_package(tmp_path: Path) -> None:
+    # The two helpers have the same text (one cache digest) but not the same callers: the
+    # cold one checked first must not answer for the hot one.
+    cold = _project(tmp_path / "proj_a", hot=False, package=True)
+    hot = _project(tmp_path / "proj_b", hot=True, package=True)
+    cache = ("--cache-dir", str(tmp_path / "cache"))
+    assert _found([cold], *cache) == set()
+    expected = _found([hot])
+    assert expected
+    assert _found([hot], *cache) == expected
+    assert _found([hot], *cache) == expected  # from the cache now
+    assert _found([cold, hot], *cache) == expected
