@@ -9,6 +9,7 @@ the second one's modules nameless, so its helpers lost the callers that make the
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -115,7 +116,7 @@ def test_two_versions_of_one_package_keep_their_own_facts(tmp_path: Path) -> Non
     assert {(Path(f).parent.parent.name, row) for f, row, _c, _m in found} == {("pkg-2.0", 6)}
 
 
-def test_root_of_is_the_top_level_package_or_the_scripts_folder(tmp_path: Path) -> None:
+def test_root_of_is_the_folder_packages_are_imported_from(tmp_path: Path) -> None:
     package = tmp_path / "src" / "pkg"
     (package / "sub").mkdir(parents=True)
     (package / "__init__.py").write_text("")
@@ -126,11 +127,12 @@ def test_root_of_is_the_top_level_package_or_the_scripts_folder(tmp_path: Path) 
     core = tmp_path / "megatron" / "core"
     core.mkdir(parents=True)
     (core / "__init__.py").write_text("")
-    real = Path(root_of(str(tmp_path)))
-    assert Path(root_of(str(package / "sub" / "mod.py"))) == real / "src" / "pkg"
-    assert Path(root_of(str(package))) == real / "src" / "pkg"
+    real = Path(os.path.realpath(tmp_path))
+    # the folder the top-level package is imported from
+    assert Path(root_of(str(package / "sub" / "mod.py"))) == real / "src"
+    assert Path(root_of(str(package))) == real / "src"
     assert Path(root_of(str(tmp_path / "src" / "script.py"))) == real / "src"
-    assert Path(root_of(str(core / "__init__.py"))) == real / "megatron" / "core"
+    assert Path(root_of(str(core / "__init__.py"))) == real / "megatron"
 
 
 def test_each_index_knows_only_its_own_project(tmp_path: Path) -> None:
@@ -160,3 +162,20 @@ def test_the_cache_never_answers_for_the_same_text_in_another_package(tmp_path: 
     assert _found([hot], *cache) == expected
     assert _found([hot], *cache) == expected  # from the cache now
     assert _found([cold, hot], *cache) == expected
+
+
+def test_a_file_alone_sees_the_packages_beside_its_own(tmp_path: Path) -> None:
+    # A namespace package ``ns`` (no ``__init__.py``) of two parts: ``ns/app`` holds the
+    # helper, ``ns/runner`` its per-step caller. Checked alone, with the caller, or as the
+    # whole folder, the helper has the same caller.
+    home = tmp_path / "ns"
+    helper = _project(home, hot=False, package=True)
+    (home / "app" / "loop.py").unlink()
+    runner = home / "runner"
+    runner.mkdir()
+    (runner / "__init__.py").write_text("")
+    (runner / "steps.py").write_text(CALLER.format(dot="app.", method="training_step"))
+    alone = _found([helper])
+    assert {(row, code) for _f, row, code, _m in alone} == {(6, "HTD202")}
+    assert _found([helper, runner / "steps.py"]) == alone
+    assert _found([home]) == alone

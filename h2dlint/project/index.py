@@ -1,7 +1,7 @@
 """The modules of the project, parsed on demand, and names resolved across them.
 
-One :class:`ProjectIndex` per process. Names are followed across modules (re-exports) and their
-definitions looked up in small summaries of each module (``summary.py``: CPython ``ast`` and the
+One :class:`ProjectIndex` per package of the run (``roots.py``). Names are followed across
+modules (re-exports), their definitions looked up in summaries (``summary.py``: ``ast`` and the
 text, kept by content digest, on disk when the run has a cache); a module is parsed with libcst
 only when an analysis needs a definition there (a class, a function it exports), and kept in a
 small least-recently-used table. Every module consulted while one file is checked is recorded

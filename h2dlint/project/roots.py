@@ -1,12 +1,14 @@
 """The projects of one run: each checked file's facts come from its own package.
 
-A run may be given files of several top-level packages (a monorepo's packages, a pre-commit
-run, the labelled files of many packages, two versions of one package): each top-level package,
-and each directory of loose modules, gets its own :class:`ProjectIndex` over the layout a run
-given only its files builds (``layout.build_layout``). A file's findings then never depend on
-which other files one call holds: two packages with the same top-level name (``src``,
-``utils``, ``transformers`` 4 and 5) never shadow each other's modules, and callers in one
-package never make a function of another hot. The index serving a file is installed
+A run may be given files of several projects (the labelled files of many packages, two
+versions of one package, a pre-commit run): each folder that top-level packages are imported
+from (:func:`root_of`) gets its own :class:`ProjectIndex` over every package and module there
+(``layout.build_layout`` of the folder), whichever of its files the run checks. A file's
+findings then never depend on which other files one call holds: two packages with the same
+top-level name (``src``, ``utils``, ``transformers`` 4 and 5) never shadow each other's
+modules, callers in one project never make a function of another hot, and a file checked alone
+sees the sibling packages (a namespace package's parts, ``accelerator/`` beside ``deepspeed/``)
+that a run over the whole folder sees. The index serving a file is installed
 (``index.install``) before the file is checked (:func:`select`), so that the analyses keep
 asking ``index.current()``.
 """
@@ -21,25 +23,26 @@ from h2dlint.project.layout import ProjectLayout, build_layout, package_root
 
 
 def root_of(path: str) -> str:
-    """The project of the file (or directory) at ``path``: the directory of its top-level
-    package, or the directory of a loose module (a script beside its packages), as
-    ``build_layout`` finds them."""
+    """The project of the file (or directory) at ``path``: the folder its top-level package is
+    imported from (``src/`` of ``src/pkg/mod.py``; ``agilerl/`` of the namespace package's
+    ``agilerl/algorithms/x.py``), or the folder of a loose module. Its layout holds every
+    package and module there (``build_layout`` of the folder), whichever of them the run
+    checks: the folder cannot hold two top-level modules of one name."""
     real = os.path.realpath(path)
     directory = real if os.path.isdir(real) else os.path.dirname(real)
     root = package_root(directory)
-    return root if os.path.isfile(os.path.join(root, "__init__.py")) else directory
+    return os.path.dirname(root) if os.path.isfile(os.path.join(root, "__init__.py")) else directory
 
 
 class ProjectIndexes:
     """One project index per project of the run's files, by :func:`root_of`."""
 
     def __init__(self, paths: Iterable[str], make: Callable[[ProjectLayout], ProjectIndex]) -> None:
-        groups: dict[str, list[str]] = {}
         self._roots: dict[str, str] = {}  # path -> its project
         for path in paths:
-            root = self._roots[path] = root_of(path)
-            groups.setdefault(root, []).append(path)
-        self.indexes = {root: make(build_layout(group)) for root, group in sorted(groups.items())}
+            self._roots[path] = root_of(path)
+        roots = sorted(set(self._roots.values()))
+        self.indexes = {root: make(build_layout([root])) for root in roots}
         if not self.indexes:  # standard input alone: an index of nothing, as before
             self.indexes[""] = make(build_layout(()))
         self._selected: ProjectIndex | None = None
