@@ -19,7 +19,12 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 
 from h2dlint.project.index import ProjectIndex, current, install
-from h2dlint.project.layout import ProjectLayout, build_layout, package_root
+from h2dlint.project.layout import (
+    SKIPPED_DIRECTORIES,
+    ProjectLayout,
+    build_layout,
+    package_root,
+)
 
 
 def root_of(path: str) -> str:
@@ -31,7 +36,31 @@ def root_of(path: str) -> str:
     real = os.path.realpath(path)
     directory = real if os.path.isdir(real) else os.path.dirname(real)
     root = package_root(directory)
-    return os.path.dirname(root) if os.path.isfile(os.path.join(root, "__init__.py")) else directory
+    if not os.path.isfile(os.path.join(root, "__init__.py")):
+        # a folder of loose modules, unless a package's walk reaches it (folders named as
+        # identifiers, ``__init__.py`` or not: ``core/inference/contexts/attention_context/
+        # triton/`` of megatron), which names its modules
+        above = _enclosing_package(directory)
+        if above is None:
+            return directory
+        root = package_root(above)
+    return os.path.dirname(root)
+
+
+def _enclosing_package(directory: str) -> str | None:
+    """The nearest package above ``directory`` through folders named as identifiers (those
+    that ``layout._walk_package`` descends into); None when there is none."""
+    current = directory
+    while os.path.basename(current).isidentifier():
+        if os.path.basename(current) in SKIPPED_DIRECTORIES:
+            return None
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        if os.path.isfile(os.path.join(parent, "__init__.py")):
+            return parent
+        current = parent
+    return None
 
 
 class ProjectIndexes:
