@@ -116,7 +116,7 @@ def test_two_versions_of_one_package_keep_their_own_facts(tmp_path: Path) -> Non
     assert {(Path(f).parent.parent.name, row) for f, row, _c, _m in found} == {("pkg-2.0", 6)}
 
 
-def test_root_of_is_the_top_level_package_or_the_scripts_folder(tmp_path: Path) -> None:
+def test_root_of_is_the_namespace_the_package_or_the_scripts_folder(tmp_path: Path) -> None:
     package = tmp_path / "src" / "pkg"
     (package / "sub").mkdir(parents=True)
     (package / "__init__.py").write_text("")
@@ -131,12 +131,19 @@ def test_root_of_is_the_top_level_package_or_the_scripts_folder(tmp_path: Path) 
     nested = core / "contexts" / "triton"
     nested.mkdir(parents=True)
     (nested / "ops.py").write_text("")
+    # an unpacked distribution, named as no module can be
+    dist = tmp_path / "pkg-1.0" / "pkg"
+    dist.mkdir(parents=True)
+    (dist / "__init__.py").write_text("")
     real = Path(os.path.realpath(tmp_path))
-    assert Path(root_of(str(package / "sub" / "mod.py"))) == real / "src" / "pkg"
-    assert Path(root_of(str(package))) == real / "src" / "pkg"
+    # the folder of packages named as an identifier (a namespace package, ``src/``) ...
+    assert Path(root_of(str(package / "sub" / "mod.py"))) == real / "src"
+    assert Path(root_of(str(package))) == real / "src"
     assert Path(root_of(str(tmp_path / "src" / "script.py"))) == real / "src"
-    assert Path(root_of(str(core / "__init__.py"))) == real / "megatron" / "core"
-    assert Path(root_of(str(nested / "ops.py"))) == real / "megatron" / "core"
+    assert Path(root_of(str(core / "__init__.py"))) == real / "megatron"
+    assert Path(root_of(str(nested / "ops.py"))) == real / "megatron"
+    # ... else the package itself
+    assert Path(root_of(str(dist / "__init__.py"))) == real / "pkg-1.0" / "pkg"
 
 
 def test_each_index_knows_only_its_own_project(tmp_path: Path) -> None:
@@ -168,10 +175,10 @@ def test_the_cache_never_answers_for_the_same_text_in_another_package(tmp_path: 
     assert _found([cold, hot], *cache) == expected
 
 
-def test_the_parts_of_a_namespace_package_are_projects_of_their_own(tmp_path: Path) -> None:
-    # ``ns`` has no ``__init__.py``: ``ns/app`` (the helper) and ``ns/runner`` (its per-step
-    # caller) are two top-level packages, each indexed alone, however the call groups them
-    # (before, the caller counted only when one call held both).
+def test_the_parts_of_a_namespace_package_are_one_project(tmp_path: Path) -> None:
+    # ``ns`` has no ``__init__.py``: ``ns/app`` holds the helper, ``ns/runner`` its per-step
+    # caller. Checked alone, with the caller or as the whole folder, the helper has its caller
+    # (before, only when one call held both parts).
     home = tmp_path / "ns"
     helper = _project(home, hot=False, package=True)
     (home / "app" / "loop.py").unlink()
@@ -180,5 +187,22 @@ def test_the_parts_of_a_namespace_package_are_projects_of_their_own(tmp_path: Pa
     (runner / "__init__.py").write_text("")
     (runner / "steps.py").write_text(CALLER.format(dot="app.", method="training_step"))
     alone = _found([helper])
+    assert {(row, code) for _f, row, code, _m in alone} == {(6, "HTD202")}
+    assert _found([helper, runner / "steps.py"]) == alone
+    assert _found([home]) == alone
+
+
+def test_packages_of_an_unpacked_distribution_are_projects_of_their_own(tmp_path: Path) -> None:
+    # ``dist-1.0/`` is no importable name: ``app`` and ``runner`` beside each other there are
+    # two projects, however the call groups them.
+    home = tmp_path / "dist-1.0"
+    helper = _project(home, hot=False, package=True)
+    (home / "app" / "loop.py").unlink()
+    runner = home / "runner"
+    runner.mkdir()
+    (runner / "__init__.py").write_text("")
+    (runner / "steps.py").write_text(CALLER.format(dot="app.", method="training_step"))
+    alone = _found([helper])
+    assert alone == set()
     assert _found([helper, runner / "steps.py"]) == alone
     assert _found([home]) == alone

@@ -7,9 +7,10 @@ folder of loose modules, gets its own :class:`ProjectIndex` over its own layout 
 file's findings then never depend on which other files one call holds: two packages with the
 same top-level name (``src``, ``utils``, ``transformers`` 4 and 5) never shadow each other's
 modules, and callers in one package never make a function of another hot (nor exhaust the
-files a question about a name may read, ``callers.MAX_FILES_PER_NAME``). The price: packages
-beside each other (the parts of a namespace package, ``accelerator/`` beside ``deepspeed/``)
-no longer see each other when one call checks both, as none did when checked alone. The index
+files a question about a name may read, ``callers.MAX_FILES_PER_NAME``). The parts of a
+namespace package are one project (a file of one part sees the others, checked alone or not);
+other packages side by side (``accelerator/`` beside ``deepspeed/`` in an unpacked
+distribution) no longer see each other when one call checks both, as none did alone. The index
 serving a file is installed (``index.install``) before the file is checked (:func:`select`),
 so that the analyses keep asking ``index.current()``.
 """
@@ -32,16 +33,28 @@ def root_of(path: str) -> str:
     """The project of the file (or directory) at ``path``: its top-level package's folder
     (``layout.package_root``), also for a folder without ``__init__.py`` that the package's
     walk reaches (folders named as identifiers: megatron's
-    ``core/inference/contexts/attention_context/triton/``, whose modules it names); else the
-    folder of a loose module (a script beside its packages). Its layout is ``build_layout``
-    of that folder, whichever of its files the run checks."""
+    ``core/inference/contexts/attention_context/triton/``, whose modules it names), or the
+    namespace package holding that package; else the folder of a loose module (a script
+    beside its packages). Its layout is ``build_layout`` of that folder, whichever of its
+    files the run checks."""
     real = os.path.realpath(path)
     directory = real if os.path.isdir(real) else os.path.dirname(real)
     root = package_root(directory)
-    if os.path.isfile(os.path.join(root, "__init__.py")):
-        return root
-    above = _enclosing_package(directory)
-    return package_root(above) if above is not None else directory
+    if not os.path.isfile(os.path.join(root, "__init__.py")):
+        above = _enclosing_package(directory)
+        if above is None:
+            return directory
+        root = package_root(above)
+    # The parts of a namespace package (``agilerl/algorithms``, ``agilerl/utils``; also the
+    # packages of a ``src/`` folder) import each other: the folder holding them, named as an
+    # identifier, is the project. A folder named otherwise (``verl-0.9.1/``, an unpacked
+    # distribution) is none: its packages are projects of their own.
+    folder = os.path.dirname(root)
+    return folder if _importable_name(os.path.basename(folder)) else root
+
+
+def _importable_name(name: str) -> bool:
+    return name.isidentifier() and name not in SKIPPED_DIRECTORIES
 
 
 def _enclosing_package(directory: str) -> str | None:
