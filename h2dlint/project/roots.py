@@ -1,16 +1,15 @@
 """The projects of one run: each checked file's facts come from its own package.
 
-A run may be given files of several top-level packages (the labelled files of many packages,
-two versions of one package, a monorepo, a pre-commit run): each top-level package, and each
-folder of loose modules, gets its own :class:`ProjectIndex` over its own layout (:func:`root_of`,
-``layout.build_layout`` of that folder), the one a run given any of its files alone builds. A
-file's findings then never depend on which other files one call holds: two packages with the
-same top-level name (``src``, ``utils``, ``transformers`` 4 and 5) never shadow each other's
-modules, and callers in one package never make a function of another hot (nor exhaust the
-files a question about a name may read, ``callers.MAX_FILES_PER_NAME``). The parts of a
-namespace package are one project (a file of one part sees the others, checked alone or not);
-other packages side by side (``accelerator/`` beside ``deepspeed/`` in an unpacked
-distribution) no longer see each other when one call checks both, as none did alone. The index
+A run may be given files of several projects (the labelled files of many packages, two
+versions of one package, a pre-commit run): each folder that top-level packages are imported
+from (:func:`root_of`) gets its own :class:`ProjectIndex` over every package and module there
+(``layout.build_layout`` of the folder), whichever of its files the run checks. A file's
+findings then never depend on which other files one call holds: two packages with the same
+top-level name (``src``, ``utils``, ``transformers`` 4 and 5) never shadow each other's
+modules, callers in one project never make a function of another hot (nor use up the files a
+question about a name may read, ``callers.MAX_FILES_PER_NAME``), and a file checked alone sees
+the packages beside its own (a namespace package's parts, ``evaluation/`` beside
+``opt_classic/`` in one distribution) that a run over the whole folder sees. The index
 serving a file is installed (``index.install``) before the file is checked (:func:`select`),
 so that the analyses keep asking ``index.current()``.
 """
@@ -30,31 +29,23 @@ from h2dlint.project.layout import (
 
 
 def root_of(path: str) -> str:
-    """The project of the file (or directory) at ``path``: its top-level package's folder
-    (``layout.package_root``), also for a folder without ``__init__.py`` that the package's
-    walk reaches (folders named as identifiers: megatron's
-    ``core/inference/contexts/attention_context/triton/``, whose modules it names), or the
-    namespace package holding that package; else the folder of a loose module (a script
-    beside its packages). Its layout is ``build_layout`` of that folder, whichever of its
-    files the run checks."""
+    """The project of the file (or directory) at ``path``: the folder its top-level package is
+    imported from (``src/`` of ``src/pkg/mod.py``; ``agilerl/`` of the namespace package's
+    ``agilerl/algorithms/x.py``), or the folder of a loose module. Its layout holds every
+    package and module there (``build_layout`` of the folder), whichever of them the run
+    checks: the folder cannot hold two top-level modules of one name."""
     real = os.path.realpath(path)
     directory = real if os.path.isdir(real) else os.path.dirname(real)
     root = package_root(directory)
     if not os.path.isfile(os.path.join(root, "__init__.py")):
+        # a folder of loose modules, unless a package's walk reaches it (folders named as
+        # identifiers, ``__init__.py`` or not: ``core/inference/contexts/attention_context/
+        # triton/`` of megatron), which names its modules
         above = _enclosing_package(directory)
         if above is None:
             return directory
         root = package_root(above)
-    # The parts of a namespace package (``agilerl/algorithms``, ``agilerl/utils``; also the
-    # packages of a ``src/`` folder) import each other: the folder holding them, named as an
-    # identifier, is the project. A folder named otherwise (``verl-0.9.1/``, an unpacked
-    # distribution) is none: its packages are projects of their own.
-    folder = os.path.dirname(root)
-    return folder if _importable_name(os.path.basename(folder)) else root
-
-
-def _importable_name(name: str) -> bool:
-    return name.isidentifier() and name not in SKIPPED_DIRECTORIES
+    return os.path.dirname(root)
 
 
 def _enclosing_package(directory: str) -> str | None:
