@@ -71,12 +71,15 @@ def _module_files(roots: Sequence[Path]) -> list[str]:
     return sorted(found)
 
 
-def entry_key(digest: str, settings_fingerprint: str) -> str:
-    """The key of the findings for content ``digest`` under these settings, by this build."""
+def entry_key(digest: str, settings_fingerprint: str, path: str) -> str:
+    """The key of the findings for content ``digest`` of the file at ``path`` under these
+    settings, by this build. The path counts: the same text elsewhere (a copy, another version
+    of the package) belongs to another package, whose callers may make it hot or cold."""
     key = hashlib.blake2b(digest_size=20)
     key.update(build_fingerprint().encode())
     key.update(settings_fingerprint.encode())
     key.update(digest.encode())
+    key.update(path.encode("utf-8", "surrogateescape"))
     return key.hexdigest()
 
 

@@ -37,6 +37,7 @@ from h2dlint.parsing import (
     syntax_check,
 )
 from h2dlint.project import index as project_index
+from h2dlint.project import roots as project_roots
 from h2dlint.source import SourceError, SourceText, decode
 from h2dlint.suppression import has_skip_file
 from h2dlint.time_limit import TimeLimitExceeded, cpu_time_limit, disarm
@@ -109,7 +110,7 @@ _LEFT_GARBAGE = False
 def process(job: FileJob) -> FileResult:
     """Check (or fix) one file, recording which other modules of the project its findings
     rest on."""
-    index = project_index.current()
+    index = project_roots.select(job.path)  # the index of the file's own package
     if index is None:
         return _process_collecting(job)
     index.begin_file()

@@ -184,7 +184,7 @@ def _prepare(
         digest = cache.known_digest(path, status) if status is not None else None
         if digest is not None:
             settings_key = _job_fingerprint(_rules(candidate), candidate.settings.job_analysis)
-            if _answer(cache, entry_key(digest, settings_key), candidate, options, result):
+            if _answer(cache, entry_key(digest, settings_key, path), candidate, options, result):
                 return None
     try:
         data = read_bytes(path)
@@ -197,7 +197,7 @@ def _prepare(
     item = _Pending(_job(candidate, data, options))
     if cache is not None:
         item.status, item.digest = status, content_digest(data)
-        item.key = entry_key(item.digest, _job_fingerprint(item.job.rules, item.job.analysis))
+        item.key = entry_key(item.digest, _job_fingerprint(item.job.rules, item.job.analysis), path)
         if _answer(cache, item.key, candidate, options, result):
             if status is not None:
                 cache.remember_digest(path, status, item.digest)
@@ -236,7 +236,7 @@ def _record(
     else:  # fixed: the findings belong to the new bytes, whose status is not known yet
         settings_key = _job_fingerprint(job.rules, job.analysis)
         cache.put(
-            entry_key(content_digest(outcome.final_data), settings_key),
+            entry_key(content_digest(outcome.final_data), settings_key, job.path),
             outcome.findings,
             outcome.depends,
         )
@@ -296,47 +296,48 @@ def _execute_indexed(
         import libcst.native  # noqa: F401
 
         from h2dlint.pipeline import process as _  # noqa: F401
-        from h2dlint.project.index import ProjectIndex, install
-        from h2dlint.project.layout import build_layout
+        from h2dlint.project.index import ProjectIndex
+        from h2dlint.project.roots import ProjectIndexes, install_all
         from h2dlint.project.tree_store import TreeStore
         from h2dlint.registry import all_rules
 
         all_rules()
-    # The packages around the files to check, for facts defined in other modules; inherited
-    # by the forked workers, each of which parses the modules it consults on demand.
+    # An index per package around the files (project/roots.py), inherited by the workers.
     if os.environ.get(NO_INDEX_VARIABLE):
         return _execute_jobs(jobs, requested)
-    files = [(job.path, job.data) for job in jobs if job.path != "-"]
-    # The summaries of the project's modules that earlier runs computed (by content): a run
-    # over a few files reads them instead of parsing the rest of the package again.
+    paths = [job.path for job in jobs]
+    # The summaries of the project's modules that earlier runs computed (by content), and the
+    # libcst trees they parsed: a run over a few files does not parse the package again.
     stored = SummaryFile(cache.directory, cache.warn) if cache is not None else None
-    # ... and the libcst trees of the modules they parsed for facts.
     trees = TreeStore(cache.directory) if cache is not None else None
+    digests = cache.digest_by_status if cache is not None else None
     with _collector_paused():
-        index = ProjectIndex(
-            build_layout(path for path, _data in files),
-            stored.load() if stored is not None else None,
-            cache.digest_by_status if cache is not None else None,
-            trees,
-        )
-        index.know_bytes(files)  # read once here, not again in every worker
-    install(index)
+        summaries = stored.load() if stored is not None else None
+        make = lambda layout: ProjectIndex(layout, summaries, digests, trees)  # noqa: E731
+        indexes = ProjectIndexes((path for path in paths if path != "-"), make)
+        served = indexes.jobs_of(paths)
+        for index, positions in served:  # read once here, not again in every worker
+            index.know_bytes((jobs[i].path, jobs[i].data) for i in positions)
+    install_all(indexes)
     shared = _shared_parts(jobs, requested)
     try:
-        _share_called_names(index, jobs, requested)
-        index.summaries.shared = shared
+        for index, positions in served:
+            indexes.use(index)  # the forked pool of called_names asks ``current()``
+            _share_called_names(index, [jobs[i] for i in positions], requested)
+            index.summaries.shared = shared
         results = _execute_jobs(jobs, requested)
     finally:
-        install(None)
-        index.summaries.shared = None
+        install_all(None)
+        for index in indexes:
+            index.summaries.shared = None
         if shared is not None:
             shared.remove()
-    if stored is not None:
+    if summaries is not None and stored is not None:
         for result in results:
             if result.summaries:
-                index.summaries.merge(result.summaries)
+                summaries.merge(result.summaries)
                 result.summaries = None
-        stored.save(index.summaries)
+        stored.save(summaries)
     if trees is not None:
         trees.prune()
     return results

@@ -25,8 +25,8 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.context import FileContext
-from h2dlint.project.index import ProjectIndex, install
-from h2dlint.project.layout import build_layout
+from h2dlint.project.index import ProjectIndex
+from h2dlint.project.roots import ProjectIndexes, install_all, select
 
 
 class _Enclosing(cst.CSTVisitor):
@@ -53,10 +53,12 @@ class _Enclosing(cst.CSTVisitor):
 def hotness(root: Path, places: list[tuple[str, int]]) -> dict[str, str]:
     """``"path:line"`` -> ``"hot"`` or ``"cold"`` for each place (paths relative to ``root``)."""
     files = sorted({path for path, _ in places})
-    install(ProjectIndex(build_layout(str(root / path) for path in files)))
+    # an index per top-level package, as the check command builds them (project/roots.py)
+    install_all(ProjectIndexes((str(root / path) for path in files), ProjectIndex))
     found: dict[str, str] = {}
     for path in files:
         full = root / path
+        select(str(full))
         text = full.read_text(encoding="utf-8")
         wrapper = MetadataWrapper(cst.parse_module(text))
         hot = HotPaths.of(FileContext(str(full), text, wrapper.module))

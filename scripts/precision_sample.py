@@ -265,20 +265,21 @@ def hotness(path: Path, rows: list[int]) -> dict[int, tuple[str | None, str]]:
 
 
 def scan(package: str, store: Path) -> Path:
-    from h2dlint.project.index import ProjectIndex, install
-    from h2dlint.project.layout import build_layout
+    from h2dlint.project.index import ProjectIndex
+    from h2dlint.project.roots import ProjectIndexes, install_all, select
 
     tree = fetch(package)
     paths = [tree / sub for sub in TARGETS[package]]
     findings = run_h2dlint(paths)
     files = sorted(str(p) for sub in paths for p in sub.rglob("*.py"))
-    install(ProjectIndex(build_layout(files)))
+    install_all(ProjectIndexes(files, ProjectIndex))  # per top-level package, as `check`
     by_file: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for item in findings:
         by_file[item["filename"]].append(item)
     records = []
     for filename, items in sorted(by_file.items()):
         rows = sorted({int(item["location"]["row"]) for item in items})
+        select(filename)
         hot = hotness(Path(filename), rows)
         for item in items:
             row = int(item["location"]["row"])
@@ -296,7 +297,7 @@ def scan(package: str, store: Path) -> Path:
                     "function": function,
                 }
             )
-    install(None)
+    install_all(None)
     store.mkdir(parents=True, exist_ok=True)
     out = store / f"{package}.json"
     out.write_text(json.dumps(records, indent=1), encoding="utf-8")

@@ -1,7 +1,7 @@
 """The modules of the project, parsed on demand, and names resolved across them.
 
-One :class:`ProjectIndex` per process. Names are followed across modules (re-exports) and their
-definitions looked up in small summaries of each module (``summary.py``: CPython ``ast`` and the
+One :class:`ProjectIndex` per package of the run (``roots.py``). Names are followed across
+modules (re-exports), their definitions looked up in summaries (``summary.py``: ``ast`` and the
 text, kept by content digest, on disk when the run has a cache); a module is parsed with libcst
 only when an analysis needs a definition there (a class, a function it exports), and kept in a
 small least-recently-used table. Every module consulted while one file is checked is recorded
@@ -237,6 +237,12 @@ class ProjectIndex:
         _, dropped = self._offers.popitem(last=False)
         self._offered_chars -= len(dropped.source)
 
+    def drop_trees(self) -> None:
+        """Let the kept and offered trees go (another project's files come next)."""
+        self._parsed.clear()
+        self._offers.clear()
+        self._kept_chars = self._offered_chars = 0
+
     def _parse(self, name: str) -> ParsedModule | None:
         path = self.layout.path_of(name)
         if path is None:
@@ -366,9 +372,9 @@ class ProjectIndex:
                 return None
             head = rest.split(".", 1)[0]
             state = self._naming(module_name, data, head)
-            if state == _ABSENT:
+            if state == ABSENT:
                 return module_name, rest
-            summary = state == _NAMED or not (
+            summary = state == NAMED or not (
                 definition or module_name in self._parsed or module_name in self._offers
             )
             top = self._top(module_name, data) if summary else None
@@ -393,20 +399,20 @@ class ProjectIndex:
         if data is None:
             return True  # the parse that follows refuses it
         head, _, tail = rest.partition(".")
-        if self._naming(module_name, data, head) != _DEFINED:
+        if self._naming(module_name, data, head) != DEFINED:
             return False
-        return not tail or ("." not in tail and self._naming(module_name, data, tail) == _DEFINED)
+        return not tail or ("." not in tail and self._naming(module_name, data, tail) == DEFINED)
 
     def mentions(self, module_name: str, name: str) -> bool:
         """Whether the module's text has ``name`` as a word (False: it surely binds no such
         name); True when it cannot be read (the parse that follows settles it)."""
         data = self._text(module_name)
-        return data is None or self._naming(module_name, data, name) != _ABSENT
+        return data is None or self._naming(module_name, data, name) != ABSENT
 
     def _naming(self, module_name: str, data: bytes, name: str) -> str:
-        """How the text of a module names ``name``: not at all (_ABSENT: it can neither define
-        nor import it), after ``def`` or ``class`` (_DEFINED: it may define it), or otherwise
-        (_NAMED)."""
+        """How the text of a module names ``name``: not at all (ABSENT: it can neither define
+        nor import it), after ``def`` or ``class`` (DEFINED: it may define it), or otherwise
+        (NAMED)."""
         key = (module_name, name)
         found = self._names.get(key)
         if found is None:
@@ -457,9 +463,6 @@ class ProjectIndex:
         # The same ast tree serves the callers' parts of the module (summaries.tree keeps it).
         tree = self.summaries.tree(digest, data)
         return top_level(tree) if tree is not None else None
-
-
-_ABSENT, _DEFINED, _NAMED = ABSENT, DEFINED, NAMED
 
 
 def _imported_as(module: ParsedModule, name: str) -> str | None:
