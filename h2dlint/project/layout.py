@@ -129,6 +129,13 @@ def build_layout(paths: Iterable[str]) -> ProjectLayout:
     return layout
 
 
+def add_packages(layout: ProjectLayout, directory: str) -> None:
+    """Add the packages in ``directory`` to ``layout`` (modules it already names keep their
+    files: a script's own folder comes first on ``sys.path``)."""
+    for root in sorted(_packages_in(directory)):
+        _walk_package(root, layout)
+
+
 def _packages_in(directory: str) -> list[str]:
     try:
         entries = os.scandir(directory)

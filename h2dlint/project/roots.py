@@ -23,9 +23,15 @@ from h2dlint.project.index import ProjectIndex, current, install
 from h2dlint.project.layout import (
     SKIPPED_DIRECTORIES,
     ProjectLayout,
+    add_packages,
     build_layout,
     package_root,
 )
+
+# Files that mark the folder of a distribution's source (a repository, an unpacked sdist).
+DISTRIBUTION_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg")
+# How far above a project folder its distribution's marker is looked for.
+MARKER_LEVELS = 4
 
 
 def root_of(path: str) -> str:
@@ -46,6 +52,36 @@ def root_of(path: str) -> str:
             return directory
         root = package_root(above)
     return os.path.dirname(root)
+
+
+def layout_of(root: str) -> ProjectLayout:
+    """The modules a file of the project ``root`` imports: the packages and modules in
+    ``root`` (``build_layout``), then the packages of the distribution around it
+    (:func:`distribution_folders`): ``scripts/serve.py`` or ``tests/test_x.py`` of a repository
+    imports the repository's ``pkg`` (or ``src/pkg``) as an installed package, and sees its
+    facts whichever of the repository's files one call checks. Its own folder's modules come
+    first, as on ``sys.path``."""
+    layout = build_layout([root])
+    for folder in distribution_folders(root):
+        add_packages(layout, folder)
+    return layout
+
+
+def distribution_folders(root: str) -> list[str]:
+    """The folders other than ``root`` that the distribution holding ``root`` imports its
+    packages from: the nearest folder at or above ``root`` (up to ``MARKER_LEVELS``) with a
+    ``pyproject.toml``, ``setup.py`` or ``setup.cfg``, and its ``src/``; none when no such
+    folder is found (an unpacked wheel)."""
+    current = root
+    for _ in range(MARKER_LEVELS + 1):
+        if any(os.path.isfile(os.path.join(current, m)) for m in DISTRIBUTION_MARKERS):
+            folders = [current, os.path.join(current, "src")]
+            return [f for f in folders if f != root and os.path.isdir(f)]
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    return []
 
 
 def _enclosing_package(directory: str) -> str | None:
@@ -72,7 +108,7 @@ class ProjectIndexes:
         for path in paths:
             self._roots[path] = root_of(path)
         roots = sorted(set(self._roots.values()))
-        self.indexes = {root: make(build_layout([root])) for root in roots}
+        self.indexes = {root: make(layout_of(root)) for root in roots}
         if not self.indexes:  # standard input alone: an index of nothing, as before
             self.indexes[""] = make(build_layout(()))
         self._selected: ProjectIndex | None = None
