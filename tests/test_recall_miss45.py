@@ -1,0 +1,111 @@
+"""Session 45 (miss45): HTD201's message names what waits, one report a read for HTD201's
+``while`` tests and builtin walks, and recall misses of the per-row and hot-path families.
+
+- HTD201's message named the loop's walk (``crop_regions``) where the read is of a value the
+  body computed from the row in earlier statements (ultralytics 8.4 ``models/sam/predict.py:
+  423``, ``if not torch.all(keep_mask):``): it names the value read now
+  (``analysis/row_waits.py``).
+- A ``while`` test HTD201 reports (``while torch.abs(s - t_0).mean() > t_err:``, DPM-Solver's
+  adaptive step) and a builtin walk it reports (``max(lens)`` in a hot ``forward``) were
+  reported by HTD202 on the same span too; HTD202 leaves them to HTD201 now
+  (``analysis/iteration_reads.py``), as it leaves a row loop's reads (session 44).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from lint_runs import lint
+
+# ultralytics 8.4.190 models/sam/predict.py:398-424, the crop loop's shape.
+CROPS = """\
+import torch
+class Predictor(torch.nn.Module):
+    def forward(self, im, crop_regions: torch.Tensor, layer_idxs):
+        for crop_region, layer_idx in zip(crop_regions, layer_idxs):
+            crop_im = im[..., crop_region[1] : crop_region[3], crop_region[0] : crop_region[2]]
+            pred_bbox = self.model(crop_im)
+            keep_mask = ~near_edge(pred_bbox, crop_region)
+            if not torch.all(keep_mask):
+                pred_bbox = pred_bbox[keep_mask]
+        return pred_bbox
+"""
+
+
+def _places(code: str, *codes: str) -> list[tuple[str, int, int]]:
+    return sorted((f.code, f.start.row, f.start.column) for f in lint(code, *codes))
+
+
+def test_the_message_names_the_value_read_not_the_walk() -> None:
+    found = [f for f in lint(CROPS, "HTD201") if f.start.row == 8]
+    assert len(found) == 1
+    message = found[0].message
+    assert "(`torch.all(keep_mask)`) on each row of `crop_regions`" in message
+    assert "when `keep_mask` is on a device" in message
+
+
+def test_a_read_of_the_row_itself_keeps_the_walks_name() -> None:
+    code = """\
+        import torch
+        class M(torch.nn.Module):
+            def forward(self, x, lengths: torch.Tensor):
+                for n in lengths:
+                    if n.any():
+                        x = x + 1
+                return x
+    """
+    messages = [f.message for f in lint(code, "HTD201")]
+    assert len(messages) == 1
+    assert "on each row of `lengths`" in messages[0]
+    assert "`n.any()`" not in messages[0] and "when it is on a device" in messages[0]
+
+
+WHILE_TEST = """\
+import torch
+class Solver:
+    def sample(self, x, t_0, t_err):
+        s = x.cuda()
+        while torch.abs(s - t_0).mean() > t_err:
+            s = s * 0.5
+        return s
+"""
+BUILTIN_WALK = """\
+import torch
+class Attention(torch.nn.Module):
+    def forward(self, q, mask):
+        lens = mask.sum(dim=-1)
+        longest = max(lens)
+        return q[:, :longest]
+"""
+
+
+@pytest.mark.parametrize(("code", "row"), [(WHILE_TEST, 5), (BUILTIN_WALK, 5)])
+def test_htd201s_iteration_reads_are_reported_once(
+    code: str, row: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    both = _places(code, "HTD201", "HTD202")
+    assert [(c, r) for c, r, _ in both] == [("HTD201", row)]
+    # HTD202 alone leaves them to HTD201 too (as it does a row loop's reads) ...
+    assert _places(code, "HTD202") == []
+    # ... and would report the same span without the deferral: the double report it was.
+    from h2dlint.rules import htd202_sync_on_hot_path as htd202
+
+    monkeypatch.setattr(htd202, "reported_iteration_read", lambda *args: False)
+    again = _places(code, "HTD202")
+    assert [(r, c) for _, r, c in again] == [(r, c) for _, r, c in both]
+
+
+def test_a_while_read_htd201_does_not_report_stays_htd202s() -> None:
+    # The `while` test HTD201 reports, and a read after the loop that is HTD202's own.
+    code = """\
+        import torch
+        class M(torch.nn.Module):
+            def forward(self, x):
+                total = x.sum()
+                n = 0
+                while (x[n] > 0).any():
+                    n += 1
+                return x[: int(total.item())]
+    """
+    got = [(c, r) for c, r, _ in _places(code, "HTD201", "HTD202")]
+    assert got == [("HTD201", 6), ("HTD202", 8)]
