@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import pytest
-
 from lint_runs import lint
 
 # ultralytics 8.4.190 models/sam/predict.py:398-424, the crop loop's shape.
