@@ -229,6 +229,31 @@ class SyncPerRow(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # Session 45 (miss45): the twins of the items of a sequence of tensors in `invalid`:
+        # a `zip` of two lists read through an unknown function (amd-quark's blockwise tuning,
+        # `loss_func(out, target)`: its result may be anything, and the `.cpu()` beside it is
+        # HTD202's), an object's method of each item, whole items copied (offloading), and a
+        # `list[int]` parameter's items scaled and compared.
+        Valid(
+            """
+            from typing import List
+            import torch
+            def tune(outs: List[torch.Tensor], targets: List[torch.Tensor], loss_func, kept):
+                for out, target in zip(outs, targets):
+                    loss = loss_func(out, target)
+                    kept.append(loss.item())
+            def score(grads: List[torch.Tensor], scorer, kept):
+                for g in grads:
+                    s = scorer.score(g)
+                    if s > 0:
+                        kept.append(g.cpu())
+            def scaled(lengths: list[int], ratio: float):
+                for n in lengths:
+                    m = n * ratio
+                    if m > 8:
+                        return m
+            """
+        ),
         # Session 44 (triage44): a dict of named outputs looked up by key after a membership
         # test (SchNetPack's calculator): each name's whole tensor copied once (keyed_outputs).
         Valid(
@@ -1647,6 +1672,31 @@ class SyncPerRow(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # Session 45 (miss45, pytorch-optimizer 3.10.1 `pcgrad.py:113`, `rotograd.py:304`): the
+        # items of a parameter annotated as a sequence of tensors, walked by the loop itself
+        # and read through tensor operations only: a dot product compared per pair of
+        # gradients (bound by an annotated assignment), a scaled loss read per task.
+        Invalid(
+            """
+            from typing import List, Sequence
+            import torch
+            def project(grads: List[torch.Tensor]):
+                out = list(grads)
+                for i, g_i in enumerate(out):
+                    for g_j in grads:
+                        g_i_g_j: torch.Tensor = torch.dot(g_i, g_j)
+                        if g_i_g_j < 0:
+                           ^^^^^^^^^^^
+                            out[i] = g_i - g_i_g_j * g_j / (g_j.norm() ** 2)
+                return out
+            def record(losses: Sequence[torch.Tensor], weights, kept):
+                for i in range(len(losses)):
+                    loss = losses[i] / weights[i]
+                    kept[i] = loss.item()
+                              ^^^^^^^^^^^
+            """,
+            message_contains="`.item()` of `loss` on each item of `losses`",
+        ),
         # Session 44 (triage44): the named outputs' look-alike: a membership test in another
         # container says nothing of the indexed tensor, whose rows are read one by one.
         Invalid(

@@ -34,13 +34,16 @@ def _names(node: cst.CSTNode) -> set[str]:
 
 def _operand(read: cst.BaseExpression) -> cst.BaseExpression:
     """The tensor ``read`` copies: ``m`` of ``m.item()``, ``int(m)``, ``torch.all(m)``,
-    ``m.any()``, ``m.sum() > n`` (a comparison of one call); ``read`` itself otherwise."""
+    ``m.any()``, ``m.sum() > n`` (a comparison of one call, or of one name with constants); ``read`` itself otherwise."""
     if isinstance(read, cst.UnaryOperation) and isinstance(read.operator, cst.Not):
         return _operand(read.expression)
     if isinstance(read, cst.Comparison):
         operands = [read.left, *(c.comparator for c in read.comparisons)]
         called = [o for o in operands if isinstance(o, cst.Call)]
-        return _operand(called[0]) if len(called) == 1 else read
+        if len(called) == 1:
+            return _operand(called[0])
+        named = [o for o in operands if isinstance(o, (cst.Name, cst.Attribute))]
+        return named[0] if len(named) == 1 else read
     if not isinstance(read, cst.Call):
         return read
     func = read.func
