@@ -34,7 +34,8 @@ def _names(node: cst.CSTNode) -> set[str]:
 
 def _operand(read: cst.BaseExpression) -> cst.BaseExpression:
     """The tensor ``read`` copies: ``m`` of ``m.item()``, ``int(m)``, ``torch.all(m)``,
-    ``m.any()``, ``m.sum() > n`` (a comparison of one call, or of one name with constants); ``read`` itself otherwise."""
+    ``m.any()``, ``m.sum() > n`` (a comparison of one call, or of one name with constants);
+    ``read`` itself otherwise."""
     if isinstance(read, cst.UnaryOperation) and isinstance(read.operator, cst.Not):
         return _operand(read.expression)
     if isinstance(read, cst.Comparison):
