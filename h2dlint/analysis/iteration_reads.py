@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import TypeVar
 
 import libcst as cst
@@ -162,11 +163,11 @@ def reported_iteration_read(
         if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             break
         if isinstance(parent, cst.While):
-            found = _at(context, index, lambda loop=parent: while_read(context, loop))
+            found = _at(context, index, partial(while_read, context, parent))
             if found is not None and _same_read(found.sync.node, node):
                 return True
         elif isinstance(parent, cst.Call) and builtin_walk(parent) is not None:
-            walked = _at(context, index, lambda call=parent: walk_read(context, call))
+            walked = _at(context, index, partial(walk_read, context, parent))
             if walked is not None:
                 return True
     if isinstance(node, cst.Call) and builtin_walk(node) is not None:

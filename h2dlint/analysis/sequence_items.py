@@ -54,6 +54,7 @@ def declared_item_read(
 def _walked(node: cst.CSTNode, loop: RowLoop) -> str | None:
     """The name the loop walks itself: ``p`` of ``for x in p``, ``for i, x in enumerate(p)``
     and (an index walk) ``for i in range(len(p))``."""
+    iterable: cst.BaseExpression | None
     if isinstance(node, cst.For):
         iterable = node.iter
     elif isinstance(node, (cst.BaseComp, cst.DictComp)):
