@@ -108,3 +108,65 @@ def test_a_while_read_htd201_does_not_report_stays_htd202s() -> None:
     """
     got = [(c, r) for c, r, _ in _places(code, "HTD201", "HTD202")]
     assert got == [("HTD201", 6), ("HTD202", 8)]
+
+
+# pytorch-optimizer 3.10.1 pcgrad.py:107-114 and rotograd.py:300-304, their shapes.
+ITEMS = """\
+from typing import List, Sequence
+import torch
+def project(grads: List[torch.Tensor]):
+    out = list(grads)
+    for i, g_i in enumerate(out):
+        for g_j in grads:
+            g_i_g_j: torch.Tensor = torch.dot(g_i, g_j)
+            if g_i_g_j < 0:
+                out[i] = g_i - g_i_g_j * g_j / (g_j.norm() ** 2)
+    return out
+def record(losses: Sequence[torch.Tensor], weights, kept):
+    for i in range(len(losses)):
+        loss = losses[i] / weights[i]
+        kept[i] = loss.item()
+"""
+# amd-quark's blockwise tuning (session 44's revert), an object's method of each item, whole
+# items copied, and a list of ints: none is a read of a tensor item through tensor operations.
+ITEM_TWINS = """\
+from typing import List
+import torch
+def tune(outs: List[torch.Tensor], targets: List[torch.Tensor], loss_func, kept):
+    for out, target in zip(outs, targets):
+        loss = loss_func(out, target)
+        kept.append(loss.item())
+def score(grads: List[torch.Tensor], scorer, kept):
+    for g in grads:
+        s = scorer.score(g)
+        if s > 0:
+            kept.append(g.cpu())
+def through(grads: List[torch.Tensor], helper, kept):
+    for g in grads:
+        d = helper(g)
+        if d < 0:
+            kept.append(d)
+def scaled(lengths: list[int], ratio: float):
+    for n in lengths:
+        m = n * ratio
+        if m > 8:
+            return m
+"""
+
+
+def test_items_of_a_sequence_of_tensors_read_through_tensor_operations() -> None:
+    found = [(f.start.row, f.message) for f in lint(ITEMS, "HTD201")]
+    assert [row for row, _ in found] == [8, 14]
+    assert "(`g_i_g_j < 0`) on each item of `grads`" in found[0][1]
+    assert "when `g_i_g_j` is on a device" in found[0][1]
+    assert "`.item()` of `loss` on each item of `losses`" in found[1][1]
+
+
+def test_items_zipped_or_through_unknown_calls_stay_clean() -> None:
+    assert lint(ITEM_TWINS, "HTD201") == []
+
+
+def test_the_same_items_unannotated_stay_clean() -> None:
+    # No declaration: the items may be floats (`grads` a list of numbers).
+    code = ITEMS.replace("List[torch.Tensor]", "list").replace("Sequence[torch.Tensor]", "list")
+    assert lint(code, "HTD201") == []
