@@ -90,7 +90,14 @@ class SyncPerRow(ComprehensionVisits, Rule):
     with `.item()`/`.tolist()` itself, `cu_seqlens[i].item()`, which only arrays have): the message
     says which tensor would have to be on the GPU. Whole items copied to the host (`[t.cpu() for
     t in xs]`) count only when `xs` is a parameter annotated as a sequence of tensors (`outputs:
-    list[torch.Tensor]`): items of unknown kind are often offloaded by design. The items of a
+    list[torch.Tensor]`): items of unknown kind are often offloaded by design. Such a
+    parameter's items are read one by one (MEDIUM) where the loop walks it itself (`for g in
+    grads`, `enumerate(grads)`, `range(len(grads))`; not as one of `zip`'s arguments) and reads
+    an item through tensor operations only (`d: torch.Tensor = torch.dot(g_i, g)` then `if d <
+    0:`, `(losses[i] / w[i]).item()`; not through a call of an unknown function, whose result
+    may be anything). Where the read is of a value the body computed from the row in earlier
+    statements (`keep = ~near_edge(box, row)`, `if not torch.all(keep):`), the message names
+    that value, which is what waits. The items of a
     sequence whose item's device the function reads (`device = preds[0][0].device`) are
     tensors, also walked through a comprehension that flattens it (`[b.tolist() for bs in
     preds for b in bs]`: one read per item). A `range(0, n,

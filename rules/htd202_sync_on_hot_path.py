@@ -263,7 +263,8 @@ class SyncOnHotPath(Rule):
     (each per-row sync is reported once, by HTD201 at its read: the read itself, a sync around
     or inside it, a read on its line; every read of a loop whose line suppresses HTD201, `#
     noqa: HTD201`; any other read in the loop, such as a mask indexing a row, is HTD202's) and
-    syncs in `while` loops (HTD201); explicit waits (`torch.cuda.synchronize()`,
+    syncs in `while` loops and the builtins that walk a tensor (`max(lens)`) that HTD201
+    reports (one report a read, HTD201's); explicit waits (`torch.cuda.synchronize()`,
     `stream.synchronize()`) other than the one shape below; code that only runs while tracing or
     scripting (`if torch.jit.is_tracing():`); an arm only a torch older than 2.0 takes (the
     `else` of `if digit_version(torch.__version__) > digit_version("1.6.0"):`, the body of
