@@ -14,9 +14,6 @@ import libcst as cst
 from h2dlint.analysis.sync_basics import RowLoop
 from h2dlint.walk import visit_read_only
 
-# Reductions whose result an ``if`` tests: ``torch.all(m)``, ``m.any()``.
-_REDUCTIONS = frozenset({"any", "all", "sum", "max", "min", "mean", "count_nonzero"})
-
 
 class _Names(cst.CSTVisitor):
     def __init__(self) -> None:
@@ -34,8 +31,8 @@ def _names(node: cst.CSTNode) -> set[str]:
 
 def _operand(read: cst.BaseExpression) -> cst.BaseExpression:
     """The tensor ``read`` copies: ``m`` of ``m.item()``, ``int(m)``, ``torch.all(m)``,
-    ``m.any()``, ``m.sum() > n`` (a comparison of one call, or of one name with constants);
-    ``read`` itself otherwise."""
+    ``m.any()``, ``m.detach().float().cpu()``, ``m.nonzero(as_tuple=False)``, ``m.sum() > n``
+    (a comparison of one call, or of one name with constants); ``read`` itself otherwise."""
     if isinstance(read, cst.UnaryOperation) and isinstance(read.operator, cst.Not):
         return _operand(read.expression)
     if isinstance(read, cst.Comparison):
@@ -49,14 +46,20 @@ def _operand(read: cst.BaseExpression) -> cst.BaseExpression:
         return read
     func = read.func
     args = [a.value for a in read.args if a.keyword is None and not a.star]
-    if isinstance(func, cst.Name) and len(args) == 1:
-        return _operand(args[0])  # ``int(m)``, ``bool(m)``
-    if isinstance(func, cst.Attribute):
-        if isinstance(func.value, cst.Name) and func.value.value == "torch" and args:
-            return args[0] if func.attr.value in _REDUCTIONS else read
-        if not read.args or func.attr.value in _REDUCTIONS:
-            return func.value  # ``m.item()``, ``m.any()``, ``m.sum(dim=0)``
-    return read
+    if isinstance(func, cst.Name):
+        return _operand(args[0]) if len(args) == 1 else read  # ``int(m)``, ``bool(m)``
+    if not isinstance(func, cst.Attribute):
+        return read
+    if _torch(func.value):
+        return _operand(args[0]) if args else read  # ``torch.all(m)``, ``torch.log(m)``
+    return _operand(func.value)  # a method of the tensor: ``m.item()``, ``m.detach().cpu()``
+
+
+def _torch(node: cst.BaseExpression) -> bool:
+    """``torch`` or one of its modules (``torch.linalg``)."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name) and node.value == "torch"
 
 
 def waiting_value(read: cst.BaseExpression, loop: RowLoop) -> cst.BaseExpression | None:
