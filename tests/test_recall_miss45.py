@@ -170,3 +170,26 @@ def test_the_same_items_unannotated_stay_clean() -> None:
     # No declaration: the items may be floats (`grads` a list of numbers).
     code = ITEMS.replace("List[torch.Tensor]", "list").replace("Sequence[torch.Tensor]", "list")
     assert lint(code, "HTD201") == []
+
+
+def test_a_compared_python_count_of_a_row_stays_clean() -> None:
+    # funasr 1.4.8 sense_voice/whisper_lib/decoding.py:583-588: `sum()` of a Python list
+    # counts tokens into a Python int; comparing two such counts reads no tensor (the
+    # comprehension's own element tests are another matter). A tensor of the row compared is
+    # a read (the PCGrad shape, above).
+    code = """\
+        import torch
+        def apply(logits: torch.Tensor, tokens: torch.Tensor, bg: int, ed: int):
+            tokens = tokens.cuda()
+            for i in range(len(tokens)):
+                sum_bg = sum([1 if x == bg else 0 for x in tokens[i]])
+                sum_ed = len(tokens[i])
+                if sum_bg <= sum_ed:
+                    logits[i, ed] = 0
+                total = tokens[i].sum()
+                if total > 3:
+                    logits[i, bg] = 0
+    """
+    found = [(f.start.row, f.message) for f in lint(code, "HTD201")]
+    assert [row for row, _ in found] == [10]
+    assert "(`total > 3`)" in found[0][1]

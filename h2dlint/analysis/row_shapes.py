@@ -84,10 +84,31 @@ def unpacked(
 
 
 def host_value(value: cst.BaseExpression) -> bool:
-    """A Python value computed from a row, never a tensor: a display, a comprehension."""
-    return isinstance(
-        value, (cst.List, cst.Tuple, cst.ListComp, cst.DictComp, cst.Dict, cst.SimpleString)
-    )
+    """A Python value computed from a row, never a tensor: a display, a comprehension, a
+    builtin's result over one (``sum([1 if x == bg else 0 for x in t[i]])``, funasr's emotion
+    token filter: a Python int, session 45) or a ``len()``."""
+    if (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Name)
+        and value.func.value in _PYTHON_BUILTINS
+        and value.args
+    ):
+        first = value.args[0].value
+        return value.func.value == "len" or isinstance(first, (*_DISPLAYS, cst.GeneratorExp))
+    return isinstance(value, _DISPLAYS)
+
+
+_DISPLAYS = (
+    cst.List,
+    cst.Tuple,
+    cst.ListComp,
+    cst.DictComp,
+    cst.Dict,
+    cst.SimpleString,
+    cst.SetComp,
+)
+# Builtins whose result over a Python display or comprehension is a Python value.
+_PYTHON_BUILTINS = frozenset({"len", "sum", "max", "min", "any", "all", "sorted", "list", "tuple"})
 
 
 def row_value(node: cst.BaseExpression) -> bool:
