@@ -193,3 +193,20 @@ def test_a_compared_python_count_of_a_row_stays_clean() -> None:
     found = [(f.start.row, f.message) for f in lint(code, "HTD201")]
     assert [row for row, _ in found] == [10]
     assert "(`total > 3`)" in found[0][1]
+
+
+def test_a_read_with_no_operand_to_name_keeps_its_message() -> None:
+    # speechbrain 1.1.2 augment/time_domain.py:852-856 (DropChunk): `max()` of a row and a
+    # number compares them itself; there is no smaller operand to name.
+    code = """\
+        import torch
+        class DropChunk(torch.nn.Module):
+            def forward(self, waveforms, lengths: torch.Tensor):
+                for i in range(waveforms.shape[0]):
+                    start_max = lengths[i]
+                    start_max = max(0, start_max - 3)
+                    waveforms[i, :start_max] = 0
+                return waveforms
+    """
+    messages = [f.message for f in lint(code, "HTD201") if f.start.row == 6]
+    assert messages and all("other values on each row of `lengths`" in m for m in messages)

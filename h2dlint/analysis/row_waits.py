@@ -69,4 +69,6 @@ def waiting_value(read: cst.BaseExpression, loop: RowLoop) -> cst.BaseExpression
     if _names(read) & loop.names:
         return None
     operand = _operand(read)
+    if operand is read and isinstance(read, cst.Call):
+        return None  # no operand to name (``max(0, start - n)``): the read names itself
     return operand if _names(operand) else None
