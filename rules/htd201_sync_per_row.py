@@ -4,33 +4,27 @@ from typing import Any
 
 import libcst as cst
 
-from h2dlint.analysis.array_frameworks import other_framework_module
-from h2dlint.analysis.builtin_walks import WALKING_BUILTINS, BuiltinWalk, builtin_walk
+from h2dlint.analysis.builtin_walks import WALKING_BUILTINS
 from h2dlint.analysis.device_branches import off_cuda_branch
-from h2dlint.analysis.env_steps import loop_copy_handed_to_environment
-from h2dlint.analysis.facts import Where
-from h2dlint.analysis.host_data import dataset_module
 from h2dlint.analysis.host_runtimes import host_runtime_module
-from h2dlint.analysis.hot_calls import runs_model
 from h2dlint.analysis.hot_guards import name_values
-from h2dlint.analysis.hot_paths import HotPaths
+from h2dlint.analysis.iteration_reads import COUNTED, walk_read, while_read
+from h2dlint.analysis.iteration_reads import DEVICE as ITERATION_DEVICE
 from h2dlint.analysis.keyed_outputs import keyed_lookup
 from h2dlint.analysis.module_outputs import copies_each_output, walked_module_output
-from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.provenance import Provenance
-from h2dlint.analysis.reference_helpers import in_reference_code
 from h2dlint.analysis.row_findings import DEVICE, HOT, RowFinding, loop_rows
 from h2dlint.analysis.row_reductions import RowReduction, list_row_reduction, tensor_row_reduction
 from h2dlint.analysis.row_shapes import SIZE_METHODS
+from h2dlint.analysis.row_waits import waiting_value
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, RowLoop, Walk
 from h2dlint.analysis.syncs import row_loop
-from h2dlint.analysis.tensor_kinds import is_tensor, tensor_evidence
+from h2dlint.analysis.tensor_kinds import is_tensor
 from h2dlint.analysis.unproven_rows import unproven_rows_on_host
-from h2dlint.analysis.value_syncs import TEST_METHODS, iteration_syncs, value_where
-from h2dlint.context import FileContext
+from h2dlint.analysis.value_syncs import TEST_METHODS
 from h2dlint.diagnostics import Confidence, FixSafety
 from h2dlint.rule import ComprehensionVisits, Invalid, Rule, Valid, snippet
-from h2dlint.walk import holds, visit_read_only
+from h2dlint.walk import holds
 
 ATOMS = (cst.Name, cst.Attribute, cst.Subscript, cst.Call)
 # The methods that make a tensor an `if` or `while` test (see syncs.tensor_test).
@@ -96,7 +90,14 @@ class SyncPerRow(ComprehensionVisits, Rule):
     with `.item()`/`.tolist()` itself, `cu_seqlens[i].item()`, which only arrays have): the message
     says which tensor would have to be on the GPU. Whole items copied to the host (`[t.cpu() for
     t in xs]`) count only when `xs` is a parameter annotated as a sequence of tensors (`outputs:
-    list[torch.Tensor]`): items of unknown kind are often offloaded by design. The items of a
+    list[torch.Tensor]`): items of unknown kind are often offloaded by design. Such a
+    parameter's items are read one by one (MEDIUM) where the loop walks it itself (`for g in
+    grads`, `enumerate(grads)`, `range(len(grads))`; not as one of `zip`'s arguments) and reads
+    an item through tensor operations only (`d: torch.Tensor = torch.dot(g_i, g)` then `if d <
+    0:`, `(losses[i] / w[i]).item()`; not through a call of an unknown function, whose result
+    may be anything). Where the read is of a value the body computed from the row in earlier
+    statements (`keep = ~near_edge(box, row)`, `if not torch.all(keep):`), the message names
+    that value, which is what waits. The items of a
     sequence whose item's device the function reads (`device = preds[0][0].device`) are
     tensors, also walked through a comprehension that flattens it (`[b.tolist() for bs in
     preds for b in bs]`: one read per item). A `range(0, n,
@@ -235,6 +236,31 @@ class SyncPerRow(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # Session 45 (miss45): the twins of the items of a sequence of tensors in `invalid`:
+        # a `zip` of two lists read through an unknown function (amd-quark's blockwise tuning,
+        # `loss_func(out, target)`: its result may be anything, and the `.cpu()` beside it is
+        # HTD202's), an object's method of each item, whole items copied (offloading), and a
+        # `list[int]` parameter's items scaled and compared.
+        Valid(
+            """
+            from typing import List
+            import torch
+            def tune(outs: List[torch.Tensor], targets: List[torch.Tensor], loss_func, kept):
+                for out, target in zip(outs, targets):
+                    loss = loss_func(out, target)
+                    kept.append(loss.item())
+            def score(grads: List[torch.Tensor], scorer, kept):
+                for g in grads:
+                    s = scorer.score(g)
+                    if s > 0:
+                        kept.append(g.cpu())
+            def scaled(lengths: list[int], ratio: float):
+                for n in lengths:
+                    m = n * ratio
+                    if m > 8:
+                        return m
+            """
+        ),
         # Session 44 (triage44): a dict of named outputs looked up by key after a membership
         # test (SchNetPack's calculator): each name's whole tensor copied once (keyed_outputs).
         Valid(
@@ -1653,6 +1679,31 @@ class SyncPerRow(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # Session 45 (miss45, pytorch-optimizer 3.10.1 `pcgrad.py:113`, `rotograd.py:304`): the
+        # items of a parameter annotated as a sequence of tensors, walked by the loop itself
+        # and read through tensor operations only: a dot product compared per pair of
+        # gradients (bound by an annotated assignment), a scaled loss read per task.
+        Invalid(
+            """
+            from typing import List, Sequence
+            import torch
+            def project(grads: List[torch.Tensor]):
+                out = list(grads)
+                for i, g_i in enumerate(out):
+                    for g_j in grads:
+                        g_i_g_j: torch.Tensor = torch.dot(g_i, g_j)
+                        if g_i_g_j < 0:
+                           ^^^^^^^^^^^
+                            out[i] = g_i - g_i_g_j * g_j / (g_j.norm() ** 2)
+                return out
+            def record(losses: Sequence[torch.Tensor], weights, kept):
+                for i in range(len(losses)):
+                    loss = losses[i] / weights[i]
+                    kept[i] = loss.item()
+                              ^^^^^^^^^^^
+            """,
+            message_contains="`.item()` of `loss` on each item of `losses`",
+        ),
         # Session 44 (triage44): the named outputs' look-alike: a membership test in another
         # container says nothing of the indexed tensor, whose rows are read one by one.
         Invalid(
@@ -1812,7 +1863,7 @@ class SyncPerRow(ComprehensionVisits, Rule):
                                  ^^^^^^^^^^^^^^^^^^^^^^^^^
                         print(median)
             """,
-            message_contains="`.nonzero()` on each row of `alignments`",
+            message_contains="`.nonzero()` of `durations` on each row of `alignments`",
         ),
         # Session 38 (placement38): the twin of the SkyReels schedule in `valid`, its masks made
         # from a device tensor: the item a branch rebinds the list to is on the device too.
@@ -3010,52 +3061,25 @@ class SyncPerRow(ComprehensionVisits, Rule):
 
     # -- builtins that walk a tensor -------------------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
-        walk = builtin_walk(node)
-        if walk is None:
+        found = walk_read(self.context, node)  # (analysis/iteration_reads.py)
+        if found is None:
             return
-        provenance = Provenance.of(self.context)
-        if provenance.qualify(node.func) is not None or walk.builtin in provenance.index.functions:
-            return  # ``from torch import max``, or the module's own ``max``
-        frame = provenance.current_frame()
-        if provenance.bindings(frame).of(walk.builtin):
-            return
-        if any(isinstance(a, (cst.Assert, cst.Raise)) for a in self.context.ancestors):
-            return  # a check or an error message
-        self._builtin_walk(node, walk, provenance)
-
-    def _builtin_walk(self, node: cst.Call, walk: BuiltinWalk, provenance: Provenance) -> None:
-        tensor = walk.tensor
-        frame = provenance.current_frame()
-        where = provenance.where(tensor, frame)
-        if where.on_host:
-            return
-        shown = self.shown(tensor, "the tensor")
+        walk = found.walk
+        shown = self.shown(walk.tensor, "the tensor")
         method = f".{walk.method}().values" if walk.builtin == "sorted" else f".{walk.method}()"
         advice = f"use `{method}` of the tensor (one kernel) and read the result once"
-        if where is Where.DEVICE:
+        if found.device:
             self.report(
                 node,
                 f"`{walk.builtin}()` of {shown}, which is on the device, walks it element by "
                 f"element and tests each on the host: one device sync per element; {advice}",
             )
             return
-        if (
-            dataset_module(self.context)
-            or other_framework_module(self.context)
-            or on_host_by_name(tensor, frame)
-            or provenance.is_host_data(tensor, frame)
-            or tensor_evidence(provenance, tensor, frame) is None
-            or in_reference_code(self.context, self.context.ancestors)
-        ):
-            return
-        reason = HotPaths.of(self.context).why_hot_at(self.context.ancestors)
-        if reason is None:
-            return
         self.report(
             node,
             f"`{walk.builtin}()` of {shown} walks it element by element and tests each on the "
-            f"host, on a hot path ({reason}): one device sync per element if {shown} is on the "
-            f"GPU; {advice}",
+            f"host, on a hot path ({found.reason}): one device sync per element if {shown} is on "
+            f"the GPU; {advice}",
             confidence=Confidence.MEDIUM,
         )
 
@@ -3078,22 +3102,12 @@ class SyncPerRow(ComprehensionVisits, Rule):
 
     # -- while loops ------------------------------------------------------------------------------
     def visit_While(self, node: cst.While) -> None:
-        syncs = iteration_syncs(node)
-        if not syncs:
+        found = while_read(self.context, node)  # (analysis/iteration_reads.py)
+        if found is None:
             return
-        provenance = Provenance.of(self.context)
-        frame = provenance.current_frame()
-        ordered = sorted(syncs, key=lambda s: not s.what.startswith("`."))
-        ancestors = self.context.ancestors
-        ordered = [  # an episode's actions handed to the simulator: its input, not loop state
-            s
-            for s in ordered
-            if not loop_copy_handed_to_environment(provenance, ancestors, node, s.node, frame)
-        ]
-        for sync in ordered:
-            if value_where(provenance, sync.tensor, frame) is not Where.DEVICE:
-                continue
-            shown = self.shown(sync.tensor, "the tensor")
+        sync = found.sync
+        shown = self.shown(sync.tensor, "the tensor")
+        if found.kind == ITERATION_DEVICE:
             self.report(
                 sync.node,
                 f"{sync.what} of {shown}, which is on the device, on every iteration of a "
@@ -3101,51 +3115,24 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 "device, or test it once every N iterations",
                 enclosing=node,
             )
-            return
-        # Where the device is unknown: a surely-tensor read per iteration on a hot path (not
-        # in a dataset's module, whose samples are host data unless proven otherwise, nor in
-        # a branch that runs only off CUDA: ``if not is_cuda: while (weight == 0).any():``).
-        if (
-            dataset_module(self.context)
-            or other_framework_module(self.context)
-            or off_cuda_branch([*self.context.ancestors, node], name_values(provenance))
-        ):
-            return
-        for sync in ordered:
-            tensor = sync.tensor
-            if value_where(provenance, tensor, frame).on_host or on_host_by_name(tensor, frame):
-                continue
-            if tensor_evidence(provenance, tensor, frame, read=True) is None:
-                continue
-            if provenance.is_host_data(tensor, frame):
-                continue
-            shown = self.shown(tensor, "the tensor")
-            if _counted_row(node, tensor):
-                self.report(
-                    sync.node,
-                    f"per-row Python overhead: {sync.what} of {shown}, one row per iteration "
-                    "of a `while` loop (one device sync per row when it is on a device); "
-                    "compare the rows on the whole tensor and copy the result once",
-                    confidence=Confidence.MEDIUM,
-                    enclosing=node,
-                )
-                return
-            # The test runs on every iteration: in a per-request driver, whose loops are its
-            # steps, it is as hot as the loop's body.
-            reason = HotPaths.of(self.context).why_hot_at(
-                [*self.context.ancestors, node]
-            ) or _model_loop_reason(self.context, node)
-            if reason is None:
-                return
+        elif found.kind == COUNTED:
+            self.report(
+                sync.node,
+                f"per-row Python overhead: {sync.what} of {shown}, one row per iteration "
+                "of a `while` loop (one device sync per row when it is on a device); "
+                "compare the rows on the whole tensor and copy the result once",
+                confidence=Confidence.MEDIUM,
+                enclosing=node,
+            )
+        else:
             self.report(
                 sync.node,
                 f"{sync.what} of {shown} on every iteration of a `while` loop on a hot path "
-                f"({reason}): one device sync per iteration if {shown} is on the GPU; keep "
+                f"({found.reason}): one device sync per iteration if {shown} is on the GPU; keep "
                 "the loop's state on the device, or read the values once before the loop",
                 confidence=Confidence.MEDIUM,
                 enclosing=node,
             )
-            return
 
     # -- comprehensions ---------------------------------------------------------------------------
     def on_comprehension(self, node: cst.BaseComp | cst.DictComp) -> None:
@@ -3204,13 +3191,20 @@ class SyncPerRow(ComprehensionVisits, Rule):
         if isinstance(node, cst.For) and keyed_lookup(node, sync.tensor, sync.call):
             return  # ``if key in outputs: outputs[key].cpu()``: a dict's named outputs
         shown = self.shown(sync.tensor, "the tensor")
+        what, waits = sync.what, shown
+        waiting = waiting_value(sync.call, finding.loop)
+        if waiting is not None:
+            # A value computed from the row in earlier statements: name it, it is what waits.
+            waits = self.shown(waiting, "the value read")
+            read = self.shown(sync.call, "the read")
+            what = f"{what} of {waits}" if what.startswith("`") else f"{what} ({read})"
         if finding.kind == HOT:
             # No fix: the rows may come from a sequence of tensors, which
             # `torch.prod(..., dim=-1)` does not take.
             self.report(
                 sync.call,
-                f"{sync.what} on each {row} of {shown}, on a hot path ({finding.reason}): one "
-                f"device sync per {row} if {shown} is on the GPU; compute on the whole tensor "
+                f"{what} on each {row} of {shown}, on a hot path ({finding.reason}): one "
+                f"device sync per {row} if {waits} is on the GPU; compute on the whole tensor "
                 "and copy the result once",
                 confidence=Confidence.MEDIUM,
                 enclosing=node,
@@ -3218,14 +3212,14 @@ class SyncPerRow(ComprehensionVisits, Rule):
             return
         if finding.kind == DEVICE and finding.loop.items:
             message = (
-                f"{sync.what} on each item of {shown}, each on the device: one device sync "
+                f"{what} on each item of {shown}, each on the device: one device sync "
                 "per item; stack or concatenate the items on the device and copy the result "
                 "once"
             )
             confidence = Confidence.HIGH
         elif finding.kind == DEVICE:
             message = (
-                f"{sync.what} on each {row} of {shown}, which is on the device: one device "
+                f"{what} on each {row} of {shown}, which is on the device: one device "
                 f"sync per {row}; compute on the whole tensor and copy the result once"
             )
             confidence = Confidence.HIGH
@@ -3245,8 +3239,9 @@ class SyncPerRow(ComprehensionVisits, Rule):
             # The sync itself is inferred where the device is unknown (the rows may be a host
             # tensor's, as a serving engine's CPU-side sampling keeps them): MEDIUM.
             message = (
-                f"per-{row} Python overhead: {sync.what} on each {row} of {shown} (one "
-                f"device sync per {row} when it is on a device); compute on the whole tensor "
+                f"per-{row} Python overhead: {what} on each {row} of {shown} (one device "
+                f"sync per {row} when {'it' if waits == shown else waits} is on a device); "
+                "compute on the whole tensor "
                 "and copy the result once"
             )
             confidence = Confidence.MEDIUM
@@ -3297,38 +3292,6 @@ class SyncPerRow(ComprehensionVisits, Rule):
         return True
 
 
-def _counted_row(loop: cst.While, read: cst.BaseExpression) -> bool:
-    """Whether ``read`` is a row ``t[n]`` whose index the loop's body counts up or down
-    (``n += 1``): the ``while`` loop walks the rows of ``t``, one sync per row."""
-    if not isinstance(read, cst.Subscript) or len(read.slice) != 1:
-        return False
-    index = read.slice[0].slice
-    if not isinstance(index, cst.Index) or not isinstance(index.value, cst.Name):
-        return False
-    counter = index.value.value
-    finder = _Counts(counter)
-    visit_read_only(loop.body, finder)
-    return finder.found
-
-
-class _Counts(cst.CSTVisitor):
-    """Whether a block counts ``name`` (``name += ...``, ``name -= ...``)."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.found = False
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        target = node.target
-        if isinstance(target, cst.Name) and target.value == self.name:
-            self.found = self.found or isinstance(
-                node.operator, (cst.AddAssign, cst.SubtractAssign)
-            )
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-
 def _vectorised(
     module: cst.Module, tensor: cst.BaseExpression, reduction: RowReduction
 ) -> cst.BaseExpression:
@@ -3337,16 +3300,3 @@ def _vectorised(
         func = module.code_for_node(reduction.torch_func)
         return cst.parse_expression(f"{func}({code}, dim=-1).tolist()")
     return cst.parse_expression(f"{code}.{reduction.op}(dim=-1).tolist()")
-
-
-def _model_loop_reason(context: FileContext, loop: cst.While) -> str | None:
-    """A ``while`` loop whose own body runs a model (``while not done.all(): nxt =
-    model(ids)...``, a generation loop in a plain function) tests its tensor once per step,
-    whatever its function is called; not in run-once code or tests."""
-    hot = HotPaths.of(context)
-    function = next(
-        (a for a in reversed(context.ancestors) if isinstance(a, cst.FunctionDef)), None
-    )
-    if function is None or hot.test_module or hot.once.function(function):
-        return None
-    return "its body runs the model on every iteration" if runs_model(loop) else None

@@ -41,6 +41,7 @@ from h2dlint.analysis.row_tensors import (
 )
 from h2dlint.analysis.row_truths import TRUTH_READS
 from h2dlint.analysis.row_writes import host_write
+from h2dlint.analysis.sequence_items import declared_item_read
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, RowLoop, RowSync, Walk
 from h2dlint.analysis.syncs import (
     INDEX_READS,
@@ -243,6 +244,11 @@ def _accepted(
             continue
         if dataset_module(context) or other_framework_module(context):
             continue  # a dataset's samples, or another framework's arrays: no device proven
+        if sync.what not in HOST_COPIES and declared_item_read(
+            provenance, node, loop, sync, parts, frame
+        ):  # the items of a `List[torch.Tensor]` parameter (analysis/sequence_items.py)
+            yield RowFinding(sync, replace(loop, items=True), TENSORS)
+            continue
         module = context.module
         if (
             sync.what not in TRUTH_READS  # rows of lists and arrays are truth values too

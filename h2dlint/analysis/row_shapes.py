@@ -20,9 +20,12 @@ def row_comparison(test: cst.BaseExpression, loop: RowLoop) -> cst.BaseExpressio
     one (``t[i]``, ``t[i] * k``; not a call of it) and only in an index walk; whether ``t``
     is a tensor at all is for the caller's evidence (``range(t.shape[0])``,
     ``t = x.argmax(dim=-1)``)."""
-    if loop.walk is not Walk.INDEX or not isinstance(test, cst.Comparison):
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
         return None
-    if len(test.comparisons) != 1:
+    derived = computed_compared(test, loop)  # ``if torch.dot(g_i, g_j) < 0``, session 45
+    if derived is not None:
+        return derived
+    if loop.walk is not Walk.INDEX:
         return None
     comparison = test.comparisons[0]
     if not isinstance(comparison.operator, COMPARISON_OPERATORS):
@@ -81,10 +84,31 @@ def unpacked(
 
 
 def host_value(value: cst.BaseExpression) -> bool:
-    """A Python value computed from a row, never a tensor: a display, a comprehension."""
-    return isinstance(
-        value, (cst.List, cst.Tuple, cst.ListComp, cst.DictComp, cst.Dict, cst.SimpleString)
-    )
+    """A Python value computed from a row, never a tensor: a display, a comprehension, a
+    builtin's result over one (``sum([1 if x == bg else 0 for x in t[i]])``, funasr's emotion
+    token filter: a Python int, session 45) or a ``len()``."""
+    if (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Name)
+        and value.func.value in _PYTHON_BUILTINS
+        and value.args
+    ):
+        first = value.args[0].value
+        return value.func.value == "len" or isinstance(first, (*_DISPLAYS, cst.GeneratorExp))
+    return isinstance(value, _DISPLAYS)
+
+
+_DISPLAYS = (
+    cst.List,
+    cst.Tuple,
+    cst.ListComp,
+    cst.DictComp,
+    cst.Dict,
+    cst.SimpleString,
+    cst.SetComp,
+)
+# Builtins whose result over a Python display or comprehension is a Python value.
+_PYTHON_BUILTINS = frozenset({"len", "sum", "max", "min", "any", "all", "sorted", "list", "tuple"})
 
 
 def row_value(node: cst.BaseExpression) -> bool:
@@ -102,3 +126,21 @@ def row_value(node: cst.BaseExpression) -> bool:
 
 
 __all__ = ["SIZE_METHODS", "host_value", "row_comparison", "row_value", "unpacked"]
+
+
+def computed_compared(test: cst.Comparison, loop: RowLoop) -> cst.BaseExpression | None:
+    """``if g_i_g_j < 0:`` of ``g_i_g_j = torch.dot(g_i, g_j)`` in a walk of ``g_j``: a name
+    the body binds to a tensor computed from the row (``loop.derived``, no host read of it)
+    compared is a 0-d tensor asked for ``bool()`` (session 45, pytorch-optimizer's PCGrad);
+    whether the rows are tensors is the caller's evidence, as for a row compared."""
+    comparison = test.comparisons[0]
+    if not isinstance(comparison.operator, COMPARISON_OPERATORS):
+        return None
+    derived = {name for name, _ in loop.derived}
+    for operand in (test.left, comparison.comparator):
+        if isinstance(operand, (cst.SimpleString, cst.FormattedString)):
+            return None
+    for operand in (test.left, comparison.comparator):
+        if isinstance(operand, cst.Name) and operand.value in derived:
+            return test
+    return None

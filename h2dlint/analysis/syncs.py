@@ -461,9 +461,13 @@ def with_derived(
     derived = dict(loop.derived)
     for node in body:
         for small in statements(node, into_definitions=False):
-            if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
+            if isinstance(small, cst.AnnAssign) and small.value is not None:
+                pairs = unpacked(small.target, small.value)  # ``d: torch.Tensor = f(row)``
+            elif isinstance(small, cst.Assign) and len(small.targets) == 1:
+                pairs = unpacked(small.targets[0].target, small.value)
+            else:
                 continue
-            for target, value in unpacked(small.targets[0].target, small.value):
+            for target, value in pairs:
                 if target.value in loop.names:
                     continue
                 if isinstance(value, cst.Call) and explicit_sync(value) is not None:
