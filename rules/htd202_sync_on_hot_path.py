@@ -6403,16 +6403,14 @@ class SyncOnHotPath(Rule):
             return False  # the output of a function its callers run once (the caller chain)
         if kind == "copy" and prediction_output(provenance.index, self.context.ancestors, function):
             return False  # a model's prediction mode (``predict()`` of a model with ``loss()``)
-        if kind == "copy" and action_copy(function, explicit):
-            return False  # a policy's action handed back to the rollout loop's host env
-        if kind == "copy" and cpu_backend_arm(self.context.module, self.context.ancestors, node):
-            return False  # ``x.cpu() if _CPU else x``: the hand-off a CPU backend needs
         if kind == "copy" and (
-            host_runtime_arm(self.context.ancestors, node)
-            or request_end_class(self.context.ancestors)
-            or (root is not None and conversion_helper(self.context.ancestors))
+            action_copy(function, explicit)  # a policy's action for the rollout's host env
+            or cpu_backend_arm(self.context.module, self.context.ancestors, node)  # _CPU flag
+            or host_runtime_arm(self.context.ancestors, node)  # ``elif self.onnx: ...``
+            or request_end_class(self.context.ancestors)  # an inferencer's output
+            or (root is not None and conversion_helper(self.context.ancestors))  # to_numpy()
         ):
-            return False  # ``elif self.onnx: im.cpu().numpy()``; an inferencer's; ``to_numpy()``
+            return False  # hand-offs the host needs (each analysis's docstring says why)
         shown = self.shown(tensor, "the tensor")
         read = what.format(shown)
         read = read[0].upper() + read[1:]
