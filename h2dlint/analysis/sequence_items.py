@@ -26,6 +26,7 @@ from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.sync_basics import RowLoop, RowSync, Walk
 from h2dlint.analysis.tensor_kinds import tensor_sequence_parameter
 from h2dlint.imports import statements
+from h2dlint.walk import visit_read_only
 
 
 def declared_item_read(
@@ -131,7 +132,7 @@ class _Calls(cst.CSTVisitor):
 
 def _calls(node: cst.CSTNode) -> list[cst.Call]:
     finder = _Calls()
-    node.visit(finder)
+    visit_read_only(node, finder)
     return finder.found
 
 
