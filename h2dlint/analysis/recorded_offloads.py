@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from h2dlint.walk import visit_read_only
+from h2dlint.analysis.later_reads import later_reads
 
 _ELEMENTS = (cst.Element, cst.StarredElement, cst.List, cst.Tuple)
 
@@ -75,49 +75,12 @@ def _name_only_recorded(binding: cst.Assign, function: cst.FunctionDef) -> bool:
     """``x = input.cpu() ...`` whose every later use packs ``x`` into a returned record."""
     if len(binding.targets) != 1 or not isinstance(binding.targets[0].target, cst.Name):
         return False
-    uses = _RecordUses(binding.targets[0].target.value, binding)
-    visit_read_only(function.body, uses)
-    return uses.count > 0 and uses.only_recorded
-
-
-class _RecordUses(cst.CSTVisitor):
-    """Whether every read of a name after ``binding`` packs it into a kept record."""
-
-    def __init__(self, name: str, binding: cst.Assign) -> None:
-        self.name = name
-        self.binding = binding
-        self.after = False
-        self.stack: list[cst.CSTNode] = []
-        self.count = 0
-        self.only_recorded = True
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, (cst.FunctionDef, cst.Lambda)) and self.stack:
-            return False
-        if self.after and isinstance(node, cst.Name) and node.value == self.name:
-            self._use(node)
-        self.stack.append(node)
-        return True
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        if self.stack and self.stack[-1] is original_node:
-            self.stack.pop()
-        if original_node is self.binding:
-            self.after = True
-
-    def _use(self, node: cst.Name) -> None:
-        parent = self.stack[-1] if self.stack else None
-        if isinstance(parent, cst.AssignTarget) or (
-            isinstance(parent, cst.Attribute) and parent.attr is node
-        ):
-            if isinstance(parent, cst.AssignTarget):
-                self.only_recorded = False  # rebound: its other values are not ours to judge
-            return
-        if isinstance(parent, cst.Arg) and parent.keyword is node:
-            return
-        self.count += 1
-        if not _record_argument(node, list(reversed(self.stack))):
-            self.only_recorded = False
+    found = later_reads(function, binding.targets[0].target.value, binding)
+    return (
+        bool(found.reads)
+        and found.rebound_after is None  # rebound: its other values are not ours to judge
+        and all(_record_argument(read.node, read.parents) for read in found.reads)
+    )
 
 
 def copied_container(node: cst.BaseExpression) -> cst.BaseExpression | None:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 
 import libcst as cst
 
-from h2dlint.walk import visit_read_only
+from h2dlint.analysis.later_reads import later_reads
 
 # ``_feeds_entry`` and ``_is_feed``: whether a value (below its parents, innermost first) is
 # a feed's entry, or a feed.
@@ -103,51 +103,5 @@ def _name_only(binding: cst.Assign, function: cst.FunctionDef, test: _Test) -> b
     """Whether the name ``binding`` binds is used after it, and every use passes ``test``."""
     if len(binding.targets) != 1 or not isinstance(binding.targets[0].target, cst.Name):
         return False
-    uses = _Uses(binding.targets[0].target.value, binding, function, test)
-    visit_read_only(function.body, uses)
-    return uses.count > 0 and uses.only
-
-
-class _Uses(cst.CSTVisitor):
-    """Whether every read of a name after ``binding`` (until it is bound again) passes the
-    test: its chain of parents, innermost first, makes it a feed's entry or a feed."""
-
-    def __init__(
-        self, name: str, binding: cst.Assign, function: cst.FunctionDef, test: _Test
-    ) -> None:
-        self.name = name
-        self.binding = binding
-        self.function = function
-        self.test = test
-        self.after = False
-        self.done = False
-        self.stack: list[cst.CSTNode] = []
-        self.count = 0
-        self.only = True
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, (cst.FunctionDef, cst.Lambda)) and self.stack:
-            return False
-        if self.after and not self.done and isinstance(node, cst.Name) and node.value == self.name:
-            self._use(node)
-        self.stack.append(node)
-        return True
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        if self.stack and self.stack[-1] is original_node:
-            self.stack.pop()
-        if original_node is self.binding:
-            self.after = True
-
-    def _use(self, node: cst.Name) -> None:
-        parent = self.stack[-1] if self.stack else None
-        if isinstance(parent, cst.AssignTarget):
-            self.done = True  # bound again: later reads are of another value
-            return
-        if isinstance(parent, cst.Attribute) and parent.attr is node:
-            return
-        if isinstance(parent, cst.Arg) and parent.keyword is node:
-            return
-        self.count += 1
-        if not self.test(node, list(reversed(self.stack)), self.function):
-            self.only = False
+    reads = later_reads(function, binding.targets[0].target.value, binding).until_rebound()
+    return bool(reads) and all(test(read.node, read.parents, function) for read in reads)

@@ -32,6 +32,7 @@ from pathlib import PurePath
 
 import libcst as cst
 
+from h2dlint.analysis.later_reads import later_reads
 from h2dlint.analysis.recorded_offloads import copied_container, recorded_offload
 from h2dlint.analysis.sync_basics import METADATA_ATTRIBUTES, METADATA_METHODS
 from h2dlint.walk import visit_read_only
@@ -179,55 +180,21 @@ def _stored_target(
         return True
     if not isinstance(target, cst.Name):
         return False
-    uses = _Uses(target.value, binding)
-    visit_read_only(function.body, uses)
-    return uses.count > 0 and uses.only_stored
+    reads = later_reads(function, target.value, binding).reads  # rebindings aside
+    return bool(reads) and all(_stores_or_asks(read.parents) for read in reads)
 
 
-class _Uses(cst.CSTVisitor):
-    """Whether every read of a name in a function after its binding ``binding`` stores it or
-    asks its metadata."""
-
-    def __init__(self, name: str, binding: cst.Assign) -> None:
-        self.name = name
-        self.binding = binding
-        self.after = False
-        self.stack: list[cst.CSTNode] = []
-        self.count = 0
-        self.only_stored = True
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, (cst.FunctionDef, cst.Lambda)) and self.stack:
-            return False
-        if self.after and isinstance(node, cst.Name) and node.value == self.name:
-            self._use(node)
-        self.stack.append(node)
+def _stores_or_asks(parents: Sequence[cst.CSTNode]) -> bool:
+    """Whether a read (below ``parents``, innermost first) asks the tensor's metadata
+    (``x.numel() > 0``, ``x.shape``) or is an argument of a storing call."""
+    parent = parents[0] if parents else None
+    grandparent = parents[1] if len(parents) > 1 else None
+    if isinstance(parent, cst.Attribute) and (
+        parent.attr.value in METADATA_ATTRIBUTES or parent.attr.value in METADATA_METHODS
+    ):
         return True
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        if self.stack and self.stack[-1] is original_node:
-            self.stack.pop()
-        if original_node is self.binding:
-            self.after = True
-
-    def _use(self, node: cst.Name) -> None:
-        parent = self.stack[-1] if self.stack else None
-        if isinstance(parent, cst.AssignTarget) or (
-            isinstance(parent, cst.Attribute) and parent.attr is node
-        ):
-            return  # the binding itself, or an attribute's name
-        if isinstance(parent, cst.Arg) and parent.keyword is node:
-            return
-        self.count += 1
-        grandparent = self.stack[-2] if len(self.stack) > 1 else None
-        if isinstance(parent, cst.Attribute) and (
-            parent.attr.value in METADATA_ATTRIBUTES or parent.attr.value in METADATA_METHODS
-        ):
-            return  # ``x.numel() > 0``, ``x.shape``
-        if (
-            isinstance(parent, cst.Arg)
-            and isinstance(grandparent, cst.Call)
-            and _storing_call(grandparent)
-        ):
-            return
-        self.only_stored = False
+    return (
+        isinstance(parent, cst.Arg)
+        and isinstance(grandparent, cst.Call)
+        and _storing_call(grandparent)
+    )
