@@ -69,8 +69,7 @@ def test_a_list_of_numbers_is_host_data(annotation: str) -> None:
         "Tuple[int, int]",
         "list[torch.Tensor]",
         "list[list[torch.Tensor]]",
-        "Sequence[object]",
-        "list",
+        "Sequence[object]",  # (a bare ``list`` is host data since session 45: list_parameters)
         "list[int] | torch.Tensor",
         "torch.Tensor",
         "int",

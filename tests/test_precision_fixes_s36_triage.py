@@ -115,8 +115,9 @@ def test_a_while_loop_of_steps_in_a_delegate_keeps_its_test_hot(tmp_path: Path) 
     cls = _class(ADAPTIVE, "DPM_Solver")
     assert [m.name.value for m in step_delegates(_method(cls, "sample"), cls)] == ["adaptive"]
     found = _findings(tmp_path, {"solver.py": ADAPTIVE}, "HTD201,HTD202")
-    assert ("solver.py", 10, "HTD202") in found
+    # the hot while test, reported once: by HTD201, which HTD202 leaves it to (session 45)
     assert ("solver.py", 10, "HTD201") in found
+    assert ("solver.py", 10, "HTD202") not in found
 
 
 def test_a_sample_holding_its_own_loop_hands_nothing_over() -> None:
