@@ -56,15 +56,22 @@ def root_of(path: str) -> str:
 
 def layout_of(root: str) -> ProjectLayout:
     """The modules a file of the project ``root`` imports: the packages and modules in
-    ``root`` (``build_layout``), then the packages of the distribution around it
-    (:func:`distribution_folders`): ``scripts/serve.py`` or ``tests/test_x.py`` of a repository
+    ``root`` (``build_layout``), then, for a folder of scripts only (no package in it), the
+    packages of the distribution around it (:func:`distribution_folders`): ``scripts/serve.py`` or ``tests/test_x.py`` of a repository
     imports the repository's ``pkg`` (or ``src/pkg``) as an installed package, and sees its
     facts whichever of the repository's files one call checks. Its own folder's modules come
     first, as on ``sys.path``."""
     layout = build_layout([root])
-    for folder in distribution_folders(root):
-        add_packages(layout, folder)
+    if not layout.modules or all(os.sep not in _under(root, p) for p in layout.modules.values()):
+        # a folder of scripts only: a folder that packages are imported from (``src/``,
+        # ``tests/projects/``) is a project of its own
+        for folder in distribution_folders(root):
+            add_packages(layout, folder)
     return layout
+
+
+def _under(root: str, path: str) -> str:
+    return os.path.relpath(path, os.path.realpath(root))
 
 
 def distribution_folders(root: str) -> list[str]:
