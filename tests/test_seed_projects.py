@@ -26,13 +26,16 @@ catch up, the test passes, xfail-strict fails, and the entry must go.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import io
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import tokenize
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -168,12 +171,24 @@ def battery_findings(directory: Path, cases: tuple[str, ...]) -> frozenset[tuple
 DRIVER = Path(__file__).resolve().parent / "seed_projects_driver.py"
 
 
-def _run(command: list[str]) -> str:
+@functools.cache
+def _alone(project: str) -> Path:
+    """A folder holding a copy of the project and nothing else. The projects are separate code
+    bases kept side by side as test data; checked in place, they would be one project (an
+    index is per folder that packages are imported from, h2dlint/project/roots.py), whose
+    same-named classes (two ``Sampler``) no code base of theirs holds."""
+    home = Path(tempfile.mkdtemp(prefix=f"h2dlint-seed-{project}-"))
+    atexit.register(shutil.rmtree, home, True)
+    shutil.copytree(PROJECTS_DIR / project, home / project)
+    return home
+
+
+def _run(command: list[str], cwd: Path = PROJECTS_DIR) -> str:
     # The checkout's own h2dlint, also from a git worktree of a checkout installed editable.
     path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
     result = subprocess.run(
         command,
-        cwd=PROJECTS_DIR,
+        cwd=cwd,
         env={**os.environ, "PYTHONPATH": path},
         capture_output=True,
         text=True,
@@ -184,11 +199,11 @@ def _run(command: list[str]) -> str:
     return result.stdout
 
 
-def _located(records: list[dict[str, Any]]) -> set[tuple[str, int, str]]:
-    """(path, line, code) of each finding, paths relative to tests/projects."""
+def _located(records: list[dict[str, Any]], home: Path) -> set[tuple[str, int, str]]:
+    """(path, line, code) of each finding, paths relative to ``home`` (as to tests/projects)."""
     return {
         (
-            Path(record["filename"]).resolve().relative_to(PROJECTS_DIR).as_posix(),
+            Path(record["filename"]).resolve().relative_to(home.resolve()).as_posix(),
             record["location"]["row"],
             record["code"],
         )
@@ -200,13 +215,14 @@ def _located(records: list[dict[str, Any]]) -> set[tuple[str, int, str]]:
 def findings(project: str, mode: str) -> frozenset[tuple[str, int, str]]:
     """The findings of one run over the project's tree, or of one run per file of it (each in
     a process of its own, forked by the driver after the import)."""
+    home = _alone(project)
     if mode == "tree":
-        return frozenset(
-            _located(json.loads(_run([sys.executable, "-m", "h2dlint", *ARGS, project])))
-        )
+        command = [sys.executable, "-m", "h2dlint", *ARGS, project]
+        return frozenset(_located(json.loads(_run(command, home)), home))
     request = json.dumps([list(ARGS), project_files(project)])
-    by_file = json.loads(_run([sys.executable, str(DRIVER), request]))
-    return frozenset(_located([record for records in by_file.values() for record in records]))
+    by_file = json.loads(_run([sys.executable, str(DRIVER), request], home))
+    records = [record for records in by_file.values() for record in records]
+    return frozenset(_located(records, home))
 
 
 def _expectation_params() -> list[object]:
