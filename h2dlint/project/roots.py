@@ -57,12 +57,14 @@ def root_of(path: str) -> str:
 def layout_of(root: str) -> ProjectLayout:
     """The modules a file of the project ``root`` imports: the packages and modules in
     ``root`` (``build_layout``), then, for a folder of scripts only (no package in it), the
-    packages of the distribution around it (:func:`distribution_folders`): ``scripts/serve.py`` or ``tests/test_x.py`` of a repository
-    imports the repository's ``pkg`` (or ``src/pkg``) as an installed package, and sees its
+    packages of the distribution around it (:func:`distribution_folders`):
+    ``scripts/serve.py`` or ``tests/test_x.py`` of a repository imports the repository's
+    ``pkg`` (or ``src/pkg``) as an installed package, and sees its
     facts whichever of the repository's files one call checks. Its own folder's modules come
     first, as on ``sys.path``."""
     layout = build_layout([root])
-    if not layout.modules or all(os.sep not in _under(root, p) for p in layout.modules.values()):
+    paths = layout.modules.values()
+    if all(os.sep not in _under(root, path) for path in paths):
         # a folder of scripts only: a folder that packages are imported from (``src/``,
         # ``tests/projects/``) is a project of its own
         for folder in distribution_folders(root):
