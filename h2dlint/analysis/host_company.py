@@ -35,18 +35,6 @@ _DATA_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor"})
 _SIZE_FACTORIES = frozenset(
     {"torch.full", "torch.zeros", "torch.ones", "torch.empty", "torch.rand", "torch.randn"}
 )
-# Joins that need every input on one device.
-_JOINS = frozenset(
-    {
-        "torch.cat",
-        "torch.concat",
-        "torch.concatenate",
-        "torch.stack",
-        "torch.hstack",
-        "torch.vstack",
-    }
-)
-
 _HOST_NAMES: SharedKey[frozenset[str]] = SharedKey("names shown on the host by company")
 
 

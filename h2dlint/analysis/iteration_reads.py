@@ -8,10 +8,8 @@ why (the device, a row counted by the body, or the hot path's reason)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import TypeVar
 
 import libcst as cst
 
@@ -28,12 +26,11 @@ from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.name_hints import on_host_by_name
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.reference_helpers import in_reference_code
+from h2dlint.analysis.row_deferrals import as_if_visiting
 from h2dlint.analysis.tensor_kinds import tensor_evidence
 from h2dlint.analysis.value_syncs import IterationSync, iteration_syncs, value_where
 from h2dlint.context import FileContext
 from h2dlint.walk import holds, visit_read_only
-
-T = TypeVar("T")
 
 # How a ``while`` loop's read is judged: proven on the device, a row the body counts through,
 # or a surely-tensor read on a hot path.
@@ -163,11 +160,11 @@ def reported_iteration_read(
         if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             break
         if isinstance(parent, cst.While):
-            found = _at(context, index, partial(while_read, context, parent))
+            found = as_if_visiting(context, index, partial(while_read, context, parent))
             if found is not None and _same_read(found.sync.node, node):
                 return True
         elif isinstance(parent, cst.Call) and builtin_walk(parent) is not None:
-            walked = _at(context, index, partial(walk_read, context, parent))
+            walked = as_if_visiting(context, index, partial(walk_read, context, parent))
             if walked is not None:
                 return True
     if isinstance(node, cst.Call) and builtin_walk(node) is not None:
@@ -177,17 +174,6 @@ def reported_iteration_read(
 
 def _same_read(read: cst.CSTNode, node: cst.CSTNode) -> bool:
     return holds(read, node) or holds(node, read)
-
-
-def _at(context: FileContext, index: int, compute: Callable[[], T]) -> T:
-    """``compute()`` as if the node at ``context.ancestors[index]`` were being visited."""
-    ancestors = context.ancestors
-    rest = ancestors[index:]
-    del ancestors[index:]
-    try:
-        return compute()
-    finally:
-        ancestors.extend(rest)
 
 
 def _counted_row(loop: cst.While, read: cst.BaseExpression) -> bool:

@@ -22,18 +22,7 @@ import libcst as cst
 
 from h2dlint.analysis.bindings import Binding, Bindings
 from h2dlint.analysis.provenance import Provenance
-
-# torch's functions that join a sequence of tensors of one device into one tensor.
-JOINING_FUNCTIONS = frozenset(
-    {
-        "torch.cat",
-        "torch.concat",
-        "torch.concatenate",
-        "torch.stack",
-        "torch.hstack",
-        "torch.vstack",
-    }
-)
+from h2dlint.analysis.torch_api import JOINS
 
 
 def joined_operands(node: cst.BaseExpression, provenance: Provenance) -> list[cst.BaseExpression]:
@@ -41,7 +30,7 @@ def joined_operands(node: cst.BaseExpression, provenance: Provenance) -> list[cs
     ``a`` and ``b``); empty for anything else (a join of a name, of a starred element)."""
     if not isinstance(node, cst.Call) or not node.args or node.args[0].keyword is not None:
         return []
-    if provenance.qualify(node.func) not in JOINING_FUNCTIONS:
+    if provenance.qualify(node.func) not in JOINS:
         return []
     display = node.args[0].value
     if not isinstance(display, (cst.List, cst.Tuple)):
@@ -158,7 +147,6 @@ class BindingsOnPath:
 
 
 __all__ = [
-    "JOINING_FUNCTIONS",
     "BindingsOnPath",
     "joined_operands",
     "past_target_rebinding",

@@ -80,7 +80,7 @@ def _row_loops(context: FileContext, node: cst.CSTNode) -> Iterator[tuple[Loop, 
         inside = (*ancestors[index + 1 :], node)
         if not any(part in inside for part in _repeated(parent)):
             continue  # the iterable, evaluated once per iteration of the loop around
-        yield parent, _at(context, index, partial(loop_rows, context, parent))
+        yield parent, as_if_visiting(context, index, partial(loop_rows, context, parent))
 
 
 def _suppressed_loop(context: FileContext, loop: Loop) -> bool:
@@ -103,7 +103,7 @@ def _repeated(node: Loop) -> list[cst.CSTNode]:
     return [*comprehension_parts(node), *for_in.ifs, *extra]
 
 
-def _at(context: FileContext, index: int, compute: Callable[[], T]) -> T:
+def as_if_visiting(context: FileContext, index: int, compute: Callable[[], T]) -> T:
     """``compute()`` as if the node at ``context.ancestors[index]`` were being visited (the
     state HTD201 judges a loop in)."""
     ancestors = context.ancestors
