@@ -29,7 +29,7 @@ from h2dlint.analysis.reference_helpers import in_reference_code
 from h2dlint.analysis.row_deferrals import as_if_visiting
 from h2dlint.analysis.tensor_kinds import tensor_evidence
 from h2dlint.analysis.value_syncs import IterationSync, iteration_syncs, value_where
-from h2dlint.context import FileContext
+from h2dlint.context import FileContext, SharedKey
 from h2dlint.walk import holds, visit_read_only
 
 # How a ``while`` loop's read is judged: proven on the device, a row the body counts through,
@@ -59,9 +59,19 @@ class WalkRead:
     reason: str = ""
 
 
+# Each loop's and walk's verdict, judged once per file: HTD201 asks it when it visits the node,
+# HTD202 for each of its candidates inside or around it (``reported_iteration_read``).
+_WHILE_READS: SharedKey[WhileRead | None] = SharedKey("while reads")
+_WALK_READS: SharedKey[WalkRead | None] = SharedKey("walk reads")
+
+
 def while_read(context: FileContext, node: cst.While) -> WhileRead | None:
     """The read HTD201 reports for ``node`` (being visited: ``context.ancestors`` are its
     ancestors, not the loop itself), or None."""
+    return context.shared(_WHILE_READS, partial(_while_read, context, node), node)
+
+
+def _while_read(context: FileContext, node: cst.While) -> WhileRead | None:
     syncs = iteration_syncs(node)
     if not syncs:
         return None
@@ -109,6 +119,10 @@ def while_read(context: FileContext, node: cst.While) -> WhileRead | None:
 
 def walk_read(context: FileContext, node: cst.Call) -> WalkRead | None:
     """``node`` (being visited) as a builtin walk of a tensor HTD201 reports, or None."""
+    return context.shared(_WALK_READS, partial(_walk_read, context, node), node)
+
+
+def _walk_read(context: FileContext, node: cst.Call) -> WalkRead | None:
     walk = builtin_walk(node)
     if walk is None:
         return None
