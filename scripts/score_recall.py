@@ -184,6 +184,19 @@ def h2dlint_command() -> list[str]:
     return [sys.executable, "-m", "h2dlint"]
 
 
+def checkout_environment() -> dict[str, str]:
+    """The environment for a scored run: this checkout's ``h2dlint`` first on the path.
+
+    The run's working folder is the package being scored, so ``python -m h2dlint`` would
+    otherwise import whichever h2dlint is installed (the main checkout's editable install),
+    not the code of the worktree this script belongs to.
+    """
+    checkout = str(REPO)
+    inherited = os.environ.get("PYTHONPATH")
+    path = checkout if not inherited else os.pathsep.join([checkout, inherited])
+    return {**os.environ, "PYTHONPATH": path}
+
+
 def run_h2dlint(root: Path, folders: Sequence[str], timeout: float) -> list[dict[str, Any]]:
     cmd = [
         *h2dlint_command(),
@@ -196,7 +209,14 @@ def run_h2dlint(root: Path, folders: Sequence[str], timeout: float) -> list[dict
         "--exit-zero",
         *folders,
     ]
-    proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(
+        cmd,
+        cwd=root,
+        env=checkout_environment(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     try:
         records = json.loads(proc.stdout or "null")
     except json.JSONDecodeError as exc:

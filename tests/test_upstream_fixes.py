@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import importlib.util
 import json
+import os
 import re
 import subprocess
 import sys
@@ -151,3 +152,25 @@ def test_an_internal_error_of_a_scored_run_is_printed(
     monkeypatch.setattr(module.subprocess, "run", lambda *a, **k: done)
     assert module.run_h2dlint(tmp_path, ["pkg"], 10.0) == [error]
     assert "pkg/m.py: internal error in rule HTD301" in capsys.readouterr().err
+
+
+def test_a_scored_run_imports_this_checkouts_h2dlint(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # The run's working folder is the scored package: without this checkout first on the path,
+    # `python -m h2dlint` would score whichever h2dlint is installed, not a worktree's code.
+    module = _score_recall()
+    seen: dict[str, object] = {}
+
+    def run(*args: object, **kwargs: object) -> subprocess.CompletedProcess[str]:
+        seen.update(kwargs)
+        return subprocess.CompletedProcess([], 0, stdout="[]", stderr="")
+
+    monkeypatch.setenv("PYTHONPATH", "/elsewhere")
+    monkeypatch.setattr(module.subprocess, "run", run)
+    assert module.run_h2dlint(tmp_path, ["pkg"], 10.0) == []
+    env = seen["env"]
+    assert isinstance(env, dict)
+    checkout = Path(module.__file__).resolve().parents[1]
+    assert env["PYTHONPATH"].split(os.pathsep) == [str(checkout), "/elsewhere"]
+    assert (checkout / "h2dlint" / "__init__.py").is_file()
