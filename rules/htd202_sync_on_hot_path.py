@@ -3557,6 +3557,39 @@ class SyncOnHotPath(Rule):
                 return [Image.fromarray(i) for i in image]
             """
         ),
+        # Session 46 (fp202m46): an evaluation pass's results leave for host code: the
+        # evaluation arm of a ``self.training`` test (stanza depparse/model.py:359, FunASR's
+        # validation CER, paraformer/model.py:479) and a hand-written evaluation loop
+        # (BigVGAN's PESQ input, train.py:337: evaluation_passes).
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+            from torch import nn
+            class Parser(nn.Module):
+                def forward(self, word, head):
+                    scores = self.scorer(word)
+                    preds = []
+                    if self.training:
+                        loss = self.crit(scores, head)
+                    else:
+                        loss = 0
+                        preds.append(F.log_softmax(scores, 2).detach().cpu().numpy())
+                    return loss, preds
+            """
+        ),
+        Valid(
+            """
+            import torch
+            def validate(model, loader, device):
+                scores = []
+                for x, y in loader:
+                    y_hat = torch.tanh(model(x.to(device)))
+                    y_int = (y_hat[0] * 32767).short().cpu().numpy()
+                    scores.append(pesq(16000, y.numpy(), y_int))
+                return scores
+            """
+        ),
     )
     invalid = (
         # Session 43 (truth43): the look-alike of the observer's stored input: a statistic of
@@ -6115,6 +6148,20 @@ class SyncOnHotPath(Rule):
                 image = image.permute(0, 2, 3, 1).to(torch.uint8).cpu().numpy()
                 #       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
                 return [Image.fromarray(i) for i in image]
+            """
+        ),
+        # Session 46 (fp202m46): the look-alike: an evaluation loop's copy handed to the
+        # project's own helper (gpt-sovits' spectrogram plot in ``evaluate``, labelled true).
+        Invalid(
+            """
+            import torch
+            def evaluate(model, loader, device):
+                images = []
+                for x in loader:
+                    mel = torch.tanh(model(x.to(device)))
+                    images.append(plot_spectrogram_to_numpy(mel[0].cpu().numpy()))
+                    #                                       ^^^^^^^^^^^^
+                return images
             """
         ),
     )

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from h2dlint.analysis.evaluation_passes import evaluation_copy
 from h2dlint.analysis.host_io_calls import copied_output
 from h2dlint.analysis.names import names_in
 from h2dlint.analysis.numpy_outputs import declared_numpy_output
@@ -137,7 +138,8 @@ def copy_role(
     (what its code exists to produce, :func:`host_io_calls.copied_output`, or the numpy array
     its function declares it returns, :func:`numpy_outputs.declared_numpy_output`, or a
     plot's input, :func:`plotted_copies.plotted_copy`, or an inference session's input,
-    :func:`session_feeds.session_feed`),
+    :func:`session_feeds.session_feed`, or an evaluation pass's result,
+    :func:`evaluation_passes.evaluation_copy`),
     ``"offload"`` (one a setting asks for, :func:`optional_offloads.optional_offload`, or a
     calibration pass's input stored on the host, :func:`stored_offloads.stored_offload`),
     ``"returned"`` (the output ``function`` returns, :func:`returned_copy`), or None.
@@ -155,6 +157,8 @@ def copy_role(
         return "output"  # a plot's input (session 37)
     if session_feed(ancestors, function, copy):
         return "output"  # an inference session's input, fed as host arrays (session 45)
+    if evaluation_copy(ancestors, copy, device_unknown):
+        return "output"  # an evaluation pass's result for host code (session 46)
     if optional_offload(ancestors, copy):
         return "offload"
     if stored_offload(context.path, ancestors, function, copy):
