@@ -714,6 +714,17 @@ SERVING_PACKAGES: dict[str, str] = {
     "sageattention": "1.0.6",
     "e3nn": "0.6.0",
     "optimum-benchmark": "0.6.0",
+    # Session 46 (helper triage46): a blind-style reading of serving, TTS and video/3D diffusion
+    # code no triage had read. Files whose bytes or path name vllm or sglang are dropped unread.
+    "boson-multimodal": "0.1.1",
+    "comfy-diffusion": "2.6.0",
+    "streamdiffusionv2": "0.1.1",
+    "kestrel": "0.9.2",
+    "lk-moe": "2.7.4",
+    "gsv-tts-lite": "0.4.7",
+    "flashdreams": "0.1.0",
+    "vui-tts": "1.2.3",
+    "kvboost": "0.9.0",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # Packages whose files that import or name vllm or sglang were removed, unread, before they were
@@ -736,6 +747,15 @@ DROPS_RESERVED_MENTIONS = frozenset(
         "sageattention",
         "e3nn",
         "optimum-benchmark",
+        "boson-multimodal",
+        "comfy-diffusion",
+        "streamdiffusionv2",
+        "kestrel",
+        "lk-moe",
+        "gsv-tts-lite",
+        "flashdreams",
+        "vui-tts",
+        "kvboost",
         "esm",
         "stanza",
         "optimum-executorch",

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from h2dlint.analysis.first_steps import first_step_lines
 from h2dlint.analysis.period_words import PERIOD_WORDS, STEP_COUNTER_WORDS
+from h2dlint.analysis.self_tests import ast_self_tests
 from h2dlint.project.ast_walk import child_nodes
 from h2dlint.project.summary import dotted, top_functions
 
@@ -131,8 +132,11 @@ def _steps(tree: ast.Module) -> _Steps:
     functions = {_key(f.name, cls): f for f, cls in top_functions(tree)}
     loops: dict[str, _Loops] = {}
     guarded: dict[str, _Ranges] = {}
+    self_tests = ast_self_tests(tree)  # a module's own test(): its loops are cases, not steps
     for function, cls in top_functions(tree):
         key = _key(function.name, cls)
+        if cls is None and function.name in self_tests:
+            continue
         nodes = _own_nodes(function.body)
         loops[key] = _loops_in(nodes, functions, cls)
         guarded[key] = _occasional_in(nodes) + _past_periodic_exits(function, nodes)
