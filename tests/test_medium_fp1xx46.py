@@ -53,7 +53,8 @@ def test_a_module_that_imports_torch_keeps_the_rows() -> None:
 
 
 def test_a_module_that_calls_a_tensor_method_keeps_the_rows() -> None:
-    for method in ("x.cpu()", "x.cuda()", "x.detach()", "x.numpy()", "x.to(device)"):
+    methods = ("x.cpu()", "x.cuda()", "x.detach()", "x.numpy()", "x.to(device)", "x.sum().item()")
+    for method in methods:
         extra = f"""
     def host(x, device=None):
         return {method}
