@@ -261,6 +261,20 @@ class SyncPerRow(ComprehensionVisits, Rule):
                         return m
             """
         ),
+        # Session 46 (fp1xx46): a module in numpy that imports no torch and calls no tensor
+        # method (modelscope's COCO metric over mmdet-style results): host arrays (numpy_modules).
+        Valid(
+            """
+            import numpy as np
+            def proposals_to_json(img_ids, results):
+                json_results = []
+                for idx in range(len(img_ids)):
+                    bboxes = results[idx]
+                    for i in range(bboxes.shape[0]):
+                        json_results.append(dict(image_id=img_ids[idx], score=float(bboxes[i][4])))
+                return json_results
+            """
+        ),
         # Session 44 (triage44): a dict of named outputs looked up by key after a membership
         # test (SchNetPack's calculator): each name's whole tensor copied once (keyed_outputs).
         Valid(
@@ -1703,6 +1717,23 @@ class SyncPerRow(ComprehensionVisits, Rule):
                               ^^^^^^^^^^^
             """,
             message_contains="`.item()` of `loss` on each item of `losses`",
+        ),
+        # Session 46 (fp1xx46): the numpy module's look-alike: a module that also imports
+        # torch may be handed a tensor's rows (MEDIUM), as one with no numpy import may.
+        Invalid(
+            """
+            import numpy as np
+            import torch
+            def proposals_to_json(img_ids, results):
+                json_results = []
+                for idx in range(len(img_ids)):
+                    bboxes = results[idx]
+                    for i in range(bboxes.shape[0]):
+                        json_results.append(dict(image_id=img_ids[idx], score=float(bboxes[i][4])))
+                                                                              ^^^^^^^^^^^^^^^^^^^
+                return json_results
+            """,
+            message_contains="`float()` on each row of `bboxes`",
         ),
         # Session 44 (triage44): the named outputs' look-alike: a membership test in another
         # container says nothing of the indexed tensor, whose rows are read one by one.

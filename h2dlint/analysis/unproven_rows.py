@@ -16,6 +16,7 @@ from h2dlint.analysis.batch_augmentors import in_batch_augmentor
 from h2dlint.analysis.data_folders import in_data_folder
 from h2dlint.analysis.error_handlers import read_on_error_path
 from h2dlint.analysis.host_company import shown_on_host
+from h2dlint.analysis.numpy_modules import numpy_only_module
 from h2dlint.analysis.numpy_rows import row_read_through_numpy
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.row_findings import RowFinding
@@ -49,6 +50,8 @@ def unproven_rows_on_host(
         return "in `except Exception:`: runs when the step failed"
     if walks_star_arguments(ancestors, loop.tensor):
         return "`for t in args` of `*args`: the call's few arguments, read one by one"
+    if numpy_only_module(context):
+        return "a module in numpy that imports no torch and calls no tensor method: host arrays"
     if shown_on_host(context, ancestors, loop.tensor, sync.tensor):
         return "`seqlens + torch.tensor(pads)` in the function: host tensors, or it raises"
     return None
