@@ -10,7 +10,6 @@ allocates, sizes or saves the cache, configures an op on it, or is a driver's, s
 from __future__ import annotations
 
 import pytest
-
 from lint_runs import lint
 
 OP = """

@@ -12,6 +12,8 @@ asking)."""
 
 from __future__ import annotations
 
+import itertools
+
 # Verbs of the per-step work on a KV cache: a new token's K/V appended or written, the
 # attention of a decode or prefill over it.
 RUNNING_WORDS = frozenset({"append", "decode", "prefill", "write", "store", "update"})
@@ -27,7 +29,7 @@ def kv_cache_words(words: list[str]) -> bool:
     """Whether the words name a KV cache: ``kv`` right before ``cache``, or ``kvcache``."""
     if "kvcache" in words:
         return True
-    return any(a == "kv" and b == "cache" for a, b in zip(words, words[1:]))
+    return any(a == "kv" and b == "cache" for a, b in itertools.pairwise(words))
 
 
 def kv_cache_op_reason(name: str, words: list[str]) -> str | None:
