@@ -52,6 +52,8 @@ def test_kv_cache_op_is_hot(name: str) -> None:
         "init_kv_cache_update",
         "update_quant_cfg_with_kv_cache_quant",
         "emit_kv_cache_update_layer",
+        "prepare_nvfp4_batch_decode_with_kv_cache_mla",
+        "plan_append_kv_cache",
         "benchmark_decode_with_kv_cache",
         "reference_append_kv_cache",
         "decode_with_kv",

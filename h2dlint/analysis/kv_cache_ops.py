@@ -17,9 +17,11 @@ import itertools
 # Verbs of the per-step work on a KV cache: a new token's K/V appended or written, the
 # attention of a decode or prefill over it.
 RUNNING_WORDS = frozenset({"append", "decode", "prefill", "write", "store", "update"})
-# Words of names that configure an op or generate code for it, not run it
-# (``update_quant_cfg_with_kv_cache_quant``, ``emit_kv_cache_update_layer``).
-NOT_RUNNING_WORDS = frozenset({"cfg", "config", "emit", "quant"})
+# Words of names that configure an op, plan it or generate code for it, not run it
+# (``update_quant_cfg_with_kv_cache_quant``, ``emit_kv_cache_update_layer``,
+# ``prepare_nvfp4_batch_decode_with_kv_cache_mla``: a plan reads its lengths on the host by
+# design, once before the layers run).
+NOT_RUNNING_WORDS = frozenset({"cfg", "config", "emit", "quant", "plan", "prepare"})
 KV_CACHE_REASON = (
     "`{}()` reads or writes the KV cache in every layer of each decoding step (its name says so)"
 )
