@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from h2dlint.analysis.kv_cache_ops import kv_cache_op_reason
 from h2dlint.analysis.per_step_names import per_step_state_builder, step_metadata_name
 from h2dlint.imports import dotted_name
 
@@ -229,6 +230,8 @@ def name_reason(name: str, method: bool) -> str | None:
         return HOOK_WORD_REASON.format(name)
     if not method and ATTENTION_WORDS & set(words) and words[0] not in DRIVER_FIRST_WORDS:
         return ATTENTION_WORD_REASON.format(name)
+    if words[0] not in DRIVER_FIRST_WORDS and not REFERENCE_NAME_WORDS & set(words):
+        return kv_cache_op_reason(name, words)
     return None
 
 
