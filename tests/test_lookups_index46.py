@@ -17,6 +17,9 @@ from click.testing import CliRunner
 from lint_runs import write_files
 
 from h2dlint.cli import main
+from h2dlint.project.class_lineage import may_subclass, related
+from h2dlint.project.index import ProjectIndex
+from h2dlint.project.layout import build_layout
 
 PINNED_SAMPLER = """
     import torch
@@ -205,3 +208,28 @@ def test_another_packages_same_named_class_leaves_the_callers_known(
 def test_a_subclass_in_another_package_leaves_the_callers_unknown(tmp_path: Path) -> None:
     write_files(tmp_path, {**ALPHA_HOT, "beta/__init__.py": "", "beta/sampler.py": BETA_SUBCLASS})
     assert ("alpha/processors.py", 8) not in _flagged(tmp_path, ".", "HTD202")
+
+
+def test_class_lineage_follows_imports_and_reexports(tmp_path: Path) -> None:
+    write_files(
+        tmp_path,
+        {
+            "alpha/__init__.py": "from alpha.base import Base\n",
+            "alpha/base.py": "import torch.nn as nn\n\n\nclass Base(nn.Module):\n    pass\n",
+            "alpha/sampler.py": "from alpha import Base\n\n\nclass Sampler(Base):\n    pass\n",
+            "beta/__init__.py": "",
+            "beta/sampler.py": "class Base:\n    pass\n\n\nclass Sampler(Base):\n    pass\n",
+            "beta/star.py": "from alpha.base import *\n\n\nclass Other(Base):\n    pass\n",
+        },
+    )
+    index = ProjectIndex(build_layout([str(tmp_path / "alpha"), str(tmp_path / "beta")]))
+    callers = index.caller_index()
+    assert may_subclass(callers, "alpha.sampler.Sampler", "alpha.base.Base")  # via __init__
+    assert may_subclass(callers, "alpha.Base", "alpha.base.Base")  # the re-export itself
+    assert not may_subclass(callers, "alpha.base.Base", "alpha.sampler.Sampler")
+    # ``model: Base`` may hold a ``Sampler``: related both ways
+    assert related(callers, "alpha.base.Base", "alpha.sampler.Sampler")
+    # the same names in another package: no lineage either way
+    assert not related(callers, "beta.sampler.Sampler", "alpha.sampler.Sampler")
+    assert not related(callers, "beta.sampler.Base", "alpha.sampler.Sampler")
+    assert may_subclass(callers, "beta.star.Other", "alpha.sampler.Sampler")  # ``*``: may

@@ -36,9 +36,11 @@ def may_subclass(callers: _Callers, owner: str, target: str) -> bool:
     same name, a class outside the project such as ``torch.nn.Module``, ``object``). A module
     importing ``*``, one that cannot be read, or a chain deeper than :data:`MAX_DEPTH` may."""
     seen: set[str] = set()
+    target = _home(callers, target)
     todo = [(owner, 0)]
     while todo:
         current, depth = todo.pop()
+        current = _home(callers, current)  # ``pkg.Cls`` re-exported from ``pkg.mod.Cls``
         if current == target:
             return True
         if current in seen:
@@ -73,7 +75,20 @@ def _bases(callers: _Callers, module: str, cls: str) -> list[str] | None:
             found.append(f"{module}.{written}")  # a class of the module, or a builtin
             continue
         full = project.absolute(module, imports[root])
-        qualified = f"{full}.{rest}" if rest else full
-        home = project.find_home(qualified)
-        found.append(f"{home[0]}.{home[1]}" if home is not None else qualified)
+        found.append(f"{full}.{rest}" if rest else full)
     return found
+
+
+def _home(callers: _Callers, qualified: str) -> str:
+    """Where the class ``qualified`` is defined, following re-exports; itself outside the
+    project."""
+    home = callers.project.find_home(qualified)
+    return f"{home[0]}.{home[1]}" if home is not None else qualified
+
+
+def related(callers: _Callers, owner: str, target: str) -> bool:
+    """Whether an object known as of class ``owner`` may run a method that ``target`` defines
+    when ``owner`` does not define it: ``owner`` may inherit it from ``target``
+    (:func:`may_subclass`), or the object may be of ``target`` itself, a subclass of
+    ``owner`` (``model: PreTrainedModel`` holding a ``LlamaModel``)."""
+    return may_subclass(callers, owner, target) or may_subclass(callers, target, owner)

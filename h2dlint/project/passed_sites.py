@@ -35,7 +35,7 @@ from typing import Any
 
 from h2dlint.project.call_resolution import defining_module
 from h2dlint.project.callers import CallerIndex, _reaching
-from h2dlint.project.class_lineage import may_subclass
+from h2dlint.project.class_lineage import related
 from h2dlint.project.passed_args import EXTERNAL_PACKAGES, object_escapes, passed_arguments
 from h2dlint.project.reexports import defined_at
 from h2dlint.project.remembered import remembered
@@ -152,7 +152,7 @@ def _sites(
             elif (
                 method
                 and not _defines(index, resolved, module, part)
-                and may_subclass(index, resolved.rpartition(".")[0], qualified.rpartition(".")[0])
+                and related(index, resolved.rpartition(".")[0], qualified.rpartition(".")[0])
             ):
                 return None  # a class that may inherit the method
     return sites
@@ -297,6 +297,6 @@ def _object_sites(index: CallerIndex, qualified: str) -> list[Site] | None:
             elif not (
                 _defines(index, owner + ".forward", module, part)
                 or _defines(index, owner + ".__call__", module, part)
-            ) and may_subclass(index, owner, cls_qualified):
+            ) and related(index, owner, cls_qualified):
                 return None  # may inherit ``forward`` from the class
     return sites if made else None  # objects made outside the project only: calls unseen
