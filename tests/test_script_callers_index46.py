@@ -83,6 +83,11 @@ def test_only_the_distributions_own_packages_see_its_scripts(tmp_path: Path) -> 
     (tmp_path / "src" / "lib" / "__init__.py").write_text("")
     (tmp_path / "tests" / "data" / "proj").mkdir(parents=True)
     (tmp_path / "tests" / "data" / "proj" / "__init__.py").write_text("")
+    (tmp_path / "scripts" / "plot.py").write_text("import numpy as np\n")  # no caller of pkg
     assert "scripts.train" in layout_of(str(tmp_path.resolve())).modules
-    assert "scripts.train" in layout_of(str((tmp_path / "src").resolve())).modules
+    assert "scripts.plot" not in layout_of(str(tmp_path.resolve())).modules
+    (tmp_path / "scripts" / "use_lib.py").write_text("from lib import step\n")
+    src = layout_of(str((tmp_path / "src").resolve())).modules
+    assert "scripts.use_lib" in src
+    assert "scripts.train" not in src  # it imports ``pkg``, not ``lib``
     assert "scripts.train" not in layout_of(str((tmp_path / "tests" / "data").resolve())).modules

@@ -4,7 +4,8 @@ A training loop in ``scripts/train.py`` that calls ``pkg.step()`` per batch make
 hot: the user who checks the repository expects the package's index to see that caller. A
 package's project index (``roots.layout_of``) therefore also holds the loose modules of the
 folders beside it in its distribution that run it (:data:`SCRIPT_FOLDERS`, each without an
-``__init__.py``: one with it is a package of the folder already), named by their path in the
+``__init__.py``: one with it is a package of the folder already) that import one of the
+project's packages, named by their path in the
 distribution (``scripts.train``, ``examples.llama.run``: as a namespace package from the
 repository's folder). The folders are found on disk from the package's project, never from the
 files a run is given: ``check pkg/`` and ``check .`` give the package's files the same callers,
@@ -19,6 +20,7 @@ step.
 from __future__ import annotations
 
 import os
+import re
 
 from h2dlint.project.layout import ProjectLayout, _walk_package
 
@@ -34,6 +36,7 @@ def add_script_folders(layout: ProjectLayout, distribution: str, root: str) -> i
     project ``root`` in that distribution), names it holds already keeping their files; the
     number added."""
     added = 0
+    imports = _importing(layout)
     for name in SCRIPT_FOLDERS:
         folder = os.path.join(distribution, name)
         if (
@@ -47,7 +50,28 @@ def add_script_folders(layout: ProjectLayout, distribution: str, root: str) -> i
         for module, path in found.modules.items():
             if added >= MAX_SCRIPT_MODULES:
                 return added
-            if module not in layout.modules:
+            if module not in layout.modules and imports is not None and _imports(path, imports):
                 layout.add(module, path)
                 added += 1
     return added
+
+
+def _importing(layout: ProjectLayout) -> re.Pattern[bytes] | None:
+    """An import of one of ``layout``'s top-level packages or modules (``import pkg``,
+    ``from pkg.ops import step``); None when it has none."""
+    tops = sorted({module.partition(".")[0] for module in layout.modules})
+    if not tops:
+        return None
+    names = b"|".join(re.escape(top.encode()) for top in tops)
+    return re.compile(rb"^[ \t]*(?:from|import)[ \t]+(?:" + names + rb")\b", re.MULTILINE)
+
+
+def _imports(path: str, pattern: re.Pattern[bytes]) -> bool:
+    """Whether the script at ``path`` imports one of the project's packages: the others
+    cannot call them, and every module an index holds costs its caller tables (a repository's
+    ``examples/`` of other libraries' pipelines)."""
+    try:
+        with open(path, "rb") as handle:
+            return pattern.search(handle.read()) is not None
+    except OSError:
+        return False
