@@ -56,22 +56,29 @@ def add_script_folders(layout: ProjectLayout, distribution: str, root: str) -> i
     return added
 
 
-def _importing(layout: ProjectLayout) -> re.Pattern[bytes] | None:
+Importing = tuple[tuple[bytes, ...], re.Pattern[bytes]]
+
+
+def _importing(layout: ProjectLayout) -> Importing | None:
     """An import of one of ``layout``'s top-level packages or modules (``import pkg``,
     ``from pkg.ops import step``); None when it has none."""
     tops = sorted({module.partition(".")[0] for module in layout.modules})
     if not tops:
         return None
-    names = b"|".join(re.escape(top.encode()) for top in tops)
-    return re.compile(rb"^[ \t]*(?:from|import)[ \t]+(?:" + names + rb")\b", re.MULTILINE)
+    words = tuple(top.encode() for top in tops)
+    names = b"|".join(map(re.escape, words))
+    return words, re.compile(rb"^[ \t]*(?:from|import)[ \t]+(?:" + names + rb")\b", re.MULTILINE)
 
 
-def _imports(path: str, pattern: re.Pattern[bytes]) -> bool:
+def _imports(path: str, importing: Importing) -> bool:
     """Whether the script at ``path`` imports one of the project's packages: the others
     cannot call them, and every module an index holds costs its caller tables (a repository's
     ``examples/`` of other libraries' pipelines)."""
     try:
         with open(path, "rb") as handle:
-            return pattern.search(handle.read()) is not None
+            data = handle.read()
     except OSError:
         return False
+    words, pattern = importing
+    # a substring test first: most scripts of a large folder never name the packages
+    return any(word in data for word in words) and pattern.search(data) is not None
