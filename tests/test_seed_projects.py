@@ -26,16 +26,13 @@ catch up, the test passes, xfail-strict fails, and the entry must go.
 
 from __future__ import annotations
 
-import atexit
 import functools
 import io
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 import tokenize
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -171,18 +168,6 @@ def battery_findings(directory: Path, cases: tuple[str, ...]) -> frozenset[tuple
 DRIVER = Path(__file__).resolve().parent / "seed_projects_driver.py"
 
 
-@functools.cache
-def _alone(project: str) -> Path:
-    """A folder holding a copy of the project and nothing else. The projects are separate code
-    bases kept side by side as test data; checked in place, they would be one project (an
-    index is per folder that packages are imported from, h2dlint/project/roots.py), whose
-    same-named classes (two ``Sampler``) no code base of theirs holds."""
-    home = Path(tempfile.mkdtemp(prefix=f"h2dlint-seed-{project}-"))
-    atexit.register(shutil.rmtree, home, True)
-    shutil.copytree(PROJECTS_DIR / project, home / project)
-    return home
-
-
 def _run(command: list[str], cwd: Path = PROJECTS_DIR) -> str:
     # The checkout's own h2dlint, also from a git worktree of a checkout installed editable.
     path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
@@ -214,8 +199,11 @@ def _located(records: list[dict[str, Any]], home: Path) -> set[tuple[str, int, s
 @functools.cache
 def findings(project: str, mode: str) -> frozenset[tuple[str, int, str]]:
     """The findings of one run over the project's tree, or of one run per file of it (each in
-    a process of its own, forked by the driver after the import)."""
-    home = _alone(project)
+    a process of its own, forked by the driver after the import). The projects are checked
+    in place, side by side: one project index over tests/projects (h2dlint/project/roots.py)
+    holds their same-named classes (three ``Sampler``), which every importer tells apart
+    through its imports (session 46)."""
+    home = PROJECTS_DIR
     if mode == "tree":
         command = [sys.executable, "-m", "h2dlint", *ARGS, project]
         return frozenset(_located(json.loads(_run(command, home)), home))

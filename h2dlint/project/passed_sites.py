@@ -35,6 +35,7 @@ from typing import Any
 
 from h2dlint.project.call_resolution import defining_module
 from h2dlint.project.callers import CallerIndex, _reaching
+from h2dlint.project.class_lineage import related
 from h2dlint.project.passed_args import EXTERNAL_PACKAGES, object_escapes, passed_arguments
 from h2dlint.project.reexports import defined_at
 from h2dlint.project.remembered import remembered
@@ -148,7 +149,11 @@ def _sites(
                 if method and not through_object:
                     return None  # ``Cls.m(obj, x)``: ``self`` among the arguments
                 sites.append(Site(module, line, positional, _keywords(keywords), name))
-            elif method and not _defines(index, resolved, module, part):
+            elif (
+                method
+                and not _defines(index, resolved, module, part)
+                and related(index, resolved.rpartition(".")[0], qualified.rpartition(".")[0])
+            ):
                 return None  # a class that may inherit the method
     return sites
 
@@ -292,6 +297,6 @@ def _object_sites(index: CallerIndex, qualified: str) -> list[Site] | None:
             elif not (
                 _defines(index, owner + ".forward", module, part)
                 or _defines(index, owner + ".__call__", module, part)
-            ):
+            ) and related(index, owner, cls_qualified):
                 return None  # may inherit ``forward`` from the class
     return sites if made else None  # objects made outside the project only: calls unseen

@@ -27,6 +27,7 @@ from h2dlint.project.layout import (
     build_layout,
     package_root,
 )
+from h2dlint.project.script_folders import add_script_folders
 
 # Files that mark the folder of a distribution's source (a repository, an unpacked sdist).
 DISTRIBUTION_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg")
@@ -69,6 +70,13 @@ def layout_of(root: str) -> ProjectLayout:
         # ``tests/projects/``) is a project of its own
         for folder in distribution_folders(root):
             add_packages(layout, folder)
+    else:
+        # a package's project: the scripts of its distribution call it (script_folders.py),
+        # where the packages are the distribution's own (its folder or ``src/``), not test
+        # data deeper in a repository
+        distribution = distribution_of(root)
+        if distribution in (root, os.path.dirname(root)):
+            add_script_folders(layout, distribution, root)
     return layout
 
 
@@ -81,16 +89,26 @@ def distribution_folders(root: str) -> list[str]:
     packages from: the nearest folder at or above ``root`` (up to ``MARKER_LEVELS``) with a
     ``pyproject.toml``, ``setup.py`` or ``setup.cfg``, and its ``src/``; none when no such
     folder is found (an unpacked wheel)."""
+    current = distribution_of(root)
+    if current is None:
+        return []
+    folders = [current, os.path.join(current, "src")]
+    return [f for f in folders if f != root and os.path.isdir(f)]
+
+
+def distribution_of(root: str) -> str | None:
+    """The nearest folder at or above ``root`` (up to ``MARKER_LEVELS``) with a
+    ``pyproject.toml``, ``setup.py`` or ``setup.cfg``: the distribution's folder; None when
+    there is none (an unpacked wheel)."""
     current = root
     for _ in range(MARKER_LEVELS + 1):
         if any(os.path.isfile(os.path.join(current, m)) for m in DISTRIBUTION_MARKERS):
-            folders = [current, os.path.join(current, "src")]
-            return [f for f in folders if f != root and os.path.isdir(f)]
+            return current
         parent = os.path.dirname(current)
         if parent == current:
             break
         current = parent
-    return []
+    return None
 
 
 def _enclosing_package(directory: str) -> str | None:
