@@ -16,7 +16,7 @@ from h2dlint.config import ConfigError, Overrides, SettingsResolver, find_config
 from h2dlint.discovery import Candidate, Discovery, display_path, relative_to_root
 from h2dlint.jobs import FileJob, Mode
 from h2dlint.reporters.text import plural
-from h2dlint.runner import RunOptions, run
+from h2dlint.runner import RunOptions, collector_off, run
 
 STDIN = Path("-")
 
@@ -126,7 +126,8 @@ def run_check(args: CheckArgs) -> int:
         if args.only_confirmed:
             result.findings = only_confirmed(result.findings)
         console.info(summary)
-    return report(result, args, mode, _unsafe_paths(candidates, stdin_job), cwd, console)
+    with collector_off():  # what the run made is all alive: a collection would only walk it
+        return report(result, args, mode, _unsafe_paths(candidates, stdin_job), cwd, console)
 
 
 def _unsafe_paths(candidates: list[Candidate], stdin_job: FileJob | None) -> frozenset[str]:

@@ -156,14 +156,34 @@ def run(
         item = _prepare(candidate, options, usable, result)
         if item is not None:
             pending.append(item)
-    outcomes = _execute([item.job for item in pending], options.jobs, cache)
-    for item, outcome in zip(pending, outcomes, strict=True):
-        _record(item, outcome, cache, result)
-    if cache is not None:
-        cache.save()
+    with collector_off():
+        outcomes = _execute([item.job for item in pending], options.jobs, cache)
+        for item, outcome in zip(pending, outcomes, strict=True):
+            _record(item, outcome, cache, result)
+        if cache is not None:
+            cache.save()
     result.findings.sort(key=lambda f: f.sort_key)
     result.diffs.sort()
     return result
+
+
+@contextmanager
+def collector_off() -> Iterator[None]:
+    """The cyclic garbage collector off while the block runs, and on again after it if it was
+    (nothing frozen). Around the files checked in this process, as in a worker
+    (:func:`_start_worker`): each file's few cycles are freed before the next file
+    (``pipeline._process_collecting``), and the last file's not at all. Around what follows
+    them (the summaries merged and saved, the results recorded and saved, the report): the
+    objects the checks left are all alive still, and the collection that their number makes
+    due there walked them all for nothing (0.08 s of a 0.9 s pre-commit run over ten
+    lightning files in one process, in the summary store's save; session 46)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _prepare(
