@@ -12,11 +12,12 @@ from h2dlint.catalogue import known_rules
 from h2dlint.check_args import EXIT_ERROR, CheckArgs, Console, conflicts, level_of, split_values
 from h2dlint.check_info import explain_nothing_checked, log_plan, show_files, show_settings
 from h2dlint.check_report import report
+from h2dlint.collector import collector_off
 from h2dlint.config import ConfigError, Overrides, SettingsResolver, find_config_file
 from h2dlint.discovery import Candidate, Discovery, display_path, relative_to_root
 from h2dlint.jobs import FileJob, Mode
 from h2dlint.reporters.text import plural
-from h2dlint.runner import RunOptions, collector_off, run
+from h2dlint.runner import RunOptions, run
 
 STDIN = Path("-")
 

@@ -15,13 +15,13 @@ import gc
 import os
 import signal
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from h2dlint.cache import ResultCache, SummaryFile, entry_key
+from h2dlint.collector import collector_off, paused
 from h2dlint.confidence import shown
 from h2dlint.config import Settings, fingerprint
 from h2dlint.dataclass_code import kept
@@ -167,25 +167,6 @@ def run(
     return result
 
 
-@contextmanager
-def collector_off() -> Iterator[None]:
-    """The cyclic garbage collector off while the block runs, and on again after it if it was
-    (nothing frozen). Around the files checked in this process, as in a worker
-    (:func:`_start_worker`): each file's few cycles are freed before the next file
-    (``pipeline._process_collecting``), and the last file's not at all. Around what follows
-    them (the summaries merged and saved, the results recorded and saved, the report): the
-    objects the checks left are all alive still, and the collection that their number makes
-    due there walked them all for nothing (0.08 s of a 0.9 s pre-commit run over ten
-    lightning files in one process, in the summary store's save; session 46)."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.enable()
-
-
 def _prepare(
     candidate: Candidate, options: RunOptions, cache: ResultCache | None, result: RunResult
 ) -> _Pending | None:
@@ -297,7 +278,7 @@ def _execute(
     try:
         return _execute_indexed(jobs, requested, cache)
     finally:
-        # What the set-up froze (:func:`_collector_paused`) is collectable again once the files
+        # What the set-up froze (``collector.paused``) is collectable again once the files
         # are checked: a process that runs again (tests, an editor's server) frees it.
         gc.unfreeze()
 
@@ -312,7 +293,7 @@ def _execute_indexed(
     # again before any file is checked.
     # Defining libcst's node classes and the analyses' dataclasses compiles their generated
     # methods: their code comes from the table earlier runs kept (h2dlint.dataclass_code).
-    with _collector_paused(), kept():
+    with paused(), kept():
         import libcst.native  # noqa: F401
 
         from h2dlint.pipeline import process as _  # noqa: F401
@@ -331,7 +312,7 @@ def _execute_indexed(
     stored = SummaryFile(cache.directory, cache.warn) if cache is not None else None
     trees = TreeStore(cache.directory) if cache is not None else None
     digests = cache.digest_by_status if cache is not None else None
-    with _collector_paused():
+    with paused():
         summaries = stored.load() if stored is not None else None
         make = lambda layout: ProjectIndex(layout, summaries, digests, trees)  # noqa: E731
         indexes = ProjectIndexes((path for path in paths if path != "-"), make)
@@ -363,22 +344,6 @@ def _execute_indexed(
     return results
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector paused while the block runs, and what is alive then frozen
-    (left out of later collections, as the workers' fork leaves it): what the block makes lives
-    as long as the run. Merely paused, the collector's next young collection would walk all of
-    it at once."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if collecting:
-            gc.enable()
-
-
 def _shared_parts(jobs: list[FileJob], requested: int) -> SharedParts | None:
     """A directory through which the workers of a parallel run share the summary parts they
     compute (:mod:`h2dlint.project.shared_parts`); None for a run in one process."""
@@ -407,7 +372,7 @@ def _share_called_names(index: ProjectIndex, jobs: list[FileJob], requested: int
         callers = index.caller_index()
         # Tens of thousands of small lists and strings, none of them garbage: the collector
         # would walk them and all the main process holds (libcst, the rules) again and again.
-        with _collector_paused():
+        with paused():
             callers.share_stored_tables(callers.stored_tables(SHARE_STORED_TABLES_FROM))
         return
     index.caller_index().share_tables()

@@ -21,8 +21,8 @@ import h2dlint.cache
 import h2dlint.pipeline
 import h2dlint.runner
 from h2dlint.cli import main
+from h2dlint.collector import collector_off
 from h2dlint.jobs import FileJob, FileResult
-from h2dlint.runner import collector_off
 
 HOT = (
     "import torch\n\n\n"
