@@ -1,10 +1,11 @@
 """The cyclic collector around a run's files and what follows them (session 46).
 
 A run checks the files in its own process (``-j 1``, or fewer files than a pool is worth) with
-the collector off, as a worker does: each file's cycles are freed before the next file, the last
-file's not at all, and what follows the files (the summaries and results saved, the report)
-walks nothing. The collector is on again after the run where it was before, and the findings
-are those of a run without a cache, warm or after an edit.
+the collector off, as a worker does: each file's cycles are freed before the next file (up to a
+pre-commit run's few files, what each leaves is frozen instead, unwalked), the last file's not
+at all, and what follows the files (the summaries and results saved, the report) walks
+nothing. The collector is on again after the run where it was before, and the findings are
+those of a run without a cache, warm or after an edit.
 """
 
 from __future__ import annotations
@@ -119,11 +120,38 @@ def test_files_checked_in_process_with_the_collector_off_and_on_again_after(
     assert findings(result) == findings(lint("--no-cache", "src"))
 
 
-def test_each_files_cycles_are_freed_before_the_next_file(
+def _checked(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The frozen objects' count as each file's check starts."""
+    frozen: list[int] = []
+    real = h2dlint.runner.process
+
+    def process(job: FileJob) -> FileResult:
+        frozen.append(gc.get_freeze_count())
+        return real(job)
+
+    monkeypatch.setattr(h2dlint.runner, "process", process)
+    return frozen
+
+
+def test_a_few_files_leave_their_objects_frozen_not_walked(
     project: Path, monkeypatch: pytest.MonkeyPatch, collecting: None
 ) -> None:
-    """The pipeline's young collection before each file but the first still runs: a file's
-    cycles do not pile up over a run in one process."""
+    """Up to FREEZE_BETWEEN_FILES_UP_TO files in this process: what each file leaves is frozen
+    after it (no young collection walks it before the next file), and unfrozen at the end."""
+    frozen = _checked(monkeypatch)
+    result = lint("--no-cache", "src")
+    assert frozen[0] < frozen[1] < frozen[2]
+    assert gc.get_freeze_count() == 0 and gc.isenabled()
+    monkeypatch.setattr(h2dlint.runner, "FREEZE_BETWEEN_FILES_UP_TO", 0)
+    assert findings(lint("--no-cache", "src")) == findings(result)
+
+
+def test_more_files_have_each_files_cycles_freed_before_the_next_file(
+    project: Path, monkeypatch: pytest.MonkeyPatch, collecting: None
+) -> None:
+    """Above it (a whole tree in one process), the pipeline's young collection before each
+    file but the first frees the cycles of the one before, as in a worker; nothing is frozen
+    between files."""
     collections: list[int] = []
     real_collect = gc.collect
 
@@ -133,8 +161,11 @@ def test_each_files_cycles_are_freed_before_the_next_file(
 
     monkeypatch.setattr(h2dlint.pipeline.gc, "collect", collect)
     monkeypatch.setattr(h2dlint.pipeline, "_LEFT_GARBAGE", False)
+    monkeypatch.setattr(h2dlint.runner, "FREEZE_BETWEEN_FILES_UP_TO", 2)
+    frozen = _checked(monkeypatch)
     lint("--no-cache", "src")
     assert collections == [0, 0]  # before the second and the third file; not after the last
+    assert frozen[0] == frozen[1] == frozen[2]
 
 
 def test_warm_and_edited_runs_give_the_cold_findings(project: Path, collecting: None) -> None:
