@@ -12,6 +12,7 @@ from h2dlint.catalogue import known_rules
 from h2dlint.check_args import EXIT_ERROR, CheckArgs, Console, conflicts, level_of, split_values
 from h2dlint.check_info import explain_nothing_checked, log_plan, show_files, show_settings
 from h2dlint.check_report import report
+from h2dlint.collector import collector_off
 from h2dlint.config import ConfigError, Overrides, SettingsResolver, find_config_file
 from h2dlint.discovery import Candidate, Discovery, display_path, relative_to_root
 from h2dlint.jobs import FileJob, Mode
@@ -126,7 +127,8 @@ def run_check(args: CheckArgs) -> int:
         if args.only_confirmed:
             result.findings = only_confirmed(result.findings)
         console.info(summary)
-    return report(result, args, mode, _unsafe_paths(candidates, stdin_job), cwd, console)
+    with collector_off():  # what the run made is all alive: a collection would only walk it
+        return report(result, args, mode, _unsafe_paths(candidates, stdin_job), cwd, console)
 
 
 def _unsafe_paths(candidates: list[Candidate], stdin_job: FileJob | None) -> frozenset[str]:

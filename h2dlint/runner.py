@@ -15,13 +15,13 @@ import gc
 import os
 import signal
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from h2dlint.cache import ResultCache, SummaryFile, entry_key
+from h2dlint.collector import collector_off, paused
 from h2dlint.confidence import shown
 from h2dlint.config import Settings, fingerprint
 from h2dlint.dataclass_code import kept
@@ -46,6 +46,10 @@ if TYPE_CHECKING:
 NO_INDEX_VARIABLE = "H2DLINT_NO_PROJECT_INDEX"
 # Below this many files to check, worker start-up costs more than it saves.
 PARALLEL_THRESHOLD = 4
+# Up to this many files checked in this process (a pre-commit run's), what each leaves alive is
+# frozen after it, not walked by the young collection before the next file (its trees, 10 ms a
+# file on transformers; the cycles, a few hundred objects, wait for the run's end).
+FREEZE_BETWEEN_FILES_UP_TO = 32
 # From this many files per worker, every worker asks the project index enough to build its
 # tables of defined names and joined texts: they are built once before the workers fork.
 SHARE_TABLES_FROM_FILES_PER_WORKER = 8
@@ -156,11 +160,12 @@ def run(
         item = _prepare(candidate, options, usable, result)
         if item is not None:
             pending.append(item)
-    outcomes = _execute([item.job for item in pending], options.jobs, cache)
-    for item, outcome in zip(pending, outcomes, strict=True):
-        _record(item, outcome, cache, result)
-    if cache is not None:
-        cache.save()
+    with collector_off():
+        outcomes = _execute([item.job for item in pending], options.jobs, cache)
+        for item, outcome in zip(pending, outcomes, strict=True):
+            _record(item, outcome, cache, result)
+        if cache is not None:
+            cache.save()
     result.findings.sort(key=lambda f: f.sort_key)
     result.diffs.sort()
     return result
@@ -277,7 +282,7 @@ def _execute(
     try:
         return _execute_indexed(jobs, requested, cache)
     finally:
-        # What the set-up froze (:func:`_collector_paused`) is collectable again once the files
+        # What the set-up froze (``collector.paused``) is collectable again once the files
         # are checked: a process that runs again (tests, an editor's server) frees it.
         gc.unfreeze()
 
@@ -292,7 +297,7 @@ def _execute_indexed(
     # again before any file is checked.
     # Defining libcst's node classes and the analyses' dataclasses compiles their generated
     # methods: their code comes from the table earlier runs kept (h2dlint.dataclass_code).
-    with _collector_paused(), kept():
+    with paused(), kept():
         import libcst.native  # noqa: F401
 
         from h2dlint.pipeline import process as _  # noqa: F401
@@ -311,7 +316,7 @@ def _execute_indexed(
     stored = SummaryFile(cache.directory, cache.warn) if cache is not None else None
     trees = TreeStore(cache.directory) if cache is not None else None
     digests = cache.digest_by_status if cache is not None else None
-    with _collector_paused():
+    with paused():
         summaries = stored.load() if stored is not None else None
         make = lambda layout: ProjectIndex(layout, summaries, digests, trees)  # noqa: E731
         indexes = ProjectIndexes((path for path in paths if path != "-"), make)
@@ -343,22 +348,6 @@ def _execute_indexed(
     return results
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector paused while the block runs, and what is alive then frozen
-    (left out of later collections, as the workers' fork leaves it): what the block makes lives
-    as long as the run. Merely paused, the collector's next young collection would walk all of
-    it at once."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if collecting:
-            gc.enable()
-
-
 def _shared_parts(jobs: list[FileJob], requested: int) -> SharedParts | None:
     """A directory through which the workers of a parallel run share the summary parts they
     compute (:mod:`h2dlint.project.shared_parts`); None for a run in one process."""
@@ -387,7 +376,7 @@ def _share_called_names(index: ProjectIndex, jobs: list[FileJob], requested: int
         callers = index.caller_index()
         # Tens of thousands of small lists and strings, none of them garbage: the collector
         # would walk them and all the main process holds (libcst, the rules) again and again.
-        with _collector_paused():
+        with paused():
             callers.share_stored_tables(callers.stored_tables(SHARE_STORED_TABLES_FROM))
         return
     index.caller_index().share_tables()
@@ -400,7 +389,9 @@ def _share_called_names(index: ProjectIndex, jobs: list[FileJob], requested: int
 def _execute_jobs(jobs: list[FileJob], requested: int) -> list[FileResult]:
     workers = min(requested or available_cores(), len(jobs))
     if workers <= 1 or len(jobs) < PARALLEL_THRESHOLD:
-        return [process(job) for job in jobs]
+        if len(jobs) > FREEZE_BETWEEN_FILES_UP_TO:
+            return [process(job) for job in jobs]
+        return [_process_then_freeze(job) for job in jobs]
     # Largest files first, in small chunks: the few files libcst parses take most of the time,
     # and chunks in path order (one directory's files are alike) would leave one worker idle.
     order = sorted(range(len(jobs)), key=lambda i: len(jobs[i].data), reverse=True)
@@ -423,6 +414,12 @@ def _execute_jobs(jobs: list[FileJob], requested: int) -> list[FileResult]:
             result.final_data, result.same_data = jobs[index].data, False
         ordered[index] = result
     return ordered
+
+
+def _process_then_freeze(job: FileJob) -> FileResult:
+    result = process(job)
+    gc.freeze()  # undone when the files are checked (``_execute``)
+    return result
 
 
 def _process_in_worker(job: FileJob) -> FileResult:

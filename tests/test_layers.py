@@ -35,6 +35,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "h2dlint.runner",
             "h2dlint.forked_files",
+            "h2dlint.collector",
             "h2dlint.pipeline",
             "h2dlint.cache",
             "h2dlint.results_layout",

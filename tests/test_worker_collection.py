@@ -64,8 +64,9 @@ def test_a_run_sets_up_with_the_collector_paused_and_leaves_nothing_frozen(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: str
 ) -> None:
     """The run's set-up (imports, the project index) runs with the collector paused and what
-    it made frozen (``runner._collector_paused``); the files are checked with it running, and
-    nothing stays frozen once the run is over."""
+    it made frozen (``collector.paused``); the files are checked with it off (each file's
+    cycles freed before the next one, as in a worker: session 46), and it runs again, with
+    nothing frozen, once the run is over."""
     from h2dlint import runner
 
     monkeypatch.chdir(tmp_path)
@@ -88,7 +89,7 @@ def test_a_run_sets_up_with_the_collector_paused_and_leaves_nothing_frozen(
             ["--select", "HTD102", "--no-cache", "--output-format", "json", "-j", jobs, "pkg"],
             catch_exceptions=False,
         )
-        assert states == [(True, True)]  # collecting, with the set-up's objects frozen
+        assert states == [(False, True)]  # off, with the set-up's objects frozen
         assert gc.isenabled() and gc.get_freeze_count() == 0
         assert [f["code"] for f in json.loads(result.stdout)] == ["HTD102"]
     finally:

@@ -38,6 +38,8 @@ def helper_tested_argument(
         test = test.expression
     if not isinstance(test, cst.Call) or not isinstance(test.func, (cst.Name, cst.Attribute)):
         return None
+    if not test.args:  # passes no argument (``is_torchdynamo_compiling()``): not resolved, its
+        return None  # module not parsed or loaded (transformers' import_utils, 0.05 s a worker)
     found = provenance.callee(test, frame)
     if found is None:
         return None
