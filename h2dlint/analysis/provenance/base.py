@@ -16,6 +16,7 @@ from h2dlint.analysis.classes import agreed_class, class_of
 from h2dlint.analysis.fact_source import ClassRef, Definition, FactSource
 from h2dlint.analysis.facts import Fact, Where
 from h2dlint.analysis.frames import Frame, ModuleIndex, frame_at, parameter_annotation
+from h2dlint.analysis.guarded_tensors import guarded_tensor
 from h2dlint.analysis.provenance.common import (
     MAX_DEPTH,
     NO_HIT,
@@ -397,7 +398,11 @@ class ProvenanceBase:
                     return False
             elif binding.statement is not bindings.root or not (
                 self.numpy_annotated(name, frame)
-                or (test == self.is_host_data and python_data_annotated(name, frame))
+                or (
+                    test == self.is_host_data
+                    and python_data_annotated(name, frame)
+                    and not guarded_tensor(self, name, frame)  # ``isinstance(x, Tensor)``
+                )
                 or self.passed_only(name, frame, depth, test)
             ):
                 return False
