@@ -170,3 +170,19 @@ def test_a_tokenizer_output_and_metadata_fields_are_no_device_tensors() -> None:
                 return ids, n
     """
     assert _rows(code, "HTD202") == []
+
+
+def test_the_guard_wins_over_a_float_annotation() -> None:
+    # flashinfer 0.5.0 prefill.py:207-209 (`bmm1_scale: float`), in a module's forward here
+    code = """\
+        import torch
+        class Wrapper(torch.nn.Module):
+            def forward(self, q: torch.Tensor, bmm1_scale: float, n: float):
+                bmm1_scale = (
+                    bmm1_scale.item() if isinstance(bmm1_scale, torch.Tensor) else bmm1_scale
+                )
+                m = n.item() if isinstance(n, float) else n
+                return q * bmm1_scale * m
+    """
+    found = lint(code, "HTD202")
+    assert [(f.start.row, f.confidence) for f in found] == [(5, "medium")]

@@ -16,6 +16,7 @@ import libcst as cst
 
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.python_annotations import python_data_annotated
 from h2dlint.context import SharedKey
 
 # Each function's map of its nodes to their parents, per file.
@@ -86,3 +87,10 @@ def tested_name(provenance: FactSource, test: cst.BaseExpression, name: str) -> 
 def _tensor_class(provenance: FactSource, node: cst.BaseExpression) -> bool:
     qualified = provenance.qualify(node) or ""
     return qualified in ("torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter")
+
+
+def unguarded_python_data(provenance: FactSource, name: cst.Name, frame: Frame) -> bool:
+    """Whether the parameter ``name``'s annotation says Python numbers or sequences of them
+    and no guard proves it a tensor where it is read (flashinfer's ``bmm1_scale: float``
+    read under ``isinstance(bmm1_scale, torch.Tensor)`` is a tensor there)."""
+    return python_data_annotated(name, frame) and not guarded_tensor(provenance, name, frame)
