@@ -189,7 +189,11 @@ class SyncOnHotPath(Rule):
 
     Confidence: HIGH when the analysis proves the tensor is on a device (`.cuda()`,
     `.to(device)`, `device=` of a factory, and what is computed from those); MEDIUM when it is
-    surely a tensor whose device is unknown: a parameter annotated `torch.Tensor`, a field a
+    surely a tensor whose device is unknown: a parameter annotated `torch.Tensor`, a name read
+    in the branch of `if isinstance(x, torch.Tensor):` (or `torch.is_tensor(x)`) with nothing
+    rebinding it between the test and the read, whatever its annotation says (`sigma: float |
+    torch.Tensor`), a field of a module's output read with `.item()`/`.tolist()`
+    (`outputs = self.model(**batch)`, `outputs.loss.item()`), a field a
     class of the project declares as a tensor (`seq_lens: torch.Tensor` of a dataclass of
     step inputs), a buffer the module registers (`self.register_buffer("count", ...)`: it
     moves with the module, wherever `__init__` built it; a plain `self.count = torch.tensor(0)`
@@ -335,7 +339,10 @@ class SyncOnHotPath(Rule):
     `stream.synchronize()` right after `non_blocking=True` copies to the device in the same
     block, on a hot path or in a loop (a `while` loop of steps counts here) around both: the host
     waits for the copies it has just queued, every step, so they overlap nothing (lmdeploy's
-    inputs loop synchronized its H2D stream per step until it recorded an event instead). It is
+    inputs loop synchronized its H2D stream per step until it recorded an event instead). The
+    copies count also when a call just before the wait queues them: a function nested in the
+    waiting one, one of the module, or a method of `self` (mmgp's block loader queued them in a
+    nested `cpu_to_gpu(stream, params)`). It is
     certain when nothing on the host reads the copied data next. Left alone: an event's
     `synchronize()` (the precise wait), waits after a copy to the host (the host reads it next)
     or from a staging buffer (`pinned`, `buf`: the host may rewrite it next, HTD402), waits in
@@ -469,6 +476,37 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 46 (misses46): the look-alikes of the guarded read, the helper's copies and
+        # the model output's field in `invalid`: a guard of another kind, or the else arm, or
+        # a name rebound after the guard, proves no tensor; a helper that copies to the host
+        # makes the wait right; a tokenizer's output is no module's.
+        Valid(
+            """
+            import numpy as np
+            import torch
+            def to_velocity(sample, sigma: float | torch.Tensor, denoised, table):
+                if isinstance(sigma, np.ndarray):
+                    s = sigma.item()
+                if isinstance(sigma, torch.Tensor):
+                    sigma = table[0]
+                    s = sigma.item()
+                return (sample - denoised) / s
+            class EulerDiffusionStep:
+                def step(self, sample, denoised, sigmas: torch.Tensor, i: int):
+                    return to_velocity(sample, sigmas[i], denoised, self.table)
+            class Offload:
+                def step(self, blocks):
+                    def gpu_to_cpu(params):
+                        for p in params:
+                            p.data = p.to("cpu", non_blocking=True)
+                    gpu_to_cpu(blocks)
+                    torch.cuda.synchronize()
+            class Policy(torch.nn.Module):
+                def forward(self, text):
+                    enc = self.tokenizer(text, return_tensors="pt")
+                    return enc.input_ids.tolist()
+            """
+        ),
         # Session 45 (miss45): one report a read. A builtin that compares a tensor's elements
         # as Python values per forward, and a `while` test of a tensor per iteration, are
         # HTD201's reads (a sync per element, per iteration): HTD202 leaves them to it
@@ -3592,6 +3630,64 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 46 (misses46, ltx-core 1.0 `utils.py:33`): the branch of an
+        # `isinstance(sigma, torch.Tensor)` guard IS the tensor case, whatever the annotation
+        # says: one `.item()` per Euler step.
+        Invalid(
+            """
+            import torch
+            def to_velocity(sample, sigma: float | torch.Tensor, denoised):
+                if isinstance(sigma, torch.Tensor):
+                    sigma = sigma.to(torch.float32).item()
+                            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                return (sample - denoised) / sigma
+            class EulerDiffusionStep:
+                def step(self, sample, denoised, sigmas: torch.Tensor, i: int):
+                    return sample + to_velocity(sample, sigmas[i], denoised)
+            """,
+            message_contains="`.item()` of `sigma.to(torch.float32)`",
+        ),
+        # Session 46 (misses46, mmgp 3.8 `offload.py:2797`): the copies are queued by a nested
+        # function called just before the wait, and the loader runs from a forward pre-hook
+        # nested in a method (its `self` is the method's).
+        Invalid(
+            """
+            import torch
+            class Offload:
+                def load_blocks(self, blocks):
+                    def cpu_to_gpu(stream, params):
+                        with torch.cuda.stream(stream):
+                            for p in params:
+                                p.data = p.to("cuda", non_blocking=True)
+                    cpu_to_gpu(torch.cuda.current_stream(), blocks)
+                    torch.cuda.synchronize()
+                    ^^^^^^^^^^^^^^^^^^^^^^^^
+                def hook(self, module):
+                    def preload(mod, *args, **kwargs):
+                        self.load_blocks(mod.blocks)
+                    module.register_forward_pre_hook(preload)
+            """,
+            message_contains="in `cpu_to_gpu()`",
+        ),
+        # Session 46 (misses46, lerobot 0.5.1 WallX `forward`): a field of a module's output
+        # read with `.item()` every training step.
+        Invalid(
+            """
+            import torch
+            class Inner(torch.nn.Module):
+                def forward(self, x):
+                    return x
+            class Policy(torch.nn.Module):
+                def __init__(self, path):
+                    super().__init__()
+                    self.model = Inner.from_pretrained(path)
+                def forward(self, batch):
+                    outputs = self.model(**batch)
+                    return outputs.loss, outputs.flow_loss.item()
+                                         ^^^^^^^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="if `outputs.flow_loss` is on the GPU",
+        ),
         # Session 43 (truth43): the look-alike of the observer's stored input: a statistic of
         # the input copied every calibration forward (accumulate it on the device).
         Invalid(

@@ -18,6 +18,9 @@ from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.frames import Frame, parameter_annotation
 from h2dlint.project.call_edges import RETURNING_SELF
 
+# Class methods of a module class that load and return an object of it.
+MODULE_LOADERS = frozenset({"from_pretrained", "from_config", "from_single_file"})
+
 MAX_DEPTH = 8
 # Classes outside the project whose instances are modules: calling one runs a model on its
 # parameters' device.
@@ -194,6 +197,10 @@ def _call_class(
         # ``Model(...).to(device)``, ``.eval()``: a module's methods that return the module.
         moved = class_of(provenance, func.value, frame, depth + 1)
         return moved if moved is not None and is_module_class(moved) else None
+    if isinstance(func, cst.Attribute) and func.attr.value in MODULE_LOADERS:
+        # ``Qwen2_5_VLMoEForAction.from_pretrained(path)``: a module class's loader makes one
+        loaded = named_class(provenance, func.value)
+        return loaded if loaded is not None and is_module_class(loaded) else None
     if isinstance(func, cst.Name):
         chosen = _chosen_class(provenance, func, frame)
         if chosen is not None:

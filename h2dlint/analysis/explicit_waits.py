@@ -7,14 +7,16 @@ or from a staging buffer, and waits in timing code, are right.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import libcst as cst
 
 from h2dlint.analysis.arguments import keyword
+from h2dlint.analysis.called_copies import called_helpers, callee_key
 from h2dlint.analysis.hot_guards import runs_every_call
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.once import RunOnce
+from h2dlint.analysis.provenance import Provenance
 from h2dlint.context import FileContext
 from h2dlint.imports import dotted_name
 from h2dlint.walk import visit_read_only
@@ -65,12 +67,17 @@ class _Copies(cst.CSTVisitor):
     the copies a host wait may be for: to the host (``.to("cpu")``, ``.cpu()``, a destination
     or argument named for the host, a ``copy_`` into a destination of unknown placement), or
     from a staging buffer (``pinned``, ``buf``) the host may rewrite next; nested functions are
-    not entered."""
+    not entered, but the body of a function of ``helpers`` called by name is, once (its copies
+    are queued by the call)."""
 
-    def __init__(self, module: cst.Module) -> None:
+    def __init__(
+        self, module: cst.Module, helpers: Mapping[str, cst.FunctionDef] | None = None
+    ) -> None:
         self.module = module
         self.to_device: list[str] = []
         self.to_host = False
+        self.helpers = helpers or {}
+        self.entered: list[str] = []
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         return False
@@ -80,10 +87,17 @@ class _Copies(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         flag = keyword(node, "non_blocking")
+        func = node.func
+        key = callee_key(func)
+        helper = self.helpers.get(key) if key is not None else None
+        if flag is None and helper is not None and helper.name.value not in self.entered:
+            self.entered.append(helper.name.value)  # ``cpu_to_gpu(stream, params)``
+            visit_read_only(helper.body, self)
+            self.entered.pop()
+            return
         if flag is None or (isinstance(flag.value, cst.Name) and flag.value.value == "False"):
             return
         code = self.module.code_for_node(node)
-        func = node.func
         method = func.attr.value if isinstance(func, cst.Attribute) else ""
         args = " ".join(self.module.code_for_node(a.value) for a in node.args if a is not flag)
         target = self.module.code_for_node(func.value) if isinstance(func, cst.Attribute) else ""
@@ -103,17 +117,20 @@ class _Copies(cst.CSTVisitor):
             if short is None:
                 callee = self.module.code_for_node(func)
                 short = f"{callee}(...)" if len(callee) <= 50 else f"{method or 'copy'}(...)"
-            self.to_device.append(f"`{short}`")
+            where = f" in `{self.entered[0]}()`" if self.entered else ""
+            self.to_device.append(f"`{short}`{where}")
 
 
 def queued_copies(
-    module: cst.Module, statements: Sequence[cst.BaseStatement | cst.BaseSmallStatement]
+    module: cst.Module,
+    statements: Sequence[cst.BaseStatement | cst.BaseSmallStatement],
+    helpers: Mapping[str, cst.FunctionDef] | None = None,
 ) -> list[str] | None:
     """The ``non_blocking=True`` copies to a device among ``statements`` (the ones before a
-    wait in its block); None when one of them copies to the host (the wait lets the host read
-    the copy) or from a staging buffer (the wait lets the host rewrite it): there a wait is
-    right."""
-    collector = _Copies(module)
+    wait in its block), those of the ``helpers`` they call by name too; None when one of them
+    copies to the host (the wait lets the host read the copy) or from a staging buffer (the
+    wait lets the host rewrite it): there a wait is right."""
+    collector = _Copies(module, helpers)
     for statement in statements:
         visit_read_only(statement, collector)
     return None if collector.to_host else collector.to_device
@@ -200,7 +217,10 @@ def hot_wait_message(context: FileContext, node: cst.Call) -> str | None:
     if not isinstance(function, cst.FunctionDef) or timing_code(context.module, function):
         return None
     before = list(block.body[: block.body.index(line)])
-    copies = queued_copies(context.module, before)
+    cls = next((a for a in reversed(ancestors) if isinstance(a, cst.ClassDef)), None)
+    self_name = Provenance.of(context).index.frame_of(function).self_name
+    helpers = called_helpers(context.module, function, cls, self_name)
+    copies = queued_copies(context.module, before, helpers)
     if copies is None or (not copies and stream_wait(node) != "device"):
         return None  # a copy to the host the wait is for, or a stream's wait with nothing queued
     reason = HotPaths.of(context).why_hot_at(ancestors)

@@ -74,6 +74,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from h2dlint.analysis.closure_calls import called_in_loops
+from h2dlint.analysis.closure_selves import calling_class
 from h2dlint.analysis.data_transforms import dataset_built_class
 from h2dlint.analysis.env_switches import debug_only, may_read_environment
 from h2dlint.analysis.gpu_less_actors import may_hold_actor
@@ -478,9 +479,7 @@ class HotPaths:
         return reasons
 
     def _callees(self, function: cst.FunctionDef) -> list[cst.FunctionDef]:
-        cls = self.index.owner.get(function)
-        frame = self.index.frame_of(function)
-        self_names = tuple(n for n in (frame.self_name, "cls" if cls is not None else None) if n)
+        cls, self_names = calling_class(self.index, self.parents, function)
         collector = SameModuleCalls(self.index, self.once, cls, self_names)
         collector.loops_only = function in self._loops_only
         collector.model_loops_only = function in self._model_loops_only

@@ -18,10 +18,12 @@ from h2dlint.analysis.classes import class_of
 from h2dlint.analysis.cross_module import field_annotation
 from h2dlint.analysis.foreach_lists import foreach_result
 from h2dlint.analysis.frames import Frame, parameter_annotation
+from h2dlint.analysis.guarded_tensors import guarded_tensor
 from h2dlint.analysis.host_operands import host_operands
 from h2dlint.analysis.item_writes import used_as_tensor
 from h2dlint.analysis.module_buffers import own_buffer
 from h2dlint.analysis.none_defaults import defaulted
+from h2dlint.analysis.output_fields import device_output_field
 from h2dlint.analysis.passed_tensors import passed_tensors
 from h2dlint.analysis.provenance import Provenance, annotation_is
 from h2dlint.analysis.provenance.core import ELEMENTWISE_COMPARISONS
@@ -172,6 +174,8 @@ def tensor_evidence(
     if isinstance(node, cst.Name):
         if annotated_tensor_parameter(provenance, node, frame):
             return node
+        if guarded_tensor(provenance, node, frame):
+            return node  # read under ``if isinstance(node, torch.Tensor):``
         if used_as_tensor(frame.function, node):
             return node  # ``ids.masked_select(mask)`` of a name bound once: a tensor
         bindings = provenance.bindings(frame)
@@ -239,6 +243,8 @@ def tensor_evidence(
                 return tensor_evidence(provenance, call, frame, read=read, depth=depth + 1)
         if annotated_tensor_field(provenance, node, frame) or own_buffer(node, frame):
             return node  # a declared tensor field, a module's registered buffer
+        if read and device_output_field(provenance, node, frame):
+            return node  # ``outputs.loss.item()`` of ``outputs = self.model(**batch)``
         attribute = own_tensor_attribute(provenance, node, frame, depth, tensor_evidence)
         return node if attribute else None
     if isinstance(node, cst.Comparison):

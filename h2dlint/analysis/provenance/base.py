@@ -16,6 +16,7 @@ from h2dlint.analysis.classes import agreed_class, class_of
 from h2dlint.analysis.fact_source import ClassRef, Definition, FactSource
 from h2dlint.analysis.facts import Fact, Where
 from h2dlint.analysis.frames import Frame, ModuleIndex, frame_at, parameter_annotation
+from h2dlint.analysis.guarded_tensors import unguarded_python_data
 from h2dlint.analysis.provenance.common import (
     MAX_DEPTH,
     NO_HIT,
@@ -43,7 +44,6 @@ from h2dlint.analysis.provenance.sequences import (
     returned_sequence_where,
 )
 from h2dlint.analysis.provenance.specialisation import Specialisation
-from h2dlint.analysis.python_annotations import python_data_annotated
 from h2dlint.analysis.returns import ReturnedValues
 from h2dlint.analysis.targets import Target, device_target, to_target
 from h2dlint.analysis.torch_api import NUMPY_PREFIXES
@@ -397,7 +397,7 @@ class ProvenanceBase:
                     return False
             elif binding.statement is not bindings.root or not (
                 self.numpy_annotated(name, frame)
-                or (test == self.is_host_data and python_data_annotated(name, frame))
+                or (test == self.is_host_data and unguarded_python_data(self, name, frame))
                 or self.passed_only(name, frame, depth, test)
             ):
                 return False
