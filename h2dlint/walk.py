@@ -444,3 +444,17 @@ def holds(tree: cst.CSTNode | None, node: cst.CSTNode) -> bool:
     finder = _Holds(node)
     visit_read_only(tree, finder)
     return finder.found
+
+
+def parent_map(root: cst.CSTNode) -> dict[cst.CSTNode, cst.CSTNode]:
+    """Every node under ``root`` (not in nested functions, classes or lambdas) to its parent."""
+    parents: dict[cst.CSTNode, cst.CSTNode] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        for child in node.children:
+            parents[child] = node
+            if isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                continue
+            stack.append(child)
+    return parents

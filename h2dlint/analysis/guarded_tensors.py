@@ -18,22 +18,10 @@ from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.python_annotations import python_data_annotated
 from h2dlint.context import SharedKey
+from h2dlint.walk import parent_map
 
 # Each function's map of its nodes to their parents, per file.
 _PARENTS: SharedKey[dict[cst.CSTNode, cst.CSTNode]] = SharedKey("parents for tensor guards")
-
-
-def _parent_map(root: cst.CSTNode) -> dict[cst.CSTNode, cst.CSTNode]:
-    """Every node under ``root`` (not in nested functions, classes or lambdas) to its parent."""
-    parents: dict[cst.CSTNode, cst.CSTNode] = {}
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        for child in node.children:
-            parents[child] = node
-            if not isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-                stack.append(child)
-    return parents
 
 
 def guarded_tensor(provenance: FactSource, name: cst.Name, frame: Frame) -> bool:
@@ -48,7 +36,7 @@ def guarded_tensor(provenance: FactSource, name: cst.Name, frame: Frame) -> bool
     reaching = bindings.reaching_bindings(name)
     if not reaching:
         return False
-    parents = provenance.context.shared(_PARENTS, lambda: _parent_map(function), function)
+    parents = provenance.context.shared(_PARENTS, lambda: parent_map(function), function)
     child: cst.CSTNode = name
     parent = parents.get(name)
     while parent is not None and parent is not function:

@@ -23,7 +23,7 @@ from h2dlint.analysis.views import PERMUTING_ATTRIBUTES
 from h2dlint.analysis.writes import ALIASING_METHODS
 from h2dlint.context import SharedKey
 from h2dlint.imports import dotted_name
-from h2dlint.walk import OwnScopeVisitor, visit_read_only
+from h2dlint.walk import OwnScopeVisitor, parent_map, visit_read_only
 
 if TYPE_CHECKING:
     from h2dlint.analysis.frames import Frame
@@ -217,20 +217,6 @@ def _argument_use(call: cst.Call, arg: cst.Arg, provenance: Provenance, frame: F
     if qualified.startswith(READING_MODULES) and not qualified.startswith("torch.cuda."):
         return Use.READ
     return Use.ESCAPE
-
-
-def parent_map(root: cst.CSTNode) -> dict[cst.CSTNode, cst.CSTNode]:
-    """Every node under ``root`` (not in nested functions or classes) to its parent."""
-    parents: dict[cst.CSTNode, cst.CSTNode] = {}
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        for child in node.children:
-            parents[child] = node
-            if isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-                continue
-            stack.append(child)
-    return parents
 
 
 # -- the first host read after a copy ---------------------------------------------------------
