@@ -29,7 +29,7 @@ from typing import Final, cast
 import libcst as cst
 
 from h2dlint.analysis.branch_bindings import through_branches
-from h2dlint.analysis.names import target_names
+from h2dlint.analysis.names import bound_parameters, target_names
 from h2dlint.context import FileContext, SharedKey
 from h2dlint.walk import every_node_plan, node_classes, visit_read_only
 
@@ -154,7 +154,7 @@ class Bindings:
                 kind is cst.Lambda  # no subclasses: the isinstance below is its fast path
                 and isinstance(node, cst.Lambda)
                 and child is node.body
-                and use.value in _params(node.params)
+                and use.value in bound_parameters(node.params)
             ):
                 return (Binding(UNKNOWN, node, -1),)
             grandchild, child = child, node
@@ -375,7 +375,7 @@ class _Collector(cst.CSTVisitor):
     # Nested scopes bind their own name here and are not entered.
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         if node is self.root:
-            for param in _params(node.params):
+            for param in bound_parameters(node.params):
                 self.add(param, UNKNOWN)
             return True
         self.add(node.name.value, UNKNOWN)
@@ -451,14 +451,6 @@ class _Collector(cst.CSTVisitor):
     def visit_MatchMapping(self, node: cst.MatchMapping) -> None:
         if node.rest is not None:
             self.add(node.rest.value, UNKNOWN)
-
-
-def _params(params: cst.Parameters) -> list[str]:
-    out = [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
-    for star in (params.star_arg, params.star_kwarg):
-        if isinstance(star, cst.Param):
-            out.append(star.name.value)
-    return out
 
 
 def collect_bindings(scope: Scope) -> Bindings:

@@ -13,15 +13,7 @@ from collections.abc import Mapping
 import libcst as cst
 
 from h2dlint.analysis.frames import ModuleIndex
-
-
-def _parameters(function: cst.FunctionDef) -> set[str]:
-    params = function.params
-    names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
-    for star in (params.star_arg, params.star_kwarg):
-        if isinstance(star, cst.Param):
-            names.add(star.name.value)
-    return names
+from h2dlint.analysis.names import bound_parameters
 
 
 def closure_self(
@@ -42,7 +34,7 @@ def closure_self(
     if parent is None:
         return None
     self_name = index.frame_of(parent).self_name
-    if self_name is None or any(self_name in _parameters(f) for f in nested):
+    if self_name is None or any(self_name in bound_parameters(f.params) for f in nested):
         return None
     return index.owner[parent], self_name
 

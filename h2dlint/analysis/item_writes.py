@@ -27,6 +27,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.backward_calls import backward_loss
+from h2dlint.analysis.names import bound_parameters
 from h2dlint.analysis.self_rebindings import keeps_kind
 from h2dlint.walk import visit_read_only
 
@@ -267,15 +268,6 @@ def _constant(node: cst.BaseExpression) -> bool:
 _CACHE: dict[int, tuple[cst.FunctionDef, frozenset[str]]] = {}
 
 
-def _parameters(function: cst.FunctionDef) -> set[str]:
-    params = function.params
-    found = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
-    for star in (params.star_arg, params.star_kwarg):
-        if isinstance(star, cst.Param):
-            found.add(star.name.value)
-    return found
-
-
 def _tensor_uses(function: cst.FunctionDef) -> frozenset[str]:
     """The entries and once-bound names ``function`` uses as tensors."""
     cached = _CACHE.get(id(function))
@@ -283,7 +275,7 @@ def _tensor_uses(function: cst.FunctionDef) -> frozenset[str]:
         return cached[1]
     visitor = _TensorUses()
     visit_read_only(function.body, visitor)
-    parameters = _parameters(function)
+    parameters = set(bound_parameters(function.params))
     found = frozenset(
         key
         for key in visitor.keys

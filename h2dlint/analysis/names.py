@@ -63,3 +63,11 @@ def call_name(call: cst.Call) -> str | None:
     if isinstance(func, cst.Attribute):
         return func.attr.value
     return func.value if isinstance(func, cst.Name) else None
+
+
+def bound_parameters(params: cst.Parameters) -> list[str]:
+    """Every name the parameters bind: the named ones in order, then ``*args`` and
+    ``**kwargs``."""
+    named = (*params.posonly_params, *params.params, *params.kwonly_params)
+    stars = [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+    return [p.name.value for p in (*named, *stars)]
