@@ -22,6 +22,8 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from h2dlint.analysis.enclosing_branches import enclosing_branches
+
 # Words of the compared expression's names that say it is a device's or backend's kind.
 _KIND_WORDS = ("device", "backend", "platform")
 
@@ -32,12 +34,7 @@ def cpu_backend_arm(
     """Whether ``node`` (below ``ancestors``, outermost first) is in an arm of its function
     that runs only when a module-level CPU-backend flag (see the module) holds."""
     path = [*ancestors, node]
-    for i in range(len(path) - 1, 0, -1):
-        parent, child = path[i - 1], path[i]
-        if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            return False
-        if not isinstance(parent, (cst.If, cst.IfExp)):
-            continue
+    for _, parent, child in enclosing_branches(path, expressions=True):
         test, negated = parent.test, False
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             test, negated = test.expression, True

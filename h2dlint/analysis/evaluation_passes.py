@@ -33,6 +33,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from h2dlint.analysis.enclosing_branches import enclosing_branches
 from h2dlint.analysis.host_io_calls import VALUE_KEEPING_METHODS
 
 # Functions that run an evaluation pass, by name (``validation_step``/``test_step`` are
@@ -143,12 +144,7 @@ def _in_evaluation_loop(ancestors: Sequence[cst.CSTNode]) -> bool:
 def _in_evaluation_arm(path: Sequence[cst.CSTNode]) -> bool:
     """Whether the end of ``path`` is in the arm of an ``if`` (of its own function) that runs
     only when ``self.training`` is false."""
-    for i in range(len(path) - 1, 0, -1):
-        parent, child = path[i - 1], path[i]
-        if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            return False
-        if not isinstance(parent, cst.If):
-            continue
+    for _, parent, child in enclosing_branches(path):
         training = _training_test(parent.test)
         if training is False and child is parent.body:
             return True

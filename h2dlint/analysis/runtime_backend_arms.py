@@ -23,6 +23,8 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from h2dlint.analysis.enclosing_branches import enclosing_branches
+
 # Flags that name a torch runtime.
 _TORCH = frozenset({"pt", "jit", "torchscript", "pytorch"})
 # Flags that name a runtime that takes host (numpy) inputs.
@@ -52,19 +54,14 @@ def host_runtime_arm(ancestors: Sequence[cst.CSTNode], node: cst.CSTNode) -> boo
     """Whether ``node`` (below ``ancestors``, outermost first) is in a host runtime's arm of
     a multi-backend dispatch in its function (see the module)."""
     path = [*ancestors, node]
-    for i in range(len(path) - 1, 0, -1):
-        parent, child = path[i - 1], path[i]
-        if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            return False
-        if not isinstance(parent, cst.If):
-            continue
+    for index, parent, child in enclosing_branches(path):
         if child is parent.body:
             arm = _flag(parent.test)
             if arm not in _HOST:
                 continue
         elif not isinstance(child, cst.Else):
             continue
-        if _dispatch(path[:i]):
+        if _dispatch(path[: index + 1]):
             return True
     return False
 
