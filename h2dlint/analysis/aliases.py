@@ -35,6 +35,7 @@ from h2dlint.analysis.alias_calls import (
 )
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.names import bound_parameters
 from h2dlint.analysis.targets import Target
 from h2dlint.analysis.writes import ALIAS_DEPTH, ALIASING_METHODS
 from h2dlint.imports import dotted_name
@@ -102,11 +103,7 @@ def _bound_names(node: cst.FunctionDef | cst.Lambda) -> set[str]:
     """The names a nested function or lambda binds for itself (so that a use of one there is not
     the outer buffer): its parameters and, for a function, what it assigns, unless declared
     ``global`` or ``nonlocal``."""
-    params = node.params
-    names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
-    for star in (params.star_arg, params.star_kwarg):
-        if isinstance(star, cst.Param):
-            names.add(star.name.value)
+    names = set(bound_parameters(node.params))
     if isinstance(node, cst.FunctionDef):
         collector = _Locals()
         visit_read_only(node.body, collector)

@@ -25,6 +25,7 @@ from collections.abc import Iterator, Sequence
 
 import libcst as cst
 
+from h2dlint.analysis.names import bound_parameters
 from h2dlint.analysis.torch_api import JOINS
 from h2dlint.context import FileContext, SharedKey
 from h2dlint.imports import ImportTable
@@ -58,7 +59,7 @@ def _host_names(imports: ImportTable, function: cst.FunctionDef) -> frozenset[st
     counts: dict[str, int] = {}
     lists: set[str] = set()
     derivations: dict[str, set[str]] = {}
-    for param in _params(function):
+    for param in bound_parameters(function.params):
         counts[param] = counts.get(param, 0) + 1
     for node in _walk(function.body):
         if isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
@@ -170,15 +171,6 @@ def _bound_names(target: cst.BaseExpression) -> Iterator[str]:
             yield from _bound_names(element.value)
     elif isinstance(target, cst.StarredElement):
         yield from _bound_names(target.value)
-
-
-def _params(function: cst.FunctionDef) -> Iterator[str]:
-    params = function.params
-    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-        yield param.name.value
-    for star in (params.star_arg, params.star_kwarg):
-        if isinstance(star, cst.Param):
-            yield star.name.value
 
 
 def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
