@@ -16,7 +16,6 @@ from h2dlint.analysis import container_items
 from h2dlint.analysis.fact_source import ClassRef as ClassRef
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.frames import Frame, parameter_annotation
-from h2dlint.analysis.project_definitions import project_class
 from h2dlint.project.call_edges import RETURNING_SELF
 
 # Class methods of a module class that load and return an object of it.
@@ -64,9 +63,6 @@ def named_class(provenance: FactSource, node: cst.BaseExpression) -> ClassRef | 
     qualified = provenance.qualify(node)
     if qualified is None:
         return None
-    deferred = project_class(provenance, qualified)
-    if deferred is not None:
-        return deferred
     found = provenance.resolve(qualified)
     if found is not None:
         other, definition = found

@@ -8,7 +8,7 @@ bindings, a qualified name) while it needs theirs. They depend on this protocol,
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol
 
 import libcst as cst
@@ -23,75 +23,14 @@ from h2dlint.project.index import ProjectIndex
 Definition = cst.FunctionDef | cst.ClassDef
 
 
+@dataclass(frozen=True)
 class ClassRef:
     """A class: defined in a module of the project (``provenance`` analyses that module), or
-    outside it, known by its qualified name only.
+    outside it, known by its qualified name only."""
 
-    A class of another module is found without its libcst tree where that module's summary
-    tells it is one (:meth:`deferred`, session 47): the module's tree is loaded, and its
-    analysis built, when ``provenance`` or ``node`` is first asked for, which many questions
-    never do (two annotations naming the same class agree by their names). Equal: the same
-    qualified name and the same class (two deferred ones: the same module's class of that
-    name); the hash is the qualified name's."""
-
-    __slots__ = ("_load", "_node", "_provenance", "_target", "qualified")
-
-    def __init__(
-        self,
-        qualified: str,
-        provenance: FactSource | None = None,
-        node: cst.ClassDef | None = None,
-    ) -> None:
-        self.qualified = qualified
-        self._provenance = provenance
-        self._node = node
-        self._target: tuple[str, str] | None = None
-        self._load: Callable[[], tuple[FactSource | None, cst.ClassDef | None]] | None = None
-
-    @classmethod
-    def deferred(
-        cls,
-        qualified: str,
-        target: tuple[str, str],
-        load: Callable[[], tuple[FactSource | None, cst.ClassDef | None]],
-    ) -> ClassRef:
-        """The class ``target`` (module, name) of the project, known to be one by its
-        module's summary; ``load`` gives its analysis and definition when first needed."""
-        ref = cls(qualified)
-        ref._target = target
-        ref._load = load
-        return ref
-
-    def _loaded(self) -> None:
-        load = self._load
-        if load is not None:
-            self._load = None
-            self._provenance, self._node = load()
-
-    @property
-    def provenance(self) -> FactSource | None:
-        self._loaded()
-        return self._provenance
-
-    @property
-    def node(self) -> cst.ClassDef | None:
-        self._loaded()
-        return self._node
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ClassRef):
-            return NotImplemented
-        if self.qualified != other.qualified:
-            return False
-        if self._target is not None and self._target == other._target:
-            return True
-        return self.provenance is other.provenance and self.node is other.node
-
-    def __hash__(self) -> int:
-        return hash(self.qualified)
-
-    def __repr__(self) -> str:
-        return f"ClassRef({self.qualified!r})"
+    qualified: str
+    provenance: FactSource | None = None
+    node: cst.ClassDef | None = None
 
 
 class FactSource(Protocol):

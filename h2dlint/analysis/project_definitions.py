@@ -16,9 +16,7 @@ a module CPython cannot parse) is left to ``resolve``.
 
 from __future__ import annotations
 
-import libcst as cst
-
-from h2dlint.analysis.fact_source import ClassRef, FactSource
+from h2dlint.analysis.fact_source import FactSource
 from h2dlint.project.index import ProjectIndex
 
 # What a summary tells of a name's definition.
@@ -52,24 +50,3 @@ def resolves(source: FactSource, qualified: str) -> bool:
     if body_definition(project, absolute) is not None:
         return True
     return source.resolve(qualified) is not None
-
-
-def project_class(source: FactSource, qualified: str) -> ClassRef | None:
-    """The class of the project ``qualified`` (as imported in ``source``'s module) names, where
-    the defining module's summary tells it is a class right in its body: a deferred
-    :class:`ClassRef`, whose module's tree is loaded only when its definition is asked for
-    (the same definition ``source.resolve`` gives). None where the summary does not tell."""
-    project = source.project
-    if project is None:
-        return None
-    found = body_definition(project, project.absolute(source.module_name, qualified))
-    if found is None or found[2] != CLASS:
-        return None
-
-    def load() -> tuple[FactSource | None, cst.ClassDef | None]:
-        resolved = source.resolve(qualified)
-        if resolved is None or not isinstance(resolved[1], cst.ClassDef):
-            return None, None
-        return resolved[0], resolved[1]
-
-    return ClassRef.deferred(qualified, (found[0], found[1]), load)
