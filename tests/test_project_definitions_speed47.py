@@ -1,8 +1,7 @@
 """Questions about another module's definitions answered from its summary (session 47):
-whether a name is a class or function right in the module's body, a class of another module
-found without its libcst tree (a deferred ``ClassRef``, loaded when its definition is asked
-for), and whether a base class is the project's. The answers are ``resolve``'s; a run with a
-cache gives the cold run's findings, also after the defining module is edited."""
+whether a name is a class or function right in the module's body, and whether a base class is
+the project's, without the defining module's libcst tree. The answers are ``resolve``'s; a
+run with a cache gives the cold run's findings, also after the defining module is edited."""
 
 from __future__ import annotations
 
@@ -13,12 +12,10 @@ import libcst as cst
 import pytest
 from click.testing import CliRunner
 
-from h2dlint.analysis.fact_source import ClassRef
 from h2dlint.analysis.project_definitions import (
     CLASS,
     FUNCTION,
     body_definition,
-    project_class,
     resolves,
 )
 from h2dlint.analysis.provenance import Provenance
@@ -98,32 +95,6 @@ def test_a_body_definition_is_told_by_the_summary(project: tuple) -> None:
     assert parsed == []
 
 
-def test_a_class_of_another_module_is_loaded_when_its_definition_is_asked_for(
-    project: tuple,
-) -> None:
-    _, provenance, parsed = project
-    ref = project_class(provenance, "pkg.models.Base")
-    again = project_class(provenance, "pkg.models.Base")
-    assert ref is not None and again is not None
-    assert ref == again and hash(ref) == hash(again) and ref.qualified == "pkg.models.Base"
-    assert ref != ClassRef("other.Base")
-    assert parsed == []  # compared, not loaded
-    assert ref.node is not None and ref.node.name.value == "Base"
-    assert ref.provenance is not None and ref.provenance.module_name == "pkg.models"
-    assert parsed == ["pkg.models"]
-    assert ref != ClassRef("pkg.models.Base")  # a name outside the project's
-    # the definition resolve gives
-    found = provenance.resolve("pkg.models.Base")
-    assert found is not None and found[1] is ref.node and found[0] is ref.provenance
-
-
-def test_what_the_summary_cannot_tell_is_no_deferred_class(project: tuple) -> None:
-    _, provenance, parsed = project
-    for name in ("pkg.models.helper", "pkg.models.Hidden", "pkg.models.Twice", "torch.nn.Linear"):
-        assert project_class(provenance, name) is None
-    assert parsed == []
-
-
 def test_whether_a_base_is_the_projects_without_its_tree(project: tuple) -> None:
     _, provenance, parsed = project
     assert resolves(provenance, "pkg.models.Base")
@@ -166,7 +137,7 @@ def _check(cache: Path | None) -> list[tuple[str, int]]:
     return [(f["code"], f["location"]["row"]) for f in json.loads(result.stdout)]
 
 
-def test_a_cached_run_gives_the_cold_runs_findings_after_the_class_is_edited(
+def test_a_cached_run_gives_the_cold_runs_findings_after_another_module_is_edited(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     package = tmp_path / "pkg"
