@@ -35,6 +35,7 @@ import libcst as cst
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.frames import Frame, decorator_names
 from h2dlint.analysis.other_callers import called_elsewhere
+from h2dlint.analysis.project_definitions import resolves
 from h2dlint.context import SharedKey
 from h2dlint.project.passed_args import object_escapes, passed_arguments
 from h2dlint.project.passed_sites import Site, _keywords, object_sites, remote_sites
@@ -466,7 +467,7 @@ def _external_bases(source: FactSource, cls: cst.ClassDef) -> bool:
             if isinstance(base.value, cst.Name) and base.value.value in source.index.classes:
                 continue
             return True
-        if qualified not in ("object", "builtins.object") and source.resolve(qualified) is None:
+        if qualified not in ("object", "builtins.object") and not resolves(source, qualified):
             return True
     return False
 
