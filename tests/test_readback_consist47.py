@@ -160,5 +160,10 @@ def test_copies_that_are_not_collected(body: str) -> None:
     assert not _batch_outputs(LOADER, body)
 
 
-def test_a_modules_forward_is_no_pass_of_its_own() -> None:
-    assert not _batch_outputs(LOADER, name="forward")
+@pytest.mark.parametrize("name", ["forward", "train_epoch", "fit", "_train"])
+def test_a_modules_forward_or_a_training_function_is_no_pass_of_its_own(name: str) -> None:
+    assert not _batch_outputs(LOADER, name=name)
+
+
+def test_a_function_named_for_validation_inputs_is_a_pass_like_any_other() -> None:
+    assert _batch_outputs(LOADER, name="validate_inputs")

@@ -29,8 +29,9 @@ a tensor the loop itself moved to the device and reads back stays reported, HIGH
 - the loop is in the copy's own function (no lambda or comprehension between), which is not a
   module's ``forward`` (its callers may run it per step): a pass of its own, ``predict``,
   ``encode``, ``embed``, an inference wrapper's ``__call__``;
-- the loop trains nothing: no ``backward``, ``step`` or ``zero_grad`` call in its body (a
-  training loop's per-step read is a stall every step);
+- the loop trains nothing: no ``backward``, ``step`` or ``zero_grad`` call in its body, and
+  its function is not named for training (``train_epoch``, ``fit``: a training loop's
+  per-step read is a stall every step);
 - the copy, through value-keeping methods (``.float()``, ``.numpy()``, ``.tolist()``) and
   subscripts, is collected into a list (``.append``/``.extend``), or bound to a name in a loop
   body that collects (an ``.append``/``.extend`` call, a ``+=`` or a ``yield``).
@@ -57,6 +58,8 @@ _BATCHES = frozenset({"loader", "dataloader", "batches", "pbar"})
 _BATCH = frozenset({"batch", "bs"})
 # Calls that make a loop a training loop.
 _TRAINING = frozenset({"backward", "step", "zero_grad", "training_step"})
+# Words of a function named for training (``train_epoch``, ``fit``).
+_TRAINING_NAMES = frozenset({"train", "training", "fit", "finetune"})
 _COLLECTORS = frozenset({"append", "extend"})
 _RANGES = frozenset({"range", "trange"})
 
@@ -89,8 +92,10 @@ def _batch_loop(ancestors: Sequence[cst.CSTNode]) -> cst.For | None:
             return None
         if isinstance(node, cst.FunctionDef):
             # a module's ``forward`` may run per step of its callers (a streaming decoder's
-            # chunks): only a pass of its own (``predict``, ``encode``, ``__call__``) counts
-            return loop if node.name.value != "forward" else None
+            # chunks), a function named for training steps elsewhere: only a pass of its own
+            # (``predict``, ``encode``, ``__call__``) counts
+            name = node.name.value
+            return loop if name != "forward" and not _words({name}) & _TRAINING_NAMES else None
         if isinstance(node, cst.For) and loop is None:
             if not _walks_batches(node):
                 return None
