@@ -332,7 +332,16 @@ class SyncOnHotPath(Rule):
     nor a copy outside loops that becomes the numpy array its function declares it returns
     (`-> np.ndarray`, `-> tuple[np.ndarray, ...]`, not under `Iterator`; not in a torch
     module's method): the function's caller is host code, and the copy is what it exists to
-    hand over; nor a copy handed straight to `matplotlib` (a plot).
+    hand over; nor a copy handed straight to `matplotlib` (a plot). Nor, at MEDIUM, each
+    batch's output copied to the host and collected (`.append`/`.extend`, or bound in a loop
+    that collects) in a pass over batches that trains nothing (a `for` over a loader, over
+    batches or a range stepped by a batch size, in a function other than a module's
+    `forward`: `predict`, `encode`, `embed`): upstream keeps that copy (Lightning's predict
+    loop, sentence-transformers' `encode`, timm's `validate`), which bounds the device memory
+    a long pass holds, one copy per batch behind a whole forward (session 47). A per-batch
+    `.item()` of a loss or metric summed into a float stays reported: the host could sum the
+    tensors and read once (FunASR 1.4.16 and torchtitan 0.3.0 moved such reads out of their
+    validation loops).
 
     Explicit waits are reported in two shapes, at MEDIUM confidence. First, a statement
     `torch.cuda.synchronize()` (or `torch.accelerator.synchronize()`...) or
@@ -3628,8 +3637,80 @@ class SyncOnHotPath(Rule):
                 return scores
             """
         ),
+        # Session 47 (consist47): each batch's output collected on the host in an inference
+        # loop over batches is the pass's result, one copy per batch behind a whole forward, as
+        # Lightning's predict loop and sentence-transformers' encode keep it (FlagEmbedding's
+        # reranker, decoder_only/base.py:452; DeepCTR's predict, basemodel.py:355:
+        # batch_outputs).
+        Valid(
+            """
+            import torch
+            from torch.utils.data import DataLoader
+            from tqdm import tqdm
+            class Reranker:
+                @torch.no_grad()
+                def compute_score(self, dataset, device):
+                    dataloader = DataLoader(dataset, batch_size=32)
+                    all_scores = []
+                    for inputs in tqdm(dataloader):
+                        logits = self.model(**inputs.to(device)).logits
+                        scores = logits[:, -1, self.yes_loc]
+                        all_scores.extend(scores.cpu().float().tolist())
+                    return all_scores
+            """
+        ),
+        Valid(
+            """
+            import numpy as np
+            import torch
+            class Model(torch.nn.Module):
+                def predict(self, x, batch_size=256):
+                    model = self.eval()
+                    loader = torch.utils.data.DataLoader(torch.from_numpy(x), batch_size=batch_size)
+                    pred_ans = []
+                    with torch.no_grad():
+                        for _, x_test in enumerate(loader):
+                            y_pred = model(x_test.to(self.device).float()).cpu().data.numpy()
+                            pred_ans.append(y_pred)
+                    return np.concatenate(pred_ans)
+            """
+        ),
     )
     invalid = (
+        # Session 47 (consist47): the look-alikes of batch_outputs that stay reported: a
+        # training loop's per-step copy, and an evaluation loop's per-batch `.item()` of a loss
+        # summed into a float (FunASR 1.4.16 and torchtitan 0.3.0 moved such reads after the
+        # loop).
+        Invalid(
+            """
+            import torch
+            def fit(model, optimizer, train_loader, device):
+                outputs = []
+                for x, y in train_loader:
+                    out = model(x.to(device))
+                    loss = torch.nn.functional.mse_loss(out, y.to(device))
+                    loss.backward()
+                    optimizer.step()
+                    outputs.append(out.detach().cpu())
+                                   ^^^^^^^^^^^^^^^^^^
+                return outputs
+            """,
+            message_contains="`.cpu()` of `out.detach()`",
+        ),
+        Invalid(
+            """
+            import torch
+            @torch.no_grad()
+            def run_eval(model, val_loader, device):
+                total = 0.0
+                for x, y in val_loader:
+                    loss = torch.nn.functional.mse_loss(model(x.to(device)), y.to(device))
+                    total += loss.item()
+                             ^^^^^^^^^^^
+                return total / len(val_loader)
+            """,
+            message_contains="`.item()` of `loss`",
+        ),
         # Session 46 (misses46, ltx-core 1.0 `utils.py:33`): the branch of an
         # `isinstance(sigma, torch.Tensor)` guard IS the tensor case, whatever the annotation
         # says: one `.item()` per Euler step.
@@ -6534,7 +6615,7 @@ class SyncOnHotPath(Rule):
         ):
             return False  # the loop's result handed on (or decoded to text) once, not per step
         role = kind == "copy" and copy_role(
-            self.context, function, explicit, root is not None and not reason.startswith("called ")
+            self.context, function, explicit, root is not None, reason.startswith("called ")
         )
         if role in ("output", "offload"):
             return False  # a metric's input, a host-in/out wrapper's result, ``hr = hr.cpu()``

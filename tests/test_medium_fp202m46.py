@@ -133,8 +133,9 @@ def test_an_evaluation_loops_output_copy_is_its_purpose(name: str, line: str) ->
     ("name", "line"),
     [
         # not named for an evaluation pass
+        # (a loop over a loader collecting each batch's output in a function of any other
+        # name is a pass over batches since session 47: batch_outputs, consist47)
         ("train_epoch", "preds.extend(out.cpu().numpy())"),
-        ("validate_inputs", "preds.extend(out.cpu().numpy())"),
         # a read of one value, and a copy handed to a project helper (a plot)
         ("evaluate", "preds.append(out.sum().item())"),
         ("evaluate", "preds.append(plot_spectrogram_to_numpy(out[0].cpu().numpy()))"),

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from h2dlint.analysis.batch_outputs import batch_output
 from h2dlint.analysis.evaluation_passes import evaluation_copy
 from h2dlint.analysis.host_io_calls import copied_output
 from h2dlint.analysis.names import names_in
@@ -132,20 +133,23 @@ def copy_role(
     context: FileContext,
     function: cst.FunctionDef,
     copy: cst.BaseExpression | None,
-    device_unknown: bool = False,
+    medium: bool = False,
+    only_called: bool = False,
 ) -> str | None:
     """What the host copy ``copy`` being visited is besides an avoidable read: ``"output"``
     (what its code exists to produce, :func:`host_io_calls.copied_output`, or the numpy array
     its function declares it returns, :func:`numpy_outputs.declared_numpy_output`, or a
     plot's input, :func:`plotted_copies.plotted_copy`, or an inference session's input,
     :func:`session_feeds.session_feed`, or an evaluation pass's result,
-    :func:`evaluation_passes.evaluation_copy`),
+    :func:`evaluation_passes.evaluation_copy`, or a batch's output collected in a pass over
+    batches, :func:`batch_outputs.batch_output`, asked only with ``medium``),
     ``"offload"`` (one a setting asks for, :func:`optional_offloads.optional_offload`, or a
     calibration pass's input stored on the host, :func:`stored_offloads.stored_offload`),
     ``"returned"`` (the output ``function`` returns, :func:`returned_copy`), or None.
-    ``device_unknown``: the copied tensor's device is unknown and the function is hot by
-    itself, not only through its callers, where a request's result handed to host code is an
-    output too (:func:`request_outputs.request_output`)."""
+    ``medium``: the copied tensor's device is unknown; ``only_called``: its function is hot
+    only through its callers. Where it is hot by itself and the device is unknown, a request's
+    result handed to host code is an output too (:func:`request_outputs.request_output`)."""
+    device_unknown = medium and not only_called
     ancestors = context.ancestors
     if copied_output(context.path, ancestors, copy if isinstance(copy, cst.Call) else None):
         return "output"
@@ -159,6 +163,8 @@ def copy_role(
         return "output"  # an inference session's input, fed as host arrays (session 45)
     if evaluation_copy(ancestors, copy, device_unknown):
         return "output"  # an evaluation pass's result for host code (session 46)
+    if medium and batch_output(ancestors, copy):
+        return "output"  # a batch's output collected in a pass over batches (session 47)
     if optional_offload(ancestors, copy):
         return "offload"
     if stored_offload(context.path, ancestors, function, copy):
