@@ -130,3 +130,34 @@ def test_the_dataset_own_method_is_not_this_class() -> None:
             return [x[: lengths[i], i].tolist() for i in range(lengths.size(0))]
     """
     assert sorted(f.start.row for f in lint(own, "HTD201")) == [7]
+
+
+# ExecuTorch's ``backends/apple/metal/tests/test_modules.py``: outputs compared per row.
+COMPARE = """
+    import torch
+
+    def compare_rows(expected: torch.Tensor, actual: torch.Tensor, failures: list):
+        for i in range(expected.shape[0]):
+            failures.append(float(expected[i, 0].item()) - float(actual[i, 0].item()))
+    """
+
+
+def test_unproven_rows_in_a_module_pytest_collects_are_left_out() -> None:
+    assert lint(COMPARE, "HTD201", path="tests/test_modules.py") == []
+    assert lint(COMPARE, "HTD201", path="tests/ops_test.py") == []
+
+
+def test_the_same_rows_elsewhere_or_on_the_device_stay_reported() -> None:
+    # A helper module of a test package, and a module of the library, keep the MEDIUM rows.
+    assert len(lint(COMPARE, "HTD201", path="tests/helpers.py")) == 2
+    assert len(lint(COMPARE, "HTD201", path="pkg/compare.py")) == 2
+    # flash-attn's tests read device `cache_seqlens` per row: HIGH, reported in a test too.
+    device = """
+    import torch
+    def test_kvcache():
+        cache_seqlens = torch.randint(0, 8, (4,), device="cuda")
+        for i in range(4):
+            if cache_seqlens[i].item() > 0:
+                pass
+    """
+    assert len(lint(device, "HTD201", path="tests/test_flash_attn.py")) == 1
