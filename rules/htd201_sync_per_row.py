@@ -261,6 +261,41 @@ class SyncPerRow(ComprehensionVisits, Rule):
                         return m
             """
         ),
+        # Session 47 (fp1xx47): a method the module's `Dataset` calls per sample from its
+        # `__getitem__` (fairseq's `NoisingDataset` and its noiser): the loader's host data
+        # (sample_transforms). The twin, a torch module the dataset calls, is in `invalid`.
+        Valid(
+            """
+            import torch
+            class WordDropout:
+                def noising(self, x, lengths):
+                    return [x[: lengths[i], i].tolist() for i in range(lengths.size(0))]
+            class NoisingDataset(torch.utils.data.Dataset):
+                def __init__(self, src, noiser):
+                    self.src = src
+                    self.noiser = noiser
+                def __getitem__(self, index):
+                    tokens = self.src[index]
+                    lengths = torch.LongTensor([len(tokens)])
+                    return self.noiser.noising(tokens.unsqueeze(1), lengths)
+            """
+        ),
+        # Session 47 (fp1xx47): rows of a parameter that every call of the function passes on
+        # the host, a `.cpu()` copy or a buffer named for the CPU (kestrel's
+        # `render_tokens_from_packed`): host rows (host_callers). The twin, a call passing a
+        # tensor of unknown place, is in `invalid`.
+        Valid(
+            """
+            from torch import Tensor
+            def render(ids: list[int], coord_values: Tensor):
+                return [float(coord_values[i, 0].item()) for i in range(len(ids))]
+            def finish(slot, ids, n):
+                slot.done_event.synchronize()
+                return render(ids, slot.coord_cpu[:n])
+            def finish_sync(ids, coord_out):
+                return render(ids, coord_out.cpu())
+            """
+        ),
         # Session 46 (fp1xx46): a module in numpy that imports no torch and calls no tensor
         # method (modelscope's COCO metric over mmdet-style results): host arrays (numpy_modules).
         Valid(
@@ -1693,6 +1728,39 @@ class SyncPerRow(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # Session 47 (fp1xx47): the twin of the dataset's noiser in `valid`: a torch module,
+        # which runs on the device whoever calls it.
+        Invalid(
+            """
+            import torch
+            class WordDropout(torch.nn.Module):
+                def noising(self, x, lengths):
+                    return [x[: lengths[i], i].tolist() for i in range(lengths.size(0))]
+                            ^^^^^^^^^^^^^^^^^^
+            class NoisingDataset(torch.utils.data.Dataset):
+                def __init__(self, src, noiser):
+                    self.src = src
+                    self.noiser = noiser
+                def __getitem__(self, index):
+                    tokens = self.src[index]
+                    lengths = torch.LongTensor([len(tokens)])
+                    return self.noiser.noising(tokens.unsqueeze(1), lengths)
+            """
+        ),
+        # Session 47 (fp1xx47): the twin of the host callers in `valid`: one call passes a
+        # tensor whose place nothing says, so the rows may be on the device.
+        Invalid(
+            """
+            from torch import Tensor
+            def render(ids: list[int], coord_values: Tensor):
+                return [float(coord_values[i, 0].item()) for i in range(len(ids))]
+                              ^^^^^^^^^^^^^^^^^^^^^^^^^
+            def finish(slot, ids, n):
+                return render(ids, slot.coord[:n])
+            def finish_sync(ids, coord_out):
+                return render(ids, coord_out.cpu())
+            """
+        ),
         # Session 45 (miss45, pytorch-optimizer 3.10.1 `pcgrad.py:113`, `rotograd.py:304`): the
         # items of a parameter annotated as a sequence of tensors, walked by the loop itself
         # and read through tensor operations only: a dot product compared per pair of

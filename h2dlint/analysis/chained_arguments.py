@@ -68,27 +68,41 @@ def remote_facts(
 
 def argument_fact(source: FactSource, site: Site, slot: Slot, depth: int, unknown: Fact) -> Fact:
     """The fact of what ``site`` passes for ``slot``, asked in the calling module."""
-    if _open[0] >= MAX_HOPS or not site.called:
+    if _open[0] >= MAX_HOPS:
         return unknown
+    found = argument_at(source, site, slot)
+    if found is None:
+        return unknown
+    other, value, frame = found
+    _open[0] += 1
+    try:
+        return other.fact(value, frame, depth + 1)
+    finally:
+        _open[0] -= 1
+
+
+def argument_at(
+    source: FactSource, site: Site, slot: Slot
+) -> tuple[FactSource, cst.BaseExpression, Frame] | None:
+    """What ``site`` passes for ``slot``: the calling module's provenance, the argument's
+    expression and the frame it is evaluated in; None where the call or argument is not told."""
+    if not site.called:
+        return None
     other = _module(source, site.module)
     if other is None:
-        return unknown
+        return None
     memo = other.context.shared(_CALLS, dict)
     key = (site.called, site.line)
     if key not in memo:
         memo[key] = _call_at(other, site.called, site.line)
     found = memo[key]
     if found is None:
-        return unknown
+        return None
     call, frame = found
     told, value = slot_argument(call, slot)
     if not told or value is None:
-        return unknown
-    _open[0] += 1
-    try:
-        return other.fact(value, frame, depth + 1)
-    finally:
-        _open[0] -= 1
+        return None
+    return other, value, frame
 
 
 def _call_at(source: FactSource, called: str, line: int) -> tuple[cst.Call, Frame] | None:

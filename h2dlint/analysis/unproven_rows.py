@@ -15,11 +15,14 @@ import libcst as cst
 from h2dlint.analysis.batch_augmentors import in_batch_augmentor
 from h2dlint.analysis.data_folders import in_data_folder
 from h2dlint.analysis.error_handlers import read_on_error_path
+from h2dlint.analysis.host_callers import passed_on_host
 from h2dlint.analysis.host_company import shown_on_host
 from h2dlint.analysis.numpy_modules import numpy_only_module
 from h2dlint.analysis.numpy_rows import row_read_through_numpy
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.pytest_tests import collected_module
 from h2dlint.analysis.row_findings import RowFinding
+from h2dlint.analysis.sample_transforms import called_per_sample
 from h2dlint.analysis.star_arguments import walks_star_arguments
 from h2dlint.analysis.tokenizer_decodes import in_tokenizer_decode
 from h2dlint.analysis.type_tests import not_a_tensor_here
@@ -54,4 +57,10 @@ def unproven_rows_on_host(
         return "a module in numpy that imports no torch and calls no tensor method: host arrays"
     if shown_on_host(context, ancestors, loop.tensor, sync.tensor):
         return "`seqlens + torch.tensor(pads)` in the function: host tensors, or it raises"
+    if collected_module(context.file_name):
+        return "a module pytest collects: its tests run once per test case"
+    if called_per_sample(context, ancestors):
+        return "a method the module's `Dataset` calls per sample: the loader's host data"
+    if passed_on_host(provenance, ancestors, sync.tensor):
+        return "every call of the function passes the tensor on the host: host rows"
     return None
