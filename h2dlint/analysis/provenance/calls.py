@@ -40,6 +40,7 @@ from h2dlint.analysis.torch_api import (
     ARITHMETIC_HELPERS,
     CONVERTERS,
     CUDA_TYPED_TENSORS,
+    DRAWN_ON_INPUT_FUNCTIONS,
     FRESH_FACTORIES,
     HOST_WRAPPERS,
     JOINS,
@@ -400,12 +401,15 @@ class CallFacts(ProvenanceBase):
             if where is not None and where.on_host:
                 return PAGEABLE_FRESH
             return UNKNOWN_FACT  # tensors of unknown placement: so is their join
-        if qualified in SAME_DEVICE_FUNCTIONS or (
-            qualified == "torch.where" and len(call.args) == 1
+        if (
+            qualified in SAME_DEVICE_FUNCTIONS
+            or qualified in DRAWN_ON_INPUT_FUNCTIONS
+            or (qualified == "torch.where" and len(call.args) == 1)
         ):
             # ``torch.where(cond)`` alone is ``cond.nonzero(as_tuple=True)``: its indices are
-            # where ``cond`` is
-            source = first_positional(call)
+            # where ``cond`` is; the tensor may come as ``input=``
+            given = keyword(call, "input")
+            source = first_positional(call) or (given.value if given else None)
             return self.fact(source, frame, depth + 1).derived() if source else UNKNOWN_FACT
         return UNKNOWN_FACT
 
