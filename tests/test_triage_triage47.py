@@ -151,3 +151,76 @@ def test_names_of_objects_shapes() -> None:
     assert not names_of_objects(expr("[f.weight for f in features]"))
     assert not names_of_objects(expr("[g.name for f in features]"))
     assert not names_of_objects(expr("[f.name for fs in groups for f in fs]"))
+
+
+ENV = """
+import torch
+
+
+class StockTradingEnv:
+    def __init__(self, max_step=100, device="cuda"):
+        self.day = 0
+        self.max_step = max_step
+        self.warmup = 10
+        self.amount = torch.zeros(4, device=device)
+
+    def step(self, action):
+        self.day += 1
+        total = self.amount + action
+        done = TEST
+        if done:
+            self.returns = total.cpu().tolist()
+        return total
+"""
+
+
+def test_episode_end_branch_runs_once_per_episode(tmp_path: Path) -> None:
+    """elegantrl 0.3.6 elegantrl/envs/StockTradingEnv.py:305, StockTradingVmapEnv.py:172."""
+    assert cli_rows(tmp_path, ENV.replace("TEST", "self.day == self.max_step"), "HTD202") == []
+    last = ENV.replace("TEST", "self.day >= self.max_step - 1")
+    assert cli_rows(tmp_path, last, "HTD202") == []
+
+
+def test_other_counter_tests_stay_hot(tmp_path: Path) -> None:
+    """Past a warm-up (a name that is no limit), or below the limit: every step."""
+    warm = ENV.replace("TEST", "self.day >= self.warmup")
+    assert cli_rows(tmp_path, warm, "HTD202") == [17]
+    below = ENV.replace("TEST", "self.day < self.max_step")
+    assert cli_rows(tmp_path, below, "HTD202") == [17]
+
+
+EVALUATOR = """
+import time
+
+import torch
+
+
+class EvalBase:
+    def __call__(self, policy, dataloader):
+        start = time.time()
+        with torch.inference_mode():
+            rewards_list = []
+            for batch in dataloader:
+                td = batch.to(next(policy.parameters()).device)
+                rewards_list.append(policy(td))
+            rewards = torch.cat(rewards_list)
+        inference_time = time.time() - start
+        RETURN
+"""
+
+
+def test_copy_returned_after_the_pass_is_its_output(tmp_path: Path) -> None:
+    """rl4co 0.7.0 rl4co/tasks/eval.py:73, 74: a whole dataloader, then the results dict."""
+    returned = EVALUATOR.replace(
+        "RETURN", 'return {"rewards": rewards.cpu(), "time": inference_time}'
+    )
+    assert cli_rows(tmp_path, returned, "HTD202") == []
+    assert cli_rows(tmp_path, EVALUATOR.replace("RETURN", "return rewards.cpu()"), "HTD202") == []
+
+
+def test_copies_inside_other_calls_or_tuples_stay_reported(tmp_path: Path) -> None:
+    """A train step's ``return d_loss, y.cpu()`` (labelled per step) and ``x.cpu().mean()``."""
+    mean = EVALUATOR.replace("RETURN", 'return {"avg": rewards.cpu().mean()}')
+    assert cli_rows(tmp_path, mean, "HTD202") == [17]
+    pair = EVALUATOR.replace("RETURN", "return inference_time, rewards.cpu()")
+    assert cli_rows(tmp_path, pair, "HTD202") == [17]
