@@ -725,6 +725,20 @@ SERVING_PACKAGES: dict[str, str] = {
     "flashdreams": "0.1.0",
     "vui-tts": "1.2.3",
     "kvboost": "0.9.0",
+    # Session 47 (helper triage47): a blind-style reading of recommendation serving/evaluation
+    # code (Torch-RecHub, FuxiCTR, Transformers4Rec), RL rollout loops (RL4CO, ElegantRL, PFRL,
+    # BenchMARL, imitation, MushroomRL) and FLUTE's quantised-GEMM Python side, none read before.
+    # Files whose bytes or path name vllm or sglang are dropped unread.
+    "flute-kernel": "0.4.2",
+    "torch-rechub": "0.9.0",
+    "fuxictr": "2.3.10",
+    "transformers4rec": "23.12.0",
+    "rl4co": "0.7.0",
+    "elegantrl": "0.3.6",
+    "pfrl": "0.4.0",
+    "benchmarl": "1.5.2",
+    "imitation": "1.0.1",
+    "mushroom-rl": "1.10.2",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # Packages whose files that import or name vllm or sglang were removed, unread, before they were
@@ -756,6 +770,16 @@ DROPS_RESERVED_MENTIONS = frozenset(
         "flashdreams",
         "vui-tts",
         "kvboost",
+        "flute-kernel",
+        "torch-rechub",
+        "fuxictr",
+        "transformers4rec",
+        "rl4co",
+        "elegantrl",
+        "pfrl",
+        "benchmarl",
+        "imitation",
+        "mushroom-rl",
         "esm",
         "stanza",
         "optimum-executorch",

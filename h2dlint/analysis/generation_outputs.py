@@ -26,6 +26,7 @@ import libcst as cst
 from h2dlint.analysis.decoded_outputs import decoded_output
 from h2dlint.analysis.names import calls_in
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.returned_outputs import HOST_CLOCKS, returned_to_caller
 from h2dlint.analysis.torch_api import ARRAY_METHODS, TENSOR_ONLY_METHODS
 from h2dlint.walk import visit_read_only
 
@@ -75,7 +76,7 @@ def output_after_loop(
         return True  # the whole sequence joined and decoded to text, once (decoded_outputs)
     chain = _blocks_up(ancestors)
     statement = chain[0][1] if chain else None
-    if not _stores_output(statement, copy):
+    if not (_stores_output(statement, copy) or returned_to_caller(statement, copy)):
         return False
     for block, child in chain or ():
         body = list(block.body)
@@ -146,7 +147,9 @@ def _queues_in_loop(provenance: Provenance, statement: cst.BaseStatement) -> boo
 
 
 # Logging calls' methods: they queue nothing.
-_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "update", "set_postfix"})
+_LOG_METHODS = frozenset(
+    {"debug", "info", "warning", "warn", "error", "update", "set_postfix", "write"}
+)
 
 
 def _cheap_block(provenance: Provenance, statement: cst.BaseStatement) -> bool:
@@ -202,4 +205,6 @@ def _cheap_call(provenance: Provenance, call: cst.Call) -> bool:
     qualified = provenance.qualify(func) or ""
     if qualified.startswith("torch.") and not qualified.startswith("torch.nn"):
         return True
+    if qualified in HOST_CLOCKS:
+        return True  # ``time.time()`` around the loop: a timing, no device work
     return isinstance(func, cst.Attribute) and func.attr.value in _CHEAP_METHODS

@@ -27,6 +27,7 @@ from h2dlint.analysis.edge_cases import (
     reporting_handler,
 )
 from h2dlint.analysis.env_switches import diagnostic_switch, may_read_environment
+from h2dlint.analysis.episode_ends import episode_end_test
 from h2dlint.analysis.first_step_tests import first_step_test
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_fallbacks import host_copy_fallback
@@ -148,6 +149,12 @@ def runs_every_call(
             return False  # once every N calls or iterations (``if step % 100 == 0:``)
         if isinstance(parent, cst.If) and child is parent.body and first_step_test(parent.test):
             return False  # the first step's set-up (``if group["step"] == 0:``)
+        if (
+            isinstance(parent, cst.If)
+            and child is parent.body
+            and episode_end_test(provenance, parent.test, provenance.current_frame())
+        ):
+            return False  # once per episode (``if self.day == self.max_step:``)
         if (
             explicit is not None
             and row_loops

@@ -25,6 +25,7 @@ from h2dlint.analysis.loop_transfers import (
     root_name,
 )
 from h2dlint.analysis.model_outputs import called_outputs, iterated_collection
+from h2dlint.analysis.name_lists import names_of_objects
 from h2dlint.analysis.names import names_in, target_names
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.provenance.common import SPLITTING_METHODS
@@ -461,7 +462,9 @@ def mapping_keys(iterable: cst.BaseExpression, provenance: Provenance, frame: Fr
     else:
         return False
     filled = [v for v in values if not (isinstance(v, cst.List) and not v.elements)]
-    return bool(filled) and all(v is not None and _keys_of_mapping(v) for v in filled)
+    return bool(filled) and all(
+        v is not None and (_keys_of_mapping(v) or names_of_objects(v)) for v in filled
+    )
 
 
 def _keys_of_mapping(node: cst.BaseExpression) -> bool:

@@ -189,6 +189,11 @@ SAME_DEVICE_FUNCTIONS = frozenset(
         "torch.nn.functional.log_softmax",
     }
 )
+# Random draws computed on their input's device (``torch.multinomial(input=torch.ones(n) / n,
+# ...)`` of RL4CO's host instance generators is a host tensor): placed on the host when their
+# input is (provenance/calls.py; a draw from the device stays unknown), and kept out of
+# SAME_DEVICE_FUNCTIONS, since loop_invariance must not take a draw as pure (session 47).
+DRAWN_ON_INPUT_FUNCTIONS = frozenset({"torch.multinomial", "torch.bernoulli", "torch.poisson"})
 HOST_DEVICE_PREFIXES = ("cpu", "meta")
 DTYPE_NAMES = frozenset(
     f"torch.{name}"

@@ -14,6 +14,7 @@ from h2dlint.analysis.float_checks import float_check
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import host_scalar
 from h2dlint.analysis.loop_transfers import root_name
+from h2dlint.analysis.mapping_keys_loops import key_membership_of_loop
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.sync_basics import (
     METADATA_ATTRIBUTES,
@@ -193,8 +194,8 @@ def _value_where(
     if isinstance(node, cst.Comparison):
         if any(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in node.comparisons):
             return Where.HOST  # ``x is not None``: a Python bool
-        if key_membership(node):
-            return Where.HOST  # ``"mask" in batch``: a dict's keys, a Python bool
+        if key_membership(node) or key_membership_of_loop(provenance, node, frame):
+            return Where.HOST  # ``"mask" in batch``, a loop's dict key: a Python bool
         if _container_membership(provenance, node, frame):
             return Where.UNKNOWN  # ``k in batch["boxes"][0]``: a container's test, maybe
         operands = [node.left, *(c.comparator for c in node.comparisons)]

@@ -40,6 +40,7 @@ from h2dlint.analysis.torch_api import (
     ARITHMETIC_HELPERS,
     CONVERTERS,
     CUDA_TYPED_TENSORS,
+    DRAWN_ON_INPUT_FUNCTIONS,
     FRESH_FACTORIES,
     HOST_WRAPPERS,
     JOINS,
@@ -400,6 +401,13 @@ class CallFacts(ProvenanceBase):
             if where is not None and where.on_host:
                 return PAGEABLE_FRESH
             return UNKNOWN_FACT  # tensors of unknown placement: so is their join
+        if qualified in DRAWN_ON_INPUT_FUNCTIONS:
+            # a draw from host probabilities (also ``input=``) is a host tensor; one from the
+            # device's stays unknown, as before session 47 (samplers' labelled reads)
+            given = keyword(call, "input")
+            source = first_positional(call) or (given.value if given else None)
+            drawn = self.fact(source, frame, depth + 1) if source else UNKNOWN_FACT
+            return drawn.derived() if drawn.where.on_host else UNKNOWN_FACT
         if qualified in SAME_DEVICE_FUNCTIONS or (
             qualified == "torch.where" and len(call.args) == 1
         ):
