@@ -89,3 +89,25 @@ def test_scope_paths() -> None:
     assert scope_paths(paths, "folders") == ["pkg/a/b", "pkg/c", "pkg/top.py"]
     assert scope_paths(paths, "files") == sorted(paths)
     assert scope_paths(["pkg-1.0/pkg/m.py"], "folders") == ["pkg-1.0/pkg/m.py"]
+
+
+def test_init_helper_that_returns_when_done_stays_once() -> None:
+    # moshi 0.2.13 moshi/quantization/core_vq.py:196-310: k-means runs on the first pass only
+    code = """\
+import torch
+def run_kmeans(samples: torch.Tensor, k: int):
+    buckets = torch.cdist(samples[None], samples[None])[0].argmin(dim=-1)
+    return torch.bincount(buckets, minlength=k)
+class Codebook(torch.nn.Module):
+    def _init_embedding(self, data: torch.Tensor) -> None:
+        if self.initialized:
+            return
+        self.bins = run_kmeans(data, 8)
+        self.initialized = True
+    def forward(self, x: torch.Tensor):
+        if self.training:
+            self._init_embedding(x.detach())
+        return x
+"""
+    assert _rows(code, "HTD202") == []
+    assert _rows(code.replace("        if self.initialized:\n            return\n", ""), "HTD202")

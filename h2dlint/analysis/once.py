@@ -73,7 +73,12 @@ from h2dlint.analysis.once_guards import (
 from h2dlint.analysis.once_references import Reference, References, private
 from h2dlint.analysis.other_callers import called_elsewhere
 from h2dlint.analysis.per_call_objects import Constructions, made_per_call, plain_constructions
-from h2dlint.analysis.per_forward_inits import PER_PASS_CALLERS, called_per_forward, init_named
+from h2dlint.analysis.per_forward_inits import (
+    PER_PASS_CALLERS,
+    called_per_forward,
+    init_named,
+    returns_when_done,
+)
 from h2dlint.analysis.per_step_names import (
     builder_class,
     per_step_state_builder,
@@ -295,6 +300,8 @@ class RunOnce:
         name = function.name.value
         if cls is None or name in ONCE_NAMES or not init_named(name):
             return False
+        if returns_when_done(function):
+            return False  # lazy set-up: ``if self.initialized: return``
         methods = self.index.methods.get(cls, {})
 
         def per_pass(caller: cst.FunctionDef) -> bool:
