@@ -192,6 +192,20 @@ class HostFactoryThenMove(Rule):
     )
 
     valid = (
+        # Session 47 (unscored47): an initializer-named helper forward calls only under a
+        # lazy set-up guard runs once (lightning 2.6's demo _init_pos_encoding)
+        Valid(
+            """
+            import torch
+            class PositionalEncoding(torch.nn.Module):
+                def _init_table(self, n: int, device: torch.device):
+                    return torch.arange(n).to(device)
+                def forward(self, x):
+                    if self.table is None:
+                        self.table = self._init_table(x.size(1), x.device)
+                    return x + self.table
+            """
+        ),
         # Session 35 (recall35): the count made where the weights are (torchrec 1.4), and a
         # reduction of data the function was given
         Valid(
@@ -1441,6 +1455,37 @@ class HostFactoryThenMove(Rule):
                     #     ^^^^^^^^^^^^^^^^^^^^^^^^^
                     return pos, acc
             """
+        ),
+        # Session 47 (unscored47): a helper named as an initializer that a method of forward
+        # calls under a mode test runs per pass (fairchem 2.7's _init_gp_partitions)
+        Invalid(
+            """
+            import torch
+            class Backbone(torch.nn.Module):
+                def _init_partitions(self, graph, numbers):
+                    part = torch.tensor_split(torch.arange(len(numbers)).to(numbers.device), 4)
+                    #                         ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return part[0]
+                def _graph(self, data, parallel: bool):
+                    if parallel:
+                        return self._init_partitions(data, data.numbers)
+                    return None
+                def forward(self, data):
+                    return self._graph(data, True)
+            """,
+            expected_fix="""
+            import torch
+            class Backbone(torch.nn.Module):
+                def _init_partitions(self, graph, numbers):
+                    part = torch.tensor_split(torch.arange(len(numbers), device=numbers.device), 4)
+                    return part[0]
+                def _graph(self, data, parallel: bool):
+                    if parallel:
+                        return self._init_partitions(data, data.numbers)
+                    return None
+                def forward(self, data):
+                    return self._graph(data, True)
+            """,
         ),
     )
 

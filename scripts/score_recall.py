@@ -20,6 +20,13 @@ positives found, recall and look-alikes flagged, then every miss with its snippe
     python scripts/score_recall.py                 # table and misses
     python scripts/score_recall.py --json          # machine output
     python scripts/score_recall.py --package diffusers
+    python scripts/score_recall.py --package transformers --scope folders -j 1
+
+``--scope`` picks what is checked: ``top`` (default) the top-level folders, ``folders`` only the
+folders holding the labelled files (a labelled file directly in the top folder is checked alone),
+``files`` only the labelled files. The narrower scopes see fewer cross-module facts (a callee's
+hot caller in another folder, a helper that returns a device tensor) and can miss what ``top``
+finds; they make huge packages (transformers, NeMo) scoreable on a busy host.
 
 A package that cannot be fetched or checked, or a labelled file that is missing or does not
 parse, is reported as such and the run goes on. vllm, vllm-omni and sglang are refused.
@@ -113,6 +120,23 @@ def top_folder(path: str) -> str:
     if len(parts) > 2 and "-" in parts[0] and any(ch.isdigit() for ch in parts[0]):
         return "/".join(parts[:2])
     return parts[0] if len(parts) > 1 else path
+
+
+SCOPES = ("top", "folders", "files")
+
+
+def scope_paths(paths: Sequence[str], scope: str = "top") -> list[str]:
+    """What to check for labelled files ``paths``: their top-level folders (``top``), the
+    folders holding them (``folders``; a file directly in its top folder alone), or the files."""
+    if scope == "files":
+        return sorted(set(paths))
+    if scope == "folders":
+        picked = set()
+        for path in paths:
+            parent = path.rsplit("/", 1)[0] if "/" in path else path
+            picked.add(path if parent == top_folder(path) else parent)
+        return sorted(picked)
+    return sorted({top_folder(path) for path in paths})
 
 
 def statement_span(source: str, line: int) -> tuple[int, int]:
@@ -231,7 +255,9 @@ def run_h2dlint(root: Path, folders: Sequence[str], timeout: float) -> list[dict
     return records
 
 
-def score_group(labels: list[Label], timeout: float, raw_dir: Path | None = None) -> list[Outcome]:
+def score_group(
+    labels: list[Label], timeout: float, raw_dir: Path | None = None, scope: str = "top"
+) -> list[Outcome]:
     """Check one (package, version) and judge each of its labelled lines.
 
     With ``raw_dir``, h2dlint's findings for the package are kept there and reused on the next
@@ -240,8 +266,9 @@ def score_group(labels: list[Label], timeout: float, raw_dir: Path | None = None
     outcomes = [Outcome(label) for label in labels]
     try:
         root = fetch(package, version)
-        folders = sorted({top_folder(label.path) for label in labels})
-        raw = raw_dir / f"{package}-{version}.json" if raw_dir else None
+        folders = scope_paths([label.path for label in labels], scope)
+        suffix = "" if scope == "top" else f".{scope}"
+        raw = raw_dir / f"{package}-{version}{suffix}.json" if raw_dir else None
         if raw is not None and raw.exists():
             records = json.loads(raw.read_text(encoding="utf-8"))
         else:
@@ -383,6 +410,12 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         help="keep and reuse h2dlint's findings per package here (clear it when h2dlint changes)",
     )
+    parser.add_argument(
+        "--scope",
+        choices=SCOPES,
+        default="top",
+        help="check the top folders (default), the labelled files' folders, or the files only",
+    )
     args = parser.parse_args(argv)
     labels = [
         label
@@ -397,7 +430,11 @@ def main(argv: list[str] | None = None) -> int:
     order = sorted(groups.values(), key=lambda g: (_python_bytes(g), len(g)), reverse=True)
     outcomes: list[Outcome] = []
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        for group in pool.map(lambda g: score_group(g, args.timeout, args.raw_dir), order):
+
+        def run(group: list[Label]) -> list[Outcome]:
+            return score_group(group, args.timeout, args.raw_dir, args.scope)
+
+        for group in pool.map(run, order):
             outcomes.extend(group)
             first = group[0].label
             print(f"checked {first.package}=={first.version}", file=sys.stderr)

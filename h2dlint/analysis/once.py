@@ -73,6 +73,12 @@ from h2dlint.analysis.once_guards import (
 from h2dlint.analysis.once_references import Reference, References, private
 from h2dlint.analysis.other_callers import called_elsewhere
 from h2dlint.analysis.per_call_objects import Constructions, made_per_call, plain_constructions
+from h2dlint.analysis.per_forward_inits import (
+    PER_PASS_CALLERS,
+    called_per_forward,
+    init_named,
+    returns_when_done,
+)
 from h2dlint.analysis.per_step_names import (
     builder_class,
     per_step_state_builder,
@@ -259,7 +265,7 @@ class RunOnce:
         if cls is not None and function.name.value == "__init__" and self._made_per_call(cls):
             return False  # a mask object made in every forward (``per_call_objects``)
         if (
-            once_by_name(function, cls)
+            (once_by_name(function, cls) and not self._per_forward(function, cls))
             or closure_factory(function)
             or memoised(function, cls)
             or memoised_by_key(function)
@@ -287,6 +293,31 @@ class RunOnce:
         if not private(name) and self.source and called_elsewhere(self.source, name):
             return cls is None and once_elsewhere(self.source, name, once_name)  # an __init__'s
         return True
+
+    def _per_forward(self, function: cst.FunctionDef, cls: cst.ClassDef | None) -> bool:
+        """An initializer-named method that its class's ``forward`` (or a method ``forward``
+        calls) calls with no run-once guard around: per pass (:mod:`per_forward_inits`)."""
+        name = function.name.value
+        if cls is None or name in ONCE_NAMES or not init_named(name):
+            return False
+        if returns_when_done(function):
+            return False  # lazy set-up: ``if self.initialized: return``
+        methods = self.index.methods.get(cls, {})
+
+        def per_pass(caller: cst.FunctionDef) -> bool:
+            caller_name = caller.name.value
+            if self.index.owner.get(caller) is not cls:
+                return False
+            if caller_name in PER_PASS_CALLERS:
+                return True
+            return methods.get(caller_name) is caller and any(
+                r.called and r.function is not None and r.function.name.value in PER_PASS_CALLERS
+                for r in self.references.get(caller_name, [])
+                if self._refers_to(r, caller_name, cls)
+            )
+
+        mine = [r for r in self.references.get(name, []) if self._refers_to(r, name, cls)]
+        return called_per_forward(mine, per_pass, lambda g: self.guard(g, cls))
 
     def _local_helper_once(self, function: cst.FunctionDef) -> bool:
         """A helper nested in a function that runs once, and only called there by name,
