@@ -737,6 +737,9 @@ SERVING_PACKAGES: dict[str, str] = {
     "titans-pytorch": "0.5.5",
     "native-sparse-attention-pytorch": "0.2.3",
     "rectified-flow-pytorch": "0.14.0",
+    "block-recurrent-transformer-pytorch": "0.4.4",
+    "recurrent-memory-transformer-pytorch": "0.7.0",
+    "toolformer-pytorch": "0.0.30",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # Packages whose files that import or name vllm or sglang were removed, unread, before they were
@@ -775,6 +778,9 @@ DROPS_RESERVED_MENTIONS = frozenset(
         "titans-pytorch",
         "native-sparse-attention-pytorch",
         "rectified-flow-pytorch",
+        "block-recurrent-transformer-pytorch",
+        "recurrent-memory-transformer-pytorch",
+        "toolformer-pytorch",
         "esm",
         "stanza",
         "optimum-executorch",
