@@ -739,6 +739,21 @@ SERVING_PACKAGES: dict[str, str] = {
     "benchmarl": "1.5.2",
     "imitation": "1.0.1",
     "mushroom-rl": "1.10.2",
+    # Session 47 (helper triage47b): a blind-style reading of serving and per-step model code no
+    # triage had read. Files whose bytes or path name vllm or sglang are dropped unread.
+    # energonai 0.0.2 and moe-kernels 0.8.2 would not download, flexflow 25.2.1 would not build.
+    # zipvoice 0.1.0 is a 7-line stub. Per-step model code: lucidrains' autoregressive mesh,
+    # text-and-image (Transfusion), sparse-attention and memory models and rectified-flow sampling.
+    "syncode": "0.4.16",
+    "bitnet": "0.2.5",
+    "transfusion-pytorch": "0.20.0",
+    "meshgpt-pytorch": "1.8.1",
+    "titans-pytorch": "0.5.5",
+    "native-sparse-attention-pytorch": "0.2.3",
+    "rectified-flow-pytorch": "0.14.0",
+    "block-recurrent-transformer-pytorch": "0.4.4",
+    "recurrent-memory-transformer-pytorch": "0.7.0",
+    "toolformer-pytorch": "0.0.30",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # Packages whose files that import or name vllm or sglang were removed, unread, before they were
@@ -780,6 +795,16 @@ DROPS_RESERVED_MENTIONS = frozenset(
         "benchmarl",
         "imitation",
         "mushroom-rl",
+        "syncode",
+        "bitnet",
+        "transfusion-pytorch",
+        "meshgpt-pytorch",
+        "titans-pytorch",
+        "native-sparse-attention-pytorch",
+        "rectified-flow-pytorch",
+        "block-recurrent-transformer-pytorch",
+        "recurrent-memory-transformer-pytorch",
+        "toolformer-pytorch",
         "esm",
         "stanza",
         "optimum-executorch",

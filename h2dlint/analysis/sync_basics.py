@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from h2dlint.analysis.divisible_gates import divisible_gate
 from h2dlint.analysis.period_words import PERIOD_WORDS
 from h2dlint.walk import OwnScopeVisitor, visit_read_only
 
@@ -174,7 +175,7 @@ class LoopBodyVisitor(OwnScopeVisitor):
 
     def _every_n(self, node: cst.If) -> bool:
         """Whether ``node`` runs every N iterations; then only its ``else`` is walked."""
-        if not has_modulo(node.test):
+        if not (has_modulo(node.test) or divisible_gate(node.test)):
             return False
         if node.orelse is not None:
             visit_read_only(node.orelse, self)
@@ -200,7 +201,7 @@ def periodic_test(test: cst.BaseExpression) -> bool:
     (``it - self.last_eviction == self.eviction_interval``, ``step >= self.next_every``), or
     a draw taken on a few calls in a hundred (``random.random() < 0.01``: icefall's scaling
     modules read a device counter there, "don't do this on every iter")."""
-    if has_modulo(test):
+    if has_modulo(test) or divisible_gate(test):
         return True
     if not isinstance(test, cst.Comparison):
         return False
