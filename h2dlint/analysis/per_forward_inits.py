@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 import libcst as cst
 
 from h2dlint.analysis.once_references import Reference
+from h2dlint.walk import visit_read_only
 
 INIT_PREFIXES = ("_init", "init_", "initialize", "_initialize")
 PER_PASS_CALLERS = frozenset({"forward"})
@@ -56,16 +57,18 @@ def returns_when_done(function: cst.FunctionDef) -> bool:
     return False
 
 
+class _SelfAttributes(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.found = self.found or (isinstance(node.value, cst.Name) and node.value.value == "self")
+
+
 def _reads_self(test: cst.BaseExpression) -> bool:
-    found = False
-
-    class Finder(cst.CSTVisitor):
-        def visit_Attribute(self, node: cst.Attribute) -> None:
-            nonlocal found
-            found = found or (isinstance(node.value, cst.Name) and node.value.value == "self")
-
-    test.visit(Finder())
-    return found
+    finder = _SelfAttributes()
+    visit_read_only(test, finder)
+    return finder.found
 
 
 def called_per_forward(
