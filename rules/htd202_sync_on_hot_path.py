@@ -35,6 +35,7 @@ from h2dlint.analysis.round_trips import round_trip_read
 from h2dlint.analysis.row_deferrals import mask_judged_alone, reported_row_read
 from h2dlint.analysis.runtime_backend_arms import host_runtime_arm
 from h2dlint.analysis.scalar_arguments import scalar_argument
+from h2dlint.analysis.settled_arms import settled_arm
 from h2dlint.analysis.shape_syncs import (
     DATA_SIZED_FUNCTIONS,
     DATA_SIZED_METHODS,
@@ -3628,6 +3629,22 @@ class SyncOnHotPath(Rule):
                 return scores
             """
         ),
+        # Session 47 (fp202m47): an arm no call of the function takes, the tested parameter
+        # settled by every call (torchmetrics utilities/data.py:103, ``to_onehot``'s
+        # ``num_classes`` passed by its one caller; AReaL utils/data.py:443: settled_arms).
+        Valid(
+            """
+            import torch
+            from torch import nn
+            def to_onehot(labels, num_classes=None):
+                if num_classes is None:
+                    num_classes = int(labels.max().item() + 1)
+                return torch.zeros(labels.shape[0], num_classes, device=labels.device)
+            class Loss(nn.Module):
+                def forward(self, preds, target):
+                    return (preds - to_onehot(target, max(2, preds.shape[1]))).abs().mean()
+            """
+        ),
     )
     invalid = (
         # Session 46 (misses46, ltx-core 1.0 `utils.py:33`): the branch of an
@@ -6260,6 +6277,22 @@ class SyncOnHotPath(Rule):
                 return images
             """
         ),
+        # Session 47 (fp202m47): the look-alike: a call leaves ``num_classes`` to its None
+        # default, so the arm runs on that call's path.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            def to_onehot(labels, num_classes=None):
+                if num_classes is None:
+                    num_classes = int(labels.max().item() + 1)
+                    #                 ^^^^^^^^^^^^^^^^^^^
+                return torch.zeros(labels.shape[0], num_classes, device=labels.device)
+            class Loss(nn.Module):
+                def forward(self, preds, target):
+                    return (preds - to_onehot(target)).abs().mean()
+            """
+        ),
     )
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -6554,6 +6587,8 @@ class SyncOnHotPath(Rule):
             or (root is not None and conversion_helper(self.context.ancestors))  # to_numpy()
         ):
             return False  # hand-offs the host needs (each analysis's docstring says why)
+        if settled_arm(provenance, self.context.ancestors, node):
+            return False  # an arm no call of the function takes (``if n is None:``, all pass n)
         shown = self.shown(tensor, "the tensor")
         read = what.format(shown)
         read = read[0].upper() + read[1:]
