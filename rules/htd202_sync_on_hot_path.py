@@ -6587,8 +6587,8 @@ class SyncOnHotPath(Rule):
             or (root is not None and conversion_helper(self.context.ancestors))  # to_numpy()
         ):
             return False  # hand-offs the host needs (each analysis's docstring says why)
-        if settled_arm(provenance, self.context.ancestors, node):
-            return False  # an arm no call of the function takes (``if n is None:``, all pass n)
+        if reason.startswith("called ") and settled_arm(provenance, self.context.ancestors, node):
+            return False  # hot through calls that all skip its arm (``if n is None:``, all pass n)
         shown = self.shown(tensor, "the tensor")
         read = what.format(shown)
         read = read[0].upper() + read[1:]

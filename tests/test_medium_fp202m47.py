@@ -143,3 +143,25 @@ def test_a_conditional_value_every_call_settles_is_not_reported() -> None:
 def test_a_conditional_value_a_call_may_take_stays_reported(arg: str) -> None:
     # ``x.shape[1]`` is never None but may be 0: ``not max_len`` may hold.
     assert _rows(MAX_LEN.format(arg=arg)) == [5]
+
+
+OWN_LOOP = """\
+import torch
+
+def evaluate(model, data, device, is_onnx=False):
+    for x in data:
+        batch = x.to(device)
+        if is_onnx:
+            ids = batch.cpu().numpy()
+        out = model(batch)
+    return out
+
+def main(model, data):
+    return evaluate(model, data, "cuda")
+"""
+
+
+def test_an_option_of_a_function_hot_by_its_own_loop_stays_reported() -> None:
+    # amd-quark's ``ppl_eval_with_synthetic_dataset(..., is_onnx_model=False)``: no call in
+    # the project takes the ONNX arm, but the loop makes it hot for any caller (labelled true).
+    assert 7 in _rows(OWN_LOOP)

@@ -20,6 +20,12 @@ so that it cannot be None (a number, a display, arithmetic, a size, a builtin's 
 host value another module's summary places), surely true (a non-zero number, ``True``), or
 surely false (``False``, ``None``, ``0``) as the arm needs. A call that leaves the parameter to
 its default is judged by the default.
+
+HTD202 asks only for a read that is hot through its function's calls (``called from ...``): a
+function hot by its own loop is hot for a caller outside the project too, which may take an
+arm the project's calls leave alone (amd-quark's ``ppl_eval_with_synthetic_dataset`` loops
+over a dataset and copies each sample's ids for ONNX under ``is_onnx_model``, which no call
+in the package sets: a user's call does; labelled true).
 """
 
 from __future__ import annotations
