@@ -35,7 +35,6 @@ from h2dlint.analysis.round_trips import round_trip_read
 from h2dlint.analysis.row_deferrals import mask_judged_alone, reported_row_read
 from h2dlint.analysis.runtime_backend_arms import host_runtime_arm
 from h2dlint.analysis.scalar_arguments import scalar_argument
-from h2dlint.analysis.settled_arms import settled_arm
 from h2dlint.analysis.shape_syncs import (
     DATA_SIZED_FUNCTIONS,
     DATA_SIZED_METHODS,
@@ -6549,7 +6548,7 @@ class SyncOnHotPath(Rule):
                 reason, steps = found
         moved = kind == "copy" and "tolist" not in what  # an item moved to the host: HTD201's
         if reason is None or not runs_every_call(
-            self.context, node, explicit, steps=steps, row_loops=moved
+            self.context, node, explicit, steps=steps, row_loops=moved, reason=reason
         ):
             return False
         if reported_row_read(self.context, node) is not None:
@@ -6587,8 +6586,6 @@ class SyncOnHotPath(Rule):
             or (root is not None and conversion_helper(self.context.ancestors))  # to_numpy()
         ):
             return False  # hand-offs the host needs (each analysis's docstring says why)
-        if reason.startswith("called ") and settled_arm(provenance, self.context.ancestors, node):
-            return False  # hot through calls that all skip its arm (``if n is None:``, all pass n)
         shown = self.shown(tensor, "the tensor")
         read = what.format(shown)
         read = read[0].upper() + read[1:]
