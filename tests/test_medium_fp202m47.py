@@ -165,3 +165,29 @@ def test_an_option_of_a_function_hot_by_its_own_loop_stays_reported() -> None:
     # amd-quark's ``ppl_eval_with_synthetic_dataset(..., is_onnx_model=False)``: no call in
     # the project takes the ONNX arm, but the loop makes it hot for any caller (labelled true).
     assert 7 in _rows(OWN_LOOP)
+
+
+POOLING = """\
+import torch
+from torch import nn
+
+class Pooling(nn.Module):
+    def _length_to_mask(self, length, max_len=None):
+        if max_len is None:
+            max_len = length.max().long().item()
+        return torch.arange(max_len, device=length.device).expand(len(length), max_len)
+
+    def forward(self, hidden_states):
+        seq_length = {length}
+        lengths = torch.ones(hidden_states.shape[0], device=hidden_states.device)
+        return self._length_to_mask(lengths * seq_length, max_len=seq_length)
+"""
+
+
+def test_a_method_whose_one_call_passes_a_size_is_not_reported() -> None:
+    # qwen-tts' ECAPA pooling (``modeling_qwen3_tts.py:201``, relabelled clean this session).
+    assert _rows(POOLING.format(length="hidden_states.shape[-1]")) == []
+
+
+def test_a_method_whose_call_passes_a_name_that_may_be_none_stays_reported() -> None:
+    assert _rows(POOLING.format(length="self.max_len")) == [7]
