@@ -3675,6 +3675,22 @@ class SyncOnHotPath(Rule):
                     return np.concatenate(pred_ans)
             """
         ),
+        # Session 47 (fp202m47): an arm no call of the function takes, the tested parameter
+        # settled by every call (torchmetrics utilities/data.py:103, ``to_onehot``'s
+        # ``num_classes`` passed by its one caller; AReaL utils/data.py:443: settled_arms).
+        Valid(
+            """
+            import torch
+            from torch import nn
+            def to_onehot(labels, num_classes=None):
+                if num_classes is None:
+                    num_classes = int(labels.max().item() + 1)
+                return torch.zeros(labels.shape[0], num_classes, device=labels.device)
+            class Loss(nn.Module):
+                def forward(self, preds, target):
+                    return (preds - to_onehot(target, max(2, preds.shape[1]))).abs().mean()
+            """
+        ),
     )
     invalid = (
         # Session 47 (consist47): the look-alikes of batch_outputs that stay reported: a
@@ -6341,6 +6357,22 @@ class SyncOnHotPath(Rule):
                 return images
             """
         ),
+        # Session 47 (fp202m47): the look-alike: a call leaves ``num_classes`` to its None
+        # default, so the arm runs on that call's path.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            def to_onehot(labels, num_classes=None):
+                if num_classes is None:
+                    num_classes = int(labels.max().item() + 1)
+                    #                 ^^^^^^^^^^^^^^^^^^^
+                return torch.zeros(labels.shape[0], num_classes, device=labels.device)
+            class Loss(nn.Module):
+                def forward(self, preds, target):
+                    return (preds - to_onehot(target)).abs().mean()
+            """
+        ),
     )
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -6597,7 +6629,7 @@ class SyncOnHotPath(Rule):
                 reason, steps = found
         moved = kind == "copy" and "tolist" not in what  # an item moved to the host: HTD201's
         if reason is None or not runs_every_call(
-            self.context, node, explicit, steps=steps, row_loops=moved
+            self.context, node, explicit, steps=steps, row_loops=moved, reason=reason
         ):
             return False
         if reported_row_read(self.context, node) is not None:

@@ -36,6 +36,7 @@ from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.periodic_exits import after_periodic_exit
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.reference_helpers import in_reference_code
+from h2dlint.analysis.settled_arms import settled_arm
 from h2dlint.analysis.sync_basics import (
     RowLoop,
     leaves,
@@ -77,6 +78,7 @@ def runs_every_call(
     loops: bool = False,
     steps: cst.CSTNode | None = None,
     row_loops: bool = True,
+    reason: str | None = None,
 ) -> bool:
     """Whether the code around ``node`` in its function runs on every call: not under a
     run-once or tracing guard, not on a cache miss (``if entry is None:`` of a lookup), not in
@@ -85,7 +87,9 @@ def runs_every_call(
     ``loops``: a ``while`` loop around it is a loop of steps, not HTD201's. ``steps``: a ``for``
     loop known to run device work on every iteration (a loop over batches, :mod:`device_loops`):
     what it walks are batches, not HTD201's rows. ``row_loops``: a sync of each row of a loop is
-    HTD201's (False where HTD201 does not report the loop: then the sync is the caller's)."""
+    HTD201's (False where HTD201 does not report the loop: then the sync is the caller's).
+    ``reason``: why the function is hot; hot through its calls (``called from ...``), not in an
+    arm that none of its calls takes (:mod:`settled_arms`)."""
     ancestors = context.ancestors
     if RunOnce.of(context).code(ancestors):
         return False
@@ -101,6 +105,8 @@ def runs_every_call(
         return False  # a test harness or reference, a value made on a cache miss
     if degenerate_fallback(ancestors, node):
         return False  # the arm for empty input or for NaN or infinite values
+    if reason and reason.startswith("called ") and settled_arm(provenance, ancestors, node):
+        return False  # an arm every call skips (``if n is None:``, and every call passes n)
     resolve = name_values(provenance)
     for i in range(len(ancestors) - 1, -1, -1):
         parent = ancestors[i]
