@@ -39,6 +39,7 @@ from h2dlint.analysis.argument_flow import passed, slot_argument
 from h2dlint.analysis.chained_arguments import _call_at, _module
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.frames import Frame
+from h2dlint.walk import visit_read_only
 
 # What an arm needs of its parameter to run: None, a false value, a true value.
 NONE, FALSY, TRUTHY = "none", "falsy", "truthy"
@@ -229,7 +230,7 @@ def _rebinds(function: cst.FunctionDef, name: str, guard: cst.CSTNode) -> bool:
     """Whether ``function`` binds ``name`` itself outside ``guard``'s arms (then the test may
     not read what the calls pass)."""
     finder = _Binds(name, guard)
-    function.body.visit(finder)
+    visit_read_only(function.body, finder)
     return finder.found
 
 
@@ -241,7 +242,7 @@ class _Binds(cst.CSTVisitor):
 
     def visit_If(self, node: cst.If) -> bool:
         if node is self.guard:
-            node.test.visit(self)
+            visit_read_only(node.test, self)
             return False
         return True
 
