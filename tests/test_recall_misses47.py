@@ -7,6 +7,9 @@
 - ``unittest.main()`` (an attribute call on a module imported from outside the project) calls
   no ``main`` of the project: a script's ``main()`` called only under its ``__main__`` guard
   runs once (streamdiffusionv2 0.1.1 ``inference_pipe.py:939``) (``analysis/foreign_calls.py``).
+- An ``if`` test of a collection the function builds (``if cuda_tensors_to_validate:``) asks
+  whether there is work: a debugging word in its name makes no debugging branch (flashinfer
+  0.7.2 ``page.py:895``) (``analysis/collection_tests.py``).
 """
 
 from __future__ import annotations
@@ -118,3 +121,42 @@ def test_only_foreign_calls() -> None:
     assert not only_foreign_calls(b"self.main()\n", "main", roots)
     assert not only_foreign_calls(b"import pkg\npkg.main()\n", "main", roots)
     assert not only_foreign_calls(b"x = domain\n", "main", roots)  # no call at all
+
+
+# flashinfer 0.7.2 flashinfer/page.py:835-900 (_as_float32_scalar_tensors), cut down.
+SCALES = """\
+import torch
+def _as_float32_scalar_tensors(values, *, device):
+    tensors = []
+    cuda_tensors_to_validate = []
+    for name, value in values:
+        if not isinstance(value, torch.Tensor):
+            tensors.append(torch.full((1,), float(value), device=device))
+            continue
+        value = value.to(device=device)
+        tensors.append(value)
+        if value.is_cuda:
+            cuda_tensors_to_validate.append((name, value))
+    if {test}:
+        host_values = torch.stack([v.reshape(()) for _, v in cuda_tensors_to_validate]).cpu()
+        return host_values.tolist()
+    return tensors
+def nvfp4_quantize_append_paged_kv_cache(x, k_scale, v_scale, validate: bool):
+    return _as_float32_scalar_tensors((("k", k_scale), ("v", v_scale)), device=x.device)
+"""
+
+
+@pytest.mark.parametrize("test", ["cuda_tensors_to_validate", "len(cuda_tensors_to_validate)"])
+def test_a_test_of_a_built_list_is_no_debugging_switch(test: str) -> None:
+    found = lint(SCALES.format(test=test), "HTD202")
+    assert [(f.start.row, f.confidence) for f in found] == [(14, "medium")]
+
+
+@pytest.mark.parametrize("test", ["check_scales", "os.environ.get('VALIDATE')", "validate_all"])
+def test_a_switch_named_for_validation_still_guards_a_debugging_branch(test: str) -> None:
+    code = SCALES.format(test=test).replace(
+        "def _as_float32_scalar_tensors(values, *, device):",
+        "def _as_float32_scalar_tensors(values, *, device, validate_all: bool = False):",
+    )
+    code = code.replace("    tensors = []\n", "    tensors = []\n    check_scales = validate_all\n")
+    assert _rows("import os\n" + code, "HTD202") == []
