@@ -11,16 +11,16 @@ device=device)``, once per run) was taken for code that may run per call.
 from __future__ import annotations
 
 import re
-from collections.abc import Container
+from collections.abc import Callable
 
 
-def only_foreign_calls(data: bytes, name: str, project_roots: Container[str]) -> bool:
+def only_foreign_calls(data: bytes, name: str, in_project: Callable[[str], bool]) -> bool:
     """Whether every call of ``name`` in ``data`` (a module's text) is an attribute call
     ``owner.name(`` on a module ``owner`` that the text imports from outside the project
     (``import unittest``, ``from absl.testing import absltest``): none calls the project's
     ``name``. A bare call, a call on another object (``self.main(``, ``cli.main(`` of a name
     the text does not import), or an import from the project (``from . import app``,
-    ``from pkg import app`` with ``pkg`` in ``project_roots``) leaves it a caller."""
+    ``from pkg import app`` with ``in_project("pkg")``) leaves it a caller."""
     needle = re.escape(name.encode())
     owners = set()
     for match in re.finditer(rb"(\.?)\b" + needle + rb"\s*\(", data):
@@ -33,19 +33,19 @@ def only_foreign_calls(data: bytes, name: str, project_roots: Container[str]) ->
         if before is None:
             return False  # ``f().main(``, ``x[0].main(``
         owners.add(before.group(1).decode())
-    return bool(owners) and all(_imported_from_outside(data, o, project_roots) for o in owners)
+    return bool(owners) and all(_imported_from_outside(data, o, in_project) for o in owners)
 
 
-def _imported_from_outside(data: bytes, owner: str, project_roots: Container[str]) -> bool:
+def _imported_from_outside(data: bytes, owner: str, in_project: Callable[[str], bool]) -> bool:
     """Whether ``data`` binds ``owner`` by an import of a module outside the project: ``import
     owner`` or ``from a.b import owner`` with a root ``a`` that is no package of the project."""
     word = re.escape(owner.encode())
     plain = re.search(rb"(?m)^\s*import\s+" + word + rb"\s*$", data)
     if plain is not None:
-        return owner not in project_roots
+        return not in_project(owner)
     found = re.search(rb"(?m)^\s*from\s+([A-Za-z_][\w.]*)\s+import\s+" + word + rb"\s*$", data)
     if found is not None:
-        return found.group(1).decode().partition(".")[0] not in project_roots
+        return not in_project(found.group(1).decode().partition(".")[0])
     return False
 
 

@@ -30,9 +30,13 @@ def called_elsewhere(source: FactSource, name: str) -> bool:
     ]
     if not callers:
         return False
+    modules = project.layout.modules
+
+    def in_project(root: str) -> bool:
+        return root in modules or any(m.startswith(root + ".") for m in modules)
+
     # ``unittest.main()`` calls no ``main`` of the project (foreign_calls)
-    roots = {module.partition(".")[0] for module in project.layout.modules}
-    return any(not only_foreign_calls(index.data(m) or b"", name, roots) for m in callers)
+    return any(not only_foreign_calls(index.data(m) or b"", name, in_project) for m in callers)
 
 
 def calls_own_copy(data: bytes | None, name: str) -> bool:
