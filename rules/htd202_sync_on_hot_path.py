@@ -485,6 +485,25 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 47 (misses47): the look-alikes of the collection test and the transformers
+        # model in `invalid`: `if self.validate:` (an attribute) and `if validate:` (a
+        # parameter) are debugging switches; a subclass of transformers' config is no module.
+        Valid(
+            """
+            import torch
+            from transformers import LlamaConfig
+            class Config(LlamaConfig):
+                pass
+            class Cache:
+                def append_kv_cache(self, scales, validate: bool):
+                    if self.validate:
+                        torch.stack(scales).cpu()
+                    if validate:
+                        torch.stack(scales).cpu()
+                    out = Config()(scales)
+                    return out.loss.item()
+            """
+        ),
         # Session 46 (misses46): the look-alikes of the guarded read, the helper's copies and
         # the model output's field in `invalid`: a guard of another kind, or the else arm, or
         # a name rebound after the guard, proves no tensor; a helper that copies to the host
@@ -3726,6 +3745,40 @@ class SyncOnHotPath(Rule):
                 return total / len(val_loader)
             """,
             message_contains="`.item()` of `loss`",
+        ),
+        # Session 47 (misses47, flashinfer 0.7.2 `page.py:895`): a test of a list the
+        # function builds asks whether there is work; `validate` in its name is no
+        # debugging switch: one read-back per append to the paged KV cache.
+        Invalid(
+            """
+            import torch
+            def append_paged_kv_cache(scales, device):
+                to_validate = []
+                for value in scales:
+                    if value.is_cuda:
+                        to_validate.append(value)
+                if to_validate:
+                    return torch.stack(to_validate).cpu().tolist()
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """
+        ),
+        # Session 47 (misses47, lerobot 0.5.1 WallX `modeling_wall_x.py:1957`): a subclass
+        # of a transformers model is an `nn.Module`; its output's losses are device tensors.
+        Invalid(
+            """
+            import torch
+            from transformers import Qwen2_5_VLForConditionalGeneration
+            class ForAction(Qwen2_5_VLForConditionalGeneration):
+                pass
+            class Policy(torch.nn.Module):
+                def __init__(self, path):
+                    super().__init__()
+                    self.model = ForAction.from_pretrained(path)
+                def forward(self, batch):
+                    outputs = self.model(**batch)
+                    return outputs.flow_loss.item()
+                           ^^^^^^^^^^^^^^^^^^^^^^^^
+            """
         ),
         # Session 46 (misses46, ltx-core 1.0 `utils.py:33`): the branch of an
         # `isinstance(sigma, torch.Tensor)` guard IS the tensor case, whatever the annotation

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator
 import libcst as cst
 
 from h2dlint.analysis import container_items
+from h2dlint.analysis.ecosystem_models import ecosystem_model
 from h2dlint.analysis.fact_source import ClassRef as ClassRef
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.frames import Frame, parameter_annotation
@@ -89,6 +90,8 @@ def is_module_class(ref: ClassRef, depth: int = 0) -> bool:
         if qualified in MODULE_BASES or qualified.startswith("torch.nn.modules"):
             return True
         parent = named_class(ref.provenance, base.value)
+        if parent is not None and parent.node is None and ecosystem_model(parent.qualified):
+            return True  # ``class Policy(LlamaForCausalLM)``: a model of transformers
         if parent is not None and is_module_class(parent, depth + 1):
             return True
     return False

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from h2dlint.analysis.bindings import COMPREHENSIONS
+from h2dlint.analysis.collection_tests import built_collection_test
 from h2dlint.analysis.device_branches import (
     Resolve,
     after_cuda_exit,
@@ -316,7 +317,8 @@ def debug_or_tracing(provenance: Provenance, test: cst.BaseExpression) -> bool:
             return True
     code = provenance.context.module.code_for_node(test).lower()
     if any(word in code for word in DEBUG_WORDS):
-        return True
+        # not ``if cuda_tensors_to_validate:``, a test of work to do (collection_tests)
+        return not built_collection_test(provenance, test, provenance.current_frame())
     if not may_read_environment(provenance.context.source):
         return False
     function = provenance.current_frame().function

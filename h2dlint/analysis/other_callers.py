@@ -10,6 +10,7 @@ XCodec2's two decoder modules)."""
 from __future__ import annotations
 
 from h2dlint.analysis.fact_source import FactSource
+from h2dlint.analysis.foreign_calls import only_foreign_calls
 
 
 def called_elsewhere(source: FactSource, name: str) -> bool:
@@ -22,10 +23,20 @@ def called_elsewhere(source: FactSource, name: str) -> bool:
     if project is None or source.module_name is None:
         return False
     index = project.caller_index()
-    return any(
-        module != source.module_name and not calls_own_copy(index.data(module), name)
+    callers = [
+        module
         for module in index.calling(name)
-    )
+        if module != source.module_name and not calls_own_copy(index.data(module), name)
+    ]
+    if not callers:
+        return False
+    modules = project.layout.modules
+
+    def in_project(root: str) -> bool:
+        return root in modules or any(m.startswith(root + ".") for m in modules)
+
+    # ``unittest.main()`` calls no ``main`` of the project (foreign_calls)
+    return any(not only_foreign_calls(index.data(m) or b"", name, in_project) for m in callers)
 
 
 def calls_own_copy(data: bytes | None, name: str) -> bool:
