@@ -14,6 +14,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.names import len_operand
 from h2dlint.analysis.provenance import Provenance
 
 # Displays and comprehensions of collections, and the calls that make an empty one.
@@ -27,13 +28,7 @@ def built_collection_test(provenance: Provenance, test: cst.BaseExpression, fram
     parameter, an attribute (``self.validate``) or a name bound to anything else is not."""
     while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         test = test.expression
-    if (
-        isinstance(test, cst.Call)
-        and isinstance(test.func, cst.Name)
-        and test.func.value == "len"
-        and len(test.args) == 1
-    ):
-        test = test.args[0].value
+    test = len_operand(test)
     if not isinstance(test, cst.Name):
         return False
     values = provenance.bindings(frame).reaching(test)

@@ -71,3 +71,15 @@ def bound_parameters(params: cst.Parameters) -> list[str]:
     named = (*params.posonly_params, *params.params, *params.kwonly_params)
     stars = [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
     return [p.name.value for p in (*named, *stars)]
+
+
+def len_operand(expression: cst.BaseExpression) -> cst.BaseExpression:
+    """``x`` of ``len(x)``; any other expression itself."""
+    if (
+        isinstance(expression, cst.Call)
+        and isinstance(expression.func, cst.Name)
+        and expression.func.value == "len"
+        and len(expression.args) == 1
+    ):
+        return expression.args[0].value
+    return expression

@@ -35,8 +35,8 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from h2dlint.analysis.argument_flow import passed, slot_argument
-from h2dlint.analysis.chained_arguments import _call_at, _module
+from h2dlint.analysis.argument_flow import passed
+from h2dlint.analysis.chained_arguments import argument_at
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.frames import Frame
 from h2dlint.walk import visit_read_only
@@ -159,13 +159,8 @@ def _settled(
     pending = iter(flow.pending)
     for code in flow.remote:
         if code == "?":
-            site, slot = next(pending)
-            other = _module(source, site.module) if site.called else None
-            found = other and _call_at(other, site.called, site.line)
-            if not found:
-                return False
-            told, value = slot_argument(found[0], slot)
-            if not told or value is None or not _keeps_out(value, need, other, found[1]):
+            found = argument_at(source, *next(pending))
+            if found is None or not _keeps_out(found[1], need, found[0], found[2]):
                 return False
         elif not (need == NONE and code in _NOT_NONE_CODES):
             return False

@@ -15,6 +15,7 @@ from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import host_scalar
 from h2dlint.analysis.loop_transfers import root_name
 from h2dlint.analysis.mapping_keys_loops import key_membership_of_loop
+from h2dlint.analysis.names import len_operand
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.sync_basics import (
     METADATA_ATTRIBUTES,
@@ -409,11 +410,5 @@ def _tested_collection(test: cst.BaseExpression) -> cst.BaseExpression | None:
         ):
             return None
         test = test.left
-    if (
-        isinstance(test, cst.Call)
-        and isinstance(test.func, cst.Name)
-        and test.func.value == "len"
-        and len(test.args) == 1
-    ):
-        test = test.args[0].value
+    test = len_operand(test)
     return test if isinstance(test, (cst.Name, cst.Attribute)) else None
