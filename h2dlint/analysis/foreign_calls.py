@@ -21,25 +21,42 @@ def only_foreign_calls(data: bytes, name: str, in_project: Callable[[str], bool]
     ``name``. A bare call, a call on another object (``self.main(``, ``cli.main(`` of a name
     the text does not import), or an import from the project (``from . import app``,
     ``from pkg import app`` with ``in_project("pkg")``) leaves it a caller."""
+    if b"." + name.encode() not in data:
+        return False  # every call of the name (if any) is a bare one
     needle = re.escape(name.encode())
-    owners = set()
-    for match in re.finditer(rb"(\.?)\b" + needle + rb"\s*\(", data):
+    owners: set[str] = set()
+    for match in re.finditer(rb"\b" + needle + rb"\s*\(", data):
         start = match.start()
-        if not match.group(1):
-            if start > 0 and (data[start - 1 : start].isalnum() or data[start - 1 : start] == b"_"):
-                continue  # part of a longer name (``domain(``)
+        if data[start - 1 : start] != b".":
             return False  # a bare call (or a definition: ``def main(``)
-        before = re.search(rb"([A-Za-z_][A-Za-z0-9_]*)$", data[:start])
-        if before is None:
+        owner = _name_ending_at(data, start - 1)
+        if not owner:
             return False  # ``f().main(``, ``x[0].main(``
-        owners.add(before.group(1).decode())
-    return bool(owners) and all(_imported_from_outside(data, o, in_project) for o in owners)
+        if owner not in owners:
+            if not _imported_from_outside(data, owner, in_project):
+                return False  # ``self.main(``: the first such owner settles it
+            owners.add(owner)
+    return bool(owners)
+
+
+def _name_ending_at(data: bytes, end: int) -> str:
+    """The identifier that ends at ``end`` of ``data`` (``unittest`` of ``unittest.main(``),
+    leading digits left out; empty where none does. A scan back, not a search of the text
+    before it: a module may call the name hundreds of times."""
+    start = end
+    while start > 0 and (data[start - 1 : start].isalnum() or data[start - 1 : start] == b"_"):
+        start -= 1
+    while start < end and data[start : start + 1].isdigit():
+        start += 1
+    return data[start:end].decode("ascii")
 
 
 def _imported_from_outside(data: bytes, owner: str, in_project: Callable[[str], bool]) -> bool:
     """Whether ``data`` binds ``owner`` by an import of a module outside the project: ``import
     owner`` or ``from a.b import owner`` with a root ``a`` that is no package of the project."""
     word = re.escape(owner.encode())
+    if re.search(rb"import\s+" + word, data) is None:
+        return False  # neither form below (most owners: ``self``, a local object)
     plain = re.search(rb"(?m)^\s*import\s+" + word + rb"\s*$", data)
     if plain is not None:
         return not in_project(owner)

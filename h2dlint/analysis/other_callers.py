@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.foreign_calls import only_foreign_calls
+from h2dlint.context import SharedKey
+from h2dlint.project.index import ProjectIndex
 
 
 def called_elsewhere(source: FactSource, name: str) -> bool:
@@ -22,21 +24,29 @@ def called_elsewhere(source: FactSource, name: str) -> bool:
     project = source.project
     if project is None or source.module_name is None:
         return False
+    memo = source.context.shared(_CALLED_ELSEWHERE, dict)
+    if name not in memo:
+        memo[name] = _called_elsewhere(project, source.module_name, name)
+    return memo[name]
+
+
+def _called_elsewhere(project: ProjectIndex, own: str, name: str) -> bool:
     index = project.caller_index()
-    callers = [
-        module
-        for module in index.calling(name)
-        if module != source.module_name and not calls_own_copy(index.data(module), name)
-    ]
-    if not callers:
-        return False
-    modules = project.layout.modules
+    roots: set[str] = set()
 
     def in_project(root: str) -> bool:
-        return root in modules or any(m.startswith(root + ".") for m in modules)
+        if not roots:
+            roots.update(module.partition(".")[0] for module in project.layout.modules)
+        return root in roots
 
-    # ``unittest.main()`` calls no ``main`` of the project (foreign_calls)
-    return any(not only_foreign_calls(index.data(m) or b"", name, in_project) for m in callers)
+    # Lazily, first caller found first: ``forward`` has thousands of calling modules in a
+    # large project. ``unittest.main()`` calls no ``main`` of the project (foreign_calls).
+    return any(
+        module != own
+        and not calls_own_copy(index.data(module), name)
+        and not only_foreign_calls(index.data(module) or b"", name, in_project)
+        for module in index.calling(name)
+    )
 
 
 def calls_own_copy(data: bytes | None, name: str) -> bool:
@@ -65,5 +75,8 @@ def _defines(data: bytes, needle: bytes) -> bool:
             at = data.find(key, end)
     return False
 
+
+# Per file: whether another module may call each name of it.
+_CALLED_ELSEWHERE: SharedKey[dict[str, bool]] = SharedKey("other_callers.called_elsewhere")
 
 __all__ = ["called_elsewhere", "calls_own_copy"]
