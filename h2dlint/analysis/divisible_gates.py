@@ -14,7 +14,6 @@ from h2dlint.analysis.period_words import STEP_COUNTER_WORDS
 
 # Names of a helper that says whether its first argument is a multiple of its second.
 _DIVISIBLE_NAMES = frozenset({"divisible_by", "is_divisible", "is_divisible_by", "divisible"})
-_EMPTY = cst.Module(body=[])
 
 
 def divisible_gate(test: cst.BaseExpression) -> bool:
@@ -31,5 +30,6 @@ def divisible_gate(test: cst.BaseExpression) -> bool:
         return False
     if not isinstance(first.value, (cst.Name, cst.Attribute)):
         return False  # ``divisible_by(len(wav), hop)``: a shape, not a counter
-    counter = _EMPTY.code_for_node(first.value).lower().rsplit(".", 1)[-1]
+    last = first.value.attr if isinstance(first.value, cst.Attribute) else first.value
+    counter = last.value.lower()
     return any(word in counter for word in STEP_COUNTER_WORDS)

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from h2dlint.analysis.docstrings import is_docstring
 from h2dlint.walk import visit_read_only
 
 # Words of a variable's name (its environment name, or the Python name bound to it) that say
@@ -80,18 +81,9 @@ def debug_only(module: cst.Module, function: cst.FunctionDef) -> bool:
                     diagnostic_switch(statement.test, module, function)
                 )
             return False
-        if not _docstring(statement):
+        if not is_docstring(statement):
             return False
     return False
-
-
-def _docstring(statement: cst.BaseStatement) -> bool:
-    return (
-        isinstance(statement, cst.SimpleStatementLine)
-        and len(statement.body) == 1
-        and isinstance(statement.body[0], cst.Expr)
-        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-    )
 
 
 def _reads_switch(

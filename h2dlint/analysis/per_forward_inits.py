@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 
 import libcst as cst
 
+from h2dlint.analysis.docstrings import is_docstring
 from h2dlint.analysis.once_references import Reference
 from h2dlint.walk import visit_read_only
 
@@ -38,13 +39,8 @@ def returns_when_done(function: cst.FunctionDef) -> bool:
     if not isinstance(body, cst.IndentedBlock):
         return False
     for statement in body.body:
-        if (
-            isinstance(statement, cst.SimpleStatementLine)
-            and len(statement.body) == 1
-            and isinstance(statement.body[0], cst.Expr)
-            and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-        ):
-            continue  # the docstring
+        if is_docstring(statement):
+            continue
         return (
             isinstance(statement, cst.If)
             and statement.orelse is None
