@@ -3710,6 +3710,23 @@ class SyncOnHotPath(Rule):
                     return (preds - to_onehot(target, max(2, preds.shape[1]))).abs().mean()
             """
         ),
+        # Session 48 (fp202m48): an attribute the class only updates from itself proves no
+        # tensor; its first value is bound elsewhere (mmagic two_stage.py:307, the
+        # discriminator step count set to ``0`` in the base class's module:
+        # grounded_attributes).
+        Valid(
+            """
+            from .one_stage import OneStageInpaintor
+            class TwoStageInpaintor(OneStageInpaintor):
+                def train_step(self, data, optim_wrapper):
+                    loss = self.generator(data).mean()
+                    optim_wrapper.update_params(loss)
+                    self.disc_step_count = (self.disc_step_count + 1) % self.train_cfg.disc_step
+                    if self.disc_step_count != 0:
+                        return dict(loss=loss)
+                    return dict(loss=loss * 2)
+            """
+        ),
     )
     invalid = (
         # Session 47 (consist47): the look-alikes of batch_outputs that stay reported: a
@@ -6424,6 +6441,22 @@ class SyncOnHotPath(Rule):
             class Loss(nn.Module):
                 def forward(self, preds, target):
                     return (preds - to_onehot(target)).abs().mean()
+            """
+        ),
+        # Session 48 (fp202m48): the look-alike: an update that makes a tensor whatever the
+        # attribute held (``+ loss.detach()``) still proves one.
+        Invalid(
+            """
+            from .one_stage import OneStageInpaintor
+            class TwoStageInpaintor(OneStageInpaintor):
+                def train_step(self, data, optim_wrapper):
+                    loss = self.generator(data).mean()
+                    optim_wrapper.update_params(loss)
+                    self.total = self.total + loss.detach()
+                    if self.total > 10:
+                    #  ^^^^^^^^^^
+                        return dict(loss=loss)
+                    return dict(loss=loss * 2)
             """
         ),
     )
