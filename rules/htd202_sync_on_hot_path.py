@@ -3710,13 +3710,17 @@ class SyncOnHotPath(Rule):
                     return (preds - to_onehot(target, max(2, preds.shape[1]))).abs().mean()
             """
         ),
-        # Session 48 (fp202m48): an attribute the class only updates from itself proves no
-        # tensor; its first value is bound elsewhere (mmagic two_stage.py:307, the
-        # discriminator step count set to ``0`` in the base class's module:
-        # grounded_attributes).
+        # Session 48 (fp202m48): an attribute the class only updates from itself, which its
+        # base class starts as a number, proves no tensor (mmagic two_stage.py:307, the
+        # discriminator step count set to ``0`` in one_stage.py: grounded_attributes).
         Valid(
             """
-            from .one_stage import OneStageInpaintor
+            from torch import nn
+            class OneStageInpaintor(nn.Module):
+                def __init__(self, train_cfg):
+                    super().__init__()
+                    self.train_cfg = train_cfg
+                    self.disc_step_count = 0
             class TwoStageInpaintor(OneStageInpaintor):
                 def train_step(self, data, optim_wrapper):
                     loss = self.generator(data).mean()
@@ -6447,7 +6451,11 @@ class SyncOnHotPath(Rule):
         # attribute held (``+ loss.detach()``) still proves one.
         Invalid(
             """
-            from .one_stage import OneStageInpaintor
+            from torch import nn
+            class OneStageInpaintor(nn.Module):
+                def __init__(self, train_cfg):
+                    super().__init__()
+                    self.total = 0
             class TwoStageInpaintor(OneStageInpaintor):
                 def train_step(self, data, optim_wrapper):
                     loss = self.generator(data).mean()

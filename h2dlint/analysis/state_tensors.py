@@ -66,7 +66,9 @@ def own_tensor_attribute(
         def proves(value: cst.BaseExpression, where: Frame) -> bool:
             return evidence(provenance, value, where, depth=depth + 1) is not None
 
-        return all(proves(v, w) for v, w in values) and grounded(key, values, attr, proves)
+        return all(proves(v, w) for v, w in values) and grounded(
+            provenance, key, frame.cls, values, attr, proves
+        )
     finally:
         provenance._in_progress.discard(key)
 
