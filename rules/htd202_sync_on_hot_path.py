@@ -3710,6 +3710,27 @@ class SyncOnHotPath(Rule):
                     return (preds - to_onehot(target, max(2, preds.shape[1]))).abs().mean()
             """
         ),
+        # Session 48 (fp202m48): an attribute the class only updates from itself, which its
+        # base class starts as a number, proves no tensor (mmagic two_stage.py:307, the
+        # discriminator step count set to ``0`` in one_stage.py: grounded_attributes).
+        Valid(
+            """
+            from torch import nn
+            class OneStageInpaintor(nn.Module):
+                def __init__(self, train_cfg):
+                    super().__init__()
+                    self.train_cfg = train_cfg
+                    self.disc_step_count = 0
+            class TwoStageInpaintor(OneStageInpaintor):
+                def train_step(self, data, optim_wrapper):
+                    loss = self.generator(data).mean()
+                    optim_wrapper.update_params(loss)
+                    self.disc_step_count = (self.disc_step_count + 1) % self.train_cfg.disc_step
+                    if self.disc_step_count != 0:
+                        return dict(loss=loss)
+                    return dict(loss=loss * 2)
+            """
+        ),
     )
     invalid = (
         # Session 47 (consist47): the look-alikes of batch_outputs that stay reported: a
@@ -6424,6 +6445,26 @@ class SyncOnHotPath(Rule):
             class Loss(nn.Module):
                 def forward(self, preds, target):
                     return (preds - to_onehot(target)).abs().mean()
+            """
+        ),
+        # Session 48 (fp202m48): the look-alike: an update that makes a tensor whatever the
+        # attribute held (``+ loss.detach()``) still proves one.
+        Invalid(
+            """
+            from torch import nn
+            class OneStageInpaintor(nn.Module):
+                def __init__(self, train_cfg):
+                    super().__init__()
+                    self.total = 0
+            class TwoStageInpaintor(OneStageInpaintor):
+                def train_step(self, data, optim_wrapper):
+                    loss = self.generator(data).mean()
+                    optim_wrapper.update_params(loss)
+                    self.total = self.total + loss.detach()
+                    if self.total > 10:
+                    #  ^^^^^^^^^^
+                        return dict(loss=loss)
+                    return dict(loss=loss * 2)
             """
         ),
     )

@@ -14,6 +14,7 @@ import libcst as cst
 from h2dlint.analysis.arguments import keyword
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.grounded_attributes import grounded, grounding
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.returns import returned_values
 from h2dlint.analysis.torch_api import FRESH_FACTORIES
@@ -59,11 +60,14 @@ def own_tensor_attribute(
     ):
         return False
     if not provenance._begin(key):
-        return True  # the other assignments decide
+        return not grounding(key)  # the other assignments decide (grounded_attributes)
     try:
-        return all(
-            evidence(provenance, value, where, depth=depth + 1) is not None
-            for value, where in values
+
+        def proves(value: cst.BaseExpression, where: Frame) -> bool:
+            return evidence(provenance, value, where, depth=depth + 1) is not None
+
+        return all(proves(v, w) for v, w in values) and grounded(
+            provenance, key, frame.cls, values, attr, proves
         )
     finally:
         provenance._in_progress.discard(key)
