@@ -33,6 +33,8 @@ from typing import Protocol, TypeVar
 
 import libcst as cst
 
+from h2dlint.analysis.host_guarded_rebinds import skipped_only_for_host
+
 
 class BindingLike(Protocol):
     @property
@@ -113,7 +115,11 @@ def _exits(statement: cst.CSTNode, mine: Sequence[B], ancestors: Ancestors) -> t
         elif isinstance(orelse, cst.Else):
             arms.append(_block(orelse.body, mine, ancestors))
         else:
-            arms.append(([], False))
+            # no ``else``: the skipping path binds nothing, unless the test says the name holds
+            # no tensor there (``if torch.is_tensor(x): x = x.cpu()``)
+            body = arms[0][0]
+            host = arms[0][1] and skipped_only_for_host(statement.test, [b.statement for b in body])
+            arms.append(([], host))
         leaving = [b for exits, _ in arms for b in exits]
         if all(every for _, every in arms):
             return leaving, True

@@ -391,6 +391,14 @@ TENSOR_FUNCTIONS = frozenset(
         "ones_like",
         "full_like",
         "empty_like",
+        # statistics (session 48): where the input is
+        "std",
+        "var",
+        "median",
+        "nanmean",
+        "nansum",
+        "quantile",
+        "nanquantile",
     }
 )
 

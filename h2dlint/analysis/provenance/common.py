@@ -114,6 +114,15 @@ DERIVING_METHODS = frozenset(
         "logsumexp",
         "multinomial",
         "nan_to_num",
+        # statistics of a tensor: where the input is (session 48: ITREX's PPO step statistics,
+        # ``torch.std(query_lens).cpu()`` of host lengths)
+        "std",
+        "var",
+        "median",
+        "nanmean",
+        "nansum",
+        "quantile",
+        "nanquantile",
         # comparisons and masks: a fresh boolean tensor where the input is (session 36)
         "eq",
         "ne",
