@@ -27,9 +27,9 @@ from h2dlint.analysis.loop_transfers import (
 from h2dlint.analysis.model_outputs import called_outputs, iterated_collection
 from h2dlint.analysis.name_lists import names_of_objects
 from h2dlint.analysis.names import names_in, target_names
-from h2dlint.analysis.record_lists import record_list_attribute
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.provenance.common import SPLITTING_METHODS
+from h2dlint.analysis.record_lists import record_list_attribute
 from h2dlint.analysis.targets import name_words
 from h2dlint.analysis.tensor_kinds import annotated_tensor_parameter
 
