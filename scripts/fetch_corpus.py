@@ -755,17 +755,16 @@ SERVING_PACKAGES: dict[str, str] = {
     "recurrent-memory-transformer-pytorch": "0.7.0",
     "toolformer-pytorch": "0.0.30",
     # Session 48 (helper triage48): a blind-style reading of LLM generation, evaluation, RL
-    # rollout, constrained-decoding, KV-cache and LLM-runtime code no triage had read. Files
-    # whose bytes or path name vllm or sglang are dropped unread.
+    # rollout, constrained-decoding and LLM-runtime code no triage had read. Files whose bytes
+    # or path name vllm or sglang are dropped unread. kvquant 0.0.1 is a one-line stub;
+    # evalscope 1.14.1 (180k lines) was not scanned in the session's time.
     "lighteval": "0.13.0",
-    "evalscope": "1.14.1",
     "jsonformer": "0.12.0",
     "lmql": "0.7.3",
     "llm-blender": "0.0.2",
     "skyrl-train": "0.3.1",
     "intel-extension-for-transformers": "1.4.2",
     "mixlora": "0.2.3",
-    "kvquant": "0.0.1",
     "openpipe-art": "0.5.23",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
@@ -995,14 +994,12 @@ DROPS_RESERVED_MENTIONS = frozenset(
         "vit-pytorch",
         "phenaki-pytorch",
         "lighteval",
-        "evalscope",
         "jsonformer",
         "lmql",
         "llm-blender",
         "skyrl-train",
         "intel-extension-for-transformers",
         "mixlora",
-        "kvquant",
         "openpipe-art",
     }
 )
