@@ -17,7 +17,8 @@ an ``if``/``else`` (or inside a ``with`` block) joined with what it was before::
 This module finds, among the statements that precede the use in the blocks around it, the
 innermost one that binds the name on every path through it (a line that binds it, an ``if``
 whose arms all do or end in ``raise``, ``return``, ``continue`` or ``break``, and that has an
-``else``, a ``with`` whose block does, and so on nested) and
+``else`` or a type test saying the skipping path holds no tensor (``host_guarded_rebinds``), a
+``with`` whose block does, and so on nested) and
 keeps of the bindings before it only those that leave it: what its arms bind last. Loops, ``try``
 statements and ``match`` may run their blocks zero times or leave them early, so they never
 bind on every path; an arm written on the ``if`` line (``if c: x = 1``) is not looked into.
