@@ -754,6 +754,18 @@ SERVING_PACKAGES: dict[str, str] = {
     "block-recurrent-transformer-pytorch": "0.4.4",
     "recurrent-memory-transformer-pytorch": "0.7.0",
     "toolformer-pytorch": "0.0.30",
+    # Session 48 (helper triage48): a blind-style reading of LLM generation, evaluation, RL
+    # rollout, constrained-decoding and LLM-runtime code no triage had read. Files whose bytes
+    # or path name vllm or sglang are dropped unread. kvquant 0.0.1 is a one-line stub;
+    # evalscope 1.14.1 (180k lines) was not scanned in the session's time.
+    "lighteval": "0.13.0",
+    "jsonformer": "0.12.0",
+    "lmql": "0.7.3",
+    "llm-blender": "0.0.2",
+    "skyrl-train": "0.3.1",
+    "intel-extension-for-transformers": "1.4.2",
+    "mixlora": "0.2.3",
+    "openpipe-art": "0.5.23",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # Packages whose files that import or name vllm or sglang were removed, unread, before they were
@@ -981,6 +993,14 @@ DROPS_RESERVED_MENTIONS = frozenset(
         "omnigen",
         "vit-pytorch",
         "phenaki-pytorch",
+        "lighteval",
+        "jsonformer",
+        "lmql",
+        "llm-blender",
+        "skyrl-train",
+        "intel-extension-for-transformers",
+        "mixlora",
+        "openpipe-art",
     }
 )
 NAMES_RESERVED = re.compile(rb"vllm|sglang", re.IGNORECASE)

@@ -17,7 +17,8 @@ an ``if``/``else`` (or inside a ``with`` block) joined with what it was before::
 This module finds, among the statements that precede the use in the blocks around it, the
 innermost one that binds the name on every path through it (a line that binds it, an ``if``
 whose arms all do or end in ``raise``, ``return``, ``continue`` or ``break``, and that has an
-``else``, a ``with`` whose block does, and so on nested) and
+``else`` or a type test saying the skipping path holds no tensor (``host_guarded_rebinds``), a
+``with`` whose block does, and so on nested) and
 keeps of the bindings before it only those that leave it: what its arms bind last. Loops, ``try``
 statements and ``match`` may run their blocks zero times or leave them early, so they never
 bind on every path; an arm written on the ``if`` line (``if c: x = 1``) is not looked into.
@@ -32,6 +33,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol, TypeVar
 
 import libcst as cst
+
+from h2dlint.analysis.host_guarded_rebinds import skipped_only_for_host
 
 
 class BindingLike(Protocol):
@@ -113,7 +116,11 @@ def _exits(statement: cst.CSTNode, mine: Sequence[B], ancestors: Ancestors) -> t
         elif isinstance(orelse, cst.Else):
             arms.append(_block(orelse.body, mine, ancestors))
         else:
-            arms.append(([], False))
+            # no ``else``: the skipping path binds nothing, unless the test says the name holds
+            # no tensor there (``if torch.is_tensor(x): x = x.cpu()``)
+            body = arms[0][0]
+            host = arms[0][1] and skipped_only_for_host(statement.test, [b.statement for b in body])
+            arms.append(([], host))
         leaving = [b for exits, _ in arms for b in exits]
         if all(every for _, every in arms):
             return leaving, True

@@ -29,6 +29,7 @@ from h2dlint.analysis.name_lists import names_of_objects
 from h2dlint.analysis.names import names_in, target_names
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.provenance.common import SPLITTING_METHODS
+from h2dlint.analysis.record_lists import record_list_attribute
 from h2dlint.analysis.targets import name_words
 from h2dlint.analysis.tensor_kinds import annotated_tensor_parameter
 
@@ -269,6 +270,7 @@ def iterable_excluded(
         or per_kind_iterable(iterable)
         or called_outputs(iterable, provenance, frame)
         or loader_batch(iterable, provenance, frame)
+        or record_list_attribute(iterable, frame, provenance.context.module)
     ):
         return True
     # Rows of a tensor already on the device.

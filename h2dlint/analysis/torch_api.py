@@ -98,6 +98,9 @@ JOINS = frozenset(
 LIKE_FACTORIES = frozenset(
     f"torch.{name}_like" for name in ("empty", "zeros", "ones", "full", "rand", "randn", "randint")
 )
+# Statistics of a tensor: a fresh tensor where the input is (session 48: ITREX's PPO step
+# statistics, ``torch.std(query_lens).cpu()`` of host lengths).
+STATISTICS = frozenset({"std", "var", "median", "nanmean", "nansum", "quantile", "nanquantile"})
 # Functions computing a fresh tensor on their first argument's device.
 SAME_DEVICE_FUNCTIONS = frozenset(
     f"torch.{name}"
@@ -393,6 +396,7 @@ TENSOR_FUNCTIONS = frozenset(
         "empty_like",
     }
 )
+SAME_DEVICE_FUNCTIONS |= frozenset(f"torch.{name}" for name in STATISTICS)
 
 # Library helpers that are plain arithmetic on their two operands: ``triton.cdiv(a, b)`` is
 # ``(a + b - 1) // b``, so a tensor operand gives a tensor on its device (as ``a // b`` would)

@@ -20,7 +20,7 @@ from h2dlint.analysis.facts import (
 from h2dlint.analysis.frames import Frame, parameter_annotation
 from h2dlint.analysis.returns import returned_values
 from h2dlint.analysis.targets import Target, device_target
-from h2dlint.analysis.torch_api import ALL_DTYPE_METHODS, ARRAY_KEEPING_METHODS
+from h2dlint.analysis.torch_api import ALL_DTYPE_METHODS, ARRAY_KEEPING_METHODS, STATISTICS
 from h2dlint.analysis.type_aliases import alias_target
 from h2dlint.imports import dotted_name
 
@@ -129,6 +129,7 @@ DERIVING_METHODS = frozenset(
         "isfinite",
     }
 )
+DERIVING_METHODS |= STATISTICS  # session 48: statistics are where their input is
 # Methods that keep the host/device placement but may or may not copy (a no-op conversion
 # returns the tensor itself): on the host, pinning becomes unknown.
 CONVERTING_METHODS = ALL_DTYPE_METHODS | frozenset(
