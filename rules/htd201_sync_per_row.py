@@ -20,6 +20,7 @@ from h2dlint.analysis.row_waits import waiting_value
 from h2dlint.analysis.sync_basics import SYNC_BUILTINS, RowLoop, Walk
 from h2dlint.analysis.syncs import row_loop
 from h2dlint.analysis.tensor_kinds import is_tensor
+from h2dlint.analysis.tensor_type_arms import in_non_tensor_arm
 from h2dlint.analysis.unproven_rows import unproven_rows_on_host
 from h2dlint.analysis.value_syncs import TEST_METHODS
 from h2dlint.diagnostics import Confidence, FixSafety
@@ -236,6 +237,23 @@ class SyncPerRow(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # Session 48 (peritem48): a read in the arm of a tensor type test that runs only for
+        # a number (fastvideo's LTX-2 denoising step: `float(sigma)` in the `else` of
+        # `isinstance(sigma, torch.Tensor)`), as a conditional expression and as a statement.
+        Valid(
+            """
+            import torch
+            def denoise(latents, steps):
+                sigmas = torch.linspace(1.0, 0.0, steps + 1, device=latents.device)
+                for i in range(steps):
+                    sigma = sigmas[i]
+                    s = sigma.float() if isinstance(sigma, torch.Tensor) else float(sigma)
+                    if not torch.is_tensor(sigma):
+                        s = s + float(sigma)
+                    latents = latents * s
+                return latents
+            """
+        ),
         # Session 45 (miss45): the twins of the items of a sequence of tensors in `invalid`:
         # a `zip` of two lists read through an unknown function (amd-quark's blockwise tuning,
         # `loss_func(out, target)`: its result may be anything, and the `.cpu()` beside it is
@@ -1728,6 +1746,23 @@ class SyncPerRow(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # Session 48 (peritem48): the twins of the tensor type arms in `valid`: the read in
+        # the arm taken for a tensor, and a number arm that reads another (device) value.
+        Invalid(
+            """
+            import torch
+            def denoise(latents, steps, scale):
+                sigmas = torch.linspace(1.0, 0.0, steps + 1, device=latents.device)
+                for i in range(steps):
+                    sigma = sigmas[i]
+                    s = float(sigma) if isinstance(sigma, torch.Tensor) else sigma
+                        ^^^^^^^^^^^^
+                    t = scale if isinstance(scale, torch.Tensor) else float(sigmas[i + 1])
+                                                                      ^^^^^^^^^^^^^^^^^^^^
+                    latents = latents * s * t
+                return latents
+            """
+        ),
         # Session 47 (fp1xx47): the twin of the dataset's noiser in `valid`: a torch module,
         # which runs on the device whoever calls it.
         Invalid(
@@ -3280,6 +3315,8 @@ class SyncPerRow(ComprehensionVisits, Rule):
             ancestors.append(node)
         if any(isinstance(a, (cst.Assert, cst.Raise)) for a in ancestors):
             return  # a check or its error message, as for the builtins' walks below
+        if in_non_tensor_arm(node, sync.call):
+            return  # `x.float() if isinstance(x, Tensor) else float(x)`: never a tensor's read
         provenance = Provenance.of(self.context)
         if off_cuda_branch(ancestors, name_values(provenance)):
             return  # ``if not x.is_cuda: xs = [x.cpu() for x in xs]``: another backend's path
