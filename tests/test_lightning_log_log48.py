@@ -149,3 +149,48 @@ def test_a_lightning_module_subclass_in_another_module_is_resolved(tmp_path: Pat
     }
     records = package_records(tmp_path, files, "HTD107")
     assert [(Path(r["filename"]).name, r["location"]["row"]) for r in records] == [("model.py", 6)]
+
+
+def test_an_attribute_the_class_only_assigns_numbers_is_a_number() -> None:
+    # torchgeo 0.8.1 ``trainers/moco.py:430``: a running mean of ``output_std.item()``.
+    code = """
+        import lightning.pytorch as pl
+
+        class MoCo(pl.LightningModule):
+            def __init__(self):
+                super().__init__()
+                self.avg_output_std = 0.0
+                self.avg_loss = None
+                self.seen = 0
+
+            def training_step(self, batch, batch_idx):
+                output_std = self.net(batch).std()
+                self.avg_output_std = 0.9 * self.avg_output_std + 0.1 * output_std.item()
+                self.log("train_ssl_std", self.avg_output_std)
+                self.avg_loss = output_std
+                self.log("avg_loss", self.avg_loss)
+                self.seen += 1
+                self.log("seen", self.seen)
+        """
+    assert _rows(code) == [14]
+
+
+def test_a_method_annotated_float_that_makes_a_tensor_is_no_number() -> None:
+    # boltz 2.2.1 ``model/models/boltz1.py:543``: ``gradient_norm(...) -> float`` returns a
+    # host tensor, which Lightning keeps on the host.
+    code = """
+        import torch
+        import lightning.pytorch as pl
+
+        class Boltz1(pl.LightningModule):
+            def training_step(self, batch, batch_idx):
+                loss = self.net(batch).mean()
+                self.log("train/grad_norm", self.gradient_norm(self))
+                self.log("lr", self.trainer.optimizers[0].param_groups[0]["lr"])
+                return loss
+
+            def gradient_norm(self, module) -> float:
+                parameters = filter(lambda p: p.grad is not None, module.parameters())
+                return torch.tensor([p.grad.norm(p=2) ** 2 for p in parameters]).sum().sqrt()
+        """
+    assert _rows(code) == [9]

@@ -188,9 +188,13 @@ def python_number(
             return True
         if provenance.qualify(func) in MEMORY_STATS | CLOCKS:
             return True
-        return _annotated_number(func, frame, method=True)
+        return _annotated_number(func, provenance, frame, method=True)
     if isinstance(node, cst.Attribute):
-        return node.attr.value in INT_ATTRIBUTES or _annotated_number(node, frame, method=False)
+        return (
+            node.attr.value in INT_ATTRIBUTES
+            or _annotated_number(node, provenance, frame, method=False)
+            or _number_attribute(node, provenance, frame, depth)
+        )
     if isinstance(node, cst.Subscript):
         return _learning_rate(node)
     if isinstance(node, cst.Name):
@@ -200,6 +204,45 @@ def python_number(
             for b in reaching
         )
     return False
+
+
+def _number_attribute(
+    node: cst.Attribute, provenance: Provenance, frame: Frame, depth: int
+) -> bool:
+    """``self.avg_std`` where every assignment of the class to it is a Python number
+    (``self.avg_std = 0.0``, ``self.avg_std = 0.9 * self.avg_std + 0.1 * std.item()``; one
+    that reads the attribute itself counts as a number); not an augmented one, whose operand
+    is unknown."""
+    if frame.cls is None or not isinstance(node.value, cst.Name):
+        return False
+    if node.value.value != frame.self_name or depth > MAX_DEPTH:
+        return False
+    values = provenance.index.attributes.get(frame.cls).get(node.attr.value, [])
+    if not values or provenance.index.attributes.in_place(frame.cls, node.attr.value):
+        return False
+    return all(
+        value is not None and _number_or_self(value, node.attr.value, provenance, where, depth + 1)
+        for value, where in values
+    )
+
+
+def _number_or_self(
+    value: cst.BaseExpression, attr: str, provenance: Provenance, frame: Frame, depth: int
+) -> bool:
+    """A number, reading ``self.<attr>`` as one (an update of the attribute from itself)."""
+    if (
+        isinstance(value, cst.Attribute)
+        and value.attr.value == attr
+        and isinstance(value.value, cst.Name)
+        and value.value.value == frame.self_name
+    ):
+        return True
+    if isinstance(value, cst.BinaryOperation):
+        return not isinstance(value.operator, cst.MatrixMultiply) and all(
+            _number_or_self(side, attr, provenance, frame, depth)
+            for side in (value.left, value.right)
+        )
+    return python_number(value, provenance, frame, depth)
 
 
 def _learning_rate(node: cst.Subscript) -> bool:
@@ -219,9 +262,13 @@ def _learning_rate(node: cst.Subscript) -> bool:
     )
 
 
-def _annotated_number(node: cst.BaseExpression, frame: Frame, *, method: bool) -> bool:
+def _annotated_number(
+    node: cst.BaseExpression, provenance: Provenance, frame: Frame, *, method: bool
+) -> bool:
     """``self.f(...)`` (``method``) or ``self.p`` where the class defines ``f``/``p`` with
-    ``-> int`` or ``-> float``."""
+    ``-> int`` or ``-> float`` and makes no tensor: boltz 2.2.1's ``gradient_norm(...) ->
+    float`` returns ``torch.tensor([...]).sum().sqrt()``, a host tensor (Lightning keeps a
+    logged tensor where it is: no copy)."""
     if not isinstance(node, cst.Attribute) or frame.cls is None:
         return False
     if not isinstance(node.value, cst.Name) or node.value.value != frame.self_name:
@@ -238,6 +285,7 @@ def _annotated_number(node: cst.BaseExpression, frame: Frame, *, method: bool) -
                 and returns is not None
                 and isinstance(returns.annotation, cst.Name)
                 and returns.annotation.value in _NUMBER_ANNOTATIONS
+                and "torch" not in provenance.context.module.code_for_node(statement.body)
             )
     return False
 
