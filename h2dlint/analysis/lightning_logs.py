@@ -30,6 +30,7 @@ from h2dlint.analysis.host_data import host_scalar
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.provenance import MAX_DEPTH, Provenance
+from h2dlint.walk import visit_read_only
 
 if TYPE_CHECKING:
     from h2dlint.context import FileContext
@@ -285,9 +286,29 @@ def _annotated_number(
                 and returns is not None
                 and isinstance(returns.annotation, cst.Name)
                 and returns.annotation.value in _NUMBER_ANNOTATIONS
-                and "torch" not in provenance.context.module.code_for_node(statement.body)
+                and not _makes_tensor(statement)
             )
     return False
+
+
+class _TorchCalls(cst.CSTVisitor):
+    """Whether a function calls ``torch.<...>`` (``torch.tensor(...)``, ``torch.stack``)."""
+
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func: cst.BaseExpression = node.func
+        while isinstance(func, cst.Attribute):
+            func = func.value
+        if isinstance(func, cst.Name) and func.value == "torch" and node.func is not func:
+            self.found = True
+
+
+def _makes_tensor(function: cst.FunctionDef) -> bool:
+    finder = _TorchCalls()
+    visit_read_only(function.body, finder)
+    return finder.found
 
 
 def _only_value(name: cst.Name, provenance: Provenance, frame: Frame) -> cst.BaseExpression | None:
