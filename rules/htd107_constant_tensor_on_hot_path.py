@@ -63,6 +63,22 @@ class ConstantTensorOnHotPath(Rule):
     `torch.tensor([0], device=x.device)` and is flagged alike, in a loop or on a hot path only
     (optimum-intel 1.22's per-layer `input_lens.new_tensor([0])`; 1.24 builds it once per step).
 
+    A Python number logged per step through a Lightning module's `log` or `log_dict` is the
+    same copy, made by Lightning: `LightningModule.log` turns every number into
+    `torch.tensor(value, device=self.device)` (a tensor it keeps where it is). Flagged with
+    MEDIUM confidence (the module is on a GPU only when the trainer runs on one): `self.log`
+    of a `LightningModule` subclass, `pl_module.log`, `self.lightning_module.log`, in
+    `training_step`/`validation_step`, what they call, or a per-batch hook
+    (`on_train_batch_end`, `on_before_optimizer_step`, `on_*_step_end`); not in epoch hooks
+    (`on_train_epoch_end`). A number there is what the rule proves above, `x.item()`,
+    `self.global_step`, a learning rate (`opt.param_groups[0]["lr"]`), a `torch.cuda` memory
+    statistic, a clock reading, a method or property of the class annotated `-> int` that
+    calls no `torch.*`, or an attribute the class only assigns numbers to (nemo-toolkit 2.4.1's
+    `MegatronStrategy.training_step` logged `self.trainer.global_step` and
+    `torch.cuda.max_memory_reserved()` every step; 2.6.2 copies them from pinned memory).
+    Log the tensor itself (the loss, not `loss.item()`), keep counters on the device, or copy
+    the number from a pinned buffer with `non_blocking=True`.
+
     Outside hot paths and loops, a function that is not run-once still pays the copy on every
     call (gradient-clipping helpers, metric computations, quantization helpers): flagged with
     MEDIUM confidence where the device is proven (`"cuda"`, `torch.cuda.current_device()`) or
