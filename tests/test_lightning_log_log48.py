@@ -195,3 +195,24 @@ def test_a_method_annotated_float_that_makes_a_tensor_is_no_number() -> None:
                 return torch.tensor([p.grad.norm(p=2) ** 2 for p in parameters]).sum().sqrt()
         """
     assert _rows(code) == [9]
+
+
+def test_a_log_once_every_n_steps_is_left_alone() -> None:
+    code = """
+        import lightning.pytorch as pl
+
+        class Model(pl.LightningModule):
+            def training_step(self, batch, batch_idx):
+                loss = self.net(batch).mean()
+                if self.global_step % 100 == 0:
+                    self.log("lr", self.optimizers().param_groups[0]["lr"])
+                else:
+                    self.log("step", self.global_step)
+                return loss
+
+            def on_train_batch_end(self, outputs, batch, batch_idx):
+                if batch_idx % self.log_every != 0:
+                    return
+                self.log("step", self.global_step)
+        """
+    assert _rows(code) == [10]

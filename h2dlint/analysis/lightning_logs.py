@@ -27,8 +27,10 @@ from h2dlint.analysis.arguments import first_positional, keyword
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.framework_inputs import lightning_class
 from h2dlint.analysis.host_data import host_scalar
+from h2dlint.analysis.hot_guards import periodic_steps_only
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.once import RunOnce
+from h2dlint.analysis.periodic_exits import periodic_gate
 from h2dlint.analysis.provenance import MAX_DEPTH, Provenance
 from h2dlint.walk import visit_read_only
 
@@ -88,6 +90,8 @@ def logged_per_step(call: cst.Call, context: FileContext) -> str | None:
     ancestors = context.ancestors
     if under_epoch_hook(ancestors) or RunOnce.of(context).code(ancestors):
         return None
+    if periodic_steps_only(list(ancestors)) or under_periodic_gate(ancestors):
+        return None  # ``if batch_idx % 100 == 0: self.log(...)``: once every N steps
     if HotPaths.of(context).why_hot_at(ancestors) is None and not per_batch_hook(ancestors):
         return None
     numbers = logged_numbers(call, provenance, frame)
@@ -115,6 +119,17 @@ def under_epoch_hook(ancestors: Sequence[cst.CSTNode]) -> bool:
         isinstance(node, cst.FunctionDef) and "epoch" in node.name.value.split("_")
         for node in ancestors
     )
+
+
+def under_periodic_gate(ancestors: Sequence[cst.CSTNode]) -> bool:
+    """Whether the code sits in the body of an ``if`` of its function that holds once every
+    N steps (``if self.global_step % 50 == 0:``, ``if self.should_log(step):``)."""
+    for node, child in zip(reversed(ancestors[:-1]), reversed(ancestors[1:]), strict=True):
+        if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            return False
+        if isinstance(node, cst.If) and child is node.body and periodic_gate(node.test):
+            return True
+    return False
 
 
 def lightning_receiver(call: cst.Call, provenance: Provenance, frame: Frame) -> bool:
