@@ -184,8 +184,9 @@ class ConstantTensorOnHotPath(Rule):
 
     valid = (
         # Session 48 (log48): Lightning keeps a logged tensor (no copy); a number logged once
-        # per epoch is one copy per epoch; `self.log` of a class that is no Lightning module
-        # (a Hugging Face trainer's, a logger's) makes no tensor.
+        # per epoch, or once every N steps, is one copy per epoch or per N steps; `self.log`
+        # of a class that is no Lightning module (a Hugging Face trainer's, a logger's) makes
+        # no tensor.
         Valid(
             """
             import torch
@@ -195,6 +196,8 @@ class ConstantTensorOnHotPath(Rule):
                     loss = self.net(batch).mean()
                     self.log("train_loss", loss)
                     self.log_dict({"loss": loss, "acc": (loss > 0).float().mean()})
+                    if batch_idx % 100 == 0:
+                        self.log("lr", self.optimizers().param_groups[0]["lr"])
                     return loss
                 def on_train_epoch_end(self):
                     self.log("epoch", self.current_epoch)
