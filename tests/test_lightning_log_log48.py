@@ -214,5 +214,10 @@ def test_a_log_once_every_n_steps_is_left_alone() -> None:
                 if batch_idx % self.log_every != 0:
                     return
                 self.log("step", self.global_step)
+
+            def on_before_optimizer_step(self, optimizer):
+                # nemo 2.4.1 ``megatron_bert_model.py:436``: once per optimizer step
+                if (self.batch_idx + 1) % self.trainer.accumulate_grad_batches == 0:
+                    self.log("lr", optimizer.param_groups[0]["lr"])
         """
-    assert _rows(code) == [10]
+    assert _rows(code) == [10, 21]

@@ -75,6 +75,7 @@ MEMORY_STATS = frozenset(
 # Clock readings: Python floats.
 CLOCKS = frozenset({"time.time", "time.perf_counter", "time.monotonic", "time.process_time"})
 _NUMBER_ANNOTATIONS = frozenset({"int", "float"})
+_EMPTY = cst.Module(body=[])
 
 
 def logged_per_step(call: cst.Call, context: FileContext) -> str | None:
@@ -123,12 +124,15 @@ def under_epoch_hook(ancestors: Sequence[cst.CSTNode]) -> bool:
 
 def under_periodic_gate(ancestors: Sequence[cst.CSTNode]) -> bool:
     """Whether the code sits in the body of an ``if`` of its function that holds once every
-    N steps (``if self.global_step % 50 == 0:``, ``if self.should_log(step):``)."""
+    N steps (``if self.global_step % 50 == 0:``, ``if self.should_log(step):``); not a gate
+    of gradient accumulation, which holds once per optimizer step."""
     for node, child in zip(reversed(ancestors[:-1]), reversed(ancestors[1:]), strict=True):
         if isinstance(node, (cst.FunctionDef, cst.Lambda)):
             return False
         if isinstance(node, cst.If) and child is node.body and periodic_gate(node.test):
-            return True
+            # ``if (batch_idx + 1) % self.trainer.accumulate_grad_batches == 0:`` holds once
+            # per optimizer step: still every step (nemo 2.4.1 megatron_bert_model.py:436)
+            return "accum" not in _EMPTY.code_for_node(node.test).lower()
     return False
 
 
