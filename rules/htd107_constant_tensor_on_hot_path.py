@@ -13,6 +13,7 @@ from h2dlint.analysis.host_data import (
     number_fill,
 )
 from h2dlint.analysis.hot_paths import HotPaths
+from h2dlint.analysis.lightning_logs import logged_per_step
 from h2dlint.analysis.loop_body import (
     export_branch,
     in_loop_body,
@@ -61,6 +62,22 @@ class ConstantTensorOnHotPath(Rule):
     is HTD301's, a copy with `non_blocking=True` HTD102's. `x.new_tensor([0])` is
     `torch.tensor([0], device=x.device)` and is flagged alike, in a loop or on a hot path only
     (optimum-intel 1.22's per-layer `input_lens.new_tensor([0])`; 1.24 builds it once per step).
+
+    A Python number logged per step through a Lightning module's `log` or `log_dict` is the
+    same copy, made by Lightning: `LightningModule.log` turns every number into
+    `torch.tensor(value, device=self.device)` (a tensor it keeps where it is). Flagged with
+    MEDIUM confidence (the module is on a GPU only when the trainer runs on one): `self.log`
+    of a `LightningModule` subclass, `pl_module.log`, `self.lightning_module.log`, in
+    `training_step`/`validation_step`, what they call, or a per-batch hook
+    (`on_train_batch_end`, `on_before_optimizer_step`, `on_*_step_end`); not in epoch hooks
+    (`on_train_epoch_end`). A number there is what the rule proves above, `x.item()`,
+    `self.global_step`, a learning rate (`opt.param_groups[0]["lr"]`), a `torch.cuda` memory
+    statistic, a clock reading, a method or property of the class annotated `-> int` that
+    calls no `torch.*`, or an attribute the class only assigns numbers to (nemo-toolkit 2.4.1's
+    `MegatronStrategy.training_step` logged `self.trainer.global_step` and
+    `torch.cuda.max_memory_reserved()` every step; 2.6.2 copies them from pinned memory).
+    Log the tensor itself (the loss, not `loss.item()`), keep counters on the device, or copy
+    the number from a pinned buffer with `non_blocking=True`.
 
     Outside hot paths and loops, a function that is not run-once still pays the copy on every
     call (gradient-clipping helpers, metric computations, quantization helpers): flagged with
@@ -152,8 +169,10 @@ class ConstantTensorOnHotPath(Rule):
     message = "constant tensor built on the host and copied to the device (a stream sync) per step"
     fix_safety = FixSafety.SAFE
     fix_message = "Make the constant on the device with `torch.full`"
-    prefilter = (b"device", b".cuda(", b".new_tensor(")
+    prefilter = (b"device", b".cuda(", b".new_tensor(", b".log(", b".log_dict(")
     candidates = (  # numbers: literals, host numbers (names, sizes, arithmetic), tables
+        # a Lightning module's ``self.log(name, number)`` (analysis/lightning_logs.py)
+        "def .log|.log_dict",
         "def .tensor|.as_tensor|tensor|as_tensor(device=) "
         "arg Literal|List|Tuple|UnaryOp|Call|Name|Attribute|Subscript|BinOp",
         # ``x.new_tensor([0])``: a constant made on ``x``'s device
@@ -164,6 +183,32 @@ class ConstantTensorOnHotPath(Rule):
     )
 
     valid = (
+        # Session 48 (log48): Lightning keeps a logged tensor (no copy); a number logged once
+        # per epoch, or once every N steps, is one copy per epoch or per N steps; `self.log`
+        # of a class that is no Lightning module (a Hugging Face trainer's, a logger's) makes
+        # no tensor.
+        Valid(
+            """
+            import torch
+            import lightning.pytorch as pl
+            class Model(pl.LightningModule):
+                def training_step(self, batch, batch_idx):
+                    loss = self.net(batch).mean()
+                    self.log("train_loss", loss)
+                    self.log_dict({"loss": loss, "acc": (loss > 0).float().mean()})
+                    if batch_idx % 100 == 0:
+                        self.log("lr", self.optimizers().param_groups[0]["lr"])
+                    return loss
+                def on_train_epoch_end(self):
+                    self.log("epoch", self.current_epoch)
+            class Trainer:
+                def training_step(self, model, inputs):
+                    loss = model(inputs).mean()
+                    self.log({"loss": loss.item()})
+                    self.log("step", self.global_step)
+                    return loss
+            """
+        ),
         # Session 26 (heldout26): ``new_tensor`` of a host tensor makes a host tensor (no
         # copy), and one outside a hot path (a collate function) runs per batch on the host.
         Valid(
@@ -707,6 +752,33 @@ class ConstantTensorOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 48 (log48): Lightning's `log` makes `torch.tensor(value, device=self.device)`
+        # of a Python number on every call: nemo-toolkit 2.4.1's MegatronStrategy.training_step
+        # logged `self.trainer.global_step` and memory statistics per step, and its data
+        # sampler's step-end hook the consumed samples (2.6.2 passes a tensor copied from
+        # pinned memory).
+        Invalid(
+            """
+            import torch
+            import lightning.pytorch as pl
+            from lightning.pytorch.callbacks import Callback
+            class Model(pl.LightningModule):
+                def training_step(self, batch, batch_idx):
+                    loss = self.net(batch).mean()
+                    self.log("train_loss", loss.item())
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    self.log("lr", self.optimizers().param_groups[0]["lr"])
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return loss
+            class Monitor(Callback):
+                def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):
+                    pl_module.log("global_step", trainer.global_step)
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    memory = torch.cuda.max_memory_allocated() / 2**30
+                    pl_module.log_dict({"memory": memory, "loss": outputs["loss"]})
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """
+        ),
         # Session 34 (precision34b, stable-audio-tools' `trim_silence`): a constant made on the
         # device of an argument whose device is unknown, per call (MEDIUM). The same function
         # in a module named for a dataset (`data/dataset.py`, `*_dataset.py`, a collation
@@ -1447,6 +1519,9 @@ class ConstantTensorOnHotPath(Rule):
         provenance = Provenance.of(self.context)
         device = keyword(node, "device")
         func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in ("log", "log_dict"):
+            self._judge_log(node)
+            return
         if isinstance(func, cst.Attribute) and func.attr.value == "new_tensor":
             # ``lens.new_tensor([0])``: ``torch.tensor([0], device=lens.device)`` said through
             # a tensor (only tensors have ``new_tensor``): the same copy to its device
@@ -1477,6 +1552,24 @@ class ConstantTensorOnHotPath(Rule):
         if not isinstance(provenance.current_frame().function, cst.FunctionDef):
             return  # module level: runs once
         self._judge(node, data, device.value, None)
+
+    def _judge_log(self, node: cst.Call) -> None:
+        """A Lightning module's ``self.log(name, number)`` per step: Lightning makes
+        ``torch.tensor(number, device=self.device)`` of it."""
+        logged = logged_per_step(node, self.context)
+        if logged is None:
+            return
+        method = "log_dict" if "log_dict" in self.context.module.code_for_node(node.func) else "log"
+        self.report(
+            node,
+            f"{logged} logged through a Lightning module's `{method}` per step "
+            "(certain if the module is on a GPU): Lightning makes `torch.tensor(value, "
+            "device=self.device)` of each number, a blocking copy from pageable memory that "
+            "waits for the stream every step; log the tensor itself (the loss, not "
+            "`loss.item()`), keep counters in a device tensor, or copy the number from a "
+            "pinned buffer with `non_blocking=True`",
+            confidence=Confidence.MEDIUM,
+        )
 
     def _judge(
         self,

@@ -40,6 +40,12 @@ def moved_by_framework(provenance: FactSource, name: cst.Name, frame: Frame) -> 
     return _lightning_module(provenance, frame.cls, 0)
 
 
+def lightning_class(provenance: FactSource, cls: cst.ClassDef) -> bool:
+    """Whether ``cls`` subclasses Lightning's ``LightningModule`` (through the project's
+    classes)."""
+    return _lightning_module(provenance, cls, 0)
+
+
 def _lightning_module(provenance: FactSource, cls: cst.ClassDef, depth: int) -> bool:
     if depth > MAX_BASES_DEPTH:
         return False
