@@ -145,19 +145,22 @@ class SyncOnHotPath(Rule):
     `Step`/`Forward`/`Schedule`/`Input` word: `StepContext.new`, `ForwardBatch.init_new`,
     not pipeline blocks named `...PrepareLatentsStep`); a name with a `step` word
     (`update_step_context`, `decode_step`), `forward`/`fwd` first or last (`forward_decode`,
-    `_attn_forward`), a
+    `_attn_forward`), `backward` last (`pc_backward`, `fuser_backward`), a
     forward hook (`pre_process_fwd_hook`), or a top-level function with an `attention`/`attn`
     word (attention backends and their helpers; not one annotated to return Python lists,
     which prepares prompts on the host) — not names that configure or count
     (`set_step`, `get_*`, `num_steps`, `register_*`) or debug (`dump_*`, `print_*`, `debug_*`,
     `show_*`, `plot_*`); or a function the same module calls from
-    one (`self.method(...)` of the same class, a module function), transitively; or a function
-    of the project called in a loop that runs a step on every iteration (an engine's
+    one (`self.method(...)` of the same class, a module function, a method of the class of an
+    attribute, also through a local name for it: `helper = self.helper`), transitively; or a
+    function of the project called in a loop that runs a step on every iteration (an engine's
     `while True:` loop around `self.async_step()`, a trainer's loop around `optimizer.step()`;
     not a scheduler's `step()`, nor a call made every N steps), in any module. The body of a
     `for` loop whose every iteration runs device work is hot too, wherever the loop is (a
     function or a method: `Trainer.fit`, `Validator.validate`): a
-    backward pass, an optimizer step or a CUDA graph replay (a training loop), a copy to the
+    backward pass, an optimizer step or a CUDA graph replay (a training loop; also a helper of
+    the class or of a base class, in any module, whose body backpropagates the loss it is
+    given: `self.optimizer_update(optimizer, loss)`, the loss then a tensor), a copy to the
     device (`x.to(device)`) for reads of values computed from the copied data (a validation
     loop's `valid += (labels != -100).sum()` of labels it copied), or a tensor the loop carries
     from one iteration to the next, for reads of it and of values computed from it (a greedy
@@ -502,6 +505,27 @@ class SyncOnHotPath(Rule):
                         torch.stack(scales).cpu()
                     out = Config()(scales)
                     return out.loss.item()
+            """
+        ),
+        # Session 48 (hot48): the look-alikes of the backward pass and the helper in `invalid`:
+        # a name that registers a backward pass runs none; a helper of the class that steps an
+        # optimizer but backpropagates nothing makes no training loop of the loop calling it.
+        Valid(
+            """
+            import torch
+            class Trainer:
+                def register_backward(self, grads, has_grads):
+                    shared = torch.stack(has_grads).prod(0).bool()
+                    return torch.stack([g[~shared] for g in grads])
+                def apply(self, optimizer, objective):
+                    optimizer.step()
+                def update_net(self, buffer, optimizer):
+                    total = 0.0
+                    for _ in range(8):
+                        obj_critic = self.get_obj_critic(buffer)
+                        total += obj_critic.item()
+                        self.apply(optimizer, obj_critic)
+                    return total
             """
         ),
         # Session 46 (misses46): the look-alikes of the guarded read, the helper's copies and
@@ -3799,6 +3823,57 @@ class SyncOnHotPath(Rule):
                     outputs = self.model(**batch)
                     return outputs.flow_loss.item()
                            ^^^^^^^^^^^^^^^^^^^^^^^^
+            """
+        ),
+        # Session 48 (hot48, pytorch-optimizer 3.10.1 `pcgrad.py:124`, `lora_rite.py:61`,
+        # ElegantRL 0.3.6 `AgentTD3.py:46`): a method named for a backward pass runs once per
+        # step; a local name for an attribute (`helper = self.helper`) calls its class's
+        # methods from the optimizer's `step()`; a loop that hands its loss to a helper of the
+        # class that backpropagates it is a training loop.
+        Invalid(
+            """
+            import torch
+            class PCGrad:
+                def pc_backward(self, grads, has_grads):
+                    shared = torch.stack(has_grads).prod(0).bool()
+                    return torch.stack([g[~shared] for g in grads])
+                                        ^^^^^^^^^^
+            """
+        ),
+        Invalid(
+            """
+            import torch
+            class Helper:
+                def inverse_sqrt(self, tensor: torch.Tensor) -> torch.Tensor:
+                    eigenvalues, vectors = torch.linalg.eigh(tensor)
+                    return vectors * torch.max(eigenvalues).item()
+                                     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            class Rite(torch.optim.Optimizer):
+                def __init__(self, params):
+                    super().__init__(params, {})
+                    self.helper = Helper()
+                def step(self, closure=None):
+                    helper = self.helper
+                    for group in self.param_groups:
+                        for p in group["params"]:
+                            p.add_(helper.inverse_sqrt(p.grad))
+            """
+        ),
+        Invalid(
+            """
+            class Agent:
+                def optimizer_update(self, optimizer, objective):
+                    optimizer.zero_grad()
+                    objective.backward()
+                    optimizer.step()
+                def update_net(self, buffer, optimizer):
+                    total = 0.0
+                    for _ in range(8):
+                        obj_critic = self.get_obj_critic(buffer)
+                        total += obj_critic.item()
+                                 ^^^^^^^^^^^^^^^^^
+                        self.optimizer_update(optimizer, obj_critic)
+                    return total
             """
         ),
         # Session 46 (misses46, ltx-core 1.0 `utils.py:33`): the branch of an

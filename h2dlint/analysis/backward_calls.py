@@ -48,3 +48,16 @@ def backward_loss(node: cst.Call) -> str | None:
     if not runs or first is None or first.star or first.keyword is not None:
         return None
     return first.value.value if isinstance(first.value, cst.Name) else None
+
+
+def backward_pass_name(name: str) -> bool:
+    """Whether a function named ``name`` runs (part of) a backward pass, so once per training
+    step: a backward helper's name (:func:`backward_helper`), or ``backward`` as its last word,
+    as ``forward`` last names a forward (``pc_backward``, PCGrad's per-step backward of every
+    task's loss; ``fuser_backward``, an operation's backward in a fused pipeline; ``_backward``).
+    Not ``backward`` itself (an entry point by its own name), hooks (``register_backward_hook``),
+    nor a name of an API's history (``backward_compatible``)."""
+    words = name.strip("_").lower().split("_")
+    if name == "backward" or "hook" in words or "hooks" in words:
+        return False
+    return backward_helper(name) or words[-1] == "backward"

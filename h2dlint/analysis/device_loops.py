@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from h2dlint.analysis.backward_calls import backward_helper, backward_loss
+from h2dlint.analysis.backward_methods import backward_argument
 from h2dlint.analysis.device_recurrences import carried_tensors
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.names import target_names
@@ -97,6 +98,23 @@ class _DeviceWork(LoopBodyVisitor):
             method == "to" and to_target(self.provenance, node, self.frame) is Target.DEVICE
         ):
             self.copies.append(node)
+        elif isinstance(base, cst.Name) and base.value == self.frame.self_name:
+            self._self_helper(node, method)
+
+    def _self_helper(self, node: cst.Call, method: str) -> None:
+        """``self.optimizer_update(optimizer, loss)``: a method of the class or a base that
+        runs a backward pass (:mod:`h2dlint.analysis.backward_methods`), the loss it is given."""
+        cls = self.frame.cls
+        if cls is None or not node.args:
+            return
+        position = backward_argument(self.provenance, cls, method)
+        if position is None:
+            return
+        self._global(node)
+        positional = [a.value for a in node.args if a.keyword is None and not a.star]
+        loss = positional[position] if 0 <= position < len(positional) else None
+        if isinstance(loss, cst.Name):
+            self.backward_of.add(loss.value)
 
     def _global(self, node: cst.Call) -> None:
         if self.global_work is None:

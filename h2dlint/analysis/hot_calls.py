@@ -9,6 +9,7 @@ from typing import Any
 
 import libcst as cst
 
+from h2dlint.analysis.attribute_aliases import aliased_attributes
 from h2dlint.analysis.device_branches import holds_on_cuda, only_off_cuda
 from h2dlint.analysis.env_switches import diagnostic_switch
 from h2dlint.analysis.frames import ModuleIndex
@@ -52,6 +53,7 @@ class SameModuleCalls(cst.CSTVisitor):
         # Closures defined beside the function in the same factory, by name (a patched
         # ``forward`` calling its factory's ``update_loss``).
         self.siblings: dict[str, cst.FunctionDef] = {}
+        self._locals: dict[str, list[cst.BaseExpression]] | None = None  # _local_values
 
     def _counts(self, node: cst.For | cst.While) -> int:
         return 1 if not self.model_loops_only or runs_model(node) else 0
@@ -159,20 +161,35 @@ class SameModuleCalls(cst.CSTVisitor):
 
     def _attribute_methods(self, func: cst.Attribute) -> list[cst.FunctionDef]:
         """``self.attr.m`` where the class assigns ``self.attr`` an instance of a class of the
-        module (``self.batch = Batch(...)``): that class's ``m``."""
+        module (``self.batch = Batch(...)``): that class's ``m``; also through a local name
+        every binding of which reads the attribute (``helper = self.helper``,
+        :mod:`h2dlint.analysis.attribute_aliases`)."""
         receiver = func.value
-        if not (
+        if (
             isinstance(receiver, cst.Attribute)
             and isinstance(receiver.value, cst.Name)
             and receiver.value.value in self.self_names
         ):
+            attrs = [receiver.attr.value]
+        elif isinstance(receiver, cst.Name) and self.function is not None:
+            if self._locals is None:
+                self._locals = _local_values(self.function)
+            values = self._locals.get(receiver.value, [])
+            attrs = aliased_attributes(self.function, receiver.value, values, self.self_names)
+        else:
             return []
+        found: list[cst.FunctionDef] = []
+        for attr in attrs:
+            found.extend(self._methods_of_attribute(attr, func.attr.value))
+        return found
+
+    def _methods_of_attribute(self, attr: str, name: str) -> list[cst.FunctionDef]:
         assert self.cls is not None
         found = []
-        for value, _ in self.index.attributes.get(self.cls).get(receiver.attr.value, ()):
+        for value, _ in self.index.attributes.get(self.cls).get(attr, ()):
             if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
                 klass = self.index.classes.get(value.func.value)
-                method = self.index.methods.get(klass, {}).get(func.attr.value) if klass else None
+                method = self.index.methods.get(klass, {}).get(name) if klass else None
                 if method is not None:
                     found.append(method)
         return found

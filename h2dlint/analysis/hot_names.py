@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from h2dlint.analysis.backward_calls import backward_pass_name
 from h2dlint.analysis.kv_cache_ops import kv_cache_op_reason
 from h2dlint.analysis.per_step_names import per_step_state_builder, step_metadata_name
 from h2dlint.imports import dotted_name
@@ -58,6 +59,7 @@ HOT_ENTRY_POINTS: dict[str, str] = {
 STEP_WORD_REASON = "`{}()` runs once per step (its name says so)"
 FORWARD_WORD_REASON = "`{}()` runs on every forward pass (its name says so)"
 ATTENTION_WORD_REASON = "`{}()` runs in every attention call of a forward pass (its name says so)"
+BACKWARD_WORD_REASON = "`{}()` runs in every backward pass (its name says so)"
 HOOK_WORD_REASON = "`{}()` is (or makes) a forward hook, which runs on every forward pass"
 ATTENTION_WORDS = frozenset({"attention", "attn"})
 FORWARD_WORDS = frozenset({"forward", "fwd"})
@@ -197,7 +199,8 @@ REFERENCE_NAME_WORDS = frozenset({"reference", "ref", "oracle", "golden"})
 def name_reason(name: str, method: bool) -> str | None:
     """Why a function runs per step or per forward pass by the words of its name: a ``step``
     word (``update_step_context``, ``decode_step``, ``_optimizer_step``), ``forward`` first
-    or last (``forward_decode``, ``_attn_forward``, also spelled ``fwd``), a forward hook
+    or last (``forward_decode``, ``_attn_forward``, also spelled ``fwd``), a backward pass
+    (``pc_backward``, ``fuser_backward``, ``_backward_pass``), a forward hook
     (``pre_process_fwd_hook``: the closures it makes run on every forward), or, for a
     top-level function, an ``attention``/``attn`` word (``_flash_varlen_attention``,
     ``_prepare_for_flash_attn_...``: attention backends run per layer and forward; neither
@@ -226,6 +229,15 @@ def name_reason(name: str, method: bool) -> str | None:
         # ``forward_reference``, ``ref_forward``: the oracle a kernel path is checked against;
         # ``benchmark_encoder_forward``, ``export_forward``: a driver whose subject is a forward.
         return FORWARD_WORD_REASON.format(name)
+    if (
+        backward_pass_name(name)
+        and "cpu" not in words
+        and not REFERENCE_NAME_WORDS & set(words)
+        and words[0] not in DRIVER_FIRST_WORDS
+    ):
+        # ``pc_backward``, ``fuser_backward``: not ``backward_reference`` (an oracle), nor
+        # ``benchmark_backward`` (a driver whose subject is a backward pass).
+        return BACKWARD_WORD_REASON.format(name)
     if "hook" in words and FORWARD_WORDS & set(words):
         return HOOK_WORD_REASON.format(name)
     if not method and ATTENTION_WORDS & set(words) and words[0] not in DRIVER_FIRST_WORDS:

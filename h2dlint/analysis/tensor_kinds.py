@@ -7,6 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.arguments import keyword, positional
+from h2dlint.analysis.backward_methods import backpropagated_names
 from h2dlint.analysis.bindings import (
     COMPREHENSIONS,
     arithmetic_update,
@@ -178,6 +179,8 @@ def tensor_evidence(
             return node  # read under ``if isinstance(node, torch.Tensor):``
         if used_as_tensor(frame.function, node):
             return node  # ``ids.masked_select(mask)`` of a name bound once: a tensor
+        if node.value in backpropagated_names(provenance, frame):
+            return node  # ``self.optimizer_update(optimizer, loss)``: a backward's loss
         bindings = provenance.bindings(frame)
         reaching = bindings.reaching_bindings(node)
         if not reaching:
