@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from h2dlint.walk import holds, parent_map
+from h2dlint.walk import content_children, holds, parent_map
 
 _TENSOR_TYPES = frozenset({"Tensor", "FloatTensor", "LongTensor", "IntTensor", "BoolTensor"})
 
@@ -53,20 +53,13 @@ def _tested_tensor(test: cst.BaseExpression) -> tuple[cst.BaseExpression, bool] 
 
 def _reads(read: cst.CSTNode, value: cst.BaseExpression) -> bool:
     """Whether ``read`` holds an expression equal to ``value`` (the tested name)."""
-    found = False
-
-    class _Finder(cst.CSTVisitor):
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            nonlocal found
-            if found:
-                return False
-            if type(node) is type(value) and node.deep_equals(value):
-                found = True
-                return False
+    pending: list[cst.CSTNode] = [read]
+    while pending:
+        node = pending.pop()
+        if type(node) is type(value) and node.deep_equals(value):
             return True
-
-    read.visit(_Finder())
-    return found
+        pending.extend(content_children(node))
+    return False
 
 
 def in_non_tensor_arm(scope: cst.CSTNode, read: cst.CSTNode) -> bool:
