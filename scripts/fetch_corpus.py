@@ -766,6 +766,21 @@ SERVING_PACKAGES: dict[str, str] = {
     "intel-extension-for-transformers": "1.4.2",
     "mixlora": "0.2.3",
     "openpipe-art": "0.5.23",
+    # Session 48 (helper triage48b): a blind-style reading of per-step model code no triage had
+    # read: ODE solvers, neural operators, video models, audio and video diffusion, DP-SGD
+    # training, cell segmentation, audio watermarking, NeRF sampling, DALL-E and interatomic
+    # potentials (wespeaker is not on PyPI).
+    "torchdiffeq": "0.2.5",
+    "neuraloperator": "2.0.0",
+    "pytorchvideo": "0.1.5",
+    "audio-diffusion-pytorch": "0.1.3",
+    "video-diffusion-pytorch": "0.7.0",
+    "opacus": "1.6.0",
+    "cellpose": "4.2.1.1",
+    "audioseal": "0.2.0",
+    "nerfacc": "0.5.3",
+    "dalle-pytorch": "1.6.6",
+    "nequip": "0.19.1",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # Packages whose files that import or name vllm or sglang were removed, unread, before they were

@@ -13,6 +13,7 @@ from h2dlint.analysis.attribute_aliases import aliased_attributes
 from h2dlint.analysis.device_branches import holds_on_cuda, only_off_cuda
 from h2dlint.analysis.env_switches import diagnostic_switch
 from h2dlint.analysis.frames import ModuleIndex
+from h2dlint.analysis.gate_methods import periodic_method_gate
 from h2dlint.analysis.host_io_requests import device_loops_cst
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.periodic_exits import debug_guard, periodic_exit
@@ -116,6 +117,7 @@ class SameModuleCalls(cst.CSTVisitor):
         if (
             not self.once.guard(node, self.cls)
             and not periodic_test(node.test)
+            and not periodic_method_gate(node.test, self.cls)
             and not only_off_cuda(node.test)
             and not debug_guard(node.test)
             and not (

@@ -31,6 +31,7 @@ from h2dlint.analysis.env_switches import diagnostic_switch, may_read_environmen
 from h2dlint.analysis.episode_ends import episode_end_test
 from h2dlint.analysis.first_step_tests import first_step_test
 from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.gate_methods import gated_by_method
 from h2dlint.analysis.host_fallbacks import host_copy_fallback
 from h2dlint.analysis.loop_body import set_once
 from h2dlint.analysis.once import RunOnce
@@ -154,6 +155,8 @@ def runs_every_call(
             return False  # after ``for key, value in memo: if key == k: return value``
         if isinstance(parent, cst.If) and child is parent.body and periodic_test(parent.test):
             return False  # once every N calls or iterations (``if step % 100 == 0:``)
+        if gated_by_method(parent, child, ancestors[:i]):
+            return False  # ``if self._should_log():`` of a method returning ``step % n == 0``
         if isinstance(parent, cst.If) and child is parent.body and first_step_test(parent.test):
             return False  # the first step's set-up (``if group["step"] == 0:``)
         if (

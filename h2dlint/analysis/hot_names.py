@@ -217,7 +217,9 @@ def name_reason(name: str, method: bool) -> str | None:
         return METADATA_REASON.format(name)
     if not words or words[0] in NOT_RUNNING_WORDS or words[-1] in SETUP_LAST_WORDS:
         return None
-    if "step" in words:
+    if "step" in words and "initial" not in words:
+        # ``_select_initial_step``: the first step size, chosen once per ODE solve (torchdiffeq
+        # misc.py:35); ``tile_to_beam_size_after_initial_step``: once per beam search.
         return STEP_WORD_REASON.format(name)
     if (
         (words[0] in FORWARD_WORDS or words[-1] in FORWARD_WORDS)

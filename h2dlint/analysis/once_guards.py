@@ -11,6 +11,8 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from h2dlint.analysis.filled_caches import filled_by_call
+from h2dlint.analysis.keyed_memos import keyed_memo
 from h2dlint.analysis.memo_methods import getattr_of_self
 from h2dlint.imports import statements
 
@@ -46,6 +48,8 @@ def memo_guard(node: cst.If | cst.IfExp) -> bool:
     ``if self.x.numel() == 0: self.x = ...``: a value computed once and kept."""
     if not isinstance(node, cst.If):
         return False
+    if keyed_memo(node):
+        return True  # ``if self._grid is None or self._res != res:`` (keyed_memos)
     test = node.test
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         inner = test.expression
@@ -62,7 +66,7 @@ def memo_guard(node: cst.If | cst.IfExp) -> bool:
         return any(
             isinstance(target, cst.Subscript) and target.value.deep_equals(cache)
             for target in _assigned(node.body)
-        )
+        ) or filled_by_call(test.left, cache, node.body)  # ``self._fill(key, cache)``
     left = guarded_attribute(test)
     if left is not None and any(target.deep_equals(left) for target in _assigned(node.body)):
         return True

@@ -11,6 +11,7 @@ import libcst as cst
 from h2dlint.analysis.arguments import positional
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.sync_basics import early_exits
+from h2dlint.analysis.transform_objects import transform_object
 from h2dlint.analysis.tuple_annotations import tensor_type
 
 _EMPTY = cst.Module([])
@@ -23,7 +24,11 @@ def not_a_tensor_here(
     ``node`` reads is no tensor there: the ``else`` of ``if isinstance(x, torch.Tensor):``
     (or ``torch.is_tensor(x)``), the body of ``if not isinstance(x, torch.Tensor):``, or code
     after ``if isinstance(x, torch.Tensor): return ...`` (``float(x)`` there reads a number);
-    also of a subscript (``int(d["n"])`` in ``... if isinstance(d["n"], torch.Tensor) else``)."""
+    also of a subscript (``int(d["n"])`` in ``... if isinstance(d["n"], torch.Tensor) else``);
+    also a name the function calls a data transform's method on (:mod:`transform_objects`)."""
+    function = next((a for a in reversed(ancestors) if isinstance(a, cst.FunctionDef)), None)
+    if function is not None and transform_object(function, node):
+        return True  # ``if self.normalizer: x = self.normalizer.transform(x)``
     if not isinstance(node, (cst.Name, cst.Subscript)):
         return False
     name = _EMPTY.code_for_node(node)
