@@ -3755,6 +3755,25 @@ class SyncOnHotPath(Rule):
                     return dict(loss=loss * 2)
             """
         ),
+        # Session 48 (prov48): the look-alike of the conditional tensor: one arm a Python list,
+        # so `valid` is not surely a tensor and `bool(valid.all())` may read a list.
+        Valid(
+            """
+            import torch
+            class BlockDiffusion(torch.nn.Module):
+                def build(self, input_ids, attention_mask):
+                    n = input_ids.shape[1]
+                    valid = [True] * n if attention_mask is None else attention_mask.bool()
+                    return input_ids, valid
+                def attention_mask(self, length, valid):
+                    if not bool(valid.all()):
+                        return valid[:, None, :length]
+                    return None
+                def forward(self, input_ids, attention_mask=None):
+                    ids, valid = self.build(input_ids, attention_mask)
+                    return self.attention_mask(ids.shape[1], valid)
+            """
+        ),
     )
     invalid = (
         # Session 47 (consist47): the look-alikes of batch_outputs that stay reported: a
@@ -6541,6 +6560,28 @@ class SyncOnHotPath(Rule):
                         return dict(loss=loss)
                     return dict(loss=loss * 2)
             """
+        ),
+        # Session 48 (prov48, unsloth 2026.10.4 `diffusion_block.py:190`): both arms of the
+        # conditional are tensors, and the method `attention_mask` is called with it, though
+        # locals of the same name are read in other methods.
+        Invalid(
+            """
+            import torch
+            class BlockDiffusion(torch.nn.Module):
+                def build(self, input_ids, attention_mask):
+                    ones = torch.ones_like(input_ids, dtype=torch.bool)
+                    valid = ones if attention_mask is None else attention_mask.bool()
+                    return input_ids, valid
+                def attention_mask(self, length, valid):
+                    if not bool(valid.all()):
+                           ^^^^^^^^^^^^^^^^^
+                        return valid[:, None, :length]
+                    return None
+                def forward(self, input_ids, attention_mask=None):
+                    ids, valid = self.build(input_ids, attention_mask)
+                    return self.attention_mask(ids.shape[1], valid)
+            """,
+            message_contains="`bool()` of `valid.all()`",
         ),
     )
 

@@ -266,6 +266,8 @@ def passed(source: FactSource, function: cst.FunctionDef, name: str) -> Passed |
         objects = True
     found: list[Argument] = []
     for use in name_uses(source).get(own, []):
+        if method and isinstance(use.node, cst.Name) and use.frame.function is not None:
+            continue  # a bare name in a function is a local or a global, never a method
         if use.call is None:
             return None  # passed on (a callback, ``partial(f, ...)``): its calls are unseen
         resolved = source.callee(use.call, use.frame)

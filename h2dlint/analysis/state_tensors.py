@@ -143,7 +143,7 @@ def returned_tensors(
     (``return torch.tensor([], device=d), ...`` and ``return theta[idx], delta[idx]``;
     session 30: botorch 0.9.5's elliptical slice sampler tests ``delta_active[0] == -1`` of
     the pair its helper returns, each sampler step, a helper annotated ``-> Tensor``)."""
-    if depth > 3 or length < 2:
+    if depth > 4 or length < 2:
         return False
     found = provenance.callee(call, frame, depth + 1)
     if found is None:

@@ -168,7 +168,7 @@ def tensor_evidence(
     Host facts (numpy, ``.cpu()`` results) are the caller's to check: this answers "is it a
     tensor", not "where"; but a reduction or comparison of numpy arrays and numbers alone is
     no evidence with ``read`` (numpy offers the same reads: ``(counts < targets).any()``)."""
-    if depth > 6:
+    if depth > 7:
         return None
     if isinstance(node, cst.NamedExpr):  # ``(oob := x < 0).any()``: the value it binds
         return tensor_evidence(provenance, node.value, frame, read=read, depth=depth + 1)
@@ -275,6 +275,12 @@ def tensor_evidence(
         return None
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
         return tensor_evidence(provenance, node.expression, frame, read=read, depth=depth + 1)
+    if isinstance(node, cst.IfExp):  # ``ones_like(ids) if m is None else m.bool()``: both arms
+        arms = [
+            tensor_evidence(provenance, a, frame, read=read, depth=depth + 1)
+            for a in (node.body, node.orelse)
+        ]
+        return arms[0] if None not in arms else None
     if not isinstance(node, cst.Call):
         return None
     func = node.func
