@@ -76,6 +76,8 @@ class ConstantTensorOnHotPath(Rule):
     calls no `torch.*`, or an attribute the class only assigns numbers to (nemo-toolkit 2.4.1's
     `MegatronStrategy.training_step` logged `self.trainer.global_step` and
     `torch.cuda.max_memory_reserved()` every step; 2.6.2 copies them from pinned memory).
+    `t.item()` of a tensor proven on the device is left to HTD202, which reports the read on
+    the same line (one finding per statement; logging `t` removes both).
     Log the tensor itself (the loss, not `loss.item()`), keep counters on the device, or copy
     the number from a pinned buffer with `non_blocking=True`.
 
@@ -206,6 +208,20 @@ class ConstantTensorOnHotPath(Rule):
                     loss = model(inputs).mean()
                     self.log({"loss": loss.item()})
                     self.log("step", self.global_step)
+                    return loss
+            """
+        ),
+        # Session 48 (lead): `t.item()` of a tensor proven on the device is logged after a
+        # read HTD202 reports on the same line (anomalib's `self.log("train_loss",
+        # loss.item())`): one finding per statement, and logging `t` removes both.
+        Valid(
+            """
+            import lightning.pytorch as pl
+            class Model(pl.LightningModule):
+                def training_step(self, batch, batch_idx):
+                    x = batch.cuda()
+                    loss = (x * x).mean()
+                    self.log("train_loss", loss.item())
                     return loss
             """
         ),

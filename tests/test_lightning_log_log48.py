@@ -221,3 +221,30 @@ def test_a_log_once_every_n_steps_is_left_alone() -> None:
                     self.log("lr", optimizer.param_groups[0]["lr"])
         """
     assert _rows(code) == [10, 21]
+
+
+# anomalib 2.7.0 ``models/image/csflow/lightning_model.py:131`` (cut down): the logged number
+# is ``.item()`` of a loss proven on the device, a read HTD202 reports on the same line.
+ITEM_OF_DEVICE_LOSS = """
+    import lightning.pytorch as pl
+
+    class Csflow(pl.LightningModule):
+        def training_step(self, batch, *args, **kwargs):
+            image = batch.cuda()
+            loss = (image * image).mean()
+            self.log("train_loss", loss.item(), on_epoch=True, prog_bar=True)
+            self.log("train_loss_scaled", loss.mean().item() * 2)
+            return {"loss": loss}
+    """
+
+
+def test_a_logged_item_of_a_device_tensor_is_one_finding_htd202s() -> None:
+    # One finding per statement: the read's (HTD202, HIGH); logging the tensor removes both.
+    # The second log's number is arithmetic on a read: HTD202 reports the read, HTD107 the
+    # copy of the product (a new number the host made).
+    findings = lint(ITEM_OF_DEVICE_LOSS, "HTD107", "HTD202")
+    assert sorted((f.start.row, f.code) for f in findings) == [
+        (8, "HTD202"),
+        (9, "HTD107"),
+        (9, "HTD202"),
+    ]

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from h2dlint.analysis.arguments import first_positional, keyword
+from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.framework_inputs import lightning_class
 from h2dlint.analysis.host_data import host_scalar
@@ -32,6 +33,7 @@ from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.periodic_exits import periodic_gate
 from h2dlint.analysis.provenance import MAX_DEPTH, Provenance
+from h2dlint.analysis.value_syncs import value_where
 from h2dlint.walk import visit_read_only
 
 if TYPE_CHECKING:
@@ -169,7 +171,7 @@ def logged_numbers(call: cst.Call, provenance: Provenance, frame: Frame) -> int:
             if len(positional) > 1
             else None
         )
-        return int(value is not None and python_number(value, provenance, frame))
+        return int(value is not None and _copied_number(value, provenance, frame))
     logged = keyword(call, "dictionary")
     dictionary = logged.value if logged is not None else first_positional(call)
     if isinstance(dictionary, cst.Name):
@@ -179,8 +181,23 @@ def logged_numbers(call: cst.Call, provenance: Provenance, frame: Frame) -> int:
     return sum(
         1
         for element in dictionary.elements
-        if isinstance(element, cst.DictElement) and python_number(element.value, provenance, frame)
+        if isinstance(element, cst.DictElement) and _copied_number(element.value, provenance, frame)
     )
+
+
+def _copied_number(node: cst.BaseExpression, provenance: Provenance, frame: Frame) -> bool:
+    """Whether ``node`` is a Python number this rule reports logging: not ``t.item()`` of a
+    tensor proven on the device, whose read HTD202 already reports on the same line (one
+    finding per line; logging ``t`` itself removes both the read and the copy back)."""
+    if (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "item"
+        and not node.args
+        and value_where(provenance, node.func.value, frame) is Where.DEVICE
+    ):
+        return False
+    return python_number(node, provenance, frame)
 
 
 def python_number(
