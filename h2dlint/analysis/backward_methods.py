@@ -33,8 +33,9 @@ import libcst as cst
 from h2dlint.analysis.cross_module import resolve
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.names import names_in
 from h2dlint.context import SharedKey
-from h2dlint.walk import visit_read_only
+from h2dlint.walk import OwnScopeVisitor, visit_read_only
 
 # Base classes followed up from the caller's class.
 MAX_DEPTH = 4
@@ -88,7 +89,7 @@ def _imported_method(
     return _method(resolved[0], resolved[1], name, depth + 1)
 
 
-class _Backwards(cst.CSTVisitor):
+class _Backwards(OwnScopeVisitor):
     """The receivers of ``<x>.backward(...)`` calls of a function's own body, and whether one
     runs in a loop of the body."""
 
@@ -96,15 +97,6 @@ class _Backwards(cst.CSTVisitor):
         self.receivers: list[cst.BaseExpression] = []
         self.in_loop = False
         self._depth = 0
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
 
     def visit_For(self, node: cst.For) -> None:
         self._depth += 1
@@ -125,14 +117,6 @@ class _Backwards(cst.CSTVisitor):
             self.in_loop = self.in_loop or self._depth > 0
 
 
-class _Names(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.names: set[str] = set()
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.names.add(node.value)
-
-
 def _backward_position(method: cst.FunctionDef) -> int | None:
     backwards = _Backwards()
     visit_read_only(method.body, backwards)
@@ -143,10 +127,9 @@ def _backward_position(method: cst.FunctionDef) -> int | None:
         return None  # not a method of an object (``self`` first)
     positional = params[1:]
     for receiver in backwards.receivers:
-        names = _Names()
-        visit_read_only(receiver, names)
+        names = names_in(receiver)  # not an attribute's own name: ``self.loss`` is no ``loss``
         for position, param in enumerate(positional):
-            if param in names.names:
+            if param in names:
                 return position
     return -1
 

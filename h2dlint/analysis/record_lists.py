@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.container_items import field_annotation
 from h2dlint.analysis.frames import Frame
 
 _EMPTY = cst.Module([])
@@ -40,7 +41,7 @@ def record_list_attribute(iterable: cst.BaseExpression, frame: Frame, module: cs
         and iterable.value.value == frame.self_name
     ):
         return False
-    element = _element_class(_class_annotation(frame.cls, iterable.attr.value))
+    element = _element_class(field_annotation(frame.cls, iterable.attr.value))
     if element is None:
         return False
     record = next(
@@ -52,20 +53,6 @@ def record_list_attribute(iterable: cst.BaseExpression, frame: Frame, module: cs
         None,
     )
     return record is not None and _moves_itself(record)
-
-
-def _class_annotation(cls: cst.ClassDef, attr: str) -> cst.BaseExpression | None:
-    for statement in cls.body.body:
-        if not isinstance(statement, cst.SimpleStatementLine):
-            continue
-        for small in statement.body:
-            if (
-                isinstance(small, cst.AnnAssign)
-                and isinstance(small.target, cst.Name)
-                and small.target.value == attr
-            ):
-                return small.annotation.annotation
-    return None
 
 
 def _element_class(annotation: cst.BaseExpression | None) -> str | None:
