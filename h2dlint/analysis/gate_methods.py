@@ -9,7 +9,8 @@ A gate is such a call (``self.NAME(...)``, any arguments) when the method is nam
 ``_should_log``, ``_is_log_step``), or when the class defines ``NAME`` with a body that only
 returns a remainder of a counter of steps (``return self.step_count % self.log_freq == 0``,
 ``return (self.iteration + 1) % self.every == 0``). A method returning a remainder of a shape
-(``return x.shape[0] % 8 == 0``) is no gate: the dividend must name a step counter."""
+(``return x.shape[0] % 8 == 0``) is no gate: the dividend must name a step counter, or the
+divisor a period (``periodic_exits.counts_steps``)."""
 
 from __future__ import annotations
 
@@ -18,10 +19,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from h2dlint.analysis.docstrings import is_docstring
-from h2dlint.analysis.period_words import STEP_COUNTER_WORDS
-from h2dlint.analysis.periodic_exits import periodic_gate
-
-_EMPTY = cst.Module(body=[])
+from h2dlint.analysis.periodic_exits import counts_steps, periodic_gate
 
 
 def periodic_method_gate(test: cst.BaseExpression, cls: cst.ClassDef | None) -> bool:
@@ -68,17 +66,14 @@ def _only_return(cls: cst.ClassDef, name: str) -> cst.BaseExpression | None:
 
 def _counter_remainder(value: cst.BaseExpression) -> bool:
     """``counter % period == 0`` (or ``!=``, or the bare remainder's truth negated, ``not
-    counter % period``) whose dividend names a counter of steps."""
+    counter % period``) that divides a counter of steps (:func:`counts_steps`)."""
     if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Not):
-        value = value.expression
-    elif isinstance(value, cst.Comparison) and len(value.comparisons) == 1:
-        value = value.left
-    else:
-        return False
-    if not (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Modulo)):
-        return False
-    dividend = _EMPTY.code_for_node(value.left).lower()
-    return any(word in dividend for word in STEP_COUNTER_WORDS)
+        return counts_steps(value.expression)
+    return (
+        isinstance(value, cst.Comparison)
+        and len(value.comparisons) == 1
+        and counts_steps(value.left)
+    )
 
 
 def gated_by_method(

@@ -25,7 +25,7 @@ import libcst as cst
 
 from h2dlint.analysis.arguments import first_positional, keyword
 from h2dlint.analysis.facts import Where
-from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.frames import Frame, decorator_names
 from h2dlint.analysis.framework_inputs import lightning_class
 from h2dlint.analysis.host_data import host_scalar
 from h2dlint.analysis.hot_guards import periodic_steps_only
@@ -313,10 +313,7 @@ def _annotated_number(
     for statement in frame.cls.body.body:
         if isinstance(statement, cst.FunctionDef) and statement.name.value == node.attr.value:
             returns = statement.returns
-            is_property = any(
-                isinstance(d.decorator, cst.Name) and d.decorator.value == "property"
-                for d in statement.decorators
-            )
+            is_property = "property" in decorator_names(statement)
             return (
                 is_property != method
                 and returns is not None

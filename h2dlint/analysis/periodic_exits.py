@@ -65,12 +65,12 @@ def _off_period(test: cst.BaseExpression) -> bool:
         isinstance(test, cst.Comparison)
         and has_modulo(test)
         and all(isinstance(c.operator, cst.NotEqual) for c in test.comparisons)
-        and _counts_steps(test.left)
+        and counts_steps(test.left)
     ):
         return True
     # ``if total_steps % self.checkpoint_every: return``: a remainder is true off the period
     # (imagen-pytorch's trainer saves a checkpoint past that exit once every N updates).
-    if _counts_steps(test):
+    if counts_steps(test):
         return True
     return _past_first_step(test)
 
@@ -115,7 +115,7 @@ def _past_first_step(test: cst.BaseExpression) -> bool:
     return isinstance(operator, cst.GreaterThanEqual) and value == 1
 
 
-def _counts_steps(left: cst.BaseExpression) -> bool:
+def counts_steps(left: cst.BaseExpression) -> bool:
     """Whether ``left`` is a modulo that divides a counter of steps (``self.global_step % n``,
     ``iteration % log_every``), not a length (``length % chunk``)."""
     if not (isinstance(left, cst.BinaryOperation) and isinstance(left.operator, cst.Modulo)):
