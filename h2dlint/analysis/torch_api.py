@@ -183,6 +183,7 @@ SAME_DEVICE_FUNCTIONS = frozenset(
         "unique",
         "unique_consecutive",
         "nonzero",
+        *STATISTICS,  # statistics are where their input is
     )
 ) | frozenset(
     {
@@ -396,7 +397,6 @@ TENSOR_FUNCTIONS = frozenset(
         "empty_like",
     }
 )
-SAME_DEVICE_FUNCTIONS |= frozenset(f"torch.{name}" for name in STATISTICS)
 
 # Library helpers that are plain arithmetic on their two operands: ``triton.cdiv(a, b)`` is
 # ``(a + b - 1) // b``, so a tensor operand gives a tensor on its device (as ``a // b`` would)

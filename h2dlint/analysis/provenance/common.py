@@ -127,9 +127,9 @@ DERIVING_METHODS = frozenset(
         "isnan",
         "isinf",
         "isfinite",
+        *STATISTICS,  # statistics (``std``, ``median``, ``quantile``) are where their input is
     }
 )
-DERIVING_METHODS |= STATISTICS  # session 48: statistics are where their input is
 # Methods that keep the host/device placement but may or may not copy (a no-op conversion
 # returns the tensor itself): on the host, pinning becomes unknown.
 CONVERTING_METHODS = ALL_DTYPE_METHODS | frozenset(
