@@ -112,18 +112,15 @@ def named_callers(index: _Callers, qualified: str) -> Iterator[Caller]:
     accepted = set(class_receivers(cls))
     if not method or "." in method or not accepted:
         return
-    text = re.compile(
-        rb"(?<![A-Za-z0-9])_*(?:"
-        + b"|".join(re.escape(n.encode()) for n in accepted)
-        + rb")\s*\.\s*"
-        + re.escape(method.encode())
-        + rb"\s*\("
-    )
+    # ``<name>.<method>`` as written (a literal: one fast search per name and module); the
+    # module's tree then says whether the receiver is one its module cannot type.
+    needles = [f"{name}.{method}".encode() for name in sorted(accepted)]
     read = 0
     for other in index.calling(method):
         if read >= MAX_MODULES:
             break
-        if not text.search(index.data(other) or b""):
+        data = index.data(other) or b""
+        if not any(needle in data for needle in needles):
             continue
         read += 1
         index.consult(other)
