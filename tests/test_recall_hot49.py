@@ -74,9 +74,7 @@ def test_a_progress_bar_of_steps_around_a_forward_helper_is_a_loop_of_steps(
         ("tqdm(range(num_steps))", "forward_helper"),  # ``forward`` not the last word
     ],
 )
-def test_other_loops_and_helpers_are_no_loop_of_steps(
-    tmp_path: Path, loop: str, step: str
-) -> None:
+def test_other_loops_and_helpers_are_no_loop_of_steps(tmp_path: Path, loop: str, step: str) -> None:
     code = ESM.format(loop=loop, step=step)
     assert cli_rows(tmp_path, code, "HTD202") == []
 

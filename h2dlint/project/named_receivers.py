@@ -86,7 +86,7 @@ def named_calls(tree: ast.Module) -> Parts:
             if receiver is None or receiver in receivers:
                 continue
             head, _, _ = receiver.partition(".")
-            if head in names.roots or "." not in receiver and head in names.own:
+            if head in names.roots or ("." not in receiver and head in names.own):
                 continue  # a module's function (``helpers.m``), a class of the module
             word = receiver_word(receiver.rpartition(".")[2])
             if word is not None:
