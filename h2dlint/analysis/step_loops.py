@@ -225,7 +225,10 @@ def _decoding_step(loop: ast.While | ast.For | ast.AsyncFor) -> str | None:
     :func:`~h2dlint.analysis.tested_tensors.model_steps_reason` (session 28) takes such a loop
     for the function holding it: not a loop over a collection's positions
     (``range(len(batches))``) nor over epochs, not a name that only holds the word
-    (``ModelInput(...)``)."""
+    (``ModelInput(...)``). The range may be behind a progress bar (``tqdm(range(n))``,
+    ``trange(n)``), and a helper of the module named for a forward pass counts as the model
+    (session 49: esm 3.2.1's ``for t in tqdm(range(max_num_steps)):`` around
+    ``_batch_forward(client, batched_tokens)``, which runs the model once per step)."""
     from h2dlint.analysis.step_drivers import model_receiver
 
     if not isinstance(loop, ast.For) or not _step_range(loop):
@@ -235,9 +238,22 @@ def _decoding_step(loop: ast.While | ast.For | ast.AsyncFor) -> str | None:
         if not isinstance(node, ast.Call) or _within(node.lineno, occasional):
             continue
         name = dotted(node.func)
-        if name is not None and model_receiver(name.split(".")):
+        if name is not None and (model_receiver(name.split(".")) or _forward_helper(name)):
             return name
     return None
+
+
+def _forward_helper(name: str) -> bool:
+    """A function of the module or a method of the loop's own class named for a forward pass
+    (``_batch_forward``, ``self._run_forward``; its last word ``forward``): it runs the model
+    (``self.forward`` is :func:`~h2dlint.analysis.step_drivers.model_receiver`'s). Not a
+    method of another object (``hooks.pre_forward``), nor ``backward``/``forward_hook``
+    names."""
+    parts = name.split(".")
+    if len(parts) > 2 or (len(parts) == 2 and parts[0] not in ("self", "cls")):
+        return False
+    words = [w for w in parts[-1].lower().split("_") if w]
+    return len(words) > 1 and words[-1] == "forward"
 
 
 def _model_while(loop: ast.While | ast.For | ast.AsyncFor) -> str | None:
@@ -272,9 +288,11 @@ def _model_while(loop: ast.While | ast.For | ast.AsyncFor) -> str | None:
 
 
 def _step_range(loop: ast.For) -> bool:
-    """``for step in range(n):``: no ``len(...)`` in its bounds, no ``epoch`` target."""
-    it = loop.iter
-    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"):
+    """``for step in range(n):``, also behind a progress bar (``tqdm(range(n), ...)``,
+    ``trange(n)``, as :mod:`h2dlint.analysis.step_schedules` reads them): no ``len(...)`` in
+    its bounds, no ``epoch`` target."""
+    it = _progress_range(loop.iter)
+    if it is None:
         return False
     if isinstance(loop.target, ast.Name) and "epoch" in loop.target.id.lower():
         return False
@@ -283,6 +301,20 @@ def _step_range(loop: ast.For) -> bool:
         for argument in it.args
         for node in ast.walk(argument)
     )
+
+
+def _progress_range(it: ast.expr) -> ast.Call | None:
+    """The ``range(...)`` or ``trange(...)`` call a loop iterates, also inside ``tqdm(...)``
+    (or ``tqdm.tqdm``, ``tqdm.auto.trange``); None for anything else."""
+    if not isinstance(it, ast.Call):
+        return None
+    name = dotted(it.func)
+    last = name.rpartition(".")[2] if name is not None else None
+    if name == "range" or last == "trange":
+        return it
+    if last == "tqdm" and it.args:
+        return _progress_range(it.args[0])
+    return None
 
 
 def _step_through_callee(

@@ -78,8 +78,7 @@ class ProjectIndex:
         self._status_digest = status_digest
         # Per-module summaries by content digest (loaded from the disk by the run, or empty).
         self.summaries = summaries if summaries is not None else SummaryStore()
-        # Whether the run keeps the summaries computed here (a cache): workers then send them
-        # back with their results.
+        # Whether the run keeps the summaries computed here (a cache): workers send them back.
         self.keeps_summaries = summaries is not None
         self._digests: dict[str, str] = {}
         # module -> (path, digest, its bytes or None) (see _text); (module, name) -> _naming.
@@ -269,11 +268,12 @@ class ProjectIndex:
         self, qualified: str, hot_name: HotName, skip: Callable[[Caller, str], bool] | None = None
     ) -> str | None:
         """Why the function or method ``qualified`` runs per step, from its callers elsewhere
-        (``hot_name(function, class, bases)`` says which names run per step, and which are
-        cold; ``skip``, which calls do not count); None when no caller is known to."""
+        (``hot_name(function, class, bases)``: which names run per step, which are cold;
+        ``skip``: calls that do not count); None when no caller is known to."""
         from h2dlint.project.call_resolution import defining_module
         from h2dlint.project.closure_callers import with_closures
         from h2dlint.project.hot_callers import hot_reason
+        from h2dlint.project.named_receivers import named_callers
         from h2dlint.project.override_callers import base_self_callers as overriding
 
         def home(name: str) -> str:
@@ -287,10 +287,10 @@ class ProjectIndex:
         def callers(name: str, home_only: bool) -> Iterable[Caller]:
             if home_only:
                 return index.home_callers(name)
-            # with closures they install as a hot method, and a base class's methods that
-            # call an override on ``self``
+            # with closures they install as a hot method, a base class's methods that call an
+            # override on ``self``, then (read only if asked) receivers named for the class
             found = with_closures(index, name, index.callers(name), hot_closure)
-            return itertools.chain(found, overriding(index, name))
+            return itertools.chain(found, overriding(index, name), named_callers(index, name))
 
         return hot_reason(callers, home, qualified, hot_name, skip)
 
