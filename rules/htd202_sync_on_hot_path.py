@@ -170,7 +170,10 @@ class SyncOnHotPath(Rule):
     `range` of steps whose own body calls the model by the callee's name (a translator's
     decoding loop, `for step in range(max_length):` around `self.model.decoder(...)`,
     `model.forward(...)`; not `ModelInput(...)`, which builds an input; not a loop over a
-    collection's positions, `range(len(batches))`; for reads of values, not `.cpu()` copies
+    collection's positions, `range(len(batches))`; not a loop that feeds the model a tensor it
+    makes on the host each step and names no device, `cache_position = torch.tensor([i])` /
+    `logits = self.forward(ids, cache_position)`: the model runs on the host, an ExecuTorch
+    program or an exported graph; for reads of values, not `.cpu()` copies
     of whole outputs, which a loop over tiles or chunks hands to the host; not in code that
     saves or exports state, `save_checkpoint`, `gather_cpu_state_dict`: it copies values to the host
     for the file; nor in a function named for showing or recording values,
@@ -3774,6 +3777,30 @@ class SyncOnHotPath(Rule):
                     return self.attention_mask(ids.shape[1], valid)
             """
         ),
+        # Session 49 (fp202w49, optimum-executorch 1.1.0 `modeling.py:557`): a decoding loop
+        # that feeds its model tensors it makes on the host each step (the position and the
+        # next ids, no device named): an ExecuTorch program on the host, host logits.
+        Valid(
+            """
+            import torch
+            class Seq2Seq:
+                def generate(self, input_ids, max_seq_len):
+                    decoder_input_ids = torch.tensor([[0]], dtype=torch.long)
+                    generated = []
+                    for i in range(max_seq_len - 1):
+                        cache_position = torch.tensor([i], dtype=torch.long)
+                        logits = self.forward(input_ids, decoder_input_ids, cache_position)
+                        next_token = torch.argmax(logits[:, -1, :], dim=-1).item()
+                        generated.append(next_token)
+                        decoder_input_ids = torch.tensor([[next_token]], dtype=torch.long)
+                    return generated
+            def run_pte(module, start, n, tokens):
+                for i in range(n):
+                    logits = module.run_method("decoder", (torch.tensor([start + i]), tokens))[0]
+                    tokens.append(torch.argmax(logits[..., -1, :]).item())
+                    print(model.tokenizer.decode(tokens[-1]))
+            """
+        ),
     )
     invalid = (
         # Session 47 (consist47): the look-alikes of batch_outputs that stay reported: a
@@ -4622,6 +4649,29 @@ class SyncOnHotPath(Rule):
                         decode_strategy.advance(log_probs)
                         if decode_strategy.any_finished:
                             self.model.decoder.map_state(decode_strategy.select_indices)
+            """,
+            message_contains="a loop of steps whose every iteration runs a model",
+        ),
+        # Session 49 (fp202w49): the host-fed loop's twins: the step's inputs made with a
+        # device, or moved there, and a loop whose model gets only what was moved before it.
+        Invalid(
+            """
+            import torch
+            class Seq2Seq:
+                def generate(self, input_ids, max_seq_len):
+                    ids = input_ids
+                    for i in range(max_seq_len - 1):
+                        pos = torch.tensor([i], device=ids.device)
+                        logits = self.forward(ids, pos)
+                        tok = torch.argmax(logits[:, -1, :], dim=-1).item()
+            #                 ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        ids = torch.tensor([[tok]]).to(ids.device)
+                def greedy(self, ids, n):
+                    for i in range(n):
+                        logits = self.model(ids)
+                        tok = logits[:, -1].argmax(-1).item()
+            #                 ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        ids = torch.cat([ids, logits[:, -1:].argmax(-1)], dim=-1)
             """,
             message_contains="a loop of steps whose every iteration runs a model",
         ),

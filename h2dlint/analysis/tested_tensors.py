@@ -16,6 +16,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.facts import Where
+from h2dlint.analysis.host_fed_steps import host_fed_steps
 from h2dlint.analysis.hot_calls import runs_model
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.step_drivers import model_call
@@ -151,7 +152,9 @@ def model_steps_reason(loop: cst.For, whole_copy: bool = False) -> str | None:
     outputs. Only for reads of values (``.item()``, ``.tolist()``, a test, a mask), not for
     a copy of a whole tensor to the host (``whole_copy``: ``.cpu()``): a loop over tiles or
     chunks hands each chunk's output to the host, which needs it (xinference's tiled
-    upscaler)."""
+    upscaler). Nor a loop that feeds its model tensors it makes on the host each step and names
+    no device (:mod:`~h2dlint.analysis.host_fed_steps`: an ExecuTorch program's decoding loop,
+    whose logits are host tensors)."""
     if whole_copy or _epoch_loop(loop):
         return None
     it = loop.iter
@@ -163,7 +166,7 @@ def model_steps_reason(loop: cst.For, whole_copy: bool = False) -> str | None:
         return None
     finder = _ModelCalls()
     visit_read_only(loop.body, finder)
-    return STEPS_REASON if finder.found else None
+    return STEPS_REASON if finder.found and not host_fed_steps(loop) else None
 
 
 class _ModelCalls(OwnLoopBodyVisitor):
