@@ -3801,6 +3801,22 @@ class SyncOnHotPath(Rule):
                     print(model.tokenizer.decode(tokens[-1]))
             """
         ),
+        # Session 49 (mine49): the look-alikes of a loss named as such: verl 0.7.1 keeps the
+        # loss tensor in a metric record (no read), and a function that builds a loss is no
+        # loss computation (it runs once, at set-up).
+        Valid(
+            """
+            import torch
+            def ppo_loss(config, log_prob, old_log_prob, advantages, mask):
+                ratio = torch.exp(log_prob - old_log_prob)
+                pg_loss = -(ratio * advantages * mask).sum() / mask.sum()
+                metrics = {"actor/pg_loss": Metric(value=pg_loss, aggregation="token-mean")}
+                return pg_loss, metrics
+            def build_loss(weights: torch.Tensor):
+                scale = float(weights.sum().item())
+                return lambda logits, target: torch.nn.functional.cross_entropy(logits, target)
+            """
+        ),
     )
     invalid = (
         # Session 47 (consist47): the look-alikes of batch_outputs that stay reported: a
@@ -6632,6 +6648,21 @@ class SyncOnHotPath(Rule):
                     return self.attention_mask(ids.shape[1], valid)
             """,
             message_contains="`bool()` of `valid.all()`",
+        ),
+        # Session 49 (mine49, verl 0.7.0 `losses.py:131`): a function named for a loss
+        # (`ppo_loss`, reached through a configured `loss_fn`, no caller the index follows)
+        # runs once per training batch: its `.item()` for a metric waits every micro-batch.
+        Invalid(
+            """
+            import torch
+            def ppo_loss(config, log_prob, old_log_prob, advantages, mask):
+                ratio = torch.exp(log_prob - old_log_prob)
+                pg_loss = -(ratio * advantages * mask).sum() / mask.sum()
+                metrics = {"actor/pg_loss": pg_loss.detach().item()}
+                                            ^^^^^^^^^^^^^^^^^^^^^^^
+                return pg_loss, metrics
+            """,
+            message_contains="computes a loss",
         ),
     )
 

@@ -755,6 +755,95 @@ PAIRS: list[tuple[str, str, str]] = [
     ("lmms-engine", "0.1.2", "0.1.4"),
     *(("neuracore", a, b) for a, b in itertools.pairwise(("17.0.1", "18.0.0", "18.2.0", "19.0.0"))),
     ("neuracore", "16.1.0", "17.0.0"),
+    # Session 49 (mine49, docs/recall.md): finer steps of pairs mined coarsely before, and
+    # releases never diffed. Rows kept from lmdeploy 0.10.1 and verl 0.7.0/0.8.0 only; most
+    # fine-step hunks were the coarse pairs' fixes seen again. Files naming vllm or sglang were
+    # skipped unread by the script (verl: 31-41 per pair; trl: 6-25).
+    *(("lmdeploy", a, b) for a, b in itertools.pairwise(("0.10.0", "0.10.1", "0.10.2"))),
+    ("lmdeploy", "0.9.0", "0.9.1"),
+    ("lmdeploy", "0.9.2", "0.9.2.post1"),
+    ("lmdeploy", "0.11.0", "0.11.1"),
+    *(
+        ("exllamav3", a, b)
+        for a, b in itertools.pairwise(
+            ("1.0.0", "1.1.0", "1.2.0", "1.4.0", "1.4.1", "1.4.2", "1.4.5", "1.4.9")
+        )
+    ),
+    *(("exllamav3", a, b) for a, b in itertools.pairwise(("1.6.0", "1.6.1", "1.6.2", "1.6.3"))),
+    ("flashinfer-python", "0.7.0", "0.7.0.post1"),
+    ("flashinfer-python", "0.7.2", "0.7.2.post1"),
+    ("flashinfer-python", "0.6.18", "0.6.18.post1"),
+    *(
+        ("flashinfer-python", a, b)
+        for a, b in itertools.pairwise(("0.6.16", "0.6.16.post2", "0.6.16.post4"))
+    ),
+    ("ktransformers", "0.6.4", "0.7.0"),
+    *(("fastvideo", a, b) for a, b in itertools.pairwise(("0.1.3", "0.1.4", "0.1.5"))),
+    *(
+        ("megatron-core", a, b)
+        for a, b in itertools.pairwise(("0.15.0", "0.15.1", "0.15.2", "0.15.3"))
+    ),
+    *(("megatron-core", a, b) for a, b in itertools.pairwise(("0.12.0", "0.12.1", "0.12.3"))),
+    ("megatron-core", "0.13.0", "0.13.1"),
+    *(
+        ("megatron-core", a, b)
+        for a, b in itertools.pairwise(
+            ("0.16.1", "0.17.0", "0.17.1", "0.18.0", "0.18.2", "0.19.0", "0.19.2")
+        )
+    ),
+    *(("trl", a, b) for a, b in itertools.pairwise(("1.13.0", "1.14.0", "1.14.2", "1.15.0"))),
+    *(("verl", a, b) for a, b in itertools.pairwise(("0.8.0", "0.9.0", "0.9.1"))),
+    ("verl", "0.7.0", "0.7.1"),
+    *(
+        ("liger-kernel", a, b)
+        for a, b in itertools.pairwise(("0.8.0", "0.8.1", "0.8.2", "0.8.3", "0.8.4"))
+    ),
+    *(
+        ("funasr", a, b)
+        for a, b in itertools.pairwise(("1.4.8", "1.4.10", "1.4.12", "1.4.14", "1.4.16"))
+    ),
+    *(
+        ("openrlhf", a, b)
+        for a, b in itertools.pairwise(("0.10.0", "0.10.1", "0.10.2", "0.10.3", "0.10.4"))
+    ),
+    *(("speechbrain", a, b) for a, b in itertools.pairwise(("1.1.0", "1.1.1", "1.1.2"))),
+    *(("torchtitan", a, b) for a, b in itertools.pairwise(("0.2.0", "0.2.1", "0.2.2"))),
+    *(("nemo-automodel", a, b) for a, b in itertools.pairwise(("0.1.0", "0.1.2", "0.2.0"))),
+    *(("diffusers", a, b) for a, b in itertools.pairwise(("0.35.0", "0.35.1", "0.35.2"))),
+    ("diffusers", "0.37.0", "0.37.1"),
+    *(("diffusers", a, b) for a, b in itertools.pairwise(("0.41.0", "0.42.0", "0.42.1"))),
+    ("transformers", "5.16.0", "5.16.1"),
+    ("transformers", "5.21.0", "5.21.1"),
+    *(
+        ("nunchaku", a, b)
+        for a, b in itertools.pairwise(("0.15.0", "0.15.2", "0.15.4", "0.16.0", "0.16.1"))
+    ),
+    *(
+        ("kt-kernel", a, b)
+        for a, b in itertools.pairwise(("0.5.3", "0.6.1", "0.6.3", "0.6.4", "0.7.0", "0.7.2"))
+    ),
+    *(("lmms-eval", a, b) for a, b in itertools.pairwise(("0.5.0", "0.6.0", "0.7", "0.7.3"))),
+    *(("mineru", a, b) for a, b in itertools.pairwise(("3.4.5", "4.0.0", "4.0.6", "4.0.12"))),
+    *(("sageattention", a, b) for a, b in itertools.pairwise(("1.0.0", "1.0.3", "1.0.6"))),
+    *(("lighteval", a, b) for a, b in itertools.pairwise(("0.10.0", "0.11.0", "0.12.0", "0.13.0"))),
+    *(("invokeai", a, b) for a, b in itertools.pairwise(("6.11.0", "6.12.0", "6.13.0", "6.14.2"))),
+    *(
+        ("intel-extension-for-pytorch", a, b)
+        for a, b in itertools.pairwise(("2.6.0", "2.7.0", "2.8.0"))
+    ),
+    *(("neural-compressor", a, b) for a, b in itertools.pairwise(("3.7", "3.8", "3.9", "3.10"))),
+    *(("onediff", a, b) for a, b in itertools.pairwise(("1.0.0", "1.1.0", "1.2.0"))),
+    *(("modelscope", a, b) for a, b in itertools.pairwise(("1.38.0", "1.39.0", "1.40.2"))),
+    *(
+        ("torchaudio", a, b)
+        for a, b in itertools.pairwise(("2.5.0", "2.6.0", "2.7.0", "2.8.0", "2.9.0", "2.10.0"))
+    ),
+    ("torchaudio", "2.10.0", "2.11.1"),
+    *(
+        ("torchcodec", a, b)
+        for a, b in itertools.pairwise(("0.11.1", "0.13.0", "0.15.0", "0.17.0"))
+    ),
+    *(("gsv-tts-lite", a, b) for a, b in itertools.pairwise(("0.3.18", "0.4.2", "0.4.7"))),
 ]
 # A removed line must hold one of these to start a candidate.
 MARKER = re.compile(

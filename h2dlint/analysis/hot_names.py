@@ -13,6 +13,7 @@ import libcst as cst
 
 from h2dlint.analysis.backward_calls import backward_pass_name
 from h2dlint.analysis.kv_cache_ops import kv_cache_op_reason
+from h2dlint.analysis.loss_names import loss_reason
 from h2dlint.analysis.per_step_names import per_step_state_builder, step_metadata_name
 from h2dlint.imports import dotted_name
 
@@ -245,7 +246,9 @@ def name_reason(name: str, method: bool) -> str | None:
     if not method and ATTENTION_WORDS & set(words) and words[0] not in DRIVER_FIRST_WORDS:
         return ATTENTION_WORD_REASON.format(name)
     if words[0] not in DRIVER_FIRST_WORDS and not REFERENCE_NAME_WORDS & set(words):
-        return kv_cache_op_reason(name, words)
+        # ``ppo_loss``: a loss runs per training batch; not ``compute_loss_metrics`` (a log's)
+        loss = None if metrics_name(name) else loss_reason(name, words)
+        return kv_cache_op_reason(name, words) or loss
     return None
 
 
