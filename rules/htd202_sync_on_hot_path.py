@@ -7,6 +7,7 @@ from h2dlint.analysis.arguments import keyword, positional
 from h2dlint.analysis.boolean_operands import bool_operand
 from h2dlint.analysis.conversion_helpers import conversion_helper
 from h2dlint.analysis.cpu_backend_flags import cpu_backend_arm
+from h2dlint.analysis.decoded_outputs import decoded_ids
 from h2dlint.analysis.device_loops import DeviceLoop, device_loop
 from h2dlint.analysis.earlier_copies import earlier_host_copy
 from h2dlint.analysis.element_writes import ONE_ELEMENT, syncing_write
@@ -475,6 +476,7 @@ class SyncOnHotPath(Rule):
                 "|".join(f".{name}" for name in sorted(SIZE_METHODS | DATA_SIZED_METHODS)),
                 ".any|.all|" + "|".join(f".{name}" for name in sorted(REDUCTION_METHODS)),
                 ".synchronize",
+                ".decode|.batch_decode|.convert_ids_to_tokens|.detokenize",
             ]
         ),
         "def .to arg Literal",  # .to("cpu")
@@ -488,6 +490,34 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 49 (recall49): the look-alikes of the generation hooks in `invalid`: a
+        # `__call__` of another callable object (a collator's, a hook class of another
+        # library, whose arrays may be numpy) and a decode of Python ids on a hot path.
+        Valid(
+            """
+            from outlines.processors import OutlinesLogitsProcessor
+            class StopOnText(OutlinesLogitsProcessor):
+                def __call__(self, input_ids, logits):
+                    text = self.tokenizer.decode(input_ids[0])
+                    return logits
+            """
+        ),
+        Valid(
+            """
+            class Printer:
+                def __call__(self, input_ids, scores):
+                    return self.tokenizer.decode(input_ids[0])
+            """
+        ),
+        Valid(
+            """
+            import torch
+            class Model(torch.nn.Module):
+                def forward(self, x, token_ids: list[int]):
+                    self.last_text = self.tokenizer.decode(token_ids)
+                    return self.net(x)
+            """
+        ),
         # Session 47 (misses47): the look-alikes of the collection test and the transformers
         # model in `invalid`: `if self.validate:` (an attribute) and `if validate:` (a
         # parameter) are debugging switches; a subclass of transformers' config is no module.
@@ -3776,6 +3806,34 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 49 (recall49): transformers' generation hooks run once per generated token;
+        # a tokenizer's decode of the ids they get reads them on the host (jsonformer 0.12.0's
+        # StringStoppingCriteria; lighteval's MultiTokenEOSCriteria, its parameters bare).
+        Invalid(
+            """
+            import torch
+            from transformers import StoppingCriteria
+            class StringStoppingCriteria(StoppingCriteria):
+                def __call__(self, input_ids: torch.LongTensor, _) -> bool:
+                    last_token_id = input_ids[0][-1]
+                    last = self.tokenizer.decode(last_token_id, skip_special_tokens=True)
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return '"' in last
+            """,
+            message_contains="decode of `last_token_id`",
+        ),
+        Invalid(
+            """
+            import transformers
+            class MultiTokenEOSCriteria(transformers.StoppingCriteria):
+                def __call__(self, input_ids, scores, **kwargs) -> bool:
+                    lookback = input_ids[:, self.start:][:, -self.length:]
+                    texts = self.tokenizer.batch_decode(lookback)
+                            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return all(self.sequence in t for t in texts)
+            """,
+            message_contains="decode of `lookback`",
+        ),
         # Session 47 (consist47): the look-alikes of batch_outputs that stay reported: a
         # training loop's per-step copy, and an evaluation loop's per-batch `.item()` of a loss
         # summed into a float (FunASR 1.4.16 and torchtitan 0.3.0 moved such reads after the
@@ -6626,6 +6684,17 @@ class SyncOnHotPath(Rule):
                     self._judge(node, tensor, what, "round-trip", explicit=node)
                     return
             self._judge(node, tensor, what + " of {}", kind, explicit=node)
+            return
+        ids = decoded_ids(node)
+        if ids is not None:
+            # ``tokenizer.decode(t)``: the tokenizer reads a tensor's ids with ``.tolist()``
+            self._judge(
+                node,
+                ids,
+                "A tokenizer's decode of {} (it copies the ids to the host)",
+                "copy",
+                explicit=node,
+            )
             return
         provenance = Provenance.of(self.context)
         synced = synced_argument(provenance, node, provenance.current_frame())

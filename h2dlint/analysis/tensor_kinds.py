@@ -19,6 +19,7 @@ from h2dlint.analysis.classes import class_of
 from h2dlint.analysis.cross_module import field_annotation
 from h2dlint.analysis.foreach_lists import foreach_result
 from h2dlint.analysis.frames import Frame, parameter_annotation
+from h2dlint.analysis.generation_hooks import generation_hook_parameter
 from h2dlint.analysis.guarded_tensors import guarded_tensor
 from h2dlint.analysis.host_operands import host_operands
 from h2dlint.analysis.item_writes import used_as_tensor
@@ -61,7 +62,9 @@ def annotated_tensor_parameter(provenance: Provenance, name: cst.Name, frame: Fr
     the one that reaches ``name`` (any other binding of it is a known value, not a parameter)."""
     annotation = unchanged_parameter_annotation(provenance, name, frame)
     if annotation is None:  # TorchScript's bare parameters are ``Tensor``s
-        return scripted_parameter(provenance, name, frame, unchanged=True)
+        return scripted_parameter(
+            provenance, name, frame, unchanged=True
+        ) or generation_hook_parameter(provenance, name, frame, unchanged=True)
     return tensor_annotation(provenance, annotation)
 
 
@@ -213,6 +216,9 @@ def tensor_evidence(
                 if annotation is None:  # a bare parameter: what every call passes
                     if scripted_parameter(provenance, node, frame):
                         proven = True  # TorchScript's bare parameters are tensors
+                        continue
+                    if generation_hook_parameter(provenance, node, frame):
+                        proven = True  # ``generate()`` hands a hook its ids and scores
                         continue
                     if not passed_tensors(provenance, node, frame, depth, tensor_evidence):
                         return None
