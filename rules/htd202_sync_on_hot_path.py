@@ -490,6 +490,37 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 49 (recall49): the look-alikes of the step-size control and the `while`
+        # loop in `invalid`: a tensor use after another binding of the name says nothing of
+        # the read before it; a solver's loop over a Python count of steps, and a fixed-step
+        # loop, read no tensor per step.
+        Valid(
+            """
+            import torch
+            def _step_size(last_step, ratio):
+                if ratio < 1:
+                    ratio = torch.tensor(ratio)
+                ratio.fill_(2)
+                return last_step * ratio
+            """
+        ),
+        Valid(
+            """
+            import torch
+            class Solver:
+                def _advance(self, next_t):
+                    n_steps = 0
+                    while n_steps < self.max_num_steps:
+                        self.rk_state = self._adaptive_step(self.rk_state)
+                        n_steps += 1
+                    return self.rk_state.y1
+                def integrate(self, t: torch.Tensor):
+                    y = self.y0
+                    for t0, t1 in zip(self.grid[:-1], self.grid[1:]):
+                        y = y + self._step_func(self.func, t0, t1 - t0, t1, y)
+                    return y
+            """
+        ),
         # Session 49 (recall49): the look-alikes of the generation hooks in `invalid`: a
         # `__call__` of another callable object (a collator's, a hook class of another
         # library, whose arrays may be numpy) and a decode of Python ids on a hot path.
@@ -3806,6 +3837,34 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 49 (recall49): an adaptive ODE solver's step-size control (torchdiffeq 0.2.5
+        # `misc.py:88`, `:90`): the ratio is a tensor by its later `type_as` (the same value
+        # reaches both), read by each test every step; and a `while` loop whose every
+        # iteration takes a step (`self._adaptive_step(...)`) reads its tensor test per step.
+        Invalid(
+            """
+            import torch
+            def _optimal_step_size(last_step, error_ratio, safety, ifactor, dfactor, order):
+                if error_ratio == 0:
+                   ^^^^^^^^^^^
+                    return last_step * ifactor
+                error_ratio = error_ratio.type_as(last_step)
+                return last_step * torch.min(ifactor, safety / error_ratio)
+            """,
+            message_contains="`error_ratio` as an `if` test",
+        ),
+        Invalid(
+            """
+            import torch
+            class Solver:
+                def _advance(self, next_t: torch.Tensor):
+                    while next_t > self.rk_state.t1:
+                          ^^^^^^^^^^^^^^^^^^^^^^^^^
+                        self.rk_state = self._adaptive_step(self.rk_state)
+                    return self.rk_state.y1
+            """,
+            message_contains="takes a step (`_adaptive_step()`)",
+        ),
         # Session 49 (recall49): transformers' generation hooks run once per generated token;
         # a tokenizer's decode of the ids they get reads them on the host (jsonformer 0.12.0's
         # StringStoppingCriteria; lighteval's MultiTokenEOSCriteria, its parameters bare).

@@ -110,3 +110,83 @@ class Model(torch.nn.Module):
         return self.net(x), text, image
 """
     assert _rows(code, "HTD202") == []
+
+
+# torchdiffeq 0.2.5 torchdiffeq/_impl/misc.py:86-96.
+OPTIMAL_STEP = """\
+import torch
+@torch.no_grad()
+def _optimal_step_size(last_step, error_ratio, safety, ifactor, dfactor, order):
+    if error_ratio == 0:
+        return last_step * ifactor
+    if error_ratio < 1:
+        dfactor = torch.ones((), dtype=last_step.dtype, device=last_step.device)
+    error_ratio = error_ratio.type_as(last_step)
+    exponent = torch.tensor(order, dtype=last_step.dtype, device=last_step.device).reciprocal()
+    factor = torch.min(ifactor, torch.max(safety / error_ratio ** exponent, dfactor))
+    return last_step * factor
+"""
+
+
+def test_a_parameter_used_as_a_tensor_before_its_rebinding_is_a_tensor() -> None:
+    assert _rows(OPTIMAL_STEP, "HTD202") == [(4, "medium"), (6, "medium")]
+
+
+@pytest.mark.parametrize(
+    "rebinding",
+    [
+        # another value between the read and the tensor use
+        "error_ratio = torch.as_tensor(error_ratio)\n    ",
+        # the use reached by a rebinding as well as the parameter
+        "if safety:\n        error_ratio = float(safety)\n    ",
+    ],
+)
+def test_a_tensor_use_of_another_value_proves_nothing(rebinding: str) -> None:
+    code = OPTIMAL_STEP.replace(
+        "error_ratio = error_ratio.type_as", rebinding + "error_ratio = error_ratio.type_as"
+    )
+    assert _rows(code, "HTD202") == []
+
+
+def test_a_local_name_rebound_from_a_call_keeps_its_judgement() -> None:
+    code = """\
+import torch
+def _scaled_step(x, last_step):
+    ratio = 0.0
+    ratio = x.norm_ratio()
+    if ratio < 1:
+        last_step = last_step * 2
+    ratio.fill_(1.0)
+    return last_step
+"""
+    assert _rows(code, "HTD202") == []
+
+
+# torchdiffeq 0.2.5 torchdiffeq/_impl/rk_common.py:241-247 (the time annotated: the package's
+# own `next_t` is not proven a tensor, and the row stays a miss).
+ADVANCE = """\
+import torch
+class Solver:
+    def _advance(self, next_t: torch.Tensor):
+        n_steps = 0
+        while {test}:
+            self.rk_state = self._adaptive_step(self.rk_state)
+            n_steps += 1
+        return self.rk_state.y1
+"""
+
+
+def test_a_while_loop_of_steps_reads_its_tensor_test_per_step() -> None:
+    assert _rows(ADVANCE.format(test="next_t > self.rk_state.t1"), "HTD202") == [(5, "medium")]
+
+
+@pytest.mark.parametrize(
+    "test", ["n_steps < self.max_num_steps", "not self.done", "self.t1 < self.t_end"]
+)
+def test_a_while_loop_of_steps_with_a_host_test_is_clean(test: str) -> None:
+    assert _rows(ADVANCE.format(test=test), "HTD202") == []
+
+
+def test_a_while_loop_calling_no_step_is_not_made_hot() -> None:
+    code = ADVANCE.format(test="next_t > self.t1").replace("_adaptive_step", "_set_step")
+    assert _rows(code, "HTD202") == []

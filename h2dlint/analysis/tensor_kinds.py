@@ -31,6 +31,7 @@ from h2dlint.analysis.provenance import Provenance, annotation_is
 from h2dlint.analysis.provenance.core import ELEMENTWISE_COMPARISONS
 from h2dlint.analysis.provenance.unpacked import element_fact
 from h2dlint.analysis.returned_tensors import returned_annotation
+from h2dlint.analysis.same_value_uses import same_value_used_as_tensor
 from h2dlint.analysis.scripted_parameters import scripted_parameter
 from h2dlint.analysis.state_tensors import own_tensor_attribute, returned_tensors
 from h2dlint.analysis.sync_basics import METADATA_METHODS, RowLoop, Walk
@@ -182,6 +183,8 @@ def tensor_evidence(
             return node  # read under ``if isinstance(node, torch.Tensor):``
         if used_as_tensor(frame.function, node):
             return node  # ``ids.masked_select(mask)`` of a name bound once: a tensor
+        if same_value_used_as_tensor(provenance, node, frame):
+            return node  # ``r = r.type_as(x)`` after the read: the same value, a tensor
         if node.value in backpropagated_names(provenance, frame):
             return node  # ``self.optimizer_update(optimizer, loss)``: a backward's loss
         bindings = provenance.bindings(frame)
