@@ -51,7 +51,12 @@ from h2dlint.analysis.shape_syncs import (
     sizes_of,
 )
 from h2dlint.analysis.step_schedules import schedule_reason, schedule_root
-from h2dlint.analysis.sync_basics import SYNC_BUILTINS, SYNC_METHODS
+from h2dlint.analysis.sync_basics import (
+    BOOL_COMPARISONS,
+    SYNC_BUILTINS,
+    SYNC_METHODS,
+    bool_comparison,
+)
 from h2dlint.analysis.syncing_helpers import synced_argument
 from h2dlint.analysis.tested_tensors import model_steps_reason, model_while_reason, tested_tensor
 from h2dlint.analysis.tuple_targets import unpacked_pairs
@@ -477,6 +482,7 @@ class SyncOnHotPath(Rule):
                 ".any|.all|" + "|".join(f".{name}" for name in sorted(REDUCTION_METHODS)),
                 ".synchronize",
                 ".decode|.batch_decode|.convert_ids_to_tokens|.detokenize",
+                "|".join(f".{name}|{name}" for name in sorted(BOOL_COMPARISONS)),
             ]
         ),
         "def .to arg Literal",  # .to("cpu")
@@ -490,6 +496,19 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 49 (recall49): the look-alikes of `torch.equal` in `invalid`: an assertion
+        # (a check, as the rule leaves every `assert`) and values of unknown kind.
+        Valid(
+            """
+            import torch
+            class SimModel(torch.nn.Module):
+                def forward(self, numbers: torch.Tensor, positions, cell):
+                    assert torch.equal(numbers, self.atomic_numbers), "changed"
+                    if torch.equal(cell, self.cell):
+                        return self.cached
+                    return self.net(positions)
+            """
+        ),
         # Session 49 (recall49): the look-alikes of the step-size control and the `while`
         # loop in `invalid`: a tensor use after another binding of the name says nothing of
         # the read before it; a solver's loop over a Python count of steps, and a fixed-step
@@ -3837,6 +3856,20 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 49 (recall49): `torch.equal`/`.allclose` return a Python bool: a forward
+        # comparing a tensor reads it on the host (nequip 0.19.1's torch-sim model).
+        Invalid(
+            """
+            import torch
+            class SimModel(torch.nn.Module):
+                def forward(self, numbers: torch.Tensor, positions: torch.Tensor):
+                    if not torch.equal(numbers, self.atomic_numbers):
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        self.setup(numbers)
+                    return self.net(positions)
+            """,
+            message_contains="`torch.equal()` of `numbers`",
+        ),
         # Session 49 (recall49): an adaptive ODE solver's step-size control (torchdiffeq 0.2.5
         # `misc.py:88`, `:90`): the ratio is a tensor by its later `type_as` (the same value
         # reaches both), read by each test every step; and a `while` loop whose every
@@ -6763,6 +6796,11 @@ class SyncOnHotPath(Rule):
             return
         func = node.func
         qualified = provenance.qualify(func) or ""
+        if (compared_tensors := bool_comparison(node, qualified)) is not None:
+            name, tensors = compared_tensors
+            what = f"`{name}()` of {{}} (it returns a Python bool)"
+            any(self._judge(node, tensor, what, "read") for tensor in tensors)
+            return
         if compared := compared_reads(node, qualified):
             any(self._judge(node, tensor, what, kind) for tensor, what, kind in compared)
             return

@@ -190,3 +190,49 @@ def test_a_while_loop_of_steps_with_a_host_test_is_clean(test: str) -> None:
 def test_a_while_loop_calling_no_step_is_not_made_hot() -> None:
     code = ADVANCE.format(test="next_t > self.t1").replace("_adaptive_step", "_set_step")
     assert _rows(code, "HTD202") == []
+
+
+# llmcompressor 0.13.0 llmcompressor/observers/mse_quant.py:133-196 (the grid search's early stop).
+GRID_SEARCH = """\
+import torch
+def _grid_search_step(best_error: torch.Tensor, total_steps: int, patience: int):
+    idx, stale = 0, 0
+    while idx < total_steps:
+        prev_best = {prev}
+        best_error = torch.minimum(best_error, best_error * 0.9)
+        if torch.equal(prev_best, best_error):
+            stale += 1
+            if stale >= patience:
+                break
+        idx += 1
+    return best_error
+"""
+
+
+def test_torch_equal_in_a_while_loop_reads_per_iteration() -> None:
+    code = GRID_SEARCH.format(prev="best_error.clone()")
+    assert _rows(code, "HTD201", "HTD202") == [(7, "medium")]
+
+
+def test_torch_equal_of_values_of_unknown_kind_is_clean() -> None:
+    code = GRID_SEARCH.format(prev="history[-1]").replace(
+        "torch.equal(prev_best, best_error)", "torch.equal(prev_best, history[-2])"
+    )
+    assert _rows(code, "HTD201", "HTD202") == []
+
+
+def test_torch_equal_and_allclose_in_a_forward_read_a_bool() -> None:
+    code = """\
+import torch
+class SimModel(torch.nn.Module):
+    def forward(self, numbers: torch.Tensor, positions: torch.Tensor, cell):
+        assert torch.equal(numbers, self.atomic_numbers)
+        if not torch.equal(numbers, self.atomic_numbers):
+            self.setup(numbers)
+        if positions.allclose(self.last_positions):
+            return self.cached
+        if torch.equal(cell, self.cell):
+            return self.cached
+        return self.net(positions)
+"""
+    assert _rows(code, "HTD202") == [(5, "medium"), (7, "medium")]
