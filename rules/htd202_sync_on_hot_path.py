@@ -2,12 +2,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from h2dlint.analysis.accumulators import ELEMENT_BUILTINS, compared_reads, device_accumulator
+from h2dlint.analysis.accumulators import ELEMENT_BUILTINS, device_accumulator
 from h2dlint.analysis.arguments import keyword, positional
 from h2dlint.analysis.boolean_operands import bool_operand
+from h2dlint.analysis.call_reads import call_reads
 from h2dlint.analysis.conversion_helpers import conversion_helper
 from h2dlint.analysis.cpu_backend_flags import cpu_backend_arm
-from h2dlint.analysis.decoded_outputs import decoded_ids
 from h2dlint.analysis.device_loops import DeviceLoop, device_loop
 from h2dlint.analysis.earlier_copies import earlier_host_copy
 from h2dlint.analysis.element_writes import ONE_ELEMENT, syncing_write
@@ -17,11 +17,7 @@ from h2dlint.analysis.first_iterations import first_iteration
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.generation_outputs import after_generation, output_after_loop
 from h2dlint.analysis.host_data import host_scalar
-from h2dlint.analysis.host_inputs import (
-    discarded_copy,
-    prepared_host_input,
-    written_to,
-)
+from h2dlint.analysis.host_inputs import discarded_copy, prepared_host_input, written_to
 from h2dlint.analysis.hot_guards import runs_every_call
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.iteration_reads import reported_iteration_read
@@ -51,12 +47,7 @@ from h2dlint.analysis.shape_syncs import (
     sizes_of,
 )
 from h2dlint.analysis.step_schedules import schedule_reason, schedule_root
-from h2dlint.analysis.sync_basics import (
-    BOOL_COMPARISONS,
-    SYNC_BUILTINS,
-    SYNC_METHODS,
-    bool_comparison,
-)
+from h2dlint.analysis.sync_basics import SYNC_BUILTINS, SYNC_METHODS
 from h2dlint.analysis.syncing_helpers import synced_argument
 from h2dlint.analysis.tested_tensors import model_steps_reason, model_while_reason, tested_tensor
 from h2dlint.analysis.tuple_targets import unpacked_pairs
@@ -481,8 +472,7 @@ class SyncOnHotPath(Rule):
                 "|".join(f".{name}" for name in sorted(SIZE_METHODS | DATA_SIZED_METHODS)),
                 ".any|.all|" + "|".join(f".{name}" for name in sorted(REDUCTION_METHODS)),
                 ".synchronize",
-                ".decode|.batch_decode|.convert_ids_to_tokens|.detokenize",
-                "|".join(f".{name}|{name}" for name in sorted(BOOL_COMPARISONS)),
+                ".decode|.batch_decode|.convert_ids_to_tokens|.detokenize|.equal|equal|.allclose",
             ]
         ),
         "def .to arg Literal",  # .to("cpu")
@@ -6777,17 +6767,6 @@ class SyncOnHotPath(Rule):
                     return
             self._judge(node, tensor, what + " of {}", kind, explicit=node)
             return
-        ids = decoded_ids(node)
-        if ids is not None:
-            # ``tokenizer.decode(t)``: the tokenizer reads a tensor's ids with ``.tolist()``
-            self._judge(
-                node,
-                ids,
-                "A tokenizer's decode of {} (it copies the ids to the host)",
-                "copy",
-                explicit=node,
-            )
-            return
         provenance = Provenance.of(self.context)
         synced = synced_argument(provenance, node, provenance.current_frame())
         if synced is not None:
@@ -6796,13 +6775,9 @@ class SyncOnHotPath(Rule):
             return
         func = node.func
         qualified = provenance.qualify(func) or ""
-        if (compared_tensors := bool_comparison(node, qualified)) is not None:
-            name, tensors = compared_tensors
-            what = f"`{name}()` of {{}} (it returns a Python bool)"
-            any(self._judge(node, tensor, what, "read") for tensor in tensors)
-            return
-        if compared := compared_reads(node, qualified):
-            any(self._judge(node, tensor, what, kind) for tensor, what, kind in compared)
+        if reads := call_reads(node, qualified):
+            explicit = node if reads[0].copy else None
+            any(self._judge(node, r.tensor, r.what, r.kind, explicit=explicit) for r in reads)
             return
         # A method of a tensor (not a function of a module: ``torch.nonzero``; not a method or
         # submodule of the object itself: ``self.repeat(x)`` runs an ``nn.Sequential``).
