@@ -237,6 +237,20 @@ class SyncPerRow(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # Session 49 (recall49): the look-alike of the `torch.equal` loop in `invalid`: values
+        # of unknown kind compared (a list of floats compares on the host).
+        Valid(
+            """
+            import torch
+            def _grid_search_step(history, total_steps: int):
+                idx = 0
+                while idx < total_steps:
+                    if torch.equal(history[-1], history[-2]):
+                        break
+                    idx += 1
+                return history
+            """
+        ),
         # Session 48 (peritem48): a read in the arm of a tensor type test that runs only for
         # a number (fastvideo's LTX-2 denoising step: `float(sigma)` in the `else` of
         # `isinstance(sigma, torch.Tensor)`), as a conditional expression and as a statement.
@@ -1746,6 +1760,27 @@ class SyncPerRow(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # Session 49 (recall49): `torch.equal` returns a Python bool, read on every iteration
+        # of a `while` loop (llmcompressor 0.13.0 `mse_quant.py:188`, the grid search's early
+        # stop; 0.14 tests an improvement count kept on the device).
+        Invalid(
+            """
+            import torch
+            def _grid_search_step(best_error: torch.Tensor, total_steps: int, patience: int):
+                idx, stale = 0, 0
+                while idx < total_steps:
+                    prev_best = best_error.clone()
+                    best_error = torch.minimum(best_error, best_error * 0.9)
+                    if torch.equal(prev_best, best_error):
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        stale += 1
+                        if stale >= patience:
+                            break
+                    idx += 1
+                return best_error
+            """,
+            message_contains="`torch.equal()` of `prev_best`",
+        ),
         # Session 48 (peritem48): the twins of the tensor type arms in `valid`: the read in
         # the arm taken for a tensor, and a number arm that reads another (device) value.
         Invalid(

@@ -2,9 +2,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from h2dlint.analysis.accumulators import ELEMENT_BUILTINS, compared_reads, device_accumulator
+from h2dlint.analysis.accumulators import ELEMENT_BUILTINS, device_accumulator
 from h2dlint.analysis.arguments import keyword, positional
 from h2dlint.analysis.boolean_operands import bool_operand
+from h2dlint.analysis.call_reads import call_reads
 from h2dlint.analysis.conversion_helpers import conversion_helper
 from h2dlint.analysis.cpu_backend_flags import cpu_backend_arm
 from h2dlint.analysis.device_loops import DeviceLoop, device_loop
@@ -16,11 +17,7 @@ from h2dlint.analysis.first_iterations import first_iteration
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.generation_outputs import after_generation, output_after_loop
 from h2dlint.analysis.host_data import host_scalar
-from h2dlint.analysis.host_inputs import (
-    discarded_copy,
-    prepared_host_input,
-    written_to,
-)
+from h2dlint.analysis.host_inputs import discarded_copy, prepared_host_input, written_to
 from h2dlint.analysis.hot_guards import runs_every_call
 from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.iteration_reads import reported_iteration_read
@@ -478,6 +475,7 @@ class SyncOnHotPath(Rule):
                 "|".join(f".{name}" for name in sorted(SIZE_METHODS | DATA_SIZED_METHODS)),
                 ".any|.all|" + "|".join(f".{name}" for name in sorted(REDUCTION_METHODS)),
                 ".synchronize",
+                ".decode|.batch_decode|.convert_ids_to_tokens|.detokenize|.equal|equal|.allclose",
             ]
         ),
         "def .to arg Literal",  # .to("cpu")
@@ -491,6 +489,78 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 49 (recall49): the look-alikes of `torch.equal` in `invalid`: an assertion
+        # (a check, as the rule leaves every `assert`) and values of unknown kind.
+        Valid(
+            """
+            import torch
+            class SimModel(torch.nn.Module):
+                def forward(self, numbers: torch.Tensor, positions, cell):
+                    assert torch.equal(numbers, self.atomic_numbers), "changed"
+                    if torch.equal(cell, self.cell):
+                        return self.cached
+                    return self.net(positions)
+            """
+        ),
+        # Session 49 (recall49): the look-alikes of the step-size control and the `while`
+        # loop in `invalid`: a tensor use after another binding of the name says nothing of
+        # the read before it; a solver's loop over a Python count of steps, and a fixed-step
+        # loop, read no tensor per step.
+        Valid(
+            """
+            import torch
+            def _step_size(last_step, ratio):
+                if ratio < 1:
+                    ratio = torch.tensor(ratio)
+                ratio.fill_(2)
+                return last_step * ratio
+            """
+        ),
+        Valid(
+            """
+            import torch
+            class Solver:
+                def _advance(self, next_t):
+                    n_steps = 0
+                    while n_steps < self.max_num_steps:
+                        self.rk_state = self._adaptive_step(self.rk_state)
+                        n_steps += 1
+                    return self.rk_state.y1
+                def integrate(self, t: torch.Tensor):
+                    y = self.y0
+                    for t0, t1 in zip(self.grid[:-1], self.grid[1:]):
+                        y = y + self._step_func(self.func, t0, t1 - t0, t1, y)
+                    return y
+            """
+        ),
+        # Session 49 (recall49): the look-alikes of the generation hooks in `invalid`: a
+        # `__call__` of another callable object (a collator's, a hook class of another
+        # library, whose arrays may be numpy) and a decode of Python ids on a hot path.
+        Valid(
+            """
+            from outlines.processors import OutlinesLogitsProcessor
+            class StopOnText(OutlinesLogitsProcessor):
+                def __call__(self, input_ids, logits):
+                    text = self.tokenizer.decode(input_ids[0])
+                    return logits
+            """
+        ),
+        Valid(
+            """
+            class Printer:
+                def __call__(self, input_ids, scores):
+                    return self.tokenizer.decode(input_ids[0])
+            """
+        ),
+        Valid(
+            """
+            import torch
+            class Model(torch.nn.Module):
+                def forward(self, x, token_ids: list[int]):
+                    self.last_text = self.tokenizer.decode(token_ids)
+                    return self.net(x)
+            """
+        ),
         # Session 47 (misses47): the look-alikes of the collection test and the transformers
         # model in `invalid`: `if self.validate:` (an attribute) and `if validate:` (a
         # parameter) are debugging switches; a subclass of transformers' config is no module.
@@ -3819,6 +3889,76 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 49 (recall49): `torch.equal`/`.allclose` return a Python bool: a forward
+        # comparing a tensor reads it on the host (nequip 0.19.1's torch-sim model).
+        Invalid(
+            """
+            import torch
+            class SimModel(torch.nn.Module):
+                def forward(self, numbers: torch.Tensor, positions: torch.Tensor):
+                    if not torch.equal(numbers, self.atomic_numbers):
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        self.setup(numbers)
+                    return self.net(positions)
+            """,
+            message_contains="`torch.equal()` of `numbers`",
+        ),
+        # Session 49 (recall49): an adaptive ODE solver's step-size control (torchdiffeq 0.2.5
+        # `misc.py:88`, `:90`): the ratio is a tensor by its later `type_as` (the same value
+        # reaches both), read by each test every step; and a `while` loop whose every
+        # iteration takes a step (`self._adaptive_step(...)`) reads its tensor test per step.
+        Invalid(
+            """
+            import torch
+            def _optimal_step_size(last_step, error_ratio, safety, ifactor, dfactor, order):
+                if error_ratio == 0:
+                   ^^^^^^^^^^^
+                    return last_step * ifactor
+                error_ratio = error_ratio.type_as(last_step)
+                return last_step * torch.min(ifactor, safety / error_ratio)
+            """,
+            message_contains="`error_ratio` as an `if` test",
+        ),
+        Invalid(
+            """
+            import torch
+            class Solver:
+                def _advance(self, next_t: torch.Tensor):
+                    while next_t > self.rk_state.t1:
+                          ^^^^^^^^^^^^^^^^^^^^^^^^^
+                        self.rk_state = self._adaptive_step(self.rk_state)
+                    return self.rk_state.y1
+            """,
+            message_contains="takes a step (`_adaptive_step()`)",
+        ),
+        # Session 49 (recall49): transformers' generation hooks run once per generated token;
+        # a tokenizer's decode of the ids they get reads them on the host (jsonformer 0.12.0's
+        # StringStoppingCriteria; lighteval's MultiTokenEOSCriteria, its parameters bare).
+        Invalid(
+            """
+            import torch
+            from transformers import StoppingCriteria
+            class StringStoppingCriteria(StoppingCriteria):
+                def __call__(self, input_ids: torch.LongTensor, _) -> bool:
+                    last_token_id = input_ids[0][-1]
+                    last = self.tokenizer.decode(last_token_id, skip_special_tokens=True)
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return '"' in last
+            """,
+            message_contains="decode of `last_token_id`",
+        ),
+        Invalid(
+            """
+            import transformers
+            class MultiTokenEOSCriteria(transformers.StoppingCriteria):
+                def __call__(self, input_ids, scores, **kwargs) -> bool:
+                    lookback = input_ids[:, self.start:][:, -self.length:]
+                    texts = self.tokenizer.batch_decode(lookback)
+                            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return all(self.sequence in t for t in texts)
+            """,
+            message_contains="decode of `lookback`",
+        ),
         # Session 47 (consist47): the look-alikes of batch_outputs that stay reported: a
         # training loop's per-step copy, and an evaluation loop's per-batch `.item()` of a loss
         # summed into a float (FunASR 1.4.16 and torchtitan 0.3.0 moved such reads after the
@@ -6716,8 +6856,9 @@ class SyncOnHotPath(Rule):
             return
         func = node.func
         qualified = provenance.qualify(func) or ""
-        if compared := compared_reads(node, qualified):
-            any(self._judge(node, tensor, what, kind) for tensor, what, kind in compared)
+        if reads := call_reads(node, qualified):
+            explicit = node if reads[0].copy else None
+            any(self._judge(node, r.tensor, r.what, r.kind, explicit=explicit) for r in reads)
             return
         # A method of a tensor (not a function of a module: ``torch.nonzero``; not a method or
         # submodule of the object itself: ``self.repeat(x)`` runs an ``nn.Sequential``).

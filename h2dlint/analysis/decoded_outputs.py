@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from h2dlint.analysis.arguments import positional
+from h2dlint.analysis.arguments import keyword, positional
 from h2dlint.walk import holds, visit_read_only
 
 # Methods that only a tokenizer (or a processor wrapping one) has.
@@ -141,6 +141,31 @@ class _Decodes(cst.CSTVisitor):
         method = func.attr.value
         if method in _TOKENIZER_METHODS or (method == "decode" and _tokenizer(func.value)):
             self.calls.append(node)
+
+
+# What a tokenizer's decode takes the ids as, by keyword (Hugging Face's names).
+_IDS_KEYWORDS = ("token_ids", "sequences", "ids")
+
+
+def decoded_ids(call: cst.Call) -> cst.BaseExpression | None:
+    """The ids ``call`` decodes when it is a tokenizer's ``decode`` (its receiver named for a
+    tokenizer: ``self.tokenizer.decode(ids)``) or ``batch_decode`` (``convert_ids_to_tokens``,
+    ``detokenize``): a tokenizer works on the host, and given a tensor it reads every id with
+    ``.tolist()``, a copy to the host that waits for the device to finish the ids. None for
+    any other call (a VAE's ``decode(latents)`` runs on the device)."""
+    func = call.func
+    if not isinstance(func, cst.Attribute):
+        return None
+    method = func.attr.value
+    if not (method in _TOKENIZER_METHODS or (method == "decode" and _tokenizer(func.value))):
+        return None
+    first = _first_argument(call)
+    if first is not None:
+        return first
+    for name in _IDS_KEYWORDS:
+        if (arg := keyword(call, name)) is not None:
+            return arg.value
+    return None
 
 
 def _tokenizer(receiver: cst.BaseExpression) -> bool:

@@ -252,6 +252,13 @@ def name_reason(name: str, method: bool) -> str | None:
     return None
 
 
+def step_name(name: str) -> bool:
+    """Whether ``name`` says its function takes one step (:func:`name_reason`'s ``step`` word:
+    ``_adaptive_step``, ``train_step``; not ``set_step``, ``_select_initial_step``,
+    ``num_steps``)."""
+    return name_reason(name, True) == STEP_WORD_REASON.format(name)
+
+
 STATE_BUILDER_REASON = "`{}()` builds the per-step state `{}` (the class's name says so)"
 
 

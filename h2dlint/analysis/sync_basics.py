@@ -49,6 +49,10 @@ def early_exits(block: cst.IndentedBlock, child: cst.CSTNode) -> Iterator[cst.If
 
 SYNC_METHODS = frozenset({"item", "tolist"})
 SYNC_BUILTINS = frozenset({"int", "float", "bool", "complex"})
+# ``torch`` functions (and the tensor methods of the same names) that compare whole tensors
+# and return a Python bool: the answer is read on the host, a sync when the tensors are on the
+# device (``if torch.equal(prev_best, best_error): break``, llmcompressor 0.13.0's grid search).
+BOOL_COMPARISONS = frozenset({"equal", "allclose"})
 # Reading these of a tensor does not copy its data to the host.
 METADATA_ATTRIBUTES = frozenset(
     {
@@ -232,3 +236,22 @@ def _rare_draw(test: cst.Comparison) -> bool:
     if not isinstance(right, (cst.Float, cst.Integer)):
         return False
     return float(right.evaluated_value) <= RARE_CHANCE
+
+
+def bool_comparison(call: cst.Call, qualified: str) -> tuple[str, list[cst.BaseExpression]] | None:
+    """``call`` as a comparison of whole tensors that returns a Python bool
+    (:data:`BOOL_COMPARISONS`): its name and the tensors it compares, ``torch.equal(a, b)``
+    (``qualified`` is the call's qualified name) or ``a.equal(b)``; None for other calls."""
+    func = call.func
+    args = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+    name = qualified.removeprefix("torch.")
+    if qualified.startswith("torch.") and name in BOOL_COMPARISONS and len(args) >= 2:
+        return f"torch.{name}", args[:2]
+    if (
+        not qualified
+        and isinstance(func, cst.Attribute)
+        and func.attr.value in BOOL_COMPARISONS
+        and len(args) >= 1
+    ):
+        return f".{func.attr.value}", [func.value, args[0]]
+    return None

@@ -19,6 +19,7 @@ from h2dlint.analysis.classes import class_of
 from h2dlint.analysis.cross_module import field_annotation
 from h2dlint.analysis.foreach_lists import foreach_result
 from h2dlint.analysis.frames import Frame, parameter_annotation
+from h2dlint.analysis.generation_hooks import generation_hook_parameter
 from h2dlint.analysis.guarded_tensors import guarded_tensor
 from h2dlint.analysis.host_operands import host_operands
 from h2dlint.analysis.item_writes import used_as_tensor
@@ -30,6 +31,7 @@ from h2dlint.analysis.provenance import Provenance, annotation_is
 from h2dlint.analysis.provenance.core import ELEMENTWISE_COMPARISONS
 from h2dlint.analysis.provenance.unpacked import element_fact
 from h2dlint.analysis.returned_tensors import returned_annotation
+from h2dlint.analysis.same_value_uses import same_value_used_as_tensor
 from h2dlint.analysis.scripted_parameters import scripted_parameter
 from h2dlint.analysis.state_tensors import own_tensor_attribute, returned_tensors
 from h2dlint.analysis.sync_basics import METADATA_METHODS, RowLoop, Walk
@@ -61,7 +63,9 @@ def annotated_tensor_parameter(provenance: Provenance, name: cst.Name, frame: Fr
     the one that reaches ``name`` (any other binding of it is a known value, not a parameter)."""
     annotation = unchanged_parameter_annotation(provenance, name, frame)
     if annotation is None:  # TorchScript's bare parameters are ``Tensor``s
-        return scripted_parameter(provenance, name, frame, unchanged=True)
+        return scripted_parameter(
+            provenance, name, frame, unchanged=True
+        ) or generation_hook_parameter(provenance, name, frame, unchanged=True)
     return tensor_annotation(provenance, annotation)
 
 
@@ -179,6 +183,8 @@ def tensor_evidence(
             return node  # read under ``if isinstance(node, torch.Tensor):``
         if used_as_tensor(frame.function, node):
             return node  # ``ids.masked_select(mask)`` of a name bound once: a tensor
+        if same_value_used_as_tensor(provenance, node, frame):
+            return node  # ``r = r.type_as(x)`` after the read: the same value, a tensor
         if node.value in backpropagated_names(provenance, frame):
             return node  # ``self.optimizer_update(optimizer, loss)``: a backward's loss
         bindings = provenance.bindings(frame)
@@ -213,6 +219,9 @@ def tensor_evidence(
                 if annotation is None:  # a bare parameter: what every call passes
                     if scripted_parameter(provenance, node, frame):
                         proven = True  # TorchScript's bare parameters are tensors
+                        continue
+                    if generation_hook_parameter(provenance, node, frame):
+                        proven = True  # ``generate()`` hands a hook its ids and scores
                         continue
                     if not passed_tensors(provenance, node, frame, depth, tensor_evidence):
                         return None

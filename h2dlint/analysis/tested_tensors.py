@@ -18,6 +18,7 @@ import libcst as cst
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.host_fed_steps import host_fed_steps
 from h2dlint.analysis.hot_calls import runs_model
+from h2dlint.analysis.hot_names import step_name
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.step_drivers import model_call
 from h2dlint.analysis.step_schedules import schedule_loop
@@ -130,12 +131,41 @@ def _tensor_operand(provenance: Provenance, node: cst.BaseExpression) -> cst.Bas
 WHILE_REASON = "a `while` loop whose every iteration runs a model reads its test before each step"
 
 
+STEP_WHILE_REASON = (
+    "a `while` loop whose every iteration takes a step (`{}()`) reads its test before each step"
+)
+
+
 def model_while_reason(loop: cst.While) -> str | None:
     """Why the test of ``loop`` runs once per step in a function that may run more than once
     though it is not known to be hot: the loop's own body runs a model (a sampler's denoising
-    loop, ``while time >= -dt / 2: v = self.denoise_step(...)``), so each iteration is a step
-    and the test is read before each."""
-    return WHILE_REASON if runs_model(loop) else None
+    loop, ``while time >= -dt / 2: v = self.denoise_step(...)``), or calls a function whose
+    name says it takes one step (an adaptive ODE solver's ``while next_t > self.rk_state.t1:
+    self.rk_state = self._adaptive_step(self.rk_state)``, torchdiffeq 0.2.5 ``rk_common.py:244``),
+    so each iteration is a step and the test is read before each."""
+    if runs_model(loop):
+        return WHILE_REASON
+    finder = _StepCalls()
+    visit_read_only(loop.body, finder)
+    return STEP_WHILE_REASON.format(finder.found) if finder.found else None
+
+
+class _StepCalls(OwnLoopBodyVisitor):
+    """The first call in a loop's own body of a function named for one step
+    (:func:`~h2dlint.analysis.hot_names.name_reason`'s ``step`` word: ``self._adaptive_step``,
+    ``solver.step``), by the called name."""
+
+    def __init__(self) -> None:
+        self.found: str | None = None
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        func = node.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else None
+        if isinstance(func, cst.Name):
+            name = func.value
+        if self.found is None and name is not None and step_name(name):
+            self.found = name
+        return self.found is None
 
 
 STEPS_REASON = "a loop of steps whose every iteration runs a model"

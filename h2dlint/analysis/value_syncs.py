@@ -24,6 +24,7 @@ from h2dlint.analysis.sync_basics import (
     SYNC_BUILTINS,
     SYNC_METHODS,
     LoopBodyVisitor,
+    bool_comparison,
     host_copy,
 )
 from h2dlint.analysis.tensor_kinds import tensor_evidence
@@ -350,6 +351,18 @@ class _IterationSyncs(LoopBodyVisitor):
         read = explicit_sync(node)
         if read is not None:
             self.found.append(IterationSync(node, read[0], read[1]))
+            return
+        func = node.func
+        written = (
+            f"torch.{func.attr.value}"
+            if isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == "torch"
+            else ""
+        )
+        compared = bool_comparison(node, written)
+        if compared is not None:  # ``if torch.equal(prev_best, best_error): ...`` per iteration
+            self.found.append(IterationSync(node, compared[1][0], f"`{compared[0]}()`"))
 
 
 def iteration_syncs(node: cst.While) -> list[IterationSync]:
