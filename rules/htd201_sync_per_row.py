@@ -237,6 +237,30 @@ class SyncPerRow(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # Session 49 (fp1xx49): a field of a `@dataclass(kw_only=True)` that every
+        # construction fills with a host tensor (fish-speech's `EncodedMessage.tokens`, built
+        # by `encode()` from `torch.tensor` of token lists): host rows (provenance/fields,
+        # which took no `kw_only` dataclass before). The twin, built on the device, is in
+        # `invalid`.
+        Valid(
+            """
+            from dataclasses import dataclass
+            import torch
+            @dataclass(kw_only=True)
+            class Encoded:
+                tokens: torch.Tensor
+                labels: torch.Tensor
+            class Sequence:
+                def encode(self, tokenizer, parts) -> Encoded:
+                    all_tokens = [torch.tensor(tokenizer.encode(p)) for p in parts]
+                    tokens = torch.cat(all_tokens, dim=0)
+                    return Encoded(tokens=tokens, labels=tokens.clone())
+                def visualize(self, tokenizer, parts):
+                    encoded = self.encode(tokenizer, parts)
+                    for tok in encoded.tokens:
+                        print(tokenizer.decode([int(tok.item())]))
+            """
+        ),
         # Session 49 (fp1xx49): rows of a dict parameter's field that every call fills with a
         # default-collated DataLoader batch (fastvideo's preprocessing pipelines: the frames of
         # `valid_data["pixel_values"]` turned into images one by one): host rows
@@ -1787,6 +1811,28 @@ class SyncPerRow(ComprehensionVisits, Rule):
                                                                       ^^^^^^^^^^^^^^^^^^^^
                     latents = latents * s * t
                 return latents
+            """
+        ),
+        # Session 49 (fp1xx49): the twin of the `kw_only` dataclass in `valid`: the field is
+        # built on the device, so its rows are device rows (HIGH, MEDIUM before the change).
+        Invalid(
+            """
+            from dataclasses import dataclass
+            import torch
+            @dataclass(kw_only=True)
+            class Encoded:
+                tokens: torch.Tensor
+                labels: torch.Tensor
+            class Sequence:
+                def encode(self, tokenizer, parts) -> Encoded:
+                    all_tokens = [torch.tensor(tokenizer.encode(p)) for p in parts]
+                    tokens = torch.cat(all_tokens, dim=0).cuda()
+                    return Encoded(tokens=tokens, labels=tokens.clone())
+                def visualize(self, tokenizer, parts):
+                    encoded = self.encode(tokenizer, parts)
+                    for tok in encoded.tokens:
+                        print(tokenizer.decode([int(tok.item())]))
+                                                    ^^^^^^^^^^
             """
         ),
         # Session 49 (fp1xx49): the twin of the loader's batch in `valid`: the field is a

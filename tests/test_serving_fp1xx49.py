@@ -7,7 +7,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from lint_runs import package_records
+from lint_runs import lint, package_records
 
 # fastvideo 0.2.1 ``pipelines/preprocess/preprocess_pipeline_base.py``: the base class's loop
 # over the loader hands each batch, as a dict, to a method the subclasses override.
@@ -98,3 +98,50 @@ def test_another_call_of_the_override_keeps_the_rows(tmp_path: Path) -> None:
         "    ",
     )
     assert _rows(tmp_path, BASE, other) == [11]
+
+
+# xinference 4.1.0 ``thirdparty/fish_speech_s1/fish_speech/content_sequence.py``: ``encode()``
+# returns a ``@dataclass(kw_only=True)`` whose ``tokens`` it builds on the host;
+# ``visualize()`` prints them one by one.
+FISH = """
+    from dataclasses import dataclass
+    import torch
+
+    @dataclass({options})
+    class EncodedMessage:
+        tokens: torch.Tensor
+        labels: torch.Tensor
+
+    class ContentSequence:
+        def encode(self, tokenizer, parts) -> EncodedMessage:
+            all_tokens = []
+            for part in parts:
+                tokens = torch.tensor(tokenizer.encode(part), dtype=torch.int)
+                all_tokens.append(tokens)
+            tokens = torch.cat(all_tokens, dim=0){moved}
+            return EncodedMessage(tokens=tokens, labels=tokens.clone())
+
+        def visualize(self, tokenizer, parts):
+            encoded = self.encode(tokenizer, parts)
+            for tok in encoded.tokens:
+                print(tokenizer.decode([int(tok.item())]))
+    """
+
+
+def _fish(options: str, moved: str = "") -> list[tuple[int, str]]:
+    code = FISH.format(options=options, moved=moved)
+    return [(f.start.row, f.confidence.name) for f in lint(code, "HTD201")]
+
+
+def test_a_keyword_only_dataclass_field_built_on_the_host_is_host() -> None:
+    assert _fish("kw_only=True") == []
+    assert _fish("kw_only=True, frozen=True") == []
+
+
+def test_a_keyword_only_dataclass_field_built_on_the_device_is_a_device_row() -> None:
+    assert _fish("kw_only=True", ".cuda()") == [(22, "HIGH")]
+
+
+def test_a_dataclass_without_init_or_with_a_computed_flag_stays_unknown() -> None:
+    assert _fish("init=False") == [(22, "MEDIUM")]
+    assert _fish("kw_only=KW_ONLY") == [(22, "MEDIUM")]
