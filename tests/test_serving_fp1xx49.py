@@ -145,3 +145,33 @@ def test_a_keyword_only_dataclass_field_built_on_the_device_is_a_device_row() ->
 def test_a_dataclass_without_init_or_with_a_computed_flag_stays_unknown() -> None:
     assert _fish("init=False") == [(22, "MEDIUM")]
     assert _fish("kw_only=KW_ONLY") == [(22, "MEDIUM")]
+
+
+# agilerl 2.58.0 ``utils/segment_balance.py`` ``_assemble``: each received part moved to the
+# device of the rows the function rebuilds.
+ASSEMBLE = """
+    import torch
+
+    def assemble({owner}, parts):
+        device = {device}
+        columns = list(zip(*parts))
+        return torch.stack([part.to(device) for part in columns[0]])
+    """
+
+
+def _assemble(owner: str, device: str) -> list[int]:
+    code = ASSEMBLE.format(owner=owner, device=device)
+    return [f.start.row for f in lint(code, "HTD101")]
+
+
+def test_parts_moved_to_the_device_of_a_tensor_field_are_aligned() -> None:
+    assert _assemble("rows", "rows.token_ids.device") == []
+    assert _assemble("batch", "batch.inputs[0].device") == []
+
+
+def test_parts_moved_to_a_model_or_a_framework_objects_device_stay_reported() -> None:
+    assert _assemble("pipe", "pipe.unet.device") == [7]
+    assert _assemble("runner", "runner.model.device") == [7]
+    assert _assemble("trainer", "trainer.accelerator.device") == [7]
+    assert _assemble("self", "self.encoder.device") == [7]
+    assert _assemble("rows", "rows.token_ids.cuda().device") == [7]
