@@ -271,6 +271,19 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # Session 49 (fp1xx49): a local name bound to the device of a tensor field of the
+        # structure the function works on (agilerl's `_assemble`, `device =
+        # rows.token_ids.device`): the parts are aligned with that tensor, as `h.to(x.device)`
+        # is. The twins, a model's and `self`'s submodule's device, are in `invalid`.
+        Valid(
+            """
+            import torch
+            def assemble(rows, parts):
+                device = rows.token_ids.device
+                columns = list(zip(*parts))
+                return torch.stack([part.to(device) for part in columns[0]])
+            """
+        ),
         # Session 26's twins: `map` of a lambda judged as the generator it is: two names
         # unpacked, copies aligned to another tensor's device, a module's parameters, a named
         # function mapped (a mover call, judged as such elsewhere), copies to the host.
@@ -1292,6 +1305,24 @@ class PerItemTransfer(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # Session 49 (fp1xx49): the twins of the tensor field's device in `valid`: a
+        # pipeline's submodule and the object's encoder, where host data is sent.
+        Invalid(
+            """
+            import torch
+            def assemble(pipe, parts):
+                device = pipe.unet.device
+                columns = list(zip(*parts))
+                return torch.stack([part.to(device) for part in columns[0]])
+                                    ^^^^^^^^^^^^^^^
+            class Encoder:
+                def assemble(self, parts):
+                    device = self.encoder.device
+                    columns = list(zip(*parts))
+                    return torch.stack([part.to(device) for part in columns[0]])
+                                        ^^^^^^^^^^^^^^^
+            """
+        ),
         # Session 27 (precision27): a list's items moved one by one through their positions
         # (not a mapping's fields by key): like images of a batch, one copy each
         Invalid(

@@ -251,6 +251,56 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 return history
             """
         ),
+        # Session 49 (fp1xx49): a field of a `@dataclass(kw_only=True)` that every
+        # construction fills with a host tensor (fish-speech's `EncodedMessage.tokens`, built
+        # by `encode()` from `torch.tensor` of token lists): host rows (provenance/fields,
+        # which took no `kw_only` dataclass before). The twin, built on the device, is in
+        # `invalid`.
+        Valid(
+            """
+            from dataclasses import dataclass
+            import torch
+            @dataclass(kw_only=True)
+            class Encoded:
+                tokens: torch.Tensor
+                labels: torch.Tensor
+            class Sequence:
+                def encode(self, tokenizer, parts) -> Encoded:
+                    all_tokens = [torch.tensor(tokenizer.encode(p)) for p in parts]
+                    tokens = torch.cat(all_tokens, dim=0)
+                    return Encoded(tokens=tokens, labels=tokens.clone())
+                def visualize(self, tokenizer, parts):
+                    encoded = self.encode(tokenizer, parts)
+                    for tok in encoded.tokens:
+                        print(tokenizer.decode([int(tok.item())]))
+            """
+        ),
+        # Session 49 (fp1xx49): rows of a dict parameter's field that every call fills with a
+        # default-collated DataLoader batch (fastvideo's preprocessing pipelines: the frames of
+        # `valid_data["pixel_values"]` turned into images one by one): host rows
+        # (passed_fields). The twin, a field filled with a model's output, is in `invalid`.
+        Valid(
+            """
+            import numpy as np
+            import torch
+            from PIL import Image
+            from torch.utils.data import DataLoader
+            class Pipeline:
+                def features(self, valid_data):
+                    first_frame = valid_data["pixel_values"][:, :, 0].permute(0, 2, 3, 1)
+                    return [Image.fromarray(f.cpu().numpy().astype(np.uint8)) for f in first_frame]
+                def forward(self, dataset, workers):
+                    loader = DataLoader(dataset, batch_size=8, num_workers=workers)
+                    for data in loader:
+                        keep = [i for i, p in enumerate(data["pixel_values"]) if p.any()]
+                        valid_data = {
+                            "pixel_values": torch.stack([data["pixel_values"][i] for i in keep]),
+                            "text": [data["text"][i] for i in keep],
+                        }
+                        latents = self.vae.encode(valid_data["pixel_values"].to("cuda"))
+                        self.save(latents, self.features(valid_data))
+            """
+        ),
         # Session 48 (peritem48): a read in the arm of a tensor type test that runs only for
         # a number (fastvideo's LTX-2 denoising step: `float(sigma)` in the `else` of
         # `isinstance(sigma, torch.Tensor)`), as a conditional expression and as a statement.
@@ -1796,6 +1846,52 @@ class SyncPerRow(ComprehensionVisits, Rule):
                                                                       ^^^^^^^^^^^^^^^^^^^^
                     latents = latents * s * t
                 return latents
+            """
+        ),
+        # Session 49 (fp1xx49): the twin of the `kw_only` dataclass in `valid`: the field is
+        # built on the device, so its rows are device rows (HIGH, MEDIUM before the change).
+        Invalid(
+            """
+            from dataclasses import dataclass
+            import torch
+            @dataclass(kw_only=True)
+            class Encoded:
+                tokens: torch.Tensor
+                labels: torch.Tensor
+            class Sequence:
+                def encode(self, tokenizer, parts) -> Encoded:
+                    all_tokens = [torch.tensor(tokenizer.encode(p)) for p in parts]
+                    tokens = torch.cat(all_tokens, dim=0).cuda()
+                    return Encoded(tokens=tokens, labels=tokens.clone())
+                def visualize(self, tokenizer, parts):
+                    encoded = self.encode(tokenizer, parts)
+                    for tok in encoded.tokens:
+                        print(tokenizer.decode([int(tok.item())]))
+                                                    ^^^^^^^^^^
+            """
+        ),
+        # Session 49 (fp1xx49): the twin of the loader's batch in `valid`: the field is a
+        # model's output, which lives on the device.
+        Invalid(
+            """
+            import numpy as np
+            import torch
+            from PIL import Image
+            from torch.utils.data import DataLoader
+            class Pipeline:
+                def features(self, valid_data):
+                    first_frame = valid_data["pixel_values"][:, :, 0].permute(0, 2, 3, 1)
+                    return [Image.fromarray(f.cpu().numpy().astype(np.uint8)) for f in first_frame]
+                                            ^^^^^^^
+                def forward(self, dataset, workers):
+                    loader = DataLoader(dataset, batch_size=8, num_workers=workers)
+                    for data in loader:
+                        valid_data = {
+                            "pixel_values": self.vae.decode(data["latents"]),
+                            "text": data["text"],
+                        }
+                        latents = self.vae.encode(valid_data["pixel_values"].to("cuda"))
+                        self.save(latents, self.features(valid_data))
             """
         ),
         # Session 47 (fp1xx47): the twin of the dataset's noiser in `valid`: a torch module,

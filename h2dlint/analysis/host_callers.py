@@ -53,16 +53,16 @@ def passed_on_host(
     if flow is None or any(code not in _HOST_CODES and code not in "0?" for code in flow.remote):
         return False
     told = [a for a in flow.local if not _none(a.value)]
-    if not all(_host(a.source, a.value, a.frame) for a in told):
+    if not all(host_value(a.source, a.value, a.frame) for a in told):
         return False
     for site, slot in flow.pending:
         found = argument_at(source, site, slot)
-        if found is None or not _host(*found):
+        if found is None or not host_value(*found):
             return False
     return bool(told or flow.pending or any(c in _HOST_CODES for c in flow.remote))
 
 
-def _host(source: FactSource, value: cst.BaseExpression, frame: Frame) -> bool:
+def host_value(source: FactSource, value: cst.BaseExpression, frame: Frame) -> bool:
     """Whether ``value`` is host data in ``frame``: by its name, its proven place, or numpy."""
     return (
         host_named(value)
@@ -75,4 +75,4 @@ def _none(value: cst.BaseExpression) -> bool:
     return isinstance(value, cst.Name) and value.value == "None"
 
 
-__all__ = ["passed_on_host"]
+__all__ = ["host_value", "passed_on_host"]

@@ -61,7 +61,7 @@ def _host_names(imports: ImportTable, function: cst.FunctionDef) -> frozenset[st
     derivations: dict[str, set[str]] = {}
     for param in bound_parameters(function.params):
         counts[param] = counts.get(param, 0) + 1
-    for node in _walk(function.body):
+    for node in own_scope_nodes(function.body):
         if isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
             targets = (
                 [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
@@ -85,7 +85,7 @@ def _host_names(imports: ImportTable, function: cst.FunctionDef) -> frozenset[st
     once = {name for name, count in counts.items() if count == 1}
     lists &= once
     host: set[str] = set()
-    for node in _walk(function.body):
+    for node in own_scope_nodes(function.body):
         host |= _evidence(imports, node, lists)
     host &= once
     changed = True
@@ -173,9 +173,9 @@ def _bound_names(target: cst.BaseExpression) -> Iterator[str]:
         yield from _bound_names(target.value)
 
 
-def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+def own_scope_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """Every node under ``node``, nested functions' and classes' own scopes left out."""
     for child in node.children:
         yield child
         if not isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            yield from _walk(child)
+            yield from own_scope_nodes(child)

@@ -11,6 +11,7 @@ import libcst as cst
 from h2dlint.analysis.arguments import first_positional, host_named, is_true, keyword
 from h2dlint.analysis.copies import non_blocking_to_unnamed_device
 from h2dlint.analysis.device_branches import other_backend_device
+from h2dlint.analysis.device_owners import field_of_data
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_data import sequence_row_item
@@ -184,10 +185,13 @@ def _aligns_to_tensor(
         values = provenance.bindings(frame).of(device.value)
         return bool(values) and all(
             isinstance(value, cst.Attribute)
-            and isinstance(value.value, (cst.Name, cst.Subscript))
             and not calls_in(value.value)
             and _aligns_to_tensor(value)
-            and not model_named(root_name(value) or "")
+            and (
+                not model_named(root_name(value) or "")
+                if isinstance(value.value, (cst.Name, cst.Subscript))
+                else field_of_data(value.value, MODEL_WORDS)
+            )
             for value in values
         )
     if not (isinstance(device, cst.Attribute) and device.attr.value == "device"):

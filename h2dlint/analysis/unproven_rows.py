@@ -19,6 +19,7 @@ from h2dlint.analysis.host_callers import passed_on_host
 from h2dlint.analysis.host_company import shown_on_host
 from h2dlint.analysis.numpy_modules import numpy_only_module
 from h2dlint.analysis.numpy_rows import row_read_through_numpy
+from h2dlint.analysis.passed_fields import field_passed_on_host
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.pytest_tests import collected_module
 from h2dlint.analysis.row_findings import RowFinding
@@ -63,4 +64,6 @@ def unproven_rows_on_host(
         return "a method the module's `Dataset` calls per sample: the loader's host data"
     if passed_on_host(provenance, ancestors, sync.tensor):
         return "every call of the function passes the tensor on the host: host rows"
+    if field_passed_on_host(provenance, ancestors, sync.tensor):
+        return "every call fills the dict parameter's field with host data: host rows"
     return None

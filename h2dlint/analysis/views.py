@@ -126,7 +126,7 @@ def classify_index(
     return Index.STRIDED if strided else Index.CONTIGUOUS
 
 
-def _dict_entry(
+def dict_entry(
     provenance: FactSource, node: cst.Subscript, frame: Frame
 ) -> tuple[cst.BaseExpression, Frame] | None:
     """The value ``d["key"]`` reads when every value ``d`` may hold is a dict display with that
@@ -167,7 +167,7 @@ def _dict_entry(
 
 
 def subscript_fact(provenance: FactSource, node: cst.Subscript, frame: Frame, depth: int) -> Fact:
-    entry = _dict_entry(provenance, node, frame)
+    entry = dict_entry(provenance, node, frame)
     if entry is not None:
         return provenance.fact(entry[0], entry[1], depth + 1)
     base = provenance.fact(node.value, frame, depth + 1)

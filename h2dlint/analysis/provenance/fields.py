@@ -11,7 +11,9 @@ place is asked in that module (:mod:`~h2dlint.analysis.chained_arguments`).
 
 Only a plain dataclass: ``@dataclass`` with no base, no ``__init__`` or ``__post_init__``, and
 fields that its methods never assign (a method's assignment is a binding the analysis already
-joins).
+joins). ``@dataclass(kw_only=True)`` too (session 49: fish-speech's ``EncodedMessage``, whose
+``tokens`` its ``encode()`` builds on the host): each field is then passed by name only; not
+``init=False`` (no generated ``__init__``) nor a ``kw_only`` flag computed at run time.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from h2dlint.analysis.argument_flow import (
     name_uses,
     slot_argument,
 )
+from h2dlint.analysis.arguments import is_false, is_true
 from h2dlint.analysis.chained_arguments import remote_facts
 from h2dlint.analysis.constructions import constructions_elsewhere
 from h2dlint.analysis.fact_source import FactSource
@@ -52,13 +55,15 @@ def field_fact(
 
 
 def _field_arguments(source: FactSource, cls: cst.ClassDef, attr: str) -> Passed | None:
-    if cls.bases or not _dataclass(cls):
+    keyword_only = _dataclass(cls)
+    if cls.bases or keyword_only is None:
         return None
     fields = _fields(cls)
     methods = source.index.methods.get(cls, {})
     if attr not in fields or "__init__" in methods or "__post_init__" in methods:
         return None
-    slot = Slot(attr, list(fields).index(attr))
+    # ``kw_only=True``: each field is passed by its name, never by its position.
+    slot = Slot(attr, None if keyword_only else list(fields).index(attr))
     default = fields[attr]
     own = cls.name.value
     found: list[Argument] = []
@@ -85,15 +90,30 @@ def _field_arguments(source: FactSource, cls: cst.ClassDef, attr: str) -> Passed
     return Passed(found, codes, tuple(pending)) if found or codes else None
 
 
-def _dataclass(cls: cst.ClassDef) -> bool:
+def _dataclass(cls: cst.ClassDef) -> bool | None:
+    """Whether ``cls`` is a dataclass whose generated ``__init__`` takes every field as a
+    keyword only (``@dataclass(kw_only=True)``); None when it is no dataclass, or makes no
+    ``__init__`` (``init=False``). Options that leave ``__init__`` as it is (``frozen``,
+    ``slots``, ``eq``) do not matter."""
     for decorator in cls.decorators:
         node = decorator.decorator
         name = dotted_name(node.func if isinstance(node, cst.Call) else node)
-        if name in ("dataclass", "dataclasses.dataclass"):
-            return not isinstance(node, cst.Call) or not any(
-                arg.keyword is not None and arg.keyword.value == "kw_only" for arg in node.args
-            )
-    return False
+        if name not in ("dataclass", "dataclasses.dataclass"):
+            continue
+        options = {
+            arg.keyword.value: arg.value
+            for arg in (node.args if isinstance(node, cst.Call) else ())
+            if arg.keyword is not None
+        }
+        if "init" in options and not is_true(options["init"]):
+            return None
+        if "kw_only" in options:
+            if is_true(options["kw_only"]):
+                return True
+            if not is_false(options["kw_only"]):
+                return None  # a flag computed at run time
+        return False
+    return None
 
 
 def _fields(cls: cst.ClassDef) -> dict[str, cst.BaseExpression | None]:
