@@ -8,7 +8,10 @@ meet an array of one or more dimensions (PyTorch turns the array into a CPU tens
 refuses to mix devices). Indexing with such a mask, or testing it, reads nothing from a
 device. Only a name bound to what a numpy array constructor returns counts as a whole array:
 an element (``labels[i]``) or a reduction (``np.max(a)``) is a numpy scalar, and a scalar
-compared with a device tensor gives a device tensor.
+compared with a device tensor gives a device tensor. A comparison whose other side is a tensor
+(proven, or a parameter annotated as one: ``counts < targets`` of ``counts = np.zeros(n)`` and
+``targets: torch.Tensor``, an HTD201 example) keeps the tensor's judgement: only the unknown
+other sides of Python data (a loop's names, a string) are settled here.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import libcst as cst
 
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.tensor_kinds import is_tensor
 
 # numpy functions that return an array of the data they are given (``np.array(names)``), or
 # of a shape they are given: not a scalar.
@@ -57,9 +61,17 @@ def whole_numpy_array(provenance: Provenance, node: cst.BaseExpression, frame: F
 
 
 def numpy_comparison(provenance: Provenance, node: cst.Comparison, frame: Frame) -> bool:
-    """Whether an operand of ``node`` is a whole numpy array (:func:`whole_numpy_array`)."""
+    """Whether an operand of ``node`` is a whole numpy array (:func:`whole_numpy_array`) and
+    no other is a tensor (:func:`tensor_kinds.is_tensor`)."""
     operands = [node.left, *(c.comparator for c in node.comparisons)]
-    return any(whole_numpy_array(provenance, operand, frame) for operand in operands)
+    arrays = [whole_numpy_array(provenance, operand, frame) for operand in operands]
+    if not any(arrays):
+        return False
+    return not any(
+        is_tensor(provenance, operand, frame)
+        for operand, array in zip(operands, arrays, strict=True)
+        if not array
+    )
 
 
 def numpy_mask(provenance: Provenance, node: cst.BaseExpression, frame: Frame) -> bool:
