@@ -301,6 +301,26 @@ class SyncPerRow(ComprehensionVisits, Rule):
                         self.save(latents, self.features(valid_data))
             """
         ),
+        # Session 49 (triage49b): the rows of a field a dataclass declares `np.ndarray`
+        # (alphafold3-pytorch's `Biomolecule.restype`, walked per residue by `to_mmcif`).
+        Valid(
+            """
+            import dataclasses
+            import numpy as np
+            import torch
+            @dataclasses.dataclass
+            class Structure:
+                restype: np.ndarray
+            def describe(s: Structure, order):
+                restype = s.restype
+                unique_restype = restype[order]
+                names = []
+                for i in range(unique_restype.shape[0]):
+                    if unique_restype[i] == 32:
+                        names.append(i)
+                return names
+            """
+        ),
         # Session 48 (peritem48): a read in the arm of a tensor type test that runs only for
         # a number (fastvideo's LTX-2 denoising step: `float(sigma)` in the `else` of
         # `isinstance(sigma, torch.Tensor)`), as a conditional expression and as a statement.
@@ -1830,6 +1850,28 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 return best_error
             """,
             message_contains="`torch.equal()` of `prev_best`",
+        ),
+        # Session 49 (triage49b): the twin of the numpy field in `valid`: a field declared
+        # `torch.Tensor` keeps its rows reported.
+        Invalid(
+            """
+            import dataclasses
+            import numpy as np
+            import torch
+            @dataclasses.dataclass
+            class Structure:
+                restype: torch.Tensor
+            def describe(s: Structure, order):
+                restype = s.restype
+                unique_restype = restype[order]
+                names = []
+                for i in range(unique_restype.shape[0]):
+                    if unique_restype[i] == 32:
+                       ^^^^^^^^^^^^^^^^^^^^^^^
+                        names.append(i)
+                return names
+            """,
+            message_contains="on each row of `unique_restype`",
         ),
         # Session 48 (peritem48): the twins of the tensor type arms in `valid`: the read in
         # the arm taken for a tensor, and a number arm that reads another (device) value.

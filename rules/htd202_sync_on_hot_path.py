@@ -561,6 +561,40 @@ class SyncOnHotPath(Rule):
                     return self.net(x)
             """
         ),
+        # Session 49 (triage49b): an offload (a rebinding to its host copy followed by
+        # `torch.cuda.empty_cache()`, Protenix's confidence head), a mask compared with a whole
+        # numpy array (fairchem's dataset heads), and a check under a memo kept through
+        # `getattr(owner, "_merged", None)` (fairchem's UMA Nitro): none reads per step.
+        Valid(
+            """
+            import numpy as np
+            import torch
+            from torch import nn
+            class Head(nn.Module):
+                def forward(self, z, xs, data, out):
+                    preds = []
+                    for x in xs:
+                        pae = self.pae(x)
+                        if z.shape[-2] > 2000 and not self.training:
+                            pae = pae.cpu()
+                            torch.cuda.empty_cache()
+                        preds.append(pae)
+                    names = np.array(data.dataset)
+                    mask = names == self.name
+                    return preds, out[mask]
+            def _bound(w):
+                return float(w.abs().sum(dim=1).max())
+            def merged(backbone, x):
+                cache = getattr(backbone, "_merged", None)
+                if cache is None:
+                    cache = (backbone.w, _bound(backbone.w))
+                    backbone._merged = cache
+                return x @ cache[0]
+            class Model(nn.Module):
+                def forward(self, x):
+                    return merged(self.backbone, x)
+            """
+        ),
         # Session 47 (misses47): the look-alikes of the collection test and the transformers
         # model in `invalid`: `if self.validate:` (an attribute) and `if validate:` (a
         # parameter) are debugging switches; a subclass of transformers' config is no module.
@@ -3958,6 +3992,22 @@ class SyncOnHotPath(Rule):
                     return all(self.sequence in t for t in texts)
             """,
             message_contains="decode of `lookback`",
+        ),
+        # Session 49 (triage49b): the look-alike of the offload in `valid`: the same copy
+        # under a size test with no `empty_cache()` after it.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            class Head(nn.Module):
+                def forward(self, z, x):
+                    pae = self.pae(x)
+                    if z.shape[-2] > 2000:
+                        pae = pae.cpu()
+                              ^^^^^^^^^
+                    return pae
+            """,
+            message_contains="`.cpu()` of `pae`",
         ),
         # Session 47 (consist47): the look-alikes of batch_outputs that stay reported: a
         # training loop's per-step copy, and an evaluation loop's per-batch `.item()` of a loss

@@ -781,6 +781,22 @@ SERVING_PACKAGES: dict[str, str] = {
     "nerfacc": "0.5.3",
     "dalle-pytorch": "1.6.6",
     "nequip": "0.19.1",
+    # Session 49 (helper triage49b): a blind-style reading of per-step model code no triage had
+    # read: SDE/ODE solvers and neural ODEs, RLHF and retrieval transformers, AlphaFold 3 and
+    # Protenix structure diffusion, GAN and video tokenisers, interatomic potentials (fairchem)
+    # and SVDQuant inference kernels (nunchaku).
+    "torchsde": "0.2.6",
+    "torchode": "1.0.1",
+    "torchdyn": "1.0.6",
+    "palm-rlhf-pytorch": "0.8.0",
+    "retro-pytorch": "0.3.9",
+    "alphafold3-pytorch": "0.8.3",
+    "gigagan-pytorch": "0.3.0",
+    "magvit2-pytorch": "0.5.1",
+    "memorizing-transformers-pytorch": "0.4.1",
+    "protenix": "2.0.0",
+    "fairchem-core": "2.24.0",
+    "nunchaku": "0.16.1",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # Packages whose files that import or name vllm or sglang were removed, unread, before they were
@@ -1016,6 +1032,18 @@ DROPS_RESERVED_MENTIONS = frozenset(
         "intel-extension-for-transformers",
         "mixlora",
         "openpipe-art",
+        "torchsde",
+        "torchode",
+        "torchdyn",
+        "palm-rlhf-pytorch",
+        "retro-pytorch",
+        "alphafold3-pytorch",
+        "gigagan-pytorch",
+        "magvit2-pytorch",
+        "memorizing-transformers-pytorch",
+        "protenix",
+        "fairchem-core",
+        "nunchaku",
     }
 )
 NAMES_RESERVED = re.compile(rb"vllm|sglang", re.IGNORECASE)

@@ -388,8 +388,11 @@ def _text(node: cst.BaseExpression) -> bool:
 
 def reporting_handler(handler: cst.ExceptHandler) -> bool:
     """Whether an ``except ... as e:`` handler reports the exception it caught (``print`` or a
-    warning-level call whose arguments name ``e``): its body is the fallback after a failure
-    (``input_embeds[selected] = ...`` failed on a shape), not the path every call takes."""
+    warning-level call whose arguments name ``e``), or hands it on whole to a call
+    (``self._fall_back(error)``: fairchem's predict unit re-initialises from a CPU copy of the
+    batch after a failed merge, ``units/mlip_unit/predict.py:718``, session 49, triage49b):
+    its body is the fallback after a failure (``input_embeds[selected] = ...`` failed on a
+    shape), not the path every call takes."""
     if handler.name is None or not isinstance(handler.name.name, cst.Name):
         return False
     caught = handler.name.name.value
@@ -404,4 +407,9 @@ def reporting_handler(handler: cst.ExceptHandler) -> bool:
             )
             if reports and any(caught in names_in(a) for a in small.value.args):
                 return True
+            if any(
+                isinstance(a.value, cst.Name) and a.value.value == caught and not a.keyword
+                for a in small.value.args
+            ):
+                return True  # the failure handed to its handler: ``self._fall_back(e)``
     return False

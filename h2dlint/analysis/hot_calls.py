@@ -16,6 +16,7 @@ from h2dlint.analysis.frames import ModuleIndex
 from h2dlint.analysis.gate_methods import periodic_method_gate
 from h2dlint.analysis.host_io_requests import device_loops_cst
 from h2dlint.analysis.once import RunOnce
+from h2dlint.analysis.once_guards import alias_memo_guard
 from h2dlint.analysis.periodic_exits import debug_guard, periodic_exit
 from h2dlint.analysis.sync_basics import periodic_test
 from h2dlint.walk import OwnLoopBodyVisitor, node_classes, visit_read_only
@@ -104,6 +105,13 @@ class SameModuleCalls(cst.CSTVisitor):
         # What follows ``if step % self.save_every: return`` runs once every N calls
         # (:func:`periodic_exit`): the functions it calls are not per step.
         for statement in node.body:
+            if isinstance(statement, cst.If) and alias_memo_guard(statement, node):
+                # ``cached = getattr(owner, "_w", None)`` then ``if cached is None: ...;
+                # owner._w = cached``: the body runs once, what it calls is not per call.
+                visit_read_only(statement.test, self)
+                if statement.orelse is not None:
+                    visit_read_only(statement.orelse, self)
+                continue
             visit_read_only(statement, self)
             if periodic_exit(statement):
                 break

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from h2dlint.analysis.filled_caches import filled_by_call
+from h2dlint.analysis.getattr_memos import getattr_default_none
 from h2dlint.analysis.keyed_memos import keyed_memo
 from h2dlint.analysis.memo_methods import getattr_of_self
 from h2dlint.imports import statements
@@ -180,9 +181,10 @@ def _high_water_mark(test: cst.Comparison) -> cst.Attribute | None:
 
 
 def alias_memo_guard(node: cst.If, parent: cst.CSTNode) -> bool:
-    """``cached = self._cache`` then ``if cached is None: cached = ...; self._cache = cached``
-    (``parent`` the block holding both): a memoisation through a local name, the attribute
-    read just before the test and written back from the name in the body."""
+    """``cached = self._cache`` (or ``cached = getattr(owner, "_cache", None)``) then ``if
+    cached is None: cached = ...; owner._cache = cached`` (``parent`` the block holding both): a
+    memoisation through a local name, the attribute read just before the test and written back
+    from the name in the body."""
     test = node.test
     if not (
         isinstance(test, cst.Comparison)
@@ -208,13 +210,15 @@ def alias_memo_guard(node: cst.If, parent: cst.CSTNode) -> bool:
         and len(read.targets) == 1
         and isinstance(read.targets[0].target, cst.Name)
         and read.targets[0].target.value == test.left.value
-        and self_attribute(read.value)
     ):
+        return False
+    kept = read.value if self_attribute(read.value) else getattr_default_none(read.value)
+    if kept is None:
         return False
     return any(
         isinstance(small, cst.Assign)
         and isinstance(small.value, cst.Name)
         and small.value.value == test.left.value
-        and any(t.target.deep_equals(read.value) for t in small.targets)
+        and any(t.target.deep_equals(kept) for t in small.targets)
         for small in statements(node.body)
     )

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from h2dlint.analysis.filled_caches import cache_fill_lines
 from h2dlint.analysis.first_steps import first_step_lines
+from h2dlint.analysis.getattr_memos import getattr_memo_lines
 from h2dlint.analysis.period_words import PERIOD_WORDS, STEP_COUNTER_WORDS
 from h2dlint.analysis.self_tests import ast_self_tests
 from h2dlint.project.ast_walk import child_nodes
@@ -143,6 +144,7 @@ def _steps(tree: ast.Module) -> _Steps:
         guarded[key] = _occasional_in(nodes) + _past_periodic_exits(function, nodes)
         guarded[key] += first_step_lines(nodes)
         guarded[key] += cache_fill_lines(nodes)  # ``if key not in cache: self._fill(key, cache)``
+        guarded[key] += getattr_memo_lines([function, *nodes])  # ``getattr(o, "w", None)`` memo
     return {
         "loops": {k: v for k, v in loops.items() if v},
         "guarded": {k: v for k, v in guarded.items() if v},

@@ -183,6 +183,9 @@ SAME_DEVICE_FUNCTIONS = frozenset(
         "unique",
         "unique_consecutive",
         "nonzero",
+        # membership of the elements, where the elements are (fairchem's ``torch.isin(
+        # data_batch_full, ...)`` of a ``.cpu()`` copy: a host mask; session 49, triage49b)
+        "isin",
         *STATISTICS,  # statistics are where their input is
     )
 ) | frozenset(

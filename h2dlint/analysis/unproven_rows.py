@@ -17,12 +17,14 @@ from h2dlint.analysis.data_folders import in_data_folder
 from h2dlint.analysis.error_handlers import read_on_error_path
 from h2dlint.analysis.host_callers import passed_on_host
 from h2dlint.analysis.host_company import shown_on_host
+from h2dlint.analysis.numpy_comparisons import numpy_mask
 from h2dlint.analysis.numpy_modules import numpy_only_module
 from h2dlint.analysis.numpy_rows import row_read_through_numpy
 from h2dlint.analysis.passed_fields import field_passed_on_host
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.pytest_tests import collected_module
 from h2dlint.analysis.row_findings import RowFinding
+from h2dlint.analysis.row_waits import waiting_value
 from h2dlint.analysis.sample_transforms import called_per_sample
 from h2dlint.analysis.star_arguments import walks_star_arguments
 from h2dlint.analysis.tokenizer_decodes import in_tokenizer_decode
@@ -56,6 +58,9 @@ def unproven_rows_on_host(
         return "`for t in args` of `*args`: the call's few arguments, read one by one"
     if numpy_only_module(context):
         return "a module in numpy that imports no torch and calls no tensor method: host arrays"
+    waiting = waiting_value(sync.call, loop)  # a value computed from the row: what is read
+    if waiting is not None and numpy_mask(provenance, waiting, provenance.current_frame()):
+        return "`names == name` of `names = np.array(...)`: a numpy mask"
     if shown_on_host(context, ancestors, loop.tensor, sync.tensor):
         return "`seqlens + torch.tensor(pads)` in the function: host tensors, or it raises"
     if collected_module(context.file_name):

@@ -16,6 +16,7 @@ from h2dlint.analysis.host_data import host_scalar
 from h2dlint.analysis.loop_transfers import root_name
 from h2dlint.analysis.mapping_keys_loops import key_membership_of_loop
 from h2dlint.analysis.names import len_operand
+from h2dlint.analysis.numpy_comparisons import numpy_comparison
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.sync_basics import (
     METADATA_ATTRIBUTES,
@@ -201,7 +202,10 @@ def _value_where(
         if _container_membership(provenance, node, frame):
             return Where.UNKNOWN  # ``k in batch["boxes"][0]``: a container's test, maybe
         operands = [node.left, *(c.comparator for c in node.comparisons)]
-        return _device_first([_operand_where(provenance, o, frame, depth) for o in operands])
+        where = _device_first([_operand_where(provenance, o, frame, depth) for o in operands])
+        if where is Where.UNKNOWN and numpy_comparison(provenance, node, frame):
+            return Where.HOST  # ``names == name`` of ``names = np.array(...)``: a numpy mask
+        return where
     if isinstance(node, cst.UnaryOperation):
         return value_where(provenance, node.expression, frame, depth + 1)
     if isinstance(node, cst.BinaryOperation):

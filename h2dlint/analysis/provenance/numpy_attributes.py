@@ -9,7 +9,12 @@ bound only to numpy arrays already reads as one (``Provenance.is_numpy_array``);
 is the same question asked of every value its class assigns it. ``None`` values are skipped
 (an optional array set later, as for names); an assignment whose value is unknown (a tuple
 unpacked from a call, ``self.n += 1``) or not a numpy array keeps the attribute unknown, and so
-does an attribute no method assigns (a property, a class constant, a field that callers set).
+does an attribute no method assigns (a property, a class constant, a field that callers set),
+unless the class body declares it a numpy array: a dataclass's ``restype: np.ndarray``, filled
+by its constructions (session 49, triage49b: alphafold3-pytorch's ``Biomolecule``, whose
+``to_mmcif(biomol: Biomolecule)`` walks ``biomol.restype[unique_indices]`` row by row, and the
+protein records of the other folding code). The declaration is trusted as a parameter's
+``np.ndarray`` annotation is; an attribute a method assigns is judged by its assignments.
 """
 
 from __future__ import annotations
@@ -19,9 +24,15 @@ from typing import Protocol, cast
 import libcst as cst
 
 from h2dlint.analysis.classes import class_of
+from h2dlint.analysis.container_items import field_annotation
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.frames import Frame, ModuleIndex
-from h2dlint.analysis.provenance.common import MAX_DEPTH, _is_none
+from h2dlint.analysis.provenance.common import (
+    MAX_DEPTH,
+    _is_none,
+    annotation_is,
+    numpy_array_annotation,
+)
 
 
 class _Owner(Protocol):
@@ -57,7 +68,10 @@ def numpy_attribute(source: FactSource, node: cst.Attribute, frame: Frame, depth
         if value is None or not _is_none(value)
     ]
     if not assigned:
-        return False
+        declared = field_annotation(cls, attr)
+        return declared is not None and annotation_is(
+            found, declared, lambda annotation: numpy_array_annotation(found, annotation)
+        )
     key = ("numpy attribute", cls, attr)
     if not owner._begin(key):
         return False
