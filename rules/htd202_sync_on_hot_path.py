@@ -3774,8 +3774,46 @@ class SyncOnHotPath(Rule):
                     return self.attention_mask(ids.shape[1], valid)
             """
         ),
+        # Session 49 (triage49a): Megatron-Bridge's get_batch moves the loader's device keys
+        # with `val.cuda(non_blocking=True)`, written for a host source, and keeps the host
+        # keys with `val.cpu()`, a copy of nothing (analysis/host_company.py).
+        Valid(
+            """
+            def get_batch(data_iterator, device_keys, host_keys):
+                batch = next(data_iterator)
+                out = {}
+                for key, val in batch.items():
+                    if key in device_keys:
+                        out[key] = val.cuda(non_blocking=True)
+                    elif key in host_keys:
+                        out[key] = val.cpu()
+                return out
+            def forward_step(data_iterator, model):
+                return model(get_batch(data_iterator, ("tokens",), ("lengths",)))
+            """
+        ),
     )
     invalid = (
+        # Session 49 (triage49a): the look-alike: a blocking `.cuda()` says nothing of where
+        # `val` is (model code moves device tensors between GPUs that way), so `val.cpu()`
+        # may still copy a device tensor.
+        Invalid(
+            """
+            def get_batch(data_iterator, device_keys, host_keys):
+                batch = next(data_iterator)
+                out = {}
+                for key, val in batch.items():
+                    if key in device_keys:
+                        out[key] = val.cuda()
+                    elif key in host_keys:
+                        out[key] = val.cpu()
+                                   ^^^^^^^^^
+                return out
+            def forward_step(data_iterator, model):
+                return model(get_batch(data_iterator, ("tokens",), ("lengths",)))
+            """,
+            message_contains="`.cpu()` of `val`",
+        ),
         # Session 47 (consist47): the look-alikes of batch_outputs that stay reported: a
         # training loop's per-step copy, and an evaluation loop's per-batch `.item()` of a loss
         # summed into a float (FunASR 1.4.16 and torchtitan 0.3.0 moved such reads after the

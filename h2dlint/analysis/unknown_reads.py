@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from h2dlint.analysis.env_steps import handed_to_environment
+from h2dlint.analysis.host_company import shown_on_host
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.host_inputs import input_handed_to_numpy
 from h2dlint.analysis.library_inputs import input_handed_to_library
@@ -58,6 +59,10 @@ def unknown_device_root(
     if on_host_by_name(tensor, frame) and not (kind == "copy" and not named_host(tensor)):
         return None
     if kind == "copy" and _handed_to_host(provenance, context.ancestors, tensor, frame):
+        return None
+    # The function shows the tensor to be host memory: it mixes it with a host-made tensor, or
+    # copies it to a device with ``non_blocking=True`` (``host_company``, session 49).
+    if shown_on_host(context, context.ancestors, root):
         return None
     return root
 
