@@ -3792,6 +3792,22 @@ class SyncOnHotPath(Rule):
                 return model(get_batch(data_iterator, ("tokens",), ("lengths",)))
             """
         ),
+        # Session 49 (triage49a): NeMo AutoModel's recipes hand the micro-batch counter to
+        # `self._forward_backward_step(i, batch, ...)`: a helper that runs the forward too is
+        # given the step's inputs, not a loss (analysis/backward_calls.py), so `i` stays an int.
+        Valid(
+            """
+            class Recipe:
+                def _run_train_optim_step(self, batches):
+                    for i, batch in enumerate(batches):
+                        self._forward_backward_step(i, batch)
+                        if i == 0:
+                            self.after_first_microbatch()
+                def _forward_backward_step(self, i, batch):
+                    loss = self.model(**batch)
+                    loss.backward()
+            """
+        ),
     )
     invalid = (
         # Session 49 (triage49a): the look-alike: a blocking `.cuda()` says nothing of where

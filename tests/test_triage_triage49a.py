@@ -103,3 +103,35 @@ def test_the_device_of_other_batch_entries_stays_a_device(
 ) -> None:
     text = COLLATE.replace("{params}", params).replace("{batch}", batch)
     assert cli_rows(tmp_path, text, "HTD104") == [8]
+
+
+RECIPE = """
+class Recipe:
+    def _run_train_optim_step(self, batches):
+        for i, batch in enumerate(batches):
+            self.{helper}(i, batch)
+            if i == 0:
+                self.after_first_microbatch()
+
+    def {helper}(self, i, batch):
+        loss = self.model(**batch)
+        loss.backward()
+"""
+
+
+@pytest.mark.parametrize("helper", ["_forward_backward_step", "forward_backward_func"])
+def test_a_forward_backward_helper_is_given_no_loss(tmp_path: Path, helper: str) -> None:
+    # NeMo AutoModel 0.7.0's recipes hand the micro-batch counter to _forward_backward_step
+    assert cli_rows(tmp_path, RECIPE.replace("{helper}", helper), "HTD202") == []
+
+
+def test_a_backward_helper_is_still_given_the_loss(tmp_path: Path) -> None:
+    text = """
+class Trainer:
+    def training_step(self, batch):
+        loss = self.compute(batch)
+        self._backward_pass(loss)
+        if loss > 100:
+            self.warn()
+"""
+    assert cli_rows(tmp_path, text, "HTD202") == [6]
