@@ -62,8 +62,10 @@ def _runs_forward(name: str) -> bool:
     """Whether a backward helper named ``name`` runs the forward pass first: ``forward`` before
     ``backward`` among its words (``forward_backward_step``, ``forward_backward_func``)."""
     words = name.strip("_").lower().split("_")
-    return "forward" in words and "backward" in words and words.index("forward") < words.index(
-        "backward"
+    return (
+        "forward" in words
+        and "backward" in words
+        and words.index("forward") < words.index("backward")
     )
 
 
