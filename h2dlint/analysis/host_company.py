@@ -18,14 +18,15 @@ only to one; ``torch.full``/``zeros``/``ones``/``empty``/``rand``/``randn`` of a
 size; ``torch.arange``. A 0-d CPU tensor (``torch.tensor(3)``) mixes with CUDA tensors freely,
 and a name bound more than once says nothing of any one binding.
 
-A name the function copies to a device with ``non_blocking=True`` (``val.cuda(non_blocking=True)``,
-``x.to(device, non_blocking=True)``) is host memory too: an asynchronous copy to a device is
+A name the function copies to CUDA with ``non_blocking=True`` (``val.cuda(non_blocking=True)``,
+``x.to("cuda", non_blocking=True)``) is host memory too: an asynchronous copy to a device is
 written for a host source (the rule ``copies.implies_host`` states for pinning). Megatron-Bridge
 0.6.2's ``get_batch`` helpers (``training/vlm_step.py:154`` and five more) loop over the loader's
 batch, moving the device keys with ``val.cuda(non_blocking=True)`` and keeping the host keys with
 ``val.cpu()``, a copy of nothing (session 49, triage49a; HTD202 asks since then). A copy to the
-host (``x.to("cpu", non_blocking=True)``, a device argument naming ``cpu`` or ``host``) is no
-such evidence: its source is the device tensor.
+host (``x.to("cpu", non_blocking=True)``) is no such evidence, nor a copy to a device held in a
+variable: exllamav2's ``compat.py`` moves a tensor between GPUs with ``tensor.to(device,
+non_blocking=True)`` and falls back to ``tensor.cpu()`` (labelled true).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from collections.abc import Iterator, Sequence
 import libcst as cst
 
 from h2dlint.analysis.arguments import first_positional, is_true, keyword
+from h2dlint.analysis.chosen_devices import device_string
 from h2dlint.analysis.names import bound_parameters
 from h2dlint.analysis.torch_api import JOINS
 from h2dlint.context import FileContext, SharedKey
@@ -146,15 +148,17 @@ def _moved_asynchronously(node: cst.CSTNode) -> str | None:
     if method == "to":
         device_arg = keyword(node, "device")
         device = device_arg.value if device_arg is not None else first_positional(node)
-        if device is None or _names_host(device):
+        if device is None or not _names_cuda(device):
             return None
     return moved.value
 
 
-def _names_host(node: cst.BaseExpression) -> bool:
-    """Whether a device argument may name the host: its code says ``cpu`` or ``host``."""
-    text = cst.Module(body=[]).code_for_node(node).lower()
-    return "cpu" in text or "host" in text
+def _names_cuda(node: cst.BaseExpression) -> bool:
+    """Whether a device argument is written as CUDA (``"cuda"``, ``f"cuda:{i}"``): a device held
+    in a variable may be another GPU, and a copy between GPUs is asynchronous too (exllamav2's
+    cross-device ``tensor.to(device, non_blocking=True)``, labelled true beside its ``.cpu()``)."""
+    text = device_string(node)
+    return text is not None and text.startswith("cuda")
 
 
 def _host_made(imports: ImportTable, node: cst.BaseExpression, lists: set[str]) -> bool:
