@@ -441,8 +441,37 @@ class ConcatThenCopy(Rule):
                     return tokens, self._starts(n, tokens.device)
             """
         ),
+        # Session 49 (triage49a): Megatron-Bridge's collate functions move the stacked loss
+        # masks to `batch["input_ids"].device`, the device of the processor's host tensors: a
+        # dtype cast on the host, no copy to a device.
+        Valid(
+            """
+            import torch
+            def collate_fn(examples, processor):
+                batch = processor(text=[e["text"] for e in examples], return_tensors="pt")
+                masks = [torch.ones(ids.shape[0]) for ids in batch["input_ids"]]
+                batch["loss_mask"] = torch.stack(masks).to(
+                    device=batch["input_ids"].device, dtype=torch.float32
+                )
+                return batch
+            """
+        ),
     )
     invalid = (
+        # Session 49 (triage49a): the look-alike: the device of a batch entry whose place is
+        # not known (a parameter's) is taken to be a device, as a name's is.
+        Invalid(
+            """
+            import torch
+            def add_loss_mask(batch):
+                masks = [torch.ones(ids.shape[0]) for ids in batch["input_ids"]]
+                batch["loss_mask"] = torch.stack(masks).to(
+                                     ^^^^^^^^^^^^^^^^^^
+                    device=batch["input_ids"].device, dtype=torch.float32
+                )
+                return batch
+            """
+        ),
         # Session 34 (triage34): the twin of VoxCPM's host prefix above, the tokens a tensor
         # parameter: the helper's `device` is what its name says.
         Invalid(

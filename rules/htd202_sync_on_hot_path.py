@@ -3921,6 +3921,40 @@ class SyncOnHotPath(Rule):
                 return lambda logits, target: torch.nn.functional.cross_entropy(logits, target)
             """
         ),
+        # Session 49 (triage49a): Megatron-Bridge's get_batch moves the loader's device keys
+        # with `val.cuda(non_blocking=True)`, written for a host source, and keeps the host
+        # keys with `val.cpu()`, a copy of nothing (analysis/host_company.py).
+        Valid(
+            """
+            def get_batch(data_iterator, device_keys, host_keys):
+                batch = next(data_iterator)
+                out = {}
+                for key, val in batch.items():
+                    if key in device_keys:
+                        out[key] = val.cuda(non_blocking=True)
+                    elif key in host_keys:
+                        out[key] = val.cpu()
+                return out
+            def forward_step(data_iterator, model):
+                return model(get_batch(data_iterator, ("tokens",), ("lengths",)))
+            """
+        ),
+        # Session 49 (triage49a): NeMo AutoModel's recipes hand the micro-batch counter to
+        # `self._forward_backward_step(i, batch, ...)`: a helper that runs the forward too is
+        # given the step's inputs, not a loss (analysis/backward_calls.py), so `i` stays an int.
+        Valid(
+            """
+            class Recipe:
+                def _run_train_optim_step(self, batches):
+                    for i, batch in enumerate(batches):
+                        self._forward_backward_step(i, batch)
+                        if i == 0:
+                            self.after_first_microbatch()
+                def _forward_backward_step(self, i, batch):
+                    loss = self.model(**batch)
+                    loss.backward()
+            """
+        ),
     )
     invalid = (
         # Session 49 (recall49): `torch.equal`/`.allclose` return a Python bool: a forward
@@ -4008,6 +4042,26 @@ class SyncOnHotPath(Rule):
                     return pae
             """,
             message_contains="`.cpu()` of `pae`",
+        ),
+        # Session 49 (triage49a): the look-alike: a blocking `.cuda()` says nothing of where
+        # `val` is (model code moves device tensors between GPUs that way), so `val.cpu()`
+        # may still copy a device tensor.
+        Invalid(
+            """
+            def get_batch(data_iterator, device_keys, host_keys):
+                batch = next(data_iterator)
+                out = {}
+                for key, val in batch.items():
+                    if key in device_keys:
+                        out[key] = val.cuda()
+                    elif key in host_keys:
+                        out[key] = val.cpu()
+                                   ^^^^^^^^^
+                return out
+            def forward_step(data_iterator, model):
+                return model(get_batch(data_iterator, ("tokens",), ("lengths",)))
+            """,
+            message_contains="`.cpu()` of `val`",
         ),
         # Session 47 (consist47): the look-alikes of batch_outputs that stay reported: a
         # training loop's per-step copy, and an evaluation loop's per-batch `.item()` of a loss

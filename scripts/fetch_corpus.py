@@ -797,6 +797,17 @@ SERVING_PACKAGES: dict[str, str] = {
     "protenix": "2.0.0",
     "fairchem-core": "2.24.0",
     "nunchaku": "0.16.1",
+    # Session 49 (helper triage49a): a blind-style reading of LLM serving, inference and RL engine
+    # code no triage had read. Files whose bytes or path name vllm or sglang are dropped unread.
+    # ktransformers 0.7.2 and torchforge 0.0.1 are stubs, xlite 0.2.0rc4 holds no torch code,
+    # kvcached 0.1.6 and minference 0.1.6.0 ship only sdists that need a CUDA build, roll 0.13.4 on
+    # PyPI is an HTTP framework (not the RL library). hidet: its torch frontend only.
+    "nemo-automodel": "0.7.0",
+    "megatron-bridge": "0.6.2",
+    "cosmos-rl": "0.4.7",
+    "trinity-rft": "0.6.0",
+    "oat-llm": "0.2.4",
+    "hidet": "0.6.1",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # Packages whose files that import or name vllm or sglang were removed, unread, before they were
@@ -1044,6 +1055,12 @@ DROPS_RESERVED_MENTIONS = frozenset(
         "protenix",
         "fairchem-core",
         "nunchaku",
+        "nemo-automodel",
+        "megatron-bridge",
+        "cosmos-rl",
+        "trinity-rft",
+        "oat-llm",
+        "hidet",
     }
 )
 NAMES_RESERVED = re.compile(rb"vllm|sglang", re.IGNORECASE)
@@ -1096,6 +1113,8 @@ def _download(name: str, version: str, into: Path) -> Path:
         ("3.11", ["--only-binary", ":all:"]),
         ("3.12", ["--only-binary", ":all:"]),
         ("3.13", ["--only-binary", ":all:"]),
+        # A pure-Python wheel capped below 3.11 (oat-llm 0.2.4: Requires-Python <3.11).
+        ("3.10", ["--only-binary", ":all:"]),
         ("", ["--no-binary", ":all:"]),
         ("", ["--no-binary", ":all:", "--no-build-isolation"]),
     ):

@@ -41,13 +41,32 @@ def backward_loss(node: cst.Call) -> str | None:
     (``accelerator.backward(loss)``, ``model_engine.backward(loss)``); None otherwise."""
     func = node.func
     if isinstance(func, cst.Attribute):
-        runs = func.attr.value == "backward" or backward_helper(func.attr.value)
+        name = func.attr.value
+        runs = name == "backward" or backward_helper(name)
     else:
-        runs = isinstance(func, cst.Name) and backward_helper(func.value)
+        name = func.value if isinstance(func, cst.Name) else ""
+        runs = isinstance(func, cst.Name) and backward_helper(name)
+    if runs and _runs_forward(name):
+        # A helper that runs the forward pass too (``self._forward_backward_step(i, batch)``,
+        # Megatron's ``forward_backward_func(forward_step_func, data_iterator, ...)``) is handed
+        # the step's inputs and makes the loss itself: its first argument is no loss (NeMo
+        # AutoModel 0.7.0's recipes pass the micro-batch counter ``i``: session 49, triage49a).
+        return None
     first = node.args[0] if node.args else None
     if not runs or first is None or first.star or first.keyword is not None:
         return None
     return first.value.value if isinstance(first.value, cst.Name) else None
+
+
+def _runs_forward(name: str) -> bool:
+    """Whether a backward helper named ``name`` runs the forward pass first: ``forward`` before
+    ``backward`` among its words (``forward_backward_step``, ``forward_backward_func``)."""
+    words = name.strip("_").lower().split("_")
+    return (
+        "forward" in words
+        and "backward" in words
+        and words.index("forward") < words.index("backward")
+    )
 
 
 def backward_pass_name(name: str) -> bool:

@@ -17,6 +17,16 @@ Only a host-made tensor that surely has a dimension counts, and only without ``d
 only to one; ``torch.full``/``zeros``/``ones``/``empty``/``rand``/``randn`` of a tuple or list
 size; ``torch.arange``. A 0-d CPU tensor (``torch.tensor(3)``) mixes with CUDA tensors freely,
 and a name bound more than once says nothing of any one binding.
+
+A name the function copies to CUDA with ``non_blocking=True`` (``val.cuda(non_blocking=True)``,
+``x.to("cuda", non_blocking=True)``) is host memory too: an asynchronous copy to a device is
+written for a host source (the rule ``copies.implies_host`` states for pinning). Megatron-Bridge
+0.6.2's ``get_batch`` helpers (``training/vlm_step.py:154`` and five more) loop over the loader's
+batch, moving the device keys with ``val.cuda(non_blocking=True)`` and keeping the host keys with
+``val.cpu()``, a copy of nothing (session 49, triage49a; HTD202 asks since then). A copy to the
+host (``x.to("cpu", non_blocking=True)``) is no such evidence, nor a copy to a device held in a
+variable: exllamav2's ``compat.py`` moves a tensor between GPUs with ``tensor.to(device,
+non_blocking=True)`` and falls back to ``tensor.cpu()`` (labelled true).
 """
 
 from __future__ import annotations
@@ -25,6 +35,8 @@ from collections.abc import Iterator, Sequence
 
 import libcst as cst
 
+from h2dlint.analysis.arguments import first_positional, is_true, keyword
+from h2dlint.analysis.chosen_devices import device_string
 from h2dlint.analysis.names import bound_parameters
 from h2dlint.analysis.torch_api import JOINS
 from h2dlint.context import FileContext, SharedKey
@@ -99,7 +111,11 @@ def _host_names(imports: ImportTable, function: cst.FunctionDef) -> frozenset[st
 
 
 def _evidence(imports: ImportTable, node: cst.CSTNode, lists: set[str]) -> set[str]:
-    """Names ``node`` mixes with a host-made tensor that has a dimension."""
+    """Names ``node`` mixes with a host-made tensor that has a dimension, or copies to a device
+    asynchronously."""
+    moved = _moved_asynchronously(node)
+    if moved is not None:
+        return {moved}
     if isinstance(node, cst.BinaryOperation) and not isinstance(node.operator, cst.MatrixMultiply):
         for made, other in ((node.left, node.right), (node.right, node.left)):
             if _host_made(imports, made, lists):
@@ -115,6 +131,34 @@ def _evidence(imports: ImportTable, node: cst.CSTNode, lists: set[str]) -> set[s
             return set()
         return {root for p in parts if isinstance(p, cst.Name) and (root := p.value)}
     return set()
+
+
+def _moved_asynchronously(node: cst.CSTNode) -> str | None:
+    """The name ``node`` copies to a device with ``non_blocking=True`` (``x.cuda(...)``, or
+    ``x.to(d, ...)`` where ``d`` does not name the host), else None."""
+    if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
+        return None
+    method = node.func.attr.value
+    moved = node.func.value
+    non_blocking = keyword(node, "non_blocking")
+    if method not in ("cuda", "to") or not isinstance(moved, cst.Name) or non_blocking is None:
+        return None
+    if not is_true(non_blocking.value):
+        return None
+    if method == "to":
+        device_arg = keyword(node, "device")
+        device = device_arg.value if device_arg is not None else first_positional(node)
+        if device is None or not _names_cuda(device):
+            return None
+    return moved.value
+
+
+def _names_cuda(node: cst.BaseExpression) -> bool:
+    """Whether a device argument is written as CUDA (``"cuda"``, ``f"cuda:{i}"``): a device held
+    in a variable may be another GPU, and a copy between GPUs is asynchronous too (exllamav2's
+    cross-device ``tensor.to(device, non_blocking=True)``, labelled true beside its ``.cpu()``)."""
+    text = device_string(node)
+    return text is not None and text.startswith("cuda")
 
 
 def _host_made(imports: ImportTable, node: cst.BaseExpression, lists: set[str]) -> bool:

@@ -156,11 +156,14 @@ def device_target(
                 return Target.HOST  # ``@property def device(self): return "cpu"``
         if (
             node.attr.value == "device"
-            and isinstance(base, cst.Name)
-            and base.value != frame.self_name
+            and isinstance(base, (cst.Name, cst.Subscript))
+            and not (isinstance(base, cst.Name) and base.value == frame.self_name)
             and provenance.fact(base, frame, depth + 1).where.on_host
         ):
-            return Target.HOST  # ``m = torch.ones(n)`` ... ``.to(m.device)``: the host's
+            # ``m = torch.ones(n)`` ... ``.to(m.device)``: the host's; so is the device of an
+            # entry of a host batch (``.to(device=batch["input_ids"].device)`` in a collate
+            # function, the processor's tensors: session 49, triage49a).
+            return Target.HOST
         if node.attr.value == "device" and explicit_host_attribute(
             provenance,
             base,

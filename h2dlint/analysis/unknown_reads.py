@@ -1,8 +1,9 @@
 """Whether a sync HTD202 would report at MEDIUM confidence (a read of a tensor whose device is
 unknown) still reads something that may be a device tensor: the tensor it surely is or is
 computed from (:func:`~h2dlint.analysis.unknown_tensors.tensor_root`), not host data, not a
-tensor whose name says host, and not the function's own input handed to numpy or to a host
-library.
+tensor whose name says host, not the function's own input handed to numpy or to a host
+library, and not a name the function shows to be host memory (mixed with a host-made tensor,
+or copied to a device with ``non_blocking=True``: :mod:`~h2dlint.analysis.host_company`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import libcst as cst
 
 from h2dlint.analysis.env_steps import handed_to_environment
 from h2dlint.analysis.frames import Frame
+from h2dlint.analysis.host_company import shown_on_host
 from h2dlint.analysis.host_inputs import input_handed_to_numpy
 from h2dlint.analysis.library_inputs import input_handed_to_library
 from h2dlint.analysis.name_hints import named_host, on_host_by_name
@@ -58,6 +60,10 @@ def unknown_device_root(
     if on_host_by_name(tensor, frame) and not (kind == "copy" and not named_host(tensor)):
         return None
     if kind == "copy" and _handed_to_host(provenance, context.ancestors, tensor, frame):
+        return None
+    # The function shows the tensor to be host memory: it mixes it with a host-made tensor, or
+    # copies it to a device with ``non_blocking=True`` (``host_company``, session 49).
+    if shown_on_host(context, context.ancestors, root):
         return None
     return root
 
