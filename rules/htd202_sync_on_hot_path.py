@@ -448,6 +448,8 @@ class SyncOnHotPath(Rule):
         b"if ",
         b"[",
         b"synchronize(",
+        b"while ",  # a `while` test compared every step
+        *(b"decode(", b"convert_ids_to_tokens(", b"equal(", b"allclose("),  # host reads
         *(b"max(", b"min("),  # ``max(loss, best)``: Python compares the values
         *(f"{n}(".encode() for n in sorted(DATA_SIZED_METHODS | {"repeat_interleave", "where"})),
         *(f"{name.rpartition('.')[2]}(".encode() for name in sorted(SIZE_FACTORIES)),
@@ -483,6 +485,8 @@ class SyncOnHotPath(Rule):
         "def .add|.add_|.sub|.sub_|.subtract|.rsub|add|sub|subtract|rsub(alpha=)",
         "def .addcmul|.addcmul_|.addcdiv|.addcdiv_|addcmul|addcdiv(value=)",
         "def @if arg Name|Attribute|Compare",
+        # a comparison a `while` loop tests every step (`while next_t > self.state.t1:`)
+        "def @compare in While",
         "def @subscript arg Slice|Store",
         "def @subscript & def @compare",
         f"def @subscript & def {called_as(f'torch.{name}' for name in MASK_METHODS)}",

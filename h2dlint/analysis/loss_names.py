@@ -42,6 +42,18 @@ NOT_COMPUTING_WORDS = frozenset(
         "history",
         "best",
         "last",
+        # bookkeeping of a loss computed elsewhere (lmdeploy's `append_ce_loss` of a request's
+        # host outputs, `record_loss`, `print_loss`)
+        "append",
+        "accumulate",
+        "record",
+        "store",
+        "save",
+        "print",
+        "plot",
+        "log",
+        "report",
+        "reset",
     }
 )
 LOSS_REASON = "`{}()` computes a loss, which runs once per training batch (its name says so)"
