@@ -71,7 +71,7 @@ QUESTIONS_202 = (
     "device_mask",
     "value_where",
     "explicit_sync",
-    "compared_reads",
+    "call_reads",
     "unknown_device_root",
     "schedule_root",
     "not_a_tensor_here",

@@ -448,21 +448,18 @@ class SyncOnHotPath(Rule):
         b"if ",
         b"[",
         b"synchronize(",
-        b"while ",  # a `while` test compared every step
-        *(b"decode(", b"convert_ids_to_tokens(", b"equal(", b"allclose("),  # host reads
+        *(b"while ", b"decode(", b"convert_ids_to_tokens(", b"equal(", b"allclose("),
         *(b"max(", b"min("),  # ``max(loss, best)``: Python compares the values
         *(f"{n}(".encode() for n in sorted(DATA_SIZED_METHODS | {"repeat_interleave", "where"})),
         *(f"{name.rpartition('.')[2]}(".encode() for name in sorted(SIZE_FACTORIES)),
         *(f".{name}(".encode() for name in sorted(SIZE_METHODS)),
     )
     # Every report is in a function (only they can be hot), at one of: a call that reads a
-    # tensor on the host (`.item()`, `.to("cpu")`, `int(t)`...), uses it as a size or makes a
-    # data-sized result, an `if` test reducing one (`.any()`, `x.max() > 0`), or a wait for a
-    # stream; else at syntax without a call, judged by where its tensor is, which may be
-    # learned from another module (an imported module-level tensor, an attribute a base class
-    # elsewhere builds): an `if` test that is a name, an attribute or a comparison (of a
-    # parameter annotated as a tensor), a slice bound, a write into a subscript, or an index
-    # that is a mask (made by a comparison or a mask method in the function).
+    # tensor on the host (`.item()`, `.to("cpu")`, `int(t)`, `decode`...), uses it as a size or
+    # makes a data-sized result, an `if` or `while` test reducing one, or a wait for a stream;
+    # else at syntax without a call, judged by where its tensor is, which may be learned from
+    # another module: an `if` test that is a name, an attribute or a comparison (of a parameter
+    # annotated as a tensor), a slice bound, a write into a subscript, or an index that is a mask.
     candidates = (
         "def "
         + "|".join(
@@ -485,14 +482,28 @@ class SyncOnHotPath(Rule):
         "def .add|.add_|.sub|.sub_|.subtract|.rsub|add|sub|subtract|rsub(alpha=)",
         "def .addcmul|.addcmul_|.addcdiv|.addcdiv_|addcmul|addcdiv(value=)",
         "def @if arg Name|Attribute|Compare",
-        # a comparison a `while` loop tests every step (`while next_t > self.state.t1:`)
-        "def @compare in While",
+        "def @compare in While",  # a `while` test compared every step
         "def @subscript arg Slice|Store",
         "def @subscript & def @compare",
         f"def @subscript & def {called_as(f'torch.{name}' for name in MASK_METHODS)}",
     )
 
     valid = (
+        # Session 49 (lead): a generic helper's `.item()` of a parameter that a later use under
+        # a type test (`if isinstance(batch, torch.Tensor): batch.detach()`) does not prove a
+        # tensor: the read above serves numpy scalars too (monai's `decollate_batch`).
+        Valid(
+            """
+            import torch
+            class Model(torch.nn.Module):
+                def forward(self, batch, detach: bool = True):
+                    if getattr(batch, "ndim", -1) == 0 and hasattr(batch, "item"):
+                        return batch.item() if detach else batch
+                    if isinstance(batch, torch.Tensor):
+                        batch = batch.detach()
+                    return batch
+            """
+        ),
         # Session 49 (recall49): the look-alikes of `torch.equal` in `invalid`: an assertion
         # (a check, as the rule leaves every `assert`) and values of unknown kind.
         Valid(

@@ -68,9 +68,25 @@ def numpy_comparison(provenance: Provenance, node: cst.Comparison, frame: Frame)
     if not any(arrays):
         return False
     return not any(
-        is_tensor(provenance, operand, frame)
+        _tensor_side(provenance, operand, frame)
         for operand, array in zip(operands, arrays, strict=True)
         if not array
+    )
+
+
+def _tensor_side(
+    provenance: Provenance, node: cst.BaseExpression, frame: Frame, depth: int = 0
+) -> bool:
+    """Whether ``node`` is a tensor, or a name some reaching binding of which is one
+    (``targets`` of ``targets = limits`` and ``limits: torch.Tensor``): a tensor side keeps
+    the comparison a tensor's."""
+    if is_tensor(provenance, node, frame):
+        return True
+    if not isinstance(node, cst.Name) or depth >= 3:
+        return False
+    return any(
+        value is not None and _tensor_side(provenance, value, frame, depth + 1)
+        for value in provenance.bindings(frame).reaching(node)
     )
 
 

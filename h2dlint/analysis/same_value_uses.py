@@ -26,6 +26,26 @@ class _Receivers(cst.CSTVisitor):
 
     def __init__(self) -> None:
         self.found: dict[str, list[cst.Name]] = {}
+        # names a type test guards where the walk is (``if isinstance(batch, torch.Tensor):``):
+        # a tensor-only use there holds only for the values the test lets in (monai's
+        # ``decollate_batch`` calls ``batch.item()`` above for numpy scalars too)
+        self.guarded: dict[str, int] = {}
+
+    def _guard(self, test: cst.BaseExpression, step: int) -> None:
+        for name in _type_tested(test):
+            self.guarded[name] = self.guarded.get(name, 0) + step
+
+    def visit_If(self, node: cst.If) -> None:
+        self._guard(node.test, 1)
+
+    def leave_If(self, original_node: cst.If) -> None:
+        self._guard(original_node.test, -1)
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._guard(node.test, 1)
+
+    def leave_IfExp(self, original_node: cst.IfExp) -> None:
+        self._guard(original_node.test, -1)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         return False
@@ -42,8 +62,37 @@ class _Receivers(cst.CSTVisitor):
             isinstance(func, cst.Attribute)
             and isinstance(func.value, cst.Name)
             and func.attr.value in TENSOR_USE_METHODS
+            and not self.guarded.get(func.value.value)
         ):
             self.found.setdefault(func.value.value, []).append(func.value)
+
+
+_TYPE_TESTS = frozenset({"isinstance", "is_tensor", "torch.is_tensor"})
+
+
+def _type_tested(test: cst.BaseExpression) -> list[str]:
+    """The names a type test in ``test`` asks about (``isinstance(x, T)``, ``torch.is_tensor(x)``,
+    also inside ``and``/``or``/``not``)."""
+    if isinstance(test, cst.BooleanOperation):
+        return _type_tested(test.left) + _type_tested(test.right)
+    if isinstance(test, cst.UnaryOperation):
+        return _type_tested(test.expression)
+    if not isinstance(test, cst.Call) or not test.args:
+        return []
+    func = test.func
+    called = (
+        func.value
+        if isinstance(func, cst.Name)
+        else f"torch.{func.attr.value}"
+        if isinstance(func, cst.Attribute)
+        and isinstance(func.value, cst.Name)
+        and func.value.value == "torch"
+        else ""
+    )
+    first = test.args[0].value
+    if called in _TYPE_TESTS and isinstance(first, cst.Name):
+        return [first.value]
+    return []
 
 
 _CACHE: dict[int, tuple[cst.FunctionDef, dict[str, list[cst.Name]]]] = {}
