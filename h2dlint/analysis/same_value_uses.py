@@ -17,35 +17,21 @@ import libcst as cst
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.item_writes import TENSOR_USE_METHODS
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.type_tests import tensor_type_test
 from h2dlint.walk import visit_read_only
 
 
 class _Receivers(cst.CSTVisitor):
     """The names a function's own body (not nested functions, lambdas or classes, whose
-    bindings are their own) calls a tensor-only method on: ``x.type_as(y)``, ``x.fill_(0)``."""
+    bindings are their own) calls a tensor-only method on: ``x.type_as(y)``, ``x.fill_(0)``;
+    not under a tensor type test of the name (``if isinstance(batch, torch.Tensor):
+    batch.detach()`` holds only for the values the test lets in: monai's ``decollate_batch``
+    reads ``batch.item()`` above it for numpy scalars too)."""
 
-    def __init__(self) -> None:
+    def __init__(self, provenance: Provenance) -> None:
+        self.provenance = provenance
         self.found: dict[str, list[cst.Name]] = {}
-        # names a type test guards where the walk is (``if isinstance(batch, torch.Tensor):``):
-        # a tensor-only use there holds only for the values the test lets in (monai's
-        # ``decollate_batch`` calls ``batch.item()`` above for numpy scalars too)
-        self.guarded: dict[str, int] = {}
-
-    def _guard(self, test: cst.BaseExpression, step: int) -> None:
-        for name in _type_tested(test):
-            self.guarded[name] = self.guarded.get(name, 0) + step
-
-    def visit_If(self, node: cst.If) -> None:
-        self._guard(node.test, 1)
-
-    def leave_If(self, original_node: cst.If) -> None:
-        self._guard(original_node.test, -1)
-
-    def visit_IfExp(self, node: cst.IfExp) -> None:
-        self._guard(node.test, 1)
-
-    def leave_IfExp(self, original_node: cst.IfExp) -> None:
-        self._guard(original_node.test, -1)
+        self.tests: list[cst.BaseExpression] = []  # the enclosing `if`s' tests
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         return False
@@ -56,53 +42,47 @@ class _Receivers(cst.CSTVisitor):
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         return False
 
+    def visit_If(self, node: cst.If) -> None:
+        self.tests.append(node.test)
+
+    def leave_If(self, original_node: cst.If) -> None:
+        self.tests.pop()
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self.tests.append(node.test)
+
+    def leave_IfExp(self, original_node: cst.IfExp) -> None:
+        self.tests.pop()
+
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if (
             isinstance(func, cst.Attribute)
             and isinstance(func.value, cst.Name)
             and func.attr.value in TENSOR_USE_METHODS
-            and not self.guarded.get(func.value.value)
+            and not any(_type_tests(self.provenance, t, func.value.value) for t in self.tests)
         ):
             self.found.setdefault(func.value.value, []).append(func.value)
 
 
-_TYPE_TESTS = frozenset({"isinstance", "is_tensor", "torch.is_tensor"})
-
-
-def _type_tested(test: cst.BaseExpression) -> list[str]:
-    """The names a type test in ``test`` asks about (``isinstance(x, T)``, ``torch.is_tensor(x)``,
-    also inside ``and``/``or``/``not``)."""
+def _type_tests(provenance: Provenance, test: cst.BaseExpression, name: str) -> bool:
+    """Whether ``test`` holds a tensor type test of ``name`` (:func:`tensor_type_test`), also
+    as a part of ``and``/``or``/``not``: the code it guards runs for some values only."""
     if isinstance(test, cst.BooleanOperation):
-        return _type_tested(test.left) + _type_tested(test.right)
+        return _type_tests(provenance, test.left, name) or _type_tests(provenance, test.right, name)
     if isinstance(test, cst.UnaryOperation):
-        return _type_tested(test.expression)
-    if not isinstance(test, cst.Call) or not test.args:
-        return []
-    func = test.func
-    called = (
-        func.value
-        if isinstance(func, cst.Name)
-        else f"torch.{func.attr.value}"
-        if isinstance(func, cst.Attribute)
-        and isinstance(func.value, cst.Name)
-        and func.value.value == "torch"
-        else ""
-    )
-    first = test.args[0].value
-    if called in _TYPE_TESTS and isinstance(first, cst.Name):
-        return [first.value]
-    return []
+        return _type_tests(provenance, test.expression, name)
+    return tensor_type_test(provenance, test, name) is not None
 
 
 _CACHE: dict[int, tuple[cst.FunctionDef, dict[str, list[cst.Name]]]] = {}
 
 
-def _receivers(function: cst.FunctionDef) -> dict[str, list[cst.Name]]:
+def _receivers(provenance: Provenance, function: cst.FunctionDef) -> dict[str, list[cst.Name]]:
     cached = _CACHE.get(id(function))
     if cached is not None and cached[0] is function:
         return cached[1]
-    finder = _Receivers()
+    finder = _Receivers(provenance)
     visit_read_only(function.body, finder)
     if len(_CACHE) > 256:
         _CACHE.clear()
@@ -118,7 +98,7 @@ def same_value_used_as_tensor(provenance: Provenance, name: cst.Name, frame: Fra
     function = frame.function
     if not isinstance(function, cst.FunctionDef):
         return False
-    uses = _receivers(function).get(name.value)
+    uses = _receivers(provenance, function).get(name.value)
     if not uses:
         return False
     bindings = provenance.bindings(frame)

@@ -38,13 +38,13 @@ def not_a_tensor_here(
         if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             return False
         if isinstance(parent, (cst.If, cst.IfExp)):
-            tested = _type_test(provenance, parent.test, name)
+            tested = tensor_type_test(provenance, parent.test, name)
             if (tested is True and _within(parent, parent.orelse, child)) or (
                 tested is False and _within(parent, parent.body, child)
             ):
                 return True
         if isinstance(parent, cst.IndentedBlock) and any(
-            _type_test(provenance, branch.test, name) is True
+            tensor_type_test(provenance, branch.test, name) is True
             for branch in early_exits(parent, child)
         ):
             return True
@@ -58,17 +58,20 @@ def _within(parent: cst.CSTNode, branch: cst.CSTNode | None, node: cst.CSTNode) 
     return isinstance(parent, cst.IfExp) and any(_within(parent, c, node) for c in branch.children)
 
 
-def _type_test(provenance: Provenance, test: cst.BaseExpression, name: str) -> bool | None:
+def tensor_type_test(provenance: Provenance, test: cst.BaseExpression, name: str) -> bool | None:
     """True for ``isinstance(name, torch.Tensor)`` or ``torch.is_tensor(name)`` (also ``or``
     another test: its ``else`` says no tensor all the same), False for its ``not`` (also
     ``and`` another test), None for any other test."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = _type_test(provenance, test.expression, name)
+        inner = tensor_type_test(provenance, test.expression, name)
         return None if inner is None else not inner
     if isinstance(test, cst.BooleanOperation):
         # ``isinstance(x, Tensor) or not x``: its ``else`` says no tensor, as the test alone
         # would; ``not isinstance(x, Tensor) and n > 0``: its body says so
-        sides = (_type_test(provenance, test.left, name), _type_test(provenance, test.right, name))
+        sides = (
+            tensor_type_test(provenance, test.left, name),
+            tensor_type_test(provenance, test.right, name),
+        )
         wanted = isinstance(test.operator, cst.Or)
         return wanted if wanted in sides else None
     if not isinstance(test, cst.Call):
