@@ -33,6 +33,7 @@ from h2dlint.analysis.hot_paths import HotPaths
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.periodic_exits import periodic_gate
 from h2dlint.analysis.provenance import MAX_DEPTH, Provenance
+from h2dlint.analysis.returned_outputs import HOST_CLOCKS
 from h2dlint.analysis.value_syncs import value_where
 from h2dlint.walk import visit_read_only
 
@@ -74,8 +75,6 @@ MEMORY_STATS = frozenset(
         "memory_allocated",
     )
 )
-# Clock readings: Python floats.
-CLOCKS = frozenset({"time.time", "time.perf_counter", "time.monotonic", "time.process_time"})
 _NUMBER_ANNOTATIONS = frozenset({"int", "float"})
 _EMPTY = cst.Module(body=[])
 
@@ -223,7 +222,7 @@ def python_number(
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value == "item" and not node.args:
             return True
-        if provenance.qualify(func) in MEMORY_STATS | CLOCKS:
+        if provenance.qualify(func) in MEMORY_STATS | HOST_CLOCKS:
             return True
         return _annotated_number(func, provenance, frame, method=True)
     if isinstance(node, cst.Attribute):

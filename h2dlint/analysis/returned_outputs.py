@@ -16,9 +16,10 @@ from __future__ import annotations
 import libcst as cst
 
 _COPY_METHODS = frozenset({"cpu", "to"})
-# The host clocks a pass is timed with: they queue no device work (asked by generation_outputs'
-# cheap statements, as is ``tqdm.write``'s log of the result).
-HOST_CLOCKS = frozenset({"time.time", "time.perf_counter", "time.monotonic"})
+# The host clocks a pass is timed with: they queue no device work and return Python floats
+# (asked by generation_outputs' cheap statements, as is ``tqdm.write``'s log of the result, and
+# by lightning_logs' host numbers).
+HOST_CLOCKS = frozenset({"time.time", "time.perf_counter", "time.monotonic", "time.process_time"})
 
 
 def returned_to_caller(statement: cst.CSTNode | None, copy: cst.Call) -> bool:
