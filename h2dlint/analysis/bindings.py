@@ -119,11 +119,10 @@ class Bindings:
         if statement is None:
             return tuple(bindings)
         here = self.order[statement]
-        before = [
-            b
-            for b in bindings
-            if b.order < here and not other_arm(b.statement, statement, self._ancestors)
-        ]
+        before = [b for b in bindings if b.order < here]
+        if len(before) > 1 and any(a.__class__ is cst.If for a in self._ancestors(statement)):
+            # only a use inside an ``if`` arm has another arm's bindings to drop
+            before = [b for b in before if not other_arm(b.statement, statement, self._ancestors)]
         carried = [b for b in bindings if b.order >= here and self._loop_carried(b, use)]
         if before and self._dominates(before[-1].statement, statement):
             before = before[-1:]
