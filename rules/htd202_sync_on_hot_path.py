@@ -3936,6 +3936,21 @@ class SyncOnHotPath(Rule):
                 return lambda logits, target: torch.nn.functional.cross_entropy(logits, target)
             """
         ),
+        # Session 50 (mine50): the if/else look-alike of trl's chunked loss: both arms bind
+        # the count from host data (a length list, `numel()`), so its test reads no tensor.
+        Valid(
+            """
+            import torch
+            def _chunked_loss(hidden: torch.Tensor, labels: torch.Tensor, lengths: list | None):
+                if lengths is not None:
+                    n_valid = sum(lengths)
+                else:
+                    n_valid = labels.numel()
+                if n_valid == 0:
+                    return hidden.sum() * 0.0
+                return hidden.sum()
+            """
+        ),
         # Session 49 (triage49a): Megatron-Bridge's get_batch moves the loader's device keys
         # with `val.cuda(non_blocking=True)`, written for a host source, and keeps the host
         # keys with `val.cpu()`, a copy of nothing (analysis/host_company.py).
@@ -6920,6 +6935,28 @@ class SyncOnHotPath(Rule):
                 metrics = {"actor/pg_loss": pg_loss.detach().item()}
                                             ^^^^^^^^^^^^^^^^^^^^^^^
                 return pg_loss, metrics
+            """,
+            message_contains="computes a loss",
+        ),
+        # Session 50 (mine50, trl 1.10.0 `sft_trainer.py:190`, fixed by trl PR 6842): a name
+        # rebound in both arms of an `if`/`else` from a tensor parameter; the `else` arm's read
+        # of `labels` is the parameter, not the `if` arm's reshape (analysis/branch_bindings.py).
+        Invalid(
+            """
+            import torch
+            def _chunked_cross_entropy_loss(
+                hidden_states: torch.Tensor, labels: torch.Tensor, shift_labels: torch.Tensor | None
+            ):
+                if shift_labels is not None:
+                    labels = shift_labels.reshape(-1)
+                else:
+                    labels = labels[..., 1:].reshape(-1)
+                valid = labels != -100
+                n_valid_tensor = valid.sum()
+                if n_valid_tensor == 0:
+                   ^^^^^^^^^^^^^^
+                    return hidden_states.sum() * 0.0
+                return hidden_states.sum()
             """,
             message_contains="computes a loss",
         ),

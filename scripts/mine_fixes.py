@@ -844,6 +844,16 @@ PAIRS: list[tuple[str, str, str]] = [
         for a, b in itertools.pairwise(("0.11.1", "0.13.0", "0.15.0", "0.17.0"))
     ),
     *(("gsv-tts-lite", a, b) for a, b in itertools.pairwise(("0.3.18", "0.4.2", "0.4.7"))),
+    # Session 50 (mine50, docs/recall.md): the releases around fixes that pull-request threads
+    # name (trl PR 6842, diffusers PR 13564, ultralytics PRs 24744/25230/25842, LibreYOLO PR 726,
+    # neuracore PR 893); rows were read from the threads' hunks, not from these diffs alone.
+    ("trl", "1.10.0", "1.11.0"),
+    ("diffusers", "0.38.0", "0.39.0"),
+    ("ultralytics", "8.4.60", "8.4.96"),
+    ("ultralytics", "8.4.96", "8.4.98"),
+    ("ultralytics", "8.4.98", "8.4.130"),
+    ("libreyolo", "1.4.0", "1.5.0"),
+    ("neuracore", "15.0.0", "16.0.0"),
 ]
 # A removed line must hold one of these to start a candidate.
 MARKER = re.compile(

@@ -5,10 +5,11 @@ whose value cannot be named (a parameter, a loop target, unpacking of a call, ``
 ``with ... as``, ``global``, an import, ...) is recorded as :data:`UNKNOWN`.
 
 For a use, the bindings that may reach it are found flow-sensitively but cheaply: the bindings
-before the use's statement in source order; of those, only the last one when it runs
-unconditionally before the use (its block encloses the use), else all of them but those a
-statement binding the name on every path kills (every arm of an ``if``/``else``, a ``with``
-block: :mod:`~h2dlint.analysis.branch_bindings`); plus any binding
+before the use's statement in source order, less those in another arm of an ``if`` around the
+use that no loop repeats (:func:`~h2dlint.analysis.branch_bindings.other_arm`); of those,
+only the last one when it runs unconditionally before the use (its block encloses the use),
+else all of them but those a statement binding the name on every path kills (every arm of an
+``if``/``else``, a ``with`` block: :mod:`~h2dlint.analysis.branch_bindings`); plus any binding
 later in a loop that encloses the use (it reaches the next iteration). So ``x = torch.tensor(d)``
 followed by ``x = x.to(dev)`` is understood line by line. Nested functions and classes are scopes
 of their own and are not entered.
@@ -28,7 +29,7 @@ from typing import Final, cast
 
 import libcst as cst
 
-from h2dlint.analysis.branch_bindings import through_branches
+from h2dlint.analysis.branch_bindings import other_arm, through_branches
 from h2dlint.analysis.names import bound_parameters, target_names
 from h2dlint.context import FileContext, SharedKey
 from h2dlint.walk import every_node_plan, node_classes, visit_read_only
@@ -119,6 +120,9 @@ class Bindings:
             return tuple(bindings)
         here = self.order[statement]
         before = [b for b in bindings if b.order < here]
+        if len(before) > 1 and any(a.__class__ is cst.If for a in self._ancestors(statement)):
+            # only a use inside an ``if`` arm has another arm's bindings to drop
+            before = [b for b in before if not other_arm(b.statement, statement, self._ancestors)]
         carried = [b for b in bindings if b.order >= here and self._loop_carried(b, use)]
         if before and self._dominates(before[-1].statement, statement):
             before = before[-1:]

@@ -91,6 +91,28 @@ def through_branches(
     return None
 
 
+def other_arm(
+    binding_statement: cst.CSTNode, use_statement: cst.CSTNode, ancestors: Ancestors
+) -> bool:
+    """Whether ``binding_statement`` sits in one arm of an ``if`` and ``use_statement`` in
+    another (the ``if`` body and its ``else``/``elif``) with no loop around that ``if``: no path
+    runs both, so the binding cannot reach the use. Source order alone says it may
+    (``if shift: labels = shift.reshape(-1)`` / ``else: labels = labels[..., 1:]``: the
+    ``labels`` the ``else`` arm reads is the parameter, not the ``if`` arm's reshape)."""
+    bound = (binding_statement, *ancestors(binding_statement))
+    position = {id(node): i for i, node in enumerate(bound)}
+    use_chain = (use_statement, *ancestors(use_statement))
+    for child, parent in itertools.pairwise(use_chain):
+        at = position.get(id(parent))
+        if at is None:
+            continue
+        if not isinstance(parent, cst.If) or _loops(parent, ancestors):
+            return False  # the innermost block around both, or an ``if`` a loop repeats
+        arms = {id(parent.body), id(parent.orelse)}
+        return id(child) in arms and id(bound[at - 1]) in arms and bound[at - 1] is not child
+    return False
+
+
 def _inside(binding: BindingLike, statement: cst.CSTNode, ancestors: Ancestors) -> bool:
     return binding.statement is statement or statement in ancestors(binding.statement)
 
