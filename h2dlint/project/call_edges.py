@@ -14,6 +14,13 @@ from typing import Any, Protocol
 from weakref import WeakKeyDictionary
 
 from h2dlint.project.ast_walk import function_nodes
+from h2dlint.project.container_items import (
+    ITEMS,
+    aliased,
+    annotated_items,
+    item_assignments,
+    merge_aliases,
+)
 from h2dlint.project.passed_classes import passed_classes
 from h2dlint.project.summary import BODIES, Parts, dotted, statements, top_functions
 
@@ -180,13 +187,9 @@ def _function_receivers(tree: ast.Module, names: ModuleNames) -> list[FunctionRe
         for function, cls in functions
     ]
 
-    def made(argument: ast.expr) -> list[str]:
-        value = _unmoved(argument)
-        if not isinstance(value, ast.Call):
-            return []
-        return _class_named(dotted(value.func), names.roots, names.classes)
-
-    typed = passed_classes(functions, own, _static, made)
+    typed = passed_classes(
+        functions, own, _static, lambda value: _constructed(value, names.roots, names.classes)
+    )
     return [
         (function, cls, receivers)
         for (function, cls), receivers in zip(functions, typed, strict=True)
@@ -198,6 +201,14 @@ def _callees(
 ) -> list[str]:
     """The dotted callees of one call's function (see :func:`call_edges`); ``own``: the
     module's top-level functions and classes."""
+    if (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Subscript)
+        and (held := dotted(func.value.value)) is not None
+    ):
+        # ``self.metadata[key].update(...)``: a method of the classes the container's items
+        # hold (:func:`_attribute_classes`' ``metadata[]``).
+        return [f"{cls}.{func.attr}" for cls in receivers.get(held + ITEMS, ())]
     name = dotted(func)
     if name is None:
         return []
@@ -256,12 +267,7 @@ def _local_instances(
         for target in statement.targets:
             if not isinstance(target, ast.Name):
                 continue
-            value = _unmoved(statement.value)
-            made = (
-                _class_named(dotted(value.func), roots, classes)
-                if isinstance(value, ast.Call)
-                else []
-            )
+            made = _constructed(statement.value, roots, classes)
             if made:
                 held = found.setdefault(target.id, [])
                 held.extend(name for name in made if name not in held)
@@ -289,6 +295,12 @@ def _unmoved(value: ast.expr) -> ast.expr:
     return value
 
 
+def _constructed(value: ast.expr, roots: set[str], classes: set[str]) -> list[str]:
+    """The classes whose object ``value`` makes (``Cls(...)``, ``Cls(...).to(device)``)."""
+    value = _unmoved(value)
+    return _class_named(dotted(value.func), roots, classes) if isinstance(value, ast.Call) else []
+
+
 def _static(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list)
 
@@ -299,16 +311,26 @@ def _attribute_classes(
     """The classes of a class's attributes, as far as the class's own text says: fields
     annotated in its body (``sampler: Sampler``), and ``self.x = Cls(...)``,
     ``self.x: Cls = ...`` or ``self.x = param`` (of a parameter annotated ``Cls``) in its
-    methods. An attribute assigned several classes (one per branch) holds each."""
+    methods. An attribute assigned several classes (one per branch) holds each; the classes
+    a container attribute's items hold, and attributes assigned others, as
+    :mod:`h2dlint.project.container_items` finds them."""
     found: dict[str, list[str]] = {}
+    aliases: dict[str, set[str]] = {}
 
     def add(attribute: str, names: list[str]) -> None:
         held = found.setdefault(attribute, [])
         held.extend(name for name in names if name not in held)
 
+    def made(value: ast.expr) -> list[str]:
+        return _constructed(value, roots, classes)
+
+    def annotated(annotation: ast.expr) -> list[str]:
+        return _annotated_classes(annotation, roots, classes)
+
     for member in node.body:
         if isinstance(member, ast.AnnAssign) and isinstance(member.target, ast.Name):
-            add(member.target.id, _annotated_classes(member.annotation, roots, classes))
+            add(member.target.id, annotated(member.annotation))
+            add(member.target.id + ITEMS, annotated_items(member.annotation, annotated))
         if not isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         positional = [*member.args.posonlyargs, *member.args.args]
@@ -316,13 +338,17 @@ def _attribute_classes(
             continue
         own = positional[0].arg
         parameters = {
-            a.arg: _annotated_classes(a.annotation, roots, classes)
+            a.arg: annotated(a.annotation)
             for a in [*positional[1:], *member.args.kwonlyargs]
             if a.annotation is not None
         }
         value: ast.expr | None
         annotation: ast.expr | None
         for statement in _statements_of(member):
+            for items, names in item_assignments(own, statement, made, annotated):
+                add(items, names)
+            for alias, sources in aliased(own, statement):
+                aliases.setdefault(alias, set()).update(sources)
             if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
                 target, value, annotation = statement.targets[0], statement.value, None
             elif isinstance(statement, ast.AnnAssign):
@@ -336,13 +362,12 @@ def _attribute_classes(
             ):
                 continue
             if annotation is not None:
-                add(target.attr, _annotated_classes(annotation, roots, classes))
-            if value is not None:
-                value = _unmoved(value)
-            if isinstance(value, ast.Call):
-                add(target.attr, _class_named(dotted(value.func), roots, classes))
-            elif isinstance(value, ast.Name) and value.id in parameters:
+                add(target.attr, annotated(annotation))
+            if isinstance(value, ast.Name) and value.id in parameters:
                 add(target.attr, parameters[value.id])
+            elif value is not None:
+                add(target.attr, made(value))
+    merge_aliases(found, aliases)
     return {attribute: names for attribute, names in found.items() if names}
 
 

@@ -79,6 +79,7 @@ def named_calls(tree: ast.Module) -> Parts:
     functions: list[list[Any]] = []
     for function, cls, receivers in function_receivers(tree, names):
         calls: list[list[Any]] = []
+        aliases = attribute_aliases(function)
         for node in function_nodes(function):
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
                 continue
@@ -89,6 +90,8 @@ def named_calls(tree: ast.Module) -> Parts:
             if head in names.roots or ("." not in receiver and head in names.own):
                 continue  # a module's function (``helpers.m``), a class of the module
             word = receiver_word(receiver.rpartition(".")[2])
+            if word is None and receiver in aliases:
+                word = receiver_word(aliases[receiver])
             if word is not None:
                 calls.append([word, node.func.attr, node.lineno])
         if calls:
@@ -99,6 +102,34 @@ def named_calls(tree: ast.Module) -> Parts:
         if isinstance(node, ast.ClassDef) and node.bases
     }
     return {"functions": functions, "bases": bases}
+
+
+def attribute_aliases(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
+    """Local names bound only by assignments that read an attribute of the same name
+    (``context = self.inference_wrapped_model.inference_context``): name -> the attribute's
+    name, which names the object's class as the attribute itself would."""
+    read: dict[str, set[str]] = {}
+    assigned: dict[str, int] = {}
+    stored: dict[str, int] = {}
+    for node in function_nodes(function):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            stored[node.id] = stored.get(node.id, 0) + 1
+        elif (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Attribute)
+            and dotted(node.value) is not None
+        ):
+            name = node.targets[0].id
+            read.setdefault(name, set()).add(node.value.attr)
+            assigned[name] = assigned.get(name, 0) + 1
+    parameters = {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
+    return {
+        name: next(iter(attrs))
+        for name, attrs in read.items()
+        if len(attrs) == 1 and assigned[name] == stored.get(name) and name not in parameters
+    }
 
 
 def named_callers(index: _Callers, qualified: str) -> Iterator[Caller]:
@@ -115,13 +146,11 @@ def named_callers(index: _Callers, qualified: str) -> Iterator[Caller]:
     # ``<name>.<method>`` as written (a literal: one fast search per name and module); the
     # module's tree then says whether the receiver is one its module cannot type.
     needles = [f"{name}.{method}".encode() for name in sorted(accepted)]
+    words = [f".{name}\n".encode() for name in sorted(accepted)]
     read = 0
-    for other in index.calling(method):
+    for other in _candidates(index, method, needles, words):
         if read >= MAX_MODULES:
             break
-        data = index.data(other) or b""
-        if not any(needle in data for needle in needles):
-            continue
         read += 1
         index.consult(other)
         raw = index.tree_part(other, "named_calls", named_calls)
@@ -135,3 +164,20 @@ def named_callers(index: _Callers, qualified: str) -> Iterator[Caller]:
             where = f"{other}.{owner}.{name}" if owner else f"{other}.{name}"
             written = tuple(bases.get(owner, ())) if owner else ()
             yield Caller(other, where, name, owner, line, written)
+
+
+def _candidates(
+    index: _Callers, method: str, needles: list[bytes], words: list[bytes]
+) -> Iterator[str]:
+    """The modules calling ``method`` whose text writes ``<name>.<method>`` (a ``needle``),
+    then those that only end a line with an attribute so named (a ``word``:
+    ``context = self.wrapper.inference_context``, the local then calls the method): read
+    after the others, within the same bound."""
+    later: list[str] = []
+    for other in index.calling(method):
+        data = index.data(other) or b""
+        if any(needle in data for needle in needles):
+            yield other
+        elif any(word in data for word in words):
+            later.append(other)
+    yield from later

@@ -218,7 +218,9 @@ def _record(
     if root in imports and imports[root].partition(".")[0] in EXTERNAL_PACKAGES:
         return  # ``torch.cat(...)``: no function of the project
     written = dotted(func) or ""
-    through_object = "." in written and written.rpartition(".")[0] in receivers
+    through_object = ("." in written and written.rpartition(".")[0] in receivers) or (
+        bool(found) and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Subscript)
+    )  # ``self.metadata[key].update(...)``: an item's method
     positional = keywords = ""
     if callee and not callee.startswith("."):  # a module's own callee is no other's function
         positional, keywords = _codes(call, placer)

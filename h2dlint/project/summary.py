@@ -52,7 +52,9 @@ from h2dlint.project.shared_parts import SharedParts
 # appended as segments (``packed.segment``).
 # 15 (session 41): the ``guarded`` lines also hold the branches a loop of model steps takes on
 # its first few iterations only (``if batch_i < 3:``, ``analysis/first_steps.py``).
-SUMMARY_FORMAT = 15
+# 16 (session 50): receivers in ``calls`` and ``passes`` also typed by the items of a class's
+# containers (``self.metadata[key].update(...)``) and by attributes that alias others.
+SUMMARY_FORMAT = 16
 # Parts kept in a file of their own, read only when a process first asks for one of them: large
 # (every name a module calls) and needed by few runs (a question about callers in other
 # modules), so that a run that never asks does not pay for reading them.

@@ -168,7 +168,12 @@ def called_text(data: bytes) -> str:
 _TYPED_AFTER = re.compile(rb"\s*\(|\.[A-Za-z_][A-Za-z0-9_]*\s*\(|\s*\|")
 # Before it: an annotation (``: Cls``, ``: "Cls"``, ``: mod.Cls``, ``Optional[Cls``,
 # ``None | Cls``), or a module path (``mod.Cls(``: the name is then followed by a call).
-_TYPED_BEFORE = re.compile(rb"(?::\s*['\"]?|Optional\[|\|\s*)(?:[A-Za-z_][A-Za-z0-9_]*\.)*\Z")
+# A container's item (``dict[str, Cls]``, ``list[Cls]``: ``project/container_items.py``).
+_TYPED_BEFORE = re.compile(
+    rb"(?::\s*['\"]?|Optional\[|\|\s*"
+    rb"|(?:dict|Dict|list|List|Mapping|MutableMapping|Sequence|OrderedDict)\[(?:[^\[\]]*,\s*)?)"
+    rb"(?:[A-Za-z_][A-Za-z0-9_]*\.)*\Z"
+)
 
 
 def holds_typed(data: bytes, cls: str) -> bool:
