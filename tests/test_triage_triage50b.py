@@ -169,3 +169,23 @@ def test_a_debug_arm_of_a_conditional_expression_is_not_per_call(tmp_path: Path)
 def test_a_plain_conditional_expression_stays_per_call(tmp_path: Path) -> None:
     text = DEBUG_CHECK.replace("GATE", "self.training")
     assert cli_rows(tmp_path, text, "HTD202") == [12]
+
+
+METRIC = """
+import torch
+from torchmetrics import Metric
+
+
+class ICLMetric(Metric):
+    def update(self, batch, lm_logits: torch.Tensor):
+        for idx, doc_id in enumerate(batch["doc_id"]):
+            cont = batch["continuation"][idx][: batch["cont_len"][idx]]
+            self.values.append(torch.tensor([doc_id]).to(batch["continuation"][idx].device))
+            self.conts.append(cont)
+"""
+
+
+def test_a_key_on_the_batch_itself_still_makes_its_entries_tensors(tmp_path: Path) -> None:
+    # ai2-olmo 0.6.0 ``eval/downstream.py:50`` (labelled true): ``batch["continuation"][idx]
+    # .device`` says the batch's entries are tensors; the slice bound reads a row of one.
+    assert cli_rows(tmp_path, METRIC, "HTD201") == [9]

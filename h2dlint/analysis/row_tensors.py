@@ -209,13 +209,15 @@ class _DeviceReads(cst.CSTVisitor):
         value = node.value
         if not isinstance(value, cst.Subscript):
             return
-        keyed = False
+        chain: list[cst.Subscript] = []
         while isinstance(value, cst.Subscript):
-            keyed = keyed or _string_keyed(value)
+            chain.append(value)
             value = value.value
-        # ``self.param_groups[0]["params"][0].device``: a key on the way says the items (or
-        # ``seq`` itself) are mappings that hold tensors, so a loop over ``seq`` walks dicts or
-        # keys (an optimizer's hyperparameter groups), not tensors.
+        # ``self.param_groups[0]["params"][0].device``: a key after an index says the items of
+        # ``seq`` are mappings that hold tensors, so a loop over ``seq`` walks dicts (an
+        # optimizer's hyperparameter groups), not tensors. A key on ``seq`` itself
+        # (``batch["continuation"][idx].device``) says its entries are tensors, as before.
+        keyed = any(_string_keyed(subscript) for subscript in chain[:-1])
         self.found = not keyed and self.module.code_for_node(value) == self.code
 
     def _binds(self, target: cst.CSTNode) -> None:
