@@ -1828,6 +1828,33 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 return seqlens + torch.tensor(pads, dtype=seqlens.dtype)
             """
         ),
+        # Session 50 (triage50b): a device read through a string key
+        # (`self.param_groups[0]["params"][0].device`) says the groups are dicts that hold
+        # tensors: an optimizer's hyperparameters per group are Python values (super-gradients'
+        # Lamb), not tensor rows.
+        Valid(
+            """
+            import torch
+            from torch.optim import Optimizer
+            class Lamb(Optimizer):
+                @torch.no_grad()
+                def step(self, closure=None):
+                    device = self.param_groups[0]["params"][0].device
+                    one_tensor = torch.tensor(1.0, device=device)
+                    for group in self.param_groups:
+                        for p in group["params"]:
+                            update = p.grad.clone()
+                            weight_decay = group["weight_decay"]
+                            if weight_decay != 0:
+                                update.add_(p, alpha=weight_decay)
+                                g_norm = update.norm(2.0)
+                                trust_ratio = torch.where(g_norm > 0, g_norm, one_tensor)
+                                if group["trust_clip"]:
+                                    trust_ratio = torch.minimum(trust_ratio, one_tensor)
+                                update.mul_(trust_ratio)
+                            p.add_(update, alpha=-group["lr"])
+            """
+        ),
     )
     invalid = (
         # Session 49 (recall49): `torch.equal` returns a Python bool, read on every iteration
@@ -3355,6 +3382,32 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     return kept
             """,
             message_contains="which is on the device, on every iteration of a `while` loop",
+        ),
+        # Session 50 (triage50b): the look-alike: a device read of an item of an item
+        # (`self.param_groups[0][0].device`) still makes the rows tensors.
+        Invalid(
+            """
+            import torch
+            from torch.optim import Optimizer
+            class Lamb(Optimizer):
+                @torch.no_grad()
+                def step(self, closure=None):
+                    device = self.param_groups[0][0].device
+                    one_tensor = torch.tensor(1.0, device=device)
+                    for group in self.param_groups:
+                        for p in group["params"]:
+                            update = p.grad.clone()
+                            weight_decay = group["weight_decay"]
+                            if weight_decay != 0:
+                               ^^^^^^^^^^^^^^^^^
+                                update.add_(p, alpha=weight_decay)
+                                g_norm = update.norm(2.0)
+                                trust_ratio = torch.where(g_norm > 0, g_norm, one_tensor)
+                                if group["trust_clip"]:
+                                    trust_ratio = torch.minimum(trust_ratio, one_tensor)
+                                update.mul_(trust_ratio)
+                            p.add_(update, alpha=-group["lr"])
+            """
         ),
     )
 

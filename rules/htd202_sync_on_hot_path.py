@@ -3985,6 +3985,42 @@ class SyncOnHotPath(Rule):
                     loss.backward()
             """
         ),
+        # Session 50 (triage50b): a `forward` annotated to return text (torchani's species to
+        # symbols), a loss named for validation data (cornac's `_validation_loss`), a loop
+        # counting epochs whose own body reads once per epoch (cornac's LightGCN: the tables
+        # copied for numpy scoring), and the debugging arm of a conditional expression
+        # (pypots' MOMENT weight check): none reads per training step.
+        Valid(
+            """
+            import torch
+            from torch import Tensor
+            from tqdm import trange
+            class ToSymbols(torch.nn.Module):
+                def forward(self, species: Tensor) -> list[str]:
+                    species = species[species != -1]
+                    return [self.symbols[i] for i in species.tolist()]
+            def _validation_loss(logits: Tensor, targets: Tensor) -> Tensor:
+                keep = targets != -100
+                return torch.nn.functional.cross_entropy(logits[keep], targets[keep])
+            class Recommender:
+                def fit(self, model, graph, loader, optimizer):
+                    pbar = trange(self.num_epochs)
+                    for _ in pbar:
+                        for batch in loader:
+                            loss = model.loss(batch)
+                            loss.backward()
+                            optimizer.step()
+                        u_embs = model(graph)
+                        self.U = u_embs.cpu().numpy()
+            class Backbone(torch.nn.Module):
+                def _check_weights(self):
+                    flags = torch.stack([torch.isnan(p).any() for p in self.parameters()])
+                    return flags.any().item()
+                def forward(self, x):
+                    bad = self._check_weights() if self.configs.debug else None
+                    return self.encoder(x), bad
+            """
+        ),
     )
     invalid = (
         # Session 49 (recall49): `torch.equal`/`.allclose` return a Python bool: a forward
@@ -6959,6 +6995,43 @@ class SyncOnHotPath(Rule):
                 return hidden_states.sum()
             """,
             message_contains="computes a loss",
+        ),
+        # Session 50 (triage50b): the look-alikes of the `valid` example: a `forward` returning
+        # tensors, a loss named for training, an outer loop that counts steps (its body after
+        # the micro-batches runs every step) and a plain conditional expression.
+        Invalid(
+            """
+            import torch
+            from torch import Tensor
+            from tqdm import trange
+            class ToIds(torch.nn.Module):
+                def forward(self, species: Tensor) -> Tensor:
+                    return species[species != -1]
+                           ^^^^^^^^^^^^^^^^^^^^^^
+            def _training_loss(logits: Tensor, targets: Tensor) -> Tensor:
+                keep = targets != -100
+                return torch.nn.functional.cross_entropy(logits[keep], targets)
+                                                         ^^^^^^^^^^^^
+            class Trainer:
+                def fit(self, model, graph, loader, optimizer):
+                    pbar = trange(self.num_steps)
+                    for _ in pbar:
+                        for batch in loader:
+                            loss = model.loss(batch)
+                            loss.backward()
+                            optimizer.step()
+                        u_embs = model(graph)
+                        self.U = u_embs.cpu().numpy()
+                                 ^^^^^^^^^^^^
+            class Backbone(torch.nn.Module):
+                def _check_weights(self):
+                    flags = torch.stack([torch.isnan(p).any() for p in self.parameters()])
+                    return flags.any().item()
+                           ^^^^^^^^^^^^^^^^^^
+                def forward(self, x):
+                    bad = self._check_weights() if self.training else None
+                    return self.encoder(x), bad
+            """
         ),
     )
 

@@ -808,6 +808,29 @@ SERVING_PACKAGES: dict[str, str] = {
     "trinity-rft": "0.6.0",
     "oat-llm": "0.2.4",
     "hidet": "0.6.1",
+    # Session 50 (helper triage50b): a blind-style reading of model code no triage had read:
+    # speech and music, segmentation and detection, interatomic potentials, time series, flow
+    # matching, graph nets, recommendation and lucidrains' model packages.
+    "mace-torch": "0.3.16",
+    "chgnet": "0.4.2",
+    "torchani": "2.9.0",
+    "pypots": "1.5",
+    "nnunetv2": "2.8.1",
+    "torchcfm": "1.0.7",
+    "flow-matching": "1.0.10",
+    "laion-clap": "1.1.7",
+    "openunmix": "1.3.0",
+    "super-gradients": "3.7.1",
+    "torch-geometric-temporal": "0.56.2",
+    "q-transformer": "0.5.0",
+    "itransformer": "0.8.1",
+    "make-a-video-pytorch": "0.4.0",
+    "spear-tts-pytorch": "0.4.8",
+    "musiclm-pytorch": "0.2.8",
+    "equiformer-pytorch": "0.5.4",
+    "med-seg-diff-pytorch": "0.3.3",
+    "cornac": "3.0.1",
+    "self-rewarding-lm-pytorch": "0.2.12",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # Packages whose files that import or name vllm or sglang were removed, unread, before they were
@@ -1061,6 +1084,26 @@ DROPS_RESERVED_MENTIONS = frozenset(
         "trinity-rft",
         "oat-llm",
         "hidet",
+        "mace-torch",
+        "chgnet",
+        "torchani",
+        "pypots",
+        "nnunetv2",
+        "torchcfm",
+        "flow-matching",
+        "laion-clap",
+        "openunmix",
+        "super-gradients",
+        "torch-geometric-temporal",
+        "q-transformer",
+        "itransformer",
+        "make-a-video-pytorch",
+        "spear-tts-pytorch",
+        "musiclm-pytorch",
+        "equiformer-pytorch",
+        "med-seg-diff-pytorch",
+        "cornac",
+        "self-rewarding-lm-pytorch",
     }
 )
 NAMES_RESERVED = re.compile(rb"vllm|sglang", re.IGNORECASE)

@@ -262,7 +262,7 @@ def device_loop(provenance: Provenance, loop: cst.For | cst.While, frame: Frame)
         item_copies,
         frozenset(tainted),
         _from_carried(carried_tensors(provenance, loop, frame), finder.assigned),
-        finder.global_nested and epoch_loop(loop),
+        finder.global_nested and epoch_loop(loop, provenance, frame),
     )
 
 
@@ -270,14 +270,70 @@ def device_loop(provenance: Provenance, loop: cst.For | cst.While, frame: Frame)
 EPOCH_WORDS = frozenset({"epoch", "epochs"})
 
 
-def epoch_loop(loop: cst.For | cst.While) -> bool:
+def epoch_loop(
+    loop: cst.For | cst.While, provenance: Provenance | None = None, frame: Frame | None = None
+) -> bool:
     """Whether ``loop`` walks epochs: its variable is named for them (``for epoch in
-    range(self.epochs):``). Its body around the loop over batches runs once per epoch: an
-    epoch's loss summed across ranks and read once (session 24, TabPFN's fine-tuning loop) is
-    no per-step sync, though a backward pass runs in every epoch."""
+    range(self.epochs):``), or it counts up to a number of epochs (``for _ in
+    range(self.num_epochs):``, ``for _ in pbar:`` of ``pbar = trange(self.num_epochs)``: cornac
+    3.0.1's LightGCN and NGCF, session 50). Its body around the loop over batches runs once per
+    epoch: an epoch's loss summed across ranks and read once (session 24, TabPFN's fine-tuning
+    loop), the whole embedding tables copied for scoring, is no per-step sync, though a backward
+    pass runs in every epoch."""
     if not isinstance(loop, cst.For):
         return False
-    return any(EPOCH_WORDS & name_words(name) for name in target_names(loop.target))
+    if any(EPOCH_WORDS & name_words(name) for name in target_names(loop.target)):
+        return True
+    iterable = loop.iter
+    if isinstance(iterable, cst.Name) and provenance is not None and frame is not None:
+        values = provenance.bindings(frame).reaching(iterable)
+        if len(values) != 1 or values[0] is None:
+            return False
+        iterable = values[0]
+    return _counts_epochs(iterable)
+
+
+# Calls that count (``range(n)``) or pass a count on (``tqdm(range(n))``, ``enumerate(...)``).
+_COUNTING = frozenset({"range", "trange"})
+_WRAPPING = frozenset({"tqdm", "enumerate", "track"})
+
+
+def _counts_epochs(iterable: cst.BaseExpression, depth: int = 0) -> bool:
+    """Whether ``iterable`` counts up to a number named for epochs (``range(self.num_epochs)``,
+    ``trange(1, n_epochs + 1)``, ``tqdm(range(max_epochs))``); not an iterator named for one
+    (``epoch_iterator`` yields an epoch's batches)."""
+    if not isinstance(iterable, cst.Call) or depth > 2:
+        return False
+    func = iterable.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
+    if name in _WRAPPING and iterable.args:
+        return _counts_epochs(iterable.args[0].value, depth + 1)
+    if name not in _COUNTING:
+        return False
+    return any(
+        EPOCH_WORDS & name_words(n)
+        for arg in iterable.args
+        if arg.keyword is None
+        for n in _count_names(arg.value)
+    )
+
+
+def _count_names(node: cst.BaseExpression, depth: int = 0) -> list[str]:
+    """The names and attribute names a count is computed from (``self.num_epochs + 1``:
+    ``self``, ``num_epochs``)."""
+    if depth > 6:
+        return []
+    if isinstance(node, cst.Name):
+        return [node.value]
+    if isinstance(node, cst.Attribute):
+        return [node.attr.value, *_count_names(node.value, depth + 1)]
+    if isinstance(node, cst.BinaryOperation):
+        return [*_count_names(node.left, depth + 1), *_count_names(node.right, depth + 1)]
+    if isinstance(node, cst.Call):
+        return [n for arg in node.args for n in _count_names(arg.value, depth + 1)]
+    if isinstance(node, cst.Subscript):
+        return _count_names(node.value, depth + 1)
+    return []
 
 
 def _from_carried(

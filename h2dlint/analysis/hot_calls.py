@@ -137,6 +137,15 @@ class SameModuleCalls(cst.CSTVisitor):
             visit_read_only(node.orelse, self)
         return False
 
+    def visit_IfExp(self, node: cst.IfExp) -> bool:
+        # ``x = self._check_weights() if self.configs.debug else None`` (pypots 1.5's MOMENT
+        # backbone, session 50): the debugging arm of a conditional expression, as of an ``if``.
+        if debug_guard(node.test) or periodic_test(node.test):
+            visit_read_only(node.test, self)
+            visit_read_only(node.orelse, self)
+            return False
+        return True
+
     def visit_Call(self, node: cst.Call) -> None:
         outside = self.loops_only and not self.depth
         if outside and not self.keep_looping:

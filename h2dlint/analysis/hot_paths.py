@@ -120,7 +120,7 @@ from h2dlint.analysis.request_drivers import (
     step_delegates,
 )
 from h2dlint.analysis.step_loops import occasional_call, step_loop_reason
-from h2dlint.analysis.text_returns import returns_text
+from h2dlint.analysis.text_returns import TEXT_ENTRY_POINTS, returns_text
 from h2dlint.context import SharedKey
 from h2dlint.walk import visit_read_only
 
@@ -347,7 +347,7 @@ class HotPaths:
             self._loops_only.add(function)  # an annotator's __call__: a request, host data in
             self._host_io.add(function)
         if reason is not None and (
-            runs_generations(function) or (name == "decode" and returns_text(function))
+            runs_generations(function) or (name in TEXT_ENTRY_POINTS and returns_text(function))
         ):
             return None  # a preview callback's sample(): whole generations; a decode to text
         if reason is not None and (method or name not in METHOD_ONLY):

@@ -13,7 +13,8 @@ Not a name that builds, picks or registers a loss (``build_loss``, ``make_loss``
 ``register_loss``; ``get_``/``init_``/``set_`` first are dropped by ``hot_names`` before it
 asks), nor one named for values bound for a log (``compute_loss_metrics``,
 ``loss_stats``: :func:`hot_names.metrics_name`), nor bookkeeping over an epoch or a history
-(``epoch_loss``, ``average_loss``, ``best_loss``)."""
+(``epoch_loss``, ``average_loss``, ``best_loss``), nor a loss over validation or test data
+(``_validation_loss``, ``eval_loss``: once per evaluation pass)."""
 
 from __future__ import annotations
 
@@ -54,6 +55,15 @@ NOT_COMPUTING_WORDS = frozenset(
         "log",
         "report",
         "reset",
+        # a loss over the validation or test data, once per evaluation pass, not per training
+        # batch (session 50, triage50b: cornac 3.0.1's `LETTER._validation_loss`, run once per
+        # epoch for early stopping); "valid" alone may mean the valid tokens of a batch
+        "validation",
+        "val",
+        "eval",
+        "evaluation",
+        "evaluate",
+        "test",
     }
 )
 LOSS_REASON = "`{}()` computes a loss, which runs once per training batch (its name says so)"

@@ -184,6 +184,15 @@ def converted_here(
     return False
 
 
+def _string_keyed(subscript: cst.Subscript) -> bool:
+    """Whether ``subscript`` reads a mapping's entry by a string key (``group["params"]``)."""
+    return any(
+        isinstance(element.slice, cst.Index)
+        and isinstance(element.slice.value, (cst.SimpleString, cst.ConcatenatedString))
+        for element in subscript.slice
+    )
+
+
 class _DeviceReads(cst.CSTVisitor):
     """``seq[0].device``, ``seq[0][0].device``: the device of an item of ``seq`` read; and how
     many times the function binds ``seq`` (a rebound name may hold other items)."""
@@ -200,9 +209,16 @@ class _DeviceReads(cst.CSTVisitor):
         value = node.value
         if not isinstance(value, cst.Subscript):
             return
+        chain: list[cst.Subscript] = []
         while isinstance(value, cst.Subscript):
+            chain.append(value)
             value = value.value
-        self.found = self.module.code_for_node(value) == self.code
+        # ``self.param_groups[0]["params"][0].device``: a key after an index says the items of
+        # ``seq`` are mappings that hold tensors, so a loop over ``seq`` walks dicts (an
+        # optimizer's hyperparameter groups), not tensors. A key on ``seq`` itself
+        # (``batch["continuation"][idx].device``) says its entries are tensors, as before.
+        keyed = any(_string_keyed(subscript) for subscript in chain[:-1])
+        self.found = not keyed and self.module.code_for_node(value) == self.code
 
     def _binds(self, target: cst.CSTNode) -> None:
         if isinstance(target, (cst.Tuple, cst.List)):
