@@ -54,6 +54,14 @@ NOT_COMPUTING_WORDS = frozenset(
         "log",
         "report",
         "reset",
+        # a loss over a validation or evaluation pass, run every N steps, not per training
+        # batch (instructlab-training 0.16.2's `compute_validation_loss`, `main_ds.py:87`,
+        # reads its all-reduced totals once per validation; its own loop over the validation
+        # batches, which runs the model, is still hot)
+        "validation",
+        "val",
+        "eval",
+        "evaluation",
     }
 )
 LOSS_REASON = "`{}()` computes a loss, which runs once per training batch (its name says so)"
