@@ -6,7 +6,12 @@ from h2dlint.analysis.arguments import keyword
 from h2dlint.analysis.copies import fresh_gathers, fresh_joins, non_blocking_h2d_source
 from h2dlint.analysis.device_branches import else_of_pinning_move
 from h2dlint.analysis.dropped_pins import dropped_pin
-from h2dlint.analysis.factories import RANDOM_FACTORIES, SHAPE_FACTORIES, factory_of
+from h2dlint.analysis.factories import (
+    RANDOM_FACTORIES,
+    SHAPE_FACTORIES,
+    empty_factory,
+    factory_of,
+)
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.joining_helpers import JoiningHelpers
@@ -114,6 +119,18 @@ class NonBlockingPageableCopy(Rule):
     candidates = (".to|.cuda|.copy_(non_blocking=)", ".pin_memory")
 
     valid = (
+        # Session 50 (triage50a): an empty tensor's copy moves no bytes (OLMo-core 3.0.0
+        # `train/utils.py:291`).
+        Valid(
+            """
+            import torch
+            def reduce_metrics(values, device):
+                return [
+                    torch.stack(v) if v else torch.tensor([]).to(device=device, non_blocking=True)
+                    for v in values
+                ]
+            """
+        ),
         # Session 27 (misses27): a loader's batches are pageable only where workers collate
         # them and nothing pins them: pinned by the loader, made by the dataset in the main
         # process (`num_workers=0`: it may hand out device tensors), or collated by a function
@@ -594,6 +611,18 @@ class NonBlockingPageableCopy(Rule):
         ),
     )
     invalid = (
+        # Session 50 (triage50a): a one-element host tensor is still pageable memory.
+        Invalid(
+            """
+            import torch
+            def reduce_metrics(values, dev):
+                return [
+                    torch.stack(v) if v else torch.tensor([0.0]).to(device=dev, non_blocking=True)
+                                             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    for v in values
+                ]
+            """,
+        ),
         # Session 27 (misses27): batches that worker processes collate without pinning are
         # pageable host memory: the loader made here, returned in a tuple by a helper
         # (`train, val = make_loaders(...)`), or passed to a function's parameter by every call
@@ -967,6 +996,8 @@ class NonBlockingPageableCopy(Rule):
         ):
             return  # an index_select of host rows is HTD104's gather, with its advice
         factory = factory_of(source)
+        if factory is not None and empty_factory(provenance.qualify(factory.func), factory):
+            return  # ``torch.tensor([])``: no elements, no bytes to stage
         if (
             factory is not None
             and provenance.qualify(factory.func) in HOST_FACTORIES

@@ -237,6 +237,40 @@ class SyncPerRow(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # Session 50 (triage50a): past `if x.device != torch.device("cpu"): x = x.to("cpu")` the
+        # name is on the host on both paths (SkyRL 0.3.0 `workers/worker.py:1078`).
+        Valid(
+            """
+            import torch
+            class Worker:
+                def forward(self, data):
+                    output = torch.cat([self.model(mb) for mb in data])
+                    if output.device is not None and output.device != torch.device("cpu"):
+                        output = output.to("cpu")
+                    return [{"logprobs": output[i].tolist()} for i in range(output.shape[0])]
+            """
+        ),
+        # Session 50 (triage50a): identity tests and comparisons of a row's device or sizes are
+        # Python bools (OLMo-core 3.0.0 `nn/moe/v2/te/cpu_offload.py:240`).
+        Valid(
+            """
+            import torch
+            class Handler:
+                def reload(self, bank, entries):
+                    for i, (dev, backup) in enumerate(entries):
+                        need_new = (
+                            (i >= len(bank))
+                            or (bank[i] is None)
+                            or (bank[i].device != dev)
+                            or (tuple(bank[i].size()) != tuple(backup.size()))
+                        )
+                        if need_new:
+                            bank[i] = torch.empty(backup.size(), device=dev)
+                        bank[i].copy_(backup, non_blocking=True)
+                def forward(self, bank, entries):
+                    self.reload(bank, entries)
+            """
+        ),
         # Session 49 (recall49): the look-alike of the `torch.equal` loop in `invalid`: values
         # of unknown kind compared (a list of floats compares on the host).
         Valid(
@@ -1857,6 +1891,37 @@ class SyncPerRow(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # Session 50 (triage50a): a device test whose body keeps the name on the device, and an
+        # `or` that may return a row's comparison, still leave a tensor.
+        Invalid(
+            """
+            import torch
+            class Worker:
+                def forward(self, data):
+                    output = torch.cat([self.model(mb) for mb in data])
+                    if output.device != torch.device("cpu"):
+                        output = output.float()
+                    return [{"logprobs": output[i].tolist()} for i in range(output.shape[0])]
+                                         ^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="`.tolist()` on each row of `output`",
+        ),
+        Invalid(
+            """
+            import torch
+            class Handler:
+                def reload(self, bank, entries):
+                    for i, (dev, backup) in enumerate(entries):
+                        need_new = (bank[i] is None) or (bank[i].device != dev) or (bank[i] == 0)
+                        if need_new:
+                           ^^^^^^^^
+                            bank[i] = torch.empty(backup.size(), device=dev)
+                        bank[i].copy_(backup, non_blocking=True)
+                def forward(self, bank, entries):
+                    self.reload(bank, entries)
+            """,
+            message_contains="(`need_new`)",
+        ),
         # Session 49 (recall49): `torch.equal` returns a Python bool, read on every iteration
         # of a `while` loop (llmcompressor 0.13.0 `mse_quant.py:188`, the grid search's early
         # stop; 0.14 tests an improvement count kept on the device).

@@ -489,6 +489,53 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 50 (triage50a): a value tested to be a Python int is no tensor in the test's
+        # body (OLMo-core 3.0.0 `nn/lm_head.py:233`, a `Union[int, torch.Tensor]` parameter).
+        Valid(
+            """
+            from typing import Union
+            import torch
+            from torch import nn
+            class Head(nn.Module):
+                def forward(self, x: torch.Tensor, *, keep: Union[int, torch.Tensor] = 0):
+                    if isinstance(keep, int):
+                        if keep != 0:
+                            x = x[:, -keep:, :]
+                    else:
+                        x = x.gather(1, keep.unsqueeze(-1).expand(-1, -1, x.size(-1)))
+                    return self.proj(x)
+            """
+        ),
+        # Session 50 (triage50a): `backward_stage_index(op)` looks a number up, it runs no
+        # backward pass (OLMo-core 3.0.0's pipeline schedule, built once).
+        Valid(
+            """
+            def backward_stage_index(op, n):
+                return n - 1 - op
+            def rank_ops(total_ops, warmup_ops, n):
+                ops = []
+                for op in range(total_ops):
+                    if op < warmup_ops:
+                        ops.append(("F", op))
+                    else:
+                        ops.append(("B", backward_stage_index(op, n)))
+                return ops
+            """
+        ),
+        # Session 50 (triage50a): a validation loss's totals are read once per validation,
+        # not per training batch (instructlab-training 0.16.2 `main_ds.py:153`).
+        Valid(
+            """
+            import torch
+            def compute_validation_loss(model, loader, device):
+                total = 0.0
+                for batch in loader:
+                    total += model(batch["input_ids"]).loss.detach()
+                loss_tensor = torch.tensor(total, device=device)
+                torch.distributed.all_reduce(loss_tensor)
+                return loss_tensor.item()
+            """
+        ),
         # Session 49 (lead): a generic helper's `.item()` of a parameter that a later use under
         # a type test (`if isinstance(batch, torch.Tensor): batch.detach()`) does not prove a
         # tensor: the read above serves numpy scalars too (monai's `decollate_batch`).
@@ -4023,6 +4070,39 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 50 (triage50a): a type test that also lets a tensor in says nothing.
+        Invalid(
+            """
+            from typing import Union
+            import torch
+            from torch import nn
+            class Head(nn.Module):
+                def forward(self, x: torch.Tensor, *, keep: Union[int, torch.Tensor] = 0):
+                    if isinstance(keep, (int, torch.Tensor)):
+                        if keep != 0:
+                           ^^^^
+                            x = x[:, -keep:, :]
+                    else:
+                        x = x.gather(1, keep.unsqueeze(-1).expand(-1, -1, x.size(-1)))
+                    return self.proj(x)
+            """,
+            message_contains="`keep` as an `if` test",
+        ),
+        # Session 50 (triage50a): a training loss's totals are read per training batch.
+        Invalid(
+            """
+            import torch
+            def compute_policy_loss(model, loader, device):
+                total = 0.0
+                for batch in loader:
+                    total += model(batch["input_ids"]).loss.detach()
+                loss_tensor = torch.tensor(total, device=device)
+                torch.distributed.all_reduce(loss_tensor)
+                return loss_tensor.item()
+                       ^^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="computes a loss",
+        ),
         # Session 49 (recall49): `torch.equal`/`.allclose` return a Python bool: a forward
         # comparing a tensor reads it on the host (nequip 0.19.1's torch-sim model).
         Invalid(

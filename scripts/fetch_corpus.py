@@ -831,6 +831,18 @@ SERVING_PACKAGES: dict[str, str] = {
     "med-seg-diff-pytorch": "0.3.3",
     "cornac": "3.0.1",
     "self-rewarding-lm-pytorch": "0.2.12",
+    # Session 50 (helper triage50a): a blind-style reading of LLM serving, RL and training-engine
+    # code no triage had read. Files whose bytes or path name vllm or sglang are dropped unread.
+    # nemo-rl 0.0.0 and transformers-neuronx 0.1 on PyPI are placeholders; trlx, llumnix and
+    # mosaicml-composer are not on PyPI under those names (composer is pinned as mosaicml);
+    # compressed-tensors 0.20.1's wheel holds only its version file; realhf 0.3.0 did not
+    # download. ai-dynamo: its python torch parts, tokenspeed (SGLang-derived) left out.
+    "ai2-olmo-core": "3.0.0",
+    "skyrl": "0.3.0",
+    "rlinf": "0.3.0",
+    "veomni": "0.1.12",
+    "instructlab-training": "0.16.2",
+    "ai-dynamo": "1.6.1",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # Packages whose files that import or name vllm or sglang were removed, unread, before they were
@@ -1104,6 +1116,12 @@ DROPS_RESERVED_MENTIONS = frozenset(
         "med-seg-diff-pytorch",
         "cornac",
         "self-rewarding-lm-pytorch",
+        "ai2-olmo-core",
+        "skyrl",
+        "rlinf",
+        "veomni",
+        "instructlab-training",
+        "ai-dynamo",
     }
 )
 NAMES_RESERVED = re.compile(rb"vllm|sglang", re.IGNORECASE)

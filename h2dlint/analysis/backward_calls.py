@@ -18,6 +18,12 @@ _RUNNING_WORDS = frozenset({"do", "run", "perform", "compute", "forward"})
 # (``backward_compatible_load(state)``, transformers'
 # ``_backward_compatibility_gradient_checkpointing()``).
 _HISTORY_WORDS = frozenset({"compat", "compatible", "compatibility"})
+# Last words of a name that looks a number up for a backward pass rather than running one
+# (OLMo-core 3.0.0's pipeline schedule builder calls ``backward_stage_index(op)`` per slot of
+# the schedule it builds once, ``pipeline_schedule.py:1882``; ``backward_order``).
+_LOOKUP_LAST_WORDS = frozenset(
+    {"index", "indices", "idx", "id", "ids", "count", "counts", "num", "order", "rank", "size"}
+)
 
 
 def backward_helper(name: str) -> bool:
@@ -25,12 +31,13 @@ def backward_helper(name: str) -> bool:
     with ``backward`` (``_backward_pass``, ``backward_step``: the helper a training loop calls
     with its loss, agilerl 2.50's DPO and SFT loops; a pipeline schedule's ``backward_step``), or
     a running word then ``backward`` (``forward_backward_func``, ``do_backward``). Not
-    ``backward`` itself (the caller's own case), hooks, ``save_for_backward``, nor names of an
-    API's history (``backward_compatible_load``)."""
+    ``backward`` itself (the caller's own case), hooks, ``save_for_backward``, names of an
+    API's history (``backward_compatible_load``), nor a lookup named for what it returns
+    (``backward_stage_index``)."""
     words = name.strip("_").lower().split("_")
     if name == "backward" or "hook" in words or "hooks" in words or len(words) < 2:
         return False
-    if words[1] in _HISTORY_WORDS:
+    if words[1] in _HISTORY_WORDS or words[-1] in _LOOKUP_LAST_WORDS:
         return False
     return words[0] == "backward" or (words[0] in _RUNNING_WORDS and words[1] == "backward")
 

@@ -207,3 +207,24 @@ def constant_fill(node: cst.BaseExpression) -> bool:
         and numeric_constant(side.elements[0].value)
         for side in (node.left, node.right)
     )
+
+
+# Factories that build a tensor from data (``torch.tensor([])``), and those from sizes whose
+# first size may be zero (``torch.empty(0, d)``).
+_DATA_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor"})
+
+
+def empty_factory(qualified: str | None, call: cst.Call) -> bool:
+    """Whether ``call`` (of the torch function ``qualified``) makes a tensor with no elements:
+    ``torch.tensor([])``, ``torch.as_tensor(())``, ``torch.zeros(0)``, ``torch.empty(0, d)``.
+    Its copy moves no bytes (OLMo-core 3.0.0's metric reduction stands in
+    ``torch.tensor([]).to(device=device, non_blocking=True)`` for a step with no metric,
+    ``train/utils.py:291``)."""
+    first = first_positional(call)
+    if first is None:
+        return False
+    if qualified in _DATA_FACTORIES:
+        return isinstance(first, (cst.List, cst.Tuple)) and not first.elements
+    if qualified in EXACT_FACTORIES:
+        return isinstance(first, cst.Integer) and first.value == "0"
+    return False

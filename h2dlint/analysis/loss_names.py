@@ -56,8 +56,11 @@ NOT_COMPUTING_WORDS = frozenset(
         "report",
         "reset",
         # a loss over the validation or test data, once per evaluation pass, not per training
-        # batch (session 50, triage50b: cornac 3.0.1's `LETTER._validation_loss`, run once per
-        # epoch for early stopping); "valid" alone may mean the valid tokens of a batch
+        # batch (session 50: triage50b's cornac 3.0.1 `LETTER._validation_loss`, run once per
+        # epoch for early stopping; triage50a's instructlab-training 0.16.2
+        # `compute_validation_loss`, `main_ds.py:87`, whose own loop over the validation
+        # batches, which runs the model, is still hot); "valid" alone may mean the valid tokens
+        # of a batch
         "validation",
         "val",
         "eval",

@@ -4,6 +4,8 @@ Python values, which tensor methods take sizes, and an ``if`` that compares a ro
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
 from h2dlint.analysis.sync_basics import METADATA_ATTRIBUTES, RowLoop, Walk
@@ -96,6 +98,49 @@ def host_value(value: cst.BaseExpression) -> bool:
         first = value.args[0].value
         return value.func.value == "len" or isinstance(first, (*_DISPLAYS, cst.GeneratorExp))
     return isinstance(value, _DISPLAYS)
+
+
+def python_bool(value: cst.BaseExpression, reads_row: Callable[[cst.BaseExpression], bool]) -> bool:
+    """``bank[i] is None``, ``bank[i].device != dev``, ``tuple(bank[i].size()) != shape``, and
+    ``and``/``or`` of such (with parts that read no row, ``i >= len(bank)``): identity and
+    membership tests, and comparisons of a row's metadata (its device, dtype, shape), are
+    Python bools, never tensors (OLMo-core 3.0.0's CPU-offload reload,
+    ``nn/moe/v2/te/cpu_offload.py:232``, decides per buffer whether to reallocate).
+    ``reads_row`` says whether a part reads a row."""
+    if isinstance(value, cst.BooleanOperation):
+        sides = (value.left, value.right)
+        return any(reads_row(side) for side in sides) and all(
+            python_bool(side, reads_row) or not reads_row(side) for side in sides
+        )
+    if not isinstance(value, cst.Comparison):
+        return False
+    operators = [c.operator for c in value.comparisons]
+    if all(isinstance(o, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for o in operators):
+        return True
+    return _metadata(value.left)
+
+
+def _metadata(node: cst.BaseExpression) -> bool:
+    """A row's metadata or a Python sequence of it: ``x.device``, ``x.shape[0]``,
+    ``tuple(x.size())``, ``len(x)``."""
+    if isinstance(node, cst.Subscript):
+        return _metadata(node.value)
+    if isinstance(node, cst.Attribute):
+        return node.attr.value in METADATA_ATTRIBUTES
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value in ("len", "tuple", "list")
+        and bool(node.args)
+        and (node.func.value == "len" or _size_call(node.args[0].value))
+    )
+
+
+def _size_call(node: cst.BaseExpression) -> bool:
+    """``x.size()``, ``x.shape``: a tensor's sizes as a Python sequence."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        return node.func.attr.value == "size"
+    return isinstance(node, cst.Attribute) and node.attr.value == "shape"
 
 
 _DISPLAYS = (

@@ -33,7 +33,7 @@ from h2dlint.analysis.builtin_walks import compared_values
 from h2dlint.analysis.host_rebinds import host_arithmetic
 from h2dlint.analysis.names import target_names
 from h2dlint.analysis.paired_results import star_zip_loops
-from h2dlint.analysis.row_shapes import SIZE_METHODS, host_value, row_value, unpacked
+from h2dlint.analysis.row_shapes import SIZE_METHODS, host_value, python_bool, row_value, unpacked
 from h2dlint.analysis.row_truths import IF_TEST, TruthReads, test_read
 from h2dlint.analysis.shape_syncs import SIZE_FACTORIES, data_sized_operand
 from h2dlint.analysis.sync_basics import (
@@ -477,6 +477,8 @@ def with_derived(
                     continue
                 if host_arithmetic(value, lambda operand: bool(reads_row(operand, loop))):
                     continue  # ``n = lens[i].item() + 2``: a Python number
+                if python_bool(value, lambda part: bool(reads_row(part, loop))):
+                    continue  # ``new = b[i] is None or b[i].device != d``: a Python bool
                 base = tensors[0]
                 if isinstance(base, cst.Name) and base.value == target.value:
                     continue  # ``t = t[mask[i]]``: still the row ``t = types[i]`` binds

@@ -61,7 +61,8 @@ def _within(parent: cst.CSTNode, branch: cst.CSTNode | None, node: cst.CSTNode) 
 def tensor_type_test(provenance: Provenance, test: cst.BaseExpression, name: str) -> bool | None:
     """True for ``isinstance(name, torch.Tensor)`` or ``torch.is_tensor(name)`` (also ``or``
     another test: its ``else`` says no tensor all the same), False for its ``not`` (also
-    ``and`` another test), None for any other test."""
+    ``and`` another test) and for ``isinstance(name, int)`` (Python scalar builtins only), None
+    for any other test."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         inner = tensor_type_test(provenance, test.expression, name)
         return None if inner is None else not inner
@@ -82,5 +83,25 @@ def tensor_type_test(provenance: Provenance, test: cst.BaseExpression, name: str
     if provenance.qualify(test.func) == "torch.is_tensor" and len(args) == 1:
         return True
     if isinstance(test.func, cst.Name) and test.func.value == "isinstance" and len(args) == 2:
-        return True if tensor_type(provenance, args[1].value) else None
+        if tensor_type(provenance, args[1].value):
+            return True
+        # ``if isinstance(logits_to_keep, int): if logits_to_keep != 0:`` (OLMo-core 3.0.0
+        # ``nn/lm_head.py:233``, a ``Union[int, torch.Tensor]`` parameter): the body runs for a
+        # Python number only, as the ``not`` of a tensor test's would.
+        return False if _python_scalar_types(args[1].value) else None
     return None
+
+
+# Builtin types whose instances are never tensors (nor hold one).
+_PYTHON_SCALARS = frozenset({"int", "float", "bool", "str", "complex", "bytes"})
+
+
+def _python_scalar_types(types: cst.BaseExpression) -> bool:
+    """Whether an ``isinstance`` second argument names only Python scalar builtins (``int``,
+    ``(int, float)``); not ``numbers.Number`` or ``np.integer`` (NumPy scalars), nor a tuple
+    that also admits a tensor."""
+    if isinstance(types, cst.Name):
+        return types.value in _PYTHON_SCALARS
+    if isinstance(types, cst.Tuple) and types.elements:
+        return all(_python_scalar_types(element.value) for element in types.elements)
+    return False
