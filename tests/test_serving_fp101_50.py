@@ -158,3 +158,42 @@ def test_a_name_the_module_binds_is_no_forward_reference(tmp_path: Path) -> None
     )
     files = {"pkg/ctx.py": CONTEXT.format(place='device="cuda"'), "pkg/alloc.py": allocator}
     assert _allocator_findings(tmp_path, files) == []
+
+
+# -- a batch entry's device in code named for collation (HTD104, HTD106) -------------------
+COLLATE = """
+    import torch
+
+    def {name}(examples, processor):
+        batch = processor(examples)
+        masks = [torch.tensor(e["mask"]) for e in examples]
+        batch["loss_mask"] = torch.stack(masks).to(device=batch["input_ids"].device)
+        ids = [e["id"] for e in examples]
+        batch["extra"] = torch.tensor(ids, device=batch["input_ids"].device)
+        return batch
+    """
+
+
+@pytest.mark.parametrize("name", ["vl_collate_fn", "collate_batch", "collator"])
+def test_a_batch_entrys_device_in_a_collate_function_is_the_host(name: str) -> None:
+    code = COLLATE.format(name=name)
+    assert lint(code, "HTD104", "HTD106") == []
+
+
+@pytest.mark.parametrize("path", ["collate_fn.py", "data_collator.py"])
+def test_a_batch_entrys_device_in_a_collation_module_is_the_host(path: str) -> None:
+    code = COLLATE.format(name="prepare")
+    assert lint(code, "HTD104", "HTD106", path=path) == []
+
+
+@pytest.mark.parametrize("name", ["prepare", "collated_step", "recollate_fn"])
+def test_a_batch_entrys_device_elsewhere_is_a_device(name: str) -> None:
+    code = COLLATE.format(name=name)
+    assert sorted(f.code for f in lint(code, "HTD104", "HTD106")) == ["HTD104", "HTD106"]
+
+
+def test_a_collate_functions_device_tensor_is_still_a_device() -> None:
+    code = COLLATE.format(name="vl_collate_fn").replace(
+        "batch = processor(examples)", 'batch = {"input_ids": torch.zeros(4, device="cuda")}'
+    )
+    assert sorted(f.code for f in lint(code, "HTD104", "HTD106")) == ["HTD104", "HTD106"]
