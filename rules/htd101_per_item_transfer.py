@@ -189,7 +189,8 @@ class PerItemTransfer(ComprehensionVisits, Rule):
       self._cache`, `if cached is None:` ... `self._cache = cached`): the copies cost once,
       at setup;
     - copies to a different device per item (a multi-GPU scatter), to another tensor's device
-      (`h.to(x.device)`, `first = norms[0].device`; not a model's, `next(model.parameters())
+      (`h.to(x.device)`, `first = norms[0].device`, also read by a closure from the function
+      it is defined in; not a model's, `next(model.parameters())
       .device`, and in an input loop that does host work per item, below, not
       `self.model.device`: those items go to the model), or to an offload device; activations
       (`hidden_states`, `latents`, `logits`), lists of tensors made on a device, and the pieces
@@ -197,7 +198,8 @@ class PerItemTransfer(ComprehensionVisits, Rule):
       output) already live on an accelerator, so their moves are not host-to-device copies;
     - few-byte values per item (`torch.tensor(i)` of a loop index, `torch.tensor([step])`,
       per-tensor reductions: `norms = list(torch._foreach_norm(grads))`, `[g.norm() for g in
-      grads]`): nothing worth batching, and reductions are made where their inputs live;
+      grads]`, a collection named as norms, `group_norms`): nothing worth batching, and
+      reductions are made where their inputs live;
     - row segments of one buffer (`gpu[i, :n].copy_(cpu[i, :n])`): together they are a
       strided region, which one copy would stage as pageable memory, so copying row by row is
       the fix for that (HTD103), not a mistake;
@@ -271,6 +273,23 @@ class PerItemTransfer(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # Session 50 (fp101_50): the same alignment read by a closure from the function it is
+        # defined in (agilerl's `padded()` nested in `_assemble`); and a collection named as
+        # norms (`norms`, `group_norms`): one-value reductions, a few bytes each (nemo-automodel's
+        # `_combine_norms`). The twins (a model's device; another collection) are in `invalid`.
+        Valid(
+            """
+            import torch
+            def assemble(rows, parts):
+                device = rows.token_ids.device
+                columns = list(zip(*parts))
+                def padded(kind):
+                    return torch.stack([part.to(device) for part in columns[kind]])
+                return padded(0)
+            def combine(group_norms: list[torch.Tensor], device):
+                return torch.stack([n.to(device=device, dtype=torch.float64) for n in group_norms])
+            """
+        ),
         # Session 49 (fp1xx49): a local name bound to the device of a tensor field of the
         # structure the function works on (agilerl's `_assemble`, `device =
         # rows.token_ids.device`): the parts are aligned with that tensor, as `h.to(x.device)`
@@ -1305,6 +1324,23 @@ class PerItemTransfer(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # Session 50 (fp101_50): the twins of the closure and the norms in `valid`: a closure
+        # reading a model's device from its enclosing function; a collection of other items.
+        Invalid(
+            """
+            import torch
+            def assemble(model, parts):
+                device = model.device
+                columns = list(zip(*parts))
+                def padded(kind):
+                    return torch.stack([part.to(device) for part in columns[kind]])
+                                        ^^^^^^^^^^^^^^^
+                return padded(0)
+            def combine(normals: list[torch.Tensor], device):
+                return torch.stack([n.to(device=device, dtype=torch.float64) for n in normals])
+                                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+            """
+        ),
         # Session 49 (fp1xx49): the twins of the tensor field's device in `valid`: a
         # pipeline's submodule and the object's encoder, where host data is sent.
         Invalid(

@@ -58,7 +58,9 @@ class ConcatThenCopy(Rule):
     pinned, and `non_blocking=True` to a device is written for host sources. A join of tensors
     of unknown placement moved with a plain `.to(x.device)` is left alone: in model code those
     are activations already on a device. Also not flagged: joins with `out=`, joins of device
-    tensors, results used on the host only, copies to the CPU, and code that runs once
+    tensors, results used on the host only, copies to the CPU (also to the device of a batch
+    entry, `.to(batch["input_ids"].device)`, in code named for collation: a `collate_fn.py`, a
+    `*_collate_fn`, whose batch a processor made on the host), and code that runs once
     (an initializer, a `setup`, a method that memoises what it builds on `self`, a table built
     on a cache miss): the extra host copy is paid once, not per step.
 
@@ -164,6 +166,22 @@ class ConcatThenCopy(Rule):
     )
 
     valid = (
+        # Session 50 (fp101_50): the same entry's device in code named for collation (a
+        # `*_collate_fn`, a `collate_fn.py`): the loader's batch, which a processor made on the
+        # host, so the copy stays there (megatron-bridge's VLM collate functions). The twin,
+        # a helper not named so, is in `invalid` (session 49's).
+        Valid(
+            """
+            import torch
+            def vl_collate_fn(examples, processor):
+                batch = processor(examples)
+                masks = [torch.ones(ids.shape[0]) for ids in batch["input_ids"]]
+                batch["loss_mask"] = torch.stack(masks).to(
+                    device=batch["input_ids"].device, dtype=torch.float32
+                )
+                return batch
+            """
+        ),
         # Session 33 (recall33): a helper of the project returns the list, its items made on
         # the device (`device=` of the patch they index): the join is on the device
         Valid(

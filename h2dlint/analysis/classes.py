@@ -18,6 +18,7 @@ from h2dlint.analysis.fact_source import ClassRef as ClassRef
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.frames import Frame, parameter_annotation
 from h2dlint.project.call_edges import RETURNING_SELF
+from h2dlint.project.forward_classes import nearby_class_module
 
 # Class methods of a module class that load and return an object of it.
 MODULE_LOADERS = frozenset({"from_pretrained", "from_config", "from_single_file"})
@@ -186,7 +187,28 @@ def _annotated(provenance: FactSource, annotation: cst.BaseExpression | None) ->
             annotation = cst.Name(value)
         else:
             return None
-    return named_class(provenance, annotation)
+    named = named_class(provenance, annotation)
+    if named is None and isinstance(annotation, cst.Name):
+        return _forward_class(provenance, annotation.value)
+    return named
+
+
+def _forward_class(provenance: FactSource, name: str) -> ClassRef | None:
+    """The class of the package a forward reference names when the module neither defines,
+    imports nor binds ``name`` (``context: "DynamicInferenceContext"``, to avoid an import
+    cycle): :func:`~h2dlint.project.forward_classes.nearby_class_module`."""
+    project, module = provenance.project, provenance.module_name
+    if project is None or module is None or not name[:1].isupper():
+        return None
+    if provenance.bindings(Frame(provenance.context.module)).of(name):
+        return None  # an alias or a variable of the module (``Context = Union[...]``)
+    home = nearby_class_module(project, module, name)
+    if home is None or home == module:
+        return None
+    found = provenance.resolve(f"{home}.{name}")
+    if found is None or not isinstance(found[1], cst.ClassDef):
+        return None
+    return ClassRef(f"{home}.{name}", found[0], found[1])
 
 
 def _call_class(

@@ -12,6 +12,7 @@ import libcst as cst
 
 from h2dlint.analysis.bindings import COMPREHENSIONS, Binding, iterated_by
 from h2dlint.analysis.class_bases import module_subclass, written_bases
+from h2dlint.analysis.collation import COLLATION_WORDS
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.factories import numeric
 from h2dlint.analysis.frames import Frame, parameter_annotation, unrebound_parameter_annotation
@@ -149,7 +150,7 @@ def dataset_module(context: FileContext) -> bool:
     return bool(DATASET_WORDS & {w.lower() for w in stem.split("_")})
 
 
-DATASET_WORDS = frozenset({"dataset", "datasets", "collate", "collator", "collation"})
+DATASET_WORDS = frozenset({"dataset", "datasets"}) | COLLATION_WORDS
 
 
 def host_sequence(

@@ -183,7 +183,9 @@ def rooted_in_names(node: cst.BaseExpression, names: set[str]) -> bool:
 
 def per_kind_iterable(node: cst.BaseExpression) -> bool:
     """``metric_results``, ``stats``: one entry per metric or statistic (whole words: not
-    ``state``)."""
+    ``state``); ``norms``, ``group_norms``: one norm per tensor or group, a one-value
+    reduction each (as ``torch._foreach_norm``'s, :func:`reduced_items`), made where its
+    tensors live and a few bytes whichever way it is copied."""
     return bool(KIND_WORDS & name_words(last_name(node) or ""))
 
 

@@ -19,6 +19,7 @@ from h2dlint.analysis.item_data import built_from_item, made_on_device, tensor_t
 from h2dlint.analysis.item_movers import moved_argument
 from h2dlint.analysis.names import calls_in as calls_in
 from h2dlint.analysis.names import names_in as names_in
+from h2dlint.analysis.nested_functions import enclosing_function
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.targets import Target, by_name
 
@@ -91,8 +92,9 @@ OUTPUT_WORDS = frozenset({"output", "outputs"})
 # once), not per-request data.
 PARAMETER_WORDS = frozenset({"weight", "weights", "bias", "biases"})
 # Words in a collection's name that say it holds one entry per metric or statistic: a handful
-# of values of different dtypes and shapes, not a batch of like items.
-KIND_WORDS = frozenset({"metric", "metrics", "stat", "stats", "statistics"})
+# of values of different dtypes and shapes, not a batch of like items; or one norm per tensor
+# or group (``norms``, ``group_norms``): one-value reductions, nothing worth batching.
+KIND_WORDS = frozenset({"metric", "metrics", "stat", "stats", "statistics", "norms"})
 # Methods that iterate a mapping: its values are named fields of different dtypes and shapes.
 MAPPING_METHODS = frozenset({"items", "values", "keys"})
 # Methods that put an item into a collection.
@@ -183,6 +185,15 @@ def _aligns_to_tensor(
     where host data is sent)."""
     if isinstance(device, cst.Name) and provenance is not None and frame is not None:
         values = provenance.bindings(frame).of(device.value)
+        outer = (
+            enclosing_function(provenance.context.module, frame.function)
+            if not values and isinstance(frame.function, cst.FunctionDef)
+            else None
+        )
+        if outer is not None:
+            # A closure's free name (``device`` of a nested ``padded()``): its binding in the
+            # function the closure is defined in.
+            return _aligns_to_tensor(device, provenance, provenance.index.frame_of(outer))
         return bool(values) and all(
             isinstance(value, cst.Attribute)
             and not calls_in(value.value)

@@ -31,3 +31,16 @@ def nested_functions(module: cst.Module) -> dict[cst.FunctionDef, cst.FunctionDe
             elif isinstance(value, cst.CSTNode):
                 stack.append((value, function))
     return parents
+
+
+_KEPT: dict[int, tuple[cst.Module, dict[cst.FunctionDef, cst.FunctionDef]]] = {}
+
+
+def enclosing_function(module: cst.Module, function: cst.FunctionDef) -> cst.FunctionDef | None:
+    """The function ``function`` is defined in (its closure's free names are read there), by
+    :func:`nested_functions` of ``module`` computed once per module (the last one asked)."""
+    kept = _KEPT.get(id(module))
+    if kept is None or kept[0] is not module:
+        _KEPT.clear()
+        kept = _KEPT[id(module)] = (module, nested_functions(module))
+    return kept[1].get(function)

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from h2dlint.analysis.chosen_devices import chosen, device_string
+from h2dlint.analysis.collation import collation_code
+from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame, parameter_annotation, parameter_default
 from h2dlint.analysis.host_attributes import explicit_host_attribute
 from h2dlint.analysis.host_properties import host_property
@@ -163,6 +165,17 @@ def device_target(
             # ``m = torch.ones(n)`` ... ``.to(m.device)``: the host's; so is the device of an
             # entry of a host batch (``.to(device=batch["input_ids"].device)`` in a collate
             # function, the processor's tensors: session 49, triage49a).
+            return Target.HOST
+        if (
+            node.attr.value == "device"
+            and isinstance(base, (cst.Name, cst.Subscript))
+            and not (isinstance(base, cst.Name) and base.value == frame.self_name)
+            and collation_code(provenance.context.file_name, frame)
+            and provenance.fact(base, frame, depth + 1).where is not Where.DEVICE
+        ):
+            # ``.to(device=batch["input_ids"].device)`` in code that collates batches (a
+            # ``collate_fn.py``, a ``qwen2_5_collate_fn``): the batch a processor made for
+            # the loader, on the host unless proven moved (session 50, fp101_50).
             return Target.HOST
         if node.attr.value == "device" and explicit_host_attribute(
             provenance,
