@@ -2512,6 +2512,21 @@ class SyncPerRow(ComprehensionVisits, Rule):
             """,
             message_contains="its body runs the model on every iteration",
         ),
+        # Session 50 (recall50b, alphafold3-pytorch 0.8.3 `alphafold3.py:5448`): a row read
+        # through `.detach()`, a method numpy arrays and Python values lack, is a tensor's row.
+        Invalid(
+            """
+            import torch
+            class Alphafold3(torch.nn.Module):
+                def forward(self, molecule_ids, asym_id):
+                    chains = []
+                    for res_idx in range(molecule_ids.shape[0]):
+                        chains.append(str(asym_id[res_idx].detach().cpu().item()))
+                                          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return chains
+            """,
+            message_contains="on each row of `asym_id`",
+        ),
         # Session 25: a row's elements unpacked and used as sizes (`torch.arange(h)`,
         # `.repeat(t)`): rotary positions built per image of a grid; the file has no other
         # marker of a host read, so the byte prefilter must know sizes too.

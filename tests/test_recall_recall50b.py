@@ -165,3 +165,27 @@ def test_a_numpy_alias_imported_relatively_is_no_tensor(tmp_path: Path) -> None:
         "solver.py": SDE_SOLVER.format(types="np_types"),
     }
     assert package_records(tmp_path, files, "HTD202") == []
+
+
+# alphafold3-pytorch 0.8.3 alphafold3_pytorch/alphafold3.py:5420-5470, cut down.
+STRUCTURE = """\
+import torch
+class Alphafold3(torch.nn.Module):
+    def forward(self, molecule_ids, asym_id, atom_mask):
+        cur_cid = None
+        for res_idx in range(molecule_ids.shape[0]):
+            cid = str(asym_id[res_idx].detach().cpu().item())
+            if cid != cur_cid:
+                cur_cid = cid
+        return cur_cid
+"""
+
+
+def test_a_detached_row_read_is_a_tensor_rows_read() -> None:
+    assert _rows(STRUCTURE, "HTD201", "HTD202") == [(6, "HTD201", "medium")]
+
+
+def test_a_row_of_a_python_list_is_no_tensor_row() -> None:
+    # without ``.detach()`` (a tensor-only method) nothing says the rows are tensors
+    code = STRUCTURE.replace("asym_id[res_idx].detach().cpu().item()", "asym_id[res_idx]")
+    assert _rows(code, "HTD201", "HTD202") == []

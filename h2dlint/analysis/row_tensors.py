@@ -112,8 +112,11 @@ def rows_used_as_tensors(provenance: Provenance, parts: list[cst.CSTNode], loop:
     return finder.found
 
 
-# Tensor methods numpy arrays and Python values do not have: a row they are called on is a tensor.
-TENSOR_ONLY_METHODS = frozenset({"cpu", "cuda", "numel", "item_size", "nonzero", "unbind"})
+# Tensor methods numpy arrays and Python values do not have: a row they are called on is a tensor
+# (``asym_id[i].detach().cpu().item()`` too: alphafold3-pytorch 0.8.3 ``alphafold3.py:5448``).
+TENSOR_ONLY_METHODS = frozenset(
+    {"cpu", "cuda", "numel", "item_size", "nonzero", "unbind", "detach"}
+)
 
 
 class TensorUses(cst.CSTVisitor):
