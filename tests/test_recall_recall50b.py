@@ -189,3 +189,25 @@ def test_a_row_of_a_python_list_is_no_tensor_row() -> None:
     # without ``.detach()`` (a tensor-only method) nothing says the rows are tensors
     code = STRUCTURE.replace("asym_id[res_idx].detach().cpu().item()", "asym_id[res_idx]")
     assert _rows(code, "HTD201", "HTD202") == []
+
+
+def test_a_field_of_a_walked_object_detached_is_no_row() -> None:
+    # diffusers 0.42.1 pipelines/ltx2/pipeline_ltx2_dfr_temporal_refine.py:690-755: ``t`` is a
+    # field of the condition object the loop walks; its ``.detach()`` says nothing of the rows
+    code = """\
+    import torch
+    class Pipeline:
+        def encode_conditions(self, conditions, latent_num_frames):
+            out = []
+            for i, condition in enumerate(conditions):
+                t = condition.frames
+                arr = t.detach().cpu().numpy()
+                latent_start_idx = condition.index
+                if latent_start_idx < 0:
+                    latent_start_idx = latent_start_idx % latent_num_frames
+                out.append((arr, latent_start_idx))
+            return out
+        def __call__(self, conditions):
+            return self.encode_conditions(conditions, 8)
+    """
+    assert _rows(code, "HTD201") == []

@@ -21,6 +21,7 @@ from h2dlint.analysis.returned_tensors import returned_annotation
 from h2dlint.analysis.returns import returned_values
 from h2dlint.analysis.torch_api import FRESH_FACTORIES
 from h2dlint.analysis.tuple_annotations import tensor_annotation
+from h2dlint.context import SharedKey
 
 # ``tensor_evidence(provenance, node, frame, depth=...)``: the expression proving ``node`` a
 # tensor, or None.
@@ -204,8 +205,18 @@ def returned_tensor(
     owner, function = found
     if not isinstance(owner, Provenance) or function.returns is not None:
         return False
-    values = [v for v in returned_values(function) if not none_literal(v)]
-    where = owner.index.frame_of(function)
-    return bool(values) and all(
-        evidence(owner, value, where, depth=depth + 1) is not None for value in values
-    )
+    # Per callee, once per file, with a depth budget of its own: the answer does not depend
+    # on who asks (a chain of helpers is followed callee by callee; a cycle says no).
+    known = owner.context.shared(_RETURNS_TENSORS, dict)
+    if function not in known:
+        known[function] = False
+        values = [v for v in returned_values(function) if not none_literal(v)]
+        where = owner.index.frame_of(function)
+        known[function] = bool(values) and all(
+            evidence(owner, value, where, depth=1) is not None for value in values
+        )
+    return known[function]
+
+
+# Per file: whether every return of an unannotated function is surely a tensor.
+_RETURNS_TENSORS: SharedKey[dict[cst.FunctionDef, bool]] = SharedKey("returns tensors")
