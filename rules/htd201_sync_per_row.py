@@ -271,6 +271,43 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     self.reload(bank, entries)
             """
         ),
+        # Session 50 (recall50b): a `while` loop of host bookkeeping around a helper named for
+        # no step is no loop of steps; a sampler's helper returning a Python number in one arm
+        # is no tensor (INVALID twins: torchode's solver, transfusion's sampler).
+        Valid(
+            """
+            import torch
+            class Adjoint(torch.nn.Module):
+                def solve(self, problem, term=None, dt0=None):
+                    t_eval = problem.t_eval
+                    y, t = problem.y0, problem.t_start
+                    while True:
+                        y, t = self.step_method.advance_bookkeeping(term, y, t, dt0)
+                        passed = (t[:, None] - t_eval >= 0.0)
+                        if passed.any():
+                            y = y * 2
+                        if done:
+                            break
+                    return y
+            """
+        ),
+        Valid(
+            """
+            import torch
+            def sample_token(logits, temperature=1.0):
+                if temperature == 0.0:
+                    return int(logits.argmax())
+                return torch.multinomial((logits / temperature).softmax(dim=-1), 1)
+            class Transfusion(torch.nn.Module):
+                def sample_one(self, seq, max_length=2048):
+                    while seq.shape[-1] <= max_length:
+                        sampled = sample_token(self.forward(seq)[0][-1])
+                        seq = torch.cat((seq, torch.tensor([[sampled]])), dim=-1)
+                        if sampled == self.eos_id:
+                            break
+                    return seq
+            """
+        ),
         # Session 49 (recall49): the look-alike of the `torch.equal` loop in `invalid`: values
         # of unknown kind compared (a list of floats compares on the host).
         Valid(
@@ -2521,6 +2558,66 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 return input_ids
             """,
             message_contains="its body runs the model on every iteration",
+        ),
+        # Session 50 (recall50b, torchode 1.0.1 `adjoints.py:224`): an adaptive solver's
+        # `while True:` loop whose body takes a step (`step_method.step(...)`) reads which
+        # evaluation points the step passed once per step (VALID twin: a loop of host
+        # bookkeeping that takes no step).
+        Invalid(
+            """
+            import torch
+            class Adjoint(torch.nn.Module):
+                def solve(self, problem, term=None, dt0=None):
+                    t_eval = problem.t_eval
+                    y, t = problem.y0, problem.t_start
+                    while True:
+                        y, t = self.step_method.step(term, y, t, dt0)
+                        passed = (t[:, None] - t_eval >= 0.0)
+                        if passed.any():
+                           ^^^^^^^^^^^^
+                            y = y * 2
+                        if done:
+                            break
+                    return y
+            """,
+            message_contains="its body takes a step (`step()`) on every iteration",
+        ),
+        # Session 50 (recall50b, transfusion-pytorch 0.20.0 `transfusion.py:2039`): a sampling
+        # loop that calls `self.forward(...)` reads the token an unannotated helper sampled
+        # (every return of it a tensor) once per decoded token.
+        Invalid(
+            """
+            import torch
+            def sample_token(logits, temperature=1.0):
+                if temperature == 0.0:
+                    return logits.argmax(dim=-1, keepdim=True)
+                return torch.multinomial((logits / temperature).softmax(dim=-1), 1)
+            class Transfusion(torch.nn.Module):
+                def sample_one(self, seq, max_length=2048):
+                    while seq.shape[-1] <= max_length:
+                        sampled = sample_token(self.forward(seq)[0][-1])
+                        seq = torch.cat((seq, sampled), dim=-1)
+                        if sampled.item() == self.eos_id:
+                           ^^^^^^^^^^^^^^
+                            break
+                    return seq
+            """,
+            message_contains="its body runs the model on every iteration",
+        ),
+        # Session 50 (recall50b, alphafold3-pytorch 0.8.3 `alphafold3.py:5448`): a row read
+        # through `.detach()`, a method numpy arrays and Python values lack, is a tensor's row.
+        Invalid(
+            """
+            import torch
+            class Alphafold3(torch.nn.Module):
+                def forward(self, molecule_ids, asym_id):
+                    chains = []
+                    for res_idx in range(molecule_ids.shape[0]):
+                        chains.append(str(asym_id[res_idx].detach().cpu().item()))
+                                          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    return chains
+            """,
+            message_contains="on each row of `asym_id`",
         ),
         # Session 25: a row's elements unpacked and used as sizes (`torch.arange(h)`,
         # `.repeat(t)`): rotary positions built per image of a grid; the file has no other

@@ -39,7 +39,7 @@ DEVICE_WORDS = ("device", "cuda")
 MOVES = frozenset({"cuda", "pin_memory"})
 
 
-def host_fed_steps(loop: cst.For) -> bool:
+def host_fed_steps(loop: cst.For | cst.While) -> bool:
     """Whether every iteration of ``loop`` hands its model, or a call whose result it binds,
     a tensor the body makes on the host, and the body names no device (see the module docs)."""
     finder = _HostFed()

@@ -28,6 +28,7 @@ from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.reference_helpers import in_reference_code
 from h2dlint.analysis.row_deferrals import as_if_visiting
 from h2dlint.analysis.tensor_kinds import tensor_evidence
+from h2dlint.analysis.tested_tensors import calls_model, step_call
 from h2dlint.analysis.value_syncs import IterationSync, iteration_syncs, value_where
 from h2dlint.context import FileContext, SharedKey
 from h2dlint.walk import holds, visit_read_only
@@ -110,8 +111,10 @@ def _while_read(context: FileContext, node: cst.While) -> WhileRead | None:
             return WhileRead(sync, COUNTED)
         # The test runs on every iteration: in a per-request driver, whose loops are its
         # steps, it is as hot as the loop's body.
+        # A read in the body of a loop of steps (``while True: step_method.step(...)``) too;
+        # a test read of such a loop is HTD202's (``tested_tensors.model_while_reason``).
         reason = HotPaths.of(context).why_hot_at([*ancestors, node]) or _model_loop_reason(
-            context, node
+            context, node, steps=not holds(node.test, sync.node)
         )
         return None if reason is None else WhileRead(sync, HOT, reason)
     return None
@@ -221,14 +224,21 @@ class _Counts(cst.CSTVisitor):
         return False
 
 
-def _model_loop_reason(context: FileContext, loop: cst.While) -> str | None:
+def _model_loop_reason(context: FileContext, loop: cst.While, steps: bool) -> str | None:
     """A ``while`` loop whose own body runs a model (``while not done.all(): nxt =
     model(ids)...``, a generation loop in a plain function) tests its tensor once per step,
-    whatever its function is called; not in run-once code or tests."""
+    whatever its function is called; not in run-once code or tests. ``steps``: also a loop
+    whose body calls a function named for one step (``step_method.step(...)``,
+    ``self._adaptive_step(...)``): an adaptive solver's or a sampler's loop, whose body reads
+    once per step (torchode 1.0.1 ``adjoints.py:224``: which evaluation points the step
+    passed, ``if to_be_evaluated.any():``)."""
     hot = HotPaths.of(context)
     function = next(
         (a for a in reversed(context.ancestors) if isinstance(a, cst.FunctionDef)), None
     )
     if function is None or hot.test_module or hot.once.function(function):
         return None
-    return "its body runs the model on every iteration" if runs_model(loop) else None
+    if runs_model(loop) or calls_model(loop):  # ``self.forward(...)`` too (transfusion-pytorch)
+        return "its body runs the model on every iteration"
+    called = step_call(loop) if steps else None
+    return None if called is None else f"its body takes a step (`{called}()`) on every iteration"

@@ -114,6 +114,11 @@ def rows_used_as_tensors(provenance: Provenance, parts: list[cst.CSTNode], loop:
 
 # Tensor methods numpy arrays and Python values do not have: a row they are called on is a tensor.
 TENSOR_ONLY_METHODS = frozenset({"cpu", "cuda", "numel", "item_size", "nonzero", "unbind"})
+# Such methods that say so only of the row itself (``asym_id[i].detach().cpu().item()``,
+# alphafold3-pytorch 0.8.3 ``alphafold3.py:5448``), not of a name bound from it: ``t =
+# condition.frames`` then ``t.detach()`` is a field of an object the loop walks (diffusers
+# 0.42.1's LTX-2 conditions), no row.
+ROW_ONLY_METHODS = frozenset({"detach"})
 
 
 class TensorUses(cst.CSTVisitor):
@@ -130,17 +135,22 @@ class TensorUses(cst.CSTVisitor):
         if isinstance(func, cst.Attribute) and func.attr.value in TENSOR_ONLY_METHODS:
             self.found = self.found or self._row(func.value)
             return
+        if isinstance(func, cst.Attribute) and func.attr.value in ROW_ONLY_METHODS:
+            self.found = self.found or self._row(func.value, derived=False)
+            return
         qualified = self.provenance.qualify(func) or ""
         first = node.args[0] if node.args else None
         if qualified.startswith("torch.") and first is not None and first.keyword is None:
             self.found = self.found or self._row(first.value)
 
-    def _row(self, node: cst.BaseExpression) -> bool:
+    def _row(self, node: cst.BaseExpression, derived: bool = True) -> bool:
         """Whether ``node`` is a row itself (not something computed from one, such as
-        ``np.array(reference.image)``): a row name, a row bound to a local name, ``t[i]``."""
-        names = self.loop.names | {name for name, _ in self.loop.derived}
+        ``np.array(reference.image)``): a row name, a row bound to a local name (unless not
+        ``derived``), ``t[i]``."""
+        bound = {name for name, _ in self.loop.derived} if derived else set()
+        names = self.loop.names | bound
         if self.loop.walk is Walk.INDEX:
-            names = frozenset(name for name, _ in self.loop.derived)
+            names = frozenset(bound)
             if isinstance(node, cst.Subscript) and reads_row(node, self.loop):
                 return all(
                     isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.Name)

@@ -1,7 +1,8 @@
 """Tensors known from state and helpers, their device unknown (session 30, recall30): an
 object's attribute every assignment of which in its class is a tensor (a search strategy's or a
-sampler's state kept between the steps of a decoding loop), and names unpacked from a project
-helper whose every return is a display with a tensor at that position. What proves a single
+sampler's state kept between the steps of a decoding loop), names unpacked from a project
+helper whose every return is a display with a tensor at that position, and a call of a project
+helper whose every return is surely a tensor. What proves a single
 expression a tensor is :func:`h2dlint.analysis.tensor_kinds.tensor_evidence`, handed in as
 ``evidence`` (it asks these in turn)."""
 
@@ -16,8 +17,11 @@ from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.grounded_attributes import grounded, grounding
 from h2dlint.analysis.provenance import Provenance
+from h2dlint.analysis.returned_tensors import returned_annotation
 from h2dlint.analysis.returns import returned_values
 from h2dlint.analysis.torch_api import FRESH_FACTORIES
+from h2dlint.analysis.tuple_annotations import tensor_annotation
+from h2dlint.context import SharedKey
 
 # ``tensor_evidence(provenance, node, frame, depth=...)``: the expression proving ``node`` a
 # tensor, or None.
@@ -164,3 +168,55 @@ def returned_tensors(
         if evidence(owner, element, where, depth=depth + 1) is None:
             return False
     return True
+
+
+# Libraries whose functions are not looked up for a return annotation (not the project's).
+OTHER_LIBRARIES = frozenset({"torch", "numpy", "np", "math", "builtins", "triton", "itertools"})
+
+
+def annotated_tensor(
+    provenance: Provenance, call: cst.Call, frame: Frame, position: int | None = None
+) -> bool:
+    """Whether ``call`` (or element ``position`` of the tuple it returns) is a tensor by its
+    callee's return annotation (:mod:`returned_tensors`); other libraries' are not looked up."""
+    head = (provenance.qualify(call.func) or "").partition(".")[0]
+    if head in OTHER_LIBRARIES:
+        return False
+    found = returned_annotation(provenance, call, frame, position)
+    return found is not None and tensor_annotation(found[0], found[1])
+
+
+def returned_tensor(
+    provenance: Provenance, call: cst.Call, frame: Frame, depth: int, evidence: Evidence
+) -> bool:
+    """Whether ``call`` is a tensor by its project callee's return annotation
+    (:func:`annotated_tensor`) or, for an unannotated callee, because every ``return`` of it
+    gives surely a tensor there (``def sample_text_token(logits, ...): ... return
+    torch.multinomial(probs, 1)``; session 50: transfusion-pytorch 0.20.0 reads
+    ``sampled.item()`` of it per decoded token). A ``None`` return is left out, as an
+    ``Optional`` annotation would; a return of anything not proven a tensor says no."""
+    if annotated_tensor(provenance, call, frame):
+        return True
+    if depth > 4 or (provenance.qualify(call.func) or "").partition(".")[0] in OTHER_LIBRARIES:
+        return False
+    found = provenance.callee(call, frame, depth + 1)
+    if found is None:
+        return False
+    owner, function = found
+    if not isinstance(owner, Provenance) or function.returns is not None:
+        return False
+    # Per callee, once per file, with a depth budget of its own: the answer does not depend
+    # on who asks (a chain of helpers is followed callee by callee; a cycle says no).
+    known = owner.context.shared(_RETURNS_TENSORS, dict)
+    if function not in known:
+        known[function] = False
+        values = [v for v in returned_values(function) if not none_literal(v)]
+        where = owner.index.frame_of(function)
+        known[function] = bool(values) and all(
+            evidence(owner, value, where, depth=1) is not None for value in values
+        )
+    return known[function]
+
+
+# Per file: whether every return of an unannotated function is surely a tensor.
+_RETURNS_TENSORS: SharedKey[dict[cst.FunctionDef, bool]] = SharedKey("returns tensors")

@@ -30,10 +30,14 @@ from h2dlint.analysis.passed_tensors import passed_tensors
 from h2dlint.analysis.provenance import Provenance, annotation_is
 from h2dlint.analysis.provenance.core import ELEMENTWISE_COMPARISONS
 from h2dlint.analysis.provenance.unpacked import element_fact
-from h2dlint.analysis.returned_tensors import returned_annotation
 from h2dlint.analysis.same_value_uses import same_value_used_as_tensor
 from h2dlint.analysis.scripted_parameters import scripted_parameter
-from h2dlint.analysis.state_tensors import own_tensor_attribute, returned_tensors
+from h2dlint.analysis.state_tensors import (
+    annotated_tensor,
+    own_tensor_attribute,
+    returned_tensor,
+    returned_tensors,
+)
 from h2dlint.analysis.sync_basics import METADATA_METHODS, RowLoop, Walk
 from h2dlint.analysis.torch_api import (
     ARITHMETIC_HELPERS,
@@ -306,8 +310,10 @@ def tensor_evidence(
             return node
         found = tensor_evidence(provenance, inner, frame, depth=depth + 1)
         return found if found is not None else _plain(inner) or node
-    if _annotated_tensor(provenance, node, frame) or known_tensor_call(node, qualified):
-        return node  # a project function that says it returns a tensor, a typed tensor class
+    if returned_tensor(provenance, node, frame, depth, tensor_evidence):
+        return node  # a project function that returns a tensor (annotated, or every return)
+    if known_tensor_call(node, qualified):
+        return node  # a typed tensor class
     if qualified in FRESH_FACTORIES and keyword(node, "device") is not None:
         return node  # ``torch.zeros(n, device=device)``: a tensor wherever ``device`` is
     if qualified or not isinstance(func, cst.Attribute):
@@ -344,10 +350,6 @@ COLLECTIVE_METHODS = frozenset({"all_reduce", "all_gather", "reduce_scatter", "b
 
 # Keywords only tensor methods take (``x.argmax(dim=-1)``): numpy and pandas say ``axis=``.
 TORCH_ONLY_KEYWORDS = frozenset({"dim", "keepdim"})
-
-
-# Libraries whose functions are not looked up for a return annotation (not the project's).
-OTHER_LIBRARIES = frozenset({"torch", "numpy", "np", "math", "builtins", "triton", "itertools"})
 
 # ``torch.<name>`` functions and tensor methods that return a tuple of tensors on their input's
 # device (``values, indices = torch.topk(x, k)``); those of them no numpy array or Python value
@@ -391,7 +393,7 @@ def _unpacked_tensor(
             continue
         call = small.value
         position = position_in_tuple(small.targets, name)
-        if position is not None and _annotated_tensor(provenance, call, frame, position):
+        if position is not None and annotated_tensor(provenance, call, frame, position):
             length = tuple_length(small.targets)
             if element_fact(provenance, call, position, length, frame, depth + 1).where.on_host:
                 # ``-> tuple[..., torch.Tensor]`` over ``return frames, np.arange(n) / r``
@@ -477,18 +479,6 @@ def _tensor_per_item(
         )
         for v in values
     )
-
-
-def _annotated_tensor(
-    provenance: Provenance, call: cst.Call, frame: Frame, position: int | None = None
-) -> bool:
-    """Whether ``call`` (or element ``position`` of the tuple it returns) is a tensor by its
-    callee's return annotation (:mod:`returned_tensors`); other libraries' are not looked up."""
-    head = (provenance.qualify(call.func) or "").partition(".")[0]
-    if head in OTHER_LIBRARIES:
-        return False
-    found = returned_annotation(provenance, call, frame, position)
-    return found is not None and tensor_annotation(found[0], found[1])
 
 
 def _plain(node: cst.BaseExpression) -> cst.BaseExpression | None:

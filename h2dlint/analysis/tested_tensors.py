@@ -145,9 +145,16 @@ def model_while_reason(loop: cst.While) -> str | None:
     so each iteration is a step and the test is read before each."""
     if runs_model(loop):
         return WHILE_REASON
+    called = step_call(loop)
+    return STEP_WHILE_REASON.format(called) if called else None
+
+
+def step_call(loop: cst.While) -> str | None:
+    """The name of the first function named for one step that ``loop``'s own body calls
+    (``self._adaptive_step``, ``step_method.step``), or None."""
     finder = _StepCalls()
     visit_read_only(loop.body, finder)
-    return STEP_WHILE_REASON.format(finder.found) if finder.found else None
+    return finder.found
 
 
 class _StepCalls(OwnLoopBodyVisitor):
@@ -194,9 +201,15 @@ def model_steps_reason(loop: cst.For, whole_copy: bool = False) -> str | None:
         return None
     if any(_calls_len(arg.value) for arg in it.args):
         return None
+    return STEPS_REASON if calls_model(loop) else None
+
+
+def calls_model(loop: cst.For | cst.While) -> bool:
+    """Whether ``loop``'s own body calls the model (:class:`_ModelCalls`: ``self.forward(...)``,
+    ``self(...)``, ``model(...)``) and does not feed it host tensors it makes each step."""
     finder = _ModelCalls()
     visit_read_only(loop.body, finder)
-    return STEPS_REASON if finder.found and not host_fed_steps(loop) else None
+    return finder.found and not host_fed_steps(loop)
 
 
 class _ModelCalls(OwnLoopBodyVisitor):

@@ -36,9 +36,13 @@ def torch_name(
     project = provenance.project
     if project is None or not wanted(qualified.rpartition(".")[2]):
         return qualified
-    key = (id(project), qualified)
+    # ``from ..types import Tensor`` qualifies as ``..types.Tensor``: made absolute, the
+    # project's module is found (torchsde's ``ts: Tensor`` of ``Tensor = torch.Tensor``), and
+    # two modules' relative names never share an answer.
+    absolute = project.absolute(provenance.module_name, qualified)
+    key = (id(project), absolute)
     if key not in _MEMO:
-        _MEMO[key] = _follow(project, qualified)
+        _MEMO[key] = _follow(project, absolute)
     return _MEMO[key] or qualified
 
 
