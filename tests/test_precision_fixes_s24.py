@@ -81,8 +81,12 @@ def test_an_epoch_loop_body_runs_once_per_epoch() -> None:
 
 
 def test_an_iteration_loop_around_batches_stays_hot() -> None:
-    # the same shape over iterations (an RL update per rollout) is per step
-    assert _findings(EPOCHS.replace("VAR", "iteration")) == [16]
+    # the same shape over iterations (an RL update per rollout) is per step; a loop counting to
+    # a number of epochs is an epoch loop whatever its variable is called (session 50,
+    # triage50b: ``device_loops.epoch_loop``), so the twin counts iterations as well
+    iterations = EPOCHS.replace("VAR", "iteration").replace("self.epochs", "self.num_iterations")
+    assert _findings(iterations) == [16]
+    assert not _findings(EPOCHS.replace("VAR", "iteration"))
 
 
 # -- a host-in, host-out wrapper ----------------------------------------------------------------
