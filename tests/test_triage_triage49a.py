@@ -102,7 +102,16 @@ def test_the_device_of_a_host_batch_entry_is_the_host(tmp_path: Path) -> None:
 def test_the_device_of_other_batch_entries_stays_a_device(
     tmp_path: Path, params: str, batch: str
 ) -> None:
+    # outside code named for collation: since session 50 (fp101_50) a batch entry's device in a
+    # collate function counts as the host whatever the batch is
     text = COLLATE.replace("{params}", params).replace("{batch}", batch)
+    text = text.replace("def collate_fn(", "def build_inputs(")
+    assert cli_rows(tmp_path, text, "HTD104") == [8]
+
+
+def test_a_batch_moved_to_the_device_in_collation_code_stays_a_device(tmp_path: Path) -> None:
+    batch = 'batch = processor(text=examples, return_tensors="pt").to("cuda")'
+    text = COLLATE.replace("{params}", "").replace("{batch}", batch)
     assert cli_rows(tmp_path, text, "HTD104") == [8]
 
 
