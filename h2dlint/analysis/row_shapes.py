@@ -102,11 +102,13 @@ def host_value(value: cst.BaseExpression) -> bool:
 
 def python_bool(value: cst.BaseExpression, reads_row: Callable[[cst.BaseExpression], bool]) -> bool:
     """``bank[i] is None``, ``bank[i].device != dev``, ``tuple(bank[i].size()) != shape``, and
-    ``and``/``or`` of such (with parts that read no row, ``i >= len(bank)``): identity and
-    membership tests, and comparisons of a row's metadata (its device, dtype, shape), are
-    Python bools, never tensors (OLMo-core 3.0.0's CPU-offload reload,
-    ``nn/moe/v2/te/cpu_offload.py:232``, decides per buffer whether to reallocate).
-    ``reads_row`` says whether a part reads a row."""
+    ``and``/``or`` of such (with parts that read no row, ``i >= len(bank)``): identity tests
+    and comparisons of a row's metadata (its device, dtype, shape) are Python bools, never
+    tensors (OLMo-core 3.0.0's CPU-offload reload, ``nn/moe/v2/te/cpu_offload.py:232``, decides
+    per buffer whether to reallocate). Not a membership test: ``tok in rows[i]`` is a Python
+    bool too, but ``Tensor.__contains__`` (or a list's ``==`` of a row) reads the device to
+    make it, and that read is reported where the bool is tested. ``reads_row`` says whether a
+    part reads a row."""
     if isinstance(value, cst.BooleanOperation):
         sides = (value.left, value.right)
         return any(reads_row(side) for side in sides) and all(
@@ -115,7 +117,7 @@ def python_bool(value: cst.BaseExpression, reads_row: Callable[[cst.BaseExpressi
     if not isinstance(value, cst.Comparison):
         return False
     operators = [c.operator for c in value.comparisons]
-    if all(isinstance(o, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for o in operators):
+    if all(isinstance(o, (cst.Is, cst.IsNot)) for o in operators):
         return True
     return _metadata(value.left)
 
