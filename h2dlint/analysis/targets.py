@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import libcst as cst
 
@@ -20,6 +20,7 @@ from h2dlint.analysis.torch_api import DTYPE_NAMES, HOST_DEVICE_PREFIXES
 
 if TYPE_CHECKING:
     from h2dlint.analysis.fact_source import FactSource
+    from h2dlint.analysis.provenance import Provenance
 
 MAX_DEPTH = 6
 DEVICE_WORDS = ("device", "gpu", "cuda", "accelerator")
@@ -171,11 +172,14 @@ def device_target(
             and isinstance(base, (cst.Name, cst.Subscript))
             and not (isinstance(base, cst.Name) and base.value == frame.self_name)
             and collation_code(provenance.context.file_name, frame)
+            and not _tensor_parameter(provenance, base, frame)
             and provenance.fact(base, frame, depth + 1).where is not Where.DEVICE
         ):
             # ``.to(device=batch["input_ids"].device)`` in code that collates batches (a
             # ``collate_fn.py``, a ``qwen2_5_collate_fn``): the batch a processor made for
-            # the loader, on the host unless proven moved (session 50, fp101_50).
+            # the loader, on the host unless proven moved (session 50, fp101_50). Not a
+            # parameter annotated as a tensor: torchmetrics 1.9.0's ``_output_data_collator(
+            # model_output: Tensor, ...)`` pads a model's outputs, wherever they are.
             return Target.HOST
         if node.attr.value == "device" and explicit_host_attribute(
             provenance,
@@ -432,3 +436,17 @@ def asks_for_host(call: cst.Call) -> bool:
         if word == "device" or (word.endswith("_device") and not word.startswith(_SOURCE_WORDS)):
             return True
     return False
+
+
+def _tensor_parameter(provenance: FactSource, base: cst.BaseExpression, frame: Frame) -> bool:
+    """Whether ``base`` is a parameter of ``frame``'s function annotated as one tensor."""
+    if not isinstance(base, cst.Name):
+        return False
+    annotation = parameter_annotation(base, frame)
+    if annotation is None:
+        return False
+    # imported here: tuple_annotations needs the provenance package, which imports this module
+    from h2dlint.analysis.tuple_annotations import tensor_annotation
+
+    # the module's own provenance (``device_target`` is only asked with one)
+    return tensor_annotation(cast("Provenance", provenance), annotation)
