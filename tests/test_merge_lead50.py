@@ -38,6 +38,7 @@ def test_identity_and_metadata_tests_of_a_row_are_python_bools() -> None:
     assert _rows("rows[i] is None") == []
     assert _rows("rows[i].device != dev") == []
     assert _rows("rows[i] is None or rows[i].shape[0] != 4") == []
+    assert _rows('"masks" in rows[i]') == []  # a string's: a key test of a dict (rfdetr)
 
 
 PAD = """

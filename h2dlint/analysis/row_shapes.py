@@ -9,7 +9,7 @@ from collections.abc import Callable
 import libcst as cst
 
 from h2dlint.analysis.sync_basics import METADATA_ATTRIBUTES, RowLoop, Walk
-from h2dlint.analysis.value_syncs import COMPARISON_OPERATORS
+from h2dlint.analysis.value_syncs import COMPARISON_OPERATORS, key_membership
 
 # Tensor methods whose positional arguments are sizes (``x.repeat(n, 1)``,
 # ``x.new_zeros(n, d)``): a 0-d tensor there is read with ``__index__``.
@@ -105,10 +105,11 @@ def python_bool(value: cst.BaseExpression, reads_row: Callable[[cst.BaseExpressi
     ``and``/``or`` of such (with parts that read no row, ``i >= len(bank)``): identity tests
     and comparisons of a row's metadata (its device, dtype, shape) are Python bools, never
     tensors (OLMo-core 3.0.0's CPU-offload reload, ``nn/moe/v2/te/cpu_offload.py:232``, decides
-    per buffer whether to reallocate). Not a membership test: ``tok in rows[i]`` is a Python
-    bool too, but ``Tensor.__contains__`` (or a list's ``==`` of a row) reads the device to
-    make it, and that read is reported where the bool is tested. ``reads_row`` says whether a
-    part reads a row."""
+    per buffer whether to reallocate), as is a string's membership test (``"masks" in result``
+    of a result dict: :func:`value_syncs.key_membership`). Not another membership test:
+    ``tok in rows[i]`` is a Python bool too, but ``Tensor.__contains__`` (or a list's ``==`` of
+    a row) reads the device to make it, and that read is reported where the bool is tested.
+    ``reads_row`` says whether a part reads a row."""
     if isinstance(value, cst.BooleanOperation):
         sides = (value.left, value.right)
         return any(reads_row(side) for side in sides) and all(
@@ -117,7 +118,7 @@ def python_bool(value: cst.BaseExpression, reads_row: Callable[[cst.BaseExpressi
     if not isinstance(value, cst.Comparison):
         return False
     operators = [c.operator for c in value.comparisons]
-    if all(isinstance(o, (cst.Is, cst.IsNot)) for o in operators):
+    if all(isinstance(o, (cst.Is, cst.IsNot)) for o in operators) or key_membership(value):
         return True
     return _metadata(value.left)
 
