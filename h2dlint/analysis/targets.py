@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -20,7 +20,6 @@ from h2dlint.analysis.torch_api import DTYPE_NAMES, HOST_DEVICE_PREFIXES
 
 if TYPE_CHECKING:
     from h2dlint.analysis.fact_source import FactSource
-    from h2dlint.analysis.provenance import Provenance
 
 MAX_DEPTH = 6
 DEVICE_WORDS = ("device", "gpu", "cuda", "accelerator")
@@ -439,14 +438,13 @@ def asks_for_host(call: cst.Call) -> bool:
 
 
 def _tensor_parameter(provenance: FactSource, base: cst.BaseExpression, frame: Frame) -> bool:
-    """Whether ``base`` is a parameter of ``frame``'s function annotated as one tensor."""
+    """Whether ``base`` is a parameter of ``frame``'s function annotated as a torch tensor
+    (``model_output: Tensor``, ``x: torch.FloatTensor``; qualified through the module's imports:
+    ``tuple_annotations`` would import the provenance package, which imports this module)."""
     if not isinstance(base, cst.Name):
         return False
     annotation = parameter_annotation(base, frame)
     if annotation is None:
         return False
-    # imported here: tuple_annotations needs the provenance package, which imports this module
-    from h2dlint.analysis.tuple_annotations import tensor_annotation
-
-    # the module's own provenance (``device_target`` is only asked with one)
-    return tensor_annotation(cast("Provenance", provenance), annotation)
+    qualified = provenance.qualify(annotation) or ""
+    return qualified.startswith("torch.") and qualified.endswith("Tensor")
