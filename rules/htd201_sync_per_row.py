@@ -237,6 +237,19 @@ class SyncPerRow(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # Session 51 (lead): the same membership test of a list's row, or of a host copy's.
+        Valid(
+            """
+            import torch
+            def pick(rows: torch.Tensor, tok: int):
+                rows = rows.tolist()
+                out = []
+                for i in range(len(rows)):
+                    if tok in rows[i]:
+                        out.append(i)
+                return out
+            """
+        ),
         # Session 50 (triage50a): past `if x.device != torch.device("cpu"): x = x.to("cpu")` the
         # name is on the host on both paths (SkyRL 0.3.0 `workers/worker.py:1078`).
         Valid(
@@ -1928,6 +1941,21 @@ class SyncPerRow(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # Session 51 (lead): a membership test of a device row written in the `if` itself.
+        Invalid(
+            """
+            import torch
+            def pick(rows: torch.Tensor, tok: int):
+                rows = rows.cuda()
+                out = []
+                for i in range(rows.shape[0]):
+                    if tok in rows[i]:
+                       ^^^^^^^^^^^^^^
+                        out.append(i)
+                return out
+            """,
+            message_contains="each row of `rows`",
+        ),
         # Session 50 (triage50a): a device test whose body keeps the name on the device, and an
         # `or` that may return a row's comparison, still leave a tensor.
         Invalid(

@@ -30,6 +30,10 @@ def row_comparison(test: cst.BaseExpression, loop: RowLoop) -> cst.BaseExpressio
     if loop.walk is not Walk.INDEX:
         return None
     comparison = test.comparisons[0]
+    if isinstance(comparison.operator, (cst.In, cst.NotIn)):
+        # ``if tok in rows[i]:``: ``Tensor.__contains__`` reads the row to answer (a string's
+        # membership is a dict's key test: :func:`value_syncs.key_membership`).
+        return test if _membership_of_row(test, comparison.comparator, loop) else None
     if not isinstance(comparison.operator, COMPARISON_OPERATORS):
         return None
     operands = (test.left, comparison.comparator)
@@ -39,6 +43,11 @@ def row_comparison(test: cst.BaseExpression, loop: RowLoop) -> cst.BaseExpressio
         if _indexed_row(operand, loop):
             return test
     return None
+
+
+def _membership_of_row(test: cst.Comparison, container: cst.BaseExpression, loop: RowLoop) -> bool:
+    """``tok in rows[i]``: the row is the container and the member no string."""
+    return not key_membership(test) and _indexed_row(container, loop)
 
 
 # Arithmetic of a row that is a 0-d tensor of the row's device (``lengths[i] * ratio``).
