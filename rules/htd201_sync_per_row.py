@@ -237,6 +237,53 @@ class SyncPerRow(ComprehensionVisits, Rule):
     )
 
     valid = (
+        # Session 51 (wrap51): the wrapper moved to the host once before the loop (the fix of
+        # ultralytics PR 25230), one made of a numpy array, and a numpy-only holder with no
+        # device methods (supervision's `Detections`): host rows.
+        Valid(
+            """
+            import numpy as np
+            import torch
+            class Boxes:
+                def __init__(self, data: torch.Tensor | np.ndarray) -> None:
+                    self.data = data
+                def cpu(self):
+                    return Boxes(self.data.cpu())
+                def __getitem__(self, idx):
+                    return Boxes(self.data[idx])
+                @property
+                def cls(self):
+                    return self.data[:, -1]
+            class Results:
+                def __init__(self, boxes: torch.Tensor):
+                    self.boxes = Boxes(boxes)
+                def plot(self, names):
+                    pred_boxes = self.boxes.cpu()
+                    for d in reversed(pred_boxes):
+                        print(names[int(d.cls)])
+            def host(rows: np.ndarray):
+                return [int(d.cls) for d in Boxes(rows)] + [int(d.cls) for d in Boxes(rows).cpu()]
+            def numbered(rows: np.ndarray):
+                boxes = Boxes(rows)
+                return [int(d.cls) for d in boxes]
+            """
+        ),
+        Valid(
+            """
+            import numpy as np
+            class Detections:
+                def __init__(self, xyxy: np.ndarray, class_id: np.ndarray) -> None:
+                    self.xyxy = xyxy
+                    self.class_id = class_id
+                def __getitem__(self, idx):
+                    return Detections(self.xyxy[idx], self.class_id[idx])
+                @property
+                def x1(self):
+                    return self.xyxy[:, 0]
+            def lefts(detections: Detections):
+                return [int(d.x1) for d in detections]
+            """
+        ),
         # Session 50 (triage50a): past `if x.device != torch.device("cpu"): x = x.to("cpu")` the
         # name is on the host on both paths (SkyRL 0.3.0 `workers/worker.py:1078`).
         Valid(
@@ -1928,6 +1975,55 @@ class SyncPerRow(ComprehensionVisits, Rule):
         ),
     )
     invalid = (
+        # Session 51 (wrap51): a loop over a tensor wrapper object (ultralytics `Boxes`: its
+        # `__getitem__` and properties slice `self.data`) reads a device scalar per box
+        # (ultralytics 8.4.96 `Results.plot`, PR 25230); placement unknown: MEDIUM.
+        Invalid(
+            """
+            import numpy as np
+            import torch
+            class Boxes:
+                def __init__(self, data: torch.Tensor | np.ndarray) -> None:
+                    self.data = data
+                def cpu(self):
+                    return Boxes(self.data.cpu())
+                def __getitem__(self, idx):
+                    return self.__class__(self.data[idx])
+                @property
+                def cls(self):
+                    return self.data[:, -1]
+            class Results:
+                def __init__(self, boxes: torch.Tensor):
+                    self.boxes = Boxes(boxes)
+                def plot(self, names):
+                    for d in reversed(self.boxes):
+                        print(names[int(d.cls)])
+                                    ^^^^^^^^^^
+            """,
+            message_contains="`int()` on each row of `self.boxes`",
+        ),
+        # Made here of a device tensor: the rows are the device's.
+        Invalid(
+            """
+            import numpy as np
+            import torch
+            class Boxes:
+                def __init__(self, data: torch.Tensor | np.ndarray) -> None:
+                    self.data = data
+                def cpu(self):
+                    return Boxes(self.data.cpu())
+                def __getitem__(self, idx):
+                    return Boxes(self.data[idx])
+                @property
+                def conf(self):
+                    return self.data[:, -2]
+            def confidences(pred: torch.Tensor):
+                boxes = Boxes(pred.cuda())
+                return [d.conf.item() for d in boxes]
+                        ^^^^^^^^^^^^^
+            """,
+            message_contains="which is on the device",
+        ),
         # Session 50 (triage50a): a device test whose body keeps the name on the device, and an
         # `or` that may return a row's comparison, still leave a tensor.
         Invalid(

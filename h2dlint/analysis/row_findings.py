@@ -53,7 +53,7 @@ from h2dlint.analysis.syncs import (
     zipped_loops,
 )
 from h2dlint.analysis.tensor_kinds import tensor_evidence, tensor_sequence_parameter
-from h2dlint.analysis.tensor_wrappers import reads_view, row_wrapper
+from h2dlint.analysis.tensor_wrappers import built_on, reads_view, row_wrapper
 from h2dlint.context import FileContext, SharedKey
 from h2dlint.walk import holds, visit_read_only
 
@@ -222,7 +222,7 @@ def _accepted(
             continue  # the inner ``while`` loop's own finding: one sync per iteration of it
         # ``for d in boxes`` of a tensor wrapper object: ``d.cls`` is a slice of the row.
         wrapper = row_wrapper(provenance, loop, sync.tensor, frame)
-        viewed = wrapper is not None and reads_view(sync.call, derived, wrapper)
+        viewed = wrapper is not None and reads_view(sync.call, derived, wrapper, parts)
         if (
             isinstance(sync.call, cst.BaseExpression)
             and not viewed
@@ -249,8 +249,11 @@ def _accepted(
             yield RowFinding(sync, loop, DEVICE)
             continue
         if viewed:
-            # rows of a tensor wrapper (:mod:`tensor_wrappers`): tensors, placement unknown
-            yield RowFinding(sync, loop, TENSORS)
+            # Rows of a tensor wrapper (:mod:`tensor_wrappers`): where the objects walked were
+            # made here, the tensor they were made of says the placement; else unknown.
+            built = built_on(provenance, sync.tensor, frame)
+            if not built.on_host:
+                yield RowFinding(sync, loop, DEVICE if built is Where.DEVICE else TENSORS)
             continue
         if dataset_module(context) or other_framework_module(context):
             continue  # a dataset's samples, or another framework's arrays: no device proven

@@ -23,14 +23,19 @@ import libcst as cst
 
 from h2dlint.analysis.classes import class_of
 from h2dlint.analysis.fact_source import FactSource
+from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame, ModuleIndex
 from h2dlint.analysis.hot_calls import inherited_method
+from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.sync_basics import RowLoop, Walk
 from h2dlint.context import SharedKey
+from h2dlint.imports import statements
 from h2dlint.walk import visit_read_only
 
 # Methods that move a wrapper between devices: their presence says the data may be on one.
 DEVICE_METHODS = frozenset({"cpu", "cuda", "to"})
+# Methods whose result holds host data (a wrapper's host copy).
+HOST_METHODS = frozenset({"cpu", "numpy", "tolist"})
 # Names of tensor types in a parameter's annotation (``torch.Tensor``, ``Tensor``).
 _TENSOR_TYPES = frozenset({"Tensor"})
 _MAX_BASES = 8
@@ -67,13 +72,17 @@ def wrapped_value(
         arms = [a for a in (node.body, node.orelse) if not _is_none(a)]
         found = [wrapped_value(provenance, a, frame, depth + 1) for a in arms]
         return _agree(found)
+    if (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in HOST_METHODS
+    ):
+        return None  # ``boxes.cpu()``: the host copy, whatever class it is made of
     if isinstance(node, cst.Name):
         values = [v for v in provenance.bindings(frame).reaching(node) if not _is_none(v)]
         if values and all(v is not None for v in values):
             found = [wrapped_value(provenance, v, frame, depth + 1) for v in values if v]
-            agreed = _agree(found)
-            if agreed is not None:
-                return agreed
+            return _agree(found)  # every value a wrapper's, none a host copy
     if isinstance(node, cst.Attribute):
         assigned = _attribute_wrapper(provenance, node, frame, depth)
         if assigned is not None:
@@ -147,8 +156,8 @@ def _wrapper(index: ModuleIndex, cls: cst.ClassDef) -> Wrapper | None:
     if not any(inherited_method(index, cls, name) for name in DEVICE_METHODS):
         return None
     getitem = inherited_method(index, cls, "__getitem__")
-    if getitem is None:
-        return None
+    if getitem is None or inherited_method(index, cls, "__iter__") is not None:
+        return None  # iterating runs ``__iter__``, whose items may be anything
     for field in _tensor_fields(index, cls):
         returns = _returns(getitem)
         if not returns or not all(_slices(value, field, index) for value in returns):
@@ -308,16 +317,54 @@ def row_wrapper(
     return wrapped_value(provenance, tensor, frame)
 
 
-def reads_view(node: cst.BaseExpression, loop: RowLoop, wrapper: Wrapper) -> bool:
+def reads_view(
+    node: cst.BaseExpression, loop: RowLoop, wrapper: Wrapper, parts: list[cst.CSTNode]
+) -> bool:
     """Whether ``node`` reads a view of a row of the wrapper (``d.cls``, ``row.data`` of a
-    walked row, ``kpt.data`` of ``kpt = self.keypoints[i]``, ``boxes[i].conf``): a slice of
-    the wrapped tensor's row, not a field of an object."""
+    walked row, ``kpt.data`` of ``kpt = self.keypoints[i]``, ``boxes[i].conf``), or a name
+    the loop's body (``parts``) binds to a value computed from one (``kpt =
+    torch.cat((kpts[j].xy, kpts[j].conf[..., None]), 2)``): a slice of the wrapped tensor's
+    row, not a field of an object."""
     names = loop.names if loop.walk is Walk.ROWS else frozenset()
     names |= {name for name, _ in loop.derived}
     indices = loop.names if loop.walk is Walk.INDEX else frozenset()
     found = _ViewReads(names, indices, wrapper.views)
     visit_read_only(node, found)
-    return found.found
+    if found.found:
+        return True
+    viewed = _viewed_names(parts, loop, wrapper, names, indices)
+    if not viewed:
+        return False
+    used = _Used()
+    visit_read_only(node, used)
+    return bool(used.names & viewed)
+
+
+def _viewed_names(
+    parts: list[cst.CSTNode],
+    loop: RowLoop,
+    wrapper: Wrapper,
+    names: frozenset[str],
+    indices: frozenset[str],
+) -> frozenset[str]:
+    """The derived names of ``loop`` that ``parts`` bind only to values reading a view."""
+    derived = {name for name, _ in loop.derived}
+    values: dict[str, list[cst.BaseExpression]] = {}
+    for part in parts:
+        for small in statements(part, into_definitions=False):
+            if not isinstance(small, cst.Assign):
+                continue
+            for target in small.targets:
+                if isinstance(target.target, cst.Name) and target.target.value in derived:
+                    values.setdefault(target.target.value, []).append(small.value)
+    viewed = set()
+    for name, bound in values.items():
+        finders = [_ViewReads(names, indices, wrapper.views) for _ in bound]
+        for value, finder in zip(bound, finders, strict=True):
+            visit_read_only(value, finder)
+        if all(finder.found for finder in finders):
+            viewed.add(name)
+    return frozenset(viewed)
 
 
 class _ViewReads(cst.CSTVisitor):
@@ -353,3 +400,27 @@ class _Used(cst.CSTVisitor):
 
     def visit_Name(self, node: cst.Name) -> None:
         self.names.add(node.value)
+
+
+def built_on(provenance: Provenance, node: cst.BaseExpression, frame: Frame) -> Where:
+    """Where the tensor held by the wrapper object ``node`` lives, by the objects made here
+    that reach it (``boxes = Boxes(pred[:, :6], shape)``: ``pred``'s placement; a numpy
+    array's is the host); unknown unless every construction agrees."""
+    if not isinstance(node, cst.Name):
+        return Where.UNKNOWN
+    found: set[Where] = set()
+    for value in provenance.bindings(frame).reaching(node):
+        if not (isinstance(value, cst.Call) and value.args and value.args[0].keyword is None):
+            return Where.UNKNOWN
+        ref = class_of(provenance, value, frame)
+        if ref is None or ref.provenance is None or ref.node is None:
+            return Where.UNKNOWN
+        if wrapper_of(ref.provenance, ref.node) is None:
+            return Where.UNKNOWN
+        data = value.args[0].value
+        if provenance.is_numpy_array(data, frame):
+            found.add(Where.HOST)
+            continue
+        where = provenance.where(data, frame)
+        found.add(Where.HOST if where.on_host else where)
+    return found.pop() if len(found) == 1 else Where.UNKNOWN
