@@ -13,7 +13,7 @@ from lint_runs import lint
 
 from h2dlint.diagnostics import Confidence
 
-WRAPPER = '''
+WRAPPER = """
 import numpy as np
 import torch
 
@@ -52,9 +52,11 @@ class Keypoints(BaseTensor):
     def xy(self):
         return self.data[..., :2]
 
-'''
+"""
 
-RESULTS = WRAPPER + '''
+RESULTS = (
+    WRAPPER
+    + """
 class Results:
     def __init__(self, boxes: torch.Tensor | None = None, keypoints: torch.Tensor | None = None):
         self.boxes = Boxes(boxes, (1, 1)) if boxes is not None else None
@@ -81,9 +83,12 @@ class Results:
 
     def fields(self):
         return [int(d.orig_shape[0]) for d in self.boxes]
-'''
+"""
+)
 
-BUILT = WRAPPER + '''
+BUILT = (
+    WRAPPER
+    + """
 def host_boxes(rows: np.ndarray):
     boxes = Boxes(rows, (1, 1))
     return [int(d.cls) for d in boxes]
@@ -92,7 +97,8 @@ def host_boxes(rows: np.ndarray):
 def device_boxes(pred: torch.Tensor):
     boxes = Boxes(pred.cuda(), (1, 1))
     return [int(d.cls) for d in boxes]
-'''
+"""
+)
 
 NOT_WRAPPERS = '''
 import numpy as np
@@ -162,3 +168,42 @@ def test_wrapper_objects_made_here_take_their_data_placement() -> None:
 
 def test_numpy_holders_and_iterated_classes_are_no_wrappers() -> None:
     assert _found(NOT_WRAPPERS) == []
+
+
+ITERATED_ROWS = '''
+import torch
+
+
+class Boxes:
+    """detectron2's shape: ``__iter__`` yields the rows of ``self.tensor``."""
+
+    def __init__(self, tensor: torch.Tensor) -> None:
+        self.tensor = tensor
+
+    def to(self, device):
+        return Boxes(self.tensor.to(device))
+
+    def __iter__(self):
+        yield from self.tensor
+
+
+def corners(boxes: Boxes, host: Boxes):
+    out = [box.tolist() for box in boxes]
+    return out, [box.tolist() for box in host.to("cpu")]
+'''
+
+
+def test_a_class_iterating_its_tensor_rows_is_walked_row_by_row() -> None:
+    assert _found(ITERATED_ROWS) == [(19, Confidence.MEDIUM)]
+
+
+HOST_MOVED = ITERATED_ROWS + '''
+
+def moved(boxes: Boxes):
+    host = boxes.to("cpu")
+    return [box.tolist() for box in host]
+'''
+
+
+def test_a_wrapper_moved_to_the_cpu_is_host_rows() -> None:
+    assert _found(HOST_MOVED) == [(19, Confidence.MEDIUM)]

@@ -48,6 +48,8 @@ class Wrapper:
 
     field: str
     views: frozenset[str]
+    # Iterating yields the field's own rows (tensors), not objects of the class.
+    rows: bool = False
 
 
 def wrapper_of(source: FactSource, cls: cst.ClassDef) -> Wrapper | None:
@@ -78,6 +80,8 @@ def wrapped_value(
         and node.func.attr.value in HOST_METHODS
     ):
         return None  # ``boxes.cpu()``: the host copy, whatever class it is made of
+    if _host_move(node):
+        return None  # ``boxes.to("cpu")``: likewise
     if isinstance(node, cst.Name):
         values = [v for v in provenance.bindings(frame).reaching(node) if not _is_none(v)]
         if values and all(v is not None for v in values):
@@ -119,6 +123,30 @@ def _attribute_wrapper(
     )
 
 
+def _host_move(node: cst.BaseExpression) -> bool:
+    """``x.to("cpu")``, ``x.to(device="cpu")``, ``x.to(torch.device("cpu"))``."""
+    if not (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "to"
+    ):
+        return False
+    found = _Strings()
+    for arg in node.args:
+        visit_read_only(arg.value, found)
+    return "cpu" in found.values
+
+
+class _Strings(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.values: set[str] = set()
+
+    def visit_SimpleString(self, node: cst.SimpleString) -> None:
+        value = node.evaluated_value
+        if isinstance(value, str):
+            self.values.add(value)
+
+
 def _agree(found: list[Wrapper | None]) -> Wrapper | None:
     if not found or any(w is None for w in found):
         return None
@@ -127,8 +155,10 @@ def _agree(found: list[Wrapper | None]) -> Wrapper | None:
     if not all(w is not None and w.field == first.field for w in found):
         return None
     # Each arm's views: a read names the one its arm's class has (``row.xyxy`` of Boxes).
+    if any(w is not None and w.rows != first.rows for w in found):
+        return None
     views = frozenset().union(*(w.views for w in found if w is not None))
-    return Wrapper(first.field, views)
+    return Wrapper(first.field, views, first.rows)
 
 
 def _is_none(node: cst.BaseExpression | None) -> bool:
@@ -156,19 +186,47 @@ def _wrapper(index: ModuleIndex, cls: cst.ClassDef) -> Wrapper | None:
     if not any(inherited_method(index, cls, name) for name in DEVICE_METHODS):
         return None
     getitem = inherited_method(index, cls, "__getitem__")
-    if getitem is None or inherited_method(index, cls, "__iter__") is not None:
-        return None  # iterating runs ``__iter__``, whose items may be anything
+    iterate = inherited_method(index, cls, "__iter__")
     for field in _tensor_fields(index, cls):
-        returns = _returns(getitem)
-        if not returns or not all(_slices(value, field, index) for value in returns):
+        if iterate is not None:
+            # Iterating runs ``__iter__``: its items are the field's own rows
+            # (detectron2's ``yield from self.tensor``), or anything.
+            if not _iterates(iterate, field):
+                continue
+            rows = True
+        elif getitem is not None and all(
+            _slices(value, field, index) for value in _returns(getitem) or [None]
+        ):
+            rows = False
+        else:
             continue
         views = {field}
         for klass in _lineage(index, cls):
             for name, method in index.methods.get(klass, {}).items():
                 if _is_property(method) and _view(method, field):
                     views.add(name)
-        return Wrapper(field, frozenset(views))
+        return Wrapper(field, frozenset(views), rows)
     return None
+
+
+def _iterates(method: cst.FunctionDef, field: str) -> bool:
+    """``__iter__`` whose body is ``yield from self.<field>`` or ``return iter(self.<field>)``."""
+    body = list(_simple_statements(method))
+    if len(body) != 1 or not isinstance(method.body, cst.IndentedBlock):
+        return False
+    if len(method.body.body) != 1:
+        return False
+    stmt = body[0]
+    value = stmt.value if isinstance(stmt, (cst.Expr, cst.Return)) else None
+    if isinstance(value, cst.Yield) and isinstance(value.value, cst.From):
+        return _self_field(value.value.item, field)
+    return (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Name)
+        and value.func.value == "iter"
+        and len(value.args) == 1
+        and _self_field(value.args[0].value, field)
+    )
 
 
 def _tensor_fields(index: ModuleIndex, cls: cst.ClassDef) -> list[str]:
@@ -332,6 +390,11 @@ def reads_view(
     visit_read_only(node, found)
     if found.found:
         return True
+    if wrapper.rows and loop.walk is Walk.ROWS:
+        used = _Used()
+        visit_read_only(node, used)
+        if used.names & loop.names:
+            return True  # ``box.tolist()`` of ``for box in boxes``: the item is a row
     viewed = _viewed_names(parts, loop, wrapper, names, indices)
     if not viewed:
         return False
