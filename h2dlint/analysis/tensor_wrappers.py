@@ -209,14 +209,25 @@ def _wrapper(index: ModuleIndex, cls: cst.ClassDef) -> Wrapper | None:
     return None
 
 
+def _docstring(line: cst.BaseStatement) -> bool:
+    return (
+        isinstance(line, cst.SimpleStatementLine)
+        and len(line.body) == 1
+        and isinstance(line.body[0], cst.Expr)
+        and isinstance(line.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
 def _iterates(method: cst.FunctionDef, field: str) -> bool:
     """``__iter__`` whose body is ``yield from self.<field>`` or ``return iter(self.<field>)``."""
-    body = list(_simple_statements(method))
-    if len(body) != 1 or not isinstance(method.body, cst.IndentedBlock):
+    if not isinstance(method.body, cst.IndentedBlock):
         return False
-    if len(method.body.body) != 1:
+    lines = [line for line in method.body.body if not _docstring(line)]
+    if len(lines) != 1 or not isinstance(lines[0], cst.SimpleStatementLine):
         return False
-    stmt = body[0]
+    if len(lines[0].body) != 1:
+        return False
+    stmt = lines[0].body[0]
     value = stmt.value if isinstance(stmt, (cst.Expr, cst.Return)) else None
     if isinstance(value, cst.Yield) and isinstance(value.value, cst.From):
         return _self_field(value.value.item, field)
