@@ -58,7 +58,13 @@ class SyncPerRow(ComprehensionVisits, Rule):
     (`for req in reqs: logprobs[req.idx].item()`, `[scores[i].item() for i in ids.tolist()]`,
     one read per item whatever the items are) or by a counter the body adds 1 to (`yhat[idx]`,
     `idx += 1`), also through a local name bound to the row
-    (`g = torch.as_tensor(row, dtype=torch.long)`, which stays on the row's device). Also flags
+    (`g = torch.as_tensor(row, dtype=torch.long)`, which stays on the row's device). The rows
+    of an object that wraps one tensor count too (a class that stores a tensor parameter in an
+    attribute, moves itself with `.cpu()`/`.to()`, and slices that attribute in `__getitem__` and
+    its properties, or yields its rows from `__iter__`: ultralytics' `Boxes`, detectron2's):
+    `for d in boxes: int(d.cls)` reads one scalar of the wrapped tensor per box (MEDIUM unless
+    the objects were made in the function of a tensor whose placement is known; a wrapper's
+    `.cpu()` copy walks host rows). Also flags
     a `while` loop that reads a device tensor on every iteration (`while not done.all():`,
     `while x[i].item() > 0:`), and the `.tolist()` round trip that multiplies or sums each row in
     Python (`[math.prod(r) for r in grid.cpu().tolist()]`, `[t * h * w for t, h, w in
