@@ -24,7 +24,9 @@ class BaseTensor:
         self.orig_shape = orig_shape
 
     def cpu(self):
-        return self if isinstance(self.data, np.ndarray) else self.__class__(self.data.cpu(), self.orig_shape)
+        if isinstance(self.data, np.ndarray):
+            return self
+        return self.__class__(self.data.cpu(), self.orig_shape)
 
     def __len__(self) -> int:
         return len(self.data)
@@ -197,12 +199,15 @@ def test_a_class_iterating_its_tensor_rows_is_walked_row_by_row() -> None:
     assert _found(ITERATED_ROWS) == [(19, Confidence.MEDIUM)]
 
 
-HOST_MOVED = ITERATED_ROWS + '''
+HOST_MOVED = (
+    ITERATED_ROWS
+    + """
 
 def moved(boxes: Boxes):
     host = boxes.to("cpu")
     return [box.tolist() for box in host]
-'''
+"""
+)
 
 
 def test_a_wrapper_moved_to_the_cpu_is_host_rows() -> None:
