@@ -58,7 +58,13 @@ class SyncPerRow(ComprehensionVisits, Rule):
     (`for req in reqs: logprobs[req.idx].item()`, `[scores[i].item() for i in ids.tolist()]`,
     one read per item whatever the items are) or by a counter the body adds 1 to (`yhat[idx]`,
     `idx += 1`), also through a local name bound to the row
-    (`g = torch.as_tensor(row, dtype=torch.long)`, which stays on the row's device). Also flags
+    (`g = torch.as_tensor(row, dtype=torch.long)`, which stays on the row's device). The rows
+    of an object that wraps one tensor count too (a class that stores a tensor parameter in an
+    attribute, moves itself with `.cpu()`/`.to()`, and slices that attribute in `__getitem__` and
+    its properties, or yields its rows from `__iter__`: ultralytics' `Boxes`, detectron2's):
+    `for d in boxes: int(d.cls)` reads one scalar of the wrapped tensor per box (MEDIUM unless
+    the objects were made in the function of a tensor whose placement is known; a wrapper's
+    `.cpu()` copy walks host rows). Also flags
     a `while` loop that reads a device tensor on every iteration (`while not done.all():`,
     `while x[i].item() > 0:`), and the `.tolist()` round trip that multiplies or sums each row in
     Python (`[math.prod(r) for r in grid.cpu().tolist()]`, `[t * h * w for t, h, w in
@@ -248,6 +254,53 @@ class SyncPerRow(ComprehensionVisits, Rule):
                     if tok in rows[i]:
                         out.append(i)
                 return out
+            """
+        ),
+        # Session 51 (wrap51): the wrapper moved to the host once before the loop (the fix of
+        # ultralytics PR 25230), one made of a numpy array, and a numpy-only holder with no
+        # device methods (supervision's `Detections`): host rows.
+        Valid(
+            """
+            import numpy as np
+            import torch
+            class Boxes:
+                def __init__(self, data: torch.Tensor | np.ndarray) -> None:
+                    self.data = data
+                def cpu(self):
+                    return Boxes(self.data.cpu())
+                def __getitem__(self, idx):
+                    return Boxes(self.data[idx])
+                @property
+                def cls(self):
+                    return self.data[:, -1]
+            class Results:
+                def __init__(self, boxes: torch.Tensor):
+                    self.boxes = Boxes(boxes)
+                def plot(self, names):
+                    pred_boxes = self.boxes.cpu()
+                    for d in reversed(pred_boxes):
+                        print(names[int(d.cls)])
+            def host(rows: np.ndarray):
+                return [int(d.cls) for d in Boxes(rows)] + [int(d.cls) for d in Boxes(rows).cpu()]
+            def numbered(rows: np.ndarray):
+                boxes = Boxes(rows)
+                return [int(d.cls) for d in boxes]
+            """
+        ),
+        Valid(
+            """
+            import numpy as np
+            class Detections:
+                def __init__(self, xyxy: np.ndarray, class_id: np.ndarray) -> None:
+                    self.xyxy = xyxy
+                    self.class_id = class_id
+                def __getitem__(self, idx):
+                    return Detections(self.xyxy[idx], self.class_id[idx])
+                @property
+                def x1(self):
+                    return self.xyxy[:, 0]
+            def lefts(detections: Detections):
+                return [int(d.x1) for d in detections]
             """
         ),
         # Session 50 (triage50a): past `if x.device != torch.device("cpu"): x = x.to("cpu")` the
@@ -1955,6 +2008,55 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 return out
             """,
             message_contains="each row of `rows`",
+        ),
+        # Session 51 (wrap51): a loop over a tensor wrapper object (ultralytics `Boxes`: its
+        # `__getitem__` and properties slice `self.data`) reads a device scalar per box
+        # (ultralytics 8.4.96 `Results.plot`, PR 25230); placement unknown: MEDIUM.
+        Invalid(
+            """
+            import numpy as np
+            import torch
+            class Boxes:
+                def __init__(self, data: torch.Tensor | np.ndarray) -> None:
+                    self.data = data
+                def cpu(self):
+                    return Boxes(self.data.cpu())
+                def __getitem__(self, idx):
+                    return self.__class__(self.data[idx])
+                @property
+                def cls(self):
+                    return self.data[:, -1]
+            class Results:
+                def __init__(self, boxes: torch.Tensor):
+                    self.boxes = Boxes(boxes)
+                def plot(self, names):
+                    for d in reversed(self.boxes):
+                        print(names[int(d.cls)])
+                                    ^^^^^^^^^^
+            """,
+            message_contains="`int()` on each row of `self.boxes`",
+        ),
+        # Made here of a device tensor: the rows are the device's.
+        Invalid(
+            """
+            import numpy as np
+            import torch
+            class Boxes:
+                def __init__(self, data: torch.Tensor | np.ndarray) -> None:
+                    self.data = data
+                def cpu(self):
+                    return Boxes(self.data.cpu())
+                def __getitem__(self, idx):
+                    return Boxes(self.data[idx])
+                @property
+                def conf(self):
+                    return self.data[:, -2]
+            def confidences(pred: torch.Tensor):
+                boxes = Boxes(pred.cuda())
+                return [d.conf.item() for d in boxes]
+                        ^^^^^^^^^^^^^
+            """,
+            message_contains="which is on the device",
         ),
         # Session 50 (triage50a): a device test whose body keeps the name on the device, and an
         # `or` that may return a row's comparison, still leave a tensor.

@@ -53,6 +53,7 @@ from h2dlint.analysis.syncs import (
     zipped_loops,
 )
 from h2dlint.analysis.tensor_kinds import tensor_evidence, tensor_sequence_parameter
+from h2dlint.analysis.tensor_wrappers import built_on, reads_view, row_wrapper
 from h2dlint.context import FileContext, SharedKey
 from h2dlint.walk import holds, visit_read_only
 
@@ -219,8 +220,13 @@ def _accepted(
     for sync in syncs:
         if any(holds(test, sync.call) for test in while_tests):
             continue  # the inner ``while`` loop's own finding: one sync per iteration of it
-        if isinstance(sync.call, cst.BaseExpression) and not reads_row(
-            sync.call, derived, objects=True
+        # ``for d in boxes`` of a tensor wrapper object: ``d.cls`` is a slice of the row.
+        wrapper = row_wrapper(provenance, loop, sync.tensor, frame)
+        viewed = wrapper is not None and reads_view(sync.call, derived, wrapper, parts)
+        if (
+            isinstance(sync.call, cst.BaseExpression)
+            and not viewed
+            and not reads_row(sync.call, derived, objects=True)
         ):
             continue  # ``hyp.yseq.tolist()`` of ``for hyp in nbest_hyps``: objects, no rows
         where = provenance.where(sync.tensor, frame)
@@ -241,6 +247,13 @@ def _accepted(
             continue  # sizes in a processor's or tokenizer's loop: host data
         if where is Where.DEVICE:
             yield RowFinding(sync, loop, DEVICE)
+            continue
+        if viewed:
+            # Rows of a tensor wrapper (:mod:`tensor_wrappers`): where the objects walked were
+            # made here, the tensor they were made of says the placement; else unknown.
+            built = built_on(provenance, sync.tensor, frame)
+            if not built.on_host:
+                yield RowFinding(sync, loop, DEVICE if built is Where.DEVICE else TENSORS)
             continue
         if dataset_module(context) or other_framework_module(context):
             continue  # a dataset's samples, or another framework's arrays: no device proven

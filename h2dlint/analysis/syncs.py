@@ -78,6 +78,8 @@ def row_loop(iterable: cst.BaseExpression, target: cst.BaseExpression) -> RowLoo
                 if isinstance(target, cst.Tuple) and len(target.elements) == 2:
                     return row_loop(args[0].value, target.elements[1].value)
                 return None
+            if func.value == "reversed" and len(args) == 1 == len(iterable.args):
+                return row_loop(args[0].value, target)  # the same rows, last first
             if func.value == "range" and isinstance(target, cst.Name):
                 bounds = tuple(a.value for a in args)
                 if len(bounds) == 3 and not isinstance(bounds[2], cst.Integer):
