@@ -4068,6 +4068,37 @@ class SyncOnHotPath(Rule):
                     return self.encoder(x), bad
             """
         ),
+        # Session 51 (mine51b): the look-alikes of the optional-mask example: the post-fix test
+        # of the placeholder alone (a Python `None` test), a placeholder whose other binding is
+        # host data, and the normaliser kept on the device.
+        Valid(
+            """
+            import torch
+            from torch import Tensor
+            def exists(v):
+                return v is not None
+            class Attend(torch.nn.Module):
+                def forward(self, sim, v, mask=None, lengths: list[int] | None = None):
+                    row_is_entirely_masked = None
+                    if exists(mask):
+                        row_is_entirely_masked = ~mask.any(dim=-1)
+                    out = sim.softmax(dim=-1) @ v
+                    if exists(row_is_entirely_masked):
+                        out = out.masked_fill(row_is_entirely_masked[..., None], 0.0)
+                    longest = None
+                    if lengths is not None:
+                        longest = max(lengths)
+                    if longest is not None and longest > 16:
+                        out = out[:, :16]
+                    return out
+            class DetectionLoss:
+                def _global_cls_norm(self, targets_cls: Tensor) -> Tensor:
+                    return targets_cls.detach().float().sum().clamp_min(1.0)
+                def __call__(self, predictions: Tensor, targets: Tensor) -> Tensor:
+                    cls_norm = self._global_cls_norm(targets[..., 0])
+                    return (predictions - targets).abs().sum() / cls_norm
+            """
+        ),
     )
     invalid = (
         # Session 50 (triage50a): a type test that also lets a tensor in says nothing.
@@ -7111,6 +7142,41 @@ class SyncOnHotPath(Rule):
                 def forward(self, x):
                     bad = self._check_weights() if self.training else None
                     return self.encoder(x), bad
+            """
+        ),
+        # Session 51 (mine51b, x-transformers 2.25.2 `attend.py:470`, fixed by its PR 355): an
+        # optional mask starts as `None` and is bound to a tensor in one arm; its read as a
+        # tensor (`.any()`) cannot be of the `None` (analysis/none_defaults.none_placeholder).
+        Invalid(
+            """
+            import torch
+            def exists(v):
+                return v is not None
+            class Attend(torch.nn.Module):
+                def forward(self, sim, v, mask=None):
+                    row_is_entirely_masked = None
+                    if exists(mask):
+                        row_is_entirely_masked = ~mask.any(dim=-1)
+                    out = sim.softmax(dim=-1) @ v
+                    if exists(row_is_entirely_masked) and row_is_entirely_masked.any():
+                                                          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                        out = out.masked_fill(row_is_entirely_masked[..., None], 0.0)
+                    return out
+            """
+        ),
+        # Session 51 (mine51b, LibreYOLO 1.5.0 `yolo9/loss.py:580`, fixed by its PR 765): a
+        # loss's normaliser clamped with `clamp_min`, a method numpy arrays lack.
+        Invalid(
+            """
+            import torch
+            from torch import Tensor
+            class DetectionLoss:
+                def _global_cls_norm(self, targets_cls: Tensor) -> float:
+                    return float(targets_cls.detach().float().sum().clamp_min(1.0).item())
+                                 ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                def __call__(self, predictions: Tensor, targets: Tensor) -> Tensor:
+                    cls_norm = self._global_cls_norm(targets[..., 0])
+                    return (predictions - targets).abs().sum() / cls_norm
             """
         ),
     )

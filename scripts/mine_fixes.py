@@ -854,6 +854,17 @@ PAIRS: list[tuple[str, str, str]] = [
     ("ultralytics", "8.4.98", "8.4.130"),
     ("libreyolo", "1.4.0", "1.5.0"),
     ("neuracore", "15.0.0", "16.0.0"),
+    # Session 51 (mine51b, docs/recall.md): the releases around fixes that pull-request threads
+    # name (diffusers PRs 13461 and 9153, x-transformers PR 355, transformers PRs 44005 and
+    # 36861, torchmetrics PRs 2640 and 2943, LibreYOLO PR 765); rows were read from the threads
+    # and these diffs (diffusers 0.30.3 -> 0.31.0, PR 9153's, is paired above already).
+    ("diffusers", "0.37.1", "0.38.0"),
+    ("x-transformers", "2.25.2", "2.25.3"),
+    ("transformers", "5.0.0", "5.2.0"),
+    ("transformers", "4.49.0", "4.50.3"),
+    ("torchmetrics", "1.4.0.post0", "1.4.1"),
+    ("torchmetrics", "1.6.1", "1.7.0"),
+    ("libreyolo", "1.5.0", "1.6.0"),
 ]
 # A removed line must hold one of these to start a candidate.
 MARKER = re.compile(

@@ -40,6 +40,15 @@ def default_binding(bindings: Bindings, binding: Binding, name: str) -> bool:
     return False
 
 
+def none_placeholder(binding: Binding) -> bool:
+    """Whether ``binding`` is ``name = None``: a placeholder an optional value starts as
+    (``row_mask = None`` then ``if exists(mask): row_mask = ~mask.any(dim=-1)``). It says
+    nothing of the value's kind: where the name is read as a tensor (``row_mask.any()``), the
+    None cannot be what is read, so the other bindings decide."""
+    value = binding.value
+    return isinstance(value, cst.Name) and value.value == "None"
+
+
 def defaulted(
     bindings: Bindings, reaching: tuple[Binding, ...], binding: Binding, name: str
 ) -> bool:

@@ -24,7 +24,7 @@ from h2dlint.analysis.guarded_tensors import guarded_tensor
 from h2dlint.analysis.host_operands import host_operands
 from h2dlint.analysis.item_writes import used_as_tensor
 from h2dlint.analysis.module_buffers import own_buffer
-from h2dlint.analysis.none_defaults import defaulted
+from h2dlint.analysis.none_defaults import defaulted, none_placeholder
 from h2dlint.analysis.output_fields import device_output_field
 from h2dlint.analysis.passed_tensors import passed_tensors
 from h2dlint.analysis.provenance import Provenance, annotation_is
@@ -231,6 +231,8 @@ def tensor_evidence(
                         return None
                 elif not tensor_annotation(provenance, annotation):
                     return None
+            elif none_placeholder(binding):
+                continue  # ``x = None`` before ``x = t.any(dim=-1)``: the other bindings decide
             elif provenance.is_host_data(value, frame) or (
                 tensor_evidence(provenance, value, frame, read=read, depth=depth + 1) is None
                 and not defaulted(bindings, reaching, binding, node.value)  # a default's kind

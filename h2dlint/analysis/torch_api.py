@@ -293,6 +293,9 @@ TENSOR_ONLY_METHODS = frozenset(
         "amin",
         "softmax",
         "sigmoid",
+        # numpy has ``clip``, not these: a loss's normaliser ``n.sum().clamp_min(1).item()``
+        "clamp_min",
+        "clamp_max",
     }
     | MASK_OPS
 )
