@@ -846,8 +846,9 @@ SERVING_PACKAGES: dict[str, str] = {
     # Session 51 (helper triage51b): a blind-style reading of model code no triage had read:
     # robotics, interatomic potentials, energy-based and dimensionality-reduction models, detection
     # and segmentation, perception, tabular and time-series forecasting, speech data, music
-    # separation, audio codecs, KANs, video diffusion and drug discovery. Files whose bytes or path
-    # name vllm or sglang are dropped unread.
+    # separation, KANs, model explanation and drug discovery (snac and video-diffusion-pytorch,
+    # pinned above, were scanned too: no finding). Files whose bytes or path name vllm or sglang
+    # are dropped unread (2 of falcon-perception's, 1 of libreyolo's).
     "neuracore": "19.0.0",
     "orb-models": "0.5.5",
     "torchebm": "0.7.5",
@@ -862,9 +863,7 @@ SERVING_PACKAGES: dict[str, str] = {
     "sevenn": "0.13.0",
     "lhotse": "1.33.0",
     "bs-roformer": "1.2.4",
-    "snac": "1.2.1",
     "pykan": "0.2.8",
-    "video-diffusion-pytorch": "0.7.0",
     "torchdrug": "0.2.1",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
@@ -1159,9 +1158,7 @@ DROPS_RESERVED_MENTIONS = frozenset(
         "sevenn",
         "lhotse",
         "bs-roformer",
-        "snac",
         "pykan",
-        "video-diffusion-pytorch",
         "torchdrug",
     }
 )
