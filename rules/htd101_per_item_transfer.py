@@ -171,7 +171,9 @@ class PerItemTransfer(ComprehensionVisits, Rule):
       caller passes as a short display (`_allreduce([loss, count])`): few values of different
       kinds that one copy cannot carry;
     - at MEDIUM (items not proven on the host), a collection named as batches (`batches`,
-      `processed_batches`, `micro_batches`): each item is a whole batch that one step consumes,
+      `processed_batches`, `micro_batches`), or items that a field annotation of the enclosing
+      class names as objects of a batch class (`inputs: dict[str, list[BatchedData]]`, moved
+      by their own `to`): each item is a whole batch that one step consumes,
       one copy per batch is the floor and batches differ in shape; and a local name bound to an
       element of a collection named as activations or outputs (`result =
       self._activations[-1]`): it holds what the collection holds; and code of a module
@@ -1322,6 +1324,27 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                     return [x.to(device) for x in merged]
             """
         ),
+        # Session 51 (triage51b, neuracore 19.0.0 `ml/core/ml_types.py:39`): the items of a
+        # field annotated as objects of a batch class are whole batches, each moved by its own
+        # `to` (analysis/batch_items.py).
+        Valid(
+            """
+            from dataclasses import dataclass
+            import torch
+            @dataclass
+            class BatchedData:
+                frames: torch.Tensor
+                def to(self, device):
+                    return BatchedData(self.frames.to(device))
+            @dataclass
+            class TrainingSamples:
+                inputs: dict[str, list[BatchedData]]
+                def to(self, device):
+                    return TrainingSamples(
+                        inputs={k: [item.to(device) for item in v] for k, v in self.inputs.items()}
+                    )
+            """
+        ),
     )
     invalid = (
         # Session 50 (fp101_50): the twins of the closure and the norms in `valid`: a closure
@@ -2135,6 +2158,28 @@ class PerItemTransfer(ComprehensionVisits, Rule):
                     #                                ^^^^^^^^^^^^^^^^^
                     return pred, torch.stack(recordings, dim=1)
             """
+        ),
+        # Session 51 (triage51b): the look-alike of the batch-class items (valid above):
+        # per-sample objects are items to batch.
+        Invalid(
+            """
+            from dataclasses import dataclass
+            import torch
+            @dataclass
+            class Sample:
+                frames: torch.Tensor
+                def to(self, device):
+                    return Sample(self.frames.to(device))
+            @dataclass
+            class TrainingSamples:
+                inputs: dict[str, list[Sample]]
+                def to(self, device):
+                    return TrainingSamples(
+                        inputs={k: [item.to(device) for item in v] for k, v in self.inputs.items()}
+                                    ^^^^^^^^^^^^^^^
+                    )
+            """,
+            message_contains="each item of `v`",
         ),
     )
 

@@ -4099,6 +4099,23 @@ class SyncOnHotPath(Rule):
                     return (predictions - targets).abs().sum() / cls_norm
             """
         ),
+        # Session 51 (triage51b, neuracore 19.0.0 `distributed_trainer.py:298`): a local flag
+        # bound to a periodic test gates its `if` body to one step in N, also as an operand of
+        # an `and` (analysis/hot_guards.py, `periodic_flag`).
+        Valid(
+            """
+            def train(model, loader, optimizer, log_freq, pbar, show):
+                step = 0
+                for batch in loader:
+                    loss = model(batch).mean()
+                    loss.backward()
+                    optimizer.step()
+                    is_log_step = log_freq > 0 and (step % log_freq == 0)
+                    if show and is_log_step:
+                        pbar.set_postfix({"loss": f"{loss.item():.4f}"})
+                    step += 1
+            """
+        ),
     )
     invalid = (
         # Session 50 (triage50a): a type test that also lets a tensor in says nothing.
@@ -7178,6 +7195,27 @@ class SyncOnHotPath(Rule):
                     cls_norm = self._global_cls_norm(targets[..., 0])
                     return (predictions - targets).abs().sum() / cls_norm
             """
+        ),
+        # Session 51 (triage51b): the look-alikes of the periodic flag (valid above): the flag
+        # in an `or`, or negated, holds on the other steps too.
+        Invalid(
+            """
+            def train(model, loader, optimizer, log_freq, history, show):
+                step = 0
+                for batch in loader:
+                    loss = model(batch).mean()
+                    loss.backward()
+                    optimizer.step()
+                    is_log_step = log_freq > 0 and (step % log_freq == 0)
+                    if show or is_log_step:
+                        history.append(loss.item())
+                                       ^^^^^^^^^^^
+                    if not is_log_step:
+                        history.append(loss.item())
+                                       ^^^^^^^^^^^
+                    step += 1
+            """,
+            message_contains="a loop whose every iteration runs device work",
         ),
     )
 

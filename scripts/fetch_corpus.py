@@ -843,6 +843,28 @@ SERVING_PACKAGES: dict[str, str] = {
     "veomni": "0.1.12",
     "instructlab-training": "0.16.2",
     "ai-dynamo": "1.6.1",
+    # Session 51 (helper triage51b): a blind-style reading of model code no triage had read:
+    # robotics, interatomic potentials, energy-based and dimensionality-reduction models, detection
+    # and segmentation, perception, tabular and time-series forecasting, speech data, music
+    # separation, KANs, model explanation and drug discovery (snac and video-diffusion-pytorch,
+    # pinned above, were scanned too: no finding). Files whose bytes or path name vllm or sglang
+    # are dropped unread (2 of falcon-perception's, 1 of libreyolo's).
+    "neuracore": "19.0.0",
+    "orb-models": "0.5.5",
+    "torchebm": "0.7.5",
+    "torchdr": "0.5",
+    "libreyolo": "1.6.0",
+    "falcon-perception": "1.0.0",
+    "segmentation-models-pytorch": "0.6.0",
+    "pytorch-tabular": "1.2.0",
+    "darts": "0.48.1",
+    "grad-cam": "1.5.7",
+    "mattersim": "1.2.5",
+    "sevenn": "0.13.0",
+    "lhotse": "1.33.0",
+    "bs-roformer": "1.2.4",
+    "pykan": "0.2.8",
+    "torchdrug": "0.2.1",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # Packages whose files that import or name vllm or sglang were removed, unread, before they were
@@ -1122,6 +1144,22 @@ DROPS_RESERVED_MENTIONS = frozenset(
         "veomni",
         "instructlab-training",
         "ai-dynamo",
+        "neuracore",
+        "orb-models",
+        "torchebm",
+        "torchdr",
+        "libreyolo",
+        "falcon-perception",
+        "segmentation-models-pytorch",
+        "pytorch-tabular",
+        "darts",
+        "grad-cam",
+        "mattersim",
+        "sevenn",
+        "lhotse",
+        "bs-roformer",
+        "pykan",
+        "torchdrug",
     }
 )
 NAMES_RESERVED = re.compile(rb"vllm|sglang", re.IGNORECASE)

@@ -20,6 +20,7 @@ from h2dlint.analysis.device_branches import (
     off_cuda_operand,
     off_cuda_part,
 )
+from h2dlint.analysis.divisible_gates import divisible_gate
 from h2dlint.analysis.edge_cases import (
     degenerate_fallback,
     error_branch,
@@ -41,6 +42,7 @@ from h2dlint.analysis.reference_helpers import in_reference_code
 from h2dlint.analysis.settled_arms import settled_arm
 from h2dlint.analysis.sync_basics import (
     RowLoop,
+    has_modulo,
     leaves,
     periodic_test,
 )
@@ -155,6 +157,12 @@ def runs_every_call(
             return False  # after ``for key, value in memo: if key == k: return value``
         if isinstance(parent, cst.If) and child is parent.body and periodic_test(parent.test):
             return False  # once every N calls or iterations (``if step % 100 == 0:``)
+        if (
+            isinstance(parent, cst.If)
+            and child is parent.body
+            and periodic_flag(parent.test, resolve)
+        ):
+            return False  # ``is_log_step = step % n == 0`` ... ``if show and is_log_step:``
         if gated_by_method(parent, child, ancestors[:i]):
             return False  # ``if self._should_log():`` of a method returning ``step % n == 0``
         if isinstance(parent, cst.If) and child is parent.body and first_step_test(parent.test):
@@ -240,6 +248,28 @@ def name_values(provenance: Provenance) -> Resolve:
     :mod:`device_branches`: ``is_cuda = device.type == "cuda"`` ... ``if not is_cuda:``)."""
     frame = provenance.current_frame()
     return lambda name: provenance.bindings(frame).reaching(name)
+
+
+def periodic_flag(test: cst.BaseExpression, resolve: Resolve, depth: int = 0) -> bool:
+    """Whether an ``if`` test holds only on the steps of a period through a local flag: a name
+    every binding of which that reaches the test holds a remainder test (``is_log_step =
+    self.log_freq > 0 and (self.step % self.log_freq == 0)``, then ``if is_log_step:``), also
+    as an operand of an ``and`` (``if self._pbar_enabled and is_log_step:``: neuracore 19.0.0's
+    trainer reads the loss for its progress bar there, session 51). An ``or`` holds on every
+    step unless both sides are periodic; a negated flag (``if not is_log_step:``) is the other
+    steps' branch; a flag bound to a mere switch (``log_freq > 0 and show``) is no period."""
+    if isinstance(test, cst.BooleanOperation):
+        left = periodic_flag(test.left, resolve, depth)
+        right = periodic_flag(test.right, resolve, depth)
+        return (left or right) if isinstance(test.operator, cst.And) else (left and right)
+    if not isinstance(test, cst.Name) or depth >= 3:
+        return False
+    values = resolve(test)
+    return bool(values) and all(
+        v is not None
+        and (has_modulo(v) or divisible_gate(v) or periodic_flag(v, resolve, depth + 1))
+        for v in values
+    )
 
 
 def device_type_test(provenance: Provenance, test: cst.BaseExpression, depth: int = 0) -> bool:

@@ -16,13 +16,17 @@ cannot prove the items on the host. Two kinds of collection are left alone there
   a loop over the collection itself does (``loop_iterables.activation_iterable``). A name
   bound to a call of one (``process(hidden)``) is not followed: a call may return anything;
 - a list of ``self`` that the class's forward hooks fill with a layer's outputs
-  (``self.recordings.append(output.clone().detach())``): :mod:`hook_records`.
+  (``self.recordings.append(output.clone().detach())``): :mod:`hook_records`;
+- items that a field annotation of the enclosing class names as objects of a batch class
+  (``inputs: dict[DataType, list[BatchedNCData]]``, then ``[item.to(device) for item in
+  value]`` for ``value`` of ``self.inputs.items()``): :mod:`batch_items`.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.batch_items import batch_class_items
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.hook_records import hook_recorded
 from h2dlint.analysis.loop_iterables import activation_iterable, last_name
@@ -70,4 +74,5 @@ def unsure_whole_units(iterable: cst.BaseExpression, provenance: Provenance, fra
         whole_batches(iterable)
         or activation_alias(iterable, provenance, frame)
         or hook_recorded(iterable, provenance, frame)
+        or batch_class_items(iterable, provenance.context.ancestors)
     )
