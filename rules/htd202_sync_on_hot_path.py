@@ -489,6 +489,46 @@ class SyncOnHotPath(Rule):
     )
 
     valid = (
+        # Session 51 (triage51a): a post-training-quantization (PTQ) hook caches each block's
+        # inputs and outputs on the host: the calibration offload (fms-model-optimizer 0.8.7
+        # `quant/ptq.py:404`).
+        Valid(
+            """
+            import torch
+            from torch import nn
+            class PTQHookRecInOut(nn.Module):
+                def __init__(self, qcfg):
+                    super().__init__()
+                    self.qcfg = qcfg
+                def __call__(self, mod, x, output):
+                    submods = [m for m in mod.modules()]
+                    if len(x) > 1:
+                        self.qcfg["cached_input0"].append(x[0].detach().cpu())
+                    self.qcfg["cached_output"].append(output.detach().cpu())
+            """
+        ),
+        # Session 51 (triage51a): a counter tested for zero that the body raises runs its body
+        # on the first forward only (fms-model-optimizer 0.8.7 `quant/quantizers.py:2318`, LSQ+
+        # initialising its clip values from the first batch).
+        Valid(
+            """
+            import torch
+            from torch import nn
+            class LSQPlus(nn.Module):
+                def __init__(self, bits):
+                    super().__init__()
+                    self.clip = nn.Parameter(torch.tensor(1.0))
+                    self.counter = 0
+                    self.bits = bits
+                def forward(self, x):
+                    with torch.no_grad():
+                        if self.counter == 0:
+                            lo = x.min().item()
+                            self.clip.data.fill_((x.max().item() - lo) / (2**self.bits - 1))
+                            self.counter += 1
+                    return torch.round(x / self.clip) * self.clip
+            """
+        ),
         # Session 50 (triage50a): a value tested to be a Python int is no tensor in the test's
         # body (OLMo-core 3.0.0 `nn/lm_head.py:233`, a `Union[int, torch.Tensor]` parameter).
         Valid(
@@ -4118,6 +4158,40 @@ class SyncOnHotPath(Rule):
         ),
     )
     invalid = (
+        # Session 51 (triage51a): `ptq` inside another word (VPTQ, a quantization format whose
+        # layers run per forward) says no calibration.
+        Invalid(
+            """
+            from torch import nn
+            class VPTQLinear(nn.Module):
+                def forward(self, x):
+                    self.seen.append(x.detach().cpu())
+                                     ^^^^^^^^^^^^^^^^
+                    return self.linear(x)
+            """,
+            message_contains="`.cpu()` of `x.detach()`",
+        ),
+        # Session 51 (triage51a): a counter the body lowers, or one tested against a warm-up
+        # length, runs its body on many forwards: still per step.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            class Observer(nn.Module):
+                def __init__(self, steps):
+                    super().__init__()
+                    self.lo = nn.Parameter(torch.tensor(0.0))
+                    self.warmup = steps
+                    self.counter = 0
+                def forward(self, x):
+                    if self.counter < self.warmup:
+                        self.lo.data.fill_(min(self.lo.item(), x.min().item()))
+                                                               ^^^^^^^^^^^^^^
+                        self.counter += 1
+                    return x - self.lo
+            """,
+            message_contains="`.item()` of `x.min()`",
+        ),
         # Session 50 (triage50a): a type test that also lets a tensor in says nothing.
         Invalid(
             """

@@ -865,6 +865,16 @@ SERVING_PACKAGES: dict[str, str] = {
     "bs-roformer": "1.2.4",
     "pykan": "0.2.8",
     "torchdrug": "0.2.1",
+    # Session 51 (helper triage51a): a blind-style reading of LLM inference, quantization and
+    # serving code no triage had read. Files whose bytes or path name vllm or sglang are dropped
+    # unread. moondream 2.6.1 (no finding) and optimum-nvidia 0.1.0b9 are pinned above.
+    "reasoning-from-scratch": "0.1.13",
+    "neural-compressor": "3.10",
+    "qllm": "0.2.3.1",
+    "liquid-audio": "1.3.0",
+    "fms-model-optimizer": "0.8.7",
+    "intel-npu-acceleration-library": "1.4.0",
+    "eetq": "1.0.0",
 }
 RESERVED = frozenset({"vllm", "vllm-omni", "vllm_omni", "sglang"})
 # Packages whose files that import or name vllm or sglang were removed, unread, before they were
@@ -1160,6 +1170,13 @@ DROPS_RESERVED_MENTIONS = frozenset(
         "bs-roformer",
         "pykan",
         "torchdrug",
+        "reasoning-from-scratch",
+        "neural-compressor",
+        "qllm",
+        "liquid-audio",
+        "fms-model-optimizer",
+        "intel-npu-acceleration-library",
+        "eetq",
     }
 )
 NAMES_RESERVED = re.compile(rb"vllm|sglang", re.IGNORECASE)

@@ -68,6 +68,7 @@ from h2dlint.analysis.once_guards import (
     guarded_attribute,
     memo_else,
     memo_guard,
+    raised_off_zero,
     self_attribute,
 )
 from h2dlint.analysis.once_references import Reference, References, private
@@ -374,8 +375,9 @@ class RunOnce:
         return self.function(reference.function)
 
     def guard(self, node: cst.If, cls: cst.ClassDef | None = None) -> bool:
-        """Whether ``node`` runs its body once: a memoisation guard (:func:`memo_guard`), or
-        a flag of ``self`` that the body, or a method of ``cls`` the body calls, assigns."""
+        """Whether ``node`` runs its body once: a memoisation guard (:func:`memo_guard`), a
+        flag of ``self`` that the body, or a method of ``cls`` the body calls, assigns, or a
+        counter tested for zero that the body raises (:func:`raised_off_zero`)."""
         if memo_guard(node):
             return True
         flag = guarded_attribute(node.test)
@@ -397,7 +399,7 @@ class RunOnce:
             self_attribute(target) and target.deep_equals(flag)
             for body in bodies
             for target in assigned_anywhere(body)
-        )
+        ) or raised_off_zero(node.test, flag, node.body)
 
     def code(self, ancestors: list[cst.CSTNode]) -> bool:
         """Whether the innermost node of ``ancestors`` (root first) is in code that runs

@@ -222,3 +222,51 @@ def alias_memo_guard(node: cst.If, parent: cst.CSTNode) -> bool:
         and any(t.target.deep_equals(kept) for t in small.targets)
         for small in statements(node.body)
     )
+
+
+def raised_off_zero(
+    test: cst.BaseExpression, flag: cst.BaseExpression, body: cst.BaseSuite
+) -> bool:
+    """``if self.counter == 0: ...; self.counter += 1`` (or ``if not self.counter:``, or
+    ``self.counter.add_(1)``): a first-call initialisation whose body raises the counter it
+    tests off zero by a positive literal, so the test never holds again (LSQ+'s
+    ``init on the first forward``). A counter lowered (``-= 1``), raised by a variable, or
+    tested against anything but zero (``if self.n < warmup:``) says nothing."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        if not test.expression.deep_equals(flag):
+            return False
+    elif not (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, cst.Equal)
+        and test.left.deep_equals(flag)
+        and _zero(test.comparisons[0].comparator)
+    ):
+        return False
+    for small in statements(body):
+        if (
+            isinstance(small, cst.AugAssign)
+            and isinstance(small.operator, cst.AddAssign)
+            and small.target.deep_equals(flag)
+            and _positive(small.value)
+        ):
+            return True
+        call = small.value if isinstance(small, cst.Expr) else None
+        if (
+            isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Attribute)
+            and call.func.attr.value == "add_"
+            and call.func.value.deep_equals(flag)
+            and len(call.args) == 1
+            and _positive(call.args[0].value)
+        ):
+            return True
+    return False
+
+
+def _zero(node: cst.BaseExpression) -> bool:
+    return isinstance(node, (cst.Integer, cst.Float)) and float(node.evaluated_value) == 0.0
+
+
+def _positive(node: cst.BaseExpression) -> bool:
+    return isinstance(node, (cst.Integer, cst.Float)) and float(node.evaluated_value) > 0.0

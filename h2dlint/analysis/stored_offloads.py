@@ -12,7 +12,8 @@ and no per-step stall of training or serving is at stake. The same offload on a 
 so three things must hold together:
 
 - the code is calibration code: a function, class or module whose name says calibration,
-  an observer or a weight-quantization search (:data:`CALIBRATION_WORDS`);
+  an observer, a weight-quantization search or post-training quantization (``ptq``)
+  (:data:`CALIBRATION_WORDS`);
 - what is copied is the function's input itself: a parameter (not ``self``), an element or
   view of one (``input[0].detach()``, ``inp.reshape(-1, d)``), a field of one
   (``fc.weight``), or a name bound only to such values; not a value computed from it
@@ -27,6 +28,7 @@ so three things must hold together:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from pathlib import PurePath
 
@@ -37,7 +39,21 @@ from h2dlint.analysis.recorded_offloads import copied_container, recorded_offloa
 from h2dlint.analysis.sync_basics import METADATA_ATTRIBUTES, METADATA_METHODS
 from h2dlint.walk import visit_read_only
 
-CALIBRATION_WORDS = ("calib", "observer", "awq", "smoothquant", "gptq", "svdquant", "input_feat")
+CALIBRATION_WORDS = (
+    "calib",
+    "observer",
+    "awq",
+    "smoothquant",
+    "gptq",
+    "svdquant",
+    "input_feat",
+    "post_training_quant",
+)
+# ``PTQ`` (post-training quantization, offline by definition) as a word of a name:
+# fms-model-optimizer's ``PTQHookRecInOut`` in ``quant/ptq.py`` caching each block's inputs and
+# outputs on the host (session 51), ``RunPTQ``. Not inside another word: ``vptq``/``VPTQ``
+# names a quantization format whose layers run per forward.
+_PTQ_WORD = re.compile(r"(?<![A-Za-z])ptq(?![a-z])|(?<![A-Z])PTQ(?![a-z])")
 # Methods whose result is the same values (a view, a copy, a cast): still the input itself.
 _SAME_VALUES = frozenset(
     {"detach", "clone", "contiguous", "reshape", "view", "flatten", "squeeze", "unsqueeze"}
@@ -66,11 +82,13 @@ def stored_offload(
 
 
 def _calibration_code(path: str, ancestors: Sequence[cst.CSTNode]) -> bool:
-    names = [PurePath(path).as_posix().lower()]
+    names = [PurePath(path).as_posix()]
     for node in ancestors:
         if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-            names.append(node.name.value.lower())
-    return any(word in name for name in names for word in CALIBRATION_WORDS)
+            names.append(node.name.value)
+    return any(word in name.lower() for name in names for word in CALIBRATION_WORDS) or any(
+        _PTQ_WORD.search(name) for name in names
+    )
 
 
 def _parameters(function: cst.FunctionDef) -> frozenset[str]:
