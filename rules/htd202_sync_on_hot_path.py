@@ -4068,8 +4068,43 @@ class SyncOnHotPath(Rule):
                     return self.encoder(x), bad
             """
         ),
+        # Session 51 (fp51): a method whose every call sits under a periodic gate runs every N
+        # steps, whatever its name says (magvit2's `valid_step`).
+        Valid(
+            """
+            class Trainer:
+                def valid_step(self, batch):
+                    video = self.model(batch)
+                    return video.cpu()
+                def train(self, loader):
+                    for step, batch in enumerate(loader):
+                        loss = self.model(batch)
+                        loss.backward()
+                        if not (step % self.validate_every_step):
+                            self.valid_step(batch)
+            """
+        ),
     )
     invalid = (
+        # Session 51 (fp51): a gradient accumulation window ends in every optimizer step.
+        Invalid(
+            """
+            import torch
+            class Trainer:
+                def optimizer_step(self):
+                    norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+                    self.last_norm = norm.item()
+                                     ^^^^^^^^^^^
+                    self.optimizer.step()
+                def train(self, loader):
+                    for step, batch in enumerate(loader):
+                        loss = self.model(batch)
+                        loss.backward()
+                        if (step + 1) % self.grad_accum_steps == 0:
+                            self.optimizer_step()
+            """,
+            message_contains="`.item()` of `norm`",
+        ),
         # Session 50 (triage50a): a type test that also lets a tensor in says nothing.
         Invalid(
             """
