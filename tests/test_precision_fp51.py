@@ -7,9 +7,9 @@ its verdict:
   (RLinf 0.3.0 ``data/replay_buffer.py:634``: ``torch.randint`` draws bucketed against the
   buffer's ends; analysis/provenance/calls.py);
 - a method whose every call in its module sits under a periodic gate that is no gradient
-  accumulation's (``if not (step % self.validate_every_step): self.valid_step(...)``), and
-  which no other module calls, runs every N steps whatever its name says (magvit2-pytorch
-  0.5.1 ``trainer.py:481``: analysis/once.py)."""
+  accumulation's (``if not (step % self.validate_every_step): self.valid_step(...)``), nor
+  holds an ``or``, and which no other module calls, runs every N steps whatever its name says
+  (magvit2-pytorch 0.5.1 ``trainer.py:481``: analysis/once.py)."""
 
 from __future__ import annotations
 
@@ -96,6 +96,13 @@ def test_method_also_called_ungated_stays_hot(tmp_path: Path) -> None:
         "\n    def finetune(self, loader):\n        for batch in loader:\n"
         "            self.valid_step(batch)\n"
     )
+    assert cli_rows(tmp_path, text, "HTD202") == [8]
+
+
+def test_gate_with_an_or_is_not_periodic(tmp_path: Path) -> None:
+    # TRL 1.16's buffer refill: ``buffer_steps`` is the accumulation steps, and the ``or``
+    # holds on other calls too; the refill (and its copies) stays per step.
+    text = TRAINER.replace("GATE", "step % buffer_steps == 0 or self._buffered is None")
     assert cli_rows(tmp_path, text, "HTD202") == [8]
 
 

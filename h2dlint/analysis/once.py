@@ -486,6 +486,15 @@ RUN_ONCE: SharedKey[RunOnce] = SharedKey("run once")
 
 def _every_n(test: cst.BaseExpression) -> bool:
     """A periodic gate (:func:`periodic_gate`) that no gradient accumulation spells: a window
-    of micro-batches (``(i + 1) % self.accumulation_steps == 0``) ends in every optimizer step."""
+    of micro-batches (``(i + 1) % self.accumulation_steps == 0``) ends in every optimizer step.
+    A test with an ``or`` holds on other calls too: TRL 1.16's ``if self._step % buffer_steps
+    == 0 or self._buffered_inputs is None:`` (``buffer_steps`` the accumulation steps) refills
+    the generation buffer of every optimizer step."""
     code = cst.Module([]).code_for_node(test).lower()
-    return periodic_gate(test) and "accum" not in code and "grad" not in code
+    return periodic_gate(test) and "accum" not in code and "grad" not in code and not _has_or(test)
+
+
+def _has_or(node: cst.CSTNode) -> bool:
+    if isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.Or):
+        return True
+    return any(_has_or(child) for child in node.children)
