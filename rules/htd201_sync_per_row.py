@@ -1992,6 +1992,22 @@ class SyncPerRow(ComprehensionVisits, Rule):
                             p.add_(update, alpha=-group["lr"])
             """
         ),
+        # Session 51 (fp51): `torch.bucketize`/`torch.searchsorted` run only with both tensors
+        # on one device: host draws bucketed against a buffer's ends give host buckets
+        # (RLinf's replay buffer).
+        Valid(
+            """
+            import torch
+            class ReplayBuffer:
+                def sample(self, num, total, ends):
+                    ids = torch.randint(0, total, (num,))
+                    buckets = torch.bucketize(ids, ends, right=True)
+                    picked = []
+                    for i in range(num):
+                        picked.append(int(buckets[i]))
+                    return picked
+            """
+        ),
     )
     invalid = (
         # Session 51 (lead): a membership test of a device row written in the `if` itself.
@@ -2057,6 +2073,21 @@ class SyncPerRow(ComprehensionVisits, Rule):
                         ^^^^^^^^^^^^^
             """,
             message_contains="which is on the device",
+        ),
+        # Session 51 (fp51): a Python number looked up says nothing of the boundaries' device.
+        Invalid(
+            """
+            import torch
+            class ReplayBuffer:
+                def sample(self, num, total, ends):
+                    buckets = torch.bucketize(total, ends)
+                    picked = []
+                    for i in range(num):
+                        picked.append(int(buckets[i]))
+                                      ^^^^^^^^^^^^^^^
+                    return picked
+            """,
+            message_contains="`int()` on each row of `buckets`",
         ),
         # Session 50 (triage50a): a device test whose body keeps the name on the device, and an
         # `or` that may return a row's comparison, still leave a tensor.

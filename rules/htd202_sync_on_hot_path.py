@@ -4156,6 +4156,22 @@ class SyncOnHotPath(Rule):
                     step += 1
             """
         ),
+        # Session 51 (fp51): a method whose every call sits under a periodic gate runs every N
+        # steps, whatever its name says (magvit2's `valid_step`).
+        Valid(
+            """
+            class Trainer:
+                def valid_step(self, batch):
+                    video = self.model(batch)
+                    return video.cpu()
+                def train(self, loader):
+                    for step, batch in enumerate(loader):
+                        loss = self.model(batch)
+                        loss.backward()
+                        if not (step % self.validate_every_step):
+                            self.valid_step(batch)
+            """
+        ),
     )
     invalid = (
         # Session 51 (triage51a): `ptq` inside another word (VPTQ, a quantization format whose
@@ -4191,6 +4207,25 @@ class SyncOnHotPath(Rule):
                     return x - self.lo
             """,
             message_contains="`.item()` of `x.min()`",
+        ),
+        # Session 51 (fp51): a gradient accumulation window ends in every optimizer step.
+        Invalid(
+            """
+            import torch
+            class Trainer:
+                def optimizer_step(self):
+                    norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+                    self.last_norm = norm.item()
+                                     ^^^^^^^^^^^
+                    self.optimizer.step()
+                def train(self, loader):
+                    for step, batch in enumerate(loader):
+                        loss = self.model(batch)
+                        loss.backward()
+                        if (step + 1) % self.grad_accum_steps == 0:
+                            self.optimizer_step()
+            """,
+            message_contains="`.item()` of `norm`",
         ),
         # Session 50 (triage50a): a type test that also lets a tensor in says nothing.
         Invalid(

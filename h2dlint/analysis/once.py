@@ -54,6 +54,7 @@ from h2dlint.analysis.class_bases import written_bases
 from h2dlint.analysis.edge_cases import failure_tail
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.frames import ModuleIndex, decorator_names
+from h2dlint.analysis.hot_names import HOT_ENTRY_POINTS
 from h2dlint.analysis.local_helpers import local_helper
 from h2dlint.analysis.memo_methods import (
     assigned_anywhere,
@@ -85,6 +86,7 @@ from h2dlint.analysis.per_step_names import (
     per_step_state_builder,
     step_metadata_name,
 )
+from h2dlint.analysis.periodic_exits import every_n_steps
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.weight_loads import loads_model_each_call
 from h2dlint.context import SharedKey
@@ -280,6 +282,8 @@ class RunOnce:
             return self._local_helper_once(function)
         if name.startswith("__"):
             return False
+        if name not in HOT_ENTRY_POINTS and self._periodic_only(function, cls):
+            return True
         if not private(name) and (self.source is None or framework_called(name)):
             return False
         references = [
@@ -294,6 +298,22 @@ class RunOnce:
         if not private(name) and self.source and called_elsewhere(self.source, name):
             return cls is None and once_elsewhere(self.source, name, once_name)  # an __init__'s
         return True
+
+    def _periodic_only(self, function: cst.FunctionDef, cls: cst.ClassDef | None) -> bool:
+        """Every call of ``function`` in its module is under a periodic gate that is no
+        gradient accumulation's (``if not (step % self.validate_every_step):
+        self.valid_step(...)``), and no other module calls it: it runs every N steps, whatever
+        its name says (magvit2-pytorch 0.5.1's ``valid_step``; session 51, fp51)."""
+        name = function.name.value
+        mine = [
+            r
+            for r in self.references.get(name, [])
+            if r.function is not function and self._refers_to(r, name, cls)
+        ]
+        gated = (r.called and any(every_n_steps(g.test) for g in r.guards) for r in mine)
+        if not mine or not all(gated):
+            return False
+        return private(name) or not (self.source and called_elsewhere(self.source, name))
 
     def _per_forward(self, function: cst.FunctionDef, cls: cst.ClassDef | None) -> bool:
         """An initializer-named method that its class's ``forward`` (or a method ``forward``

@@ -157,3 +157,19 @@ def periodic_gate(test: cst.BaseExpression) -> bool:
     if words[0] == "is":  # is_log_step, is_eval_iteration (not is_activation_to_checkpoint)
         return words[-1] in ("step", "iter", "iteration") and bool(_GATE_WORDS & set(words[1:-1]))
     return words[:2] == ["time", "to"] and bool(_GATE_WORDS & set(words[2:]))  # time_to_log
+
+
+def every_n_steps(test: cst.BaseExpression) -> bool:
+    """A periodic gate (:func:`periodic_gate`) that no gradient accumulation spells: a window
+    of micro-batches (``(i + 1) % self.accumulation_steps == 0``) ends in every optimizer step.
+    A test with an ``or`` holds on other calls too: TRL 1.16's ``if self._step % buffer_steps
+    == 0 or self._buffered_inputs is None:`` (``buffer_steps`` the accumulation steps) refills
+    the generation buffer of every optimizer step."""
+    code = cst.Module([]).code_for_node(test).lower()
+    return periodic_gate(test) and "accum" not in code and "grad" not in code and not _has_or(test)
+
+
+def _has_or(node: cst.CSTNode) -> bool:
+    if isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.Or):
+        return True
+    return any(_has_or(child) for child in node.children)

@@ -196,6 +196,12 @@ SAME_DEVICE_FUNCTIONS = frozenset(
         "torch.nn.functional.log_softmax",
     }
 )
+# Lookups in a sorted tensor, which PyTorch runs only with the boundaries and the values on one
+# device ("boundaries and input value tensors should have same device type"): a host tensor
+# among the two places the result on the host (RLinf 0.3.0's replay buffer buckets
+# ``torch.randint`` draws against its host ends, ``data/replay_buffer.py:634``; session 51,
+# fp51). A device one stays unknown: a Python number in either place says nothing.
+SORTED_LOOKUPS = frozenset({"torch.bucketize", "torch.searchsorted"})
 # Random draws computed on their input's device (``torch.multinomial(input=torch.ones(n) / n,
 # ...)`` of RL4CO's host instance generators is a host tensor): placed on the host when their
 # input is (provenance/calls.py; a draw from the device stays unknown), and kept out of

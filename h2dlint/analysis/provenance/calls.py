@@ -46,6 +46,7 @@ from h2dlint.analysis.torch_api import (
     JOINS,
     LIKE_FACTORIES,
     SAME_DEVICE_FUNCTIONS,
+    SORTED_LOOKUPS,
 )
 from h2dlint.analysis.views import view_method_fact
 from h2dlint.walk import visit_read_only
@@ -408,6 +409,9 @@ class CallFacts(ProvenanceBase):
             source = first_positional(call) or (given.value if given else None)
             drawn = self.fact(source, frame, depth + 1) if source else UNKNOWN_FACT
             return drawn.derived() if drawn.where.on_host else UNKNOWN_FACT
+        if qualified in SORTED_LOOKUPS:  # both tensors on one device: a host one says host
+            facts = (self.fact(a.value, frame, depth + 1) for a in call.args[:2] if not a.star)
+            return next((f.derived() for f in facts if f.where.on_host), UNKNOWN_FACT)
         if qualified in SAME_DEVICE_FUNCTIONS or (
             qualified == "torch.where" and len(call.args) == 1
         ):
