@@ -1,8 +1,8 @@
 """Session 51 (mine51a): three classes behind the misses and false alarms of the upstream fixes
 mined from pull-request threads (docs/recall.md, "Session 51 (mine51a)").
 
-- ``zip(a, b, strict=True)`` pairs the same items as ``zip(a, b)`` (``arguments.zip_iterables``,
-  asked by the provenance of a loop target, ``Bindings``' zip items and three loop analyses):
+- ``zip(a, b, strict=True)`` pairs the same items as ``zip(a, b)`` (the provenance of a loop
+  target, and ``arguments.zip_iterables`` for ``Bindings``' zip items and three loop analyses):
   the keyword made the rows of ``zip(ids.cpu(), mask.cpu(), strict=True)`` unknown, and HTD201
   took ``c[m]`` for an index read of a device tensor (trl 1.0.0 after upstream's PR 5218).
 - The bounds of a ``slice(...)`` object are read through ``__index__`` as ``x[s:e]``'s
