@@ -303,6 +303,21 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 return [int(d.x1) for d in detections]
             """
         ),
+        # Session 51 (mine51a): `zip(..., strict=True)` pairs the same rows as `zip(...)`: rows
+        # of host copies (trl 1.0.0 `grpo_trainer.py:1375`, after upstream's PR 5218) are
+        # Python-side work, no sync per row.
+        Valid(
+            """
+            import torch
+            class Trainer:
+                def _generate(self, model, inputs):
+                    ids = model.generate(**inputs)
+                    mask = ids != 0
+                    return [c[m].tolist() for c, m in zip(ids.cpu(), mask.cpu(), strict=True)]
+                def training_step(self, batch):
+                    return self._generate(self.model, batch)
+            """
+        ),
         # Session 50 (triage50a): past `if x.device != torch.device("cpu"): x = x.to("cpu")` the
         # name is on the host on both paths (SkyRL 0.3.0 `workers/worker.py:1078`).
         Valid(
@@ -3170,6 +3185,21 @@ class SyncPerRow(ComprehensionVisits, Rule):
                 lengths = mask.to(device).sum(dim=-1)
                 return torch.stack([hidden[i, -n:, :].mean(0) for i, n in enumerate(lengths)])
                                     ^^^^^^^^^^^^^^^^^
+            """,
+            message_contains="a row as a slice bound",
+        ),
+        # Session 51 (mine51a): the bounds of a `slice(...)` object are a slice's too (ms-swift
+        # 4.4.2 `megatron/trainers/trainer.py:85`, removed by upstream's PR 9795).
+        Invalid(
+            """
+            import torch
+            def channel_loss(losses: torch.Tensor, cu_seqlens: torch.Tensor):
+                out = []
+                for i in range(cu_seqlens.shape[0] - 1):
+                    s = slice(cu_seqlens[i], cu_seqlens[i + 1])
+                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+                    out.append(losses[0, s].sum())
+                return out
             """,
             message_contains="a row as a slice bound",
         ),

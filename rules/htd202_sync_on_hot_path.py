@@ -529,6 +529,22 @@ class SyncOnHotPath(Rule):
                     return torch.round(x / self.clip) * self.clip
             """
         ),
+        # Session 51 (mine51a): a local name bound to a module function makes it as hot as its
+        # caller, no more: called from a run-once `__init__` it stays cold.
+        Valid(
+            """
+            import torch
+            from torch import nn
+            def _count(counts: torch.Tensor) -> int:
+                offsets = torch.cumsum(counts, dim=0)
+                return int(offsets[-1])
+            class Experts(nn.Module):
+                def __init__(self, counts: torch.Tensor):
+                    super().__init__()
+                    count = _count
+                    self.total = count(counts)
+            """
+        ),
         # Session 50 (triage50a): a value tested to be a Python int is no tensor in the test's
         # body (OLMo-core 3.0.0 `nn/lm_head.py:233`, a `Union[int, torch.Tensor]` parameter).
         Valid(
@@ -4226,6 +4242,27 @@ class SyncOnHotPath(Rule):
                             self.optimizer_step()
             """,
             message_contains="`.item()` of `norm`",
+        ),
+        # Session 51 (mine51a): a forward that dispatches through a local name bound to one of
+        # the module's functions or a wrapper of one runs that function on every call
+        # (torchtitan 0.2.2 `models/gpt_oss/model/moe.py:160`, fixed by 0.3.0).
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            def _run_grouped(x: torch.Tensor, counts: torch.Tensor) -> torch.Tensor:
+                offsets = torch.cumsum(counts, dim=0)
+                slack = x.shape[0] - int(offsets[-1])
+                                     ^^^^^^^^^^^^^^^^
+                return x[: x.shape[0] - slack]
+            def _run_loop(x: torch.Tensor, counts: torch.Tensor) -> torch.Tensor:
+                return x
+            class Experts(nn.Module):
+                def forward(self, x: torch.Tensor, counts: torch.Tensor) -> torch.Tensor:
+                    run = padded(_run_grouped) if self.grouped else _run_loop
+                    return run(x, counts)
+            """,
+            message_contains="`int()` of `offsets[-1]`",
         ),
         # Session 50 (triage50a): a type test that also lets a tensor in says nothing.
         Invalid(

@@ -865,6 +865,10 @@ PAIRS: list[tuple[str, str, str]] = [
     ("torchmetrics", "1.4.0.post0", "1.4.1"),
     ("torchmetrics", "1.6.1", "1.7.0"),
     ("libreyolo", "1.5.0", "1.6.0"),
+    # Session 51 (mine51a, docs/recall.md): the releases around fixes that pull-request threads
+    # name (ms-swift PR 9795, trl PR 5218; torchtitan PR 3274's class, 0.2.2 -> 0.3.0 above).
+    ("ms-swift", "4.4.2", "4.5.0"),
+    ("trl", "0.29.0", "1.0.0"),
 ]
 # A removed line must hold one of these to start a candidate.
 MARKER = re.compile(

@@ -42,3 +42,20 @@ def host_named(node: cst.BaseExpression) -> bool:
 def _hosty(name: str) -> bool:
     lowered = name.lower()
     return any(word in lowered for word in ("cpu", "host", "pinned", "numpy", "_np"))
+
+
+def zip_iterables(node: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+    """The iterables ``zip(a, b)`` pairs up, also with ``strict=True`` (which only checks
+    their lengths; linters ask for it, ruff's B905), or None when ``node`` is no call of
+    ``zip`` or takes a star or another keyword."""
+    if not (
+        isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "zip"
+    ):
+        return None
+    iterables = []
+    for arg in node.args:
+        if arg.star or (arg.keyword is not None and arg.keyword.value != "strict"):
+            return None
+        if arg.keyword is None:
+            iterables.append(arg.value)
+    return iterables

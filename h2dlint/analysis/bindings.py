@@ -29,6 +29,7 @@ from typing import Final, cast
 
 import libcst as cst
 
+from h2dlint.analysis.arguments import zip_iterables
 from h2dlint.analysis.branch_bindings import other_arm, through_branches
 from h2dlint.analysis.names import bound_parameters, target_names
 from h2dlint.context import FileContext, SharedKey
@@ -233,17 +234,15 @@ def zip_item(
 ) -> cst.BaseExpression | None:
     """``ys`` when ``target`` binds ``name`` to the items of ``ys`` in ``iterable`` =
     ``zip(xs, ys)`` (a loop's or a comprehension's ``for x, name in zip(xs, ys)``)."""
+    iterables = zip_iterables(iterable)
     if (
         isinstance(target, (cst.Tuple, cst.List))
-        and isinstance(iterable, cst.Call)
-        and isinstance(iterable.func, cst.Name)
-        and iterable.func.value == "zip"
-        and len(iterable.args) == len(target.elements)
-        and not any(a.star or a.keyword for a in iterable.args)
+        and iterables is not None
+        and len(iterables) == len(target.elements)
     ):
-        for element, arg in zip(target.elements, iterable.args, strict=True):
+        for element, source in zip(target.elements, iterables, strict=True):
             if isinstance(element.value, cst.Name) and element.value.value == name:
-                return arg.value
+                return source
     return None
 
 

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from h2dlint.analysis.argument_flow import arguments
+from h2dlint.analysis.arguments import zip_iterables
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.loop_iterables import iterable_excluded
@@ -204,16 +205,15 @@ def _layer_list(name: str, statement: cst.CSTNode) -> cst.BaseExpression | None:
     if not isinstance(statement, cst.For):
         return None
     target, iterable = statement.target, statement.iter
+    zipped = zip_iterables(iterable)
     if (
-        isinstance(iterable, cst.Call)
-        and isinstance(iterable.func, cst.Name)
-        and iterable.func.value == "zip"
+        zipped is not None
         and isinstance(target, (cst.Tuple, cst.List))
-        and len(target.elements) == len(iterable.args)
+        and len(target.elements) == len(zipped)
     ):
-        for element, arg in zip(target.elements, iterable.args, strict=True):
-            if name in _bound(element.value) and isinstance(arg.value, (cst.Name, cst.Attribute)):
-                return arg.value
+        for element, source in zip(target.elements, zipped, strict=True):
+            if name in _bound(element.value) and isinstance(source, (cst.Name, cst.Attribute)):
+                return source
         return None
     if name in _bound(target) and isinstance(iterable, (cst.Name, cst.Attribute)):
         return iterable

@@ -161,6 +161,10 @@ class SameModuleCalls(cst.CSTVisitor):
             target = self.siblings.get(func.value) or self.index.functions.get(func.value)
             if target is not None:
                 self.found.append(target)
+            elif self.function is not None:
+                if self._locals is None:
+                    self._locals = _local_values(self.function)
+                self.found.extend(aliased_functions(self.index, self.function, func, self._locals))
         elif (
             isinstance(func, cst.Attribute)
             and isinstance(func.value, cst.Name)
@@ -212,6 +216,39 @@ class SameModuleCalls(cst.CSTVisitor):
                 if method is not None:
                     found.append(method)
         return found
+
+
+def aliased_functions(
+    index: ModuleIndex,
+    function: cst.FunctionDef,
+    name: cst.Name,
+    locals_: dict[str, list[cst.BaseExpression]],
+) -> list[cst.FunctionDef]:
+    """The module's functions a call of the local ``name`` runs: ``fn = _grouped_mm`` (also in
+    one arm of an ``if`` or a conditional expression, ``fn = _a if fast else _b``) or a
+    wrapper of one (``fn = padding_wrapper(_grouped_mm)``, ``partial(_f, n)``), then
+    ``fn(...)``, a dispatch a model's forward makes by its configuration. A parameter of that
+    name is the caller's to choose, none of these."""
+    params = function.params
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    if any(param.name.value == name.value for param in every):
+        return []
+    found: list[cst.FunctionDef] = []
+    for value in locals_.get(name.value, ()):
+        arms: list[cst.BaseExpression] = []
+        pending = [value]
+        while pending:
+            arm = pending.pop()
+            if isinstance(arm, cst.IfExp):
+                pending.extend((arm.orelse, arm.body))
+            else:
+                arms.append(arm)
+        for arm in arms:
+            for wrapped in _wrapped_names(arm, locals_, 1):
+                target = index.functions.get(wrapped)
+                if target is not None and target is not function and target not in found:
+                    found.append(target)
+    return found
 
 
 def inherited_method(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from h2dlint.analysis.arguments import zip_iterables
 from h2dlint.analysis.bindings import Bindings
 from h2dlint.analysis.frames import Frame, unrebound_parameter_annotation
 
@@ -55,12 +56,13 @@ def _iterated(node: cst.BaseExpression, bindings: Bindings, frame: Frame) -> Ele
         if kind in ("tuple", "Tuple") and len(args) == 2 and isinstance(args[1], cst.Ellipsis):
             return args[0]
         return args[0] if kind in _MAPPINGS and len(args) == 2 else None
+    zipped = zip_iterables(node)
+    if zipped:
+        items = [_iterated(value, bindings, frame) for value in zipped]
+        return tuple(i for i in items if i is not None) if None not in items else None
     if not isinstance(node, cst.Call) or any(a.keyword or a.star for a in node.args):
         return None
     func = node.func
-    if isinstance(func, cst.Name) and func.value == "zip" and node.args:
-        items = [_iterated(a.value, bindings, frame) for a in node.args]
-        return tuple(i for i in items if i is not None) if None not in items else None
     if isinstance(func, cst.Name) and func.value == "enumerate" and len(node.args) == 1:
         inner = _iterated(node.args[0].value, bindings, frame)
         return (_INT, inner) if inner is not None else None

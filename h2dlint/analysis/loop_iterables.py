@@ -7,7 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from h2dlint.analysis.argument_flow import arguments
-from h2dlint.analysis.arguments import keyword
+from h2dlint.analysis.arguments import keyword, zip_iterables
 from h2dlint.analysis.facts import Where
 from h2dlint.analysis.frames import Frame
 from h2dlint.analysis.loader_batches import loader_batch
@@ -394,12 +394,13 @@ def reduced_items(
     if not isinstance(root, cst.Name):
         return False
     if isinstance(source, cst.Call) and isinstance(source.func, cst.Name):
-        if source.func.value != "zip" or not isinstance(target, (cst.Tuple, cst.List)):
+        zipped = zip_iterables(source)
+        if zipped is None or not isinstance(target, (cst.Tuple, cst.List)):
             return False
         names = [e.value.value if isinstance(e.value, cst.Name) else None for e in target.elements]
-        if root.value not in names or len(names) != len(source.args):
+        if root.value not in names or len(names) != len(zipped):
             return False
-        source = source.args[names.index(root.value)].value
+        source = zipped[names.index(root.value)]
     elif not (isinstance(target, cst.Name) and target.value == root.value):
         return False
     return _reduction_list(source, provenance, frame, 0)

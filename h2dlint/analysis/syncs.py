@@ -425,11 +425,12 @@ class _SyncFinder(TruthReads, LoopBodyVisitor):
 
     def _size(self, call: cst.Call) -> RowSync | None:
         """``torch.arange(l)``, ``torch.zeros(l, d)``, ``range(l)``, ``x.repeat(l, 1)``,
-        ``x.new_zeros(l, d)`` of a row: a size the host reads from the device."""
+        ``x.new_zeros(l, d)``, ``slice(s[i], e[i])`` (read through ``__index__``) of a row."""
         func = call.func
         every = True  # every positional argument is a size (``range``, ``x.repeat``)
+        bounds = isinstance(func, cst.Name) and func.value == "slice"
         if isinstance(func, cst.Name):
-            sized = func.value == "range"
+            sized = func.value == "range" or bounds
         elif isinstance(func, cst.Attribute) and func.attr.value in SIZE_METHODS:
             sized = not (isinstance(func.value, cst.Name) and func.value.value == "torch")
         else:
@@ -446,7 +447,7 @@ class _SyncFinder(TruthReads, LoopBodyVisitor):
         for arg in args if every else args[:1]:
             tensors = reads_row(arg.value, self.loop) if row_value(arg.value) else None
             if tensors:
-                return RowSync(call, tensors[0], ROW_SIZE)
+                return RowSync(call, tensors[0], ROW_SLICE if bounds else ROW_SIZE)
         return None
 
 

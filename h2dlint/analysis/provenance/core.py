@@ -290,8 +290,9 @@ class Provenance(CallFacts):
             func = self.qualify(iterable.func) or (
                 iterable.func.value if isinstance(iterable.func, cst.Name) else ""
             )
+            # ``zip(a, b, strict=True)`` pairs the same items as ``zip(a, b)``.
             args = [a.value for a in iterable.args if a.keyword is None and not a.star]
-            if len(args) != len(iterable.args):
+            if any(a.star or (a.keyword and a.keyword.value != "strict") for a in iterable.args):
                 return UNKNOWN_FACT
             elements = [e.value for e in target.elements]
             if func in ("zip", "builtins.zip") and len(args) == len(elements):
