@@ -27,6 +27,7 @@ import libcst as cst
 
 from h2dlint.analysis.bindings import COMPREHENSIONS
 from h2dlint.analysis.container_items import MAPPINGS, field_annotation, item_annotation
+from h2dlint.analysis.names import target_names
 from h2dlint.analysis.targets import name_words
 
 # Words of a class's name that say its objects are whole batches (``BatchedNCData``, ``Batch``).
@@ -71,7 +72,7 @@ def _container_annotation(
         elif isinstance(node, cst.For):
             loops.append(node)
         for loop in loops:
-            if iterable.value in _bound_names(loop.target):
+            if iterable.value in target_names(loop.target):
                 return _bound_item(loop.target, loop.iter, iterable.value, cls, self_name)
         if isinstance(node, cst.FunctionDef):
             break
@@ -123,14 +124,6 @@ def _self_field(node: cst.BaseExpression, self_name: str) -> str | None:
     ):
         return node.attr.value
     return None
-
-
-def _bound_names(target: cst.BaseExpression) -> set[str]:
-    if isinstance(target, cst.Name):
-        return {target.value}
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return {n for e in target.elements for n in _bound_names(e.value)}
-    return set()
 
 
 def _mapping(annotation: cst.BaseExpression) -> bool:
