@@ -126,3 +126,30 @@ class Trainer:
                 self.optimizer_step()
 """
     assert cli_rows(tmp_path, text, "HTD202") == [8]
+
+
+def test_periodic_method_with_a_loop_of_its_own_stays_hot(tmp_path: Path) -> None:
+    # Session 51 (lead): instructlab-training 0.16.2's ``compute_validation_loss``, called
+    # ``if global_step % validation_frequency == 0``, reads a loss per validation batch: each
+    # pass syncs once per batch (a true row, triage50a); only a loop-free method is exempt.
+    text = """
+import torch
+
+
+class Trainer:
+    def valid_step(self, loader):
+        total = 0.0
+        for batch in loader:
+            mb = batch.to(self.device)
+            out = self.model(mb)
+            total += out.sum().item()
+        return total
+
+    def train(self, loader):
+        for step, batch in enumerate(loader):
+            loss = self.model(batch)
+            loss.backward()
+            if not (step % self.validate_every_step):
+                self.valid_step(loader)
+"""
+    assert cli_rows(tmp_path, text, "HTD202") == [11]

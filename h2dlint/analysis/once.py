@@ -86,7 +86,7 @@ from h2dlint.analysis.per_step_names import (
     per_step_state_builder,
     step_metadata_name,
 )
-from h2dlint.analysis.periodic_exits import every_n_steps
+from h2dlint.analysis.periodic_exits import every_n_steps, has_loop
 from h2dlint.analysis.provenance import Provenance
 from h2dlint.analysis.weight_loads import loads_model_each_call
 from h2dlint.context import SharedKey
@@ -303,7 +303,9 @@ class RunOnce:
         """Every call of ``function`` in its module is under a periodic gate that is no
         gradient accumulation's (``if not (step % self.validate_every_step):
         self.valid_step(...)``), and no other module calls it: it runs every N steps, whatever
-        its name says (magvit2-pytorch 0.5.1's ``valid_step``; session 51, fp51)."""
+        its name says (session 51, fp51). Not one with a loop of its own: a validation pass over
+        batches syncs on every batch of each pass (instructlab-training 0.16.2's
+        ``compute_validation_loss``, called ``if global_step % validation_frequency == 0``)."""
         name = function.name.value
         mine = [
             r
@@ -311,7 +313,7 @@ class RunOnce:
             if r.function is not function and self._refers_to(r, name, cls)
         ]
         gated = (r.called and any(every_n_steps(g.test) for g in r.guards) for r in mine)
-        if not mine or not all(gated):
+        if not mine or not all(gated) or has_loop(function.body):
             return False
         return private(name) or not (self.source and called_elsewhere(self.source, name))
 

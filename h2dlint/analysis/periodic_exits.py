@@ -173,3 +173,10 @@ def _has_or(node: cst.CSTNode) -> bool:
     if isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.Or):
         return True
     return any(_has_or(child) for child in node.children)
+
+
+def has_loop(node: cst.CSTNode) -> bool:
+    """Whether ``node`` holds a ``for`` or ``while`` loop (nested functions included)."""
+    if isinstance(node, (cst.For, cst.While)):
+        return True
+    return any(has_loop(child) for child in node.children)
