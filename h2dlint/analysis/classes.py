@@ -17,6 +17,7 @@ from h2dlint.analysis.ecosystem_models import ecosystem_model
 from h2dlint.analysis.fact_source import ClassRef as ClassRef
 from h2dlint.analysis.fact_source import FactSource
 from h2dlint.analysis.frames import Frame, parameter_annotation
+from h2dlint.analysis.names import conditional_arms
 from h2dlint.project.call_edges import RETURNING_SELF
 from h2dlint.project.forward_classes import nearby_class_module
 
@@ -142,13 +143,7 @@ def _chosen_class(provenance: FactSource, name: cst.Name, frame: Frame) -> Class
     for value in provenance.bindings(frame).reaching(name):
         if value is None:
             return None
-        stack = [value]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, cst.IfExp):
-                stack.extend((node.body, node.orelse))
-            else:
-                leaves.append(node)
+        leaves.extend(conditional_arms(value))
     return agreed_class((named_class(provenance, leaf) for leaf in leaves), modules=True)
 
 

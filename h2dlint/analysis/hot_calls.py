@@ -15,6 +15,7 @@ from h2dlint.analysis.env_switches import diagnostic_switch
 from h2dlint.analysis.frames import ModuleIndex
 from h2dlint.analysis.gate_methods import periodic_method_gate
 from h2dlint.analysis.host_io_requests import device_loops_cst
+from h2dlint.analysis.names import conditional_arms
 from h2dlint.analysis.once import RunOnce
 from h2dlint.analysis.once_guards import alias_memo_guard
 from h2dlint.analysis.periodic_exits import debug_guard, periodic_exit
@@ -235,15 +236,7 @@ def aliased_functions(
         return []
     found: list[cst.FunctionDef] = []
     for value in locals_.get(name.value, ()):
-        arms: list[cst.BaseExpression] = []
-        pending = [value]
-        while pending:
-            arm = pending.pop()
-            if isinstance(arm, cst.IfExp):
-                pending.extend((arm.orelse, arm.body))
-            else:
-                arms.append(arm)
-        for arm in arms:
+        for arm in conditional_arms(value):
             for wrapped in _wrapped_names(arm, locals_, 1):
                 target = index.functions.get(wrapped)
                 if target is not None and target is not function and target not in found:

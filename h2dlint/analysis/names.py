@@ -83,3 +83,11 @@ def len_operand(expression: cst.BaseExpression) -> cst.BaseExpression:
     ):
         return expression.args[0].value
     return expression
+
+
+def conditional_arms(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The values ``node`` may be through nested conditional expressions (``a if c else b if d
+    else e`` -> ``[a, b, e]``); ``node`` itself when it is none."""
+    if isinstance(node, cst.IfExp):
+        return [*conditional_arms(node.body), *conditional_arms(node.orelse)]
+    return [node]
